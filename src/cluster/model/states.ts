@@ -1,0 +1,64 @@
+/**
+ * Job and task state machines, written as tables. The store refuses any transition not listed
+ * here (a bug, not a user error). A job's state is derived from its tasks (see deriveJobState
+ * in the store); terminal job states are final.
+ *
+ * Task:  PENDING -> ASSIGNED -> RUNNING -> SUCCEEDED | FAILED | KILLED | PREEMPTED | COSCHED_FAILED
+ *        FAILED / PREEMPTED -> PENDING when the retry / preemption budget allows a new attempt.
+ *        PREEMPTED -> WORKER_FAILED when the preemption budget is spent.
+ */
+export const JOB_STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export const TASK_STATES = [
+  'PENDING', 'ASSIGNED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'PREEMPTED', 'COSCHED_FAILED',
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const JOB_TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
+  PENDING: ['RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'],
+  RUNNING: ['PENDING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE'],
+  SUCCEEDED: [],
+  FAILED: [],
+  KILLED: [],
+  UNSCHEDULABLE: [],
+  WORKER_FAILED: [],
+};
+
+export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
+  PENDING: ['ASSIGNED', 'KILLED', 'UNSCHEDULABLE', 'COSCHED_FAILED'],
+  ASSIGNED: ['RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED'],
+  RUNNING: ['SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED'],
+  SUCCEEDED: [],
+  FAILED: ['PENDING'],
+  KILLED: [],
+  UNSCHEDULABLE: [],
+  WORKER_FAILED: [],
+  PREEMPTED: ['PENDING', 'WORKER_FAILED'],
+  COSCHED_FAILED: [],
+};
+
+const FINAL_JOB = new Set<JobState>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
+const ACTIVE_TASK = new Set<TaskState>(['ASSIGNED', 'RUNNING']);
+
+export const isFinalJobState = (state: JobState): boolean => FINAL_JOB.has(state);
+/** A task holds a worker's resources while ASSIGNED or RUNNING. */
+export const isActiveTaskState = (state: TaskState): boolean => ACTIVE_TASK.has(state);
+
+export function canTransitionJob(from: JobState, to: JobState): boolean {
+  return from === to || JOB_TRANSITIONS[from].includes(to);
+}
+
+export function canTransitionTask(from: TaskState, to: TaskState): boolean {
+  return from === to || TASK_TRANSITIONS[from].includes(to);
+}
+
+/** How an attempt ended, as reported by the controller to the store. */
+export type AttemptOutcome =
+  | { kind: 'exited'; exitCode: number; signal?: string | null }
+  | { kind: 'timeout' }
+  | { kind: 'preempted'; reason: string }
+  | { kind: 'killed'; reason: string }
+  | { kind: 'launch_failed'; reason: string };
+
+export type AttemptState = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'PREEMPTED';

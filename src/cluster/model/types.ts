@@ -1,0 +1,109 @@
+/**
+ * Plain data shared by every layer: what a user submits (JobSpec), and what the store keeps
+ * (Job, Task, Attempt, Worker). Times are epoch milliseconds.
+ */
+import type { Constraint } from './constraints.js';
+import type { ResourceSpec, WorkerDevice } from './resources.js';
+import type { AttemptState, JobState, TaskState } from './states.js';
+
+export interface JobSpec {
+  /** Canonical job name (`/train/eval`). */
+  name: string;
+  user: string;
+  command: string[];
+  env: Record<string, string>;
+  cwd: string | null;
+  replicas: number;
+  resources: ResourceSpec;
+  constraints: Constraint[];
+  /** Attribute that all tasks must share (gang / co-scheduling group_by), or null. */
+  coschedule: string | null;
+  maxRetries: number;
+  maxTaskFailures: number;
+  maxPreemptions: number;
+  timeoutMs: number | null;
+  schedulingTimeoutMs: number | null;
+}
+
+export interface Job {
+  name: string;
+  spec: JobSpec;
+  depth: number;
+  parent: string | null;
+  submittedAt: number;
+  /** Submission time of the tree's root, inherited by children (orphans use their own). */
+  rootSubmittedAt: number;
+  /** Monotonic insertion order, the last tie-breaker of the queue. */
+  seq: number;
+  state: JobState;
+  /** Human reason for the current state: pending reason, failure cause, "parent job ended". */
+  reason: string | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** Number of tasks that failed for good (retries exhausted). */
+  failedTasks: number;
+}
+
+export interface Task {
+  /** `/train/task-0` */
+  id: string;
+  job: string;
+  index: number;
+  state: TaskState;
+  /** Number of the current (or next) attempt, 0-based. */
+  attempt: number;
+  /** When the task entered the queue the first time; retries keep it (priority position). */
+  submittedAt: number;
+  seq: number;
+  failures: number;
+  preemptions: number;
+  workerId: string | null;
+  exitCode: number | null;
+  reason: string | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+export interface Attempt {
+  task: string;
+  attempt: number;
+  workerId: string;
+  state: AttemptState;
+  pid: number | null;
+  exitCode: number | null;
+  reason: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+  logPath: string;
+}
+
+export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';
+
+export interface WorkerSpec {
+  id: string;
+  cpuMillis: number;
+  memoryBytes: number;
+  device: WorkerDevice;
+  /** Free-form attributes plus the well-known `device-type` and `device-variant`. */
+  attributes: Record<string, string>;
+}
+
+export interface Worker extends WorkerSpec {
+  state: WorkerState;
+}
+
+export interface Endpoint {
+  name: string;
+  address: string;
+  task: string;
+  attempt: number;
+  job: string;
+  registeredAt: number;
+}
+
+export interface Quota {
+  maxRunningCpuMillis: number | null;
+  maxRunningMemoryBytes: number | null;
+  maxRunningAccelerators: number | null;
+  maxPendingTasks: number | null;
+}

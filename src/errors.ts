@@ -1,0 +1,79 @@
+/**
+ * One error hierarchy for iris. User errors carry a message and an optional hint and are
+ * printed without a stack trace; anything else is a bug and prints its stack.
+ * `code` is stable and travels over the socket API; `status` is the HTTP status to use.
+ */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'conflict'
+  | 'unsatisfiable'
+  | 'quota_exceeded'
+  | 'forbidden'
+  | 'unavailable'
+  | 'payload_too_large'
+  | 'internal';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_argument: 400,
+  not_found: 404,
+  conflict: 409,
+  unsatisfiable: 422,
+  quota_exceeded: 429,
+  forbidden: 403,
+  unavailable: 503,
+  payload_too_large: 413,
+  internal: 500,
+};
+
+/** Exit codes scripts can rely on (see docs/cli.md). */
+export const EXIT = {
+  ok: 0,
+  jobFailed: 1,
+  usage: 2,
+  notFound: 3,
+  conflict: 4,
+  unsatisfiable: 5,
+  unavailable: 6,
+  internal: 70,
+} as const;
+
+export class IrisError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  constructor(code: ErrorCode, message: string, hint?: string) {
+    super(message);
+    this.name = 'IrisError';
+    this.code = code;
+    this.hint = hint;
+  }
+  get status(): number {
+    return STATUS[this.code];
+  }
+  get exitCode(): number {
+    switch (this.code) {
+      case 'invalid_argument':
+      case 'payload_too_large':
+        return EXIT.usage;
+      case 'not_found':
+        return EXIT.notFound;
+      case 'conflict':
+      case 'forbidden':
+      case 'quota_exceeded':
+        return EXIT.conflict;
+      case 'unsatisfiable':
+        return EXIT.unsatisfiable;
+      case 'unavailable':
+        return EXIT.unavailable;
+      default:
+        return EXIT.internal;
+    }
+  }
+  toJSON(): { code: ErrorCode; message: string; hint?: string } {
+    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) };
+  }
+}
+
+export const invalid = (message: string, hint?: string) => new IrisError('invalid_argument', message, hint);
+export const notFound = (message: string, hint?: string) => new IrisError('not_found', message, hint);
+export const conflict = (message: string, hint?: string) => new IrisError('conflict', message, hint);

@@ -1,0 +1,63 @@
+/**
+ * The one interface every task runtime implements (process now, docker later). A runtime
+ * executes fully resolved launches and reports exits; it never decides anything.
+ */
+import type { ResourceSpec } from '../cluster/model/resources.js';
+
+export interface TaskKey {
+  job: string;
+  task: string;
+  attempt: number;
+}
+
+/** Everything needed to start one attempt, built by pure code in the controller. */
+export interface TaskLaunch {
+  key: TaskKey;
+  argv: string[];
+  /** The complete environment of the task (the runtime adds nothing). */
+  env: Record<string, string>;
+  cwd: string;
+  /** Per-attempt log file; the runtime appends lines in the format of src/logs/format.ts. */
+  logPath: string;
+  resources: ResourceSpec;
+  deviceIndices: number[];
+  /** Identifies what iris started (cluster id, job, task, attempt). */
+  labels: Record<string, string>;
+}
+
+export interface TaskExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the infrastructure lost the task (not the task's own fault): counts as a preemption. */
+  lost?: string;
+  /** Human reason such as "OOM killed" or "command not found: foo". */
+  reason?: string;
+}
+
+export interface RunningTask {
+  key: TaskKey;
+  pid: number | null;
+  /** Resolves once, when the attempt's process/container is gone and its output is flushed. */
+  exited: Promise<TaskExit>;
+}
+
+/** What a runtime needs to find something it started in an earlier life of the cluster. */
+export interface StartedRecord {
+  key: TaskKey;
+  pid: number | null;
+  labels: Record<string, string>;
+}
+
+export interface TaskRuntime {
+  readonly name: string;
+  /** Starts the attempt. Rejects only when it could not be started at all (e.g. command not found). */
+  launch(launch: TaskLaunch): Promise<RunningTask>;
+  /** SIGTERM to the whole process group / container, then SIGKILL after graceMs. Resolves when gone. */
+  stop(task: RunningTask, graceMs: number): Promise<void>;
+  /**
+   * After a restart: stops everything this runtime started for `clusterId` in an earlier life
+   * (the records say what the store knew of). Resolves when none is left; returns the keys stopped.
+   */
+  reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]>;
+  close(): Promise<void>;
+}
