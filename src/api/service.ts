@@ -1,0 +1,45 @@
+/**
+ * ClusterService: the server-side interface the controller implements and the HTTP server
+ * (src/api/server.ts) exposes on the unix socket. Synchronous methods read the store; methods
+ * that change state return promises. Errors are IrisError (their code maps to the HTTP status).
+ */
+import type { JobSpec } from '../cluster/model/types.js';
+import type { ClusterEvent } from '../client/types.js';
+import type {
+  ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+} from './types.js';
+
+/** The running task attempt behind a request that carried a valid task token. */
+export interface TaskCaller {
+  /** Task id, e.g. `/train/task-0`. */
+  task: string;
+  /** The task's job, e.g. `/train`. */
+  job: string;
+  attempt: number;
+  user: string;
+  /** The env the job was submitted with (children inherit it under their own env). */
+  env: Record<string, string>;
+  /** Submission time of the caller's tree root (children inherit it for priority). */
+  rootSubmittedAt: number;
+}
+
+export interface ClusterService {
+  submit(spec: JobSpec, caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse>;
+  jobs(filter: JobFilter): JobSummary[];
+  /** Throws IrisError('not_found') for an unknown job. */
+  job(name: string): JobDetail;
+  cancel(names: string[]): Promise<{ cancelled: string[] }>;
+  cluster(): ClusterInfo;
+  /** Graceful shutdown; the server responds before the process exits. */
+  stop(): Promise<void>;
+  workers(): WorkerInfo[];
+  drain(worker: string): Promise<WorkerInfo>;
+  endpoints(prefix?: string): EndpointInfo[];
+  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
+  /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
+  callerForToken(token: string): TaskCaller | null;
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine>;
+  events(signal: AbortSignal): AsyncIterable<ClusterEvent>;
+  /** For generated names: is a job with this canonical name already known? */
+  isNameTaken(name: string): boolean;
+}
