@@ -1,0 +1,170 @@
+/**
+ * The controller's side of the socket API (ClusterService): validates against the cluster
+ * (unsatisfiable requests and pending quotas are refused at submit), writes through the store,
+ * and turns the store's stop orders into runtime stops via the controller.
+ */
+import { on } from 'node:events';
+import type { ClusterService, TaskCaller } from '../../api/service.js';
+import type { ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo } from '../../api/types.js';
+import type { ClusterEvent } from '../../client/types.js';
+import { IrisError, invalid, notFound } from '../../errors.js';
+import { jobDepth, parentJob, parseJobName, isWithin } from '../model/names.js';
+import type { JobState } from '../model/states.js';
+import type { JobSpec, Quota } from '../model/types.js';
+import { neverReason, pendingQuotaProblem } from '../scheduler/index.js';
+import type { ClusterStore, StoreEvent } from '../state/store.js';
+import type { Controller } from './controller.js';
+import { streamLogs } from './log-stream.js';
+import { workerUse, workerView } from './snapshot.js';
+import { jobDetail, jobSummary, workerInfo } from './views.js';
+
+export interface ServiceContext {
+  clusterId: string;
+  socketPath: string;
+  home: string;
+  version: string;
+  startedAt: number;
+  quotas: ReadonlyMap<string, Quota>;
+  requestStop: () => Promise<void>;
+  now?: () => number;
+}
+
+export class ControllerService implements ClusterService {
+  constructor(
+    private readonly store: ClusterStore,
+    private readonly controller: Controller,
+    private readonly ctx: ServiceContext,
+  ) {}
+
+  async submit(spec: JobSpec, _caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse> {
+    const workers = this.workerViews();
+    const never = neverReason(
+      {
+        name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, user: spec.user,
+        resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+      },
+      workers,
+    );
+    if (never) throw new IrisError('unsatisfiable', `job ${spec.name} can never run on this cluster: ${never}`, 'see the workers with `iris workers`');
+    const quota = this.ctx.quotas.get(spec.user);
+    if (quota?.maxPendingTasks != null) {
+      let pending = 0;
+      for (const task of this.store.pendingTasks()) if (this.store.job(task.job)?.spec.user === spec.user) pending++;
+      const problem = pendingQuotaProblem(spec.user, pending, quota, spec.replicas);
+      if (problem) throw new IrisError('quota_exceeded', problem, 'wait for some of your pending tasks to start, or cancel some');
+    }
+    const job = this.store.submit(spec);
+    this.controller.requestPass();
+    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated: generatedName };
+  }
+
+  jobs(filter: JobFilter): JobSummary[] {
+    const prefix = filter.prefix ? parseJobName(filter.prefix) : null;
+    const states = filter.state && filter.state.length > 0 ? new Set<JobState>(filter.state) : null;
+    const out: JobSummary[] = [];
+    for (const job of this.store.jobs()) {
+      if (prefix && !isWithin(job.name, prefix)) continue;
+      if (states && !states.has(job.state)) continue;
+      if (filter.user && job.spec.user !== filter.user) continue;
+      out.push(jobSummary(this.store, job));
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  job(name: string): JobDetail {
+    const canonical = parseJobName(name);
+    const job = this.store.job(canonical);
+    if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
+    return jobDetail(this.store, job);
+  }
+
+  async cancel(names: string[]): Promise<{ cancelled: string[] }> {
+    if (names.length === 0) throw invalid('name at least one job to cancel');
+    const canonical = names.map((name) => parseJobName(name));
+    for (const name of canonical) if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    const orders = this.store.transaction(() => canonical.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
+    this.controller.applyStopOrders(orders);
+    return { cancelled: canonical };
+  }
+
+  cluster(): ClusterInfo {
+    const jobs: Partial<Record<JobState, number>> = {};
+    for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
+    return {
+      clusterId: this.ctx.clusterId,
+      pid: process.pid,
+      socket: this.ctx.socketPath,
+      home: this.ctx.home,
+      version: this.ctx.version,
+      startedAt: this.ctx.startedAt,
+      workers: this.workers(),
+      queue: { pending: this.store.pendingTasks().length, running: this.store.activeAttempts().length, jobs },
+    };
+  }
+
+  stop(): Promise<void> {
+    return this.ctx.requestStop();
+  }
+
+  workers(): WorkerInfo[] {
+    const use = workerUse(this.store, this.controller.deviceHoldings());
+    return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
+  }
+
+  async drain(id: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    const orders = this.store.drainWorker(id);
+    this.controller.applyStopOrders(orders);
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  endpoints(prefix?: string): EndpointInfo[] {
+    return this.store.endpoints(prefix);
+  }
+
+  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_./:-]*$/.test(name)) throw invalid(`invalid endpoint name "${name}": use letters, digits and _ . / : -`);
+    if (address.trim() === '') throw invalid('endpoint address is empty');
+    return this.store.registerEndpoint({ name, address, task: caller.task, attempt: caller.attempt, job: caller.job });
+  }
+
+  callerForToken(token: string): TaskCaller | null {
+    const identity = this.controller.callerForToken(token);
+    const job = identity && this.store.job(identity.job);
+    if (!identity || !job) return null;
+    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+  }
+
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+    return streamLogs(this.store, query, signal);
+  }
+
+  async *events(signal: AbortSignal): AsyncIterable<ClusterEvent> {
+    try {
+      for await (const [event] of on(this.store.events, 'change', { signal }) as AsyncIterable<[StoreEvent]>) {
+        yield toClusterEvent(event, (this.ctx.now ?? Date.now)());
+      }
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'AbortError') throw error;
+    }
+  }
+
+  isNameTaken(name: string): boolean {
+    return this.store.job(name) !== undefined;
+  }
+
+  private workerViews() {
+    const use = workerUse(this.store, this.controller.deviceHoldings());
+    return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
+  }
+}
+
+function toClusterEvent(event: StoreEvent, time: number): ClusterEvent {
+  switch (event.type) {
+    case 'job': return { type: 'job', name: event.job.name, state: event.job.state, time };
+    case 'task': return { type: 'task', name: event.task.id, state: event.task.state, time };
+    case 'attempt': return { type: 'task', name: event.attempt.task, state: event.attempt.state, time };
+    case 'worker': return { type: 'worker', name: event.worker.id, state: event.worker.state, time };
+    case 'endpoint': return { type: 'endpoint', name: event.endpoint.name, state: event.removed ? 'removed' : 'registered', time };
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Builds the scheduler's Snapshot from the store: pending tasks, the jobs they belong to,
+ * every worker's free capacity (capacity minus what active attempts hold), per-user usage.
+ */
+import type { ClusterStore } from '../state/store.js';
+import type { Job, Quota, Worker } from '../model/types.js';
+import type { SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+
+/** Device indices held by active attempts, keyed `task#attempt` (kept by the controller). */
+export type DeviceHoldings = ReadonlyMap<string, readonly number[]>;
+
+export const attemptKey = (task: string, attempt: number): string => `${task}#${attempt}`;
+
+export function schedulerJob(job: Job): SchedulerJob {
+  return {
+    name: job.name,
+    depth: job.depth,
+    rootSubmittedAt: job.rootSubmittedAt,
+    seq: job.seq,
+    user: job.spec.user,
+    resources: job.spec.resources,
+    constraints: job.spec.constraints,
+    coschedule: job.spec.coschedule,
+    replicas: job.spec.replicas,
+  };
+}
+
+export function acceleratorsOf(job: Job): number {
+  const device = job.spec.resources.device;
+  if (!device) return 0;
+  return device.type === 'gpu' ? device.count : device.chips;
+}
+
+function emptyUsage(): UserUsage {
+  return { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: 0 };
+}
+
+export interface WorkerUse {
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: Set<number>;
+  tasks: string[];
+}
+
+/** What each worker's active attempts hold right now. */
+export function workerUse(store: ClusterStore, holdings: DeviceHoldings): Map<string, WorkerUse> {
+  const use = new Map<string, WorkerUse>();
+  for (const attempt of store.activeAttempts()) {
+    const task = store.task(attempt.task);
+    const job = task && store.job(task.job);
+    if (!job) continue;
+    let entry = use.get(attempt.workerId);
+    if (!entry) {
+      entry = { cpuMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
+      use.set(attempt.workerId, entry);
+    }
+    entry.cpuMillis += job.spec.resources.cpuMillis;
+    entry.memoryBytes += job.spec.resources.memoryBytes;
+    for (const index of holdings.get(attemptKey(attempt.task, attempt.attempt)) ?? []) entry.devices.add(index);
+    entry.tasks.push(attempt.task);
+  }
+  return use;
+}
+
+export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerView {
+  const devices: number[] = [];
+  for (let i = 0; i < worker.device.count; i++) if (!use?.devices.has(i)) devices.push(i);
+  return {
+    id: worker.id,
+    device: worker.device,
+    attributes: worker.attributes,
+    capacity: { cpuMillis: worker.cpuMillis, memoryBytes: worker.memoryBytes },
+    free: {
+      cpuMillis: worker.cpuMillis - (use?.cpuMillis ?? 0),
+      memoryBytes: worker.memoryBytes - (use?.memoryBytes ?? 0),
+      devices,
+    },
+    schedulable: worker.state === 'READY',
+  };
+}
+
+export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quotas: ReadonlyMap<string, Quota>, now: number): Snapshot {
+  const jobs = new Map<string, SchedulerJob>();
+  const usage = new Map<string, UserUsage>();
+  const pending = [];
+  for (const task of store.pendingTasks()) {
+    const job = store.job(task.job);
+    if (!job) continue;
+    if (!jobs.has(job.name)) jobs.set(job.name, schedulerJob(job));
+    pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
+    const user = job.spec.user;
+    const entry = usage.get(user) ?? emptyUsage();
+    entry.pendingTasks++;
+    usage.set(user, entry);
+  }
+  for (const attempt of store.activeAttempts()) {
+    const task = store.task(attempt.task);
+    const job = task && store.job(task.job);
+    if (!job) continue;
+    const entry = usage.get(job.spec.user) ?? emptyUsage();
+    entry.cpuMillis += job.spec.resources.cpuMillis;
+    entry.memoryBytes += job.spec.resources.memoryBytes;
+    entry.accelerators += acceleratorsOf(job);
+    usage.set(job.spec.user, entry);
+  }
+  const use = workerUse(store, holdings);
+  const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
+  return { now, jobs, pending, workers, usage, quotas };
+}
