@@ -1,0 +1,41 @@
+/**
+ * Where the cluster lives. The state home is `$IRIS_HOME` (else `~/.iris`); the controller
+ * listens on `<home>/iris.sock`. `IRIS_CONTROLLER_ADDRESS` overrides the socket: iris sets it
+ * for every task so tasks reach the controller that launched them. A `unix:` prefix
+ * (`unix:/path` or `unix:///path`) is accepted and stripped.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const HOME_ENV = 'IRIS_HOME';
+export const ADDRESS_ENV = 'IRIS_CONTROLLER_ADDRESS';
+export const TOKEN_ENV = 'IRIS_TASK_TOKEN';
+export const SOCKET_FILE = 'iris.sock';
+
+function expandTilde(path: string, env: Env): string {
+  if (path === '~' || path.startsWith('~/')) return join(env.HOME || homedir(), path.slice(1));
+  return path;
+}
+
+/** The iris state directory: `$IRIS_HOME`, else `~/.iris`, always absolute. */
+export function resolveHome(env: Env = process.env): string {
+  const configured = env[HOME_ENV]?.trim();
+  if (configured) return resolve(expandTilde(configured, env));
+  return join(env.HOME || homedir(), '.iris');
+}
+
+export function socketPathFor(home: string): string {
+  return join(home, SOCKET_FILE);
+}
+
+/** The controller socket: `$IRIS_CONTROLLER_ADDRESS`, else `<home>/iris.sock`. */
+export function resolveSocket(env: Env = process.env): string {
+  const address = env[ADDRESS_ENV]?.trim();
+  if (address) {
+    const path = expandTilde(address.replace(/^unix:(\/\/)?/, ''), env);
+    return isAbsolute(path) ? path : resolve(path);
+  }
+  return socketPathFor(resolveHome(env));
+}

@@ -1,0 +1,256 @@
+/**
+ * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket (docs/api.md).
+ * Error bodies come back as the same IrisError (code, message, hint); a missing or dead socket
+ * is IrisError('unavailable') with a hint to start a cluster. Inside a task, IRIS_TASK_TOKEN
+ * (from the env given to the constructor) is sent on every request so submissions become
+ * children of the task's job. Streams (logs, events) are async iterables over NDJSON that end
+ * quietly when the caller's AbortSignal aborts.
+ */
+import { request, type IncomingMessage } from 'node:http';
+import { IrisError, type ErrorCode } from '../errors.js';
+import type { ClusterEvent, IrisClient } from './types.js';
+import type {
+  ApiErrorBody, ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+} from '../api/types.js';
+import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+import { resolveSocket, TOKEN_ENV, type Env } from './address.js';
+
+export interface SocketClientOptions {
+  /** Socket path; default resolveSocket(env). */
+  socketPath?: string;
+  /** Environment to read IRIS_TASK_TOKEN / IRIS_HOME / IRIS_CONTROLLER_ADDRESS from; default process.env. */
+  env?: Env;
+  /** Per-request timeout for non-streaming calls, in ms; default none. */
+  timeoutMs?: number;
+}
+
+const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'internal',
+]);
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === '' || value === false) continue;
+    params.set(key, value === true ? '1' : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+/** Turn an error response body back into the IrisError the server threw. */
+export function errorFromResponse(status: number, text: string): IrisError {
+  try {
+    const parsed = JSON.parse(text) as Partial<ApiErrorBody>;
+    const error = parsed.error;
+    if (error && typeof error.message === 'string') {
+      const code = typeof error.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as ErrorCode) : 'internal';
+      return new IrisError(code, error.message, typeof error.hint === 'string' ? error.hint : undefined);
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  return new IrisError('internal', `unexpected response from the iris cluster (HTTP ${status})${text ? `: ${text.slice(0, 200)}` : ''}`);
+}
+
+export class SocketClient implements IrisClient {
+  readonly socketPath: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number | undefined;
+
+  constructor(options: SocketClientOptions = {}) {
+    const env = options.env ?? process.env;
+    this.socketPath = options.socketPath ?? resolveSocket(env);
+    const token = env[TOKEN_ENV]?.trim();
+    this.token = token ? token : undefined;
+    this.timeoutMs = options.timeoutMs;
+  }
+
+  // ---- IrisClient ----
+
+  submit(req: SubmitRequest): Promise<SubmitResponse> {
+    return this.call<SubmitResponse>('POST', '/v1/jobs', req);
+  }
+
+  jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
+    return this.call<JobSummary[]>('GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
+  }
+
+  job(name: string): Promise<JobDetail> {
+    return this.call<JobDetail>('GET', `/v1/job${queryString({ name })}`);
+  }
+
+  cancel(names: string[]): Promise<{ cancelled: string[] }> {
+    return this.call<{ cancelled: string[] }>('POST', '/v1/jobs/cancel', { names });
+  }
+
+  cluster(): Promise<ClusterInfo> {
+    return this.call<ClusterInfo>('GET', '/v1/cluster');
+  }
+
+  async stopCluster(): Promise<void> {
+    await this.call<unknown>('POST', '/v1/cluster/stop', {});
+  }
+
+  workers(): Promise<WorkerInfo[]> {
+    return this.call<WorkerInfo[]>('GET', '/v1/workers');
+  }
+
+  drain(worker: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/drain', { name: worker });
+  }
+
+  endpoints(prefix?: string): Promise<EndpointInfo[]> {
+    return this.call<EndpointInfo[]>('GET', `/v1/endpoints${queryString({ prefix })}`);
+  }
+
+  registerEndpoint(name: string, address: string): Promise<EndpointInfo> {
+    return this.call<EndpointInfo>('POST', '/v1/endpoints', { name, address });
+  }
+
+  logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine> {
+    const path = `/v1/logs${queryString({ target: query.target, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
+    return this.stream<LogLine>(path, signal);
+  }
+
+  events(signal?: AbortSignal): AsyncIterable<ClusterEvent> {
+    return this.stream<ClusterEvent>('/v1/events', signal);
+  }
+
+  // ---- extras ----
+
+  /** True when a cluster answers /v1/health on the socket. Never throws. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    try {
+      const health = await this.call<{ ok?: boolean }>('GET', '/v1/health', undefined, timeoutMs);
+      return health.ok === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** GET /v1/health: `{ ok, version, pid }`. */
+  health(): Promise<{ ok: boolean; version: string; pid: number }> {
+    return this.call('GET', '/v1/health');
+  }
+
+  // ---- transport ----
+
+  private headers(body: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    if (this.token) headers[TASK_TOKEN_HEADER] = this.token;
+    return headers;
+  }
+
+  private connectionError(error: NodeJS.ErrnoException): IrisError {
+    if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT' || error.code === 'ENOTSOCK') {
+      return new IrisError('unavailable', `no iris cluster is running at ${this.socketPath}`, 'start one with `iris cluster start`');
+    }
+    if (error.code === 'EACCES') {
+      return new IrisError('forbidden', `no permission to connect to ${this.socketPath}`, 'the cluster socket belongs to another user');
+    }
+    return new IrisError('unavailable', `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`, 'check `iris cluster status`');
+  }
+
+  /** One JSON request/response exchange. */
+  call<T>(method: 'GET' | 'POST', path: string, payload?: unknown, timeoutMs = this.timeoutMs): Promise<T> {
+    const body = payload === undefined ? undefined : JSON.stringify(payload);
+    if (body !== undefined && Buffer.byteLength(body) > MAX_BODY_BYTES) {
+      return Promise.reject(new IrisError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, 'send fewer or smaller values (for example a shorter env)'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const req = request({ socketPath: this.socketPath, path, method, headers: this.headers(body), agent: false }, (res) => {
+        readAll(res).then((text) => {
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) return reject(errorFromResponse(status, text));
+          if (text === '') return resolve(undefined as T);
+          try {
+            resolve(JSON.parse(text) as T);
+          } catch {
+            reject(new IrisError('internal', `the iris cluster sent invalid JSON for ${method} ${path}`));
+          }
+        }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      if (timeoutMs !== undefined) {
+        req.setTimeout(timeoutMs, () => {
+          req.destroy();
+          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${timeoutMs} ms`, 'check `iris cluster status`'));
+        });
+      }
+      req.end(body);
+    });
+  }
+
+  /** GET an NDJSON stream; ends quietly on abort, throws mapped errors otherwise. */
+  private async *stream<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
+    if (signal?.aborted) return;
+    const req = request({ socketPath: this.socketPath, path, method: 'GET', headers: this.headers(undefined), agent: false });
+    const onAbort = () => req.destroy();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        req.once('response', resolve);
+        req.once('error', reject);
+        req.end();
+      }).catch((error: NodeJS.ErrnoException) => {
+        if (signal?.aborted) return null;
+        throw this.connectionError(error);
+      });
+      if (!res) return;
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) throw errorFromResponse(status, await readAll(res));
+      let pending = '';
+      try {
+        for await (const chunk of res as AsyncIterable<Buffer>) {
+          pending += chunk.toString('utf8');
+          let cut: number;
+          while ((cut = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, cut).trim();
+            pending = pending.slice(cut + 1);
+            if (line !== '') yield this.parseLine<T>(line, path);
+          }
+        }
+      } catch (error) {
+        if (signal?.aborted) return;
+        if (error instanceof IrisError) throw error;
+        throw this.connectionError(error as NodeJS.ErrnoException);
+      }
+      if (signal?.aborted) return;
+      if (!res.complete) throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the stream`, 'check `iris cluster status`');
+      if (pending.trim() !== '') yield this.parseLine<T>(pending.trim(), path);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+    }
+  }
+
+  private parseLine<T>(line: string, path: string): T {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new IrisError('internal', `the iris cluster sent an invalid line on ${path}: ${line.slice(0, 200)}`);
+    }
+    if (typeof value === 'object' && value !== null && 'error' in value && !('time' in value)) {
+      const error = (value as ApiErrorBody).error;
+      throw errorFromResponse(500, JSON.stringify({ error }));
+    }
+    return value as T;
+  }
+}
