@@ -1,0 +1,267 @@
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IrisError } from '../../src/errors.js';
+import {
+  DEFAULT_WORKER_CPU_MILLIS,
+  DEFAULT_WORKER_MEMORY_BYTES,
+  parseConfigDuration,
+  suggestKey,
+  validateConfig,
+} from '../../src/config/index.js';
+
+const SOURCE = '/home/u/proj/.irisrc.yaml';
+const GiB = 1024 ** 3;
+
+function errorOf(raw: unknown, source = SOURCE): IrisError {
+  try {
+    validateConfig(raw, source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(IrisError);
+    return error as IrisError;
+  }
+  throw new Error('expected validateConfig to throw');
+}
+
+describe('validateConfig: the documented example', () => {
+  const config = validateConfig(
+    {
+      home: '~/.iris-dev',
+      'stop-grace': '5s',
+      'max-preemptions': 3,
+      workers: [
+        { name: 'cpu-0', cpu: 8, memory: '16GiB', attributes: { region: 'us-central1' } },
+        { name: 'gpu-0', cpu: 16, memory: '64GiB', gpu: { variant: 'H100', count: 8 } },
+        {
+          name: 'tpu-a-0',
+          cpu: 8,
+          memory: '32GiB',
+          tpu: { variant: 'v5litepod-16' },
+          attributes: { 'tpu-name': 'slice-a', 'tpu-worker-id': 0 },
+        },
+      ],
+      quotas: { alice: { cpu: 8, memory: '32GiB', accelerators: 8, 'pending-tasks': 100 }, bob: { cpu: 0.5 } },
+    },
+    SOURCE,
+  );
+
+  it('keeps source, expands home and reads defaults', () => {
+    expect(config.source).toBe(SOURCE);
+    expect(config.home).toBe(path.join(os.homedir(), '.iris-dev'));
+    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000 });
+  });
+
+  it('resolves cpu, memory and devices', () => {
+    expect(config.workers.map((w) => [w.id, w.cpuMillis, w.memoryBytes])).toEqual([
+      ['cpu-0', 8000, 16 * GiB],
+      ['gpu-0', 16000, 64 * GiB],
+      ['tpu-a-0', 8000, 32 * GiB],
+    ]);
+    expect(config.workers[0]!.device).toEqual({ type: 'cpu', variant: null, count: 0 });
+    expect(config.workers[1]!.device).toEqual({ type: 'gpu', variant: 'H100', count: 8 });
+    // v5litepod-16: 4 hosts of 4 chips.
+    expect(config.workers[2]!.device).toEqual({ type: 'tpu', variant: 'v5litepod-16', count: 4 });
+  });
+
+  it('reports device-type and device-variant and stringifies attribute values', () => {
+    expect(config.workers[0]!.attributes).toEqual({ region: 'us-central1', 'device-type': 'cpu' });
+    expect(config.workers[1]!.attributes).toEqual({ 'device-type': 'gpu', 'device-variant': 'H100' });
+    expect(config.workers[2]!.attributes).toEqual({
+      'tpu-name': 'slice-a',
+      'tpu-worker-id': '0',
+      'device-type': 'tpu',
+      'device-variant': 'v5litepod-16',
+    });
+  });
+
+  it('parses quotas per user, absent limits are null', () => {
+    expect(config.quotas.get('alice')).toEqual({
+      maxRunningCpuMillis: 8000,
+      maxRunningMemoryBytes: 32 * GiB,
+      maxRunningAccelerators: 8,
+      maxPendingTasks: 100,
+    });
+    expect(config.quotas.get('bob')).toEqual({
+      maxRunningCpuMillis: 500,
+      maxRunningMemoryBytes: null,
+      maxRunningAccelerators: null,
+      maxPendingTasks: null,
+    });
+    expect(config.quotas.has('carol')).toBe(false);
+  });
+});
+
+describe('validateConfig: defaults and shorthands', () => {
+  it('an empty file gives the machine worker and default settings', () => {
+    for (const raw of [undefined, null, {}]) {
+      const config = validateConfig(raw, SOURCE);
+      expect(config.source).toBe(SOURCE);
+      expect(config.home).toBeNull();
+      expect(config.workers).toHaveLength(1);
+      expect(config.workers[0]).toMatchObject({
+        id: 'local',
+        cpuMillis: os.availableParallelism() * 1000,
+        memoryBytes: os.totalmem(),
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: { 'device-type': 'cpu' },
+      });
+      expect(config.quotas.size).toBe(0);
+      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000 });
+    }
+  });
+
+  it('a worker without cpu or memory gets 1 core and 2GiB', () => {
+    const [worker] = validateConfig({ workers: [{ name: 'w' }] }, SOURCE).workers;
+    expect(worker!.cpuMillis).toBe(DEFAULT_WORKER_CPU_MILLIS);
+    expect(worker!.memoryBytes).toBe(DEFAULT_WORKER_MEMORY_BYTES);
+    expect(DEFAULT_WORKER_MEMORY_BYTES).toBe(2 * GiB);
+  });
+
+  it('accepts fractional cpu, string cpu and byte counts', () => {
+    const [a, b] = validateConfig(
+      { workers: [{ name: 'a', cpu: 0.25, memory: 1048576 }, { name: 'b', cpu: '2', memory: '512M' }] },
+      SOURCE,
+    ).workers;
+    expect([a!.cpuMillis, a!.memoryBytes, b!.cpuMillis, b!.memoryBytes]).toEqual([250, 1048576, 2000, 512 * 1024 ** 2]);
+  });
+
+  it('gpu shorthands and defaults', () => {
+    const workers = validateConfig(
+      {
+        workers: [
+          { name: 'g1', gpu: 'H100x4' },
+          { name: 'g2', gpu: 2 },
+          { name: 'g3', gpu: { variant: 'A100' } },
+          { name: 'g4', gpu: { count: 3 } },
+        ],
+      },
+      SOURCE,
+    ).workers;
+    expect(workers.map((w) => w.device)).toEqual([
+      { type: 'gpu', variant: 'H100', count: 4 },
+      { type: 'gpu', variant: null, count: 2 },
+      { type: 'gpu', variant: 'A100', count: 1 },
+      { type: 'gpu', variant: null, count: 3 },
+    ]);
+    expect(workers[1]!.attributes).toEqual({ 'device-type': 'gpu' });
+  });
+
+  it('tpu shorthand, canonical variant names and explicit chips', () => {
+    const workers = validateConfig(
+      {
+        workers: [
+          { name: 't1', tpu: 'V6E-8' },
+          { name: 't2', tpu: { variant: 'v4-32', chips: 2 } },
+          { name: 't3', tpu: { variant: 'v5litepod-1' } },
+        ],
+      },
+      SOURCE,
+    ).workers;
+    expect(workers.map((w) => w.device)).toEqual([
+      { type: 'tpu', variant: 'v6e-8', count: 8 },
+      { type: 'tpu', variant: 'v4-32', count: 2 },
+      { type: 'tpu', variant: 'v5litepod-1', count: 1 },
+    ]);
+    expect(workers[0]!.attributes['device-variant']).toBe('v6e-8');
+  });
+
+  it('well-known attributes may be repeated with the same value', () => {
+    const [worker] = validateConfig(
+      { workers: [{ name: 'g', gpu: { variant: 'H100', count: 1 }, attributes: { 'device-type': 'gpu', 'device-variant': 'H100', ok: true } }] },
+      SOURCE,
+    ).workers;
+    expect(worker!.attributes).toEqual({ 'device-type': 'gpu', 'device-variant': 'H100', ok: 'true' });
+  });
+
+  it('home relative to the config file, absolute home kept', () => {
+    expect(validateConfig({ home: 'state' }, SOURCE).home).toBe('/home/u/proj/state');
+    expect(validateConfig({ home: '/var/iris/' }, SOURCE).home).toBe('/var/iris/');
+    expect(validateConfig({ home: '~' }, SOURCE).home).toBe(os.homedir());
+  });
+
+  it('stop-grace durations', () => {
+    expect(parseConfigDuration('10s')).toBe(10_000);
+    expect(parseConfigDuration('250ms')).toBe(250);
+    expect(parseConfigDuration('2m')).toBe(120_000);
+    expect(parseConfigDuration('1h')).toBe(3_600_000);
+    expect(parseConfigDuration('1.5s')).toBe(1500);
+    expect(parseConfigDuration(3)).toBe(3000);
+    expect(parseConfigDuration('0s')).toBe(0);
+    expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE).defaults.stopGraceMs).toBe(500);
+  });
+
+  it('suggests keys for typos', () => {
+    expect(suggestKey('cpus', ['name', 'cpu', 'memory'])).toBe('cpu');
+    expect(suggestKey('memroy', ['name', 'cpu', 'memory'])).toBe('memory');
+    expect(suggestKey('stopGrace', ['home', 'stop-grace'])).toBe('stop-grace');
+    expect(suggestKey('zzzzzz', ['home', 'stop-grace'])).toBeNull();
+  });
+});
+
+describe('validateConfig: every error names the file and the key', () => {
+  const cases: Array<[string, unknown, string, RegExp?]> = [
+    ['bad memory', { workers: [{ name: 'a' }, { name: 'b', memory: 'lots' }] }, 'workers[1].memory', /invalid memory "lots": expected a size such as 512M, 4GiB or 2G/],
+    ['unknown worker key', { workers: [{ name: 'a', cpus: 4 }] }, 'workers[0].cpus', /unknown key \(did you mean "cpu"\?\)/],
+    ['unknown top-level key', { worker: [] }, 'worker', /unknown key \(did you mean "workers"\?\)/],
+    ['unknown key without suggestion', { colour: 'blue' }, 'colour', /unknown key$/],
+    ['bad cpu', { workers: [{ name: 'a', cpu: -1 }] }, 'workers[0].cpu', /invalid cpu "-1"/],
+    ['cpu of wrong type', { workers: [{ name: 'a', cpu: true }] }, 'workers[0].cpu', /invalid cpu true/],
+    ['duplicate names', { workers: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] }, 'workers[2].name', /duplicate worker name "a" \(also workers\[0\]\)/],
+    ['gpu and tpu', { workers: [{ name: 'a', gpu: 1, tpu: 'v4-8' }] }, 'workers[0]', /either gpu or tpu, not both/],
+    ['unsafe name', { workers: [{ name: 'a b' }] }, 'workers[0].name', /invalid worker name "a b"/],
+    ['name starting with a dot', { workers: [{ name: '.hidden' }] }, 'workers[0].name', /invalid worker name/],
+    ['too long name', { workers: [{ name: 'x'.repeat(64) }] }, 'workers[0].name', /at most 63/],
+    ['missing name', { workers: [{ cpu: 1 }] }, 'workers[0].name', /missing worker name/],
+    ['worker not an object', { workers: ['cpu-0'] }, 'workers[0]', /expected a worker object/],
+    ['empty workers', { workers: [] }, 'workers', /at least one worker/],
+    ['null workers', { workers: null }, 'workers', /at least one worker/],
+    ['workers not a list', { workers: { a: {} } }, 'workers', /expected a list of workers/],
+    ['unknown tpu variant', { workers: [{ name: 'a', tpu: { variant: 'v9-1' } }] }, 'workers[0].tpu.variant', /unknown TPU variant "v9-1"/],
+    ['tpu without variant', { workers: [{ name: 'a', tpu: { chips: 4 } }] }, 'workers[0].tpu.variant', /missing TPU variant/],
+    ['tpu chips not positive', { workers: [{ name: 'a', tpu: { variant: 'v4-8', chips: 0 } }] }, 'workers[0].tpu.chips', /whole number of at least 1/],
+    ['gpu count fraction', { workers: [{ name: 'a', gpu: { variant: 'H100', count: 1.5 } }] }, 'workers[0].gpu.count', /invalid gpu count 1.5/],
+    ['gpu unknown key', { workers: [{ name: 'a', gpu: { varient: 'H100' } }] }, 'workers[0].gpu.varient', /did you mean "variant"/],
+    ['bad gpu string', { workers: [{ name: 'a', gpu: 'H100x0' }] }, 'workers[0].gpu', /invalid gpu "H100x0"/],
+    ['device-type overridden', { workers: [{ name: 'a', attributes: { 'device-type': 'gpu' } }] }, 'workers[0].attributes.device-type', /reported by the worker itself \("cpu" here\)/],
+    ['device-variant on cpu', { workers: [{ name: 'a', attributes: { 'device-variant': 'H100' } }] }, 'workers[0].attributes.device-variant', /absent here/],
+    ['device-variant differs', { workers: [{ name: 'a', gpu: 'H100x1', attributes: { 'device-variant': 'A100' } }] }, 'workers[0].attributes.device-variant', /"H100" here/],
+    ['attribute value object', { workers: [{ name: 'a', attributes: { zone: { a: 1 } } }] }, 'workers[0].attributes.zone', /expected a string, number or boolean/],
+    ['attribute bad name', { workers: [{ name: 'a', attributes: { 'bad key': 'x' } }] }, 'workers[0].attributes["bad key"]', /invalid attribute name/],
+    ['attributes not an object', { workers: [{ name: 'a', attributes: ['x'] }] }, 'workers[0].attributes', /expected an object/],
+    ['quota cpu zero', { quotas: { alice: { cpu: 0 } } }, 'quotas.alice.cpu', /invalid cpu "0"/],
+    ['quota memory bad', { quotas: { alice: { memory: '3 apples' } } }, 'quotas.alice.memory', /invalid memory/],
+    ['quota accelerators negative', { quotas: { alice: { accelerators: -2 } } }, 'quotas.alice.accelerators', /at least 1/],
+    ['quota pending zero', { quotas: { alice: { 'pending-tasks': 0 } } }, 'quotas.alice.pending-tasks', /invalid pending-tasks 0/],
+    ['quota unknown key', { quotas: { alice: { pending: 3 } } }, 'quotas.alice.pending', /unknown key/],
+    ['quota not an object', { quotas: { alice: 5 } }, 'quotas.alice', /expected an object/],
+    ['quotas not an object', { quotas: ['alice'] }, 'quotas', /expected an object/],
+    ['stop-grace without sense', { 'stop-grace': 'soon' }, 'stop-grace', /invalid duration "soon"/],
+    ['stop-grace negative', { 'stop-grace': -1 }, 'stop-grace', /must not be negative/],
+    ['max-preemptions fraction', { 'max-preemptions': 1.5 }, 'max-preemptions', /whole number of 0 or more/],
+    ['home not a string', { home: 42 }, 'home', /invalid home 42/],
+  ];
+
+  it.each(cases)('%s', (_label, raw, keyPath, detail) => {
+    const error = errorOf(raw);
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message.startsWith(`${SOURCE}: ${keyPath}: `)).toBe(true);
+    if (detail) expect(error.message).toMatch(detail);
+  });
+
+  it('the exact message for a bad memory value', () => {
+    expect(errorOf({ workers: [{ name: 'a' }, { name: 'b', memory: 'lots' }] }).message).toBe(
+      '/home/u/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": expected a size such as 512M, 4GiB or 2G',
+    );
+  });
+
+  it('a config that is not an object names the file', () => {
+    for (const raw of [[1, 2], 'workers', 7]) {
+      const error = errorOf(raw);
+      expect(error.message).toMatch(/^\/home\/u\/proj\/\.irisrc\.yaml: the configuration must be an object/);
+    }
+  });
+
+  it('unknown keys carry a hint listing the allowed keys', () => {
+    expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe('allowed keys here: name, cpu, memory, gpu, tpu, attributes');
+  });
+});
