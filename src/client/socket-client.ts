@@ -69,8 +69,13 @@ export class SocketClient implements IrisClient {
   private readonly token: string | undefined;
   private readonly timeoutMs: number | undefined;
 
-  constructor(options: SocketClientOptions = {}) {
-    const env = options.env ?? process.env;
+  /**
+   * `new SocketClient()` (socket from process.env), `new SocketClient(socketPath, env?)` or
+   * `new SocketClient({ socketPath?, env?, timeoutMs? })`.
+   */
+  constructor(socketOrOptions: string | SocketClientOptions = {}, env?: Env) {
+    const options: SocketClientOptions = typeof socketOrOptions === 'string' ? { socketPath: socketOrOptions, env } : { env, ...socketOrOptions };
+    env = options.env ?? process.env;
     this.socketPath = options.socketPath ?? resolveSocket(env);
     const token = env[TOKEN_ENV]?.trim();
     this.token = token ? token : undefined;
