@@ -1,0 +1,41 @@
+/**
+ * Typed change events of the cluster store.
+ *
+ * Contract: events are emitted only after the transaction that caused them has committed
+ * (never for a rolled-back change). Within one committed transaction each changed entity is
+ * reported once, in the order it was first changed, carrying a copy of its state at commit
+ * time (so listeners may keep the object). A job that was deleted (replaced by a new
+ * submission of the same name) reports the new job, if any. Endpoint removals carry the
+ * endpoint as it was and `removed: true`.
+ */
+import type { Attempt, Endpoint, Job, Task, Worker } from '../model/types.js';
+
+export type StoreEvent =
+  | { type: 'job'; job: Job }
+  | { type: 'task'; task: Task }
+  | { type: 'attempt'; attempt: Attempt }
+  | { type: 'worker'; worker: Worker }
+  | { type: 'endpoint'; endpoint: Endpoint; removed: boolean };
+
+export type StoreEventMap = { change: [StoreEvent] };
+
+/** An attempt the controller must stop in the runtime; the store already recorded its end. */
+export interface StopOrder {
+  task: string;
+  attempt: number;
+  workerId: string;
+  reason: string;
+}
+
+/** One row of the persisted state-change history (`iris status` history). */
+export interface HistoryEntry {
+  id: number;
+  time: number;
+  kind: 'job' | 'task' | 'attempt' | 'worker';
+  /** Job name, task id, `task#attempt` for attempts, worker id. */
+  name: string;
+  state: string;
+  reason: string | null;
+}
+
+export const attemptHistoryName = (task: string, attempt: number): string => `${task}#${attempt}`;

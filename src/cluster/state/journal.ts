@@ -1,0 +1,81 @@
+/**
+ * Bookkeeping of one store transaction: the undo log that restores the in-memory model on
+ * rollback, the sets of rows to write at COMMIT, the history rows to append and the change
+ * events to emit after COMMIT.
+ *
+ * Invariants:
+ * - Memory is the source of truth during a transaction; SQLite is written only at the outer
+ *   COMMIT, from the current in-memory objects of every dirty key (a dirty key with no object
+ *   in memory means "delete the row").
+ * - Dirty sets are never truncated: after an inner rollback, rewriting a row from memory is
+ *   still correct. Undo log, history and events are truncated back to the inner mark.
+ */
+import type { Endpoint } from '../model/types.js';
+import type { HistoryEntry } from './events.js';
+
+export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;
+
+export interface Mark { undo: number; history: number; events: number }
+
+export class Journal {
+  depth = 0;
+  undo: (() => void)[] = [];
+  readonly dirtyJobs = new Set<string>();
+  readonly dirtyTasks = new Set<string>();
+  /** `task\u0000attempt` keys. */
+  readonly dirtyAttempts = new Set<string>();
+  readonly dirtyWorkers = new Set<string>();
+  /** `task\u0000name` keys. */
+  readonly dirtyEndpoints = new Set<string>();
+  readonly dirtyMeta = new Set<string>();
+  /** Tasks whose rows (task, attempts, endpoints) must be deleted before the upserts. */
+  readonly deletedTasks = new Set<string>();
+  readonly deletedJobs = new Set<string>();
+  /** Last value of endpoints removed in this transaction, for their `removed` events. */
+  readonly removedEndpoints = new Map<string, Endpoint>();
+  history: Omit<HistoryEntry, 'id'>[] = [];
+  events: EventKey[] = [];
+  private readonly eventSet = new Set<EventKey>();
+
+  mark(): Mark {
+    return { undo: this.undo.length, history: this.history.length, events: this.events.length };
+  }
+
+  /** Undo memory changes made since `mark` (newest first) and forget their history/events. */
+  rollbackTo(mark: Mark): void {
+    for (let i = this.undo.length - 1; i >= mark.undo; i--) this.undo[i]!();
+    this.undo.length = mark.undo;
+    this.history.length = mark.history;
+    for (let i = mark.events; i < this.events.length; i++) this.eventSet.delete(this.events[i]!);
+    this.events.length = mark.events;
+  }
+
+  event(key: EventKey): void {
+    if (this.eventSet.has(key)) return;
+    this.eventSet.add(key);
+    this.events.push(key);
+  }
+
+  get hasWrites(): boolean {
+    return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
+      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length > 0;
+  }
+
+  /** Forget everything (after COMMIT or a full rollback). */
+  reset(): void {
+    this.undo = [];
+    this.dirtyJobs.clear(); this.dirtyTasks.clear(); this.dirtyAttempts.clear(); this.dirtyWorkers.clear();
+    this.dirtyEndpoints.clear(); this.dirtyMeta.clear(); this.deletedTasks.clear(); this.deletedJobs.clear();
+    this.removedEndpoints.clear();
+    this.history = [];
+    this.events = [];
+    this.eventSet.clear();
+  }
+}
+
+export const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
+export const endpointKey = (task: string, name: string): string => `${task}\u0000${name}`;
+export function splitKey(key: string): [string, string] {
+  const cut = key.indexOf('\u0000');
+  return [key.slice(0, cut), key.slice(cut + 1)];
+}

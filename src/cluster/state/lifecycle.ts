@@ -1,0 +1,248 @@
+/**
+ * The task/attempt/job lifecycle applied to the in-memory model: assignment, attempt ends,
+ * retries, preemptions, gangs, failure domains and the job-end cascade. Decisions come from
+ * the pure rules in transitions.ts; every change goes through the model's primitives.
+ *
+ * Invariants:
+ * - An attempt is live (state RUNNING) exactly while its task is ASSIGNED/RUNNING on it.
+ * - When the store ends a live attempt on its own initiative (kill, gang restart, drain), it
+ *   returns a StopOrder so the controller stops it in the runtime.
+ * - A retried/requeued task keeps submittedAt and seq (its queue position); attempt+1.
+ * - A gang's members restart together; a member failing for good fails the whole job.
+ * - When a job ends (any final state) its non-final tasks and its whole subtree are killed.
+ */
+import { IrisError, conflict, notFound } from '../../errors.js';
+import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../model/states.js';
+import type { Attempt, Task } from '../model/types.js';
+import type { StopOrder } from './events.js';
+import type { ClusterModel, JobEntry } from './model.js';
+import {
+  GANG_RESTARTED, PARENT_ENDED, classifyOutcome, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
+  taskFailureReason,
+} from './transitions.js';
+
+const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED']);
+/** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
+export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
+
+export class Lifecycle {
+  constructor(private readonly m: ClusterModel) {}
+
+  taskOrThrow(id: string): Task {
+    const t = this.m.tasks.get(id);
+    if (!t) throw notFound(`task ${id} not found`);
+    return t;
+  }
+
+  private entryOf(task: Task): JobEntry {
+    return this.m.jobs.get(task.job)!;
+  }
+
+  assign(taskId: string, workerId: string, logPath: string): Attempt {
+    const task = this.taskOrThrow(taskId);
+    const worker = this.m.workers.get(workerId);
+    if (!worker) throw notFound(`worker ${workerId} not found`);
+    if (worker.state !== 'READY') throw conflict(`worker ${workerId} is ${worker.state}`);
+    if (task.state !== 'PENDING') throw new IrisError('internal', `illegal task transition ${task.state} -> ASSIGNED for ${taskId}`);
+    if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
+    const attempt: Attempt = {
+      task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
+      startedAt: this.m.now(), finishedAt: null, logPath,
+    };
+    this.m.addAttempt(attempt);
+    this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });
+    this.settle(this.entryOf(task), null, []);
+    return attempt;
+  }
+
+  markRunning(taskId: string, n: number, pid: number | null): void {
+    const task = this.taskOrThrow(taskId);
+    const a = this.attemptOrThrow(taskId, n);
+    if (a.state !== 'RUNNING') return; // already ended (stopped, preempted): nothing to start
+    if (task.attempt !== n || !isActiveTaskState(task.state)) throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
+    if (a.pid !== pid) this.m.patchAttempt(a, { pid });
+    if (task.state === 'ASSIGNED') this.m.patchTask(task, { state: 'RUNNING', startedAt: this.m.now() });
+  }
+
+  attemptOrThrow(taskId: string, n: number): Attempt {
+    const a = this.m.attempts.get(taskId)?.[n];
+    if (!a) throw notFound(`attempt ${n} of task ${taskId} not found`);
+    return a;
+  }
+
+  finishAttempt(taskId: string, n: number, outcome: AttemptOutcome): StopOrder[] {
+    const task = this.taskOrThrow(taskId);
+    const a = this.attemptOrThrow(taskId, n);
+    const verdict = classifyOutcome(outcome);
+    if (a.state !== 'RUNNING') {
+      if (verdict.exitCode !== null && a.exitCode === null) this.m.patchAttempt(a, { exitCode: verdict.exitCode });
+      return [];
+    }
+    if (task.attempt !== n || !isActiveTaskState(task.state)) throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
+    const stops: StopOrder[] = [];
+    const entry = this.entryOf(task);
+    if (verdict.kind === 'succeeded') {
+      this.endAttempt(a, 'SUCCEEDED', null, 0);
+      this.m.patchTask(task, { state: 'SUCCEEDED', exitCode: 0, reason: null, finishedAt: this.m.now() });
+      this.settle(entry, null, stops);
+    } else if (verdict.kind === 'preempted') {
+      this.endAttempt(a, 'PREEMPTED', verdict.reason, null);
+      this.preemptTask(entry, task, verdict.reason ?? 'preempted', stops);
+    } else {
+      // 'killed' for a live attempt means it was stopped without a StopOrder from the store:
+      // treat it like any other failure so the retry budget applies.
+      this.endAttempt(a, 'FAILED', verdict.reason, verdict.exitCode);
+      this.failTask(entry, task, verdict.reason, verdict.exitCode, stops);
+    }
+    return stops;
+  }
+
+  /** Infrastructure lost a live attempt; also orders it stopped in case it still runs. */
+  preemptAttempt(taskId: string, n: number, reason: string): StopOrder[] {
+    const task = this.taskOrThrow(taskId);
+    const a = this.attemptOrThrow(taskId, n);
+    if (a.state !== 'RUNNING') return [];
+    const stops: StopOrder[] = [{ task: taskId, attempt: n, workerId: a.workerId, reason }];
+    this.endAttempt(a, 'PREEMPTED', reason, null);
+    this.preemptTask(this.entryOf(task), task, reason, stops);
+    return stops;
+  }
+
+  drainWorker(id: string): StopOrder[] {
+    const w = this.m.workers.get(id);
+    if (!w) throw notFound(`worker ${id} not found`);
+    if (w.state === 'DRAINED') return [];
+    this.m.putWorker({ ...w, state: 'DRAINING' });
+    const reason = `worker ${id} drained`;
+    const stops: StopOrder[] = [];
+    const live = [...this.m.active.values()].filter((a) => a.workerId === id);
+    for (const a of live) {
+      if (this.m.active.get(a.task) !== a) continue; // already restarted with its gang
+      stops.push({ task: a.task, attempt: a.attempt, workerId: id, reason });
+      this.endAttempt(a, 'PREEMPTED', reason, null);
+      const task = this.m.tasks.get(a.task)!;
+      this.preemptTask(this.entryOf(task), task, reason, stops);
+    }
+    this.m.putWorker({ ...this.m.workers.get(id)!, state: 'DRAINED' });
+    return stops;
+  }
+
+  cancel(name: string, reason: string): StopOrder[] {
+    const entry = this.m.jobs.get(name);
+    if (!entry) throw notFound(`job ${name} not found`);
+    const stops: StopOrder[] = [];
+    this.endJob(entry, 'KILLED', reason, reason, reason, stops);
+    return stops;
+  }
+
+  markUnschedulable(name: string, reason: string): StopOrder[] {
+    const entry = this.m.jobs.get(name);
+    if (!entry) throw notFound(`job ${name} not found`);
+    const stops: StopOrder[] = [];
+    if (!isFinalJobState(entry.job.state)) this.endJob(entry, 'UNSCHEDULABLE', reason, reason, PARENT_ENDED, stops);
+    return stops;
+  }
+
+  removeEndpointsOf(taskId: string): void {
+    const keys = this.m.endpointsByTask.get(taskId);
+    if (!keys) return;
+    for (const key of [...keys]) this.m.dropEndpoint(this.m.endpoints.get(key)!);
+  }
+
+  // ---- rules ----
+
+  private endAttempt(a: Attempt, state: AttemptState, reason: string | null, exitCode: number | null): void {
+    this.m.patchAttempt(a, { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: this.m.now() });
+    this.removeEndpointsOf(a.task);
+  }
+
+  private requeue(task: Task, reason: string): void {
+    this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason });
+  }
+
+  private failTask(entry: JobEntry, task: Task, reason: string | null, exitCode: number | null, stops: StopOrder[]): void {
+    const failures = task.failures + 1;
+    this.m.patchTask(task, { state: 'FAILED', failures, exitCode, reason });
+    if (retryAfterFailure(failures, entry.job.spec.maxRetries)) {
+      this.requeue(task, `retrying after ${reason ?? 'failure'}`);
+      this.restartGang(entry, task, stops);
+      this.settle(entry, null, stops);
+      return;
+    }
+    this.m.patchTask(task, { finishedAt: this.m.now() });
+    this.m.patchJob(entry.job, { failedTasks: entry.job.failedTasks + 1 });
+    if (entry.job.spec.coschedule !== null) {
+      for (const s of entry.tasks) if (s !== task) this.killTask(s, 'COSCHED_FAILED', `gang member ${task.id} failed`, stops);
+    }
+    this.settle(entry, taskFailureReason(task.id, reason), stops);
+  }
+
+  private preemptTask(entry: JobEntry, task: Task, reason: string, stops: StopOrder[]): void {
+    const preemptions = task.preemptions + 1;
+    this.m.patchTask(task, { state: 'PREEMPTED', preemptions, reason });
+    if (retryAfterPreemption(preemptions, entry.job.spec.maxPreemptions)) {
+      this.requeue(task, `requeued after preemption: ${reason}`);
+      this.restartGang(entry, task, stops);
+      this.settle(entry, null, stops);
+      return;
+    }
+    const why = `preempted ${preemptions} times (${reason})`;
+    this.m.patchTask(task, { state: 'WORKER_FAILED', reason: why, finishedAt: this.m.now() });
+    this.settle(entry, `task ${task.id} ${why}`, stops);
+  }
+
+  /** Stop the gang's other live members (not counted) and put them back in the queue. */
+  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[]): void {
+    if (entry.job.spec.coschedule === null) return;
+    for (const s of entry.tasks) {
+      if (s === trigger || !isActiveTaskState(s.state)) continue;
+      const a = this.m.active.get(s.id)!;
+      stops.push({ task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED });
+      this.endAttempt(a, 'KILLED', GANG_RESTARTED, null);
+      this.m.patchTask(s, { state: 'PREEMPTED', reason: GANG_RESTARTED });
+      this.requeue(s, GANG_RESTARTED);
+    }
+  }
+
+  /** End a non-final task for good, stopping its live attempt. */
+  private killTask(task: Task, state: 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE', reason: string, stops: StopOrder[]): void {
+    if (isFinalTask(task)) return;
+    const a = this.m.active.get(task.id);
+    if (a) {
+      stops.push({ task: task.id, attempt: a.attempt, workerId: a.workerId, reason });
+      this.endAttempt(a, 'KILLED', reason, null);
+    }
+    this.m.patchTask(task, { state, reason, finishedAt: this.m.now() });
+  }
+
+  /** Re-derive the job's state from its tasks; `finalReason` explains a final state. */
+  private settle(entry: JobEntry, finalReason: string | null, stops: StopOrder[]): void {
+    const { job } = entry;
+    const next = deriveJobState(job.state, {
+      total: entry.tasks.length, counts: entry.counts, failedTasks: job.failedTasks, maxTaskFailures: job.spec.maxTaskFailures,
+    });
+    if (next === job.state) return;
+    if (isFinalJobState(next)) {
+      this.endJob(entry, next, finalReason, endedJobTaskReason(next), PARENT_ENDED, stops);
+    } else if (next === 'RUNNING') {
+      this.m.patchJob(job, { state: next, reason: null, startedAt: job.startedAt ?? this.m.now() });
+    } else {
+      this.m.patchJob(job, { state: next, reason: null });
+    }
+  }
+
+  /** Put a job in a final state, end its remaining tasks and kill its whole subtree. */
+  private endJob(entry: JobEntry, state: JobState, reason: string | null, taskReason: string, childReason: string, stops: StopOrder[]): void {
+    const { job } = entry;
+    if (!isFinalJobState(job.state)) {
+      this.m.patchJob(job, { state, reason, finishedAt: this.m.now() });
+      for (const t of entry.tasks) {
+        const taskState = state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
+        this.killTask(t, taskState, taskReason, stops);
+      }
+    }
+    for (const child of this.m.children.get(job.name) ?? []) {
+      this.endJob(this.m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason, stops);
+    }
+  }
+}

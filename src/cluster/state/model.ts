@@ -1,0 +1,259 @@
+/**
+ * The in-memory cluster model and the only primitives that change it.
+ *
+ * Invariants (kept by the primitives, relied on by queries):
+ * - `pending` holds exactly the tasks in PENDING; `active` maps exactly the tasks in
+ *   ASSIGNED/RUNNING to their current attempt (`attempts[task][task.attempt]`).
+ * - `JobEntry.counts` is the tally of its tasks' states; `children` indexes jobs by parent
+ *   name, also for parents that do not exist (orphans).
+ * - Every primitive records an undo step, marks the rows to write and queues a change event
+ *   in the journal; state changes are checked against the transition tables and appended to
+ *   the history. Nothing else may mutate the objects held here.
+ */
+import { isActiveTaskState } from '../model/states.js';
+import type { Attempt, Endpoint, Job, Task, Worker } from '../model/types.js';
+import { attemptHistoryName } from './events.js';
+import { attemptKey, endpointKey, type Journal } from './journal.js';
+import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
+
+export interface JobEntry {
+  job: Job;
+  /** By index. */
+  tasks: Task[];
+  counts: TaskCounts;
+}
+
+export class ClusterModel {
+  readonly jobs = new Map<string, JobEntry>();
+  readonly tasks = new Map<string, Task>();
+  /** Attempts of a task, by attempt number. */
+  readonly attempts = new Map<string, Attempt[]>();
+  readonly children = new Map<string, Set<string>>();
+  readonly pending = new Set<Task>();
+  readonly active = new Map<string, Attempt>();
+  readonly workers = new Map<string, Worker>();
+  readonly endpoints = new Map<string, Endpoint>();
+  readonly endpointsByTask = new Map<string, Set<string>>();
+  readonly meta = new Map<string, string>();
+
+  constructor(readonly journal: Journal, readonly now: () => number) {}
+
+  // ---- indexing (shared by loading and the primitives; no journal) ----
+
+  indexJob(job: Job, tasks: Task[]): JobEntry {
+    const entry: JobEntry = { job, tasks, counts: emptyCounts() };
+    this.jobs.set(job.name, entry);
+    if (job.parent !== null) {
+      let set = this.children.get(job.parent);
+      if (!set) this.children.set(job.parent, (set = new Set()));
+      set.add(job.name);
+    }
+    for (const t of tasks) this.indexTask(entry, t);
+    return entry;
+  }
+
+  indexTask(entry: JobEntry, task: Task): void {
+    entry.tasks[task.index] = task;
+    this.tasks.set(task.id, task);
+    entry.counts[task.state]++;
+    if (task.state === 'PENDING') this.pending.add(task);
+  }
+
+  /** Call after the task's attempts are indexed (loading) to fill `active`. */
+  indexActive(task: Task): void {
+    if (!isActiveTaskState(task.state)) return;
+    const attempt = this.attempts.get(task.id)?.[task.attempt];
+    if (attempt) this.active.set(task.id, attempt);
+  }
+
+  indexAttempt(a: Attempt): void {
+    let list = this.attempts.get(a.task);
+    if (!list) this.attempts.set(a.task, (list = []));
+    list[a.attempt] = a;
+  }
+
+  indexEndpoint(e: Endpoint): void {
+    const key = endpointKey(e.task, e.name);
+    this.endpoints.set(key, e);
+    let set = this.endpointsByTask.get(e.task);
+    if (!set) this.endpointsByTask.set(e.task, (set = new Set()));
+    set.add(key);
+  }
+
+  private unindexEndpoint(e: Endpoint): void {
+    const key = endpointKey(e.task, e.name);
+    this.endpoints.delete(key);
+    const set = this.endpointsByTask.get(e.task);
+    set?.delete(key);
+    if (set?.size === 0) this.endpointsByTask.delete(e.task);
+  }
+
+  private unindexJob(entry: JobEntry): void {
+    const { job } = entry;
+    this.jobs.delete(job.name);
+    if (job.parent !== null) {
+      const set = this.children.get(job.parent);
+      set?.delete(job.name);
+      if (set?.size === 0) this.children.delete(job.parent);
+    }
+    for (const t of entry.tasks) {
+      this.tasks.delete(t.id);
+      this.pending.delete(t);
+      this.active.delete(t.id);
+      this.attempts.delete(t.id);
+      for (const key of this.endpointsByTask.get(t.id) ?? []) this.endpoints.delete(key);
+      this.endpointsByTask.delete(t.id);
+    }
+  }
+
+  private retally(task: Task, from: Task['state']): void {
+    const entry = this.jobs.get(task.job)!;
+    entry.counts[from]--;
+    entry.counts[task.state]++;
+    if (task.state === 'PENDING') this.pending.add(task);
+    else this.pending.delete(task);
+    if (isActiveTaskState(task.state)) this.active.set(task.id, this.attempts.get(task.id)![task.attempt]!);
+    else this.active.delete(task.id);
+  }
+
+  private history(kind: 'job' | 'task' | 'attempt' | 'worker', name: string, state: string, reason: string | null): void {
+    this.journal.history.push({ time: this.now(), kind, name, state, reason });
+  }
+
+  // ---- primitives ----
+
+  addJob(job: Job, tasks: Task[]): JobEntry {
+    const entry = this.indexJob(job, tasks);
+    const j = this.journal;
+    j.undo.push(() => this.unindexJob(entry));
+    j.dirtyJobs.add(job.name);
+    j.event(`job:${job.name}`);
+    for (const t of tasks) { j.dirtyTasks.add(t.id); j.event(`task:${t.id}`); }
+    this.history('job', job.name, job.state, 'submitted');
+    return entry;
+  }
+
+  /** Delete a job with its tasks, attempts and endpoints (not its children). */
+  removeJob(name: string): void {
+    const entry = this.jobs.get(name);
+    if (!entry) return;
+    const endpoints = entry.tasks.flatMap((t) => [...(this.endpointsByTask.get(t.id) ?? [])].map((k) => this.endpoints.get(k)!));
+    const attempts = entry.tasks.map((t) => this.attempts.get(t.id) ?? []);
+    this.unindexJob(entry);
+    const j = this.journal;
+    j.deletedJobs.add(name);
+    for (const t of entry.tasks) j.deletedTasks.add(t.id);
+    j.undo.push(() => {
+      // Restore and rewrite everything: the DELETEs still run at COMMIT, the upserts follow.
+      this.jobs.set(name, entry);
+      if (entry.job.parent !== null) {
+        let set = this.children.get(entry.job.parent);
+        if (!set) this.children.set(entry.job.parent, (set = new Set()));
+        set.add(name);
+      }
+      j.dirtyJobs.add(name);
+      entry.tasks.forEach((t, i) => {
+        this.tasks.set(t.id, t);
+        if (t.state === 'PENDING') this.pending.add(t);
+        j.dirtyTasks.add(t.id);
+        for (const a of attempts[i]!) { this.indexAttempt(a); j.dirtyAttempts.add(attemptKey(a.task, a.attempt)); }
+        this.indexActive(t);
+      });
+      for (const e of endpoints) { this.indexEndpoint(e); j.dirtyEndpoints.add(endpointKey(e.task, e.name)); }
+    });
+  }
+
+  patchJob(job: Job, patch: Partial<Job>, persist = true): void {
+    if (patch.state !== undefined && patch.state !== job.state) {
+      assertJobTransition(job.name, job.state, patch.state);
+      if (persist) this.history('job', job.name, patch.state, patch.reason ?? job.reason);
+    }
+    const prev = pick(job, patch);
+    Object.assign(job, patch);
+    this.journal.undo.push(() => Object.assign(job, prev));
+    if (persist) this.journal.dirtyJobs.add(job.name);
+    this.journal.event(`job:${job.name}`);
+  }
+
+  patchTask(task: Task, patch: Partial<Task>): void {
+    const from = task.state;
+    const changes = patch.state !== undefined && patch.state !== from;
+    if (changes) {
+      assertTaskTransition(task.id, from, patch.state!);
+      this.history('task', task.id, patch.state!, patch.reason ?? task.reason);
+    }
+    const prev = pick(task, patch);
+    Object.assign(task, patch);
+    if (changes) this.retally(task, from);
+    this.journal.undo.push(() => {
+      const cur = task.state;
+      Object.assign(task, prev);
+      if (changes) this.retally(task, cur);
+    });
+    this.journal.dirtyTasks.add(task.id);
+    this.journal.event(`task:${task.id}`);
+  }
+
+  addAttempt(a: Attempt): void {
+    this.indexAttempt(a);
+    this.journal.undo.push(() => { this.attempts.get(a.task)!.length = a.attempt; });
+    this.touchAttempt(a);
+    this.history('attempt', attemptHistoryName(a.task, a.attempt), a.state, `on ${a.workerId}`);
+  }
+
+  patchAttempt(a: Attempt, patch: Partial<Attempt>): void {
+    if (patch.state !== undefined && patch.state !== a.state) {
+      this.history('attempt', attemptHistoryName(a.task, a.attempt), patch.state, patch.reason ?? a.reason);
+    }
+    const prev = pick(a, patch);
+    Object.assign(a, patch);
+    this.journal.undo.push(() => Object.assign(a, prev));
+    this.touchAttempt(a);
+  }
+
+  private touchAttempt(a: Attempt): void {
+    const key = attemptKey(a.task, a.attempt);
+    this.journal.dirtyAttempts.add(key);
+    this.journal.event(`attempt:${key}`);
+  }
+
+  putWorker(w: Worker): void {
+    const old = this.workers.get(w.id);
+    if (old?.state !== w.state) this.history('worker', w.id, w.state, null);
+    this.workers.set(w.id, w);
+    this.journal.undo.push(() => (old ? this.workers.set(w.id, old) : this.workers.delete(w.id)));
+    this.journal.dirtyWorkers.add(w.id);
+    this.journal.event(`worker:${w.id}`);
+  }
+
+  putEndpoint(e: Endpoint): void {
+    const key = endpointKey(e.task, e.name);
+    const old = this.endpoints.get(key);
+    this.indexEndpoint(e);
+    this.journal.undo.push(() => (old ? this.indexEndpoint(old) : this.unindexEndpoint(e)));
+    this.journal.dirtyEndpoints.add(key);
+    this.journal.event(`endpoint:${key}`);
+  }
+
+  dropEndpoint(e: Endpoint): void {
+    const key = endpointKey(e.task, e.name);
+    this.unindexEndpoint(e);
+    this.journal.removedEndpoints.set(key, e);
+    this.journal.undo.push(() => this.indexEndpoint(e));
+    this.journal.dirtyEndpoints.add(key);
+    this.journal.event(`endpoint:${key}`);
+  }
+
+  putMeta(key: string, value: string): void {
+    const old = this.meta.get(key);
+    this.meta.set(key, value);
+    this.journal.undo.push(() => (old === undefined ? this.meta.delete(key) : this.meta.set(key, old)));
+    this.journal.dirtyMeta.add(key);
+  }
+}
+
+function pick<T extends object>(obj: T, patch: Partial<T>): Partial<T> {
+  const prev: Partial<T> = {};
+  for (const k of Object.keys(patch) as (keyof T)[]) prev[k] = obj[k];
+  return prev;
+}

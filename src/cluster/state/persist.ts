@@ -1,0 +1,155 @@
+/**
+ * Rows <-> objects, with cached prepared statements. `load` streams every table into the
+ * in-memory model (rows as arrays, to keep loading 100k tasks fast and small); `flush` writes
+ * the journal's dirty keys from memory, inside the caller's transaction.
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { AttemptState, JobState, TaskState } from '../model/states.js';
+import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../model/types.js';
+import type { HistoryEntry } from './events.js';
+import { splitKey, type Journal } from './journal.js';
+import type { ClusterModel } from './model.js';
+
+type Row = unknown[];
+const num = (v: unknown): number => v as number;
+const optNum = (v: unknown): number | null => (v === null ? null : (v as number));
+const optStr = (v: unknown): string | null => (v === null ? null : (v as string));
+
+const SQL = {
+  upsertJob: 'INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
+  deleteJob: 'DELETE FROM jobs WHERE name = ?',
+  upsertTask: 'INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  deleteTask: 'DELETE FROM tasks WHERE id = ?',
+  upsertAttempt: 'INSERT OR REPLACE INTO attempts VALUES (?,?,?,?,?,?,?,?,?,?)',
+  deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
+  upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
+  upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
+  deleteEndpoint: 'DELETE FROM endpoints WHERE task = ? AND name = ?',
+  deleteEndpointsOf: 'DELETE FROM endpoints WHERE task = ?',
+  upsertMeta: 'INSERT OR REPLACE INTO meta VALUES (?,?)',
+  insertEvent: 'INSERT INTO events (time, kind, name, state, reason) VALUES (?,?,?,?,?)',
+  history: 'SELECT id, time, kind, name, state, reason FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR (name >= ? AND name < ?)) AND id > ? ORDER BY id LIMIT ?',
+} as const;
+
+export class Persistence {
+  private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+
+  constructor(private readonly db: DatabaseSync) {}
+
+  private stmt(name: keyof typeof SQL): StatementSync {
+    let s = this.cache.get(name);
+    if (!s) this.cache.set(name, (s = this.db.prepare(SQL[name])));
+    return s;
+  }
+
+  private run(name: keyof typeof SQL, ...params: SQLInputValue[]): void {
+    this.stmt(name).run(...params);
+  }
+
+  private rows(sql: string): Iterable<Row> {
+    const s = this.db.prepare(sql);
+    s.setReturnArrays(true);
+    return s.iterate() as Iterable<Row>;
+  }
+
+  /** Fill an empty model from the database. */
+  load(model: ClusterModel): void {
+    for (const [k, v] of this.rows('SELECT key, value FROM meta')) model.meta.set(k as string, v as string);
+    const specs = new Map<string, JobSpec>();
+    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks FROM jobs')) {
+      const spec = JSON.parse(r[3] as string) as JobSpec;
+      specs.set(r[0] as string, spec);
+      model.indexJob({
+        name: r[0] as string, spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
+        seq: num(r[6]), state: r[7] as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
+      }, []);
+    }
+    for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at FROM tasks')) {
+      const entry = model.jobs.get(r[1] as string);
+      if (!entry) continue; // a task without its job cannot be scheduled; ignore it
+      model.indexTask(entry, {
+        id: r[0] as string, job: r[1] as string, index: num(r[2]), state: r[3] as TaskState, attempt: num(r[4]), submittedAt: num(r[5]),
+        seq: num(r[6]), failures: num(r[7]), preemptions: num(r[8]), workerId: optStr(r[9]), exitCode: optNum(r[10]), reason: optStr(r[11]),
+        startedAt: optNum(r[12]), finishedAt: optNum(r[13]),
+      });
+    }
+    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path FROM attempts')) {
+      model.indexAttempt({
+        task: r[0] as string, attempt: num(r[1]), workerId: r[2] as string, state: r[3] as AttemptState, pid: optNum(r[4]),
+        exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
+      });
+    }
+    for (const task of model.tasks.values()) model.indexActive(task);
+    for (const [id, spec, state] of this.rows('SELECT id, spec, state FROM workers')) {
+      model.workers.set(id as string, { ...(JSON.parse(spec as string) as WorkerSpec), id: id as string, state: state as WorkerState });
+    }
+    for (const r of this.rows('SELECT task, name, address, attempt, job, registered_at FROM endpoints')) {
+      model.indexEndpoint({ task: r[0] as string, name: r[1] as string, address: r[2] as string, attempt: num(r[3]), job: r[4] as string, registeredAt: num(r[5]) });
+    }
+  }
+
+  /** Write the journal's changes; the caller holds the transaction. */
+  flush(model: ClusterModel, j: Journal): void {
+    for (const id of j.deletedTasks) {
+      this.run('deleteAttemptsOf', id);
+      this.run('deleteEndpointsOf', id);
+      if (!model.tasks.has(id)) this.run('deleteTask', id);
+    }
+    for (const name of j.deletedJobs) if (!model.jobs.has(name)) this.run('deleteJob', name);
+    for (const name of j.dirtyJobs) {
+      const job = model.jobs.get(name)?.job;
+      if (job) this.writeJob(job);
+      else this.run('deleteJob', name);
+    }
+    for (const id of j.dirtyTasks) {
+      const t = model.tasks.get(id);
+      if (t) this.writeTask(t);
+      else this.run('deleteTask', id);
+    }
+    for (const key of j.dirtyAttempts) {
+      const [task, n] = splitKey(key);
+      const a = model.attempts.get(task)?.[Number(n)];
+      if (a) this.writeAttempt(a);
+    }
+    for (const id of j.dirtyWorkers) {
+      const w = model.workers.get(id);
+      if (w) this.writeWorker(w);
+    }
+    for (const key of j.dirtyEndpoints) {
+      const e = model.endpoints.get(key);
+      if (e) this.run('upsertEndpoint', e.task, e.name, e.address, e.attempt, e.job, e.registeredAt);
+      else this.run('deleteEndpoint', ...splitKey(key));
+    }
+    for (const key of j.dirtyMeta) {
+      const value = model.meta.get(key);
+      if (value !== undefined) this.run('upsertMeta', key, value);
+    }
+    for (const h of j.history) this.run('insertEvent', h.time, h.kind, h.name, h.state, h.reason);
+  }
+
+  private writeJob(j: Job): void {
+    this.run('upsertJob', j.name, j.parent, j.depth, JSON.stringify(j.spec), j.submittedAt, j.rootSubmittedAt, j.seq, j.state, j.reason,
+      j.startedAt, j.finishedAt, j.failedTasks);
+  }
+
+  private writeTask(t: Task): void {
+    this.run('upsertTask', t.id, t.job, t.index, t.state, t.attempt, t.submittedAt, t.seq, t.failures, t.preemptions, t.workerId,
+      t.exitCode, t.reason, t.startedAt, t.finishedAt);
+  }
+
+  private writeAttempt(a: Attempt): void {
+    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath);
+  }
+
+  private writeWorker(w: Worker): void {
+    const { state, ...spec } = w;
+    this.run('upsertWorker', w.id, JSON.stringify(spec), state);
+  }
+
+  /** History of a job, task or worker and everything below it (`/a` covers `/a/task-0#1`, `/a/b`). */
+  history(name: string, afterId: number, limit: number): HistoryEntry[] {
+    const s = this.stmt('history');
+    s.setReturnArrays(false);
+    return s.all(name, name + '/', name + '0', name + '#', name + '$', afterId, limit) as unknown as HistoryEntry[];
+  }
+}

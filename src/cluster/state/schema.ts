@@ -1,0 +1,111 @@
+/**
+ * SQLite schema of the cluster store and its migrations.
+ *
+ * Invariants:
+ * - `PRAGMA user_version` is the number of migrations applied; `migrate` applies the missing
+ *   ones in order inside one transaction, so a database is never half-migrated.
+ * - The database runs in WAL mode with synchronous=FULL: once COMMIT returns, the change
+ *   survives a crash or power loss (an acknowledged submit is durable).
+ * - Rows mirror the in-memory objects one to one (see persist.ts); `events` is an append-only
+ *   history of state changes used by `iris status`.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import { IrisError } from '../../errors.js';
+
+const MIGRATIONS: readonly string[] = [
+  // 1: initial schema
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE jobs (
+    name TEXT PRIMARY KEY,
+    parent TEXT,
+    depth INTEGER NOT NULL,
+    spec TEXT NOT NULL,
+    submitted_at INTEGER NOT NULL,
+    root_submitted_at INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    started_at INTEGER,
+    finished_at INTEGER,
+    failed_tasks INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    job TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    submitted_at INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    preemptions INTEGER NOT NULL,
+    worker_id TEXT,
+    exit_code INTEGER,
+    reason TEXT,
+    started_at INTEGER,
+    finished_at INTEGER
+  ) WITHOUT ROWID;
+  CREATE TABLE attempts (
+    task TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    worker_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    pid INTEGER,
+    exit_code INTEGER,
+    reason TEXT,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    log_path TEXT NOT NULL,
+    PRIMARY KEY (task, attempt)
+  ) WITHOUT ROWID;
+  CREATE TABLE workers (id TEXT PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE endpoints (
+    task TEXT NOT NULL,
+    name TEXT NOT NULL,
+    address TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    job TEXT NOT NULL,
+    registered_at INTEGER NOT NULL,
+    PRIMARY KEY (task, name)
+  ) WITHOUT ROWID;
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    time INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT
+  );
+  CREATE INDEX events_by_name ON events (name, id);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Pragmas for durability and speed; call once per connection before anything else. */
+export function configure(db: DatabaseSync, inMemory: boolean): void {
+  if (!inMemory) db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA foreign_keys = OFF');
+  db.exec('PRAGMA busy_timeout = 5000');
+}
+
+/** Bring the database to SCHEMA_VERSION. Refuses a database written by a newer iris. */
+export function migrate(db: DatabaseSync): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  const current = row.user_version;
+  if (current > SCHEMA_VERSION) {
+    throw new IrisError('conflict', `cluster database has schema version ${current}, newer than this iris understands (${SCHEMA_VERSION})`, 'upgrade iris');
+  }
+  if (current === SCHEMA_VERSION) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

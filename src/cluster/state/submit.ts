@@ -1,0 +1,78 @@
+/**
+ * Submission rules: which names may be (re)used, how a job and its tasks are built.
+ *
+ * - A name held by a non-final job is refused (conflict). A final job of the same name is
+ *   replaced together with its subtree (rows deleted; log files are not the store's concern).
+ * - A known parent in a final state refuses new children; an unknown parent is allowed
+ *   (orphan, its own tree root for ordering).
+ * - `seq` values come from the persisted counter `meta.seq` (the last value handed out): the
+ *   job takes the next one, its tasks the following ones, in index order.
+ */
+import { conflict, invalid } from '../../errors.js';
+import { jobDepth, parentJob, parseJobName, taskName } from '../model/names.js';
+import { isFinalJobState } from '../model/states.js';
+import type { Job, JobSpec, Task } from '../model/types.js';
+import type { ClusterModel } from './model.js';
+
+export interface PreparedSubmit {
+  job: Job;
+  tasks: Task[];
+  /** Existing jobs (a finished job of the same name and its subtree) to delete first. */
+  replaces: string[];
+  /** New value of the `seq` counter. */
+  nextSeq: number;
+}
+
+/** `name` followed by all jobs below it, parents before children. */
+export function subtreeOf(model: ClusterModel, name: string): string[] {
+  const out = [name];
+  for (let i = 0; i < out.length; i++) {
+    for (const child of model.children.get(out[i]!) ?? []) out.push(child);
+  }
+  return out;
+}
+
+function checkCount(what: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) throw invalid(`${what} must be an integer >= ${min} (got ${value})`);
+}
+
+export function prepareSubmit(model: ClusterModel, spec: JobSpec, now: number): PreparedSubmit {
+  const name = spec.name;
+  if (parseJobName(name) !== name) throw invalid(`job name "${name}" is not canonical (expected ${parseJobName(name)})`);
+  checkCount('replicas', spec.replicas, 1);
+  checkCount('maxRetries', spec.maxRetries, 0);
+  checkCount('maxTaskFailures', spec.maxTaskFailures, 0);
+  checkCount('maxPreemptions', spec.maxPreemptions, 0);
+
+  let replaces: string[] = [];
+  const existing = model.jobs.get(name)?.job;
+  if (existing) {
+    if (!isFinalJobState(existing.state)) {
+      throw conflict(`job ${name} is still ${existing.state}`, `cancel it first (iris cancel ${name}) or choose another name`);
+    }
+    replaces = subtreeOf(model, name);
+    for (const n of replaces) {
+      const j = model.jobs.get(n)!.job;
+      if (!isFinalJobState(j.state)) throw conflict(`job ${n} under ${name} is still ${j.state}`, `cancel it first (iris cancel ${n})`);
+    }
+  }
+
+  const parentName = parentJob(name);
+  const parent = parentName === null ? undefined : model.jobs.get(parentName)?.job;
+  if (parent && isFinalJobState(parent.state)) throw conflict(`parent job ${parent.name} has ended (${parent.state})`);
+
+  const base = Number(model.meta.get('seq') ?? '0');
+  const job: Job = {
+    name, spec, depth: jobDepth(name), parent: parentName, submittedAt: now,
+    rootSubmittedAt: parent ? parent.rootSubmittedAt : now, seq: base + 1, state: 'PENDING', reason: null,
+    startedAt: null, finishedAt: null, failedTasks: 0,
+  };
+  const tasks: Task[] = [];
+  for (let i = 0; i < spec.replicas; i++) {
+    tasks.push({
+      id: taskName(name, i), job: name, index: i, state: 'PENDING', attempt: 0, submittedAt: now, seq: base + 2 + i,
+      failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null,
+    });
+  }
+  return { job, tasks, replaces, nextSeq: base + 1 + spec.replicas };
+}

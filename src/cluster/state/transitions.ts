@@ -1,0 +1,130 @@
+/**
+ * Pure rules of the job and task lifecycles; the store applies them, these functions decide.
+ *
+ * - Every task/job state change goes through assertTaskTransition / assertJobTransition, which
+ *   check TASK_TRANSITIONS / JOB_TRANSITIONS from model/states.ts. An illegal transition is a
+ *   bug in iris, reported as an `internal` IrisError.
+ * - A job's state is derived from the tally of its tasks by JOB_STATE_RULES, an ordered table:
+ *   the first rule that holds wins. Final job states are sticky.
+ * - Failed attempts count against maxRetries (per task); once a task has failed for good it
+ *   counts against maxTaskFailures (per job). Preemptions count only against maxPreemptions
+ *   and never as failures.
+ */
+import { IrisError } from '../../errors.js';
+import {
+  TASK_STATES, canTransitionJob, canTransitionTask, isFinalJobState,
+  type AttemptOutcome, type AttemptState, type JobState, type TaskState,
+} from '../model/states.js';
+
+export function assertTaskTransition(id: string, from: TaskState, to: TaskState): void {
+  if (!canTransitionTask(from, to)) throw new IrisError('internal', `illegal task transition ${from} -> ${to} for ${id}`);
+}
+
+export function assertJobTransition(name: string, from: JobState, to: JobState): void {
+  if (!canTransitionJob(from, to)) throw new IrisError('internal', `illegal job transition ${from} -> ${to} for ${name}`);
+}
+
+export type TaskCounts = Record<TaskState, number>;
+
+export function emptyCounts(): TaskCounts {
+  const counts = {} as TaskCounts;
+  for (const s of TASK_STATES) counts[s] = 0;
+  return counts;
+}
+
+/** What the job-state rules look at. */
+export interface JobTally {
+  total: number;
+  counts: Readonly<TaskCounts>;
+  failedTasks: number;
+  maxTaskFailures: number;
+}
+
+export interface JobStateRule {
+  state: JobState;
+  /** Short description, for tests and docs. */
+  when: string;
+  holds: (t: JobTally) => boolean;
+}
+
+/** Ordered: the first rule that holds gives the job's state. */
+export const JOB_STATE_RULES: readonly JobStateRule[] = [
+  { state: 'FAILED', when: 'more tasks failed for good than maxTaskFailures', holds: (t) => t.failedTasks > t.maxTaskFailures },
+  { state: 'FAILED', when: 'a gang member failed, so its siblings are COSCHED_FAILED', holds: (t) => t.counts.COSCHED_FAILED > 0 },
+  { state: 'WORKER_FAILED', when: 'a task spent its preemption budget', holds: (t) => t.counts.WORKER_FAILED > 0 },
+  { state: 'UNSCHEDULABLE', when: 'a task is unschedulable', holds: (t) => t.counts.UNSCHEDULABLE > 0 },
+  { state: 'KILLED', when: 'a task was killed', holds: (t) => t.counts.KILLED > 0 },
+  {
+    state: 'SUCCEEDED',
+    when: 'every task succeeded, or failed within the maxTaskFailures tolerance',
+    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED === t.total,
+  },
+  { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
+  { state: 'PENDING', when: 'otherwise', holds: () => true },
+];
+
+/** The job's next state: sticky when already final, else the first matching rule. */
+export function deriveJobState(current: JobState, tally: JobTally): JobState {
+  if (isFinalJobState(current)) return current;
+  for (const rule of JOB_STATE_RULES) if (rule.holds(tally)) return rule.state;
+  return current;
+}
+
+/** How the store treats an attempt outcome. */
+export type OutcomeClass = 'succeeded' | 'failed' | 'preempted' | 'killed';
+
+export interface OutcomeVerdict {
+  kind: OutcomeClass;
+  attemptState: AttemptState;
+  exitCode: number | null;
+  /** Reason stored on the attempt ("exit 3", "timeout", "launch failed: …", preemption reason). */
+  reason: string | null;
+}
+
+export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
+  switch (outcome.kind) {
+    case 'exited':
+      if (outcome.exitCode === 0) return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: null };
+      return {
+        kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode,
+        reason: outcome.signal ? `killed by ${outcome.signal}` : `exit ${outcome.exitCode}`,
+      };
+    case 'timeout':
+      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'timeout' };
+    case 'launch_failed':
+      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: `launch failed: ${outcome.reason}` };
+    case 'preempted':
+      return { kind: 'preempted', attemptState: 'PREEMPTED', exitCode: null, reason: outcome.reason };
+    case 'killed':
+      return { kind: 'killed', attemptState: 'KILLED', exitCode: null, reason: outcome.reason };
+  }
+}
+
+/** After a failed attempt (task.failures already incremented): another attempt, or failed for good. */
+export function retryAfterFailure(failures: number, maxRetries: number): boolean {
+  return failures <= maxRetries;
+}
+
+/** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */
+export function retryAfterPreemption(preemptions: number, maxPreemptions: number): boolean {
+  return preemptions <= maxPreemptions;
+}
+
+/** Reason a task's failure gives its job: `task /j/task-2 failed (exit 3)`. */
+export function taskFailureReason(taskId: string, attemptReason: string | null): string {
+  return `task ${taskId} failed${attemptReason ? ` (${attemptReason})` : ''}`;
+}
+
+/** Reason the remaining tasks of a job that ended get. */
+export function endedJobTaskReason(state: JobState): string {
+  switch (state) {
+    case 'FAILED': return 'job failed';
+    case 'WORKER_FAILED': return 'job failed (worker failures)';
+    case 'UNSCHEDULABLE': return 'job unschedulable';
+    case 'SUCCEEDED': return 'job succeeded';
+    default: return 'job killed';
+  }
+}
+
+export const PARENT_ENDED = 'parent job ended';
+export const GANG_RESTARTED = 'gang restarted';
