@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// iris entry point. On a Node older than 22 (e.g. a system Node 20), re-run this script with the
+// Node 24 pinned as a devDependency (node_modules/.bin/node): stdio is inherited, SIGINT/SIGTERM/
+// SIGHUP sent to this process are forwarded, and the child's exit code or signal is passed on.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MIN_MAJOR = 22;
+const major = Number(process.versions.node.split('.')[0]);
+
+if (major < MIN_MAJOR) {
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  const pinned = join(root, 'node_modules', '.bin', 'node');
+  if (!existsSync(pinned)) {
+    process.stderr.write(
+      `Error: iris needs Node >= ${MIN_MAJOR} (this is ${process.version}).\n` +
+        `Hint: run \`npm ci\` in ${root} to install the pinned Node 24, or put Node >= ${MIN_MAJOR} on PATH.\n`,
+    );
+    process.exit(6);
+  }
+  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const forward = (signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // the child is already gone
+    }
+  };
+  for (const signal of forwarded) process.on(signal, forward);
+  child.on('error', (error) => {
+    process.stderr.write(`Error: could not start ${pinned}: ${error.message}\n`);
+    process.exit(70);
+  });
+  child.on('exit', (code, signal) => {
+    for (const name of forwarded) process.removeListener(name, forward);
+    if (signal) {
+      process.kill(process.pid, signal);
+      setTimeout(() => process.exit(128 + 1), 100);
+    } else {
+      process.exit(code ?? 70);
+    }
+  });
+} else {
+  // No top-level await: a process.exit() from oclif (e.g. EPIPE when piped to `head`) would
+  // otherwise print a "Detected unsettled top-level await" warning.
+  import('@oclif/core').then(({ execute, settings }) => {
+    // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
+    settings.enableAutoTranspile = false;
+    return execute({ dir: import.meta.url });
+  });
+}

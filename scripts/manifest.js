@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Generate oclif.manifest.json from the compiled commands in dist/ (no `oclif` dev CLI needed).
+//   node scripts/manifest.js          write oclif.manifest.json
+//   node scripts/manifest.js --check  exit 1 when the committed file differs from a fresh one
+// Run `npm run build` (or `tsc -p tsconfig.build.json`) first: the manifest is read from dist/.
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Plugin, settings } from '@oclif/core';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const file = join(root, 'oclif.manifest.json');
+const check = process.argv.includes('--check');
+
+/** Stable JSON: object keys sorted, so the file does not churn with module load order. */
+function sortKeys(value) {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));
+  }
+  return value;
+}
+
+async function freshManifest() {
+  settings.enableAutoTranspile = false;
+  const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, isRoot: true });
+  await plugin.load();
+  if (Object.keys(plugin.manifest.commands).length === 0) {
+    throw new Error('no commands found in dist/commands; run `tsc -p tsconfig.build.json` first');
+  }
+  return JSON.stringify(sortKeys(plugin.manifest), null, 2) + '\n';
+}
+
+const fresh = await freshManifest();
+if (check) {
+  let committed;
+  try {
+    committed = await readFile(file, 'utf8');
+  } catch {
+    console.error('oclif.manifest.json is missing; run `npm run build` and commit it');
+    process.exit(1);
+  }
+  // Compared exactly, version included: oclif ignores (and warns about) a manifest whose version
+  // differs from package.json, so a version bump without a rebuild is stale too.
+  if (committed !== fresh) {
+    console.error('oclif.manifest.json is stale: commands, flags or the version changed since it was generated.');
+    console.error('Run `npm run build` and commit oclif.manifest.json.');
+    process.exit(1);
+  }
+  console.log('oclif.manifest.json is up to date');
+} else {
+  await writeFile(file, fresh);
+  console.log(`wrote ${file} (${Object.keys(JSON.parse(fresh).commands).length} commands)`);
+}

@@ -1,0 +1,88 @@
+/**
+ * BaseCommand: every iris command extends it. It adds `--json` and owns the ONE error formatter
+ * (DESIGN.md principle 11):
+ *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr, exit err.exitCode, no stack;
+ *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
+ *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
+ *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
+ * Commands return their data; with --json oclif prints it as JSON on stdout.
+ */
+import { Command, Errors, toConfiguredId } from '@oclif/core';
+import { EXIT, IrisError } from './errors.js';
+import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+
+export interface ErrorBody {
+  error: { code: string; message: string; hint?: string };
+}
+
+function isIrisError(err: unknown): err is IrisError {
+  if (err instanceof IrisError) return true;
+  const e = err as Partial<IrisError> | null;
+  return !!e && typeof e === 'object' && (e as Error).name === 'IrisError' && typeof e.code === 'string' && typeof e.exitCode === 'number';
+}
+
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true;
+
+  private connected?: ConnectedClient;
+
+  /** The environment commands read (IRIS_HOME, IRIS_CONTROLLER_ADDRESS, …). */
+  protected get env(): NodeJS.ProcessEnv {
+    return process.env;
+  }
+
+  /** A client for the running cluster (errors with `unavailable` on first use when none runs). */
+  protected client(): ConnectedClient {
+    this.connected ??= connect(this.env);
+    return this.connected;
+  }
+
+  /** A client for the running cluster, starting a detached local one first when none answers. */
+  protected async clusterClient(): Promise<ConnectedClient> {
+    this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message));
+    return this.connected;
+  }
+
+  protected now(): number {
+    return Date.now();
+  }
+
+  /** Plain JSON (no colours) so scripts can parse it. */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+  }
+
+  /** One JSON document per line (NDJSON), for streams such as `iris logs --json`. */
+  protected logJsonLine(json: unknown): void {
+    process.stdout.write(JSON.stringify(json) + '\n');
+  }
+
+  /** Print an error the user can act on and exit with `exitCode`. */
+  protected fail(code: string, message: string, hint: string | undefined, exitCode: number): never {
+    if (this.jsonEnabled()) {
+      const body: ErrorBody = { error: { code, message, ...(hint ? { hint } : {}) } };
+      this.logJson(body);
+    } else {
+      process.stderr.write(`Error: ${message}\n${hint ? `Hint: ${hint}\n` : ''}`);
+    }
+    return this.exit(exitCode);
+  }
+
+  protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<never> {
+    if (err instanceof Errors.ExitError) throw err;
+    if (isIrisError(err)) return this.fail(err.code, err.message, err.hint, err.exitCode);
+    // Flag and argument parsing failed: oclif's CLIErrors, or a flag's own parser (before `parsed`).
+    if (err instanceof Errors.CLIError || !this.parsed) {
+      const message = err.message.replace(/^Parsing (--\S+)\s*\n\t/, '$1: ').replace(/\nSee more help with --help$/, '');
+      const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help'].filter(Boolean).join(' ');
+      return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
+    }
+    if (this.jsonEnabled()) {
+      this.logJson({ error: { code: 'internal', message: err.message ?? String(err) } } satisfies ErrorBody);
+      process.stderr.write(`${err.stack ?? String(err)}\n`);
+    } else {
+      process.stderr.write(`iris: internal error (a bug, please report it)\n${err.stack ?? String(err)}\n`);
+    }
+    return this.exit(EXIT.internal);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * How commands reach a cluster: `connect` builds the socket client for this environment;
+ * `ensureCluster` also starts a detached local cluster with default settings when none answers
+ * (used by `iris submit` and `iris run`). Inside a task (IRIS_CONTROLLER_ADDRESS set) it never
+ * starts one: the task's cluster is the one to talk to.
+ */
+import type { IrisClient } from './types.js';
+import { SocketClient } from './socket-client.js';
+import { resolveHome, resolveSocket } from './address.js';
+import { startDetached } from './launcher.js';
+import { IrisError } from '../errors.js';
+
+export type ConnectedClient = IrisClient & { ping(): Promise<boolean> };
+
+export function connect(env: NodeJS.ProcessEnv = process.env): ConnectedClient {
+  return new SocketClient(resolveSocket(env), env);
+}
+
+export async function ensureCluster(env: NodeJS.ProcessEnv, log: (message: string) => void): Promise<ConnectedClient> {
+  const client = connect(env);
+  if (await client.ping()) return client;
+  if (env.IRIS_CONTROLLER_ADDRESS) {
+    throw new IrisError(
+      'unavailable',
+      `the iris cluster at ${env.IRIS_CONTROLLER_ADDRESS} does not answer`,
+      'this task was started by a cluster that has stopped',
+    );
+  }
+  const { pid, socket } = await startDetached(resolveHome(env), { env });
+  log(`Started a local iris cluster (pid ${pid}, socket ${socket})`);
+  return connect(env);
+}

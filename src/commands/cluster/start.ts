@@ -1,0 +1,64 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { resolveHome } from '../../client/address.js';
+import { startDetached } from '../../client/launcher.js';
+import { conflict } from '../../errors.js';
+
+export default class ClusterStart extends BaseCommand {
+  static override summary = 'Start the local cluster (controller, scheduler and workers in this process).';
+  static override description =
+    'Runs in the foreground until Ctrl-C (SIGINT) or SIGTERM, which stop it gracefully: running tasks get SIGTERM, ' +
+    'a grace period, then SIGKILL. With --detach it starts in the background, waits until its socket answers and returns. ' +
+    'State lives in IRIS_HOME (default ~/.iris); workers come from the config file (iris.config.ts, .irisrc.yaml, …) ' +
+    "or default to one worker with this machine's CPUs and memory.";
+
+  static override examples = [
+    '<%= config.bin %> cluster start',
+    '<%= config.bin %> cluster start --detach',
+    '<%= config.bin %> cluster start --config ./iris.config.ts --detach',
+    'IRIS_HOME=/tmp/iris-dev <%= config.bin %> cluster start',
+  ];
+
+  static override flags = {
+    detach: Flags.boolean({ char: 'd', summary: 'Run in the background and return once the cluster answers.', exclusive: ['foreground'] }),
+    foreground: Flags.boolean({ summary: 'Run in the foreground (the default).', exclusive: ['detach'] }),
+    config: Flags.string({ summary: 'Path to a config file (default: found by searching from the current directory).' }),
+  };
+
+  async run(): Promise<{ pid: number; socket: string; detached: boolean } | undefined> {
+    const { flags } = await this.parse(ClusterStart);
+    const client = this.client();
+    if (await client.ping()) {
+      const info = await client.cluster();
+      throw conflict(`a cluster is already running (pid ${info.pid})`, `it answers on ${info.socket}; stop it with \`iris cluster stop\``);
+    }
+    const home = resolveHome(this.env);
+    if (flags.detach) {
+      const started = await startDetached(home, { configPath: flags.config, env: this.env });
+      this.log(`iris cluster started in the background (pid ${started.pid}, socket ${started.socket})`);
+      return { ...started, detached: true };
+    }
+    // Loaded only here: the whole cluster (store, scheduler, runtime) is not needed by other paths.
+    const { runCluster } = await import('../../cluster/daemon.js');
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    try {
+      await runCluster({
+        home,
+        configPath: flags.config,
+        signal: abort.signal,
+        onReady: (info) => {
+          if (this.jsonEnabled()) this.logJsonLine({ ...info, detached: false });
+          else this.log(`iris cluster ready on ${info.socket}`);
+        },
+      });
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    this.logToStderr('iris cluster stopped');
+    return undefined;
+  }
+}

@@ -1,0 +1,39 @@
+import { Flags } from '@oclif/core';
+import type { JobFilter, JobSummary } from '../api/types.js';
+import { BaseCommand } from '../base-command.js';
+import { hideOldTrees, parseStates } from '../ui/job-filter.js';
+import { renderJobsTree } from '../ui/jobs-tree.js';
+
+export default class Jobs extends BaseCommand {
+  static override summary = 'List jobs as a tree: state, tasks, user, age and reason.';
+  static override description =
+    'Children are shown under their parents. Job trees that finished more than an hour ago are hidden unless --all is given. ' +
+    'Filters apply to single jobs; a job whose parent is filtered out is shown with its full path.';
+
+  static override examples = [
+    '<%= config.bin %> jobs',
+    '<%= config.bin %> jobs --state running,pending',
+    '<%= config.bin %> jobs --prefix train --user alice',
+    '<%= config.bin %> jobs --all --json',
+  ];
+
+  static override flags = {
+    state: Flags.string({ char: 's', summary: 'Only jobs in these states (repeatable or comma-separated, e.g. running,pending).', multiple: true, multipleNonGreedy: true }),
+    prefix: Flags.string({ char: 'p', summary: 'Only jobs at or below this path (e.g. train).' }),
+    user: Flags.string({ char: 'u', summary: 'Only jobs of this user.' }),
+    all: Flags.boolean({ char: 'a', summary: 'Include job trees that finished more than an hour ago.' }),
+  };
+
+  async run(): Promise<JobSummary[]> {
+    const { flags } = await this.parse(Jobs);
+    const filter: JobFilter = {};
+    if (flags.state) filter.state = parseStates(flags.state);
+    if (flags.prefix) filter.prefix = flags.prefix;
+    if (flags.user) filter.user = flags.user;
+    const now = this.now();
+    const all = await this.client().jobs(filter);
+    const jobs = flags.all ? all : hideOldTrees(all, now);
+    this.log(renderJobsTree(jobs, now));
+    return jobs;
+  }
+}

@@ -1,0 +1,54 @@
+import { Args, Flags } from '@oclif/core';
+import type { LogQuery } from '../api/types.js';
+import { BaseCommand } from '../base-command.js';
+import { parseSince } from '../ui/format.js';
+import { formatLogLine } from '../ui/logs.js';
+
+export default class Logs extends BaseCommand {
+  static override summary = 'Show the logs of a job (all its tasks and descendants) or of one task.';
+  static override description =
+    'Each line is prefixed with its time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child jobs as `eval/task-0[0]`). ' +
+    "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object (NDJSON) on stdout.";
+
+  static override examples = [
+    '<%= config.bin %> logs train',
+    '<%= config.bin %> logs train/task-0 --attempt 1',
+    '<%= config.bin %> logs train -f',
+    '<%= config.bin %> logs train --tail 50 --since 10m',
+    '<%= config.bin %> logs train --json | jq .text',
+  ];
+
+  static override args = {
+    target: Args.string({ description: 'A job (train, train/eval) or a task (train/task-0).', required: true }),
+  };
+
+  static override flags = {
+    follow: Flags.boolean({ char: 'f', summary: 'Keep streaming until the job and its descendants end.' }),
+    tail: Flags.integer({ char: 'n', summary: 'Only the last N lines (per task) before following.', min: 0 }),
+    since: Flags.string({ summary: 'Only lines since a duration ago (10m, 1h) or an ISO time.' }),
+    attempt: Flags.integer({ summary: 'Only this attempt (0, 1, …).', min: 0 }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Logs);
+    const target = args.target.startsWith('/') ? args.target : '/' + args.target;
+    const query: LogQuery = { target, follow: flags.follow };
+    if (flags.tail !== undefined) query.tail = flags.tail;
+    if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
+    if (flags.attempt !== undefined) query.attempt = flags.attempt;
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    try {
+      for await (const line of this.client().logs(query, abort.signal)) {
+        if (this.jsonEnabled()) this.logJsonLine(line);
+        else (line.stream === 'stderr' ? process.stderr : process.stdout).write(formatLogLine(line, target) + '\n');
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+    } finally {
+      process.off('SIGINT', stop);
+    }
+    if (abort.signal.aborted) this.exit(130);
+  }
+}

@@ -1,0 +1,58 @@
+/** Renderers for workers, the cluster summary and endpoints. */
+import type { ClusterInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
+import { describeDevice } from '../cluster/model/resources.js';
+import { formatAge, formatCores, formatMemory } from './format.js';
+import { renderFields, renderTable } from './table.js';
+
+const WELL_KNOWN = new Set(['device-type', 'device-variant']);
+
+export function formatAttributes(attributes: Record<string, string>): string {
+  return Object.keys(attributes)
+    .filter((key) => !WELL_KNOWN.has(key))
+    .sort()
+    .map((key) => `${key}=${attributes[key]}`)
+    .join(' ');
+}
+
+export function renderWorkers(workers: readonly WorkerInfo[]): string {
+  return renderTable(workers, [
+    { header: 'WORKER', value: (w) => w.id },
+    { header: 'STATE', value: (w) => w.state },
+    { header: 'DEVICE', value: (w) => describeDevice(w.device) },
+    { header: 'CPU', value: (w) => `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}` },
+    { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },
+    { header: 'DEVICES', value: (w) => (w.capacity.devices > 0 ? `${w.used.devices}/${w.capacity.devices}` : '-') },
+    { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
+    { header: 'ATTRIBUTES', value: (w) => formatAttributes(w.attributes) },
+  ], 'no workers');
+}
+
+export function renderClusterStatus(info: ClusterInfo, now: number): string {
+  const sum = (pick: (w: WorkerInfo) => number) => info.workers.reduce((total, w) => total + pick(w), 0);
+  const devices = sum((w) => w.capacity.devices);
+  const jobs = Object.entries(info.queue.jobs)
+    .filter(([, count]) => (count ?? 0) > 0)
+    .map(([state, count]) => `${count} ${state}`)
+    .join(', ');
+  const fields: Array<[string, string]> = [
+    ['Cluster', `${info.clusterId} (pid ${info.pid}, iris ${info.version})`],
+    ['Socket', info.socket],
+    ['Home', info.home],
+    ['Up', formatAge(info.startedAt, now)],
+    ['Workers', `${info.workers.length} (${info.workers.filter((w) => w.state === 'READY').length} ready)`],
+    ['CPU', `${formatCores(sum((w) => w.used.cpuMillis))}/${formatCores(sum((w) => w.capacity.cpuMillis))} cores in use`],
+    ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
+  ];
+  if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
+  fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none']);
+  return [renderFields(fields), '', renderWorkers(info.workers)].join('\n');
+}
+
+export function renderEndpoints(endpoints: readonly EndpointInfo[], now: number): string {
+  return renderTable(endpoints, [
+    { header: 'NAME', value: (e) => e.name },
+    { header: 'ADDRESS', value: (e) => e.address },
+    { header: 'TASK', value: (e) => `${e.task}[${e.attempt}]` },
+    { header: 'AGE', value: (e) => formatAge(e.registeredAt, now) },
+  ], 'no endpoints');
+}

@@ -1,0 +1,80 @@
+/**
+ * `iris status JOB`: the job's fields, one row per task with its current attempt, then every
+ * attempt (worker, exit code, duration, reason), then the children.
+ */
+import type { JobDetail, TaskInfo } from '../api/types.js';
+import { formatConstraint } from '../cluster/model/constraints.js';
+import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
+import { formatTaskCounts } from './jobs-tree.js';
+import { renderFields, renderTable } from './table.js';
+
+const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
+
+export function renderJobDetail(job: JobDetail, now: number): string {
+  const fields: Array<[string, string]> = [
+    ['Job', job.name],
+    ['State', job.state],
+  ];
+  if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
+  fields.push(
+    ['User', job.user],
+    ['Command', job.command.map(quoteArg).join(' ')],
+    ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],
+    // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
+    ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
+  );
+  if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
+  if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
+  fields.push(
+    ['Retries', `max ${job.maxRetries} retries, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
+  );
+  if (job.timeoutMs !== null) fields.push(['Timeout', formatDuration(job.timeoutMs)]);
+  if (job.schedulingTimeoutMs !== null) fields.push(['Scheduling timeout', formatDuration(job.schedulingTimeoutMs)]);
+  fields.push(
+    ['Submitted', `${formatAge(job.submittedAt, now)} ago`],
+    ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
+  );
+  const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now))];
+  const attempts = job.taskList.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
+  if (attempts.length > 0) {
+    sections.push('', 'Attempts:', indent(renderTable(attempts, [
+      { header: 'TASK', value: (r) => r.task.id },
+      { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
+      { header: 'STATE', value: (r) => r.attempt.state },
+      { header: 'WORKER', value: (r) => r.attempt.workerId },
+      { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
+      { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
+      { header: 'REASON', value: (r) => r.attempt.reason ?? '' },
+    ])));
+  }
+  if (job.children.length > 0) {
+    sections.push('', 'Children:', indent(renderTable(job.children, [
+      { header: 'JOB', value: (c) => c.name },
+      { header: 'STATE', value: (c) => c.state },
+      { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
+      { header: 'REASON', value: (c) => c.reason ?? '' },
+    ])));
+  }
+  return sections.join('\n');
+}
+
+export function renderTasks(tasks: readonly TaskInfo[], now: number): string {
+  return renderTable(tasks, [
+    { header: 'TASK', value: (t) => t.id },
+    { header: 'STATE', value: (t) => t.state },
+    { header: 'ATTEMPT', value: (t) => String(t.attempt), right: true },
+    { header: 'WORKER', value: (t) => dash(t.workerId) },
+    { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
+    { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
+    { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
+    { header: 'REASON', value: (t) => t.reason ?? '' },
+  ], 'no tasks');
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((line) => (line ? '  ' + line : line)).join('\n');
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

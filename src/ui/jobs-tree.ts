@@ -1,0 +1,74 @@
+/**
+ * The `iris jobs` tree: jobs ordered as a tree by path, each row indented under its parent with
+ * box-drawing guides, then state, a task summary, user, age and reason. A job whose parent is not
+ * in the list (filtered out or unknown) is shown as a root with its full path.
+ */
+import type { JobSummary, TaskCounts } from '../api/types.js';
+import { formatAge } from './format.js';
+import { renderTable, type Column } from './table.js';
+
+export interface TreeRow {
+  job: JobSummary;
+  /** Guides plus the label: `├─ eval` or `/train` for a root. */
+  label: string;
+}
+
+/** Order jobs depth-first by name and compute each row's label. */
+export function jobTreeRows(jobs: readonly JobSummary[]): TreeRow[] {
+  const byName = new Map(jobs.map((job) => [job.name, job]));
+  const children = new Map<string, JobSummary[]>();
+  const roots: JobSummary[] = [];
+  for (const job of jobs) {
+    const parent = job.parent ?? parentOf(job.name);
+    if (parent && byName.has(parent)) {
+      const list = children.get(parent) ?? [];
+      list.push(job);
+      children.set(parent, list);
+    } else {
+      roots.push(job);
+    }
+  }
+  const byNameOrder = (a: JobSummary, b: JobSummary) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const rows: TreeRow[] = [];
+  const visit = (job: JobSummary, prefix: string, last: boolean, root: boolean) => {
+    const leaf = job.name.slice(job.name.lastIndexOf('/') + 1);
+    rows.push({ job, label: root ? job.name : `${prefix}${last ? '└─ ' : '├─ '}${leaf}` });
+    const kids = (children.get(job.name) ?? []).sort(byNameOrder);
+    const nextPrefix = root ? '' : prefix + (last ? '   ' : '│  ');
+    kids.forEach((kid, i) => visit(kid, nextPrefix, i === kids.length - 1, false));
+  };
+  for (const root of roots.sort(byNameOrder)) visit(root, '', true, true);
+  return rows;
+}
+
+function parentOf(name: string): string | null {
+  const cut = name.lastIndexOf('/');
+  return cut <= 0 ? null : name.slice(0, cut);
+}
+
+const SHORT: Record<string, string> = {
+  PENDING: 'pending', ASSIGNED: 'assigned', RUNNING: 'running', SUCCEEDED: 'ok', FAILED: 'failed', KILLED: 'killed',
+  UNSCHEDULABLE: 'unschedulable', WORKER_FAILED: 'worker-failed', PREEMPTED: 'preempted', COSCHED_FAILED: 'cosched-failed',
+};
+const ORDER = ['RUNNING', 'ASSIGNED', 'PENDING', 'SUCCEEDED', 'FAILED', 'PREEMPTED', 'KILLED', 'COSCHED_FAILED', 'UNSCHEDULABLE', 'WORKER_FAILED'];
+
+/** `3/4 ok, 1 running` style summary of a job's tasks. */
+export function formatTaskCounts(counts: TaskCounts): string {
+  const ok = counts.byState.SUCCEEDED ?? 0;
+  const rest = ORDER.filter((state) => state !== 'SUCCEEDED' && (counts.byState[state as keyof TaskCounts['byState']] ?? 0) > 0).map(
+    (state) => `${counts.byState[state as keyof TaskCounts['byState']]} ${SHORT[state]}`,
+  );
+  return [`${ok}/${counts.total} ok`, ...rest].join(', ');
+}
+
+export function renderJobsTree(jobs: readonly JobSummary[], now: number): string {
+  const columns: Column<TreeRow>[] = [
+    { header: 'JOB', value: (r) => r.label },
+    { header: 'STATE', value: (r) => r.job.state },
+    { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
+    { header: 'USER', value: (r) => r.job.user },
+    { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },
+    { header: 'REASON', value: (r) => r.job.reason ?? '' },
+  ];
+  return renderTable(jobTreeRows(jobs), columns, 'no jobs');
+}

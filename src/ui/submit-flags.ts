@@ -1,0 +1,116 @@
+/**
+ * The flags shared by `iris submit` and `iris run`, and the pure step from parsed flags to a
+ * SubmitRequest. Resource, duration and constraint strings are sent as typed (the server parses
+ * and validates them with the model's parsers); only `--env` is split here.
+ */
+import { Flags } from '@oclif/core';
+import type { SubmitRequest } from '../api/types.js';
+import { invalid } from '../errors.js';
+
+export const submitFlags = {
+  name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),
+  replicas: Flags.integer({ char: 'r', summary: 'Number of tasks (replicas) of the job.', min: 1 }),
+  cpu: Flags.string({ summary: 'CPU cores per task; fractions allowed (0.5).' }),
+  memory: Flags.string({ char: 'm', summary: 'Memory per task, e.g. 512M or 4GiB.' }),
+  gpu: Flags.string({ summary: 'GPUs per task: COUNT, VARIANT or VARIANTxCOUNT (8, H100, H100x8).', exclusive: ['tpu'] }),
+  tpu: Flags.string({ summary: 'TPU variant per task, e.g. v5litepod-16.', exclusive: ['gpu'] }),
+  env: Flags.string({ char: 'e', summary: 'Environment variable KEY=VALUE for every task (repeatable).', multiple: true, multipleNonGreedy: true }),
+  constraint: Flags.string({
+    char: 'c',
+    summary: 'Worker attribute constraint (repeatable): k=v, k!=v, "k in (a,b)", "k notin (a,b)", k, !k, k>N, k>=N, k<N, k<=N.',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
+  coschedule: Flags.string({ summary: 'Place all tasks at once on workers sharing one value of this attribute (e.g. tpu-name).' }),
+  'max-retries': Flags.integer({ summary: 'Retries per task after a non-zero exit (default 0).', min: 0 }),
+  'max-task-failures': Flags.integer({ summary: 'Tasks that may fail for good before the job fails (default 0).', min: 0 }),
+  'max-preemptions': Flags.integer({ summary: 'Preemptions per task before it gives up (default 100).', min: 0 }),
+  timeout: Flags.string({ summary: 'Stop an attempt that runs longer than this, e.g. 30s, 10m, 2h (a failure).' }),
+  'scheduling-timeout': Flags.string({ summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.' }),
+  user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
+  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory).' }),
+};
+
+export interface SubmitFlagValues {
+  name?: string;
+  replicas?: number;
+  cpu?: string;
+  memory?: string;
+  gpu?: string;
+  tpu?: string;
+  env?: string[];
+  constraint?: string[];
+  coschedule?: string;
+  'max-retries'?: number;
+  'max-task-failures'?: number;
+  'max-preemptions'?: number;
+  timeout?: string;
+  'scheduling-timeout'?: string;
+  user?: string;
+  cwd?: string;
+}
+
+/** `KEY=VALUE` pairs -> object. The value may contain `=` and may be empty; the key may not. */
+export function parseEnvPairs(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const cut = pair.indexOf('=');
+    const key = cut < 0 ? pair : pair.slice(0, cut);
+    if (cut < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+      throw invalid(
+        `invalid --env "${pair}": expected KEY=VALUE with KEY made of letters, digits and "_" (not starting with a digit)`,
+        'for example: -e LR=0.01 -e DATA_DIR=/data',
+      );
+    }
+    env[key] = pair.slice(cut + 1);
+  }
+  return env;
+}
+
+/**
+ * The command to run: everything after the first `--` in the raw argv, or the parsed leftover
+ * arguments when no `--` was given. An unknown flag before the command is a usage error.
+ */
+export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly string[]): string[] {
+  const dashdash = rawArgv.indexOf('--');
+  const command = dashdash >= 0 ? rawArgv.slice(dashdash + 1) : [...parsedArgv];
+  if (dashdash >= 0) {
+    // Parsed leftovers that are not part of the command came before "--": stray words or unknown flags.
+    const rest = [...parsedArgv];
+    for (const arg of command) {
+      const at = rest.indexOf(arg);
+      if (at >= 0) rest.splice(at, 1);
+    }
+    const stray = rest.find((arg) => arg !== '--');
+    if (stray !== undefined) {
+      const what = stray.startsWith('-') ? `unknown flag "${stray}"` : `unexpected argument "${stray}" before "--"`;
+      throw invalid(what, 'put flags before "--" and the command after it: iris submit --cpu 1 -- python train.py');
+    }
+  } else if (command.length > 0 && command[0]!.startsWith('-')) {
+    throw invalid(`unknown flag "${command[0]}"`, 'see the flags with --help; put the command after "--"');
+  }
+  if (command.length === 0) {
+    throw invalid('no command given', 'put the command after "--": iris submit --cpu 1 -- python train.py');
+  }
+  return command;
+}
+
+export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string }): SubmitRequest {
+  const request: SubmitRequest = { command, cwd: flags.cwd ?? defaults.cwd };
+  if (flags.name !== undefined) request.name = flags.name;
+  if (flags.replicas !== undefined) request.replicas = flags.replicas;
+  if (flags.cpu !== undefined) request.cpu = flags.cpu;
+  if (flags.memory !== undefined) request.memory = flags.memory;
+  if (flags.gpu !== undefined) request.gpu = flags.gpu;
+  if (flags.tpu !== undefined) request.tpu = flags.tpu;
+  if (flags.env && flags.env.length > 0) request.env = parseEnvPairs(flags.env);
+  if (flags.constraint && flags.constraint.length > 0) request.constraints = [...flags.constraint];
+  if (flags.coschedule !== undefined) request.coschedule = flags.coschedule;
+  if (flags['max-retries'] !== undefined) request.maxRetries = flags['max-retries'];
+  if (flags['max-task-failures'] !== undefined) request.maxTaskFailures = flags['max-task-failures'];
+  if (flags['max-preemptions'] !== undefined) request.maxPreemptions = flags['max-preemptions'];
+  if (flags.timeout !== undefined) request.timeout = flags.timeout;
+  if (flags['scheduling-timeout'] !== undefined) request.schedulingTimeout = flags['scheduling-timeout'];
+  if (flags.user !== undefined) request.user = flags.user;
+  return request;
+}
