@@ -46,16 +46,23 @@ export class FreePool {
     for (node >>= 1; node >= 1; node >>= 1) this.pull(node);
   }
 
-  /** Position (into `members`) of the first member that fits, or -1. */
-  findFirst(cpu: number, mem: number, dev: number): number {
-    if (this.members.length === 0) return -1;
-    return this.descend(1, cpu, mem, dev);
+  /**
+   * Position (into `members`) of the first member at or after `from` that fits, or -1. Callers
+   * keep `from` per task shape: free capacity only shrinks within a pass, so members before the
+   * last answer for a shape can never fit that shape again and need not be searched.
+   */
+  findFirst(cpu: number, mem: number, dev: number, from = 0): number {
+    if (from >= this.members.length) return -1;
+    return this.descend(1, 0, this.size, from, cpu, mem, dev);
   }
 
-  private descend(node: number, cpu: number, mem: number, dev: number): number {
+  /** Search node covering positions [lo, lo + span) restricted to positions >= from. */
+  private descend(node: number, lo: number, span: number, from: number, cpu: number, mem: number, dev: number): number {
+    if (lo + span <= from) return -1;
     if (this.cpu[node]! < cpu || this.mem[node]! < mem || this.dev[node]! < dev) return -1;
-    if (node >= this.size) return node - this.size;
-    const left = this.descend(2 * node, cpu, mem, dev);
-    return left >= 0 ? left : this.descend(2 * node + 1, cpu, mem, dev);
+    if (span === 1) return lo;
+    const half = span >> 1;
+    const left = this.descend(2 * node, lo, half, from, cpu, mem, dev);
+    return left >= 0 ? left : this.descend(2 * node + 1, lo + half, half, from, cpu, mem, dev);
   }
 }

@@ -5,8 +5,9 @@
  * 1. Order pending tasks (order.ts); tasks of unknown jobs are ignored.
  * 2. Gangs first, in queue order of their first task: all-or-nothing (gang.ts).
  * 3. Independent tasks: first-fit in queue order with no head-of-line blocking — a task that
- *    does not fit is skipped and smaller ones behind it still run. Once a task shape fails, every
- *    later task of the same shape fails in O(1) (free capacity only shrinks within a pass).
+ *    does not fit is skipped and smaller ones behind it still run. Free capacity only shrinks
+ *    within a pass, so per task shape we keep a cursor (workers before it never fit that shape
+ *    again) and a failed flag (every later task of a shape that failed fails in O(1)).
  * Within both phases a user at/over a running quota (at the start or after this pass's own
  * placements) has their remaining work deferred behind everyone else's, keeping its order.
  * 4. Every job with tasks still pending gets one human reason (explain.ts).
@@ -16,15 +17,28 @@ import { devicesNeeded, shapeKey, staticKey } from './fit.js';
 import { explainJob } from './explain.js';
 import { GangPlacer } from './gang.js';
 import { orderPending } from './order.js';
+import type { FreePool } from './pool.js';
 import { QuotaTracker } from './quota.js';
 import { ScratchCapacity } from './scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from './types.js';
 
-interface JobInfo {
-  job: SchedulerJob;
+/** Per task shape (static key + amounts): where first-fit resumes, and whether it already failed. */
+interface Shape {
+  key: string;
   staticKey: string;
-  shapeKey: string;
   devices: number;
+  pool: FreePool | null;
+  cursor: number;
+  failed: boolean;
+}
+
+interface JobState {
+  job: SchedulerJob;
+  shape: Shape;
+  hasQuota: boolean;
+  tasks: SchedulerTask[];
+  placed: number;
+  quotaDeferred: boolean;
 }
 
 export function schedule(snapshot: Snapshot): Plan {
@@ -33,46 +47,46 @@ export function schedule(snapshot: Snapshot): Plan {
   const gangs = new GangPlacer(scratch, candidates);
   const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
   const placements: Placement[] = [];
-  const placed = new Set<string>();
-  const quotaDeferredJobs = new Set<string>();
-  const infos = new Map<string, JobInfo>();
-  const infoOf = (job: SchedulerJob): JobInfo => {
-    let info = infos.get(job.name);
-    if (!info) {
-      info = { job, staticKey: staticKey(job), shapeKey: shapeKey(job), devices: devicesNeeded(job.resources) };
-      infos.set(job.name, info);
-    }
-    return info;
-  };
 
-  // Split the queue into gangs (by job, in order of their first task) and independent tasks.
-  const gangTasks = new Map<string, SchedulerTask[]>();
-  const independent: SchedulerTask[] = [];
-  const independentJob: SchedulerJob[] = [];
-  let lastName: string | null = null;
-  let lastJob: SchedulerJob | undefined;
+  // Group the queue by job, keeping queue order (of first task) for jobs and tasks.
+  const shapes = new Map<string, Shape>();
+  const states = new Map<string, JobState>();
+  const gangJobs: JobState[] = [];
+  const independent: JobState[] = [];
+  const independentTasks: SchedulerTask[] = [];
+  let last: JobState | undefined;
   for (const task of orderPending(snapshot)) {
-    if (task.job !== lastName) {
-      lastName = task.job;
-      lastJob = snapshot.jobs.get(task.job);
+    if (!last || last.job.name !== task.job) {
+      last = states.get(task.job);
+      if (!last) {
+        const job = snapshot.jobs.get(task.job);
+        if (!job) continue;
+        const key = shapeKey(job);
+        let shape = shapes.get(key);
+        if (!shape) {
+          shape = { key, staticKey: staticKey(job), devices: devicesNeeded(job.resources), pool: null, cursor: 0, failed: false };
+          shapes.set(key, shape);
+        }
+        last = { job, shape, hasQuota: snapshot.quotas.has(job.user), tasks: [], placed: 0, quotaDeferred: false };
+        states.set(task.job, last);
+        if (job.coschedule !== null) gangJobs.push(last);
+      }
     }
-    if (!lastJob) continue;
-    if (lastJob.coschedule !== null) {
-      let list = gangTasks.get(lastJob.name);
-      if (!list) gangTasks.set(lastJob.name, (list = []));
-      list.push(task);
-    } else {
-      independent.push(task);
-      independentJob.push(lastJob);
+    last.tasks.push(task);
+    if (last.job.coschedule === null) {
+      independent.push(last);
+      independentTasks.push(task);
     }
   }
+  const overQuota = (state: JobState): boolean => state.hasQuota && quota.overReason(state.job.user) !== null;
 
-  // Gangs.
+  // Gangs: all-or-nothing; a failed (shape, attribute, size) is not retried this pass.
   const failedGangs = new Set<string>();
-  const placeGang = (job: SchedulerJob, tasks: SchedulerTask[]): void => {
+  const placeGang = (state: JobState): void => {
+    const job = state.job;
     const attribute = job.coschedule!;
-    const members = [...tasks].sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : 1));
-    const key = `${infoOf(job).shapeKey}@${attribute}@${members.length}`;
+    const members = [...state.tasks].sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : 1));
+    const key = `${state.shape.key}@${attribute}@${members.length}`;
     if (failedGangs.has(key)) return;
     const chosen = gangs.choose(job, attribute, members.length);
     if (!chosen) {
@@ -82,82 +96,73 @@ export function schedule(snapshot: Snapshot): Plan {
     const devices = gangs.commit(job, chosen);
     members.forEach((task, k) => {
       placements.push({ task: task.id, job: job.name, workerId: scratch.workers[chosen[k]!]!.id, deviceIndices: devices[k]! });
-      placed.add(task.id);
       quota.add(job.user, job.resources);
     });
+    state.placed = members.length;
   };
-  const deferredGangs: Array<[SchedulerJob, SchedulerTask[]]> = [];
-  for (const [name, tasks] of gangTasks) {
-    const job = snapshot.jobs.get(name)!;
-    if (quota.overReason(job.user) !== null) {
-      deferredGangs.push([job, tasks]);
-      quotaDeferredJobs.add(name);
+  const deferredGangs: JobState[] = [];
+  for (const state of gangJobs) {
+    if (overQuota(state)) {
+      state.quotaDeferred = true;
+      deferredGangs.push(state);
     } else {
-      placeGang(job, tasks);
+      placeGang(state);
     }
   }
-  for (const [job, tasks] of deferredGangs) placeGang(job, tasks);
+  for (const state of deferredGangs) placeGang(state);
 
   // Independent tasks: first-fit through the FreePool of the job's static key.
-  const failedShapes = new Set<string>();
-  const placeTask = (task: SchedulerTask, job: SchedulerJob): void => {
-    const info = infoOf(job);
-    if (failedShapes.has(info.shapeKey)) return;
+  const placeTask = (task: SchedulerTask, state: JobState): void => {
+    const shape = state.shape;
+    if (shape.failed) return;
+    const job = state.job;
     const res = job.resources;
-    const pool = candidates.poolOf(job, info.staticKey);
-    const position = pool.findFirst(res.cpuMillis, res.memoryBytes, info.devices);
+    shape.pool ??= candidates.poolOf(job, shape.staticKey);
+    const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
     if (position < 0) {
-      failedShapes.add(info.shapeKey);
+      shape.failed = true;
       return;
     }
-    const w = pool.members[position]!;
+    shape.cursor = position;
+    const w = shape.pool.members[position]!;
     const deviceIndices = scratch.consume(w, res);
     placements.push({ task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
-    placed.add(task.id);
-    quota.add(job.user, res);
+    state.placed++;
+    if (state.hasQuota) quota.add(job.user, res);
   };
   const deferred: number[] = [];
   for (let i = 0; i < independent.length; i++) {
-    const job = independentJob[i]!;
-    if (quota.overReason(job.user) !== null) {
+    const state = independent[i]!;
+    if (overQuota(state)) {
+      state.quotaDeferred = true;
       deferred.push(i);
-      quotaDeferredJobs.add(job.name);
     } else {
-      placeTask(independent[i]!, job);
+      placeTask(independentTasks[i]!, state);
     }
   }
-  for (const i of deferred) placeTask(independent[i]!, independentJob[i]!);
+  for (const i of deferred) placeTask(independentTasks[i]!, independent[i]!);
 
-  return { placements, reasons: reasonsFor(snapshot, scratch, quota, placed, gangTasks, quotaDeferredJobs, infoOf) };
+  return { placements, reasons: reasonsFor(snapshot, scratch, quota, states) };
 }
 
-function reasonsFor(
-  snapshot: Snapshot,
-  scratch: ScratchCapacity,
-  quota: QuotaTracker,
-  placed: ReadonlySet<string>,
-  gangTasks: ReadonlyMap<string, SchedulerTask[]>,
-  quotaDeferredJobs: ReadonlySet<string>,
-  infoOf: (job: SchedulerJob) => JobInfo,
-): Map<string, string> {
-  const waiting = new Set<string>();
-  for (const task of snapshot.pending) {
-    if (!placed.has(task.id) && snapshot.jobs.has(task.job)) waiting.add(task.job);
-  }
+/** One reason per job with tasks left, memoized per (shape, gang attribute, gang size). */
+function reasonsFor(snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTracker, states: ReadonlyMap<string, JobState>): Map<string, string> {
+  const waiting = [...states.values()].filter((s) => s.placed < s.tasks.length);
+  waiting.sort((a, b) => (a.job.name < b.job.name ? -1 : a.job.name > b.job.name ? 1 : 0));
   const memo = new Map<string, string>();
   const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
   const reasons = new Map<string, string>();
-  for (const name of [...waiting].sort()) {
-    const job = snapshot.jobs.get(name)!;
-    const count = job.coschedule !== null ? gangTasks.get(name)?.length ?? job.replicas : 1;
-    const key = `${infoOf(job).shapeKey}@${job.coschedule ?? ''}@${count}`;
+  for (const state of waiting) {
+    const job = state.job;
+    const count = job.coschedule !== null ? state.tasks.length : 1;
+    const key = `${state.shape.key}@${job.coschedule ?? ''}@${count}`;
     let reason = memo.get(key);
     if (reason === undefined) {
       reason = explainJob(job, count, view) ?? 'waiting for capacity';
       memo.set(key, reason);
     }
-    const quotaReason = quotaDeferredJobs.has(name) ? quota.overReason(job.user) : null;
-    reasons.set(name, quotaReason ? `${quotaReason}; ${reason}` : reason);
+    const quotaReason = state.quotaDeferred ? quota.overReason(job.user) : null;
+    reasons.set(job.name, quotaReason ? `${quotaReason}; ${reason}` : reason);
   }
   return reasons;
 }
