@@ -10,7 +10,7 @@ import { generateName, parseJobName } from '../cluster/model/names.js';
 import { parseDuration } from '../util/duration.js';
 import type { ClusterService, TaskCaller } from './service.js';
 import { toJobSpec } from './submit-request.js';
-import type { JobFilter, LogQuery, SubmitRequest } from './types.js';
+import type { HealthResponse, JobFilter, LogQuery, SubmitRequest } from './types.js';
 
 export interface Reply {
   status: number;
@@ -135,7 +135,7 @@ function canonicalName(field: string, value: string): string {
 
 export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/health': {
-    GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid }),
+    GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid } satisfies HealthResponse),
   },
   '/v1/jobs': {
     GET: (call, ctx) => ok(ctx.service.jobs(jobFilter(call.query))),

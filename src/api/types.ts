@@ -153,6 +153,13 @@ export interface JobFilter {
   user?: string;
 }
 
+/** GET /v1/health */
+export interface HealthResponse {
+  ok: true;
+  version: string;
+  pid: number;
+}
+
 export interface ApiErrorBody {
   error: { code: string; message: string; hint?: string };
 }

@@ -10,7 +10,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../errors.js';
 import type { ClusterEvent, IrisClient } from './types.js';
 import type {
-  ApiErrorBody, ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from './address.js';
@@ -146,7 +146,7 @@ export class SocketClient implements IrisClient {
   }
 
   /** GET /v1/health: `{ ok, version, pid }`. */
-  health(): Promise<{ ok: boolean; version: string; pid: number }> {
+  health(): Promise<HealthResponse> {
     return this.call('GET', '/v1/health');
   }
 
