@@ -73,7 +73,10 @@ export abstract class BaseCommand extends Command {
     if (isIrisError(err)) return this.fail(err.code, err.message, err.hint, err.exitCode);
     // Flag and argument parsing failed: oclif's CLIErrors, or a flag's own parser (before `parsed`).
     if (err instanceof Errors.CLIError || !this.parsed) {
-      const message = err.message.replace(/^Parsing (--\S+)\s*\n\t/, '$1: ').replace(/\nSee more help with --help$/, '');
+      const message = err.message
+        .replace(/^The following errors? occurred:\n\s*/, '')
+        .replace(/^Parsing (--\S+)\s*\n\t/, '$1: ')
+        .replace(/\nSee more help with --help$/, '');
       const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help'].filter(Boolean).join(' ');
       return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
     }

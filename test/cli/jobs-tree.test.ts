@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { formatTaskCounts, jobTreeRows, renderJobsTree } from '../../src/ui/jobs-tree.js';
+import { job, NOW } from './fixtures.js';
+
+describe('jobs tree', () => {
+  it('nests children under parents, sorted by name, with guides', () => {
+    const jobs = [
+      job('/train/eval/score'),
+      job('/sweep', { state: 'PENDING', reason: 'need 4 CPU, largest free worker has 2', user: 'bob', tasks: { total: 2, byState: { PENDING: 2 } } }),
+      job('/train', { tasks: { total: 4, byState: { SUCCEEDED: 3, RUNNING: 1 } }, replicas: 4 }),
+      job('/train/eval'),
+      job('/train/data', { state: 'SUCCEEDED', tasks: { total: 1, byState: { SUCCEEDED: 1 } }, finishedAt: NOW - 1000 }),
+    ];
+    expect(renderJobsTree(jobs, NOW)).toBe(
+      [
+        'JOB          STATE      TASKS              USER   AGE    REASON',
+        '/sweep       PENDING    0/2 ok, 2 pending  bob    1m05s  need 4 CPU, largest free worker has 2',
+        '/train       RUNNING    3/4 ok, 1 running  alice  1m05s',
+        '├─ data      SUCCEEDED  1/1 ok             alice  1m05s',
+        '└─ eval      RUNNING    0/1 ok, 1 running  alice  1m05s',
+        '   └─ score  RUNNING    0/1 ok, 1 running  alice  1m05s',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a job whose parent is not listed as a root with its full path', () => {
+    const rows = jobTreeRows([job('/a/b/c'), job('/x')]);
+    expect(rows.map((r) => r.label)).toEqual(['/a/b/c', '/x']);
+  });
+
+  it('draws continuation guides for non-last siblings', () => {
+    const rows = jobTreeRows([job('/r'), job('/r/a'), job('/r/a/x'), job('/r/b')]);
+    expect(rows.map((r) => r.label)).toEqual(['/r', '├─ a', '│  └─ x', '└─ b']);
+  });
+
+  it('says so when there are no jobs', () => {
+    expect(renderJobsTree([], NOW)).toBe('no jobs');
+  });
+
+  it('summarises task states', () => {
+    expect(formatTaskCounts({ total: 3, byState: { SUCCEEDED: 1, FAILED: 1, PREEMPTED: 1 } })).toBe('1/3 ok, 1 failed, 1 preempted');
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterInfo, JobDetail } from '../../src/api/types.js';
+import { renderClusterStatus, renderEndpoints, renderWorkers } from '../../src/ui/cluster.js';
+import { renderJobDetail } from '../../src/ui/job-detail.js';
+import { hideOldTrees, parseStates } from '../../src/ui/job-filter.js';
+import { formatLogLine, taskLabel } from '../../src/ui/logs.js';
+import { renderTable } from '../../src/ui/table.js';
+import { job, NOW, worker } from './fixtures.js';
+
+describe('tables', () => {
+  it('aligns columns, right-aligns numbers and trims trailing spaces', () => {
+    const rows = [{ a: 'x', n: 5, z: '' }, { a: 'longer', n: 100, z: '' }];
+    expect(renderTable(rows, [
+      { header: 'NAME', value: (r) => r.a },
+      { header: 'N', value: (r) => String(r.n), right: true },
+      { header: 'Z', value: (r) => r.z },
+    ])).toBe(['NAME      N  Z', 'x         5', 'longer  100'].join('\n'));
+  });
+});
+
+describe('workers and cluster', () => {
+  const workers = [
+    worker('local-0', { runningTasks: ['/train/task-0'] }),
+    worker('tpu-a-0', {
+      device: { type: 'tpu', variant: 'v5litepod-16', count: 4 },
+      attributes: { 'device-type': 'tpu', 'tpu-name': 'slice-a', 'tpu-worker-id': '0' },
+      capacity: { cpuMillis: 8000, memoryBytes: 16 * 1024 ** 3, devices: 4 },
+      used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
+      state: 'DRAINED',
+    }),
+  ];
+
+  it('lists capacity, use and user attributes', () => {
+    expect(renderWorkers(workers)).toBe([
+      'WORKER   STATE    DEVICE                      CPU    MEMORY       DEVICES  TASKS  ATTRIBUTES',
+      'local-0  READY    cpu                         1.5/4  512MiB/8GiB  -            1  region=us-central1',
+      'tpu-a-0  DRAINED  tpu v5litepod-16 (4 chips)  0/8    0B/16GiB     0/4          0  tpu-name=slice-a tpu-worker-id=0',
+    ].join('\n'));
+  });
+
+  it('summarises the cluster', () => {
+    const info: ClusterInfo = {
+      clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW - 3_600_000, workers,
+      queue: { pending: 3, running: 1, jobs: { RUNNING: 1, PENDING: 2 } },
+    };
+    const text = renderClusterStatus(info, NOW);
+    expect(text).toContain('Cluster:  c-1 (pid 42, iris 0.1.0)');
+    expect(text).toContain('CPU:      1.5/12 cores in use');
+    expect(text).toContain('Devices:  0/4 in use');
+    expect(text).toContain('Tasks:    1 running, 3 pending');
+    expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
+    expect(text).toContain('local-0');
+  });
+
+  it('lists endpoints', () => {
+    expect(renderEndpoints([], NOW)).toBe('no endpoints');
+    expect(renderEndpoints([{ name: 'coord', address: '10.0.0.1:8476', task: '/train/task-0', attempt: 1, job: '/train', registeredAt: NOW - 2000 }], NOW))
+      .toBe(['NAME   ADDRESS        TASK              AGE', 'coord  10.0.0.1:8476  /train/task-0[1]  2s'].join('\n'));
+  });
+});
+
+describe('job detail', () => {
+  const detail: JobDetail = {
+    ...job('/train', { state: 'PENDING', reason: 'need 4 CPU, largest free worker has 2', replicas: 2, tasks: { total: 2, byState: { PENDING: 1, FAILED: 1 } } }),
+    command: ['python', 'train.py', '--msg', 'hello world'],
+    resources: { cpu: 0.5, memoryBytes: 512 * 1024 ** 2, device: 'cpu' },
+    constraints: [{ key: 'region', op: 'eq', values: ['us'] }],
+    coschedule: null, maxRetries: 1, maxTaskFailures: 0, maxPreemptions: 100, timeoutMs: 600_000, schedulingTimeoutMs: null,
+    taskList: [
+      {
+        id: '/train/task-0', index: 0, state: 'FAILED', attempt: 1, workerId: 'local-0', exitCode: 3, reason: 'exit code 3', failures: 2, preemptions: 0,
+        startedAt: NOW - 30_000, finishedAt: NOW - 20_000,
+        attempts: [
+          { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000 },
+          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000 },
+        ],
+      },
+      { id: '/train/task-1', index: 1, state: 'PENDING', attempt: 0, workerId: null, exitCode: null, reason: null, failures: 0, preemptions: 0, startedAt: null, finishedAt: null, attempts: [] },
+    ],
+    children: [job('/train/eval', { state: 'KILLED', reason: 'parent job ended' })],
+  };
+
+  it('shows fields, tasks, attempts and children', () => {
+    const text = renderJobDetail(detail, NOW);
+    expect(text).toContain('Pending reason:  need 4 CPU, largest free worker has 2');
+    expect(text).toContain("Command:         python train.py --msg 'hello world'");
+    expect(text).toContain('Resources:       cpu 0.5 memory 512MiB device cpu');
+    expect(text).toContain('Constraints:     region=us');
+    expect(text).toContain('Timeout:         10m00s');
+    expect(text).toMatch(/\/train\/task-0\s+FAILED\s+1\s+local-0\s+3\s+10s\s+2\/0\s+exit code 3/);
+    expect(text).toMatch(/\/train\/task-1\s+PENDING\s+0\s+-\s+-\s+-\s+0\/0/);
+    expect(text).toMatch(/Attempts:\n\s+TASK\s+ATTEMPT/);
+    expect(text).toMatch(/\/train\/task-0\s+0\s+FAILED\s+local-0\s+3\s+5s\s+exit code 3/);
+    expect(text).toMatch(/Children:\n.*\n\s+\/train\/eval\s+KILLED\s+0\/1 ok, 1 running\s+parent job ended/);
+  });
+});
+
+describe('logs', () => {
+  it('labels tasks relative to the target', () => {
+    expect(taskLabel('/train/task-0', '/train')).toBe('task-0');
+    expect(taskLabel('/train/eval/task-1', '/train')).toBe('eval/task-1');
+    expect(taskLabel('/train/task-0', '/train/task-0')).toBe('task-0');
+    expect(taskLabel('/other/task-0', '/train')).toBe('/other/task-0');
+  });
+
+  it('prefixes time, task and attempt', () => {
+    const time = new Date(2025, 0, 2, 9, 5, 7, 42).getTime();
+    expect(formatLogLine({ time, task: '/train/task-2', attempt: 1, stream: 'stdout', text: 'step 10' }, '/train')).toBe('09:05:07.042 task-2[1] step 10');
+  });
+});
+
+describe('jobs filters', () => {
+  it('parses states in any case, comma-separated', () => {
+    expect(parseStates(['running,pending', 'FAILED', 'worker-failed'])).toEqual(['RUNNING', 'PENDING', 'FAILED', 'WORKER_FAILED']);
+    expect(() => parseStates(['runing'])).toThrow(/unknown job state "runing"/);
+  });
+
+  it('hides trees that finished more than an hour ago', () => {
+    const old = { state: 'SUCCEEDED' as const, finishedAt: NOW - 2 * 3_600_000 };
+    const jobs = [job('/old', old), job('/old/child', old), job('/recent', { state: 'FAILED', finishedAt: NOW - 60_000 }), job('/live', old), job('/live/x')];
+    expect(hideOldTrees(jobs, NOW).map((j) => j.name)).toEqual(['/recent', '/live', '/live/x']);
+  });
+});
