@@ -66,7 +66,9 @@ export class ClusterStore {
 
   /**
    * Run `fn` atomically. Nested calls join the outer transaction; if a nested call throws, only
-   * its own changes are undone (the error still propagates). Events are emitted after COMMIT.
+   * its own changes are undone (the error still propagates). Events are emitted after COMMIT;
+   * if a listener throws, the remaining events are still emitted and the first error is then
+   * rethrown (the change itself stays committed).
    */
   transaction<T>(fn: () => T): T {
     if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');

@@ -36,7 +36,8 @@ function checkCount(what: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) throw invalid(`${what} must be an integer >= ${min} (got ${value})`);
 }
 
-export function prepareSubmit(model: ClusterModel, spec: JobSpec, now: number): PreparedSubmit {
+export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number): PreparedSubmit {
+  const spec = structuredClone(given); // the store owns its copy
   const name = spec.name;
   if (parseJobName(name) !== name) throw invalid(`job name "${name}" is not canonical (expected ${parseJobName(name)})`);
   checkCount('replicas', spec.replicas, 1);
