@@ -1,0 +1,71 @@
+import { mkdtemp, realpath, rm, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessRuntime, LaunchError } from '../../src/runtime/process/runtime.js';
+import { isAlive } from '../../src/runtime/process/proc.js';
+import type { TaskLaunch } from '../../src/runtime/types.js';
+import { runtimeContract } from './contract.js';
+
+runtimeContract('process', () => new ProcessRuntime());
+
+describe('ProcessRuntime specifics', () => {
+  let dir = '';
+  const runtime = new ProcessRuntime();
+  const launch = (argv: string[], over: Partial<TaskLaunch> = {}): TaskLaunch => ({
+    key: { job: '/p', task: '/p/task-0', attempt: 0 },
+    argv,
+    env: { PATH: '/usr/bin:/bin' },
+    cwd: dir,
+    logPath: join(dir, 'a', 'b', 'attempt.log'),
+    resources: { cpuMillis: 100, memoryBytes: 1 << 26, device: null },
+    deviceIndices: [],
+    labels: {},
+    ...over,
+  });
+
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'iris-process-')));
+  });
+  afterAll(async () => {
+    await runtime.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('rejects a missing working directory with a clear message', async () => {
+    const err = await runtime.launch(launch(['true'], { cwd: join(dir, 'nope') })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as Error).message).toBe(`working directory not found: ${join(dir, 'nope')}`);
+  });
+
+  it('rejects a file that is not executable with "permission denied"', async () => {
+    const file = join(dir, 'not-exec.sh');
+    await writeFile(file, 'echo hi\n');
+    await chmod(file, 0o644);
+    await expect(runtime.launch(launch([file]))).rejects.toThrow(`permission denied: ${file}`);
+  });
+
+  it('rejects an empty argv', async () => {
+    await expect(runtime.launch(launch([]))).rejects.toThrow('empty command');
+  });
+
+  it('puts each task in its own process group', async () => {
+    const task = await runtime.launch(launch(['sh', '-c', 'ps -o pgid= -p $$ 2>/dev/null || cut -d" " -f5 /proc/$$/stat']));
+    await task.exited;
+    const { readLines } = await import('../../src/logs/read.js');
+    const lines = await readLines(join(dir, 'a', 'b', 'attempt.log'));
+    expect(lines.map((l) => Number(l.text.trim()))).toContain(task.pid);
+  });
+
+  it('reclaim never signals a reused pid (a process without the cluster id)', async () => {
+    // A stranger process occupies the pid of a "record"; it must survive reclaim.
+    const stranger = spawn('sleep', ['30'], { env: { PATH: '/usr/bin:/bin', IRIS_CLUSTER_ID: 'someone-else' }, stdio: 'ignore' });
+    await new Promise((r) => stranger.once('spawn', r));
+    const record = { key: { job: '/p', task: '/p/task-9', attempt: 0 }, pid: stranger.pid!, labels: {} };
+    const keys = await runtime.reclaim(`unused-${process.pid}`, [record], 100);
+    expect(keys).toEqual([]);
+    expect(await isAlive(stranger.pid!)).toBe(true);
+    stranger.kill('SIGKILL');
+  });
+});
