@@ -22,6 +22,8 @@ import { Persistence } from './persist.js';
 import { configure, migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 
+export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
+
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
   path: string;
