@@ -110,7 +110,7 @@ function median(values) {
 }
 
 function timeIt(fn, runs) {
-  for (let i = 0; i < 3; i++) fn(); // warm-up: the controller runs passes back to back
+  for (let i = 0; i < 5; i++) fn(); // warm-up: the controller runs passes back to back
   const times = [];
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
@@ -131,7 +131,7 @@ function measure(taskCount, workerCount, runs) {
   };
 }
 
-export function runScheduleBench({ runs = 15 } = {}) {
+export function runScheduleBench({ runs = 25 } = {}) {
   const small = measure(10_000, 1_000, runs);
   const large = measure(100_000, 10_000, Math.max(3, Math.floor(runs / 3)));
   return { small, large, limits: { smallMs: 20, largeMs: 300 } };
