@@ -1,0 +1,77 @@
+/**
+ * E2E: load — 500 submissions from 20 concurrent socket clients (plus a few concurrent CLI
+ * submissions) are all accepted with unique names and none is lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SocketClient } from '../../src/client/socket-client.js';
+import type { JobSummary, SubmitResponse } from '../../src/api/types.js';
+import { E2ECluster, waitUntil } from './harness.js';
+
+const CONFIG = `
+stop-grace: 1s
+workers:
+  - {name: wide, cpu: 64, memory: 64GiB}
+`;
+
+describe('load', () => {
+  let c: E2ECluster;
+  beforeAll(async () => {
+    c = await E2ECluster.create({ config: CONFIG });
+  });
+  afterAll(async () => {
+    await c?.dispose();
+  });
+
+  it('500 submissions from 20 concurrent clients are all accepted with unique names, none lost', { timeout: 120_000 }, async () => {
+    const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: c.socket, env: {} }));
+    const accepted: SubmitResponse[] = [];
+    const errors: unknown[] = [];
+    await Promise.all(
+      clients.map(async (client, i) => {
+        for (let k = 0; k < 25; k++) {
+          // Half with generated names (the uniqueness check under contention), half named.
+          const request = k % 2 === 0
+            ? { command: ['true'], cpu: 0.05, memory: '16M' }
+            : { name: `load-${i}-${k}`, command: ['true'], cpu: 0.05, memory: '16M' };
+          try {
+            accepted.push(await client.submit(request));
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+      }),
+    );
+    expect(errors.map(String)).toEqual([]);
+    expect(accepted).toHaveLength(500);
+    const names = new Set(accepted.map((r) => r.name));
+    expect(names.size).toBe(500);
+
+    const listed = await c.json<JobSummary[]>(['jobs', '--all']);
+    const listedNames = new Set(listed.map((j) => j.name));
+    for (const name of names) expect(listedNames.has(name)).toBe(true);
+    expect(listed).toHaveLength(500);
+
+    const finished = await waitUntil(
+      'all 500 jobs to succeed',
+      () => c.client.jobs(),
+      (jobs) => jobs.length === 500 && jobs.every((j) => j.state === 'SUCCEEDED'),
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    expect(finished.filter((j) => j.state === 'SUCCEEDED')).toHaveLength(500);
+  });
+
+  it('concurrent CLI submissions are all accepted', async () => {
+    const results: string[] = [];
+    const queue = Array.from({ length: 12 }, (_, i) => i);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+          results.push(await c.submit(['--name', `cli-${i}`, '--cpu', '0.05'], ['true']));
+        }
+      }),
+    );
+    expect(new Set(results).size).toBe(12);
+    const listed = await c.client.jobs();
+    expect(listed.filter((j) => j.name.startsWith('/cli-'))).toHaveLength(12);
+  });
+});

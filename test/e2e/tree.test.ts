@@ -1,0 +1,172 @@
+/**
+ * E2E: job trees — a three-level tree built from inside tasks (CLI and plain HTTP), what a task
+ * may not create, children submitted from outside, refused children of ended parents, the
+ * "parent job ended" kill, and `iris cancel` of a subtree.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { JobSummary } from '../../src/api/types.js';
+import { E2ECluster, describeRun, marker, parseEnvLines, pidsWithMarker, waitUntil } from './harness.js';
+
+const CONFIG = `
+stop-grace: 1s
+workers:
+  - {name: w0, cpu: 8, memory: 8GiB}
+`;
+
+/** Lines of `target`'s logs whose text starts with `tag `, tag stripped. */
+async function tagged(c: E2ECluster, target: string, tag: string): Promise<Record<string, string>> {
+  const lines = (await c.logs(target)).map((l) => l.text).filter((t) => t.startsWith(tag + ' '));
+  return parseEnvLines(lines.map((t) => t.slice(tag.length + 1)).join('\n'));
+}
+
+describe('job trees', () => {
+  let c: E2ECluster;
+  beforeAll(async () => {
+    c = await E2ECluster.create({ config: CONFIG });
+  });
+  afterAll(async () => {
+    await c?.dispose();
+  });
+
+  it('a task of /a submits /a/b whose task submits /a/b/c, each with the right IRIS_* variables', async () => {
+    const printEnv = (tag: string) => `env | grep -E '^(IRIS_|TREE_VAR=)' | sed 's/^/${tag} /'`;
+    const cScript = c.script('tree-c.sh', printEnv('C'));
+    const bScript = c.script('tree-b.sh', `${printEnv('B')}\niris run --name c --cpu 0.1 -- sh '${cScript}'`);
+    const aScript = c.script(
+      'tree-a.sh',
+      `${printEnv('A')}\nname=$(iris submit --name b --cpu 0.1 -- sh '${bScript}') || exit 1\necho "A submitted $name"\niris logs -f "$name" > /dev/null`,
+    );
+    const args = ['run', '--name', 'a', '--cpu', '0.1', '--user', 'alice', '-e', 'TREE_VAR=inherited', '--', 'sh', aScript];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(0);
+    // `iris run a` streams the descendants' lines too, prefixed by their task.
+    expect(r.stdout).toMatch(/ task-0\[0\] A submitted \/a\/b/);
+    expect(r.stdout).toMatch(/ b\/task-0\[0\] B IRIS_JOB_ID=\/a\/b/);
+    expect(r.stdout).toMatch(/ b\/c\/task-0\[0\] C IRIS_JOB_ID=\/a\/b\/c/);
+
+    for (const [tag, job] of [['A', '/a'], ['B', '/a/b'], ['C', '/a/b/c']] as const) {
+      const env = await tagged(c, job, tag);
+      expect(env, `${job} environment`).toMatchObject({
+        IRIS_JOB_ID: job,
+        IRIS_TASK_ID: `${job}/task-0`,
+        IRIS_TASK_INDEX: '0',
+        IRIS_NUM_TASKS: '1',
+        IRIS_ATTEMPT: '0',
+        IRIS_WORKER_ID: 'w0',
+        IRIS_CONTROLLER_ADDRESS: c.socket,
+        TREE_VAR: 'inherited',
+      });
+      const detail = await c.job(job);
+      expect(detail.state).toBe('SUCCEEDED');
+      expect(detail.user).toBe('alice');
+      expect(detail.depth).toBe(job.split('/').length - 1);
+    }
+    expect((await c.job('/a')).children.map((j) => j.name)).toEqual(['/a/b']);
+    expect((await c.job('/a/b')).parent).toBe('/a');
+    expect((await c.job('/a/b/c')).parent).toBe('/a/b');
+    const tree = await c.json<JobSummary[]>(['jobs', '--prefix', 'a']);
+    expect(tree.map((j) => j.name).sort()).toEqual(['/a', '/a/b', '/a/b/c']);
+  });
+
+  it('a plain HTTP request to the socket from a task creates a child of its job', async () => {
+    const client = path.join(c.cwd, 'http-submit.mjs');
+    writeFileSync(
+      client,
+      `import http from 'node:http';
+const body = JSON.stringify({ name: 'viahttp', cpu: 0.1, command: ['sh', '-c', 'echo via-http $IRIS_JOB_ID'] });
+const req = http.request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: '/v1/jobs', method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-iris-task-token': process.env.IRIS_TASK_TOKEN } }, (res) => {
+  let text = ''; res.on('data', (d) => (text += d)); res.on('end', () => { console.log('HTTP', res.statusCode, text); });
+});
+req.end(body);
+`,
+    );
+    const script = c.script('http.sh', `'${process.execPath}' '${client}' || exit 1\niris logs -f "$IRIS_JOB_ID/viahttp" > /dev/null`);
+    const args = ['run', '--name', 'h', '--cpu', '0.1', '--', 'sh', script];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(0);
+    expect(r.stdout).toMatch(/HTTP 201 .*"name":"\/h\/viahttp"/);
+    expect(r.stdout).toMatch(/viahttp\/task-0\[0\] via-http \/h\/viahttp/);
+    expect((await c.job('/h/viahttp')).state).toBe('SUCCEEDED');
+  });
+
+  it('a task may not create a job outside its own job', async () => {
+    const script = c.script('escape.sh', `iris submit --name /elsewhere/x --cpu 0.1 -- true\necho "rc=$?"`);
+    const args = ['run', '--name', 'f', '--cpu', '0.1', '--', 'sh', script];
+    const r = await c.iris(args);
+    expect(r.code, describeRun(args, r)).toBe(0);
+    expect(r.stdout).toMatch(/rc=4/);
+    expect(r.stderr).toMatch(/may only create children under its own job \/f/);
+    expect(await c.iris(['status', 'elsewhere/x'])).toMatchObject({ code: 3 });
+    expect((await c.jobs()).some((j) => j.name.startsWith('/elsewhere'))).toBe(false);
+  });
+
+  it('an outside user may submit a child by path while the parent runs', async () => {
+    await c.submit(['--name', 'p', '--cpu', '0.1'], ['sh', '-c', 'sleep 60']);
+    await c.waitForState('/p', 'RUNNING');
+    const child = await c.json<{ name: string; parent: string | null }>(['submit', '--name', 'p/x', '--cpu', '0.1', '--', 'true']);
+    expect(child).toMatchObject({ name: '/p/x', parent: '/p' });
+    await c.waitForState('/p/x', 'SUCCEEDED');
+    expect((await c.job('/p')).children.map((j) => j.name)).toEqual(['/p/x']);
+    expect((await c.iris(['cancel', 'p'])).code).toBe(0);
+    await c.waitForState('/p', 'KILLED');
+  });
+
+  it('refuses a child under a parent that has ended', async () => {
+    const r0 = await c.iris(['run', '--name', 'done', '--cpu', '0.1', '--', 'true']);
+    expect(r0.code).toBe(0);
+    const args = ['submit', '--name', 'done/late', '--cpu', '0.1', '--', 'true'];
+    const r = await c.iris(args);
+    expect(r.code, describeRun(args, r)).toBe(4);
+    expect(r.stderr).toMatch(/\/done/);
+    expect(r.stderr).toMatch(/ended|finished|SUCCEEDED/i);
+    expect((await c.iris(['status', 'done/late'])).code).toBe(3);
+  });
+
+  it('when a parent ends, its running and pending descendants are killed with "parent job ended"', async () => {
+    const tag = marker('orphan');
+    const started = path.join(c.cwd, 'kid.started');
+    const kid = c.script('kid.sh', `touch '${started}'\nexec sleep 120`);
+    const parent = c.script(
+      'parent.sh',
+      [
+        `iris submit --name kid --cpu 0.1 -- sh '${kid}' ${tag} || exit 1`,
+        `iris submit --name never --cpu 7.95 -- true || exit 1`,
+        `while [ ! -f '${started}' ]; do sleep 0.05; done`,
+        'echo parent-exits',
+      ].join('\n'),
+    );
+    // The second child needs more CPU than is free while /pe and /pe/kid run: it stays pending.
+    await c.submit(['--name', 'pe', '--cpu', '0.1'], ['sh', parent]);
+    const pe = await c.waitForState('/pe', ['SUCCEEDED', 'FAILED']);
+    expect(pe.state).toBe('SUCCEEDED');
+    expect(existsSync(started)).toBe(true);
+    for (const name of ['/pe/kid', '/pe/never']) {
+      const job = await c.waitForState(name, 'KILLED');
+      expect(job.reason).toBe('parent job ended');
+      expect(job.taskList[0]!.state).toBe('KILLED');
+    }
+    await waitUntil('the killed child process to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+  });
+
+  it('iris cancel kills the whole subtree; finished descendants keep their state', async () => {
+    const tag = marker('cancel-tree');
+    await c.submit(['--name', 'cx', '--cpu', '0.1'], ['sh', '-c', 'sleep 120', tag]);
+    await c.waitForState('/cx', 'RUNNING');
+    await c.submit(['--name', 'cx/done', '--cpu', '0.1'], ['true']);
+    await c.waitForState('/cx/done', 'SUCCEEDED');
+    await c.submit(['--name', 'cx/run', '--cpu', '0.1'], ['sh', '-c', 'sleep 120', tag]);
+    await c.waitForState('/cx/run', 'RUNNING');
+    await c.submit(['--name', 'cx/run/deep', '--cpu', '0.1'], ['sh', '-c', 'sleep 120', tag]);
+    await c.waitForState('/cx/run/deep', 'RUNNING');
+    expect(pidsWithMarker(tag).length).toBeGreaterThanOrEqual(3);
+
+    const r = await c.iris(['cancel', 'cx']);
+    expect(r.code, describeRun(['cancel', 'cx'], r)).toBe(0);
+    for (const name of ['/cx', '/cx/run', '/cx/run/deep']) await c.waitForState(name, 'KILLED');
+    expect((await c.job('/cx/done')).state).toBe('SUCCEEDED');
+    await waitUntil('cancelled processes to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+  });
+});
