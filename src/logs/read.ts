@@ -33,6 +33,8 @@ export interface FollowOptions {
   tail?: number;
   /** Poll interval backing up fs.watch, in ms (default 250). */
   pollMs?: number;
+  /** Called once the starting position is fixed: lines written from now on will be yielded. */
+  onStart?: () => void;
 }
 
 const NEWLINE = 0x0a;
@@ -221,10 +223,13 @@ export async function* followLines(path: string, signal: AbortSignal, options: F
     if (startTail !== undefined || options.since !== undefined) {
       const first = await readScan(path, { tail: startTail, since: options.since });
       offset = first.end;
+      options.onStart?.();
       for (const rec of first.records) {
         if (signal.aborted) return;
         yield rec;
       }
+    } else {
+      options.onStart?.();
     }
     while (!signal.aborted) {
       ensureWatch();

@@ -1,0 +1,157 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LogWriter, MAX_LINE_BYTES, appendNote, formatLine } from '../../src/logs/format.js';
+import { readLines } from '../../src/logs/read.js';
+
+let dir = '';
+let n = 0;
+const file = (): string => join(dir, `w-${++n}.log`);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'iris-logs-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('LogWriter', () => {
+  it('splits chunks into timestamped lines per stream', async () => {
+    let t = 1000;
+    const path = file();
+    const w = new LogWriter(path, { now: () => t });
+    w.write('o', Buffer.from('a\nb'));
+    t = 1001;
+    w.write('e', Buffer.from('x\n'));
+    t = 1002;
+    w.write('o', Buffer.from('c\nd\n'));
+    await w.close();
+    expect(await readFile(path, 'utf8')).toBe('1000 o a\n1001 e x\n1002 o bc\n1002 o d\n');
+  });
+
+  it('writes a partial last line of each stream at close', async () => {
+    const path = file();
+    const w = new LogWriter(path, { now: () => 5 });
+    w.write('o', Buffer.from('no newline'));
+    w.write('e', Buffer.from('err tail'));
+    await w.close();
+    expect(await readFile(path, 'utf8')).toBe('5 o no newline\n5 e err tail\n');
+  });
+
+  it('keeps empty lines and raw bytes', async () => {
+    const path = file();
+    const w = new LogWriter(path, { now: () => 7 });
+    w.write('o', Buffer.from('\n\ttab  spaces \r\nünï\n'));
+    await w.close();
+    expect(await readFile(path, 'utf8')).toBe('7 o \n7 o \ttab  spaces \r\n7 o ünï\n');
+  });
+
+  it('splits very long lines at 64 KiB without cutting a UTF-8 character', async () => {
+    const path = file();
+    const w = new LogWriter(path, { now: () => 1 });
+    // 'é' is 2 bytes; an odd prefix makes a naive 64 KiB cut fall inside one.
+    const text = 'x' + 'é'.repeat(MAX_LINE_BYTES);
+    for (let i = 0; i < text.length; i += 10_000) w.write('o', Buffer.from(text.slice(i, i + 10_000)));
+    w.write('o', Buffer.from('\n'));
+    await w.close();
+    const lines = await readLines(path);
+    expect(lines.length).toBe(3);
+    for (const l of lines) {
+      expect(Buffer.byteLength(l.text)).toBeLessThanOrEqual(MAX_LINE_BYTES);
+      expect(l.text).not.toContain('\uFFFD');
+    }
+    expect(lines.map((l) => l.text).join('')).toBe(text);
+  });
+
+  it('never lets times go backwards', async () => {
+    const times = [10, 9, 12, 11];
+    const path = file();
+    const w = new LogWriter(path, { now: () => times.shift()! });
+    for (let i = 0; i < 4; i++) w.write('o', Buffer.from(`${i}\n`));
+    await w.close();
+    expect((await readLines(path)).map((l) => l.time)).toEqual([10, 10, 12, 12]);
+  });
+
+  it('leaves an empty file when nothing was written', async () => {
+    const path = file();
+    await new LogWriter(path).close();
+    expect(await readFile(path, 'utf8')).toBe('');
+  });
+
+  it('appends to an existing file', async () => {
+    const path = file();
+    await writeFile(path, formatLine(1, 'e', 'before'));
+    const w = new LogWriter(path, { now: () => 2 });
+    w.write('o', Buffer.from('after\n'));
+    await w.close();
+    expect(await readFile(path, 'utf8')).toBe('1 e before\n2 o after\n');
+  });
+
+  it('pipes readables, keeping order per stream under backpressure', async () => {
+    const path = file();
+    const w = new LogWriter(path);
+    const out = new PassThrough();
+    const err = new PassThrough();
+    const done = Promise.all([w.attach(out, 'o'), w.attach(err, 'e')]);
+    const big = 'y'.repeat(1000);
+    for (let i = 0; i < 5000; i++) {
+      out.write(`${i} ${big}\n`);
+      if (i % 100 === 0) err.write(`e${i}\n`);
+    }
+    out.end();
+    err.end();
+    await done;
+    await w.close();
+    const lines = await readLines(path);
+    const outs = lines.filter((l) => l.stream === 'stdout').map((l) => Number(l.text.split(' ')[0]));
+    expect(outs).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    expect(lines.filter((l) => l.stream === 'stderr')).toHaveLength(50);
+  });
+
+  it('holds no fd after close, even with thousands of writers at once', async () => {
+    const fds = async (): Promise<number> => (await readdir('/proc/self/fd')).length;
+    const base = await fds();
+    const sub = join(dir, 'many');
+    await mkdir(sub);
+    const writers = Array.from({ length: 2000 }, (_, i) => new LogWriter(join(sub, `${i}.log`), { now: () => i }));
+    writers.forEach((w, i) => w.write(i % 2 ? 'o' : 'e', Buffer.from(`line ${i}\npartial`)));
+    await Promise.all(writers.map((w) => w.close()));
+    expect(await fds()).toBeLessThanOrEqual(base + 2);
+    expect(await readFile(join(sub, '1999.log'), 'utf8')).toBe('1999 o line 1999\n1999 o partial\n');
+  });
+
+  it('rejects writes after close', async () => {
+    const w = new LogWriter(file());
+    await w.close();
+    expect(() => w.write('o', Buffer.from('x'))).toThrow(/closed/);
+  });
+
+  it('drops output quietly when the file cannot be opened', async () => {
+    await writeFile(join(dir, 'a-file'), '');
+    const w = new LogWriter(join(dir, 'a-file', 'x.log'));
+    w.write('o', Buffer.from('hello\n'));
+    await w.close();
+    expect(w.error?.code).toBe('ENOTDIR');
+  });
+
+  it('recreates a log directory removed after it was first made', async () => {
+    const sub = join(dir, 'gone');
+    await appendNote(join(sub, 'first.log'), 'x', 1); // remembers the directory
+    await rm(sub, { recursive: true });
+    const w = new LogWriter(join(sub, 'second.log'), { now: () => 3 });
+    w.write('o', Buffer.from('back\n'));
+    await w.close();
+    expect(await readFile(join(sub, 'second.log'), 'utf8')).toBe('3 o back\n');
+  });
+});
+
+describe('appendNote', () => {
+  it('writes each line of a note as a stderr line, creating the directory', async () => {
+    const path = join(dir, 'notes', 'deep', 'a.log');
+    await appendNote(path, 'attempt 1 preempted\nretrying', 42);
+    await appendNote(path, 'done\n', 43);
+    expect(await readFile(path, 'utf8')).toBe('42 e attempt 1 preempted\n42 e retrying\n43 e done\n');
+  });
+});
