@@ -229,7 +229,7 @@ export class Controller {
       handle = await this.runtime.launch(entry.launch);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      appendNote(entry.launch.logPath, `iris: could not start the task: ${reason}`, this.now());
+      this.note(entry, `iris: could not start the task: ${reason}`);
       this.recordExit(key, { kind: 'launch_failed', reason });
       return;
     }
@@ -265,8 +265,13 @@ export class Controller {
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = null;
     if (!entry.handle) return; // stopped as soon as its launch completes
-    if (note) appendNote(entry.launch.logPath, note, this.now());
+    if (note) this.note(entry, note);
     this.runtime.stop(entry.handle, this.graceMs).catch((error) => this.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
+  }
+
+  /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
+  private note(entry: ActiveAttempt, text: string): void {
+    appendNote(entry.launch.logPath, text, this.now()).catch((error) => this.log(`cannot write log note: ${String(error)}`));
   }
 
   private recordExit(key: string, outcome: AttemptOutcome): void {

@@ -11,7 +11,7 @@ import { isFinalJobState, isActiveTaskState } from '../model/states.js';
 import type { Attempt, Task } from '../model/types.js';
 import type { LogLine, LogQuery } from '../../api/types.js';
 import { notFound } from '../../errors.js';
-import { parseLogLine } from '../../logs/format.js';
+import { parseLine } from '../../logs/read.js';
 
 interface Cursor {
   attempt: Attempt;
@@ -75,7 +75,7 @@ async function readNew(cursor: Cursor, out: LogLine[], flushPartial: boolean): P
   cursor.partial = flushPartial ? '' : lines.pop()!;
   for (const raw of lines) {
     if (raw === '') continue;
-    const parsed = parseLogLine(raw);
+    const parsed = parseLine(raw);
     if (!parsed) continue;
     out.push({ time: parsed.time, task: cursor.attempt.task, attempt: cursor.attempt.attempt, stream: parsed.stream, text: parsed.text });
   }

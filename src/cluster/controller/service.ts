@@ -50,7 +50,8 @@ export class ControllerService implements ClusterService {
     if (quota?.maxPendingTasks != null) {
       let pending = 0;
       for (const task of this.store.pendingTasks()) if (this.store.job(task.job)?.spec.user === spec.user) pending++;
-      const problem = pendingQuotaProblem(spec.user, pending, quota, spec.replicas);
+      const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: pending };
+      const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
       if (problem) throw new IrisError('quota_exceeded', problem, 'wait for some of your pending tasks to start, or cancel some');
     }
     const job = this.store.submit(spec);

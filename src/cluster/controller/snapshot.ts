@@ -4,6 +4,7 @@
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Job, Quota, Worker } from '../model/types.js';
+import { acceleratorsOf } from '../scheduler/index.js';
 import type { SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 
 /** Device indices held by active attempts, keyed `task#attempt` (kept by the controller). */
@@ -23,12 +24,6 @@ export function schedulerJob(job: Job): SchedulerJob {
     coschedule: job.spec.coschedule,
     replicas: job.spec.replicas,
   };
-}
-
-export function acceleratorsOf(job: Job): number {
-  const device = job.spec.resources.device;
-  if (!device) return 0;
-  return device.type === 'gpu' ? device.count : device.chips;
 }
 
 function emptyUsage(): UserUsage {
@@ -100,7 +95,7 @@ export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quo
     const entry = usage.get(job.spec.user) ?? emptyUsage();
     entry.cpuMillis += job.spec.resources.cpuMillis;
     entry.memoryBytes += job.spec.resources.memoryBytes;
-    entry.accelerators += acceleratorsOf(job);
+    entry.accelerators += acceleratorsOf(job.spec.resources);
     usage.set(job.spec.user, entry);
   }
   const use = workerUse(store, holdings);
