@@ -1,0 +1,211 @@
+// Cluster benchmark: a real local cluster (the built CLI, dist/) in a temporary IRIS_HOME.
+//
+//   (a) 1,000 trivial tasks (`true`) as ONE job with 1,000 replicas;
+//   (b) the same 1,000 tasks as 200 separate jobs of 5 replicas (submitted by 20 concurrent
+//       socket clients);
+//       both reported as tasks/s from the first submission to the last task's end, and as a
+//       ratio to the BASELINE: this Node process spawning /bin/true 1,000 times directly with
+//       the same concurrency the cluster is given (worker `bench`, cpu = CONCURRENCY, tasks
+//       --cpu 1, so at most CONCURRENCY tasks run at once);
+//   (c) wall time of `iris jobs` (a fresh CLI process) against the running cluster, median of
+//       10 runs, with ~200 jobs known and again with 100,000 tasks known;
+//   (d) the cluster's resident memory (VmRSS, and the peak VmHWM, from /proc/<pid>/status) with
+//       100,000 tasks known: 100 jobs x 1,000 replicas that are feasible but pending behind a
+//       worker (`hold`, cpu 1) kept busy by a sleeping task.
+//
+// Build first: node_modules/.bin/tsc -p tsconfig.build.json
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SocketClient } from '../dist/client/socket-client.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(ROOT, 'bin', 'run.js');
+const FINAL = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function cleanEnv(extra) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('IRIS_')) env[key] = value;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+function iris(args, ctx) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`iris ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Spawn /bin/true `count` times, at most `concurrency` at once; tasks per second. */
+export async function spawnBaseline(count, concurrency) {
+  const start = performance.now();
+  let next = 0;
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const child = spawn('/bin/true', [], { stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', resolve);
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        await one();
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { tasks: count, seconds, rate: count / seconds };
+}
+
+/** Resolve when every job in `names` reached a final state (events, with a slow poll as fallback). */
+async function awaitJobs(client, names, timeoutMs = 600_000) {
+  const waiting = new Set(names);
+  const states = new Map();
+  const abort = new AbortController();
+  const deadline = Date.now() + timeoutMs;
+  const recheck = async () => {
+    const jobs = await client.jobs();
+    for (const job of jobs) {
+      if (waiting.has(job.name) && FINAL.has(job.state)) {
+        waiting.delete(job.name);
+        states.set(job.name, job.state);
+      }
+    }
+  };
+  const watcher = (async () => {
+    try {
+      for await (const event of client.events(abort.signal)) {
+        if (event.type === 'job' && waiting.has(event.name) && FINAL.has(event.state)) {
+          waiting.delete(event.name);
+          states.set(event.name, event.state);
+          if (waiting.size === 0) abort.abort();
+        }
+      }
+    } catch {
+      // the poll still finishes the wait
+    }
+  })();
+  try {
+    await recheck();
+    while (waiting.size > 0) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${waiting.size} jobs`);
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 1000);
+        abort.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+      if (waiting.size > 0) await recheck();
+    }
+  } finally {
+    abort.abort();
+    await watcher;
+  }
+  const failed = [...states.values()].filter((s) => s !== 'SUCCEEDED').length;
+  if (failed > 0) throw new Error(`${failed} benchmark jobs did not succeed`);
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+}
+
+function timeJobsCommand(ctx, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    iris(['jobs'], ctx);
+    times.push(performance.now() - start);
+  }
+  return { medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times), runs };
+}
+
+export async function runClusterBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), memoryTasks = 100_000, log = () => {} } = {}) {
+  const root = mkdtempSync(path.join(tmpdir(), 'iris-bench-'));
+  const home = path.join(root, 'home');
+  const cwd = path.join(root, 'work');
+  mkdirSync(cwd, { recursive: true });
+  writeFileSync(
+    path.join(cwd, '.irisrc.yaml'),
+    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`,
+  );
+  const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
+  const result = { concurrency };
+  let pid = null;
+  try {
+    iris(['cluster', 'start', '--detach'], ctx);
+    pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
+    const client = new SocketClient({ socketPath: path.join(home, 'iris.sock'), env: {} });
+    const task = { command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'] };
+
+    log('cluster bench: baseline spawn of /bin/true');
+    await spawnBaseline(100, concurrency); // warm-up
+    result.baseline = await spawnBaseline(1000, concurrency);
+
+    log('cluster bench: one job x 1000 replicas');
+    await client.submit({ ...task, name: 'warmup', replicas: 20 });
+    await awaitJobs(client, ['/warmup']);
+    let start = performance.now();
+    await client.submit({ ...task, name: 'one', replicas: 1000 });
+    await awaitJobs(client, ['/one']);
+    let seconds = (performance.now() - start) / 1000;
+    result.oneJob = { tasks: 1000, seconds, rate: 1000 / seconds, ratio: 1000 / seconds / result.baseline.rate };
+
+    log('cluster bench: 200 jobs x 5 replicas');
+    const names = Array.from({ length: 200 }, (_, i) => `/many-${i}`);
+    start = performance.now();
+    const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: client.socketPath, env: {} }));
+    await Promise.all(clients.map(async (c, k) => {
+      for (let i = k; i < names.length; i += clients.length) await c.submit({ ...task, name: names[i], replicas: 5 });
+    }));
+    await awaitJobs(client, names);
+    seconds = (performance.now() - start) / 1000;
+    result.manyJobs = { jobs: 200, tasks: 1000, seconds, rate: 1000 / seconds, ratio: 1000 / seconds / result.baseline.rate };
+
+    log('cluster bench: iris jobs wall time');
+    iris(['jobs'], ctx); // warm the file cache
+    result.jobsCommand = { ...timeJobsCommand(ctx, 10), jobsKnown: (await client.jobs()).length };
+
+    log(`cluster bench: memory with ${memoryTasks} tasks known`);
+    const base = rssOf(pid);
+    await client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
+    const perJob = 1000;
+    const jobs = Math.ceil(memoryTasks / perJob);
+    start = performance.now();
+    for (let i = 0; i < jobs; i++) {
+      await client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
+    }
+    const submitSeconds = (performance.now() - start) / 1000;
+    const info = await client.cluster();
+    const mem = rssOf(pid);
+    result.memory = {
+      tasksKnown: 1000 + 1000 + 20 + 1 + jobs * perJob, pendingTasks: info.queue.pending, submitSeconds,
+      idleRssMB: base.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB,
+    };
+    log('cluster bench: iris jobs with 100k tasks known');
+    result.jobsCommandLarge = { ...timeJobsCommand(ctx, 10), jobsKnown: (await client.jobs()).length };
+    const after = rssOf(pid);
+    result.memory.rssAfterQueriesMB = after.rssMB;
+    result.memory.hwmMB = after.hwmMB;
+  } finally {
+    try {
+      iris(['cluster', 'stop'], ctx);
+    } catch {
+      if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+    rmSync(root, { recursive: true, force: true });
+  }
+  return result;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runClusterBench({ log: (m) => console.error(m) });
+  console.log(JSON.stringify(result, null, 2));
+}

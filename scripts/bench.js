@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// `npm run bench` (not part of `npm test`): runs the benchmarks against the built dist/ and
+// prints one table with the measured figures, their in-run baselines and the targets.
+//   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
+//   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
+//   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+// Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
+// Flags: --only schedule,spawn,cluster   --json (print the raw results as JSON too)
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? new Set((args[onlyAt + 1] ?? '').split(',')) : null;
+const wantJson = args.includes('--json');
+
+if (!existsSync(path.join(root, 'dist', 'cluster'))) {
+  console.error('dist/ is missing: build first with `node_modules/.bin/tsc -p tsconfig.build.json`');
+  process.exit(1);
+}
+
+const log = (message) => process.stderr.write(`${message}\n`);
+const rows = [];
+const raw = {};
+let failed = 0;
+
+const fmt = (n, digits = 1) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : String(n));
+function row(metric, value, baseline, target, ok) {
+  rows.push({ metric, value, baseline, target, verdict: ok === null ? '-' : ok ? 'ok' : 'MISSED' });
+}
+
+async function load(file, exportName) {
+  const full = path.join(root, 'bench', file);
+  if (!existsSync(full)) return null;
+  const mod = await import(pathToFileURL(full).href);
+  return typeof mod[exportName] === 'function' ? mod[exportName] : null;
+}
+
+async function section(name, file, exportName, run) {
+  if (only && !only.has(name)) return;
+  try {
+    const fn = await load(file, exportName);
+    if (!fn) {
+      row(`${name}: bench/${file}`, 'not available', '-', '-', null);
+      return;
+    }
+    log(`bench: ${name}…`);
+    const result = await fn(name === 'cluster' ? { log } : undefined);
+    raw[name] = result;
+    run(result);
+  } catch (error) {
+    failed++;
+    row(`${name}: error`, String(error?.message ?? error).slice(0, 120), '-', '-', false);
+  }
+}
+
+await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
+  row('schedule pass, 10k tasks x 1k workers (median)', `${fmt(r.small.scheduleMs, 2)} ms`, `sort ${fmt(r.small.baselineSortMs, 2)} ms`, `<= ${r.limits.smallMs} ms`, r.small.scheduleMs <= r.limits.smallMs);
+  row('schedule pass, 100k tasks x 10k workers (median)', `${fmt(r.large.scheduleMs, 2)} ms`, `sort ${fmt(r.large.baselineSortMs, 2)} ms`, `<= ${r.limits.largeMs} ms`, r.large.scheduleMs <= r.limits.largeMs);
+});
+
+await section('spawn', 'spawn.mjs', 'runSpawnBench', (r) => {
+  // The shape belongs to bench/spawn.mjs; show the usual fields when present, else the raw numbers.
+  if (typeof r?.ratio === 'number') {
+    const value = typeof r.runtimeRate === 'number' ? `${fmt(r.runtimeRate, 0)} spawns/s` : `ratio ${fmt(r.ratio, 2)}`;
+    const baseline = typeof r.baselineRate === 'number' ? `${fmt(r.baselineRate, 0)} spawns/s` : '-';
+    row('process runtime spawn rate / direct spawn rate', `${value} (ratio ${fmt(r.ratio, 2)})`, baseline, '>= 0.6', r.ratio >= 0.6);
+  } else {
+    row('spawn bench', JSON.stringify(r).slice(0, 120), '-', '-', null);
+  }
+});
+
+await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
+  const base = `${fmt(r.baseline.rate, 0)} tasks/s (spawn /bin/true x${r.concurrency})`;
+  row('cluster: 1 job x 1000 replicas of `true`', `${fmt(r.oneJob.rate, 0)} tasks/s (ratio ${fmt(r.oneJob.ratio, 2)})`, base, '>= 0.6 x baseline', r.oneJob.ratio >= 0.6);
+  row('cluster: 200 jobs x 5 replicas of `true`', `${fmt(r.manyJobs.rate, 0)} tasks/s (ratio ${fmt(r.manyJobs.ratio, 2)})`, base, '>= 0.6 x baseline', r.manyJobs.ratio >= 0.6);
+  row(`\`iris jobs\` wall time, ${r.jobsCommand.jobsKnown} jobs (median of ${r.jobsCommand.runs})`, `${fmt(r.jobsCommand.medianMs, 0)} ms`, '-', '<= 300 ms', r.jobsCommand.medianMs <= 300);
+  row(`\`iris jobs\` wall time, ${r.memory.tasksKnown} tasks known (median of ${r.jobsCommandLarge.runs})`, `${fmt(r.jobsCommandLarge.medianMs, 0)} ms`, '-', '<= 300 ms', r.jobsCommandLarge.medianMs <= 300);
+  row(`cluster RSS with ${r.memory.tasksKnown} tasks known`, `${fmt(r.memory.rssMB, 0)} MB (peak ${fmt(r.memory.hwmMB, 0)} MB)`, `idle ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
+});
+
+const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
+const keys = ['metric', 'value', 'baseline', 'target', 'verdict'];
+const widths = keys.map((k, i) => Math.max(headers[i].length, ...rows.map((r) => String(r[k]).length)));
+const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+console.log(line(headers));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const r of rows) console.log(line(keys.map((k) => r[k])));
+if (wantJson) console.log(JSON.stringify(raw, null, 2));
+process.exit(failed > 0 ? 1 : 0);
