@@ -83,6 +83,12 @@ export function runIris(args: readonly string[], opts: RunOptions = {}): Promise
   });
 }
 
+/** `args` plus `--json`, placed before a `--` so it never lands in a task's command. */
+export function withJson(args: readonly string[]): string[] {
+  const cut = args.indexOf('--');
+  return cut < 0 ? [...args, '--json'] : [...args.slice(0, cut), '--json', ...args.slice(cut)];
+}
+
 export function describeRun(args: readonly string[], r: RunResult): string {
   return `iris ${args.join(' ')} -> exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
 }
@@ -194,7 +200,7 @@ export class E2ECluster {
 
   /** Run `iris ARGS --json`, require exit 0 and parse stdout. */
   async json<T>(args: readonly string[], opts: RunOptions = {}): Promise<T> {
-    const full = [...args, '--json'];
+    const full = withJson(args);
     const r = await this.iris(full, opts);
     if (r.code !== 0) throw new Error(describeRun(full, r));
     try {

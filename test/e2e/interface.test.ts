@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import type { JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { E2ECluster, describeRun, withJson } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -43,7 +43,7 @@ describe('socket robustness and command output', () => {
     c = await E2ECluster.create({ config: CONFIG });
     await c.submit(['--name', 'tree', '--cpu', '0.1'], ['sh', '-c', 'sleep 120']);
     await c.waitForState('/tree', 'RUNNING');
-    await c.submit(['--name', 'tree/leaf', '--cpu', '0.1', '--user', 'bob'], ['true']);
+    await c.submit(['--name', 'tree/leaf', '--cpu', '0.1', '--user', 'bob'], ['sh', '-c', 'echo leaf-line']);
     await c.waitForState('/tree/leaf', 'SUCCEEDED');
   });
   afterAll(async () => {
@@ -123,7 +123,7 @@ describe('socket robustness and command output', () => {
     [['run', '--cpu', '0.1', '--', 'true']],
     [['status', 'does-not-exist']],
   ])('iris %j --json prints JSON', async (args) => {
-    const full = [...args, '--json'];
+    const full = withJson(args);
     const r = await c.iris(full, { timeoutMs: 20_000 });
     const text = r.stdout.trim();
     expect(text.length, describeRun(full, r)).toBeGreaterThan(0);

@@ -25,7 +25,7 @@ describe('logs', () => {
       [
         'echo "out-$IRIS_TASK_INDEX"',
         'echo "err-$IRIS_TASK_INDEX" >&2',
-        'if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name sub --cpu 0.1 -- sh -c "echo sub-line" > /dev/null || exit 1; fi',
+        'if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name sub --cpu 0.1 -- sh -c "echo sub-line" > /dev/null 2>&1 || exit 1; fi',
       ].join('\n'),
     );
     const r = await c.iris(['run', '--name', 'lg', '--replicas', '2', '--cpu', '0.1', '--', 'sh', script]);

@@ -128,7 +128,7 @@ req.end(body);
   it('when a parent ends, its running and pending descendants are killed with "parent job ended"', async () => {
     const tag = marker('orphan');
     const started = path.join(c.cwd, 'kid.started');
-    const kid = c.script('kid.sh', `touch '${started}'\nexec sleep 120`);
+    const kid = c.script('kid.sh', `touch '${started}'\nsleep 120`);
     const parent = c.script(
       'parent.sh',
       [
@@ -161,7 +161,8 @@ req.end(body);
     await c.waitForState('/cx/run', 'RUNNING');
     await c.submit(['--name', 'cx/run/deep', '--cpu', '0.1'], ['sh', '-c', 'sleep 120', tag]);
     await c.waitForState('/cx/run/deep', 'RUNNING');
-    expect(pidsWithMarker(tag).length).toBeGreaterThanOrEqual(3);
+    // RUNNING is recorded at launch; await the three processes themselves.
+    await waitUntil('three subtree processes', async () => pidsWithMarker(tag), (p) => p.length >= 3);
 
     const r = await c.iris(['cancel', 'cx']);
     expect(r.code, describeRun(['cancel', 'cx'], r)).toBe(0);
