@@ -74,9 +74,11 @@ describe('LogWriter', () => {
     expect((await readLines(path)).map((l) => l.time)).toEqual([10, 10, 12, 12]);
   });
 
-  it('leaves an empty file when nothing was written', async () => {
+  it('creates no file when nothing was written, unless asked to', async () => {
     const path = file();
     await new LogWriter(path).close();
+    await expect(readFile(path, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    await new LogWriter(path, { createEmpty: true }).close();
     expect(await readFile(path, 'utf8')).toBe('');
   });
 

@@ -168,7 +168,7 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
       expect(texts(lines, 'stderr')).toEqual(['tail-err']);
     });
 
-    test('a task without output still leaves an empty log', async () => {
+    test('a task without output reads as an empty log', async () => {
       const { exit, lines } = await run(makeLaunch(['sh', '-c', 'exit 0']));
       expect(exit.exitCode).toBe(0);
       expect(lines).toEqual([]);

@@ -8,7 +8,8 @@ import { isAlive } from '../../src/runtime/process/proc.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
 import { runtimeContract } from './contract.js';
 
-runtimeContract('process', () => new ProcessRuntime());
+runtimeContract('process (execa)', () => new ProcessRuntime());
+runtimeContract('process (node spawn)', () => new ProcessRuntime({ spawner: 'node' }));
 
 describe('ProcessRuntime specifics', () => {
   let dir = '';
@@ -48,6 +49,10 @@ describe('ProcessRuntime specifics', () => {
 
   it('rejects an empty argv', async () => {
     await expect(runtime.launch(launch([]))).rejects.toThrow('empty command');
+  });
+
+  it('rejects an argument execa cannot pass (NUL byte) without spawning', async () => {
+    await expect(runtime.launch(launch(['echo', 'a\0b']))).rejects.toThrow(/^cannot start echo: /);
   });
 
   it('puts each task in its own process group', async () => {

@@ -1,5 +1,5 @@
 /**
- * ProcessRuntime: runs each attempt as a local process (execa, no shell) in its own process
+ * ProcessRuntime: runs each attempt as a local process (execa by default, no shell) in its own process
  * group and session (`detached`), with exactly `launch.env`, stdin ignored, and stdout/stderr
  * streamed line by line into the attempt's log file (src/logs/format.ts). Nothing is buffered
  * in memory beyond the log writer's pending bytes.
@@ -17,6 +17,7 @@
  */
 import { dirname } from 'node:path';
 import { stat } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
@@ -39,6 +40,11 @@ export interface ProcessRuntimeOptions {
   now?: () => number;
   /** After the leader exits, how long to wait for the output pipes to close before cutting them. */
   drainMs?: number;
+  /**
+   * 'execa' (default) spawns through execa; 'node' calls node:child_process spawn with the same
+   * options and skips execa's per-process bookkeeping (~0.5 ms of CPU per task here).
+   */
+  spawner?: 'execa' | 'node';
 }
 
 interface TaskState {
@@ -75,6 +81,7 @@ export class ProcessRuntime implements TaskRuntime {
   readonly name = 'process';
   private readonly now: (() => number) | undefined;
   private readonly drainMs: number;
+  private readonly spawner: 'execa' | 'node';
   private readonly states = new WeakMap<RunningTask, TaskState>();
   /** pid -> live task of this instance (also the groups reclaim must not touch). */
   private readonly live = new Map<number, RunningTask>();
@@ -82,39 +89,65 @@ export class ProcessRuntime implements TaskRuntime {
   constructor(options: ProcessRuntimeOptions = {}) {
     this.now = options.now;
     this.drainMs = options.drainMs ?? 2000;
+    this.spawner = options.spawner ?? 'execa';
   }
 
   async launch(launch: TaskLaunch): Promise<RunningTask> {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
     await ensureDir(dirname(launch.logPath));
-    const sub = execa(file, args, {
-      env: launch.env,
-      extendEnv: false,
-      cwd: launch.cwd,
-      detached: true,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      cleanup: false,
-      windowsHide: true,
-    });
-    // With reject:false the promise resolves even on failure; nothing else to observe there.
-    sub.catch(() => undefined);
-    const child = sub.nodeChildProcess;
+    let child: ChildProcess;
+    let earlyFailure: Promise<unknown> | null = null;
+    try {
+      if (this.spawner === 'node') {
+        child = spawn(file, args, {
+          env: launch.env,
+          cwd: launch.cwd,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          windowsHide: true,
+        });
+      } else {
+        const sub = execa(file, args, {
+          env: launch.env,
+          extendEnv: false,
+          cwd: launch.cwd,
+          detached: true,
+          stdin: 'ignore',
+          stdout: 'pipe',
+          stderr: 'pipe',
+          buffer: false,
+          reject: false,
+          cleanup: false,
+          windowsHide: true,
+        });
+        child = sub.nodeChildProcess;
+        // With reject:false the promise resolves even on failure. It settles before 'spawn' only
+        // when execa could not even create the process (then its child is a dummy).
+        earlyFailure = sub.then((result) => (result.failed ? (result.cause ?? new Error(result.shortMessage)) : null));
+      }
+    } catch (err) {
+      // Synchronous validation errors (e.g. a NUL byte in an argument).
+      throw new LaunchError(`cannot start ${file}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
+    }
     await new Promise<void>((resolve, reject) => {
+      let settled = false;
       const onSpawn = (): void => {
+        settled = true;
         child.off('error', onError);
         resolve();
       };
       const onError = (err: NodeJS.ErrnoException): void => {
+        if (settled) return;
+        settled = true;
         child.off('spawn', onSpawn);
         launchError(err, file, launch.cwd).then(reject, reject);
       };
       child.once('spawn', onSpawn);
       child.once('error', onError);
+      void earlyFailure?.then((cause) => {
+        if (cause !== null) onError(cause instanceof Error ? cause : new Error(String(cause)));
+      });
     });
     const pid = child.pid!;
     // Later 'error' events (e.g. a failed kill) must not crash the process.
