@@ -47,6 +47,13 @@ describe('ProcessRuntime specifics', () => {
     await expect(runtime.launch(launch([file]))).rejects.toThrow(`permission denied: ${file}`);
   });
 
+  it('rejects a log path whose directory cannot be made', async () => {
+    await writeFile(join(dir, 'plain-file'), '');
+    await expect(runtime.launch(launch(['true'], { logPath: join(dir, 'plain-file', 'x', 'a.log') }))).rejects.toThrow(
+      /^cannot create the log directory .*: ENOTDIR$/,
+    );
+  });
+
   it('rejects an empty argv', async () => {
     await expect(runtime.launch(launch([]))).rejects.toThrow('empty command');
   });

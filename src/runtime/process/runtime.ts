@@ -95,9 +95,11 @@ export class ProcessRuntime implements TaskRuntime {
   async launch(launch: TaskLaunch): Promise<RunningTask> {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
-    await ensureDir(dirname(launch.logPath));
+    await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
+      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
+    });
     let child: ChildProcess;
-    let earlyFailure: Promise<unknown> | null = null;
+    let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
     try {
       if (this.spawner === 'node') {
         child = spawn(file, args, {
@@ -124,7 +126,7 @@ export class ProcessRuntime implements TaskRuntime {
         child = sub.nodeChildProcess;
         // With reject:false the promise resolves even on failure. It settles before 'spawn' only
         // when execa could not even create the process (then its child is a dummy).
-        earlyFailure = sub.then((result) => (result.failed ? (result.cause ?? new Error(result.shortMessage)) : null));
+        earlyFailure = sub;
       }
     } catch (err) {
       // Synchronous validation errors (e.g. a NUL byte in an argument).
@@ -145,8 +147,9 @@ export class ProcessRuntime implements TaskRuntime {
       };
       child.once('spawn', onSpawn);
       child.once('error', onError);
-      void earlyFailure?.then((cause) => {
-        if (cause !== null) onError(cause instanceof Error ? cause : new Error(String(cause)));
+      earlyFailure?.then((result) => {
+        if (settled || !result.failed) return;
+        onError(result.cause instanceof Error ? result.cause : new Error(result.shortMessage ?? 'spawn failed'));
       });
     });
     const pid = child.pid!;
