@@ -11,7 +11,9 @@
 //       10 runs, with ~200 jobs known and again with 100,000 tasks known;
 //   (d) the cluster's resident memory (VmRSS, and the peak VmHWM, from /proc/<pid>/status) with
 //       100,000 tasks known: 100 jobs x 1,000 replicas that are feasible but pending behind a
-//       worker (`hold`, cpu 1) kept busy by a sleeping task.
+//       worker (`hold`, cpu 1) kept busy by a sleeping task. RSS is read right after the
+//       submissions and again, settled, after the ten `iris jobs` runs of (c); the peak is the
+//       process's high-water mark over the whole run.
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { spawn, spawnSync } from 'node:child_process';
@@ -187,12 +189,13 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
     const mem = rssOf(pid);
     result.memory = {
       tasksKnown: 1000 + 1000 + 20 + 1 + jobs * perJob, pendingTasks: info.queue.pending, submitSeconds,
-      idleRssMB: base.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB,
+      idleRssMB: base.rssMB, rssAfterSubmitMB: mem.rssMB, rssMB: NaN, hwmMB: mem.hwmMB,
     };
     log('cluster bench: iris jobs with 100k tasks known');
     result.jobsCommandLarge = { ...timeJobsCommand(ctx, 10), jobsKnown: (await client.jobs()).length };
+    // Settled: after the submissions and ten full `iris jobs` queries (the steady state).
     const after = rssOf(pid);
-    result.memory.rssAfterQueriesMB = after.rssMB;
+    result.memory.rssMB = after.rssMB;
     result.memory.hwmMB = after.hwmMB;
   } finally {
     try {
