@@ -154,4 +154,24 @@ describe('failures, retries and timeouts', () => {
     expect(after).toBeInstanceOf(Error);
     await waitUntil('preempted process to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
   });
+
+  it('a preemption beyond --max-preemptions ends the job WORKER_FAILED', async () => {
+    // One of w0/w1 is drained already (previous test): the job lands on the other one.
+    await c.submit(['--name', 'fragile', '-c', 'rack=r1', '--cpu', '0.1', '--max-preemptions', '0'], ['sh', '-c', 'sleep 120; :']);
+    const running = await c.waitForState('/fragile', 'RUNNING');
+    const worker = running.taskList[0]!.workerId!;
+    const drain = await c.iris(['workers', 'drain', worker]);
+    expect(drain.code, describeRun(['workers', 'drain', worker], drain)).toBe(0);
+    const job = await c.waitForEnd('/fragile');
+    expect(job.state).toBe('WORKER_FAILED');
+    expect(job.taskList[0]!.state).toBe('WORKER_FAILED');
+    expect(job.taskList[0]!.attempts.map((a) => a.state)).toEqual(['PREEMPTED']);
+    expect(job.taskList[0]!.failures).toBe(0);
+  });
+
+  it('draining an unknown worker is a clear error with exit 3', async () => {
+    const r = await c.iris(['workers', 'drain', 'no-such-worker']);
+    expect(r.code, describeRun(['workers', 'drain', 'no-such-worker'], r)).toBe(3);
+    expect(r.stderr).toMatch(/unknown worker no-such-worker/);
+  });
 });

@@ -141,3 +141,21 @@ describe('auto-start', () => {
     expect(info.home).toBe(path.resolve(c.home));
   });
 });
+
+describe('configuration errors', () => {
+  let c: E2ECluster;
+  beforeAll(async () => {
+    c = await E2ECluster.create({ noStart: true, config: 'workers:\n  - {name: w0, cpu: 2, memory: lots}\n' });
+  });
+  afterAll(async () => {
+    await c?.dispose();
+  });
+
+  it('cluster start reports an invalid config with the file path and the offending key', async () => {
+    const r = await c.iris(['cluster', 'start', '--detach']);
+    expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).not.toBe(0);
+    expect(r.stderr).toContain(path.join(c.cwd, '.irisrc.yaml'));
+    expect(r.stderr).toMatch(/workers\[0\]\.memory/);
+    expect(c.pid()).toBeNull();
+  });
+});

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail, SubmitResponse } from '../../src/api/types.js';
-import { E2ECluster, byIndex, describeRun, parseEnvLines } from './harness.js';
+import { spawn } from 'node:child_process';
+import { BIN, E2ECluster, byIndex, cleanEnv, describeRun, parseEnvLines } from './harness.js';
 
 const tpuWorker = (i: number) =>
   `  - {name: tpu-a-${i}, cpu: 1, memory: 1GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: slice-a, tpu-worker-id: ${i}}}`;
@@ -168,5 +169,19 @@ describe('submit and run', () => {
     expect(await c.submit(['--name', 'dup', '--cpu', '0.1'], ['sh', '-c', 'echo second'])).toBe('/dup');
     const job: JobDetail = await c.waitForState('/dup', 'SUCCEEDED');
     expect(job.command).toEqual(['sh', '-c', 'echo second']);
+  });
+
+  it('Ctrl-C on iris run cancels the job and exits 130', async () => {
+    const child = spawn(process.execPath, [BIN, 'run', '--name', 'interrupted', '--cpu', '0.1', '--', 'sh', '-c', 'echo started; sleep 120; :'], {
+      cwd: c.cwd,
+      env: cleanEnv(c.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await c.waitForLog('/interrupted', 'started');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const job = await c.waitForEnd('/interrupted');
+    expect(job.state).toBe('KILLED');
   });
 });
