@@ -198,10 +198,12 @@ function sizeOf(path: string): Promise<number | null> {
 export async function* followLines(path: string, signal: AbortSignal, options: FollowOptions = {}): AsyncGenerator<LogRecord> {
   const pollMs = options.pollMs ?? 250;
   let wake: (() => void) | null = null;
+  let dirty = false; // a change was signalled while nobody waited
   const poke = (): void => {
     const w = wake;
     wake = null;
-    w?.();
+    if (w) w();
+    else dirty = true;
   };
   signal.addEventListener('abort', poke, { once: true });
   let watcher: FSWatcher | null = null;
@@ -233,6 +235,7 @@ export async function* followLines(path: string, signal: AbortSignal, options: F
     }
     while (!signal.aborted) {
       ensureWatch();
+      dirty = false;
       const size = await sizeOf(path);
       if (size !== null && size < offset) offset = 0;
       if (size !== null && size > offset) {
@@ -257,6 +260,7 @@ export async function* followLines(path: string, signal: AbortSignal, options: F
         (watcher as FSWatcher).close();
         watcher = null;
       }
+      if (dirty) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(poke, pollMs);
         wake = () => {
