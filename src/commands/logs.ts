@@ -24,7 +24,7 @@ export default class Logs extends BaseCommand {
 
   static override flags = {
     follow: Flags.boolean({ char: 'f', summary: 'Keep streaming until the job and its descendants end.' }),
-    tail: Flags.integer({ char: 'n', summary: 'Only the last N lines (per task) before following.', min: 0 }),
+    tail: Flags.integer({ char: 'n', summary: 'Only the last N lines before following.', min: 0 }),
     since: Flags.string({ summary: 'Only lines since a duration ago (10m, 1h) or an ISO time.' }),
     attempt: Flags.integer({ summary: 'Only this attempt (0, 1, …).', min: 0 }),
   };
