@@ -11,6 +11,19 @@ export interface WatchViewProps {
   error?: string | null;
 }
 
+/** One Text per line, cut at the terminal width instead of wrapping (tables stay aligned). */
+function Lines({ text }: { text: string }) {
+  return (
+    <>
+      {text.split('\n').map((line, i) => (
+        <Text key={i} wrap="truncate-end">
+          {line === '' ? ' ' : line}
+        </Text>
+      ))}
+    </>
+  );
+}
+
 export function WatchView({ snapshot, error }: WatchViewProps) {
   if (!snapshot) {
     return <Text>{error ? `iris watch: ${error}` : 'connecting to the iris cluster…'}</Text>;
@@ -18,22 +31,22 @@ export function WatchView({ snapshot, error }: WatchViewProps) {
   const tasks = renderWorkerTasks(snapshot.workers);
   return (
     <Box flexDirection="column">
-      <Text bold>
+      <Text bold wrap="truncate-end">
         iris · {formatClock(snapshot.time)} · {summaryLine(snapshot)}
       </Text>
       {error ? <Text color="red">{error}</Text> : null}
       <Box marginTop={1} flexDirection="column">
         <Text bold>Jobs</Text>
-        <Text>{renderJobsTree(snapshot.jobs, snapshot.time)}</Text>
+        <Lines text={renderJobsTree(snapshot.jobs, snapshot.time)} />
       </Box>
       <Box marginTop={1} flexDirection="column">
         <Text bold>Workers</Text>
-        <Text>{renderWorkers(snapshot.workers)}</Text>
+        <Lines text={renderWorkers(snapshot.workers)} />
       </Box>
       {tasks ? (
         <Box marginTop={1} flexDirection="column">
           <Text bold>Running tasks</Text>
-          <Text>{tasks}</Text>
+          <Lines text={tasks} />
         </Box>
       ) : null}
       <Box marginTop={1}>
