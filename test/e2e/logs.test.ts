@@ -63,6 +63,15 @@ describe('logs', () => {
     for (const line of lines) expect(typeof line.time).toBe('number');
   });
 
+  it('--since filters by time', async () => {
+    const recent = await c.iris(['logs', 'lg', '--since', '1h']);
+    expect(recent.code).toBe(0);
+    expect(recent.stdout).toBe((await c.iris(['logs', 'lg'])).stdout);
+    const future = await c.iris(['logs', 'lg', '--since', '2999-01-01T00:00:00Z']);
+    expect(future.code, describeRun(['logs', 'lg', '--since', '2999-01-01T00:00:00Z'], future)).toBe(0);
+    expect(future.stdout.trim()).toBe('');
+  });
+
   it('-f follows the job until it ends', async () => {
     const gate = c.gate('follow');
     await c.submit(['--name', 'fol', '--cpu', '0.1'], ['sh', '-c', `echo before-gate; ${gate.hold}; echo after-gate`]);

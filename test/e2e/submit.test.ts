@@ -92,6 +92,14 @@ describe('submit and run', () => {
     }
   });
 
+  it('tasks run in the submitting directory by default, or in --cwd', async () => {
+    const here = await c.iris(['run', '--cpu', '0.1', '--', 'pwd']);
+    expect(here.code).toBe(0);
+    expect(here.stdout).toMatch(new RegExp(`task-0\\[0\\] ${c.cwd}$`, 'm'));
+    const there = await c.iris(['run', '--cpu', '0.1', '--cwd', '/tmp', '--', 'pwd']);
+    expect(there.stdout).toMatch(/task-0\[0\] \/tmp$/m);
+  });
+
   it('refuses reserved IRIS_ environment names', async () => {
     const args = ['submit', '-e', 'IRIS_JOB_ID=/evil', '--', 'true'];
     const r = await c.iris(args);

@@ -66,6 +66,9 @@ describe('job trees', () => {
     expect((await c.job('/a')).children.map((j) => j.name)).toEqual(['/a/b']);
     expect((await c.job('/a/b')).parent).toBe('/a');
     expect((await c.job('/a/b/c')).parent).toBe('/a/b');
+    const status = await c.iris(['status', 'a']);
+    expect(status.code).toBe(0);
+    for (const text of ['/a', 'SUCCEEDED', 'w0', '/a/b', 'alice']) expect(status.stdout).toContain(text);
     const tree = await c.json<JobSummary[]>(['jobs', '--prefix', 'a']);
     expect(tree.map((j) => j.name).sort()).toEqual(['/a', '/a/b', '/a/b/c']);
   });
