@@ -136,18 +136,14 @@ export class Controller {
     if (this.closing) return;
     this.closing = true;
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
-    const orders = this.store.transaction(() => {
-      const out: StopOrder[] = [];
-      for (const entry of this.active.values()) {
-        out.push(...this.store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason));
-      }
-      return out;
+    // The orders preemptAttempt returns name these same attempts, which are all stopped below.
+    this.store.transaction(() => {
+      for (const entry of this.active.values()) this.store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason);
     });
     for (const entry of this.active.values()) {
       if (!entry.stopping) entry.stopping = { kind: 'order', reason };
       this.stopEntry(entry, `iris: stopping attempt (${reason})`);
     }
-    void orders;
     await Promise.all([...this.active.values()].map((entry) => entry.done));
     this.flush();
   }
@@ -189,11 +185,11 @@ export class Controller {
       this.store.setPendingReasons(plan.reasons);
       return out;
     });
-    this.trackDeadlines(now);
+    this.trackDeadlines();
     for (const entry of launches) void this.launch(entry);
   }
 
-  private trackDeadlines(now: number): void {
+  private trackDeadlines(): void {
     this.deadlines.clear();
     for (const task of this.store.pendingTasks()) {
       if (this.deadlines.has(task.job)) continue;
@@ -201,7 +197,6 @@ export class Controller {
       const timeout = job?.spec.schedulingTimeoutMs;
       if (job && timeout != null) this.deadlines.set(job.name, job.submittedAt + timeout);
     }
-    void now;
   }
 
   private expireSchedulingTimeouts(now: number): void {
