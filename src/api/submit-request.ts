@@ -39,7 +39,7 @@ const ATTRIBUTE = /^[A-Za-z0-9][A-Za-z0-9_.\/-]*$/;
 
 const KNOWN_FIELDS = new Set<keyof SubmitRequest>([
   'name', 'command', 'replicas', 'cpu', 'memory', 'gpu', 'tpu', 'env', 'constraints', 'coschedule',
-  'maxRetries', 'maxTaskFailures', 'maxPreemptions', 'timeout', 'schedulingTimeout', 'user', 'cwd',
+  'maxRetries', 'maxTaskFailures', 'maxPreemptions', 'timeout', 'schedulingTimeout', 'user', 'cwd', 'image',
 ]);
 
 /** Re-throw a parser's IrisError so its message names the request field. */
@@ -152,7 +152,7 @@ function parseUser(value: unknown, fallback: string): string {
   return user;
 }
 
-function parseCwd(value: unknown, fallback: string): string {
+function parseCwd(value: unknown, fallback: string | null): string | null {
   const cwd = optionalString('cwd', value);
   if (cwd === undefined) return fallback;
   if (!cwd.startsWith('/')) throw invalid(`cwd must be an absolute path, got ${describe(cwd)}`);
@@ -189,6 +189,21 @@ function resolveName(value: unknown, ctx: SubmitContext): { name: string; genera
   return { name: withField('name', 'name', () => parseJobName(`${caller.job}/${trimmed}`)), generated: false };
 }
 
+/** Docker image references: `busybox`, `iris-test/node:24`, `host:5000/team/img@sha256:...`. */
+const IMAGE_PATTERN = /^[a-z0-9][a-z0-9._\-/]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+function parseImage(value: unknown): string | null {
+  const image = optionalString('image', value);
+  if (image === undefined) return null;
+  const host = image.includes('/') ? image.slice(0, image.indexOf('/')) : '';
+  // A registry host may carry a port (`host:5000/img`); check the rest of the reference.
+  const rest = /[.:]/.test(host) ? image.slice(host.length + 1) : image;
+  if (image.length > 255 || !IMAGE_PATTERN.test(rest)) {
+    throw invalid(`image: invalid image reference ${describe(image)}`, 'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox');
+  }
+  return image;
+}
+
 function generate(parent: string | null, ctx: SubmitContext): string {
   for (let i = 0; i < GENERATE_ATTEMPTS; i++) {
     const component = ctx.generateName();
@@ -218,7 +233,8 @@ export function toJobSpec(req: SubmitRequest, ctx: SubmitContext): { spec: JobSp
   const maxPreemptions = integerField('maxPreemptions', body.maxPreemptions, 0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_PREEMPTIONS);
   const timeoutMs = parseOptionalDuration('timeout', body.timeout);
   const schedulingTimeoutMs = parseOptionalDuration('schedulingTimeout', body.schedulingTimeout);
-  const cwd = parseCwd(body.cwd, ctx.defaultCwd);
+  const image = parseImage(body.image);
+  const cwd = parseCwd(body.cwd, image === null ? ctx.defaultCwd : null);
 
   const caller = ctx.caller;
   let user = parseUser(body.user, caller?.user ?? ctx.defaultUser);
@@ -242,6 +258,7 @@ export function toJobSpec(req: SubmitRequest, ctx: SubmitContext): { spec: JobSp
     command,
     env,
     cwd,
+    image,
     replicas,
     resources: { cpuMillis, memoryBytes, device },
     constraints,

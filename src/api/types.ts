@@ -32,6 +32,8 @@ export interface SubmitRequest {
   schedulingTimeout?: string;
   user?: string;
   cwd?: string;
+  /** Container image; the tasks run on the local Docker engine instead of as processes. */
+  image?: string;
 }
 
 export interface SubmitResponse {

@@ -10,6 +10,24 @@ export interface TaskKey {
   attempt: number;
 }
 
+/** How a container runtime runs an attempt (absent/null: the attempt is a local process). */
+export interface ContainerSpec {
+  image: string;
+  /** Host device -> container path (TPU chips or stand-ins), like `docker run --device HOST:CONTAINER`. */
+  devices: { host: string; container: string }[];
+  /** GPU ids for a Docker device request (driver nvidia, capability gpu); empty for none. */
+  gpuIds: string[];
+  /** Bind mounts (directories). The controller socket's directory is one of them. */
+  mounts: { host: string; container: string; readOnly: boolean }[];
+  /** /dev/shm size in bytes, or null for the engine's default. */
+  shmBytes: number | null;
+  /** Raise the memlock limit to unlimited (TPU runtimes pin host memory). */
+  memlockUnlimited: boolean;
+  /** Only when the worker's config opts in; never by default. */
+  privileged: boolean;
+  network: 'host' | 'bridge';
+}
+
 /** Everything needed to start one attempt, built by pure code in the controller. */
 export interface TaskLaunch {
   key: TaskKey;
@@ -23,6 +41,11 @@ export interface TaskLaunch {
   deviceIndices: number[];
   /** Identifies what iris started (cluster id, job, task, attempt). */
   labels: Record<string, string>;
+  /**
+   * Run in a container instead of a process. Then `cwd` is the directory inside the container
+   * ('' for the image's own) and `env` is exactly the container's environment.
+   */
+  container?: ContainerSpec | null;
 }
 
 export interface TaskExit {

@@ -28,7 +28,8 @@ export const submitFlags = {
   timeout: Flags.string({ summary: 'Stop an attempt that runs longer than this, e.g. 30s, 10m, 2h (a failure).' }),
   'scheduling-timeout': Flags.string({ summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.' }),
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
-  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory).' }),
+  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
+  image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine.' }),
 };
 
 export interface SubmitFlagValues {
@@ -48,6 +49,7 @@ export interface SubmitFlagValues {
   'scheduling-timeout'?: string;
   user?: string;
   cwd?: string;
+  image?: string;
 }
 
 /** `KEY=VALUE` pairs -> object. The value may contain `=` and may be empty; the key may not. */
@@ -96,7 +98,10 @@ export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly
 }
 
 export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string }): SubmitRequest {
-  const request: SubmitRequest = { command, cwd: flags.cwd ?? defaults.cwd };
+  const request: SubmitRequest = { command };
+  // A container starts in its image's working directory unless --cwd says otherwise.
+  if (flags.cwd !== undefined || flags.image === undefined) request.cwd = flags.cwd ?? defaults.cwd;
+  if (flags.image !== undefined) request.image = flags.image;
   if (flags.name !== undefined) request.name = flags.name;
   if (flags.replicas !== undefined) request.replicas = flags.replicas;
   if (flags.cpu !== undefined) request.cpu = flags.cpu;

@@ -13,6 +13,8 @@ export interface JobSpec {
   command: string[];
   env: Record<string, string>;
   cwd: string | null;
+  /** Container image the tasks run in (Docker runtime), or null to run them as local processes. */
+  image: string | null;
   replicas: number;
   resources: ResourceSpec;
   constraints: Constraint[];
@@ -86,6 +88,16 @@ export interface WorkerSpec {
   device: WorkerDevice;
   /** Free-form attributes plus the well-known `device-type` and `device-variant`. */
   attributes: Record<string, string>;
+  /**
+   * Host paths of this worker's accelerator instances, index = device index (TPU chips:
+   * `/dev/accel0`, `/dev/vfio/0`, or stand-ins a local topology declares). Absent or empty when
+   * none are known; GPUs are reached through the engine's device request, not paths.
+   */
+  devicePaths?: string[];
+  /** Name other tasks of a TPU slice use to reach this worker (TPU_WORKER_HOSTNAMES); default "localhost". */
+  hostname?: string;
+  /** Containers on this worker may run privileged (config opt-in, off by default). */
+  privileged?: boolean;
 }
 
 export interface Worker extends WorkerSpec {

@@ -7,7 +7,7 @@ import type { StoreEvent } from '../../../src/cluster/state/events.js';
 
 export function spec(name: string, over: Partial<JobSpec> = {}): JobSpec {
   return {
-    name, user: 'alice', command: ['true'], env: {}, cwd: null, replicas: 1,
+    name, user: 'alice', command: ['true'], env: {}, cwd: null, image: null, replicas: 1,
     resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null }, constraints: [], coschedule: null,
     maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null, ...over,
   };
