@@ -73,7 +73,11 @@ export interface StartedRecord {
 
 export interface TaskRuntime {
   readonly name: string;
-  /** Starts the attempt. Rejects only when it could not be started at all (e.g. command not found). */
+  /**
+   * Starts the attempt. Rejects only when it could not be started at all (e.g. command not found).
+   * An error carrying a string `lost` property is an infrastructure failure (engine unreachable),
+   * recorded as a preemption rather than a task failure.
+   */
   launch(launch: TaskLaunch): Promise<RunningTask>;
   /** SIGTERM to the whole process group / container, then SIGKILL after graceMs. Resolves when gone. */
   stop(task: RunningTask, graceMs: number): Promise<void>;

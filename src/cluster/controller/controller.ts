@@ -224,8 +224,10 @@ export class Controller {
       handle = await this.runtime.launch(entry.launch);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
+      // `lost` marks an infrastructure failure (e.g. the Docker engine is gone): a preemption.
+      const lost = (error as { lost?: unknown }).lost;
       this.note(entry, `iris: could not start the task: ${reason}`);
-      this.recordExit(key, { kind: 'launch_failed', reason });
+      this.recordExit(key, typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason });
       return;
     }
     entry.handle = handle;
@@ -253,7 +255,7 @@ export class Controller {
     if (entry.stopping?.kind === 'order') return { kind: 'killed', reason: entry.stopping.reason };
     if (exit.lost) return { kind: 'preempted', reason: exit.lost };
     const exitCode = exit.exitCode ?? 128 + signalNumber(exit.signal);
-    return { kind: 'exited', exitCode, signal: exit.signal };
+    return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null): void {

@@ -55,7 +55,7 @@ export function canTransitionTask(from: TaskState, to: TaskState): boolean {
 
 /** How an attempt ended, as reported by the controller to the store. */
 export type AttemptOutcome =
-  | { kind: 'exited'; exitCode: number; signal?: string | null }
+  | { kind: 'exited'; exitCode: number; signal?: string | null; /** Runtime's explanation, e.g. "OOM killed". */ reason?: string }
   | { kind: 'timeout' }
   | { kind: 'preempted'; reason: string }
   | { kind: 'killed'; reason: string }

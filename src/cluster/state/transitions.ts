@@ -87,7 +87,9 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
       if (outcome.exitCode === 0) return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: null };
       return {
         kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode,
-        reason: outcome.signal ? `killed by ${outcome.signal}` : `exit ${outcome.exitCode}`,
+        reason: outcome.reason
+          ? `${outcome.reason} (exit ${outcome.exitCode})`
+          : outcome.signal ? `killed by ${outcome.signal}` : `exit ${outcome.exitCode}`,
       };
     case 'timeout':
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'timeout' };
