@@ -1,0 +1,67 @@
+/**
+ * RuntimeRouter: the one TaskRuntime the controller talks to. A launch that carries a
+ * `container` spec goes to the container runtime, every other launch to the process runtime.
+ *
+ * The container runtime is created on first use, so a machine without Docker runs process jobs
+ * without ever touching an engine. Each RunningTask remembers which runtime started it, so
+ * stop() always reaches the right one. reclaim() asks both; an absent engine only means there
+ * is nothing of ours to reclaim there (the reason is logged, not thrown).
+ */
+import type { RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
+
+export interface RuntimeRouterOptions {
+  process: TaskRuntime;
+  /** Builds the container runtime on first use. */
+  container: () => TaskRuntime;
+  /** True when a container engine answers (checked before reclaiming containers). */
+  containerReachable?: () => Promise<boolean>;
+  log?: (message: string) => void;
+}
+
+export class RuntimeRouter implements TaskRuntime {
+  readonly name = 'router';
+  private readonly processRuntime: TaskRuntime;
+  private readonly makeContainer: () => TaskRuntime;
+  private containerRuntime: TaskRuntime | null = null;
+  private readonly owners = new WeakMap<RunningTask, TaskRuntime>();
+  private readonly options: RuntimeRouterOptions;
+
+  constructor(options: RuntimeRouterOptions) {
+    this.options = options;
+    this.processRuntime = options.process;
+    this.makeContainer = options.container;
+  }
+
+  private container(): TaskRuntime {
+    this.containerRuntime ??= this.makeContainer();
+    return this.containerRuntime;
+  }
+
+  async launch(launch: TaskLaunch): Promise<RunningTask> {
+    const runtime = launch.container ? this.container() : this.processRuntime;
+    const task = await runtime.launch(launch);
+    this.owners.set(task, runtime);
+    return task;
+  }
+
+  stop(task: RunningTask, graceMs: number): Promise<void> {
+    const runtime = this.owners.get(task) ?? this.processRuntime;
+    return runtime.stop(task, graceMs);
+  }
+
+  async reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
+    const keys = await this.processRuntime.reclaim(clusterId, records, graceMs);
+    const reachable = this.options.containerReachable ? await this.options.containerReachable() : true;
+    if (!reachable) return keys;
+    try {
+      keys.push(...(await this.container().reclaim(clusterId, records, graceMs)));
+    } catch (error) {
+      this.options.log?.(`could not reclaim containers: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return keys;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.processRuntime.close(), this.containerRuntime?.close()]);
+  }
+}
