@@ -39,7 +39,7 @@ const ATTRIBUTE = /^[A-Za-z0-9][A-Za-z0-9_.\/-]*$/;
 
 const KNOWN_FIELDS = new Set<keyof SubmitRequest>([
   'name', 'command', 'replicas', 'cpu', 'memory', 'gpu', 'tpu', 'env', 'constraints', 'coschedule',
-  'maxRetries', 'maxTaskFailures', 'maxPreemptions', 'timeout', 'schedulingTimeout', 'user', 'cwd', 'image',
+  'maxRetries', 'maxTaskFailures', 'maxPreemptions', 'timeout', 'timeLimit', 'schedulingTimeout', 'user', 'cwd', 'image',
 ]);
 
 /** Re-throw a parser's IrisError so its message names the request field. */
@@ -231,7 +231,8 @@ export function toJobSpec(req: SubmitRequest, ctx: SubmitContext): { spec: JobSp
   const maxRetries = integerField('maxRetries', body.maxRetries, 0, Number.MAX_SAFE_INTEGER, 0);
   const maxTaskFailures = integerField('maxTaskFailures', body.maxTaskFailures, 0, Number.MAX_SAFE_INTEGER, 0);
   const maxPreemptions = integerField('maxPreemptions', body.maxPreemptions, 0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_PREEMPTIONS);
-  const timeoutMs = parseOptionalDuration('timeout', body.timeout);
+  if (body.timeLimit !== undefined && body.timeout !== undefined) throw invalid('give timeLimit or its older name timeout, not both');
+  const timeoutMs = body.timeout !== undefined ? parseOptionalDuration('timeout', body.timeout) : parseOptionalDuration('timeLimit', body.timeLimit);
   const schedulingTimeoutMs = parseOptionalDuration('schedulingTimeout', body.schedulingTimeout);
   const image = parseImage(body.image);
   const cwd = parseCwd(body.cwd, image === null ? ctx.defaultCwd : null);

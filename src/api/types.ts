@@ -28,6 +28,9 @@ export interface SubmitRequest {
   maxRetries?: number;
   maxTaskFailures?: number;
   maxPreemptions?: number;
+  /** Time limit of each attempt (`2h`); also what the planner uses as the job's duration. */
+  timeLimit?: string;
+  /** Older name of timeLimit. */
   timeout?: string;
   schedulingTimeout?: string;
   user?: string;

@@ -13,7 +13,7 @@ export default class Submit extends BaseCommand {
     '<%= config.bin %> submit --name train --replicas 4 --cpu 2 --memory 4GiB -- python train.py --lr 3e-4',
     '<%= config.bin %> submit -n train/eval --gpu H100x8 -e WANDB_MODE=offline -- ./eval.sh',
     '<%= config.bin %> submit --tpu v5litepod-16 --replicas 4 --coschedule tpu-name -- python pretrain.py',
-    '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --timeout 1h -- ./job.sh',
+    '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
   ];
 
   static override strict = false;

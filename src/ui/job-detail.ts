@@ -28,7 +28,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
   fields.push(
     ['Retries', `max ${job.maxRetries} retries, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
   );
-  if (job.timeoutMs !== null) fields.push(['Timeout', formatDuration(job.timeoutMs)]);
+  if (job.timeoutMs !== null) fields.push(['Time limit', formatDuration(job.timeoutMs)]);
   if (job.schedulingTimeoutMs !== null) fields.push(['Scheduling timeout', formatDuration(job.schedulingTimeoutMs)]);
   fields.push(
     ['Submitted', `${formatAge(job.submittedAt, now)} ago`],

@@ -25,7 +25,10 @@ export const submitFlags = {
   'max-retries': Flags.integer({ summary: 'Retries per task after a non-zero exit (default 0).', min: 0 }),
   'max-task-failures': Flags.integer({ summary: 'Tasks that may fail for good before the job fails (default 0).', min: 0 }),
   'max-preemptions': Flags.integer({ summary: 'Preemptions per task before it gives up (default 100).', min: 0 }),
-  timeout: Flags.string({ summary: 'Stop an attempt that runs longer than this, e.g. 30s, 10m, 2h (a failure).' }),
+  'time-limit': Flags.string({
+    summary: 'Time limit of each attempt, e.g. 30s, 10m, 2h (default: the cluster\'s time-limit). Longer attempts are stopped and fail with reason time-limit; the planner uses it as the job\'s duration.',
+    aliases: ['timeout'],
+  }),
   'scheduling-timeout': Flags.string({ summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.' }),
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
   cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
@@ -45,7 +48,7 @@ export interface SubmitFlagValues {
   'max-retries'?: number;
   'max-task-failures'?: number;
   'max-preemptions'?: number;
-  timeout?: string;
+  'time-limit'?: string;
   'scheduling-timeout'?: string;
   user?: string;
   cwd?: string;
@@ -114,7 +117,7 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
   if (flags['max-retries'] !== undefined) request.maxRetries = flags['max-retries'];
   if (flags['max-task-failures'] !== undefined) request.maxTaskFailures = flags['max-task-failures'];
   if (flags['max-preemptions'] !== undefined) request.maxPreemptions = flags['max-preemptions'];
-  if (flags.timeout !== undefined) request.timeout = flags.timeout;
+  if (flags['time-limit'] !== undefined) request.timeLimit = flags['time-limit'];
   if (flags['scheduling-timeout'] !== undefined) request.schedulingTimeout = flags['scheduling-timeout'];
   if (flags.user !== undefined) request.user = flags.user;
   return request;

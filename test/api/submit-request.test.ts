@@ -40,6 +40,7 @@ describe('toJobSpec defaults', () => {
       command: ['python', 'train.py'],
       env: {},
       cwd: '/home/bob',
+      image: null,
       replicas: 1,
       resources: { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null },
       constraints: [],

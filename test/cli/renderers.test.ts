@@ -86,7 +86,7 @@ describe('job detail', () => {
     expect(text).toContain("Command:         python train.py --msg 'hello world'");
     expect(text).toContain('Resources:       cpu 0.5 memory 512MiB device cpu');
     expect(text).toContain('Constraints:     region=us');
-    expect(text).toContain('Timeout:         10m00s');
+    expect(text).toContain('Time limit:      10m00s');
     expect(text).toMatch(/\/train\/task-0\s+FAILED\s+1\s+local-0\s+3\s+10s\s+2\/0\s+exit code 3/);
     expect(text).toMatch(/\/train\/task-1\s+PENDING\s+0\s+-\s+-\s+-\s+0\/0/);
     expect(text).toMatch(/Attempts:\n\s+TASK\s+ATTEMPT/);

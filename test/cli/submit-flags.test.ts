@@ -45,7 +45,7 @@ describe('buildSubmitRequest', () => {
     const request = buildSubmitRequest(
       {
         name: 'train/eval', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: ['A=1'], constraint: ['region=us', 'pool in (a,b)'],
-        coschedule: 'tpu-name', 'max-retries': 2, 'max-task-failures': 1, 'max-preemptions': 5, timeout: '10m', 'scheduling-timeout': '1h', user: 'bob',
+        coschedule: 'tpu-name', 'max-retries': 2, 'max-task-failures': 1, 'max-preemptions': 5, 'time-limit': '10m', 'scheduling-timeout': '1h', user: 'bob',
       },
       ['python', 'train.py'],
       { cwd: '/work' },
@@ -53,7 +53,7 @@ describe('buildSubmitRequest', () => {
     expect(request).toEqual({
       name: 'train/eval', command: ['python', 'train.py'], cwd: '/work', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: { A: '1' },
       constraints: ['region=us', 'pool in (a,b)'], coschedule: 'tpu-name', maxRetries: 2, maxTaskFailures: 1, maxPreemptions: 5,
-      timeout: '10m', schedulingTimeout: '1h', user: 'bob',
+      timeLimit: '10m', schedulingTimeout: '1h', user: 'bob',
     });
   });
 

@@ -101,13 +101,13 @@ describe('failures, retries and timeouts', () => {
     expect(new Set(job.taskList.map((t) => t.workerId))).toEqual(new Set(['w0', 'w1']));
   });
 
-  it('--timeout stops an attempt that runs too long: a failure with reason timeout', async () => {
+  it('--time-limit stops an attempt that runs too long: a failure with reason time-limit', async () => {
     const tag = marker('timeout');
-    const job = await run(['--name', 'slow', '--timeout', '1s'], ['sh', '-c', 'sleep 120', tag], false);
+    const job = await run(['--name', 'slow', '--time-limit', '1s'], ['sh', '-c', 'sleep 120', tag], false);
     expect(job.state).toBe('FAILED');
     const task = job.taskList[0]!;
     expect(task.state).toBe('FAILED');
-    expect(`${task.reason} ${task.attempts[0]!.reason} ${job.reason}`).toMatch(/timeout/);
+    expect(`${task.reason} ${task.attempts[0]!.reason} ${job.reason}`).toMatch(/time-limit/);
     expect(task.attempts[0]!.finishedAt! - task.attempts[0]!.startedAt).toBeLessThan(10_000);
     await waitUntil('timed-out task to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
   });

@@ -20,6 +20,7 @@ import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runti
 import { appendNote } from '../../logs/format.js';
 import { attemptKey, buildSnapshot } from './snapshot.js';
 import { buildLaunch, logPathFor, type LaunchContext } from './launch.js';
+import { formatDuration } from '../../util/duration.js';
 
 export interface TaskIdentity {
   task: string;
@@ -242,7 +243,7 @@ export class Controller {
         entry.timer = setTimeout(() => {
           if (entry.stopping) return;
           entry.stopping = { kind: 'timeout' };
-          this.stopEntry(entry, `iris: stopping attempt (timeout after ${Math.round(timeout / 1000)}s)`);
+          this.stopEntry(entry, `iris: stopping attempt (time-limit: ran longer than ${formatDuration(timeout)})`);
         }, timeout);
       }
     }

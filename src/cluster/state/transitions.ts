@@ -92,7 +92,7 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
           : outcome.signal ? `killed by ${outcome.signal}` : `exit ${outcome.exitCode}`,
       };
     case 'timeout':
-      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'timeout' };
+      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };
     case 'launch_failed':
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: `launch failed: ${outcome.reason}` };
     case 'preempted':

@@ -60,7 +60,7 @@ describe('attempts and retries', () => {
     start(store, '/j/task-0');
     store.finishAttempt('/j/task-0', 0, { kind: 'timeout' });
     expect(store.task('/j/task-0')).toMatchObject({ state: 'PENDING', failures: 1 });
-    expect(store.attempt('/j/task-0', 0)!.reason).toBe('timeout');
+    expect(store.attempt('/j/task-0', 0)!.reason).toBe('time-limit');
     store.assign('/j/task-0', 'w1', '/l');
     store.finishAttempt('/j/task-0', 1, { kind: 'launch_failed', reason: 'ENOENT' });
     expect(store.task('/j/task-0')).toMatchObject({ state: 'FAILED', failures: 2 });

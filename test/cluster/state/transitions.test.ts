@@ -75,7 +75,7 @@ describe('classifyOutcome', () => {
     [{ kind: 'exited', exitCode: 0 } as const, 'succeeded', 'SUCCEEDED', 0, null],
     [{ kind: 'exited', exitCode: 3 } as const, 'failed', 'FAILED', 3, 'exit 3'],
     [{ kind: 'exited', exitCode: 137, signal: 'SIGKILL' } as const, 'failed', 'FAILED', 137, 'killed by SIGKILL'],
-    [{ kind: 'timeout' } as const, 'failed', 'FAILED', null, 'timeout'],
+    [{ kind: 'timeout' } as const, 'failed', 'FAILED', null, 'time-limit'],
     [{ kind: 'launch_failed', reason: 'no such file' } as const, 'failed', 'FAILED', null, 'launch failed: no such file'],
     [{ kind: 'preempted', reason: 'worker lost' } as const, 'preempted', 'PREEMPTED', null, 'worker lost'],
     [{ kind: 'killed', reason: 'cancelled' } as const, 'killed', 'KILLED', null, 'cancelled'],
