@@ -192,16 +192,21 @@ function resolveName(value: unknown, ctx: SubmitContext): { name: string; genera
 /** Docker image references: `busybox`, `iris-test/node:24`, `host:5000/team/img@sha256:...`. */
 const IMAGE_PATTERN = /^[a-z0-9][a-z0-9._\-/]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
-function parseImage(value: unknown): string | null {
-  const image = optionalString('image', value);
-  if (image === undefined) return null;
+/** Check a Docker image reference; returns it unchanged or throws a clear IrisError. */
+export function checkImageReference(image: string): string {
   const host = image.includes('/') ? image.slice(0, image.indexOf('/')) : '';
   // A registry host may carry a port (`host:5000/img`); check the rest of the reference.
   const rest = /[.:]/.test(host) ? image.slice(host.length + 1) : image;
   if (image.length > 255 || !IMAGE_PATTERN.test(rest)) {
-    throw invalid(`image: invalid image reference ${describe(image)}`, 'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox');
+    throw invalid(`invalid image reference ${describe(image)}`, 'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox');
   }
   return image;
+}
+
+function parseImage(value: unknown): string | null {
+  const image = optionalString('image', value);
+  if (image === undefined) return null;
+  return withField('image', 'image:', () => checkImageReference(image));
 }
 
 function generate(parent: string | null, ctx: SubmitContext): string {

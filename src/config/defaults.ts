@@ -2,8 +2,9 @@
  * Built-in configuration values: what iris uses when no config file exists, and the fallbacks
  * for keys a config file leaves out.
  */
-import os from 'node:os';
 import type { WorkerSpec } from '../cluster/model/types.js';
+import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
+import type { QueueConfig, RuntimeConfig } from './types.js';
 
 /** cosmiconfig module name: `.irisrc*`, `iris.config.*`, `package.json#iris`. */
 export const MODULE_NAME = 'iris';
@@ -31,14 +32,40 @@ export const DEFAULT_WORKER_MEMORY_BYTES = 2 * 1024 ** 3;
 /** Name of the single worker iris creates when the config declares none. */
 export const LOCAL_WORKER_NAME = 'local';
 
-/** One cpu worker with this machine's CPUs and total memory. */
-export function machineWorker(): WorkerSpec {
-  const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return {
+/** Default time limit of a job that gives none. */
+export const DEFAULT_TIME_LIMIT_MS = 24 * 3_600_000;
+
+/** Queue defaults (issue 4): EASY backfill, 32 jobs per pass, hybrid reserves up to 64 (max 1000). */
+export const DEFAULT_QUEUE = { policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 1000 } as const satisfies QueueConfig;
+
+/**
+ * Runtime defaults: tasks are processes; containers use host networking (the hosts of a local
+ * TPU slice reach each other's coordinator on localhost, and a container starts faster without
+ * a bridge).
+ */
+export const DEFAULT_RUNTIME = { kind: 'process', image: null, network: 'host' } as const satisfies RuntimeConfig;
+
+/** Hostname of a worker or slice host that declares none. */
+export const DEFAULT_HOSTNAME = 'localhost';
+
+/**
+ * The worker iris creates when the config declares none: this machine's CPUs and memory, and
+ * its NVIDIA GPUs when nvidia-smi reports any (variant from the first GPU's name; null when the
+ * GPUs differ).
+ */
+export function machineWorker(probe: MachineProbe = hostProbe): WorkerSpec {
+  const gpus = probe.gpus();
+  const worker: WorkerSpec = {
     id: LOCAL_WORKER_NAME,
-    cpuMillis: Math.max(1, cpus) * 1000,
-    memoryBytes: os.totalmem(),
+    cpuMillis: probe.cpus() * 1000,
+    memoryBytes: probe.memoryBytes(),
     device: { type: 'cpu', variant: null, count: 0 },
     attributes: { 'device-type': 'cpu' },
   };
+  if (gpus.length === 0) return worker;
+  const variants = new Set(gpus.map((gpu) => normalizeGpuName(gpu.name)));
+  const variant = variants.size === 1 ? [...variants][0]! : null;
+  worker.device = { type: 'gpu', variant, count: gpus.length };
+  worker.attributes = variant === null ? { 'device-type': 'gpu' } : { 'device-type': 'gpu', 'device-variant': variant };
+  return worker;
 }

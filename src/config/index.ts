@@ -3,8 +3,12 @@ export { loadConfig } from './load.js';
 export type { LoadConfigOptions } from './load.js';
 export { validateConfig, defaultConfig, parseConfigDuration, suggestKey, formatKeyPath } from './schema/validate.js';
 export {
+  DEFAULT_HOSTNAME,
   DEFAULT_MAX_PREEMPTIONS,
+  DEFAULT_QUEUE,
+  DEFAULT_RUNTIME,
   DEFAULT_STOP_GRACE_MS,
+  DEFAULT_TIME_LIMIT_MS,
   DEFAULT_WORKER_CPU_MILLIS,
   DEFAULT_WORKER_MEMORY_BYTES,
   LOCAL_WORKER_NAME,
@@ -12,4 +16,18 @@ export {
   SEARCH_PLACES,
   machineWorker,
 } from './defaults.js';
-export type { IrisConfig, IrisConfigFile, IrisQuotaFile, IrisWorkerFile } from './types.js';
+export { hostProbe, normalizeGpuName, parseNvidiaSmi } from './detect.js';
+export type { DetectedGpu, MachineProbe } from './detect.js';
+export { QUEUE_POLICIES } from './types.js';
+export type {
+  ContainerNetwork,
+  IrisConfig,
+  IrisConfigFile,
+  IrisQuotaFile,
+  IrisSliceFile,
+  IrisWorkerFile,
+  QueueConfig,
+  QueuePolicy,
+  RuntimeConfig,
+  RuntimeKind,
+} from './types.js';

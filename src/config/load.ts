@@ -12,6 +12,7 @@ import YAML from 'yaml';
 import { IrisError, invalid } from '../errors.js';
 import { MODULE_NAME, SEARCH_PLACES } from './defaults.js';
 import { defaultConfig, validateConfig } from './schema/validate.js';
+import type { MachineProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
 
 export interface LoadConfigOptions {
@@ -23,6 +24,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Last directory of the upward search; defaults to the home directory. */
   stopDir?: string;
+  /** What this machine offers (CPUs, memory, GPUs, TPU device files); defaults to the real host. */
+  probe?: MachineProbe;
 }
 
 function message(error: unknown): string {
@@ -114,8 +117,8 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
   } else {
     result = await run(() => explorer.search(cwd), null);
   }
-  if (!result) return defaultConfig();
-  return validateConfig(result.config, result.filepath);
+  if (!result) return defaultConfig(opts.probe);
+  return validateConfig(result.config, result.filepath, opts.probe);
 }
 
 async function run<T>(step: () => Promise<T>, file: string | null): Promise<T> {

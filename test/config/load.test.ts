@@ -121,20 +121,23 @@ describe('loadConfig: searching', () => {
 
   it('defaults when no file is found', async () => {
     const empty = await freshDir();
-    const config = await loadConfig({ cwd: empty, env, stopDir: empty });
+    const probe = { cpus: () => 3, memoryBytes: () => 5 * 1024 ** 3, gpus: () => [{ index: 0, name: 'NVIDIA L4' }], tpuDevicePaths: () => [] };
+    const config = await loadConfig({ cwd: empty, env, stopDir: empty, probe });
     expect(config.source).toBeNull();
     expect(config.home).toBeNull();
     expect(config.workers).toEqual([
       {
         id: 'local',
-        cpuMillis: os.availableParallelism() * 1000,
-        memoryBytes: os.totalmem(),
-        device: { type: 'cpu', variant: null, count: 0 },
-        attributes: { 'device-type': 'cpu' },
+        cpuMillis: 3000,
+        memoryBytes: 5 * 1024 ** 3,
+        device: { type: 'gpu', variant: 'L4', count: 1 },
+        attributes: { 'device-type': 'gpu', 'device-variant': 'L4' },
       },
     ]);
     expect(config.quotas.size).toBe(0);
-    expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000 });
+    expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000 });
+    expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 1000 });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: 'host' });
   });
 
   it('an empty rc file is skipped by the search', async () => {

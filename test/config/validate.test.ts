@@ -8,14 +8,17 @@ import {
   parseConfigDuration,
   suggestKey,
   validateConfig,
+  type MachineProbe,
 } from '../../src/config/index.js';
 
 const SOURCE = '/home/u/proj/.irisrc.yaml';
 const GiB = 1024 ** 3;
+/** A machine with 8 CPUs, 32 GiB, no GPUs and no TPU device files: tests never depend on the host. */
+const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * GiB, gpus: () => [], tpuDevicePaths: () => [] };
 
-function errorOf(raw: unknown, source = SOURCE): IrisError {
+function errorOf(raw: unknown, source = SOURCE, PROBE): IrisError {
   try {
-    validateConfig(raw, source);
+    validateConfig(raw, source, PROBE);
   } catch (error) {
     expect(error).toBeInstanceOf(IrisError);
     return error as IrisError;
@@ -43,12 +46,13 @@ describe('validateConfig: the documented example', () => {
       quotas: { alice: { cpu: 8, memory: '32GiB', accelerators: 8, 'pending-tasks': 100 }, bob: { cpu: 0.5 } },
     },
     SOURCE,
+    PROBE,
   );
 
   it('keeps source, expands home and reads defaults', () => {
-    expect(config.source).toBe(SOURCE);
+    expect(config.source).toBe(SOURCE, PROBE);
     expect(config.home).toBe(path.join(os.homedir(), '.iris-dev'));
-    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000 });
+    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000, timeLimitMs: 24 * 3_600_000 });
   });
 
   it('resolves cpu, memory and devices', () => {
@@ -94,24 +98,24 @@ describe('validateConfig: the documented example', () => {
 describe('validateConfig: defaults and shorthands', () => {
   it('an empty file gives the machine worker and default settings', () => {
     for (const raw of [undefined, null, {}]) {
-      const config = validateConfig(raw, SOURCE);
-      expect(config.source).toBe(SOURCE);
+      const config = validateConfig(raw, SOURCE, PROBE);
+      expect(config.source).toBe(SOURCE, PROBE);
       expect(config.home).toBeNull();
       expect(config.workers).toHaveLength(1);
       expect(config.workers[0]).toMatchObject({
         id: 'local',
-        cpuMillis: os.availableParallelism() * 1000,
-        memoryBytes: os.totalmem(),
+        cpuMillis: 8000,
+        memoryBytes: 32 * GiB,
         device: { type: 'cpu', variant: null, count: 0 },
         attributes: { 'device-type': 'cpu' },
       });
       expect(config.quotas.size).toBe(0);
-      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000 });
+      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000 });
     }
   });
 
   it('a worker without cpu or memory gets 1 core and 2GiB', () => {
-    const [worker] = validateConfig({ workers: [{ name: 'w' }] }, SOURCE).workers;
+    const [worker] = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, PROBE).workers;
     expect(worker!.cpuMillis).toBe(DEFAULT_WORKER_CPU_MILLIS);
     expect(worker!.memoryBytes).toBe(DEFAULT_WORKER_MEMORY_BYTES);
     expect(DEFAULT_WORKER_MEMORY_BYTES).toBe(2 * GiB);
@@ -121,6 +125,7 @@ describe('validateConfig: defaults and shorthands', () => {
     const [a, b] = validateConfig(
       { workers: [{ name: 'a', cpu: 0.25, memory: 1048576 }, { name: 'b', cpu: '2', memory: '512M' }] },
       SOURCE,
+      PROBE,
     ).workers;
     expect([a!.cpuMillis, a!.memoryBytes, b!.cpuMillis, b!.memoryBytes]).toEqual([250, 1048576, 2000, 512 * 1024 ** 2]);
   });
@@ -136,6 +141,7 @@ describe('validateConfig: defaults and shorthands', () => {
         ],
       },
       SOURCE,
+      PROBE,
     ).workers;
     expect(workers.map((w) => w.device)).toEqual([
       { type: 'gpu', variant: 'H100', count: 4 },
@@ -156,6 +162,7 @@ describe('validateConfig: defaults and shorthands', () => {
         ],
       },
       SOURCE,
+      PROBE,
     ).workers;
     expect(workers.map((w) => w.device)).toEqual([
       { type: 'tpu', variant: 'v6e-8', count: 8 },
@@ -169,14 +176,15 @@ describe('validateConfig: defaults and shorthands', () => {
     const [worker] = validateConfig(
       { workers: [{ name: 'g', gpu: { variant: 'H100', count: 1 }, attributes: { 'device-type': 'gpu', 'device-variant': 'H100', ok: true } }] },
       SOURCE,
+      PROBE,
     ).workers;
     expect(worker!.attributes).toEqual({ 'device-type': 'gpu', 'device-variant': 'H100', ok: 'true' });
   });
 
   it('home relative to the config file, absolute home kept', () => {
-    expect(validateConfig({ home: 'state' }, SOURCE).home).toBe('/home/u/proj/state');
-    expect(validateConfig({ home: '/var/iris/' }, SOURCE).home).toBe('/var/iris/');
-    expect(validateConfig({ home: '~' }, SOURCE).home).toBe(os.homedir());
+    expect(validateConfig({ home: 'state' }, SOURCE, PROBE).home).toBe('/home/u/proj/state');
+    expect(validateConfig({ home: '/var/iris/' }, SOURCE, PROBE).home).toBe('/var/iris/');
+    expect(validateConfig({ home: '~' }, SOURCE, PROBE).home).toBe(os.homedir());
   });
 
   it('stop-grace durations', () => {
@@ -187,7 +195,7 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(parseConfigDuration('1.5s')).toBe(1500);
     expect(parseConfigDuration(3)).toBe(3000);
     expect(parseConfigDuration('0s')).toBe(0);
-    expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE).defaults.stopGraceMs).toBe(500);
+    expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE, PROBE).defaults.stopGraceMs).toBe(500);
   });
 
   it('suggests keys for typos', () => {
@@ -262,6 +270,6 @@ describe('validateConfig: every error names the file and the key', () => {
   });
 
   it('unknown keys carry a hint listing the allowed keys', () => {
-    expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe('allowed keys here: name, cpu, memory, gpu, tpu, attributes');
+    expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe('allowed keys here: name, count, cpu, memory, gpu, tpu, hostname, privileged, attributes');
   });
 });
