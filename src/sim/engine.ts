@@ -1,0 +1,471 @@
+/**
+ * The simulation engine: replays a workload on a virtual clock through the live cluster's
+ * scheduler (any `pass(snapshot, resourcesChanged) -> Plan`, normally the QueueScheduler).
+ * Pure: no timers, no fs, no Date.now — the clock only moves from event to event.
+ *
+ * Invariants:
+ * - Events at one time form one batch: completions (resources freed) and arrivals (tasks
+ *   pending) are applied, then passes run until one places nothing. `resourcesChanged` is true
+ *   for the first pass of a batch that had a completion.
+ * - The snapshot is kept incrementally: the jobs map, pending list, running allocations and
+ *   worker views are updated per event, never rebuilt from all jobs.
+ * - A placed task ends at start + min(run, time limit) (the limit is enforced, as live); the
+ *   planner sees `endsAt = start + time limit`.
+ * - Children are submitted at their parent's first task start + `after`, and inherit the
+ *   root's submit time (rootSubmittedAt) and depth + 1, like the live cluster.
+ * - With `order` other than fcfs, the ordering score of the root is put where the progress
+ *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
+ *   ties by task submit time and then arrival order.
+ */
+import { jobDepth, taskName } from '../cluster/model/names.js';
+import type { Plan, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../cluster/scheduler/types.js';
+import { neverReason } from '../cluster/scheduler/feasibility.js';
+import { EventHeap } from './heap.js';
+import { boundedSlowdown } from './metrics.js';
+import { orderScore, type OrderName } from './scores.js';
+import { countJobs, type SimJob, type SimWorker, type SimWorkload, type SkippedJob } from './workload.js';
+
+/** What the engine needs from a scheduler: the QueueScheduler's pass. */
+export interface PassScheduler {
+  pass(snapshot: Snapshot, resourcesChanged?: boolean): Plan;
+}
+
+/** A running task as the planner sees it (Snapshot.running). */
+export interface SimAllocation {
+  task: string;
+  job: string;
+  workerId: string;
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: number[];
+  endsAt: number;
+}
+
+export interface SimProgress {
+  now: number;
+  finished: number;
+  total: number;
+  events: number;
+}
+
+export interface SimOptions {
+  scheduler: PassScheduler;
+  order?: OrderName;
+  /** Call onProgress every this many event batches (default 2000). */
+  progressEvery?: number;
+  onProgress?: (progress: SimProgress) => void;
+}
+
+export interface SimJobResult {
+  name: string;
+  index?: number;
+  user: string;
+  submit: number;
+  /** First task start. */
+  start: number;
+  /** Last task end. */
+  end: number;
+  wait: number;
+  /** Run time of a task as simulated (capped at the time limit). */
+  run: number;
+  procs: number;
+  tasks: number;
+  workers: string[];
+  /** True when the task was stopped at its time limit. */
+  timeLimited: boolean;
+  boundedSlowdown: number;
+}
+
+export interface SimSample {
+  time: number;
+  /** Jobs with at least one pending task. */
+  queued: number;
+  runningTasks: number;
+  /** Allocated CPU / total CPU of all workers. */
+  utilization: number;
+}
+
+export interface SimSummary {
+  jobs: number;
+  skipped: number;
+  unfinished: number;
+  avgWait: number;
+  avgBoundedSlowdown: number;
+  utilization: number;
+  makespan: number;
+  start: number;
+  end: number;
+  timeLimited: number;
+  passes: number;
+  batches: number;
+}
+
+export interface SimResult {
+  summary: SimSummary;
+  jobs: SimJobResult[];
+  skipped: SkippedJob[];
+  unfinished: SkippedJob[];
+  samples: SimSample[];
+}
+
+interface ActiveJob {
+  spec: SimJob;
+  sched: SchedulerJob;
+  submit: number;
+  start: number | null;
+  end: number;
+  pendingTasks: number;
+  unfinishedTasks: number;
+  workers: Set<string>;
+  timeLimited: boolean;
+}
+
+interface Arrival {
+  time: number;
+  seq: number;
+  spec: SimJob;
+  parent: ActiveJob | null;
+}
+
+interface Completion {
+  time: number;
+  seq: number;
+  task: string;
+}
+
+interface WorkerState {
+  spec: SimWorker;
+  freeCpu: number;
+  freeMemory: number;
+  deviceBusy: boolean[];
+}
+
+const BSLD_THRESHOLD = 10;
+
+export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
+  return new Engine(workload, options).run();
+}
+
+class Engine {
+  private readonly scheduler: PassScheduler;
+  private readonly order: OrderName;
+  private readonly progressEvery: number;
+  private readonly workers: WorkerState[];
+  private readonly workerIndex = new Map<string, number>();
+  private views: WorkerView[];
+  private readonly dirtyWorkers = new Set<number>();
+  private readonly totalCpu: number;
+  private usedCpu = 0;
+
+  private readonly jobs = new Map<string, SchedulerJob>();
+  private readonly active = new Map<string, ActiveJob>();
+  private pendingList: SchedulerTask[] = [];
+  private readonly pendingIds = new Set<string>();
+  private queuedJobs = 0;
+  private readonly running = new Map<string, SimAllocation>();
+  private runningList: SimAllocation[] = [];
+  private runningDirty = false;
+
+  private readonly roots: readonly SimJob[];
+  private rootAt = 0;
+  private readonly arrivals = new EventHeap<Arrival>();
+  private readonly completions = new EventHeap<Completion>();
+  private seq = 0;
+  private eventSeq = 0;
+
+  private readonly results: SimJobResult[] = [];
+  private readonly skipped: SkippedJob[];
+  private readonly samples: SimSample[] = [];
+  private readonly total: number;
+  private busyCpuSeconds = 0;
+  private timeLimited = 0;
+  private passes = 0;
+  private batches = 0;
+  private lastReasons = new Map<string, string>();
+
+  constructor(workload: SimWorkload, private readonly options: SimOptions) {
+    this.scheduler = options.scheduler;
+    this.order = options.order ?? 'fcfs';
+    this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
+    this.workers = workload.workers.map((spec, i) => {
+      this.workerIndex.set(spec.id, i);
+      return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false) };
+    });
+    this.views = this.workers.map((_, i) => this.view(i));
+    this.totalCpu = workload.workers.reduce((sum, w) => sum + w.cpuMillis, 0);
+    this.roots = workload.jobs;
+    this.skipped = [...workload.skipped];
+    this.total = countJobs(workload.jobs);
+  }
+
+  private view(i: number): WorkerView {
+    const w = this.workers[i]!;
+    const devices: number[] = [];
+    for (let d = 0; d < w.deviceBusy.length; d++) if (!w.deviceBusy[d]) devices.push(d);
+    return {
+      id: w.spec.id,
+      device: w.spec.device,
+      attributes: w.spec.attributes,
+      capacity: { cpuMillis: w.spec.cpuMillis, memoryBytes: w.spec.memoryBytes },
+      free: { cpuMillis: w.freeCpu, memoryBytes: w.freeMemory, devices },
+      schedulable: true,
+    };
+  }
+
+  run(): SimResult {
+    let start: number | null = null;
+    let end = 0;
+    for (;;) {
+      const now = this.nextTime();
+      if (now === null) break;
+      start ??= now;
+      this.batches++;
+      let freed = false;
+      while (this.completions.peek()?.time === now) {
+        this.complete(this.completions.pop()!.task, now);
+        freed = true;
+      }
+      for (;;) {
+        const arrival = this.nextArrival(now);
+        if (!arrival) break;
+        this.submit(arrival, now);
+      }
+      this.schedule(now, freed);
+      end = Math.max(end, now);
+      this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.totalCpu > 0 ? this.usedCpu / this.totalCpu : 0 });
+      if (this.options.onProgress && this.batches % this.progressEvery === 0) {
+        this.options.onProgress({ now, finished: this.results.length, total: this.total, events: this.batches });
+      }
+    }
+    return this.finish(start ?? 0, end);
+  }
+
+  private nextTime(): number | null {
+    let t = Infinity;
+    const root = this.roots[this.rootAt];
+    if (root) t = root.submit;
+    const child = this.arrivals.peek();
+    if (child && child.time < t) t = child.time;
+    const done = this.completions.peek();
+    if (done && done.time < t) t = done.time;
+    return t === Infinity ? null : t;
+  }
+
+  private nextArrival(now: number): Arrival | null {
+    const root = this.roots[this.rootAt];
+    const child = this.arrivals.peek();
+    if (root && root.submit === now) {
+      this.rootAt++;
+      return { time: now, seq: 0, spec: root, parent: null };
+    }
+    if (child && child.time === now) return this.arrivals.pop()!;
+    return null;
+  }
+
+  private submit(arrival: Arrival, now: number): void {
+    const spec = arrival.spec;
+    const parent = arrival.parent;
+    let rootKey: number;
+    if (parent) rootKey = parent.sched.rootSubmittedAt;
+    else if (this.order === 'fcfs') rootKey = now;
+    else rootKey = orderScore(this.order, { submit: now, requestedTime: spec.timeLimit, procs: spec.procs, index: spec.index });
+    const sched: SchedulerJob & { timeLimitMs: number } = {
+      name: spec.name,
+      depth: parent ? parent.sched.depth + 1 : jobDepth(spec.name),
+      rootSubmittedAt: rootKey,
+      seq: this.seq++,
+      user: spec.user,
+      resources: spec.resources,
+      constraints: spec.constraints,
+      coschedule: spec.coschedule,
+      replicas: spec.replicas,
+      // Times are opaque numbers to the planner; the simulator uses seconds throughout.
+      timeLimitMs: spec.timeLimit,
+    };
+    const never = neverReason(sched, this.views);
+    if (never !== null) {
+      this.skipTree(spec, never);
+      return;
+    }
+    const job: ActiveJob = {
+      spec,
+      sched,
+      submit: now,
+      start: null,
+      end: now,
+      pendingTasks: spec.replicas,
+      unfinishedTasks: spec.replicas,
+      workers: new Set(),
+      timeLimited: false,
+    };
+    this.jobs.set(spec.name, sched);
+    this.active.set(spec.name, job);
+    for (let i = 0; i < spec.replicas; i++) {
+      const id = taskName(spec.name, i);
+      this.pendingList.push({ id, job: spec.name, index: i, submittedAt: now, seq: this.seq++ });
+      this.pendingIds.add(id);
+    }
+    this.queuedJobs++;
+  }
+
+  private skipTree(spec: SimJob, reason: string): void {
+    this.skipped.push({ name: spec.name, reason });
+    for (const child of spec.children) this.skipTree(child, 'its parent job never ran');
+  }
+
+  private schedule(now: number, freed: boolean): void {
+    let resourcesChanged = freed;
+    while (this.pendingIds.size > 0) {
+      const plan = this.scheduler.pass(this.snapshot(now), resourcesChanged);
+      this.passes++;
+      resourcesChanged = false;
+      this.lastReasons = plan.reasons;
+      let placed = 0;
+      for (const placement of plan.placements) {
+        if (!this.pendingIds.has(placement.task)) throw new Error(`scheduler placed unknown or running task ${placement.task}`);
+        this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
+        placed++;
+      }
+      if (placed === 0) break;
+      this.pendingList = this.pendingList.filter((task) => this.pendingIds.has(task.id));
+    }
+  }
+
+  private snapshot(now: number): Snapshot {
+    if (this.dirtyWorkers.size > 0) {
+      this.views = this.views.slice();
+      for (const i of this.dirtyWorkers) this.views[i] = this.view(i);
+      this.dirtyWorkers.clear();
+    }
+    if (this.runningDirty) {
+      this.runningList = [...this.running.values()];
+      this.runningDirty = false;
+    }
+    const snapshot: Snapshot & { running: SimAllocation[] } = {
+      now,
+      jobs: this.jobs,
+      pending: this.pendingList,
+      workers: this.views,
+      usage: EMPTY_USAGE,
+      quotas: EMPTY_QUOTAS,
+      running: this.runningList,
+    };
+    return snapshot;
+  }
+
+  private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
+    const job = this.active.get(jobName);
+    const w = this.workerIndex.get(workerId);
+    if (!job || w === undefined) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
+    const worker = this.workers[w]!;
+    const res = job.spec.resources;
+    worker.freeCpu -= res.cpuMillis;
+    worker.freeMemory -= res.memoryBytes;
+    for (const d of devices) worker.deviceBusy[d] = true;
+    if (worker.freeCpu < 0 || worker.freeMemory < 0) throw new Error(`scheduler overcommitted worker ${workerId}`);
+    this.dirtyWorkers.add(w);
+    this.usedCpu += res.cpuMillis;
+    this.pendingIds.delete(taskId);
+    const allocation: SimAllocation = {
+      task: taskId,
+      job: jobName,
+      workerId,
+      cpuMillis: res.cpuMillis,
+      memoryBytes: res.memoryBytes,
+      devices,
+      endsAt: now + job.spec.timeLimit,
+    };
+    this.running.set(taskId, allocation);
+    this.runningDirty = true;
+    const limited = job.spec.run > job.spec.timeLimit;
+    if (limited) job.timeLimited = true;
+    this.completions.push({ time: now + Math.min(job.spec.run, job.spec.timeLimit), seq: this.eventSeq++, task: taskId });
+    job.workers.add(workerId);
+    job.pendingTasks--;
+    if (job.pendingTasks === 0) this.queuedJobs--;
+    if (job.start === null) {
+      job.start = now;
+      for (const child of job.spec.children) this.arrivals.push({ time: now + child.submit, seq: this.eventSeq++, spec: child, parent: job });
+    }
+  }
+
+  private complete(taskId: string, now: number): void {
+    const allocation = this.running.get(taskId)!;
+    this.running.delete(taskId);
+    this.runningDirty = true;
+    const w = this.workerIndex.get(allocation.workerId)!;
+    const worker = this.workers[w]!;
+    worker.freeCpu += allocation.cpuMillis;
+    worker.freeMemory += allocation.memoryBytes;
+    for (const d of allocation.devices) worker.deviceBusy[d] = false;
+    this.dirtyWorkers.add(w);
+    this.usedCpu -= allocation.cpuMillis;
+    const job = this.active.get(allocation.job)!;
+    const duration = Math.min(job.spec.run, job.spec.timeLimit);
+    this.busyCpuSeconds += (allocation.cpuMillis / 1000) * duration;
+    job.unfinishedTasks--;
+    job.end = Math.max(job.end, now);
+    if (job.unfinishedTasks === 0) this.finishJob(job);
+  }
+
+  private finishJob(job: ActiveJob): void {
+    this.active.delete(job.spec.name);
+    this.jobs.delete(job.spec.name);
+    if (job.timeLimited) this.timeLimited++;
+    const start = job.start!;
+    const run = Math.min(job.spec.run, job.spec.timeLimit);
+    const wait = start - job.submit;
+    const result: SimJobResult = {
+      name: job.spec.name,
+      user: job.spec.user,
+      submit: job.submit,
+      start,
+      end: job.end,
+      wait,
+      run,
+      procs: job.spec.procs,
+      tasks: job.spec.replicas,
+      workers: [...job.workers].sort(),
+      timeLimited: job.timeLimited,
+      // Response time over run time, so staggered replicas count from submit to the last end.
+      boundedSlowdown: boundedSlowdown(job.end - job.submit - run, run, BSLD_THRESHOLD),
+    };
+    if (job.spec.index !== undefined) result.index = job.spec.index;
+    this.results.push(result);
+  }
+
+  private finish(start: number, end: number): SimResult {
+    const unfinished: SkippedJob[] = [];
+    for (const job of this.active.values()) {
+      unfinished.push({ name: job.spec.name, reason: this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler' });
+    }
+    const n = this.results.length;
+    let waitSum = 0;
+    let bsldSum = 0;
+    let lastEnd = start;
+    for (const r of this.results) {
+      waitSum += r.wait;
+      bsldSum += r.boundedSlowdown;
+      if (r.end > lastEnd) lastEnd = r.end;
+    }
+    const makespan = Math.max(0, Math.max(end, lastEnd) - start);
+    const summary: SimSummary = {
+      jobs: n,
+      skipped: this.skipped.length,
+      unfinished: unfinished.length,
+      avgWait: n > 0 ? waitSum / n : 0,
+      avgBoundedSlowdown: n > 0 ? bsldSum / n : 0,
+      utilization: makespan > 0 && this.totalCpu > 0 ? this.busyCpuSeconds / ((this.totalCpu / 1000) * makespan) : 0,
+      makespan,
+      start,
+      end: start + makespan,
+      timeLimited: this.timeLimited,
+      passes: this.passes,
+      batches: this.batches,
+    };
+    return { summary, jobs: this.results, skipped: this.skipped, unfinished, samples: this.samples };
+  }
+}
+
+const EMPTY_USAGE = new Map();
+const EMPTY_QUOTAS = new Map();

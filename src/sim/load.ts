@@ -1,0 +1,129 @@
+/**
+ * Loads a trace for `iris simulate`: `*.swf` (Standard Workload Format, on a pool of `procs`
+ * processors modelled as one worker) or an iris workload file (`*.yaml`, `*.yml`, `*.json`).
+ * `window` selects SWF jobs by 0-based position; the window starts with an empty machine at
+ * its first job's submit time.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { IrisError, invalid } from '../errors.js';
+import { parseSwf, usableSwfJobs, type SwfTrace } from './swf.js';
+import { parseWorkload } from './workload-file.js';
+import { poolWorker, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
+
+export interface TraceWindow {
+  start: number;
+  count: number;
+}
+
+export interface LoadOptions {
+  procs?: number;
+  window?: TraceWindow;
+}
+
+const SKIP_TEXT: Record<string, string> = {
+  'unknown-run-time': 'unknown run time (-1)',
+  'no-processors': 'no processor count',
+  'wider-than-machine': 'wider than the processor pool',
+};
+
+/** `START:COUNT` with START >= 0 and COUNT >= 1. */
+export function parseWindow(text: string): TraceWindow {
+  const match = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(text);
+  const count = match ? Number(match[2]) : 0;
+  if (!match || count < 1) {
+    throw invalid(`invalid window "${text}": expected START:COUNT such as 1981:1024`, 'START is the 0-based index of the first job; COUNT is at least 1');
+  }
+  return { start: Number(match[1]), count };
+}
+
+export function traceKind(file: string): 'swf' | 'iris' {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.swf') return 'swf';
+  if (ext === '.yaml' || ext === '.yml' || ext === '.json') return 'iris';
+  throw invalid(`cannot tell the format of trace ${file}`, 'use a .swf trace or an iris workload file ending in .yaml, .yml or .json (see docs/simulate.md)');
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new IrisError('not_found', `trace file ${file} does not exist`);
+    if (code === 'EISDIR') throw invalid(`trace ${file} is a directory, not a file`);
+    throw invalid(`cannot read trace file ${file}: ${(err as Error).message}`);
+  }
+}
+
+export async function loadWorkload(file: string, options: LoadOptions = {}): Promise<SimWorkload> {
+  const kind = traceKind(file);
+  const text = await readText(file);
+  if (kind === 'swf') return swfWorkload(parseSwf(text, file), file, options);
+  if (options.procs !== undefined) throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
+  if (options.window !== undefined) throw invalid('--window applies to SWF traces only');
+  return parseWorkload(parseDocument(text, file), file);
+}
+
+function parseDocument(text: string, file: string): unknown {
+  if (path.extname(file).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw invalid(`${file}: not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw invalid(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** An SWF trace as a workload: one pool worker, one single-task job per usable trace job. */
+export function swfWorkload(trace: SwfTrace, source: string, options: LoadOptions = {}): SimWorkload {
+  const procs = options.procs ?? trace.maxProcs;
+  if (procs === null || procs === undefined) {
+    throw invalid(`${source} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
+  }
+  if (!Number.isInteger(procs) || procs < 1) throw invalid(`invalid --procs ${procs}: expected a whole number of at least 1`);
+  let selected = trace.jobs;
+  if (options.window) {
+    const { start, count } = options.window;
+    if (start >= trace.jobs.length) {
+      throw invalid(`window ${start}:${count} starts past the end of ${source} (${trace.jobs.length} jobs)`, 'START is a 0-based job index');
+    }
+    selected = trace.jobs.slice(start, start + count);
+  }
+  const usable = usableSwfJobs(selected, procs);
+  const skipped: SkippedJob[] = usable.skipped.map(({ job, reason }) => ({
+    name: `/job-${job.id}`,
+    reason: reason === 'wider-than-machine' ? `needs ${job.procs} processors, wider than the pool of ${procs}` : (SKIP_TEXT[reason] ?? reason),
+  }));
+  const seen = new Set<string>();
+  const jobs: SimJob[] = usable.jobs.map((job) => ({
+    name: uniqueName(`/job-${job.id}`, job.index, seen),
+    submit: job.submit,
+    run: job.run,
+    // The planner needs a positive duration; a 0 s estimate becomes 1 s.
+    timeLimit: Math.max(1, job.requestedTime),
+    replicas: 1,
+    resources: { cpuMillis: job.procs * 1000, memoryBytes: 0, device: null },
+    constraints: [],
+    coschedule: null,
+    user: job.user >= 0 ? `u${job.user}` : 'sim',
+    procs: job.procs,
+    index: job.index,
+    children: [],
+  }));
+  const order = jobs.map((job, i) => ({ job, i }));
+  order.sort((a, b) => a.job.submit - b.job.submit || a.i - b.i);
+  return { source, kind: 'swf', workers: [poolWorker(procs)], jobs: order.map((o) => o.job), skipped, procs };
+}
+
+/** SWF ids are normally unique; a repeated id gets its trace position appended. */
+function uniqueName(name: string, index: number, seen: Set<string>): string {
+  const out = seen.has(name) ? `${name}-${index}` : name;
+  seen.add(out);
+  return out;
+}

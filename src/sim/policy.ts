@@ -1,0 +1,32 @@
+/**
+ * The scheduler the simulator drives: the live cluster's queue policy code, configured from
+ * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64).
+ */
+import { invalid } from '../errors.js';
+import { schedule } from '../cluster/scheduler/index.js';
+import { DEFAULT_QUEUE } from '../config/defaults.js';
+import { QUEUE_POLICIES, type QueuePolicy } from '../config/types.js';
+import type { PassScheduler } from './engine.js';
+
+export interface SimPolicyOptions {
+  policy: QueuePolicy;
+  queueDepth?: number;
+  reservationDepth?: number;
+}
+
+export function parsePolicy(name: string): QueuePolicy {
+  const lower = name.trim().toLowerCase();
+  if ((QUEUE_POLICIES as readonly string[]).includes(lower)) return lower as QueuePolicy;
+  throw invalid(`unknown policy "${name}"`, `use one of: ${QUEUE_POLICIES.join(', ')}`);
+}
+
+export function createScheduler(options: SimPolicyOptions): PassScheduler {
+  const queueDepth = options.queueDepth ?? DEFAULT_QUEUE.depth;
+  const reservationDepth = options.reservationDepth ?? DEFAULT_QUEUE.reservationDepth;
+  if (!Number.isInteger(queueDepth) || queueDepth < 1) throw invalid(`invalid queue depth ${queueDepth}: expected a whole number of at least 1`);
+  if (!Number.isInteger(reservationDepth) || reservationDepth < 0) {
+    throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of 0 or more`);
+  }
+  // TODO(queue policies): replace with the QueueScheduler once src/cluster/policies lands.
+  return { pass: (snapshot) => schedule(snapshot) };
+}

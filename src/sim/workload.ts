@@ -1,0 +1,82 @@
+/**
+ * The simulator's input: declared workers and a list of root jobs, each with a submit time, an
+ * actual run time and a time limit (all in SECONDS of virtual time). Children of a job are
+ * submitted at their parent's start plus `after`. Both input formats (SWF traces and the iris
+ * workload file) are turned into this shape; the engine never sees the file format.
+ */
+import type { Constraint } from '../cluster/model/constraints.js';
+import type { ResourceSpec, WorkerDevice } from '../cluster/model/resources.js';
+
+export interface SimWorker {
+  id: string;
+  cpuMillis: number;
+  memoryBytes: number;
+  device: WorkerDevice;
+  attributes: Record<string, string>;
+}
+
+export interface SimJob {
+  /** Canonical job name (`/train`, `/train/eval`); SWF jobs are `/job-<id>`. */
+  name: string;
+  /** Roots: absolute submit time (s). Children: seconds after the parent's start. */
+  submit: number;
+  /** Actual run time of each task (s). A task is stopped at its time limit if longer. */
+  run: number;
+  /** Time limit (s): what the planner uses as the task's duration. */
+  timeLimit: number;
+  replicas: number;
+  resources: ResourceSpec;
+  constraints: Constraint[];
+  coschedule: string | null;
+  user: string;
+  /** Processors reported per job (SWF procs; for iris jobs cpu cores x replicas). */
+  procs: number;
+  /** Position in the source trace (SWF 0-based index), when there is one. */
+  index?: number;
+  /** Jobs submitted `submit` seconds after this job starts. */
+  children: SimJob[];
+}
+
+export interface SkippedJob {
+  name: string;
+  reason: string;
+}
+
+export interface SimWorkload {
+  source: string;
+  kind: 'swf' | 'iris';
+  workers: SimWorker[];
+  /** Root jobs sorted by submit time (stable). */
+  jobs: SimJob[];
+  /** Jobs dropped while loading (e.g. wider than the processor pool). */
+  skipped: SkippedJob[];
+  /** The processor pool size for SWF workloads; null for iris workloads. */
+  procs: number | null;
+}
+
+/** Memory of the single SWF pool worker: large enough never to constrain anything. */
+export const POOL_MEMORY_BYTES = 2 ** 50;
+export const POOL_WORKER_ID = 'pool';
+
+/** One worker standing for a pool of `procs` processors (1 processor = 1000 cpu millis). */
+export function poolWorker(procs: number): SimWorker {
+  return {
+    id: POOL_WORKER_ID,
+    cpuMillis: procs * 1000,
+    memoryBytes: POOL_MEMORY_BYTES,
+    device: { type: 'cpu', variant: null, count: 0 },
+    attributes: { 'device-type': 'cpu' },
+  };
+}
+
+/** Number of jobs in a workload, children included. */
+export function countJobs(jobs: readonly SimJob[]): number {
+  let n = 0;
+  const stack = [...jobs];
+  while (stack.length > 0) {
+    const job = stack.pop()!;
+    n++;
+    for (const child of job.children) stack.push(child);
+  }
+  return n;
+}
