@@ -14,7 +14,7 @@ import { IrisError, invalid } from '../errors.js';
 import { parseConstraint, type Constraint } from '../cluster/model/constraints.js';
 import { isWithin, parseJobName } from '../cluster/model/names.js';
 import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../cluster/model/resources.js';
-import { tpuVariant } from '../cluster/model/tpu.js';
+import { knownTpuVariants, tpuVariant } from '../cluster/model/tpu.js';
 import type { JobSpec } from '../cluster/model/types.js';
 import { parseDuration } from '../util/duration.js';
 import type { TaskCaller } from './service.js';
@@ -137,6 +137,37 @@ function parseDevice(gpu: unknown, tpu: unknown): DeviceRequest | null {
   return null;
 }
 
+/** The slice attribute a multi-host TPU job is co-scheduled by. */
+export const TPU_SLICE_ATTRIBUTE = 'tpu-name';
+
+/**
+ * A multi-host TPU variant is one program over all hosts of one slice: one task per host
+ * (replicas default to, and must equal, the variant's hosts), co-scheduled by tpu-name so task i
+ * runs on tpu-worker-id i. Null for anything else (single-host variants keep replicas as given).
+ */
+function tpuGang(device: DeviceRequest | null, replicas: number | null, coschedule: string | null): { replicas: number; coschedule: string } | null {
+  if (device?.type !== 'tpu') return null;
+  const variant = tpuVariant(device.variant);
+  if (variant.hosts === 1) return null;
+  const sized = (hosts: number) => knownTpuVariants().find((v) => v.generation === variant.generation && v.hosts === hosts)?.name;
+  if (replicas !== null && replicas !== variant.hosts) {
+    const other = sized(replicas);
+    const instead = other ? `, or use a variant with ${replicas} hosts such as ${other}` : '';
+    const message =
+      replicas > variant.hosts
+        ? `replicas: ${variant.name} has ${variant.hosts} hosts; --replicas ${replicas} would need ${replicas}`
+        : `replicas: ${variant.name} has ${variant.hosts} hosts and a multi-host TPU job runs one task on each; --replicas ${replicas} would leave ${variant.hosts - replicas} idle`;
+    throw invalid(message, `a multi-host TPU job runs one task per host: leave --replicas out or give ${variant.hosts}${instead}`);
+  }
+  if (coschedule !== null && coschedule !== TPU_SLICE_ATTRIBUTE) {
+    throw invalid(
+      `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_SLICE_ATTRIBUTE}, got "${coschedule}"`,
+      `its tasks are the hosts of one slice; leave --coschedule out`,
+    );
+  }
+  return { replicas: variant.hosts, coschedule: TPU_SLICE_ATTRIBUTE };
+}
+
 function parseOptionalDuration(field: string, value: unknown): number | null {
   if (!given(value)) return null;
   if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`${field} must be a duration string such as "10m", got ${describe(value)}`);
@@ -257,6 +288,7 @@ export function toJobSpec(req: SubmitRequest, ctx: SubmitContext): { spec: JobSp
     env = { ...inherited, ...requestEnv };
   }
   const { name, generated } = resolveName(body.name, ctx);
+  const gang = tpuGang(device, body.replicas === undefined || body.replicas === null ? null : replicas, coschedule);
 
   const spec: JobSpec = {
     name,
@@ -265,10 +297,10 @@ export function toJobSpec(req: SubmitRequest, ctx: SubmitContext): { spec: JobSp
     env,
     cwd,
     image,
-    replicas,
+    replicas: gang?.replicas ?? replicas,
     resources: { cpuMillis, memoryBytes, device },
     constraints,
-    coschedule,
+    coschedule: gang?.coschedule ?? coschedule,
     maxRetries,
     maxTaskFailures,
     maxPreemptions,

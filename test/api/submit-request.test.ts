@@ -85,12 +85,40 @@ describe('toJobSpec defaults', () => {
     expect(spec.cwd).toBe('/srv');
   });
 
-  it('maps a TPU variant to chips per host and leaves replicas as given', () => {
-    expect(toJobSpec({ ...CMD, tpu: 'v5litepod-16' }, ctx()).spec).toMatchObject({
-      replicas: 1,
-      resources: { device: { type: 'tpu', variant: 'v5litepod-16', chips: 4 } },
+  it('maps a TPU variant to chips per host; single-host variants keep replicas as given', () => {
+    expect(toJobSpec({ ...CMD, tpu: 'V4-8', replicas: 2 }, ctx()).spec).toMatchObject({
+      replicas: 2,
+      coschedule: null,
+      resources: { device: { type: 'tpu', variant: 'v4-8', chips: 4 } },
     });
-    expect(toJobSpec({ ...CMD, tpu: 'V4-8', replicas: 2 }, ctx()).spec.resources.device).toEqual({ type: 'tpu', variant: 'v4-8', chips: 4 });
+    expect(toJobSpec({ ...CMD, tpu: 'v6e-8' }, ctx()).spec).toMatchObject({ replicas: 1, coschedule: null, resources: { device: { chips: 8 } } });
+  });
+
+  it.each([
+    ['v5litepod-16', 4, 4],
+    ['v4-32', 4, 4],
+    ['v5p-16', 2, 4],
+    ['v6e-64', 16, 4],
+  ])('a multi-host variant %s: replicas default to its %i hosts, co-scheduled by tpu-name', (tpu, hosts, chips) => {
+    const { spec } = toJobSpec({ ...CMD, tpu }, ctx());
+    expect(spec).toMatchObject({ replicas: hosts, coschedule: 'tpu-name', resources: { device: { type: 'tpu', variant: tpu, chips } } });
+    // giving exactly the hosts, or coschedule tpu-name, is the same job
+    expect(toJobSpec({ ...CMD, tpu, replicas: hosts, coschedule: 'tpu-name' }, ctx()).spec).toEqual(spec);
+  });
+
+  it('refuses replicas that do not match the hosts of a multi-host variant, with the reason', () => {
+    const more = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 8 });
+    expect(more.message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need 8');
+    expect(more.hint).toBe('a multi-host TPU job runs one task per host: leave --replicas out or give 4, or use a variant with 8 hosts such as v5litepod-32');
+    const fewer = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 2 });
+    expect(fewer.message).toBe('replicas: v5litepod-16 has 4 hosts and a multi-host TPU job runs one task on each; --replicas 2 would leave 2 idle');
+    // no v5e variant has 2 hosts, so no other variant is suggested
+    expect(fewer.hint).toBe('a multi-host TPU job runs one task per host: leave --replicas out or give 4');
+    expect(fail({ ...CMD, tpu: 'v4-32', replicas: 2 }).hint).toMatch(/such as v4-16$/);
+  });
+
+  it('refuses a multi-host TPU job co-scheduled by another attribute', () => {
+    expect(fail({ ...CMD, tpu: 'v4-16', coschedule: 'rack' }).message).toBe('coschedule: a multi-host TPU job (v4-16) is co-scheduled by tpu-name, got "rack"');
   });
 
   it('accepts numeric cpu and memory and treats null as absent', () => {

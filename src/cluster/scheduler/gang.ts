@@ -2,7 +2,9 @@
  * Gangs (seed 002, DESIGN principle 5): all pending tasks of a coscheduled job are placed at
  * once on distinct workers that share one value of the job's `coschedule` attribute, or none
  * are. Within a group, workers are ordered by numeric `tpu-worker-id` (workers without one
- * follow, by id) and the gang's k-th task (by index) goes to the k-th eligible worker. Members
+ * follow, by id). In a group of TPU hosts the gang's k-th task (by index) goes to exactly the
+ * k-th host (task i = tpu-worker-id i, what TPU_WORKER_ID and the JAX process id say); in other
+ * groups it goes to the k-th eligible worker. Members
  * are chosen tentatively and committed only when every member has a worker; a worker given to
  * one gang is never given to another gang in the same pass.
  */
@@ -69,19 +71,28 @@ export class GangPlacer {
   }
 
   /**
-   * Choose `count` workers for a gang of `job`: the first group (by value) with `count` eligible
-   * workers, taking them in group order. Pure choice on the scratch view; nothing is consumed.
+   * Choose `count` workers for a gang of `job` in the first group (by value) that has them.
+   * In a group of TPU hosts (members carry `tpu-worker-id`) the gang's k-th task must run on
+   * the group's k-th host, so members 0..count-1 must all be eligible: task i is TPU worker i.
+   * Other groups take their first `count` eligible workers in group order. Pure choice on the
+   * scratch view; nothing is consumed.
    */
   choose(job: SchedulerJob, attribute: string, count: number): number[] | null {
     if (count <= 0) return null;
     const { isMember } = this.candidates.of(job);
     const res = job.resources;
     const scratch = this.scratch;
+    const eligible = (w: number) => isMember[w] && !scratch.gangTaken[w] && scratch.fits(w, res);
     for (const group of this.groups(attribute)) {
       if (group.members.length < count) continue;
+      if (numericWorkerId(scratch.workers[group.members[0]!]!) !== null) {
+        const hosts = group.members.slice(0, count);
+        if (hosts.every(eligible)) return hosts;
+        continue;
+      }
       const tentative: number[] = [];
       for (const w of group.members) {
-        if (isMember[w] && !scratch.gangTaken[w] && scratch.fits(w, res)) {
+        if (eligible(w)) {
           tentative.push(w);
           if (tentative.length === count) return tentative;
         }

@@ -40,9 +40,28 @@ describe('gangs (seed 002)', () => {
     expect(plan.reasons.get('/g')).toBe('need 3 workers in one tpu-name group, largest group has 2');
   });
 
-  it('uses the first `replicas` eligible workers of a larger group, skipping ineligible ones', () => {
+  it('on TPU hosts task i runs on tpu-worker-id i: a busy host 0 is not skipped, the gang waits', () => {
     const workers = [tpuWorker('w0', 's', 0, { freeCpu: 1 }), tpuWorker('w1', 's', 1), tpuWorker('w2', 's', 2), tpuWorker('w3', 's', 3)];
-    expect(where(schedule(snapshot([gang('/g', 2)], workers)))).toEqual({ '/g/task-0': 'w1', '/g/task-1': 'w2' });
+    const plan = schedule(snapshot([gang('/g', 2)], workers));
+    expect(plan.placements).toEqual([]);
+    expect(plan.reasons.get('/g')).toBeDefined();
+    // once host 0 is free the gang takes hosts 0 and 1, in task order
+    workers[0] = tpuWorker('w0', 's', 0);
+    expect(where(schedule(snapshot([gang('/g', 2)], workers)))).toEqual({ '/g/task-0': 'w0', '/g/task-1': 'w1' });
+  });
+
+  it('a 4-host slice with one busy host is passed over for a free slice, keeping task i on host i', () => {
+    const busy = [0, 1, 2, 3].map((i) => tpuWorker(`a${i}`, 'slice-a', i, i === 2 ? { freeDevices: [] } : {}));
+    const free = [3, 1, 0, 2].map((i) => tpuWorker(`b${i}`, 'slice-b', i));
+    const plan = schedule(snapshot([gang('/g', 4)], [...busy, ...free]));
+    expect(where(plan)).toEqual({ '/g/task-0': 'b0', '/g/task-1': 'b1', '/g/task-2': 'b2', '/g/task-3': 'b3' });
+  });
+
+  it('groups without tpu-worker-id take the first eligible workers, skipping busy ones', () => {
+    const attrs = (freeCpu?: number) => ({ attributes: { rack: 'r1' }, ...(freeCpu === undefined ? {} : { freeCpu }) });
+    const workers = [worker('a', attrs(0)), worker('b', attrs()), worker('c', attrs())];
+    const plan = schedule(snapshot([job('/g', { coschedule: 'rack', replicas: 2 })], workers));
+    expect(where(plan)).toEqual({ '/g/task-0': 'b', '/g/task-1': 'c' });
   });
 
   it('two gangs never share workers, even when capacity would allow it', () => {
