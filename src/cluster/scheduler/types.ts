@@ -16,6 +16,8 @@ export interface SchedulerJob {
   constraints: readonly Constraint[];
   coschedule: string | null;
   replicas: number;
+  /** The job's time limit (its planned duration); null/undefined: the queue's default. */
+  timeLimitMs?: number | null;
 }
 
 export interface SchedulerTask {
@@ -50,6 +52,18 @@ export interface UserUsage {
   pendingTasks: number;
 }
 
+/** One running task's hold on a worker, until its time limit runs out (queue policies plan with it). */
+export interface RunningAllocation {
+  task: string;
+  job: string;
+  workerId: string;
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: number;
+  /** startedAt + time limit, on the snapshot's clock; Infinity when unlimited. */
+  endsAt: number;
+}
+
 export interface Snapshot {
   now: number;
   jobs: ReadonlyMap<string, SchedulerJob>;
@@ -58,6 +72,17 @@ export interface Snapshot {
   workers: readonly WorkerView[];
   usage: ReadonlyMap<string, UserUsage>;
   quotas: ReadonlyMap<string, Quota>;
+  /**
+   * Running tasks with their planned ends (queue policies other than first-fit). Absent: what
+   * each worker holds (capacity minus free) is taken to be held with no known end.
+   */
+  running?: readonly RunningAllocation[];
+  /**
+   * True when `pending` is already in queue order (orderTasks) with each job's tasks adjacent,
+   * e.g. a simulator keeping its own queue. QueueScheduler then reads only as far into it as one
+   * pass needs and gives reasons only to the jobs it considered.
+   */
+  pendingOrdered?: boolean;
 }
 
 export interface Placement {
@@ -71,6 +96,8 @@ export interface Plan {
   placements: Placement[];
   /** Human reason per job that still has pending tasks after this pass. */
   reasons: Map<string, string>;
+  /** Job name -> reserved start time (snapshot clock), from queue policies that reserve. */
+  reservations?: Map<string, number>;
 }
 
 /** Filter verdict: ok, not now (stays pending), or never on this cluster (refused at submit). */
