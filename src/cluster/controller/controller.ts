@@ -19,7 +19,7 @@ import type { Quota } from '../model/types.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
 import { appendNote } from '../../logs/format.js';
 import { attemptKey, buildSnapshot } from './snapshot.js';
-import { buildLaunch, logPathFor, type LaunchContext } from './launch.js';
+import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
 import { formatDuration } from '../../util/duration.js';
 
 export interface TaskIdentity {
@@ -173,6 +173,7 @@ export class Controller {
         const identity = { task: task.id, job: job.name, attempt: attempt.attempt };
         const launch = buildLaunch(this.ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
+          worker, slice: sliceOf(worker, () => this.store.workers()),
         });
         const key = attemptKey(task.id, attempt.attempt);
         this.holdings.set(key, placement.deviceIndices);

@@ -1,11 +1,14 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
- * environment (inherited base env, the job's -e variables, the IRIS_* contract), its log path
- * and labels. The runtime applies it as-is (DESIGN principle 7).
+ * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract,
+ * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
+ * (chip devices, GPU ids, mounts, shm, memlock, network). The runtime applies it as-is
+ * (DESIGN principle 7).
  */
 import path from 'node:path';
-import type { Job, Task } from '../model/types.js';
-import type { TaskLaunch } from '../../runtime/types.js';
+import { sliceHosts, tpuTaskEnv } from '../model/topology.js';
+import type { Job, Task, WorkerSpec } from '../model/types.js';
+import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 
 export interface LaunchContext {
   clusterId: string;
@@ -13,8 +16,12 @@ export interface LaunchContext {
   socketPath: string;
   /** Directory holding the `iris` shim, prepended to PATH so tasks can run `iris submit`. */
   cliBinDir: string;
-  /** Environment every task starts from (the cluster's own, minus IRIS_* variables). */
+  /** Environment every process task starts from (the cluster's own, minus IRIS_* variables); containers do not get it. */
   baseEnv: Readonly<Record<string, string>>;
+  /** Root of the iris package, mounted read-only into containers so the `iris` shim works there. */
+  packageRoot?: string;
+  /** The config's runtime defaults (`runtime`, `image`, `network`); absent: processes, host network. */
+  runtime?: { kind: 'process' | 'docker'; image: string | null; network: 'host' | 'bridge' };
 }
 
 export function logPathFor(home: string, taskId: string, attempt: number): string {
@@ -35,18 +42,96 @@ export function inheritableEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-export function buildLaunch(
-  ctx: LaunchContext,
-  job: Job,
-  task: Task,
-  placement: { workerId: string; deviceIndices: number[]; attempt: number; token: string; logPath: string },
-): TaskLaunch {
+/** Where a task was placed: the scheduler's placement plus the worker and, for TPU tasks, its slice. */
+export interface LaunchPlacement {
+  workerId: string;
+  deviceIndices: number[];
+  attempt: number;
+  token: string;
+  logPath: string;
+  /** The worker the task runs on (its device paths, hostname, privileged opt-in, tpu attributes). */
+  worker?: WorkerSpec;
+  /** The hosts of the worker's TPU slice (`sliceOf`); order does not matter. */
+  slice?: readonly WorkerSpec[];
+}
+
+/** PATH inside a container when the job sets none (the usual Linux default), after the iris shim dir. */
+export const CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** Smallest /dev/shm of an accelerator container. */
+export const MIN_ACCELERATOR_SHM_BYTES = 1024 ** 3;
+
+/** The workers of `worker`'s TPU slice among `all` (just the worker without a tpu-name); cheap for others. */
+export function sliceOf(worker: WorkerSpec | undefined, all: () => readonly WorkerSpec[]): WorkerSpec[] {
+  if (!worker) return [];
+  return worker.attributes['tpu-name'] === undefined ? [worker] : sliceHosts(worker, all());
+}
+
+/** The image a job runs in: its own `--image`, else the configured default when the runtime is docker. */
+export function imageFor(ctx: LaunchContext, job: Job): string | null {
+  if (job.spec.image) return job.spec.image;
+  return ctx.runtime?.kind === 'docker' ? ctx.runtime.image : null;
+}
+
+/**
+ * Chip device files for a container: the worker's path of each assigned chip, as /dev/accel<k>
+ * inside (k = the chip's index on the worker, matching TPU_VISIBLE_CHIPS), or at the same path
+ * for VFIO chips (/dev/vfio/<n>, plus the /dev/vfio/vfio control device they need). Chips
+ * without a known path are not mapped: iris never invents a device.
+ */
+export function chipDevices(worker: WorkerSpec | undefined, chips: readonly number[]): ContainerSpec['devices'] {
+  const paths = worker?.devicePaths ?? [];
+  const devices: ContainerSpec['devices'] = [];
+  let vfio = false;
+  for (const k of chips) {
+    const host = paths[k];
+    if (host === undefined) continue;
+    if (host.startsWith('/dev/vfio/')) {
+      vfio = true;
+      devices.push({ host, container: host });
+    } else {
+      devices.push({ host, container: `/dev/accel${k}` });
+    }
+  }
+  if (vfio && !devices.some((d) => d.host === '/dev/vfio/vfio')) devices.push({ host: '/dev/vfio/vfio', container: '/dev/vfio/vfio' });
+  return devices;
+}
+
+function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: LaunchPlacement): ContainerSpec {
+  const device = job.spec.resources.device;
+  const mounts: ContainerSpec['mounts'] = [];
+  const mount = (host: string, readOnly: boolean) => {
+    if (!mounts.some((m) => m.host === host)) mounts.push({ host, container: host, readOnly });
+  };
+  mount(path.dirname(ctx.socketPath), false);
+  if (ctx.packageRoot) mount(ctx.packageRoot, true);
+  mount(ctx.cliBinDir, true);
+  const accelerator = device !== null;
+  return {
+    image,
+    devices: device?.type === 'tpu' ? chipDevices(placement.worker, placement.deviceIndices) : [],
+    gpuIds: device?.type === 'gpu' ? placement.deviceIndices.map(String) : [],
+    mounts,
+    shmBytes: accelerator ? Math.max(MIN_ACCELERATOR_SHM_BYTES, Math.floor(job.spec.resources.memoryBytes / 2)) : null,
+    memlockUnlimited: device?.type === 'tpu',
+    privileged: placement.worker?.privileged === true,
+    network: ctx.runtime?.network ?? 'host',
+  };
+}
+
+/**
+ * The complete launch of one attempt. Processes inherit ctx.baseEnv; containers start from an
+ * empty environment (the image's own plus exactly this env: the job's variables, the IRIS_*
+ * contract, accelerator variables and PATH). GPU containers get their GPUs through the engine's
+ * device request, which renumbers them from 0 inside, so CUDA_VISIBLE_DEVICES is set only for
+ * processes (host indices).
+ */
+export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement: LaunchPlacement): TaskLaunch {
   const spec = job.spec;
-  const basePath = spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin';
-  const env: Record<string, string> = {
-    ...ctx.baseEnv,
-    ...spec.env,
-    PATH: `${ctx.cliBinDir}${path.delimiter}${basePath}`,
+  const image = imageFor(ctx, job);
+  const env: Record<string, string> = image === null ? { ...ctx.baseEnv, ...spec.env } : { ...spec.env };
+  const basePath = image === null ? (spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin') : (spec.env.PATH ?? CONTAINER_PATH);
+  Object.assign(env, {
+    PATH: `${ctx.cliBinDir}${image === null ? path.delimiter : ':'}${basePath}`,
     IRIS_CLUSTER_ID: ctx.clusterId,
     IRIS_JOB_ID: job.name,
     IRIS_TASK_ID: task.id,
@@ -57,18 +142,30 @@ export function buildLaunch(
     IRIS_CONTROLLER_ADDRESS: ctx.socketPath,
     IRIS_TASK_TOKEN: placement.token,
     IRIS_USER: spec.user,
-  };
+  });
   const device = spec.resources.device;
-  if (device?.type === 'gpu' && placement.deviceIndices.length > 0) {
+  if (device?.type === 'gpu' && placement.deviceIndices.length > 0 && image === null) {
     const ids = placement.deviceIndices.join(',');
     env.CUDA_VISIBLE_DEVICES = ids;
     env.NVIDIA_VISIBLE_DEVICES = ids;
+  }
+  if (device?.type === 'tpu') {
+    const worker: WorkerSpec = placement.worker ?? { id: placement.workerId, cpuMillis: 0, memoryBytes: 0, device: { type: 'tpu', variant: device.variant, count: 0 }, attributes: {} };
+    Object.assign(env, tpuTaskEnv({
+      variant: device.variant,
+      jobName: job.name,
+      taskIndex: task.index,
+      replicas: spec.replicas,
+      worker,
+      hosts: placement.slice && placement.slice.length > 0 ? sliceHosts(worker, placement.slice) : [worker],
+      chips: placement.deviceIndices,
+    }));
   }
   return {
     key: { job: job.name, task: task.id, attempt: placement.attempt },
     argv: spec.command,
     env,
-    cwd: spec.cwd ?? ctx.home,
+    cwd: image === null ? (spec.cwd ?? ctx.home) : (spec.cwd ?? ''),
     logPath: placement.logPath,
     resources: spec.resources,
     deviceIndices: placement.deviceIndices,
@@ -78,5 +175,6 @@ export function buildLaunch(
       'iris.task': task.id,
       'iris.attempt': String(placement.attempt),
     },
+    ...(image === null ? {} : { container: containerSpec(ctx, job, image, placement) }),
   };
 }
