@@ -8,7 +8,8 @@
  *   pending) are applied, then passes run until one places nothing. `resourcesChanged` is true
  *   for the first pass of a batch that had a completion.
  * - The snapshot is kept incrementally: the jobs map, pending list, running allocations and
- *   worker views are updated per event, never rebuilt from all jobs.
+ *   worker views are updated per event, never rebuilt from all jobs. The pending list is kept
+ *   in queue order (the scheduler's comparator), so snapshots carry `pendingOrdered`.
  * - A placed task ends at start + min(run, time limit) (the limit is enforced, as live); the
  *   planner sees `endsAt = start + time limit`.
  * - Children are submitted at their parent's first task start + `after`, and inherit the
@@ -18,7 +19,8 @@
  *   ties by task submit time and then arrival order.
  */
 import { jobDepth, taskName } from '../cluster/model/names.js';
-import type { Plan, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../cluster/scheduler/types.js';
+import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../cluster/scheduler/types.js';
+import { comparePending } from '../cluster/scheduler/order.js';
 import { neverReason } from '../cluster/scheduler/feasibility.js';
 import { EventHeap } from './heap.js';
 import { boundedSlowdown } from './metrics.js';
@@ -30,15 +32,10 @@ export interface PassScheduler {
   pass(snapshot: Snapshot, resourcesChanged?: boolean): Plan;
 }
 
-/** A running task as the planner sees it (Snapshot.running). */
-export interface SimAllocation {
-  task: string;
-  job: string;
-  workerId: string;
-  cpuMillis: number;
-  memoryBytes: number;
-  devices: number[];
-  endsAt: number;
+/** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
+interface Held {
+  allocation: RunningAllocation;
+  deviceIndices: number[];
 }
 
 export interface SimProgress {
@@ -162,8 +159,8 @@ class Engine {
   private pendingList: SchedulerTask[] = [];
   private readonly pendingIds = new Set<string>();
   private queuedJobs = 0;
-  private readonly running = new Map<string, SimAllocation>();
-  private runningList: SimAllocation[] = [];
+  private readonly running = new Map<string, Held>();
+  private runningList: RunningAllocation[] = [];
   private runningDirty = false;
 
   private readonly roots: readonly SimJob[];
@@ -182,6 +179,7 @@ class Engine {
   private passes = 0;
   private batches = 0;
   private lastReasons = new Map<string, string>();
+  private readonly arrivalSeq = new Map<string, number>();
 
   constructor(workload: SimWorkload, private readonly options: SimOptions) {
     this.scheduler = options.scheduler;
@@ -299,13 +297,35 @@ class Engine {
       timeLimited: false,
     };
     this.jobs.set(spec.name, sched);
+    this.arrivalSeq.set(spec.name, sched.seq);
     this.active.set(spec.name, job);
+    const tasks: SchedulerTask[] = [];
     for (let i = 0; i < spec.replicas; i++) {
       const id = taskName(spec.name, i);
-      this.pendingList.push({ id, job: spec.name, index: i, submittedAt: now, seq: this.seq++ });
+      tasks.push({ id, job: spec.name, index: i, submittedAt: now, seq: this.seq++ });
       this.pendingIds.add(id);
     }
+    this.enqueue(tasks);
     this.queuedJobs++;
+  }
+
+  /**
+   * Insert a job's tasks at their place in queue order (the scheduler's own comparator), so
+   * the snapshot can say `pendingOrdered`. Arrivals in FCFS order append at the end in O(1).
+   */
+  private enqueue(tasks: SchedulerTask[]): void {
+    const list = this.pendingList;
+    const first = tasks[0]!;
+    let lo = 0;
+    let hi = list.length;
+    if (hi > 0 && comparePending(list[hi - 1]!, first, this.jobs) < 0) lo = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (comparePending(list[mid]!, first, this.jobs) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === list.length) for (const task of tasks) list.push(task);
+    else list.splice(lo, 0, ...tasks);
   }
 
   private skipTree(spec: SimJob, reason: string): void {
@@ -338,19 +358,20 @@ class Engine {
       this.dirtyWorkers.clear();
     }
     if (this.runningDirty) {
-      this.runningList = [...this.running.values()];
+      this.runningList = [];
+      for (const held of this.running.values()) this.runningList.push(held.allocation);
       this.runningDirty = false;
     }
-    const snapshot: Snapshot & { running: SimAllocation[] } = {
+    return {
       now,
       jobs: this.jobs,
       pending: this.pendingList,
+      pendingOrdered: true,
       workers: this.views,
       usage: EMPTY_USAGE,
       quotas: EMPTY_QUOTAS,
       running: this.runningList,
     };
-    return snapshot;
   }
 
   private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
@@ -366,16 +387,16 @@ class Engine {
     this.dirtyWorkers.add(w);
     this.usedCpu += res.cpuMillis;
     this.pendingIds.delete(taskId);
-    const allocation: SimAllocation = {
+    const allocation: RunningAllocation = {
       task: taskId,
       job: jobName,
       workerId,
       cpuMillis: res.cpuMillis,
       memoryBytes: res.memoryBytes,
-      devices,
+      devices: devices.length,
       endsAt: now + job.spec.timeLimit,
     };
-    this.running.set(taskId, allocation);
+    this.running.set(taskId, { allocation, deviceIndices: devices });
     this.runningDirty = true;
     const limited = job.spec.run > job.spec.timeLimit;
     if (limited) job.timeLimited = true;
@@ -390,14 +411,14 @@ class Engine {
   }
 
   private complete(taskId: string, now: number): void {
-    const allocation = this.running.get(taskId)!;
+    const { allocation, deviceIndices } = this.running.get(taskId)!;
     this.running.delete(taskId);
     this.runningDirty = true;
     const w = this.workerIndex.get(allocation.workerId)!;
     const worker = this.workers[w]!;
     worker.freeCpu += allocation.cpuMillis;
     worker.freeMemory += allocation.memoryBytes;
-    for (const d of allocation.devices) worker.deviceBusy[d] = false;
+    for (const d of deviceIndices) worker.deviceBusy[d] = false;
     this.dirtyWorkers.add(w);
     this.usedCpu -= allocation.cpuMillis;
     const job = this.active.get(allocation.job)!;
@@ -439,6 +460,8 @@ class Engine {
     for (const job of this.active.values()) {
       unfinished.push({ name: job.spec.name, reason: this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler' });
     }
+    // Report jobs in arrival order (submit time, then submission sequence).
+    this.results.sort((a, b) => a.submit - b.submit || this.arrivalSeq.get(a.name)! - this.arrivalSeq.get(b.name)!);
     const n = this.results.length;
     let waitSum = 0;
     let bsldSum = 0;

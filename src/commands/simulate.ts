@@ -1,0 +1,119 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../base-command.js';
+import { invalid } from '../errors.js';
+import { DEFAULT_QUEUE } from '../config/defaults.js';
+import { QUEUE_POLICIES } from '../config/types.js';
+import { simulate, type SimProgress } from '../sim/engine.js';
+import { loadWorkload, parseWindow, traceKind } from '../sim/load.js';
+import { renderPlot } from '../sim/plot.js';
+import { createScheduler, parsePolicy } from '../sim/policy.js';
+import { compatJson, renderCompat, renderSimulation, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
+import { simulateRlscheduler } from '../sim/rlscheduler.js';
+import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
+import { readSwf } from '../sim/swf.js';
+
+export default class Simulate extends BaseCommand {
+  static override summary = 'Replay a workload through the iris scheduler on a virtual clock.';
+  static override description =
+    'TRACE is an SWF trace (*.swf) run on a pool of --procs processors, or an iris workload file (*.yaml, *.yml, *.json) ' +
+    'that declares workers, TPU slices and jobs with gangs and children (see docs/simulate.md). No processes run and ' +
+    'nothing sleeps: the same scheduler code as the live cluster places jobs as virtual time jumps from event to event. ' +
+    'Prints average wait, average bounded slowdown (threshold 10 s), utilization and makespan; --json adds per-job results.';
+
+  static override examples = [
+    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --policy easy',
+    '<%= config.bin %> simulate trace.swf --procs 128 --policy conservative --window 1981:1024 --plot run.svg',
+    '<%= config.bin %> simulate workload.yaml --policy hybrid --reservation-depth 8 --json',
+    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
+  ];
+
+  static override args = {
+    trace: Args.string({ description: 'SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json).', required: true }),
+  };
+
+  static override flags = {
+    procs: Flags.integer({ summary: 'Processors of the SWF machine (default: the MaxProcs header).', min: 1 }),
+    policy: Flags.string({ summary: `Queue policy: ${QUEUE_POLICIES.join(', ')}.`, default: DEFAULT_QUEUE.policy }),
+    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 0, default: DEFAULT_QUEUE.reservationDepth }),
+    'queue-depth': Flags.integer({ summary: 'Pending jobs one scheduling pass considers.', min: 1, default: DEFAULT_QUEUE.depth }),
+    window: Flags.string({ summary: 'Only SWF jobs START..START+COUNT-1 (0-based), as START:COUNT.' }),
+    order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),
+    plot: Flags.string({ summary: 'Write queue length and utilization over time to this SVG file.' }),
+    compat: Flags.string({ summary: 'Reproduce a published setup instead: rlscheduler (SC 2020, Table V).', options: ['rlscheduler'] }),
+    backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
+  };
+
+  async run(): Promise<SimulationJson | CompatJson> {
+    const { args, flags, raw } = await this.parse(Simulate);
+    const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name);
+    const order = parseOrder(flags.order);
+    const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
+    const progress = this.progress();
+
+    if (flags.compat === 'rlscheduler') {
+      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot']) {
+        if (given(name)) throw invalid(`--${name} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
+      }
+      if (traceKind(args.trace) !== 'swf') throw invalid('--compat rlscheduler needs an SWF trace (*.swf)');
+      const trace = await readSwf(args.trace);
+      const procs = flags.procs ?? trace.maxProcs;
+      if (procs === null) throw invalid(`${args.trace} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
+      const result = simulateRlscheduler(trace.jobs, { procs, order, backfill: flags.backfill, windows: window ? [window] : undefined });
+      const info = { trace: args.trace, procs, order, backfill: flags.backfill };
+      if (!this.jsonEnabled()) this.print(renderCompat(info, result));
+      return compatJson(info, result);
+    }
+    if (given('backfill') || given('no-backfill')) throw invalid('--backfill applies to --compat rlscheduler only', 'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)');
+
+    const policy = parsePolicy(flags.policy);
+    const scheduler = createScheduler({ policy, queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
+    const workload = await loadWorkload(args.trace, { procs: flags.procs, window });
+    const result = simulate(workload, { scheduler, order, onProgress: progress?.update, progressEvery: 1000 });
+    progress?.done();
+    const info = {
+      trace: args.trace,
+      kind: workload.kind,
+      policy,
+      order,
+      queueDepth: flags['queue-depth'],
+      reservationDepth: flags['reservation-depth'],
+      procs: workload.procs,
+      workers: workload.workers.length,
+      window: window ?? null,
+    };
+    if (flags.plot) {
+      const title = `${path.basename(args.trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
+      try {
+        await writeFile(flags.plot, renderPlot(result.samples, { title }));
+      } catch (err) {
+        throw invalid(`cannot write the plot to ${flags.plot}: ${(err as Error).message}`);
+      }
+    }
+    if (!this.jsonEnabled()) {
+      this.print(renderSimulation(info, result));
+      if (flags.plot) this.print(`\nPlot written to ${flags.plot}`);
+    }
+    return simulationJson(info, result);
+  }
+
+  private print(text: string): void {
+    process.stdout.write(text + '\n');
+  }
+
+  /** A one-line progress counter on stderr, only for a person watching a terminal. */
+  private progress(): { update: (p: SimProgress) => void; done: () => void } | undefined {
+    if (this.jsonEnabled() || !process.stderr.isTTY) return undefined;
+    let shown = false;
+    return {
+      update: (p) => {
+        shown = true;
+        process.stderr.write(`\rsimulating: ${p.finished}/${p.total} jobs finished, ${p.events} events`);
+      },
+      done: () => {
+        if (shown) process.stderr.write('\r\x1b[K');
+      },
+    };
+  }
+}

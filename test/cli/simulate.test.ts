@@ -1,0 +1,175 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Errors } from '@oclif/core';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Simulate from '../../src/commands/simulate.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const LUBLIN = path.join(root, '..', 'shared', 'traces', 'lublin_256.swf');
+
+async function runSimulate(argv: string[]): Promise<{ exit: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    await Simulate.run(argv, root);
+    return { exit: 0, stdout, stderr };
+  } catch (error) {
+    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit!, stdout, stderr };
+    throw error;
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+function swfLine(id: number, submit: number, run: number, procs: number): string {
+  return [id, submit, -1, run, procs, -1, -1, procs, run, -1, 1, 7, 1, 1, 1, -1, -1, -1].join(' ');
+}
+
+let dir: string;
+let trace: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'iris-sim-'));
+  trace = path.join(dir, 'small.swf');
+  const rows = [swfLine(1, 0, 10, 2), swfLine(2, 1, 10, 3), swfLine(3, 2, 10, 4), swfLine(4, 3, 20, 1), swfLine(5, 4, 5, 2), swfLine(6, 5, 5, 9)];
+  writeFileSync(trace, ['; Version: 2', '; MaxProcs: 4', ...rows].join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+describe('iris simulate', () => {
+  it('--json: summary, per-job results and the job too wide for the pool', async () => {
+    const { exit, stdout } = await runSimulate([trace, '--policy', 'first-fit', '--json']);
+    expect(exit).toBe(0);
+    const body = JSON.parse(stdout);
+    expect(body).toMatchObject({ kind: 'swf', policy: 'first-fit', order: 'fcfs', procs: 4, workers: 1, window: null });
+    expect(body.summary).toMatchObject({ jobs: 5, skipped: 1, unfinished: 0, makespan: 35 });
+    expect(body.summary.avgWait).toBeCloseTo(48 / 5, 10);
+    expect(body.summary.avgBoundedSlowdown).toBeCloseTo(9.3 / 5, 10);
+    expect(body.summary.utilization).toBeCloseTo(120 / 140, 10);
+    expect(body.skipped).toEqual([{ name: '/job-6', reason: 'needs 9 processors, wider than the pool of 4' }]);
+    // Per-job rows in arrival order.
+    expect(body.jobs.map((j: { name: string; start: number }) => [j.name, j.start])).toEqual([
+      ['/job-1', 0],
+      ['/job-2', 10],
+      ['/job-3', 25],
+      ['/job-4', 3],
+      ['/job-5', 20],
+    ]);
+    expect(body.jobs[3]).toMatchObject({ index: 3, user: 'u7', submit: 3, end: 23, wait: 0, run: 20, procs: 1, workers: ['pool'] });
+  });
+
+  it('prints a summary table and writes the plot', async () => {
+    const plot = path.join(dir, 'out.svg');
+    const { exit, stdout, stderr } = await runSimulate([trace, '--policy', 'first-fit', '--plot', plot]);
+    expect(exit).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('Machine:               4 processors');
+    expect(stdout).toContain('Jobs:                  5 finished, 1 skipped');
+    expect(stdout).toContain('Avg wait:              9s (9.6 s)');
+    expect(stdout).toContain('Avg bounded slowdown:  1.86 (threshold 10 s)');
+    expect(stdout).toContain('Utilization:           85.7%');
+    expect(stdout).toContain('Makespan:              35s (35 s)');
+    expect(stdout).toMatch(/\/job-6\s+skipped\s+needs 9 processors/);
+    expect(stdout).toContain(`Plot written to ${plot}`);
+    const svg = readFileSync(plot, 'utf8');
+    expect(svg).toMatch(/^<svg /);
+    expect(svg).toContain('id="queue-series"');
+    expect(svg).toContain('small.swf: first-fit, order fcfs, 4 procs');
+  });
+
+  it('--window selects jobs by 0-based index', async () => {
+    const { stdout } = await runSimulate([trace, '--policy', 'first-fit', '--window', '3:2', '--json']);
+    const body = JSON.parse(stdout);
+    expect(body.window).toEqual({ start: 3, count: 2 });
+    expect(body.jobs.map((j: { name: string; start: number }) => [j.name, j.start])).toEqual([['/job-4', 3], ['/job-5', 4]]);
+    expect(body.summary.start).toBe(3);
+  });
+
+  it('runs the documented iris workload example (gang, child job, GPUs, a stream)', async () => {
+    const example = path.join(root, 'docs', 'examples', 'workload.yaml');
+    const { exit, stdout } = await runSimulate([example, '--json']);
+    expect(exit).toBe(0);
+    const body = JSON.parse(stdout);
+    const by = Object.fromEntries(body.jobs.map((j: { name: string }) => [j.name, j]));
+    expect(body).toMatchObject({ kind: 'iris', procs: null, workers: 7 });
+    expect(body.summary).toMatchObject({ jobs: 15, skipped: 0, unfinished: 0, makespan: 10800 });
+    expect(by['/train']).toMatchObject({ start: 0, end: 7200, tasks: 4, workers: ['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3'] });
+    expect(by['/train/eval']).toMatchObject({ submit: 1800, start: 1800, end: 3000, workers: ['gpu'] });
+    expect(by['/sweep']).toMatchObject({ submit: 600, start: 7200, wait: 6600 });
+    for (let k = 0; k < 12; k++) expect(by[`/etl-${k}`]).toMatchObject({ submit: 300 * k, wait: 0 });
+  });
+
+  it('--compat rlscheduler prints per-window values and the mean', async () => {
+    const { exit, stdout } = await runSimulate([trace, '--compat', 'rlscheduler', '--window', '0:5', '--json']);
+    expect(exit).toBe(0);
+    const body = JSON.parse(stdout);
+    expect(body).toMatchObject({ compat: 'rlscheduler', procs: 4, order: 'fcfs', backfill: false });
+    expect(body.windows).toHaveLength(1);
+    expect(body.windows[0]).toMatchObject({ start: 0, count: 5 });
+    expect(body.mean).toBe(body.windows[0].avgBoundedSlowdown);
+    const text = await runSimulate([trace, '--compat', 'rlscheduler', '--window', '0:5', '--backfill']);
+    expect(text.stdout).toContain('RLScheduler compatibility (fcfs, backfill) on 4 processors');
+    expect(text.stdout).toMatch(/Mean over 1 windows: \d+\.\d\d/);
+  });
+
+  const errors: Array<[string, () => string[], number, RegExp]> = [
+    ['unknown policy', () => [trace, '--policy', 'lottery'], 2, /unknown policy "lottery"[\s\S]*first-fit, fcfs, easy, conservative, hybrid/],
+    ['unknown order', () => [trace, '--order', 'random'], 2, /unknown order "random"/],
+    ['bad window', () => [trace, '--window', '5'], 2, /invalid window "5": expected START:COUNT/],
+    ['window past the end', () => [trace, '--window', '99:2'], 2, /starts past the end/],
+    ['missing file', () => [path.join(dir, 'none.swf')], 3, /trace file .*none\.swf does not exist/],
+    ['unknown format', () => [path.join(dir, 'trace.txt')], 2, /cannot tell the format/],
+    ['--backfill without --compat', () => [trace, '--backfill'], 2, /--backfill applies to --compat rlscheduler only/],
+    ['--policy with --compat', () => [trace, '--compat', 'rlscheduler', '--policy', 'easy'], 2, /--policy does not apply/],
+  ];
+  for (const [what, argv, exit, message] of errors) {
+    it(`bad input: ${what}`, async () => {
+      const result = await runSimulate(argv());
+      expect(result.exit).toBe(exit);
+      expect(result.stderr).toMatch(/^Error: /);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toContain('    at ');
+    });
+  }
+
+  it('bad input: an SWF without MaxProcs asks for --procs; unreadable lines name the line', async () => {
+    const bare = path.join(dir, 'bare.swf');
+    writeFileSync(bare, swfLine(1, 0, 10, 2) + '\n');
+    const missing = await runSimulate([bare]);
+    expect(missing.exit).toBe(2);
+    expect(missing.stderr).toMatch(/no MaxProcs[\s\S]*--procs N/);
+    expect((await runSimulate([bare, '--procs', '2', '--policy', 'first-fit', '--json'])).exit).toBe(0);
+    const broken = path.join(dir, 'broken.swf');
+    writeFileSync(broken, '; MaxProcs: 4\n1 0 -1 ten 2\n');
+    const result = await runSimulate([broken]);
+    expect(result.exit).toBe(2);
+    expect(result.stderr).toContain('broken.swf:2');
+  });
+
+  it('bad input: workload file errors name the file and key path', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(file, 'workers: [{ name: w, cpu: 2 }]\njobs:\n  - name: a\n    run: 10\n    children:\n      - name: b\n        after: soon\n        run: 1\n');
+    const result = await runSimulate([file]);
+    expect(result.exit).toBe(2);
+    expect(result.stderr).toContain(`${file}: jobs[0].children[0].after: invalid time "soon"`);
+    const windowed = await runSimulate([file, '--window', '0:1']);
+    expect(windowed.stderr).toContain('--window applies to SWF traces only');
+  });
+
+  it.skipIf(!existsSync(LUBLIN))('a window of lublin_256.swf completes and is deterministic', async () => {
+    const argv = [LUBLIN, '--policy', 'easy', '--window', '1981:1024', '--json'];
+    const first = await runSimulate(argv);
+    const second = await runSimulate(argv);
+    expect(first.exit).toBe(0);
+    const body = JSON.parse(first.stdout);
+    expect(body.summary).toMatchObject({ jobs: 1024, skipped: 0, unfinished: 0 });
+    expect(body.summary.utilization).toBeGreaterThan(0.3);
+    expect(body.summary.utilization).toBeLessThanOrEqual(1);
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
