@@ -113,6 +113,12 @@ export interface WorkerInfo {
   capacity: { cpuMillis: number; memoryBytes: number; devices: number };
   used: { cpuMillis: number; memoryBytes: number; devices: number };
   runningTasks: string[];
+  /** Name the worker's TPU slice peers reach it by; absent means "localhost". */
+  hostname?: string;
+  /** Host paths of the worker's accelerator instances (TPU chips), index = device index; absent when none are known. */
+  devicePaths?: string[];
+  /** Containers on this worker may run privileged (config opt-in). */
+  privileged?: boolean;
 }
 
 export interface ClusterInfo {

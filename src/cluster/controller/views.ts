@@ -74,6 +74,9 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
     capacity: { cpuMillis: worker.cpuMillis, memoryBytes: worker.memoryBytes, devices: worker.device.count },
     used: { cpuMillis: use?.cpuMillis ?? 0, memoryBytes: use?.memoryBytes ?? 0, devices: use?.devices.size ?? 0 },
     runningTasks: use?.tasks ?? [],
+    ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
+    ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
+    ...(worker.privileged ? { privileged: true } : {}),
   };
 }
 

@@ -1,15 +1,17 @@
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
-import { renderWorkers } from '../../ui/cluster.js';
+import { renderTopology } from '../../ui/topology.js';
 
 export default class Workers extends BaseCommand {
-  static override summary = 'List workers with capacity, use and attributes.';
+  static override summary = 'Show the cluster topology: TPU slices, GPU hosts and CPU workers, with capacity and use.';
+  static override description =
+    'TPU hosts are grouped by slice (tpu-name) in tpu-worker-id order with their hostname and chip device paths ("none" when no path is known). --json lists every worker with hostname, devicePaths and privileged where set.';
   static override examples = ['<%= config.bin %> workers', '<%= config.bin %> workers --json'];
 
   async run(): Promise<WorkerInfo[]> {
     await this.parse(Workers);
     const workers = await this.client().workers();
-    this.log(renderWorkers(workers));
+    this.log(renderTopology(workers));
     return workers;
   }
 }

@@ -1,0 +1,118 @@
+/**
+ * `iris workers`: the cluster's topology in three sections. TPU slices (one row per host,
+ * grouped by tpu-name and ordered by tpu-worker-id, with hostname, chips in use and the chip
+ * device paths, or "none" when no path is known), GPU hosts (variant x count), and CPU workers
+ * (workers named `pool-N` that share a prefix form a pool).
+ */
+import type { WorkerInfo } from '../api/types.js';
+import { formatAttributes } from './cluster.js';
+import { formatCores, formatMemory } from './format.js';
+import { renderTable, type Column } from './table.js';
+
+const TPU_NAME = 'tpu-name';
+const TPU_WORKER_ID = 'tpu-worker-id';
+/** Attributes a section already shows in its own columns. */
+const SHOWN = new Set([TPU_NAME, TPU_WORKER_ID]);
+
+const cpu = (w: WorkerInfo) => `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}`;
+const memory = (w: WorkerInfo) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}`;
+const tasks = (w: WorkerInfo) => String(w.runningTasks.length);
+const extraAttributes = (w: WorkerInfo) =>
+  formatAttributes(Object.fromEntries(Object.entries(w.attributes).filter(([key]) => !SHOWN.has(key))));
+
+function workerIdOf(w: WorkerInfo): number {
+  const id = Number(w.attributes[TPU_WORKER_ID]);
+  return Number.isFinite(id) && w.attributes[TPU_WORKER_ID] !== undefined ? id : Number.POSITIVE_INFINITY;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Compact device paths: identical paths counted ("/dev/zero x4"), else listed. */
+export function formatDevicePaths(paths: readonly string[] | undefined): string {
+  if (!paths || paths.length === 0) return 'none';
+  if (paths.length > 1 && paths.every((p) => p === paths[0])) return `${paths[0]} x${paths.length}`;
+  return paths.join(',');
+}
+
+function slices(workers: readonly WorkerInfo[]): string {
+  const rows = [...workers].sort((a, b) => {
+    const sa = a.attributes[TPU_NAME];
+    const sb = b.attributes[TPU_NAME];
+    if (sa !== sb) return sa === undefined ? 1 : sb === undefined ? -1 : byName(sa, sb);
+    return workerIdOf(a) - workerIdOf(b) || byName(a.id, b.id);
+  });
+  const columns: Column<WorkerInfo>[] = [
+    { header: 'SLICE', value: (w) => w.attributes[TPU_NAME] ?? '-' },
+    { header: 'ID', value: (w) => w.attributes[TPU_WORKER_ID] ?? '-', right: true },
+    { header: 'WORKER', value: (w) => w.id },
+    { header: 'HOSTNAME', value: (w) => w.hostname ?? 'localhost' },
+    { header: 'VARIANT', value: (w) => w.device.variant ?? '-' },
+    { header: 'STATE', value: (w) => w.state },
+    { header: 'CHIPS', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
+    { header: 'CPU', value: cpu },
+    { header: 'MEMORY', value: memory },
+    { header: 'TASKS', value: tasks, right: true },
+    { header: 'DEVICE PATHS', value: (w) => formatDevicePaths(w.devicePaths) },
+  ];
+  return renderTable(rows, columns);
+}
+
+function gpuHosts(workers: readonly WorkerInfo[]): string {
+  return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
+    { header: 'WORKER', value: (w) => w.id },
+    { header: 'STATE', value: (w) => w.state },
+    { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
+    { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
+    { header: 'CPU', value: cpu },
+    { header: 'MEMORY', value: memory },
+    { header: 'TASKS', value: tasks, right: true },
+    { header: 'ATTRIBUTES', value: extraAttributes },
+  ]);
+}
+
+/** `cpu-3` belongs to pool `cpu` when another worker shares the prefix; otherwise no pool. */
+function pools(workers: readonly WorkerInfo[]): Map<string, string> {
+  const prefix = (id: string) => /^(.*)-\d+$/.exec(id)?.[1];
+  const counts = new Map<string, number>();
+  for (const w of workers) {
+    const p = prefix(w.id);
+    if (p !== undefined) counts.set(p, (counts.get(p) ?? 0) + 1);
+  }
+  const out = new Map<string, string>();
+  for (const w of workers) {
+    const p = prefix(w.id);
+    if (p !== undefined && (counts.get(p) ?? 0) > 1) out.set(w.id, p);
+  }
+  return out;
+}
+
+function cpuWorkers(workers: readonly WorkerInfo[]): string {
+  const pool = pools(workers);
+  const rows = [...workers].sort((a, b) => byName(pool.get(a.id) ?? a.id, pool.get(b.id) ?? b.id) || byName(a.id, b.id));
+  return renderTable(rows, [
+    { header: 'POOL', value: (w) => pool.get(w.id) ?? '-' },
+    { header: 'WORKER', value: (w) => w.id },
+    { header: 'STATE', value: (w) => w.state },
+    { header: 'CPU', value: cpu },
+    { header: 'MEMORY', value: memory },
+    { header: 'TASKS', value: tasks, right: true },
+    { header: 'ATTRIBUTES', value: extraAttributes },
+  ]);
+}
+
+export function renderTopology(workers: readonly WorkerInfo[]): string {
+  if (workers.length === 0) return 'no workers';
+  const tpu = workers.filter((w) => w.device.type === 'tpu');
+  const gpu = workers.filter((w) => w.device.type === 'gpu');
+  const other = workers.filter((w) => w.device.type !== 'tpu' && w.device.type !== 'gpu');
+  const sections: string[] = [];
+  if (tpu.length > 0) {
+    const count = new Set(tpu.map((w) => w.attributes[TPU_NAME] ?? w.id)).size;
+    sections.push(`TPU slices (${count})\n${slices(tpu)}`);
+  }
+  if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu)}`);
+  if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other)}`);
+  return sections.join('\n\n');
+}
