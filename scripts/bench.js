@@ -4,6 +4,7 @@
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+//   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
 // Flags: --only schedule,spawn,cluster   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
@@ -79,6 +80,18 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   row(`\`iris jobs\` wall time, ${r.memory.tasksKnown} tasks known (median of ${r.jobsCommandLarge.runs})`, `${fmt(r.jobsCommandLarge.medianMs, 0)} ms`, '-', '<= 300 ms', r.jobsCommandLarge.medianMs <= 300);
   row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled)`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
   row('cluster RSS right after submitting them / peak (VmHWM)', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '<= 300 MB', r.memory.hwmMB <= 300);
+});
+
+await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {
+  if (r.skipped) {
+    row('simulate lublin_256.swf', 'skipped', '-', '-', null);
+    log(`bench: simulate skipped: ${r.skipped}`);
+    return;
+  }
+  for (const p of r.rows) {
+    const limit = p.policy === 'easy' ? r.limits.easyMs : p.policy === 'conservative' ? r.limits.conservativeMs : null;
+    row(`simulate lublin_256.swf (${r.jobs} jobs, 256 procs), ${p.policy}`, `${fmt(p.ms, 0)} ms`, `parse + sort events ${fmt(r.baselineMs, 0)} ms`, limit === null ? '-' : `<= ${limit} ms`, limit === null ? null : p.ms <= limit);
+  }
 });
 
 const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
