@@ -90,7 +90,10 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     quotas: config.quotas,
     stopGraceMs: graceMs,
     log,
-    launchContext: { clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env) },
+    launchContext: {
+      clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
+      packageRoot: PACKAGE_ROOT, runtime: config.runtime,
+    },
   });
 
   let stopping: Promise<void> | null = null;
