@@ -1,0 +1,260 @@
+/**
+ * QueueScheduler: one queue policy over the time planner, pure (no clock, randomness or I/O),
+ * shared by the controller and the simulator.
+ *
+ * A pass walks pending jobs in progress order, at most `queueDepth` of them, and for each runs
+ * allocate-or-reserve (allocate.ts). What a blocked job gets depends on the policy: `fcfs` ends
+ * the pass; `easy`/`hybrid`/`conservative` reserve the first 1 / reservationDepth / all blocked
+ * jobs and go on, later jobs starting only around every reservation. Users at/over a running
+ * quota are deferred behind everyone (as in first-fit) and never hold a reservation.
+ *
+ * State across passes (the only state): the jobs found blocked and their reservations.
+ * - resourcesChanged (a task ended, a worker came or went, a job was cancelled): every job in
+ *   the window is reconsidered, in order. A job reserved before keeps its old spans in the
+ *   planner while the jobs ahead of it are planned, and is then re-planned itself; its old slot
+ *   is still free then, so a reservation only ever moves earlier (no reservation is delayed by a
+ *   later one). Reservations of jobs now outside the window are dropped.
+ * - only new jobs arrived: blocked jobs are skipped (they do not count against queueDepth) and
+ *   their reservations stand; new jobs start now around them, or block. A reservation whose
+ *   start has passed, or that no longer fits, is dropped and its job reconsidered.
+ */
+import { invalid } from '../../errors.js';
+import { neverReason } from '../scheduler/feasibility.js';
+import { schedule } from '../scheduler/schedule.js';
+import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../scheduler/types.js';
+import { allocateOrReserve, earliestFor, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
+import { PassContext } from './context.js';
+import { queueOptions, reservationLimit, type QueueOptions } from './options.js';
+import { JobQueue } from './queue.js';
+import { Explainer, formatStart, reservedSuffix, unreservableText } from './reasons.js';
+
+/** What a pass remembers about a job it could not (fully) start. */
+interface Blocked {
+  /** Reason without the reservation part. */
+  base: string;
+  reservation: Reservation | null;
+  /** Shown instead of a reserved start (e.g. why none could be reserved); null for nothing. */
+  note: string | null;
+}
+
+interface PassResult {
+  plan: Plan;
+  ctx: PassContext;
+  added: Map<string, Blocked>;
+  dropped: string[];
+}
+
+function render(b: Blocked, now: number): string {
+  if (b.reservation) return `${b.base}; ${reservedSuffix(b.reservation.start, now)}`;
+  return b.note ? `${b.base}; ${b.note}` : b.base;
+}
+
+export class QueueScheduler {
+  readonly options: QueueOptions;
+  private blocked = new Map<string, Blocked>();
+
+  constructor(options: Partial<QueueOptions> = {}) {
+    this.options = queueOptions(options);
+  }
+
+  /**
+   * One pass: placements now, reservations, and a reason per pending job it looked at.
+   * `resourcesChanged=false` means only new jobs arrived since the previous pass: jobs blocked
+   * then are not retried (their reservations stand in the planner).
+   */
+  pass(snapshot: Snapshot, resourcesChanged = true): Plan {
+    if (this.options.policy === 'first-fit') {
+      this.blocked.clear();
+      return schedule(snapshot);
+    }
+    const result = this.run(snapshot, resourcesChanged);
+    if (resourcesChanged) {
+      this.blocked = result.added;
+    } else {
+      for (const name of result.dropped) this.blocked.delete(name);
+      for (const [name, b] of result.added) this.blocked.set(name, b);
+    }
+    return result.plan;
+  }
+
+  /**
+   * When would `job` start if it were submitted now (sbatch --test-only)? Same rules as the next
+   * pass, no state change. `start` is snapshot.now when it would start at once, null when never.
+   * A job the policy would not reserve gets its earliest start around the current plan.
+   */
+  estimate(snapshot: Snapshot, job: SchedulerJob): { start: number | null; reason: string } {
+    if (snapshot.jobs.has(job.name)) throw invalid(`job ${job.name} is already queued`, 'estimate a job that is not submitted yet');
+    const never = neverReason(job, snapshot.workers);
+    if (never !== null) return { start: null, reason: never };
+    const now = snapshot.now;
+    let seq = Number.MAX_SAFE_INTEGER - job.replicas;
+    const tasks: SchedulerTask[] = Array.from({ length: job.replicas }, (_, index) => ({
+      id: `${job.name}/task-${index}`, job: job.name, index, submittedAt: now, seq: seq++,
+    }));
+    const withJob: Snapshot = {
+      ...snapshot,
+      jobs: new Map(snapshot.jobs).set(job.name, job),
+      pending: [...snapshot.pending, ...tasks],
+      pendingOrdered: false,
+    };
+    let placed: number;
+    let ctx: PassContext;
+    let blocked: Blocked | undefined;
+    if (this.options.policy === 'first-fit') {
+      const plan = schedule(withJob);
+      placed = plan.placements.filter((p) => p.job === job.name).length;
+      ctx = new PassContext(withJob, this.options);
+      blocked = { base: plan.reasons.get(job.name) ?? 'waiting for capacity', reservation: null, note: null };
+    } else {
+      const result = this.run(withJob, false);
+      placed = result.plan.placements.filter((p) => p.job === job.name).length;
+      ctx = result.ctx;
+      blocked = result.added.get(job.name);
+      if (!blocked && placed < job.replicas) blocked = { base: result.plan.reasons.get(job.name) ?? 'waiting in queue', reservation: null, note: null };
+    }
+    if (placed >= job.replicas || !blocked) return { start: now, reason: 'would start now' };
+    if (blocked.reservation) {
+      return { start: blocked.reservation.start, reason: `${blocked.base}; would be ${reservedSuffix(blocked.reservation.start, now)}` };
+    }
+    const earliest = earliestFor(ctx, job, job.replicas - placed).start;
+    if (earliest === Infinity) return { start: null, reason: `${blocked.base}; ${unreservableText(ctx)}` };
+    return {
+      start: earliest,
+      reason: `${blocked.base}; not reserved under policy ${this.options.policy}; earliest start around the current plan ${formatStart(earliest, now)}`,
+    };
+  }
+
+  private run(snapshot: Snapshot, resourcesChanged: boolean): PassResult {
+    const options = this.options;
+    const fcfs = options.policy === 'fcfs';
+    const limit = reservationLimit(options);
+    const ctx = new PassContext(snapshot, options);
+    const now = ctx.now;
+    const placements: Placement[] = [];
+    const reasons = new Map<string, string>();
+    const reservations = new Map<string, number>();
+    const added = new Map<string, Blocked>();
+    const dropped: string[] = [];
+
+    // Standing blocked jobs (only new jobs arrived): their reservations go back into the planner.
+    const standing = new Map<string, Blocked>();
+    if (!resourcesChanged) {
+      for (const [name, b] of this.blocked) {
+        const r = b.reservation;
+        if (!snapshot.jobs.has(name) || (r && (r.start <= now || !holdReservation(ctx, r)))) {
+          dropped.push(name);
+          continue;
+        }
+        if (r) reservations.set(name, r.start);
+        standing.set(name, b);
+      }
+    }
+
+    // The window: up to queueDepth jobs to consider, plus standing ones met on the way.
+    const queue = new JobQueue(snapshot);
+    const window: QueuedJob[] = [];
+    let considered = 0;
+    let beyond: QueuedJob | null = null;
+    for (let q = queue.next(); q; q = queue.next()) {
+      if (!standing.has(q.job.name)) {
+        if (considered >= options.queueDepth) {
+          beyond = q;
+          break;
+        }
+        considered++;
+      }
+      window.push(q);
+    }
+
+    // Reconsidering (resources changed): earlier reservations of window jobs hold their slots
+    // until their own job is re-planned, so the jobs ahead plan around them.
+    const held = new Map<string, HeldSpans>();
+    if (resourcesChanged) {
+      for (const q of window) {
+        const r = this.blocked.get(q.job.name)?.reservation;
+        if (!r || r.start < now || r.count !== q.tasks.length) continue;
+        const spans = holdReservation(ctx, r);
+        if (spans) held.set(q.job.name, spans);
+      }
+    }
+
+    const results: Array<{ q: QueuedJob; out: Outcome; quota: string | null }> = [];
+    const deferred: QueuedJob[] = [];
+    let stoppedBy: string | null = null;
+    let stopAt = window.length;
+    const settle = (q: QueuedJob, out: Outcome, quota: string | null): boolean => {
+      results.push({ q, out, quota });
+      if (out.placed >= q.tasks.length) return false;
+      if (out.reservation) reservations.set(q.job.name, out.reservation.start);
+      return true;
+    };
+    for (let i = 0; i < window.length; i++) {
+      const q = window[i]!;
+      const name = q.job.name;
+      if (standing.has(name)) {
+        if (fcfs) {
+          stoppedBy = name;
+          stopAt = i + 1;
+          break;
+        }
+        continue;
+      }
+      const spans = held.get(name);
+      if (spans) releaseSpans(ctx, spans);
+      if (snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
+        deferred.push(q);
+        continue;
+      }
+      const out = allocateOrReserve(ctx, q, reservations.size < limit, placements);
+      if (settle(q, out, null) && fcfs) {
+        stoppedBy = name;
+        stopAt = i + 1;
+        break;
+      }
+    }
+    // Over-quota users go behind everyone else and never reserve.
+    let deferredDone = 0;
+    if (stoppedBy === null) {
+      for (const q of deferred) {
+        deferredDone++;
+        const quota = ctx.quota.overReason(q.job.user);
+        const out = allocateOrReserve(ctx, q, false, placements);
+        if (settle(q, out, quota) && fcfs) {
+          stoppedBy = q.job.name;
+          break;
+        }
+      }
+    }
+
+    // Reasons, on the free capacity left after this pass.
+    const explainer = new Explainer(ctx);
+    for (const { q, out, quota } of results) {
+      const remaining = q.tasks.length - out.placed;
+      if (remaining === 0) continue;
+      let base = explainer.base(q.job, remaining) ?? explainer.held(reservations, q.job.name);
+      if (quota) base = `${quota}; ${base}`;
+      const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null };
+      added.set(q.job.name, b);
+      reasons.set(q.job.name, render(b, now));
+    }
+    const behind = `waiting behind ${stoppedBy} (queue policy fcfs starts jobs strictly in order)`;
+    for (let i = 0; i < window.length; i++) {
+      const q = window[i]!;
+      const b = standing.get(q.job.name);
+      if (b) reasons.set(q.job.name, render(b, now));
+      else if (i >= stopAt) reasons.set(q.job.name, behind);
+    }
+    for (let i = deferredDone; i < deferred.length; i++) {
+      const q = deferred[i]!;
+      reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
+    }
+    if (queue.complete) {
+      const later = `waiting in queue: a pass considers the first ${options.queueDepth} jobs`;
+      for (let q = beyond; q; q = queue.next()) {
+        const b = standing.get(q.job.name);
+        reasons.set(q.job.name, b ? render(b, now) : later);
+      }
+    }
+    return { plan: { placements, reasons, reservations }, ctx, added, dropped };
+  }
+}
