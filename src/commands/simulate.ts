@@ -36,7 +36,7 @@ export default class Simulate extends BaseCommand {
   static override flags = {
     procs: Flags.integer({ summary: 'Processors of the SWF machine (default: the MaxProcs header).', min: 1 }),
     policy: Flags.string({ summary: `Queue policy: ${QUEUE_POLICIES.join(', ')}.`, default: DEFAULT_QUEUE.policy }),
-    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 0, default: DEFAULT_QUEUE.reservationDepth }),
+    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 1, default: DEFAULT_QUEUE.reservationDepth }),
     'queue-depth': Flags.integer({ summary: 'Pending jobs one scheduling pass considers.', min: 1, default: DEFAULT_QUEUE.depth }),
     window: Flags.string({ summary: 'Only SWF jobs START..START+COUNT-1 (0-based), as START:COUNT.' }),
     order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),

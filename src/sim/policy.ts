@@ -3,7 +3,7 @@
  * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64).
  */
 import { invalid } from '../errors.js';
-import { schedule } from '../cluster/scheduler/index.js';
+import { QueueScheduler } from '../cluster/policies/index.js';
 import { DEFAULT_QUEUE } from '../config/defaults.js';
 import { QUEUE_POLICIES, type QueuePolicy } from '../config/types.js';
 import type { PassScheduler } from './engine.js';
@@ -24,9 +24,9 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
   const queueDepth = options.queueDepth ?? DEFAULT_QUEUE.depth;
   const reservationDepth = options.reservationDepth ?? DEFAULT_QUEUE.reservationDepth;
   if (!Number.isInteger(queueDepth) || queueDepth < 1) throw invalid(`invalid queue depth ${queueDepth}: expected a whole number of at least 1`);
-  if (!Number.isInteger(reservationDepth) || reservationDepth < 0) {
-    throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of 0 or more`);
+  if (!Number.isInteger(reservationDepth) || reservationDepth < 1) {
+    throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);
   }
-  // TODO(queue policies): replace with the QueueScheduler once src/cluster/policies lands.
-  return { pass: (snapshot) => schedule(snapshot) };
+  // Every job of a simulation carries its own time limit, so the default never applies.
+  return new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity });
 }
