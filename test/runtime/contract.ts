@@ -28,6 +28,11 @@ export interface ContractOptions {
   processGone?: ((pid: number) => Promise<boolean>) | null;
   /** Case names to skip (say why in the caller). */
   skip?: string[];
+  /**
+   * Variables the runtime's engine adds on its own when the launch does not set them (Docker:
+   * HOSTNAME, HOME). The environment case ignores exactly these names; default none.
+   */
+  engineEnv?: string[];
 }
 
 let seq = 0;
@@ -75,6 +80,7 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
   const gone = opts.processGone === undefined ? defaultGone : opts.processGone;
   const skip = new Set(opts.skip ?? []);
   const concurrency = opts.concurrency ?? 50;
+  const engineEnv = new Set(opts.engineEnv ?? []);
 
   describe(`TaskRuntime contract: ${name}`, () => {
     let dir = '';
@@ -135,7 +141,11 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
       const { exit, lines } = await run(launch);
       expect(exit).toMatchObject({ exitCode: 0, signal: null });
       const expected = Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort();
-      expect(texts(lines, 'stdout').sort()).toEqual(expected);
+      const engineAdded = (line: string): boolean => {
+        const name = line.slice(0, line.indexOf('='));
+        return engineEnv.has(name) && !(name in launch.env);
+      };
+      expect(texts(lines, 'stdout').filter((l) => !engineAdded(l)).sort()).toEqual(expected);
     });
 
     test('runs in the given working directory', async () => {

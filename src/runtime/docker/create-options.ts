@@ -1,0 +1,135 @@
+/**
+ * Pure translation of a TaskLaunch into the Docker engine's container-create request.
+ *
+ * Security profile of an iris container (unless the worker's config opts into `privileged`):
+ * - Capabilities: all dropped, then only these added back: CHOWN, DAC_OVERRIDE, FOWNER, FSETID,
+ *   KILL, SETGID, SETUID, NET_BIND_SERVICE (what ordinary programs, package installs and
+ *   servers need). Compared with Docker's default set this removes NET_RAW (raw sockets, ping
+ *   spoofing), MKNOD (creating device nodes), AUDIT_WRITE, SETFCAP (file capabilities),
+ *   SETPCAP and SYS_CHROOT.
+ * - `no-new-privileges`: setuid binaries and file capabilities cannot raise privileges.
+ * - No privileged mode; devices are mapped one by one (TPU chips or stand-ins, rwm), GPUs only
+ *   through the engine's NVIDIA device request for the assigned ids.
+ * - Limits: NanoCpus from the cpu request (capped at the engine's CPU count), Memory from the
+ *   memory request with MemorySwap equal to it (no swap), a PidsLimit (default 4096).
+ * - Init: the engine's init (docker-init/tini) is PID 1 when the engine has one, so SIGTERM
+ *   reaches a shell task and orphans are reaped; when it exits, the kernel ends the rest.
+ * - The engine's own seccomp and AppArmor defaults stay in place.
+ */
+import type { ContainerCreateOptions } from 'dockerode';
+import type { TaskLaunch } from '../types.js';
+
+/** Capabilities an iris container keeps (all others are dropped). */
+export const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'NET_BIND_SERVICE'] as const;
+/** Docker default capabilities iris removes (for the docs; implied by KEPT_CAPABILITIES). */
+export const DROPPED_DEFAULT_CAPABILITIES = ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT'] as const;
+
+export const DEFAULT_PIDS_LIMIT = 4096;
+/** The engine refuses NanoCpus below 0.01 CPU. */
+const MIN_NANO_CPUS = 10_000_000;
+/** The engine refuses memory limits below 6 MiB. */
+export const MIN_MEMORY_BYTES = 6 * 1024 * 1024;
+
+/** What the create request depends on besides the launch (asked of the engine once). */
+export interface EngineInfo {
+  /** The engine has an init binary (docker-init) to run as PID 1. */
+  init: boolean;
+  /** CPUs the engine can give a container (NanoCpus above this are refused). */
+  ncpu: number;
+}
+
+export interface CreateOptionsExtra {
+  /** Random suffix that makes the container name unique (e.g. 4 base-36 chars). */
+  suffix: string;
+  pidsLimit?: number;
+}
+
+export const RUNTIME_LABEL = 'iris.runtime';
+
+/** `iris-<task path>-a<attempt>-<suffix>` with only the characters Docker allows in names. */
+export function containerName(launch: TaskLaunch, suffix: string): string {
+  const path = launch.key.task
+    .replace(/^\/+/, '')
+    .replace(/[^a-zA-Z0-9_.-]+/g, '.')
+    .replace(/^[._-]+/, '')
+    .slice(0, 120);
+  return `iris-${path === '' ? 'task' : path}-a${launch.key.attempt}-${suffix}`;
+}
+
+/** The labels of an attempt's container: the launch's, the key (used by reclaim) and the runtime. */
+export function containerLabels(launch: TaskLaunch): Record<string, string> {
+  return {
+    ...launch.labels,
+    'iris.job': launch.key.job,
+    'iris.task': launch.key.task,
+    'iris.attempt': String(launch.key.attempt),
+    [RUNTIME_LABEL]: 'docker',
+  };
+}
+
+export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, extra: CreateOptionsExtra): ContainerCreateOptions & { name: string } {
+  const spec = launch.container;
+  if (!spec) throw new Error('containerCreateOptions: the launch has no container spec');
+  const { cpuMillis, memoryBytes } = launch.resources;
+  const hostConfig: NonNullable<ContainerCreateOptions['HostConfig']> = {
+    NetworkMode: spec.network,
+    Init: engine.init,
+    PidsLimit: extra.pidsLimit ?? DEFAULT_PIDS_LIMIT,
+    SecurityOpt: ['no-new-privileges'],
+  };
+  if (cpuMillis > 0) {
+    const wanted = Math.max(MIN_NANO_CPUS, Math.round(cpuMillis * 1_000_000));
+    hostConfig.NanoCpus = engine.ncpu > 0 ? Math.min(wanted, engine.ncpu * 1_000_000_000) : wanted;
+  }
+  if (memoryBytes > 0) {
+    hostConfig.Memory = memoryBytes;
+    hostConfig.MemorySwap = memoryBytes;
+  }
+  if (spec.privileged) {
+    hostConfig.Privileged = true;
+  } else {
+    hostConfig.CapDrop = ['ALL'];
+    hostConfig.CapAdd = [...KEPT_CAPABILITIES];
+  }
+  if (spec.devices.length > 0) {
+    hostConfig.Devices = spec.devices.map((d) => ({ PathOnHost: d.host, PathInContainer: d.container, CgroupPermissions: 'rwm' }));
+  }
+  if (spec.gpuIds.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: 'nvidia', Count: 0, DeviceIDs: [...spec.gpuIds], Capabilities: [['gpu']], Options: {} }];
+  }
+  if (spec.mounts.length > 0) {
+    hostConfig.Binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
+  }
+  if (spec.shmBytes !== null) hostConfig.ShmSize = spec.shmBytes;
+  if (spec.memlockUnlimited) hostConfig.Ulimits = [{ Name: 'memlock', Soft: -1, Hard: -1 }];
+
+  const options: ContainerCreateOptions & { name: string } = {
+    name: containerName(launch, extra.suffix),
+    Image: spec.image,
+    Cmd: [...launch.argv],
+    Env: Object.entries(launch.env).map(([k, v]) => `${k}=${v}`),
+    Labels: containerLabels(launch),
+    Tty: false,
+    OpenStdin: false,
+    StdinOnce: false,
+    AttachStdin: false,
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: hostConfig,
+  };
+  if (launch.cwd !== '') options.WorkingDir = launch.cwd;
+  return options;
+}
+
+/** 268435456 -> "256MiB", 1.5 GiB -> "1.5GiB". */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, '');
+  return `${text}${units[unit]}`;
+}

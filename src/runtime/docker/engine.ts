@@ -1,0 +1,130 @@
+/**
+ * Where the Docker engine is and how to talk about it: the address (DOCKER_HOST or the default
+ * socket), a dockerode client for it, a bounded probe, and the one-line messages iris shows for
+ * engine errors. An absent engine is an ordinary condition here: every failure becomes a short
+ * message, never a stack trace.
+ */
+import { Agent } from 'node:http';
+import Docker from 'dockerode';
+
+export const DEFAULT_SOCKET = '/var/run/docker.sock';
+
+export interface EngineAddress {
+  /** As a user would write it: unix:///var/run/docker.sock or tcp://host:2375. */
+  url: string;
+  socketPath?: string;
+  host?: string;
+  port?: number;
+}
+
+export interface EngineOptions {
+  /** Engine address (unix://PATH or tcp://HOST:PORT); default DOCKER_HOST, else the default socket. */
+  host?: string;
+}
+
+/** Parses DOCKER_HOST-style addresses; anything else is a clear error. */
+export function engineAddress(host: string | undefined = process.env.DOCKER_HOST): EngineAddress {
+  const value = host?.trim() ?? '';
+  if (value === '') return { url: `unix://${DEFAULT_SOCKET}`, socketPath: DEFAULT_SOCKET };
+  if (value.startsWith('unix://')) {
+    const socketPath = value.slice('unix://'.length) || DEFAULT_SOCKET;
+    return { url: `unix://${socketPath}`, socketPath };
+  }
+  if (value.startsWith('/')) return { url: `unix://${value}`, socketPath: value };
+  const tcp = /^(?:tcp|http):\/\/([^:/]+|\[[^\]]+\])(?::(\d+))?\/?$/.exec(value);
+  if (tcp) {
+    const port = tcp[2] === undefined ? 2375 : Number(tcp[2]);
+    return { url: `tcp://${tcp[1]}:${port}`, host: tcp[1]!.replace(/^\[|\]$/g, ''), port };
+  }
+  throw new Error(`unsupported Docker engine address "${value}" (DOCKER_HOST): use unix:///path/to/docker.sock or tcp://host:port`);
+}
+
+/** A dockerode client with a keep-alive agent (one engine connection per concurrent request). */
+export function dockerClient(address: EngineAddress): Docker {
+  const agent = new Agent({ keepAlive: true });
+  if (address.socketPath !== undefined) return new Docker({ socketPath: address.socketPath, agent } as Docker.DockerOptions);
+  return new Docker({ host: address.host, port: address.port, protocol: 'http', agent } as Docker.DockerOptions);
+}
+
+interface DockerLikeError {
+  code?: string;
+  syscall?: string;
+  statusCode?: number;
+  json?: { message?: string } | null;
+  message?: string;
+}
+
+/** True when the error is about reaching the engine at all (no HTTP answer). */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as DockerLikeError | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (typeof e.statusCode === 'number') return false;
+  if (typeof e.code === 'string' && /^(ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EACCES|EPERM|ENOTFOUND|EAI_AGAIN|ENOTSOCK|ECONNABORTED|ERR_STREAM_PREMATURE_CLOSE)$/.test(e.code)) return true;
+  return /socket hang up|connect |timed? ?out|aborted/i.test(e.message ?? '');
+}
+
+/** "connect ENOENT" for socket errors, the engine's own message for HTTP errors, else the message. */
+export function shortReason(error: unknown): string {
+  const e = error as DockerLikeError | null;
+  if (e === null || typeof e !== 'object') return String(error);
+  if (typeof e.statusCode === 'number') return engineMessage(error);
+  if (typeof e.code === 'string' && e.syscall) return `${e.syscall} ${e.code}`;
+  if (typeof e.code === 'string') return `${e.code}: ${e.message ?? ''}`.trim();
+  return e.message ?? String(error);
+}
+
+/** The engine's own error text (its JSON `message`), without dockerode's "(HTTP code …)" prefix. */
+export function engineMessage(error: unknown): string {
+  const e = error as DockerLikeError | null;
+  const fromJson = e?.json && typeof e.json === 'object' ? e.json.message : undefined;
+  if (typeof fromJson === 'string' && fromJson !== '') return fromJson.trim();
+  const msg = typeof e?.message === 'string' ? e.message : String(error);
+  return msg.replace(/^\(HTTP code \d+\) [^-]*- /, '').trim();
+}
+
+export function unreachableMessage(address: EngineAddress, error: unknown): string {
+  return (
+    `Docker engine not reachable at ${address.url} (${shortReason(error)}); ` +
+    'start it with "sudo systemctl start docker" (or "sudo dockerd &"), or set DOCKER_HOST'
+  );
+}
+
+/** An infrastructure failure: the controller records it as a preemption, not a task failure. */
+export class EngineLostError extends Error {
+  readonly lost: string;
+  constructor(lost: string) {
+    super(lost);
+    this.name = 'EngineLostError';
+    this.lost = lost;
+  }
+}
+
+export type ProbeResult = { ok: true; version: string; apiVersion: string } | { ok: false; message: string };
+
+/** Asks the engine for its version within `timeoutMs`; never throws. */
+export async function probeEngine(options: EngineOptions & { timeoutMs?: number } = {}): Promise<ProbeResult> {
+  let address: EngineAddress;
+  try {
+    address = engineAddress(options.host ?? process.env.DOCKER_HOST);
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+  const docker = new Docker(
+    (address.socketPath !== undefined ? { socketPath: address.socketPath } : { host: address.host, port: address.port, protocol: 'http' }) as Docker.DockerOptions,
+  );
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const version = await Promise.race([
+      docker.version(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+      }),
+    ]);
+    return { ok: true, version: String(version.Version), apiVersion: String(version.ApiVersion) };
+  } catch (error) {
+    return { ok: false, message: unreachableMessage(address, error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
