@@ -36,7 +36,7 @@ export function runSimulateBench({ policies = POLICIES } = {}) {
   for (const policy of policies) {
     const start = performance.now();
     const workload = swfWorkload(parseSwf(readFileSync(TRACE, 'utf8'), TRACE), TRACE, { procs: 256 });
-    const result = simulate(workload, { scheduler: createScheduler({ policy }) });
+    const result = simulate(workload, { scheduler: createScheduler({ policy }), queueDepth: 32 });
     const ms = performance.now() - start;
     const s = result.summary;
     rows.push({

@@ -70,7 +70,7 @@ export default class Simulate extends BaseCommand {
     const policy = parsePolicy(flags.policy);
     const scheduler = createScheduler({ policy, queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
     const workload = await loadWorkload(args.trace, { procs: flags.procs, window });
-    const result = simulate(workload, { scheduler, order, onProgress: progress?.update, progressEvery: 1000 });
+    const result = simulate(workload, { scheduler, order, queueDepth: flags['queue-depth'], onProgress: progress?.update, progressEvery: 1000 });
     progress?.done();
     const info = {
       trace: args.trace,

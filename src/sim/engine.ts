@@ -51,6 +51,11 @@ export interface SimOptions {
   /** Call onProgress every this many event batches (default 2000). */
   progressEvery?: number;
   onProgress?: (progress: SimProgress) => void;
+  /**
+   * The scheduler's queue depth, if it has one: a pass that considered fewer jobs than this
+   * (placed + given a reason) saw the whole queue, so no second pass is run at that time.
+   */
+  queueDepth?: number;
 }
 
 export interface SimJobResult {
@@ -147,6 +152,7 @@ class Engine {
   private readonly scheduler: PassScheduler;
   private readonly order: OrderName;
   private readonly progressEvery: number;
+  private readonly queueDepth: number;
   private readonly workers: WorkerState[];
   private readonly workerIndex = new Map<string, number>();
   private views: WorkerView[];
@@ -185,6 +191,7 @@ class Engine {
     this.scheduler = options.scheduler;
     this.order = options.order ?? 'fcfs';
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
+    this.queueDepth = options.queueDepth ?? Infinity;
     this.workers = workload.workers.map((spec, i) => {
       this.workerIndex.set(spec.id, i);
       return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false) };
@@ -340,14 +347,17 @@ class Engine {
       this.passes++;
       resourcesChanged = false;
       this.lastReasons = plan.reasons;
-      let placed = 0;
+      const placedJobs = new Set<string>();
       for (const placement of plan.placements) {
         if (!this.pendingIds.has(placement.task)) throw new Error(`scheduler placed unknown or running task ${placement.task}`);
         this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
-        placed++;
+        placedJobs.add(placement.job);
       }
-      if (placed === 0) break;
+      if (placedJobs.size === 0) break;
       this.pendingList = this.pendingList.filter((task) => this.pendingIds.has(task.id));
+      // A pass that looked at fewer jobs than its depth saw the whole queue: another pass with
+      // no resource change cannot start anything more.
+      if (placedJobs.size + plan.reasons.size < this.queueDepth) break;
     }
   }
 
