@@ -8,15 +8,20 @@
  * prefix sum of the deltas of all points <= t. Each node keeps, for its subtree in time order,
  * the delta sum and the minimum and maximum prefix sum, plus its smallest and largest time.
  * Adding or removing a span therefore touches two points (O(log n) each) and never needs a
- * lazy range update; "first point after x whose usage is above / at most c" is one descent
- * pruned by the subtree max / min prefix (O(log n)), the same question Flux's min-time tree
- * answers; the state at t is one descent (Flux's scheduled-point tree).
+ * lazy range update. "First point after x whose usage is at most c" and "last point in (x, y)
+ * whose usage is above c" are one descent each, pruned by the subtree min / max prefix
+ * (O(log n)) — the question Flux's min-time tree answers; the state at t is one descent
+ * (Flux's scheduled-point tree).
  *
- * earliest(from, d, a): jump to the first point where usage <= total−a, then to the first
- * point after it where usage exceeds it again; if that point is at or past t+d, t is the answer,
- * otherwise continue from there. Each step is O(log n); the number of steps is the number of
- * free gaps too short for d that lie before the answer (Flux's planner iterates its candidate
- * times the same way).
+ * earliest(from, d, a), with cap = total − a: start at the first point >= from where usage <=
+ * cap; find the LAST point inside (t, t+d) whose usage exceeds cap (one pruned descent); if
+ * there is none, t is the answer, else continue from the first point after it where usage is
+ * <= cap again. Each step is O(log n). The number of steps k is at most the number of free
+ * gaps too short for d before the answer, and two steps always advance t by at least d, so
+ * k <= 2·(answer − from)/d + 1; an infinite d takes one step. On a calendar at moderate load
+ * k is 0–2; on a deep conservative backlog packed with short gaps it grows (see
+ * docs/benchmarks.md). Flux's planner has the same shape: its min-time tree answers "first
+ * time with a free units" in O(log n) and each candidate is then checked for the duration.
  *
  * Invariants: usage never goes below 0 (amounts are >= 0), so availability <= total and a
  * request above `total` never fits; availability may go negative (overcommit is allowed, the
@@ -111,6 +116,7 @@ export class Calendar {
   private readonly spans = new Map<SpanId, Span>();
   private nextId: SpanId = 1;
   private seed = 0x9e3779b9;
+  private jumps = 0;
 
   constructor(total: number) {
     if (typeof total !== 'number' || !Number.isFinite(total) || total < 0) {
@@ -204,17 +210,21 @@ export class Calendar {
     if (amount > this.total) return Infinity;
     const cap = this.total - amount;
     let t = from;
-    let blocked = this.usageAt(t) > cap;
-    for (;;) {
-      if (blocked) {
-        t = this.firstAtMost(this.root, t, cap, 0);
-        if (t === Infinity) return Infinity;
-      }
-      const next = this.firstAbove(this.root, t, cap, 0);
-      if (next >= t + duration) return t;
-      t = next;
-      blocked = true;
+    if (this.usageAt(t) > cap) t = this.firstAtMost(this.root, t, cap, 0);
+    while (t !== Infinity) {
+      // Jump past the LAST blocking point inside the window: no window starting before it
+      // can fit, and two jumps always move t forward by at least `duration`.
+      const blocker = this.lastAbove(this.root, t, t + duration, cap, 0);
+      if (blocker === -Infinity) return t;
+      t = this.firstAtMost(this.root, blocker, cap, 0);
+      this.jumps++;
     }
+    return Infinity;
+  }
+
+  /** Gaps skipped by earliest() since construction: the k in O(k log n) (for benchmarks). */
+  get searchSteps(): number {
+    return this.jumps;
   }
 
   // ---- tree internals -------------------------------------------------------------------
@@ -304,14 +314,14 @@ export class Calendar {
     return right > best ? right : best;
   }
 
-  /** First point after x whose usage exceeds cap; Infinity when none. */
-  private firstAbove(n: PointNode | null, x: number, cap: number, base: number): number {
-    if (n === null || n.hi <= x || base + n.maxP <= cap) return Infinity;
-    const found = this.firstAbove(n.left, x, cap, base);
-    if (found !== Infinity) return found;
+  /** Last point strictly inside (lo, hi) whose usage exceeds cap; -Infinity when none. */
+  private lastAbove(n: PointNode | null, lo: number, hi: number, cap: number, base: number): number {
+    if (n === null || n.hi <= lo || n.lo >= hi || base + n.maxP <= cap) return -Infinity;
     const mid = base + (n.left === null ? 0 : n.left.sum) + n.delta;
-    if (n.key > x && mid > cap) return n.key;
-    return this.firstAbove(n.right, x, cap, mid);
+    const found = this.lastAbove(n.right, lo, hi, cap, mid);
+    if (found !== -Infinity) return found;
+    if (n.key > lo && n.key < hi && mid > cap) return n.key;
+    return this.lastAbove(n.left, lo, hi, cap, base);
   }
 
   /** First point after x whose usage is at most cap; Infinity when none. */
