@@ -2,11 +2,12 @@
 // `npm run bench` (not part of `npm test`): runs the benchmarks against the built dist/ and
 // prints one table with the measured figures, their in-run baselines and the targets.
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
+//   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,spawn,cluster   --json (print the raw results as JSON too)
+// Flags: --only schedule,planner,spawn,cluster   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -60,6 +61,20 @@ async function section(name, file, exportName, run) {
 await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
   row('schedule pass, 10k tasks x 1k workers (median)', `${fmt(r.small.scheduleMs, 2)} ms`, `sort ${fmt(r.small.baselineSortMs, 2)} ms`, `<= ${r.limits.smallMs} ms`, r.small.scheduleMs <= r.limits.smallMs);
   row('schedule pass, 100k tasks x 10k workers (median)', `${fmt(r.large.scheduleMs, 2)} ms`, `sort ${fmt(r.large.baselineSortMs, 2)} ms`, `<= ${r.limits.largeMs} ms`, r.large.scheduleMs <= r.limits.largeMs);
+});
+
+await section('planner', 'planner.mjs', 'runPlannerBench', (r) => {
+  // bench/planner.mjs: one Calendar.earliest / Calendar.add on a 256-unit resource.
+  for (const x of r.results) {
+    const target = x.spans === r.limits.at ? `<= ${r.limits.earliestUs} µs` : '-';
+    const ok = x.spans === r.limits.at ? x.earliestUs <= r.limits.earliestUs : null;
+    row(`planner earliest, ${x.spans} spans, ${x.profile} (median, ${fmt(x.meanSteps, 1)} steps)`, `${fmt(x.earliestUs, 2)} µs`, `scan ${fmt(x.baselineScanUs, 2)} µs`, target, ok);
+  }
+  for (const x of r.results.filter((y) => y.profile === 'load')) {
+    const target = x.spans === r.limits.at ? `<= ${r.limits.addUs} µs` : '-';
+    const ok = x.spans === r.limits.at ? x.addUs <= r.limits.addUs : null;
+    row(`planner add, ${x.spans} spans (median; remove ${fmt(x.removeUs, 2)} µs)`, `${fmt(x.addUs, 2)} µs`, `sorted insert ${fmt(x.baselineSortedInsertUs, 2)} µs`, target, ok);
+  }
 });
 
 await section('spawn', 'spawn.mjs', 'runSpawnBench', (r) => {
