@@ -19,9 +19,9 @@
  * <= cap again. Each step is O(log n). The number of steps k is at most the number of free
  * gaps too short for d before the answer, and two steps always advance t by at least d, so
  * k <= 2·(answer − from)/d + 1; an infinite d takes one step. On a calendar at moderate load
- * k is 0–2; on a deep conservative backlog packed with short gaps it grows (see
- * docs/benchmarks.md). Flux's planner has the same shape: its min-time tree answers "first
- * time with a free units" in O(log n) and each candidate is then checked for the duration.
+ * k is 0–2; on a deep conservative backlog packed with short gaps it grows (measured in
+ * docs/architecture.md, "Planner"). Flux's planner has the same shape: its min-time tree
+ * answers "first time with a free units" in O(log n), then each candidate is checked for d.
  *
  * Invariants: usage never goes below 0 (amounts are >= 0), so availability <= total and a
  * request above `total` never fits; availability may go negative (overcommit is allowed, the
