@@ -5,9 +5,10 @@
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+//   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,planner,spawn,cluster   --json (print the raw results as JSON too)
+// Flags: --only schedule,planner,spawn,cluster,simulate,docker   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -107,6 +108,18 @@ await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {
     const limit = p.policy === 'easy' ? r.limits.easyMs : p.policy === 'conservative' ? r.limits.conservativeMs : null;
     row(`simulate lublin_256.swf (${r.jobs} jobs, 256 procs), ${p.policy}`, `${fmt(p.ms, 0)} ms`, `parse + sort events ${fmt(r.baselineMs, 0)} ms`, limit === null ? '-' : `<= ${limit} ms`, limit === null ? null : p.ms <= limit);
   }
+});
+
+await section('docker', 'docker.mjs', 'runDockerBench', (r) => {
+  if (r.skipped) {
+    row('docker: skipped', r.skipped.slice(0, 120), '-', '-', null);
+    return;
+  }
+  for (const [network, x] of Object.entries(r.perTask)) {
+    row(`docker task \`true\` launch..exit, ${network} network (median of ${x.runs})`, `${fmt(x.runtimeMs, 0)} ms (ratio ${fmt(x.ratio, 2)})`, `docker run --rm ${fmt(x.cliMs, 0)} ms`, `<= ${r.target} x`, x.ratio <= r.target);
+  }
+  const t = r.throughput;
+  row(`docker: ${t.runtime.n} trivial container tasks x${t.concurrency} (host network)`, `${fmt(t.runtime.perSec, 1)} tasks/s`, `docker run --rm ${fmt(t.cli.perSec, 1)} tasks/s`, '-', null);
 });
 
 const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
