@@ -6,6 +6,7 @@
  * engine, a missing image, and a container reaching a host unix socket through a bind mount.
  */
 import { createServer, type Server } from 'node:http';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { mkdtemp, mkdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,7 +158,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     const other = `${cluster}-other`;
     const mk = (c: string, task: string) =>
       docker(['create', '--label', `iris.cluster=${c}`, '--label', 'iris.job=/old', '--label', `iris.task=${task}`, '--label', 'iris.attempt=1', BUSYBOX, 'true']);
-    const created = mk(cluster, '/old/task-0');
+    mk(cluster, '/old/task-0');
     const exitedId = mk(cluster, '/old/task-1');
     docker(['start', '-a', exitedId]);
     const foreign = mk(other, '/old/task-0');
@@ -167,7 +168,6 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
       expect(keys).toHaveLength(2);
       expect(containersWithLabel('iris.cluster', cluster)).toEqual([]);
       expect(containersWithLabel('iris.cluster', other)).toEqual([expect.stringMatching(new RegExp(`^${foreign.slice(0, 12)}`))]);
-      void created;
     } finally {
       docker(['rm', '-f', foreign]);
     }
@@ -193,6 +193,38 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     expect(err.lost).toBe((await DockerRuntime.probe({ host }) as { message: string }).message);
     expect(err.message).toBe(err.lost);
     expect(await DockerRuntime.probe()).toMatchObject({ ok: true, apiVersion: expect.stringMatching(/^1\.\d+$/) });
+  });
+
+  it('a broken engine connection while a task runs is reported as lost', async () => {
+    // A unix-socket proxy in front of the real engine, cut while the task runs.
+    const proxyPath = join(dir, 'proxy.sock');
+    const sockets = new Set<Socket>();
+    const proxy = createNetServer((client) => {
+      const upstream = connect('/var/run/docker.sock');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(proxyPath, resolve));
+    const viaProxy = new DockerRuntime({ host: `unix://${proxyPath}` });
+    const launch = makeLaunch(['sh', '-c', 'echo ready; while :; do sleep 1; done']);
+    const task = await viaProxy.launch(launch);
+    await waitForLine(launch.logPath, 'ready');
+    const id = containerOf(launch);
+    const closed = new Promise<void>((resolve) => proxy.close(() => resolve()));
+    for (const s of sockets) s.destroy();
+    await closed;
+    try {
+      const exit = await task.exited;
+      expect(exit.lost).toMatch(/^Docker engine error: /);
+      // The engine still runs the container: the next life of the cluster reclaims it.
+      expect(inspectContainer(id).State.Running).toBe(true);
+    } finally {
+      docker(['rm', '-f', id]);
+    }
   });
 
   describe('a container reaches a host unix socket through a bind-mounted directory', () => {

@@ -29,6 +29,7 @@ import { LaunchError } from '../process/runtime.js';
 import { containerCreateOptions, formatBytes, type EngineInfo } from './create-options.js';
 import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
+import { waitContainer, type WaitResult } from './wait.js';
 import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddress, type EngineOptions, type ProbeResult } from './engine.js';
 import { imageNotFound, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { reclaimContainers } from './reclaim.js';
@@ -53,10 +54,6 @@ interface ContainerState {
   stopped: boolean;
   /** iris sent SIGKILL: a status of 137 is reported as signal SIGKILL. */
   killSent: boolean;
-}
-
-interface WaitResult {
-  StatusCode: number;
 }
 
 const VANISHED = 'container vanished (removed outside iris)';
@@ -149,7 +146,7 @@ export class DockerRuntime implements TaskRuntime {
       throw launchFailure(this.address, launch, error, 'starting the container');
     }
 
-    const waited = container.wait() as Promise<WaitResult>;
+    const waited = waitContainer(this.docker, container.id);
     waited.catch(() => undefined); // read by finish()
     let pid: number | null = null;
     try {
