@@ -54,6 +54,11 @@ else
       || fail "could not install docker.io and busybox-static with apt-get (is Debian's archive reachable?)"
     engine_note="installed docker.io; "
   fi
+  sock="${DOCKER_HOST:-unix:///var/run/docker.sock}"
+  sock="${sock#unix://}"
+  if [ -S "$sock" ] && [ ! -w "$sock" ]; then
+    fail "permission denied on $sock: run as root or add your user to the docker group (sudo usermod -aG docker \$USER, then log in again)"
+  fi
   if ! answers; then
     if pgrep -x dockerd >/dev/null 2>&1; then
       engine_note="${engine_note}waited for the running dockerd"
