@@ -227,6 +227,21 @@ export class Calendar {
     return this.jumps;
   }
 
+  /** The first time >= x at which availability changes; Infinity when none. O(log n). */
+  nextChange(x: number): number {
+    let best = Infinity;
+    let n = this.root;
+    while (n !== null) {
+      if (n.key >= x) {
+        best = n.key;
+        n = n.left;
+      } else {
+        n = n.right;
+      }
+    }
+    return best;
+  }
+
   // ---- tree internals -------------------------------------------------------------------
 
   private nextPrio(): number {

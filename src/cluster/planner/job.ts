@@ -36,7 +36,8 @@ export interface GangPlan {
  *
  * Search: at t place as many copies as fit (tentatively). If that is short of count, no time in
  * (t, t') can do better, where t' is the earliest any worker takes one more copy with the
- * tentative copies still in place, so continue from t'.
+ * tentative copies still in place. The count only grows where a real span ends, so continue
+ * from the first change point of any calendar at or after t' (none left: never).
  */
 export function earliestIndependent(
   workers: readonly WorkerSlot[],
@@ -69,6 +70,11 @@ export function earliestIndependent(
       for (let i = undo.length - 1; i >= 0; i--) undo[i]!.cal.remove(undo[i]!.id);
     }
     if (placed.length >= count) return { start: t, workers: placed };
+    if (next !== Infinity) {
+      let change = Infinity;
+      for (const w of workers) change = Math.min(change, w.calendar.nextChange(next));
+      next = change;
+    }
     if (next === Infinity) return { start: Infinity, workers: [] };
     t = next;
   }

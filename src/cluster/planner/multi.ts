@@ -71,6 +71,11 @@ export class WorkerCalendar {
     };
   }
 
+  /** The first time >= x at which any resource's availability changes; Infinity when none. */
+  nextChange(x: number): number {
+    return Math.min(this.cpu.nextChange(x), this.memory.nextChange(x), this.devices.nextChange(x));
+  }
+
   fits(start: number, duration: number, req: Amounts): boolean {
     for (let i = 0; i < KEYS.length; i++) {
       if (!this.cals[i]!.fits(start, duration, req[KEYS[i]!])) return false;

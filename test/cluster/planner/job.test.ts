@@ -77,3 +77,14 @@ describe('earliestIndependent', () => {
     expect(earliestIndependent(ws, 0, 11, oneCpu, 2)).toEqual({ start: 20, workers: ['a0', 'a0'] });
   });
 });
+
+describe('never-startable jobs end the search', () => {
+  it('independent tasks that could only start on a worker blocked forever get Infinity', () => {
+    // w0 has 1 of 2 devices taken forever; w1 is free: only one 2-device task fits at a time.
+    const ws = ['w0', 'w1'].map((id) => ({ id, calendar: new WorkerCalendar({ cpuMillis: 0, memoryBytes: 0, devices: 2 }) }));
+    ws[0]!.calendar.add(0, Infinity, { cpuMillis: 0, memoryBytes: 0, devices: 1 });
+    const req = { cpuMillis: 0, memoryBytes: 0, devices: 2 };
+    expect(earliestIndependent(ws, 0, 1, req, 2)).toEqual({ start: Infinity, workers: [] });
+    expect(earliestIndependent(ws, 0, 1, req, 1)).toEqual({ start: 0, workers: ['w1'] });
+  });
+});
