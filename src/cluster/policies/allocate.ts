@@ -8,7 +8,7 @@
  * structure and can never conflict.
  */
 import type { Amounts, SpanId } from '../planner/index.js';
-import { earliestGang, earliestIndependent } from '../planner/index.js';
+import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../scheduler/fit.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../scheduler/types.js';
 import { amountsOf, times, type PassContext } from './context.js';
@@ -19,16 +19,20 @@ export interface QueuedJob {
   tasks: SchedulerTask[];
 }
 
-/** A job's reserved start: which workers hold how many of its tasks from `start` to `end`. */
+/**
+ * A job's reservation: which workers hold how many of its tasks from when. A gang's parts all
+ * start together; an independent job's tasks are reserved each at its own earliest start.
+ */
 export interface Reservation {
   job: string;
+  /** When the first reserved task starts (what is reported as the job's reserved start). */
   start: number;
-  end: number;
+  duration: number;
   /** Tasks covered (the job's pending tasks when reserved). */
   count: number;
   /** Amounts of one task. */
   req: Amounts;
-  slots: ReadonlyArray<{ workerId: string; tasks: number }>;
+  parts: ReadonlyArray<{ workerId: string; start: number; tasks: number }>;
 }
 
 /** Spans a reservation holds in this pass's calendars. */
@@ -47,15 +51,14 @@ export interface Outcome {
 /** Add a reservation's spans to the calendars, or return null (nothing added) when it no longer fits. */
 export function holdReservation(ctx: PassContext, r: Reservation): HeldSpans | null {
   const held: HeldSpans = [];
-  const duration = r.end - r.start;
-  for (const slot of r.slots) {
-    const w = ctx.indexById.get(slot.workerId);
-    const amounts = times(r.req, slot.tasks);
-    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(r.start, duration, amounts)) {
+  for (const part of r.parts) {
+    const w = ctx.indexById.get(part.workerId);
+    const amounts = times(r.req, part.tasks);
+    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(part.start, r.duration, amounts)) {
       releaseSpans(ctx, held);
       return null;
     }
-    held.push({ w, id: ctx.calendars[w]!.add(r.start, r.end, amounts) });
+    held.push({ w, id: ctx.calendars[w]!.add(part.start, part.start + r.duration, amounts) });
   }
   return held;
 }
@@ -64,14 +67,81 @@ export function releaseSpans(ctx: PassContext, held: HeldSpans): void {
   for (const { w, id } of held) ctx.calendars[w]!.remove(id);
 }
 
-/** The earliest start of `count` tasks of `job` on the calendars as they stand, and its workers. */
-export function earliestFor(ctx: PassContext, job: SchedulerJob, count: number): { start: number; workers: string[] } {
+type Parts = Array<{ workerId: string; start: number; tasks: number }>;
+
+/**
+ * Reserve `count` independent tasks, each at its earliest start: find the earliest time t at
+ * which some worker takes one more task, put as many tasks at t as fit (workers in order), and
+ * repeat from t. The spans are added as it goes (and returned); every round places at least one
+ * task, so this ends. Returns null, with nothing added, when some task can never start.
+ */
+function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
   const slots = ctx.slots(job);
   const duration = ctx.duration(job);
   const req = amountsOf(job);
-  return job.coschedule === null
-    ? earliestIndependent(slots, ctx.now, duration, req, count)
-    : earliestGang(slots, ctx.now, duration, req, count);
+  const parts: Parts = [];
+  const held: HeldSpans = [];
+  let left = count;
+  let t = ctx.now;
+  while (left > 0) {
+    let next = Infinity;
+    for (const slot of slots) {
+      const e = slot.calendar.earliest(t, duration, req);
+      if (e < next) next = e;
+    }
+    if (next === Infinity) {
+      releaseSpans(ctx, held);
+      return null;
+    }
+    t = next;
+    for (const slot of slots) {
+      let tasks = 0;
+      while (tasks < left && slot.calendar.fits(t, duration, req)) {
+        held.push({ w: ctx.indexById.get(slot.id)!, id: slot.calendar.add(t, t + duration, req) });
+        tasks++;
+      }
+      if (tasks > 0) {
+        parts.push({ workerId: slot.id, start: t, tasks });
+        left -= tasks;
+        if (left === 0) break;
+      }
+    }
+  }
+  return { parts, held };
+}
+
+/** Reserve all `count` tasks of a gang together on one group at its earliest start. */
+function reserveGang(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
+  const duration = ctx.duration(job);
+  const req = amountsOf(job);
+  const plan = earliestGang(ctx.slots(job), ctx.now, duration, req, count);
+  if (plan.start === Infinity) return null;
+  const parts: Parts = plan.workers.map((workerId) => ({ workerId, start: plan.start, tasks: 1 }));
+  const held: HeldSpans = plan.workers.map((workerId) => {
+    const w = ctx.indexById.get(workerId)!;
+    return { w, id: ctx.calendars[w]!.add(plan.start, plan.start + duration, req) };
+  });
+  return { parts, held };
+}
+
+/**
+ * The earliest start of `count` more tasks of `job` on the calendars as they stand (the first
+ * task's start for an independent job), or Infinity. The calendars are left unchanged.
+ */
+export function earliestFor(ctx: PassContext, job: SchedulerJob, count: number): number {
+  const found = reserveRest(ctx, job, count);
+  if (!found) return Infinity;
+  releaseSpans(ctx, found.held);
+  return found.start;
+}
+
+/** Reserve `count` more tasks of `job` (spans added and returned), or null when some never fit. */
+export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number): { start: number; parts: Parts; held: HeldSpans } | null {
+  const found = job.coschedule === null ? reserveIndependent(ctx, job, count) : reserveGang(ctx, job, count);
+  if (!found) return null;
+  let start = Infinity;
+  for (const p of found.parts) if (p.start < start) start = p.start;
+  return { start, ...found };
 }
 
 /**
@@ -150,21 +220,15 @@ export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boole
   const placed = job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
   const remaining = q.tasks.length - placed;
   if (remaining === 0 || !reserve) return { placed, reservation: null, held: null, unreservable: false };
-  const plan = earliestFor(ctx, job, remaining);
-  if (plan.start === Infinity) return { placed, reservation: null, held: null, unreservable: true };
-  const perWorker = new Map<string, number>();
-  for (const id of plan.workers) perWorker.set(id, (perWorker.get(id) ?? 0) + 1);
-  const duration = ctx.duration(job);
+  const found = reserveRest(ctx, job, remaining);
+  if (!found) return { placed, reservation: null, held: null, unreservable: true };
   const reservation: Reservation = {
     job: job.name,
-    start: plan.start,
-    end: plan.start + duration,
+    start: found.start,
+    duration: ctx.duration(job),
     count: remaining,
     req: amountsOf(job),
-    slots: [...perWorker].map(([workerId, tasks]) => ({ workerId, tasks })),
+    parts: found.parts,
   };
-  const held = holdReservation(ctx, reservation);
-  // The planner just found these spans free; failing here would be a planner bug.
-  if (!held) throw new Error(`planner: reservation for ${job.name} at ${plan.start} does not fit`);
-  return { placed, reservation, held, unreservable: false };
+  return { placed, reservation, held: found.held, unreservable: false };
 }

@@ -22,7 +22,7 @@ import { invalid } from '../../errors.js';
 import { neverReason } from '../scheduler/feasibility.js';
 import { schedule } from '../scheduler/schedule.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../scheduler/types.js';
-import { allocateOrReserve, earliestFor, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
+import { allocateOrReserve, earliestFor, holdReservation, releaseSpans, reserveRest, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
 import { queueOptions, reservationLimit, type QueueOptions } from './options.js';
 import { JobQueue } from './queue.js';
@@ -39,9 +39,18 @@ interface Blocked {
 
 interface PassResult {
   plan: Plan;
+  /** The jobs the pass walked, in queue order. */
+  window: QueuedJob[];
   ctx: PassContext;
   added: Map<string, Blocked>;
   dropped: string[];
+}
+
+/** The first planned end of a running task after now (when a pass can next free capacity). */
+function nextEnd(snapshot: Snapshot): number {
+  let next = Infinity;
+  for (const r of snapshot.running ?? []) if (r.endsAt > snapshot.now && r.endsAt < next) next = r.endsAt;
+  return next;
 }
 
 function render(b: Blocked, now: number): string {
@@ -79,8 +88,10 @@ export class QueueScheduler {
 
   /**
    * When would `job` start if it were submitted now (sbatch --test-only)? Same rules as the next
-   * pass, no state change. `start` is snapshot.now when it would start at once, null when never.
-   * A job the policy would not reserve gets its earliest start around the current plan.
+   * pass (only this job is new), no state change. `start` is snapshot.now when it would start at
+   * once, null when never. For a job the policy would not reserve, the estimate is its earliest
+   * start once every blocked job ahead of it holds a reservation (under fcfs: not before any of
+   * them), and never before the next planned task end, when the next pass can look at it again.
    */
   estimate(snapshot: Snapshot, job: SchedulerJob): { start: number | null; reason: string } {
     if (snapshot.jobs.has(job.name)) throw invalid(`job ${job.name} is already queued`, 'estimate a job that is not submitted yet');
@@ -97,31 +108,35 @@ export class QueueScheduler {
       pending: [...snapshot.pending, ...tasks],
       pendingOrdered: false,
     };
-    let placed: number;
-    let ctx: PassContext;
-    let blocked: Blocked | undefined;
-    if (this.options.policy === 'first-fit') {
-      const plan = schedule(withJob);
-      placed = plan.placements.filter((p) => p.job === job.name).length;
-      ctx = new PassContext(withJob, this.options);
-      blocked = { base: plan.reasons.get(job.name) ?? 'waiting for capacity', reservation: null, note: null };
-    } else {
-      const result = this.run(withJob, false);
-      placed = result.plan.placements.filter((p) => p.job === job.name).length;
-      ctx = result.ctx;
-      blocked = result.added.get(job.name);
-      if (!blocked && placed < job.replicas) blocked = { base: result.plan.reasons.get(job.name) ?? 'waiting in queue', reservation: null, note: null };
-    }
-    if (placed >= job.replicas || !blocked) return { start: now, reason: 'would start now' };
-    if (blocked.reservation) {
+    const firstFit = this.options.policy === 'first-fit';
+    const result = firstFit ? null : this.run(withJob, false);
+    const plan = result ? result.plan : schedule(withJob);
+    const placedOf = new Map<string, number>();
+    for (const p of plan.placements) placedOf.set(p.job, (placedOf.get(p.job) ?? 0) + 1);
+    const placed = placedOf.get(job.name) ?? 0;
+    if (placed >= job.replicas) return { start: now, reason: 'would start now' };
+    const blocked = result?.added.get(job.name);
+    if (blocked?.reservation) {
       return { start: blocked.reservation.start, reason: `${blocked.base}; would be ${reservedSuffix(blocked.reservation.start, now)}` };
     }
-    const earliest = earliestFor(ctx, job, job.replicas - placed).start;
-    if (earliest === Infinity) return { start: null, reason: `${blocked.base}; ${unreservableText(ctx)}` };
-    return {
-      start: earliest,
-      reason: `${blocked.base}; not reserved under policy ${this.options.policy}; earliest start around the current plan ${formatStart(earliest, now)}`,
-    };
+    const base = blocked?.base ?? plan.reasons.get(job.name) ?? 'waiting for capacity';
+    const ctx = result ? result.ctx : new PassContext(withJob, this.options);
+    // Jobs ahead that are blocked without a reservation get one here, in queue order.
+    let ahead = -Infinity;
+    for (const q of result ? result.window : []) {
+      if (q.job.name === job.name) break;
+      const rest = q.tasks.length - (placedOf.get(q.job.name) ?? 0);
+      if (rest <= 0) continue;
+      const reserved = plan.reservations?.get(q.job.name);
+      const start = reserved ?? reserveRest(ctx, q.job, rest)?.start ?? Infinity;
+      if (start > ahead) ahead = start;
+    }
+    let start = earliestFor(ctx, job, job.replicas - placed);
+    if (this.options.policy === 'fcfs' && ahead > start) start = ahead;
+    if (start <= now) start = nextEnd(snapshot);
+    if (start === Infinity) return { start: null, reason: `${base}; ${unreservableText(ctx)}` };
+    const how = firstFit ? 'first-fit reserves nothing' : `not reserved under policy ${this.options.policy}`;
+    return { start, reason: `${base}; ${how}; estimated start ${formatStart(start, now)}` };
   }
 
   private run(snapshot: Snapshot, resourcesChanged: boolean): PassResult {
@@ -255,6 +270,6 @@ export class QueueScheduler {
         reasons.set(q.job.name, b ? render(b, now) : later);
       }
     }
-    return { plan: { placements, reasons, reservations }, ctx, added, dropped };
+    return { plan: { placements, reasons, reservations }, window, ctx, added, dropped };
   }
 }

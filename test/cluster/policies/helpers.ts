@@ -73,6 +73,10 @@ export interface SimOutcome {
   started: Map<string, number>;
   /** Job -> the first reserved start any pass gave it. */
   firstReservation: Map<string, number>;
+  /** Job -> its tasks still pending after the pass that first reserved it. */
+  reservedTasks: Map<string, string[]>;
+  /** Task -> start time. */
+  taskStarts: Map<string, number>;
   /** Every pass: its time, whether resources changed, the snapshot and the plan. */
   passes: Array<{ now: number; changed: boolean; snapshot: Snapshot; plan: Plan }>;
   /** Jobs still pending at the end. */
@@ -89,11 +93,12 @@ export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs:
   const known = new Map<string, SchedulerJob>();
   const pending = new Map<string, SchedulerTask>();
   const live: Live[] = [];
-  const out: SimOutcome = { started: new Map(), firstReservation: new Map(), passes: [], pending: [] };
+  const out: SimOutcome = { started: new Map(), firstReservation: new Map(), reservedTasks: new Map(), taskStarts: new Map(), passes: [], pending: [] };
   let next = 0;
   let taskSeq = 0;
   let first = true;
-  for (;;) {
+  for (let guard = 0; ; guard++) {
+    if (guard > 100_000) throw new Error('simulation does not end');
     let t = next < arrivals.length ? arrivals[next]!.submit : Infinity;
     for (const l of live) if (l.actualEnd < t) t = l.actualEnd;
     if (t === Infinity || t > horizon) break;
@@ -148,8 +153,13 @@ export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs:
         deviceIndices: p.deviceIndices,
       });
       out.started.set(j.name, t);
+      out.taskStarts.set(p.task, t);
     }
-    for (const [name, start] of plan.reservations ?? []) if (!out.firstReservation.has(name)) out.firstReservation.set(name, start);
+    for (const [name, start] of plan.reservations ?? []) {
+      if (out.firstReservation.has(name)) continue;
+      out.firstReservation.set(name, start);
+      out.reservedTasks.set(name, [...pending.values()].filter((task) => task.job === name).map((task) => task.id));
+    }
   }
   out.pending = [...new Set([...pending.values()].map((task) => task.job))];
   return out;
