@@ -56,13 +56,17 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
   };
 }
 
-/** How many blocked jobs may hold a reservation at once under these options. */
+/**
+ * How many blocked jobs may hold a reservation at once under these options. Conservative
+ * reserves every blocked job a pass considers, so at most `queueDepth` (blocked jobs kept from
+ * earlier passes included: passes where only jobs arrived do not pile up reservations).
+ */
 export function reservationLimit(o: QueueOptions): number {
   switch (o.policy) {
     case 'easy':
       return 1;
     case 'conservative':
-      return MAX_RESERVATION_DEPTH;
+      return o.queueDepth;
     case 'hybrid':
       return o.reservationDepth;
     default:

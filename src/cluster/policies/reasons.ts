@@ -11,10 +11,22 @@ import type { SchedulerJob } from '../scheduler/types.js';
 import type { PassContext } from './context.js';
 
 const MAX_DATE_MS = 8.64e15;
+// Reserved starts repeat from pass to pass; formatting dates is the costly part of a reason.
+const isoCache = new Map<number, string>();
+
+function iso(t: number): string {
+  let text = isoCache.get(t);
+  if (text === undefined) {
+    text = Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS ? new Date(t).toISOString() : String(t);
+    if (isoCache.size >= 4096) isoCache.clear();
+    isoCache.set(t, text);
+  }
+  return text;
+}
 
 /** `2025-01-01T10:03:00.000Z (in 3m)` */
 export function formatStart(start: number, now: number): string {
-  const at = Number.isFinite(start) && Math.abs(start) <= MAX_DATE_MS ? new Date(start).toISOString() : String(start);
+  const at = iso(start);
   const wait = start - now;
   return wait <= 0 ? `${at} (now)` : `${at} (in ${formatDuration(wait)})`;
 }

@@ -61,6 +61,8 @@ function render(b: Blocked, now: number): string {
 export class QueueScheduler {
   readonly options: QueueOptions;
   private blocked = new Map<string, Blocked>();
+  /** The blocked jobs that hold a reservation (a subset of `blocked`). */
+  private reserved = new Map<string, Blocked>();
 
   constructor(options: Partial<QueueOptions> = {}) {
     this.options = queueOptions(options);
@@ -74,15 +76,21 @@ export class QueueScheduler {
   pass(snapshot: Snapshot, resourcesChanged = true): Plan {
     if (this.options.policy === 'first-fit') {
       this.blocked.clear();
+      this.reserved.clear();
       return schedule(snapshot);
     }
     const result = this.run(snapshot, resourcesChanged);
     if (resourcesChanged) {
       this.blocked = result.added;
+      this.reserved = new Map();
     } else {
-      for (const name of result.dropped) this.blocked.delete(name);
+      for (const name of result.dropped) {
+        this.blocked.delete(name);
+        this.reserved.delete(name);
+      }
       for (const [name, b] of result.added) this.blocked.set(name, b);
     }
+    for (const [name, b] of result.added) if (b.reservation) this.reserved.set(name, b);
     return result.plan;
   }
 
@@ -152,18 +160,21 @@ export class QueueScheduler {
     const dropped: string[] = [];
 
     // Standing blocked jobs (only new jobs arrived): their reservations go back into the planner.
-    const standing = new Map<string, Blocked>();
+    // Only reserved ones are checked here; the rest are met (or not) while walking the queue.
+    const droppedSet = new Set<string>();
     if (!resourcesChanged) {
-      for (const [name, b] of this.blocked) {
-        const r = b.reservation;
-        if (!snapshot.jobs.has(name) || (r && (r.start <= now || !holdReservation(ctx, r)))) {
+      for (const [name, b] of this.reserved) {
+        const r = b.reservation!;
+        if (!snapshot.jobs.has(name) || r.start <= now || !holdReservation(ctx, r)) {
           dropped.push(name);
-          continue;
+          droppedSet.add(name);
+        } else {
+          reservations.set(name, r.start);
         }
-        if (r) reservations.set(name, r.start);
-        standing.set(name, b);
       }
     }
+    const standingOf = (name: string): Blocked | undefined =>
+      resourcesChanged || droppedSet.has(name) ? undefined : this.blocked.get(name);
 
     // The window: up to queueDepth jobs to consider, plus standing ones met on the way.
     const queue = new JobQueue(snapshot);
@@ -171,7 +182,7 @@ export class QueueScheduler {
     let considered = 0;
     let beyond: QueuedJob | null = null;
     for (let q = queue.next(); q; q = queue.next()) {
-      if (!standing.has(q.job.name)) {
+      if (!standingOf(q.job.name)) {
         if (considered >= options.queueDepth) {
           beyond = q;
           break;
@@ -206,7 +217,7 @@ export class QueueScheduler {
     for (let i = 0; i < window.length; i++) {
       const q = window[i]!;
       const name = q.job.name;
-      if (standing.has(name)) {
+      if (standingOf(name)) {
         if (fcfs) {
           stoppedBy = name;
           stopAt = i + 1;
@@ -255,7 +266,7 @@ export class QueueScheduler {
     const behind = `waiting behind ${stoppedBy} (queue policy fcfs starts jobs strictly in order)`;
     for (let i = 0; i < window.length; i++) {
       const q = window[i]!;
-      const b = standing.get(q.job.name);
+      const b = standingOf(q.job.name);
       if (b) reasons.set(q.job.name, render(b, now));
       else if (i >= stopAt) reasons.set(q.job.name, behind);
     }
@@ -266,7 +277,7 @@ export class QueueScheduler {
     if (queue.complete) {
       const later = `waiting in queue: a pass considers the first ${options.queueDepth} jobs`;
       for (let q = beyond; q; q = queue.next()) {
-        const b = standing.get(q.job.name);
+        const b = standingOf(q.job.name);
         reasons.set(q.job.name, b ? render(b, now) : later);
       }
     }
