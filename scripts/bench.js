@@ -2,6 +2,7 @@
 // `npm run bench` (not part of `npm test`): runs the benchmarks against the built dist/ and
 // prints one table with the measured figures, their in-run baselines and the targets.
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
+//   bench/policies.mjs  queue-policy passes (1k/10k jobs x 1k workers), a lublin_256 queue loop
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
@@ -75,6 +76,22 @@ await section('planner', 'planner.mjs', 'runPlannerBench', (r) => {
     const target = x.spans === r.limits.at ? `<= ${r.limits.addUs} µs` : '-';
     const ok = x.spans === r.limits.at ? x.addUs <= r.limits.addUs : null;
     row(`planner add, ${x.spans} spans (median; remove ${fmt(x.removeUs, 2)} µs)`, `${fmt(x.addUs, 2)} µs`, `sorted insert ${fmt(x.baselineSortedInsertUs, 2)} µs`, target, ok);
+  }
+});
+
+await section('policies', 'policies.mjs', 'runPoliciesBench', (r) => {
+  // bench/policies.mjs: one QueueScheduler pass; baseline the first-fit schedule() pass on the same snapshot.
+  for (const m of [r.small, r.large]) {
+    for (const policy of ['easy', 'conservative']) {
+      row(`${policy} pass, ${m.jobs} pending jobs x ${m.workers} workers (median)`, `${fmt(m[policy].ms, 2)} ms`, `first-fit ${fmt(m.firstFitMs, 2)} ms`, '-', null);
+    }
+  }
+  if (!r.simulation) {
+    row('simulate lublin_256.swf', `skipped: ${r.traceFile} not found`, '-', '-', null);
+  } else {
+    const { easy, conservative } = r.simulation;
+    row(`queue loop over lublin_256.swf (${easy.jobs} jobs, 256 procs), easy`, `${fmt(easy.ms, 0)} ms`, '-', `<= ${r.limits.easySimMs} ms`, easy.ms <= r.limits.easySimMs);
+    row(`queue loop over lublin_256.swf (${conservative.jobs} jobs, 256 procs), conservative`, `${fmt(conservative.ms, 0)} ms`, '-', `<= ${r.limits.conservativeSimMs} ms`, conservative.ms <= r.limits.conservativeSimMs);
   }
 });
 
