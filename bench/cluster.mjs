@@ -144,7 +144,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
   try {
     iris(['cluster', 'start', '--detach'], ctx);
     pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
-    const client = new SocketClient({ socketPath: path.join(home, 'iris.sock'), env: {} });
+    const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
     const task = { command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'] };
 
     log('cluster bench: baseline spawn of /bin/true');

@@ -1,6 +1,6 @@
 /**
  * Where the cluster lives. The state home is `$IRIS_HOME` (else `~/.iris`); the controller
- * listens on `<home>/iris.sock`. `IRIS_CONTROLLER_ADDRESS` overrides the socket: iris sets it
+ * listens on `<home>/run/iris.sock`. `IRIS_CONTROLLER_ADDRESS` overrides the socket: iris sets it
  * for every task so tasks reach the controller that launched them. A `unix:` prefix
  * (`unix:/path` or `unix:///path`) is accepted and stripped.
  */
@@ -12,7 +12,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export const HOME_ENV = 'IRIS_HOME';
 export const ADDRESS_ENV = 'IRIS_CONTROLLER_ADDRESS';
 export const TOKEN_ENV = 'IRIS_TASK_TOKEN';
-export const SOCKET_FILE = 'iris.sock';
+/** In its own directory, so containers get the socket's directory mounted and nothing else of the state. */
+export const SOCKET_FILE = 'run/iris.sock';
 
 function expandTilde(path: string, env: Env): string {
   if (path === '~' || path.startsWith('~/')) return join(env.HOME || homedir(), path.slice(1));
@@ -30,7 +31,7 @@ export function socketPathFor(home: string): string {
   return join(home, SOCKET_FILE);
 }
 
-/** The controller socket: `$IRIS_CONTROLLER_ADDRESS`, else `<home>/iris.sock`. */
+/** The controller socket: `$IRIS_CONTROLLER_ADDRESS`, else `<home>/run/iris.sock`. */
 export function resolveSocket(env: Env = process.env): string {
   const address = env[ADDRESS_ENV]?.trim();
   if (address) {

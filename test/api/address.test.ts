@@ -2,17 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { resolveHome, resolveSocket, socketPathFor } from '../../src/client/address.js';
 
 describe('address resolution', () => {
-  it('defaults to ~/.iris and <home>/iris.sock', () => {
+  it('defaults to ~/.iris and <home>/run/iris.sock', () => {
     expect(resolveHome({ HOME: '/home/a' })).toBe('/home/a/.iris');
-    expect(socketPathFor('/x/y')).toBe('/x/y/iris.sock');
-    expect(resolveSocket({ HOME: '/home/a' })).toBe('/home/a/.iris/iris.sock');
+    expect(socketPathFor('/x/y')).toBe('/x/y/run/iris.sock');
+    expect(resolveSocket({ HOME: '/home/a' })).toBe('/home/a/.iris/run/iris.sock');
   });
 
   it('honours IRIS_HOME (absolute, relative, ~)', () => {
     expect(resolveHome({ HOME: '/home/a', IRIS_HOME: '/srv/iris' })).toBe('/srv/iris');
     expect(resolveHome({ HOME: '/home/a', IRIS_HOME: '~/alt' })).toBe('/home/a/alt');
     expect(resolveHome({ IRIS_HOME: 'rel' })).toBe(`${process.cwd()}/rel`);
-    expect(resolveSocket({ IRIS_HOME: '/srv/iris' })).toBe('/srv/iris/iris.sock');
+    expect(resolveSocket({ IRIS_HOME: '/srv/iris' })).toBe('/srv/iris/run/iris.sock');
     expect(resolveHome({ HOME: '/home/a', IRIS_HOME: '  ' })).toBe('/home/a/.iris');
   });
 

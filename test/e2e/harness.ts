@@ -175,7 +175,7 @@ export class E2ECluster {
     this.cwd = path.join(root, 'work');
     mkdirSync(this.cwd, { recursive: true });
     this.env = { IRIS_HOME: this.home };
-    this.socket = path.join(this.home, 'iris.sock');
+    this.socket = path.join(this.home, 'run', 'iris.sock');
     this.client = new SocketClient({ socketPath: this.socket, env: {} });
   }
 
