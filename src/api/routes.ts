@@ -149,8 +149,12 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
         generateName: () => generateName(),
         isNameTaken: (name) => ctx.service.isNameTaken(name),
       });
+      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(spec, caller));
       return ok(await ctx.service.submit(spec, caller, generated), 201);
     },
+  },
+  '/v1/queue': {
+    GET: (_call, ctx) => ok(ctx.service.queue()),
   },
   '/v1/job': {
     GET: (call, ctx) => ok(ctx.service.job(canonicalName('name', requiredParam(call.query, 'name')))),

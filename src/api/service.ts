@@ -6,7 +6,7 @@
 import type { JobSpec } from '../cluster/model/types.js';
 import type { ClusterEvent } from '../client/types.js';
 import type {
-  ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
 } from './types.js';
 
 /** The running task attempt behind a request that carried a valid task token. */
@@ -25,6 +25,10 @@ export interface TaskCaller {
 
 export interface ClusterService {
   submit(spec: JobSpec, caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse>;
+  /** What `submit` would do with this spec, without submitting it. */
+  estimate(spec: JobSpec, caller: TaskCaller | null): Promise<EstimateResponse>;
+  /** Pending jobs in scheduling order with reasons and reservations. */
+  queue(): QueueInfo;
   jobs(filter: JobFilter): JobSummary[];
   /** Throws IrisError('not_found') for an unknown job. */
   job(name: string): JobDetail;

@@ -47,6 +47,40 @@ export interface SubmitResponse {
   generated: boolean;
 }
 
+/** One pending job in scheduling order (`iris queue`). */
+export interface QueueEntry {
+  /** 1-based position in the order the scheduler considers jobs. */
+  position: number;
+  job: string;
+  user: string;
+  depth: number;
+  pendingTasks: number;
+  submittedAt: number;
+  /** The job's time limit in ms (its own or the cluster default): its planned duration. */
+  timeLimitMs: number | null;
+  reason: string | null;
+  /** Start time the queue policy reserved for the job (epoch ms), or null without a reservation. */
+  reservedStart: number | null;
+}
+
+export interface QueueInfo {
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  jobs: QueueEntry[];
+}
+
+/** `iris submit --dry-run`: when the job would start if submitted now (nothing is submitted). */
+export interface EstimateResponse {
+  name: string;
+  tasks: number;
+  /** Epoch ms; equal to `now` when it would start at once; null when no start time can be given. */
+  start: number | null;
+  now: number;
+  reason: string;
+  policy: string;
+}
+
 export interface TaskCounts {
   total: number;
   byState: Partial<Record<TaskState, number>>;

@@ -10,7 +10,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../errors.js';
 import type { ClusterEvent, IrisClient } from './types.js';
 import type {
-  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from './address.js';
@@ -86,6 +86,14 @@ export class SocketClient implements IrisClient {
 
   submit(req: SubmitRequest): Promise<SubmitResponse> {
     return this.call<SubmitResponse>('POST', '/v1/jobs', req);
+  }
+
+  estimate(req: SubmitRequest): Promise<EstimateResponse> {
+    return this.call<EstimateResponse>('POST', '/v1/jobs?dryRun=1', req);
+  }
+
+  queue(): Promise<QueueInfo> {
+    return this.call<QueueInfo>('GET', '/v1/queue');
   }
 
   jobs(filter: JobFilter = {}): Promise<JobSummary[]> {

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
 
 export interface ClusterEvent {
@@ -15,6 +15,9 @@ export interface ClusterEvent {
 
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
+  /** When the job would start if submitted now; nothing is submitted. */
+  estimate(request: SubmitRequest): Promise<EstimateResponse>;
+  queue(): Promise<QueueInfo>;
   jobs(filter?: JobFilter): Promise<JobSummary[]>;
   job(name: string): Promise<JobDetail>;
   cancel(names: string[]): Promise<{ cancelled: string[] }>;

@@ -16,6 +16,9 @@ import { socketPathFor } from '../client/address.js';
 import { loadConfig } from '../config/index.js';
 import { IrisError } from '../errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { DockerRuntime } from '../runtime/docker/runtime.js';
+import { RuntimeRouter } from '../runtime/router.js';
+import { queueOptions } from './policies/index.js';
 import { ClusterStore } from './state/store.js';
 import { Controller } from './controller/controller.js';
 import { inheritableEnv } from './controller/launch.js';
@@ -49,6 +52,12 @@ function writeCliShim(home: string): string {
   return dir;
 }
 
+/** Rejects with a clear user error when no Docker engine answers (checked when a job asks for an image). */
+async function requireContainerEngine(): Promise<void> {
+  const probe = await DockerRuntime.probe({ timeoutMs: 3000 });
+  if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
+}
+
 export async function runCluster(options: RunClusterOptions): Promise<void> {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const home = path.resolve(options.home);
@@ -70,7 +79,12 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     store.setMeta('cluster_id', clusterId);
   }
   store.syncWorkers(config.workers);
-  const runtime = new ProcessRuntime();
+  const runtime = new RuntimeRouter({
+    process: new ProcessRuntime(),
+    container: () => new DockerRuntime(),
+    containerReachable: async () => (await DockerRuntime.probe({ timeoutMs: 2000 })).ok,
+    log,
+  });
   const graceMs = config.defaults.stopGraceMs;
 
   // Reclaim what an earlier life of this cluster left running, then record it as preempted.
@@ -89,6 +103,12 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     runtime,
     quotas: config.quotas,
     stopGraceMs: graceMs,
+    queue: queueOptions({
+      policy: config.queue.policy,
+      queueDepth: config.queue.depth,
+      reservationDepth: config.queue.reservationDepth,
+      defaultTimeLimitMs: config.defaults.timeLimitMs,
+    }),
     log,
     launchContext: {
       clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
@@ -102,6 +122,8 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   const server = createApiServer(
     new ControllerService(store, controller, {
       clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
+      defaults: { timeLimitMs: config.defaults.timeLimitMs, image: config.runtime.kind === 'docker' ? config.runtime.image : null },
+      requireContainerEngine,
       requestStop: async () => {
         setImmediate(() => void stop());
       },

@@ -1,5 +1,7 @@
-import type { SubmitResponse } from '../api/types.js';
+import { Flags } from '@oclif/core';
+import type { EstimateResponse, SubmitResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
+import { renderEstimate } from '../ui/queue.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
 
 export default class Submit extends BaseCommand {
@@ -14,17 +16,29 @@ export default class Submit extends BaseCommand {
     '<%= config.bin %> submit -n train/eval --gpu H100x8 -e WANDB_MODE=offline -- ./eval.sh',
     '<%= config.bin %> submit --tpu v5litepod-16 --replicas 4 --coschedule tpu-name -- python pretrain.py',
     '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
+    '<%= config.bin %> submit --image python:3.12 --cpu 2 --memory 4GiB -- python -c "print(42)"',
+    '<%= config.bin %> submit --dry-run --replicas 4 --time-limit 2h -- ./train.sh',
   ];
 
   static override strict = false;
   static override usage = '<%= command.id %> [FLAGS] -- COMMAND [ARGS…]';
-  static override flags = submitFlags;
+  static override flags = {
+    ...submitFlags,
+    'dry-run': Flags.boolean({
+      summary: 'Check the job and print when it would start if submitted now (like sbatch --test-only); submit nothing.',
+    }),
+  };
 
-  async run(): Promise<SubmitResponse> {
+  async run(): Promise<SubmitResponse | EstimateResponse> {
     const { flags, argv } = await this.parse(Submit);
     const command = commandFromArgv(this.argv, argv as string[]);
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const client = await this.clusterClient();
+    if (flags['dry-run']) {
+      const estimate = await client.estimate(request);
+      this.log(renderEstimate(estimate));
+      return estimate;
+    }
     const response = await client.submit(request);
     this.log(response.name);
     return response;

@@ -1,7 +1,7 @@
 /** A small in-memory ClusterService for API tests; records calls and lets tests push stream items. */
 import type { ClusterService, TaskCaller } from '../../src/api/service.js';
 import type {
-  ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { ClusterEvent } from '../../src/client/types.js';
 import type { JobSpec } from '../../src/cluster/model/types.js';
@@ -90,6 +90,19 @@ export class FakeService implements ClusterService {
     if (this.isNameTaken(spec.name)) throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
     this.specs.push({ spec, caller, generated });
     return { name: spec.name, tasks: spec.replicas, parent: parentJob(spec.name), generated };
+  }
+
+  estimates: JobSpec[] = [];
+
+  async estimate(spec: JobSpec): Promise<EstimateResponse> {
+    this.check();
+    this.estimates.push(spec);
+    return { name: spec.name, tasks: spec.replicas, start: 1000, now: 1000, reason: 'fits now', policy: 'easy' };
+  }
+
+  queue(): QueueInfo {
+    this.check();
+    return { policy: 'easy', queueDepth: 32, reservationDepth: 64, jobs: [] };
   }
 
   jobs(filter: JobFilter): JobSummary[] {

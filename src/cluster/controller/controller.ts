@@ -12,7 +12,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { schedule } from '../scheduler/index.js';
+import { orderPending, type SchedulerJob } from '../scheduler/index.js';
+import { DEFAULT_QUEUE_OPTIONS, QueueScheduler, type QueueOptions } from '../policies/index.js';
+import { jobDepth, parentJob } from '../model/names.js';
+import type { JobSpec } from '../model/types.js';
+import type { QueueInfo } from '../../api/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { AttemptOutcome } from '../model/states.js';
 import type { Quota } from '../model/types.js';
@@ -46,6 +50,8 @@ export interface ControllerOptions {
   launchContext: LaunchContext;
   quotas: ReadonlyMap<string, Quota>;
   stopGraceMs: number;
+  /** Queue policy and depths (default: DEFAULT_QUEUE_OPTIONS). */
+  queue?: QueueOptions;
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -64,6 +70,12 @@ export class Controller {
   private readonly holdings = new Map<string, number[]>();
   private readonly tokens = new Map<string, TaskIdentity>();
   private passQueued = false;
+  /** Something freed or changed capacity since the last pass (not only new submissions). */
+  private resourcesChanged = true;
+  private readonly queue: QueueScheduler;
+  private readonly queueOptions: QueueOptions;
+  /** Reserved start per blocked job, from the last pass. */
+  private reservations: ReadonlyMap<string, number> = new Map();
   private closing = false;
   private pendingRunning: Array<{ task: string; attempt: number; pid: number | null }> = [];
   private pendingExits: Array<{ key: string; outcome: AttemptOutcome }> = [];
@@ -81,6 +93,8 @@ export class Controller {
     this.graceMs = options.stopGraceMs;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
+    this.queueOptions = options.queue ?? DEFAULT_QUEUE_OPTIONS;
+    this.queue = new QueueScheduler(this.queueOptions);
   }
 
   start(): void {
@@ -98,8 +112,12 @@ export class Controller {
     this.requestPass();
   }
 
-  /** Ask for a scheduling pass; many requests in one tick give one pass. */
-  requestPass(): void {
+  /**
+   * Ask for a scheduling pass; many requests in one tick give one pass. `resourcesChanged`
+   * false (a submit) lets the queue policy leave jobs blocked in the last pass alone.
+   */
+  requestPass(resourcesChanged = true): void {
+    if (resourcesChanged) this.resourcesChanged = true;
     if (this.passQueued || this.closing) return;
     this.passQueued = true;
     setImmediate(() => {
@@ -156,9 +174,13 @@ export class Controller {
     const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, now);
     if (snapshot.pending.length === 0) {
       this.deadlines.clear();
+      this.reservations = new Map();
       return;
     }
-    const plan = schedule(snapshot);
+    const resourcesChanged = this.resourcesChanged;
+    this.resourcesChanged = false;
+    const plan = this.queue.pass(snapshot, resourcesChanged);
+    this.reservations = plan.reservations ?? new Map();
     const launches = this.store.transaction(() => {
       const out: ActiveAttempt[] = [];
       for (const placement of plan.placements) {
@@ -189,6 +211,45 @@ export class Controller {
     });
     this.trackDeadlines();
     for (const entry of launches) void this.launch(entry);
+  }
+
+  /** Pending jobs in the order the scheduler considers them, with reasons and reservations. */
+  queueInfo(): QueueInfo {
+    const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, this.now());
+    const counts = new Map<string, number>();
+    for (const task of orderPending(snapshot)) counts.set(task.job, (counts.get(task.job) ?? 0) + 1);
+    let position = 0;
+    const jobs = [...counts].map(([name, pendingTasks]) => {
+      const job = this.store.job(name)!;
+      return {
+        position: ++position,
+        job: name,
+        user: job.spec.user,
+        depth: job.depth,
+        pendingTasks,
+        submittedAt: job.submittedAt,
+        timeLimitMs: job.spec.timeoutMs,
+        reason: job.reason,
+        reservedStart: this.reservations.get(name) ?? null,
+      };
+    });
+    const { policy, queueDepth, reservationDepth } = this.queueOptions;
+    return { policy, queueDepth, reservationDepth, jobs };
+  }
+
+  /** When a job with this spec would start if submitted now (no state changes). */
+  estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
+    const now = this.now();
+    const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, now);
+    const parent = parentJob(spec.name);
+    const root = parent ? this.store.job(parent)?.rootSubmittedAt ?? now : now;
+    const job: SchedulerJob = {
+      name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, user: spec.user,
+      resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+      timeLimitMs: spec.timeoutMs,
+    };
+    const { start, reason } = this.queue.estimate(snapshot, job);
+    return { start, now, reason, policy: this.queueOptions.policy };
   }
 
   private trackDeadlines(): void {

@@ -5,7 +5,7 @@
  */
 import { on } from 'node:events';
 import type { ClusterService, TaskCaller } from '../../api/service.js';
-import type { ClusterInfo, EndpointInfo, JobDetail, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo } from '../../api/types.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo } from '../../api/types.js';
 import type { ClusterEvent } from '../../client/types.js';
 import { IrisError, invalid, notFound } from '../../errors.js';
 import { jobDepth, parentJob, parseJobName, isWithin } from '../model/names.js';
@@ -27,6 +27,10 @@ export interface ServiceContext {
   quotas: ReadonlyMap<string, Quota>;
   requestStop: () => Promise<void>;
   now?: () => number;
+  /** Cluster defaults a submit does not give: the time limit, and the image when the default runtime is docker. */
+  defaults?: { timeLimitMs: number | null; image: string | null };
+  /** Resolves when a container engine answers; rejects with an IrisError saying how to start one. */
+  requireContainerEngine?: () => Promise<void>;
 }
 
 export class ControllerService implements ClusterService {
@@ -36,7 +40,38 @@ export class ControllerService implements ClusterService {
     private readonly ctx: ServiceContext,
   ) {}
 
-  async submit(spec: JobSpec, _caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse> {
+  async submit(request: JobSpec, _caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse> {
+    const spec = this.withDefaults(request);
+    await this.admit(spec);
+    const job = this.store.submit(spec);
+    // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
+    this.controller.requestPass(false);
+    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated: generatedName };
+  }
+
+  async estimate(request: JobSpec, _caller: TaskCaller | null): Promise<EstimateResponse> {
+    const spec = this.withDefaults(request);
+    await this.admit(spec);
+    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec) };
+  }
+
+  queue(): QueueInfo {
+    return this.controller.queueInfo();
+  }
+
+  private withDefaults(spec: JobSpec): JobSpec {
+    const defaults = this.ctx.defaults;
+    if (!defaults) return spec;
+    const out = { ...spec };
+    if (out.timeoutMs === null && defaults.timeLimitMs !== null) out.timeoutMs = defaults.timeLimitMs;
+    // The default image replaces the host directory the CLI sent: a container starts in its image's own.
+    if ((out.image === null || out.image === undefined) && defaults.image !== null) Object.assign(out, { image: defaults.image, cwd: null });
+    return out;
+  }
+
+  /** The checks a submit passes before anything is stored: engine, feasibility, pending quota. */
+  private async admit(spec: JobSpec): Promise<void> {
+    if (spec.image !== null && spec.image !== undefined) await this.ctx.requireContainerEngine?.();
     const workers = this.workerViews();
     const never = neverReason(
       {
@@ -54,9 +89,6 @@ export class ControllerService implements ClusterService {
       const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
       if (problem) throw new IrisError('quota_exceeded', problem, 'wait for some of your pending tasks to start, or cancel some');
     }
-    const job = this.store.submit(spec);
-    this.controller.requestPass();
-    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated: generatedName };
   }
 
   jobs(filter: JobFilter): JobSummary[] {
@@ -85,6 +117,8 @@ export class ControllerService implements ClusterService {
     for (const name of canonical) if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     const orders = this.store.transaction(() => canonical.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
     this.controller.applyStopOrders(orders);
+    // Freed capacity or a removed job: blocked jobs are worth another look.
+    this.controller.requestPass(true);
     return { cancelled: canonical };
   }
 
@@ -116,6 +150,8 @@ export class ControllerService implements ClusterService {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     const orders = this.store.drainWorker(id);
     this.controller.applyStopOrders(orders);
+    // Freed capacity or a removed job: blocked jobs are worth another look.
+    this.controller.requestPass(true);
     return this.workers().find((worker) => worker.id === id)!;
   }
 

@@ -5,7 +5,7 @@
 import type { ClusterStore } from '../state/store.js';
 import type { Job, Quota, Worker } from '../model/types.js';
 import { acceleratorsOf } from '../scheduler/index.js';
-import type { SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 
 /** Device indices held by active attempts, keyed `task#attempt` (kept by the controller). */
 export type DeviceHoldings = ReadonlyMap<string, readonly number[]>;
@@ -23,6 +23,7 @@ export function schedulerJob(job: Job): SchedulerJob {
     constraints: job.spec.constraints,
     coschedule: job.spec.coschedule,
     replicas: job.spec.replicas,
+    timeLimitMs: job.spec.timeoutMs,
   };
 }
 
@@ -88,10 +89,22 @@ export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quo
     entry.pendingTasks++;
     usage.set(user, entry);
   }
+  const running: RunningAllocation[] = [];
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
+    const limit = job.spec.timeoutMs;
+    running.push({
+      task: attempt.task,
+      job: job.name,
+      workerId: attempt.workerId,
+      cpuMillis: job.spec.resources.cpuMillis,
+      memoryBytes: job.spec.resources.memoryBytes,
+      devices: holdings.get(attemptKey(attempt.task, attempt.attempt))?.length ?? 0,
+      // An attempt past its limit is being stopped: plan it as ending now, not in the past.
+      endsAt: limit == null ? Infinity : Math.max(now, attempt.startedAt + limit),
+    });
     const entry = usage.get(job.spec.user) ?? emptyUsage();
     entry.cpuMillis += job.spec.resources.cpuMillis;
     entry.memoryBytes += job.spec.resources.memoryBytes;
@@ -100,5 +113,5 @@ export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quo
   }
   const use = workerUse(store, holdings);
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
-  return { now, jobs, pending, workers, usage, quotas };
+  return { now, jobs, pending, workers, usage, quotas, running };
 }

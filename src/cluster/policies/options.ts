@@ -31,9 +31,9 @@ export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueOptions> = Object.freeze({
   defaultTimeLimitMs: 24 * 3_600_000,
 });
 
-function positiveInteger(name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalid(`queue option ${name} must be an integer from 1 to ${max}, got ${String(value)}`);
+function boundedInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`queue option ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
 }
@@ -50,8 +50,8 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
   }
   return {
     policy: o.policy,
-    queueDepth: positiveInteger('queueDepth', o.queueDepth, MAX_QUEUE_DEPTH),
-    reservationDepth: positiveInteger('reservationDepth', o.reservationDepth, MAX_RESERVATION_DEPTH),
+    queueDepth: boundedInteger('queueDepth', o.queueDepth, 1, MAX_QUEUE_DEPTH),
+    reservationDepth: boundedInteger('reservationDepth', o.reservationDepth, 0, MAX_RESERVATION_DEPTH),
     defaultTimeLimitMs: limit,
   };
 }

@@ -28,7 +28,8 @@ function iso(t: number): string {
 export function formatStart(start: number, now: number): string {
   const at = iso(start);
   const wait = start - now;
-  return wait <= 0 ? `${at} (now)` : `${at} (in ${formatDuration(wait)})`;
+  // Whole seconds past one second: a reason is read long after the pass that wrote it.
+  return wait <= 0 ? `${at} (now)` : `${at} (in ${formatDuration(wait >= 1000 ? Math.round(wait / 1000) * 1000 : wait)})`;
 }
 
 export function reservedSuffix(start: number, now: number): string {

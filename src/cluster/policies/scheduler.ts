@@ -26,7 +26,7 @@ import { allocateOrReserve, earliestFor, holdReservation, releaseSpans, reserveR
 import { PassContext } from './context.js';
 import { queueOptions, reservationLimit, type QueueOptions } from './options.js';
 import { JobQueue } from './queue.js';
-import { Explainer, formatStart, reservedSuffix, unreservableText } from './reasons.js';
+import { Explainer, reservedSuffix, unreservableText } from './reasons.js';
 
 /** What a pass remembers about a job it could not (fully) start. */
 interface Blocked {
@@ -125,7 +125,7 @@ export class QueueScheduler {
     if (placed >= job.replicas) return { start: now, reason: 'would start now' };
     const blocked = result?.added.get(job.name);
     if (blocked?.reservation) {
-      return { start: blocked.reservation.start, reason: `${blocked.base}; would be ${reservedSuffix(blocked.reservation.start, now)}` };
+      return { start: blocked.reservation.start, reason: `${blocked.base}; the policy would reserve this start for it` };
     }
     const base = blocked?.base ?? plan.reasons.get(job.name) ?? 'waiting for capacity';
     const ctx = result ? result.ctx : new PassContext(withJob, this.options);
@@ -144,7 +144,7 @@ export class QueueScheduler {
     if (start <= now) start = nextEnd(snapshot);
     if (start === Infinity) return { start: null, reason: `${base}; ${unreservableText(ctx)}` };
     const how = firstFit ? 'first-fit reserves nothing' : `not reserved under policy ${this.options.policy}`;
-    return { start, reason: `${base}; ${how}; estimated start ${formatStart(start, now)}` };
+    return { start, reason: `${base}; ${how}` };
   }
 
   private run(snapshot: Snapshot, resourcesChanged: boolean): PassResult {

@@ -1,0 +1,45 @@
+/**
+ * Plain-text views of the queue (`iris queue`) and of a dry-run estimate (`iris submit
+ * --dry-run`). `now` is a parameter so the output is testable.
+ */
+import type { EstimateResponse, QueueInfo } from '../api/types.js';
+import { formatAge, formatClock, formatDuration } from './format.js';
+import { renderTable } from './table.js';
+
+/** `now`, `14:03:20 (in 3m10s)` or `-`. */
+export function formatStart(start: number | null, now: number): string {
+  if (start === null) return '-';
+  if (start <= now) return 'now';
+  const at = start - now < 86_400_000 ? formatClock(start) : new Date(start).toISOString();
+  return `${at} (in ${formatDuration(start - now)})`;
+}
+
+export function renderQueue(queue: QueueInfo, now: number): string {
+  const header = `policy ${queue.policy}, queue depth ${queue.queueDepth}` +
+    (queue.policy === 'hybrid' ? `, reservation depth ${queue.reservationDepth}` : '');
+  const table = renderTable(
+    queue.jobs,
+    [
+      { header: '#', value: (j) => String(j.position), right: true },
+      { header: 'JOB', value: (j) => j.job },
+      { header: 'USER', value: (j) => j.user },
+      { header: 'TASKS', value: (j) => String(j.pendingTasks), right: true },
+      { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
+      { header: 'LIMIT', value: (j) => (j.timeLimitMs === null ? '-' : formatDuration(j.timeLimitMs)) },
+      { header: 'RESERVED START', value: (j) => formatStart(j.reservedStart, now) },
+      { header: 'REASON', value: (j) => j.reason ?? '' },
+    ],
+    'no pending jobs',
+  );
+  return `${header}\n${table}`;
+}
+
+export function renderEstimate(estimate: EstimateResponse): string {
+  const when = estimate.start === null
+    ? 'no start time can be given'
+    : estimate.start <= estimate.now
+      ? 'would start now'
+      : `would start at ${new Date(estimate.start).toISOString()} (in ${formatDuration(estimate.start - estimate.now)})`;
+  const why = estimate.start !== null && estimate.start <= estimate.now ? '' : `\n  why: ${estimate.reason}`;
+  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}\n  (dry run: nothing was submitted)`;
+}
