@@ -155,7 +155,7 @@ function tpuGang(device: DeviceRequest | null, replicas: number | null, coschedu
     const instead = other ? `, or use a variant with ${replicas} hosts such as ${other}` : '';
     const message =
       replicas > variant.hosts
-        ? `replicas: ${variant.name} has ${variant.hosts} hosts; --replicas ${replicas} would need ${replicas}`
+        ? `replicas: ${variant.name} has ${variant.hosts} hosts; --replicas ${replicas} would need a slice of ${replicas} hosts`
         : `replicas: ${variant.name} has ${variant.hosts} hosts and a multi-host TPU job runs one task on each; --replicas ${replicas} would leave ${variant.hosts - replicas} idle`;
     throw invalid(message, `a multi-host TPU job runs one task per host: leave --replicas out or give ${variant.hosts}${instead}`);
   }

@@ -108,7 +108,7 @@ describe('toJobSpec defaults', () => {
 
   it('refuses replicas that do not match the hosts of a multi-host variant, with the reason', () => {
     const more = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 8 });
-    expect(more.message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need 8');
+    expect(more.message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need a slice of 8 hosts');
     expect(more.hint).toBe('a multi-host TPU job runs one task per host: leave --replicas out or give 4, or use a variant with 8 hosts such as v5litepod-32');
     const fewer = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 2 });
     expect(fewer.message).toBe('replicas: v5litepod-16 has 4 hosts and a multi-host TPU job runs one task on each; --replicas 2 would leave 2 idle');

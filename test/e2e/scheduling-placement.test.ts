@@ -51,7 +51,8 @@ describe('placement', () => {
   it('gangs are all-or-nothing: a partly busy slice holds the whole gang, another gang still runs', async () => {
     const gate = c.gate('tpu-blocker');
     await c.submit(
-      ['--name', 'tpu-blocker', '--tpu', 'v5litepod-16', '-c', 'tpu-name=slice-a', '-c', 'tpu-worker-id=2', '--cpu', '0.5'],
+      // All of one host's CPUs (no chips): a multi-host --tpu job always takes a whole slice.
+      ['--name', 'tpu-blocker', '-c', 'tpu-name=slice-a', '-c', 'tpu-worker-id=2', '--cpu', '2'],
       ['sh', '-c', gate.hold],
     );
     const blocker = await c.waitForState('/tpu-blocker', 'RUNNING');
@@ -62,7 +63,7 @@ describe('placement', () => {
     expect(pending.reason).toMatch(/need 4 workers in one tpu-name group, largest free group has 3/);
 
     // A smaller gang behind it still fits (on free workers of one slice, in tpu-worker-id order) and runs.
-    const pair = await runJson(['--name', 'gang2', '--tpu', 'v5litepod-16', '--replicas', '2', '--coschedule', 'tpu-name', '--cpu', '0.5'], ['true']);
+    const pair = await runJson(['--name', 'gang2', '--replicas', '2', '--coschedule', 'tpu-name', '--cpu', '0.5'], ['true']);
     expect([['tpu-b-0', 'tpu-b-1'], ['tpu-a-d', 'tpu-a-c'], ['tpu-a-d', 'tpu-a-a'], ['tpu-a-c', 'tpu-a-a']]).toContainEqual(
       byIndex(pair).map((t) => t.workerId),
     );

@@ -121,12 +121,21 @@ describe('submit and run', () => {
     expect(r.stderr).toMatch(rule);
   });
 
+  it('refuses --replicas that does not match the hosts of a multi-host TPU variant, saying how many it has', async () => {
+    const args = ['submit', '--tpu', 'v5litepod-16', '--replicas', '5', '--', 'true'];
+    const r = await c.iris(args);
+    expect(r.code, describeRun(args, r)).toBe(2);
+    expect(r.stderr).toMatch(/v5litepod-16 has 4 hosts; --replicas 5 would need a slice of 5 hosts/);
+    expect(r.stderr).toMatch(/leave --replicas out or give 4/);
+  });
+
   it.each([
     [['--cpu', '1000'], /need 1000 CPU, largest worker has 4/],
     [['--memory', '1TiB'], /need 1TiB memory/],
     [['--gpu', 'A100'], /no gpu worker of variant A100/],
     [['--gpu', 'H100x16'], /need 16 .*largest gpu worker has 8/],
-    [['--tpu', 'v5litepod-16', '--replicas', '5', '--coschedule', 'tpu-name'], /need 5 workers in one tpu-name group, largest group has 4/],
+    [['--replicas', '5', '--coschedule', 'tpu-name'], /need 5 workers in one tpu-name group, largest group has 4/],
+    [['--tpu', 'v5p-8'], /no tpu worker of variant v5p-8/],
     [['-c', 'region=mars'], /no worker satisfies constraint/],
     [['--coschedule', 'rack', '--replicas', '2'], /rack/],
   ])('refuses an impossible request %j at submit with the reason', async (flags, reason) => {
