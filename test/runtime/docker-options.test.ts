@@ -3,6 +3,8 @@ import { containerCreateOptions, containerName, formatBytes, KEPT_CAPABILITIES }
 import { commandCandidates } from '../../src/runtime/docker/command-check.js';
 import { engineAddress } from '../../src/runtime/docker/engine.js';
 import { keyFromLabels } from '../../src/runtime/docker/reclaim.js';
+import { isMemlockRefused } from '../../src/runtime/docker/errors.js';
+import { hostMemlockHardLimit } from '../../src/runtime/docker/memlock.js';
 import type { ContainerSpec, TaskLaunch } from '../../src/runtime/types.js';
 
 const spec = (over: Partial<ContainerSpec> = {}): ContainerSpec => ({
@@ -102,6 +104,26 @@ describe('containerCreateOptions', () => {
     expect(h.Binds).toEqual(['/run/iris:/run/iris', '/opt/iris:/opt/iris:ro']);
     expect(h).toMatchObject({ ShmSize: 1 << 30, Ulimits: [{ Name: 'memlock', Soft: -1, Hard: -1 }], Privileged: true, NetworkMode: 'host', PidsLimit: 100 });
     expect(h.CapDrop).toBeUndefined();
+  });
+
+  it('a known host memlock limit replaces unlimited; launches without memlock get none', () => {
+    const tpu = launch({ container: spec({ memlockUnlimited: true }) });
+    expect(containerCreateOptions(tpu, ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits).toEqual([{ Name: 'memlock', Soft: 8 << 20, Hard: 8 << 20 }]);
+    expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits).toBeUndefined();
+  });
+
+  it('reads the hard memlock limit from /proc limits text (null when unlimited or absent)', () => {
+    const limits = (soft: string, hard: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1048576              1048576              files     \nMax locked memory         ${soft}              ${hard}              bytes     \n`;
+    expect(hostMemlockHardLimit(limits('65536', '8388608'))).toBe(8388608);
+    expect(hostMemlockHardLimit(limits('unlimited', 'unlimited'))).toBeNull();
+    expect(hostMemlockHardLimit('Max open files 1 1 files\n')).toBeNull();
+  });
+
+  it('recognises the engine refusing the memlock limit', () => {
+    const refused = { statusCode: 400, json: { message: 'failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 8: operation not permitted: unknown' } };
+    expect(isMemlockRefused(refused)).toBe(true);
+    expect(isMemlockRefused({ statusCode: 400, json: { message: 'error setting rlimit type 7: operation not permitted' } })).toBe(false);
   });
 
   it('refuses a launch without a container spec', () => {

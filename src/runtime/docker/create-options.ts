@@ -42,6 +42,11 @@ export interface CreateOptionsExtra {
   /** Random suffix that makes the container name unique (e.g. 4 base-36 chars). */
   suffix: string;
   pidsLimit?: number;
+  /**
+   * memlock in bytes for a launch that asks for unlimited, when the engine cannot raise it that
+   * far (it then runs at the host's hard limit); absent: unlimited.
+   */
+  memlockBytes?: number;
 }
 
 export const RUNTIME_LABEL = 'iris.runtime';
@@ -101,7 +106,10 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
     hostConfig.Binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
   }
   if (spec.shmBytes !== null) hostConfig.ShmSize = spec.shmBytes;
-  if (spec.memlockUnlimited) hostConfig.Ulimits = [{ Name: 'memlock', Soft: -1, Hard: -1 }];
+  if (spec.memlockUnlimited) {
+    const limit = extra.memlockBytes ?? -1;
+    hostConfig.Ulimits = [{ Name: 'memlock', Soft: limit, Hard: limit }];
+  }
 
   const options: ContainerCreateOptions & { name: string } = {
     name: containerName(launch, extra.suffix),

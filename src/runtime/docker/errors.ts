@@ -53,3 +53,8 @@ export function launchFailure(address: EngineAddress, launch: TaskLaunch, error:
   if (isNoSuchImage(error)) return new LaunchError(`image not found: ${launch.container?.image ?? ''}`);
   return new LaunchError(`cannot start container for ${file}: ${message}`);
 }
+
+/** The engine could not set the container's memlock limit (its own hard limit is lower). */
+export function isMemlockRefused(error: unknown): boolean {
+  return /error setting rlimit type 8\b|rlimit.*memlock/i.test(engineMessage(error));
+}

@@ -24,14 +24,15 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
-import { LogWriter, ensureDir } from '../../logs/format.js';
+import { LogWriter, appendNote, ensureDir } from '../../logs/format.js';
 import { LaunchError } from '../process/runtime.js';
 import { containerCreateOptions, formatBytes, type EngineInfo } from './create-options.js';
 import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
 import { waitContainer, type WaitResult } from './wait.js';
 import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddress, type EngineOptions, type ProbeResult } from './engine.js';
-import { imageNotFound, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
+import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
+import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
@@ -76,6 +77,8 @@ export class DockerRuntime implements TaskRuntime {
   private readonly drainMs: number;
   private info: Promise<EngineInfo> | null = null;
   private readonly commands = new CommandChecker();
+  /** Set once the engine refused an unlimited memlock: the host's hard limit, used from then on. */
+  private memlockBytes: number | undefined;
   private readonly states = new WeakMap<RunningTask, ContainerState>();
   /** Container id -> live task of this instance (reclaim leaves them alone). */
   private readonly live = new Map<string, RunningTask>();
@@ -117,7 +120,8 @@ export class DockerRuntime implements TaskRuntime {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });
     const info = await this.engineInfo();
-    const container = await this.create(launch, info);
+    const memlock = this.memlockBytes;
+    const container = await this.create(launch, info, memlock);
 
     let stream: Readable;
     try {
@@ -143,6 +147,10 @@ export class DockerRuntime implements TaskRuntime {
       await output;
       await writer.close();
       await this.discard(container);
+      if (this.useHostMemlock(launch, error, memlock)) {
+        await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!)}`, this.now?.() ?? Date.now()).catch(() => undefined);
+        return this.launch(launch);
+      }
       throw launchFailure(this.address, launch, error, 'starting the container');
     }
 
@@ -168,12 +176,22 @@ export class DockerRuntime implements TaskRuntime {
     return task;
   }
 
+  /**
+   * True when `error` is the engine refusing the unlimited memlock this launch asked for and a
+   * host limit is known (learned here, or by a concurrent launch): retry with it.
+   */
+  private useHostMemlock(launch: TaskLaunch, error: unknown, used: number | undefined): boolean {
+    if (!launch.container?.memlockUnlimited || used !== undefined || !isMemlockRefused(error)) return false;
+    this.memlockBytes ??= hostMemlockHardLimit() ?? undefined;
+    return this.memlockBytes !== undefined;
+  }
+
   /** Creates the container, pulling a missing image once (bounded). */
-  private async create(launch: TaskLaunch, info: EngineInfo): Promise<Docker.Container> {
+  private async create(launch: TaskLaunch, info: EngineInfo, memlockBytes: number | undefined): Promise<Docker.Container> {
     const image = launch.container!.image;
     let pulled = false;
     for (let tries = 0; ; tries++) {
-      const options = containerCreateOptions(launch, info, { suffix: randomBytes(2).toString('hex'), pidsLimit: this.pidsLimit });
+      const options = containerCreateOptions(launch, info, { suffix: randomBytes(2).toString('hex'), pidsLimit: this.pidsLimit, memlockBytes });
       try {
         return await this.docker.createContainer(options);
       } catch (error) {
