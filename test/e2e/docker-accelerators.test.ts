@@ -1,0 +1,130 @@
+/**
+ * E2E with the real Docker engine, accelerators and worker failures: a job on a 4-host virtual
+ * TPU slice (declared with `slices:` and stand-in chip devices) runs one container per host with
+ * that host's chips mounted and the multi-host TPU variables; GPU tasks reach the engine as
+ * NVIDIA device requests for disjoint GPUs and fail with a clear reason where the engine has no
+ * NVIDIA runtime; a container removed from outside is a preemption, not a task failure.
+ *
+ * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it).
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterInfo } from '../../src/api/types.js';
+import { hostMemlockHardLimit } from '../../src/runtime/docker/memlock.js';
+import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
+
+const BUSYBOX = 'iris-test/busybox';
+
+function dockerReady(): boolean {
+  if (process.env.IRIS_TEST_DOCKER === '1') return true;
+  try {
+    execFileSync('docker', ['image', 'inspect', BUSYBOX], { stdio: 'ignore', timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function docker(args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8', timeout: 30_000 }).trim();
+}
+
+const READY = dockerReady();
+const HAS_NVIDIA = READY && Object.keys(JSON.parse(docker(['info', '--format', '{{json .Runtimes}}'])) as object).includes('nvidia');
+
+const CONFIG = `
+stop-grace: 1s
+workers:
+  - {name: cpu-0, cpu: 2, memory: 2GiB}
+  - {name: gpu-0, cpu: 2, memory: 2GiB, gpu: {variant: H100, count: 8}}
+slices:
+  - {name: slice-a, tpu: v5litepod-16, cpu: 1, memory: 2GiB, devices: [/dev/zero, /dev/zero, /dev/zero, /dev/zero]}
+`;
+
+describe.skipIf(!READY)('Docker runtime with accelerators', () => {
+  let c: E2ECluster;
+  let clusterId = '';
+  beforeAll(async () => {
+    c = await E2ECluster.create({ config: CONFIG });
+    clusterId = (await c.json<ClusterInfo>(['cluster', 'status'])).clusterId;
+  });
+  afterAll(async () => {
+    await c?.dispose();
+    if (!clusterId) return;
+    for (const id of docker(['ps', '-aq', '--filter', `label=iris.cluster=${clusterId}`]).split('\n').filter(Boolean)) {
+      try {
+        docker(['rm', '-f', id]);
+      } catch {
+        // already removed
+      }
+    }
+  });
+
+  it('a 4-host TPU slice job: one container per host, task i on host i, its chips mounted, the TPU and JAX variables set', async () => {
+    const probe = 'env; echo "chips $(ls /dev/accel* | tr "\\n" " ")"; echo "read $(head -c 8 /dev/accel3 | wc -c)"; echo "memlock $(ulimit -l)"';
+    const args = ['run', '--name', 'pretrain', '--image', BUSYBOX, '--tpu', 'v5litepod-16', '--cpu', '0.5', '--', 'sh', '-c', probe];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(0);
+    const job = await c.job('/pretrain');
+    expect(job.replicas).toBe(4);
+    const tasks = byIndex(job);
+    expect(tasks.map((t) => t.workerId)).toEqual(['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3']);
+    const ports = new Set<string>();
+    for (const task of tasks) {
+      const lines = (await c.logs(task.id)).map((l) => l.text);
+      const env = parseEnvLines(lines.join('\n'));
+      expect(env).toMatchObject({
+        IRIS_TASK_INDEX: String(task.index),
+        IRIS_NUM_TASKS: '4',
+        TPU_WORKER_ID: String(task.index),
+        TPU_WORKER_HOSTNAMES: 'localhost,localhost,localhost,localhost',
+        TPU_ACCELERATOR_TYPE: 'v5litepod-16',
+        TPU_CHIPS_PER_HOST_BOUNDS: '2,2,1',
+        TPU_HOST_BOUNDS: '2,2,1',
+        TPU_SKIP_MDS_QUERY: '1',
+        TPU_VISIBLE_CHIPS: '0,1,2,3',
+        JAX_NUM_PROCESSES: '4',
+        JAX_PROCESS_ID: String(task.index),
+      });
+      ports.add(env.JAX_COORDINATOR_ADDRESS!);
+      expect(lines).toContain('chips /dev/accel0 /dev/accel1 /dev/accel2 /dev/accel3 ');
+      expect(lines).toContain('read 8');
+      // Unlimited where the engine may raise it; otherwise the host's hard limit, and the log says so.
+      const memlock = lines.find((l) => l.startsWith('memlock '))!;
+      if (memlock !== 'memlock unlimited') {
+        expect(memlock).toBe(`memlock ${hostMemlockHardLimit()! / 1024}`);
+        expect(lines.join('\n')).toMatch(/iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit/);
+      }
+    }
+    expect([...ports]).toHaveLength(1);
+    expect([...ports][0]).toMatch(/^localhost:\d+$/);
+  });
+
+  it.skipIf(HAS_NVIDIA)('GPU tasks ask the engine for disjoint GPUs and fail clearly without the NVIDIA runtime', async () => {
+    const args = ['run', '--name', 'cuda', '--image', BUSYBOX, '--gpu', 'H100x2', '--replicas', '2', '--max-task-failures', '1', '--cpu', '0.5', '--', 'true'];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).not.toBe(0);
+    const job = await c.job('/cuda');
+    expect(job.state).toBe('FAILED');
+    const ids = byIndex(job).map((t) => {
+      const reason = t.attempts[0]!.reason ?? '';
+      expect(reason).toMatch(/the Docker engine has no NVIDIA runtime for the requested GPUs \(\d,\d\): install the NVIDIA Container Toolkit/);
+      return /\((\d,\d)\)/.exec(reason)![1]!.split(',');
+    });
+    expect(new Set(ids.flat()).size).toBe(4);
+  });
+
+  it('a container removed from outside is a preemption and the task runs again', async () => {
+    const name = await c.submit(['--name', 'fragile', '--image', BUSYBOX], ['sh', '-c', 'echo attempt-$IRIS_ATTEMPT; if [ "$IRIS_ATTEMPT" = 0 ]; then sleep 300; fi']);
+    await c.waitForLog(`${name}/task-0`, 'attempt-0');
+    const ids = docker(['ps', '-q', '--filter', `label=iris.cluster=${clusterId}`, '--filter', 'label=iris.task=/fragile/task-0']).split('\n').filter(Boolean);
+    expect(ids).toHaveLength(1);
+    docker(['rm', '-f', ids[0]!]);
+    const job = await c.waitForState(name, 'SUCCEEDED', { timeoutMs: 30_000 });
+    const task = job.taskList[0]!;
+    expect(task.attempts.map((a) => a.state)).toEqual(['PREEMPTED', 'SUCCEEDED']);
+    expect(task.attempts[0]!.reason).toMatch(/vanished/);
+    expect(task.failures).toBe(0);
+    await waitUntil('no container left', async () => docker(['ps', '-aq', '--filter', `label=iris.cluster=${clusterId}`]), (out) => out === '');
+  });
+});
