@@ -13,7 +13,7 @@ export const submitFlags = {
   cpu: Flags.string({ summary: 'CPU cores per task; fractions allowed (0.5).' }),
   memory: Flags.string({ char: 'm', summary: 'Memory per task, e.g. 512M or 4GiB.' }),
   gpu: Flags.string({ summary: 'GPUs per task: COUNT, VARIANT or VARIANTxCOUNT (8, H100, H100x8).', exclusive: ['tpu'] }),
-  tpu: Flags.string({ summary: 'TPU variant per task, e.g. v5litepod-16.', exclusive: ['gpu'] }),
+  tpu: Flags.string({ summary: 'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: replicas default to its hosts, co-scheduled by tpu-name, task i on tpu-worker-id i.', exclusive: ['gpu'] }),
   env: Flags.string({ char: 'e', summary: 'Environment variable KEY=VALUE for every task (repeatable).', multiple: true, multipleNonGreedy: true }),
   constraint: Flags.string({
     char: 'c',
