@@ -354,11 +354,22 @@ class Engine {
         placedJobs.add(placement.job);
       }
       if (placedJobs.size === 0) break;
-      this.pendingList = this.pendingList.filter((task) => this.pendingIds.has(task.id));
+      this.dropPlaced();
       // A pass that looked at fewer jobs than its depth saw the whole queue: another pass with
       // no resource change cannot start anything more.
       if (placedJobs.size + plan.reasons.size < this.queueDepth) break;
     }
+  }
+
+  /** Removes placed tasks from the pending list in place (order kept; a new array per pass cost more). */
+  private dropPlaced(): void {
+    const list = this.pendingList;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const task = list[i]!;
+      if (this.pendingIds.has(task.id)) list[kept++] = task;
+    }
+    list.length = kept;
   }
 
   private snapshot(now: number): Snapshot {

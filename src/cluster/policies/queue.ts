@@ -41,13 +41,26 @@ export class JobQueue {
     }
   }
 
-  /** The next job in queue order, or null at the end. */
-  next(): QueuedJob | null {
-    if (this.list) return this.position < this.list.length ? this.list[this.position++]! : null;
+  /**
+   * The next job in queue order, or null at the end. Jobs for which `skip` says true are passed
+   * over without building their entry (a pass skips the many jobs it left blocked before).
+   */
+  next(skip?: (job: string) => boolean): QueuedJob | null {
+    if (this.list) {
+      while (this.position < this.list.length) {
+        const entry = this.list[this.position++]!;
+        if (!skip?.(entry.job.name)) return entry;
+      }
+      return null;
+    }
     const pending = this.snapshot.pending;
     const jobs = this.snapshot.jobs;
     while (this.position < pending.length) {
       const first = pending[this.position++]!;
+      if (skip?.(first.job)) {
+        while (this.position < pending.length && pending[this.position]!.job === first.job) this.position++;
+        continue;
+      }
       const job = jobs.get(first.job);
       const tasks = [first];
       while (this.position < pending.length && pending[this.position]!.job === first.job) tasks.push(pending[this.position++]!);

@@ -4,7 +4,6 @@
  * reserved, or that the job would delay someone's reservation. Times are on the snapshot's clock;
  * human text reads them as epoch milliseconds.
  */
-import { formatDuration } from '../../util/duration.js';
 import { explainJob } from '../scheduler/explain.js';
 import { shapeKey } from '../scheduler/fit.js';
 import type { SchedulerJob } from '../scheduler/types.js';
@@ -24,12 +23,12 @@ function iso(t: number): string {
   return text;
 }
 
-/** `2025-01-01T10:03:00.000Z (in 3m)` */
+/**
+ * `2025-01-01T10:03:00.000Z`, or `now`. No relative time: a reason is stored and read long after
+ * the pass that wrote it (`iris queue` shows the time left from the reserved start itself).
+ */
 export function formatStart(start: number, now: number): string {
-  const at = iso(start);
-  const wait = start - now;
-  // Whole seconds past one second: a reason is read long after the pass that wrote it.
-  return wait <= 0 ? `${at} (now)` : `${at} (in ${formatDuration(wait >= 1000 ? Math.round(wait / 1000) * 1000 : wait)})`;
+  return start <= now ? 'now' : iso(start);
 }
 
 export function reservedSuffix(start: number, now: number): string {

@@ -117,7 +117,7 @@ export class QueueScheduler {
       pendingOrdered: false,
     };
     const firstFit = this.options.policy === 'first-fit';
-    const result = firstFit ? null : this.run(withJob, false);
+    const result = firstFit ? null : this.run(withJob, false, true);
     const plan = result ? result.plan : schedule(withJob);
     const placedOf = new Map<string, number>();
     for (const p of plan.placements) placedOf.set(p.job, (placedOf.get(p.job) ?? 0) + 1);
@@ -147,7 +147,8 @@ export class QueueScheduler {
     return { start, reason: `${base}; ${how}` };
   }
 
-  private run(snapshot: Snapshot, resourcesChanged: boolean): PassResult {
+  /** `fullWindow`: keep standing jobs in the returned window (estimate walks the jobs ahead). */
+  private run(snapshot: Snapshot, resourcesChanged: boolean, fullWindow = false): PassResult {
     const options = this.options;
     const fcfs = options.policy === 'fcfs';
     const limit = reservationLimit(options);
@@ -176,12 +177,14 @@ export class QueueScheduler {
     const standingOf = (name: string): Blocked | undefined =>
       resourcesChanged || droppedSet.has(name) ? undefined : this.blocked.get(name);
 
-    // The window: up to queueDepth jobs to consider, plus standing ones met on the way.
+    // The window: up to queueDepth jobs to consider, plus standing ones met on the way (fcfs
+    // stops at the first; the others only skip them, so they are left out unless asked for).
     const queue = new JobQueue(snapshot);
+    const skip = resourcesChanged || fcfs || fullWindow ? undefined : (name: string) => standingOf(name) !== undefined;
     const window: QueuedJob[] = [];
     let considered = 0;
     let beyond: QueuedJob | null = null;
-    for (let q = queue.next(); q; q = queue.next()) {
+    for (let q = queue.next(skip); q; q = queue.next(skip)) {
       if (!standingOf(q.job.name)) {
         if (considered >= options.queueDepth) {
           beyond = q;
@@ -264,11 +267,11 @@ export class QueueScheduler {
       reasons.set(q.job.name, render(b, now));
     }
     const behind = `waiting behind ${stoppedBy} (queue policy fcfs starts jobs strictly in order)`;
-    for (let i = 0; i < window.length; i++) {
+    // Standing jobs keep the reason they were given when they blocked (it names no relative
+    // time, so it does not go stale); only fcfs's "waiting behind" is new.
+    for (let i = stopAt; i < window.length; i++) {
       const q = window[i]!;
-      const b = standingOf(q.job.name);
-      if (b) reasons.set(q.job.name, render(b, now));
-      else if (i >= stopAt) reasons.set(q.job.name, behind);
+      if (!standingOf(q.job.name)) reasons.set(q.job.name, behind);
     }
     for (let i = deferredDone; i < deferred.length; i++) {
       const q = deferred[i]!;

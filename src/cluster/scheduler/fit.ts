@@ -95,6 +95,14 @@ export function staticKey(job: SchedulerJob): string {
 
 /** Key of a job's full task shape: two jobs with equal shape keys fit exactly the same workers. */
 export function shapeKey(job: SchedulerJob): string {
-  const r = job.resources;
-  return `${staticKey(job)}#${r.cpuMillis}#${r.memoryBytes}#${devicesNeeded(r)}`;
+  let key = shapeKeys.get(job);
+  if (key === undefined) {
+    const r = job.resources;
+    key = `${staticKey(job)}#${r.cpuMillis}#${r.memoryBytes}#${devicesNeeded(r)}`;
+    shapeKeys.set(job, key);
+  }
+  return key;
 }
+
+/** Scheduler jobs are immutable and met again pass after pass (the simulator keeps them). */
+const shapeKeys = new WeakMap<SchedulerJob, string>();

@@ -94,7 +94,10 @@ export interface Placement {
 
 export interface Plan {
   placements: Placement[];
-  /** Human reason per job that still has pending tasks after this pass. */
+  /**
+   * Human reason per job that still has pending tasks after this pass. Queue policies leave out
+   * jobs they skipped because they were blocked before: those keep the reason given then.
+   */
   reasons: Map<string, string>;
   /** Job name -> reserved start time (snapshot clock), from queue policies that reserve. */
   reservations?: Map<string, number>;

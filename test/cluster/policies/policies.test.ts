@@ -26,7 +26,7 @@ describe('queue policies on a small cluster', () => {
     expect([...plan.reservations!]).toEqual([['/big', 1100]]);
     // Reasons describe the capacity left after the pass (small1 and small2 took the free cores).
     expect(plan.reasons.get('/big')).toBe(
-      'need 4 CPU, largest free worker has 0; reserved to start at 1970-01-01T00:00:01.100Z (in 100ms)',
+      'need 4 CPU, largest free worker has 0; reserved to start at 1970-01-01T00:00:01.100Z',
     );
     expect(plan.reasons.get('/big2')).toBe('need 4 CPU, largest free worker has 0');
   });
@@ -36,7 +36,7 @@ describe('queue policies on a small cluster', () => {
     // big on w1 [1100, 2100); big2 on w2 [1300, 1400); small2 (500) overlaps both -> reserved at 1400.
     expect(where(plan)).toEqual({ '/small1/task-0': 'w1' });
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/big': 1100, '/big2': 1300, '/small2': 1400 });
-    expect(plan.reasons.get('/small2')).toMatch(/^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z \(in 400ms\)$/);
+    expect(plan.reasons.get('/small2')).toMatch(/^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z$/);
   });
 
   it('hybrid reserves reservationDepth blocked jobs', () => {
@@ -69,7 +69,7 @@ describe('queue policies on a small cluster', () => {
     // Device 0 is held: task-0 takes 1 and 2; task-1 needs two more and waits for task-0's end.
     expect(plan.placements.map((p) => [p.task, p.deviceIndices])).toEqual([['/train/task-0', [1, 2]]]);
     expect(plan.reservations!.get('/train')).toBe(1100);
-    expect(plan.reasons.get('/train')).toBe('need 2 GPUs, largest free gpu worker has 1; reserved to start at 1970-01-01T00:00:01.100Z (in 100ms)');
+    expect(plan.reasons.get('/train')).toBe('need 2 GPUs, largest free gpu worker has 1; reserved to start at 1970-01-01T00:00:01.100Z');
   });
 
   it('a job that waits on tasks with no time limit gets no reservation and says why', () => {
