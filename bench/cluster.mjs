@@ -33,13 +33,13 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-function cleanEnv(extra) {
+export function cleanEnv(extra) {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('IRIS_')) env[key] = value;
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
-function iris(args, ctx) {
+export function iris(args, ctx) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0) throw new Error(`iris ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
   return r.stdout;
@@ -68,7 +68,7 @@ export async function spawnBaseline(count, concurrency) {
 }
 
 /** Resolve when every job in `names` reached a final state (events, with a slow poll as fallback). */
-async function awaitJobs(client, names, timeoutMs = 600_000) {
+export async function awaitJobs(client, names, timeoutMs = 600_000) {
   const waiting = new Set(names);
   const states = new Map();
   const abort = new AbortController();

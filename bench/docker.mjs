@@ -9,6 +9,7 @@
 //   (b) throughput: 100 trivial container tasks through the runtime with bounded concurrency
 //       (host network), and the same number of `docker run --rm --network host` with the
 //       same concurrency, in tasks/s.
+//   (c), (d) the same through a whole iris cluster: bench/docker-cluster.mjs.
 //
 // The runtime's launches carry the limits iris sets for every task (cpu, memory, pids) and its
 // capability profile, so the comparison includes what iris really asks of the engine.
@@ -21,6 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runDockerClusterBench } from './docker-cluster.mjs';
 
 const IMAGE = 'iris-test/busybox';
 
@@ -99,7 +101,9 @@ export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 }
       runtime: await pool(tasks, concurrency, () => runtimeOne('host')),
       cli: await pool(tasks, concurrency, () => dockerRun('host')),
     };
-    return { engine: probe.version, perTask, throughput, target: 1.2 };
+    const cluster = await runDockerClusterBench({ runs, tasks, concurrency, dockerRun: () => dockerRun('host'), timed, median });
+    cluster.throughput.cliPerSec = throughput.cli.perSec;
+    return { engine: probe.version, perTask, throughput, cluster, target: 1.2 };
   } finally {
     await runtime.close();
     await rm(dir, { recursive: true, force: true });
@@ -119,4 +123,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }
   const t = r.throughput;
   console.log(`throughput, ${t.runtime.n} tasks x${t.concurrency} (host network): runtime ${t.runtime.perSec} tasks/s, docker run --rm ${t.cli.perSec} tasks/s`);
+  const c = r.cluster;
+  console.log(`through iris: ${c.perTask.irisMs} ms per task vs docker run --rm ${c.perTask.cliMs} ms = ${c.perTask.ratio} x; ${c.throughput.n} tasks x${c.throughput.concurrency}: ${c.throughput.perSec} tasks/s`);
 }

@@ -137,6 +137,9 @@ await section('docker', 'docker.mjs', 'runDockerBench', (r) => {
   }
   const t = r.throughput;
   row(`docker: ${t.runtime.n} trivial container tasks x${t.concurrency} (host network)`, `${fmt(t.runtime.perSec, 1)} tasks/s`, `docker run --rm ${fmt(t.cli.perSec, 1)} tasks/s`, '-', null);
+  const c = r.cluster;
+  row(`iris submit --image: job of 1 \`true\` task, submit..SUCCEEDED (median of ${c.perTask.runs})`, `${fmt(c.perTask.irisMs, 0)} ms (ratio ${fmt(c.perTask.ratio, 2)})`, `docker run --rm ${fmt(c.perTask.cliMs, 0)} ms`, `<= ${r.target} x`, c.perTask.ratio <= r.target);
+  row(`iris submit --image: 1 job x ${c.throughput.n} replicas, ${c.throughput.concurrency} at once`, `${fmt(c.throughput.perSec, 1)} tasks/s`, `docker run --rm ${fmt(c.throughput.cliPerSec, 1)} tasks/s`, '-', null);
 });
 
 const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
