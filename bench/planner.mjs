@@ -16,17 +16,7 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { pathToFileURL } from 'node:url';
 import { Calendar } from '../dist/cluster/planner/index.js';
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './prng.mjs';
 
 const TOTAL = 256; // units (processors of lublin_256)
 const BATCH = 200;

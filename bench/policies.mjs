@@ -13,20 +13,10 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { QueueScheduler } from '../dist/cluster/policies/index.js';
 import { schedule } from '../dist/cluster/scheduler/index.js';
+import { prng } from './prng.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GiB = 1024 ** 3;
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 1,000 workers (cpu and 8-GPU, a few 4-host TPU slices), each partly busy until a random end. */
 export function buildPassSnapshot(jobCount, workerCount = 1000, seed = 7) {

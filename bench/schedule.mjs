@@ -4,19 +4,9 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { pathToFileURL } from 'node:url';
 import { schedule } from '../dist/cluster/scheduler/index.js';
+import { prng } from './prng.mjs';
 
 const GiB = 1024 ** 3;
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function buildSnapshot(taskCount, workerCount, seed = 1) {
   const rand = prng(seed);

@@ -1,9 +1,10 @@
 /** The resolved iris configuration, and the shape of the file users write. */
 import type { Quota, WorkerSpec } from '../cluster/model/types.js';
 
-/** Queue policies of the scheduler (issue 4); `first-fit` is the plain skipping first fit. */
-export const QUEUE_POLICIES = ['first-fit', 'fcfs', 'easy', 'conservative', 'hybrid'] as const;
-export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
+import type { QueuePolicy } from '../cluster/policies/options.js';
+
+/** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
+export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/policies/options.js';
 
 export interface QueueConfig {
   policy: QueuePolicy;

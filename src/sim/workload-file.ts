@@ -10,10 +10,8 @@ import { parseConstraint, type Constraint } from '../cluster/model/constraints.j
 import { componentProblem } from '../cluster/model/names.js';
 import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest, type WorkerDevice } from '../cluster/model/resources.js';
 import { tpuVariant } from '../cluster/model/tpu.js';
+import { ATTRIBUTE_KEY, SAFE_NAME, Validator, describe, formatKeyPath, type KeyPath, type Obj } from '../config/schema/validator.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
-
-type KeyPath = ReadonlyArray<string | number>;
-type Obj = Record<string, unknown>;
 
 const TOP_KEYS = ['workers', 'slices', 'jobs', 'time-limit', 'user'];
 const WORKER_KEYS = ['name', 'count', 'cpu', 'memory', 'gpu', 'tpu', 'attributes'];
@@ -21,30 +19,10 @@ const SLICE_KEYS = ['name', 'tpu', 'cpu', 'memory', 'attributes'];
 const JOB_KEYS = ['name', 'submit', 'after', 'run', 'time-limit', 'replicas', 'cpu', 'memory', 'gpu', 'tpu', 'coschedule', 'constraints', 'user', 'repeat', 'children'];
 const REPEAT_KEYS = ['count', 'every'];
 
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const ATTRIBUTE_KEY = /^[A-Za-z0-9][A-Za-z0-9_./-]*$/;
 const DEFAULT_WORKER_CPU = 1000;
 const DEFAULT_WORKER_MEMORY = 2 * 1024 ** 3;
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
 const MAX_JOBS = 1_000_000;
-
-export function formatKeyPath(keys: KeyPath): string {
-  let out = '';
-  for (const key of keys) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (/^[A-Za-z0-9_-]+$/.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(key)}]`;
-  }
-  return out;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `"${value}"`;
-  return String(value);
-}
 
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -75,49 +53,12 @@ interface Defaults {
   user: string;
 }
 
-class WorkloadReader {
+/** Reads an iris workload file; the shared checks (and their messages) come from the config's Validator. */
+class WorkloadReader extends Validator {
   private jobCount = 0;
-  constructor(private readonly source: string) {}
-
-  fail(keys: KeyPath, message: string, hint?: string): IrisError {
-    const where = keys.length > 0 ? `${formatKeyPath(keys)}: ` : '';
-    return invalid(`${this.source}: ${where}${message}`, hint);
-  }
-
-  at<T>(keys: KeyPath, parse: () => T): T {
-    try {
-      return parse();
-    } catch (error) {
-      if (error instanceof IrisError) throw this.fail(keys, error.message, error.hint);
-      throw error;
-    }
-  }
-
-  object(value: unknown, keys: KeyPath, what: string): Obj {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw this.fail(keys, `expected ${what}, got ${describe(value)}`);
-    return value as Obj;
-  }
-
-  list(value: unknown, keys: KeyPath, what: string): unknown[] {
-    if (!Array.isArray(value)) throw this.fail(keys, `expected a list of ${what}, got ${describe(value)}`);
-    return value;
-  }
-
-  knownKeys(obj: Obj, allowed: readonly string[], keys: KeyPath): void {
-    for (const key of Object.keys(obj)) {
-      if (!allowed.includes(key)) throw this.fail([...keys, key], 'unknown key', `allowed keys here: ${allowed.join(', ')}`);
-    }
-  }
 
   given(obj: Obj, key: string): boolean {
     return obj[key] !== undefined && obj[key] !== null;
-  }
-
-  positiveInteger(value: unknown, keys: KeyPath, what: string): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      throw this.fail(keys, `invalid ${what} ${describe(value)}: expected a whole number of at least 1`);
-    }
-    return value;
   }
 
   name(value: unknown, keys: KeyPath, what: string): string {
@@ -131,28 +72,6 @@ class WorkloadReader {
 
   seconds(value: unknown, keys: KeyPath): number {
     return this.at(keys, () => parseSeconds(value));
-  }
-
-  cpu(value: unknown, keys: KeyPath): number {
-    if (typeof value !== 'number' && typeof value !== 'string') throw this.fail(keys, `invalid cpu ${describe(value)}: expected a number of cores`);
-    return this.at(keys, () => parseCpu(value));
-  }
-
-  memory(value: unknown, keys: KeyPath): number {
-    if (typeof value !== 'number' && typeof value !== 'string') throw this.fail(keys, `invalid memory ${describe(value)}: expected a size such as 4GiB`);
-    return this.at(keys, () => parseMemory(value));
-  }
-
-  attributes(value: unknown, keys: KeyPath): Record<string, string> {
-    if (value === undefined || value === null) return {};
-    const obj = this.object(value, keys, 'an object of name: value pairs');
-    const out: Record<string, string> = {};
-    for (const [key, raw] of Object.entries(obj)) {
-      if (!ATTRIBUTE_KEY.test(key)) throw this.fail([...keys, key], 'invalid attribute name');
-      if (typeof raw === 'string' || typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw))) out[key] = String(raw);
-      else throw this.fail([...keys, key], `invalid attribute value ${describe(raw)}: expected a string, number or boolean`);
-    }
-    return out;
   }
 
   workerDevice(obj: Obj, keys: KeyPath): WorkerDevice {

@@ -7,29 +7,13 @@
  *
  * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it).
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../src/api/types.js';
 import { hostMemlockHardLimit } from '../../src/runtime/docker/memlock.js';
+import { BUSYBOX, containersWithLabel, docker, dockerTestEnv, removeContainers } from '../helpers/docker.js';
 import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
 
-const BUSYBOX = 'iris-test/busybox';
-
-function dockerReady(): boolean {
-  if (process.env.IRIS_TEST_DOCKER === '1') return true;
-  try {
-    execFileSync('docker', ['image', 'inspect', BUSYBOX], { stdio: 'ignore', timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function docker(args: string[]): string {
-  return execFileSync('docker', args, { encoding: 'utf8', timeout: 30_000 }).trim();
-}
-
-const READY = dockerReady();
+const READY = (await dockerTestEnv()).run;
 const HAS_NVIDIA = READY && Object.keys(JSON.parse(docker(['info', '--format', '{{json .Runtimes}}'])) as object).includes('nvidia');
 
 const CONFIG = `
@@ -50,14 +34,7 @@ describe.skipIf(!READY)('Docker runtime with accelerators', () => {
   });
   afterAll(async () => {
     await c?.dispose();
-    if (!clusterId) return;
-    for (const id of docker(['ps', '-aq', '--filter', `label=iris.cluster=${clusterId}`]).split('\n').filter(Boolean)) {
-      try {
-        docker(['rm', '-f', id]);
-      } catch {
-        // already removed
-      }
-    }
+    if (clusterId) removeContainers(containersWithLabel('iris.cluster', clusterId));
   });
 
   it('a 4-host TPU slice job: one container per host, task i on host i, its chips mounted, the TPU and JAX variables set', async () => {
@@ -125,6 +102,6 @@ describe.skipIf(!READY)('Docker runtime with accelerators', () => {
     expect(task.attempts.map((a) => a.state)).toEqual(['PREEMPTED', 'SUCCEEDED']);
     expect(task.attempts[0]!.reason).toMatch(/vanished/);
     expect(task.failures).toBe(0);
-    await waitUntil('no container left', async () => docker(['ps', '-aq', '--filter', `label=iris.cluster=${clusterId}`]), (out) => out === '');
+    await waitUntil('no container left', async () => containersWithLabel('iris.cluster', clusterId), (ids) => ids.length === 0);
   });
 });

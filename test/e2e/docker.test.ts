@@ -8,35 +8,16 @@
  * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it and
  * sets IRIS_TEST_DOCKER=1). Under CI the file must not be skipped.
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../src/api/types.js';
+import { BUSYBOX, NODE_IMAGE as NODE, containersWithLabel, docker, dockerTestEnv, removeContainers } from '../helpers/docker.js';
 import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
 
-const BUSYBOX = 'iris-test/busybox';
-const NODE = 'iris-test/node';
-
-function dockerReady(): boolean {
-  if (process.env.IRIS_TEST_DOCKER === '1') return true;
-  try {
-    execFileSync('docker', ['image', 'inspect', BUSYBOX, NODE], { stdio: 'ignore', timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const READY = dockerReady();
-if (!READY) console.warn('skipping Docker e2e tests: no Docker engine or test images (run scripts/docker-setup.sh)');
-
-function docker(args: string[]): string {
-  return execFileSync('docker', args, { encoding: 'utf8', timeout: 30_000 }).trim();
-}
+const READY = (await dockerTestEnv()).run;
 
 /** Containers (any state) carrying this cluster's label. */
 function containersOf(clusterId: string): string[] {
-  const out = docker(['ps', '-aq', '--filter', `label=iris.cluster=${clusterId}`]);
-  return out === '' ? [] : out.split('\n');
+  return containersWithLabel('iris.cluster', clusterId);
 }
 
 const CONFIG = `
@@ -168,26 +149,10 @@ describe.skipIf(!READY)('Docker runtime after a kill -9 of the cluster', () => {
       expect(docker(['ps', '-aq', '--no-trunc', '--filter', `id=${orphan}`])).toBe('');
       expect(docker(['inspect', '-f', '{{.State.Running}}', stranger])).toBe('true');
     } finally {
-      docker(['rm', '-f', stranger]);
-      try {
-        docker(['rm', '-f', orphan]);
-      } catch {
-        // already removed by the cluster
-      }
+      removeContainers([stranger, orphan]);
     }
   });
 });
-
-/** Removes containers; one already gone (the cluster removing it at the same time) is fine. */
-function removeContainers(ids: readonly string[]): void {
-  for (const id of ids) {
-    try {
-      execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore', timeout: 30_000 });
-    } catch {
-      // already removed
-    }
-  }
-}
 
 function isAlive(pid: number): boolean {
   try {

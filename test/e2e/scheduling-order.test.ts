@@ -54,16 +54,19 @@ describe('scheduling order', () => {
     await c.waitForState('/old', 'SUCCEEDED');
   });
 
-  it('no head-of-line blocking: a job that cannot fit yet does not hold back a smaller one behind it', async () => {
+  it('no head-of-line blocking: behind a blocked job, a job that ends before its reservation starts now; a longer one waits and says why', async () => {
     const hog = c.gate('hog');
-    await c.submit(['--name', 'hog', '-c', 'pool=small', '--cpu', '1'], ['sh', '-c', hog.hold]);
+    await c.submit(['--name', 'hog', '-c', 'pool=small', '--cpu', '1', '--time-limit', '10m'], ['sh', '-c', hog.hold]);
     await c.waitForState('/hog', 'RUNNING');
     await c.submit(['--name', 'bigjob', '-c', 'pool=small', '--cpu', '2'], ['true']);
     const big = await c.waitForJob('/bigjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
-    expect(big.reason).toMatch(/need 2 CPU, largest free worker has 1/);
-    await c.submit(['--name', 'smalljob', '-c', 'pool=small', '--cpu', '1'], ['true']);
+    expect(big.reason).toMatch(/^need 2 CPU, largest free worker has 1; reserved to start at /);
+    await c.submit(['--name', 'smalljob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1m'], ['true']);
     await c.waitForState('/smalljob', 'SUCCEEDED');
     expect((await c.job('/bigjob')).state).toBe('PENDING');
+    await c.submit(['--name', 'longjob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1h'], ['true']);
+    const long = await c.waitForJob('/longjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
+    expect(long.reason).toMatch(/starting now would delay the reservation of \/bigjob at /);
 
     const status = await c.iris(['status', 'bigjob']);
     expect(status.code, describeRun(['status', 'bigjob'], status)).toBe(0);
@@ -73,7 +76,9 @@ describe('scheduling order', () => {
     expect(jobs.stdout).toMatch(/bigjob.*PENDING|PENDING.*bigjob/);
 
     hog.open();
-    await c.waitForState('/bigjob', 'SUCCEEDED');
+    const bigDone = await c.waitForState('/bigjob', 'SUCCEEDED');
+    const longDone = await c.waitForState('/longjob', 'SUCCEEDED');
+    expect(startOf(longDone)).toBeGreaterThanOrEqual(startOf(bigDone));
   });
 
   it('refuses a submission above the pending-task quota with the numbers', async () => {

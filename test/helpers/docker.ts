@@ -53,3 +53,14 @@ export function containersWithLabel(name: string, value: string): string[] {
 export function inspectContainer(id: string): Record<string, any> {
   return JSON.parse(docker(['inspect', id]))[0];
 }
+
+/** Removes containers; one already gone (its cluster removing it at the same time) is fine. */
+export function removeContainers(ids: readonly string[]): void {
+  for (const id of ids) {
+    try {
+      docker(['rm', '-f', id]);
+    } catch {
+      // already removed
+    }
+  }
+}

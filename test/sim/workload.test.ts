@@ -72,7 +72,7 @@ describe('iris workload format', () => {
   it('errors name the file and the key path', () => {
     expect(fail({ workers: [{ name: 'w' }] })).toBe('w.yaml: jobs: the workload declares no jobs');
     expect(fail({ jobs: [{ name: 'a', run: 1 }] })).toMatch(/^w\.yaml: the workload declares no workers/);
-    expect(fail({ workers: [{ name: 'w', cpus: 2 }], jobs: [] })).toBe('w.yaml: workers[0].cpus: unknown key');
+    expect(fail({ workers: [{ name: 'w', cpus: 2 }], jobs: [] })).toBe('w.yaml: workers[0].cpus: unknown key (did you mean "cpu"?)');
     expect(fail({ workers: [{ name: 'w', memory: 'lots' }], jobs: [] })).toMatch(/^w\.yaml: workers\[0\]\.memory: invalid memory "lots"/);
     expect(fail({ slices: [{ name: 's', tpu: 'v9-1' }], jobs: [] })).toMatch(/^w\.yaml: slices\[0\]\.tpu: unknown TPU variant "v9-1"/);
     expect(fail({ workers: [{ name: 'w' }], jobs: [{ name: 'a' }] })).toBe('w.yaml: jobs[0].run: missing run time');

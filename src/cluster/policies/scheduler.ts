@@ -13,7 +13,10 @@
  *   the window is reconsidered, in order. A job reserved before keeps its old spans in the
  *   planner while the jobs ahead of it are planned, and is then re-planned itself; its old slot
  *   is still free then, so a reservation only ever moves earlier (no reservation is delayed by a
- *   later one). Reservations of jobs now outside the window are dropped.
+ *   later one). The exception is a job that arrived after the reservation was planned and now
+ *   stands ahead of it in queue order (a deeper child of an older tree): queue order wins, so
+ *   that reservation gives up its hold and is re-planned after it. Reservations of jobs now
+ *   outside the window are dropped.
  * - only new jobs arrived: blocked jobs are skipped (they do not count against queueDepth) and
  *   their reservations stand; new jobs start now around them, or block. A reservation whose
  *   start has passed, or that no longer fits, is dropped and its job reconsidered.
@@ -35,6 +38,10 @@ interface Blocked {
   reservation: Reservation | null;
   /** Shown instead of a reserved start (e.g. why none could be reserved); null for nothing. */
   note: string | null;
+  /** The pass in which the job first blocked (kept while it stays blocked). */
+  since: number;
+  /** The pass in which its reservation was planned (every job ahead of it then was accounted for). */
+  reservedPass: number;
 }
 
 interface PassResult {
@@ -63,6 +70,8 @@ export class QueueScheduler {
   private blocked = new Map<string, Blocked>();
   /** The blocked jobs that hold a reservation (a subset of `blocked`). */
   private reserved = new Map<string, Blocked>();
+  /** Passes run so far (estimate() does not count): the clock of Blocked.since / reservedPass. */
+  private passes = 0;
 
   constructor(options: Partial<QueueOptions> = {}) {
     this.options = queueOptions(options);
@@ -79,6 +88,7 @@ export class QueueScheduler {
       this.reserved.clear();
       return schedule(snapshot);
     }
+    this.passes++;
     const result = this.run(snapshot, resourcesChanged);
     if (resourcesChanged) {
       this.blocked = result.added;
@@ -149,6 +159,7 @@ export class QueueScheduler {
 
   /** `fullWindow`: keep standing jobs in the returned window (estimate walks the jobs ahead). */
   private run(snapshot: Snapshot, resourcesChanged: boolean, fullWindow = false): PassResult {
+    const pass = this.passes;
     const options = this.options;
     const fcfs = options.policy === 'fcfs';
     const limit = reservationLimit(options);
@@ -198,12 +209,18 @@ export class QueueScheduler {
     // Reconsidering (resources changed): earlier reservations of window jobs hold their slots
     // until their own job is re-planned, so the jobs ahead plan around them.
     const held = new Map<string, HeldSpans>();
+    // A job that arrived ahead of it in queue order since then (a deeper child, say) was not
+    // accounted for, and the queue order wins: that reservation is re-planned without a hold.
     if (resourcesChanged) {
+      let newestAhead = -Infinity;
       for (const q of window) {
-        const r = this.blocked.get(q.job.name)?.reservation;
-        if (!r || r.start < now || r.count !== q.tasks.length) continue;
-        const spans = holdReservation(ctx, r);
-        if (spans) held.set(q.job.name, spans);
+        const before = this.blocked.get(q.job.name);
+        const r = before?.reservation;
+        if (r && r.start >= now && r.count === q.tasks.length && newestAhead <= before!.reservedPass) {
+          const spans = holdReservation(ctx, r);
+          if (spans) held.set(q.job.name, spans);
+        }
+        newestAhead = Math.max(newestAhead, before ? before.since : Infinity);
       }
     }
 
@@ -262,7 +279,8 @@ export class QueueScheduler {
       if (remaining === 0) continue;
       let base = explainer.base(q.job, remaining) ?? explainer.held(reservations, q.job.name);
       if (quota) base = `${quota}; ${base}`;
-      const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null };
+      const since = this.blocked.get(q.job.name)?.since ?? pass;
+      const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null, since, reservedPass: pass };
       added.set(q.job.name, b);
       reasons.set(q.job.name, render(b, now));
     }

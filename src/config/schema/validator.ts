@@ -11,7 +11,7 @@ export type Obj = Record<string, unknown>;
 
 
 export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const ATTRIBUTE_KEY = /^[A-Za-z0-9][A-Za-z0-9_./-]*$/;
+export const ATTRIBUTE_KEY = /^[A-Za-z0-9][A-Za-z0-9_./-]*$/;
 const HOSTNAME = /^[A-Za-z0-9_]([A-Za-z0-9_.:-]*[A-Za-z0-9_.])?$/;
 export const MAX_NAME_LENGTH = 63;
 

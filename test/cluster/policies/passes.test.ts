@@ -92,6 +92,22 @@ describe('passes over time', () => {
     expect(Object.fromEntries(second.reservations!)).toEqual({ '/b': 1100, '/c': 1150 });
   });
 
+  it('a deeper job that arrived after a reservation was planned goes first when resources change (queue order wins)', () => {
+    const scheduler = new QueueScheduler();
+    const one = [worker('w1', { cpu: 1 })];
+    const fresh = timed('/new', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 5 });
+    const kid = timed('/old/kid', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 1 });
+    const first = scheduler.pass(snap([fresh], one, [hold('/blk/task-0', 'w1', 1, 1200)]));
+    expect(Object.fromEntries(first.reservations!)).toEqual({ '/new': 1200 });
+    // The kid of an older tree arrives: it waits (the one easy reservation is taken) ...
+    const second = scheduler.pass(snap([fresh, kid], one, [hold('/blk/task-0', 'w1', 1, 1200)], 1010), false);
+    expect(startedJobs(second)).toEqual([]);
+    // ... and when /blk ends early it starts first; /new is reserved after it.
+    const third = scheduler.pass(snap([fresh, kid], one, [], 1050), true);
+    expect(startedJobs(third)).toEqual(['/old/kid']);
+    expect(Object.fromEntries(third.reservations!)).toEqual({ '/new': 1550 });
+  });
+
   it('queueDepth bounds the jobs one pass considers', () => {
     const many = Array.from({ length: 10 }, (_, i) => late(`/j${i}`, 10, i + 1));
     const big = [worker('big', { cpu: 64 })];
