@@ -163,7 +163,15 @@ export interface ClusterInfo {
   version: string;
   startedAt: number;
   workers: WorkerInfo[];
-  queue: { pending: number; running: number; jobs: Partial<Record<JobState, number>> };
+  queue: {
+    pending: number;
+    running: number;
+    jobs: Partial<Record<JobState, number>>;
+    /** The queue policy of the cluster. */
+    policy: string;
+    /** Scheduling passes run since start: submissions and task ends coalesce into few passes. */
+    passes: number;
+  };
 }
 
 export interface EndpointInfo {

@@ -44,7 +44,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number): string {
     ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
-  fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none']);
+  fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none'], ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`]);
   return [renderFields(fields), '', renderWorkers(info.workers)].join('\n');
 }
 

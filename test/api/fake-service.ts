@@ -132,7 +132,7 @@ export class FakeService implements ClusterService {
     this.check();
     return {
       clusterId: 'c1', pid: process.pid, socket: '/tmp/x.sock', home: '/tmp', version: 'test', startedAt: 1, workers: [WORKER],
-      queue: { pending: 0, running: 0, jobs: {} },
+      queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 0 },
     };
   }
 

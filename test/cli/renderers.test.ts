@@ -41,13 +41,14 @@ describe('workers and cluster', () => {
   it('summarises the cluster', () => {
     const info: ClusterInfo = {
       clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW - 3_600_000, workers,
-      queue: { pending: 3, running: 1, jobs: { RUNNING: 1, PENDING: 2 } },
+      queue: { pending: 3, running: 1, jobs: { RUNNING: 1, PENDING: 2 }, policy: 'easy', passes: 12 },
     };
     const text = renderClusterStatus(info, NOW);
     expect(text).toContain('Cluster:  c-1 (pid 42, iris 0.1.0)');
     expect(text).toContain('CPU:      1.5/12 cores in use');
     expect(text).toContain('Devices:  0/4 in use');
     expect(text).toContain('Tasks:    1 running, 3 pending');
+    expect(text).toContain('Queue:    policy easy, 12 scheduling passes');
     expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
     expect(text).toContain('local-0');
   });

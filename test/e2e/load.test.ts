@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { JobSummary, SubmitResponse } from '../../src/api/types.js';
+import { ARRIVAL_PASS_INTERVAL_MS } from '../../src/cluster/controller/controller.js';
 import { E2ECluster, waitUntil } from './harness.js';
 
 const CONFIG = `
@@ -74,4 +75,36 @@ describe('load', () => {
     const listed = await c.client.jobs();
     expect(listed.filter((j) => j.name.startsWith('/cli-'))).toHaveLength(12);
   });
+
+  it('a burst of 1,000 submissions behind a full cluster is scheduled in far fewer passes, and all run', { timeout: 180_000 }, async () => {
+    const gate = c.gate('burst');
+    await c.submit(['--name', 'burst-hold', '--cpu', '64'], ['sh', '-c', gate.hold]);
+    await c.waitForState('/burst-hold', 'RUNNING');
+    const before = (await c.client.cluster()).queue.passes;
+    const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: c.socket, env: {} }));
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (client, i) => {
+        for (let k = 0; k < 50; k++) await client.submit({ name: `burst-${i}-${k}`, command: ['true'], cpu: 0.5, memory: '16M' });
+      }),
+    );
+    const elapsedMs = performance.now() - started;
+    const info = await c.client.cluster();
+    expect(info.queue.pending).toBe(1000);
+    const passes = info.queue.passes - before;
+    console.log(`1,000 submissions from 20 clients in ${Math.round(elapsedMs)} ms: ${passes} scheduling passes`);
+    expect(passes).toBeGreaterThan(0);
+    // Passes for submissions alone run at most every ARRIVAL_PASS_INTERVAL_MS (one more may follow the last).
+    expect(passes).toBeLessThanOrEqual(Math.ceil(elapsedMs / ARRIVAL_PASS_INTERVAL_MS) + 2);
+    expect(passes).toBeLessThan(500);
+    gate.open();
+    const done = await waitUntil(
+      'all 1,000 burst jobs to end',
+      () => c.client.cluster(),
+      (now) => now.queue.pending === 0 && now.queue.running === 0,
+      { timeoutMs: 150_000, intervalMs: 500 },
+    );
+    expect(done.queue.jobs.FAILED ?? 0).toBe(0);
+  });
 });
+

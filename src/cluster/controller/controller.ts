@@ -4,7 +4,8 @@
  * Invariants:
  * - Only the store decides states; the controller turns store StopOrders into runtime stops.
  * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
- *   one tick give one pass.
+ *   one tick give one pass, and passes for submissions alone run at most every
+ *   ARRIVAL_PASS_INTERVAL_MS.
  * - Every launched attempt is tracked in `active` until its exit has been recorded, so shutdown
  *   can stop and await all of them.
  * - Store writes triggered by launches and exits are batched into one transaction per tick.
@@ -57,6 +58,8 @@ export interface ControllerOptions {
 }
 
 const SCHEDULING_TIMEOUT_TICK_MS = 250;
+/** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
+export const ARRIVAL_PASS_INTERVAL_MS = 20;
 
 export class Controller {
   private readonly store: ClusterStore;
@@ -70,6 +73,10 @@ export class Controller {
   private readonly holdings = new Map<string, number[]>();
   private readonly tokens = new Map<string, TaskIdentity>();
   private passQueued = false;
+  /** The timer of a queued arrival pass (null when the queued pass runs at the next tick). */
+  private passTimer: NodeJS.Timeout | null = null;
+  /** performance.now() at the start of the last pass. */
+  private lastPassAt = -Infinity;
   /** Something freed or changed capacity since the last pass (not only new submissions). */
   private resourcesChanged = true;
   private readonly queue: QueueScheduler;
@@ -83,7 +90,12 @@ export class Controller {
   private deadlineTimer: NodeJS.Timeout | null = null;
   /** Jobs with a scheduling timeout that were still pending after the last pass. */
   private deadlines = new Map<string, number>();
+  /** Scheduling passes run so far (requests in one tick coalesce into one pass). */
   passes = 0;
+
+  get policy(): string {
+    return this.queueOptions.policy;
+  }
 
   constructor(options: ControllerOptions) {
     this.store = options.store;
@@ -114,16 +126,31 @@ export class Controller {
 
   /**
    * Ask for a scheduling pass; many requests in one tick give one pass. `resourcesChanged`
-   * false (a submit) lets the queue policy leave jobs blocked in the last pass alone.
+   * false (a submit) lets the queue policy leave jobs blocked in the last pass alone, and such
+   * passes run at most every ARRIVAL_PASS_INTERVAL_MS: a burst of submissions (each its own
+   * request, so its own tick) is placed in a few passes. The first submission after a quiet
+   * spell, and anything that frees capacity, gets a pass at once.
    */
   requestPass(resourcesChanged = true): void {
     if (resourcesChanged) this.resourcesChanged = true;
-    if (this.passQueued || this.closing) return;
+    if (this.closing) return;
+    if (this.passQueued) {
+      if (!resourcesChanged || this.passTimer === null) return;
+      clearTimeout(this.passTimer);
+    }
     this.passQueued = true;
-    setImmediate(() => {
+    const wait = resourcesChanged ? 0 : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS - performance.now();
+    const run = () => {
+      this.passTimer = null;
       this.passQueued = false;
       if (!this.closing) this.pass();
-    });
+    };
+    if (wait <= 0) {
+      this.passTimer = null;
+      setImmediate(run);
+    } else {
+      this.passTimer = setTimeout(run, wait);
+    }
   }
 
   /** The identity of the running attempt a task token belongs to. */
@@ -155,6 +182,7 @@ export class Controller {
     if (this.closing) return;
     this.closing = true;
     if (this.deadlineTimer) clearInterval(this.deadlineTimer);
+    if (this.passTimer) clearTimeout(this.passTimer);
     // The orders preemptAttempt returns name these same attempts, which are all stopped below.
     this.store.transaction(() => {
       for (const entry of this.active.values()) this.store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason);
@@ -169,6 +197,7 @@ export class Controller {
 
   private pass(): void {
     this.passes++;
+    this.lastPassAt = performance.now();
     const now = this.now();
     this.expireSchedulingTimeouts(now);
     const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, now);

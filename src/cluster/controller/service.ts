@@ -133,7 +133,13 @@ export class ControllerService implements ClusterService {
       version: this.ctx.version,
       startedAt: this.ctx.startedAt,
       workers: this.workers(),
-      queue: { pending: this.store.pendingTasks().length, running: this.store.activeAttempts().length, jobs },
+      queue: {
+        pending: this.store.pendingTasks().length,
+        running: this.store.activeAttempts().length,
+        jobs,
+        policy: this.controller.policy,
+        passes: this.controller.passes,
+      },
     };
   }
 
