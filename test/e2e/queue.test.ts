@@ -106,3 +106,24 @@ describe('a cluster configured with queue policy fcfs', () => {
     expect(startOf(small)).toBeGreaterThanOrEqual(startOf(big));
   });
 });
+
+describe('a cluster with a default time limit', () => {
+  let c: E2ECluster;
+  beforeAll(async () => {
+    c = await E2ECluster.create({ config: `${WORKERS}time-limit: 2s\n` });
+  });
+  afterAll(async () => {
+    await c?.dispose();
+  });
+
+  it('applies it to a job that gives none: planned with it, and stopped with reason time-limit', async () => {
+    const name = await c.submit(['--name', 'endless'], ['sleep', '60']);
+    const job = await c.waitForEnd(name, { timeoutMs: 20_000 });
+    expect(job.timeoutMs).toBe(2000);
+    expect(job.state).toBe('FAILED');
+    expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/time-limit/);
+    // Its own limit wins over the default.
+    const own = await c.submit(['--name', 'own', '--time-limit', '1h'], ['true']);
+    expect((await c.waitForState(own, 'SUCCEEDED')).timeoutMs).toBe(3_600_000);
+  });
+});
