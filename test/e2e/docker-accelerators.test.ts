@@ -8,9 +8,9 @@
  * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterInfo } from '../../src/api/types.js';
 import { hostMemlockHardLimit } from '../../src/runtime/docker/memlock.js';
-import { BUSYBOX, containersWithLabel, docker, dockerTestEnv, removeContainers } from '../helpers/docker.js';
+import { BUSYBOX, containersWithLabel, docker, dockerTestEnv } from '../helpers/docker.js';
+import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
 import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
 
 const READY = (await dockerTestEnv()).run;
@@ -29,13 +29,9 @@ describe.skipIf(!READY)('Docker runtime with accelerators', () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-    clusterId = (await c.json<ClusterInfo>(['cluster', 'status'])).clusterId;
+    ({ c, clusterId } = await startDockerCluster(CONFIG));
   });
-  afterAll(async () => {
-    await c?.dispose();
-    if (clusterId) removeContainers(containersWithLabel('iris.cluster', clusterId));
-  });
+  afterAll(() => stopDockerCluster(c, clusterId));
 
   it('a 4-host TPU slice job: one container per host, task i on host i, its chips mounted, the TPU and JAX variables set', async () => {
     const probe = 'env; echo "chips $(ls /dev/accel* | tr "\\n" " ")"; echo "read $(head -c 8 /dev/accel3 | wc -c)"; echo "memlock $(ulimit -l)"';

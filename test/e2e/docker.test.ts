@@ -9,8 +9,8 @@
  * sets IRIS_TEST_DOCKER=1). Under CI the file must not be skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterInfo } from '../../src/api/types.js';
 import { BUSYBOX, NODE_IMAGE as NODE, containersWithLabel, docker, dockerTestEnv, removeContainers } from '../helpers/docker.js';
+import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
 import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
 
 const READY = (await dockerTestEnv()).run;
@@ -31,13 +31,9 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-    clusterId = (await c.json<ClusterInfo>(['cluster', 'status'])).clusterId;
+    ({ c, clusterId } = await startDockerCluster(CONFIG));
   });
-  afterAll(async () => {
-    await c?.dispose();
-    if (clusterId) removeContainers(containersOf(clusterId));
-  });
+  afterAll(() => stopDockerCluster(c, clusterId));
 
   it('replicas run as containers with the IRIS_* contract and none of the host environment', async () => {
     const r = await c.iris(['run', '--name', 'env', '--image', BUSYBOX, '--replicas', '3', '--cpu', '0.2', '-e', 'GREETING=hi', '--', 'env'], {
@@ -124,13 +120,9 @@ describe.skipIf(!READY)('Docker runtime after a kill -9 of the cluster', () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-    clusterId = (await c.json<ClusterInfo>(['cluster', 'status'])).clusterId;
+    ({ c, clusterId } = await startDockerCluster(CONFIG));
   });
-  afterAll(async () => {
-    await c?.dispose();
-    if (clusterId) removeContainers(containersOf(clusterId));
-  });
+  afterAll(() => stopDockerCluster(c, clusterId));
 
   it('removes unknown containers of this cluster, leaves other clusters alone and reruns the lost attempt', async () => {
     const name = await c.submit(['--name', 'survivor', '--image', BUSYBOX], ['sh', '-c', 'echo attempt-$IRIS_ATTEMPT; if [ "$IRIS_ATTEMPT" = 0 ]; then sleep 300; fi']);
