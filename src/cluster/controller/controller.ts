@@ -13,10 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { orderPending, type SchedulerJob } from '../scheduler/index.js';
 import { DEFAULT_QUEUE_OPTIONS, QueueScheduler, type QueueOptions } from '../policies/index.js';
-import { jobDepth, parentJob } from '../model/names.js';
 import type { JobSpec } from '../model/types.js';
+import { estimateStart, queueEntries } from './queue-view.js';
 import type { QueueInfo } from '../../api/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { AttemptOutcome } from '../model/states.js';
@@ -245,40 +244,14 @@ export class Controller {
   /** Pending jobs in the order the scheduler considers them, with reasons and reservations. */
   queueInfo(): QueueInfo {
     const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, this.now());
-    const counts = new Map<string, number>();
-    for (const task of orderPending(snapshot)) counts.set(task.job, (counts.get(task.job) ?? 0) + 1);
-    let position = 0;
-    const jobs = [...counts].map(([name, pendingTasks]) => {
-      const job = this.store.job(name)!;
-      return {
-        position: ++position,
-        job: name,
-        user: job.spec.user,
-        depth: job.depth,
-        pendingTasks,
-        submittedAt: job.submittedAt,
-        timeLimitMs: job.spec.timeoutMs,
-        reason: job.reason,
-        reservedStart: this.reservations.get(name) ?? null,
-      };
-    });
     const { policy, queueDepth, reservationDepth } = this.queueOptions;
-    return { policy, queueDepth, reservationDepth, jobs };
+    return { policy, queueDepth, reservationDepth, jobs: queueEntries(snapshot, this.store, this.reservations) };
   }
 
   /** When a job with this spec would start if submitted now (no state changes). */
   estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
-    const now = this.now();
-    const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, now);
-    const parent = parentJob(spec.name);
-    const root = parent ? this.store.job(parent)?.rootSubmittedAt ?? now : now;
-    const job: SchedulerJob = {
-      name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, user: spec.user,
-      resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
-      timeLimitMs: spec.timeoutMs,
-    };
-    const { start, reason } = this.queue.estimate(snapshot, job);
-    return { start, now, reason, policy: this.queueOptions.policy };
+    const snapshot = buildSnapshot(this.store, this.holdings, this.quotas, this.now());
+    return { ...estimateStart(snapshot, this.store, this.queue, spec), now: snapshot.now, policy: this.queueOptions.policy };
   }
 
   private trackDeadlines(): void {
