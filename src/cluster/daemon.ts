@@ -52,10 +52,18 @@ function writeCliShim(home: string): string {
   return dir;
 }
 
-/** Rejects with a clear user error when no Docker engine answers (checked when a job asks for an image). */
-async function requireContainerEngine(): Promise<void> {
-  const probe = await DockerRuntime.probe({ timeoutMs: 3000 });
-  if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
+/**
+ * A check that rejects with a clear user error when no Docker engine answers (run when a job asks
+ * for an image). An answer is trusted for a few seconds, so a burst of submissions asks once.
+ */
+function containerEngineCheck(): () => Promise<void> {
+  let okUntil = 0;
+  return async () => {
+    if (performance.now() < okUntil) return;
+    const probe = await DockerRuntime.probe({ timeoutMs: 3000 });
+    if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
+    okUntil = performance.now() + 5000;
+  };
 }
 
 export async function runCluster(options: RunClusterOptions): Promise<void> {
@@ -123,7 +131,7 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     new ControllerService(store, controller, {
       clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
       defaults: { timeLimitMs: config.defaults.timeLimitMs, image: config.runtime.kind === 'docker' ? config.runtime.image : null },
-      requireContainerEngine,
+      requireContainerEngine: containerEngineCheck(),
       requestStop: async () => {
         setImmediate(() => void stop());
       },
