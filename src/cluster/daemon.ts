@@ -21,7 +21,7 @@ import { RuntimeRouter } from '../runtime/router.js';
 import { queueOptions } from './policies/index.js';
 import { ClusterStore } from './state/store.js';
 import { Controller } from './controller/controller.js';
-import { inheritableEnv } from './controller/launch.js';
+import { defaultImage, inheritableEnv } from './controller/launch.js';
 import { ControllerService } from './controller/service.js';
 
 export interface RunClusterOptions {
@@ -130,7 +130,7 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   const server = createApiServer(
     new ControllerService(store, controller, {
       clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
-      defaults: { timeLimitMs: config.defaults.timeLimitMs, image: config.runtime.kind === 'docker' ? config.runtime.image : null },
+      defaults: { timeLimitMs: config.defaults.timeLimitMs, image: defaultImage(config.runtime) },
       requireContainerEngine: containerEngineCheck(),
       requestStop: async () => {
         setImmediate(() => void stop());

@@ -66,10 +66,14 @@ export function sliceOf(worker: WorkerSpec | undefined, all: () => readonly Work
   return worker.attributes['tpu-name'] === undefined ? [worker] : sliceHosts(worker, all());
 }
 
-/** The image a job runs in: its own `--image`, else the configured default when the runtime is docker. */
+/** The image of a job that names none: the configured one when the runtime is docker, else none (a process). */
+export function defaultImage(runtime: LaunchContext['runtime']): string | null {
+  return runtime?.kind === 'docker' ? runtime.image : null;
+}
+
+/** The image a job runs in: its own `--image`, else the configured default. */
 export function imageFor(ctx: LaunchContext, job: Job): string | null {
-  if (job.spec.image) return job.spec.image;
-  return ctx.runtime?.kind === 'docker' ? ctx.runtime.image : null;
+  return job.spec.image || defaultImage(ctx.runtime);
 }
 
 /**

@@ -7,8 +7,9 @@ import type { QueueEntry } from '../../api/types.js';
 import { jobDepth, parentJob } from '../model/names.js';
 import type { JobSpec } from '../model/types.js';
 import type { QueueScheduler } from '../policies/index.js';
-import { orderPending, type SchedulerJob, type Snapshot } from '../scheduler/index.js';
+import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
+import { schedulerJob } from './snapshot.js';
 
 /** Pending jobs in scheduling order, with the reserved start of the last pass where there is one. */
 export function queueEntries(snapshot: Snapshot, store: ClusterStore, reservations: ReadonlyMap<string, number>): QueueEntry[] {
@@ -35,10 +36,6 @@ export function queueEntries(snapshot: Snapshot, store: ClusterStore, reservatio
 export function estimateStart(snapshot: Snapshot, store: ClusterStore, queue: QueueScheduler, spec: JobSpec): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);
   const root = parent ? store.job(parent)?.rootSubmittedAt ?? snapshot.now : snapshot.now;
-  const job: SchedulerJob = {
-    name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, user: spec.user,
-    resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
-    timeLimitMs: spec.timeoutMs,
-  };
+  const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, spec });
   return queue.estimate(snapshot, job);
 }

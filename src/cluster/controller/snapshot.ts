@@ -12,7 +12,8 @@ export type DeviceHoldings = ReadonlyMap<string, readonly number[]>;
 
 export const attemptKey = (task: string, attempt: number): string => `${task}#${attempt}`;
 
-export function schedulerJob(job: Job): SchedulerJob {
+/** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
+export function schedulerJob(job: Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq' | 'spec'>): SchedulerJob {
   return {
     name: job.name,
     depth: job.depth,
