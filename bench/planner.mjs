@@ -15,7 +15,7 @@
 // array (what a sorted-array calendar pays per add).
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { pathToFileURL } from 'node:url';
-import { Calendar } from '../dist/cluster/planner/index.js';
+import { Calendar } from '../dist/cluster/scheduler/planner/index.js';
 import { prng } from './prng.mjs';
 
 const TOTAL = 256; // units (processors of lublin_256)

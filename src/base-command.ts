@@ -8,7 +8,7 @@
  * Commands return their data; with --json oclif prints it as JSON on stdout.
  */
 import { Command, Errors, toConfiguredId } from '@oclif/core';
-import { EXIT, IrisError } from './errors.js';
+import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 
 export interface ErrorBody {

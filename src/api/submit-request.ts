@@ -10,15 +10,16 @@
  * The child runs as caller.user and inherits caller.env under the request's own env.
  * Without a caller every name is a root-relative path (`eval` == `/eval`).
  */
-import { IrisError, invalid } from '../errors.js';
-import { parseConstraint, type Constraint } from '../cluster/model/constraints.js';
-import { isWithin, parseJobName } from '../cluster/model/names.js';
-import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../cluster/model/resources.js';
-import { knownTpuVariants, tpuVariant } from '../cluster/model/tpu.js';
-import type { JobSpec } from '../cluster/model/types.js';
-import { parseDuration } from '../util/duration.js';
-import type { TaskCaller } from './service.js';
+import { IrisError, invalid } from '../model/errors.js';
+import { parseConstraint, type Constraint } from '../model/constraints.js';
+import { isWithin, parseJobName } from '../model/names.js';
+import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../model/resources.js';
+import { knownTpuVariants, tpuVariant } from '../model/tpu.js';
+import type { JobSpec } from '../model/types.js';
+import { parseDuration } from '../model/duration.js';
+import type { TaskCaller } from '../model/caller.js';
 import type { SubmitRequest } from './types.js';
+import { checkImageReference } from '../model/image.js';
 
 export interface SubmitContext {
   caller: TaskCaller | null;
@@ -218,20 +219,6 @@ function resolveName(value: unknown, ctx: SubmitContext): { name: string; genera
     return { name, generated: false };
   }
   return { name: withField('name', 'name', () => parseJobName(`${caller.job}/${trimmed}`)), generated: false };
-}
-
-/** Docker image references: `busybox`, `iris-test/node:24`, `host:5000/team/img@sha256:...`. */
-const IMAGE_PATTERN = /^[a-z0-9][a-z0-9._\-/]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
-
-/** Check a Docker image reference; returns it unchanged or throws a clear IrisError. */
-export function checkImageReference(image: string): string {
-  const host = image.includes('/') ? image.slice(0, image.indexOf('/')) : '';
-  // A registry host may carry a port (`host:5000/img`); check the rest of the reference.
-  const rest = /[.:]/.test(host) ? image.slice(host.length + 1) : image;
-  if (image.length > 255 || !IMAGE_PATTERN.test(rest)) {
-    throw invalid(`invalid image reference ${describe(image)}`, 'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox');
-  }
-  return image;
 }
 
 function parseImage(value: unknown): string | null {

@@ -3,10 +3,10 @@
  * Requests carry user-level strings (`"512M"`, `"H100x8"`, `"10m"`); the server parses them with
  * the same parsers the CLI uses, so a task in any language can submit with plain JSON.
  */
-import type { Constraint } from '../cluster/model/constraints.js';
-import type { JobState, TaskState, AttemptState } from '../cluster/model/states.js';
-import type { WorkerDevice } from '../cluster/model/resources.js';
-import type { WorkerState } from '../cluster/model/types.js';
+import type { Constraint } from '../model/constraints.js';
+import type { JobState, TaskState, AttemptState } from '../model/states.js';
+import type { WorkerDevice } from '../model/resources.js';
+import type { WorkerState } from '../model/types.js';
 
 export const API_VERSION = 'v1';
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */

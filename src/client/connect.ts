@@ -6,9 +6,9 @@
  */
 import type { IrisClient } from './types.js';
 import { SocketClient } from './socket-client.js';
-import { resolveHome, resolveSocket } from './address.js';
+import { resolveHome, resolveSocket } from '../api/address.js';
 import { startDetached } from './launcher.js';
-import { IrisError } from '../errors.js';
+import { IrisError } from '../model/errors.js';
 
 export type ConnectedClient = IrisClient & { ping(): Promise<boolean> };
 

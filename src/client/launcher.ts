@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IrisError } from '../errors.js';
-import { socketPathFor } from './address.js';
+import { IrisError } from '../model/errors.js';
+import { socketPathFor } from '../api/address.js';
 import { SocketClient } from './socket-client.js';
 
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */

@@ -7,13 +7,14 @@
  * quietly when the caller's AbortSignal aborts.
  */
 import { request, type IncomingMessage } from 'node:http';
-import { IrisError, type ErrorCode } from '../errors.js';
-import type { ClusterEvent, IrisClient } from './types.js';
+import { IrisError, type ErrorCode } from '../model/errors.js';
+import type { IrisClient } from './types.js';
+import type { ClusterEvent } from '../model/events.js';
 import type {
   ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
-import { resolveSocket, TOKEN_ENV, type Env } from './address.js';
+import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
 
 export interface SocketClientOptions {
   /** Socket path; default resolveSocket(env). */

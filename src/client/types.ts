@@ -5,13 +5,7 @@
 import type {
   ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
-
-export interface ClusterEvent {
-  type: 'job' | 'task' | 'worker' | 'endpoint' | 'cluster';
-  name: string;
-  state?: string;
-  time: number;
-}
+import type { ClusterEvent } from '../model/events.js';
 
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;

@@ -1,7 +1,7 @@
 import type { JobDetail, LogLine } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
-import { isFinalJobState } from '../cluster/model/states.js';
-import { EXIT } from '../errors.js';
+import { isFinalJobState } from '../model/states.js';
+import { EXIT } from '../model/errors.js';
 import { formatLogLine } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
 

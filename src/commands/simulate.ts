@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../base-command.js';
-import { invalid } from '../errors.js';
+import { invalid } from '../model/errors.js';
 import { DEFAULT_QUEUE } from '../config/defaults.js';
 import { QUEUE_POLICIES } from '../config/types.js';
 import { simulate, type SimProgress } from '../sim/engine.js';

@@ -2,7 +2,7 @@
  * Built-in configuration values: what iris uses when no config file exists, and the fallbacks
  * for keys a config file leaves out.
  */
-import type { WorkerSpec } from '../cluster/model/types.js';
+import type { WorkerSpec } from '../model/types.js';
 import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
 import type { QueueConfig, RuntimeConfig } from './types.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { cosmiconfig, defaultLoaders } from 'cosmiconfig';
 import type { Loader } from 'cosmiconfig';
 import YAML from 'yaml';
-import { IrisError, invalid } from '../errors.js';
+import { IrisError, invalid } from '../model/errors.js';
 import { MODULE_NAME, SEARCH_PLACES } from './defaults.js';
 import { defaultConfig, validateConfig } from './schema/validate.js';
 import type { MachineProbe } from './detect.js';

@@ -1,10 +1,10 @@
 /** The resolved iris configuration, and the shape of the file users write. */
-import type { Quota, WorkerSpec } from '../cluster/model/types.js';
+import type { Quota, WorkerSpec } from '../model/types.js';
 
-import type { QueuePolicy } from '../cluster/policies/options.js';
+import type { QueuePolicy } from '../cluster/scheduler/queue/options.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
-export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/policies/options.js';
+export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 
 export interface QueueConfig {
   policy: QueuePolicy;

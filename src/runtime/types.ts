@@ -2,7 +2,7 @@
  * The one interface every task runtime implements (process now, docker later). A runtime
  * executes fully resolved launches and reports exits; it never decides anything.
  */
-import type { ResourceSpec } from '../cluster/model/resources.js';
+import type { ResourceSpec } from '../model/resources.js';
 
 export interface TaskKey {
   job: string;

@@ -18,10 +18,10 @@
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
-import { jobDepth, taskName } from '../cluster/model/names.js';
+import { jobDepth, taskName } from '../model/names.js';
 import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../cluster/scheduler/types.js';
-import { comparePending } from '../cluster/scheduler/order.js';
-import { neverReason } from '../cluster/scheduler/feasibility.js';
+import { comparePending } from '../cluster/scheduler/queue/order.js';
+import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from './heap.js';
 import { boundedSlowdown } from './metrics.js';
 import { orderScore, type OrderName } from './scores.js';

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { IrisError, invalid } from '../errors.js';
+import { IrisError, invalid } from '../model/errors.js';
 import { parseSwf, usableSwfJobs, type SwfTrace } from './swf.js';
 import { parseWorkload } from './workload-file.js';
 import { poolWorker, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';

@@ -2,8 +2,8 @@
  * The scheduler the simulator drives: the live cluster's queue policy code, configured from
  * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64).
  */
-import { invalid } from '../errors.js';
-import { QueueScheduler } from '../cluster/policies/index.js';
+import { invalid } from '../model/errors.js';
+import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
 import { DEFAULT_QUEUE } from '../config/defaults.js';
 import { QUEUE_POLICIES, type QueuePolicy } from '../config/types.js';
 import type { PassScheduler } from './engine.js';

@@ -28,7 +28,7 @@
  * Metric: bounded slowdown max(1, (wait + run) / max(run, 10)) averaged per window, then the
  * mean over windows.
  */
-import { IrisError, invalid } from '../errors.js';
+import { IrisError, invalid } from '../model/errors.js';
 import { boundedSlowdown } from './metrics.js';
 import { orderScore, type OrderName } from './scores.js';
 import type { SwfJob } from './swf.js';

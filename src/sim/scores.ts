@@ -10,7 +10,7 @@
  * `compareBy` gives a total order: equal scores fall back to submit time and then to the
  * job's position in the trace (`index`, when present), so a sort is deterministic.
  */
-import { invalid } from '../errors.js';
+import { invalid } from '../model/errors.js';
 
 export type OrderName = 'fcfs' | 'sjf' | 'f1';
 

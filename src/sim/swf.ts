@@ -16,7 +16,7 @@
  * absent or 0 (traces whose nodes are single processors, such as the Lublin model files).
  */
 import { readFile } from 'node:fs/promises';
-import { invalid, IrisError } from '../errors.js';
+import { invalid, IrisError } from '../model/errors.js';
 
 export interface SwfJob {
   /** Field 1. */

@@ -5,11 +5,11 @@
  * Times are seconds: a bare number, or a duration such as `90s`, `10m`, `1h30m`, `500ms`.
  * See docs/simulate.md for the format.
  */
-import { IrisError, invalid } from '../errors.js';
-import { parseConstraint, type Constraint } from '../cluster/model/constraints.js';
-import { componentProblem } from '../cluster/model/names.js';
-import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest, type WorkerDevice } from '../cluster/model/resources.js';
-import { tpuVariant } from '../cluster/model/tpu.js';
+import { IrisError, invalid } from '../model/errors.js';
+import { parseConstraint, type Constraint } from '../model/constraints.js';
+import { componentProblem } from '../model/names.js';
+import { DEFAULT_RESOURCES, parseCpu, parseGpu, parseMemory, type DeviceRequest, type WorkerDevice } from '../model/resources.js';
+import { tpuVariant } from '../model/tpu.js';
 import { ATTRIBUTE_KEY, SAFE_NAME, Validator, describe, formatKeyPath, type KeyPath, type Obj } from '../config/schema/validator.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 

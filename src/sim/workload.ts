@@ -4,8 +4,8 @@
  * submitted at their parent's start plus `after`. Both input formats (SWF traces and the iris
  * workload file) are turned into this shape; the engine never sees the file format.
  */
-import type { Constraint } from '../cluster/model/constraints.js';
-import type { ResourceSpec, WorkerDevice } from '../cluster/model/resources.js';
+import type { Constraint } from '../model/constraints.js';
+import type { ResourceSpec, WorkerDevice } from '../model/resources.js';
 
 export interface SimWorker {
   id: string;

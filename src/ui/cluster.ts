@@ -1,6 +1,6 @@
 /** Renderers for workers, the cluster summary and endpoints. */
 import type { ClusterInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
-import { describeDevice } from '../cluster/model/resources.js';
+import { describeDevice } from '../model/resources.js';
 import { formatAge, formatCores, formatMemory } from './format.js';
 import { renderFields, renderTable } from './table.js';
 

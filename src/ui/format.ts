@@ -2,8 +2,8 @@
  * Small pure formatters shared by the plain-text renderers and the ink view: durations, relative
  * ages, clock times, cpu and memory. `now` is always a parameter so output is testable.
  */
-import { invalid } from '../errors.js';
-import { formatBytes } from '../cluster/model/resources.js';
+import { invalid } from '../model/errors.js';
+import { formatBytes } from '../model/resources.js';
 
 /** `850ms`, `12s`, `4m05s`, `2h03m`, `3d04h`. */
 export function formatDuration(ms: number): string {

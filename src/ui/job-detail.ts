@@ -3,7 +3,7 @@
  * attempt (worker, exit code, duration, reason), then the children.
  */
 import type { JobDetail, TaskInfo } from '../api/types.js';
-import { formatConstraint } from '../cluster/model/constraints.js';
+import { formatConstraint } from '../model/constraints.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable } from './table.js';

@@ -1,7 +1,7 @@
 /** Client-side pieces of `iris jobs` filtering: parsing `--state` and hiding old finished trees. */
 import type { JobSummary } from '../api/types.js';
-import { JOB_STATES, isFinalJobState, type JobState } from '../cluster/model/states.js';
-import { invalid } from '../errors.js';
+import { JOB_STATES, isFinalJobState, type JobState } from '../model/states.js';
+import { invalid } from '../model/errors.js';
 
 /** `running,pending` / `FAILED` (repeatable, comma-separated, any case) -> job states. */
 export function parseStates(values: readonly string[]): JobState[] {

@@ -5,7 +5,7 @@
  */
 import { Flags } from '@oclif/core';
 import type { SubmitRequest } from '../api/types.js';
-import { invalid } from '../errors.js';
+import { invalid } from '../model/errors.js';
 
 export const submitFlags = {
   name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),

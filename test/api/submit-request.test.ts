@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toJobSpec, type SubmitContext } from '../../src/api/submit-request.js';
-import type { TaskCaller } from '../../src/api/service.js';
+import type { TaskCaller } from '../../src/model/caller.js';
 import type { SubmitRequest } from '../../src/api/types.js';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 
 const CALLER: TaskCaller = {
   task: '/train/task-0',

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 import { loadConfig } from '../../src/config/index.js';
 
 let root: string;

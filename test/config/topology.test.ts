@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 import { normalizeGpuName, parseNvidiaSmi, validateConfig, type MachineProbe } from '../../src/config/index.js';
 
 const SOURCE = '/p/.irisrc.yaml';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 import {
   DEFAULT_WORKER_CPU_MILLIS,
   DEFAULT_WORKER_MEMORY_BYTES,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 import { compareBy, orderScore, parseOrder, type ScoredJob } from '../../src/sim/scores.js';
 
 const job = (index: number, submit: number, requestedTime: number, procs: number): ScoredJob & { index: number } => ({

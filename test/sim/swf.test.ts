@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/errors.js';
+import { IrisError } from '../../src/model/errors.js';
 import { parseSwf, readSwf, usableSwfJobs, type SwfJob } from '../../src/sim/swf.js';
 
 /** One 18-field SWF line. */

@@ -13,24 +13,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_QUEUE_OPTIONS, QueueScheduler, type QueueOptions } from '../policies/index.js';
-import type { JobSpec } from '../model/types.js';
-import { estimateStart, queueEntries } from './queue-view.js';
+import { DEFAULT_QUEUE_OPTIONS, QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
+import type { JobSpec } from '../../model/types.js';
+import type { TaskIdentity } from '../../model/caller.js';
+import { estimateStart, queueEntries } from '../../server/queue-view.js';
 import type { QueueInfo } from '../../api/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
-import type { AttemptOutcome } from '../model/states.js';
-import type { Quota } from '../model/types.js';
+import type { AttemptOutcome } from '../../model/states.js';
+import type { Quota } from '../../model/types.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
 import { appendNote } from '../../logs/format.js';
 import { attemptKey, buildSnapshot } from './snapshot.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
-import { formatDuration } from '../../util/duration.js';
-
-export interface TaskIdentity {
-  task: string;
-  job: string;
-  attempt: number;
-}
+import { formatDuration } from '../../model/duration.js';
 
 interface ActiveAttempt {
   identity: TaskIdentity;

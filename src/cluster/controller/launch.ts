@@ -6,8 +6,8 @@
  * (DESIGN principle 7).
  */
 import path from 'node:path';
-import { sliceHosts, tpuTaskEnv } from '../model/topology.js';
-import type { Job, Task, WorkerSpec } from '../model/types.js';
+import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
+import type { Job, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 
 export interface LaunchContext {

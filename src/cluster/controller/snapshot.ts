@@ -3,7 +3,7 @@
  * every worker's free capacity (capacity minus what active attempts hold), per-user usage.
  */
 import type { ClusterStore } from '../state/store.js';
-import type { Job, Quota, Worker } from '../model/types.js';
+import type { Job, Quota, Worker } from '../../model/types.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 

@@ -2,9 +2,9 @@
  * The scheduler's input and output. `schedule(snapshot) -> Plan` is pure: it reads only the
  * snapshot (time included) and never touches clocks, randomness, timers, fs or processes.
  */
-import type { Constraint } from '../model/constraints.js';
-import type { ResourceSpec, WorkerDevice } from '../model/resources.js';
-import type { Quota } from '../model/types.js';
+import type { Constraint } from '../../model/constraints.js';
+import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
+import type { Quota } from '../../model/types.js';
 
 export interface SchedulerJob {
   name: string;

@@ -8,7 +8,7 @@
  * submission of the same name) reports the new job, if any. Endpoint removals carry the
  * endpoint as it was and `removed: true`.
  */
-import type { Attempt, Endpoint, Job, Task, Worker } from '../model/types.js';
+import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 
 export type StoreEvent =
   | { type: 'job'; job: Job }

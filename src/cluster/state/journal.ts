@@ -10,7 +10,7 @@
  * - Dirty sets are never truncated: after an inner rollback, rewriting a row from memory is
  *   still correct. Undo log, history and events are truncated back to the inner mark.
  */
-import type { Endpoint } from '../model/types.js';
+import type { Endpoint } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 
 export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;

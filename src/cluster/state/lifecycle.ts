@@ -11,9 +11,9 @@
  * - A gang's members restart together; a member failing for good fails the whole job.
  * - When a job ends (any final state) its non-final tasks and its whole subtree are killed.
  */
-import { IrisError, conflict, notFound } from '../../errors.js';
-import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../model/states.js';
-import type { Attempt, Task } from '../model/types.js';
+import { IrisError, conflict, notFound } from '../../model/errors.js';
+import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
+import type { Attempt, Task } from '../../model/types.js';
 import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {

@@ -10,8 +10,8 @@
  *   in the journal; state changes are checked against the transition tables and appended to
  *   the history. Nothing else may mutate the objects held here.
  */
-import { isActiveTaskState } from '../model/states.js';
-import type { Attempt, Endpoint, Job, Task, Worker } from '../model/types.js';
+import { isActiveTaskState } from '../../model/states.js';
+import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 import { attemptHistoryName } from './events.js';
 import { attemptKey, endpointKey, type Journal } from './journal.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';

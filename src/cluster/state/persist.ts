@@ -4,8 +4,8 @@
  * the journal's dirty keys from memory, inside the caller's transaction.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { AttemptState, JobState, TaskState } from '../model/states.js';
-import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../model/types.js';
+import type { AttemptState, JobState, TaskState } from '../../model/states.js';
+import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 import { splitKey, type Journal } from './journal.js';
 import type { ClusterModel } from './model.js';

@@ -10,7 +10,7 @@
  *   history of state changes used by `iris status`.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { IrisError } from '../../errors.js';
+import { IrisError } from '../../model/errors.js';
 
 const MIGRATIONS: readonly string[] = [
   // 1: initial schema

@@ -11,9 +11,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { DatabaseSync } from 'node:sqlite';
-import { IrisError } from '../../errors.js';
-import type { AttemptOutcome } from '../model/states.js';
-import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../model/types.js';
+import { IrisError } from '../../model/errors.js';
+import type { AttemptOutcome } from '../../model/states.js';
+import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 import { Journal, splitKey, type EventKey } from './journal.js';
 import { Lifecycle } from './lifecycle.js';

@@ -8,10 +8,10 @@
  * - `seq` values come from the persisted counter `meta.seq` (the last value handed out): the
  *   job takes the next one, its tasks the following ones, in index order.
  */
-import { conflict, invalid } from '../../errors.js';
-import { jobDepth, parentJob, parseJobName, taskName } from '../model/names.js';
-import { isFinalJobState } from '../model/states.js';
-import type { Job, JobSpec, Task } from '../model/types.js';
+import { conflict, invalid } from '../../model/errors.js';
+import { jobDepth, parentJob, parseJobName, taskName } from '../../model/names.js';
+import { isFinalJobState } from '../../model/states.js';
+import type { Job, JobSpec, Task } from '../../model/types.js';
 import type { ClusterModel } from './model.js';
 
 export interface PreparedSubmit {

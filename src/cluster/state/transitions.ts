@@ -10,11 +10,11 @@
  *   counts against maxTaskFailures (per job). Preemptions count only against maxPreemptions
  *   and never as failures.
  */
-import { IrisError } from '../../errors.js';
+import { IrisError } from '../../model/errors.js';
 import {
   TASK_STATES, canTransitionJob, canTransitionTask, isFinalJobState,
   type AttemptOutcome, type AttemptState, type JobState, type TaskState,
-} from '../model/states.js';
+} from '../../model/states.js';
 
 export function assertTaskTransition(id: string, from: TaskState, to: TaskState): void {
   if (!canTransitionTask(from, to)) throw new IrisError('internal', `illegal task transition ${from} -> ${to} for ${id}`);

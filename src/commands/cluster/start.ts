@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
-import { resolveHome } from '../../client/address.js';
+import { resolveHome } from '../../api/address.js';
 import { startDetached } from '../../client/launcher.js';
-import { conflict } from '../../errors.js';
+import { conflict } from '../../model/errors.js';
 
 export default class ClusterStart extends BaseCommand {
   static override summary = 'Start the local cluster (controller, scheduler and workers in this process).';
@@ -39,7 +39,7 @@ export default class ClusterStart extends BaseCommand {
       return { ...started, detached: true };
     }
     // Loaded only here: the whole cluster (store, scheduler, runtime) is not needed by other paths.
-    const { runCluster } = await import('../../cluster/daemon.js');
+    const { runCluster } = await import('../../server/daemon.js');
     const abort = new AbortController();
     const stop = () => abort.abort();
     process.on('SIGINT', stop);

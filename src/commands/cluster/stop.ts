@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
-import { IrisError } from '../../errors.js';
+import { IrisError } from '../../model/errors.js';
 
 export default class ClusterStop extends BaseCommand {
   static override summary = 'Stop the local cluster gracefully.';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import type { EndpointInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
-import { IrisError } from '../../errors.js';
+import { IrisError } from '../../model/errors.js';
 
 export default class EndpointsRegister extends BaseCommand {
   static override summary = 'Register NAME -> ADDRESS for the running task (only from inside a task).';

@@ -5,8 +5,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { checkImageReference } from '../../api/submit-request.js';
-import type { Quota } from '../../cluster/model/types.js';
+import { checkImageReference } from '../../model/image.js';
+import type { Quota } from '../../model/types.js';
 import { DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS } from '../defaults.js';
 import { QUEUE_POLICIES, type ContainerNetwork, type IrisConfig, type QueueConfig, type RuntimeConfig, type RuntimeKind } from '../types.js';
 import { Validator, describe, parseConfigDuration, type KeyPath, type Obj } from './validator.js';

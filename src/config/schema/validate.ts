@@ -4,7 +4,7 @@
  * IrisError ('invalid_argument') whose message starts with the file path and the offending key
  * path: `/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": ...`.
  */
-import { invalid } from '../../errors.js';
+import { invalid } from '../../model/errors.js';
 import { DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';

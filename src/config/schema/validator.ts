@@ -3,8 +3,8 @@
  * Validator whose every error is an IrisError ('invalid_argument') starting with the file path
  * and the offending key path: `/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": ...`.
  */
-import { IrisError, invalid } from '../../errors.js';
-import { parseCpu, parseMemory } from '../../cluster/model/resources.js';
+import { IrisError, invalid } from '../../model/errors.js';
+import { parseCpu, parseMemory } from '../../model/resources.js';
 
 export type KeyPath = ReadonlyArray<string | number>;
 export type Obj = Record<string, unknown>;

@@ -7,10 +7,10 @@
  * always describe what the config declares; device paths are what the config lists or what
  * this machine has, never invented.
  */
-import { parseGpu } from '../../cluster/model/resources.js';
-import type { WorkerDevice } from '../../cluster/model/resources.js';
-import { tpuVariant } from '../../cluster/model/tpu.js';
-import type { WorkerSpec } from '../../cluster/model/types.js';
+import { parseGpu } from '../../model/resources.js';
+import type { WorkerDevice } from '../../model/resources.js';
+import { tpuVariant } from '../../model/tpu.js';
+import type { WorkerSpec } from '../../model/types.js';
 import { DEFAULT_HOSTNAME, DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES, machineWorker } from '../defaults.js';
 import type { MachineProbe } from '../detect.js';
 import { MAX_NAME_LENGTH, SAFE_NAME, Validator, describe, formatKeyPath, type KeyPath, type Obj } from './validator.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../../src/config/index.js';
 import { buildLaunch, chipDevices, CONTAINER_PATH, sliceOf, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
-import { coordinatorPort, sliceHosts } from '../../../src/cluster/model/topology.js';
-import type { DeviceRequest } from '../../../src/cluster/model/resources.js';
-import type { Job, JobSpec, Task, WorkerSpec } from '../../../src/cluster/model/types.js';
+import { coordinatorPort, sliceHosts } from '../../../src/model/topology.js';
+import type { DeviceRequest } from '../../../src/model/resources.js';
+import type { Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
 
 const GiB = 1024 ** 3;
 const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 64 * GiB, gpus: () => [], tpuDevicePaths: () => [] };

@@ -1,6 +1,6 @@
-import type { Constraint } from '../../../src/cluster/model/constraints.js';
-import type { DeviceRequest, WorkerDevice } from '../../../src/cluster/model/resources.js';
-import type { Quota } from '../../../src/cluster/model/types.js';
+import type { Constraint } from '../../../src/model/constraints.js';
+import type { DeviceRequest, WorkerDevice } from '../../../src/model/resources.js';
+import type { Quota } from '../../../src/model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../../../src/cluster/scheduler/types.js';
 
 export const GiB = 1024 ** 3;

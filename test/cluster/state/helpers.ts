@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JobSpec, WorkerSpec } from '../../../src/cluster/model/types.js';
+import type { JobSpec, WorkerSpec } from '../../../src/model/types.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { StoreEvent } from '../../../src/cluster/state/events.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isActiveTaskState, isFinalJobState } from '../../../src/cluster/model/states.js';
+import { isActiveTaskState, isFinalJobState } from '../../../src/model/states.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { Clock, spec, tempDir, workerSpec } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../../src/errors.js';
+import { IrisError } from '../../../src/model/errors.js';
 import { memStore, spec, start } from './helpers.js';
 
 describe('ClusterStore.submit', () => {

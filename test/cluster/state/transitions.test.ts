@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../../src/errors.js';
-import { JOB_STATES, TASK_STATES, TASK_TRANSITIONS, JOB_TRANSITIONS, type JobState, type TaskState } from '../../../src/cluster/model/states.js';
+import { IrisError } from '../../../src/model/errors.js';
+import { JOB_STATES, TASK_STATES, TASK_TRANSITIONS, JOB_TRANSITIONS, type JobState, type TaskState } from '../../../src/model/states.js';
 import {
   assertJobTransition, assertTaskTransition, classifyOutcome, deriveJobState, emptyCounts, retryAfterFailure, retryAfterPreemption,
   taskFailureReason, type JobTally,

@@ -1,0 +1,48 @@
+/**
+ * Candidate workers per static key (device type/variant + constraints): the schedulable workers
+ * a job of that key may ever use, in snapshot order. Built once per key per pass, so jobs that
+ * share a key share the O(workers) filtering and one FreePool for first-fit.
+ */
+import { constraintsHold, deviceCompatible, staticKey } from './fit.js';
+import type { FreePool } from './pool.js';
+import type { ScratchCapacity } from './scratch.js';
+import type { SchedulerJob } from '../types.js';
+
+export interface Candidates {
+  members: number[];
+  isMember: Uint8Array;
+  /** Lazily built first-fit index over `members`. */
+  pool: FreePool | null;
+}
+
+export class CandidateIndex {
+  private readonly byKey = new Map<string, Candidates>();
+
+  constructor(private readonly scratch: ScratchCapacity) {}
+
+  of(job: SchedulerJob, key: string = staticKey(job)): Candidates {
+    let found = this.byKey.get(key);
+    if (!found) {
+      const workers = this.scratch.workers;
+      const members: number[] = [];
+      const isMember = new Uint8Array(workers.length);
+      const device = job.resources.device;
+      for (let w = 0; w < workers.length; w++) {
+        const worker = workers[w]!;
+        if (worker.schedulable && deviceCompatible(device, worker.device) && constraintsHold(job.constraints, worker.attributes)) {
+          members.push(w);
+          isMember[w] = 1;
+        }
+      }
+      found = { members, isMember, pool: null };
+      this.byKey.set(key, found);
+    }
+    return found;
+  }
+
+  poolOf(job: SchedulerJob, key?: string): FreePool {
+    const candidates = this.of(job, key);
+    candidates.pool ??= this.scratch.pool(candidates.members);
+    return candidates.pool;
+  }
+}

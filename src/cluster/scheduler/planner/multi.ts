@@ -1,0 +1,106 @@
+/**
+ * WorkerCalendar: the cpu, memory and device calendars of one worker planned together. One
+ * span id covers all three resources; a request fits when every resource it asks for fits
+ * (a zero amount asks for nothing and always fits).
+ */
+import { invalid } from '../../../model/errors.js';
+import { Calendar, type SpanId } from './calendar.js';
+
+export interface Amounts {
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: number;
+}
+
+const KEYS = ['cpuMillis', 'memoryBytes', 'devices'] as const;
+
+export class WorkerCalendar {
+  readonly capacity: Readonly<Amounts>;
+  /** Per-resource calendars, in the order cpuMillis, memoryBytes, devices. */
+  readonly cpu: Calendar;
+  readonly memory: Calendar;
+  readonly devices: Calendar;
+  private readonly cals: readonly Calendar[];
+  private readonly spans = new Map<SpanId, SpanId[]>();
+  private nextId: SpanId = 1;
+
+  constructor(capacity: Amounts) {
+    this.capacity = { cpuMillis: capacity.cpuMillis, memoryBytes: capacity.memoryBytes, devices: capacity.devices };
+    this.cpu = new Calendar(capacity.cpuMillis);
+    this.memory = new Calendar(capacity.memoryBytes);
+    this.devices = new Calendar(capacity.devices);
+    this.cals = [this.cpu, this.memory, this.devices];
+  }
+
+  /** Number of live spans. */
+  get size(): number {
+    return this.spans.size;
+  }
+
+  add(start: number, end: number, req: Amounts): SpanId {
+    const ids: SpanId[] = [];
+    try {
+      for (let i = 0; i < KEYS.length; i++) ids.push(this.cals[i]!.add(start, end, req[KEYS[i]!]));
+    } catch (error) {
+      for (let i = 0; i < ids.length; i++) this.cals[i]!.remove(ids[i]!);
+      throw error;
+    }
+    const id = this.nextId++;
+    this.spans.set(id, ids);
+    return id;
+  }
+
+  remove(id: SpanId): void {
+    const ids = this.spans.get(id);
+    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    this.spans.delete(id);
+    for (let i = 0; i < ids.length; i++) this.cals[i]!.remove(ids[i]!);
+  }
+
+  /** Free amounts at time t. */
+  availableAt(t: number): Amounts {
+    return { cpuMillis: this.cpu.availableAt(t), memoryBytes: this.memory.availableAt(t), devices: this.devices.availableAt(t) };
+  }
+
+  /** Minimum free amounts over [start, start+duration), per resource. */
+  minAvailable(start: number, duration: number): Amounts {
+    return {
+      cpuMillis: this.cpu.minAvailable(start, duration),
+      memoryBytes: this.memory.minAvailable(start, duration),
+      devices: this.devices.minAvailable(start, duration),
+    };
+  }
+
+  /** The first time >= x at which any resource's availability changes; Infinity when none. */
+  nextChange(x: number): number {
+    return Math.min(this.cpu.nextChange(x), this.memory.nextChange(x), this.devices.nextChange(x));
+  }
+
+  fits(start: number, duration: number, req: Amounts): boolean {
+    for (let i = 0; i < KEYS.length; i++) {
+      if (!this.cals[i]!.fits(start, duration, req[KEYS[i]!])) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Earliest t >= from at which every resource fits for `duration`: each resource's earliest
+   * answer is a lower bound for the joint one, so move t to the largest of them until all agree.
+   * Each round moves t to a later change point, so this ends.
+   */
+  earliest(from: number, duration: number, req: Amounts): number {
+    let t = from;
+    for (;;) {
+      let agreed = true;
+      for (let i = 0; i < KEYS.length; i++) {
+        const e = this.cals[i]!.earliest(t, duration, req[KEYS[i]!]);
+        if (e === Infinity) return Infinity;
+        if (e > t) {
+          t = e;
+          agreed = false;
+        }
+      }
+      if (agreed) return t;
+    }
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Allocate-or-reserve (seed 004, MATCH_ALLOCATE_ORELSE_RESERVE): ONE operation per job on the
+ * pass's planner. It first starts what can start now — every task of a gang or none; for an
+ * independent job each pending task that fits — on workers whose capacity is free now and stays
+ * free for the job's duration around every span already planned (so no reservation is delayed).
+ * If tasks remain and the policy allows, the same call reserves them at their earliest start by
+ * adding spans to the same calendars. Allocations and reservations therefore live in one
+ * structure and can never conflict.
+ */
+import type { Amounts, SpanId } from '../planner/index.js';
+import { earliestGang } from '../planner/index.js';
+import { staticKey } from '../placement/fit.js';
+import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
+import { amountsOf, times, type PassContext } from './context.js';
+
+export interface QueuedJob {
+  job: SchedulerJob;
+  /** Its pending tasks: queue order, or by index for a gang. */
+  tasks: SchedulerTask[];
+}
+
+/**
+ * A job's reservation: which workers hold how many of its tasks from when. A gang's parts all
+ * start together; an independent job's tasks are reserved each at its own earliest start.
+ */
+export interface Reservation {
+  job: string;
+  /** When the first reserved task starts (what is reported as the job's reserved start). */
+  start: number;
+  duration: number;
+  /** Tasks covered (the job's pending tasks when reserved). */
+  count: number;
+  /** Amounts of one task. */
+  req: Amounts;
+  parts: ReadonlyArray<{ workerId: string; start: number; tasks: number }>;
+}
+
+/** Spans a reservation holds in this pass's calendars. */
+export type HeldSpans = Array<{ w: number; id: SpanId }>;
+
+export interface Outcome {
+  /** Tasks placed now. */
+  placed: number;
+  /** The reservation made for the rest, or null. */
+  reservation: Reservation | null;
+  held: HeldSpans | null;
+  /** A reservation was wanted but no finite start exists. */
+  unreservable: boolean;
+}
+
+/** Add a reservation's spans to the calendars, or return null (nothing added) when it no longer fits. */
+export function holdReservation(ctx: PassContext, r: Reservation): HeldSpans | null {
+  const held: HeldSpans = [];
+  for (const part of r.parts) {
+    const w = ctx.indexById.get(part.workerId);
+    const amounts = times(r.req, part.tasks);
+    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(part.start, r.duration, amounts)) {
+      releaseSpans(ctx, held);
+      return null;
+    }
+    held.push({ w, id: ctx.calendars[w]!.add(part.start, part.start + r.duration, amounts) });
+  }
+  return held;
+}
+
+export function releaseSpans(ctx: PassContext, held: HeldSpans): void {
+  for (const { w, id } of held) ctx.calendars[w]!.remove(id);
+}
+
+type Parts = Array<{ workerId: string; start: number; tasks: number }>;
+
+/**
+ * Reserve `count` independent tasks, each at its earliest start: find the earliest time t at
+ * which some worker takes one more task, put as many tasks at t as fit (workers in order), and
+ * repeat from t. The spans are added as it goes (and returned); every round places at least one
+ * task, so this ends. Returns null, with nothing added, when some task can never start.
+ */
+function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
+  const slots = ctx.slots(job);
+  const duration = ctx.duration(job);
+  const req = amountsOf(job);
+  const parts: Parts = [];
+  const held: HeldSpans = [];
+  let left = count;
+  let t = ctx.now;
+  while (left > 0) {
+    let next = Infinity;
+    for (const slot of slots) {
+      const e = slot.calendar.earliest(t, duration, req);
+      if (e < next) next = e;
+    }
+    if (next === Infinity) {
+      releaseSpans(ctx, held);
+      return null;
+    }
+    t = next;
+    for (const slot of slots) {
+      let tasks = 0;
+      while (tasks < left && slot.calendar.fits(t, duration, req)) {
+        held.push({ w: ctx.indexById.get(slot.id)!, id: slot.calendar.add(t, t + duration, req) });
+        tasks++;
+      }
+      if (tasks > 0) {
+        parts.push({ workerId: slot.id, start: t, tasks });
+        left -= tasks;
+        if (left === 0) break;
+      }
+    }
+  }
+  return { parts, held };
+}
+
+/** Reserve all `count` tasks of a gang together on one group at its earliest start. */
+function reserveGang(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
+  const duration = ctx.duration(job);
+  const req = amountsOf(job);
+  const plan = earliestGang(ctx.slots(job), ctx.now, duration, req, count);
+  if (plan.start === Infinity) return null;
+  const parts: Parts = plan.workers.map((workerId) => ({ workerId, start: plan.start, tasks: 1 }));
+  const held: HeldSpans = plan.workers.map((workerId) => {
+    const w = ctx.indexById.get(workerId)!;
+    return { w, id: ctx.calendars[w]!.add(plan.start, plan.start + duration, req) };
+  });
+  return { parts, held };
+}
+
+/**
+ * The earliest start of `count` more tasks of `job` on the calendars as they stand (the first
+ * task's start for an independent job), or Infinity. The calendars are left unchanged.
+ */
+export function earliestFor(ctx: PassContext, job: SchedulerJob, count: number): number {
+  const found = reserveRest(ctx, job, count);
+  if (!found) return Infinity;
+  releaseSpans(ctx, found.held);
+  return found.start;
+}
+
+/** Reserve `count` more tasks of `job` (spans added and returned), or null when some never fit. */
+export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number): { start: number; parts: Parts; held: HeldSpans } | null {
+  const found = job.coschedule === null ? reserveIndependent(ctx, job, count) : reserveGang(ctx, job, count);
+  if (!found) return null;
+  let start = Infinity;
+  for (const p of found.parts) if (p.start < start) start = p.start;
+  return { start, ...found };
+}
+
+/**
+ * A gang starts now on the first group (by value) with `count` members that have the capacity
+ * free now and for the whole duration; members in group order (task k on the k-th). Unlike
+ * first-fit, two gangs may share a worker in one pass when its capacity allows: the planner,
+ * which reserves on the same terms, must agree with what can start.
+ */
+function startGang(ctx: PassContext, q: QueuedJob, placements: Placement[]): number {
+  const { job, tasks } = q;
+  const count = tasks.length;
+  const { scratch, calendars, now } = ctx;
+  const duration = ctx.duration(job);
+  const req = amountsOf(job);
+  const { isMember } = ctx.candidates.of(job, staticKey(job));
+  let chosen: number[] | null = null;
+  for (const group of ctx.gangs.groups(job.coschedule!)) {
+    if (group.members.length < count) continue;
+    const picked: number[] = [];
+    for (const w of group.members) {
+      if (isMember[w] && scratch.fits(w, job.resources) && calendars[w]!.fits(now, duration, req)) {
+        picked.push(w);
+        if (picked.length === count) break;
+      }
+    }
+    if (picked.length === count) {
+      chosen = picked;
+      break;
+    }
+  }
+  if (!chosen) return 0;
+  chosen.forEach((w, k) => {
+    const deviceIndices = scratch.consume(w, job.resources);
+    calendars[w]!.add(now, now + duration, req);
+    placements.push({ task: tasks[k]!.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    ctx.quota.add(job.user, job.resources);
+  });
+  return count;
+}
+
+function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[]): number {
+  const { job, tasks } = q;
+  const { scratch, calendars, now } = ctx;
+  const res = job.resources;
+  const duration = ctx.duration(job);
+  const req = amountsOf(job);
+  const pool = ctx.candidates.poolOf(job, staticKey(job));
+  let placed = 0;
+  // Free capacity and calendars only shrink while this job is placed, so a worker that failed
+  // either check never fits a later task of the job: resume after it.
+  let from = 0;
+  while (placed < tasks.length) {
+    const position = pool.findFirst(res.cpuMillis, res.memoryBytes, req.devices, from);
+    if (position < 0) break;
+    const w = pool.members[position]!;
+    if (!calendars[w]!.fits(now, duration, req)) {
+      from = position + 1;
+      continue;
+    }
+    from = position;
+    const deviceIndices = scratch.consume(w, res);
+    calendars[w]!.add(now, now + duration, req);
+    placements.push({ task: tasks[placed]!.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    ctx.quota.add(job.user, res);
+    placed++;
+  }
+  return placed;
+}
+
+/**
+ * Start what of `q` can start now; if tasks remain and `reserve` is set, reserve them at their
+ * earliest start (all remaining tasks together; a gang's on one group).
+ */
+export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[]): Outcome {
+  const { job } = q;
+  const placed = job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
+  const remaining = q.tasks.length - placed;
+  if (remaining === 0 || !reserve) return { placed, reservation: null, held: null, unreservable: false };
+  const found = reserveRest(ctx, job, remaining);
+  if (!found) return { placed, reservation: null, held: null, unreservable: true };
+  const reservation: Reservation = {
+    job: job.name,
+    start: found.start,
+    duration: ctx.duration(job),
+    count: remaining,
+    req: amountsOf(job),
+    parts: found.parts,
+  };
+  return { placed, reservation, held: found.held, unreservable: false };
+}

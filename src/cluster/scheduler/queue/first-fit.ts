@@ -1,0 +1,168 @@
+/**
+ * One scheduling pass: `schedule(snapshot) -> Plan`. Pure and deterministic: reads only the
+ * snapshot, never mutates it, and the same snapshot always yields the same plan.
+ *
+ * 1. Order pending tasks (order.ts); tasks of unknown jobs are ignored.
+ * 2. Gangs first, in queue order of their first task: all-or-nothing (gang.ts).
+ * 3. Independent tasks: first-fit in queue order with no head-of-line blocking — a task that
+ *    does not fit is skipped and smaller ones behind it still run. Free capacity only shrinks
+ *    within a pass, so per task shape we keep a cursor (workers before it never fit that shape
+ *    again) and a failed flag (every later task of a shape that failed fails in O(1)).
+ * Within both phases a user at/over a running quota (at the start or after this pass's own
+ * placements) has their remaining work deferred behind everyone else's, keeping its order.
+ * 4. Every job with tasks still pending gets one human reason (explain.ts).
+ */
+import { CandidateIndex } from '../placement/candidates.js';
+import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
+import { explainJob } from '../placement/explain.js';
+import { GangPlacer } from '../placement/gang.js';
+import { orderPending } from './order.js';
+import type { FreePool } from '../placement/pool.js';
+import { QuotaTracker } from './quota.js';
+import { ScratchCapacity } from '../placement/scratch.js';
+import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+
+/** Per task shape (static key + amounts): where first-fit resumes, and whether it already failed. */
+interface Shape {
+  key: string;
+  staticKey: string;
+  devices: number;
+  pool: FreePool | null;
+  cursor: number;
+  failed: boolean;
+}
+
+interface JobState {
+  job: SchedulerJob;
+  shape: Shape;
+  hasQuota: boolean;
+  tasks: SchedulerTask[];
+  placed: number;
+  quotaDeferred: boolean;
+}
+
+export function schedule(snapshot: Snapshot): Plan {
+  const scratch = new ScratchCapacity(snapshot.workers);
+  const candidates = new CandidateIndex(scratch);
+  const gangs = new GangPlacer(scratch, candidates);
+  const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
+  const placements: Placement[] = [];
+
+  // Group the queue by job, keeping queue order (of first task) for jobs and tasks.
+  const shapes = new Map<string, Shape>();
+  const states = new Map<string, JobState>();
+  const gangJobs: JobState[] = [];
+  const independent: JobState[] = [];
+  const independentTasks: SchedulerTask[] = [];
+  let last: JobState | undefined;
+  for (const task of orderPending(snapshot)) {
+    if (!last || last.job.name !== task.job) {
+      last = states.get(task.job);
+      if (!last) {
+        const job = snapshot.jobs.get(task.job);
+        if (!job) continue;
+        const key = shapeKey(job);
+        let shape = shapes.get(key);
+        if (!shape) {
+          shape = { key, staticKey: staticKey(job), devices: devicesNeeded(job.resources), pool: null, cursor: 0, failed: false };
+          shapes.set(key, shape);
+        }
+        last = { job, shape, hasQuota: snapshot.quotas.has(job.user), tasks: [], placed: 0, quotaDeferred: false };
+        states.set(task.job, last);
+        if (job.coschedule !== null) gangJobs.push(last);
+      }
+    }
+    last.tasks.push(task);
+    if (last.job.coschedule === null) {
+      independent.push(last);
+      independentTasks.push(task);
+    }
+  }
+  const overQuota = (state: JobState): boolean => state.hasQuota && quota.overReason(state.job.user) !== null;
+
+  // Gangs: all-or-nothing; a failed (shape, attribute, size) is not retried this pass.
+  const failedGangs = new Set<string>();
+  const placeGang = (state: JobState): void => {
+    const job = state.job;
+    const attribute = job.coschedule!;
+    const members = [...state.tasks].sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : 1));
+    const key = `${state.shape.key}@${attribute}@${members.length}`;
+    if (failedGangs.has(key)) return;
+    const chosen = gangs.choose(job, attribute, members.length);
+    if (!chosen) {
+      failedGangs.add(key);
+      return;
+    }
+    const devices = gangs.commit(job, chosen);
+    members.forEach((task, k) => {
+      placements.push({ task: task.id, job: job.name, workerId: scratch.workers[chosen[k]!]!.id, deviceIndices: devices[k]! });
+      quota.add(job.user, job.resources);
+    });
+    state.placed = members.length;
+  };
+  const deferredGangs: JobState[] = [];
+  for (const state of gangJobs) {
+    if (overQuota(state)) {
+      state.quotaDeferred = true;
+      deferredGangs.push(state);
+    } else {
+      placeGang(state);
+    }
+  }
+  for (const state of deferredGangs) placeGang(state);
+
+  // Independent tasks: first-fit through the FreePool of the job's static key.
+  const placeTask = (task: SchedulerTask, state: JobState): void => {
+    const shape = state.shape;
+    if (shape.failed) return;
+    const job = state.job;
+    const res = job.resources;
+    shape.pool ??= candidates.poolOf(job, shape.staticKey);
+    const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
+    if (position < 0) {
+      shape.failed = true;
+      return;
+    }
+    shape.cursor = position;
+    const w = shape.pool.members[position]!;
+    const deviceIndices = scratch.consume(w, res);
+    placements.push({ task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    state.placed++;
+    if (state.hasQuota) quota.add(job.user, res);
+  };
+  const deferred: number[] = [];
+  for (let i = 0; i < independent.length; i++) {
+    const state = independent[i]!;
+    if (overQuota(state)) {
+      state.quotaDeferred = true;
+      deferred.push(i);
+    } else {
+      placeTask(independentTasks[i]!, state);
+    }
+  }
+  for (const i of deferred) placeTask(independentTasks[i]!, independent[i]!);
+
+  return { placements, reasons: reasonsFor(snapshot, scratch, quota, states) };
+}
+
+/** One reason per job with tasks left, memoized per (shape, gang attribute, gang size). */
+function reasonsFor(snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTracker, states: ReadonlyMap<string, JobState>): Map<string, string> {
+  const waiting = [...states.values()].filter((s) => s.placed < s.tasks.length);
+  waiting.sort((a, b) => (a.job.name < b.job.name ? -1 : a.job.name > b.job.name ? 1 : 0));
+  const memo = new Map<string, string>();
+  const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
+  const reasons = new Map<string, string>();
+  for (const state of waiting) {
+    const job = state.job;
+    const count = job.coschedule !== null ? state.tasks.length : 1;
+    const key = `${state.shape.key}@${job.coschedule ?? ''}@${count}`;
+    let reason = memo.get(key);
+    if (reason === undefined) {
+      reason = explainJob(job, count, view) ?? 'waiting for capacity';
+      memo.set(key, reason);
+    }
+    const quotaReason = state.quotaDeferred ? quota.overReason(job.user) : null;
+    reasons.set(job.name, quotaReason ? `${quotaReason}; ${reason}` : reason);
+  }
+  return reasons;
+}

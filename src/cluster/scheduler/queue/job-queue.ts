@@ -1,0 +1,71 @@
+/**
+ * The pending queue as jobs, in progress order (order.ts: deepest first, then oldest root). A
+ * snapshot marked `pendingOrdered` is read lazily, so a pass costs what it considers rather than
+ * the whole queue; otherwise the pending tasks are sorted once and grouped by job.
+ */
+import { orderTasks } from './order.js';
+import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import type { QueuedJob } from './allocate.js';
+
+function byIndex(a: SchedulerTask, b: SchedulerTask): number {
+  return a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {
+  if (job.coschedule !== null) tasks.sort(byIndex);
+  return { job, tasks };
+}
+
+export class JobQueue {
+  private readonly list: QueuedJob[] | null = null;
+  private position = 0;
+  /** True when every pending job can be read (the snapshot was not pre-ordered). */
+  readonly complete: boolean;
+
+  constructor(private readonly snapshot: Snapshot) {
+    this.complete = snapshot.pendingOrdered !== true;
+    if (this.complete) {
+      const jobs = snapshot.jobs;
+      const byJob = new Map<string, QueuedJob>();
+      for (const task of orderTasks(snapshot.pending, jobs)) {
+        let entry = byJob.get(task.job);
+        if (!entry) {
+          const job = jobs.get(task.job);
+          if (!job) continue;
+          byJob.set(task.job, (entry = { job, tasks: [] }));
+        }
+        entry.tasks.push(task);
+      }
+      this.list = [];
+      for (const entry of byJob.values()) this.list.push(finish(entry.job, entry.tasks));
+    }
+  }
+
+  /**
+   * The next job in queue order, or null at the end. Jobs for which `skip` says true are passed
+   * over without building their entry (a pass skips the many jobs it left blocked before).
+   */
+  next(skip?: (job: string) => boolean): QueuedJob | null {
+    if (this.list) {
+      while (this.position < this.list.length) {
+        const entry = this.list[this.position++]!;
+        if (!skip?.(entry.job.name)) return entry;
+      }
+      return null;
+    }
+    const pending = this.snapshot.pending;
+    const jobs = this.snapshot.jobs;
+    while (this.position < pending.length) {
+      const first = pending[this.position++]!;
+      if (skip?.(first.job)) {
+        while (this.position < pending.length && pending[this.position]!.job === first.job) this.position++;
+        continue;
+      }
+      const job = jobs.get(first.job);
+      const tasks = [first];
+      while (this.position < pending.length && pending[this.position]!.job === first.job) tasks.push(pending[this.position++]!);
+      if (job) return finish(job, tasks);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Job and task names. A job name is an absolute path of components (`/train/eval`); its depth
+ * is the number of components. A task name is its job's name plus `task-<i>`. The component
+ * form `task-<n>` is reserved for tasks, so a job component may never take it.
+ */
+import { invalid } from './errors.js';
+
+const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const TASK_COMPONENT = /^task-(\d+)$/;
+export const MAX_COMPONENT_LENGTH = 63;
+export const MAX_DEPTH = 16;
+
+/** Why a single path component is not a valid job component, or null when it is valid. */
+export function componentProblem(part: string): string | null {
+  if (part.length === 0) return 'a name component may not be empty (check for "//" or a trailing "/")';
+  if (part === '.' || part === '..') return `"${part}" is not allowed as a name component`;
+  if (part.length > MAX_COMPONENT_LENGTH) return `name component "${part.slice(0, 20)}…" is longer than ${MAX_COMPONENT_LENGTH} characters`;
+  if (TASK_COMPONENT.test(part)) return `"${part}" is reserved for task names (task-<n>)`;
+  if (!COMPONENT.test(part)) {
+    return `name component "${part}" may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
+  }
+  return null;
+}
+
+/** Parse a user-given job name (leading slash optional) into its canonical `/a/b` form. */
+export function parseJobName(input: string): string {
+  const raw = input.trim();
+  if (raw === '' || raw === '/') throw invalid('job name is empty');
+  const parts = (raw.startsWith('/') ? raw.slice(1) : raw).split('/');
+  if (parts.length > MAX_DEPTH) throw invalid(`job name "${raw}" is deeper than ${MAX_DEPTH} levels`);
+  for (const part of parts) {
+    const problem = componentProblem(part);
+    if (problem) throw invalid(`invalid job name "${raw}": ${problem}`);
+  }
+  return '/' + parts.join('/');
+}
+
+/** Number of components of a canonical job name: `/a` is 1, `/a/b` is 2. */
+export function jobDepth(name: string): number {
+  let depth = 0;
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) === 47) depth++;
+  return depth;
+}
+
+/** Parent job of a canonical job name, or null for a root job. */
+export function parentJob(name: string): string | null {
+  const cut = name.lastIndexOf('/');
+  return cut <= 0 ? null : name.slice(0, cut);
+}
+
+export function rootJob(name: string): string {
+  const cut = name.indexOf('/', 1);
+  return cut < 0 ? name : name.slice(0, cut);
+}
+
+/** True when `name` equals `ancestor` or lies below it. */
+export function isWithin(name: string, ancestor: string): boolean {
+  return name === ancestor || name.startsWith(ancestor + '/');
+}
+
+export function taskName(job: string, index: number): string {
+  return `${job}/task-${index}`;
+}
+
+/** Split `/train/task-3` into its job and index; null when the last component is not a task. */
+export function parseTaskName(input: string): { job: string; index: number } | null {
+  const raw = input.trim();
+  const name = raw.startsWith('/') ? raw : '/' + raw;
+  const cut = name.lastIndexOf('/');
+  const match = TASK_COMPONENT.exec(name.slice(cut + 1));
+  if (!match || cut <= 0) return null;
+  return { job: parseJobName(name.slice(0, cut)), index: Number(match[1]) };
+}
+
+const ADJECTIVES = ['amber', 'brisk', 'calm', 'deft', 'eager', 'fleet', 'gentle', 'hardy', 'keen', 'lucid', 'mellow', 'nimble', 'quiet', 'rapid', 'steady', 'tidy', 'vivid', 'witty'];
+const NOUNS = ['falcon', 'otter', 'heron', 'lynx', 'marten', 'osprey', 'panda', 'quokka', 'raven', 'stoat', 'tapir', 'walrus', 'yak', 'zebra', 'badger', 'condor', 'ibis', 'koala'];
+
+/** A readable unique-looking name such as `brisk-otter-4821`; uniqueness is checked by the store. */
+export function generateName(random: () => number = Math.random): string {
+  const pick = (list: string[]) => list[Math.floor(random() * list.length)]!;
+  return `${pick(ADJECTIVES)}-${pick(NOUNS)}-${Math.floor(random() * 9000 + 1000)}`;
+}

@@ -1,0 +1,99 @@
+/**
+ * Resource requests and worker capacity. CPU is kept in integer millicores and memory in bytes
+ * so sums never drift. A device request is GPU (count, optional variant) or TPU (variant,
+ * chips per host). "No device" means the task runs on any worker (seed 001: CPU is universal).
+ */
+import { invalid } from './errors.js';
+
+export type DeviceType = 'cpu' | 'gpu' | 'tpu';
+
+export type DeviceRequest =
+  | { type: 'gpu'; variant: string | null; count: number }
+  | { type: 'tpu'; variant: string; chips: number };
+
+export interface ResourceSpec {
+  cpuMillis: number;
+  memoryBytes: number;
+  device: DeviceRequest | null;
+}
+
+/** The device a worker offers. `count` is GPUs or TPU chips on this worker; 0 for cpu. */
+export interface WorkerDevice {
+  type: DeviceType;
+  variant: string | null;
+  count: number;
+}
+
+export const DEFAULT_RESOURCES: ResourceSpec = { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null };
+
+export function parseCpu(input: string | number): number {
+  const value = typeof input === 'number' ? input : Number(String(input).trim());
+  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu "${input}": expected a positive number of cores such as 0.5 or 2`);
+  const millis = Math.round(value * 1000);
+  if (millis < 1) throw invalid(`invalid cpu "${input}": the smallest request is 0.001 cores`);
+  return millis;
+}
+
+const MEMORY_UNITS: Record<string, number> = {
+  '': 1, b: 1,
+  k: 1e3, kb: 1e3, ki: 1024, kib: 1024,
+  m: 1e6, mb: 1e6, mi: 1024 ** 2, mib: 1024 ** 2,
+  g: 1e9, gb: 1e9, gi: 1024 ** 3, gib: 1024 ** 3,
+  t: 1e12, tb: 1e12, ti: 1024 ** 4, tib: 1024 ** 4,
+};
+
+/** `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
+export function parseMemory(input: string | number): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory "${input}"`);
+    return Math.round(input);
+  }
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(input);
+  const unitKey = match?.[2]?.toLowerCase() ?? '';
+  const short = unitKey.length === 1 && unitKey !== 'b' ? unitKey + 'i' : unitKey;
+  const unit = match ? MEMORY_UNITS[short] : undefined;
+  if (!match || unit === undefined) throw invalid(`invalid memory "${input}": expected a size such as 512M, 4GiB or 2G`);
+  const bytes = Math.round(Number(match[1]) * unit);
+  if (bytes <= 0) throw invalid(`invalid memory "${input}": must be more than 0`);
+  return bytes;
+}
+
+/** `H100x8`, `8`, `H100` -> a GPU request. */
+export function parseGpu(input: string): DeviceRequest {
+  const text = input.trim();
+  if (/^\d+$/.test(text)) {
+    const count = Number(text);
+    if (count < 1) throw invalid(`invalid gpu "${input}": count must be at least 1`);
+    return { type: 'gpu', variant: null, count };
+  }
+  const match = /^([A-Za-z0-9][A-Za-z0-9_.-]*?)(?:x(\d+))?$/.exec(text);
+  if (!match) throw invalid(`invalid gpu "${input}": expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`);
+  const count = match[2] === undefined ? 1 : Number(match[2]);
+  if (count < 1) throw invalid(`invalid gpu "${input}": count must be at least 1`);
+  return { type: 'gpu', variant: match[1]!, count };
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)}${units[i]}`;
+}
+
+export function formatCpu(millis: number): string {
+  return String(millis / 1000);
+}
+
+export function describeDevice(device: DeviceRequest | WorkerDevice | null): string {
+  if (!device || device.type === 'cpu') return 'cpu';
+  if (device.type === 'gpu') {
+    const count = 'count' in device ? device.count : 1;
+    return `gpu ${device.variant ?? 'any'}x${count}`;
+  }
+  const chips = 'chips' in device ? device.chips : device.count;
+  return `tpu ${device.variant} (${chips} chips)`;
+}

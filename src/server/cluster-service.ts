@@ -1,0 +1,36 @@
+/**
+ * ClusterService: the server-side interface the controller implements and the HTTP server
+ * (server.ts) exposes on the unix socket. Synchronous methods read the store; methods
+ * that change state return promises. Errors are IrisError (their code maps to the HTTP status).
+ */
+import type { JobSpec } from '../model/types.js';
+import type { ClusterEvent } from '../model/events.js';
+import type { TaskCaller } from '../model/caller.js';
+import type {
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+} from '../api/types.js';
+
+export interface ClusterService {
+  submit(spec: JobSpec, caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse>;
+  /** What `submit` would do with this spec, without submitting it. */
+  estimate(spec: JobSpec, caller: TaskCaller | null): Promise<EstimateResponse>;
+  /** Pending jobs in scheduling order with reasons and reservations. */
+  queue(): QueueInfo;
+  jobs(filter: JobFilter): JobSummary[];
+  /** Throws IrisError('not_found') for an unknown job. */
+  job(name: string): JobDetail;
+  cancel(names: string[]): Promise<{ cancelled: string[] }>;
+  cluster(): ClusterInfo;
+  /** Graceful shutdown; the server responds before the process exits. */
+  stop(): Promise<void>;
+  workers(): WorkerInfo[];
+  drain(worker: string): Promise<WorkerInfo>;
+  endpoints(prefix?: string): EndpointInfo[];
+  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
+  /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
+  callerForToken(token: string): TaskCaller | null;
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine>;
+  events(signal: AbortSignal): AsyncIterable<ClusterEvent>;
+  /** For generated names: is a job with this canonical name already known? */
+  isNameTaken(name: string): boolean;
+}

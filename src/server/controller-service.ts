@@ -1,0 +1,214 @@
+/**
+ * The controller's side of the socket API (ClusterService): validates against the cluster
+ * (unsatisfiable requests and pending quotas are refused at submit), writes through the store,
+ * and turns the store's stop orders into runtime stops via the controller.
+ */
+import { on } from 'node:events';
+import type { ClusterService } from './cluster-service.js';
+import type { TaskCaller } from '../model/caller.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo } from '../api/types.js';
+import type { ClusterEvent } from '../model/events.js';
+import { IrisError, invalid, notFound } from '../model/errors.js';
+import { jobDepth, parentJob, parseJobName, isWithin } from '../model/names.js';
+import type { JobState } from '../model/states.js';
+import type { JobSpec, Quota } from '../model/types.js';
+import { neverReason, pendingQuotaProblem } from '../cluster/scheduler/index.js';
+import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import type { Controller } from '../cluster/controller/controller.js';
+import { streamLogs } from './log-stream.js';
+import { workerUse, workerView } from '../cluster/controller/snapshot.js';
+import { jobDetail, jobSummary, workerInfo } from './views.js';
+
+export interface ServiceContext {
+  clusterId: string;
+  socketPath: string;
+  home: string;
+  version: string;
+  startedAt: number;
+  quotas: ReadonlyMap<string, Quota>;
+  requestStop: () => Promise<void>;
+  now?: () => number;
+  /** Cluster defaults a submit does not give: the time limit, and the image when the default runtime is docker. */
+  defaults?: { timeLimitMs: number | null; image: string | null };
+  /** Resolves when a container engine answers; rejects with an IrisError saying how to start one. */
+  requireContainerEngine?: () => Promise<void>;
+}
+
+export class ControllerService implements ClusterService {
+  constructor(
+    private readonly store: ClusterStore,
+    private readonly controller: Controller,
+    private readonly ctx: ServiceContext,
+  ) {}
+
+  async submit(request: JobSpec, _caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse> {
+    const spec = this.withDefaults(request);
+    await this.admit(spec);
+    const job = this.store.submit(spec);
+    // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
+    this.controller.requestPass(false);
+    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated: generatedName };
+  }
+
+  async estimate(request: JobSpec, _caller: TaskCaller | null): Promise<EstimateResponse> {
+    const spec = this.withDefaults(request);
+    await this.admit(spec);
+    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec) };
+  }
+
+  queue(): QueueInfo {
+    return this.controller.queueInfo();
+  }
+
+  private withDefaults(spec: JobSpec): JobSpec {
+    const defaults = this.ctx.defaults;
+    if (!defaults) return spec;
+    const out = { ...spec };
+    if (out.timeoutMs === null && defaults.timeLimitMs !== null) out.timeoutMs = defaults.timeLimitMs;
+    // The default image replaces the host directory the CLI sent: a container starts in its image's own.
+    if ((out.image === null || out.image === undefined) && defaults.image !== null) Object.assign(out, { image: defaults.image, cwd: null });
+    return out;
+  }
+
+  /** The checks a submit passes before anything is stored: engine, feasibility, pending quota. */
+  private async admit(spec: JobSpec): Promise<void> {
+    if (spec.image !== null && spec.image !== undefined) await this.ctx.requireContainerEngine?.();
+    const workers = this.workerViews();
+    const never = neverReason(
+      {
+        name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, user: spec.user,
+        resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+      },
+      workers,
+    );
+    if (never) throw new IrisError('unsatisfiable', `job ${spec.name} can never run on this cluster: ${never}`, 'see the workers with `iris workers`');
+    const quota = this.ctx.quotas.get(spec.user);
+    if (quota?.maxPendingTasks != null) {
+      let pending = 0;
+      for (const task of this.store.pendingTasks()) if (this.store.job(task.job)?.spec.user === spec.user) pending++;
+      const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: pending };
+      const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
+      if (problem) throw new IrisError('quota_exceeded', problem, 'wait for some of your pending tasks to start, or cancel some');
+    }
+  }
+
+  jobs(filter: JobFilter): JobSummary[] {
+    const prefix = filter.prefix ? parseJobName(filter.prefix) : null;
+    const states = filter.state && filter.state.length > 0 ? new Set<JobState>(filter.state) : null;
+    const out: JobSummary[] = [];
+    for (const job of this.store.jobs()) {
+      if (prefix && !isWithin(job.name, prefix)) continue;
+      if (states && !states.has(job.state)) continue;
+      if (filter.user && job.spec.user !== filter.user) continue;
+      out.push(jobSummary(this.store, job));
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  job(name: string): JobDetail {
+    const canonical = parseJobName(name);
+    const job = this.store.job(canonical);
+    if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
+    return jobDetail(this.store, job);
+  }
+
+  async cancel(names: string[]): Promise<{ cancelled: string[] }> {
+    if (names.length === 0) throw invalid('name at least one job to cancel');
+    const canonical = names.map((name) => parseJobName(name));
+    for (const name of canonical) if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    const orders = this.store.transaction(() => canonical.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
+    this.controller.applyStopOrders(orders);
+    // Freed capacity or a removed job: blocked jobs are worth another look.
+    this.controller.requestPass(true);
+    return { cancelled: canonical };
+  }
+
+  cluster(): ClusterInfo {
+    const jobs: Partial<Record<JobState, number>> = {};
+    for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
+    return {
+      clusterId: this.ctx.clusterId,
+      pid: process.pid,
+      socket: this.ctx.socketPath,
+      home: this.ctx.home,
+      version: this.ctx.version,
+      startedAt: this.ctx.startedAt,
+      workers: this.workers(),
+      queue: {
+        pending: this.store.pendingTasks().length,
+        running: this.store.activeAttempts().length,
+        jobs,
+        policy: this.controller.policy,
+        passes: this.controller.passes,
+      },
+    };
+  }
+
+  stop(): Promise<void> {
+    return this.ctx.requestStop();
+  }
+
+  workers(): WorkerInfo[] {
+    const use = workerUse(this.store, this.controller.deviceHoldings());
+    return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
+  }
+
+  async drain(id: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    const orders = this.store.drainWorker(id);
+    this.controller.applyStopOrders(orders);
+    // Freed capacity or a removed job: blocked jobs are worth another look.
+    this.controller.requestPass(true);
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  endpoints(prefix?: string): EndpointInfo[] {
+    return this.store.endpoints(prefix);
+  }
+
+  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_./:-]*$/.test(name)) throw invalid(`invalid endpoint name "${name}": use letters, digits and _ . / : -`);
+    if (address.trim() === '') throw invalid('endpoint address is empty');
+    return this.store.registerEndpoint({ name, address, task: caller.task, attempt: caller.attempt, job: caller.job });
+  }
+
+  callerForToken(token: string): TaskCaller | null {
+    const identity = this.controller.callerForToken(token);
+    const job = identity && this.store.job(identity.job);
+    if (!identity || !job) return null;
+    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+  }
+
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+    return streamLogs(this.store, query, signal);
+  }
+
+  async *events(signal: AbortSignal): AsyncIterable<ClusterEvent> {
+    try {
+      for await (const [event] of on(this.store.events, 'change', { signal }) as AsyncIterable<[StoreEvent]>) {
+        yield toClusterEvent(event, (this.ctx.now ?? Date.now)());
+      }
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'AbortError') throw error;
+    }
+  }
+
+  isNameTaken(name: string): boolean {
+    return this.store.job(name) !== undefined;
+  }
+
+  private workerViews() {
+    const use = workerUse(this.store, this.controller.deviceHoldings());
+    return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
+  }
+}
+
+function toClusterEvent(event: StoreEvent, time: number): ClusterEvent {
+  switch (event.type) {
+    case 'job': return { type: 'job', name: event.job.name, state: event.job.state, time };
+    case 'task': return { type: 'task', name: event.task.id, state: event.task.state, time };
+    case 'attempt': return { type: 'task', name: event.attempt.task, state: event.attempt.state, time };
+    case 'worker': return { type: 'worker', name: event.worker.id, state: event.worker.state, time };
+    case 'endpoint': return { type: 'endpoint', name: event.endpoint.name, state: event.removed ? 'removed' : 'registered', time };
+  }
+}

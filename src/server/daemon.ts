@@ -1,0 +1,159 @@
+/**
+ * The composition root of a local cluster: config, state directory, store, runtime, controller,
+ * socket server. `runCluster` resolves once the cluster has stopped.
+ *
+ * Start-up order matters: the store is opened and attempts left running by an earlier life of
+ * the cluster (a crash or kill -9) are reclaimed (their processes stopped) and recorded as
+ * preempted BEFORE the socket answers, so no client ever sees a stale RUNNING task.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiServer } from './server.js';
+import { probeController } from './probe.js';
+import { socketPathFor } from '../api/address.js';
+import { loadConfig } from '../config/index.js';
+import { IrisError } from '../model/errors.js';
+import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { DockerRuntime } from '../runtime/docker/runtime.js';
+import { RuntimeRouter } from '../runtime/router.js';
+import { queueOptions } from '../cluster/scheduler/queue/index.js';
+import { ClusterStore } from '../cluster/state/store.js';
+import { Controller } from '../cluster/controller/controller.js';
+import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { ControllerService } from './controller-service.js';
+
+export interface RunClusterOptions {
+  home: string;
+  configPath?: string;
+  onReady?: (info: { socket: string; pid: number }) => void;
+  signal?: AbortSignal;
+  log?: (message: string) => void;
+}
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** A tiny `iris` launcher on the tasks' PATH that runs this very CLI under this very Node. */
+function writeCliShim(home: string): string {
+  const dir = path.join(home, 'bin');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const runner = path.join(PACKAGE_ROOT, 'bin', 'run.js');
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(path.join(dir, 'iris'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(runner)} "$@"\n`, { mode: 0o755 });
+  return dir;
+}
+
+/**
+ * A check that rejects with a clear user error when no Docker engine answers (run when a job asks
+ * for an image). An answer is trusted for a few seconds, so a burst of submissions asks once.
+ */
+function containerEngineCheck(): () => Promise<void> {
+  let okUntil = 0;
+  return async () => {
+    if (performance.now() < okUntil) return;
+    const probe = await DockerRuntime.probe({ timeoutMs: 3000 });
+    if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
+    okUntil = performance.now() + 5000;
+  };
+}
+
+export async function runCluster(options: RunClusterOptions): Promise<void> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const home = path.resolve(options.home);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  const socketPath = socketPathFor(home);
+  const existing = await probeController(socketPath);
+  if (existing) {
+    throw new IrisError('conflict', `a cluster is already running on ${socketPath} (pid ${existing.pid})`, 'stop it with `iris cluster stop`');
+  }
+  const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
+  const store = ClusterStore.open({ path: path.join(home, 'state.db') });
+  const pidFile = path.join(home, 'cluster.pid');
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  let clusterId = store.getMeta('cluster_id');
+  if (!clusterId) {
+    clusterId = randomUUID();
+    store.setMeta('cluster_id', clusterId);
+  }
+  store.syncWorkers(config.workers);
+  const runtime = new RuntimeRouter({
+    process: new ProcessRuntime(),
+    container: () => new DockerRuntime(),
+    containerReachable: async () => (await DockerRuntime.probe({ timeoutMs: 2000 })).ok,
+    log,
+  });
+  const graceMs = config.defaults.stopGraceMs;
+
+  // Reclaim what an earlier life of this cluster left running, then record it as preempted.
+  const leftovers = store.activeAttempts();
+  await runtime.reclaim(clusterId, leftovers.map((a) => ({ key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {} })), graceMs);
+  if (leftovers.length > 0) {
+    store.transaction(() => {
+      for (const attempt of leftovers) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
+    });
+    log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster; they will run again`);
+  }
+
+  const startedAt = Date.now();
+  const controller = new Controller({
+    store,
+    runtime,
+    quotas: config.quotas,
+    stopGraceMs: graceMs,
+    queue: queueOptions({
+      policy: config.queue.policy,
+      queueDepth: config.queue.depth,
+      reservationDepth: config.queue.reservationDepth,
+      defaultTimeLimitMs: config.defaults.timeLimitMs,
+    }),
+    log,
+    launchContext: {
+      clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
+      packageRoot: PACKAGE_ROOT, runtime: config.runtime,
+    },
+  });
+
+  let stopping: Promise<void> | null = null;
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+  const server = createApiServer(
+    new ControllerService(store, controller, {
+      clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
+      defaults: { timeLimitMs: config.defaults.timeLimitMs, image: defaultImage(config.runtime) },
+      requireContainerEngine: containerEngineCheck(),
+      requestStop: async () => {
+        setImmediate(() => void stop());
+      },
+    }),
+    { socketPath, version: packageVersion() },
+  );
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      log('stopping the cluster: stopping running tasks');
+      await controller.shutdown('cluster stopped');
+      await server.close();
+      await runtime.close();
+      store.close();
+      rmSync(pidFile, { force: true });
+      resolveStopped();
+    })();
+    return stopping;
+  };
+  options.signal?.addEventListener('abort', () => void stop(), { once: true });
+
+  await server.listen();
+  controller.start();
+  options.onReady?.({ socket: socketPath, pid: process.pid });
+  if (options.signal?.aborted) void stop();
+  await stopped;
+}

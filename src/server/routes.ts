@@ -1,0 +1,217 @@
+/**
+ * The /v1 route table: one entry per path and method, each turning a request into one
+ * ClusterService call. Handlers return a JSON reply or stream themselves (logs, events).
+ * Query and body values are validated here with messages naming the parameter.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IrisError, invalid } from '../model/errors.js';
+import { JOB_STATES, type JobState } from '../model/states.js';
+import { generateName, parseJobName } from '../model/names.js';
+import { parseDuration } from '../model/duration.js';
+import type { ClusterService } from './cluster-service.js';
+import type { TaskCaller } from '../model/caller.js';
+import { toJobSpec } from '../api/submit-request.js';
+import type { HealthResponse, JobFilter, LogQuery, SubmitRequest } from '../api/types.js';
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  /** The parsed JSON body (`{}` when empty). */
+  body(): Promise<unknown>;
+  /** The task behind the x-iris-task-token header; null without the header; 403 for an unknown token. */
+  caller(): TaskCaller | null;
+  /** Aborts when the server closes (ends streams). */
+  closing: AbortSignal;
+}
+
+export interface RouteContext {
+  service: ClusterService;
+  version: string;
+  defaultUser: string;
+  defaultCwd: string;
+  log: (message: string) => void;
+  stream: <T>(call: Call, open: (signal: AbortSignal) => AsyncIterable<T>, context: string) => Promise<void>;
+}
+
+export type Handler = (call: Call, ctx: RouteContext) => Promise<Reply | void> | Reply | void;
+export type Method = 'GET' | 'POST';
+
+const ok = (body: unknown, status = 200): Reply => ({ status, body });
+
+function objectBody(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${what}: request body must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function stringField(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required and must be a non-empty string`);
+  return value.trim();
+}
+
+function onlyFields(body: Record<string, unknown>, allowed: string[]): void {
+  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw invalid(`unknown field "${key}"`, `known fields: ${allowed.join(', ')}`);
+}
+
+function requiredParam(query: URLSearchParams, name: string): string {
+  const value = query.get(name)?.trim();
+  if (!value) throw invalid(`query parameter "${name}" is required`);
+  return value;
+}
+
+function optionalParam(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name)?.trim();
+  return value ? value : undefined;
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const value = optionalParam(query, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw invalid(`query parameter "${name}" must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean {
+  const value = optionalParam(query, name)?.toLowerCase();
+  if (value === undefined || value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  throw invalid(`query parameter "${name}" must be 1 or 0, got "${value}"`);
+}
+
+function jobFilter(query: URLSearchParams): JobFilter {
+  const filter: JobFilter = {};
+  const prefix = optionalParam(query, 'prefix');
+  if (prefix) filter.prefix = prefix.startsWith('/') ? prefix : '/' + prefix;
+  const user = optionalParam(query, 'user');
+  if (user) filter.user = user;
+  const states = optionalParam(query, 'state');
+  if (states) {
+    filter.state = states.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== '').map((s) => {
+      if (!(JOB_STATES as readonly string[]).includes(s)) throw invalid(`query parameter "state": unknown job state "${s}"`, `states: ${JOB_STATES.join(', ')}`);
+      return s as JobState;
+    });
+  }
+  return filter;
+}
+
+function logQuery(query: URLSearchParams): LogQuery {
+  const target = requiredParam(query, 'target');
+  const result: LogQuery = { target: target.startsWith('/') ? target : '/' + target };
+  if (boolParam(query, 'follow')) result.follow = true;
+  const tail = intParam(query, 'tail');
+  if (tail !== undefined) result.tail = tail;
+  const since = optionalParam(query, 'since');
+  if (since !== undefined) {
+    // Epoch milliseconds, or a duration meaning "that long ago".
+    result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - withParam('since', () => parseDuration(since));
+  }
+  const attempt = intParam(query, 'attempt');
+  if (attempt !== undefined) result.attempt = attempt;
+  return result;
+}
+
+function withParam<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof IrisError) throw new IrisError(error.code, `query parameter "${name}": ${error.message}`, error.hint);
+    throw error;
+  }
+}
+
+function canonicalName(field: string, value: string): string {
+  try {
+    return parseJobName(value);
+  } catch (error) {
+    if (error instanceof IrisError) throw new IrisError(error.code, `${field}: ${error.message}`, error.hint);
+    throw error;
+  }
+}
+
+export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
+  '/v1/health': {
+    GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid } satisfies HealthResponse),
+  },
+  '/v1/jobs': {
+    GET: (call, ctx) => ok(ctx.service.jobs(jobFilter(call.query))),
+    POST: async (call, ctx) => {
+      const caller = call.caller();
+      const request = (await call.body()) as SubmitRequest;
+      const { spec, generated } = toJobSpec(request, {
+        caller,
+        defaultUser: ctx.defaultUser,
+        defaultCwd: ctx.defaultCwd,
+        generateName: () => generateName(),
+        isNameTaken: (name) => ctx.service.isNameTaken(name),
+      });
+      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(spec, caller));
+      return ok(await ctx.service.submit(spec, caller, generated), 201);
+    },
+  },
+  '/v1/queue': {
+    GET: (_call, ctx) => ok(ctx.service.queue()),
+  },
+  '/v1/job': {
+    GET: (call, ctx) => ok(ctx.service.job(canonicalName('name', requiredParam(call.query, 'name')))),
+  },
+  '/v1/jobs/cancel': {
+    POST: async (call, ctx) => {
+      const body = objectBody(await call.body(), 'cancel');
+      onlyFields(body, ['names']);
+      const names = body.names;
+      if (!Array.isArray(names) || names.length === 0) throw invalid('names must be a non-empty array of job names');
+      const canonical = names.map((name, i) => {
+        if (typeof name !== 'string') throw invalid(`names[${i}] must be a string`);
+        return canonicalName(`names[${i}]`, name);
+      });
+      return ok(await ctx.service.cancel(canonical));
+    },
+  },
+  '/v1/cluster': {
+    GET: (_call, ctx) => ok(ctx.service.cluster()),
+  },
+  '/v1/cluster/stop': {
+    POST: async (_call, ctx) => {
+      await ctx.service.stop();
+      return ok({ stopped: true });
+    },
+  },
+  '/v1/workers': {
+    GET: (_call, ctx) => ok(ctx.service.workers()),
+  },
+  '/v1/workers/drain': {
+    POST: async (call, ctx) => {
+      const body = objectBody(await call.body(), 'drain');
+      onlyFields(body, ['name']);
+      return ok(await ctx.service.drain(stringField(body, 'name')));
+    },
+  },
+  '/v1/endpoints': {
+    GET: (call, ctx) => ok(ctx.service.endpoints(optionalParam(call.query, 'prefix'))),
+    POST: async (call, ctx) => {
+      const caller = call.caller();
+      if (!caller) {
+        throw new IrisError('forbidden', 'registering an endpoint requires a task token',
+          'only tasks running in the cluster can register endpoints; they send IRIS_TASK_TOKEN in the x-iris-task-token header');
+      }
+      const body = objectBody(await call.body(), 'endpoint');
+      onlyFields(body, ['name', 'address']);
+      return ok(ctx.service.registerEndpoint(caller, stringField(body, 'name'), stringField(body, 'address')), 201);
+    },
+  },
+  '/v1/logs': {
+    GET: (call, ctx) => {
+      const query = logQuery(call.query);
+      return ctx.stream(call, (signal) => ctx.service.logs(query, signal), 'GET /v1/logs');
+    },
+  },
+  '/v1/events': {
+    GET: (call, ctx) => ctx.stream(call, (signal) => ctx.service.events(signal), 'GET /v1/events'),
+  },
+};

@@ -1,0 +1,241 @@
+/**
+ * The API server: node:http on a unix socket, exposing a ClusterService under /v1 (docs/api.md).
+ *
+ * Socket lifecycle: listen() refuses to start when something answers on the socket path
+ * (another cluster), removes a stale socket file that nothing answers on, and leaves the new
+ * socket with mode 0600. close() stops accepting, removes the socket file, ends streams and
+ * idle connections, and waits (bounded) for in-flight requests — but not for a request whose
+ * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()).
+ *
+ * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
+ * a 500 with its stack on stderr; no bad request can stop the server.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { userInfo } from 'node:os';
+import { IrisError } from '../model/errors.js';
+import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
+import { ROUTES, type Call, type Method, type RouteContext } from './routes.js';
+import type { ClusterService } from './cluster-service.js';
+import type { TaskCaller } from '../model/caller.js';
+import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+
+export interface ApiServerOptions {
+  socketPath: string;
+  version: string;
+  /** User for submissions without a `user` field (default: the OS user running the cluster). */
+  defaultUser?: string;
+  /** Working directory for submissions without `cwd` (default: process.cwd()). */
+  defaultCwd?: string;
+  /** Where internal errors are logged (default: stderr). */
+  log?: (message: string) => void;
+  /** How long close() waits for in-flight requests before cutting connections (default 5000 ms). */
+  closeGraceMs?: number;
+}
+
+export interface ApiServer {
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Longest unix socket path Linux accepts (sun_path is 108 bytes including the NUL). */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Does anything accept connections on this unix socket path? */
+export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path: socketPath });
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(alive);
+    };
+    // A peer that accepts but never completes is still someone else's socket: treat as alive.
+    const timer = setTimeout(() => done(true), timeoutMs);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function defaultUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+export function createApiServer(service: ClusterService, opts: ApiServerOptions): ApiServer {
+  const log = opts.log ?? ((message: string) => void process.stderr.write(message));
+  const closing = new AbortController();
+  const inFlight = new Set<ServerResponse>();
+  /** Requests that may be waiting on close() themselves; close() does not wait for them. */
+  const exempt = new Set<ServerResponse>();
+  let listening = false;
+  let closed: Promise<void> | null = null;
+
+  const ctx: RouteContext = {
+    service,
+    version: opts.version,
+    defaultUser: opts.defaultUser ?? defaultUserName(),
+    defaultCwd: opts.defaultCwd ?? process.cwd(),
+    log,
+    stream: (call, open, context) => streamNdjson(call.res, open, context, log, closing.signal),
+  };
+
+  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    void handle(req, res);
+  });
+  server.on('clientError', (error, socket) => {
+    if (!socket.writable) return;
+    const { status, body } = errorBody(new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`), 'clientError', log);
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    inFlight.add(res);
+    res.on('close', () => {
+      inFlight.delete(res);
+      exempt.delete(res);
+    });
+    if (closing.signal.aborted) res.setHeader('connection', 'close');
+    const method = req.method ?? 'GET';
+    let path = '/';
+    let query = new URLSearchParams();
+    try {
+      const url = new URL(req.url ?? '/', 'http://iris');
+      path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      query = url.searchParams;
+    } catch {
+      // unparsable URL: falls through to 404 on "/"
+    }
+    const context = `${method} ${path}`;
+    try {
+      const route = ROUTES[path];
+      if (!route) throw new IrisError('not_found', `no such API route: ${path}`, 'see docs/api.md for the routes under /v1');
+      const handler = route[method as Method];
+      if (!handler) {
+        const allowed = Object.keys(route).join(', ');
+        // 405 has no ErrorCode of its own; the body carries invalid_argument.
+        req.resume();
+        sendJson(res, 405, { error: { code: 'invalid_argument', message: `method ${method} is not allowed on ${path}`, hint: `use ${allowed}` } }, { allow: allowed });
+        return;
+      }
+      if (path === '/v1/cluster/stop') exempt.add(res);
+      let bodyRead = false;
+      const call: Call = {
+        req,
+        res,
+        query,
+        closing: closing.signal,
+        body: async () => {
+          bodyRead = true;
+          return parseJsonBody(await readBody(req, MAX_BODY_BYTES));
+        },
+        caller: () => callerFor(req),
+      };
+      const reply = await handler(call, ctx);
+      if (!bodyRead) req.resume();
+      if (reply && !res.headersSent && !res.destroyed) sendJson(res, reply.status, reply.body, closing.signal.aborted ? { connection: 'close' } : {});
+    } catch (error) {
+      if (res.destroyed) return;
+      if (error instanceof IrisError && error.code === 'payload_too_large') {
+        // Answer without reading the rest, then drop the connection: the body is not worth reading.
+        res.once('finish', () => req.socket.end());
+        sendError(res, error, context, log, { connection: 'close' });
+        return;
+      }
+      req.resume();
+      sendError(res, error, context, log, closing.signal.aborted ? { connection: 'close' } : {});
+    }
+  }
+
+  function callerFor(req: IncomingMessage): TaskCaller | null {
+    const header = req.headers[TASK_TOKEN_HEADER];
+    const token = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (!token) return null;
+    const caller = service.callerForToken(token);
+    if (!caller) {
+      throw new IrisError('forbidden', 'unknown or expired task token',
+        'IRIS_TASK_TOKEN is only valid while its task attempt runs; outside a task, unset IRIS_TASK_TOKEN');
+    }
+    return caller;
+  }
+
+  async function listen(): Promise<void> {
+    const socketPath = opts.socketPath;
+    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+      throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(socketPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${socketPath}`,
+        'set IRIS_HOME to a shorter directory');
+    }
+    await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
+    const existing = await lstat(socketPath).catch(() => null);
+    if (existing) {
+      if (!existing.isSocket()) {
+        throw new IrisError('conflict', `${socketPath} exists and is not a socket`, 'move the file away, or set IRIS_HOME to another directory');
+      }
+      if (await probeSocket(socketPath)) {
+        throw new IrisError('conflict', `an iris cluster is already running at ${socketPath}`, 'stop it with `iris cluster stop`, or set IRIS_HOME to run another');
+      }
+      await unlink(socketPath).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        server.off('listening', onListening);
+        if (error.code === 'EADDRINUSE') reject(new IrisError('conflict', `socket ${socketPath} is already in use`, 'is another iris cluster starting?'));
+        else if (error.code === 'EACCES') reject(new IrisError('forbidden', `no permission to create ${socketPath}`, 'check the permissions of IRIS_HOME'));
+        else reject(error);
+      };
+      const onListening = () => {
+        server.off('error', onError);
+        resolve();
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      // Create the socket owner-only from the start (umask), then make sure with chmod.
+      let previousMask: number | null = null;
+      try {
+        previousMask = process.umask(0o177);
+      } catch {
+        previousMask = null; // umask is unavailable in worker threads; chmod below still applies
+      }
+      try {
+        server.listen(socketPath);
+      } finally {
+        if (previousMask !== null) process.umask(previousMask);
+      }
+    });
+    await chmod(socketPath, 0o600);
+    listening = true;
+  }
+
+  function close(): Promise<void> {
+    if (closed) return closed;
+    closed = (async () => {
+      closing.abort();
+      if (!listening) return;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await unlink(opts.socketPath).catch(() => undefined);
+      server.closeIdleConnections();
+      const deadline = Date.now() + (opts.closeGraceMs ?? 5000);
+      while ([...inFlight].some((res) => !exempt.has(res)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      server.closeIdleConnections();
+      for (const res of inFlight) if (!exempt.has(res)) res.destroy();
+      // Exempt requests (cluster stop) finish on their own; their connection closes after the reply.
+      const exemptLeft = [...exempt];
+      if (exemptLeft.length === 0) await stopped;
+      else void stopped;
+      listening = false;
+    })();
+    return closed;
+  }
+
+  return { listen, close };
+}

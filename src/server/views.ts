@@ -1,0 +1,82 @@
+/** Turns store records into the wire views of src/api/types.ts. Pure reads. */
+import type { ClusterStore } from '../cluster/state/store.js';
+import type { Job, Worker } from '../model/types.js';
+import type { TaskState } from '../model/states.js';
+import { describeDevice } from '../model/resources.js';
+import type { JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
+import type { WorkerUse } from '../cluster/controller/snapshot.js';
+
+export function jobSummary(store: ClusterStore, job: Job): JobSummary {
+  const byState: Partial<Record<TaskState, number>> = {};
+  const tasks = store.tasksOf(job.name);
+  for (const task of tasks) byState[task.state] = (byState[task.state] ?? 0) + 1;
+  return {
+    name: job.name,
+    user: job.spec.user,
+    state: job.state,
+    reason: job.reason,
+    depth: job.depth,
+    parent: job.parent,
+    replicas: job.spec.replicas,
+    tasks: { total: tasks.length, byState },
+    submittedAt: job.submittedAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+  };
+}
+
+export function jobDetail(store: ClusterStore, job: Job): JobDetail {
+  const spec = job.spec;
+  const taskList: TaskInfo[] = store.tasksOf(job.name).map((task) => ({
+    id: task.id,
+    index: task.index,
+    state: task.state,
+    attempt: task.attempt,
+    workerId: task.workerId,
+    exitCode: task.exitCode,
+    reason: task.reason,
+    failures: task.failures,
+    preemptions: task.preemptions,
+    startedAt: task.startedAt,
+    finishedAt: task.finishedAt,
+    attempts: store.attemptsOf(task.id).map((a) => ({
+      attempt: a.attempt,
+      workerId: a.workerId,
+      state: a.state,
+      exitCode: a.exitCode,
+      reason: a.reason,
+      startedAt: a.startedAt,
+      finishedAt: a.finishedAt,
+    })),
+  }));
+  return {
+    ...jobSummary(store, job),
+    command: spec.command,
+    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
+    constraints: spec.constraints,
+    coschedule: spec.coschedule,
+    maxRetries: spec.maxRetries,
+    maxTaskFailures: spec.maxTaskFailures,
+    maxPreemptions: spec.maxPreemptions,
+    timeoutMs: spec.timeoutMs,
+    schedulingTimeoutMs: spec.schedulingTimeoutMs,
+    taskList,
+    children: store.children(job.name).map((child) => jobSummary(store, child)),
+  };
+}
+
+export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerInfo {
+  return {
+    id: worker.id,
+    state: worker.state,
+    device: worker.device,
+    attributes: worker.attributes,
+    capacity: { cpuMillis: worker.cpuMillis, memoryBytes: worker.memoryBytes, devices: worker.device.count },
+    used: { cpuMillis: use?.cpuMillis ?? 0, memoryBytes: use?.memoryBytes ?? 0, devices: use?.devices.size ?? 0 },
+    runningTasks: use?.tasks ?? [],
+    ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
+    ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
+    ...(worker.privileged ? { privileged: true } : {}),
+  };
+}
+

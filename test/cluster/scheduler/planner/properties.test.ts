@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Calendar, WorkerCalendar } from '../../../../src/cluster/scheduler/planner/index.js';
+import { NaiveCalendar, NaiveWorker } from './naive.js';
+
+// Small time and amount domains so spans share points and overlap a lot.
+const time = fc.integer({ min: 0, max: 30 });
+const end = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 12 }) }, { weight: 1, arbitrary: fc.constant(Infinity) });
+const duration = fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 0, max: 15 }) }, { weight: 1, arbitrary: fc.constant(Infinity) });
+
+type Op =
+  | { kind: 'add'; start: number; len: number; amount: number }
+  | { kind: 'remove'; pick: number }
+  | { kind: 'query'; t: number; duration: number; amount: number };
+
+const op = (maxAmount: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), start: time, len: end, amount: fc.integer({ min: 0, max: maxAmount }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -2, max: 45 }), duration, amount: fc.integer({ min: 0, max: maxAmount + 1 }) }) },
+  );
+
+describe('Calendar matches a brute-force reference', () => {
+  it('on random add / remove / query sequences (with Infinity ends and durations)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 60 }), (total, ops) => {
+        const cal = new Calendar(total);
+        const ref = new NaiveCalendar(total);
+        const live: number[] = [];
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const id = cal.add(o.start, o.start + o.len, o.amount);
+            ref.add(id, o.start, o.start + o.len, o.amount);
+            live.push(id);
+          } else if (o.kind === 'remove') {
+            if (live.length === 0) continue;
+            const [id] = live.splice(o.pick % live.length, 1);
+            cal.remove(id!);
+            ref.remove(id!);
+          } else {
+            expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
+            expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
+            expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
+            expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
+          }
+          expect(cal.size).toBe(live.length);
+        }
+        // Removing everything leaves no change points behind.
+        for (const id of live) cal.remove(id);
+        expect(cal.points).toBe(0);
+        expect(cal.availableAt(0)).toBe(total);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('WorkerCalendar.earliest matches a brute-force reference', () => {
+  const amounts = fc.record({ cpuMillis: fc.integer({ min: 0, max: 4 }), memoryBytes: fc.integer({ min: 0, max: 4 }), devices: fc.integer({ min: 0, max: 2 }) });
+  const wop = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), start: time, len: end, req: amounts }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: time, duration, req: amounts }) },
+  );
+  it('on random sequences over cpu, memory and devices', () => {
+    fc.assert(
+      fc.property(fc.array(wop, { maxLength: 40 }), (ops) => {
+        const capacity = { cpuMillis: 4, memoryBytes: 4, devices: 2 };
+        const cal = new WorkerCalendar(capacity);
+        const ref = new NaiveWorker(capacity);
+        const live: number[] = [];
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const id = cal.add(o.start, o.start + o.len, o.req);
+            ref.add(id, o.start, o.start + o.len, o.req);
+            live.push(id);
+          } else if (o.kind === 'remove') {
+            if (live.length === 0) continue;
+            const [id] = live.splice(o.pick % live.length, 1);
+            cal.remove(id!);
+            ref.remove(id!);
+          } else {
+            expect(cal.fits(o.t, o.duration, o.req)).toBe(ref.fits(o.t, o.duration, o.req));
+            expect(cal.earliest(o.t, o.duration, o.req)).toBe(ref.earliest(o.t, o.duration, o.req));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { comparePending, orderPending, orderTasks } from '../../../../src/cluster/scheduler/index.js';
+import type { SchedulerTask } from '../../../../src/cluster/scheduler/types.js';
+import { job, snapshot } from '../helpers.js';
+
+const task = (jobName: string, index: number, submittedAt: number, seq: number): SchedulerTask => ({
+  id: `${jobName}/task-${index}`, job: jobName, index, submittedAt, seq,
+});
+
+describe('queue order (seed 000)', () => {
+  it('orders the seed example: deeper first, then older trees, then FIFO', () => {
+    const jobs = [
+      job('/train', { rootSubmittedAt: 0 }),
+      job('/train/eval-1', { rootSubmittedAt: 0 }),
+      job('/train/eval-2', { rootSubmittedAt: 0 }),
+      job('/inference', { rootSubmittedAt: 2 }),
+      job('/train/eval-1/score', { rootSubmittedAt: 0 }),
+    ];
+    const pending = [
+      task('/inference', 0, 2, 4),
+      task('/train', 0, 0, 1),
+      task('/train/eval-2', 0, 1, 3),
+      task('/train/eval-1/score', 0, 3, 5),
+      task('/train/eval-1', 0, 1, 2),
+    ];
+    const order = orderPending(snapshot(jobs, [], { pending })).map((t) => t.job);
+    expect(order).toEqual(['/train/eval-1/score', '/train/eval-1', '/train/eval-2', '/train', '/inference']);
+  });
+
+  it('a child of an older tree beats a root of a newer tree at the same depth only by depth', () => {
+    const jobs = [job('/old', { rootSubmittedAt: 1000 }), job('/new', { rootSubmittedAt: 2000 }), job('/old/child', { rootSubmittedAt: 1000 })];
+    const pending = [task('/new', 0, 2000, 2), task('/old', 0, 1000, 1), task('/old/child', 0, 3000, 3)];
+    expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.job)).toEqual(['/old/child', '/old', '/new']);
+  });
+
+  it('at equal depth the older tree wins even when its child was submitted later', () => {
+    const jobs = [job('/a/x', { rootSubmittedAt: 10 }), job('/b/y', { rootSubmittedAt: 5 })];
+    const pending = [task('/a/x', 0, 1, 1), task('/b/y', 0, 50, 2)];
+    expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.job)).toEqual(['/b/y', '/a/x']);
+  });
+
+  it('breaks ties on seq, then id', () => {
+    const jobs = [job('/j')];
+    const pending = [task('/j', 2, 5, 9), task('/j', 0, 5, 7), task('/j', 1, 5, 8)];
+    expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.index)).toEqual([0, 1, 2]);
+  });
+
+  it('a retried task keeps its place because its submittedAt is unchanged', () => {
+    const jobs = [job('/j', { rootSubmittedAt: 0, replicas: 3 })];
+    // task-0 failed and was requeued later (new seq) but keeps submittedAt 100.
+    const pending = [task('/j', 1, 200, 11), task('/j', 2, 300, 12), task('/j', 0, 100, 50)];
+    expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.index)).toEqual([0, 1, 2]);
+  });
+
+  it('tasks of unknown jobs sort last', () => {
+    const jobs = [job('/known')];
+    const pending = [task('/ghost', 0, 0, 0), task('/known', 0, 99, 1)];
+    expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.job)).toEqual(['/known', '/ghost']);
+  });
+
+  it('does not mutate the pending array', () => {
+    const jobs = [job('/a'), job('/a/b')];
+    const pending = [task('/a', 0, 0, 0), task('/a/b', 0, 1, 1)];
+    const copy = [...pending];
+    orderPending(snapshot(jobs, [], { pending }));
+    expect(pending).toEqual(copy);
+  });
+
+  it('property: orderTasks agrees with comparePending and is a permutation', () => {
+    const names = ['/a', '/b', '/a/c', '/a/c/d', '/b/e'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: names.length, maxLength: names.length }),
+        fc.array(fc.record({ job: fc.constantFrom(...names), submittedAt: fc.integer({ min: 0, max: 5 }), seq: fc.integer({ min: 0, max: 5 }) }), { maxLength: 40 }),
+        (roots, raw) => {
+          const jobs = new Map(names.map((n, i) => [n, job(n, { rootSubmittedAt: roots[i]! })]));
+          const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
+          const ordered = orderTasks(pending, jobs);
+          expect([...ordered].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([...pending].sort((x, y) => (x.id < y.id ? -1 : 1)));
+          for (let i = 1; i < ordered.length; i++) expect(comparePending(ordered[i - 1]!, ordered[i]!, jobs)).toBeLessThanOrEqual(0);
+          for (let i = 1; i < ordered.length; i++) {
+            expect(jobs.get(ordered[i - 1]!.job)!.depth).toBeGreaterThanOrEqual(jobs.get(ordered[i]!.job)!.depth);
+          }
+        },
+      ),
+    );
+  });
+});

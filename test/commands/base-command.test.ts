@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Errors, Flags } from '@oclif/core';
+import { fileURLToPath } from 'node:url';
+import { BaseCommand } from '../../src/base-command.js';
+import { IrisError } from '../../src/model/errors.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+class Boom extends BaseCommand {
+  static override id = 'boom';
+  static override flags = { kind: Flags.string({ required: true }), count: Flags.integer() };
+  async run(): Promise<{ ok: true }> {
+    const { flags } = await this.parse(Boom);
+    if (flags.kind === 'user') throw new IrisError('not_found', 'job "/x" not found', 'list jobs with `iris jobs`');
+    if (flags.kind === 'bug') throw new TypeError('undefined is not a function');
+    return { ok: true };
+  }
+}
+
+async function runBoom(argv: string[]): Promise<{ exit: number | undefined; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    await Boom.run(argv, root);
+    return { exit: 0, stdout, stderr };
+  } catch (error) {
+    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit, stdout, stderr };
+    throw error;
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+describe('the one error formatter', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('prints a user error with its hint and exit code, no stack', async () => {
+    const result = await runBoom(['--kind', 'user']);
+    expect(result.exit).toBe(3);
+    expect(result.stderr).toBe('Error: job "/x" not found\nHint: list jobs with `iris jobs`\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('prints the error as JSON on stdout with --json', async () => {
+    const result = await runBoom(['--kind', 'user', '--json']);
+    expect(result.exit).toBe(3);
+    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'not_found', message: 'job "/x" not found', hint: 'list jobs with `iris jobs`' } });
+  });
+
+  it('turns flag errors into usage errors (exit 2)', async () => {
+    const missing = await runBoom([]);
+    expect(missing.exit).toBe(2);
+    expect(missing.stderr).toMatch(/^Error: Missing required flag kind\nHint: see `iris boom --help`/);
+    const badInt = await runBoom(['--kind', 'x', '--count', 'many']);
+    expect(badInt.exit).toBe(2);
+    expect(badInt.stderr).toContain('--count: Expected an integer but received: many');
+    const unknown = await runBoom(['--kind', 'x', '--nope']);
+    expect(unknown.exit).toBe(2);
+    expect(unknown.stderr).toContain('Nonexistent flag: --nope');
+  });
+
+  it('prints the stack of a bug and exits 70', async () => {
+    const result = await runBoom(['--kind', 'bug']);
+    expect(result.exit).toBe(70);
+    expect(result.stderr).toContain('TypeError: undefined is not a function');
+    expect(result.stderr).toContain('base-command.test.ts');
+  });
+
+  it('returns data that --json prints', async () => {
+    const result = await runBoom(['--kind', 'ok', '--json']);
+    expect(result.exit).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,192 @@
+/** A small in-memory ClusterService for API tests; records calls and lets tests push stream items. */
+import type { ClusterService } from '../../src/server/cluster-service.js';
+import type { TaskCaller } from '../../src/model/caller.js';
+import type {
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+} from '../../src/api/types.js';
+import type { ClusterEvent } from '../../src/model/events.js';
+import type { JobSpec } from '../../src/model/types.js';
+import { IrisError, notFound } from '../../src/model/errors.js';
+import { parentJob } from '../../src/model/names.js';
+
+/** A push-based async iterable that ends when its signal aborts or end() is called. */
+export class Channel<T> {
+  private items: T[] = [];
+  private waiters: Array<() => void> = [];
+  private ended = false;
+  openCount = 0;
+  closedCount = 0;
+
+  push(item: T): void {
+    this.items.push(item);
+    this.wake();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  async *iterate(signal: AbortSignal): AsyncGenerator<T> {
+    this.openCount++;
+    const onAbort = () => this.wake();
+    signal.addEventListener('abort', onAbort);
+    try {
+      while (!signal.aborted) {
+        const item = this.items.shift();
+        if (item !== undefined) {
+          yield item;
+          continue;
+        }
+        if (this.ended) return;
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.closedCount++;
+    }
+  }
+}
+
+function summary(spec: JobSpec): JobSummary {
+  return {
+    name: spec.name, user: spec.user, state: 'PENDING', reason: null, depth: spec.name.split('/').length - 1,
+    parent: parentJob(spec.name), replicas: spec.replicas, tasks: { total: spec.replicas, byState: { PENDING: spec.replicas } },
+    submittedAt: 1, startedAt: null, finishedAt: null,
+  };
+}
+
+export const WORKER: WorkerInfo = {
+  id: 'w0', state: 'READY', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
+  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 }, runningTasks: [],
+};
+
+export class FakeService implements ClusterService {
+  specs: Array<{ spec: JobSpec; caller: TaskCaller | null; generated: boolean }> = [];
+  tokens = new Map<string, TaskCaller>();
+  logQueries: LogQuery[] = [];
+  logChannel = new Channel<LogLine>();
+  eventChannel = new Channel<ClusterEvent>();
+  stopped = 0;
+  onStop: () => Promise<void> = async () => {};
+  endpointList: EndpointInfo[] = [];
+  lastFilter: JobFilter | null = null;
+  /** Set to make the next call of any method throw this. */
+  boom: unknown = null;
+
+  private check(): void {
+    if (this.boom) {
+      const error = this.boom;
+      this.boom = null;
+      throw error;
+    }
+  }
+
+  async submit(spec: JobSpec, caller: TaskCaller | null, generated: boolean): Promise<SubmitResponse> {
+    this.check();
+    if (this.isNameTaken(spec.name)) throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
+    this.specs.push({ spec, caller, generated });
+    return { name: spec.name, tasks: spec.replicas, parent: parentJob(spec.name), generated };
+  }
+
+  estimates: JobSpec[] = [];
+
+  async estimate(spec: JobSpec): Promise<EstimateResponse> {
+    this.check();
+    this.estimates.push(spec);
+    return { name: spec.name, tasks: spec.replicas, start: 1000, now: 1000, reason: 'fits now', policy: 'easy' };
+  }
+
+  queue(): QueueInfo {
+    this.check();
+    return { policy: 'easy', queueDepth: 32, reservationDepth: 64, jobs: [] };
+  }
+
+  jobs(filter: JobFilter): JobSummary[] {
+    this.check();
+    this.lastFilter = filter;
+    return this.specs.map((s) => summary(s.spec)).filter((j) => !filter.prefix || j.name.startsWith(filter.prefix));
+  }
+
+  job(name: string): JobDetail {
+    this.check();
+    const found = this.specs.find((s) => s.spec.name === name);
+    if (!found) throw notFound(`no job named ${name}`, 'list jobs with `iris jobs`');
+    const { spec } = found;
+    return {
+      ...summary(spec), command: spec.command, resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: 'cpu' },
+      constraints: spec.constraints, coschedule: spec.coschedule, maxRetries: spec.maxRetries, maxTaskFailures: spec.maxTaskFailures,
+      maxPreemptions: spec.maxPreemptions, timeoutMs: spec.timeoutMs, schedulingTimeoutMs: spec.schedulingTimeoutMs, taskList: [], children: [],
+    };
+  }
+
+  async cancel(names: string[]): Promise<{ cancelled: string[] }> {
+    this.check();
+    return { cancelled: names.filter((n) => this.isNameTaken(n)) };
+  }
+
+  cluster(): ClusterInfo {
+    this.check();
+    return {
+      clusterId: 'c1', pid: process.pid, socket: '/tmp/x.sock', home: '/tmp', version: 'test', startedAt: 1, workers: [WORKER],
+      queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 0 },
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.check();
+    this.stopped++;
+    await this.onStop();
+  }
+
+  workers(): WorkerInfo[] {
+    this.check();
+    return [WORKER];
+  }
+
+  async drain(worker: string): Promise<WorkerInfo> {
+    this.check();
+    if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
+    return { ...WORKER, state: 'DRAINING' };
+  }
+
+  endpoints(prefix?: string): EndpointInfo[] {
+    this.check();
+    return this.endpointList.filter((e) => !prefix || e.name.startsWith(prefix));
+  }
+
+  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
+    this.check();
+    const endpoint = { name, address, task: caller.task, attempt: caller.attempt, job: caller.job, registeredAt: 5 };
+    this.endpointList.push(endpoint);
+    return endpoint;
+  }
+
+  callerForToken(token: string): TaskCaller | null {
+    return this.tokens.get(token) ?? null;
+  }
+
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+    this.check();
+    this.logQueries.push(query);
+    if (query.target === '/missing') {
+      return (async function* () {
+        throw notFound('no job or task named /missing');
+      })();
+    }
+    return this.logChannel.iterate(signal);
+  }
+
+  events(signal: AbortSignal): AsyncIterable<ClusterEvent> {
+    this.check();
+    return this.eventChannel.iterate(signal);
+  }
+
+  isNameTaken(name: string): boolean {
+    return this.specs.some((s) => s.spec.name === name);
+  }
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { buildSubmitRequest, commandFromArgv, parseEnvPairs } from '../../src/ui/submit-flags.js';
+import { IrisError } from '../../src/model/errors.js';
+
+describe('--env parsing', () => {
+  it('splits at the first "=" and keeps empty values', () => {
+    expect(parseEnvPairs(['A=1', 'URL=http://x?a=b', 'EMPTY=', '_X9=y'])).toEqual({ A: '1', URL: 'http://x?a=b', EMPTY: '', _X9: 'y' });
+  });
+
+  it.each(['NOVALUE', '=x', '1A=x', 'A-B=x', 'A B=x'])('rejects %j with a usage error', (pair) => {
+    let error: unknown;
+    try {
+      parseEnvPairs([pair]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(IrisError);
+    expect((error as IrisError).exitCode).toBe(2);
+    expect((error as IrisError).message).toContain(`"${pair}"`);
+  });
+});
+
+describe('command after --', () => {
+  it('takes everything after the first --, flags included', () => {
+    expect(commandFromArgv(['-n', 'x', '--', 'python', 'x', '--lr', '3', '--', 'y'], ['python', 'x', '--lr', '3', '--', 'y'])).toEqual([
+      'python', 'x', '--lr', '3', '--', 'y',
+    ]);
+  });
+
+  it('uses the parsed arguments without --', () => {
+    expect(commandFromArgv(['echo', 'hi'], ['echo', 'hi'])).toEqual(['echo', 'hi']);
+  });
+
+  it('rejects a missing command, stray words and unknown flags', () => {
+    expect(() => commandFromArgv([], [])).toThrow(/no command given/);
+    expect(() => commandFromArgv(['--'], [])).toThrow(/no command given/);
+    expect(() => commandFromArgv(['oops', '--', 'echo'], ['oops', 'echo'])).toThrow(/unexpected argument "oops"/);
+    expect(() => commandFromArgv(['--cpuu', '2', '--', 'echo'], ['--cpuu', '2', 'echo'])).toThrow(/unknown flag "--cpuu"/);
+    expect(() => commandFromArgv(['--cpuu', 'echo'], ['--cpuu', 'echo'])).toThrow(/unknown flag "--cpuu"/);
+  });
+});
+
+describe('buildSubmitRequest', () => {
+  it('maps flags to the wire request, strings as typed', () => {
+    const request = buildSubmitRequest(
+      {
+        name: 'train/eval', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: ['A=1'], constraint: ['region=us', 'pool in (a,b)'],
+        coschedule: 'tpu-name', 'max-retries': 2, 'max-task-failures': 1, 'max-preemptions': 5, 'time-limit': '10m', 'scheduling-timeout': '1h', user: 'bob',
+      },
+      ['python', 'train.py'],
+      { cwd: '/work' },
+    );
+    expect(request).toEqual({
+      name: 'train/eval', command: ['python', 'train.py'], cwd: '/work', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: { A: '1' },
+      constraints: ['region=us', 'pool in (a,b)'], coschedule: 'tpu-name', maxRetries: 2, maxTaskFailures: 1, maxPreemptions: 5,
+      timeLimit: '10m', schedulingTimeout: '1h', user: 'bob',
+    });
+  });
+
+  it('omits unset flags and lets --cwd override the current directory', () => {
+    expect(buildSubmitRequest({ cwd: '/elsewhere' }, ['true'], { cwd: '/work' })).toEqual({ command: ['true'], cwd: '/elsewhere' });
+  });
+});
