@@ -6,6 +6,9 @@
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
  * Commands return their data; with --json oclif prints it as JSON on stdout.
+ * It also owns the ONE interrupt rule (onInterrupt): the first SIGINT or SIGTERM runs the
+ * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
+ * change nothing while the handler is registered.
  */
 import { Command, Errors, toConfiguredId } from '@oclif/core';
 import { EXIT, IrisError } from './model/errors.js';
@@ -41,6 +44,25 @@ export abstract class BaseCommand extends Command {
   protected async clusterClient(): Promise<ConnectedClient> {
     this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message));
     return this.connected;
+  }
+
+  /**
+   * Runs `handler` at the first SIGINT or SIGTERM; further signals are ignored until the
+   * returned disposer is called (it removes the listeners; call it in a finally).
+   */
+  protected onInterrupt(handler: (signal: NodeJS.Signals) => void): () => void {
+    let fired = false;
+    const listener = (signal: NodeJS.Signals) => {
+      if (fired) return;
+      fired = true;
+      handler(signal);
+    };
+    process.on('SIGINT', listener);
+    process.on('SIGTERM', listener);
+    return () => {
+      process.off('SIGINT', listener);
+      process.off('SIGTERM', listener);
+    };
   }
 
   protected now(): number {

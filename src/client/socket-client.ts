@@ -8,7 +8,9 @@
  */
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
-import type { IrisClient } from './types.js';
+import type { IrisClient, StopClusterOptions } from './types.js';
+import { isAlive } from '../runtime/process/proc.js';
+import { isFinalJobState, type JobState } from '../model/states.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
   ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
@@ -28,6 +30,13 @@ export interface SocketClientOptions {
 const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'internal',
 ]);
+
+/** How often `stopCluster({ wait })` looks whether the cluster process is gone. */
+const EXIT_POLL_MS = 50;
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new Error('aborted');
+}
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -113,8 +122,80 @@ export class SocketClient implements IrisClient {
     return this.call<ClusterInfo>('GET', '/v1/cluster');
   }
 
-  async stopCluster(): Promise<void> {
+  async stopCluster(options: StopClusterOptions = {}): Promise<{ pid: number }> {
+    const { pid } = await this.health();
     await this.call<unknown>('POST', '/v1/cluster/stop', {});
+    if (options.wait) await this.waitForExit(pid, options.timeoutMs ?? 60_000);
+    return { pid };
+  }
+
+  /** Until nothing answers on the socket and the cluster process `pid` is gone. */
+  private async waitForExit(pid: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.ping()) || (await isAlive(pid))) {
+      if (Date.now() > deadline) {
+        throw new IrisError('unavailable', `the cluster (pid ${pid}) did not stop within ${timeoutMs / 1000}s`, `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``);
+      }
+      await new Promise((resolve) => setTimeout(resolve, EXIT_POLL_MS));
+    }
+  }
+
+  async wait(name: string, signal?: AbortSignal): Promise<JobDetail> {
+    if (signal?.aborted) throw abortReason(signal);
+    const local = new AbortController();
+    const stop = () => local.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    // Count the final-state events of the job (of any job until its canonical name is known):
+    // each one is a reason to ask job() again. Subscribed before the first job() call, so a job
+    // that ends after that call is always seen.
+    let canonical: string | null = null;
+    let finals = 0;
+    let ended = false;
+    let failure: unknown = null;
+    let wake: (() => void) | null = null;
+    const poke = () => {
+      const w = wake;
+      wake = null;
+      w?.();
+    };
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const pump = (async () => {
+      try {
+        for await (const event of this.stream<ClusterEvent>('/v1/events', local.signal, opened)) {
+          if (event.type !== 'job' || !isFinalJobState(event.state as JobState)) continue;
+          if (canonical !== null && event.name !== canonical) continue;
+          finals++;
+          poke();
+        }
+      } catch (error) {
+        failure = error;
+      } finally {
+        ended = true;
+        opened();
+        poke();
+      }
+    })();
+    try {
+      await open;
+      for (;;) {
+        if (signal?.aborted) throw abortReason(signal);
+        const seen = finals;
+        const job = await this.job(name);
+        canonical = job.name;
+        if (isFinalJobState(job.state)) return job;
+        if (signal?.aborted) throw abortReason(signal);
+        if (ended) {
+          if (failure !== null) throw failure;
+          throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the event stream`, 'check `iris cluster status`');
+        }
+        if (finals === seen) await new Promise<void>((resolve) => (wake = resolve));
+      }
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      local.abort();
+      await pump;
+    }
   }
 
   workers(): Promise<WorkerInfo[]> {
@@ -212,7 +293,7 @@ export class SocketClient implements IrisClient {
   }
 
   /** GET an NDJSON stream; ends quietly on abort, throws mapped errors otherwise. */
-  private async *stream<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
+  private async *stream<T>(path: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<T> {
     if (signal?.aborted) return;
     const req = request({ socketPath: this.socketPath, path, method: 'GET', headers: this.headers(undefined), agent: false });
     const onAbort = () => req.destroy();
@@ -229,6 +310,7 @@ export class SocketClient implements IrisClient {
       if (!res) return;
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) throw errorFromResponse(status, await readAll(res));
+      onOpen?.();
       let pending = '';
       try {
         for await (const chunk of res as AsyncIterable<Buffer>) {

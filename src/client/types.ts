@@ -16,13 +16,29 @@ export interface IrisClient {
   job(name: string): Promise<JobDetail>;
   cancel(names: string[]): Promise<{ cancelled: string[] }>;
   cluster(): Promise<ClusterInfo>;
-  stopCluster(): Promise<void>;
+  /**
+   * Asks the cluster to stop and gives its pid. With `wait`, resolves only once the controller no
+   * longer answers and its process is gone; IrisError('unavailable') after `timeoutMs` (default 60 s).
+   */
+  stopCluster(options?: StopClusterOptions): Promise<{ pid: number }>;
   workers(): Promise<WorkerInfo[]>;
   drain(worker: string): Promise<WorkerInfo>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;
   registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */
   logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine>;
+  /**
+   * Resolves with the job once it is in a final state (SUCCEEDED, FAILED, …): woken by the job's
+   * final event on the event stream, confirmed with job(). Rejects with the signal's reason on abort.
+   */
+  wait(job: string, signal?: AbortSignal): Promise<JobDetail>;
   /** Streams cluster events until the signal aborts. */
   events(signal?: AbortSignal): AsyncIterable<ClusterEvent>;
+}
+
+export interface StopClusterOptions {
+  /** Wait until the controller no longer answers and its process has exited. */
+  wait?: boolean;
+  /** How long to wait, in ms (default 60 000). */
+  timeoutMs?: number;
 }

@@ -37,8 +37,7 @@ export default class Logs extends BaseCommand {
     if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
     if (flags.attempt !== undefined) query.attempt = flags.attempt;
     const abort = new AbortController();
-    const stop = () => abort.abort();
-    process.once('SIGINT', stop);
+    const dispose = this.onInterrupt(() => abort.abort());
     try {
       for await (const line of this.client().logs(query, abort.signal)) {
         if (this.jsonEnabled()) this.logJsonLine(line);
@@ -47,7 +46,7 @@ export default class Logs extends BaseCommand {
     } catch (error) {
       if (!abort.signal.aborted) throw error;
     } finally {
-      process.off('SIGINT', stop);
+      dispose();
     }
     if (abort.signal.aborted) this.exit(130);
   }

@@ -1,6 +1,5 @@
 import type { JobDetail, LogLine } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
-import { isFinalJobState } from '../model/states.js';
 import { EXIT } from '../model/errors.js';
 import { formatLogLine } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
@@ -32,26 +31,24 @@ export default class Run extends BaseCommand {
 
     const abort = new AbortController();
     let cancelling: Promise<unknown> | null = null;
-    const onSigint = () => {
-      // A second Ctrl-C (or the same one forwarded by bin/run.js) changes nothing.
-      if (cancelling) return;
+    const dispose = this.onInterrupt(() => {
       cancelling = client.cancel([name]).catch(() => undefined);
       abort.abort();
-    };
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
+    });
     try {
+      let job: JobDetail | null = null;
       try {
         for await (const line of client.logs({ target: name, follow: true }, abort.signal)) this.writeLine(line, name);
+        // The log stream ends when the job and its descendants end; wait for the final state itself.
+        if (!abort.signal.aborted) job = await client.wait(name, abort.signal);
       } catch (error) {
         if (!abort.signal.aborted) throw error;
       }
-      if (cancelling) {
+      if (cancelling || job === null) {
         await cancelling;
         process.stderr.write(`cancelled ${name}\n`);
         return this.exit(130);
       }
-      const job = await this.finalJob(name);
       if (job.state !== 'SUCCEEDED') {
         if (this.jsonEnabled()) this.logJson(job);
         process.stderr.write(`job ${name} ${job.state}${job.reason ? `: ${job.reason}` : ''}\n`);
@@ -59,8 +56,7 @@ export default class Run extends BaseCommand {
       }
       return job;
     } finally {
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
+      dispose();
     }
   }
 
@@ -68,15 +64,5 @@ export default class Run extends BaseCommand {
     const text = formatLogLine(line, target) + '\n';
     if (line.stream === 'stderr' || this.jsonEnabled()) process.stderr.write(text);
     else process.stdout.write(text);
-  }
-
-  /** The log stream ends when the job and its descendants end; the final state may lag by a moment. */
-  private async finalJob(name: string): Promise<JobDetail> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const job = await this.client().job(name);
-      if (isFinalJobState(job.state) || Date.now() > deadline) return job;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   }
 }

@@ -1,18 +1,14 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
 import { DEFAULT_QUEUE } from '../config/defaults.js';
 import { QUEUE_POLICIES } from '../config/types.js';
-import { simulate, type SimProgress } from '../sim/engine.js';
-import { loadWorkload, parseWindow, traceKind } from '../sim/load.js';
-import { renderPlot } from '../sim/plot.js';
-import { createScheduler, parsePolicy } from '../sim/policy.js';
-import { compatJson, renderCompat, renderSimulation, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
-import { simulateRlscheduler } from '../sim/rlscheduler.js';
+import { parseWindow } from '../sim/load.js';
+import { compatJson, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
+import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
-import { readSwf } from '../sim/swf.js';
+import { runSimulation } from '../sim/service.js';
+import { renderCompat, renderSimulation } from '../ui/simulation.js';
 
 export default class Simulate extends BaseCommand {
   static override summary = 'Replay a workload through the iris scheduler on a virtual clock.';
@@ -50,52 +46,38 @@ export default class Simulate extends BaseCommand {
     const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name);
     const order = parseOrder(flags.order);
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
-    const progress = this.progress();
-
     if (flags.compat === 'rlscheduler') {
       for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot']) {
         if (given(name)) throw invalid(`--${name} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
       }
-      if (traceKind(args.trace) !== 'swf') throw invalid('--compat rlscheduler needs an SWF trace (*.swf)');
-      const trace = await readSwf(args.trace);
-      const procs = flags.procs ?? trace.maxProcs;
-      if (procs === null) throw invalid(`${args.trace} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
-      const result = simulateRlscheduler(trace.jobs, { procs, order, backfill: flags.backfill, windows: window ? [window] : undefined });
-      const info = { trace: args.trace, procs, order, backfill: flags.backfill };
-      if (!this.jsonEnabled()) this.print(renderCompat(info, result));
-      return compatJson(info, result);
+    } else if (given('backfill') || given('no-backfill')) {
+      throw invalid('--backfill applies to --compat rlscheduler only', 'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)');
     }
-    if (given('backfill') || given('no-backfill')) throw invalid('--backfill applies to --compat rlscheduler only', 'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)');
 
-    const policy = parsePolicy(flags.policy);
-    const scheduler = createScheduler({ policy, queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
-    const workload = await loadWorkload(args.trace, { procs: flags.procs, window });
-    const result = simulate(workload, { scheduler, order, queueDepth: flags['queue-depth'], onProgress: progress?.update, progressEvery: 1000 });
-    progress?.done();
-    const info = {
+    const progress = flags.compat === undefined ? this.progress() : undefined;
+    const outcome = await runSimulation({
       trace: args.trace,
-      kind: workload.kind,
-      policy,
+      procs: flags.procs,
       order,
+      window,
+      policy: flags.policy,
       queueDepth: flags['queue-depth'],
       reservationDepth: flags['reservation-depth'],
-      procs: workload.procs,
-      workers: workload.workers.length,
-      window: window ?? null,
-    };
-    if (flags.plot) {
-      const title = `${path.basename(args.trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
-      try {
-        await writeFile(flags.plot, renderPlot(result.samples, { title }));
-      } catch (err) {
-        throw invalid(`cannot write the plot to ${flags.plot}: ${(err as Error).message}`);
-      }
+      plot: flags.plot,
+      compat: flags.compat === 'rlscheduler' ? 'rlscheduler' : undefined,
+      backfill: flags.backfill,
+      onProgress: progress?.update,
+    }).finally(() => progress?.done());
+
+    if (outcome.mode === 'rlscheduler') {
+      if (!this.jsonEnabled()) this.print(renderCompat(outcome.info, outcome.result));
+      return compatJson(outcome.info, outcome.result);
     }
     if (!this.jsonEnabled()) {
-      this.print(renderSimulation(info, result));
-      if (flags.plot) this.print(`\nPlot written to ${flags.plot}`);
+      this.print(renderSimulation(outcome.info, outcome.result));
+      if (outcome.plot) this.print(`\nPlot written to ${outcome.plot}`);
     }
-    return simulationJson(info, result);
+    return simulationJson(outcome.info, outcome.result);
   }
 
   private print(text: string): void {

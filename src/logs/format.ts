@@ -26,10 +26,6 @@ export const MAX_LINE_BYTES = 64 * 1024;
 const HIGH_WATER = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export function tagOf(stream: StreamName): StreamTag {
-  return stream === 'stdout' ? 'o' : 'e';
-}
-
 export function streamOf(tag: StreamTag): StreamName {
   return tag === 'o' ? 'stdout' : 'stderr';
 }

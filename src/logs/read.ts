@@ -3,13 +3,15 @@
  *
  * Only complete lines count: a trailing line without its `\n` is not returned (it may be
  * half-written) and follow mode picks it up once it is complete. Lines that do not parse are
- * skipped. A missing file reads as empty. Knows nothing of jobs or tasks: the API layer maps
- * files to tasks/attempts and may merge several files with mergeByTime().
+ * skipped. A missing file reads as empty. Knows nothing of jobs or tasks: the server's log
+ * stream (src/server/log-stream.ts) maps files to tasks/attempts, reads them with readFrom()
+ * and merges several files with mergeByTime().
  */
-import { stat, watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open as openAsync } from 'node:fs/promises';
 import { streamOf, type StreamName } from './format.js';
+import { DirWatches, Wakeup } from './wake.js';
 
 export interface LogRecord {
   time: number;
@@ -31,7 +33,7 @@ export interface FollowOptions {
   since?: number;
   /** Start with the last `tail` lines (0 = only new lines). */
   tail?: number;
-  /** Poll interval backing up fs.watch, in ms (default 250). */
+  /** Safety poll backing up fs.watch, in ms (default 250). */
   pollMs?: number;
   /** Called once the starting position is fixed: lines written from now on will be yielded. */
   onStart?: () => void;
@@ -190,35 +192,49 @@ function sizeOf(path: string): Promise<number | null> {
   return new Promise((resolve) => stat(path, (err, st) => resolve(err ? null : st.size)));
 }
 
+export interface Chunk {
+  records: LogRecord[];
+  /** Byte offset where the next read of this file starts. */
+  end: number;
+}
+
+/**
+ * The lines of a log file from byte `offset` to its current end; `end` is where the next call
+ * continues. A file now shorter than `offset` (truncated or replaced) is read from its start.
+ * Only complete lines unless `partial` is set (for a file whose writer has finished): then a
+ * trailing line without its newline is returned too and `end` is the end of the file.
+ */
+export async function readFrom(path: string, offset: number, options: { since?: number; partial?: boolean } = {}): Promise<Chunk> {
+  const fh = await openOrNull(path);
+  if (fh === null) return { records: [], end: offset };
+  try {
+    if ((await fh.stat()).size < offset) offset = 0;
+    const scan = await scanAll(fh, offset, options.since);
+    if (options.partial) {
+      const size = (await fh.stat()).size;
+      if (size > scan.end) {
+        const rest = Buffer.allocUnsafe(size - scan.end);
+        await readExact(fh, rest, scan.end);
+        const rec = parseLine(rest.toString('utf8'));
+        if (rec !== null && (options.since === undefined || rec.time >= options.since)) scan.records.push(rec);
+        scan.end = size;
+      }
+    }
+    return scan;
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * Yields the existing lines (per options), then new lines as the file grows, until `signal`
  * aborts. The file may not exist yet. A file that shrinks (truncated/replaced) is read again
- * from its start.
+ * from its start. Woken by changes in the file's directory (fs.watch), backed by a poll.
  */
 export async function* followLines(path: string, signal: AbortSignal, options: FollowOptions = {}): AsyncGenerator<LogRecord> {
   const pollMs = options.pollMs ?? 250;
-  let wake: (() => void) | null = null;
-  let dirty = false; // a change was signalled while nobody waited
-  const poke = (): void => {
-    const w = wake;
-    wake = null;
-    if (w) w();
-    else dirty = true;
-  };
-  signal.addEventListener('abort', poke, { once: true });
-  let watcher: FSWatcher | null = null;
-  const ensureWatch = (): void => {
-    if (watcher !== null) return;
-    try {
-      watcher = watch(path, { persistent: false }, poke);
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = null;
-      });
-    } catch {
-      watcher = null; // not there yet: polling covers it
-    }
-  };
+  const wakeup = new Wakeup();
+  const watches = new DirWatches(wakeup.poke);
   try {
     let offset = 0;
     const startTail = options.fromStart ? undefined : options.tail;
@@ -234,8 +250,8 @@ export async function* followLines(path: string, signal: AbortSignal, options: F
       options.onStart?.();
     }
     while (!signal.aborted) {
-      ensureWatch();
-      dirty = false;
+      watches.watchFilesIn([path]);
+      wakeup.clear();
       const size = await sizeOf(path);
       if (size !== null && size < offset) offset = 0;
       if (size !== null && size > offset) {
@@ -256,23 +272,10 @@ export async function* followLines(path: string, signal: AbortSignal, options: F
           if (offset !== before) continue; // more may have arrived meanwhile
         }
       }
-      if (size === null && watcher !== null) {
-        (watcher as FSWatcher).close();
-        watcher = null;
-      }
-      if (dirty) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(poke, pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        if (signal.aborted) poke();
-      });
+      await wakeup.wait(signal, pollMs);
     }
   } finally {
-    signal.removeEventListener('abort', poke);
-    (watcher as FSWatcher | null)?.close();
+    watches.close();
   }
 }
 
@@ -318,51 +321,4 @@ export function mergeByTime<T extends { time: number }>(lists: readonly (readonl
     down(0);
   }
   return out;
-}
-
-/**
- * Merges finite async streams that are each sorted by time (e.g. readLines of many attempts
- * wrapped as streams). Waits for the head of every stream before yielding, so do not use it on
- * live (follow) streams; use interleave() for those.
- */
-export async function* mergeStreamsByTime<T extends { time: number }>(streams: readonly AsyncIterable<T>[]): AsyncGenerator<T> {
-  const its = streams.map((s) => s[Symbol.asyncIterator]());
-  const heads: (IteratorResult<T> | null)[] = await Promise.all(its.map((it) => it.next()));
-  try {
-    for (;;) {
-      let best = -1;
-      for (let i = 0; i < heads.length; i++) {
-        const h = heads[i];
-        if (h && !h.done && (best < 0 || h.value.time < (heads[best] as IteratorYieldResult<T>).value.time)) best = i;
-      }
-      if (best < 0) return;
-      yield (heads[best] as IteratorYieldResult<T>).value;
-      heads[best] = await its[best]!.next();
-    }
-  } finally {
-    await Promise.all(its.map((it, i) => (heads[i]?.done ? undefined : it.return?.())));
-  }
-}
-
-/** Yields items of several live async streams as they arrive (order across streams by arrival). */
-export async function* interleave<T>(streams: readonly AsyncIterable<T>[]): AsyncGenerator<T> {
-  const its = streams.map((s) => s[Symbol.asyncIterator]());
-  const pending = new Map<number, Promise<[number, IteratorResult<T>]>>();
-  const pull = (i: number): void => {
-    pending.set(i, its[i]!.next().then((r) => [i, r] as [number, IteratorResult<T>]));
-  };
-  its.forEach((_, i) => pull(i));
-  try {
-    while (pending.size > 0) {
-      const [i, r] = await Promise.race(pending.values());
-      if (r.done) {
-        pending.delete(i);
-        continue;
-      }
-      pull(i);
-      yield r.value;
-    }
-  } finally {
-    await Promise.all([...pending.keys()].map((i) => its[i]!.return?.()));
-  }
 }

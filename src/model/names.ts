@@ -48,11 +48,6 @@ export function parentJob(name: string): string | null {
   return cut <= 0 ? null : name.slice(0, cut);
 }
 
-export function rootJob(name: string): string {
-  const cut = name.indexOf('/', 1);
-  return cut < 0 ? name : name.slice(0, cut);
-}
-
 /** True when `name` equals `ancestor` or lies below it. */
 export function isWithin(name: string, ancestor: string): boolean {
   return name === ancestor || name.startsWith(ancestor + '/');

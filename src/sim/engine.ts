@@ -19,95 +19,22 @@
  *   ties by task submit time and then arrival order.
  */
 import { jobDepth, taskName } from '../model/names.js';
-import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../cluster/scheduler/types.js';
+import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
 import { comparePending } from '../cluster/scheduler/queue/order.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from './heap.js';
-import { boundedSlowdown } from './metrics.js';
+import { WorkerPool } from './pool.js';
+import type { PassScheduler, SimJobResult, SimOptions, SimResult, SimSample } from './results.js';
 import { orderScore, type OrderName } from './scores.js';
-import { countJobs, type SimJob, type SimWorker, type SimWorkload, type SkippedJob } from './workload.js';
+import { jobResult, summarize } from './summary.js';
+import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
 
-/** What the engine needs from a scheduler: the QueueScheduler's pass. */
-export interface PassScheduler {
-  pass(snapshot: Snapshot, resourcesChanged?: boolean): Plan;
-}
+export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
 /** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
 interface Held {
   allocation: RunningAllocation;
   deviceIndices: number[];
-}
-
-export interface SimProgress {
-  now: number;
-  finished: number;
-  total: number;
-  events: number;
-}
-
-export interface SimOptions {
-  scheduler: PassScheduler;
-  order?: OrderName;
-  /** Call onProgress every this many event batches (default 2000). */
-  progressEvery?: number;
-  onProgress?: (progress: SimProgress) => void;
-  /**
-   * The scheduler's queue depth, if it has one: a pass that considered fewer jobs than this
-   * (placed + given a reason) saw the whole queue, so no second pass is run at that time.
-   */
-  queueDepth?: number;
-}
-
-export interface SimJobResult {
-  name: string;
-  index?: number;
-  user: string;
-  submit: number;
-  /** First task start. */
-  start: number;
-  /** Last task end. */
-  end: number;
-  wait: number;
-  /** Run time of a task as simulated (capped at the time limit). */
-  run: number;
-  procs: number;
-  tasks: number;
-  workers: string[];
-  /** True when the task was stopped at its time limit. */
-  timeLimited: boolean;
-  boundedSlowdown: number;
-}
-
-export interface SimSample {
-  time: number;
-  /** Jobs with at least one pending task. */
-  queued: number;
-  runningTasks: number;
-  /** Allocated CPU / total CPU of all workers. */
-  utilization: number;
-}
-
-export interface SimSummary {
-  jobs: number;
-  skipped: number;
-  unfinished: number;
-  avgWait: number;
-  avgBoundedSlowdown: number;
-  utilization: number;
-  makespan: number;
-  start: number;
-  end: number;
-  timeLimited: number;
-  passes: number;
-  batches: number;
-}
-
-export interface SimResult {
-  summary: SimSummary;
-  jobs: SimJobResult[];
-  skipped: SkippedJob[];
-  unfinished: SkippedJob[];
-  samples: SimSample[];
 }
 
 interface ActiveJob {
@@ -135,15 +62,6 @@ interface Completion {
   task: string;
 }
 
-interface WorkerState {
-  spec: SimWorker;
-  freeCpu: number;
-  freeMemory: number;
-  deviceBusy: boolean[];
-}
-
-const BSLD_THRESHOLD = 10;
-
 export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
   return new Engine(workload, options).run();
 }
@@ -153,12 +71,7 @@ class Engine {
   private readonly order: OrderName;
   private readonly progressEvery: number;
   private readonly queueDepth: number;
-  private readonly workers: WorkerState[];
-  private readonly workerIndex = new Map<string, number>();
-  private views: WorkerView[];
-  private readonly dirtyWorkers = new Set<number>();
-  private readonly totalCpu: number;
-  private usedCpu = 0;
+  private readonly pool: WorkerPool;
 
   private readonly jobs = new Map<string, SchedulerJob>();
   private readonly active = new Map<string, ActiveJob>();
@@ -192,29 +105,10 @@ class Engine {
     this.order = options.order ?? 'fcfs';
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
     this.queueDepth = options.queueDepth ?? Infinity;
-    this.workers = workload.workers.map((spec, i) => {
-      this.workerIndex.set(spec.id, i);
-      return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false) };
-    });
-    this.views = this.workers.map((_, i) => this.view(i));
-    this.totalCpu = workload.workers.reduce((sum, w) => sum + w.cpuMillis, 0);
+    this.pool = new WorkerPool(workload.workers);
     this.roots = workload.jobs;
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);
-  }
-
-  private view(i: number): WorkerView {
-    const w = this.workers[i]!;
-    const devices: number[] = [];
-    for (let d = 0; d < w.deviceBusy.length; d++) if (!w.deviceBusy[d]) devices.push(d);
-    return {
-      id: w.spec.id,
-      device: w.spec.device,
-      attributes: w.spec.attributes,
-      capacity: { cpuMillis: w.spec.cpuMillis, memoryBytes: w.spec.memoryBytes },
-      free: { cpuMillis: w.freeCpu, memoryBytes: w.freeMemory, devices },
-      schedulable: true,
-    };
   }
 
   run(): SimResult {
@@ -237,7 +131,7 @@ class Engine {
       }
       this.schedule(now, freed);
       end = Math.max(end, now);
-      this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.totalCpu > 0 ? this.usedCpu / this.totalCpu : 0 });
+      this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.pool.utilization() });
       if (this.options.onProgress && this.batches % this.progressEvery === 0) {
         this.options.onProgress({ now, finished: this.results.length, total: this.total, events: this.batches });
       }
@@ -287,7 +181,7 @@ class Engine {
       // Times are opaque numbers to the planner; the simulator uses seconds throughout.
       timeLimitMs: spec.timeLimit,
     };
-    const never = neverReason(sched, this.views);
+    const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
       return;
@@ -373,11 +267,6 @@ class Engine {
   }
 
   private snapshot(now: number): Snapshot {
-    if (this.dirtyWorkers.size > 0) {
-      this.views = this.views.slice();
-      for (const i of this.dirtyWorkers) this.views[i] = this.view(i);
-      this.dirtyWorkers.clear();
-    }
     if (this.runningDirty) {
       this.runningList = [];
       for (const held of this.running.values()) this.runningList.push(held.allocation);
@@ -388,7 +277,7 @@ class Engine {
       jobs: this.jobs,
       pending: this.pendingList,
       pendingOrdered: true,
-      workers: this.views,
+      workers: this.pool.views(),
       usage: EMPTY_USAGE,
       quotas: EMPTY_QUOTAS,
       running: this.runningList,
@@ -397,16 +286,9 @@ class Engine {
 
   private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
     const job = this.active.get(jobName);
-    const w = this.workerIndex.get(workerId);
-    if (!job || w === undefined) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
-    const worker = this.workers[w]!;
+    if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
-    worker.freeCpu -= res.cpuMillis;
-    worker.freeMemory -= res.memoryBytes;
-    for (const d of devices) worker.deviceBusy[d] = true;
-    if (worker.freeCpu < 0 || worker.freeMemory < 0) throw new Error(`scheduler overcommitted worker ${workerId}`);
-    this.dirtyWorkers.add(w);
-    this.usedCpu += res.cpuMillis;
+    this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices);
     this.pendingIds.delete(taskId);
     const allocation: RunningAllocation = {
       task: taskId,
@@ -435,13 +317,7 @@ class Engine {
     const { allocation, deviceIndices } = this.running.get(taskId)!;
     this.running.delete(taskId);
     this.runningDirty = true;
-    const w = this.workerIndex.get(allocation.workerId)!;
-    const worker = this.workers[w]!;
-    worker.freeCpu += allocation.cpuMillis;
-    worker.freeMemory += allocation.memoryBytes;
-    for (const d of deviceIndices) worker.deviceBusy[d] = false;
-    this.dirtyWorkers.add(w);
-    this.usedCpu -= allocation.cpuMillis;
+    this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
     const job = this.active.get(allocation.job)!;
     const duration = Math.min(job.spec.run, job.spec.timeLimit);
     this.busyCpuSeconds += (allocation.cpuMillis / 1000) * duration;
@@ -454,26 +330,7 @@ class Engine {
     this.active.delete(job.spec.name);
     this.jobs.delete(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
-    const start = job.start!;
-    const run = Math.min(job.spec.run, job.spec.timeLimit);
-    const wait = start - job.submit;
-    const result: SimJobResult = {
-      name: job.spec.name,
-      user: job.spec.user,
-      submit: job.submit,
-      start,
-      end: job.end,
-      wait,
-      run,
-      procs: job.spec.procs,
-      tasks: job.spec.replicas,
-      workers: [...job.workers].sort(),
-      timeLimited: job.timeLimited,
-      // Response time over run time, so staggered replicas count from submit to the last end.
-      boundedSlowdown: boundedSlowdown(job.end - job.submit - run, run, BSLD_THRESHOLD),
-    };
-    if (job.spec.index !== undefined) result.index = job.spec.index;
-    this.results.push(result);
+    this.results.push(jobResult({ ...job, start: job.start! }));
   }
 
   private finish(start: number, end: number): SimResult {
@@ -483,30 +340,17 @@ class Engine {
     }
     // Report jobs in arrival order (submit time, then submission sequence).
     this.results.sort((a, b) => a.submit - b.submit || this.arrivalSeq.get(a.name)! - this.arrivalSeq.get(b.name)!);
-    const n = this.results.length;
-    let waitSum = 0;
-    let bsldSum = 0;
-    let lastEnd = start;
-    for (const r of this.results) {
-      waitSum += r.wait;
-      bsldSum += r.boundedSlowdown;
-      if (r.end > lastEnd) lastEnd = r.end;
-    }
-    const makespan = Math.max(0, Math.max(end, lastEnd) - start);
-    const summary: SimSummary = {
-      jobs: n,
+    const summary = summarize(this.results, {
+      start,
+      end,
       skipped: this.skipped.length,
       unfinished: unfinished.length,
-      avgWait: n > 0 ? waitSum / n : 0,
-      avgBoundedSlowdown: n > 0 ? bsldSum / n : 0,
-      utilization: makespan > 0 && this.totalCpu > 0 ? this.busyCpuSeconds / ((this.totalCpu / 1000) * makespan) : 0,
-      makespan,
-      start,
-      end: start + makespan,
+      busyCpuSeconds: this.busyCpuSeconds,
+      totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
       passes: this.passes,
       batches: this.batches,
-    };
+    });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, samples: this.samples };
   }
 }

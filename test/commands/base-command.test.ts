@@ -75,3 +75,30 @@ describe('the one error formatter', () => {
     expect(JSON.parse(result.stdout)).toEqual({ ok: true });
   });
 });
+
+class Interruptible extends BaseCommand {
+  static override id = 'interruptible';
+  async run(): Promise<{ calls: string[]; during: number; before: number; after: number }> {
+    const before = process.listenerCount('SIGINT') + process.listenerCount('SIGTERM');
+    const calls: string[] = [];
+    const dispose = this.onInterrupt((signal) => calls.push(signal));
+    const during = process.listenerCount('SIGINT') + process.listenerCount('SIGTERM');
+    try {
+      process.emit('SIGTERM', 'SIGTERM');
+      process.emit('SIGINT', 'SIGINT'); // a second interrupt changes nothing
+      process.emit('SIGINT', 'SIGINT');
+    } finally {
+      dispose();
+    }
+    return { calls, during, before, after: process.listenerCount('SIGINT') + process.listenerCount('SIGTERM') };
+  }
+}
+
+describe('the one interrupt helper', () => {
+  it('runs the handler once for the first SIGINT or SIGTERM and removes its listeners when disposed', async () => {
+    const result = (await Interruptible.run([], root)) as Awaited<ReturnType<Interruptible['run']>>;
+    expect(result.calls).toEqual(['SIGTERM']);
+    expect(result.during).toBe(result.before + 2);
+    expect(result.after).toBe(result.before);
+  });
+});

@@ -6,10 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLine } from '../../src/logs/format.js';
 import {
   followLines,
-  interleave,
   mergeByTime,
-  mergeStreamsByTime,
   parseLine,
+  readFrom,
   readLines,
   type LogRecord,
 } from '../../src/logs/read.js';
@@ -188,6 +187,21 @@ describe('followLines', () => {
     setImmediate(() => ac.abort());
     expect((await next).done).toBe(true);
   });
+
+  it('is woken by the file changing, not by its poll', async () => {
+    const p = file();
+    await writeFile(p, '');
+    const ac = new AbortController();
+    let started!: () => void;
+    const ready = new Promise<void>((r) => (started = r));
+    const it = followLines(p, ac.signal, { pollMs: 60_000, onStart: started });
+    const next = take(it, 1);
+    await ready;
+    await new Promise((r) => setTimeout(r, 20));
+    await appendFile(p, body([rec(7, 'woken')]));
+    expect(await next).toEqual([rec(7, 'woken')]);
+    ac.abort();
+  });
 });
 
 describe('merging', () => {
@@ -206,31 +220,36 @@ describe('merging', () => {
       }),
     );
   });
+});
 
-  it('mergeStreamsByTime merges finite async streams', async () => {
-    async function* gen(items: LogRecord[]): AsyncGenerator<LogRecord> {
-      for (const i of items) {
-        await Promise.resolve();
-        yield i;
-      }
-    }
-    const out: string[] = [];
-    for await (const r of mergeStreamsByTime([gen([rec(1, 'a'), rec(4, 'd')]), gen([rec(2, 'b'), rec(3, 'c')]), gen([])])) out.push(r.text);
-    expect(out).toEqual(['a', 'b', 'c', 'd']);
+describe('readFrom', () => {
+  it('reads complete lines from an offset and says where to go on', async () => {
+    const p = file();
+    await writeFile(p, body([rec(1, 'a'), rec(2, 'b')]) + '3 o hal');
+    const first = await readFrom(p, 0);
+    expect(first.records).toEqual([rec(1, 'a'), rec(2, 'b')]);
+    await appendFile(p, 'f\n' + body([rec(4, 'd')]));
+    const second = await readFrom(p, first.end);
+    expect(second.records).toEqual([rec(3, 'half'), rec(4, 'd')]);
+    expect(await readFrom(p, second.end)).toEqual({ records: [], end: second.end });
   });
 
-  it('interleave yields from live follows as lines arrive', async () => {
-    const p1 = file();
-    const p2 = file();
-    const ac = new AbortController();
-    const it = interleave([followLines(p1, ac.signal, { pollMs: 20 }), followLines(p2, ac.signal, { pollMs: 20 })]);
-    const first = take(it, 1);
-    await writeFile(p2, body([rec(1, 'from two')]));
-    expect(await first).toEqual([rec(1, 'from two')]);
-    const second = take(it, 1);
-    await writeFile(p1, body([rec(2, 'from one')]));
-    expect(await second).toEqual([rec(2, 'from one')]);
-    ac.abort();
-    expect((await it.next()).done).toBe(true);
+  it('filters by time, reads a missing file as empty and a shrunk file from its start', async () => {
+    const p = file();
+    expect(await readFrom(p, 7)).toEqual({ records: [], end: 7 });
+    await writeFile(p, body([rec(1, 'a'), rec(5, 'b')]));
+    const all = await readFrom(p, 0, { since: 3 });
+    expect(all.records).toEqual([rec(5, 'b')]);
+    await truncate(p, 0);
+    await appendFile(p, body([rec(6, 'n')]));
+    expect((await readFrom(p, all.end)).records).toEqual([rec(6, 'n')]);
+  });
+
+  it('with partial, returns a trailing line without its newline', async () => {
+    const p = file();
+    await writeFile(p, body([rec(1, 'a')]) + '2 e cut');
+    const chunk = await readFrom(p, 0, { partial: true });
+    expect(chunk.records).toEqual([rec(1, 'a'), rec(2, 'cut', 'stderr')]);
+    expect(await readFrom(p, chunk.end, { partial: true })).toEqual({ records: [], end: chunk.end });
   });
 });

@@ -6,6 +6,7 @@ import type {
 } from '../../src/api/types.js';
 import type { ClusterEvent } from '../../src/model/events.js';
 import type { JobSpec } from '../../src/model/types.js';
+import type { JobState } from '../../src/model/states.js';
 import { IrisError, notFound } from '../../src/model/errors.js';
 import { parentJob } from '../../src/model/names.js';
 
@@ -72,6 +73,9 @@ export class FakeService implements ClusterService {
   logChannel = new Channel<LogLine>();
   eventChannel = new Channel<ClusterEvent>();
   stopped = 0;
+  /** States job() reports (default PENDING) and how often job() was asked. */
+  jobStates = new Map<string, JobState>();
+  jobCalls = 0;
   onStop: () => Promise<void> = async () => {};
   endpointList: EndpointInfo[] = [];
   lastFilter: JobFilter | null = null;
@@ -114,11 +118,12 @@ export class FakeService implements ClusterService {
 
   job(name: string): JobDetail {
     this.check();
+    this.jobCalls++;
     const found = this.specs.find((s) => s.spec.name === name);
     if (!found) throw notFound(`no job named ${name}`, 'list jobs with `iris jobs`');
     const { spec } = found;
     return {
-      ...summary(spec), command: spec.command, resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: 'cpu' },
+      ...summary(spec), state: this.jobStates.get(name) ?? 'PENDING', command: spec.command, resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: 'cpu' },
       constraints: spec.constraints, coschedule: spec.coschedule, maxRetries: spec.maxRetries, maxTaskFailures: spec.maxTaskFailures,
       maxPreemptions: spec.maxPreemptions, timeoutMs: spec.timeoutMs, schedulingTimeoutMs: spec.schedulingTimeoutMs, taskList: [], children: [],
     };

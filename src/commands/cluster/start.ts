@@ -41,9 +41,7 @@ export default class ClusterStart extends BaseCommand {
     // Loaded only here: the whole cluster (store, scheduler, runtime) is not needed by other paths.
     const { runCluster } = await import('../../server/daemon.js');
     const abort = new AbortController();
-    const stop = () => abort.abort();
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    const dispose = this.onInterrupt(() => abort.abort());
     try {
       await runCluster({
         home,
@@ -55,8 +53,7 @@ export default class ClusterStart extends BaseCommand {
         },
       });
     } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      dispose();
     }
     this.logToStderr('iris cluster stopped');
     return undefined;

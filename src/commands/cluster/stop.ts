@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
-import { IrisError } from '../../model/errors.js';
 
 export default class ClusterStop extends BaseCommand {
   static override summary = 'Stop the local cluster gracefully.';
@@ -21,25 +20,8 @@ export default class ClusterStop extends BaseCommand {
       this.log('no iris cluster is running');
       return { stopped: false, pid: null };
     }
-    const { pid } = await client.cluster();
-    await client.stopCluster();
-    const deadline = Date.now() + flags.timeout * 1000;
-    while ((await client.ping()) || isAlive(pid)) {
-      if (Date.now() > deadline) {
-        throw new IrisError('unavailable', `the cluster (pid ${pid}) did not stop within ${flags.timeout}s`, `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const { pid } = await client.stopCluster({ wait: true, timeoutMs: flags.timeout * 1000 });
     this.log(`stopped the iris cluster (pid ${pid})`);
     return { stopped: true, pid };
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

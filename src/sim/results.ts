@@ -1,0 +1,85 @@
+/**
+ * The simulator's interface types: what it needs from a scheduler (PassScheduler), its options,
+ * and what a run produces (per-job results, samples over time, a summary). Times are seconds of
+ * virtual time throughout.
+ */
+import type { Plan, Snapshot } from '../cluster/scheduler/types.js';
+import type { OrderName } from './scores.js';
+import type { SkippedJob } from './workload.js';
+
+/** What the engine needs from a scheduler: the QueueScheduler's pass. */
+export interface PassScheduler {
+  pass(snapshot: Snapshot, resourcesChanged?: boolean): Plan;
+}
+
+export interface SimProgress {
+  now: number;
+  finished: number;
+  total: number;
+  events: number;
+}
+
+export interface SimOptions {
+  scheduler: PassScheduler;
+  order?: OrderName;
+  /** Call onProgress every this many event batches (default 2000). */
+  progressEvery?: number;
+  onProgress?: (progress: SimProgress) => void;
+  /**
+   * The scheduler's queue depth, if it has one: a pass that considered fewer jobs than this
+   * (placed + given a reason) saw the whole queue, so no second pass is run at that time.
+   */
+  queueDepth?: number;
+}
+
+export interface SimJobResult {
+  name: string;
+  index?: number;
+  user: string;
+  submit: number;
+  /** First task start. */
+  start: number;
+  /** Last task end. */
+  end: number;
+  wait: number;
+  /** Run time of a task as simulated (capped at the time limit). */
+  run: number;
+  procs: number;
+  tasks: number;
+  workers: string[];
+  /** True when the task was stopped at its time limit. */
+  timeLimited: boolean;
+  boundedSlowdown: number;
+}
+
+export interface SimSample {
+  time: number;
+  /** Jobs with at least one pending task. */
+  queued: number;
+  runningTasks: number;
+  /** Allocated CPU / total CPU of all workers. */
+  utilization: number;
+}
+
+export interface SimSummary {
+  jobs: number;
+  skipped: number;
+  unfinished: number;
+  avgWait: number;
+  avgBoundedSlowdown: number;
+  utilization: number;
+  makespan: number;
+  start: number;
+  end: number;
+  timeLimited: number;
+  passes: number;
+  batches: number;
+}
+
+export interface SimResult {
+  summary: SimSummary;
+  jobs: SimJobResult[];
+  skipped: SkippedJob[];
+  unfinished: SkippedJob[];
+  samples: SimSample[];
+}

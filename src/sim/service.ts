@@ -1,0 +1,84 @@
+/**
+ * `iris simulate` as one call: reads the trace, builds the scheduler for the chosen policy,
+ * replays the workload on the virtual clock and, when asked, writes the plot. Returns what the
+ * run was (info) and its results; rendering is the caller's (src/ui/simulation.ts, report.ts).
+ * Errors a user can fix are IrisError (unknown policy, a trace without a machine size, …).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { invalid } from '../model/errors.js';
+import { simulate } from './engine.js';
+import { loadWorkload, traceKind, type TraceWindow } from './load.js';
+import { renderPlot } from './plot.js';
+import { createScheduler, parsePolicy } from './policy.js';
+import type { CompatInfo, SimRunInfo } from './report.js';
+import type { SimProgress, SimResult } from './results.js';
+import { simulateRlscheduler, type CompatResult } from './rlscheduler.js';
+import type { OrderName } from './scores.js';
+import { readSwf } from './swf.js';
+
+export interface SimulationOptions {
+  /** SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json). */
+  trace: string;
+  /** Processors of the SWF machine (default: the trace's MaxProcs header). */
+  procs?: number;
+  order: OrderName;
+  window?: TraceWindow;
+  /** Queue policy name (fcfs, easy, conservative, hybrid); not used by the compatibility mode. */
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  /** Write queue length and utilization over time to this SVG file. */
+  plot?: string;
+  /** Reproduce a published setup instead of running the iris scheduler. */
+  compat?: 'rlscheduler';
+  /** With compat: backfill behind the blocked head. */
+  backfill?: boolean;
+  onProgress?: (progress: SimProgress) => void;
+  /** Call onProgress every this many event batches (default 1000). */
+  progressEvery?: number;
+}
+
+export type SimulationOutcome =
+  | { mode: 'rlscheduler'; info: CompatInfo; result: CompatResult }
+  | { mode: 'iris'; info: SimRunInfo; result: SimResult; plot: string | null };
+
+export async function runSimulation(options: SimulationOptions): Promise<SimulationOutcome> {
+  const { trace, order, window } = options;
+  if (options.compat === 'rlscheduler') {
+    if (traceKind(trace) !== 'swf') throw invalid('--compat rlscheduler needs an SWF trace (*.swf)');
+    const swf = await readSwf(trace);
+    const procs = options.procs ?? swf.maxProcs;
+    if (procs === null) throw invalid(`${trace} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
+    const backfill = options.backfill ?? false;
+    const result = simulateRlscheduler(swf.jobs, { procs, order, backfill, windows: window ? [window] : undefined });
+    return { mode: 'rlscheduler', info: { trace, procs, order, backfill }, result };
+  }
+
+  const policy = parsePolicy(options.policy);
+  const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth });
+  const workload = await loadWorkload(trace, { procs: options.procs, window });
+  const result = simulate(workload, {
+    scheduler, order, queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
+  });
+  const info: SimRunInfo = {
+    trace,
+    kind: workload.kind,
+    policy,
+    order,
+    queueDepth: options.queueDepth,
+    reservationDepth: options.reservationDepth,
+    procs: workload.procs,
+    workers: workload.workers.length,
+    window: window ?? null,
+  };
+  if (options.plot) {
+    const title = `${path.basename(trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
+    try {
+      await writeFile(options.plot, renderPlot(result.samples, { title }));
+    } catch (err) {
+      throw invalid(`cannot write the plot to ${options.plot}: ${(err as Error).message}`);
+    }
+  }
+  return { mode: 'iris', info, result, plot: options.plot ?? null };
+}

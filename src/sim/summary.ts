@@ -1,0 +1,85 @@
+/**
+ * What a simulation reports per job and overall. A job's wait is its first task's start minus
+ * its submit; its bounded slowdown (threshold 10 s) is computed over submit to its last task's
+ * end, so staggered replicas count in full; utilization is busy CPU time over all CPU during
+ * the makespan.
+ */
+import { boundedSlowdown } from './metrics.js';
+import type { SimJobResult, SimSummary } from './results.js';
+import type { SimJob } from './workload.js';
+
+const BSLD_THRESHOLD = 10;
+
+/** A finished job as the engine tracked it. */
+export interface FinishedJob {
+  spec: SimJob;
+  submit: number;
+  start: number;
+  end: number;
+  workers: ReadonlySet<string>;
+  timeLimited: boolean;
+}
+
+export function jobResult(job: FinishedJob): SimJobResult {
+  const run = Math.min(job.spec.run, job.spec.timeLimit);
+  const result: SimJobResult = {
+    name: job.spec.name,
+    user: job.spec.user,
+    submit: job.submit,
+    start: job.start,
+    end: job.end,
+    wait: job.start - job.submit,
+    run,
+    procs: job.spec.procs,
+    tasks: job.spec.replicas,
+    workers: [...job.workers].sort(),
+    timeLimited: job.timeLimited,
+    // Response time over run time, so staggered replicas count from submit to the last end.
+    boundedSlowdown: boundedSlowdown(job.end - job.submit - run, run, BSLD_THRESHOLD),
+  };
+  if (job.spec.index !== undefined) result.index = job.spec.index;
+  return result;
+}
+
+export interface RunTotals {
+  /** Time of the first and last event batch. */
+  start: number;
+  end: number;
+  skipped: number;
+  unfinished: number;
+  /** CPU seconds the finished tasks used. */
+  busyCpuSeconds: number;
+  /** CPU millis of all workers together. */
+  totalCpu: number;
+  timeLimited: number;
+  passes: number;
+  batches: number;
+}
+
+export function summarize(results: readonly SimJobResult[], totals: RunTotals): SimSummary {
+  const { start, end } = totals;
+  const n = results.length;
+  let waitSum = 0;
+  let bsldSum = 0;
+  let lastEnd = start;
+  for (const r of results) {
+    waitSum += r.wait;
+    bsldSum += r.boundedSlowdown;
+    if (r.end > lastEnd) lastEnd = r.end;
+  }
+  const makespan = Math.max(0, Math.max(end, lastEnd) - start);
+  return {
+    jobs: n,
+    skipped: totals.skipped,
+    unfinished: totals.unfinished,
+    avgWait: n > 0 ? waitSum / n : 0,
+    avgBoundedSlowdown: n > 0 ? bsldSum / n : 0,
+    utilization: makespan > 0 && totals.totalCpu > 0 ? totals.busyCpuSeconds / ((totals.totalCpu / 1000) * makespan) : 0,
+    makespan,
+    start,
+    end: start + makespan,
+    timeLimited: totals.timeLimited,
+    passes: totals.passes,
+    batches: totals.batches,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The text `iris simulate` prints: a summary of a run through the iris scheduler, or the
+ * per-window table of the RLScheduler compatibility mode (the JSON documents: src/sim/report.ts).
+ */
+import { formatDuration } from './format.js';
+import { renderFields, renderTable } from './table.js';
+import type { SimResult } from '../sim/results.js';
+import type { CompatInfo, SimRunInfo } from '../sim/report.js';
+import type { CompatResult } from '../sim/rlscheduler.js';
+
+const seconds = (s: number): string => `${formatDuration(s * 1000)} (${round(s, 1)} s)`;
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export function renderSimulation(info: SimRunInfo, result: SimResult): string {
+  const s = result.summary;
+  const machine = info.procs !== null ? `${info.procs} processors` : `${info.workers} workers`;
+  const fields: Array<[string, string]> = [
+    ['Trace', info.trace + (info.window ? ` (jobs ${info.window.start}..${info.window.start + info.window.count - 1})` : '')],
+    ['Machine', machine],
+    ['Policy', `${info.policy} (queue depth ${info.queueDepth}${info.policy === 'hybrid' ? `, reservation depth ${info.reservationDepth}` : ''})`],
+    ['Order', info.order],
+    ['Jobs', `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}`],
+    ['Avg wait', seconds(s.avgWait)],
+    ['Avg bounded slowdown', `${s.avgBoundedSlowdown.toFixed(2)} (threshold 10 s)`],
+    ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
+    ['Makespan', seconds(s.makespan)],
+  ];
+  if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
+  const lines = [renderFields(fields)];
+  const notes = [...result.skipped.map((j) => ({ ...j, what: 'skipped' })), ...result.unfinished.map((j) => ({ ...j, what: 'never started' }))];
+  if (notes.length > 0) {
+    const shown = notes.slice(0, 10);
+    lines.push('', renderTable(shown, [
+      { header: 'JOB', value: (n) => n.name },
+      { header: 'STATUS', value: (n) => n.what },
+      { header: 'REASON', value: (n) => n.reason },
+    ]));
+    if (notes.length > shown.length) lines.push(`… and ${notes.length - shown.length} more (see --json)`);
+  }
+  return lines.join('\n');
+}
+
+export function renderCompat(info: CompatInfo, result: CompatResult): string {
+  const header = renderFields([
+    ['Trace', info.trace],
+    ['Mode', `RLScheduler compatibility (${info.order}, ${info.backfill ? 'backfill' : 'no backfill'}) on ${info.procs} processors`],
+  ]);
+  const table = renderTable(result.windows, [
+    { header: 'WINDOW', value: (w) => `${w.start}:${w.count}`, right: true },
+    { header: 'AVG BOUNDED SLOWDOWN', value: (w) => w.avgBoundedSlowdown.toFixed(2), right: true },
+  ]);
+  return `${header}\n\n${table}\n\nMean over ${result.windows.length} windows: ${result.mean.toFixed(2)}`;
+}

@@ -1,0 +1,148 @@
+/** IrisClient.wait and stopCluster({ wait }) over a real unix socket: the real API server with a fake service, or a stand-in cluster process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiServer, type ApiServer } from '../../src/server/server.js';
+import { SocketClient } from '../../src/client/socket-client.js';
+import { IrisError } from '../../src/model/errors.js';
+import { FakeService } from '../server/fake-service.js';
+
+let dir: string;
+let socketPath: string;
+let service: FakeService;
+let server: ApiServer;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'iris-client-'));
+  socketPath = join(dir, 'iris.sock');
+  service = new FakeService();
+  server = createApiServer(service, { socketPath, version: '9.9.9', defaultUser: 'tester', defaultCwd: '/work', log: () => undefined });
+  await server.listen();
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('wait', () => {
+  it('returns a job that has already ended', async () => {
+    const client = new SocketClient(socketPath, {});
+    await client.submit({ command: ['true'], name: 'done' });
+    service.jobStates.set('/done', 'SUCCEEDED');
+    expect(await client.wait('/done')).toMatchObject({ name: '/done', state: 'SUCCEEDED' });
+    await until(() => service.eventChannel.closedCount === 1);
+  });
+
+  it('wakes on the job\'s final event and confirms it with job()', async () => {
+    const client = new SocketClient(socketPath, {});
+    await client.submit({ command: ['true'], name: 'a' });
+    await client.submit({ command: ['true'], name: 'b' });
+    let result: unknown = null;
+    const waiting = client.wait('/a').then((job) => (result = job));
+    await until(() => service.eventChannel.openCount === 1 && service.jobCalls === 1);
+    // Events that are not about /a ending do not end the wait.
+    service.eventChannel.push({ type: 'job', name: '/a', state: 'RUNNING', time: 1 });
+    service.jobStates.set('/b', 'FAILED');
+    service.eventChannel.push({ type: 'job', name: '/b', state: 'FAILED', time: 2 });
+    service.eventChannel.push({ type: 'task', name: '/a/task-0', state: 'SUCCEEDED', time: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(result).toBeNull();
+    expect(service.jobCalls).toBe(1);
+    service.jobStates.set('/a', 'FAILED');
+    service.eventChannel.push({ type: 'job', name: '/a', state: 'FAILED', time: 4 });
+    expect(await waiting).toMatchObject({ name: '/a', state: 'FAILED' });
+    expect(service.jobCalls).toBe(2);
+  });
+
+  it('rejects with the abort reason, and with the server\'s error for an unknown job', async () => {
+    const client = new SocketClient(socketPath, {});
+    await client.submit({ command: ['true'], name: 'a' });
+    const ac = new AbortController();
+    const waiting = errorOf(client.wait('/a', ac.signal));
+    await until(() => service.jobCalls === 1);
+    ac.abort(new Error('stop waiting'));
+    expect(((await waiting) as Error).message).toBe('stop waiting');
+    await until(() => service.eventChannel.closedCount === 1);
+    const unknown = await errorOf(client.wait('/nope'));
+    expect(unknown).toBeInstanceOf(IrisError);
+    expect((unknown as IrisError).code).toBe('not_found');
+  });
+
+  it('says the cluster is unavailable when the event stream closes before the job ends', async () => {
+    const client = new SocketClient(socketPath, {});
+    await client.submit({ command: ['true'], name: 'a' });
+    const waiting = errorOf(client.wait('/a'));
+    await until(() => service.jobCalls === 1);
+    service.eventChannel.end();
+    const error = (await waiting) as IrisError;
+    expect(error).toBeInstanceOf(IrisError);
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toContain('closed the event stream');
+  });
+});
+
+/** A stand-in cluster process: answers health with its pid; on stop it answers, closes its socket and exits. */
+function standIn(path: string): Promise<ChildProcess> {
+  const script = `
+    const http = require('node:http');
+    const server = http.createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/v1/health') return res.end(JSON.stringify({ ok: true, version: 'x', pid: process.pid }));
+      if (req.url === '/v1/cluster/stop') {
+        res.end('{}');
+        return setTimeout(() => server.close(() => setTimeout(() => process.exit(0), 100)), 50);
+      }
+      res.statusCode = 404;
+      res.end('{"error":{"code":"not_found","message":"no"}}');
+    });
+    server.listen(process.argv[1], () => process.stdout.write('ready\\n'));`;
+  const child = spawn(process.execPath, ['-e', script, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', () => resolve(child));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}`)));
+  });
+}
+
+describe('stopCluster', () => {
+  it('stops and gives the pid; with wait, returns once the socket is gone and the process has exited', async () => {
+    service.onStop = () => server.close();
+    expect(await new SocketClient(socketPath, {}).stopCluster()).toEqual({ pid: process.pid });
+    expect(service.stopped).toBe(1);
+
+    const path = join(dir, 'standin.sock');
+    const child = await standIn(path);
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    const result = await new SocketClient(path, {}).stopCluster({ wait: true, timeoutMs: 10_000 });
+    expect(result).toEqual({ pid: child.pid });
+    expect(await new SocketClient(path, {}).ping()).toBe(false);
+    await until(() => exited);
+  });
+
+  it('with wait, gives up after the timeout while the process lives on', async () => {
+    // The fake cluster's pid is this test process: it never exits.
+    service.onStop = () => server.close();
+    const error = (await errorOf(new SocketClient(socketPath, {}).stopCluster({ wait: true, timeoutMs: 200 }))) as IrisError;
+    expect(error).toBeInstanceOf(IrisError);
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toBe(`the cluster (pid ${process.pid}) did not stop within 0.2s`);
+    expect(error.hint).toBe(`check it with \`iris cluster status\`, or kill it with \`kill ${process.pid}\``);
+  });
+});
