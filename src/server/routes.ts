@@ -6,12 +6,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid } from '../model/errors.js';
 import { JOB_STATES, type JobState } from '../model/states.js';
-import { generateName, parseJobName } from '../model/names.js';
+import { parseJobName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import { toJobSpec } from '../api/submit-request.js';
-import type { HealthResponse, JobFilter, LogQuery, SubmitRequest } from '../api/types.js';
+import { parseSubmitRequest } from '../api/submit-request.js';
+import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
 
 export interface Reply {
   status: number;
@@ -142,16 +142,10 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     GET: (call, ctx) => ok(ctx.service.jobs(jobFilter(call.query))),
     POST: async (call, ctx) => {
       const caller = call.caller();
-      const request = (await call.body()) as SubmitRequest;
-      const { spec, generated } = toJobSpec(request, {
-        caller,
-        defaultUser: ctx.defaultUser,
-        defaultCwd: ctx.defaultCwd,
-        generateName: () => generateName(),
-        isNameTaken: (name) => ctx.service.isNameTaken(name),
-      });
-      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(spec, caller));
-      return ok(await ctx.service.submit(spec, caller, generated), 201);
+      const request = parseSubmitRequest(await call.body());
+      const origin = { user: ctx.defaultUser, cwd: ctx.defaultCwd };
+      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(request, caller, origin));
+      return ok(await ctx.service.submit(request, caller, origin), 201);
     },
   },
   '/v1/queue': {
