@@ -11,6 +11,7 @@ import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest } from '../api/requests.js';
 import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
 
 export interface Reply {
@@ -43,21 +44,6 @@ export type Handler = (call: Call, ctx: RouteContext) => Promise<Reply | void> |
 export type Method = 'GET' | 'POST';
 
 const ok = (body: unknown, status = 200): Reply => ({ status, body });
-
-function objectBody(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${what}: request body must be a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function stringField(body: Record<string, unknown>, field: string): string {
-  const value = body[field];
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required and must be a non-empty string`);
-  return value.trim();
-}
-
-function onlyFields(body: Record<string, unknown>, allowed: string[]): void {
-  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw invalid(`unknown field "${key}"`, `known fields: ${allowed.join(', ')}`);
-}
 
 function requiredParam(query: URLSearchParams, name: string): string {
   const value = query.get(name)?.trim();
@@ -156,14 +142,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/jobs/cancel': {
     POST: async (call, ctx) => {
-      const body = objectBody(await call.body(), 'cancel');
-      onlyFields(body, ['names']);
-      const names = body.names;
-      if (!Array.isArray(names) || names.length === 0) throw invalid('names must be a non-empty array of job names');
-      const canonical = names.map((name, i) => {
-        if (typeof name !== 'string') throw invalid(`names[${i}] must be a string`);
-        return canonicalName(`names[${i}]`, name);
-      });
+      const { names } = parseCancelRequest(await call.body());
+      const canonical = names.map((name, i) => canonicalName(`names[${i}]`, name));
       return ok(await ctx.service.cancel(canonical));
     },
   },
@@ -181,9 +161,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/workers/drain': {
     POST: async (call, ctx) => {
-      const body = objectBody(await call.body(), 'drain');
-      onlyFields(body, ['name']);
-      return ok(await ctx.service.drain(stringField(body, 'name')));
+      const { name } = parseDrainRequest(await call.body());
+      return ok(await ctx.service.drain(name));
     },
   },
   '/v1/endpoints': {
@@ -194,9 +173,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
         throw new IrisError('forbidden', 'registering an endpoint requires a task token',
           'only tasks running in the cluster can register endpoints; they send IRIS_TASK_TOKEN in the x-iris-task-token header');
       }
-      const body = objectBody(await call.body(), 'endpoint');
-      onlyFields(body, ['name', 'address']);
-      return ok(ctx.service.registerEndpoint(caller, stringField(body, 'name'), stringField(body, 'address')), 201);
+      const { name, address } = parseEndpointRequest(await call.body());
+      return ok(ctx.service.registerEndpoint(caller, name, address), 201);
     },
   },
   '/v1/logs': {
