@@ -15,29 +15,29 @@ const duration = () => quantity('a duration string such as "10m"');
 
 export const SubmitRequestSchema = z.strictObject(
   {
-    name: text().nullish().describe('Job name (`/exp/train`, or relative `train`); for a task caller a relative name is created under the task\'s job. Generated when left out.'),
+    name: text().nullish().describe('Job name (`a`, `/a/b`): components `[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`, at most 63 characters, depth at most 16. A task caller\'s relative name is created under its job. Left out: generated (`brisk-otter-4821`).'),
     command: z
       .array(text(), { error: expecting('a non-empty array of strings', 'is required: a non-empty array of strings such as ["python", "train.py"]') })
       .min(1, { error: expecting('a non-empty array of strings') })
       .refine((command) => !(typeof command[0] === 'string' && command[0].trim() === ''), { error: '(the program) may not be empty', path: [0] })
-      .describe('Program and arguments.'),
-    replicas: integer(1, MAX_REPLICAS).nullish().describe('Number of tasks (default 1; a multi-host TPU variant: its hosts).'),
-    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task (`0.5`, `"2"`, `"500m"`); default 1.'),
-    memory: quantity('a size such as "4GiB" or a number of bytes').nullish().describe('Memory per task (`"4GiB"` or bytes); default 256MiB.'),
-    gpu: text().nullish().describe('GPUs per task (`"H100x8"`, `"2"`); not with tpu.'),
-    tpu: text().nullish().describe('TPU variant (`"v5litepod-16"`); not with gpu.'),
-    env: z.record(z.string(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment variables; names starting with IRIS_ are reserved.'),
-    constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints (`"region=us"`, `"zone in (a,b)"`).'),
-    coschedule: text().nullish().describe('Worker attribute a gang is placed by (`"tpu-name"`).'),
-    maxRetries: integer(0).nullish().describe('Retries of a failed task (default 0).'),
-    maxTaskFailures: integer(0).nullish().describe('Failed tasks the job tolerates (default 0).'),
-    maxPreemptions: integer(0).nullish().describe('Preemptions of a task before it fails (default: the cluster\'s max-preemptions).'),
-    timeLimit: duration().nullish().describe('Time limit of each attempt (`"2h"`); default: the cluster\'s time-limit.'),
-    timeout: duration().nullish().describe('Older name of timeLimit.'),
-    schedulingTimeout: duration().nullish().describe('How long the job may stay pending (`"10m"`).'),
-    user: text().nullish().describe('User the job runs as (default: the cluster\'s user; a task\'s children: its user).'),
-    cwd: text().nullish().describe('Absolute working directory of the tasks.'),
-    image: text().nullish().describe('Container image; the tasks run on the local Docker engine instead of as processes.'),
+      .describe('Program and arguments: non-empty, all strings, the program not empty.'),
+    replicas: integer(1, MAX_REPLICAS).nullish().describe('Number of tasks; default 1 (a multi-host TPU variant: its number of hosts, and only that).'),
+    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 (`0.5`, `"2"`); default 1.'),
+    memory: quantity('a size such as "4GiB" or a number of bytes').nullish().describe('Memory per task: bytes or a size (`512M`, `4GiB`; K/M/G are powers of 1024); default 256MiB.'),
+    gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
+    tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
+    env: z.record(z.string(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
+    constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),
+    coschedule: text().nullish().describe('Worker attribute all tasks must share (a gang), e.g. `tpu-name`.'),
+    maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),
+    maxTaskFailures: integer(0).nullish().describe('Failed tasks the job tolerates; default 0.'),
+    maxPreemptions: integer(0).nullish().describe('Preemptions of a task before it fails; default: the cluster\'s `max-preemptions` (100).'),
+    timeLimit: duration().nullish().describe('Time limit of each attempt, > 0: `90s`, `10m`, `1h30m`, `2d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),
+    timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
+    schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),
+    user: text().nullish().describe('Default: the user running the cluster; a task\'s children always run as the task\'s user.'),
+    cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
+    image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input)}` : undefined) },
 );
