@@ -5,13 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid } from '../model/errors.js';
-import { JOB_STATES, type JobState } from '../model/states.js';
 import { parseJobName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { parseCancelRequest, parseDrainRequest, parseEndpointRequest } from '../api/requests.js';
+import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
 
 export interface Reply {
@@ -56,13 +56,6 @@ function optionalParam(query: URLSearchParams, name: string): string | undefined
   return value ? value : undefined;
 }
 
-function intParam(query: URLSearchParams, name: string): number | undefined {
-  const value = optionalParam(query, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw invalid(`query parameter "${name}" must be a non-negative integer, got "${value}"`);
-  return Number(value);
-}
-
 function boolParam(query: URLSearchParams, name: string): boolean {
   const value = optionalParam(query, name)?.toLowerCase();
   if (value === undefined || value === '0' || value === 'false' || value === 'no') return false;
@@ -71,33 +64,23 @@ function boolParam(query: URLSearchParams, name: string): boolean {
 }
 
 function jobFilter(query: URLSearchParams): JobFilter {
+  const { prefix, user, state } = parseQuery(JobsQuerySchema, query);
   const filter: JobFilter = {};
-  const prefix = optionalParam(query, 'prefix');
   if (prefix) filter.prefix = prefix.startsWith('/') ? prefix : '/' + prefix;
-  const user = optionalParam(query, 'user');
   if (user) filter.user = user;
-  const states = optionalParam(query, 'state');
-  if (states) {
-    filter.state = states.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== '').map((s) => {
-      if (!(JOB_STATES as readonly string[]).includes(s)) throw invalid(`query parameter "state": unknown job state "${s}"`, `states: ${JOB_STATES.join(', ')}`);
-      return s as JobState;
-    });
-  }
+  if (state) filter.state = state;
   return filter;
 }
 
 function logQuery(query: URLSearchParams): LogQuery {
-  const target = requiredParam(query, 'target');
+  const { target, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
   const result: LogQuery = { target: target.startsWith('/') ? target : '/' + target };
-  if (boolParam(query, 'follow')) result.follow = true;
-  const tail = intParam(query, 'tail');
+  if (follow) result.follow = true;
   if (tail !== undefined) result.tail = tail;
-  const since = optionalParam(query, 'since');
   if (since !== undefined) {
     // Epoch milliseconds, or a duration meaning "that long ago".
     result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - withParam('since', () => parseDuration(since));
   }
-  const attempt = intParam(query, 'attempt');
   if (attempt !== undefined) result.attempt = attempt;
   return result;
 }
