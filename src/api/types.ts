@@ -13,31 +13,8 @@ export const API_VERSION = 'v1';
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface SubmitRequest {
-  /** Job name; for a task caller, relative names are created under the task's job. */
-  name?: string;
-  command: string[];
-  replicas?: number;
-  cpu?: number | string;
-  memory?: number | string;
-  gpu?: string;
-  tpu?: string;
-  env?: Record<string, string>;
-  constraints?: string[];
-  coschedule?: string;
-  maxRetries?: number;
-  maxTaskFailures?: number;
-  maxPreemptions?: number;
-  /** Time limit of each attempt (`2h`); also what the planner uses as the job's duration. */
-  timeLimit?: string;
-  /** Older name of timeLimit. */
-  timeout?: string;
-  schedulingTimeout?: string;
-  user?: string;
-  cwd?: string;
-  /** Container image; the tasks run on the local Docker engine instead of as processes. */
-  image?: string;
-}
+/** The submit body: its schema lives in submit-request.ts (zod), the type is inferred from it. */
+export type { SubmitRequest } from './submit-request.js';
 
 export interface SubmitResponse {
   name: string;

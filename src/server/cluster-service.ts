@@ -3,17 +3,23 @@
  * (server.ts) exposes on the unix socket. Synchronous methods read the store; methods
  * that change state return promises. Errors are IrisError (their code maps to the HTTP status).
  */
-import type { JobSpec } from '../model/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../api/types.js';
 
+/** Who submits when the request and its task token say nothing: the server's user and directory. */
+export interface SubmitOrigin {
+  user: string;
+  cwd: string;
+}
+
 export interface ClusterService {
-  submit(spec: JobSpec, caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse>;
-  /** What `submit` would do with this spec, without submitting it. */
-  estimate(spec: JobSpec, caller: TaskCaller | null): Promise<EstimateResponse>;
+  /** Admit a shape-checked request (src/cluster/admission) and store the job. */
+  submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse>;
+  /** What `submit` would do with this request, without submitting it. */
+  estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse>;
   /** Pending jobs in scheduling order with reasons and reservations. */
   queue(): QueueInfo;
   jobs(filter: JobFilter): JobSummary[];
@@ -31,6 +37,4 @@ export interface ClusterService {
   callerForToken(token: string): TaskCaller | null;
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine>;
   events(signal: AbortSignal): AsyncIterable<ClusterEvent>;
-  /** For generated names: is a job with this canonical name already known? */
-  isNameTaken(name: string): boolean;
 }

@@ -1,18 +1,19 @@
 /**
- * The controller's side of the socket API (ClusterService): validates against the cluster
- * (unsatisfiable requests and pending quotas are refused at submit), writes through the store,
- * and turns the store's stop orders into runtime stops via the controller.
+ * The controller's side of the socket API (ClusterService): admits submissions with the one
+ * admission rule set (src/cluster/admission) against the cluster as it is now, checks that a
+ * container engine answers for image jobs (I/O, so here), writes through the store, and turns
+ * the store's stop orders into runtime stops via the controller.
  */
 import { on } from 'node:events';
-import type { ClusterService } from './cluster-service.js';
+import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
-import { jobDepth, parentJob, parseJobName, isWithin } from '../model/names.js';
+import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import type { JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
-import { neverReason, pendingQuotaProblem } from '../cluster/scheduler/index.js';
+import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
@@ -28,8 +29,11 @@ export interface ServiceContext {
   quotas: ReadonlyMap<string, Quota>;
   requestStop: () => Promise<void>;
   now?: () => number;
-  /** Cluster defaults a submit does not give: the time limit, and the image when the default runtime is docker. */
-  defaults?: { timeLimitMs: number | null; image: string | null };
+  /**
+   * Cluster defaults for what a submit does not give (the resolved config): the time limit, the
+   * max preemptions, and the image when the default runtime is docker.
+   */
+  defaults: Omit<AdmissionDefaults, 'user' | 'cwd'>;
   /** Resolves when a container engine answers; rejects with an IrisError saying how to start one. */
   requireContainerEngine?: () => Promise<void>;
 }
@@ -41,18 +45,16 @@ export class ControllerService implements ClusterService {
     private readonly ctx: ServiceContext,
   ) {}
 
-  async submit(request: JobSpec, _caller: TaskCaller | null, generatedName: boolean): Promise<SubmitResponse> {
-    const spec = this.withDefaults(request);
-    await this.admit(spec);
+  async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
+    const { spec, generated } = await this.admit(request, caller, origin);
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
-    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated: generatedName };
+    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
   }
 
-  async estimate(request: JobSpec, _caller: TaskCaller | null): Promise<EstimateResponse> {
-    const spec = this.withDefaults(request);
-    await this.admit(spec);
+  async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
+    const { spec } = await this.admit(request, caller, origin);
     return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec) };
   }
 
@@ -60,36 +62,27 @@ export class ControllerService implements ClusterService {
     return this.controller.queueInfo();
   }
 
-  private withDefaults(spec: JobSpec): JobSpec {
-    const defaults = this.ctx.defaults;
-    if (!defaults) return spec;
-    const out = { ...spec };
-    if (out.timeoutMs === null && defaults.timeLimitMs !== null) out.timeoutMs = defaults.timeLimitMs;
-    // The default image replaces the host directory the CLI sent: a container starts in its image's own.
-    if ((out.image === null || out.image === undefined) && defaults.image !== null) Object.assign(out, { image: defaults.image, cwd: null });
-    return out;
+  /** Admission (pure), then the container engine for an image job. Throws the refusal. */
+  private async admit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<{ spec: JobSpec; generated: boolean }> {
+    const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
+    const admission = admit(request, caller, this.clusterView(), defaults);
+    if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint);
+    if (admission.spec.image !== null) await this.ctx.requireContainerEngine?.();
+    return admission;
   }
 
-  /** The checks a submit passes before anything is stored: engine, feasibility, pending quota. */
-  private async admit(spec: JobSpec): Promise<void> {
-    if (spec.image !== null && spec.image !== undefined) await this.ctx.requireContainerEngine?.();
-    const workers = this.workerViews();
-    const never = neverReason(
-      {
-        name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, user: spec.user,
-        resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+  private clusterView(): ClusterView {
+    return {
+      workers: this.workerViews(),
+      quotas: this.ctx.quotas,
+      pendingTasks: (user) => {
+        let pending = 0;
+        for (const task of this.store.pendingTasks()) if (this.store.job(task.job)?.spec.user === user) pending++;
+        return pending;
       },
-      workers,
-    );
-    if (never) throw new IrisError('unsatisfiable', `job ${spec.name} can never run on this cluster: ${never}`, 'see the workers with `iris workers`');
-    const quota = this.ctx.quotas.get(spec.user);
-    if (quota?.maxPendingTasks != null) {
-      let pending = 0;
-      for (const task of this.store.pendingTasks()) if (this.store.job(task.job)?.spec.user === spec.user) pending++;
-      const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: pending };
-      const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
-      if (problem) throw new IrisError('quota_exceeded', problem, 'wait for some of your pending tasks to start, or cancel some');
-    }
+      isNameTaken: (name) => this.store.job(name) !== undefined,
+      generateName: () => generateName(),
+    };
   }
 
   jobs(filter: JobFilter): JobSummary[] {
@@ -191,10 +184,6 @@ export class ControllerService implements ClusterService {
     } catch (error) {
       if ((error as { name?: string }).name !== 'AbortError') throw error;
     }
-  }
-
-  isNameTaken(name: string): boolean {
-    return this.store.job(name) !== undefined;
   }
 
   private workerViews() {

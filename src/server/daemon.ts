@@ -129,7 +129,11 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   const server = createApiServer(
     new ControllerService(store, controller, {
       clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
-      defaults: { timeLimitMs: config.defaults.timeLimitMs, image: defaultImage(config.runtime) },
+      defaults: {
+        timeLimitMs: config.defaults.timeLimitMs,
+        maxPreemptions: config.defaults.maxPreemptions,
+        image: defaultImage(config.runtime),
+      },
       requireContainerEngine: containerEngineCheck(),
       requestStop: async () => {
         setImmediate(() => void stop());

@@ -5,13 +5,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid } from '../model/errors.js';
-import { JOB_STATES, type JobState } from '../model/states.js';
-import { generateName, parseJobName } from '../model/names.js';
+import { parseJobName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import { toJobSpec } from '../api/submit-request.js';
-import type { HealthResponse, JobFilter, LogQuery, SubmitRequest } from '../api/types.js';
+import { parseSubmitRequest } from '../api/submit-request.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest } from '../api/requests.js';
+import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
+import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
 
 export interface Reply {
   status: number;
@@ -44,21 +45,6 @@ export type Method = 'GET' | 'POST';
 
 const ok = (body: unknown, status = 200): Reply => ({ status, body });
 
-function objectBody(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${what}: request body must be a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function stringField(body: Record<string, unknown>, field: string): string {
-  const value = body[field];
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required and must be a non-empty string`);
-  return value.trim();
-}
-
-function onlyFields(body: Record<string, unknown>, allowed: string[]): void {
-  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw invalid(`unknown field "${key}"`, `known fields: ${allowed.join(', ')}`);
-}
-
 function requiredParam(query: URLSearchParams, name: string): string {
   const value = query.get(name)?.trim();
   if (!value) throw invalid(`query parameter "${name}" is required`);
@@ -70,13 +56,6 @@ function optionalParam(query: URLSearchParams, name: string): string | undefined
   return value ? value : undefined;
 }
 
-function intParam(query: URLSearchParams, name: string): number | undefined {
-  const value = optionalParam(query, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw invalid(`query parameter "${name}" must be a non-negative integer, got "${value}"`);
-  return Number(value);
-}
-
 function boolParam(query: URLSearchParams, name: string): boolean {
   const value = optionalParam(query, name)?.toLowerCase();
   if (value === undefined || value === '0' || value === 'false' || value === 'no') return false;
@@ -85,33 +64,23 @@ function boolParam(query: URLSearchParams, name: string): boolean {
 }
 
 function jobFilter(query: URLSearchParams): JobFilter {
+  const { prefix, user, state } = parseQuery(JobsQuerySchema, query);
   const filter: JobFilter = {};
-  const prefix = optionalParam(query, 'prefix');
   if (prefix) filter.prefix = prefix.startsWith('/') ? prefix : '/' + prefix;
-  const user = optionalParam(query, 'user');
   if (user) filter.user = user;
-  const states = optionalParam(query, 'state');
-  if (states) {
-    filter.state = states.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== '').map((s) => {
-      if (!(JOB_STATES as readonly string[]).includes(s)) throw invalid(`query parameter "state": unknown job state "${s}"`, `states: ${JOB_STATES.join(', ')}`);
-      return s as JobState;
-    });
-  }
+  if (state) filter.state = state;
   return filter;
 }
 
 function logQuery(query: URLSearchParams): LogQuery {
-  const target = requiredParam(query, 'target');
+  const { target, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
   const result: LogQuery = { target: target.startsWith('/') ? target : '/' + target };
-  if (boolParam(query, 'follow')) result.follow = true;
-  const tail = intParam(query, 'tail');
+  if (follow) result.follow = true;
   if (tail !== undefined) result.tail = tail;
-  const since = optionalParam(query, 'since');
   if (since !== undefined) {
     // Epoch milliseconds, or a duration meaning "that long ago".
     result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - withParam('since', () => parseDuration(since));
   }
-  const attempt = intParam(query, 'attempt');
   if (attempt !== undefined) result.attempt = attempt;
   return result;
 }
@@ -142,16 +111,10 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     GET: (call, ctx) => ok(ctx.service.jobs(jobFilter(call.query))),
     POST: async (call, ctx) => {
       const caller = call.caller();
-      const request = (await call.body()) as SubmitRequest;
-      const { spec, generated } = toJobSpec(request, {
-        caller,
-        defaultUser: ctx.defaultUser,
-        defaultCwd: ctx.defaultCwd,
-        generateName: () => generateName(),
-        isNameTaken: (name) => ctx.service.isNameTaken(name),
-      });
-      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(spec, caller));
-      return ok(await ctx.service.submit(spec, caller, generated), 201);
+      const request = parseSubmitRequest(await call.body());
+      const origin = { user: ctx.defaultUser, cwd: ctx.defaultCwd };
+      if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(request, caller, origin));
+      return ok(await ctx.service.submit(request, caller, origin), 201);
     },
   },
   '/v1/queue': {
@@ -162,14 +125,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/jobs/cancel': {
     POST: async (call, ctx) => {
-      const body = objectBody(await call.body(), 'cancel');
-      onlyFields(body, ['names']);
-      const names = body.names;
-      if (!Array.isArray(names) || names.length === 0) throw invalid('names must be a non-empty array of job names');
-      const canonical = names.map((name, i) => {
-        if (typeof name !== 'string') throw invalid(`names[${i}] must be a string`);
-        return canonicalName(`names[${i}]`, name);
-      });
+      const { names } = parseCancelRequest(await call.body());
+      const canonical = names.map((name, i) => canonicalName(`names[${i}]`, name));
       return ok(await ctx.service.cancel(canonical));
     },
   },
@@ -187,9 +144,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/workers/drain': {
     POST: async (call, ctx) => {
-      const body = objectBody(await call.body(), 'drain');
-      onlyFields(body, ['name']);
-      return ok(await ctx.service.drain(stringField(body, 'name')));
+      const { name } = parseDrainRequest(await call.body());
+      return ok(await ctx.service.drain(name));
     },
   },
   '/v1/endpoints': {
@@ -200,9 +156,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
         throw new IrisError('forbidden', 'registering an endpoint requires a task token',
           'only tasks running in the cluster can register endpoints; they send IRIS_TASK_TOKEN in the x-iris-task-token header');
       }
-      const body = objectBody(await call.body(), 'endpoint');
-      onlyFields(body, ['name', 'address']);
-      return ok(ctx.service.registerEndpoint(caller, stringField(body, 'name'), stringField(body, 'address')), 201);
+      const { name, address } = parseEndpointRequest(await call.body());
+      return ok(ctx.service.registerEndpoint(caller, name, address), 201);
     },
   },
   '/v1/logs': {

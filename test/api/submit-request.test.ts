@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { toJobSpec, type SubmitContext } from '../../src/api/submit-request.js';
+import { parseSubmitRequest } from '../../src/api/submit-request.js';
+import { resolveJob } from '../../src/cluster/admission/index.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type { SubmitRequest } from '../../src/api/types.js';
 import { IrisError } from '../../src/model/errors.js';
+
+interface SubmitContext {
+  caller: TaskCaller | null;
+  defaultUser: string;
+  defaultCwd: string;
+  generateName: () => string;
+  isNameTaken?: (name: string) => boolean;
+}
+
+/**
+ * A wire body through both steps the server takes: its shape (src/api/submit-request.ts), then
+ * admission's rules (src/cluster/admission) with the built-in defaults and no cluster config.
+ */
+function toJobSpec(req: SubmitRequest, context: SubmitContext) {
+  const names = { generateName: context.generateName, isNameTaken: context.isNameTaken ?? (() => false) };
+  const defaults = { user: context.defaultUser, cwd: context.defaultCwd, timeLimitMs: null, maxPreemptions: 100, image: null };
+  return resolveJob(parseSubmitRequest(req), context.caller, names, defaults);
+}
 
 const CALLER: TaskCaller = {
   task: '/train/task-0',
@@ -199,6 +218,29 @@ describe('toJobSpec validation table', () => {
     const error = fail(req);
     expect(error.code).toBe('invalid_argument');
     expect(error.message).toMatch(message);
+  });
+
+  it('suggests the known field closest to an unknown one', () => {
+    const error = fail({ ...CMD, maxRetry: 2 });
+    expect(error.message).toBe('unknown field "maxRetry": did you mean "maxRetries"?');
+    expect(error.hint).toMatch(/^known fields: name, command, replicas/);
+    expect(fail({ ...CMD, colour: 'blue' }).message).toBe('unknown field "colour"');
+    // a misspelt key is reported before the field it leaves missing
+    expect(fail({ comand: ['x'] }).message).toBe('unknown field "comand": did you mean "command"?');
+  });
+
+  it('words shape errors with the field and the value it got', () => {
+    expect(fail(['x']).message).toBe('the submit request must be a JSON object, got an array');
+    expect(fail({}).message).toBe('command is required: a non-empty array of strings such as ["python", "train.py"]');
+    expect(fail({ command: [] }).message).toBe('command must be a non-empty array of strings, got an array');
+    expect(fail({ command: ['python', 3] }).message).toBe('command[1] must be a string, got 3');
+    expect(fail({ command: [' '] }).message).toBe('command[0] (the program) may not be empty');
+    expect(fail({ ...CMD, replicas: 0 }).message).toBe('replicas must be between 1 and 10000, got 0');
+    expect(fail({ ...CMD, replicas: '2' }).message).toBe('replicas must be an integer, got "2"');
+    expect(fail({ ...CMD, maxRetries: -1 }).message).toBe('maxRetries must be 0 or more, got -1');
+    expect(fail({ ...CMD, cpu: {} }).message).toBe('cpu must be a number of cores such as 0.5 or "2", got an object');
+    expect(fail({ ...CMD, env: { A: 1 } }).message).toBe('env.A must be a string, got 1');
+    expect(fail({ ...CMD, timeLimit: [] }).message).toBe('timeLimit must be a duration string such as "10m", got an array');
   });
 
   it('keeps the parser hint', () => {

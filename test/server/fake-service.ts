@@ -1,14 +1,15 @@
 /** A small in-memory ClusterService for API tests; records calls and lets tests push stream items. */
-import type { ClusterService } from '../../src/server/cluster-service.js';
+import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { ClusterEvent } from '../../src/model/events.js';
 import type { JobSpec } from '../../src/model/types.js';
 import type { JobState } from '../../src/model/states.js';
 import { IrisError, notFound } from '../../src/model/errors.js';
-import { parentJob } from '../../src/model/names.js';
+import { generateName, parentJob } from '../../src/model/names.js';
+import { resolveJob } from '../../src/cluster/admission/index.js';
 
 /** A push-based async iterable that ends when its signal aborts or end() is called. */
 export class Channel<T> {
@@ -90,8 +91,15 @@ export class FakeService implements ClusterService {
     }
   }
 
-  async submit(spec: JobSpec, caller: TaskCaller | null, generated: boolean): Promise<SubmitResponse> {
+  /** Admission's naming, inheritance and defaults (no cluster checks), as the real service does. */
+  private resolve(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): { spec: JobSpec; generated: boolean } {
+    const names = { isNameTaken: (name: string) => this.isNameTaken(name), generateName: () => generateName() };
+    return resolveJob(request, caller, names, { user: origin.user, cwd: origin.cwd, timeLimitMs: null, maxPreemptions: 100, image: null });
+  }
+
+  async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
     this.check();
+    const { spec, generated } = this.resolve(request, caller, origin);
     if (this.isNameTaken(spec.name)) throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
     this.specs.push({ spec, caller, generated });
     return { name: spec.name, tasks: spec.replicas, parent: parentJob(spec.name), generated };
@@ -99,8 +107,9 @@ export class FakeService implements ClusterService {
 
   estimates: JobSpec[] = [];
 
-  async estimate(spec: JobSpec): Promise<EstimateResponse> {
+  async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
     this.check();
+    const { spec } = this.resolve(request, caller, origin);
     this.estimates.push(spec);
     return { name: spec.name, tasks: spec.replicas, start: 1000, now: 1000, reason: 'fits now', policy: 'easy' };
   }

@@ -1,9 +1,10 @@
 /**
  * From config to placement: a local topology declared with `slices:`, TPU jobs as `iris submit`
- * builds them (toJobSpec), and what the scheduler and the submit-time feasibility check do.
+ * builds them (request shape, then admission), and what the scheduler and the submit-time feasibility check do.
  */
 import { describe, expect, it } from 'vitest';
-import { toJobSpec } from '../../../../src/api/submit-request.js';
+import { parseSubmitRequest } from '../../../../src/api/submit-request.js';
+import { resolveJob } from '../../../../src/cluster/admission/index.js';
 import { validateConfig, type MachineProbe } from '../../../../src/config/index.js';
 import type { SubmitRequest } from '../../../../src/api/types.js';
 import type { WorkerSpec } from '../../../../src/model/types.js';
@@ -26,9 +27,9 @@ function cluster(raw: unknown): WorkerView[] {
 
 function submitted(req: Partial<SubmitRequest>, seq = 0): SchedulerJob {
   let n = 0;
-  const { spec } = toJobSpec({ command: ['python', 'train.py'], ...req } as SubmitRequest, {
-    caller: null, defaultUser: 'alice', defaultCwd: '/w', generateName: () => `job-${++n}`,
-  });
+  const request = parseSubmitRequest({ command: ['python', 'train.py'], ...req } as SubmitRequest);
+  const names = { generateName: () => `job-${++n}`, isNameTaken: () => false };
+  const { spec } = resolveJob(request, null, names, { user: 'alice', cwd: '/w', timeLimitMs: null, maxPreemptions: 100, image: null });
   return {
     name: spec.name, depth: 1, rootSubmittedAt: seq, seq, user: spec.user, resources: spec.resources,
     constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,

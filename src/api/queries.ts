@@ -1,0 +1,63 @@
+/**
+ * The query parameters of GET /v1/jobs and GET /v1/logs as zod schemas. Values are the trimmed
+ * strings of the URL (an empty value is "not given"); a refusal names the parameter:
+ * `query parameter "tail" must be a non-negative integer, got "-1"`.
+ */
+import { z } from 'zod';
+import { JOB_STATES } from '../model/states.js';
+import { issuesToError } from '../model/schema-errors.js';
+
+const BOOLEAN = new Set(['1', '0', 'true', 'false', 'yes', 'no']);
+const TRUE = new Set(['1', 'true', 'yes']);
+
+const count = (name: string) =>
+  z.string().regex(/^\d+$/, { error: (issue) => `query parameter "${name}" must be a non-negative integer, got "${String(issue.input)}"` }).transform(Number);
+
+const flag = (name: string) =>
+  z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .refine((value) => BOOLEAN.has(value), { error: (issue) => `query parameter "${name}" must be 1 or 0, got "${String(issue.input).toLowerCase()}"` })
+    .transform((value) => TRUE.has(value));
+
+export const JobsQuerySchema = z.object({
+  prefix: z.string().optional(),
+  user: z.string().optional(),
+  state: z
+    .string()
+    .transform((value, ctx) => {
+      const states = value.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== '');
+      for (const state of states) {
+        if (!(JOB_STATES as readonly string[]).includes(state)) {
+          ctx.issues.push({ code: 'custom', input: value, message: `query parameter "state": unknown job state "${state}"`, params: { hint: `states: ${JOB_STATES.join(', ')}` } });
+          return z.NEVER;
+        }
+      }
+      return states as Array<(typeof JOB_STATES)[number]>;
+    })
+    .optional(),
+});
+
+export const LogsQuerySchema = z.object({
+  target: z.string({ error: 'query parameter "target" is required' }),
+  follow: flag('follow').optional(),
+  tail: count('tail').optional(),
+  since: z.string().optional(),
+  attempt: count('attempt').optional(),
+});
+
+export type JobsQuery = z.output<typeof JobsQuerySchema>;
+export type LogsQuery = z.output<typeof LogsQuerySchema>;
+
+/** The known parameters of `query` (trimmed; empty ones left out) checked by `schema`. */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = query.get(key)?.trim();
+    if (value) values[key] = value;
+  }
+  const result = schema.safeParse(values, { reportInput: true });
+  if (result.success) return result.data;
+  // The messages name the parameter themselves.
+  throw issuesToError(result.error.issues.map((issue) => ({ ...issue, path: [] })));
+}

@@ -1,0 +1,42 @@
+/**
+ * Building blocks of the request schemas (zod) and the one way a request is parsed: a refused
+ * request is an IrisError('invalid_argument') whose message names the field and the value it
+ * got (`replicas must be between 1 and 10000, got 0`), see src/model/schema-errors.ts.
+ * Null and a missing field both mean "not given" on the wire.
+ */
+import { z } from 'zod';
+import { describeValue, issuesToError } from '../model/schema-errors.js';
+
+interface IssueInput {
+  input?: unknown;
+}
+
+/** Error wording `must be <what>, got <value>`; `is required…` when the field is missing. */
+export function expecting(what: string, required = 'is required'): (issue: IssueInput) => string {
+  return (issue) => (issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input)}`);
+}
+
+/** An integer in [min, max] (no upper bound when max is left out). */
+export function integer(min: number, max?: number) {
+  const range = max === undefined ? `must be ${min} or more` : `must be between ${min} and ${max}`;
+  const outOfRange = (issue: IssueInput) => `${range}, got ${describeValue(issue.input)}`;
+  const base = z.number({ error: expecting('an integer') }).int({ error: expecting('an integer') }).min(min, { error: outOfRange });
+  return max === undefined ? base : base.max(max, { error: outOfRange });
+}
+
+/** A string field (`must be a string, got 5`). */
+export function text() {
+  return z.string({ error: expecting('a string') });
+}
+
+/** Parse `value` with `schema`, or throw the IrisError for its first issue. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, knownKeys?: readonly string[]): z.infer<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  throw issuesToError(result.error.issues, { knownKeys });
+}
+
+/** The field names of an object schema, in declaration order. */
+export function fieldsOf(schema: z.ZodObject): string[] {
+  return Object.keys(schema.shape);
+}

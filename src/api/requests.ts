@@ -1,0 +1,42 @@
+/**
+ * The shapes of the small request bodies (cancel, drain, endpoint registration). Like the submit
+ * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
+ */
+import { z } from 'zod';
+import { fieldsOf, parseWith } from './request-schema.js';
+
+const NON_EMPTY = 'is required and must be a non-empty string';
+
+function requiredText(description: string) {
+  return z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY }).describe(description);
+}
+
+function body<S extends z.ZodRawShape>(what: string, shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'invalid_type' ? `${what}: request body must be a JSON object` : undefined),
+  });
+}
+
+export const CancelRequestSchema = body('cancel', {
+  names: z
+    .array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of job names' })
+    .min(1, { error: 'must be a non-empty array of job names' })
+    .describe('Jobs to cancel (`/train` or `train`); their subtrees are cancelled with them.'),
+});
+
+export const DrainRequestSchema = body('drain', {
+  name: requiredText('The worker to drain.'),
+});
+
+export const EndpointRequestSchema = body('endpoint', {
+  name: requiredText('Endpoint name: letters, digits and `_ . / : -`.'),
+  address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
+});
+
+export type CancelRequest = z.infer<typeof CancelRequestSchema>;
+export type DrainRequest = z.infer<typeof DrainRequestSchema>;
+export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
+
+export const parseCancelRequest = (value: unknown): CancelRequest => parseWith(CancelRequestSchema, value, fieldsOf(CancelRequestSchema));
+export const parseDrainRequest = (value: unknown): DrainRequest => parseWith(DrainRequestSchema, value, fieldsOf(DrainRequestSchema));
+export const parseEndpointRequest = (value: unknown): EndpointRequest => parseWith(EndpointRequestSchema, value, fieldsOf(EndpointRequestSchema));

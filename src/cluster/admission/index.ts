@@ -1,0 +1,119 @@
+/**
+ * Admission: the one rule set a submission passes before the store sees it (docs/api.md,
+ * docs/architecture.md). Pure: `(request, caller, cluster view, defaults) -> JobSpec | refusal`.
+ *
+ * - Values: the user's strings become canonical data (./values.ts); the name follows the
+ *   naming rules (./naming.ts); a multi-host TPU job becomes one gang over a slice (./tpu-gang.ts).
+ * - A task caller's children run as the caller's user and inherit the caller job's env (minus
+ *   IRIS_ variables) under the request's own env; another user is forbidden. (Their tree's root
+ *   submission time is taken from the stored parent by the store.)
+ * - Every field the request leaves out gets the cluster default: time limit, max preemptions,
+ *   image (a default image replaces the submitter's directory: a container starts in its
+ *   image's own), user, cwd; built-in defaults for the rest.
+ * - A job that can never run on this cluster's workers is refused with the reason, and so is
+ *   one that would exceed its user's pending-task quota.
+ */
+import { IrisError } from '../../model/errors.js';
+import { jobDepth } from '../../model/names.js';
+import { DEFAULT_RESOURCES } from '../../model/resources.js';
+import type { TaskCaller } from '../../model/caller.js';
+import type { JobSpec } from '../../model/types.js';
+import { neverReason, pendingQuotaProblem } from '../scheduler/index.js';
+import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
+import * as values from './values.js';
+import { jobName } from './naming.js';
+import { tpuGang } from './tpu-gang.js';
+
+export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
+export { TPU_SLICE_ATTRIBUTE } from './tpu-gang.js';
+
+const orZero = (value: number | null | undefined) => value ?? 0;
+
+/** The env a child inherits from its caller's job, under the request's own. */
+function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const [key, value] of Object.entries(caller.env)) {
+    if (!key.toUpperCase().startsWith(values.RESERVED_ENV_PREFIX)) inherited[key] = value;
+  }
+  return { ...inherited, ...own };
+}
+
+/**
+ * The JobSpec a request asks for, with every default applied: naming, inheritance, TPU gangs,
+ * defaults. Throws IrisError (invalid_argument, forbidden, or conflict when no free name is found).
+ */
+export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null, names: NameSource, defaults: AdmissionDefaults): { spec: JobSpec; generated: boolean } {
+  const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
+  const memoryBytes = values.memoryBytes(request.memory, DEFAULT_RESOURCES.memoryBytes);
+  const device = values.device(request.gpu, request.tpu);
+  const ownEnv = values.env(request.env);
+  const constraints = values.constraints(request.constraints);
+  const coschedule = values.coschedule(request.coschedule);
+  const timeLimitMs = values.timeLimit(request);
+  const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
+  const ownImage = values.image(request.image);
+  const image = ownImage ?? defaults.image;
+  // A container starts in its image's own directory unless the request names one; with the
+  // default image the submitter's directory (which the CLI always sends) is dropped.
+  const requestedCwd = values.cwd(request.cwd, ownImage === null ? defaults.cwd : null);
+  const cwd = ownImage === null && image !== null ? null : requestedCwd;
+
+  const user = values.user(request.user, caller?.user ?? defaults.user);
+  if (caller && user !== caller.user) {
+    throw new IrisError('forbidden', `user "${user}": a task's children run as its own user "${caller.user}"`, 'leave user out of the request');
+  }
+  const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
+  const { name, generated } = jobName(request.name, caller, names);
+  const gang = tpuGang(device, values.given(request.replicas) ? request.replicas : null, coschedule);
+
+  const spec: JobSpec = {
+    name,
+    user,
+    command: [...request.command],
+    env,
+    cwd,
+    image,
+    replicas: gang?.replicas ?? request.replicas ?? 1,
+    resources: { cpuMillis, memoryBytes, device },
+    constraints,
+    coschedule: gang?.coschedule ?? coschedule,
+    maxRetries: orZero(request.maxRetries),
+    maxTaskFailures: orZero(request.maxTaskFailures),
+    maxPreemptions: request.maxPreemptions ?? defaults.maxPreemptions,
+    timeoutMs: timeLimitMs ?? defaults.timeLimitMs,
+    schedulingTimeoutMs,
+  };
+  return { spec, generated };
+}
+
+/** Why the cluster refuses a resolved job now (never fits, pending quota), or null. */
+export function clusterRefusal(spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks'>): Refusal | null {
+  const never = neverReason(
+    {
+      name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, user: spec.user,
+      resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+    },
+    view.workers,
+  );
+  if (never) return { code: 'unsatisfiable', message: `job ${spec.name} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
+  const quota = view.quotas.get(spec.user);
+  if (quota?.maxPendingTasks != null) {
+    const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: view.pendingTasks(spec.user) };
+    const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
+    if (problem) return { code: 'quota_exceeded', message: problem, hint: 'wait for some of your pending tasks to start, or cancel some' };
+  }
+  return null;
+}
+
+/** Admit a shape-checked request: the JobSpec to store, or the refusal with its reason. */
+export function admit(request: AdmissionRequest, caller: TaskCaller | null, view: ClusterView, defaults: AdmissionDefaults): Admission {
+  let resolved: { spec: JobSpec; generated: boolean };
+  try {
+    resolved = resolveJob(request, caller, view, defaults);
+  } catch (error) {
+    if (error instanceof IrisError) return { ok: false, refusal: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+    throw error;
+  }
+  const refusal = clusterRefusal(resolved.spec, view);
+  return refusal ? { ok: false, refusal } : { ok: true, ...resolved };
+}

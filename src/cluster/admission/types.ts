@@ -1,0 +1,67 @@
+/** The plain inputs and the answer of admission (see ./index.ts). */
+import type { ErrorCode } from '../../model/errors.js';
+import type { JobSpec, Quota } from '../../model/types.js';
+import type { WorkerView } from '../scheduler/types.js';
+
+/**
+ * A submit request whose shape is already checked (src/api/submit-request.ts): every field has
+ * its JSON type; the values are still the user's strings. Null and absent both mean "not given".
+ */
+export interface AdmissionRequest {
+  name?: string | null;
+  command: string[];
+  replicas?: number | null;
+  cpu?: number | string | null;
+  memory?: number | string | null;
+  gpu?: string | null;
+  tpu?: string | null;
+  env?: Record<string, string> | null;
+  constraints?: string[] | null;
+  coschedule?: string | null;
+  maxRetries?: number | null;
+  maxTaskFailures?: number | null;
+  maxPreemptions?: number | null;
+  timeLimit?: number | string | null;
+  timeout?: number | string | null;
+  schedulingTimeout?: number | string | null;
+  user?: string | null;
+  cwd?: string | null;
+  image?: string | null;
+}
+
+/** What a job gets for each field its request leaves out (the resolved cluster settings). */
+export interface AdmissionDefaults {
+  /** User of a submission without a task caller and without `user`. */
+  user: string;
+  /** Working directory of a process job that gives no `cwd`. */
+  cwd: string;
+  /** The config's `time-limit`; null: no limit. */
+  timeLimitMs: number | null;
+  /** The config's `max-preemptions`. */
+  maxPreemptions: number;
+  /** The config's default image (runtime docker), or null to run jobs as processes. */
+  image: string | null;
+}
+
+/** Names in the cluster: which are taken, and a source of fresh ones. */
+export interface NameSource {
+  isNameTaken(name: string): boolean;
+  /** One fresh name component such as `brisk-otter-4821`. */
+  generateName(): string;
+}
+
+/** What admission needs to know about the cluster right now. */
+export interface ClusterView extends NameSource {
+  workers: readonly WorkerView[];
+  quotas: ReadonlyMap<string, Quota>;
+  /** Pending tasks of this user's jobs. */
+  pendingTasks(user: string): number;
+}
+
+export interface Refusal {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+}
+
+export type Admission = { ok: true; spec: JobSpec; generated: boolean } | { ok: false; refusal: Refusal };

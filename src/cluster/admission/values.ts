@@ -1,0 +1,110 @@
+/**
+ * The values of a submit request, from the user's strings to canonical data: resources,
+ * devices, env, constraints, durations, user, cwd, image. Every refusal names the field.
+ */
+import { IrisError, invalid } from '../../model/errors.js';
+import { parseConstraint, type Constraint } from '../../model/constraints.js';
+import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
+import { tpuVariant } from '../../model/tpu.js';
+import { parseDuration } from '../../model/duration.js';
+import { checkImageReference } from '../../model/image.js';
+
+const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Env names iris sets itself for every task. */
+export const RESERVED_ENV_PREFIX = 'IRIS_';
+const ATTRIBUTE = /^[A-Za-z0-9][A-Za-z0-9_.\/-]*$/;
+
+/** null and undefined both mean "not given" on the wire. */
+export function given<T>(value: T | null | undefined): value is T {
+  return value !== undefined && value !== null;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `"${value}"` : String(value);
+}
+
+/** Re-throw a parser's IrisError so its message names the request field. */
+export function withField<T>(field: string, mention: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof IrisError) {
+      const message = error.message.toLowerCase().includes(mention) ? error.message : `${field}: ${error.message}`;
+      throw new IrisError(error.code, message, error.hint);
+    }
+    throw error;
+  }
+}
+
+export function quantity(field: string, value: number | string | null | undefined, parse: (input: string | number) => number, fallback: number): number {
+  return given(value) ? withField(field, field, () => parse(value)) : fallback;
+}
+
+export const cpuMillis = (value: number | string | null | undefined, fallback: number) => quantity('cpu', value, parseCpu, fallback);
+export const memoryBytes = (value: number | string | null | undefined, fallback: number) => quantity('memory', value, parseMemory, fallback);
+
+export function device(gpu: string | null | undefined, tpu: string | null | undefined): DeviceRequest | null {
+  if (given(gpu) && given(tpu)) throw invalid('gpu and tpu cannot be requested together: a task uses one kind of device');
+  if (given(gpu)) return withField('gpu', 'gpu', () => parseGpu(gpu));
+  if (given(tpu)) {
+    const variant = withField('tpu', 'tpu', () => tpuVariant(tpu));
+    return { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost };
+  }
+  return null;
+}
+
+export function env(value: Record<string, string> | null | undefined): Record<string, string> {
+  if (!given(value)) return {};
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!ENV_KEY.test(key)) throw invalid(`env: invalid variable name "${key}"`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
+    if (key.toUpperCase().startsWith(RESERVED_ENV_PREFIX)) {
+      throw new IrisError('invalid_argument', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+export function constraints(value: string[] | null | undefined): Constraint[] {
+  if (!given(value)) return [];
+  return value.map((item, i) => withField(`constraints[${i}]`, 'constraint', () => parseConstraint(item)));
+}
+
+export function coschedule(value: string | null | undefined): string | null {
+  if (!given(value)) return null;
+  if (!ATTRIBUTE.test(value)) {
+    throw invalid(`coschedule: invalid attribute name "${value}"`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
+  }
+  return value;
+}
+
+export function duration(field: string, value: number | string | null | undefined): number | null {
+  if (!given(value)) return null;
+  const ms = withField(field, field.toLowerCase(), () => parseDuration(value));
+  if (ms <= 0) throw invalid(`${field} must be longer than 0, got ${show(value)}`);
+  return ms;
+}
+
+/** `timeLimit`, or its older name `timeout` (not both). */
+export function timeLimit(request: { timeLimit?: number | string | null; timeout?: number | string | null }): number | null {
+  if (request.timeLimit !== undefined && request.timeout !== undefined) throw invalid('give timeLimit or its older name timeout, not both');
+  return request.timeout !== undefined ? duration('timeout', request.timeout) : duration('timeLimit', request.timeLimit);
+}
+
+export function user(value: string | null | undefined, fallback: string): string {
+  if (!given(value)) return fallback;
+  if (value.trim() === '' || /[\s\u0000-\u001f]/.test(value)) throw invalid(`user must be a non-empty name without spaces, got ${show(value)}`);
+  return value;
+}
+
+export function cwd(value: string | null | undefined, fallback: string | null): string | null {
+  if (!given(value)) return fallback;
+  if (!value.startsWith('/')) throw invalid(`cwd must be an absolute path, got ${show(value)}`);
+  if (value.includes('\u0000')) throw invalid('cwd may not contain NUL characters');
+  return value;
+}
+
+export function image(value: string | null | undefined): string | null {
+  return given(value) ? withField('image', 'image:', () => checkImageReference(value)) : null;
+}

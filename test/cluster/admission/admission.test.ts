@@ -1,0 +1,176 @@
+/** Admission as a table: naming, a task caller's children, TPU gangs, defaults, never-fit, quota. */
+import { describe, expect, it } from 'vitest';
+import { admit, resolveJob, type AdmissionDefaults, type AdmissionRequest, type ClusterView } from '../../../src/cluster/admission/index.js';
+import type { TaskCaller } from '../../../src/model/caller.js';
+import type { Quota } from '../../../src/model/types.js';
+import type { WorkerView } from '../../../src/cluster/scheduler/types.js';
+import { IrisError } from '../../../src/model/errors.js';
+
+const CALLER: TaskCaller = {
+  task: '/train/task-0', job: '/train', attempt: 0, user: 'alice',
+  env: { DATA: '/data', SHARED: 'parent', IRIS_TASK_ID: '/train/task-0' }, rootSubmittedAt: 1000,
+};
+
+const DEFAULTS: AdmissionDefaults = { user: 'bob', cwd: '/home/bob', timeLimitMs: null, maxPreemptions: 100, image: null };
+
+function worker(id: string, cpus: number, attributes: Record<string, string> = {}): WorkerView {
+  return {
+    id, device: { type: 'cpu', variant: null, count: 0 }, attributes,
+    capacity: { cpuMillis: cpus * 1000, memoryBytes: 8 * 1024 ** 3 },
+    free: { cpuMillis: cpus * 1000, memoryBytes: 8 * 1024 ** 3, devices: [] }, schedulable: true,
+  };
+}
+
+function view(over: Partial<ClusterView> = {}): ClusterView {
+  let n = 0;
+  return {
+    workers: [worker('w0', 4), worker('w1', 4)],
+    quotas: new Map(),
+    pendingTasks: () => 0,
+    isNameTaken: () => false,
+    generateName: () => `gen-${++n}`,
+    ...over,
+  };
+}
+
+const CMD = { command: ['python', 'train.py'] };
+
+function resolve(request: AdmissionRequest, caller: TaskCaller | null = null, defaults: Partial<AdmissionDefaults> = {}) {
+  return resolveJob(request, caller, view(), { ...DEFAULTS, ...defaults });
+}
+
+function refused(request: AdmissionRequest, caller: TaskCaller | null = null, defaults: Partial<AdmissionDefaults> = {}): IrisError {
+  try {
+    resolve(request, caller, defaults);
+  } catch (error) {
+    expect(error).toBeInstanceOf(IrisError);
+    return error as IrisError;
+  }
+  throw new Error(`expected ${JSON.stringify(request)} to be refused`);
+}
+
+describe('naming', () => {
+  it.each([
+    ['eval', null, '/eval', false],
+    ['/exp/run1', null, '/exp/run1', false],
+    [undefined, null, '/gen-1', true],
+    [null, null, '/gen-1', true],
+    ['eval', CALLER, '/train/eval', false],
+    ['eval/deep', CALLER, '/train/eval/deep', false],
+    ['/train/eval', CALLER, '/train/eval', false],
+    [undefined, CALLER, '/train/gen-1', true],
+  ] as const)('name %j with caller %j -> %s', (name, caller, expected, generated) => {
+    expect(resolve({ ...CMD, name }, caller)).toMatchObject({ spec: { name: expected }, generated });
+  });
+
+  it.each(['task-3', 'a/task-0', 'eval/task-12'])('refuses %s: task-<n> names tasks', (name) => {
+    expect(refused({ ...CMD, name }).message).toMatch(/reserved for task names/);
+    expect(refused({ ...CMD, name }, CALLER).message).toMatch(/reserved for task names/);
+  });
+
+  it.each(['/train', '/other', '/trainer/x'])('refuses the absolute name %s for a child of /train', (name) => {
+    const error = refused({ ...CMD, name }, CALLER);
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toBe(`name "${name}": a task may only create children under its own job /train`);
+    expect(error.hint).toBe('use a relative name such as "eval" to create /train/eval');
+  });
+
+  it('retries generated names that are taken, and gives up with a conflict', () => {
+    expect(resolveJob(CMD, null, view({ isNameTaken: (name) => name !== '/gen-3' }), DEFAULTS).spec.name).toBe('/gen-3');
+    const all = admit(CMD, null, view({ isNameTaken: () => true }), DEFAULTS);
+    expect(all).toEqual({ ok: false, refusal: { code: 'conflict', message: 'name: could not generate an unused job name', hint: 'give the job a name with --name' } });
+  });
+});
+
+describe('a task caller\'s children', () => {
+  it('run as the caller\'s user with its env under their own; IRIS_ variables are not inherited', () => {
+    const { spec } = resolve({ ...CMD, name: 'eval', env: { SHARED: 'child', EXTRA: '1' } }, CALLER);
+    expect(spec.user).toBe('alice');
+    expect(spec.env).toEqual({ DATA: '/data', SHARED: 'child', EXTRA: '1' });
+  });
+
+  it('may name their own user but no other', () => {
+    expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.user).toBe('alice');
+    const error = refused({ ...CMD, user: 'mallory' }, CALLER);
+    expect([error.code, error.message]).toEqual(['forbidden', 'user "mallory": a task\'s children run as its own user "alice"']);
+  });
+
+  it('without a caller nothing is inherited', () => {
+    expect(resolve({ ...CMD, env: { A: '1' } }).spec).toMatchObject({ user: 'bob', env: { A: '1' } });
+  });
+});
+
+describe('TPU slices', () => {
+  it.each([
+    ['v4-8', undefined, 1, null],
+    ['v6e-8', 3, 3, null],
+    ['v5litepod-16', undefined, 4, 'tpu-name'],
+    ['v4-32', 4, 4, 'tpu-name'],
+    ['v6e-64', undefined, 16, 'tpu-name'],
+  ] as const)('%s with replicas %j -> %i tasks, coschedule %j', (tpu, replicas, tasks, coschedule) => {
+    expect(resolve({ ...CMD, tpu, replicas }).spec).toMatchObject({ replicas: tasks, coschedule, resources: { device: { type: 'tpu', variant: tpu } } });
+  });
+
+  it('refuses replicas other than the hosts of a multi-host variant', () => {
+    expect(refused({ ...CMD, tpu: 'v5litepod-16', replicas: 8 }).message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need a slice of 8 hosts');
+  });
+});
+
+describe('defaults', () => {
+  const CONFIG: Partial<AdmissionDefaults> = { timeLimitMs: 3_600_000, maxPreemptions: 3, user: 'carol', cwd: '/srv' };
+
+  it('applies every default a request leaves out', () => {
+    expect(resolve(CMD, null, CONFIG).spec).toEqual({
+      name: '/gen-1', user: 'carol', command: CMD.command, env: {}, cwd: '/srv', image: null, replicas: 1,
+      resources: { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null }, constraints: [], coschedule: null,
+      maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 3, timeoutMs: 3_600_000, schedulingTimeoutMs: null,
+    });
+  });
+
+  it('a default image runs the job in a container in the image\'s own directory', () => {
+    expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: null });
+  });
+
+  it.each([
+    ['maxPreemptions', { maxPreemptions: 0 }, { maxPreemptions: 0 }],
+    ['timeLimit', { timeLimit: '10m' }, { timeoutMs: 600_000 }],
+    ['timeout', { timeout: '1h30m' }, { timeoutMs: 5_400_000 }],
+    ['user', { user: 'dave' }, { user: 'dave' }],
+    ['cwd', { cwd: '/elsewhere' }, { cwd: '/elsewhere' }],
+    ['image', { image: 'busybox', cwd: '/app' }, { image: 'busybox', cwd: '/app' }],
+  ] as const)('the request\'s own %s wins over the default', (field, own, expected) => {
+    expect(resolve({ ...CMD, ...own }, null, { ...CONFIG, image: field === 'image' ? 'python:3.12' : null }).spec).toMatchObject(expected);
+  });
+});
+
+describe('cluster checks', () => {
+  it('refuses a job that can never run, with the reason', () => {
+    const answer = admit({ ...CMD, name: 'big', cpu: 16 }, null, view(), DEFAULTS);
+    expect(answer.ok).toBe(false);
+    if (answer.ok) return;
+    expect(answer.refusal.code).toBe('unsatisfiable');
+    expect(answer.refusal.message).toMatch(/^job \/big can never run on this cluster: need 16 CPU, largest worker has 4/);
+    expect(answer.refusal.hint).toBe('see the workers with `iris workers`');
+  });
+
+  it('refuses a gang larger than any group of workers', () => {
+    const workers = [worker('a', 4, { rack: 'r1' }), worker('b', 4, { rack: 'r1' }), worker('c', 4, { rack: 'r2' })];
+    const answer = admit({ ...CMD, replicas: 3, coschedule: 'rack' }, null, view({ workers }), DEFAULTS);
+    expect(answer.ok ? null : answer.refusal.message).toMatch(/can never run on this cluster: .*rack/);
+  });
+
+  it('refuses a job over its user\'s pending-task quota, and admits one within it', () => {
+    const quota: Quota = { maxRunningCpuMillis: null, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: 5 };
+    const cluster = view({ quotas: new Map([['bob', quota]]), pendingTasks: (user) => (user === 'bob' ? 4 : 0) });
+    expect(admit({ ...CMD, replicas: 2 }, null, cluster, DEFAULTS)).toEqual({
+      ok: false,
+      refusal: { code: 'quota_exceeded', message: 'user bob has 4 pending tasks, this job adds 2, limit is 5', hint: 'wait for some of your pending tasks to start, or cancel some' },
+    });
+    expect(admit({ ...CMD, replicas: 1 }, null, cluster, DEFAULTS).ok).toBe(true);
+    expect(admit({ ...CMD, replicas: 2, user: 'erin' }, null, cluster, DEFAULTS).ok).toBe(true);
+  });
+
+  it('turns a refused value into a refusal, not a throw', () => {
+    expect(admit({ ...CMD, cpu: 'lots' }, null, view(), DEFAULTS)).toMatchObject({ ok: false, refusal: { code: 'invalid_argument' } });
+  });
+});
