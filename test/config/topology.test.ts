@@ -204,7 +204,7 @@ describe('time-limit, queue and runtime keys', () => {
   it('defaults', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
-    expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 1000 });
+    expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
     expect(config.runtime).toEqual({ kind: 'process', image: null, network: 'host' });
   });
 

@@ -1,0 +1,178 @@
+/**
+ * From zod issues to one IrisError, the same way for every file and body iris validates
+ * (docs/configuration.md, "Validation"). Guarantees: the message starts with the source (when
+ * given) and the key path (`/proj/.irisrc.yaml: workers[1].memory: ...`); an unknown key names
+ * the closest allowed key when one is likely a typo and the hint lists the allowed keys; a
+ * value is shown as `"text"`, a number, `null`, `a list` or `an object`. Parsers of the model
+ * plug in through `parseWith`: their IrisError's message and hint become the issue's own.
+ * Pure: imports only zod and the error type.
+ */
+import { z } from 'zod';
+import { IrisError, invalid } from './errors.js';
+
+export type KeyPath = ReadonlyArray<PropertyKey>;
+
+/** Allowed keys of the object at a key path (for the "allowed keys here" hint). */
+export type KnownKeys = readonly string[] | ((path: KeyPath) => readonly string[] | undefined);
+
+export interface IssuesToErrorOptions {
+  /** Shown first: `file: key.path: message`. */
+  file?: string;
+  /** The allowed keys of each object, for unknown-key hints; `knownKeysOf(schema)` derives them. */
+  knownKeys?: KnownKeys;
+}
+
+/** `workers[1].gpu.count`, `quotas.alice.cpu`, `quotas["a b"]`. */
+export function formatKeyPath(keys: KeyPath): string {
+  let out = '';
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z0-9_-]+$/.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The allowed key closest to `key`, if any is close enough to be a likely typo. */
+export function suggestKey(key: string, allowed: readonly string[]): string | null {
+  const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const candidate of allowed) {
+    if (squash(candidate) === squash(key)) return candidate;
+    const distance = editDistance(key.toLowerCase(), candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (best === null) return null;
+  return bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
+}
+
+/** ` (did you mean "cpu"?)` or nothing. */
+export function didYouMean(key: string, allowed: readonly string[]): string {
+  const suggestion = suggestKey(key, allowed);
+  return suggestion ? ` (did you mean "${suggestion}"?)` : '';
+}
+
+/** A value as messages show it: `"text"`, `42`, `true`, `null`, `a list`, `an object`. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `"${value}"`;
+  return String(value);
+}
+
+/**
+ * A schema whose value goes through `parse` (a model parser, or a check that throws
+ * IrisError): the error's message and hint become the issue. `I` is the input type the
+ * schema advertises (for inferred file types); any value reaches `parse`.
+ */
+export function parseWith<O, I = unknown>(parse: (value: unknown) => O): z.ZodType<O, I> {
+  return z.unknown().transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      if (!(error instanceof IrisError)) throw error;
+      ctx.issues.push({ code: 'custom', message: error.message, input: value, params: error.hint ? { hint: error.hint } : undefined });
+      return z.NEVER;
+    }
+  }) as unknown as z.ZodType<O, I>;
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** A union branch that failed only because the value has another type (at its root). */
+function failedOnType(issues: readonly Issue[]): boolean {
+  return issues.every(
+    (issue) => issue.path.length === 0 && (issue.code === 'invalid_type' || (issue.code === 'invalid_union' && issue.errors.every(failedOnType))),
+  );
+}
+
+/** The issue to report: a union's matching branch is opened; an unknown key goes before the other problems of its object. */
+function pick(issues: readonly Issue[]): Issue | undefined {
+  let first = issues[0];
+  while (first?.code === 'invalid_union' && first.errors.length > 0) {
+    const branch = first.errors.find((errors) => !failedOnType(errors));
+    if (branch === undefined || branch.length === 0) break;
+    const chosen = pick(branch)!;
+    first = { ...chosen, path: [...first.path, ...chosen.path] } as Issue;
+  }
+  if (first === undefined) return undefined;
+  const within = (outer: KeyPath, inner: KeyPath) => outer.length <= inner.length && outer.every((key, i) => key === inner[i]);
+  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys' && within(issue.path, first!.path));
+  return unknown ?? first;
+}
+
+function allowedAt(known: KnownKeys | undefined, path: KeyPath): readonly string[] | undefined {
+  if (known === undefined) return undefined;
+  return typeof known === 'function' ? known(path) : known;
+}
+
+/** One IrisError('invalid_argument') for a failed parse: the first problem, with its file and key path. */
+export function issuesToError(issues: readonly Issue[], options: IssuesToErrorOptions = {}): IrisError {
+  const issue = pick(issues);
+  const where = (path: KeyPath) => `${options.file ? `${options.file}: ` : ''}${path.length > 0 ? `${formatKeyPath(path)}: ` : ''}`;
+  if (issue === undefined) return invalid(`${where([])}invalid value`);
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    const allowed = allowedAt(options.knownKeys, issue.path);
+    return invalid(`${where([...issue.path, key])}unknown key${allowed ? didYouMean(key, allowed) : ''}`, allowed ? `allowed keys here: ${allowed.join(', ')}` : undefined);
+  }
+  let hint: string | undefined;
+  if (issue.code === 'custom' && typeof issue.params?.hint === 'string') hint = issue.params.hint;
+  if (issue.code === 'invalid_value') hint = `use one of: ${issue.values.map(String).join(', ')}`;
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && message.startsWith('Invalid input')) message = `expected ${issue.expected}, got ${describeValue(issue.input)}`;
+  return invalid(`${where(issue.path)}${message}`, hint);
+}
+
+/** Unwrap optional, default, pipe and lazy wrappers down to the schema that parses. */
+function inner(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let current = schema;
+  for (let i = 0; current !== undefined && i < 32; i++) {
+    const def = current._zod.def as unknown as Record<string, unknown> & { type: string };
+    if ('innerType' in def) current = def.innerType as z.core.$ZodType;
+    else if (def.type === 'pipe') current = def.in as z.core.$ZodType;
+    else if (def.type === 'lazy') current = (def.getter as () => z.core.$ZodType)();
+    else return current;
+  }
+  return current;
+}
+
+function objectsAt(schema: z.core.$ZodType | undefined, path: KeyPath): z.core.$ZodType[] {
+  const at = inner(schema);
+  if (at === undefined) return [];
+  const def = at._zod.def as unknown as Record<string, unknown> & { type: string };
+  if (def.type === 'union') return (def.options as z.core.$ZodType[]).flatMap((option) => objectsAt(option, path));
+  if (path.length === 0) return def.type === 'object' ? [at] : [];
+  const [key, ...rest] = path;
+  if (def.type === 'object') return objectsAt((def.shape as Record<string, z.core.$ZodType>)[String(key)], rest);
+  if (def.type === 'array') return objectsAt(def.element as z.core.$ZodType, rest);
+  if (def.type === 'record') return objectsAt(def.valueType as z.core.$ZodType, rest);
+  return [];
+}
+
+/** The `knownKeys` of a schema: the keys of the object schema found at each key path. */
+export function knownKeysOf(schema: z.core.$ZodType): (path: KeyPath) => readonly string[] | undefined {
+  return (path) => {
+    const [object] = objectsAt(schema, path);
+    return object ? Object.keys((object._zod.def as unknown as { shape: Record<string, unknown> }).shape) : undefined;
+  };
+}
