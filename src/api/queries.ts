@@ -59,5 +59,5 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
   const result = schema.safeParse(values, { reportInput: true });
   if (result.success) return result.data;
   // The messages name the parameter themselves.
-  throw issuesToError(result.error.issues.map((issue) => ({ ...issue, path: [] })));
+  throw issuesToError(result.error.issues.map((issue) => ({ ...issue, path: [] })), { style: 'body' });
 }

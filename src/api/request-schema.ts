@@ -13,13 +13,13 @@ interface IssueInput {
 
 /** Error wording `must be <what>, got <value>`; `is required…` when the field is missing. */
 export function expecting(what: string, required = 'is required'): (issue: IssueInput) => string {
-  return (issue) => (issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input)}`);
+  return (issue) => (issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input, 'body')}`);
 }
 
 /** An integer in [min, max] (no upper bound when max is left out). */
 export function integer(min: number, max?: number) {
   const range = max === undefined ? `must be ${min} or more` : `must be between ${min} and ${max}`;
-  const outOfRange = (issue: IssueInput) => `${range}, got ${describeValue(issue.input)}`;
+  const outOfRange = (issue: IssueInput) => `${range}, got ${describeValue(issue.input, 'body')}`;
   const base = z.number({ error: expecting('an integer') }).int({ error: expecting('an integer') }).min(min, { error: outOfRange });
   return max === undefined ? base : base.max(max, { error: outOfRange });
 }
@@ -33,7 +33,7 @@ export function text() {
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, knownKeys?: readonly string[]): z.infer<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  throw issuesToError(result.error.issues, { knownKeys });
+  throw issuesToError(result.error.issues, { knownKeys, style: 'body' });
 }
 
 /** The field names of an object schema, in declaration order. */

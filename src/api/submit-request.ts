@@ -39,7 +39,7 @@ export const SubmitRequestSchema = z.strictObject(
     cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input)}` : undefined) },
+  { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },
 );
 
 /** A submit request body, as sent on the wire. */

@@ -2,6 +2,7 @@
  * Built-in configuration values: what iris uses when no config file exists, and the fallbacks
  * for keys a config file leaves out.
  */
+import { DEFAULT_QUEUE_OPTIONS, MAX_RESERVATION_DEPTH } from '../cluster/scheduler/queue/options.js';
 import type { WorkerSpec } from '../model/types.js';
 import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
 import type { QueueConfig, RuntimeConfig } from './types.js';
@@ -32,11 +33,19 @@ export const DEFAULT_WORKER_MEMORY_BYTES = 2 * 1024 ** 3;
 /** Name of the single worker iris creates when the config declares none. */
 export const LOCAL_WORKER_NAME = 'local';
 
-/** Default time limit of a job that gives none. */
-export const DEFAULT_TIME_LIMIT_MS = 24 * 3_600_000;
+/** Default time limit of a job that gives none: the one the queue planner assumes (24 h). */
+export const DEFAULT_TIME_LIMIT_MS = DEFAULT_QUEUE_OPTIONS.defaultTimeLimitMs;
 
-/** Queue defaults (issue 4): EASY backfill, 32 jobs per pass, hybrid reserves up to 64 (max 1000). */
-export const DEFAULT_QUEUE = { policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 1000 } as const satisfies QueueConfig;
+/**
+ * Queue defaults: the scheduler's own (src/cluster/scheduler/queue/options.ts): EASY backfill,
+ * 32 jobs per pass, hybrid reserves 64; reservation-depth is at most MAX_RESERVATION_DEPTH.
+ */
+export const DEFAULT_QUEUE: Readonly<QueueConfig> = Object.freeze({
+  policy: DEFAULT_QUEUE_OPTIONS.policy,
+  depth: DEFAULT_QUEUE_OPTIONS.queueDepth,
+  reservationDepth: DEFAULT_QUEUE_OPTIONS.reservationDepth,
+  maxReservationDepth: MAX_RESERVATION_DEPTH,
+});
 
 /**
  * Runtime defaults: tasks are processes; containers use host networking (the hosts of a local

@@ -1,7 +1,8 @@
 /** iris configuration: `loadConfig` finds and validates `.irisrc.yaml` / `iris.config.ts`; see docs/configuration.md. */
 export { loadConfig } from './load.js';
 export type { LoadConfigOptions } from './load.js';
-export { validateConfig, defaultConfig, parseConfigDuration, suggestKey, formatKeyPath } from './schema/validate.js';
+export { validateConfig, defaultConfig, configSchema } from './schema/validate.js';
+export { suggestKey, formatKeyPath } from '../model/schema-errors.js';
 export {
   DEFAULT_HOSTNAME,
   DEFAULT_MAX_PREEMPTIONS,

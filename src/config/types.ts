@@ -1,32 +1,22 @@
-/** The resolved iris configuration, and the shape of the file users write. */
+/**
+ * The resolved iris configuration, and the shape of the file users write. The file types are
+ * inferred from the zod schemas (src/config/schema/), so they cannot drift from validation.
+ */
+import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
-
-import type { QueuePolicy } from '../cluster/scheduler/queue/options.js';
+import type { configSchema } from './schema/validate.js';
+import type { queue, RuntimeConfig } from './schema/settings.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
+export type { ContainerNetwork, RuntimeConfig, RuntimeKind } from './schema/settings.js';
 
-export interface QueueConfig {
-  policy: QueuePolicy;
-  /** Pending jobs one scheduling pass considers. */
-  depth: number;
-  /** Blocked jobs that get a reservation under `hybrid`. */
-  reservationDepth: number;
-  /** Upper bound for reservationDepth (also when a command line overrides it). */
-  maxReservationDepth: number;
-}
-
-export type RuntimeKind = 'process' | 'docker';
-export type ContainerNetwork = 'host' | 'bridge';
-
-export interface RuntimeConfig {
-  /** How jobs without `--image` run: local processes, or containers of `image`. */
-  kind: RuntimeKind;
-  /** Default image (set exactly when kind is docker). */
-  image: string | null;
-  /** Network of every container iris starts. */
-  network: ContainerNetwork;
-}
+/**
+ * `policy`; `depth`: pending jobs one scheduling pass considers; `reservationDepth`: blocked
+ * jobs that get a reservation under `hybrid`; `maxReservationDepth`: its upper bound (at most
+ * the scheduler's MAX_RESERVATION_DEPTH).
+ */
+export type QueueConfig = z.output<typeof queue>;
 
 export interface IrisConfig {
   /** Absolute path of the file loaded, or null when built-in defaults are used. */
@@ -51,59 +41,10 @@ export interface IrisConfig {
 }
 
 /** What `iris.config.ts` exports by default (and what `.irisrc.yaml` holds). */
-export interface IrisConfigFile {
-  home?: string;
-  'stop-grace'?: string | number;
-  'max-preemptions'?: number;
-  'time-limit'?: string | number;
-  queue?: {
-    policy?: QueuePolicy;
-    depth?: number;
-    'reservation-depth'?: number;
-    'max-reservation-depth'?: number;
-  };
-  runtime?: RuntimeKind;
-  image?: string;
-  network?: ContainerNetwork;
-  workers?: IrisWorkerFile[];
-  slices?: IrisSliceFile[];
-  quotas?: Record<string, IrisQuotaFile>;
-}
-
-export interface IrisWorkerFile {
-  name: string;
-  /** Expand into a pool `name-0` … `name-(count-1)` of identical workers. */
-  count?: number;
-  cpu?: number | string;
-  memory?: number | string;
-  gpu?: { variant?: string; count?: number } | string | number;
-  tpu?: { variant: string; chips?: number; devices?: string[] } | string;
-  /** Name other hosts of a slice use to reach this worker; default localhost. */
-  hostname?: string;
-  /** Containers on this worker may run privileged (off by default). */
-  privileged?: boolean;
-  attributes?: Record<string, string | number | boolean>;
-}
-
+export type IrisConfigFile = z.input<ReturnType<typeof configSchema>>;
+/** One entry of `workers:`; `count` expands it into a pool `name-0` … `name-(count-1)`. */
+export type IrisWorkerFile = NonNullable<IrisConfigFile['workers']>[number];
 /** A whole TPU slice: one virtual worker per host of the variant. */
-export interface IrisSliceFile {
-  name: string;
-  tpu: string;
-  /** Per host; default one core. */
-  cpu?: number | string;
-  /** Per host; default 2 GiB. */
-  memory?: number | string;
-  /** Host paths of one host's chips (used for every host); default: detected on this machine. */
-  devices?: string[];
-  /** One per host, in tpu-worker-id order; default localhost. */
-  hostnames?: string[];
-  privileged?: boolean;
-  attributes?: Record<string, string | number | boolean>;
-}
-
-export interface IrisQuotaFile {
-  cpu?: number | string | null;
-  memory?: number | string | null;
-  accelerators?: number | null;
-  'pending-tasks'?: number | null;
-}
+export type IrisSliceFile = NonNullable<IrisConfigFile['slices']>[number];
+/** One user's limits under `quotas:`. */
+export type IrisQuotaFile = NonNullable<NonNullable<IrisConfigFile['quotas']>[string]>;

@@ -42,7 +42,7 @@ const MEMORY_UNITS: Record<string, number> = {
   t: 1e12, tb: 1e12, ti: 1024 ** 4, tib: 1024 ** 4,
 };
 
-/** `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
+/** The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
 export function parseMemory(input: string | number): number {
   if (typeof input === 'number') {
     if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory "${input}"`);
@@ -73,7 +73,16 @@ export function parseGpu(input: string): DeviceRequest {
   return { type: 'gpu', variant: match[1]!, count };
 }
 
-export function formatBytes(bytes: number): string {
+export interface FormatBytesOptions {
+  /** Drop a fraction that rounds to `.0` (`1.0GiB` -> `1GiB`), as the Docker runtime's notes print sizes. */
+  trimZero?: boolean;
+}
+
+/**
+ * The one byte-size formatter: binary units, one decimal when not whole: `512B`, `256MiB`,
+ * `1.5GiB`. `parseMemory` reads every output back to within the rounding of that decimal.
+ */
+export function formatBytes(bytes: number, options: FormatBytesOptions = {}): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
   let i = 0;
@@ -81,7 +90,9 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     i++;
   }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)}${units[i]}`;
+  let text = Number.isInteger(value) ? String(value) : value.toFixed(1);
+  if (options.trimZero) text = text.replace(/\.0$/, '');
+  return `${text}${units[i]}`;
 }
 
 export function formatCpu(millis: number): string {

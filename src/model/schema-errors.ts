@@ -1,93 +1,192 @@
 /**
- * zod issues -> one IrisError('invalid_argument'). Guarantees: the message names the field
- * (`command[1]`, `env.A`), says what was wrong and, for an unknown key, suggests the known key
- * it is closest to; the hint lists the known keys. Pure: imports only zod types and errors.
+ * From zod issues to one IrisError, the same way for every file and body iris validates
+ * (docs/configuration.md, "Validation"). Guarantees: the message starts with the source (when
+ * given) and the key path (`/proj/.irisrc.yaml: workers[1].memory: ...`); an unknown key names
+ * the closest allowed key when one is likely a typo and the hint lists the allowed keys; a
+ * value is shown as `"text"`, a number, `null`, `a list` or `an object`. Parsers of the model
+ * plug in through `parseWith`: their IrisError's message and hint become the issue's own.
+ * Request bodies of the socket API use the `body` style: `command[1] must be a string, got 3`,
+ * `unknown field "maxRetry": did you mean "maxRetries"?` (hint: the known fields), arrays shown
+ * as `an array`. Pure: imports only zod and the error type.
  */
-import type { z } from 'zod';
-import { IrisError } from './errors.js';
+import { z } from 'zod';
+import { IrisError, invalid } from './errors.js';
 
-type Issue = z.core.$ZodIssue;
-type KeyPath = readonly PropertyKey[];
+export type KeyPath = ReadonlyArray<PropertyKey>;
 
-const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/** Allowed keys of the object at a key path (for the "allowed keys here" hint). */
+export type KnownKeys = readonly string[] | ((path: KeyPath) => readonly string[] | undefined);
 
-/** `['env', 'A']` -> `env.A`, `['command', 1]` -> `command[1]`, `['env', '1A']` -> `env["1A"]`. */
+/** How messages read: a file's keys (`workers[1].cpu: ...`) or a request body's fields (`cpu must ...`). */
+export type MessageStyle = 'file' | 'body';
+
+export interface IssuesToErrorOptions {
+  /** Shown first: `file: key.path: message`. */
+  file?: string;
+  /** Default `file`. */
+  style?: MessageStyle;
+  /** The allowed keys of each object, for unknown-key hints; `knownKeysOf(schema)` derives them. */
+  knownKeys?: KnownKeys;
+}
+
+/** `workers[1].gpu.count`, `quotas.alice.cpu`, `quotas["a b"]`. */
 export function formatKeyPath(keys: KeyPath): string {
   let out = '';
   for (const key of keys) {
     if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && PLAIN_KEY.test(key)) out += out === '' ? key : `.${key}`;
+    else if (typeof key === 'string' && /^[A-Za-z0-9_-]+$/.test(key)) out += out === '' ? key : `.${key}`;
     else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
 }
 
 function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    let diagonal = row[0]!;
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
     }
-    previous = current;
   }
-  return previous[b.length]!;
+  return row[b.length]!;
 }
 
-/** The allowed key closest to `key` (case-insensitive), or undefined when none is close. */
-export function suggestKey(key: string, allowed: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  let best: string | undefined;
+/** The allowed key closest to `key`, if any is close enough to be a likely typo. */
+export function suggestKey(key: string, allowed: readonly string[]): string | null {
+  const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+  let best: string | null = null;
   let bestDistance = Infinity;
   for (const candidate of allowed) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+    if (squash(candidate) === squash(key)) return candidate;
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
   }
-  const limit = Math.max(2, Math.ceil(key.length * 0.4));
-  return best !== undefined && bestDistance <= limit ? best : undefined;
+  if (best === null) return null;
+  return bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
 }
 
-/** How a message shows an offending value: `"text"`, `3`, `null`, `an array`, `an object`. */
-export function describeValue(value: unknown): string {
+/** ` (did you mean "cpu"?)` or nothing. */
+export function didYouMean(key: string, allowed: readonly string[]): string {
+  const suggestion = suggestKey(key, allowed);
+  return suggestion ? ` (did you mean "${suggestion}"?)` : '';
+}
+
+/** A value as messages show it: `"text"`, `42`, `true`, `null`, `a list` (`an array` in the body style), `an object`. */
+export function describeValue(value: unknown, style: MessageStyle = 'file'): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `"${value}"`;
+  if (Array.isArray(value)) return style === 'body' ? 'an array' : 'a list';
   if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `"${value}"`;
   return String(value);
 }
 
-export interface IssueOptions {
-  /** Prefix of the message (a config file path). */
-  file?: string;
-  /** Keys allowed where an unknown key was found: one list for the top level, or per path. */
-  knownKeys?: readonly string[] | ((path: KeyPath) => readonly string[] | undefined);
-}
-
-function unknownKey(issue: Extract<Issue, { code: 'unrecognized_keys' }>, options: IssueOptions): { message: string; hint?: string } {
-  const key = issue.keys[0]!;
-  const known = typeof options.knownKeys === 'function' ? options.knownKeys(issue.path) : options.knownKeys;
-  const where = formatKeyPath(issue.path);
-  const suggestion = known ? suggestKey(key, known) : undefined;
-  const message = `${where ? `${where}: ` : ''}unknown field "${key}"${suggestion ? `: did you mean "${suggestion}"?` : ''}`;
-  return { message, hint: known ? `known fields: ${known.join(', ')}` : undefined };
-}
-
 /**
- * The first issue (an unknown key before any other) as an IrisError: `<path> <issue message>` (the schema words the message, such
- * as `must be an integer, got 1.5`), or the message alone for the value as a whole. A custom
- * issue may carry `params.hint`.
+ * A schema whose value goes through `parse` (a model parser, or a check that throws
+ * IrisError): the error's message and hint become the issue. `I` is the input type the
+ * schema advertises (for inferred file types); any value reaches `parse`.
  */
-export function issuesToError(issues: readonly Issue[], options: IssueOptions = {}): IrisError {
-  // An unknown key first: a misspelt key often explains a "required" issue elsewhere.
-  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
-  const prefix = options.file ? `${options.file}: ` : '';
-  if (!issue) return new IrisError('invalid_argument', `${prefix}invalid value`);
-  if (issue.code === 'unrecognized_keys') {
-    const { message, hint } = unknownKey(issue, options);
-    return new IrisError('invalid_argument', prefix + message, hint);
+export function parseWith<O, I = unknown>(parse: (value: unknown) => O): z.ZodType<O, I> {
+  return z.unknown().transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      if (!(error instanceof IrisError)) throw error;
+      ctx.issues.push({ code: 'custom', message: error.message, input: value, params: error.hint ? { hint: error.hint } : undefined });
+      return z.NEVER;
+    }
+  }) as unknown as z.ZodType<O, I>;
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** A union branch that failed only because the value has another type (at its root). */
+function failedOnType(issues: readonly Issue[]): boolean {
+  return issues.every(
+    (issue) => issue.path.length === 0 && (issue.code === 'invalid_type' || (issue.code === 'invalid_union' && issue.errors.every(failedOnType))),
+  );
+}
+
+/** The issue to report: a union's matching branch is opened; an unknown key goes before the other problems of its object. */
+function pick(issues: readonly Issue[]): Issue | undefined {
+  let first = issues[0];
+  while (first?.code === 'invalid_union' && first.errors.length > 0) {
+    const branch = first.errors.find((errors) => !failedOnType(errors));
+    if (branch === undefined || branch.length === 0) break;
+    const chosen = pick(branch)!;
+    first = { ...chosen, path: [...first.path, ...chosen.path] } as Issue;
   }
-  const where = formatKeyPath(issue.path);
-  const hint = issue.code === 'custom' ? (issue.params as { hint?: unknown } | undefined)?.hint : undefined;
-  return new IrisError('invalid_argument', prefix + (where ? `${where} ${issue.message}` : issue.message), typeof hint === 'string' ? hint : undefined);
+  if (first === undefined) return undefined;
+  const within = (outer: KeyPath, inner: KeyPath) => outer.length <= inner.length && outer.every((key, i) => key === inner[i]);
+  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys' && within(issue.path, first!.path));
+  return unknown ?? first;
+}
+
+function allowedAt(known: KnownKeys | undefined, path: KeyPath): readonly string[] | undefined {
+  if (known === undefined) return undefined;
+  return typeof known === 'function' ? known(path) : known;
+}
+
+/** One IrisError('invalid_argument') for a failed parse: the first problem, with its file and key path. */
+export function issuesToError(issues: readonly Issue[], options: IssuesToErrorOptions = {}): IrisError {
+  const issue = pick(issues);
+  const body = options.style === 'body';
+  const prefix = options.file ? `${options.file}: ` : '';
+  const where = (path: KeyPath) => `${prefix}${path.length > 0 ? `${formatKeyPath(path)}${body ? ' ' : ': '}` : ''}`;
+  if (issue === undefined) return invalid(`${prefix}invalid value`);
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    const allowed = allowedAt(options.knownKeys, issue.path);
+    if (body) {
+      const suggestion = allowed ? suggestKey(key, allowed) : null;
+      const at = issue.path.length > 0 ? `${formatKeyPath(issue.path)}: ` : '';
+      return invalid(`${prefix}${at}unknown field "${key}"${suggestion ? `: did you mean "${suggestion}"?` : ''}`, allowed ? `known fields: ${allowed.join(', ')}` : undefined);
+    }
+    return invalid(`${where([...issue.path, key])}unknown key${allowed ? didYouMean(key, allowed) : ''}`, allowed ? `allowed keys here: ${allowed.join(', ')}` : undefined);
+  }
+  let hint: string | undefined;
+  if (issue.code === 'custom' && typeof issue.params?.hint === 'string') hint = issue.params.hint;
+  if (issue.code === 'invalid_value') hint = `use one of: ${issue.values.map(String).join(', ')}`;
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && message.startsWith('Invalid input')) message = `expected ${issue.expected}, got ${describeValue(issue.input, options.style)}`;
+  return invalid(`${where(issue.path)}${message}`, hint);
+}
+
+/** Unwrap optional, default, pipe and lazy wrappers down to the schema that parses. */
+function inner(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let current = schema;
+  for (let i = 0; current !== undefined && i < 32; i++) {
+    const def = current._zod.def as unknown as Record<string, unknown> & { type: string };
+    if ('innerType' in def) current = def.innerType as z.core.$ZodType;
+    else if (def.type === 'pipe') current = def.in as z.core.$ZodType;
+    else if (def.type === 'lazy') current = (def.getter as () => z.core.$ZodType)();
+    else return current;
+  }
+  return current;
+}
+
+function objectsAt(schema: z.core.$ZodType | undefined, path: KeyPath): z.core.$ZodType[] {
+  const at = inner(schema);
+  if (at === undefined) return [];
+  const def = at._zod.def as unknown as Record<string, unknown> & { type: string };
+  if (def.type === 'union') return (def.options as z.core.$ZodType[]).flatMap((option) => objectsAt(option, path));
+  if (path.length === 0) return def.type === 'object' ? [at] : [];
+  const [key, ...rest] = path;
+  if (def.type === 'object') return objectsAt((def.shape as Record<string, z.core.$ZodType>)[String(key)], rest);
+  if (def.type === 'array') return objectsAt(def.element as z.core.$ZodType, rest);
+  if (def.type === 'record') return objectsAt(def.valueType as z.core.$ZodType, rest);
+  return [];
+}
+
+/** The `knownKeys` of a schema: the keys of the object schema found at each key path. */
+export function knownKeysOf(schema: z.core.$ZodType): (path: KeyPath) => readonly string[] | undefined {
+  return (path) => {
+    const [object] = objectsAt(schema, path);
+    return object ? Object.keys((object._zod.def as unknown as { shape: Record<string, unknown> }).shape) : undefined;
+  };
 }

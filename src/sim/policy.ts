@@ -4,8 +4,7 @@
  */
 import { invalid } from '../model/errors.js';
 import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
-import { DEFAULT_QUEUE } from '../config/defaults.js';
-import { QUEUE_POLICIES, type QueuePolicy } from '../config/types.js';
+import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import type { PassScheduler } from './engine.js';
 
 export interface SimPolicyOptions {
@@ -21,8 +20,8 @@ export function parsePolicy(name: string): QueuePolicy {
 }
 
 export function createScheduler(options: SimPolicyOptions): PassScheduler {
-  const queueDepth = options.queueDepth ?? DEFAULT_QUEUE.depth;
-  const reservationDepth = options.reservationDepth ?? DEFAULT_QUEUE.reservationDepth;
+  const queueDepth = options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth;
+  const reservationDepth = options.reservationDepth ?? DEFAULT_QUEUE_OPTIONS.reservationDepth;
   if (!Number.isInteger(queueDepth) || queueDepth < 1) throw invalid(`invalid queue depth ${queueDepth}: expected a whole number of at least 1`);
   if (!Number.isInteger(reservationDepth) || reservationDepth < 1) {
     throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);

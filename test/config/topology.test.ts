@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IrisError } from '../../src/model/errors.js';
-import { normalizeGpuName, parseNvidiaSmi, validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_QUEUE, normalizeGpuName, parseNvidiaSmi, validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH } from '../../src/cluster/scheduler/queue/options.js';
 
 const SOURCE = '/p/.irisrc.yaml';
 const GiB = 1024 ** 3;
@@ -204,7 +205,7 @@ describe('time-limit, queue and runtime keys', () => {
   it('defaults', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
-    expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 1000 });
+    expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
     expect(config.runtime).toEqual({ kind: 'process', image: null, network: 'host' });
   });
 
@@ -227,6 +228,24 @@ describe('time-limit, queue and runtime keys', () => {
 
   it('a small max-reservation-depth lowers the default reservation-depth', () => {
     expect(validateConfig({ queue: { 'max-reservation-depth': 8 } }, SOURCE, probe()).queue.reservationDepth).toBe(8);
+  });
+
+  it("queue defaults and limits are the scheduler's own", () => {
+    const config = validateConfig({ queue: { 'reservation-depth': MAX_RESERVATION_DEPTH } }, SOURCE, probe());
+    expect(config.queue.reservationDepth).toBe(MAX_RESERVATION_DEPTH);
+    expect(config.queue.maxReservationDepth).toBe(MAX_RESERVATION_DEPTH);
+    expect(MAX_RESERVATION_DEPTH).toBe(100_000);
+    expect(DEFAULT_QUEUE).toEqual({
+      policy: DEFAULT_QUEUE_OPTIONS.policy,
+      depth: DEFAULT_QUEUE_OPTIONS.queueDepth,
+      reservationDepth: DEFAULT_QUEUE_OPTIONS.reservationDepth,
+      maxReservationDepth: MAX_RESERVATION_DEPTH,
+    });
+    expect(errorOf({ queue: { 'reservation-depth': MAX_RESERVATION_DEPTH + 1 } }).message).toBe(
+      `${SOURCE}: queue.reservation-depth: invalid reservation-depth 100001: at most 100000`,
+    );
+    expect(errorOf({ queue: { 'max-reservation-depth': MAX_RESERVATION_DEPTH + 1 } }).message).toMatch(/queue\.max-reservation-depth: invalid max-reservation-depth 100001: at most 100000/);
+    expect(errorOf({ queue: { depth: MAX_QUEUE_DEPTH + 1 } }).message).toMatch(/queue\.depth: invalid queue depth 1000001: at most 1000000/);
   });
 
   it.each(['first-fit', 'fcfs', 'easy', 'conservative', 'hybrid'])('policy %s is accepted', (policy) => {

@@ -1,11 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../src/model/duration.js';
 import { IrisError } from '../../src/model/errors.js';
 import {
   DEFAULT_WORKER_CPU_MILLIS,
   DEFAULT_WORKER_MEMORY_BYTES,
-  parseConfigDuration,
   suggestKey,
   validateConfig,
   type MachineProbe,
@@ -188,13 +188,13 @@ describe('validateConfig: defaults and shorthands', () => {
   });
 
   it('stop-grace durations', () => {
-    expect(parseConfigDuration('10s')).toBe(10_000);
-    expect(parseConfigDuration('250ms')).toBe(250);
-    expect(parseConfigDuration('2m')).toBe(120_000);
-    expect(parseConfigDuration('1h')).toBe(3_600_000);
-    expect(parseConfigDuration('1.5s')).toBe(1500);
-    expect(parseConfigDuration(3)).toBe(3000);
-    expect(parseConfigDuration('0s')).toBe(0);
+    expect(parseDuration('10s')).toBe(10_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('2m')).toBe(120_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('1.5s')).toBe(1500);
+    expect(parseDuration(3)).toBe(3000);
+    expect(parseDuration('0s')).toBe(0);
     expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE, PROBE).defaults.stopGraceMs).toBe(500);
   });
 

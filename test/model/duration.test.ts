@@ -59,3 +59,24 @@ describe('formatDuration', () => {
     }
   });
 });
+
+describe('one parser and formatter for every caller', () => {
+  it('the short style of tables and ages', () => {
+    expect(formatDuration(850, { style: 'short' })).toBe('850ms');
+    expect(formatDuration(245_000, { style: 'short' })).toBe('4m05s');
+    expect(formatDuration(2 * 3_600_000 + 3 * 60_000, { style: 'short' })).toBe('2h03m');
+    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000, { style: 'short' })).toBe('3d04h');
+    expect(formatDuration(-1, { style: 'short' })).toBe('-');
+    expect(formatDuration(245_000)).toBe('4m5s');
+  });
+
+  it('short output parses back to within its precision', () => {
+    for (const ms of [850, 12_000, 245_000, 7_380_000]) expect(parseDuration(formatDuration(ms, { style: 'short' }))).toBe(ms);
+  });
+
+  it('names the value as its caller does: duration (config, API) or time (workload files)', () => {
+    expect(() => parseDuration('soon')).toThrow('invalid duration "soon"');
+    expect(() => parseDuration('soon', { what: 'time' })).toThrow('invalid time "soon"');
+    expect(() => parseDuration(-1)).toThrow('invalid duration -1: must not be negative');
+  });
+});

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { containerCreateOptions, containerName, formatBytes, KEPT_CAPABILITIES } from '../../src/runtime/docker/create-options.js';
+import { containerCreateOptions, containerName, KEPT_CAPABILITIES } from '../../src/runtime/docker/create-options.js';
+import { formatBytes as modelFormatBytes } from '../../src/model/resources.js';
+
+const formatBytes = (bytes: number) => modelFormatBytes(bytes, { trimZero: true });
 import { commandCandidates } from '../../src/runtime/docker/command-check.js';
 import { engineAddress } from '../../src/runtime/docker/engine.js';
 import { keyFromLabels } from '../../src/runtime/docker/reclaim.js';

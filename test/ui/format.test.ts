@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatCores, formatDuration, parseDurationMs, parseSince } from '../../src/ui/format.js';
+import { formatAge, formatCores, formatDuration, parseSince } from '../../src/ui/format.js';
+import { parseDuration } from '../../src/model/duration.js';
 import { IrisError } from '../../src/model/errors.js';
 import { NOW } from './fixtures.js';
 
@@ -36,6 +37,6 @@ describe('parseSince', () => {
 
   it('rejects anything else with a usage error', () => {
     expect(() => parseSince('yesterday', NOW)).toThrow(IrisError);
-    expect(() => parseDurationMs('10 minutes')).toThrow(/invalid duration/);
+    expect(() => parseDuration('10 minutes')).toThrow(/invalid duration/);
   });
 });

@@ -1,22 +1,22 @@
 /**
  * Cluster-wide settings of the config file: home, quotas, job defaults (`stop-grace`,
  * `max-preemptions`, `time-limit`), the queue policy and the task runtime (`runtime`, `image`,
- * `network`).
+ * `network`). Queue policies, defaults and limits are the scheduler's own
+ * (src/cluster/scheduler/queue/options.ts); the config only names them.
  */
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
+import { invalid } from '../../model/errors.js';
 import { checkImageReference } from '../../model/image.js';
+import { describeValue, parseWith } from '../../model/schema-errors.js';
 import type { Quota } from '../../model/types.js';
-import { DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS } from '../defaults.js';
-import { QUEUE_POLICIES, type ContainerNetwork, type IrisConfig, type QueueConfig, type RuntimeConfig, type RuntimeKind } from '../types.js';
-import { Validator, describe, parseConfigDuration, type KeyPath, type Obj } from './validator.js';
+import { DEFAULT_RUNTIME } from '../defaults.js';
+import { cpu, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
-const QUOTA_KEYS = ['cpu', 'memory', 'accelerators', 'pending-tasks'];
-const QUEUE_KEYS = ['policy', 'depth', 'reservation-depth', 'max-reservation-depth'];
-const RUNTIMES: readonly RuntimeKind[] = ['process', 'docker'];
-const NETWORKS: readonly ContainerNetwork[] = ['host', 'bridge'];
-
-const given = Validator.given;
+export const RUNTIMES = ['process', 'docker'] as const;
+export const NETWORKS = ['host', 'bridge'] as const;
 
 function expandHome(value: string): string {
   if (value === '~') return os.homedir();
@@ -24,86 +24,112 @@ function expandHome(value: string): string {
   return value;
 }
 
-export function home(v: Validator, value: unknown, keys: KeyPath): string | null {
-  if (!given(value)) return null;
-  if (typeof value !== 'string' || value.trim() === '') throw v.fail(keys, `invalid home ${describe(value)}: expected a directory path`);
-  const expanded = expandHome(value.trim());
-  if (path.isAbsolute(expanded)) return path.normalize(expanded);
-  return path.isAbsolute(v.source) ? path.resolve(path.dirname(v.source), expanded) : expanded;
+/** `home:` with `~` expanded, relative to the config file when that path is absolute. */
+export function home(source: string) {
+  return parseWith<string, string>((value) => {
+    if (typeof value !== 'string' || value.trim() === '') throw invalid(`invalid home ${describeValue(value)}: expected a directory path`);
+    const expanded = expandHome(value.trim());
+    if (path.isAbsolute(expanded)) return path.normalize(expanded);
+    return path.isAbsolute(source) ? path.resolve(path.dirname(source), expanded) : expanded;
+  });
 }
 
-function quota(v: Validator, value: unknown, keys: KeyPath): Quota {
-  const out: Quota = { maxRunningCpuMillis: null, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null };
-  if (!given(value)) return out;
-  const obj = v.object(value, keys, 'an object such as { cpu: 8, memory: 32GiB, accelerators: 8, pending-tasks: 100 }');
-  v.knownKeys(obj, QUOTA_KEYS, keys);
-  if (given(obj.cpu)) out.maxRunningCpuMillis = v.cpu(obj.cpu, [...keys, 'cpu']);
-  if (given(obj.memory)) out.maxRunningMemoryBytes = v.memory(obj.memory, [...keys, 'memory']);
-  if (given(obj.accelerators)) out.maxRunningAccelerators = v.positiveInteger(obj.accelerators, [...keys, 'accelerators'], 'accelerators');
-  if (given(obj['pending-tasks'])) out.maxPendingTasks = v.positiveInteger(obj['pending-tasks'], [...keys, 'pending-tasks'], 'pending-tasks');
-  return out;
+const quota = object(
+  {
+    cpu: cpu.nullish(),
+    memory: memory.nullish(),
+    accelerators: positiveInteger('accelerators').nullish(),
+    'pending-tasks': positiveInteger('pending-tasks').nullish(),
+  },
+  'an object such as { cpu: 8, memory: 32GiB, accelerators: 8, pending-tasks: 100 }',
+)
+  .nullish()
+  .transform(
+    (q): Quota => ({
+      maxRunningCpuMillis: q?.cpu ?? null,
+      maxRunningMemoryBytes: q?.memory ?? null,
+      maxRunningAccelerators: q?.accelerators ?? null,
+      maxPendingTasks: q?.['pending-tasks'] ?? null,
+    }),
+  );
+
+/** `quotas:` user -> limits; a limit left out (or null) is no limit. */
+export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators, pending-tasks }')
+  .nullish()
+  .transform(
+    resolving((users, ctx) => {
+      const out = new Map<string, Quota>();
+      for (const [user, limits] of Object.entries(users ?? {})) {
+        if (user.trim() === '' || /\s/.test(user)) fail(ctx, [user], `invalid user name ${JSON.stringify(user)}`);
+        out.set(user, limits);
+      }
+      return out;
+    }),
+  );
+
+/** `time-limit:` a duration longer than 0. */
+export const timeLimit = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value);
+  if (ms <= 0) throw invalid(`invalid time-limit ${describeValue(value)}: must be longer than 0`, 'for example time-limit: 24h');
+  return ms;
+});
+
+function atMost(schema: z.ZodType<number, number>, what: string, max: number) {
+  return schema.transform(
+    resolving((value: number) => {
+      if (value > max) throw invalid(`invalid ${what} ${value}: at most ${max}`);
+      return value;
+    }),
+  );
 }
 
-export function quotas(v: Validator, value: unknown, keys: KeyPath): Map<string, Quota> {
-  const out = new Map<string, Quota>();
-  if (!given(value)) return out;
-  const obj = v.object(value, keys, 'an object of user: { cpu, memory, accelerators, pending-tasks }');
-  for (const [user, limits] of Object.entries(obj)) {
-    if (user.trim() === '' || /\s/.test(user)) throw v.fail([...keys, user], `invalid user name ${JSON.stringify(user)}`);
-    out.set(user, quota(v, limits, [...keys, user]));
-  }
-  return out;
+/** `queue:` policy and depths; reservation-depth defaults to 64 or max-reservation-depth, whichever is lower. */
+export const queue = object(
+  {
+    policy: oneOf(QUEUE_POLICIES, 'queue policy').nullish(),
+    depth: atMost(positiveInteger('queue depth'), 'queue depth', MAX_QUEUE_DEPTH).nullish(),
+    'reservation-depth': atMost(nonNegativeInteger('reservation-depth'), 'reservation-depth', MAX_RESERVATION_DEPTH).nullish(),
+    'max-reservation-depth': atMost(nonNegativeInteger('max-reservation-depth'), 'max-reservation-depth', MAX_RESERVATION_DEPTH).nullish(),
+  },
+  'an object such as { policy: easy, depth: 32 }',
+)
+  .nullish()
+  .transform(
+    resolving((q, ctx) => {
+      const maxReservationDepth: number = q?.['max-reservation-depth'] ?? MAX_RESERVATION_DEPTH;
+      const reservationDepth: number = q?.['reservation-depth'] ?? Math.min(DEFAULT_QUEUE_OPTIONS.reservationDepth, maxReservationDepth);
+      if (reservationDepth > maxReservationDepth) {
+        fail(ctx, ['reservation-depth'], `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`, 'lower reservation-depth or raise max-reservation-depth');
+      }
+      return { policy: q?.policy ?? DEFAULT_QUEUE_OPTIONS.policy, depth: q?.depth ?? DEFAULT_QUEUE_OPTIONS.queueDepth, reservationDepth, maxReservationDepth };
+    }),
+  );
+
+export const runtimeKind = oneOf(RUNTIMES, 'runtime');
+export const network = oneOf(NETWORKS, 'network');
+export const image = text('image').transform(resolving((value: string) => checkImageReference(value)));
+
+export type RuntimeKind = (typeof RUNTIMES)[number];
+export type ContainerNetwork = (typeof NETWORKS)[number];
+
+export interface RuntimeConfig {
+  /** How jobs without `--image` run: local processes, or containers of `image`. */
+  kind: RuntimeKind;
+  /** Default image (set exactly when kind is docker). */
+  image: string | null;
+  /** Network of every container iris starts. */
+  network: ContainerNetwork;
 }
 
-export function jobDefaults(v: Validator, obj: Obj): IrisConfig['defaults'] {
-  const stopGraceMs = given(obj['stop-grace']) ? v.at(['stop-grace'], () => parseConfigDuration(obj['stop-grace'])) : DEFAULT_STOP_GRACE_MS;
-  const maxPreemptions = given(obj['max-preemptions'])
-    ? v.nonNegativeInteger(obj['max-preemptions'], ['max-preemptions'], 'max-preemptions')
-    : DEFAULT_MAX_PREEMPTIONS;
-  let timeLimitMs: number = DEFAULT_TIME_LIMIT_MS;
-  if (given(obj['time-limit'])) {
-    timeLimitMs = v.at(['time-limit'], () => parseConfigDuration(obj['time-limit']));
-    if (timeLimitMs <= 0) throw v.fail(['time-limit'], `invalid time-limit ${describe(obj['time-limit'])}: must be longer than 0`, 'for example time-limit: 24h');
-  }
-  return { maxPreemptions, stopGraceMs, timeLimitMs };
-}
-
-export function queue(v: Validator, value: unknown, keys: KeyPath): QueueConfig {
-  if (!given(value)) return { ...DEFAULT_QUEUE };
-  const obj = v.object(value, keys, 'an object such as { policy: easy, depth: 32 }');
-  v.knownKeys(obj, QUEUE_KEYS, keys);
-  const policy = given(obj.policy) ? v.oneOf(obj.policy, QUEUE_POLICIES, [...keys, 'policy'], 'queue policy') : DEFAULT_QUEUE.policy;
-  const depth = given(obj.depth) ? v.positiveInteger(obj.depth, [...keys, 'depth'], 'queue depth') : DEFAULT_QUEUE.depth;
-  const maxReservationDepth = given(obj['max-reservation-depth'])
-    ? v.nonNegativeInteger(obj['max-reservation-depth'], [...keys, 'max-reservation-depth'], 'max-reservation-depth')
-    : DEFAULT_QUEUE.maxReservationDepth;
-  const explicit = given(obj['reservation-depth']);
-  const reservationDepth = explicit
-    ? v.nonNegativeInteger(obj['reservation-depth'], [...keys, 'reservation-depth'], 'reservation-depth')
-    : Math.min(DEFAULT_QUEUE.reservationDepth, maxReservationDepth);
-  if (reservationDepth > maxReservationDepth) {
-    throw v.fail(
-      [...keys, 'reservation-depth'],
-      `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`,
-      'lower reservation-depth or raise max-reservation-depth',
-    );
-  }
-  return { policy, depth, reservationDepth, maxReservationDepth };
-}
-
-export function runtime(v: Validator, obj: Obj): RuntimeConfig {
-  const kind = given(obj.runtime) ? v.oneOf(obj.runtime, RUNTIMES, ['runtime'], 'runtime') : DEFAULT_RUNTIME.kind;
-  const network = given(obj.network) ? v.oneOf(obj.network, NETWORKS, ['network'], 'network') : DEFAULT_RUNTIME.network;
-  let image: string | null = null;
-  if (given(obj.image)) {
-    const text = v.string(obj.image, ['image'], 'image');
-    image = v.at(['image'], () => checkImageReference(text));
-  }
+/** `runtime`, `image` and `network` together: docker needs an image, and an image needs docker. */
+export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null }): RuntimeConfig {
+  const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
+  const image = given.image ?? null;
   if (kind === 'docker' && image === null) {
-    throw v.fail(['runtime'], 'runtime: docker needs a default image', 'add image: IMAGE (used by jobs submitted without --image), or use runtime: process');
+    fail(ctx, ['runtime'], 'runtime: docker needs a default image', 'add image: IMAGE (used by jobs submitted without --image), or use runtime: process');
   }
   if (kind === 'process' && image !== null) {
-    throw v.fail(['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
+    fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
   }
-  return { kind, image, network };
+  return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network };
 }

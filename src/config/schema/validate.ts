@@ -1,22 +1,60 @@
 /**
- * Turns the raw object read from a config file into an IrisConfig. Pure apart from the machine
- * probe (CPUs, memory, GPUs, TPU device files), which callers may inject. Every error is an
- * IrisError ('invalid_argument') whose message starts with the file path and the offending key
- * path: `/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": ...`.
+ * Turns the raw object read from a config file into an IrisConfig, with one zod schema per
+ * file (docs/configuration.md). Pure apart from the machine probe (CPUs, memory, GPUs, TPU
+ * device files), which callers may inject. Every error is an IrisError ('invalid_argument')
+ * whose message starts with the file path and the offending key path:
+ * `/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": ...` (src/model/schema-errors.ts).
  */
-import { invalid } from '../../model/errors.js';
+import { z } from 'zod';
+import { describeValue, issuesToError, knownKeysOf } from '../../model/schema-errors.js';
 import { DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
-import { home, jobDefaults, queue, quotas, runtime } from './settings.js';
-import { Validator, describe, type Obj } from './validator.js';
-import { resolveWorkers } from './workers.js';
+import { duration, nonNegativeInteger, resolving } from './fields.js';
+import { home, image, network, queue, quotas, runtime, runtimeKind, timeLimit } from './settings.js';
+import { joinWorkers, workerSchemas } from './workers.js';
 
-export { formatKeyPath, parseConfigDuration, suggestKey } from './validator.js';
-
-const TOP_KEYS = [
-  'home', 'stop-grace', 'max-preemptions', 'time-limit', 'queue', 'runtime', 'image', 'network', 'workers', 'slices', 'quotas',
-];
+/** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
+export function configSchema(source: string, probe: MachineProbe) {
+  const { workers, slices } = workerSchemas(probe);
+  return z
+    .strictObject(
+      {
+        home: home(source).nullish(),
+        'stop-grace': duration().nullish(),
+        'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
+        'time-limit': timeLimit.nullish(),
+        queue,
+        runtime: runtimeKind.nullish(),
+        image: image.nullish(),
+        network: network.nullish(),
+        workers: workers.nullish(),
+        slices: slices.nullish(),
+        quotas,
+      },
+      { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
+    )
+    .transform(
+      resolving(
+        (file, ctx): IrisConfig => ({
+          source,
+          home: file.home ?? null,
+          workers:
+            file.workers === undefined && file.slices === undefined
+              ? [machineWorker(probe)]
+              : joinWorkers(ctx, file.workers ?? null, file.slices ?? null, file.workers !== undefined),
+          quotas: file.quotas,
+          defaults: {
+            maxPreemptions: file['max-preemptions'] ?? DEFAULT_MAX_PREEMPTIONS,
+            stopGraceMs: file['stop-grace'] ?? DEFAULT_STOP_GRACE_MS,
+            timeLimitMs: file['time-limit'] ?? DEFAULT_TIME_LIMIT_MS,
+          },
+          queue: file.queue,
+          runtime: runtime(ctx, file),
+        }),
+      ),
+    );
+}
 
 /**
  * Validate a raw configuration object (as read from `source`) and resolve it. `undefined` or
@@ -24,21 +62,10 @@ const TOP_KEYS = [
  * `source` and the offending key.
  */
 export function validateConfig(raw: unknown, source: string, probe: MachineProbe = hostProbe): IrisConfig {
-  const v = new Validator(source);
-  if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
-    throw invalid(`${source}: the configuration must be an object (a YAML mapping), got ${describe(raw)}`);
-  }
-  const obj: Obj = (raw ?? {}) as Obj;
-  v.knownKeys(obj, TOP_KEYS, []);
-  return {
-    source,
-    home: home(v, obj.home, ['home']),
-    workers: resolveWorkers(v, obj, probe),
-    quotas: quotas(v, obj.quotas, ['quotas']),
-    defaults: jobDefaults(v, obj),
-    queue: queue(v, obj.queue, ['queue']),
-    runtime: runtime(v, obj),
-  };
+  const schema = configSchema(source, probe);
+  const result = schema.safeParse(raw ?? {}, { reportInput: true });
+  if (!result.success) throw issuesToError(result.error.issues, { file: source, knownKeys: knownKeysOf(schema) });
+  return result.data;
 }
 
 /** The configuration used when no file is found. */

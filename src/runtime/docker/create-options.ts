@@ -129,15 +129,3 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
   return options;
 }
 
-/** 268435456 -> "256MiB", 1.5 GiB -> "1.5GiB". */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const text = Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, '');
-  return `${text}${units[unit]}`;
-}

@@ -26,7 +26,8 @@ import type Docker from 'dockerode';
 import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { LogWriter, appendNote, ensureDir } from '../../logs/format.js';
 import { LaunchError } from '../process/runtime.js';
-import { containerCreateOptions, formatBytes, type EngineInfo } from './create-options.js';
+import { containerCreateOptions, type EngineInfo } from './create-options.js';
+import { formatBytes } from '../../model/resources.js';
 import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
 import { waitContainer, type WaitResult } from './wait.js';
@@ -148,7 +149,7 @@ export class DockerRuntime implements TaskRuntime {
       await writer.close();
       await this.discard(container);
       if (this.useHostMemlock(launch, error, memlock)) {
-        await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!)}`, this.now?.() ?? Date.now()).catch(() => undefined);
+        await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!, { trimZero: true })}`, this.now?.() ?? Date.now()).catch(() => undefined);
         return this.launch(launch);
       }
       throw launchFailure(this.address, launch, error, 'starting the container');
@@ -254,7 +255,7 @@ export class DockerRuntime implements TaskRuntime {
     await this.discard(state.container);
     const killed = status === 137 && (state.killSent || oom);
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
-    if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes)})`;
+    if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
     return exit;
   }
