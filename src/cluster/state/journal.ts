@@ -73,9 +73,4 @@ export class Journal {
   }
 }
 
-export const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
-export const endpointKey = (task: string, name: string): string => `${task}\u0000${name}`;
-export function splitKey(key: string): [string, string] {
-  const cut = key.indexOf('\u0000');
-  return [key.slice(0, cut), key.slice(cut + 1)];
-}
+export { attemptKey, endpointKey, splitKey } from './keys.js';
