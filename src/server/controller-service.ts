@@ -16,6 +16,7 @@ import { neverReason, pendingQuotaProblem } from '../cluster/scheduler/index.js'
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
+import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { jobDetail, jobSummary, workerInfo } from './views.js';
 
@@ -57,7 +58,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): QueueInfo {
-    return this.controller.queueInfo();
+    return queueInfo(this.controller.queueState(), this.store);
   }
 
   private withDefaults(spec: JobSpec): JobSpec {
@@ -149,7 +150,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store, this.controller.deviceHoldings());
+    const use = workerUse(this.store);
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -198,7 +199,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store, this.controller.deviceHoldings());
+    const use = workerUse(this.store);
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }
