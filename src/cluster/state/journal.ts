@@ -22,10 +22,10 @@ export class Journal {
   undo: (() => void)[] = [];
   readonly dirtyJobs = new Set<string>();
   readonly dirtyTasks = new Set<string>();
-  /** `task\u0000attempt` keys. */
+  /** attemptKey()s (keys.ts). */
   readonly dirtyAttempts = new Set<string>();
   readonly dirtyWorkers = new Set<string>();
-  /** `task\u0000name` keys. */
+  /** endpointKey()s (keys.ts). */
   readonly dirtyEndpoints = new Set<string>();
   readonly dirtyMeta = new Set<string>();
   /** Tasks whose rows (task, attempts, endpoints) must be deleted before the upserts. */
@@ -72,5 +72,3 @@ export class Journal {
     this.eventSet.clear();
   }
 }
-
-export { attemptKey, endpointKey, splitKey } from './keys.js';

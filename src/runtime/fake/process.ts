@@ -9,6 +9,7 @@
  *   trapped; `trap '' TERM` ignores SIGTERM; `trap 'cmds' TERM` runs cmds when it arrives.
  * - `cmd &` and `sh -c` start child processes in their parent's group, sharing its output.
  * - Nothing touches the host machine: no real processes, no files (output goes to `write`).
+ *   Only `sleep` waits in real time (a timer, cancelled when the process ends).
  */
 import { evalArith, parseScript, ScriptError, type Command, type Script, type Word } from './script.js';
 
