@@ -77,6 +77,8 @@ export interface Attempt {
   startedAt: number;
   finishedAt: number | null;
   logPath: string;
+  /** Device indices on the worker this attempt holds while it is live (empty for none). */
+  devices: number[];
 }
 
 export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';

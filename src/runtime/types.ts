@@ -1,6 +1,7 @@
 /**
- * The one interface every task runtime implements (process now, docker later). A runtime
- * executes fully resolved launches and reports exits; it never decides anything.
+ * The one interface every task runtime implements: process/ (local process groups), docker/
+ * (containers), fake/ (in memory, for tests). A runtime executes fully resolved launches and
+ * reports exits; it never decides anything. All of them pass test/runtime/contract.ts.
  */
 import type { ResourceSpec } from '../model/resources.js';
 

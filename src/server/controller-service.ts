@@ -17,6 +17,7 @@ import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admi
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
+import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { jobDetail, jobSummary, workerInfo } from './views.js';
 
@@ -59,7 +60,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): QueueInfo {
-    return this.controller.queueInfo();
+    return queueInfo(this.controller.queueState(), this.store);
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */
@@ -142,7 +143,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store, this.controller.deviceHoldings());
+    const use = workerUse(this.store);
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -187,7 +188,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store, this.controller.deviceHoldings());
+    const use = workerUse(this.store);
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }

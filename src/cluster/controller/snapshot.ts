@@ -1,16 +1,12 @@
 /**
  * Builds the scheduler's Snapshot from the store: pending tasks, the jobs they belong to,
- * every worker's free capacity (capacity minus what active attempts hold), per-user usage.
+ * every worker's free capacity (capacity minus what active attempts hold, device indices
+ * included: they are stored on each attempt), per-user usage. Reads only the store.
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Job, Quota, Worker } from '../../model/types.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
-
-/** Device indices held by active attempts, keyed `task#attempt` (kept by the controller). */
-export type DeviceHoldings = ReadonlyMap<string, readonly number[]>;
-
-export const attemptKey = (task: string, attempt: number): string => `${task}#${attempt}`;
 
 /** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
 export function schedulerJob(job: Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq' | 'spec'>): SchedulerJob {
@@ -40,7 +36,7 @@ export interface WorkerUse {
 }
 
 /** What each worker's active attempts hold right now. */
-export function workerUse(store: ClusterStore, holdings: DeviceHoldings): Map<string, WorkerUse> {
+export function workerUse(store: ClusterStore): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
@@ -53,7 +49,7 @@ export function workerUse(store: ClusterStore, holdings: DeviceHoldings): Map<st
     }
     entry.cpuMillis += job.spec.resources.cpuMillis;
     entry.memoryBytes += job.spec.resources.memoryBytes;
-    for (const index of holdings.get(attemptKey(attempt.task, attempt.attempt)) ?? []) entry.devices.add(index);
+    for (const index of attempt.devices) entry.devices.add(index);
     entry.tasks.push(attempt.task);
   }
   return use;
@@ -76,7 +72,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
   };
 }
 
-export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quotas: ReadonlyMap<string, Quota>, now: number): Snapshot {
+export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number): Snapshot {
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
@@ -102,7 +98,7 @@ export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quo
       workerId: attempt.workerId,
       cpuMillis: job.spec.resources.cpuMillis,
       memoryBytes: job.spec.resources.memoryBytes,
-      devices: holdings.get(attemptKey(attempt.task, attempt.attempt))?.length ?? 0,
+      devices: attempt.devices.length,
       // An attempt past its limit is being stopped: plan it as ending now, not in the past.
       endsAt: limit == null ? Infinity : Math.max(now, attempt.startedAt + limit),
     });
@@ -112,7 +108,7 @@ export function buildSnapshot(store: ClusterStore, holdings: DeviceHoldings, quo
     entry.accelerators += acceleratorsOf(job.spec.resources);
     usage.set(job.spec.user, entry);
   }
-  const use = workerUse(store, holdings);
+  const use = workerUse(store);
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   return { now, jobs, pending, workers, usage, quotas, running };
 }

@@ -22,10 +22,10 @@ export class Journal {
   undo: (() => void)[] = [];
   readonly dirtyJobs = new Set<string>();
   readonly dirtyTasks = new Set<string>();
-  /** `task\u0000attempt` keys. */
+  /** attemptKey()s (keys.ts). */
   readonly dirtyAttempts = new Set<string>();
   readonly dirtyWorkers = new Set<string>();
-  /** `task\u0000name` keys. */
+  /** endpointKey()s (keys.ts). */
   readonly dirtyEndpoints = new Set<string>();
   readonly dirtyMeta = new Set<string>();
   /** Tasks whose rows (task, attempts, endpoints) must be deleted before the upserts. */
@@ -71,11 +71,4 @@ export class Journal {
     this.events = [];
     this.eventSet.clear();
   }
-}
-
-export const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
-export const endpointKey = (task: string, name: string): string => `${task}\u0000${name}`;
-export function splitKey(key: string): [string, string] {
-  const cut = key.indexOf('\u0000');
-  return [key.slice(0, cut), key.slice(cut + 1)];
 }

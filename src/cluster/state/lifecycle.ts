@@ -38,7 +38,7 @@ export class Lifecycle {
     return this.m.jobs.get(task.job)!;
   }
 
-  assign(taskId: string, workerId: string, logPath: string): Attempt {
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
     const task = this.taskOrThrow(taskId);
     const worker = this.m.workers.get(workerId);
     if (!worker) throw notFound(`worker ${workerId} not found`);
@@ -47,7 +47,7 @@ export class Lifecycle {
     if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
     const attempt: Attempt = {
       task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-      startedAt: this.m.now(), finishedAt: null, logPath,
+      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices],
     };
     this.m.addAttempt(attempt);
     this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });

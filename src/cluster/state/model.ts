@@ -13,7 +13,8 @@
 import { isActiveTaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 import { attemptHistoryName } from './events.js';
-import { attemptKey, endpointKey, type Journal } from './journal.js';
+import type { Journal } from './journal.js';
+import { attemptKey, endpointKey } from './keys.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
 
 export interface JobEntry {

@@ -7,20 +7,23 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
-import { splitKey, type Journal } from './journal.js';
+import type { Journal } from './journal.js';
+import { splitKey } from './keys.js';
 import type { ClusterModel } from './model.js';
 
 type Row = unknown[];
 const num = (v: unknown): number => v as number;
 const optNum = (v: unknown): number | null => (v === null ? null : (v as number));
 const optStr = (v: unknown): string | null => (v === null ? null : (v as string));
+/** The `devices` column: comma-separated indices, '' (or NULL) for none. */
+const parseDevices = (v: unknown): number[] => (typeof v === 'string' && v !== '' ? v.split(',').map(Number) : []);
 
 const SQL = {
   upsertJob: 'INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
   upsertTask: 'INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
-  upsertAttempt: 'INSERT OR REPLACE INTO attempts VALUES (?,?,?,?,?,?,?,?,?,?)',
+  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
   upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
@@ -73,10 +76,11 @@ export class Persistence {
         startedAt: optNum(r[12]), finishedAt: optNum(r[13]),
       });
     }
-    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path FROM attempts')) {
+    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices FROM attempts')) {
       model.indexAttempt({
         task: r[0] as string, attempt: num(r[1]), workerId: r[2] as string, state: r[3] as AttemptState, pid: optNum(r[4]),
         exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
+        devices: parseDevices(r[10]),
       });
     }
     for (const task of model.tasks.values()) model.indexActive(task);
@@ -138,7 +142,7 @@ export class Persistence {
   }
 
   private writeAttempt(a: Attempt): void {
-    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath);
+    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','));
   }
 
   private writeWorker(w: Worker): void {

@@ -12,7 +12,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
 
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: initial schema
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -78,6 +78,10 @@ const MIGRATIONS: readonly string[] = [
     reason TEXT
   );
   CREATE INDEX events_by_name ON events (name, id);
+  `,
+  // 2: the device indices an attempt holds live in the store (comma-separated; '' for none)
+  `
+  ALTER TABLE attempts ADD COLUMN devices TEXT NOT NULL DEFAULT '';
   `,
 ];
 

@@ -15,7 +15,8 @@ import { IrisError } from '../../model/errors.js';
 import type { AttemptOutcome } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
-import { Journal, splitKey, type EventKey } from './journal.js';
+import { Journal, type EventKey } from './journal.js';
+import { splitKey } from './keys.js';
 import { Lifecycle } from './lifecycle.js';
 import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
@@ -257,8 +258,9 @@ export class ClusterStore {
     });
   }
 
-  assign(taskId: string, workerId: string, logPath: string): Attempt {
-    return this.transaction(() => this.life.assign(taskId, workerId, logPath));
+  /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
+    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices));
   }
 
   markRunning(taskId: string, attempt: number, pid: number | null): void {

@@ -1,0 +1,170 @@
+/**
+ * The scheduling pass loop: snapshot -> queue scheduler -> re-check -> apply.
+ *
+ * Invariants:
+ * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
+ *   one tick give one pass, and passes for submissions alone run at most every
+ *   ARRIVAL_PASS_INTERVAL_MS.
+ * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
+ *   PENDING and its worker READY in the store; the store assignment records the device indices
+ *   the attempt holds, and only committed placements are handed to the supervisor to launch.
+ * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
+ *   that pass at the earliest deadline.
+ */
+import { randomBytes } from 'node:crypto';
+import type { JobSpec, Quota } from '../../model/types.js';
+import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
+import type { ClusterStore, StopOrder } from '../state/store.js';
+import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
+import { estimateStart, pendingJobs, type QueueState } from './queue-state.js';
+import { SchedulingDeadlines } from './scheduling-timeouts.js';
+import { buildSnapshot } from './snapshot.js';
+import type { AdoptedAttempt } from './supervisor.js';
+import type { Timers } from './timers.js';
+
+/** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
+export const ARRIVAL_PASS_INTERVAL_MS = 20;
+
+export interface PassLoopOptions {
+  store: ClusterStore;
+  launchContext: LaunchContext;
+  quotas: ReadonlyMap<string, Quota>;
+  queue: QueueOptions;
+  now: () => number;
+  timers: Timers;
+  /** Launch attempts the store has just assigned. */
+  launch: (attempts: AdoptedAttempt[]) => void;
+  /** Carry out the store's stop orders (from scheduling timeouts). */
+  stop: (orders: StopOrder[]) => void;
+}
+
+export class PassLoop {
+  private readonly queue: QueueScheduler;
+  private readonly deadlines = new SchedulingDeadlines();
+  private cancelDeadlineTimer: (() => void) | null = null;
+  private passQueued = false;
+  /** The timer of a queued arrival pass (null when the queued pass runs at the next tick). */
+  private passTimer: NodeJS.Timeout | null = null;
+  /** performance.now() at the start of the last pass. */
+  private lastPassAt = -Infinity;
+  /** Something freed or changed capacity since the last pass (not only new submissions). */
+  private resourcesChanged = true;
+  /** Reserved start per blocked job, from the last pass. */
+  private reservations: ReadonlyMap<string, number> = new Map();
+  private closed = false;
+  /** Scheduling passes run so far (requests in one tick coalesce into one pass). */
+  passes = 0;
+
+  constructor(private readonly o: PassLoopOptions) {
+    this.queue = new QueueScheduler(o.queue);
+  }
+
+  get policy(): string {
+    return this.o.queue.policy;
+  }
+
+  /**
+   * Ask for a scheduling pass; many requests in one tick give one pass. `resourcesChanged`
+   * false (a submit) lets the queue policy leave jobs blocked in the last pass alone, and such
+   * passes run at most every ARRIVAL_PASS_INTERVAL_MS: a burst of submissions (each its own
+   * request, so its own tick) is placed in a few passes. The first submission after a quiet
+   * spell, and anything that frees capacity, gets a pass at once.
+   */
+  requestPass(resourcesChanged = true): void {
+    if (resourcesChanged) this.resourcesChanged = true;
+    if (this.closed) return;
+    if (this.passQueued) {
+      if (!resourcesChanged || this.passTimer === null) return;
+      clearTimeout(this.passTimer);
+    }
+    this.passQueued = true;
+    const wait = resourcesChanged ? 0 : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS - performance.now();
+    const run = () => {
+      this.passTimer = null;
+      this.passQueued = false;
+      if (!this.closed) this.pass();
+    };
+    if (wait <= 0) {
+      this.passTimer = null;
+      setImmediate(run);
+    } else {
+      this.passTimer = setTimeout(run, wait);
+    }
+  }
+
+  /** No more passes (shutdown). */
+  close(): void {
+    this.closed = true;
+    this.cancelDeadlineTimer?.();
+    if (this.passTimer) clearTimeout(this.passTimer);
+  }
+
+  /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
+  queueState(): QueueState {
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, this.o.now());
+    const { policy, queueDepth, reservationDepth } = this.o.queue;
+    return { policy, queueDepth, reservationDepth, pending: pendingJobs(snapshot), reservations: this.reservations };
+  }
+
+  /** When a job with this spec would start if submitted now (no state changes). */
+  estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, this.o.now());
+    return { ...estimateStart(snapshot, this.o.store, this.queue, spec), now: snapshot.now, policy: this.o.queue.policy };
+  }
+
+  private pass(): void {
+    const { store } = this.o;
+    this.passes++;
+    this.lastPassAt = performance.now();
+    const now = this.o.now();
+    const orders = this.deadlines.expire(store, now);
+    if (orders.length > 0) this.o.stop(orders);
+    const snapshot = buildSnapshot(store, this.o.quotas, now);
+    if (snapshot.pending.length === 0) {
+      this.deadlines.clear();
+      this.armDeadlineTimer(now);
+      this.reservations = new Map();
+      return;
+    }
+    const resourcesChanged = this.resourcesChanged;
+    this.resourcesChanged = false;
+    const plan = this.queue.pass(snapshot, resourcesChanged);
+    this.reservations = plan.reservations ?? new Map();
+    const ctx = this.o.launchContext;
+    const launches = store.transaction(() => {
+      const out: AdoptedAttempt[] = [];
+      for (const placement of plan.placements) {
+        const task = store.task(placement.task);
+        const job = store.job(placement.job);
+        const worker = store.worker(placement.workerId);
+        // Decide, check, act: only placements still valid against the store are committed.
+        if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
+        const logPath = logPathFor(ctx.home, task.id, task.attempt);
+        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices);
+        const token = randomBytes(18).toString('base64url');
+        const launch = buildLaunch(ctx, job, task, {
+          workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
+          worker, slice: sliceOf(worker, () => store.workers()),
+        });
+        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, launch, token });
+      }
+      store.setPendingReasons(plan.reasons);
+      return out;
+    });
+    this.deadlines.track(store);
+    this.armDeadlineTimer(now);
+    this.o.launch(launches);
+  }
+
+  /** One timer at the earliest scheduling deadline; it requests the pass that expires it. */
+  private armDeadlineTimer(now: number): void {
+    this.cancelDeadlineTimer?.();
+    this.cancelDeadlineTimer = null;
+    const next = this.deadlines.next();
+    if (next === null || this.closed) return;
+    this.cancelDeadlineTimer = this.o.timers.after(Math.max(0, next - now), () => {
+      this.cancelDeadlineTimer = null;
+      this.requestPass();
+    }, true);
+  }
+}

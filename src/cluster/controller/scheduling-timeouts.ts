@@ -1,0 +1,51 @@
+/**
+ * Scheduling timeouts: a job with `schedulingTimeoutMs` that is still pending that long after
+ * its submission becomes UNSCHEDULABLE, with the scheduler's last reason appended.
+ *
+ * Invariant: after every pass `track` holds the deadline of exactly the jobs that still have
+ * pending tasks and a scheduling timeout; `expire` ends only jobs still PENDING in the store.
+ */
+import type { ClusterStore, StopOrder } from '../state/store.js';
+
+export class SchedulingDeadlines {
+  private deadlines = new Map<string, number>();
+
+  /** Remember the deadline of every job that still has pending tasks (call after each pass). */
+  track(store: ClusterStore): void {
+    this.deadlines.clear();
+    for (const task of store.pendingTasks()) {
+      if (this.deadlines.has(task.job)) continue;
+      const job = store.job(task.job);
+      const timeout = job?.spec.schedulingTimeoutMs;
+      if (job && timeout != null) this.deadlines.set(job.name, job.submittedAt + timeout);
+    }
+  }
+
+  clear(): void {
+    this.deadlines.clear();
+  }
+
+  /** The earliest deadline, or null when no job has one. */
+  next(): number | null {
+    let earliest: number | null = null;
+    for (const deadline of this.deadlines.values()) if (earliest === null || deadline < earliest) earliest = deadline;
+    return earliest;
+  }
+
+  /** Mark the jobs past their deadline UNSCHEDULABLE; returns the store's stop orders. */
+  expire(store: ClusterStore, now: number): StopOrder[] {
+    const expired = [...this.deadlines].filter(([, deadline]) => deadline <= now);
+    if (expired.length === 0) return [];
+    return store.transaction(() => {
+      const out: StopOrder[] = [];
+      for (const [name] of expired) {
+        const job = store.job(name);
+        if (!job || job.state !== 'PENDING') continue;
+        const waited = job.spec.schedulingTimeoutMs ?? 0;
+        const why = job.reason ? `: ${job.reason}` : '';
+        out.push(...store.markUnschedulable(name, `not scheduled within ${Math.round(waited / 1000)}s${why}`));
+      }
+      return out;
+    });
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The attempt supervisor: runs the attempts the pass loop committed, from launch to exit.
+ *
+ * Invariants:
+ * - Only the store decides states; the supervisor turns store StopOrders into runtime stops and
+ *   reports launches and exits back to the store.
+ * - Every adopted attempt is tracked in `active` until its exit has been recorded, so shutdown
+ *   can stop and await all of them; its task token resolves to its identity exactly that long.
+ * - An attempt with a time limit is stopped once it ran that long and is recorded as a timeout;
+ *   one stopped by a store order is recorded as killed with the order's reason.
+ * - Store writes triggered by launches and exits are batched into one transaction per tick.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { TaskIdentity } from '../../model/caller.js';
+import type { AttemptOutcome } from '../../model/states.js';
+import { formatDuration } from '../../model/duration.js';
+import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
+import { appendNote } from '../../logs/format.js';
+import type { ClusterStore, StopOrder } from '../state/store.js';
+import { attemptKey } from '../state/keys.js';
+import type { Timers } from './timers.js';
+
+/** An attempt the store has just assigned, with its fully built launch. */
+export interface AdoptedAttempt {
+  identity: TaskIdentity;
+  launch: TaskLaunch;
+  token: string;
+}
+
+interface ActiveAttempt extends AdoptedAttempt {
+  handle: RunningTask | null;
+  /** Why iris is stopping it: a store order (already recorded) or its own time limit. */
+  stopping: { kind: 'order'; reason: string } | { kind: 'timeout' } | null;
+  cancelTimer: (() => void) | null;
+  done: Promise<void>;
+  resolveDone: () => void;
+}
+
+export interface SupervisorOptions {
+  store: ClusterStore;
+  runtime: TaskRuntime;
+  stopGraceMs: number;
+  now: () => number;
+  timers: Timers;
+  log: (message: string) => void;
+  /** Capacity was freed or changed (an attempt ended, stops were ordered): worth a pass. */
+  onFreed: () => void;
+}
+
+export class AttemptSupervisor {
+  private readonly active = new Map<string, ActiveAttempt>();
+  private readonly tokens = new Map<string, TaskIdentity>();
+  private pendingRunning: Array<{ task: string; attempt: number; pid: number | null }> = [];
+  private pendingExits: Array<{ key: string; outcome: AttemptOutcome }> = [];
+  private flushQueued = false;
+  private closing = false;
+
+  constructor(private readonly o: SupervisorOptions) {}
+
+  /** Track and launch attempts the store has assigned. */
+  adopt(attempts: readonly AdoptedAttempt[]): void {
+    const entries = attempts.map((a) => {
+      let resolveDone!: () => void;
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      const entry: ActiveAttempt = { ...a, handle: null, stopping: null, cancelTimer: null, done, resolveDone };
+      this.active.set(attemptKey(a.identity.task, a.identity.attempt), entry);
+      this.tokens.set(a.token, a.identity);
+      return entry;
+    });
+    for (const entry of entries) void this.launch(entry);
+  }
+
+  /** The identity of the running attempt a task token belongs to. */
+  callerForToken(token: string): TaskIdentity | null {
+    return this.tokens.get(token) ?? null;
+  }
+
+  activeCount(): number {
+    return this.active.size;
+  }
+
+  /** Stop the attempts named by store orders (their new state is already recorded). */
+  applyStopOrders(orders: readonly StopOrder[]): void {
+    for (const order of orders) {
+      const entry = this.active.get(attemptKey(order.task, order.attempt));
+      if (!entry) continue;
+      if (!entry.stopping) entry.stopping = { kind: 'order', reason: order.reason };
+      this.stopEntry(entry, `iris: stopping attempt (${order.reason})`);
+    }
+    if (orders.length > 0) this.o.onFreed();
+  }
+
+  /** Stop every running attempt (recorded as preempted: they run again on the next start). */
+  async shutdown(reason: string): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const { store } = this.o;
+    // The orders preemptAttempt returns name these same attempts, which are all stopped below.
+    store.transaction(() => {
+      for (const entry of this.active.values()) store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason);
+    });
+    for (const entry of this.active.values()) {
+      if (!entry.stopping) entry.stopping = { kind: 'order', reason };
+      this.stopEntry(entry, `iris: stopping attempt (${reason})`);
+    }
+    await Promise.all([...this.active.values()].map((entry) => entry.done));
+    this.flush();
+  }
+
+  private async launch(entry: ActiveAttempt): Promise<void> {
+    const key = attemptKey(entry.identity.task, entry.identity.attempt);
+    mkdirSync(path.dirname(entry.launch.logPath), { recursive: true, mode: 0o700 });
+    let handle: RunningTask;
+    try {
+      handle = await this.o.runtime.launch(entry.launch);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      // `lost` marks an infrastructure failure (e.g. the Docker engine is gone): a preemption.
+      const lost = (error as { lost?: unknown }).lost;
+      this.note(entry, `iris: could not start the task: ${reason}`);
+      this.recordExit(key, typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason });
+      return;
+    }
+    entry.handle = handle;
+    this.pendingRunning.push({ task: entry.identity.task, attempt: entry.identity.attempt, pid: handle.pid });
+    this.scheduleFlush();
+    if (entry.stopping) {
+      this.stopEntry(entry, null);
+    } else {
+      const timeout = this.o.store.job(entry.identity.job)?.spec.timeoutMs;
+      if (timeout != null) {
+        entry.cancelTimer = this.o.timers.after(timeout, () => {
+          if (entry.stopping) return;
+          entry.stopping = { kind: 'timeout' };
+          this.stopEntry(entry, `iris: stopping attempt (time-limit: ran longer than ${formatDuration(timeout)})`);
+        });
+      }
+    }
+    const exit = await handle.exited;
+    this.recordExit(key, outcomeOf(entry, exit));
+  }
+
+  private stopEntry(entry: ActiveAttempt, note: string | null): void {
+    entry.cancelTimer?.();
+    entry.cancelTimer = null;
+    if (!entry.handle) return; // stopped as soon as its launch completes
+    if (note) this.note(entry, note);
+    this.o.runtime.stop(entry.handle, this.o.stopGraceMs).catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
+  }
+
+  /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
+  private note(entry: ActiveAttempt, text: string): void {
+    appendNote(entry.launch.logPath, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
+  }
+
+  private recordExit(key: string, outcome: AttemptOutcome): void {
+    this.pendingExits.push({ key, outcome });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Write the batched running marks and exits in one transaction, then act on the results. */
+  private flush(): void {
+    this.flushQueued = false;
+    const running = this.pendingRunning;
+    const exits = this.pendingExits;
+    if (running.length === 0 && exits.length === 0) return;
+    this.pendingRunning = [];
+    this.pendingExits = [];
+    const { store } = this.o;
+    const finished: ActiveAttempt[] = [];
+    const orders = store.transaction(() => {
+      const out: StopOrder[] = [];
+      for (const mark of running) {
+        const entry = this.active.get(attemptKey(mark.task, mark.attempt));
+        if (entry && !entry.stopping) store.markRunning(mark.task, mark.attempt, mark.pid);
+      }
+      for (const { key, outcome } of exits) {
+        const entry = this.active.get(key);
+        if (!entry) continue;
+        out.push(...store.finishAttempt(entry.identity.task, entry.identity.attempt, outcome));
+        finished.push(entry);
+      }
+      return out;
+    });
+    for (const entry of finished) {
+      entry.cancelTimer?.();
+      this.active.delete(attemptKey(entry.identity.task, entry.identity.attempt));
+      this.tokens.delete(entry.token);
+      entry.resolveDone();
+    }
+    this.applyStopOrders(orders);
+    if (finished.length > 0) this.o.onFreed();
+  }
+}
+
+function outcomeOf(entry: ActiveAttempt, exit: TaskExit): AttemptOutcome {
+  if (entry.stopping?.kind === 'timeout') return { kind: 'timeout' };
+  if (entry.stopping?.kind === 'order') return { kind: 'killed', reason: entry.stopping.reason };
+  if (exit.lost) return { kind: 'preempted', reason: exit.lost };
+  const exitCode = exit.exitCode ?? 128 + signalNumber(exit.signal);
+  return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };
+}
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+
+function signalNumber(signal: string | null): number {
+  return (signal && SIGNALS[signal]) || 1;
+}

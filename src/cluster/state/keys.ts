@@ -1,0 +1,12 @@
+/**
+ * The one way to name an attempt (and an endpoint) as a map key, used by the store's journal
+ * and by the controller's bookkeeping alike. Keys are `task\u0000n`: job and task names never
+ * hold a NUL (see src/model/names.ts), so `splitKey` always recovers both parts.
+ */
+export const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
+export const endpointKey = (task: string, name: string): string => `${task}\u0000${name}`;
+
+export function splitKey(key: string): [string, string] {
+  const cut = key.indexOf('\u0000');
+  return [key.slice(0, cut), key.slice(cut + 1)];
+}

@@ -1,0 +1,55 @@
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClusterStore } from '../../../src/cluster/state/store.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/cluster/state/schema.js';
+import { Clock, spec, tempDir, workerSpec } from './helpers.js';
+
+let cleanup: () => void;
+let path: string;
+const open = () => ClusterStore.open({ path, now: new Clock().now });
+
+beforeEach(() => {
+  let dir: string;
+  ({ dir, cleanup } = tempDir());
+  path = join(dir, 'cluster.db');
+});
+afterEach(() => cleanup());
+
+describe('schema migrations', () => {
+  it('attempt devices survive a reopen', () => {
+    const store = open();
+    store.syncWorkers([workerSpec('w1', { device: { type: 'gpu', variant: 'H100', count: 8 } })]);
+    store.submit(spec('/g', { replicas: 2 }));
+    store.assign('/g/task-0', 'w1', '/logs/0', [2, 5]);
+    store.assign('/g/task-1', 'w1', '/logs/1');
+    store.close();
+    const again = open();
+    expect(again.attempt('/g/task-0', 0)!.devices).toEqual([2, 5]);
+    expect(again.attempt('/g/task-1', 0)!.devices).toEqual([]);
+    again.close();
+  });
+
+  it('loads a database written before attempts had a devices column', () => {
+    const db = new DatabaseSync(path);
+    db.exec(MIGRATIONS[0]!);
+    db.exec('PRAGMA user_version = 1');
+    db.exec(`INSERT INTO workers VALUES ('w1', '${JSON.stringify(workerSpec('w1'))}', 'READY')`);
+    const s = JSON.stringify(spec('/old'));
+    db.exec(`INSERT INTO jobs VALUES ('/old', NULL, 1, '${s}', 1, 1, 1, 'RUNNING', NULL, 1, NULL, 0)`);
+    db.exec(`INSERT INTO tasks VALUES ('/old/task-0', '/old', 0, 'RUNNING', 0, 1, 1, 0, 0, 'w1', NULL, NULL, 1, NULL)`);
+    db.exec(`INSERT INTO attempts VALUES ('/old/task-0', 0, 'w1', 'RUNNING', 77, NULL, NULL, 1, NULL, '/logs/old')`);
+    db.close();
+
+    const store = open();
+    expect(store.activeAttempts()).toEqual([expect.objectContaining({ task: '/old/task-0', attempt: 0, pid: 77, devices: [] })]);
+    store.finishAttempt('/old/task-0', 0, { kind: 'exited', exitCode: 0 });
+    expect(store.job('/old')!.state).toBe('SUCCEEDED');
+    store.close();
+
+    const check = new DatabaseSync(path);
+    expect((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION);
+    expect(check.prepare('SELECT state, devices FROM attempts').get()).toEqual({ state: 'SUCCEEDED', devices: '' });
+    check.close();
+  });
+});
