@@ -5,7 +5,6 @@
 import { DEFAULT_QUEUE_OPTIONS, MAX_RESERVATION_DEPTH } from '../cluster/scheduler/queue/options.js';
 import type { WorkerSpec } from '../model/types.js';
 import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
-import type { QueueConfig, RuntimeConfig } from './types.js';
 
 /** cosmiconfig module name: `.irisrc*`, `iris.config.*`, `package.json#iris`. */
 export const MODULE_NAME = 'iris';
@@ -40,7 +39,7 @@ export const DEFAULT_TIME_LIMIT_MS = DEFAULT_QUEUE_OPTIONS.defaultTimeLimitMs;
  * Queue defaults: the scheduler's own (src/cluster/scheduler/queue/options.ts): EASY backfill,
  * 32 jobs per pass, hybrid reserves 64; reservation-depth is at most MAX_RESERVATION_DEPTH.
  */
-export const DEFAULT_QUEUE: Readonly<QueueConfig> = Object.freeze({
+export const DEFAULT_QUEUE = Object.freeze({
   policy: DEFAULT_QUEUE_OPTIONS.policy,
   depth: DEFAULT_QUEUE_OPTIONS.queueDepth,
   reservationDepth: DEFAULT_QUEUE_OPTIONS.reservationDepth,
@@ -52,7 +51,7 @@ export const DEFAULT_QUEUE: Readonly<QueueConfig> = Object.freeze({
  * TPU slice reach each other's coordinator on localhost, and a container starts faster without
  * a bridge).
  */
-export const DEFAULT_RUNTIME = { kind: 'process', image: null, network: 'host' } as const satisfies RuntimeConfig;
+export const DEFAULT_RUNTIME = Object.freeze({ kind: 'process', image: null, network: 'host' } as const);
 
 /** Hostname of a worker or slice host that declares none. */
 export const DEFAULT_HOSTNAME = 'localhost';

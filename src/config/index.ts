@@ -2,6 +2,7 @@
 export { loadConfig } from './load.js';
 export type { LoadConfigOptions } from './load.js';
 export { validateConfig, defaultConfig, configSchema } from './schema/validate.js';
+export type { IrisConfigFile, IrisQuotaFile, IrisSliceFile, IrisWorkerFile } from './schema/validate.js';
 export { suggestKey, formatKeyPath } from '../model/schema-errors.js';
 export {
   DEFAULT_HOSTNAME,
@@ -23,10 +24,6 @@ export { QUEUE_POLICIES } from './types.js';
 export type {
   ContainerNetwork,
   IrisConfig,
-  IrisConfigFile,
-  IrisQuotaFile,
-  IrisSliceFile,
-  IrisWorkerFile,
   QueueConfig,
   QueuePolicy,
   RuntimeConfig,

@@ -1,10 +1,9 @@
 /**
- * The resolved iris configuration, and the shape of the file users write. The file types are
- * inferred from the zod schemas (src/config/schema/), so they cannot drift from validation.
+ * The resolved iris configuration. The shape of the file users write (`IrisConfigFile`, …) is
+ * inferred from the zod schemas in src/config/schema/validate.ts, so it cannot drift from validation.
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
-import type { configSchema } from './schema/validate.js';
 import type { queue, RuntimeConfig } from './schema/settings.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
@@ -39,12 +38,3 @@ export interface IrisConfig {
   queue: QueueConfig;
   runtime: RuntimeConfig;
 }
-
-/** What `iris.config.ts` exports by default (and what `.irisrc.yaml` holds). */
-export type IrisConfigFile = z.input<ReturnType<typeof configSchema>>;
-/** One entry of `workers:`; `count` expands it into a pool `name-0` … `name-(count-1)`. */
-export type IrisWorkerFile = NonNullable<IrisConfigFile['workers']>[number];
-/** A whole TPU slice: one virtual worker per host of the variant. */
-export type IrisSliceFile = NonNullable<IrisConfigFile['slices']>[number];
-/** One user's limits under `quotas:`. */
-export type IrisQuotaFile = NonNullable<NonNullable<IrisConfigFile['quotas']>[string]>;

@@ -80,3 +80,12 @@ export function defaultConfig(probe: MachineProbe = hostProbe): IrisConfig {
     runtime: { ...DEFAULT_RUNTIME },
   };
 }
+
+/** What `iris.config.ts` exports by default (and what `.irisrc.yaml` holds). */
+export type IrisConfigFile = z.input<ReturnType<typeof configSchema>>;
+/** One entry of `workers:`; `count` expands it into a pool `name-0` … `name-(count-1)`. */
+export type IrisWorkerFile = NonNullable<IrisConfigFile['workers']>[number];
+/** A whole TPU slice: one virtual worker per host of the variant. */
+export type IrisSliceFile = NonNullable<IrisConfigFile['slices']>[number];
+/** One user's limits under `quotas:`. */
+export type IrisQuotaFile = NonNullable<NonNullable<IrisConfigFile['quotas']>[string]>;
