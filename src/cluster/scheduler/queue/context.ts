@@ -13,7 +13,8 @@
  */
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
-import { TOTAL_CAPACITY } from '../placement/filters.js';
+import { TOTAL_CAPACITY, type PlacementView } from '../placement/filters.js';
+import { DEFAULT_SCORERS, type WorkerScorer } from '../placement/scorers.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
 import { QuotaTracker } from './quota.js';
@@ -42,9 +43,13 @@ export class PassContext {
   unboundedHolds = false;
   private readonly slotCache = new Map<string, WorkerSlot[]>();
 
+  /** What the scorers see: the workers and the free capacity left so far in this pass. */
+  readonly view: PlacementView;
+
   constructor(
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
+    readonly scorers: readonly WorkerScorer[] = DEFAULT_SCORERS,
   ) {
     const now = snapshot.now;
     this.now = now;
@@ -52,6 +57,8 @@ export class PassContext {
     this.candidates = new CandidateIndex(this.scratch);
     this.gangs = new GangPlacer(this.scratch, this.candidates);
     this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
+    const scratch = this.scratch;
+    this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
     const workers = snapshot.workers;
     this.calendars = new Array<WorkerCalendar>(workers.length);
     for (let w = 0; w < workers.length; w++) {

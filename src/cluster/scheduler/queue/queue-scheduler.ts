@@ -24,6 +24,7 @@
 import { invalid } from '../../../model/errors.js';
 import { neverReason } from '../placement/feasibility.js';
 import { schedule } from './first-fit.js';
+import { DEFAULT_SCORERS, type WorkerScorer } from '../placement/scorers.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { allocateOrReserve, earliestFor, holdReservation, releaseSpans, reserveRest, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
@@ -73,7 +74,11 @@ export class QueueScheduler {
   /** Passes run so far (estimate() does not count): the clock of Blocked.since / reservedPass. */
   private passes = 0;
 
-  constructor(options: Partial<QueueOptions> = {}) {
+  constructor(
+    options: Partial<QueueOptions> = {},
+    /** How placement picks among feasible workers (scorers.ts); default: first-fit. */
+    readonly scorers: readonly WorkerScorer[] = DEFAULT_SCORERS,
+  ) {
     this.options = queueOptions(options);
   }
 
@@ -86,7 +91,7 @@ export class QueueScheduler {
     if (this.options.policy === 'first-fit') {
       this.blocked.clear();
       this.reserved.clear();
-      return schedule(snapshot);
+      return schedule(snapshot, this.scorers);
     }
     this.passes++;
     const result = this.run(snapshot, resourcesChanged);
@@ -128,7 +133,7 @@ export class QueueScheduler {
     };
     const firstFit = this.options.policy === 'first-fit';
     const result = firstFit ? null : this.run(withJob, false, true);
-    const plan = result ? result.plan : schedule(withJob);
+    const plan = result ? result.plan : schedule(withJob, this.scorers);
     const placedOf = new Map<string, number>();
     for (const p of plan.placements) placedOf.set(p.job, (placedOf.get(p.job) ?? 0) + 1);
     const placed = placedOf.get(job.name) ?? 0;
@@ -138,7 +143,7 @@ export class QueueScheduler {
       return { start: blocked.reservation.start, reason: `${blocked.base}; the policy would reserve this start for it` };
     }
     const base = blocked?.base ?? plan.reasons.get(job.name) ?? 'waiting for capacity';
-    const ctx = result ? result.ctx : new PassContext(withJob, this.options);
+    const ctx = result ? result.ctx : new PassContext(withJob, this.options, this.scorers);
     // Jobs ahead that are blocked without a reservation get one here, in queue order.
     let ahead = -Infinity;
     for (const q of result ? result.window : []) {
@@ -163,7 +168,7 @@ export class QueueScheduler {
     const options = this.options;
     const fcfs = options.policy === 'fcfs';
     const limit = reservationLimit(options);
-    const ctx = new PassContext(snapshot, options);
+    const ctx = new PassContext(snapshot, options, this.scorers);
     const now = ctx.now;
     const placements: Placement[] = [];
     const reasons = new Map<string, string>();
