@@ -103,5 +103,30 @@ export interface Plan {
   reservations?: Map<string, number>;
 }
 
+/** The filters of the one placement chain (placement/filters.ts), in chain order. */
+export type FilterName =
+  | 'schedulable'
+  | 'device-type'
+  | 'device-variant'
+  | 'constraints'
+  | 'gang-attribute'
+  | 'total-capacity'
+  | 'gang-taken'
+  | 'free-capacity';
+
+/**
+ * Why one filter turned one worker down, as data. `message` is rendered on demand by
+ * placement/reason.ts, the one place reason texts are written; `numbers` are what the job needs
+ * and what the worker has of the item in question (cpu millis, bytes, device instances).
+ */
+export interface FilterReason {
+  readonly filter: FilterName;
+  readonly message: string;
+  readonly numbers?: { readonly need: number; readonly has: number };
+}
+
 /** Filter verdict: ok, not now (stays pending), or never on this cluster (refused at submit). */
-export type Verdict = { kind: 'ok' } | { kind: 'not_now'; reason: string } | { kind: 'never'; reason: string };
+export type Verdict =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'not_now'; readonly reasons: readonly FilterReason[] }
+  | { readonly kind: 'never'; readonly reasons: readonly FilterReason[] };

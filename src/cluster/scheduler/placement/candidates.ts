@@ -1,9 +1,11 @@
 /**
- * Candidate workers per static key (device type/variant + constraints): the schedulable workers
- * a job of that key may ever use, in snapshot order. Built once per key per pass, so jobs that
- * share a key share the O(workers) filtering and one FreePool for first-fit.
+ * Candidate workers per static key (device type/variant + constraints): the workers that pass
+ * the chain's indexed filters (filters.ts INDEXED_FILTERS: schedulable, device type, device
+ * variant, constraints) for a job of that key, in snapshot order. Built once per key per pass,
+ * so jobs that share a key share the O(workers) filtering and one FreePool for first-fit.
  */
-import { constraintsHold, deviceCompatible, staticKey } from './fit.js';
+import { filtersFor, INDEXED_FILTERS, type PlacementView } from './filters.js';
+import { staticKey } from './fit.js';
 import type { FreePool } from './pool.js';
 import type { ScratchCapacity } from './scratch.js';
 import type { SchedulerJob } from '../types.js';
@@ -26,10 +28,12 @@ export class CandidateIndex {
       const workers = this.scratch.workers;
       const members: number[] = [];
       const isMember = new Uint8Array(workers.length);
-      const device = job.resources.device;
+      const filters = filtersFor(job, INDEXED_FILTERS);
+      const view: PlacementView = { workers };
       for (let w = 0; w < workers.length; w++) {
-        const worker = workers[w]!;
-        if (worker.schedulable && deviceCompatible(device, worker.device) && constraintsHold(job.constraints, worker.attributes)) {
+        let ok = true;
+        for (let f = 0; f < filters.length && ok; f++) ok = filters[f]!.check(job, view, w, false).kind === 'ok';
+        if (ok) {
           members.push(w);
           isMember[w] = 1;
         }

@@ -2,10 +2,12 @@
  * Scratch capacity for one scheduling pass: a private copy of every worker's free cpu, memory
  * and free device indices (sorted ascending). Placements consume from it, never from the
  * snapshot, so the snapshot is not mutated. Device instances are taken lowest index first,
- * which keeps two tasks on one worker on disjoint indices. Every FreePool built from this
+ * which keeps two tasks on one worker on disjoint indices. `fits` is the chain's free-capacity
+ * test (filters.ts `covers`) on these numbers. Every FreePool built from this
  * scratch is kept in sync on each consume.
  */
 import type { ResourceSpec } from '../../../model/resources.js';
+import { covers } from './filters.js';
 import { devicesNeeded } from './fit.js';
 import { FreePool } from './pool.js';
 import type { FreeCapacity, WorkerView } from '../types.js';
@@ -40,7 +42,7 @@ export class ScratchCapacity {
   }
 
   fits(w: number, res: ResourceSpec): boolean {
-    return this.cpu[w]! >= res.cpuMillis && this.mem[w]! >= res.memoryBytes && this.devCount[w]! >= devicesNeeded(res);
+    return covers(this.cpu[w]!, this.mem[w]!, this.devCount[w]!, res);
   }
 
   /** Take one task's resources from worker `w`; returns the device indices it now holds. */

@@ -10,6 +10,7 @@
 import type { Amounts, SpanId } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../placement/fit.js';
+import { bestWorker, isFirstFit } from '../placement/scorers.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
 import { amountsOf, times, type PassContext } from './context.js';
 
@@ -173,12 +174,7 @@ function startGang(ctx: PassContext, q: QueuedJob, placements: Placement[]): num
     }
   }
   if (!chosen) return 0;
-  chosen.forEach((w, k) => {
-    const deviceIndices = scratch.consume(w, job.resources);
-    calendars[w]!.add(now, now + duration, req);
-    placements.push({ task: tasks[k]!.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
-    ctx.quota.add(job.user, job.resources);
-  });
+  chosen.forEach((w, k) => placeAt(ctx, q, k, w, duration, req, placements));
   return count;
 }
 
@@ -190,6 +186,16 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   const req = amountsOf(job);
   const pool = ctx.candidates.poolOf(job, staticKey(job));
   let placed = 0;
+  if (!isFirstFit(ctx.scorers)) {
+    // Scored placement (scorers.ts): the best worker that has the room now and for the duration.
+    const feasible = (w: number): boolean => scratch.fits(w, res) && calendars[w]!.fits(now, duration, req);
+    while (placed < tasks.length) {
+      const w = bestWorker(job, ctx.view, pool.members, feasible, ctx.scorers);
+      if (w < 0) break;
+      placeAt(ctx, q, placed++, w, duration, req, placements);
+    }
+    return placed;
+  }
   // Free capacity and calendars only shrink while this job is placed, so a worker that failed
   // either check never fits a later task of the job: resume after it.
   let from = 0;
@@ -202,13 +208,20 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
       continue;
     }
     from = position;
-    const deviceIndices = scratch.consume(w, res);
-    calendars[w]!.add(now, now + duration, req);
-    placements.push({ task: tasks[placed]!.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
-    ctx.quota.add(job.user, res);
-    placed++;
+    placeAt(ctx, q, placed++, w, duration, req, placements);
   }
   return placed;
+}
+
+/** Start task `k` of `q` on worker `w` now: take the capacity, hold it in the calendar, record it. */
+function placeAt(ctx: PassContext, q: QueuedJob, k: number, w: number, duration: number, req: Amounts, placements: Placement[]): void {
+  const { job, tasks } = q;
+  const res = job.resources;
+  const now = ctx.now;
+  const deviceIndices = ctx.scratch.consume(w, res);
+  ctx.calendars[w]!.add(now, now + duration, req);
+  placements.push({ task: tasks[k]!.id, job: job.name, workerId: ctx.scratch.workers[w]!.id, deviceIndices });
+  ctx.quota.add(job.user, res);
 }
 
 /**

@@ -13,6 +13,8 @@
  */
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
+import { TOTAL_CAPACITY, type PlacementView } from '../placement/filters.js';
+import { DEFAULT_SCORERS, type WorkerScorer } from '../placement/scorers.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
 import { QuotaTracker } from './quota.js';
@@ -41,9 +43,13 @@ export class PassContext {
   unboundedHolds = false;
   private readonly slotCache = new Map<string, WorkerSlot[]>();
 
+  /** What the scorers see: the workers and the free capacity left so far in this pass. */
+  readonly view: PlacementView;
+
   constructor(
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
+    readonly scorers: readonly WorkerScorer[] = DEFAULT_SCORERS,
   ) {
     const now = snapshot.now;
     this.now = now;
@@ -51,6 +57,8 @@ export class PassContext {
     this.candidates = new CandidateIndex(this.scratch);
     this.gangs = new GangPlacer(this.scratch, this.candidates);
     this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
+    const scratch = this.scratch;
+    this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
     const workers = snapshot.workers;
     this.calendars = new Array<WorkerCalendar>(workers.length);
     for (let w = 0; w < workers.length; w++) {
@@ -115,9 +123,10 @@ export class PassContext {
   }
 
   /**
-   * Workers that could ever run one task of `job`, as planner slots in placement order: for an
-   * independent job the candidate workers in snapshot order; for a gang the workers having the
-   * coschedule attribute, grouped by its value (groups by value, members by tpu-worker-id).
+   * Workers that could ever run one task of `job` (every never filter of the chain passes), as
+   * planner slots in placement order: for an independent job the candidate workers in snapshot
+   * order; for a gang the workers having the coschedule attribute, grouped by its value (groups
+   * by value, members by tpu-worker-id).
    */
   slots(job: SchedulerJob): WorkerSlot[] {
     const key = `${shapeKey(job)}@${job.coschedule ?? ''}`;
@@ -125,11 +134,8 @@ export class PassContext {
     if (slots) return slots;
     const { members, isMember } = this.candidates.of(job, staticKey(job));
     const workers = this.snapshot.workers;
-    const req = amountsOf(job);
-    const covers = (w: number): boolean => {
-      const worker = workers[w]!;
-      return worker.capacity.cpuMillis >= req.cpuMillis && worker.capacity.memoryBytes >= req.memoryBytes && worker.device.count >= req.devices;
-    };
+    const view = { workers };
+    const covers = (w: number): boolean => TOTAL_CAPACITY.check(job, view, w, false).kind === 'ok';
     slots = [];
     if (job.coschedule === null) {
       for (const w of members) if (covers(w)) slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: null });

@@ -4,10 +4,12 @@
  *
  * 1. Order pending tasks (order.ts); tasks of unknown jobs are ignored.
  * 2. Gangs first, in queue order of their first task: all-or-nothing (gang.ts).
- * 3. Independent tasks: first-fit in queue order with no head-of-line blocking — a task that
- *    does not fit is skipped and smaller ones behind it still run. Free capacity only shrinks
- *    within a pass, so per task shape we keep a cursor (workers before it never fit that shape
- *    again) and a failed flag (every later task of a shape that failed fails in O(1)).
+ * 3. Independent tasks: in queue order with no head-of-line blocking — a task that does not
+ *    fit is skipped and smaller ones behind it still run. Each goes to the best feasible worker
+ *    by the scorers (scorers.ts); with the default (worker order only) that is first-fit, done
+ *    through the FreePool of the job's candidates. Free capacity only shrinks within a pass, so
+ *    per task shape we keep a cursor (workers before it never fit that shape again; first-fit
+ *    only) and a failed flag (every later task of a shape that failed fails in O(1)).
  * Within both phases a user at/over a running quota (at the start or after this pass's own
  * placements) has their remaining work deferred behind everyone else's, keeping its order.
  * 4. Every job with tasks still pending gets one human reason (explain.ts).
@@ -19,6 +21,7 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
+import { bestWorker, DEFAULT_SCORERS, isFirstFit, type WorkerScorer } from '../placement/scorers.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
@@ -41,8 +44,10 @@ interface JobState {
   quotaDeferred: boolean;
 }
 
-export function schedule(snapshot: Snapshot): Plan {
+export function schedule(snapshot: Snapshot, scorers: readonly WorkerScorer[] = DEFAULT_SCORERS): Plan {
   const scratch = new ScratchCapacity(snapshot.workers);
+  const firstFit = isFirstFit(scorers);
+  const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
   const candidates = new CandidateIndex(scratch);
   const gangs = new GangPlacer(scratch, candidates);
   const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
@@ -118,13 +123,18 @@ export function schedule(snapshot: Snapshot): Plan {
     const job = state.job;
     const res = job.resources;
     shape.pool ??= candidates.poolOf(job, shape.staticKey);
-    const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
-    if (position < 0) {
+    let w: number;
+    if (firstFit) {
+      const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
+      shape.cursor = position;
+      w = position < 0 ? -1 : shape.pool.members[position]!;
+    } else {
+      w = bestWorker(job, view, shape.pool.members, (m) => scratch.fits(m, res), scorers);
+    }
+    if (w < 0) {
       shape.failed = true;
       return;
     }
-    shape.cursor = position;
-    const w = shape.pool.members[position]!;
     const deviceIndices = scratch.consume(w, res);
     placements.push({ task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
     state.placed++;

@@ -1,6 +1,8 @@
 /**
- * Queue policies (issue 4 §3) and their options. A policy decides what happens to a pending job
- * that cannot start now: `fcfs` stops the pass there, `easy` reserves the first such job,
+ * Queue policies (issue 4 §3) and their options: the one home of the queue defaults and limits
+ * (the cluster config and the simulator take theirs from here). A policy decides what happens
+ * to a pending job that cannot start now, and is plain data (POLICY_RULES) read by one pass
+ * loop (pass.ts): `fcfs` stops the pass there, `easy` reserves the first such job,
  * `conservative` reserves every such job within the queue depth, `hybrid` reserves the first
  * `reservationDepth`; a reservation is a span in the planner, so later jobs start now only if
  * they delay none. `first-fit` is the plain scheduler: skip what does not fit, reserve nothing.
@@ -56,20 +58,40 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
   };
 }
 
-/**
- * How many blocked jobs may hold a reservation at once under these options. Conservative
- * reserves every blocked job a pass considers, so at most `queueDepth` (blocked jobs kept from
- * earlier passes included: passes where only jobs arrived do not pile up reservations).
- */
+/** What a queue policy is, as data: the pass loop reads these fields and nothing else. */
+export interface QueuePolicyRule {
+  readonly name: QueuePolicy;
+  /**
+   * Plans on the time planner (allocate-or-reserve, blocked jobs kept between passes). False:
+   * the plain first-fit pass (first-fit.ts), which keeps nothing between passes.
+   */
+  readonly plansAhead: boolean;
+  /** A job that cannot fully start ends the pass: every later job waits behind it. */
+  readonly stopAtFirstBlocked: boolean;
+  /**
+   * How many blocked jobs may hold a reservation at once (blocked jobs kept from earlier passes
+   * included: passes where only jobs arrived do not pile up reservations).
+   */
+  reservationDepth(o: QueueOptions): number;
+}
+
+const none = (): number => 0;
+
+/** Every policy, by name. */
+export const POLICY_RULES: Readonly<Record<QueuePolicy, QueuePolicyRule>> = Object.freeze({
+  'first-fit': { name: 'first-fit', plansAhead: false, stopAtFirstBlocked: false, reservationDepth: none },
+  fcfs: { name: 'fcfs', plansAhead: true, stopAtFirstBlocked: true, reservationDepth: none },
+  easy: { name: 'easy', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: () => 1 },
+  // Reserves every blocked job a pass considers, so at most queueDepth.
+  conservative: { name: 'conservative', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: (o) => o.queueDepth },
+  hybrid: { name: 'hybrid', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: (o) => o.reservationDepth },
+});
+
+export function policyRule(policy: QueuePolicy): QueuePolicyRule {
+  return POLICY_RULES[policy];
+}
+
+/** How many blocked jobs may hold a reservation at once under these options. */
 export function reservationLimit(o: QueueOptions): number {
-  switch (o.policy) {
-    case 'easy':
-      return 1;
-    case 'conservative':
-      return o.queueDepth;
-    case 'hybrid':
-      return o.reservationDepth;
-    default:
-      return 0;
-  }
+  return POLICY_RULES[o.policy].reservationDepth(o);
 }

@@ -7,7 +7,7 @@
  */
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
 import type { Quota } from '../../../model/types.js';
-import type { SchedulerJob, SchedulerTask, UserUsage } from '../types.js';
+import type { UserUsage } from '../types.js';
 
 const ZERO: UserUsage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: 0 };
 
@@ -82,26 +82,4 @@ export class QuotaTracker {
     });
     this.over.delete(user);
   }
-}
-
-/**
- * Queue order after the running-quota rule as of the snapshot: tasks of users at/over a running
- * limit move behind everyone else's, keeping relative order (stable). For display (`iris
- * status`); `schedule` applies the same rule and also defers users who cross a limit mid-pass.
- */
-export function applyQuotaOrder(
-  ordered: readonly SchedulerTask[],
-  jobs: ReadonlyMap<string, SchedulerJob>,
-  usage: ReadonlyMap<string, UserUsage>,
-  quotas: ReadonlyMap<string, Quota>,
-): SchedulerTask[] {
-  const tracker = new QuotaTracker(usage, quotas);
-  const front: SchedulerTask[] = [];
-  const back: SchedulerTask[] = [];
-  for (const task of ordered) {
-    const job = jobs.get(task.job);
-    if (job && tracker.overReason(job.user) !== null) back.push(task);
-    else front.push(task);
-  }
-  return front.concat(back);
 }

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../../../src/model/constraints.js';
 import type { DeviceRequest, WorkerDevice } from '../../../../src/model/resources.js';
-import { deviceCompatible, filterWorker, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { checkWorker, deviceCompatible, schedule } from '../../../../src/cluster/scheduler/index.js';
+import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { gpuWorker, job, snapshot, worker, where } from '../helpers.js';
+
+/** The whole chain's verdict for one worker (its own free capacity), reasons as text. */
+function filterWorker(j: SchedulerJob, w: WorkerView): { kind: string; reason?: string } {
+  const v = checkWorker(j, { workers: [w] }, 0);
+  return v.kind === 'ok' ? v : { kind: v.kind, reason: v.reasons.map((r) => r.message).join('; ') };
+}
 
 const cpuDev: WorkerDevice = { type: 'cpu', variant: null, count: 0 };
 const h100: WorkerDevice = { type: 'gpu', variant: 'H100', count: 8 };
@@ -74,7 +81,7 @@ describe('constraints', () => {
   });
 });
 
-describe('filterWorker verdicts', () => {
+describe('chain verdicts for one worker', () => {
   it('distinguishes never (capacity, draining) from not now (free)', () => {
     const j = job('/j', { cpu: 2, memGiB: 4 });
     expect(filterWorker(j, worker('small', { cpu: 1 }))).toEqual({ kind: 'never', reason: 'need 2 CPU, worker small has 1' });

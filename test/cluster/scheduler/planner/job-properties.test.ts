@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { earliestGang, earliestIndependent, WorkerCalendar, type Amounts, type WorkerSlot } from '../../../../src/cluster/scheduler/planner/index.js';
+import { earliestGang, WorkerCalendar, type Amounts, type WorkerSlot } from '../../../../src/cluster/scheduler/planner/index.js';
 
 // Brute force: try `from` and every span boundary after it, in order; the first time at
 // which the job can be placed is the answer.
@@ -28,35 +28,7 @@ function build(s: Scenario): { workers: WorkerSlot[]; candidates: number[] } {
   return { workers, candidates: [...candidates].sort((a, b) => a - b) };
 }
 
-/** How many copies fit on one worker at t (by adding them for real, then removing them). */
-function copies(w: WorkerSlot, t: number, duration: number, req: Amounts, limit: number): number {
-  const ids: number[] = [];
-  while (ids.length < limit && w.calendar.fits(t, duration, req)) ids.push(w.calendar.add(t, t + duration, req));
-  for (const id of ids) w.calendar.remove(id);
-  return ids.length;
-}
-
 describe('job planning matches brute force over candidate times', () => {
-  it('earliestIndependent', () => {
-    fc.assert(
-      fc.property(scenario, (s) => {
-        const { workers, candidates } = build(s);
-        const expected = candidates.find((t) => workers.reduce((n, w) => n + copies(w, t, s.duration, s.req, s.count), 0) >= s.count) ?? Infinity;
-        const sizes = workers.map((w) => w.calendar.size);
-        const plan = earliestIndependent(workers, s.from, s.duration, s.req, s.count);
-        expect(plan.start).toBe(expected);
-        expect(workers.map((w) => w.calendar.size)).toEqual(sizes);
-        if (expected !== Infinity) {
-          expect(plan.workers).toHaveLength(s.count);
-          // The chosen workers really hold those tasks together.
-          const ids = plan.workers.map((id) => { const w = workers.find((x) => x.id === id)!; expect(w.calendar.fits(plan.start, s.duration, s.req)).toBe(true); return { w, id: w.calendar.add(plan.start, plan.start + s.duration, s.req) }; });
-          for (const { w, id } of ids) w.calendar.remove(id);
-        }
-      }),
-      { numRuns: 300 },
-    );
-  });
-
   it('earliestGang', () => {
     fc.assert(
       fc.property(scenario, (s) => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { earliestGang, earliestIndependent, WorkerCalendar, type Amounts, type WorkerSlot } from '../../../../src/cluster/scheduler/planner/index.js';
+import { earliestGang, WorkerCalendar, type Amounts, type WorkerSlot } from '../../../../src/cluster/scheduler/planner/index.js';
 
 const cap: Amounts = { cpuMillis: 4000, memoryBytes: 16, devices: 4 };
-const oneCpu: Amounts = { cpuMillis: 1000, memoryBytes: 1, devices: 0 };
 const fourChips: Amounts = { cpuMillis: 1000, memoryBytes: 1, devices: 4 };
 
 /** 4 workers in 2 groups: a0 a1 (slice "a"), b0 b1 (slice "b"). */
@@ -45,46 +44,5 @@ describe('earliestGang', () => {
     ws[1]!.calendar.add(0, 20, fourChips);
     expect(earliestGang(ws, 0, 10, fourChips, 3)).toEqual({ start: 20, workers: ['w0', 'w1', 'w2'], group: null });
     expect(earliestGang(ws, 0, 10, fourChips, 2)).toEqual({ start: 0, workers: ['w0', 'w2'], group: null });
-  });
-});
-
-describe('earliestIndependent', () => {
-  it('packs several tasks on one worker when it has room', () => {
-    const ws = cluster();
-    expect(earliestIndependent(ws, 0, 10, oneCpu, 6)).toEqual({ start: 0, workers: ['a0', 'a0', 'a0', 'a0', 'a1', 'a1'] });
-    expect(spans(ws)).toEqual([0, 0, 0, 0]); // tentative spans undone
-  });
-
-  it('waits until enough room exists in total across workers', () => {
-    const ws = cluster();
-    for (const w of ws) w.calendar.add(0, 20, { cpuMillis: 3000, memoryBytes: 0, devices: 0 }); // 1 cpu free each until 20
-    byId(ws, 'b1').add(0, 10, { cpuMillis: 1000, memoryBytes: 0, devices: 0 }); // b1 full until 10
-    expect(earliestIndependent(ws, 0, 5, oneCpu, 3)).toEqual({ start: 0, workers: ['a0', 'a1', 'b0'] });
-    expect(earliestIndependent(ws, 0, 5, oneCpu, 4)).toEqual({ start: 10, workers: ['a0', 'a1', 'b0', 'b1'] });
-    expect(earliestIndependent(ws, 0, 5, oneCpu, 5)).toEqual({ start: 20, workers: ['a0', 'a0', 'a0', 'a0', 'a1'] });
-  });
-
-  it('a task that fits no worker never starts; count 0 starts at once', () => {
-    const ws = cluster();
-    expect(earliestIndependent(ws, 0, 1, { cpuMillis: 5000, memoryBytes: 0, devices: 0 }, 1)).toEqual({ start: Infinity, workers: [] });
-    expect(earliestIndependent(ws, 7, 1, oneCpu, 0)).toEqual({ start: 7, workers: [] });
-  });
-
-  it('respects a reservation held by another job', () => {
-    const ws = cluster().slice(0, 1);
-    ws[0]!.calendar.add(10, 20, { cpuMillis: 4000, memoryBytes: 0, devices: 0 }); // reserved [10, 20)
-    expect(earliestIndependent(ws, 0, 10, oneCpu, 2)).toEqual({ start: 0, workers: ['a0', 'a0'] });
-    expect(earliestIndependent(ws, 0, 11, oneCpu, 2)).toEqual({ start: 20, workers: ['a0', 'a0'] });
-  });
-});
-
-describe('never-startable jobs end the search', () => {
-  it('independent tasks that could only start on a worker blocked forever get Infinity', () => {
-    // w0 has 1 of 2 devices taken forever; w1 is free: only one 2-device task fits at a time.
-    const ws = ['w0', 'w1'].map((id) => ({ id, calendar: new WorkerCalendar({ cpuMillis: 0, memoryBytes: 0, devices: 2 }) }));
-    ws[0]!.calendar.add(0, Infinity, { cpuMillis: 0, memoryBytes: 0, devices: 1 });
-    const req = { cpuMillis: 0, memoryBytes: 0, devices: 2 };
-    expect(earliestIndependent(ws, 0, 1, req, 2)).toEqual({ start: Infinity, workers: [] });
-    expect(earliestIndependent(ws, 0, 1, req, 1)).toEqual({ start: 0, workers: ['w1'] });
   });
 });

@@ -1,0 +1,145 @@
+/**
+ * Reason texts: the one place where the placement chain's structured reasons (filters.ts) become
+ * words. Two scopes:
+ * - one worker (`Reason.message`, rendered on demand): `need 2 CPU, worker w1 has 1 free`;
+ * - the cluster (`summarize`), when a filter turned every remaining worker down: the pending
+ *   reason of `iris status` and the submit-time refusal, e.g. `no gpu workers in the cluster`,
+ *   `need 1 CPU, largest free worker has 0`, `need 4 workers in one tpu-name group, largest free
+ *   group has 2` (DESIGN principle 4). End-to-end tests match these texts byte for byte.
+ */
+import { formatConstraint } from '../../../model/constraints.js';
+import { formatBytes, formatCpu } from '../../../model/resources.js';
+import { deviceNoun, devicesNeeded } from './fit.js';
+import type { FilterName, FilterReason, SchedulerJob, WorkerView } from '../types.js';
+
+/** The capacity items, in the order reasons name them. */
+export type CapacityItem = 'cpu' | 'memory' | 'devices';
+export const CAPACITY_ITEMS: readonly CapacityItem[] = ['cpu', 'memory', 'devices'];
+
+/** What a reason is about: a capacity item, or the index of a job constraint. */
+export type ReasonItem = CapacityItem | number | null;
+
+/** A filter's reason for one worker; the text is only built when asked for. */
+export class Reason implements FilterReason {
+  constructor(
+    readonly filter: FilterName,
+    readonly job: SchedulerJob,
+    readonly worker: WorkerView,
+    readonly item: ReasonItem = null,
+    readonly numbers?: { readonly need: number; readonly has: number },
+  ) {}
+
+  get message(): string {
+    return workerText(this);
+  }
+}
+
+function amount(item: CapacityItem, value: number): string {
+  return item === 'memory' ? formatBytes(value) : formatCpu(value);
+}
+
+function capacityText(job: SchedulerJob, item: CapacityItem, need: number, owner: string, has: number, free: string): string {
+  if (item === 'devices') return `need ${need} ${deviceNoun(job.resources.device)}, ${owner} has ${has}${free}`;
+  const noun = item === 'cpu' ? 'CPU' : 'memory';
+  return `need ${amount(item, need)} ${noun}, ${owner} has ${amount(item, has)}${free}`;
+}
+
+function workerText(r: Reason): string {
+  const id = r.worker.id;
+  const job = r.job;
+  const device = job.resources.device;
+  switch (r.filter) {
+    case 'schedulable':
+      return `worker ${id} is draining`;
+    case 'device-type':
+      return `worker ${id} has no ${device!.type} devices`;
+    case 'device-variant':
+      return `worker ${id} has ${r.worker.device.variant ?? 'unknown'} not ${device!.variant}`;
+    case 'constraints':
+      return `worker ${id} does not satisfy constraint ${formatConstraint(job.constraints[r.item as number]!)}`;
+    case 'gang-attribute':
+      return `worker ${id} has no ${job.coschedule} attribute`;
+    case 'gang-taken':
+      return `worker ${id} is already given to another gang in this pass`;
+    case 'total-capacity':
+    case 'free-capacity':
+      return capacityText(job, r.item as CapacityItem, r.numbers!.need, `worker ${id}`, r.numbers!.has, r.filter === 'free-capacity' ? ' free' : '');
+  }
+}
+
+/** `gpu worker`, or `worker` for a job without a device: how cluster reasons name workers. */
+function workerNoun(job: SchedulerJob): string {
+  const device = job.resources.device;
+  return device ? `${device.type} worker` : 'worker';
+}
+
+/** True when every worker's reasons include `item` (so no worker passes that part of the filter). */
+function onEvery(failures: ReadonlyArray<readonly Reason[]>, item: ReasonItem): boolean {
+  for (const reasons of failures) if (!reasons.some((r) => r.item === item)) return false;
+  return true;
+}
+
+function largestHas(failures: ReadonlyArray<readonly Reason[]>, item: ReasonItem): number {
+  let best = 0;
+  for (const reasons of failures) {
+    for (const r of reasons) if (r.item === item && r.numbers!.has > best) best = r.numbers!.has;
+  }
+  return best;
+}
+
+function shortfall(job: SchedulerJob, failures: ReadonlyArray<readonly Reason[]>, free: boolean): string {
+  const adj = free ? 'free ' : '';
+  const res = job.resources;
+  for (const item of CAPACITY_ITEMS) {
+    if (!onEvery(failures, item)) continue;
+    const need = item === 'cpu' ? res.cpuMillis : item === 'memory' ? res.memoryBytes : devicesNeeded(res);
+    const owner = item === 'devices' ? `largest ${adj}${res.device?.type ?? 'gpu'} worker` : `largest ${adj}worker`;
+    return capacityText(job, item, need, owner, largestHas(failures, item), '');
+  }
+  const devices = devicesNeeded(res);
+  const parts = [`${formatCpu(res.cpuMillis)} CPU`, `${formatBytes(res.memoryBytes)} memory`];
+  if (devices > 0) parts.push(`${devices} ${deviceNoun(res.device)}`);
+  return `no single worker has ${parts.join(' and ')}${free ? ' free at once' : ''}`;
+}
+
+/**
+ * The cluster-level reason when `filter` turned down every one of the workers that reached it;
+ * `failures` holds each such worker's reasons (explained verdicts), `workerCount` the cluster size.
+ */
+export function summarize(
+  filter: FilterName,
+  job: SchedulerJob,
+  workerCount: number,
+  failures: ReadonlyArray<readonly Reason[]>,
+  gangSize = job.replicas,
+): string {
+  const device = job.resources.device;
+  switch (filter) {
+    case 'schedulable':
+      return workerCount === 0 ? 'the cluster has no workers' : `all ${workerCount} workers are draining`;
+    case 'device-type':
+      return `no ${device!.type} workers in the cluster`;
+    case 'device-variant':
+      return `no ${device!.type} worker of variant ${device!.variant}`;
+    case 'constraints': {
+      const noun = workerNoun(job);
+      for (let i = 0; i < job.constraints.length; i++) {
+        if (onEvery(failures, i)) return `no ${noun} satisfies constraint ${formatConstraint(job.constraints[i]!)}`;
+      }
+      return `no ${noun} satisfies all constraints ${job.constraints.map(formatConstraint).join(', ')}`;
+    }
+    case 'gang-attribute':
+      return `no ${workerNoun(job)} has the ${job.coschedule} attribute`;
+    case 'total-capacity':
+      return shortfall(job, failures, false);
+    case 'free-capacity':
+      return shortfall(job, failures, true);
+    case 'gang-taken':
+      return groupText(job, gangSize, 0, true);
+  }
+}
+
+/** A gang needs `count` workers in one group of its coschedule attribute; the largest (free) group has fewer. */
+export function groupText(job: SchedulerJob, count: number, largest: number, free: boolean): string {
+  return `need ${count} workers in one ${job.coschedule} group, largest ${free ? 'free ' : ''}group has ${largest}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Scorers: which of the feasible workers a task goes to (DESIGN principle 6: placement decides
+ * which workers). Feasible means every filter of the chain (filters.ts) says ok. Among those,
+ * placement takes the worker with the highest total `Σ weight × score` over an ordered list of
+ * scorers; equal totals go to the earlier worker in snapshot order, so the result is
+ * deterministic.
+ *
+ * Today the only scorer is WORKER_ORDER (earlier worker scores higher): plain first-fit. While
+ * the list is exactly [WORKER_ORDER], placement takes the fast path that gives the same answer
+ * without scoring anyone: FreePool.findFirst over the job's candidates plus a per-shape cursor
+ * (first-fit.ts, queue/allocate.ts). Any other list scans the job's candidates and scores each
+ * feasible one (O(candidates) per task).
+ *
+ * Adding a scorer (e.g. seed 003's λ score, container/context reuse, stickiness to the worker a
+ * task ran on before): write a `WorkerScorer` whose `score` reads only the job, the view and,
+ * if needed, data it was built with (keep it pure: no clock, randomness or I/O); put it in the
+ * list before WORKER_ORDER with a weight large enough that its differences outweigh worker
+ * order (WORKER_ORDER scores -index, so differences of at least 1 × weight > worker count do);
+ * pass the list to `schedule(snapshot, scorers)` or `new QueueScheduler(options, scorers)`.
+ * Gangs are not scored per worker: a gang's group is the first that fits (gang.ts); a group
+ * scorer would plug in at GangPlacer.choose.
+ */
+import type { PlacementView } from './filters.js';
+import type { SchedulerJob } from '../types.js';
+
+export interface WorkerScorer {
+  readonly name: string;
+  readonly weight: number;
+  /** Higher is better. Called only for workers every filter accepted, during one pass. */
+  score(job: SchedulerJob, view: PlacementView, w: number): number;
+}
+
+/** First in worker order: the earlier a worker in the snapshot, the higher its score. */
+export const WORKER_ORDER: WorkerScorer = Object.freeze({
+  name: 'worker-order',
+  weight: 1,
+  score: (_job: SchedulerJob, _view: PlacementView, w: number) => -w,
+});
+
+export const DEFAULT_SCORERS: readonly WorkerScorer[] = Object.freeze([WORKER_ORDER]);
+
+/** True when placement may take the first-fit fast path (the list is exactly [WORKER_ORDER]). */
+export function isFirstFit(scorers: readonly WorkerScorer[]): boolean {
+  return scorers.length === 1 && scorers[0] === WORKER_ORDER;
+}
+
+/**
+ * The best worker among `candidates` (worker indices in snapshot order) for which `feasible`
+ * holds, by total weighted score; ties to the earlier candidate. -1 when none is feasible.
+ */
+export function bestWorker(
+  job: SchedulerJob,
+  view: PlacementView,
+  candidates: ArrayLike<number>,
+  feasible: (w: number) => boolean,
+  scorers: readonly WorkerScorer[],
+): number {
+  let best = -1;
+  let bestScore = -Infinity;
+  for (let i = 0; i < candidates.length; i++) {
+    const w = candidates[i]!;
+    if (!feasible(w)) continue;
+    let total = 0;
+    for (let s = 0; s < scorers.length; s++) total += scorers[s]!.weight * scorers[s]!.score(job, view, w);
+    if (best < 0 || total > bestScore) {
+      best = w;
+      bestScore = total;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,266 @@
+/**
+ * One planning pass of a queue policy, as a pure function: `queuePass(snapshot, state,
+ * resourcesChanged) -> { plan, next }` (state.ts). No clock, randomness or I/O; the policy is
+ * data (options.ts POLICY_RULES) and this is the one loop that reads it.
+ *
+ * A pass walks pending jobs in progress order, at most `queueDepth` of them, and for each runs
+ * allocate-or-reserve (allocate.ts). A blocked job gets a reservation while fewer than the
+ * policy's reservation depth are held; a policy that stops at the first blocked job ends the
+ * pass there. Users at/over a running quota are deferred behind everyone (as in first-fit) and
+ * never hold a reservation. The steps, in order:
+ *
+ * 1. restoreReservations (only new jobs arrived): standing reservations go back into the
+ *    planner; one whose start has passed, or that no longer fits, is dropped and its job
+ *    reconsidered. Other standing blocked jobs are skipped (they do not count against queueDepth).
+ * 2. buildWindow: up to queueDepth jobs to consider, plus standing ones met on the way when the
+ *    policy stops at them.
+ * 3. holdEarlierReservations (resources changed: every job is reconsidered, in order): a job
+ *    reserved before keeps its old spans while the jobs ahead of it are planned, and is then
+ *    re-planned itself; its old slot is still free then, so a reservation only ever moves
+ *    earlier. A job that arrived since and now stands ahead of it in queue order (a deeper child
+ *    of an older tree) was not accounted for: queue order wins, and that hold is given up.
+ *    Reservations of jobs now outside the window are dropped.
+ * 4. allocateWindow, 5. allocateDeferred (over-quota users last, never reserving).
+ * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it.
+ */
+import type { Placement, Plan, Snapshot } from '../types.js';
+import type { WorkerScorer } from '../placement/scorers.js';
+import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob } from './allocate.js';
+import { PassContext } from './context.js';
+import { JobQueue } from './job-queue.js';
+import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
+import { Explainer, unreservableText } from './reasons.js';
+import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
+
+export interface PassResult {
+  plan: Plan;
+  /** The jobs the pass walked, in queue order. */
+  window: QueuedJob[];
+  ctx: PassContext;
+  /** Jobs blocked in this pass. */
+  added: Map<string, Blocked>;
+  /** Standing jobs whose reservation was dropped. */
+  dropped: string[];
+}
+
+class Pass {
+  readonly rule: QueuePolicyRule;
+  readonly ctx: PassContext;
+  readonly now: number;
+  readonly placements: Placement[] = [];
+  readonly reasons = new Map<string, string>();
+  /** Job -> reserved start, for the plan. */
+  readonly reservations = new Map<string, number>();
+  readonly added = new Map<string, Blocked>();
+  readonly dropped: string[] = [];
+  private readonly droppedSet = new Set<string>();
+  private readonly queue: JobQueue;
+  window: QueuedJob[] = [];
+  /** The first job past the window (when the queue is complete), for its reason. */
+  private beyond: QueuedJob | null = null;
+  /** Old spans of window jobs held while the jobs ahead of them are planned. */
+  private readonly held = new Map<string, HeldSpans>();
+  private readonly results: Array<{ q: QueuedJob; out: Outcome; quota: string | null }> = [];
+  private readonly deferred: QueuedJob[] = [];
+  private deferredDone = 0;
+  private stoppedBy: string | null = null;
+  private stopAt = 0;
+
+  constructor(
+    readonly snapshot: Snapshot,
+    readonly state: QueueState,
+    readonly resourcesChanged: boolean,
+    readonly options: QueueOptions,
+    scorers: readonly WorkerScorer[],
+    /** The pass number blocked jobs are dated with. */
+    readonly number: number,
+  ) {
+    this.rule = policyRule(options.policy);
+    this.ctx = new PassContext(snapshot, options, scorers);
+    this.now = this.ctx.now;
+    this.queue = new JobQueue(snapshot);
+  }
+
+  /** A blocked job left standing from an earlier pass (not reconsidered in this one). */
+  standing(name: string): Blocked | undefined {
+    return this.resourcesChanged || this.droppedSet.has(name) ? undefined : this.state.blocked.get(name);
+  }
+
+  restoreReservations(): void {
+    if (this.resourcesChanged) return;
+    // Only reserved jobs are checked here; the rest are met (or not) while walking the queue.
+    for (const [name, b] of this.state.reserved) {
+      const r = b.reservation!;
+      if (!this.snapshot.jobs.has(name) || r.start <= this.now || !holdReservation(this.ctx, r)) {
+        this.dropped.push(name);
+        this.droppedSet.add(name);
+      } else {
+        this.reservations.set(name, r.start);
+      }
+    }
+  }
+
+  /** `fullWindow`: keep standing jobs in the window (estimate walks the jobs ahead). */
+  buildWindow(fullWindow: boolean): void {
+    const keepStanding = this.resourcesChanged || this.rule.stopAtFirstBlocked || fullWindow;
+    const skip = keepStanding ? undefined : (name: string) => this.standing(name) !== undefined;
+    let considered = 0;
+    for (let q = this.queue.next(skip); q; q = this.queue.next(skip)) {
+      if (!this.standing(q.job.name)) {
+        if (considered >= this.options.queueDepth) {
+          this.beyond = q;
+          break;
+        }
+        considered++;
+      }
+      this.window.push(q);
+    }
+    this.stopAt = this.window.length;
+  }
+
+  holdEarlierReservations(): void {
+    if (!this.resourcesChanged) return;
+    let newestAhead = -Infinity;
+    for (const q of this.window) {
+      const before = this.state.blocked.get(q.job.name);
+      const r = before?.reservation;
+      if (r && r.start >= this.now && r.count === q.tasks.length && newestAhead <= before!.reservedPass) {
+        const spans = holdReservation(this.ctx, r);
+        if (spans) this.held.set(q.job.name, spans);
+      }
+      newestAhead = Math.max(newestAhead, before ? before.since : Infinity);
+    }
+  }
+
+  /** Record an outcome; true when the job is still (partly) blocked. */
+  private settle(q: QueuedJob, out: Outcome, quota: string | null): boolean {
+    this.results.push({ q, out, quota });
+    if (out.placed >= q.tasks.length) return false;
+    if (out.reservation) this.reservations.set(q.job.name, out.reservation.start);
+    return true;
+  }
+
+  allocateWindow(): void {
+    const { ctx, snapshot, rule } = this;
+    const limit = rule.reservationDepth(this.options);
+    for (let i = 0; i < this.window.length; i++) {
+      const q = this.window[i]!;
+      const name = q.job.name;
+      if (this.standing(name)) {
+        if (rule.stopAtFirstBlocked) {
+          this.stop(name, i + 1);
+          return;
+        }
+        continue;
+      }
+      const spans = this.held.get(name);
+      if (spans) releaseSpans(ctx, spans);
+      if (snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
+        this.deferred.push(q);
+        continue;
+      }
+      const out = allocateOrReserve(ctx, q, this.reservations.size < limit, this.placements);
+      if (this.settle(q, out, null) && rule.stopAtFirstBlocked) {
+        this.stop(name, i + 1);
+        return;
+      }
+    }
+  }
+
+  private stop(name: string, at: number): void {
+    this.stoppedBy = name;
+    this.stopAt = at;
+  }
+
+  allocateDeferred(): void {
+    if (this.stoppedBy !== null) return;
+    for (const q of this.deferred) {
+      this.deferredDone++;
+      const quota = this.ctx.quota.overReason(q.job.user);
+      const out = allocateOrReserve(this.ctx, q, false, this.placements);
+      if (this.settle(q, out, quota) && this.rule.stopAtFirstBlocked) {
+        this.stoppedBy = q.job.name;
+        return;
+      }
+    }
+  }
+
+  explainBlocked(): void {
+    const { ctx, now, reasons } = this;
+    // Reasons, on the free capacity left after this pass.
+    const explainer = new Explainer(ctx);
+    for (const { q, out, quota } of this.results) {
+      const remaining = q.tasks.length - out.placed;
+      if (remaining === 0) continue;
+      let base = explainer.base(q.job, remaining) ?? explainer.held(this.reservations, q.job.name);
+      if (quota) base = `${quota}; ${base}`;
+      const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
+      const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null, since, reservedPass: this.number };
+      this.added.set(q.job.name, b);
+      reasons.set(q.job.name, renderBlocked(b, now));
+    }
+    const behind = `waiting behind ${this.stoppedBy} (queue policy ${this.rule.name} starts jobs strictly in order)`;
+    // Standing jobs keep the reason they were given when they blocked (it names no relative
+    // time, so it does not go stale); only the "waiting behind" of a stopped pass is new.
+    for (let i = this.stopAt; i < this.window.length; i++) {
+      const q = this.window[i]!;
+      if (!this.standing(q.job.name)) reasons.set(q.job.name, behind);
+    }
+    for (let i = this.deferredDone; i < this.deferred.length; i++) {
+      const q = this.deferred[i]!;
+      reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
+    }
+    if (this.queue.complete) {
+      const later = `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs`;
+      for (let q = this.beyond; q; q = this.queue.next()) {
+        const b = this.standing(q.job.name);
+        reasons.set(q.job.name, b ? renderBlocked(b, now) : later);
+      }
+    }
+  }
+
+  result(): PassResult {
+    const plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
+    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped };
+  }
+}
+
+/**
+ * The planning pass numbered `number` over `state`, without folding it into a next state (the
+ * estimate runs one to see what would happen). `fullWindow`: keep standing jobs in the window.
+ */
+export function runPass(
+  snapshot: Snapshot,
+  state: QueueState,
+  resourcesChanged: boolean,
+  options: QueueOptions,
+  scorers: readonly WorkerScorer[],
+  number: number,
+  fullWindow = false,
+): PassResult {
+  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number);
+  pass.restoreReservations();
+  pass.buildWindow(fullWindow);
+  pass.holdEarlierReservations();
+  pass.allocateWindow();
+  pass.allocateDeferred();
+  pass.explainBlocked();
+  return pass.result();
+}
+
+/**
+ * One planning pass (the policy must plan ahead; first-fit is `schedule`): the plan and the state
+ * for the next pass. `resourcesChanged=false` means only new jobs arrived since the pass that
+ * made `state`: jobs blocked then are not retried (their reservations stand in the planner).
+ */
+export function queuePass(
+  snapshot: Snapshot,
+  state: QueueState,
+  resourcesChanged: boolean,
+  options: QueueOptions,
+  scorers: readonly WorkerScorer[],
+): { plan: Plan; next: QueueState } {
+  const number = state.passes + 1;
+  const result = runPass(snapshot, state, resourcesChanged, options, scorers, number);
+  return { plan: result.plan, next: nextQueueState(state, result, resourcesChanged, number) };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import {
+  EMPTY_QUEUE_STATE, POLICY_RULES, QUEUE_POLICIES, QueueScheduler, queueOptions, queuePass, reservationLimit, type QueuePolicy,
+} from '../../../../src/cluster/scheduler/queue/index.js';
+import { DEFAULT_SCORERS } from '../../../../src/cluster/scheduler/placement/scorers.js';
+import { hold, snap, timed, worker } from './helpers.js';
+
+// Two 4-core workers, each with 3 cores busy; five 4-core jobs that must all wait, then small ones.
+const workers = [worker('w1', { cpu: 4 }), worker('w2', { cpu: 4 })];
+const running = [hold('/r1/task-0', 'w1', 3, 1100), hold('/r2/task-0', 'w2', 3, 1300)];
+const bigs = [1, 2, 3, 4, 5].map((i) => timed(`/big${i}`, 100, { cpu: 4, memGiB: 0, rootSubmittedAt: i }));
+const small = timed('/small', 50, { cpu: 1, memGiB: 0, rootSubmittedAt: 10 });
+const scenario = () => snap([...bigs, small], workers, running);
+
+describe('queue policies are data', () => {
+  it('every policy has one registry entry, and the reservation limit is read from it', () => {
+    expect(Object.keys(POLICY_RULES).sort()).toEqual([...QUEUE_POLICIES].sort());
+    for (const policy of QUEUE_POLICIES) {
+      expect(POLICY_RULES[policy].name).toBe(policy);
+      const o = queueOptions({ policy, queueDepth: 7, reservationDepth: 3 });
+      expect(reservationLimit(o)).toBe(POLICY_RULES[policy].reservationDepth(o));
+    }
+    const o = (policy: QueuePolicy) => queueOptions({ policy, queueDepth: 7, reservationDepth: 3 });
+    expect(QUEUE_POLICIES.map((p) => reservationLimit(o(p)))).toEqual([0, 0, 1, 7, 3]);
+  });
+
+  it.each(QUEUE_POLICIES.map((p) => [p]))('%s behaves as its entry says', (policy) => {
+    const rule = POLICY_RULES[policy];
+    const options = { policy, queueDepth: 7, reservationDepth: 3 };
+    const plan = new QueueScheduler(options).pass(scenario());
+    if (!rule.plansAhead) {
+      // No planner: exactly the plain first-fit pass, nothing reserved.
+      expect(plan).toEqual(schedule(scenario()));
+      return;
+    }
+    const reserved = plan.reservations?.size ?? 0;
+    expect(reserved).toBe(Math.min(bigs.length, rule.reservationDepth(queueOptions(options))));
+    if (rule.stopAtFirstBlocked) {
+      // The pass ends at the first blocked job: the small job behind it waits, with that reason.
+      expect(plan.placements).toEqual([]);
+      expect(plan.reasons.get('/small')).toBe(`waiting behind /big1 (queue policy ${policy} starts jobs strictly in order)`);
+    } else {
+      // The pass goes on past blocked jobs: small starts if it delays no reservation (it ends by 1050).
+      expect(plan.placements.map((p) => p.job)).toEqual(['/small']);
+    }
+  });
+});
+
+describe('the pass is a function of (snapshot, state)', () => {
+  it('the same snapshot and state give the same plan and next state; the state is not changed', () => {
+    const options = queueOptions({ policy: 'conservative' });
+    const first = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, DEFAULT_SCORERS);
+    expect(first.next.passes).toBe(1);
+    expect([...first.next.blocked.keys()].sort()).toEqual(bigs.map((j) => j.name));
+    expect(EMPTY_QUEUE_STATE.blocked.size).toBe(0);
+
+    const state = first.next;
+    const blockedBefore = new Map(state.blocked);
+    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    const a = queuePass(arrived(), state, false, options, DEFAULT_SCORERS);
+    const b = queuePass(arrived(), state, false, options, DEFAULT_SCORERS);
+    expect(a.plan).toEqual(b.plan);
+    expect(a.next).toEqual(b.next);
+    expect(state.blocked).toEqual(blockedBefore);
+    expect(state.passes).toBe(1);
+  });
+
+  it('QueueScheduler is a holder of that state', () => {
+    const scheduler = new QueueScheduler({ policy: 'easy' });
+    const options = queueOptions({ policy: 'easy' });
+    const viaFunction = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, DEFAULT_SCORERS);
+    expect(scheduler.pass(scenario())).toEqual(viaFunction.plan);
+    expect(scheduler.state).toEqual(viaFunction.next);
+  });
+});
