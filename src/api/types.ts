@@ -3,10 +3,9 @@
  * Requests carry user-level strings (`"512M"`, `"H100x8"`, `"10m"`); the server parses them with
  * the same parsers the CLI uses, so a task in any language can submit with plain JSON.
  */
-import type { Constraint } from '../model/constraints.js';
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { WorkerState } from '../model/types.js';
+import type { JobSpec, WorkerState } from '../model/types.js';
 
 export const API_VERSION = 'v1';
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
@@ -102,16 +101,11 @@ export interface TaskInfo {
   attempts: AttemptInfo[];
 }
 
-export interface JobDetail extends JobSummary {
-  command: string[];
+/** The failure handling and placement fields of a job, as submitted (model JobSpec). */
+type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
+
+export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string };
-  constraints: Constraint[];
-  coschedule: string | null;
-  maxRetries: number;
-  maxTaskFailures: number;
-  maxPreemptions: number;
-  timeoutMs: number | null;
-  schedulingTimeoutMs: number | null;
   taskList: TaskInfo[];
   children: JobSummary[];
 }

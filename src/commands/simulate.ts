@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
-import { DEFAULT_QUEUE } from '../config/defaults.js';
-import { QUEUE_POLICIES } from '../config/types.js';
+import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES } from '../cluster/scheduler/queue/options.js';
 import { parseWindow } from '../sim/load.js';
 import { compatJson, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
 import type { SimProgress } from '../sim/results.js';
@@ -31,9 +30,9 @@ export default class Simulate extends BaseCommand {
 
   static override flags = {
     procs: Flags.integer({ summary: 'Processors of the SWF machine (default: the MaxProcs header).', min: 1 }),
-    policy: Flags.string({ summary: `Queue policy: ${QUEUE_POLICIES.join(', ')}.`, default: DEFAULT_QUEUE.policy }),
-    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 1, default: DEFAULT_QUEUE.reservationDepth }),
-    'queue-depth': Flags.integer({ summary: 'Pending jobs one scheduling pass considers.', min: 1, default: DEFAULT_QUEUE.depth }),
+    policy: Flags.string({ summary: `Queue policy: ${QUEUE_POLICIES.join(', ')}.`, default: DEFAULT_QUEUE_OPTIONS.policy }),
+    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 1, default: DEFAULT_QUEUE_OPTIONS.reservationDepth }),
+    'queue-depth': Flags.integer({ summary: 'Pending jobs one scheduling pass considers.', min: 1, default: DEFAULT_QUEUE_OPTIONS.queueDepth }),
     window: Flags.string({ summary: 'Only SWF jobs START..START+COUNT-1 (0-based), as START:COUNT.' }),
     order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),
     plot: Flags.string({ summary: 'Write queue length and utilization over time to this SVG file.' }),

@@ -12,6 +12,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open as openAsync } from 'node:fs/promises';
 import { streamOf, type StreamName } from './format.js';
 import { DirWatches, Wakeup } from './wake.js';
+import { EventHeap } from '../model/heap.js';
 
 export interface LogRecord {
   time: number;
@@ -288,37 +289,14 @@ export function mergeByTime<T extends { time: number }>(lists: readonly (readonl
   if (live.length === 0) return [];
   if (live.length === 1) return live[0]!.slice();
   const out: T[] = [];
-  // Binary heap of [listIndex, position] ordered by (time, listIndex).
-  const heap: [number, number][] = live.map((_, i) => [i, 0]);
-  const less = (a: [number, number], b: [number, number]): boolean => {
-    const ta = live[a[0]]![a[1]]!.time;
-    const tb = live[b[0]]![b[1]]!.time;
-    return ta < tb || (ta === tb && a[0] < b[0]);
-  };
-  const down = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
-  while (heap.length > 0) {
-    const top = heap[0]!;
-    const list = live[top[0]]!;
-    out.push(list[top[1]]!);
-    top[1]++;
-    if (top[1] >= list.length) {
-      const last = heap.pop()!;
-      if (heap.length === 0) break;
-      heap[0] = last;
-    }
-    down(0);
+  // One head per list; seq = the list's index, so equal times keep the earlier list first.
+  const heads = new EventHeap<{ time: number; seq: number; at: number }>();
+  live.forEach((list, i) => heads.push({ time: list[0]!.time, seq: i, at: 0 }));
+  for (let head = heads.pop(); head; head = heads.pop()) {
+    const list = live[head.seq]!;
+    out.push(list[head.at]!);
+    const at = head.at + 1;
+    if (at < list.length) heads.push({ time: list[at]!.time, seq: head.seq, at });
   }
   return out;
 }

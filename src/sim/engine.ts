@@ -22,7 +22,7 @@ import { jobDepth, taskName } from '../model/names.js';
 import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
 import { comparePending } from '../cluster/scheduler/queue/order.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
-import { EventHeap } from './heap.js';
+import { EventHeap } from '../model/heap.js';
 import { WorkerPool } from './pool.js';
 import type { PassScheduler, SimJobResult, SimOptions, SimResult, SimSample } from './results.js';
 import { orderScore, type OrderName } from './scores.js';

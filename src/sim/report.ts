@@ -19,16 +19,7 @@ export interface SimRunInfo {
   window: { start: number; count: number } | null;
 }
 
-export interface SimulationJson {
-  trace: string;
-  kind: 'swf' | 'iris';
-  policy: string;
-  order: string;
-  queueDepth: number;
-  reservationDepth: number;
-  procs: number | null;
-  workers: number;
-  window: { start: number; count: number } | null;
+export interface SimulationJson extends SimRunInfo {
   summary: SimResult['summary'];
   skipped: SimResult['skipped'];
   unfinished: SimResult['unfinished'];

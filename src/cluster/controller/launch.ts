@@ -28,10 +28,6 @@ export function logPathFor(home: string, taskId: string, attempt: number): strin
   return path.join(home, 'logs', ...taskId.split('/').filter(Boolean), `attempt-${attempt}.log`);
 }
 
-export function jobLogDir(home: string, job: string): string {
-  return path.join(home, 'logs', ...job.split('/').filter(Boolean));
-}
-
 /** The daemon's environment without variables that would confuse a task about who it is. */
 export function inheritableEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};

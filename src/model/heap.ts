@@ -1,4 +1,7 @@
-/** A binary min-heap ordered by (time, seq): events at equal times pop in insertion order. */
+/**
+ * The one binary min-heap of iris, ordered by (time, seq): items at equal times pop in seq
+ * order. The simulator's event queue and the log merger (k sorted files by time) use it.
+ */
 export interface Timed {
   time: number;
   seq: number;
