@@ -19,6 +19,7 @@ import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import { neverReason, pendingQuotaProblem } from '../scheduler/index.js';
+import { schedulerJob } from '../scheduler/job.js';
 import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
 import * as values from './values.js';
 import { jobName } from './naming.js';
@@ -88,13 +89,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
 
 /** Why the cluster refuses a resolved job now (never fits, pending quota), or null. */
 export function clusterRefusal(spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks'>): Refusal | null {
-  const never = neverReason(
-    {
-      name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, user: spec.user,
-      resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
-    },
-    view.workers,
-  );
+  const never = neverReason(schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec }), view.workers);
   if (never) return { code: 'unsatisfiable', message: `job ${spec.name} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
   const quota = view.quotas.get(spec.user);
   if (quota?.maxPendingTasks != null) {

@@ -4,25 +4,12 @@
  * included: they are stored on each attempt), per-user usage. Reads only the store.
  */
 import type { ClusterStore } from '../state/store.js';
-import type { Job, Quota, Worker } from '../../model/types.js';
+import type { Quota, Worker } from '../../model/types.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+import { schedulerJob } from '../scheduler/job.js';
 
-/** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
-export function schedulerJob(job: Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq' | 'spec'>): SchedulerJob {
-  return {
-    name: job.name,
-    depth: job.depth,
-    rootSubmittedAt: job.rootSubmittedAt,
-    seq: job.seq,
-    user: job.spec.user,
-    resources: job.spec.resources,
-    constraints: job.spec.constraints,
-    coschedule: job.spec.coschedule,
-    replicas: job.spec.replicas,
-    timeLimitMs: job.spec.timeoutMs,
-  };
-}
+
 
 function emptyUsage(): UserUsage {
   return { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: 0 };
