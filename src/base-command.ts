@@ -1,6 +1,6 @@
 /**
  * BaseCommand: every iris command extends it. It adds `--json` and owns the ONE error formatter
- * (DESIGN.md principle 11):
+ * (docs/architecture.md, "Errors"):
  *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr, exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).

@@ -1,7 +1,7 @@
 /**
  * Resource requests and worker capacity. CPU is kept in integer millicores and memory in bytes
  * so sums never drift. A device request is GPU (count, optional variant) or TPU (variant,
- * chips per host). "No device" means the task runs on any worker (seed 001: CPU is universal).
+ * chips per host). "No device" means the task runs on any worker (CPU is universal: docs/architecture.md, "Placement").
  */
 import { invalid } from './errors.js';
 

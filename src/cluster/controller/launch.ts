@@ -3,7 +3,7 @@
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract,
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, network). The runtime applies it as-is
- * (DESIGN principle 7).
+ * (docs/architecture.md, "Runtimes").
  */
 import path from 'node:path';
 import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';

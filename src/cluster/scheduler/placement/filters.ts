@@ -1,5 +1,5 @@
 /**
- * The placement chain: ONE ordered list of worker filters (DESIGN principle 4). Every question
+ * The placement chain: ONE ordered list of worker filters (docs/architecture.md, "Placement"). Every question
  * "may this job's task go on that worker?" is answered from this list:
  *
  *   schedulable -> device type -> device variant -> constraints -> gang attribute ->

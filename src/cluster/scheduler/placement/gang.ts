@@ -1,5 +1,5 @@
 /**
- * Gangs (seed 002, DESIGN principle 5): all pending tasks of a coscheduled job are placed at
+ * Gangs (docs/architecture.md, "Placement"): all pending tasks of a coscheduled job are placed at
  * once on distinct workers that share one value of the job's `coschedule` attribute, or none
  * are. Within a group, workers are ordered by numeric `tpu-worker-id` (workers without one
  * follow, by id). In a group of TPU hosts the gang's k-th task (by index) goes to exactly the

@@ -5,7 +5,7 @@
  * - the cluster (`summarize`), when a filter turned every remaining worker down: the pending
  *   reason of `iris status` and the submit-time refusal, e.g. `no gpu workers in the cluster`,
  *   `need 1 CPU, largest free worker has 0`, `need 4 workers in one tpu-name group, largest free
- *   group has 2` (DESIGN principle 4). End-to-end tests match these texts byte for byte.
+ *   group has 2` (docs/architecture.md, "Placement"). End-to-end tests match these texts byte for byte.
  */
 import { formatConstraint } from '../../../model/constraints.js';
 import { formatBytes, formatCpu } from '../../../model/resources.js';

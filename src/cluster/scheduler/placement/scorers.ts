@@ -1,5 +1,5 @@
 /**
- * Scorers: which of the feasible workers a task goes to (DESIGN principle 6: placement decides
+ * Scorers: which of the feasible workers a task goes to (docs/architecture.md, "Placement": placement decides
  * which workers). Feasible means every filter of the chain (filters.ts) says ok. Among those,
  * placement takes the worker with the highest total `Σ weight × score` over an ordered list of
  * scorers; equal totals go to the earlier worker in snapshot order, so the result is
@@ -11,7 +11,7 @@
  * (first-fit.ts, queue/allocate.ts). Any other list scans the job's candidates and scores each
  * feasible one (O(candidates) per task).
  *
- * Adding a scorer (e.g. seed 003's λ score, container/context reuse, stickiness to the worker a
+ * Adding a scorer (e.g. a throughput/cost score, container/context reuse, stickiness to the worker a
  * task ran on before): write a `WorkerScorer` whose `score` reads only the job, the view and,
  * if needed, data it was built with (keep it pure: no clock, randomness or I/O); put it in the
  * list before WORKER_ORDER with a weight large enough that its differences outweigh worker

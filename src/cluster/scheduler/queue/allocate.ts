@@ -1,5 +1,5 @@
 /**
- * Allocate-or-reserve (seed 004, MATCH_ALLOCATE_ORELSE_RESERVE): ONE operation per job on the
+ * Allocate-or-reserve (docs/architecture.md, "Queue policies"): ONE operation per job on the
  * pass's planner. It first starts what can start now — every task of a gang or none; for an
  * independent job each pending task that fits — on workers whose capacity is free now and stays
  * free for the job's duration around every span already planned (so no reservation is delayed).

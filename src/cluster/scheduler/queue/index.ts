@@ -1,4 +1,4 @@
-/** Public API of the queue policies (issue 4 §3): pure, shared by the controller and the simulator. */
+/** Public API of the queue policies (docs/architecture.md, "Queue policies"): pure, shared by the controller and the simulator. */
 export {
   QUEUE_POLICIES, DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, POLICY_RULES, policyRule, queueOptions, reservationLimit,
 } from './options.js';

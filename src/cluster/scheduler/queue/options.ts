@@ -1,5 +1,5 @@
 /**
- * Queue policies (issue 4 §3) and their options: the one home of the queue defaults and limits
+ * Queue policies (docs/architecture.md, "Queue policies") and their options: the one home of the queue defaults and limits
  * (the cluster config and the simulator take theirs from here). A policy decides what happens
  * to a pending job that cannot start now, and is plain data (POLICY_RULES) read by one pass
  * loop (pass.ts): `fcfs` stops the pass there, `easy` reserves the first such job,

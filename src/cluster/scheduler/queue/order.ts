@@ -1,5 +1,5 @@
 /**
- * Queue order (seed 000, progress guarantee). Pending tasks are ordered by
+ * Queue order (the progress guarantee, docs/architecture.md, "Scheduling order"). Pending tasks are ordered by
  *   (job depth DESC, job rootSubmittedAt ASC, task submittedAt ASC, task seq ASC, task id ASC)
  * so a job tree that has started finishes its deeper work first, older trees beat newer ones,
  * and a retried task keeps its place because its submittedAt is unchanged. Tasks whose job is

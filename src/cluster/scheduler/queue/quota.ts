@@ -1,5 +1,5 @@
 /**
- * Per-user quotas (seed 000, phase 2). Running limits are soft: a user at or above any running
+ * Per-user quotas (docs/architecture.md, "Scheduling order"). Running limits are soft: a user at or above any running
  * limit (cpu, memory, accelerators) keeps their queue order among themselves but goes behind
  * every other user's work. Usage grows as placements are made within a pass, so a user who
  * crosses a limit mid-pass has the rest of their tasks deferred. The pending-task limit is hard
