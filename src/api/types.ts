@@ -7,7 +7,6 @@ import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { WorkerDevice } from '../model/resources.js';
 import type { JobSpec, WorkerState } from '../model/types.js';
 
-export const API_VERSION = 'v1';
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -17,6 +17,7 @@ import type { Attempt, Task } from '../model/types.js';
 import type { LogLine, LogQuery } from '../api/types.js';
 import { notFound } from '../model/errors.js';
 import { mergeByTime, readFrom } from '../logs/read.js';
+import { attemptKey } from '../cluster/state/keys.js';
 import { DirWatches, Wakeup } from '../logs/wake.js';
 
 /** The backstop interval of a follower; store events and fs.watch wake it sooner. */
@@ -89,7 +90,7 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
     for (const task of targetTasks(store, target)) {
       for (const attempt of store.attemptsOf(task.id)) {
         if (query.attempt !== undefined && attempt.attempt !== query.attempt) continue;
-        const key = `${attempt.task}#${attempt.attempt}`;
+        const key = attemptKey(attempt.task, attempt.attempt);
         if (!cursors.has(key)) cursors.set(key, { attempt, offset: 0 });
       }
     }

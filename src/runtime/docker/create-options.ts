@@ -21,14 +21,10 @@ import type { TaskLaunch } from '../types.js';
 
 /** Capabilities an iris container keeps (all others are dropped). */
 export const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'NET_BIND_SERVICE'] as const;
-/** Docker default capabilities iris removes (for the docs; implied by KEPT_CAPABILITIES). */
-export const DROPPED_DEFAULT_CAPABILITIES = ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT'] as const;
 
 export const DEFAULT_PIDS_LIMIT = 4096;
 /** The engine refuses NanoCpus below 0.01 CPU. */
 const MIN_NANO_CPUS = 10_000_000;
-/** The engine refuses memory limits below 6 MiB. */
-export const MIN_MEMORY_BYTES = 6 * 1024 * 1024;
 
 /** What the create request depends on besides the launch (asked of the engine once). */
 export interface EngineInfo {
