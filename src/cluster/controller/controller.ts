@@ -13,6 +13,7 @@ import { PassLoop } from './pass-loop.js';
 import type { QueueState } from './queue-state.js';
 import { AttemptSupervisor } from './supervisor.js';
 import { realTimers, type Timers } from './timers.js';
+import { WaitRegistry } from './waits.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
 export type { QueueState } from './queue-state.js';
@@ -34,6 +35,8 @@ export interface ControllerOptions {
 export class Controller {
   private readonly loop: PassLoop;
   private readonly supervisor: AttemptSupervisor;
+  /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
+  readonly waits = new WaitRegistry();
 
   constructor(options: ControllerOptions) {
     const now = options.now ?? Date.now;
@@ -57,6 +60,8 @@ export class Controller {
       launch: (attempts) => this.supervisor.adopt(attempts),
       stop: (orders) => this.supervisor.applyStopOrders(orders),
     });
+    // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
+    this.waits.onChange(() => this.loop.requestPass(true));
   }
 
   get policy(): string {
