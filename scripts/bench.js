@@ -6,10 +6,11 @@
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+//   bench/tree.mjs      job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,planner,spawn,cluster,simulate,docker   --json (print the raw results as JSON too)
+// Flags: --only schedule,planner,spawn,cluster,tree,simulate,docker   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,7 +52,7 @@ async function section(name, file, exportName, run) {
       return;
     }
     log(`bench: ${name}…`);
-    const result = await fn(name === 'cluster' ? { log } : undefined);
+    const result = await fn(name === 'cluster' || name === 'tree' ? { log } : undefined);
     raw[name] = result;
     run(result);
   } catch (error) {
@@ -113,6 +114,17 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   row(`\`iris jobs\` wall time, ${r.memory.tasksKnown} tasks known (median of ${r.jobsCommandLarge.runs})`, `${fmt(r.jobsCommandLarge.medianMs, 0)} ms`, '-', '<= 300 ms', r.jobsCommandLarge.medianMs <= 300);
   row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled)`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
   row('cluster RSS right after submitting them / peak (VmHWM)', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '<= 300 MB', r.memory.hwmMB <= 300);
+});
+
+await section('tree', 'tree.mjs', 'runTreeBench', (r) => {
+  // bench/tree.mjs: (a) parent + 4 children of `sleep 2` on one 2-CPU worker vs 2 rounds of 2 direct sleeps;
+  // (b) a parent fanning out 200 children of `true` vs spawning /bin/true directly, interleaved rounds.
+  const w = r.wait;
+  const span = (s, digits, unit) => `${fmt(s.median, digits)} ${unit} (min ${fmt(s.min, digits)}, max ${fmt(s.max, digits)})`;
+  row(`tree: parent (1 CPU) + 4 children of \`sleep 2\` on 2 CPUs, submit..SUCCEEDED (median of ${w.rounds})`, span(w.tree, 2, 's'), `floor ${span(w.floor, 2, 's')}`, `<= ${w.targetS} s`, w.ok);
+  const f = r.fanout;
+  row(`tree: parent fans out ${f.children} children of \`true\` and waits (x${f.concurrency}, median of ${f.rounds})`, `${span(f.tree, 0, 'tasks/s')} ratio ${fmt(f.ratio.median, 2)}`, `raw ${span(f.raw, 0, 'tasks/s')}`, '-', null);
+  row('tree: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
 });
 
 await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {

@@ -1,6 +1,17 @@
+/**
+ * `iris run`: submit, follow, exit with the job's outcome (docs/cli.md, "iris run").
+ * Outside a task it streams the logs of the job and its descendants. Inside a task (IRIS_TASK_TOKEN
+ * or IRIS_TASK_ID set) it does not: the child's lines are already in the child's own log, and
+ * `iris logs ROOT` shows each line once; it prints one line on stderr when the child ends
+ * (`iris: /demo/eval SUCCEEDED`). `--stream` / `--no-stream` choose either way explicitly.
+ * Exit codes are the same in both modes: 0 SUCCEEDED, 1 any other final state, 130 interrupted.
+ */
+import { Flags } from '@oclif/core';
+import { TOKEN_ENV } from '../api/address.js';
 import type { JobDetail, LogLine } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
+import { formatJobOutcome } from '../ui/job-outcome.js';
 import { formatLogLine } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
 
@@ -9,22 +20,33 @@ export default class Run extends BaseCommand {
   static override description =
     'Takes the same flags as `submit`. Log lines of all tasks (and child jobs) are prefixed with time, task and attempt; ' +
     "a task's stdout goes to stdout and its stderr to stderr. Ctrl-C cancels the job (and its subtree) and exits 130. " +
-    'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.';
+    'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.\n\n' +
+    'Inside a task (IRIS_TASK_TOKEN is set) the logs are not streamed by default, so `iris logs ROOT` shows every line once: ' +
+    'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: /demo/eval FAILED (exit 3)`. ' +
+    '--stream streams them anyway; --no-stream prints only that line anywhere.';
 
   static override examples = [
     '<%= config.bin %> run -- echo hello',
     '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
+    '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',
   ];
 
   static override strict = false;
   static override usage = '<%= command.id %> [FLAGS] -- COMMAND [ARGS…]';
-  static override flags = submitFlags;
+  static override flags = {
+    ...submitFlags,
+    stream: Flags.boolean({
+      summary: "Stream the job's log lines (default: on, except inside a task, where one line per ended job is printed instead).",
+      allowNo: true,
+    }),
+  };
 
   async run(): Promise<JobDetail> {
     const { flags, argv } = await this.parse(Run);
     const command = commandFromArgv(this.argv, argv as string[]);
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    const stream = flags.stream ?? !this.insideTask();
     const client = await this.clusterClient();
     const { name } = await client.submit(request);
     this.logToStderr(`submitted ${name}`);
@@ -38,7 +60,9 @@ export default class Run extends BaseCommand {
     try {
       let job: JobDetail | null = null;
       try {
-        for await (const line of client.logs({ target: name, follow: true }, abort.signal)) this.writeLine(line, name);
+        if (stream) {
+          for await (const line of client.logs({ target: name, follow: true }, abort.signal)) this.writeLine(line, name);
+        }
         // The log stream ends when the job and its descendants end; wait for the final state itself.
         if (!abort.signal.aborted) job = await client.wait(name, abort.signal);
       } catch (error) {
@@ -49,15 +73,21 @@ export default class Run extends BaseCommand {
         process.stderr.write(`cancelled ${name}\n`);
         return this.exit(130);
       }
+      if (!stream) process.stderr.write(`${formatJobOutcome(job)}\n`);
       if (job.state !== 'SUCCEEDED') {
         if (this.jsonEnabled()) this.logJson(job);
-        process.stderr.write(`job ${name} ${job.state}${job.reason ? `: ${job.reason}` : ''}\n`);
+        if (stream) process.stderr.write(`job ${name} ${job.state}${job.reason ? `: ${job.reason}` : ''}\n`);
         return this.exit(EXIT.jobFailed);
       }
       return job;
     } finally {
       dispose();
     }
+  }
+
+  /** A task's environment: iris sets both for every task it launches. */
+  private insideTask(): boolean {
+    return Boolean(this.env[TOKEN_ENV] || this.env.IRIS_TASK_ID);
   }
 
   private writeLine(line: LogLine, target: string): void {

@@ -1,0 +1,18 @@
+/**
+ * The one line `iris run` prints inside a task when its child job ends (docs/cli.md, "iris run"):
+ * `iris: /demo/eval SUCCEEDED`, `iris: /demo/eval FAILED (exit 3)`,
+ * `iris: /demo/eval UNSCHEDULABLE: <reason>`. It names the job and its final state, then the
+ * exit code of the first task that failed with one, else the job's reason.
+ */
+import type { JobDetail } from '../api/types.js';
+
+export function formatJobOutcome(job: JobDetail): string {
+  const head = `iris: ${job.name} ${job.state}`;
+  if (job.state === 'SUCCEEDED') return head;
+  const failed = job.taskList.find((task) => task.state === 'FAILED' && task.exitCode !== null && task.exitCode !== 0);
+  if (failed) {
+    const who = job.taskList.length > 1 ? `task-${failed.index} ` : '';
+    return `${head} (${who}exit ${failed.exitCode})`;
+  }
+  return job.reason ? `${head}: ${job.reason}` : head;
+}
