@@ -35,6 +35,8 @@ export interface SimJob {
   index?: number;
   /** Jobs submitted `submit` seconds after this job starts. */
   children: SimJob[];
+  /** Each task, after its run, waits until every job of its subtree has ended (absent: false). */
+  wait?: boolean;
 }
 
 export interface SkippedJob {
