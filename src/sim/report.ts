@@ -17,17 +17,22 @@ export interface SimRunInfo {
   procs: number | null;
   workers: number;
   window: { start: number; count: number } | null;
+  /** Whether a task waiting for its subtree releases its CPU (--no-release: false). */
+  release: boolean;
+  /** Jobs of the workload whose tasks wait for their subtree (`wait: true`). */
+  waitingJobs: number;
 }
 
 export interface SimulationJson extends SimRunInfo {
   summary: SimResult['summary'];
   skipped: SimResult['skipped'];
   unfinished: SimResult['unfinished'];
+  deadlocked: SimResult['deadlocked'];
   jobs: SimJobResult[];
 }
 
 export function simulationJson(info: SimRunInfo, result: SimResult): SimulationJson {
-  return { ...info, summary: result.summary, skipped: result.skipped, unfinished: result.unfinished, jobs: result.jobs };
+  return { ...info, summary: result.summary, skipped: result.skipped, unfinished: result.unfinished, deadlocked: result.deadlocked, jobs: result.jobs };
 }
 
 export interface CompatInfo {
