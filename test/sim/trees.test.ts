@@ -3,7 +3,9 @@
 // subtree has, and a run that can go no further reports the deadlocked jobs.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { Errors } from '@oclif/core';
+import { describe, expect, it, vi } from 'vitest';
+import Simulate from '../../src/commands/simulate.js';
 import { simulate, type SimResult } from '../../src/sim/engine.js';
 import { createScheduler } from '../../src/sim/policy.js';
 import { runSimulation } from '../../src/sim/service.js';
@@ -12,6 +14,24 @@ import { renderSimulation } from '../../src/ui/simulation.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = path.join(root, 'docs', 'examples', 'tree-workload.yaml');
+
+/** `iris simulate ARGV` in process: its exit code and stdout / stderr. */
+async function cli(argv: string[]): Promise<{ exit: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    await Simulate.run(argv, root);
+    return { exit: 0, stdout, stderr };
+  } catch (error) {
+    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit!, stdout, stderr };
+    throw error;
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
 
 function run(doc: unknown, release: boolean, policy: 'easy' | 'first-fit' = 'easy'): SimResult {
   return simulate(parseWorkload(doc, 'tree.yaml'), { scheduler: createScheduler({ policy }), release });
@@ -116,5 +136,19 @@ describe('the documented tree workload (docs/examples/tree-workload.yaml)', () =
     const text = renderSimulation(outcome.info, outcome.result);
     expect(text).toContain(`Deadlocks:             ${summary.deadlocked} jobs can never end (below)`);
     expect(text).toMatch(/\/sweep-\d+ +deadlocked +1 task waits/);
+  });
+
+  it('iris simulate --no-release --json: the deadlocked jobs and the counts; --release/--no-release is refused with --compat', async () => {
+    const held = await cli([EXAMPLE, '--no-release', '--json']);
+    expect(held.exit).toBe(0);
+    const body = JSON.parse(held.stdout);
+    expect(body).toMatchObject({ kind: 'iris', release: false, waitingJobs: 40 });
+    expect(body.summary.deadlocked).toBeGreaterThan(0);
+    expect(body.deadlocked).toHaveLength(body.summary.deadlocked);
+    const released = JSON.parse((await cli([EXAMPLE, '--json'])).stdout);
+    expect(released).toMatchObject({ release: true, deadlocked: [], summary: { jobs: 72, deadlocked: 0 } });
+    const refused = await cli([EXAMPLE, '--compat', 'rlscheduler', '--no-release']);
+    expect(refused.exit).not.toBe(0);
+    expect(refused.stderr).toContain('--release / --no-release does not apply to --compat rlscheduler');
   });
 });
