@@ -17,10 +17,12 @@ export interface SimRunInfo {
   procs: number | null;
   workers: number;
   window: { start: number; count: number } | null;
-  /** Whether a task waiting for its subtree releases its CPU (--no-release: false). */
-  release: boolean;
-  /** Jobs of the workload whose tasks wait for their subtree (`wait: true`). */
-  waitingJobs: number;
+  /**
+   * Only for a workload with jobs that wait for their subtree (`wait: true`): how many, and
+   * whether a waiting task releases its CPU (--no-release: false).
+   */
+  waitingJobs?: number;
+  release?: boolean;
 }
 
 export interface SimulationJson extends SimRunInfo {

@@ -75,9 +75,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     procs: workload.procs,
     workers: workload.workers.length,
     window: window ?? null,
-    release,
-    waitingJobs: countJobs(workload.jobs, (job) => job.wait === true),
   };
+  const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
+  if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
   if (options.plot) {
     const title = `${path.basename(trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
     try {

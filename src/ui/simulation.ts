@@ -29,7 +29,7 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
     ['Makespan', seconds(s.makespan)],
   ];
-  if (info.waitingJobs > 0) {
+  if (info.waitingJobs !== undefined) {
     fields.push(['Waiting parents', `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ${info.release ? 'released' : 'held (--no-release)'} while waiting`]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
   }
