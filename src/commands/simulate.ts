@@ -37,6 +37,11 @@ export default class Simulate extends BaseCommand {
     order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),
     plot: Flags.string({ summary: 'Write queue length and utilization over time to this SVG file.' }),
     compat: Flags.string({ summary: 'Reproduce a published setup instead: rlscheduler (SC 2020, Table V).', options: ['rlscheduler'] }),
+    release: Flags.boolean({
+      summary: 'A task that waits for its subtree (wait: true) releases its CPU while it waits; --no-release holds it, to compare.',
+      allowNo: true,
+      default: true,
+    }),
     backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
   };
 
@@ -46,8 +51,9 @@ export default class Simulate extends BaseCommand {
     const order = parseOrder(flags.order);
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     if (flags.compat === 'rlscheduler') {
-      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot']) {
-        if (given(name)) throw invalid(`--${name} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
+      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release']) {
+        const shown = name === 'release' || name === 'no-release' ? 'release / --no-release' : name;
+        if (given(name)) throw invalid(`--${shown} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
       }
     } else if (given('backfill') || given('no-backfill')) {
       throw invalid('--backfill applies to --compat rlscheduler only', 'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)');
@@ -65,6 +71,7 @@ export default class Simulate extends BaseCommand {
       plot: flags.plot,
       compat: flags.compat === 'rlscheduler' ? 'rlscheduler' : undefined,
       backfill: flags.backfill,
+      release: flags.release,
       onProgress: progress?.update,
     }).finally(() => progress?.done());
 

@@ -14,20 +14,28 @@
  *   planner sees `endsAt = start + time limit`.
  * - Children are submitted at their parent's first task start + `after`, and inherit the
  *   root's submit time (rootSubmittedAt) and depth + 1, like the live cluster.
+ * - A task of a job that `wait`s does not end at the end of its run while a job of its subtree
+ *   (arrived or still to arrive) has not ended: it waits, holding its memory and devices, and
+ *   with `release` (the default) not its CPU, which goes back to the pool and out of the
+ *   planner's running allocations, as the live controller's snapshot does. It ends when the last
+ *   job of its subtree ends. Its time limit bounds its own run only.
+ * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
+ *   reported as deadlocked (deadlock.ts), the others as never started.
  * - With `order` other than fcfs, the ordering score of the root is put where the progress
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
 import { jobDepth, taskName } from '../model/names.js';
 import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
-import { comparePending } from '../cluster/scheduler/queue/order.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from '../model/heap.js';
+import { PendingQueue } from './pending-queue.js';
 import { WorkerPool } from './pool.js';
 import type { PassScheduler, SimJobResult, SimOptions, SimResult, SimSample } from './results.js';
 import { orderScore, type OrderName } from './scores.js';
 import { jobResult, summarize } from './summary.js';
 import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
+import { waitingReason } from './deadlock.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
@@ -47,6 +55,11 @@ interface ActiveJob {
   unfinishedTasks: number;
   workers: Set<string>;
   timeLimited: boolean;
+  parent: ActiveJob | null;
+  /** Jobs of the subtree (arrived or not) that have not ended. */
+  openDescendants: number;
+  /** Tasks whose run is over, waiting for the subtree (SimJob.wait). */
+  waiting: string[];
 }
 
 interface Arrival {
@@ -68,6 +81,7 @@ export function simulate(workload: SimWorkload, options: SimOptions): SimResult 
 
 class Engine {
   private readonly scheduler: PassScheduler;
+  private readonly release: boolean;
   private readonly order: OrderName;
   private readonly progressEvery: number;
   private readonly queueDepth: number;
@@ -75,8 +89,7 @@ class Engine {
 
   private readonly jobs = new Map<string, SchedulerJob>();
   private readonly active = new Map<string, ActiveJob>();
-  private pendingList: SchedulerTask[] = [];
-  private readonly pendingIds = new Set<string>();
+  private readonly pending = new PendingQueue(this.jobs);
   private queuedJobs = 0;
   private readonly running = new Map<string, Held>();
   private runningList: RunningAllocation[] = [];
@@ -94,6 +107,8 @@ class Engine {
   private readonly samples: SimSample[] = [];
   private readonly total: number;
   private busyCpuSeconds = 0;
+  /** A task ended (or released its CPU) in the current batch. */
+  private freed = false;
   private timeLimited = 0;
   private passes = 0;
   private batches = 0;
@@ -102,6 +117,7 @@ class Engine {
 
   constructor(workload: SimWorkload, private readonly options: SimOptions) {
     this.scheduler = options.scheduler;
+    this.release = options.release ?? true;
     this.order = options.order ?? 'fcfs';
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
     this.queueDepth = options.queueDepth ?? Infinity;
@@ -119,17 +135,14 @@ class Engine {
       if (now === null) break;
       start ??= now;
       this.batches++;
-      let freed = false;
-      while (this.completions.peek()?.time === now) {
-        this.complete(this.completions.pop()!.task, now);
-        freed = true;
-      }
+      this.freed = false;
+      while (this.completions.peek()?.time === now) this.runEnded(this.completions.pop()!.task, now);
       for (;;) {
         const arrival = this.nextArrival(now);
         if (!arrival) break;
         this.submit(arrival, now);
       }
-      this.schedule(now, freed);
+      this.schedule(now, this.freed);
       end = Math.max(end, now);
       this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.pool.utilization() });
       if (this.options.onProgress && this.batches % this.progressEvery === 0) {
@@ -184,6 +197,7 @@ class Engine {
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
+      this.descendantsEnded(parent, countJobs([spec]), now);
       return;
     }
     const job: ActiveJob = {
@@ -196,6 +210,9 @@ class Engine {
       unfinishedTasks: spec.replicas,
       workers: new Set(),
       timeLimited: false,
+      parent,
+      openDescendants: countJobs(spec.children),
+      waiting: [],
     };
     this.jobs.set(spec.name, sched);
     this.arrivalSeq.set(spec.name, sched.seq);
@@ -204,29 +221,9 @@ class Engine {
     for (let i = 0; i < spec.replicas; i++) {
       const id = taskName(spec.name, i);
       tasks.push({ id, job: spec.name, index: i, submittedAt: now, seq: this.seq++ });
-      this.pendingIds.add(id);
     }
-    this.enqueue(tasks);
+    this.pending.add(tasks);
     this.queuedJobs++;
-  }
-
-  /**
-   * Insert a job's tasks at their place in queue order (the scheduler's own comparator), so
-   * the snapshot can say `pendingOrdered`. Arrivals in FCFS order append at the end in O(1).
-   */
-  private enqueue(tasks: SchedulerTask[]): void {
-    const list = this.pendingList;
-    const first = tasks[0]!;
-    let lo = 0;
-    let hi = list.length;
-    if (hi > 0 && comparePending(list[hi - 1]!, first, this.jobs) < 0) lo = hi;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (comparePending(list[mid]!, first, this.jobs) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo === list.length) for (const task of tasks) list.push(task);
-    else list.splice(lo, 0, ...tasks);
   }
 
   private skipTree(spec: SimJob, reason: string): void {
@@ -236,34 +233,23 @@ class Engine {
 
   private schedule(now: number, freed: boolean): void {
     let resourcesChanged = freed;
-    while (this.pendingIds.size > 0) {
+    while (this.pending.size > 0) {
       const plan = this.scheduler.pass(this.snapshot(now), resourcesChanged);
       this.passes++;
       resourcesChanged = false;
       this.lastReasons = plan.reasons;
       const placedJobs = new Set<string>();
       for (const placement of plan.placements) {
-        if (!this.pendingIds.has(placement.task)) throw new Error(`scheduler placed unknown or running task ${placement.task}`);
+        if (!this.pending.has(placement.task)) throw new Error(`scheduler placed unknown or running task ${placement.task}`);
         this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
         placedJobs.add(placement.job);
       }
       if (placedJobs.size === 0) break;
-      this.dropPlaced();
+      this.pending.compact();
       // A pass that looked at fewer jobs than its depth saw the whole queue: another pass with
       // no resource change cannot start anything more.
       if (placedJobs.size + plan.reasons.size < this.queueDepth) break;
     }
-  }
-
-  /** Removes placed tasks from the pending list in place (order kept; a new array per pass cost more). */
-  private dropPlaced(): void {
-    const list = this.pendingList;
-    let kept = 0;
-    for (let i = 0; i < list.length; i++) {
-      const task = list[i]!;
-      if (this.pendingIds.has(task.id)) list[kept++] = task;
-    }
-    list.length = kept;
   }
 
   private snapshot(now: number): Snapshot {
@@ -275,7 +261,7 @@ class Engine {
     return {
       now,
       jobs: this.jobs,
-      pending: this.pendingList,
+      pending: this.pending.tasks(),
       pendingOrdered: true,
       workers: this.pool.views(),
       usage: EMPTY_USAGE,
@@ -289,7 +275,7 @@ class Engine {
     if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
     this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices);
-    this.pendingIds.delete(taskId);
+    this.pending.take(taskId);
     const allocation: RunningAllocation = {
       task: taskId,
       job: jobName,
@@ -313,30 +299,72 @@ class Engine {
     }
   }
 
-  private complete(taskId: string, now: number): void {
+  /** A task's run is over: it ends, or waits for its subtree. */
+  private runEnded(taskId: string, now: number): void {
+    const held = this.running.get(taskId)!;
+    const job = this.active.get(held.allocation.job)!;
+    const duration = Math.min(job.spec.run, job.spec.timeLimit);
+    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * duration;
+    this.freed = true;
+    if (job.spec.wait && job.openDescendants > 0) this.startWaiting(job, taskId, held);
+    else this.endTask(taskId, now);
+  }
+
+  /** The task keeps its memory and devices; with release its CPU goes back to the pool. */
+  private startWaiting(job: ActiveJob, taskId: string, held: Held): void {
+    job.waiting.push(taskId);
+    if (!this.release) return;
+    const allocation = held.allocation;
+    this.pool.release(allocation.workerId, allocation.cpuMillis, 0, []);
+    held.allocation = { ...allocation, cpuMillis: 0 };
+    this.runningDirty = true;
+  }
+
+  private endTask(taskId: string, now: number): void {
     const { allocation, deviceIndices } = this.running.get(taskId)!;
     this.running.delete(taskId);
     this.runningDirty = true;
+    this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
     const job = this.active.get(allocation.job)!;
-    const duration = Math.min(job.spec.run, job.spec.timeLimit);
-    this.busyCpuSeconds += (allocation.cpuMillis / 1000) * duration;
     job.unfinishedTasks--;
     job.end = Math.max(job.end, now);
-    if (job.unfinishedTasks === 0) this.finishJob(job);
+    if (job.unfinishedTasks === 0) this.finishJob(job, now);
   }
 
-  private finishJob(job: ActiveJob): void {
+  private finishJob(job: ActiveJob, now: number): void {
     this.active.delete(job.spec.name);
     this.jobs.delete(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
     this.results.push(jobResult({ ...job, start: job.start! }));
+    this.descendantsEnded(job.parent, 1, now);
+  }
+
+  /** `count` jobs under `parent` ended (or were skipped): waiters whose subtree is done end now. */
+  private descendantsEnded(parent: ActiveJob | null, count: number, now: number): void {
+    for (let p = parent; p !== null; p = p.parent) {
+      p.openDescendants -= count;
+      if (p.openDescendants > 0 || p.waiting.length === 0) continue;
+      const waiting = p.waiting;
+      p.waiting = [];
+      for (const task of waiting) this.endTask(task, now);
+    }
+  }
+
+  /** True when the job or one of its ancestors has a task waiting: it is part of a deadlock. */
+  private inWaitingTree(job: ActiveJob): boolean {
+    for (let p: ActiveJob | null = job; p !== null; p = p.parent) if (p.waiting.length > 0) return true;
+    return false;
   }
 
   private finish(start: number, end: number): SimResult {
     const unfinished: SkippedJob[] = [];
+    const deadlocked: SkippedJob[] = [];
     for (const job of this.active.values()) {
-      unfinished.push({ name: job.spec.name, reason: this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler' });
+      const scheduler = this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
+      if (!this.inWaitingTree(job)) unfinished.push({ name: job.spec.name, reason: scheduler });
+      else if (job.waiting.length === 0) deadlocked.push({ name: job.spec.name, reason: scheduler });
+      else deadlocked.push({ name: job.spec.name, reason: waitingReason(job.waiting.length, job.openDescendants, job.spec.resources, this.release) });
     }
     // Report jobs in arrival order (submit time, then submission sequence).
     this.results.sort((a, b) => a.submit - b.submit || this.arrivalSeq.get(a.name)! - this.arrivalSeq.get(b.name)!);
@@ -345,13 +373,14 @@ class Engine {
       end,
       skipped: this.skipped.length,
       unfinished: unfinished.length,
+      deadlocked: deadlocked.length,
       busyCpuSeconds: this.busyCpuSeconds,
       totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
       passes: this.passes,
       batches: this.batches,
     });
-    return { summary, jobs: this.results, skipped: this.skipped, unfinished, samples: this.samples };
+    return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }
 }
 

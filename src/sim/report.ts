@@ -17,17 +17,24 @@ export interface SimRunInfo {
   procs: number | null;
   workers: number;
   window: { start: number; count: number } | null;
+  /**
+   * Only for a workload with jobs that wait for their subtree (`wait: true`): how many, and
+   * whether a waiting task releases its CPU (--no-release: false).
+   */
+  waitingJobs?: number;
+  release?: boolean;
 }
 
 export interface SimulationJson extends SimRunInfo {
   summary: SimResult['summary'];
   skipped: SimResult['skipped'];
   unfinished: SimResult['unfinished'];
+  deadlocked: SimResult['deadlocked'];
   jobs: SimJobResult[];
 }
 
 export function simulationJson(info: SimRunInfo, result: SimResult): SimulationJson {
-  return { ...info, summary: result.summary, skipped: result.skipped, unfinished: result.unfinished, jobs: result.jobs };
+  return { ...info, summary: result.summary, skipped: result.skipped, unfinished: result.unfinished, deadlocked: result.deadlocked, jobs: result.jobs };
 }
 
 export interface CompatInfo {

@@ -30,6 +30,11 @@ export interface SimOptions {
    * (placed + given a reason) saw the whole queue, so no second pass is run at that time.
    */
   queueDepth?: number;
+  /**
+   * A task that waits for its subtree (SimJob.wait) releases its CPU while it waits, as in the
+   * live cluster; memory and devices stay held. Default true; false to compare.
+   */
+  release?: boolean;
 }
 
 export interface SimJobResult {
@@ -65,6 +70,8 @@ export interface SimSummary {
   jobs: number;
   skipped: number;
   unfinished: number;
+  /** Jobs left in a deadlock when the run stopped: waiting tasks and what they wait for. */
+  deadlocked: number;
   avgWait: number;
   avgBoundedSlowdown: number;
   utilization: number;
@@ -81,5 +88,7 @@ export interface SimResult {
   jobs: SimJobResult[];
   skipped: SkippedJob[];
   unfinished: SkippedJob[];
+  /** The deadlocked jobs with why each cannot go on (empty when none). */
+  deadlocked: SkippedJob[];
   samples: SimSample[];
 }

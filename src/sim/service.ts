@@ -16,6 +16,7 @@ import type { SimProgress, SimResult } from './results.js';
 import { simulateRlscheduler, type CompatResult } from './rlscheduler.js';
 import type { OrderName } from './scores.js';
 import { readSwf } from './swf.js';
+import { countJobs } from './workload.js';
 
 export interface SimulationOptions {
   /** SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json). */
@@ -32,6 +33,8 @@ export interface SimulationOptions {
   plot?: string;
   /** Reproduce a published setup instead of running the iris scheduler. */
   compat?: 'rlscheduler';
+  /** A task waiting for its subtree releases its CPU (default true); false to compare. */
+  release?: boolean;
   /** With compat: backfill behind the blocked head. */
   backfill?: boolean;
   onProgress?: (progress: SimProgress) => void;
@@ -58,8 +61,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const policy = parsePolicy(options.policy);
   const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth });
   const workload = await loadWorkload(trace, { procs: options.procs, window });
+  const release = options.release ?? true;
   const result = simulate(workload, {
-    scheduler, order, queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
+    scheduler, order, release, queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
   });
   const info: SimRunInfo = {
     trace,
@@ -72,6 +76,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     workers: workload.workers.length,
     window: window ?? null,
   };
+  const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
+  if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
   if (options.plot) {
     const title = `${path.basename(trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
     try {

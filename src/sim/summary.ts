@@ -47,6 +47,7 @@ export interface RunTotals {
   end: number;
   skipped: number;
   unfinished: number;
+  deadlocked: number;
   /** CPU seconds the finished tasks used. */
   busyCpuSeconds: number;
   /** CPU millis of all workers together. */
@@ -72,6 +73,7 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     jobs: n,
     skipped: totals.skipped,
     unfinished: totals.unfinished,
+    deadlocked: totals.deadlocked,
     avgWait: n > 0 ? waitSum / n : 0,
     avgBoundedSlowdown: n > 0 ? bsldSum / n : 0,
     utilization: makespan > 0 && totals.totalCpu > 0 ? totals.busyCpuSeconds / ((totals.totalCpu / 1000) * makespan) : 0,

@@ -1,6 +1,7 @@
 /**
  * The iris workload format (YAML or JSON) for `iris simulate`: declared workers, TPU slices and
- * jobs with submit time, run time, time limit, replicas, resources, gangs and child jobs. One
+ * jobs with submit time, run time, time limit, replicas, resources, gangs and child jobs (with
+ * `wait: true` a job's tasks wait for its subtree after their run, as `iris run` in a task does). One
  * zod schema checks it with the config file's field schemas, so every error is an IrisError
  * naming the file and the key path (`jobs[2].children[0].run: ...`), as config errors do.
  * Times are seconds: a bare number, or a duration such as `90s`, `10m`, `1h30m`, `500ms`.
@@ -12,6 +13,7 @@ import {
   MAX_NAME_LENGTH,
   SAFE_NAME,
   attributes,
+  boolean,
   cpu,
   durationMs,
   fail,
@@ -110,6 +112,7 @@ interface JobFields {
   user?: string | null;
   repeat?: { count: number; every?: number | null } | null;
   children?: JobFields[] | null;
+  wait?: boolean | null;
 }
 
 const job: z.ZodType<JobFields> = z.lazy(() =>
@@ -137,6 +140,7 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       user: nameOf('user').nullish(),
       repeat: object({ count: positiveInteger('repeat count'), every: seconds.nullish() }, 'an object such as { count: 100, every: 30s }').nullish(),
       children: list(job, 'jobs').nullish(),
+      wait: boolean('wait').nullish(),
     },
     'a job object with at least a name and a run time',
   ),
@@ -199,6 +203,7 @@ class JobExpander {
         user,
         procs: (cpuMillis / 1000) * replicas,
         children: given(j.children) ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user }) : [],
+        ...(j.wait ? { wait: true } : {}),
       };
     });
   }

@@ -35,6 +35,8 @@ export interface SimJob {
   index?: number;
   /** Jobs submitted `submit` seconds after this job starts. */
   children: SimJob[];
+  /** Each task, after its run, waits until every job of its subtree has ended (absent: false). */
+  wait?: boolean;
 }
 
 export interface SkippedJob {
@@ -69,13 +71,13 @@ export function poolWorker(procs: number): SimWorker {
   };
 }
 
-/** Number of jobs in a workload, children included. */
-export function countJobs(jobs: readonly SimJob[]): number {
+/** Number of jobs in a workload, children included (only those `which` accepts, when given). */
+export function countJobs(jobs: readonly SimJob[], which?: (job: SimJob) => boolean): number {
   let n = 0;
   const stack = [...jobs];
   while (stack.length > 0) {
     const job = stack.pop()!;
-    n++;
+    if (!which || which(job)) n++;
     for (const child of job.children) stack.push(child);
   }
   return n;

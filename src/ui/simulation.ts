@@ -23,15 +23,20 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Machine', machine],
     ['Policy', `${info.policy} (queue depth ${info.queueDepth}${info.policy === 'hybrid' ? `, reservation depth ${info.reservationDepth}` : ''})`],
     ['Order', info.order],
-    ['Jobs', `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}`],
+    ['Jobs', `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}${s.deadlocked > 0 ? `, ${s.deadlocked} deadlocked` : ''}`],
     ['Avg wait', seconds(s.avgWait)],
     ['Avg bounded slowdown', `${s.avgBoundedSlowdown.toFixed(2)} (threshold 10 s)`],
     ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
     ['Makespan', seconds(s.makespan)],
   ];
+  if (info.waitingJobs !== undefined) {
+    fields.push(['Waiting parents', `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ${info.release ? 'released' : 'held (--no-release)'} while waiting`]);
+    fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
+  }
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
   const lines = [renderFields(fields)];
-  const notes = [...result.skipped.map((j) => ({ ...j, what: 'skipped' })), ...result.unfinished.map((j) => ({ ...j, what: 'never started' }))];
+  const notes = [...result.skipped.map((j) => ({ ...j, what: 'skipped' })), ...result.unfinished.map((j) => ({ ...j, what: 'never started' })),
+    ...result.deadlocked.map((j) => ({ ...j, what: 'deadlocked' }))];
   if (notes.length > 0) {
     const shown = notes.slice(0, 10);
     lines.push('', renderTable(shown, [

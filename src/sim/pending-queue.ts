@@ -1,0 +1,61 @@
+/**
+ * The simulator's pending tasks, kept in queue order (the scheduler's own comparator,
+ * `comparePending`), so a snapshot can say `pendingOrdered` and a pass reads only as far as it
+ * needs. Arrivals in FCFS order append in O(1); placed tasks leave in one compaction per pass.
+ */
+import { comparePending } from '../cluster/scheduler/queue/order.js';
+import type { SchedulerJob, SchedulerTask } from '../cluster/scheduler/types.js';
+
+export class PendingQueue {
+  /** In queue order; may still hold tasks taken since the last `compact`. */
+  private list: SchedulerTask[] = [];
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly jobs: ReadonlyMap<string, SchedulerJob>) {}
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  has(taskId: string): boolean {
+    return this.ids.has(taskId);
+  }
+
+  /** The pending tasks in queue order (call `compact` after `take`s first). */
+  tasks(): SchedulerTask[] {
+    return this.list;
+  }
+
+  /** Insert one job's tasks (adjacent) at their place in queue order; its job must be in `jobs`. */
+  add(tasks: SchedulerTask[]): void {
+    for (const task of tasks) this.ids.add(task.id);
+    const list = this.list;
+    const first = tasks[0]!;
+    let lo = 0;
+    let hi = list.length;
+    if (hi > 0 && comparePending(list[hi - 1]!, first, this.jobs) < 0) lo = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (comparePending(list[mid]!, first, this.jobs) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === list.length) for (const task of tasks) list.push(task);
+    else list.splice(lo, 0, ...tasks);
+  }
+
+  /** The task was placed: it is no longer pending. */
+  take(taskId: string): void {
+    this.ids.delete(taskId);
+  }
+
+  /** Removes taken tasks from the list in place (order kept; a new array per pass cost more). */
+  compact(): void {
+    const list = this.list;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const task = list[i]!;
+      if (this.ids.has(task.id)) list[kept++] = task;
+    }
+    list.length = kept;
+  }
+}
