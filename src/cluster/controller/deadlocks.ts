@@ -23,8 +23,7 @@ import { workerView } from './snapshot.js';
 import type { Timers } from './timers.js';
 import type { WaitRegistry } from './waits.js';
 
-/** How long a job may stay deadlocked before it is ended (the config's `deadlock-grace`). */
-export const DEFAULT_DEADLOCK_GRACE_MS = 30_000;
+export { DEFAULT_DEADLOCK_GRACE_MS } from '../scheduler/placement/deadlock.js';
 
 /** What every running attempt blocked in a wait holds meanwhile (its CPU not, when a wait released it). */
 export function waitingHolds(store: ClusterStore, waits: WaitRegistry): WaitingHold[] {

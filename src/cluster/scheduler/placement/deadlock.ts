@@ -23,6 +23,9 @@ import { devicesNeeded } from './fit.js';
 import { CAPACITY_ITEMS, type CapacityItem, type Reason } from './reason.js';
 import type { FreeCapacity, SchedulerJob, WorkerView } from '../types.js';
 
+/** How long a job may stay deadlocked before the controller ends it (the config's `deadlock-grace`). */
+export const DEFAULT_DEADLOCK_GRACE_MS = 30_000;
+
 /** One running attempt blocked in a wait, and what it holds meanwhile. */
 export interface WaitingHold {
   /** The attempt's task (`/train/task-0`) and that task's job (`/train`). */
