@@ -34,7 +34,7 @@ describe('deadlocks', () => {
   it('a GPU child of a GPU-holding waiting parent ends UNSCHEDULABLE with the reason; the parent sees it', async () => {
     const parent = c.script('deadlock-parent.sh', 'iris run --name eval --gpu H100x1 -- true\necho "eval exited $?"');
     const args = ['run', '--name', 'train', '--gpu', 'H100x1', '--', 'sh', parent];
-    const r = await c.iris(args, { timeoutMs: 60_000 });
+    const r = await c.iris(args, { timeoutMs: 50_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
 
     const child = await c.job('/train/eval');
@@ -49,5 +49,5 @@ describe('deadlocks', () => {
 
     const status = await c.iris(['status', 'train/eval']);
     expect(status.stdout).toContain(REASON);
-  });
+  }, 60_000);
 });
