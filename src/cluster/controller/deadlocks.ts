@@ -84,6 +84,8 @@ export class DeadlockWatch {
    */
   observe(snapshot: Snapshot, reasons: Map<string, string>): void {
     const holds = this.o.waits.all().length === 0 ? [] : waitingHolds(this.o.store, this.o.waits);
+    // Nothing waits and nothing was deadlocked: the common pass costs nothing here.
+    if (holds.length === 0 && this.since.size === 0) return this.arm(snapshot.now);
     const pending = new Map<string, number>();
     for (const task of snapshot.pending) pending.set(task.job, (pending.get(task.job) ?? 0) + 1);
     const before = new Set(this.since.keys());

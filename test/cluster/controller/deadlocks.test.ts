@@ -75,6 +75,23 @@ describe('deadlocks', () => {
     expect(store.job('/train/eval')!.reason).toBe(REASON);
   });
 
+  it('waitingHolds: a waiting attempt holds its memory and devices, its CPU only while no wait releases it', async () => {
+    await gpuTree();
+    const { controller, clock } = h;
+    const other = controller.waits.begin(PARENT, ['/elsewhere'], clock.now());
+    expect(controller.waitingHolds()).toEqual([
+      { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere'], worker: 'g1', cpuMillis: 1000, memoryBytes: 1 << 28, devices: [0] },
+    ]);
+    controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    expect(controller.waitingHolds()).toEqual([
+      { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere', '/train/eval'], worker: 'g1', cpuMillis: 0, memoryBytes: 1 << 28, devices: [0] },
+    ]);
+    controller.waits.end(other);
+    // A wait of an attempt that is no longer running holds nothing.
+    controller.waits.begin({ task: '/train/task-0', job: '/train', attempt: 7 }, ['/train/eval'], clock.now());
+    expect(controller.waitingHolds().map((hold) => hold.waitingOn)).toEqual([['/train/eval']]);
+  });
+
   it('a parent waiting on another job, or whose child fits beside it, causes no deadlock', async () => {
     h = harness([workerSpec('w1', { cpuMillis: 2000 })]);
     const { store, controller, clock, timers, until } = h;
