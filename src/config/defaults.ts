@@ -22,6 +22,8 @@ export const SEARCH_PLACES = [
 ] as const;
 
 export const DEFAULT_STOP_GRACE_MS = 10_000;
+/** How long a job may stay deadlocked before it ends UNSCHEDULABLE: the controller's own default (30 s). */
+export { DEFAULT_DEADLOCK_GRACE_MS } from '../cluster/scheduler/placement/deadlock.js';
 export const DEFAULT_MAX_PREEMPTIONS = 100;
 
 /** A configured worker that leaves out `cpu` gets one core. */

@@ -37,4 +37,6 @@ export interface IrisConfig {
   };
   queue: QueueConfig;
   runtime: RuntimeConfig;
+  /** `deadlock-grace`: how long a job may stay deadlocked before it ends UNSCHEDULABLE. */
+  deadlockGraceMs: number;
 }

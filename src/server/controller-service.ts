@@ -83,6 +83,7 @@ export class ControllerService implements ClusterService {
       },
       isNameTaken: (name) => this.store.job(name) !== undefined,
       generateName: () => generateName(),
+      waitingHolds: () => this.controller.waitingHolds(),
     };
   }
 

@@ -110,6 +110,7 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     runtime,
     quotas: config.quotas,
     stopGraceMs: graceMs,
+    deadlockGraceMs: config.deadlockGraceMs,
     queue: queueOptions({
       policy: config.queue.policy,
       queueDepth: config.queue.depth,

@@ -198,6 +198,13 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE, PROBE).defaults.stopGraceMs).toBe(500);
   });
 
+  it('deadlock-grace: a duration, 30s by default', () => {
+    expect(validateConfig({}, SOURCE, PROBE).deadlockGraceMs).toBe(30_000);
+    expect(validateConfig({ 'deadlock-grace': '2s' }, SOURCE, PROBE).deadlockGraceMs).toBe(2000);
+    expect(validateConfig({ 'deadlock-grace': 0 }, SOURCE, PROBE).deadlockGraceMs).toBe(0);
+    expect(() => validateConfig({ 'deadlock-grace': 'later' }, SOURCE, PROBE)).toThrow(/deadlock-grace: invalid duration "later"/);
+  });
+
   it('suggests keys for typos', () => {
     expect(suggestKey('cpus', ['name', 'cpu', 'memory'])).toBe('cpu');
     expect(suggestKey('memroy', ['name', 'cpu', 'memory'])).toBe('memory');

@@ -11,14 +11,16 @@
  *   image (a default image replaces the submitter's directory: a container starts in its
  *   image's own), user, cwd; built-in defaults for the rest.
  * - A job that can never run on this cluster's workers is refused with the reason, and so is
- *   one that would exceed its user's pending-task quota.
+ *   one that is already deadlocked (docs/architecture.md, "Deadlocks": ancestors of it, other
+ *   than the submitter itself, are waiting on a subtree containing it and hold what it needs, so
+ *   no worker could take it) and one that would exceed its user's pending-task quota.
  */
 import { IrisError } from '../../model/errors.js';
 import { jobDepth } from '../../model/names.js';
 import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
-import { neverReason, pendingQuotaProblem } from '../scheduler/index.js';
+import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
 import { schedulerJob } from '../scheduler/job.js';
 import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
 import * as values from './values.js';
@@ -87,10 +89,19 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   return { spec, generated };
 }
 
-/** Why the cluster refuses a resolved job now (never fits, pending quota), or null. */
-export function clusterRefusal(spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks'>): Refusal | null {
-  const never = neverReason(schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec }), view.workers);
+/**
+ * Why the cluster refuses a resolved job now (never fits, deadlocked, pending quota), or null.
+ * `caller`: the submitting task, which is not waiting while it submits.
+ */
+export function clusterRefusal(spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>, caller: TaskCaller | null = null): Refusal | null {
+  const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec });
+  const never = neverReason(job, view.workers);
   if (never) return { code: 'unsatisfiable', message: `job ${spec.name} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
+  const holds = (view.waitingHolds?.() ?? []).filter((hold) => hold.task !== caller?.task);
+  const deadlock = holds.length > 0 ? deadlockReason(job, job.coschedule !== null ? job.replicas : 1, view.workers, holds) : null;
+  if (deadlock) {
+    return { code: 'unsatisfiable', message: `job ${spec.name} can never run: ${deadlock}`, hint: 'a waiting ancestor holds what it needs until its wait returns: ask for less, or submit it after that wait' };
+  }
   const quota = view.quotas.get(spec.user);
   if (quota?.maxPendingTasks != null) {
     const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: view.pendingTasks(spec.user) };
@@ -109,6 +120,6 @@ export function admit(request: AdmissionRequest, caller: TaskCaller | null, view
     if (error instanceof IrisError) return { ok: false, refusal: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
     throw error;
   }
-  const refusal = clusterRefusal(resolved.spec, view);
+  const refusal = clusterRefusal(resolved.spec, view, caller);
   return refusal ? { ok: false, refusal } : { ok: true, ...resolved };
 }

@@ -1,6 +1,7 @@
 /** The plain inputs and the answer of admission (see ./index.ts). */
 import type { ErrorCode } from '../../model/errors.js';
 import type { JobSpec, Quota } from '../../model/types.js';
+import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import type { WorkerView } from '../scheduler/types.js';
 
 /**
@@ -56,6 +57,8 @@ export interface ClusterView extends NameSource {
   quotas: ReadonlyMap<string, Quota>;
   /** Pending tasks of this user's jobs. */
   pendingTasks(user: string): number;
+  /** What each running attempt blocked in a wait holds meanwhile (the deadlock check); absent: none waits. */
+  waitingHolds?(): readonly WaitingHold[];
 }
 
 export interface Refusal {

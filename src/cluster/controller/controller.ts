@@ -12,11 +12,14 @@ import type { LaunchContext } from './launch.js';
 import { PassLoop } from './pass-loop.js';
 import type { QueueState } from './queue-state.js';
 import { AttemptSupervisor } from './supervisor.js';
+import { DEFAULT_DEADLOCK_GRACE_MS, DeadlockWatch, waitingHolds } from './deadlocks.js';
+import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
 export type { QueueState } from './queue-state.js';
+export { DEFAULT_DEADLOCK_GRACE_MS } from './deadlocks.js';
 
 export interface ControllerOptions {
   store: ClusterStore;
@@ -29,18 +32,27 @@ export interface ControllerOptions {
   now?: () => number;
   /** Time limits and scheduling deadlines (default: real timers; tests drive their own). */
   timers?: Timers;
+  /** How long a job may stay deadlocked before it ends UNSCHEDULABLE (default 30 s; config `deadlock-grace`). */
+  deadlockGraceMs?: number;
   log?: (message: string) => void;
 }
 
 export class Controller {
   private readonly loop: PassLoop;
   private readonly supervisor: AttemptSupervisor;
+  private readonly deadlocks: DeadlockWatch;
+  private readonly store: ClusterStore;
   /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
   readonly waits = new WaitRegistry();
 
   constructor(options: ControllerOptions) {
     const now = options.now ?? Date.now;
     const timers = options.timers ?? realTimers;
+    this.store = options.store;
+    this.deadlocks = new DeadlockWatch({
+      store: options.store, waits: this.waits, graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS, now, timers,
+      onDue: () => this.loop.requestPass(),
+    });
     this.supervisor = new AttemptSupervisor({
       store: options.store,
       runtime: options.runtime,
@@ -59,6 +71,7 @@ export class Controller {
       timers,
       launch: (attempts) => this.supervisor.adopt(attempts),
       stop: (orders) => this.supervisor.applyStopOrders(orders),
+      deadlocks: this.deadlocks,
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
@@ -101,6 +114,11 @@ export class Controller {
     return this.loop.queueState();
   }
 
+  /** What each running attempt blocked in a wait holds meanwhile (admission's deadlock check). */
+  waitingHolds(): WaitingHold[] {
+    return waitingHolds(this.store, this.waits);
+  }
+
   /** When a job with this spec would start if submitted now (no state changes). */
   estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
     return this.loop.estimate(spec);
@@ -109,6 +127,7 @@ export class Controller {
   /** No more passes; stop every running attempt (recorded as preempted: they run again on the next start). */
   async shutdown(reason: string): Promise<void> {
     this.loop.close();
+    this.deadlocks.close();
     await this.supervisor.shutdown(reason);
   }
 }

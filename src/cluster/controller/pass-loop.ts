@@ -9,7 +9,7 @@
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
- *   that pass at the earliest deadline.
+ *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { JobSpec, Quota } from '../../model/types.js';
@@ -17,6 +17,7 @@ import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
 import { estimateStart, pendingJobs, type QueueState } from './queue-state.js';
+import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
 import { buildSnapshot } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
@@ -34,8 +35,10 @@ export interface PassLoopOptions {
   timers: Timers;
   /** Launch attempts the store has just assigned. */
   launch: (attempts: AdoptedAttempt[]) => void;
-  /** Carry out the store's stop orders (from scheduling timeouts). */
+  /** Carry out the store's stop orders (from scheduling timeouts and deadlocks). */
   stop: (orders: StopOrder[]) => void;
+  /** Names deadlocked jobs after each pass and ends them after their grace (deadlocks.ts). */
+  deadlocks?: DeadlockWatch;
 }
 
 export class PassLoop {
@@ -117,10 +120,11 @@ export class PassLoop {
     this.passes++;
     this.lastPassAt = performance.now();
     const now = this.o.now();
-    const orders = this.deadlines.expire(store, now);
+    const orders = [...this.deadlines.expire(store, now), ...(this.o.deadlocks?.expire(now) ?? [])];
     if (orders.length > 0) this.o.stop(orders);
     const snapshot = buildSnapshot(store, this.o.quotas, now);
     if (snapshot.pending.length === 0) {
+      this.o.deadlocks?.observe(snapshot, new Map());
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
@@ -130,6 +134,7 @@ export class PassLoop {
     this.resourcesChanged = false;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
+    this.o.deadlocks?.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
     const launches = store.transaction(() => {
       const out: AdoptedAttempt[] = [];

@@ -8,3 +8,4 @@ export { FILTERS, NEVER_FILTERS, INDEXED_FILTERS, checkWorker, type PlacementVie
 export { compareGroupWorkers, groupWorkers, TPU_WORKER_ID } from './placement/gang.js';
 export { explainJob } from './placement/explain.js';
 export { neverReason } from './placement/feasibility.js';
+export { DEFAULT_DEADLOCK_GRACE_MS, deadlockReason, waitingAncestors, type WaitingAncestor, type WaitingHold } from './placement/deadlock.js';

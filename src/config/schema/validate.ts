@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { describeValue, issuesToError, knownKeysOf } from '../../model/schema-errors.js';
-import { DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { duration, nonNegativeInteger, resolving } from './fields.js';
@@ -22,6 +22,7 @@ export function configSchema(source: string, probe: MachineProbe) {
       {
         home: home(source).nullish(),
         'stop-grace': duration().nullish(),
+        'deadlock-grace': duration().nullish(),
         'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
         'time-limit': timeLimit.nullish(),
         queue,
@@ -51,6 +52,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           },
           queue: file.queue,
           runtime: runtime(ctx, file),
+          deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
         }),
       ),
     );
@@ -78,6 +80,7 @@ export function defaultConfig(probe: MachineProbe = hostProbe): IrisConfig {
     defaults: { maxPreemptions: DEFAULT_MAX_PREEMPTIONS, stopGraceMs: DEFAULT_STOP_GRACE_MS, timeLimitMs: DEFAULT_TIME_LIMIT_MS },
     queue: { ...DEFAULT_QUEUE },
     runtime: { ...DEFAULT_RUNTIME },
+    deadlockGraceMs: DEFAULT_DEADLOCK_GRACE_MS,
   };
 }
 
