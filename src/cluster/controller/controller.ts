@@ -59,6 +59,7 @@ export class Controller {
       timers,
       launch: (attempts) => this.supervisor.adopt(attempts),
       stop: (orders) => this.supervisor.applyStopOrders(orders),
+      released: () => this.waits.released(),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
