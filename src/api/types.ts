@@ -115,7 +115,12 @@ export interface WorkerInfo {
   device: WorkerDevice;
   attributes: Record<string, string>;
   capacity: { cpuMillis: number; memoryBytes: number; devices: number };
+  /** What running tasks hold; `cpuMillis` leaves out the CPU released by waiting tasks and may exceed the capacity. */
   used: { cpuMillis: number; memoryBytes: number; devices: number };
+  /** CPU of running tasks blocked in a wait on their own subtree, released to the scheduler (docs/architecture.md, "Waiting"). */
+  cpuReleasedMillis: number;
+  /** CPU held beyond the capacity (`used.cpuMillis - capacity.cpuMillis`, at least 0): tasks took their CPU back after a wait. */
+  cpuOversubscribedMillis: number;
   runningTasks: string[];
   /** Name the worker's TPU slice peers reach it by; absent means "localhost". */
   hostname?: string;
@@ -133,6 +138,8 @@ export interface ClusterInfo {
   version: string;
   startedAt: number;
   workers: WorkerInfo[];
+  /** CPU over all workers, in millicores: capacity, in use, released by waiting tasks, held beyond capacity. */
+  cpu: { capacityMillis: number; usedMillis: number; releasedMillis: number; oversubscribedMillis: number };
   queue: {
     pending: number;
     running: number;

@@ -19,7 +19,7 @@ import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
-import { jobDetail, jobSummary, workerInfo } from './views.js';
+import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -120,6 +120,7 @@ export class ControllerService implements ClusterService {
   cluster(): ClusterInfo {
     const jobs: Partial<Record<JobState, number>> = {};
     for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
+    const workers = this.workers();
     return {
       clusterId: this.ctx.clusterId,
       pid: process.pid,
@@ -127,7 +128,8 @@ export class ControllerService implements ClusterService {
       home: this.ctx.home,
       version: this.ctx.version,
       startedAt: this.ctx.startedAt,
-      workers: this.workers(),
+      workers,
+      cpu: cpuTotals(workers),
       queue: {
         pending: this.store.pendingTasks().length,
         running: this.store.activeAttempts().length,
@@ -143,7 +145,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store);
+    const use = workerUse(this.store, this.controller.waits.released());
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -188,7 +190,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store);
+    const use = workerUse(this.store, this.controller.waits.released());
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }

@@ -64,7 +64,8 @@ function summary(spec: JobSpec): JobSummary {
 
 export const WORKER: WorkerInfo = {
   id: 'w0', state: 'READY', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
-  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 }, runningTasks: [],
+  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
+  cpuReleasedMillis: 0, cpuOversubscribedMillis: 0, runningTasks: [],
 };
 
 export class FakeService implements ClusterService {
@@ -147,6 +148,7 @@ export class FakeService implements ClusterService {
     this.check();
     return {
       clusterId: 'c1', pid: process.pid, socket: '/tmp/x.sock', home: '/tmp', version: 'test', startedAt: 1, workers: [WORKER],
+      cpu: { capacityMillis: 4000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
       queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 0 },
     };
   }
