@@ -14,6 +14,16 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** The submit body: its schema lives in submit-request.ts (zod), the type is inferred from it. */
 export type { SubmitRequest } from './submit-request.js';
 
+/** The wait body (POST /v1/wait): its schema lives in requests.ts (zod). */
+export type { WaitRequest } from './requests.js';
+
+/** POST /v1/wait: whether the jobs ended (false: the timeout passed first) and the jobs as they are now. */
+export interface WaitResponse {
+  done: boolean;
+  /** The waited jobs, in the order asked, as `GET /v1/job` shows them. */
+  jobs: JobDetail[];
+}
+
 export interface SubmitResponse {
   name: string;
   tasks: number;

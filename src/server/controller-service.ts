@@ -7,7 +7,7 @@
 import { on } from 'node:events';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
@@ -20,6 +20,7 @@ import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
+import { waitForJobs, type WaitQuery } from './wait.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -177,6 +178,16 @@ export class ControllerService implements ClusterService {
 
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
     return streamLogs(this.store, query, signal);
+  }
+
+  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
+    const done = await waitForJobs(this.store, this.controller.waits, query, caller, signal, this.ctx.now ?? Date.now);
+    return { done, jobs: query.jobs.map((name) => this.job(name)) };
+  }
+
+  blockedOn(caller: TaskCaller, jobs: string[]): () => void {
+    const entry = this.controller.waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, jobs, (this.ctx.now ?? Date.now)());
+    return () => this.controller.waits.end(entry);
   }
 
   async *events(signal: AbortSignal): AsyncIterable<ClusterEvent> {

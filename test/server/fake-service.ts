@@ -2,8 +2,10 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
+import type { WaitQuery } from '../../src/server/wait.js';
+import { isFinalJobState } from '../../src/model/states.js';
 import type { ClusterEvent } from '../../src/model/events.js';
 import type { JobSpec } from '../../src/model/types.js';
 import type { JobState } from '../../src/model/states.js';
@@ -81,6 +83,12 @@ export class FakeService implements ClusterService {
   onStop: () => Promise<void> = async () => {};
   endpointList: EndpointInfo[] = [];
   lastFilter: JobFilter | null = null;
+  /** Wait queries received with their callers; waits in progress; calls to blockedOn and their ends. */
+  waitCalls: Array<{ query: WaitQuery; caller: TaskCaller | null }> = [];
+  waitsOpen = 0;
+  waitsClosed = 0;
+  blocked: Array<{ caller: TaskCaller; jobs: string[]; ended: boolean }> = [];
+  private waitWakers = new Set<() => void>();
   /** Set to make the next call of any method throw this. */
   boom: unknown = null;
 
@@ -204,5 +212,49 @@ export class FakeService implements ClusterService {
 
   isNameTaken(name: string): boolean {
     return this.specs.some((s) => s.spec.name === name);
+  }
+
+  /** Set what job() reports for `name` and wake the waits (as the store's job event does). */
+  setJobState(name: string, state: JobState): void {
+    this.jobStates.set(name, state);
+    for (const wake of [...this.waitWakers]) wake();
+  }
+
+  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
+    this.check();
+    const answer = () => query.jobs.map((name) => this.job(name));
+    answer();
+    this.waitCalls.push({ query, caller });
+    const ended = () => {
+      const final = query.jobs.map((name) => isFinalJobState(this.jobStates.get(name) ?? 'PENDING'));
+      return query.any ? final.some(Boolean) : final.every(Boolean);
+    };
+    if (!ended() && !signal.aborted) {
+      this.waitsOpen++;
+      try {
+        await new Promise<void>((resolve) => {
+          const finish = () => {
+            this.waitWakers.delete(wake);
+            signal.removeEventListener('abort', finish);
+            clearTimeout(timer);
+            resolve();
+          };
+          const wake = () => { if (ended()) finish(); };
+          const timer = query.timeoutMs === null ? undefined : setTimeout(finish, query.timeoutMs);
+          this.waitWakers.add(wake);
+          signal.addEventListener('abort', finish, { once: true });
+        });
+      } finally {
+        this.waitsOpen--;
+        this.waitsClosed++;
+      }
+    }
+    return { done: ended(), jobs: answer() };
+  }
+
+  blockedOn(caller: TaskCaller, jobs: string[]): () => void {
+    const entry = { caller, jobs, ended: false };
+    this.blocked.push(entry);
+    return () => (entry.ended = true);
   }
 }
