@@ -37,7 +37,7 @@ export const WaitRequestSchema = body('wait', {
   jobs: z
     .array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of job names' })
     .min(1, { error: 'must be a non-empty array of job names' })
-    .describe('Jobs to wait for (`/train` or `train`), each together with its whole subtree.'),
+    .describe('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
   any: z
     .boolean({ error: expecting('true or false') })
     .optional()

@@ -119,7 +119,9 @@ function canonicalName(field: string, value: string): string {
 async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
   const caller = call.caller();
   const request = parseWaitRequest(await call.body());
-  const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, name));
+  // Inside a task a relative name is one of its own job's children, as at submit (`kid` = <job>/kid).
+  const relative = (name: string) => (caller && !name.trim().startsWith('/') ? `${caller.job}/${name.trim()}` : name);
+  const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, relative(name)));
   const timeout = request.timeout;
   const timeoutMs = timeout === undefined ? null : withField('timeout', () => parseDuration(timeout));
   const gone = new AbortController();
