@@ -1,9 +1,9 @@
 /**
- * The shapes of the small request bodies (cancel, drain, endpoint registration). Like the submit
+ * The shapes of the small request bodies (cancel, drain, endpoint registration, wait). Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
-import { fieldsOf, parseWith } from './request-schema.js';
+import { expecting, fieldsOf, parseWith } from './request-schema.js';
 
 const NON_EMPTY = 'is required and must be a non-empty string';
 
@@ -33,10 +33,27 @@ export const EndpointRequestSchema = body('endpoint', {
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
 });
 
+export const WaitRequestSchema = body('wait', {
+  jobs: z
+    .array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of job names' })
+    .min(1, { error: 'must be a non-empty array of job names' })
+    .describe('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
+  any: z
+    .boolean({ error: expecting('true or false') })
+    .optional()
+    .describe('Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.'),
+  timeout: z
+    .string({ error: expecting('a duration such as "30s"') })
+    .optional()
+    .describe('Longest time to wait (`30s`, `10m`, `1h30m`); the answer then has `done: false`. Default: until the jobs end.'),
+});
+
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
+export type WaitRequest = z.infer<typeof WaitRequestSchema>;
 
 export const parseCancelRequest = (value: unknown): CancelRequest => parseWith(CancelRequestSchema, value, fieldsOf(CancelRequestSchema));
 export const parseDrainRequest = (value: unknown): DrainRequest => parseWith(DrainRequestSchema, value, fieldsOf(DrainRequestSchema));
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseWith(EndpointRequestSchema, value, fieldsOf(EndpointRequestSchema));
+export const parseWaitRequest = (value: unknown): WaitRequest => parseWith(WaitRequestSchema, value, fieldsOf(WaitRequestSchema));

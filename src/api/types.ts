@@ -14,6 +14,16 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** The submit body: its schema lives in submit-request.ts (zod), the type is inferred from it. */
 export type { SubmitRequest } from './submit-request.js';
 
+/** The wait body (POST /v1/wait): its schema lives in requests.ts (zod). */
+export type { WaitRequest } from './requests.js';
+
+/** POST /v1/wait: whether the jobs ended (false: the timeout passed first) and the jobs as they are now. */
+export interface WaitResponse {
+  done: boolean;
+  /** The waited jobs, in the order asked, as `GET /v1/job` shows them. */
+  jobs: JobDetail[];
+}
+
 export interface SubmitResponse {
   name: string;
   tasks: number;
@@ -115,7 +125,12 @@ export interface WorkerInfo {
   device: WorkerDevice;
   attributes: Record<string, string>;
   capacity: { cpuMillis: number; memoryBytes: number; devices: number };
+  /** What running tasks hold; `cpuMillis` leaves out the CPU released by waiting tasks and may exceed the capacity. */
   used: { cpuMillis: number; memoryBytes: number; devices: number };
+  /** CPU of running tasks blocked in a wait on their own subtree, released to the scheduler (docs/architecture.md, "Waiting"). */
+  cpuReleasedMillis: number;
+  /** CPU held beyond the capacity (`used.cpuMillis - capacity.cpuMillis`, at least 0): tasks took their CPU back after a wait. */
+  cpuOversubscribedMillis: number;
   runningTasks: string[];
   /** Name the worker's TPU slice peers reach it by; absent means "localhost". */
   hostname?: string;
@@ -133,6 +148,8 @@ export interface ClusterInfo {
   version: string;
   startedAt: number;
   workers: WorkerInfo[];
+  /** CPU over all workers, in millicores: capacity, in use, released by waiting tasks, held beyond capacity. */
+  cpu: { capacityMillis: number; usedMillis: number; releasedMillis: number; oversubscribedMillis: number };
   queue: {
     pending: number;
     running: number;

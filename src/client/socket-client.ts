@@ -4,16 +4,16 @@
  * is IrisError('unavailable') with a hint to start a cluster. Inside a task, IRIS_TASK_TOKEN
  * (from the env given to the constructor) is sent on every request so submissions become
  * children of the task's job. Streams (logs, events) are async iterables over NDJSON that end
- * quietly when the caller's AbortSignal aborts.
+ * quietly when the caller's AbortSignal aborts. Waiting is a long poll (POST /v1/wait): with the
+ * token, the cluster knows the task is blocked and on what (docs/architecture.md, "Waiting").
  */
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import type { IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
-import { isFinalJobState, type JobState } from '../model/states.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -25,7 +25,12 @@ export interface SocketClientOptions {
   env?: Env;
   /** Per-request timeout for non-streaming calls, in ms; default none. */
   timeoutMs?: number;
+  /** How long one long poll of `wait` lasts before it is asked again, in ms; default LONG_POLL_MS. */
+  longPollMs?: number;
 }
+
+/** One long poll of POST /v1/wait when the caller gives no timeout: asked again after it. */
+export const LONG_POLL_MS = 10 * 60_000;
 
 const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'internal',
@@ -78,6 +83,7 @@ export class SocketClient implements IrisClient {
   readonly socketPath: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number | undefined;
+  private readonly longPollMs: number;
 
   /**
    * `new SocketClient()` (socket from process.env), `new SocketClient(socketPath, env?)` or
@@ -90,6 +96,7 @@ export class SocketClient implements IrisClient {
     const token = env[TOKEN_ENV]?.trim();
     this.token = token ? token : undefined;
     this.timeoutMs = options.timeoutMs;
+    this.longPollMs = options.longPollMs ?? LONG_POLL_MS;
   }
 
   // ---- IrisClient ----
@@ -140,62 +147,21 @@ export class SocketClient implements IrisClient {
     }
   }
 
-  async wait(name: string, signal?: AbortSignal): Promise<JobDetail> {
-    if (signal?.aborted) throw abortReason(signal);
-    const local = new AbortController();
-    const stop = () => local.abort();
-    signal?.addEventListener('abort', stop, { once: true });
-    // Count the final-state events of the job (of any job until its canonical name is known):
-    // each one is a reason to ask job() again. Subscribed before the first job() call, so a job
-    // that ends after that call is always seen.
-    let canonical: string | null = null;
-    let finals = 0;
-    let ended = false;
-    let failure: unknown = null;
-    let wake: (() => void) | null = null;
-    const poke = () => {
-      const w = wake;
-      wake = null;
-      w?.();
-    };
-    let opened!: () => void;
-    const open = new Promise<void>((resolve) => (opened = resolve));
-    const pump = (async () => {
-      try {
-        for await (const event of this.stream<ClusterEvent>('/v1/events', local.signal, opened)) {
-          if (event.type !== 'job' || !isFinalJobState(event.state as JobState)) continue;
-          if (canonical !== null && event.name !== canonical) continue;
-          finals++;
-          poke();
-        }
-      } catch (error) {
-        failure = error;
-      } finally {
-        ended = true;
-        opened();
-        poke();
-      }
-    })();
-    try {
-      await open;
-      for (;;) {
-        if (signal?.aborted) throw abortReason(signal);
-        const seen = finals;
-        const job = await this.job(name);
-        canonical = job.name;
-        if (isFinalJobState(job.state)) return job;
-        if (signal?.aborted) throw abortReason(signal);
-        if (ended) {
-          if (failure !== null) throw failure;
-          throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the event stream`, 'check `iris cluster status`');
-        }
-        if (finals === seen) await new Promise<void>((resolve) => (wake = resolve));
-      }
-    } finally {
-      signal?.removeEventListener('abort', stop);
-      local.abort();
-      await pump;
+  /**
+   * POST /v1/wait. With a timeout: one long poll, answered at the end or at the timeout
+   * (`done: false`). Without: long polls of `longPollMs` each, asked again until the jobs end.
+   */
+  async waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse> {
+    if (request.timeout !== undefined) return this.call<WaitResponse>('POST', '/v1/wait', request, null, signal);
+    for (;;) {
+      const answer = await this.call<WaitResponse>('POST', '/v1/wait', { ...request, timeout: `${this.longPollMs}ms` }, null, signal);
+      if (answer.done) return answer;
     }
+  }
+
+  async wait(name: string, signal?: AbortSignal): Promise<JobDetail> {
+    const { jobs } = await this.waitJobs({ jobs: [name] }, signal);
+    return jobs[0]!;
   }
 
   workers(): Promise<WorkerInfo[]> {
@@ -262,8 +228,9 @@ export class SocketClient implements IrisClient {
     return new IrisError('unavailable', `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`, 'check `iris cluster status`');
   }
 
-  /** One JSON request/response exchange. */
-  call<T>(method: 'GET' | 'POST', path: string, payload?: unknown, timeoutMs = this.timeoutMs): Promise<T> {
+  /** One JSON request/response exchange; `timeoutMs` null: none; an aborted `signal` rejects with its reason. */
+  call<T>(method: 'GET' | 'POST', path: string, payload?: unknown, timeoutMs: number | null | undefined = this.timeoutMs, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const body = payload === undefined ? undefined : JSON.stringify(payload);
     if (body !== undefined && Buffer.byteLength(body) > MAX_BODY_BYTES) {
       return Promise.reject(new IrisError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, 'send fewer or smaller values (for example a shorter env)'));
@@ -281,8 +248,16 @@ export class SocketClient implements IrisClient {
           }
         }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
       });
-      req.on('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
-      if (timeoutMs !== undefined) {
+      req.on('error', (error: NodeJS.ErrnoException) => reject(signal?.aborted ? abortReason(signal) : this.connectionError(error)));
+      if (signal) {
+        const onAbort = () => {
+          req.destroy();
+          reject(abortReason(signal));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+      if (timeoutMs !== undefined && timeoutMs !== null) {
         req.setTimeout(timeoutMs, () => {
           req.destroy();
           reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${timeoutMs} ms`, 'check `iris cluster status`'));

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -28,10 +28,17 @@ export interface IrisClient {
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */
   logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine>;
   /**
-   * Resolves with the job once it is in a final state (SUCCEEDED, FAILED, …): woken by the job's
-   * final event on the event stream, confirmed with job(). Rejects with the signal's reason on abort.
+   * Resolves with the job once it and its subtree are in final states (SUCCEEDED, FAILED, …),
+   * through the long-poll route POST /v1/wait (asked again while it times out). Inside a task
+   * the wait releases the task's CPU when the job is in its own subtree. Rejects with the
+   * signal's reason on abort.
    */
   wait(job: string, signal?: AbortSignal): Promise<JobDetail>;
+  /**
+   * Waits for several jobs (and their subtrees): all of them, or with `any` the first to end.
+   * With `timeout` one long poll that may answer `done: false`; without, until they end.
+   */
+  waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse>;
   /** Streams cluster events until the signal aborts. */
   events(signal?: AbortSignal): AsyncIterable<ClusterEvent>;
 }

@@ -35,6 +35,8 @@ export const EXIT = {
   conflict: 4,
   unsatisfiable: 5,
   unavailable: 6,
+  /** `iris wait --timeout` ran out before the jobs ended (the value GNU timeout uses). */
+  timeout: 124,
   internal: 70,
 } as const;
 

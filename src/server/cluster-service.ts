@@ -6,8 +6,9 @@
 import type { ClusterEvent } from '../model/events.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../api/types.js';
+import type { WaitQuery } from './wait.js';
 
 /** Who submits when the request and its task token say nothing: the server's user and directory. */
 export interface SubmitOrigin {
@@ -36,5 +37,14 @@ export interface ClusterService {
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine>;
+  /**
+   * Answers when the jobs and their subtrees have ended (`any`: one of them), or with
+   * `done: false` at the timeout or when the signal aborts (wait.ts). With a caller the wait is
+   * registered for the controller meanwhile (a task waiting on its own subtree releases its CPU).
+   * Throws IrisError('not_found') for an unknown job.
+   */
+  wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse>;
+  /** Registers `caller` as blocked on `jobs` (e.g. following their logs) until the returned function is called. */
+  blockedOn(caller: TaskCaller, jobs: string[]): () => void;
   events(signal: AbortSignal): AsyncIterable<ClusterEvent>;
 }

@@ -7,7 +7,7 @@
 import { on } from 'node:events';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
@@ -19,7 +19,8 @@ import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
-import { jobDetail, jobSummary, workerInfo } from './views.js';
+import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
+import { waitForJobs, type WaitQuery } from './wait.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -121,6 +122,7 @@ export class ControllerService implements ClusterService {
   cluster(): ClusterInfo {
     const jobs: Partial<Record<JobState, number>> = {};
     for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
+    const workers = this.workers();
     return {
       clusterId: this.ctx.clusterId,
       pid: process.pid,
@@ -128,7 +130,8 @@ export class ControllerService implements ClusterService {
       home: this.ctx.home,
       version: this.ctx.version,
       startedAt: this.ctx.startedAt,
-      workers: this.workers(),
+      workers,
+      cpu: cpuTotals(workers),
       queue: {
         pending: this.store.pendingTasks().length,
         running: this.store.activeAttempts().length,
@@ -144,7 +147,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store);
+    const use = workerUse(this.store, this.controller.waits.released());
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -178,6 +181,16 @@ export class ControllerService implements ClusterService {
     return streamLogs(this.store, query, signal);
   }
 
+  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
+    const done = await waitForJobs(this.store, this.controller.waits, query, caller, signal, this.ctx.now ?? Date.now);
+    return { done, jobs: query.jobs.map((name) => this.job(name)) };
+  }
+
+  blockedOn(caller: TaskCaller, jobs: string[]): () => void {
+    const entry = this.controller.waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, jobs, (this.ctx.now ?? Date.now)());
+    return () => this.controller.waits.end(entry);
+  }
+
   async *events(signal: AbortSignal): AsyncIterable<ClusterEvent> {
     try {
       for await (const [event] of on(this.store.events, 'change', { signal }) as AsyncIterable<[StoreEvent]>) {
@@ -189,7 +202,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store);
+    const use = workerUse(this.store, this.controller.waits.released());
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }

@@ -5,12 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid } from '../model/errors.js';
-import { parseJobName } from '../model/names.js';
+import { parseJobName, parseTaskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest } from '../api/requests.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseWaitRequest } from '../api/requests.js';
 import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
 
@@ -94,6 +94,15 @@ function withParam<T>(name: string, parse: () => T): T {
   }
 }
 
+function withField<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof IrisError) throw new IrisError(error.code, `${name}: ${error.message}`, error.hint);
+    throw error;
+  }
+}
+
 function canonicalName(field: string, value: string): string {
   try {
     return parseJobName(value);
@@ -101,6 +110,48 @@ function canonicalName(field: string, value: string): string {
     if (error instanceof IrisError) throw new IrisError(error.code, `${field}: ${error.message}`, error.hint);
     throw error;
   }
+}
+
+/**
+ * POST /v1/wait: the long poll answers when the jobs end, at the timeout, when the client goes
+ * away (its wait is then over: nobody is blocked on it any more) or when the cluster stops (503).
+ */
+async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
+  const caller = call.caller();
+  const request = parseWaitRequest(await call.body());
+  // Inside a task a relative name is one of its own job's children, as at submit (`kid` = <job>/kid).
+  const relative = (name: string) => (caller && !name.trim().startsWith('/') ? `${caller.job}/${name.trim()}` : name);
+  const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, relative(name)));
+  const timeout = request.timeout;
+  const timeoutMs = timeout === undefined ? null : withField('timeout', () => parseDuration(timeout));
+  const gone = new AbortController();
+  const abort = () => gone.abort();
+  call.res.once('close', abort);
+  call.closing.addEventListener('abort', abort, { once: true });
+  try {
+    const answer = await ctx.service.wait({ jobs, any: request.any ?? false, timeoutMs }, caller, gone.signal);
+    if (call.closing.aborted) throw new IrisError('unavailable', 'the iris cluster is stopping', 'wait again once it has restarted (`iris cluster status`)');
+    return ok(answer);
+  } finally {
+    call.res.off('close', abort);
+    call.closing.removeEventListener('abort', abort);
+  }
+}
+
+/**
+ * A task that follows logs until a job ends is blocked on that job just as a wait would be: it
+ * is registered as such while the stream lasts. A stale token does not refuse a log stream.
+ */
+function followerBlocked(call: Call, ctx: RouteContext, target: string): () => void {
+  let caller: TaskCaller | null;
+  let job: string;
+  try {
+    caller = call.caller();
+    job = parseTaskName(target)?.job ?? parseJobName(target);
+  } catch {
+    return () => {};
+  }
+  return caller ? ctx.service.blockedOn(caller, [job]) : () => {};
 }
 
 export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
@@ -161,10 +212,18 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     },
   },
   '/v1/logs': {
-    GET: (call, ctx) => {
+    GET: async (call, ctx) => {
       const query = logQuery(call.query);
-      return ctx.stream(call, (signal) => ctx.service.logs(query, signal), 'GET /v1/logs');
+      const unblock = query.follow ? followerBlocked(call, ctx, query.target) : () => {};
+      try {
+        await ctx.stream(call, (signal) => ctx.service.logs(query, signal), 'GET /v1/logs');
+      } finally {
+        unblock();
+      }
     },
+  },
+  '/v1/wait': {
+    POST: waitRoute,
   },
   '/v1/events': {
     GET: (call, ctx) => ctx.stream(call, (signal) => ctx.service.events(signal), 'GET /v1/events'),

@@ -3,7 +3,7 @@ import type { ClusterStore } from '../cluster/state/store.js';
 import type { Job, Worker } from '../model/types.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
-import type { JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
 
 export function jobSummary(store: ClusterStore, job: Job): JobSummary {
@@ -73,6 +73,8 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
     attributes: worker.attributes,
     capacity: { cpuMillis: worker.cpuMillis, memoryBytes: worker.memoryBytes, devices: worker.device.count },
     used: { cpuMillis: use?.cpuMillis ?? 0, memoryBytes: use?.memoryBytes ?? 0, devices: use?.devices.size ?? 0 },
+    cpuReleasedMillis: use?.cpuReleasedMillis ?? 0,
+    cpuOversubscribedMillis: Math.max(0, (use?.cpuMillis ?? 0) - worker.cpuMillis),
     runningTasks: use?.tasks ?? [],
     ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
@@ -80,3 +82,15 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
   };
 }
 
+
+/** The cluster's CPU totals over its workers (`iris cluster status`). */
+export function cpuTotals(workers: readonly WorkerInfo[]): ClusterInfo['cpu'] {
+  const cpu = { capacityMillis: 0, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 };
+  for (const w of workers) {
+    cpu.capacityMillis += w.capacity.cpuMillis;
+    cpu.usedMillis += w.used.cpuMillis;
+    cpu.releasedMillis += w.cpuReleasedMillis;
+    cpu.oversubscribedMillis += w.cpuOversubscribedMillis;
+  }
+  return cpu;
+}

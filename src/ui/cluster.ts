@@ -14,12 +14,27 @@ export function formatAttributes(attributes: Record<string, string>): string {
     .join(' ');
 }
 
+/**
+ * A worker's CPU: `used/capacity`, then what waiting tasks released and what is held beyond the
+ * capacity when there is any (`1/1 (1 released)`, `2/1 (1 over)`; docs/cli.md, `iris workers`).
+ */
+export function formatWorkerCpu(w: WorkerInfo): string {
+  return `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}${cpuNotes(w.cpuReleasedMillis, w.cpuOversubscribedMillis)}`;
+}
+
+function cpuNotes(releasedMillis: number, overMillis: number): string {
+  const notes: string[] = [];
+  if (releasedMillis > 0) notes.push(`${formatCores(releasedMillis)} released`);
+  if (overMillis > 0) notes.push(`${formatCores(overMillis)} over`);
+  return notes.length > 0 ? ` (${notes.join(', ')})` : '';
+}
+
 export function renderWorkers(workers: readonly WorkerInfo[]): string {
   return renderTable(workers, [
     { header: 'WORKER', value: (w) => w.id },
     { header: 'STATE', value: (w) => w.state },
     { header: 'DEVICE', value: (w) => describeDevice(w.device) },
-    { header: 'CPU', value: (w) => `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}` },
+    { header: 'CPU', value: formatWorkerCpu },
     { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },
     { header: 'DEVICES', value: (w) => (w.capacity.devices > 0 ? `${w.used.devices}/${w.capacity.devices}` : '-') },
     { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
@@ -40,7 +55,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number): string {
     ['Home', info.home],
     ['Up', formatAge(info.startedAt, now)],
     ['Workers', `${info.workers.length} (${info.workers.filter((w) => w.state === 'READY').length} ready)`],
-    ['CPU', `${formatCores(sum((w) => w.used.cpuMillis))}/${formatCores(sum((w) => w.capacity.cpuMillis))} cores in use`],
+    ['CPU', `${formatCores(sum((w) => w.used.cpuMillis))}/${formatCores(sum((w) => w.capacity.cpuMillis))} cores in use${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`],
     ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);

@@ -5,8 +5,8 @@
  * (workers named `pool-N` that share a prefix form a pool).
  */
 import type { WorkerInfo } from '../api/types.js';
-import { formatAttributes } from './cluster.js';
-import { formatCores, formatMemory } from './format.js';
+import { formatAttributes, formatWorkerCpu } from './cluster.js';
+import { formatMemory } from './format.js';
 import { renderTable, type Column } from './table.js';
 
 const TPU_NAME = 'tpu-name';
@@ -14,7 +14,7 @@ const TPU_WORKER_ID = 'tpu-worker-id';
 /** Attributes a section already shows in its own columns. */
 const SHOWN = new Set([TPU_NAME, TPU_WORKER_ID]);
 
-const cpu = (w: WorkerInfo) => `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}`;
+const cpu = formatWorkerCpu;
 const memory = (w: WorkerInfo) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}`;
 const tasks = (w: WorkerInfo) => String(w.runningTasks.length);
 const extraAttributes = (w: WorkerInfo) =>

@@ -41,59 +41,76 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('wait', () => {
-  it('returns a job that has already ended', async () => {
+  it('returns a job that has already ended, in one request to the wait route', async () => {
     const client = new SocketClient(socketPath, {});
     await client.submit({ command: ['true'], name: 'done' });
     service.jobStates.set('/done', 'SUCCEEDED');
     expect(await client.wait('/done')).toMatchObject({ name: '/done', state: 'SUCCEEDED' });
-    await until(() => service.eventChannel.closedCount === 1);
+    expect(service.waitCalls.map((c) => c.query)).toEqual([{ jobs: ['/done'], any: false, timeoutMs: 10 * 60_000 }]);
+    expect(service.waitsOpen).toBe(0);
   });
 
-  it('wakes on the job\'s final event and confirms it with job()', async () => {
+  it('wakes when the job ends, not on other jobs', async () => {
     const client = new SocketClient(socketPath, {});
     await client.submit({ command: ['true'], name: 'a' });
     await client.submit({ command: ['true'], name: 'b' });
-    let result: unknown = null;
-    const waiting = client.wait('/a').then((job) => (result = job));
-    await until(() => service.eventChannel.openCount === 1 && service.jobCalls === 1);
-    // Events that are not about /a ending do not end the wait.
-    service.eventChannel.push({ type: 'job', name: '/a', state: 'RUNNING', time: 1 });
-    service.jobStates.set('/b', 'FAILED');
-    service.eventChannel.push({ type: 'job', name: '/b', state: 'FAILED', time: 2 });
-    service.eventChannel.push({ type: 'task', name: '/a/task-0', state: 'SUCCEEDED', time: 3 });
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(result).toBeNull();
-    expect(service.jobCalls).toBe(1);
-    service.jobStates.set('/a', 'FAILED');
-    service.eventChannel.push({ type: 'job', name: '/a', state: 'FAILED', time: 4 });
+    const waiting = client.wait('/a');
+    await until(() => service.waitsOpen === 1);
+    service.setJobState('/a', 'RUNNING');
+    service.setJobState('/b', 'FAILED');
+    expect(service.waitsOpen).toBe(1);
+    service.setJobState('/a', 'FAILED');
     expect(await waiting).toMatchObject({ name: '/a', state: 'FAILED' });
-    expect(service.jobCalls).toBe(2);
+    expect(service.waitCalls).toHaveLength(1);
   });
 
-  it('rejects with the abort reason, and with the server\'s error for an unknown job', async () => {
+  it('asks again when a long poll times out', async () => {
+    const client = new SocketClient({ socketPath, env: {}, longPollMs: 20 });
+    await client.submit({ command: ['true'], name: 'a' });
+    const waiting = client.wait('/a');
+    await until(() => service.waitCalls.length >= 3);
+    service.setJobState('/a', 'SUCCEEDED');
+    expect(await waiting).toMatchObject({ name: '/a', state: 'SUCCEEDED' });
+    expect(service.waitCalls.every((c) => c.query.timeoutMs === 20)).toBe(true);
+  });
+
+  it('waits for several jobs: all of them, or any one; a timeout answers done: false', async () => {
+    const client = new SocketClient(socketPath, {});
+    await client.submit({ command: ['true'], name: 'a' });
+    await client.submit({ command: ['true'], name: 'b' });
+    service.setJobState('/a', 'SUCCEEDED');
+    const any = await client.waitJobs({ jobs: ['a', '/b'], any: true });
+    expect(any.done).toBe(true);
+    expect(any.jobs.map((j) => [j.name, j.state])).toEqual([['/a', 'SUCCEEDED'], ['/b', 'PENDING']]);
+    const timedOut = await client.waitJobs({ jobs: ['/a', '/b'], timeout: '50ms' });
+    expect(timedOut.done).toBe(false);
+    expect(service.waitCalls.at(-1)!.query).toEqual({ jobs: ['/a', '/b'], any: false, timeoutMs: 50 });
+  });
+
+  it('rejects with the abort reason and ends the wait on the server; the server\'s error for an unknown job', async () => {
     const client = new SocketClient(socketPath, {});
     await client.submit({ command: ['true'], name: 'a' });
     const ac = new AbortController();
     const waiting = errorOf(client.wait('/a', ac.signal));
-    await until(() => service.jobCalls === 1);
+    await until(() => service.waitsOpen === 1);
     ac.abort(new Error('stop waiting'));
     expect(((await waiting) as Error).message).toBe('stop waiting');
-    await until(() => service.eventChannel.closedCount === 1);
+    await until(() => service.waitsClosed === 1);
     const unknown = await errorOf(client.wait('/nope'));
     expect(unknown).toBeInstanceOf(IrisError);
     expect((unknown as IrisError).code).toBe('not_found');
   });
 
-  it('says the cluster is unavailable when the event stream closes before the job ends', async () => {
+  it('says the cluster is unavailable when it stops during the wait', async () => {
     const client = new SocketClient(socketPath, {});
     await client.submit({ command: ['true'], name: 'a' });
     const waiting = errorOf(client.wait('/a'));
-    await until(() => service.jobCalls === 1);
-    service.eventChannel.end();
+    await until(() => service.waitsOpen === 1);
+    await server.close();
     const error = (await waiting) as IrisError;
     expect(error).toBeInstanceOf(IrisError);
     expect(error.code).toBe('unavailable');
-    expect(error.message).toContain('closed the event stream');
+    expect(error.message).toContain('stopping');
   });
 });
 

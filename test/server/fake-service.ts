@@ -2,8 +2,10 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
+import type { WaitQuery } from '../../src/server/wait.js';
+import { isFinalJobState } from '../../src/model/states.js';
 import type { ClusterEvent } from '../../src/model/events.js';
 import type { JobSpec } from '../../src/model/types.js';
 import type { JobState } from '../../src/model/states.js';
@@ -64,7 +66,8 @@ function summary(spec: JobSpec): JobSummary {
 
 export const WORKER: WorkerInfo = {
   id: 'w0', state: 'READY', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
-  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 }, runningTasks: [],
+  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
+  cpuReleasedMillis: 0, cpuOversubscribedMillis: 0, runningTasks: [],
 };
 
 export class FakeService implements ClusterService {
@@ -80,6 +83,12 @@ export class FakeService implements ClusterService {
   onStop: () => Promise<void> = async () => {};
   endpointList: EndpointInfo[] = [];
   lastFilter: JobFilter | null = null;
+  /** Wait queries received with their callers; waits in progress; calls to blockedOn and their ends. */
+  waitCalls: Array<{ query: WaitQuery; caller: TaskCaller | null }> = [];
+  waitsOpen = 0;
+  waitsClosed = 0;
+  blocked: Array<{ caller: TaskCaller; jobs: string[]; ended: boolean }> = [];
+  private waitWakers = new Set<() => void>();
   /** Set to make the next call of any method throw this. */
   boom: unknown = null;
 
@@ -147,6 +156,7 @@ export class FakeService implements ClusterService {
     this.check();
     return {
       clusterId: 'c1', pid: process.pid, socket: '/tmp/x.sock', home: '/tmp', version: 'test', startedAt: 1, workers: [WORKER],
+      cpu: { capacityMillis: 4000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
       queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 0 },
     };
   }
@@ -202,5 +212,49 @@ export class FakeService implements ClusterService {
 
   isNameTaken(name: string): boolean {
     return this.specs.some((s) => s.spec.name === name);
+  }
+
+  /** Set what job() reports for `name` and wake the waits (as the store's job event does). */
+  setJobState(name: string, state: JobState): void {
+    this.jobStates.set(name, state);
+    for (const wake of [...this.waitWakers]) wake();
+  }
+
+  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
+    this.check();
+    const answer = () => query.jobs.map((name) => this.job(name));
+    answer();
+    this.waitCalls.push({ query, caller });
+    const ended = () => {
+      const final = query.jobs.map((name) => isFinalJobState(this.jobStates.get(name) ?? 'PENDING'));
+      return query.any ? final.some(Boolean) : final.every(Boolean);
+    };
+    if (!ended() && !signal.aborted) {
+      this.waitsOpen++;
+      try {
+        await new Promise<void>((resolve) => {
+          const finish = () => {
+            this.waitWakers.delete(wake);
+            signal.removeEventListener('abort', finish);
+            clearTimeout(timer);
+            resolve();
+          };
+          const wake = () => { if (ended()) finish(); };
+          const timer = query.timeoutMs === null ? undefined : setTimeout(finish, query.timeoutMs);
+          this.waitWakers.add(wake);
+          signal.addEventListener('abort', finish, { once: true });
+        });
+      } finally {
+        this.waitsOpen--;
+        this.waitsClosed++;
+      }
+    }
+    return { done: ended(), jobs: answer() };
+  }
+
+  blockedOn(caller: TaskCaller, jobs: string[]): () => void {
+    const entry = { caller, jobs, ended: false };
+    this.blocked.push(entry);
+    return () => (entry.ended = true);
   }
 }

@@ -29,6 +29,8 @@ export function worker(id: string, extra: Partial<WorkerInfo> = {}): WorkerInfo 
     attributes: { 'device-type': 'cpu', region: 'us-central1' },
     capacity: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3, devices: 0 },
     used: { cpuMillis: 1500, memoryBytes: 512 * 1024 ** 2, devices: 0 },
+    cpuReleasedMillis: 0,
+    cpuOversubscribedMillis: 0,
     runningTasks: [],
     ...extra,
   };

@@ -41,6 +41,7 @@ describe('workers and cluster', () => {
   it('summarises the cluster', () => {
     const info: ClusterInfo = {
       clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW - 3_600_000, workers,
+      cpu: { capacityMillis: 12_000, usedMillis: 1500, releasedMillis: 0, oversubscribedMillis: 0 },
       queue: { pending: 3, running: 1, jobs: { RUNNING: 1, PENDING: 2 }, policy: 'easy', passes: 12 },
     };
     const text = renderClusterStatus(info, NOW);
@@ -51,6 +52,20 @@ describe('workers and cluster', () => {
     expect(text).toContain('Queue:    policy easy, 12 scheduling passes');
     expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
     expect(text).toContain('local-0');
+  });
+
+  it('shows CPU released by waiting tasks and CPU held beyond capacity', () => {
+    const waiting = worker('local-0', { capacity: { cpuMillis: 1000, memoryBytes: 1 << 30, devices: 0 }, used: { cpuMillis: 1000, memoryBytes: 0, devices: 0 }, cpuReleasedMillis: 1000 });
+    const over = worker('local-1', { capacity: { cpuMillis: 1000, memoryBytes: 1 << 30, devices: 0 }, used: { cpuMillis: 2000, memoryBytes: 0, devices: 0 }, cpuOversubscribedMillis: 1000 });
+    const table = renderWorkers([waiting, over]);
+    expect(table).toContain('1/1 (1 released)');
+    expect(table).toContain('2/1 (1 over)');
+    const info: ClusterInfo = {
+      clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW, workers: [waiting, over],
+      cpu: { capacityMillis: 2000, usedMillis: 3000, releasedMillis: 1000, oversubscribedMillis: 1000 },
+      queue: { pending: 0, running: 3, jobs: {}, policy: 'easy', passes: 1 },
+    };
+    expect(renderClusterStatus(info, NOW)).toContain('CPU:      3/2 cores in use (1 released, 1 over)');
   });
 
   it('lists endpoints', () => {

@@ -72,6 +72,7 @@ export class Controller {
       launch: (attempts) => this.supervisor.adopt(attempts),
       stop: (orders) => this.supervisor.applyStopOrders(orders),
       deadlocks: this.deadlocks,
+      released: () => this.waits.released(),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));

@@ -10,6 +10,8 @@
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
+ * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
+ *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting").
  */
 import { randomBytes } from 'node:crypto';
 import type { JobSpec, Quota } from '../../model/types.js';
@@ -39,6 +41,8 @@ export interface PassLoopOptions {
   stop: (orders: StopOrder[]) => void;
   /** Names deadlocked jobs after each pass and ends them after their grace (deadlocks.ts). */
   deadlocks?: DeadlockWatch;
+  /** Attempts whose CPU is released right now (WaitRegistry.released); default none. */
+  released?: () => ReadonlySet<string>;
 }
 
 export class PassLoop {
@@ -104,15 +108,19 @@ export class PassLoop {
 
   /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
   queueState(): QueueState {
-    const snapshot = buildSnapshot(this.o.store, this.o.quotas, this.o.now());
+    const snapshot = this.snapshot(this.o.now());
     const { policy, queueDepth, reservationDepth } = this.o.queue;
     return { policy, queueDepth, reservationDepth, pending: pendingJobs(snapshot), reservations: this.reservations };
   }
 
   /** When a job with this spec would start if submitted now (no state changes). */
   estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
-    const snapshot = buildSnapshot(this.o.store, this.o.quotas, this.o.now());
+    const snapshot = this.snapshot(this.o.now());
     return { ...estimateStart(snapshot, this.o.store, this.queue, spec), now: snapshot.now, policy: this.o.queue.policy };
+  }
+
+  private snapshot(now: number) {
+    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released?.());
   }
 
   private pass(): void {
@@ -122,7 +130,7 @@ export class PassLoop {
     const now = this.o.now();
     const orders = [...this.deadlines.expire(store, now), ...(this.o.deadlocks?.expire(now) ?? [])];
     if (orders.length > 0) this.o.stop(orders);
-    const snapshot = buildSnapshot(store, this.o.quotas, now);
+    const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
       this.o.deadlocks?.observe(snapshot, new Map());
       this.deadlines.clear();

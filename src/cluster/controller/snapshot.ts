@@ -1,29 +1,44 @@
 /**
  * Builds the scheduler's Snapshot from the store: pending tasks, the jobs they belong to,
  * every worker's free capacity (capacity minus what active attempts hold, device indices
- * included: they are stored on each attempt), per-user usage. Reads only the store.
+ * included: they are stored on each attempt), per-user usage. Reads only the store and the set
+ * of released attempts it is given.
+ *
+ * Release (docs/architecture.md, "Waiting"): an attempt in `released` (WaitRegistry.released(),
+ * a task blocked in a wait on its own subtree) holds no CPU here — not in its worker's free CPU,
+ * not in the running allocations the queue policies and the planner see, not in its user's
+ * usage for quotas. Its memory and devices stay held. When its wait ends it is no longer in the
+ * set and its CPU counts again at once: a worker's free CPU may then be negative
+ * (oversubscribed), and no task fits there until running work ends.
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Quota, Worker } from '../../model/types.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 import { schedulerJob } from '../scheduler/job.js';
+import { attemptKey } from '../state/keys.js';
 
+/** Attempt keys (state/keys.ts attemptKey) whose CPU is released; none by default. */
+export type ReleasedAttempts = ReadonlySet<string>;
 
+const NONE: ReleasedAttempts = new Set();
 
 function emptyUsage(): UserUsage {
   return { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: 0 };
 }
 
 export interface WorkerUse {
+  /** CPU held by active attempts, released ones left out (may exceed the capacity: oversubscribed). */
   cpuMillis: number;
+  /** CPU of active attempts that released it while they wait. */
+  cpuReleasedMillis: number;
   memoryBytes: number;
   devices: Set<number>;
   tasks: string[];
 }
 
-/** What each worker's active attempts hold right now. */
-export function workerUse(store: ClusterStore): Map<string, WorkerUse> {
+/** What each worker's active attempts hold right now (released CPU apart). */
+export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
@@ -31,10 +46,11 @@ export function workerUse(store: ClusterStore): Map<string, WorkerUse> {
     if (!job) continue;
     let entry = use.get(attempt.workerId);
     if (!entry) {
-      entry = { cpuMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
+      entry = { cpuMillis: 0, cpuReleasedMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
       use.set(attempt.workerId, entry);
     }
-    entry.cpuMillis += job.spec.resources.cpuMillis;
+    if (released.has(attemptKey(attempt.task, attempt.attempt))) entry.cpuReleasedMillis += job.spec.resources.cpuMillis;
+    else entry.cpuMillis += job.spec.resources.cpuMillis;
     entry.memoryBytes += job.spec.resources.memoryBytes;
     for (const index of attempt.devices) entry.devices.add(index);
     entry.tasks.push(attempt.task);
@@ -59,7 +75,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
   };
 }
 
-export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number): Snapshot {
+export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE): Snapshot {
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
@@ -79,23 +95,24 @@ export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Q
     const job = task && store.job(task.job);
     if (!job) continue;
     const limit = job.spec.timeoutMs;
+    const cpuMillis = released.has(attemptKey(attempt.task, attempt.attempt)) ? 0 : job.spec.resources.cpuMillis;
     running.push({
       task: attempt.task,
       job: job.name,
       workerId: attempt.workerId,
-      cpuMillis: job.spec.resources.cpuMillis,
+      cpuMillis,
       memoryBytes: job.spec.resources.memoryBytes,
       devices: attempt.devices.length,
       // An attempt past its limit is being stopped: plan it as ending now, not in the past.
       endsAt: limit == null ? Infinity : Math.max(now, attempt.startedAt + limit),
     });
     const entry = usage.get(job.spec.user) ?? emptyUsage();
-    entry.cpuMillis += job.spec.resources.cpuMillis;
+    entry.cpuMillis += cpuMillis;
     entry.memoryBytes += job.spec.resources.memoryBytes;
     entry.accelerators += acceleratorsOf(job.spec.resources);
     usage.set(job.spec.user, entry);
   }
-  const use = workerUse(store);
+  const use = workerUse(store, released);
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   return { now, jobs, pending, workers, usage, quotas, running };
 }

@@ -41,7 +41,8 @@ function amount(item: CapacityItem, value: number): string {
 function capacityText(job: SchedulerJob, item: CapacityItem, need: number, owner: string, has: number, free: string): string {
   if (item === 'devices') return `need ${need} ${deviceNoun(job.resources.device)}, ${owner} has ${has}${free}`;
   const noun = item === 'cpu' ? 'CPU' : 'memory';
-  return `need ${amount(item, need)} ${noun}, ${owner} has ${amount(item, has)}${free}`;
+  // An oversubscribed worker (a waiting task took its CPU back) has less than nothing free: say 0.
+  return `need ${amount(item, need)} ${noun}, ${owner} has ${amount(item, Math.max(0, has))}${free}`;
 }
 
 function workerText(r: Reason): string {

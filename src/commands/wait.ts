@@ -1,0 +1,66 @@
+import { Args, Flags } from '@oclif/core';
+import type { WaitResponse } from '../api/types.js';
+import { BaseCommand } from '../base-command.js';
+import { EXIT } from '../model/errors.js';
+import { parseDuration } from '../model/duration.js';
+import { isFinalJobState } from '../model/states.js';
+
+export default class Wait extends BaseCommand {
+  static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
+  static override description =
+    'Blocks until every named job and all of its descendants are in a final state (with --any: until one of them is). ' +
+    `Exit codes: 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ended otherwise (FAILED, KILLED, ...), ` +
+    `${EXIT.timeout} when --timeout passed first, ${EXIT.notFound} for an unknown job. ` +
+    'Inside a task, waiting on jobs of its own subtree releases the task\'s CPU to the scheduler until the wait returns. ' +
+    'With --json the jobs are printed as `iris status --json` shows them, under `{ "done", "jobs" }`.';
+
+  static override examples = [
+    '<%= config.bin %> wait train',
+    '<%= config.bin %> wait sweep-1 sweep-2 --any',
+    '<%= config.bin %> wait train --timeout 30s --json',
+  ];
+
+  static override strict = false;
+  static override usage = '<%= command.id %> JOB [JOB…] [--any] [--timeout DURATION]';
+  static override args = {
+    job: Args.string({ description: 'Job name(s) to wait for, each with its subtree.', required: true }),
+  };
+
+  static override flags = {
+    any: Flags.boolean({ description: 'Return as soon as one of the jobs (with its subtree) has ended.' }),
+    timeout: Flags.string({ description: `Give up after this long (45, 90s, 10m, 1h30m) and exit ${EXIT.timeout}.` }),
+  };
+
+  async run(): Promise<WaitResponse> {
+    const { args, argv, flags } = await this.parse(Wait);
+    const jobs = argv.length > 0 && argv[0] === args.job ? (argv as string[]) : [args.job, ...(argv as string[])];
+    // Checked here so a bad duration is a usage error before anything is asked.
+    if (flags.timeout !== undefined) parseDuration(flags.timeout, { what: 'timeout' });
+    const abort = new AbortController();
+    const dispose = this.onInterrupt(() => abort.abort(new Error('interrupted')));
+    let answer: WaitResponse;
+    try {
+      answer = await this.client().waitJobs({ jobs, any: flags.any, ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}) }, abort.signal);
+    } catch (error) {
+      if (abort.signal.aborted) return this.exit(130);
+      throw error;
+    } finally {
+      dispose();
+    }
+    if (!this.jsonEnabled()) {
+      for (const job of answer.jobs) this.log(`${job.name} ${job.state}${job.reason && job.state !== 'SUCCEEDED' ? `: ${job.reason}` : ''}`);
+    }
+    if (!answer.done) return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
+    const ended = answer.jobs.filter((job) => isFinalJobState(job.state));
+    const failed = ended.filter((job) => job.state !== 'SUCCEEDED');
+    if (failed.length > 0) return this.failWith(answer, `${failed.map((job) => `${job.name} ${job.state}`).join(', ')}`, EXIT.jobFailed);
+    return answer;
+  }
+
+  /** Print the jobs (--json) and a line on stderr, then exit with `code`. */
+  private failWith(answer: WaitResponse, message: string, code: number): never {
+    if (this.jsonEnabled()) this.logJson(answer);
+    process.stderr.write(`${message}\n`);
+    return this.exit(code);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Waiting for jobs to end: the server side of `POST /v1/wait` (docs/api.md; docs/architecture.md,
+ * "Waiting").
+ *
+ * Guarantees:
+ * - A job has ended when it and every job of its subtree are in a final state. The answer comes
+ *   when all the waited jobs have ended (`any`: one of them), or with `done: false` when the
+ *   timeout passes or the signal aborts (the client went away, the cluster is stopping).
+ * - Woken by the store's job events under the waited names, never by polling.
+ * - With a caller (a task token), the wait is registered in the controller's WaitRegistry from
+ *   the moment it starts waiting until it answers, times out or is abandoned, and never longer:
+ *   the registry decides whether the task's CPU is released meanwhile.
+ */
+import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import type { WaitRegistry } from '../cluster/controller/waits.js';
+import type { TaskIdentity } from '../model/caller.js';
+import { isFinalJobState } from '../model/states.js';
+import { isWithin } from '../model/names.js';
+import { notFound } from '../model/errors.js';
+
+/** The longest delay a Node timer takes (about 24.8 days); longer timeouts end there. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface WaitQuery {
+  /** Canonical job names. */
+  jobs: string[];
+  any: boolean;
+  /** null: no limit. */
+  timeoutMs: number | null;
+}
+
+/** True when `name` and its whole subtree are in final states (a job no longer stored has ended). */
+export function subtreeEnded(store: ClusterStore, name: string): boolean {
+  const job = store.job(name);
+  if (!job) return true;
+  if (!isFinalJobState(job.state)) return false;
+  return store.children(name).every((child) => subtreeEnded(store, child.name));
+}
+
+/** Resolves true once the jobs have ended, false on timeout or abort. Throws not_found for an unknown job. */
+export async function waitForJobs(
+  store: ClusterStore, waits: WaitRegistry, query: WaitQuery, caller: TaskIdentity | null, signal: AbortSignal, now: () => number,
+): Promise<boolean> {
+  for (const name of query.jobs) if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+  const done = () => (query.any ? query.jobs.some((name) => subtreeEnded(store, name)) : query.jobs.every((name) => subtreeEnded(store, name)));
+  if (done()) return true;
+  if (signal.aborted || query.timeoutMs === 0) return false;
+  const entry = caller ? waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, query.jobs, now()) : null;
+  try {
+    return await new Promise<boolean>((resolve) => {
+      const finish = (ended: boolean) => {
+        store.events.off('change', onChange);
+        signal.removeEventListener('abort', onAbort);
+        if (timer) clearTimeout(timer);
+        resolve(ended);
+      };
+      const onChange = (event: StoreEvent) => {
+        if (event.type !== 'job' || !query.jobs.some((name) => isWithin(event.job.name, name))) return;
+        if (done()) finish(true);
+      };
+      const onAbort = () => finish(false);
+      const timer = query.timeoutMs === null ? null : setTimeout(() => finish(false), Math.min(query.timeoutMs, MAX_TIMER_MS));
+      store.events.on('change', onChange);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  } finally {
+    if (entry) waits.end(entry);
+  }
+}
