@@ -5,8 +5,8 @@
  * the child's lines into its own task's log. `--stream` copies them again; a failed child's line
  * carries its exit code and the nested run exits 1.
  *
- * The worker has 8 CPUs: with 1-CPU jobs a waiting parent still holds its CPU until the
- * CPU-release work lands; then this tree also completes on a 1- or 2-CPU worker.
+ * The only worker has 1 CPU and every job asks the default 1 CPU: the tree completes because a
+ * parent waiting in `iris run` gives its CPU back (docs/architecture.md, "Waiting").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogLine } from '../../src/api/types.js';
@@ -15,7 +15,7 @@ import { E2ECluster, describeRun } from './harness.js';
 const CONFIG = `
 stop-grace: 1s
 workers:
-  - {name: w0, cpu: 8, memory: 8GiB}
+  - {name: w0, cpu: 1, memory: 8GiB}
 `;
 
 /** `task text` for every line of `target`'s logs (its subtree), sorted. */
