@@ -96,25 +96,33 @@ export function waitParentScript(children, command) {
   ].join('\n') + '\n';
 }
 
-export async function runWaitRelease({ rounds = 3, log = () => {} } = {}) {
+export async function runWaitRelease({ rounds = 5, log = () => {} } = {}) {
+  if (rounds < 5) throw new Error('the wait benchmark takes at least 5 rounds');
   const cluster = startCluster('stop-grace: 1s\nworkers:\n  - {name: w0, cpu: 2, memory: 8GiB}\n');
   try {
     const sleeps = path.join(cluster.cwd, 'parent-sleep.sh');
     const trues = path.join(cluster.cwd, 'parent-true.sh');
+    const program = path.join(cluster.cwd, 'parent-api.mjs');
     writeFileSync(sleeps, waitParentScript(4, 'sleep 2'));
     writeFileSync(trues, waitParentScript(4, 'true'));
+    writeFileSync(program, fanoutProgram());
     const parent = (name, script) => ({ name, command: ['sh', script], cwd: cluster.cwd });
+    const apiParent = (name, command) => ({ name, command: [process.execPath, program, '4', '4', ...command], cwd: cluster.cwd });
     log('tree bench (a): warm-up');
     await timeJob(cluster.client, parent('warmup', trues));
+    await timeJob(cluster.client, apiParent('warmup-api', ['true']));
     const tree = [];
+    const api = [];
     const floor = [];
     const loadStart = load();
+    // Interleaved: floor, the CLI parent, the API parent, each round.
     for (let r = 0; r < rounds; r++) {
       floor.push(await sleepRounds(2, 2, 2));
       tree.push(await timeJob(cluster.client, parent(`wait-${r}`, sleeps)));
-      log(`tree bench (a): round ${r + 1}: tree ${tree[r].toFixed(2)} s, floor ${floor[r].toFixed(2)} s`);
+      api.push(await timeJob(cluster.client, apiParent(`wait-api-${r}`, ['sleep', '2'])));
+      log(`tree bench (a): round ${r + 1}: tree ${tree[r].toFixed(2)} s (children by the socket API: ${api[r].toFixed(2)} s), floor ${floor[r].toFixed(2)} s`);
     }
-    const result = { rounds, tree: stats(tree), floor: stats(floor), targetS: TARGET_WAIT_S, loadavg: { start: loadStart, end: load() } };
+    const result = { rounds, tree: stats(tree), api: stats(api), floor: stats(floor), targetS: TARGET_WAIT_S, loadavg: { start: loadStart, end: load() } };
     result.ok = result.tree.median <= TARGET_WAIT_S;
     return result;
   } finally {
@@ -122,18 +130,23 @@ export async function runWaitRelease({ rounds = 3, log = () => {} } = {}) {
   }
 }
 
-/** The parent's program of (b): submit N children of `true` (INFLIGHT at a time), then wait for each. */
+/**
+ * A parent as one Node program on the socket API (docs/api.md): submit N children running
+ * COMMAND (INFLIGHT requests at a time), then wait for each. (b) uses it with `true`; (a) also
+ * with `sleep 2`, to show the scheduler's share apart from four CLI start-ups.
+ */
 function fanoutProgram() {
   const clientUrl = pathToFileURL(path.join(ROOT, 'dist', 'client', 'socket-client.js')).href;
   return `const { SocketClient } = await import(${JSON.stringify(clientUrl)});
-const [n, inflight] = process.argv.slice(2).map(Number);
+const [n, inflight] = process.argv.slice(2, 4).map(Number);
+const command = process.argv.slice(4);
 const client = new SocketClient({ env: process.env });
 const names = new Array(n);
 let next = 0;
 await Promise.all(Array.from({ length: inflight }, async () => {
   while (next < n) {
     const i = next++;
-    names[i] = (await client.submit({ name: 'c-' + i, command: ['true'], cpu: 1, memory: '16M' })).name;
+    names[i] = (await client.submit({ name: 'c-' + i, command: command.length > 0 ? command : ['true'], cpu: 1, memory: '16M' })).name;
   }
 }));
 let failed = 0;

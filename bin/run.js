@@ -3,6 +3,7 @@
 // Node 24 pinned as a devDependency (node_modules/.bin/node): stdio is inherited, SIGINT/SIGTERM/
 // SIGHUP sent to this process are forwarded, and the child's exit code or signal is passed on.
 import { spawn } from 'node:child_process';
+import module from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,14 @@ if (major < MIN_MAJOR) {
     }
   });
 } else {
+  // Cache compiled code between runs (tasks start `iris` often): in this package's own
+  // node_modules, never a shared temp directory. Best effort: without it iris only starts slower.
+  try {
+    const root = dirname(dirname(fileURLToPath(import.meta.url)));
+    module.enableCompileCache?.(join(root, 'node_modules', '.cache', 'iris-compile'));
+  } catch {
+    // not writable or not supported: run without the cache
+  }
   // No top-level await: a process.exit() from oclif (e.g. EPIPE when piped to `head`) would
   // otherwise print a "Detected unsettled top-level await" warning.
   import('@oclif/core').then(({ execute, settings }) => {

@@ -122,6 +122,8 @@ await section('tree', 'tree.mjs', 'runTreeBench', (r) => {
   const w = r.wait;
   const span = (s, digits, unit) => `${fmt(s.median, digits)} ${unit} (min ${fmt(s.min, digits)}, max ${fmt(s.max, digits)})`;
   row(`tree: parent (1 CPU) + 4 children of \`sleep 2\` on 2 CPUs, submit..SUCCEEDED (median of ${w.rounds})`, span(w.tree, 2, 's'), `floor ${span(w.floor, 2, 's')}`, `<= ${w.targetS} s`, w.ok);
+  row(`tree: the same parent submitting its 4 children by the socket API from one process (median of ${w.rounds})`, span(w.api, 2, 's'), `floor ${span(w.floor, 2, 's')}`, '-', null);
+  row('tree: load average (1/5/15 min) at start / end of (a)', `${w.loadavg.start.join(' ')} / ${w.loadavg.end.join(' ')}`, '-', '-', null);
   const f = r.fanout;
   row(`tree: parent fans out ${f.children} children of \`true\` and waits (x${f.concurrency}, median of ${f.rounds})`, `${span(f.tree, 0, 'tasks/s')} ratio ${fmt(f.ratio.median, 2)}`, `raw ${span(f.raw, 0, 'tasks/s')}`, '-', null);
   row('tree: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
