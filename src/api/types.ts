@@ -5,7 +5,7 @@
  */
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { JobSpec, WorkerState } from '../model/types.js';
+import type { Endpoint, JobSpec, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -161,14 +161,8 @@ export interface ClusterInfo {
   };
 }
 
-export interface EndpointInfo {
-  name: string;
-  address: string;
-  task: string;
-  attempt: number;
-  job: string;
-  registeredAt: number;
-}
+/** An endpoint a task registered, as the store keeps it. */
+export type EndpointInfo = Endpoint;
 
 export interface LogLine {
   time: number;

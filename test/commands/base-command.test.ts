@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Errors, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { fileURLToPath } from 'node:url';
 import { BaseCommand } from '../../src/base-command.js';
 import { IrisError } from '../../src/model/errors.js';
+import { captureCommand } from '../helpers/capture-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,22 +18,7 @@ class Boom extends BaseCommand {
   }
 }
 
-async function runBoom(argv: string[]): Promise<{ exit: number | undefined; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    await Boom.run(argv, root);
-    return { exit: 0, stdout, stderr };
-  } catch (error) {
-    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit, stdout, stderr };
-    throw error;
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const runBoom = (argv: string[]) => captureCommand(() => Boom.run(argv, root));
 
 describe('the one error formatter', () => {
   afterEach(() => vi.restoreAllMocks());

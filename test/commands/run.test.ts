@@ -5,13 +5,13 @@
  * The command runs for real against a stand-in client (submit, logs, wait, cancel).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Errors } from '@oclif/core';
 import { fileURLToPath } from 'node:url';
 import type { JobDetail, LogLine, TaskInfo } from '../../src/api/types.js';
 import type { ConnectedClient } from '../../src/client/connect.js';
 import Run from '../../src/commands/run.js';
 import { formatJobOutcome } from '../../src/ui/job-outcome.js';
 import { job as summary } from '../ui/fixtures.js';
+import { captureCommand } from '../helpers/capture-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const T = Date.UTC(2025, 0, 2, 12, 0, 0);
@@ -62,22 +62,7 @@ function runWith(env: NodeJS.ProcessEnv, final: JobDetail) {
   return { TestRun, calls };
 }
 
-async function capture(fn: () => Promise<unknown>): Promise<{ exit: number | undefined; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    await fn();
-    return { exit: 0, stdout, stderr };
-  } catch (error) {
-    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit, stdout, stderr };
-    throw error;
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const capture = captureCommand;
 
 /** stderr without the `submitted NAME` line (oclif's logToStderr writes it, not process.stderr.write). */
 const withoutSubmitted = (text: string) => text.replace(/^submitted \S+\n/m, '');

@@ -1,30 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Errors } from '@oclif/core';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Simulate from '../../src/commands/simulate.js';
+import { captureCommand } from '../helpers/capture-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const LUBLIN = path.join(root, '..', 'shared', 'traces', 'lublin_256.swf');
 
-async function runSimulate(argv: string[]): Promise<{ exit: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    await Simulate.run(argv, root);
-    return { exit: 0, stdout, stderr };
-  } catch (error) {
-    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit!, stdout, stderr };
-    throw error;
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const runSimulate = (argv: string[]) => captureCommand(() => Simulate.run(argv, root));
 
 function swfLine(id: number, submit: number, run: number, procs: number): string {
   return [id, submit, -1, run, procs, -1, -1, procs, run, -1, 1, 7, 1, 1, 1, -1, -1, -1].join(' ');

@@ -3,35 +3,20 @@
 // subtree has, and a run that can go no further reports the deadlocked jobs.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Errors } from '@oclif/core';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Simulate from '../../src/commands/simulate.js';
 import { simulate, type SimResult } from '../../src/sim/engine.js';
 import { createScheduler } from '../../src/sim/policy.js';
 import { runSimulation } from '../../src/sim/service.js';
 import { parseWorkload } from '../../src/sim/workload-file.js';
 import { renderSimulation } from '../../src/ui/simulation.js';
+import { captureCommand } from '../helpers/capture-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = path.join(root, 'docs', 'examples', 'tree-workload.yaml');
 
 /** `iris simulate ARGV` in process: its exit code and stdout / stderr. */
-async function cli(argv: string[]): Promise<{ exit: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    await Simulate.run(argv, root);
-    return { exit: 0, stdout, stderr };
-  } catch (error) {
-    if (error instanceof Errors.ExitError) return { exit: error.oclif.exit!, stdout, stderr };
-    throw error;
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = (argv: string[]) => captureCommand(() => Simulate.run(argv, root));
 
 function run(doc: unknown, release: boolean, policy: 'easy' | 'first-fit' = 'easy'): SimResult {
   return simulate(parseWorkload(doc, 'tree.yaml'), { scheduler: createScheduler({ policy }), release });
