@@ -12,7 +12,7 @@
  */
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import { isWithin, parseJobName, parseTaskName } from '../model/names.js';
-import { isFinalJobState, isActiveTaskState } from '../model/states.js';
+import { isActiveTaskState } from '../model/states.js';
 import type { Attempt, Task } from '../model/types.js';
 import type { LogLine, LogQuery } from '../api/types.js';
 import { notFound } from '../model/errors.js';
@@ -56,10 +56,8 @@ function targetEnded(store: ClusterStore, target: Target): boolean {
     const task = store.task(target.task);
     return !task || (task.state !== 'PENDING' && !isActiveTaskState(task.state));
   }
-  const root = store.job(target.job);
-  if (!root || !isFinalJobState(root.state)) return false;
-  return store.descendants(target.job).every((job) => isFinalJobState(job.state))
-    && targetTasks(store, target).every((task) => !isActiveTaskState(task.state));
+  if (!store.job(target.job) || !store.subtreeEnded(target.job)) return false;
+  return targetTasks(store, target).every((task) => !isActiveTaskState(task.state));
 }
 
 /** Does this store event say something about the target's jobs, tasks or attempts? */

@@ -14,7 +14,6 @@
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import type { WaitRegistry } from '../cluster/controller/waits.js';
 import type { TaskIdentity } from '../model/caller.js';
-import { isFinalJobState } from '../model/states.js';
 import { isWithin } from '../model/names.js';
 import { notFound } from '../model/errors.js';
 
@@ -29,20 +28,13 @@ export interface WaitQuery {
   timeoutMs: number | null;
 }
 
-/** True when `name` and its whole subtree are in final states (a job no longer stored has ended). */
-export function subtreeEnded(store: ClusterStore, name: string): boolean {
-  const job = store.job(name);
-  if (!job) return true;
-  if (!isFinalJobState(job.state)) return false;
-  return store.children(name).every((child) => subtreeEnded(store, child.name));
-}
 
 /** Resolves true once the jobs have ended, false on timeout or abort. Throws not_found for an unknown job. */
 export async function waitForJobs(
   store: ClusterStore, waits: WaitRegistry, query: WaitQuery, caller: TaskIdentity | null, signal: AbortSignal, now: () => number,
 ): Promise<boolean> {
   for (const name of query.jobs) if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
-  const done = () => (query.any ? query.jobs.some((name) => subtreeEnded(store, name)) : query.jobs.every((name) => subtreeEnded(store, name)));
+  const done = () => (query.any ? query.jobs.some((name) => store.subtreeEnded(name)) : query.jobs.every((name) => store.subtreeEnded(name)));
   if (done()) return true;
   if (signal.aborted || query.timeoutMs === 0) return false;
   const entry = caller ? waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, query.jobs, now()) : null;

@@ -18,7 +18,6 @@ import { deadlockReason, waitingAncestors, type WaitingHold } from '../scheduler
 import { schedulerJob } from '../scheduler/job.js';
 import type { SchedulerJob, Snapshot, WorkerView } from '../scheduler/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
-import { attemptKey } from '../state/keys.js';
 import { workerView } from './snapshot.js';
 import type { Timers } from './timers.js';
 import type { WaitRegistry } from './waits.js';
@@ -27,25 +26,15 @@ export { DEFAULT_DEADLOCK_GRACE_MS } from '../scheduler/placement/deadlock.js';
 
 /** What every running attempt blocked in a wait holds meanwhile (its CPU not, when a wait released it). */
 export function waitingHolds(store: ClusterStore, waits: WaitRegistry): WaitingHold[] {
-  const entries = waits.all();
-  if (entries.length === 0) return [];
-  const released = waits.released();
-  const byAttempt = new Map<string, { task: string; attempt: number; job: string; on: string[] }>();
-  for (const entry of entries) {
-    const key = attemptKey(entry.caller.task, entry.caller.attempt);
-    let item = byAttempt.get(key);
-    if (!item) byAttempt.set(key, (item = { task: entry.caller.task, attempt: entry.caller.attempt, job: entry.caller.job, on: [] }));
-    item.on.push(...entry.jobs);
-  }
   const out: WaitingHold[] = [];
-  for (const [key, { task, attempt, job: jobName, on }] of byAttempt) {
-    const live = store.attempt(task, attempt);
-    const job = store.job(jobName);
+  for (const { caller, waits: entries, releasesCpu } of waits.blocked()) {
+    const live = store.attempt(caller.task, caller.attempt);
+    const job = store.job(caller.job);
     if (!live || live.state !== 'RUNNING' || !job) continue;
     const res = job.spec.resources;
     out.push({
-      task, job: jobName, waitingOn: on, worker: live.workerId,
-      cpuMillis: released.has(key) ? 0 : res.cpuMillis, memoryBytes: res.memoryBytes, devices: live.devices,
+      task: caller.task, job: caller.job, waitingOn: entries.flatMap((entry) => entry.jobs), worker: live.workerId,
+      cpuMillis: releasesCpu ? 0 : res.cpuMillis, memoryBytes: res.memoryBytes, devices: live.devices,
     });
   }
   return out;
@@ -83,7 +72,7 @@ export class DeadlockWatch {
    * others (a job that was deadlocked and is not now gets the scheduler's reason back).
    */
   observe(snapshot: Snapshot, reasons: Map<string, string>): void {
-    const holds = this.o.waits.all().length === 0 ? [] : waitingHolds(this.o.store, this.o.waits);
+    const holds = waitingHolds(this.o.store, this.o.waits);
     // Nothing waits and nothing was deadlocked: the common pass costs nothing here.
     if (holds.length === 0 && this.since.size === 0) return this.arm(snapshot.now);
     const pending = new Map<string, number>();
@@ -122,7 +111,7 @@ export class DeadlockWatch {
         this.since.delete(name);
         const job = store.job(name);
         if (!job || job.state !== 'PENDING') continue;
-        const pending = store.pendingTasks().filter((task) => task.job === name).length;
+        const pending = store.tasksOf(name).filter((task) => task.state === 'PENDING').length;
         const sched = schedulerJob(job);
         const reason = deadlockReason(sched, groupCount(sched, pending), workers, holds);
         if (reason !== null) out.push(...store.markUnschedulable(name, reason));

@@ -13,6 +13,7 @@
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Quota, Worker } from '../../model/types.js';
+import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 import { schedulerJob } from '../scheduler/job.js';
@@ -37,6 +38,19 @@ export interface WorkerUse {
   tasks: string[];
 }
 
+function addUse(use: Map<string, WorkerUse>, workerId: string, res: ResourceSpec, devices: readonly number[], task: string, released: boolean): void {
+  let entry = use.get(workerId);
+  if (!entry) {
+    entry = { cpuMillis: 0, cpuReleasedMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
+    use.set(workerId, entry);
+  }
+  if (released) entry.cpuReleasedMillis += res.cpuMillis;
+  else entry.cpuMillis += res.cpuMillis;
+  entry.memoryBytes += res.memoryBytes;
+  for (const index of devices) entry.devices.add(index);
+  entry.tasks.push(task);
+}
+
 /** What each worker's active attempts hold right now (released CPU apart). */
 export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
@@ -44,16 +58,7 @@ export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
-    let entry = use.get(attempt.workerId);
-    if (!entry) {
-      entry = { cpuMillis: 0, cpuReleasedMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
-      use.set(attempt.workerId, entry);
-    }
-    if (released.has(attemptKey(attempt.task, attempt.attempt))) entry.cpuReleasedMillis += job.spec.resources.cpuMillis;
-    else entry.cpuMillis += job.spec.resources.cpuMillis;
-    entry.memoryBytes += job.spec.resources.memoryBytes;
-    for (const index of attempt.devices) entry.devices.add(index);
-    entry.tasks.push(attempt.task);
+    addUse(use, attempt.workerId, job.spec.resources, attempt.devices, attempt.task, released.has(attemptKey(attempt.task, attempt.attempt)));
   }
   return use;
 }
@@ -89,13 +94,18 @@ export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Q
     entry.pendingTasks++;
     usage.set(user, entry);
   }
+  // One walk over the active attempts gives the planner's running allocations, per-user usage
+  // and what each worker holds.
   const running: RunningAllocation[] = [];
+  const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
     const limit = job.spec.timeoutMs;
-    const cpuMillis = released.has(attemptKey(attempt.task, attempt.attempt)) ? 0 : job.spec.resources.cpuMillis;
+    const isReleased = released.has(attemptKey(attempt.task, attempt.attempt));
+    addUse(use, attempt.workerId, job.spec.resources, attempt.devices, attempt.task, isReleased);
+    const cpuMillis = isReleased ? 0 : job.spec.resources.cpuMillis;
     running.push({
       task: attempt.task,
       job: job.name,
@@ -112,7 +122,6 @@ export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Q
     entry.accelerators += acceleratorsOf(job.spec.resources);
     usage.set(job.spec.user, entry);
   }
-  const use = workerUse(store, released);
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   return { now, jobs, pending, workers, usage, quotas, running };
 }

@@ -65,10 +65,15 @@ export class WaitRegistry {
     return this.byAttempt.get(attemptKey(task, attempt)) ?? [];
   }
 
+  /** Each attempt blocked in a wait: its key (state/keys.ts attemptKey), its waits, and whether its CPU is released. */
+  *blocked(): Iterable<{ key: string; caller: TaskIdentity; waits: readonly WaitEntry[]; releasesCpu: boolean }> {
+    for (const [key, list] of this.byAttempt) yield { key, caller: list[0]!.caller, waits: list, releasesCpu: list.some((e) => e.releasesCpu) };
+  }
+
   /** Attempt keys (state/keys.ts attemptKey) whose CPU is released right now. */
   released(): Set<string> {
     const out = new Set<string>();
-    for (const [key, list] of this.byAttempt) if (list.some((e) => e.releasesCpu)) out.add(key);
+    for (const { key, releasesCpu } of this.blocked()) if (releasesCpu) out.add(key);
     return out;
   }
 

@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
-import type { AttemptOutcome } from '../../model/states.js';
+import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 import { Journal, type EventKey } from './journal.js';
@@ -191,6 +191,13 @@ export class ClusterStore {
   /** All jobs below `name`, parents before children. */
   descendants(name: string): Job[] {
     return subtreeOf(this.model, name).slice(1).map((n) => this.model.jobs.get(n)!.job);
+  }
+
+  /** True when `name` and every job below it are in final states (a job no longer stored has ended). */
+  subtreeEnded(name: string): boolean {
+    const job = this.model.jobs.get(name)?.job;
+    if (!job) return true;
+    return isFinalJobState(job.state) && this.descendants(name).every((d) => isFinalJobState(d.state));
   }
 
   tasksOf(job: string): Task[] {
