@@ -182,12 +182,12 @@ export class ControllerService implements ClusterService {
   }
 
   async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
-    const done = await waitForJobs(this.store, this.controller.waits, query, caller, signal, this.ctx.now ?? Date.now);
+    const done = await waitForJobs(this.store, query, signal, () => (caller ? this.blockedOn(caller, query.jobs) : () => {}));
     return { done, jobs: query.jobs.map((name) => this.job(name)) };
   }
 
   blockedOn(caller: TaskCaller, jobs: string[]): () => void {
-    const entry = this.controller.waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, jobs, (this.ctx.now ?? Date.now)());
+    const entry = this.controller.waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, jobs);
     return () => this.controller.waits.end(entry);
   }
 

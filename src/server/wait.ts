@@ -7,13 +7,11 @@
  *   when all the waited jobs have ended (`any`: one of them), or with `done: false` when the
  *   timeout passes or the signal aborts (the client went away, the cluster is stopping).
  * - Woken by the store's job events under the waited names, never by polling.
- * - With a caller (a task token), the wait is registered in the controller's WaitRegistry from
- *   the moment it starts waiting until it answers, times out or is abandoned, and never longer:
- *   the registry decides whether the task's CPU is released meanwhile.
+ * - `block` is held from the moment it starts waiting until it answers, times out or is
+ *   abandoned, and never longer: with a task token the service registers the wait there
+ *   (ControllerService.blockedOn), and the registry decides whether the task's CPU is released.
  */
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
-import type { WaitRegistry } from '../cluster/controller/waits.js';
-import type { TaskIdentity } from '../model/caller.js';
 import { isWithin } from '../model/names.js';
 import { notFound } from '../model/errors.js';
 
@@ -29,15 +27,17 @@ export interface WaitQuery {
 }
 
 
-/** Resolves true once the jobs have ended, false on timeout or abort. Throws not_found for an unknown job. */
-export async function waitForJobs(
-  store: ClusterStore, waits: WaitRegistry, query: WaitQuery, caller: TaskIdentity | null, signal: AbortSignal, now: () => number,
-): Promise<boolean> {
+/**
+ * Resolves true once the jobs have ended, false on timeout or abort. Throws not_found for an
+ * unknown job. `block` is called when the request starts waiting (not when it can answer at
+ * once) and the function it returns when the wait is over: the caller registers the wait there.
+ */
+export async function waitForJobs(store: ClusterStore, query: WaitQuery, signal: AbortSignal, block: () => () => void): Promise<boolean> {
   for (const name of query.jobs) if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
   const done = () => (query.any ? query.jobs.some((name) => store.subtreeEnded(name)) : query.jobs.every((name) => store.subtreeEnded(name)));
   if (done()) return true;
   if (signal.aborted || query.timeoutMs === 0) return false;
-  const entry = caller ? waits.begin({ task: caller.task, job: caller.job, attempt: caller.attempt }, query.jobs, now()) : null;
+  const unblock = block();
   try {
     return await new Promise<boolean>((resolve) => {
       const finish = (ended: boolean) => {
@@ -56,6 +56,6 @@ export async function waitForJobs(
       signal.addEventListener('abort', onAbort, { once: true });
     });
   } finally {
-    if (entry) waits.end(entry);
+    unblock();
   }
 }

@@ -31,9 +31,9 @@ import { DEFAULT_RESOURCES, parseGpu, type DeviceRequest, type WorkerDevice } fr
 import { describeValue, formatKeyPath, issuesToError, knownKeysOf, parseWith } from '../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
+import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
+import { TPU_NAME } from '../model/topology.js';
 
-const DEFAULT_WORKER_CPU = 1000;
-const DEFAULT_WORKER_MEMORY = 2 * 1024 ** 3;
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
 const MAX_JOBS = 1_000_000;
 
@@ -181,7 +181,7 @@ class JobExpander {
     const variant = j.tpu ?? null;
     const device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
     const replicas = j.replicas ?? variant?.hosts ?? 1;
-    const coschedule = j.coschedule ?? (variant !== null && variant.hosts > 1 ? 'tpu-name' : null);
+    const coschedule = j.coschedule ?? (variant !== null && variant.hosts > 1 ? TPU_NAME : null);
     const cpuMillis = j.cpu ?? DEFAULT_RESOURCES.cpuMillis;
     const memoryBytes = j.memory ?? DEFAULT_RESOURCES.memoryBytes;
     const user = j.user ?? defaults.user;
@@ -222,7 +222,7 @@ function workers(ctx: Ctx, entries: z.output<typeof worker>[]): SimWorker[] {
     let device: WorkerDevice = { type: 'cpu', variant: null, count: 0 };
     if (w.gpu?.type === 'gpu') device = { type: 'gpu', variant: w.gpu.variant, count: w.gpu.count };
     if (w.tpu) device = { type: 'tpu', variant: w.tpu.name, count: w.tpu.chipsPerHost };
-    const base = { cpuMillis: w.cpu ?? DEFAULT_WORKER_CPU, memoryBytes: w.memory ?? DEFAULT_WORKER_MEMORY, device, attributes: withDeviceAttributes(w.attributes, device) };
+    const base = { cpuMillis: w.cpu ?? DEFAULT_WORKER_CPU_MILLIS, memoryBytes: w.memory ?? DEFAULT_WORKER_MEMORY_BYTES, device, attributes: withDeviceAttributes(w.attributes, device) };
     if (!given(w.count)) return [{ id: w.name, ...base }];
     return Array.from({ length: w.count! }, (_, k) => ({ id: `${w.name}-${k}`, ...base, attributes: { ...base.attributes } }));
   });
@@ -234,10 +234,10 @@ function slices(entries: z.output<typeof slice>[]): SimWorker[] {
     const device: WorkerDevice = { type: 'tpu', variant: s.tpu.name, count: s.tpu.chipsPerHost };
     return Array.from({ length: s.tpu.hosts }, (_, k) => ({
       id: `${s.name}-${k}`,
-      cpuMillis: s.cpu ?? DEFAULT_WORKER_CPU,
-      memoryBytes: s.memory ?? DEFAULT_WORKER_MEMORY,
+      cpuMillis: s.cpu ?? DEFAULT_WORKER_CPU_MILLIS,
+      memoryBytes: s.memory ?? DEFAULT_WORKER_MEMORY_BYTES,
       device,
-      attributes: { ...withDeviceAttributes(s.attributes, device), 'tpu-name': s.name, 'tpu-worker-id': String(k) },
+      attributes: { ...withDeviceAttributes(s.attributes, device), [TPU_NAME]: s.name, 'tpu-worker-id': String(k) },
     }));
   });
 }

@@ -28,7 +28,6 @@ import { jobName } from './naming.js';
 import { tpuGang } from './tpu-gang.js';
 
 export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
-export { TPU_SLICE_ATTRIBUTE } from './tpu-gang.js';
 
 const orZero = (value: number | null | undefined) => value ?? 0;
 

@@ -6,9 +6,7 @@
 import { invalid } from '../../model/errors.js';
 import type { DeviceRequest } from '../../model/resources.js';
 import { knownTpuVariants, tpuVariant } from '../../model/tpu.js';
-
-/** The slice attribute a multi-host TPU job is co-scheduled by. */
-export const TPU_SLICE_ATTRIBUTE = 'tpu-name';
+import { TPU_NAME } from '../../model/topology.js';
 
 /** The gang a multi-host TPU job must be, or null for anything else. */
 export function tpuGang(device: DeviceRequest | null, replicas: number | null, coschedule: string | null): { replicas: number; coschedule: string } | null {
@@ -25,11 +23,11 @@ export function tpuGang(device: DeviceRequest | null, replicas: number | null, c
         : `replicas: ${variant.name} has ${variant.hosts} hosts and a multi-host TPU job runs one task on each; --replicas ${replicas} would leave ${variant.hosts - replicas} idle`;
     throw invalid(message, `a multi-host TPU job runs one task per host: leave --replicas out or give ${variant.hosts}${instead}`);
   }
-  if (coschedule !== null && coschedule !== TPU_SLICE_ATTRIBUTE) {
+  if (coschedule !== null && coschedule !== TPU_NAME) {
     throw invalid(
-      `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_SLICE_ATTRIBUTE}, got "${coschedule}"`,
+      `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_NAME}, got "${coschedule}"`,
       `its tasks are the hosts of one slice; leave --coschedule out`,
     );
   }
-  return { replicas: variant.hosts, coschedule: TPU_SLICE_ATTRIBUTE };
+  return { replicas: variant.hosts, coschedule: TPU_NAME };
 }

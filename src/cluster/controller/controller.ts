@@ -49,10 +49,7 @@ export class Controller {
     const now = options.now ?? Date.now;
     const timers = options.timers ?? realTimers;
     this.store = options.store;
-    this.deadlocks = new DeadlockWatch({
-      store: options.store, waits: this.waits, graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS, now, timers,
-      onDue: () => this.loop.requestPass(),
-    });
+    this.deadlocks = new DeadlockWatch({ store: options.store, waits: this.waits, graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS });
     this.supervisor = new AttemptSupervisor({
       store: options.store,
       runtime: options.runtime,
@@ -128,7 +125,6 @@ export class Controller {
   /** No more passes; stop every running attempt (recorded as preempted: they run again on the next start). */
   async shutdown(reason: string): Promise<void> {
     this.loop.close();
-    this.deadlocks.close();
     await this.supervisor.shutdown(reason);
   }
 }

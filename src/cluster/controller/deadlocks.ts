@@ -10,16 +10,18 @@
  * - A job deadlocked for `graceMs` without a break is ended UNSCHEDULABLE with the deadlock
  *   reason at the start of the next pass, through the store's scheduling-timeout path
  *   (`markUnschedulable`: its waiting parent's wait returns), and only if it still is
- *   deadlocked then; one timer asks for that pass at the earliest such moment.
+ *   deadlocked then; the pass loop arms one timer for that moment (`next`) beside the
+ *   scheduling deadlines.
+ * - A pass checks only the jobs it left pending (those it gave a reason) and the jobs that were
+ *   deadlocked before; jobs of one shape under the same waiting ancestors are checked once.
  * Reads the store and the wait registry; the clock and timers are injected.
  */
-import { explainJob } from '../scheduler/placement/explain.js';
-import { deadlockReason, waitingAncestors, type WaitingHold } from '../scheduler/placement/deadlock.js';
+import { deadlockReason, deadlockReasonBeside, waitingAncestors, type WaitingHold } from '../scheduler/placement/deadlock.js';
+import { shapeKey } from '../scheduler/placement/fit.js';
 import { schedulerJob } from '../scheduler/job.js';
 import type { SchedulerJob, Snapshot, WorkerView } from '../scheduler/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { workerView } from './snapshot.js';
-import type { Timers } from './timers.js';
 import type { WaitRegistry } from './waits.js';
 
 export { DEFAULT_DEADLOCK_GRACE_MS } from '../scheduler/placement/deadlock.js';
@@ -47,55 +49,53 @@ export interface DeadlockWatchOptions {
   store: ClusterStore;
   waits: WaitRegistry;
   graceMs: number;
-  now: () => number;
-  timers: Timers;
-  /** Ask for the pass that ends the jobs whose grace has run out. */
-  onDue: () => void;
 }
 
 export class DeadlockWatch {
   /** Deadlocked job -> since when, without a break. */
   private readonly since = new Map<string, number>();
-  private cancelTimer: (() => void) | null = null;
-  private closed = false;
 
   constructor(private readonly o: DeadlockWatchOptions) {}
 
-  /** Jobs deadlocked as of the last pass, with the time since which they are. */
-  deadlocked(): ReadonlyMap<string, number> {
-    return this.since;
+  /** When the earliest grace period runs out, or null when no job is deadlocked. */
+  next(): number | null {
+    let earliest: number | null = null;
+    for (const since of this.since.values()) if (earliest === null || since + this.o.graceMs < earliest) earliest = since + this.o.graceMs;
+    return earliest;
   }
 
   /**
-   * After a pass on `snapshot`: put the deadlock reason of each deadlocked pending job into
-   * `reasons` (the plan's, written to the store next), start or keep its clock, and forget the
-   * others (a job that was deadlocked and is not now gets the scheduler's reason back).
+   * After a pass on `snapshot`: put the deadlock reason of each deadlocked job the pass left
+   * pending into `reasons` (the plan's, written to the store next), start or keep its clock, and
+   * forget the others. A job that stops being deadlocked gets the scheduler's reason of that pass
+   * back: whatever ends a deadlock (a wait ending, an attempt ending, a worker change) asks for
+   * a pass that reconsiders every job.
    */
   observe(snapshot: Snapshot, reasons: Map<string, string>): void {
     const holds = waitingHolds(this.o.store, this.o.waits);
-    // Nothing waits and nothing was deadlocked: the common pass costs nothing here.
-    if (holds.length === 0 && this.since.size === 0) return this.arm(snapshot.now);
+    if (holds.length === 0) {
+      this.since.clear();
+      return;
+    }
+    const candidates = new Set([...reasons.keys(), ...this.since.keys()]);
     const pending = new Map<string, number>();
-    for (const task of snapshot.pending) pending.set(task.job, (pending.get(task.job) ?? 0) + 1);
-    const before = new Set(this.since.keys());
+    for (const task of snapshot.pending) if (candidates.has(task.job)) pending.set(task.job, (pending.get(task.job) ?? 0) + 1);
+    const memo = new Map<string, string | null>();
+    const still = new Set<string>();
     for (const [name, count] of pending) {
       const job = snapshot.jobs.get(name);
-      const reason = job && holds.length > 0 && waitingAncestors(name, holds).length > 0
-        ? deadlockReason(job, groupCount(job, count), snapshot.workers, holds)
-        : null;
+      const ancestors = job ? waitingAncestors(name, holds) : [];
+      if (!job || ancestors.length === 0) continue;
+      const size = groupCount(job, count);
+      const key = `${shapeKey(job)}@${job.coschedule ?? ''}@${size}@${ancestors.map(({ hold, on }) => `${hold.task}>${on}`).join('|')}`;
+      let reason = memo.get(key);
+      if (reason === undefined) memo.set(key, (reason = deadlockReasonBeside(job, size, snapshot.workers, ancestors)));
       if (reason === null) continue;
       reasons.set(name, reason);
-      before.delete(name);
+      still.add(name);
       if (!this.since.has(name)) this.since.set(name, snapshot.now);
     }
-    for (const name of before) {
-      this.since.delete(name);
-      const job = snapshot.jobs.get(name);
-      if (!job || reasons.has(name)) continue;
-      const free = { workers: snapshot.workers, free: (w: number) => snapshot.workers[w]!.free };
-      reasons.set(name, explainJob(job, groupCount(job, pending.get(name) ?? 1), free) ?? 'waiting for capacity');
-    }
-    this.arm(snapshot.now);
+    for (const name of this.since.keys()) if (!still.has(name)) this.since.delete(name);
   }
 
   /** End, as UNSCHEDULABLE, the jobs deadlocked for the whole grace period that still are; the store's stop orders. */
@@ -118,25 +118,5 @@ export class DeadlockWatch {
       }
       return out;
     });
-  }
-
-  /** No more timers (shutdown). */
-  close(): void {
-    this.closed = true;
-    this.cancelTimer?.();
-    this.cancelTimer = null;
-  }
-
-  /** One timer at the earliest end of a grace period. */
-  private arm(now: number): void {
-    this.cancelTimer?.();
-    this.cancelTimer = null;
-    if (this.closed || this.since.size === 0) return;
-    let earliest = Infinity;
-    for (const since of this.since.values()) earliest = Math.min(earliest, since + this.o.graceMs);
-    this.cancelTimer = this.o.timers.after(Math.max(0, earliest - now), () => {
-      this.cancelTimer = null;
-      this.o.onDue();
-    }, true);
   }
 }

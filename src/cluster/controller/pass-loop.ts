@@ -40,9 +40,9 @@ export interface PassLoopOptions {
   /** Carry out the store's stop orders (from scheduling timeouts and deadlocks). */
   stop: (orders: StopOrder[]) => void;
   /** Names deadlocked jobs after each pass and ends them after their grace (deadlocks.ts). */
-  deadlocks?: DeadlockWatch;
+  deadlocks: DeadlockWatch;
   /** Attempts whose CPU is released right now (WaitRegistry.released); default none. */
-  released?: () => ReadonlySet<string>;
+  released: () => ReadonlySet<string>;
 }
 
 export class PassLoop {
@@ -120,7 +120,7 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released?.());
+    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released());
   }
 
   private pass(): void {
@@ -128,11 +128,11 @@ export class PassLoop {
     this.passes++;
     this.lastPassAt = performance.now();
     const now = this.o.now();
-    const orders = [...this.deadlines.expire(store, now), ...(this.o.deadlocks?.expire(now) ?? [])];
+    const orders = [...this.deadlines.expire(store, now), ...this.o.deadlocks.expire(now)];
     if (orders.length > 0) this.o.stop(orders);
     const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
-      this.o.deadlocks?.observe(snapshot, new Map());
+      this.o.deadlocks.observe(snapshot, new Map());
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
@@ -142,7 +142,7 @@ export class PassLoop {
     this.resourcesChanged = false;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
-    this.o.deadlocks?.observe(snapshot, plan.reasons);
+    this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
     const launches = store.transaction(() => {
       const out: AdoptedAttempt[] = [];
@@ -169,11 +169,12 @@ export class PassLoop {
     this.o.launch(launches);
   }
 
-  /** One timer at the earliest scheduling deadline; it requests the pass that expires it. */
+  /** One timer at the earliest scheduling deadline or deadlock grace end; it requests the pass that expires it. */
   private armDeadlineTimer(now: number): void {
     this.cancelDeadlineTimer?.();
     this.cancelDeadlineTimer = null;
-    const next = this.deadlines.next();
+    const times = [this.deadlines.next(), this.o.deadlocks.next()].filter((t): t is number => t !== null);
+    const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;
     this.cancelDeadlineTimer = this.o.timers.after(Math.max(0, next - now), () => {
       this.cancelDeadlineTimer = null;

@@ -1,6 +1,7 @@
 /**
- * The controller's only source of delays (attempt time limits, scheduling-timeout deadlines).
- * Injected so tests drive time by hand together with an injected `now`.
+ * The controller's delays that tests must drive by hand together with an injected `now`:
+ * attempt time limits, scheduling-timeout deadlines and deadlock grace ends. (The short
+ * coalescing delay between passes uses setImmediate/setTimeout directly: it decides no outcome.)
  */
 export interface Timers {
   /** Run `fn` once after `ms`; returns a function that cancels it. `unref`: do not keep the process alive. */

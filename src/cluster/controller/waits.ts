@@ -11,7 +11,7 @@
  *   unrelated job) keeps the CPU, as Slurm would.
  * - Every change is announced on `changed`, so the controller can run a pass at once: a begun
  *   wait frees CPU, an ended one takes it back.
- * Pure bookkeeping: no clock (the caller passes `now`), no I/O.
+ * Pure bookkeeping: no clock, no I/O.
  */
 import { isWithin } from '../../model/names.js';
 import type { TaskIdentity } from '../../model/caller.js';
@@ -24,7 +24,6 @@ export interface WaitEntry {
   readonly jobs: readonly string[];
   /** True when every waited job lies under the caller's own job: the wait releases the CPU. */
   readonly releasesCpu: boolean;
-  readonly since: number;
 }
 
 /** The rule of release: a wait on jobs of the waiter's own subtree only. */
@@ -38,8 +37,8 @@ export class WaitRegistry {
   private readonly listeners = new Set<() => void>();
 
   /** Register a wait of `caller` on `jobs`; pair with `end`. */
-  begin(caller: TaskIdentity, jobs: readonly string[], now: number): WaitEntry {
-    const entry: WaitEntry = { id: this.nextId++, caller, jobs: [...jobs], releasesCpu: releasesCpu(caller, jobs), since: now };
+  begin(caller: TaskIdentity, jobs: readonly string[]): WaitEntry {
+    const entry: WaitEntry = { id: this.nextId++, caller, jobs: [...jobs], releasesCpu: releasesCpu(caller, jobs) };
     const key = attemptKey(caller.task, caller.attempt);
     const list = this.byAttempt.get(key);
     if (list) list.push(entry);
@@ -58,11 +57,6 @@ export class WaitRegistry {
     if (rest.length === 0) this.byAttempt.delete(key);
     else this.byAttempt.set(key, rest);
     this.emit();
-  }
-
-  /** The waits of one attempt in progress (oldest first). */
-  waitsOf(task: string, attempt: number): readonly WaitEntry[] {
-    return this.byAttempt.get(attemptKey(task, attempt)) ?? [];
   }
 
   /** Each attempt blocked in a wait: its key (state/keys.ts attemptKey), its waits, and whether its CPU is released. */

@@ -35,7 +35,7 @@ describe('deadlocks', () => {
     await gpuTree();
     const { store, controller, clock, until } = h;
     expect(store.job('/train/eval')!.reason).not.toMatch(/deadlock/);
-    controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    controller.waits.begin(PARENT, ['/train/eval']);
     await until(() => store.job('/train/eval')!.reason === REASON);
     expect(store.job('/train/eval')!.state).toBe('PENDING');
   });
@@ -43,7 +43,7 @@ describe('deadlocks', () => {
   it('ends the job UNSCHEDULABLE with the reason after the grace period, and the waiting parent keeps running', async () => {
     await gpuTree();
     const { store, controller, clock, timers, until } = h;
-    controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    controller.waits.begin(PARENT, ['/train/eval']);
     await until(() => store.job('/train/eval')!.reason === REASON);
     timers.advance(DEFAULT_DEADLOCK_GRACE_MS - 1);
     await passNow();
@@ -58,13 +58,13 @@ describe('deadlocks', () => {
   it('a job that stops being deadlocked gets its scheduler reason back and its clock starts again', async () => {
     await gpuTree();
     const { store, controller, clock, timers, until } = h;
-    const first = controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    const first = controller.waits.begin(PARENT, ['/train/eval']);
     await until(() => store.job('/train/eval')!.reason === REASON);
     timers.advance(20_000);
     controller.waits.end(first);
     await until(() => !store.job('/train/eval')!.reason!.startsWith('deadlock'));
     expect(store.job('/train/eval')!.reason).toMatch(/^need 1 GPUs/);
-    controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    controller.waits.begin(PARENT, ['/train/eval']);
     await until(() => store.job('/train/eval')!.reason === REASON);
     // 20 s into the second spell (40 s since the first began): still pending.
     timers.advance(20_000);
@@ -78,17 +78,17 @@ describe('deadlocks', () => {
   it('waitingHolds: a waiting attempt holds its memory and devices, its CPU only while no wait releases it', async () => {
     await gpuTree();
     const { controller, clock } = h;
-    const other = controller.waits.begin(PARENT, ['/elsewhere'], clock.now());
+    const other = controller.waits.begin(PARENT, ['/elsewhere']);
     expect(controller.waitingHolds()).toEqual([
       { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere'], worker: 'g1', cpuMillis: 1000, memoryBytes: 1 << 28, devices: [0] },
     ]);
-    controller.waits.begin(PARENT, ['/train/eval'], clock.now());
+    controller.waits.begin(PARENT, ['/train/eval']);
     expect(controller.waitingHolds()).toEqual([
       { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere', '/train/eval'], worker: 'g1', cpuMillis: 0, memoryBytes: 1 << 28, devices: [0] },
     ]);
     controller.waits.end(other);
     // A wait of an attempt that is no longer running holds nothing.
-    controller.waits.begin({ task: '/train/task-0', job: '/train', attempt: 7 }, ['/train/eval'], clock.now());
+    controller.waits.begin({ task: '/train/task-0', job: '/train', attempt: 7 }, ['/train/eval']);
     expect(controller.waitingHolds().map((hold) => hold.waitingOn)).toEqual([['/train/eval']]);
   });
 
@@ -101,7 +101,7 @@ describe('deadlocks', () => {
     await until(() => store.job('/a')!.state === 'RUNNING' && store.job('/busy')!.state === 'RUNNING');
     store.submit(spec('/a/b', { command: LONG }));
     // The parent waits on an unrelated job: it keeps its CPU, but /a/b can have /busy's when it ends.
-    controller.waits.begin({ task: '/a/task-0', job: '/a', attempt: 0 }, ['/busy'], clock.now());
+    controller.waits.begin({ task: '/a/task-0', job: '/a', attempt: 0 }, ['/busy']);
     await until(() => store.job('/a/b')!.reason !== null);
     expect(store.job('/a/b')!.reason).not.toMatch(/deadlock/);
     timers.advance(DEFAULT_DEADLOCK_GRACE_MS);

@@ -29,7 +29,7 @@ describe('CPU release while a task waits on its subtree', () => {
     await until(() => store.job('/p/c')!.reason !== null);
     expect(store.job('/p/c')!.reason).toMatch(/^need 1 CPU, largest free worker has 0/);
 
-    const wait = controller.waits.begin(parent, ['/p/c'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/p/c']);
     await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
     expect(store.attempt('/p/c/task-0', 0)!.workerId).toBe('w1');
     controller.waits.end(wait);
@@ -40,7 +40,7 @@ describe('CPU release while a task waits on its subtree', () => {
     const { store, controller, runtime, until } = h;
     await parentRunning();
     store.submit(spec('/p/c', { command: LONG }));
-    const wait = controller.waits.begin(parent, ['/p/c'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/p/c']);
     await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
     expect(workerUse(store, controller.waits.released()).get('w1')).toMatchObject({ cpuMillis: 1000, cpuReleasedMillis: 1000 });
 
@@ -73,7 +73,7 @@ describe('CPU release while a task waits on its subtree', () => {
     const { store, controller, until } = h;
     const gpu = { cpuMillis: 1000, memoryBytes: 1 << 28, device: { type: 'gpu' as const, variant: null, count: 1 } };
     await parentRunning({ resources: gpu });
-    const wait = controller.waits.begin(parent, ['/p/c'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/p/c']);
     const snapshot = buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released());
     expect(snapshot.workers[0]!.free).toMatchObject({ cpuMillis: 1000, devices: [] });
     expect(snapshot.workers[0]!.free.memoryBytes).toBe(snapshot.workers[0]!.capacity.memoryBytes - (1 << 28));
@@ -95,7 +95,7 @@ describe('CPU release while a task waits on its subtree', () => {
     expect(before.usage.get('alice')!.cpuMillis).toBe(1000);
     expect(before.running).toEqual([expect.objectContaining({ task: '/p/task-0', cpuMillis: 1000 })]);
 
-    const wait = controller.waits.begin(parent, ['/p/c'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/p/c']);
     const during = buildSnapshot(store, quotas, h.clock.now(), controller.waits.released());
     expect(during.usage.get('alice')).toMatchObject({ cpuMillis: 0, memoryBytes: 1 << 28 });
     expect(during.running).toEqual([expect.objectContaining({ task: '/p/task-0', cpuMillis: 0, memoryBytes: 1 << 28 })]);
@@ -106,7 +106,7 @@ describe('CPU release while a task waits on its subtree', () => {
     h = harness(ONE_CPU);
     const { store, controller } = h;
     await parentRunning();
-    const wait = controller.waits.begin(parent, ['/elsewhere'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/elsewhere']);
     expect(buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released()).workers[0]!.free.cpuMillis).toBe(0);
     controller.waits.end(wait);
   });
@@ -120,7 +120,7 @@ describe('CPU release while a task waits on its subtree', () => {
     // Without release the child would be reserved behind its own parent.
     expect(controller.estimate(spec('/p/c', { command: LONG })).start).toBe(parentEnds);
 
-    const wait = controller.waits.begin(parent, ['/p/c'], h.clock.now());
+    const wait = controller.waits.begin(parent, ['/p/c']);
     const estimate = controller.estimate(spec('/p/c', { command: LONG }));
     expect(estimate.start).toBe(estimate.now);
 

@@ -110,7 +110,11 @@ function shortItems(job: SchedulerJob, view: PlacementView, eligible: readonly n
  * either, or it fits beside its waiting ancestors.
  */
 export function deadlockReason(job: SchedulerJob, count: number, workers: readonly WorkerView[], holds: readonly WaitingHold[]): string | null {
-  const ancestors = waitingAncestors(job.name, holds);
+  return deadlockReasonBeside(job, count, workers, waitingAncestors(job.name, holds));
+}
+
+/** deadlockReason for a job whose waiting ancestors (waitingAncestors) are known. */
+export function deadlockReasonBeside(job: SchedulerJob, count: number, workers: readonly WorkerView[], ancestors: readonly WaitingAncestor[]): string | null {
   if (ancestors.length === 0) return null;
   const idle: PlacementView = { workers };
   if (explainJob(job, count, idle) !== null) return null;
@@ -122,7 +126,7 @@ export function deadlockReason(job: SchedulerJob, count: number, workers: readon
   for (let w = 0; w < workers.length; w++) if (checkWorker(job, idle, w, false, NEVER_FILTERS).kind === 'ok') eligible.push(w);
   const items = shortItems(job, view, eligible);
   const eligibleIds = new Set(eligible.map((w) => workers[w]!.id));
-  let named = ancestors.filter(({ hold }) => eligibleIds.has(hold.worker) && items.some((item) => holdsItem(hold, item)));
+  let named: readonly WaitingAncestor[] = ancestors.filter(({ hold }) => eligibleIds.has(hold.worker) && items.some((item) => holdsItem(hold, item)));
   if (named.length === 0) named = ancestors;
   const pronoun = items.length === 1 ? 'it' : 'them';
   const who = named.map(({ hold, on }) => `${hold.task} holds ${pronoun} while waiting on ${on}`).join('; ');
