@@ -5,7 +5,7 @@
  * Null and a missing field both mean "not given" on the wire.
  */
 import { z } from 'zod';
-import { describeValue, issuesToError } from '../model/schema-errors.js';
+import { describeValue } from '../model/schema-errors.js';
 
 interface IssueInput {
   input?: unknown;
@@ -27,16 +27,4 @@ export function integer(min: number, max?: number) {
 /** A string field (`must be a string, got 5`). */
 export function text() {
   return z.string({ error: expecting('a string') });
-}
-
-/** Parse `value` with `schema`, or throw the IrisError for its first issue. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, knownKeys?: readonly string[]): z.infer<S> {
-  const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  throw issuesToError(result.error.issues, { knownKeys, style: 'body' });
-}
-
-/** The field names of an object schema, in declaration order. */
-export function fieldsOf(schema: z.ZodObject): string[] {
-  return Object.keys(schema.shape);
 }

@@ -3,7 +3,8 @@
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
-import { expecting, fieldsOf, parseWith } from './request-schema.js';
+import { expecting } from './request-schema.js';
+import { parseOrThrow } from '../model/schema-errors.js';
 
 const NON_EMPTY = 'is required and must be a non-empty string';
 
@@ -53,7 +54,7 @@ export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
 
-export const parseCancelRequest = (value: unknown): CancelRequest => parseWith(CancelRequestSchema, value, fieldsOf(CancelRequestSchema));
-export const parseDrainRequest = (value: unknown): DrainRequest => parseWith(DrainRequestSchema, value, fieldsOf(DrainRequestSchema));
-export const parseEndpointRequest = (value: unknown): EndpointRequest => parseWith(EndpointRequestSchema, value, fieldsOf(EndpointRequestSchema));
-export const parseWaitRequest = (value: unknown): WaitRequest => parseWith(WaitRequestSchema, value, fieldsOf(WaitRequestSchema));
+export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
+export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
+export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
+export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });

@@ -5,8 +5,8 @@
  * CLI, tasks using curl and tests get the same answers. docs/api.md renders this schema.
  */
 import { z } from 'zod';
-import { describeValue } from '../model/schema-errors.js';
-import { expecting, fieldsOf, integer, parseWith, text } from './request-schema.js';
+import { describeValue, parseOrThrow } from '../model/schema-errors.js';
+import { expecting, integer, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
 
@@ -46,9 +46,8 @@ export const SubmitRequestSchema = z.strictObject(
 export type SubmitRequest = z.infer<typeof SubmitRequestSchema>;
 
 /** The fields a submit request may carry. */
-export const SUBMIT_FIELDS = fieldsOf(SubmitRequestSchema);
 
 /** Check a submit body's shape; throws IrisError('invalid_argument') naming the field. */
 export function parseSubmitRequest(body: unknown): SubmitRequest {
-  return parseWith(SubmitRequestSchema, body, SUBMIT_FIELDS);
+  return parseOrThrow(SubmitRequestSchema, body, { style: 'body' });
 }

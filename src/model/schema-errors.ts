@@ -190,3 +190,13 @@ export function knownKeysOf(schema: z.core.$ZodType): (path: KeyPath) => readonl
     return object ? Object.keys((object._zod.def as unknown as { shape: Record<string, unknown> }).shape) : undefined;
   };
 }
+
+/**
+ * The one way iris parses outside input with a schema: the parsed value, or the IrisError of
+ * its first problem (unknown keys named against the schema's own keys, `knownKeysOf`).
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, options: Omit<IssuesToErrorOptions, 'knownKeys'> = {}): z.output<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  throw issuesToError(result.error.issues, { ...options, knownKeys: knownKeysOf(schema) });
+}

@@ -28,7 +28,7 @@ import { parseConstraint, type Constraint } from '../model/constraints.js';
 import { invalid } from '../model/errors.js';
 import { componentProblem } from '../model/names.js';
 import { DEFAULT_RESOURCES, parseGpu, type DeviceRequest, type WorkerDevice } from '../model/resources.js';
-import { describeValue, formatKeyPath, issuesToError, knownKeysOf, parseWith } from '../model/schema-errors.js';
+import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
@@ -274,7 +274,5 @@ function workloadSchema(source: string) {
 /** Validate a parsed workload document (YAML or JSON) read from `source`. */
 export function parseWorkload(raw: unknown, source: string): SimWorkload {
   const schema = workloadSchema(source);
-  const result = schema.safeParse(raw, { reportInput: true });
-  if (!result.success) throw issuesToError(result.error.issues, { file: source, knownKeys: knownKeysOf(schema) });
-  return result.data;
+  return parseOrThrow(schema, raw, { file: source });
 }

@@ -6,7 +6,7 @@
  * `/proj/.irisrc.yaml: workers[1].memory: invalid memory "lots": ...` (src/model/schema-errors.ts).
  */
 import { z } from 'zod';
-import { describeValue, issuesToError, knownKeysOf } from '../../model/schema-errors.js';
+import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
 import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
@@ -65,9 +65,7 @@ export function configSchema(source: string, probe: MachineProbe) {
  */
 export function validateConfig(raw: unknown, source: string, probe: MachineProbe = hostProbe): IrisConfig {
   const schema = configSchema(source, probe);
-  const result = schema.safeParse(raw ?? {}, { reportInput: true });
-  if (!result.success) throw issuesToError(result.error.issues, { file: source, knownKeys: knownKeysOf(schema) });
-  return result.data;
+  return parseOrThrow(schema, raw ?? {}, { file: source });
 }
 
 /** The configuration used when no file is found. */
