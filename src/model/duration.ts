@@ -5,7 +5,7 @@
  * Units: ms, s, m, h, d (case-insensitive), combined largest first, each at most once.
  * `formatDuration(ms)` (style `exact`) round-trips through `parseDuration`.
  */
-import { IrisError } from './errors.js';
+import { IrisError, describeValue } from './errors.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const ORDER = ['d', 'h', 'm', 's', 'ms'];
@@ -17,15 +17,9 @@ export interface ParseDurationOptions {
   what?: string;
 }
 
-function shown(input: unknown): string {
-  if (typeof input === 'string') return `"${input}"`;
-  if (Array.isArray(input)) return 'a list';
-  if (typeof input === 'object' && input !== null) return 'an object';
-  return String(input);
-}
 
 function bad(input: unknown, what: string, why?: string): IrisError {
-  return new IrisError('invalid_argument', `invalid ${what} ${shown(input)}${why ? `: ${why}` : ''}`, HINT);
+  return new IrisError('invalid_argument', `invalid ${what} ${describeValue(input)}${why ? `: ${why}` : ''}`, HINT);
 }
 
 /** Parse a duration into milliseconds (rounded). Throws IrisError('invalid_argument'). */

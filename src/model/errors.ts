@@ -79,3 +79,26 @@ export class IrisError extends Error {
 export const invalid = (message: string, hint?: string) => new IrisError('invalid_argument', message, hint);
 export const notFound = (message: string, hint?: string) => new IrisError('not_found', message, hint);
 export const conflict = (message: string, hint?: string) => new IrisError('conflict', message, hint);
+
+/** How a message shows an offending value: `"text"`, `42`, `true`, `null`, `a list` (`an array` in request bodies), `an object`. */
+export function describeValue(value: unknown, style: 'file' | 'body' = 'file'): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return style === 'body' ? 'an array' : 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `"${value}"`;
+  return String(value);
+}
+
+/**
+ * Run `parse`; an IrisError it throws comes back with `prefix: ` before its message (the field
+ * or parameter it was about), unless its message already mentions `unlessMentioned`.
+ */
+export function relabel<T>(prefix: string, parse: () => T, unlessMentioned?: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof IrisError)) throw error;
+    if (unlessMentioned !== undefined && error.message.toLowerCase().includes(unlessMentioned)) throw error;
+    throw new IrisError(error.code, `${prefix}: ${error.message}`, error.hint);
+  }
+}

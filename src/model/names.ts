@@ -48,6 +48,16 @@ export function parentJob(name: string): string | null {
   return cut <= 0 ? null : name.slice(0, cut);
 }
 
+/**
+ * A name as a task means it: relative names (`eval`) are children of the task's own job
+ * (`/train/eval`); absolute names and names given outside a task are left as they are. Not yet
+ * canonical: parse the result with parseJobName.
+ */
+export function nameFromTask(name: string, callerJob: string | null): string {
+  const trimmed = name.trim();
+  return callerJob !== null && !trimmed.startsWith('/') ? `${callerJob}/${trimmed}` : trimmed;
+}
+
 /** True when `name` equals `ancestor` or lies below it. */
 export function isWithin(name: string, ancestor: string): boolean {
   return name === ancestor || name.startsWith(ancestor + '/');

@@ -10,7 +10,7 @@
  * as `an array`. Pure: imports only zod and the error type.
  */
 import { z } from 'zod';
-import { IrisError, invalid } from './errors.js';
+import { IrisError, describeValue, invalid } from './errors.js';
 
 export type KeyPath = ReadonlyArray<PropertyKey>;
 
@@ -18,7 +18,7 @@ export type KeyPath = ReadonlyArray<PropertyKey>;
 export type KnownKeys = readonly string[] | ((path: KeyPath) => readonly string[] | undefined);
 
 /** How messages read: a file's keys (`workers[1].cpu: ...`) or a request body's fields (`cpu must ...`). */
-export type MessageStyle = 'file' | 'body';
+export type MessageStyle = Parameters<typeof describeValue>[1] & string;
 
 export interface IssuesToErrorOptions {
   /** Shown first: `file: key.path: message`. */
@@ -77,14 +77,7 @@ export function didYouMean(key: string, allowed: readonly string[]): string {
   return suggestion ? ` (did you mean "${suggestion}"?)` : '';
 }
 
-/** A value as messages show it: `"text"`, `42`, `true`, `null`, `a list` (`an array` in the body style), `an object`. */
-export function describeValue(value: unknown, style: MessageStyle = 'file'): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return style === 'body' ? 'an array' : 'a list';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `"${value}"`;
-  return String(value);
-}
+export { describeValue } from './errors.js';
 
 /**
  * A schema whose value goes through `parse` (a model parser, or a check that throws

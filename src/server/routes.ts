@@ -4,8 +4,8 @@
  * Query and body values are validated here with messages naming the parameter.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { IrisError, invalid } from '../model/errors.js';
-import { parseJobName, parseTaskName } from '../model/names.js';
+import { IrisError, invalid, relabel } from '../model/errors.js';
+import { nameFromTask, parseJobName, parseTaskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
@@ -79,37 +79,14 @@ function logQuery(query: URLSearchParams): LogQuery {
   if (tail !== undefined) result.tail = tail;
   if (since !== undefined) {
     // Epoch milliseconds, or a duration meaning "that long ago".
-    result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - withParam('since', () => parseDuration(since));
+    result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - relabel('query parameter "since"', () => parseDuration(since));
   }
   if (attempt !== undefined) result.attempt = attempt;
   return result;
 }
 
-function withParam<T>(name: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof IrisError) throw new IrisError(error.code, `query parameter "${name}": ${error.message}`, error.hint);
-    throw error;
-  }
-}
-
-function withField<T>(name: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof IrisError) throw new IrisError(error.code, `${name}: ${error.message}`, error.hint);
-    throw error;
-  }
-}
-
 function canonicalName(field: string, value: string): string {
-  try {
-    return parseJobName(value);
-  } catch (error) {
-    if (error instanceof IrisError) throw new IrisError(error.code, `${field}: ${error.message}`, error.hint);
-    throw error;
-  }
+  return relabel(field, () => parseJobName(value));
 }
 
 /**
@@ -120,10 +97,9 @@ async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
   const caller = call.caller();
   const request = parseWaitRequest(await call.body());
   // Inside a task a relative name is one of its own job's children, as at submit (`kid` = <job>/kid).
-  const relative = (name: string) => (caller && !name.trim().startsWith('/') ? `${caller.job}/${name.trim()}` : name);
-  const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, relative(name)));
+  const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, nameFromTask(name, caller?.job ?? null)));
   const timeout = request.timeout;
-  const timeoutMs = timeout === undefined ? null : withField('timeout', () => parseDuration(timeout));
+  const timeoutMs = timeout === undefined ? null : relabel('timeout', () => parseDuration(timeout));
   const gone = new AbortController();
   const abort = () => gone.abort();
   call.res.once('close', abort);

@@ -7,7 +7,7 @@
  * `task-<n>` components are refused by parseJobName: they name tasks.
  */
 import { IrisError, invalid } from '../../model/errors.js';
-import { isWithin, parseJobName } from '../../model/names.js';
+import { isWithin, nameFromTask, parseJobName } from '../../model/names.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { NameSource } from './types.js';
 import { given, withField } from './values.js';
@@ -38,5 +38,5 @@ export function jobName(requested: string | null | undefined, caller: TaskCaller
     }
     return { name, generated: false };
   }
-  return { name: withField('name', 'name', () => parseJobName(`${caller.job}/${trimmed}`)), generated: false };
+  return { name: withField('name', 'name', () => parseJobName(nameFromTask(trimmed, caller.job))), generated: false };
 }

@@ -2,7 +2,7 @@
  * The values of a submit request, from the user's strings to canonical data: resources,
  * devices, env, constraints, durations, user, cwd, image. Every refusal names the field.
  */
-import { IrisError, invalid } from '../../model/errors.js';
+import { IrisError, describeValue, invalid, relabel } from '../../model/errors.js';
 import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
@@ -19,21 +19,10 @@ export function given<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
 
-function show(value: unknown): string {
-  return typeof value === 'string' ? `"${value}"` : String(value);
-}
 
-/** Re-throw a parser's IrisError so its message names the request field. */
+/** Re-throw a parser's IrisError so its message names the request field (unless it already does). */
 export function withField<T>(field: string, mention: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof IrisError) {
-      const message = error.message.toLowerCase().includes(mention) ? error.message : `${field}: ${error.message}`;
-      throw new IrisError(error.code, message, error.hint);
-    }
-    throw error;
-  }
+  return relabel(field, parse, mention);
 }
 
 export function quantity(field: string, value: number | string | null | undefined, parse: (input: string | number) => number, fallback: number): number {
@@ -82,7 +71,7 @@ export function coschedule(value: string | null | undefined): string | null {
 export function duration(field: string, value: number | string | null | undefined): number | null {
   if (!given(value)) return null;
   const ms = withField(field, field.toLowerCase(), () => parseDuration(value));
-  if (ms <= 0) throw invalid(`${field} must be longer than 0, got ${show(value)}`);
+  if (ms <= 0) throw invalid(`${field} must be longer than 0, got ${describeValue(value)}`);
   return ms;
 }
 
@@ -94,13 +83,13 @@ export function timeLimit(request: { timeLimit?: number | string | null; timeout
 
 export function user(value: string | null | undefined, fallback: string): string {
   if (!given(value)) return fallback;
-  if (value.trim() === '' || /[\s\u0000-\u001f]/.test(value)) throw invalid(`user must be a non-empty name without spaces, got ${show(value)}`);
+  if (value.trim() === '' || /[\s\u0000-\u001f]/.test(value)) throw invalid(`user must be a non-empty name without spaces, got ${describeValue(value)}`);
   return value;
 }
 
 export function cwd(value: string | null | undefined, fallback: string | null): string | null {
   if (!given(value)) return fallback;
-  if (!value.startsWith('/')) throw invalid(`cwd must be an absolute path, got ${show(value)}`);
+  if (!value.startsWith('/')) throw invalid(`cwd must be an absolute path, got ${describeValue(value)}`);
   if (value.includes('\u0000')) throw invalid('cwd may not contain NUL characters');
   return value;
 }
