@@ -4,7 +4,8 @@
  * `query parameter "tail" must be a non-negative integer, got "-1"`.
  */
 import { z } from 'zod';
-import { JOB_STATES } from '../model/states.js';
+import { parseJobStates } from '../model/states.js';
+import { IrisError } from '../model/errors.js';
 import { issuesToError } from '../model/schema-errors.js';
 
 const BOOLEAN = new Set(['1', '0', 'true', 'false', 'yes', 'no']);
@@ -26,14 +27,13 @@ export const JobsQuerySchema = z.object({
   state: z
     .string()
     .transform((value, ctx) => {
-      const states = value.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== '');
-      for (const state of states) {
-        if (!(JOB_STATES as readonly string[]).includes(state)) {
-          ctx.issues.push({ code: 'custom', input: value, message: `query parameter "state": unknown job state "${state}"`, params: { hint: `states: ${JOB_STATES.join(', ')}` } });
-          return z.NEVER;
-        }
+      try {
+        return parseJobStates([value]);
+      } catch (error) {
+        if (!(error instanceof IrisError)) throw error;
+        ctx.issues.push({ code: 'custom', input: value, message: `query parameter "state": ${error.message}`, params: { hint: error.hint } });
+        return z.NEVER;
       }
-      return states as Array<(typeof JOB_STATES)[number]>;
     })
     .optional(),
 });

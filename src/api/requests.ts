@@ -18,11 +18,16 @@ function body<S extends z.ZodRawShape>(what: string, shape: S) {
   });
 }
 
-export const CancelRequestSchema = body('cancel', {
-  names: z
+/** A non-empty array of job names, described for the generated docs. */
+function jobNames(description: string) {
+  return z
     .array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of job names' })
     .min(1, { error: 'must be a non-empty array of job names' })
-    .describe('Jobs to cancel (`/train` or `train`); their subtrees are cancelled with them.'),
+    .describe(description);
+}
+
+export const CancelRequestSchema = body('cancel', {
+  names: jobNames('Jobs to cancel (`/train` or `train`); their subtrees are cancelled with them.'),
 });
 
 export const DrainRequestSchema = body('drain', {
@@ -35,10 +40,7 @@ export const EndpointRequestSchema = body('endpoint', {
 });
 
 export const WaitRequestSchema = body('wait', {
-  jobs: z
-    .array(z.string({ error: 'must be a string' }), { error: 'must be a non-empty array of job names' })
-    .min(1, { error: 'must be a non-empty array of job names' })
-    .describe('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
+  jobs: jobNames('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
   any: z
     .boolean({ error: expecting('true or false') })
     .optional()

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import type { JobFilter, JobSummary } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
-import { hideOldTrees, parseStates } from '../ui/job-filter.js';
+import { hideOldTrees } from '../ui/job-filter.js';
+import { parseJobStates } from '../model/states.js';
 import { renderJobsTree } from '../ui/jobs-tree.js';
 
 export default class Jobs extends BaseCommand {
@@ -27,7 +28,7 @@ export default class Jobs extends BaseCommand {
   async run(): Promise<JobSummary[]> {
     const { flags } = await this.parse(Jobs);
     const filter: JobFilter = {};
-    if (flags.state) filter.state = parseStates(flags.state);
+    if (flags.state) filter.state = parseJobStates(flags.state);
     if (flags.prefix) filter.prefix = flags.prefix;
     if (flags.user) filter.user = flags.user;
     const now = this.now();

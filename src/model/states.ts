@@ -7,6 +7,9 @@
  *        FAILED / PREEMPTED -> PENDING when the retry / preemption budget allows a new attempt.
  *        PREEMPTED -> WORKER_FAILED when the preemption budget is spent.
  */
+
+import { invalid } from './errors.js';
+
 export const JOB_STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
@@ -62,3 +65,21 @@ export type AttemptOutcome =
   | { kind: 'launch_failed'; reason: string };
 
 export type AttemptState = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'PREEMPTED';
+
+/**
+ * `running,pending` / `FAILED` / `worker-failed` (several values, each comma-separated, any
+ * case, `-` for `_`) -> job states, without repeats. The CLI's `--state` and the API's `state`
+ * parameter read states this one way.
+ */
+export function parseJobStates(values: readonly string[]): JobState[] {
+  const states = new Set<JobState>();
+  for (const value of values.flatMap((v) => v.split(','))) {
+    const state = value.trim().toUpperCase().replace(/-/g, '_');
+    if (state === '') continue;
+    if (!(JOB_STATES as readonly string[]).includes(state)) {
+      throw invalid(`unknown job state "${value.trim()}"`, `states: ${JOB_STATES.join(', ')} (any case, comma-separated)`);
+    }
+    states.add(state as JobState);
+  }
+  return [...states];
+}

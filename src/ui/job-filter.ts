@@ -1,21 +1,6 @@
-/** Client-side pieces of `iris jobs` filtering: parsing `--state` and hiding old finished trees. */
+/** Client-side piece of `iris jobs` filtering: hiding old finished trees (`--state` is parsed by model/states.ts). */
 import type { JobSummary } from '../api/types.js';
-import { JOB_STATES, isFinalJobState, type JobState } from '../model/states.js';
-import { invalid } from '../model/errors.js';
-
-/** `running,pending` / `FAILED` (repeatable, comma-separated, any case) -> job states. */
-export function parseStates(values: readonly string[]): JobState[] {
-  const states = new Set<JobState>();
-  for (const value of values.flatMap((v) => v.split(','))) {
-    const state = value.trim().toUpperCase().replace(/-/g, '_');
-    if (state === '') continue;
-    if (!(JOB_STATES as readonly string[]).includes(state)) {
-      throw invalid(`unknown job state "${value.trim()}"`, `use one of ${JOB_STATES.join(', ')} (any case, comma-separated)`);
-    }
-    states.add(state as JobState);
-  }
-  return [...states];
-}
+import { isFinalJobState } from '../model/states.js';
 
 export const RECENT_MS = 60 * 60 * 1000;
 
