@@ -268,7 +268,7 @@ export class SocketClient implements IrisClient {
   }
 
   /** GET an NDJSON stream; ends quietly on abort, throws mapped errors otherwise. */
-  private async *stream<T>(path: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<T> {
+  private async *stream<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
     if (signal?.aborted) return;
     const req = request({ socketPath: this.socketPath, path, method: 'GET', headers: this.headers(undefined), agent: false });
     const onAbort = () => req.destroy();
@@ -285,7 +285,6 @@ export class SocketClient implements IrisClient {
       if (!res) return;
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) throw errorFromResponse(status, await readAll(res));
-      onOpen?.();
       let pending = '';
       try {
         for await (const chunk of res as AsyncIterable<Buffer>) {

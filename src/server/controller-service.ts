@@ -61,7 +61,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): QueueInfo {
-    return queueInfo(this.controller.queueState(), this.store);
+    return queueInfo(this.controller.queueListing(), this.store);
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */

@@ -1,13 +1,13 @@
 /**
- * What the queue looks like to a user (`iris queue`): the controller's plain QueueState
+ * What the queue looks like to a user (`iris queue`): the controller's plain QueueListing
  * (pending jobs in the order the scheduler considers them, reservations, policy) turned into
  * the API's QueueInfo with each job's details from the store. Pure reads.
  */
 import type { QueueInfo } from '../api/types.js';
-import type { QueueState } from '../cluster/controller/queue-state.js';
+import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 
-export function queueInfo(state: QueueState, store: ClusterStore): QueueInfo {
+export function queueInfo(state: QueueListing, store: ClusterStore): QueueInfo {
   const { policy, queueDepth, reservationDepth } = state;
   const jobs = state.pending.map(({ job: name, pendingTasks }, i) => {
     const job = store.job(name)!;

@@ -55,7 +55,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number): string {
     ['Home', info.home],
     ['Up', formatAge(info.startedAt, now)],
     ['Workers', `${info.workers.length} (${info.workers.filter((w) => w.state === 'READY').length} ready)`],
-    ['CPU', `${formatCores(sum((w) => w.used.cpuMillis))}/${formatCores(sum((w) => w.capacity.cpuMillis))} cores in use${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`],
+    ['CPU', `${formatCores(info.cpu.usedMillis)}/${formatCores(info.cpu.capacityMillis)} cores in use${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`],
     ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);

@@ -10,7 +10,7 @@ import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { TaskRuntime } from '../../runtime/types.js';
 import type { LaunchContext } from './launch.js';
 import { PassLoop } from './pass-loop.js';
-import type { QueueState } from './queue-state.js';
+import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
 import { DEFAULT_DEADLOCK_GRACE_MS, DeadlockWatch, waitingHolds } from './deadlocks.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
@@ -18,7 +18,7 @@ import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
-export type { QueueState } from './queue-state.js';
+export type { QueueListing } from './queue-listing.js';
 export { DEFAULT_DEADLOCK_GRACE_MS } from './deadlocks.js';
 
 export interface ControllerOptions {
@@ -108,8 +108,8 @@ export class Controller {
   }
 
   /** Pending jobs in scheduling order, reservations and policy, as plain data (the server builds QueueInfo). */
-  queueState(): QueueState {
-    return this.loop.queueState();
+  queueListing(): QueueListing {
+    return this.loop.queueListing();
   }
 
   /** What each running attempt blocked in a wait holds meanwhile (admission's deadlock check). */

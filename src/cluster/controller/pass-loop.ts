@@ -18,7 +18,7 @@ import type { JobSpec, Quota } from '../../model/types.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
-import { estimateStart, pendingJobs, type QueueState } from './queue-state.js';
+import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
 import { buildSnapshot } from './snapshot.js';
@@ -107,7 +107,7 @@ export class PassLoop {
   }
 
   /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
-  queueState(): QueueState {
+  queueListing(): QueueListing {
     const snapshot = this.snapshot(this.o.now());
     const { policy, queueDepth, reservationDepth } = this.o.queue;
     return { policy, queueDepth, reservationDepth, pending: pendingJobs(snapshot), reservations: this.reservations };

@@ -59,14 +59,14 @@ describe('pass loop', () => {
     expect(store.job('/big')!.state).toBe('RUNNING');
   });
 
-  it('queueState lists pending jobs in order with the policy, as plain data', async () => {
+  it('queueListing lists pending jobs in order with the policy, as plain data', async () => {
     h = harness([workerSpec('w1')]);
     const { store, controller, until } = h;
     store.submit(spec('/big', { command: LONG, resources: { cpuMillis: 4000, memoryBytes: 1 << 28, device: null } }));
     store.submit(spec('/next', { command: LONG, replicas: 2 }));
     controller.start();
     await until(() => store.job('/big')!.state === 'RUNNING');
-    const state = controller.queueState();
+    const state = controller.queueListing();
     expect(state.policy).toBe(controller.policy);
     expect(state.pending).toEqual([{ job: '/next', pendingTasks: 2 }]);
   });

@@ -127,7 +127,7 @@ describe('CPU release while a task waits on its subtree', () => {
     store.submit(spec('/p/c', { command: LONG }));
     controller.requestPass(false);
     await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
-    expect(controller.queueState().reservations.size).toBe(0);
+    expect(controller.queueListing().reservations.size).toBe(0);
     controller.waits.end(wait);
   });
 });

@@ -11,7 +11,7 @@ import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
 import { schedulerJob } from '../scheduler/job.js';
 
-export interface QueueState {
+export interface QueueListing {
   policy: string;
   queueDepth: number;
   reservationDepth: number;
@@ -22,7 +22,7 @@ export interface QueueState {
 }
 
 /** Pending jobs in scheduling order with their pending task counts. */
-export function pendingJobs(snapshot: Snapshot): QueueState['pending'] {
+export function pendingJobs(snapshot: Snapshot): QueueListing['pending'] {
   const counts = new Map<string, number>();
   for (const task of orderPending(snapshot)) counts.set(task.job, (counts.get(task.job) ?? 0) + 1);
   return [...counts].map(([job, pendingTasks]) => ({ job, pendingTasks }));
