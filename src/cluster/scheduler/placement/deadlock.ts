@@ -16,11 +16,9 @@
  * Pure: the holds are plain data built by the controller (or admission) from its waits.
  */
 import { isWithin, jobDepth } from '../../../model/names.js';
-import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
 import { explainJob } from './explain.js';
 import { checkWorker, FREE_CAPACITY, NEVER_FILTERS, type PlacementView } from './filters.js';
-import { devicesNeeded } from './fit.js';
-import { CAPACITY_ITEMS, type CapacityItem, type Reason } from './reason.js';
+import { CAPACITY_ITEMS, needOf, needText, type CapacityItem, type Reason } from './reason.js';
 import type { FreeCapacity, SchedulerJob, WorkerView } from '../types.js';
 
 /** How long a job may stay deadlocked before the controller ends it (the config's `deadlock-grace`). */
@@ -77,14 +75,6 @@ function freeBeside(workers: readonly WorkerView[], ancestors: readonly WaitingA
   });
 }
 
-function amountText(item: CapacityItem, res: ResourceSpec): string {
-  if (item === 'cpu') return `${formatCpu(res.cpuMillis)} CPU`;
-  if (item === 'memory') return `${formatBytes(res.memoryBytes)} memory`;
-  const device = res.device!;
-  const count = devicesNeeded(res);
-  if (device.type === 'tpu') return `${count} TPU ${device.variant} ${count === 1 ? 'chip' : 'chips'}`;
-  return `${count} ${count === 1 ? 'GPU' : 'GPUs'}${device.variant ? ` ${device.variant}` : ''}`;
-}
 
 function holdsItem(hold: WaitingHold, item: CapacityItem): boolean {
   return item === 'cpu' ? hold.cpuMillis > 0 : item === 'memory' ? hold.memoryBytes > 0 : hold.devices.length > 0;
@@ -101,7 +91,7 @@ function shortItems(job: SchedulerJob, view: PlacementView, eligible: readonly n
   const some = CAPACITY_ITEMS.filter((item) => failures.some((items) => items.includes(item)));
   if (some.length > 0) return some;
   // A gang short of a group of workers that each fit alone: name what the job asks for.
-  return CAPACITY_ITEMS.filter((item) => (item === 'cpu' ? job.resources.cpuMillis : item === 'memory' ? job.resources.memoryBytes : devicesNeeded(job.resources)) > 0);
+  return CAPACITY_ITEMS.filter((item) => needOf(item, job.resources) > 0);
 }
 
 /**
@@ -130,5 +120,5 @@ export function deadlockReasonBeside(job: SchedulerJob, count: number, workers: 
   if (named.length === 0) named = ancestors;
   const pronoun = items.length === 1 ? 'it' : 'them';
   const who = named.map(({ hold, on }) => `${hold.task} holds ${pronoun} while waiting on ${on}`).join('; ');
-  return `deadlock: needs ${items.map((item) => amountText(item, job.resources)).join(' and ')}; ${who}`;
+  return `deadlock: needs ${items.map((item) => needText(item, job.resources)).join(' and ')}; ${who}`;
 }

@@ -8,7 +8,7 @@
  *   group has 2` (docs/architecture.md, "Placement"). End-to-end tests match these texts byte for byte.
  */
 import { formatConstraint } from '../../../model/constraints.js';
-import { formatBytes, formatCpu } from '../../../model/resources.js';
+import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
 import { deviceNoun, devicesNeeded } from './fit.js';
 import type { FilterName, FilterReason, SchedulerJob, WorkerView } from '../types.js';
 
@@ -80,6 +80,21 @@ function onEvery(failures: ReadonlyArray<readonly Reason[]>, item: ReasonItem): 
   return true;
 }
 
+/** How much of `item` one task of `res` needs: CPU millis, bytes, or devices. */
+export function needOf(item: CapacityItem, res: ResourceSpec): number {
+  return item === 'cpu' ? res.cpuMillis : item === 'memory' ? res.memoryBytes : devicesNeeded(res);
+}
+
+/** What one task needs of `item`, in words: `1 CPU`, `2GiB memory`, `1 GPU H100`, `4 TPU v5e chips`. */
+export function needText(item: CapacityItem, res: ResourceSpec): string {
+  if (item === 'cpu') return `${formatCpu(res.cpuMillis)} CPU`;
+  if (item === 'memory') return `${formatBytes(res.memoryBytes)} memory`;
+  const device = res.device!;
+  const count = devicesNeeded(res);
+  if (device.type === 'tpu') return `${count} TPU ${device.variant} ${count === 1 ? 'chip' : 'chips'}`;
+  return `${count} ${count === 1 ? 'GPU' : 'GPUs'}${device.variant ? ` ${device.variant}` : ''}`;
+}
+
 function largestHas(failures: ReadonlyArray<readonly Reason[]>, item: ReasonItem): number {
   let best = 0;
   for (const reasons of failures) {
@@ -93,7 +108,7 @@ function shortfall(job: SchedulerJob, failures: ReadonlyArray<readonly Reason[]>
   const res = job.resources;
   for (const item of CAPACITY_ITEMS) {
     if (!onEvery(failures, item)) continue;
-    const need = item === 'cpu' ? res.cpuMillis : item === 'memory' ? res.memoryBytes : devicesNeeded(res);
+    const need = needOf(item, res);
     const owner = item === 'devices' ? `largest ${adj}${res.device?.type ?? 'gpu'} worker` : `largest ${adj}worker`;
     return capacityText(job, item, need, owner, largestHas(failures, item), '');
   }
