@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
-import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_QUEUE, DEFAULT_RUNTIME, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { duration, nonNegativeInteger, resolving } from './fields.js';
@@ -68,18 +68,9 @@ export function validateConfig(raw: unknown, source: string, probe: MachineProbe
   return parseOrThrow(schema, raw ?? {}, { file: source });
 }
 
-/** The configuration used when no file is found. */
+/** The configuration used when no file is found: what an empty file gives, with no source. */
 export function defaultConfig(probe: MachineProbe = hostProbe): IrisConfig {
-  return {
-    source: null,
-    home: null,
-    workers: [machineWorker(probe)],
-    quotas: new Map(),
-    defaults: { maxPreemptions: DEFAULT_MAX_PREEMPTIONS, stopGraceMs: DEFAULT_STOP_GRACE_MS, timeLimitMs: DEFAULT_TIME_LIMIT_MS },
-    queue: { ...DEFAULT_QUEUE },
-    runtime: { ...DEFAULT_RUNTIME },
-    deadlockGraceMs: DEFAULT_DEADLOCK_GRACE_MS,
-  };
+  return { ...validateConfig({}, '(built-in defaults)', probe), source: null };
 }
 
 /** What `iris.config.ts` exports by default (and what `.irisrc.yaml` holds). */
