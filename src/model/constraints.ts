@@ -5,7 +5,7 @@
  * All constraints of a job must hold. A missing attribute fails every operator except `!key`
  * (not-exists), including `!=` and `notin`.
  */
-import { invalid } from './errors.js';
+import { describeValue, invalid } from './errors.js';
 
 export type ConstraintOp = 'eq' | 'ne' | 'in' | 'notin' | 'exists' | 'not_exists' | 'gt' | 'ge' | 'lt' | 'le';
 
@@ -37,13 +37,13 @@ export function parseConstraint(input: string): Constraint {
     if (match) {
       const constraint = build(match);
       if ((constraint.op === 'in' || constraint.op === 'notin') && constraint.values.length === 0) {
-        throw invalid(`invalid constraint "${input}": "${constraint.op}" needs at least one value`);
+        throw invalid(`invalid constraint ${describeValue(input)}: "${constraint.op}" needs at least one value`);
       }
       return constraint;
     }
   }
   throw invalid(
-    `invalid constraint "${input}"`,
+    `invalid constraint ${describeValue(input)}`,
     'use key=value, key!=value, "key in (a,b)", "key notin (a,b)", key, !key, or key>N / key>=N / key<N / key<=N',
   );
 }

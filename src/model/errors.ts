@@ -80,13 +80,26 @@ export const invalid = (message: string, hint?: string) => new IrisError('invali
 export const notFound = (message: string, hint?: string) => new IrisError('not_found', message, hint);
 export const conflict = (message: string, hint?: string) => new IrisError('conflict', message, hint);
 
-/** How a message shows an offending value: `"text"`, `42`, `true`, `null`, `a list` (`an array` in request bodies), `an object`. */
+/** The longest text a message echoes whole; longer values are cut (see describeValue). */
+export const MAX_ECHOED_CHARS = 64;
+
+/**
+ * How a message shows an offending value: `"text"`, `42`, `true`, `null`, `a list` (`an array` in
+ * request bodies), `an object`. Every message that echoes what a user gave goes through here, so
+ * a huge value is never printed whole: text past MAX_ECHOED_CHARS becomes
+ * `"first characters…" (10000 characters)`.
+ */
 export function describeValue(value: unknown, style: 'file' | 'body' = 'file'): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return style === 'body' ? 'an array' : 'a list';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `"${value}"`;
-  return String(value);
+  if (typeof value === 'string') {
+    const chars = [...value];
+    if (chars.length <= MAX_ECHOED_CHARS) return `"${value}"`;
+    return `"${chars.slice(0, MAX_ECHOED_CHARS - 16).join('')}…" (${chars.length} characters)`;
+  }
+  const text = String(value);
+  return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS - 16)}… (${text.length} characters)`;
 }
 
 /**

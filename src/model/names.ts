@@ -3,7 +3,7 @@
  * is the number of components. A task name is its job's name plus `task-<i>`. The component
  * form `task-<n>` is reserved for tasks, so a job component may never take it.
  */
-import { invalid } from './errors.js';
+import { describeValue, invalid } from './errors.js';
 
 const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const TASK_COMPONENT = /^task-(\d+)$/;
@@ -13,11 +13,11 @@ export const MAX_DEPTH = 16;
 /** Why a single path component is not a valid job component, or null when it is valid. */
 export function componentProblem(part: string): string | null {
   if (part.length === 0) return 'a name component may not be empty (check for "//" or a trailing "/")';
-  if (part === '.' || part === '..') return `"${part}" is not allowed as a name component`;
-  if (part.length > MAX_COMPONENT_LENGTH) return `name component "${part.slice(0, 20)}…" is longer than ${MAX_COMPONENT_LENGTH} characters`;
-  if (TASK_COMPONENT.test(part)) return `"${part}" is reserved for task names (task-<n>)`;
+  if (part === '.' || part === '..') return `${describeValue(part)} is not allowed as a name component`;
+  if (part.length > MAX_COMPONENT_LENGTH) return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
+  if (TASK_COMPONENT.test(part)) return `${describeValue(part)} is reserved for task names (task-<n>)`;
   if (!COMPONENT.test(part)) {
-    return `name component "${part}" may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
+    return `name component ${describeValue(part)} may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
   }
   return null;
 }
@@ -27,10 +27,10 @@ export function parseJobName(input: string): string {
   const raw = input.trim();
   if (raw === '' || raw === '/') throw invalid('job name is empty');
   const parts = (raw.startsWith('/') ? raw.slice(1) : raw).split('/');
-  if (parts.length > MAX_DEPTH) throw invalid(`job name "${raw}" is deeper than ${MAX_DEPTH} levels`);
+  if (parts.length > MAX_DEPTH) throw invalid(`job name ${describeValue(raw)} is deeper than ${MAX_DEPTH} levels`);
   for (const part of parts) {
     const problem = componentProblem(part);
-    if (problem) throw invalid(`invalid job name "${raw}": ${problem}`);
+    if (problem) throw invalid(`invalid job name ${describeValue(raw)}: ${problem}`);
   }
   return '/' + parts.join('/');
 }

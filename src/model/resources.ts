@@ -3,7 +3,7 @@
  * so sums never drift. A device request is GPU (count, optional variant) or TPU (variant,
  * chips per host). "No device" means the task runs on any worker (CPU is universal: docs/architecture.md, "Placement").
  */
-import { invalid } from './errors.js';
+import { describeValue, invalid } from './errors.js';
 
 export type DeviceType = 'cpu' | 'gpu' | 'tpu';
 
@@ -26,11 +26,16 @@ export interface WorkerDevice {
 
 export const DEFAULT_RESOURCES: ResourceSpec = { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null };
 
+/** The most CPU one request or one worker may name (a million cores): sums of them stay exact. */
+export const MAX_CPU_CORES = 1_000_000;
+
+/** CPU cores (`0.5`, `2`, `1e3`) -> millicores; at least 0.001 and at most MAX_CPU_CORES cores. */
 export function parseCpu(input: string | number): number {
   const value = typeof input === 'number' ? input : Number(String(input).trim());
-  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu "${input}": expected a positive number of cores such as 0.5 or 2`);
+  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu ${describeValue(input)}: expected a positive number of cores such as 0.5 or 2`);
+  if (value > MAX_CPU_CORES) throw invalid(`invalid cpu ${describeValue(input)}: at most ${MAX_CPU_CORES} cores`, 'give a number of cores such as 0.5 or 8');
   const millis = Math.round(value * 1000);
-  if (millis < 1) throw invalid(`invalid cpu "${input}": the smallest request is 0.001 cores`);
+  if (millis < 1) throw invalid(`invalid cpu ${describeValue(input)}: the smallest request is 0.001 cores`);
   return millis;
 }
 
@@ -45,16 +50,22 @@ const MEMORY_UNITS: Record<string, number> = {
 /** The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
 export function parseMemory(input: string | number): number {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory "${input}"`);
-    return Math.round(input);
+    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory ${describeValue(input)}`);
+    return boundedBytes(input, Math.round(input));
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(input);
   const unitKey = match?.[2]?.toLowerCase() ?? '';
   const short = unitKey.length === 1 && unitKey !== 'b' ? unitKey + 'i' : unitKey;
   const unit = match ? MEMORY_UNITS[short] : undefined;
-  if (!match || unit === undefined) throw invalid(`invalid memory "${input}": expected a size such as 512M, 4GiB or 2G`);
+  if (!match || unit === undefined) throw invalid(`invalid memory ${describeValue(input)}: expected a size such as 512M, 4GiB or 2G`);
   const bytes = Math.round(Number(match[1]) * unit);
-  if (bytes <= 0) throw invalid(`invalid memory "${input}": must be more than 0`);
+  if (bytes <= 0) throw invalid(`invalid memory ${describeValue(input)}: must be more than 0`);
+  return boundedBytes(input, bytes);
+}
+
+/** Byte counts stay exact integers (at most 2^53-1 bytes, about 8 PiB). */
+function boundedBytes(input: string | number, bytes: number): number {
+  if (!Number.isSafeInteger(bytes)) throw invalid(`invalid memory ${describeValue(input)}: too large`, 'give a size such as 512M, 4GiB or 2T');
   return bytes;
 }
 
@@ -63,13 +74,15 @@ export function parseGpu(input: string): DeviceRequest {
   const text = input.trim();
   if (/^\d+$/.test(text)) {
     const count = Number(text);
-    if (count < 1) throw invalid(`invalid gpu "${input}": count must be at least 1`);
+    if (!Number.isSafeInteger(count)) throw invalid(`invalid gpu ${describeValue(input)}: count is too large`);
+    if (count < 1) throw invalid(`invalid gpu ${describeValue(input)}: count must be at least 1`);
     return { type: 'gpu', variant: null, count };
   }
   const match = /^([A-Za-z0-9][A-Za-z0-9_.-]*?)(?:x(\d+))?$/.exec(text);
-  if (!match) throw invalid(`invalid gpu "${input}": expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`);
+  if (!match) throw invalid(`invalid gpu ${describeValue(input)}: expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`);
   const count = match[2] === undefined ? 1 : Number(match[2]);
-  if (count < 1) throw invalid(`invalid gpu "${input}": count must be at least 1`);
+  if (!Number.isSafeInteger(count)) throw invalid(`invalid gpu ${describeValue(input)}: count is too large`);
+  if (count < 1) throw invalid(`invalid gpu ${describeValue(input)}: count must be at least 1`);
   return { type: 'gpu', variant: match[1]!, count };
 }
 

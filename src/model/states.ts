@@ -8,7 +8,7 @@
  *        PREEMPTED -> WORKER_FAILED when the preemption budget is spent.
  */
 
-import { invalid } from './errors.js';
+import { describeValue, invalid } from './errors.js';
 
 export const JOB_STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -77,7 +77,7 @@ export function parseJobStates(values: readonly string[]): JobState[] {
     const state = value.trim().toUpperCase().replace(/-/g, '_');
     if (state === '') continue;
     if (!(JOB_STATES as readonly string[]).includes(state)) {
-      throw invalid(`unknown job state "${value.trim()}"`, `states: ${JOB_STATES.join(', ')} (any case, comma-separated)`);
+      throw invalid(`unknown job state ${describeValue(value.trim())}`, `states: ${JOB_STATES.join(', ')} (any case, comma-separated)`);
     }
     states.add(state as JobState);
   }

@@ -9,7 +9,7 @@
  * generation here use hosts of 4 chips in a 2x2 block; single-host v5e/v6e machines have 1, 4
  * or 8 chips.
  */
-import { invalid } from './errors.js';
+import { describeValue, invalid } from './errors.js';
 
 export type TpuGeneration = 'v4' | 'v5e' | 'v5p' | 'v6e';
 
@@ -93,7 +93,7 @@ export function tpuVariant(name: string): TpuVariant {
   const found = BY_NAME.get(key);
   if (!found) {
     const families = ['v4-8', 'v5litepod-16', 'v5p-8', 'v6e-8'].join(', ');
-    throw invalid(`unknown TPU variant "${name}"`, `known variants include ${families}; see docs/configuration.md for the full table`);
+    throw invalid(`unknown TPU variant ${describeValue(name)}`, `known variants include ${families}; see docs/configuration.md for the full table`);
   }
   return found;
 }

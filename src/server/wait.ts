@@ -14,9 +14,7 @@
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import { isWithin } from '../model/names.js';
 import { notFound } from '../model/errors.js';
-
-/** The longest delay a Node timer takes (about 24.8 days); longer timeouts end there. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { chainedTimeout } from '../cluster/controller/timers.js';
 
 export interface WaitQuery {
   /** Canonical job names. */
@@ -43,7 +41,7 @@ export async function waitForJobs(store: ClusterStore, query: WaitQuery, signal:
       const finish = (ended: boolean) => {
         store.events.off('change', onChange);
         signal.removeEventListener('abort', onAbort);
-        if (timer) clearTimeout(timer);
+        cancelTimer?.();
         resolve(ended);
       };
       const onChange = (event: StoreEvent) => {
@@ -51,7 +49,7 @@ export async function waitForJobs(store: ClusterStore, query: WaitQuery, signal:
         if (done()) finish(true);
       };
       const onAbort = () => finish(false);
-      const timer = query.timeoutMs === null ? null : setTimeout(() => finish(false), Math.min(query.timeoutMs, MAX_TIMER_MS));
+      const cancelTimer = query.timeoutMs === null ? null : chainedTimeout(query.timeoutMs, () => finish(false));
       store.events.on('change', onChange);
       signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -3,7 +3,7 @@
  * ages, clock times, cpu and memory. `now` is always a parameter so output is testable. Durations
  * and byte sizes are the model's own formatters (src/model/duration.ts, src/model/resources.ts).
  */
-import { invalid } from '../model/errors.js';
+import { describeValue, invalid } from '../model/errors.js';
 import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
 
@@ -47,7 +47,7 @@ export function parseSince(input: string, now: number): number {
   if (/^\d+(?:\.\d+)?(ms|s|m|h|d)/.test(input.trim())) return now - parseDuration(input);
   const time = Date.parse(input);
   if (Number.isNaN(time)) {
-    throw invalid(`invalid --since "${input}"`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
+    throw invalid(`invalid --since ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
   }
   return time;
 }

@@ -5,7 +5,7 @@
  */
 import { Flags } from '@oclif/core';
 import type { SubmitRequest } from '../api/types.js';
-import { invalid } from '../model/errors.js';
+import { describeValue, invalid } from '../model/errors.js';
 
 export const submitFlags = {
   name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),
@@ -63,7 +63,7 @@ export function parseEnvPairs(pairs: readonly string[]): Record<string, string> 
     const key = cut < 0 ? pair : pair.slice(0, cut);
     if (cut < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
       throw invalid(
-        `invalid --env "${pair}": expected KEY=VALUE with KEY made of letters, digits and "_" (not starting with a digit)`,
+        `invalid --env ${describeValue(pair)}: expected KEY=VALUE with KEY made of letters, digits and "_" (not starting with a digit)`,
         'for example: -e LR=0.01 -e DATA_DIR=/data',
       );
     }
@@ -88,11 +88,11 @@ export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly
     }
     const stray = rest.find((arg) => arg !== '--');
     if (stray !== undefined) {
-      const what = stray.startsWith('-') ? `unknown flag "${stray}"` : `unexpected argument "${stray}" before "--"`;
+      const what = stray.startsWith('-') ? `unknown flag ${describeValue(stray)}` : `unexpected argument ${describeValue(stray)} before "--"`;
       throw invalid(what, 'put flags before "--" and the command after it: iris submit --cpu 1 -- python train.py');
     }
   } else if (command.length > 0 && command[0]!.startsWith('-')) {
-    throw invalid(`unknown flag "${command[0]}"`, 'see the flags with --help; put the command after "--"');
+    throw invalid(`unknown flag ${describeValue(command[0])}`, 'see the flags with --help; put the command after "--"');
   }
   if (command.length === 0) {
     throw invalid('no command given', 'put the command after "--": iris submit --cpu 1 -- python train.py');

@@ -198,6 +198,14 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(validateConfig({ 'stop-grace': '500ms' }, SOURCE, PROBE).defaults.stopGraceMs).toBe(500);
   });
 
+  it('time-limit takes every duration the CLI takes, days and beyond 2^31 ms included', () => {
+    for (const text of ['30d', '720h', '25d', '1d12h', '90s', '45', '365d']) {
+      expect(validateConfig({ 'time-limit': text }, SOURCE, PROBE).defaults.timeLimitMs).toBe(parseDuration(text));
+    }
+    expect(validateConfig({ 'time-limit': '30d' }, SOURCE, PROBE).defaults.timeLimitMs).toBe(30 * 86_400_000);
+    expect(validateConfig({ 'deadlock-grace': '30d' }, SOURCE, PROBE).deadlockGraceMs).toBe(30 * 86_400_000);
+  });
+
   it('deadlock-grace: a duration, 30s by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).deadlockGraceMs).toBe(30_000);
     expect(validateConfig({ 'deadlock-grace': '2s' }, SOURCE, PROBE).deadlockGraceMs).toBe(2000);
@@ -219,7 +227,7 @@ describe('validateConfig: every error names the file and the key', () => {
     ['unknown worker key', { workers: [{ name: 'a', cpus: 4 }] }, 'workers[0].cpus', /unknown key \(did you mean "cpu"\?\)/],
     ['unknown top-level key', { worker: [] }, 'worker', /unknown key \(did you mean "workers"\?\)/],
     ['unknown key without suggestion', { colour: 'blue' }, 'colour', /unknown key$/],
-    ['bad cpu', { workers: [{ name: 'a', cpu: -1 }] }, 'workers[0].cpu', /invalid cpu "-1"/],
+    ['bad cpu', { workers: [{ name: 'a', cpu: -1 }] }, 'workers[0].cpu', /invalid cpu -1:/],
     ['cpu of wrong type', { workers: [{ name: 'a', cpu: true }] }, 'workers[0].cpu', /invalid cpu true/],
     ['duplicate names', { workers: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] }, 'workers[2].name', /duplicate worker name "a" \(also workers\[0\]\)/],
     ['gpu and tpu', { workers: [{ name: 'a', gpu: 1, tpu: 'v4-8' }] }, 'workers[0]', /either gpu or tpu, not both/],
@@ -243,7 +251,7 @@ describe('validateConfig: every error names the file and the key', () => {
     ['attribute value object', { workers: [{ name: 'a', attributes: { zone: { a: 1 } } }] }, 'workers[0].attributes.zone', /expected a string, number or boolean/],
     ['attribute bad name', { workers: [{ name: 'a', attributes: { 'bad key': 'x' } }] }, 'workers[0].attributes["bad key"]', /invalid attribute name/],
     ['attributes not an object', { workers: [{ name: 'a', attributes: ['x'] }] }, 'workers[0].attributes', /expected an object/],
-    ['quota cpu zero', { quotas: { alice: { cpu: 0 } } }, 'quotas.alice.cpu', /invalid cpu "0"/],
+    ['quota cpu zero', { quotas: { alice: { cpu: 0 } } }, 'quotas.alice.cpu', /invalid cpu 0:/],
     ['quota memory bad', { quotas: { alice: { memory: '3 apples' } } }, 'quotas.alice.memory', /invalid memory/],
     ['quota accelerators negative', { quotas: { alice: { accelerators: -2 } } }, 'quotas.alice.accelerators', /at least 1/],
     ['quota pending zero', { quotas: { alice: { 'pending-tasks': 0 } } }, 'quotas.alice.pending-tasks', /invalid pending-tasks 0/],
@@ -254,6 +262,10 @@ describe('validateConfig: every error names the file and the key', () => {
     ['stop-grace negative', { 'stop-grace': -1 }, 'stop-grace', /must not be negative/],
     ['max-preemptions fraction', { 'max-preemptions': 1.5 }, 'max-preemptions', /whole number of 0 or more/],
     ['home not a string', { home: 42 }, 'home', /invalid home 42/],
+    ['cpu beyond any machine', { workers: [{ name: 'a', cpu: 1e308 }] }, 'workers[0].cpu', /invalid cpu 1e\+308: at most 1000000 cores/],
+    ['memory beyond exact integers', { workers: [{ name: 'a', memory: 1e300 }] }, 'workers[0].memory', /invalid memory 1e\+300: too large/],
+    ['stop-grace beyond a day', { 'stop-grace': '25d' }, 'stop-grace', /invalid stop-grace "25d": at most 1d/],
+    ['a huge worker name is cut in the message', { workers: [{ name: 'x'.repeat(10_000) + '!' }] }, 'workers[0].name', /"x{48}…" \(10001 characters\)/],
   ];
 
   it.each(cases)('%s', (_label, raw, keyPath, detail) => {

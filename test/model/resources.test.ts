@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, parseMemory } from '../../src/model/resources.js';
+import { MAX_CPU_CORES, formatBytes, parseCpu, parseGpu, parseMemory } from '../../src/model/resources.js';
+import { MAX_ECHOED_CHARS, describeValue } from '../../src/model/errors.js';
 import { formatMemory } from '../../src/ui/format.js';
 
 describe('byte sizes: one parser, one formatter', () => {
@@ -27,5 +28,29 @@ describe('byte sizes: one parser, one formatter', () => {
     expect(parseMemory('512M')).toBe(512 * 1024 ** 2);
     expect(parseMemory('1GB')).toBe(1e9);
     expect(() => parseMemory('lots')).toThrow('invalid memory "lots": expected a size such as 512M, 4GiB or 2G');
+  });
+});
+
+describe('cpu and counts stay finite and exact', () => {
+  it('parseCpu refuses what no machine has, instead of Infinity', () => {
+    expect(() => parseCpu('1e308')).toThrow(/at most 1000000 cores/);
+    expect(() => parseCpu(1e308)).toThrow(/at most 1000000 cores/);
+    expect(parseCpu(MAX_CPU_CORES)).toBe(MAX_CPU_CORES * 1000);
+  });
+
+  it('parseMemory and parseGpu refuse sizes and counts past exact integers', () => {
+    expect(() => parseMemory(1e300)).toThrow(/too large/);
+    expect(() => parseMemory('99999999999999999T')).toThrow(/too large/);
+    expect(() => parseGpu('99999999999999999999')).toThrow(/too large/);
+    expect(() => parseGpu('H100x99999999999999999999')).toThrow(/too large/);
+  });
+});
+
+describe('describeValue: one place that cuts echoed values', () => {
+  it('echoes short text whole and cuts long text with its length', () => {
+    expect(describeValue('abc')).toBe('"abc"');
+    expect(describeValue('y'.repeat(MAX_ECHOED_CHARS))).toBe(`"${'y'.repeat(MAX_ECHOED_CHARS)}"`);
+    const cut = describeValue('z'.repeat(10_000));
+    expect(cut).toBe(`"${'z'.repeat(MAX_ECHOED_CHARS - 16)}…" (10000 characters)`);
   });
 });

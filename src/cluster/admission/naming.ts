@@ -1,7 +1,7 @@
 /**
  * The name a submission gets (docs/api.md, "Task token"). Without a task caller every name is
  * root-relative (`eval` == `/eval`). With a task caller:
- *   - no name            -> `<caller.job>/<generated>`
+ *   - no name            -> `<caller.job>/<generated>` (an empty or blank name is refused)
  *   - relative (`eval`)  -> `<caller.job>/eval`
  *   - absolute (`/x/y`)  -> must lie strictly under caller.job, else forbidden
  * `task-<n>` components are refused by parseJobName: they name tasks.
@@ -24,9 +24,9 @@ function generate(parent: string | null, names: NameSource): string {
 }
 
 export function jobName(requested: string | null | undefined, caller: TaskCaller | null, names: NameSource): { name: string; generated: boolean } {
-  if (!given(requested) || requested.trim() === '') {
-    if (given(requested) && requested.length > 0) throw invalid('name may not be blank');
-    return { name: generate(caller?.job ?? null, names), generated: true };
+  if (!given(requested)) return { name: generate(caller?.job ?? null, names), generated: true };
+  if (requested.trim() === '') {
+    throw invalid(`name may not be ${requested.length > 0 ? 'blank' : 'empty'}`, 'give a name such as train or train/eval, or leave the name out to get a generated one');
   }
   const trimmed = requested.trim();
   if (!caller) return { name: withField('name', 'name', () => parseJobName(trimmed)), generated: false };

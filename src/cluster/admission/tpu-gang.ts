@@ -3,7 +3,7 @@
  * (replicas default to, and must equal, the variant's hosts), co-scheduled by tpu-name so task i
  * runs on tpu-worker-id i. Single-host variants keep replicas as given.
  */
-import { invalid } from '../../model/errors.js';
+import { describeValue, invalid } from '../../model/errors.js';
 import type { DeviceRequest } from '../../model/resources.js';
 import { knownTpuVariants, tpuVariant } from '../../model/tpu.js';
 import { TPU_NAME } from '../../model/topology.js';
@@ -25,7 +25,7 @@ export function tpuGang(device: DeviceRequest | null, replicas: number | null, c
   }
   if (coschedule !== null && coschedule !== TPU_NAME) {
     throw invalid(
-      `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_NAME}, got "${coschedule}"`,
+      `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_NAME}, got ${describeValue(coschedule)}`,
       `its tasks are the hosts of one slice; leave --coschedule out`,
     );
   }

@@ -46,7 +46,7 @@ export function env(value: Record<string, string> | null | undefined): Record<st
   if (!given(value)) return {};
   const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!ENV_KEY.test(key)) throw invalid(`env: invalid variable name "${key}"`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
+    if (!ENV_KEY.test(key)) throw invalid(`env: invalid variable name ${describeValue(key)}`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
     if (key.toUpperCase().startsWith(RESERVED_ENV_PREFIX)) {
       throw new IrisError('invalid_argument', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
     }
@@ -63,7 +63,7 @@ export function constraints(value: string[] | null | undefined): Constraint[] {
 export function coschedule(value: string | null | undefined): string | null {
   if (!given(value)) return null;
   if (!ATTRIBUTE.test(value)) {
-    throw invalid(`coschedule: invalid attribute name "${value}"`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
+    throw invalid(`coschedule: invalid attribute name ${describeValue(value)}`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
   }
   return value;
 }

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
+import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { checkImageReference } from '../../model/image.js';
 import { describeValue, parseWith } from '../../model/schema-errors.js';
@@ -71,6 +72,18 @@ export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators
 export const timeLimit = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);
   if (ms <= 0) throw invalid(`invalid time-limit ${describeValue(value)}: must be longer than 0`, 'for example time-limit: 24h');
+  return ms;
+});
+
+/** The longest `stop-grace`: a task that ignores SIGTERM is killed after at most a day. */
+export const MAX_STOP_GRACE_MS = 86_400_000;
+
+/** `stop-grace:` a duration of at most a day (0: SIGKILL at once). */
+export const stopGrace = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value);
+  if (ms > MAX_STOP_GRACE_MS) {
+    throw invalid(`invalid stop-grace ${describeValue(value)}: at most ${formatDuration(MAX_STOP_GRACE_MS)}`, 'the time a stopping task gets between SIGTERM and SIGKILL, for example stop-grace: 30s');
+  }
   return ms;
 });
 

@@ -11,7 +11,7 @@ import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_STOP_GRACE_
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { duration, nonNegativeInteger, resolving } from './fields.js';
-import { home, image, network, queue, quotas, runtime, runtimeKind, timeLimit } from './settings.js';
+import { home, image, network, queue, quotas, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -21,7 +21,7 @@ export function configSchema(source: string, probe: MachineProbe) {
     .strictObject(
       {
         home: home(source).nullish(),
-        'stop-grace': duration().nullish(),
+        'stop-grace': stopGrace.nullish(),
         'deadlock-grace': duration().nullish(),
         'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
         'time-limit': timeLimit.nullish(),

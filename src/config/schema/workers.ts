@@ -49,7 +49,7 @@ function nameOf(what: string) {
 function checkName(text: string, what: string, suffixLength: number): string {
   if (!SAFE_NAME.test(text) || text.length + suffixLength > MAX_NAME_LENGTH) {
     throw invalid(
-      `invalid ${what} name "${text}": use letters, digits, "-", "_" and ".", start with a letter or digit, at most ${MAX_NAME_LENGTH} characters${suffixLength > 0 ? ' including the "-N" suffix' : ''}`,
+      `invalid ${what} name ${describeValue(text)}: use letters, digits, "-", "_" and ".", start with a letter or digit, at most ${MAX_NAME_LENGTH} characters${suffixLength > 0 ? ' including the "-N" suffix' : ''}`,
     );
   }
   return text;

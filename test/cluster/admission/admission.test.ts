@@ -75,6 +75,31 @@ describe('naming', () => {
     expect(error.hint).toBe('use a relative name such as "eval" to create /train/eval');
   });
 
+  it.each([['', 'empty'], ['   ', 'blank']])('refuses the name %j (%s) instead of generating one', (name, word) => {
+    for (const caller of [null, CALLER]) {
+      const error = refused({ ...CMD, name }, caller);
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message).toBe(`name may not be ${word}`);
+      expect(error.hint).toMatch(/leave the name out/);
+    }
+  });
+
+  it('a huge bad name is cut in the message, not echoed whole', () => {
+    const name = 'x'.repeat(10_000) + '!';
+    const error = refused({ ...CMD, name });
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message.length).toBeLessThan(300);
+    expect(error.message).toContain('(10001 characters)');
+  });
+
+  it('refuses a cpu that no number of cores could be, as a usage error', () => {
+    for (const cpu of ['1e308', 1e308, '2000000']) {
+      const error = refused({ ...CMD, cpu });
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message).toMatch(/^invalid cpu .*: at most 1000000 cores$/);
+    }
+  });
+
   it('retries generated names that are taken, and gives up with a conflict', () => {
     expect(resolveJob(CMD, null, view({ isNameTaken: (name) => name !== '/gen-3' }), DEFAULTS).spec.name).toBe('/gen-3');
     const all = admit(CMD, null, view({ isNameTaken: () => true }), DEFAULTS);
