@@ -31,6 +31,11 @@ export function socketPathFor(home: string): string {
   return join(home, SOCKET_FILE);
 }
 
+/** The pid of the controller that holds `<home>` (written by the holder of the state lock). */
+export function pidFileFor(home: string): string {
+  return join(home, 'cluster.pid');
+}
+
 /** The controller socket: `$IRIS_CONTROLLER_ADDRESS`, else `<home>/run/iris.sock`. */
 export function resolveSocket(env: Env = process.env): string {
   const address = env[ADDRESS_ENV]?.trim();

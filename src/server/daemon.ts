@@ -2,16 +2,17 @@
  * The composition root of a local cluster: config, state directory, store, runtime, controller,
  * socket server. `runCluster` resolves once the cluster has stopped.
  *
- * Start-up order matters: the store is opened and attempts left running by an earlier life of
+ * Start-up order matters: the state lock (state-lock.ts) is taken first, so exactly one
+ * controller opens a state directory; then the store is opened and attempts left running by an earlier life of
  * the cluster (a crash or kill -9) are reclaimed (their processes stopped) and recorded as
  * preempted BEFORE the socket answers, so no client ever sees a stale RUNNING task.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
-import { probeController } from './probe.js';
+import { acquireStateLock } from './state-lock.js';
 import { socketPathFor } from '../api/address.js';
 import { loadConfig } from '../config/index.js';
 import { IrisError } from '../model/errors.js';
@@ -67,19 +68,24 @@ function containerEngineCheck(): () => Promise<void> {
 }
 
 export async function runCluster(options: RunClusterOptions): Promise<void> {
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const home = path.resolve(options.home);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chmodSync(home, 0o700);
-  const socketPath = socketPathFor(home);
-  const existing = await probeController(socketPath);
-  if (existing) {
-    throw new IrisError('conflict', `a cluster is already running on ${socketPath} (pid ${existing.pid})`, 'stop it with `iris cluster stop`');
+  // Held from before recovery until the end: no second controller ever touches this state.
+  const lock = acquireStateLock(home);
+  try {
+    await serveCluster(options, home);
+  } finally {
+    lock.release();
   }
+}
+
+/** Everything after the state lock: config, store, recovery, controller, socket. */
+async function serveCluster(options: RunClusterOptions, home: string): Promise<void> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const socketPath = socketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   const store = ClusterStore.open({ path: path.join(home, 'state.db') });
-  const pidFile = path.join(home, 'cluster.pid');
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
   let clusterId = store.getMeta('cluster_id');
   if (!clusterId) {
     clusterId = randomUUID();
@@ -149,7 +155,6 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
       await server.close();
       await runtime.close();
       store.close();
-      rmSync(pidFile, { force: true });
       resolveStopped();
     })();
     return stopping;

@@ -2,8 +2,10 @@
  * The API server: node:http on a unix socket, exposing a ClusterService under /v1 (docs/api.md).
  *
  * Socket lifecycle: listen() refuses to start when something answers on the socket path
- * (another cluster), removes a stale socket file that nothing answers on, and leaves the new
- * socket with mode 0600. close() stops accepting, removes the socket file, ends streams and
+ * (another cluster), binds a private name and renames it over the path (replacing a stale socket
+ * file that nothing answers on), and leaves the new socket with mode 0600. close() stops
+ * accepting, removes the socket file only while the path is still the socket this server created
+ * (same device and inode; never one another server has put there since), ends streams and
  * idle connections, and waits (bounded) for in-flight requests — but not for a request whose
  * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()).
  *
@@ -12,8 +14,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { chmod, lstat, mkdir, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { IrisError } from '../model/errors.js';
 import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
@@ -42,6 +44,8 @@ export interface ApiServer {
 
 /** Longest unix socket path Linux accepts (sun_path is 108 bytes including the NUL). */
 export const MAX_SOCKET_PATH_BYTES = 107;
+/** Numbers the private bind names of the servers of this process. */
+let bindCount = 0;
 
 /** Does anything accept connections on this unix socket path? */
 export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boolean> {
@@ -75,6 +79,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   const exempt = new Set<ServerResponse>();
   let listening = false;
   let closed: Promise<void> | null = null;
+  /** Device and inode of the socket file this server created. */
+  let own: { dev: number; ino: number } | null = null;
 
   const ctx: RouteContext = {
     service,
@@ -180,9 +186,14 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       if (await probeSocket(socketPath)) {
         throw new IrisError('conflict', `an iris cluster is already running at ${socketPath}`, 'stop it with `iris cluster stop`, or set IRIS_HOME to run another');
       }
-      await unlink(socketPath).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      // Stale: the rename below replaces it.
+    }
+    // Bind at a private name, then rename into place: Node unlinks a unix socket's bound path when
+    // the server closes, and that path must never be one another server has taken over since.
+    const bindPath = join(dirname(socketPath), `.${process.pid.toString(36)}${(bindCount++).toString(36)}.s`);
+    if (Buffer.byteLength(bindPath) > MAX_SOCKET_PATH_BYTES) {
+      throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(bindPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${bindPath}`,
+        'set IRIS_HOME to a shorter directory');
     }
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
@@ -205,13 +216,22 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         previousMask = null; // umask is unavailable in worker threads; chmod below still applies
       }
       try {
-        server.listen(socketPath);
+        server.listen(bindPath);
       } finally {
         if (previousMask !== null) process.umask(previousMask);
       }
     });
-    await chmod(socketPath, 0o600);
+    await chmod(bindPath, 0o600);
+    await rename(bindPath, socketPath);
+    const created = await lstat(socketPath);
+    own = { dev: created.dev, ino: created.ino };
     listening = true;
+  }
+
+  /** Remove the socket file only if it is still ours (someone may have replaced it). */
+  async function unlinkOwnSocket(): Promise<void> {
+    const now = await lstat(opts.socketPath).catch(() => null);
+    if (now && own && now.dev === own.dev && now.ino === own.ino) await unlink(opts.socketPath).catch(() => undefined);
   }
 
   function close(): Promise<void> {
@@ -220,7 +240,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       closing.abort();
       if (!listening) return;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      await unlink(opts.socketPath).catch(() => undefined);
+      await unlinkOwnSocket();
       server.closeIdleConnections();
       const deadline = Date.now() + (opts.closeGraceMs ?? 5000);
       while ([...inFlight].some((res) => !exempt.has(res)) && Date.now() < deadline) {

@@ -121,6 +121,21 @@ describe('socket lifecycle', () => {
     expect(error.hint).toBe('start one with `iris cluster start`');
   });
 
+  it('close removes only its own socket, never one another server put at the same path', async () => {
+    // The socket file is deleted, and another server listens at the same path.
+    await rm(socketPath);
+    const other = createApiServer(new FakeService(), { socketPath, version: 'other' });
+    await other.listen();
+    try {
+      await server.close();
+      expect((await stat(socketPath)).isSocket()).toBe(true);
+      expect(await new SocketClient(socketPath, {}).ping()).toBe(true);
+    } finally {
+      await other.close();
+    }
+    await expect(stat(socketPath)).rejects.toThrow();
+  });
+
   it('reports unavailable when the socket file is dead (ECONNREFUSED)', async () => {
     await server.close();
     expect(leaveDeadSocket(socketPath)).toBe(0);

@@ -1,0 +1,97 @@
+/**
+ * One controller per state directory. `acquireStateLock(home)` takes an exclusive lock on
+ * `<home>/controller.lock` and holds it until `release()` or the end of the process; a second
+ * controller on the same directory (in this process or any other) is refused with
+ * IrisError('conflict') naming the holder's pid.
+ *
+ * Mechanism: an fcntl (POSIX record) lock, taken through node:sqlite, the one file-locking
+ * primitive Node 24 offers without native addons (it has no flock, and `open(..., 'wx')` lock
+ * files outlive a crash). The lock file is a SQLite database opened in EXCLUSIVE locking mode with
+ * an open `BEGIN EXCLUSIVE` transaction and no busy timeout: the kernel drops the lock when the
+ * process dies however it dies (kill -9 included), so there is never a stale lock to clean up,
+ * and SQLite also refuses a second connection inside the same process. Task processes do not
+ * inherit fcntl locks.
+ *
+ * The holder writes its pid to `<home>/cluster.pid` right after taking the lock (that is how a
+ * refused controller names it) and on release removes that file only while it still holds its
+ * own pid.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { pidFileFor } from '../api/address.js';
+import { IrisError } from '../model/errors.js';
+
+export const LOCK_FILE = 'controller.lock';
+
+export interface StateLock {
+  readonly home: string;
+  /** Give the lock back and remove the pid file if it is still this process's. Idempotent. */
+  release(): void;
+}
+
+/** The pid in `<home>/cluster.pid` when that process is alive, else null. */
+export function holderPid(home: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFileFor(home), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  }
+}
+
+function refused(home: string): IrisError {
+  const pid = holderPid(home);
+  const who = pid !== null && pid !== process.pid ? `another iris controller (pid ${pid})` : 'another iris controller';
+  return new IrisError(
+    'conflict',
+    `${who} is already running on the state directory ${home}`,
+    `use it (\`iris cluster status\`), stop it with \`iris cluster stop\`${pid !== null ? ` (or \`kill ${pid}\` if its socket no longer answers)` : ''}, or set IRIS_HOME to another directory`,
+  );
+}
+
+/** Take the state lock of `home` (which must exist) or throw IrisError('conflict'). */
+export function acquireStateLock(home: string): StateLock {
+  const file = path.join(home, LOCK_FILE);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { timeout: 0 });
+  } catch (error) {
+    throw new IrisError('unavailable', `cannot open the lock file ${file}: ${(error as Error).message}`, 'check the permissions of IRIS_HOME');
+  }
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if (/locked|busy/i.test((error as Error).message)) throw refused(home);
+    throw new IrisError('unavailable', `cannot lock ${file}: ${(error as Error).message}`, 'check the permissions of IRIS_HOME');
+  }
+  const pidFile = pidFileFor(home);
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  let held = true;
+  return {
+    home,
+    release() {
+      if (!held) return;
+      held = false;
+      try {
+        if (readFileSync(pidFile, 'utf8').trim() === String(process.pid)) rmSync(pidFile, { force: true });
+      } catch {
+        // already gone
+      }
+      try {
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
