@@ -2,14 +2,17 @@
  * Starts a local cluster in the background: `iris cluster start --foreground` as a detached
  * child of this package's bin/run.js, its output appended to `<home>/cluster.log`, and waits
  * (bounded) until its socket answers. When another client started a cluster at the same time,
- * the one that answers is used.
+ * the one that answers is used: a cluster process that finds the state directory locked by
+ * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
+ * reports (conflict, naming its pid) that it holds the state without answering. A cluster that
+ * exits with a usage error (a bad config file) is reported as a usage error (exit 2).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IrisError } from '../model/errors.js';
-import { socketPathFor } from '../api/address.js';
+import { EXIT, IrisError } from '../model/errors.js';
+import { pidFileFor, socketPathFor } from '../api/address.js';
 import { SocketClient } from './socket-client.js';
 
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */
@@ -43,20 +46,18 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   try {
     for (;;) {
-      if (await client.ping()) return { pid: child.pid ?? 0, socket };
+      // The pid comes from the cluster that answers: with two starts at once it may be the other one.
+      if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
       if (status.error) throw new IrisError('unavailable', `could not start the local cluster: ${status.error.message}`);
       const exited = status.exited;
       if (exited) {
         // Another client may have won the race to start the cluster.
-        if (await client.ping()) return { pid: await otherPid(client), socket };
-        const how = exited.signal ? `signal ${exited.signal}` : `exit code ${exited.code}`;
-        throw new IrisError(
-          'unavailable',
-          `the local cluster stopped during start-up (${how}). Last lines of ${logPath}:\n${tail(logPath, 15)}`,
-          `fix the problem above and retry, or start it in the foreground with \`iris cluster start\``,
-        );
+        if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
+        // Another controller holds the state directory: wait for it to answer (it may be starting).
+        if (exited.code !== EXIT.conflict) throw startFailed(exited, logPath);
       }
       if (Date.now() > deadline) {
+        if (exited) throw heldByAnother(home, socket, logPath);
         child.kill('SIGTERM');
         throw new IrisError(
           'unavailable',
@@ -69,6 +70,42 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
     child.removeAllListeners('exit');
     child.removeAllListeners('error');
     child.unref();
+  }
+}
+
+/**
+ * The cluster process exited before it answered. Its exit code is passed on: a usage error (a bad
+ * config file, exit 2) stays a usage error; anything else means no cluster is available (6).
+ */
+function startFailed(exited: { code: number | null; signal: NodeJS.Signals | null }, logPath: string): IrisError {
+  const how = exited.signal ? `signal ${exited.signal}` : `exit code ${exited.code}`;
+  const code = exited.code === EXIT.usage ? 'invalid_argument' : 'unavailable';
+  return new IrisError(
+    code,
+    `the local cluster stopped during start-up (${how}). Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+    `fix the problem above and retry, or start it in the foreground with \`iris cluster start\``,
+  );
+}
+
+/** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
+function heldByAnother(home: string, socket: string, logPath: string): IrisError {
+  const pid = readPid(home);
+  const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
+  return new IrisError(
+    'conflict',
+    `${who} holds the state directory ${home}, but nothing answers on ${socket}; no second controller was started. Last lines of ${logPath}:\n${tail(logPath, 5)}`,
+    pid !== null
+      ? `if its socket file was removed, stop it with \`kill ${pid}\` (its tasks are stopped gracefully) and retry`
+      : 'stop the other controller and retry, or set IRIS_HOME to another directory',
+  );
+}
+
+function readPid(home: string): number | null {
+  try {
+    const pid = Number(readFileSync(pidFileFor(home), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }
 
