@@ -15,14 +15,14 @@ const duration = () => quantity('a duration string such as "10m"');
 
 export const SubmitRequestSchema = z.strictObject(
   {
-    name: text().nullish().describe('Job name (`a`, `/a/b`): components `[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`, at most 63 characters, depth at most 16. A task caller\'s relative name is created under its job. Left out: generated (`brisk-otter-4821`).'),
+    name: text().nullish().describe('Job name (`a`, `/a/b`): components `[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`, at most 63 characters, depth at most 16. A task caller\'s relative name is created under its job. Left out: generated (`brisk-otter-4821`); an empty or blank name is refused.'),
     command: z
       .array(text(), { error: expecting('a non-empty array of strings', 'is required: a non-empty array of strings such as ["python", "train.py"]') })
       .min(1, { error: expecting('a non-empty array of strings') })
       .refine((command) => !(typeof command[0] === 'string' && command[0].trim() === ''), { error: '(the program) may not be empty', path: [0] })
       .describe('Program and arguments: non-empty, all strings, the program not empty.'),
     replicas: integer(1, MAX_REPLICAS).nullish().describe('Number of tasks; default 1 (a multi-host TPU variant: its number of hosts, and only that).'),
-    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 (`0.5`, `"2"`); default 1.'),
+    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 and at most 1000000 (`0.5`, `"2"`); default 1.'),
     memory: quantity('a size such as "4GiB" or a number of bytes').nullish().describe('Memory per task: bytes or a size (`512M`, `4GiB`; K/M/G are powers of 1024); default 256MiB.'),
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
     tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
@@ -32,7 +32,7 @@ export const SubmitRequestSchema = z.strictObject(
     maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),
     maxTaskFailures: integer(0).nullish().describe('Failed tasks the job tolerates; default 0.'),
     maxPreemptions: integer(0).nullish().describe('Preemptions of a task before it fails; default: the cluster\'s `max-preemptions` (100).'),
-    timeLimit: duration().nullish().describe('Time limit of each attempt, > 0: `90s`, `10m`, `1h30m`, `2d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),
+    timeLimit: duration().nullish().describe('Time limit of each attempt, > 0, any length: `90s`, `10m`, `1h30m`, `30d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),
     timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
     schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),
     user: text().nullish().describe('Default: the user running the cluster; a task\'s children always run as the task\'s user.'),
