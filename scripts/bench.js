@@ -6,11 +6,12 @@
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+//   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS
 //   bench/tree.mjs      job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,planner,spawn,cluster,tree,simulate,docker   --json (print the raw results as JSON too)
+// Flags: --only schedule,planner,spawn,cluster,load,tree,simulate,docker   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -52,7 +53,7 @@ async function section(name, file, exportName, run) {
       return;
     }
     log(`bench: ${name}…`);
-    const result = await fn(name === 'cluster' || name === 'tree' ? { log } : undefined);
+    const result = await fn(['cluster', 'load', 'tree'].includes(name) ? { log } : undefined);
     raw[name] = result;
     run(result);
   } catch (error) {
@@ -114,6 +115,13 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   row(`\`iris jobs\` wall time, ${r.memory.tasksKnown} tasks known (median of ${r.jobsCommandLarge.runs})`, `${fmt(r.jobsCommandLarge.medianMs, 0)} ms`, '-', '<= 300 ms', r.jobsCommandLarge.medianMs <= 300);
   row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled)`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
   row('cluster RSS right after submitting them / peak (VmHWM)', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '<= 300 MB', r.memory.hwmMB <= 300);
+});
+
+await section('load', 'load.mjs', 'runLoadBench', (r) => {
+  // bench/load.mjs: submissions only (the jobs wait behind a busy worker); latency per request in the client.
+  row(`load: ${r.submissions} submissions from ${r.clients} concurrent clients`, `${fmt(r.rate, 0)} jobs/s (${fmt(r.seconds, 1)} s)`, '-', '-', null);
+  row('load: submission latency p50 / p99 / max', `${fmt(r.latencyMs.p50, 1)} / ${fmt(r.latencyMs.p99, 1)} / ${fmt(r.latencyMs.max, 1)} ms`, '-', '-', null);
+  row(`load: controller peak RSS (VmHWM) with ${r.submissions} jobs pending`, `${fmt(r.memory.hwmMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '-', null);
 });
 
 await section('tree', 'tree.mjs', 'runTreeBench', (r) => {
