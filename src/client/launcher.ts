@@ -53,8 +53,11 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
       if (exited) {
         // Another client may have won the race to start the cluster.
         if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
-        // Another controller holds the state directory: wait for it to answer (it may be starting).
         if (exited.code !== EXIT.conflict) throw startFailed(exited, logPath);
+        // Another controller holds the state directory. Its pid file is written once it answers on
+        // its socket: with a live pid there, it is up but unreachable (its socket file is gone);
+        // without one it is still starting, so wait for it to answer.
+        if (livePid(home) !== null) throw heldByAnother(home, socket, logPath);
       }
       if (Date.now() > deadline) {
         if (exited) throw heldByAnother(home, socket, logPath);
@@ -89,7 +92,7 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
 
 /** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
 function heldByAnother(home: string, socket: string, logPath: string): IrisError {
-  const pid = readPid(home);
+  const pid = livePid(home);
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
@@ -106,6 +109,18 @@ function readPid(home: string): number | null {
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
+  }
+}
+
+/** The pid in `<home>/cluster.pid` while that process lives (EPERM: alive, another user's). */
+function livePid(home: string): number | null {
+  const pid = readPid(home);
+  if (pid === null) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
   }
 }
 

@@ -74,7 +74,11 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   // Held from before recovery until the end: no second controller ever touches this state.
   const lock = acquireStateLock(home);
   try {
-    await serveCluster(options, home);
+    const onReady: RunClusterOptions['onReady'] = (info) => {
+      lock.ready();
+      options.onReady?.(info);
+    };
+    await serveCluster({ ...options, onReady }, home);
   } finally {
     lock.release();
   }

@@ -12,11 +12,13 @@
  * and SQLite also refuses a second connection inside the same process. Task processes do not
  * inherit fcntl locks.
  *
- * The holder writes its pid to `<home>/cluster.pid` right after taking the lock (that is how a
- * refused controller names it) and on release removes that file only while it still holds its
- * own pid.
+ * A refused controller names the holder by its pid, read from /proc/locks (the kernel's record of
+ * who holds the lock, so it is right even while the holder is still starting). The holder writes
+ * its pid to `<home>/cluster.pid` once it answers on its socket (`ready()`): a live pid there means
+ * "running", none means "starting" (or gone); on release it removes that file only while it still
+ * holds its own pid.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pidFileFor } from '../api/address.js';
@@ -26,29 +28,40 @@ export const LOCK_FILE = 'controller.lock';
 
 export interface StateLock {
   readonly home: string;
+  /** The controller answers on its socket: write `<home>/cluster.pid`. */
+  ready(): void;
   /** Give the lock back and remove the pid file if it is still this process's. Idempotent. */
   release(): void;
 }
 
-/** The pid in `<home>/cluster.pid` when that process is alive, else null. */
-export function holderPid(home: string): number | null {
-  let pid: number;
+/**
+ * The pid holding an fcntl lock on `file`, from /proc/locks (Linux), or null when none is found.
+ * Lines read `1: POSIX  ADVISORY  WRITE 1234 fd:00:5678 0 EOF` (device in hex major:minor, inode).
+ */
+export function lockHolderPid(file: string): number | null {
+  let table: string;
+  let st: { dev: bigint; ino: bigint };
   try {
-    pid = Number(readFileSync(pidFileFor(home), 'utf8').trim());
+    st = statSync(file, { bigint: true });
+    table = readFileSync('/proc/locks', 'utf8');
   } catch {
     return null;
   }
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  const major = ((st.dev >> 8n) & 0xfffn) | ((st.dev >> 32n) & ~0xfffn);
+  const minor = (st.dev & 0xffn) | ((st.dev >> 12n) & ~0xffn);
+  for (const line of table.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1] !== 'POSIX' || fields.length < 6) continue; // also skips "-> " lines of blocked waiters
+    const [maj, min, ino] = fields[5]!.split(':');
+    if (ino === undefined || BigInt(ino) !== st.ino || BigInt(`0x${maj}`) !== major || BigInt(`0x${min}`) !== minor) continue;
+    const pid = Number(fields[4]);
+    if (Number.isInteger(pid) && pid > 0) return pid;
   }
+  return null;
 }
 
 function refused(home: string): IrisError {
-  const pid = holderPid(home);
+  const pid = lockHolderPid(path.join(home, LOCK_FILE));
   const who = pid !== null && pid !== process.pid ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
@@ -75,10 +88,12 @@ export function acquireStateLock(home: string): StateLock {
     throw new IrisError('unavailable', `cannot lock ${file}: ${(error as Error).message}`, 'check the permissions of IRIS_HOME');
   }
   const pidFile = pidFileFor(home);
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
   let held = true;
   return {
     home,
+    ready() {
+      if (held) writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+    },
     release() {
       if (!held) return;
       held = false;

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireStateLock, LOCK_FILE } from '../../src/server/state-lock.js';
+import { acquireStateLock, lockHolderPid, LOCK_FILE } from '../../src/server/state-lock.js';
 import { IrisError } from '../../src/model/errors.js';
 
 let home: string;
@@ -29,14 +29,13 @@ function refusal(): IrisError {
   throw new Error('expected the lock to be refused');
 }
 
-/** Another process takes the lock the way a controller does (same file, same SQLite locking) and writes its pid. */
+/** Another process takes the lock the way a controller does (same file, same SQLite locking); it writes no pid file. */
 function otherHolder(): Promise<ChildProcess> {
   const code = `
     const { DatabaseSync } = require('node:sqlite');
     const db = new DatabaseSync(${JSON.stringify(path.join(home, LOCK_FILE))}, { timeout: 0 });
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
-    require('node:fs').writeFileSync(${JSON.stringify(path.join(home, 'cluster.pid'))}, process.pid + '\\n');
     console.log('locked');
     setInterval(() => {}, 1000);`;
   const proc = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -47,8 +46,10 @@ function otherHolder(): Promise<ChildProcess> {
 }
 
 describe('state lock', () => {
-  it('is exclusive within one process, writes the pid file, and can be taken again after release', () => {
+  it('is exclusive within one process, writes the pid file once ready, and can be taken again after release', () => {
     const lock = acquireStateLock(home);
+    expect(existsSync(path.join(home, 'cluster.pid'))).toBe(false);
+    lock.ready();
     expect(readFileSync(path.join(home, 'cluster.pid'), 'utf8')).toBe(`${process.pid}\n`);
     const error = refusal();
     expect(error.code).toBe('conflict');
@@ -60,7 +61,7 @@ describe('state lock', () => {
     acquireStateLock(home).release();
   });
 
-  it('refuses while another process holds it, naming that pid; free again once the holder is killed', async () => {
+  it('refuses while another process holds it, naming that pid (from /proc/locks); free again once the holder is killed', async () => {
     child = await otherHolder();
     const error = refusal();
     expect(error.code).toBe('conflict');
@@ -71,12 +72,14 @@ describe('state lock', () => {
     await exited;
     child = null;
     const lock = acquireStateLock(home);
-    expect(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim()).toBe(String(process.pid));
+    expect(lockHolderPid(path.join(home, LOCK_FILE))).toBe(process.pid);
     lock.release();
+    expect(lockHolderPid(path.join(home, LOCK_FILE))).toBeNull();
   });
 
   it('release leaves a pid file that is not its own', () => {
     const lock = acquireStateLock(home);
+    lock.ready();
     writeFileSync(path.join(home, 'cluster.pid'), '999999\n');
     lock.release();
     expect(readFileSync(path.join(home, 'cluster.pid'), 'utf8')).toBe('999999\n');
