@@ -94,9 +94,10 @@ export function describeValue(value: unknown, style: 'file' | 'body' = 'file'): 
   if (Array.isArray(value)) return style === 'body' ? 'an array' : 'a list';
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'string') {
-    const chars = [...value];
-    if (chars.length <= MAX_ECHOED_CHARS) return `"${value}"`;
-    return `"${chars.slice(0, MAX_ECHOED_CHARS - 16).join('')}…" (${chars.length} characters)`;
+    if (value.length <= MAX_ECHOED_CHARS) return `"${value}"`;
+    // Cut on a code point boundary; the length is in UTF-16 units (what `.length` counts).
+    const head = Array.from(value.slice(0, 2 * MAX_ECHOED_CHARS)).slice(0, MAX_ECHOED_CHARS - 16).join('');
+    return `"${head}…" (${value.length} characters)`;
   }
   const text = String(value);
   return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS - 16)}… (${text.length} characters)`;

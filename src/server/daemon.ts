@@ -3,9 +3,9 @@
  * socket server. `runCluster` resolves once the cluster has stopped.
  *
  * Start-up order matters: the state lock (state-lock.ts) is taken first, so exactly one
- * controller opens a state directory; then the store is opened and attempts left running by an earlier life of
- * the cluster (a crash or kill -9) are reclaimed (their processes stopped) and recorded as
- * preempted BEFORE the socket answers, so no client ever sees a stale RUNNING task.
+ * controller opens a state directory; then the store is opened and attempts left running by an
+ * earlier life of the cluster (a crash or kill -9) are reclaimed (their processes stopped) and
+ * recorded as preempted BEFORE the socket answers, so no client ever sees a stale RUNNING task.
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
