@@ -92,8 +92,13 @@ export class SpoolPump {
     if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
     this.handles.o = await openOrNull(this.files.out, 'r');
     this.handles.e = await openOrNull(this.files.err, 'r');
-    this.pos = await openOrNull(this.files.pos, this.options.resume ? 'r+' : 'w');
-    if (this.pos === null && this.options.resume) this.pos = await openOrNull(this.files.pos, 'w');
+    if (this.options.resume) this.pos = await openOrNull(this.files.pos, 'r+');
+  }
+
+  /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
+  private async savePos(): Promise<void> {
+    this.pos ??= await openOrNull(this.files.pos, 'w');
+    await this.pos?.write(formatPos(this.offsets), 0, 42, 0).catch(() => undefined);
   }
 
   private follow(): void {
@@ -165,7 +170,7 @@ export class SpoolPump {
     await writer.close();
     if (take.o) this.offsets.o += take.o.length;
     if (take.e) this.offsets.e += take.e.length;
-    await this.pos?.write(formatPos(this.offsets), 0, 42, 0).catch(() => undefined);
+    await this.savePos();
     return true;
   }
 
@@ -179,7 +184,9 @@ export class SpoolPump {
       await this.running;
       await this.loop(true);
       await Promise.all([this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)));
-      await Promise.all([this.files.out, this.files.err, this.files.pos].map((f) => rm(f, { force: true }).catch(() => undefined)));
+      const left = [this.files.out, this.files.err];
+      if (this.pos !== null || this.options.resume) left.push(this.files.pos);
+      await Promise.all(left.map((f) => rm(f, { force: true }).catch(() => undefined)));
     })();
     return this.finished;
   }
