@@ -5,9 +5,10 @@
  * The container runtime is created on first use, so a machine without Docker runs process jobs
  * without ever touching an engine. Each RunningTask remembers which runtime started it, so
  * stop() always reaches the right one. reclaim() asks both; an absent engine only means there
- * is nothing of ours to reclaim there (the reason is logged, not thrown).
+ * is nothing of ours to reclaim there (the reason is logged, not thrown). recover() asks the
+ * process runtime only (containers are reclaimed, not recovered).
  */
-import type { RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
+import type { RecoveredExit, RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
 
 export interface RuntimeRouterOptions {
   process: TaskRuntime;
@@ -59,6 +60,10 @@ export class RuntimeRouter implements TaskRuntime {
       this.options.log?.(`could not reclaim containers: ${error instanceof Error ? error.message : String(error)}`);
     }
     return keys;
+  }
+
+  async recover(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]> {
+    return (await this.processRuntime.recover?.(clusterId, records)) ?? [];
   }
 
   async close(): Promise<void> {

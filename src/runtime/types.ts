@@ -70,6 +70,14 @@ export interface StartedRecord {
   key: TaskKey;
   pid: number | null;
   labels: Record<string, string>;
+  /** The attempt's log file (where a process attempt's status and spools are found). */
+  logPath?: string;
+}
+
+/** An attempt that ended while no controller watched it, as recover() found it. */
+export interface RecoveredExit {
+  key: TaskKey;
+  exit: TaskExit;
 }
 
 export interface TaskRuntime {
@@ -87,5 +95,11 @@ export interface TaskRuntime {
    * (the records say what the store knew of). Resolves when none is left; returns the keys stopped.
    */
   reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]>;
+  /**
+   * After a restart, before reclaim(): the attempts of `records` that ended on their own while
+   * no controller ran, with their exits; their output is already in their logs and nothing of
+   * theirs is left running. A runtime that cannot tell leaves this out (all are reclaimed).
+   */
+  recover?(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]>;
   close(): Promise<void>;
 }

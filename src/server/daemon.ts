@@ -4,8 +4,11 @@
  *
  * Start-up order matters: the state lock (state-lock.ts) is taken first, so exactly one
  * controller opens a state directory; then the store is opened and attempts left running by an
- * earlier life of the cluster (a crash or kill -9) are reclaimed (their processes stopped) and
- * recorded as preempted BEFORE the socket answers, so no client ever sees a stale RUNNING task.
+ * earlier life of the cluster (a crash or kill -9) are settled BEFORE the socket answers, so no
+ * client ever sees a stale RUNNING task: an attempt that ended while the controller was down
+ * keeps its exit code and output (runtime.recover); every other one is stopped
+ * (runtime.reclaim, which reaches every process of its cgroup) and recorded as preempted, so it
+ * runs again.
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,8 @@ import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
 import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { exitOutcome } from '../cluster/controller/supervisor.js';
+import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
 
 export interface RunClusterOptions {
@@ -104,14 +109,22 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   });
   const graceMs = config.defaults.stopGraceMs;
 
-  // Reclaim what an earlier life of this cluster left running, then record it as preempted.
+  // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
+  // exit (recover); the rest are stopped (reclaim) and recorded as preempted, to run again.
   const leftovers = store.activeAttempts();
-  await runtime.reclaim(clusterId, leftovers.map((a) => ({ key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {} })), graceMs);
+  const records = leftovers.map((a) => ({
+    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
+  }));
+  const ended = await runtime.recover(clusterId, records);
+  const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
+  await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
     store.transaction(() => {
+      for (const { key, exit } of ended) store.finishAttempt(key.task, key.attempt, exitOutcome(exit));
       for (const attempt of leftovers) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
     });
-    log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster; they will run again`);
+    const rerun = leftovers.length - ended.length;
+    log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit kept), ${rerun} will run again`);
   }
 
   const startedAt = Date.now();

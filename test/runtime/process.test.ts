@@ -1,4 +1,5 @@
-import { mkdtemp, realpath, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile, chmod } from 'node:fs/promises';
+import { parseMounts } from '../../src/runtime/process/cgroup.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -10,6 +11,34 @@ import { runtimeContract } from './contract.js';
 
 runtimeContract('process (execa)', () => new ProcessRuntime());
 runtimeContract('process (node spawn)', () => new ProcessRuntime({ spawner: 'node' }));
+// The other ways to hold an attempt's processes: the v1 pids hierarchy, and no cgroup at all.
+runtimeContract('process (cgroup v1 pids)', () => new ProcessRuntime({ spawner: 'node', cgroups: 'v1-pids' }), { concurrency: 10 });
+runtimeContract('process (no cgroups)', () => new ProcessRuntime({ spawner: 'node', cgroups: 'off' }), { concurrency: 10 });
+
+describe('cgroup detection', () => {
+  it('uses every writable hierarchy this machine mounts (as root)', async () => {
+    const mounts = parseMounts(await readFile('/proc/self/mounts', 'utf8'));
+    for (const kind of ['v2', 'v1-pids'] as const) {
+      const found = await new ProcessRuntime({ cgroups: kind }).cgroups();
+      if (mounts.some((m) => m.kind === kind) && process.getuid?.() === 0) expect(found?.kind, kind).toBe(kind);
+    }
+    expect(await new ProcessRuntime({ cgroups: 'off' }).cgroups()).toBeNull();
+  });
+
+  it('reads cgroup mounts from /proc/self/mounts text, best first', () => {
+    const text = [
+      'cgroup /sys/fs/cgroup/freezer cgroup rw,relatime,freezer 0 0',
+      'cgroup /sys/fs/cgroup/pids cgroup rw,relatime,pids 0 0',
+      'cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0',
+      'cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0',
+    ].join('\n');
+    expect(parseMounts(text)).toEqual([
+      { kind: 'v2', root: '/sys/fs/cgroup/unified' },
+      { kind: 'v1-pids', root: '/sys/fs/cgroup/pids' },
+      { kind: 'v1-freezer', root: '/sys/fs/cgroup/freezer' },
+    ]);
+  });
+});
 
 describe('ProcessRuntime specifics', () => {
   let dir = '';

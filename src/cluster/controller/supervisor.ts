@@ -203,6 +203,11 @@ export class AttemptSupervisor {
 function outcomeOf(entry: ActiveAttempt, exit: TaskExit): AttemptOutcome {
   if (entry.stopping?.kind === 'timeout') return { kind: 'timeout' };
   if (entry.stopping?.kind === 'order') return { kind: 'killed', reason: entry.stopping.reason };
+  return exitOutcome(exit);
+}
+
+/** The outcome of an attempt that ended on its own (also used for exits recovered after a restart). */
+export function exitOutcome(exit: TaskExit): AttemptOutcome {
   if (exit.lost) return { kind: 'preempted', reason: exit.lost };
   const exitCode = exit.exitCode ?? 128 + signalNumber(exit.signal);
   return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };

@@ -23,6 +23,8 @@ export interface ReclaimOptions {
   pollMs?: number;
   /** Upper bound of the wait after SIGKILL before giving up on stragglers. */
   killWaitMs?: number;
+  /** Only processes of this attempt (by IRIS_TASK_ID and IRIS_ATTEMPT). */
+  only?: TaskKey;
 }
 
 interface Found {
@@ -61,6 +63,7 @@ async function scan(clusterId: string, records: readonly StartedRecord[], opts: 
       if (pid === self) return;
       const environ = await readEnviron(pid, root);
       if (environ === null || !environHas(environ, ENV_CLUSTER, clusterId)) return;
+      if (opts.only && !matchesRecord(environ, { key: opts.only, pid: null, labels: {} })) return;
       const st = await readStat(pid, root);
       if (st === null || st.state === 'Z' || st.pgid <= 1 || opts.excludeGroups?.has(st.pgid)) return;
       let found = groups.get(st.pgid);

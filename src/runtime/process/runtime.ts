@@ -1,29 +1,38 @@
 /**
- * ProcessRuntime: runs each attempt as a local process (execa by default, no shell) in its own process
- * group and session (`detached`), with exactly `launch.env`, stdin ignored, and stdout/stderr
- * streamed line by line into the attempt's log file (src/logs/format.ts). Nothing is buffered
- * in memory beyond the log writer's pending bytes.
+ * ProcessRuntime: runs each attempt as a local process (execa by default, no shell of its own)
+ * under a small `/bin/sh` wrapper (wrapper.ts) that leads the attempt's process group and
+ * session (`detached`), with exactly `launch.env` for the task and stdin ignored. The task's
+ * stdout/stderr go to spool files that SpoolPump moves line by line into the attempt's log
+ * (src/logs/format.ts), so output and exit status outlive the controller.
  *
  * Invariants:
  * - launch() resolves only once the process is spawned (pid known); it rejects with a
  *   LaunchError ("command not found: X", "permission denied: X", ...) when it cannot start.
- * - A task's processes live no longer than the task: when the group leader exits, whatever is
- *   left of its group is SIGKILLed (like a container whose init ended), so no stray child can
- *   hold the output pipes open.
- * - `exited` resolves once, after the leader exited and every output byte reached the log file.
- * - stop() signals the whole group (SIGTERM, grace, SIGKILL) and resolves when `exited` did;
- *   stopping a task that already ended sends nothing (its pid may be reused).
+ * - Each attempt runs in its own cgroup when one is writable (cgroup.ts): stop, the leader's
+ *   exit and reclaim reach every descendant, even one that called setsid or cleared its
+ *   environment. Without cgroups, the process group plus an environment scan at stop/reclaim.
+ * - A task's processes live no longer than the task: when the wrapper exits, whatever is left
+ *   of its cgroup (else its group) is SIGKILLed, like a container whose init ended.
+ * - `exited` resolves once, after the wrapper exited, its cgroup is empty and every output byte
+ *   reached the log file.
+ * - stop() sends SIGTERM to the group and every cgroup member, SIGKILL after the grace, and
+ *   resolves when `exited` did; stopping a task that already ended sends nothing.
  * - close() only stops tracking; running tasks keep running (and their `exited` still settles).
+ * - recover() (after a restart) reads the status files of attempts the store knew as running:
+ *   one that ended while no controller watched keeps its exit code and its output.
  */
 import { dirname } from 'node:path';
-import { stat } from 'node:fs';
+import { closeSync, openSync, stat } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
-import { LogWriter, ensureDir } from '../../logs/format.js';
+import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import { ensureDir } from '../../logs/format.js';
 import { signalGroup } from './proc.js';
-import { reclaimProcesses } from './reclaim.js';
+import { reclaimProcesses, taskIdOf } from './reclaim.js';
+import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
+import { SpoolPump } from './spool.js';
+import { CommandError, WRAPPER_SH, attemptFiles, readStatus, resolveCommand, wrapperArgs } from './wrapper.js';
 
 /** The attempt could not be started at all. `errno` is the spawn error code when there was one. */
 export class LaunchError extends Error {
@@ -38,18 +47,21 @@ export class LaunchError extends Error {
 export interface ProcessRuntimeOptions {
   /** Clock for log line times. */
   now?: () => number;
-  /** After the leader exits, how long to wait for the output pipes to close before cutting them. */
-  drainMs?: number;
   /**
    * 'execa' (default) spawns through execa; 'node' calls node:child_process spawn with the same
    * options and skips execa's per-process bookkeeping (~0.5 ms of CPU per task here).
    */
   spawner?: 'execa' | 'node';
+  /** Which cgroups to use (default 'auto': the best writable one; 'off': process groups only). */
+  cgroups?: CgroupChoice;
 }
 
 interface TaskState {
   pid: number;
-  /** The leader has exited (its pid may be reused from now on: signal nothing). */
+  clusterId: string;
+  /** The attempt's cgroup directory, or null without cgroups. */
+  cgroup: string | null;
+  /** The leader has exited (its pid may be reused from now on: signal nothing by pid). */
   leaderGone: boolean;
   done: boolean;
 }
@@ -64,6 +76,7 @@ async function launchError(err: NodeJS.ErrnoException, file: string, cwd: string
       if (!(await isDir(cwd))) return new LaunchError(`working directory not found: ${cwd}`, err.code);
       return new LaunchError(`command not found: ${file}`, err.code);
     case 'EACCES':
+      if (!(await isDir(cwd))) return new LaunchError(`working directory not found: ${cwd}`, 'ENOENT');
       return new LaunchError(`permission denied: ${file}`, err.code);
     case 'ENOTDIR':
       return new LaunchError(`not a directory: ${cwd}`, err.code);
@@ -72,52 +85,82 @@ async function launchError(err: NodeJS.ErrnoException, file: string, cwd: string
   }
 }
 
-/** Resolves when the readable has ended (all its data handed to the writer). */
-function streamDone(readable: Readable | null, writer: LogWriter, tag: 'o' | 'e'): Promise<void> {
-  return readable === null ? Promise.resolve() : writer.attach(readable, tag);
+/** The cluster an attempt belongs to (names its cgroup's parent). */
+export function clusterOf(launch: TaskLaunch): string {
+  return launch.labels['iris.cluster'] ?? launch.env.IRIS_CLUSTER_ID ?? '-';
 }
 
 export class ProcessRuntime implements TaskRuntime {
   readonly name = 'process';
   private readonly now: (() => number) | undefined;
-  private readonly drainMs: number;
   private readonly spawner: 'execa' | 'node';
+  private readonly cgroupChoice: CgroupChoice;
+  private cgroupsFound: Promise<TaskCgroups | null> | null = null;
   private readonly states = new WeakMap<RunningTask, TaskState>();
   /** pid -> live task of this instance (also the groups reclaim must not touch). */
   private readonly live = new Map<number, RunningTask>();
+  /** Clusters this instance launched for (their cgroup directories are removed at close when empty). */
+  private readonly clusters = new Set<string>();
 
   constructor(options: ProcessRuntimeOptions = {}) {
     this.now = options.now;
-    this.drainMs = options.drainMs ?? 2000;
     this.spawner = options.spawner ?? 'execa';
+    this.cgroupChoice = options.cgroups ?? 'auto';
+  }
+
+  /** The cgroups backend in use (detected once), or null. */
+  cgroups(): Promise<TaskCgroups | null> {
+    this.cgroupsFound ??= detectCgroups({ choice: this.cgroupChoice });
+    return this.cgroupsFound;
   }
 
   async launch(launch: TaskLaunch): Promise<RunningTask> {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
-    await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
+    const files = attemptFiles(launch.logPath);
+    await ensureDir(files.dir).catch((err: NodeJS.ErrnoException) => {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });
+    let command: string;
+    try {
+      command = resolveCommand(file, launch.env, launch.cwd);
+    } catch (err) {
+      if (err instanceof CommandError) throw await launchError(Object.assign(new Error(err.code), { code: err.code }), file, launch.cwd);
+      throw err;
+    }
+    const cgroups = await this.cgroups();
+    const clusterId = clusterOf(launch);
+    this.clusters.add(clusterId);
+    let cgroup: string | null = null;
+    if (cgroups) {
+      const dir = cgroups.dirFor(clusterId, attemptCgroupName(taskIdOf(launch.key), launch.key.attempt));
+      // Not fatal: without its cgroup the attempt is still stopped through its process group.
+      cgroup = await cgroups.create(dir).then(() => dir, () => null);
+    }
+    let out: number;
+    let err: number;
+    try {
+      out = openSync(files.out, 'w', 0o600);
+      err = openSync(files.err, 'w', 0o600);
+    } catch (e) {
+      throw new LaunchError(`cannot create the output files in ${files.dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    const argv = wrapperArgs(cgroup === null ? null : cgroups!.procsFile(cgroup), files, launch.env, command, args);
     let child: ChildProcess;
     let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
     try {
       if (this.spawner === 'node') {
-        child = spawn(file, args, {
-          env: launch.env,
-          cwd: launch.cwd,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          windowsHide: true,
-        });
+        child = spawn(WRAPPER_SH, argv, { env: launch.env, cwd: launch.cwd, detached: true, stdio: ['ignore', out, err], windowsHide: true });
       } else {
-        const sub = execa(file, args, {
+        const sub = execa(WRAPPER_SH, argv, {
           env: launch.env,
           extendEnv: false,
           cwd: launch.cwd,
           detached: true,
           stdin: 'ignore',
-          stdout: 'pipe',
-          stderr: 'pipe',
+          // execa takes any fd here; its types accept only literal numbers.
+          stdout: out as 1,
+          stderr: err as 2,
           buffer: false,
           reject: false,
           cleanup: false,
@@ -128,62 +171,54 @@ export class ProcessRuntime implements TaskRuntime {
         // when execa could not even create the process (then its child is a dummy).
         earlyFailure = sub;
       }
-    } catch (err) {
+    } catch (e) {
+      closeSync(out);
+      closeSync(err);
       // Synchronous validation errors (e.g. a NUL byte in an argument).
-      throw new LaunchError(`cannot start ${file}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
+      throw new LaunchError(`cannot start ${file}: ${(e as Error).message}`, (e as NodeJS.ErrnoException).code);
     }
-    await new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const onSpawn = (): void => {
-        settled = true;
-        child.off('error', onError);
-        resolve();
-      };
-      const onError = (err: NodeJS.ErrnoException): void => {
-        if (settled) return;
-        settled = true;
-        child.off('spawn', onSpawn);
-        launchError(err, file, launch.cwd).then(reject, reject);
-      };
-      child.once('spawn', onSpawn);
-      child.once('error', onError);
-      earlyFailure?.then((result) => {
-        if (settled || !result.failed) return;
-        onError(result.cause instanceof Error ? result.cause : new Error(result.shortMessage ?? 'spawn failed'));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let settled = false;
+        const onSpawn = (): void => {
+          settled = true;
+          child.off('error', onError);
+          resolve();
+        };
+        const onError = (e: NodeJS.ErrnoException): void => {
+          if (settled) return;
+          settled = true;
+          child.off('spawn', onSpawn);
+          launchError(e, file, launch.cwd).then(reject, reject);
+        };
+        child.once('spawn', onSpawn);
+        child.once('error', onError);
+        earlyFailure?.then((result) => {
+          if (settled || !result.failed) return;
+          onError(result.cause instanceof Error ? result.cause : new Error(result.shortMessage ?? 'spawn failed'));
+        });
       });
-    });
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
     const pid = child.pid!;
     // Later 'error' events (e.g. a failed kill) must not crash the process.
     child.on('error', () => undefined);
-
-    const writer = new LogWriter(launch.logPath, this.now ? { now: this.now } : {});
-    const outputs = Promise.all([streamDone(child.stdout, writer, 'o'), streamDone(child.stderr, writer, 'e')]);
-    const state: TaskState = { pid, leaderGone: false, done: false };
-    const exited = new Promise<TaskExit>((resolve) => {
-      child.once('exit', (code, signal) => {
-        state.leaderGone = true;
-        // Leftovers of the group would keep the pipes open: end them like a container's init would.
-        signalGroup(pid, 'SIGKILL');
-        let timer: NodeJS.Timeout | undefined;
-        const cut = new Promise<void>((r) => {
-          timer = setTimeout(() => {
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-            r();
-          }, this.drainMs);
-          timer.unref();
-        });
-        void Promise.race([outputs, cut])
-          .then(() => {
-            clearTimeout(timer);
-            return writer.close();
-          })
-          .then(() => {
-            state.done = true;
-            if (this.live.get(pid) === task) this.live.delete(pid);
-            resolve({ exitCode: code, signal });
-          });
-      });
+    const leaderExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const pump = await SpoolPump.start(files, launch.logPath, this.now ? { now: this.now } : {});
+    const state: TaskState = { pid, clusterId, cgroup, leaderGone: false, done: false };
+    const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
+      state.leaderGone = true;
+      // Leftovers would outlive the task: end them like a container's init would.
+      if (cgroup !== null) await cgroups!.destroy(cgroup);
+      else signalGroup(pid, 'SIGKILL');
+      await pump.finish();
+      state.done = true;
+      if (this.live.get(pid) === task) this.live.delete(pid);
+      return { exitCode: code, signal };
     });
     const task: RunningTask = { key: launch.key, pid, exited };
     this.states.set(task, state);
@@ -202,7 +237,11 @@ export class ProcessRuntime implements TaskRuntime {
     void task.exited.then(() => {
       settled = true;
     });
+    const cgroups = state?.cgroup ? await this.cgroups() : null;
     signalGroup(pid, 'SIGTERM');
+    if (cgroups && state?.cgroup) await cgroups.signal(state.cgroup, 'SIGTERM');
+    // Without a cgroup, processes that left the group are found by their environment.
+    const scan = !cgroups && state ? reclaimProcesses(state.clusterId, [], graceMs, { only: task.key, excludeGroups: new Set([pid]) }) : null;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       task.exited,
@@ -211,15 +250,89 @@ export class ProcessRuntime implements TaskRuntime {
       }),
     ]);
     clearTimeout(timer);
-    if (!settled && !state?.leaderGone) signalGroup(pid, 'SIGKILL');
-    await task.exited;
+    if (!settled && !state?.leaderGone) {
+      if (cgroups && state?.cgroup) await cgroups.kill(state.cgroup);
+      else signalGroup(pid, 'SIGKILL');
+    }
+    await Promise.all([task.exited, scan]);
   }
 
-  reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
-    return reclaimProcesses(clusterId, records, graceMs, { excludeGroups: new Set(this.live.keys()) });
+  /**
+   * Attempts of `records` that ended while no controller watched them (their wrapper wrote a
+   * status): their leftovers are killed, their output is moved into their logs, and their
+   * exits are returned. Records without a log path or a complete status are left to reclaim().
+   */
+  async recover(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]> {
+    const cgroups = await this.cgroups();
+    const out: RecoveredExit[] = [];
+    for (const record of records) {
+      if (!record.logPath) continue;
+      const files = attemptFiles(record.logPath);
+      const code = readStatus(files.status);
+      if (code === null) continue;
+      if (cgroups) await cgroups.destroy(cgroups.dirFor(clusterId, attemptCgroupName(taskIdOf(record.key), record.key.attempt)));
+      else await reclaimProcesses(clusterId, [], 0, { only: record.key });
+      await SpoolPump.drainLeftovers(files, record.logPath, this.now);
+      out.push({ key: record.key, exit: { exitCode: code, signal: null } });
+    }
+    return out;
   }
 
+  async reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
+    const keys = new Map<string, TaskKey>();
+    const add = (key: TaskKey): void => void keys.set(`${taskIdOf(key)}\0${key.attempt}`, key);
+    const cgroups = await this.cgroups();
+    this.clusters.add(clusterId);
+    if (cgroups) {
+      const mine = new Set([...this.live.values()].map((t) => this.states.get(t)?.cgroup));
+      for (const key of await reclaimCgroups(cgroups, clusterId, graceMs, mine)) add(key);
+    }
+    for (const key of await reclaimProcesses(clusterId, records, graceMs, { excludeGroups: new Set(this.live.keys()) })) add(key);
+    // Everything of those attempts is gone now: keep what they wrote.
+    for (const record of records) {
+      if (record.logPath) await SpoolPump.drainLeftovers(attemptFiles(record.logPath), record.logPath, this.now);
+    }
+    return [...keys.values()];
+  }
+
+  /** Stops tracking (tasks keep running) and removes this runtime's empty cluster cgroups. */
   async close(): Promise<void> {
     this.live.clear();
+    const cgroups = this.cgroupsFound ? await this.cgroupsFound : null;
+    if (cgroups) await Promise.all([...this.clusters].map((id) => rmdir(cgroups.clusterDir(id)).catch(() => undefined)));
   }
+}
+
+/** Stops every attempt cgroup of `clusterId` except `exclude` (TERM, grace, KILL) and removes it. */
+async function reclaimCgroups(cgroups: TaskCgroups, clusterId: string, graceMs: number, exclude: ReadonlySet<string | null | undefined>): Promise<TaskKey[]> {
+  const dirs = (await cgroups.list(clusterId)).map((name) => ({ name, dir: cgroups.dirFor(clusterId, name) })).filter((c) => !exclude.has(c.dir));
+  const stopped: TaskKey[] = [];
+  await Promise.all(
+    dirs.map(async ({ name, dir }) => {
+      const pids = await cgroups.pids(dir);
+      if (pids.length > 0) {
+        const key = keyOfCgroup(name);
+        if (key) stopped.push(key);
+        await cgroups.signal(dir, 'SIGTERM');
+        const deadline = Date.now() + graceMs;
+        while (Date.now() < deadline && (await cgroups.pids(dir)).length > 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      await cgroups.destroy(dir);
+    }),
+  );
+  return stopped;
+}
+
+function keyOfCgroup(name: string): TaskKey | null {
+  const dot = name.lastIndexOf('.');
+  const attempt = Number(name.slice(dot + 1));
+  if (dot <= 0 || !Number.isInteger(attempt)) return null;
+  let task: string;
+  try {
+    task = decodeURIComponent(name.slice(0, dot));
+  } catch {
+    return null;
+  }
+  const cut = task.lastIndexOf('/');
+  return { job: cut > 0 ? task.slice(0, cut) : '', task, attempt };
 }

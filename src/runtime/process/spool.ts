@@ -1,0 +1,193 @@
+/**
+ * Spool files: the task writes its stdout and stderr into two plain files (`.run/<attempt>.out`
+ * and `.err`, wrapper.ts), never into a pipe held by the controller. A file has no reader to
+ * lose: a task keeps writing (and is never blocked nor killed by SIGPIPE) while the controller
+ * is down, and the next controller finds every byte.
+ *
+ * SpoolPump moves spool bytes into the attempt's log through LogWriter, in batches:
+ * - a batch takes, per stream, whole lines only (a partial last line waits for its newline,
+ *   unless it is already MAX_LINE_BYTES long, or the pump is finishing);
+ * - the batch's LogWriter is closed (its bytes are in the log file) BEFORE the new offsets are
+ *   written to the `.pos` file (one 42-byte pwrite at offset 0), so a crash never skips bytes;
+ *   a crash between the two repeats at most that one batch (<= BATCH_BYTES per stream) after
+ *   a restart;
+ * - it wakes on fs.watch events of the `.run` directory (a 250 ms poll where that fails);
+ * - finish() drains everything (partial lines included) and removes the spools and `.pos`.
+ * Line times are the times of ingestion: lines a task wrote while no controller ran get the time
+ * they were recovered.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { LogWriter, MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
+import type { AttemptFiles } from './wrapper.js';
+
+/** Most bytes of one stream moved in one batch. */
+export const BATCH_BYTES = 1024 * 1024;
+const SMALL_READ = 64 * 1024;
+const POLL_MS = 250;
+const NEWLINE = 0x0a;
+
+type Offsets = Record<StreamTag, number>;
+
+function formatPos(o: Offsets): Buffer {
+  return Buffer.from(`${String(o.o).padStart(20, '0')} ${String(o.e).padStart(20, '0')}\n`, 'latin1');
+}
+
+/** Offsets already in the log, from a `.pos` file; zeros when it is missing or torn. */
+export async function readPos(path: string): Promise<Offsets> {
+  const text = await readFile(path, 'latin1').catch(() => '');
+  const m = /^(\d{20}) (\d{20})\n/.exec(text);
+  return m ? { o: Number(m[1]), e: Number(m[2]) } : { o: 0, e: 0 };
+}
+
+async function openOrNull(path: string, flags: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, flags);
+  } catch {
+    return null;
+  }
+}
+
+export interface SpoolPumpOptions {
+  now?: () => number;
+  /** Start from the offsets in `.pos` (a restarted controller taking over). Default false: from 0. */
+  resume?: boolean;
+}
+
+export class SpoolPump {
+  private readonly offsets: Offsets = { o: 0, e: 0 };
+  private readonly busy: Record<StreamTag, boolean> = { o: false, e: false };
+  private readonly handles: Record<StreamTag, FileHandle | null> = { o: null, e: null };
+  private pos: FileHandle | null = null;
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private finished: Promise<void> | null = null;
+
+  private constructor(
+    private readonly files: AttemptFiles,
+    private readonly logPath: string,
+    private readonly options: SpoolPumpOptions,
+  ) {}
+
+  /** Opens the spools (created by the caller) and starts following them. */
+  static async start(files: AttemptFiles, logPath: string, options: SpoolPumpOptions = {}): Promise<SpoolPump> {
+    const pump = new SpoolPump(files, logPath, options);
+    await pump.open();
+    pump.follow();
+    pump.kick();
+    return pump;
+  }
+
+  /** After a restart: moves what is left of an attempt's spools into its log and removes them. */
+  static async drainLeftovers(files: AttemptFiles, logPath: string, now?: () => number): Promise<void> {
+    const pump = new SpoolPump(files, logPath, { resume: true, ...(now ? { now } : {}) });
+    await pump.open();
+    await pump.finish();
+  }
+
+  private async open(): Promise<void> {
+    if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
+    this.handles.o = await openOrNull(this.files.out, 'r');
+    this.handles.e = await openOrNull(this.files.err, 'r');
+    if (this.options.resume) this.pos = await openOrNull(this.files.pos, 'r+');
+  }
+
+  /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
+  private async savePos(): Promise<void> {
+    this.pos ??= await openOrNull(this.files.pos, 'w');
+    await this.pos?.write(formatPos(this.offsets), 0, 42, 0).catch(() => undefined);
+  }
+
+  private follow(): void {
+    const names = new Set([basename(this.files.out), basename(this.files.err)]);
+    try {
+      this.watcher = watch(this.files.dir, { persistent: false }, (_event, name) => {
+        if (name === null || names.has(String(name))) this.kick();
+      });
+      this.watcher.on('error', () => this.poll());
+    } catch {
+      this.poll();
+    }
+  }
+
+  private poll(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.timer || this.finished) return;
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+  }
+
+  private kick(): void {
+    if (this.finished) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop(false).finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async loop(final: boolean): Promise<void> {
+    do {
+      this.again = false;
+      while (await this.batch(final)) {
+        // keep going while there are bytes
+      }
+    } while (this.again && !this.finished);
+  }
+
+  /** Moves one batch; false when there was nothing to move. */
+  private async batch(final: boolean): Promise<boolean> {
+    const take: Partial<Record<StreamTag, Buffer>> = {};
+    for (const tag of ['o', 'e'] as const) {
+      const handle = this.handles[tag];
+      if (handle === null) continue;
+      // Small reads for a quiet task, big ones while a stream has more than one read's worth.
+      const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
+      const buf = Buffer.allocUnsafe(size);
+      const { bytesRead } = await handle.read(buf, 0, size, this.offsets[tag]);
+      this.busy[tag] = bytesRead === size;
+      if (bytesRead === 0) continue;
+      let end = bytesRead;
+      if (!final) {
+        // Whole lines only; a line longer than a log line is cut where the log would split it.
+        const nl = buf.lastIndexOf(NEWLINE, bytesRead - 1);
+        end = nl >= 0 ? nl + 1 : bytesRead >= MAX_LINE_BYTES ? MAX_LINE_BYTES : 0;
+      }
+      if (end > 0) take[tag] = buf.subarray(0, end);
+    }
+    if (!take.o && !take.e) return false;
+    const writer = new LogWriter(this.logPath, this.options.now ? { now: this.options.now } : {});
+    for (const tag of ['o', 'e'] as const) {
+      const chunk = take[tag];
+      if (chunk) writer.write(tag, chunk);
+    }
+    await writer.close();
+    if (take.o) this.offsets.o += take.o.length;
+    if (take.e) this.offsets.e += take.e.length;
+    await this.savePos();
+    return true;
+  }
+
+  /** Once nothing writes the spools any more: moves every byte left, then removes the spools. */
+  finish(): Promise<void> {
+    this.finished ??= (async () => {
+      this.watcher?.close();
+      this.watcher = null;
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      await this.running;
+      await this.loop(true);
+      await Promise.all([this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)));
+      const left = [this.files.out, this.files.err];
+      if (this.pos !== null || this.options.resume) left.push(this.files.pos);
+      await Promise.all(left.map((f) => rm(f, { force: true }).catch(() => undefined)));
+    })();
+    return this.finished;
+  }
+}

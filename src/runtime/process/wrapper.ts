@@ -1,0 +1,116 @@
+/**
+ * The attempt wrapper: a `/bin/sh` that leads the attempt's process group and outlives the task,
+ * so that what the task leaves behind does not depend on the controller being alive.
+ *
+ * Guarantees of the wrapper (WRAPPER_SCRIPT):
+ * - it joins the attempt's cgroup (when there is one) before the task starts, so every
+ *   descendant of the task is born inside it;
+ * - it runs the task as its child with exactly the launch's environment (`PWD` is removed
+ *   unless the launch sets it) and its own stdout/stderr, which are the attempt's spool files;
+ * - SIGTERM/SIGINT/SIGHUP/SIGQUIT do not end the wrapper while the task runs (the task gets them
+ *   with default dispositions); once the task has exited, the wrapper writes `exit <code>\n`
+ *   to the attempt's status file and exits with the same code. A task killed by signal N reads
+ *   as exit code 128+N (as in a container), not as a signal.
+ * - a status file is valid only when it holds one complete `exit <n>` line: a wrapper killed
+ *   while writing it leaves an invalid one, read as "unknown".
+ *
+ * The wrapper runs the command by its resolved path (resolveCommand), so a name that is also a
+ * shell builtin (`echo`, `printf`, `test`) runs the program, exactly as without a wrapper.
+ */
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** The attempt's runtime files, all in `<log dir>/.run/`, named after the log file. */
+export interface AttemptFiles {
+  dir: string;
+  /** The task's raw stdout and stderr (the controller ingests them into the log). */
+  out: string;
+  err: string;
+  /** Offsets of out/err already in the log (spool.ts). */
+  pos: string;
+  /** `exit <code>` once the task has ended (written by the wrapper). */
+  status: string;
+}
+
+export function attemptFiles(logPath: string): AttemptFiles {
+  const dir = join(dirname(logPath), '.run');
+  const name = basename(logPath).replace(/\.log$/, '');
+  const at = (ext: string): string => join(dir, `${name}.${ext}`);
+  return { dir, out: at('out'), err: at('err'), pos: at('pos'), status: at('exit') };
+}
+
+export const WRAPPER_SH = '/bin/sh';
+export const WRAPPER_NAME = 'iris-task';
+
+/** Positional parameters: $1 cgroup.procs file or '-', $2 status file, $3 PWD value or '-', then the task's argv. */
+export const WRAPPER_SCRIPT = [
+  'trap : HUP INT QUIT TERM',
+  '[ "$1" = - ] || { echo $$ >"$1"; } 2>/dev/null',
+  's=$2',
+  'if [ "$3" = - ]; then unset PWD; else PWD=$3; export PWD; fi',
+  'shift 3',
+  '"$@"',
+  'c=$?',
+  'echo "exit $c" >"$s"',
+  'exit $c',
+].join('\n');
+
+/** The argv that runs `command` (already resolved) under the wrapper. */
+export function wrapperArgs(procsFile: string | null, files: AttemptFiles, env: Record<string, string>, command: string, args: readonly string[]): string[] {
+  return ['-c', WRAPPER_SCRIPT, WRAPPER_NAME, procsFile ?? '-', files.status, env.PWD ?? '-', command, ...args];
+}
+
+/** The exit code in a status file, or null when there is none or it is incomplete. */
+export function readStatus(path: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  const m = /^exit (\d{1,3})\n$/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** Why a command cannot be run: the errno that spawn would have reported. */
+export class CommandError extends Error {
+  constructor(readonly code: 'ENOENT' | 'EACCES') {
+    super(code);
+  }
+}
+
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+function executable(path: string): 'ok' | 'EACCES' | 'ENOENT' {
+  try {
+    accessSync(path, constants.X_OK);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EACCES' ? 'EACCES' : 'ENOENT';
+  }
+  try {
+    return statSync(path).isDirectory() ? 'EACCES' : 'ok';
+  } catch {
+    return 'ENOENT';
+  }
+}
+
+/**
+ * Finds `file` as execvp would (a name with a slash is taken as a path from `cwd`; otherwise
+ * each PATH entry is tried) and returns the path to run. Throws CommandError like spawn would.
+ */
+export function resolveCommand(file: string, env: Record<string, string>, cwd: string): string {
+  if (file.includes('/')) {
+    const full = resolve(cwd, file);
+    const state = executable(full);
+    if (state !== 'ok') throw new CommandError(state);
+    return file;
+  }
+  let denied = false;
+  for (const entry of (env.PATH ?? DEFAULT_PATH).split(':')) {
+    const candidate = join(entry === '' ? cwd : resolve(cwd, entry), file);
+    const state = executable(candidate);
+    if (state === 'ok') return candidate;
+    if (state === 'EACCES') denied = true;
+  }
+  throw new CommandError(denied ? 'EACCES' : 'ENOENT');
+}
