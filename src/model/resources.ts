@@ -42,19 +42,22 @@ const MEMORY_UNITS: Record<string, number> = {
   t: 1e12, tb: 1e12, ti: 1024 ** 4, tib: 1024 ** 4,
 };
 
-/** The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
-export function parseMemory(input: string | number): number {
+/**
+ * The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as
+ * powers of 1024, like Docker and Slurm. `what` names the value in messages (default "memory").
+ */
+export function parseMemory(input: string | number, what = 'memory'): number {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory "${input}"`);
+    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid ${what} "${input}"`);
     return Math.round(input);
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(input);
   const unitKey = match?.[2]?.toLowerCase() ?? '';
   const short = unitKey.length === 1 && unitKey !== 'b' ? unitKey + 'i' : unitKey;
   const unit = match ? MEMORY_UNITS[short] : undefined;
-  if (!match || unit === undefined) throw invalid(`invalid memory "${input}": expected a size such as 512M, 4GiB or 2G`);
+  if (!match || unit === undefined) throw invalid(`invalid ${what} "${input}": expected a size such as 512M, 4GiB or 2G`);
   const bytes = Math.round(Number(match[1]) * unit);
-  if (bytes <= 0) throw invalid(`invalid memory "${input}": must be more than 0`);
+  if (bytes <= 0) throw invalid(`invalid ${what} "${input}": must be more than 0`);
   return bytes;
 }
 

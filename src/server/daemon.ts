@@ -120,7 +120,7 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     log,
     launchContext: {
       clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
-      packageRoot: PACKAGE_ROOT, runtime: config.runtime,
+      packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
     },
   });
 

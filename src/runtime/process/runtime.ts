@@ -156,7 +156,7 @@ export class ProcessRuntime implements TaskRuntime {
     // Later 'error' events (e.g. a failed kill) must not crash the process.
     child.on('error', () => undefined);
 
-    const writer = new LogWriter(launch.logPath, this.now ? { now: this.now } : {});
+    const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
     const outputs = Promise.all([streamDone(child.stdout, writer, 'o'), streamDone(child.stderr, writer, 'e')]);
     const state: TaskState = { pid, leaderGone: false, done: false };
     const exited = new Promise<TaskExit>((resolve) => {
@@ -181,7 +181,7 @@ export class ProcessRuntime implements TaskRuntime {
           .then(() => {
             state.done = true;
             if (this.live.get(pid) === task) this.live.delete(pid);
-            resolve({ exitCode: code, signal });
+            resolve(writer.cut ? { exitCode: code, signal, logCut: true } : { exitCode: code, signal });
           });
       });
     });
