@@ -93,6 +93,8 @@ export class LogWriter {
   private fd: number | null = null;
   /** Bytes waiting to be written: pend[0, pendLen). */
   private pend: Buffer = Buffer.allocUnsafe(0);
+  /** The buffer of the last finished write, reused for the next lines (a chatty task makes no garbage). */
+  private spare: Buffer | null = null;
   private pendLen = 0;
   /** Time of the last `t` line in pend (-1: pend has none yet). */
   private pendTime = -1;
@@ -223,7 +225,13 @@ export class LogWriter {
   /** Makes room for `more` bytes after pend[0, pendLen). */
   private reserve(more: number): void {
     if (this.pendLen + more <= this.pend.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.pendLen + more, this.pend.length * 2, 64 * 1024));
+    const need = Math.max(this.pendLen + more, this.pend.length * 2, 64 * 1024);
+    if (this.pendLen === 0 && this.spare !== null && this.spare.length >= need) {
+      this.pend = this.spare;
+      this.spare = null;
+      return;
+    }
+    const bigger = Buffer.allocUnsafe(need);
     this.pend.copy(bigger, 0, 0, this.pendLen);
     this.pend = bigger;
   }
@@ -305,18 +313,20 @@ export class LogWriter {
       return;
     }
     // Hand the filled buffer to write(); the next lines go to a fresh one, starting with a time line.
-    const buf = this.pend.subarray(0, this.pendLen);
+    const whole = this.pend;
+    const length = this.pendLen;
     this.pend = Buffer.allocUnsafe(0);
     this.pendLen = 0;
     this.pendTime = -1;
     this.release();
-    this.writeAll(buf, 0);
+    this.writeAll(whole, length, 0);
   }
 
-  private writeAll(buf: Buffer, offset: number): void {
-    write(this.fd!, buf, offset, buf.length - offset, null, (err, written) => {
+  private writeAll(whole: Buffer, length: number, offset: number): void {
+    write(this.fd!, whole, offset, length - offset, null, (err, written) => {
       if (err) return this.fail(err);
-      if (offset + written < buf.length) return this.writeAll(buf, offset + written);
+      if (offset + written < length) return this.writeAll(whole, length, offset + written);
+      if (whole.length <= SPARE_MAX) this.spare = whole;
       this.flush();
     });
   }
@@ -343,6 +353,9 @@ export class LogWriter {
     for (const w of waiters) w();
   }
 }
+
+/** Write buffers up to this size are kept for reuse. */
+const SPARE_MAX = 4 * 1024 * 1024;
 
 const madeDirs = new Set<string>();
 

@@ -150,12 +150,12 @@ export class LogSource {
   private buf: Buffer;
   private scratch: Buffer;
   private readonly since: number;
-  private readonly partial: boolean;
+  private partial: boolean;
 
   constructor(
     readonly path: string,
     start: Position,
-    private readonly options: SourceOptions = {},
+    private options: SourceOptions = {},
   ) {
     this.position = { ...start };
     const block = Math.max(MIN_BLOCK, Math.min(options.blockBytes ?? MAX_BLOCK, MAX_BLOCK));
@@ -163,6 +163,17 @@ export class LogSource {
     this.scratch = Buffer.allocUnsafe(block);
     this.since = options.since ?? 0;
     this.partial = options.partial ?? false;
+  }
+
+  /**
+   * Reads again from `start` (default: where it stopped) up to the file's size at the next read
+   * or `end`, keeping its buffers: a follower reads each new part of a file with one source.
+   */
+  restart(start: Position = this.position, options: Pick<SourceOptions, 'partial' | 'end'> = {}): void {
+    this.position = { ...start };
+    this.options = { ...this.options, end: options.end };
+    this.partial = options.partial ?? false;
+    this.opened = false;
   }
 
   private async openOnce(): Promise<void> {

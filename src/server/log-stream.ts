@@ -40,7 +40,8 @@ export const READ_BUDGET = 8 * 1024 * 1024;
 
 interface Cursor {
   attempt: Attempt;
-  position: Position;
+  /** Made at the first read and reused (with its buffers) by every later one. */
+  source: LogSource | null;
 }
 
 function blockFor(files: number): number {
@@ -108,7 +109,7 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
       for (const attempt of store.attemptsOf(task.id)) {
         if (query.attempt !== undefined && attempt.attempt !== query.attempt) continue;
         const key = attemptKey(attempt.task, attempt.attempt);
-        if (!cursors.has(key)) cursors.set(key, { attempt, position: { offset: 0, time: 0 } });
+        if (!cursors.has(key)) cursors.set(key, { attempt, source: null });
       }
     }
   };
@@ -126,23 +127,22 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
     let skip = 0;
     const sources: LogSource[] = [];
     for (const cursor of list) {
+      let start: Position | undefined;
       let end: number | undefined;
       if (tail !== undefined) {
-        const start = await tailStart(cursor.attempt.logPath, tail, { since: query.since, partial: final, blockBytes });
-        cursor.position = { offset: start.offset, time: start.time };
-        skip += start.count;
-        end = start.end;
+        const found = await tailStart(cursor.attempt.logPath, tail, { since: query.since, partial: final, blockBytes });
+        start = { offset: found.offset, time: found.time };
+        skip += found.count;
+        end = found.end;
       }
-      sources.push(new LogSource(cursor.attempt.logPath, cursor.position, { since: query.since, partial: final, blockBytes, end }));
+      if (cursor.source === null) cursor.source = new LogSource(cursor.attempt.logPath, start ?? { offset: 0, time: 0 }, { since: query.since, partial: final, blockBytes, end });
+      else cursor.source.restart(start, { partial: final, end });
+      sources.push(cursor.source);
     }
     skip = tail === undefined ? 0 : Math.max(0, skip - tail);
-    try {
-      for await (const batch of mergeSources(sources, { skip, signal })) {
-        const { task, attempt } = list[batch.source]!.attempt;
-        yield { task, attempt, stream: batch.stream, times: batch.times, text: batch.text };
-      }
-    } finally {
-      list.forEach((cursor, i) => (cursor.position = sources[i]!.position));
+    for await (const batch of mergeSources(sources, { skip, signal })) {
+      const { task, attempt } = list[batch.source]!.attempt;
+      yield { task, attempt, stream: batch.stream, times: batch.times, text: batch.text };
     }
   }
 

@@ -5,7 +5,7 @@
  * to stdout and its stderr lines to stderr (LogOutput, which also owns backpressure and EPIPE).
  */
 import type { LogBatch, LogLine } from '../api/types.js';
-import { batchLines, batchTexts } from '../api/log-batch.js';
+import { batchLines } from '../api/log-batch.js';
 import { formatClock } from './format.js';
 
 /**
@@ -22,15 +22,26 @@ export function formatLogLine(line: LogLine, target: string): string {
   return `${formatClock(line.time)} ${taskLabel(line.task, target)}[${line.attempt}] ${line.text}`;
 }
 
-/** The human lines of a batch, each ending in `\n`, as one string. */
+/**
+ * The human lines of a batch, each ending in `\n`, as one string. All lines of one time share a
+ * prefix, so each run of them is one slice of the batch's text with the prefix put after each
+ * newline (no per-line strings).
+ */
 export function formatLogBatch(batch: LogBatch, target: string): string {
-  const texts = batchTexts(batch);
   const label = ` ${taskLabel(batch.task, target)}[${batch.attempt}] `;
+  const { text, times } = batch;
   const out: string[] = [];
-  let k = 0;
-  for (let r = 0; r < batch.times.length; r += 2) {
-    const prefix = formatClock(batch.times[r]!) + label;
-    for (let n = batch.times[r + 1]!; n > 0; n--) out.push(prefix, texts[k++]!, '\n');
+  let start = 0;
+  for (let r = 0; r < times.length; r += 2) {
+    // The run ends before the newline that follows its last line (or at the end of the text).
+    let end = start - 1;
+    for (let n = times[r + 1]!; n > 0 && end < text.length; n--) {
+      end = text.indexOf('\n', end + 1);
+      if (end < 0) end = text.length;
+    }
+    const prefix = formatClock(times[r]!) + label;
+    out.push(prefix, text.slice(start, end).replaceAll('\n', '\n' + prefix), '\n');
+    start = end + 1;
   }
   return out.join('');
 }

@@ -91,19 +91,6 @@ describe('logs at scale', () => {
     await c?.dispose();
   });
 
-  it('a task printing 24 MB streams through `iris run` and reads back byte for byte', async () => {
-    const run = await shell(c, `iris run --name streamed --cpu 0.5 -- sh -c '${BIG_TASK}' > run.out && ${UNPREFIX} run.out | sha256sum`, 60_000);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.split(' ')[0]).toBe(expectedBig());
-    const logs = await shell(c, `iris logs streamed > logs.out && ${UNPREFIX} logs.out | sha256sum && rm run.out logs.out`, 60_000);
-    expect(logs.code, logs.stderr).toBe(0);
-    expect(logs.stdout.split(' ')[0]).toBe(expectedBig());
-    expect(c.pid()).toBe(pid); // the same controller, alive
-    expect((await c.job('/streamed')).state).toBe('SUCCEEDED');
-    // Proportionate on disk: 80-byte lines cost 81 bytes.
-    expect(statSync(`${c.home}/logs/streamed/task-0/attempt-0.log`).size).toBeLessThan(BIG_BYTES * 1.02);
-  }, 90_000);
-
   it('--tail 3 of the big log is right and reads only its end', async () => {
     const before = bytesRead(pid);
     const r = await c.iris(['logs', 'big', '--tail', '3']);
@@ -127,6 +114,19 @@ describe('logs at scale', () => {
     const read = bytesRead(pid) - before;
     expect(read).toBeLessThan(size / 4);
   }, 30_000);
+
+  it('a task printing 24 MB streams through `iris run` and reads back byte for byte', async () => {
+    const run = await shell(c, `iris run --name streamed --cpu 0.5 -- sh -c '${BIG_TASK}' > run.out && ${UNPREFIX} run.out | sha256sum`, 60_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split(' ')[0]).toBe(expectedBig());
+    const logs = await shell(c, `iris logs streamed > logs.out && ${UNPREFIX} logs.out | sha256sum && rm run.out logs.out`, 60_000);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout.split(' ')[0]).toBe(expectedBig());
+    expect(c.pid()).toBe(pid); // the same controller, alive
+    expect((await c.job('/streamed')).state).toBe('SUCCEEDED');
+    // Proportionate on disk: 80-byte lines cost 81 bytes.
+    expect(statSync(`${c.home}/logs/streamed/task-0/attempt-0.log`).size).toBeLessThan(BIG_BYTES * 1.02);
+  }, 90_000);
 
   it('a job subtree merges by time and every task\'s lines come complete', async () => {
     // Two replicas and a child job, each printing 40,000 numbered lines of its own.
