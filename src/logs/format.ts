@@ -125,15 +125,22 @@ export class LogWriter {
     if (chunk.length === 0 || this.error !== null || this.cut) return this.pendLen < HIGH_WATER;
     const time = this.stamp();
     let data = chunk;
-    const held = this.partial[tag];
-    if (held !== null) {
-      data = Buffer.concat([held, chunk]);
-      this.partial[tag] = null;
-    }
-    const tagByte = tag === 'o' ? OUT_BYTE : ERR_BYTE;
-    // Worst case: every byte a newline (1 byte -> 2), plus a time line.
-    this.reserve(2 * data.length + 32);
     let start = 0;
+    const tagByte = tag === 'o' ? OUT_BYTE : ERR_BYTE;
+    const held = this.partial[tag];
+    // Worst case: every byte a newline (1 byte -> 2), plus a time line.
+    this.reserve(2 * chunk.length + (held?.length ?? 0) + 64);
+    if (held !== null) {
+      this.partial[tag] = null;
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl >= 0 && held.length + nl <= MAX_LINE_BYTES) {
+        // The held start of a line and its end in this chunk, without joining them first.
+        this.push(time, tagByte, held, 0, held.length, chunk, nl);
+        start = nl + 1;
+      } else {
+        data = Buffer.concat([held, chunk]);
+      }
+    }
     for (;;) {
       const nl = data.indexOf(NEWLINE, start);
       const lineEnd = nl < 0 ? data.length : nl;
@@ -236,11 +243,14 @@ export class LogWriter {
     this.pend = bigger;
   }
 
-  /** Appends the line data[start, end) with its tag (and a time line first when needed). Room is reserved. */
-  private push(time: number, tagByte: number, data: Buffer, start: number, end: number): void {
+  /**
+   * Appends the line data[start, end) (followed by more[0, moreEnd) when given) with its tag, and
+   * a time line first when needed. Room is reserved.
+   */
+  private push(time: number, tagByte: number, data: Buffer, start: number, end: number, more?: Buffer, moreEnd = 0): void {
     if (this.error !== null || this.cut) return;
     const before = this.pendLen;
-    if (this.limitBytes !== null && this.total + (end - start) + 2 > this.limitBytes) {
+    if (this.limitBytes !== null && this.total + (end - start) + moreEnd + 2 > this.limitBytes) {
       this.cutHere(time);
       return;
     }
@@ -254,6 +264,10 @@ export class LogWriter {
     } else {
       data.copy(pend, at, start, end);
       at += len;
+    }
+    if (more !== undefined) {
+      more.copy(pend, at, 0, moreEnd);
+      at += moreEnd;
     }
     pend[at++] = NEWLINE;
     this.pendLen = at;

@@ -15,8 +15,12 @@ import { EventHeap } from '../model/heap.js';
 import type { StreamName } from './format.js';
 import type { LogSource, Segment } from './scan.js';
 
-/** Text characters above which a batch is handed on. */
-export const MAX_BATCH_TEXT = 256 * 1024;
+/**
+ * Text characters above which a batch is handed on: small enough that a batch, its JSON and its
+ * wire bytes stay below V8's large-object size (see MAX_SEGMENT_TEXT), big enough that the
+ * per-item cost is small next to the text's.
+ */
+export const MAX_BATCH_TEXT = 48 * 1024;
 
 /** Consecutive merged lines of one source and stream. */
 export interface SourceBatch {

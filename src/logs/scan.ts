@@ -3,7 +3,8 @@
  *
  * Guarantees:
  * - memory per open file is one block (plus one line longer than a block, which only a foreign
- *   file has: the writer caps lines at MAX_LINE_BYTES); no string is longer than a block;
+ *   file has: the writer caps lines at MAX_LINE_BYTES); no string is longer than
+ *   MAX_SEGMENT_TEXT plus one line;
  * - only complete lines count, unless `partial` is asked for (a finished writer's file): then a
  *   last line without its `\n` is taken too;
  * - lines that do not parse are skipped; a missing file reads as empty;
@@ -19,6 +20,12 @@ const NEWLINE = 0x0a;
 const SPACE = 0x20;
 export const MAX_BLOCK = 256 * 1024;
 export const MIN_BLOCK = 16 * 1024;
+/**
+ * Text bytes after which a segment is closed. It keeps every string the reader makes below V8's
+ * large-object size (128 KiB): such strings die young and cheaply, while large ones wait for a
+ * full GC and make a busy controller's RSS grow.
+ */
+export const MAX_SEGMENT_TEXT = 16 * 1024;
 
 /** Consecutive lines of one file with one time and one stream. */
 export interface Segment {
@@ -106,7 +113,7 @@ export function decode(buf: Buffer, start: number, end: number, time: number, si
       textStart = old.text;
     }
     if (time >= since) {
-      if (segCount > 0 && (tag !== segTag || time !== segTime)) close();
+      if (segCount > 0 && (tag !== segTag || time !== segTime || segLen >= MAX_SEGMENT_TEXT)) close();
       segTag = tag;
       segTime = time;
       const len = nl - textStart;
