@@ -6,10 +6,11 @@
  * - lines of all the target's attempts come merged by time within each read (src/logs/merge.ts);
  *   `tail` is answered by scanning each file backward from its end (the merged last N lines are
  *   among each file's last N), `since` skips older lines without building them;
- * - bounded memory per request: one block per attempt file (MAX_BLOCK = 256 KiB, smaller when
- *   there are many files: READ_BUDGET / files, at least MIN_BLOCK = 16 KiB), about twice that
- *   while a block is decoded, plus one batch (MAX_BATCH_TEXT characters): about 16 MiB for up
- *   to 32 files; nothing grows with the size of the logs;
+ * - bounded memory per request: per attempt file one block and its decoding scratch (MAX_BLOCK
+ *   = 256 KiB each, smaller when there are many files: READ_BUDGET / files, at least MIN_BLOCK =
+ *   16 KiB), plus two batches (MAX_BATCH_TEXT characters: the one on the wire, the next one).
+ *   The cap is about 2 x READ_BUDGET = 16 MiB up to 512 files, then 32 KiB more per file; it
+ *   does not grow with the size of the logs;
  * - nothing is read ahead of the consumer: the next block is read only when the consumer asks
  *   for the next batch, so a slow client slows the reading and a client that goes away (the
  *   signal aborts, the generator is returned) stops it at once;
