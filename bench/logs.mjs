@@ -12,7 +12,8 @@
 //   (c) the same read of 2-byte lines (`yes`), YES_MB of output: reported, no target (each line
 //       costs the reader per-line work, so MB/s is far lower than with 80-byte lines).
 //
-// Sizes: LOGS_BENCH_MB (default 200), LOGS_BENCH_YES_MB (default 20), LOGS_BENCH_ROUNDS (5).
+// Sizes: LOGS_BENCH_MB (default 200), LOGS_BENCH_YES_MB (default 20), LOGS_BENCH_ROUNDS (5),
+// LOGS_BENCH_FOLLOWERS (4; 0 shows what the writing alone costs).
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 //   node bench/logs.mjs            (or `node scripts/bench.js --only logs`)
 import { spawn } from 'node:child_process';
@@ -29,6 +30,7 @@ const BIN = path.join(ROOT, 'bin', 'run.js');
 const SIZE_MB = Number(process.env.LOGS_BENCH_MB ?? 200);
 const YES_MB = Number(process.env.LOGS_BENCH_YES_MB ?? 20);
 const ROUNDS = Math.max(5, Number(process.env.LOGS_BENCH_ROUNDS ?? 5));
+const FOLLOWERS = Number(process.env.LOGS_BENCH_FOLLOWERS ?? 4);
 const LINE = '0123456789'.repeat(7) + 'abcdefghi'; // 79 characters + newline = 80 bytes
 const TARGET_MBPS = 50;
 const TARGET_GROWTH_MB = 64;
@@ -118,7 +120,7 @@ export async function runLogsBench({ log = () => {} } = {}) {
     const idle = rssKb(c.pid);
     const stop = sampler(c.pid);
     const job = iris(['submit', '--name', 'big', '--cpu', '1', '--', 'sh', '-c', `yes ${LINE} | head -c ${SIZE_MB * MB}`], c.ctx).trim().split(/\s+/).pop();
-    const followers = Array.from({ length: 4 }, () => timed(`${cli} logs -f big > /dev/null`, c.ctx));
+    const followers = Array.from({ length: FOLLOWERS }, () => timed(`${cli} logs -f big > /dev/null`, c.ctx));
     const written = performance.now();
     await awaitJobs(c.client, ['/big']);
     const writeS = (performance.now() - written) / 1000;
@@ -126,10 +128,10 @@ export async function runLogsBench({ log = () => {} } = {}) {
     const followS = (performance.now() - written) / 1000;
     const peak = stop();
     const follow = {
-      sizeMb: SIZE_MB, writeS, followS, followers: 4,
+      sizeMb: SIZE_MB, writeS, followS, followers: FOLLOWERS,
       rssGrowthMB: (peak - idle) / 1024, idleRssMB: idle / 1024, hwmMB: rssKb(c.pid, 'VmHWM') / 1024,
     };
-    log(`bench: logs: ${job} written in ${writeS.toFixed(1)} s, followed by 4 clients in ${followS.toFixed(1)} s, RSS +${follow.rssGrowthMB.toFixed(0)} MB`);
+    log(`bench: logs: ${job} written in ${writeS.toFixed(1)} s, followed by ${FOLLOWERS} clients in ${followS.toFixed(1)} s, RSS +${follow.rssGrowthMB.toFixed(0)} MB`);
     const file = path.join(c.home, 'logs', 'big', 'task-0', 'attempt-0.log');
     // (b) reading it back.
     const read = await readRounds(c, 'big', file, SIZE_MB, ROUNDS, log);

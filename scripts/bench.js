@@ -134,7 +134,7 @@ await section('logs', 'logs.mjs', 'runLogsBench', (r) => {
   // bench/logs.mjs: (a) 4 followers of a task writing SIZE_MB; (b) `iris logs` vs `cat` interleaved; (c) 2-byte lines.
   const span = (s) => `${fmt(s.median, 1)} MB/s (min ${fmt(s.min, 1)}, max ${fmt(s.max, 1)})`;
   const f = r.follow;
-  row(`logs: controller RSS growth while 4 clients follow a task writing ${f.sizeMb} MB (${r.line.bytes}-byte lines)`, `+${fmt(f.rssGrowthMB, 0)} MB (VmHWM ${fmt(f.hwmMB, 0)} MB)`, `idle ${fmt(f.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, f.rssGrowthMB <= r.targets.growthMB);
+  row(`logs: controller RSS growth while ${f.followers} clients follow a task writing ${f.sizeMb} MB (${r.line.bytes}-byte lines)`, `+${fmt(f.rssGrowthMB, 0)} MB (VmHWM ${fmt(f.hwmMB, 0)} MB)`, `idle ${fmt(f.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, f.rssGrowthMB <= r.targets.growthMB);
   row(`logs: \`iris logs\` of ${r.read.outputMb} MB (${r.line.bytes}-byte lines) to /dev/null (median of ${r.read.iris.n})`, span(r.read.iris), `cat ${span(r.read.cat)}`, `>= ${r.targets.mbps} MB/s`, r.read.iris.median >= r.targets.mbps);
   row('logs: controller RSS growth while serving those reads', `+${fmt(r.read.rssGrowthMB, 0)} MB`, `idle ${fmt(r.read.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, r.read.rssGrowthMB <= r.targets.growthMB);
   row(`logs: \`iris logs\` of ${r.yes.outputMb} MB of 2-byte lines (\`yes\`) (median of ${r.yes.iris.n})`, span(r.yes.iris), `cat ${span(r.yes.cat)}`, '-', null);
