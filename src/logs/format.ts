@@ -181,6 +181,7 @@ export class LogWriter {
       const onData = (chunk: Buffer | string): void => {
         if (this.closed) return;
         const ok = this.write(tag, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+        if (typeof chunk !== 'string') releaseChunk(readable, chunk);
         if (!ok) {
           readable.pause();
           void this.drained().then(() => readable.resume());
@@ -366,6 +367,19 @@ export class LogWriter {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+/**
+ * Frees the memory of a chunk the writer has copied, when nothing else can see it: Node reads a
+ * pipe into a fresh buffer per read that only the garbage collector frees, so a task writing at
+ * full speed would leave tens of MB of them waiting for a GC. Only a chunk that owns its whole
+ * ArrayBuffer, from a readable with no other 'data' listener, is released (`transfer(0)`).
+ */
+function releaseChunk(readable: Readable, chunk: Buffer): void {
+  const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || buffer.byteLength === 0) return;
+  if (typeof buffer.transfer !== 'function' || readable.listenerCount('data') !== 1) return;
+  buffer.transfer(0);
 }
 
 /** Write buffers up to this size are kept for reuse. */
