@@ -9,9 +9,10 @@
 //   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS
 //   bench/tree.mjs      job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
+//   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,planner,spawn,cluster,load,tree,simulate,docker   --json (print the raw results as JSON too)
+// Flags: --only schedule,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -53,7 +54,7 @@ async function section(name, file, exportName, run) {
       return;
     }
     log(`bench: ${name}…`);
-    const result = await fn(['cluster', 'load', 'tree'].includes(name) ? { log } : undefined);
+    const result = await fn(['cluster', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
     raw[name] = result;
     run(result);
   } catch (error) {
@@ -135,6 +136,18 @@ await section('tree', 'tree.mjs', 'runTreeBench', (r) => {
   const f = r.fanout;
   row(`tree: parent fans out ${f.children} children of \`true\` and waits (x${f.concurrency}, median of ${f.rounds})`, `${span(f.tree, 0, 'tasks/s')} ratio ${fmt(f.ratio.median, 2)}`, `raw ${span(f.raw, 0, 'tasks/s')}`, '-', null);
   row('tree: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
+});
+
+await section('logs', 'logs.mjs', 'runLogsBench', (r) => {
+  // bench/logs.mjs: (a) 4 followers of a task writing SIZE_MB; (b) `iris logs` vs `cat` interleaved; (c) 2-byte lines.
+  const span = (s) => `${fmt(s.median, 1)} MB/s (min ${fmt(s.min, 1)}, max ${fmt(s.max, 1)})`;
+  const f = r.follow;
+  row(`logs: controller RSS growth while ${f.followers} clients follow a task writing ${f.sizeMb} MB (${r.line.bytes}-byte lines)`, `+${fmt(f.rssGrowthMB, 0)} MB (VmHWM ${fmt(f.hwmMB, 0)} MB)`, `idle ${fmt(f.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, f.rssGrowthMB <= r.targets.growthMB);
+  row(`logs: \`iris logs\` of ${r.read.outputMb} MB (${r.line.bytes}-byte lines) to /dev/null (median of ${r.read.iris.n})`, span(r.read.iris), `cat ${span(r.read.cat)}`, `>= ${r.targets.mbps} MB/s`, r.read.iris.median >= r.targets.mbps);
+  row('logs: controller RSS growth while serving those reads', `+${fmt(r.read.rssGrowthMB, 0)} MB`, `idle ${fmt(r.read.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, r.read.rssGrowthMB <= r.targets.growthMB);
+  row(`logs: \`iris logs\` of ${r.yes.outputMb} MB of 2-byte lines (\`yes\`) (median of ${r.yes.iris.n})`, span(r.yes.iris), `cat ${span(r.yes.cat)}`, '-', null);
+  row('logs: on-disk size / output, 80-byte lines and 2-byte lines', `${fmt(r.diskRatio, 3)} / ${fmt(r.yesDiskRatio, 3)}`, '-', '-', null);
+  row('logs: load average (1/5/15 min) at start / end', `${r.loadavg.start.join(' ')} / ${r.loadavg.end.join(' ')}`, '-', '-', null);
 });
 
 await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {

@@ -93,6 +93,8 @@ export interface AttemptInfo {
   reason: string | null;
   startedAt: number;
   finishedAt: number | null;
+  /** Set when the attempt's output passed the log limit: the limit in bytes its log was cut at. */
+  logCutBytes: number | null;
 }
 
 export interface TaskInfo {
@@ -164,11 +166,25 @@ export interface ClusterInfo {
 /** An endpoint a task registered, as the store keeps it. */
 export type EndpointInfo = Endpoint;
 
+/** One log line, as `iris logs --json` prints it (the wire carries LogBatch). */
 export interface LogLine {
   time: number;
   task: string;
   attempt: number;
   stream: 'stdout' | 'stderr';
+  text: string;
+}
+
+/**
+ * One item of GET /v1/logs: consecutive lines (in the merged order) of one attempt and stream.
+ * `times` is run-length encoded: `[time, count, time, count, …]` (epoch ms), the counts adding
+ * up to the number of lines; `text` is the lines joined with `\n` (a line never holds one).
+ */
+export interface LogBatch {
+  task: string;
+  attempt: number;
+  stream: 'stdout' | 'stderr';
+  times: number[];
   text: string;
 }
 

@@ -13,10 +13,11 @@ import type { IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
+import { asLogBatch, batchLines } from '../api/log-batch.js';
 
 export interface SocketClientOptions {
   /** Socket path; default resolveSocket(env). */
@@ -180,9 +181,13 @@ export class SocketClient implements IrisClient {
     return this.call<EndpointInfo>('POST', '/v1/endpoints', { name, address });
   }
 
-  logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine> {
+  async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
+    for await (const batch of this.logBatches(query, signal)) yield* batchLines(batch);
+  }
+
+  async *logBatches(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogBatch> {
     const path = `/v1/logs${queryString({ target: query.target, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
-    return this.stream<LogLine>(path, signal);
+    for await (const item of this.stream<LogBatch | LogLine>(path, signal)) yield asLogBatch(item);
   }
 
   events(signal?: AbortSignal): AsyncIterable<ClusterEvent> {
@@ -285,16 +290,19 @@ export class SocketClient implements IrisClient {
       if (!res) return;
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) throw errorFromResponse(status, await readAll(res));
-      let pending = '';
+      // Items are cut at newlines on the bytes, so a big item costs one decode, not one per chunk.
+      let held: Buffer[] = [];
       try {
         for await (const chunk of res as AsyncIterable<Buffer>) {
-          pending += chunk.toString('utf8');
-          let cut: number;
-          while ((cut = pending.indexOf('\n')) >= 0) {
-            const line = pending.slice(0, cut).trim();
-            pending = pending.slice(cut + 1);
+          let start = 0;
+          for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+            const piece = chunk.subarray(start, nl);
+            const line = (held.length === 0 ? piece : Buffer.concat([...held, piece])).toString('utf8').trim();
+            held = [];
+            start = nl + 1;
             if (line !== '') yield this.parseLine<T>(line, path);
           }
+          if (start < chunk.length) held.push(chunk.subarray(start));
         }
       } catch (error) {
         if (signal?.aborted) return;
@@ -303,7 +311,8 @@ export class SocketClient implements IrisClient {
       }
       if (signal?.aborted) return;
       if (!res.complete) throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the stream`, 'check `iris cluster status`');
-      if (pending.trim() !== '') yield this.parseLine<T>(pending.trim(), path);
+      const rest = Buffer.concat(held).toString('utf8').trim();
+      if (rest !== '') yield this.parseLine<T>(rest, path);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       req.destroy();

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -27,6 +27,8 @@ export interface IrisClient {
   registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */
   logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine>;
+  /** The same lines as they come over the wire: batches of one attempt and stream (cheaper for big logs). */
+  logBatches(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogBatch>;
   /**
    * Resolves with the job once it and its subtree are in final states (SUCCEEDED, FAILED, …),
    * through the long-poll route POST /v1/wait (asked again while it times out). Inside a task

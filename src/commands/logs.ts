@@ -2,13 +2,14 @@ import { Args, Flags } from '@oclif/core';
 import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { parseSince } from '../ui/format.js';
-import { formatLogLine } from '../ui/logs.js';
+import { formatLogBatch, formatLogBatchJson, LogOutput } from '../ui/logs.js';
 
 export default class Logs extends BaseCommand {
   static override summary = 'Show the logs of a job (all its tasks and descendants) or of one task.';
   static override description =
     'Each line is prefixed with its time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child jobs as `eval/task-0[0]`). ' +
-    "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object (NDJSON) on stdout.";
+    "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object (NDJSON) on stdout. " +
+    'When the reader of the output goes away (`iris logs JOB | head`), the command stops reading and exits 0.';
 
   static override examples = [
     '<%= config.bin %> logs train',
@@ -38,16 +39,21 @@ export default class Logs extends BaseCommand {
     if (flags.attempt !== undefined) query.attempt = flags.attempt;
     const abort = new AbortController();
     const dispose = this.onInterrupt(() => abort.abort());
+    // A reader that goes away (`iris logs JOB | head`) ends the command quietly, and the request with it.
+    const output = new LogOutput(() => abort.abort());
+    const json = this.jsonEnabled();
     try {
-      for await (const line of this.client().logs(query, abort.signal)) {
-        if (this.jsonEnabled()) this.logJsonLine(line);
-        else (line.stream === 'stderr' ? process.stderr : process.stdout).write(formatLogLine(line, target) + '\n');
+      for await (const batch of this.client().logBatches(query, abort.signal)) {
+        const text = json ? formatLogBatchJson(batch) : formatLogBatch(batch, target);
+        await output.write(json ? 'stdout' : batch.stream, text);
       }
     } catch (error) {
       if (!abort.signal.aborted) throw error;
     } finally {
       dispose();
+      output.dispose();
     }
+    if (output.closed) return;
     if (abort.signal.aborted) this.exit(130);
   }
 }

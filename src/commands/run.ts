@@ -8,11 +8,11 @@
  */
 import { Flags } from '@oclif/core';
 import { TOKEN_ENV } from '../api/address.js';
-import type { JobDetail, LogLine } from '../api/types.js';
+import type { JobDetail, LogBatch } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
-import { formatLogLine } from '../ui/logs.js';
+import { formatLogBatch, LogOutput } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
 
 export default class Run extends BaseCommand {
@@ -52,6 +52,7 @@ export default class Run extends BaseCommand {
     this.logToStderr(`submitted ${name}`);
 
     const abort = new AbortController();
+    const output = new LogOutput(() => undefined);
     let cancelling: Promise<unknown> | null = null;
     const dispose = this.onInterrupt(() => {
       cancelling = client.cancel([name]).catch(() => undefined);
@@ -61,7 +62,7 @@ export default class Run extends BaseCommand {
       let job: JobDetail | null = null;
       try {
         if (stream) {
-          for await (const line of client.logs({ target: name, follow: true }, abort.signal)) this.writeLine(line, name);
+          for await (const batch of client.logBatches({ target: name, follow: true }, abort.signal)) await this.writeBatch(output, batch, name);
         }
         // The log stream ends when the job and its descendants end; wait for the final state itself.
         if (!abort.signal.aborted) job = await client.wait(name, abort.signal);
@@ -82,6 +83,7 @@ export default class Run extends BaseCommand {
       return job;
     } finally {
       dispose();
+      output.dispose();
     }
   }
 
@@ -90,9 +92,7 @@ export default class Run extends BaseCommand {
     return Boolean(this.env[TOKEN_ENV] || this.env.IRIS_TASK_ID);
   }
 
-  private writeLine(line: LogLine, target: string): void {
-    const text = formatLogLine(line, target) + '\n';
-    if (line.stream === 'stderr' || this.jsonEnabled()) process.stderr.write(text);
-    else process.stdout.write(text);
+  private writeBatch(output: LogOutput, batch: LogBatch, target: string): Promise<void> | undefined {
+    return output.write(batch.stream === 'stderr' || this.jsonEnabled() ? 'stderr' : 'stdout', formatLogBatch(batch, target));
   }
 }

@@ -25,6 +25,8 @@ export const DEFAULT_STOP_GRACE_MS = 10_000;
 /** How long a job may stay deadlocked before it ends UNSCHEDULABLE: the controller's own default (30 s). */
 export { DEFAULT_DEADLOCK_GRACE_MS } from '../cluster/scheduler/placement/deadlock.js';
 export const DEFAULT_MAX_PREEMPTIONS = 100;
+/** `log-limit`: bytes of output per attempt after which its log is cut. */
+export const DEFAULT_LOG_LIMIT_BYTES = 1024 ** 3;
 
 /** A configured worker that leaves out `cpu` gets one core. */
 export const DEFAULT_WORKER_CPU_MILLIS = 1000;

@@ -39,4 +39,6 @@ export interface IrisConfig {
   runtime: RuntimeConfig;
   /** `deadlock-grace`: how long a job may stay deadlocked before it ends UNSCHEDULABLE. */
   deadlockGraceMs: number;
+  /** `log-limit`: bytes of output per attempt after which its log is cut with a marker line. */
+  logLimitBytes: number;
 }

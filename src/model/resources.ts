@@ -47,25 +47,28 @@ const MEMORY_UNITS: Record<string, number> = {
   t: 1e12, tb: 1e12, ti: 1024 ** 4, tib: 1024 ** 4,
 };
 
-/** The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as powers of 1024, like Docker and Slurm. */
-export function parseMemory(input: string | number): number {
+/**
+ * The one byte-size parser: `512M`, `4GiB`, `1.5g`, `1048576` -> bytes. Plain K/M/G are taken as
+ * powers of 1024, like Docker and Slurm. `what` names the value in messages (default "memory").
+ */
+export function parseMemory(input: string | number, what = 'memory'): number {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid memory ${describeValue(input)}`);
-    return boundedBytes(input, Math.round(input));
+    if (!Number.isFinite(input) || input <= 0) throw invalid(`invalid ${what} ${describeValue(input)}`);
+    return boundedBytes(input, Math.round(input), what);
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(input);
   const unitKey = match?.[2]?.toLowerCase() ?? '';
   const short = unitKey.length === 1 && unitKey !== 'b' ? unitKey + 'i' : unitKey;
   const unit = match ? MEMORY_UNITS[short] : undefined;
-  if (!match || unit === undefined) throw invalid(`invalid memory ${describeValue(input)}: expected a size such as 512M, 4GiB or 2G`);
+  if (!match || unit === undefined) throw invalid(`invalid ${what} ${describeValue(input)}: expected a size such as 512M, 4GiB or 2G`);
   const bytes = Math.round(Number(match[1]) * unit);
-  if (bytes <= 0) throw invalid(`invalid memory ${describeValue(input)}: must be more than 0`);
-  return boundedBytes(input, bytes);
+  if (bytes <= 0) throw invalid(`invalid ${what} ${describeValue(input)}: must be more than 0`);
+  return boundedBytes(input, bytes, what);
 }
 
 /** Byte counts stay exact integers (at most 2^53-1 bytes, about 8 PiB). */
-function boundedBytes(input: string | number, bytes: number): number {
-  if (!Number.isSafeInteger(bytes)) throw invalid(`invalid memory ${describeValue(input)}: too large`, 'give a size such as 512M, 4GiB or 2T');
+function boundedBytes(input: string | number, bytes: number, what: string): number {
+  if (!Number.isSafeInteger(bytes)) throw invalid(`invalid ${what} ${describeValue(input)}: too large`, 'give a size such as 512M, 4GiB or 2T');
   return bytes;
 }
 

@@ -79,6 +79,8 @@ export interface Attempt {
   logPath: string;
   /** Device indices on the worker this attempt holds while it is live (empty for none). */
   devices: number[];
+  /** The log limit in bytes when the attempt's output passed it (its log was cut there), else null. */
+  logCutBytes: number | null;
 }
 
 export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';

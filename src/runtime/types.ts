@@ -38,6 +38,8 @@ export interface TaskLaunch {
   cwd: string;
   /** Per-attempt log file; the runtime appends lines in the format of src/logs/format.ts. */
   logPath: string;
+  /** Bytes of output after which the log is cut (src/logs/format.ts LogWriter); absent or null: no limit. */
+  logLimitBytes?: number | null;
   resources: ResourceSpec;
   deviceIndices: number[];
   /** Identifies what iris started (cluster id, job, task, attempt). */
@@ -56,6 +58,8 @@ export interface TaskExit {
   lost?: string;
   /** Human reason such as "OOM killed" or "command not found: foo". */
   reason?: string;
+  /** Set when the output passed `logLimitBytes`: the log was cut (with a marker line) and the rest dropped. */
+  logCut?: boolean;
 }
 
 export interface RunningTask {

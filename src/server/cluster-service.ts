@@ -6,7 +6,7 @@
 import type { ClusterEvent } from '../model/events.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -36,7 +36,7 @@ export interface ClusterService {
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
-  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine>;
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch>;
   /**
    * Answers when the jobs and their subtrees have ended (`any`: one of them), or with
    * `done: false` at the timeout or when the signal aborts (wait.ts). With a caller the wait is

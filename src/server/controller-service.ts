@@ -7,7 +7,7 @@
 import { on } from 'node:events';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
@@ -177,7 +177,7 @@ export class ControllerService implements ClusterService {
     return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
   }
 
-  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {
     return streamLogs(this.store, query, signal);
   }
 

@@ -143,7 +143,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     log,
     launchContext: {
       clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
-      packageRoot: PACKAGE_ROOT, runtime: config.runtime,
+      packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
     },
   });
 

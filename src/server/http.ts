@@ -1,6 +1,9 @@
 /**
  * Low-level HTTP helpers for the API server: bounded body reading, JSON and error responses,
- * and NDJSON streaming with backpressure and disconnect-driven cancellation.
+ * and NDJSON streaming with backpressure and disconnect-driven cancellation: while the socket
+ * sends one item the next is made, and no further one until the socket took the first
+ * ('drain'); nothing sent stays reachable, so a stream holds about two items in memory however
+ * long it runs.
  * Error body format (docs/api.md): `{"error":{"code","message","hint?"}}` with IrisError.status.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -108,18 +111,20 @@ export async function streamNdjson<T>(
     res.flushHeaders();
   };
   const headerTimer = setTimeout(startHeaders, 50);
-  const aborted = new Promise<IteratorResult<T>>((resolve) => {
-    controller.signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
-  });
   let iterator: AsyncIterator<T> | undefined;
   try {
     iterator = open(controller.signal)[Symbol.asyncIterator]();
+    // Race the abort so a service that ignores its signal cannot pin a closed connection.
+    let coming = nextOrAbort(iterator, controller.signal);
     while (!controller.signal.aborted) {
-      // Race the abort so a service that ignores its signal cannot pin a closed connection.
-      const next = await Promise.race([iterator.next(), aborted]);
+      const next = await coming;
       if (next.done || controller.signal.aborted) break;
       startHeaders();
-      if (!res.write(JSON.stringify(next.value) + '\n')) await drained(res, controller.signal);
+      const room = res.write(JSON.stringify(next.value) + '\n');
+      // The next item is made while the socket sends this one (one item ahead, no more).
+      coming = nextOrAbort(iterator, controller.signal);
+      coming.catch(() => undefined); // a failure is taken by the await above, later
+      if (!room) await drained(res, controller.signal);
     }
     clearTimeout(headerTimer);
     startHeaders();
@@ -140,6 +145,28 @@ export async function streamNdjson<T>(
     // Not awaited: a generator's return() waits for a pending next() to settle.
     iterator?.return?.()?.catch(() => undefined);
   }
+}
+
+/**
+ * The iterator's next item, or done when `signal` aborts first. The abort listener lives for one
+ * call only: a Promise.race against one long-lived abort promise would keep every item ever
+ * sent reachable (through that promise's reactions) until the stream ends.
+ */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve({ done: true, value: undefined });
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {

@@ -1,31 +1,52 @@
 /**
- * Reads and follows the per-attempt log files of a task, or of a job and all its descendants.
+ * Reads and follows the per-attempt log files of a task, or of a job and all its descendants,
+ * as LogBatch items (docs/api.md).
  *
- * Guarantees: lines of all the target's attempts come merged by time within each read; files
- * are found through the store's attempts, so retries and children submitted later are picked
- * up while following; following ends once the target and its descendants have ended and
- * everything written has been read (then a trailing unterminated line is returned too).
- * Files are read with src/logs/read.ts. A follower sleeps until something may have changed: a
- * store change event about the target (a new attempt, a state change, a job ending) or a change
- * in a watched log directory (fs.watch); a slow safety poll (SAFETY_POLL_MS) covers file
- * systems without change notification and directories created after the last look.
+ * Guarantees:
+ * - lines of all the target's attempts come merged by time within each read (src/logs/merge.ts);
+ *   `tail` is answered by scanning each file backward from its end (the merged last N lines are
+ *   among each file's last N), `since` skips older lines without building them;
+ * - bounded memory per request: per attempt file one block and its decoding scratch (MAX_BLOCK
+ *   = 256 KiB each, smaller when there are many files: READ_BUDGET / files, at least MIN_BLOCK =
+ *   16 KiB), plus two batches (MAX_BATCH_TEXT characters: the one on the wire, the next one).
+ *   The cap is about 2 x READ_BUDGET = 16 MiB up to 512 files, then 32 KiB more per file; it
+ *   does not grow with the size of the logs;
+ * - nothing is read ahead of the consumer: the next block is read only when the consumer asks
+ *   for the next batch, so a slow client slows the reading and a client that goes away (the
+ *   signal aborts, the generator is returned) stops it at once;
+ * - files are found through the store's attempts, so retries and children submitted later are
+ *   picked up while following; following ends once the target and its descendants have ended
+ *   and everything written has been read (then a trailing unterminated line is returned too).
+ * A follower sleeps until something may have changed: a store change event about the target (a
+ * new attempt, a state change, a job ending) or a change in a watched log directory (fs.watch);
+ * a slow safety poll (SAFETY_POLL_MS) covers file systems without change notification and
+ * directories created after the last look.
  */
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import { isWithin, parseJobName, parseTaskName } from '../model/names.js';
 import { isActiveTaskState } from '../model/states.js';
 import type { Attempt, Task } from '../model/types.js';
-import type { LogLine, LogQuery } from '../api/types.js';
+import type { LogBatch, LogQuery } from '../api/types.js';
 import { notFound } from '../model/errors.js';
-import { mergeByTime, readFrom } from '../logs/read.js';
+import { LogSource, MAX_BLOCK, MIN_BLOCK, tailStart, type Position } from '../logs/scan.js';
+import { mergeSources } from '../logs/merge.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { DirWatches, Wakeup } from '../logs/wake.js';
 
 /** The backstop interval of a follower; store events and fs.watch wake it sooner. */
 export const SAFETY_POLL_MS = 1000;
 
+/** Bytes of read blocks one request may hold over all its files (before MIN_BLOCK applies). */
+export const READ_BUDGET = 8 * 1024 * 1024;
+
 interface Cursor {
   attempt: Attempt;
-  offset: number;
+  /** Made at the first read and reused (with its buffers) by every later one. */
+  source: LogSource | null;
+}
+
+function blockFor(files: number): number {
+  return Math.max(MIN_BLOCK, Math.min(MAX_BLOCK, Math.floor(READ_BUDGET / Math.max(1, files))));
 }
 
 type Target = { kind: 'task'; task: string } | { kind: 'job'; job: string };
@@ -76,7 +97,7 @@ export interface StreamLogsOptions {
   safetyPollMs?: number;
 }
 
-export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: AbortSignal, options: StreamLogsOptions = {}): AsyncGenerator<LogLine> {
+export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: AbortSignal, options: StreamLogsOptions = {}): AsyncGenerator<LogBatch> {
   const target = resolveLogTarget(store, query.target);
   const cursors = new Map<string, Cursor>();
   const wakeup = new Wakeup();
@@ -89,38 +110,54 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
       for (const attempt of store.attemptsOf(task.id)) {
         if (query.attempt !== undefined && attempt.attempt !== query.attempt) continue;
         const key = attemptKey(attempt.task, attempt.attempt);
-        if (!cursors.has(key)) cursors.set(key, { attempt, offset: 0 });
+        if (!cursors.has(key)) cursors.set(key, { attempt, source: null });
       }
     }
   };
-  /** New lines of every cursor, merged by time; `final` also takes unterminated last lines. */
-  const collect = async (final: boolean): Promise<LogLine[]> => {
+  /**
+   * New lines of every cursor, merged by time, up to the files' sizes now; `final` also takes
+   * unterminated last lines; `tail` starts each file at its last N lines and keeps the last N.
+   */
+  async function* collect(final: boolean, tail: number | undefined): AsyncGenerator<LogBatch> {
     wakeup.clear();
     discover();
+    const list = [...cursors.values()];
     // Watch before reading, so a write just after a read still wakes the next wait.
-    if (query.follow && !final) watches.watchFilesIn([...cursors.values()].map((cursor) => cursor.attempt.logPath));
-    const lists: LogLine[][] = [];
-    for (const cursor of cursors.values()) {
-      const chunk = await readFrom(cursor.attempt.logPath, cursor.offset, { since: query.since, partial: final });
-      cursor.offset = chunk.end;
-      const { task, attempt } = cursor.attempt;
-      lists.push(chunk.records.map((rec) => ({ time: rec.time, task, attempt, stream: rec.stream, text: rec.text })));
+    if (query.follow && !final) watches.watchFilesIn(list.map((cursor) => cursor.attempt.logPath));
+    const blockBytes = blockFor(list.length);
+    let skip = 0;
+    const sources: LogSource[] = [];
+    for (const cursor of list) {
+      let start: Position | undefined;
+      let end: number | undefined;
+      if (tail !== undefined) {
+        const found = await tailStart(cursor.attempt.logPath, tail, { since: query.since, partial: final, blockBytes });
+        start = { offset: found.offset, time: found.time };
+        skip += found.count;
+        end = found.end;
+      }
+      if (cursor.source === null) cursor.source = new LogSource(cursor.attempt.logPath, start ?? { offset: 0, time: 0 }, { since: query.since, partial: final, blockBytes, end });
+      else cursor.source.restart(start, { partial: final, end });
+      sources.push(cursor.source);
     }
-    return mergeByTime(lists);
-  };
+    skip = tail === undefined ? 0 : Math.max(0, skip - tail);
+    for await (const batch of mergeSources(sources, { skip, signal })) {
+      const { task, attempt } = list[batch.source]!.attempt;
+      yield { task, attempt, stream: batch.stream, times: batch.times, text: batch.text };
+    }
+  }
 
   if (query.follow) store.events.on('change', onChange);
   try {
     let ended = targetEnded(store, target);
-    const first = await collect(ended || !query.follow);
-    yield* query.tail !== undefined ? first.slice(Math.max(0, first.length - query.tail)) : first;
+    yield* collect(ended || !query.follow, query.tail);
     if (!query.follow) return;
     const safetyMs = options.safetyPollMs ?? SAFETY_POLL_MS;
     while (!ended && !signal.aborted) {
       await wakeup.wait(signal, safetyMs);
       if (signal.aborted) return;
       ended = targetEnded(store, target);
-      yield* await collect(ended);
+      yield* collect(ended, undefined);
     }
   } finally {
     store.events.off('change', onChange);

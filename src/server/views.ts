@@ -47,6 +47,7 @@ export function jobDetail(store: ClusterStore, job: Job): JobDetail {
       reason: a.reason,
       startedAt: a.startedAt,
       finishedAt: a.finishedAt,
+      logCutBytes: a.logCutBytes,
     })),
   }));
   return {

@@ -1,14 +1,22 @@
 /**
  * `iris status JOB`: the job's fields, one row per task with its current attempt, then every
- * attempt (worker, exit code, duration, reason), then the children.
+ * attempt (worker, exit code, duration, reason; `log cut at 1GiB` when its output passed the
+ * log limit), then the children.
  */
-import type { JobDetail, TaskInfo } from '../api/types.js';
+import type { AttemptInfo, JobDetail, TaskInfo } from '../api/types.js';
+import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable } from './table.js';
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
+
+/** The attempt's reason, and that its log was cut when it was. */
+function attemptReason(attempt: AttemptInfo): string {
+  const cut = attempt.logCutBytes === null || attempt.logCutBytes === undefined ? null : `log cut at ${formatBytes(attempt.logCutBytes, { trimZero: true })}`;
+  return [attempt.reason, cut].filter(Boolean).join('; ');
+}
 
 export function renderJobDetail(job: JobDetail, now: number): string {
   const fields: Array<[string, string]> = [
@@ -44,7 +52,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
       { header: 'WORKER', value: (r) => r.attempt.workerId },
       { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
       { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
-      { header: 'REASON', value: (r) => r.attempt.reason ?? '' },
+      { header: 'REASON', value: (r) => attemptReason(r.attempt) },
     ])));
   }
   if (job.children.length > 0) {

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import type { JobDetail, LogLine, TaskInfo } from '../../src/api/types.js';
+import type { JobDetail, LogBatch, TaskInfo } from '../../src/api/types.js';
 import type { ConnectedClient } from '../../src/client/connect.js';
 import Run from '../../src/commands/run.js';
 import { formatJobOutcome } from '../../src/ui/job-outcome.js';
@@ -31,14 +31,14 @@ function detail(state: JobDetail['state'], tasks: TaskInfo[], reason: string | n
   } as JobDetail;
 }
 
-const LINE: LogLine = { time: T, task: '/demo/eval/task-0', attempt: 0, stream: 'stdout', text: 'child says hi' } as LogLine;
+const LINE: LogBatch = { task: '/demo/eval/task-0', attempt: 0, stream: 'stdout', times: [T, 1], text: 'child says hi' };
 
 /** The run command with a stand-in client and a chosen environment. */
 function runWith(env: NodeJS.ProcessEnv, final: JobDetail) {
   const calls = { logs: 0, wait: 0 };
   const client = {
     submit: async () => ({ name: final.name }),
-    logs: (_query: unknown, _signal?: AbortSignal) => {
+    logBatches: (_query: unknown, _signal?: AbortSignal) => {
       calls.logs++;
       return (async function* () {
         yield LINE;

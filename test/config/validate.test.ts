@@ -213,6 +213,14 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(() => validateConfig({ 'deadlock-grace': 'later' }, SOURCE, PROBE)).toThrow(/deadlock-grace: invalid duration "later"/);
   });
 
+  it('log-limit: a byte size, 1 GiB by default', () => {
+    expect(validateConfig({}, SOURCE, PROBE).logLimitBytes).toBe(1024 ** 3);
+    expect(validateConfig({ 'log-limit': '512M' }, SOURCE, PROBE).logLimitBytes).toBe(512 * 1024 ** 2);
+    expect(validateConfig({ 'log-limit': 4096 }, SOURCE, PROBE).logLimitBytes).toBe(4096);
+    expect(() => validateConfig({ 'log-limit': 'lots' }, SOURCE, PROBE)).toThrow(/log-limit: invalid log-limit "lots": expected a size such as 512M/);
+    expect(() => validateConfig({ 'log-limit': true }, SOURCE, PROBE)).toThrow(/log-limit: invalid log-limit true/);
+  });
+
   it('suggests keys for typos', () => {
     expect(suggestKey('cpus', ['name', 'cpu', 'memory'])).toBe('cpu');
     expect(suggestKey('memroy', ['name', 'cpu', 'memory'])).toBe('memory');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogWriter, MAX_LINE_BYTES, appendNote, formatLine } from '../../src/logs/format.js';
+import { LogWriter, MAX_LINE_BYTES, appendNote, cutNote, formatLines } from '../../src/logs/format.js';
 import { readLines } from '../../src/logs/read.js';
 
 let dir = '';
@@ -28,7 +28,14 @@ describe('LogWriter', () => {
     t = 1002;
     w.write('o', Buffer.from('c\nd\n'));
     await w.close();
-    expect(await readFile(path, 'utf8')).toBe('1000 o a\n1001 e x\n1002 o bc\n1002 o d\n');
+    // All three chunks join one write buffer: a time line wherever the time changes.
+    expect(await readFile(path, 'utf8')).toBe('t1000\noa\nt1001\nex\nt1002\nobc\nod\n');
+    expect(await readLines(path)).toEqual([
+      { time: 1000, stream: 'stdout', text: 'a' },
+      { time: 1001, stream: 'stderr', text: 'x' },
+      { time: 1002, stream: 'stdout', text: 'bc' },
+      { time: 1002, stream: 'stdout', text: 'd' },
+    ]);
   });
 
   it('writes a partial last line of each stream at close', async () => {
@@ -37,7 +44,7 @@ describe('LogWriter', () => {
     w.write('o', Buffer.from('no newline'));
     w.write('e', Buffer.from('err tail'));
     await w.close();
-    expect(await readFile(path, 'utf8')).toBe('5 o no newline\n5 e err tail\n');
+    expect(await readFile(path, 'utf8')).toBe('t5\nono newline\neerr tail\n');
   });
 
   it('keeps empty lines and raw bytes', async () => {
@@ -45,7 +52,7 @@ describe('LogWriter', () => {
     const w = new LogWriter(path, { now: () => 7 });
     w.write('o', Buffer.from('\n\ttab  spaces \r\nünï\n'));
     await w.close();
-    expect(await readFile(path, 'utf8')).toBe('7 o \n7 o \ttab  spaces \r\n7 o ünï\n');
+    expect(await readFile(path, 'utf8')).toBe('t7\no\no\ttab  spaces \r\nonï\n'.replace('onï', 'oünï'));
   });
 
   it('splits very long lines at 64 KiB without cutting a UTF-8 character', async () => {
@@ -63,6 +70,46 @@ describe('LogWriter', () => {
       expect(l.text).not.toContain('\uFFFD');
     }
     expect(lines.map((l) => l.text).join('')).toBe(text);
+  });
+
+  it('starts every write with a time line, so a note appended between writes changes no time', async () => {
+    const path = file();
+    let t = 10;
+    const w = new LogWriter(path, { now: () => t });
+    w.write('o', Buffer.from('first\n'));
+    await new Promise((r) => setTimeout(r, 20)); // let the first write go out
+    await appendNote(path, 'a note', 99);
+    w.write('o', Buffer.from('second\n'));
+    t = 11;
+    await w.close();
+    expect(await readFile(path, 'utf8')).toBe('t10\nofirst\nt99\nea note\nt10\nosecond\n');
+    expect((await readLines(path)).map((l) => l.time)).toEqual([10, 99, 10]);
+  });
+
+  it('costs one byte per line plus a time line per write: 1.5x for 2-byte lines', async () => {
+    const path = file();
+    const w = new LogWriter(path, { now: () => 1_700_000_000_000 });
+    const yes = Buffer.from('y\n'.repeat(100_000));
+    w.write('o', yes);
+    await w.close();
+    const size = (await readFile(path)).length;
+    expect(size).toBe(yes.length * 1.5 + 't1700000000000\n'.length);
+  });
+
+  it('cuts the log at its limit with a marker line, then drops output but keeps accepting it', async () => {
+    const path = file();
+    const w = new LogWriter(path, { now: () => 5, limitBytes: 1000 });
+    for (let i = 0; i < 100; i++) expect(w.write('o', Buffer.from(`line ${String(i).padStart(3, '0')}\n`))).toBe(true);
+    expect(w.cut).toBe(true);
+    w.write('e', Buffer.from('after the cut\npartial'));
+    await w.close();
+    const lines = await readLines(path);
+    const last = lines.at(-1)!;
+    expect(last).toEqual({ time: 5, stream: 'stderr', text: cutNote(1000) });
+    expect(cutNote(1024 ** 3)).toBe('[iris] log cut at 1GiB: further output of this attempt was dropped');
+    expect(lines.slice(0, -1).map((l) => l.text)).toEqual(Array.from({ length: lines.length - 1 }, (_, i) => `line ${String(i).padStart(3, '0')}`));
+    expect((await readFile(path)).length).toBeLessThanOrEqual(1000 + 100);
+    expect(lines.length).toBeGreaterThan(90);
   });
 
   it('never lets times go backwards', async () => {
@@ -84,11 +131,11 @@ describe('LogWriter', () => {
 
   it('appends to an existing file', async () => {
     const path = file();
-    await writeFile(path, formatLine(1, 'e', 'before'));
+    await writeFile(path, formatLines(1, 'e', ['before']));
     const w = new LogWriter(path, { now: () => 2 });
     w.write('o', Buffer.from('after\n'));
     await w.close();
-    expect(await readFile(path, 'utf8')).toBe('1 e before\n2 o after\n');
+    expect(await readFile(path, 'utf8')).toBe('t1\nebefore\nt2\noafter\n');
   });
 
   it('pipes readables, keeping order per stream under backpressure', async () => {
@@ -121,7 +168,7 @@ describe('LogWriter', () => {
     writers.forEach((w, i) => w.write(i % 2 ? 'o' : 'e', Buffer.from(`line ${i}\npartial`)));
     await Promise.all(writers.map((w) => w.close()));
     expect(await fds()).toBeLessThanOrEqual(base + 2);
-    expect(await readFile(join(sub, '1999.log'), 'utf8')).toBe('1999 o line 1999\n1999 o partial\n');
+    expect(await readFile(join(sub, '1999.log'), 'utf8')).toBe('t1999\noline 1999\nopartial\n');
   });
 
   it('rejects writes after close', async () => {
@@ -145,7 +192,7 @@ describe('LogWriter', () => {
     const w = new LogWriter(join(sub, 'second.log'), { now: () => 3 });
     w.write('o', Buffer.from('back\n'));
     await w.close();
-    expect(await readFile(join(sub, 'second.log'), 'utf8')).toBe('3 o back\n');
+    expect(await readFile(join(sub, 'second.log'), 'utf8')).toBe('t3\noback\n');
   });
 });
 
@@ -154,6 +201,6 @@ describe('appendNote', () => {
     const path = join(dir, 'notes', 'deep', 'a.log');
     await appendNote(path, 'attempt 1 preempted\nretrying', 42);
     await appendNote(path, 'done\n', 43);
-    expect(await readFile(path, 'utf8')).toBe('42 e attempt 1 preempted\n42 e retrying\n43 e done\n');
+    expect(await readFile(path, 'utf8')).toBe('t42\neattempt 1 preempted\neretrying\nt43\nedone\n');
   });
 });

@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatLine } from '../../src/logs/format.js';
-import {
-  followLines,
-  mergeByTime,
-  parseLine,
-  readFrom,
-  readLines,
-  type LogRecord,
-} from '../../src/logs/read.js';
+import { formatLines } from '../../src/logs/format.js';
+import { followLines, readLines, splitLines, type LogRecord } from '../../src/logs/read.js';
+import { LogSource, tailStart } from '../../src/logs/scan.js';
+import { MAX_BATCH_TEXT, mergeSources } from '../../src/logs/merge.js';
 
 let dir = '';
 let n = 0;
@@ -25,7 +20,11 @@ afterAll(async () => {
 });
 
 const rec = (time: number, text: string, stream: 'stdout' | 'stderr' = 'stdout'): LogRecord => ({ time, stream, text });
-const body = (recs: LogRecord[]): string => recs.map((r) => formatLine(r.time, r.stream === 'stdout' ? 'o' : 'e', r.text)).join('');
+const tag = (r: LogRecord): 'o' | 'e' => (r.stream === 'stdout' ? 'o' : 'e');
+/** The records as LogWriter writes them: a time line wherever the time changes. */
+const body = (recs: LogRecord[]): string => recs.map((r, i) => (i > 0 && recs[i - 1]!.time === r.time ? `${tag(r)}${r.text}\n` : formatLines(r.time, tag(r), [r.text]))).join('');
+/** The records in the format before time lines (`<time> <o|e> <text>`), which files of earlier clusters hold. */
+const oldBody = (recs: LogRecord[]): string => recs.map((r) => `${r.time} ${tag(r)} ${r.text}\n`).join('');
 
 /** Collects from an iterator until `count` items arrived (bounded by the signal). */
 async function take<T>(it: AsyncIterator<T>, count: number): Promise<T[]> {
@@ -38,23 +37,24 @@ async function take<T>(it: AsyncIterator<T>, count: number): Promise<T[]> {
   return out;
 }
 
-describe('parseLine', () => {
-  it('parses both streams, empty text and text with spaces', () => {
-    expect(parseLine('12 o hello world')).toEqual(rec(12, 'hello world'));
-    expect(parseLine('12 e ')).toEqual(rec(12, '', 'stderr'));
-    expect(parseLine('12 o  lead')).toEqual(rec(12, ' lead'));
-  });
-  it('rejects lines not in the format', () => {
-    for (const bad of ['', 'x o a', '12 x a', '12 o', '12  o a', '-1 o a', '12 oa']) expect(parseLine(bad)).toBeNull();
-  });
-});
+/** Every record a source gives until its end. */
+async function drain(source: LogSource): Promise<LogRecord[]> {
+  const out: LogRecord[] = [];
+  for (let segs = await source.next(); segs !== null; segs = await source.next()) {
+    for (const seg of segs) for (const text of splitLines(seg.text, seg.count)) out.push(rec(seg.time, text, seg.stream));
+  }
+  return out;
+}
 
-describe('readLines', () => {
-  const recs = Array.from({ length: 100 }, (_, i) => rec(1000 + i, `line ${i}`, i % 3 === 0 ? 'stderr' : 'stdout'));
+describe.each([
+  ['time lines', body],
+  ['the earlier format', oldBody],
+])('readLines of a file in %s', (_name, write) => {
+  const recs = Array.from({ length: 100 }, (_, i) => rec(1000 + Math.floor(i / 2), `line ${i}`, i % 3 === 0 ? 'stderr' : 'stdout'));
   let path = '';
   beforeAll(async () => {
     path = file();
-    await writeFile(path, body(recs) + 'garbage line\n' + '9999 o unfinished');
+    await writeFile(path, write(recs) + 'garbage line\n' + write([rec(9999, 'unfinished')]).replace(/\n$/, ''));
   });
 
   it('returns complete, well-formed lines only', async () => {
@@ -64,7 +64,7 @@ describe('readLines', () => {
     expect(await readLines(join(dir, 'nope.log'))).toEqual([]);
   });
   it('filters by since', async () => {
-    expect(await readLines(path, { since: 1095 })).toEqual(recs.slice(95));
+    expect(await readLines(path, { since: 1045 })).toEqual(recs.slice(90));
   });
   it('returns the last N lines', async () => {
     expect(await readLines(path, { tail: 3 })).toEqual(recs.slice(97));
@@ -72,45 +72,132 @@ describe('readLines', () => {
     expect(await readLines(path, { tail: 0 })).toEqual([]);
   });
   it('combines tail and since', async () => {
-    expect(await readLines(path, { since: 1098, tail: 5 })).toEqual(recs.slice(98));
+    expect(await readLines(path, { since: 1049, tail: 5 })).toEqual(recs.slice(98));
     expect(await readLines(path, { since: 1010, tail: 2 })).toEqual(recs.slice(98));
   });
-
   it('tails big files across many blocks, matching a full read', async () => {
     const big = file();
-    const many = Array.from({ length: 60_000 }, (_, i) => rec(i, `${i} ${'z'.repeat(i % 97)}`));
-    await writeFile(big, body(many));
+    const many = Array.from({ length: 60_000 }, (_, i) => rec(Math.floor(i / 3), `${i} ${'z'.repeat(i % 97)}`));
+    await writeFile(big, write(many));
     for (const tail of [1, 7, 5000, 59_999, 60_000]) {
       expect(await readLines(big, { tail })).toEqual(many.slice(many.length - tail));
     }
   });
+});
 
-  it('handles a line longer than the read block', async () => {
+describe('the format with time lines', () => {
+  it('a time line gives its time to every line after it, even blocks later', async () => {
     const p = file();
-    const long = 'q'.repeat(600_000);
-    await writeFile(p, body([rec(1, 'a'), rec(2, long), rec(3, 'b')]));
-    expect((await readLines(p)).map((r) => r.text.length)).toEqual([1, 600_000, 1]);
-    expect((await readLines(p, { tail: 2 })).map((r) => r.text.length)).toEqual([600_000, 1]);
+    // One time line, then ~3 MB of lines: the time is far behind the last lines.
+    const lines = Array.from({ length: 100_000 }, (_, i) => `${i} ${'w'.repeat(20)}`);
+    await writeFile(p, formatLines(42, 'o', lines));
+    expect(await readLines(p, { tail: 3 })).toEqual(lines.slice(-3).map((t) => rec(42, t)));
+    expect(await readLines(p, { tail: 2, since: 42 })).toEqual(lines.slice(-2).map((t) => rec(42, t)));
+    expect(await readLines(p, { tail: 2, since: 43 })).toEqual([]);
+    const start = await tailStart(p, 3);
+    expect(start).toMatchObject({ offset: 0, count: 100_000 });
   });
 
-  it('property: tail/since agree with filtering a full read', async () => {
+  it('notes appended between write batches keep the times of the lines around them', async () => {
+    const p = file();
+    await writeFile(p, formatLines(10, 'o', ['a', 'b']) + formatLines(99, 'e', ['note']) + formatLines(11, 'o', ['c']));
+    expect(await readLines(p)).toEqual([rec(10, 'a'), rec(10, 'b'), rec(99, 'note', 'stderr'), rec(11, 'c')]);
+    expect(await readLines(p, { tail: 2 })).toEqual([rec(99, 'note', 'stderr'), rec(11, 'c')]);
+  });
+
+  it('reads a file of an earlier cluster with new notes appended', async () => {
+    const p = file();
+    await writeFile(p, oldBody([rec(1, 'old a'), rec(2, 'old b', 'stderr')]) + formatLines(3, 'e', ['iris: stopped']));
+    expect(await readLines(p)).toEqual([rec(1, 'old a'), rec(2, 'old b', 'stderr'), rec(3, 'iris: stopped', 'stderr')]);
+    expect(await readLines(p, { tail: 2 })).toEqual([rec(2, 'old b', 'stderr'), rec(3, 'iris: stopped', 'stderr')]);
+  });
+
+  it('lines before any time line have time 0; unparsable time lines are skipped', async () => {
+    const p = file();
+    await writeFile(p, 'oearly\ntxyz\n\nt5\nolate\n');
+    expect(await readLines(p)).toEqual([rec(0, 'early'), rec(5, 'late')]);
+    expect(await readLines(p, { since: 1 })).toEqual([rec(5, 'late')]);
+  });
+
+  it('reads lines up to the longest the writer makes across small blocks, and skips longer foreign ones', async () => {
+    const p = file();
+    const long = 'q'.repeat(60_000);
+    await writeFile(p, body([rec(1, 'a'), rec(2, long), rec(3, 'b')]));
+    expect((await drain(new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 }))).map((r) => r.text.length)).toEqual([1, 60_000, 1]);
+    expect((await readLines(p, { tail: 2 })).map((r) => r.text.length)).toEqual([60_000, 1]);
+    const foreign = file();
+    await writeFile(foreign, body([rec(1, 'a'), rec(2, 'q'.repeat(600_000)), rec(3, 'b')]));
+    expect((await readLines(foreign)).map((r) => r.text)).toEqual(['a', 'b']);
+    expect((await readLines(foreign, { tail: 1 })).map((r) => r.text)).toEqual(['b']);
+  });
+
+  it('property: tail/since agree with filtering a full read, whatever the times and time lines', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.nat(50), fc.string({ maxLength: 20 }).map((s) => s.replace(/\n/g, ' '))), { maxLength: 60 }),
+        fc.array(fc.tuple(fc.nat(50), fc.string({ maxLength: 20 }).map((s) => s.replace(/\n/g, ' ')), fc.boolean(), fc.boolean()), { maxLength: 60 }),
         fc.option(fc.nat(70), { nil: undefined }),
-        fc.option(fc.nat(60), { nil: undefined }),
+        fc.option(fc.nat(400), { nil: undefined }),
         async (rows, tail, since) => {
           const p = file();
-          let t = 0;
-          const all = rows.map(([dt, text]) => rec((t += dt), text));
-          await writeFile(p, body(all));
+          // Times go up and down (notes); an extra time line may repeat the current time.
+          const all = rows.map(([time, text, err]) => rec(time * 8, text, err ? 'stderr' : 'stdout'));
+          const text = all.map((r, i) => (i > 0 && all[i - 1]!.time === r.time && !rows[i]![3] ? `${tag(r)}${r.text}\n` : formatLines(r.time, tag(r), [r.text]))).join('');
+          await writeFile(p, text);
           let expected = since === undefined ? all : all.filter((r) => r.time >= since);
           if (tail !== undefined) expected = tail === 0 ? [] : expected.slice(Math.max(0, expected.length - tail));
           expect(await readLines(p, { tail, since })).toEqual(expected);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 80 },
     );
+  });
+});
+
+describe('LogSource', () => {
+  it('reads complete lines from a position and says where to go on', async () => {
+    const p = file();
+    await writeFile(p, body([rec(1, 'a'), rec(2, 'b')]) + 'ohal');
+    const first = new LogSource(p, { offset: 0, time: 0 });
+    expect(await drain(first)).toEqual([rec(1, 'a'), rec(2, 'b')]);
+    await appendFile(p, 'f\n' + body([rec(4, 'd')]));
+    const second = new LogSource(p, first.position);
+    expect(await drain(second)).toEqual([rec(2, 'half'), rec(4, 'd')]);
+    expect(await drain(new LogSource(p, second.position))).toEqual([]);
+  });
+
+  it('filters by time, reads a missing file as empty and a shrunk file from its start', async () => {
+    const p = file();
+    const missing = new LogSource(p, { offset: 7, time: 0 });
+    expect(await drain(missing)).toEqual([]);
+    expect(missing.position.offset).toBe(7);
+    await writeFile(p, body([rec(1, 'a'), rec(5, 'b')]));
+    const all = new LogSource(p, { offset: 0, time: 0 }, { since: 3 });
+    expect(await drain(all)).toEqual([rec(5, 'b')]);
+    await truncate(p, 0);
+    await appendFile(p, body([rec(6, 'n')]));
+    expect(await drain(new LogSource(p, all.position))).toEqual([rec(6, 'n')]);
+  });
+
+  it('with partial, returns a trailing line without its newline', async () => {
+    const p = file();
+    await writeFile(p, body([rec(1, 'a')]) + 't2\necut');
+    const source = new LogSource(p, { offset: 0, time: 0 }, { partial: true });
+    expect(await drain(source)).toEqual([rec(1, 'a'), rec(2, 'cut', 'stderr')]);
+    expect(await drain(new LogSource(p, source.position, { partial: true }))).toEqual([]);
+  });
+
+  it('reads no further than the end it was given, one block at a time', async () => {
+    const p = file();
+    const recs = Array.from({ length: 5000 }, (_, i) => rec(i, `${i} ${'v'.repeat(30)}`));
+    await writeFile(p, body(recs));
+    const source = new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 });
+    const first = (await source.next())!;
+    expect(first.length).toBeGreaterThan(0);
+    expect(source.position.offset).toBeLessThanOrEqual(16 * 1024);
+    await source.close();
+    const bounded = new LogSource(p, { offset: 0, time: 0 }, { end: Buffer.byteLength(body(recs.slice(0, 10))) });
+    await appendFile(p, body([rec(9999, 'later')]));
+    expect(await drain(bounded)).toEqual(recs.slice(0, 10));
   });
 });
 
@@ -121,7 +208,7 @@ describe('followLines', () => {
     const ac = new AbortController();
     const it = followLines(p, ac.signal, { pollMs: 20 });
     expect(await take(it, 2)).toEqual([rec(1, 'a'), rec(2, 'b')]);
-    await appendFile(p, body([rec(3, 'c')]) + '4 o half');
+    await appendFile(p, body([rec(3, 'c')]) + 't4\nohalf');
     expect(await take(it, 1)).toEqual([rec(3, 'c')]);
     await appendFile(p, ' done\n');
     expect(await take(it, 1)).toEqual([rec(4, 'half done')]);
@@ -204,52 +291,54 @@ describe('followLines', () => {
   });
 });
 
-describe('merging', () => {
-  it('mergeByTime is sorted and stable across lists', () => {
+describe('mergeSources', () => {
+  async function merged(files: LogRecord[][], skip = 0): Promise<Array<LogRecord & { source: number }>> {
+    const paths: string[] = [];
+    for (const recs of files) {
+      const p = file();
+      await writeFile(p, body(recs));
+      paths.push(p);
+    }
+    const out: Array<LogRecord & { source: number }> = [];
+    const sources = paths.map((p) => new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 }));
+    for await (const batch of mergeSources(sources, { skip })) {
+      const texts = splitLines(batch.text, batch.count);
+      let k = 0;
+      for (let r = 0; r < batch.times.length; r += 2) {
+        for (let c = 0; c < batch.times[r + 1]!; c++) out.push({ ...rec(batch.times[r]!, texts[k++]!, batch.stream), source: batch.source });
+      }
+    }
+    return out;
+  }
+
+  it('is sorted by time and stable across files', async () => {
     const a = [rec(1, 'a1'), rec(3, 'a3'), rec(3, 'a3b')];
     const b = [rec(1, 'b1'), rec(2, 'b2'), rec(3, 'b3')];
-    expect(mergeByTime([a, [], b]).map((r) => r.text)).toEqual(['a1', 'b1', 'b2', 'a3', 'a3b', 'b3']);
+    expect((await merged([a, [], b])).map((r) => r.text)).toEqual(['a1', 'b1', 'b2', 'a3', 'a3b', 'b3']);
+    expect((await merged([a, [], b], 4)).map((r) => r.text)).toEqual(['a3b', 'b3']);
   });
 
-  it('property: mergeByTime equals a stable sort of the concatenation', () => {
-    fc.assert(
-      fc.property(fc.array(fc.array(fc.nat(20), { maxLength: 30 }), { maxLength: 8 }), (raw) => {
-        const lists = raw.map((times, li) => [...times].sort((x, y) => x - y).map((t, i) => ({ time: t, id: `${li}:${i}` })));
-        const expected = lists.flatMap((l, li) => l.map((x) => ({ ...x, li }))).sort((x, y) => x.time - y.time || x.li - y.li);
-        expect(mergeByTime(lists).map((x) => x.id)).toEqual(expected.map((x) => x.id));
+  it('property: equals a stable sort of the concatenation, also with a skip', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(fc.nat(20), { maxLength: 30 }), { maxLength: 6 }), fc.nat(40), async (raw, skip) => {
+        const lists = raw.map((times, li) => [...times].sort((x, y) => x - y).map((t, i) => rec(t, `${li}:${i}`, i % 2 ? 'stderr' : 'stdout')));
+        const expected = lists.flatMap((l) => l).sort((x, y) => x.time - y.time || Number(x.text.split(':')[0]) - Number(y.text.split(':')[0]));
+        expect((await merged(lists, skip)).map((x) => x.text)).toEqual(expected.slice(skip).map((x) => x.text));
       }),
+      { numRuns: 40 },
     );
   });
-});
 
-describe('readFrom', () => {
-  it('reads complete lines from an offset and says where to go on', async () => {
+  it('closes its files when the consumer stops early', async () => {
     const p = file();
-    await writeFile(p, body([rec(1, 'a'), rec(2, 'b')]) + '3 o hal');
-    const first = await readFrom(p, 0);
-    expect(first.records).toEqual([rec(1, 'a'), rec(2, 'b')]);
-    await appendFile(p, 'f\n' + body([rec(4, 'd')]));
-    const second = await readFrom(p, first.end);
-    expect(second.records).toEqual([rec(3, 'half'), rec(4, 'd')]);
-    expect(await readFrom(p, second.end)).toEqual({ records: [], end: second.end });
-  });
-
-  it('filters by time, reads a missing file as empty and a shrunk file from its start', async () => {
-    const p = file();
-    expect(await readFrom(p, 7)).toEqual({ records: [], end: 7 });
-    await writeFile(p, body([rec(1, 'a'), rec(5, 'b')]));
-    const all = await readFrom(p, 0, { since: 3 });
-    expect(all.records).toEqual([rec(5, 'b')]);
-    await truncate(p, 0);
-    await appendFile(p, body([rec(6, 'n')]));
-    expect((await readFrom(p, all.end)).records).toEqual([rec(6, 'n')]);
-  });
-
-  it('with partial, returns a trailing line without its newline', async () => {
-    const p = file();
-    await writeFile(p, body([rec(1, 'a')]) + '2 e cut');
-    const chunk = await readFrom(p, 0, { partial: true });
-    expect(chunk.records).toEqual([rec(1, 'a'), rec(2, 'cut', 'stderr')]);
-    expect(await readFrom(p, chunk.end, { partial: true })).toEqual({ records: [], end: chunk.end });
+    await writeFile(p, body(Array.from({ length: 300_000 }, (_, i) => rec(i, `line ${i}`))));
+    const source = new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 });
+    for await (const batch of mergeSources([source])) {
+      expect(batch.count).toBeGreaterThan(0);
+      break;
+    }
+    // Closed: a read after the end gives nothing, and it read about one batch of the ~5 MB file.
+    expect(source.position.offset).toBeLessThan(MAX_BATCH_TEXT * 3);
+    expect(await source.next()).toBeNull();
   });
 });

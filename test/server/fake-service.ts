@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -74,7 +74,7 @@ export class FakeService implements ClusterService {
   specs: Array<{ spec: JobSpec; caller: TaskCaller | null; generated: boolean }> = [];
   tokens = new Map<string, TaskCaller>();
   logQueries: LogQuery[] = [];
-  logChannel = new Channel<LogLine>();
+  logChannel = new Channel<LogBatch>();
   eventChannel = new Channel<ClusterEvent>();
   stopped = 0;
   /** States job() reports (default PENDING) and how often job() was asked. */
@@ -194,7 +194,7 @@ export class FakeService implements ClusterService {
     return this.tokens.get(token) ?? null;
   }
 
-  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {
     this.check();
     this.logQueries.push(query);
     if (query.target === '/missing') {

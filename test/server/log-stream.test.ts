@@ -3,9 +3,10 @@ import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatLine } from '../../src/logs/format.js';
+import { formatLines } from '../../src/logs/format.js';
+import { batchLines } from '../../src/api/log-batch.js';
 import { streamLogs } from '../../src/server/log-stream.js';
-import type { LogLine, LogQuery } from '../../src/api/types.js';
+import type { LogBatch, LogLine, LogQuery } from '../../src/api/types.js';
 import type { ClusterStore } from '../../src/cluster/state/store.js';
 import { memStore, spec } from '../cluster/state/helpers.js';
 
@@ -29,21 +30,22 @@ async function startTask(store: ClusterStore, task: string): Promise<string> {
   return path;
 }
 
-const line = (time: number, text: string, tag: 'o' | 'e' = 'o') => formatLine(time, tag, text);
+const line = (time: number, text: string, tag: 'o' | 'e' = 'o') => formatLines(time, tag, [text]);
 const texts = (lines: LogLine[]) => lines.map((l) => l.text);
 
 async function all(store: ClusterStore, query: LogQuery): Promise<LogLine[]> {
   const out: LogLine[] = [];
-  for await (const l of streamLogs(store, query, new AbortController().signal, { safetyPollMs: 60_000 })) out.push(l);
+  for await (const batch of streamLogs(store, query, new AbortController().signal, { safetyPollMs: 60_000 })) out.push(...batchLines(batch));
   return out;
 }
 
-async function take(it: AsyncIterator<LogLine>, count: number): Promise<string[]> {
+/** The texts of the next batches until `count` lines came (or the stream ended). */
+async function take(it: AsyncIterator<LogBatch>, count: number): Promise<string[]> {
   const out: string[] = [];
   while (out.length < count) {
     const next = await it.next();
     if (next.done) break;
-    out.push(next.value.text);
+    for (const l of batchLines(next.value)) out.push(l.text);
   }
   return out;
 }
@@ -64,6 +66,31 @@ describe('streamLogs', () => {
     expect(texts(await all(store, { target: '/a', since: 3 }))).toEqual(['b3', 'a4']);
     expect(texts(await all(store, { target: '/a/b/task-0' }))).toEqual(['b2', 'b3']);
     expect(texts(await all(store, { target: '/a', attempt: 1 }))).toEqual([]);
+  });
+
+  it('tail of a subtree: the merged last N lines, found from the ends of big files', async () => {
+    const { store } = memStore();
+    store.submit(spec('/a'));
+    store.submit(spec('/a/b'));
+    const pa = await startTask(store, '/a/task-0');
+    const pb = await startTask(store, '/a/b/task-0');
+    // Two files of ~2 MB each (many blocks), interleaved in time; b's lines are odd times, a's even.
+    const n = 40_000;
+    await writeFile(pa, Array.from({ length: n }, (_, i) => line(2 * i, `a${i} ${'x'.repeat(40)}`)).join(''));
+    await writeFile(pb, Array.from({ length: n }, (_, i) => line(2 * i + 1, `b${i} ${'y'.repeat(40)}`)).join(''));
+    const last = await all(store, { target: '/a', tail: 5 });
+    expect(last.map((l) => l.text.split(' ')[0])).toEqual([`b${n - 3}`, `a${n - 2}`, `b${n - 2}`, `a${n - 1}`, `b${n - 1}`]);
+    const whole = await all(store, { target: '/a' });
+    expect(whole).toHaveLength(2 * n);
+    expect(whole.every((l, i) => l.time === i)).toBe(true);
+  });
+
+  it('equal times keep the order of the files and of the lines within each file', async () => {
+    const { store } = memStore();
+    store.submit(spec('/a', { replicas: 3 }));
+    const paths = [await startTask(store, '/a/task-0'), await startTask(store, '/a/task-1'), await startTask(store, '/a/task-2')];
+    for (const [k, p] of paths.entries()) await writeFile(p, formatLines(7, 'o', [`${k}-1`, `${k}-2`]) + formatLines(8, 'o', [`${k}-3`]));
+    expect(texts(await all(store, { target: '/a' }))).toEqual(['0-1', '0-2', '1-1', '1-2', '2-1', '2-2', '0-3', '1-3', '2-3']);
   });
 
   it('unknown targets are not found', async () => {
@@ -93,7 +120,7 @@ describe('streamLogs', () => {
     await writeFile(pc, line(4, 'child'));
     expect(await take(it, 1)).toEqual(['child']);
     // The tree ends: the unterminated last line comes too, then the stream ends.
-    await appendFile(pc, '5 o no newline');
+    await appendFile(pc, 't5\nono newline');
     store.finishAttempt('/j/child/task-0', 0, { kind: 'exited', exitCode: 0 });
     store.finishAttempt('/j/task-0', 1, { kind: 'exited', exitCode: 0 });
     expect(await take(it, 2)).toEqual(['no newline']);

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiServer, type ApiServer } from '../../src/server/server.js';
-import { MAX_BODY_BYTES, TASK_TOKEN_HEADER, type LogLine } from '../../src/api/types.js';
+import { MAX_BODY_BYTES, TASK_TOKEN_HEADER, type LogBatch, type LogLine } from '../../src/api/types.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { IrisError } from '../../src/model/errors.js';
 import { FakeService } from './fake-service.js';
@@ -337,7 +337,23 @@ describe('routes through the client', () => {
 });
 
 describe('NDJSON streams', () => {
-  const line = (text: string, time = 1): LogLine => ({ time, task: '/a/task-0', attempt: 0, stream: 'stdout', text });
+  const line = (text: string, time = 1): LogBatch => ({ task: '/a/task-0', attempt: 0, stream: 'stdout', times: [time, 1], text });
+
+  it('expands batches into lines, and reads the one-line items of an earlier controller', async () => {
+    const client = new SocketClient(socketPath, {});
+    service.logChannel.push({ task: '/a/task-0', attempt: 0, stream: 'stderr', times: [5, 2, 7, 1], text: 'a\n\nc' });
+    const old: LogLine = { time: 9, task: '/a/task-1', attempt: 1, stream: 'stdout', text: 'old' };
+    service.logChannel.push(old as unknown as LogBatch);
+    service.logChannel.end();
+    const got: LogLine[] = [];
+    for await (const l of client.logs({ target: '/a' })) got.push(l);
+    expect(got).toEqual([
+      { time: 5, task: '/a/task-0', attempt: 0, stream: 'stderr', text: 'a' },
+      { time: 5, task: '/a/task-0', attempt: 0, stream: 'stderr', text: '' },
+      { time: 7, task: '/a/task-0', attempt: 0, stream: 'stderr', text: 'c' },
+      old,
+    ]);
+  });
 
   it('streams logs until the service ends the stream, passing the query', async () => {
     const client = new SocketClient(socketPath, {});

@@ -4,7 +4,7 @@ import { renderClusterStatus, renderEndpoints, renderWorkers } from '../../src/u
 import { renderJobDetail } from '../../src/ui/job-detail.js';
 import { hideOldTrees } from '../../src/ui/job-filter.js';
 import { parseJobStates as parseStates } from '../../src/model/states.js';
-import { formatLogLine, taskLabel } from '../../src/ui/logs.js';
+import { formatLogBatch, formatLogBatchJson, formatLogLine, taskLabel } from '../../src/ui/logs.js';
 import { renderTable } from '../../src/ui/table.js';
 import { job, NOW, worker } from './fixtures.js';
 
@@ -88,8 +88,8 @@ describe('job detail', () => {
         id: '/train/task-0', index: 0, state: 'FAILED', attempt: 1, workerId: 'local-0', exitCode: 3, reason: 'exit code 3', failures: 2, preemptions: 0,
         startedAt: NOW - 30_000, finishedAt: NOW - 20_000,
         attempts: [
-          { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000 },
-          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000 },
+          { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000, logCutBytes: null },
+          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000, logCutBytes: 512 * 1024 ** 2 },
         ],
       },
       { id: '/train/task-1', index: 1, state: 'PENDING', attempt: 0, workerId: null, exitCode: null, reason: null, failures: 0, preemptions: 0, startedAt: null, finishedAt: null, attempts: [] },
@@ -107,7 +107,8 @@ describe('job detail', () => {
     expect(text).toMatch(/\/train\/task-0\s+FAILED\s+1\s+local-0\s+3\s+10s\s+2\/0\s+exit code 3/);
     expect(text).toMatch(/\/train\/task-1\s+PENDING\s+0\s+-\s+-\s+-\s+0\/0/);
     expect(text).toMatch(/Attempts:\n\s+TASK\s+ATTEMPT/);
-    expect(text).toMatch(/\/train\/task-0\s+0\s+FAILED\s+local-0\s+3\s+5s\s+exit code 3/);
+    expect(text).toMatch(/\/train\/task-0\s+0\s+FAILED\s+local-0\s+3\s+5s\s+exit code 3\n/);
+    expect(text).toMatch(/\/train\/task-0\s+1\s+FAILED\s+local-0\s+3\s+10s\s+exit code 3; log cut at 512MiB/);
     expect(text).toMatch(/Children:\n.*\n\s+\/train\/eval\s+KILLED\s+0\/1 ok, 1 running\s+parent job ended/);
   });
 });
@@ -118,6 +119,17 @@ describe('logs', () => {
     expect(taskLabel('/train/eval/task-1', '/train')).toBe('eval/task-1');
     expect(taskLabel('/train/task-0', '/train/task-0')).toBe('task-0');
     expect(taskLabel('/other/task-0', '/train')).toBe('/other/task-0');
+  });
+
+  it('formats a batch as one string, its lines prefixed like single lines', () => {
+    const time = new Date(2025, 0, 2, 9, 5, 7, 42).getTime();
+    const batch = { task: '/train/eval/task-0', attempt: 2, stream: 'stdout' as const, times: [time, 2, time + 1, 1], text: 'a\n\nc' };
+    expect(formatLogBatch(batch, '/train')).toBe('09:05:07.042 eval/task-0[2] a\n09:05:07.042 eval/task-0[2] \n09:05:07.043 eval/task-0[2] c\n');
+    expect(formatLogBatchJson(batch).split('\n').slice(0, -1).map((l) => JSON.parse(l) as unknown)).toEqual([
+      { time, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'a' },
+      { time, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: '' },
+      { time: time + 1, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'c' },
+    ]);
   });
 
   it('prefixes time, task and attempt', () => {

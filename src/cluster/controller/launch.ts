@@ -22,6 +22,8 @@ export interface LaunchContext {
   packageRoot?: string;
   /** The config's runtime defaults (`runtime`, `image`, `network`); absent: processes, host network. */
   runtime?: { kind: 'process' | 'docker'; image: string | null; network: 'host' | 'bridge' };
+  /** Bytes of output per attempt after which its log is cut (`log-limit`); absent: no limit. */
+  logLimitBytes?: number;
 }
 
 export function logPathFor(home: string, taskId: string, attempt: number): string {
@@ -167,6 +169,7 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     env,
     cwd: image === null ? (spec.cwd ?? ctx.home) : (spec.cwd ?? ''),
     logPath: placement.logPath,
+    ...(ctx.logLimitBytes === undefined ? {} : { logLimitBytes: ctx.logLimitBytes }),
     resources: spec.resources,
     deviceIndices: placement.deviceIndices,
     labels: {

@@ -52,7 +52,7 @@ export class AttemptSupervisor {
   private readonly active = new Map<string, ActiveAttempt>();
   private readonly tokens = new Map<string, TaskIdentity>();
   private pendingRunning: Array<{ task: string; attempt: number; pid: number | null }> = [];
-  private pendingExits: Array<{ key: string; outcome: AttemptOutcome }> = [];
+  private pendingExits: Array<{ key: string; outcome: AttemptOutcome; logCutBytes?: number }> = [];
   private flushQueued = false;
   private closing = false;
 
@@ -138,7 +138,7 @@ export class AttemptSupervisor {
       }
     }
     const exit = await handle.exited;
-    this.recordExit(key, outcomeOf(entry, exit));
+    this.recordExit(key, outcomeOf(entry, exit), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined);
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null): void {
@@ -154,8 +154,8 @@ export class AttemptSupervisor {
     appendNote(entry.launch.logPath, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
   }
 
-  private recordExit(key: string, outcome: AttemptOutcome): void {
-    this.pendingExits.push({ key, outcome });
+  private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number): void {
+    this.pendingExits.push(logCutBytes === undefined ? { key, outcome } : { key, outcome, logCutBytes });
     this.scheduleFlush();
   }
 
@@ -181,9 +181,10 @@ export class AttemptSupervisor {
         const entry = this.active.get(attemptKey(mark.task, mark.attempt));
         if (entry && !entry.stopping) store.markRunning(mark.task, mark.attempt, mark.pid);
       }
-      for (const { key, outcome } of exits) {
+      for (const { key, outcome, logCutBytes } of exits) {
         const entry = this.active.get(key);
         if (!entry) continue;
+        if (logCutBytes !== undefined) store.markLogCut(entry.identity.task, entry.identity.attempt, logCutBytes);
         out.push(...store.finishAttempt(entry.identity.task, entry.identity.attempt, outcome));
         finished.push(entry);
       }

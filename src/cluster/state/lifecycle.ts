@@ -47,12 +47,18 @@ export class Lifecycle {
     if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
     const attempt: Attempt = {
       task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices],
+      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null,
     };
     this.m.addAttempt(attempt);
     this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });
     this.settle(this.entryOf(task), null, []);
     return attempt;
+  }
+
+  /** The attempt's output passed the log limit `limitBytes`: its log was cut there. */
+  markLogCut(taskId: string, n: number, limitBytes: number): void {
+    const a = this.attemptOrThrow(taskId, n);
+    if (a.logCutBytes !== limitBytes) this.m.patchAttempt(a, { logCutBytes: limitBytes });
   }
 
   markRunning(taskId: string, n: number, pid: number | null): void {

@@ -83,6 +83,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN devices TEXT NOT NULL DEFAULT '';
   `,
+  // 3: an attempt whose output passed the log limit records the limit its log was cut at
+  `
+  ALTER TABLE attempts ADD COLUMN log_cut_bytes INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

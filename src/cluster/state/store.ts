@@ -270,6 +270,11 @@ export class ClusterStore {
     return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices));
   }
 
+  /** Records that the attempt's log was cut at `limitBytes` (its output passed the log limit). */
+  markLogCut(taskId: string, attempt: number, limitBytes: number): void {
+    this.transaction(() => this.life.markLogCut(taskId, attempt, limitBytes));
+  }
+
   markRunning(taskId: string, attempt: number, pid: number | null): void {
     this.transaction(() => this.life.markRunning(taskId, attempt, pid));
   }

@@ -43,6 +43,14 @@ export const memory = parseWith<number, number | string>((value) => {
   return parseMemory(value);
 });
 
+/** A byte size by the model's parser (`512M`, `1GiB`); `what` names it in messages. */
+export function byteSize(what: string) {
+  return parseWith<number, number | string>((value) => {
+    if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid ${what} ${describeValue(value)}: expected a size such as 512M or 1GiB`);
+    return parseMemory(value, what);
+  });
+}
+
 /** A duration in milliseconds by the model's parser; `what` names it in messages (`invalid time "soon"`). */
 export function durationMs(value: unknown, what = 'duration'): number {
   if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid ${what} ${describeValue(value)}: expected a string such as 10s`);

@@ -7,10 +7,10 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
-import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_MAX_PREEMPTIONS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
-import { duration, nonNegativeInteger, resolving } from './fields.js';
+import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
 import { home, image, network, queue, quotas, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
@@ -25,6 +25,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         'deadlock-grace': duration().nullish(),
         'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
         'time-limit': timeLimit.nullish(),
+        'log-limit': byteSize('log-limit').nullish(),
         queue,
         runtime: runtimeKind.nullish(),
         image: image.nullish(),
@@ -53,6 +54,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           queue: file.queue,
           runtime: runtime(ctx, file),
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
+          logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
         }),
       ),
     );

@@ -139,7 +139,7 @@ export class DockerRuntime implements TaskRuntime {
       await this.discard(container);
       throw error instanceof LaunchError ? error : launchFailure(this.address, launch, error, 'attaching to the container');
     }
-    const writer = new LogWriter(launch.logPath, this.now ? { now: this.now } : {});
+    const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
     const output = pumpDemuxed(stream, writer);
     try {
       await container.start();
@@ -257,6 +257,7 @@ export class DockerRuntime implements TaskRuntime {
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
+    if (writer.cut) exit.logCut = true;
     return exit;
   }
 

@@ -46,7 +46,7 @@ export class FakeRuntime implements TaskRuntime {
     const command = launch.argv[0];
     if (command === undefined) throw new Error('empty command');
     if (!FAKE_COMMANDS.has(command)) throw new Error(`command not found: ${command}`);
-    const writer = new LogWriter(launch.logPath, this.now ? { now: this.now } : {});
+    const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
     let writing = true;
     const proc = this.host.spawn({
       env: { ...launch.env },
@@ -63,7 +63,9 @@ export class FakeRuntime implements TaskRuntime {
       await writer.close();
       const lost = this.live.get(proc.pid)?.lost ?? null;
       this.live.delete(proc.pid);
-      return lost !== null ? { exitCode: null, signal: null, lost } : { exitCode: end.code, signal: end.signal };
+      const exit: TaskExit = lost !== null ? { exitCode: null, signal: null, lost } : { exitCode: end.code, signal: end.signal };
+      if (writer.cut) exit.logCut = true;
+      return exit;
     });
     const task: RunningTask = { key: launch.key, pid: proc.pid, exited };
     this.live.set(proc.pid, { proc, task, lost: null });

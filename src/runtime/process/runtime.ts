@@ -140,8 +140,8 @@ export class ProcessRuntime implements TaskRuntime {
     let out: number;
     let err: number;
     try {
-      out = openSync(files.out, 'w', 0o600);
-      err = openSync(files.err, 'w', 0o600);
+      out = openSync(files.out, 'a', 0o600);
+      err = openSync(files.err, 'a', 0o600);
     } catch (e) {
       throw new LaunchError(`cannot create the output files in ${files.dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
@@ -208,7 +208,7 @@ export class ProcessRuntime implements TaskRuntime {
     const leaderExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
-    const pump = await SpoolPump.start(files, launch.logPath, this.now ? { now: this.now } : {});
+    const pump = await SpoolPump.start(files, launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
     const state: TaskState = { pid, clusterId, cgroup, leaderGone: false, done: false };
     const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
       state.leaderGone = true;
@@ -218,7 +218,7 @@ export class ProcessRuntime implements TaskRuntime {
       await pump.finish();
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
-      return { exitCode: code, signal };
+      return pump.cut ? { exitCode: code, signal, logCut: true } : { exitCode: code, signal };
     });
     const task: RunningTask = { key: launch.key, pid, exited };
     this.states.set(task, state);

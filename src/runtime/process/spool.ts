@@ -12,12 +12,15 @@
  *   a crash between the two repeats at most that one batch (<= BATCH_BYTES per stream) after
  *   a restart;
  * - it wakes on fs.watch events of the `.run` directory (a 250 ms poll where that fails);
+ * - the log limit (`limitBytes`) counts the log file's size: past it the LogWriter cuts the log
+ *   with its note, and from then on the spools are emptied instead of read (discard()), so a
+ *   task past its limit costs no disk;
  * - finish() drains everything (partial lines included) and removes the spools and `.pos`.
  * Line times are the times of ingestion: lines a task wrote while no controller ran get the time
  * they were recovered.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { LogWriter, MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
 import type { AttemptFiles } from './wrapper.js';
@@ -49,10 +52,17 @@ async function openOrNull(path: string, flags: string): Promise<FileHandle | nul
   }
 }
 
+/** The log file's size: what the log limit counts (a missing file is empty). */
+async function logSize(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.size ?? 0;
+}
+
 export interface SpoolPumpOptions {
   now?: () => number;
   /** Start from the offsets in `.pos` (a restarted controller taking over). Default false: from 0. */
   resume?: boolean;
+  /** The attempt's log limit in bytes (LogWriter's `limitBytes`); default none. */
+  limitBytes?: number | null;
 }
 
 export class SpoolPump {
@@ -65,6 +75,8 @@ export class SpoolPump {
   private running: Promise<void> | null = null;
   private again = false;
   private finished: Promise<void> | null = null;
+  /** The log reached its limit: it ends with the cut note; later spool bytes are skipped. */
+  cut = false;
 
   private constructor(
     private readonly files: AttemptFiles,
@@ -93,6 +105,9 @@ export class SpoolPump {
     this.handles.o = await openOrNull(this.files.out, 'r');
     this.handles.e = await openOrNull(this.files.err, 'r');
     if (this.options.resume) this.pos = await openOrNull(this.files.pos, 'r+');
+    // A log already at its limit (cut before a restart) takes no more output.
+    const limit = this.options.limitBytes ?? null;
+    if (limit !== null && (await logSize(this.logPath)) >= limit) this.cut = true;
   }
 
   /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
@@ -143,6 +158,7 @@ export class SpoolPump {
 
   /** Moves one batch; false when there was nothing to move. */
   private async batch(final: boolean): Promise<boolean> {
+    if (this.cut) return this.discard();
     const take: Partial<Record<StreamTag, Buffer>> = {};
     for (const tag of ['o', 'e'] as const) {
       const handle = this.handles[tag];
@@ -162,16 +178,36 @@ export class SpoolPump {
       if (end > 0) take[tag] = buf.subarray(0, end);
     }
     if (!take.o && !take.e) return false;
-    const writer = new LogWriter(this.logPath, this.options.now ? { now: this.options.now } : {});
-    for (const tag of ['o', 'e'] as const) {
-      const chunk = take[tag];
-      if (chunk) writer.write(tag, chunk);
+    if (!this.cut) {
+      const writer = new LogWriter(this.logPath, {
+        ...(this.options.now ? { now: this.options.now } : {}),
+        limitBytes: this.options.limitBytes ?? null,
+        countedBytes: await logSize(this.logPath),
+      });
+      for (const tag of ['o', 'e'] as const) {
+        const chunk = take[tag];
+        if (chunk) writer.write(tag, chunk);
+      }
+      await writer.close();
+      this.cut = writer.cut;
     }
-    await writer.close();
     if (take.o) this.offsets.o += take.o.length;
     if (take.e) this.offsets.e += take.e.length;
     await this.savePos();
     return true;
+  }
+
+  /**
+   * Past the log limit the spools are emptied instead of read, so a chatty task cannot fill the
+   * disk with output nobody keeps. The task opened them O_APPEND: its next write lands at the new
+   * end. Bytes written between two discards are dropped, as everything past the cut is.
+   */
+  private async discard(): Promise<boolean> {
+    await Promise.all([this.files.out, this.files.err].map((f) => truncate(f, 0).catch(() => undefined)));
+    this.offsets.o = 0;
+    this.offsets.e = 0;
+    await this.savePos();
+    return false;
   }
 
   /** Once nothing writes the spools any more: moves every byte left, then removes the spools. */

@@ -25,6 +25,7 @@ describe('persistence', () => {
     store.submit(spec('/a', { replicas: 2, maxRetries: 1, env: { K: 'v' } }));
     store.submit(spec('/a/b'));
     start(store, '/a/task-0');
+    store.markLogCut('/a/task-0', 0, 1024 ** 3);
     store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 4 });
     start(store, '/a/task-0');
     start(store, '/a/task-1');
@@ -42,6 +43,7 @@ describe('persistence', () => {
     expect([...again.jobs()]).toEqual(expect.arrayContaining(snap.jobs));
     expect([...again.tasksOf('/a'), ...again.tasksOf('/a/b')]).toEqual(snap.tasks);
     expect(again.attemptsOf('/a/task-0')).toEqual(snap.attempts);
+    expect(again.attemptsOf('/a/task-0').map((a) => a.logCutBytes)).toEqual([1024 ** 3, null]);
     expect(again.workers()).toEqual(snap.workers);
     expect(again.endpoints()).toEqual(snap.endpoints);
     expect(again.getMeta('cluster-id')).toBe('c-123');
