@@ -93,6 +93,8 @@ export interface AttemptInfo {
   reason: string | null;
   startedAt: number;
   finishedAt: number | null;
+  /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
+  stopping?: true;
 }
 
 export interface TaskInfo {

@@ -19,6 +19,7 @@ import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
+import { attemptKey } from '../cluster/state/keys.js';
 import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 
@@ -105,7 +106,7 @@ export class ControllerService implements ClusterService {
     const canonical = parseJobName(name);
     const job = this.store.job(canonical);
     if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
-    return jobDetail(this.store, job);
+    return jobDetail(this.store, job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
   }
 
   async cancel(names: string[]): Promise<{ cancelled: string[] }> {
@@ -147,7 +148,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store, this.controller.waits.released());
+    const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -202,7 +203,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store, this.controller.waits.released());
+    const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }

@@ -12,6 +12,7 @@ import type { LaunchContext } from './launch.js';
 import { PassLoop } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
+import type { HeldAttempt } from './snapshot.js';
 import { DEFAULT_DEADLOCK_GRACE_MS, DeadlockWatch, waitingHolds } from './deadlocks.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
@@ -70,6 +71,7 @@ export class Controller {
       stop: (orders) => this.supervisor.applyStopOrders(orders),
       deadlocks: this.deadlocks,
       released: () => this.waits.released(),
+      held: () => this.supervisor.held(),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
@@ -100,6 +102,16 @@ export class Controller {
 
   activeCount(): number {
     return this.supervisor.activeCount();
+  }
+
+  /** Attempts the store has ended whose process is not gone yet; they hold their resources until it is. */
+  held(): HeldAttempt[] {
+    return this.supervisor.held();
+  }
+
+  /** Resolves once every process of the jobs `names` and their subtrees is gone. */
+  gone(names: readonly string[]): Promise<void> {
+    return this.supervisor.gone(names);
   }
 
   /** Stop the attempts named by store orders (their new state is already recorded). */

@@ -11,7 +11,8 @@
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
- *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting").
+ *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
+ *   what the attempts `held()` names still hold (ended, process not gone yet).
  */
 import { randomBytes } from 'node:crypto';
 import type { JobSpec, Quota } from '../../model/types.js';
@@ -21,7 +22,7 @@ import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.j
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
-import { buildSnapshot } from './snapshot.js';
+import { buildSnapshot, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 
@@ -43,6 +44,8 @@ export interface PassLoopOptions {
   deadlocks: DeadlockWatch;
   /** Attempts whose CPU is released right now (WaitRegistry.released); default none. */
   released: () => ReadonlySet<string>;
+  /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
+  held: () => readonly HeldAttempt[];
 }
 
 export class PassLoop {
@@ -120,7 +123,7 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released());
+    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held());
   }
 
   private pass(): void {
@@ -159,7 +162,7 @@ export class PassLoop {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
           worker, slice: sliceOf(worker, () => store.workers()),
         });
-        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, launch, token });
+        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, workerId: placement.workerId, launch, token });
       }
       store.setPendingReasons(plan.reasons);
       return out;

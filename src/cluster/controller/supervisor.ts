@@ -9,6 +9,9 @@
  * - An attempt with a time limit is stopped once it ran that long and is recorded as a timeout;
  *   one stopped by a store order is recorded as killed with the order's reason.
  * - Store writes triggered by launches and exits are batched into one transaction per tick.
+ * - An attempt the store has ended while its process still runs (a stop order: cancel,
+ *   preemption, drain, gang restart, cluster stop) is `held()` until the runtime reports it
+ *   gone: the scheduler counts what it holds until then (snapshot.ts, "Held").
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -20,10 +23,13 @@ import { appendNote } from '../../logs/format.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
 import type { Timers } from './timers.js';
+import type { HeldAttempt } from './snapshot.js';
 
 /** An attempt the store has just assigned, with its fully built launch. */
 export interface AdoptedAttempt {
   identity: TaskIdentity;
+  /** The worker the store assigned it to. */
+  workerId: string;
   launch: TaskLaunch;
   token: string;
 }
@@ -78,6 +84,26 @@ export class AttemptSupervisor {
 
   activeCount(): number {
     return this.active.size;
+  }
+
+  /** Attempts the store has ended whose process is not gone yet (they still hold their resources). */
+  held(): HeldAttempt[] {
+    const out: HeldAttempt[] = [];
+    for (const entry of this.active.values()) {
+      const { task, attempt, job } = entry.identity;
+      if (this.o.store.attempt(task, attempt)?.state === 'RUNNING') continue;
+      out.push({
+        job, task, attempt, workerId: entry.workerId, resources: entry.launch.resources, devices: entry.launch.deviceIndices,
+        user: entry.launch.env.IRIS_USER ?? '',
+      });
+    }
+    return out;
+  }
+
+  /** Resolves once no attempt of the jobs `names` (or below them) is still tracked: all their processes are gone. */
+  async gone(names: readonly string[]): Promise<void> {
+    const within = (job: string) => names.some((n) => job === n || job.startsWith(`${n}/`));
+    await Promise.all([...this.active.values()].filter((e) => within(e.identity.job)).map((e) => e.done));
   }
 
   /** Stop the attempts named by store orders (their new state is already recorded). */
