@@ -11,7 +11,7 @@ import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo,
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
-import type { JobState } from '../model/states.js';
+import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
@@ -49,7 +49,13 @@ export class ControllerService implements ClusterService {
   ) {}
 
   async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
-    const { spec, generated } = await this.admit(request, caller, origin);
+    const admitted = await this.admit(request, caller, origin);
+    const { generated } = admitted;
+    const spec: JobSpec = caller ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } } : admitted.spec;
+    // A finished job of this name is replaced with its subtree; the processes of its attempts
+    // (still stopping after a cancel or a parent's re-run) must be gone first.
+    const previous = this.store.job(spec.name);
+    if (previous && isFinalJobState(previous.state)) await this.controller.gone([spec.name]);
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);

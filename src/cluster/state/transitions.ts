@@ -129,4 +129,9 @@ export function endedJobTaskReason(state: JobState): string {
 }
 
 export const PARENT_ENDED = 'parent job ended';
+
+/** Reason a job gets when the task attempt that submitted it ended and its task runs again. */
+export function parentRerunReason(taskId: string, attempt: number): string {
+  return `parent task ${taskId} is running again (attempt ${attempt})`;
+}
 export const GANG_RESTARTED = 'gang restarted';
