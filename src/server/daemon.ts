@@ -91,7 +91,15 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
 
 /** Everything after the state lock: config, store, recovery, controller, socket. */
 async function serveCluster(options: RunClusterOptions, home: string): Promise<void> {
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  // cluster.log may sit on a full disk: a line that cannot be written is dropped, never fatal.
+  process.stderr.on('error', () => {});
+  const log = options.log ?? ((message: string) => {
+    try {
+      process.stderr.write(`${message}\n`);
+    } catch {
+      // dropped
+    }
+  });
   const socketPath = socketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   const store = ClusterStore.open({ path: path.join(home, 'state.db') });

@@ -8,6 +8,8 @@
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
+ * - While the store cannot write (a full disk: store.storage) a pass places nothing; pending jobs
+ *   say they wait for disk space.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
@@ -133,6 +135,13 @@ export class PassLoop {
     const now = this.o.now();
     const orders = [...this.deadlines.expire(store, now), ...this.o.deadlocks.expire(now)];
     if (orders.length > 0) this.o.stop(orders);
+    if (store.storage !== null) {
+      // Nothing starts while the state cannot be written: a new attempt would only fail on the
+      // full disk. The controller retries the writes and asks for a pass when they succeed.
+      const why = `waiting for disk space (${store.storage.message})`;
+      store.setPendingReasons(new Map(store.pendingTasks().map((t) => [t.job, why])));
+      return;
+    }
     const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
       this.o.deadlocks.observe(snapshot, new Map());

@@ -95,6 +95,8 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };
     case 'launch_failed':
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: `launch failed: ${outcome.reason}` };
+    case 'failed':
+      return { kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode, reason: outcome.reason };
     case 'preempted':
       return { kind: 'preempted', attemptState: 'PREEMPTED', exitCode: null, reason: outcome.reason };
     case 'killed':

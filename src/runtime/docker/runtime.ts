@@ -257,6 +257,7 @@ export class DockerRuntime implements TaskRuntime {
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
+    if (writer.error) exit.logError = writer.error;
     return exit;
   }
 

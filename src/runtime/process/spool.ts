@@ -51,6 +51,8 @@ async function openOrNull(path: string, flags: string): Promise<FileHandle | nul
 
 export interface SpoolPumpOptions {
   now?: () => number;
+  /** Told of the first error writing the log (e.g. ENOSPC); the batch's bytes are lost, the pump goes on. */
+  onError?: (error: NodeJS.ErrnoException) => void;
   /** Start from the offsets in `.pos` (a restarted controller taking over). Default false: from 0. */
   resume?: boolean;
 }
@@ -65,6 +67,8 @@ export class SpoolPump {
   private running: Promise<void> | null = null;
   private again = false;
   private finished: Promise<void> | null = null;
+  /** The first error writing the log; the log is cut from there. */
+  error: NodeJS.ErrnoException | null = null;
 
   private constructor(
     private readonly files: AttemptFiles,
@@ -168,6 +172,10 @@ export class SpoolPump {
       if (chunk) writer.write(tag, chunk);
     }
     await writer.close();
+    if (writer.error !== null && this.error === null) {
+      this.error = writer.error;
+      this.options.onError?.(writer.error);
+    }
     if (take.o) this.offsets.o += take.o.length;
     if (take.e) this.offsets.e += take.e.length;
     await this.savePos();
