@@ -20,7 +20,7 @@
  *   lost; changes made meanwhile are lost only if the controller dies before they are written.
  */
 import { EventEmitter } from 'node:events';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
@@ -31,8 +31,9 @@ import { changeEvent } from './change-event.js';
 import { Lifecycle } from './lifecycle.js';
 import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
-import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
-import { configure, migrate } from './schema.js';
+import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
+import { openDatabase, reopenShared, writeInTransaction } from './database.js';
+import { migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
@@ -50,12 +51,14 @@ export class ClusterStore {
   private readonly journal = new Journal();
   private readonly model: ClusterModel;
   private readonly life: Lifecycle;
-  private readonly persistence: Persistence;
+  private persistence: Persistence;
+  /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
+  private exclusive = false;
   private closed = false;
   private problem: IrisError | null = null;
   private reserveHeld = false;
 
-  private constructor(private readonly db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
+  private constructor(private db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
     this.life = new Lifecycle(this.model);
     this.persistence = new Persistence(db);
@@ -70,27 +73,29 @@ export class ClusterStore {
     const memory = opts.path === ':memory:';
     const reserveBytes = memory ? 0 : opts.reserveBytes ?? RESERVE_BYTES;
     const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
-    let db = new DatabaseSync(opts.path);
+    const { db, exclusive } = openDatabase(opts.path, reserve);
     try {
-      try {
-        configure(db, memory);
-      } catch (error) {
-        if (!reserve?.release()) throw error;
-        db.close();
-        db = new DatabaseSync(opts.path);
-        configure(db, memory);
-      }
       migrate(db);
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
+      store.exclusive = exclusive;
       store.persistence.load(store.model);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
-      if (reserve && !(store.reserveHeld = reserve.ensure())) store.problem = noSpaceError(opts.path);
+      if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
       return store;
     } catch (error) {
       db.close();
-      if (!memory && !isNoSpace(error) && fullDisk(opts.path)) throw noSpaceError(opts.path);
       throw error;
     }
+  }
+
+  /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
+  private reopen(): boolean {
+    this.db.close(); // its exclusive lock would keep the new connection out
+    const shared = reopenShared(this.path);
+    this.db = shared ?? openDatabase(this.path, null).db;
+    this.persistence = new Persistence(this.db);
+    this.exclusive = shared === null;
+    return shared !== null;
   }
 
   close(): void {
@@ -117,6 +122,7 @@ export class ClusterStore {
   retryWrites(): boolean {
     if (this.problem === null) return true;
     if (this.closed || this.journal.depth > 0) return false;
+    if (this.exclusive && !this.reopen()) return false;
     // Something is always written, so a retry with nothing waiting still proves there is space.
     this.model.putMeta('written_at', String(this.model.now()));
     const error = this.tryWrite();
@@ -139,19 +145,7 @@ export class ClusterStore {
 
   /** Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or null. */
   private tryWrite(): unknown {
-    try {
-      this.db.exec('BEGIN IMMEDIATE');
-      this.persistence.flush(this.model, this.journal);
-      this.db.exec('COMMIT');
-      return null;
-    } catch (error) {
-      try {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      } catch {
-        // SQLite rolls back on its own when the connection sees the journal again
-      }
-      return error;
-    }
+    return writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
   }
 
   /**
@@ -313,7 +307,12 @@ export class ClusterStore {
 
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
-    return this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000);
+    try {
+      return this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000);
+    } catch (error) {
+      if (this.problem !== null) return []; // the database cannot be read back while the disk is full
+      throw error;
+    }
   }
 
   // ---- mutations ----

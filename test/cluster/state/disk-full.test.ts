@@ -108,4 +108,27 @@ describe('a full disk under the store (real tmpfs)', () => {
     fs.free();
     expect(store.submit(spec('/b')).name).toBe('/b');
   });
+
+  it('opened on a disk so full that not even its WAL index fits, it still loads and serves, and writes once space returns', (ctx) => {
+    fs = mountTmpfs(4);
+    if (!fs) return ctx.skip();
+    const path = join(fs.dir, 'state.db');
+    store = ClusterStore.open({ path, reserveBytes: 0 });
+    store.submit(spec('/a'));
+    store.close();
+    fs.fill();
+    store = ClusterStore.open({ path, reserveBytes: 0 });
+    expect(store.job('/a')!.state).toBe('PENDING');
+    expect(store.history('/a').map((h) => h.state)).toEqual(['PENDING']);
+    expect(() => store!.submit(spec('/b'))).toThrow(`no space left on ${path}`);
+    store.cancel('/a', 'cancelled by user'); // kept in memory
+    expect(store.job('/a')!.state).toBe('KILLED');
+    fs.free();
+    expect(store.retryWrites()).toBe(true);
+    expect(store.submit(spec('/b')).name).toBe('/b');
+    store.close();
+    store = ClusterStore.open({ path, reserveBytes: 0 });
+    expect(store.job('/a')!.state).toBe('KILLED');
+    expect(store.job('/b')!.state).toBe('PENDING');
+  });
 });
