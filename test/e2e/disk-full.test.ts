@@ -36,7 +36,9 @@ describe('a full disk under IRIS_HOME', () => {
     expect(flood.taskList[0]!.attempts.map((a) => [a.state, a.reason])).toEqual([['FAILED', `no space left on ${logPath}`]]);
     expect(isRunning(pid)).toBe(true);
 
-    // Reads work; a submission is refused with the documented exit code and a hint.
+    // The ended attempt's spool files gave some space back: the disk is full again (another
+    // writer took it). Reads work; a submission is refused with the documented exit code and a hint.
+    fs.fill();
     const jobs = await c.iris(['jobs']);
     expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
     expect(jobs.stdout).toContain('/flood');

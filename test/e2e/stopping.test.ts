@@ -28,8 +28,9 @@ describe('stopping tasks hold their resources', () => {
 
     const cancel = await c.iris(['cancel', 'stubborn']);
     expect(cancel.code, describeRun(['cancel'], cancel)).toBe(0);
-    // The second job records whether the first one's process was still there when it started.
-    await c.submit(['--name', 'next', '--cpu', '2'], ['sh', '-c', `if kill -0 ${oldPid} 2>/dev/null; then echo OVERLAP; else echo ALONE; fi`]);
+    // The second job records whether the first one's process was still there (alive, not a
+    // zombie) when it started.
+    await c.submit(['--name', 'next', '--cpu', '2'], ['sh', '-c', `s=$(sed 's/.*) //' /proc/${oldPid}/stat 2>/dev/null | cut -c1); if [ -n "$s" ] && [ "$s" != Z ]; then echo OVERLAP; else echo ALONE; fi`]);
 
     const during = await c.job('/stubborn');
     expect(during.state).toBe('KILLED');
