@@ -95,6 +95,8 @@ export interface AttemptInfo {
   finishedAt: number | null;
   /** Set when the attempt's output passed the log limit: the limit in bytes its log was cut at. */
   logCutBytes: number | null;
+  /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
+  stopping?: true;
 }
 
 export interface TaskInfo {

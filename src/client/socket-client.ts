@@ -34,7 +34,7 @@ export interface SocketClientOptions {
 export const LONG_POLL_MS = 10 * 60_000;
 
 const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'internal',
+  'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'insufficient_storage', 'internal',
 ]);
 
 /** How often `stopCluster({ wait })` looks whether the cluster process is gone. */

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'unavailable'
   | 'payload_too_large'
+  | 'insufficient_storage'
   | 'internal';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -23,6 +24,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   unavailable: 503,
   payload_too_large: 413,
+  insufficient_storage: 507,
   internal: 500,
 };
 
@@ -35,6 +37,8 @@ export const EXIT = {
   conflict: 4,
   unsatisfiable: 5,
   unavailable: 6,
+  /** The cluster's state directory is full (no space or quota left): nothing new is accepted until space returns. */
+  noSpace: 7,
   /** `iris wait --timeout` ran out before the jobs ended (the value GNU timeout uses). */
   timeout: 124,
   internal: 70,
@@ -67,6 +71,8 @@ export class IrisError extends Error {
         return EXIT.unsatisfiable;
       case 'unavailable':
         return EXIT.unavailable;
+      case 'insufficient_storage':
+        return EXIT.noSpace;
       default:
         return EXIT.internal;
     }

@@ -62,7 +62,9 @@ export type AttemptOutcome =
   | { kind: 'timeout' }
   | { kind: 'preempted'; reason: string }
   | { kind: 'killed'; reason: string }
-  | { kind: 'launch_failed'; reason: string };
+  | { kind: 'launch_failed'; reason: string }
+  /** Failed for a reason of iris's own (e.g. its log could not be written: "no space left on …"). */
+  | { kind: 'failed'; reason: string; exitCode: number | null };
 
 export type AttemptState = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'PREEMPTED';
 

@@ -25,6 +25,11 @@ export interface JobSpec {
   maxPreemptions: number;
   timeoutMs: number | null;
   schedulingTimeoutMs: number | null;
+  /**
+   * The task attempt that submitted the job (absent: submitted from outside the cluster). When
+   * that task runs again (retry, preemption, restart), the job is ended: docs/architecture.md, "Re-run parents".
+   */
+  submittedBy?: { task: string; attempt: number };
 }
 
 export interface Job {

@@ -60,6 +60,8 @@ export interface TaskExit {
   reason?: string;
   /** Set when the output passed `logLimitBytes`: the log was cut (with a marker line) and the rest dropped. */
   logCut?: boolean;
+  /** The first error writing the attempt's log; output after it was dropped (the log is cut). */
+  logError?: NodeJS.ErrnoException;
 }
 
 export interface RunningTask {
@@ -67,6 +69,8 @@ export interface RunningTask {
   pid: number | null;
   /** Resolves once, when the attempt's process/container is gone and its output is flushed. */
   exited: Promise<TaskExit>;
+  /** Resolves with the first error writing the attempt's log, noticed while it runs (never rejects). */
+  logFailed?: Promise<NodeJS.ErrnoException>;
 }
 
 /** What a runtime needs to find something it started in an earlier life of the cluster. */

@@ -11,7 +11,7 @@ import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo,
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
-import type { JobState } from '../model/states.js';
+import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
@@ -19,6 +19,7 @@ import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
+import { attemptKey } from '../cluster/state/keys.js';
 import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 
@@ -48,7 +49,13 @@ export class ControllerService implements ClusterService {
   ) {}
 
   async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
-    const { spec, generated } = await this.admit(request, caller, origin);
+    const admitted = await this.admit(request, caller, origin);
+    const { generated } = admitted;
+    const spec: JobSpec = caller ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } } : admitted.spec;
+    // A finished job of this name is replaced with its subtree; the processes of its attempts
+    // (still stopping after a cancel or a parent's re-run) must be gone first.
+    const previous = this.store.job(spec.name);
+    if (previous && isFinalJobState(previous.state)) await this.controller.gone([spec.name]);
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
@@ -105,7 +112,7 @@ export class ControllerService implements ClusterService {
     const canonical = parseJobName(name);
     const job = this.store.job(canonical);
     if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
-    return jobDetail(this.store, job);
+    return jobDetail(this.store, job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
   }
 
   async cancel(names: string[]): Promise<{ cancelled: string[] }> {
@@ -147,7 +154,7 @@ export class ControllerService implements ClusterService {
   }
 
   workers(): WorkerInfo[] {
-    const use = workerUse(this.store, this.controller.waits.released());
+    const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
   }
 
@@ -202,7 +209,7 @@ export class ControllerService implements ClusterService {
   }
 
   private workerViews() {
-    const use = workerUse(this.store, this.controller.waits.released());
+    const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   }
 }

@@ -11,7 +11,7 @@
  * runs again.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
@@ -54,7 +54,10 @@ function writeCliShim(home: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const runner = path.join(PACKAGE_ROOT, 'bin', 'run.js');
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(path.join(dir, 'iris'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(runner)} "$@"\n`, { mode: 0o755 });
+  const file = path.join(dir, 'iris');
+  const text = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(runner)} "$@"\n`;
+  // Written only when it changed: a restart on a full disk must not need the space.
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text, { mode: 0o755 });
   return dir;
 }
 
@@ -91,7 +94,17 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
 
 /** Everything after the state lock: config, store, recovery, controller, socket. */
 async function serveCluster(options: RunClusterOptions, home: string): Promise<void> {
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  // cluster.log (stdout and stderr of a detached cluster) may sit on a full disk: a line that
+  // cannot be written is dropped, never fatal.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+  const log = options.log ?? ((message: string) => {
+    try {
+      process.stderr.write(`${message}\n`);
+    } catch {
+      // dropped
+    }
+  });
   const socketPath = socketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   const store = ClusterStore.open({ path: path.join(home, 'state.db') });

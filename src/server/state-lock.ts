@@ -92,7 +92,13 @@ export function acquireStateLock(home: string): StateLock {
   return {
     home,
     ready() {
-      if (held) writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+      if (!held) return;
+      try {
+        writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+      } catch {
+        // A full disk must not stop a controller that already answers: clients reach it through
+        // the socket; only the "holder is up" hint of a refused start is missing meanwhile.
+      }
     },
     release() {
       if (!held) return;

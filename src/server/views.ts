@@ -5,6 +5,7 @@ import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
 import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
+import { attemptKey } from '../cluster/state/keys.js';
 
 export function jobSummary(store: ClusterStore, job: Job): JobSummary {
   const byState: Partial<Record<TaskState, number>> = {};
@@ -25,7 +26,8 @@ export function jobSummary(store: ClusterStore, job: Job): JobSummary {
   };
 }
 
-export function jobDetail(store: ClusterStore, job: Job): JobDetail {
+/** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
+export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<string> = new Set()): JobDetail {
   const spec = job.spec;
   const taskList: TaskInfo[] = store.tasksOf(job.name).map((task) => ({
     id: task.id,
@@ -48,6 +50,7 @@ export function jobDetail(store: ClusterStore, job: Job): JobDetail {
       startedAt: a.startedAt,
       finishedAt: a.finishedAt,
       logCutBytes: a.logCutBytes,
+      ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
   }));
   return {

@@ -48,7 +48,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
     sections.push('', 'Attempts:', indent(renderTable(attempts, [
       { header: 'TASK', value: (r) => r.task.id },
       { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
-      { header: 'STATE', value: (r) => r.attempt.state },
+      { header: 'STATE', value: (r) => (r.attempt.stopping ? `${r.attempt.state} (stopping)` : r.attempt.state) },
       { header: 'WORKER', value: (r) => r.attempt.workerId },
       { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
       { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },

@@ -12,12 +12,16 @@ import type { LaunchContext } from './launch.js';
 import { PassLoop } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
+import type { HeldAttempt } from './snapshot.js';
 import { DEFAULT_DEADLOCK_GRACE_MS, DeadlockWatch, waitingHolds } from './deadlocks.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
+
+/** How often the controller retries writing its state while the disk is full. */
+export const STORAGE_RETRY_MS = 1000;
 export type { QueueListing } from './queue-listing.js';
 export { DEFAULT_DEADLOCK_GRACE_MS } from './deadlocks.js';
 
@@ -70,10 +74,33 @@ export class Controller {
       stop: (orders) => this.supervisor.applyStopOrders(orders),
       deadlocks: this.deadlocks,
       released: () => this.waits.released(),
+      held: () => this.supervisor.held(),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
+    // A full disk: keep running on memory, retry the writes until they succeed, then go on placing.
+    const log = options.log ?? (() => {});
+    let cancelRetry: (() => void) | null = null;
+    const retry = () => {
+      cancelRetry = null;
+      if (!this.store.retryWrites()) cancelRetry = timers.after(STORAGE_RETRY_MS, retry, true);
+    };
+    this.store.events.on('storage', (problem) => {
+      if (problem) {
+        log(`cannot write the cluster state: ${problem.message}; submissions are refused and nothing starts until space returns`);
+        cancelRetry ??= timers.after(STORAGE_RETRY_MS, retry, true);
+      } else {
+        log('the cluster state is written again; accepting submissions');
+        cancelRetry?.();
+        cancelRetry = null;
+        this.loop.requestPass(true);
+      }
+    });
+    if (this.store.storage) cancelRetry = timers.after(STORAGE_RETRY_MS, retry, true); // opened on a full disk
+    this.stopRetry = () => cancelRetry?.();
   }
+
+  private stopRetry: () => void = () => {};
 
   get policy(): string {
     return this.loop.policy;
@@ -102,6 +129,16 @@ export class Controller {
     return this.supervisor.activeCount();
   }
 
+  /** Attempts the store has ended whose process is not gone yet; they hold their resources until it is. */
+  held(): HeldAttempt[] {
+    return this.supervisor.held();
+  }
+
+  /** Resolves once every process of the jobs `names` and their subtrees is gone. */
+  gone(names: readonly string[]): Promise<void> {
+    return this.supervisor.gone(names);
+  }
+
   /** Stop the attempts named by store orders (their new state is already recorded). */
   applyStopOrders(orders: readonly StopOrder[]): void {
     this.supervisor.applyStopOrders(orders);
@@ -125,6 +162,7 @@ export class Controller {
   /** No more passes; stop every running attempt (recorded as preempted: they run again on the next start). */
   async shutdown(reason: string): Promise<void> {
     this.loop.close();
+    this.stopRetry();
     await this.supervisor.shutdown(reason);
   }
 }

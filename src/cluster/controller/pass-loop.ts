@@ -8,10 +8,13 @@
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
+ * - While the store cannot write (a full disk: store.storage) a pass places nothing; pending jobs
+ *   say they wait for disk space.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
- *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting").
+ *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
+ *   what the attempts `held()` names still hold (ended, process not gone yet).
  */
 import { randomBytes } from 'node:crypto';
 import type { JobSpec, Quota } from '../../model/types.js';
@@ -21,7 +24,7 @@ import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.j
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
-import { buildSnapshot } from './snapshot.js';
+import { buildSnapshot, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 
@@ -43,6 +46,8 @@ export interface PassLoopOptions {
   deadlocks: DeadlockWatch;
   /** Attempts whose CPU is released right now (WaitRegistry.released); default none. */
   released: () => ReadonlySet<string>;
+  /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
+  held: () => readonly HeldAttempt[];
 }
 
 export class PassLoop {
@@ -120,7 +125,7 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released());
+    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held());
   }
 
   private pass(): void {
@@ -130,6 +135,13 @@ export class PassLoop {
     const now = this.o.now();
     const orders = [...this.deadlines.expire(store, now), ...this.o.deadlocks.expire(now)];
     if (orders.length > 0) this.o.stop(orders);
+    if (store.storage !== null) {
+      // Nothing starts while the state cannot be written: a new attempt would only fail on the
+      // full disk. The controller retries the writes and asks for a pass when they succeed.
+      const why = `waiting for disk space (${store.storage.message})`;
+      store.setPendingReasons(new Map(store.pendingTasks().map((t) => [t.job, why])));
+      return;
+    }
     const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
       this.o.deadlocks.observe(snapshot, new Map());
@@ -159,7 +171,7 @@ export class PassLoop {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
           worker, slice: sliceOf(worker, () => store.workers()),
         });
-        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, launch, token });
+        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, workerId: placement.workerId, launch, token });
       }
       store.setPendingReasons(plan.reasons);
       return out;

@@ -10,6 +10,12 @@
  * usage for quotas. Its memory and devices stay held. When its wait ends it is no longer in the
  * set and its CPU counts again at once: a worker's free CPU may then be negative
  * (oversubscribed), and no task fits there until running work ends.
+ *
+ * Held (docs/architecture.md, "Stopping"): an attempt the store has already ended (cancelled,
+ * preempted, drained, stopped with the cluster) whose process or container is not gone yet is
+ * given in `held` (AttemptSupervisor.held()). It keeps holding all it held — CPU, memory,
+ * devices, its user's usage — until the runtime reports it gone; the planner sees it as ending
+ * now.
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Quota, Worker } from '../../model/types.js';
@@ -23,6 +29,17 @@ import { attemptKey } from '../state/keys.js';
 export type ReleasedAttempts = ReadonlySet<string>;
 
 const NONE: ReleasedAttempts = new Set();
+
+/** An attempt ended in the store whose process is not gone yet: it still holds what it held. */
+export interface HeldAttempt {
+  job: string;
+  task: string;
+  attempt: number;
+  workerId: string;
+  resources: ResourceSpec;
+  devices: readonly number[];
+  user: string;
+}
 
 function emptyUsage(): UserUsage {
   return { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: 0 };
@@ -51,8 +68,8 @@ function addUse(use: Map<string, WorkerUse>, workerId: string, res: ResourceSpec
   entry.tasks.push(task);
 }
 
-/** What each worker's active attempts hold right now (released CPU apart). */
-export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE): Map<string, WorkerUse> {
+/** What each worker's active and held attempts hold right now (released CPU apart). */
+export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = []): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
@@ -60,7 +77,16 @@ export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE
     if (!job) continue;
     addUse(use, attempt.workerId, job.spec.resources, attempt.devices, attempt.task, released.has(attemptKey(attempt.task, attempt.attempt)));
   }
+  for (const h of held) addUse(use, h.workerId, h.resources, h.devices, h.task, false);
   return use;
+}
+
+function addUsage(usage: Map<string, UserUsage>, user: string, res: ResourceSpec, cpuMillis: number): void {
+  const entry = usage.get(user) ?? emptyUsage();
+  entry.cpuMillis += cpuMillis;
+  entry.memoryBytes += res.memoryBytes;
+  entry.accelerators += acceleratorsOf(res);
+  usage.set(user, entry);
 }
 
 export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerView {
@@ -80,7 +106,9 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
   };
 }
 
-export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE): Snapshot {
+export function buildSnapshot(
+  store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = [],
+): Snapshot {
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
@@ -116,11 +144,15 @@ export function buildSnapshot(store: ClusterStore, quotas: ReadonlyMap<string, Q
       // An attempt past its limit is being stopped: plan it as ending now, not in the past.
       endsAt: limit == null ? Infinity : Math.max(now, attempt.startedAt + limit),
     });
-    const entry = usage.get(job.spec.user) ?? emptyUsage();
-    entry.cpuMillis += cpuMillis;
-    entry.memoryBytes += job.spec.resources.memoryBytes;
-    entry.accelerators += acceleratorsOf(job.spec.resources);
-    usage.set(job.spec.user, entry);
+    addUsage(usage, job.spec.user, job.spec.resources, cpuMillis);
+  }
+  for (const h of held) {
+    addUse(use, h.workerId, h.resources, h.devices, h.task, false);
+    running.push({
+      task: h.task, job: h.job, workerId: h.workerId, cpuMillis: h.resources.cpuMillis,
+      memoryBytes: h.resources.memoryBytes, devices: h.devices.length, endsAt: now,
+    });
+    addUsage(usage, h.user, h.resources, h.resources.cpuMillis);
   }
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   return { now, jobs, pending, workers, usage, quotas, running };

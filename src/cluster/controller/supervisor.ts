@@ -8,7 +8,14 @@
  *   can stop and await all of them; its task token resolves to its identity exactly that long.
  * - An attempt with a time limit is stopped once it ran that long and is recorded as a timeout;
  *   one stopped by a store order is recorded as killed with the order's reason.
+ * - An attempt whose log cannot be written (a full disk: the log writer drops the rest, so the
+ *   log is cut) is stopped and recorded as FAILED with `no space left on <log>` (or the write
+ *   error), counted against its retries like any failure; so is one that ends with such an
+ *   error or cannot even create its log directory. The failure is never a crash of the controller.
  * - Store writes triggered by launches and exits are batched into one transaction per tick.
+ * - An attempt the store has ended while its process still runs (a stop order: cancel,
+ *   preemption, drain, gang restart, cluster stop) is `held()` until the runtime reports it
+ *   gone: the scheduler counts what it holds until then (snapshot.ts, "Held").
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -17,21 +24,25 @@ import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
 import { appendNote } from '../../logs/format.js';
+import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
 import type { Timers } from './timers.js';
+import type { HeldAttempt } from './snapshot.js';
 
 /** An attempt the store has just assigned, with its fully built launch. */
 export interface AdoptedAttempt {
   identity: TaskIdentity;
+  /** The worker the store assigned it to. */
+  workerId: string;
   launch: TaskLaunch;
   token: string;
 }
 
 interface ActiveAttempt extends AdoptedAttempt {
   handle: RunningTask | null;
-  /** Why iris is stopping it: a store order (already recorded) or its own time limit. */
-  stopping: { kind: 'order'; reason: string } | { kind: 'timeout' } | null;
+  /** Why iris is stopping it: a store order (already recorded), its own time limit, or its log could not be written. */
+  stopping: { kind: 'order'; reason: string } | { kind: 'timeout' } | { kind: 'log'; reason: string } | null;
   cancelTimer: (() => void) | null;
   done: Promise<void>;
   resolveDone: () => void;
@@ -80,6 +91,26 @@ export class AttemptSupervisor {
     return this.active.size;
   }
 
+  /** Attempts the store has ended whose process is not gone yet (they still hold their resources). */
+  held(): HeldAttempt[] {
+    const out: HeldAttempt[] = [];
+    for (const entry of this.active.values()) {
+      const { task, attempt, job } = entry.identity;
+      if (this.o.store.attempt(task, attempt)?.state === 'RUNNING') continue;
+      out.push({
+        job, task, attempt, workerId: entry.workerId, resources: entry.launch.resources, devices: entry.launch.deviceIndices,
+        user: entry.launch.env.IRIS_USER ?? '',
+      });
+    }
+    return out;
+  }
+
+  /** Resolves once no attempt of the jobs `names` (or below them) is still tracked: all their processes are gone. */
+  async gone(names: readonly string[]): Promise<void> {
+    const within = (job: string) => names.some((n) => job === n || job.startsWith(`${n}/`));
+    await Promise.all([...this.active.values()].filter((e) => within(e.identity.job)).map((e) => e.done));
+  }
+
   /** Stop the attempts named by store orders (their new state is already recorded). */
   applyStopOrders(orders: readonly StopOrder[]): void {
     for (const order of orders) {
@@ -110,11 +141,16 @@ export class AttemptSupervisor {
 
   private async launch(entry: ActiveAttempt): Promise<void> {
     const key = attemptKey(entry.identity.task, entry.identity.attempt);
-    mkdirSync(path.dirname(entry.launch.logPath), { recursive: true, mode: 0o700 });
+    const logPath = entry.launch.logPath;
     let handle: RunningTask;
     try {
+      mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
       handle = await this.o.runtime.launch(entry.launch);
     } catch (error) {
+      if (isNoSpace(error)) {
+        this.recordExit(key, { kind: 'failed', reason: noSpaceReason(path.dirname(logPath)), exitCode: null });
+        return;
+      }
       const reason = error instanceof Error ? error.message : String(error);
       // `lost` marks an infrastructure failure (e.g. the Docker engine is gone): a preemption.
       const lost = (error as { lost?: unknown }).lost;
@@ -123,6 +159,11 @@ export class AttemptSupervisor {
       return;
     }
     entry.handle = handle;
+    void handle.logFailed?.then((error) => {
+      if (entry.stopping) return;
+      entry.stopping = { kind: 'log', reason: logFailure(logPath, error) };
+      this.stopEntry(entry, null); // no note: the log cannot take one
+    });
     this.pendingRunning.push({ task: entry.identity.task, attempt: entry.identity.attempt, pid: handle.pid });
     this.scheduleFlush();
     if (entry.stopping) {
@@ -201,15 +242,25 @@ export class AttemptSupervisor {
   }
 }
 
+/** The reason of an attempt whose log could not be written. */
+function logFailure(logPath: string, error: NodeJS.ErrnoException): string {
+  return isNoSpace(error) ? noSpaceReason(logPath) : `cannot write the log ${logPath}: ${error.code ?? error.message}`;
+}
+
 function outcomeOf(entry: ActiveAttempt, exit: TaskExit): AttemptOutcome {
   if (entry.stopping?.kind === 'timeout') return { kind: 'timeout' };
   if (entry.stopping?.kind === 'order') return { kind: 'killed', reason: entry.stopping.reason };
-  return exitOutcome(exit);
+  if (entry.stopping?.kind === 'log') return { kind: 'failed', reason: entry.stopping.reason, exitCode: exit.exitCode };
+  return exitOutcome(exit, entry.launch.logPath);
 }
 
-/** The outcome of an attempt that ended on its own (also used for exits recovered after a restart). */
-export function exitOutcome(exit: TaskExit): AttemptOutcome {
+/**
+ * The outcome of an attempt that ended on its own (also used for exits recovered after a
+ * restart); `logPath` names the log in the reason when its writing failed.
+ */
+export function exitOutcome(exit: TaskExit, logPath = 'its log'): AttemptOutcome {
   if (exit.lost) return { kind: 'preempted', reason: exit.lost };
+  if (exit.logError) return { kind: 'failed', reason: logFailure(logPath, exit.logError), exitCode: exit.exitCode };
   const exitCode = exit.exitCode ?? 128 + signalNumber(exit.signal);
   return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };
 }

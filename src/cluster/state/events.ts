@@ -8,6 +8,7 @@
  * submission of the same name) reports the new job, if any. Endpoint removals carry the
  * endpoint as it was and `removed: true`.
  */
+import type { IrisError } from '../../model/errors.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 
 export type StoreEvent =
@@ -17,7 +18,11 @@ export type StoreEvent =
   | { type: 'worker'; worker: Worker }
   | { type: 'endpoint'; endpoint: Endpoint; removed: boolean };
 
-export type StoreEventMap = { change: [StoreEvent] };
+/**
+ * `storage`: the store could not write its changes (the error, `insufficient_storage`), or could
+ * again (null). Emitted on each transition only.
+ */
+export type StoreEventMap = { change: [StoreEvent]; storage: [IrisError | null] };
 
 /** An attempt the controller must stop in the runtime; the store already recorded its end. */
 export interface StopOrder {

@@ -9,6 +9,8 @@
  *   in memory means "delete the row").
  * - Dirty sets are never truncated: after an inner rollback, rewriting a row from memory is
  *   still correct. Undo log, history and events are truncated back to the inner mark.
+ * - While the store cannot write (a full disk, store.ts), dirty sets and history accumulate
+ *   across transactions (`keepWrites`) until a COMMIT succeeds.
  */
 import type { Endpoint } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
@@ -59,6 +61,18 @@ export class Journal {
   get hasWrites(): boolean {
     return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
       + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length > 0;
+  }
+
+  /**
+   * After a COMMIT that could not be written (a full disk): forget the undo log and the events
+   * (memory stays as it is and its events are emitted), but keep the rows to write and the
+   * history, so the next successful COMMIT writes them too.
+   */
+  keepWrites(): void {
+    this.undo = [];
+    this.removedEndpoints.clear();
+    this.events = [];
+    this.eventSet.clear();
   }
 
   /** Forget everything (after COMMIT or a full rollback). */

@@ -10,6 +10,9 @@
  * - A retried/requeued task keeps submittedAt and seq (its queue position); attempt+1.
  * - A gang's members restart together; a member failing for good fails the whole job.
  * - When a job ends (any final state) its non-final tasks and its whole subtree are killed.
+ * - When a task is requeued (retry, preemption, gang restart, restart of the cluster), the
+ *   jobs its earlier attempts submitted (`spec.submittedBy`) are killed with their subtrees:
+ *   the new attempt starts with no children and may submit the same names again.
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
@@ -17,7 +20,7 @@ import type { Attempt, Task } from '../../model/types.js';
 import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
-  GANG_RESTARTED, PARENT_ENDED, classifyOutcome, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
+  GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
   taskFailureReason,
 } from './transitions.js';
 
@@ -162,15 +165,21 @@ export class Lifecycle {
     this.removeEndpointsOf(a.task);
   }
 
-  private requeue(task: Task, reason: string): void {
+  private requeue(task: Task, reason: string, stops: StopOrder[]): void {
     this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason });
+    const why = parentRerunReason(task.id, task.attempt);
+    for (const child of [...(this.m.children.get(task.job) ?? [])]) {
+      const entry = this.m.jobs.get(child)!;
+      const by = entry.job.spec.submittedBy;
+      if (by?.task === task.id && by.attempt < task.attempt) this.endJob(entry, 'KILLED', why, why, PARENT_ENDED, stops);
+    }
   }
 
   private failTask(entry: JobEntry, task: Task, reason: string | null, exitCode: number | null, stops: StopOrder[]): void {
     const failures = task.failures + 1;
     this.m.patchTask(task, { state: 'FAILED', failures, exitCode, reason });
     if (retryAfterFailure(failures, entry.job.spec.maxRetries)) {
-      this.requeue(task, `retrying after ${reason ?? 'failure'}`);
+      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops);
       this.restartGang(entry, task, stops);
       this.settle(entry, null, stops);
       return;
@@ -187,7 +196,7 @@ export class Lifecycle {
     const preemptions = task.preemptions + 1;
     this.m.patchTask(task, { state: 'PREEMPTED', preemptions, reason });
     if (retryAfterPreemption(preemptions, entry.job.spec.maxPreemptions)) {
-      this.requeue(task, `requeued after preemption: ${reason}`);
+      this.requeue(task, `requeued after preemption: ${reason}`, stops);
       this.restartGang(entry, task, stops);
       this.settle(entry, null, stops);
       return;
@@ -206,7 +215,7 @@ export class Lifecycle {
       stops.push({ task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED });
       this.endAttempt(a, 'KILLED', GANG_RESTARTED, null);
       this.m.patchTask(s, { state: 'PREEMPTED', reason: GANG_RESTARTED });
-      this.requeue(s, GANG_RESTARTED);
+      this.requeue(s, GANG_RESTARTED, stops);
     }
   }
 

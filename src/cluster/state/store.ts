@@ -8,19 +8,32 @@
  * - Queries return the store's live objects for speed. They are read-only: never mutate them,
  *   and copy one if you need it to stay as it was. Arrays returned are fresh.
  * - `seq` comes from a persisted counter and keeps growing across restarts.
+ * - A full disk (`storage`, docs/architecture.md "A full disk"): the store keeps a space reserve
+ *   file beside the database (reserve.ts). When a COMMIT fails for lack of space, the reserve is
+ *   deleted and the COMMIT tried again, so what already happened (an attempt that ended because
+ *   its log filled the disk) is written. If it still fails, the change stays in memory, its
+ *   events are emitted, and its rows wait in the journal for a later COMMIT. From the first
+ *   such failure until `retryWrites()` has written everything and put the reserve back,
+ *   `storage` is the `no space left on <database>` error (a `storage` event tells of each
+ *   change), and every `durable` transaction — a submission, which is acknowledged — is
+ *   refused: rolled back entirely, throwing that error. So no acknowledged submission is ever
+ *   lost; changes made meanwhile are lost only if the controller dies before they are written.
  */
 import { EventEmitter } from 'node:events';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
+import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
-import { Journal, type EventKey } from './journal.js';
-import { splitKey } from './keys.js';
+import { Journal, type EventKey, type Mark } from './journal.js';
+import { changeEvent } from './change-event.js';
 import { Lifecycle } from './lifecycle.js';
 import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
-import { configure, migrate } from './schema.js';
+import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
+import { openDatabase, reopenShared, writeInTransaction } from './database.js';
+import { migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
@@ -29,6 +42,8 @@ export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
   path: string;
   now?: () => number;
+  /** Size of the space reserve beside the database (reserve.ts; default RESERVE_BYTES; 0: none). */
+  reserveBytes?: number;
 }
 
 export class ClusterStore {
@@ -36,23 +51,36 @@ export class ClusterStore {
   private readonly journal = new Journal();
   private readonly model: ClusterModel;
   private readonly life: Lifecycle;
-  private readonly persistence: Persistence;
+  private persistence: Persistence;
+  /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
+  private exclusive = false;
   private closed = false;
+  private problem: IrisError | null = null;
+  private reserveHeld = false;
 
-  private constructor(private readonly db: DatabaseSync, now: () => number) {
+  private constructor(private db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
     this.life = new Lifecycle(this.model);
     this.persistence = new Persistence(db);
   }
 
-  /** Open (creating or migrating) the database and load all of it into memory. */
+  /**
+   * Open (creating or migrating) the database and load all of it into memory. On a full disk
+   * the space reserve is given up to open the database (its WAL index needs room); when even
+   * that fails the error is `no space left on <database>`.
+   */
   static open(opts: StoreOptions): ClusterStore {
-    const db = new DatabaseSync(opts.path);
+    const memory = opts.path === ':memory:';
+    const reserveBytes = memory ? 0 : opts.reserveBytes ?? RESERVE_BYTES;
+    const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
+    const { db, exclusive } = openDatabase(opts.path, reserve);
     try {
-      configure(db, opts.path === ':memory:');
       migrate(db);
-      const store = new ClusterStore(db, opts.now ?? Date.now);
+      const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
+      store.exclusive = exclusive;
       store.persistence.load(store.model);
+      // Started on a full disk: serve what is known, accept nothing new until space returns.
+      if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
       return store;
     } catch (error) {
       db.close();
@@ -60,22 +88,77 @@ export class ClusterStore {
     }
   }
 
+  /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
+  private reopen(): boolean {
+    this.db.close(); // its exclusive lock would keep the new connection out
+    const shared = reopenShared(this.path);
+    this.db = shared ?? openDatabase(this.path, null).db;
+    this.persistence = new Persistence(this.db);
+    this.exclusive = shared === null;
+    return shared !== null;
+  }
+
   close(): void {
     if (this.closed) return;
     if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.close() inside a transaction');
+    try {
+      this.retryWrites(); // a last chance for what waits for space; lost if the disk is still full
+    } catch {
+      // closing anyway
+    }
     this.closed = true;
     this.db.close();
+  }
+
+  /** Null while all is written and the space reserve is in place; else the `no space left on …` error. */
+  get storage(): IrisError | null {
+    return this.problem;
+  }
+
+  /**
+   * Write what waits for space, then put the space reserve back. Returns true when both
+   * succeeded (then `storage` is null again). Call outside transactions.
+   */
+  retryWrites(): boolean {
+    if (this.problem === null) return true;
+    if (this.closed || this.journal.depth > 0) return false;
+    if (this.exclusive && !this.reopen()) return false;
+    // Something is always written, so a retry with nothing waiting still proves there is space.
+    this.model.putMeta('written_at', String(this.model.now()));
+    const error = this.tryWrite();
+    if (error !== null) {
+      this.journal.keepWrites();
+      if (isNoSpace(error)) return false;
+      throw error;
+    }
+    this.journal.reset();
+    if (this.reserve && !(this.reserveHeld = this.reserve.ensure())) return false;
+    this.setProblem(null);
+    return true;
+  }
+
+  private setProblem(problem: IrisError | null): void {
+    if ((problem === null) === (this.problem === null)) return;
+    this.problem = problem;
+    this.events.emit('storage', problem);
+  }
+
+  /** Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or null. */
+  private tryWrite(): unknown {
+    return writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
   }
 
   /**
    * Run `fn` atomically. Nested calls join the outer transaction; if a nested call throws, only
    * its own changes are undone (the error still propagates). Events are emitted after COMMIT;
    * if a listener throws, the remaining events are still emitted and the first error is then
-   * rethrown (the change itself stays committed).
+   * rethrown (the change itself stays committed). `durable` (outer call only): the change must
+   * reach the disk or not happen at all (see the header on a full disk).
    */
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, durable = false): T {
     if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
     const j = this.journal;
+    if (durable && j.depth === 0 && !this.retryWrites()) throw this.problem!;
     const mark = j.mark();
     j.depth++;
     let result: T;
@@ -89,23 +172,34 @@ export class ClusterStore {
     }
     j.depth--;
     if (j.depth > 0) return result;
-    this.commit();
+    this.commit(durable, mark);
     return result;
   }
 
-  private commit(): void {
+  private commit(durable: boolean, mark: Mark): void {
     const j = this.journal;
     if (j.hasWrites) {
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-        this.persistence.flush(this.model, j);
-        this.db.exec('COMMIT');
-      } catch (error) {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
-        j.rollbackTo({ undo: 0, history: 0, events: 0 });
-        j.reset();
-        throw error;
+      let error = this.tryWrite();
+      // What already happened (an attempt's end) is worth the reserve; a submission is not.
+      if (error !== null && !durable && isNoSpace(error) && this.reserve && this.reserveHeld) {
+        this.reserve.release();
+        this.reserveHeld = false;
+        error = this.tryWrite();
       }
+      if (error !== null) {
+        if (durable || !isNoSpace(error)) {
+          // Undo this transaction in memory; rows waiting from earlier ones still wait.
+          j.rollbackTo(mark);
+          if (this.problem === null) j.reset();
+          else j.keepWrites();
+        }
+        if (!isNoSpace(error)) throw error;
+        this.setProblem(noSpaceError(this.path));
+        if (durable) throw this.problem!;
+        this.emitKept();
+        return;
+      }
+      this.setProblem(this.reserve && !this.reserveHeld ? noSpaceError(this.path) : null);
     }
     const keys = j.events;
     const removed = new Map(j.removedEndpoints);
@@ -113,10 +207,19 @@ export class ClusterStore {
     this.emit(keys, removed);
   }
 
+  /** Emit this transaction's events, keeping its rows for a later write. */
+  private emitKept(): void {
+    const j = this.journal;
+    const keys = j.events;
+    const removed = new Map(j.removedEndpoints);
+    j.keepWrites();
+    this.emit(keys, removed);
+  }
+
   private emit(keys: EventKey[], removed: Map<string, Endpoint>): void {
     let failure: unknown = null;
     for (const key of keys) {
-      const event = this.snapshot(key, removed);
+      const event = changeEvent(this.model, key, removed);
       if (!event) continue;
       try {
         this.events.emit('change', event);
@@ -125,37 +228,6 @@ export class ClusterStore {
       }
     }
     if (failure !== null) throw failure;
-  }
-
-  private snapshot(key: EventKey, removed: Map<string, Endpoint>): StoreEvent | null {
-    const cut = key.indexOf(':');
-    const kind = key.slice(0, cut);
-    const id = key.slice(cut + 1);
-    switch (kind) {
-      case 'job': {
-        const job = this.model.jobs.get(id)?.job;
-        return job ? { type: 'job', job: { ...job } } : null;
-      }
-      case 'task': {
-        const task = this.model.tasks.get(id);
-        return task ? { type: 'task', task: { ...task } } : null;
-      }
-      case 'attempt': {
-        const [task, n] = splitKey(id);
-        const attempt = this.model.attempts.get(task)?.[Number(n)];
-        return attempt ? { type: 'attempt', attempt: { ...attempt } } : null;
-      }
-      case 'worker': {
-        const worker = this.model.workers.get(id);
-        return worker ? { type: 'worker', worker: { ...worker } } : null;
-      }
-      default: {
-        const endpoint = this.model.endpoints.get(id);
-        if (endpoint) return { type: 'endpoint', endpoint: { ...endpoint }, removed: false };
-        const gone = removed.get(id);
-        return gone ? { type: 'endpoint', endpoint: { ...gone }, removed: true } : null;
-      }
-    }
   }
 
   // ---- metadata ----
@@ -235,7 +307,12 @@ export class ClusterStore {
 
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
-    return this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000);
+    try {
+      return this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000);
+    } catch (error) {
+      if (this.problem !== null) return []; // the database cannot be read back while the disk is full
+      throw error;
+    }
   }
 
   // ---- mutations ----
@@ -256,13 +333,14 @@ export class ClusterStore {
     });
   }
 
+  /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
   submit(spec: JobSpec): Job {
     return this.transaction(() => {
       const { job, tasks, replaces, nextSeq } = prepareSubmit(this.model, spec, this.model.now());
       for (const name of replaces) this.model.removeJob(name);
       this.model.putMeta('seq', String(nextSeq));
       return this.model.addJob(job, tasks).job;
-    });
+    }, true);
   }
 
   /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */

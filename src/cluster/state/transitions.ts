@@ -95,6 +95,8 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };
     case 'launch_failed':
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: `launch failed: ${outcome.reason}` };
+    case 'failed':
+      return { kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode, reason: outcome.reason };
     case 'preempted':
       return { kind: 'preempted', attemptState: 'PREEMPTED', exitCode: null, reason: outcome.reason };
     case 'killed':
@@ -129,4 +131,9 @@ export function endedJobTaskReason(state: JobState): string {
 }
 
 export const PARENT_ENDED = 'parent job ended';
+
+/** Reason a job gets when the task attempt that submitted it ended and its task runs again. */
+export function parentRerunReason(taskId: string, attempt: number): string {
+  return `parent task ${taskId} is running again (attempt ${attempt})`;
+}
 export const GANG_RESTARTED = 'gang restarted';

@@ -258,6 +258,7 @@ export class DockerRuntime implements TaskRuntime {
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
     if (writer.cut) exit.logCut = true;
+    if (writer.error) exit.logError = writer.error;
     return exit;
   }
 

@@ -48,12 +48,15 @@ export class FakeRuntime implements TaskRuntime {
     if (!FAKE_COMMANDS.has(command)) throw new Error(`command not found: ${command}`);
     const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
     let writing = true;
+    let logFailed!: (error: NodeJS.ErrnoException) => void;
+    const failed = new Promise<NodeJS.ErrnoException>((resolve) => (logFailed = resolve));
     const proc = this.host.spawn({
       env: { ...launch.env },
       cwd: launch.cwd,
       tag: launch.key,
       write: (tag, text) => {
         if (writing) writer.write(tag, Buffer.from(text));
+        if (writer.error) logFailed(writer.error);
       },
     });
     const exited = proc.ended.then(async (end): Promise<TaskExit> => {
@@ -63,11 +66,13 @@ export class FakeRuntime implements TaskRuntime {
       await writer.close();
       const lost = this.live.get(proc.pid)?.lost ?? null;
       this.live.delete(proc.pid);
-      const exit: TaskExit = lost !== null ? { exitCode: null, signal: null, lost } : { exitCode: end.code, signal: end.signal };
+      if (lost !== null) return { exitCode: null, signal: null, lost };
+      const exit: TaskExit = { exitCode: end.code, signal: end.signal };
       if (writer.cut) exit.logCut = true;
+      if (writer.error) exit.logError = writer.error;
       return exit;
     });
-    const task: RunningTask = { key: launch.key, pid: proc.pid, exited };
+    const task: RunningTask = { key: launch.key, pid: proc.pid, exited, logFailed: failed };
     this.live.set(proc.pid, { proc, task, lost: null });
     this.launches.push(launch);
     proc.start(launch.argv);

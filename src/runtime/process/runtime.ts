@@ -208,7 +208,13 @@ export class ProcessRuntime implements TaskRuntime {
     const leaderExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
-    const pump = await SpoolPump.start(files, launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
+    let logFailed!: (error: NodeJS.ErrnoException) => void;
+    const failed = new Promise<NodeJS.ErrnoException>((resolve) => (logFailed = resolve));
+    const pump = await SpoolPump.start(files, launch.logPath, {
+      ...(this.now ? { now: this.now } : {}),
+      limitBytes: launch.logLimitBytes ?? null,
+      onError: (e) => logFailed(e),
+    });
     const state: TaskState = { pid, clusterId, cgroup, leaderGone: false, done: false };
     const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
       state.leaderGone = true;
@@ -218,9 +224,12 @@ export class ProcessRuntime implements TaskRuntime {
       await pump.finish();
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
-      return pump.cut ? { exitCode: code, signal, logCut: true } : { exitCode: code, signal };
+      const exit: TaskExit = { exitCode: code, signal };
+      if (pump.cut) exit.logCut = true;
+      if (pump.error) exit.logError = pump.error;
+      return exit;
     });
-    const task: RunningTask = { key: launch.key, pid, exited };
+    const task: RunningTask = { key: launch.key, pid, exited, logFailed: failed };
     this.states.set(task, state);
     this.live.set(pid, task);
     return task;

@@ -59,6 +59,8 @@ async function logSize(path: string): Promise<number> {
 
 export interface SpoolPumpOptions {
   now?: () => number;
+  /** Told of the first error writing the log (e.g. ENOSPC); from then on the spools are emptied, not read. */
+  onError?: (error: NodeJS.ErrnoException) => void;
   /** Start from the offsets in `.pos` (a restarted controller taking over). Default false: from 0. */
   resume?: boolean;
   /** The attempt's log limit in bytes (LogWriter's `limitBytes`); default none. */
@@ -77,6 +79,8 @@ export class SpoolPump {
   private finished: Promise<void> | null = null;
   /** The log reached its limit: it ends with the cut note; later spool bytes are skipped. */
   cut = false;
+  /** The first error writing the log; the log is cut from there (later spool bytes are skipped). */
+  error: NodeJS.ErrnoException | null = null;
 
   private constructor(
     private readonly files: AttemptFiles,
@@ -158,7 +162,7 @@ export class SpoolPump {
 
   /** Moves one batch; false when there was nothing to move. */
   private async batch(final: boolean): Promise<boolean> {
-    if (this.cut) return this.discard();
+    if (this.cut || this.error !== null) return this.discard();
     const take: Partial<Record<StreamTag, Buffer>> = {};
     for (const tag of ['o', 'e'] as const) {
       const handle = this.handles[tag];
@@ -190,6 +194,10 @@ export class SpoolPump {
       }
       await writer.close();
       this.cut = writer.cut;
+      if (writer.error !== null) {
+        this.error = writer.error;
+        this.options.onError?.(writer.error);
+      }
     }
     if (take.o) this.offsets.o += take.o.length;
     if (take.e) this.offsets.e += take.e.length;
@@ -198,8 +206,8 @@ export class SpoolPump {
   }
 
   /**
-   * Past the log limit the spools are emptied instead of read, so a chatty task cannot fill the
-   * disk with output nobody keeps. The task opened them O_APPEND: its next write lands at the new
+   * Past the log limit (or the first failed log write) the spools are emptied instead of read,
+   * so a chatty task cannot fill the disk with output nobody keeps. The task opened them O_APPEND: its next write lands at the new
    * end. Bytes written between two discards are dropped, as everything past the cut is.
    */
   private async discard(): Promise<boolean> {

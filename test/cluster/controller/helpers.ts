@@ -6,6 +6,7 @@ import type { Timers } from '../../../src/cluster/controller/timers.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { WorkerSpec } from '../../../src/model/types.js';
 import { FakeRuntime } from '../../../src/runtime/fake/index.js';
+import type { TaskRuntime } from '../../../src/runtime/types.js';
 import { Clock, workerSpec as stateWorkerSpec } from '../state/helpers.js';
 
 export { spec } from '../state/helpers.js';
@@ -51,15 +52,16 @@ export interface Harness {
 }
 
 /** A controller on a real in-memory store, the FakeRuntime, a hand-driven clock and timers. */
-export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')]): Harness {
+/** `home`: the state directory for logs (default: a fresh temporary one, removed at close). */
+export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')], wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r, given?: string): Harness {
   const clock = new Clock();
   const timers = new ManualTimers(clock);
   const store = ClusterStore.open({ path: ':memory:', now: clock.now });
   store.syncWorkers(workers);
   const runtime = new FakeRuntime({ now: clock.now });
-  const home = mkdtempSync(join(tmpdir(), 'iris-controller-'));
+  const home = given ?? mkdtempSync(join(tmpdir(), 'iris-controller-'));
   const controller = new Controller({
-    store, runtime, quotas: new Map(), stopGraceMs: 1000, now: clock.now, timers,
+    store, runtime: wrap(runtime), quotas: new Map(), stopGraceMs: 1000, now: clock.now, timers,
     launchContext: { clusterId: 'c-test', home, socketPath: join(home, 'iris.sock'), cliBinDir: join(home, 'bin'), baseEnv: { PATH: '/usr/bin:/bin' } },
   });
   const until = (pred: () => boolean): Promise<void> =>
@@ -78,7 +80,7 @@ export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w
       await controller.shutdown('test over');
       await runtime.close();
       store.close();
-      rmSync(home, { recursive: true, force: true });
+      if (given === undefined) rmSync(home, { recursive: true, force: true });
     },
   };
 }
