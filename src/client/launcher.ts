@@ -8,11 +8,12 @@
  * exits with a usage error (a bad config file) is reported as a usage error (exit 2).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
+import { LOCK_FILE, lockHolderPid } from '../server/lock-holder.js';
 import { SocketClient } from './socket-client.js';
 
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */
@@ -57,7 +58,12 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
         // Another controller holds the state directory. Its pid file is written once it answers on
         // its socket: with a live pid there, it is up but unreachable (its socket file is gone);
         // without one it is still starting, so wait for it to answer.
-        if (livePid(home) !== null) throw heldByAnother(home, socket, logPath);
+        // The pid file is written after the socket answers, so ping once more after reading it:
+        // only a holder that answered before and does not now has lost its socket.
+        if (answeringHolder(home) !== null) {
+          if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
+          throw heldByAnother(home, socket, logPath);
+        }
       }
       if (Date.now() > deadline) {
         if (exited) throw heldByAnother(home, socket, logPath);
@@ -92,7 +98,7 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
 
 /** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
 function heldByAnother(home: string, socket: string, logPath: string): IrisError {
-  const pid = livePid(home);
+  const pid = lockHolderPid(join(home, LOCK_FILE)) ?? livePid(home);
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
@@ -110,6 +116,18 @@ function readPid(home: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The pid of the controller that holds the state lock and has written its pid file (so it got as
+ * far as answering on its socket), or null while the holder is still starting. The pid file
+ * alone is not enough: a controller killed with -9 leaves it behind, and its pid may live on as
+ * a zombie or be reused. Where the kernel's lock table cannot be read, a live pid file counts.
+ */
+function answeringHolder(home: string): number | null {
+  if (!existsSync('/proc/locks')) return livePid(home);
+  const holder = lockHolderPid(join(home, LOCK_FILE));
+  return holder !== null && holder === readPid(home) ? holder : null;
 }
 
 /** The pid in `<home>/cluster.pid` while that process lives (EPERM: alive, another user's). */

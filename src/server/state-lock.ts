@@ -18,13 +18,15 @@
  * "running", none means "starting" (or gone); on release it removes that file only while it still
  * holds its own pid.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pidFileFor } from '../api/address.js';
 import { IrisError } from '../model/errors.js';
+import { LOCK_FILE, lockHolderPid } from './lock-holder.js';
 
-export const LOCK_FILE = 'controller.lock';
+export { LOCK_FILE, lockHolderPid };
+
 
 export interface StateLock {
   readonly home: string;
@@ -32,32 +34,6 @@ export interface StateLock {
   ready(): void;
   /** Give the lock back and remove the pid file if it is still this process's. Idempotent. */
   release(): void;
-}
-
-/**
- * The pid holding an fcntl lock on `file`, from /proc/locks (Linux), or null when none is found.
- * Lines read `1: POSIX  ADVISORY  WRITE 1234 fd:00:5678 0 EOF` (device in hex major:minor, inode).
- */
-export function lockHolderPid(file: string): number | null {
-  let table: string;
-  let st: { dev: bigint; ino: bigint };
-  try {
-    st = statSync(file, { bigint: true });
-    table = readFileSync('/proc/locks', 'utf8');
-  } catch {
-    return null;
-  }
-  const major = ((st.dev >> 8n) & 0xfffn) | ((st.dev >> 32n) & ~0xfffn);
-  const minor = (st.dev & 0xffn) | ((st.dev >> 12n) & ~0xffn);
-  for (const line of table.split('\n')) {
-    const fields = line.trim().split(/\s+/);
-    if (fields[1] !== 'POSIX' || fields.length < 6) continue; // also skips "-> " lines of blocked waiters
-    const [maj, min, ino] = fields[5]!.split(':');
-    if (ino === undefined || BigInt(ino) !== st.ino || BigInt(`0x${maj}`) !== major || BigInt(`0x${min}`) !== minor) continue;
-    const pid = Number(fields[4]);
-    if (Number.isInteger(pid) && pid > 0) return pid;
-  }
-  return null;
 }
 
 function refused(home: string): IrisError {
