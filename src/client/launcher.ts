@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
-import { LOCK_FILE, lockHolderPid } from '../server/lock-holder.js';
+import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
 import { SocketClient } from './socket-client.js';
 
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pidFileFor } from '../api/address.js';
 import { IrisError } from '../model/errors.js';
-import { LOCK_FILE, lockHolderPid } from './lock-holder.js';
+import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
 
 export { LOCK_FILE, lockHolderPid };
 

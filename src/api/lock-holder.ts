@@ -1,5 +1,5 @@
 /**
- * Who holds a state directory's lock (state-lock.ts), asked without taking it: the kernel's table
+ * Who holds a state directory's lock (src/server/state-lock.ts), asked without taking it: the kernel's table
  * of POSIX locks, /proc/locks. Used by the controller that was refused (to name the holder) and by
  * clients that auto-start a cluster (to tell a holder that answers from one still starting). On a
  * system without /proc/locks the holder is unknown (null).
