@@ -31,7 +31,9 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   ensurePrivateDir(home);
   const logPath = join(home, 'cluster.log');
   const socket = socketPathFor(home);
-  const args = [BIN_PATH, 'cluster', 'start', '--foreground'];
+  // A young generation capped at 8 MiB per semi-space: a controller streaming logs to several
+  // clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files").
+  const args = ['--max-semi-space-size=8', BIN_PATH, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
   const fd = openSync(logPath, 'a', 0o600);
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };

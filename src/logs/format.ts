@@ -197,6 +197,16 @@ export class LogWriter {
     });
   }
 
+  /**
+   * Resolves once every complete line handed so far is in the file (a partial line held for its
+   * newline is not). Lets a caller that tracks its own read offsets record them only after the
+   * bytes they cover are written, without closing the writer.
+   */
+  flushed(): Promise<void> {
+    this.schedule();
+    return this.whenIdle();
+  }
+
   /** Flushes partial lines (adding a newline) and everything pending, then closes the fd. */
   close(): Promise<void> {
     this.closing ??= this.finish();

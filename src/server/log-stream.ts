@@ -7,7 +7,7 @@
  *   `tail` is answered by scanning each file backward from its end (the merged last N lines are
  *   among each file's last N), `since` skips older lines without building them;
  * - bounded memory per request: per attempt file one block and its decoding scratch (MAX_BLOCK
- *   = 256 KiB each, smaller when there are many files: READ_BUDGET / files, at least MIN_BLOCK =
+ *   = 64 KiB each, smaller when there are many files: READ_BUDGET / files, at least MIN_BLOCK =
  *   16 KiB), plus two batches (MAX_BATCH_TEXT characters: the one on the wire, the next one).
  *   The cap is about 2 x READ_BUDGET = 16 MiB up to 512 files, then 32 KiB more per file; it
  *   does not grow with the size of the logs;

@@ -7,8 +7,9 @@
  * SpoolPump moves spool bytes into the attempt's log through LogWriter, in batches:
  * - a batch takes, per stream, whole lines only (a partial last line waits for its newline,
  *   unless it is already MAX_LINE_BYTES long, or the pump is finishing);
- * - the batch's LogWriter is closed (its bytes are in the log file) BEFORE the new offsets are
- *   written to the `.pos` file (one 42-byte pwrite at offset 0), so a crash never skips bytes;
+ * - one LogWriter serves the attempt (its write buffer and the pump's read buffers are reused,
+ *   so a chatty task makes little garbage); a batch's lines are flushed to the log file
+ *   (`LogWriter.flushed()`) BEFORE the new offsets are written to the `.pos` file (one 42-byte pwrite at offset 0), so a crash never skips bytes;
  *   a crash between the two repeats at most that one batch (<= BATCH_BYTES per stream) after
  *   a restart;
  * - it wakes on fs.watch events of the `.run` directory (a 250 ms poll where that fails);
@@ -30,6 +31,7 @@ export const BATCH_BYTES = 1024 * 1024;
 const SMALL_READ = 64 * 1024;
 const POLL_MS = 250;
 const NEWLINE = 0x0a;
+const NEWLINE_BUF = Buffer.from('\n');
 
 type Offsets = Record<StreamTag, number>;
 
@@ -77,6 +79,10 @@ export class SpoolPump {
   private running: Promise<void> | null = null;
   private again = false;
   private finished: Promise<void> | null = null;
+  /** One writer for the attempt's life (its write buffer is reused from batch to batch). */
+  private writer: LogWriter | null = null;
+  /** Read buffers, reused while a stream stays busy (a quiet stream drops back to a small one). */
+  private readonly bufs: Record<StreamTag, Buffer | null> = { o: null, e: null };
   /** The log reached its limit: it ends with the cut note; later spool bytes are skipped. */
   cut = false;
   /** The first error writing the log; the log is cut from there (later spool bytes are skipped). */
@@ -164,35 +170,44 @@ export class SpoolPump {
   private async batch(final: boolean): Promise<boolean> {
     if (this.cut || this.error !== null) return this.discard();
     const take: Partial<Record<StreamTag, Buffer>> = {};
+    const cutLines: Partial<Record<StreamTag, boolean>> = {};
     for (const tag of ['o', 'e'] as const) {
       const handle = this.handles[tag];
       if (handle === null) continue;
       // Small reads for a quiet task, big ones while a stream has more than one read's worth.
       const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
-      const buf = Buffer.allocUnsafe(size);
+      let buf = this.bufs[tag];
+      if (buf === null || buf.length !== size) buf = this.bufs[tag] = Buffer.allocUnsafe(size);
       const { bytesRead } = await handle.read(buf, 0, size, this.offsets[tag]);
       this.busy[tag] = bytesRead === size;
+      if (!this.busy[tag] && size === BATCH_BYTES) this.bufs[tag] = null;
       if (bytesRead === 0) continue;
       let end = bytesRead;
       if (!final) {
         // Whole lines only; a line longer than a log line is cut where the log would split it.
         const nl = buf.lastIndexOf(NEWLINE, bytesRead - 1);
         end = nl >= 0 ? nl + 1 : bytesRead >= MAX_LINE_BYTES ? MAX_LINE_BYTES : 0;
+        // A line cut at MAX_LINE_BYTES is ended here, as the log splits long lines anyway, so the
+        // writer holds nothing back that the offsets below already count.
+        if (nl < 0 && end > 0) cutLines[tag] = true;
       }
       if (end > 0) take[tag] = buf.subarray(0, end);
     }
     if (!take.o && !take.e) return false;
     if (!this.cut) {
-      const writer = new LogWriter(this.logPath, {
+      this.writer ??= new LogWriter(this.logPath, {
         ...(this.options.now ? { now: this.options.now } : {}),
         limitBytes: this.options.limitBytes ?? null,
         countedBytes: await logSize(this.logPath),
       });
+      const writer = this.writer;
       for (const tag of ['o', 'e'] as const) {
         const chunk = take[tag];
         if (chunk) writer.write(tag, chunk);
+        if (cutLines[tag]) writer.write(tag, NEWLINE_BUF);
       }
-      await writer.close();
+      // The writer copied the chunks: the read buffers are free again.
+      await writer.flushed();
       this.cut = writer.cut;
       if (writer.error !== null) {
         this.error = writer.error;
@@ -207,8 +222,8 @@ export class SpoolPump {
 
   /**
    * Past the log limit (or the first failed log write) the spools are emptied instead of read,
-   * so a chatty task cannot fill the disk with output nobody keeps. The task opened them O_APPEND: its next write lands at the new
-   * end. Bytes written between two discards are dropped, as everything past the cut is.
+   * so a chatty task cannot fill the disk with output nobody keeps. The task opened them
+   * O_APPEND: its next write lands at the new end. Bytes written between two discards are dropped, as everything past the cut is.
    */
   private async discard(): Promise<boolean> {
     await Promise.all([this.files.out, this.files.err].map((f) => truncate(f, 0).catch(() => undefined)));
@@ -227,6 +242,8 @@ export class SpoolPump {
       this.timer = null;
       await this.running;
       await this.loop(true);
+      await this.writer?.close();
+      if (this.writer?.error && this.error === null) this.error = this.writer.error;
       await Promise.all([this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)));
       const left = [this.files.out, this.files.err];
       if (this.pos !== null || this.options.resume) left.push(this.files.pos);
