@@ -22,7 +22,7 @@
  *   one that ended while no controller watched keeps its exit code and its output.
  */
 import { dirname } from 'node:path';
-import { closeSync, openSync, stat } from 'node:fs';
+import { closeSync, open, stat } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
@@ -65,6 +65,10 @@ interface TaskState {
   leaderGone: boolean;
   done: boolean;
 }
+
+/** A spool file for the task to append to (O_APPEND: emptying it later is safe, spool.ts). */
+const openFd = (path: string): Promise<number> =>
+  new Promise((resolve, reject) => open(path, 'a', 0o600, (e, fd) => (e ? reject(e) : resolve(fd))));
 
 const isDir = (path: string): Promise<boolean> =>
   new Promise((resolve) => stat(path, (err, st) => resolve(!err && st.isDirectory())));
@@ -137,14 +141,15 @@ export class ProcessRuntime implements TaskRuntime {
       // Not fatal: without its cgroup the attempt is still stopped through its process group.
       cgroup = await cgroups.create(dir).then(() => dir, () => null);
     }
-    let out: number;
-    let err: number;
-    try {
-      out = openSync(files.out, 'a', 0o600);
-      err = openSync(files.err, 'a', 0o600);
-    } catch (e) {
-      throw new LaunchError(`cannot create the output files in ${files.dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    // Opened off the event loop (creating a file costs ~0.3 ms of kernel time here).
+    const opened = await Promise.allSettled([openFd(files.out), openFd(files.err)]);
+    const failure = opened.find((r) => r.status === 'rejected');
+    if (failure) {
+      for (const r of opened) if (r.status === 'fulfilled') closeSync(r.value);
+      const e = (failure as PromiseRejectedResult).reason as NodeJS.ErrnoException;
+      throw new LaunchError(`cannot create the output files in ${files.dir}: ${e.code ?? String(e)}`, e.code);
     }
+    const [out, err] = opened.map((r) => (r as PromiseFulfilledResult<number>).value) as [number, number];
     const argv = wrapperArgs(cgroup === null ? null : cgroups!.procsFile(cgroup), files, launch.env, command, args);
     let child: ChildProcess;
     let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
