@@ -112,9 +112,11 @@ export class SpoolPump {
 
   private async open(): Promise<void> {
     if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
-    this.handles.o = await openOrNull(this.files.out, 'r');
-    this.handles.e = await openOrNull(this.files.err, 'r');
-    if (this.options.resume) this.pos = await openOrNull(this.files.pos, 'r+');
+    [this.handles.o, this.handles.e, this.pos] = await Promise.all([
+      openOrNull(this.files.out, 'r'),
+      openOrNull(this.files.err, 'r'),
+      this.options.resume ? openOrNull(this.files.pos, 'r+') : null,
+    ]);
     // A log already at its limit (cut before a restart) takes no more output.
     const limit = this.options.limitBytes ?? null;
     if (limit !== null && (await logSize(this.logPath)) >= limit) this.cut = true;
@@ -171,14 +173,20 @@ export class SpoolPump {
     if (this.cut || this.error !== null) return this.discard();
     const take: Partial<Record<StreamTag, Buffer>> = {};
     const cutLines: Partial<Record<StreamTag, boolean>> = {};
-    for (const tag of ['o', 'e'] as const) {
+    // Both streams are read at once (two reads in the thread pool, not one after the other).
+    const reads = await Promise.all((['o', 'e'] as const).map(async (tag) => {
       const handle = this.handles[tag];
-      if (handle === null) continue;
+      if (handle === null) return null;
       // Small reads for a quiet task, big ones while a stream has more than one read's worth.
       const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
       let buf = this.bufs[tag];
       if (buf === null || buf.length !== size) buf = this.bufs[tag] = Buffer.allocUnsafe(size);
       const { bytesRead } = await handle.read(buf, 0, size, this.offsets[tag]);
+      return { tag, buf, size, bytesRead };
+    }));
+    for (const read of reads) {
+      if (read === null) continue;
+      const { tag, buf, size, bytesRead } = read;
       this.busy[tag] = bytesRead === size;
       if (!this.busy[tag] && size === BATCH_BYTES) this.bufs[tag] = null;
       if (bytesRead === 0) continue;
