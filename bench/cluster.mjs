@@ -129,22 +129,46 @@ function timeJobsCommand(ctx, runs) {
   return { medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times), runs };
 }
 
-export async function runClusterBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), memoryTasks = 100_000, log = () => {} } = {}) {
-  const root = mkdtempSync(path.join(tmpdir(), 'iris-bench-'));
+/**
+ * A cluster of the built CLI in a fresh temporary IRIS_HOME (`iris-bench-<name>-*`) with `config`
+ * as its .irisrc.yaml. `stop()` stops it (SIGKILL when `cluster stop` fails) and removes the
+ * directory; a failed start stops and removes too.
+ */
+export function startBenchCluster(name, config) {
+  const root = mkdtempSync(path.join(tmpdir(), `iris-bench-${name}-`));
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   mkdirSync(cwd, { recursive: true });
-  writeFileSync(
-    path.join(cwd, '.irisrc.yaml'),
-    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`,
-  );
+  writeFileSync(path.join(cwd, '.irisrc.yaml'), config);
   const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
-  const result = { concurrency };
   let pid = null;
+  const stop = () => {
+    try {
+      iris(['cluster', 'stop'], ctx);
+    } catch {
+      if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
   try {
     iris(['cluster', 'start', '--detach'], ctx);
     pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
-    const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
+  return { root, home, cwd, ctx, pid, client, stop };
+}
+
+export async function runClusterBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), memoryTasks = 100_000, log = () => {} } = {}) {
+  const c = startBenchCluster(
+    'cluster',
+    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`,
+  );
+  const { ctx, pid, client } = c;
+  const result = { concurrency };
+  try {
     const task = { command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'] };
 
     log('cluster bench: baseline spawn of /bin/true');
@@ -198,12 +222,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
     result.memory.rssMB = after.rssMB;
     result.memory.hwmMB = after.hwmMB;
   } finally {
-    try {
-      iris(['cluster', 'stop'], ctx);
-    } catch {
-      if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(root, { recursive: true, force: true });
+    c.stop();
   }
   return result;
 }

@@ -13,12 +13,11 @@
 // Half the submissions carry a name, half get a generated one (the uniqueness check under load).
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
-import { cleanEnv, iris } from './cluster.mjs';
+import { startBenchCluster } from './cluster.mjs';
 
 function quantile(sorted, q) {
   if (sorted.length === 0) return NaN;
@@ -36,17 +35,10 @@ export async function runLoadBench({
   clients = Number(process.env.BENCH_LOAD_CLIENTS ?? 20),
   log = () => {},
 } = {}) {
-  const root = mkdtempSync(path.join(tmpdir(), 'iris-bench-load-'));
-  const home = path.join(root, 'home');
-  const cwd = path.join(root, 'work');
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(path.join(cwd, '.irisrc.yaml'), 'stop-grace: 1s\nworkers:\n  - {name: hold, cpu: 1, memory: 64GiB}\n');
-  const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
-  let pid = null;
+  log(`load bench: ${submissions} submissions from ${clients} clients`);
+  const c = startBenchCluster('load', 'stop-grace: 1s\nworkers:\n  - {name: hold, cpu: 1, memory: 64GiB}\n');
+  const { home, pid } = c;
   try {
-    log(`load bench: ${submissions} submissions from ${clients} clients`);
-    iris(['cluster', 'start', '--detach'], ctx);
-    pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
     const socketPath = path.join(home, 'run', 'iris.sock');
     const admin = new SocketClient({ socketPath, env: {} });
     await admin.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M' });
@@ -80,12 +72,7 @@ export async function runLoadBench({
       memory: { idleRssMB: idle.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB },
     };
   } finally {
-    try {
-      iris(['cluster', 'stop'], ctx);
-    } catch {
-      if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(root, { recursive: true, force: true });
+    c.stop();
   }
 }
 

@@ -17,12 +17,11 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 //   node bench/logs.mjs            (or `node scripts/bench.js --only logs`)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SocketClient } from '../dist/client/socket-client.js';
-import { awaitJobs, cleanEnv, iris } from './cluster.mjs';
+import { awaitJobs, iris, startBenchCluster } from './cluster.mjs';
 import { stats } from './tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,24 +71,7 @@ function timed(script, ctx) {
 }
 
 function startCluster() {
-  const root = mkdtempSync(path.join(tmpdir(), 'iris-bench-logs-'));
-  const home = path.join(root, 'home');
-  const cwd = path.join(root, 'work');
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(path.join(cwd, '.irisrc.yaml'), 'workers:\n  - {name: w0, cpu: 2, memory: 4GiB}\n');
-  const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
-  iris(['cluster', 'start', '--detach'], ctx);
-  const pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
-  const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
-  const stop = () => {
-    try {
-      iris(['cluster', 'stop'], ctx);
-    } catch {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  return { ctx, home, pid, client, stop };
+  return startBenchCluster('logs', 'workers:\n  - {name: w0, cpu: 2, memory: 4GiB}\n');
 }
 
 const cli = `'${process.execPath}' '${BIN}'`;

@@ -20,12 +20,12 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 //   node bench/tree.mjs            (or `node scripts/bench.js --only tree`)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
-import { awaitJobs, cleanEnv, iris, spawnBaseline } from './cluster.mjs';
+import { awaitJobs, iris, spawnBaseline, startBenchCluster } from './cluster.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET_WAIT_S = 4.3;
@@ -40,26 +40,7 @@ export function stats(values) {
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 /** A cluster started with the built CLI in a fresh temporary IRIS_HOME, with `config` as .irisrc.yaml. */
-function startCluster(config) {
-  const root = mkdtempSync(path.join(tmpdir(), 'iris-bench-tree-'));
-  const home = path.join(root, 'home');
-  const cwd = path.join(root, 'work');
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(path.join(cwd, '.irisrc.yaml'), config);
-  const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
-  iris(['cluster', 'start', '--detach'], ctx);
-  const pid = Number(readFileSync(path.join(home, 'cluster.pid'), 'utf8').trim());
-  const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
-  const stop = () => {
-    try {
-      iris(['cluster', 'stop'], ctx);
-    } catch {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  return { cwd, client, stop };
-}
+const startCluster = (config) => startBenchCluster('tree', config);
 
 /** Seconds from submitting `request` to the job's SUCCEEDED (awaitJobs throws on any other end). */
 async function timeJob(client, request) {
