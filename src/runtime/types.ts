@@ -38,7 +38,7 @@ export interface TaskLaunch {
   cwd: string;
   /** Per-attempt log file; the runtime appends lines in the format of src/logs/format.ts. */
   logPath: string;
-  /** Bytes of output after which the log is cut (src/logs/format.ts LogWriter); absent or null: no limit. */
+  /** Bytes of output after which the log is cut (src/logs/writer.ts LogWriter); absent or null: no limit. */
   logLimitBytes?: number | null;
   resources: ResourceSpec;
   deviceIndices: number[];

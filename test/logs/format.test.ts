@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogWriter, MAX_LINE_BYTES, appendNote, cutNote, formatLines } from '../../src/logs/format.js';
+import { MAX_LINE_BYTES, cutNote, formatLines } from '../../src/logs/format.js';
+import { LogWriter } from '../../src/logs/writer.js';
+import { appendNote } from '../../src/logs/files.js';
 import { readLines } from '../../src/logs/read.js';
 
 let dir = '';

@@ -23,7 +23,7 @@ import type { TaskIdentity } from '../../model/caller.js';
 import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
-import { appendNote } from '../../logs/format.js';
+import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';

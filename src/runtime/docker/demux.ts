@@ -5,7 +5,7 @@
  * while the writer is behind, so a chatty container never fills memory.
  */
 import type { Readable } from 'node:stream';
-import type { LogWriter } from '../../logs/format.js';
+import type { LogWriter } from '../../logs/writer.js';
 
 const HEADER = 8;
 

@@ -9,7 +9,7 @@
  * `lose(task, reason)` as if the infrastructure lost it, and `events` tells of every launch.
  */
 import { EventEmitter } from 'node:events';
-import { LogWriter } from '../../logs/format.js';
+import { LogWriter } from '../../logs/writer.js';
 import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { FAKE_COMMANDS, FakeHost, type FakeProcess } from './process.js';
 

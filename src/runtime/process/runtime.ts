@@ -27,7 +27,7 @@ import { rmdir } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
-import { ensureDir } from '../../logs/format.js';
+import { ensureDir } from '../../logs/files.js';
 import { signalGroup } from './proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';

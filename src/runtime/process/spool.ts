@@ -23,7 +23,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { LogWriter, MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
+import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
+import { LogWriter } from '../../logs/writer.js';
 import type { AttemptFiles } from './wrapper.js';
 
 /** Most bytes of one stream moved in one batch. */
