@@ -8,12 +8,13 @@
  * exits with a usage error (a bad config file) is reported as a usage error (exit 2).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
 import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
+import { ensurePrivateFile, prepareStateDir } from '../api/state-dir.js';
 import { SocketClient } from './socket-client.js';
 
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */
@@ -28,14 +29,16 @@ export interface StartOptions {
 }
 
 export async function startDetached(home: string, opts: StartOptions = {}): Promise<{ pid: number; socket: string }> {
-  ensurePrivateDir(home);
+  // Refuses a state directory another user controls (api/state-dir.ts) before writing anything there.
+  prepareStateDir(home);
   const logPath = join(home, 'cluster.log');
   const socket = socketPathFor(home);
   // A young generation capped at 8 MiB per semi-space: a controller streaming logs to several
   // clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files").
   const args = ['--max-semi-space-size=8', BIN_PATH, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
-  const fd = openSync(logPath, 'a', 0o600);
+  ensurePrivateFile(logPath);
+  const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };
   const child = spawn(process.execPath, args, {
     detached: true,
@@ -150,12 +153,6 @@ async function otherPid(client: SocketClient): Promise<number> {
   } catch {
     return 0;
   }
-}
-
-/** Create the state directory private to this user (0700), tightening it if it already exists. */
-export function ensurePrivateDir(home: string): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
 }
 
 function tail(path: string, lines: number): string {

@@ -1,22 +1,37 @@
 /**
  * Log files on disk beside the writer: directories made once per process (ensureDir, forgetDir)
  * and iris's own notes appended to a log (appendNote), in the format of format.ts.
+ *
+ * Owner-only and never through a symlink: directories are made 0700 and a symlink where the
+ * directory should be is refused (ENOTDIR); log files are created 0600 and opened with
+ * LOG_OPEN_FLAGS (O_NOFOLLOW: a symlink planted at a log's path fails with ELOOP instead of
+ * sending the output into its target).
  */
-import { appendFile, mkdir } from 'node:fs';
+import { constants, lstat, mkdir } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatLines } from './format.js';
 
 const madeDirs = new Set<string>();
 
-/** mkdir -p, remembered per process so launches in one directory pay for it once. */
+/** How every log file is opened for writing: append, create (0600), never through a symlink. */
+export const LOG_OPEN_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/** mkdir -p (0700), remembered per process so launches in one directory pay for it once. */
 export function ensureDir(dir: string): Promise<void> {
   if (madeDirs.has(dir)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    mkdir(dir, { recursive: true }, (err) => {
+    mkdir(dir, { recursive: true, mode: 0o700 }, (err) => {
       if (err) return reject(err);
-      if (madeDirs.size > 10_000) madeDirs.clear();
-      madeDirs.add(dir);
-      resolve();
+      lstat(dir, (statErr, st) => {
+        if (statErr) return reject(statErr);
+        if (!st.isDirectory()) {
+          return reject(Object.assign(new Error(`ENOTDIR: not a directory (a symlink is not followed): ${dir}`), { code: 'ENOTDIR', path: dir }));
+        }
+        if (madeDirs.size > 10_000) madeDirs.clear();
+        madeDirs.add(dir);
+        resolve();
+      });
     });
   });
 }
@@ -29,7 +44,12 @@ export function ensureDir(dir: string): Promise<void> {
 export async function appendNote(path: string, text: string, now: number = Date.now()): Promise<void> {
   await ensureDir(dirname(path));
   const body = formatLines(now, 'e', text.replace(/\n$/, '').split('\n'));
-  await new Promise<void>((resolve, reject) => appendFile(path, body, (err) => (err ? reject(err) : resolve())));
+  const file = await open(path, LOG_OPEN_FLAGS, 0o600);
+  try {
+    await file.write(body);
+  } finally {
+    await file.close();
+  }
 }
 
 /** Forget that `dir` was made (it was removed meanwhile): the next ensureDir makes it again. */

@@ -7,7 +7,7 @@ import { open, write, close as closeFd } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, cutNote, utf8Cut, type StreamTag } from './format.js';
-import { ensureDir, forgetDir } from './files.js';
+import { ensureDir, forgetDir, LOG_OPEN_FLAGS } from './files.js';
 
 /** Above this many unflushed bytes attached readables are paused until the writer catches up. */
 const HIGH_WATER = 1024 * 1024;
@@ -258,7 +258,7 @@ export class LogWriter {
 
   private openFd(retry = true): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      open(this.path, 'a', 0o644, (err, fd) => {
+      open(this.path, LOG_OPEN_FLAGS, 0o600, (err, fd) => {
         if (err) return reject(err);
         this.fd = fd;
         resolve();

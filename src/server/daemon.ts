@@ -2,7 +2,8 @@
  * The composition root of a local cluster: config, state directory, store, runtime, controller,
  * socket server. `runCluster` resolves once the cluster has stopped.
  *
- * Start-up order matters: the state lock (state-lock.ts) is taken first, so exactly one
+ * Start-up order matters: the state directory is checked first (api/state-dir.ts: one another
+ * user controls is refused before anything is written), then the state lock (state-lock.ts) is taken, so exactly one
  * controller opens a state directory; then the store is opened and attempts left running by an
  * earlier life of the cluster (a crash or kill -9) are settled BEFORE the socket answers, so no
  * client ever sees a stale RUNNING task: an attempt that ended while the controller was down
@@ -11,12 +12,14 @@
  * runs again.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
 import { acquireStateLock } from './state-lock.js';
 import { socketPathFor } from '../api/address.js';
+import { ensurePrivateFile, prepareStateDir, tightenIfPresent } from '../api/state-dir.js';
+import { writeCliShim } from './cli-shim.js';
 import { loadConfig } from '../config/index.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
@@ -48,19 +51,6 @@ export function packageVersion(): string {
   }
 }
 
-/** A tiny `iris` launcher on the tasks' PATH that runs this very CLI under this very Node. */
-function writeCliShim(home: string): string {
-  const dir = path.join(home, 'bin');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const runner = path.join(PACKAGE_ROOT, 'bin', 'run.js');
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const file = path.join(dir, 'iris');
-  const text = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(runner)} "$@"\n`;
-  // Written only when it changed: a restart on a full disk must not need the space.
-  if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text, { mode: 0o755 });
-  return dir;
-}
-
 /**
  * A check that rejects with a clear user error when no Docker engine answers (run when a job asks
  * for an image). An answer is trusted for a few seconds, so a burst of submissions asks once.
@@ -77,8 +67,9 @@ function containerEngineCheck(): () => Promise<void> {
 
 export async function runCluster(options: RunClusterOptions): Promise<void> {
   const home = path.resolve(options.home);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
+  // The one rule of api/state-dir.ts: a directory another user controls is refused, and an
+  // existing one is never chmodded. Checked here again: `cluster start --foreground` comes here directly.
+  prepareStateDir(home);
   // Held from before recovery until the end: no second controller ever touches this state.
   const lock = acquireStateLock(home);
   try {
@@ -107,6 +98,10 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   });
   const socketPath = socketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
+  // state.db is created 0600 without following a symlink; SQLite gives its -wal and -shm the
+  // database file's mode; ones left by an older iris are tightened.
+  ensurePrivateFile(path.join(home, 'state.db'));
+  tightenIfPresent(home, ['state.db-wal', 'state.db-shm', 'state.db-journal']);
   const store = ClusterStore.open({ path: path.join(home, 'state.db') });
   let clusterId = store.getMeta('cluster_id');
   if (!clusterId) {
@@ -155,7 +150,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     }),
     log,
     launchContext: {
-      clusterId, home, socketPath, cliBinDir: writeCliShim(home), baseEnv: inheritableEnv(process.env),
+      clusterId, home, socketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
     },
   });

@@ -16,12 +16,13 @@
  * who holds the lock, so it is right even while the holder is still starting). The holder writes
  * its pid to `<home>/cluster.pid` once it answers on its socket (`ready()`): a live pid there means
  * "running", none means "starting" (or gone); on release it removes that file only while it still
- * holds its own pid.
+ * holds its own pid. Both files are owner-only (0600) and never followed through a symlink.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pidFileFor } from '../api/address.js';
+import { ensurePrivateFile } from '../api/state-dir.js';
 import { IrisError } from '../model/errors.js';
 import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
 
@@ -50,6 +51,8 @@ function refused(home: string): IrisError {
 export function acquireStateLock(home: string): StateLock {
   const file = path.join(home, LOCK_FILE);
   let db: DatabaseSync;
+  // Created 0600 without following a symlink before SQLite opens it (which would follow one).
+  ensurePrivateFile(file);
   try {
     db = new DatabaseSync(file, { timeout: 0 });
   } catch (error) {
@@ -70,7 +73,13 @@ export function acquireStateLock(home: string): StateLock {
     ready() {
       if (!held) return;
       try {
-        writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+        const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+        const fd = openSync(pidFile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600);
+        try {
+          writeSync(fd, `${process.pid}\n`);
+        } finally {
+          closeSync(fd);
+        }
       } catch {
         // A full disk must not stop a controller that already answers: clients reach it through
         // the socket; only the "holder is up" hint of a refused start is missing meanwhile.

@@ -7,7 +7,7 @@
  * - `release()` deletes it, giving its space to SQLite; the store does so at its first failed
  *   write and refuses submissions until `ensure()` succeeds again (space has returned).
  */
-import { closeSync, openSync, rmSync, statSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, rmSync, statSync, statfsSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const RESERVE_BYTES = 1024 * 1024;
@@ -24,7 +24,7 @@ export class SpaceReserve {
     }
     let fd: number | null = null;
     try {
-      fd = openSync(this.path, 'w', 0o600);
+      fd = openSync(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
       const chunk = Buffer.alloc(Math.min(this.bytes, 64 * 1024));
       for (let written = 0; written < this.bytes; ) written += writeSync(fd, chunk, 0, Math.min(chunk.length, this.bytes - written));
       return true;

@@ -22,7 +22,7 @@
  *   one that ended while no controller watched keeps its exit code and its output.
  */
 import { dirname } from 'node:path';
-import { closeSync, open, stat } from 'node:fs';
+import { closeSync, constants, open, stat } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
@@ -66,9 +66,13 @@ interface TaskState {
   done: boolean;
 }
 
-/** A spool file for the task to append to (O_APPEND: emptying it later is safe, spool.ts). */
+/**
+ * A spool file for the task to append to (O_APPEND: emptying it later is safe, spool.ts);
+ * owner-only, and never through a symlink planted at its path (ELOOP).
+ */
+const SPOOL_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const openFd = (path: string): Promise<number> =>
-  new Promise((resolve, reject) => open(path, 'a', 0o600, (e, fd) => (e ? reject(e) : resolve(fd))));
+  new Promise((resolve, reject) => open(path, SPOOL_FLAGS, 0o600, (e, fd) => (e ? reject(e) : resolve(fd))));
 
 const isDir = (path: string): Promise<boolean> =>
   new Promise((resolve) => stat(path, (err, st) => resolve(!err && st.isDirectory())));

@@ -20,7 +20,7 @@
  * Line times are the times of ingestion: lines a task wrote while no controller ran get the time
  * they were recovered.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { constants, watch, type FSWatcher } from 'node:fs';
 import { open, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
@@ -47,9 +47,10 @@ export async function readPos(path: string): Promise<Offsets> {
   return m ? { o: Number(m[1]), e: Number(m[2]) } : { o: 0, e: 0 };
 }
 
-async function openOrNull(path: string, flags: string): Promise<FileHandle | null> {
+/** Spool and `.pos` files are opened without following a symlink (O_NOFOLLOW); `.pos` is created 0600. */
+async function openOrNull(path: string, flags: number): Promise<FileHandle | null> {
   try {
-    return await open(path, flags);
+    return await open(path, flags | constants.O_NOFOLLOW, 0o600);
   } catch {
     return null;
   }
@@ -114,9 +115,9 @@ export class SpoolPump {
   private async open(): Promise<void> {
     if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
     [this.handles.o, this.handles.e, this.pos] = await Promise.all([
-      openOrNull(this.files.out, 'r'),
-      openOrNull(this.files.err, 'r'),
-      this.options.resume ? openOrNull(this.files.pos, 'r+') : null,
+      openOrNull(this.files.out, constants.O_RDONLY),
+      openOrNull(this.files.err, constants.O_RDONLY),
+      this.options.resume ? openOrNull(this.files.pos, constants.O_RDWR) : null,
     ]);
     // A log already at its limit (cut before a restart) takes no more output.
     const limit = this.options.limitBytes ?? null;
@@ -125,7 +126,7 @@ export class SpoolPump {
 
   /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
   private async savePos(): Promise<void> {
-    this.pos ??= await openOrNull(this.files.pos, 'w');
+    this.pos ??= await openOrNull(this.files.pos, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
     await this.pos?.write(formatPos(this.offsets), 0, 42, 0).catch(() => undefined);
   }
 
