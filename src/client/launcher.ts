@@ -5,7 +5,9 @@
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
  * reports (conflict, naming its pid) that it holds the state without answering. A cluster that
- * exits with a usage error (a bad config file) is reported as a usage error (exit 2).
+ * exits with a usage error (a bad config file) is reported as a usage error (exit 2). Before it
+ * writes anything, the state directory must pass api/state-dir.ts (refused: exit 2, never chmodded);
+ * `cluster.log` is owner-only and never opened through a symlink.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
