@@ -6,7 +6,8 @@
  * full rights.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerInfo } from '../../src/api/types.js';
+import { userInfo } from 'node:os';
+import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
 import { E2ECluster, describeRun } from './harness.js';
 
 const CONFIG = `
@@ -93,6 +94,16 @@ describe('the task door', () => {
     expect((await c.job('/victim')).state).toBe('RUNNING');
     expect((await c.job('/scoped/kid')).state).toBe('SUCCEEDED');
     expect(await c.client.ping()).toBe(true);
+  });
+
+  it('the owner may submit --user for another user: recorded and shown as submitted by the OS user for that user', async () => {
+    const me = userInfo().username;
+    await c.submit(['--name', 'for-erin', '--user', 'erin', '--cpu', '0.1'], ['true']);
+    const job = await c.json<JobDetail>(['status', '/for-erin']);
+    expect(job).toMatchObject({ user: 'erin', submitter: me });
+    const shown = await c.iris(['status', '/for-erin']);
+    expect(shown.stdout).toMatch(new RegExp(`User:\\s+erin \\(submitted by ${me} for erin\\)`));
+    expect((await c.json<JobDetail>(['status', '/victim'])).submitter).toBeUndefined();
   });
 
   it('a request on the task door with an unknown token is refused with a hint', async () => {
