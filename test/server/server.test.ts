@@ -474,6 +474,24 @@ describe('doors', () => {
     }
   });
 
+  it('a task\'s event stream and worker view show only its subtree', async () => {
+    const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
+    for (const event of [
+      { type: 'job', name: '/other', state: 'RUNNING', time: 1 },
+      { type: 'worker', name: 'w0', state: 'DRAINED', time: 2 },
+      { type: 'task', name: '/train/kid/task-0', state: 'RUNNING', time: 3 },
+      { type: 'job', name: '/trainer', state: 'RUNNING', time: 4 },
+    ] as const) service.eventChannel.push(event);
+    service.eventChannel.end();
+    const got: unknown[] = [];
+    for await (const event of task.events()) got.push(event);
+    expect(got).toEqual([{ type: 'task', name: '/train/kid/task-0', state: 'RUNNING', time: 3 }]);
+    const [worker] = service.workers();
+    service.workers = () => [{ ...worker!, runningTasks: ['/other/task-0', '/train/task-0'] }];
+    expect((await task.workers()).map((w) => w.runningTasks)).toEqual([['/train/task-0']]);
+    expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([['/other/task-0', '/train/task-0']]);
+  });
+
   it('stop, drain and the queue view are the owner\'s only', async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
     for (const attempt of [task.drain('w0'), task.queue(), task.stopCluster()]) {
