@@ -6,6 +6,7 @@
  * full rights.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
 import { E2ECluster, describeRun } from './harness.js';
@@ -42,6 +43,9 @@ describe('the task door', () => {
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(0);
     expect(r.stdout).toContain(`addr=${c.home}/tasks/iris.sock`);
+    // Owner-only on disk, like the owner's socket: 0600 in a 0700 directory.
+    expect(statSync(`${c.home}/tasks/iris.sock`).mode & 0o777).toBe(0o600);
+    expect(statSync(`${c.home}/tasks`).mode & 0o777).toBe(0o700);
   });
 
   it('a task that leaves its token out can neither create a child under an unrelated job, cancel it, drain the worker nor submit --user', async () => {
