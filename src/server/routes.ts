@@ -13,7 +13,7 @@ import { IrisError, invalid, relabel } from '../model/errors.js';
 import { nameFromTask, parseJobName, parseTaskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, type Door, type TaskCaller } from '../model/caller.js';
+import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseWaitRequest } from '../api/requests.js';
 import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
@@ -35,8 +35,6 @@ export interface Call {
    * (an unknown token, or none on the task door, is 403 there); null for the owner.
    */
   caller(): TaskCaller | null;
-  /** The socket the request came through. */
-  door: Door;
   /** Aborts when the server closes (ends streams). */
   closing: AbortSignal;
 }

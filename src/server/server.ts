@@ -154,7 +154,6 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
           return parseJsonBody(await readBody(req, MAX_BODY_BYTES));
         },
         caller: () => caller,
-        door,
       };
       const reply = await handler(call, ctx);
       if (!bodyRead) req.resume();
