@@ -48,6 +48,15 @@ describe('the task door', () => {
     expect(statSync(`${c.home}/tasks`).mode & 0o777).toBe(0o700);
   });
 
+  it('each task\'s environment holds only its own attempt\'s token', async () => {
+    const args = ['run', '--name', 'tokens', '--cpu', '0.1', '--replicas', '2', '--', 'sh', '-c', 'echo "tokens=$(env | grep -c TOKEN) $IRIS_TASK_TOKEN"'];
+    const r = await c.iris(args);
+    expect(r.code, describeRun(args, r)).toBe(0);
+    const seen = [...r.stdout.matchAll(/tokens=(\d+) (\S+)/g)].map((m) => ({ count: Number(m[1]), token: m[2] }));
+    expect(seen.map((s) => s.count)).toEqual([1, 1]);
+    expect(new Set(seen.map((s) => s.token)).size).toBe(2);
+  });
+
   it('a task that leaves its token out can neither create a child under an unrelated job, cancel it, drain the worker nor submit --user', async () => {
     const noToken = 'env -u IRIS_TASK_TOKEN iris';
     const script = c.script('no-token.sh', [
@@ -114,5 +123,10 @@ describe('the task door', () => {
     const r = await c.iris(['status', '/victim'], { env: { IRIS_CONTROLLER_ADDRESS: `${c.home}/tasks/iris.sock`, IRIS_TASK_TOKEN: 'forged' } });
     expect(r.code, describeRun(['status'], r)).toBe(4);
     expect(r.stderr).toMatch(/unknown or expired task token/);
+    // `iris submit` inside a task says why it is refused, not that the cluster does not answer.
+    const env = { IRIS_CONTROLLER_ADDRESS: `${c.home}/tasks/iris.sock`, IRIS_TASK_TOKEN: 'forged' };
+    const submit = await c.iris(['submit', '--cpu', '0.1', '--', 'true'], { env });
+    expect(submit.code, describeRun(['submit'], submit)).toBe(4);
+    expect(submit.stderr).toMatch(/unknown or expired task token/);
   });
 });
