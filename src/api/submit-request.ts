@@ -35,7 +35,7 @@ export const SubmitRequestSchema = z.strictObject(
     timeLimit: duration().nullish().describe('Time limit of each attempt, > 0, any length: `90s`, `10m`, `1h30m`, `30d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),
     timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
     schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),
-    user: text().nullish().describe('Default: the user running the cluster; a task\'s children always run as the task\'s user.'),
+    user: text().nullish().describe('Who the job runs for and is counted against (quotas). Default: the user running the cluster. Another user only without a task token (the owner): recorded as `submitter` for `user`. A task\'s children always run as the task\'s user.'),
     cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
   },

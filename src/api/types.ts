@@ -73,7 +73,10 @@ export interface TaskCounts {
 
 export interface JobSummary {
   name: string;
+  /** Who the job runs for and is counted against (quotas). */
   user: string;
+  /** The OS user who submitted it for `user` (the owner's `--user`); absent when the same. */
+  submitter?: string;
   state: JobState;
   reason: string | null;
   depth: number;

@@ -5,12 +5,13 @@
  * starts one: the task's cluster is the one to talk to.
  */
 import type { IrisClient } from './types.js';
+import type { HealthResponse } from '../api/types.js';
 import { SocketClient } from './socket-client.js';
 import { resolveHome, resolveSocket } from '../api/address.js';
 import { startDetached } from './launcher.js';
 import { IrisError } from '../model/errors.js';
 
-export type ConnectedClient = IrisClient & { ping(): Promise<boolean> };
+export type ConnectedClient = IrisClient & { ping(): Promise<boolean>; health(): Promise<HealthResponse> };
 
 export function connect(env: NodeJS.ProcessEnv = process.env): ConnectedClient {
   return new SocketClient(resolveSocket(env), env);
@@ -20,6 +21,10 @@ export async function ensureCluster(env: NodeJS.ProcessEnv, log: (message: strin
   const client = connect(env);
   if (await client.ping()) return client;
   if (env.IRIS_CONTROLLER_ADDRESS) {
+    // A cluster that answers but refuses (no or a stale task token on the task door) says why.
+    await client.health().catch((error: unknown) => {
+      if (error instanceof IrisError && error.code === 'forbidden') throw error;
+    });
     throw new IrisError(
       'unavailable',
       `the iris cluster at ${env.IRIS_CONTROLLER_ADDRESS} does not answer`,

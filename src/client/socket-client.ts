@@ -2,8 +2,9 @@
  * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket (docs/api.md).
  * Error bodies come back as the same IrisError (code, message, hint); a missing or dead socket
  * is IrisError('unavailable') with a hint to start a cluster. Inside a task, IRIS_TASK_TOKEN
- * (from the env given to the constructor) is sent on every request so submissions become
- * children of the task's job. Streams (logs, events) are async iterables over NDJSON that end
+ * (from the env given to the constructor) is sent on every request: the task door
+ * (IRIS_CONTROLLER_ADDRESS) refuses requests without it, submissions become children of the
+ * task's job, and every other call is confined to the task's subtree (docs/api.md, "Doors"). Streams (logs, events) are async iterables over NDJSON that end
  * quietly when the caller's AbortSignal aborts. Waiting is a long poll (POST /v1/wait): with the
  * token, the cluster knows the task is blocked and on what (docs/architecture.md, "Waiting").
  */

@@ -1,7 +1,12 @@
 /**
- * Who is calling: a request that carries a valid task token comes from one running attempt of
- * one task. Admission uses it to name, scope and fill in children (see docs/architecture.md).
+ * Who is calling, and what they may reach. A request that carries a valid task token comes from
+ * one running attempt of one task: admission uses it to name, scope and fill in children, and
+ * every other call of that task is confined to its own job's subtree (`inScope`). A request
+ * without a token comes from the cluster's owner (only the owner's uid, or root, can open the
+ * owner's 0600 socket) and reaches everything. The one rule for "within the subtree" lives here.
  */
+import { IrisError } from './errors.js';
+import { isWithin } from './names.js';
 
 /** The running attempt a task token identifies. */
 export interface TaskIdentity {
@@ -19,4 +24,29 @@ export interface TaskCaller extends TaskIdentity {
   env: Record<string, string>;
   /** Submission time of the caller's tree root (children inherit it for priority). */
   rootSubmittedAt: number;
+}
+
+/**
+ * The socket a request came through: `owner` (`<home>/run/iris.sock`, full rights unless a token
+ * is sent) or `task` (`<home>/tasks/iris.sock`, a token is required on every request).
+ */
+export type Door = 'owner' | 'task';
+
+/** Is `name` (a job, or a task of a job) within the caller's job subtree? The owner (null) reaches everything. */
+export function inScope(caller: TaskIdentity | null, name: string): boolean {
+  return caller === null || isWithin(name, caller.job);
+}
+
+/** Throws 403 unless `name` is within the caller's job subtree; `action` says what was asked ("cancel"). */
+export function requireInScope(caller: TaskIdentity | null, name: string, action: string): void {
+  if (inScope(caller, name)) return;
+  throw new IrisError('forbidden', `a task may only ${action} jobs within its own job ${caller!.job}; ${name} is outside it`,
+    'name a job under your own job (a relative name such as `kid` means <your job>/kid), or run the command outside the task');
+}
+
+/** Throws 403 for a task caller: the route is the owner's only. */
+export function requireOwner(caller: TaskIdentity | null, what: string): void {
+  if (caller === null) return;
+  throw new IrisError('forbidden', `${what} is for the cluster's owner only; a task (${caller.task}) may not do it`,
+    'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")');
 }

@@ -30,6 +30,11 @@ export interface JobSpec {
    * that task runs again (retry, preemption, restart), the job is ended: docs/architecture.md, "Re-run parents".
    */
   submittedBy?: { task: string; attempt: number };
+  /**
+   * The OS user who submitted the job for `user` (the owner's `--user`); absent when they are the
+   * same. Quotas count the job against `user`.
+   */
+  submitter?: string;
 }
 
 export interface Job {

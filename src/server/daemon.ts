@@ -10,6 +10,10 @@
  * keeps its exit code and output (runtime.recover); every other one is stopped
  * (runtime.reclaim, which reaches every process of its cgroup) and recorded as preempted, so it
  * runs again.
+ *
+ * Two doors onto one service (docs/api.md, "Doors"): the owner's socket `<home>/run/iris.sock`
+ * and the task door `<home>/tasks/iris.sock`. Tasks are given only the task door
+ * (IRIS_CONTROLLER_ADDRESS; containers get its directory mounted), never the owner's socket.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
 import { acquireStateLock } from './state-lock.js';
-import { socketPathFor } from '../api/address.js';
+import { socketPathFor, taskSocketPathFor } from '../api/address.js';
 import { ensurePrivateFile, prepareStateDir, tightenIfPresent } from '../api/state-dir.js';
 import { writeCliShim } from './cli-shim.js';
 import { loadConfig } from '../config/index.js';
@@ -97,6 +101,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     }
   });
   const socketPath = socketPathFor(home);
+  const taskSocketPath = taskSocketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   // state.db is created 0600 without following a symlink; SQLite gives its -wal and -shm the
   // database file's mode; ones left by an older iris are tightened.
@@ -150,7 +155,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     }),
     log,
     launchContext: {
-      clusterId, home, socketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
+      clusterId, home, socketPath: taskSocketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
     },
   });
@@ -158,26 +163,25 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   let stopping: Promise<void> | null = null;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
-  const server = createApiServer(
-    new ControllerService(store, controller, {
-      clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
-      defaults: {
-        timeLimitMs: config.defaults.timeLimitMs,
-        maxPreemptions: config.defaults.maxPreemptions,
-        image: defaultImage(config.runtime),
-      },
-      requireContainerEngine: containerEngineCheck(),
-      requestStop: async () => {
-        setImmediate(() => void stop());
-      },
-    }),
-    { socketPath, version: packageVersion() },
-  );
+  const service = new ControllerService(store, controller, {
+    clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
+    defaults: {
+      timeLimitMs: config.defaults.timeLimitMs,
+      maxPreemptions: config.defaults.maxPreemptions,
+      image: defaultImage(config.runtime),
+    },
+    requireContainerEngine: containerEngineCheck(),
+    requestStop: async () => {
+      setImmediate(() => void stop());
+    },
+  });
+  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion() });
+  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion() });
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
-      await server.close();
+      await Promise.all([server.close(), taskDoor.close()]);
       await runtime.close();
       store.close();
       resolveStopped();
@@ -186,7 +190,13 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   };
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
-  await server.listen();
+  await taskDoor.listen();
+  try {
+    await server.listen();
+  } catch (error) {
+    await taskDoor.close();
+    throw error;
+  }
   controller.start();
   options.onReady?.({ socket: socketPath, pid: process.pid });
   if (options.signal?.aborted) void stop();

@@ -2,17 +2,22 @@
  * The /v1 route table: one entry per path and method, each turning a request into one
  * ClusterService call. Handlers return a JSON reply or stream themselves (logs, events).
  * Query and body values are validated here with messages naming the parameter.
+ *
+ * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
+ * subtree: job and jobs listings, status, cancel, wait, logs and events are confined to it (a name
+ * outside is 403; listings leave the rest out), and workers show only its subtree's running
+ * tasks. Routes in OWNER_ONLY (cluster stop, drain, the queue view) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
 import { nameFromTask, parseJobName, parseTaskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
-import type { TaskCaller } from '../model/caller.js';
+import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseWaitRequest } from '../api/requests.js';
 import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
-import type { HealthResponse, JobFilter, LogQuery } from '../api/types.js';
+import type { HealthResponse, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 
 export interface Reply {
   status: number;
@@ -25,7 +30,10 @@ export interface Call {
   query: URLSearchParams;
   /** The parsed JSON body (`{}` when empty). */
   body(): Promise<unknown>;
-  /** The task behind the x-iris-task-token header; null without the header; 403 for an unknown token. */
+  /**
+   * The task behind the x-iris-task-token header, checked by the server before the handler runs
+   * (an unknown token, or none on the task door, is 403 there); null for the owner.
+   */
   caller(): TaskCaller | null;
   /** Aborts when the server closes (ends streams). */
   closing: AbortSignal;
@@ -89,6 +97,18 @@ function canonicalName(field: string, value: string): string {
   return relabel(field, () => parseJobName(value));
 }
 
+/** A task caller sees only its subtree's running tasks on a worker. */
+function scopedWorker(caller: TaskCaller | null, worker: WorkerInfo): WorkerInfo {
+  return caller ? { ...worker, runningTasks: worker.runningTasks.filter((task) => inScope(caller, task)) } : worker;
+}
+
+/** Routes a task may not call (403 with a token, on either door): `METHOD path`. */
+export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
+  ['POST /v1/cluster/stop', 'stopping the cluster'],
+  ['POST /v1/workers/drain', 'draining a worker'],
+  ['GET /v1/queue', 'the queue view (it shows every user\'s pending jobs)'],
+]);
+
 /**
  * POST /v1/wait: the long poll answers when the jobs end, at the timeout, when the client goes
  * away (its wait is then over: nobody is blocked on it any more) or when the cluster stops (503).
@@ -98,6 +118,7 @@ async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
   const request = parseWaitRequest(await call.body());
   // Inside a task a relative name is one of its own job's children, as at submit (`kid` = <job>/kid).
   const jobs = request.jobs.map((name, i) => canonicalName(`jobs[${i}]`, nameFromTask(name, caller?.job ?? null)));
+  for (const job of jobs) requireInScope(caller, job, 'wait on');
   const timeout = request.timeout;
   const timeoutMs = timeout === undefined ? null : relabel('timeout', () => parseDuration(timeout));
   const gone = new AbortController();
@@ -116,7 +137,7 @@ async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
 
 /**
  * A task that follows logs until a job ends is blocked on that job just as a wait would be: it
- * is registered as such while the stream lasts. A stale token does not refuse a log stream.
+ * is registered as such while the stream lasts.
  */
 function followerBlocked(call: Call, ctx: RouteContext, target: string): () => void {
   let caller: TaskCaller | null;
@@ -135,7 +156,10 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid } satisfies HealthResponse),
   },
   '/v1/jobs': {
-    GET: (call, ctx) => ok(ctx.service.jobs(jobFilter(call.query))),
+    GET: (call, ctx) => {
+      const caller = call.caller();
+      return ok(ctx.service.jobs(jobFilter(call.query)).filter((job) => inScope(caller, job.name)));
+    },
     POST: async (call, ctx) => {
       const caller = call.caller();
       const request = parseSubmitRequest(await call.body());
@@ -148,17 +172,25 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     GET: (_call, ctx) => ok(ctx.service.queue()),
   },
   '/v1/job': {
-    GET: (call, ctx) => ok(ctx.service.job(canonicalName('name', requiredParam(call.query, 'name')))),
+    GET: (call, ctx) => {
+      const name = canonicalName('name', requiredParam(call.query, 'name'));
+      requireInScope(call.caller(), name, 'read the status of');
+      return ok(ctx.service.job(name));
+    },
   },
   '/v1/jobs/cancel': {
     POST: async (call, ctx) => {
       const { names } = parseCancelRequest(await call.body());
       const canonical = names.map((name, i) => canonicalName(`names[${i}]`, name));
+      for (const name of canonical) requireInScope(call.caller(), name, 'cancel');
       return ok(await ctx.service.cancel(canonical));
     },
   },
   '/v1/cluster': {
-    GET: (_call, ctx) => ok(ctx.service.cluster()),
+    GET: (call, ctx) => {
+      const info = ctx.service.cluster();
+      return ok({ ...info, workers: info.workers.map((worker) => scopedWorker(call.caller(), worker)) });
+    },
   },
   '/v1/cluster/stop': {
     POST: async (_call, ctx) => {
@@ -167,7 +199,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     },
   },
   '/v1/workers': {
-    GET: (_call, ctx) => ok(ctx.service.workers()),
+    GET: (call, ctx) => ok(ctx.service.workers().map((worker) => scopedWorker(call.caller(), worker))),
   },
   '/v1/workers/drain': {
     POST: async (call, ctx) => {
@@ -190,6 +222,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/logs': {
     GET: async (call, ctx) => {
       const query = logQuery(call.query);
+      requireInScope(call.caller(), query.target, 'read the logs of');
       const unblock = query.follow ? followerBlocked(call, ctx, query.target) : () => {};
       try {
         await ctx.stream(call, (signal) => ctx.service.logs(query, signal), 'GET /v1/logs');
@@ -202,6 +235,16 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     POST: waitRoute,
   },
   '/v1/events': {
-    GET: (call, ctx) => ctx.stream(call, (signal) => ctx.service.events(signal), 'GET /v1/events'),
+    GET: (call, ctx) => {
+      const caller = call.caller();
+      return ctx.stream(call, (signal) => scopedEvents(caller, ctx.service.events(signal)), 'GET /v1/events');
+    },
   },
 };
+
+/** A task caller's event stream: events of its subtree's jobs and tasks only (no workers, no endpoints outside it). */
+async function* scopedEvents<T extends { type: string; name: string }>(caller: TaskCaller | null, events: AsyncIterable<T>): AsyncIterable<T> {
+  for await (const event of events) {
+    if (caller === null || (event.type !== 'worker' && inScope(caller, event.name))) yield event;
+  }
+}

@@ -9,6 +9,12 @@
  * idle connections, and waits (bounded) for in-flight requests — but not for a request whose
  * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()).
  *
+ * Doors (docs/api.md): one server per socket, each with a role. On the `owner` door a request
+ * without a token has full rights; on the `task` door every request must carry a live task token
+ * (403 with a hint otherwise). On either door a request with a token acts as that task: the
+ * token is checked before any handler runs, routes.ts confines the call to the task's subtree and
+ * OWNER_ONLY routes refuse it.
+ *
  * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
  * a 500 with its stack on stderr; no bad request can stop the server.
  */
@@ -19,13 +25,15 @@ import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { IrisError } from '../model/errors.js';
 import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
-import { ROUTES, type Call, type Method, type RouteContext } from './routes.js';
+import { OWNER_ONLY, ROUTES, type Call, type Method, type RouteContext } from './routes.js';
 import type { ClusterService } from './cluster-service.js';
-import type { TaskCaller } from '../model/caller.js';
+import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 
 export interface ApiServerOptions {
   socketPath: string;
+  /** Which door this socket is (default `owner`); `task` requires a task token on every request. */
+  door?: Door;
   version: string;
   /** User for submissions without a `user` field (default: the OS user running the cluster). */
   defaultUser?: string;
@@ -72,6 +80,7 @@ function defaultUserName(): string {
 }
 
 export function createApiServer(service: ClusterService, opts: ApiServerOptions): ApiServer {
+  const door: Door = opts.door ?? 'owner';
   const log = opts.log ?? ((message: string) => void process.stderr.write(message));
   const closing = new AbortController();
   const inFlight = new Set<ServerResponse>();
@@ -130,6 +139,9 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         sendJson(res, 405, { error: { code: 'invalid_argument', message: `method ${method} is not allowed on ${path}`, hint: `use ${allowed}` } }, { allow: allowed });
         return;
       }
+      const caller = callerFor(req);
+      const ownerOnly = OWNER_ONLY.get(`${method} ${path}`);
+      if (ownerOnly) requireOwner(caller, ownerOnly);
       if (path === '/v1/cluster/stop') exempt.add(res);
       let bodyRead = false;
       const call: Call = {
@@ -141,7 +153,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
           bodyRead = true;
           return parseJsonBody(await readBody(req, MAX_BODY_BYTES));
         },
-        caller: () => callerFor(req),
+        caller: () => caller,
       };
       const reply = await handler(call, ctx);
       if (!bodyRead) req.resume();
@@ -162,7 +174,11 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   function callerFor(req: IncomingMessage): TaskCaller | null {
     const header = req.headers[TASK_TOKEN_HEADER];
     const token = (Array.isArray(header) ? header[0] : header)?.trim();
-    if (!token) return null;
+    if (!token) {
+      if (door === 'owner') return null;
+      throw new IrisError('forbidden', `this socket (${opts.socketPath}) is the task door: every request needs the task token`,
+        'send IRIS_TASK_TOKEN in the x-iris-task-token header (the iris CLI inside a task does); the owner uses <home>/run/iris.sock');
+    }
     const caller = service.callerForToken(token);
     if (!caller) {
       throw new IrisError('forbidden', 'unknown or expired task token',

@@ -14,6 +14,7 @@ export function jobSummary(store: ClusterStore, job: Job): JobSummary {
   return {
     name: job.name,
     user: job.spec.user,
+    ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     state: job.state,
     reason: job.reason,
     depth: job.depth,

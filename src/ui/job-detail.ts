@@ -25,7 +25,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
   fields.push(
-    ['User', job.user],
+    ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ['Command', job.command.map(quoteArg).join(' ')],
     ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { resolveHome, resolveSocket, socketPathFor } from '../../src/api/address.js';
+import { resolveHome, resolveSocket, socketPathFor, taskSocketPathFor } from '../../src/api/address.js';
 
 describe('address resolution', () => {
   it('defaults to ~/.iris and <home>/run/iris.sock', () => {
     expect(resolveHome({ HOME: '/home/a' })).toBe('/home/a/.iris');
     expect(socketPathFor('/x/y')).toBe('/x/y/run/iris.sock');
+    expect(taskSocketPathFor('/x/y')).toBe('/x/y/tasks/iris.sock');
     expect(resolveSocket({ HOME: '/home/a' })).toBe('/home/a/.iris/run/iris.sock');
   });
 

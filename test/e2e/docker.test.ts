@@ -49,10 +49,19 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
       expect(env.IRIS_NUM_TASKS).toBe('3');
       expect(env.IRIS_JOB_ID).toBe('/env');
       expect(env.GREETING).toBe('hi');
-      expect(env.IRIS_CONTROLLER_ADDRESS).toBe(c.socket);
+      expect(env.IRIS_CONTROLLER_ADDRESS).toBe(`${c.home}/tasks/iris.sock`);
       expect(env.HOST_ONLY_SECRET).toBeUndefined();
     }
     expect(containersOf(clusterId)).toEqual([]);
+  });
+
+  it('a container gets the task door and not the owner\'s socket directory', async () => {
+    const script = `ls ${c.home}/run >/dev/null 2>&1; echo "run rc=$?"; ls ${c.home}/tasks`;
+    const r = await c.iris(['run', '--name', 'doors', '--image', BUSYBOX, '--cpu', '0.2', '--', 'sh', '-c', script]);
+    expect(r.code, describeRun(['run'], r)).toBe(0);
+    const text = (await c.logs('/doors')).map((l) => l.text);
+    expect(text).toContain('run rc=1');
+    expect(text).toContain('iris.sock');
   });
 
   it('exit codes, stdout and stderr reach the attempt and its log like a process task', async () => {

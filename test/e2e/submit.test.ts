@@ -84,7 +84,7 @@ describe('submit and run', () => {
         IRIS_NUM_TASKS: '3',
         IRIS_ATTEMPT: '0',
         IRIS_WORKER_ID: task.workerId!,
-        IRIS_CONTROLLER_ADDRESS: c.socket,
+        IRIS_CONTROLLER_ADDRESS: `${c.home}/tasks/iris.sock`,
         FOO: 'bar',
         EQ: 'a=b=c',
         EMPTY: '',

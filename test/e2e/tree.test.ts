@@ -55,7 +55,7 @@ describe('job trees', () => {
         IRIS_NUM_TASKS: '1',
         IRIS_ATTEMPT: '0',
         IRIS_WORKER_ID: 'w0',
-        IRIS_CONTROLLER_ADDRESS: c.socket,
+        IRIS_CONTROLLER_ADDRESS: path.join(c.home, 'tasks', 'iris.sock'),
         TREE_VAR: 'inherited',
       });
       const detail = await c.job(job);

@@ -433,3 +433,71 @@ describe('NDJSON streams', () => {
     expect(got).toEqual([]);
   });
 });
+
+describe('doors', () => {
+  const TRAIN = { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 1 };
+  let taskDoor: ApiServer;
+  let taskSocket: string;
+  beforeEach(async () => {
+    taskSocket = join(dir, 'task.sock');
+    taskDoor = createApiServer(service, { socketPath: taskSocket, door: 'task', version: '9.9.9', defaultUser: 'tester', log: (m) => logged.push(m) });
+    await taskDoor.listen();
+    service.tokens.set('tok-train', TRAIN);
+    const owner = new SocketClient(socketPath, {});
+    for (const name of ['train', 'train/kid', 'other']) await owner.submit({ name, command: ['x'] });
+  });
+  afterEach(async () => {
+    await taskDoor.close();
+  });
+
+  it('the task door refuses every request without a token, with a hint; the owner door does not', async () => {
+    for (const [method, path] of [['GET', '/v1/health'], ['GET', '/v1/jobs'], ['POST', '/v1/jobs/cancel'], ['POST', '/v1/workers/drain']] as const) {
+      const res = await raw(taskSocket, method, path, method === 'POST' ? '{}' : undefined);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      const { error } = JSON.parse(res.body) as { error: { code: string; message: string; hint: string } };
+      expect(error.message).toContain('is the task door: every request needs the task token');
+      expect(error.hint).toContain('x-iris-task-token');
+    }
+    expect((await raw(socketPath, 'GET', '/v1/health')).status).toBe(200);
+  });
+
+  it('a token scopes listings, status, cancel, wait and logs to the task\'s subtree, on either door', async () => {
+    for (const path of [taskSocket, socketPath]) {
+      const task = new SocketClient(path, { IRIS_TASK_TOKEN: 'tok-train' });
+      expect((await task.jobs()).map((j) => j.name)).toEqual(['/train', '/train/kid']);
+      expect((await task.job('/train/kid')).name).toBe('/train/kid');
+      for (const attempt of [task.job('/other'), task.cancel(['/train/kid', '/other']), task.waitJobs({ jobs: ['/other'], timeout: '1s' }), task.logBatches({ target: '/other' })[Symbol.asyncIterator]().next()]) {
+        const error = await errorOf(attempt);
+        expect(error.code).toBe('forbidden');
+        expect(error.message).toMatch(/a task may only \w+( \w+)* jobs within its own job \/train; \/other is outside it/);
+      }
+    }
+  });
+
+  it('a task\'s event stream and worker view show only its subtree', async () => {
+    const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
+    for (const event of [
+      { type: 'job', name: '/other', state: 'RUNNING', time: 1 },
+      { type: 'worker', name: 'w0', state: 'DRAINED', time: 2 },
+      { type: 'task', name: '/train/kid/task-0', state: 'RUNNING', time: 3 },
+      { type: 'job', name: '/trainer', state: 'RUNNING', time: 4 },
+    ] as const) service.eventChannel.push(event);
+    service.eventChannel.end();
+    const got: unknown[] = [];
+    for await (const event of task.events()) got.push(event);
+    expect(got).toEqual([{ type: 'task', name: '/train/kid/task-0', state: 'RUNNING', time: 3 }]);
+    const [worker] = service.workers();
+    service.workers = () => [{ ...worker!, runningTasks: ['/other/task-0', '/train/task-0'] }];
+    expect((await task.workers()).map((w) => w.runningTasks)).toEqual([['/train/task-0']]);
+    expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([['/other/task-0', '/train/task-0']]);
+  });
+
+  it('stop, drain and the queue view are the owner\'s only', async () => {
+    const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
+    for (const attempt of [task.drain('w0'), task.queue(), task.stopCluster()]) {
+      const error = await errorOf(attempt);
+      expect([error.code, error.hint]).toEqual(['forbidden', 'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")']);
+    }
+    expect(service.stopped).toBe(0);
+  });
+});

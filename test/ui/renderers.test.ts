@@ -111,6 +111,11 @@ describe('job detail', () => {
     expect(text).toMatch(/\/train\/task-0\s+1\s+FAILED\s+local-0\s+3\s+10s\s+exit code 3; log cut at 512MiB/);
     expect(text).toMatch(/Children:\n.*\n\s+\/train\/eval\s+KILLED\s+0\/1 ok, 1 running\s+parent job ended/);
   });
+
+  it('shows who submitted a job for another user', () => {
+    expect(renderJobDetail({ ...detail, user: 'erin', submitter: 'root' }, NOW)).toMatch(/User:\s+erin \(submitted by root for erin\)\n/);
+    expect(renderJobDetail(detail, NOW)).not.toContain('submitted by');
+  });
 });
 
 describe('logs', () => {

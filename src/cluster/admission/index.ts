@@ -5,7 +5,8 @@
  * - Values: the user's strings become canonical data (./values.ts); the name follows the
  *   naming rules (./naming.ts); a multi-host TPU job becomes one gang over a slice (./tpu-gang.ts).
  * - A task caller's children run as the caller's user and inherit the caller job's env (minus
- *   IRIS_ variables) under the request's own env; another user is forbidden. (Their tree's root
+ *   IRIS_ variables) under the request's own env; another user is forbidden (only the owner, without a token, may
+ *   submit for another user: the spec records `submitter`, the OS user, beside `user`). (Their tree's root
  *   submission time is taken from the stored parent by the store.)
  * - Every field the request leaves out gets the cluster default: time limit, max preemptions,
  *   image (a default image replaces the submitter's directory: a container starts in its
@@ -62,7 +63,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
-    throw new IrisError('forbidden', `user "${user}": a task's children run as its own user "${caller.user}"`, 'leave user out of the request');
+    throw new IrisError('forbidden', `user "${user}": only the cluster's owner may submit for another user; a task's children run as its own user "${caller.user}"`,
+      'leave --user out inside a task');
   }
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
@@ -71,6 +73,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   const spec: JobSpec = {
     name,
     user,
+    // The owner submitting for another user: "submitted by <OS user> for <user>".
+    ...(user === defaults.user || caller ? {} : { submitter: defaults.user }),
     command: [...request.command],
     env,
     cwd,

@@ -117,7 +117,13 @@ describe('a task caller\'s children', () => {
   it('may name their own user but no other', () => {
     expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.user).toBe('alice');
     const error = refused({ ...CMD, user: 'mallory' }, CALLER);
-    expect([error.code, error.message]).toEqual(['forbidden', 'user "mallory": a task\'s children run as its own user "alice"']);
+    expect([error.code, error.message]).toEqual(['forbidden', 'user "mallory": only the cluster\'s owner may submit for another user; a task\'s children run as its own user "alice"']);
+  });
+
+  it('the owner (no caller) may submit for another user: the job records who submitted it for whom', () => {
+    expect(resolve({ ...CMD, user: 'erin' }).spec).toMatchObject({ user: 'erin', submitter: 'bob' });
+    expect(resolve({ ...CMD, user: 'bob' }).spec.submitter).toBeUndefined();
+    expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.submitter).toBeUndefined();
   });
 
   it('without a caller nothing is inherited', () => {
@@ -193,6 +199,10 @@ describe('cluster checks', () => {
     });
     expect(admit({ ...CMD, replicas: 1 }, null, cluster, DEFAULTS).ok).toBe(true);
     expect(admit({ ...CMD, replicas: 2, user: 'erin' }, null, cluster, DEFAULTS).ok).toBe(true);
+    // Submitted by bob for erin: counted against erin, the effective user.
+    const erinQuota = view({ quotas: new Map([['erin', quota]]), pendingTasks: (user) => (user === 'erin' ? 5 : 0) });
+    expect(admit({ ...CMD, user: 'erin' }, null, erinQuota, DEFAULTS)).toMatchObject({ ok: false, refusal: { code: 'quota_exceeded' } });
+    expect(admit(CMD, null, erinQuota, DEFAULTS).ok).toBe(true);
   });
 
   it('turns a refused value into a refusal, not a throw', () => {
