@@ -1,9 +1,9 @@
 /**
  * E2E with the real Docker engine: `iris submit --image …` runs each task attempt as a
  * container with the same task contract as a process (IRIS_* variables, exit codes, logs,
- * cancel, time limits), reports OOM kills, cleans up after a kill -9 of the cluster, and lets a
- * task inside a container submit child and grandchild container jobs over the bind-mounted
- * controller socket.
+ * cancel, time limits), runs as nobody (65534) on bridge networking unless the job asks
+ * otherwise, reports OOM kills, cleans up after a kill -9 of the cluster, and lets a task inside
+ * a container submit child and grandchild container jobs over the bind-mounted controller socket.
  *
  * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it and
  * sets IRIS_TEST_DOCKER=1). Under CI the file must not be skipped.
@@ -53,6 +53,23 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
       expect(env.HOST_ONLY_SECRET).toBeUndefined();
     }
     expect(containersOf(clusterId)).toEqual([]);
+  });
+
+  it('a container runs as nobody (65534) on bridge networking by default; the job can ask for a user and host', async () => {
+    // /sys/class/net lists the engine's docker0 bridge only in the host's network namespace.
+    const probe = ['sh', '-c', 'echo "uid=$(id -u) gid=$(id -g)"; echo "nets=$(ls /sys/class/net | tr "\\n" " ")"'];
+    const plain = await c.iris(['run', '--name', 'nobody', '--image', BUSYBOX, '--', ...probe]);
+    expect(plain.code, describeRun(['run', 'nobody'], plain)).toBe(0);
+    const plainText = (await c.logs('/nobody/task-0')).map((l) => l.text).join('\n');
+    expect(plainText).toContain('uid=65534 gid=65534');
+    expect(plainText).toMatch(/nets=.*\beth0\b/);
+    expect(plainText).not.toMatch(/\bdocker0\b/);
+
+    const chosen = await c.iris(['run', '--name', 'chosen', '--image', BUSYBOX, '--user-in-container', '1234:4321', '--network', 'host', '--', ...probe]);
+    expect(chosen.code, describeRun(['run', 'chosen'], chosen)).toBe(0);
+    const chosenText = (await c.logs('/chosen/task-0')).map((l) => l.text).join('\n');
+    expect(chosenText).toContain('uid=1234 gid=4321');
+    expect(chosenText).toMatch(/\bdocker0\b/);
   });
 
   it('exit codes, stdout and stderr reach the attempt and its log like a process task', async () => {
@@ -106,13 +123,17 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   });
 
   it('a container task submits a child container job, which submits a grandchild', async () => {
-    const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID'];
-    const child = ['iris', 'run', '--name', 'mid', '--image', NODE, '--', ...grandchild];
-    const r = await c.iris(['run', '--name', 'top', '--image', NODE, '--', ...child], { timeoutMs: 90_000 });
+    // The leaf only prints, so it runs as the default user (nobody). The containers that call iris
+    // run as the cluster owner's uid (root here): the shim under <home> and the controller's
+    // socket directory are owner-only (0700), which a non-root container user cannot enter.
+    const owner = `${process.getuid!()}:${process.getgid!()}`;
+    const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID as $(id -u)'];
+    const child = ['iris', 'run', '--name', 'mid', '--image', NODE, '--user-in-container', owner, '--', ...grandchild];
+    const r = await c.iris(['run', '--name', 'top', '--image', NODE, '--user-in-container', owner, '--', ...child], { timeoutMs: 90_000 });
     expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
     for (const name of ['/top', '/top/mid', '/top/mid/leaf']) expect((await c.job(name)).state).toBe('SUCCEEDED');
     const leaf = await c.logs('/top/mid/leaf/task-0');
-    expect(leaf.map((l) => l.text)).toContain('leaf-ran-in /top/mid/leaf');
+    expect(leaf.map((l) => l.text)).toContain('leaf-ran-in /top/mid/leaf as 65534');
   });
 });
 

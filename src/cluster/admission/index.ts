@@ -59,6 +59,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   // default image the submitter's directory (which the CLI always sends) is dropped.
   const requestedCwd = values.cwd(request.cwd, ownImage === null ? defaults.cwd : null);
   const cwd = ownImage === null && image !== null ? null : requestedCwd;
+  const containerUser = values.containerUser(request.userInContainer);
+  const network = values.network(request.network);
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
@@ -84,6 +86,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     maxPreemptions: request.maxPreemptions ?? defaults.maxPreemptions,
     timeoutMs: timeLimitMs ?? defaults.timeLimitMs,
     schedulingTimeoutMs,
+    ...(containerUser === null ? {} : { containerUser }),
+    ...(network === null ? {} : { network }),
   };
   return { spec, generated };
 }
