@@ -46,3 +46,8 @@ export function checkContainerNetwork(network: string): ContainerNetwork {
   }
   return value as ContainerNetwork;
 }
+
+/** True for a container user that is root: uid 0 or the name `root`, with or without a group. */
+export function isRootContainerUser(user: string): boolean {
+  return /^(0|root)(:|$)/.test(user.trim());
+}

@@ -184,7 +184,8 @@ export class ControllerService implements ClusterService {
     const identity = this.controller.callerForToken(token);
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
-    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+    const container = { user: job.spec.containerUser ?? null, network: job.spec.network ?? null };
+    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, container };
   }
 
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {

@@ -123,9 +123,10 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   });
 
   it('a container task submits a child container job, which submits a grandchild', async () => {
-    // The leaf only prints, so it runs as the default user (nobody). The containers that call iris
-    // run as the cluster owner's uid (root here): the shim under <home> and the controller's
-    // socket directory are owner-only (0700), which a non-root container user cannot enter.
+    // The containers that call iris run as the cluster owner's uid (the shim under <home> and the
+    // controller's socket directory are owner-only, 0700, which nobody cannot enter); the child
+    // repeats the parent's user (a task may ask for root only when its own job has it) and the
+    // leaf inherits it.
     const owner = `${process.getuid!()}:${process.getgid!()}`;
     const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID as $(id -u)'];
     const child = ['iris', 'run', '--name', 'mid', '--image', NODE, '--user-in-container', owner, '--', ...grandchild];
@@ -133,7 +134,7 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
     for (const name of ['/top', '/top/mid', '/top/mid/leaf']) expect((await c.job(name)).state).toBe('SUCCEEDED');
     const leaf = await c.logs('/top/mid/leaf/task-0');
-    expect(leaf.map((l) => l.text)).toContain('leaf-ran-in /top/mid/leaf as 65534');
+    expect(leaf.map((l) => l.text)).toContain(`leaf-ran-in /top/mid/leaf as ${process.getuid!()}`);
   });
 });
 
