@@ -35,7 +35,7 @@ export const DrainRequestSchema = body('drain', {
 });
 
 export const EndpointRequestSchema = body('endpoint', {
-  name: requiredText('Endpoint name: letters, digits and `_ . / : -`.'),
+  name: requiredText('Endpoint name, scoped to the task\'s job (`ps` from /train is `/train/ps`): `/`-separated parts of letters, digits and `_ . : -`, each starting with a letter or digit; an absolute name must lie below the task\'s own job (else 403).'),
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
 });
 

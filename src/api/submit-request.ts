@@ -38,6 +38,8 @@ export const SubmitRequestSchema = z.strictObject(
     user: text().nullish().describe('Who the job runs for and is counted against (quotas). Default: the user running the cluster. Another user only without a task token (the owner): recorded as `submitter` for `user`. A task\'s children always run as the task\'s user.'),
     cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
+    userInContainer: text().nullish().describe('User the job\'s containers run as: `UID[:GID]` or `NAME[:GROUP]` of the image; default: the cluster\'s `container-user` (65534:65534, nobody). Ignored for process tasks.'),
+    network: text().nullish().describe('Network of the job\'s containers: `bridge` or `host`; default: the cluster\'s `network`, else `bridge` (TPU jobs: `host`). Ignored for process tasks.'),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },
 );

@@ -3,6 +3,7 @@
  * for keys a config file leaves out.
  */
 import { DEFAULT_QUEUE_OPTIONS, MAX_RESERVATION_DEPTH } from '../cluster/scheduler/queue/options.js';
+import { DEFAULT_CONTAINER_USER } from '../model/image.js';
 import type { WorkerSpec } from '../model/types.js';
 import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
 
@@ -51,11 +52,11 @@ export const DEFAULT_QUEUE = Object.freeze({
 });
 
 /**
- * Runtime defaults: tasks are processes; containers use host networking (the hosts of a local
- * TPU slice reach each other's coordinator on localhost, and a container starts faster without
- * a bridge).
+ * Runtime defaults: tasks are processes; containers run as 65534:65534 (nobody) on `bridge`
+ * networking, except TPU jobs, which get `host` (the hosts of a local TPU slice reach each
+ * other's coordinator on localhost). A null network means exactly that per-job default.
  */
-export const DEFAULT_RUNTIME = Object.freeze({ kind: 'process', image: null, network: 'host' } as const);
+export const DEFAULT_RUNTIME = Object.freeze({ kind: 'process', image: null, network: null, containerUser: DEFAULT_CONTAINER_USER } as const);
 
 /** Hostname of a worker or slice host that declares none. */
 export const DEFAULT_HOSTNAME = 'localhost';

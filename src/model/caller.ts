@@ -24,6 +24,8 @@ export interface TaskCaller extends TaskIdentity {
   env: Record<string, string>;
   /** Submission time of the caller's tree root (children inherit it for priority). */
   rootSubmittedAt: number;
+  /** The caller job's own `--user-in-container` and `--network` (children inherit them); absent: none given. */
+  container?: { user: string | null; network: 'bridge' | 'host' | null };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Docker image references, checked before anything reaches an engine: `busybox`,
- * `iris-test/node:24`, `host:5000/team/img@sha256:...`.
+ * `iris-test/node:24`, `host:5000/team/img@sha256:...`; and the other per-container choices a
+ * job or the config makes: the user a container runs as and its network.
  */
 import { invalid } from './errors.js';
 
@@ -17,3 +18,36 @@ export function checkImageReference(image: string): string {
   return image;
 }
 
+
+/** Networks a container may join: its own network namespace on the engine's bridge, or the host's. */
+export const CONTAINER_NETWORKS = ['bridge', 'host'] as const;
+export type ContainerNetwork = (typeof CONTAINER_NETWORKS)[number];
+
+/** The user a container runs as when neither the job nor the config names one: nobody/nogroup. */
+export const DEFAULT_CONTAINER_USER = '65534:65534';
+
+const CONTAINER_USER_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$/;
+
+/** Check a container user (`UID[:GID]` or `NAME[:GROUP]`, as Docker's `--user`); returns it trimmed. */
+export function checkContainerUser(user: string): string {
+  const value = user.trim();
+  const parts = value.split(':');
+  if (parts.length > 2 || !parts.every((part) => CONTAINER_USER_PART.test(part))) {
+    throw invalid(`invalid container user ${JSON.stringify(user)}`, `use UID[:GID] or NAME[:GROUP] as the image knows them, e.g. 1000:1000 (default ${DEFAULT_CONTAINER_USER}, nobody)`);
+  }
+  return value;
+}
+
+/** Check a container network name. */
+export function checkContainerNetwork(network: string): ContainerNetwork {
+  const value = network.trim();
+  if (!(CONTAINER_NETWORKS as readonly string[]).includes(value)) {
+    throw invalid(`invalid network ${JSON.stringify(network)}`, `use one of ${CONTAINER_NETWORKS.join(', ')}`);
+  }
+  return value as ContainerNetwork;
+}
+
+/** True for a container user that is root: uid 0 or the name `root`, with or without a group. */
+export function isRootContainerUser(user: string): boolean {
+  return /^(0|root)(:|$)/.test(user.trim());
+}

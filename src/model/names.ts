@@ -3,7 +3,7 @@
  * is the number of components. A task name is its job's name plus `task-<i>`. The component
  * form `task-<n>` is reserved for tasks, so a job component may never take it.
  */
-import { describeValue, invalid } from './errors.js';
+import { IrisError, describeValue, invalid } from './errors.js';
 
 const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const TASK_COMPONENT = /^task-(\d+)$/;
@@ -61,6 +61,36 @@ export function nameFromTask(name: string, callerJob: string | null): string {
 /** True when `name` equals `ancestor` or lies below it. */
 export function isWithin(name: string, ancestor: string): boolean {
   return name === ancestor || name.startsWith(ancestor + '/');
+}
+
+const ENDPOINT_COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+/**
+ * The full name of an endpoint a task of `job` registers: endpoints live under their job's
+ * path, so `coordinator` from a task of `/train` is `/train/coordinator`. An absolute name is
+ * accepted only below the task's own job (`/train/coordinator` again); one under any other
+ * prefix (`/victim/ps`, or `/train/x` from a task of `/train/eval`) is refused as forbidden, and
+ * a component that is empty, `.` or `..` (`../victim`) as invalid.
+ */
+export function endpointName(name: string, job: string): string {
+  const raw = name.trim();
+  const hint = `endpoints of a task of ${job} live under ${job}/: register a relative name such as "coordinator"`;
+  let relative = raw;
+  if (raw.startsWith('/')) {
+    if (!raw.startsWith(job + '/')) {
+      throw new IrisError('forbidden', `endpoint name ${describeValue(raw)} is outside the registering job ${job}`, hint);
+    }
+    relative = raw.slice(job.length + 1);
+  }
+  for (const part of relative.split('/')) {
+    if (!ENDPOINT_COMPONENT.test(part)) {
+      throw invalid(
+        `invalid endpoint name ${describeValue(raw)}: each "/"-separated part must start with a letter or digit and contain only letters, digits and _ . : - (no empty, "." or ".." parts)`,
+        hint,
+      );
+    }
+  }
+  return `${job}/${relative}`;
 }
 
 export function taskName(job: string, index: number): string {

@@ -15,6 +15,10 @@ export interface JobSpec {
   cwd: string | null;
   /** Container image the tasks run in (Docker runtime), or null to run them as local processes. */
   image: string | null;
+  /** User a container of this job runs as (`--user-in-container`); absent or null: the config's `container-user`. */
+  containerUser?: string | null;
+  /** Network of this job's containers (`--network`); absent or null: the config's `network`, else bridge (TPU jobs: host). */
+  network?: 'bridge' | 'host' | null;
   replicas: number;
   resources: ResourceSpec;
   constraints: Constraint[];

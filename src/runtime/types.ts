@@ -27,6 +27,8 @@ export interface ContainerSpec {
   /** Only when the worker's config opts in; never by default. */
   privileged: boolean;
   network: 'host' | 'bridge';
+  /** `UID[:GID]` or `NAME[:GROUP]` the container's processes run as; absent: the image's own user. */
+  user?: string;
 }
 
 /** Everything needed to start one attempt, built by pure code in the controller. */

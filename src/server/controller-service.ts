@@ -10,7 +10,7 @@ import type { TaskCaller } from '../model/caller.js';
 import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
-import { generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
+import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
@@ -167,21 +167,25 @@ export class ControllerService implements ClusterService {
     return this.workers().find((worker) => worker.id === id)!;
   }
 
+  /** Endpoint names are job paths: a prefix without the leading "/" (`train/`) means the same as with it. */
   endpoints(prefix?: string): EndpointInfo[] {
-    return this.store.endpoints(prefix);
+    const trimmed = prefix?.trim();
+    return this.store.endpoints(trimmed === undefined || trimmed === '' ? undefined : trimmed.startsWith('/') ? trimmed : `/${trimmed}`);
   }
 
+  /** The name is scoped to the caller's job (model/names.ts endpointName): `ps` from /train is `/train/ps`. */
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_./:-]*$/.test(name)) throw invalid(`invalid endpoint name "${name}": use letters, digits and _ . / : -`);
+    const full = endpointName(name, caller.job);
     if (address.trim() === '') throw invalid('endpoint address is empty');
-    return this.store.registerEndpoint({ name, address, task: caller.task, attempt: caller.attempt, job: caller.job });
+    return this.store.registerEndpoint({ name: full, address, task: caller.task, attempt: caller.attempt, job: caller.job });
   }
 
   callerForToken(token: string): TaskCaller | null {
     const identity = this.controller.callerForToken(token);
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
-    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+    const container = { user: job.spec.containerUser ?? null, network: job.spec.network ?? null };
+    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, container };
   }
 
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {

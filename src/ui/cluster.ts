@@ -66,6 +66,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number): string {
 export function renderEndpoints(endpoints: readonly EndpointInfo[], now: number): string {
   return renderTable(endpoints, [
     { header: 'NAME', value: (e) => e.name },
+    { header: 'JOB', value: (e) => e.job },
     { header: 'ADDRESS', value: (e) => e.address },
     { header: 'TASK', value: (e) => `${e.task}[${e.attempt}]` },
     { header: 'AGE', value: (e) => formatAge(e.registeredAt, now) },

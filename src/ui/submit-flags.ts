@@ -33,6 +33,8 @@ export const submitFlags = {
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
   cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
   image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine.' }),
+  'user-in-container': Flags.string({ summary: 'User the containers run as, UID[:GID] or NAME[:GROUP] (default: the config\'s container-user, 65534:65534).' }),
+  network: Flags.string({ summary: 'Network of the containers (default: the config\'s network, else bridge; TPU jobs: host).', options: ['bridge', 'host'] }),
 };
 
 export interface SubmitFlagValues {
@@ -53,6 +55,8 @@ export interface SubmitFlagValues {
   user?: string;
   cwd?: string;
   image?: string;
+  'user-in-container'?: string;
+  network?: string;
 }
 
 /** `KEY=VALUE` pairs -> object. The value may contain `=` and may be empty; the key may not. */
@@ -120,5 +124,7 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
   if (flags['time-limit'] !== undefined) request.timeLimit = flags['time-limit'];
   if (flags['scheduling-timeout'] !== undefined) request.schedulingTimeout = flags['scheduling-timeout'];
   if (flags.user !== undefined) request.user = flags.user;
+  if (flags['user-in-container'] !== undefined) request.userInContainer = flags['user-in-container'];
+  if (flags.network !== undefined) request.network = flags.network;
   return request;
 }

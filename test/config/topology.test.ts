@@ -206,7 +206,7 @@ describe('time-limit, queue and runtime keys', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: 'host' });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534' });
   });
 
   it('explicit values', () => {
@@ -217,13 +217,14 @@ describe('time-limit, queue and runtime keys', () => {
         runtime: 'docker',
         image: 'python:3.12',
         network: 'bridge',
+        'container-user': '1000:100',
       },
       SOURCE,
       probe(),
     );
     expect(config.defaults.timeLimitMs).toBe(90 * 60_000);
     expect(config.queue).toEqual({ policy: 'hybrid', depth: 100, reservationDepth: 10, maxReservationDepth: 20 });
-    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge' });
+    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100' });
   });
 
   it('a small max-reservation-depth lowers the default reservation-depth', () => {
@@ -264,6 +265,7 @@ describe('time-limit, queue and runtime keys', () => {
     ['bad image', { runtime: 'docker', image: 'Bad Image' }, 'image', /invalid image reference "Bad Image"/],
     ['unknown runtime', { runtime: 'podman' }, 'runtime', /invalid runtime "podman"/],
     ['unknown network', { network: 'none' }, 'network', /invalid network "none"/],
+    ['a container user with spaces', { 'container-user': 'root user' }, 'container-user', /invalid container user "root user"/],
   ];
   it.each(errors)('error: %s', (_label, raw, keyPath, detail) => {
     const error = errorOf(raw);
@@ -272,6 +274,6 @@ describe('time-limit, queue and runtime keys', () => {
   });
 
   it('the runtime hint names the choices', () => {
-    expect(errorOf({ network: 'none' }).hint).toBe('use one of: host, bridge');
+    expect(errorOf({ network: 'none' }).hint).toBe('use one of: bridge, host');
   });
 });

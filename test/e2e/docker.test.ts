@@ -1,9 +1,9 @@
 /**
  * E2E with the real Docker engine: `iris submit --image …` runs each task attempt as a
  * container with the same task contract as a process (IRIS_* variables, exit codes, logs,
- * cancel, time limits), reports OOM kills, cleans up after a kill -9 of the cluster, and lets a
- * task inside a container submit child and grandchild container jobs over the bind-mounted
- * controller socket.
+ * cancel, time limits), runs as nobody (65534) on bridge networking unless the job asks
+ * otherwise, reports OOM kills, cleans up after a kill -9 of the cluster, and lets a task inside
+ * a container submit child and grandchild container jobs over the bind-mounted controller socket.
  *
  * Needs an engine and the test images built by scripts/docker-setup.sh (npm test runs it and
  * sets IRIS_TEST_DOCKER=1). Under CI the file must not be skipped.
@@ -56,12 +56,29 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   });
 
   it('a container gets the task door and not the owner\'s socket directory', async () => {
-    const script = `ls ${c.home}/run >/dev/null 2>&1; echo "run rc=$?"; ls ${c.home}/tasks`;
+    const script = `ls ${c.home}/run >/dev/null 2>&1; echo "run rc=$?"; ls ${c.home}/tasks/iris.sock`;
     const r = await c.iris(['run', '--name', 'doors', '--image', BUSYBOX, '--cpu', '0.2', '--', 'sh', '-c', script]);
     expect(r.code, describeRun(['run'], r)).toBe(0);
     const text = (await c.logs('/doors')).map((l) => l.text);
     expect(text).toContain('run rc=1');
     expect(text).toContain('iris.sock');
+  });
+
+  it('a container runs as nobody (65534) on bridge networking by default; the job can ask for a user and host', async () => {
+    // /sys/class/net lists the engine's docker0 bridge only in the host's network namespace.
+    const probe = ['sh', '-c', 'echo "uid=$(id -u) gid=$(id -g)"; echo "nets=$(ls /sys/class/net | tr "\\n" " ")"'];
+    const plain = await c.iris(['run', '--name', 'nobody', '--image', BUSYBOX, '--', ...probe]);
+    expect(plain.code, describeRun(['run', 'nobody'], plain)).toBe(0);
+    const plainText = (await c.logs('/nobody/task-0')).map((l) => l.text).join('\n');
+    expect(plainText).toContain('uid=65534 gid=65534');
+    expect(plainText).toMatch(/nets=.*\beth0\b/);
+    expect(plainText).not.toMatch(/\bdocker0\b/);
+
+    const chosen = await c.iris(['run', '--name', 'chosen', '--image', BUSYBOX, '--user-in-container', '1234:4321', '--network', 'host', '--', ...probe]);
+    expect(chosen.code, describeRun(['run', 'chosen'], chosen)).toBe(0);
+    const chosenText = (await c.logs('/chosen/task-0')).map((l) => l.text).join('\n');
+    expect(chosenText).toContain('uid=1234 gid=4321');
+    expect(chosenText).toMatch(/\bdocker0\b/);
   });
 
   it('exit codes, stdout and stderr reach the attempt and its log like a process task', async () => {
@@ -115,13 +132,15 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   });
 
   it('a container task submits a child container job, which submits a grandchild', async () => {
-    const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID'];
+    // Every container runs as the default unprivileged user (65534): the shim (0755 in a 0711
+    // bin) and the task door (0666 in a 0711 directory) are reachable by it; the leaf inherits it.
+    const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID as $(id -u)'];
     const child = ['iris', 'run', '--name', 'mid', '--image', NODE, '--', ...grandchild];
     const r = await c.iris(['run', '--name', 'top', '--image', NODE, '--', ...child], { timeoutMs: 90_000 });
     expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
     for (const name of ['/top', '/top/mid', '/top/mid/leaf']) expect((await c.job(name)).state).toBe('SUCCEEDED');
     const leaf = await c.logs('/top/mid/leaf/task-0');
-    expect(leaf.map((l) => l.text)).toContain('leaf-ran-in /top/mid/leaf');
+    expect(leaf.map((l) => l.text)).toContain('leaf-ran-in /top/mid/leaf as 65534');
   });
 });
 

@@ -73,6 +73,13 @@ describe('containerCreateOptions', () => {
     expect(h.Devices).toBeUndefined();
   });
 
+  it("runs as the launch's user, or the image's own when the launch names none", () => {
+    const base = launch();
+    const withUser = { ...base, container: { ...base.container!, user: '65534:65534' } };
+    expect(containerCreateOptions(withUser, ENGINE, { suffix: 'x' }).User).toBe('65534:65534');
+    expect(containerCreateOptions(base, ENGINE, { suffix: 'x' }).User).toBeUndefined();
+  });
+
   it('caps NanoCpus at the engine CPU count and keeps at least 0.01 CPU', () => {
     expect(containerCreateOptions(launch({ resources: { cpuMillis: 64_000, memoryBytes: 0, device: null } }), { init: false, ncpu: 2 }, { suffix: 'x' }).HostConfig)
       .toMatchObject({ NanoCpus: 2_000_000_000, Init: false });

@@ -71,8 +71,8 @@ describe('workers and cluster', () => {
 
   it('lists endpoints', () => {
     expect(renderEndpoints([], NOW)).toBe('no endpoints');
-    expect(renderEndpoints([{ name: 'coord', address: '10.0.0.1:8476', task: '/train/task-0', attempt: 1, job: '/train', registeredAt: NOW - 2000 }], NOW))
-      .toBe(['NAME   ADDRESS        TASK              AGE', 'coord  10.0.0.1:8476  /train/task-0[1]  2s'].join('\n'));
+    expect(renderEndpoints([{ name: '/train/coord', address: '10.0.0.1:8476', task: '/train/task-0', attempt: 1, job: '/train', registeredAt: NOW - 2000 }], NOW))
+      .toBe(['NAME          JOB     ADDRESS        TASK              AGE', '/train/coord  /train  10.0.0.1:8476  /train/task-0[1]  2s'].join('\n'));
   });
 });
 

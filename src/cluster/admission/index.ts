@@ -17,6 +17,7 @@
  *   no worker could take it) and one that would exceed its user's pending-task quota.
  */
 import { IrisError } from '../../model/errors.js';
+import { isRootContainerUser } from '../../model/image.js';
 import { jobDepth } from '../../model/names.js';
 import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import type { TaskCaller } from '../../model/caller.js';
@@ -42,6 +43,26 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
 }
 
 /**
+ * A job's container user and network. A task's children inherit the task's job's choices, and
+ * a task may not ask for more than its own job has: a root container user (`0`, `root`) or
+ * `host` networking is refused (forbidden) unless the caller's job itself was given it. The
+ * owner's CLI may ask for either.
+ */
+function containerChoices(request: AdmissionRequest, caller: TaskCaller | null): { containerUser: string | null; network: 'bridge' | 'host' | null } {
+  const ownUser = values.containerUser(request.userInContainer);
+  const ownNetwork = values.network(request.network);
+  if (!caller) return { containerUser: ownUser, network: ownNetwork };
+  const parent = caller.container ?? { user: null, network: null };
+  if (ownUser !== null && isRootContainerUser(ownUser) && ownUser !== parent.user) {
+    throw new IrisError('forbidden', `userInContainer "${ownUser}": a task may not start root containers`, 'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job');
+  }
+  if (ownNetwork === 'host' && parent.network !== 'host') {
+    throw new IrisError('forbidden', 'network "host": a task may not give its children the host network unless its own job was given it', 'leave --network out, or have the owner submit the job with --network host');
+  }
+  return { containerUser: ownUser ?? parent.user, network: ownNetwork ?? parent.network };
+}
+
+/**
  * The JobSpec a request asks for, with every default applied: naming, inheritance, TPU gangs,
  * defaults. Throws IrisError (invalid_argument, forbidden, or conflict when no free name is found).
  */
@@ -60,6 +81,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   // default image the submitter's directory (which the CLI always sends) is dropped.
   const requestedCwd = values.cwd(request.cwd, ownImage === null ? defaults.cwd : null);
   const cwd = ownImage === null && image !== null ? null : requestedCwd;
+  const { containerUser, network } = containerChoices(request, caller);
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
@@ -88,6 +110,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     maxPreemptions: request.maxPreemptions ?? defaults.maxPreemptions,
     timeoutMs: timeLimitMs ?? defaults.timeLimitMs,
     schedulingTimeoutMs,
+    ...(containerUser === null ? {} : { containerUser }),
+    ...(network === null ? {} : { network }),
   };
   return { spec, generated };
 }

@@ -28,6 +28,8 @@ export interface AdmissionRequest {
   user?: string | null;
   cwd?: string | null;
   image?: string | null;
+  userInContainer?: string | null;
+  network?: string | null;
 }
 
 /** What a job gets for each field its request leaves out (the resolved cluster settings). */

@@ -7,7 +7,7 @@ import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
 import { parseDuration } from '../../model/duration.js';
-import { checkImageReference } from '../../model/image.js';
+import { checkContainerNetwork, checkContainerUser, checkImageReference, type ContainerNetwork } from '../../model/image.js';
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Env names iris sets itself for every task. */
@@ -96,4 +96,12 @@ export function cwd(value: string | null | undefined, fallback: string | null): 
 
 export function image(value: string | null | undefined): string | null {
   return given(value) ? withField('image', 'image:', () => checkImageReference(value)) : null;
+}
+
+export function containerUser(value: string | null | undefined): string | null {
+  return given(value) ? withField('userInContainer', 'user-in-container:', () => checkContainerUser(value)) : null;
+}
+
+export function network(value: string | null | undefined): ContainerNetwork | null {
+  return given(value) ? withField('network', 'network:', () => checkContainerNetwork(value)) : null;
 }

@@ -2,10 +2,16 @@
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract,
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
- * (chip devices, GPU ids, mounts, shm, memlock, network). The runtime applies it as-is
- * (docs/architecture.md, "Runtimes").
+ * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
+ * (docs/architecture.md, "Runtimes"; the container's security profile: docs/security.md).
+ *
+ * A container runs as the job's `--user-in-container`, else the config's `container-user`, else
+ * 65534:65534 (nobody); on the job's `--network`, else the config's `network`, else `bridge` —
+ * except TPU jobs, which default to `host` (the hosts of a local slice and JAX's coordinator
+ * meet on localhost and TPU_WORKER_HOSTNAMES).
  */
 import path from 'node:path';
+import { DEFAULT_CONTAINER_USER, type ContainerNetwork } from '../../model/image.js';
 import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
 import type { Job, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
@@ -20,8 +26,11 @@ export interface LaunchContext {
   baseEnv: Readonly<Record<string, string>>;
   /** Root of the iris package, mounted read-only into containers so the `iris` shim works there. */
   packageRoot?: string;
-  /** The config's runtime defaults (`runtime`, `image`, `network`); absent: processes, host network. */
-  runtime?: { kind: 'process' | 'docker'; image: string | null; network: 'host' | 'bridge' };
+  /**
+   * The config's runtime defaults (`runtime`, `image`, `network`, `container-user`); absent:
+   * processes; containers as 65534:65534 on bridge (TPU jobs: host). A null network: the default.
+   */
+  runtime?: { kind: 'process' | 'docker'; image: string | null; network: ContainerNetwork | null; containerUser?: string };
   /** Bytes of output per attempt after which its log is cut (`log-limit`); absent: no limit. */
   logLimitBytes?: number;
 }
@@ -116,8 +125,14 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     shmBytes: accelerator ? Math.max(MIN_ACCELERATOR_SHM_BYTES, Math.floor(job.spec.resources.memoryBytes / 2)) : null,
     memlockUnlimited: device?.type === 'tpu',
     privileged: placement.worker?.privileged === true,
-    network: ctx.runtime?.network ?? 'host',
+    network: containerNetwork(ctx, job),
+    user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
   };
+}
+
+/** The job's `--network`, else the config's, else bridge; TPU jobs default to host. */
+export function containerNetwork(ctx: LaunchContext, job: Job): ContainerNetwork {
+  return job.spec.network ?? ctx.runtime?.network ?? (job.spec.resources.device?.type === 'tpu' ? 'host' : 'bridge');
 }
 
 /**

@@ -9,7 +9,7 @@ export default class Endpoints extends BaseCommand {
   static override examples = ['<%= config.bin %> endpoints', '<%= config.bin %> endpoints train/', '<%= config.bin %> endpoints --json'];
 
   static override args = {
-    prefix: Args.string({ description: 'Only endpoints whose name starts with this prefix.' }),
+    prefix: Args.string({ description: 'Only endpoints whose name starts with this prefix (a job path; the leading / may be left out).' }),
   };
 
   async run(): Promise<EndpointInfo[]> {

@@ -1,7 +1,7 @@
 /**
  * Cluster-wide settings of the config file: home, quotas, job defaults (`stop-grace`,
  * `max-preemptions`, `time-limit`), the queue policy and the task runtime (`runtime`, `image`,
- * `network`). Queue policies, defaults and limits are the scheduler's own
+ * `network`, `container-user`). Queue policies, defaults and limits are the scheduler's own
  * (src/cluster/scheduler/queue/options.ts); the config only names them.
  */
 import os from 'node:os';
@@ -10,14 +10,14 @@ import { z } from 'zod';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
-import { checkImageReference } from '../../model/image.js';
+import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
 import { describeValue, parseWith } from '../../model/schema-errors.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { cpu, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;
-export const NETWORKS = ['host', 'bridge'] as const;
+export const NETWORKS = CONTAINER_NETWORKS;
 
 function expandHome(value: string): string {
   if (value === '~') return os.homedir();
@@ -121,6 +121,7 @@ export const queue = object(
 export const runtimeKind = oneOf(RUNTIMES, 'runtime');
 export const network = oneOf(NETWORKS, 'network');
 export const image = text('image').transform(resolving((value: string) => checkImageReference(value)));
+export const containerUser = text('container-user').transform(resolving((value: string) => checkContainerUser(value)));
 
 export type RuntimeKind = (typeof RUNTIMES)[number];
 export type ContainerNetwork = (typeof NETWORKS)[number];
@@ -130,12 +131,14 @@ export interface RuntimeConfig {
   kind: RuntimeKind;
   /** Default image (set exactly when kind is docker). */
   image: string | null;
-  /** Network of every container iris starts. */
-  network: ContainerNetwork;
+  /** Network of containers whose job names none; null: bridge, and host for TPU jobs. */
+  network: ContainerNetwork | null;
+  /** User of containers whose job names none (`UID[:GID]`), 65534:65534 unless configured. */
+  containerUser: string;
 }
 
 /** `runtime`, `image` and `network` together: docker needs an image, and an image needs docker. */
-export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null }): RuntimeConfig {
+export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null; 'container-user'?: string | null }): RuntimeConfig {
   const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
   const image = given.image ?? null;
   if (kind === 'docker' && image === null) {
@@ -144,5 +147,5 @@ export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKi
   if (kind === 'process' && image !== null) {
     fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
   }
-  return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network };
+  return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network, containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser };
 }

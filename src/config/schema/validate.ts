@@ -11,7 +11,7 @@ import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPT
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { home, image, network, queue, quotas, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { containerUser, home, image, network, queue, quotas, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -30,6 +30,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         runtime: runtimeKind.nullish(),
         image: image.nullish(),
         network: network.nullish(),
+        'container-user': containerUser.nullish(),
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,

@@ -14,6 +14,9 @@
  *   memory request with MemorySwap equal to it (no swap), a PidsLimit (default 4096).
  * - Init: the engine's init (docker-init/tini) is PID 1 when the engine has one, so SIGTERM
  *   reaches a shell task and orphans are reaped; when it exits, the kernel ends the rest.
+ * - User: the launch's (by default 65534:65534, nobody), so the task is not uid 0; the kept
+ *   capabilities then apply only to a task that runs as root on purpose (`--user-in-container 0`).
+ * - Network: the launch's (`bridge` unless the job or the config asks for `host`).
  * - The engine's own seccomp and AppArmor defaults stay in place.
  */
 import type { ContainerCreateOptions } from 'dockerode';
@@ -122,6 +125,7 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
     HostConfig: hostConfig,
   };
   if (launch.cwd !== '') options.WorkingDir = launch.cwd;
+  if (spec.user !== undefined) options.User = spec.user;
   return options;
 }
 

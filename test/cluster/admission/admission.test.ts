@@ -126,6 +126,27 @@ describe('a task caller\'s children', () => {
     expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.submitter).toBeUndefined();
   });
 
+  it('inherit the caller job\'s container user and network, and may not ask for root or host beyond it', () => {
+    const plainCaller: TaskCaller = { ...CALLER, container: { user: null, network: null } };
+    expect(resolve({ ...CMD, userInContainer: '1000:1000', network: 'bridge' }, plainCaller).spec).toMatchObject({ containerUser: '1000:1000', network: 'bridge' });
+    for (const user of ['0', 'root', '0:0', 'root:root']) {
+      const error = refused({ ...CMD, userInContainer: user }, plainCaller);
+      expect([error.code, error.message]).toEqual(['forbidden', `userInContainer "${user}": a task may not start root containers`]);
+    }
+    expect(refused({ ...CMD, network: 'host' }, CALLER).code).toBe('forbidden');
+    const rootHost: TaskCaller = { ...CALLER, container: { user: '0:0', network: 'host' } };
+    expect(resolve({ ...CMD, userInContainer: '0:0', network: 'host' }, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
+    expect(resolve(CMD, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
+    expect(refused({ ...CMD, userInContainer: 'root' }, rootHost).code).toBe('forbidden');
+  });
+
+  it('the owner may ask for a root container and host networking; bad values are invalid', () => {
+    expect(resolve({ ...CMD, userInContainer: '0', network: 'host' }).spec).toMatchObject({ containerUser: '0', network: 'host' });
+    expect(resolve(CMD).spec.containerUser).toBeUndefined();
+    expect(refused({ ...CMD, userInContainer: 'a b' }).code).toBe('invalid_argument');
+    expect(refused({ ...CMD, network: 'none' }).code).toBe('invalid_argument');
+  });
+
   it('without a caller nothing is inherited', () => {
     expect(resolve({ ...CMD, env: { A: '1' } }).spec).toMatchObject({ user: 'bob', env: { A: '1' } });
   });

@@ -112,8 +112,30 @@ describe('buildLaunch: containers', () => {
       shmBytes: null,
       memlockUnlimited: false,
       privileged: false,
-      network: 'host',
+      network: 'bridge',
+      user: '65534:65534',
     });
+  });
+
+  it('a container runs as the job user-in-container, else the config container-user, else 65534:65534', () => {
+    const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: null, containerUser: '1000:1000' } };
+    const plain = job('/u');
+    expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container?.user).toBe('1000:1000');
+    const own = job('/v', { image: 'busybox', containerUser: '0' });
+    expect(buildLaunch(docker, own, task(own, 0), place(CPU, [])).container?.user).toBe('0');
+    expect(buildLaunch(CTX, own, task(own, 0), place(CPU, [])).container?.user).toBe('0');
+    const bare = job('/w', { image: 'busybox' });
+    expect(buildLaunch(CTX, bare, task(bare, 0), place(CPU, [])).container?.user).toBe('65534:65534');
+  });
+
+  it('network: the job wins over the config, the config over the default (bridge)', () => {
+    const hostCfg: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: 'host' } };
+    const plain = job('/n');
+    expect(buildLaunch(hostCfg, plain, task(plain, 0), place(CPU, [])).container?.network).toBe('host');
+    const bridged = job('/b', { network: 'bridge' });
+    expect(buildLaunch(hostCfg, bridged, task(bridged, 0), place(CPU, [])).container?.network).toBe('bridge');
+    const hosted = job('/h', { image: 'busybox', network: 'host' });
+    expect(buildLaunch(CTX, hosted, task(hosted, 0), place(CPU, [])).container?.network).toBe('host');
   });
 
   it('the config default image applies only with runtime docker; the job image wins; network from config', () => {
@@ -173,7 +195,7 @@ describe('buildLaunch: a 4-host TPU slice', () => {
     });
   });
 
-  it('chips become /dev/accel<k> devices, with memlock, shm and the worker network', () => {
+  it('chips become /dev/accel<k> devices, with memlock, shm and host networking (the TPU default)', () => {
     expect(launches[2]!.container).toMatchObject({
       image: 'jax:tpu',
       devices: [0, 1, 2, 3].map((k) => ({ host: '/dev/zero', container: `/dev/accel${k}` })),
@@ -182,7 +204,13 @@ describe('buildLaunch: a 4-host TPU slice', () => {
       memlockUnlimited: true,
       privileged: false,
       network: 'host',
+      user: '65534:65534',
     });
+  });
+
+  it('a TPU job still takes bridge when it or the config asks for it', () => {
+    const bridged = job('/train', { replicas: 4, coschedule: 'tpu-name', image: 'jax:tpu', network: 'bridge' }, TPU16);
+    expect(buildLaunch(CTX, bridged, task(bridged, 0), place(HOSTS[0], [0, 1, 2, 3], HOSTS)).container?.network).toBe('bridge');
   });
 
   it('the same variables for a process task (no container)', () => {
