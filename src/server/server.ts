@@ -194,6 +194,11 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         'set IRIS_HOME to a shorter directory');
     }
     await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
+    // The task door must be reachable by a container's unprivileged user (65534 by default):
+    // its directory traversable (0711, not listable) and the socket 0666. That opens nothing on
+    // the host, where the state directory above it is the owner's alone, and every request on
+    // this door needs a live task token anyway (docs/security.md).
+    if (door === 'task') await chmod(dirname(socketPath), 0o711);
     const existing = await lstat(socketPath).catch(() => null);
     if (existing) {
       if (!existing.isSocket()) {
@@ -237,7 +242,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         if (previousMask !== null) process.umask(previousMask);
       }
     });
-    await chmod(bindPath, 0o600);
+    await chmod(bindPath, door === 'task' ? 0o666 : 0o600);
     await rename(bindPath, socketPath);
     const created = await lstat(socketPath);
     own = { dev: created.dev, ino: created.ino };

@@ -125,7 +125,7 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
 
       const shim = lstatSync(path.join(c.home, 'bin', 'iris'));
       expect(shim.isFile()).toBe(true);
-      expect(mode(path.join(c.home, 'bin', 'iris'))).toBe('0700');
+      expect(mode(path.join(c.home, 'bin', 'iris'))).toBe('0755');
       expect(readFileSync(victim('shim'), 'utf8')).toBe("root's shim file\n");
 
       const job = await c.submit(['--name', 'leak', '--cpu', '0.1'], ['sh', '-c', 'echo secret-output; iris --version >/dev/null']);
@@ -143,7 +143,9 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       expect(done.state).toBe('SUCCEEDED');
       const files = ['state.db', 'state.db-wal', 'state.db-shm', 'controller.lock', 'cluster.pid', 'cluster.log', 'logs/modes/task-0/attempt-0.log'];
       for (const f of files) expect(`${f} ${mode(path.join(c.home, f))}`).toBe(`${f} 0600`);
-      for (const d of ['', 'bin', 'run', 'logs', 'logs/modes', 'logs/modes/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
+      for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
+      // What a container's unprivileged user must reach: traversable, not listable.
+      for (const d of ['bin', 'tasks']) expect(`${d} ${mode(path.join(c.home, d))}`).toBe(`${d} 0711`);
       const lines = await c.logs(job);
       expect(lines.map((l) => l.text)).toContain('hello');
     });

@@ -43,9 +43,11 @@ describe('the task door', () => {
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(0);
     expect(r.stdout).toContain(`addr=${c.home}/tasks/iris.sock`);
-    // Owner-only on disk, like the owner's socket: 0600 in a 0700 directory.
-    expect(statSync(`${c.home}/tasks/iris.sock`).mode & 0o777).toBe(0o600);
-    expect(statSync(`${c.home}/tasks`).mode & 0o777).toBe(0o700);
+    // Reachable by a container's unprivileged user (0666 in a traversable, unlistable 0711
+    // directory) but not from the host: the state directory above it is the owner's alone.
+    expect(statSync(`${c.home}/tasks/iris.sock`).mode & 0o777).toBe(0o666);
+    expect(statSync(`${c.home}/tasks`).mode & 0o777).toBe(0o711);
+    expect(statSync(c.home).mode & 0o077).toBe(0);
   });
 
   it('each task\'s environment holds only its own attempt\'s token', async () => {

@@ -19,11 +19,11 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-it('writes bin/iris 0700 in a 0700 bin, runnable, with no temporary file left', () => {
+it('writes bin/iris 0755 in a 0711 bin (a container user may run it), with no temporary file left', () => {
   const dir = writeCliShim(home, ROOT);
   expect(dir).toBe(path.join(home, 'bin'));
-  expect(statSync(dir).mode & 0o7777).toBe(0o700);
-  expect(statSync(path.join(dir, 'iris')).mode & 0o7777).toBe(0o700);
+  expect(statSync(dir).mode & 0o7777).toBe(0o711);
+  expect(statSync(path.join(dir, 'iris')).mode & 0o7777).toBe(0o755);
   expect(readdirSync(dir)).toEqual(['iris']);
   expect(readFileSync(path.join(dir, 'iris'), 'utf8')).toBe(shimText(ROOT));
   expect(execFileSync(path.join(dir, 'iris'), ['--version'], { encoding: 'utf8' })).toMatch(/\d+\.\d+\.\d+/);
@@ -47,7 +47,7 @@ it('rewrites a shim with other text or a looser mode, and leaves a right one alo
   expect(statSync(file).ino).toBe(inode);
   chmodSync(file, 0o755);
   writeCliShim(home, ROOT);
-  expect(statSync(file).mode & 0o7777).toBe(0o700);
+  expect(statSync(file).mode & 0o7777).toBe(0o755);
   writeFileSync(file, '#!/bin/sh\necho evil\n');
   writeCliShim(home, ROOT);
   expect(readFileSync(file, 'utf8')).toBe(shimText(ROOT));
