@@ -61,7 +61,7 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     expect(r.code, describeRun(['run'], r)).toBe(0);
     const text = (await c.logs('/doors')).map((l) => l.text);
     expect(text).toContain('run rc=1');
-    expect(text).toContain('iris.sock');
+    expect(text).toContain(`${c.home}/tasks/iris.sock`);
   });
 
   it('a container runs as nobody (65534) on bridge networking by default; the job can ask for a user and host', async () => {
