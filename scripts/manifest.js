@@ -16,11 +16,16 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const file = join(root, 'oclif.manifest.json');
 const check = process.argv.includes('--check');
 
-/** Stable JSON: object keys sorted, so the file does not churn with module load order. */
-function sortKeys(value) {
-  if (Array.isArray(value)) return value.map(sortKeys);
+/**
+ * Stable JSON: object keys sorted, so the file does not churn with module load order — except
+ * the keys of a command's `args`, whose order is the positional order oclif prints in USAGE
+ * (sorting them showed `endpoints register ADDRESS NAME` for `register NAME ADDRESS`).
+ */
+function sortKeys(value, keepOrder = false) {
+  if (Array.isArray(value)) return value.map((item) => sortKeys(item));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));
+    const keys = keepOrder ? Object.keys(value) : Object.keys(value).sort();
+    return Object.fromEntries(keys.map((key) => [key, sortKeys(value[key], key === 'args')]));
   }
   return value;
 }

@@ -7,7 +7,7 @@ export default class WorkersDrain extends BaseCommand {
   static override description =
     'No new tasks are placed on it; its running tasks are stopped and count as preempted (retried under --max-preemptions), not as failures.';
 
-  static override examples = ['<%= config.bin %> workers drain local-0'];
+  static override examples = ['<%= config.bin %> workers drain local'];
 
   static override args = {
     name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
