@@ -12,7 +12,7 @@ export default class WorkersResume extends BaseCommand {
   static override description =
     'The worker becomes READY and pending tasks may be placed on it again. A drain lasts until this command, also across cluster restarts. Exit 3 for an unknown worker, 4 for a worker that is not drained or is no longer in the cluster\'s configuration.';
 
-  static override examples = ['<%= config.bin %> workers resume cpu-0', '<%= config.bin %> workers resume cpu-0 --json'];
+  static override examples = ['<%= config.bin %> workers resume local', '<%= config.bin %> workers resume local --json'];
 
   static override args = {
     name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
