@@ -1,5 +1,5 @@
 /**
- * The shapes of the small request bodies (cancel, drain, endpoint registration, wait). Like the submit
+ * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, wait). Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
@@ -34,6 +34,10 @@ export const DrainRequestSchema = body('drain', {
   name: requiredText('The worker to drain.'),
 });
 
+export const ResumeRequestSchema = body('resume', {
+  name: requiredText('The drained worker to put back into service.'),
+});
+
 export const EndpointRequestSchema = body('endpoint', {
   name: requiredText('Endpoint name, scoped to the task\'s job (`ps` from /train is `/train/ps`): `/`-separated parts of letters, digits and `_ . : -`, each starting with a letter or digit; an absolute name must lie below the task\'s own job (else 403).'),
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
@@ -53,10 +57,12 @@ export const WaitRequestSchema = body('wait', {
 
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
+export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
 
 export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
 export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
+export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
 export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });

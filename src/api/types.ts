@@ -126,6 +126,16 @@ export interface JobDetail extends JobSummary, JobRules {
   children: JobSummary[];
 }
 
+/**
+ * POST /v1/jobs/cancel: `cancelled` lists the named jobs that were still pending or running
+ * (now KILLED); `alreadyEnded` the named jobs that had ended before, with their final state
+ * (nothing was done to them). A job named twice counts once.
+ */
+export interface CancelResponse {
+  cancelled: string[];
+  alreadyEnded: { name: string; state: JobState }[];
+}
+
 export interface WorkerInfo {
   id: string;
   state: WorkerState;

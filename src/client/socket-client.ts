@@ -14,7 +14,7 @@ import type { IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -123,8 +123,8 @@ export class SocketClient implements IrisClient {
     return this.call<JobDetail>('GET', `/v1/job${queryString({ name })}`);
   }
 
-  cancel(names: string[]): Promise<{ cancelled: string[] }> {
-    return this.call<{ cancelled: string[] }>('POST', '/v1/jobs/cancel', { names });
+  cancel(names: string[]): Promise<CancelResponse> {
+    return this.call<CancelResponse>('POST', '/v1/jobs/cancel', { names });
   }
 
   cluster(): Promise<ClusterInfo> {
@@ -172,6 +172,10 @@ export class SocketClient implements IrisClient {
 
   drain(worker: string): Promise<WorkerInfo> {
     return this.call<WorkerInfo>('POST', '/v1/workers/drain', { name: worker });
+  }
+
+  resume(worker: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/resume', { name: worker });
   }
 
   endpoints(prefix?: string): Promise<EndpointInfo[]> {

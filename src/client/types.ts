@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -14,7 +14,7 @@ export interface IrisClient {
   queue(): Promise<QueueInfo>;
   jobs(filter?: JobFilter): Promise<JobSummary[]>;
   job(name: string): Promise<JobDetail>;
-  cancel(names: string[]): Promise<{ cancelled: string[] }>;
+  cancel(names: string[]): Promise<CancelResponse>;
   cluster(): Promise<ClusterInfo>;
   /**
    * Asks the cluster to stop and gives its pid. With `wait`, resolves only once the controller no
@@ -23,6 +23,8 @@ export interface IrisClient {
   stopCluster(options?: StopClusterOptions): Promise<{ pid: number }>;
   workers(): Promise<WorkerInfo[]>;
   drain(worker: string): Promise<WorkerInfo>;
+  /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
+  resume(worker: string): Promise<WorkerInfo>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;
   registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */

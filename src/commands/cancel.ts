@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
+import type { CancelResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 
 export default class Cancel extends BaseCommand {
   static override summary = 'Cancel jobs and their whole subtrees.';
   static override description =
-    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already finished keep their state.';
+    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already finished keep their state. A job that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still exit 0 (like `docker stop` of a stopped container); an unknown job is exit 3.';
 
   static override examples = ['<%= config.bin %> cancel train', '<%= config.bin %> cancel train/eval sweep-1 sweep-2'];
 
@@ -14,13 +15,13 @@ export default class Cancel extends BaseCommand {
     job: Args.string({ description: 'Job name(s) to cancel.', required: true }),
   };
 
-  async run(): Promise<{ cancelled: string[] }> {
+  async run(): Promise<CancelResponse> {
     const { args, argv } = await this.parse(Cancel);
     // oclif puts the first name in args.job and the rest in argv (strict: false).
     const names = argv.length > 0 && argv[0] === args.job ? (argv as string[]) : [args.job, ...(argv as string[])];
     const result = await this.client().cancel(names);
-    if (result.cancelled.length === 0) this.log('nothing to cancel: the jobs had already finished');
     for (const name of result.cancelled) this.log(`cancelled ${name}`);
+    for (const { name, state } of result.alreadyEnded) this.log(`nothing to cancel: ${name} already ended (${state})`);
     return result;
   }
 }

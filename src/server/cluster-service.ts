@@ -6,7 +6,7 @@
 import type { ClusterEvent } from '../model/events.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -26,12 +26,14 @@ export interface ClusterService {
   jobs(filter: JobFilter): JobSummary[];
   /** Throws IrisError('not_found') for an unknown job. */
   job(name: string): JobDetail;
-  cancel(names: string[]): Promise<{ cancelled: string[] }>;
+  cancel(names: string[]): Promise<CancelResponse>;
   cluster(): ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;
   workers(): WorkerInfo[];
   drain(worker: string): Promise<WorkerInfo>;
+  /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
+  resume(worker: string): Promise<WorkerInfo>;
   endpoints(prefix?: string): EndpointInfo[];
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */

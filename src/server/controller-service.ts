@@ -7,7 +7,7 @@
 import { on } from 'node:events';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
@@ -115,15 +115,22 @@ export class ControllerService implements ClusterService {
     return jobDetail(this.store, job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
   }
 
-  async cancel(names: string[]): Promise<{ cancelled: string[] }> {
+  /** A job that had already ended is reported in `alreadyEnded` and left as it is (not an error). */
+  async cancel(names: string[]): Promise<CancelResponse> {
     if (names.length === 0) throw invalid('name at least one job to cancel');
-    const canonical = names.map((name) => parseJobName(name));
-    for (const name of canonical) if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
-    const orders = this.store.transaction(() => canonical.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
+    const canonical = [...new Set(names.map((name) => parseJobName(name)))];
+    const jobs = canonical.map((name) => {
+      const job = this.store.job(name);
+      if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+      return job;
+    });
+    const alreadyEnded = jobs.filter((job) => isFinalJobState(job.state)).map((job) => ({ name: job.name, state: job.state }));
+    const active = jobs.filter((job) => !isFinalJobState(job.state)).map((job) => job.name);
+    const orders = this.store.transaction(() => active.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
     this.controller.applyStopOrders(orders);
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
-    return { cancelled: canonical };
+    return { cancelled: active, alreadyEnded };
   }
 
   cluster(): ClusterInfo {
@@ -163,6 +170,14 @@ export class ControllerService implements ClusterService {
     const orders = this.store.drainWorker(id);
     this.controller.applyStopOrders(orders);
     // Freed capacity or a removed job: blocked jobs are worth another look.
+    this.controller.requestPass(true);
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  async resume(id: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    this.store.resumeWorker(id);
+    // New capacity: pending jobs may fit now.
     this.controller.requestPass(true);
     return this.workers().find((worker) => worker.id === id)!;
   }

@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -147,9 +147,9 @@ export class FakeService implements ClusterService {
     };
   }
 
-  async cancel(names: string[]): Promise<{ cancelled: string[] }> {
+  async cancel(names: string[]): Promise<CancelResponse> {
     this.check();
-    return { cancelled: names.filter((n) => this.isNameTaken(n)) };
+    return { cancelled: names.filter((n) => this.isNameTaken(n)), alreadyEnded: [] };
   }
 
   cluster(): ClusterInfo {
@@ -176,6 +176,12 @@ export class FakeService implements ClusterService {
     this.check();
     if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
     return { ...WORKER, state: 'DRAINING' };
+  }
+
+  async resume(worker: string): Promise<WorkerInfo> {
+    this.check();
+    if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
+    return { ...WORKER, state: 'READY' };
   }
 
   endpoints(prefix?: string): EndpointInfo[] {

@@ -288,7 +288,7 @@ describe('routes through the client', () => {
     expect((await client.job('a')).command).toEqual(['x']);
     const missing = await errorOf(client.job('/nope'));
     expect([missing.code, missing.message, missing.hint]).toEqual(['not_found', 'no job named /nope', 'list jobs with `iris jobs`']);
-    expect(await client.cancel(['/a', 'zzz'])).toEqual({ cancelled: ['/a'] });
+    expect(await client.cancel(['/a', 'zzz'])).toEqual({ cancelled: ['/a'], alreadyEnded: [] });
   });
 
   it('validates query and body parameters', async () => {
@@ -302,12 +302,15 @@ describe('routes through the client', () => {
     expect(JSON.parse((await raw(socketPath, 'GET', '/v1/logs?target=/a&tail=-1')).body).error.message).toContain('"tail"');
   });
 
-  it('cluster, workers, drain', async () => {
+  it('cluster, workers, drain, resume', async () => {
     const client = new SocketClient(socketPath, {});
     expect((await client.cluster()).clusterId).toBe('c1');
     expect((await client.workers()).map((w) => w.id)).toEqual(['w0']);
     expect((await client.drain('w0')).state).toBe('DRAINING');
     expect((await errorOf(client.drain('w9'))).code).toBe('not_found');
+    expect((await client.resume('w0')).state).toBe('READY');
+    expect((await errorOf(client.resume('w9'))).code).toBe('not_found');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/resume', '{}')).body).error.message).toContain('name is required');
   });
 
   it('endpoints require a task token', async () => {
@@ -492,9 +495,9 @@ describe('doors', () => {
     expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([['/other/task-0', '/train/task-0']]);
   });
 
-  it('stop, drain and the queue view are the owner\'s only', async () => {
+  it('stop, drain, resume and the queue view are the owner\'s only', async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
-    for (const attempt of [task.drain('w0'), task.queue(), task.stopCluster()]) {
+    for (const attempt of [task.drain('w0'), task.resume('w0'), task.queue(), task.stopCluster()]) {
       const error = await errorOf(attempt);
       expect([error.code, error.hint]).toEqual(['forbidden', 'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")']);
     }

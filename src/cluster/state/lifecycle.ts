@@ -136,6 +136,14 @@ export class Lifecycle {
     return stops;
   }
 
+  /** Undrain: a DRAINED worker becomes READY and takes work again; any other state is a conflict. */
+  resumeWorker(id: string): void {
+    const w = this.m.workers.get(id);
+    if (!w) throw notFound(`worker ${id} not found`);
+    if (w.state !== 'DRAINED') throw conflict(`worker ${id} is not drained (it is ${w.state})`, 'only a drained worker can be resumed; see `iris workers`');
+    this.m.putWorker({ ...w, state: 'READY' });
+  }
+
   cancel(name: string, reason: string): StopOrder[] {
     const entry = this.m.jobs.get(name);
     if (!entry) throw notFound(`job ${name} not found`);

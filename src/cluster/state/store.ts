@@ -21,7 +21,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { DatabaseSync } from 'node:sqlite';
-import { IrisError } from '../../model/errors.js';
+import { IrisError, conflict } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
@@ -57,6 +57,8 @@ export class ClusterStore {
   private closed = false;
   private problem: IrisError | null = null;
   private reserveHeld = false;
+  /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
+  private configured = new Set<string>();
 
   private constructor(private db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
@@ -319,6 +321,7 @@ export class ClusterStore {
 
   /** Upsert the configured workers; keep DRAINED ones drained; drain the ones no longer configured. */
   syncWorkers(specs: WorkerSpec[]): void {
+    this.configured = new Set(specs.map((spec) => spec.id));
     this.transaction(() => {
       const seen = new Set<string>();
       for (const spec of specs) {
@@ -367,6 +370,15 @@ export class ClusterStore {
 
   drainWorker(id: string): StopOrder[] {
     return this.transaction(() => this.life.drainWorker(id));
+  }
+
+  /** Undrain a DRAINED worker (conflict otherwise, or when it is no longer in the configuration). */
+  resumeWorker(id: string): void {
+    const w = this.model.workers.get(id);
+    if (w && !this.configured.has(id)) {
+      throw conflict(`worker ${id} is no longer in the cluster's configuration`, 'add it back to the config and restart the cluster');
+    }
+    this.transaction(() => this.life.resumeWorker(id));
   }
 
   preemptAttempt(taskId: string, attempt: number, reason: string): StopOrder[] {

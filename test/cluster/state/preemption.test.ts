@@ -64,6 +64,19 @@ describe('preemption', () => {
     expect(store.worker('w9')!.cpuMillis).toBe(1000);
   });
 
+  it('resumeWorker makes a DRAINED worker READY again; other states and removed workers are refused', () => {
+    const { store } = memStore(3);
+    expect(() => store.resumeWorker('w1')).toThrow(expect.objectContaining({ code: 'conflict', message: 'worker w1 is not drained (it is READY)' }));
+    expect(() => store.resumeWorker('w9')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    store.drainWorker('w1');
+    store.resumeWorker('w1');
+    expect(store.worker('w1')!.state).toBe('READY');
+    expect(store.history('w1').map((h) => h.state)).toEqual(['READY', 'DRAINING', 'DRAINED', 'READY']);
+    store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
+    expect(store.worker('w3')!.state).toBe('DRAINED');
+    expect(() => store.resumeWorker('w3')).toThrow(expect.objectContaining({ code: 'conflict', message: "worker w3 is no longer in the cluster's configuration" }));
+  });
+
   it('syncWorkers emits no event for an unchanged worker', () => {
     const { store, events } = memStore(2);
     events.length = 0;
