@@ -13,7 +13,7 @@ import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
 import { formatLogBatch, LogOutput } from '../ui/logs.js';
-import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
+import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
 
 export default class Run extends BaseCommand {
   static override summary = 'Submit a job, stream its logs, and exit 0 if it succeeded, 1 otherwise.';
@@ -48,7 +48,7 @@ export default class Run extends BaseCommand {
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const stream = flags.stream ?? !this.insideTask();
     const client = await this.clusterClient();
-    const { name } = await client.submit(request);
+    const { name } = await withFlagNames(() => client.submit(request));
     this.logToStderr(`submitted ${name}`);
 
     const abort = new AbortController();

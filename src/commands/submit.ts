@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import type { EstimateResponse, SubmitResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { renderEstimate } from '../ui/queue.js';
-import { buildSubmitRequest, commandFromArgv, submitFlags, type SubmitFlagValues } from '../ui/submit-flags.js';
+import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a job and print its name.';
@@ -35,11 +35,11 @@ export default class Submit extends BaseCommand {
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const client = await this.clusterClient();
     if (flags['dry-run']) {
-      const estimate = await client.estimate(request);
+      const estimate = await withFlagNames(() => client.estimate(request));
       this.log(renderEstimate(estimate));
       return estimate;
     }
-    const response = await client.submit(request);
+    const response = await withFlagNames(() => client.submit(request));
     this.log(response.name);
     return response;
   }

@@ -5,7 +5,7 @@
  */
 import { Flags } from '@oclif/core';
 import type { SubmitRequest } from '../api/types.js';
-import { describeValue, invalid } from '../model/errors.js';
+import { IrisError, describeValue, invalid } from '../model/errors.js';
 
 export const submitFlags = {
   name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),
@@ -127,4 +127,44 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
   if (flags['user-in-container'] !== undefined) request.userInContainer = flags['user-in-container'];
   if (flags.network !== undefined) request.network = flags.network;
   return request;
+}
+
+/** The flag behind each field of a submit request, so an error about a field names what the user typed. */
+const FLAG_OF_FIELD: Record<string, string> = {
+  name: '--name',
+  replicas: '--replicas',
+  cpu: '--cpu',
+  memory: '--memory',
+  gpu: '--gpu',
+  tpu: '--tpu',
+  env: '--env',
+  constraints: '--constraint',
+  coschedule: '--coschedule',
+  maxRetries: '--max-retries',
+  maxTaskFailures: '--max-task-failures',
+  maxPreemptions: '--max-preemptions',
+  timeLimit: '--time-limit',
+  schedulingTimeout: '--scheduling-timeout',
+  user: '--user',
+  userInContainer: '--user-in-container',
+  network: '--network',
+  image: '--image',
+  cwd: '--cwd',
+};
+
+/**
+ * Runs a call that sends a request built by buildSubmitRequest. An error the cluster gives about
+ * one of its fields (`timeLimit: invalid duration "5x"`, `constraints[1]: …`) comes back naming
+ * the flag instead (`--time-limit: invalid duration "5x"`); any other error is passed on as it is.
+ */
+export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof IrisError)) throw error;
+    const field = /^([A-Za-z]+)(?:\[\d+\])?: /.exec(error.message);
+    const flag = field ? FLAG_OF_FIELD[field[1]!] : undefined;
+    if (field === null || flag === undefined) throw error;
+    throw new IrisError(error.code, `${flag}: ${error.message.slice(field[0].length)}`, error.hint);
+  }
 }

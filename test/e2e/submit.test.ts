@@ -165,6 +165,17 @@ describe('submit and run', () => {
     expect(r.stderr).toMatch(/Error/);
   });
 
+  it.each([
+    [['submit', '--time-limit', '5x', '--', 'true'], '--time-limit: invalid duration "5x"'],
+    [['submit', '--scheduling-timeout', 'soon', '--', 'true'], '--scheduling-timeout: invalid duration "soon"'],
+    [['submit', '--dry-run', '--time-limit', '5x', '--', 'true'], '--time-limit: invalid duration "5x"'],
+  ])('an invalid value of %j names the flag, not the API field', async (args, message) => {
+    const r = await c.iris(args);
+    expect(r.code, describeRun(args, r)).toBe(2);
+    expect(r.stderr).toContain(`Error: ${message}`);
+    expect(r.stderr).not.toMatch(/timeLimit|schedulingTimeout/);
+  });
+
   it.each([[['status', 'nope']], [['cancel', 'nope']], [['logs', 'nope']], [['logs', 'nope/task-0']]])(
     'an unknown job for %j is a clear error with exit 3',
     async (args) => {

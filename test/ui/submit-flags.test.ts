@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSubmitRequest, commandFromArgv, parseEnvPairs } from '../../src/ui/submit-flags.js';
+import { buildSubmitRequest, commandFromArgv, parseEnvPairs, withFlagNames } from '../../src/ui/submit-flags.js';
 import { IrisError } from '../../src/model/errors.js';
 
 describe('--env parsing', () => {
@@ -59,5 +59,24 @@ describe('buildSubmitRequest', () => {
 
   it('omits unset flags and lets --cwd override the current directory', () => {
     expect(buildSubmitRequest({ cwd: '/elsewhere' }, ['true'], { cwd: '/work' })).toEqual({ command: ['true'], cwd: '/elsewhere' });
+  });
+});
+
+describe('withFlagNames', () => {
+  const failing = (message: string) => () => Promise.reject(new IrisError('invalid_argument', message, 'the hint'));
+
+  it('names the flag the user typed instead of the request field', async () => {
+    await expect(withFlagNames(failing('timeLimit: invalid duration "5x"'))).rejects.toMatchObject({
+      message: '--time-limit: invalid duration "5x"', hint: 'the hint', exitCode: 2,
+    });
+    await expect(withFlagNames(failing('constraints[1]: bad constraint'))).rejects.toMatchObject({ message: '--constraint: bad constraint' });
+    await expect(withFlagNames(failing('userInContainer: not a user'))).rejects.toMatchObject({ message: '--user-in-container: not a user' });
+  });
+
+  it('passes other errors and results through unchanged', async () => {
+    await expect(withFlagNames(failing('unknown job /x'))).rejects.toMatchObject({ message: 'unknown job /x' });
+    await expect(withFlagNames(failing('command: empty'))).rejects.toMatchObject({ message: 'command: empty' });
+    await expect(withFlagNames(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(withFlagNames(() => Promise.resolve(42))).resolves.toBe(42);
   });
 });
