@@ -104,51 +104,48 @@ export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly
   return command;
 }
 
+/**
+ * The flags copied into the request as typed, each with its request field: the one table behind
+ * buildSubmitRequest (flag -> field) and withFlagNames (field -> flag).
+ */
+const COPIED = {
+  image: 'image',
+  name: 'name',
+  replicas: 'replicas',
+  cpu: 'cpu',
+  memory: 'memory',
+  gpu: 'gpu',
+  tpu: 'tpu',
+  coschedule: 'coschedule',
+  'max-retries': 'maxRetries',
+  'max-task-failures': 'maxTaskFailures',
+  'max-preemptions': 'maxPreemptions',
+  'time-limit': 'timeLimit',
+  'scheduling-timeout': 'schedulingTimeout',
+  user: 'user',
+  'user-in-container': 'userInContainer',
+  network: 'network',
+} as const satisfies Partial<Record<keyof SubmitFlagValues, keyof SubmitRequest>>;
+
 export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string }): SubmitRequest {
   const request: SubmitRequest = { command };
   // A container starts in its image's working directory unless --cwd says otherwise.
   if (flags.cwd !== undefined || flags.image === undefined) request.cwd = flags.cwd ?? defaults.cwd;
-  if (flags.image !== undefined) request.image = flags.image;
-  if (flags.name !== undefined) request.name = flags.name;
-  if (flags.replicas !== undefined) request.replicas = flags.replicas;
-  if (flags.cpu !== undefined) request.cpu = flags.cpu;
-  if (flags.memory !== undefined) request.memory = flags.memory;
-  if (flags.gpu !== undefined) request.gpu = flags.gpu;
-  if (flags.tpu !== undefined) request.tpu = flags.tpu;
+  const fields = request as unknown as Record<string, unknown>;
+  for (const [flag, field] of Object.entries(COPIED)) {
+    const value = flags[flag as keyof typeof COPIED];
+    if (value !== undefined) fields[field] = value;
+  }
   if (flags.env && flags.env.length > 0) request.env = parseEnvPairs(flags.env);
   if (flags.constraint && flags.constraint.length > 0) request.constraints = [...flags.constraint];
-  if (flags.coschedule !== undefined) request.coschedule = flags.coschedule;
-  if (flags['max-retries'] !== undefined) request.maxRetries = flags['max-retries'];
-  if (flags['max-task-failures'] !== undefined) request.maxTaskFailures = flags['max-task-failures'];
-  if (flags['max-preemptions'] !== undefined) request.maxPreemptions = flags['max-preemptions'];
-  if (flags['time-limit'] !== undefined) request.timeLimit = flags['time-limit'];
-  if (flags['scheduling-timeout'] !== undefined) request.schedulingTimeout = flags['scheduling-timeout'];
-  if (flags.user !== undefined) request.user = flags.user;
-  if (flags['user-in-container'] !== undefined) request.userInContainer = flags['user-in-container'];
-  if (flags.network !== undefined) request.network = flags.network;
   return request;
 }
 
 /** The flag behind each field of a submit request, so an error about a field names what the user typed. */
 const FLAG_OF_FIELD: Record<string, string> = {
-  name: '--name',
-  replicas: '--replicas',
-  cpu: '--cpu',
-  memory: '--memory',
-  gpu: '--gpu',
-  tpu: '--tpu',
+  ...Object.fromEntries(Object.entries(COPIED).map(([flag, field]) => [field, `--${flag}`])),
   env: '--env',
   constraints: '--constraint',
-  coschedule: '--coschedule',
-  maxRetries: '--max-retries',
-  maxTaskFailures: '--max-task-failures',
-  maxPreemptions: '--max-preemptions',
-  timeLimit: '--time-limit',
-  schedulingTimeout: '--scheduling-timeout',
-  user: '--user',
-  userInContainer: '--user-in-container',
-  network: '--network',
-  image: '--image',
   cwd: '--cwd',
 };
 
