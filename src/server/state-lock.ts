@@ -26,8 +26,6 @@ import { ensurePrivateFile } from '../api/state-dir.js';
 import { IrisError } from '../model/errors.js';
 import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
 
-export { LOCK_FILE, lockHolderPid };
-
 
 export interface StateLock {
   readonly home: string;

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireStateLock, lockHolderPid, LOCK_FILE } from '../../src/server/state-lock.js';
+import { acquireStateLock } from '../../src/server/state-lock.js';
+import { lockHolderPid, LOCK_FILE } from '../../src/api/lock-holder.js';
 import { IrisError } from '../../src/model/errors.js';
 
 let home: string;
