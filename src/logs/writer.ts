@@ -5,7 +5,6 @@
  */
 import { open, write, close as closeFd } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Readable } from 'node:stream';
 import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, cutNote, utf8Cut, type StreamTag } from './format.js';
 import { ensureDir, forgetDir, LOG_OPEN_FLAGS } from './files.js';
 
@@ -107,35 +106,6 @@ export class LogWriter {
   drained(): Promise<void> {
     if (this.pendLen < HIGH_WATER || this.error !== null) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  /**
-   * Pipes a readable into the writer as `tag`, pausing it while the writer is behind.
-   * Resolves when the readable ends, closes or errors (never rejects).
-   */
-  attach(readable: Readable, tag: StreamTag): Promise<void> {
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        readable.off('data', onData);
-        resolve();
-      };
-      const onData = (chunk: Buffer | string): void => {
-        if (this.closed) return;
-        const ok = this.write(tag, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-        if (typeof chunk !== 'string') releaseChunk(readable, chunk);
-        if (!ok) {
-          readable.pause();
-          void this.drained().then(() => readable.resume());
-        }
-      };
-      readable.on('data', onData);
-      readable.once('end', finish);
-      readable.once('close', finish);
-      readable.once('error', finish);
-    });
   }
 
   /**
@@ -321,19 +291,6 @@ export class LogWriter {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-/**
- * Frees the memory of a chunk the writer has copied, when nothing else can see it: Node reads a
- * pipe into a fresh buffer per read that only the garbage collector frees, so a task writing at
- * full speed would leave tens of MB of them waiting for a GC. Only a chunk that owns its whole
- * ArrayBuffer, from a readable with no other 'data' listener, is released (`transfer(0)`).
- */
-function releaseChunk(readable: Readable, chunk: Buffer): void {
-  const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-  if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || buffer.byteLength === 0) return;
-  if (typeof buffer.transfer !== 'function' || readable.listenerCount('data') !== 1) return;
-  buffer.transfer(0);
 }
 
 /** Write buffers up to this size are kept for reuse. */

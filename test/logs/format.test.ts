@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, cutNote, formatLines } from '../../src/logs/format.js';
 import { LogWriter } from '../../src/logs/writer.js';
@@ -138,27 +137,6 @@ describe('LogWriter', () => {
     w.write('o', Buffer.from('after\n'));
     await w.close();
     expect(await readFile(path, 'utf8')).toBe('t1\nebefore\nt2\noafter\n');
-  });
-
-  it('pipes readables, keeping order per stream under backpressure', async () => {
-    const path = file();
-    const w = new LogWriter(path);
-    const out = new PassThrough();
-    const err = new PassThrough();
-    const done = Promise.all([w.attach(out, 'o'), w.attach(err, 'e')]);
-    const big = 'y'.repeat(1000);
-    for (let i = 0; i < 5000; i++) {
-      out.write(`${i} ${big}\n`);
-      if (i % 100 === 0) err.write(`e${i}\n`);
-    }
-    out.end();
-    err.end();
-    await done;
-    await w.close();
-    const lines = await readLines(path);
-    const outs = lines.filter((l) => l.stream === 'stdout').map((l) => Number(l.text.split(' ')[0]));
-    expect(outs).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-    expect(lines.filter((l) => l.stream === 'stderr')).toHaveLength(50);
   });
 
   it('holds no fd after close, even with thousands of writers at once', async () => {
