@@ -25,7 +25,7 @@ export interface LogWriterOptions {
 
 /**
  * Appends lines of two streams to one log file. Not safe to write after close().
- * `write()` returns false when the caller should pause; `onDrain` listeners run when it may go on.
+ * `write()` returns false when the caller should pause; `drained()` resolves when it may go on.
  */
 export class LogWriter {
   readonly path: string;
