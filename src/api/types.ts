@@ -98,6 +98,10 @@ export interface AttemptInfo {
   finishedAt: number | null;
   /** Set when the attempt's output passed the log limit: the limit in bytes its log was cut at. */
   logCutBytes: number | null;
+  /** Measured CPU seconds (user + system) of the attempt; null when not measured. */
+  cpuSeconds: number | null;
+  /** Measured peak memory of the attempt in bytes; null when not measured. */
+  peakMemoryBytes: number | null;
   /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
   stopping?: true;
 }

@@ -95,6 +95,10 @@ export interface Attempt {
   devices: number[];
   /** The log limit in bytes when the attempt's output passed it (its log was cut there), else null. */
   logCutBytes: number | null;
+  /** Measured CPU time (user + system) of everything the attempt ran, in seconds; null until measured or when the runtime cannot tell. */
+  cpuSeconds: number | null;
+  /** Measured peak memory of the attempt (its cgroup, process tree or container), in bytes; null when unknown. */
+  peakMemoryBytes: number | null;
 }
 
 export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';

@@ -64,6 +64,14 @@ export interface TaskExit {
   logCut?: boolean;
   /** The first error writing the attempt's log; output after it was dropped (the log is cut). */
   logError?: NodeJS.ErrnoException;
+  /** What the attempt used, measured by the runtime (absent when it cannot tell). */
+  usage?: TaskUsage;
+}
+
+/** Measured usage of one attempt: CPU seconds (user + system) of all it ran, and peak memory in bytes (null when unknown). */
+export interface TaskUsage {
+  cpuSeconds: number;
+  peakMemoryBytes: number | null;
 }
 
 export interface RunningTask {

@@ -51,6 +51,8 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
       startedAt: a.startedAt,
       finishedAt: a.finishedAt,
       logCutBytes: a.logCutBytes,
+      cpuSeconds: a.cpuSeconds,
+      peakMemoryBytes: a.peakMemoryBytes,
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
   }));

@@ -88,8 +88,8 @@ describe('job detail', () => {
         id: '/train/task-0', index: 0, state: 'FAILED', attempt: 1, workerId: 'local-0', exitCode: 3, reason: 'exit code 3', failures: 2, preemptions: 0,
         startedAt: NOW - 30_000, finishedAt: NOW - 20_000,
         attempts: [
-          { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000, logCutBytes: null },
-          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000, logCutBytes: 512 * 1024 ** 2 },
+          { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000, logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null },
+          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000, logCutBytes: 512 * 1024 ** 2, cpuSeconds: null, peakMemoryBytes: null },
         ],
       },
       { id: '/train/task-1', index: 1, state: 'PENDING', attempt: 0, workerId: null, exitCode: null, reason: null, failures: 0, preemptions: 0, startedAt: null, finishedAt: null, attempts: [] },

@@ -50,7 +50,7 @@ export class Lifecycle {
     if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
     const attempt: Attempt = {
       task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null,
+      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null,
     };
     this.m.addAttempt(attempt);
     this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });

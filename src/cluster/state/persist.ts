@@ -23,7 +23,7 @@ const SQL = {
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
   upsertTask: 'INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
-  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
   upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
@@ -76,11 +76,11 @@ export class Persistence {
         startedAt: optNum(r[12]), finishedAt: optNum(r[13]),
       });
     }
-    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes FROM attempts')) {
+    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes FROM attempts')) {
       model.indexAttempt({
         task: r[0] as string, attempt: num(r[1]), workerId: r[2] as string, state: r[3] as AttemptState, pid: optNum(r[4]),
         exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
-        devices: parseDevices(r[10]), logCutBytes: optNum(r[11]),
+        devices: parseDevices(r[10]), logCutBytes: optNum(r[11]), cpuSeconds: optNum(r[12]), peakMemoryBytes: optNum(r[13]),
       });
     }
     for (const task of model.tasks.values()) model.indexActive(task);
@@ -142,7 +142,7 @@ export class Persistence {
   }
 
   private writeAttempt(a: Attempt): void {
-    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','), a.logCutBytes);
+    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','), a.logCutBytes, a.cpuSeconds, a.peakMemoryBytes);
   }
 
   private writeWorker(w: Worker): void {

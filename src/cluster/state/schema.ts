@@ -87,6 +87,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN log_cut_bytes INTEGER;
   `,
+  // 4: measured usage of an attempt (CPU seconds, peak memory bytes); NULL when not measured
+  `
+  ALTER TABLE attempts ADD COLUMN cpu_seconds REAL;
+  ALTER TABLE attempts ADD COLUMN peak_memory_bytes INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
