@@ -10,9 +10,14 @@
  * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
  * change nothing while the handler is registered.
  */
+import path from 'node:path';
 import { Command, Errors, toConfiguredId } from '@oclif/core';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+import { resolveHome } from './api/address.js';
+import { LOCK_FILE, lockHolderPid } from './api/lock-holder.js';
+import { checkStateDir } from './api/state-dir.js';
+import type { ReadClient } from './offline-client.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
@@ -38,6 +43,29 @@ export abstract class BaseCommand extends Command {
   protected client(): ConnectedClient {
     this.connected ??= connect(this.env);
     return this.connected;
+  }
+
+  /**
+   * A client for commands that only read (jobs, status, logs, history): the running cluster; or,
+   * when no cluster runs in IRIS_HOME (and this is not a task), the state it saved there, read
+   * without changing it (src/offline-client.ts), with one line on stderr saying so. A cluster
+   * that holds the state directory's lock but does not answer is an error, not a reason to
+   * show saved state.
+   */
+  protected async readClient(): Promise<ReadClient> {
+    const client = this.client();
+    if (this.env.IRIS_CONTROLLER_ADDRESS || (await client.ping())) return client;
+    const home = resolveHome(this.env);
+    const holder = lockHolderPid(path.join(home, LOCK_FILE));
+    if (holder !== null) {
+      throw new IrisError('unavailable', `the iris cluster in ${home} (pid ${holder}) does not answer`, 'check `iris cluster status`, or stop it with `iris cluster stop`');
+    }
+    checkStateDir(home);
+    const { OfflineClient, noSavedState } = await import('./offline-client.js');
+    const offline = OfflineClient.open(home);
+    if (!offline) throw noSavedState(home);
+    process.stderr.write(`iris: no cluster is running; showing the state saved in ${home} (read-only)\n`);
+    return offline;
   }
 
   /** A client for the running cluster, starting a detached local one first when none answers. */

@@ -32,7 +32,7 @@ export default class Jobs extends BaseCommand {
     if (flags.prefix) filter.prefix = flags.prefix;
     if (flags.user) filter.user = flags.user;
     const now = this.now();
-    const all = await this.client().jobs(filter);
+    const all = await (await this.readClient()).jobs(filter);
     const jobs = flags.all ? all : hideOldTrees(all, now);
     this.log(renderJobsTree(jobs, now));
     return jobs;

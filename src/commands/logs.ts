@@ -37,13 +37,14 @@ export default class Logs extends BaseCommand {
     if (flags.tail !== undefined) query.tail = flags.tail;
     if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
     if (flags.attempt !== undefined) query.attempt = flags.attempt;
+    const client = await this.readClient();
     const abort = new AbortController();
     const dispose = this.onInterrupt(() => abort.abort());
     // A reader that goes away (`iris logs JOB | head`) ends the command quietly, and the request with it.
     const output = new LogOutput(() => abort.abort());
     const json = this.jsonEnabled();
     try {
-      for await (const batch of this.client().logBatches(query, abort.signal)) {
+      for await (const batch of client.logBatches(query, abort.signal)) {
         const text = json ? formatLogBatchJson(batch) : formatLogBatch(batch, target);
         await output.write(json ? 'stdout' : batch.stream, text);
       }

@@ -13,7 +13,7 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<JobDetail> {
     const { args } = await this.parse(Status);
-    const job = await this.client().job(args.job);
+    const job = await (await this.readClient()).job(args.job);
     this.log(renderJobDetail(job, this.now()));
     return job;
   }

@@ -41,10 +41,16 @@ export interface ServiceContext {
   requireContainerEngine?: () => Promise<void>;
 }
 
+/** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
+export type ControllerPort = Pick<
+  Controller,
+  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'waitingHolds' | 'waits'
+>;
+
 export class ControllerService implements ClusterService {
   constructor(
     private readonly store: ClusterStore,
-    private readonly controller: Controller,
+    private readonly controller: ControllerPort,
     private readonly ctx: ServiceContext,
   ) {}
 

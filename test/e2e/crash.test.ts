@@ -65,8 +65,13 @@ describe('crash recovery', () => {
     const clusterPid = c.pid()!;
     process.kill(clusterPid, 'SIGKILL');
     await waitUntil('the cluster to die', async () => isRunning(clusterPid), (alive) => !alive);
+    // With the cluster dead, reading commands show the state it saved: the job as it last was.
     const down = await c.iris(['jobs']);
-    expect(down.code, describeRun(['jobs'], down)).toBe(6);
+    expect(down.code, describeRun(['jobs'], down)).toBe(0);
+    expect(down.stderr).toMatch(/no cluster is running; showing the state saved in/);
+    expect(down.stdout).toMatch(/crashy.*RUNNING/);
+    const cancel = await c.iris(['cancel', 'crashy']);
+    expect(cancel.code, describeRun(['cancel', 'crashy'], cancel)).toBe(6);
 
     const restart = await c.iris(['cluster', 'start', '--detach']);
     expect(restart.code, describeRun(['cluster', 'start', '--detach'], restart)).toBe(0);

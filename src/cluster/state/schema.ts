@@ -104,13 +104,25 @@ export function configure(db: DatabaseSync, inMemory: boolean): void {
   db.exec('PRAGMA busy_timeout = 5000');
 }
 
-/** Bring the database to SCHEMA_VERSION. Refuses a database written by a newer iris. */
-export function migrate(db: DatabaseSync): void {
-  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  const current = row.user_version;
+function versionOf(db: DatabaseSync): number {
+  const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (current > SCHEMA_VERSION) {
     throw new IrisError('conflict', `cluster database has schema version ${current}, newer than this iris understands (${SCHEMA_VERSION})`, 'upgrade iris');
   }
+  return current;
+}
+
+/** For reading without changing anything: the database must be at SCHEMA_VERSION already. */
+export function checkVersion(db: DatabaseSync): void {
+  const current = versionOf(db);
+  if (current < SCHEMA_VERSION) {
+    throw new IrisError('unavailable', `the saved cluster state has schema version ${current}, older than this iris reads without upgrading it (${SCHEMA_VERSION})`, 'start the cluster once (`iris cluster start`) to upgrade it');
+  }
+}
+
+/** Bring the database to SCHEMA_VERSION. Refuses a database written by a newer iris. */
+export function migrate(db: DatabaseSync): void {
+  const current = versionOf(db);
   if (current === SCHEMA_VERSION) return;
   db.exec('BEGIN IMMEDIATE');
   try {

@@ -20,7 +20,7 @@
  *   lost; changes made meanwhile are lost only if the controller dies before they are written.
  */
 import { EventEmitter } from 'node:events';
-import type { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
@@ -33,7 +33,7 @@ import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
 import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
-import { migrate } from './schema.js';
+import { checkVersion, migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
@@ -44,6 +44,12 @@ export interface StoreOptions {
   now?: () => number;
   /** Size of the space reserve beside the database (reserve.ts; default RESERVE_BYTES; 0: none). */
   reserveBytes?: number;
+  /**
+   * Read the database as it was saved, changing nothing (no migration, no reserve, no writes):
+   * how commands show the state of a stopped cluster. Refuses a database of another schema
+   * version. Any write fails (SQLite refuses it).
+   */
+  readOnly?: boolean;
 }
 
 export class ClusterStore {
@@ -72,6 +78,7 @@ export class ClusterStore {
    * that fails the error is `no space left on <database>`.
    */
   static open(opts: StoreOptions): ClusterStore {
+    if (opts.readOnly) return ClusterStore.openReadOnly(opts);
     const memory = opts.path === ':memory:';
     const reserveBytes = memory ? 0 : opts.reserveBytes ?? RESERVE_BYTES;
     const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
@@ -83,6 +90,19 @@ export class ClusterStore {
       store.persistence.load(store.model);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
       if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
+      return store;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  private static openReadOnly(opts: StoreOptions): ClusterStore {
+    const db = new DatabaseSync(opts.path, { readOnly: true });
+    try {
+      checkVersion(db);
+      const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, null);
+      store.persistence.load(store.model);
       return store;
     } catch (error) {
       db.close();

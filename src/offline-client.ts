@@ -1,0 +1,62 @@
+/**
+ * The client commands get for reading when no cluster answers: an IrisClient over the saved
+ * state (server/offline.ts), in this process. It answers `jobs`, `job`, `logs` and
+ * `logBatches` exactly as a running cluster would (logs are not followed: nothing runs); every
+ * other method throws IrisError('unavailable') with the hint to start a cluster. Loaded only on
+ * that path (commands import it dynamically), so reading commands that reach a cluster pay
+ * nothing for it.
+ */
+import type { IrisClient } from './client/types.js';
+import type { JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery } from './api/types.js';
+import { batchLines } from './api/log-batch.js';
+import { IrisError } from './model/errors.js';
+import { openOffline, type OfflineCluster } from './server/offline.js';
+
+/** The reading part of IrisClient that a stopped cluster answers. */
+export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'logs' | 'logBatches'>;
+
+export class OfflineClient implements ReadClient {
+  private constructor(private readonly cluster: OfflineCluster) {}
+
+  /** Null when `home` holds no saved state. */
+  static open(home: string): OfflineClient | null {
+    const cluster = openOffline(home);
+    return cluster ? new OfflineClient(cluster) : null;
+  }
+
+  get home(): string {
+    return this.cluster.home;
+  }
+
+  async jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
+    return this.cluster.service.jobs(filter);
+  }
+
+  async job(name: string): Promise<JobDetail> {
+    return this.cluster.service.job(name);
+  }
+
+  async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
+    for await (const batch of this.logBatches(query, signal)) yield* batchLines(batch);
+  }
+
+  async *logBatches(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogBatch> {
+    const abort = new AbortController();
+    const onAbort = () => abort.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      yield* this.cluster.service.logs({ ...query, follow: false }, abort.signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      abort.abort();
+    }
+  }
+
+  close(): void {
+    this.cluster.close();
+  }
+}
+
+export function noSavedState(home: string): IrisError {
+  return new IrisError('unavailable', `no iris cluster is running, and ${home} holds no saved cluster state`, 'start one with `iris cluster start`');
+}
