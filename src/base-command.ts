@@ -6,6 +6,7 @@
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
  * Commands return their data; with --json oclif prints it as JSON on stdout.
+ * It also gives commands their colour Style (style(): the one rule is src/ui/colour.ts).
  * It also owns the ONE interrupt rule (onInterrupt): the first SIGINT or SIGTERM runs the
  * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
  * change nothing while the handler is registered.
@@ -13,6 +14,7 @@
 import { Command, Errors, toConfiguredId } from '@oclif/core';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
@@ -67,6 +69,11 @@ export abstract class BaseCommand extends Command {
 
   protected now(): number {
     return Date.now();
+  }
+
+  /** How this run paints states: colour per src/ui/colour.ts (stdout a terminal, NO_COLOR, FORCE_COLOR, --json). */
+  protected style(): Style {
+    return makeStyle(colourEnabled({ env: this.env, isTTY: process.stdout.isTTY === true, json: this.jsonEnabled() }));
   }
 
   /** Plain JSON (no colours) so scripts can parse it. */
