@@ -271,7 +271,7 @@ export class SocketClient implements IrisClient {
       if (timeoutMs !== undefined && timeoutMs !== null) {
         req.setTimeout(timeoutMs, () => {
           req.destroy();
-          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${timeoutMs} ms`, 'check `iris cluster status`'));
+          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${formatDuration(timeoutMs, { style: 'short' })}`, 'check `iris cluster status`'));
         });
       }
       req.end(body);
