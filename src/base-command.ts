@@ -5,7 +5,9 @@
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
- * Commands return their data; with --json oclif prints it as JSON on stdout.
+ * Commands return their data; with --json oclif prints it as JSON on stdout, instants as ISO 8601
+ * strings (src/ui/json.ts; a command without instants sets `jsonInstants = false`).
+ * It also gives commands their colour Style (style(): the one rule is src/ui/colour.ts).
  * It also owns the ONE interrupt rule (onInterrupt): the first SIGINT or SIGTERM runs the
  * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
  * change nothing while the handler is registered.
@@ -18,6 +20,8 @@ import { resolveHome } from './api/address.js';
 import { LOCK_FILE, lockHolderPid } from './api/lock-holder.js';
 import { checkStateDir } from './api/state-dir.js';
 import type { ReadClient } from './offline-client.js';
+import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
+import { jsonText } from './ui/json.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
@@ -33,6 +37,9 @@ export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
   private connected?: ConnectedClient;
+
+  /** Whether --json prints instants as ISO 8601 strings (src/ui/json.ts); false where no field is an instant. */
+  protected jsonInstants = true;
 
   /** The environment commands read (IRIS_HOME, IRIS_CONTROLLER_ADDRESS, …). */
   protected get env(): NodeJS.ProcessEnv {
@@ -97,14 +104,19 @@ export abstract class BaseCommand extends Command {
     return Date.now();
   }
 
-  /** Plain JSON (no colours) so scripts can parse it. */
+  /** How this run paints states: colour per src/ui/colour.ts (stdout a terminal, NO_COLOR, FORCE_COLOR, --json). */
+  protected style(): Style {
+    return makeStyle(colourEnabled({ env: this.env, isTTY: process.stdout.isTTY === true, json: this.jsonEnabled() }));
+  }
+
+  /** Plain JSON (no colours) so scripts can parse it; instants as ISO 8601 strings. */
   protected override logJson(json: unknown): void {
-    process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+    process.stdout.write(jsonText(json, { indent: 2, instants: this.jsonInstants }) + '\n');
   }
 
   /** One JSON document per line (NDJSON), for streams such as `iris logs --json`. */
   protected logJsonLine(json: unknown): void {
-    process.stdout.write(JSON.stringify(json) + '\n');
+    process.stdout.write(jsonText(json, { instants: this.jsonInstants }) + '\n');
   }
 
   /** Print an error the user can act on and exit with `exitCode`. */

@@ -14,6 +14,7 @@ import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
+import { formatDuration } from '../model/duration.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
 import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
 import { ensurePrivateFile, prepareStateDir } from '../api/state-dir.js';
@@ -77,7 +78,7 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
         child.kill('SIGTERM');
         throw new IrisError(
           'unavailable',
-          `the local cluster did not answer on ${socket} within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)}s. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+          `the local cluster did not answer on ${socket} within ${formatDuration(opts.timeoutMs ?? 20_000, { style: 'short' })}. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));

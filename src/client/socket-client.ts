@@ -10,6 +10,7 @@
  */
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
+import { formatDuration } from '../model/duration.js';
 import type { IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
@@ -143,7 +144,7 @@ export class SocketClient implements IrisClient {
     const deadline = Date.now() + timeoutMs;
     while ((await this.ping()) || (await isAlive(pid))) {
       if (Date.now() > deadline) {
-        throw new IrisError('unavailable', `the cluster (pid ${pid}) did not stop within ${timeoutMs / 1000}s`, `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``);
+        throw new IrisError('unavailable', `the cluster (pid ${pid}) did not stop within ${formatDuration(timeoutMs, { style: 'short' })}`, `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``);
       }
       await new Promise((resolve) => setTimeout(resolve, EXIT_POLL_MS));
     }
@@ -270,7 +271,7 @@ export class SocketClient implements IrisClient {
       if (timeoutMs !== undefined && timeoutMs !== null) {
         req.setTimeout(timeoutMs, () => {
           req.destroy();
-          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${timeoutMs} ms`, 'check `iris cluster status`'));
+          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${formatDuration(timeoutMs, { style: 'short' })}`, 'check `iris cluster status`'));
         });
       }
       req.end(body);

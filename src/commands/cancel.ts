@@ -21,7 +21,8 @@ export default class Cancel extends BaseCommand {
     const names = argv.length > 0 && argv[0] === args.job ? (argv as string[]) : [args.job, ...(argv as string[])];
     const result = await this.client().cancel(names);
     for (const name of result.cancelled) this.log(`cancelled ${name}`);
-    for (const { name, state } of result.alreadyEnded) this.log(`nothing to cancel: ${name} already ended (${state})`);
+    const style = this.style();
+    for (const { name, state } of result.alreadyEnded) this.log(`nothing to cancel: ${name} already ended (${style.state(state)})`);
     return result;
   }
 }

@@ -7,7 +7,8 @@ import { formatLogBatch, formatLogBatchJson, LogOutput } from '../ui/logs.js';
 export default class Logs extends BaseCommand {
   static override summary = 'Show the logs of a job (all its tasks and descendants) or of one task.';
   static override description =
-    'Each line is prefixed with its time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child jobs as `eval/task-0[0]`). ' +
+    'Each line is prefixed with its local time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child jobs as `eval/task-0[0]`); ' +
+    'with --timestamps=full the prefix starts with the date too: `2025-01-02 12:00:01.234 task-0[0] text`. ' +
     "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object (NDJSON) on stdout. " +
     'When the reader of the output goes away (`iris logs JOB | head`), the command stops reading and exits 0.';
 
@@ -16,6 +17,7 @@ export default class Logs extends BaseCommand {
     '<%= config.bin %> logs train/task-0 --attempt 1',
     '<%= config.bin %> logs train -f',
     '<%= config.bin %> logs train --tail 50 --since 10m',
+    '<%= config.bin %> logs train --timestamps=full',
     '<%= config.bin %> logs train --json | jq .text',
   ];
 
@@ -28,6 +30,11 @@ export default class Logs extends BaseCommand {
     tail: Flags.integer({ char: 'n', summary: 'Only the last N lines before following.', min: 0 }),
     since: Flags.string({ summary: 'Only lines since a duration ago (10m, 1h) or an ISO time.' }),
     attempt: Flags.integer({ summary: 'Only this attempt (0, 1, …).', min: 0 }),
+    timestamps: Flags.option({
+      options: ['time', 'full'] as const,
+      default: 'time' as const,
+      summary: 'The time in each line\'s prefix: time (HH:MM:SS.mmm) or full (with the date, YYYY-MM-DD HH:MM:SS.mmm).',
+    })(),
   };
 
   async run(): Promise<void> {
@@ -43,9 +50,10 @@ export default class Logs extends BaseCommand {
     // A reader that goes away (`iris logs JOB | head`) ends the command quietly, and the request with it.
     const output = new LogOutput(() => abort.abort());
     const json = this.jsonEnabled();
+    const prefix = { date: flags.timestamps === 'full' };
     try {
       for await (const batch of client.logBatches(query, abort.signal)) {
-        const text = json ? formatLogBatchJson(batch) : formatLogBatch(batch, target);
+        const text = json ? formatLogBatchJson(batch) : formatLogBatch(batch, target, prefix);
         await output.write(json ? 'stdout' : batch.stream, text);
       }
     } catch (error) {

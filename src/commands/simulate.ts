@@ -45,6 +45,9 @@ export default class Simulate extends BaseCommand {
     backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
   };
 
+  /** Times in the report are virtual seconds, not instants: --json prints them as numbers. */
+  protected override jsonInstants = false;
+
   async run(): Promise<SimulationJson | CompatJson> {
     const { args, flags, raw } = await this.parse(Simulate);
     const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name);

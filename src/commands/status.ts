@@ -14,7 +14,7 @@ export default class Status extends BaseCommand {
   async run(): Promise<JobDetail> {
     const { args } = await this.parse(Status);
     const job = await (await this.readClient()).job(args.job);
-    this.log(renderJobDetail(job, this.now()));
+    this.log(renderJobDetail(job, this.now(), this.style()));
     return job;
   }
 }

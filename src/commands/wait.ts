@@ -48,7 +48,8 @@ export default class Wait extends BaseCommand {
       dispose();
     }
     if (!this.jsonEnabled()) {
-      for (const job of answer.jobs) this.log(`${job.name} ${job.state}${job.reason && job.state !== 'SUCCEEDED' ? `: ${job.reason}` : ''}`);
+      const style = this.style();
+      for (const job of answer.jobs) this.log(`${job.name} ${style.state(job.state)}${job.reason && job.state !== 'SUCCEEDED' ? `: ${job.reason}` : ''}`);
     }
     if (!answer.done) return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));

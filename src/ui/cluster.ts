@@ -1,6 +1,7 @@
 /** Renderers for workers, the cluster summary and endpoints. */
 import type { ClusterInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
 import { describeDevice } from '../model/resources.js';
+import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatCores, formatMemory } from './format.js';
 import { renderFields, renderTable } from './table.js';
 
@@ -29,10 +30,10 @@ function cpuNotes(releasedMillis: number, overMillis: number): string {
   return notes.length > 0 ? ` (${notes.join(', ')})` : '';
 }
 
-export function renderWorkers(workers: readonly WorkerInfo[]): string {
+export function renderWorkers(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
   return renderTable(workers, [
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state },
+    { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'DEVICE', value: (w) => describeDevice(w.device) },
     { header: 'CPU', value: formatWorkerCpu },
     { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },
@@ -42,7 +43,7 @@ export function renderWorkers(workers: readonly WorkerInfo[]): string {
   ], 'no workers');
 }
 
-export function renderClusterStatus(info: ClusterInfo, now: number): string {
+export function renderClusterStatus(info: ClusterInfo, now: number, style: Style = PLAIN): string {
   const sum = (pick: (w: WorkerInfo) => number) => info.workers.reduce((total, w) => total + pick(w), 0);
   const devices = sum((w) => w.capacity.devices);
   const jobs = Object.entries(info.queue.jobs)
@@ -60,7 +61,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number): string {
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
   fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none'], ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`]);
-  return [renderFields(fields), '', renderWorkers(info.workers)].join('\n');
+  return [renderFields(fields), '', renderWorkers(info.workers, style)].join('\n');
 }
 
 export function renderEndpoints(endpoints: readonly EndpointInfo[], now: number): string {

@@ -1,7 +1,14 @@
 /**
  * Small pure formatters shared by the plain-text renderers and the ink view: durations, relative
- * ages, clock times, cpu and memory. `now` is always a parameter so output is testable. Durations
- * and byte sizes are the model's own formatters (src/model/duration.ts, src/model/resources.ts).
+ * ages, instants, clock times, cpu and memory. `now` is always a parameter so output is testable.
+ * Durations and byte sizes are the model's own formatters (src/model/duration.ts,
+ * src/model/resources.ts).
+ *
+ * The time style of human output (docs/cli.md, "Time style"): durations short (`850ms`, `12s`,
+ * `4m05s`, `2h03m`, `1d02h`); instants in the local time zone, `HH:MM:SS` on the same day as now
+ * and `YYYY-MM-DD HH:MM` otherwise (formatInstant); log line prefixes `HH:MM:SS.mmm`, or
+ * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock). `--json` prints instants as ISO 8601
+ * (src/ui/json.ts).
  */
 import { describeValue, invalid } from '../model/errors.js';
 import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
@@ -26,10 +33,20 @@ export function formatSpan(start: number | null, end: number | null, now: number
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** Local wall-clock time `HH:MM:SS.mmm`. */
-export function formatClock(time: number): string {
+const localDate = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+
+/** Local wall-clock time `HH:MM:SS.mmm`, or `YYYY-MM-DD HH:MM:SS.mmm` with `date` (log prefixes). */
+export function formatClock(time: number, { date = false }: { date?: boolean } = {}): string {
   const d = new Date(time);
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return date ? `${localDate(d)} ${clock}` : clock;
+}
+
+/** An instant in the local time zone: `HH:MM:SS` on the same day as `now`, else `YYYY-MM-DD HH:MM`. */
+export function formatInstant(time: number, now: number): string {
+  const d = new Date(time);
+  if (localDate(d) === localDate(new Date(now))) return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 export function formatCores(millis: number): string {

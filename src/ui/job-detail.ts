@@ -6,6 +6,7 @@
 import type { AttemptInfo, JobDetail, TaskInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
+import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable } from './table.js';
@@ -18,10 +19,10 @@ function attemptReason(attempt: AttemptInfo): string {
   return [attempt.reason, cut].filter(Boolean).join('; ');
 }
 
-export function renderJobDetail(job: JobDetail, now: number): string {
+export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
   const fields: Array<[string, string]> = [
     ['Job', job.name],
-    ['State', job.state],
+    ['State', style.state(job.state)],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
   fields.push(
@@ -42,13 +43,13 @@ export function renderJobDetail(job: JobDetail, now: number): string {
     ['Submitted', `${formatAge(job.submittedAt, now)} ago`],
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
-  const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now))];
+  const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = job.taskList.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
   if (attempts.length > 0) {
     sections.push('', 'Attempts:', indent(renderTable(attempts, [
       { header: 'TASK', value: (r) => r.task.id },
       { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
-      { header: 'STATE', value: (r) => (r.attempt.stopping ? `${r.attempt.state} (stopping)` : r.attempt.state) },
+      { header: 'STATE', value: (r) => (r.attempt.stopping ? `${style.state(r.attempt.state)} (stopping)` : style.state(r.attempt.state)) },
       { header: 'WORKER', value: (r) => r.attempt.workerId },
       { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
       { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
@@ -58,7 +59,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
-      { header: 'STATE', value: (c) => c.state },
+      { header: 'STATE', value: (c) => style.state(c.state) },
       { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
       { header: 'REASON', value: (c) => c.reason ?? '' },
     ])));
@@ -66,10 +67,10 @@ export function renderJobDetail(job: JobDetail, now: number): string {
   return sections.join('\n');
 }
 
-export function renderTasks(tasks: readonly TaskInfo[], now: number): string {
+export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Style = PLAIN): string {
   return renderTable(tasks, [
     { header: 'TASK', value: (t) => t.id },
-    { header: 'STATE', value: (t) => t.state },
+    { header: 'STATE', value: (t) => style.state(t.state) },
     { header: 'ATTEMPT', value: (t) => String(t.attempt), right: true },
     { header: 'WORKER', value: (t) => dash(t.workerId) },
     { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },

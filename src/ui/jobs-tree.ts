@@ -4,6 +4,7 @@
  * in the list (filtered out or unknown) is shown as a root with its full path.
  */
 import type { JobSummary, TaskCounts } from '../api/types.js';
+import { PLAIN, type Style } from './colour.js';
 import { formatAge } from './format.js';
 import { renderTable, type Column } from './table.js';
 
@@ -61,10 +62,10 @@ export function formatTaskCounts(counts: TaskCounts): string {
   return [`${ok}/${counts.total} ok`, ...rest].join(', ');
 }
 
-export function renderJobsTree(jobs: readonly JobSummary[], now: number): string {
+export function renderJobsTree(jobs: readonly JobSummary[], now: number, style: Style = PLAIN): string {
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
-    { header: 'STATE', value: (r) => r.job.state },
+    { header: 'STATE', value: (r) => style.state(r.job.state) },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },

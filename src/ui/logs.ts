@@ -1,12 +1,13 @@
 /**
  * Log line prefixes: `HH:MM:SS.mmm task-0[1] text` (task relative to the target, attempt in
- * brackets), and the output of log batches: each batch becomes one string (one write), its
+ * brackets; with `date`, `YYYY-MM-DD HH:MM:SS.mmm task-0[1] text`), and the output of log batches: each batch becomes one string (one write), its
  * prefix built once per time rather than once per line. Commands write a task's stdout lines
  * to stdout and its stderr lines to stderr (LogOutput, which also owns backpressure and EPIPE).
  */
 import type { LogBatch, LogLine } from '../api/types.js';
 import { batchLines } from '../api/log-batch.js';
 import { formatClock } from './format.js';
+import { jsonText } from './json.js';
 
 /**
  * Short task label relative to the target: for target `/train`, `/train/task-0` is `task-0` and
@@ -18,8 +19,13 @@ export function taskLabel(task: string, target: string): string {
   return task;
 }
 
-export function formatLogLine(line: LogLine, target: string): string {
-  return `${formatClock(line.time)} ${taskLabel(line.task, target)}[${line.attempt}] ${line.text}`;
+/** How a log prefix shows its time: `date` adds the local date (`iris logs --timestamps=full`). */
+export interface LogPrefixOptions {
+  date?: boolean;
+}
+
+export function formatLogLine(line: LogLine, target: string, { date = false }: LogPrefixOptions = {}): string {
+  return `${formatClock(line.time, { date })} ${taskLabel(line.task, target)}[${line.attempt}] ${line.text}`;
 }
 
 /**
@@ -27,7 +33,7 @@ export function formatLogLine(line: LogLine, target: string): string {
  * prefix, so each run of them is one slice of the batch's text with the prefix put after each
  * newline (no per-line strings).
  */
-export function formatLogBatch(batch: LogBatch, target: string): string {
+export function formatLogBatch(batch: LogBatch, target: string, { date = false }: LogPrefixOptions = {}): string {
   const label = ` ${taskLabel(batch.task, target)}[${batch.attempt}] `;
   const { text, times } = batch;
   const out: string[] = [];
@@ -39,17 +45,17 @@ export function formatLogBatch(batch: LogBatch, target: string): string {
       end = text.indexOf('\n', end + 1);
       if (end < 0) end = text.length;
     }
-    const prefix = formatClock(times[r]!) + label;
+    const prefix = formatClock(times[r]!, { date }) + label;
     out.push(prefix, text.slice(start, end).replaceAll('\n', '\n' + prefix), '\n');
     start = end + 1;
   }
   return out.join('');
 }
 
-/** The `--json` lines of a batch: one LogLine object per line, each ending in `\n`, as one string. */
+/** The `--json` lines of a batch: one LogLine object per line (time as ISO 8601), each ending in `\n`, as one string. */
 export function formatLogBatchJson(batch: LogBatch): string {
   const out: string[] = [];
-  for (const line of batchLines(batch)) out.push(JSON.stringify(line), '\n');
+  for (const line of batchLines(batch)) out.push(jsonText(line), '\n');
   return out.join('');
 }
 

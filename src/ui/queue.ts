@@ -3,15 +3,14 @@
  * --dry-run`). `now` is a parameter so the output is testable.
  */
 import type { EstimateResponse, QueueInfo } from '../api/types.js';
-import { formatAge, formatClock, formatDuration } from './format.js';
+import { formatAge, formatDuration, formatInstant } from './format.js';
 import { renderTable } from './table.js';
 
-/** `now`, `14:03:20 (in 3m10s)` or `-`. */
+/** `now`, `14:03:20 (in 3m10s)` (`2025-01-03 09:00 (in 21h00m)` on another day) or `-`. */
 export function formatStart(start: number | null, now: number): string {
   if (start === null) return '-';
   if (start <= now) return 'now';
-  const at = start - now < 86_400_000 ? formatClock(start) : new Date(start).toISOString();
-  return `${at} (in ${formatDuration(start - now)})`;
+  return `${formatInstant(start, now)} (in ${formatDuration(start - now)})`;
 }
 
 export function renderQueue(queue: QueueInfo, now: number): string {
@@ -39,7 +38,7 @@ export function renderEstimate(estimate: EstimateResponse): string {
     ? 'no start time can be given'
     : estimate.start <= estimate.now
       ? 'would start now'
-      : `would start at ${new Date(estimate.start).toISOString()} (in ${formatDuration(estimate.start - estimate.now)})`;
+      : `would start at ${formatStart(estimate.start, estimate.now)}`;
   const why = estimate.start !== null && estimate.start <= estimate.now ? '' : `\n  why: ${estimate.reason}`;
   return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}\n  (dry run: nothing was submitted)`;
 }

@@ -1,7 +1,10 @@
 /**
  * Plain-text tables: a header row and left-aligned columns separated by two spaces. Trailing
- * spaces are trimmed; an empty table renders only `empty` (e.g. "no jobs").
+ * spaces are trimmed; an empty table renders only `empty` (e.g. "no jobs"). Column widths count
+ * what a terminal shows: code points, without colour escape codes (colour.ts).
  */
+import { stripVTControlCharacters } from 'node:util';
+
 export interface Column<Row> {
   header: string;
   value: (row: Row) => string;
@@ -15,7 +18,7 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => width(line[i]!))));
   const format = (line: string[]) =>
     line
-      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : padEnd(cell, widths[i]!)))
+      .map((cell, i) => (columns[i]!.right ? padStart(cell, widths[i]!) : padEnd(cell, widths[i]!)))
       .join('  ')
       .trimEnd();
   return [format(columns.map((c) => c.header)), ...cells.map(format)].join('\n');
@@ -27,9 +30,13 @@ export function renderFields(fields: ReadonlyArray<readonly [string, string]>): 
   return fields.map(([key, value]) => `${(key + ':').padEnd(keyWidth)}  ${value}`.trimEnd()).join('\n');
 }
 
-/** Display width; counts code points so tree glyphs like └ are one column. */
+/** Display width: code points (tree glyphs like └ are one column), escape codes not counted. */
 function width(text: string): number {
-  return [...text].length;
+  return [...stripVTControlCharacters(text)].length;
+}
+
+function padStart(text: string, size: number): string {
+  return ' '.repeat(Math.max(0, size - width(text))) + text;
 }
 
 function padEnd(text: string, size: number): string {

@@ -6,6 +6,7 @@
  */
 import type { WorkerInfo } from '../api/types.js';
 import { formatAttributes, formatWorkerCpu } from './cluster.js';
+import { PLAIN, type Style } from './colour.js';
 import { formatMemory } from './format.js';
 import { renderTable, type Column } from './table.js';
 
@@ -36,7 +37,7 @@ export function formatDevicePaths(paths: readonly string[] | undefined): string 
   return paths.join(',');
 }
 
-function slices(workers: readonly WorkerInfo[]): string {
+function slices(workers: readonly WorkerInfo[], style: Style): string {
   const rows = [...workers].sort((a, b) => {
     const sa = a.attributes[TPU_NAME];
     const sb = b.attributes[TPU_NAME];
@@ -49,7 +50,7 @@ function slices(workers: readonly WorkerInfo[]): string {
     { header: 'WORKER', value: (w) => w.id },
     { header: 'HOSTNAME', value: (w) => w.hostname ?? 'localhost' },
     { header: 'VARIANT', value: (w) => w.device.variant ?? '-' },
-    { header: 'STATE', value: (w) => w.state },
+    { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'CHIPS', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
@@ -59,10 +60,10 @@ function slices(workers: readonly WorkerInfo[]): string {
   return renderTable(rows, columns);
 }
 
-function gpuHosts(workers: readonly WorkerInfo[]): string {
+function gpuHosts(workers: readonly WorkerInfo[], style: Style): string {
   return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state },
+    { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
     { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
     { header: 'CPU', value: cpu },
@@ -88,13 +89,13 @@ function pools(workers: readonly WorkerInfo[]): Map<string, string> {
   return out;
 }
 
-function cpuWorkers(workers: readonly WorkerInfo[]): string {
+function cpuWorkers(workers: readonly WorkerInfo[], style: Style): string {
   const pool = pools(workers);
   const rows = [...workers].sort((a, b) => byName(pool.get(a.id) ?? a.id, pool.get(b.id) ?? b.id) || byName(a.id, b.id));
   return renderTable(rows, [
     { header: 'POOL', value: (w) => pool.get(w.id) ?? '-' },
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state },
+    { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
     { header: 'TASKS', value: tasks, right: true },
@@ -102,7 +103,7 @@ function cpuWorkers(workers: readonly WorkerInfo[]): string {
   ]);
 }
 
-export function renderTopology(workers: readonly WorkerInfo[]): string {
+export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
   if (workers.length === 0) return 'no workers';
   const tpu = workers.filter((w) => w.device.type === 'tpu');
   const gpu = workers.filter((w) => w.device.type === 'gpu');
@@ -110,9 +111,9 @@ export function renderTopology(workers: readonly WorkerInfo[]): string {
   const sections: string[] = [];
   if (tpu.length > 0) {
     const count = new Set(tpu.map((w) => w.attributes[TPU_NAME] ?? w.id)).size;
-    sections.push(`TPU slices (${count})\n${slices(tpu)}`);
+    sections.push(`TPU slices (${count})\n${slices(tpu, style)}`);
   }
-  if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu)}`);
-  if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other)}`);
+  if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu, style)}`);
+  if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other, style)}`);
   return sections.join('\n\n');
 }

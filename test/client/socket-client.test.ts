@@ -159,7 +159,7 @@ describe('stopCluster', () => {
     const error = (await errorOf(new SocketClient(socketPath, {}).stopCluster({ wait: true, timeoutMs: 200 }))) as IrisError;
     expect(error).toBeInstanceOf(IrisError);
     expect(error.code).toBe('unavailable');
-    expect(error.message).toBe(`the cluster (pid ${process.pid}) did not stop within 0.2s`);
+    expect(error.message).toBe(`the cluster (pid ${process.pid}) did not stop within 200ms`);
     expect(error.hint).toBe(`check it with \`iris cluster status\`, or kill it with \`kill ${process.pid}\``);
   });
 });

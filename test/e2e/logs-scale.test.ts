@@ -149,7 +149,8 @@ describe('logs at scale', () => {
     expect(per.code, per.stderr).toBe(0);
     expect(per.stdout.trim().split('\n').map((l) => l.split(' ')[0])).toEqual([expected('r0'), expected('r1'), expected('kid')]);
     // Merged by time: the times of the merged output never go down.
-    const times = await shell(c, `iris logs tree --json | sed -E 's/^\\{"time":([0-9]+),.*/\\1/' | sort -c -n && echo sorted`, 60_000);
+    // ISO 8601 times of one format (`…T12:00:01.234Z`) sort as text in time order.
+    const times = await shell(c, `iris logs tree --json | sed -E 's/^\\{"time":"([^"]+)",.*/\\1/' | LC_ALL=C sort -c && echo sorted`, 60_000);
     expect(times.stdout.trim(), times.stderr).toBe('sorted');
   }, 120_000);
 });

@@ -56,11 +56,16 @@ describe('logs', () => {
   it('--json prints one LogLine per line', async () => {
     const r = await c.iris(['logs', '/lg', '--json']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as LogLine);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Omit<LogLine, 'time'> & { time: unknown });
     expect(lines).toHaveLength(5);
     expect(lines.find((l) => l.text === 'err-1')).toMatchObject({ task: '/lg/task-1', attempt: 0, stream: 'stderr' });
     expect(lines.find((l) => l.text === 'sub-line')).toMatchObject({ task: '/lg/sub/task-0', attempt: 0, stream: 'stdout' });
-    for (const line of lines) expect(typeof line.time).toBe('number');
+    // Instants in --json are ISO 8601 strings (docs/cli.md, "Time style").
+    for (const line of lines) {
+      expect(typeof line.time).toBe('string');
+      expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Number.isNaN(Date.parse(String(line.time)))).toBe(false);
+    }
   });
 
   it('--since filters by time', async () => {

@@ -131,10 +131,13 @@ describe('logs', () => {
     const batch = { task: '/train/eval/task-0', attempt: 2, stream: 'stdout' as const, times: [time, 2, time + 1, 1], text: 'a\n\nc' };
     expect(formatLogBatch(batch, '/train')).toBe('09:05:07.042 eval/task-0[2] a\n09:05:07.042 eval/task-0[2] \n09:05:07.043 eval/task-0[2] c\n');
     expect(formatLogBatchJson(batch).split('\n').slice(0, -1).map((l) => JSON.parse(l) as unknown)).toEqual([
-      { time, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'a' },
-      { time, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: '' },
-      { time: time + 1, task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'c' },
+      { time: new Date(time).toISOString(), task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'a' },
+      { time: new Date(time).toISOString(), task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: '' },
+      { time: new Date(time + 1).toISOString(), task: '/train/eval/task-0', attempt: 2, stream: 'stdout', text: 'c' },
     ]);
+    expect(formatLogBatch(batch, '/train', { date: true })).toBe(
+      '2025-01-02 09:05:07.042 eval/task-0[2] a\n2025-01-02 09:05:07.042 eval/task-0[2] \n2025-01-02 09:05:07.043 eval/task-0[2] c\n',
+    );
   });
 
   it('prefixes time, task and attempt', () => {

@@ -6,6 +6,7 @@
  * pending tasks and a scheduling timeout; `expire` ends only jobs still PENDING in the store.
  */
 import type { ClusterStore, StopOrder } from '../state/store.js';
+import { formatDuration } from '../../model/duration.js';
 
 export class SchedulingDeadlines {
   private deadlines = new Map<string, number>();
@@ -43,7 +44,7 @@ export class SchedulingDeadlines {
         if (!job || job.state !== 'PENDING') continue;
         const waited = job.spec.schedulingTimeoutMs ?? 0;
         const why = job.reason ? `: ${job.reason}` : '';
-        out.push(...store.markUnschedulable(name, `not scheduled within ${Math.round(waited / 1000)}s${why}`));
+        out.push(...store.markUnschedulable(name, `not scheduled within ${formatDuration(waited, { style: 'short' })}${why}`));
       }
       return out;
     });

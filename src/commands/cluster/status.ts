@@ -9,7 +9,7 @@ export default class ClusterStatus extends BaseCommand {
   async run(): Promise<ClusterInfo> {
     await this.parse(ClusterStatus);
     const info = await this.client().cluster();
-    this.log(renderClusterStatus(info, this.now()));
+    this.log(renderClusterStatus(info, this.now(), this.style()));
     return info;
   }
 }

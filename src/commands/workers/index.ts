@@ -11,7 +11,7 @@ export default class Workers extends BaseCommand {
   async run(): Promise<WorkerInfo[]> {
     await this.parse(Workers);
     const workers = await this.client().workers();
-    this.log(renderTopology(workers));
+    this.log(renderTopology(workers, this.style()));
     return workers;
   }
 }

@@ -5,6 +5,7 @@
  * message, never a stack trace.
  */
 import Docker from 'dockerode';
+import { formatDuration } from '../../model/duration.js';
 
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 
@@ -117,7 +118,7 @@ export async function probeEngine(options: EngineOptions & { timeoutMs?: number 
     const version = await Promise.race([
       docker.version(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${formatDuration(timeoutMs, { style: 'short' })}`), { code: 'ETIMEDOUT' })), timeoutMs);
       }),
     ]);
     return { ok: true, version: String(version.Version), apiVersion: String(version.ApiVersion) };

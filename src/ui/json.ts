@@ -1,0 +1,39 @@
+/**
+ * The CLI's JSON text: the one place where `--json` output is serialised (BaseCommand's logJson
+ * and logJsonLine, and the NDJSON lines of `iris logs --json`).
+ *
+ * Guarantee: an instant is printed as an ISO 8601 string in UTC (`2025-01-02T12:00:00.000Z`),
+ * never as epoch milliseconds. An instant is a finite number under a key that ends in `At`
+ * (`submittedAt`, `startedAt`, `finishedAt`, `registeredAt`, …) or is one of INSTANT_KEYS
+ * (`time`, `start`, `now`, `reservedStart`). Durations (`timeoutMs`, `timeLimitMs`) and every
+ * other number stay numbers; a `null` instant stays `null`. The HTTP API keeps epoch
+ * milliseconds (docs/api.md); only what the CLI prints changes.
+ * A command whose output has no instants but uses those keys for something else (`iris
+ * simulate`: virtual seconds) passes `instants: false`.
+ */
+const INSTANT_KEYS = new Set(['time', 'start', 'now', 'reservedStart']);
+/** The range of a JavaScript Date (±100,000,000 days around 1970). */
+const MAX_DATE_MS = 8.64e15;
+
+function isInstantKey(key: string): boolean {
+  return INSTANT_KEYS.has(key) || (key.length > 2 && key.endsWith('At'));
+}
+
+function instantsAsIso(this: unknown, key: string, value: unknown): unknown {
+  if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_DATE_MS && isInstantKey(key)) {
+    return new Date(value).toISOString();
+  }
+  return value;
+}
+
+export interface JsonTextOptions {
+  /** Indent (2 for a document, 0 for one NDJSON line). */
+  indent?: number;
+  /** Print instants as ISO 8601 strings (default true). */
+  instants?: boolean;
+}
+
+/** `value` as the CLI prints JSON (see the header), without a trailing newline. */
+export function jsonText(value: unknown, { indent = 0, instants = true }: JsonTextOptions = {}): string {
+  return JSON.stringify(value, instants ? instantsAsIso : undefined, indent || undefined);
+}
