@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { accountingMounts, parseTimes } from '../../src/runtime/process/usage.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
+import { UsageSampler } from '../../src/runtime/docker/usage.js';
 
 const MiB = 1024 * 1024;
 
@@ -36,6 +37,29 @@ describe('usage sources', () => {
       cpu: [{ kind: 'v2', root: '/sys/fs/cgroup' }],
       memory: [{ kind: 'v2', root: '/sys/fs/cgroup' }],
     });
+  });
+});
+
+describe('Docker usage samples', () => {
+  const sampler = () => new UsageSampler({} as never, 1000);
+
+  it('keeps the largest CPU and memory seen, preferring the kernel\'s own peak', () => {
+    const s = sampler();
+    s.take({ cpu_stats: { cpu_usage: { total_usage: 2e8 } }, memory_stats: { usage: 10 * MiB, max_usage: 70 * MiB } });
+    s.take({ cpu_stats: { cpu_usage: { total_usage: 5e8 } }, memory_stats: { usage: 3 * MiB, max_usage: 70 * MiB } });
+    expect(s.usage()).toEqual({ cpuSeconds: 0.5, peakMemoryBytes: 70 * MiB });
+  });
+
+  it('ignores the zeros of a stopped container, and never makes up a value', () => {
+    const s = sampler();
+    expect(s.usage()).toBeUndefined();
+    s.take({ cpu_stats: { cpu_usage: { total_usage: 0 } }, memory_stats: {} });
+    expect(s.usage()).toBeUndefined();
+    s.take({ cpu_stats: { cpu_usage: { total_usage: 3e7 } }, memory_stats: {} });
+    expect(s.usage()).toEqual({ cpuSeconds: 0.03, peakMemoryBytes: null });
+    // A cgroup v2 engine reports no peak: the largest usage seen stands for it.
+    s.take({ cpu_stats: { cpu_usage: { total_usage: 0 } }, memory_stats: { usage: 5 * MiB } });
+    expect(s.usage()).toEqual({ cpuSeconds: 0.03, peakMemoryBytes: 5 * MiB });
   });
 });
 
