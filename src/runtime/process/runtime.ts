@@ -14,12 +14,14 @@
  * - A task's processes live no longer than the task: when the wrapper exits, whatever is left
  *   of its cgroup (else its group) is SIGKILLed, like a container whose init ended.
  * - `exited` resolves once, after the wrapper exited, its cgroup is empty and every output byte
- *   reached the log file.
+ *   reached the log file. It carries the attempt's usage (usage.ts), read from its accounting
+ *   cgroups once they are empty and before they are removed (else the wrapper's `times`).
  * - stop() sends SIGTERM to the group and every cgroup member, SIGKILL after the grace, and
  *   resolves when `exited` did; stopping a task that already ended sends nothing.
  * - close() only stops tracking; running tasks keep running (and their `exited` still settles).
  * - recover() (after a restart) reads the status files of attempts the store knew as running:
- *   one that ended while no controller watched keeps its exit code and its output.
+ *   one that ended while no controller watched keeps its exit code, its output and the usage
+ *   its cgroups still hold.
  */
 import { dirname } from 'node:path';
 import { closeSync, constants, open, stat } from 'node:fs';
