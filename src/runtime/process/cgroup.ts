@@ -61,10 +61,13 @@ export function attemptCgroupName(task: string, attempt: number): string {
 
 export class TaskCgroups {
   readonly kind: CgroupKind;
+  /** Mount point of the hierarchy. */
+  readonly root: string;
   private readonly base: string;
 
   constructor(mount: CgroupMount) {
     this.kind = mount.kind;
+    this.root = mount.root;
     this.base = join(mount.root, 'iris');
   }
 

@@ -3,8 +3,9 @@
  * memory, read from accounting cgroups that hold exactly the attempt's processes.
  *
  * Where the counters come from (each picked once, the first usable one):
- * - CPU: cgroup v1 `cpuacct` (`cpuacct.usage`, ns), else cgroup v2 (`cpu.stat` `usage_usec`,
- *   which every v2 cgroup has, with or without the cpu controller);
+ * - CPU: cgroup v2 (`cpu.stat` `usage_usec`, which every v2 cgroup has, with or without the cpu
+ *   controller, also on a hybrid machine) when the attempt's stopping cgroup is a v2 one (no
+ *   extra cgroup then), else cgroup v1 `cpuacct` (`cpuacct.usage`, ns), else cgroup v2;
  * - memory: cgroup v1 `memory` (`memory.max_usage_in_bytes`), else cgroup v2 when its root offers
  *   the memory controller (`memory.peak`, Linux 5.19+; iris enables `+memory` below its own
  *   directory). Both count what the kernel charges to the attempt: resident memory plus the page
@@ -75,6 +76,8 @@ async function readCounter(path: string, key?: string): Promise<number | null> {
 export class UsageMeter {
   private readonly cpu: AccountingHierarchy | null;
   private readonly memory: AccountingHierarchy | null;
+  /** Clusters whose v2 directories were asked to enable the memory controller. */
+  private readonly memoryEnabled = new Set<string>();
 
   constructor(cpu: AccountingHierarchy | null, memory: AccountingHierarchy | null) {
     this.cpu = cpu;
@@ -101,11 +104,14 @@ export class UsageMeter {
    * One that cannot be created is left out: that counter is then unknown.
    */
   async create(clusterId: string, name: string, joined: string | null): Promise<string[]> {
+    if (this.memory?.kind === 'v2' && !this.memoryEnabled.has(clusterId)) {
+      this.memoryEnabled.add(clusterId);
+      await this.enableV2Memory(clusterId);
+    }
     const out: string[] = [];
     for (const dir of this.dirs(clusterId, name)) {
       const procs = join(dir, 'cgroup.procs');
       if (procs === joined) continue;
-      if (this.memory?.kind === 'v2' && dir === this.dir(this.memory, clusterId, name)) await this.enableV2Memory(clusterId);
       if (await mkdir(dir, { recursive: true }).then(() => true, () => false)) out.push(procs);
     }
     return out;
@@ -197,7 +203,8 @@ export async function detectUsage(killer: TaskCgroups | null, mountsText?: strin
     for (const h of list) if ((await ok(h)) && (await writable(h.root))) return h;
     return null;
   };
-  const cpu = await pick(found.cpu, async () => true);
+  // The stopping cgroup already counts CPU when it is a v2 one: no extra cgroup to keep.
+  const cpu = killer.kind === 'v2' ? { kind: 'v2' as const, root: killer.root } : await pick(found.cpu, async () => true);
   const memory = await pick(found.memory, async (h) => h.kind === 'v1' || ((await readText(join(h.root, 'cgroup.controllers'))) ?? '').split(/\s+/).includes('memory'));
   return new UsageMeter(cpu, memory);
 }
