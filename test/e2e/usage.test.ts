@@ -2,12 +2,17 @@
  * E2E: measured usage per attempt. `iris run` of a task that burns ~0.5 s of CPU and holds
  * ~64 MiB: `iris status --json` shows its CPU seconds and peak memory, `iris status` prints
  * them, and they survive a cluster restart. An attempt that ended while the cluster was down
- * (kill -9) keeps its usage too, read from the cgroups it left behind.
+ * (kill -9) keeps its usage too, read from the cgroups it left behind. A container attempt
+ * (real Docker engine, iris-test/busybox) reports what the engine's stats samples saw.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptInfo, JobDetail } from '../../src/api/types.js';
+import { BUSYBOX, dockerTestEnv } from '../helpers/docker.js';
+import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
 import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+
+const DOCKER = (await dockerTestEnv()).run;
 
 const MiB = 1024 * 1024;
 const CONFIG = `
@@ -74,6 +79,25 @@ describe('measured usage per attempt', () => {
     const job = await c.waitForState('/crashed', 'SUCCEEDED');
     const [attempt, ...rerun] = attemptsOf(job);
     expect(rerun).toEqual([]); // it ended on its own: recovered with its exit, not run again
+    expect(attempt?.cpuSeconds).toBeGreaterThanOrEqual(0.3);
+    expect(attempt?.peakMemoryBytes).toBeGreaterThanOrEqual(48 * MiB);
+  }, 60_000);
+});
+
+describe.skipIf(!DOCKER)('measured usage of a container attempt', () => {
+  let c: E2ECluster | undefined;
+  let clusterId = '';
+  beforeAll(async () => {
+    ({ c, clusterId } = await startDockerCluster(CONFIG));
+  });
+  afterAll(() => stopDockerCluster(c, clusterId));
+
+  it('iris status shows what the stats samples saw while the container ran', async () => {
+    // The pause after the work outlasts one sampling period (2 s), so a sample sees the peak.
+    const args = ['run', '--name', 'boxed', '--image', BUSYBOX, '--cpu', '1', '--memory', '512MiB', '--', 'sh', '-c', `${WORK}; sleep 3`];
+    const run = await c!.iris(args);
+    expect(run.code, describeRun(args, run)).toBe(0);
+    const [attempt] = attemptsOf(await c!.json<JobDetail>(['status', '/boxed']));
     expect(attempt?.cpuSeconds).toBeGreaterThanOrEqual(0.3);
     expect(attempt?.peakMemoryBytes).toBeGreaterThanOrEqual(48 * MiB);
   }, 60_000);
