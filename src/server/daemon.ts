@@ -133,7 +133,10 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
     store.transaction(() => {
-      for (const { key, exit } of ended) store.finishAttempt(key.task, key.attempt, exitOutcome(exit));
+      for (const { key, exit } of ended) {
+        if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
+        store.finishAttempt(key.task, key.attempt, exitOutcome(exit));
+      }
       for (const attempt of leftovers) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
     });
     const rerun = leftovers.length - ended.length;

@@ -1,7 +1,7 @@
 /**
  * `iris status JOB`: the job's fields, one row per task with its current attempt, then every
- * attempt (worker, exit code, duration, reason; `log cut at 1GiB` when its output passed the
- * log limit), then the children.
+ * attempt (worker, exit code, duration, measured usage `cpu 1.2s · peak 45MiB` (ui/usage.ts),
+ * reason; `log cut at 1GiB` when its output passed the log limit), then the children.
  */
 import type { AttemptInfo, JobDetail, TaskInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
@@ -10,6 +10,7 @@ import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable } from './table.js';
+import { formatUsage } from './usage.js';
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
 
@@ -53,6 +54,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
       { header: 'WORKER', value: (r) => r.attempt.workerId },
       { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
       { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
+      { header: 'USAGE', value: (r) => formatUsage(r.attempt) },
       { header: 'REASON', value: (r) => attemptReason(r.attempt) },
     ])));
   }

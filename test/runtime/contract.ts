@@ -33,7 +33,16 @@ export interface ContractOptions {
    * HOSTNAME, HOME). The environment case ignores exactly these names; default none.
    */
   engineEnv?: string[];
+  /**
+   * How the runtime measures what an attempt used (TaskExit.usage): 'cgroup' (CPU and peak
+   * memory, always), 'times' (CPU only; memory null), 'sampled' (Docker: what samples taken
+   * while it ran saw; a task too short for a sample may report nothing). Required: a runtime
+   * that measures nothing names the usage case in `skip` and says why.
+   */
+  usage?: 'cgroup' | 'times' | 'sampled';
 }
+
+const MiB = 1024 * 1024;
 
 let seq = 0;
 
@@ -261,6 +270,25 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
         expect(texts(lines, 'stderr')).toEqual([`err ${i}`]);
       });
     }, 60_000);
+
+    test('reports the CPU seconds and peak memory an attempt used', async () => {
+      // ~64 MiB held in a shell variable (the shell's buffer grows to hold it), then ~0.5 s of
+      // shell arithmetic, then a pause that gives a sampling runtime time to see the peak.
+      const script = `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; echo \${#x}; sleep 1`;
+      const roomy = { resources: { cpuMillis: 2000, memoryBytes: 512 * MiB, device: null } };
+      const [heavy, light] = await Promise.all([run(makeLaunch(['sh', '-c', script], roomy)), run(makeLaunch(['sh', '-c', 'exit 0'], roomy))]);
+      expect(heavy.exit.exitCode).toBe(0);
+      expect(texts(heavy.lines, 'stdout')).toEqual([String(64 * MiB)]);
+      expect(heavy.exit.usage?.cpuSeconds).toBeGreaterThanOrEqual(0.3);
+      if (opts.usage === 'times') expect(heavy.exit.usage?.peakMemoryBytes).toBeNull();
+      else expect(heavy.exit.usage?.peakMemoryBytes).toBeGreaterThanOrEqual(48 * MiB);
+      expect(light.exit.exitCode).toBe(0);
+      if (opts.usage !== 'sampled') expect(light.exit.usage).toBeDefined();
+      if (light.exit.usage) {
+        expect(light.exit.usage.cpuSeconds).toBeLessThan(0.2);
+        expect(light.exit.usage.peakMemoryBytes ?? 0).toBeLessThan(32 * MiB);
+      }
+    }, 30_000);
 
     test('reclaim stops what a closed runtime left running, and only this cluster', async () => {
       const otherCluster = `${clusterId}-other`;

@@ -81,7 +81,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
   it('reports an OOM kill as the reason, with the limit', async () => {
     // busybox tail keeps the current "line" of /dev/zero (no newline ever) in memory.
     const { exit } = await run(makeLaunch(['tail', '/dev/zero'], {}, { resources: { cpuMillis: 500, memoryBytes: 16 * MiB, device: null } }));
-    expect(exit).toEqual({ exitCode: null, signal: 'SIGKILL', reason: 'OOM killed (memory limit 16MiB)' });
+    expect({ ...exit, usage: undefined }).toEqual({ exitCode: null, signal: 'SIGKILL', reason: 'OOM killed (memory limit 16MiB)' });
   }, 60_000);
 
   it("runs in the image's working directory for '' and in the given one otherwise, with the given env", async () => {
@@ -111,7 +111,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     const t0 = Date.now();
     await runtime.stop(task, 20_000);
     expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(await task.exited).toEqual({ exitCode: 143, signal: null });
+    expect({ ...(await task.exited), usage: undefined }).toEqual({ exitCode: 143, signal: null });
     expect(containersWithLabel('iris.task', launch.key.task)).toEqual([]);
   });
 
@@ -251,7 +251,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
         }),
       );
       expect(stderr(lines)).toEqual([]);
-      expect(exit).toEqual({ exitCode: 0, signal: null });
+      expect({ ...exit, usage: undefined }).toEqual({ exitCode: 0, signal: null });
       expect(stdout(lines)).toEqual(['200 hello from the host, /jobs']);
       expect(seen).toEqual(['GET /jobs']);
     }, 60_000);

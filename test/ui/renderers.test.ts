@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterInfo, JobDetail } from '../../src/api/types.js';
 import { renderClusterStatus, renderEndpoints, renderWorkers } from '../../src/ui/cluster.js';
 import { renderJobDetail } from '../../src/ui/job-detail.js';
+import { formatUsage } from '../../src/ui/usage.js';
 import { hideOldTrees } from '../../src/ui/job-filter.js';
 import { parseJobStates as parseStates } from '../../src/model/states.js';
 import { formatLogBatch, formatLogBatchJson, formatLogLine, taskLabel } from '../../src/ui/logs.js';
@@ -89,7 +90,7 @@ describe('job detail', () => {
         startedAt: NOW - 30_000, finishedAt: NOW - 20_000,
         attempts: [
           { attempt: 0, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 60_000, finishedAt: NOW - 55_000, logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null },
-          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000, logCutBytes: 512 * 1024 ** 2, cpuSeconds: null, peakMemoryBytes: null },
+          { attempt: 1, workerId: 'local-0', state: 'FAILED', exitCode: 3, reason: 'exit code 3', startedAt: NOW - 30_000, finishedAt: NOW - 20_000, logCutBytes: 512 * 1024 ** 2, cpuSeconds: 1.234, peakMemoryBytes: 45 * 1024 ** 2 },
         ],
       },
       { id: '/train/task-1', index: 1, state: 'PENDING', attempt: 0, workerId: null, exitCode: null, reason: null, failures: 0, preemptions: 0, startedAt: null, finishedAt: null, attempts: [] },
@@ -107,9 +108,17 @@ describe('job detail', () => {
     expect(text).toMatch(/\/train\/task-0\s+FAILED\s+1\s+local-0\s+3\s+10s\s+2\/0\s+exit code 3/);
     expect(text).toMatch(/\/train\/task-1\s+PENDING\s+0\s+-\s+-\s+-\s+0\/0/);
     expect(text).toMatch(/Attempts:\n\s+TASK\s+ATTEMPT/);
-    expect(text).toMatch(/\/train\/task-0\s+0\s+FAILED\s+local-0\s+3\s+5s\s+exit code 3\n/);
-    expect(text).toMatch(/\/train\/task-0\s+1\s+FAILED\s+local-0\s+3\s+10s\s+exit code 3; log cut at 512MiB/);
+    expect(text).toMatch(/\/train\/task-0\s+0\s+FAILED\s+local-0\s+3\s+5s\s+-\s+exit code 3\n/);
+    expect(text).toMatch(/\/train\/task-0\s+1\s+FAILED\s+local-0\s+3\s+10s\s+cpu 1\.2s · peak 45MiB\s+exit code 3; log cut at 512MiB/);
     expect(text).toMatch(/Children:\n.*\n\s+\/train\/eval\s+KILLED\s+0\/1 ok, 1 running\s+parent job ended/);
+  });
+
+  it('formats measured usage, with - for what is unknown', () => {
+    expect(formatUsage({ cpuSeconds: 1.234, peakMemoryBytes: 45 * 1024 ** 2 })).toBe('cpu 1.2s · peak 45MiB');
+    expect(formatUsage({ cpuSeconds: 0.31, peakMemoryBytes: null })).toBe('cpu 0.3s · peak -');
+    expect(formatUsage({ cpuSeconds: 0.004, peakMemoryBytes: 1536 * 1024 })).toBe('cpu 4ms · peak 1.5MiB');
+    expect(formatUsage({ cpuSeconds: 245, peakMemoryBytes: 2 * 1024 ** 3 })).toBe('cpu 4m05s · peak 2GiB');
+    expect(formatUsage({ cpuSeconds: null, peakMemoryBytes: null })).toBe('-');
   });
 
   it('shows who submitted a job for another user', () => {

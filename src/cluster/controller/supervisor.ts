@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
-import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime } from '../../runtime/types.js';
+import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
@@ -63,7 +63,7 @@ export class AttemptSupervisor {
   private readonly active = new Map<string, ActiveAttempt>();
   private readonly tokens = new Map<string, TaskIdentity>();
   private pendingRunning: Array<{ task: string; attempt: number; pid: number | null }> = [];
-  private pendingExits: Array<{ key: string; outcome: AttemptOutcome; logCutBytes?: number }> = [];
+  private pendingExits: Array<{ key: string; outcome: AttemptOutcome; logCutBytes?: number; usage?: TaskUsage }> = [];
   private flushQueued = false;
   private closing = false;
 
@@ -179,7 +179,7 @@ export class AttemptSupervisor {
       }
     }
     const exit = await handle.exited;
-    this.recordExit(key, outcomeOf(entry, exit), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined);
+    this.recordExit(key, outcomeOf(entry, exit), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined, exit.usage);
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null): void {
@@ -195,8 +195,8 @@ export class AttemptSupervisor {
     appendNote(entry.launch.logPath, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
   }
 
-  private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number): void {
-    this.pendingExits.push(logCutBytes === undefined ? { key, outcome } : { key, outcome, logCutBytes });
+  private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {
+    this.pendingExits.push({ key, outcome, ...(logCutBytes === undefined ? {} : { logCutBytes }), ...(usage ? { usage } : {}) });
     this.scheduleFlush();
   }
 
@@ -222,10 +222,11 @@ export class AttemptSupervisor {
         const entry = this.active.get(attemptKey(mark.task, mark.attempt));
         if (entry && !entry.stopping) store.markRunning(mark.task, mark.attempt, mark.pid);
       }
-      for (const { key, outcome, logCutBytes } of exits) {
+      for (const { key, outcome, logCutBytes, usage } of exits) {
         const entry = this.active.get(key);
         if (!entry) continue;
         if (logCutBytes !== undefined) store.markLogCut(entry.identity.task, entry.identity.attempt, logCutBytes);
+        if (usage) store.recordUsage(entry.identity.task, entry.identity.attempt, usage);
         out.push(...store.finishAttempt(entry.identity.task, entry.identity.attempt, outcome));
         finished.push(entry);
       }

@@ -64,6 +64,14 @@ export class Lifecycle {
     if (a.logCutBytes !== limitBytes) this.m.patchAttempt(a, { logCutBytes: limitBytes });
   }
 
+  /** What the attempt used, as its runtime measured it when it ended (null fields: unknown). */
+  recordUsage(taskId: string, n: number, usage: Pick<Attempt, 'cpuSeconds' | 'peakMemoryBytes'>): void {
+    const a = this.attemptOrThrow(taskId, n);
+    if (a.cpuSeconds !== usage.cpuSeconds || a.peakMemoryBytes !== usage.peakMemoryBytes) {
+      this.m.patchAttempt(a, { cpuSeconds: usage.cpuSeconds, peakMemoryBytes: usage.peakMemoryBytes });
+    }
+  }
+
   markRunning(taskId: string, n: number, pid: number | null): void {
     const task = this.taskOrThrow(taskId);
     const a = this.attemptOrThrow(taskId, n);

@@ -376,6 +376,11 @@ export class ClusterStore {
     this.transaction(() => this.life.markLogCut(taskId, attempt, limitBytes));
   }
 
+  /** Records what the attempt used (measured by its runtime when it ended). */
+  recordUsage(taskId: string, attempt: number, usage: Pick<Attempt, 'cpuSeconds' | 'peakMemoryBytes'>): void {
+    this.transaction(() => this.life.recordUsage(taskId, attempt, usage));
+  }
+
   markRunning(taskId: string, attempt: number, pid: number | null): void {
     this.transaction(() => this.life.markRunning(taskId, attempt, pid));
   }

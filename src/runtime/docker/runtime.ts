@@ -17,6 +17,8 @@
  *   indistinguishable from `exit 128+n`. iris reports `{exitCode: null, signal: 'SIGKILL'}` only
  *   when it knows a SIGKILL was delivered (its own kill after the grace period, or the kernel's
  *   OOM killer, with 137); every other status is reported as the exit code it is.
+ * - Usage (TaskExit.usage) is what one-shot stats samples saw while the container ran
+ *   (usage.ts): at start, every `statsIntervalMs` (default 2 s) and just before stop() signals it.
  * - stop() of a task that already ended sends nothing. close() only stops tracking.
  */
 import { dirname } from 'node:path';
@@ -36,6 +38,7 @@ import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddre
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
+import { UsageSampler } from './usage.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
   /** Clock for log line times. */
@@ -46,6 +49,8 @@ export interface DockerRuntimeOptions extends EngineOptions {
   pullTimeoutMs?: number;
   /** After the container stopped, how long to wait for its output stream to end (default 2 s). */
   drainMs?: number;
+  /** How often a running container's stats are sampled for its usage (default 2000 ms). */
+  statsIntervalMs?: number;
   /** A dockerode client to use instead of one for `host` (tests). */
   docker?: Docker;
 }
@@ -57,6 +62,8 @@ interface ContainerState {
   stopped: boolean;
   /** iris sent SIGKILL: a status of 137 is reported as signal SIGKILL. */
   killSent: boolean;
+  /** Samples what the container uses while it runs. */
+  sampler: UsageSampler;
 }
 
 const VANISHED = 'container vanished (removed outside iris)';
@@ -77,6 +84,7 @@ export class DockerRuntime implements TaskRuntime {
   private readonly pidsLimit: number | undefined;
   private readonly pullTimeoutMs: number;
   private readonly drainMs: number;
+  private readonly statsIntervalMs: number;
   private info: Promise<EngineInfo> | null = null;
   private readonly commands = new CommandChecker();
   /** Set once the engine refused an unlimited memlock: the host's hard limit, used from then on. */
@@ -92,6 +100,7 @@ export class DockerRuntime implements TaskRuntime {
     this.pidsLimit = options.pidsLimit;
     this.pullTimeoutMs = options.pullTimeoutMs ?? 30_000;
     this.drainMs = options.drainMs ?? 2000;
+    this.statsIntervalMs = options.statsIntervalMs ?? 2000;
   }
 
   /** Whether an engine answers at `options.host` / DOCKER_HOST / the default socket. Never throws. */
@@ -165,7 +174,9 @@ export class DockerRuntime implements TaskRuntime {
     } catch {
       // It may already be gone; finish() reports how it ended.
     }
-    const state: ContainerState = { id: container.id, container, stopped: false, killSent: false };
+    const sampler = new UsageSampler(container, this.statsIntervalMs);
+    sampler.start();
+    const state: ContainerState = { id: container.id, container, stopped: false, killSent: false, sampler };
     const task: RunningTask = {
       key: launch.key,
       pid,
@@ -239,6 +250,7 @@ export class DockerRuntime implements TaskRuntime {
       lost = isNoSuchContainer(error) ? VANISHED : `Docker engine error: ${shortReason(error)}`;
     }
     state.stopped = true;
+    const usage = await state.sampler.stop();
     const cut = delay(this.drainMs);
     await Promise.race([output, cut.promise.then(() => stream.destroy())]);
     cut.cancel();
@@ -258,6 +270,7 @@ export class DockerRuntime implements TaskRuntime {
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
+    if (usage) exit.usage = usage;
     if (writer.cut) exit.logCut = true;
     if (writer.error) exit.logError = writer.error;
     return exit;
@@ -283,6 +296,7 @@ export class DockerRuntime implements TaskRuntime {
     void task.exited.then(() => {
       settled = true;
     });
+    await state.sampler.final();
     await this.signal(state, 'SIGTERM');
     const grace = delay(graceMs);
     await Promise.race([task.exited, grace.promise]);

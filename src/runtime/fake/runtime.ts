@@ -5,12 +5,13 @@
  * it in milliseconds, without real processes. Output goes to the attempt's log file through the
  * shared LogWriter, so log readers see what they would see with real processes.
  *
- * Tests drive attempts by hand too: `exit(task, code)` ends one as if its program exited,
+ * Tests drive attempts by hand too: `exit(task, code, usage?)` ends one as if its program exited
+ * (having used `usage`; else the `usage` option's answer, else nothing is reported),
  * `lose(task, reason)` as if the infrastructure lost it, and `events` tells of every launch.
  */
 import { EventEmitter } from 'node:events';
 import { LogWriter } from '../../logs/writer.js';
-import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime, TaskUsage } from '../types.js';
 import { FAKE_COMMANDS, FakeHost, type FakeProcess } from './process.js';
 
 export interface FakeRuntimeOptions {
@@ -18,12 +19,16 @@ export interface FakeRuntimeOptions {
   host?: FakeHost;
   /** Clock for log line times. */
   now?: () => number;
+  /** The usage an attempt reports when it ends (default: none, as a runtime that cannot tell). */
+  usage?: (launch: TaskLaunch) => TaskUsage | undefined;
 }
 
 interface Started {
   proc: FakeProcess;
   task: RunningTask;
   lost: string | null;
+  /** Set by exit(): what the attempt reports it used. */
+  usage?: TaskUsage;
 }
 
 export class FakeRuntime implements TaskRuntime {
@@ -33,12 +38,14 @@ export class FakeRuntime implements TaskRuntime {
   readonly launches: TaskLaunch[] = [];
   readonly events = new EventEmitter<{ launch: [TaskLaunch, RunningTask] }>();
   private readonly now: (() => number) | undefined;
+  private readonly usageOf: ((launch: TaskLaunch) => TaskUsage | undefined) | undefined;
   private readonly live = new Map<number, Started>();
   private closed = false;
 
   constructor(options: FakeRuntimeOptions = {}) {
     this.host = options.host ?? new FakeHost();
     this.now = options.now;
+    this.usageOf = options.usage;
   }
 
   async launch(launch: TaskLaunch): Promise<RunningTask> {
@@ -64,10 +71,13 @@ export class FakeRuntime implements TaskRuntime {
       this.host.signalGroup(proc.pgid, 'SIGKILL');
       writing = false;
       await writer.close();
-      const lost = this.live.get(proc.pid)?.lost ?? null;
+      const started = this.live.get(proc.pid);
+      const lost = started?.lost ?? null;
       this.live.delete(proc.pid);
       if (lost !== null) return { exitCode: null, signal: null, lost };
       const exit: TaskExit = { exitCode: end.code, signal: end.signal };
+      const usage = started?.usage ?? this.usageOf?.(launch);
+      if (usage) exit.usage = usage;
       if (writer.cut) exit.logCut = true;
       if (writer.error) exit.logError = writer.error;
       return exit;
@@ -86,9 +96,10 @@ export class FakeRuntime implements TaskRuntime {
     await task.exited;
   }
 
-  /** End a live attempt of `taskId` as if its program exited with `code`. Returns false when none is live. */
-  exit(taskId: string, code: number): boolean {
+  /** End a live attempt of `taskId` as if its program exited with `code` (having used `usage`). Returns false when none is live. */
+  exit(taskId: string, code: number, usage?: TaskUsage): boolean {
     const started = this.find(taskId);
+    if (started && usage) started.usage = usage;
     started?.proc.exit(code);
     return started !== undefined;
   }

@@ -45,11 +45,11 @@ export function parseMounts(text: string): CgroupMount[] {
 }
 
 /** /proc/mounts writes spaces and a few other characters as octal escapes. */
-function unescapeMount(s: string): string {
+export function unescapeMount(s: string): string {
   return s.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
 }
 
-const isMissing = (err: unknown): boolean => {
+export const isMissing = (err: unknown): boolean => {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ESRCH' || code === 'ENODEV';
 };
@@ -61,10 +61,13 @@ export function attemptCgroupName(task: string, attempt: number): string {
 
 export class TaskCgroups {
   readonly kind: CgroupKind;
+  /** Mount point of the hierarchy. */
+  readonly root: string;
   private readonly base: string;
 
   constructor(mount: CgroupMount) {
     this.kind = mount.kind;
+    this.root = mount.root;
     this.base = join(mount.root, 'iris');
   }
 

@@ -14,12 +14,14 @@
  * - A task's processes live no longer than the task: when the wrapper exits, whatever is left
  *   of its cgroup (else its group) is SIGKILLed, like a container whose init ended.
  * - `exited` resolves once, after the wrapper exited, its cgroup is empty and every output byte
- *   reached the log file.
+ *   reached the log file. It carries the attempt's usage (usage.ts), read from its accounting
+ *   cgroups once they are empty and before they are removed (else the wrapper's `times`).
  * - stop() sends SIGTERM to the group and every cgroup member, SIGKILL after the grace, and
  *   resolves when `exited` did; stopping a task that already ended sends nothing.
  * - close() only stops tracking; running tasks keep running (and their `exited` still settles).
  * - recover() (after a restart) reads the status files of attempts the store knew as running:
- *   one that ended while no controller watched keeps its exit code and its output.
+ *   one that ended while no controller watched keeps its exit code, its output and the usage
+ *   its cgroups still hold.
  */
 import { dirname } from 'node:path';
 import { closeSync, constants, open, stat } from 'node:fs';
@@ -32,6 +34,7 @@ import { signalGroup } from './proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
 import { SpoolPump } from './spool.js';
+import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
 import { CommandError, WRAPPER_SH, attemptFiles, readStatus, resolveCommand, wrapperArgs } from './wrapper.js';
 
 /** The attempt could not be started at all. `errno` is the spawn error code when there was one. */
@@ -59,6 +62,8 @@ export interface ProcessRuntimeOptions {
 interface TaskState {
   pid: number;
   clusterId: string;
+  /** The attempt's cgroup name (attemptCgroupName). */
+  name: string;
   /** The attempt's cgroup directory, or null without cgroups. */
   cgroup: string | null;
   /** The leader has exited (its pid may be reused from now on: signal nothing by pid). */
@@ -104,6 +109,7 @@ export class ProcessRuntime implements TaskRuntime {
   private readonly spawner: 'execa' | 'node';
   private readonly cgroupChoice: CgroupChoice;
   private cgroupsFound: Promise<TaskCgroups | null> | null = null;
+  private meterFound: Promise<UsageMeter> | null = null;
   private readonly states = new WeakMap<RunningTask, TaskState>();
   /** pid -> live task of this instance (also the groups reclaim must not touch). */
   private readonly live = new Map<number, RunningTask>();
@@ -120,6 +126,12 @@ export class ProcessRuntime implements TaskRuntime {
   cgroups(): Promise<TaskCgroups | null> {
     this.cgroupsFound ??= detectCgroups({ choice: this.cgroupChoice });
     return this.cgroupsFound;
+  }
+
+  /** Where attempts' CPU and memory counters are read (detected once, beside cgroups()). */
+  meter(): Promise<UsageMeter> {
+    this.meterFound ??= this.cgroups().then((cgroups) => detectUsage(cgroups));
+    return this.meterFound;
   }
 
   async launch(launch: TaskLaunch): Promise<RunningTask> {
@@ -139,12 +151,16 @@ export class ProcessRuntime implements TaskRuntime {
     const cgroups = await this.cgroups();
     const clusterId = clusterOf(launch);
     this.clusters.add(clusterId);
+    const name = attemptCgroupName(taskIdOf(launch.key), launch.key.attempt);
+    const meter = await this.meter();
     let cgroup: string | null = null;
     if (cgroups) {
-      const dir = cgroups.dirFor(clusterId, attemptCgroupName(taskIdOf(launch.key), launch.key.attempt));
+      const dir = cgroups.dirFor(clusterId, name);
       // Not fatal: without its cgroup the attempt is still stopped through its process group.
       cgroup = await cgroups.create(dir).then(() => dir, () => null);
     }
+    const procs = cgroup === null ? [] : [cgroups!.procsFile(cgroup)];
+    procs.push(...(await meter.create(clusterId, name, procs[0] ?? null)));
     // Opened off the event loop (creating a file costs ~0.3 ms of kernel time here).
     const opened = await Promise.allSettled([openFd(files.out), openFd(files.err)]);
     const failure = opened.find((r) => r.status === 'rejected');
@@ -154,7 +170,7 @@ export class ProcessRuntime implements TaskRuntime {
       throw new LaunchError(`cannot create the output files in ${files.dir}: ${e.code ?? String(e)}`, e.code);
     }
     const [out, err] = opened.map((r) => (r as PromiseFulfilledResult<number>).value) as [number, number];
-    const argv = wrapperArgs(cgroup === null ? null : cgroups!.procsFile(cgroup), files, launch.env, command, args);
+    const argv = wrapperArgs(procs, files, launch.env, command, args, meter.measuresCpu ? null : files.usage);
     let child: ChildProcess;
     let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
     try {
@@ -224,16 +240,21 @@ export class ProcessRuntime implements TaskRuntime {
       limitBytes: launch.logLimitBytes ?? null,
       onError: (e) => logFailed(e),
     });
-    const state: TaskState = { pid, clusterId, cgroup, leaderGone: false, done: false };
+    const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false };
     const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
       state.leaderGone = true;
       // Leftovers would outlive the task: end them like a container's init would.
-      if (cgroup !== null) await cgroups!.destroy(cgroup);
+      if (cgroup !== null) await cgroups!.kill(cgroup);
       else signalGroup(pid, 'SIGKILL');
+      // Counted once nothing of the attempt runs, before its cgroups go.
+      const usage = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
+      if (cgroup !== null) await cgroups!.remove(cgroup);
+      await meter.remove(clusterId, name, cgroup);
       await pump.finish();
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
       const exit: TaskExit = { exitCode: code, signal };
+      if (usage) exit.usage = usage;
       if (pump.cut) exit.logCut = true;
       if (pump.error) exit.logError = pump.error;
       return exit;
@@ -282,16 +303,25 @@ export class ProcessRuntime implements TaskRuntime {
    */
   async recover(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]> {
     const cgroups = await this.cgroups();
+    const meter = await this.meter();
     const out: RecoveredExit[] = [];
     for (const record of records) {
       if (!record.logPath) continue;
       const files = attemptFiles(record.logPath);
       const code = readStatus(files.status);
       if (code === null) continue;
-      if (cgroups) await cgroups.destroy(cgroups.dirFor(clusterId, attemptCgroupName(taskIdOf(record.key), record.key.attempt)));
+      const name = attemptCgroupName(taskIdOf(record.key), record.key.attempt);
+      const dir = cgroups ? cgroups.dirFor(clusterId, name) : null;
+      if (cgroups) await cgroups.kill(dir!);
       else await reclaimProcesses(clusterId, [], 0, { only: record.key });
+      // The counters survive in the attempt's cgroups until they are removed here.
+      const usage = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
+      if (cgroups) await cgroups.remove(dir!);
+      await meter.remove(clusterId, name, dir);
       await SpoolPump.drainLeftovers(files, record.logPath, this.now);
-      out.push({ key: record.key, exit: { exitCode: code, signal: null } });
+      const exit: TaskExit = { exitCode: code, signal: null };
+      if (usage) exit.usage = usage;
+      out.push({ key: record.key, exit });
     }
     return out;
   }
@@ -304,6 +334,8 @@ export class ProcessRuntime implements TaskRuntime {
     if (cgroups) {
       const mine = new Set([...this.live.values()].map((t) => this.states.get(t)?.cgroup));
       for (const key of await reclaimCgroups(cgroups, clusterId, graceMs, mine)) add(key);
+      const live = new Set([...this.live.values()].map((t) => this.states.get(t)?.name ?? ''));
+      await (await this.meter()).removeCluster(clusterId, live);
     }
     for (const key of await reclaimProcesses(clusterId, records, graceMs, { excludeGroups: new Set(this.live.keys()) })) add(key);
     // Everything of those attempts is gone now: keep what they wrote.
@@ -318,6 +350,8 @@ export class ProcessRuntime implements TaskRuntime {
     this.live.clear();
     const cgroups = this.cgroupsFound ? await this.cgroupsFound : null;
     if (cgroups) await Promise.all([...this.clusters].map((id) => rmdir(cgroups.clusterDir(id)).catch(() => undefined)));
+    const meter = this.meterFound ? await this.meterFound : null;
+    if (meter) await Promise.all([...this.clusters].map((id) => meter.closeCluster(id)));
   }
 }
 

@@ -3,12 +3,13 @@
  * so that what the task leaves behind does not depend on the controller being alive.
  *
  * Guarantees of the wrapper (WRAPPER_SCRIPT):
- * - it joins the attempt's cgroup (when there is one) before the task starts, so every
- *   descendant of the task is born inside it;
+ * - it joins the attempt's cgroups (the one that stops it and the accounting ones, usage.ts)
+ *   before the task starts, so every descendant of the task is born inside them;
  * - it runs the task as its child with exactly the launch's environment (`PWD` is removed
  *   unless the launch sets it) and its own stdout/stderr, which are the attempt's spool files;
  * - SIGTERM/SIGINT/SIGHUP/SIGQUIT do not end the wrapper while the task runs (the task gets them
- *   with default dispositions); once the task has exited, the wrapper writes `exit <code>\n`
+ *   with default dispositions); once the task has exited, the wrapper writes its `times` to the
+ *   usage file when it was given one, then `exit <code>\n`
  *   to the attempt's status file and exits with the same code. A task killed by signal N reads
  *   as exit code 128+N (as in a container), not as a signal.
  * - a status file is valid only when it holds one complete `exit <n>` line: a wrapper killed
@@ -30,34 +31,43 @@ export interface AttemptFiles {
   pos: string;
   /** `exit <code>` once the task has ended (written by the wrapper). */
   status: string;
+  /** The wrapper's `times` after the task ended, when no cgroup counts its CPU (usage.ts). */
+  usage: string;
 }
 
 export function attemptFiles(logPath: string): AttemptFiles {
   const dir = join(dirname(logPath), '.run');
   const name = basename(logPath).replace(/\.log$/, '');
   const at = (ext: string): string => join(dir, `${name}.${ext}`);
-  return { dir, out: at('out'), err: at('err'), pos: at('pos'), status: at('exit') };
+  return { dir, out: at('out'), err: at('err'), pos: at('pos'), status: at('exit'), usage: at('times') };
 }
 
 export const WRAPPER_SH = '/bin/sh';
 export const WRAPPER_NAME = 'iris-task';
 
-/** Positional parameters: $1 cgroup.procs file or '-', $2 status file, $3 PWD value or '-', then the task's argv. */
+/**
+ * Positional parameters: $1 status file, $2 usage file or '-', $3 PWD value or '-', $4 the
+ * number N of cgroup.procs files to join, then those N files, then the task's argv.
+ */
 export const WRAPPER_SCRIPT = [
   'trap : HUP INT QUIT TERM',
-  '[ "$1" = - ] || { echo $$ >"$1"; } 2>/dev/null',
-  's=$2',
-  'if [ "$3" = - ]; then unset PWD; else PWD=$3; export PWD; fi',
-  'shift 3',
+  's=$1 u=$2 p=$3 n=$4',
+  'shift 4',
+  'while [ "$n" -gt 0 ]; do { echo $$ >"$1"; } 2>/dev/null; shift; n=$((n-1)); done',
+  'if [ "$p" = - ]; then unset PWD; else PWD=$p; export PWD; fi',
   '"$@"',
   'c=$?',
+  '[ "$u" = - ] || { times >"$u"; } 2>/dev/null',
   'echo "exit $c" >"$s"',
   'exit $c',
 ].join('\n');
 
-/** The argv that runs `command` (already resolved) under the wrapper. */
-export function wrapperArgs(procsFile: string | null, files: AttemptFiles, env: Record<string, string>, command: string, args: readonly string[]): string[] {
-  return ['-c', WRAPPER_SCRIPT, WRAPPER_NAME, procsFile ?? '-', files.status, env.PWD ?? '-', command, ...args];
+/**
+ * The argv that runs `command` (already resolved) under the wrapper, joining `procsFiles`;
+ * `usageFile` (when not null) receives the wrapper's `times` once the task has exited.
+ */
+export function wrapperArgs(procsFiles: readonly string[], files: AttemptFiles, env: Record<string, string>, command: string, args: readonly string[], usageFile: string | null = null): string[] {
+  return ['-c', WRAPPER_SCRIPT, WRAPPER_NAME, files.status, usageFile ?? '-', env.PWD ?? '-', String(procsFiles.length), ...procsFiles, command, ...args];
 }
 
 /** The exit code in a status file, or null when there is none or it is incomplete. */

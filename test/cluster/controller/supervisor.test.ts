@@ -47,6 +47,24 @@ describe('attempt supervisor', () => {
     expect(store.task('/r/task-0')!.failures).toBe(1);
   });
 
+  it('records the usage the runtime measured with the exit, and null where it measured nothing', async () => {
+    h = harness();
+    const { store, controller, runtime, until } = h;
+    store.submit(spec('/u', { command: LONG, maxRetries: 1 }));
+    controller.start();
+    await until(() => store.task('/u/task-0')!.state === 'RUNNING');
+    // Running: nothing measured yet.
+    expect(store.attemptsOf('/u/task-0').map((a) => [a.cpuSeconds, a.peakMemoryBytes])).toEqual([[null, null]]);
+    runtime.exit('/u/task-0', 3, { cpuSeconds: 1.25, peakMemoryBytes: 45 * 1024 ** 2 });
+    await until(() => store.task('/u/task-0')!.attempt === 1 && store.task('/u/task-0')!.state === 'RUNNING');
+    runtime.exit('/u/task-0', 0);
+    await until(() => store.job('/u')!.state === 'SUCCEEDED');
+    expect(store.attemptsOf('/u/task-0').map((a) => [a.state, a.cpuSeconds, a.peakMemoryBytes])).toEqual([
+      ['FAILED', 1.25, 45 * 1024 ** 2],
+      ['SUCCEEDED', null, null],
+    ]);
+  });
+
   it('a launch that cannot start fails with the reason', async () => {
     h = harness();
     const { store, controller, until } = h;

@@ -26,6 +26,7 @@ describe('persistence', () => {
     store.submit(spec('/a/b'));
     start(store, '/a/task-0');
     store.markLogCut('/a/task-0', 0, 1024 ** 3);
+    store.recordUsage('/a/task-0', 0, { cpuSeconds: 0.75, peakMemoryBytes: 3 * 1024 ** 2 });
     store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 4 });
     start(store, '/a/task-0');
     start(store, '/a/task-1');
@@ -44,6 +45,7 @@ describe('persistence', () => {
     expect([...again.tasksOf('/a'), ...again.tasksOf('/a/b')]).toEqual(snap.tasks);
     expect(again.attemptsOf('/a/task-0')).toEqual(snap.attempts);
     expect(again.attemptsOf('/a/task-0').map((a) => a.logCutBytes)).toEqual([1024 ** 3, null]);
+    expect(again.attemptsOf('/a/task-0').map((a) => [a.cpuSeconds, a.peakMemoryBytes])).toEqual([[0.75, 3 * 1024 ** 2], [null, null]]);
     expect(again.workers()).toEqual(snap.workers);
     expect(again.endpoints()).toEqual(snap.endpoints);
     expect(again.getMeta('cluster-id')).toBe('c-123');

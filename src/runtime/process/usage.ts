@@ -1,0 +1,210 @@
+/**
+ * What a process attempt used: CPU seconds (user + system) of everything it ran, and its peak
+ * memory, read from accounting cgroups that hold exactly the attempt's processes.
+ *
+ * Where the counters come from (each picked once, the first usable one):
+ * - CPU: cgroup v2 (`cpu.stat` `usage_usec`, which every v2 cgroup has, with or without the cpu
+ *   controller, also on a hybrid machine) when the attempt's stopping cgroup is a v2 one (no
+ *   extra cgroup then), else cgroup v1 `cpuacct` (`cpuacct.usage`, ns), else cgroup v2;
+ * - memory: cgroup v1 `memory` (`memory.max_usage_in_bytes`), else cgroup v2 when its root offers
+ *   the memory controller (`memory.peak`, Linux 5.19+; iris enables `+memory` below its own
+ *   directory). Both count what the kernel charges to the attempt: resident memory plus the page
+ *   cache it brought in.
+ * Attempt cgroups sit at `<hierarchy>/iris/<clusterId>/<attempt>`, like the cgroup that stops the
+ *   attempt (cgroup.ts); when that one is in the same hierarchy it is the same directory. The
+ *   wrapper joins every one of them before the task starts.
+ *
+ * Guarantees: counters are read after the attempt's processes are gone and before its cgroups
+ * are removed; a counter that cannot be read is unknown (never a made-up 0). Without any CPU
+ * cgroup the wrapper's own `times` (user + system of the children it waited for) gives the CPU
+ * seconds, and the peak memory is unknown (null).
+ */
+import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TaskUsage } from '../types.js';
+import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
+
+export interface AccountingHierarchy {
+  kind: 'v1' | 'v2';
+  root: string;
+}
+
+/** The hierarchies offering CPU and memory accounting, from /proc/self/mounts text (not probed). */
+export function accountingMounts(text: string): { cpu: AccountingHierarchy[]; memory: AccountingHierarchy[] } {
+  const cpu: AccountingHierarchy[] = [];
+  const memory: AccountingHierarchy[] = [];
+  const v2: AccountingHierarchy[] = [];
+  for (const line of text.split('\n')) {
+    const [, mountPoint, type, options] = line.split(' ');
+    if (!mountPoint || !type) continue;
+    const root = unescapeMount(mountPoint);
+    const opts = new Set((options ?? '').split(','));
+    if (type === 'cgroup2') v2.push({ kind: 'v2', root });
+    else if (type === 'cgroup' && opts.has('cpuacct')) cpu.push({ kind: 'v1', root });
+    if (type === 'cgroup' && opts.has('memory')) memory.push({ kind: 'v1', root });
+  }
+  // v1 first: a controller bound to a v1 hierarchy is absent from v2 (a hybrid machine).
+  return { cpu: [...cpu, ...v2], memory: [...memory, ...v2] };
+}
+
+/** Seconds of children CPU (user + system) from the output of the shell's `times`; null when unreadable. */
+export function parseTimes(text: string): number | null {
+  const line = text.split('\n')[1] ?? '';
+  const parts = [...line.matchAll(/(\d+)m(\d+(?:\.\d+)?)s/g)];
+  if (parts.length !== 2) return null;
+  return parts.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+}
+
+/** The CPU the wrapper's `times` reported (usage file), with unknown memory; null without one. */
+export async function readTimesFile(path: string): Promise<TaskUsage | null> {
+  const text = await readText(path);
+  const cpuSeconds = text === null ? null : parseTimes(text);
+  return cpuSeconds === null ? null : { cpuSeconds, peakMemoryBytes: null };
+}
+
+const readText = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
+
+/** A number from a counter file, or null when absent or unreadable. */
+async function readCounter(path: string, key?: string): Promise<number | null> {
+  const text = await readText(path);
+  if (text === null) return null;
+  const raw = key === undefined ? text.trim() : new RegExp(`^${key} (\\d+)$`, 'm').exec(text)?.[1];
+  const n = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isFinite(n) && n >= 0 ? n : null;
+}
+
+export class UsageMeter {
+  private readonly cpu: AccountingHierarchy | null;
+  private readonly memory: AccountingHierarchy | null;
+  /** Clusters whose v2 directories were asked to enable the memory controller. */
+  private readonly memoryEnabled = new Set<string>();
+
+  constructor(cpu: AccountingHierarchy | null, memory: AccountingHierarchy | null) {
+    this.cpu = cpu;
+    this.memory = memory;
+  }
+
+  /** Whether CPU is read from a cgroup (else from the wrapper's `times`). */
+  get measuresCpu(): boolean {
+    return this.cpu !== null;
+  }
+
+  private dir(h: AccountingHierarchy, clusterId: string, name: string): string {
+    return join(h.root, 'iris', encodeURIComponent(clusterId), name);
+  }
+
+  /** Distinct attempt directories of the accounting hierarchies. */
+  private dirs(clusterId: string, name: string): string[] {
+    return [...new Set([this.cpu, this.memory].filter((h): h is AccountingHierarchy => h !== null).map((h) => this.dir(h, clusterId, name)))];
+  }
+
+  /**
+   * Creates the attempt's accounting cgroups (an existing one is reused) and returns the
+   * `cgroup.procs` files the wrapper must join, leaving out `joined` (the stopping cgroup's).
+   * One that cannot be created is left out: that counter is then unknown.
+   */
+  async create(clusterId: string, name: string, joined: string | null): Promise<string[]> {
+    if (this.memory?.kind === 'v2' && !this.memoryEnabled.has(clusterId)) {
+      this.memoryEnabled.add(clusterId);
+      await this.enableV2Memory(clusterId);
+    }
+    const out: string[] = [];
+    for (const dir of this.dirs(clusterId, name)) {
+      const procs = join(dir, 'cgroup.procs');
+      if (procs === joined) continue;
+      if (await mkdir(dir, { recursive: true }).then(() => true, () => false)) out.push(procs);
+    }
+    return out;
+  }
+
+  /** v2 charges memory to a cgroup only when its parents enable the controller (best effort). */
+  private async enableV2Memory(clusterId: string): Promise<void> {
+    const base = join(this.memory!.root, 'iris');
+    for (const dir of [base, join(base, encodeURIComponent(clusterId))]) {
+      await mkdir(dir, { recursive: true }).catch(() => undefined);
+      await writeFile(join(dir, 'cgroup.subtree_control'), '+memory').catch(() => undefined);
+    }
+  }
+
+  /** The counters of an attempt whose processes are gone; null when no CPU counter could be read. */
+  async read(clusterId: string, name: string): Promise<TaskUsage | null> {
+    let cpuSeconds: number | null = null;
+    if (this.cpu?.kind === 'v1') {
+      const ns = await readCounter(join(this.dir(this.cpu, clusterId, name), 'cpuacct.usage'));
+      cpuSeconds = ns === null ? null : ns / 1e9;
+    } else if (this.cpu?.kind === 'v2') {
+      const us = await readCounter(join(this.dir(this.cpu, clusterId, name), 'cpu.stat'), 'usage_usec');
+      cpuSeconds = us === null ? null : us / 1e6;
+    }
+    if (cpuSeconds === null) return null;
+    let peakMemoryBytes: number | null = null;
+    if (this.memory) {
+      const file = this.memory.kind === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak';
+      peakMemoryBytes = await readCounter(join(this.dir(this.memory, clusterId, name), file));
+    }
+    return { cpuSeconds, peakMemoryBytes };
+  }
+
+  /** Removes the attempt's accounting cgroups (their processes are gone). `keep` is removed by its owner. */
+  async remove(clusterId: string, name: string, keep: string | null): Promise<void> {
+    await Promise.all(this.dirs(clusterId, name).filter((d) => d !== keep).map(removeDir));
+  }
+
+  /** Removes every attempt cgroup of a cluster but `keep` (names of live attempts); ones still holding a process stay (reclaim). */
+  async removeCluster(clusterId: string, keep: ReadonlySet<string>): Promise<void> {
+    for (const h of [this.cpu, this.memory]) {
+      if (!h) continue;
+      const base = join(h.root, 'iris', encodeURIComponent(clusterId));
+      const names = await readdir(base, { withFileTypes: true }).then((ds) => ds.filter((d) => d.isDirectory()).map((d) => d.name), () => []);
+      await Promise.all(names.filter((n) => !keep.has(n)).map((n) => removeDir(join(base, n))));
+    }
+  }
+
+  /** Removes the cluster's directories when empty (close). */
+  async closeCluster(clusterId: string): Promise<void> {
+    for (const h of [this.cpu, this.memory]) if (h) await rmdir(join(h.root, 'iris', encodeURIComponent(clusterId))).catch(() => undefined);
+  }
+}
+
+/** Removes an empty cgroup; a few tries, since the kernel may still release its last member. */
+async function removeDir(dir: string): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (err) {
+      if (isMissing(err) || (err as NodeJS.ErrnoException).code !== 'EBUSY') return;
+    }
+    await new Promise((r) => setTimeout(r, 5 * (i + 1)));
+  }
+}
+
+/** Whether a cgroup can be created and removed under `root` here. */
+async function writable(root: string): Promise<boolean> {
+  const probe = join(root, 'iris', `probe-usage-${process.pid}`);
+  try {
+    await mkdir(probe, { recursive: true });
+    await rmdir(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The meter to use beside `killer` (the stopping cgroups; null means no cgroups are used at
+ * all, and so no accounting ones either): the first writable hierarchy for each counter.
+ */
+export async function detectUsage(killer: TaskCgroups | null, mountsText?: string): Promise<UsageMeter> {
+  if (killer === null) return new UsageMeter(null, null);
+  const text = mountsText ?? (await readText('/proc/self/mounts')) ?? '';
+  const found = accountingMounts(text);
+  const pick = async (list: AccountingHierarchy[], ok: (h: AccountingHierarchy) => Promise<boolean>): Promise<AccountingHierarchy | null> => {
+    for (const h of list) if ((await ok(h)) && (await writable(h.root))) return h;
+    return null;
+  };
+  // The stopping cgroup already counts CPU when it is a v2 one: no extra cgroup to keep.
+  const cpu = killer.kind === 'v2' ? { kind: 'v2' as const, root: killer.root } : await pick(found.cpu, async () => true);
+  const memory = await pick(found.memory, async (h) => h.kind === 'v1' || ((await readText(join(h.root, 'cgroup.controllers'))) ?? '').split(/\s+/).includes('memory'));
+  return new UsageMeter(cpu, memory);
+}
