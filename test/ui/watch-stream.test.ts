@@ -5,8 +5,8 @@ import { NOW } from './fixtures.js';
 
 describe('watch --stream lines', () => {
   it('formats a change as TIME NAME OLD → NEW (REASON), a new entity as (new)', () => {
-    const failed = stateChange({ type: 'job', name: '/train', previous: 'RUNNING', state: 'FAILED', reason: 'task 0 exited with code 3', time: NOW }, false)!;
-    expect(formatStateChange(failed)).toBe(`${formatClock(NOW)}  /train  RUNNING → FAILED  (task 0 exited with code 3)`);
+    const failed = stateChange({ type: 'job', name: '/train', previous: 'RUNNING', state: 'FAILED', reason: 'task /train/task-0 failed (exit 3)', time: NOW }, false)!;
+    expect(formatStateChange(failed)).toBe(`${formatClock(NOW)}  /train  RUNNING → FAILED  (task /train/task-0 failed (exit 3))`);
     const fresh = stateChange({ type: 'task', name: '/train/task-0', state: 'PENDING', time: NOW }, false)!;
     expect(formatStateChange(fresh)).toBe(`${formatClock(NOW)}  /train/task-0  (new) → PENDING`);
   });
