@@ -3,7 +3,8 @@
  * whose states keep changing: the view fits the terminal, so the pane's scrollback
  * (`#{history_size}`) does not grow while it redraws; the captured screen shows the title, the
  * summary, active jobs first (finished ones collapsed into a count), and the footer with `q`;
- * End scrolls to the collapsed count and the workers; `q` quits with exit 0.
+ * End scrolls to the collapsed count and the workers; a resize re-fits the view; `q` quits with
+ * exit 0.
  *
  * tmux runs on a private server socket (`-L`), started without any user config. Without tmux the
  * file is skipped with a message, except under CI=true or IRIS_TEST_TMUX=1 (set by `npm test`
@@ -98,9 +99,22 @@ describe.skipIf(!hasTmux && !mustRun)('iris watch in a terminal (tmux 80x24)', (
     expect(bottom.at(-1)).toMatch(/^q or Ctrl-C quit · .* · lines \d+-\d+ of \d+$/);
     expect(history()).toBe(start);
 
+    // A smaller terminal: the view re-fits (title on top, footer on its last line but one), and
+    // from then on redraws without growing the scrollback either.
+    tmux(['resize-window', '-t', TARGET, '-x', '100', '-y', '14']);
+    const small = await untilScreen('the view to re-fit 100x14', (shown) => shown.length <= 13 && shown[0]?.startsWith('iris watch') === true && /^q or Ctrl-C quit/.test(shown.at(-1) ?? ''));
+    expect(small[1]).toMatch(/^40 jobs/);
+    const resized = history();
+    for (let i = 8; i < 10; i++) {
+      gates[i]!.open();
+      await c.waitForEnd(`/live-${pad(i)}`);
+    }
+    await untilScreen('the view to show 20 finished jobs', (shown) => /20 succeeded/.test(shown[1] ?? ''));
+    expect(history()).toBe(resized);
+
     tmux(['send-keys', '-t', TARGET, 'q']);
     const after = await untilScreen('the view to quit', (shown) => shown.some((line) => line.includes('iris exited')), 10_000);
     expect(after.some((line) => /iris exited 0$/.test(line)), after.join('\n')).toBe(true);
-    for (let i = 8; i < 30; i++) gates[i]!.open();
+    for (let i = 10; i < 30; i++) gates[i]!.open();
   }, 120_000);
 });
