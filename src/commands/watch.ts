@@ -3,6 +3,7 @@ import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
 import { formatStateChange, stateChange } from '../ui/watch/stream.js';
 import { LogOutput } from '../ui/logs.js';
+import { IrisError } from '../model/errors.js';
 
 export default class Watch extends BaseCommand {
   static override summary = 'Live view of jobs, tasks and workers, refreshed on cluster events.';
@@ -47,7 +48,10 @@ export default class Watch extends BaseCommand {
     return undefined;
   }
 
-  /** Prints state changes until Ctrl-C (exit 130), a reader that went away (exit 0) or an error. */
+  /**
+   * Prints state changes until Ctrl-C (exit 130), a reader that went away (exit 0), or the
+   * cluster stopping (exit 6, unavailable).
+   */
   private async stream(json: boolean): Promise<void> {
     const abort = new AbortController();
     const dispose = this.onInterrupt(() => abort.abort());
@@ -70,6 +74,8 @@ export default class Watch extends BaseCommand {
     }
     if (output.closed) return;
     if (abort.signal.aborted) this.exit(130);
+    // The cluster ended the stream: it is stopping.
+    throw new IrisError('unavailable', 'the iris cluster closed the stream of state changes (it stopped)', 'start it with `iris cluster start`, then watch again');
   }
 }
 

@@ -4,7 +4,8 @@
  * unfinished jobs, then prints one line per state change — a job submitted later shows
  * `(new) → PENDING`, `PENDING → RUNNING`, `RUNNING → SUCCEEDED` in that order, its task too —
  * and Ctrl-C (SIGINT) ends it with exit 130 and nothing on stderr. With --json each change is one
- * JSON object per line, and a reader that goes away (EPIPE) ends it quietly with exit 0.
+ * JSON object per line, and a reader that goes away (EPIPE) ends it quietly with exit 0. A
+ * cluster that stops ends it with exit 6 and a hint.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -123,5 +124,19 @@ describe('iris watch --stream', () => {
     const end = await w.exited;
     expect(end).toEqual({ code: 0, signal: null });
     expect(w.stderr()).toBe('');
+  }, 60_000);
+
+  // Last: it stops the cluster.
+  it('ends with exit 6 and a hint when the cluster stops', async () => {
+    const gate = c.gate('last');
+    await c.client.submit({ name: 'last', command: ['sh', '-c', gate.hold], cpu: 1 });
+    await c.waitForState('/last', 'RUNNING');
+    const w = watch(c, ['--stream']);
+    await w.line(/  \/last  RUNNING$/);
+    const stop = await c.iris(['cluster', 'stop'], { timeoutMs: 30_000 });
+    expect(stop.code).toBe(0);
+    const end = await w.exited;
+    expect(end).toEqual({ code: 6, signal: null });
+    expect(w.stderr()).toMatch(/^Error: the iris cluster closed the stream of state changes \(it stopped\)\nHint: /);
   }, 60_000);
 });
