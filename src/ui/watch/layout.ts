@@ -2,9 +2,10 @@
  * The frame of the live `iris watch` view, fitted to the terminal: pure text, no ink.
  *
  * Guarantees:
- * - `fitFrame` returns at most `rows - 1` lines (never fewer than 3 when there are rows for
- *   them): ink then redraws the frame in place instead of clearing the screen, so the terminal's
- *   scrollback does not grow while the view runs. The last row stays free for the cursor.
+ * - `fitFrame` returns at most `rows - 1` lines (3 on a terminal of fewer than 4 rows: title,
+ *   one body line, footer): ink then redraws the frame in place instead of clearing the screen,
+ *   so the terminal's scrollback does not grow while the view runs. The last row stays free for
+ *   the cursor.
  * - The title, the summary line and the footer (with the keys, `q` first) are always on screen;
  *   only the body between them scrolls, and the offset is clamped to what the body holds.
  * - In the body, job trees that still have an unfinished job come first (as the `iris jobs`
