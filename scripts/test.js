@@ -32,6 +32,18 @@ if (setup.status === 0) {
 } else {
   console.log(`Docker tests will be skipped: ${setupMessage.split('\n').pop().replace(/^docker-setup: /, '')}`);
 }
+// The terminal test of `iris watch` needs tmux (scripts/tmux-setup.sh installs it as root).
+// Under CI a missing tmux fails the run; elsewhere that test is skipped with one line.
+const tmux = spawnSync('bash', [path.join(root, 'scripts', 'tmux-setup.sh')], { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+if (tmux.status === 0) {
+  vitestEnv.IRIS_TEST_TMUX = '1';
+} else if (process.env.CI) {
+  console.error((tmux.stderr ?? '').trim() || `tmux-setup: exit ${tmux.status}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+} else {
+  console.log(`The tmux test of iris watch will be skipped: ${(tmux.stderr ?? '').trim().replace(/^tmux-setup: /, '')}`);
+}
 const results = path.join(root, '.vitest-results.json');
 rmSync(results, { force: true });
 const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], vitestEnv);

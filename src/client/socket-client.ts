@@ -11,7 +11,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
-import type { IrisClient, StopClusterOptions } from './types.js';
+import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
@@ -196,8 +196,8 @@ export class SocketClient implements IrisClient {
     for await (const item of this.stream<LogBatch | LogLine>(path, signal)) yield asLogBatch(item);
   }
 
-  events(signal?: AbortSignal): AsyncIterable<ClusterEvent> {
-    return this.stream<ClusterEvent>('/v1/events', signal);
+  events(signal?: AbortSignal, options: EventOptions = {}): AsyncIterable<ClusterEvent> {
+    return this.stream<ClusterEvent>(`/v1/events${queryString({ current: options.current })}`, signal);
   }
 
   // ---- extras ----

@@ -43,8 +43,15 @@ export interface IrisClient {
    * With `timeout` one long poll that may answer `done: false`; without, until they end.
    */
   waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse>;
-  /** Streams cluster events until the signal aborts. */
-  events(signal?: AbortSignal): AsyncIterable<ClusterEvent>;
+  /**
+   * Streams cluster events until the signal aborts. With `current`, the stream opens with the
+   * unfinished jobs as they are now and a `{type: "cluster", state: "SYNCED"}` marker.
+   */
+  events(signal?: AbortSignal, options?: EventOptions): AsyncIterable<ClusterEvent>;
+}
+
+export interface EventOptions {
+  current?: boolean;
 }
 
 export interface StopClusterOptions {

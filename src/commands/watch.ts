@@ -1,23 +1,41 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
+import { formatStateChange, stateChange } from '../ui/watch/stream.js';
+import { LogOutput } from '../ui/logs.js';
+import { IrisError } from '../model/errors.js';
 
 export default class Watch extends BaseCommand {
   static override summary = 'Live view of jobs, tasks and workers, refreshed on cluster events.';
   static override description =
-    'When stdout is not a terminal, under CI=true, with --once or with --json, prints one plain-text (or JSON) snapshot and exits.';
+    'In a terminal, a view that fits the screen: active jobs first, finished ones collapsed, the rest scrolls (arrows, j/k, PgUp/PgDn); q or Ctrl-C quits. ' +
+    'With --stream, or when stdout is not a terminal, prints one line per state change of a job or task (after the unfinished jobs as they are), until Ctrl-C (exit 130) or the reader goes away; with --json one JSON object per line. ' +
+    'Under CI=true with a terminal, with --once, or with --json alone, prints one plain-text (or JSON) snapshot and exits.';
 
-  static override examples = ['<%= config.bin %> watch', '<%= config.bin %> watch --once', '<%= config.bin %> watch --all'];
+  static override examples = [
+    '<%= config.bin %> watch',
+    '<%= config.bin %> watch --once',
+    '<%= config.bin %> watch --all',
+    '<%= config.bin %> watch --stream',
+    '<%= config.bin %> watch --stream --json | jq -c \'select(.type == "job")\'',
+  ];
 
   static override flags = {
-    once: Flags.boolean({ summary: 'Print one snapshot and exit.' }),
+    once: Flags.boolean({ summary: 'Print one snapshot and exit.', exclusive: ['stream'] }),
     all: Flags.boolean({ char: 'a', summary: 'Include job trees that finished more than an hour ago.' }),
+    stream: Flags.boolean({ summary: 'Print one line per state change of a job or task (like kubectl get -w); the default when stdout is not a terminal.' }),
   };
 
   async run(): Promise<WatchSnapshot | undefined> {
     const { flags } = await this.parse(Watch);
     const client = this.client();
-    const live = !flags.once && !this.jsonEnabled() && process.stdout.isTTY && !isCi(this.env);
+    const json = this.jsonEnabled();
+    const tty = Boolean(process.stdout.isTTY);
+    if (flags.stream || (!flags.once && !json && !tty)) {
+      await this.stream(json);
+      return undefined;
+    }
+    const live = !flags.once && !json && !isCi(this.env);
     if (!live) {
       const snapshot = await loadSnapshot(client, () => this.now(), flags.all);
       this.log(renderSnapshotText(snapshot));
@@ -28,6 +46,36 @@ export default class Watch extends BaseCommand {
     const { runWatch } = await import('../ui/watch/run-watch.js');
     await runWatch(client, { all: flags.all });
     return undefined;
+  }
+
+  /**
+   * Prints state changes until Ctrl-C (exit 130), a reader that went away (exit 0), or the
+   * cluster stopping (exit 6, unavailable).
+   */
+  private async stream(json: boolean): Promise<void> {
+    const abort = new AbortController();
+    const dispose = this.onInterrupt(() => abort.abort());
+    const output = new LogOutput(() => abort.abort());
+    let listing = true;
+    try {
+      for await (const event of this.client().events(abort.signal, { current: true })) {
+        if (event.type === 'cluster' && event.state === 'SYNCED') {
+          listing = false;
+          continue;
+        }
+        const change = stateChange(event, listing);
+        if (change) await output.write('stdout', (json ? JSON.stringify(change) : formatStateChange(change)) + '\n');
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+    } finally {
+      dispose();
+      output.dispose();
+    }
+    if (output.closed) return;
+    if (abort.signal.aborted) this.exit(130);
+    // The cluster ended the stream: it is stopping.
+    throw new IrisError('unavailable', 'the iris cluster closed the stream of state changes (it stopped)', 'start it with `iris cluster start`, then watch again');
   }
 }
 

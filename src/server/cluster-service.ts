@@ -4,6 +4,7 @@
  * that change state return promises. Errors are IrisError (their code maps to the HTTP status).
  */
 import type { ClusterEvent } from '../model/events.js';
+import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
   CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
@@ -48,5 +49,6 @@ export interface ClusterService {
   wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse>;
   /** Registers `caller` as blocked on `jobs` (e.g. following their logs) until the returned function is called. */
   blockedOn(caller: TaskCaller, jobs: string[]): () => void;
-  events(signal: AbortSignal): AsyncIterable<ClusterEvent>;
+  /** The change stream (event-feed.ts); with `current`, the unfinished jobs first, then SYNCED. */
+  events(signal: AbortSignal, options?: EventFeedOptions): AsyncIterable<ClusterEvent>;
 }

@@ -4,17 +4,17 @@
  * container engine answers for image jobs (I/O, so here), writes through the store, and turns
  * the store's stop orders into runtime stops via the controller.
  */
-import { on } from 'node:events';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
+import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
-import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import type { ClusterStore } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
@@ -223,28 +223,12 @@ export class ControllerService implements ClusterService {
     return () => this.controller.waits.end(entry);
   }
 
-  async *events(signal: AbortSignal): AsyncIterable<ClusterEvent> {
-    try {
-      for await (const [event] of on(this.store.events, 'change', { signal }) as AsyncIterable<[StoreEvent]>) {
-        yield toClusterEvent(event, (this.ctx.now ?? Date.now)());
-      }
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'AbortError') throw error;
-    }
+  events(signal: AbortSignal, options: EventFeedOptions = {}): AsyncIterable<ClusterEvent> {
+    return clusterEvents(this.store, signal, this.ctx.now ?? Date.now, options);
   }
 
   private workerViews() {
     const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     return this.store.workers().map((worker) => workerView(worker, use.get(worker.id)));
-  }
-}
-
-function toClusterEvent(event: StoreEvent, time: number): ClusterEvent {
-  switch (event.type) {
-    case 'job': return { type: 'job', name: event.job.name, state: event.job.state, time };
-    case 'task': return { type: 'task', name: event.task.id, state: event.task.state, time };
-    case 'attempt': return { type: 'task', name: event.attempt.task, state: event.attempt.state, time };
-    case 'worker': return { type: 'worker', name: event.worker.id, state: event.worker.state, time };
-    case 'endpoint': return { type: 'endpoint', name: event.endpoint.name, state: event.removed ? 'removed' : 'registered', time };
   }
 }

@@ -244,14 +244,15 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/events': {
     GET: (call, ctx) => {
       const caller = call.caller();
-      return ctx.stream(call, (signal) => scopedEvents(caller, ctx.service.events(signal)), 'GET /v1/events');
+      const current = boolParam(call.query, 'current');
+      return ctx.stream(call, (signal) => scopedEvents(caller, ctx.service.events(signal, { current })), 'GET /v1/events');
     },
   },
 };
 
-/** A task caller's event stream: events of its subtree's jobs and tasks only (no workers, no endpoints outside it). */
+/** A task caller's event stream: events of its subtree's jobs and tasks only (no workers, no endpoints outside it), and the SYNCED marker. */
 async function* scopedEvents<T extends { type: string; name: string }>(caller: TaskCaller | null, events: AsyncIterable<T>): AsyncIterable<T> {
   for await (const event of events) {
-    if (caller === null || (event.type !== 'worker' && inScope(caller, event.name))) yield event;
+    if (caller === null || event.type === 'cluster' || (event.type !== 'worker' && inScope(caller, event.name))) yield event;
   }
 }

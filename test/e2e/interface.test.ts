@@ -88,9 +88,9 @@ describe('socket robustness and command output', () => {
     await healthy();
   });
 
-  it('iris watch without a TTY prints one plain snapshot and exits', async () => {
-    const r = await c.iris(['watch'], { timeoutMs: 20_000 });
-    expect(r.code, describeRun(['watch'], r)).toBe(0);
+  it('iris watch --once without a TTY prints one plain snapshot and exits', async () => {
+    const r = await c.iris(['watch', '--once'], { timeoutMs: 20_000 });
+    expect(r.code, describeRun(['watch', '--once'], r)).toBe(0);
     expect(r.stdout).toContain('/tree');
     expect(r.stdout).toContain('w0');
     expect(r.stdout).not.toMatch(/\u001b\[/);

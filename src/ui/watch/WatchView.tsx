@@ -1,57 +1,39 @@
-/** The ink view of `iris watch`: a pure function of a snapshot, built from the plain renderers. */
+/**
+ * The ink view of `iris watch`: a pure function of a snapshot, the terminal's rows and the scroll
+ * offset. The lines come from layout.ts (at most rows - 1 of them); each is one Text cut at the
+ * terminal width instead of wrapping, so a frame never takes more rows than it has lines.
+ */
 import { Box, Text } from 'ink';
 import type { WatchSnapshot } from './snapshot.js';
-import { renderWorkerTasks, summaryLine } from './snapshot.js';
-import { renderJobsTree } from '../jobs-tree.js';
-import { renderWorkers } from '../cluster.js';
-import { formatClock } from '../format.js';
+import { fitFrame, QUIT_HINT } from './layout.js';
 
 export interface WatchViewProps {
   snapshot: WatchSnapshot | null;
   error?: string | null;
+  /** Terminal rows (default 24). */
+  rows?: number;
+  /** First body line shown; clamped by the layout. */
+  offset?: number;
 }
 
-/** One Text per line, cut at the terminal width instead of wrapping (tables stay aligned). */
-function Lines({ text }: { text: string }) {
+export function WatchView({ snapshot, error, rows = 24, offset = 0 }: WatchViewProps) {
+  if (!snapshot) {
+    return (
+      <Box flexDirection="column">
+        <Text wrap="truncate-end">{error ? `iris watch: ${error}` : 'connecting to the iris cluster…'}</Text>
+        <Text dimColor wrap="truncate-end">{QUIT_HINT}</Text>
+      </Box>
+    );
+  }
+  const { lines } = fitFrame(snapshot, { rows, offset, error });
+  const last = lines.length - 1;
   return (
-    <>
-      {text.split('\n').map((line, i) => (
-        <Text key={i} wrap="truncate-end">
+    <Box flexDirection="column">
+      {lines.map((line, i) => (
+        <Text key={i} wrap="truncate-end" bold={i === 0} dimColor={i === last} color={error && i === 2 ? 'red' : undefined}>
           {line === '' ? ' ' : line}
         </Text>
       ))}
-    </>
-  );
-}
-
-export function WatchView({ snapshot, error }: WatchViewProps) {
-  if (!snapshot) {
-    return <Text>{error ? `iris watch: ${error}` : 'connecting to the iris cluster…'}</Text>;
-  }
-  const tasks = renderWorkerTasks(snapshot.workers);
-  return (
-    <Box flexDirection="column">
-      <Text bold wrap="truncate-end">
-        iris · {formatClock(snapshot.time)} · {summaryLine(snapshot)}
-      </Text>
-      {error ? <Text color="red">{error}</Text> : null}
-      <Box marginTop={1} flexDirection="column">
-        <Text bold>Jobs</Text>
-        <Lines text={renderJobsTree(snapshot.jobs, snapshot.time)} />
-      </Box>
-      <Box marginTop={1} flexDirection="column">
-        <Text bold>Workers</Text>
-        <Lines text={renderWorkers(snapshot.workers)} />
-      </Box>
-      {tasks ? (
-        <Box marginTop={1} flexDirection="column">
-          <Text bold>Running tasks</Text>
-          <Lines text={tasks} />
-        </Box>
-      ) : null}
-      <Box marginTop={1}>
-        <Text dimColor>q or Ctrl-C to quit</Text>
-      </Box>
     </Box>
   );
 }
