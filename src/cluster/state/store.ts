@@ -35,8 +35,10 @@ import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
+import type { ArchivedRun, RunFilter } from './archive.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
+export type { ArchivedRun, RunFilter } from './archive.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -307,6 +309,38 @@ export class ClusterStore {
     return prefix === undefined ? all : all.filter((e) => e.name.startsWith(prefix));
   }
 
+  // ---- the run archive (archive.ts): SQL reads, nothing of it is held in memory ----
+
+  /** An archived run by id, or null (also for the run of a live job: see `job`). */
+  archivedRun(run: number): ArchivedRun | null {
+    return this.readArchive(() => this.persistence.archive.get(run), null);
+  }
+
+  /** Archived run ids of exactly this name, oldest first (the live job's run is not among them). */
+  archivedRunsOf(name: string): number[] {
+    return this.readArchive(() => this.persistence.archive.runsOf(name), []);
+  }
+
+  /** Archived runs matching `filter`, newest first. */
+  listArchivedRuns(filter: RunFilter): ArchivedRun[] {
+    return this.readArchive(() => this.persistence.archive.list(filter), []);
+  }
+
+  /** State-change history of one run (job, tasks, attempts), live or archived. */
+  runHistory(run: number): HistoryEntry[] {
+    return this.readArchive(() => this.persistence.runHistory(run), []);
+  }
+
+  /** While the disk is full the database may not be readable: the fallback answers then. */
+  private readArchive<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (this.problem !== null) return fallback; // the database cannot be read back while the disk is full
+      throw error;
+    }
+  }
+
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
     try {
@@ -339,9 +373,11 @@ export class ClusterStore {
   /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
   submit(spec: JobSpec): Job {
     return this.transaction(() => {
-      const { job, tasks, replaces, nextSeq } = prepareSubmit(this.model, spec, this.model.now());
+      const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(this.model, spec, this.model.now());
+      for (const entry of archive) this.model.archiveRun(entry);
       for (const name of replaces) this.model.removeJob(name);
       this.model.putMeta('seq', String(nextSeq));
+      this.model.putMeta('run', String(nextRun));
       return this.model.addJob(job, tasks).job;
     }, true);
   }
