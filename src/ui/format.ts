@@ -42,12 +42,12 @@ export function formatMemory(bytes: number): string {
   return formatBytes(bytes);
 }
 
-/** `--since` value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
-export function parseSince(input: string, now: number): number {
+/** `--since` (or `flag`) value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
+export function parseSince(input: string, now: number, flag = '--since'): number {
   if (/^\d+(?:\.\d+)?(ms|s|m|h|d)/.test(input.trim())) return now - parseDuration(input);
   const time = Date.parse(input);
   if (Number.isNaN(time)) {
-    throw invalid(`invalid --since ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
+    throw invalid(`invalid ${flag} ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
   }
   return time;
 }
