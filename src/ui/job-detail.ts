@@ -21,6 +21,7 @@ function attemptReason(attempt: AttemptInfo): string {
 export function renderJobDetail(job: JobDetail, now: number): string {
   const fields: Array<[string, string]> = [
     ['Job', job.name],
+    ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
     ['State', job.state],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);

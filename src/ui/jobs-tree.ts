@@ -64,6 +64,7 @@ export function formatTaskCounts(counts: TaskCounts): string {
 export function renderJobsTree(jobs: readonly JobSummary[], now: number): string {
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
+    { header: 'RUN', value: (r) => String(r.job.run), right: true },
     { header: 'STATE', value: (r) => r.job.state },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
