@@ -34,7 +34,7 @@ export default class Jobs extends BaseCommand {
     const now = this.now();
     const all = await this.client().jobs(filter);
     const jobs = flags.all ? all : hideOldTrees(all, now);
-    this.log(renderJobsTree(jobs, now));
+    this.log(renderJobsTree(jobs, now, { runs: true }));
     return jobs;
   }
 }

@@ -61,10 +61,11 @@ export function formatTaskCounts(counts: TaskCounts): string {
   return [`${ok}/${counts.total} ok`, ...rest].join(', ');
 }
 
-export function renderJobsTree(jobs: readonly JobSummary[], now: number): string {
+/** `runs`: a RUN column (each job's run id) after JOB, as `iris jobs` shows it. */
+export function renderJobsTree(jobs: readonly JobSummary[], now: number, options: { runs?: boolean } = {}): string {
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
-    { header: 'RUN', value: (r) => String(r.job.run), right: true },
+    ...(options.runs ? [{ header: 'RUN', value: (r: TreeRow) => String(r.job.run), right: true }] : []),
     { header: 'STATE', value: (r) => r.job.state },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },

@@ -233,7 +233,7 @@ describe('routes through the client', () => {
   it('submits with defaults and returns 201', async () => {
     const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ name: 'train', command: ['python', 'train.py'], replicas: 2 }));
     expect(res.status).toBe(201);
-    expect(JSON.parse(res.body)).toEqual({ name: '/train', tasks: 2, parent: null, generated: false });
+    expect(JSON.parse(res.body)).toEqual({ name: '/train', run: 1, tasks: 2, parent: null, generated: false });
     expect(service.specs[0]!.spec).toMatchObject({ user: 'tester', cwd: '/work', replicas: 2 });
     expect(service.specs[0]!.caller).toBeNull();
   });
@@ -261,7 +261,7 @@ describe('routes through the client', () => {
   it('a task token makes submissions children of the task job', async () => {
     service.tokens.set('tok-1', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: { DATA: '/d' }, rootSubmittedAt: 7 });
     const client = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-1' });
-    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({ name: '/train/eval', tasks: 1, parent: '/train', generated: false });
+    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({ name: '/train/eval', run: 1, tasks: 1, parent: '/train', generated: false });
     const { spec, caller } = service.specs[0]!;
     expect(spec).toMatchObject({ user: 'alice', env: { DATA: '/d' } });
     expect(caller?.task).toBe('/train/task-0');
