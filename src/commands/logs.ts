@@ -27,7 +27,7 @@ export default class Logs extends BaseCommand {
     '<%= config.bin %> logs train -f',
     '<%= config.bin %> logs train --tail 50 --since 10m',
     '<%= config.bin %> logs train --json | jq .text',
-    '<%= config.bin %> logs train@3',
+    '<%= config.bin %> logs train@1',
   ];
 
   static override args = {

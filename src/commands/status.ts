@@ -8,7 +8,7 @@ export default class Status extends BaseCommand {
   static override description =
     'Shows the latest run of the name; NAME@RUN (or --run RUN) shows an older run kept in the archive (`iris history NAME` lists them).';
 
-  static override examples = ['<%= config.bin %> status train', '<%= config.bin %> status /train/eval --json', '<%= config.bin %> status train@3'];
+  static override examples = ['<%= config.bin %> status train', '<%= config.bin %> status /train/eval --json', '<%= config.bin %> status train@1'];
 
   static override args = {
     job: Args.string({ description: 'Job name (leading slash optional), e.g. train or train/eval; NAME@RUN for one run.', required: true }),
