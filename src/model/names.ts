@@ -20,6 +20,7 @@ export function componentProblem(part: string): string | null {
   if (part === '.' || part === '..') return `${describeValue(part)} is not allowed as a name component`;
   if (part.length > MAX_COMPONENT_LENGTH) return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
   if (TASK_COMPONENT.test(part)) return `${describeValue(part)} is reserved for task names (task-<n>)`;
+  if (part.includes('@')) return `"@" is not allowed in a job name: it separates a run id (NAME@RUN), which only \`iris status\`, \`iris logs\` and \`iris history\` read`;
   if (!COMPONENT.test(part)) {
     return `name component ${describeValue(part)} may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
   }

@@ -64,7 +64,7 @@ function archivedAttempts(store: ClusterStore, record: ArchivedRun, task: number
   }
   const out = record.attempts.flat();
   for (const run of record.children) {
-    const child = store.archivedRun(run);
+    const child = store.archive.get(run);
     if (child) out.push(...archivedAttempts(store, child, null));
   }
   return out;

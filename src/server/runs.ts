@@ -27,13 +27,13 @@ export function selectRun(store: ClusterStore, name: string, run: number | null)
     if (!live) throw notFound(`unknown job ${name}`, knownRunsHint(store, name));
     return { kind: 'live', job: live };
   }
-  const record = store.archivedRun(run);
+  const record = store.archive.get(run);
   if (!record || record.job.name !== name) throw notFound(`${name} has no run ${run}`, knownRunsHint(store, name));
   return { kind: 'archived', record };
 }
 
 function knownRunsHint(store: ClusterStore, name: string): string {
-  const runs = store.archivedRunsOf(name);
+  const runs = store.archive.runsOf(name);
   const live = store.job(name);
   if (live) runs.push(live.run);
   if (runs.length === 0) return 'list jobs with `iris jobs` and past runs with `iris history`';
@@ -83,7 +83,7 @@ export function runHistory(store: ClusterStore, query: HistoryQuery): RunInfo[] 
   const live: Job[] = [];
   for (const job of store.jobs()) if (liveMatches(job, query)) live.push(job);
   live.sort((a, b) => b.run - a.run);
-  const archived = store.listArchivedRuns({
+  const archived = store.archive.list({
     limit,
     ...(query.prefix !== undefined ? { prefix: query.prefix } : {}),
     ...(query.user !== undefined ? { user: query.user } : {}),

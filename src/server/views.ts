@@ -60,7 +60,7 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
 
 /** An archived run with the archived runs of its children. */
 export function archivedJobDetail(store: ClusterStore, record: ArchivedRun): JobDetail {
-  const children = record.children.map((run) => store.archivedRun(run)).filter((r) => r !== null);
+  const children = record.children.map((run) => store.archive.get(run)).filter((r) => r !== null);
   return runDetail(archivedRunData(record), children.map((child) => runSummary(archivedRunData(child))), new Set());
 }
 

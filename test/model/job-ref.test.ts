@@ -23,6 +23,6 @@ describe('NAME@RUN references', () => {
   });
 
   it('keeps "@" out of job names, so the split is never ambiguous', () => {
-    expect(() => parseJobName('train@3')).toThrow(/may only contain/);
+    expect(() => parseJobName('train@3')).toThrow(/"@" is not allowed in a job name/);
   });
 });

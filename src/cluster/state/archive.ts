@@ -8,13 +8,17 @@
  *   Its state-change events stay in `events`, tagged with the run id.
  * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
  *   on indexed columns (`run` primary key; `name`, `user`, `finished_at` indexes), with a limit.
- * - The API is small on purpose: `insert` (inside the store's transaction), `get`, `runsOf`,
- *   `list`, and `remove`, which deletes a run's row and events (its log directory, which the
- *   record's attempts name, is the caller's to delete), so retention can work by run id.
+ * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
+ *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row
+ *   and events (its log directory, which the record's attempts name, is the caller's to
+ *   delete), so retention can work by run id.
+ * - A run archived while the disk is full waits in the store's journal with the rest of that
+ *   change, and is readable here once it has been written.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { JobState } from '../../model/states.js';
 import type { Attempt, Job, Task } from '../../model/types.js';
+import type { HistoryEntry } from './events.js';
 
 /** One archived run of a job, as stored in its record. */
 export interface ArchivedRun {
@@ -47,9 +51,39 @@ const SQL = {
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
+  history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
 } as const;
 
-export class RunArchive {
+/** The reads of the archive. */
+export interface ArchiveReader {
+  /** An archived run by id, or null (also for the run of a live job). */
+  get(run: number): ArchivedRun | null;
+  /** Archived run ids of exactly this job name, oldest first (the live job's run is not among them). */
+  runsOf(name: string): number[];
+  list(filter: RunFilter): ArchivedRun[];
+  /** The state-change history of one run (its job, tasks and attempts; live or archived), oldest first. */
+  history(run: number): HistoryEntry[];
+}
+
+/** `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk). */
+export function guardedReader(reader: ArchiveReader, unreadable: () => boolean): ArchiveReader {
+  const guard = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (unreadable()) return fallback;
+      throw error;
+    }
+  };
+  return {
+    get: (run) => guard(() => reader.get(run), null),
+    runsOf: (name) => guard(() => reader.runsOf(name), []),
+    list: (filter) => guard(() => reader.list(filter), []),
+    history: (run) => guard(() => reader.history(run), []),
+  };
+}
+
+export class RunArchive implements ArchiveReader {
   private readonly cache = new Map<keyof typeof SQL, StatementSync>();
 
   constructor(private readonly db: DatabaseSync) {}
@@ -71,7 +105,6 @@ export class RunArchive {
     return row ? (JSON.parse(row.record) as ArchivedRun) : null;
   }
 
-  /** Archived run ids of exactly this job name, oldest first. */
   runsOf(name: string): number[] {
     return (this.stmt('runsOf').all(name) as { run: number }[]).map((r) => r.run);
   }
@@ -104,6 +137,11 @@ export class RunArchive {
     params.push(filter.limit);
     const rows = this.db.prepare(sql).all(...params) as { record: string }[];
     return rows.map((row) => JSON.parse(row.record) as ArchivedRun);
+  }
+
+  history(run: number): HistoryEntry[] {
+    const s = this.stmt('history');
+    return s.all(run) as unknown as HistoryEntry[];
   }
 
   /** Delete an archived run's row and its events (retention); its logs are the caller's to delete. */

@@ -34,7 +34,6 @@ const SQL = {
   insertEvent: 'INSERT INTO events (time, kind, name, state, reason, run) VALUES (?,?,?,?,?,?)',
   // Events of archived runs are left out: they belong to `NAME@RUN`, not to the name's latest run.
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR (name >= ? AND name < ?)) AND id > ? AND (run IS NULL OR run NOT IN (SELECT run FROM runs)) ORDER BY id LIMIT ?',
-  runHistory: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
 } as const;
 
 export class Persistence {
@@ -162,12 +161,5 @@ export class Persistence {
     const s = this.stmt('history');
     s.setReturnArrays(false);
     return s.all(name, name + '/', name + '0', name + '#', name + '$', afterId, limit) as unknown as HistoryEntry[];
-  }
-
-  /** The state-change history of one run (its job, tasks and attempts), oldest first. */
-  runHistory(run: number): HistoryEntry[] {
-    const s = this.stmt('runHistory');
-    s.setReturnArrays(false);
-    return s.all(run) as unknown as HistoryEntry[];
   }
 }

@@ -35,10 +35,10 @@ import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
-import type { ArchivedRun, RunFilter } from './archive.js';
+import { guardedReader, type ArchiveReader } from './archive.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
-export type { ArchivedRun, RunFilter } from './archive.js';
+export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -309,36 +309,13 @@ export class ClusterStore {
     return prefix === undefined ? all : all.filter((e) => e.name.startsWith(prefix));
   }
 
-  // ---- the run archive (archive.ts): SQL reads, nothing of it is held in memory ----
-
-  /** An archived run by id, or null (also for the run of a live job: see `job`). */
-  archivedRun(run: number): ArchivedRun | null {
-    return this.readArchive(() => this.persistence.archive.get(run), null);
-  }
-
-  /** Archived run ids of exactly this name, oldest first (the live job's run is not among them). */
-  archivedRunsOf(name: string): number[] {
-    return this.readArchive(() => this.persistence.archive.runsOf(name), []);
-  }
-
-  /** Archived runs matching `filter`, newest first. */
-  listArchivedRuns(filter: RunFilter): ArchivedRun[] {
-    return this.readArchive(() => this.persistence.archive.list(filter), []);
-  }
-
-  /** State-change history of one run (job, tasks, attempts), live or archived. */
-  runHistory(run: number): HistoryEntry[] {
-    return this.readArchive(() => this.persistence.runHistory(run), []);
-  }
-
-  /** While the disk is full the database may not be readable: the fallback answers then. */
-  private readArchive<T>(read: () => T, fallback: T): T {
-    try {
-      return read();
-    } catch (error) {
-      if (this.problem !== null) return fallback; // the database cannot be read back while the disk is full
-      throw error;
-    }
+  /**
+   * The run archive (archive.ts): runs that a new submission of their name replaced, read with
+   * SQL (nothing of it is held in memory). While the disk is full and the database cannot be
+   * read, its reads answer as if it were empty.
+   */
+  get archive(): ArchiveReader {
+    return guardedReader(this.persistence.archive, () => this.problem !== null);
   }
 
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */

@@ -53,18 +53,18 @@ describe('runs and the run archive', () => {
     store.close();
 
     const again = open();
-    const old = again.archivedRun(first.run)!;
+    const old = again.archive.get(first.run)!;
     expect(old.job).toMatchObject({ name: '/x', run: first.run, state: 'FAILED' });
     expect(old.tasks.map((t) => [t.id, t.state, t.exitCode])).toEqual([['/x/task-0', 'FAILED', 5]]);
     expect(old.attempts[0]!.map((a) => [a.attempt, a.exitCode, a.logPath])).toEqual([[0, 5, '/logs/_x_task-0']]);
     expect(old.children).toHaveLength(1);
-    expect(again.archivedRun(old.children[0]!)!.job).toMatchObject({ name: '/x/kid', state: 'KILLED' });
-    expect(again.archivedRunsOf('/x')).toEqual([first.run]);
+    expect(again.archive.get(old.children[0]!)!.job).toMatchObject({ name: '/x/kid', state: 'KILLED' });
+    expect(again.archive.runsOf('/x')).toEqual([first.run]);
     // The live name is the new run, with none of the old run's attempts or events.
     expect(again.job('/x')!.run).toBe(second.run);
     expect(again.attemptsOf('/x/task-0')).toEqual([]);
     expect(new Set(again.history('/x').map((h) => h.run))).toEqual(new Set([second.run]));
-    expect(again.runHistory(first.run).map((h) => `${h.name} ${h.state}`)).toContain('/x FAILED');
+    expect(again.archive.history(first.run).map((h) => `${h.name} ${h.state}`)).toContain('/x FAILED');
     again.close();
   });
 
@@ -78,14 +78,14 @@ describe('runs and the run archive', () => {
     }
     runOnce(store, '/p', 0); // archives the second /p
     runOnce(store, '/q', 0); // archives the second /q
-    expect(store.listArchivedRuns({ limit: 10 }).map((r) => r.job.run)).toEqual([runs[3], runs[2], runs[1], runs[0]]);
-    expect(store.listArchivedRuns({ limit: 10, prefix: '/p' }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
-    expect(store.listArchivedRuns({ limit: 10, states: ['FAILED'] }).map((r) => r.job.run)).toEqual([runs[1]]);
-    expect(store.listArchivedRuns({ limit: 10, user: 'bob' })).toEqual([]);
-    expect(store.listArchivedRuns({ limit: 1 }).map((r) => r.job.run)).toEqual([runs[3]]);
-    const thirdStart = store.archivedRun(runs[2]!)!.job.submittedAt;
-    expect(store.listArchivedRuns({ limit: 10, since: thirdStart }).map((r) => r.job.run)).toEqual([runs[3], runs[2]]);
-    expect(store.listArchivedRuns({ limit: 10, until: thirdStart - 1 }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
+    expect(store.archive.list({ limit: 10 }).map((r) => r.job.run)).toEqual([runs[3], runs[2], runs[1], runs[0]]);
+    expect(store.archive.list({ limit: 10, prefix: '/p' }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
+    expect(store.archive.list({ limit: 10, states: ['FAILED'] }).map((r) => r.job.run)).toEqual([runs[1]]);
+    expect(store.archive.list({ limit: 10, user: 'bob' })).toEqual([]);
+    expect(store.archive.list({ limit: 1 }).map((r) => r.job.run)).toEqual([runs[3]]);
+    const thirdStart = store.archive.get(runs[2]!)!.job.submittedAt;
+    expect(store.archive.list({ limit: 10, since: thirdStart }).map((r) => r.job.run)).toEqual([runs[3], runs[2]]);
+    expect(store.archive.list({ limit: 10, until: thirdStart - 1 }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
     const plan = new DatabaseSync(path).prepare('EXPLAIN QUERY PLAN SELECT record FROM runs WHERE user = ? ORDER BY run DESC LIMIT 5').all('x');
     expect(JSON.stringify(plan)).toMatch(/runs_by_user/);
     store.close();
