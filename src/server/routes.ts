@@ -4,13 +4,13 @@
  * Query and body values are validated here with messages naming the parameter.
  *
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
- * subtree: job and jobs listings, status, cancel, wait, logs and events are confined to it (a name
+ * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
  * tasks. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
-import { nameFromTask, parseJobName, parseJobRef, parseTaskName, taskName } from '../model/names.js';
+import { isWithin, nameFromTask, parseJobName, parseJobRef, parseTaskName, taskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
@@ -209,7 +209,11 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/history': {
     GET: (call, ctx) => {
       const caller = call.caller();
-      return ok(ctx.service.history(historyQuery(call.query)).filter((run) => inScope(caller, run.name)));
+      const query = historyQuery(call.query);
+      // A task sees its own subtree's runs: the prefix narrows to it (so --limit counts only those).
+      if (caller && (query.prefix === undefined || isWithin(caller.job, query.prefix))) query.prefix = caller.job;
+      else if (caller && !isWithin(query.prefix!, caller.job)) return ok([]);
+      return ok(ctx.service.history(query).filter((run) => inScope(caller, run.name)));
     },
   },
   '/v1/jobs/cancel': {

@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -134,7 +134,11 @@ export class FakeService implements ClusterService {
     return this.specs.map((s) => summary(s.spec)).filter((j) => !filter.prefix || j.name.startsWith(filter.prefix));
   }
 
-  history(): RunInfo[] {
+  /** The queries history() was asked, in order. */
+  historyQueries: HistoryQuery[] = [];
+
+  history(query: HistoryQuery): RunInfo[] {
+    this.historyQueries.push(query);
     return [];
   }
 

@@ -270,6 +270,25 @@ describe('routes through the client', () => {
     expect(outside.message).toContain('a task may only create children under its own job /train');
   });
 
+  it('passes history filters through and narrows a task caller to its own subtree', async () => {
+    const owner = new SocketClient(socketPath);
+    await owner.history({ prefix: 'h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
+    const bad = await raw(socketPath, 'GET', '/v1/history?since=2h');
+    expect(bad.status).toBe(400);
+    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toContain('query parameter "since" must be a time in epoch milliseconds');
+
+    service.tokens.set('tok-h', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 7 });
+    const task = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-h' });
+    await task.history();
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/train' });
+    await task.history({ prefix: '/train/eval' });
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/train/eval' });
+    const asked = service.historyQueries.length;
+    expect(await task.history({ prefix: '/other' })).toEqual([]);
+    expect(service.historyQueries).toHaveLength(asked);
+  });
+
   it('an unknown task token is 403', async () => {
     const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ command: ['x'] }), { [TASK_TOKEN_HEADER]: 'bogus' });
     expect(res.status).toBe(403);
