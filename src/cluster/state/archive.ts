@@ -7,7 +7,7 @@
  *   measured usage included) in one JSON record, plus the runs of its children archived with it.
  *   Its state-change events stay in `events`, tagged with the run id.
  * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
- *   on indexed columns (`run` primary key; `name`, `user`, `finished_at` indexes), with a limit.
+ *   on indexed columns (`run` primary key; `name`, `user`, `state`, `finished_at` indexes), with a limit.
  * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
  *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row
  *   and events (its log directory, which the record's attempts name, is the caller's to

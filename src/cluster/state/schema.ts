@@ -116,6 +116,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX runs_by_name ON runs (name, run);
   CREATE INDEX runs_by_user ON runs (user, run);
+  CREATE INDEX runs_by_state ON runs (state, run);
   CREATE INDEX runs_by_finished ON runs (finished_at);
   `,
 ];
