@@ -1,5 +1,5 @@
 /**
- * The query parameters of GET /v1/jobs and GET /v1/logs as zod schemas. Values are the trimmed
+ * The query parameters of GET /v1/jobs, GET /v1/history and GET /v1/logs as zod schemas. Values are the trimmed
  * strings of the URL (an empty value is "not given"); a refusal names the parameter:
  * `query parameter "tail" must be a non-negative integer, got "-1"`.
  */
@@ -38,8 +38,25 @@ export const JobsQuerySchema = z.object({
     .optional(),
 });
 
+const runId = (name: string) =>
+  z.string().regex(/^[1-9]\d*$/, { error: (issue) => `query parameter "${name}" must be a run id (a positive integer), got "${String(issue.input)}"` }).transform(Number);
+
+/** Epoch milliseconds (as the CLI sends them). */
+const instant = (name: string) =>
+  z.string().regex(/^\d+$/, { error: (issue) => `query parameter "${name}" must be a time in epoch milliseconds, got "${String(issue.input)}"` }).transform(Number);
+
+/** GET /v1/job: the run of the named job (`name` itself is checked by the route). */
+export const JobQuerySchema = z.object({ run: runId('run').optional() });
+
+export const HistoryQuerySchema = JobsQuerySchema.extend({
+  since: instant('since').optional(),
+  until: instant('until').optional(),
+  limit: count('limit').optional(),
+});
+
 export const LogsQuerySchema = z.object({
   target: z.string({ error: 'query parameter "target" is required' }),
+  run: runId('run').optional(),
   follow: flag('follow').optional(),
   tail: count('tail').optional(),
   since: z.string().optional(),
@@ -48,6 +65,7 @@ export const LogsQuerySchema = z.object({
 
 export type JobsQuery = z.output<typeof JobsQuerySchema>;
 export type LogsQuery = z.output<typeof LogsQuerySchema>;
+export type HistoryParams = z.output<typeof HistoryQuerySchema>;
 
 /** The known parameters of `query` (trimmed; empty ones left out) checked by `schema`. */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {

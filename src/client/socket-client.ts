@@ -15,7 +15,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -120,8 +120,13 @@ export class SocketClient implements IrisClient {
     return this.call<JobSummary[]>('GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
   }
 
-  job(name: string): Promise<JobDetail> {
-    return this.call<JobDetail>('GET', `/v1/job${queryString({ name })}`);
+  job(name: string, run?: number): Promise<JobDetail> {
+    return this.call<JobDetail>('GET', `/v1/job${queryString({ name, run })}`);
+  }
+
+  history(query: HistoryQuery = {}): Promise<RunInfo[]> {
+    const { prefix, user, state, since, until, limit } = query;
+    return this.call<RunInfo[]>('GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
   }
 
   cancel(names: string[]): Promise<CancelResponse> {
@@ -192,7 +197,7 @@ export class SocketClient implements IrisClient {
   }
 
   async *logBatches(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogBatch> {
-    const path = `/v1/logs${queryString({ target: query.target, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
+    const path = `/v1/logs${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
     for await (const item of this.stream<LogBatch | LogLine>(path, signal)) yield asLogBatch(item);
   }
 

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -13,7 +13,10 @@ export interface IrisClient {
   estimate(request: SubmitRequest): Promise<EstimateResponse>;
   queue(): Promise<QueueInfo>;
   jobs(filter?: JobFilter): Promise<JobSummary[]>;
-  job(name: string): Promise<JobDetail>;
+  /** The job's latest run, or run `run` (also `name@RUN`); not_found lists the name's runs. */
+  job(name: string, run?: number): Promise<JobDetail>;
+  /** Runs, live and archived, newest first (`iris history`). */
+  history(query?: HistoryQuery): Promise<RunInfo[]>;
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): Promise<ClusterInfo>;
   /**

@@ -34,7 +34,7 @@ export default class Jobs extends BaseCommand {
     const now = this.now();
     const all = await (await this.readClient()).jobs(filter);
     const jobs = flags.all ? all : hideOldTrees(all, now);
-    this.log(renderJobsTree(jobs, now, this.style()));
+    this.log(renderJobsTree(jobs, now, { runs: true, style: this.style() }));
     return jobs;
   }
 }

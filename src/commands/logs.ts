@@ -1,8 +1,18 @@
 import { Args, Flags } from '@oclif/core';
 import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
+import { parseJobRef, taskName } from '../model/names.js';
 import { parseSince } from '../ui/format.js';
 import { formatLogBatch, formatLogBatchJson, LogOutput } from '../ui/logs.js';
+
+function labelTarget(given: string): string {
+  try {
+    const ref = parseJobRef(given);
+    return ref.task === null ? ref.job : taskName(ref.job, ref.task);
+  } catch {
+    return given; // the cluster refuses it with the reason
+  }
+}
 
 export default class Logs extends BaseCommand {
   static override summary = 'Show the logs of a job (all its tasks and descendants) or of one task.';
@@ -19,10 +29,11 @@ export default class Logs extends BaseCommand {
     '<%= config.bin %> logs train --tail 50 --since 10m',
     '<%= config.bin %> logs train --timestamps=full',
     '<%= config.bin %> logs train --json | jq .text',
+    '<%= config.bin %> logs train@1',
   ];
 
   static override args = {
-    target: Args.string({ description: 'A job (train, train/eval) or a task (train/task-0).', required: true }),
+    target: Args.string({ description: 'A job (train, train/eval) or a task (train/task-0); NAME@RUN (train@3, train@3/task-0) for an older run.', required: true }),
   };
 
   static override flags = {
@@ -35,12 +46,16 @@ export default class Logs extends BaseCommand {
       default: 'time' as const,
       summary: 'The time in each line\'s prefix: time (HH:MM:SS.mmm) or full (with the date, YYYY-MM-DD HH:MM:SS.mmm).',
     })(),
+    run: Flags.integer({ summary: 'Logs of this run of the job (a run id from `iris history`), like NAME@RUN.', min: 1 }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Logs);
-    const target = args.target.startsWith('/') ? args.target : '/' + args.target;
-    const query: LogQuery = { target, follow: flags.follow };
+    const given = args.target.startsWith('/') ? args.target : '/' + args.target;
+    // Lines are labelled relative to the job or task named, without its `@RUN`.
+    const target = given.includes('@') ? labelTarget(given) : given;
+    const query: LogQuery = { target: given, follow: flags.follow };
+    if (flags.run !== undefined) query.run = flags.run;
     if (flags.tail !== undefined) query.tail = flags.tail;
     if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
     if (flags.attempt !== undefined) query.attempt = flags.attempt;

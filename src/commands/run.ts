@@ -48,8 +48,8 @@ export default class Run extends BaseCommand {
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const stream = flags.stream ?? !this.insideTask();
     const client = await this.clusterClient();
-    const { name } = await withFlagNames(() => client.submit(request));
-    this.logToStderr(`submitted ${name}`);
+    const { name, run } = await withFlagNames(() => client.submit(request));
+    this.logToStderr(`submitted ${name} (run ${run})`);
 
     const abort = new AbortController();
     const output = new LogOutput(() => undefined);

@@ -40,7 +40,9 @@ export default class Submit extends BaseCommand {
       return estimate;
     }
     const response = await withFlagNames(() => client.submit(request));
+    // stdout is the name alone (scripts capture it); the run id goes to stderr.
     this.log(response.name);
+    this.logToStderr(`submitted ${response.name} (run ${response.run})`);
     return response;
   }
 }

@@ -2,6 +2,10 @@
  * Job and task names. A job name is an absolute path of components (`/train/eval`); its depth
  * is the number of components. A task name is its job's name plus `task-<i>`. The component
  * form `task-<n>` is reserved for tasks, so a job component may never take it.
+ *
+ * Runs: every submission of a name is a run with its own id (Job.run). `NAME@RUN` selects one
+ * run of a name (`/train@3`, also `/train@3/task-0` for one of its tasks); `@` can never be part
+ * of a job name, so the split is unambiguous. parseJobRef is the one parser of that form.
  */
 import { IrisError, describeValue, invalid } from './errors.js';
 
@@ -16,6 +20,7 @@ export function componentProblem(part: string): string | null {
   if (part === '.' || part === '..') return `${describeValue(part)} is not allowed as a name component`;
   if (part.length > MAX_COMPONENT_LENGTH) return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
   if (TASK_COMPONENT.test(part)) return `${describeValue(part)} is reserved for task names (task-<n>)`;
+  if (part.includes('@')) return `"@" is not allowed in a job name: it separates a run id (NAME@RUN), which only \`iris status\`, \`iris logs\` and \`iris history\` read`;
   if (!COMPONENT.test(part)) {
     return `name component ${describeValue(part)} may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
   }
@@ -91,6 +96,45 @@ export function endpointName(name: string, job: string): string {
     }
   }
   return `${job}/${relative}`;
+}
+
+/** A job or task as a user names it, with the run it selects (null: the name's latest run). */
+export interface JobRef {
+  /** Canonical job name. */
+  job: string;
+  run: number | null;
+  /** Task index when a task (`/train@3/task-0`) was named, else null. */
+  task: number | null;
+}
+
+const RUN_SUFFIX = /^(\d+)(?:\/(task-\d+))?$/;
+
+/**
+ * Parse `NAME`, `NAME/task-N`, `NAME@RUN` or `NAME@RUN/task-N` (leading slash optional). RUN is
+ * a run id (a positive decimal integer, as `iris history` lists them).
+ */
+export function parseJobRef(input: string): JobRef {
+  const raw = input.trim();
+  const at = raw.indexOf('@');
+  if (at < 0) {
+    const task = parseTaskName(raw);
+    return task ? { job: task.job, run: null, task: task.index } : { job: parseJobName(raw), run: null, task: null };
+  }
+  const match = RUN_SUFFIX.exec(raw.slice(at + 1));
+  const run = match ? Number(match[1]) : NaN;
+  if (!match || !Number.isSafeInteger(run) || run < 1) {
+    throw invalid(
+      `invalid run reference ${describeValue(raw)}: expected NAME@RUN or NAME@RUN/task-N with RUN a positive integer`,
+      'list the runs of a name with `iris history NAME`; e.g. `iris status train@3`',
+    );
+  }
+  const job = parseJobName(raw.slice(0, at));
+  return { job, run, task: match[2] === undefined ? null : Number(match[2].slice('task-'.length)) };
+}
+
+/** `/train@3`: the one way to write a run of a name. */
+export function runRef(job: string, run: number): string {
+  return `${job}@${run}`;
 }
 
 export function taskName(job: string, index: number): string {

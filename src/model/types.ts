@@ -43,6 +43,12 @@ export interface JobSpec {
 
 export interface Job {
   name: string;
+  /**
+   * Run id: a positive integer from the store's persisted counter, unique over every submission
+   * of the cluster (children included) and never reused. A name points to its latest run; older
+   * runs of the name live in the archive (`NAME@RUN` selects one).
+   */
+  run: number;
   spec: JobSpec;
   depth: number;
   parent: string | null;

@@ -7,7 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -25,8 +25,13 @@ export interface ClusterService {
   /** Pending jobs in scheduling order with reasons and reservations. */
   queue(): QueueInfo;
   jobs(filter: JobFilter): JobSummary[];
-  /** Throws IrisError('not_found') for an unknown job. */
-  job(name: string): JobDetail;
+  /**
+   * The job's latest run, or its run `run` (live or archived). Throws IrisError('not_found') for
+   * an unknown job or run (the hint lists the name's runs).
+   */
+  job(name: string, run?: number | null): JobDetail;
+  /** Runs (live and archived) matching the query, newest first (`iris history`). */
+  history(query: HistoryQuery): RunInfo[];
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */

@@ -6,7 +6,7 @@
  */
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -20,7 +20,8 @@ import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
-import { cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
+import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
+import { runHistory, selectRun } from './runs.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 
 export interface ServiceContext {
@@ -65,12 +66,15 @@ export class ControllerService implements ClusterService {
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
-    return { name: job.name, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
+    return { name: job.name, run: job.run, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
   }
 
   async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
     const { spec } = await this.admit(request, caller, origin);
-    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec) };
+    // A finished job of the name would be archived: the submission starts a new run over it.
+    const previous = this.store.job(spec.name);
+    const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
+    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes };
   }
 
   queue(): QueueInfo {
@@ -114,11 +118,14 @@ export class ControllerService implements ClusterService {
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  job(name: string): JobDetail {
-    const canonical = parseJobName(name);
-    const job = this.store.job(canonical);
-    if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
-    return jobDetail(this.store, job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+  job(name: string, run: number | null = null): JobDetail {
+    const selected = selectRun(this.store, parseJobName(name), run);
+    if (selected.kind === 'archived') return archivedJobDetail(this.store, selected.record);
+    return jobDetail(this.store, selected.job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+  }
+
+  history(query: HistoryQuery): RunInfo[] {
+    return runHistory(this.store, { ...query, ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}) });
   }
 
   /** A job that had already ended is reported in `alreadyEnded` and left as it is (not an error). */

@@ -14,6 +14,8 @@
  * - nothing is read ahead of the consumer: the next block is read only when the consumer asks
  *   for the next batch, so a slow client slows the reading and a client that goes away (the
  *   signal aborts, the generator is returned) stops it at once;
+ * - a target names a run (`query.run`, `iris logs train@3`): the latest run is followed as below;
+ *   an archived run is read once from the attempts its record names (it has ended);
  * - files are found through the store's attempts, so retries and children submitted later are
  *   picked up while following; following ends once the target and its descendants have ended
  *   and everything written has been read (then a trailing unterminated line is returned too).
@@ -22,8 +24,9 @@
  * a slow safety poll (SAFETY_POLL_MS) covers file systems without change notification and
  * directories created after the last look.
  */
-import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
-import { isWithin, parseJobName, parseTaskName } from '../model/names.js';
+import type { ArchivedRun, ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import { selectRun } from './runs.js';
+import { isWithin, parseJobName, parseTaskName, runRef, taskName } from '../model/names.js';
 import { isActiveTaskState } from '../model/states.js';
 import type { Attempt, Task } from '../model/types.js';
 import type { LogBatch, LogQuery } from '../api/types.js';
@@ -49,21 +52,43 @@ function blockFor(files: number): number {
   return Math.max(MIN_BLOCK, Math.min(MAX_BLOCK, Math.floor(READ_BUDGET / Math.max(1, files))));
 }
 
-type Target = { kind: 'task'; task: string } | { kind: 'job'; job: string };
+/** An archived run's logs: a fixed list of attempts (the run and its archived children have ended). */
+type Target = { kind: 'task'; task: string } | { kind: 'job'; job: string } | { kind: 'archived'; attempts: Attempt[] };
 
-export function resolveLogTarget(store: ClusterStore, input: string): Target {
+/** The archived run `record`'s attempts (only task `task` when given), with those of its archived children. */
+function archivedAttempts(store: ClusterStore, record: ArchivedRun, task: number | null): Attempt[] {
+  if (task !== null) {
+    const i = record.tasks.findIndex((t) => t.index === task);
+    if (i < 0) throw notFound(`unknown task ${taskName(runRef(record.job.name, record.job.run), task)}`, `list its tasks with \`iris status ${runRef(record.job.name, record.job.run)}\``);
+    return record.attempts[i] ?? [];
+  }
+  const out = record.attempts.flat();
+  for (const run of record.children) {
+    const child = store.archive.get(run);
+    if (child) out.push(...archivedAttempts(store, child, null));
+  }
+  return out;
+}
+
+export function resolveLogTarget(store: ClusterStore, input: string, run: number | null = null): Target {
   const asTask = parseTaskName(input);
+  const job = asTask ? asTask.job : parseJobName(input);
+  const selected = selectRun(store, job, run);
+  if (selected.kind === 'archived') return { kind: 'archived', attempts: archivedAttempts(store, selected.record, asTask?.index ?? null) };
   if (asTask) {
-    const id = `${asTask.job}/task-${asTask.index}`;
+    const id = taskName(job, asTask.index);
     if (!store.task(id)) throw notFound(`unknown task ${id}`, 'list tasks with `iris status JOB`');
     return { kind: 'task', task: id };
   }
-  const job = parseJobName(input);
-  if (!store.job(job)) throw notFound(`unknown job ${job}`, 'list jobs with `iris jobs`');
   return { kind: 'job', job };
 }
 
-function targetTasks(store: ClusterStore, target: Target): Task[] {
+function targetAttempts(store: ClusterStore, target: Target): Attempt[] {
+  if (target.kind === 'archived') return target.attempts;
+  return targetTasks(store, target).flatMap((task) => store.attemptsOf(task.id));
+}
+
+function targetTasks(store: ClusterStore, target: Exclude<Target, { kind: 'archived' }>): Task[] {
   if (target.kind === 'task') {
     const task = store.task(target.task);
     return task ? [task] : [];
@@ -73,6 +98,7 @@ function targetTasks(store: ClusterStore, target: Target): Task[] {
 }
 
 function targetEnded(store: ClusterStore, target: Target): boolean {
+  if (target.kind === 'archived') return true;
   if (target.kind === 'task') {
     const task = store.task(target.task);
     return !task || (task.state !== 'PENDING' && !isActiveTaskState(task.state));
@@ -83,6 +109,7 @@ function targetEnded(store: ClusterStore, target: Target): boolean {
 
 /** Does this store event say something about the target's jobs, tasks or attempts? */
 function concerns(target: Target, event: StoreEvent): boolean {
+  if (target.kind === 'archived') return false;
   const within = (name: string) => (target.kind === 'task' ? name === target.task : isWithin(name, target.job));
   switch (event.type) {
     case 'job': return target.kind === 'job' && within(event.job.name);
@@ -98,7 +125,7 @@ export interface StreamLogsOptions {
 }
 
 export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: AbortSignal, options: StreamLogsOptions = {}): AsyncGenerator<LogBatch> {
-  const target = resolveLogTarget(store, query.target);
+  const target = resolveLogTarget(store, query.target, query.run ?? null);
   const cursors = new Map<string, Cursor>();
   const wakeup = new Wakeup();
   const watches = new DirWatches(wakeup.poke);
@@ -106,12 +133,10 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
     if (concerns(target, event)) wakeup.poke();
   };
   const discover = () => {
-    for (const task of targetTasks(store, target)) {
-      for (const attempt of store.attemptsOf(task.id)) {
-        if (query.attempt !== undefined && attempt.attempt !== query.attempt) continue;
-        const key = attemptKey(attempt.task, attempt.attempt);
-        if (!cursors.has(key)) cursors.set(key, { attempt, source: null });
-      }
+    for (const attempt of targetAttempts(store, target)) {
+      if (query.attempt !== undefined && attempt.attempt !== query.attempt) continue;
+      const key = attemptKey(attempt.task, attempt.attempt);
+      if (!cursors.has(key)) cursors.set(key, { attempt, source: null });
     }
   };
   /**

@@ -4,20 +4,20 @@
  * Query and body values are validated here with messages naming the parameter.
  *
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
- * subtree: job and jobs listings, status, cancel, wait, logs and events are confined to it (a name
+ * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
  * tasks. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
-import { nameFromTask, parseJobName, parseTaskName } from '../model/names.js';
+import { isWithin, nameFromTask, parseJobName, parseJobRef, parseTaskName, taskName } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResumeRequest, parseWaitRequest } from '../api/requests.js';
-import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
-import type { HealthResponse, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
+import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
+import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 
 export interface Reply {
   status: number;
@@ -80,9 +80,35 @@ function jobFilter(query: URLSearchParams): JobFilter {
   return filter;
 }
 
+function historyQuery(query: URLSearchParams): HistoryQuery {
+  const { prefix, user, state, since, until, limit } = parseQuery(HistoryQuerySchema, query);
+  const result: HistoryQuery = {};
+  if (prefix) result.prefix = canonicalName('query parameter "prefix"', prefix);
+  if (user) result.user = user;
+  if (state) result.state = state;
+  if (since !== undefined) result.since = since;
+  if (until !== undefined) result.until = until;
+  if (limit !== undefined) result.limit = limit;
+  return result;
+}
+
+/**
+ * A job or task reference with an optional run: `train@3`, `train@3/task-0` (model/names.ts
+ * parseJobRef), or the run given as its own `run` parameter. Both at once must agree.
+ */
+function jobRef(field: string, value: string, run: number | undefined): { name: string; run: number | null; target: string } {
+  const ref = relabel(field, () => parseJobRef(value));
+  if (ref.run !== null && run !== undefined && ref.run !== run) {
+    throw invalid(`${field} names run ${ref.run} but "run" is ${run}`, 'give the run once: NAME@RUN or --run RUN');
+  }
+  return { name: ref.job, run: ref.run ?? run ?? null, target: ref.task === null ? ref.job : taskName(ref.job, ref.task) };
+}
+
 function logQuery(query: URLSearchParams): LogQuery {
-  const { target, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
-  const result: LogQuery = { target: target.startsWith('/') ? target : '/' + target };
+  const { target: given, run: runParam, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
+  const { target, run } = jobRef('query parameter "target"', given, runParam);
+  const result: LogQuery = { target };
+  if (run !== null) result.run = run;
   if (follow) result.follow = true;
   if (tail !== undefined) result.tail = tail;
   if (since !== undefined) {
@@ -174,9 +200,20 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/job': {
     GET: (call, ctx) => {
-      const name = canonicalName('name', requiredParam(call.query, 'name'));
-      requireInScope(call.caller(), name, 'read the status of');
-      return ok(ctx.service.job(name));
+      const { run } = parseQuery(JobQuerySchema, call.query);
+      const ref = jobRef('name', requiredParam(call.query, 'name'), run);
+      requireInScope(call.caller(), ref.name, 'read the status of');
+      return ok(ctx.service.job(ref.name, ref.run));
+    },
+  },
+  '/v1/history': {
+    GET: (call, ctx) => {
+      const caller = call.caller();
+      const query = historyQuery(call.query);
+      // A task sees its own subtree's runs: the prefix narrows to it (so --limit counts only those).
+      if (caller && (query.prefix === undefined || isWithin(caller.job, query.prefix))) query.prefix = caller.job;
+      else if (caller && !isWithin(query.prefix!, caller.job)) return ok([]);
+      return ok(ctx.service.history(query).filter((run) => inScope(caller, run.name)));
     },
   },
   '/v1/jobs/cancel': {

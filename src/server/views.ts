@@ -1,18 +1,40 @@
-/** Turns store records into the wire views of src/api/types.ts. Pure reads. */
-import type { ClusterStore } from '../cluster/state/store.js';
-import type { Job, Worker } from '../model/types.js';
+/**
+ * Turns store records into the wire views of src/api/types.ts. Pure reads. A live job and an
+ * archived run (NAME@RUN) go through the same views (RunData), so they look alike on the wire.
+ */
+import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
+import type { Attempt, Job, Task, Worker } from '../model/types.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
 import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 
-export function jobSummary(store: ClusterStore, job: Job): JobSummary {
-  const byState: Partial<Record<TaskState, number>> = {};
+/** A job run as the views read it: the live job of a name (store) or an archived run (its record). */
+export interface RunData {
+  job: Job;
+  tasks: readonly Task[];
+  /** Attempts of each task, same index as `tasks`. */
+  attempts: readonly (readonly Attempt[])[];
+  archived: boolean;
+}
+
+export function liveRun(store: ClusterStore, job: Job): RunData {
   const tasks = store.tasksOf(job.name);
+  return { job, tasks, attempts: tasks.map((task) => store.attemptsOf(task.id)), archived: false };
+}
+
+export function archivedRunData(record: ArchivedRun): RunData {
+  return { job: record.job, tasks: record.tasks, attempts: record.attempts, archived: true };
+}
+
+export function runSummary({ job, tasks, archived }: RunData): JobSummary {
+  const byState: Partial<Record<TaskState, number>> = {};
   for (const task of tasks) byState[task.state] = (byState[task.state] ?? 0) + 1;
   return {
     name: job.name,
+    run: job.run,
+    archived,
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     state: job.state,
@@ -27,10 +49,24 @@ export function jobSummary(store: ClusterStore, job: Job): JobSummary {
   };
 }
 
+export function jobSummary(store: ClusterStore, job: Job): JobSummary {
+  return runSummary(liveRun(store, job));
+}
+
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
 export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<string> = new Set()): JobDetail {
-  const spec = job.spec;
-  const taskList: TaskInfo[] = store.tasksOf(job.name).map((task) => ({
+  return runDetail(liveRun(store, job), store.children(job.name).map((child) => jobSummary(store, child)), stopping);
+}
+
+/** An archived run with the archived runs of its children. */
+export function archivedJobDetail(store: ClusterStore, record: ArchivedRun): JobDetail {
+  const children = record.children.map((run) => store.archive.get(run)).filter((r) => r !== null);
+  return runDetail(archivedRunData(record), children.map((child) => runSummary(archivedRunData(child))), new Set());
+}
+
+function runDetail(data: RunData, children: JobSummary[], stopping: ReadonlySet<string>): JobDetail {
+  const spec = data.job.spec;
+  const taskList: TaskInfo[] = data.tasks.map((task, i) => ({
     id: task.id,
     index: task.index,
     state: task.state,
@@ -42,7 +78,7 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
     preemptions: task.preemptions,
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
-    attempts: store.attemptsOf(task.id).map((a) => ({
+    attempts: (data.attempts[i] ?? []).map((a) => ({
       attempt: a.attempt,
       workerId: a.workerId,
       state: a.state,
@@ -57,7 +93,7 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
     })),
   }));
   return {
-    ...jobSummary(store, job),
+    ...runSummary(data),
     command: spec.command,
     resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
     constraints: spec.constraints,
@@ -68,7 +104,7 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
     timeoutMs: spec.timeoutMs,
     schedulingTimeoutMs: spec.schedulingTimeoutMs,
     taskList,
-    children: store.children(job.name).map((child) => jobSummary(store, child)),
+    children,
   };
 }
 

@@ -49,6 +49,13 @@ export function formatInstant(time: number, now: number): string {
   return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** Local date and time `YYYY-MM-DDTHH:MM:SS` (sacct's style); `-` when unknown. */
+export function formatDateTime(time: number | null): string {
+  if (time === null) return '-';
+  const d = new Date(time);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
 export function formatCores(millis: number): string {
   const cores = millis / 1000;
   return Number.isInteger(cores) ? String(cores) : cores.toFixed(3).replace(/0+$/, '');
@@ -59,12 +66,12 @@ export function formatMemory(bytes: number): string {
   return formatBytes(bytes);
 }
 
-/** `--since` value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
-export function parseSince(input: string, now: number): number {
+/** `--since` (or `flag`) value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
+export function parseSince(input: string, now: number, flag = '--since'): number {
   if (/^\d+(?:\.\d+)?(ms|s|m|h|d)/.test(input.trim())) return now - parseDuration(input);
   const time = Date.parse(input);
   if (Number.isNaN(time)) {
-    throw invalid(`invalid --since ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
+    throw invalid(`invalid ${flag} ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
   }
   return time;
 }

@@ -23,6 +23,7 @@ function attemptReason(attempt: AttemptInfo): string {
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
   const fields: Array<[string, string]> = [
     ['Job', job.name],
+    ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
     ['State', style.state(job.state)],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);

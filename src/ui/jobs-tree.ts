@@ -62,9 +62,12 @@ export function formatTaskCounts(counts: TaskCounts): string {
   return [`${ok}/${counts.total} ok`, ...rest].join(', ');
 }
 
-export function renderJobsTree(jobs: readonly JobSummary[], now: number, style: Style = PLAIN): string {
+/** `runs`: a RUN column (each job's run id) after JOB, as `iris jobs` shows it; `style`: state colours. */
+export function renderJobsTree(jobs: readonly JobSummary[], now: number, options: { runs?: boolean; style?: Style } = {}): string {
+  const style = options.style ?? PLAIN;
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
+    ...(options.runs ? [{ header: 'RUN', value: (r: TreeRow) => String(r.job.run), right: true }] : []),
     { header: 'STATE', value: (r) => style.state(r.job.state) },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },

@@ -40,5 +40,8 @@ export function renderEstimate(estimate: EstimateResponse): string {
       ? 'would start now'
       : `would start at ${formatStart(estimate.start, estimate.now)}`;
   const why = estimate.start !== null && estimate.start <= estimate.now ? '' : `\n  why: ${estimate.reason}`;
-  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}\n  (dry run: nothing was submitted)`;
+  const over = estimate.supersedes
+    ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
+    : '';
+  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${over}\n  (dry run: nothing was submitted)`;
 }

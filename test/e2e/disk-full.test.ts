@@ -31,7 +31,7 @@ describe('a full disk under IRIS_HOME', () => {
     const pid = c.pid()!;
     await c.submit(['--name', 'flood', '--cpu', '0.5'], ['sh', '-c', 'yes 0123456789abcdefghijklmnopqrstuvwxyz']);
     const flood = await c.waitForEnd('/flood', { timeoutMs: 30_000 });
-    const logPath = path.join(c.home, 'logs', 'flood', 'task-0', 'attempt-0.log');
+    const logPath = path.join(c.home, 'logs', 'flood', `@${flood.run}`, 'task-0', 'attempt-0.log');
     expect(flood.state).toBe('FAILED');
     expect(flood.taskList[0]!.attempts.map((a) => [a.state, a.reason])).toEqual([['FAILED', `no space left on ${logPath}`]]);
     expect(isRunning(pid)).toBe(true);

@@ -68,7 +68,7 @@ const examples: Example[] = ids.flatMap((id) =>
 );
 
 /** Read-only commands whose examples run against the cluster; a follow or a live view would not end. */
-const READ_ONLY = new Set(['jobs', 'queue', 'status', 'logs', 'wait', 'workers', 'endpoints', 'cluster:status', 'watch']);
+const READ_ONLY = new Set(['jobs', 'history', 'queue', 'status', 'logs', 'wait', 'workers', 'endpoints', 'cluster:status', 'watch']);
 const runnable = (e: Example): boolean =>
   READ_ONLY.has(e.id) && !e.argv.includes('-f') && !e.argv.includes('--follow') && (e.id !== 'watch' || e.argv.includes('--once'));
 

@@ -162,7 +162,7 @@ describe('socket robustness and command output', () => {
   });
 
   it.each([
-    'submit', 'run', 'jobs', 'status', 'logs', 'cancel', 'workers', 'workers drain', 'workers resume', 'endpoints', 'endpoints register',
+    'submit', 'run', 'jobs', 'history', 'status', 'logs', 'cancel', 'workers', 'workers drain', 'workers resume', 'endpoints', 'endpoints register',
     'watch', 'cluster start', 'cluster stop', 'cluster status',
   ])('iris %s --help shows examples', async (command) => {
     const r = await c.iris([...command.split(' '), '--help']);

@@ -85,7 +85,7 @@ describe('logs at scale', () => {
     // The log the read tests use, written without anyone following it.
     const big = await c.iris(['run', '--name', 'big', '--cpu', '0.5', '--no-stream', '--', 'sh', '-c', BIG_TASK], { timeoutMs: 60_000 });
     if (big.code !== 0) throw new Error(describeRun(['run', 'big'], big));
-    logFile = `${c.home}/logs/big/task-0/attempt-0.log`;
+    logFile = `${c.home}/logs/big/@${(await c.job('/big')).run}/task-0/attempt-0.log`;
   }, 90_000);
   afterAll(async () => {
     await c?.dispose();
@@ -125,7 +125,7 @@ describe('logs at scale', () => {
     expect(c.pid()).toBe(pid); // the same controller, alive
     expect((await c.job('/streamed')).state).toBe('SUCCEEDED');
     // Proportionate on disk: 80-byte lines cost 81 bytes.
-    expect(statSync(`${c.home}/logs/streamed/task-0/attempt-0.log`).size).toBeLessThan(BIG_BYTES * 1.02);
+    expect(statSync(`${c.home}/logs/streamed/@${(await c.job('/streamed')).run}/task-0/attempt-0.log`).size).toBeLessThan(BIG_BYTES * 1.02);
   }, 90_000);
 
   it('a job subtree merges by time and every task\'s lines come complete', async () => {
@@ -167,7 +167,7 @@ describe('log limit', () => {
   it('past log-limit the log is cut with a marker, the task runs on, and the attempt records it', async () => {
     const r = await c.iris(['run', '--name', 'chatty', '--cpu', '0.2', '--no-stream', '--', 'sh', '-c', `yes ${LINE} | head -c 5000000; echo done >&2`], { timeoutMs: 60_000 });
     expect(r.code, describeRun(['run', 'chatty'], r)).toBe(0);
-    const file = `${c.home}/logs/chatty/task-0/attempt-0.log`;
+    const file = `${c.home}/logs/chatty/@${(await c.job('/chatty')).run}/task-0/attempt-0.log`;
     expect(statSync(file).size).toBeLessThan(1024 * 1024 + 4096);
     const tail = await c.iris(['logs', 'chatty', '--tail', '1']);
     expect(tail.stderr).toContain(cutNote(1024 * 1024));

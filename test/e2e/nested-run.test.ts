@@ -21,7 +21,8 @@ workers:
 /** `task text` for every line of `target`'s logs (its subtree), sorted. */
 async function logLines(c: E2ECluster, target: string): Promise<string[]> {
   const lines: LogLine[] = await c.logs(target);
-  return lines.map((l) => `${l.task} ${l.text}`).sort();
+  // `submitted NAME (run 7)`: run ids depend on what ran before; the line must name one.
+  return lines.map((l) => `${l.task} ${l.text.replace(/ \(run \d+\)$/, ' (run N)')}`).sort();
 }
 
 describe('iris run inside a task', () => {
@@ -57,10 +58,10 @@ describe('iris run inside a task', () => {
       '/demo/eval/score/task-0 I am /demo/eval/score/task-0 (job /demo/eval/score)',
       '/demo/eval/task-0 I am /demo/eval/task-0 (job /demo/eval)',
       '/demo/eval/task-0 iris: /demo/eval/score SUCCEEDED',
-      '/demo/eval/task-0 submitted /demo/eval/score',
+      '/demo/eval/task-0 submitted /demo/eval/score (run N)',
       '/demo/task-0 I am /demo/task-0 (job /demo)',
       '/demo/task-0 iris: /demo/eval SUCCEEDED',
-      '/demo/task-0 submitted /demo/eval',
+      '/demo/task-0 submitted /demo/eval (run N)',
     ]);
     // What a user types: `iris logs demo` prints the three lines once each.
     const shown = await c.iris(['logs', 'demo']);
@@ -81,7 +82,7 @@ describe('iris run inside a task', () => {
     expect(await logLines(c, '/f/task-0')).toEqual([
       '/f/task-0 iris: /f/bad FAILED (exit 3)',
       '/f/task-0 rc=1',
-      '/f/task-0 submitted /f/bad',
+      '/f/task-0 submitted /f/bad (run N)',
     ]);
     expect((await c.job('/f/bad')).state).toBe('FAILED');
   });

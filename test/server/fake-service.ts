@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -58,7 +58,7 @@ export class Channel<T> {
 
 function summary(spec: JobSpec): JobSummary {
   return {
-    name: spec.name, user: spec.user, state: 'PENDING', reason: null, depth: spec.name.split('/').length - 1,
+    name: spec.name, run: 1, archived: false, user: spec.user, state: 'PENDING', reason: null, depth: spec.name.split('/').length - 1,
     parent: parentJob(spec.name), replicas: spec.replicas, tasks: { total: spec.replicas, byState: { PENDING: spec.replicas } },
     submittedAt: 1, startedAt: null, finishedAt: null,
   };
@@ -111,7 +111,7 @@ export class FakeService implements ClusterService {
     const { spec, generated } = this.resolve(request, caller, origin);
     if (this.isNameTaken(spec.name)) throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
     this.specs.push({ spec, caller, generated });
-    return { name: spec.name, tasks: spec.replicas, parent: parentJob(spec.name), generated };
+    return { name: spec.name, run: this.specs.length, tasks: spec.replicas, parent: parentJob(spec.name), generated };
   }
 
   estimates: JobSpec[] = [];
@@ -132,6 +132,14 @@ export class FakeService implements ClusterService {
     this.check();
     this.lastFilter = filter;
     return this.specs.map((s) => summary(s.spec)).filter((j) => !filter.prefix || j.name.startsWith(filter.prefix));
+  }
+
+  /** The queries history() was asked, in order. */
+  historyQueries: HistoryQuery[] = [];
+
+  history(query: HistoryQuery): RunInfo[] {
+    this.historyQueries.push(query);
+    return [];
   }
 
   job(name: string): JobDetail {

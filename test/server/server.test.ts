@@ -233,7 +233,7 @@ describe('routes through the client', () => {
   it('submits with defaults and returns 201', async () => {
     const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ name: 'train', command: ['python', 'train.py'], replicas: 2 }));
     expect(res.status).toBe(201);
-    expect(JSON.parse(res.body)).toEqual({ name: '/train', tasks: 2, parent: null, generated: false });
+    expect(JSON.parse(res.body)).toEqual({ name: '/train', run: 1, tasks: 2, parent: null, generated: false });
     expect(service.specs[0]!.spec).toMatchObject({ user: 'tester', cwd: '/work', replicas: 2 });
     expect(service.specs[0]!.caller).toBeNull();
   });
@@ -261,13 +261,32 @@ describe('routes through the client', () => {
   it('a task token makes submissions children of the task job', async () => {
     service.tokens.set('tok-1', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: { DATA: '/d' }, rootSubmittedAt: 7 });
     const client = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-1' });
-    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({ name: '/train/eval', tasks: 1, parent: '/train', generated: false });
+    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({ name: '/train/eval', run: 1, tasks: 1, parent: '/train', generated: false });
     const { spec, caller } = service.specs[0]!;
     expect(spec).toMatchObject({ user: 'alice', env: { DATA: '/d' } });
     expect(caller?.task).toBe('/train/task-0');
     const outside = await errorOf(client.submit({ name: '/other', command: ['x'] }));
     expect(outside.code).toBe('forbidden');
     expect(outside.message).toContain('a task may only create children under its own job /train');
+  });
+
+  it('passes history filters through and narrows a task caller to its own subtree', async () => {
+    const owner = new SocketClient(socketPath);
+    await owner.history({ prefix: 'h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
+    const bad = await raw(socketPath, 'GET', '/v1/history?since=2h');
+    expect(bad.status).toBe(400);
+    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toContain('query parameter "since" must be a time in epoch milliseconds');
+
+    service.tokens.set('tok-h', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 7 });
+    const task = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-h' });
+    await task.history();
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/train' });
+    await task.history({ prefix: '/train/eval' });
+    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/train/eval' });
+    const asked = service.historyQueries.length;
+    expect(await task.history({ prefix: '/other' })).toEqual([]);
+    expect(service.historyQueries).toHaveLength(asked);
   });
 
   it('an unknown task token is 403', async () => {

@@ -62,7 +62,7 @@ describe('tables with colour', () => {
 
   it('colours the jobs tree and workers the same as plain, but for the escape codes', () => {
     const jobs = [job('/train', { state: 'RUNNING' }), job('/train/eval', { state: 'FAILED', parent: '/train' })];
-    const coloured = renderJobsTree(jobs, NOW, makeStyle(true));
+    const coloured = renderJobsTree(jobs, NOW, { style: makeStyle(true) });
     expect(coloured).toContain(`${RED}FAILED`);
     expect(stripVTControlCharacters(coloured)).toBe(renderJobsTree(jobs, NOW));
     const workers = [worker('a', { state: 'DRAINED' }), worker('b')];

@@ -7,6 +7,8 @@ export function job(name: string, extra: Partial<JobSummary> = {}): JobSummary {
   const cut = name.lastIndexOf('/');
   return {
     name,
+    run: 1,
+    archived: false,
     user: 'alice',
     state: 'RUNNING',
     reason: null,

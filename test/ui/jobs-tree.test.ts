@@ -23,6 +23,17 @@ describe('jobs tree', () => {
     );
   });
 
+  it('shows each job\'s run id in a RUN column when asked (iris jobs)', () => {
+    const jobs = [job('/train', { run: 12 }), job('/train/eval', { run: 140 })];
+    expect(renderJobsTree(jobs, NOW, { runs: true })).toBe(
+      [
+        'JOB      RUN  STATE    TASKS              USER   AGE    REASON',
+        '/train    12  RUNNING  0/1 ok, 1 running  alice  1m05s',
+        '└─ eval  140  RUNNING  0/1 ok, 1 running  alice  1m05s',
+      ].join('\n'),
+    );
+  });
+
   it('shows a job whose parent is not listed as a root with its full path', () => {
     const rows = jobTreeRows([job('/a/b/c'), job('/x')]);
     expect(rows.map((r) => r.label)).toEqual(['/a/b/c', '/x']);

@@ -1,6 +1,7 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
- * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract,
+ * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract
+ * including IRIS_RUN_ID, the job's run id,
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
  * (docs/architecture.md, "Runtimes"; the container's security profile: docs/security.md).
@@ -35,8 +36,13 @@ export interface LaunchContext {
   logLimitBytes?: number;
 }
 
-export function logPathFor(home: string, taskId: string, attempt: number): string {
-  return path.join(home, 'logs', ...taskId.split('/').filter(Boolean), `attempt-${attempt}.log`);
+/**
+ * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`. The run
+ * segment keeps every run of a name apart (`@` never occurs in a job name), and one run's logs
+ * are one directory. Readers use the attempt's stored `logPath`, never this function.
+ */
+export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
+  return path.join(home, 'logs', ...job.name.split('/').filter(Boolean), `@${job.run}`, `task-${taskIndex}`, `attempt-${attempt}.log`);
 }
 
 /** The daemon's environment without variables that would confuse a task about who it is. */
@@ -151,6 +157,7 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     PATH: `${ctx.cliBinDir}${image === null ? path.delimiter : ':'}${basePath}`,
     IRIS_CLUSTER_ID: ctx.clusterId,
     IRIS_JOB_ID: job.name,
+    IRIS_RUN_ID: String(job.run),
     IRIS_TASK_ID: task.id,
     IRIS_TASK_INDEX: String(task.index),
     IRIS_NUM_TASKS: String(spec.replicas),

@@ -164,7 +164,7 @@ export class PassLoop {
         const worker = store.worker(placement.workerId);
         // Decide, check, act: only placements still valid against the store are committed.
         if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
-        const logPath = logPathFor(ctx.home, task.id, task.attempt);
+        const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
         const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices);
         const token = randomBytes(18).toString('base64url');
         const launch = buildLaunch(ctx, job, task, {

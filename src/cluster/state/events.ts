@@ -41,6 +41,8 @@ export interface HistoryEntry {
   name: string;
   state: string;
   reason: string | null;
+  /** Run id of the job the entry belongs to; null for workers (and entries older than run ids). */
+  run: number | null;
 }
 
 export const attemptHistoryName = (task: string, attempt: number): string => `${task}#${attempt}`;

@@ -13,11 +13,12 @@
  *   across transactions (`keepWrites`) until a COMMIT succeeds.
  */
 import type { Endpoint } from '../../model/types.js';
+import type { ArchivedRun } from './archive.js';
 import type { HistoryEntry } from './events.js';
 
 export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;
 
-export interface Mark { undo: number; history: number; events: number }
+export interface Mark { undo: number; history: number; events: number; archived: number }
 
 export class Journal {
   depth = 0;
@@ -36,11 +37,13 @@ export class Journal {
   /** Last value of endpoints removed in this transaction, for their `removed` events. */
   readonly removedEndpoints = new Map<string, Endpoint>();
   history: Omit<HistoryEntry, 'id'>[] = [];
+  /** Runs to write to the archive (archive.ts), in order. */
+  archived: ArchivedRun[] = [];
   events: EventKey[] = [];
   private readonly eventSet = new Set<EventKey>();
 
   mark(): Mark {
-    return { undo: this.undo.length, history: this.history.length, events: this.events.length };
+    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length };
   }
 
   /** Undo memory changes made since `mark` (newest first) and forget their history/events. */
@@ -48,6 +51,7 @@ export class Journal {
     for (let i = this.undo.length - 1; i >= mark.undo; i--) this.undo[i]!();
     this.undo.length = mark.undo;
     this.history.length = mark.history;
+    this.archived.length = mark.archived;
     for (let i = mark.events; i < this.events.length; i++) this.eventSet.delete(this.events[i]!);
     this.events.length = mark.events;
   }
@@ -60,7 +64,7 @@ export class Journal {
 
   get hasWrites(): boolean {
     return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
-      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length > 0;
+      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length > 0;
   }
 
   /**
@@ -82,6 +86,7 @@ export class Journal {
     this.dirtyEndpoints.clear(); this.dirtyMeta.clear(); this.deletedTasks.clear(); this.deletedJobs.clear();
     this.removedEndpoints.clear();
     this.history = [];
+    this.archived = [];
     this.events = [];
     this.eventSet.clear();
   }

@@ -14,6 +14,7 @@ import { isActiveTaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 import { attemptHistoryName } from './events.js';
 import type { Journal } from './journal.js';
+import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey } from './keys.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
 
@@ -117,8 +118,14 @@ export class ClusterModel {
     else this.active.delete(task.id);
   }
 
-  private history(kind: 'job' | 'task' | 'attempt' | 'worker', name: string, state: string, reason: string | null): void {
-    this.journal.history.push({ time: this.now(), kind, name, state, reason });
+  private history(kind: 'job' | 'task' | 'attempt' | 'worker', name: string, state: string, reason: string | null, run: number | null): void {
+    this.journal.history.push({ time: this.now(), kind, name, state, reason, run });
+  }
+
+  /** Run id of the job a task belongs to (null when the job is unknown). */
+  private runOfTask(taskId: string): number | null {
+    const task = this.tasks.get(taskId);
+    return (task && this.jobs.get(task.job)?.job.run) ?? null;
   }
 
   // ---- primitives ----
@@ -130,7 +137,7 @@ export class ClusterModel {
     j.dirtyJobs.add(job.name);
     j.event(`job:${job.name}`);
     for (const t of tasks) { j.dirtyTasks.add(t.id); j.event(`task:${t.id}`); }
-    this.history('job', job.name, job.state, 'submitted');
+    this.history('job', job.name, job.state, 'submitted', job.run);
     return entry;
   }
 
@@ -164,10 +171,15 @@ export class ClusterModel {
     });
   }
 
+  /** Queue an archived run for writing (archive.ts); the job's rows are removed separately. */
+  archiveRun(entry: ArchivedRun): void {
+    this.journal.archived.push(entry);
+  }
+
   patchJob(job: Job, patch: Partial<Job>, persist = true): void {
     if (patch.state !== undefined && patch.state !== job.state) {
       assertJobTransition(job.name, job.state, patch.state);
-      if (persist) this.history('job', job.name, patch.state, patch.reason ?? job.reason);
+      if (persist) this.history('job', job.name, patch.state, patch.reason ?? job.reason, job.run);
     }
     const prev = pick(job, patch);
     Object.assign(job, patch);
@@ -181,7 +193,7 @@ export class ClusterModel {
     const changes = patch.state !== undefined && patch.state !== from;
     if (changes) {
       assertTaskTransition(task.id, from, patch.state!);
-      this.history('task', task.id, patch.state!, patch.reason ?? task.reason);
+      this.history('task', task.id, patch.state!, patch.reason ?? task.reason, this.runOfTask(task.id));
     }
     const prev = pick(task, patch);
     Object.assign(task, patch);
@@ -199,12 +211,12 @@ export class ClusterModel {
     this.indexAttempt(a);
     this.journal.undo.push(() => { this.attempts.get(a.task)!.length = a.attempt; });
     this.touchAttempt(a);
-    this.history('attempt', attemptHistoryName(a.task, a.attempt), a.state, `on ${a.workerId}`);
+    this.history('attempt', attemptHistoryName(a.task, a.attempt), a.state, `on ${a.workerId}`, this.runOfTask(a.task));
   }
 
   patchAttempt(a: Attempt, patch: Partial<Attempt>): void {
     if (patch.state !== undefined && patch.state !== a.state) {
-      this.history('attempt', attemptHistoryName(a.task, a.attempt), patch.state, patch.reason ?? a.reason);
+      this.history('attempt', attemptHistoryName(a.task, a.attempt), patch.state, patch.reason ?? a.reason, this.runOfTask(a.task));
     }
     const prev = pick(a, patch);
     Object.assign(a, patch);
@@ -220,7 +232,7 @@ export class ClusterModel {
 
   putWorker(w: Worker): void {
     const old = this.workers.get(w.id);
-    if (old?.state !== w.state) this.history('worker', w.id, w.state, null);
+    if (old?.state !== w.state) this.history('worker', w.id, w.state, null, null);
     this.workers.set(w.id, w);
     this.journal.undo.push(() => (old ? this.workers.set(w.id, old) : this.workers.delete(w.id)));
     this.journal.dirtyWorkers.add(w.id);

@@ -9,6 +9,7 @@ import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerS
 import type { HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
+import { RunArchive } from './archive.js';
 import type { ClusterModel } from './model.js';
 
 type Row = unknown[];
@@ -19,7 +20,7 @@ const optStr = (v: unknown): string | null => (v === null ? null : (v as string)
 const parseDevices = (v: unknown): number[] => (typeof v === 'string' && v !== '' ? v.split(',').map(Number) : []);
 
 const SQL = {
-  upsertJob: 'INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertJob: 'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
   upsertTask: 'INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
@@ -30,14 +31,18 @@ const SQL = {
   deleteEndpoint: 'DELETE FROM endpoints WHERE task = ? AND name = ?',
   deleteEndpointsOf: 'DELETE FROM endpoints WHERE task = ?',
   upsertMeta: 'INSERT OR REPLACE INTO meta VALUES (?,?)',
-  insertEvent: 'INSERT INTO events (time, kind, name, state, reason) VALUES (?,?,?,?,?)',
-  history: 'SELECT id, time, kind, name, state, reason FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR (name >= ? AND name < ?)) AND id > ? ORDER BY id LIMIT ?',
+  insertEvent: 'INSERT INTO events (time, kind, name, state, reason, run) VALUES (?,?,?,?,?,?)',
+  // Events of archived runs are left out: they belong to `NAME@RUN`, not to the name's latest run.
+  history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR (name >= ? AND name < ?)) AND id > ? AND (run IS NULL OR run NOT IN (SELECT run FROM runs)) ORDER BY id LIMIT ?',
 } as const;
 
 export class Persistence {
   private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+  readonly archive: RunArchive;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(private readonly db: DatabaseSync) {
+    this.archive = new RunArchive(db);
+  }
 
   private stmt(name: keyof typeof SQL): StatementSync {
     let s = this.cache.get(name);
@@ -59,11 +64,11 @@ export class Persistence {
   load(model: ClusterModel): void {
     for (const [k, v] of this.rows('SELECT key, value FROM meta')) model.meta.set(k as string, v as string);
     const specs = new Map<string, JobSpec>();
-    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks FROM jobs')) {
+    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run FROM jobs')) {
       const spec = JSON.parse(r[3] as string) as JobSpec;
       specs.set(r[0] as string, spec);
       model.indexJob({
-        name: r[0] as string, spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
+        name: r[0] as string, run: num(r[12]), spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
         seq: num(r[6]), state: r[7] as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
       }, []);
     }
@@ -128,12 +133,13 @@ export class Persistence {
       const value = model.meta.get(key);
       if (value !== undefined) this.run('upsertMeta', key, value);
     }
-    for (const h of j.history) this.run('insertEvent', h.time, h.kind, h.name, h.state, h.reason);
+    for (const entry of j.archived) this.archive.insert(entry);
+    for (const h of j.history) this.run('insertEvent', h.time, h.kind, h.name, h.state, h.reason, h.run);
   }
 
   private writeJob(j: Job): void {
     this.run('upsertJob', j.name, j.parent, j.depth, JSON.stringify(j.spec), j.submittedAt, j.rootSubmittedAt, j.seq, j.state, j.reason,
-      j.startedAt, j.finishedAt, j.failedTasks);
+      j.startedAt, j.finishedAt, j.failedTasks, j.run);
   }
 
   private writeTask(t: Task): void {

@@ -7,7 +7,9 @@
  * - The database runs in WAL mode with synchronous=FULL: once COMMIT returns, the change
  *   survives a crash or power loss (an acknowledged submit is durable).
  * - Rows mirror the in-memory objects one to one (see persist.ts); `events` is an append-only
- *   history of state changes used by `iris status`.
+ *   history of state changes (each row tagged with its job's run).
+ * - `runs` is the archive of job runs that a new submission of their name replaced: indexed
+ *   columns for `iris history` filters plus one JSON record of the run (archive.ts).
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
@@ -91,6 +93,31 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN cpu_seconds REAL;
   ALTER TABLE attempts ADD COLUMN peak_memory_bytes INTEGER;
+  `,
+  // 5: run ids and the run archive (archive.ts). Jobs already stored get run ids in submission
+  // order; `meta.run` is the last run id handed out. Events carry the run of their job (NULL
+  // for workers and for events written before this migration).
+  `
+  ALTER TABLE jobs ADD COLUMN run INTEGER NOT NULL DEFAULT 0;
+  UPDATE jobs SET run = numbered.n FROM (SELECT name, ROW_NUMBER() OVER (ORDER BY seq, name) AS n FROM jobs) AS numbered
+    WHERE jobs.name = numbered.name;
+  INSERT OR REPLACE INTO meta (key, value) SELECT 'run', CAST(COUNT(*) AS TEXT) FROM jobs;
+  ALTER TABLE events ADD COLUMN run INTEGER;
+  CREATE INDEX events_by_run ON events (run);
+  CREATE TABLE runs (
+    run INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    user TEXT NOT NULL,
+    state TEXT NOT NULL,
+    submitted_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX runs_by_name ON runs (name, run);
+  CREATE INDEX runs_by_user ON runs (user, run);
+  CREATE INDEX runs_by_state ON runs (state, run);
+  CREATE INDEX runs_by_finished ON runs (finished_at);
   `,
 ];
 

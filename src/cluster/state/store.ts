@@ -35,8 +35,10 @@ import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { checkVersion, migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
+import { guardedReader, type ArchiveReader } from './archive.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
+export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -327,6 +329,15 @@ export class ClusterStore {
     return prefix === undefined ? all : all.filter((e) => e.name.startsWith(prefix));
   }
 
+  /**
+   * The run archive (archive.ts): runs that a new submission of their name replaced, read with
+   * SQL (nothing of it is held in memory). While the disk is full and the database cannot be
+   * read, its reads answer as if it were empty.
+   */
+  get archive(): ArchiveReader {
+    return guardedReader(this.persistence.archive, () => this.problem !== null);
+  }
+
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
     try {
@@ -359,9 +370,11 @@ export class ClusterStore {
   /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
   submit(spec: JobSpec): Job {
     return this.transaction(() => {
-      const { job, tasks, replaces, nextSeq } = prepareSubmit(this.model, spec, this.model.now());
+      const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(this.model, spec, this.model.now());
+      for (const entry of archive) this.model.archiveRun(entry);
       for (const name of replaces) this.model.removeJob(name);
       this.model.putMeta('seq', String(nextSeq));
+      this.model.putMeta('run', String(nextRun));
       return this.model.addJob(job, tasks).job;
     }, true);
   }

@@ -2,7 +2,10 @@
  * Submission rules: which names may be (re)used, how a job and its tasks are built.
  *
  * - A name held by a non-final job is refused (conflict). A final job of the same name is
- *   replaced together with its subtree (rows deleted; log files are not the store's concern).
+ *   replaced together with its subtree: each job of it leaves the live model and is archived as
+ *   a run (archive.ts), with its tasks and attempts; nothing of it is lost.
+ * - Every job gets a new run id from the persisted counter `meta.run` (the last id handed out):
+ *   1, 2, 3, … over the cluster's life, children included; ids are never reused.
  * - A known parent in a final state refuses new children; an unknown parent is allowed
  *   (orphan, its own tree root for ordering).
  * - `seq` values come from the persisted counter `meta.seq` (the last value handed out): the
@@ -13,12 +16,17 @@ import { jobDepth, parentJob, parseJobName, taskName } from '../../model/names.j
 import { isFinalJobState } from '../../model/states.js';
 import type { Job, JobSpec, Task } from '../../model/types.js';
 import type { ClusterModel } from './model.js';
+import type { ArchivedRun } from './archive.js';
 
 export interface PreparedSubmit {
   job: Job;
   tasks: Task[];
-  /** Existing jobs (a finished job of the same name and its subtree) to delete first. */
+  /** Existing jobs (a finished job of the same name and its subtree) to archive and remove first. */
   replaces: string[];
+  /** The archived runs of `replaces`, in the same order. */
+  archive: ArchivedRun[];
+  /** New value of the `run` counter. */
+  nextRun: number;
   /** New value of the `seq` counter. */
   nextSeq: number;
 }
@@ -63,8 +71,9 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   if (parent && isFinalJobState(parent.state)) throw conflict(`parent job ${parent.name} has ended (${parent.state})`);
 
   const base = Number(model.meta.get('seq') ?? '0');
+  const run = Number(model.meta.get('run') ?? '0') + 1;
   const job: Job = {
-    name, spec, depth: jobDepth(name), parent: parentName, submittedAt: now,
+    name, run, spec, depth: jobDepth(name), parent: parentName, submittedAt: now,
     rootSubmittedAt: parent ? parent.rootSubmittedAt : now, seq: base + 1, state: 'PENDING', reason: null,
     startedAt: null, finishedAt: null, failedTasks: 0,
   };
@@ -75,5 +84,16 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
       failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null,
     });
   }
-  return { job, tasks, replaces, nextSeq: base + 1 + spec.replicas };
+  return { job, tasks, replaces, archive: replaces.map((n) => archivedRun(model, n)), nextSeq: base + 1 + spec.replicas, nextRun: run };
+}
+
+/** The archive record of a live job: the job, its tasks, their attempts and its children's runs. */
+export function archivedRun(model: ClusterModel, name: string): ArchivedRun {
+  const entry = model.jobs.get(name)!;
+  return {
+    job: entry.job,
+    tasks: [...entry.tasks],
+    attempts: entry.tasks.map((t) => (model.attempts.get(t.id) ?? []).filter((a) => a !== undefined)),
+    children: [...(model.children.get(name) ?? [])].map((child) => model.jobs.get(child)!.job.run),
+  };
 }

@@ -22,7 +22,7 @@ describe('an attempt whose log fills the disk (real tmpfs)', () => {
     store.submit(spec('/flood', { command: ['sh', '-c', 'seq 1 400000; while true; do echo more; sleep 0.01; done'], maxRetries: 1 }));
     controller.start();
     await until(() => store.task('/flood/task-0')!.failures === 1);
-    const reason = `no space left on ${logPathFor(fs.dir, '/flood/task-0', 0)}`;
+    const reason = `no space left on ${logPathFor(fs.dir, store.job('/flood')!, 0, 0)}`;
     expect(store.attempt('/flood/task-0', 0)).toMatchObject({ state: 'FAILED', reason });
     expect(store.task('/flood/task-0')!.reason).toBe(`retrying after ${reason}`);
     await until(() => runtime.running().length === 0 || store.job('/flood')!.state === 'FAILED');

@@ -23,7 +23,7 @@ function job(name: string, o: Partial<JobSpec> = {}, device: DeviceRequest | nul
     resources: { cpuMillis: 1000, memoryBytes: 8 * GiB, device }, constraints: [], coschedule: null,
     maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 100, timeoutMs: null, schedulingTimeoutMs: null, ...o,
   };
-  return { name, spec, depth: 1, parent: null, submittedAt: 0, rootSubmittedAt: 0, seq: 0, state: 'RUNNING', reason: null, startedAt: 0, finishedAt: null, failedTasks: 0 };
+  return { name, run: 7, spec, depth: 1, parent: null, submittedAt: 0, rootSubmittedAt: 0, seq: 0, state: 'RUNNING', reason: null, startedAt: 0, finishedAt: null, failedTasks: 0 };
 }
 
 function task(j: Job, index: number): Task {
@@ -61,6 +61,7 @@ describe('buildLaunch: processes (unchanged contract)', () => {
       LR: '0.1',
       IRIS_CLUSTER_ID: 'c-1',
       IRIS_JOB_ID: '/train',
+      IRIS_RUN_ID: '7',
       IRIS_TASK_ID: '/train/task-1',
       IRIS_TASK_INDEX: '1',
       IRIS_NUM_TASKS: '3',

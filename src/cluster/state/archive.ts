@@ -1,0 +1,152 @@
+/**
+ * The run archive: job runs that a new submission of their name replaced, kept in the `runs`
+ * table (schema.ts migration 5) instead of being deleted.
+ *
+ * Guarantees:
+ * - A run is archived whole: the job as it ended, its tasks and every attempt (log paths and
+ *   measured usage included) in one JSON record, plus the runs of its children archived with it.
+ *   Its state-change events stay in `events`, tagged with the run id.
+ * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
+ *   on indexed columns (`run` primary key; `name`, `user`, `state`, `finished_at` indexes), with a limit.
+ * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
+ *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row
+ *   and events (its log directory, which the record's attempts name, is the caller's to
+ *   delete), so retention can work by run id.
+ * - A run archived while the disk is full waits in the store's journal with the rest of that
+ *   change, and is readable here once it has been written.
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { JobState } from '../../model/states.js';
+import type { Attempt, Job, Task } from '../../model/types.js';
+import type { HistoryEntry } from './events.js';
+
+/** One archived run of a job, as stored in its record. */
+export interface ArchivedRun {
+  job: Job;
+  /** By task index. */
+  tasks: Task[];
+  /** Attempts of each task (same index as `tasks`), by attempt number. */
+  attempts: Attempt[][];
+  /** Run ids of the job's children that were archived with it. */
+  children: number[];
+}
+
+/** What `list` filters on; every field optional. */
+export interface RunFilter {
+  /** Job name prefix: the name itself and everything below it. */
+  prefix?: string;
+  user?: string;
+  states?: readonly JobState[];
+  /** Runs still active at or after this time (epoch ms): finished at or after it. */
+  since?: number;
+  /** Runs submitted at or before this time (epoch ms). */
+  until?: number;
+  /** Most runs to return (newest runs first). */
+  limit: number;
+}
+
+const SQL = {
+  insert: 'INSERT OR REPLACE INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES (?,?,?,?,?,?,?,?)',
+  get: 'SELECT record FROM runs WHERE run = ?',
+  runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
+  remove: 'DELETE FROM runs WHERE run = ?',
+  removeEvents: 'DELETE FROM events WHERE run = ?',
+  history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
+} as const;
+
+/** The reads of the archive. */
+export interface ArchiveReader {
+  /** An archived run by id, or null (also for the run of a live job). */
+  get(run: number): ArchivedRun | null;
+  /** Archived run ids of exactly this job name, oldest first (the live job's run is not among them). */
+  runsOf(name: string): number[];
+  list(filter: RunFilter): ArchivedRun[];
+  /** The state-change history of one run (its job, tasks and attempts; live or archived), oldest first. */
+  history(run: number): HistoryEntry[];
+}
+
+/** `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk). */
+export function guardedReader(reader: ArchiveReader, unreadable: () => boolean): ArchiveReader {
+  const guard = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (unreadable()) return fallback;
+      throw error;
+    }
+  };
+  return {
+    get: (run) => guard(() => reader.get(run), null),
+    runsOf: (name) => guard(() => reader.runsOf(name), []),
+    list: (filter) => guard(() => reader.list(filter), []),
+    history: (run) => guard(() => reader.history(run), []),
+  };
+}
+
+export class RunArchive implements ArchiveReader {
+  private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+
+  constructor(private readonly db: DatabaseSync) {}
+
+  private stmt(name: keyof typeof SQL): StatementSync {
+    let s = this.cache.get(name);
+    if (!s) this.cache.set(name, (s = this.db.prepare(SQL[name])));
+    return s;
+  }
+
+  /** Write one archived run; the caller holds the transaction. */
+  insert(entry: ArchivedRun): void {
+    const { job } = entry;
+    this.stmt('insert').run(job.run, job.name, job.spec.user, job.state, job.submittedAt, job.startedAt, job.finishedAt, JSON.stringify(entry));
+  }
+
+  get(run: number): ArchivedRun | null {
+    const row = this.stmt('get').get(run) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as ArchivedRun) : null;
+  }
+
+  runsOf(name: string): number[] {
+    return (this.stmt('runsOf').all(name) as { run: number }[]).map((r) => r.run);
+  }
+
+  /** Archived runs matching `filter`, newest run first, at most `filter.limit`. */
+  list(filter: RunFilter): ArchivedRun[] {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (filter.prefix !== undefined) {
+      where.push('(name = ? OR (name >= ? AND name < ?))');
+      params.push(filter.prefix, filter.prefix + '/', filter.prefix + '0');
+    }
+    if (filter.user !== undefined) {
+      where.push('user = ?');
+      params.push(filter.user);
+    }
+    if (filter.states !== undefined && filter.states.length > 0) {
+      where.push(`state IN (${filter.states.map(() => '?').join(',')})`);
+      params.push(...filter.states);
+    }
+    if (filter.since !== undefined) {
+      where.push('finished_at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push('submitted_at <= ?');
+      params.push(filter.until);
+    }
+    const sql = `SELECT record FROM runs${where.length > 0 ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY run DESC LIMIT ?`;
+    params.push(filter.limit);
+    const rows = this.db.prepare(sql).all(...params) as { record: string }[];
+    return rows.map((row) => JSON.parse(row.record) as ArchivedRun);
+  }
+
+  history(run: number): HistoryEntry[] {
+    const s = this.stmt('history');
+    return s.all(run) as unknown as HistoryEntry[];
+  }
+
+  /** Delete an archived run's row and its events (retention); its logs are the caller's to delete. */
+  remove(run: number): void {
+    this.stmt('remove').run(run);
+    this.stmt('removeEvents').run(run);
+  }
+}

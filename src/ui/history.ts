@@ -1,0 +1,72 @@
+/**
+ * `iris history` (like sacct): one line per run, or with `attempts` one line per attempt, with
+ * its run id, name, user, state, start, end, elapsed time, exit code (a death by signal N shows
+ * as `137 (SIGKILL)`), measured CPU time and peak memory (`-` when not measured) and reason. A
+ * run's CPU is the sum over its attempts and its memory the highest peak of any attempt.
+ */
+import { constants } from 'node:os';
+import type { RunInfo } from '../api/types.js';
+import { formatBytes } from '../model/resources.js';
+import { formatDateTime, formatDuration, formatSpan } from './format.js';
+import { renderTable, type Column } from './table.js';
+
+const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+
+/** `0`, `3`, `137 (SIGKILL)`; `-` when there is none. */
+export function formatExit(code: number | null): string {
+  if (code === null) return '-';
+  const signal = code > 128 ? SIGNALS.get(code - 128) : undefined;
+  return signal ? `${code} (${signal})` : String(code);
+}
+
+/** CPU seconds as a duration (`4m05s`, `850ms`); `-` when not measured. */
+export function formatCpuTime(seconds: number | null): string {
+  return seconds === null ? '-' : formatDuration(Math.round(seconds * 1000));
+}
+
+const memory = (bytes: number | null) => (bytes === null ? '-' : formatBytes(bytes));
+
+interface Row {
+  run: number;
+  name: string;
+  user: string;
+  state: string;
+  start: number | null;
+  end: number | null;
+  exit: number | null;
+  cpu: number | null;
+  mem: number | null;
+  reason: string | null;
+}
+
+function runRows(runs: readonly RunInfo[]): Row[] {
+  return runs.map((r) => ({
+    run: r.run, name: r.name, user: r.user, state: r.state, start: r.startedAt, end: r.finishedAt, exit: r.exitCode,
+    cpu: r.cpuSeconds, mem: r.peakMemoryBytes, reason: r.reason,
+  }));
+}
+
+function attemptRows(runs: readonly RunInfo[]): Row[] {
+  return runs.flatMap((r) => r.attempts.map((a) => ({
+    run: r.run, name: `${a.task}[${a.attempt}]`, user: r.user, state: a.state, start: a.startedAt, end: a.finishedAt,
+    exit: a.exitCode, cpu: a.cpuSeconds, mem: a.peakMemoryBytes, reason: a.reason,
+  })));
+}
+
+export function renderHistory(runs: readonly RunInfo[], options: { attempts: boolean; now: number }): string {
+  const { now } = options;
+  const columns: Column<Row>[] = [
+    { header: 'RUN', value: (r) => String(r.run), right: true },
+    { header: options.attempts ? 'TASK[ATTEMPT]' : 'NAME', value: (r) => r.name },
+    { header: 'USER', value: (r) => r.user },
+    { header: 'STATE', value: (r) => r.state },
+    { header: 'START', value: (r) => formatDateTime(r.start) },
+    { header: 'END', value: (r) => formatDateTime(r.end) },
+    { header: 'ELAPSED', value: (r) => formatSpan(r.start, r.end, now) },
+    { header: 'EXIT', value: (r) => formatExit(r.exit), right: true },
+    { header: 'CPU', value: (r) => formatCpuTime(r.cpu), right: true },
+    { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
+    { header: 'REASON', value: (r) => r.reason ?? '' },
+  ];
+  return renderTable(options.attempts ? attemptRows(runs) : runRows(runs), columns, options.attempts ? 'no attempts' : 'no runs');
+}
