@@ -28,6 +28,8 @@ export { DEFAULT_DEADLOCK_GRACE_MS } from '../cluster/scheduler/placement/deadlo
 export const DEFAULT_MAX_PREEMPTIONS = 100;
 /** `log-limit`: bytes of output per attempt after which its log is cut. */
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 ** 3;
+/** `retention`: finished runs older than this are pruned with their logs (7 days). */
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 
 /** A configured worker that leaves out `cpu` gets one core. */
 export const DEFAULT_WORKER_CPU_MILLIS = 1000;

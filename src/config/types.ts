@@ -41,4 +41,6 @@ export interface IrisConfig {
   deadlockGraceMs: number;
   /** `log-limit`: bytes of output per attempt after which its log is cut with a marker line. */
   logLimitBytes: number;
+  /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
+  retentionMs: number | null;
 }

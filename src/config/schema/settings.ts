@@ -75,6 +75,14 @@ export const timeLimit = parseWith<number, string | number>((value) => {
   return ms;
 });
 
+/** `retention:` a duration longer than 0, or `never` (null: finished runs are kept until pruned by hand). */
+export const retention = parseWith<number | null, string | number>((value) => {
+  if (value === 'never') return null;
+  const ms = durationMs(value, 'retention');
+  if (ms <= 0) throw invalid(`invalid retention ${describeValue(value)}: must be longer than 0, or never`, 'for example retention: 7d');
+  return ms;
+});
+
 /** The longest `stop-grace`: a task that ignores SIGTERM is killed after at most a day. */
 export const MAX_STOP_GRACE_MS = 86_400_000;
 

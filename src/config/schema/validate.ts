@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
-import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_RETENTION_MS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { containerUser, home, image, network, queue, quotas, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { containerUser, home, image, network, queue, quotas, retention, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -26,6 +26,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
         'time-limit': timeLimit.nullish(),
         'log-limit': byteSize('log-limit').nullish(),
+        retention: retention.optional(),
         queue,
         runtime: runtimeKind.nullish(),
         image: image.nullish(),
@@ -56,6 +57,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           runtime: runtime(ctx, file),
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
+          retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
         }),
       ),
     );
