@@ -46,6 +46,7 @@ const SQL = {
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
+  finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
 } as const;
 
@@ -104,6 +105,11 @@ export class RunArchive {
     params.push(filter.limit);
     const rows = this.db.prepare(sql).all(...params) as { record: string }[];
     return rows.map((row) => JSON.parse(row.record) as ArchivedRun);
+  }
+
+  /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */
+  finishedBefore(cutoff: number, limit: number): ArchivedRun[] {
+    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map((row) => JSON.parse(row.record) as ArchivedRun);
   }
 
   /** Delete an archived run's row and its events (retention); its logs are the caller's to delete. */

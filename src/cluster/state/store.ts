@@ -36,9 +36,11 @@ import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import type { ArchivedRun, RunFilter } from './archive.js';
+import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, RunFilter } from './archive.js';
+export type { PruneOptions, PrunedRun } from './retention.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -329,6 +331,14 @@ export class ClusterStore {
   /** State-change history of one run (job, tasks, attempts), live or archived. */
   runHistory(run: number): HistoryEntry[] {
     return this.readArchive(() => this.persistence.runHistory(run), []);
+  }
+
+  /**
+   * Retention (retention.ts): the runs that ended before `cutoff` — whole live trees and archived
+   * runs — removed with their events unless `dryRun`. Their log files are the caller's to delete.
+   */
+  prune(cutoff: number, options: PruneOptions): PrunedRun[] {
+    return this.transaction(() => pruneRuns(this.model, this.persistence.archive, cutoff, options));
   }
 
   /** While the disk is full the database may not be readable: the fallback answers then. */
