@@ -1,10 +1,12 @@
 /**
- * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, wait). Like the submit
+ * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, wait, prune). Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
 import { expecting } from './request-schema.js';
-import { parseOrThrow } from '../model/schema-errors.js';
+import { describeValue, parseOrThrow } from '../model/schema-errors.js';
+import { invalid, relabel } from '../model/errors.js';
+import { parseDuration } from '../model/duration.js';
 
 const NON_EMPTY = 'is required and must be a non-empty string';
 
@@ -55,14 +57,34 @@ export const WaitRequestSchema = body('wait', {
     .describe('Longest time to wait (`30s`, `10m`, `1h30m`); the answer then has `done: false`. Default: until the jobs end.'),
 });
 
+export const PruneRequestSchema = body('prune', {
+  olderThan: z
+    .string({ error: expecting('a duration such as "7d"') })
+    .optional()
+    .describe('Prune runs that ended longer ago than this (`7d`, `36h`). Default: the cluster\'s `retention` setting.'),
+  dryRun: z
+    .boolean({ error: expecting('true or false') })
+    .optional()
+    .describe('Only list what would be pruned, and the log bytes it would free.'),
+});
+
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
+export type PruneRequest = z.infer<typeof PruneRequestSchema>;
 
 export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
 export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
 export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
 export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });
+/** The age of a prune request (`olderThan`), in ms: a duration longer than 0. `label` names it in errors (`--older-than` in the CLI). */
+export function pruneAgeMs(value: string, label: string): number {
+  const ms = relabel(label, () => parseDuration(value));
+  if (ms <= 0) throw invalid(`${label}: must be longer than 0 (got ${describeValue(value)})`, 'for example 7d or 36h');
+  return ms;
+}
+
+export const parsePruneRequest = (value: unknown): PruneRequest => parseOrThrow(PruneRequestSchema, value, { style: 'body' });

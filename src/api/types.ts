@@ -15,7 +15,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export type { SubmitRequest } from './submit-request.js';
 
 /** The wait body (POST /v1/wait): its schema lives in requests.ts (zod). */
-export type { WaitRequest } from './requests.js';
+export type { PruneRequest, WaitRequest } from './requests.js';
 
 /** POST /v1/wait: whether the jobs ended (false: the timeout passed first) and the jobs as they are now. */
 export interface WaitResponse {
@@ -146,6 +146,18 @@ export interface JobDetail extends JobSummary, JobRules {
 export interface CancelResponse {
   cancelled: string[];
   alreadyEnded: { name: string; state: JobState }[];
+}
+
+/** POST /v1/prune: the runs pruned (or, with dryRun, that would be) and the log bytes freed. */
+export interface PruneResponse {
+  /** Runs that ended before this instant (epoch ms) were pruned. */
+  cutoff: number;
+  dryRun: boolean;
+  runs: { name: string; run: number; state: JobState; finishedAt: number | null }[];
+  /** Bytes of log files removed (or that would be). */
+  logBytes: number;
+  /** Log files that could not be removed (path: error code); their runs are gone from the store all the same. */
+  logErrors: string[];
 }
 
 export interface WorkerInfo {

@@ -15,7 +15,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -182,6 +182,10 @@ export class SocketClient implements IrisClient {
 
   resume(worker: string): Promise<WorkerInfo> {
     return this.call<WorkerInfo>('POST', '/v1/workers/resume', { name: worker });
+  }
+
+  prune(request: PruneRequest): Promise<PruneResponse> {
+    return this.call<PruneResponse>('POST', '/v1/prune', request);
   }
 
   endpoints(prefix?: string): Promise<EndpointInfo[]> {

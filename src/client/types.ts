@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -28,6 +28,8 @@ export interface IrisClient {
   drain(worker: string): Promise<WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<WorkerInfo>;
+  /** Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their logs. */
+  prune(request: PruneRequest): Promise<PruneResponse>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;
   registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */

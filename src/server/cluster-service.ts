@@ -7,7 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -44,6 +44,8 @@ export interface ClusterService {
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
+  /** Retention: prune runs that ended longer ago than `olderThanMs` (default: the config's `retention`), with their logs. */
+  prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse>;
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch>;
   /**
    * Answers when the jobs and their subtrees have ended (`any`: one of them), or with

@@ -4,9 +4,11 @@
  * container engine answers for image jobs (I/O, so here), writes through the store, and turns
  * the store's stop orders into runtime stops via the controller.
  */
+import path from 'node:path';
+import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -40,6 +42,8 @@ export interface ServiceContext {
   defaults: Omit<AdmissionDefaults, 'user' | 'cwd'>;
   /** Resolves when a container engine answers; rejects with an IrisError saying how to start one. */
   requireContainerEngine?: () => Promise<void>;
+  /** The config's `retention` (ms): the default age of `prune`; null (`never`) or absent: none. */
+  retentionMs?: number | null;
 }
 
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
@@ -47,6 +51,9 @@ export type ControllerPort = Pick<
   Controller,
   'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'waitingHolds' | 'waits'
 >;
+
+/** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
+export const PRUNE_BATCH = 5_000;
 
 export class ControllerService implements ClusterService {
   constructor(
@@ -214,6 +221,22 @@ export class ControllerService implements ClusterService {
     if (!identity || !job) return null;
     const container = { user: job.spec.containerUser ?? null, network: job.spec.network ?? null };
     return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, container };
+  }
+
+  /**
+   * Retention: removes the runs that ended longer ago than `olderThanMs` (default: the config's
+   * `retention`) with their events and log files (state/retention.ts, controller/prune.ts). Trees
+   * with an attempt still stopping stay for a later prune.
+   */
+  async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse> {
+    const age = request.olderThanMs ?? this.ctx.retentionMs ?? null;
+    if (age === null) throw invalid('no retention is configured (retention: never)', 'give the age to prune at, e.g. `iris prune --older-than 30d`');
+    const cutoff = (this.ctx.now ?? Date.now)() - age;
+    const busy = new Set(this.controller.held().map((held) => held.job));
+    const dryRun = request.dryRun === true;
+    const runs = this.store.prune(cutoff, { busy: (job) => busy.has(job), dryRun, limit: PRUNE_BATCH });
+    const logs = await removeRunLogs(path.join(this.ctx.home, 'logs'), runs.flatMap((run) => run.logPaths), dryRun);
+    return { cutoff, dryRun, runs: runs.map(({ logPaths: _, ...run }) => run), logBytes: logs.bytes, logErrors: logs.errors };
   }
 
   logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {

@@ -36,6 +36,8 @@ import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
 import { exitOutcome } from '../cluster/controller/supervisor.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
+import { formatDuration } from '../model/duration.js';
+import { formatBytes } from '../model/resources.js';
 
 export interface RunClusterOptions {
   home: string;
@@ -174,14 +176,17 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       image: defaultImage(config.runtime),
     },
     requireContainerEngine: containerEngineCheck(),
+    retentionMs: config.retentionMs,
     requestStop: async () => {
       setImmediate(() => void stop());
     },
   });
   const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion() });
   const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion() });
+  const retention = startRetention(service, config.retentionMs, log);
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      retention.stop();
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
       await Promise.all([server.close(), taskDoor.close()]);
@@ -201,7 +206,39 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     throw error;
   }
   controller.start();
+  retention.start();
   options.onReady?.({ socket: socketPath, pid: process.pid });
   if (options.signal?.aborted) void stop();
   await stopped;
+}
+
+/** How often the cluster prunes runs older than its `retention` (also once at start). */
+export const PRUNE_INTERVAL_MS = 3_600_000;
+
+/** Automatic retention: a prune at start and every hour, logged when it removed something; none with `retention: never`. */
+function startRetention(service: ControllerService, retentionMs: number | null, log: (message: string) => void): { start(): void; stop(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  const prune = (): void => {
+    service.prune({}).then(
+      (result) => {
+        if (result.runs.length > 0) {
+          log(`retention: pruned ${result.runs.length} run(s) that ended more than ${formatDuration(retentionMs!)} ago, freeing ${formatBytes(result.logBytes, { trimZero: true })} of logs`);
+        }
+        for (const error of result.logErrors) log(`retention: could not remove ${error}`);
+      },
+      (error: unknown) => log(`retention: prune failed: ${(error as Error).message}`),
+    );
+  };
+  return {
+    start: () => {
+      if (retentionMs === null) return;
+      prune();
+      timer = setInterval(prune, PRUNE_INTERVAL_MS);
+      timer.unref();
+    },
+    stop: () => {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+    },
+  };
 }

@@ -6,7 +6,7 @@
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
- * tasks. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view) refuse a task caller.
+ * tasks. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -15,7 +15,7 @@ import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResumeRequest, parseWaitRequest } from '../api/requests.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest } from '../api/requests.js';
 import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 
@@ -134,6 +134,7 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/workers/drain', 'draining a worker'],
   ['POST /v1/workers/resume', 'resuming a worker'],
   ['GET /v1/queue', 'the queue view (it shows every user\'s pending jobs)'],
+  ['POST /v1/prune', 'pruning old runs'],
 ]);
 
 /**
@@ -249,6 +250,13 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     POST: async (call, ctx) => {
       const { name } = parseResumeRequest(await call.body());
       return ok(await ctx.service.resume(name));
+    },
+  },
+  '/v1/prune': {
+    POST: async (call, ctx) => {
+      const request = parsePruneRequest(await call.body());
+      const olderThanMs = request.olderThan === undefined ? undefined : pruneAgeMs(request.olderThan, 'olderThan');
+      return ok(await ctx.service.prune({ ...(olderThanMs === undefined ? {} : { olderThanMs }), dryRun: request.dryRun === true }));
     },
   },
   '/v1/endpoints': {

@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -190,6 +190,14 @@ export class FakeService implements ClusterService {
     this.check();
     if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
     return { ...WORKER, state: 'READY' };
+  }
+
+  /** Records the request; answers that nothing was old enough. */
+  readonly prunes: { olderThanMs?: number; dryRun?: boolean }[] = [];
+  async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse> {
+    this.check();
+    this.prunes.push(request);
+    return { cutoff: 0, dryRun: request.dryRun === true, runs: [], logBytes: 0, logErrors: [] };
   }
 
   endpoints(prefix?: string): EndpointInfo[] {

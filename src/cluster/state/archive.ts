@@ -50,6 +50,7 @@ const SQL = {
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
+  finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
 } as const;
@@ -142,6 +143,11 @@ export class RunArchive implements ArchiveReader {
   history(run: number): HistoryEntry[] {
     const s = this.stmt('history');
     return s.all(run) as unknown as HistoryEntry[];
+  }
+
+  /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */
+  finishedBefore(cutoff: number, limit: number): ArchivedRun[] {
+    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map((row) => JSON.parse(row.record) as ArchivedRun);
   }
 
   /** Delete an archived run's row and its events (retention); its logs are the caller's to delete. */

@@ -18,7 +18,7 @@ import type { HistoryEntry } from './events.js';
 
 export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;
 
-export interface Mark { undo: number; history: number; events: number; archived: number }
+export interface Mark { undo: number; history: number; events: number; archived: number; pruned: number }
 
 export class Journal {
   depth = 0;
@@ -39,11 +39,13 @@ export class Journal {
   history: Omit<HistoryEntry, 'id'>[] = [];
   /** Runs to write to the archive (archive.ts), in order. */
   archived: ArchivedRun[] = [];
+  /** Run ids whose archive row and events are deleted (retention), in order. */
+  pruned: number[] = [];
   events: EventKey[] = [];
   private readonly eventSet = new Set<EventKey>();
 
   mark(): Mark {
-    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length };
+    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length, pruned: this.pruned.length };
   }
 
   /** Undo memory changes made since `mark` (newest first) and forget their history/events. */
@@ -52,6 +54,7 @@ export class Journal {
     this.undo.length = mark.undo;
     this.history.length = mark.history;
     this.archived.length = mark.archived;
+    this.pruned.length = mark.pruned;
     for (let i = mark.events; i < this.events.length; i++) this.eventSet.delete(this.events[i]!);
     this.events.length = mark.events;
   }
@@ -64,7 +67,7 @@ export class Journal {
 
   get hasWrites(): boolean {
     return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
-      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length > 0;
+      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length + this.pruned.length > 0;
   }
 
   /**
@@ -87,6 +90,7 @@ export class Journal {
     this.removedEndpoints.clear();
     this.history = [];
     this.archived = [];
+    this.pruned = [];
     this.events = [];
     this.eventSet.clear();
   }

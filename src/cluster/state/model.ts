@@ -171,6 +171,11 @@ export class ClusterModel {
     });
   }
 
+  /** Queue the deletion of a run's archive row and events (retention); a live job's rows are removed with removeJob. */
+  pruneRun(run: number): void {
+    this.journal.pruned.push(run);
+  }
+
   /** Queue an archived run for writing (archive.ts); the job's rows are removed separately. */
   archiveRun(entry: ArchivedRun): void {
     this.journal.archived.push(entry);

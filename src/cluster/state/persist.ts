@@ -134,6 +134,7 @@ export class Persistence {
       if (value !== undefined) this.run('upsertMeta', key, value);
     }
     for (const entry of j.archived) this.archive.insert(entry);
+    for (const run of j.pruned) this.archive.remove(run);
     for (const h of j.history) this.run('insertEvent', h.time, h.kind, h.name, h.state, h.reason, h.run);
   }
 

@@ -39,6 +39,8 @@ import { guardedReader, type ArchiveReader } from './archive.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
+import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
+export type { PruneOptions, PrunedRun } from './retention.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -338,6 +340,14 @@ export class ClusterStore {
     return guardedReader(this.persistence.archive, () => this.problem !== null);
   }
 
+  /**
+   * Retention (retention.ts): the runs that ended before `cutoff` — whole live trees and archived
+   * runs — removed with their events unless `dryRun`. Their log files are the caller's to delete.
+   */
+  prune(cutoff: number, options: PruneOptions): PrunedRun[] {
+    return this.transaction(() => pruneRuns(this.model, this.persistence.archive, cutoff, options));
+  }
+
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
     try {
@@ -452,23 +462,5 @@ export class ClusterStore {
 
   removeEndpointsOf(taskId: string): void {
     this.transaction(() => this.life.removeEndpointsOf(taskId));
-  }
-
-  /** Delete finished root trees that ended before `before`. Returns the number of jobs deleted. */
-  pruneFinished(before: number): number {
-    return this.transaction(() => {
-      let count = 0;
-      for (const entry of [...this.model.jobs.values()]) {
-        const { job } = entry;
-        if (!this.model.jobs.has(job.name)) continue; // went with its tree already
-        if (job.parent !== null && this.model.jobs.has(job.parent)) continue; // not a root of what is known
-        if (job.finishedAt === null || job.finishedAt >= before) continue;
-        const tree = subtreeOf(this.model, job.name);
-        if (tree.some((n) => this.model.jobs.get(n)!.job.finishedAt === null)) continue;
-        for (const n of tree) this.model.removeJob(n);
-        count += tree.length;
-      }
-      return count;
-    });
   }
 }

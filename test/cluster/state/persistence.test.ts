@@ -220,20 +220,4 @@ describe('transactions', () => {
     expect(again.attemptsOf('/r/task-0')).toHaveLength(1);
     again.close();
   });
-
-  it('pruneFinished deletes finished trees that ended before the cutoff', () => {
-    const clock = new Clock();
-    const store = open(clock);
-    store.submit(spec('/old'));
-    store.submit(spec('/old/c'));
-    store.cancel('/old', 'x');
-    store.submit(spec('/live'));
-    clock.tick(100);
-    expect(store.pruneFinished(clock.t)).toBe(2);
-    expect([...store.jobs()].map((j) => j.name)).toEqual(['/live']);
-    store.close();
-    const again = open();
-    expect([...again.jobs()].map((j) => j.name)).toEqual(['/live']);
-    again.close();
-  });
 });
