@@ -118,6 +118,8 @@ export interface TaskInfo {
   preemptions: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** A PENDING task waiting out its retry backoff is placed no earlier than this (epoch ms); else null. */
+  eligibleAt?: number | null;
   attempts: AttemptInfo[];
 }
 
@@ -125,6 +127,10 @@ export interface TaskInfo {
 type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
 
 export interface JobDetail extends JobSummary, JobRules {
+  /** First wait before a failed task's retry (`--retry-backoff`), doubled per failure; null: retried at once. */
+  retryBackoffMs?: number | null;
+  /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */
+  retryBackoffMaxMs?: number | null;
   resources: { cpu: number; memoryBytes: number; device: string };
   taskList: TaskInfo[];
   children: JobSummary[];

@@ -68,7 +68,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): QueueInfo {
-    return queueInfo(this.controller.queueListing(), this.store);
+    return queueInfo(this.controller.queueListing(), this.store, this.now());
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */
@@ -95,15 +95,20 @@ export class ControllerService implements ClusterService {
     };
   }
 
+  private now(): number {
+    return (this.ctx.now ?? Date.now)();
+  }
+
   jobs(filter: JobFilter): JobSummary[] {
     const prefix = filter.prefix ? parseJobName(filter.prefix) : null;
     const states = filter.state && filter.state.length > 0 ? new Set<JobState>(filter.state) : null;
     const out: JobSummary[] = [];
+    const now = this.now();
     for (const job of this.store.jobs()) {
       if (prefix && !isWithin(job.name, prefix)) continue;
       if (states && !states.has(job.state)) continue;
       if (filter.user && job.spec.user !== filter.user) continue;
-      out.push(jobSummary(this.store, job));
+      out.push(jobSummary(this.store, job, now));
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -112,7 +117,7 @@ export class ControllerService implements ClusterService {
     const canonical = parseJobName(name);
     const job = this.store.job(canonical);
     if (!job) throw notFound(`unknown job ${canonical}`, 'list jobs with `iris jobs`');
-    return jobDetail(this.store, job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    return jobDetail(this.store, job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
   }
 
   /** A job that had already ended is reported in `alreadyEnded` and left as it is (not an error). */

@@ -6,8 +6,9 @@
 import type { QueueInfo } from '../api/types.js';
 import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';
+import { jobReason } from './pending-reason.js';
 
-export function queueInfo(state: QueueListing, store: ClusterStore): QueueInfo {
+export function queueInfo(state: QueueListing, store: ClusterStore, now: number): QueueInfo {
   const { policy, queueDepth, reservationDepth } = state;
   const jobs = state.pending.map(({ job: name, pendingTasks }, i) => {
     const job = store.job(name)!;
@@ -19,7 +20,7 @@ export function queueInfo(state: QueueListing, store: ClusterStore): QueueInfo {
       pendingTasks,
       submittedAt: job.submittedAt,
       timeLimitMs: job.spec.timeoutMs,
-      reason: job.reason,
+      reason: jobReason(store, job, store.tasksOf(name), now),
       reservedStart: state.reservations.get(name) ?? null,
     };
   });

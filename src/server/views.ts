@@ -1,13 +1,16 @@
 /** Turns store records into the wire views of src/api/types.ts. Pure reads. */
 import type { ClusterStore } from '../cluster/state/store.js';
-import type { Job, Worker } from '../model/types.js';
+import type { Job, Task, Worker } from '../model/types.js';
+import { retryBackoffCapMs } from '../cluster/state/transitions.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
 import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
+import { jobReason, taskReason } from './pending-reason.js';
 
-export function jobSummary(store: ClusterStore, job: Job): JobSummary {
+/** `now`: the time pending reasons count a retry backoff from (pending-reason.ts). */
+export function jobSummary(store: ClusterStore, job: Job, now: number): JobSummary {
   const byState: Partial<Record<TaskState, number>> = {};
   const tasks = store.tasksOf(job.name);
   for (const task of tasks) byState[task.state] = (byState[task.state] ?? 0) + 1;
@@ -16,7 +19,7 @@ export function jobSummary(store: ClusterStore, job: Job): JobSummary {
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     state: job.state,
-    reason: job.reason,
+    reason: jobReason(store, job, tasks, now),
     depth: job.depth,
     parent: job.parent,
     replicas: job.spec.replicas,
@@ -28,20 +31,42 @@ export function jobSummary(store: ClusterStore, job: Job): JobSummary {
 }
 
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
-export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<string> = new Set()): JobDetail {
+export function jobDetail(store: ClusterStore, job: Job, now: number, stopping: ReadonlySet<string> = new Set()): JobDetail {
   const spec = job.spec;
-  const taskList: TaskInfo[] = store.tasksOf(job.name).map((task) => ({
+  const taskList = store.tasksOf(job.name).map((task) => taskInfo(store, job, task, now, stopping));
+  return {
+    ...jobSummary(store, job, now),
+    command: spec.command,
+    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
+    constraints: spec.constraints,
+    coschedule: spec.coschedule,
+    maxRetries: spec.maxRetries,
+    retryBackoffMs: spec.retryBackoffMs ?? null,
+    retryBackoffMaxMs: spec.retryBackoffMs ? retryBackoffCapMs(spec.retryBackoffMs, spec.retryBackoffMaxMs) : null,
+    maxTaskFailures: spec.maxTaskFailures,
+    maxPreemptions: spec.maxPreemptions,
+    timeoutMs: spec.timeoutMs,
+    schedulingTimeoutMs: spec.schedulingTimeoutMs,
+    taskList,
+    children: store.children(job.name).map((child) => jobSummary(store, child, now)),
+  };
+}
+
+/** One task with its attempts; its reason is its pending reason while it is PENDING. */
+export function taskInfo(store: ClusterStore, job: Job, task: Task, now: number, stopping: ReadonlySet<string> = new Set()): TaskInfo {
+  return {
     id: task.id,
     index: task.index,
     state: task.state,
     attempt: task.attempt,
     workerId: task.workerId,
     exitCode: task.exitCode,
-    reason: task.reason,
+    reason: taskReason(store, job, task, now),
     failures: task.failures,
     preemptions: task.preemptions,
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
+    eligibleAt: task.state === 'PENDING' ? task.eligibleAt : null,
     attempts: store.attemptsOf(task.id).map((a) => ({
       attempt: a.attempt,
       workerId: a.workerId,
@@ -55,20 +80,6 @@ export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<s
       peakMemoryBytes: a.peakMemoryBytes,
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
-  }));
-  return {
-    ...jobSummary(store, job),
-    command: spec.command,
-    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
-    constraints: spec.constraints,
-    coschedule: spec.coschedule,
-    maxRetries: spec.maxRetries,
-    maxTaskFailures: spec.maxTaskFailures,
-    maxPreemptions: spec.maxPreemptions,
-    timeoutMs: spec.timeoutMs,
-    schedulingTimeoutMs: spec.schedulingTimeoutMs,
-    taskList,
-    children: store.children(job.name).map((child) => jobSummary(store, child)),
   };
 }
 

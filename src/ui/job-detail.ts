@@ -18,6 +18,12 @@ function attemptReason(attempt: AttemptInfo): string {
   return [attempt.reason, cut].filter(Boolean).join('; ');
 }
 
+/** ` (backoff 1s doubling to 10s)` for a job with a retry backoff, else nothing. */
+function backoffText(job: JobDetail): string {
+  if (!job.retryBackoffMs) return '';
+  return ` (backoff ${formatDuration(job.retryBackoffMs)} doubling to ${formatDuration(job.retryBackoffMaxMs ?? job.retryBackoffMs)})`;
+}
+
 export function renderJobDetail(job: JobDetail, now: number): string {
   const fields: Array<[string, string]> = [
     ['Job', job.name],
@@ -34,7 +40,7 @@ export function renderJobDetail(job: JobDetail, now: number): string {
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
   fields.push(
-    ['Retries', `max ${job.maxRetries} retries, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
+    ['Retries', `max ${job.maxRetries} retries${backoffText(job)}, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
   );
   if (job.timeoutMs !== null) fields.push(['Time limit', formatDuration(job.timeoutMs)]);
   if (job.schedulingTimeoutMs !== null) fields.push(['Scheduling timeout', formatDuration(job.schedulingTimeoutMs)]);

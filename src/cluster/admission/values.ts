@@ -75,6 +75,22 @@ export function duration(field: string, value: number | string | null | undefine
   return ms;
 }
 
+/** `retryBackoff` (else the cluster's default) and `retryBackoffMax`: the first wait and the cap of a failed task's retry. */
+export function retryBackoff(
+  request: { retryBackoff?: number | string | null; retryBackoffMax?: number | string | null },
+  fallbackMs: number | null,
+): { retryBackoffMs: number | null; retryBackoffMaxMs: number | null } {
+  const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
+  const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
+  if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
+    throw invalid(`retryBackoffMax needs a backoff: give retryBackoff too`);
+  }
+  if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
+    throw invalid(`retryBackoffMax ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`);
+  }
+  return { retryBackoffMs, retryBackoffMaxMs };
+}
+
 /** `timeLimit`, or its older name `timeout` (not both). */
 export function timeLimit(request: { timeLimit?: number | string | null; timeout?: number | string | null }): number | null {
   if (request.timeLimit !== undefined && request.timeout !== undefined) throw invalid('give timeLimit or its older name timeout, not both');

@@ -21,7 +21,7 @@ import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
-  taskFailureReason,
+  retryBackoffMs, taskFailureReason,
 } from './transitions.js';
 
 const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED']);
@@ -173,8 +173,9 @@ export class Lifecycle {
     this.removeEndpointsOf(a.task);
   }
 
-  private requeue(task: Task, reason: string, stops: StopOrder[]): void {
-    this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason });
+  /** Back in the queue for a new attempt; `eligibleAt`: not placed before then (a retry backoff). */
+  private requeue(task: Task, reason: string, stops: StopOrder[], eligibleAt: number | null = null): void {
+    this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason, eligibleAt });
     const why = parentRerunReason(task.id, task.attempt);
     for (const child of [...(this.m.children.get(task.job) ?? [])]) {
       const entry = this.m.jobs.get(child)!;
@@ -186,9 +187,12 @@ export class Lifecycle {
   private failTask(entry: JobEntry, task: Task, reason: string | null, exitCode: number | null, stops: StopOrder[]): void {
     const failures = task.failures + 1;
     this.m.patchTask(task, { state: 'FAILED', failures, exitCode, reason });
-    if (retryAfterFailure(failures, entry.job.spec.maxRetries)) {
-      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops);
-      this.restartGang(entry, task, stops);
+    const spec = entry.job.spec;
+    if (retryAfterFailure(failures, spec.maxRetries)) {
+      const backoff = retryBackoffMs(failures, spec.retryBackoffMs, spec.retryBackoffMaxMs);
+      const eligibleAt = backoff > 0 ? this.m.now() + backoff : null;
+      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops, eligibleAt);
+      this.restartGang(entry, task, stops, eligibleAt);
       this.settle(entry, null, stops);
       return;
     }
@@ -214,8 +218,8 @@ export class Lifecycle {
     this.settle(entry, `task ${task.id} ${why}`, stops);
   }
 
-  /** Stop the gang's other live members (not counted) and put them back in the queue. */
-  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[]): void {
+  /** Stop the gang's other live members (not counted) and put them back in the queue, waiting until `eligibleAt` with the trigger. */
+  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[], eligibleAt: number | null = null): void {
     if (entry.job.spec.coschedule === null) return;
     for (const s of entry.tasks) {
       if (s === trigger || !isActiveTaskState(s.state)) continue;
@@ -223,7 +227,7 @@ export class Lifecycle {
       stops.push({ task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED });
       this.endAttempt(a, 'KILLED', GANG_RESTARTED, null);
       this.m.patchTask(s, { state: 'PREEMPTED', reason: GANG_RESTARTED });
-      this.requeue(s, GANG_RESTARTED, stops);
+      this.requeue(s, GANG_RESTARTED, stops, eligibleAt);
     }
   }
 

@@ -92,6 +92,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN cpu_seconds REAL;
   ALTER TABLE attempts ADD COLUMN peak_memory_bytes INTEGER;
   `,
+  // 5: a task waiting out its retry backoff is eligible again at this time (epoch ms); NULL: at once
+  `
+  ALTER TABLE tasks ADD COLUMN eligible_at INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

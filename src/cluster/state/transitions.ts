@@ -109,6 +109,23 @@ export function retryAfterFailure(failures: number, maxRetries: number): boolean
   return failures <= maxRetries;
 }
 
+/** Without `--retry-backoff-max`, the longest backoff is this many times `--retry-backoff`. */
+export const RETRY_BACKOFF_CAP_FACTOR = 10;
+
+/**
+ * How long a task waits before its retry after its `failures`-th failure (failures >= 1):
+ * base * 2^(failures-1), at most `maxMs` (default RETRY_BACKOFF_CAP_FACTOR * base); 0 without a base.
+ */
+export function retryBackoffMs(failures: number, baseMs: number | null | undefined, maxMs?: number | null): number {
+  if (!baseMs || baseMs <= 0) return 0;
+  return Math.min(retryBackoffCapMs(baseMs, maxMs), baseMs * 2 ** Math.max(0, failures - 1));
+}
+
+/** The longest retry wait of a job with backoff `baseMs`: `maxMs` when given, else RETRY_BACKOFF_CAP_FACTOR * base. */
+export function retryBackoffCapMs(baseMs: number, maxMs?: number | null): number {
+  return maxMs ?? baseMs * RETRY_BACKOFF_CAP_FACTOR;
+}
+
 /** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */
 export function retryAfterPreemption(preemptions: number, maxPreemptions: number): boolean {
   return preemptions <= maxPreemptions;
