@@ -136,14 +136,23 @@ export interface JobDetail extends JobSummary, JobRules {
   children: JobSummary[];
 }
 
+/** GET /v1/task: one task of a job (`iris status JOB/task-N`), with its job's name and state. */
+export interface TaskDetail extends TaskInfo {
+  job: string;
+  jobState: JobState;
+  /** The job's number of tasks. */
+  replicas: number;
+}
+
 /**
- * POST /v1/jobs/cancel: `cancelled` lists the named jobs that were still pending or running
- * (now KILLED); `alreadyEnded` the named jobs that had ended before, with their final state
- * (nothing was done to them). A job named twice counts once.
+ * POST /v1/jobs/cancel: `names` are jobs (`/train`) or single tasks (`/train/task-3`).
+ * `cancelled` lists the named jobs that were still pending or running (now KILLED) and the named
+ * tasks that were (now CANCELLED); `alreadyEnded` the named jobs and tasks that had ended
+ * before, with their final state (nothing was done to them). A name given twice counts once.
  */
 export interface CancelResponse {
   cancelled: string[];
-  alreadyEnded: { name: string; state: JobState }[];
+  alreadyEnded: { name: string; state: JobState | TaskState }[];
 }
 
 export interface WorkerInfo {

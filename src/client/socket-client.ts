@@ -14,7 +14,7 @@ import type { IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, JobDetail, TaskDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -121,6 +121,10 @@ export class SocketClient implements IrisClient {
 
   job(name: string): Promise<JobDetail> {
     return this.call<JobDetail>('GET', `/v1/job${queryString({ name })}`);
+  }
+
+  task(name: string): Promise<TaskDetail> {
+    return this.call<TaskDetail>('GET', `/v1/task${queryString({ name })}`);
   }
 
   cancel(names: string[]): Promise<CancelResponse> {

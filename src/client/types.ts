@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, TaskDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -14,6 +14,9 @@ export interface IrisClient {
   queue(): Promise<QueueInfo>;
   jobs(filter?: JobFilter): Promise<JobSummary[]>;
   job(name: string): Promise<JobDetail>;
+  /** One task of a job, `train/task-3`. */
+  task(name: string): Promise<TaskDetail>;
+  /** Cancel jobs and single tasks (`train/task-3`). */
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): Promise<ClusterInfo>;
   /**

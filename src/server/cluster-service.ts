@@ -6,7 +6,7 @@
 import type { ClusterEvent } from '../model/events.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, TaskDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -26,6 +26,9 @@ export interface ClusterService {
   jobs(filter: JobFilter): JobSummary[];
   /** Throws IrisError('not_found') for an unknown job. */
   job(name: string): JobDetail;
+  /** One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the job has). */
+  task(name: string): TaskDetail;
+  /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */

@@ -49,18 +49,8 @@ export function renderJobDetail(job: JobDetail, now: number): string {
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now))];
-  const attempts = job.taskList.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
-  if (attempts.length > 0) {
-    sections.push('', 'Attempts:', indent(renderTable(attempts, [
-      { header: 'TASK', value: (r) => r.task.id },
-      { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
-      { header: 'STATE', value: (r) => (r.attempt.stopping ? `${r.attempt.state} (stopping)` : r.attempt.state) },
-      { header: 'WORKER', value: (r) => r.attempt.workerId },
-      { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
-      { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
-      { header: 'REASON', value: (r) => attemptReason(r.attempt) },
-    ])));
-  }
+  const attempts = renderAttempts(job.taskList, now);
+  if (attempts) sections.push('', 'Attempts:', indent(attempts));
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
@@ -70,6 +60,21 @@ export function renderJobDetail(job: JobDetail, now: number): string {
     ])));
   }
   return sections.join('\n');
+}
+
+/** Every attempt of these tasks, one row each; '' when there is none. */
+export function renderAttempts(tasks: readonly TaskInfo[], now: number): string {
+  const attempts = tasks.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
+  if (attempts.length === 0) return '';
+  return renderTable(attempts, [
+    { header: 'TASK', value: (r) => r.task.id },
+    { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
+    { header: 'STATE', value: (r) => (r.attempt.stopping ? `${r.attempt.state} (stopping)` : r.attempt.state) },
+    { header: 'WORKER', value: (r) => r.attempt.workerId },
+    { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
+    { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
+    { header: 'REASON', value: (r) => attemptReason(r.attempt) },
+  ]);
 }
 
 export function renderTasks(tasks: readonly TaskInfo[], now: number): string {
@@ -85,7 +90,7 @@ export function renderTasks(tasks: readonly TaskInfo[], now: number): string {
   ], 'no tasks');
 }
 
-function indent(text: string): string {
+export function indent(text: string): string {
   return text.split('\n').map((line) => (line ? '  ' + line : line)).join('\n');
 }
 

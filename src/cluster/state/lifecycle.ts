@@ -24,7 +24,7 @@ import {
   retryBackoffMs, taskFailureReason,
 } from './transitions.js';
 
-const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED']);
+const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED', 'CANCELLED']);
 /** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
 export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
 
@@ -152,6 +152,34 @@ export class Lifecycle {
     return stops;
   }
 
+  /**
+   * Cancel one task (docs/cli.md, "Cancelling one task"): it ends CANCELLED, its live attempt is
+   * stopped, and the jobs its attempts submitted are killed with their subtrees. It is no failure:
+   * the job goes on with its other tasks and ends by them (KILLED only when every task was
+   * cancelled). A gang cannot run without a member, so cancelling one ends its job KILLED.
+   * A task that already ended is left as it is.
+   */
+  cancelTask(taskId: string, reason: string): StopOrder[] {
+    const task = this.taskOrThrow(taskId);
+    const entry = this.entryOf(task);
+    const stops: StopOrder[] = [];
+    if (isFinalTask(task) || isFinalJobState(entry.job.state)) return stops;
+    this.killTask(task, 'CANCELLED', reason, stops);
+    const why = `parent task ${task.id} cancelled`;
+    for (const child of [...(this.m.children.get(task.job) ?? [])]) {
+      const childEntry = this.m.jobs.get(child)!;
+      if (childEntry.job.spec.submittedBy?.task === task.id) this.endJob(childEntry, 'KILLED', why, why, PARENT_ENDED, stops);
+    }
+    if (entry.job.spec.coschedule !== null) {
+      const gang = `gang member ${task.id} cancelled (a gang cannot run without it)`;
+      this.endJob(entry, 'KILLED', gang, gang, PARENT_ENDED, stops);
+      return stops;
+    }
+    const allCancelled = entry.tasks.every((t) => t.state === 'CANCELLED');
+    this.settle(entry, allCancelled ? 'every task was cancelled' : null, stops);
+    return stops;
+  }
+
   markUnschedulable(name: string, reason: string): StopOrder[] {
     const entry = this.m.jobs.get(name);
     if (!entry) throw notFound(`job ${name} not found`);
@@ -232,7 +260,7 @@ export class Lifecycle {
   }
 
   /** End a non-final task for good, stopping its live attempt. */
-  private killTask(task: Task, state: 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE', reason: string, stops: StopOrder[]): void {
+  private killTask(task: Task, state: 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE' | 'CANCELLED', reason: string, stops: StopOrder[]): void {
     if (isFinalTask(task)) return;
     const a = this.m.active.get(task.id);
     if (a) {

@@ -370,6 +370,11 @@ export class ClusterStore {
     return this.transaction(() => this.life.cancel(name, reason));
   }
 
+  /** Cancel one task of a job (Lifecycle.cancelTask); returns what the controller must stop. */
+  cancelTask(taskId: string, reason: string): StopOrder[] {
+    return this.transaction(() => this.life.cancelTask(taskId, reason));
+  }
+
   drainWorker(id: string): StopOrder[] {
     return this.transaction(() => this.life.drainWorker(id));
   }

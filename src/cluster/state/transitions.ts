@@ -7,7 +7,9 @@
  * - A job's state is derived from the tally of its tasks by JOB_STATE_RULES, an ordered table:
  *   the first rule that holds wins. Final job states are sticky.
  * - Failed attempts count against maxRetries (per task); once a task has failed for good it
- *   counts against maxTaskFailures (per job). Preemptions count only against maxPreemptions
+ *   counts against maxTaskFailures (per job). A task cancelled on its own (CANCELLED) is not a
+ *   failure: the job ends by its other tasks (SUCCEEDED when they all succeed), KILLED only
+ *   when every task was cancelled. Preemptions count only against maxPreemptions
  *   and never as failures.
  */
 import { IrisError } from '../../model/errors.js';
@@ -54,10 +56,11 @@ export const JOB_STATE_RULES: readonly JobStateRule[] = [
   { state: 'WORKER_FAILED', when: 'a task spent its preemption budget', holds: (t) => t.counts.WORKER_FAILED > 0 },
   { state: 'UNSCHEDULABLE', when: 'a task is unschedulable', holds: (t) => t.counts.UNSCHEDULABLE > 0 },
   { state: 'KILLED', when: 'a task was killed', holds: (t) => t.counts.KILLED > 0 },
+  { state: 'KILLED', when: 'every task was cancelled one by one', holds: (t) => t.total > 0 && t.counts.CANCELLED === t.total },
   {
     state: 'SUCCEEDED',
-    when: 'every task succeeded, or failed within the maxTaskFailures tolerance',
-    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED === t.total,
+    when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
+    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED + t.counts.CANCELLED === t.total,
   },
   { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
   { state: 'PENDING', when: 'otherwise', holds: () => true },
