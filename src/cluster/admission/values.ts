@@ -83,10 +83,10 @@ export function retryBackoff(
   const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
   const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
   if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
-    throw invalid(`retryBackoffMax needs a backoff: give retryBackoff too`);
+    throw invalid('retryBackoffMax: a cap without a retry backoff', 'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
   }
   if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
-    throw invalid(`retryBackoffMax ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`);
+    throw invalid(`retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`, 'the cap must be at least the first wait');
   }
   return { retryBackoffMs, retryBackoffMaxMs };
 }
