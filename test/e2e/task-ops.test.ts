@@ -121,10 +121,10 @@ describe('task-level operations, complete pending reasons, retry backoff', () =>
   it('a bad --retry-backoff is refused naming the flag', async () => {
     const bad = await c.iris(['submit', '--name', 'bad', '--retry-backoff', 'soon', '--', 'true']);
     expect(bad.code, describeRun(['submit'], bad)).toBe(2);
-    expect(bad.stderr).toContain('--retry-backoff');
+    expect(bad.stderr).toContain('--retry-backoff: invalid duration "soon"');
     expect(bad.stderr).not.toContain('retryBackoff');
     const max = await c.iris(['submit', '--name', 'bad', '--retry-backoff-max', '5s', '--', 'true']);
     expect(max.code, describeRun(['submit'], max)).toBe(2);
-    expect(max.stderr).toContain('--retry-backoff-max');
+    expect(max.stderr).toContain('--retry-backoff-max: a cap without a retry backoff');
   });
 });
