@@ -123,6 +123,9 @@ describe('task-level operations, complete pending reasons, retry backoff', () =>
     expect(bad.code, describeRun(['submit'], bad)).toBe(2);
     expect(bad.stderr).toContain('--retry-backoff: invalid duration "soon"');
     expect(bad.stderr).not.toContain('retryBackoff');
+    const zero = await c.iris(['submit', '--name', 'bad', '--retry-backoff', '0s', '--', 'true']);
+    expect(zero.code, describeRun(['submit'], zero)).toBe(2);
+    expect(zero.stderr).toContain('--retry-backoff: must be longer than 0, got "0s"');
     const max = await c.iris(['submit', '--name', 'bad', '--retry-backoff-max', '5s', '--', 'true']);
     expect(max.code, describeRun(['submit'], max)).toBe(2);
     expect(max.stderr).toContain('--retry-backoff-max: a cap without a retry backoff');

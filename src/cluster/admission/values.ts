@@ -71,7 +71,8 @@ export function coschedule(value: string | null | undefined): string | null {
 export function duration(field: string, value: number | string | null | undefined): number | null {
   if (!given(value)) return null;
   const ms = withField(field, field.toLowerCase(), () => parseDuration(value));
-  if (ms <= 0) throw invalid(`${field} must be longer than 0, got ${describeValue(value)}`);
+  // `field: …` so that the CLI names the flag instead (`--retry-backoff: must be longer than 0`).
+  if (ms <= 0) throw invalid(`${field}: must be longer than 0, got ${describeValue(value)}`);
   return ms;
 }
 
