@@ -105,6 +105,10 @@ describe('task-level operations, complete pending reasons, retry backoff', () =>
     await c.submit(['--name', 'flaky', '--cpu', '0.1', '--max-retries', '2', '--retry-backoff', '2s', '--retry-backoff-max', '2s'], [flaky]);
     const task = await c.waitForTask('/flaky', 0, (t) => t.state === 'PENDING' && t.failures === 1, 'waiting after its first failure');
     expect(task.reason).toMatch(/^retrying after exit 1; retry 1\/2 in [12]s \(backoff\)$/);
+    // `iris queue` lists it too (after the jobs a pass considers), with the same reason.
+    const queued = (await c.client.queue()).jobs.find((j) => j.job === '/flaky');
+    expect(queued).toMatchObject({ pendingTasks: 1, reservedStart: null });
+    expect(queued!.reason).toMatch(/^retry 1\/2 in [12]s \(backoff\)$/);
     const job = await c.job('/flaky');
     expect(job.reason).toMatch(/^retry 1\/2 in [12]s \(backoff\)$/);
     expect((await c.iris(['status', 'flaky'])).stdout).toContain('max 2 retries (backoff 2s doubling to 2s)');
