@@ -91,3 +91,23 @@ describe('retry backoff (--retry-backoff)', () => {
     }
   });
 });
+
+describe('retry backoff of a gang', () => {
+  it('the members restarted with a failed one wait out the same backoff', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const store = ClusterStore.open({ path: join(dir, 'state.db'), now: () => 7000, reserveBytes: 0 });
+      const cpu = { type: 'cpu' as const, variant: null, count: 0 };
+      store.syncWorkers(['w1', 'w2'].map((id) => ({ id, cpuMillis: 4000, memoryBytes: 8 << 30, device: cpu, attributes: { pod: 'p' } })));
+      store.submit(spec('/gang', { replicas: 2, coschedule: 'pod', maxRetries: 1, retryBackoffMs: 5000 }));
+      start(store, '/gang/task-0', 'w1');
+      start(store, '/gang/task-1', 'w2');
+      const stops = store.finishAttempt('/gang/task-0', 0, { kind: 'exited', exitCode: 1 });
+      expect(stops.map((s) => s.task)).toEqual(['/gang/task-1']);
+      expect(['/gang/task-0', '/gang/task-1'].map((id) => [store.task(id)!.state, store.task(id)!.eligibleAt])).toEqual([['PENDING', 12_000], ['PENDING', 12_000]]);
+      store.close();
+    } finally {
+      cleanup();
+    }
+  });
+});
