@@ -1,19 +1,19 @@
 /**
  * The client commands get for reading when no cluster answers: an IrisClient over the saved
- * state (server/offline.ts), in this process. It answers `jobs`, `job`, `history`, `logs` and
+ * state (server/offline.ts), in this process. It answers `jobs`, `job`, `task`, `history`, `logs` and
  * `logBatches` exactly as a running cluster would (logs are not followed: nothing runs); every
  * other method throws IrisError('unavailable') with the hint to start a cluster. Loaded only on
  * that path (commands import it dynamically), so reading commands that reach a cluster pay
  * nothing for it.
  */
 import type { IrisClient } from './client/types.js';
-import type { HistoryQuery, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
+import type { HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
 import { batchLines } from './api/log-batch.js';
 import { IrisError } from './model/errors.js';
 import { openOffline, type OfflineCluster } from './server/offline.js';
 
 /** The reading part of IrisClient that a stopped cluster answers. */
-export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'history' | 'logs' | 'logBatches'>;
+export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches'>;
 
 export class OfflineClient implements ReadClient {
   private constructor(private readonly cluster: OfflineCluster) {}
@@ -34,6 +34,10 @@ export class OfflineClient implements ReadClient {
 
   async job(name: string, run?: number): Promise<JobDetail> {
     return this.cluster.service.job(name, run ?? null);
+  }
+
+  async task(name: string): Promise<TaskDetail> {
+    return this.cluster.service.task(name);
   }
 
   async history(query: HistoryQuery = {}): Promise<RunInfo[]> {

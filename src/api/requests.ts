@@ -29,7 +29,7 @@ function jobNames(description: string) {
 }
 
 export const CancelRequestSchema = body('cancel', {
-  names: jobNames('Jobs to cancel (`/train` or `train`); their subtrees are cancelled with them.'),
+  names: jobNames('Jobs to cancel (`/train` or `train`), their subtrees cancelled with them; or single tasks of a job (`/train/task-3`), each ending CANCELLED.'),
 });
 
 export const DrainRequestSchema = body('drain', {

@@ -30,6 +30,8 @@ export const SubmitRequestSchema = z.strictObject(
     constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),
     coschedule: text().nullish().describe('Worker attribute all tasks must share (a gang), e.g. `tpu-name`.'),
     maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),
+    retryBackoff: duration().nullish().describe('Wait before the retry of a failed task, doubled after each failure of that task (backoff * 2^(failures-1)), > 0; default: the cluster\'s `retry-backoff` (none: retry at once).'),
+    retryBackoffMax: duration().nullish().describe('Longest such wait, > 0 and not below `retryBackoff`; default: 10 times `retryBackoff`. Only with a backoff.'),
     maxTaskFailures: integer(0).nullish().describe('Failed tasks the job tolerates; default 0.'),
     maxPreemptions: integer(0).nullish().describe('Preemptions of a task before it fails; default: the cluster\'s `max-preemptions` (100).'),
     timeLimit: duration().nullish().describe('Time limit of each attempt, > 0, any length: `90s`, `10m`, `1h30m`, `30d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),

@@ -126,6 +126,8 @@ export interface TaskInfo {
   preemptions: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** A PENDING task waiting out its retry backoff is placed no earlier than this (epoch ms); else null. */
+  eligibleAt?: number | null;
   attempts: AttemptInfo[];
 }
 
@@ -133,19 +135,32 @@ export interface TaskInfo {
 type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
 
 export interface JobDetail extends JobSummary, JobRules {
+  /** First wait before a failed task's retry (`--retry-backoff`), doubled per failure; null: retried at once. */
+  retryBackoffMs?: number | null;
+  /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */
+  retryBackoffMaxMs?: number | null;
   resources: { cpu: number; memoryBytes: number; device: string };
   taskList: TaskInfo[];
   children: JobSummary[];
 }
 
+/** GET /v1/task: one task of a job (`iris status JOB/task-N`), with its job's name and state. */
+export interface TaskDetail extends TaskInfo {
+  job: string;
+  jobState: JobState;
+  /** The job's number of tasks. */
+  replicas: number;
+}
+
 /**
- * POST /v1/jobs/cancel: `cancelled` lists the named jobs that were still pending or running
- * (now KILLED); `alreadyEnded` the named jobs that had ended before, with their final state
- * (nothing was done to them). A job named twice counts once.
+ * POST /v1/jobs/cancel: `names` are jobs (`/train`) or single tasks (`/train/task-3`).
+ * `cancelled` lists the named jobs that were still pending or running (now KILLED) and the named
+ * tasks that were (now CANCELLED); `alreadyEnded` the named jobs and tasks that had ended
+ * before, with their final state (nothing was done to them). A name given twice counts once.
  */
 export interface CancelResponse {
   cancelled: string[];
-  alreadyEnded: { name: string; state: JobState }[];
+  alreadyEnded: { name: string; state: JobState | TaskState }[];
 }
 
 /** POST /v1/prune: the runs pruned (or, with dryRun, that would be) and the log bytes freed. */

@@ -15,7 +15,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse,
+  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -127,6 +127,10 @@ export class SocketClient implements IrisClient {
   history(query: HistoryQuery = {}): Promise<RunInfo[]> {
     const { prefix, user, state, since, until, limit } = query;
     return this.call<RunInfo[]>('GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
+  }
+
+  task(name: string): Promise<TaskDetail> {
+    return this.call<TaskDetail>('GET', `/v1/task${queryString({ name })}`);
   }
 
   cancel(names: string[]): Promise<CancelResponse> {

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -17,6 +17,9 @@ export interface IrisClient {
   job(name: string, run?: number): Promise<JobDetail>;
   /** Runs, live and archived, newest first (`iris history`). */
   history(query?: HistoryQuery): Promise<RunInfo[]>;
+  /** One task of a job, `train/task-3`. */
+  task(name: string): Promise<TaskDetail>;
+  /** Cancel jobs and single tasks (`train/task-3`). */
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): Promise<ClusterInfo>;
   /**

@@ -3,16 +3,16 @@ import type { CancelResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 
 export default class Cancel extends BaseCommand {
-  static override summary = 'Cancel jobs and their whole subtrees.';
+  static override summary = 'Cancel jobs and their whole subtrees, or single tasks of a job.';
   static override description =
-    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already finished keep their state. A job that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still exit 0 (like `docker stop` of a stopped container); an unknown job is exit 3.';
+    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already finished keep their state. JOB/task-N cancels that one task (like `scancel 12_3`): it ends CANCELLED (stopped with the grace period if running), is no failure, and the job ends by its other tasks (SUCCEEDED when they all succeed); cancelling a member of a --coschedule gang ends the whole job KILLED. A job or task that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still exit 0 (like `docker stop` of a stopped container); an unknown job or task index is exit 3.';
 
-  static override examples = ['<%= config.bin %> cancel train', '<%= config.bin %> cancel train/eval sweep-1 sweep-2'];
+  static override examples = ['<%= config.bin %> cancel train', '<%= config.bin %> cancel train/eval sweep-1 sweep-2', '<%= config.bin %> cancel sweep/task-3'];
 
   static override strict = false;
   static override usage = '<%= command.id %> JOB [JOB…]';
   static override args = {
-    job: Args.string({ description: 'Job name(s) to cancel.', required: true }),
+    job: Args.string({ description: 'Job name(s) to cancel, or tasks of a job (JOB/task-N).', required: true }),
   };
 
   async run(): Promise<CancelResponse> {

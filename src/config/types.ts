@@ -34,6 +34,8 @@ export interface IrisConfig {
     stopGraceMs: number;
     /** Time limit of a job that gives none (`time-limit:`). */
     timeLimitMs: number;
+    /** `retry-backoff`: the first wait before a failed task's retry of a job that gives none; null: none. */
+    retryBackoffMs: number | null;
   };
   queue: QueueConfig;
   runtime: RuntimeConfig;

@@ -6,6 +6,7 @@
  * Task:  PENDING -> ASSIGNED -> RUNNING -> SUCCEEDED | FAILED | KILLED | PREEMPTED | COSCHED_FAILED
  *        FAILED / PREEMPTED -> PENDING when the retry / preemption budget allows a new attempt.
  *        PREEMPTED -> WORKER_FAILED when the preemption budget is spent.
+ *        PENDING / ASSIGNED / RUNNING -> CANCELLED: that one task cancelled (`iris cancel JOB/task-N`).
  */
 
 import { describeValue, invalid } from './errors.js';
@@ -14,7 +15,7 @@ export const JOB_STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED'
 export type JobState = (typeof JOB_STATES)[number];
 
 export const TASK_STATES = [
-  'PENDING', 'ASSIGNED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'PREEMPTED', 'COSCHED_FAILED',
+  'PENDING', 'ASSIGNED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'PREEMPTED', 'COSCHED_FAILED', 'CANCELLED',
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
@@ -29,9 +30,9 @@ export const JOB_TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = 
 };
 
 export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
-  PENDING: ['ASSIGNED', 'KILLED', 'UNSCHEDULABLE', 'COSCHED_FAILED'],
-  ASSIGNED: ['RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED'],
-  RUNNING: ['SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED'],
+  PENDING: ['ASSIGNED', 'KILLED', 'UNSCHEDULABLE', 'COSCHED_FAILED', 'CANCELLED'],
+  ASSIGNED: ['RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED', 'CANCELLED'],
+  RUNNING: ['SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED', 'COSCHED_FAILED', 'CANCELLED'],
   SUCCEEDED: [],
   FAILED: ['PENDING'],
   KILLED: [],
@@ -39,6 +40,7 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>>
   WORKER_FAILED: [],
   PREEMPTED: ['PENDING', 'WORKER_FAILED'],
   COSCHED_FAILED: [],
+  CANCELLED: [],
 };
 
 const FINAL_JOB = new Set<JobState>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);

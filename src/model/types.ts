@@ -25,6 +25,13 @@ export interface JobSpec {
   /** Attribute that all tasks must share (gang / co-scheduling group_by), or null. */
   coschedule: string | null;
   maxRetries: number;
+  /**
+   * First wait before a failed task's retry (`--retry-backoff`), doubled after each failure and
+   * capped at retryBackoffMaxMs; absent or null: retry at once.
+   */
+  retryBackoffMs?: number | null;
+  /** The cap of that wait (`--retry-backoff-max`); absent or null: 10 times retryBackoffMs. */
+  retryBackoffMaxMs?: number | null;
   maxTaskFailures: number;
   maxPreemptions: number;
   timeoutMs: number | null;
@@ -84,6 +91,11 @@ export interface Task {
   reason: string | null;
   startedAt: number | null;
   finishedAt: number | null;
+  /**
+   * A PENDING task waiting out its retry backoff (`--retry-backoff`) may be placed from this time
+   * on; null: at once. Stored, so the wait survives a restart of the cluster.
+   */
+  eligibleAt: number | null;
 }
 
 export interface Attempt {

@@ -7,7 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
+  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -32,6 +32,9 @@ export interface ClusterService {
   job(name: string, run?: number | null): JobDetail;
   /** Runs (live and archived) matching the query, newest first (`iris history`). */
   history(query: HistoryQuery): RunInfo[];
+  /** One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the job has). */
+  task(name: string): TaskDetail;
+  /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
   cancel(names: string[]): Promise<CancelResponse>;
   cluster(): ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */

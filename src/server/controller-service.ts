@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -16,14 +16,16 @@ import { endpointName, generateName, parentJob, parseJobName, isWithin } from '.
 import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
-import type { ClusterStore } from '../cluster/state/store.js';
+import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import { isFinalTask } from '../cluster/state/lifecycle.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
-import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, workerInfo } from './views.js';
+import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, taskInfo, workerInfo } from './views.js';
 import { runHistory, selectRun } from './runs.js';
+import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 
 export interface ServiceContext {
@@ -85,7 +87,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): QueueInfo {
-    return queueInfo(this.controller.queueListing(), this.store);
+    return queueInfo(this.controller.queueListing(), this.store, this.now());
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */
@@ -112,15 +114,20 @@ export class ControllerService implements ClusterService {
     };
   }
 
+  private now(): number {
+    return (this.ctx.now ?? Date.now)();
+  }
+
   jobs(filter: JobFilter): JobSummary[] {
     const prefix = filter.prefix ? parseJobName(filter.prefix) : null;
     const states = filter.state && filter.state.length > 0 ? new Set<JobState>(filter.state) : null;
     const out: JobSummary[] = [];
+    const now = this.now();
     for (const job of this.store.jobs()) {
       if (prefix && !isWithin(job.name, prefix)) continue;
       if (states && !states.has(job.state)) continue;
       if (filter.user && job.spec.user !== filter.user) continue;
-      out.push(jobSummary(this.store, job));
+      out.push(jobSummary(this.store, job, now));
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -128,29 +135,52 @@ export class ControllerService implements ClusterService {
   job(name: string, run: number | null = null): JobDetail {
     const selected = selectRun(this.store, parseJobName(name), run);
     if (selected.kind === 'archived') return archivedJobDetail(this.store, selected.record);
-    return jobDetail(this.store, selected.job, new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    return jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
   }
 
   history(query: HistoryQuery): RunInfo[] {
     return runHistory(this.store, { ...query, ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}) });
   }
 
-  /** A job that had already ended is reported in `alreadyEnded` and left as it is (not an error). */
+  task(name: string): TaskDetail {
+    const { job, task } = findTask(this.store, name);
+    const stopping = new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt)));
+    return { job: job.name, jobState: job.state, replicas: job.spec.replicas, ...taskInfo(this.store, job, task, this.now(), stopping) };
+  }
+
+  /**
+   * Jobs and single tasks (`/j/task-3`, Lifecycle.cancelTask). One that had already ended (a task
+   * whose job ended counts as ended) is reported in `alreadyEnded` and left as it is (not an error).
+   */
   async cancel(names: string[]): Promise<CancelResponse> {
     if (names.length === 0) throw invalid('name at least one job to cancel');
-    const canonical = [...new Set(names.map((name) => parseJobName(name)))];
-    const jobs = canonical.map((name) => {
+    const split = splitNames(names);
+    const jobs = split.jobs.map((name) => {
       const job = this.store.job(name);
       if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
       return job;
     });
-    const alreadyEnded = jobs.filter((job) => isFinalJobState(job.state)).map((job) => ({ name: job.name, state: job.state }));
+    const tasks = split.tasks.map((name) => findTask(this.store, name));
+    const alreadyEnded: CancelResponse['alreadyEnded'] = jobs.filter((job) => isFinalJobState(job.state)).map((job) => ({ name: job.name, state: job.state }));
     const active = jobs.filter((job) => !isFinalJobState(job.state)).map((job) => job.name);
-    const orders = this.store.transaction(() => active.flatMap((name) => this.store.cancel(name, 'cancelled by user')));
+    const cancelled = [...active];
+    const orders = this.store.transaction(() => {
+      const out = active.flatMap((name) => this.store.cancel(name, 'cancelled by user'));
+      // After the jobs: a task of a job cancelled in the same call has ended with it.
+      for (const { task } of tasks) {
+        if (isFinalTask(task) || isFinalJobState(this.store.job(task.job)!.state)) {
+          alreadyEnded.push({ name: task.id, state: task.state });
+          continue;
+        }
+        out.push(...this.store.cancelTask(task.id, 'cancelled by user'));
+        cancelled.push(task.id);
+      }
+      return out;
+    });
     this.controller.applyStopOrders(orders);
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
-    return { cancelled: active, alreadyEnded };
+    return { cancelled, alreadyEnded };
   }
 
   cluster(): ClusterInfo {

@@ -173,6 +173,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     defaults: {
       timeLimitMs: config.defaults.timeLimitMs,
       maxPreemptions: config.defaults.maxPreemptions,
+      retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
     },
     requireContainerEngine: containerEngineCheck(),

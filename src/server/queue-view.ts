@@ -1,15 +1,25 @@
 /**
  * What the queue looks like to a user (`iris queue`): the controller's plain QueueListing
  * (pending jobs in the order the scheduler considers them, reservations, policy) turned into
- * the API's QueueInfo with each job's details from the store. Pure reads.
+ * the API's QueueInfo with each job's details from the store, then the jobs whose pending tasks
+ * all wait out a retry backoff (not in a pass yet; their reason says how long). Pure reads.
  */
 import type { QueueInfo } from '../api/types.js';
 import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';
+import { jobReason } from './pending-reason.js';
 
-export function queueInfo(state: QueueListing, store: ClusterStore): QueueInfo {
+export function queueInfo(state: QueueListing, store: ClusterStore, now: number): QueueInfo {
   const { policy, queueDepth, reservationDepth } = state;
-  const jobs = state.pending.map(({ job: name, pendingTasks }, i) => {
+  const listed = new Set(state.pending.map((p) => p.job));
+  // Jobs whose every pending task waits out a retry backoff are not the scheduler's yet: last.
+  const backoff = new Map<string, number>();
+  for (const task of store.pendingTasks()) {
+    if (listed.has(task.job) || task.eligibleAt === null || task.eligibleAt <= now) continue;
+    backoff.set(task.job, (backoff.get(task.job) ?? 0) + 1);
+  }
+  const entries = [...state.pending, ...[...backoff].map(([job, pendingTasks]) => ({ job, pendingTasks }))];
+  const jobs = entries.map(({ job: name, pendingTasks }, i) => {
     const job = store.job(name)!;
     return {
       position: i + 1,
@@ -19,7 +29,7 @@ export function queueInfo(state: QueueListing, store: ClusterStore): QueueInfo {
       pendingTasks,
       submittedAt: job.submittedAt,
       timeLimitMs: job.spec.timeoutMs,
-      reason: job.reason,
+      reason: jobReason(store, job, store.tasksOf(name), now),
       reservedStart: state.reservations.get(name) ?? null,
     };
   });

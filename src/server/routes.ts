@@ -123,6 +123,14 @@ function canonicalName(field: string, value: string): string {
   return relabel(field, () => parseJobName(value));
 }
 
+/** A job name, or a task name (`/j/task-3`), canonical. */
+function canonicalTarget(field: string, value: string): string {
+  return relabel(field, () => {
+    const task = parseTaskName(value);
+    return task ? `${task.job}/task-${task.index}` : parseJobName(value);
+  });
+}
+
 /** A task caller sees only its subtree's running tasks on a worker. */
 function scopedWorker(caller: TaskCaller | null, worker: WorkerInfo): WorkerInfo {
   return caller ? { ...worker, runningTasks: worker.runningTasks.filter((task) => inScope(caller, task)) } : worker;
@@ -217,10 +225,17 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       return ok(ctx.service.history(query).filter((run) => inScope(caller, run.name)));
     },
   },
+  '/v1/task': {
+    GET: (call, ctx) => {
+      const name = canonicalTarget('name', requiredParam(call.query, 'name'));
+      requireInScope(call.caller(), name, 'read the status of');
+      return ok(ctx.service.task(name));
+    },
+  },
   '/v1/jobs/cancel': {
     POST: async (call, ctx) => {
       const { names } = parseCancelRequest(await call.body());
-      const canonical = names.map((name, i) => canonicalName(`names[${i}]`, name));
+      const canonical = names.map((name, i) => canonicalTarget(`names[${i}]`, name));
       for (const name of canonical) requireInScope(call.caller(), name, 'cancel');
       return ok(await ctx.service.cancel(canonical));
     },

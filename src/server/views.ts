@@ -4,6 +4,8 @@
  */
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, Task, Worker } from '../model/types.js';
+import { retryBackoffCapMs } from '../cluster/state/transitions.js';
+import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
 import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
@@ -28,7 +30,8 @@ export function archivedRunData(record: ArchivedRun): RunData {
   return { job: record.job, tasks: record.tasks, attempts: record.attempts, archived: true };
 }
 
-export function runSummary({ job, tasks, archived }: RunData): JobSummary {
+/** `reason`: the reason to show (a live job's pending reason, pending-reason.ts); default the stored one. */
+export function runSummary({ job, tasks, archived }: RunData, reason: string | null = job.reason): JobSummary {
   const byState: Partial<Record<TaskState, number>> = {};
   for (const task of tasks) byState[task.state] = (byState[task.state] ?? 0) + 1;
   return {
@@ -38,7 +41,7 @@ export function runSummary({ job, tasks, archived }: RunData): JobSummary {
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     state: job.state,
-    reason: job.reason,
+    reason,
     depth: job.depth,
     parent: job.parent,
     replicas: job.spec.replicas,
@@ -49,36 +52,69 @@ export function runSummary({ job, tasks, archived }: RunData): JobSummary {
   };
 }
 
-export function jobSummary(store: ClusterStore, job: Job): JobSummary {
-  return runSummary(liveRun(store, job));
+/** `now`: the time pending reasons count a retry backoff from (pending-reason.ts). */
+export function jobSummary(store: ClusterStore, job: Job, now: number): JobSummary {
+  const data = liveRun(store, job);
+  return runSummary(data, jobReason(store, job, data.tasks, now));
 }
 
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
-export function jobDetail(store: ClusterStore, job: Job, stopping: ReadonlySet<string> = new Set()): JobDetail {
-  return runDetail(liveRun(store, job), store.children(job.name).map((child) => jobSummary(store, child)), stopping);
+export function jobDetail(store: ClusterStore, job: Job, now: number, stopping: ReadonlySet<string> = new Set()): JobDetail {
+  const data = liveRun(store, job);
+  const children = store.children(job.name).map((child) => jobSummary(store, child, now));
+  return runDetail(data, jobReason(store, job, data.tasks, now), children, (task) => taskReason(store, job, task, now), stopping);
 }
 
-/** An archived run with the archived runs of its children. */
+/** An archived run with the archived runs of its children (ended: their stored reasons). */
 export function archivedJobDetail(store: ClusterStore, record: ArchivedRun): JobDetail {
   const children = record.children.map((run) => store.archive.get(run)).filter((r) => r !== null);
-  return runDetail(archivedRunData(record), children.map((child) => runSummary(archivedRunData(child))), new Set());
+  const data = archivedRunData(record);
+  return runDetail(data, data.job.reason, children.map((child) => runSummary(archivedRunData(child))), (task) => task.reason, new Set());
 }
 
-function runDetail(data: RunData, children: JobSummary[], stopping: ReadonlySet<string>): JobDetail {
+/** One live task with its attempts; its reason is its pending reason while it is PENDING. */
+export function taskInfo(store: ClusterStore, job: Job, task: Task, now: number, stopping: ReadonlySet<string> = new Set()): TaskInfo {
+  return taskView(task, store.attemptsOf(task.id), taskReason(store, job, task, now), stopping);
+}
+
+function runDetail(
+  data: RunData, reason: string | null, children: JobSummary[], reasonOf: (task: Task) => string | null, stopping: ReadonlySet<string>,
+): JobDetail {
   const spec = data.job.spec;
-  const taskList: TaskInfo[] = data.tasks.map((task, i) => ({
+  const taskList = data.tasks.map((task, i) => taskView(task, data.attempts[i] ?? [], reasonOf(task), stopping));
+  return {
+    ...runSummary(data, reason),
+    command: spec.command,
+    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
+    constraints: spec.constraints,
+    coschedule: spec.coschedule,
+    maxRetries: spec.maxRetries,
+    retryBackoffMs: spec.retryBackoffMs ?? null,
+    retryBackoffMaxMs: spec.retryBackoffMs ? retryBackoffCapMs(spec.retryBackoffMs, spec.retryBackoffMaxMs) : null,
+    maxTaskFailures: spec.maxTaskFailures,
+    maxPreemptions: spec.maxPreemptions,
+    timeoutMs: spec.timeoutMs,
+    schedulingTimeoutMs: spec.schedulingTimeoutMs,
+    taskList,
+    children,
+  };
+}
+
+function taskView(task: Task, attempts: readonly Attempt[], reason: string | null, stopping: ReadonlySet<string>): TaskInfo {
+  return {
     id: task.id,
     index: task.index,
     state: task.state,
     attempt: task.attempt,
     workerId: task.workerId,
     exitCode: task.exitCode,
-    reason: task.reason,
+    reason,
     failures: task.failures,
     preemptions: task.preemptions,
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
-    attempts: (data.attempts[i] ?? []).map((a) => ({
+    eligibleAt: task.state === 'PENDING' ? task.eligibleAt : null,
+    attempts: attempts.map((a) => ({
       attempt: a.attempt,
       workerId: a.workerId,
       state: a.state,
@@ -91,20 +127,6 @@ function runDetail(data: RunData, children: JobSummary[], stopping: ReadonlySet<
       peakMemoryBytes: a.peakMemoryBytes,
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
-  }));
-  return {
-    ...runSummary(data),
-    command: spec.command,
-    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
-    constraints: spec.constraints,
-    coschedule: spec.coschedule,
-    maxRetries: spec.maxRetries,
-    maxTaskFailures: spec.maxTaskFailures,
-    maxPreemptions: spec.maxPreemptions,
-    timeoutMs: spec.timeoutMs,
-    schedulingTimeoutMs: spec.schedulingTimeoutMs,
-    taskList,
-    children,
   };
 }
 

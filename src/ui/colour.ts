@@ -49,6 +49,7 @@ const COLOURS: Readonly<Record<string, StateColour>> = {
   COSCHED_FAILED: { color: 'red' },
   PREEMPTED: { color: 'yellow' },
   KILLED: { color: 'gray' },
+  CANCELLED: { color: 'gray' },
   // workers
   READY: { color: 'green' },
   DRAINING: { color: 'yellow' },

@@ -20,6 +20,12 @@ function attemptReason(attempt: AttemptInfo): string {
   return [attempt.reason, cut].filter(Boolean).join('; ');
 }
 
+/** ` (backoff 1s doubling to 10s)` for a job with a retry backoff, else nothing. */
+function backoffText(job: JobDetail): string {
+  if (!job.retryBackoffMs) return '';
+  return ` (backoff ${formatDuration(job.retryBackoffMs)} doubling to ${formatDuration(job.retryBackoffMaxMs ?? job.retryBackoffMs)})`;
+}
+
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
   const fields: Array<[string, string]> = [
     ['Job', job.name],
@@ -37,7 +43,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
   fields.push(
-    ['Retries', `max ${job.maxRetries} retries, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
+    ['Retries', `max ${job.maxRetries} retries${backoffText(job)}, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
   );
   if (job.timeoutMs !== null) fields.push(['Time limit', formatDuration(job.timeoutMs)]);
   if (job.schedulingTimeoutMs !== null) fields.push(['Scheduling timeout', formatDuration(job.schedulingTimeoutMs)]);
@@ -46,19 +52,8 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
-  const attempts = job.taskList.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
-  if (attempts.length > 0) {
-    sections.push('', 'Attempts:', indent(renderTable(attempts, [
-      { header: 'TASK', value: (r) => r.task.id },
-      { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
-      { header: 'STATE', value: (r) => (r.attempt.stopping ? `${style.state(r.attempt.state)} (stopping)` : style.state(r.attempt.state)) },
-      { header: 'WORKER', value: (r) => r.attempt.workerId },
-      { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
-      { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
-      { header: 'USAGE', value: (r) => formatUsage(r.attempt) },
-      { header: 'REASON', value: (r) => attemptReason(r.attempt) },
-    ])));
-  }
+  const attempts = renderAttempts(job.taskList, now, style);
+  if (attempts) sections.push('', 'Attempts:', indent(attempts));
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
@@ -68,6 +63,22 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ])));
   }
   return sections.join('\n');
+}
+
+/** Every attempt of these tasks, one row each; '' when there is none. */
+export function renderAttempts(tasks: readonly TaskInfo[], now: number, style: Style = PLAIN): string {
+  const attempts = tasks.flatMap((task) => task.attempts.map((attempt) => ({ task, attempt })));
+  if (attempts.length === 0) return '';
+  return renderTable(attempts, [
+    { header: 'TASK', value: (r) => r.task.id },
+    { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
+    { header: 'STATE', value: (r) => (r.attempt.stopping ? `${style.state(r.attempt.state)} (stopping)` : style.state(r.attempt.state)) },
+    { header: 'WORKER', value: (r) => r.attempt.workerId },
+    { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
+    { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
+    { header: 'USAGE', value: (r) => formatUsage(r.attempt) },
+    { header: 'REASON', value: (r) => attemptReason(r.attempt) },
+  ]);
 }
 
 export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Style = PLAIN): string {
@@ -83,7 +94,7 @@ export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Styl
   ], 'no tasks');
 }
 
-function indent(text: string): string {
+export function indent(text: string): string {
   return text.split('\n').map((line) => (line ? '  ' + line : line)).join('\n');
 }
 

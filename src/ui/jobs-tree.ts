@@ -50,8 +50,9 @@ function parentOf(name: string): string | null {
 const SHORT: Record<string, string> = {
   PENDING: 'pending', ASSIGNED: 'assigned', RUNNING: 'running', SUCCEEDED: 'ok', FAILED: 'failed', KILLED: 'killed',
   UNSCHEDULABLE: 'unschedulable', WORKER_FAILED: 'worker-failed', PREEMPTED: 'preempted', COSCHED_FAILED: 'cosched-failed',
+  CANCELLED: 'cancelled',
 };
-const ORDER = ['RUNNING', 'ASSIGNED', 'PENDING', 'SUCCEEDED', 'FAILED', 'PREEMPTED', 'KILLED', 'COSCHED_FAILED', 'UNSCHEDULABLE', 'WORKER_FAILED'];
+const ORDER = ['RUNNING', 'ASSIGNED', 'PENDING', 'SUCCEEDED', 'FAILED', 'PREEMPTED', 'KILLED', 'COSCHED_FAILED', 'CANCELLED', 'UNSCHEDULABLE', 'WORKER_FAILED'];
 
 /** `3/4 ok, 1 running` style summary of a job's tasks. */
 export function formatTaskCounts(counts: TaskCounts): string {

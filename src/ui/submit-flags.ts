@@ -23,6 +23,8 @@ export const submitFlags = {
   }),
   coschedule: Flags.string({ summary: 'Place all tasks at once on workers sharing one value of this attribute (e.g. tpu-name).' }),
   'max-retries': Flags.integer({ summary: 'Retries per task after a non-zero exit (default 0).', min: 0 }),
+  'retry-backoff': Flags.string({ summary: 'Wait before retrying a failed task, e.g. 10s; doubled after each failure of that task, up to --retry-backoff-max (default: the cluster\'s retry-backoff, else none).' }),
+  'retry-backoff-max': Flags.string({ summary: 'Longest retry wait (default: 10 times --retry-backoff).' }),
   'max-task-failures': Flags.integer({ summary: 'Tasks that may fail for good before the job fails (default 0).', min: 0 }),
   'max-preemptions': Flags.integer({ summary: 'Preemptions per task before it gives up (default 100).', min: 0 }),
   'time-limit': Flags.string({
@@ -48,6 +50,8 @@ export interface SubmitFlagValues {
   constraint?: string[];
   coschedule?: string;
   'max-retries'?: number;
+  'retry-backoff'?: string;
+  'retry-backoff-max'?: string;
   'max-task-failures'?: number;
   'max-preemptions'?: number;
   'time-limit'?: string;
@@ -118,6 +122,8 @@ const COPIED = {
   tpu: 'tpu',
   coschedule: 'coschedule',
   'max-retries': 'maxRetries',
+  'retry-backoff': 'retryBackoff',
+  'retry-backoff-max': 'retryBackoffMax',
   'max-task-failures': 'maxTaskFailures',
   'max-preemptions': 'maxPreemptions',
   'time-limit': 'timeLimit',

@@ -205,7 +205,7 @@ describe('toJobSpec validation table', () => {
     ['maxTaskFailures negative', { ...CMD, maxTaskFailures: -2 }, /maxTaskFailures must be 0 or more/],
     ['maxPreemptions string', { ...CMD, maxPreemptions: 'many' }, /maxPreemptions must be an integer/],
     ['timeout bad', { ...CMD, timeout: 'forever' }, /timeout: invalid duration "forever"/],
-    ['timeout zero', { ...CMD, timeout: '0s' }, /timeout must be longer than 0/],
+    ['timeout zero', { ...CMD, timeout: '0s' }, /timeout: must be longer than 0/],
     ['timeout object', { ...CMD, timeout: {} }, /timeout must be a duration/],
     ['schedulingTimeout bad', { ...CMD, schedulingTimeout: '5 minutes' }, /schedulingTimeout: invalid duration/],
     ['user empty', { ...CMD, user: '' }, /user must be a non-empty name/],

@@ -52,7 +52,7 @@ describe('validateConfig: the documented example', () => {
   it('keeps source, expands home and reads defaults', () => {
     expect(config.source).toBe(SOURCE);
     expect(config.home).toBe(path.join(os.homedir(), '.iris-dev'));
-    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000, timeLimitMs: 24 * 3_600_000 });
+    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
   });
 
   it('resolves cpu, memory and devices', () => {
@@ -110,7 +110,7 @@ describe('validateConfig: defaults and shorthands', () => {
         attributes: { 'device-type': 'cpu' },
       });
       expect(config.quotas.size).toBe(0);
-      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000 });
+      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
     }
   });
 
@@ -204,6 +204,12 @@ describe('validateConfig: defaults and shorthands', () => {
     }
     expect(validateConfig({ 'time-limit': '30d' }, SOURCE, PROBE).defaults.timeLimitMs).toBe(30 * 86_400_000);
     expect(validateConfig({ 'deadlock-grace': '30d' }, SOURCE, PROBE).deadlockGraceMs).toBe(30 * 86_400_000);
+  });
+
+  it('retry-backoff: the default --retry-backoff of a job, none unless given, longer than 0', () => {
+    expect(validateConfig({}, SOURCE, PROBE).defaults.retryBackoffMs).toBeNull();
+    expect(validateConfig({ 'retry-backoff': '10s' }, SOURCE, PROBE).defaults.retryBackoffMs).toBe(10_000);
+    expect(() => validateConfig({ 'retry-backoff': '0s' }, SOURCE, PROBE)).toThrow(/retry-backoff.*must be longer than 0/);
   });
 
   it('deadlock-grace: a duration, 30s by default', () => {

@@ -44,7 +44,8 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
     // --json prints instants as ISO 8601 strings (docs/cli.md, "Time style").
     const iso = (ms: number): string => new Date(ms).toISOString();
     expect(queue.jobs[0]).toMatchObject({ position: 1, pendingTasks: 1, timeLimitMs: 5 * MIN, reservedStart: iso(reservedAt) });
-    expect(queue.jobs[0]!.reason).toMatch(/^need 2 CPU, largest free worker has [\d.]+; reserved to start at /);
+    // Both workers are named: w1 is too small for /big at all, w0 has no CPU free now.
+    expect(queue.jobs[0]!.reason).toMatch(/^no worker fits: 1 too little CPU \(need 2, largest [\d.]+\), 1 too little free CPU \(need 2, largest free [\d.]+\); reserved to start at /);
     expect(queue.jobs[0]!.reason!.endsWith(`reserved to start at ${new Date(reservedAt).toISOString()}`)).toBe(true);
 
     const plain = await c.iris(['queue']);
@@ -56,12 +57,12 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
     // Behind /big: it cannot start before /big's reservation has run its 5 minutes.
     const later = await c.json<EstimateResponse>(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--time-limit', '1m', '--', 'true']);
     expect(later).toMatchObject({ name: '/probe', tasks: 1, policy: 'easy', start: iso(reservedAt + 5 * MIN) });
-    expect(later.reason).toMatch(/need 2 CPU/);
+    expect(later.reason).toMatch(/too little free CPU \(need 2, /);
     const now = await c.json<EstimateResponse>(['submit', '--dry-run', '--cpu', '0.5', '--time-limit', '1m', '--', 'true']);
     expect(now.start).toBe(now.now);
     const text = await c.iris(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--', 'true']);
     expect(text.code, describeRun(['submit', '--dry-run'], text)).toBe(0);
-    expect(text.stdout).toMatch(/^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) under policy easy\n  why: need 2 CPU/);
+    expect(text.stdout).toMatch(/^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) under policy easy\n  why: no worker fits: .*too little free CPU \(need 2, /);
     expect(text.stdout).toMatch(/nothing was submitted/);
     expect((await c.jobs()).map((j) => j.name).sort()).toEqual(['/big', '/hold', '/side']);
 

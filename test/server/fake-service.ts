@@ -155,6 +155,12 @@ export class FakeService implements ClusterService {
     };
   }
 
+  /** The fake keeps no tasks. */
+  task(name: string): never {
+    this.check();
+    throw notFound(`no task named ${name}`);
+  }
+
   async cancel(names: string[]): Promise<CancelResponse> {
     this.check();
     return { cancelled: names.filter((n) => this.isNameTaken(n)), alreadyEnded: [] };

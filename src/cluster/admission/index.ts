@@ -75,6 +75,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   const coschedule = values.coschedule(request.coschedule);
   const timeLimitMs = values.timeLimit(request);
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
+  const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
   const ownImage = values.image(request.image);
   const image = ownImage ?? defaults.image;
   // A container starts in its image's own directory unless the request names one; with the
@@ -106,6 +107,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     constraints,
     coschedule: gang?.coschedule ?? coschedule,
     maxRetries: orZero(request.maxRetries),
+    ...(backoff.retryBackoffMs === null ? {} : { retryBackoffMs: backoff.retryBackoffMs }),
+    ...(backoff.retryBackoffMaxMs === null ? {} : { retryBackoffMaxMs: backoff.retryBackoffMaxMs }),
     maxTaskFailures: orZero(request.maxTaskFailures),
     maxPreemptions: request.maxPreemptions ?? defaults.maxPreemptions,
     timeoutMs: timeLimitMs ?? defaults.timeLimitMs,

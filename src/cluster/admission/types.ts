@@ -20,6 +20,8 @@ export interface AdmissionRequest {
   constraints?: string[] | null;
   coschedule?: string | null;
   maxRetries?: number | null;
+  retryBackoff?: number | string | null;
+  retryBackoffMax?: number | string | null;
   maxTaskFailures?: number | null;
   maxPreemptions?: number | null;
   timeLimit?: number | string | null;
@@ -42,6 +44,8 @@ export interface AdmissionDefaults {
   timeLimitMs: number | null;
   /** The config's `max-preemptions`. */
   maxPreemptions: number;
+  /** The config's `retry-backoff`; absent or null: failed tasks are retried at once. */
+  retryBackoffMs?: number | null;
   /** The config's default image (runtime docker), or null to run jobs as processes. */
   image: string | null;
 }

@@ -71,8 +71,25 @@ export function coschedule(value: string | null | undefined): string | null {
 export function duration(field: string, value: number | string | null | undefined): number | null {
   if (!given(value)) return null;
   const ms = withField(field, field.toLowerCase(), () => parseDuration(value));
-  if (ms <= 0) throw invalid(`${field} must be longer than 0, got ${describeValue(value)}`);
+  // `field: …` so that the CLI names the flag instead (`--retry-backoff: must be longer than 0`).
+  if (ms <= 0) throw invalid(`${field}: must be longer than 0, got ${describeValue(value)}`);
   return ms;
+}
+
+/** `retryBackoff` (else the cluster's default) and `retryBackoffMax`: the first wait and the cap of a failed task's retry. */
+export function retryBackoff(
+  request: { retryBackoff?: number | string | null; retryBackoffMax?: number | string | null },
+  fallbackMs: number | null,
+): { retryBackoffMs: number | null; retryBackoffMaxMs: number | null } {
+  const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
+  const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
+  if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
+    throw invalid('retryBackoffMax: a cap without a retry backoff', 'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
+  }
+  if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
+    throw invalid(`retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`, 'the cap must be at least the first wait');
+  }
+  return { retryBackoffMs, retryBackoffMaxMs };
 }
 
 /** `timeLimit`, or its older name `timeout` (not both). */

@@ -12,6 +12,8 @@
  *   say they wait for disk space.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
+ * - A task waiting out its retry backoff is not in the pass's snapshot; the same timer requests a
+ *   pass when the earliest backoff ends (the end is stored on the task, so a restart keeps it).
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
  *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
  *   what the attempts `held()` names still hold (ended, process not gone yet).
@@ -24,7 +26,7 @@ import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.j
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
-import { buildSnapshot, type HeldAttempt } from './snapshot.js';
+import { buildSnapshot, nextEligible, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 
@@ -181,11 +183,14 @@ export class PassLoop {
     this.o.launch(launches);
   }
 
-  /** One timer at the earliest scheduling deadline or deadlock grace end; it requests the pass that expires it. */
+  /**
+   * One timer at the earliest scheduling deadline, deadlock grace end or retry backoff end; it
+   * requests the pass that expires it (or places the task whose backoff ended).
+   */
   private armDeadlineTimer(now: number): void {
     this.cancelDeadlineTimer?.();
     this.cancelDeadlineTimer = null;
-    const times = [this.deadlines.next(), this.o.deadlocks.next()].filter((t): t is number => t !== null);
+    const times = [this.deadlines.next(), this.o.deadlocks.next(), nextEligible(this.o.store, now)].filter((t): t is number => t !== null);
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;
     this.cancelDeadlineTimer = this.o.timers.after(Math.max(0, next - now), () => {

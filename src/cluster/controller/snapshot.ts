@@ -2,7 +2,9 @@
  * Builds the scheduler's Snapshot from the store: pending tasks, the jobs they belong to,
  * every worker's free capacity (capacity minus what active attempts hold, device indices
  * included: they are stored on each attempt), per-user usage. Reads only the store and the set
- * of released attempts it is given.
+ * of released attempts it is given. A pending task waiting out its retry backoff (`eligibleAt` after
+ * `now`) is left out of `pending` (nextEligible() says when the first one comes back), but still
+ * counts among its user's pending tasks.
  *
  * Release (docs/architecture.md, "Waiting"): an attempt in `released` (WaitRegistry.released(),
  * a task blocked in a wait on its own subtree) holds no CPU here — not in its worker's free CPU,
@@ -106,6 +108,16 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
   };
 }
 
+/** The earliest time after `now` at which a pending task's retry backoff ends, or null when none waits. */
+export function nextEligible(store: ClusterStore, now: number): number | null {
+  let next: number | null = null;
+  for (const task of store.pendingTasks()) {
+    const at = task.eligibleAt;
+    if (at !== null && at > now && (next === null || at < next)) next = at;
+  }
+  return next;
+}
+
 export function buildSnapshot(
   store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = [],
 ): Snapshot {
@@ -115,12 +127,14 @@ export function buildSnapshot(
   for (const task of store.pendingTasks()) {
     const job = store.job(task.job);
     if (!job) continue;
-    if (!jobs.has(job.name)) jobs.set(job.name, schedulerJob(job));
-    pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
     const user = job.spec.user;
     const entry = usage.get(user) ?? emptyUsage();
     entry.pendingTasks++;
     usage.set(user, entry);
+    // Waiting out its retry backoff: still pending (and counted), but not the scheduler's yet.
+    if (task.eligibleAt !== null && task.eligibleAt > now) continue;
+    if (!jobs.has(job.name)) jobs.set(job.name, schedulerJob(job));
+    pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
   }
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.

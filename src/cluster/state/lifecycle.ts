@@ -21,10 +21,10 @@ import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
-  taskFailureReason,
+  retryBackoffMs, taskFailureReason,
 } from './transitions.js';
 
-const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED']);
+const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED', 'CANCELLED']);
 /** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
 export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
 
@@ -160,6 +160,34 @@ export class Lifecycle {
     return stops;
   }
 
+  /**
+   * Cancel one task (docs/cli.md, "Cancelling one task"): it ends CANCELLED, its live attempt is
+   * stopped, and the jobs its attempts submitted are killed with their subtrees. It is no failure:
+   * the job goes on with its other tasks and ends by them (KILLED only when every task was
+   * cancelled). A gang cannot run without a member, so cancelling one ends its job KILLED.
+   * A task that already ended is left as it is.
+   */
+  cancelTask(taskId: string, reason: string): StopOrder[] {
+    const task = this.taskOrThrow(taskId);
+    const entry = this.entryOf(task);
+    const stops: StopOrder[] = [];
+    if (isFinalTask(task) || isFinalJobState(entry.job.state)) return stops;
+    this.killTask(task, 'CANCELLED', reason, stops);
+    const why = `parent task ${task.id} cancelled`;
+    for (const child of [...(this.m.children.get(task.job) ?? [])]) {
+      const childEntry = this.m.jobs.get(child)!;
+      if (childEntry.job.spec.submittedBy?.task === task.id) this.endJob(childEntry, 'KILLED', why, why, PARENT_ENDED, stops);
+    }
+    if (entry.job.spec.coschedule !== null) {
+      const gang = `gang member ${task.id} cancelled (a gang cannot run without it)`;
+      this.endJob(entry, 'KILLED', gang, gang, PARENT_ENDED, stops);
+      return stops;
+    }
+    const allCancelled = entry.tasks.every((t) => t.state === 'CANCELLED');
+    this.settle(entry, allCancelled ? 'every task was cancelled' : null, stops);
+    return stops;
+  }
+
   markUnschedulable(name: string, reason: string): StopOrder[] {
     const entry = this.m.jobs.get(name);
     if (!entry) throw notFound(`job ${name} not found`);
@@ -181,8 +209,9 @@ export class Lifecycle {
     this.removeEndpointsOf(a.task);
   }
 
-  private requeue(task: Task, reason: string, stops: StopOrder[]): void {
-    this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason });
+  /** Back in the queue for a new attempt; `eligibleAt`: not placed before then (a retry backoff). */
+  private requeue(task: Task, reason: string, stops: StopOrder[], eligibleAt: number | null = null): void {
+    this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason, eligibleAt });
     const why = parentRerunReason(task.id, task.attempt);
     for (const child of [...(this.m.children.get(task.job) ?? [])]) {
       const entry = this.m.jobs.get(child)!;
@@ -194,9 +223,12 @@ export class Lifecycle {
   private failTask(entry: JobEntry, task: Task, reason: string | null, exitCode: number | null, stops: StopOrder[]): void {
     const failures = task.failures + 1;
     this.m.patchTask(task, { state: 'FAILED', failures, exitCode, reason });
-    if (retryAfterFailure(failures, entry.job.spec.maxRetries)) {
-      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops);
-      this.restartGang(entry, task, stops);
+    const spec = entry.job.spec;
+    if (retryAfterFailure(failures, spec.maxRetries)) {
+      const backoff = retryBackoffMs(failures, spec.retryBackoffMs, spec.retryBackoffMaxMs);
+      const eligibleAt = backoff > 0 ? this.m.now() + backoff : null;
+      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops, eligibleAt);
+      this.restartGang(entry, task, stops, eligibleAt);
       this.settle(entry, null, stops);
       return;
     }
@@ -222,8 +254,8 @@ export class Lifecycle {
     this.settle(entry, `task ${task.id} ${why}`, stops);
   }
 
-  /** Stop the gang's other live members (not counted) and put them back in the queue. */
-  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[]): void {
+  /** Stop the gang's other live members (not counted) and put them back in the queue, waiting until `eligibleAt` with the trigger. */
+  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[], eligibleAt: number | null = null): void {
     if (entry.job.spec.coschedule === null) return;
     for (const s of entry.tasks) {
       if (s === trigger || !isActiveTaskState(s.state)) continue;
@@ -231,12 +263,12 @@ export class Lifecycle {
       stops.push({ task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED });
       this.endAttempt(a, 'KILLED', GANG_RESTARTED, null);
       this.m.patchTask(s, { state: 'PREEMPTED', reason: GANG_RESTARTED });
-      this.requeue(s, GANG_RESTARTED, stops);
+      this.requeue(s, GANG_RESTARTED, stops, eligibleAt);
     }
   }
 
   /** End a non-final task for good, stopping its live attempt. */
-  private killTask(task: Task, state: 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE', reason: string, stops: StopOrder[]): void {
+  private killTask(task: Task, state: 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE' | 'CANCELLED', reason: string, stops: StopOrder[]): void {
     if (isFinalTask(task)) return;
     const a = this.m.active.get(task.id);
     if (a) {

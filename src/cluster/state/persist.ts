@@ -22,7 +22,7 @@ const parseDevices = (v: unknown): number[] => (typeof v === 'string' && v !== '
 const SQL = {
   upsertJob: 'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
-  upsertTask: 'INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertTask: 'INSERT OR REPLACE INTO tasks (id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
   upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
@@ -72,13 +72,13 @@ export class Persistence {
         seq: num(r[6]), state: r[7] as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
       }, []);
     }
-    for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at FROM tasks')) {
+    for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at FROM tasks')) {
       const entry = model.jobs.get(r[1] as string);
       if (!entry) continue; // a task without its job cannot be scheduled; ignore it
       model.indexTask(entry, {
         id: r[0] as string, job: r[1] as string, index: num(r[2]), state: r[3] as TaskState, attempt: num(r[4]), submittedAt: num(r[5]),
         seq: num(r[6]), failures: num(r[7]), preemptions: num(r[8]), workerId: optStr(r[9]), exitCode: optNum(r[10]), reason: optStr(r[11]),
-        startedAt: optNum(r[12]), finishedAt: optNum(r[13]),
+        startedAt: optNum(r[12]), finishedAt: optNum(r[13]), eligibleAt: optNum(r[14]),
       });
     }
     for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes FROM attempts')) {
@@ -145,7 +145,7 @@ export class Persistence {
 
   private writeTask(t: Task): void {
     this.run('upsertTask', t.id, t.job, t.index, t.state, t.attempt, t.submittedAt, t.seq, t.failures, t.preemptions, t.workerId,
-      t.exitCode, t.reason, t.startedAt, t.finishedAt);
+      t.exitCode, t.reason, t.startedAt, t.finishedAt, t.eligibleAt);
   }
 
   private writeAttempt(a: Attempt): void {

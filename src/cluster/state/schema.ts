@@ -119,6 +119,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_by_state ON runs (state, run);
   CREATE INDEX runs_by_finished ON runs (finished_at);
   `,
+  // 6: a task waiting out its retry backoff is eligible again at this time (epoch ms); NULL: at once
+  `
+  ALTER TABLE tasks ADD COLUMN eligible_at INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -69,6 +69,8 @@ export class ClusterStore {
   private reserveHeld = false;
   /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
   private configured = new Set<string>();
+  /** waitingReason(): the last reason a pass gave each job with pending tasks. */
+  private readonly waiting = new Map<string, string>();
 
   private constructor(private db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
@@ -416,6 +418,11 @@ export class ClusterStore {
     return this.transaction(() => this.life.cancel(name, reason));
   }
 
+  /** Cancel one task of a job (Lifecycle.cancelTask); returns what the controller must stop. */
+  cancelTask(taskId: string, reason: string): StopOrder[] {
+    return this.transaction(() => this.life.cancelTask(taskId, reason));
+  }
+
   drainWorker(id: string): StopOrder[] {
     return this.transaction(() => this.life.drainWorker(id));
   }
@@ -438,7 +445,20 @@ export class ClusterStore {
   }
 
   /** Set the scheduler's "why still pending" text of PENDING jobs (memory only; events only on change). */
+  /**
+   * The last pass's reason for a job's pending tasks (PENDING or partly running), or null. Held in
+   * memory only: every pass gives it again. A PENDING job also keeps it as its `reason`.
+   */
+  waitingReason(job: string): string | null {
+    return this.waiting.get(job) ?? null;
+  }
+
   setPendingReasons(reasons: Map<string, string>): void {
+    for (const [name, reason] of reasons) this.waiting.set(name, reason);
+    for (const name of this.waiting.keys()) {
+      const job = this.model.jobs.get(name)?.job;
+      if (!job || isFinalJobState(job.state)) this.waiting.delete(name);
+    }
     this.transaction(() => {
       for (const [name, reason] of reasons) {
         const job = this.model.jobs.get(name)?.job;

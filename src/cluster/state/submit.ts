@@ -81,7 +81,7 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   for (let i = 0; i < spec.replicas; i++) {
     tasks.push({
       id: taskName(name, i), job: name, index: i, state: 'PENDING', attempt: 0, submittedAt: now, seq: base + 2 + i,
-      failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null,
+      failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null, eligibleAt: null,
     });
   }
   return { job, tasks, replaces, archive: replaces.map((n) => archivedRun(model, n)), nextSeq: base + 1 + spec.replicas, nextRun: run };

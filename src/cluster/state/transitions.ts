@@ -7,7 +7,9 @@
  * - A job's state is derived from the tally of its tasks by JOB_STATE_RULES, an ordered table:
  *   the first rule that holds wins. Final job states are sticky.
  * - Failed attempts count against maxRetries (per task); once a task has failed for good it
- *   counts against maxTaskFailures (per job). Preemptions count only against maxPreemptions
+ *   counts against maxTaskFailures (per job). A task cancelled on its own (CANCELLED) is not a
+ *   failure: the job ends by its other tasks (SUCCEEDED when they all succeed), KILLED only
+ *   when every task was cancelled. Preemptions count only against maxPreemptions
  *   and never as failures.
  */
 import { IrisError } from '../../model/errors.js';
@@ -54,10 +56,11 @@ export const JOB_STATE_RULES: readonly JobStateRule[] = [
   { state: 'WORKER_FAILED', when: 'a task spent its preemption budget', holds: (t) => t.counts.WORKER_FAILED > 0 },
   { state: 'UNSCHEDULABLE', when: 'a task is unschedulable', holds: (t) => t.counts.UNSCHEDULABLE > 0 },
   { state: 'KILLED', when: 'a task was killed', holds: (t) => t.counts.KILLED > 0 },
+  { state: 'KILLED', when: 'every task was cancelled one by one', holds: (t) => t.total > 0 && t.counts.CANCELLED === t.total },
   {
     state: 'SUCCEEDED',
-    when: 'every task succeeded, or failed within the maxTaskFailures tolerance',
-    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED === t.total,
+    when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
+    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED + t.counts.CANCELLED === t.total,
   },
   { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
   { state: 'PENDING', when: 'otherwise', holds: () => true },
@@ -107,6 +110,23 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
 /** After a failed attempt (task.failures already incremented): another attempt, or failed for good. */
 export function retryAfterFailure(failures: number, maxRetries: number): boolean {
   return failures <= maxRetries;
+}
+
+/** Without `--retry-backoff-max`, the longest backoff is this many times `--retry-backoff`. */
+export const RETRY_BACKOFF_CAP_FACTOR = 10;
+
+/**
+ * How long a task waits before its retry after its `failures`-th failure (failures >= 1):
+ * base * 2^(failures-1), at most `maxMs` (default RETRY_BACKOFF_CAP_FACTOR * base); 0 without a base.
+ */
+export function retryBackoffMs(failures: number, baseMs: number | null | undefined, maxMs?: number | null): number {
+  if (!baseMs || baseMs <= 0) return 0;
+  return Math.min(retryBackoffCapMs(baseMs, maxMs), baseMs * 2 ** Math.max(0, failures - 1));
+}
+
+/** The longest retry wait of a job with backoff `baseMs`: `maxMs` when given, else RETRY_BACKOFF_CAP_FACTOR * base. */
+export function retryBackoffCapMs(baseMs: number, maxMs?: number | null): number {
+  return maxMs ?? baseMs * RETRY_BACKOFF_CAP_FACTOR;
 }
 
 /** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */

@@ -68,6 +68,13 @@ export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators
     }),
   );
 
+/** `retry-backoff:` a duration longer than 0: the default `--retry-backoff` of a job. */
+export const retryBackoff = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value);
+  if (ms <= 0) throw invalid(`invalid retry-backoff ${describeValue(value)}: must be longer than 0`, 'leave it out to retry failed tasks at once, or for example retry-backoff: 10s');
+  return ms;
+});
+
 /** `time-limit:` a duration longer than 0. */
 export const timeLimit = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);

@@ -11,7 +11,7 @@ import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPT
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { containerUser, home, image, network, queue, quotas, retention, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -25,6 +25,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         'deadlock-grace': duration().nullish(),
         'max-preemptions': nonNegativeInteger('max-preemptions').nullish(),
         'time-limit': timeLimit.nullish(),
+        'retry-backoff': retryBackoff.nullish(),
         'log-limit': byteSize('log-limit').nullish(),
         retention: retention.optional(),
         queue,
@@ -52,6 +53,7 @@ export function configSchema(source: string, probe: MachineProbe) {
             maxPreemptions: file['max-preemptions'] ?? DEFAULT_MAX_PREEMPTIONS,
             stopGraceMs: file['stop-grace'] ?? DEFAULT_STOP_GRACE_MS,
             timeLimitMs: file['time-limit'] ?? DEFAULT_TIME_LIMIT_MS,
+            retryBackoffMs: file['retry-backoff'] ?? null,
           },
           queue: file.queue,
           runtime: runtime(ctx, file),

@@ -179,6 +179,14 @@ describe('defaults', () => {
     });
   });
 
+  it('the cluster\'s retry-backoff is the backoff of a job that gives none; a cap needs a backoff and may not be below it', () => {
+    expect(resolve(CMD, null, { retryBackoffMs: 10_000 }).spec).toMatchObject({ retryBackoffMs: 10_000 });
+    expect(resolve(CMD).spec.retryBackoffMs).toBeUndefined();
+    expect(refused({ ...CMD, retryBackoffMax: '5s' }).message).toBe('retryBackoffMax: a cap without a retry backoff');
+    expect(refused({ ...CMD, retryBackoff: '10s', retryBackoffMax: '5s' }).message).toBe('retryBackoffMax: "5s" is shorter than the backoff itself');
+    expect(refused({ ...CMD, retryBackoff: '0s' }).message).toMatch(/^retryBackoff: must be longer than 0/);
+  });
+
   it('a default image runs the job in a container in the image\'s own directory', () => {
     expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: null });
   });
@@ -190,6 +198,7 @@ describe('defaults', () => {
     ['user', { user: 'dave' }, { user: 'dave' }],
     ['cwd', { cwd: '/elsewhere' }, { cwd: '/elsewhere' }],
     ['image', { image: 'busybox', cwd: '/app' }, { image: 'busybox', cwd: '/app' }],
+    ['retryBackoff', { retryBackoff: '2s', retryBackoffMax: '1m' }, { retryBackoffMs: 2000, retryBackoffMaxMs: 60_000 }],
   ] as const)('the request\'s own %s wins over the default', (field, own, expected) => {
     expect(resolve({ ...CMD, ...own }, null, { ...CONFIG, image: field === 'image' ? 'python:3.12' : null }).spec).toMatchObject(expected);
   });

@@ -29,7 +29,7 @@ function job(name: string, o: Partial<JobSpec> = {}, device: DeviceRequest | nul
 function task(j: Job, index: number): Task {
   return {
     id: `${j.name}/task-${index}`, job: j.name, index, state: 'PENDING', attempt: 0, submittedAt: 0, seq: 0, failures: 0, preemptions: 0,
-    workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null,
+    workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null, eligibleAt: null,
   };
 }
 

@@ -1,14 +1,19 @@
 /**
  * One human reason for why a job's tasks cannot be placed, found by walking the placement chain
- * (filters.ts) in order, narrowing the workers filter by filter, and summarizing the first filter
- * that leaves none (reason.ts). A gang (needing `count` workers in one group of its coschedule
+ * (filters.ts) in order, narrowing the workers filter by filter. When the filter that leaves no
+ * worker is the only one that turned any down, its summary is the reason (reason.ts `summarize`:
+ * `need 2 CPU, largest free worker has 1`); when several did, the reason names every one of them
+ * with the number of workers it excluded (`no worker fits: 1 excluded by constraint zone=b, 2 too
+ * little free CPU (need 2, largest free 1)`), so a worker excluded by a constraint is never hidden
+ * behind a capacity shortfall. The walk checks without reasons; only the workers turned down are
+ * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers in one group of its coschedule
  * attribute) is also checked for group size after the never filters (`largest group has`) and
  * after the whole chain (`largest free group has`). With `view.free` absent only the never
  * filters run and null means some idle worker (or gang group) could run the job: that is the
  * submit-time never check (feasibility.ts).
  */
 import { FILTERS, NEVER_FILTERS, type PlacementView, type WorkerFilter } from './filters.js';
-import { groupText, summarize, type Reason } from './reason.js';
+import { compositeText, exclusionParts, groupText, summarize, type Reason } from './reason.js';
 import type { SchedulerJob, Verdict, WorkerView } from '../types.js';
 
 function largestGroup(workers: readonly WorkerView[], list: readonly number[], attribute: string): number {
@@ -26,6 +31,14 @@ function largestGroup(workers: readonly WorkerView[], list: readonly number[], a
 /** A failed verdict's reasons (the chain's filters only make `Reason`s). */
 function reasonsOf(verdict: Verdict): readonly Reason[] {
   return verdict.kind === 'ok' ? [] : (verdict.reasons as readonly Reason[]);
+}
+
+/**
+ * Filters whose exclusions a composite reason leaves unnamed: the device type (the reason already
+ * says `gpu worker`), and draining workers at submit time (they count as absent there).
+ */
+function silent(filter: WorkerFilter, view: PlacementView): boolean {
+  return filter.name === 'device-type' || (filter.name === 'schedulable' && !view.free);
 }
 
 /** Index of the last filter of `kind` in `chain`, or -1. */
@@ -46,16 +59,26 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
   const chain = view.free ? FILTERS : NEVER_FILTERS;
   let list: number[] = [];
   for (let w = 0; w < workers.length; w++) list.push(w);
+  /** The workers each filter turned down so far, in chain order. */
+  const excluded: Array<{ filter: WorkerFilter; workers: number[] }> = [];
   for (let i = 0; i < chain.length; i++) {
     const filter = chain[i]!;
     if (filter.appliesTo(job)) {
       const kept: number[] = [];
-      for (const w of list) if (filter.check(job, view, w, false).kind === 'ok') kept.push(w);
+      let rejected: number[] | null = null;
+      for (const w of list) {
+        if (filter.check(job, view, w, false).kind === 'ok') kept.push(w);
+        else (rejected ??= []).push(w);
+      }
+      if (rejected && !silent(filter, view)) excluded.push({ filter, workers: rejected });
       if (kept.length === 0) {
         // A gang that runs out of workers now is short of a free group, whichever filter did it.
         if (gang !== null && filter.kind === 'not_now') return groupText(job, count, 0, true);
-        const failures = list.map((w) => reasonsOf(filter.check(job, view, w, true)));
-        return summarize(filter.name, job, workers.length, failures, count);
+        const explained = (ws: readonly number[], f: WorkerFilter) => ws.map((w) => reasonsOf(f.check(job, view, w, true)));
+        if (excluded.length <= 1 || excluded[excluded.length - 1]!.filter !== filter) {
+          return summarize(filter.name, job, workers.length, explained(list, filter), count);
+        }
+        return compositeText(job, excluded.flatMap((e) => exclusionParts(e.filter.name, job, explained(e.workers, e.filter))));
       }
       list = kept;
     }

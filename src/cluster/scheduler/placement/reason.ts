@@ -159,3 +159,57 @@ export function summarize(
 export function groupText(job: SchedulerJob, count: number, largest: number, free: boolean): string {
   return `need ${count} workers in one ${job.coschedule} group, largest ${free ? 'free ' : ''}group has ${largest}`;
 }
+
+/**
+ * One part of a composite reason: the workers one filter turned down, counted, e.g. `2 draining`,
+ * `1 excluded by constraint zone=b`, `3 too little free CPU (need 2, largest free 1)`. `failures`
+ * holds each such worker's reasons (explained verdicts). A worker is counted once, under the first
+ * item it fails (its first failing constraint, its first short capacity item).
+ */
+export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: ReadonlyArray<readonly Reason[]>): string[] {
+  const n = failures.length;
+  const device = job.resources.device;
+  switch (filter) {
+    case 'schedulable':
+      return [`${n} draining`];
+    case 'device-type':
+      return [`${n} with no ${device!.type} devices`];
+    case 'device-variant':
+      return [`${n} not ${device!.variant}`];
+    case 'gang-attribute':
+      return [`${n} without the ${job.coschedule} attribute`];
+    case 'gang-taken':
+      return [`${n} taken by another gang`];
+    case 'constraints':
+      return byFirstItem(failures).map(([item, group]) => `${group.length} excluded by constraint ${formatConstraint(job.constraints[item as number]!)}`);
+    case 'total-capacity':
+    case 'free-capacity': {
+      const adj = filter === 'free-capacity' ? 'free ' : '';
+      return byFirstItem(failures).map(([item, group]) => {
+        const capacityItem = item as CapacityItem;
+        const noun = capacityItem === 'cpu' ? 'CPU' : capacityItem === 'memory' ? 'memory' : deviceNoun(device);
+        const show = (v: number) => (capacityItem === 'devices' ? String(v) : amount(capacityItem, Math.max(0, v)));
+        const need = needOf(capacityItem, job.resources);
+        return `${group.length} too ${capacityItem === 'devices' ? 'few' : 'little'} ${adj}${noun} (need ${show(need)}, largest ${adj}${show(largestHas(group, item))})`;
+      });
+    }
+  }
+}
+
+/** Workers grouped by the item of their first reason; groups in item order (constraint index, then cpu, memory, devices). */
+function byFirstItem(failures: ReadonlyArray<readonly Reason[]>): Array<[ReasonItem, Array<readonly Reason[]>]> {
+  const groups = new Map<ReasonItem, Array<readonly Reason[]>>();
+  for (const reasons of failures) {
+    const item = reasons[0]?.item ?? null;
+    const group = groups.get(item);
+    if (group) group.push(reasons);
+    else groups.set(item, [reasons]);
+  }
+  const rank = (item: ReasonItem) => (typeof item === 'number' ? item : item === null ? -1 : CAPACITY_ITEMS.indexOf(item));
+  return [...groups].sort((a, b) => rank(a[0]) - rank(b[0]));
+}
+
+/** The reason when several filters together turned every worker down: each one named with its count. */
+export function compositeText(job: SchedulerJob, parts: readonly string[]): string {
+  return `no ${workerNoun(job)} fits: ${parts.join(', ')}`;
+}
