@@ -68,8 +68,8 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
     asUser('mkdir', '-m', '0777', home);
     asUser('mkdir', '-m', '0777', path.join(home, 'bin'));
     asUser('ln', '-s', victim('shim'), path.join(home, 'bin', 'iris'));
-    asUser('mkdir', '-p', '-m', '0777', path.join(home, 'logs', 'leak', 'task-0'));
-    asUser('ln', '-s', victim('log'), path.join(home, 'logs', 'leak', 'task-0', 'attempt-0.log'));
+    asUser('mkdir', '-p', '-m', '0777', path.join(home, 'logs', 'leak', '@1', 'task-0'));
+    asUser('ln', '-s', victim('log'), path.join(home, 'logs', 'leak', '@1', 'task-0', 'attempt-0.log'));
 
     const r = await irisAt(home, ['submit', '--name', 'leak', '--cpu', '0.1', '--', 'echo', 'secret-output']);
     expect(r.code, describeRun(['submit'], r)).toBe(2);
@@ -118,7 +118,8 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       // A home iris made itself, then symlinks planted in it while no cluster ran.
       mkdirSync(path.join(c.home, 'bin'), { recursive: true, mode: 0o700 });
       symlinkSync(victim('shim'), path.join(c.home, 'bin', 'iris'));
-      const logDir = path.join(c.home, 'logs', 'leak', 'task-0');
+      // The first job of this cluster is run 1: its logs go to logs/leak/@1/ (docs/architecture.md).
+      const logDir = path.join(c.home, 'logs', 'leak', '@1', 'task-0');
       mkdirSync(logDir, { recursive: true, mode: 0o700 });
       symlinkSync(victim('log'), path.join(logDir, 'attempt-0.log'));
       await c.start();
@@ -141,9 +142,9 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       const job = await c.submit(['--name', 'modes', '--cpu', '0.1'], ['sh', '-c', 'echo hello; echo oops >&2']);
       const done = await c.waitForEnd(job);
       expect(done.state).toBe('SUCCEEDED');
-      const files = ['state.db', 'state.db-wal', 'state.db-shm', 'controller.lock', 'cluster.pid', 'cluster.log', 'logs/modes/task-0/attempt-0.log'];
+      const files = ['state.db', 'state.db-wal', 'state.db-shm', 'controller.lock', 'cluster.pid', 'cluster.log', 'logs/modes/@2/task-0/attempt-0.log'];
       for (const f of files) expect(`${f} ${mode(path.join(c.home, f))}`).toBe(`${f} 0600`);
-      for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
+      for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/@2', 'logs/modes/@2/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
       // What a container's unprivileged user must reach: traversable, not listable.
       for (const d of ['bin', 'tasks']) expect(`${d} ${mode(path.join(c.home, d))}`).toBe(`${d} 0711`);
       const lines = await c.logs(job);
