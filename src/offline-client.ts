@@ -9,6 +9,7 @@
 import type { IrisClient } from './client/types.js';
 import type { HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
 import { batchLines } from './api/log-batch.js';
+import { resolveJobRef } from './model/names.js';
 import { IrisError } from './model/errors.js';
 import { openOffline, type OfflineCluster } from './server/offline.js';
 
@@ -32,8 +33,10 @@ export class OfflineClient implements ReadClient {
     return this.cluster.service.jobs(filter);
   }
 
+  /** `name` may be NAME@RUN, as on the wire (GET /v1/job). */
   async job(name: string, run?: number): Promise<JobDetail> {
-    return this.cluster.service.job(name, run ?? null);
+    const ref = resolveJobRef('name', name, run);
+    return this.cluster.service.job(ref.name, ref.run);
   }
 
   async task(name: string): Promise<TaskDetail> {
@@ -53,7 +56,11 @@ export class OfflineClient implements ReadClient {
     const onAbort = () => abort.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      yield* this.cluster.service.logs({ ...query, follow: false }, abort.signal);
+      // The target may be NAME@RUN[/task-N], as on the wire (GET /v1/logs).
+      const ref = resolveJobRef('target', query.target, query.run);
+      const resolved: LogQuery = { ...query, target: ref.target, follow: false };
+      if (ref.run !== null) resolved.run = ref.run;
+      yield* this.cluster.service.logs(resolved, abort.signal);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       abort.abort();

@@ -7,7 +7,7 @@
  * run of a name (`/train@3`, also `/train@3/task-0` for one of its tasks); `@` can never be part
  * of a job name, so the split is unambiguous. parseJobRef is the one parser of that form.
  */
-import { IrisError, describeValue, invalid } from './errors.js';
+import { IrisError, describeValue, invalid, relabel } from './errors.js';
 
 const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const TASK_COMPONENT = /^task-(\d+)$/;
@@ -130,6 +130,19 @@ export function parseJobRef(input: string): JobRef {
   }
   const job = parseJobName(raw.slice(0, at));
   return { job, run, task: match[2] === undefined ? null : Number(match[2].slice('task-'.length)) };
+}
+
+/**
+ * A job or task reference with an optional run: `train@3`, `train@3/task-0` (parseJobRef), or the
+ * run given on its own (`--run`, a `run` parameter). Both at once must agree. `field` names the
+ * value in errors.
+ */
+export function resolveJobRef(field: string, value: string, run: number | null | undefined): { name: string; run: number | null; target: string } {
+  const ref = relabel(field, () => parseJobRef(value));
+  if (ref.run !== null && run !== undefined && run !== null && ref.run !== run) {
+    throw invalid(`${field} names run ${ref.run} but "run" is ${run}`, 'give the run once: NAME@RUN or --run RUN');
+  }
+  return { name: ref.job, run: ref.run ?? run ?? null, target: ref.task === null ? ref.job : taskName(ref.job, ref.task) };
 }
 
 /** `/train@3`: the one way to write a run of a name. */

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
-import { isWithin, nameFromTask, parseJobName, parseJobRef, parseTaskName, taskName } from '../model/names.js';
+import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
@@ -92,21 +92,9 @@ function historyQuery(query: URLSearchParams): HistoryQuery {
   return result;
 }
 
-/**
- * A job or task reference with an optional run: `train@3`, `train@3/task-0` (model/names.ts
- * parseJobRef), or the run given as its own `run` parameter. Both at once must agree.
- */
-function jobRef(field: string, value: string, run: number | undefined): { name: string; run: number | null; target: string } {
-  const ref = relabel(field, () => parseJobRef(value));
-  if (ref.run !== null && run !== undefined && ref.run !== run) {
-    throw invalid(`${field} names run ${ref.run} but "run" is ${run}`, 'give the run once: NAME@RUN or --run RUN');
-  }
-  return { name: ref.job, run: ref.run ?? run ?? null, target: ref.task === null ? ref.job : taskName(ref.job, ref.task) };
-}
-
 function logQuery(query: URLSearchParams): LogQuery {
   const { target: given, run: runParam, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
-  const { target, run } = jobRef('query parameter "target"', given, runParam);
+  const { target, run } = resolveJobRef('query parameter "target"', given, runParam);
   const result: LogQuery = { target };
   if (run !== null) result.run = run;
   if (follow) result.follow = true;
@@ -210,7 +198,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/job': {
     GET: (call, ctx) => {
       const { run } = parseQuery(JobQuerySchema, call.query);
-      const ref = jobRef('name', requiredParam(call.query, 'name'), run);
+      const ref = resolveJobRef('name', requiredParam(call.query, 'name'), run);
       requireInScope(call.caller(), ref.name, 'read the status of');
       return ok(ctx.service.job(ref.name, ref.run));
     },

@@ -1,5 +1,6 @@
 /**
- * E2E: with the cluster stopped, `iris jobs`, `status` and `logs` read the state saved in the
+ * E2E: with the cluster stopped, `iris jobs`, `status` (of a job, a task or an older run), `logs`
+ * and `history` read the state saved in the
  * state directory (one line on stderr says so) instead of exiting 6, and change nothing there;
  * commands that need a running cluster still exit 6; a state directory that never held a
  * cluster says so (exit 6).
@@ -25,8 +26,12 @@ const digest = (file: string): string => createHash('sha256').update(readFileSyn
 
 describe('reading a stopped cluster', () => {
   let c: E2ECluster;
+  let firstDone = 0;
   beforeAll(async () => {
     c = await E2ECluster.create({ config: CONFIG });
+    // /done runs twice: the first run is kept in the archive (NAME@RUN).
+    await c.submit(['--name', 'done', '--cpu', '0.1'], ['sh', '-c', 'echo first-run']);
+    firstDone = (await c.waitForState('/done', 'SUCCEEDED')).run;
     await c.submit(['--name', 'done', '--cpu', '0.1'], ['sh', '-c', 'echo saved-line-1; echo saved-line-2 >&2; exit 0']);
     await c.submit(['--name', 'bad', '--cpu', '0.1'], ['sh', '-c', 'echo oops; exit 3']);
     await c.waitForState('/done', 'SUCCEEDED');
@@ -68,6 +73,22 @@ describe('reading a stopped cluster', () => {
     const follow = await c.iris(['logs', '-f', 'bad'], { timeoutMs: 20_000 });
     expect(follow.code, describeRun(['logs', '-f', 'bad'], follow)).toBe(0);
     expect(follow.stdout).toContain('oops');
+
+    // One task, an older run (NAME@RUN) and the history read the saved state too.
+    const task = await c.iris(withJson(['status', 'bad/task-0']));
+    expect(task.code, describeRun(['status', 'bad/task-0', '--json'], task)).toBe(0);
+    expect(JSON.parse(task.stdout)).toMatchObject({ id: '/bad/task-0', state: 'FAILED', exitCode: 3 });
+    const old = await c.iris(withJson(['status', `done@${firstDone}`]));
+    expect(old.code, describeRun(['status', `done@${firstDone}`], old)).toBe(0);
+    expect(JSON.parse(old.stdout)).toMatchObject({ name: '/done', run: firstDone, archived: true });
+    const oldLogs = await c.iris(['logs', `done@${firstDone}`]);
+    expect(oldLogs.stdout).toContain('first-run');
+    expect(oldLogs.stdout).not.toContain('saved-line-1');
+    const history = await c.iris(withJson(['history']));
+    expect(history.code, describeRun(['history', '--json'], history)).toBe(0);
+    expect(history.stderr).toMatch(NOTICE);
+    const runs = JSON.parse(history.stdout) as { name: string; run: number; state: string }[];
+    expect(runs.map((r) => [r.name, r.state])).toEqual([['/bad', 'FAILED'], ['/done', 'SUCCEEDED'], ['/done', 'SUCCEEDED']]);
 
     const unknown = await c.iris(['status', 'nope']);
     expect(unknown.code, describeRun(['status', 'nope'], unknown)).toBe(3);
