@@ -56,8 +56,9 @@ export function parseDuration(input: string | number, options: ParseDurationOpti
  * How a duration is printed:
  * - `exact` (default): every unit, largest first, round-trips: `500ms`, `45s`, `1h30m`, `2d3h`,
  *   `1m500ms`, `0s`, `-1m30s`;
- * - `short`: at most the two largest units, padded to a steady width, for tables and ages:
- *   `850ms`, `12s`, `4m05s`, `2h03m`, `3d04h`; `-` for a negative or unknown span.
+ * - `short`: at most the two largest units, for tables and ages; minutes and seconds as the
+ *   second unit are padded to two digits: `850ms`, `12s`, `4m05s`, `2h03m`, `3d4h`; `-` for a
+ *   negative or unknown span.
  */
 export type DurationStyle = 'exact' | 'short';
 
@@ -74,7 +75,7 @@ function short(ms: number): string {
   if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
   const h = Math.floor(m / 60);
   if (h < 24) return `${h}h${String(m % 60).padStart(2, '0')}m`;
-  return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
+  return `${Math.floor(h / 24)}d${h % 24}h`; // hours after days are not padded: `1d2h`
 }
 
 function exact(ms: number): string {

