@@ -69,7 +69,7 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
     // A request no worker could ever take is refused as on a real submit.
     const never = await c.iris(['submit', '--dry-run', '--cpu', '64', '--', 'true']);
     expect(never.code, describeRun(['submit', '--dry-run'], never)).toBe(5);
-    expect(never.stderr).toMatch(/can never run on this cluster: need 64 CPU, largest worker has 2/);
+    expect(never.stderr).toMatch(/the job can never run on this cluster: need 64 CPU, largest worker has 2/);
 
     hold.open();
     side.open();

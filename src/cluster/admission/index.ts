@@ -121,16 +121,21 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
 
 /**
  * Why the cluster refuses a resolved job now (never fits, deadlocked, pending quota), or null.
- * `caller`: the submitting task, which is not waiting while it submits.
+ * `caller`: the submitting task, which is not waiting while it submits. `generated`: the name was
+ * made up for this request (no --name), so messages say "the job" instead of naming a job that
+ * was never created.
  */
-export function clusterRefusal(spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>, caller: TaskCaller | null = null): Refusal | null {
+export function clusterRefusal(
+  spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>, caller: TaskCaller | null = null, generated = false,
+): Refusal | null {
+  const label = generated ? 'the job' : `job ${spec.name}`;
   const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec });
   const never = neverReason(job, view.workers);
-  if (never) return { code: 'unsatisfiable', message: `job ${spec.name} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
+  if (never) return { code: 'unsatisfiable', message: `${label} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
   const holds = (view.waitingHolds?.() ?? []).filter((hold) => hold.task !== caller?.task);
   const deadlock = holds.length > 0 ? deadlockReason(job, job.coschedule !== null ? job.replicas : 1, view.workers, holds) : null;
   if (deadlock) {
-    return { code: 'unsatisfiable', message: `job ${spec.name} can never run: ${deadlock}`, hint: 'a waiting ancestor holds what it needs until its wait returns: ask for less, or submit it after that wait' };
+    return { code: 'unsatisfiable', message: `${label} can never run: ${deadlock}`, hint: 'a waiting ancestor holds what it needs until its wait returns: ask for less, or submit it after that wait' };
   }
   const quota = view.quotas.get(spec.user);
   if (quota?.maxPendingTasks != null) {
@@ -150,6 +155,6 @@ export function admit(request: AdmissionRequest, caller: TaskCaller | null, view
     if (error instanceof IrisError) return { ok: false, refusal: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
     throw error;
   }
-  const refusal = clusterRefusal(resolved.spec, view, caller);
+  const refusal = clusterRefusal(resolved.spec, view, caller, resolved.generated);
   return refusal ? { ok: false, refusal } : { ok: true, ...resolved };
 }

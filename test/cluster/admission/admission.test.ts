@@ -214,6 +214,12 @@ describe('cluster checks', () => {
     expect(answer.refusal.hint).toBe('see the workers with `iris workers`');
   });
 
+  it('does not name a generated job that was never created when refusing it', () => {
+    const answer = admit({ ...CMD, cpu: 16 }, null, view(), DEFAULTS);
+    expect(answer.ok ? null : answer.refusal.message).toMatch(/^the job can never run on this cluster: need 16 CPU/);
+    expect(answer.ok ? null : answer.refusal.message).not.toMatch(/gen-/);
+  });
+
   it('refuses a gang larger than any group of workers', () => {
     const workers = [worker('a', 4, { rack: 'r1' }), worker('b', 4, { rack: 'r1' }), worker('c', 4, { rack: 'r2' })];
     const answer = admit({ ...CMD, replicas: 3, coschedule: 'rack' }, null, view({ workers }), DEFAULTS);
