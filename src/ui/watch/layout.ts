@@ -16,7 +16,7 @@
 import type { JobSummary } from '../../api/types.js';
 import { isFinalJobState } from '../../model/states.js';
 import { renderWorkers } from '../cluster.js';
-import { formatClock } from '../format.js';
+import { formatInstant } from '../format.js';
 import { renderJobsTree } from '../jobs-tree.js';
 import { renderWorkerTasks, summaryLine, type WatchSnapshot } from './snapshot.js';
 
@@ -81,7 +81,7 @@ export function bodyLines(snapshot: WatchSnapshot): string[] {
 
 /** The frame for a terminal of `rows` rows, scrolled to `offset`. */
 export function fitFrame(snapshot: WatchSnapshot, options: FitOptions): Frame {
-  const top = [`iris watch · ${formatClock(snapshot.time)}`, summaryLine(snapshot)];
+  const top = [`iris watch · ${formatInstant(snapshot.time, snapshot.time)}`, summaryLine(snapshot)];
   if (options.error) top.push(`error: ${options.error}`);
   const body = bodyLines(snapshot);
   const budget = Math.max(3, options.rows - 1);
