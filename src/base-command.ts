@@ -22,6 +22,7 @@ import { checkStateDir } from './api/state-dir.js';
 import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
+import { LogOutput } from './ui/logs.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
@@ -98,6 +99,28 @@ export abstract class BaseCommand extends Command {
       process.off('SIGINT', listener);
       process.off('SIGTERM', listener);
     };
+  }
+
+  /**
+   * The ONE way a command prints a stream until it ends: `pump` writes to `output` while reading
+   * with `signal`. Ctrl-C (or SIGTERM) aborts the read and exits 130; a reader that goes away
+   * (`| head`, EPIPE) aborts it quietly: 'closed'. Otherwise 'ended' (the stream finished).
+   */
+  protected async printStream(pump: (output: LogOutput, signal: AbortSignal) => Promise<void>): Promise<'ended' | 'closed'> {
+    const abort = new AbortController();
+    const dispose = this.onInterrupt(() => abort.abort());
+    const output = new LogOutput(() => abort.abort());
+    try {
+      await pump(output, abort.signal);
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+    } finally {
+      dispose();
+      output.dispose();
+    }
+    if (output.closed) return 'closed';
+    if (abort.signal.aborted) this.exit(130);
+    return 'ended';
   }
 
   protected now(): number {

@@ -268,17 +268,9 @@ export interface HistoryQuery {
 }
 
 /** One attempt of a run in `iris history`, with its measured usage (null: not measured). */
-export interface RunAttemptInfo {
+export interface RunAttemptInfo
+  extends Pick<AttemptInfo, 'attempt' | 'workerId' | 'state' | 'exitCode' | 'reason' | 'startedAt' | 'finishedAt' | 'cpuSeconds' | 'peakMemoryBytes'> {
   task: string;
-  attempt: number;
-  workerId: string;
-  state: AttemptState;
-  exitCode: number | null;
-  reason: string | null;
-  startedAt: number;
-  finishedAt: number | null;
-  cpuSeconds: number | null;
-  peakMemoryBytes: number | null;
 }
 
 /** One run in `iris history` (like a line of sacct). */

@@ -3,7 +3,7 @@ import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { parseJobRef, taskName } from '../model/names.js';
 import { parseSince } from '../ui/format.js';
-import { formatLogBatch, formatLogBatchJson, LogOutput } from '../ui/logs.js';
+import { formatLogBatch, formatLogBatchJson } from '../ui/logs.js';
 
 function labelTarget(given: string): string {
   try {
@@ -60,24 +60,14 @@ export default class Logs extends BaseCommand {
     if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
     if (flags.attempt !== undefined) query.attempt = flags.attempt;
     const client = await this.readClient();
-    const abort = new AbortController();
-    const dispose = this.onInterrupt(() => abort.abort());
-    // A reader that goes away (`iris logs JOB | head`) ends the command quietly, and the request with it.
-    const output = new LogOutput(() => abort.abort());
     const json = this.jsonEnabled();
     const prefix = { date: flags.timestamps === 'full' };
-    try {
-      for await (const batch of client.logBatches(query, abort.signal)) {
+    // A reader that goes away (`iris logs JOB | head`) ends the command quietly, and the request with it.
+    await this.printStream(async (output, signal) => {
+      for await (const batch of client.logBatches(query, signal)) {
         const text = json ? formatLogBatchJson(batch) : formatLogBatch(batch, target, prefix);
         await output.write(json ? 'stdout' : batch.stream, text);
       }
-    } catch (error) {
-      if (!abort.signal.aborted) throw error;
-    } finally {
-      dispose();
-      output.dispose();
-    }
-    if (output.closed) return;
-    if (abort.signal.aborted) this.exit(130);
+    });
   }
 }

@@ -2,7 +2,6 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
 import { formatStateChange, stateChange } from '../ui/watch/stream.js';
-import { LogOutput } from '../ui/logs.js';
 import { IrisError } from '../model/errors.js';
 
 export default class Watch extends BaseCommand {
@@ -53,12 +52,9 @@ export default class Watch extends BaseCommand {
    * cluster stopping (exit 6, unavailable).
    */
   private async stream(json: boolean): Promise<void> {
-    const abort = new AbortController();
-    const dispose = this.onInterrupt(() => abort.abort());
-    const output = new LogOutput(() => abort.abort());
     let listing = true;
-    try {
-      for await (const event of this.client().events(abort.signal, { current: true })) {
+    const ended = await this.printStream(async (output, signal) => {
+      for await (const event of this.client().events(signal, { current: true })) {
         if (event.type === 'cluster' && event.state === 'SYNCED') {
           listing = false;
           continue;
@@ -66,14 +62,8 @@ export default class Watch extends BaseCommand {
         const change = stateChange(event, listing);
         if (change) await output.write('stdout', (json ? JSON.stringify(change) : formatStateChange(change)) + '\n');
       }
-    } catch (error) {
-      if (!abort.signal.aborted) throw error;
-    } finally {
-      dispose();
-      output.dispose();
-    }
-    if (output.closed) return;
-    if (abort.signal.aborted) this.exit(130);
+    });
+    if (ended === 'closed') return;
     // The cluster ended the stream: it is stopping.
     throw new IrisError('unavailable', 'the iris cluster closed the stream of state changes (it stopped)', 'start it with `iris cluster start`, then watch again');
   }

@@ -16,7 +16,7 @@ import { endpointName, generateName, parentJob, parseJobName, isWithin } from '.
 import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
-import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import type { ClusterStore } from '../cluster/state/store.js';
 import { isFinalTask } from '../cluster/state/lifecycle.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -19,13 +19,7 @@ describe('crash recovery', () => {
     c = await E2ECluster.create({ config: CONFIG });
   });
   afterAll(async () => {
-    for (const pid of pidsWithMarker(tag)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killMarked(tag);
     await c?.dispose();
   });
 

@@ -323,6 +323,17 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** SIGKILL every process whose command line contains `marker` (teardown of tasks a test left behind). */
+export function killMarked(marker: string): void {
+  for (const pid of pidsWithMarker(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
 /** Pids of processes whose command line contains `marker` (from /proc). */
 export function pidsWithMarker(marker: string): number[] {
   const out: number[] = [];

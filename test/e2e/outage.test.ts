@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -23,13 +23,7 @@ const tags: string[] = [];
 
 function killAll(): void {
   for (const tag of tags) {
-    for (const pid of pidsWithMarker(tag)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killMarked(tag);
   }
 }
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptInfo, JobDetail } from '../../src/api/types.js';
 import { BUSYBOX, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { E2ECluster, describeRun, isRunning, marker, waitUntil, killMarked } from './harness.js';
 
 const DOCKER = (await dockerTestEnv()).run;
 
@@ -32,13 +32,7 @@ describe('measured usage per attempt', () => {
     c = await E2ECluster.create({ config: CONFIG });
   });
   afterAll(async () => {
-    for (const pid of pidsWithMarker(tag)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killMarked(tag);
     await c?.dispose();
   });
 

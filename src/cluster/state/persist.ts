@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
-import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
+import type { Attempt, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';

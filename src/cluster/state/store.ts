@@ -25,7 +25,7 @@ import { IrisError, conflict } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
-import type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
+import type { HistoryEntry, StopOrder, StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
 import { changeEvent } from './change-event.js';
 import { Lifecycle } from './lifecycle.js';
