@@ -49,7 +49,7 @@ export default class History extends BaseCommand {
     if (flags.since !== undefined) query.since = parseSince(flags.since, now);
     if (flags.until !== undefined) query.until = parseSince(flags.until, now, '--until');
     const runs = await (await this.readClient()).history(query);
-    this.log(renderHistory(runs, { attempts: flags.attempts, now }));
+    this.log(renderHistory(runs, { attempts: flags.attempts, now, style: this.style() }));
     return runs;
   }
 }

@@ -75,7 +75,8 @@ function short(ms: number): string {
   if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
   const h = Math.floor(m / 60);
   if (h < 24) return `${h}h${String(m % 60).padStart(2, '0')}m`;
-  return `${Math.floor(h / 24)}d${h % 24}h`; // hours after days are not padded: `1d2h`
+  // Hours after days are not padded (`1d2h`), and whole days stand alone (`1d`).
+  return h % 24 === 0 ? `${h / 24}d` : `${Math.floor(h / 24)}d${h % 24}h`;
 }
 
 function exact(ms: number): string {

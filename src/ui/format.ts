@@ -49,13 +49,6 @@ export function formatInstant(time: number, now: number): string {
   return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** Local date and time `YYYY-MM-DDTHH:MM:SS` (sacct's style); `-` when unknown. */
-export function formatDateTime(time: number | null): string {
-  if (time === null) return '-';
-  const d = new Date(time);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
 export function formatCores(millis: number): string {
   const cores = millis / 1000;
   return Number.isInteger(cores) ? String(cores) : cores.toFixed(3).replace(/0+$/, '');

@@ -7,7 +7,8 @@
 import { constants } from 'node:os';
 import type { RunInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
-import { formatDateTime, formatDuration, formatSpan } from './format.js';
+import { formatDuration, formatInstant, formatSpan } from './format.js';
+import { PLAIN, type Style } from './colour.js';
 import { renderTable, type Column } from './table.js';
 
 const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
@@ -53,15 +54,18 @@ function attemptRows(runs: readonly RunInfo[]): Row[] {
   })));
 }
 
-export function renderHistory(runs: readonly RunInfo[], options: { attempts: boolean; now: number }): string {
+/** Instants in the one time style (`HH:MM:SS` today, else `YYYY-MM-DD HH:MM`); states coloured by `style`. */
+export function renderHistory(runs: readonly RunInfo[], options: { attempts: boolean; now: number; style?: Style }): string {
   const { now } = options;
+  const style = options.style ?? PLAIN;
+  const instant = (time: number | null): string => (time === null ? '-' : formatInstant(time, now));
   const columns: Column<Row>[] = [
     { header: 'RUN', value: (r) => String(r.run), right: true },
     { header: options.attempts ? 'TASK[ATTEMPT]' : 'NAME', value: (r) => r.name },
     { header: 'USER', value: (r) => r.user },
-    { header: 'STATE', value: (r) => r.state },
-    { header: 'START', value: (r) => formatDateTime(r.start) },
-    { header: 'END', value: (r) => formatDateTime(r.end) },
+    { header: 'STATE', value: (r) => style.state(r.state) },
+    { header: 'START', value: (r) => instant(r.start) },
+    { header: 'END', value: (r) => instant(r.end) },
     { header: 'ELAPSED', value: (r) => formatSpan(r.start, r.end, now) },
     { header: 'EXIT', value: (r) => formatExit(r.exit), right: true },
     { header: 'CPU', value: (r) => formatCpuTime(r.cpu), right: true },

@@ -66,6 +66,7 @@ describe('one parser and formatter for every caller', () => {
     expect(formatDuration(245_000, { style: 'short' })).toBe('4m05s');
     expect(formatDuration(2 * 3_600_000 + 3 * 60_000, { style: 'short' })).toBe('2h03m');
     expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000, { style: 'short' })).toBe('3d4h');
+    expect(formatDuration(86_400_000, { style: 'short' })).toBe('1d');
     expect(formatDuration(-1, { style: 'short' })).toBe('-');
     expect(formatDuration(245_000)).toBe('4m5s');
   });

@@ -23,6 +23,8 @@ describe('iris history renderer', () => {
     expect(lines[0]).toMatch(/^RUN\s+NAME\s+USER\s+STATE\s+START\s+END\s+ELAPSED\s+EXIT\s+CPU\s+MAXMEM\s+REASON$/);
     expect(lines[1]).toMatch(/^\s*7\s+\/train\s+alice\s+FAILED\s+\S+\s+\S+\s+1m00s\s+137 \(SIGKILL\)\s+4m05s\s+3GiB\s+task \/train\/task-0 failed/);
     expect(lines[2]).toMatch(/^\s*3\s+\/train\s+alice\s+SUCCEEDED\s+\S+\s+\S+\s+1m00s\s+0\s+-\s+-$/);
+    // Instants in the one time style: the clock time on the same day.
+    expect(lines[2]).toMatch(/SUCCEEDED\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d\s/);
     const perAttempt = renderHistory(runs, { attempts: true, now: NOW }).split('\n');
     expect(perAttempt).toHaveLength(2);
     expect(perAttempt[1]).toMatch(/^\s*7\s+\/train\/task-0\[0\]\s+alice\s+FAILED\s.*OOM killed$/);
