@@ -58,6 +58,11 @@ if (major < MIN_MAJOR) {
   import('@oclif/core').then(({ execute, settings }) => {
     // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
     settings.enableAutoTranspile = false;
-    return execute({ dir: import.meta.url });
+    // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only
+    // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
+    const first = process.argv[2];
+    const withPlugins = first === undefined || first === 'help' || first.startsWith('autocomplete') || first === '--help' || first === '-h';
+    const loadOptions = withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : undefined;
+    return execute({ dir: import.meta.url, ...(loadOptions ? { loadOptions } : {}) });
   });
 }
