@@ -220,6 +220,26 @@ export interface ClusterInfo {
 /** An endpoint a task registered, as the store keeps it. */
 export type EndpointInfo = Endpoint;
 
+/** One result of a task (GET /v1/results, `iris results --json`). */
+export interface ResultInfo {
+  /** The task, e.g. `/train/task-0`. */
+  task: string;
+  index: number;
+  key: string;
+  value: string;
+  /** The attempt that set it (always the task's latest: earlier attempts' results do not count). */
+  attempt: number;
+  setAt: number;
+}
+
+/** The results of one run of a job: GET /v1/results, POST /v1/results (the caller's task). */
+export interface ResultsResponse {
+  job: string;
+  run: number;
+  /** By task index, then key. */
+  results: ResultInfo[];
+}
+
 /** One log line, as `iris logs --json` prints it (the wire carries LogBatch). */
 export interface LogLine {
   time: number;
