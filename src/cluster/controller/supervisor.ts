@@ -18,12 +18,10 @@
  *   gone: the scheduler counts what it holds until then (snapshot.ts, "Held").
  * - Each attempt gets its own result directory (launch.ts resultFileFor; 0777 for a container,
  *   whose user is not the daemon's). When the attempt ends, before its exit is recorded, a
- *   result file there is read and its results stored all or nothing; a file that is not valid
- *   (not JSON, not an object of strings, a bad key or value, too many keys) stores nothing and
- *   adds a note to the attempt's reason and log, and the attempt's outcome is kept.
+ *   result file there is read (result-file.ts): stored whole, or, when not valid, nothing of
+ *   it, with a note in the attempt's reason and log; the attempt's outcome is kept.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { AttemptOutcome } from '../../model/states.js';
@@ -31,8 +29,7 @@ import { formatDuration } from '../../model/duration.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
-import { MAX_RESULT_FILE_BYTES, parseResultFile } from '../../model/results.js';
-import { IrisError } from '../../model/errors.js';
+import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
 import type { Timers } from './timers.js';
@@ -204,26 +201,13 @@ export class AttemptSupervisor {
     this.o.runtime.stop(entry.handle, this.o.stopGraceMs).catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
   }
 
-  /**
-   * Store the results of the attempt's result file, if it wrote one. Returns a note when the
-   * file was not valid (nothing of it is stored), else null.
-   */
+  /** Store the results of the attempt's result file (result-file.ts); a note, also written to its log, when it was not valid. */
   private async collectResults(entry: ActiveAttempt): Promise<string | null> {
     const file = entry.launch.env.IRIS_RESULT_FILE;
     if (!file) return null;
-    try {
-      const size = (await stat(file)).size;
-      if (size > MAX_RESULT_FILE_BYTES) throw new IrisError('invalid_argument', `the result file is ${size} bytes, too large to hold valid results`);
-      const results = parseResultFile(await readFile(file, 'utf8'));
-      if (Object.keys(results).length > 0) this.o.store.setResults(entry.identity.task, entry.identity.attempt, results);
-      return null;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      if (error instanceof IrisError && error.code === 'conflict') return null; // already ended by the store (cancelled, preempted)
-      const note = `result file ignored: ${error instanceof Error ? error.message : String(error)}`;
-      this.note(entry, `iris: ${note}`);
-      return note;
-    }
+    const note = await collectResultFile(this.o.store, entry.identity.task, entry.identity.attempt, file);
+    if (note !== null) this.note(entry, `iris: ${note}`);
+    return note;
   }
 
   /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
@@ -282,13 +266,6 @@ export class AttemptSupervisor {
 /** The reason of an attempt whose log could not be written. */
 function logFailure(logPath: string, error: NodeJS.ErrnoException): string {
   return isNoSpace(error) ? noSpaceReason(logPath) : `cannot write the log ${logPath}: ${error.code ?? error.message}`;
-}
-
-/** The outcome with `note` added to its reason (an attempt's exit state is kept). */
-function withNote(outcome: AttemptOutcome, note: string | null): AttemptOutcome {
-  if (note === null || outcome.kind === 'timeout') return outcome;
-  const reason = 'reason' in outcome && outcome.reason ? `${outcome.reason}; ${note}` : note;
-  return { ...outcome, reason };
 }
 
 function outcomeOf(entry: ActiveAttempt, exit: TaskExit): AttemptOutcome {
