@@ -142,6 +142,8 @@ export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string };
   taskList: TaskInfo[];
   children: JobSummary[];
+  /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */
+  results?: number;
 }
 
 /** GET /v1/task: one task of a job (`iris status JOB/task-N`), with its job's name and state. */

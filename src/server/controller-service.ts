@@ -23,7 +23,7 @@ import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
-import { runResults } from './results.js';
+import { resultCount, runResults } from './results.js';
 import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, taskInfo, workerInfo } from './views.js';
 import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
@@ -135,8 +135,11 @@ export class ControllerService implements ClusterService {
 
   job(name: string, run: number | null = null): JobDetail {
     const selected = selectRun(this.store, parseJobName(name), run);
-    if (selected.kind === 'archived') return archivedJobDetail(this.store, selected.record);
-    return jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    const detail = selected.kind === 'archived'
+      ? archivedJobDetail(this.store, selected.record)
+      : jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
+    return { ...detail, results: resultCount(this.store, detail.run, tasks) };
   }
 
   history(query: HistoryQuery): RunInfo[] {

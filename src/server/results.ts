@@ -6,7 +6,7 @@
 import type { ResultInfo, ResultsResponse } from '../api/types.js';
 import { parseJobName } from '../model/names.js';
 import type { ClusterStore } from '../cluster/state/store.js';
-import { current } from '../cluster/state/results.js';
+import { countCurrent, current } from '../cluster/state/results.js';
 import { selectRun } from './runs.js';
 
 /** The results of run `run` of job `name` (null: its latest run); not_found for an unknown job or run. */
@@ -19,4 +19,9 @@ export function runResults(store: ClusterStore, name: string, run: number | null
     task: `${job.name}/task-${row.index}`, index: row.index, key: row.key, value: row.value, attempt: row.attempt, setAt: row.setAt,
   }));
   return { job: job.name, run: job.run, results };
+}
+
+/** How many results run `run` of a job holds (its tasks' latest attempts); `tasks` are the run's tasks. */
+export function resultCount(store: ClusterStore, run: number, tasks: readonly { index: number; attempt: number }[]): number {
+  return countCurrent(store.resultCounts(run), new Map(tasks.map((task) => [task.index, task.attempt])));
 }

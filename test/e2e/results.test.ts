@@ -57,6 +57,9 @@ describe('task results', () => {
     expect(lines[0]).toMatch(/^TASK\s+KEY\s+VALUE$/);
     expect(lines[1]).toMatch(/^task-0\s+checkpoint\s+\/tmp\/ckpt-0$/);
     expect(lines[3]).toMatch(/^task-1\s+note\s+line one line two$/);
+
+    const status = await c.iris(['status', 'train']);
+    expect(status.stdout).toMatch(/^Results:\s+3 \(iris results \/train\)$/m);
   });
 
   it('refuses bad keys and values naming the argument, and a set from outside a task with a hint', async () => {
@@ -122,6 +125,7 @@ describe('task results', () => {
     const old = await c.json<ResultsResponse>(['results', `train@${firstRun}`]);
     expect(old.run).toBe(firstRun);
     expect(plain(old)[0]).toEqual(['/train/task-0', 'checkpoint', '/tmp/ckpt-0']);
+    expect((await c.iris(['status', `train@${firstRun}`])).stdout).toMatch(new RegExp(`^Results:\\s+3 \\(iris results /train@${firstRun}\\)$`, 'm'));
 
     await c.stop();
     const offline = await c.iris(['results', `train@${firstRun}`]);

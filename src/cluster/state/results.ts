@@ -31,6 +31,7 @@ const SQL = {
   keysOf: 'SELECT key FROM results WHERE run = ? AND idx = ? AND attempt = ?',
   upsert: 'INSERT OR REPLACE INTO results (run, idx, key, attempt, value, set_at) VALUES (?,?,?,?,?,?)',
   ofRun: 'SELECT idx AS "index", key, value, attempt, set_at AS setAt FROM results WHERE run = ? ORDER BY idx, key',
+  countsOf: 'SELECT idx AS "index", attempt, COUNT(*) AS n FROM results WHERE run = ? GROUP BY idx, attempt',
 } as const;
 
 export class ResultTable {
@@ -53,10 +54,20 @@ export class ResultTable {
     for (const [key, value] of Object.entries(entries)) this.stmt('upsert').run(run, index, key, attempt, value, now);
   }
 
+  /** Stored rows of a run by task index and attempt: how many. */
+  countsOf(run: number): { index: number; attempt: number; n: number }[] {
+    return (this.stmt('countsOf').all(run) as { index: number; attempt: number; n: number }[]).map((row) => ({ ...row }));
+  }
+
   /** Every stored row of a run, by task index then key. */
   ofRun(run: number): ResultRow[] {
     return (this.stmt('ofRun').all(run) as unknown as ResultRow[]).map((row) => ({ ...row }));
   }
+}
+
+/** How many results of a run count (those of each task's current attempt), without reading values. */
+export function countCurrent(counts: readonly { index: number; attempt: number; n: number }[], attempts: ReadonlyMap<number, number>): number {
+  return counts.reduce((sum, row) => sum + (attempts.get(row.index) === row.attempt ? row.n : 0), 0);
 }
 
 /** The rows that count: those set by each task's current attempt (`attempts[index]`). */

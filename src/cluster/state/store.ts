@@ -518,6 +518,16 @@ export class ClusterStore {
     }
   }
 
+  /** Stored result counts of a job run by task index and attempt; count with results.ts `countCurrent`. */
+  resultCounts(run: number): { index: number; attempt: number; n: number }[] {
+    try {
+      return this.results.countsOf(run);
+    } catch (error) {
+      if (this.problem !== null) return [];
+      throw error;
+    }
+  }
+
   removeEndpointsOf(taskId: string): void {
     this.transaction(() => this.life.removeEndpointsOf(taskId));
   }
