@@ -1,20 +1,20 @@
 /**
  * The client commands get for reading when no cluster answers: an IrisClient over the saved
- * state (server/offline.ts), in this process. It answers `jobs`, `job`, `task`, `history`, `logs` and
- * `logBatches` exactly as a running cluster would (logs are not followed: nothing runs); every
+ * state (server/offline.ts), in this process. It answers `jobs`, `job`, `task`, `history`, `logs`,
+ * `logBatches` and `results` exactly as a running cluster would (logs are not followed: nothing runs); every
  * other method throws IrisError('unavailable') with the hint to start a cluster. Loaded only on
  * that path (commands import it dynamically), so reading commands that reach a cluster pay
  * nothing for it.
  */
 import type { IrisClient } from './client/types.js';
-import type { HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
+import type { ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
 import { batchLines } from './api/log-batch.js';
 import { resolveJobRef } from './model/names.js';
 import { IrisError } from './model/errors.js';
 import { openOffline, type OfflineCluster } from './server/offline.js';
 
 /** The reading part of IrisClient that a stopped cluster answers. */
-export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches'>;
+export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches' | 'results'>;
 
 export class OfflineClient implements ReadClient {
   private constructor(private readonly cluster: OfflineCluster) {}
@@ -37,6 +37,12 @@ export class OfflineClient implements ReadClient {
   async job(name: string, run?: number): Promise<JobDetail> {
     const ref = resolveJobRef('name', name, run);
     return this.cluster.service.job(ref.name, ref.run);
+  }
+
+  /** `name` may be NAME@RUN, as on the wire (GET /v1/results). */
+  async results(name: string, run?: number): Promise<ResultsResponse> {
+    const ref = resolveJobRef('job', name, run);
+    return this.cluster.service.results(ref.name, ref.run);
   }
 
   async task(name: string): Promise<TaskDetail> {

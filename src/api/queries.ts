@@ -1,5 +1,5 @@
 /**
- * The query parameters of GET /v1/jobs, GET /v1/history and GET /v1/logs as zod schemas. Values are the trimmed
+ * The query parameters of GET /v1/jobs, GET /v1/history, GET /v1/logs and GET /v1/results as zod schemas. Values are the trimmed
  * strings of the URL (an empty value is "not given"); a refusal names the parameter:
  * `query parameter "tail" must be a non-negative integer, got "-1"`.
  */
@@ -61,6 +61,12 @@ export const LogsQuerySchema = z.object({
   tail: count('tail').optional(),
   since: z.string().optional(),
   attempt: count('attempt').optional(),
+});
+
+/** GET /v1/results: the job (`job`, checked by the route; NAME@RUN allowed) and its run. */
+export const ResultsQuerySchema = z.object({
+  job: z.string({ error: 'query parameter "job" is required' }),
+  run: runId('run').optional(),
 });
 
 export type JobsQuery = z.output<typeof JobsQuerySchema>;

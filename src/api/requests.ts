@@ -1,5 +1,5 @@
 /**
- * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, wait, prune). Like the submit
+ * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, result, wait, prune). Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
@@ -45,6 +45,11 @@ export const EndpointRequestSchema = body('endpoint', {
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
 });
 
+export const ResultRequestSchema = body('result', {
+  key: requiredText('Result key: 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. `checkpoint`). Setting a key again overwrites it.'),
+  value: z.string({ error: 'is required and must be a string' }).describe('Result value: a string of at most 64 KiB (UTF-8).'),
+});
+
 export const WaitRequestSchema = body('wait', {
   jobs: jobNames('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
   any: z
@@ -73,12 +78,14 @@ export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
+export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 export type PruneRequest = z.infer<typeof PruneRequestSchema>;
 
 export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
 export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
 export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
+export const parseResultRequest = (value: unknown): ResultRequest => parseOrThrow(ResultRequestSchema, value, { style: 'body' });
 export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });
 /** The age of a prune request (`olderThan`), in ms: a duration longer than 0. `label` names it in errors (`--older-than` in the CLI). */
 export function pruneAgeMs(value: string, label: string): number {

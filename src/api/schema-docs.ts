@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { SubmitRequestSchema } from './submit-request.js';
-import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResumeRequestSchema, WaitRequestSchema } from './requests.js';
+import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema } from './requests.js';
 
 export const SCHEMAS_START = '<!-- schemas:start -->';
 export const SCHEMAS_END = '<!-- schemas:end -->';
@@ -17,6 +17,7 @@ const DOCUMENTED: Array<{ title: string; schema: z.ZodType }> = [
   { title: '`POST /v1/workers/resume`', schema: ResumeRequestSchema },
   { title: '`POST /v1/prune`', schema: PruneRequestSchema },
   { title: '`POST /v1/endpoints`', schema: EndpointRequestSchema },
+  { title: '`POST /v1/results`', schema: ResultRequestSchema },
   { title: '`POST /v1/wait`', schema: WaitRequestSchema },
 ];
 

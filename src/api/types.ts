@@ -142,6 +142,8 @@ export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string };
   taskList: TaskInfo[];
   children: JobSummary[];
+  /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */
+  results?: number;
 }
 
 /** GET /v1/task: one task of a job (`iris status JOB/task-N`), with its job's name and state. */
@@ -219,6 +221,26 @@ export interface ClusterInfo {
 
 /** An endpoint a task registered, as the store keeps it. */
 export type EndpointInfo = Endpoint;
+
+/** One result of a task (GET /v1/results, `iris results --json`). */
+export interface ResultInfo {
+  /** The task, e.g. `/train/task-0`. */
+  task: string;
+  index: number;
+  key: string;
+  value: string;
+  /** The attempt that set it (always the task's latest: earlier attempts' results do not count). */
+  attempt: number;
+  setAt: number;
+}
+
+/** The results of one run of a job: GET /v1/results, POST /v1/results (the caller's task). */
+export interface ResultsResponse {
+  job: string;
+  run: number;
+  /** By task index, then key. */
+  results: ResultInfo[];
+}
 
 /** One log line, as `iris logs --json` prints it (the wire carries LogBatch). */
 export interface LogLine {

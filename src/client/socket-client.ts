@@ -15,7 +15,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
+  ApiErrorBody, CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -198,6 +198,14 @@ export class SocketClient implements IrisClient {
 
   registerEndpoint(name: string, address: string): Promise<EndpointInfo> {
     return this.call<EndpointInfo>('POST', '/v1/endpoints', { name, address });
+  }
+
+  results(job: string, run?: number): Promise<ResultsResponse> {
+    return this.call<ResultsResponse>('GET', `/v1/results${queryString({ job, run })}`);
+  }
+
+  setResult(key: string, value: string): Promise<ResultsResponse> {
+    return this.call<ResultsResponse>('POST', '/v1/results', { key, value });
   }
 
   async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
+  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -35,6 +35,10 @@ export interface IrisClient {
   prune(request: PruneRequest): Promise<PruneResponse>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;
   registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
+  /** Results of a job's tasks (latest run, `run`, or `name@RUN`); inside a task, of jobs in its tree. */
+  results(job: string, run?: number): Promise<ResultsResponse>;
+  /** Sets a result of the calling task's running attempt (only inside a task: it needs IRIS_TASK_TOKEN). */
+  setResult(key: string, value: string): Promise<ResultsResponse>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */
   logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine>;
   /** The same lines as they come over the wire: batches of one attempt and stream (cheaper for big logs). */

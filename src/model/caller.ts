@@ -4,6 +4,9 @@
  * every other call of that task is confined to its own job's subtree (`inScope`). A request
  * without a token comes from the cluster's owner (only the owner's uid, or root, can open the
  * owner's 0600 socket) and reaches everything. The one rule for "within the subtree" lives here.
+ * One read reaches wider: task results (`inTree`) may be read anywhere in the caller's whole
+ * tree (below its root job), so a pipeline stage can read the results of its sibling stages;
+ * everything else a task may do stays within its own subtree.
  */
 import { IrisError } from './errors.js';
 import { isWithin } from './names.js';
@@ -44,6 +47,23 @@ export function requireInScope(caller: TaskIdentity | null, name: string, action
   if (inScope(caller, name)) return;
   throw new IrisError('forbidden', `a task may only ${action} jobs within its own job ${caller!.job}; ${name} is outside it`,
     'name a job under your own job (a relative name such as `kid` means <your job>/kid), or run the command outside the task');
+}
+
+/** The root job of `name`'s tree: `/pipe` for `/pipe/train/task-0`. */
+export function treeRoot(name: string): string {
+  return '/' + name.split('/').filter(Boolean)[0]!;
+}
+
+/** Is `name` within the tree (under the root job) of the caller's job? The owner (null) reaches everything. */
+export function inTree(caller: TaskIdentity | null, name: string): boolean {
+  return caller === null || isWithin(name, treeRoot(caller.job));
+}
+
+/** Throws 403 unless `name` is within the caller's tree; `action` says what was asked ("read the results of"). */
+export function requireInTree(caller: TaskIdentity | null, name: string, action: string): void {
+  if (inTree(caller, name)) return;
+  throw new IrisError('forbidden', `a task may only ${action} jobs within its own tree ${treeRoot(caller!.job)}; ${name} is outside it`,
+    'name a job of your own tree (e.g. a sibling stage), or run the command outside the task');
 }
 
 /** Throws 403 for a task caller: the route is the owner's only. */

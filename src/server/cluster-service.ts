@@ -7,7 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail,
+  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -45,6 +45,10 @@ export interface ClusterService {
   resume(worker: string): Promise<WorkerInfo>;
   endpoints(prefix?: string): EndpointInfo[];
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
+  /** Results of run `run` of job `name` (null: its latest run), live or archived; not_found for an unknown job or run. */
+  results(name: string, run: number | null): ResultsResponse;
+  /** Sets results for the caller's running attempt (model/results.ts checks them first); answers with its job's results. */
+  setResults(caller: TaskCaller, entries: Record<string, string>): ResultsResponse;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
   /** Retention: prune runs that ended longer ago than `olderThanMs` (default: the config's `retention`), with their logs. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -23,6 +23,7 @@ import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
+import { resultCount, runResults } from './results.js';
 import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, taskInfo, workerInfo } from './views.js';
 import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
@@ -134,8 +135,11 @@ export class ControllerService implements ClusterService {
 
   job(name: string, run: number | null = null): JobDetail {
     const selected = selectRun(this.store, parseJobName(name), run);
-    if (selected.kind === 'archived') return archivedJobDetail(this.store, selected.record);
-    return jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    const detail = selected.kind === 'archived'
+      ? archivedJobDetail(this.store, selected.record)
+      : jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
+    return { ...detail, results: resultCount(this.store, detail.run, tasks) };
   }
 
   history(query: HistoryQuery): RunInfo[] {
@@ -243,6 +247,15 @@ export class ControllerService implements ClusterService {
     const full = endpointName(name, caller.job);
     if (address.trim() === '') throw invalid('endpoint address is empty');
     return this.store.registerEndpoint({ name: full, address, task: caller.task, attempt: caller.attempt, job: caller.job });
+  }
+
+  results(name: string, run: number | null): ResultsResponse {
+    return runResults(this.store, name, run);
+  }
+
+  setResults(caller: TaskCaller, entries: Record<string, string>): ResultsResponse {
+    this.store.setResults(caller.task, caller.attempt, entries);
+    return runResults(this.store, caller.job, null);
   }
 
   callerForToken(token: string): TaskCaller | null {

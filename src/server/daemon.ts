@@ -32,8 +32,9 @@ import { RuntimeRouter } from '../runtime/router.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { defaultImage, inheritableEnv, resultFileFor } from '../cluster/controller/launch.js';
 import { exitOutcome } from '../cluster/controller/supervisor.js';
+import { collectResultFile, withNote } from '../cluster/controller/result-file.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
@@ -134,10 +135,16 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
   await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
+    // Their result files are read as at a normal end, before the end is recorded.
+    const notes = new Map<string, string | null>();
+    for (const { key } of ended) {
+      const logPath = store.attempt(key.task, key.attempt)?.logPath;
+      if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
+    }
     store.transaction(() => {
       for (const { key, exit } of ended) {
         if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
-        store.finishAttempt(key.task, key.attempt, exitOutcome(exit));
+        store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
       }
       for (const attempt of leftovers) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
     });

@@ -6,17 +6,19 @@
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
- * tasks. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view, prune) refuse a task caller.
+ * tasks. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
+ * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
 import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, type TaskCaller } from '../model/caller.js';
+import { inScope, requireInScope, requireInTree, type TaskCaller } from '../model/caller.js';
+import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest } from '../api/requests.js';
-import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, parseQuery } from '../api/queries.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest } from '../api/requests.js';
+import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 
 export interface Reply {
@@ -272,6 +274,25 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       }
       const { name, address } = parseEndpointRequest(await call.body());
       return ok(ctx.service.registerEndpoint(caller, name, address), 201);
+    },
+  },
+  '/v1/results': {
+    GET: (call, ctx) => {
+      const caller = call.caller();
+      const { job: given, run } = parseQuery(ResultsQuerySchema, call.query);
+      // Inside a task a relative name is one of its own job's children, as at submit.
+      const ref = resolveJobRef('query parameter "job"', nameFromTask(given, caller?.job ?? null), run);
+      requireInTree(caller, ref.name, 'read the results of');
+      return ok(ctx.service.results(ref.name, ref.run));
+    },
+    POST: async (call, ctx) => {
+      const caller = call.caller();
+      if (!caller) {
+        throw new IrisError('forbidden', 'setting a result requires a task token: results belong to the task attempt that sets them',
+          'run `iris result set KEY VALUE` inside a running task (it sends IRIS_TASK_TOKEN in the x-iris-task-token header), or write $IRIS_RESULT_FILE there');
+      }
+      const { key, value } = parseResultRequest(await call.body());
+      return ok(ctx.service.setResults(caller, { [checkResultKey('key', key)]: checkResultValue('value', value) }));
     },
   },
   '/v1/logs': {

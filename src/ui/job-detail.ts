@@ -51,6 +51,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Submitted', `${formatAge(job.submittedAt, now)} ago`],
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
+  if (job.results) fields.push(['Results', `${job.results} (iris results ${job.name}${job.archived ? `@${job.run}` : ''})`]);
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));

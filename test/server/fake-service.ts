@@ -2,6 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
+  ResultInfo, ResultsResponse,
   CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
@@ -209,6 +210,24 @@ export class FakeService implements ClusterService {
   endpoints(prefix?: string): EndpointInfo[] {
     this.check();
     return this.endpointList.filter((e) => !prefix || e.name.startsWith(prefix));
+  }
+
+  /** Results set through the fake, by job (one run each). */
+  readonly resultList: ResultInfo[] = [];
+
+  results(name: string, run: number | null): ResultsResponse {
+    this.check();
+    if (!this.specs.some((s) => s.spec.name === name)) throw notFound(`no job named ${name}`);
+    return { job: name, run: run ?? 1, results: this.resultList.filter((r) => r.task.startsWith(`${name}/task-`)) };
+  }
+
+  setResults(caller: TaskCaller, entries: Record<string, string>): ResultsResponse {
+    this.check();
+    for (const [key, value] of Object.entries(entries)) {
+      const index = Number(caller.task.slice(caller.task.lastIndexOf('-') + 1));
+      this.resultList.push({ task: caller.task, index, key, value, attempt: caller.attempt, setAt: 5 });
+    }
+    return { job: caller.job, run: 1, results: this.resultList.filter((r) => r.task.startsWith(`${caller.job}/task-`)) };
   }
 
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {

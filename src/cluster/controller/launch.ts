@@ -1,7 +1,7 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract
- * including IRIS_RUN_ID, the job's run id,
+ * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor),
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
  * (docs/architecture.md, "Runtimes"; the container's security profile: docs/security.md).
@@ -43,6 +43,16 @@ export interface LaunchContext {
  */
 export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
   return path.join(home, 'logs', ...job.name.split('/').filter(Boolean), `@${job.run}`, `task-${taskIndex}`, `attempt-${attempt}.log`);
+}
+
+/**
+ * Where an attempt may write its results as JSON (`IRIS_RESULT_FILE`): `result.json` in the
+ * attempt's own directory `attempt-<n>.d/` beside its log, so it lives and is pruned with the
+ * run's logs. A container gets exactly that directory mounted read-write (and nothing else of
+ * the log tree); the supervisor creates it before the launch.
+ */
+export function resultFileFor(logPath: string): string {
+  return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'result.json');
 }
 
 /** The daemon's environment without variables that would confuse a task about who it is. */
@@ -122,6 +132,7 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
   mount(path.dirname(ctx.socketPath), false);
   if (ctx.packageRoot) mount(ctx.packageRoot, true);
   mount(ctx.cliBinDir, true);
+  mount(path.dirname(resultFileFor(placement.logPath)), false);
   const accelerator = device !== null;
   return {
     image,
@@ -166,6 +177,7 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     IRIS_CONTROLLER_ADDRESS: ctx.socketPath,
     IRIS_TASK_TOKEN: placement.token,
     IRIS_USER: spec.user,
+    IRIS_RESULT_FILE: resultFileFor(placement.logPath),
   });
   const device = spec.resources.device;
   if (device?.type === 'gpu' && placement.deviceIndices.length > 0 && image === null) {

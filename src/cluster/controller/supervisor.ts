@@ -16,8 +16,12 @@
  * - An attempt the store has ended while its process still runs (a stop order: cancel,
  *   preemption, drain, gang restart, cluster stop) is `held()` until the runtime reports it
  *   gone: the scheduler counts what it holds until then (snapshot.ts, "Held").
+ * - Each attempt gets its own result directory (launch.ts resultFileFor; 0777 for a container,
+ *   whose user is not the daemon's). When the attempt ends, before its exit is recorded, a
+ *   result file there is read (result-file.ts): stored whole, or, when not valid, nothing of
+ *   it, with a note in the attempt's reason and log; the attempt's outcome is kept.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { AttemptOutcome } from '../../model/states.js';
@@ -25,6 +29,7 @@ import { formatDuration } from '../../model/duration.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
+import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
 import type { Timers } from './timers.js';
@@ -145,6 +150,11 @@ export class AttemptSupervisor {
     let handle: RunningTask;
     try {
       mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
+      const resultDir = path.dirname(entry.launch.env.IRIS_RESULT_FILE ?? '');
+      if (entry.launch.env.IRIS_RESULT_FILE) {
+        mkdirSync(resultDir, { recursive: true, mode: 0o700 });
+        if (entry.launch.container) chmodSync(resultDir, 0o777); // the container's user writes there; its parents stay 0700
+      }
       handle = await this.o.runtime.launch(entry.launch);
     } catch (error) {
       if (isNoSpace(error)) {
@@ -179,7 +189,8 @@ export class AttemptSupervisor {
       }
     }
     const exit = await handle.exited;
-    this.recordExit(key, outcomeOf(entry, exit), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined, exit.usage);
+    const problem = await this.collectResults(entry);
+    this.recordExit(key, withNote(outcomeOf(entry, exit), problem), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined, exit.usage);
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null): void {
@@ -188,6 +199,15 @@ export class AttemptSupervisor {
     if (!entry.handle) return; // stopped as soon as its launch completes
     if (note) this.note(entry, note);
     this.o.runtime.stop(entry.handle, this.o.stopGraceMs).catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
+  }
+
+  /** Store the results of the attempt's result file (result-file.ts); a note, also written to its log, when it was not valid. */
+  private async collectResults(entry: ActiveAttempt): Promise<string | null> {
+    const file = entry.launch.env.IRIS_RESULT_FILE;
+    if (!file) return null;
+    const note = await collectResultFile(this.o.store, entry.identity.task, entry.identity.attempt, file);
+    if (note !== null) this.note(entry, `iris: ${note}`);
+    return note;
   }
 
   /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */

@@ -9,8 +9,8 @@
  * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
  *   on indexed columns (`run` primary key; `name`, `user`, `state`, `finished_at` indexes), with a limit.
  * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
- *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row
- *   and events (its log directory, which the record's attempts name, is the caller's to
+ *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row,
+ *   events and task results (its log directory, which the record's attempts name, is the caller's to
  *   delete), so retention can work by run id.
  * - A run archived while the disk is full waits in the store's journal with the rest of that
  *   change, and is readable here once it has been written.
@@ -52,6 +52,7 @@ const SQL = {
   remove: 'DELETE FROM runs WHERE run = ?',
   finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
+  removeResults: 'DELETE FROM results WHERE run = ?',
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
 } as const;
 
@@ -150,9 +151,10 @@ export class RunArchive implements ArchiveReader {
     return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map((row) => JSON.parse(row.record) as ArchivedRun);
   }
 
-  /** Delete an archived run's row and its events (retention); its logs are the caller's to delete. */
+  /** Delete an archived run's row, its events and its task results (retention); its logs are the caller's to delete. */
   remove(run: number): void {
     this.stmt('remove').run(run);
     this.stmt('removeEvents').run(run);
+    this.stmt('removeResults').run(run);
   }
 }

@@ -99,8 +99,8 @@ export class Lifecycle {
     const stops: StopOrder[] = [];
     const entry = this.entryOf(task);
     if (verdict.kind === 'succeeded') {
-      this.endAttempt(a, 'SUCCEEDED', null, 0);
-      this.m.patchTask(task, { state: 'SUCCEEDED', exitCode: 0, reason: null, finishedAt: this.m.now() });
+      this.endAttempt(a, 'SUCCEEDED', verdict.reason, 0);
+      this.m.patchTask(task, { state: 'SUCCEEDED', exitCode: 0, reason: verdict.reason, finishedAt: this.m.now() });
       this.settle(entry, null, stops);
     } else if (verdict.kind === 'preempted') {
       this.endAttempt(a, 'PREEMPTED', verdict.reason, null);

@@ -10,6 +10,8 @@
  *   history of state changes (each row tagged with its job's run).
  * - `runs` is the archive of job runs that a new submission of their name replaced: indexed
  *   columns for `iris history` filters plus one JSON record of the run (archive.ts).
+ * - `results` holds task results by run id (results.ts): they stay with an archived run and go
+ *   with it when it is pruned.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
@@ -122,6 +124,18 @@ export const MIGRATIONS: readonly string[] = [
   // 6: a task waiting out its retry backoff is eligible again at this time (epoch ms); NULL: at once
   `
   ALTER TABLE tasks ADD COLUMN eligible_at INTEGER;
+  `,
+  // 7: task results (results.ts), per job run, task index and key; the attempt that set each one
+  `
+  CREATE TABLE results (
+    run INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    set_at INTEGER NOT NULL,
+    PRIMARY KEY (run, idx, key)
+  ) WITHOUT ROWID;
   `,
 ];
 

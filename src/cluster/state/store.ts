@@ -36,6 +36,8 @@ import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { checkVersion, migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
+import { ResultTable, type ResultRow } from './results.js';
+export type { ResultRow } from './results.js';
 
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
@@ -62,6 +64,7 @@ export class ClusterStore {
   private readonly model: ClusterModel;
   private readonly life: Lifecycle;
   private persistence: Persistence;
+  private results: ResultTable;
   /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
   private exclusive = false;
   private closed = false;
@@ -76,6 +79,7 @@ export class ClusterStore {
     this.model = new ClusterModel(this.journal, now);
     this.life = new Lifecycle(this.model);
     this.persistence = new Persistence(db);
+    this.results = new ResultTable(db);
   }
 
   /**
@@ -122,6 +126,7 @@ export class ClusterStore {
     const shared = reopenShared(this.path);
     this.db = shared ?? openDatabase(this.path, null).db;
     this.persistence = new Persistence(this.db);
+    this.results = new ResultTable(this.db);
     this.exclusive = shared === null;
     return shared !== null;
   }
@@ -478,6 +483,49 @@ export class ClusterStore {
       this.model.putEndpoint(endpoint);
       return endpoint;
     });
+  }
+
+  /**
+   * Store results set by attempt `attempt` of `taskId`, which must be running (conflict
+   * otherwise). Written at once in their own SQLite transaction, durably, outside any store
+   * transaction (results are never held in memory: results.ts); refused with `no space left on
+   * …` while the store cannot write, like a submission. Values are checked by the caller
+   * (model/results.ts); the per-attempt key cap is checked here.
+   */
+  setResults(taskId: string, attempt: number, entries: Readonly<Record<string, string>>): void {
+    if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
+    if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.setResults() inside a transaction');
+    const task = this.life.taskOrThrow(taskId);
+    const live = this.model.active.get(taskId);
+    if (!live || live.attempt !== attempt) {
+      throw conflict(`task ${taskId} attempt ${attempt} is not running; its results can no longer be set`, 'results are set by a running task, before it exits');
+    }
+    if (!this.retryWrites()) throw this.problem!;
+    const run = this.model.jobs.get(task.job)!.job.run;
+    const error = writeInTransaction(this.db, () => this.results.put(run, task.index, attempt, entries, this.model.now(), taskId));
+    if (error === null) return;
+    if (isNoSpace(error)) throw noSpaceError(this.path);
+    throw error;
+  }
+
+  /** Every stored result row of a job run (live or archived), by task index and key; filter with results.ts `current`. */
+  resultRows(run: number): ResultRow[] {
+    try {
+      return this.results.ofRun(run);
+    } catch (error) {
+      if (this.problem !== null) return []; // the database cannot be read back while the disk is full
+      throw error;
+    }
+  }
+
+  /** Stored result counts of a job run by task index and attempt; count with results.ts `countCurrent`. */
+  resultCounts(run: number): { index: number; attempt: number; n: number }[] {
+    try {
+      return this.results.countsOf(run);
+    } catch (error) {
+      if (this.problem !== null) return [];
+      throw error;
+    }
   }
 
   removeEndpointsOf(taskId: string): void {

@@ -87,7 +87,8 @@ export interface OutcomeVerdict {
 export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
   switch (outcome.kind) {
     case 'exited':
-      if (outcome.exitCode === 0) return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: null };
+      // A success keeps a note iris added (e.g. an invalid result file), never a failure reason.
+      if (outcome.exitCode === 0) return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: outcome.reason ?? null };
       return {
         kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode,
         reason: outcome.reason

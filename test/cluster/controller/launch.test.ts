@@ -70,6 +70,7 @@ describe('buildLaunch: processes (unchanged contract)', () => {
       IRIS_CONTROLLER_ADDRESS: '/home/u/.iris/iris.sock',
       IRIS_TASK_TOKEN: 'tok',
       IRIS_USER: 'alice',
+      IRIS_RESULT_FILE: '/l/attempt-2.d/result.json',
     });
     expect(launch.cwd).toBe('/home/u/.iris');
     expect(launch.container).toBeUndefined();
@@ -109,6 +110,8 @@ describe('buildLaunch: containers', () => {
         { host: '/home/u/.iris', container: '/home/u/.iris', readOnly: false },
         { host: '/opt/iris', container: '/opt/iris', readOnly: true },
         { host: '/home/u/.iris/bin', container: '/home/u/.iris/bin', readOnly: true },
+        // The attempt's own result directory, and nothing else of the log tree.
+        { host: '/l/attempt-2.d', container: '/l/attempt-2.d', readOnly: false },
       ],
       shmBytes: null,
       memlockUnlimited: false,
@@ -116,6 +119,7 @@ describe('buildLaunch: containers', () => {
       network: 'bridge',
       user: '65534:65534',
     });
+    expect(launch.env.IRIS_RESULT_FILE).toBe('/l/attempt-2.d/result.json');
   });
 
   it('a container runs as the job user-in-container, else the config container-user, else 65534:65534', () => {

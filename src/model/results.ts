@@ -1,0 +1,73 @@
+/**
+ * Task results: small named strings a task publishes for later stages to read (a checkpoint
+ * path, a metric). The one home of their rules:
+ * - a key is 1–128 characters of letters, digits and `_ . -`, starting with a letter or digit;
+ * - a value is a string of at most 64 KiB (UTF-8 bytes);
+ * - one attempt of a task holds at most 256 keys (a later set of the same key overwrites it and
+ *   does not count again);
+ * - a result file (`$IRIS_RESULT_FILE`) is one JSON object whose members are key → string value.
+ * Errors are IrisError('invalid_argument') naming the argument or member at fault.
+ */
+import { IrisError, invalid } from './errors.js';
+
+export const RESULT_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const MAX_RESULT_KEY_LENGTH = 128;
+export const MAX_RESULT_VALUE_BYTES = 64 * 1024;
+export const MAX_RESULTS_PER_TASK = 256;
+/** A result file larger than this cannot hold valid results (keys × values plus JSON syntax). */
+export const MAX_RESULT_FILE_BYTES = MAX_RESULTS_PER_TASK * (MAX_RESULT_VALUE_BYTES * 6 + MAX_RESULT_KEY_LENGTH + 8) + 2;
+
+const KEY_HINT = 'a key is 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. checkpoint, eval.loss)';
+
+/** `key` unchanged when valid; else invalid_argument naming `field`. */
+export function checkResultKey(field: string, key: unknown): string {
+  if (typeof key !== 'string') throw invalid(`${field}: a result key must be a string`, KEY_HINT);
+  if (key.length === 0) throw invalid(`${field}: the result key is empty`, KEY_HINT);
+  if (key.length > MAX_RESULT_KEY_LENGTH) throw invalid(`${field}: the result key is ${key.length} characters long, more than ${MAX_RESULT_KEY_LENGTH}`, KEY_HINT);
+  if (!RESULT_KEY_PATTERN.test(key)) throw invalid(`${field}: the result key ${JSON.stringify(key)} has characters other than letters, digits and \`_ . -\` (or does not start with a letter or digit)`, KEY_HINT);
+  return key;
+}
+
+/** `value` unchanged when valid; else invalid_argument naming `field`. */
+export function checkResultValue(field: string, value: unknown): string {
+  if (typeof value !== 'string') {
+    throw invalid(`${field}: a result value must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+      'publish numbers and objects as text (e.g. "0.93", or JSON encoded as one string)');
+  }
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MAX_RESULT_VALUE_BYTES) {
+    throw invalid(`${field}: the result value is ${bytes} bytes, more than ${MAX_RESULT_VALUE_BYTES} (64 KiB)`,
+      'store large outputs in a file and publish its path as the result');
+  }
+  return value;
+}
+
+/** invalid_argument when one attempt would hold more than MAX_RESULTS_PER_TASK keys. */
+export function checkResultCount(count: number, task: string): void {
+  if (count <= MAX_RESULTS_PER_TASK) return;
+  throw new IrisError('invalid_argument', `task ${task} would hold ${count} results, more than ${MAX_RESULTS_PER_TASK}`,
+    'publish fewer keys (overwrite a key to change its value), or collect many values into one file and publish its path');
+}
+
+/**
+ * The results in a result file's text: one JSON object of key → string. Throws
+ * invalid_argument saying what is wrong (`not JSON`, `member "x": …`).
+ */
+export function parseResultFile(text: string): Record<string, string> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`the result file is not valid JSON (${(error as Error).message})`, 'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw invalid(`the result file must hold one JSON object, got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`,
+      'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}');
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const field = `result file member ${JSON.stringify(key)}`;
+    out[checkResultKey(field, key)] = checkResultValue(field, value);
+  }
+  return out;
+}

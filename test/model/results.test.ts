@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { IrisError } from '../../src/model/errors.js';
+import { checkResultCount, checkResultKey, checkResultValue, MAX_RESULT_VALUE_BYTES, parseResultFile } from '../../src/model/results.js';
+
+function refusal(fn: () => unknown): IrisError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(IrisError);
+    return error as IrisError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('result keys', () => {
+  it.each(['checkpoint', 'eval.loss', 'a', 'A-1_b.c', '0step', 'k'.repeat(128)])('accepts %s', (key) => {
+    expect(checkResultKey('key', key)).toBe(key);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['k'.repeat(129), '129 characters long, more than 128'],
+    ['.hidden', 'has characters other than'],
+    ['-flag', 'has characters other than'],
+    ['a/b', 'has characters other than'],
+    ['a b', 'has characters other than'],
+    ['clé', 'has characters other than'],
+    ['${x}', 'has characters other than'],
+  ])('refuses %j (%s), naming the argument, with a hint and exit 2', (key, words) => {
+    const error = refusal(() => checkResultKey('KEY', key));
+    expect(error.code).toBe('invalid_argument');
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/^KEY: /);
+    expect(error.message).toContain(words);
+    expect(error.hint).toContain('letters, digits');
+  });
+
+  it('refuses a key that is not a string', () => {
+    expect(refusal(() => checkResultKey('key', 3)).message).toBe('key: a result key must be a string');
+  });
+});
+
+describe('result values', () => {
+  it('accepts strings up to 64 KiB of UTF-8, the empty one included', () => {
+    expect(checkResultValue('value', '')).toBe('');
+    const max = 'x'.repeat(MAX_RESULT_VALUE_BYTES);
+    expect(checkResultValue('value', max)).toBe(max);
+  });
+
+  it('counts bytes, not characters', () => {
+    const error = refusal(() => checkResultValue('VALUE', 'é'.repeat(MAX_RESULT_VALUE_BYTES / 2 + 1)));
+    expect(error.message).toBe(`VALUE: the result value is ${MAX_RESULT_VALUE_BYTES + 2} bytes, more than 65536 (64 KiB)`);
+    expect(error.hint).toContain('file');
+  });
+
+  it.each([[1, 'number'], [null, 'null'], [[], 'an array'], [{}, 'object'], [true, 'boolean']])('refuses %j', (value, got) => {
+    expect(refusal(() => checkResultValue('value', value)).message).toBe(`value: a result value must be a string, got ${got}`);
+  });
+});
+
+describe('key count', () => {
+  it('allows 256 keys per attempt, refuses 257', () => {
+    expect(() => checkResultCount(256, '/t/task-0')).not.toThrow();
+    const error = refusal(() => checkResultCount(257, '/t/task-0'));
+    expect(error.message).toBe('task /t/task-0 would hold 257 results, more than 256');
+    expect(error.exitCode).toBe(2);
+  });
+});
+
+describe('result files', () => {
+  it('reads one object of key -> string', () => {
+    expect(parseResultFile('{"checkpoint": "/ckpt/1", "eval.loss": "0.5"}\n')).toEqual({ checkpoint: '/ckpt/1', 'eval.loss': '0.5' });
+    expect(parseResultFile('{}')).toEqual({});
+  });
+
+  it.each([
+    ['not json', /^the result file is not valid JSON \(/],
+    ['', /^the result file is not valid JSON/],
+    ['[1]', /^the result file must hold one JSON object, got an array$/],
+    ['"x"', /^the result file must hold one JSON object, got string$/],
+    ['null', /^the result file must hold one JSON object, got null$/],
+    ['{"n": 1}', /^result file member "n": a result value must be a string, got number$/],
+    ['{"a b": "x"}', /^result file member "a b": the result key "a b" has characters/],
+  ])('refuses %j with a message saying what is wrong', (text, message) => {
+    const error = refusal(() => parseResultFile(text));
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message).toMatch(message);
+  });
+});
