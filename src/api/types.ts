@@ -5,7 +5,7 @@
  */
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobSpec, WorkerState } from '../model/types.js';
+import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -135,6 +135,10 @@ export interface TaskInfo {
 type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
 
 export interface JobDetail extends JobSummary, JobRules {
+  /** The jobs it runs after (`--after`), with their conditions; absent when none. */
+  after?: JobDependency[];
+  /** Set when another job ended it: `{ kind: 'dependency_failure', parent: '/prep' }` (a dependency that can never be met). */
+  cause?: JobCause;
   /** First wait before a failed task's retry (`--retry-backoff`), doubled per failure; null: retried at once. */
   retryBackoffMs?: number | null;
   /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */

@@ -109,6 +109,8 @@ export class ControllerService implements ClusterService {
         return pending;
       },
       isNameTaken: (name) => this.store.job(name) !== undefined,
+      jobState: (name) => this.store.job(name)?.state,
+      dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
       generateName: () => generateName(),
       waitingHolds: () => this.controller.waitingHolds(),
     };

@@ -123,6 +123,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tasks ADD COLUMN eligible_at INTEGER;
   `,
+  // 7: why another job ended this one (model JobCause as JSON: a dependency failure); NULL: none
+  `
+  ALTER TABLE jobs ADD COLUMN cause TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
