@@ -162,6 +162,11 @@ export interface TaskDetail extends TaskInfo {
  * tasks that were (now CANCELLED); `alreadyEnded` the named jobs and tasks that had ended
  * before, with their final state (nothing was done to them). A name given twice counts once.
  */
+/** POST /v1/jobs/retry: the new runs started, the retried job first, then the jobs its failure had cascaded to. */
+export interface RetryResponse {
+  retried: { name: string; run: number }[];
+}
+
 export interface CancelResponse {
   cancelled: string[];
   alreadyEnded: { name: string; state: JobState | TaskState }[];

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
+import type { CancelResponse, RetryResponse, ClusterInfo, EndpointInfo, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -183,6 +183,16 @@ export class ControllerService implements ClusterService {
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
     return { cancelled, alreadyEnded };
+  }
+
+  /** Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs. */
+  async retry(name: string, downstream: boolean): Promise<RetryResponse> {
+    const job = this.store.job(name);
+    if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    if (isFinalJobState(job.state)) await this.controller.gone(downstream ? this.store.cascadedFrom(name) : [name]);
+    const jobs = this.store.retry(name, downstream);
+    this.controller.requestPass(false);
+    return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };
   }
 
   cluster(): ClusterInfo {

@@ -2,8 +2,10 @@
  * E2E: dependencies between jobs on the built binary (`--after JOB[:ok|:any|:failed]`). A job
  * waits, PENDING with `waiting for /prep (RUNNING)`, until its dependencies are met; a dependency
  * that can no longer be met fails it and its own dependents (the cause shown by `iris status`);
- * an unknown job, the job itself and a cycle are refused at submit.
+ * an unknown job, the job itself and a cycle are refused at submit; `iris retry --downstream`
+ * re-runs a failed job and re-arms the chain its failure cascaded to.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail, JobSummary } from '../../src/api/types.js';
 import { E2ECluster, describeRun } from './harness.js';
@@ -60,6 +62,35 @@ describe('dependencies between jobs', () => {
     const shown = await c.iris(['status', 'd']);
     expect(shown.stdout).toMatch(/Reason:\s+dependency \/c failed/);
     expect(shown.stdout).toMatch(/Cause:\s+dependency_failure \(parent: \/c\)/);
+  });
+
+  it('retry --downstream runs a failed job again and puts the jobs its failure cascaded to back to waiting on it', async () => {
+    const flag = `${c.cwd}/fail-once`;
+    const gate = c.gate('load');
+    // Fails while the flag file is missing: the first run fails, the retried one succeeds.
+    await c.submit(['--name', 'load', '--cpu', '0.5'], ['sh', '-c', `${gate.hold}; test -f '${flag}'`]);
+    await c.submit(['--name', 'fit', '--cpu', '0.5', '--after', 'load'], ['true']);
+    await c.submit(['--name', 'score', '--cpu', '0.5', '--after', 'fit'], ['true']);
+    gate.open();
+    await c.waitForState('/load', 'FAILED');
+    const failedFit = await c.waitForState('/fit', 'FAILED');
+    await c.waitForState('/score', 'FAILED');
+
+    const notEnded = await c.iris(['retry', 'nope']);
+    expect(notEnded.code, describeRun(['retry', 'nope'], notEnded)).toBe(3);
+
+    writeFileSync(flag, '');
+    const retried = await c.json<{ retried: { name: string; run: number }[] }>(['retry', 'load', '--downstream']);
+    expect(retried.retried.map((r) => r.name)).toEqual(['/load', '/fit', '/score']);
+    expect(retried.retried[1]!.run).toBeGreaterThan(failedFit.run);
+    for (const job of ['/load', '/fit', '/score']) await c.waitForState(job, 'SUCCEEDED');
+    // The failed runs are kept.
+    const old = await c.json<JobDetail>(['status', `fit@${failedFit.run}`]);
+    expect(old).toMatchObject({ state: 'FAILED', reason: 'dependency /load failed' });
+
+    const again = await c.iris(['retry', 'load']);
+    expect(again.code, describeRun(['retry', 'load'], again)).toBe(4);
+    expect(again.stderr).toContain('job /load succeeded');
   });
 
   it('refuses an unknown job, the job itself, a dependency already failed and a cycle, naming it', async () => {

@@ -10,10 +10,12 @@
  *   A dependency on a job that is no longer stored counts as met: only an ended job leaves the
  *   live model (archived or pruned), and a job that waited on it was released or failed then.
  * - A cycle is looked for along the stored dependencies of live jobs, by name.
+ * - `iris retry --downstream` re-runs the jobs a failure cascaded to: those FAILED with cause
+ *   `dependency_failure` naming the retried job, and theirs in turn (cascadedDependents).
  */
 import type { JobState } from '../../model/states.js';
 import { isFinalJobState } from '../../model/states.js';
-import type { DependencyCondition, JobDependency } from '../../model/types.js';
+import type { DependencyCondition, Job, JobDependency } from '../../model/types.js';
 
 export const DEPENDENCY_CONDITIONS: readonly DependencyCondition[] = ['ok', 'any', 'failed'];
 
@@ -85,4 +87,25 @@ export function waitingForReason(dep: JobDependency, state: JobState): string {
 export function dependencyFailureReason(dep: JobDependency, state: JobState): string {
   const how = state === 'FAILED' ? 'failed' : state === 'SUCCEEDED' ? 'succeeded' : `ended ${state}`;
   return `dependency ${dep.job} ${how}`;
+}
+
+/**
+ * The jobs whose failure `name`'s failure caused, transitively, parents before the jobs they
+ * caused to fail (each depends on one listed before it or on `name`).
+ */
+export function cascadedDependents(name: string, dependentsOf: (job: string) => Iterable<string>, jobOf: (job: string) => Job | undefined): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([name]);
+  const queue = [name];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const dependent of dependentsOf(parent)) {
+      const job = jobOf(dependent);
+      if (seen.has(dependent) || job?.state !== 'FAILED' || job.cause?.kind !== 'dependency_failure' || job.cause.parent !== parent) continue;
+      seen.add(dependent);
+      out.push(dependent);
+      queue.push(dependent);
+    }
+  }
+  return out;
 }

@@ -24,7 +24,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
-import { dependenciesStatus, waitingForReason } from './dependencies.js';
+import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
@@ -419,6 +419,30 @@ export class ClusterStore {
       this.model.putMeta('run', String(nextRun));
       return this.model.addJob(job, tasks, waiting).job;
     }, true);
+  }
+
+  /**
+   * Run an ended job again (`iris retry`): a new run of the name with the same spec, in place of
+   * the old one (archived with its subtree, as at submit). With `downstream`, also the jobs its
+   * failure cascaded to (dependencies.ts cascadedDependents), each a new run waiting on the job
+   * before it again. All of them or none (durable). Refused: an unknown job (not_found), one that
+   * has not ended or that succeeded (conflict). Returns the new jobs, the retried one first.
+   */
+  retry(name: string, downstream: boolean): Job[] {
+    return this.transaction(() => {
+      const job = this.model.jobs.get(name)?.job;
+      if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
+      if (!isFinalJobState(job.state)) throw conflict(`job ${name} is still ${job.state}`, `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`);
+      if (job.state === 'SUCCEEDED') throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
+      const names = downstream ? this.cascadedFrom(name) : [name];
+      const specs = names.map((n) => this.model.jobs.get(n)!.job.spec);
+      return specs.map((spec) => this.submit(spec));
+    }, true);
+  }
+
+  /** Names `retry(name, true)` would run again: the job and the jobs its failure cascaded to. */
+  cascadedFrom(name: string): string[] {
+    return [name, ...cascadedDependents(name, (n) => this.model.dependents.get(n) ?? [], (n) => this.model.jobs.get(n)?.job)];
   }
 
   /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */

@@ -23,8 +23,8 @@ function view(jobs: Record<string, { state: JobState; after?: string[] }>): Clus
   };
 }
 
-function admitted(request: AdmissionRequest, jobs: Record<string, { state: JobState; after?: string[] }>, caller: TaskCaller | null = null) {
-  return admit({ command: ['true'], ...request }, caller, view(jobs), DEFAULTS);
+function admitted(request: Omit<AdmissionRequest, 'command'>, jobs: Record<string, { state: JobState; after?: string[] }>, caller: TaskCaller | null = null) {
+  return admit({ ...request, command: ['true'] } as AdmissionRequest, caller, view(jobs), DEFAULTS);
 }
 
 describe('admission of --after', () => {
@@ -44,7 +44,7 @@ describe('admission of --after', () => {
     ['an unknown condition', { name: 'train', after: ['prep:later'] }, { '/prep': { state: 'RUNNING' } }, 'invalid_argument', 'after[0]: unknown condition in "prep:later"'],
     ['a cycle, named', { name: 'a', after: ['c'] }, { '/a': { state: 'SUCCEEDED' }, '/b': { state: 'RUNNING', after: ['/a'] }, '/c': { state: 'PENDING', after: ['/b'] } }, 'invalid_argument', 'after: would close a cycle: /a -> /c -> /b -> /a'],
   ] as const)('refuses %s', (_what, request, jobs, code, message) => {
-    const answer = admitted(request, jobs as Record<string, { state: JobState; after?: string[] }>);
+    const answer = admitted(request as unknown as Omit<AdmissionRequest, 'command'>, jobs as Record<string, { state: JobState; after?: string[] }>);
     expect(answer).toMatchObject({ ok: false, refusal: { code, message } });
   });
 });

@@ -111,3 +111,44 @@ describe('dependencies in the store', () => {
     }
   });
 });
+
+describe('retry', () => {
+  it('--downstream runs the job again and re-arms the jobs its failure cascaded to, each waiting again as a new run', () => {
+    const { store } = memStore();
+    store.submit(spec('/prep'));
+    store.submit(spec('/train', after(['/prep'])));
+    store.submit(spec('/eval', after(['/train'])));
+    store.submit(spec('/other', after(['/prep', 'any'])));
+    start(store, '/prep/task-0');
+    finish(store, '/prep/task-0', 1);
+    const oldRuns = ['/prep', '/train', '/eval'].map((n) => store.job(n)!.run);
+    const retried = store.retry('/prep', true);
+    expect(retried.map((j) => j.name)).toEqual(['/prep', '/train', '/eval']);
+    retried.forEach((j, i) => expect(j.run).toBeGreaterThan(oldRuns[i]!));
+    expect(store.job('/train')).toMatchObject({ state: 'PENDING', reason: null });
+    expect(store.job('/train')!.cause).toBeUndefined();
+    expect(store.dependencyWait('/eval')).toBe('waiting for /train (PENDING)');
+    // /other had run (its :any was met): it is not part of the cascade.
+    expect(store.job('/other')!.state).toBe('PENDING');
+    expect(queued(store)).toEqual(['/other/task-0', '/prep/task-0']);
+    expect(store.archive.get(oldRuns[1]!)?.job.state).toBe('FAILED');
+    start(store, '/prep/task-0');
+    finish(store, '/prep/task-0', 0);
+    expect(queued(store)).toEqual(['/other/task-0', '/train/task-0']);
+  });
+
+  it('without --downstream only the job; refuses a job not ended or succeeded (conflict) and an unknown one (not_found)', () => {
+    const { store } = memStore();
+    store.submit(spec('/a'));
+    store.submit(spec('/b', after(['/a'])));
+    expect(() => store.retry('/a', false)).toThrow(expect.objectContaining({ code: 'conflict', message: 'job /a is still PENDING' }));
+    expect(() => store.retry('/nope', false)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    start(store, '/a/task-0');
+    finish(store, '/a/task-0', 1);
+    expect(store.retry('/a', false).map((j) => j.name)).toEqual(['/a']);
+    expect(store.job('/b')!.state).toBe('FAILED');
+    start(store, '/a/task-0');
+    finish(store, '/a/task-0', 0);
+    expect(() => store.retry('/a', false)).toThrow(expect.objectContaining({ code: 'conflict', message: 'job /a succeeded' }));
+  });
+});
