@@ -21,7 +21,7 @@ import { stats } from './tree.mjs';
 const READY = 1_000;
 const WAITING = 9_000;
 const TARGET_RATIO = 1.1;
-const BATCH = 20;
+const BATCH = 40;
 
 function spec(name, after) {
   return {
@@ -57,7 +57,7 @@ function pass(store, batch = 1) {
   return { ms, placements: plan.placements.length };
 }
 
-export function runDependenciesBench({ rounds = 7 } = {}) {
+export function runDependenciesBench({ rounds = 9 } = {}) {
   const ready = makeStore(0);
   const waiting = makeStore(WAITING);
   for (let i = 0; i < 3; i++) { pass(ready); pass(waiting); }
