@@ -68,6 +68,8 @@ export interface EstimateResponse {
   policy: string;
   /** Present when the name is held by a finished job: submitting starts a new run over it (the old one is archived). */
   supersedes?: { run: number; state: JobState };
+  /** Present when it would wait on its dependencies (`waiting for /prep (RUNNING)`); the estimate then assumes they are met now. */
+  waitsFor?: string;
 }
 
 export interface TaskCounts {

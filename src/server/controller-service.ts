@@ -83,7 +83,8 @@ export class ControllerService implements ClusterService {
     // A finished job of the name would be archived: the submission starts a new run over it.
     const previous = this.store.job(spec.name);
     const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
-    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes };
+    const waitsFor = this.store.dependencyPreview(spec);
+    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }) };
   }
 
   queue(): QueueInfo {

@@ -36,6 +36,9 @@ describe('dependencies between jobs', () => {
     const text = await c.iris(['status', 'notok']);
     expect(text.stdout).toMatch(/Pending reason:\s+waiting for \/prep \(RUNNING\)/);
     expect(text.stdout).toMatch(/After:\s+\/prep:failed/);
+    const dry = await c.iris(['submit', '--dry-run', '--name', 'later', '--cpu', '0.5', '--after', 'prep', '--', 'true']);
+    expect(dry.code, describeRun(['submit', '--dry-run'], dry)).toBe(0);
+    expect(dry.stdout).toContain('first: waiting for /prep (RUNNING) (the time above assumes its dependencies are met now)');
 
     gate.open();
     await c.waitForState('/prep', 'FAILED');

@@ -211,7 +211,7 @@ export class Lifecycle {
    * Whether a new job must wait on its dependencies; a dependency that can never be met any more
    * (its job already ended otherwise) refuses the submission (conflict).
    */
-  waitsOnDependencies(job: Job): boolean {
+  waitsOnDependencies(job: Pick<Job, 'name' | 'spec'>): boolean {
     const status = dependenciesStatus(job.spec.after, this.stateOf);
     if (status.kind === 'never') {
       throw conflict(`${job.name} can never start: ${dependencyFailureReason(status.on, status.state)}`,

@@ -440,6 +440,16 @@ export class ClusterStore {
     }, true);
   }
 
+  /**
+   * For a dry run: what a job of `spec` submitted now would wait for (`waiting for /prep
+   * (RUNNING)`), or null when nothing; throws the submit's conflict when a dependency can never be met.
+   */
+  dependencyPreview(spec: JobSpec): string | null {
+    if (!this.life.waitsOnDependencies({ name: spec.name, spec })) return null;
+    const status = dependenciesStatus(spec.after, this.stateOf);
+    return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
+  }
+
   /** Names `retry(name, true)` would run again: the job and the jobs its failure cascaded to. */
   cascadedFrom(name: string): string[] {
     return [name, ...cascadedDependents(name, (n) => this.model.dependents.get(n) ?? [], (n) => this.model.jobs.get(n)?.job)];
