@@ -3,6 +3,7 @@
 // prints one table with the measured figures, their in-run baselines and the targets.
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
 //   bench/policies.mjs  queue-policy passes (1k/10k jobs x 1k workers), a lublin_256 queue loop
+//   bench/dependencies.mjs  a pass with 10,000 pending jobs, 9,000 waiting on dependencies, vs one over the 1,000 ready ones
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
@@ -12,7 +13,7 @@
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
+// Flags: --only schedule,dependencies,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -66,6 +67,12 @@ async function section(name, file, exportName, run) {
 await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
   row('schedule pass, 10k tasks x 1k workers (median)', `${fmt(r.small.scheduleMs, 2)} ms`, `sort ${fmt(r.small.baselineSortMs, 2)} ms`, `<= ${r.limits.smallMs} ms`, r.small.scheduleMs <= r.limits.smallMs);
   row('schedule pass, 100k tasks x 10k workers (median)', `${fmt(r.large.scheduleMs, 2)} ms`, `sort ${fmt(r.large.baselineSortMs, 2)} ms`, `<= ${r.limits.largeMs} ms`, r.large.scheduleMs <= r.limits.largeMs);
+});
+
+await section('dependencies', 'dependencies.mjs', 'runDependenciesBench', (r) => {
+  // bench/dependencies.mjs: snapshot + schedule() on the real store; 9,000 of 10,000 pending jobs wait on a dependency.
+  const f = (s) => `${fmt(s.min, 2)} / ${fmt(s.median, 2)} / ${fmt(s.max, 2)} ms`;
+  row(`pass, ${r.pendingJobs.waiting} pending jobs, 9,000 waiting on dependencies (min/median/max)`, f(r.waiting), `1,000 ready: ${f(r.ready)}`, `<= ready x ${r.target}`, r.ok);
 });
 
 await section('planner', 'planner.mjs', 'runPlannerBench', (r) => {

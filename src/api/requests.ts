@@ -1,5 +1,5 @@
 /**
- * The shapes of the small request bodies (cancel, drain, resume, endpoint registration, result, wait, prune). Like the submit
+ * The shapes of the small request bodies (cancel, retry, drain, resume, endpoint registration, result, wait, prune). Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
@@ -30,6 +30,14 @@ function jobNames(description: string) {
 
 export const CancelRequestSchema = body('cancel', {
   names: jobNames('Jobs to cancel (`/train` or `train`), their subtrees cancelled with them; or single tasks of a job (`/train/task-3`), each ending CANCELLED.'),
+});
+
+export const RetryRequestSchema = body('retry', {
+  name: requiredText('The ended job to run again (`/prep` or `prep`): a new run of the name with the same spec. Refused while it has not ended, or when it succeeded (`conflict`).'),
+  downstream: z
+    .boolean({ error: expecting('true or false') })
+    .optional()
+    .describe('Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, transitively); each waits on it again.'),
 });
 
 export const DrainRequestSchema = body('drain', {
@@ -75,6 +83,7 @@ export const PruneRequestSchema = body('prune', {
 
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
+export type RetryRequest = z.infer<typeof RetryRequestSchema>;
 export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
@@ -82,6 +91,7 @@ export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 export type PruneRequest = z.infer<typeof PruneRequestSchema>;
 
 export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
+export const parseRetryRequest = (value: unknown): RetryRequest => parseOrThrow(RetryRequestSchema, value, { style: 'body' });
 export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
 export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });

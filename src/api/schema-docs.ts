@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { SubmitRequestSchema } from './submit-request.js';
-import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema } from './requests.js';
+import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema, RetryRequestSchema } from './requests.js';
 
 export const SCHEMAS_START = '<!-- schemas:start -->';
 export const SCHEMAS_END = '<!-- schemas:end -->';
@@ -13,6 +13,7 @@ export const SCHEMAS_END = '<!-- schemas:end -->';
 const DOCUMENTED: Array<{ title: string; schema: z.ZodType }> = [
   { title: '`POST /v1/jobs` (and `?dryRun=1`): `SubmitRequest`', schema: SubmitRequestSchema },
   { title: '`POST /v1/jobs/cancel`', schema: CancelRequestSchema },
+  { title: '`POST /v1/jobs/retry`', schema: RetryRequestSchema },
   { title: '`POST /v1/workers/drain`', schema: DrainRequestSchema },
   { title: '`POST /v1/workers/resume`', schema: ResumeRequestSchema },
   { title: '`POST /v1/prune`', schema: PruneRequestSchema },

@@ -41,6 +41,7 @@ export const SubmitRequestSchema = z.strictObject(
     cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
     userInContainer: text().nullish().describe('User the job\'s containers run as: `UID[:GID]` or `NAME[:GROUP]` of the image; default: the cluster\'s `container-user` (65534:65534, nobody). Ignored for process tasks.'),
+    after: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Jobs this one runs after: `JOB` or `JOB:ok` (it succeeded), `JOB:any` (it ended), `JOB:failed` (it ended without success). Until then the job is PENDING, `waiting for /prep (RUNNING)`, and in no queue; a dependency that can no longer be met fails it (`dependency /prep failed`), and its own dependents after it. A task caller\'s relative name is a child of its job. An unknown job is refused with `not_found`, the job itself or a cycle with `invalid_argument`, a dependency that has already failed with `conflict`.'),
     network: text().nullish().describe('Network of the job\'s containers: `bridge` or `host`; default: the cluster\'s `network`, else `bridge` (TPU jobs: `host`). Ignored for process tasks.'),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },

@@ -5,7 +5,7 @@
  */
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobSpec, WorkerState } from '../model/types.js';
+import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -68,6 +68,8 @@ export interface EstimateResponse {
   policy: string;
   /** Present when the name is held by a finished job: submitting starts a new run over it (the old one is archived). */
   supersedes?: { run: number; state: JobState };
+  /** Present when it would wait on its dependencies (`waiting for /prep (RUNNING)`); the estimate then assumes they are met now. */
+  waitsFor?: string;
 }
 
 export interface TaskCounts {
@@ -135,6 +137,10 @@ export interface TaskInfo {
 type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
 
 export interface JobDetail extends JobSummary, JobRules {
+  /** The jobs it runs after (`--after`), with their conditions; absent when none. */
+  after?: JobDependency[];
+  /** Set when another job ended it: `{ kind: 'dependency_failure', parent: '/prep' }` (a dependency that can never be met). */
+  cause?: JobCause;
   /** First wait before a failed task's retry (`--retry-backoff`), doubled per failure; null: retried at once. */
   retryBackoffMs?: number | null;
   /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */
@@ -160,6 +166,11 @@ export interface TaskDetail extends TaskInfo {
  * tasks that were (now CANCELLED); `alreadyEnded` the named jobs and tasks that had ended
  * before, with their final state (nothing was done to them). A name given twice counts once.
  */
+/** POST /v1/jobs/retry: the new runs started, the retried job first, then the jobs its failure had cascaded to. */
+export interface RetryResponse {
+  retried: { name: string; run: number }[];
+}
+
 export interface CancelResponse {
   cancelled: string[];
   alreadyEnded: { name: string; state: JobState | TaskState }[];

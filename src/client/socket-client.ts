@@ -15,7 +15,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  ApiErrorBody, CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
+  ApiErrorBody, CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
@@ -131,6 +131,10 @@ export class SocketClient implements IrisClient {
 
   task(name: string): Promise<TaskDetail> {
     return this.call<TaskDetail>('GET', `/v1/task${queryString({ name })}`);
+  }
+
+  retry(name: string, downstream: boolean): Promise<RetryResponse> {
+    return this.call<RetryResponse>('POST', '/v1/jobs/retry', { name, downstream });
   }
 
   cancel(names: string[]): Promise<CancelResponse> {

@@ -3,7 +3,7 @@
  * implement it with fakes.
  */
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail,
+  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 
@@ -21,6 +21,8 @@ export interface IrisClient {
   task(name: string): Promise<TaskDetail>;
   /** Cancel jobs and single tasks (`train/task-3`). */
   cancel(names: string[]): Promise<CancelResponse>;
+  /** Run an ended job again (a new run), with `downstream` also the jobs its failure cascaded to. */
+  retry(name: string, downstream: boolean): Promise<RetryResponse>;
   cluster(): Promise<ClusterInfo>;
   /**
    * Asks the cluster to stop and gives its pid. With `wait`, resolves only once the controller no

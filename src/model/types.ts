@@ -46,6 +46,25 @@ export interface JobSpec {
    * same. Quotas count the job against `user`.
    */
   submitter?: string;
+  /**
+   * Jobs this one runs after (`--after JOB[:ok|:any|:failed]`), canonical names; absent or empty:
+   * none. src/cluster/state/dependencies.ts holds the rules (docs/architecture.md, "Dependencies").
+   */
+  after?: JobDependency[];
+}
+
+/** When a dependency is met: `ok` its job succeeded, `any` it ended in any way, `failed` it ended without success. */
+export type DependencyCondition = 'ok' | 'any' | 'failed';
+
+export interface JobDependency {
+  job: string;
+  condition: DependencyCondition;
+}
+
+/** Why a job ended when another job caused it: a dependency that can never be met (`parent`: that job). */
+export interface JobCause {
+  kind: 'dependency_failure';
+  parent: string;
 }
 
 export interface Job {
@@ -71,6 +90,8 @@ export interface Job {
   finishedAt: number | null;
   /** Number of tasks that failed for good (retries exhausted). */
   failedTasks: number;
+  /** Set when another job ended this one (a dependency failure cascade); absent otherwise. */
+  cause?: JobCause | null;
 }
 
 export interface Task {

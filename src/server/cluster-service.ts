@@ -7,7 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail,
+  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { WaitQuery } from './wait.js';
 
@@ -36,6 +36,8 @@ export interface ClusterService {
   task(name: string): TaskDetail;
   /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
   cancel(names: string[]): Promise<CancelResponse>;
+  /** Run an ended job again, and with `downstream` the jobs its failure cascaded to (ClusterStore.retry). */
+  retry(name: string, downstream: boolean): Promise<RetryResponse>;
   cluster(): ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -84,7 +84,8 @@ export class ControllerService implements ClusterService {
     // A finished job of the name would be archived: the submission starts a new run over it.
     const previous = this.store.job(spec.name);
     const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
-    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes };
+    const waitsFor = this.store.dependencyPreview(spec);
+    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }) };
   }
 
   queue(): QueueInfo {
@@ -110,6 +111,8 @@ export class ControllerService implements ClusterService {
         return pending;
       },
       isNameTaken: (name) => this.store.job(name) !== undefined,
+      jobState: (name) => this.store.job(name)?.state,
+      dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
       generateName: () => generateName(),
       waitingHolds: () => this.controller.waitingHolds(),
     };
@@ -185,6 +188,16 @@ export class ControllerService implements ClusterService {
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
     return { cancelled, alreadyEnded };
+  }
+
+  /** Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs. */
+  async retry(name: string, downstream: boolean): Promise<RetryResponse> {
+    const job = this.store.job(name);
+    if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    if (isFinalJobState(job.state)) await this.controller.gone(downstream ? this.store.cascadedFrom(name) : [name]);
+    const jobs = this.store.retry(name, downstream);
+    this.controller.requestPass(false);
+    return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };
   }
 
   cluster(): ClusterInfo {

@@ -2,6 +2,8 @@
  * Why a pending task waits, in words, for every view that shows one (`status`, `jobs`, `queue`):
  * - a task waiting out its retry backoff: `retry 2/3 in 8s (backoff)`, counted from `now` when
  *   the view is built (the stored fact is the task's `eligibleAt`, never the relative text);
+ * - a task of a job waiting on its dependencies: `waiting for /prep (RUNNING)` (store.dependencyWait,
+ *   from the dependency's state now);
  * - any other pending task: the last pass's reason for its job (store.waitingReason), which a
  *   partly running array has too, else the PENDING job's stored reason;
  * - a retried task keeps its own `retrying after exit 1` in front.
@@ -27,7 +29,7 @@ function inBackoff(task: Task, now: number): boolean {
 
 /** The scheduler's reason for `job`'s pending tasks that are not in a backoff. */
 function schedulerReason(store: ClusterStore, job: Job): string {
-  return store.waitingReason(job.name) ?? (job.state === 'PENDING' ? job.reason : null) ?? NOT_YET_CONSIDERED;
+  return store.dependencyWait(job.name) ?? store.waitingReason(job.name) ?? (job.state === 'PENDING' ? job.reason : null) ?? NOT_YET_CONSIDERED;
 }
 
 /** The reason shown for one task: its pending reason when PENDING, else its own. */

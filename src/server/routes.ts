@@ -17,7 +17,7 @@ import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, requireInTree, type TaskCaller } from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest } from '../api/requests.js';
+import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
 import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 
@@ -228,6 +228,14 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       const canonical = names.map((name, i) => canonicalTarget(`names[${i}]`, name));
       for (const name of canonical) requireInScope(call.caller(), name, 'cancel');
       return ok(await ctx.service.cancel(canonical));
+    },
+  },
+  '/v1/jobs/retry': {
+    POST: async (call, ctx) => {
+      const { name, downstream } = parseRetryRequest(await call.body());
+      const job = canonicalName('name', nameFromTask(name, call.caller()?.job ?? null));
+      requireInScope(call.caller(), job, 'retry');
+      return ok(await ctx.service.retry(job, downstream ?? false));
     },
   },
   '/v1/cluster': {

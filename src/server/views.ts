@@ -95,6 +95,8 @@ function runDetail(
     maxPreemptions: spec.maxPreemptions,
     timeoutMs: spec.timeoutMs,
     schedulingTimeoutMs: spec.schedulingTimeoutMs,
+    ...(spec.after?.length ? { after: spec.after } : {}),
+    ...(data.job.cause ? { cause: data.job.cause } : {}),
     taskList,
     children,
   };

@@ -33,6 +33,9 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['State', style.state(job.state)],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
+  if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);
+  // The default condition `ok` is left out, as it is typed: `/prep, /clean:any`.
+  if (job.after?.length) fields.push(['After', job.after.map((d) => (d.condition === 'ok' ? d.job : `${d.job}:${d.condition}`)).join(', ')]);
   fields.push(
     ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ['Command', job.command.map(quoteArg).join(' ')],

@@ -43,5 +43,6 @@ export function renderEstimate(estimate: EstimateResponse): string {
   const over = estimate.supersedes
     ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
     : '';
-  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${over}\n  (dry run: nothing was submitted)`;
+  const waits = estimate.waitsFor ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)` : '';
+  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}\n  (dry run: nothing was submitted)`;
 }

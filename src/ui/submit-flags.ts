@@ -36,6 +36,11 @@ export const submitFlags = {
   cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
   image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine.' }),
   'user-in-container': Flags.string({ summary: 'User the containers run as, UID[:GID] or NAME[:GROUP] (default: the config\'s container-user, 65534:65534).' }),
+  after: Flags.string({
+    summary: 'Run after this job (repeatable): JOB or JOB:ok when it succeeded, JOB:any when it ended, JOB:failed when it ended without success.',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
   network: Flags.string({ summary: 'Network of the containers (default: the config\'s network, else bridge; TPU jobs: host).', options: ['bridge', 'host'] }),
 };
 
@@ -61,6 +66,7 @@ export interface SubmitFlagValues {
   image?: string;
   'user-in-container'?: string;
   network?: string;
+  after?: string[];
 }
 
 /** `KEY=VALUE` pairs -> object. The value may contain `=` and may be empty; the key may not. */
@@ -144,6 +150,7 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
   }
   if (flags.env && flags.env.length > 0) request.env = parseEnvPairs(flags.env);
   if (flags.constraint && flags.constraint.length > 0) request.constraints = [...flags.constraint];
+  if (flags.after && flags.after.length > 0) request.after = [...flags.after];
   return request;
 }
 
@@ -152,6 +159,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
   ...Object.fromEntries(Object.entries(COPIED).map(([flag, field]) => [field, `--${flag}`])),
   env: '--env',
   constraints: '--constraint',
+  after: '--after',
   cwd: '--cwd',
 };
 

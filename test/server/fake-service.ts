@@ -2,7 +2,7 @@
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ResultInfo, ResultsResponse,
+  ResultInfo, ResultsResponse, RetryResponse,
   CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
@@ -165,6 +165,12 @@ export class FakeService implements ClusterService {
   async cancel(names: string[]): Promise<CancelResponse> {
     this.check();
     return { cancelled: names.filter((n) => this.isNameTaken(n)), alreadyEnded: [] };
+  }
+
+  async retry(name: string): Promise<RetryResponse> {
+    this.check();
+    if (!this.isNameTaken(name)) throw notFound(`unknown job ${name}`);
+    return { retried: [{ name, run: this.specs.length + 1 }] };
   }
 
   cluster(): ClusterInfo {

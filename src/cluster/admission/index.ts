@@ -11,6 +11,8 @@
  * - Every field the request leaves out gets the cluster default: time limit, max preemptions,
  *   image (a default image replaces the submitter's directory: a container starts in its
  *   image's own), user, cwd; built-in defaults for the rest.
+ * - Dependencies (`after`, ./dependencies.ts): names resolve like the job's; an unknown job, the
+ *   job itself and a cycle are refused.
  * - A job that can never run on this cluster's workers is refused with the reason, and so is
  *   one that is already deadlocked (docs/architecture.md, "Deadlocks": ancestors of it, other
  *   than the submitter itself, are waiting on a subtree containing it and hold what it needs, so
@@ -28,6 +30,7 @@ import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameS
 import * as values from './values.js';
 import { jobName } from './naming.js';
 import { tpuGang } from './tpu-gang.js';
+import { checkDependencies, resolveAfter } from './dependencies.js';
 
 export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
 
@@ -91,6 +94,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   }
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
+  const after = resolveAfter(request.after, caller);
   const gang = tpuGang(device, values.given(request.replicas) ? request.replicas : null, coschedule);
 
   const spec: JobSpec = {
@@ -115,6 +119,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     schedulingTimeoutMs,
     ...(containerUser === null ? {} : { containerUser }),
     ...(network === null ? {} : { network }),
+    ...(after.length === 0 ? {} : { after }),
   };
   return { spec, generated };
 }
@@ -151,6 +156,7 @@ export function admit(request: AdmissionRequest, caller: TaskCaller | null, view
   let resolved: { spec: JobSpec; generated: boolean };
   try {
     resolved = resolveJob(request, caller, view, defaults);
+    checkDependencies(resolved.spec.name, resolved.spec.after ?? [], view);
   } catch (error) {
     if (error instanceof IrisError) return { ok: false, refusal: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
     throw error;

@@ -1,5 +1,6 @@
 /** The plain inputs and the answer of admission (see ./index.ts). */
 import type { ErrorCode } from '../../model/errors.js';
+import type { JobState } from '../../model/states.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import type { WorkerView } from '../scheduler/types.js';
@@ -32,6 +33,8 @@ export interface AdmissionRequest {
   image?: string | null;
   userInContainer?: string | null;
   network?: string | null;
+  /** `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` (./dependencies.ts). */
+  after?: string[] | null;
 }
 
 /** What a job gets for each field its request leaves out (the resolved cluster settings). */
@@ -63,6 +66,10 @@ export interface ClusterView extends NameSource {
   quotas: ReadonlyMap<string, Quota>;
   /** Pending tasks of this user's jobs. */
   pendingTasks(user: string): number;
+  /** The state of a stored job; undefined when none has the name. */
+  jobState(name: string): JobState | undefined;
+  /** The names a stored job depends on (`spec.after`); empty for none or an unknown job. */
+  dependenciesOf(name: string): readonly string[];
   /** What each running attempt blocked in a wait holds meanwhile (the deadlock check); absent: none waits. */
   waitingHolds?(): readonly WaitingHold[];
 }

@@ -3,7 +3,9 @@
  * its submission becomes UNSCHEDULABLE, with the scheduler's last reason appended.
  *
  * Invariant: after every pass `track` holds the deadline of exactly the jobs that still have
- * pending tasks and a scheduling timeout; `expire` ends only jobs still PENDING in the store.
+ * pending tasks in the queue and a scheduling timeout; `expire` ends only jobs still PENDING in
+ * the store. A job waiting on its dependencies is in no queue, so it does not expire while it
+ * waits (a pass never walks it); once released, its deadline is still counted from submission.
  */
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { formatDuration } from '../../model/duration.js';
@@ -14,7 +16,7 @@ export class SchedulingDeadlines {
   /** Remember the deadline of every job that still has pending tasks (call after each pass). */
   track(store: ClusterStore): void {
     this.deadlines.clear();
-    for (const task of store.pendingTasks()) {
+    for (const task of store.queuedTasks()) {
       if (this.deadlines.has(task.job)) continue;
       const job = store.job(task.job);
       const timeout = job?.spec.schedulingTimeoutMs;

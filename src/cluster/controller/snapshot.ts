@@ -4,7 +4,9 @@
  * included: they are stored on each attempt), per-user usage. Reads only the store and the set
  * of released attempts it is given. A pending task waiting out its retry backoff (`eligibleAt` after
  * `now`) is left out of `pending` (nextEligible() says when the first one comes back), but still
- * counts among its user's pending tasks.
+ * counts among its user's pending tasks. The tasks of a job waiting on its dependencies are in no
+ * queue (store.queuedTasks()): a pass never walks them, nor counts them in `usage` (pending quotas
+ * are checked at submit, on every pending task).
  *
  * Release (docs/architecture.md, "Waiting"): an attempt in `released` (WaitRegistry.released(),
  * a task blocked in a wait on its own subtree) holds no CPU here — not in its worker's free CPU,
@@ -111,7 +113,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
 /** The earliest time after `now` at which a pending task's retry backoff ends, or null when none waits. */
 export function nextEligible(store: ClusterStore, now: number): number | null {
   let next: number | null = null;
-  for (const task of store.pendingTasks()) {
+  for (const task of store.queuedTasks()) {
     const at = task.eligibleAt;
     if (at !== null && at > now && (next === null || at < next)) next = at;
   }
@@ -124,7 +126,7 @@ export function buildSnapshot(
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
-  for (const task of store.pendingTasks()) {
+  for (const task of store.queuedTasks()) {
     const job = store.job(task.job);
     if (!job) continue;
     const user = job.spec.user;

@@ -10,13 +10,18 @@
  * - A retried/requeued task keeps submittedAt and seq (its queue position); attempt+1.
  * - A gang's members restart together; a member failing for good fails the whole job.
  * - When a job ends (any final state) its non-final tasks and its whole subtree are killed.
+ * - When a job ends, the jobs waiting on it (model.dependents) are looked at again, in the same
+ *   transaction (dependencies.ts decides): met ones join the queue; one that can never be met
+ *   ends FAILED with reason `dependency /prep failed` and cause `dependency_failure` naming the
+ *   job, and so on down the chain (a cascade).
  * - When a task is requeued (retry, preemption, gang restart, restart of the cluster), the
  *   jobs its earlier attempts submitted (`spec.submittedBy`) are killed with their subtrees:
  *   the new attempt starts with no children and may submit the same names again.
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
-import type { Attempt, Task } from '../../model/types.js';
+import type { Attempt, Job, Task } from '../../model/types.js';
+import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
@@ -202,7 +207,37 @@ export class Lifecycle {
     for (const key of [...keys]) this.m.dropEndpoint(this.m.endpoints.get(key)!);
   }
 
+  /**
+   * Whether a new job must wait on its dependencies; a dependency that can never be met any more
+   * (its job already ended otherwise) refuses the submission (conflict).
+   */
+  waitsOnDependencies(job: Pick<Job, 'name' | 'spec'>): boolean {
+    const status = dependenciesStatus(job.spec.after, this.stateOf);
+    if (status.kind === 'never') {
+      throw conflict(`${job.name} can never start: ${dependencyFailureReason(status.on, status.state)}`,
+        `--after ${status.on.job}${status.on.condition === 'ok' ? '' : `:${status.on.condition}`} waits for it to end ${status.on.condition === 'failed' ? 'without success' : 'successfully'}; re-run it first (iris retry ${status.on.job}), or choose another condition (:any)`);
+    }
+    return status.kind === 'waiting';
+  }
+
+  private readonly stateOf = (name: string): JobState | undefined => this.m.jobs.get(name)?.job.state;
+
   // ---- rules ----
+
+  /** `name` has ended: release the jobs waiting on it whose dependencies are now met; fail those that can never be (a cascade). */
+  private settleDependents(name: string, stops: StopOrder[]): void {
+    for (const dependent of [...(this.m.dependents.get(name) ?? [])]) {
+      const entry = this.m.jobs.get(dependent);
+      if (!entry?.waiting || isFinalJobState(entry.job.state)) continue;
+      const status = dependenciesStatus(entry.job.spec.after, this.stateOf);
+      if (status.kind === 'met') this.m.releaseJob(entry);
+      else if (status.kind === 'never') {
+        const reason = dependencyFailureReason(status.on, status.state);
+        this.m.patchJob(entry.job, { cause: { kind: 'dependency_failure', parent: status.on.job } });
+        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+      }
+    }
+  }
 
   private endAttempt(a: Attempt, state: AttemptState, reason: string | null, exitCode: number | null): void {
     this.m.patchAttempt(a, { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: this.m.now() });
@@ -307,5 +342,7 @@ export class Lifecycle {
     for (const child of this.m.children.get(job.name) ?? []) {
       this.endJob(this.m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason, stops);
     }
+    // After the subtree: a dependent that is also a sibling sees its siblings' final states.
+    if (this.m.dependents.has(job.name)) this.settleDependents(job.name, stops);
   }
 }

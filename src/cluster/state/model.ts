@@ -2,7 +2,10 @@
  * The in-memory cluster model and the only primitives that change it.
  *
  * Invariants (kept by the primitives, relied on by queries):
- * - `pending` holds exactly the tasks in PENDING; `active` maps exactly the tasks in
+ * - `pending` holds exactly the tasks in PENDING of jobs that do not wait on dependencies (the
+ *   scheduler's queue); `waitingJobs` holds exactly the entries whose `waiting` is set (jobs
+ *   whose dependencies are not met yet: their PENDING tasks are in no queue). `dependents`
+ *   indexes every stored job by the names it depends on (`spec.after`). `active` maps exactly the tasks in
  *   ASSIGNED/RUNNING to their current attempt (`attempts[task][task.attempt]`).
  * - `JobEntry.counts` is the tally of its tasks' states; `children` indexes jobs by parent
  *   name, also for parents that do not exist (orphans).
@@ -23,6 +26,8 @@ export interface JobEntry {
   /** By index. */
   tasks: Task[];
   counts: TaskCounts;
+  /** Waiting on its dependencies (dependencies.ts): its PENDING tasks are kept out of `pending`. */
+  waiting: boolean;
 }
 
 export class ClusterModel {
@@ -32,6 +37,9 @@ export class ClusterModel {
   readonly attempts = new Map<string, Attempt[]>();
   readonly children = new Map<string, Set<string>>();
   readonly pending = new Set<Task>();
+  readonly waitingJobs = new Set<JobEntry>();
+  /** Dependency name -> names of the stored jobs that depend on it. */
+  readonly dependents = new Map<string, Set<string>>();
   readonly active = new Map<string, Attempt>();
   readonly workers = new Map<string, Worker>();
   readonly endpoints = new Map<string, Endpoint>();
@@ -42,23 +50,60 @@ export class ClusterModel {
 
   // ---- indexing (shared by loading and the primitives; no journal) ----
 
-  indexJob(job: Job, tasks: Task[]): JobEntry {
-    const entry: JobEntry = { job, tasks, counts: emptyCounts() };
+  indexJob(job: Job, tasks: Task[], waiting = false): JobEntry {
+    const entry: JobEntry = { job, tasks, counts: emptyCounts(), waiting };
     this.jobs.set(job.name, entry);
+    if (waiting) this.waitingJobs.add(entry);
     if (job.parent !== null) {
       let set = this.children.get(job.parent);
       if (!set) this.children.set(job.parent, (set = new Set()));
       set.add(job.name);
     }
+    this.indexDependencies(job);
     for (const t of tasks) this.indexTask(entry, t);
     return entry;
+  }
+
+  private indexDependencies(job: Job): void {
+    for (const dep of job.spec.after ?? []) {
+      let set = this.dependents.get(dep.job);
+      if (!set) this.dependents.set(dep.job, (set = new Set()));
+      set.add(job.name);
+    }
+  }
+
+  private unindexDependencies(job: Job): void {
+    for (const dep of job.spec.after ?? []) {
+      const set = this.dependents.get(dep.job);
+      set?.delete(job.name);
+      if (set?.size === 0) this.dependents.delete(dep.job);
+    }
   }
 
   indexTask(entry: JobEntry, task: Task): void {
     entry.tasks[task.index] = task;
     this.tasks.set(task.id, task);
     entry.counts[task.state]++;
-    if (task.state === 'PENDING') this.pending.add(task);
+    if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
+  }
+
+  /**
+   * Loading only (no journal): mark a stored job as waiting on its dependencies, taking its
+   * PENDING tasks out of the queue.
+   */
+  holdLoaded(entry: JobEntry): void {
+    this.setWaiting(entry, true);
+  }
+
+  private setWaiting(entry: JobEntry, waiting: boolean): void {
+    entry.waiting = waiting;
+    if (waiting) this.waitingJobs.add(entry);
+    else this.waitingJobs.delete(entry);
+    for (const t of entry.tasks) {
+      if (t.state !== 'PENDING') continue;
+      if (waiting) this.pending.delete(t);
+      else this.pending.add(t);
+    }
   }
 
   /** Call after the task's attempts are indexed (loading) to fill `active`. */
@@ -93,6 +138,8 @@ export class ClusterModel {
   private unindexJob(entry: JobEntry): void {
     const { job } = entry;
     this.jobs.delete(job.name);
+    this.waitingJobs.delete(entry);
+    this.unindexDependencies(job);
     if (job.parent !== null) {
       const set = this.children.get(job.parent);
       set?.delete(job.name);
@@ -112,7 +159,7 @@ export class ClusterModel {
     const entry = this.jobs.get(task.job)!;
     entry.counts[from]--;
     entry.counts[task.state]++;
-    if (task.state === 'PENDING') this.pending.add(task);
+    if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
     else this.pending.delete(task);
     if (isActiveTaskState(task.state)) this.active.set(task.id, this.attempts.get(task.id)![task.attempt]!);
     else this.active.delete(task.id);
@@ -130,8 +177,9 @@ export class ClusterModel {
 
   // ---- primitives ----
 
-  addJob(job: Job, tasks: Task[]): JobEntry {
-    const entry = this.indexJob(job, tasks);
+  /** `waiting`: the job waits on its dependencies (its tasks stay out of the queue until released). */
+  addJob(job: Job, tasks: Task[], waiting = false): JobEntry {
+    const entry = this.indexJob(job, tasks, waiting);
     const j = this.journal;
     j.undo.push(() => this.unindexJob(entry));
     j.dirtyJobs.add(job.name);
@@ -154,6 +202,8 @@ export class ClusterModel {
     j.undo.push(() => {
       // Restore and rewrite everything: the DELETEs still run at COMMIT, the upserts follow.
       this.jobs.set(name, entry);
+      if (entry.waiting) this.waitingJobs.add(entry);
+      this.indexDependencies(entry.job);
       if (entry.job.parent !== null) {
         let set = this.children.get(entry.job.parent);
         if (!set) this.children.set(entry.job.parent, (set = new Set()));
@@ -162,7 +212,7 @@ export class ClusterModel {
       j.dirtyJobs.add(name);
       entry.tasks.forEach((t, i) => {
         this.tasks.set(t.id, t);
-        if (t.state === 'PENDING') this.pending.add(t);
+        if (t.state === 'PENDING' && !entry.waiting) this.pending.add(t);
         j.dirtyTasks.add(t.id);
         for (const a of attempts[i]!) { this.indexAttempt(a); j.dirtyAttempts.add(attemptKey(a.task, a.attempt)); }
         this.indexActive(t);
@@ -179,6 +229,14 @@ export class ClusterModel {
   /** Queue an archived run for writing (archive.ts); the job's rows are removed separately. */
   archiveRun(entry: ArchivedRun): void {
     this.journal.archived.push(entry);
+  }
+
+  /** The job's dependencies are met: its PENDING tasks join the queue (memory only: derived again at load). */
+  releaseJob(entry: JobEntry): void {
+    if (!entry.waiting) return;
+    this.setWaiting(entry, false);
+    this.journal.undo.push(() => this.setWaiting(entry, true));
+    this.journal.event(`job:${entry.job.name}`);
   }
 
   patchJob(job: Job, patch: Partial<Job>, persist = true): void {

@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
-import type { Attempt, Job, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
+import type { Attempt, Job, JobCause, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
@@ -20,7 +20,7 @@ const optStr = (v: unknown): string | null => (v === null ? null : (v as string)
 const parseDevices = (v: unknown): number[] => (typeof v === 'string' && v !== '' ? v.split(',').map(Number) : []);
 
 const SQL = {
-  upsertJob: 'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertJob: 'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
   upsertTask: 'INSERT OR REPLACE INTO tasks (id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
@@ -64,12 +64,13 @@ export class Persistence {
   load(model: ClusterModel): void {
     for (const [k, v] of this.rows('SELECT key, value FROM meta')) model.meta.set(k as string, v as string);
     const specs = new Map<string, JobSpec>();
-    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run FROM jobs')) {
+    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run, cause FROM jobs')) {
       const spec = JSON.parse(r[3] as string) as JobSpec;
       specs.set(r[0] as string, spec);
       model.indexJob({
         name: r[0] as string, run: num(r[12]), spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
         seq: num(r[6]), state: r[7] as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
+        ...(r[13] === null ? {} : { cause: JSON.parse(r[13] as string) as JobCause }),
       }, []);
     }
     for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at FROM tasks')) {
@@ -140,7 +141,7 @@ export class Persistence {
 
   private writeJob(j: Job): void {
     this.run('upsertJob', j.name, j.parent, j.depth, JSON.stringify(j.spec), j.submittedAt, j.rootSubmittedAt, j.seq, j.state, j.reason,
-      j.startedAt, j.finishedAt, j.failedTasks, j.run);
+      j.startedAt, j.finishedAt, j.failedTasks, j.run, j.cause ? JSON.stringify(j.cause) : null);
   }
 
   private writeTask(t: Task): void {

@@ -137,6 +137,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run, idx, key)
   ) WITHOUT ROWID;
   `,
+  // 8: why another job ended this one (model JobCause as JSON: a dependency failure); NULL: none
+  `
+  ALTER TABLE jobs ADD COLUMN cause TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

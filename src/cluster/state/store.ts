@@ -23,7 +23,8 @@ import { EventEmitter } from 'node:events';
 import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
-import { isFinalJobState, type AttemptOutcome } from '../../model/states.js';
+import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
+import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder, StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
@@ -98,6 +99,7 @@ export class ClusterStore {
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
       store.exclusive = exclusive;
       store.persistence.load(store.model);
+      store.holdWaiting();
       // Started on a full disk: serve what is known, accept nothing new until space returns.
       if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
       return store;
@@ -113,12 +115,23 @@ export class ClusterStore {
       checkVersion(db);
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, null);
       store.persistence.load(store.model);
+      store.holdWaiting();
       return store;
     } catch (error) {
       db.close();
       throw error;
     }
   }
+
+  /** After loading: the jobs whose dependencies are not met yet wait again (it is not stored, it is derived). */
+  private holdWaiting(): void {
+    for (const entry of this.model.jobs.values()) {
+      if (!entry.job.spec.after?.length || isFinalJobState(entry.job.state)) continue;
+      if (dependenciesStatus(entry.job.spec.after, this.stateOf).kind === 'waiting') this.model.holdLoaded(entry);
+    }
+  }
+
+  private readonly stateOf = (name: string): JobState | undefined => this.model.jobs.get(name)?.job.state;
 
   /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
   private reopen(): boolean {
@@ -317,8 +330,24 @@ export class ClusterStore {
     return this.model.attempts.get(task)?.[n];
   }
 
+  /** Every PENDING task, those of jobs waiting on their dependencies included. */
   pendingTasks(): Task[] {
-    return [...this.model.pending];
+    const out = [...this.model.pending];
+    for (const entry of this.model.waitingJobs) for (const t of entry.tasks) if (t.state === 'PENDING') out.push(t);
+    return out;
+  }
+
+  /** The PENDING tasks in the scheduler's queue: those of jobs not waiting on dependencies (live Set, read-only). */
+  queuedTasks(): ReadonlySet<Task> {
+    return this.model.pending;
+  }
+
+  /** The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not wait. */
+  dependencyWait(name: string): string | null {
+    const entry = this.model.jobs.get(name);
+    if (!entry?.waiting) return null;
+    const status = dependenciesStatus(entry.job.spec.after, this.stateOf);
+    return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
   }
 
   activeAttempts(): Attempt[] {
@@ -390,10 +419,45 @@ export class ClusterStore {
       const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(this.model, spec, this.model.now());
       for (const entry of archive) this.model.archiveRun(entry);
       for (const name of replaces) this.model.removeJob(name);
+      const waiting = this.life.waitsOnDependencies(job);
       this.model.putMeta('seq', String(nextSeq));
       this.model.putMeta('run', String(nextRun));
-      return this.model.addJob(job, tasks).job;
+      return this.model.addJob(job, tasks, waiting).job;
     }, true);
+  }
+
+  /**
+   * Run an ended job again (`iris retry`): a new run of the name with the same spec, in place of
+   * the old one (archived with its subtree, as at submit). With `downstream`, also the jobs its
+   * failure cascaded to (dependencies.ts cascadedDependents), each a new run waiting on the job
+   * before it again. All of them or none (durable). Refused: an unknown job (not_found), one that
+   * has not ended or that succeeded (conflict). Returns the new jobs, the retried one first.
+   */
+  retry(name: string, downstream: boolean): Job[] {
+    return this.transaction(() => {
+      const job = this.model.jobs.get(name)?.job;
+      if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
+      if (!isFinalJobState(job.state)) throw conflict(`job ${name} is still ${job.state}`, `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`);
+      if (job.state === 'SUCCEEDED') throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
+      const names = downstream ? this.cascadedFrom(name) : [name];
+      const specs = names.map((n) => this.model.jobs.get(n)!.job.spec);
+      return specs.map((spec) => this.submit(spec));
+    }, true);
+  }
+
+  /**
+   * For a dry run: what a job of `spec` submitted now would wait for (`waiting for /prep
+   * (RUNNING)`), or null when nothing; throws the submit's conflict when a dependency can never be met.
+   */
+  dependencyPreview(spec: JobSpec): string | null {
+    if (!this.life.waitsOnDependencies({ name: spec.name, spec })) return null;
+    const status = dependenciesStatus(spec.after, this.stateOf);
+    return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
+  }
+
+  /** Names `retry(name, true)` would run again: the job and the jobs its failure cascaded to. */
+  cascadedFrom(name: string): string[] {
+    return [name, ...cascadedDependents(name, (n) => this.model.dependents.get(n) ?? [], (n) => this.model.jobs.get(n)?.job)];
   }
 
   /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */

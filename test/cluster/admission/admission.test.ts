@@ -29,6 +29,8 @@ function view(over: Partial<ClusterView> = {}): ClusterView {
     pendingTasks: () => 0,
     isNameTaken: () => false,
     generateName: () => `gen-${++n}`,
+    jobState: () => undefined,
+    dependenciesOf: () => [],
     ...over,
   };
 }

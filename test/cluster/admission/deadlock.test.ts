@@ -23,7 +23,7 @@ function view(on: string[], task = '/train/task-0'): ClusterView {
   const hold: WaitingHold = { task, job: task.slice(0, task.lastIndexOf('/')), waitingOn: on, worker: 'g1', cpuMillis: 0, memoryBytes: GiB, devices: [0] };
   return {
     workers: [GPU_WORKER], quotas: new Map(), pendingTasks: () => 0,
-    isNameTaken: () => false, generateName: () => 'gen', waitingHolds: () => [hold],
+    isNameTaken: () => false, generateName: () => 'gen', waitingHolds: () => [hold], jobState: () => undefined, dependenciesOf: () => [],
   };
 }
 

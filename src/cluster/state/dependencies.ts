@@ -1,0 +1,111 @@
+/**
+ * The rules of dependencies between jobs (`--after JOB[:ok|:any|:failed]`), pure: the one home of
+ * "is it met?", "can it still be met?", cycle detection and the words that explain them.
+ *
+ * - A dependency is met when its job has ended as its condition asks: `ok` SUCCEEDED, `any` any
+ *   final state, `failed` any final state but SUCCEEDED. While its job has not ended it waits.
+ *   When its job has ended otherwise it can never be met.
+ * - A job's dependencies together: never met when any one can never be met (the first such, in
+ *   the order given); else waiting while any one waits (the first waiting one is named); else met.
+ *   A dependency on a job that is no longer stored counts as met: only an ended job leaves the
+ *   live model (archived or pruned), and a job that waited on it was released or failed then.
+ * - A cycle is looked for along the stored dependencies of live jobs, by name.
+ * - `iris retry --downstream` re-runs the jobs a failure cascaded to: those FAILED with cause
+ *   `dependency_failure` naming the retried job, and theirs in turn (cascadedDependents).
+ */
+import type { JobState } from '../../model/states.js';
+import { isFinalJobState } from '../../model/states.js';
+import type { DependencyCondition, Job, JobDependency } from '../../model/types.js';
+
+export const DEPENDENCY_CONDITIONS: readonly DependencyCondition[] = ['ok', 'any', 'failed'];
+
+export type DependencyOutcome = 'met' | 'waiting' | 'never';
+
+/** One dependency, given the state of its job. */
+export function dependencyOutcome(condition: DependencyCondition, state: JobState): DependencyOutcome {
+  if (!isFinalJobState(state)) return 'waiting';
+  switch (condition) {
+    case 'any': return 'met';
+    case 'ok': return state === 'SUCCEEDED' ? 'met' : 'never';
+    case 'failed': return state === 'SUCCEEDED' ? 'never' : 'met';
+  }
+}
+
+export type DependenciesStatus =
+  | { kind: 'met' }
+  | { kind: 'waiting'; on: JobDependency; state: JobState }
+  | { kind: 'never'; on: JobDependency; state: JobState };
+
+/** All of a job's dependencies; `stateOf` answers undefined for a job that is not stored. */
+export function dependenciesStatus(after: readonly JobDependency[] | undefined, stateOf: (job: string) => JobState | undefined): DependenciesStatus {
+  let waiting: DependenciesStatus | null = null;
+  for (const dep of after ?? []) {
+    const state = stateOf(dep.job);
+    if (state === undefined) continue;
+    const outcome = dependencyOutcome(dep.condition, state);
+    if (outcome === 'never') return { kind: 'never', on: dep, state };
+    if (outcome === 'waiting') waiting ??= { kind: 'waiting', on: dep, state };
+  }
+  return waiting ?? { kind: 'met' };
+}
+
+/**
+ * The cycle that `name` depending on `after` would close, as the path `name -> … -> name`, or
+ * null. `depsOf` gives the job names a stored job depends on (empty for an unknown one).
+ */
+export function findCycle(name: string, after: readonly string[], depsOf: (job: string) => readonly string[]): string[] | null {
+  const seen = new Set<string>();
+  // Depth-first with an explicit stack of paths: chains may be long.
+  const stack: string[][] = [...after].reverse().map((dep) => [name, dep]);
+  while (stack.length > 0) {
+    const path = stack.pop()!;
+    const last = path[path.length - 1]!;
+    if (last === name) return path;
+    if (seen.has(last)) continue;
+    seen.add(last);
+    const next = depsOf(last);
+    for (let i = next.length - 1; i >= 0; i--) stack.push([...path, next[i]!]);
+  }
+  return null;
+}
+
+/** `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` -> the name as written and its condition; null when the condition is unknown. */
+export function splitDependency(text: string): { job: string; condition: DependencyCondition } | null {
+  const cut = text.lastIndexOf(':');
+  if (cut < 0) return { job: text, condition: 'ok' };
+  const condition = text.slice(cut + 1).trim().toLowerCase();
+  if (!(DEPENDENCY_CONDITIONS as readonly string[]).includes(condition)) return null;
+  return { job: text.slice(0, cut), condition: condition as DependencyCondition };
+}
+
+/** The pending reason of a job waiting on `dep`: `waiting for /prep (RUNNING)`. */
+export function waitingForReason(dep: JobDependency, state: JobState): string {
+  return `waiting for ${dep.job} (${state})`;
+}
+
+/** The reason a job ends with when `dep` can never be met: `dependency /prep failed`. */
+export function dependencyFailureReason(dep: JobDependency, state: JobState): string {
+  const how = state === 'FAILED' ? 'failed' : state === 'SUCCEEDED' ? 'succeeded' : `ended ${state}`;
+  return `dependency ${dep.job} ${how}`;
+}
+
+/**
+ * The jobs whose failure `name`'s failure caused, transitively, parents before the jobs they
+ * caused to fail (each depends on one listed before it or on `name`).
+ */
+export function cascadedDependents(name: string, dependentsOf: (job: string) => Iterable<string>, jobOf: (job: string) => Job | undefined): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([name]);
+  const queue = [name];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const dependent of dependentsOf(parent)) {
+      const job = jobOf(dependent);
+      if (seen.has(dependent) || job?.state !== 'FAILED' || job.cause?.kind !== 'dependency_failure' || job.cause.parent !== parent) continue;
+      seen.add(dependent);
+      out.push(dependent);
+      queue.push(dependent);
+    }
+  }
+  return out;
+}
