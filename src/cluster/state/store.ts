@@ -1,48 +1,31 @@
 /**
  * ClusterStore: the single writer of cluster state, held in memory and persisted to SQLite.
  *
- * Contracts:
- * - Every mutation runs in a transaction (its own, or the caller's via `transaction()`):
- *   all of it commits, durably (WAL + synchronous=FULL), or none of it does — memory included.
- * - Change events (`events.on('change', …)`) are emitted after COMMIT; see events.ts.
+ * Contracts (transactions, events and a full disk: store-core.ts):
  * - Queries return the store's live objects for speed. They are read-only: never mutate them,
  *   and copy one if you need it to stay as it was. Arrays returned are fresh.
- * - `seq` comes from a persisted counter and keeps growing across restarts.
- * - A full disk (`storage`, docs/architecture.md "A full disk"): the store keeps a space reserve
- *   file beside the database (reserve.ts). When a COMMIT fails for lack of space, the reserve is
- *   deleted and the COMMIT tried again, so what already happened (an attempt that ended because
- *   its log filled the disk) is written. If it still fails, the change stays in memory, its
- *   events are emitted, and its rows wait in the journal for a later COMMIT. From the first
- *   such failure until `retryWrites()` has written everything and put the reserve back,
- *   `storage` is the `no space left on <database>` error (a `storage` event tells of each
- *   change), and every `durable` transaction — a submission, which is acknowledged — is
- *   refused: rolled back entirely, throwing that error. So no acknowledged submission is ever
- *   lost; changes made meanwhile are lost only if the controller dies before they are written.
+ * - `seq` and `run` come from persisted counters and keep growing across restarts.
+ * - Every mutation runs in a transaction (StoreCore.transaction): all of it or none of it.
  */
-import { EventEmitter } from 'node:events';
 import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
-import { isNoSpace, noSpaceError } from '../../model/storage.js';
+import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
 import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
 import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
-import type { HistoryEntry, StopOrder, StoreEventMap } from './events.js';
-import { Journal, type EventKey, type Mark } from './journal.js';
-import { changeEvent } from './change-event.js';
-import { Lifecycle } from './lifecycle.js';
-import { ClusterModel } from './model.js';
-import { Persistence } from './persist.js';
+import type { HistoryEntry, StopOrder } from './events.js';
+import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
-import { openDatabase, reopenShared, writeInTransaction } from './database.js';
+import { openDatabase } from './database.js';
 import { checkVersion, migrate } from './schema.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
-import { ResultTable, type ResultRow } from './results.js';
-export type { ResultRow } from './results.js';
+import type { ResultRow } from './results.js';
+import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 
+export type { ResultRow } from './results.js';
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
-import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 export type { PruneOptions, PrunedRun } from './retention.js';
 
 export interface StoreOptions {
@@ -59,28 +42,14 @@ export interface StoreOptions {
   readOnly?: boolean;
 }
 
-export class ClusterStore {
-  readonly events = new EventEmitter<StoreEventMap>();
-  private readonly journal = new Journal();
-  private readonly model: ClusterModel;
-  private readonly life: Lifecycle;
-  private persistence: Persistence;
-  private results: ResultTable;
-  /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
-  private exclusive = false;
-  private closed = false;
-  private problem: IrisError | null = null;
-  private reserveHeld = false;
+export class ClusterStore extends StoreCore {
   /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
   private configured = new Set<string>();
   /** waitingReason(): the last reason a pass gave each job with pending tasks. */
   private readonly waiting = new Map<string, string>();
 
-  private constructor(private db: DatabaseSync, now: () => number, private readonly path: string, private readonly reserve: SpaceReserve | null) {
-    this.model = new ClusterModel(this.journal, now);
-    this.life = new Lifecycle(this.model);
-    this.persistence = new Persistence(db);
-    this.results = new ResultTable(db);
+  private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
+    super(db, now, path, reserve);
   }
 
   /**
@@ -132,149 +101,6 @@ export class ClusterStore {
   }
 
   private readonly stateOf = (name: string): JobState | undefined => this.model.jobs.get(name)?.job.state;
-
-  /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
-  private reopen(): boolean {
-    this.db.close(); // its exclusive lock would keep the new connection out
-    const shared = reopenShared(this.path);
-    this.db = shared ?? openDatabase(this.path, null).db;
-    this.persistence = new Persistence(this.db);
-    this.results = new ResultTable(this.db);
-    this.exclusive = shared === null;
-    return shared !== null;
-  }
-
-  close(): void {
-    if (this.closed) return;
-    if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.close() inside a transaction');
-    try {
-      this.retryWrites(); // a last chance for what waits for space; lost if the disk is still full
-    } catch {
-      // closing anyway
-    }
-    this.closed = true;
-    this.db.close();
-  }
-
-  /** Null while all is written and the space reserve is in place; else the `no space left on …` error. */
-  get storage(): IrisError | null {
-    return this.problem;
-  }
-
-  /**
-   * Write what waits for space, then put the space reserve back. Returns true when both
-   * succeeded (then `storage` is null again). Call outside transactions.
-   */
-  retryWrites(): boolean {
-    if (this.problem === null) return true;
-    if (this.closed || this.journal.depth > 0) return false;
-    if (this.exclusive && !this.reopen()) return false;
-    // Something is always written, so a retry with nothing waiting still proves there is space.
-    this.model.putMeta('written_at', String(this.model.now()));
-    const error = this.tryWrite();
-    if (error !== null) {
-      this.journal.keepWrites();
-      if (isNoSpace(error)) return false;
-      throw error;
-    }
-    this.journal.reset();
-    if (this.reserve && !(this.reserveHeld = this.reserve.ensure())) return false;
-    this.setProblem(null);
-    return true;
-  }
-
-  private setProblem(problem: IrisError | null): void {
-    if ((problem === null) === (this.problem === null)) return;
-    this.problem = problem;
-    this.events.emit('storage', problem);
-  }
-
-  /** Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or null. */
-  private tryWrite(): unknown {
-    return writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
-  }
-
-  /**
-   * Run `fn` atomically. Nested calls join the outer transaction; if a nested call throws, only
-   * its own changes are undone (the error still propagates). Events are emitted after COMMIT;
-   * if a listener throws, the remaining events are still emitted and the first error is then
-   * rethrown (the change itself stays committed). `durable` (outer call only): the change must
-   * reach the disk or not happen at all (see the header on a full disk).
-   */
-  transaction<T>(fn: () => T, durable = false): T {
-    if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
-    const j = this.journal;
-    if (durable && j.depth === 0 && !this.retryWrites()) throw this.problem!;
-    const mark = j.mark();
-    j.depth++;
-    let result: T;
-    try {
-      result = fn();
-    } catch (error) {
-      j.depth--;
-      j.rollbackTo(mark);
-      if (j.depth === 0) j.reset();
-      throw error;
-    }
-    j.depth--;
-    if (j.depth > 0) return result;
-    this.commit(durable, mark);
-    return result;
-  }
-
-  private commit(durable: boolean, mark: Mark): void {
-    const j = this.journal;
-    if (j.hasWrites) {
-      let error = this.tryWrite();
-      // What already happened (an attempt's end) is worth the reserve; a submission is not.
-      if (error !== null && !durable && isNoSpace(error) && this.reserve && this.reserveHeld) {
-        this.reserve.release();
-        this.reserveHeld = false;
-        error = this.tryWrite();
-      }
-      if (error !== null) {
-        if (durable || !isNoSpace(error)) {
-          // Undo this transaction in memory; rows waiting from earlier ones still wait.
-          j.rollbackTo(mark);
-          if (this.problem === null) j.reset();
-          else j.keepWrites();
-        }
-        if (!isNoSpace(error)) throw error;
-        this.setProblem(noSpaceError(this.path));
-        if (durable) throw this.problem!;
-        this.emitKept();
-        return;
-      }
-      this.setProblem(this.reserve && !this.reserveHeld ? noSpaceError(this.path) : null);
-    }
-    const keys = j.events;
-    const removed = new Map(j.removedEndpoints);
-    j.reset();
-    this.emit(keys, removed);
-  }
-
-  /** Emit this transaction's events, keeping its rows for a later write. */
-  private emitKept(): void {
-    const j = this.journal;
-    const keys = j.events;
-    const removed = new Map(j.removedEndpoints);
-    j.keepWrites();
-    this.emit(keys, removed);
-  }
-
-  private emit(keys: EventKey[], removed: Map<string, Endpoint>): void {
-    let failure: unknown = null;
-    for (const key of keys) {
-      const event = changeEvent(this.model, key, removed);
-      if (!event) continue;
-      try {
-        this.events.emit('change', event);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure !== null) throw failure;
-  }
 
   // ---- metadata ----
 
@@ -557,19 +383,13 @@ export class ClusterStore {
    * (model/results.ts); the per-attempt key cap is checked here.
    */
   setResults(taskId: string, attempt: number, entries: Readonly<Record<string, string>>): void {
-    if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
-    if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.setResults() inside a transaction');
     const task = this.life.taskOrThrow(taskId);
     const live = this.model.active.get(taskId);
     if (!live || live.attempt !== attempt) {
       throw conflict(`task ${taskId} attempt ${attempt} is not running; its results can no longer be set`, 'results are set by a running task, before it exits');
     }
-    if (!this.retryWrites()) throw this.problem!;
     const run = this.model.jobs.get(task.job)!.job.run;
-    const error = writeInTransaction(this.db, () => this.results.put(run, task.index, attempt, entries, this.model.now(), taskId));
-    if (error === null) return;
-    if (isNoSpace(error)) throw noSpaceError(this.path);
-    throw error;
+    this.writeDirect('setResults', () => this.results.put(run, task.index, attempt, entries, this.model.now(), taskId));
   }
 
   /** Every stored result row of a job run (live or archived), by task index and key; filter with results.ts `current`. */

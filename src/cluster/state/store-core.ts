@@ -1,0 +1,212 @@
+/**
+ * The transactional core of the cluster store (store.ts builds on it): one SQLite connection,
+ * the in-memory model and the journal of what a transaction changed.
+ *
+ * Contracts:
+ * - Every mutation runs in a transaction (its own, or the caller's via `transaction()`):
+ *   all of it commits, durably (WAL + synchronous=FULL), or none of it does — memory included.
+ * - Change events (`events.on('change', …)`) are emitted after COMMIT; see events.ts.
+ * - A full disk (`storage`, docs/architecture.md "A full disk"): the store keeps a space reserve
+ *   file beside the database (reserve.ts). When a COMMIT fails for lack of space, the reserve is
+ *   deleted and the COMMIT tried again, so what already happened (an attempt that ended because
+ *   its log filled the disk) is written. If it still fails, the change stays in memory, its
+ *   events are emitted, and its rows wait in the journal for a later COMMIT. From the first
+ *   such failure until `retryWrites()` has written everything and put the reserve back,
+ *   `storage` is the `no space left on <database>` error (a `storage` event tells of each
+ *   change), and every `durable` transaction — a submission, which is acknowledged — is
+ *   refused: rolled back entirely, throwing that error. So no acknowledged submission is ever
+ *   lost; changes made meanwhile are lost only if the controller dies before they are written.
+ */
+import { EventEmitter } from 'node:events';
+import type { DatabaseSync } from 'node:sqlite';
+import { IrisError } from '../../model/errors.js';
+import { isNoSpace, noSpaceError } from '../../model/storage.js';
+import type { Endpoint } from '../../model/types.js';
+import type { StoreEventMap } from './events.js';
+import { Journal, type EventKey, type Mark } from './journal.js';
+import { changeEvent } from './change-event.js';
+import { Lifecycle } from './lifecycle.js';
+import { ClusterModel } from './model.js';
+import { Persistence } from './persist.js';
+import type { SpaceReserve } from './reserve.js';
+import { openDatabase, reopenShared, writeInTransaction } from './database.js';
+import { ResultTable } from './results.js';
+
+export abstract class StoreCore {
+  readonly events = new EventEmitter<StoreEventMap>();
+  protected readonly journal = new Journal();
+  protected readonly model: ClusterModel;
+  protected readonly life: Lifecycle;
+  protected persistence: Persistence;
+  protected results: ResultTable;
+  /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
+  protected exclusive = false;
+  private closed = false;
+  protected problem: IrisError | null = null;
+  protected reserveHeld = false;
+
+  protected constructor(private db: DatabaseSync, now: () => number, protected readonly path: string, private readonly reserve: SpaceReserve | null) {
+    this.model = new ClusterModel(this.journal, now);
+    this.life = new Lifecycle(this.model);
+    this.persistence = new Persistence(db);
+    this.results = new ResultTable(db);
+  }
+
+  /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
+  private reopen(): boolean {
+    this.db.close(); // its exclusive lock would keep the new connection out
+    const shared = reopenShared(this.path);
+    this.db = shared ?? openDatabase(this.path, null).db;
+    this.persistence = new Persistence(this.db);
+    this.results = new ResultTable(this.db);
+    this.exclusive = shared === null;
+    return shared !== null;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.close() inside a transaction');
+    try {
+      this.retryWrites(); // a last chance for what waits for space; lost if the disk is still full
+    } catch {
+      // closing anyway
+    }
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Null while all is written and the space reserve is in place; else the `no space left on …` error. */
+  get storage(): IrisError | null {
+    return this.problem;
+  }
+
+  /**
+   * Write what waits for space, then put the space reserve back. Returns true when both
+   * succeeded (then `storage` is null again). Call outside transactions.
+   */
+  retryWrites(): boolean {
+    if (this.problem === null) return true;
+    if (this.closed || this.journal.depth > 0) return false;
+    if (this.exclusive && !this.reopen()) return false;
+    // Something is always written, so a retry with nothing waiting still proves there is space.
+    this.model.putMeta('written_at', String(this.model.now()));
+    const error = this.tryWrite();
+    if (error !== null) {
+      this.journal.keepWrites();
+      if (isNoSpace(error)) return false;
+      throw error;
+    }
+    this.journal.reset();
+    if (this.reserve && !(this.reserveHeld = this.reserve.ensure())) return false;
+    this.setProblem(null);
+    return true;
+  }
+
+  /**
+   * Write with `write` in its own SQLite transaction, outside the journal (rows never held in
+   * memory, such as results), durably: refused while closed, inside a store transaction, or while
+   * the store cannot write (`no space left on …`, like a submission).
+   */
+  protected writeDirect(what: string, write: () => void): void {
+    if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
+    if (this.journal.depth > 0) throw new IrisError('internal', `ClusterStore.${what}() inside a transaction`);
+    if (!this.retryWrites()) throw this.problem!;
+    const error = writeInTransaction(this.db, write);
+    if (error === null) return;
+    if (isNoSpace(error)) throw noSpaceError(this.path);
+    throw error;
+  }
+
+  private setProblem(problem: IrisError | null): void {
+    if ((problem === null) === (this.problem === null)) return;
+    this.problem = problem;
+    this.events.emit('storage', problem);
+  }
+
+  /** Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or null. */
+  private tryWrite(): unknown {
+    return writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
+  }
+
+  /**
+   * Run `fn` atomically. Nested calls join the outer transaction; if a nested call throws, only
+   * its own changes are undone (the error still propagates). Events are emitted after COMMIT;
+   * if a listener throws, the remaining events are still emitted and the first error is then
+   * rethrown (the change itself stays committed). `durable` (outer call only): the change must
+   * reach the disk or not happen at all (see the header on a full disk).
+   */
+  transaction<T>(fn: () => T, durable = false): T {
+    if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
+    const j = this.journal;
+    if (durable && j.depth === 0 && !this.retryWrites()) throw this.problem!;
+    const mark = j.mark();
+    j.depth++;
+    let result: T;
+    try {
+      result = fn();
+    } catch (error) {
+      j.depth--;
+      j.rollbackTo(mark);
+      if (j.depth === 0) j.reset();
+      throw error;
+    }
+    j.depth--;
+    if (j.depth > 0) return result;
+    this.commit(durable, mark);
+    return result;
+  }
+
+  private commit(durable: boolean, mark: Mark): void {
+    const j = this.journal;
+    if (j.hasWrites) {
+      let error = this.tryWrite();
+      // What already happened (an attempt's end) is worth the reserve; a submission is not.
+      if (error !== null && !durable && isNoSpace(error) && this.reserve && this.reserveHeld) {
+        this.reserve.release();
+        this.reserveHeld = false;
+        error = this.tryWrite();
+      }
+      if (error !== null) {
+        if (durable || !isNoSpace(error)) {
+          // Undo this transaction in memory; rows waiting from earlier ones still wait.
+          j.rollbackTo(mark);
+          if (this.problem === null) j.reset();
+          else j.keepWrites();
+        }
+        if (!isNoSpace(error)) throw error;
+        this.setProblem(noSpaceError(this.path));
+        if (durable) throw this.problem!;
+        this.emitKept();
+        return;
+      }
+      this.setProblem(this.reserve && !this.reserveHeld ? noSpaceError(this.path) : null);
+    }
+    const keys = j.events;
+    const removed = new Map(j.removedEndpoints);
+    j.reset();
+    this.emit(keys, removed);
+  }
+
+  /** Emit this transaction's events, keeping its rows for a later write. */
+  private emitKept(): void {
+    const j = this.journal;
+    const keys = j.events;
+    const removed = new Map(j.removedEndpoints);
+    j.keepWrites();
+    this.emit(keys, removed);
+  }
+
+  private emit(keys: EventKey[], removed: Map<string, Endpoint>): void {
+    let failure: unknown = null;
+    for (const key of keys) {
+      const event = changeEvent(this.model, key, removed);
+      if (!event) continue;
+      try {
+        this.events.emit('change', event);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== null) throw failure;
+  }
+}
