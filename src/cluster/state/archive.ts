@@ -19,6 +19,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { JobState } from '../../model/states.js';
 import type { Attempt, Job, Task } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
+import { Statements } from './database.js';
 
 /** One archived run of a job, as stored in its record. */
 export interface ArchivedRun {
@@ -86,14 +87,14 @@ export function guardedReader(reader: ArchiveReader, unreadable: () => boolean):
 }
 
 export class RunArchive implements ArchiveReader {
-  private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+  private readonly statements: Statements<keyof typeof SQL>;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(private readonly db: DatabaseSync) {
+    this.statements = new Statements(db, SQL);
+  }
 
   private stmt(name: keyof typeof SQL): StatementSync {
-    let s = this.cache.get(name);
-    if (!s) this.cache.set(name, (s = this.db.prepare(SQL[name])));
-    return s;
+    return this.statements.get(name);
   }
 
   /** Write one archived run; the caller holds the transaction. */

@@ -10,7 +10,7 @@
  * - `writeInTransaction` runs a write in BEGIN IMMEDIATE … COMMIT and returns its error instead
  *   of throwing, after rolling back.
  */
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import { fullDisk, type SpaceReserve } from './reserve.js';
 import { configure } from './schema.js';
@@ -66,5 +66,18 @@ export function writeInTransaction(db: DatabaseSync, write: () => void): unknown
       // SQLite rolls back on its own when the connection next sees the journal
     }
     return error;
+  }
+}
+
+/** The prepared statements of one connection, by name: each prepared on first use, then kept. */
+export class Statements<K extends string> {
+  private readonly cache = new Map<K, StatementSync>();
+
+  constructor(private readonly db: DatabaseSync, private readonly sql: Readonly<Record<K, string>>) {}
+
+  get(name: K): StatementSync {
+    let s = this.cache.get(name);
+    if (!s) this.cache.set(name, (s = this.db.prepare(this.sql[name])));
+    return s;
   }
 }

@@ -11,6 +11,7 @@ import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
 import { RunArchive } from './archive.js';
 import type { ClusterModel } from './model.js';
+import { Statements } from './database.js';
 
 type Row = unknown[];
 const num = (v: unknown): number => v as number;
@@ -37,17 +38,16 @@ const SQL = {
 } as const;
 
 export class Persistence {
-  private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+  private readonly statements: Statements<keyof typeof SQL>;
   readonly archive: RunArchive;
 
   constructor(private readonly db: DatabaseSync) {
+    this.statements = new Statements(db, SQL);
     this.archive = new RunArchive(db);
   }
 
   private stmt(name: keyof typeof SQL): StatementSync {
-    let s = this.cache.get(name);
-    if (!s) this.cache.set(name, (s = this.db.prepare(SQL[name])));
-    return s;
+    return this.statements.get(name);
   }
 
   private run(name: keyof typeof SQL, ...params: SQLInputValue[]): void {

@@ -13,6 +13,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { checkResultCount } from '../../model/results.js';
+import { Statements } from './database.js';
 
 /** One stored result. */
 export interface ResultRow {
@@ -35,14 +36,14 @@ const SQL = {
 } as const;
 
 export class ResultTable {
-  private readonly cache = new Map<keyof typeof SQL, StatementSync>();
+  private readonly statements: Statements<keyof typeof SQL>;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(db: DatabaseSync) {
+    this.statements = new Statements(db, SQL);
+  }
 
   private stmt(name: keyof typeof SQL): StatementSync {
-    let s = this.cache.get(name);
-    if (!s) this.cache.set(name, (s = this.db.prepare(SQL[name])));
-    return s;
+    return this.statements.get(name);
   }
 
   /** Store `entries` as set by attempt `attempt` of task `index` of run `run`; `task` names it in errors. */

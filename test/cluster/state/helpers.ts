@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { JobSpec, WorkerSpec } from '../../../src/model/types.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { StoreEvent } from '../../../src/cluster/state/events.js';
@@ -47,4 +48,21 @@ export function start(store: ClusterStore, id: string, worker = 'w1'): number {
   const a = store.assign(id, worker, `/logs/${id.replaceAll('/', '_')}`);
   store.markRunning(id, a.attempt, 4242);
   return a.attempt;
+}
+
+/**
+ * For a test file: each test gets a store file in a fresh temporary directory (removed after it)
+ * and the returned clock, reset to 1000. `open()` opens (or reopens) that test's store.
+ */
+export function useStoreFile(): { clock: Clock; open: () => ClusterStore } {
+  const clock = new Clock();
+  let temp: { dir: string; cleanup: () => void } | null = null;
+  let file = '';
+  beforeEach(() => {
+    temp = tempDir();
+    file = join(temp.dir, 'cluster.db');
+    clock.t = 1000;
+  });
+  afterEach(() => temp?.cleanup());
+  return { clock, open: () => ClusterStore.open({ path: file, now: clock.now, reserveBytes: 0 }) };
 }

@@ -1,23 +1,11 @@
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { current } from '../../../src/cluster/state/results.js';
 import { IrisError } from '../../../src/model/errors.js';
-import { Clock, spec, start, tempDir, workerSpec } from './helpers.js';
+import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 
-let cleanup: () => void;
-let path: string;
-const clock = new Clock();
-const open = () => ClusterStore.open({ path, now: clock.now, reserveBytes: 0 });
+const { clock, open } = useStoreFile();
 const idle = { busy: () => false, dryRun: false, limit: 100 };
-
-beforeEach(() => {
-  let dir: string;
-  ({ dir, cleanup } = tempDir());
-  path = join(dir, 'cluster.db');
-  clock.t = 1000;
-});
-afterEach(() => cleanup());
 
 /** The results that count for the job's live run, as [index, key, value]. */
 function resultsOf(store: ClusterStore, job: string): [number, string, string][] {

@@ -1,21 +1,9 @@
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
-import { Clock, spec, start, tempDir, workerSpec } from './helpers.js';
+import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 
-let cleanup: () => void;
-let path: string;
-const clock = new Clock();
-const open = () => ClusterStore.open({ path, now: clock.now, reserveBytes: 0 });
+const { clock, open } = useStoreFile();
 const idle = { busy: () => false, dryRun: false, limit: 100 };
-
-beforeEach(() => {
-  let dir: string;
-  ({ dir, cleanup } = tempDir());
-  path = join(dir, 'cluster.db');
-  clock.t = 1000;
-});
-afterEach(() => cleanup());
 
 function finish(store: ClusterStore, name: string, exitCode = 0): void {
   const n = start(store, `${name}/task-0`);
