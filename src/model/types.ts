@@ -54,8 +54,8 @@ export interface JobSpec {
   after?: JobDependency[];
   /** The stage this job is of a pipeline (`iris submit -f`, src/model/pipeline.ts); absent: not a stage. */
   stage?: StageInfo;
-  /** The job is the root of a pipeline of these stages (in submit order); absent: not a pipeline. */
-  pipeline?: { stages: string[] };
+  /** The job is the root of a pipeline of these stages (in submit order, with their needs); absent: not a pipeline. */
+  pipeline?: { stages: Array<{ name: string; needs: string[] }> };
 }
 
 /** When a dependency is met: `ok` its job succeeded, `any` it ended in any way, `failed` it ended without success. */

@@ -53,7 +53,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
   const rootRequest: AdmissionRequest = { name: request.name, command: ['iris'], cpu: PIPELINE_ROOT_CPU, memory: PIPELINE_ROOT_MEMORY };
   const rootProbe = refuse(admit(rootRequest, caller, view, defaults), '');
   const root = rootProbe.name;
-  const rootSpec: JobSpec = { ...rootProbe, command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)], pipeline: { stages: order } };
+  const rootSpec: JobSpec = { ...rootProbe, command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)], pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) } };
 
   const added = new Map<string, JobSpec>([[root, rootSpec]]);
   const overlay: ClusterView = {
