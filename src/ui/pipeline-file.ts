@@ -7,7 +7,8 @@
  * - A stage's keys are the submit request's fields (src/api/submit-request.ts); the flag
  *   spelling is accepted too (`max-retries` for `maxRetries`). `command` may be a string, run
  *   with `sh -c`.
- * - The shape is checked with the API's own schema and the graph with src/model/pipeline.ts, so
+ * - The shape is checked with the API's own schema, the graph with src/model/pipeline.ts and the
+ *   `${stages…}` references with src/model/stage-refs.ts, so
  *   nothing is sent for a file the cluster would refuse for its shape or graph.
  * - A stage without `image` or `cwd` runs in the directory `iris` was started in, as with
  *   `iris submit`.
@@ -17,6 +18,7 @@ import YAML from 'yaml';
 import { PipelineRequestSchema, type PipelineRequest } from '../api/pipeline-request.js';
 import { IrisError, invalid } from '../model/errors.js';
 import { checkStageGraph } from '../model/pipeline.js';
+import { checkStageRefs } from '../model/stage-refs.js';
 import { parseOrThrow } from '../model/schema-errors.js';
 
 /** Files larger than this are refused before they are read (a pipeline is a few KiB). */
@@ -51,6 +53,7 @@ export function parsePipelineText(text: string, file: string, options: { name?: 
   const request = parseOrThrow(PipelineRequestSchema, raw, { file });
   try {
     checkStageGraph(new Map(Object.entries(request.stages).map(([stage, body]) => [stage, body.needs ?? []])));
+    for (const [stage, body] of Object.entries(request.stages)) checkStageRefs(stage, body, body.needs ?? []);
   } catch (error) {
     if (error instanceof IrisError) throw new IrisError(error.code, `${file}: ${error.message}`, error.hint);
     throw error;

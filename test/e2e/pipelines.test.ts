@@ -26,7 +26,9 @@ stages:
     category: inference
     uses: [checkpoint]
     cpu: 0.5
-    command: iris results /demo/train --json
+    env:
+      CKPT: \${stages.train.task-0.result.checkpoint}
+    command: echo "eval loads \${stages.train.result.checkpoint} (env \$CKPT)"
 `;
 
 describe('pipelines', () => {
@@ -49,7 +51,8 @@ describe('pipelines', () => {
     expect(run.code, describeRun(['run', '-f'], run)).toBe(0);
     expect(run.stdout).toContain('prepared');
     expect(run.stdout).toContain('trained');
-    expect(run.stdout).toContain('/ckpt/step-100');
+    // The reference was resolved when eval became ready: its log shows the value, not the text.
+    expect(run.stdout).toContain('eval loads /ckpt/step-100 (env /ckpt/step-100)');
 
     const jobs = await c.json<JobSummary[]>(['jobs']);
     expect(jobs.filter((j) => j.name.startsWith('/demo')).map((j) => [j.name, j.state])).toEqual([
@@ -103,6 +106,20 @@ describe('pipelines', () => {
     expect(bad.stderr).toContain('stages.b: invalid memory "5XB"');
     const jobs = await c.json<JobSummary[]>(['jobs']);
     expect(jobs.filter((j) => /^\/(typo|cycle|shape|bad)/.test(j.name))).toEqual([]);
+  });
+
+  it('a stage whose referenced result never appeared fails with stage_reference_pending; a reference outside needs is refused', async () => {
+    file('noresult.yaml', 'name: noresult\nstages:\n  train:\n    cpu: 0.5\n    command: [echo, no checkpoint]\n  eval:\n    cpu: 0.5\n    needs: [train]\n    command: [echo, "\${stages.train.result.checkpoint}"]\n');
+    const run = await c.iris(['run', '-f', 'noresult.yaml']);
+    expect(run.code, describeRun(['run', '-f'], run)).toBe(1);
+    const evalJob = await c.job('/noresult/eval');
+    expect(evalJob).toMatchObject({ state: 'FAILED', reason: 'stage_reference_pending: stage train succeeded without result checkpoint' });
+    expect(evalJob.taskList[0]!.attempts).toEqual([]);
+
+    file('outside.yaml', 'name: outside\nstages:\n  train:\n    command: [echo]\n  eval:\n    command: [echo, "\${stages.train.result.checkpoint}"]\n');
+    const outside = await c.iris(['submit', '-f', 'outside.yaml']);
+    expect(outside.code, describeRun(['submit', '-f'], outside)).toBe(2);
+    expect(outside.stderr).toContain('outside.yaml: stages.eval.command[1]: ${stages.train.result.checkpoint}: stage "train" is not in needs (needs: none)');
   });
 
   it('a failed stage fails its dependents and the pipeline', async () => {

@@ -12,11 +12,14 @@
  *   are its children, so cancelling the root cancels them.
  * - Each need becomes `after: /<name>/<need>:ok`; the stage's job records `stage` (name, needs,
  *   category, uses) and the root records `pipeline.stages` (in submit order).
+ * - A `${stages.X.result.K}` reference (src/model/stage-refs.ts) must name a stage in `needs`;
+ *   it is resolved by the store when the stage's needs have succeeded (lifecycle.ts).
  * - Stages are admitted in stageOrder, each against a view in which the root and the stages
  *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
  */
 import { IrisError } from '../../model/errors.js';
 import { checkStageGraph, stageOrder, type StageCategory } from '../../model/pipeline.js';
+import { checkStageRefs } from '../../model/stage-refs.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import type { AdmissionDefaults, AdmissionRequest, ClusterView } from './types.js';
@@ -65,6 +68,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
   const specs: JobSpec[] = [rootSpec];
   for (const stage of order) {
     const { needs, category, uses, ...fields } = request.stages[stage]!;
+    checkStageRefs(stage, fields, needs ?? []);
     const stageRequest: AdmissionRequest = { ...fields, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
     // A task caller's names are relative to its job: give the stage's absolute name.
     const spec = refuse(admit(stageRequest, caller, overlay, defaults), `stages.${stage}: `);
