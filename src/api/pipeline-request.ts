@@ -11,11 +11,14 @@ import { describeValue, parseOrThrow } from '../model/schema-errors.js';
 import { expecting, text } from './request-schema.js';
 import { SubmitRequestSchema } from './submit-request.js';
 
-export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: true }).extend({
+/** What a stage adds to a submit request. */
+export const STAGE_FIELDS = {
   needs: z.array(text(), { error: expecting('an array of stage names') }).nullish().describe('Stages of this pipeline this one runs after (each must succeed): the dependency `after: /<pipeline>/<stage>:ok`.'),
   category: z.enum(STAGE_CATEGORIES, { error: expecting(`one of ${STAGE_CATEGORIES.join(', ')}`) }).nullish().describe('What the stage does: `training`, `inference` or `other` (stored).'),
   uses: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Models or data sets the stage loads (stored).'),
-});
+};
+
+export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: true }).extend(STAGE_FIELDS);
 
 export const PipelineRequestSchema = z.strictObject(
   {

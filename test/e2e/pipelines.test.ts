@@ -69,6 +69,11 @@ describe('pipelines', () => {
     expect(status.stdout).toMatch(/Stages:/);
     expect(status.stdout).toMatch(/prep\s+SUCCEEDED\s+-/);
     expect(status.stdout).toMatch(/eval\s+SUCCEEDED\s+train/);
+
+    // Again under the same name: a new run of the root and of every stage.
+    const again = await c.iris(['run', '-f', 'pipeline.yaml']);
+    expect(again.code, describeRun(['run', '-f'], again)).toBe(0);
+    expect((await c.job('/demo/eval')).run).toBeGreaterThan(evalJob.run);
   });
 
   it('--dry-run prints the stage graph and when each stage would start, and submits nothing', async () => {
