@@ -150,6 +150,12 @@ export function resolveStageRefs(parts: RefParts, results: (stage: string) => St
   return { kind: 'resolved', parts: { command, env, image } };
 }
 
+/** `text` with every reference replaced by `ref`: a stand-in to check the shape of a value before it is known. */
+export function stageRefProbe(text: string): string {
+  const probe = substitute(text, () => ({ kind: 'value', value: 'ref' }));
+  return probe.kind === 'value' ? probe.value : text;
+}
+
 /** Whether any of these texts holds a reference (or an escaped `$${`) to resolve. */
 export function hasStageRefs(parts: RefParts): boolean {
   return refFields(parts).some(([, text]) => text.includes('${stages.') || text.includes('$${'));

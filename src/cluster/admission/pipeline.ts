@@ -19,7 +19,7 @@
  */
 import { IrisError } from '../../model/errors.js';
 import { checkStageGraph, stageOrder, type StageCategory } from '../../model/pipeline.js';
-import { checkStageRefs } from '../../model/stage-refs.js';
+import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import type { AdmissionDefaults, AdmissionRequest, ClusterView } from './types.js';
@@ -69,11 +69,15 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
   for (const stage of order) {
     const { needs, category, uses, ...fields } = request.stages[stage]!;
     checkStageRefs(stage, fields, needs ?? []);
-    const stageRequest: AdmissionRequest = { ...fields, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
-    // A task caller's names are relative to its job: give the stage's absolute name.
+    // An image with references is checked with each reference standing in as `ref`; the image
+    // it resolves to is checked again when the stage becomes ready (lifecycle.ts).
+    const template = typeof fields.image === 'string' && findStageRefs(fields.image).length > 0 ? fields.image : null;
+    const image = template === null ? fields.image : stageRefProbe(template);
+    const stageRequest: AdmissionRequest = { ...fields, image, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
     const spec = refuse(admit(stageRequest, caller, overlay, defaults), `stages.${stage}: `);
     const withStage: JobSpec = {
       ...spec,
+      ...(template === null ? {} : { image: template }),
       stage: { name: stage, needs: [...(needs ?? [])], ...(category ? { category } : {}), ...(uses && uses.length > 0 ? { uses: [...uses] } : {}) },
     };
     added.set(withStage.name, withStage);

@@ -24,7 +24,8 @@ import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
 import type { Attempt, Job, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
-import { hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
+import { isImageReference } from '../../model/image.js';
+import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
@@ -264,6 +265,12 @@ export class Lifecycle {
     if (resolved.kind === 'never') this.endJob(entry, 'FAILED', resolved.reason, resolved.reason, PARENT_ENDED, stops);
     else if (resolved.kind === 'pending') this.m.patchJob(job, { reason: resolved.reason });
     else {
+      const image = resolved.parts.image;
+      if (image !== null && image !== job.spec.image && !isImageReference(image)) {
+        const reason = `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`;
+        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+        return;
+      }
       this.m.patchJob(job, { spec: { ...job.spec, ...resolved.parts } });
       this.m.releaseJob(entry);
     }

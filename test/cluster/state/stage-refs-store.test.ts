@@ -62,4 +62,22 @@ describe('stage references in the store', () => {
     expect(store.attemptsOf('/p/eval/task-0')).toEqual([]);
     store.close();
   });
+
+  it('an image reference resolves to the published tag, or fails the stage when the value is no image reference', () => {
+    for (const [tag, expected] of [['py:3', { state: 'PENDING', spec: { image: 'registry.local/py:3' } }], ['NOT AN IMAGE', { state: 'FAILED', reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference' }]] as const) {
+      const store = open();
+      pipeline(store, { command: ['eval'], image: 'registry.local/${stages.train.result.tag}' });
+      for (const id of ['/p/train/task-0', '/p/train/task-1']) {
+        start(store, id);
+        store.setResults(id, 0, { tag });
+        store.finishAttempt(id, 0, { kind: 'exited', exitCode: 0 });
+      }
+      expect(store.job('/p/eval')).toMatchObject(expected);
+      store.close();
+      cleanup();
+      let dir: string;
+      ({ dir, cleanup } = tempDir());
+      path = join(dir, 'cluster.db');
+    }
+  });
 });
