@@ -2,8 +2,9 @@
  * The stage graph of a pipeline (docs/pipelines.md), pure: the one home of the rules a pipeline's
  * stages must follow before anything is submitted.
  *
- * - A stage name is one job-name component (`[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`); the
- *   stage becomes the job `/<pipeline>/<stage>`.
+ * - A stage name is one job-name component without dots (`[A-Za-z0-9][A-Za-z0-9_-]*`, not
+ *   `task-<n>`, so `${stages.NAME.result.KEY}` reads unambiguously); the stage becomes the job
+ *   `/<pipeline>/<stage>`.
  * - `needs` names other stages of the same pipeline, each at most once; a stage may not need
  *   itself; the needs may not form a cycle. Each need becomes the dependency `after: <stage>:ok`.
  * - Errors are path-precise: `stages.train.needs[0]: unknown stage "prpe" (stages: prep, train,
@@ -27,7 +28,7 @@ export interface StageInfo {
   uses?: string[];
 }
 
-const STAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const STAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Throws invalid_argument naming the first stage or need that breaks a rule (see the header). */
 export function checkStageGraph(needsOf: ReadonlyMap<string, readonly string[]>): void {
@@ -36,7 +37,7 @@ export function checkStageGraph(needsOf: ReadonlyMap<string, readonly string[]>)
   const list = names.join(', ');
   for (const [stage, needs] of needsOf) {
     if (!STAGE_NAME.test(stage) || /^task-\d+$/.test(stage) || stage.length > 63) {
-      throw invalid(`stages.${stage}: invalid stage name`, 'a stage name is letters, digits, "_", "." and "-", starting with a letter or digit, at most 63 characters, not task-<n>');
+      throw invalid(`stages.${stage}: invalid stage name`, 'a stage name is letters, digits, "_" and "-" (no dots), starting with a letter or digit, at most 63 characters, not task-<n>');
     }
     const seen = new Set<string>();
     needs.forEach((need, i) => {

@@ -21,6 +21,7 @@ describe('the stage graph', () => {
     [{ a: [], b: ['a', 'a'] }, 'stages.b.needs[1]: stage "a" is listed twice'],
     [{ 'task-0': [] }, 'stages.task-0: invalid stage name'],
     [{ 'a b': [] }, 'stages.a b: invalid stage name'],
+    [{ 'a.b': [] }, 'stages.a.b: invalid stage name'],
     [{}, 'stages: a pipeline needs at least one stage'],
     [{ prep: ['eval'], train: ['prep'], eval: ['train'] }, 'stages: cycle prep -> eval -> train -> prep'],
   ])('refuses %j with a path-precise message', (stages, expected) => {
