@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { SubmitRequestSchema } from './submit-request.js';
+import { PipelineRequestSchema, STAGE_FIELDS } from './pipeline-request.js';
 import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema, RetryRequestSchema } from './requests.js';
 
 export const SCHEMAS_START = '<!-- schemas:start -->';
@@ -12,6 +13,8 @@ export const SCHEMAS_END = '<!-- schemas:end -->';
 
 const DOCUMENTED: Array<{ title: string; schema: z.ZodType }> = [
   { title: '`POST /v1/jobs` (and `?dryRun=1`): `SubmitRequest`', schema: SubmitRequestSchema },
+  { title: '`POST /v1/pipelines`: `PipelineRequest`', schema: PipelineRequestSchema },
+  { title: 'A stage of `PipelineRequest.stages`: the `SubmitRequest` fields except `name` and `after`, and', schema: z.object(STAGE_FIELDS) },
   { title: '`POST /v1/jobs/cancel`', schema: CancelRequestSchema },
   { title: '`POST /v1/jobs/retry`', schema: RetryRequestSchema },
   { title: '`POST /v1/workers/drain`', schema: DrainRequestSchema },

@@ -4,6 +4,7 @@
  * the same parsers the CLI uses, so a task in any language can submit with plain JSON.
  */
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
+import type { StageInfo } from '../model/pipeline.js';
 import type { WorkerDevice } from '../model/resources.js';
 import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
 
@@ -148,6 +149,10 @@ export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string };
   taskList: TaskInfo[];
   children: JobSummary[];
+  /** The stage of a pipeline this job is (docs/pipelines.md); absent: none. */
+  stage?: StageInfo;
+  /** A pipeline's root: its stages in submit order, each with its job's state and reason (null when its job is gone). */
+  stages?: Array<{ stage: string; job: string; needs: string[]; state: JobState | null; reason: string | null }>;
   /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */
   results?: number;
 }

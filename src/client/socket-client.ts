@@ -11,6 +11,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
+import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../runtime/process/proc.js';
 import type { ClusterEvent } from '../model/events.js';
@@ -110,6 +111,10 @@ export class SocketClient implements IrisClient {
 
   estimate(req: SubmitRequest): Promise<EstimateResponse> {
     return this.call<EstimateResponse>('POST', '/v1/jobs?dryRun=1', req);
+  }
+
+  submitPipeline(req: PipelineRequest): Promise<PipelineResponse> {
+    return this.call<PipelineResponse>('POST', '/v1/pipelines', req);
   }
 
   queue(): Promise<QueueInfo> {

@@ -2,6 +2,7 @@
  * IrisClient: the one interface commands use. The socket client implements it; tests may
  * implement it with fakes.
  */
+import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type {
   CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
@@ -11,6 +12,8 @@ export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
   /** When the job would start if submitted now; nothing is submitted. */
   estimate(request: SubmitRequest): Promise<EstimateResponse>;
+  /** Submit a pipeline (its root job and stages, all or nothing); with `dryRun` check it and submit nothing. */
+  submitPipeline(request: PipelineRequest): Promise<PipelineResponse>;
   queue(): Promise<QueueInfo>;
   jobs(filter?: JobFilter): Promise<JobSummary[]>;
   /** The job's latest run, or run `run` (also `name@RUN`); not_found lists the name's runs. */

@@ -9,6 +9,8 @@
 import { Flags } from '@oclif/core';
 import { TOKEN_ENV } from '../api/address.js';
 import type { JobDetail, LogBatch } from '../api/types.js';
+import { pipelineFromFlags } from '../ui/pipeline-file.js';
+import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
@@ -30,12 +32,14 @@ export default class Run extends BaseCommand {
     '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
     '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',
+    '<%= config.bin %> run -f pipeline.yaml',
   ];
 
   static override strict = false;
-  static override usage = '<%= command.id %> [FLAGS] -- COMMAND [ARGS…]';
+  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARGS…]', '<%= command.id %> -f PIPELINE.yaml [--name NAME]'];
   static override flags = {
     ...submitFlags,
+    file: Flags.string({ char: 'f', summary: 'Run the pipeline in this YAML file (docs/pipelines.md) and follow it like one job.' }),
     stream: Flags.boolean({
       summary: "Stream the job's log lines (default: on, except inside a task, where one line per ended job is printed instead).",
       allowNo: true,
@@ -44,11 +48,9 @@ export default class Run extends BaseCommand {
 
   async run(): Promise<JobDetail> {
     const { flags, argv } = await this.parse(Run);
-    const command = commandFromArgv(this.argv, argv as string[]);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const stream = flags.stream ?? !this.insideTask();
     const client = await this.clusterClient();
-    const { name, run } = await withFlagNames(() => client.submit(request));
+    const { name, run } = await this.submitOne(client, flags, argv as string[]);
     this.logToStderr(`submitted ${name} (run ${run})`);
 
     const abort = new AbortController();
@@ -85,6 +87,17 @@ export default class Run extends BaseCommand {
       dispose();
       output.dispose();
     }
+  }
+
+  /** Submits the job, or with -f the pipeline (its root job is then followed). */
+  private async submitOne(client: IrisClient, flags: Record<string, unknown>, argv: string[]): Promise<{ name: string; run: number | null }> {
+    if (typeof flags.file === 'string') {
+      const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv, process.cwd());
+      return client.submitPipeline(pipeline);
+    }
+    const command = commandFromArgv(this.argv, argv);
+    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    return withFlagNames(() => client.submit(request));
   }
 
   /** A task's environment: iris sets both for every task it launches. */

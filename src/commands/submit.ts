@@ -1,5 +1,8 @@
 import { Flags } from '@oclif/core';
 import type { EstimateResponse, SubmitResponse } from '../api/types.js';
+import type { PipelineResponse } from '../api/pipeline-request.js';
+import { pipelineFromFlags } from '../ui/pipeline-file.js';
+import { renderPipeline } from '../ui/pipeline.js';
 import { BaseCommand } from '../base-command.js';
 import { renderEstimate } from '../ui/queue.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
@@ -18,19 +21,29 @@ export default class Submit extends BaseCommand {
     '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
     '<%= config.bin %> submit --image python:3.12 --cpu 2 --memory 4GiB -- python -c "print(42)"',
     '<%= config.bin %> submit --dry-run --replicas 4 --time-limit 2h -- ./train.sh',
+    '<%= config.bin %> submit -f pipeline.yaml',
+    '<%= config.bin %> submit -f pipeline.yaml --dry-run',
   ];
 
   static override strict = false;
-  static override usage = '<%= command.id %> [FLAGS] -- COMMAND [ARGS…]';
+  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARGS…]', '<%= command.id %> -f PIPELINE.yaml [--name NAME] [--dry-run]'];
   static override flags = {
     ...submitFlags,
+    file: Flags.string({ char: 'f', summary: 'Submit the pipeline in this YAML file: a root job with one child job per stage (docs/pipelines.md).' }),
     'dry-run': Flags.boolean({
       summary: 'Check the job and print when it would start if submitted now (like sbatch --test-only); submit nothing.',
     }),
   };
 
-  async run(): Promise<SubmitResponse | EstimateResponse> {
+  async run(): Promise<SubmitResponse | EstimateResponse | PipelineResponse> {
     const { flags, argv } = await this.parse(Submit);
+    if (flags.file !== undefined) {
+      const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv as string[], process.cwd());
+      const client = await this.clusterClient();
+      const response = await client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
+      this.log(renderPipeline(response));
+      return response;
+    }
     const command = commandFromArgv(this.argv, argv as string[]);
     const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
     const client = await this.clusterClient();

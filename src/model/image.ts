@@ -18,6 +18,15 @@ export function checkImageReference(image: string): string {
   return image;
 }
 
+/** Whether `image` passes checkImageReference. */
+export function isImageReference(image: string): boolean {
+  try {
+    checkImageReference(image);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Networks a container may join: its own network namespace on the engine's bridge, or the host's. */
 export const CONTAINER_NETWORKS = ['bridge', 'host'] as const;

@@ -4,6 +4,7 @@
  */
 import type { Constraint } from './constraints.js';
 import type { ResourceSpec, WorkerDevice } from './resources.js';
+import type { StageInfo } from './pipeline.js';
 import type { AttemptState, JobState, TaskState } from './states.js';
 
 export interface JobSpec {
@@ -51,6 +52,10 @@ export interface JobSpec {
    * none. src/cluster/state/dependencies.ts holds the rules (docs/architecture.md, "Dependencies").
    */
   after?: JobDependency[];
+  /** The stage this job is of a pipeline (`iris submit -f`, src/model/pipeline.ts); absent: not a stage. */
+  stage?: StageInfo;
+  /** The job is the root of a pipeline of these stages (in submit order, with their needs); absent: not a pipeline. */
+  pipeline?: { stages: Array<{ name: string; needs: string[] }> };
 }
 
 /** When a dependency is met: `ok` its job succeeded, `any` it ended in any way, `failed` it ended without success. */

@@ -9,6 +9,7 @@ import type { TaskCaller } from '../model/caller.js';
 import type {
   CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
+import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { WaitQuery } from './wait.js';
 
 /** Who submits when the request and its task token say nothing: the server's user and directory. */
@@ -20,6 +21,8 @@ export interface SubmitOrigin {
 export interface ClusterService {
   /** Admit a shape-checked request (src/cluster/admission) and store the job. */
   submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse>;
+  /** Admit a pipeline (its root and stages) and store all its jobs in one transaction; `dryRun`: store nothing. */
+  submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse>;
   /** What `submit` would do with this request, without submitting it. */
   estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse>;
   /** Pending jobs in scheduling order with reasons and reservations. */

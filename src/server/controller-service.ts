@@ -15,6 +15,9 @@ import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import { isFinalJobState, type JobState } from '../model/states.js';
 import type { JobSpec, Quota } from '../model/types.js';
+import { admitPipeline } from '../cluster/admission/pipeline.js';
+import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
+import { pipelineResponse } from './pipelines.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { isFinalTask } from '../cluster/state/lifecycle.js';
@@ -86,6 +89,22 @@ export class ControllerService implements ClusterService {
     const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
     const waitsFor = this.store.dependencyPreview(spec);
     return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }) };
+  }
+
+  async submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse> {
+    const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
+    const admitted = admitPipeline(request, caller, this.clusterView(), defaults);
+    if (admitted.some((spec) => spec.image !== null)) await this.ctx.requireContainerEngine?.();
+    const specs = caller ? admitted.map((spec): JobSpec => ({ ...spec, submittedBy: { task: caller.task, attempt: caller.attempt } })) : admitted;
+    const root = specs[0]!;
+    let runs: Map<string, number> | null = null;
+    if (!request.dryRun) {
+      const previous = this.store.job(root.name);
+      if (previous && isFinalJobState(previous.state)) await this.controller.gone([root.name]);
+      runs = new Map(this.store.submitAll(specs).map((job) => [job.name, job.run]));
+      this.controller.requestPass(false);
+    }
+    return pipelineResponse(specs, runs);
   }
 
   queue(): QueueInfo {

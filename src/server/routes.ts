@@ -16,6 +16,7 @@ import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, requireInTree, type TaskCaller } from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
+import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
 import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
@@ -192,6 +193,15 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       const origin = { user: ctx.defaultUser, cwd: ctx.defaultCwd };
       if (boolParam(call.query, 'dryRun')) return ok(await ctx.service.estimate(request, caller, origin));
       return ok(await ctx.service.submit(request, caller, origin), 201);
+    },
+  },
+  '/v1/pipelines': {
+    POST: async (call, ctx) => {
+      const caller = call.caller();
+      const request = parsePipelineRequest(await call.body());
+      const origin = { user: ctx.defaultUser, cwd: ctx.defaultCwd };
+      const response = await ctx.service.submitPipeline(request, caller, origin);
+      return ok(response, response.dryRun ? 200 : 201);
     },
   },
   '/v1/queue': {

@@ -97,9 +97,21 @@ function runDetail(
     schedulingTimeoutMs: spec.schedulingTimeoutMs,
     ...(spec.after?.length ? { after: spec.after } : {}),
     ...(data.job.cause ? { cause: data.job.cause } : {}),
+    ...(spec.stage ? { stage: spec.stage } : {}),
+    ...(spec.pipeline ? { stages: stageViews(data.job.name, spec.pipeline.stages, children) } : {}),
     taskList,
     children,
   };
+}
+
+/** A pipeline root's stages with the states of their jobs (its children). */
+function stageViews(root: string, stages: ReadonlyArray<{ name: string; needs: string[] }>, children: readonly JobSummary[]): NonNullable<JobDetail['stages']> {
+  const byName = new Map(children.map((child) => [child.name, child]));
+  return stages.map(({ name, needs }) => {
+    const job = `${root}/${name}`;
+    const child = byName.get(job);
+    return { stage: name, job, needs, state: child?.state ?? null, reason: child?.reason ?? null };
+  });
 }
 
 function taskView(task: Task, attempts: readonly Attempt[], reason: string | null, stopping: ReadonlySet<string>): TaskInfo {

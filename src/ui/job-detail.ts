@@ -3,6 +3,7 @@
  * attempt (worker, exit code, duration, measured usage `cpu 1.2s · peak 45MiB` (ui/usage.ts),
  * reason; `log cut at 1GiB` when its output passed the log limit), then the children.
  */
+import { renderStages } from './pipeline.js';
 import type { AttemptInfo, JobDetail, TaskInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
@@ -43,6 +44,10 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
     ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
   );
+  if (job.stage) {
+    const extra = [job.stage.category, job.stage.uses?.length ? `uses ${job.stage.uses.join(', ')}` : null].filter(Boolean).join('; ');
+    fields.push(['Stage', `${job.stage.name} of pipeline ${job.parent}${extra ? ` (${extra})` : ''}`]);
+  }
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
   fields.push(
@@ -58,6 +63,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));
+  if (job.stages) sections.push('', renderStages(job.stages.map((s) => ({ ...s, state: s.state ?? 'GONE' })), (state) => style.state(state)));
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },

@@ -1,4 +1,5 @@
 /** A small in-memory ClusterService for API tests; records calls and lets tests push stream items. */
+import type { PipelineRequest, PipelineResponse } from '../../src/api/pipeline-request.js';
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
@@ -122,6 +123,11 @@ export class FakeService implements ClusterService {
     const { spec } = this.resolve(request, caller, origin);
     this.estimates.push(spec);
     return { name: spec.name, tasks: spec.replicas, start: 1000, now: 1000, reason: 'fits now', policy: 'easy' };
+  }
+
+  async submitPipeline(request: PipelineRequest): Promise<PipelineResponse> {
+    this.check();
+    return { name: `/${request.name}`, run: null, dryRun: true, stages: [] };
   }
 
   queue(): QueueInfo {

@@ -14,6 +14,8 @@
  *   transaction (dependencies.ts decides): met ones join the queue; one that can never be met
  *   ends FAILED with reason `dependency /prep failed` and cause `dependency_failure` naming the
  *   job, and so on down the chain (a cascade).
+ * - A pipeline stage's `${stages…}` references are resolved when its dependencies are met
+ *   (releaseStage): its spec takes the values, or it fails with `stage_reference_pending: …`.
  * - When a task is requeued (retry, preemption, gang restart, restart of the cluster), the
  *   jobs its earlier attempts submitted (`spec.submittedBy`) are killed with their subtrees:
  *   the new attempt starts with no children and may submit the same names again.
@@ -22,6 +24,8 @@ import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
 import type { Attempt, Job, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
+import { isImageReference } from '../../model/image.js';
+import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
@@ -33,8 +37,11 @@ const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNS
 /** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
 export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
 
+/** The results of a job's tasks (their latest attempts): task index -> key -> value. */
+export type ResultsOf = (job: Job) => ReadonlyMap<number, Readonly<Record<string, string>>>;
+
 export class Lifecycle {
-  constructor(private readonly m: ClusterModel) {}
+  constructor(private readonly m: ClusterModel, private readonly resultsOf: ResultsOf = () => new Map()) {}
 
   taskOrThrow(id: string): Task {
     const t = this.m.tasks.get(id);
@@ -230,12 +237,42 @@ export class Lifecycle {
       const entry = this.m.jobs.get(dependent);
       if (!entry?.waiting || isFinalJobState(entry.job.state)) continue;
       const status = dependenciesStatus(entry.job.spec.after, this.stateOf);
-      if (status.kind === 'met') this.m.releaseJob(entry);
+      if (status.kind === 'met') this.releaseStage(entry, stops);
       else if (status.kind === 'never') {
         const reason = dependencyFailureReason(status.on, status.state);
         this.m.patchJob(entry.job, { cause: { kind: 'dependency_failure', parent: status.on.job } });
         this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
       }
+    }
+  }
+
+  /**
+   * Release a job whose dependencies are met. A pipeline stage's `${stages…}` references are
+   * resolved first (model/stage-refs.ts) and its spec takes the values; a reference that can
+   * never resolve fails it; one not there yet keeps it waiting with that reason (not a retry).
+   */
+  private releaseStage(entry: JobEntry, stops: StopOrder[]): void {
+    const { job } = entry;
+    const parts = { command: job.spec.command, env: job.spec.env, image: job.spec.image };
+    if (!job.spec.stage || job.parent === null || !hasStageRefs(parts)) {
+      this.m.releaseJob(entry);
+      return;
+    }
+    const resolved = resolveStageRefs(parts, (stage) => {
+      const referenced = this.m.jobs.get(`${job.parent}/${stage}`)?.job;
+      return referenced && { state: referenced.state, tasks: this.resultsOf(referenced) };
+    });
+    if (resolved.kind === 'never') this.endJob(entry, 'FAILED', resolved.reason, resolved.reason, PARENT_ENDED, stops);
+    else if (resolved.kind === 'pending') this.m.patchJob(job, { reason: resolved.reason });
+    else {
+      const image = resolved.parts.image;
+      if (image !== null && image !== job.spec.image && !isImageReference(image)) {
+        const reason = `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`;
+        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+        return;
+      }
+      this.m.patchJob(job, { spec: { ...job.spec, ...resolved.parts } });
+      this.m.releaseJob(entry);
     }
   }
 

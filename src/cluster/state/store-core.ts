@@ -21,7 +21,7 @@ import { EventEmitter } from 'node:events';
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
-import type { Endpoint } from '../../model/types.js';
+import type { Endpoint, Job } from '../../model/types.js';
 import type { StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
 import { changeEvent } from './change-event.js';
@@ -30,7 +30,7 @@ import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
 import type { SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
-import { ResultTable } from './results.js';
+import { ResultTable, current } from './results.js';
 
 export abstract class StoreCore {
   readonly events = new EventEmitter<StoreEventMap>();
@@ -47,9 +47,21 @@ export abstract class StoreCore {
 
   protected constructor(private db: DatabaseSync, now: () => number, protected readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
-    this.life = new Lifecycle(this.model);
+    this.life = new Lifecycle(this.model, (job) => this.currentResults(job));
     this.persistence = new Persistence(db);
     this.results = new ResultTable(db);
+  }
+
+  /** The results of a live job's tasks, their latest attempts only: index -> key -> value. */
+  private currentResults(job: Job): Map<number, Record<string, string>> {
+    const attempts = new Map((this.model.jobs.get(job.name)?.tasks ?? []).map((task) => [task.index, task.attempt] as const));
+    const out = new Map<number, Record<string, string>>();
+    for (const row of current(this.results.ofRun(job.run), attempts)) {
+      let task = out.get(row.index);
+      if (!task) out.set(row.index, (task = {}));
+      task[row.key] = row.value;
+    }
+    return out;
   }
 
   /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */

@@ -253,6 +253,14 @@ export class ClusterStore extends StoreCore {
   }
 
   /**
+   * Submit several jobs as one: all of them or none (durable), in the order given, so a job may
+   * name an earlier one as its parent or dependency (a pipeline's root and its stages).
+   */
+  submitAll(specs: readonly JobSpec[]): Job[] {
+    return this.transaction(() => specs.map((spec) => this.submit(spec)), true);
+  }
+
+  /**
    * Run an ended job again (`iris retry`): a new run of the name with the same spec, in place of
    * the old one (archived with its subtree, as at submit). With `downstream`, also the jobs its
    * failure cascaded to (dependencies.ts cascadedDependents), each a new run waiting on the job

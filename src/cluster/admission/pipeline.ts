@@ -1,0 +1,87 @@
+/**
+ * Admission of a pipeline (docs/pipelines.md): its root job and one child job per stage, all
+ * admitted before any is stored, so a refused stage refuses the whole pipeline.
+ *
+ * - The stage graph follows src/model/pipeline.ts (unknown stage, self-need, cycle refused with
+ *   the path `stages.train.needs[0]`); an error about a stage's field is prefixed with its
+ *   stage (`stages.train.memory: …`).
+ * - The root `/<name>` is a job of one small task (cpu 0.1, 64MiB) that runs
+ *   `iris wait /<name>/<stage>…` on all its stages: it ends when they have ended, SUCCEEDED
+ *   only when they all succeeded (a job of no tasks is not part of the model). While it waits
+ *   its CPU is released to the scheduler, as for any task waiting on its own subtree. Stages
+ *   are its children, so cancelling the root cancels them.
+ * - Each need becomes `after: /<name>/<need>:ok`; the stage's job records `stage` (name, needs,
+ *   category, uses) and the root records `pipeline.stages` (in submit order).
+ * - A `${stages.X.result.K}` reference (src/model/stage-refs.ts) must name a stage in `needs`;
+ *   it is resolved by the store when the stage's needs have succeeded (lifecycle.ts).
+ * - Stages are admitted in stageOrder, each against a view in which the root and the stages
+ *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
+ */
+import { IrisError } from '../../model/errors.js';
+import { checkStageGraph, stageOrder, type StageCategory } from '../../model/pipeline.js';
+import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
+import type { TaskCaller } from '../../model/caller.js';
+import type { JobSpec } from '../../model/types.js';
+import type { AdmissionDefaults, AdmissionRequest, ClusterView } from './types.js';
+import { admit } from './index.js';
+
+export interface StageAdmissionRequest extends Omit<AdmissionRequest, 'name' | 'after'> {
+  needs?: string[] | null;
+  category?: StageCategory | null;
+  uses?: string[] | null;
+}
+
+export interface PipelineAdmissionRequest {
+  name: string;
+  stages: Record<string, StageAdmissionRequest>;
+}
+
+/** The root's resources: it only waits (and its CPU is released while it does). */
+export const PIPELINE_ROOT_CPU = '0.1';
+export const PIPELINE_ROOT_MEMORY = '64MiB';
+
+function refuse(result: ReturnType<typeof admit>, prefix: string): JobSpec {
+  if (result.ok) return result.spec;
+  const { code, message, hint } = result.refusal;
+  throw new IrisError(code, `${prefix}${message}`, hint);
+}
+
+/** The root's spec first, then the stages' in submit order; throws the first refusal as an IrisError. */
+export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCaller | null, view: ClusterView, defaults: AdmissionDefaults): JobSpec[] {
+  const needsOf = new Map(Object.entries(request.stages).map(([stage, body]) => [stage, body.needs ?? []] as const));
+  checkStageGraph(needsOf);
+  const order = stageOrder(needsOf);
+
+  // The stage names are checked before the root exists: ask about `/<name>/<stage>` with the root's name.
+  const rootRequest: AdmissionRequest = { name: request.name, command: ['iris'], cpu: PIPELINE_ROOT_CPU, memory: PIPELINE_ROOT_MEMORY };
+  const rootProbe = refuse(admit(rootRequest, caller, view, defaults), '');
+  const root = rootProbe.name;
+  const rootSpec: JobSpec = { ...rootProbe, command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)], pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) } };
+
+  const added = new Map<string, JobSpec>([[root, rootSpec]]);
+  const overlay: ClusterView = {
+    ...view,
+    isNameTaken: (name) => added.has(name) || view.isNameTaken(name),
+    jobState: (name) => (added.has(name) ? 'PENDING' : view.jobState(name)),
+    dependenciesOf: (name) => (added.has(name) ? (added.get(name)!.after ?? []).map((dep) => dep.job) : view.dependenciesOf(name)),
+  };
+  const specs: JobSpec[] = [rootSpec];
+  for (const stage of order) {
+    const { needs, category, uses, ...fields } = request.stages[stage]!;
+    checkStageRefs(stage, fields, needs ?? []);
+    // An image with references is checked with each reference standing in as `ref`; the image
+    // it resolves to is checked again when the stage becomes ready (lifecycle.ts).
+    const template = typeof fields.image === 'string' && findStageRefs(fields.image).length > 0 ? fields.image : null;
+    const image = template === null ? fields.image : stageRefProbe(template);
+    const stageRequest: AdmissionRequest = { ...fields, image, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
+    const spec = refuse(admit(stageRequest, caller, overlay, defaults), `stages.${stage}: `);
+    const withStage: JobSpec = {
+      ...spec,
+      ...(template === null ? {} : { image: template }),
+      stage: { name: stage, needs: [...(needs ?? [])], ...(category ? { category } : {}), ...(uses && uses.length > 0 ? { uses: [...uses] } : {}) },
+    };
+    added.set(withStage.name, withStage);
+    specs.push(withStage);
+  }
+  return specs;
+}

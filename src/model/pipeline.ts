@@ -1,0 +1,103 @@
+/**
+ * The stage graph of a pipeline (docs/pipelines.md), pure: the one home of the rules a pipeline's
+ * stages must follow before anything is submitted.
+ *
+ * - A stage name is one job-name component without dots (`[A-Za-z0-9][A-Za-z0-9_-]*`, not
+ *   `task-<n>`, so `${stages.NAME.result.KEY}` reads unambiguously); the stage becomes the job
+ *   `/<pipeline>/<stage>`.
+ * - `needs` names other stages of the same pipeline, each at most once; a stage may not need
+ *   itself; the needs may not form a cycle. Each need becomes the dependency `after: <stage>:ok`.
+ * - Errors are path-precise: `stages.train.needs[0]: unknown stage "prpe" (stages: prep, train,
+ *   eval)`; a cycle is named as a path `stages: cycle prep -> train -> prep`.
+ * - `stageOrder` lists the stages so that each comes after the stages it needs (the order given
+ *   in the file among stages that are free), which is the order they are submitted in.
+ */
+import { invalid } from './errors.js';
+
+export const STAGE_CATEGORIES = ['training', 'inference', 'other'] as const;
+export type StageCategory = (typeof STAGE_CATEGORIES)[number];
+
+/** What a job stores about the stage it is (JobSpec.stage). */
+export interface StageInfo {
+  /** The stage's name inside its pipeline (`train`). */
+  name: string;
+  /** Stages it runs after, by stage name. */
+  needs: string[];
+  category?: StageCategory;
+  /** Models or data sets it loads (kept for placement; not interpreted yet). */
+  uses?: string[];
+}
+
+const STAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** Throws invalid_argument naming the first stage or need that breaks a rule (see the header). */
+export function checkStageGraph(needsOf: ReadonlyMap<string, readonly string[]>): void {
+  const names = [...needsOf.keys()];
+  if (names.length === 0) throw invalid('stages: a pipeline needs at least one stage', 'add a stage under stages:, e.g. stages: { hello: { command: [echo, hi] } }');
+  const list = names.join(', ');
+  for (const [stage, needs] of needsOf) {
+    if (!STAGE_NAME.test(stage) || /^task-\d+$/.test(stage) || stage.length > 63) {
+      throw invalid(`stages.${stage}: invalid stage name`, 'a stage name is letters, digits, "_" and "-" (no dots), starting with a letter or digit, at most 63 characters, not task-<n>');
+    }
+    const seen = new Set<string>();
+    needs.forEach((need, i) => {
+      const at = `stages.${stage}.needs[${i}]`;
+      if (need === stage) throw invalid(`${at}: stage "${stage}" cannot need itself`, 'name another stage');
+      if (!needsOf.has(need)) throw invalid(`${at}: unknown stage "${need}" (stages: ${list})`, 'needs names other stages of this pipeline');
+      if (seen.has(need)) throw invalid(`${at}: stage "${need}" is listed twice`, 'list each needed stage once');
+      seen.add(need);
+    });
+  }
+  const cycle = findStageCycle(needsOf);
+  if (cycle) throw invalid(`stages: cycle ${cycle.join(' -> ')}`, `a stage may not (indirectly) need itself; drop one of these needs`);
+}
+
+/** A cycle among the stages as a path `a -> b -> a`, or null. Iterative: pipelines may be long. */
+export function findStageCycle(needsOf: ReadonlyMap<string, readonly string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  for (const start of needsOf.keys()) {
+    if (state.has(start)) continue;
+    const path: string[] = [start];
+    const next: number[] = [0];
+    state.set(start, 'open');
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const needs = needsOf.get(top) ?? [];
+      const i = next[next.length - 1]!;
+      if (i >= needs.length) {
+        state.set(top, 'done');
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[next.length - 1] = i + 1;
+      const need = needs[i]!;
+      if (!needsOf.has(need)) continue;
+      const seen = state.get(need);
+      if (seen === 'open') return [...path.slice(path.indexOf(need)), need];
+      if (seen === undefined) {
+        state.set(need, 'open');
+        path.push(need);
+        next.push(0);
+      }
+    }
+  }
+  return null;
+}
+
+/** The stages, each after the stages it needs (file order among free ones). Assumes checkStageGraph passed. */
+export function stageOrder(needsOf: ReadonlyMap<string, readonly string[]>): string[] {
+  const out: string[] = [];
+  const placed = new Set<string>();
+  while (out.length < needsOf.size) {
+    const before = out.length;
+    for (const [stage, needs] of needsOf) {
+      if (!placed.has(stage) && needs.every((need) => placed.has(need))) {
+        placed.add(stage);
+        out.push(stage);
+      }
+    }
+    if (out.length === before) throw invalid('stages: the needs form a cycle');
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * Reading a pipeline file (`iris submit -f pipeline.yaml`, docs/pipelines.md) into a pipeline
+ * request, with every error prefixed by the file as given (`pipeline.yaml: stages.train.needs[0]:
+ * unknown stage "prpe" (stages: prep, train, eval)`). Guarantees:
+ * - YAML (or JSON) with `name` and `stages`, a mapping of stage name to stage; a duplicate stage
+ *   name (a duplicate key) is refused by the YAML reader with its line.
+ * - A stage's keys are the submit request's fields (src/api/submit-request.ts); the flag
+ *   spelling is accepted too (`max-retries` for `maxRetries`). `command` may be a string, run
+ *   with `sh -c`.
+ * - The shape is checked with the API's own schema, the graph with src/model/pipeline.ts and the
+ *   `${stages…}` references with src/model/stage-refs.ts, so
+ *   nothing is sent for a file the cluster would refuse for its shape or graph.
+ * - A stage without `image` or `cwd` runs in the directory `iris` was started in, as with
+ *   `iris submit`.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import YAML from 'yaml';
+import { PipelineRequestSchema, type PipelineRequest } from '../api/pipeline-request.js';
+import { IrisError, invalid } from '../model/errors.js';
+import { checkStageGraph } from '../model/pipeline.js';
+import { checkStageRefs } from '../model/stage-refs.js';
+import { parseOrThrow } from '../model/schema-errors.js';
+
+/** Files larger than this are refused before they are read (a pipeline is a few KiB). */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function normaliseStage(stage: unknown): unknown {
+  if (stage === null || typeof stage !== 'object' || Array.isArray(stage)) return stage;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stage)) out[camel(key)] = value;
+  if (typeof out.command === 'string') out.command = ['sh', '-c', out.command];
+  return out;
+}
+
+/** The pipeline request a file's text describes; `file` is how errors name it. */
+export function parsePipelineText(text: string, file: string, options: { name?: string; cwd: string }): PipelineRequest {
+  let data: unknown;
+  try {
+    data = YAML.parse(text, { prettyErrors: true });
+  } catch (error) {
+    throw invalid(`${file}: invalid YAML: ${error instanceof Error ? error.message : String(error)}`, 'see docs/pipelines.md for the format');
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw invalid(`${file}: expected a mapping with name and stages`, 'see docs/pipelines.md for the format');
+  }
+  const raw = { ...(data as Record<string, unknown>) };
+  if (options.name !== undefined) raw.name = options.name;
+  if (raw.stages !== null && typeof raw.stages === 'object' && !Array.isArray(raw.stages)) {
+    raw.stages = Object.fromEntries(Object.entries(raw.stages).map(([stage, body]) => [stage, normaliseStage(body)]));
+  }
+  const request = parseOrThrow(PipelineRequestSchema, raw, { file });
+  try {
+    checkStageGraph(new Map(Object.entries(request.stages).map(([stage, body]) => [stage, body.needs ?? []])));
+    for (const [stage, body] of Object.entries(request.stages)) checkStageRefs(stage, body, body.needs ?? []);
+  } catch (error) {
+    if (error instanceof IrisError) throw new IrisError(error.code, `${file}: ${error.message}`, error.hint);
+    throw error;
+  }
+  for (const body of Object.values(request.stages)) {
+    if (body.cwd == null && body.image == null) body.cwd = options.cwd;
+  }
+  return request;
+}
+
+/** Reads `file` and parses it (parsePipelineText); a missing or unreadable file is invalid_argument. */
+export async function readPipelineFile(file: string, options: { name?: string; cwd: string }): Promise<PipelineRequest> {
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw invalid(`${file}: not a file`);
+    if (info.size > MAX_FILE_BYTES) throw invalid(`${file}: too large (${info.size} bytes; a pipeline file is at most 1 MiB)`);
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof IrisError) throw error;
+    throw invalid(`cannot read pipeline file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'check the path given to -f');
+  }
+  return parsePipelineText(text, file, options);
+}
+
+/**
+ * The pipeline request of `iris submit|run -f FILE`: only `--name` (the pipeline's name, over the
+ * file's) goes with `-f`; a command or another job flag is refused (a stage carries its own).
+ */
+export async function pipelineFromFlags(file: string, flags: Record<string, unknown>, jobFlags: readonly string[], argv: readonly string[], cwd: string): Promise<PipelineRequest> {
+  const other = jobFlags.find((flag) => flag !== 'name' && flags[flag] !== undefined);
+  if (other !== undefined) throw invalid(`--${other} cannot be used with -f`, `set ${other} on the stages in ${file}`);
+  const words = argv.filter((arg) => arg !== '--');
+  if (words.length > 0) throw invalid(`a command cannot be given with -f (got "${words[0]}")`, `each stage in ${file} has its own command`);
+  return readPipelineFile(file, { cwd, ...(typeof flags.name === 'string' ? { name: flags.name } : {}) });
+}
