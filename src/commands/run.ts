@@ -9,7 +9,6 @@
 import { Flags } from '@oclif/core';
 import { TOKEN_ENV } from '../api/address.js';
 import type { JobDetail, LogBatch } from '../api/types.js';
-import { pipelineFromFlags } from '../ui/pipeline-file.js';
 import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
@@ -92,6 +91,8 @@ export default class Run extends BaseCommand {
   /** Submits the job, or with -f the pipeline (its root job is then followed). */
   private async submitOne(client: IrisClient, flags: Record<string, unknown>, argv: string[]): Promise<{ name: string; run: number | null }> {
     if (typeof flags.file === 'string') {
+      // Loaded only with -f: the YAML reader and the pipeline schema cost every other start.
+      const { pipelineFromFlags } = await import('../ui/pipeline-file.js');
       const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv, process.cwd());
       return client.submitPipeline(pipeline);
     }

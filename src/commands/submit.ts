@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { EstimateResponse, SubmitResponse } from '../api/types.js';
 import type { PipelineResponse } from '../api/pipeline-request.js';
-import { pipelineFromFlags } from '../ui/pipeline-file.js';
 import { renderPipeline } from '../ui/pipeline.js';
 import { BaseCommand } from '../base-command.js';
 import { renderEstimate } from '../ui/queue.js';
@@ -38,6 +37,8 @@ export default class Submit extends BaseCommand {
   async run(): Promise<SubmitResponse | EstimateResponse | PipelineResponse> {
     const { flags, argv } = await this.parse(Submit);
     if (flags.file !== undefined) {
+      // Loaded only with -f: the YAML reader and the pipeline schema cost every other start.
+      const { pipelineFromFlags } = await import('../ui/pipeline-file.js');
       const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv as string[], process.cwd());
       const client = await this.clusterClient();
       const response = await client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
