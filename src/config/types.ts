@@ -45,4 +45,6 @@ export interface IrisConfig {
   logLimitBytes: number;
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
+  /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
+  placement: { stickiness: boolean };
 }

@@ -26,6 +26,8 @@ export interface StageInfo {
   category?: StageCategory;
   /** Models or data sets it loads (kept for placement; not interpreted yet). */
   uses?: string[];
+  /** The stage whose worker it sticks to (model/stickiness.ts), set at submit; absent: none. */
+  stickTo?: string;
 }
 
 const STAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -159,6 +159,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     quotas: config.quotas,
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
+    stickiness: config.placement.stickiness,
     queue: queueOptions({
       policy: config.queue.policy,
       queueDepth: config.queue.depth,

@@ -20,6 +20,7 @@
 import { IrisError } from '../../model/errors.js';
 import { checkStageGraph, stageOrder, type StageCategory } from '../../model/pipeline.js';
 import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
+import { stickyParent } from '../../model/stickiness.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import type { AdmissionDefaults, AdmissionRequest, ClusterView } from './types.js';
@@ -75,10 +76,11 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
     const image = template === null ? fields.image : stageRefProbe(template);
     const stageRequest: AdmissionRequest = { ...fields, image, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
     const spec = refuse(admit(stageRequest, caller, overlay, defaults), `stages.${stage}: `);
+    const stickTo = stickyParent(fields);
     const withStage: JobSpec = {
       ...spec,
       ...(template === null ? {} : { image: template }),
-      stage: { name: stage, needs: [...(needs ?? [])], ...(category ? { category } : {}), ...(uses && uses.length > 0 ? { uses: [...uses] } : {}) },
+      stage: { name: stage, needs: [...(needs ?? [])], ...(category ? { category } : {}), ...(uses && uses.length > 0 ? { uses: [...uses] } : {}), ...(stickTo ? { stickTo } : {}) },
     };
     added.set(withStage.name, withStage);
     specs.push(withStage);

@@ -38,6 +38,8 @@ export interface ControllerOptions {
   timers?: Timers;
   /** How long a job may stay deadlocked before it ends UNSCHEDULABLE (default 30 s; config `deadlock-grace`). */
   deadlockGraceMs?: number;
+  /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
+  stickiness?: boolean;
   log?: (message: string) => void;
 }
 
@@ -75,6 +77,7 @@ export class Controller {
       deadlocks: this.deadlocks,
       released: () => this.waits.released(),
       held: () => this.supervisor.held(),
+      stickiness: options.stickiness ?? true,
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));

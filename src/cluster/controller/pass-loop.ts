@@ -48,6 +48,8 @@ export interface PassLoopOptions {
   deadlocks: DeadlockWatch;
   /** Attempts whose CPU is released right now (WaitRegistry.released); default none. */
   released: () => ReadonlySet<string>;
+  /** Place sticky pipeline stages where their parent stage ran (snapshot.ts); default true. */
+  stickiness?: boolean;
   /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
   held: () => readonly HeldAttempt[];
 }
@@ -127,7 +129,7 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held());
+    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
   }
 
   private pass(): void {

@@ -20,13 +20,20 @@
  * given in `held` (AttemptSupervisor.held()). It keeps holding all it held — CPU, memory,
  * devices, its user's usage — until the runtime reports it gone; the planner sees it as ending
  * now.
+ *
+ * Stickiness (docs/pipelines.md, "Stickiness"): a stage whose spec sticks to a parent stage
+ * (`spec.stage.stickTo`, model/stickiness.ts) gets `sticky` on its scheduler job — the worker task-0
+ * of that parent last ran on (the attempt that succeeded) — only when `stickiness` is on, the job
+ * is no gang, and that worker is READY with the total capacity for one of its tasks. Otherwise it
+ * gets none and is placed like any job (the fallback when the worker is gone or drained).
  */
 import type { ClusterStore } from '../state/store.js';
-import type { Quota, Worker } from '../../model/types.js';
+import type { Job, Quota, Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 import { schedulerJob } from '../scheduler/job.js';
+import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
 
 /** Attempt keys (state/keys.ts attemptKey) whose CPU is released; none by default. */
@@ -120,9 +127,29 @@ export function nextEligible(store: ClusterStore, now: number): number | null {
   return next;
 }
 
+/** Where a sticky stage must run (see the header), or null. */
+export function stickyPlacement(store: ClusterStore, job: Job): SchedulerJob['sticky'] {
+  const stickTo = job.spec.stage?.stickTo;
+  if (!stickTo || job.spec.coschedule !== null) return null;
+  const parent = `${job.name.slice(0, job.name.lastIndexOf('/'))}/${stickTo}`;
+  const task0 = store.tasksOf(parent).find((t) => t.index === 0);
+  if (!task0 || task0.state !== 'SUCCEEDED' || task0.workerId === null) return null;
+  const worker = store.worker(task0.workerId);
+  if (!worker || worker.state !== 'READY') return null;
+  if (!covers(worker.cpuMillis, worker.memoryBytes, worker.device.count, job.spec.resources)) return null;
+  return { workerId: worker.id, parent };
+}
+
+export interface SnapshotOptions {
+  /** Config `placement.stickiness` (default true): place sticky stages where their parent ran. */
+  stickiness?: boolean;
+}
+
 export function buildSnapshot(
   store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = [],
+  options: SnapshotOptions = {},
 ): Snapshot {
+  const stickiness = options.stickiness ?? true;
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
@@ -135,7 +162,10 @@ export function buildSnapshot(
     usage.set(user, entry);
     // Waiting out its retry backoff: still pending (and counted), but not the scheduler's yet.
     if (task.eligibleAt !== null && task.eligibleAt > now) continue;
-    if (!jobs.has(job.name)) jobs.set(job.name, schedulerJob(job));
+    if (!jobs.has(job.name)) {
+      const sticky = stickiness ? stickyPlacement(store, job) : null;
+      jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
+    }
     pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
   }
   // One walk over the active attempts gives the planner's running allocations, per-user usage

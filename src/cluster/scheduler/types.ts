@@ -18,6 +18,12 @@ export interface SchedulerJob {
   replicas: number;
   /** The job's time limit (its planned duration); null/undefined: the queue's default. */
   timeLimitMs?: number | null;
+  /**
+   * A sticky stage (model/stickiness.ts) whose parent's worker is READY: its tasks may only go on
+   * `workerId`, where stage job `parent` ran. Absent/null: no stickiness (the snapshot leaves it out
+   * when stickiness is off, the parent's worker is gone or draining, or the job is a gang).
+   */
+  sticky?: { readonly workerId: string; readonly parent: string } | null;
 }
 
 export interface SchedulerTask {
@@ -111,6 +117,7 @@ export type FilterName =
   | 'constraints'
   | 'gang-attribute'
   | 'total-capacity'
+  | 'sticky'
   | 'gang-taken'
   | 'free-capacity';
 

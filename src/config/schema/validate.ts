@@ -36,6 +36,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
+        placement: z.strictObject({ stickiness: z.boolean().nullish() }).nullish(),
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -60,6 +61,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
           retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
+          placement: { stickiness: file.placement?.stickiness ?? true },
         }),
       ),
     );

@@ -10,10 +10,12 @@
  * attribute) is also checked for group size after the never filters (`largest group has`) and
  * after the whole chain (`largest free group has`). With `view.free` absent only the never
  * filters run and null means some idle worker (or gang group) could run the job: that is the
- * submit-time never check (feasibility.ts).
+ * submit-time never check (feasibility.ts). A sticky stage (filters.ts STICKY) that runs out of
+ * workers after the sticky filter turned the others down waits for its worker:
+ * `sticky_worker_busy: waiting for worker w1 (where /p/train ran)`.
  */
 import { FILTERS, NEVER_FILTERS, type PlacementView, type WorkerFilter } from './filters.js';
-import { compositeText, exclusionParts, groupText, summarize, type Reason } from './reason.js';
+import { compositeText, exclusionParts, groupText, stickyText, summarize, type Reason } from './reason.js';
 import type { SchedulerJob, Verdict, WorkerView } from '../types.js';
 
 function largestGroup(workers: readonly WorkerView[], list: readonly number[], attribute: string): number {
@@ -74,6 +76,8 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
       if (kept.length === 0) {
         // A gang that runs out of workers now is short of a free group, whichever filter did it.
         if (gang !== null && filter.kind === 'not_now') return groupText(job, count, 0, true);
+        // A sticky stage whose worker has no room waits for it, whatever the other workers have.
+        if (job.sticky != null && excluded.some((e) => e.filter.name === 'sticky')) return stickyText(job);
         const explained = (ws: readonly number[], f: WorkerFilter) => ws.map((w) => reasonsOf(f.check(job, view, w, true)));
         if (excluded.length <= 1 || excluded[excluded.length - 1]!.filter !== filter) {
           return summarize(filter.name, job, workers.length, explained(list, filter), count);

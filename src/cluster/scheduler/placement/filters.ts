@@ -3,11 +3,13 @@
  * "may this job's task go on that worker?" is answered from this list:
  *
  *   schedulable -> device type -> device variant -> constraints -> gang attribute ->
- *   total capacity -> gang taken -> free capacity
+ *   total capacity -> sticky -> gang taken -> free capacity
  *
- * The first six fail with `never` (static: true of the worker for its whole life, so a job that
- * no worker passes is refused at submit, feasibility.ts); the last two with `not_now` (they
- * change within a pass). Derived from the list, never written again:
+ * The last three fail with `not_now` (they change from pass to pass, or within one);
+ * the others with `never` (static: true of the worker for its whole life, so a job that no
+ * worker passes is refused at submit, feasibility.ts). Sticky (a stage that must run where its
+ * parent stage ran, docs/pipelines.md "Stickiness") is indexed: the sticky worker is part of
+ * the job's static key, fixed for a pass by the snapshot. Derived from the list, never written again:
  * - the candidate index (candidates.ts): the `indexed` filters, those that depend only on the
  *   job's static key (fit.ts `staticKey`), once per key per pass;
  * - first-fit placement: candidates + the free-capacity test (`covers`), which FreePool answers
@@ -136,6 +138,18 @@ export const CONSTRAINTS: WorkerFilter = {
   },
 };
 
+export const STICKY: WorkerFilter = {
+  name: 'sticky',
+  kind: 'not_now',
+  indexed: true,
+  appliesTo: (job) => job.sticky != null,
+  check(job, view, w, explain) {
+    const worker = view.workers[w]!;
+    if (job.sticky == null || job.sticky.workerId === worker.id) return OK;
+    return explain ? { kind: 'not_now', reasons: [new Reason('sticky', job, worker)] } : NOT_NOW;
+  },
+};
+
 export const GANG_ATTRIBUTE: WorkerFilter = {
   name: 'gang-attribute',
   kind: 'never',
@@ -193,6 +207,7 @@ export const FILTERS: readonly WorkerFilter[] = Object.freeze([
   CONSTRAINTS,
   GANG_ATTRIBUTE,
   TOTAL_CAPACITY,
+  STICKY,
   GANG_TAKEN,
   FREE_CAPACITY,
 ]);

@@ -27,7 +27,7 @@ export function deviceNoun(request: DeviceRequest | null): string {
 /** Key of everything static about a job's placement needs except cpu/memory/device amount. */
 export function staticKey(job: SchedulerJob): string {
   const d = job.resources.device;
-  const device = d ? `${d.type}:${d.variant ?? '*'}` : '-';
+  const device = (d ? `${d.type}:${d.variant ?? '*'}` : '-') + (job.sticky ? `@${job.sticky.workerId}` : '');
   if (job.constraints.length === 0) return device;
   return device + '|' + job.constraints.map((c) => `${c.key}\u0001${c.op}\u0001${c.values.join('\u0002')}`).join('\u0003');
 }

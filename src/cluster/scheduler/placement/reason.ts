@@ -58,6 +58,8 @@ function workerText(r: Reason): string {
       return `worker ${id} has ${r.worker.device.variant ?? 'unknown'} not ${device!.variant}`;
     case 'constraints':
       return `worker ${id} does not satisfy constraint ${formatConstraint(job.constraints[r.item as number]!)}`;
+    case 'sticky':
+      return `worker ${id} is not ${job.sticky!.workerId}, where ${job.sticky!.parent} ran`;
     case 'gang-attribute':
       return `worker ${id} has no ${job.coschedule} attribute`;
     case 'gang-taken':
@@ -144,6 +146,8 @@ export function summarize(
       }
       return `no ${noun} satisfies all constraints ${job.constraints.map(formatConstraint).join(', ')}`;
     }
+    case 'sticky':
+      return stickyText(job);
     case 'gang-attribute':
       return `no ${workerNoun(job)} has the ${job.coschedule} attribute`;
     case 'total-capacity':
@@ -153,6 +157,11 @@ export function summarize(
     case 'gang-taken':
       return groupText(job, gangSize, 0, true);
   }
+}
+
+/** The reason of a sticky stage whose parent's worker has no room now (docs/pipelines.md, "Stickiness"). */
+export function stickyText(job: SchedulerJob): string {
+  return `sticky_worker_busy: waiting for worker ${job.sticky!.workerId} (where ${job.sticky!.parent} ran)`;
 }
 
 /** A gang needs `count` workers in one group of its coschedule attribute; the largest (free) group has fewer. */
@@ -176,6 +185,8 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
       return [`${n} with no ${device!.type} devices`];
     case 'device-variant':
       return [`${n} not ${device!.variant}`];
+    case 'sticky':
+      return [`${n} not where ${job.sticky!.parent} ran`];
     case 'gang-attribute':
       return [`${n} without the ${job.coschedule} attribute`];
     case 'gang-taken':

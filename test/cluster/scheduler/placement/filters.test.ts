@@ -96,11 +96,11 @@ describe('each filter of the chain: ok / not now / never with a structured reaso
 
   it('the chain is in documented order, never filters before not-now ones', () => {
     expect(FILTERS.map((f) => f.name)).toEqual([
-      'schedulable', 'device-type', 'device-variant', 'constraints', 'gang-attribute', 'total-capacity', 'gang-taken', 'free-capacity',
+      'schedulable', 'device-type', 'device-variant', 'constraints', 'gang-attribute', 'total-capacity', 'sticky', 'gang-taken', 'free-capacity',
     ]);
     expect(NEVER_FILTERS.every((f) => f.kind === 'never')).toBe(true);
     expect(FILTERS.slice(NEVER_FILTERS.length).every((f) => f.kind === 'not_now')).toBe(true);
-    expect(INDEXED_FILTERS.map((f) => f.name)).toEqual(['schedulable', 'device-type', 'device-variant', 'constraints']);
+    expect(INDEXED_FILTERS.map((f) => f.name)).toEqual(['schedulable', 'device-type', 'device-variant', 'constraints', 'sticky']);
   });
 });
 
