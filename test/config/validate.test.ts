@@ -219,6 +219,14 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(() => validateConfig({ 'deadlock-grace': 'later' }, SOURCE, PROBE)).toThrow(/deadlock-grace: invalid duration "later"/);
   });
 
+  it('placement.stickiness: a boolean, on by default', () => {
+    expect(validateConfig({}, SOURCE, PROBE).placement).toEqual({ stickiness: true });
+    expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement).toEqual({ stickiness: false });
+    expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement).toEqual({ stickiness: true });
+    expect(() => validateConfig({ placement: { stickiness: 'yes please' } }, SOURCE, PROBE)).toThrow(/placement\.stickiness: .*boolean/);
+    expect(() => validateConfig({ placement: { sticky: true } }, SOURCE, PROBE)).toThrow(/placement.*sticky/);
+  });
+
   it('log-limit: a byte size, 1 GiB by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).logLimitBytes).toBe(1024 ** 3);
     expect(validateConfig({ 'log-limit': '512M' }, SOURCE, PROBE).logLimitBytes).toBe(512 * 1024 ** 2);
