@@ -47,6 +47,9 @@ stages:
     expect(run.stdout).toContain('loading /ckpt/a');
     expect(await workerOf('/a/train')).toBe('w1');
     expect(await workerOf('/a/eval')).toBe('w1');
+    // The rule was applied at submit and is shown with the stage.
+    expect((await c.json<JobDetail>(['status', '/a/eval'])).stage?.stickTo).toBe('train');
+    expect((await c.json<JobDetail>(['status', '/a/train'])).stage?.stickTo).toBeUndefined();
   });
 
   it('when that worker is busy eval waits with sticky_worker_busy, then runs there', async () => {
