@@ -1,23 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { JobsQuerySchema, LogsQuerySchema, parseQuery } from '../../src/api/queries.js';
-import { IrisError } from '../../src/model/errors.js';
+import { refusal } from '../helpers/refusal.js';
 
 const q = (text: string) => new URLSearchParams(text);
 
-function fail(run: () => unknown): IrisError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('query parameters', () => {
   it('parses the jobs filter, states case-insensitive, empty values as absent', () => {
     expect(parseQuery(JobsQuerySchema, q('prefix=/a&state=pending, running&user='))).toEqual({ prefix: '/a', state: ['PENDING', 'RUNNING'] });
-    const error = fail(() => parseQuery(JobsQuerySchema, q('state=PENDING,NOPE')));
+    const error = refusal(() => parseQuery(JobsQuerySchema, q('state=PENDING,NOPE')));
     expect([error.code, error.message]).toEqual(['invalid_argument', 'query parameter "state": unknown job state "NOPE"']);
     expect(error.hint).toMatch(/^states: PENDING, /);
   });
@@ -25,8 +16,8 @@ describe('query parameters', () => {
   it('parses the logs query and names a bad parameter', () => {
     expect(parseQuery(LogsQuerySchema, q('target=/a&follow=YES&tail=10&attempt=0&since=5m'))).toEqual({ target: '/a', follow: true, tail: 10, attempt: 0, since: '5m' });
     expect(parseQuery(LogsQuerySchema, q('target=a&follow=0'))).toEqual({ target: 'a', follow: false });
-    expect(fail(() => parseQuery(LogsQuerySchema, q(''))).message).toBe('query parameter "target" is required');
-    expect(fail(() => parseQuery(LogsQuerySchema, q('target=a&tail=-1'))).message).toBe('query parameter "tail" must be a non-negative integer, got "-1"');
-    expect(fail(() => parseQuery(LogsQuerySchema, q('target=a&follow=Maybe'))).message).toBe('query parameter "follow" must be 1 or 0, got "maybe"');
+    expect(refusal(() => parseQuery(LogsQuerySchema, q(''))).message).toBe('query parameter "target" is required');
+    expect(refusal(() => parseQuery(LogsQuerySchema, q('target=a&tail=-1'))).message).toBe('query parameter "tail" must be a non-negative integer, got "-1"');
+    expect(refusal(() => parseQuery(LogsQuerySchema, q('target=a&follow=Maybe'))).message).toBe('query parameter "follow" must be 1 or 0, got "maybe"');
   });
 });

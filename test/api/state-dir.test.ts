@@ -8,20 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStateDir, ensurePrivateDir, ensurePrivateFile, prepareStateDir } from '../../src/api/state-dir.js';
-import { IrisError } from '../../src/model/errors.js';
+import { refusal } from '../helpers/refusal.js';
 
 const isRoot = process.getuid?.() === 0;
 const mode = (p: string): number => statSync(p).mode & 0o7777;
 
-function refusal(fn: () => void): IrisError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected a refusal');
-}
 
 let root: string;
 beforeEach(() => {

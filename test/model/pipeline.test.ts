@@ -1,18 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
 import { checkStageGraph, findStageCycle, stageOrder } from '../../src/model/pipeline.js';
+import { refusal } from '../helpers/refusal.js';
 
 const graph = (entries: Record<string, string[]>) => new Map(Object.entries(entries));
-const message = (fn: () => void) => {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return (error as IrisError).message;
-  }
-  throw new Error('expected a refusal');
-};
+const message = (fn: () => void) => refusal(fn).message;
 
 describe('the stage graph', () => {
   it.each([

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
 import { checkResultCount, checkResultKey, checkResultValue, MAX_RESULT_VALUE_BYTES, parseResultFile } from '../../src/model/results.js';
+import { refusal } from '../helpers/refusal.js';
 
-function refusal(fn: () => unknown): IrisError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('result keys', () => {
   it.each(['checkpoint', 'eval.loss', 'a', 'A-1_b.c', '0step', 'k'.repeat(128)])('accepts %s', (key) => {
