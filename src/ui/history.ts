@@ -7,7 +7,8 @@
 import { constants } from 'node:os';
 import type { RunInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
-import { formatDuration, formatInstant, formatSpan } from './format.js';
+import { formatInstant, formatSpan } from './format.js';
+import { formatCpuSeconds } from './usage.js';
 import { PLAIN, type Style } from './colour.js';
 import { renderTable, type Column } from './table.js';
 
@@ -20,12 +21,9 @@ export function formatExit(code: number | null): string {
   return signal ? `${code} (${signal})` : String(code);
 }
 
-/** CPU seconds as a duration (`4m05s`, `850ms`); `-` when not measured. */
-export function formatCpuTime(seconds: number | null): string {
-  return seconds === null ? '-' : formatDuration(Math.round(seconds * 1000));
-}
-
-const memory = (bytes: number | null) => (bytes === null ? '-' : formatBytes(bytes));
+/** CPU time and peak memory as `iris status` shows them (usage.ts); `-` when not measured. */
+const cpuTime = (seconds: number | null) => (seconds === null ? '-' : formatCpuSeconds(seconds));
+const memory = (bytes: number | null) => (bytes === null ? '-' : formatBytes(bytes, { trimZero: true }));
 
 interface Row {
   run: number;
@@ -68,7 +66,7 @@ export function renderHistory(runs: readonly RunInfo[], options: { attempts: boo
     { header: 'END', value: (r) => instant(r.end) },
     { header: 'ELAPSED', value: (r) => formatSpan(r.start, r.end, now) },
     { header: 'EXIT', value: (r) => formatExit(r.exit), right: true },
-    { header: 'CPU', value: (r) => formatCpuTime(r.cpu), right: true },
+    { header: 'CPU', value: (r) => cpuTime(r.cpu), right: true },
     { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
     { header: 'REASON', value: (r) => r.reason ?? '' },
   ];
