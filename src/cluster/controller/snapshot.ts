@@ -130,8 +130,8 @@ export function nextEligible(store: ClusterStore, now: number): number | null {
 /** Where a sticky stage must run (see the header), or null. */
 export function stickyPlacement(store: ClusterStore, job: Job): SchedulerJob['sticky'] {
   const stickTo = job.spec.stage?.stickTo;
-  if (!stickTo || job.spec.coschedule !== null) return null;
-  const parent = `${job.name.slice(0, job.name.lastIndexOf('/'))}/${stickTo}`;
+  if (!stickTo || job.spec.coschedule !== null || job.parent === null) return null;
+  const parent = `${job.parent}/${stickTo}`; // a sibling stage, as lifecycle.ts releaseStage finds it
   const task0 = store.tasksOf(parent).find((t) => t.index === 0);
   if (!task0 || task0.state !== 'SUCCEEDED' || task0.workerId === null) return null;
   const worker = store.worker(task0.workerId);
