@@ -149,12 +149,12 @@ export class AttemptSupervisor {
     const logPath = entry.launch.logPath;
     let handle: RunningTask;
     try {
-      mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
-      const resultDir = path.dirname(entry.launch.env.IRIS_RESULT_FILE ?? '');
-      if (entry.launch.env.IRIS_RESULT_FILE) {
-        mkdirSync(resultDir, { recursive: true, mode: 0o700 });
-        if (entry.launch.container) chmodSync(resultDir, 0o777); // the container's user writes there; its parents stay 0700
-      }
+      // The result directory lies in the log's directory (launch.ts resultFileFor): one recursive
+      // mkdir makes both.
+      const resultFile = entry.launch.env.IRIS_RESULT_FILE;
+      mkdirSync(path.dirname(resultFile ?? logPath), { recursive: true, mode: 0o700 });
+      // The container's user writes there; its parents stay 0700.
+      if (resultFile && entry.launch.container) chmodSync(path.dirname(resultFile), 0o777);
       handle = await this.o.runtime.launch(entry.launch);
     } catch (error) {
       if (isNoSpace(error)) {
