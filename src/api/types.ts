@@ -5,6 +5,7 @@
  */
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { StageInfo } from '../model/pipeline.js';
+import type { RequeueReason } from '../model/requeue.js';
 import type { WorkerDevice } from '../model/resources.js';
 import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
 
@@ -155,6 +156,27 @@ export interface JobDetail extends JobSummary, JobRules {
   stages?: Array<{ stage: string; job: string; needs: string[]; state: JobState | null; reason: string | null }>;
   /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */
   results?: number;
+  /** The run's requeue events (docs/cli.md, "Requeue events"); absent when there were none. */
+  requeues?: RequeueSummary;
+}
+
+/** A run's requeue events: how many of each reason, and the latest (oldest first, at most 20). */
+export interface RequeueSummary {
+  total: number;
+  byReason: Partial<Record<RequeueReason, number>>;
+  recent: RequeueEvent[];
+}
+
+/** One requeue event (model/requeue.ts). */
+export interface RequeueEvent {
+  time: number;
+  reason: RequeueReason;
+  /** The task sent back to the queue; null for `sticky_worker_busy` (the stage waits as a whole). */
+  task: string | null;
+  /** The attempt of `task` that ended; null for `sticky_worker_busy`. */
+  attempt: number | null;
+  /** What happened: `exit 3; retry 1 of 2, after 5s`, `worker w1 drained`, `waiting for worker w1 (where /p/train ran)`. */
+  detail: string | null;
 }
 
 /** GET /v1/task: one task of a job (`iris status JOB/task-N`), with its job's name and state. */

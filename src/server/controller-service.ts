@@ -27,7 +27,7 @@ import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { resultCount, runResults } from './results.js';
-import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, taskInfo, workerInfo } from './views.js';
+import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, requeueSummary, taskInfo, workerInfo } from './views.js';
 import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
@@ -161,7 +161,8 @@ export class ControllerService implements ClusterService {
       ? archivedJobDetail(this.store, selected.record)
       : jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
     const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
-    return { ...detail, results: resultCount(this.store, detail.run, tasks) };
+    const requeues = requeueSummary(this.store, detail.run);
+    return { ...detail, results: resultCount(this.store, detail.run, tasks), ...(requeues ? { requeues } : {}) };
   }
 
   history(query: HistoryQuery): RunInfo[] {

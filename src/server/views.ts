@@ -8,7 +8,9 @@ import { retryBackoffCapMs } from '../cluster/state/transitions.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
-import type { ClusterInfo, JobDetail, JobSummary, TaskInfo, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, JobDetail, JobSummary, RequeueSummary, TaskInfo, WorkerInfo } from '../api/types.js';
+import type { RequeueReason } from '../model/requeue.js';
+import { parseAttemptHistoryName } from '../cluster/state/events.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 
@@ -172,4 +174,22 @@ export function cpuTotals(workers: readonly WorkerInfo[]): ClusterInfo['cpu'] {
     cpu.oversubscribedMillis += w.cpuOversubscribedMillis;
   }
   return cpu;
+}
+
+/** Most requeue events a job's detail lists (the counts cover all of them). */
+export const RECENT_REQUEUES = 20;
+
+/** Run `run`'s requeue events (model/requeue.ts) as JobDetail.requeues; undefined when it had none. */
+export function requeueSummary(store: ClusterStore, run: number): RequeueSummary | undefined {
+  const { counts, recent } = store.archive.requeues(run, RECENT_REQUEUES);
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  if (total === 0) return undefined;
+  return {
+    total,
+    byReason: counts as RequeueSummary['byReason'],
+    recent: recent.map((entry) => {
+      const attempt = parseAttemptHistoryName(entry.name);
+      return { time: entry.time, reason: entry.state as RequeueReason, task: attempt?.task ?? null, attempt: attempt?.attempt ?? null, detail: entry.reason };
+    }),
+  };
 }

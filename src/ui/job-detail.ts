@@ -1,10 +1,11 @@
 /**
  * `iris status JOB`: the job's fields, one row per task with its current attempt, then every
  * attempt (worker, exit code, duration, measured usage `cpu 1.2s · peak 45MiB` (ui/usage.ts),
- * reason; `log cut at 1GiB` when its output passed the log limit), then the children.
+ * reason; `log cut at 1GiB` when its output passed the log limit), the latest requeue events
+ * (why a task went back to the queue, model/requeue.ts), then the stages and the children.
  */
 import { renderStages } from './pipeline.js';
-import type { AttemptInfo, JobDetail, TaskInfo } from '../api/types.js';
+import type { AttemptInfo, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
@@ -59,10 +60,12 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Submitted', `${formatAge(job.submittedAt, now)} ago`],
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
+  if (job.requeues) fields.push(['Requeues', formatRequeueCounts(job.requeues)]);
   if (job.results) fields.push(['Results', `${job.results} (iris results ${job.name}${job.archived ? `@${job.run}` : ''})`]);
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));
+  if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
   if (job.stages) sections.push('', renderStages(job.stages.map((s) => ({ ...s, state: s.state ?? 'GONE' })), (state) => style.state(state)));
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
@@ -73,6 +76,27 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ])));
   }
   return sections.join('\n');
+}
+
+/** `3 (retry 2, sticky_worker_busy 1)`: the run's requeue events by reason, most first. */
+export function formatRequeueCounts(requeues: RequeueSummary): string {
+  const parts = Object.entries(requeues.byReason).sort((a, b) => b[1]! - a[1]! || (a[0] < b[0] ? -1 : 1)).map(([reason, n]) => `${reason} ${n}`);
+  return `${requeues.total} (${parts.join(', ')})`;
+}
+
+function requeuesTitle(requeues: RequeueSummary): string {
+  return requeues.recent.length < requeues.total ? `Requeues (latest ${requeues.recent.length} of ${requeues.total}):` : 'Requeues:';
+}
+
+/** The latest requeue events, oldest first: when, which task and attempt (the job for a sticky wait), why. */
+function renderRequeues(job: string, requeues: RequeueSummary, now: number): string {
+  return renderTable(requeues.recent, [
+    { header: 'WHEN', value: (e) => `${formatAge(e.time, now)} ago` },
+    { header: 'TASK', value: (e) => e.task ?? job },
+    { header: 'ATTEMPT', value: (e) => dash(e.attempt), right: true },
+    { header: 'REASON', value: (e) => e.reason },
+    { header: 'DETAIL', value: (e) => e.detail ?? '' },
+  ]);
 }
 
 /** Every attempt of these tasks, one row each; '' when there is none. */

@@ -42,8 +42,16 @@ describe('failures, retries and timeouts', () => {
       [1, 'FAILED', 1],
       [2, 'SUCCEEDED', 0],
     ]);
+    // Each retry is a requeue event, counted and listed by iris status.
+    expect(job.requeues).toMatchObject({ total: 2, byReason: { retry: 2 } });
+    expect(job.requeues!.recent.map((e) => [e.task, e.attempt, e.detail])).toEqual([
+      ['/retry/task-0', 0, 'exit 1; retry 1 of 2'],
+      ['/retry/task-0', 1, 'exit 1; retry 2 of 2'],
+    ]);
     const status = await c.iris(['status', 'retry']);
     expect(status.stdout).toMatch(/attempt|#/i);
+    expect(status.stdout).toMatch(/Requeues:\s+2 \(retry 2\)\n/);
+    expect(status.stdout).toMatch(/\/retry\/task-0\s+1\s+retry\s+exit 1; retry 2 of 2/);
     const logs = await c.iris(['logs', 'retry']);
     for (const n of [0, 1, 2]) expect(logs.stdout).toMatch(new RegExp(`task-0\\[${n}\\] try ${n}`));
   });
@@ -99,6 +107,10 @@ describe('failures, retries and timeouts', () => {
       expect(task.attempts[1]!.state).toBe('SUCCEEDED');
     }
     expect(new Set(job.taskList.map((t) => t.workerId))).toEqual(new Set(['w0', 'w1']));
+    expect(job.requeues!.recent.map((e) => [e.task, e.reason, e.detail])).toEqual([
+      ['/gangretry/task-1', 'retry', 'exit 1; retry 1 of 1'],
+      ['/gangretry/task-0', 'gang_restart', 'gang member /gangretry/task-1 failed'],
+    ]);
   });
 
   it('--time-limit stops an attempt that runs too long: a failure with reason time-limit', async () => {
@@ -145,6 +157,7 @@ describe('failures, retries and timeouts', () => {
     ]);
     expect(task.failures).toBe(0);
     expect(task.preemptions).toBe(1);
+    expect(job.requeues).toMatchObject({ total: 1, byReason: { preemption: 1 }, recent: [{ task: '/drainme/task-0', attempt: 0, detail: `worker ${first} drained` }] });
     const workers = await c.json<WorkerInfo[]>(['workers']);
     expect(workers.find((w) => w.id === first)!.state).not.toBe(workers.find((w) => w.id === other)!.state);
     // A drained worker takes no new work.

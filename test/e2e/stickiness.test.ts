@@ -83,6 +83,11 @@ stages:
     const done = await c.waitForEnd('/b/eval');
     expect(done.state).toBe('SUCCEEDED');
     expect(await workerOf('/b/eval')).toBe('w1');
+    // The wait is one requeue event, however many passes it lasted.
+    expect(done.requeues).toMatchObject({ total: 1, byReason: { sticky_worker_busy: 1 }, recent: [{ task: null, attempt: null }] });
+    expect(done.requeues!.recent[0]!.detail).toMatch(/^waiting for worker w1 \(where \/b\/train ran\)/);
+    const after = await c.iris(['status', '/b/eval']);
+    expect(after.stdout).toMatch(/Requeues:\s+1 \(sticky_worker_busy 1\)\n/);
   });
 
   it('when that worker is drained eval falls back to the other worker', async () => {

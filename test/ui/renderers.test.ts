@@ -121,6 +121,23 @@ describe('job detail', () => {
     expect(formatUsage({ cpuSeconds: null, peakMemoryBytes: null })).toBe('-');
   });
 
+  it('counts requeue events by reason and lists the latest, with the job for a sticky wait', () => {
+    const requeues = {
+      total: 3,
+      byReason: { retry: 1, sticky_worker_busy: 2 },
+      recent: [
+        { time: NOW - 55_000, reason: 'retry' as const, task: '/train/task-0', attempt: 0, detail: 'exit 3; retry 1 of 1' },
+        { time: NOW - 5_000, reason: 'sticky_worker_busy' as const, task: null, attempt: null, detail: 'waiting for worker w1 (where /p/train ran)' },
+      ],
+    };
+    const text = renderJobDetail({ ...detail, requeues }, NOW);
+    expect(text).toMatch(/Requeues:\s+3 \(sticky_worker_busy 2, retry 1\)\n/);
+    expect(text).toMatch(/Requeues \(latest 2 of 3\):\n\s+WHEN\s+TASK\s+ATTEMPT\s+REASON\s+DETAIL\n/);
+    expect(text).toMatch(/55s ago\s+\/train\/task-0\s+0\s+retry\s+exit 3; retry 1 of 1\n/);
+    expect(text).toMatch(/5s ago\s+\/train\s+-\s+sticky_worker_busy\s+waiting for worker w1 \(where \/p\/train ran\)/);
+    expect(renderJobDetail(detail, NOW)).not.toContain('Requeues');
+  });
+
   it('shows who submitted a job for another user', () => {
     expect(renderJobDetail({ ...detail, user: 'erin', submitter: 'root' }, NOW)).toMatch(/User:\s+erin \(submitted by root for erin\)\n/);
     expect(renderJobDetail(detail, NOW)).not.toContain('submitted by');

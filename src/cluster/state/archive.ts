@@ -55,7 +55,15 @@ const SQL = {
   removeEvents: 'DELETE FROM events WHERE run = ?',
   removeResults: 'DELETE FROM results WHERE run = ?',
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
+  requeueCounts: "SELECT state, COUNT(*) AS count FROM events WHERE run = ? AND kind = 'requeue' GROUP BY state",
+  requeuesRecent: "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'requeue' ORDER BY id DESC LIMIT ?",
 } as const;
+
+/** A run's requeue events (model/requeue.ts): how many of each reason, and the latest, oldest first. */
+export interface RunRequeues {
+  counts: Record<string, number>;
+  recent: HistoryEntry[];
+}
 
 /** The reads of the archive. */
 export interface ArchiveReader {
@@ -66,6 +74,8 @@ export interface ArchiveReader {
   list(filter: RunFilter): ArchivedRun[];
   /** The state-change history of one run (its job, tasks and attempts; live or archived), oldest first. */
   history(run: number): HistoryEntry[];
+  /** The requeue events of one run (live or archived): counts by reason and the latest `limit`. */
+  requeues(run: number, limit: number): RunRequeues;
 }
 
 /** `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk). */
@@ -83,6 +93,7 @@ export function guardedReader(reader: ArchiveReader, unreadable: () => boolean):
     runsOf: (name) => guard(() => reader.runsOf(name), []),
     list: (filter) => guard(() => reader.list(filter), []),
     history: (run) => guard(() => reader.history(run), []),
+    requeues: (run, limit) => guard(() => reader.requeues(run, limit), { counts: {}, recent: [] }),
   };
 }
 
@@ -145,6 +156,13 @@ export class RunArchive implements ArchiveReader {
   history(run: number): HistoryEntry[] {
     const s = this.stmt('history');
     return s.all(run) as unknown as HistoryEntry[];
+  }
+
+  requeues(run: number, limit: number): RunRequeues {
+    const counts: Record<string, number> = {};
+    for (const row of this.stmt('requeueCounts').all(run) as { state: string; count: number }[]) counts[row.state] = row.count;
+    const recent = (this.stmt('requeuesRecent').all(run, limit) as unknown as HistoryEntry[]).reverse();
+    return { counts, recent };
   }
 
   /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */

@@ -36,8 +36,12 @@ export interface StopOrder {
 export interface HistoryEntry {
   id: number;
   time: number;
-  kind: 'job' | 'task' | 'attempt' | 'worker';
-  /** Job name, task id, `task#attempt` for attempts, worker id. */
+  /** `requeue`: a requeue event (model/requeue.ts); its `state` is the RequeueReason. */
+  kind: 'job' | 'task' | 'attempt' | 'worker' | 'requeue';
+  /**
+   * Job name, task id, `task#attempt` for attempts, worker id. A requeue: the attempt that ended
+   * (`task#attempt`), or the job for `sticky_worker_busy`.
+   */
   name: string;
   state: string;
   reason: string | null;
@@ -46,3 +50,10 @@ export interface HistoryEntry {
 }
 
 export const attemptHistoryName = (task: string, attempt: number): string => `${task}#${attempt}`;
+
+/** The task and attempt of an attemptHistoryName(); null for a name without `#` (a job, task or worker). */
+export function parseAttemptHistoryName(name: string): { task: string; attempt: number } | null {
+  const at = name.lastIndexOf('#');
+  if (at < 0) return null;
+  return { task: name.slice(0, at), attempt: Number(name.slice(at + 1)) };
+}

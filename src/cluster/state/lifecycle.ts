@@ -26,11 +26,12 @@ import type { Attempt, Job, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import { isImageReference } from '../../model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
-import type { StopOrder } from './events.js';
+import type { RequeueReason } from '../../model/requeue.js';
+import { attemptHistoryName, type StopOrder } from './events.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
-  retryBackoffMs, taskFailureReason,
+  retryBackoffMs, retryDetail, taskFailureReason,
 } from './transitions.js';
 
 const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED', 'CANCELLED']);
@@ -281,8 +282,12 @@ export class Lifecycle {
     this.removeEndpointsOf(a.task);
   }
 
-  /** Back in the queue for a new attempt; `eligibleAt`: not placed before then (a retry backoff). */
-  private requeue(task: Task, reason: string, stops: StopOrder[], eligibleAt: number | null = null): void {
+  /**
+   * Back in the queue for a new attempt; `eligibleAt`: not placed before then (a retry backoff).
+   * Records the requeue event `event` (model/requeue.ts) under the attempt that ended.
+   */
+  private requeue(task: Task, reason: string, event: { reason: RequeueReason; detail: string }, stops: StopOrder[], eligibleAt: number | null = null): void {
+    this.m.recordRequeue(attemptHistoryName(task.id, task.attempt), event.reason, event.detail, this.m.jobs.get(task.job)?.job.run ?? null);
     this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason, eligibleAt });
     const why = parentRerunReason(task.id, task.attempt);
     for (const child of [...(this.m.children.get(task.job) ?? [])]) {
@@ -299,8 +304,8 @@ export class Lifecycle {
     if (retryAfterFailure(failures, spec.maxRetries)) {
       const backoff = retryBackoffMs(failures, spec.retryBackoffMs, spec.retryBackoffMaxMs);
       const eligibleAt = backoff > 0 ? this.m.now() + backoff : null;
-      this.requeue(task, `retrying after ${reason ?? 'failure'}`, stops, eligibleAt);
-      this.restartGang(entry, task, stops, eligibleAt);
+      this.requeue(task, `retrying after ${reason ?? 'failure'}`, { reason: 'retry', detail: retryDetail(reason, failures, spec.maxRetries, backoff) }, stops, eligibleAt);
+      this.restartGang(entry, task, 'failed', stops, eligibleAt);
       this.settle(entry, null, stops);
       return;
     }
@@ -316,8 +321,8 @@ export class Lifecycle {
     const preemptions = task.preemptions + 1;
     this.m.patchTask(task, { state: 'PREEMPTED', preemptions, reason });
     if (retryAfterPreemption(preemptions, entry.job.spec.maxPreemptions)) {
-      this.requeue(task, `requeued after preemption: ${reason}`, stops);
-      this.restartGang(entry, task, stops);
+      this.requeue(task, `requeued after preemption: ${reason}`, { reason: 'preemption', detail: reason }, stops);
+      this.restartGang(entry, task, 'was preempted', stops);
       this.settle(entry, null, stops);
       return;
     }
@@ -327,7 +332,7 @@ export class Lifecycle {
   }
 
   /** Stop the gang's other live members (not counted) and put them back in the queue, waiting until `eligibleAt` with the trigger. */
-  private restartGang(entry: JobEntry, trigger: Task, stops: StopOrder[], eligibleAt: number | null = null): void {
+  private restartGang(entry: JobEntry, trigger: Task, what: 'failed' | 'was preempted', stops: StopOrder[], eligibleAt: number | null = null): void {
     if (entry.job.spec.coschedule === null) return;
     for (const s of entry.tasks) {
       if (s === trigger || !isActiveTaskState(s.state)) continue;
@@ -335,7 +340,7 @@ export class Lifecycle {
       stops.push({ task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED });
       this.endAttempt(a, 'KILLED', GANG_RESTARTED, null);
       this.m.patchTask(s, { state: 'PREEMPTED', reason: GANG_RESTARTED });
-      this.requeue(s, GANG_RESTARTED, stops, eligibleAt);
+      this.requeue(s, GANG_RESTARTED, { reason: 'gang_restart', detail: `gang member ${trigger.id} ${what}` }, stops, eligibleAt);
     }
   }
 

@@ -15,7 +15,8 @@
  */
 import { isActiveTaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
-import { attemptHistoryName } from './events.js';
+import type { RequeueReason } from '../../model/requeue.js';
+import { attemptHistoryName, type HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey } from './keys.js';
@@ -165,7 +166,7 @@ export class ClusterModel {
     else this.active.delete(task.id);
   }
 
-  private history(kind: 'job' | 'task' | 'attempt' | 'worker', name: string, state: string, reason: string | null, run: number | null): void {
+  private history(kind: HistoryEntry['kind'], name: string, state: string, reason: string | null, run: number | null): void {
     this.journal.history.push({ time: this.now(), kind, name, state, reason, run });
   }
 
@@ -219,6 +220,14 @@ export class ClusterModel {
       });
       for (const e of endpoints) { this.indexEndpoint(e); j.dirtyEndpoints.add(endpointKey(e.task, e.name)); }
     });
+  }
+
+  /**
+   * Record a requeue event (model/requeue.ts) of run `run`: `name` is the attempt that ended
+   * (`task#attempt`), or the job for a sticky wait; `detail` says what happened.
+   */
+  recordRequeue(name: string, reason: RequeueReason, detail: string | null, run: number | null): void {
+    this.history('requeue', name, reason, detail, run);
   }
 
   /** Queue the deletion of a run's archive row and events (retention); a live job's rows are removed with removeJob. */

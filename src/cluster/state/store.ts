@@ -22,6 +22,7 @@ import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
 import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
+import { StickyWaits } from './sticky-waits.js';
 
 export type { ResultRow } from './results.js';
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
@@ -47,6 +48,8 @@ export class ClusterStore extends StoreCore {
   private configured = new Set<string>();
   /** waitingReason(): the last reason a pass gave each job with pending tasks. */
   private readonly waiting = new Map<string, string>();
+  /** The sticky stages waiting for their worker now (their `sticky_worker_busy` requeue events). */
+  private readonly stickyWaits = new StickyWaits(this.model);
 
   private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
     super(db, now, path, reserve);
@@ -347,7 +350,6 @@ export class ClusterStore extends StoreCore {
     return this.transaction(() => this.life.markUnschedulable(job, reason));
   }
 
-  /** Set the scheduler's "why still pending" text of PENDING jobs (memory only; events only on change). */
   /**
    * The last pass's reason for a job's pending tasks (PENDING or partly running), or null. Held in
    * memory only: every pass gives it again. A PENDING job also keeps it as its `reason`.
@@ -356,6 +358,10 @@ export class ClusterStore extends StoreCore {
     return this.waiting.get(job) ?? null;
   }
 
+  /**
+   * Set the scheduler's "why still pending" text of PENDING jobs (memory only; events only on
+   * change), and record the `sticky_worker_busy` requeue events of waits that start (sticky-waits.ts).
+   */
   setPendingReasons(reasons: Map<string, string>): void {
     for (const [name, reason] of reasons) this.waiting.set(name, reason);
     for (const name of this.waiting.keys()) {
@@ -367,6 +373,7 @@ export class ClusterStore extends StoreCore {
         const job = this.model.jobs.get(name)?.job;
         if (job && job.state === 'PENDING' && job.reason !== reason) this.model.patchJob(job, { reason }, false);
       }
+      this.stickyWaits.observe(reasons);
     });
   }
 

@@ -12,6 +12,7 @@
  *   when every task was cancelled. Preemptions count only against maxPreemptions
  *   and never as failures.
  */
+import { formatDuration } from '../../model/duration.js';
 import { IrisError } from '../../model/errors.js';
 import {
   TASK_STATES, canTransitionJob, canTransitionTask, isFinalJobState,
@@ -128,6 +129,15 @@ export function retryBackoffMs(failures: number, baseMs: number | null | undefin
 /** The longest retry wait of a job with backoff `baseMs`: `maxMs` when given, else RETRY_BACKOFF_CAP_FACTOR * base. */
 export function retryBackoffCapMs(baseMs: number, maxMs?: number | null): number {
   return maxMs ?? baseMs * RETRY_BACKOFF_CAP_FACTOR;
+}
+
+/**
+ * What a `retry` requeue event says: `exit 3; retry 1 of 2, after 5s`. `failures` counts
+ * the one that caused the retry; `backoffMs` 0: retried at once.
+ */
+export function retryDetail(attemptReason: string | null, failures: number, maxRetries: number, backoffMs: number): string {
+  const after = backoffMs > 0 ? `, after ${formatDuration(backoffMs)}` : '';
+  return `${attemptReason ?? 'failed'}; retry ${failures} of ${maxRetries}${after}`;
 }
 
 /** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */

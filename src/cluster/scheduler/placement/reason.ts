@@ -9,6 +9,7 @@
  */
 import { formatConstraint } from '../../../model/constraints.js';
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
+import { STICKY_WORKER_BUSY } from '../../../model/requeue.js';
 import { deviceNoun, devicesNeeded } from './fit.js';
 import type { FilterName, FilterReason, SchedulerJob, WorkerView } from '../types.js';
 
@@ -161,7 +162,7 @@ export function summarize(
 
 /** The reason of a sticky stage whose parent's worker has no room now (docs/pipelines.md, "Stickiness"). */
 export function stickyText(job: SchedulerJob): string {
-  return `sticky_worker_busy: waiting for worker ${job.sticky!.workerId} (where ${job.sticky!.parent} ran)`;
+  return `${STICKY_WORKER_BUSY}: waiting for worker ${job.sticky!.workerId} (where ${job.sticky!.parent} ran)`;
 }
 
 /** A gang needs `count` workers in one group of its coschedule attribute; the largest (free) group has fewer. */
