@@ -126,6 +126,7 @@ describe('persistence', () => {
       ['task', '/h/task-0', 'RUNNING', null],
       ['attempt', '/h/task-0#0', 'FAILED', 'exit 3'],
       ['task', '/h/task-0', 'FAILED', 'exit 3'],
+      ['requeue', '/h/task-0#0', 'retry', 'exit 3; retry 1 of 1'],
       ['task', '/h/task-0', 'PENDING', 'retrying after exit 3'],
       ['job', '/h', 'PENDING', null],
     ]);
