@@ -1,12 +1,11 @@
 /**
  * The shape of a pipeline request (POST /v1/pipelines, docs/pipelines.md): a name and its stages,
- * each a submit request (submit-request.ts: same fields, same meanings) without `name` and
- * `after`, plus `needs`, `category` and `uses`. Only the shape: the stage graph rules live in
+ * each a submit request (submit-request.ts: same fields, same meanings, `category` and `uses`
+ * included) without `name` and `after`, plus `needs`. Only the shape: the stage graph rules live in
  * src/model/pipeline.ts, the values' meanings in admission. `iris submit -f` checks a file
  * against the same schema, so a file and a body are refused with the same words.
  */
 import { z } from 'zod';
-import { STAGE_CATEGORIES } from '../model/pipeline.js';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
 import { expecting, text } from './request-schema.js';
 import { SubmitRequestSchema } from './submit-request.js';
@@ -14,8 +13,6 @@ import { SubmitRequestSchema } from './submit-request.js';
 /** What a stage adds to a submit request. */
 export const STAGE_FIELDS = {
   needs: z.array(text(), { error: expecting('an array of stage names') }).nullish().describe('Stages of this pipeline this one runs after (each must succeed): the dependency `after: /<pipeline>/<stage>:ok`.'),
-  category: z.enum(STAGE_CATEGORIES, { error: expecting(`one of ${STAGE_CATEGORIES.join(', ')}`) }).nullish().describe('What the stage does: `training`, `inference` or `other` (stored).'),
-  uses: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Models or data sets the stage loads (stored).'),
 };
 
 export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: true }).extend(STAGE_FIELDS);

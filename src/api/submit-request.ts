@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
+import { JOB_CATEGORIES } from '../model/workload.js';
 import { expecting, integer, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
@@ -42,6 +43,8 @@ export const SubmitRequestSchema = z.strictObject(
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
     userInContainer: text().nullish().describe('User the job\'s containers run as: `UID[:GID]` or `NAME[:GROUP]` of the image; default: the cluster\'s `container-user` (65534:65534, nobody). Ignored for process tasks.'),
     after: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Jobs this one runs after: `JOB` or `JOB:ok` (it succeeded), `JOB:any` (it ended), `JOB:failed` (it ended without success). Until then the job is PENDING, `waiting for /prep (RUNNING)`, and in no queue; a dependency that can no longer be met fails it (`dependency /prep failed`), and its own dependents after it. A task caller\'s relative name is a child of its job. An unknown job is refused with `not_found`, the job itself or a cycle with `invalid_argument`, a dependency that has already failed with `conflict`.'),
+    category: z.enum(JOB_CATEGORIES, { error: expecting(`one of ${JOB_CATEGORIES.join(', ')}`) }).nullish().describe('What the job does, for placement: `training`, `inference` or `other` (the default).'),
+    uses: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Models or data sets the tasks load (`llama-3-8b`), at most 32, no spaces: placement prefers workers that recently ran a task using them.'),
     network: text().nullish().describe('Network of the job\'s containers: `bridge` or `host`; default: the cluster\'s `network`, else `bridge` (TPU jobs: `host`). Ignored for process tasks.'),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },

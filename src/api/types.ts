@@ -6,6 +6,7 @@
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
+import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
 import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
 
@@ -152,6 +153,10 @@ export interface JobDetail extends JobSummary, JobRules {
   children: JobSummary[];
   /** The stage of a pipeline this job is (docs/pipelines.md); absent: none. */
   stage?: StageInfo;
+  /** What the job does, for placement (`--category`); absent: not given (`other`). */
+  category?: JobCategory;
+  /** Models or data sets its tasks load (`--uses`); absent: none. */
+  uses?: string[];
   /** A pipeline's root: its stages in submit order, each with its job's state and reason (null when its job is gone). */
   stages?: Array<{ stage: string; job: string; needs: string[]; state: JobState | null; reason: string | null }>;
   /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */

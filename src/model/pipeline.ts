@@ -14,8 +14,6 @@
  */
 import { invalid } from './errors.js';
 
-export const STAGE_CATEGORIES = ['training', 'inference', 'other'] as const;
-export type StageCategory = (typeof STAGE_CATEGORIES)[number];
 
 /** What a job stores about the stage it is (JobSpec.stage). */
 export interface StageInfo {
@@ -23,9 +21,6 @@ export interface StageInfo {
   name: string;
   /** Stages it runs after, by stage name. */
   needs: string[];
-  category?: StageCategory;
-  /** Models or data sets it loads (kept for placement; not interpreted yet). */
-  uses?: string[];
   /** The stage whose worker it sticks to (model/stickiness.ts), set at submit; absent: none. */
   stickTo?: string;
 }

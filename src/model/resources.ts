@@ -8,7 +8,8 @@ import { describeValue, invalid } from './errors.js';
 export type DeviceType = 'cpu' | 'gpu' | 'tpu';
 
 export type DeviceRequest =
-  | { type: 'gpu'; variant: string | null; count: number }
+  /** `memoryBytes`: the least memory each GPU must have (`--gpu-memory`); absent or null: any. */
+  | { type: 'gpu'; variant: string | null; count: number; memoryBytes?: number | null }
   | { type: 'tpu'; variant: string; chips: number };
 
 export interface ResourceSpec {
@@ -22,6 +23,8 @@ export interface WorkerDevice {
   type: DeviceType;
   variant: string | null;
   count: number;
+  /** Memory of each device (GPUs: config `gpu.memory`, or probed); absent or null: unknown. */
+  memoryBytes?: number | null;
 }
 
 export const DEFAULT_RESOURCES: ResourceSpec = { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null };

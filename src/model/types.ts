@@ -6,6 +6,7 @@ import type { Constraint } from './constraints.js';
 import type { ResourceSpec, WorkerDevice } from './resources.js';
 import type { StageInfo } from './pipeline.js';
 import type { AttemptState, JobState, TaskState } from './states.js';
+import type { JobCategory } from './workload.js';
 
 export interface JobSpec {
   /** Canonical job name (`/train/eval`). */
@@ -54,6 +55,10 @@ export interface JobSpec {
   after?: JobDependency[];
   /** The stage this job is of a pipeline (`iris submit -f`, src/model/pipeline.ts); absent: not a stage. */
   stage?: StageInfo;
+  /** What the job does, for placement (model/workload.ts); absent: `other`. */
+  category?: JobCategory;
+  /** Models or data sets its tasks load (`--uses`), for context reuse in placement; absent or empty: none. */
+  uses?: string[];
   /** The job is the root of a pipeline of these stages (in submit order, with their needs); absent: not a pipeline. */
   pipeline?: { stages: Array<{ name: string; needs: string[] }> };
 }
@@ -164,6 +169,8 @@ export interface WorkerSpec {
   hostname?: string;
   /** Containers on this worker may run privileged (config opt-in, off by default). */
   privileged?: boolean;
+  /** What an hour of this worker costs (config `cost-per-hour`, any unit); absent: 1. */
+  costPerHour?: number;
 }
 
 export interface Worker extends WorkerSpec {

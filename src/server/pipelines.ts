@@ -20,7 +20,7 @@ export function pipelineResponse(specs: readonly JobSpec[], runs: ReadonlyMap<st
       cpuMillis: spec.resources.cpuMillis,
       memoryBytes: spec.resources.memoryBytes,
       device: spec.resources.device ? describeDevice(spec.resources.device) : null,
-      category: spec.stage?.category ?? null,
+      category: spec.category ?? null,
       run: runs?.get(spec.name) ?? null,
     })),
   };

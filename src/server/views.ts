@@ -100,6 +100,8 @@ function runDetail(
     ...(spec.after?.length ? { after: spec.after } : {}),
     ...(data.job.cause ? { cause: data.job.cause } : {}),
     ...(spec.stage ? { stage: spec.stage } : {}),
+    ...(spec.category ? { category: spec.category } : {}),
+    ...(spec.uses?.length ? { uses: spec.uses } : {}),
     ...(spec.pipeline ? { stages: stageViews(data.job.name, spec.pipeline.stages, children) } : {}),
     taskList,
     children,

@@ -45,10 +45,8 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
     ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
   );
-  if (job.stage) {
-    const extra = [job.stage.category, job.stage.uses?.length ? `uses ${job.stage.uses.join(', ')}` : null].filter(Boolean).join('; ');
-    fields.push(['Stage', `${job.stage.name} of pipeline ${job.parent}${extra ? ` (${extra})` : ''}`]);
-  }
+  if (job.stage) fields.push(['Stage', `${job.stage.name} of pipeline ${job.parent}`]);
+  if (job.category || job.uses?.length) fields.push(['Workload', [job.category, job.uses?.length ? `uses ${job.uses.join(', ')}` : null].filter(Boolean).join('; ')]);
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
   fields.push(

@@ -76,6 +76,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   const ownEnv = values.env(request.env);
   const constraints = values.constraints(request.constraints);
   const coschedule = values.coschedule(request.coschedule);
+  const category = values.category(request.category);
+  const uses = values.uses(request.uses);
   const timeLimitMs = values.timeLimit(request);
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
   const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
@@ -120,6 +122,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     ...(containerUser === null ? {} : { containerUser }),
     ...(network === null ? {} : { network }),
     ...(after.length === 0 ? {} : { after }),
+    ...(category === null ? {} : { category }),
+    ...(uses.length === 0 ? {} : { uses }),
   };
   return { spec, generated };
 }

@@ -18,7 +18,7 @@
  *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
  */
 import { IrisError } from '../../model/errors.js';
-import { checkStageGraph, stageOrder, type StageCategory } from '../../model/pipeline.js';
+import { checkStageGraph, stageOrder } from '../../model/pipeline.js';
 import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
 import { stickyParent } from '../../model/stickiness.js';
 import type { TaskCaller } from '../../model/caller.js';
@@ -28,8 +28,6 @@ import { admit } from './index.js';
 
 export interface StageAdmissionRequest extends Omit<AdmissionRequest, 'name' | 'after'> {
   needs?: string[] | null;
-  category?: StageCategory | null;
-  uses?: string[] | null;
 }
 
 export interface PipelineAdmissionRequest {
@@ -68,7 +66,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
   };
   const specs: JobSpec[] = [rootSpec];
   for (const stage of order) {
-    const { needs, category, uses, ...fields } = request.stages[stage]!;
+    const { needs, ...fields } = request.stages[stage]!;
     checkStageRefs(stage, fields, needs ?? []);
     // An image with references is checked with each reference standing in as `ref`; the image
     // it resolves to is checked again when the stage becomes ready (lifecycle.ts).
@@ -80,7 +78,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
     const withStage: JobSpec = {
       ...spec,
       ...(template === null ? {} : { image: template }),
-      stage: { name: stage, needs: [...(needs ?? [])], ...(category ? { category } : {}), ...(uses && uses.length > 0 ? { uses: [...uses] } : {}), ...(stickTo ? { stickTo } : {}) },
+      stage: { name: stage, needs: [...(needs ?? [])], ...(stickTo ? { stickTo } : {}) },
     };
     added.set(withStage.name, withStage);
     specs.push(withStage);

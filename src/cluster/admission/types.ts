@@ -35,6 +35,10 @@ export interface AdmissionRequest {
   network?: string | null;
   /** `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` (./dependencies.ts). */
   after?: string[] | null;
+  /** `training`, `inference` or `other` (model/workload.ts). */
+  category?: string | null;
+  /** Models or data sets the tasks load (model/workload.ts). */
+  uses?: string[] | null;
 }
 
 /** What a job gets for each field its request leaves out (the resolved cluster settings). */

@@ -7,6 +7,7 @@ import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
 import { parseDuration } from '../../model/duration.js';
+import { parseCategory, parseUses, type JobCategory } from '../../model/workload.js';
 import { checkContainerNetwork, checkContainerUser, checkImageReference, type ContainerNetwork } from '../../model/image.js';
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -58,6 +59,14 @@ export function env(value: Record<string, string> | null | undefined): Record<st
 export function constraints(value: string[] | null | undefined): Constraint[] {
   if (!given(value)) return [];
   return value.map((item, i) => withField(`constraints[${i}]`, 'constraint', () => parseConstraint(item)));
+}
+
+export function category(value: string | null | undefined): JobCategory | null {
+  return given(value) ? withField('category', 'category', () => parseCategory(value)) : null;
+}
+
+export function uses(value: string[] | null | undefined): string[] {
+  return given(value) ? withField('uses', 'uses', () => parseUses(value)) : [];
 }
 
 export function coschedule(value: string | null | undefined): string | null {

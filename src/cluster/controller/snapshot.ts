@@ -114,6 +114,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
       devices,
     },
     schedulable: worker.state === 'READY',
+    costPerHour: worker.costPerHour ?? 1,
   };
 }
 

@@ -18,5 +18,7 @@ export function schedulerJob(job: Pick<Job, 'name' | 'depth' | 'rootSubmittedAt'
     coschedule: job.spec.coschedule,
     replicas: job.spec.replicas,
     timeLimitMs: job.spec.timeoutMs,
+    ...(job.spec.category ? { category: job.spec.category } : {}),
+    ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
   };
 }

@@ -5,6 +5,7 @@
 import type { Constraint } from '../../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
 import type { Quota } from '../../model/types.js';
+import type { JobCategory } from '../../model/workload.js';
 
 export interface SchedulerJob {
   name: string;
@@ -24,6 +25,10 @@ export interface SchedulerJob {
    * when stickiness is off, the parent's worker is gone or draining, or the job is a gang).
    */
   sticky?: { readonly workerId: string; readonly parent: string } | null;
+  /** What the job does (model/workload.ts), for placement scores; absent: `other`. */
+  category?: JobCategory;
+  /** Models or data sets its tasks load, for context reuse; absent: none. */
+  uses?: readonly string[];
 }
 
 export interface SchedulerTask {
@@ -49,6 +54,8 @@ export interface WorkerView {
   free: FreeCapacity;
   /** False while draining/drained: never receives placements. */
   schedulable: boolean;
+  /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */
+  costPerHour?: number;
 }
 
 export interface UserUsage {

@@ -29,7 +29,7 @@ describe('pipeline admission', () => {
     expect(specs[1]!.after).toBeUndefined();
     expect(specs[2]).toMatchObject({
       after: [{ job: '/demo/train', condition: 'ok' }], image: 'registry.local/${stages.train.result.tag}',
-      command: ['echo', '${stages.train.result.ckpt}'], stage: { name: 'eval', needs: ['train'], category: 'inference', uses: ['ckpt'] },
+      command: ['echo', '${stages.train.result.ckpt}'], stage: { name: 'eval', needs: ['train'] }, category: 'inference', uses: ['ckpt'],
     });
   });
 

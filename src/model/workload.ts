@@ -1,0 +1,39 @@
+/**
+ * What a job says about its work, for placement (docs/configuration.md, "Placement"): its
+ * category (`--category`, a pipeline stage's `category`) and the models or data sets it loads
+ * (`--uses`, a stage's `uses`). Both are stored on the JobSpec, the one home of them; a job that
+ * names no category is `other`.
+ */
+import { invalid } from './errors.js';
+
+export const JOB_CATEGORIES = ['training', 'inference', 'other'] as const;
+export type JobCategory = (typeof JOB_CATEGORIES)[number];
+export const DEFAULT_CATEGORY: JobCategory = 'other';
+
+/** Most `uses` keys one job may name, and the longest key. */
+export const MAX_USES = 32;
+export const MAX_USE_KEY_LENGTH = 200;
+
+/** The category of a job spec (absent: `other`). */
+export const jobCategory = (spec: { category?: JobCategory | null }): JobCategory => spec.category ?? DEFAULT_CATEGORY;
+
+/** `training`, `inference` or `other`; invalid_argument naming the choices otherwise. */
+export function parseCategory(input: string): JobCategory {
+  const value = input.trim();
+  if ((JOB_CATEGORIES as readonly string[]).includes(value)) return value as JobCategory;
+  throw invalid(`invalid category "${input}": expected one of ${JOB_CATEGORIES.join(', ')}`);
+}
+
+/** The keys a job uses, deduplicated in order; each non-empty, without spaces, at most MAX_USE_KEY_LENGTH characters. */
+export function parseUses(keys: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of keys) {
+    const key = raw.trim();
+    if (key === '' || /\s/.test(key) || key.length > MAX_USE_KEY_LENGTH) {
+      throw invalid(`invalid uses key "${raw}": expected a model or data set name without spaces, at most ${MAX_USE_KEY_LENGTH} characters`, 'for example --uses llama-3-8b');
+    }
+    if (!out.includes(key)) out.push(key);
+  }
+  if (out.length > MAX_USES) throw invalid(`too many uses keys (${out.length}): at most ${MAX_USES}`);
+  return out;
+}
