@@ -148,6 +148,24 @@ export interface Attempt {
   cpuSeconds: number | null;
   /** Measured peak memory of the attempt (its cgroup, process tree or container), in bytes; null when unknown. */
   peakMemoryBytes: number | null;
+  /** How placement chose its worker (adaptive placement); absent or null: not scored. */
+  placement?: PlacementDecision | null;
+}
+
+/** What adaptive placement decided for one attempt (docs/configuration.md, "Placement"). */
+export interface PlacementDecision {
+  /** Placement mode and selection that decided (`adaptive`, `first-fit`). */
+  mode: string;
+  /** Feasible workers the task could go to. */
+  pool: number;
+  /** The λ of the job's category. */
+  lambda: number;
+  /** The chosen worker's score. */
+  score: number;
+  /** The best other worker and its score; null when the pool had one worker. */
+  runnerUp: { workerId: string; score: number } | null;
+  /** The chosen worker held a fresh cache hint for every key the task uses (false when it uses none). */
+  reuseHit: boolean;
 }
 
 export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';

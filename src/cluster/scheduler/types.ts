@@ -4,7 +4,7 @@
  */
 import type { Constraint } from '../../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
-import type { Quota } from '../../model/types.js';
+import type { PlacementDecision, Quota } from '../../model/types.js';
 import type { JobCategory } from '../../model/workload.js';
 
 export interface SchedulerJob {
@@ -56,6 +56,18 @@ export interface WorkerView {
   schedulable: boolean;
   /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */
   costPerHour?: number;
+  /** When this worker last received a placement (snapshot clock); absent or null: never. Adaptive ties go to the longest idle. */
+  lastDispatchAt?: number | null;
+}
+
+/**
+ * A context-reuse hint (issue 15 §2): worker holds model or data set `key` (a task that `uses` it
+ * ran there) until `expiresAt` (snapshot clock); `loading`: a task using it runs there now.
+ */
+export interface CacheHint {
+  key: string;
+  expiresAt: number;
+  loading: boolean;
 }
 
 export interface UserUsage {
@@ -79,6 +91,8 @@ export interface RunningAllocation {
 
 export interface Snapshot {
   now: number;
+  /** Worker id -> key -> its context-reuse hint; absent: no hints (no reuse preference). */
+  cacheHints?: ReadonlyMap<string, ReadonlyMap<string, CacheHint>>;
   jobs: ReadonlyMap<string, SchedulerJob>;
   /** Tasks in PENDING state, in any order; the scheduler orders them. */
   pending: readonly SchedulerTask[];
@@ -103,6 +117,8 @@ export interface Placement {
   job: string;
   workerId: string;
   deviceIndices: number[];
+  /** Why this worker (adaptive placement); absent where placement did not score (first-fit, gangs). */
+  decision?: PlacementDecision;
 }
 
 export interface Plan {

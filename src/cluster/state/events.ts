@@ -9,6 +9,7 @@
  * endpoint as it was and `removed: true`.
  */
 import type { IrisError } from '../../model/errors.js';
+import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 
 export type StoreEvent =
@@ -18,11 +19,18 @@ export type StoreEvent =
   | { type: 'worker'; worker: Worker }
   | { type: 'endpoint'; endpoint: Endpoint; removed: boolean };
 
+/** A requeue event (model/requeue.ts) as the store announces it: `job` is the job of the task or the sticky stage. */
+export interface RequeueNotice {
+  reason: RequeueReason;
+  job: string;
+}
+
 /**
  * `storage`: the store could not write its changes (the error, `insufficient_storage`), or could
- * again (null). Emitted on each transition only.
+ * again (null). Emitted on each transition only. `requeue`: one per requeue event, after the
+ * change events of its transaction (metrics count them).
  */
-export type StoreEventMap = { change: [StoreEvent]; storage: [IrisError | null] };
+export type StoreEventMap = { change: [StoreEvent]; storage: [IrisError | null]; requeue: [RequeueNotice] };
 
 /** An attempt the controller must stop in the runtime; the store already recorded its end. */
 export interface StopOrder {

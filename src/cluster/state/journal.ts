@@ -14,11 +14,11 @@
  */
 import type { Endpoint } from '../../model/types.js';
 import type { ArchivedRun } from './archive.js';
-import type { HistoryEntry } from './events.js';
+import type { HistoryEntry, RequeueNotice } from './events.js';
 
 export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;
 
-export interface Mark { undo: number; history: number; events: number; archived: number; pruned: number }
+export interface Mark { undo: number; history: number; events: number; archived: number; pruned: number; requeues: number }
 
 export class Journal {
   depth = 0;
@@ -42,10 +42,12 @@ export class Journal {
   /** Run ids whose archive row and events are deleted (retention), in order. */
   pruned: number[] = [];
   events: EventKey[] = [];
+  /** Requeue events of this transaction (model/requeue.ts), emitted after COMMIT like the change events. */
+  requeues: RequeueNotice[] = [];
   private readonly eventSet = new Set<EventKey>();
 
   mark(): Mark {
-    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length, pruned: this.pruned.length };
+    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length, pruned: this.pruned.length, requeues: this.requeues.length };
   }
 
   /** Undo memory changes made since `mark` (newest first) and forget their history/events. */
@@ -55,6 +57,7 @@ export class Journal {
     this.history.length = mark.history;
     this.archived.length = mark.archived;
     this.pruned.length = mark.pruned;
+    this.requeues.length = mark.requeues;
     for (let i = mark.events; i < this.events.length; i++) this.eventSet.delete(this.events[i]!);
     this.events.length = mark.events;
   }
@@ -79,6 +82,7 @@ export class Journal {
     this.undo = [];
     this.removedEndpoints.clear();
     this.events = [];
+    this.requeues = [];
     this.eventSet.clear();
   }
 
@@ -92,6 +96,7 @@ export class Journal {
     this.archived = [];
     this.pruned = [];
     this.events = [];
+    this.requeues = [];
     this.eventSet.clear();
   }
 }

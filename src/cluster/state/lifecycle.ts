@@ -287,7 +287,7 @@ export class Lifecycle {
    * Records the requeue event `event` (model/requeue.ts) under the attempt that ended.
    */
   private requeue(task: Task, reason: string, event: { reason: RequeueReason; detail: string }, stops: StopOrder[], eligibleAt: number | null = null): void {
-    this.m.recordRequeue(attemptHistoryName(task.id, task.attempt), event.reason, event.detail, this.m.jobs.get(task.job)?.job.run ?? null);
+    this.m.recordRequeue(attemptHistoryName(task.id, task.attempt), task.job, event.reason, event.detail, this.m.jobs.get(task.job)?.job.run ?? null);
     this.m.patchTask(task, { state: 'PENDING', attempt: task.attempt + 1, workerId: null, startedAt: null, reason, eligibleAt });
     const why = parentRerunReason(task.id, task.attempt);
     for (const child of [...(this.m.children.get(task.job) ?? [])]) {

@@ -223,11 +223,12 @@ export class ClusterModel {
   }
 
   /**
-   * Record a requeue event (model/requeue.ts) of run `run`: `name` is the attempt that ended
-   * (`task#attempt`), or the job for a sticky wait; `detail` says what happened.
+   * Record a requeue event (model/requeue.ts) of job `job`'s run `run`: `name` is the attempt that
+   * ended (`task#attempt`), or the job for a sticky wait; `detail` says what happened.
    */
-  recordRequeue(name: string, reason: RequeueReason, detail: string | null, run: number | null): void {
+  recordRequeue(name: string, job: string, reason: RequeueReason, detail: string | null, run: number | null): void {
     this.history('requeue', name, reason, detail, run);
+    this.journal.requeues.push({ reason, job });
   }
 
   /** Queue the deletion of a run's archive row and events (retention); a live job's rows are removed with removeJob. */

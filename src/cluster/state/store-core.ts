@@ -22,7 +22,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import type { Endpoint, Job } from '../../model/types.js';
-import type { StoreEventMap } from './events.js';
+import type { RequeueNotice, StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
 import { changeEvent } from './change-event.js';
 import { Lifecycle } from './lifecycle.js';
@@ -195,8 +195,9 @@ export abstract class StoreCore {
     }
     const keys = j.events;
     const removed = new Map(j.removedEndpoints);
+    const requeues = j.requeues;
     j.reset();
-    this.emit(keys, removed);
+    this.emit(keys, removed, requeues);
   }
 
   /** Emit this transaction's events, keeping its rows for a later write. */
@@ -204,17 +205,25 @@ export abstract class StoreCore {
     const j = this.journal;
     const keys = j.events;
     const removed = new Map(j.removedEndpoints);
+    const requeues = j.requeues;
     j.keepWrites();
-    this.emit(keys, removed);
+    this.emit(keys, removed, requeues);
   }
 
-  private emit(keys: EventKey[], removed: Map<string, Endpoint>): void {
+  private emit(keys: EventKey[], removed: Map<string, Endpoint>, requeues: readonly RequeueNotice[]): void {
     let failure: unknown = null;
     for (const key of keys) {
       const event = changeEvent(this.model, key, removed);
       if (!event) continue;
       try {
         this.events.emit('change', event);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    for (const notice of requeues) {
+      try {
+        this.events.emit('requeue', notice);
       } catch (error) {
         failure ??= error;
       }

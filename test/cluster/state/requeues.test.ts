@@ -75,3 +75,26 @@ describe('requeue events', () => {
     expect(lines).toEqual(['/many/task-0#2 retry: exit 3; retry 3 of 5', '/many/task-0#3 retry: exit 4; retry 4 of 5']);
   });
 });
+
+describe('requeue notices', () => {
+  it('the store announces each requeue after its transaction commits, and none of a rolled-back one', () => {
+    const { store } = memStore();
+    const notices: string[] = [];
+    store.events.on('requeue', (n) => notices.push(`${n.reason} ${n.job}`));
+    store.submit(spec('/r', { maxRetries: 3 }));
+    start(store, '/r/task-0');
+    store.transaction(() => {
+      store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
+      expect(notices).toEqual([]);
+    });
+    expect(notices).toEqual(['retry /r']);
+    start(store, '/r/task-0');
+    expect(() => store.transaction(() => {
+      store.finishAttempt('/r/task-0', 1, { kind: 'exited', exitCode: 1 });
+      throw new Error('abort');
+    })).toThrow('abort');
+    expect(notices).toEqual(['retry /r']);
+    store.setPendingReasons(new Map([['/r', STICKY]]));
+    expect(notices).toEqual(['retry /r', 'sticky_worker_busy /r']);
+  });
+});
