@@ -14,7 +14,8 @@ async function trainedOnW2(): Promise<Harness> {
   h = harness([workerSpec('w1', { attributes: { host: 'a' } }), workerSpec('w2', { attributes: { host: 'b' } })]);
   const { store, runtime, controller, until } = h;
   store.submit(spec('/p', { command: ['sh', '-c', 'sleep 1000'], resources: { cpuMillis: 100, memoryBytes: 1 << 20, device: null } }));
-  store.submit(spec('/p/train', { stage: { name: 'train', needs: [] }, constraints: [parseConstraint('host=b')] }));
+  // It runs until the test ends it (a bare `true` could end before the test sees it RUNNING).
+  store.submit(spec('/p/train', { command: ['sh', '-c', 'sleep 1000'], stage: { name: 'train', needs: [] }, constraints: [parseConstraint('host=b')] }));
   controller.start();
   await until(() => store.task('/p/train/task-0')?.state === 'RUNNING');
   runtime.exit('/p/train/task-0', 0);
