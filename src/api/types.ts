@@ -239,6 +239,8 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
+  /** What an hour of this worker costs (config `cost-per-hour`, any unit; default 1). GPU memory per device is `device.memoryBytes` (absent: unknown). */
+  costPerHour: number;
 }
 
 export interface ClusterInfo {
