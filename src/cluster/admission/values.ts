@@ -37,7 +37,7 @@ export const memoryBytes = (value: number | string | null | undefined, fallback:
 export function device(gpu: string | null | undefined, tpu: string | null | undefined, gpuMemory?: number | string | null): DeviceRequest | null {
   if (given(gpu) && given(tpu)) throw invalid('gpu and tpu cannot be requested together: a task uses one kind of device');
   if (given(gpuMemory) && !given(gpu)) {
-    throw invalid(`gpuMemory: ${describeValue(gpuMemory)} without a gpu request`, 'ask for GPUs too, e.g. --gpu 1 --gpu-memory 40GiB');
+    throw invalid(`gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`, 'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
   }
   if (given(gpu)) {
     const request = withField('gpu', 'gpu', () => parseGpu(gpu));
