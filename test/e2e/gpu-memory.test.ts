@@ -34,7 +34,7 @@ describe('gpu memory and cost per hour', () => {
     const job = JSON.parse(r.stdout) as JobDetail;
     expect(job.state).toBe('SUCCEEDED');
     expect(job.taskList[0]!.workerId).toBe('gpu-big');
-    expect(job).toMatchObject({ category: 'training', uses: ['llama-3-8b'], resources: { device: 'gpu anyx1 (40GiB each)' } });
+    expect(job).toMatchObject({ category: 'training', uses: ['llama-3-8b'], resources: { device: 'gpu anyx1 (40GiB each)', gpuMemoryBytes: 40 * GiB } });
     const status = await c.iris(['status', '/ft']);
     expect(status.stdout).toMatch(/Resources: +cpu 1 memory 256MiB device gpu anyx1 \(40GiB each\)/);
   });
