@@ -26,6 +26,7 @@ export const SubmitRequestSchema = z.strictObject(
     cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 and at most 1000000 (`0.5`, `"2"`); default 1.'),
     memory: quantity('a size such as "4GiB" or a number of bytes').nullish().describe('Memory per task: bytes or a size (`512M`, `4GiB`; K/M/G are powers of 1024); default 256MiB.'),
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
+    gpuMemory: quantity('a size such as "40GiB" or a number of bytes').nullish().describe('The least memory each GPU must have (`40GiB`, `80G`; K/M/G are powers of 1024); only with `gpu`. Workers whose GPU memory is smaller or unknown are not used; none: any GPU.'),
     tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
     env: z.record(z.string(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
     constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),

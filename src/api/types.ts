@@ -148,7 +148,8 @@ export interface JobDetail extends JobSummary, JobRules {
   retryBackoffMs?: number | null;
   /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */
   retryBackoffMaxMs?: number | null;
-  resources: { cpu: number; memoryBytes: number; device: string };
+  /** `device` in words (`gpu H100x2 (40GiB each)`); `gpuMemoryBytes`: the `--gpu-memory` asked for each GPU, absent when none. */
+  resources: { cpu: number; memoryBytes: number; device: string; gpuMemoryBytes?: number };
   taskList: TaskInfo[];
   children: JobSummary[];
   /** The stage of a pipeline this job is (docs/pipelines.md); absent: none. */
@@ -239,6 +240,8 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
+  /** What an hour of this worker costs (config `cost-per-hour`, any unit; default 1). GPU memory per device is `device.memoryBytes` (absent: unknown). */
+  costPerHour: number;
 }
 
 export interface ClusterInfo {

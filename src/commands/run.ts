@@ -31,6 +31,7 @@ export default class Run extends BaseCommand {
     '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
     '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',
+    '<%= config.bin %> run --gpu 1 --gpu-memory 40GiB --category inference --uses llama-3-8b -- python serve.py',
     '<%= config.bin %> run -f pipeline.yaml',
   ];
 

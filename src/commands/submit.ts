@@ -16,6 +16,7 @@ export default class Submit extends BaseCommand {
     '<%= config.bin %> submit -- python train.py',
     '<%= config.bin %> submit --name train --replicas 4 --cpu 2 --memory 4GiB -- python train.py --lr 3e-4',
     '<%= config.bin %> submit -n train/eval --gpu H100x8 -e WANDB_MODE=offline -- ./eval.sh',
+    '<%= config.bin %> submit --gpu H100x2 --gpu-memory 80GiB --category training --uses llama-3-8b -- python finetune.py',
     '<%= config.bin %> submit --replicas 4 --tpu v5litepod-16 -- python train.py',
     '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
     '<%= config.bin %> submit --image python:3.12 --cpu 2 --memory 4GiB -- python -c "print(42)"',

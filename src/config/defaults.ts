@@ -66,7 +66,7 @@ export const DEFAULT_HOSTNAME = 'localhost';
 /**
  * The worker iris creates when the config declares none: this machine's CPUs and memory, and
  * its NVIDIA GPUs when nvidia-smi reports any (variant from the first GPU's name; null when the
- * GPUs differ).
+ * GPUs differ; memory per GPU: the smallest reported, unknown when any GPU's is unknown).
  */
 export function machineWorker(probe: MachineProbe = hostProbe): WorkerSpec {
   const gpus = probe.gpus();
@@ -80,7 +80,9 @@ export function machineWorker(probe: MachineProbe = hostProbe): WorkerSpec {
   if (gpus.length === 0) return worker;
   const variants = new Set(gpus.map((gpu) => normalizeGpuName(gpu.name)));
   const variant = variants.size === 1 ? [...variants][0]! : null;
-  worker.device = { type: 'gpu', variant, count: gpus.length };
+  const memories = gpus.map((gpu) => gpu.memoryBytes);
+  const memoryBytes = memories.every((m) => m !== undefined) ? Math.min(...(memories as number[])) : null;
+  worker.device = { type: 'gpu', variant, count: gpus.length, ...(memoryBytes === null ? {} : { memoryBytes }) };
   worker.attributes = variant === null ? { 'device-type': 'gpu' } : { 'device-type': 'gpu', 'device-variant': variant };
   return worker;
 }

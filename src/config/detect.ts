@@ -1,8 +1,9 @@
 /**
  * What this machine offers, behind one small injectable interface so config validation stays
- * testable on any host: CPUs, memory, NVIDIA GPUs (nvidia-smi) and TPU chip device files.
- * Detection never throws and never invents anything: a missing or failing nvidia-smi means no
- * GPUs, an unreadable /dev means no chips.
+ * testable on any host: CPUs, memory, NVIDIA GPUs with their memory (nvidia-smi) and TPU chip
+ * device files. Detection never throws and never invents anything: a missing or failing
+ * nvidia-smi means no GPUs, a memory it does not report means unknown memory, an unreadable /dev
+ * means no chips.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -12,6 +13,8 @@ export interface DetectedGpu {
   index: number;
   /** Full name as nvidia-smi prints it, e.g. "NVIDIA H100 80GB HBM3". */
   name: string;
+  /** Memory of this GPU (`memory.total`); absent when nvidia-smi did not report it. */
+  memoryBytes?: number;
 }
 
 export interface MachineProbe {
@@ -23,15 +26,29 @@ export interface MachineProbe {
   tpuDevicePaths(): string[];
 }
 
-const NVIDIA_SMI_ARGS = ['--query-gpu=index,name', '--format=csv,noheader'];
+const NVIDIA_SMI_ARGS = ['--query-gpu=index,name,memory.total', '--format=csv,noheader,nounits'];
+const MiB = 1024 ** 2;
 const NVIDIA_SMI_TIMEOUT_MS = 10_000;
 
-/** Lines of `nvidia-smi --query-gpu=index,name --format=csv,noheader`: "0, NVIDIA H100 80GB HBM3". */
+/**
+ * Lines of `nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits`:
+ * "0, NVIDIA H100 80GB HBM3, 81559" (memory in MiB; "81559 MiB" with units is read too). A line
+ * without a memory column, or with one nvidia-smi could not fill ("[N/A]"), gives a GPU of
+ * unknown memory.
+ */
 export function parseNvidiaSmi(output: string): DetectedGpu[] {
   const gpus: DetectedGpu[] = [];
   for (const line of output.split('\n')) {
     const match = /^\s*(\d+)\s*,\s*(.+?)\s*$/.exec(line);
-    if (match) gpus.push({ index: Number(match[1]), name: match[2]! });
+    if (!match) continue;
+    const gpu: DetectedGpu = { index: Number(match[1]), name: match[2]! };
+    const memory = /^(.+?)\s*,\s*([^,]*)$/.exec(gpu.name);
+    if (memory) {
+      gpu.name = memory[1]!;
+      const mib = /^(\d+)(?:\s*MiB)?$/i.exec(memory[2]!.trim());
+      if (mib && Number(mib[1]) > 0) gpu.memoryBytes = Number(mib[1]) * MiB;
+    }
+    gpus.push(gpu);
   }
   return gpus.sort((a, b) => a.index - b.index);
 }

@@ -118,11 +118,16 @@ export function formatCpu(millis: number): string {
   return String(millis / 1000);
 }
 
+/**
+ * A device in words: `cpu`, `gpu H100x8`, `tpu v5litepod-16 (4 chips)`; a GPU with a known
+ * (worker) or requested (job) memory per device adds it: `gpu H100x8 (80GiB each)`.
+ */
 export function describeDevice(device: DeviceRequest | WorkerDevice | null): string {
   if (!device || device.type === 'cpu') return 'cpu';
   if (device.type === 'gpu') {
     const count = 'count' in device ? device.count : 1;
-    return `gpu ${device.variant ?? 'any'}x${count}`;
+    const memory = device.memoryBytes != null ? ` (${formatBytes(device.memoryBytes)} each)` : '';
+    return `gpu ${device.variant ?? 'any'}x${count}${memory}`;
   }
   const chips = 'chips' in device ? device.chips : device.count;
   return `tpu ${device.variant} (${chips} chips)`;

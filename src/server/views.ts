@@ -87,7 +87,12 @@ function runDetail(
   return {
     ...runSummary(data, reason),
     command: spec.command,
-    resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: describeDevice(spec.resources.device) },
+    resources: {
+      cpu: spec.resources.cpuMillis / 1000,
+      memoryBytes: spec.resources.memoryBytes,
+      device: describeDevice(spec.resources.device),
+      ...(spec.resources.device?.type === 'gpu' && spec.resources.device.memoryBytes != null ? { gpuMemoryBytes: spec.resources.device.memoryBytes } : {}),
+    },
     constraints: spec.constraints,
     coschedule: spec.coschedule,
     maxRetries: spec.maxRetries,
@@ -162,6 +167,7 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
     ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
+    costPerHour: worker.costPerHour ?? 1,
   };
 }
 

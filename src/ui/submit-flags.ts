@@ -1,7 +1,8 @@
 /**
  * The flags shared by `iris submit` and `iris run`, and the pure step from parsed flags to a
  * SubmitRequest. Resource, duration and constraint strings are sent as typed (the server parses
- * and validates them with the model's parsers); only `--env` is split here.
+ * and validates them with the model's parsers, `--gpu-memory` without `--gpu` included); only
+ * `--env` is split here.
  */
 import { Flags } from '@oclif/core';
 import type { SubmitRequest } from '../api/types.js';
@@ -13,6 +14,9 @@ export const submitFlags = {
   cpu: Flags.string({ summary: 'CPU cores per task; fractions allowed (0.5).' }),
   memory: Flags.string({ char: 'm', summary: 'Memory per task, e.g. 512M or 4GiB.' }),
   gpu: Flags.string({ summary: 'GPUs per task: COUNT, VARIANT or VARIANTxCOUNT (8, H100, H100x8).', exclusive: ['tpu'] }),
+  'gpu-memory': Flags.string({ summary: 'Least memory of each GPU, e.g. 40GiB (only with --gpu): workers whose GPUs have less, or an unknown amount, are not used.' }),
+  category: Flags.string({ summary: 'What the job does, for placement: training, inference or other (default other).', options: ['training', 'inference', 'other'] }),
+  uses: Flags.string({ summary: 'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ran a task using it.', multiple: true, multipleNonGreedy: true }),
   tpu: Flags.string({ summary: 'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: replicas default to its hosts, co-scheduled by tpu-name, task i on tpu-worker-id i.', exclusive: ['gpu'] }),
   env: Flags.string({ char: 'e', summary: 'Environment variable KEY=VALUE for every task (repeatable).', multiple: true, multipleNonGreedy: true }),
   constraint: Flags.string({
@@ -50,6 +54,9 @@ export interface SubmitFlagValues {
   cpu?: string;
   memory?: string;
   gpu?: string;
+  'gpu-memory'?: string;
+  category?: string;
+  uses?: string[];
   tpu?: string;
   env?: string[];
   constraint?: string[];
@@ -125,6 +132,8 @@ const COPIED = {
   cpu: 'cpu',
   memory: 'memory',
   gpu: 'gpu',
+  'gpu-memory': 'gpuMemory',
+  category: 'category',
   tpu: 'tpu',
   coschedule: 'coschedule',
   'max-retries': 'maxRetries',
@@ -151,6 +160,7 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
   if (flags.env && flags.env.length > 0) request.env = parseEnvPairs(flags.env);
   if (flags.constraint && flags.constraint.length > 0) request.constraints = [...flags.constraint];
   if (flags.after && flags.after.length > 0) request.after = [...flags.after];
+  if (flags.uses && flags.uses.length > 0) request.uses = [...flags.uses];
   return request;
 }
 
@@ -160,6 +170,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
   env: '--env',
   constraints: '--constraint',
   after: '--after',
+  uses: '--uses',
   cwd: '--cwd',
 };
 

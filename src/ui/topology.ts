@@ -1,8 +1,9 @@
 /**
  * `iris workers`: the cluster's topology in three sections. TPU slices (one row per host,
  * grouped by tpu-name and ordered by tpu-worker-id, with hostname, chips in use and the chip
- * device paths, or "none" when no path is known), GPU hosts (variant x count), and CPU workers
- * (workers named `pool-N` that share a prefix form a pool).
+ * device paths, or "none" when no path is known), GPU hosts (variant x count, memory per GPU or
+ * "unknown"), and CPU workers (workers named `pool-N` that share a prefix form a pool). Every
+ * section shows each worker's cost per hour (COST/H).
  */
 import type { WorkerInfo } from '../api/types.js';
 import { formatAttributes, formatWorkerCpu } from './cluster.js';
@@ -18,6 +19,9 @@ const SHOWN = new Set([TPU_NAME, TPU_WORKER_ID]);
 const cpu = formatWorkerCpu;
 const memory = (w: WorkerInfo) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}`;
 const tasks = (w: WorkerInfo) => String(w.runningTasks.length);
+/** Cost per hour as configured: `1`, `0.25`, `12.5`. */
+const cost: Column<WorkerInfo> = { header: 'COST/H', value: (w) => String(w.costPerHour), right: true };
+const gpuMemory = (w: WorkerInfo) => (w.device.memoryBytes != null ? formatMemory(w.device.memoryBytes) : 'unknown');
 const extraAttributes = (w: WorkerInfo) =>
   formatAttributes(Object.fromEntries(Object.entries(w.attributes).filter(([key]) => !SHOWN.has(key))));
 
@@ -54,6 +58,7 @@ function slices(workers: readonly WorkerInfo[], style: Style): string {
     { header: 'CHIPS', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
+    cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'DEVICE PATHS', value: (w) => formatDevicePaths(w.devicePaths) },
   ];
@@ -65,9 +70,11 @@ function gpuHosts(workers: readonly WorkerInfo[], style: Style): string {
     { header: 'WORKER', value: (w) => w.id },
     { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
+    { header: 'GPU MEMORY', value: gpuMemory },
     { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
+    cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'ATTRIBUTES', value: extraAttributes },
   ]);
@@ -98,6 +105,7 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style): string {
     { header: 'STATE', value: (w) => style.state(w.state) },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
+    cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'ATTRIBUTES', value: extraAttributes },
   ]);

@@ -152,6 +152,43 @@ describe('workers: pools, tpu devices, hostname, privileged', () => {
   });
 });
 
+describe('workers: cost per hour and gpu memory', () => {
+  it('cost-per-hour and gpu.memory land on every worker of the entry; absent stays absent (cost 1, memory unknown)', () => {
+    const workers = validateConfig(
+      {
+        workers: [
+          { name: 'big', count: 2, 'cost-per-hour': 12.5, gpu: { variant: 'H100', count: 8, memory: '80GiB' } },
+          { name: 'small', 'cost-per-hour': '0', gpu: 'L4x1' },
+        ],
+        slices: [{ name: 's', tpu: 'v4-8', 'cost-per-hour': 3 }],
+      },
+      SOURCE,
+      probe(),
+    ).workers;
+    expect(workers.map((w) => [w.id, w.costPerHour, w.device.memoryBytes])).toEqual([
+      ['big-0', 12.5, 80 * GiB],
+      ['big-1', 12.5, 80 * GiB],
+      ['small', 0, undefined],
+      ['s-0', 3, undefined],
+    ]);
+    expect(validateConfig({ workers: [{ name: 'c' }] }, SOURCE, probe()).workers[0]).not.toHaveProperty('costPerHour');
+  });
+
+  const errors: Array<[string, unknown, string, RegExp]> = [
+    ['negative cost', { workers: [{ name: 'a', 'cost-per-hour': -1 }] }, 'workers[0].cost-per-hour', /invalid cost-per-hour -1: expected a number of 0 or more such as 0.5 or 12/],
+    ['cost as a word', { workers: [{ name: 'a', 'cost-per-hour': 'cheap' }] }, 'workers[0].cost-per-hour', /invalid cost-per-hour "cheap"/],
+    ['slice cost', { slices: [{ name: 's', tpu: 'v4-8', 'cost-per-hour': true }] }, 'slices[0].cost-per-hour', /invalid cost-per-hour true/],
+    ['gpu memory not a size', { workers: [{ name: 'a', gpu: { count: 1, memory: 'lots' } }] }, 'workers[0].gpu.memory', /invalid gpu memory "lots": expected a size/],
+    ['gpu memory zero', { workers: [{ name: 'a', gpu: { count: 1, memory: 0 } }] }, 'workers[0].gpu.memory', /invalid gpu memory 0/],
+    ['unknown gpu key', { workers: [{ name: 'a', gpu: { count: 1, mem: '8GiB' } }] }, 'workers[0].gpu.mem', /unknown key/],
+  ];
+  it.each(errors)('error: %s', (_label, raw, keyPath, detail) => {
+    const error = errorOf(raw);
+    expect(error.message.startsWith(`${SOURCE}: ${keyPath}: `)).toBe(true);
+    expect(error.message).toMatch(detail);
+  });
+});
+
 describe('the machine worker detects NVIDIA GPUs', () => {
   it('uses nvidia-smi output: variant from the name, count from the lines', () => {
     const gpus = parseNvidiaSmi('0, NVIDIA H100 80GB HBM3\n1, NVIDIA H100 80GB HBM3\n\n');
@@ -198,6 +235,21 @@ describe('the machine worker detects NVIDIA GPUs', () => {
       { index: 1, name: 'NVIDIA L4' },
     ]);
     expect(parseNvidiaSmi('')).toEqual([]);
+  });
+
+  it('parseNvidiaSmi reads memory.total in MiB (with or without the unit); [N/A] is unknown', () => {
+    expect(parseNvidiaSmi('1, NVIDIA H100 80GB HBM3, 81559\n0, NVIDIA L4, 23034 MiB\n2, NVIDIA A10G, [N/A]\n')).toEqual([
+      { index: 0, name: 'NVIDIA L4', memoryBytes: 23034 * 1024 ** 2 },
+      { index: 1, name: 'NVIDIA H100 80GB HBM3', memoryBytes: 81559 * 1024 ** 2 },
+      { index: 2, name: 'NVIDIA A10G' },
+    ]);
+  });
+
+  it('the machine worker carries the smallest probed GPU memory, or none when any is unknown', () => {
+    const gpus = parseNvidiaSmi('0, NVIDIA H100 80GB HBM3, 81559\n1, NVIDIA H100 80GB HBM3, 81000\n');
+    expect(validateConfig(null, SOURCE, probe({ gpus: () => gpus })).workers[0]!.device).toEqual({ type: 'gpu', variant: 'H100', count: 2, memoryBytes: 81000 * 1024 ** 2 });
+    const partly = parseNvidiaSmi('0, NVIDIA L4, 23034\n1, NVIDIA L4, [N/A]\n');
+    expect(validateConfig(null, SOURCE, probe({ gpus: () => partly })).workers[0]!.device).toEqual({ type: 'gpu', variant: 'L4', count: 2 });
   });
 });
 

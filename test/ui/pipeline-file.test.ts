@@ -16,6 +16,11 @@ describe('pipeline files', () => {
     expect(parse('name: a\nstages:\n  s:\n    command: [x]\n', 'other').name).toBe('other');
   });
 
+  it('a stage asks for gpu memory with gpu-memory (gpuMemory), and carries category and uses', () => {
+    const request = parse('name: d\nstages:\n  ft:\n    command: [x]\n    gpu: H100\n    gpu-memory: 40GiB\n    category: training\n    uses: [llama-3-8b]\n');
+    expect(request.stages.ft).toMatchObject({ gpu: 'H100', gpuMemory: '40GiB', category: 'training', uses: ['llama-3-8b'] });
+  });
+
   it.each([
     ['name: d\nstages:\n  a:\n    command: [x]\n    needs: [b]\n', 'pipeline.yaml: stages.a.needs[0]: unknown stage "b" (stages: a)'],
     ['name: d\nstages:\n  a:\n    command: [x]\n    cpus: 2\n', 'pipeline.yaml: stages.a.cpus: unknown key (did you mean "cpu"?)'],

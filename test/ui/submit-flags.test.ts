@@ -57,6 +57,12 @@ describe('buildSubmitRequest', () => {
     });
   });
 
+  it('maps --gpu-memory, --category and repeated --uses to their request fields', () => {
+    expect(buildSubmitRequest({ gpu: '1', 'gpu-memory': '40GiB', category: 'inference', uses: ['llama-3-8b', 'tokenizer'] }, ['serve'], { cwd: '/w' })).toEqual({
+      command: ['serve'], cwd: '/w', gpu: '1', gpuMemory: '40GiB', category: 'inference', uses: ['llama-3-8b', 'tokenizer'],
+    });
+  });
+
   it('omits unset flags and lets --cwd override the current directory', () => {
     expect(buildSubmitRequest({ cwd: '/elsewhere' }, ['true'], { cwd: '/work' })).toEqual({ command: ['true'], cwd: '/elsewhere' });
   });
@@ -71,6 +77,8 @@ describe('withFlagNames', () => {
     });
     await expect(withFlagNames(failing('constraints[1]: bad constraint'))).rejects.toMatchObject({ message: '--constraint: bad constraint' });
     await expect(withFlagNames(failing('userInContainer: not a user'))).rejects.toMatchObject({ message: '--user-in-container: not a user' });
+    await expect(withFlagNames(failing('gpuMemory: invalid gpu memory "x"'))).rejects.toMatchObject({ message: '--gpu-memory: invalid gpu memory "x"' });
+    await expect(withFlagNames(failing('uses[2]: bad key'))).rejects.toMatchObject({ message: '--uses: bad key' });
   });
 
   it('passes other errors and results through unchanged', async () => {

@@ -16,7 +16,8 @@ describe('iris workers: topology', () => {
   const workers = fromConfig({
     workers: [
       { name: 'cpu', count: 2, cpu: 4, memory: '8GiB' },
-      { name: 'gpu', gpu: { variant: 'H100', count: 8 }, cpu: 32, memory: '256GiB', attributes: { zone: 'a' } },
+      { name: 'gpu', gpu: { variant: 'H100', count: 8, memory: '80GiB' }, cpu: 32, memory: '256GiB', 'cost-per-hour': 12.5, attributes: { zone: 'a' } },
+      { name: 'l4', gpu: 'L4x1', cpu: 4, memory: '16GiB', 'cost-per-hour': 0.5 },
     ],
     slices: [
       { name: 'slice-b', tpu: 'v5litepod-8' },
@@ -28,21 +29,22 @@ describe('iris workers: topology', () => {
     // worker list order must not matter
     expect(renderTopology([...workers].reverse())).toBe([
       'TPU slices (2)',
-      'SLICE    ID  WORKER     HOSTNAME   VARIANT       STATE  CHIPS  CPU  MEMORY    TASKS  DEVICE PATHS',
-      'slice-a   0  slice-a-0  h0         v5litepod-16  READY  0/4    0/8  0B/32GiB      0  /dev/zero x4',
-      'slice-a   1  slice-a-1  h1         v5litepod-16  READY  0/4    0/8  0B/32GiB      0  /dev/zero x4',
-      'slice-a   2  slice-a-2  h2         v5litepod-16  READY  0/4    0/8  0B/32GiB      0  /dev/zero x4',
-      'slice-a   3  slice-a-3  h3         v5litepod-16  READY  0/4    0/8  0B/32GiB      0  /dev/zero x4',
-      'slice-b   0  slice-b-0  localhost  v5litepod-8   READY  0/8    0/1  0B/2GiB       0  none',
+      'SLICE    ID  WORKER     HOSTNAME   VARIANT       STATE  CHIPS  CPU  MEMORY    COST/H  TASKS  DEVICE PATHS',
+      'slice-a   0  slice-a-0  h0         v5litepod-16  READY  0/4    0/8  0B/32GiB       1      0  /dev/zero x4',
+      'slice-a   1  slice-a-1  h1         v5litepod-16  READY  0/4    0/8  0B/32GiB       1      0  /dev/zero x4',
+      'slice-a   2  slice-a-2  h2         v5litepod-16  READY  0/4    0/8  0B/32GiB       1      0  /dev/zero x4',
+      'slice-a   3  slice-a-3  h3         v5litepod-16  READY  0/4    0/8  0B/32GiB       1      0  /dev/zero x4',
+      'slice-b   0  slice-b-0  localhost  v5litepod-8   READY  0/8    0/1  0B/2GiB        1      0  none',
       '',
-      'GPU hosts (1)',
-      'WORKER  STATE  GPUS      IN USE  CPU   MEMORY     TASKS  ATTRIBUTES',
-      'gpu     READY  H100 x 8  0/8     0/32  0B/256GiB      0  zone=a',
+      'GPU hosts (2)',
+      'WORKER  STATE  GPUS      GPU MEMORY  IN USE  CPU   MEMORY     COST/H  TASKS  ATTRIBUTES',
+      'gpu     READY  H100 x 8  80GiB       0/8     0/32  0B/256GiB    12.5      0  zone=a',
+      'l4      READY  L4 x 1    unknown     0/1     0/4   0B/16GiB      0.5      0',
       '',
       'CPU workers (2)',
-      'POOL  WORKER  STATE  CPU  MEMORY   TASKS  ATTRIBUTES',
-      'cpu   cpu-0   READY  0/4  0B/8GiB      0',
-      'cpu   cpu-1   READY  0/4  0B/8GiB      0',
+      'POOL  WORKER  STATE  CPU  MEMORY   COST/H  TASKS  ATTRIBUTES',
+      'cpu   cpu-0   READY  0/4  0B/8GiB       1      0',
+      'cpu   cpu-1   READY  0/4  0B/8GiB       1      0',
     ].join('\n'));
   });
 
@@ -51,6 +53,15 @@ describe('iris workers: topology', () => {
     expect(host).toMatchObject({ hostname: 'h2', devicePaths: ['/dev/zero', '/dev/zero', '/dev/zero', '/dev/zero'], attributes: { 'tpu-name': 'slice-a', 'tpu-worker-id': '2' } });
     expect(host.privileged).toBeUndefined();
     expect(workers.find((w) => w.id === 'cpu-0')).not.toHaveProperty('devicePaths');
+  });
+
+  it('--json carries cost per hour (default 1) and GPU memory per device (absent: unknown)', () => {
+    const json = JSON.parse(JSON.stringify(workers));
+    const byId = (id: string) => json.find((w: { id: string }) => w.id === id);
+    expect(byId('gpu')).toMatchObject({ costPerHour: 12.5, device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: 80 * GiB } });
+    expect(byId('l4').costPerHour).toBe(0.5);
+    expect(byId('l4').device.memoryBytes).toBeUndefined();
+    expect(byId('cpu-0').costPerHour).toBe(1);
   });
 
   it('a lone worker is no pool; an empty cluster says so; distinct paths are listed', () => {

@@ -72,7 +72,7 @@ function containerChoices(request: AdmissionRequest, caller: TaskCaller | null):
 export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null, names: NameSource, defaults: AdmissionDefaults): { spec: JobSpec; generated: boolean } {
   const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
   const memoryBytes = values.memoryBytes(request.memory, DEFAULT_RESOURCES.memoryBytes);
-  const device = values.device(request.gpu, request.tpu);
+  const device = values.device(request.gpu, request.tpu, request.gpuMemory);
   const ownEnv = values.env(request.env);
   const constraints = values.constraints(request.constraints);
   const coschedule = values.coschedule(request.coschedule);

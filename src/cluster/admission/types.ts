@@ -16,6 +16,8 @@ export interface AdmissionRequest {
   cpu?: number | string | null;
   memory?: number | string | null;
   gpu?: string | null;
+  /** The least memory of each GPU (`40GiB`); only with `gpu`. */
+  gpuMemory?: number | string | null;
   tpu?: string | null;
   env?: Record<string, string> | null;
   constraints?: string[] | null;

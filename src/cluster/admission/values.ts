@@ -33,9 +33,18 @@ export function quantity(field: string, value: number | string | null | undefine
 export const cpuMillis = (value: number | string | null | undefined, fallback: number) => quantity('cpu', value, parseCpu, fallback);
 export const memoryBytes = (value: number | string | null | undefined, fallback: number) => quantity('memory', value, parseMemory, fallback);
 
-export function device(gpu: string | null | undefined, tpu: string | null | undefined): DeviceRequest | null {
+/** The device request: `gpu` (with `gpuMemory`, the least memory of each GPU) or `tpu`. */
+export function device(gpu: string | null | undefined, tpu: string | null | undefined, gpuMemory?: number | string | null): DeviceRequest | null {
   if (given(gpu) && given(tpu)) throw invalid('gpu and tpu cannot be requested together: a task uses one kind of device');
-  if (given(gpu)) return withField('gpu', 'gpu', () => parseGpu(gpu));
+  if (given(gpuMemory) && !given(gpu)) {
+    throw invalid(`gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`, 'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
+  }
+  if (given(gpu)) {
+    const request = withField('gpu', 'gpu', () => parseGpu(gpu));
+    if (!given(gpuMemory)) return request;
+    const memoryBytes = withField('gpuMemory', 'gpumemory:', () => parseMemory(gpuMemory, 'gpu memory'));
+    return { ...request, memoryBytes } as DeviceRequest;
+  }
   if (given(tpu)) {
     const variant = withField('tpu', 'tpu', () => tpuVariant(tpu));
     return { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost };

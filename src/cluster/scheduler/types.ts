@@ -137,6 +137,7 @@ export type FilterName =
   | 'schedulable'
   | 'device-type'
   | 'device-variant'
+  | 'gpu-memory'
   | 'constraints'
   | 'gang-attribute'
   | 'total-capacity'

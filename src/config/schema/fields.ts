@@ -81,6 +81,17 @@ export function nonNegativeInteger(what: string) {
   });
 }
 
+/** A finite number of 0 or more (digits in a string are accepted), e.g. a cost per hour. */
+export function nonNegativeNumber(what: string, example: string) {
+  return parseWith<number, number | string>((value) => {
+    const number = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) {
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a number of 0 or more such as ${example}`);
+    }
+    return number;
+  });
+}
+
 /** A trimmed, non-empty string. */
 export function text(what: string) {
   return parseWith<string, string>((value) => {

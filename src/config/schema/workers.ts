@@ -6,6 +6,9 @@
  * across both keys; `device-type`/`device-variant` (and for slices `tpu-name`/`tpu-worker-id`)
  * always describe what the config declares; device paths are what the config lists or what
  * this machine has, never invented (detected at most once per config, and only when needed).
+ * `cost-per-hour` (a number >= 0) becomes WorkerSpec.costPerHour on every worker of the entry
+ * (absent: the model's default, 1); `gpu.memory` is the memory of each GPU (absent: unknown, which a job asking for
+ * `--gpu-memory` never gets).
  */
 import { z } from 'zod';
 import { invalid } from '../../model/errors.js';
@@ -20,6 +23,7 @@ import {
   SAFE_NAME,
   attributes,
   boolean,
+  byteSize,
   cpu,
   devicePaths,
   fail,
@@ -27,6 +31,7 @@ import {
   hostname,
   list,
   memory,
+  nonNegativeNumber,
   object,
   positiveInteger,
   resolving,
@@ -70,16 +75,23 @@ const tpuVariantOf = (missingHint: string, expected: string) =>
     return tpuVariant(value);
   });
 
+const GPU_OBJECT = 'an object such as { variant: H100, count: 8, memory: 80GiB }';
+
 const gpuShorthand = parseWith<WorkerDevice, string | number>((value) => {
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`expected an object such as { variant: H100, count: 8 }, got ${describeValue(value)}`);
+  if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`expected ${GPU_OBJECT}, got ${describeValue(value)}`);
   const request = parseGpu(String(value));
   if (request.type !== 'gpu') throw invalid(`invalid gpu ${describeValue(value)}`);
   return { type: 'gpu', variant: request.variant, count: request.count };
 });
 
-const gpuObject = object({ variant: variantName.nullish(), count: positiveInteger('gpu count').nullish() }, 'an object such as { variant: H100, count: 8 }').transform(
-  (gpu): WorkerDevice => ({ type: 'gpu', variant: gpu.variant ?? null, count: gpu.count ?? 1 }),
+const gpuObject = object(
+  { variant: variantName.nullish(), count: positiveInteger('gpu count').nullish(), memory: byteSize('gpu memory').nullish() },
+  GPU_OBJECT,
+).transform(
+  (gpu): WorkerDevice => ({ type: 'gpu', variant: gpu.variant ?? null, count: gpu.count ?? 1, ...(given(gpu.memory) ? { memoryBytes: gpu.memory! } : {}) }),
 );
+
+const costPerHour = nonNegativeNumber('cost-per-hour', '0.5 or 12');
 
 const gpu = z.union([gpuObject, gpuShorthand]);
 
@@ -151,6 +163,7 @@ export function workerSchemas(probe: MachineProbe) {
       tpu: tpu.nullish(),
       hostname: hostname.nullish(),
       privileged: boolean('privileged').nullish(),
+      'cost-per-hour': costPerHour.nullish(),
       attributes,
     },
     'a worker object with at least a name',
@@ -172,6 +185,7 @@ export function workerSchemas(probe: MachineProbe) {
         ...(paths !== undefined ? { devicePaths: [...paths] } : {}),
         ...(given(w.hostname) ? { hostname: w.hostname! } : {}),
         ...(w.privileged ? { privileged: true } : {}),
+        ...(given(w['cost-per-hour']) ? { costPerHour: w['cost-per-hour']! } : {}),
       });
       return count === null ? [one(w.name)] : Array.from({ length: count }, (_, i) => one(`${w.name}-${i}`));
     }),
@@ -186,6 +200,7 @@ export function workerSchemas(probe: MachineProbe) {
       devices: devicePaths.nullish(),
       hostnames: list(hostname, 'host names').nullish(),
       privileged: boolean('privileged').nullish(),
+      'cost-per-hour': costPerHour.nullish(),
       attributes,
     },
     'a slice object such as { name: slice-a, tpu: v5litepod-16 }',
@@ -214,6 +229,7 @@ export function workerSchemas(probe: MachineProbe) {
         devicePaths: [...paths],
         hostname: hostnames?.[i] ?? DEFAULT_HOSTNAME,
         ...(s.privileged ? { privileged: true } : {}),
+        ...(given(s['cost-per-hour']) ? { costPerHour: s['cost-per-hour']! } : {}),
       }));
     }),
   );

@@ -222,6 +222,31 @@ describe('cluster checks', () => {
     expect(answer.ok ? null : answer.refusal.message).not.toMatch(/gen-/);
   });
 
+  it('gpuMemory: per device on the gpu request; refused at submit when no GPU of the cluster has that much', () => {
+    const GiB = 1024 ** 3;
+    const gpu = (id: string, memoryGiB: number): WorkerView => ({ ...worker(id, 8), device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: memoryGiB * GiB } });
+    const cluster = view({ workers: [gpu('small', 24), gpu('big', 80)] });
+    const ok = admit({ ...CMD, name: 'ft', gpu: 'H100', gpuMemory: '40GiB' }, null, cluster, DEFAULTS);
+    expect(ok.ok && ok.spec.resources.device).toEqual({ type: 'gpu', variant: 'H100', count: 1, memoryBytes: 40 * GiB });
+    const big = admit({ ...CMD, name: 'huge', gpu: '1', gpuMemory: '200GiB' }, null, cluster, DEFAULTS);
+    expect(big.ok ? null : big.refusal).toEqual({
+      code: 'unsatisfiable',
+      message: 'job /huge can never run on this cluster: need 200GiB gpu memory, largest gpu worker has 80GiB',
+      hint: 'see the workers with `iris workers`',
+    });
+  });
+
+  it.each([
+    [{ gpuMemory: '40GiB' }, 'gpuMemory: applies only to a gpu request, got "40GiB" without one'],
+    [{ tpu: 'v4-8', gpuMemory: 1 }, 'gpuMemory: applies only to a gpu request, got 1 without one'],
+    [{ gpu: '1', gpuMemory: 'lots' }, 'gpuMemory: invalid gpu memory "lots": expected a size such as 512M, 4GiB or 2G'],
+    [{ gpu: '1', gpuMemory: 0 }, 'gpuMemory: invalid gpu memory 0'],
+  ] as const)('refuses gpuMemory %j', (fields, message) => {
+    const error = refused({ ...CMD, ...fields });
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message).toBe(message);
+  });
+
   it('refuses a gang larger than any group of workers', () => {
     const workers = [worker('a', 4, { rack: 'r1' }), worker('b', 4, { rack: 'r1' }), worker('c', 4, { rack: 'r2' })];
     const answer = admit({ ...CMD, replicas: 3, coschedule: 'rack' }, null, view({ workers }), DEFAULTS);

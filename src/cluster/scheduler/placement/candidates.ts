@@ -1,7 +1,7 @@
 /**
- * Candidate workers per static key (device type/variant + constraints): the workers that pass
+ * Candidate workers per static key (device type/variant/gpu memory + constraints): the workers that pass
  * the chain's indexed filters (filters.ts INDEXED_FILTERS: schedulable, device type, device
- * variant, constraints) for a job of that key, in snapshot order. Built once per key per pass,
+ * variant, gpu memory, constraints, sticky) for a job of that key, in snapshot order. Built once per key per pass,
  * so jobs that share a key share the O(workers) filtering and one FreePool for first-fit.
  */
 import { filtersFor, INDEXED_FILTERS, type PlacementView } from './filters.js';

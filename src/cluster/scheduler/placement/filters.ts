@@ -2,7 +2,7 @@
  * The placement chain: ONE ordered list of worker filters (docs/architecture.md, "Placement"). Every question
  * "may this job's task go on that worker?" is answered from this list:
  *
- *   schedulable -> device type -> device variant -> constraints -> gang attribute ->
+ *   schedulable -> device type -> device variant -> gpu memory -> constraints -> gang attribute ->
  *   total capacity -> sticky -> gang taken -> free capacity
  *
  * The last three fail with `not_now` (they change from pass to pass, or within one);
@@ -25,7 +25,7 @@
  */
 import { constraintHolds } from '../../../model/constraints.js';
 import type { ResourceSpec } from '../../../model/resources.js';
-import { deviceCompatible, devicesNeeded } from './fit.js';
+import { deviceCompatible, devicesNeeded, gpuMemoryFits, gpuMemoryNeeded } from './fit.js';
 import { Reason } from './reason.js';
 import type { FilterName, FreeCapacity, SchedulerJob, Verdict, WorkerView } from '../types.js';
 
@@ -120,6 +120,20 @@ export const DEVICE_VARIANT: WorkerFilter = {
   },
 };
 
+/** `--gpu-memory`: each GPU of the worker has at least that much; unknown memory is too little. */
+export const GPU_MEMORY: WorkerFilter = {
+  name: 'gpu-memory',
+  kind: 'never',
+  indexed: true,
+  appliesTo: (job) => gpuMemoryNeeded(job.resources.device) !== null,
+  check(job, view, w, explain) {
+    const worker = view.workers[w]!;
+    if (gpuMemoryFits(job.resources.device, worker.device)) return OK;
+    if (!explain) return NEVER;
+    return never(new Reason('gpu-memory', job, worker, null, { need: gpuMemoryNeeded(job.resources.device)!, has: worker.device.memoryBytes ?? -1 }));
+  },
+};
+
 export const CONSTRAINTS: WorkerFilter = {
   name: 'constraints',
   kind: 'never',
@@ -204,6 +218,7 @@ export const FILTERS: readonly WorkerFilter[] = Object.freeze([
   SCHEDULABLE,
   DEVICE_TYPE,
   DEVICE_VARIANT,
+  GPU_MEMORY,
   CONSTRAINTS,
   GANG_ATTRIBUTE,
   TOTAL_CAPACITY,

@@ -4,8 +4,8 @@
  * - one worker (`Reason.message`, rendered on demand): `need 2 CPU, worker w1 has 1 free`;
  * - the cluster (`summarize`), when a filter turned every remaining worker down: the pending
  *   reason of `iris status` and the submit-time refusal, e.g. `no gpu workers in the cluster`,
- *   `need 1 CPU, largest free worker has 0`, `need 4 workers in one tpu-name group, largest free
- *   group has 2` (docs/architecture.md, "Placement"). End-to-end tests match these texts byte for byte.
+ *   `need 1 CPU, largest free worker has 0`, `need 40GiB gpu memory, largest gpu worker has 24GiB`,
+ *   `need 4 workers in one tpu-name group, largest free group has 2` (docs/architecture.md, "Placement"). End-to-end tests match these texts byte for byte.
  */
 import { formatConstraint } from '../../../model/constraints.js';
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
@@ -46,6 +46,16 @@ function capacityText(job: SchedulerJob, item: CapacityItem, need: number, owner
   return `need ${amount(item, need)} ${noun}, ${owner} has ${amount(item, Math.max(0, has))}${free}`;
 }
 
+/** GPU memory a `gpu-memory` reason's worker has (`has` < 0: unknown), in words. */
+function gpuMemoryHas(has: number): string {
+  return has < 0 ? 'unknown' : formatBytes(has);
+}
+
+/** `need 40GiB gpu memory, worker w1 has 24GiB` (or `has an unknown amount`). */
+function gpuMemoryText(need: number, owner: string, has: number): string {
+  return `need ${formatBytes(need)} gpu memory, ${owner} has ${has < 0 ? 'an unknown amount' : formatBytes(has)}`;
+}
+
 function workerText(r: Reason): string {
   const id = r.worker.id;
   const job = r.job;
@@ -57,6 +67,8 @@ function workerText(r: Reason): string {
       return `worker ${id} has no ${device!.type} devices`;
     case 'device-variant':
       return `worker ${id} has ${r.worker.device.variant ?? 'unknown'} not ${device!.variant}`;
+    case 'gpu-memory':
+      return gpuMemoryText(r.numbers!.need, `worker ${id}`, r.numbers!.has);
     case 'constraints':
       return `worker ${id} does not satisfy constraint ${formatConstraint(job.constraints[r.item as number]!)}`;
     case 'sticky':
@@ -99,7 +111,7 @@ export function needText(item: CapacityItem, res: ResourceSpec): string {
 }
 
 function largestHas(failures: ReadonlyArray<readonly Reason[]>, item: ReasonItem): number {
-  let best = 0;
+  let best = item === null ? -1 : 0; // gpu-memory reasons (item null) say -1 for unknown
   for (const reasons of failures) {
     for (const r of reasons) if (r.item === item && r.numbers!.has > best) best = r.numbers!.has;
   }
@@ -140,6 +152,12 @@ export function summarize(
       return `no ${device!.type} workers in the cluster`;
     case 'device-variant':
       return `no ${device!.type} worker of variant ${device!.variant}`;
+    case 'gpu-memory': {
+      const need = failures[0]![0]!.numbers!.need;
+      const largest = largestHas(failures, null);
+      if (largest < 0) return `need ${formatBytes(need)} gpu memory, and no gpu worker's memory is known (set gpu.memory in the config)`;
+      return gpuMemoryText(need, 'largest gpu worker', largest);
+    }
     case 'constraints': {
       const noun = workerNoun(job);
       for (let i = 0; i < job.constraints.length; i++) {
@@ -186,6 +204,8 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
       return [`${n} with no ${device!.type} devices`];
     case 'device-variant':
       return [`${n} not ${device!.variant}`];
+    case 'gpu-memory':
+      return [`${n} with too little gpu memory (need ${formatBytes(failures[0]![0]!.numbers!.need)}, largest ${gpuMemoryHas(largestHas(failures, null))})`];
     case 'sticky':
       return [`${n} not where ${job.sticky!.parent} ran`];
     case 'gang-attribute':

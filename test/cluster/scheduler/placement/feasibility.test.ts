@@ -33,6 +33,25 @@ describe('neverReason (submit-time feasibility)', () => {
     expect(neverReason(j, cluster)).toBe(expected);
   });
 
+  it('gpu memory: a request no GPU of the cluster has is refused with the largest known amount', () => {
+    const GiB = 1024 ** 3;
+    const gpus = (memory: number | null, id: string) => worker(id, { cpu: 8, device: { type: 'gpu', variant: 'H100', count: 8, ...(memory === null ? {} : { memoryBytes: memory * GiB }) } });
+    const cluster = [worker('c'), gpus(24, 'small'), gpus(80, 'big'), gpus(null, 'unknown')];
+    const asking = (memory: number, extra: Partial<Parameters<typeof job>[1]> = {}) => job('/j', { device: { type: 'gpu', variant: null, count: 1, memoryBytes: memory * GiB }, ...extra });
+    expect(neverReason(asking(40), cluster)).toBeNull();
+    expect(neverReason(asking(200), cluster)).toBe('need 200GiB gpu memory, largest gpu worker has 80GiB');
+    expect(neverReason(asking(40), [gpus(null, 'u1'), gpus(null, 'u2')])).toBe("need 40GiB gpu memory, and no gpu worker's memory is known (set gpu.memory in the config)");
+    // several filters together: each named with its count
+    expect(neverReason(asking(40, { constraints: [parseConstraint('zone=a')] }), [gpus(24, 'small'), worker('z', { device: { type: 'gpu', variant: null, count: 1, memoryBytes: 80 * GiB }, attributes: { zone: 'b' } })])).toBe(
+      'no gpu worker fits: 1 with too little gpu memory (need 40GiB, largest 24GiB), 1 excluded by constraint zone=a',
+    );
+    // the same answer when scheduling an idle cluster
+    const plan = schedule(snapshot([asking(200)], cluster));
+    expect(plan.placements).toEqual([]);
+    expect(plan.reasons.get('/j')).toBe('need 200GiB gpu memory, largest gpu worker has 80GiB');
+    expect(schedule(snapshot([asking(40)], cluster)).placements.map((p) => p.workerId)).toEqual(['big']);
+  });
+
   it('ignores draining workers, but does not refuse when every worker is draining', () => {
     const big = worker('big', { cpu: 64, schedulable: false });
     expect(neverReason(job('/j', { cpu: 32 }), [big, worker('small', { cpu: 4 })])).toBe('need 32 CPU, largest worker has 4');

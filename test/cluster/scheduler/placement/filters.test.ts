@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../../../src/model/constraints.js';
 import {
-  CONSTRAINTS, DEVICE_TYPE, DEVICE_VARIANT, FILTERS, FREE_CAPACITY, GANG_ATTRIBUTE, GANG_TAKEN, INDEXED_FILTERS, NEVER_FILTERS, SCHEDULABLE,
+  CONSTRAINTS, DEVICE_TYPE, DEVICE_VARIANT, FILTERS, FREE_CAPACITY, GANG_ATTRIBUTE, GANG_TAKEN, GPU_MEMORY, INDEXED_FILTERS, NEVER_FILTERS, SCHEDULABLE,
   TOTAL_CAPACITY, type PlacementView, type WorkerFilter,
 } from '../../../../src/cluster/scheduler/placement/filters.js';
 import { CandidateIndex } from '../../../../src/cluster/scheduler/placement/candidates.js';
@@ -29,6 +29,7 @@ function verdict(filter: WorkerFilter, j: SchedulerJob, w: WorkerView, taken = f
 }
 
 const H100x1 = { type: 'gpu', variant: 'H100', count: 1 } as const;
+const H100_40 = { type: 'gpu', variant: 'H100', count: 1, memoryBytes: 40 * GiB } as const;
 const ok = { kind: 'ok' };
 
 describe('each filter of the chain: ok / not now / never with a structured reason', () => {
@@ -39,6 +40,23 @@ describe('each filter of the chain: ok / not now / never with a structured reaso
     ['device type: gpu job on a cpu worker', DEVICE_TYPE, job('/j', { device: H100x1 }), worker('c'), { kind: 'never', reasons: [{ filter: 'device-type', message: 'worker c has no gpu devices' }] }],
     ['device variant: match', DEVICE_VARIANT, job('/j', { device: H100x1 }), gpuWorker('g', 'H100'), ok],
     ['device variant: other', DEVICE_VARIANT, job('/j', { device: H100x1 }), gpuWorker('g', 'A100'), { kind: 'never', reasons: [{ filter: 'device-variant', message: 'worker g has A100 not H100' }] }],
+    ['gpu memory: no request passes any worker', GPU_MEMORY, job('/j', { device: H100x1 }), gpuWorker('g', 'H100'), ok],
+    ['gpu memory: enough', GPU_MEMORY, job('/j', { device: H100_40 }), worker('g', { device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: 80 * GiB } }), ok],
+    ['gpu memory: exactly enough', GPU_MEMORY, job('/j', { device: H100_40 }), worker('g', { device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: 40 * GiB } }), ok],
+    [
+      'gpu memory: too little',
+      GPU_MEMORY,
+      job('/j', { device: H100_40 }),
+      worker('g', { device: { type: 'gpu', variant: 'H100', count: 1, memoryBytes: 24 * GiB } }),
+      { kind: 'never', reasons: [{ filter: 'gpu-memory', message: 'need 40GiB gpu memory, worker g has 24GiB', numbers: { need: 40 * GiB, has: 24 * GiB } }] },
+    ],
+    [
+      'gpu memory: unknown is never taken to be enough',
+      GPU_MEMORY,
+      job('/j', { device: H100_40 }),
+      gpuWorker('g', 'H100'),
+      { kind: 'never', reasons: [{ filter: 'gpu-memory', message: 'need 40GiB gpu memory, worker g has an unknown amount', numbers: { need: 40 * GiB, has: -1 } }] },
+    ],
     ['constraints: hold', CONSTRAINTS, job('/j', { constraints: [parseConstraint('region=eu')] }), worker('w', { attributes: { region: 'eu' } }), ok],
     [
       'constraints: every failing one is named',
@@ -96,11 +114,11 @@ describe('each filter of the chain: ok / not now / never with a structured reaso
 
   it('the chain is in documented order, never filters before not-now ones', () => {
     expect(FILTERS.map((f) => f.name)).toEqual([
-      'schedulable', 'device-type', 'device-variant', 'constraints', 'gang-attribute', 'total-capacity', 'sticky', 'gang-taken', 'free-capacity',
+      'schedulable', 'device-type', 'device-variant', 'gpu-memory', 'constraints', 'gang-attribute', 'total-capacity', 'sticky', 'gang-taken', 'free-capacity',
     ]);
     expect(NEVER_FILTERS.every((f) => f.kind === 'never')).toBe(true);
     expect(FILTERS.slice(NEVER_FILTERS.length).every((f) => f.kind === 'not_now')).toBe(true);
-    expect(INDEXED_FILTERS.map((f) => f.name)).toEqual(['schedulable', 'device-type', 'device-variant', 'constraints', 'sticky']);
+    expect(INDEXED_FILTERS.map((f) => f.name)).toEqual(['schedulable', 'device-type', 'device-variant', 'gpu-memory', 'constraints', 'sticky']);
   });
 });
 
@@ -110,7 +128,9 @@ const regions = ['a', 'b'];
 const devices = [
   { type: 'cpu', variant: null, count: 0 },
   { type: 'gpu', variant: 'H100', count: 4 },
+  { type: 'gpu', variant: 'H100', count: 4, memoryBytes: 80 * GiB },
   { type: 'gpu', variant: 'A100', count: 8 },
+  { type: 'gpu', variant: 'A100', count: 8, memoryBytes: 40 * GiB },
   { type: 'tpu', variant: 'v5litepod-16', count: 4 },
 ] as const;
 const arbWorker = fc.record({
@@ -123,7 +143,14 @@ const arbWorker = fc.record({
   busy: fc.double({ min: 0, max: 1, noNaN: true }),
 });
 const arbJob = fc.record({
-  device: fc.constantFrom(null, { type: 'gpu', variant: null, count: 2 }, { type: 'gpu', variant: 'H100', count: 1 }, { type: 'tpu', variant: 'v5litepod-16', chips: 4 }),
+  device: fc.constantFrom(
+    null,
+    { type: 'gpu', variant: null, count: 2 },
+    { type: 'gpu', variant: null, count: 2, memoryBytes: 48 * GiB },
+    { type: 'gpu', variant: 'H100', count: 1 },
+    { type: 'gpu', variant: 'H100', count: 1, memoryBytes: 40 * GiB },
+    { type: 'tpu', variant: 'v5litepod-16', chips: 4 },
+  ),
   cpu: fc.integer({ min: 1, max: 8 }),
   mem: fc.integer({ min: 1, max: 8 }),
   constraint: fc.option(fc.constantFrom('region=a', 'region', '!region', 'region in (a,b)')),

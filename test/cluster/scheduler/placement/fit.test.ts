@@ -98,3 +98,18 @@ describe('chain verdicts for one worker', () => {
     expect(filterWorker(j, gpuWorker('w', 'H100', 8, { freeDevices: [0, 1, 5, 6] })).kind).toBe('ok');
   });
 });
+
+describe('gpu memory in one pass', () => {
+  const GiB = 1024 ** 3;
+  const gpus = (id: string, memoryGiB: number | null): WorkerView =>
+    worker(id, { cpu: 8, device: { type: 'gpu', variant: 'H100', count: 1, ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }) } });
+  const asking = (name: string, memoryGiB: number | null): SchedulerJob =>
+    job(name, { device: { type: 'gpu', variant: null, count: 1, ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }) } });
+
+  it('jobs that differ only in gpu memory get their own candidates: each lands where its memory fits', () => {
+    // Same device type and variant: were gpu memory not in the static key, /any would reuse the
+    // candidates of /mid (g48, g80) and take g80, leaving /big nowhere to go.
+    const plan = schedule(snapshot([asking('/mid', 40), asking('/any', null), asking('/big', 80)], [gpus('unknown', null), gpus('g48', 48), gpus('g80', 80)]));
+    expect(where(plan)).toEqual({ '/mid/task-0': 'g48', '/any/task-0': 'unknown', '/big/task-0': 'g80' });
+  });
+});
