@@ -239,6 +239,18 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
+  /**
+   * Context-reuse hints in force now (docs/architecture.md "Context reuse"), by key: the worker
+   * recently ran (or is running, `loading`) a task that uses the key; `expiresAt` (epoch ms) is
+   * when the hint lapses. Empty when none.
+   */
+  cache: WorkerCacheHint[];
+}
+
+export interface WorkerCacheHint {
+  key: string;
+  expiresAt: number;
+  loading: boolean;
 }
 
 export interface ClusterInfo {

@@ -34,6 +34,7 @@ export function worker(id: string, extra: Partial<WorkerInfo> = {}): WorkerInfo 
     cpuReleasedMillis: 0,
     cpuOversubscribedMillis: 0,
     runningTasks: [],
+    cache: [],
     ...extra,
   };
 }
