@@ -18,6 +18,7 @@
 import { isActiveTaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 import type { RequeueReason } from '../../model/requeue.js';
+import { DEFAULT_CACHE_TTL_MS } from '../../model/workload.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import type { ArchivedRun } from './archive.js';
@@ -51,7 +52,7 @@ export class ClusterModel {
   /** Context-reuse cache hints (cache-hints.ts): worker id -> key -> expiry (epoch ms). */
   readonly cacheHints = new Map<string, Map<string, number>>();
   /** Config `placement.cache-ttl`: how long a worker holds a key after a task using it ended there. */
-  cacheTtlMs = 3_600_000;
+  cacheTtlMs = DEFAULT_CACHE_TTL_MS;
 
   constructor(readonly journal: Journal, readonly now: () => number) {}
 
