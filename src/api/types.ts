@@ -242,6 +242,18 @@ export interface WorkerInfo {
   privileged?: boolean;
   /** What an hour of this worker costs (config `cost-per-hour`, any unit; default 1). GPU memory per device is `device.memoryBytes` (absent: unknown). */
   costPerHour: number;
+  /**
+   * Context-reuse hints in force now (docs/architecture.md "Context reuse"), by key: the worker
+   * recently ran (or is running, `loading`) a task that uses the key; `expiresAt` (epoch ms) is
+   * when the hint lapses. Empty when none.
+   */
+  cache: WorkerCacheHint[];
+}
+
+export interface WorkerCacheHint {
+  key: string;
+  expiresAt: number;
+  loading: boolean;
 }
 
 export interface ClusterInfo {

@@ -30,6 +30,7 @@ export const DEFAULT_MAX_PREEMPTIONS = 100;
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 ** 3;
 /** `retention`: finished runs older than this are pruned with their logs (7 days). */
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+export { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
 
 /** A configured worker that leaves out `cpu` gets one core. */
 export const DEFAULT_WORKER_CPU_MILLIS = 1000;

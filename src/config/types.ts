@@ -46,5 +46,9 @@ export interface IrisConfig {
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
   /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
-  placement: { stickiness: boolean };
+  placement: {
+    stickiness: boolean;
+    /** `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended there. */
+    cacheTtlMs: number;
+  };
 }

@@ -14,6 +14,9 @@ export const DEFAULT_CATEGORY: JobCategory = 'other';
 export const MAX_USES = 32;
 export const MAX_USE_KEY_LENGTH = 200;
 
+/** How long a worker holds a context-reuse hint after a task using the key ended there (config `placement.cache-ttl`). */
+export const DEFAULT_CACHE_TTL_MS = 3_600_000;
+
 /** The category of a job spec (absent: `other`). */
 export const jobCategory = (spec: { category?: JobCategory | null }): JobCategory => spec.category ?? DEFAULT_CATEGORY;
 

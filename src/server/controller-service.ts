@@ -249,7 +249,8 @@ export class ControllerService implements ClusterService {
 
   workers(): WorkerInfo[] {
     const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
-    return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id)));
+    const hints = this.store.cacheHints();
+    return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id), hints.get(worker.id)));
   }
 
   async drain(id: string): Promise<WorkerInfo> {

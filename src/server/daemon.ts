@@ -110,7 +110,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   // database file's mode; ones left by an older iris are tightened.
   ensurePrivateFile(path.join(home, 'state.db'));
   tightenIfPresent(home, ['state.db-wal', 'state.db-shm', 'state.db-journal']);
-  const store = ClusterStore.open({ path: path.join(home, 'state.db') });
+  const store = ClusterStore.open({ path: path.join(home, 'state.db'), cacheTtlMs: config.placement.cacheTtlMs });
   let clusterId = store.getMeta('cluster_id');
   if (!clusterId) {
     clusterId = randomUUID();

@@ -8,7 +8,7 @@ import { retryBackoffCapMs } from '../cluster/state/transitions.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
-import type { ClusterInfo, JobDetail, JobSummary, RequeueSummary, TaskInfo, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, JobDetail, JobSummary, RequeueSummary, TaskInfo, WorkerCacheHint, WorkerInfo } from '../api/types.js';
 import type { RequeueReason } from '../model/requeue.js';
 import { parseAttemptHistoryName } from '../cluster/state/events.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
@@ -153,7 +153,8 @@ function taskView(task: Task, attempts: readonly Attempt[], reason: string | nul
   };
 }
 
-export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerInfo {
+/** `hints`: the worker's context-reuse hints in force now (store.cacheHints()), listed by key. */
+export function workerInfo(worker: Worker, use: WorkerUse | undefined, hints?: ReadonlyMap<string, WorkerCacheHint>): WorkerInfo {
   return {
     id: worker.id,
     state: worker.state,
@@ -168,6 +169,7 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
     costPerHour: worker.costPerHour ?? 1,
+    cache: [...(hints?.values() ?? [])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
   };
 }
 

@@ -3,12 +3,14 @@
  * grouped by tpu-name and ordered by tpu-worker-id, with hostname, chips in use and the chip
  * device paths, or "none" when no path is known), GPU hosts (variant x count, memory per GPU or
  * "unknown"), and CPU workers (workers named `pool-N` that share a prefix form a pool). Every
- * section shows each worker's cost per hour (COST/H).
+ * section shows each worker's cost per hour (COST/H). When any worker holds context-reuse
+ * hints, each section gains a CACHED column: `llama-3 (48m00s)` (time left) or `llama-3 (loading)`
+ * (a task using it runs there now); `-` for a worker without hints.
  */
 import type { WorkerInfo } from '../api/types.js';
 import { formatAttributes, formatWorkerCpu } from './cluster.js';
 import { PLAIN, type Style } from './colour.js';
-import { formatMemory } from './format.js';
+import { formatDuration, formatMemory } from './format.js';
 import { renderTable, type Column } from './table.js';
 
 const TPU_NAME = 'tpu-name';
@@ -24,6 +26,17 @@ const cost: Column<WorkerInfo> = { header: 'COST/H', value: (w) => String(w.cost
 const gpuMemory = (w: WorkerInfo) => (w.device.memoryBytes != null ? formatMemory(w.device.memoryBytes) : 'unknown');
 const extraAttributes = (w: WorkerInfo) =>
   formatAttributes(Object.fromEntries(Object.entries(w.attributes).filter(([key]) => !SHOWN.has(key))));
+
+/** `key (time left)` or `key (loading)` per hint, comma-separated; `-` when none. */
+export function formatCache(w: WorkerInfo, now: number): string {
+  if (w.cache.length === 0) return '-';
+  return w.cache.map((h) => `${h.key} (${h.loading ? 'loading' : formatDuration(Math.max(0, h.expiresAt - now))})`).join(', ');
+}
+
+/** The CACHED column, only when some worker holds hints (see the header). */
+function cacheColumn(workers: readonly WorkerInfo[], now: number): Column<WorkerInfo>[] {
+  return workers.some((w) => w.cache.length > 0) ? [{ header: 'CACHED', value: (w) => formatCache(w, now) }] : [];
+}
 
 function workerIdOf(w: WorkerInfo): number {
   const id = Number(w.attributes[TPU_WORKER_ID]);
@@ -41,7 +54,7 @@ export function formatDevicePaths(paths: readonly string[] | undefined): string 
   return paths.join(',');
 }
 
-function slices(workers: readonly WorkerInfo[], style: Style): string {
+function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   const rows = [...workers].sort((a, b) => {
     const sa = a.attributes[TPU_NAME];
     const sb = b.attributes[TPU_NAME];
@@ -61,11 +74,12 @@ function slices(workers: readonly WorkerInfo[], style: Style): string {
     cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'DEVICE PATHS', value: (w) => formatDevicePaths(w.devicePaths) },
+    ...cached,
   ];
   return renderTable(rows, columns);
 }
 
-function gpuHosts(workers: readonly WorkerInfo[], style: Style): string {
+function gpuHosts(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
     { header: 'WORKER', value: (w) => w.id },
     { header: 'STATE', value: (w) => style.state(w.state) },
@@ -77,6 +91,7 @@ function gpuHosts(workers: readonly WorkerInfo[], style: Style): string {
     cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'ATTRIBUTES', value: extraAttributes },
+    ...cached,
   ]);
 }
 
@@ -96,7 +111,7 @@ function pools(workers: readonly WorkerInfo[]): Map<string, string> {
   return out;
 }
 
-function cpuWorkers(workers: readonly WorkerInfo[], style: Style): string {
+function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   const pool = pools(workers);
   const rows = [...workers].sort((a, b) => byName(pool.get(a.id) ?? a.id, pool.get(b.id) ?? b.id) || byName(a.id, b.id));
   return renderTable(rows, [
@@ -108,20 +123,22 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style): string {
     cost,
     { header: 'TASKS', value: tasks, right: true },
     { header: 'ATTRIBUTES', value: extraAttributes },
+    ...cached,
   ]);
 }
 
-export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
+export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN, now: number = Date.now()): string {
   if (workers.length === 0) return 'no workers';
+  const cached = cacheColumn(workers, now);
   const tpu = workers.filter((w) => w.device.type === 'tpu');
   const gpu = workers.filter((w) => w.device.type === 'gpu');
   const other = workers.filter((w) => w.device.type !== 'tpu' && w.device.type !== 'gpu');
   const sections: string[] = [];
   if (tpu.length > 0) {
     const count = new Set(tpu.map((w) => w.attributes[TPU_NAME] ?? w.id)).size;
-    sections.push(`TPU slices (${count})\n${slices(tpu, style)}`);
+    sections.push(`TPU slices (${count})\n${slices(tpu, style, cached)}`);
   }
-  if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu, style)}`);
-  if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other, style)}`);
+  if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu, style, cached)}`);
+  if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other, style, cached)}`);
   return sections.join('\n\n');
 }

@@ -220,11 +220,19 @@ describe('validateConfig: defaults and shorthands', () => {
   });
 
   it('placement.stickiness: a boolean, on by default', () => {
-    expect(validateConfig({}, SOURCE, PROBE).placement).toEqual({ stickiness: true });
-    expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement).toEqual({ stickiness: false });
-    expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement).toEqual({ stickiness: true });
+    expect(validateConfig({}, SOURCE, PROBE).placement).toMatchObject({ stickiness: true });
+    expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement).toMatchObject({ stickiness: false });
+    expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement).toMatchObject({ stickiness: true });
     expect(() => validateConfig({ placement: { stickiness: 'yes please' } }, SOURCE, PROBE)).toThrow(/placement\.stickiness: .*boolean/);
     expect(() => validateConfig({ placement: { sticky: true } }, SOURCE, PROBE)).toThrow(/placement.*sticky/);
+  });
+
+  it('placement.cache-ttl: a duration longer than 0, 1h by default', () => {
+    expect(validateConfig({}, SOURCE, PROBE).placement.cacheTtlMs).toBe(3_600_000);
+    expect(validateConfig({ placement: { 'cache-ttl': '15m' } }, SOURCE, PROBE).placement.cacheTtlMs).toBe(900_000);
+    expect(validateConfig({ placement: { 'cache-ttl': '2h', stickiness: false } }, SOURCE, PROBE).placement).toMatchObject({ stickiness: false, cacheTtlMs: 7_200_000 });
+    expect(() => validateConfig({ placement: { 'cache-ttl': '0s' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "0s": must be longer than 0/);
+    expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "never"/);
   });
 
   it('log-limit: a byte size, 1 GiB by default', () => {

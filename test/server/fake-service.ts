@@ -69,7 +69,7 @@ function summary(spec: JobSpec): JobSummary {
 export const WORKER: WorkerInfo = {
   id: 'w0', state: 'READY', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
   capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
-  cpuReleasedMillis: 0, cpuOversubscribedMillis: 0, runningTasks: [], costPerHour: 1,
+  cpuReleasedMillis: 0, cpuOversubscribedMillis: 0, runningTasks: [], costPerHour: 1, cache: [],
 };
 
 export class FakeService implements ClusterService {

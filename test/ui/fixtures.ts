@@ -35,6 +35,7 @@ export function worker(id: string, extra: Partial<WorkerInfo> = {}): WorkerInfo 
     cpuOversubscribedMillis: 0,
     runningTasks: [],
     costPerHour: 1,
+    cache: [],
     ...extra,
   };
 }

@@ -71,3 +71,27 @@ describe('iris workers: topology', () => {
     expect(formatDevicePaths(undefined)).toBe('none');
   });
 });
+
+describe('iris workers: context-reuse hints', () => {
+  const NOW = 1_700_000_000_000;
+  it('a CACHED column shows each hint with its time left, or loading; none without hints', () => {
+    const hints = new Map([
+      ['wiki', { key: 'wiki', expiresAt: NOW + 5 * 60_000, loading: false }],
+      ['llama-3', { key: 'llama-3', expiresAt: NOW + 48 * 60_000, loading: false }],
+    ]);
+    const spec = { id: 'cpu-0', cpuMillis: 4000, memoryBytes: GiB, device: { type: 'cpu' as const, variant: null, count: 0 }, attributes: {} };
+    const warm = workerInfo({ ...spec, state: 'READY' }, undefined, hints);
+    const loading = workerInfo({ ...spec, id: 'cpu-1', state: 'READY' }, undefined, new Map([['mistral', { key: 'mistral', expiresAt: NOW + 3_600_000, loading: true }]]));
+    const cold = workerInfo({ ...spec, id: 'cpu-2', state: 'READY' }, undefined);
+    expect(warm.cache.map((h) => h.key)).toEqual(['llama-3', 'wiki']);
+    expect(cold.cache).toEqual([]);
+    expect(renderTopology([warm, loading, cold], undefined, NOW)).toBe([
+      'CPU workers (3)',
+      'POOL  WORKER  STATE  CPU  MEMORY   TASKS  ATTRIBUTES  CACHED',
+      'cpu   cpu-0   READY  0/4  0B/1GiB      0              llama-3 (48m00s), wiki (5m00s)',
+      'cpu   cpu-1   READY  0/4  0B/1GiB      0              mistral (loading)',
+      'cpu   cpu-2   READY  0/4  0B/1GiB      0              -',
+    ].join('\n'));
+    expect(renderTopology([cold], undefined, NOW)).not.toContain('CACHED');
+  });
+});

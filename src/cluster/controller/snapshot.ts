@@ -26,6 +26,9 @@
  * of that parent last ran on (the attempt that succeeded) — only when `stickiness` is on, the job
  * is no gang, and that worker is READY with the total capacity for one of its tasks. Otherwise it
  * gets none and is placed like any job (the fallback when the worker is gone or drained).
+ *
+ * Context reuse (state/cache-hints.ts): `cacheHints` is filled only when some job in `jobs` uses
+ * keys (`spec.uses`); a pass over jobs that use none builds no hints and pays nothing for them.
  */
 import type { ClusterStore } from '../state/store.js';
 import type { Job, Quota, Worker } from '../../model/types.js';
@@ -154,6 +157,7 @@ export function buildSnapshot(
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
   const pending = [];
+  let usesKeys = false;
   for (const task of store.queuedTasks()) {
     const job = store.job(task.job);
     if (!job) continue;
@@ -166,6 +170,7 @@ export function buildSnapshot(
     if (!jobs.has(job.name)) {
       const sticky = stickiness ? stickyPlacement(store, job) : null;
       jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
+      if (job.spec.uses?.length) usesKeys = true;
     }
     pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
   }
@@ -202,5 +207,7 @@ export function buildSnapshot(
     addUsage(usage, h.user, h.resources, h.resources.cpuMillis);
   }
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
-  return { now, jobs, pending, workers, usage, quotas, running };
+  const snapshot: Snapshot = { now, jobs, pending, workers, usage, quotas, running };
+  if (usesKeys) snapshot.cacheHints = store.cacheHints(now);
+  return snapshot;
 }

@@ -31,6 +31,8 @@ export class Journal {
   /** endpointKey()s (keys.ts). */
   readonly dirtyEndpoints = new Set<string>();
   readonly dirtyMeta = new Set<string>();
+  /** hintKey()s (keys.ts) of cache hints (cache-hints.ts). */
+  readonly dirtyHints = new Set<string>();
   /** Tasks whose rows (task, attempts, endpoints) must be deleted before the upserts. */
   readonly deletedTasks = new Set<string>();
   readonly deletedJobs = new Set<string>();
@@ -70,7 +72,7 @@ export class Journal {
 
   get hasWrites(): boolean {
     return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
-      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length + this.pruned.length > 0;
+      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.dirtyHints.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length + this.pruned.length > 0;
   }
 
   /**
@@ -90,7 +92,7 @@ export class Journal {
   reset(): void {
     this.undo = [];
     this.dirtyJobs.clear(); this.dirtyTasks.clear(); this.dirtyAttempts.clear(); this.dirtyWorkers.clear();
-    this.dirtyEndpoints.clear(); this.dirtyMeta.clear(); this.deletedTasks.clear(); this.deletedJobs.clear();
+    this.dirtyEndpoints.clear(); this.dirtyMeta.clear(); this.dirtyHints.clear(); this.deletedTasks.clear(); this.deletedJobs.clear();
     this.removedEndpoints.clear();
     this.history = [];
     this.archived = [];

@@ -4,6 +4,8 @@
  * hold a NUL (see src/model/names.ts), so `splitKey` always recovers both parts.
  */
 export const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
+/** A cache hint (cache-hints.ts): worker ids hold no NUL either. */
+export const hintKey = (worker: string, key: string): string => `${worker}\u0000${key}`;
 export const endpointKey = (task: string, name: string): string => `${task}\u0000${name}`;
 
 export function splitKey(key: string): [string, string] {

@@ -28,6 +28,7 @@ import { isImageReference } from '../../model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import { attemptHistoryName, type StopOrder } from './events.js';
+import { recordAttemptEnd } from './cache-hints.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
@@ -278,6 +279,7 @@ export class Lifecycle {
   }
 
   private endAttempt(a: Attempt, state: AttemptState, reason: string | null, exitCode: number | null): void {
+    recordAttemptEnd(this.m, a); // before the task's state changes: it tells whether the task ran
     this.m.patchAttempt(a, { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: this.m.now() });
     this.removeEndpointsOf(a.task);
   }

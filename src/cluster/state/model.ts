@@ -12,14 +12,17 @@
  * - Every primitive records an undo step, marks the rows to write and queues a change event
  *   in the journal; state changes are checked against the transition tables and appended to
  *   the history. Nothing else may mutate the objects held here.
+ * - `cacheHints` holds only hints of configured workers; expired ones may linger until
+ *   cache-hints.ts drops them (readers filter by time).
  */
 import { isActiveTaskState } from '../../model/states.js';
 import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
 import type { RequeueReason } from '../../model/requeue.js';
+import { DEFAULT_CACHE_TTL_MS } from '../../model/workload.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import type { ArchivedRun } from './archive.js';
-import { attemptKey, endpointKey } from './keys.js';
+import { attemptKey, endpointKey, hintKey } from './keys.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
 
 export interface JobEntry {
@@ -46,6 +49,10 @@ export class ClusterModel {
   readonly endpoints = new Map<string, Endpoint>();
   readonly endpointsByTask = new Map<string, Set<string>>();
   readonly meta = new Map<string, string>();
+  /** Context-reuse cache hints (cache-hints.ts): worker id -> key -> expiry (epoch ms). */
+  readonly cacheHints = new Map<string, Map<string, number>>();
+  /** Config `placement.cache-ttl`: how long a worker holds a key after a task using it ended there. */
+  cacheTtlMs = DEFAULT_CACHE_TTL_MS;
 
   constructor(readonly journal: Journal, readonly now: () => number) {}
 
@@ -328,6 +335,28 @@ export class ClusterModel {
     this.journal.undo.push(() => this.indexEndpoint(e));
     this.journal.dirtyEndpoints.add(key);
     this.journal.event(`endpoint:${key}`);
+  }
+
+  /** Loading and undo (no journal): set or (expiresAt null) remove one cache hint. */
+  indexCacheHint(worker: string, key: string, expiresAt: number | null): void {
+    let keys = this.cacheHints.get(worker);
+    if (expiresAt === null) {
+      keys?.delete(key);
+      if (keys?.size === 0) this.cacheHints.delete(worker);
+      return;
+    }
+    if (!keys) this.cacheHints.set(worker, (keys = new Map()));
+    keys.set(key, expiresAt);
+  }
+
+  /** Set (expiresAt a time) or drop (null) worker `worker`'s cache hint for `key`. */
+  putCacheHint(worker: string, key: string, expiresAt: number | null): void {
+    const old = this.cacheHints.get(worker)?.get(key) ?? null;
+    if (old === expiresAt) return;
+    this.indexCacheHint(worker, key, expiresAt);
+    this.journal.undo.push(() => this.indexCacheHint(worker, key, old));
+    this.journal.dirtyHints.add(hintKey(worker, key));
+    this.journal.event(`worker:${worker}`);
   }
 
   putMeta(key: string, value: string): void {

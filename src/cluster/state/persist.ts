@@ -31,6 +31,8 @@ const SQL = {
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
   deleteEndpoint: 'DELETE FROM endpoints WHERE task = ? AND name = ?',
   deleteEndpointsOf: 'DELETE FROM endpoints WHERE task = ?',
+  upsertHint: 'INSERT OR REPLACE INTO cache_hints (worker, key, expires_at) VALUES (?,?,?)',
+  deleteHint: 'DELETE FROM cache_hints WHERE worker = ? AND key = ?',
   upsertMeta: 'INSERT OR REPLACE INTO meta VALUES (?,?)',
   insertEvent: 'INSERT INTO events (time, kind, name, state, reason, run) VALUES (?,?,?,?,?,?)',
   // Events of archived runs are left out: they belong to `NAME@RUN`, not to the name's latest run.
@@ -96,6 +98,9 @@ export class Persistence {
     for (const r of this.rows('SELECT task, name, address, attempt, job, registered_at FROM endpoints')) {
       model.indexEndpoint({ task: r[0] as string, name: r[1] as string, address: r[2] as string, attempt: num(r[3]), job: r[4] as string, registeredAt: num(r[5]) });
     }
+    for (const [worker, key, expiresAt] of this.rows('SELECT worker, key, expires_at FROM cache_hints')) {
+      model.indexCacheHint(worker as string, key as string, num(expiresAt));
+    }
   }
 
   /** Write the journal's changes; the caller holds the transaction. */
@@ -129,6 +134,12 @@ export class Persistence {
       const e = model.endpoints.get(key);
       if (e) this.run('upsertEndpoint', e.task, e.name, e.address, e.attempt, e.job, e.registeredAt);
       else this.run('deleteEndpoint', ...splitKey(key));
+    }
+    for (const hk of j.dirtyHints) {
+      const [worker, key] = splitKey(hk);
+      const expiresAt = model.cacheHints.get(worker)?.get(key);
+      if (expiresAt !== undefined) this.run('upsertHint', worker, key, expiresAt);
+      else this.run('deleteHint', worker, key);
     }
     for (const key of j.dirtyMeta) {
       const value = model.meta.get(key);

@@ -12,6 +12,7 @@
  *   columns for `iris history` filters plus one JSON record of the run (archive.ts).
  * - `results` holds task results by run id (results.ts): they stay with an archived run and go
  *   with it when it is pruned.
+ * - `cache_hints` mirrors ClusterModel.cacheHints one row per (worker, key) (cache-hints.ts).
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
@@ -140,6 +141,17 @@ export const MIGRATIONS: readonly string[] = [
   // 8: why another job ended this one (model JobCause as JSON: a dependency failure); NULL: none
   `
   ALTER TABLE jobs ADD COLUMN cause TEXT;
+  `,
+  // 10 (issue 15 part C; part B's migration 9 goes before it when merged): context-reuse cache
+  // hints (cache-hints.ts): worker `worker` held `key` (a task that uses it ran there) until
+  // `expires_at` (epoch ms)
+  `
+  CREATE TABLE cache_hints (
+    worker TEXT NOT NULL,
+    key TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (worker, key)
+  ) WITHOUT ROWID;
   `,
 ];
 

@@ -23,6 +23,8 @@ import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
 import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { StickyWaits } from './sticky-waits.js';
+import { dropExpiredHints, dropWorkerHints, hintsAt } from './cache-hints.js';
+import type { CacheHint } from '../scheduler/types.js';
 
 export type { ResultRow } from './results.js';
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
@@ -41,6 +43,8 @@ export interface StoreOptions {
    * version. Any write fails (SQLite refuses it).
    */
   readOnly?: boolean;
+  /** Config `placement.cache-ttl` (cache-hints.ts); default 1 hour. */
+  cacheTtlMs?: number;
 }
 
 export class ClusterStore extends StoreCore {
@@ -69,6 +73,7 @@ export class ClusterStore extends StoreCore {
     try {
       migrate(db);
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
+      if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
       store.exclusive = exclusive;
       store.persistence.load(store.model);
       store.holdWaiting();
@@ -191,6 +196,11 @@ export class ClusterStore extends StoreCore {
     return this.model.workers.get(id);
   }
 
+  /** The context-reuse hints in force at `now` (cache-hints.ts hintsAt): worker id -> key -> hint, loading ones included. */
+  cacheHints(now: number = this.model.now()): Map<string, Map<string, CacheHint>> {
+    return hintsAt(this.model, now);
+  }
+
   endpoints(prefix?: string): Endpoint[] {
     const all = [...this.model.endpoints.values()];
     return prefix === undefined ? all : all.filter((e) => e.name.startsWith(prefix));
@@ -210,7 +220,11 @@ export class ClusterStore extends StoreCore {
    * runs — removed with their events unless `dryRun`. Their log files are the caller's to delete.
    */
   prune(cutoff: number, options: PruneOptions): PrunedRun[] {
-    return this.transaction(() => pruneRuns(this.model, this.persistence.archive, cutoff, options));
+    return this.transaction(() => {
+      const pruned = pruneRuns(this.model, this.persistence.archive, cutoff, options);
+      if (!options.dryRun) dropExpiredHints(this.model, this.model.now());
+      return pruned;
+    });
   }
 
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
@@ -238,6 +252,7 @@ export class ClusterStore extends StoreCore {
       }
       for (const w of [...this.model.workers.values()]) {
         if (!seen.has(w.id) && w.state !== 'DRAINED') this.model.putWorker({ ...w, state: 'DRAINED' });
+        if (!seen.has(w.id)) dropWorkerHints(this.model, w.id);
       }
     });
   }

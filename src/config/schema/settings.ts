@@ -94,6 +94,13 @@ export const retention = parseWith<number | null, string | number>((value) => {
 export const MAX_STOP_GRACE_MS = 86_400_000;
 
 /** `stop-grace:` a duration of at most a day (0: SIGKILL at once). */
+/** `placement.cache-ttl`: how long a worker keeps a context-reuse hint after a task using the key ended there; a duration > 0. */
+export const cacheTtl = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value, 'placement.cache-ttl');
+  if (ms <= 0) throw invalid(`invalid placement.cache-ttl ${describeValue(value)}: must be longer than 0`, 'for example cache-ttl: 1h');
+  return ms;
+});
+
 export const stopGrace = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);
   if (ms > MAX_STOP_GRACE_MS) {

@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
-import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_RETENTION_MS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_RETENTION_MS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { cacheTtl, containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -36,7 +36,10 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
-        placement: z.strictObject({ stickiness: z.boolean().nullish() }).nullish(),
+        placement: z.strictObject({
+          stickiness: z.boolean().nullish(),
+          'cache-ttl': cacheTtl.nullish(),
+        }).nullish(),
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -61,7 +64,10 @@ export function configSchema(source: string, probe: MachineProbe) {
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
           retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
-          placement: { stickiness: file.placement?.stickiness ?? true },
+          placement: {
+            stickiness: file.placement?.stickiness ?? true,
+            cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
+          },
         }),
       ),
     );
