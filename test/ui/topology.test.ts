@@ -87,10 +87,10 @@ describe('iris workers: context-reuse hints', () => {
     expect(cold.cache).toEqual([]);
     expect(renderTopology([warm, loading, cold], undefined, NOW)).toBe([
       'CPU workers (3)',
-      'POOL  WORKER  STATE  CPU  MEMORY   TASKS  ATTRIBUTES  CACHED',
-      'cpu   cpu-0   READY  0/4  0B/1GiB      0              llama-3 (48m00s), wiki (5m00s)',
-      'cpu   cpu-1   READY  0/4  0B/1GiB      0              mistral (loading)',
-      'cpu   cpu-2   READY  0/4  0B/1GiB      0              -',
+      'POOL  WORKER  STATE  CPU  MEMORY   COST/H  TASKS  ATTRIBUTES  CACHED',
+      'cpu   cpu-0   READY  0/4  0B/1GiB       1      0              llama-3 (48m00s), wiki (5m00s)',
+      'cpu   cpu-1   READY  0/4  0B/1GiB       1      0              mistral (loading)',
+      'cpu   cpu-2   READY  0/4  0B/1GiB       1      0              -',
     ].join('\n'));
     expect(renderTopology([cold], undefined, NOW)).not.toContain('CACHED');
   });
