@@ -13,6 +13,7 @@ import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
 import { containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
+import { metrics, resolveMetrics } from './metrics.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -37,6 +38,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         slices: slices.nullish(),
         quotas,
         placement: z.strictObject({ stickiness: z.boolean().nullish() }).nullish(),
+        metrics,
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -62,6 +64,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
           retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
           placement: { stickiness: file.placement?.stickiness ?? true },
+          metrics: resolveMetrics(file.metrics),
         }),
       ),
     );
