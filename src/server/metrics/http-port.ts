@@ -3,7 +3,8 @@
  * plain HTTP server on 127.0.0.1 only that answers GET /metrics with the exposition text, so a
  * Prometheus server on the same machine can scrape it. Nothing else is served there.
  *
- * A port that is in use (or not allowed) is a startup error with a hint, never a silent skip.
+ * A port that is in use (or not allowed) is a startup error with a hint (exit 6, unavailable, so the
+ * detached launcher reports it at once), never a silent skip.
  */
 import { createServer, type Server } from 'node:http';
 import { IrisError } from '../../model/errors.js';
@@ -37,7 +38,7 @@ export async function listenMetrics(metrics: ClusterMetrics, port: number): Prom
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new IrisError('conflict', `the metrics port ${port} on ${METRICS_HOST} is already in use`,
+        reject(new IrisError('unavailable', `the metrics port ${port} on ${METRICS_HOST} is already in use`,
           'choose another with --metrics-port N (or metrics.port in the config), or stop what listens there'));
       } else if (error.code === 'EACCES') {
         reject(new IrisError('forbidden', `no permission to listen on ${METRICS_HOST}:${port} for metrics`, 'use a port above 1023'));
