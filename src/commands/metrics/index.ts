@@ -14,7 +14,6 @@ export default class Metrics extends BaseCommand {
     '<%= config.bin %> metrics',
     '<%= config.bin %> metrics | grep iris_jobs',
     '<%= config.bin %> metrics --json',
-    '<%= config.bin %> metrics density',
   ];
 
   protected override jsonInstants = false;
