@@ -66,6 +66,9 @@ describe('iris metrics', () => {
       'iris_queue_tasks 0',
     ]));
     expect(r.stdout).toContain('# TYPE iris_scheduling_pass_duration_seconds histogram');
+    // Every job needed at least one pass to be placed.
+    const passes = Number(/^iris_scheduling_pass_duration_seconds_count (\d+)$/m.exec(r.stdout)?.[1]);
+    expect(passes).toBeGreaterThanOrEqual(3);
     expect(lines.some((l) => l.startsWith('iris_process_resident_memory_bytes '))).toBe(true);
   });
 

@@ -82,6 +82,21 @@ describe('cluster metrics from a real store', () => {
     expect(await lines(metrics, 'iris_workers{')).toEqual(expect.arrayContaining(['iris_workers{state="READY"} 2', 'iris_workers{state="DRAINED"} 1', 'iris_workers{state="DRAINING"} 0']));
   });
 
+  it('a dispatch with a placement decision fills the pool and score histograms and counts a reuse hit', async () => {
+    const { store } = memStore();
+    const metrics = new ClusterMetrics(store, { processMetrics: false });
+    store.submit(spec('/p'));
+    const attempt = store.assign('/p/task-0', 'w1', '/logs/p');
+    // Until placement records its decision in the store, the store's event is fed as adaptive placement will send it.
+    store.events.emit('change', { type: 'attempt', attempt: { ...attempt, attempt: 1, placement: { mode: 'adaptive', pool: 3, lambda: 0.5, score: 0.4, runnerUp: null, reuseHit: true } } });
+    expect(await lines(metrics, 'iris_dispatches_total')).toEqual(['iris_dispatches_total 2']);
+    expect(await lines(metrics, 'iris_dispatch_pool_size_count')).toEqual(['iris_dispatch_pool_size_count 1']);
+    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="2"}')).toEqual(['iris_dispatch_pool_size_bucket{le="2"} 0']);
+    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="4"}')).toEqual(['iris_dispatch_pool_size_bucket{le="4"} 1']);
+    expect(await lines(metrics, 'iris_dispatch_score_sum')).toEqual(['iris_dispatch_score_sum 0.4']);
+    expect(await lines(metrics, 'iris_dispatch_reuse_hits_total')).toEqual(['iris_dispatch_reuse_hits_total 1']);
+  });
+
   it('observes pass durations and includes process metrics by default', async () => {
     const { store } = memStore();
     const metrics = new ClusterMetrics(store);
