@@ -5,6 +5,7 @@
  * the x axis in UTC, a legend and axis titles. Pure: returns strings.
  */
 import type { DensitySeries } from '../api/metrics.js';
+import { escapeXml, niceTicks } from '../sim/plot.js';
 
 const W = 800;
 const H = 400;
@@ -12,22 +13,12 @@ const M = { left: 64, right: 64, top: 40, bottom: 56 };
 const SUBMISSIONS_COLOUR = '#1f77b4';
 const WORKERS_COLOUR = '#d62728';
 
-const escapeXml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const fmt = (n: number): string => (Math.round(n * 10) / 10).toString();
 
 /** `HH:MM` (UTC) of an instant, with the date when the series spans more than a day. */
 function timeLabel(ms: number, withDate: boolean): string {
   const iso = new Date(ms).toISOString();
   return withDate ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
-}
-
-/** A rounded upper bound for an axis (1, 2, 5 or 10 × 10^k, at least the max) and its tick step. */
-function niceMax(max: number): { top: number; step: number } {
-  if (max <= 0) return { top: 1, step: 0.5 };
-  const magnitude = 10 ** Math.floor(Math.log10(max));
-  const m = [1, 2, 5, 10].find((k) => k * magnitude >= max)!;
-  const step = { 1: magnitude / 2, 2: magnitude / 2, 5: magnitude, 10: 2 * magnitude }[m]!;
-  return { top: m * magnitude, step };
 }
 
 export function densitySvg(series: DensitySeries): string {
@@ -38,10 +29,13 @@ export function densitySvg(series: DensitySeries): string {
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
   const x = (t: number): number => M.left + ((t - t0) / Math.max(1, t1 - t0)) * plotW;
-  const subs = niceMax(Math.max(0, ...buckets.map((b) => b.submissions)));
-  const workers = niceMax(Math.max(0, ...buckets.map((b) => b.activeWorkers)));
-  const yS = (v: number): number => M.top + plotH - (v / subs.top) * plotH;
-  const yW = (v: number): number => M.top + plotH - (v / workers.top) * plotH;
+  // The same round ticks as `iris simulate --plot` (1, 2, 5 × 10^k); an empty series gets 0..1.
+  const subTicks = niceTicks(Math.max(1, ...buckets.map((b) => b.submissions)), 4);
+  const workerTicks = niceTicks(Math.max(1, ...buckets.map((b) => b.activeWorkers)), 4);
+  const subTop = subTicks.at(-1)!;
+  const workerTop = workerTicks.at(-1)!;
+  const yS = (v: number): number => M.top + plotH - (v / subTop) * plotH;
+  const yW = (v: number): number => M.top + plotH - (v / workerTop) * plotH;
   const points = (y: (v: number) => number, pick: (b: DensitySeries['buckets'][number]) => number): string =>
     buckets.map((b) => `${fmt(x(b.start))},${fmt(y(pick(b)))}`).join(' ');
   const withDate = t1 - t0 > 86_400_000;
@@ -53,10 +47,10 @@ export function densitySvg(series: DensitySeries): string {
   // Axes.
   out.push(`<g stroke="#444" fill="none"><line x1="${M.left}" y1="${M.top + plotH}" x2="${M.left + plotW}" y2="${M.top + plotH}"/>` +
     `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${M.top + plotH}"/><line x1="${M.left + plotW}" y1="${M.top}" x2="${M.left + plotW}" y2="${M.top + plotH}"/></g>`);
-  for (let v = 0; v <= subs.top + 1e-9; v += subs.step) {
+  for (const v of subTicks) {
     out.push(`<text x="${M.left - 6}" y="${fmt(yS(v) + 4)}" text-anchor="end" fill="${SUBMISSIONS_COLOUR}">${fmt(v)}</text>`);
   }
-  for (let v = 0; v <= workers.top + 1e-9; v += workers.step) {
+  for (const v of workerTicks) {
     out.push(`<text x="${M.left + plotW + 6}" y="${fmt(yW(v) + 4)}" fill="${WORKERS_COLOUR}">${fmt(v)}</text>`);
   }
   const ticks = Math.min(6, Math.max(1, buckets.length - 1));

@@ -42,9 +42,9 @@ describe('density rendering', () => {
     const lines = [...svg.matchAll(/<polyline id="([a-z-]+)"[^>]* points="([^"]+)"/g)].map((m) => [m[1], m[2]!.split(' ').length]);
     expect(lines).toEqual([['submissions', 3], ['active-workers', 3]]);
     for (const text of ['time (UTC)', 'tasks submitted per bucket', 'active workers', '10:00', '10:02']) expect(svg).toContain(text);
-    // Plot area x 64..736, y 40..344; the submissions axis is rounded up to 10, the workers one to 5.
-    expect(svg).toContain('points="64,344 400,131.2 736,252.8"');
-    expect(svg).toContain('points="64,222.4 400,100.8 736,100.8"');
+    // Plot area x 64..736, y 40..344; the submissions axis is rounded up to 8 (ticks of 2), the workers one is 0..4.
+    expect(svg).toContain('points="64,344 400,78 736,230"');
+    expect(svg).toContain('points="64,192 400,40 736,40"');
   });
 
   it('draws an empty series without failing', () => {
