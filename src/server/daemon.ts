@@ -123,6 +123,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     store.setMeta('cluster_id', clusterId);
   }
   store.syncWorkers(config.workers);
+  // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
+  // recovery below included); gauges read it at scrape time.
+  const metrics = new ClusterMetrics(store);
   const runtime = new RuntimeRouter({
     process: new ProcessRuntime(),
     container: () => new DockerRuntime(),
@@ -159,8 +162,6 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   }
 
   const startedAt = Date.now();
-  // Metrics (docs/metrics.md): counters follow the store from here on; gauges read it at scrape time.
-  const metrics = new ClusterMetrics(store);
   const density = config.metrics.density ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log }) : null;
   const metricsEndpoints: MetricsEndpoints = { exposition: () => metrics.exposition(), density: () => density?.series() ?? null };
   const controller = new Controller({
