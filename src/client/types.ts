@@ -7,6 +7,7 @@ import type {
   CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
+import type { DensitySeries } from '../api/metrics.js';
 
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
@@ -65,6 +66,10 @@ export interface IrisClient {
    * unfinished jobs as they are now and a `{type: "cluster", state: "SYNCED"}` marker.
    */
   events(signal?: AbortSignal, options?: EventOptions): AsyncIterable<ClusterEvent>;
+  /** The Prometheus text of GET /metrics (owner only). */
+  metrics(): Promise<string>;
+  /** The density series (GET /v1/metrics/density); not_found when `metrics.density` is off. */
+  density(): Promise<DensitySeries>;
 }
 
 export interface EventOptions {

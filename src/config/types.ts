@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
 import type { queue, RuntimeConfig } from './schema/settings.js';
+import type { MetricsConfig } from './schema/metrics.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -51,4 +52,6 @@ export interface IrisConfig {
     /** `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended there. */
     cacheTtlMs: number;
   };
+  /** `metrics`: the loopback metrics port (null: none) and the density series (docs/metrics.md). */
+  metrics: MetricsConfig;
 }

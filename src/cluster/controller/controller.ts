@@ -9,7 +9,7 @@ import type { TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { TaskRuntime } from '../../runtime/types.js';
 import type { LaunchContext } from './launch.js';
-import { PassLoop } from './pass-loop.js';
+import { PassLoop, type PassObserver } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
 import type { HeldAttempt } from './snapshot.js';
@@ -18,7 +18,7 @@ import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
 
-export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
+export { ARRIVAL_PASS_INTERVAL_MS, type PassObserver } from './pass-loop.js';
 
 /** How often the controller retries writing its state while the disk is full. */
 export const STORAGE_RETRY_MS = 1000;
@@ -41,6 +41,8 @@ export interface ControllerOptions {
   /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
   stickiness?: boolean;
   log?: (message: string) => void;
+  /** Told the duration of every scheduling pass (metrics); default none. */
+  passObserver?: PassObserver;
 }
 
 export class Controller {
@@ -78,6 +80,7 @@ export class Controller {
       released: () => this.waits.released(),
       held: () => this.supervisor.held(),
       stickiness: options.stickiness ?? true,
+      ...(options.passObserver ? { observer: options.passObserver } : {}),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));

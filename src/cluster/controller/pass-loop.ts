@@ -30,6 +30,15 @@ import { buildSnapshot, nextEligible, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 
+/**
+ * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
+ * Kept to plain numbers so the loop needs no metrics library.
+ */
+export interface PassObserver {
+  /** `seconds`: wall time of the pass (snapshot, schedule, apply); `placed`: attempts it committed. */
+  passed(seconds: number, placed: number): void;
+}
+
 /** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
 export const ARRIVAL_PASS_INTERVAL_MS = 20;
 
@@ -52,6 +61,8 @@ export interface PassLoopOptions {
   stickiness?: boolean;
   /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
   held: () => readonly HeldAttempt[];
+  /** Told the duration of every pass (metrics); default none. */
+  observer?: PassObserver;
 }
 
 export class PassLoop {
@@ -152,6 +163,7 @@ export class PassLoop {
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
+      this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, 0);
       return;
     }
     const resourcesChanged = this.resourcesChanged;
@@ -182,6 +194,7 @@ export class PassLoop {
     });
     this.deadlines.track(store);
     this.armDeadlineTimer(now);
+    this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
   }
 

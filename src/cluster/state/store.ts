@@ -176,6 +176,11 @@ export class ClusterStore extends StoreCore {
     return this.model.pending;
   }
 
+  /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */
+  waitingJobCount(): number {
+    return this.model.waitingJobs.size;
+  }
+
   /** The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not wait. */
   dependencyWait(name: string): string | null {
     const entry = this.model.jobs.get(name);

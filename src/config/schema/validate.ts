@@ -13,6 +13,7 @@ import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
 import { cacheTtl, containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
+import { metrics, resolveMetrics } from './metrics.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -40,6 +41,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
         }).nullish(),
+        metrics,
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -68,6 +70,7 @@ export function configSchema(source: string, probe: MachineProbe) {
             stickiness: file.placement?.stickiness ?? true,
             cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
           },
+          metrics: resolveMetrics(file.metrics),
         }),
       ),
     );
