@@ -8,7 +8,7 @@ import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
 import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
+import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerDisable, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -239,6 +239,8 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
+  /** Set while state is DISABLED: who (`user` or `elastic`), why (`idle 1m`), since when (ms since the epoch). */
+  disabled?: WorkerDisable | null;
 }
 
 export interface ClusterInfo {

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
-import type { queue, RuntimeConfig } from './schema/settings.js';
+import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -47,4 +47,6 @@ export interface IrisConfig {
   retentionMs: number | null;
   /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
   placement: { stickiness: boolean };
+  /** `elastic`: the elastic coordinator's settings; null when `elastic.enabled` is not true (docs/configuration.md). */
+  elastic: ElasticConfig | null;
 }

@@ -55,7 +55,7 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'waitingHolds' | 'waits'
+  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -266,6 +266,18 @@ export class ControllerService implements ClusterService {
     this.store.resumeWorker(id);
     // New capacity: pending jobs may fit now.
     this.controller.requestPass(true);
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  async disable(id: string, reason: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    this.controller.setWorkerEnabled(id, false, 'user', reason.trim());
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  async enable(id: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    this.controller.setWorkerEnabled(id, true);
     return this.workers().find((worker) => worker.id === id)!;
   }
 

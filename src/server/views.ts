@@ -162,6 +162,7 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined): WorkerIn
     ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
+    ...(worker.state === 'DISABLED' && worker.disabled ? { disabled: worker.disabled } : {}),
   };
 }
 

@@ -28,7 +28,7 @@
  * gets none and is placed like any job (the fallback when the worker is gone or drained).
  */
 import type { ClusterStore } from '../state/store.js';
-import type { Job, Quota, Worker } from '../../model/types.js';
+import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
@@ -114,6 +114,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
       devices,
     },
     schedulable: worker.state === 'READY',
+    disabled: worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', since: 0 }) : null,
     costPerHour: worker.costPerHour ?? 1,
   };
 }
