@@ -2,10 +2,10 @@
  * `iris workers`: the cluster's topology in three sections. TPU slices (one row per host,
  * grouped by tpu-name and ordered by tpu-worker-id, with hostname, chips in use and the chip
  * device paths, or "none" when no path is known), GPU hosts (variant x count), and CPU workers
- * (workers named `pool-N` that share a prefix form a pool).
+ * (workers named `pool-N` that share a prefix form a pool); then the disabled workers, if any.
  */
 import type { WorkerInfo } from '../api/types.js';
-import { formatAttributes, formatWorkerCpu } from './cluster.js';
+import { formatAttributes, formatWorkerCpu, renderDisabled } from './cluster.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatMemory } from './format.js';
 import { renderTable, type Column } from './table.js';
@@ -103,7 +103,8 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style): string {
   ]);
 }
 
-export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
+/** `now` (ms) dates the disabled workers' table (renderDisabled), shown last when any is disabled. */
+export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN, now = 0): string {
   if (workers.length === 0) return 'no workers';
   const tpu = workers.filter((w) => w.device.type === 'tpu');
   const gpu = workers.filter((w) => w.device.type === 'gpu');
@@ -115,5 +116,7 @@ export function renderTopology(workers: readonly WorkerInfo[], style: Style = PL
   }
   if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu, style)}`);
   if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other, style)}`);
+  const disabled = renderDisabled(workers, now);
+  if (disabled) sections.push(disabled);
   return sections.join('\n\n');
 }

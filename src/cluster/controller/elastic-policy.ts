@@ -79,7 +79,7 @@ export function decideElastic(input: ElasticInput): ElasticAction[] {
     .filter((w) => w.state === 'READY' && !w.busy && now - w.idleSince >= s.idleDisableMs && !cooling(w))
     .sort((a, b) => b.costPerHour - a.costPerHour || a.idleSince - b.idleSince || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const out: ElasticAction[] = [];
-  const reason = `idle ${formatDuration(s.idleDisableMs, { style: 'short' })}`;
+  const reason = `idle ${formatDuration(s.idleDisableMs)}`;
   for (const w of idle) {
     if (active <= s.minActive) break;
     active--;
