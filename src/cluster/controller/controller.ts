@@ -18,7 +18,7 @@ import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
 import { ElasticCoordinator } from './elastic.js';
-import type { ElasticSettings } from './elastic-policy.js';
+import type { ElasticSettings } from '../scheduler/elastic.js';
 import { disableText, type DisabledBy } from '../../model/types.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';

@@ -1,7 +1,7 @@
 /**
  * The elastic coordinator's loop (config `elastic`, docs/configuration.md "Elastic workers"):
  * every `poll` it reads the workers and the ready-queue length from the store, asks the pure
- * decision (elastic-policy.ts) what to toggle, applies it through the store (history and change
+ * decision (scheduler/elastic.ts) what to toggle, applies it through the store (history and change
  * events, like a drain) and writes one controller log line per toggle. Re-enabling asks for a
  * scheduling pass at once.
  *
@@ -12,7 +12,7 @@
  */
 import type { ClusterStore, StoreEvent } from '../state/store.js';
 import type { WorkerState } from '../../model/types.js';
-import { decideElastic, type ElasticSettings, type ElasticWorker } from './elastic-policy.js';
+import { decideElastic, type ElasticSettings, type ElasticWorker } from '../scheduler/elastic.js';
 import type { Timers } from './timers.js';
 
 export interface ElasticOptions {

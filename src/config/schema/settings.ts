@@ -14,7 +14,7 @@ import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../
 import { describeValue, parseWith } from '../../model/schema-errors.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
-import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/controller/elastic-policy.js';
+import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
 import { cpu, duration, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;

@@ -1,10 +1,10 @@
 /**
- * The elastic coordinator's decision (elastic-policy.ts) on a fake clock: the seed's "elastic
+ * The elastic coordinator's decision (scheduler/elastic.ts) on a fake clock: the seed's "elastic
  * recovery" — disable when idle, re-enable when the queue crosses the threshold, cooldown and
  * min-active respected — plus the order of disables and who may be re-enabled.
  */
 import { describe, expect, it } from 'vitest';
-import { decideElastic, type ElasticSettings, type ElasticWorker } from '../../../src/cluster/controller/elastic-policy.js';
+import { decideElastic, type ElasticSettings, type ElasticWorker } from '../../../src/cluster/scheduler/elastic.js';
 
 const S: ElasticSettings = { idleDisableMs: 60_000, queueMax: 0, enableThreshold: 0, minActive: 1, cooldownMs: 60_000 };
 

@@ -1,7 +1,7 @@
 /**
  * The elastic coordinator's decision (docs/configuration.md, "Elastic workers"): a pure function
  * of the workers, the ready-queue length, the settings and the time. The loop that feeds it and
- * applies its answer is elastic.ts.
+ * applies its answer is controller/elastic.ts.
  *
  * Rules, per poll:
  * - Re-enable: when the ready queue is longer than `enable-threshold`, every worker the
