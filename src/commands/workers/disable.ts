@@ -32,7 +32,7 @@ export default class WorkersDisable extends BaseCommand {
     const { args, flags } = await this.parse(WorkersDisable);
     const worker = await this.client().disable(args.name, flags.reason);
     const running = worker.runningTasks.length;
-    this.log(`worker ${worker.id} is ${worker.state}${running > 0 ? ` (${running} running task${running === 1 ? '' : 's'} go on)` : ''}`);
+    this.log(`worker ${worker.id} is ${worker.state}${running > 0 ? ` (${running} running task${running === 1 ? ' goes' : 's go'} on)` : ''}`);
     return worker;
   }
 }
