@@ -253,6 +253,8 @@ export interface ClusterInfo {
   workers: WorkerInfo[];
   /** CPU over all workers, in millicores: capacity, in use, released by waiting tasks, held beyond capacity. */
   cpu: { capacityMillis: number; usedMillis: number; releasedMillis: number; oversubscribedMillis: number };
+  /** What the READY workers cost per hour (config `cost-per-hour`, default 1 each); `excluded`: workers not counted (disabled, draining, drained). */
+  cost?: { perHour: number; excluded: number };
   queue: {
     pending: number;
     running: number;

@@ -186,6 +186,16 @@ export interface WorkerDisable {
   since: number;
 }
 
+/**
+ * The one cost rule: only a READY worker costs (its `cost-per-hour`, default 1); a disabled,
+ * draining or drained worker costs nothing (cost figures, metrics, the simulator's totals).
+ */
+export function enabledCostPerHour(workers: Iterable<Pick<Worker, 'state' | 'costPerHour'>>): number {
+  let total = 0;
+  for (const w of workers) if (w.state === 'READY') total += w.costPerHour ?? 1;
+  return total;
+}
+
 /** The text of a disable: `elastic: idle 1m` or `by user` (placement reasons, `iris workers`). */
 export function disableText(d: WorkerDisable): string {
   return d.by === 'user' ? (d.reason ? `by user: ${d.reason}` : 'by user') : `elastic: ${d.reason}`;

@@ -14,7 +14,7 @@ import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import { isFinalJobState, type JobState } from '../model/states.js';
-import type { JobSpec, Quota } from '../model/types.js';
+import { enabledCostPerHour, type JobSpec, type Quota } from '../model/types.js';
 import { admitPipeline } from '../cluster/admission/pipeline.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import { pipelineResponse } from './pipelines.js';
@@ -233,6 +233,7 @@ export class ControllerService implements ClusterService {
       startedAt: this.ctx.startedAt,
       workers,
       cpu: cpuTotals(workers),
+      cost: { perHour: enabledCostPerHour(this.store.workers()), excluded: workers.filter((w) => w.state !== 'READY').length },
       queue: {
         pending: this.store.pendingTasks().length,
         running: this.store.activeAttempts().length,

@@ -77,6 +77,10 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
     ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
+  if (info.cost) {
+    const excluded = info.cost.excluded > 0 ? `; ${info.cost.excluded} disabled or drained not counted` : '';
+    fields.push(['Cost', `${Number(info.cost.perHour.toFixed(2))}/h (ready workers${excluded})`]);
+  }
   fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none'], ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`]);
   const disabled = renderDisabled(info.workers, now);
   return [renderFields(fields), '', renderWorkers(info.workers, style), ...(disabled ? ['', disabled] : [])].join('\n');
