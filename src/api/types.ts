@@ -239,7 +239,7 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
-  /** Set while state is DISABLED: who (`user` or `elastic`), why (`idle 1m`), since when (ms since the epoch). */
+  /** Set while state is DISABLED: who (`user` or `elastic`), why (`idle 1m`), since when (`disabledAt`, ms since the epoch). */
   disabled?: WorkerDisable | null;
 }
 

@@ -183,7 +183,7 @@ export interface WorkerDisable {
   /** Why, in words: `idle 60s` (elastic); empty for the user. */
   reason: string;
   /** When it was disabled (ms since the epoch). */
-  since: number;
+  disabledAt: number;
 }
 
 /**

@@ -55,7 +55,7 @@ export function renderDisabled(workers: readonly WorkerInfo[], now: number): str
     { header: 'WORKER', value: (w) => w.id },
     { header: 'BY', value: (w) => w.disabled?.by ?? '-' },
     { header: 'WHY', value: (w) => w.disabled?.reason || '-' },
-    { header: 'SINCE', value: (w) => (w.disabled ? `${formatDuration(Math.max(0, now - w.disabled.since), { style: 'short' })} ago` : '-') },
+    { header: 'SINCE', value: (w) => (w.disabled ? `${formatDuration(Math.max(0, now - w.disabled.disabledAt), { style: 'short' })} ago` : '-') },
     { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
   ]);
 }

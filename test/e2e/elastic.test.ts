@@ -43,6 +43,7 @@ describe('elastic workers', () => {
     // Equal cost and idle time: by name, big goes first; min-active 1 keeps the other.
     const off = await waitUntil('big disabled', () => stateOf('big'), (w) => w.state === 'DISABLED', { client: c.client });
     expect(off.disabled).toMatchObject({ by: 'elastic', reason: 'idle 1s' });
+    expect(String(off.disabled!.disabledAt)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/); // --json prints instants in ISO
     expect((await stateOf('small')).state).toBe('READY');
     const listed = await c.iris(['workers']);
     expect(listed.code, describeRun(['workers'], listed)).toBe(0);

@@ -214,7 +214,7 @@ export class FakeService implements ClusterService {
   async disable(worker: string, reason: string): Promise<WorkerInfo> {
     this.check();
     if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
-    return { ...WORKER, state: 'DISABLED', disabled: { by: 'user', reason, since: 0 } };
+    return { ...WORKER, state: 'DISABLED', disabled: { by: 'user', reason, disabledAt: 0 } };
   }
 
   async enable(worker: string): Promise<WorkerInfo> {

@@ -58,7 +58,7 @@ describe('workers and cluster', () => {
   });
 
   it('counts workers by state, costs only ready workers, and lists the disabled ones', () => {
-    const off = worker('local-1', { state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', since: NOW - 5000 } });
+    const off = worker('local-1', { state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: NOW - 5000 } });
     const info: ClusterInfo = {
       clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW, workers: [worker('local-0'), off],
       cpu: { capacityMillis: 2000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },

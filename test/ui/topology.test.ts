@@ -65,8 +65,8 @@ describe('iris workers: disabled workers', () => {
   it('lists who disabled each worker, why, since when and its running tasks, after the sections', () => {
     const [cpu0, cpu1] = fromConfig({ workers: [{ name: 'cpu', count: 3, cpu: 4, memory: '8GiB' }] });
     const now = 1_000_000;
-    const off = workerInfo({ ...validateConfig({ workers: [{ name: 'x', cpu: 1, memory: '1GiB' }] }, '/t/.irisrc.yaml', PROBE).workers[0]!, id: 'cpu-2', state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', since: now - 65_000 } }, undefined);
-    const user = { ...cpu1!, state: 'DISABLED' as const, disabled: { by: 'user' as const, reason: '', since: now - 3_000 }, runningTasks: ['/a/task-0'] };
+    const off = workerInfo({ ...validateConfig({ workers: [{ name: 'x', cpu: 1, memory: '1GiB' }] }, '/t/.irisrc.yaml', PROBE).workers[0]!, id: 'cpu-2', state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: now - 65_000 } }, undefined);
+    const user = { ...cpu1!, state: 'DISABLED' as const, disabled: { by: 'user' as const, reason: '', disabledAt: now - 3_000 }, runningTasks: ['/a/task-0'] };
     const text = renderTopology([cpu0!, user, off], undefined, now);
     expect(text.split('\n').slice(-4)).toEqual([
       'Disabled workers (2): no new tasks; running tasks go on',

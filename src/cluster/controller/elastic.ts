@@ -6,7 +6,7 @@
  * scheduling pass at once.
  *
  * What it tracks in memory (not persisted; after a restart every worker counts as idle from the
- * start and no cooldown runs, except that a worker still disabled keeps its `since` as its last
+ * start and no cooldown runs, except that a worker still disabled keeps its `disabledAt` as its last
  * toggle): when each worker last ended an attempt or became READY, and when it was last toggled
  * by anyone (a manual toggle starts the cooldown too).
  */
@@ -38,7 +38,7 @@ export class ElasticCoordinator {
     this.startedAt = o.now();
     for (const w of o.store.workers()) {
       this.seen.set(w.id, w.state);
-      if (w.state === 'DISABLED' && w.disabled) this.lastToggle.set(w.id, w.disabled.since);
+      if (w.state === 'DISABLED' && w.disabled) this.lastToggle.set(w.id, w.disabled.disabledAt);
     }
     const listener = (event: StoreEvent) => {
       if (event.type === 'attempt' && event.attempt.finishedAt !== null) {

@@ -114,7 +114,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
       devices,
     },
     schedulable: worker.state === 'READY',
-    disabled: worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', since: 0 }) : null,
+    disabled: worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
     costPerHour: worker.costPerHour ?? 1,
   };
 }

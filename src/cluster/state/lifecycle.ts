@@ -170,7 +170,7 @@ export class Lifecycle {
       throw conflict(`worker ${id} is ${w.state}; a drained worker takes no work already`, 'resume it first with `iris workers resume`');
     }
     if (w.state === 'DISABLED' && (w.disabled?.by === 'user' || by === 'elastic')) return false;
-    this.m.putWorker({ ...w, state: 'DISABLED', disabled: { by, reason, since: this.m.now() } });
+    this.m.putWorker({ ...w, state: 'DISABLED', disabled: { by, reason, disabledAt: this.m.now() } });
     return true;
   }
 

@@ -116,7 +116,7 @@ describe('the elastic coordinator', () => {
       first.close();
       const again = ClusterStore.open({ path, now: () => 9000 });
       again.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
-      expect(again.worker('w1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', since: 5000 } });
+      expect(again.worker('w1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: 5000 } });
       expect(again.enableWorker('w1', 'user')).toBe(false); // only the elastic one's
       expect(again.enableWorker('w1')).toBe(true);
       expect(again.worker('w1')).toMatchObject({ state: 'READY', disabled: null });
