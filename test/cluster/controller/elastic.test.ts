@@ -23,7 +23,7 @@ function setup(log: string[] = []): Harness {
   return h;
 }
 
-/** Let the pass loop (setImmediate / short timers) run. */
+/** Give the pass loop (setImmediate / short timers) a chance to act, to show that it did not. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 
 describe('disabled workers', () => {
@@ -87,7 +87,7 @@ describe('the elastic coordinator', () => {
     store.submit(spec('/j', { command: LONG, replicas: 2, resources: big }));
     controller.requestPass();
     await until(() => store.tasksOf('/j').some((t) => t.state === 'RUNNING'));
-    await settle();
+    await until(() => store.waitingReason('/j') !== null);
     expect(store.waitingReason('/j')).toMatch(/worker w1 is disabled|1 disabled/);
     timers.advance(200);
     expect(store.worker('w1')!.state).toBe('READY');
@@ -101,7 +101,7 @@ describe('the elastic coordinator', () => {
     controller.setWorkerEnabled('w1', false, 'user', '');
     store.submit(spec('/j', { command: LONG, replicas: 2, resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null } }));
     controller.requestPass();
-    await settle();
+    await until(() => store.tasksOf('/j').some((t) => t.state === 'RUNNING'));
     timers.advance(2000);
     expect(store.worker('w1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'user' } });
   });
