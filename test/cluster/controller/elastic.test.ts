@@ -96,7 +96,7 @@ describe('the elastic coordinator', () => {
   });
 
   it('does not re-enable a worker the user disabled, however long the queue', async () => {
-    const { store, controller, timers } = setup();
+    const { store, controller, timers, until } = setup();
     controller.start();
     controller.setWorkerEnabled('w1', false, 'user', '');
     store.submit(spec('/j', { command: LONG, replicas: 2, resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null } }));
