@@ -198,6 +198,14 @@ export class SocketClient implements IrisClient {
     return this.call<WorkerInfo>('POST', '/v1/workers/resume', { name: worker });
   }
 
+  disable(worker: string, reason?: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/disable', { name: worker, ...(reason ? { reason } : {}) });
+  }
+
+  enable(worker: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/enable', { name: worker });
+  }
+
   prune(request: PruneRequest): Promise<PruneResponse> {
     return this.call<PruneResponse>('POST', '/v1/prune', request);
   }

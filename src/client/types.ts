@@ -37,6 +37,10 @@ export interface IrisClient {
   drain(worker: string): Promise<WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<WorkerInfo>;
+  /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
+  disable(worker: string, reason?: string): Promise<WorkerInfo>;
+  /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
+  enable(worker: string): Promise<WorkerInfo>;
   /** Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their logs. */
   prune(request: PruneRequest): Promise<PruneResponse>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;

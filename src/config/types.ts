@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
-import type { queue, RuntimeConfig } from './schema/settings.js';
+import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
@@ -54,4 +54,6 @@ export interface IrisConfig {
   };
   /** `metrics`: the loopback metrics port (null: none) and the density series (docs/metrics.md). */
   metrics: MetricsConfig;
+  /** `elastic`: the elastic coordinator's settings; null when `elastic.enabled` is not true (docs/configuration.md). */
+  elastic: ElasticConfig | null;
 }

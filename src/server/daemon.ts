@@ -172,6 +172,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
     stickiness: config.placement.stickiness,
+    elastic: config.elastic,
     queue: queueOptions({
       policy: config.queue.policy,
       queueDepth: config.queue.depth,

@@ -7,7 +7,7 @@
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
  * tasks. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
- * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view, prune) refuse a task caller.
+ * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, disable, enable, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -18,7 +18,7 @@ import { inScope, requireInScope, requireInTree, type TaskCaller } from '../mode
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
+import { parseCancelRequest, parseDisableRequest, parseDrainRequest, parseEnableRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
 import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 import type { DensitySeries } from '../api/metrics.js';
@@ -142,6 +142,8 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/cluster/stop', 'stopping the cluster'],
   ['POST /v1/workers/drain', 'draining a worker'],
   ['POST /v1/workers/resume', 'resuming a worker'],
+  ['POST /v1/workers/disable', 'disabling a worker'],
+  ['POST /v1/workers/enable', 'enabling a worker'],
   ['GET /v1/queue', 'the queue view (it shows every user\'s pending jobs)'],
   ['POST /v1/prune', 'pruning old runs'],
   ['GET /metrics', 'the metrics (they count every user\'s jobs)'],
@@ -304,6 +306,18 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     POST: async (call, ctx) => {
       const { name } = parseResumeRequest(await call.body());
       return ok(await ctx.service.resume(name));
+    },
+  },
+  '/v1/workers/disable': {
+    POST: async (call, ctx) => {
+      const { name, reason } = parseDisableRequest(await call.body());
+      return ok(await ctx.service.disable(name, reason ?? ''));
+    },
+  },
+  '/v1/workers/enable': {
+    POST: async (call, ctx) => {
+      const { name } = parseEnableRequest(await call.body());
+      return ok(await ctx.service.enable(name));
     },
   },
   '/v1/prune': {

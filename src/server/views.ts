@@ -170,6 +170,7 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined, hints?: R
     ...(worker.privileged ? { privileged: true } : {}),
     costPerHour: worker.costPerHour ?? 1,
     cache: [...(hints?.values() ?? [])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
+    ...(worker.state === 'DISABLED' && worker.disabled ? { disabled: worker.disabled } : {}),
   };
 }
 

@@ -235,6 +235,21 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "never"/);
   });
 
+  it('elastic: off by default; on with every default, sub-second durations allowed; bad values named', () => {
+    expect(validateConfig({}, SOURCE, PROBE).elastic).toBeNull();
+    expect(validateConfig({ elastic: { enabled: false, poll: '1s' } }, SOURCE, PROBE).elastic).toBeNull();
+    expect(validateConfig({ elastic: { enabled: true } }, SOURCE, PROBE).elastic).toEqual({
+      idleDisableMs: 60_000, queueMax: 0, enableThreshold: 0, minActive: 1, pollMs: 30_000, cooldownMs: 60_000,
+    });
+    expect(validateConfig({ elastic: { enabled: true, 'idle-disable': '1s', poll: '200ms', cooldown: '500ms', 'queue-max': 2, 'enable-threshold': 3, 'min-active': 0 } }, SOURCE, PROBE).elastic).toEqual({
+      idleDisableMs: 1000, queueMax: 2, enableThreshold: 3, minActive: 0, pollMs: 200, cooldownMs: 500,
+    });
+    expect(() => validateConfig({ elastic: { enabled: true, poll: 0 } }, SOURCE, PROBE)).toThrow(/elastic\.poll: invalid poll 0: must be longer than 0/);
+    expect(() => validateConfig({ elastic: { enabled: true, 'min-active': -1 } }, SOURCE, PROBE)).toThrow(/elastic\.min-active: invalid min-active -1/);
+    expect(() => validateConfig({ elastic: { enabled: true, 'idle-disable': 'soon' } }, SOURCE, PROBE)).toThrow(/elastic\.idle-disable: invalid idle-disable "soon"/);
+    expect(() => validateConfig({ elastic: { enable: true } }, SOURCE, PROBE)).toThrow(/elastic.*enable/);
+  });
+
   it('log-limit: a byte size, 1 GiB by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).logLimitBytes).toBe(1024 ** 3);
     expect(validateConfig({ 'log-limit': '512M' }, SOURCE, PROBE).logLimitBytes).toBe(512 * 1024 ** 2);

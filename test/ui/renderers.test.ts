@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { enabledCostPerHour } from '../../src/model/types.js';
 import type { ClusterInfo, JobDetail } from '../../src/api/types.js';
 import { renderClusterStatus, renderEndpoints, renderWorkers } from '../../src/ui/cluster.js';
 import { renderJobDetail } from '../../src/ui/job-detail.js';
@@ -54,6 +55,21 @@ describe('workers and cluster', () => {
     expect(text).toContain('Queue:    policy easy, 12 scheduling passes');
     expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
     expect(text).toContain('local-0');
+  });
+
+  it('counts workers by state, costs only ready workers, and lists the disabled ones', () => {
+    const off = worker('local-1', { state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: NOW - 5000 } });
+    const info: ClusterInfo = {
+      clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW, workers: [worker('local-0'), off],
+      cpu: { capacityMillis: 2000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
+      cost: { perHour: 2.5, excluded: 1 },
+      queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 1 },
+    };
+    const text = renderClusterStatus(info, NOW);
+    expect(text).toContain('Workers:  2 (1 ready, 1 disabled)');
+    expect(text).toContain('Cost:     2.5/h (ready workers; 1 disabled or drained not counted)');
+    expect(text).toMatch(/Disabled workers \(1\)[^\n]*\n.*\nlocal-1\s+elastic\s+idle 1m\s+5s ago/);
+    expect(enabledCostPerHour([{ state: 'READY', costPerHour: 2 }, { state: 'READY' }, { state: 'DISABLED', costPerHour: 9 }, { state: 'DRAINED' }])).toBe(3);
   });
 
   it('shows CPU released by waiting tasks and CPU held beyond capacity', () => {

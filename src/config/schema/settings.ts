@@ -14,7 +14,8 @@ import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../
 import { describeValue, parseWith } from '../../model/schema-errors.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
-import { cpu, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
+import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
+import { cpu, duration, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;
 export const NETWORKS = CONTAINER_NETWORKS;
@@ -171,3 +172,44 @@ export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKi
   }
   return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network, containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser };
 }
+
+/** `elastic.poll:` a duration longer than 0 (the coordinator's loop interval). */
+const elasticPoll = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value, 'poll');
+  if (ms <= 0) throw invalid(`invalid poll ${describeValue(value)}: must be longer than 0`, 'for example poll: 30s (sub-second values such as 200ms are allowed)');
+  return ms;
+});
+
+/** The elastic coordinator's settings as the controller takes them; null: it does not run. */
+export type ElasticConfig = ElasticSettings & { pollMs: number };
+
+/**
+ * `elastic:` the elastic coordinator (docs/configuration.md, "Elastic workers"). Off unless
+ * `enabled: true`; every other key has the default of DEFAULT_ELASTIC. Durations take the model's
+ * parser, so sub-second values (`200ms`) work.
+ */
+export const elastic = object(
+  {
+    enabled: z.boolean().nullish(),
+    'idle-disable': duration('idle-disable').nullish(),
+    'queue-max': nonNegativeInteger('queue-max').nullish(),
+    'enable-threshold': nonNegativeInteger('enable-threshold').nullish(),
+    'min-active': nonNegativeInteger('min-active').nullish(),
+    poll: elasticPoll.nullish(),
+    cooldown: duration('cooldown').nullish(),
+  },
+  'an object such as { enabled: true, idle-disable: 60s, min-active: 1 }',
+)
+  .nullish()
+  .transform((e): ElasticConfig | null =>
+    e?.enabled
+      ? {
+          idleDisableMs: e['idle-disable'] ?? DEFAULT_ELASTIC.idleDisableMs,
+          queueMax: e['queue-max'] ?? DEFAULT_ELASTIC.queueMax,
+          enableThreshold: e['enable-threshold'] ?? DEFAULT_ELASTIC.enableThreshold,
+          minActive: e['min-active'] ?? DEFAULT_ELASTIC.minActive,
+          pollMs: e.poll ?? DEFAULT_ELASTIC.pollMs,
+          cooldownMs: e.cooldown ?? DEFAULT_ELASTIC.cooldownMs,
+        }
+      : null,
+  );

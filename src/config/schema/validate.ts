@@ -11,7 +11,7 @@ import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTE
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { cacheTtl, containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { cacheTtl, containerUser, elastic, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 
@@ -42,6 +42,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           'cache-ttl': cacheTtl.nullish(),
         }).nullish(),
         metrics,
+        elastic,
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -71,6 +72,7 @@ export function configSchema(source: string, probe: MachineProbe) {
             cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
           },
           metrics: resolveMetrics(file.metrics),
+          elastic: file.elastic,
         }),
       ),
     );
