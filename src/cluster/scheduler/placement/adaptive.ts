@@ -1,0 +1,238 @@
+/**
+ * Adaptive placement (docs/architecture.md, "Placement"; issue 15 §2), pure: which feasible
+ * worker a task goes to, by a convex score of throughput against cost. For task t of job j and
+ * each feasible candidate w (every filter ok, room free now):
+ *
+ *   μ(w)  = 100·GPUs + GPUs × GiB per GPU (0 when unknown) + RAM GiB / 2 + 0.5·cores
+ *   μ̂, ĉ  = μ(w) and costPerHour(w) min–max normalised over THIS task's feasible candidates
+ *           (x − min) / (max − min), 0 when all are equal
+ *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
+ *
+ * λ is the job category's (modes.ts). The age term is the same for every worker of one task; it
+ * is kept so the recorded score compares across tasks. jitter(t, w) lies in [−j, +j]: a 32-bit
+ * FNV-1a hash of the task id, a 0 separator and the worker id, finished with the murmur3
+ * fmix32 avalanche, mapped to [−1, 1) and scaled by j — the same input always gives the same
+ * choice, and identical workers rotate across tasks.
+ *
+ * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
+ * is loading or has expiresAt > now (stale hints are neutral). A warm worker gets
+ * reuse = REUSE_BONUS / (1 + n), where n counts the tasks already using that key there: 1 if a
+ * hint is loading (a task runs there now) plus the tasks of the same keys this pass placed there.
+ * The damping means a second task of a model prefers an equally good cold worker only when the
+ * warm one is already busy with the model, so one warm worker does not take all work while
+ * equally good cold ones idle. Stickiness ranks above reuse: the sticky filter has already cut
+ * the candidates to the sticky worker.
+ *
+ * Equal scores: the worker idle longest (lastDispatchAt; never dispatched = longest), then, with
+ * selection min-satisfying, the smaller μ, then the earlier worker in snapshot order.
+ *
+ * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
+ * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
+ * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
+ * typed arrays, nothing allocated per candidate.
+ */
+import type { PlacementDecision } from '../../../model/types.js';
+import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
+import type { PlacementOptions } from './modes.js';
+
+const GiB = 1024 ** 3;
+
+/** The score added for a warm worker before damping (scores otherwise lie within about [−1, 1]). */
+export const REUSE_BONUS = 0.2;
+/** Age term: seconds waited (at most AGE_CAP_S) × AGE_WEIGHT. */
+export const AGE_CAP_S = 300;
+export const AGE_WEIGHT = 1e-4;
+
+/** The throughput proxy μ of one worker (before normalisation). */
+export function throughput(worker: WorkerView): number {
+  const gpus = worker.device.type === 'gpu' ? worker.device.count : 0;
+  const gpuMemGiB = gpus * ((worker.device.memoryBytes ?? 0) / GiB);
+  return 100 * gpus + gpuMemGiB + worker.capacity.memoryBytes / GiB / 2 + 0.5 * (worker.capacity.cpuMillis / 1000);
+}
+
+/** FNV-1a over the UTF-16 code units of `s`, continuing from `h`. */
+function fnv(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The hash state after the task id and separator: jitter for many workers starts from it. */
+function taskHash(taskId: string): number {
+  return Math.imul(fnv(FNV_OFFSET, taskId), 16777619); // the 0 separator: h ^ 0 = h
+}
+
+function jitterFrom(h: number, workerId: string, j: number): number {
+  return j === 0 ? 0 : j * ((fmix32(fnv(h, workerId)) / 2 ** 31) - 1);
+}
+
+/** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
+export function jitter(taskId: string, workerId: string, j: number): number {
+  return jitterFrom(taskHash(taskId), workerId, j);
+}
+
+/** The age term of a task waiting since `submittedAt` at `now` (ms). */
+export function ageTerm(submittedAt: number, now: number): number {
+  return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
+}
+
+type HintMap = ReadonlyMap<string, CacheHint>;
+
+/**
+ * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
+ * `placed` after each placement it made (for the reuse damping and the decision of later tasks).
+ */
+export class AdaptiveSelector {
+  private readonly mu: Float64Array;
+  private readonly cost: Float64Array;
+  private readonly idleSince: Float64Array;
+  private readonly hints: Array<HintMap | undefined>;
+  private readonly buf: Int32Array;
+  /** worker index -> key -> tasks of that key placed there this pass. */
+  private readonly placedKeys = new Map<number, Map<string, number>>();
+  private readonly adaptive: boolean;
+  private readonly minSatisfying: boolean;
+  private readonly modeName: string;
+  /** What the last `select` decided (adaptive only). */
+  decision: PlacementDecision | undefined;
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly options: PlacementOptions,
+  ) {
+    const workers = snapshot.workers;
+    const n = workers.length;
+    this.mu = new Float64Array(n);
+    this.cost = new Float64Array(n);
+    this.idleSince = new Float64Array(n);
+    this.hints = new Array<HintMap | undefined>(n);
+    this.buf = new Int32Array(n);
+    for (let w = 0; w < n; w++) {
+      const worker = workers[w]!;
+      this.mu[w] = throughput(worker);
+      this.cost[w] = worker.costPerHour ?? 1;
+      this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
+      this.hints[w] = snapshot.cacheHints?.get(worker.id);
+    }
+    this.adaptive = options.mode === 'adaptive';
+    this.minSatisfying = options.selection === 'min-satisfying';
+    this.modeName = options.selection === 'first-fit' ? options.mode : `${options.mode}+${options.selection}`;
+  }
+
+  /** λ of the job's category. */
+  lambdaOf(job: SchedulerJob): number {
+    return this.options.lambda[job.category ?? 'other'];
+  }
+
+  /**
+   * 0 when `w` is not warm for `job` (or the job uses nothing), else 1 + the tasks already using
+   * its keys there (a loading hint counts one, plus this pass's placements).
+   */
+  warmth(job: SchedulerJob, w: number): number {
+    const uses = job.uses;
+    if (!uses || uses.length === 0) return 0;
+    const hints = this.hints[w];
+    if (!hints) return 0;
+    const now = this.snapshot.now;
+    let busy = 0;
+    const placed = this.placedKeys.get(w);
+    for (let k = 0; k < uses.length; k++) {
+      const hint = hints.get(uses[k]!);
+      if (!hint || (!hint.loading && !(hint.expiresAt > now))) return 0;
+      const n = (hint.loading ? 1 : 0) + (placed?.get(uses[k]!) ?? 0);
+      if (n > busy) busy = n;
+    }
+    return 1 + busy;
+  }
+
+  /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
+  private before(sa: number, a: number, sb: number, b: number): boolean {
+    if (sa !== sb) return sa > sb;
+    const ia = this.idleSince[a]!, ib = this.idleSince[b]!;
+    if (ia !== ib) return ia < ib;
+    if (this.minSatisfying && this.mu[a] !== this.mu[b]) return this.mu[a]! < this.mu[b]!;
+    return a < b;
+  }
+
+  /**
+   * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
+   * -1. Adaptive: the highest score; first-fit mode with min-satisfying: the smallest μ that fits.
+   */
+  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean): number {
+    this.decision = undefined;
+    const buf = this.buf;
+    const mu = this.mu, cost = this.cost;
+    let count = 0;
+    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    for (let i = 0; i < candidates.length; i++) {
+      const w = candidates[i]!;
+      if (!feasible(w)) continue;
+      buf[count++] = w;
+      const m = mu[w]!, c = cost[w]!;
+      if (m < muMin) muMin = m;
+      if (m > muMax) muMax = m;
+      if (c < cMin) cMin = c;
+      if (c > cMax) cMax = c;
+    }
+    if (count === 0) return -1;
+    if (!this.adaptive) {
+      // min-satisfying: smallest μ, then worker order (the buffer is in snapshot order).
+      let best = buf[0]!;
+      for (let i = 1; i < count; i++) if (mu[buf[i]!]! < mu[best]!) best = buf[i]!;
+      return best;
+    }
+    const lambda = this.lambdaOf(job);
+    const muSpan = muMax - muMin, cSpan = cMax - cMin;
+    const age = ageTerm(task.submittedAt, this.snapshot.now);
+    const j = this.options.jitter;
+    const h = taskHash(task.id);
+    const workers = this.snapshot.workers;
+    const usesKeys = job.uses !== undefined && job.uses.length > 0;
+    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const w = buf[i]!;
+      let s = (muSpan > 0 ? lambda * ((mu[w]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost[w]! - cMin) / cSpan) : 0);
+      s += age + jitterFrom(h, workers[w]!.id, j);
+      if (usesKeys) {
+        const warm = this.warmth(job, w);
+        if (warm > 0) s += REUSE_BONUS / warm;
+      }
+      if (best < 0 || this.before(s, w, bestScore, best)) {
+        second = best;
+        secondScore = bestScore;
+        best = w;
+        bestScore = s;
+      } else if (second < 0 || this.before(s, w, secondScore, second)) {
+        second = w;
+        secondScore = s;
+      }
+    }
+    this.decision = {
+      mode: this.modeName,
+      pool: count,
+      lambda,
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: workers[second]!.id, score: secondScore },
+      reuseHit: usesKeys && this.warmth(job, best) > 0,
+    };
+    return best;
+  }
+
+  /** A task of `job` was placed on `w` (by this selector's choice or not). */
+  placed(job: SchedulerJob, w: number): void {
+    const uses = job.uses;
+    if (!uses || uses.length === 0) return;
+    let keys = this.placedKeys.get(w);
+    if (!keys) this.placedKeys.set(w, (keys = new Map()));
+    for (const key of uses) keys.set(key, (keys.get(key) ?? 0) + 1);
+  }
+}
