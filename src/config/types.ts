@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
+import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
 import type { queue, RuntimeConfig } from './schema/settings.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
@@ -45,6 +46,9 @@ export interface IrisConfig {
   logLimitBytes: number;
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
-  /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
-  placement: { stickiness: boolean };
+  /**
+   * `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md).
+   * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md, "Placement").
+   */
+  placement: { stickiness: boolean } & PlacementOptions;
 }

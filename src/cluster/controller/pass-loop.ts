@@ -19,7 +19,9 @@
  *   what the attempts `held()` names still hold (ended, process not gone yet).
  */
 import { randomBytes } from 'node:crypto';
+import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
+import { FIRST_FIT_PLACEMENT, type PlacementOptions } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
@@ -52,6 +54,10 @@ export interface PassLoopOptions {
   stickiness?: boolean;
   /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
   held: () => readonly HeldAttempt[];
+  /** How placement picks a task's worker (config `placement`); default: first-fit in worker order. */
+  placement?: PlacementOptions;
+  /** The controller log: one line per dispatch. */
+  log?: (message: string) => void;
 }
 
 export class PassLoop {
@@ -72,7 +78,7 @@ export class PassLoop {
   passes = 0;
 
   constructor(private readonly o: PassLoopOptions) {
-    this.queue = new QueueScheduler(o.queue);
+    this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
   }
 
   get policy(): string {
@@ -169,7 +175,8 @@ export class PassLoop {
         // Decide, check, act: only placements still valid against the store are committed.
         if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
         const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
-        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices);
+        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
+        this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
         const token = randomBytes(18).toString('base64url');
         const launch = buildLaunch(ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,

@@ -141,6 +141,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN cause TEXT;
   `,
+  // 9: how adaptive placement chose an attempt's worker (model PlacementDecision as JSON); NULL: not scored
+  `
+  ALTER TABLE attempts ADD COLUMN placement TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

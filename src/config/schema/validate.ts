@@ -11,7 +11,7 @@ import { DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPT
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { containerUser, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -36,7 +36,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
-        placement: z.strictObject({ stickiness: z.boolean().nullish() }).nullish(),
+        placement: z.strictObject({ stickiness: z.boolean().nullish(), ...placementScoringKeys }).nullish(),
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -61,7 +61,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
           retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
-          placement: { stickiness: file.placement?.stickiness ?? true },
+          placement: { stickiness: file.placement?.stickiness ?? true, ...placementScoring(file.placement) },
         }),
       ),
     );
