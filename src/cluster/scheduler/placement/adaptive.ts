@@ -9,10 +9,11 @@
  *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
  *
  * λ is the job category's (modes.ts). The age term is the same for every worker of one task; it
- * is kept so the recorded score compares across tasks. jitter(t, w) lies in [−j, +j]: a 32-bit
- * FNV-1a hash of the task id, a 0 separator and the worker id, finished with the murmur3
- * fmix32 avalanche, mapped to [−1, 1) and scaled by j — the same input always gives the same
- * choice, and identical workers rotate across tasks.
+ * is kept so the recorded score compares across tasks. jitter(t, w) lies in [−j, +j]: the 32-bit
+ * FNV-1a hashes of the task id and of the worker id, combined as fnv(t) + fnv(w)·0x9e3779b1
+ * (mod 2^32) and finished with the murmur3 fmix32 avalanche, mapped to [−1, 1) and scaled by j —
+ * the same input always gives the same choice, and identical workers rotate across tasks. (The
+ * worker hashes are computed once per pass, so a candidate costs a few integer operations.)
  *
  * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
  * is loading or has expiresAt > now (stale hints are neutral). A warm worker gets
@@ -66,18 +67,18 @@ function fmix32(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** The hash state after the task id and separator: jitter for many workers starts from it. */
-function taskHash(taskId: string): number {
-  return Math.imul(fnv(FNV_OFFSET, taskId), 16777619); // the 0 separator: h ^ 0 = h
+/** FNV-1a of an id (task or worker). */
+export function idHash(id: string): number {
+  return fnv(FNV_OFFSET, id);
 }
 
-function jitterFrom(h: number, workerId: string, j: number): number {
-  return j === 0 ? 0 : j * ((fmix32(fnv(h, workerId)) / 2 ** 31) - 1);
+function jitterFrom(taskHash: number, workerHash: number, j: number): number {
+  return j === 0 ? 0 : j * (fmix32((taskHash + Math.imul(workerHash, 0x9e3779b1)) | 0) / 2 ** 31 - 1);
 }
 
 /** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
 export function jitter(taskId: string, workerId: string, j: number): number {
-  return jitterFrom(taskHash(taskId), workerId, j);
+  return jitterFrom(idHash(taskId), idHash(workerId), j);
 }
 
 /** The age term of a task waiting since `submittedAt` at `now` (ms). */
@@ -87,6 +88,12 @@ export function ageTerm(submittedAt: number, now: number): number {
 
 type HintMap = ReadonlyMap<string, CacheHint>;
 
+/** A shape's candidates still feasible this pass (select keeps it compacted); count -1: not yet scanned. */
+export interface AliveList {
+  list: Int32Array | null;
+  count: number;
+}
+
 /**
  * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
  * `placed` after each placement it made (for the reuse damping and the decision of later tasks).
@@ -95,11 +102,13 @@ export class AdaptiveSelector {
   private readonly mu: Float64Array;
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;
+  private readonly workerHash: Int32Array;
   private readonly hints: Array<HintMap | undefined>;
   private readonly buf: Int32Array;
   /** worker index -> key -> tasks of that key placed there this pass. */
   private readonly placedKeys = new Map<number, Map<string, number>>();
   private readonly adaptive: boolean;
+  private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
   private readonly modeName: string;
   /** What the last `select` decided (adaptive only). */
@@ -114,6 +123,7 @@ export class AdaptiveSelector {
     this.mu = new Float64Array(n);
     this.cost = new Float64Array(n);
     this.idleSince = new Float64Array(n);
+    this.workerHash = new Int32Array(n);
     this.hints = new Array<HintMap | undefined>(n);
     this.buf = new Int32Array(n);
     for (let w = 0; w < n; w++) {
@@ -121,8 +131,10 @@ export class AdaptiveSelector {
       this.mu[w] = throughput(worker);
       this.cost[w] = worker.costPerHour ?? 1;
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
+      this.workerHash[w] = idHash(worker.id);
       this.hints[w] = snapshot.cacheHints?.get(worker.id);
     }
+    this.anyHints = snapshot.cacheHints !== undefined && snapshot.cacheHints.size > 0;
     this.adaptive = options.mode === 'adaptive';
     this.minSatisfying = options.selection === 'min-satisfying';
     this.modeName = options.selection === 'first-fit' ? options.mode : `${options.mode}+${options.selection}`;
@@ -166,15 +178,25 @@ export class AdaptiveSelector {
   /**
    * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
    * -1. Adaptive: the highest score; first-fit mode with min-satisfying: the smallest μ that fits.
+   * `alive`: where the caller knows that a worker that fails `feasible` fails it for the rest of
+   * the pass (free capacity only shrinks), a per-shape list the selector keeps compacted to the
+   * workers still feasible, so later tasks of the shape scan only those.
    */
-  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean): number {
+  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, alive?: AliveList): number {
     this.decision = undefined;
     const buf = this.buf;
     const mu = this.mu, cost = this.cost;
     let count = 0;
     let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
-    for (let i = 0; i < candidates.length; i++) {
-      const w = candidates[i]!;
+    let list: ArrayLike<number> = candidates;
+    let length = candidates.length;
+    if (alive) {
+      alive.list ??= Int32Array.from(candidates as ArrayLike<number>);
+      list = alive.list;
+      length = alive.count < 0 ? alive.list.length : alive.count;
+    }
+    for (let i = 0; i < length; i++) {
+      const w = list[i]!;
       if (!feasible(w)) continue;
       buf[count++] = w;
       const m = mu[w]!, c = cost[w]!;
@@ -182,6 +204,10 @@ export class AdaptiveSelector {
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
       if (c > cMax) cMax = c;
+    }
+    if (alive) {
+      alive.list!.set(buf.subarray(0, count));
+      alive.count = count;
     }
     if (count === 0) return -1;
     if (!this.adaptive) {
@@ -194,14 +220,15 @@ export class AdaptiveSelector {
     const muSpan = muMax - muMin, cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
-    const h = taskHash(task.id);
+    const h = idHash(task.id);
+    const workerHash = this.workerHash;
     const workers = this.snapshot.workers;
-    const usesKeys = job.uses !== undefined && job.uses.length > 0;
+    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
     let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
       let s = (muSpan > 0 ? lambda * ((mu[w]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost[w]! - cMin) / cSpan) : 0);
-      s += age + jitterFrom(h, workers[w]!.id, j);
+      s += age + jitterFrom(h, workerHash[w]!, j);
       if (usesKeys) {
         const warm = this.warmth(job, w);
         if (warm > 0) s += REUSE_BONUS / warm;
