@@ -35,6 +35,7 @@
 import type { PlacementDecision } from '../../../model/types.js';
 import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
+import { ShapeRanking } from './ranking.js';
 
 const GiB = 1024 ** 3;
 
@@ -43,6 +44,8 @@ export const REUSE_BONUS = 0.2;
 /** Age term: seconds waited (at most AGE_CAP_S) × AGE_WEIGHT. */
 export const AGE_CAP_S = 300;
 export const AGE_WEIGHT = 1e-4;
+/** How many best-ranked workers a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
+const RANKED_WINDOW = 64;
 
 /** The throughput proxy μ of one worker (before normalisation). */
 export function throughput(worker: WorkerView): number {
@@ -88,11 +91,7 @@ export function ageTerm(submittedAt: number, now: number): number {
 
 type HintMap = ReadonlyMap<string, CacheHint>;
 
-/** A shape's candidates still feasible this pass (select keeps it compacted); count -1: not yet scanned. */
-export interface AliveList {
-  list: Int32Array | null;
-  count: number;
-}
+
 
 /**
  * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
@@ -105,6 +104,10 @@ export class AdaptiveSelector {
   private readonly workerHash: Int32Array;
   private readonly hints: Array<HintMap | undefined>;
   private readonly buf: Int32Array;
+  /** Task shape -> its ranked feasible workers (select with a shape). */
+  private readonly rankings = new Map<string, ShapeRanking>();
+  /** Key -> workers holding a hint for it (any freshness). */
+  private readonly hintWorkers = new Map<string, number[]>();
   /** worker index -> key -> tasks of that key placed there this pass. */
   private readonly placedKeys = new Map<number, Map<string, number>>();
   private readonly adaptive: boolean;
@@ -132,7 +135,15 @@ export class AdaptiveSelector {
       this.cost[w] = worker.costPerHour ?? 1;
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
       this.workerHash[w] = idHash(worker.id);
-      this.hints[w] = snapshot.cacheHints?.get(worker.id);
+      const hints = snapshot.cacheHints?.get(worker.id);
+      this.hints[w] = hints;
+      if (hints) {
+        for (const key of hints.keys()) {
+          let list = this.hintWorkers.get(key);
+          if (!list) this.hintWorkers.set(key, (list = []));
+          list.push(w);
+        }
+      }
     }
     this.anyHints = snapshot.cacheHints !== undefined && snapshot.cacheHints.size > 0;
     this.adaptive = options.mode === 'adaptive';
@@ -178,25 +189,24 @@ export class AdaptiveSelector {
   /**
    * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
    * -1. Adaptive: the highest score; first-fit mode with min-satisfying: the smallest μ that fits.
-   * `alive`: where the caller knows that a worker that fails `feasible` fails it for the rest of
-   * the pass (free capacity only shrinks), a per-shape list the selector keeps compacted to the
-   * workers still feasible, so later tasks of the shape scan only those.
+   * `shape`: where the caller knows that a worker that fails `feasible` fails it for the rest of
+   * the pass (free capacity only shrinks) and calls `placed` after every placement, a key of the
+   * task shape: the selector then keeps the shape's feasible workers ranked (ranking.ts) and
+   * scans only the top window that can still win — same choice, far fewer workers scored.
    */
-  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, alive?: AliveList): number {
+  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number {
     this.decision = undefined;
+    if (shape !== undefined) {
+      let ranking = this.rankings.get(shape);
+      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost)));
+      return this.selectRanked(job, task, ranking);
+    }
     const buf = this.buf;
     const mu = this.mu, cost = this.cost;
     let count = 0;
     let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
-    let list: ArrayLike<number> = candidates;
-    let length = candidates.length;
-    if (alive) {
-      alive.list ??= Int32Array.from(candidates as ArrayLike<number>);
-      list = alive.list;
-      length = alive.count < 0 ? alive.list.length : alive.count;
-    }
-    for (let i = 0; i < length; i++) {
-      const w = list[i]!;
+    for (let i = 0; i < candidates.length; i++) {
+      const w = candidates[i]!;
       if (!feasible(w)) continue;
       buf[count++] = w;
       const m = mu[w]!, c = cost[w]!;
@@ -204,10 +214,6 @@ export class AdaptiveSelector {
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
       if (c > cMax) cMax = c;
-    }
-    if (alive) {
-      alive.list!.set(buf.subarray(0, count));
-      alive.count = count;
     }
     if (count === 0) return -1;
     if (!this.adaptive) {
@@ -228,7 +234,7 @@ export class AdaptiveSelector {
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
       let s = (muSpan > 0 ? lambda * ((mu[w]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost[w]! - cMin) / cSpan) : 0);
-      s += age + jitterFrom(h, workerHash[w]!, j);
+      s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
       if (usesKeys) {
         const warm = this.warmth(job, w);
         if (warm > 0) s += REUSE_BONUS / warm;
@@ -254,8 +260,88 @@ export class AdaptiveSelector {
     return best;
   }
 
+  /**
+   * `select` with a shape's ranking: min-satisfying scans the feasible workers; adaptive scores
+   * warm workers (hint lists per key) and then walks the ranked order from the top, stopping at
+   * the first worker whose base + age + j is below the runner-up's score (no later one can reach
+   * it: later bases are lower and jitter is at most j). Equal scores are resolved by `before` as
+   * in the full scan, so the result is the full scan's.
+   */
+  private selectRanked(job: SchedulerJob, task: SchedulerTask, ranking: ShapeRanking): number {
+    if (ranking.stale) ranking.rebuild();
+    if (ranking.count === 0) return -1;
+    const mu = this.mu;
+    if (!this.adaptive) {
+      const order = ranking.order(0, Infinity); // every feasible worker; scan it for the smallest μ
+      let best = -1;
+      for (let i = order.head; i < order.workers.length; i++) {
+        const w = order.workers[i]!;
+        if (ranking.isAlive(w) && (best < 0 || mu[w]! < mu[best]! || (mu[w] === mu[best] && w < best))) best = w;
+      }
+      return best;
+    }
+    const lambda = this.lambdaOf(job);
+    const age = ageTerm(task.submittedAt, this.snapshot.now);
+    const j = this.options.jitter;
+    const h = idHash(task.id);
+    const workerHash = this.workerHash;
+    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    let m = RANKED_WINDOW;
+    for (;;) {
+      best = second = -1;
+      bestScore = secondScore = -Infinity;
+      const order = ranking.order(lambda, m);
+      const consider = (w: number, s: number): void => {
+        if (best < 0 || this.before(s, w, bestScore, best)) {
+          second = best;
+          secondScore = bestScore;
+          best = w;
+          bestScore = s;
+        } else if (second < 0 || this.before(s, w, secondScore, second)) {
+          second = w;
+          secondScore = s;
+        }
+      };
+      if (usesKeys) {
+        // Warm workers hold a hint for every key, so for the first key among others.
+        for (const w of this.hintWorkers.get(job.uses![0]!) ?? []) {
+          if (!ranking.isAlive(w)) continue;
+          const warm = this.warmth(job, w);
+          if (warm > 0) consider(w, ranking.base(w, lambda) + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
+        }
+      }
+      const workers = order.workers, base = order.base;
+      while (order.head < workers.length && !ranking.isAlive(workers[order.head]!)) order.head++;
+      let settled = order.complete;
+      for (let i = order.head; i < workers.length; i++) {
+        const w = workers[i]!;
+        if (second >= 0 && base[i]! + (age + j) < secondScore) {
+          settled = true;
+          break;
+        }
+        if (!ranking.isAlive(w)) continue;
+        if (usesKeys && this.warmth(job, w) > 0) continue; // scored above
+        consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
+      }
+      if (settled) break;
+      // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
+      m = order.size * 4;
+    }
+    this.decision = {
+      mode: this.modeName,
+      pool: ranking.count,
+      lambda,
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
+      reuseHit: usesKeys && this.warmth(job, best) > 0,
+    };
+    return best;
+  }
+
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
+    for (const ranking of this.rankings.values()) ranking.touched(w);
     const uses = job.uses;
     if (!uses || uses.length === 0) return;
     let keys = this.placedKeys.get(w);

@@ -27,7 +27,7 @@
  * scores need the whole feasible pool of a task (normalisation) rather than one worker at a time.
  */
 import type { PlacementDecision } from '../../../model/types.js';
-import { AdaptiveSelector, type AliveList } from './adaptive.js';
+import { AdaptiveSelector } from './adaptive.js';
 import type { PlacementView } from './filters.js';
 import { isPlainFirstFit, type PlacementOptions } from './modes.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
@@ -86,9 +86,9 @@ export type Placer = readonly WorkerScorer[] | PlacementOptions;
 export interface PassSelector {
   /**
    * The chosen worker among `candidates` (snapshot order) for which `feasible` holds, or -1.
-   * `alive` (optional): a per-shape list the selector may keep compacted, when infeasible stays infeasible for the pass.
+   * `shape` (optional): a key of the task shape, where what stops fitting never fits again in the pass (adaptive.ts).
    */
-  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, alive?: AliveList): number;
+  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number;
   /** Why the last `select` chose as it did, where the mode records it (adaptive). */
   readonly decision: PlacementDecision | undefined;
   /** A task of `job` was placed on worker `w` this pass. */

@@ -21,7 +21,6 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
-import type { AliveList } from '../placement/adaptive.js';
 import { DEFAULT_SCORERS, passSelector, type Placer } from '../placement/scorers.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
@@ -34,8 +33,6 @@ interface Shape {
   pool: FreePool | null;
   cursor: number;
   failed: boolean;
-  /** Scored placement: the candidates still feasible for this shape (adaptive.ts AliveList). */
-  alive: AliveList;
 }
 
 interface JobState {
@@ -72,7 +69,7 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
         const key = shapeKey(job);
         let shape = shapes.get(key);
         if (!shape) {
-          shape = { key, staticKey: staticKey(job), devices: devicesNeeded(job.resources), pool: null, cursor: 0, failed: false, alive: { list: null, count: -1 } };
+          shape = { key, staticKey: staticKey(job), devices: devicesNeeded(job.resources), pool: null, cursor: 0, failed: false };
           shapes.set(key, shape);
         }
         last = { job, shape, hasQuota: snapshot.quotas.has(job.user), tasks: [], placed: 0, quotaDeferred: false };
@@ -132,7 +129,7 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
       shape.cursor = position;
       w = position < 0 ? -1 : shape.pool.members[position]!;
     } else {
-      w = selector.select(job, task, shape.pool.members, (m) => scratch.fits(m, res), shape.alive);
+      w = selector.select(job, task, shape.pool.members, (m) => scratch.fits(m, res), shape.key);
     }
     if (w < 0) {
       shape.failed = true;
