@@ -125,8 +125,9 @@ export class ShapeRanking {
 
   /**
    * The (at least) `m` feasible workers with the best base score under `lambda`, best first; the
-   * whole feasible set when `complete`. Built once per λ and size per rebuild: a native sort of
-   * the bases finds the m-th best, and only the workers at or above it are sorted by comparator.
+   * whole feasible set when `complete`. Built once per λ and size per rebuild: a selection
+   * (nthLargest, O(n) expected) finds the m-th best base, and only the workers at or above it are
+   * sorted.
    */
   order(lambda: number, m: number): RankedOrder {
     const cached = this.orders.get(lambda);
@@ -144,8 +145,7 @@ export class ShapeRanking {
     }
     let workers = all;
     if (k > m) {
-      bases.sort();
-      const threshold = bases[k - m]!;
+      const threshold = nthLargest(bases, m);
       let t = 0;
       for (let i = 0; i < k; i++) if (byWorker[all[i]!]! >= threshold) all[t++] = all[i]!;
       workers = all.subarray(0, t);
@@ -157,4 +157,32 @@ export class ShapeRanking {
     this.orders.set(lambda, order);
     return order;
   }
+}
+
+/**
+ * The m-th largest value of `xs` (1-based; xs is reordered), by Hoare's selection with a middle
+ * pivot: O(n) expected, deterministic.
+ */
+export function nthLargest(xs: Float64Array, m: number): number {
+  const target = xs.length - m; // index in ascending order
+  let lo = 0, hi = xs.length - 1;
+  while (lo < hi) {
+    const pivot = xs[(lo + hi) >>> 1]!;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (xs[i]! < pivot) i++;
+      while (xs[j]! > pivot) j--;
+      if (i <= j) {
+        const t = xs[i]!;
+        xs[i] = xs[j]!;
+        xs[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return xs[target]!;
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveSelector, ageTerm, jitter, placementOptions, REUSE_BONUS, schedule, throughput } from '../../../../src/cluster/scheduler/index.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
+import { nthLargest } from '../../../../src/cluster/scheduler/placement/ranking.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, gpuWorker, job, snapshot, tasksOf, where, worker } from '../helpers.js';
 
@@ -291,4 +292,17 @@ describe('the ranked pass agrees with scoring every candidate', () => {
 
   it('property: schedule() places every task where a full scan of the feasible workers would', () => agrees(1, 4, 1000));
   it('property: the same with hundreds of workers, where the ranked window must grow', () => agrees(40, 60, 60));
+});
+
+describe('nthLargest', () => {
+  it('property: equals the m-th value of a descending sort', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 60 }), fc.nat(), (values, pick) => {
+        const m = 1 + (pick % values.length);
+        const sorted = [...values].sort((a, b) => b - a);
+        expect(nthLargest(Float64Array.from(values), m)).toBe(sorted[m - 1]);
+      }),
+      { seed: 7, numRuns: 500 },
+    );
+  });
 });
