@@ -76,6 +76,8 @@ export class PassLoop {
   private closed = false;
   /** Scheduling passes run so far (requests in one tick coalesce into one pass). */
   passes = 0;
+  /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
+  private readonly lastDispatch = new Map<string, number>();
 
   constructor(private readonly o: PassLoopOptions) {
     this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
@@ -135,7 +137,10 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across restarts).
+    for (const worker of snapshot.workers) worker.lastDispatchAt = this.lastDispatch.get(worker.id) ?? null;
+    return snapshot;
   }
 
   private pass(): void {
@@ -176,6 +181,7 @@ export class PassLoop {
         if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
         const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
         const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
+        this.lastDispatch.set(placement.workerId, now);
         this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
         const token = randomBytes(18).toString('base64url');
         const launch = buildLaunch(ctx, job, task, {

@@ -41,4 +41,18 @@ describe('adaptive placement in the controller', () => {
     expect(attempt.placement).toBeNull();
     expect(lines).toContain('dispatch /serve/task-0 attempt 0 -> w1: first fit (not scored)');
   });
+
+  it('equal scores go to the worker this controller dispatched to least recently', async () => {
+    h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { placement: placementOptions({ jitter: 0 }) });
+    const { store, controller, until, clock } = h;
+    store.submit(spec('/a', { command: LONG }));
+    controller.start();
+    await until(() => store.task('/a/task-0')?.state === 'RUNNING');
+    clock.tick(1000);
+    store.submit(spec('/b', { command: LONG }));
+    controller.requestPass();
+    await until(() => store.task('/b/task-0')?.state === 'RUNNING');
+    // Same size, same price, no jitter: w1 (first in order) for /a, then w2, never dispatched to, for /b.
+    expect([store.task('/a/task-0')!.workerId, store.task('/b/task-0')!.workerId]).toEqual(['w1', 'w2']);
+  });
 });

@@ -5,7 +5,7 @@
  * scorers; equal totals go to the earlier worker in snapshot order, so the result is
  * deterministic.
  *
- * Today the only scorer is WORKER_ORDER (earlier worker scores higher): plain first-fit. While
+ * The default scorer list is WORKER_ORDER (earlier worker scores higher): plain first-fit. While
  * the list is exactly [WORKER_ORDER], placement takes the fast path that gives the same answer
  * without scoring anyone: FreePool.findFirst over the job's candidates plus a per-shape cursor
  * (first-fit.ts, queue/allocate.ts). Any other list scans the job's candidates and scores each
