@@ -8,7 +8,7 @@ import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
 import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerDisable, WorkerState } from '../model/types.js';
+import type { Endpoint, JobCause, JobDependency, JobSpec, PlacementDecision, WorkerDisable, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -117,6 +117,8 @@ export interface AttemptInfo {
   peakMemoryBytes: number | null;
   /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
   stopping?: true;
+  /** How adaptive placement chose its worker (pool size, λ, score, runner-up, reuse hit); null: not scored (first-fit, gangs). */
+  placement?: PlacementDecision | null;
 }
 
 export interface TaskInfo {

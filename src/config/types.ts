@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
+import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
 import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
 
@@ -46,8 +47,11 @@ export interface IrisConfig {
   logLimitBytes: number;
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
-  /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
-  placement: {
+  /**
+   * `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md).
+   * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md, "Placement").
+   */
+  placement: PlacementOptions & {
     stickiness: boolean;
     /** `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended there. */
     cacheTtlMs: number;

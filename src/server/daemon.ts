@@ -30,6 +30,7 @@ import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { DockerRuntime } from '../runtime/docker/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
+import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
 import { defaultImage, inheritableEnv, resultFileFor } from '../cluster/controller/launch.js';
@@ -173,6 +174,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     deadlockGraceMs: config.deadlockGraceMs,
     stickiness: config.placement.stickiness,
     elastic: config.elastic,
+    placement: placementOptions(config.placement),
     queue: queueOptions({
       policy: config.queue.policy,
       queueDepth: config.queue.depth,

@@ -148,6 +148,7 @@ function taskView(task: Task, attempts: readonly Attempt[], reason: string | nul
       logCutBytes: a.logCutBytes,
       cpuSeconds: a.cpuSeconds,
       peakMemoryBytes: a.peakMemoryBytes,
+      placement: a.placement ?? null,
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
   };

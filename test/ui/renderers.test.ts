@@ -154,6 +154,19 @@ describe('job detail', () => {
     expect(renderJobDetail(detail, NOW)).not.toContain('Requeues');
   });
 
+  it('shows how adaptive placement chose each scored attempt, and no Placement section when none was scored', () => {
+    const [t0, t1] = detail.taskList;
+    const decision = { mode: 'adaptive', pool: 3, lambda: 0.8, score: 0.7412, runnerUp: { workerId: 'w2', score: 0.6071 }, reuseHit: true };
+    const scored = { ...detail, taskList: [{ ...t0!, attempts: [t0!.attempts[0]!, { ...t0!.attempts[1]!, placement: decision }] }, t1!] };
+    const text = renderJobDetail(scored, NOW);
+    expect(text).toMatch(/Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\/train\/task-0\s+1\s+local-0\s+adaptive: 3 candidates, λ 0\.8, score 0\.74 \(next w2 0\.61\), reuse hit/);
+    expect(text).not.toMatch(/task-0\s+0\s+local-0\s+adaptive/);
+    const alone = { ...decision, pool: 1, runnerUp: null, reuseHit: false };
+    expect(renderJobDetail({ ...detail, taskList: [{ ...t0!, attempts: [{ ...t0!.attempts[0]!, placement: alone }] }] }, NOW))
+      .toMatch(/adaptive: 1 candidate, λ 0\.8, score 0\.74\n?$/m);
+    expect(renderJobDetail(detail, NOW)).not.toContain('Placement:');
+  });
+
   it('shows who submitted a job for another user', () => {
     expect(renderJobDetail({ ...detail, user: 'erin', submitter: 'root' }, NOW)).toMatch(/User:\s+erin \(submitted by root for erin\)\n/);
     expect(renderJobDetail(detail, NOW)).not.toContain('submitted by');

@@ -4,6 +4,7 @@
  * server uses; it adds no rules of its own.
  */
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
+import type { PlacementOptions } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
@@ -43,6 +44,8 @@ export interface ControllerOptions {
   deadlockGraceMs?: number;
   /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
   stickiness?: boolean;
+  /** How placement picks a task's worker (config `placement.mode`, `selection`, `lambda`, `jitter`); default: first-fit in worker order. */
+  placement?: PlacementOptions;
   log?: (message: string) => void;
   /** Told the duration of every scheduling pass (metrics); default none. */
   passObserver?: PassObserver;
@@ -92,6 +95,8 @@ export class Controller {
       held: () => this.supervisor.held(),
       stickiness: options.stickiness ?? true,
       ...(options.passObserver ? { observer: options.passObserver } : {}),
+      ...(options.placement ? { placement: options.placement } : {}),
+      ...(options.log ? { log: options.log } : {}),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));

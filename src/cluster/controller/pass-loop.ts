@@ -19,7 +19,9 @@
  *   what the attempts `held()` names still hold (ended, process not gone yet).
  */
 import { randomBytes } from 'node:crypto';
+import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
+import { FIRST_FIT_PLACEMENT, type PlacementOptions } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
@@ -63,6 +65,10 @@ export interface PassLoopOptions {
   held: () => readonly HeldAttempt[];
   /** Told the duration of every pass (metrics); default none. */
   observer?: PassObserver;
+  /** How placement picks a task's worker (config `placement`); default: first-fit in worker order. */
+  placement?: PlacementOptions;
+  /** The controller log: one line per dispatch. */
+  log?: (message: string) => void;
 }
 
 export class PassLoop {
@@ -81,9 +87,11 @@ export class PassLoop {
   private closed = false;
   /** Scheduling passes run so far (requests in one tick coalesce into one pass). */
   passes = 0;
+  /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
+  private readonly lastDispatch = new Map<string, number>();
 
   constructor(private readonly o: PassLoopOptions) {
-    this.queue = new QueueScheduler(o.queue);
+    this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
   }
 
   get policy(): string {
@@ -140,7 +148,10 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across restarts).
+    for (const worker of snapshot.workers) worker.lastDispatchAt = this.lastDispatch.get(worker.id) ?? null;
+    return snapshot;
   }
 
   private pass(): void {
@@ -181,7 +192,9 @@ export class PassLoop {
         // Decide, check, act: only placements still valid against the store are committed.
         if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
         const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
-        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices);
+        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
+        this.lastDispatch.set(placement.workerId, now);
+        this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
         const token = randomBytes(18).toString('base64url');
         const launch = buildLaunch(ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,

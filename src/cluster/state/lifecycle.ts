@@ -22,7 +22,7 @@
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
-import type { Attempt, DisabledBy, Job, Task } from '../../model/types.js';
+import type { Attempt, DisabledBy, Job, PlacementDecision, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import { isImageReference } from '../../model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
@@ -55,7 +55,7 @@ export class Lifecycle {
     return this.m.jobs.get(task.job)!;
   }
 
-  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
     const task = this.taskOrThrow(taskId);
     const worker = this.m.workers.get(workerId);
     if (!worker) throw notFound(`worker ${workerId} not found`);
@@ -64,7 +64,7 @@ export class Lifecycle {
     if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
     const attempt: Attempt = {
       task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null,
+      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null, placement,
     };
     this.m.addAttempt(attempt);
     this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });

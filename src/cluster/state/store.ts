@@ -12,7 +12,7 @@ import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
 import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
-import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
+import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
@@ -320,8 +320,9 @@ export class ClusterStore extends StoreCore {
   }
 
   /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */
-  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
-    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices));
+  /** Start a new attempt of a pending task on `workerId`; `placement`: how adaptive placement chose it (kept on the attempt). */
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
+    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices, placement));
   }
 
   /** Records that the attempt's log was cut at `limitBytes` (its output passed the log limit). */

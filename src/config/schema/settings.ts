@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
+import { DEFAULT_PLACEMENT_OPTIONS, MAX_JITTER, PLACEMENT_MODES, SELECTIONS, type PlacementOptions } from '../../cluster/scheduler/placement/modes.js';
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
@@ -213,3 +214,50 @@ export const elastic = object(
         }
       : null,
   );
+// ---- placement scoring (issue 15 §2–3): mode, selection, lambda, jitter ----------------------
+// Names, defaults and limits are the scheduler's (src/cluster/scheduler/placement/modes.ts).
+
+/** A number from `min` to `max` (`what` names it in the message). */
+function numberIn(what: string, min: number, max: number, hint: string) {
+  return parseWith<number, number>((value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a number from ${min} to ${max}`, hint);
+    }
+    return value;
+  });
+}
+
+const lambdaValue = (category: string) => numberIn(`lambda ${category}`, 0, 1, 'λ weighs throughput (1) against cost per hour (0); for example lambda: { training: 0.8 }');
+
+/** The scoring keys of `placement:` (stickiness and cache-ttl are defined beside them). */
+export const placementScoringKeys = {
+  mode: oneOf(PLACEMENT_MODES, 'placement mode').nullish(),
+  selection: oneOf(SELECTIONS, 'placement selection').nullish(),
+  lambda: object(
+    { training: lambdaValue('training').nullish(), inference: lambdaValue('inference').nullish(), other: lambdaValue('other').nullish() },
+    'an object such as { training: 0.8, inference: 0.4, other: 0.5 }',
+  ).nullish(),
+  jitter: numberIn('jitter', 0, MAX_JITTER, 'the half-width of the tie-breaking jitter, for example jitter: 0.001').nullish(),
+};
+
+type ScoringFile = {
+  mode?: PlacementOptions['mode'] | null;
+  selection?: PlacementOptions['selection'] | null;
+  lambda?: { training?: number | null; inference?: number | null; other?: number | null } | null;
+  jitter?: number | null;
+};
+
+/** Resolved scoring settings of `placement:` with the defaults filled in. */
+export function placementScoring(file: ScoringFile | null | undefined): PlacementOptions {
+  const d = DEFAULT_PLACEMENT_OPTIONS;
+  return {
+    mode: file?.mode ?? d.mode,
+    selection: file?.selection ?? d.selection,
+    lambda: {
+      training: file?.lambda?.training ?? d.lambda.training,
+      inference: file?.lambda?.inference ?? d.lambda.inference,
+      other: file?.lambda?.other ?? d.lambda.other,
+    },
+    jitter: file?.jitter ?? d.jitter,
+  };
+}

@@ -11,7 +11,7 @@ import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTE
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { cacheTtl, containerUser, elastic, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { cacheTtl, containerUser, elastic, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 
@@ -40,6 +40,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         placement: z.strictObject({
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
+          ...placementScoringKeys,
         }).nullish(),
         metrics,
         elastic,
@@ -70,6 +71,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           placement: {
             stickiness: file.placement?.stickiness ?? true,
             cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
+            ...placementScoring(file.placement),
           },
           metrics: resolveMetrics(file.metrics),
           elastic: file.elastic,

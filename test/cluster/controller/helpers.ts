@@ -52,9 +52,13 @@ export interface Harness {
 }
 
 /** A controller on a real in-memory store, the FakeRuntime, a hand-driven clock and timers. */
-/** `home`: the state directory for logs (default: a fresh temporary one, removed at close). */
-/** `extra`: more controller options (e.g. `elastic`, `log`). */
-export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')], wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r, given?: string, extra: Partial<ControllerOptions> = {}): Harness {
+/** `home`: the state directory for logs (default: a fresh temporary one, removed at close); `over`: more controller options. */
+export function harness(
+  workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')],
+  wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r,
+  given?: string,
+  over: Partial<ControllerOptions> = {},
+): Harness {
   const clock = new Clock();
   const timers = new ManualTimers(clock);
   const store = ClusterStore.open({ path: ':memory:', now: clock.now });
@@ -64,7 +68,7 @@ export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w
   const controller = new Controller({
     store, runtime: wrap(runtime), quotas: new Map(), stopGraceMs: 1000, now: clock.now, timers,
     launchContext: { clusterId: 'c-test', home, socketPath: join(home, 'iris.sock'), cliBinDir: join(home, 'bin'), baseEnv: { PATH: '/usr/bin:/bin' } },
-    ...extra,
+    ...over,
   });
   const until = (pred: () => boolean): Promise<void> =>
     new Promise((resolve) => {
