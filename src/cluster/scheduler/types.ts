@@ -95,8 +95,24 @@ export interface RunningAllocation {
   endsAt: number;
 }
 
+/**
+ * What a baseline placement mode (placement/baselines.ts) keeps between passes. The scheduler
+ * stays pure: it reads this from the snapshot and returns the next one in the plan; whoever
+ * drives it (QueueScheduler, for the controller and the simulator) carries it from pass to pass.
+ */
+export interface PlacementMemory {
+  /** static-worker: root job name (first path component, `/train`) -> the worker it is bound to. */
+  readonly roots: ReadonlyMap<string, string>;
+  /** fixed-pipeline: task type (last path component, `train`) -> the worker it is bound to. */
+  readonly types: ReadonlyMap<string, string>;
+  /** round-robin: the worker that took the last task (the next search starts after it); null: from the first. */
+  readonly cursor: string | null;
+}
+
 export interface Snapshot {
   now: number;
+  /** Baseline placement modes' state from the last pass; absent: none yet. */
+  placementMemory?: PlacementMemory;
   /** Worker id -> key -> its context-reuse hint; absent: no hints (no reuse preference). */
   cacheHints?: ReadonlyMap<string, ReadonlyMap<string, CacheHint>>;
   jobs: ReadonlyMap<string, SchedulerJob>;
@@ -136,6 +152,8 @@ export interface Plan {
   reasons: Map<string, string>;
   /** Job name -> reserved start time (snapshot clock), from queue policies that reserve. */
   reservations?: Map<string, number>;
+  /** Under a baseline placement mode: the memory to give the next pass (Snapshot.placementMemory). */
+  placementMemory?: PlacementMemory;
 }
 
 /** The filters of the one placement chain (placement/filters.ts), in chain order. */

@@ -3,9 +3,11 @@
  * their names, defaults and limits (the cluster config and the simulator take theirs from here).
  *
  * - `mode` decides how a task's worker is chosen among the feasible ones: `adaptive` scores
- *   throughput against cost (adaptive.ts); `first-fit` takes the first by `selection`.
- *   Modes are a registry (PLACEMENT_MODES): a later mode (static-worker, fixed-pipeline,
- *   round-robin) is one more entry plus its selector in select.ts.
+ *   throughput against cost (adaptive.ts); `first-fit` takes the first by `selection`. The
+ *   baselines (baselines.ts, BASELINE_MODES) bind work to workers: `static-worker` a whole
+ *   submission, `fixed-pipeline` a task type; `round-robin` rotates over the workers.
+ *   Modes are a registry (PLACEMENT_MODES): a new mode is one more entry plus its selector,
+ *   chosen in scorers.ts passSelector.
  * - `selection` orders workers that are otherwise equal: `first-fit` keeps worker order (no
  *   reordering); `min-satisfying` prefers the smallest worker that fits (throughput proxy μ̂
  *   ascending, then worker order), keeping big workers for big jobs.
@@ -14,8 +16,16 @@
  */
 import { invalid } from '../../../model/errors.js';
 
-export const PLACEMENT_MODES = ['adaptive', 'first-fit'] as const;
+export const PLACEMENT_MODES = ['adaptive', 'first-fit', 'static-worker', 'fixed-pipeline', 'round-robin'] as const;
 export type PlacementMode = (typeof PLACEMENT_MODES)[number];
+
+/** The baseline modes (baselines.ts): they keep state between passes (Snapshot.placementMemory). */
+export const BASELINE_MODES = ['static-worker', 'fixed-pipeline', 'round-robin'] as const;
+export type BaselineMode = (typeof BASELINE_MODES)[number];
+
+export function isBaselineMode(mode: PlacementMode): mode is BaselineMode {
+  return (BASELINE_MODES as readonly string[]).includes(mode);
+}
 
 export const SELECTIONS = ['first-fit', 'min-satisfying'] as const;
 export type Selection = (typeof SELECTIONS)[number];

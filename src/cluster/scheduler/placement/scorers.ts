@@ -24,13 +24,15 @@
  * PlacementOptions. `passSelector` turns it into one pass's chooser: null for the first-fit
  * fast path (the list [WORKER_ORDER], or mode first-fit with selection first-fit), the
  * AdaptiveSelector (adaptive.ts) for mode adaptive and for selection min-satisfying, whose
- * scores need the whole feasible pool of a task (normalisation) rather than one worker at a time.
+ * scores need the whole feasible pool of a task (normalisation) rather than one worker at a time,
+ * and the BaselineSelector (baselines.ts) for static-worker, fixed-pipeline and round-robin.
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import { AdaptiveSelector } from './adaptive.js';
 import type { PlacementView } from './filters.js';
-import { isPlainFirstFit, type PlacementOptions } from './modes.js';
-import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { BaselineSelector } from './baselines.js';
+import { isBaselineMode, isPlainFirstFit, type PlacementOptions } from './modes.js';
+import type { PlacementMemory, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
 export interface WorkerScorer {
   readonly name: string;
@@ -93,6 +95,15 @@ export interface PassSelector {
   readonly decision: PlacementDecision | undefined;
   /** A task of `job` was placed on worker `w` this pass. */
   placed(job: SchedulerJob, w: number): void;
+  /**
+   * True when a failed `select` says nothing about other jobs of the same task shape (baselines
+   * that bind work to one worker): the pass then gives up on that job only, not on the shape.
+   */
+  readonly perJob?: boolean;
+  /** The mode's own reason why `job` (a name) could not be placed in this pass, or null: explain.ts gives one. */
+  reasonFor?(job: string): string | null;
+  /** The memory for the next pass (baseline modes, Plan.placementMemory); absent: the mode keeps none. */
+  memory?(): PlacementMemory;
 }
 
 function isScorerList(placer: Placer): placer is readonly WorkerScorer[] {
@@ -107,7 +118,7 @@ export function isFastPath(placer: Placer): boolean {
 /** One pass's selector for `placer`, or null for the first-fit fast path. */
 export function passSelector(placer: Placer, snapshot: Snapshot, view: PlacementView): PassSelector | null {
   if (isFastPath(placer)) return null;
-  if (!isScorerList(placer)) return new AdaptiveSelector(snapshot, placer);
+  if (!isScorerList(placer)) return isBaselineMode(placer.mode) ? new BaselineSelector(snapshot, placer) : new AdaptiveSelector(snapshot, placer);
   const scorers = placer;
   return {
     decision: undefined,

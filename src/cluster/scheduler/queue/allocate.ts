@@ -5,7 +5,8 @@
  * free for the job's duration around every span already planned (so no reservation is delayed).
  * If tasks remain and the policy allows, the same call reserves them at their earliest start by
  * adding spans to the same calendars. Allocations and reservations therefore live in one
- * structure and can never conflict.
+ * structure and can never conflict. A job a baseline placement mode holds back (baselines.ts) is
+ * not reserved.
  */
 import type { Amounts, SpanId } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
@@ -235,7 +236,10 @@ export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boole
   const { job } = q;
   const placed = job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
   const remaining = q.tasks.length - placed;
-  if (remaining === 0 || !reserve) return { placed, reservation: null, held: null, unreservable: false };
+  // A job a baseline mode holds back (bound to a busy worker) is not reserved: the planner knows
+  // nothing of bindings, and would hold capacity on workers the job may not use.
+  const heldBack = remaining > 0 && ctx.selector?.reasonFor?.(job.name) != null;
+  if (remaining === 0 || !reserve || heldBack) return { placed, reservation: null, held: null, unreservable: false };
   const found = reserveRest(ctx, job, remaining);
   if (!found) return { placed, reservation: null, held: null, unreservable: true };
   const reservation: Reservation = {

@@ -21,7 +21,7 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
-import { DEFAULT_SCORERS, passSelector, type Placer } from '../placement/scorers.js';
+import { DEFAULT_SCORERS, passSelector, type PassSelector, type Placer } from '../placement/scorers.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
@@ -42,6 +42,8 @@ interface JobState {
   tasks: SchedulerTask[];
   placed: number;
   quotaDeferred: boolean;
+  /** A baseline mode could not place a task of this job (PassSelector.perJob): later ones wait too. */
+  failed?: boolean;
 }
 
 export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS): Plan {
@@ -119,7 +121,7 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
   // Independent tasks: first-fit through the FreePool of the job's static key.
   const placeTask = (task: SchedulerTask, state: JobState): void => {
     const shape = state.shape;
-    if (shape.failed) return;
+    if (shape.failed || state.failed) return;
     const job = state.job;
     const res = job.resources;
     shape.pool ??= candidates.poolOf(job, shape.staticKey);
@@ -132,7 +134,8 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
       w = selector.select(job, task, shape.pool.members, (m) => scratch.fits(m, res), shape.key);
     }
     if (w < 0) {
-      shape.failed = true;
+      if (selector?.perJob) state.failed = true;
+      else shape.failed = true;
       return;
     }
     const deviceIndices = scratch.consume(w, res);
@@ -154,11 +157,16 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
   }
   for (const i of deferred) placeTask(independentTasks[i]!, independent[i]!);
 
-  return { placements, reasons: reasonsFor(snapshot, scratch, quota, states) };
+  const plan: Plan = { placements, reasons: reasonsFor(snapshot, scratch, quota, states, selector) };
+  const memory = selector?.memory?.();
+  if (memory) plan.placementMemory = memory;
+  return plan;
 }
 
 /** One reason per job with tasks left, memoized per (shape, gang attribute, gang size). */
-function reasonsFor(snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTracker, states: ReadonlyMap<string, JobState>): Map<string, string> {
+function reasonsFor(
+  snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTracker, states: ReadonlyMap<string, JobState>, selector: PassSelector | null,
+): Map<string, string> {
   const waiting = [...states.values()].filter((s) => s.placed < s.tasks.length);
   waiting.sort((a, b) => (a.job.name < b.job.name ? -1 : a.job.name > b.job.name ? 1 : 0));
   const memo = new Map<string, string>();
@@ -168,7 +176,7 @@ function reasonsFor(snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTr
     const job = state.job;
     const count = job.coschedule !== null ? state.tasks.length : 1;
     const key = `${state.shape.key}@${job.coschedule ?? ''}@${count}`;
-    let reason = memo.get(key);
+    let reason = selector?.reasonFor?.(job.name) ?? memo.get(key);
     if (reason === undefined) {
       reason = explainJob(job, count, view) ?? 'waiting for capacity';
       memo.set(key, reason);

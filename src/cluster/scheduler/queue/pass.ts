@@ -21,7 +21,8 @@
  *    of an older tree) was not accounted for: queue order wins, and that hold is given up.
  *    Reservations of jobs now outside the window are dropped.
  * 4. allocateWindow, 5. allocateDeferred (over-quota users last, never reserving).
- * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it.
+ * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it (a
+ *    baseline placement mode's own reason first, e.g. the worker a static-worker job is bound to).
  */
 import type { Placement, Plan, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
@@ -192,7 +193,7 @@ class Pass {
     for (const { q, out, quota } of this.results) {
       const remaining = q.tasks.length - out.placed;
       if (remaining === 0) continue;
-      let base = explainer.base(q.job, remaining) ?? explainer.held(this.reservations, q.job.name);
+      let base = ctx.selector?.reasonFor?.(q.job.name) ?? explainer.base(q.job, remaining) ?? explainer.held(this.reservations, q.job.name);
       if (quota) base = `${quota}; ${base}`;
       const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
       const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null, since, reservedPass: this.number };
@@ -220,7 +221,9 @@ class Pass {
   }
 
   result(): PassResult {
-    const plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
+    const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
+    const memory = this.ctx.selector?.memory?.();
+    if (memory) plan.placementMemory = memory;
     return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped };
   }
 }

@@ -2,14 +2,16 @@
  * QueueScheduler: a queue policy (options.ts) over the time planner, shared by the controller
  * and the simulator. It is a thin holder of the state kept between passes (state.ts): each
  * `pass` runs the pure `queuePass(snapshot, state, resourcesChanged)` (pass.ts, where the pass
- * and its rules are described) and keeps the next state. `estimate` answers "when would this job
- * start" with the same rules and changes nothing.
+ * and its rules are described) and keeps the next state. It also carries the baseline placement
+ * modes' memory (placement/baselines.ts) from each plan into the next snapshot (unless the
+ * snapshot brings its own), so the controller and the simulator get it alike. `estimate` answers
+ * "when would this job start" with the same rules and changes nothing.
  */
 import { invalid } from '../../../model/errors.js';
 import { neverReason } from '../placement/feasibility.js';
 import { DEFAULT_SCORERS, type Placer } from '../placement/scorers.js';
 import { schedule } from './first-fit.js';
-import type { Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import type { PlacementMemory, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { earliestFor, reserveRest } from './allocate.js';
 import { PassContext } from './context.js';
 import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
@@ -28,6 +30,8 @@ export class QueueScheduler {
   readonly options: QueueOptions;
   readonly rule: QueuePolicyRule;
   private current: QueueState = EMPTY_QUEUE_STATE;
+  /** Baseline placement modes' memory from the last pass (or as restored by the controller). */
+  placementMemory: PlacementMemory | undefined;
 
   constructor(
     options: Partial<QueueOptions> = {},
@@ -49,13 +53,22 @@ export class QueueScheduler {
    * then are not retried (their reservations stand in the planner).
    */
   pass(snapshot: Snapshot, resourcesChanged = true): Plan {
+    const given = this.withMemory(snapshot);
+    let plan: Plan;
     if (!this.rule.plansAhead) {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
-      return schedule(snapshot, this.scorers);
+      plan = schedule(given, this.scorers);
+    } else {
+      const result = queuePass(given, this.current, resourcesChanged, this.options, this.scorers);
+      this.current = result.next;
+      plan = result.plan;
     }
-    const { plan, next } = queuePass(snapshot, this.current, resourcesChanged, this.options, this.scorers);
-    this.current = next;
+    if (plan.placementMemory) this.placementMemory = plan.placementMemory;
     return plan;
+  }
+
+  private withMemory(snapshot: Snapshot): Snapshot {
+    return this.placementMemory && !snapshot.placementMemory ? { ...snapshot, placementMemory: this.placementMemory } : snapshot;
   }
 
   /**
@@ -75,7 +88,7 @@ export class QueueScheduler {
       id: `${job.name}/task-${index}`, job: job.name, index, submittedAt: now, seq: seq++,
     }));
     const withJob: Snapshot = {
-      ...snapshot,
+      ...this.withMemory(snapshot),
       jobs: new Map(snapshot.jobs).set(job.name, job),
       pending: [...snapshot.pending, ...tasks],
       pendingOrdered: false,
