@@ -17,17 +17,22 @@
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
  *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
  *   what the attempts `held()` names still hold (ended, process not gone yet).
+ * - Under a baseline placement mode the QueueScheduler carries the mode's memory from pass to
+ *   pass; the loop restores it from the store at start and saves it in the pass's transaction
+ *   when it changed (placement-memory.ts). A binding made for a placement the re-check then
+ *   drops is kept (the task is still pending, or its submission's binding lapses next pass).
  */
 import { randomBytes } from 'node:crypto';
 import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
-import { FIRST_FIT_PLACEMENT, type PlacementOptions } from '../scheduler/index.js';
+import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementOptions } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
+import { loadPlacementMemory, savePlacementMemory } from './placement-memory.js';
 import { buildSnapshot, nextEligible, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
@@ -92,6 +97,7 @@ export class PassLoop {
 
   constructor(private readonly o: PassLoopOptions) {
     this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
+    if (o.placement && isBaselineMode(o.placement.mode)) this.queue.placementMemory = loadPlacementMemory(o.store);
   }
 
   get policy(): string {
@@ -179,6 +185,7 @@ export class PassLoop {
     }
     const resourcesChanged = this.resourcesChanged;
     this.resourcesChanged = false;
+    const memoryBefore = this.queue.placementMemory;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
     this.o.deadlocks.observe(snapshot, plan.reasons);
@@ -203,6 +210,8 @@ export class PassLoop {
         out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, workerId: placement.workerId, launch, token });
       }
       store.setPendingReasons(plan.reasons);
+      const memory = this.queue.placementMemory;
+      if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
       return out;
     });
     this.deadlines.track(store);
