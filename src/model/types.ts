@@ -154,7 +154,7 @@ export interface Attempt {
 
 /** What adaptive placement decided for one attempt (docs/configuration.md, "Placement"). */
 export interface PlacementDecision {
-  /** Placement mode and selection that decided (`adaptive`, `first-fit`). */
+  /** Placement mode and selection that decided (`adaptive`, `adaptive+min-satisfying`, `static-worker`, …); baselines record score 0 and no runner-up. */
   mode: string;
   /** Feasible workers the task could go to. */
   pool: number;
