@@ -235,6 +235,13 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "never"/);
   });
 
+  it('placement.mode: the baselines are modes too; a near miss gets a suggestion', () => {
+    for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin']) {
+      expect(validateConfig({ placement: { mode, selection: 'min-satisfying' } }, SOURCE, PROBE).placement).toMatchObject({ mode, selection: 'min-satisfying' });
+    }
+    expect(() => validateConfig({ placement: { mode: 'static_worker' } }, SOURCE, PROBE)).toThrow(/placement\.mode: invalid placement mode "static_worker" \(did you mean "static-worker"\?\)/);
+  });
+
   it('elastic: off by default; on with every default, sub-second durations allowed; bad values named', () => {
     expect(validateConfig({}, SOURCE, PROBE).elastic).toBeNull();
     expect(validateConfig({ elastic: { enabled: false, poll: '1s' } }, SOURCE, PROBE).elastic).toBeNull();
