@@ -2,7 +2,8 @@
  * The baseline placement modes' memory (scheduler/placement/baselines.ts) in the store's meta
  * table (key `placement_memory`, JSON), so a restarted cluster keeps fixed-pipeline's type
  * bindings, round-robin's cursor and static-worker's bindings of submissions with nothing
- * running. Written in the pass's own transaction, and only when the memory changed.
+ * running. Written in the pass's own transaction, and only when the memory changed (most passes
+ * change nothing: a baseline writes when it binds, lets a binding lapse or moves its cursor).
  * Unreadable content is ignored (the modes then start afresh), never fatal.
  */
 import type { PlacementMemory } from '../scheduler/types.js';
@@ -37,7 +38,16 @@ export function loadPlacementMemory(store: ClusterStore): PlacementMemory | unde
   }
 }
 
-export function savePlacementMemory(store: ClusterStore, memory: PlacementMemory): void {
+/** The stored form of `memory` (JSON text). */
+export function placementMemoryText(memory: PlacementMemory): string {
   const stored: Stored = { roots: [...memory.roots], types: [...memory.types], cursor: memory.cursor };
-  store.setMeta(PLACEMENT_MEMORY_KEY, JSON.stringify(stored));
+  return JSON.stringify(stored);
+}
+
+/** Save `memory` unless the store already holds the same; true when it wrote. */
+export function savePlacementMemory(store: ClusterStore, memory: PlacementMemory): boolean {
+  const text = placementMemoryText(memory);
+  if (store.getMeta(PLACEMENT_MEMORY_KEY) === text) return false;
+  store.setMeta(PLACEMENT_MEMORY_KEY, text);
+  return true;
 }

@@ -77,7 +77,9 @@ describe('baseline placement modes in the controller', () => {
     const store = ClusterStore.open({ path: ':memory:', now: () => 0 });
     try {
       expect(loadPlacementMemory(store)).toBeUndefined();
-      savePlacementMemory(store, { roots: new Map([['/a', 'w1']]), types: new Map([['train', 'w2']]), cursor: 'w3' });
+      expect(savePlacementMemory(store, { roots: new Map([['/a', 'w1']]), types: new Map([['train', 'w2']]), cursor: 'w3' })).toBe(true);
+      // The same memory again is not written again.
+      expect(savePlacementMemory(store, { roots: new Map([['/a', 'w1']]), types: new Map([['train', 'w2']]), cursor: 'w3' })).toBe(false);
       expect(loadPlacementMemory(store)).toEqual({ roots: new Map([['/a', 'w1']]), types: new Map([['train', 'w2']]), cursor: 'w3' });
       store.setMeta(PLACEMENT_MEMORY_KEY, '{not json');
       expect(loadPlacementMemory(store)).toBeUndefined();

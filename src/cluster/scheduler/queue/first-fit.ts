@@ -9,7 +9,9 @@
  *    by the scorers (scorers.ts); with the default (worker order only) that is first-fit, done
  *    through the FreePool of the job's candidates. Free capacity only shrinks within a pass, so
  *    per task shape we keep a cursor (workers before it never fit that shape again; first-fit
- *    only) and a failed flag (every later task of a shape that failed fails in O(1)).
+ *    only) and a failed flag (every later task of a shape that failed fails in O(1)). Under a
+ *    baseline mode that binds work to a worker (placement/baselines.ts) a failure is the job's,
+ *    not the shape's, and the mode's reason and next memory go into the plan.
  * Within both phases a user at/over a running quota (at the start or after this pass's own
  * placements) has their remaining work deferred behind everyone else's, keeping its order.
  * 4. Every job with tasks still pending gets one human reason (explain.ts).
