@@ -6,8 +6,8 @@
  *
  * static-worker: a submission — its root, the first component of the job name (`/train/eval`
  *   belongs to `/train`) — runs on one worker.
- *   - Bound: a root with a task running on W (snapshot.running) is bound to W. Otherwise the
- *     memory's binding holds while its worker is in the snapshot and takes work. Otherwise the
+ *   - Bound: the memory's binding holds while its worker takes work or the root still runs
+ *     there; else a root with a task running on W (snapshot.running) is bound to W. Otherwise the
  *     root binds at its first placement: the first open feasible worker (selection first-fit) or
  *     the smallest (min-satisfying, throughput proxy μ of adaptive.ts).
  *   - Closed: while a root has a task running on W (or placed there in this pass), W takes no
@@ -17,13 +17,17 @@
  *     pipeline's next stage is released in the store when the previous one ends, so a pipeline
  *     keeps its worker from stage to stage.)
  *   - A task of a bound root goes only to its worker; when that has no room it waits with the
- *     reason `static-worker: bound to w1, which is busy`.
+ *     reason `static-worker: bound to w1, which is busy`. A job its worker can never hold (too
+ *     big, another device, a constraint or stickiness naming another worker, e.g. a GPU child of
+ *     a TPU gang) is placed as if unbound, on a worker no other submission runs on; the binding
+ *     stays. (Otherwise it would wait forever.)
  * fixed-pipeline: a task type — the last component of the job name, which for a pipeline stage
  *   is the stage's name (`/demo/train` -> `train`) and for a plain job its own name — is bound to
  *   the first worker that takes one of its tasks (by selection among the feasible workers) and
  *   stays bound; its tasks wait while that worker has no room or takes no work
  *   (`fixed-pipeline: type train runs only on w1, which is busy`). A binding whose worker is no
- *   longer in the cluster is dropped (the type binds anew).
+ *   longer in the cluster is dropped (the type binds anew); a job of the type that the worker can
+ *   never hold is placed as if unbound, and the binding stays.
  * round-robin: each task goes to the next worker after the one that took the last task, in
  *   snapshot order and wrapping around, that can hold it now. The seed's dispatcher does not check
  *   task requirements; iris does (the feasibility filters and free capacity), so it never
@@ -104,17 +108,22 @@ export class BaselineSelector {
   }
 
   private bindRunning(memory: PlacementMemory): void {
+    const runningOn = new Map<string, Set<number>>();
     for (const r of this.snapshot.running ?? []) {
       const w = this.index.get(r.workerId);
       if (w === undefined) continue;
       const root = rootOf(r.job);
       this.closedBy[w] ??= root;
-      if (!this.roots.has(root)) this.roots.set(root, w);
+      let on = runningOn.get(root);
+      if (!on) runningOn.set(root, (on = new Set()));
+      on.add(w);
     }
+    // The remembered worker, while it takes work or the root still runs there; else where it runs.
     for (const [root, id] of memory.roots) {
       const w = this.index.get(id);
-      if (!this.roots.has(root) && w !== undefined && this.snapshot.workers[w]!.schedulable) this.roots.set(root, w);
+      if (w !== undefined && (this.snapshot.workers[w]!.schedulable || runningOn.get(root)?.has(w))) this.roots.set(root, w);
     }
+    for (const [root, on] of runningOn) if (!this.roots.has(root)) this.roots.set(root, on.values().next().value!);
   }
 
   /** The mode's own reason why `job` could not be placed in this pass, or null. */
@@ -128,24 +137,30 @@ export class BaselineSelector {
     if (this.mode === 'static-worker') {
       const root = rootOf(job.name);
       const bound = this.roots.get(root);
-      if (bound !== undefined) return this.onBound(job, bound, candidates, feasible, `static-worker: bound to`, root);
-      return this.bindNew(job, candidates, (w) => this.closedBy[w] === undefined && feasible(w), feasible);
+      const open = (w: number): boolean => (this.closedBy[w] === undefined || this.closedBy[w] === root) && feasible(w);
+      if (bound !== undefined) return this.onBound(job, bound, candidates, feasible, open, `static-worker: bound to`, root);
+      return this.bindNew(job, candidates, open, feasible);
     }
     const type = typeOf(job.name);
     const id = this.types.get(type);
-    if (id !== undefined) return this.onBound(job, this.index.get(id)!, candidates, feasible, `fixed-pipeline: type ${type} runs only on`, null);
+    if (id !== undefined) return this.onBound(job, this.index.get(id)!, candidates, feasible, feasible, `fixed-pipeline: type ${type} runs only on`, null);
     return this.bindNew(job, candidates, feasible, feasible);
   }
 
-  /** A task bound to worker `w`: `w` when it can take it now, else -1 with the reason. */
-  private onBound(job: SchedulerJob, w: number, candidates: ArrayLike<number>, feasible: (w: number) => boolean, lead: string, root: string | null): number {
+  /**
+   * A task bound to worker `w`: `w` when it can take it now, else -1 with the reason. A job that
+   * `w` can never hold (too big, another device, a constraint or stickiness naming another worker)
+   * is placed as if unbound, among the `open` workers; the binding stays.
+   */
+  private onBound(
+    job: SchedulerJob, w: number, candidates: ArrayLike<number>, feasible: (w: number) => boolean, open: (w: number) => boolean, lead: string, root: string | null,
+  ): number {
     const worker = this.snapshot.workers[w]!;
+    const canHold = contains(candidates, w) && covers(worker.capacity.cpuMillis, worker.capacity.memoryBytes, worker.device.count, job.resources);
+    if (worker.schedulable && !canHold) return this.bindNew(job, candidates, open, feasible);
     const owner = root === null ? undefined : this.closedBy[w];
     let why: string | null = null;
     if (!worker.schedulable) why = `which takes no work now (${worker.disabled ?? 'not ready'})`;
-    else if (!contains(candidates, w) || !covers(worker.capacity.cpuMillis, worker.capacity.memoryBytes, worker.device.count, job.resources)) {
-      why = 'which can never hold this job';
-    }
     else if (owner !== undefined && owner !== root) why = `which is busy with ${owner}`;
     else if (!feasible(w)) why = 'which is busy';
     if (why !== null) {

@@ -72,6 +72,18 @@ describe('static-worker', () => {
     expect(where(schedule(drained, staticWorker))).toEqual({ '/a/next/task-0': 'w0' });
   });
 
+  it('a job its worker can never hold (a GPU child of a gang on CPU hosts) goes to an open worker; the binding stays', () => {
+    const gang = job('/g', { replicas: 2 });
+    const child = job('/g/eval', { device: { type: 'gpu', variant: null, count: 1 }, seq: 1 });
+    const other = job('/o', { seq: 2 });
+    const workers = [worker('h0', { freeCpu: 3 }), worker('h1', { freeCpu: 3 }), gpuWorker('g0', 'H100', 1), gpuWorker('g1', 'H100', 1)];
+    const s = withState(snapshot([child, other], workers), { running: [running(gang, 'h0', 0), running(gang, 'h1', 1)] });
+    const plan = schedule(s, staticWorker);
+    // /o may not use h0 or h1 (they run /g), nor g0, which /g's child took.
+    expect(where(plan)).toEqual({ '/g/eval/task-0': 'g0', '/o/task-0': 'g1' });
+    expect(plan.placementMemory!.roots.get('/g')).toBe('h0');
+  });
+
   it('selection min-satisfying binds to the smallest worker that fits', () => {
     const workers = [worker('big', { cpu: 32, memGiB: 128 }), worker('small', { cpu: 2, memGiB: 4 })];
     const plan = schedule(snapshot([job('/a'), job('/a/b', { seq: 1 })], workers), placementOptions({ mode: 'static-worker', selection: 'min-satisfying' }));
@@ -115,9 +127,11 @@ describe('fixed-pipeline', () => {
     expect(q.placementMemory!.types.get('train')).toBe('w1');
   });
 
-  it('a bound worker that can never hold the job is named as such', () => {
+  it('a job of the type that its worker can never hold is placed as if unbound; the binding stays', () => {
     const s = withState(snapshot([job('/p/train', { cpu: 16 })], [worker('w0', { cpu: 4 }), worker('w1', { cpu: 32 })]), { placementMemory: memory({ types: new Map([['train', 'w0']]) }) });
-    expect(schedule(s, fixedPipeline).reasons.get('/p/train')).toBe('fixed-pipeline: type train runs only on w0, which can never hold this job');
+    const plan = schedule(s, fixedPipeline);
+    expect(where(plan)).toEqual({ '/p/train/task-0': 'w1' });
+    expect(plan.placementMemory!.types.get('train')).toBe('w0');
   });
 });
 
