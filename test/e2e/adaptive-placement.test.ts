@@ -65,6 +65,33 @@ describe('adaptive placement', () => {
     expect(inference.placement!.runnerUp!.score).toBeCloseTo(-0.2, 2);
   });
 
+  it('reuse priority: a job that uses a model goes where it was loaded, until the hint lapses', async () => {
+    c = await E2ECluster.create({ config: `workers:
+  - {name: a, cpu: 2, memory: 2GiB}
+  - {name: b, cpu: 2, memory: 2GiB}
+placement: {cache-ttl: 3s}
+` });
+    const run = async () => {
+      const name = await c!.submit(['--cpu', '0.5', '--memory', '100MiB', '--uses', 'llama-3'], ['true']);
+      const wait = await c!.iris(['wait', name]);
+      expect(wait.code, describeRun(['wait', name], wait)).toBe(0);
+      return (await c!.json<JobDetail>(['status', name])).taskList[0]!.attempts[0]!;
+    };
+    const first = await run();
+    expect(first.placement!.reuseHit).toBe(false);
+    // Identical workers: only the hint tells them apart, so every next run goes to the same one.
+    for (let i = 0; i < 3; i++) {
+      const next = await run();
+      expect(next.workerId).toBe(first.workerId);
+      expect(next.placement).toMatchObject({ reuseHit: true, pool: 2 });
+    }
+    const workers = await c.json<Array<{ id: string; cache: Array<{ key: string }> }>>(['workers']);
+    expect(workers.find((w) => w.id === first.workerId)!.cache.map((h) => h.key)).toEqual(['llama-3']);
+    // Past the TTL the hint is stale and neutral: no reuse hit any more.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect((await run()).placement!.reuseHit).toBe(false);
+  });
+
   it('with placement mode first-fit takes the first worker and records no decision', async () => {
     c = await E2ECluster.create({ config: `${WORKERS}placement: {mode: first-fit}\n` });
     const name = await runOne(c);
