@@ -21,11 +21,18 @@
  *   job of its subtree ends. Its time limit bounds its own run only.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
+ * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
+ *   added to its run when its worker is not warm for them (the time limit still bounds it);
+ *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
+ * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends.
+ * - Snapshots carry what the live one does for placement: job category/uses, worker cost per
+ *   hour and the time of its last placement.
  * - With `order` other than fcfs, the ordering score of the root is put where the progress
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
 import { jobDepth, taskName } from '../model/names.js';
+import { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
 import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from '../model/heap.js';
@@ -36,6 +43,8 @@ import { orderScore, type OrderName } from './scores.js';
 import { jobResult, summarize } from './summary.js';
 import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
 import { waitingReason } from './deadlock.js';
+import { ContextCache } from './cache.js';
+import { Pipelines } from './needs.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
@@ -43,6 +52,8 @@ export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, S
 interface Held {
   allocation: RunningAllocation;
   deviceIndices: number[];
+  /** Seconds the run takes: min(run + load, time limit). */
+  duration: number;
 }
 
 interface ActiveJob {
@@ -96,6 +107,12 @@ class Engine {
   private runningDirty = false;
 
   private readonly roots: readonly SimJob[];
+  private readonly pipelines: Pipelines;
+  private readonly cache: ContextCache | null;
+  private readonly costPerHour = new Map<string, number>();
+  private cost = 0;
+  private reuseStarts = 0;
+  private reuseHits = 0;
   private rootAt = 0;
   private readonly arrivals = new EventHeap<Arrival>();
   private readonly completions = new EventHeap<Completion>();
@@ -122,7 +139,11 @@ class Engine {
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
     this.queueDepth = options.queueDepth ?? Infinity;
     this.pool = new WorkerPool(workload.workers);
-    this.roots = workload.jobs;
+    this.pipelines = new Pipelines(workload.jobs);
+    this.roots = this.pipelines.roots;
+    const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
+    this.cache = usesModels ? new ContextCache(workload.models ?? {}, options.cacheTtl ?? DEFAULT_CACHE_TTL_S) : null;
+    for (const w of workload.workers) this.costPerHour.set(w.id, w.costPerHour ?? 1);
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);
   }
@@ -193,10 +214,13 @@ class Engine {
       replicas: spec.replicas,
       // Times are opaque numbers to the planner; the simulator uses seconds throughout.
       timeLimitMs: spec.timeLimit,
+      ...(spec.category ? { category: spec.category } : {}),
+      ...(spec.uses ? { uses: spec.uses } : {}),
     };
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
+      if (!parent) for (const dep of this.pipelines.skipped(spec.name)) this.skipTree(dep.job, dep.reason);
       this.descendantsEnded(parent, countJobs([spec]), now);
       return;
     }
@@ -260,6 +284,7 @@ class Engine {
     }
     return {
       now,
+      ...(this.cache ? { cacheHints: this.cache.hints(now) } : {}),
       jobs: this.jobs,
       pending: this.pending.tasks(),
       pendingOrdered: true,
@@ -274,7 +299,7 @@ class Engine {
     const job = this.active.get(jobName);
     if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
-    this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices);
+    this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices, now);
     this.pending.take(taskId);
     const allocation: RunningAllocation = {
       task: taskId,
@@ -285,11 +310,18 @@ class Engine {
       devices: devices.length,
       endsAt: now + job.spec.timeLimit,
     };
-    this.running.set(taskId, { allocation, deviceIndices: devices });
+    let load = 0;
+    if (this.cache && job.spec.uses) {
+      const start = this.cache.start(workerId, job.spec.uses, now);
+      load = start.load;
+      this.reuseStarts++;
+      if (start.hit) this.reuseHits++;
+    }
+    const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
+    this.running.set(taskId, { allocation, deviceIndices: devices, duration });
     this.runningDirty = true;
-    const limited = job.spec.run > job.spec.timeLimit;
-    if (limited) job.timeLimited = true;
-    this.completions.push({ time: now + Math.min(job.spec.run, job.spec.timeLimit), seq: this.eventSeq++, task: taskId });
+    if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
+    this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
     job.workers.add(workerId);
     job.pendingTasks--;
     if (job.pendingTasks === 0) this.queuedJobs--;
@@ -303,8 +335,8 @@ class Engine {
   private runEnded(taskId: string, now: number): void {
     const held = this.running.get(taskId)!;
     const job = this.active.get(held.allocation.job)!;
-    const duration = Math.min(job.spec.run, job.spec.timeLimit);
-    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * duration;
+    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * held.duration;
+    this.cost += (held.duration * this.costPerHour.get(held.allocation.workerId)!) / 3600;
     this.freed = true;
     if (job.spec.wait && job.openDescendants > 0) this.startWaiting(job, taskId, held);
     else this.endTask(taskId, now);
@@ -327,6 +359,7 @@ class Engine {
     this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
     const job = this.active.get(allocation.job)!;
+    if (this.cache && job.spec.uses) this.cache.end(allocation.workerId, job.spec.uses, now);
     job.unfinishedTasks--;
     job.end = Math.max(job.end, now);
     if (job.unfinishedTasks === 0) this.finishJob(job, now);
@@ -338,6 +371,11 @@ class Engine {
     if (job.timeLimited) this.timeLimited++;
     this.results.push(jobResult({ ...job, start: job.start! }));
     this.descendantsEnded(job.parent, 1, now);
+    if (!job.parent) {
+      for (const next of this.pipelines.ended(job.spec.name)) {
+        this.arrivals.push({ time: Math.max(now, next.submit), seq: this.eventSeq++, spec: next, parent: null });
+      }
+    }
   }
 
   /** `count` jobs under `parent` ended (or were skipped): waiters whose subtree is done end now. */
@@ -358,7 +396,7 @@ class Engine {
   }
 
   private finish(start: number, end: number): SimResult {
-    const unfinished: SkippedJob[] = [];
+    const unfinished: SkippedJob[] = this.pipelines.held();
     const deadlocked: SkippedJob[] = [];
     for (const job of this.active.values()) {
       const scheduler = this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
@@ -377,12 +415,18 @@ class Engine {
       busyCpuSeconds: this.busyCpuSeconds,
       totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
+      cost: this.cost,
+      reuseStarts: this.reuseStarts,
+      reuseHits: this.reuseHits,
       passes: this.passes,
       batches: this.batches,
     });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }
 }
+
+/** How long a context-reuse hint stays fresh by default (s): the cluster's `placement.cache-ttl`. */
+export const DEFAULT_CACHE_TTL_S = DEFAULT_CACHE_TTL_MS / 1000;
 
 const EMPTY_USAGE = new Map();
 const EMPTY_QUOTAS = new Map();

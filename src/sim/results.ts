@@ -35,6 +35,8 @@ export interface SimOptions {
    * live cluster; memory and devices stay held. Default true; false to compare.
    */
   release?: boolean;
+  /** Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`). */
+  cacheTtl?: number;
 }
 
 export interface SimJobResult {
@@ -79,6 +81,13 @@ export interface SimSummary {
   start: number;
   end: number;
   timeLimited: number;
+  /** Σ task run time (s, loads included) × its worker's cost per hour / 3600. */
+  totalCost: number;
+  /** Task starts of jobs that `use` models, and those on a worker warm for every key. */
+  reuseStarts: number;
+  reuseHits: number;
+  /** reuseHits / reuseStarts; null when no task used a model. */
+  reuseHitRate: number | null;
   passes: number;
   batches: number;
 }
