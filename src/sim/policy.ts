@@ -1,22 +1,73 @@
 /**
  * The scheduler the simulator drives: the live cluster's queue policy code, configured from
- * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64).
+ * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64),
+ * and the placement it uses (`--placement MODE --selection S`, issue 15 §3).
+ *
+ * `placementFor` is the ONE place a placement mode and selection become the scheduler's
+ * placement options. Modes this build does not implement yet are reported as unavailable
+ * (createScheduler refuses them with a clear error; the dispatch study prints them as "not
+ * available"), never silently replaced by another mode.
  */
 import { invalid } from '../model/errors.js';
 import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
 import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import type { PassScheduler } from './engine.js';
 
+export const PLACEMENT_MODES = ['adaptive', 'first-fit', 'static-worker', 'fixed-pipeline', 'round-robin'] as const;
+export type PlacementMode = (typeof PLACEMENT_MODES)[number];
+export const SELECTIONS = ['first-fit', 'min-satisfying'] as const;
+export type Selection = (typeof SELECTIONS)[number];
+
+/** What the simulator runs when no --placement / --selection is given: the scheduler as it is today. */
+export const DEFAULT_PLACEMENT: PlacementMode = 'first-fit';
+export const DEFAULT_SELECTION: Selection = 'first-fit';
+
+export interface PlacementOptions {
+  mode: PlacementMode;
+  selection: Selection;
+}
+
+/** How the scheduler places for one mode and selection, or why this build cannot. */
+export type PlacementChoice =
+  | { available: true; mode: PlacementMode; selection: Selection }
+  | { available: false; mode: PlacementMode; selection: Selection; reason: string };
+
 export interface SimPolicyOptions {
   policy: QueuePolicy;
   queueDepth?: number;
   reservationDepth?: number;
+  /** Placement mode and selection (default first-fit, first-fit). */
+  placement?: PlacementOptions;
 }
 
 export function parsePolicy(name: string): QueuePolicy {
   const lower = name.trim().toLowerCase();
   if ((QUEUE_POLICIES as readonly string[]).includes(lower)) return lower as QueuePolicy;
   throw invalid(`unknown policy "${name}"`, `use one of: ${QUEUE_POLICIES.join(', ')}`);
+}
+
+export function parsePlacementMode(name: string): PlacementMode {
+  const lower = name.trim().toLowerCase();
+  if ((PLACEMENT_MODES as readonly string[]).includes(lower)) return lower as PlacementMode;
+  throw invalid(`unknown placement mode "${name}"`, `use one of: ${PLACEMENT_MODES.join(', ')}`);
+}
+
+export function parseSelection(name: string): Selection {
+  const lower = name.trim().toLowerCase();
+  if ((SELECTIONS as readonly string[]).includes(lower)) return lower as Selection;
+  throw invalid(`unknown selection "${name}"`, `use one of: ${SELECTIONS.join(', ')}`);
+}
+
+/**
+ * The one mapping from a placement mode and selection to the scheduler's placement. Today's
+ * scheduler places on the first feasible worker in worker order, which is `first-fit` with
+ * `first-fit` selection; the other modes arrive with the adaptive scorers and the baselines.
+ */
+export function placementFor(options: PlacementOptions): PlacementChoice {
+  const { mode, selection } = options;
+  if (mode === 'first-fit' && selection === 'first-fit') return { available: true, mode, selection };
+  const what = mode === 'first-fit' ? `selection ${selection}` : `placement mode ${mode}`;
+  return { available: false, mode, selection, reason: `${what} is not available in this build of the scheduler` };
 }
 
 export function createScheduler(options: SimPolicyOptions): PassScheduler {
@@ -26,6 +77,8 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
   if (!Number.isInteger(reservationDepth) || reservationDepth < 1) {
     throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);
   }
+  const placement = placementFor(options.placement ?? { mode: DEFAULT_PLACEMENT, selection: DEFAULT_SELECTION });
+  if (!placement.available) throw invalid(placement.reason, `use --placement ${DEFAULT_PLACEMENT} --selection ${DEFAULT_SELECTION}`);
   // Every job of a simulation carries its own time limit, so the default never applies.
   return new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity });
 }
