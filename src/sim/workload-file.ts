@@ -17,6 +17,7 @@ import {
   SAFE_NAME,
   attributes,
   boolean,
+  byteSize,
   cpu,
   durationMs,
   fail,
@@ -120,6 +121,7 @@ interface JobFields {
   cpu?: number | null;
   memory?: number | null;
   gpu?: DeviceRequest | null;
+  'gpu-memory'?: number | null;
   tpu?: TpuVariant | null;
   coschedule?: string | null;
   constraints: Constraint[];
@@ -173,6 +175,7 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       cpu: cpu.nullish(),
       memory: memory.nullish(),
       gpu: gpu.nullish(),
+      'gpu-memory': byteSize('gpu memory').nullish(),
       tpu: tpu.nullish(),
       coschedule: coschedule.nullish(),
       constraints: z
@@ -244,7 +247,9 @@ class JobExpander {
     if (timeLimit <= 0) fail(this.ctx, [...path, given(j['time-limit']) ? 'time-limit' : 'run'], 'the time limit must be more than 0 seconds');
     if (given(j.gpu) && given(j.tpu)) fail(this.ctx, path, 'gpu and tpu cannot be requested together: a task uses one kind of device');
     const variant = j.tpu ?? null;
-    const device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
+    if (given(j['gpu-memory']) && j.gpu?.type !== 'gpu') fail(this.ctx, [...path, 'gpu-memory'], 'applies only to a gpu request', 'ask for GPUs too, e.g. gpu: 1, gpu-memory: 40GiB');
+    let device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
+    if (device?.type === 'gpu' && given(j['gpu-memory'])) device = { ...device, memoryBytes: j['gpu-memory']! };
     const replicas = j.replicas ?? variant?.hosts ?? 1;
     const coschedule = j.coschedule ?? (variant !== null && variant.hosts > 1 ? TPU_NAME : null);
     const cpuMillis = j.cpu ?? DEFAULT_RESOURCES.cpuMillis;

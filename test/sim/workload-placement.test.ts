@@ -48,6 +48,12 @@ describe('workload format: cost, GPU memory, category, uses, models and pipeline
     expect(plain!.needs).toBeUndefined();
   });
 
+  it('jobs: gpu-memory is the least memory of each GPU, as --gpu-memory', () => {
+    const w = parseWorkload({ ...base, jobs: [{ name: 'x', run: 1, gpu: 'H100x2', 'gpu-memory': '40GiB' }] }, 'w.yaml');
+    expect(w.jobs[0]!.resources.device).toEqual({ type: 'gpu', variant: 'H100', count: 2, memoryBytes: 40 * GIB });
+    expect(fail({ ...base, jobs: [{ name: 'x', run: 1, 'gpu-memory': '40GiB' }] })).toMatch(/^w\.yaml: jobs\[0\]\.gpu-memory: applies only to a gpu request/);
+  });
+
   it('errors name the file and the key path', () => {
     expect(fail({ workers: [{ name: 'w', 'cost-per-hour': -1 }], jobs: [{ name: 'x', run: 1 }] })).toMatch(/^w\.yaml: workers\[0\]\.cost-per-hour: /);
     expect(fail({ workers: [{ name: 'w', gpu: { count: 1, memory: 'lots' } }], jobs: [{ name: 'x', run: 1 }] })).toMatch(/^w\.yaml: workers\[0\]\.gpu/);
