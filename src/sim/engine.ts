@@ -45,46 +45,9 @@ import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './wor
 import { waitingReason } from './deadlock.js';
 import { ContextCache } from './cache.js';
 import { Pipelines } from './needs.js';
+import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
-
-/** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
-interface Held {
-  allocation: RunningAllocation;
-  deviceIndices: number[];
-  /** Seconds the run takes: min(run + load, time limit). */
-  duration: number;
-}
-
-interface ActiveJob {
-  spec: SimJob;
-  sched: SchedulerJob;
-  submit: number;
-  start: number | null;
-  end: number;
-  pendingTasks: number;
-  unfinishedTasks: number;
-  workers: Set<string>;
-  timeLimited: boolean;
-  parent: ActiveJob | null;
-  /** Jobs of the subtree (arrived or not) that have not ended. */
-  openDescendants: number;
-  /** Tasks whose run is over, waiting for the subtree (SimJob.wait). */
-  waiting: string[];
-}
-
-interface Arrival {
-  time: number;
-  seq: number;
-  spec: SimJob;
-  parent: ActiveJob | null;
-}
-
-interface Completion {
-  time: number;
-  seq: number;
-  task: string;
-}
 
 export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
   return new Engine(workload, options).run();
