@@ -2,6 +2,7 @@
 // `npm run bench` (not part of `npm test`): runs the benchmarks against the built dist/ and
 // prints one table with the measured figures, their in-run baselines and the targets.
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
+//   bench/placement.mjs one pass with adaptive placement vs the first-fit pass, interleaved (10k x 1k, 100k x 10k)
 //   bench/policies.mjs  queue-policy passes (1k/10k jobs x 1k workers), a lublin_256 queue loop
 //   bench/dependencies.mjs  a pass with 10,000 pending jobs, 9,000 waiting on dependencies, vs one over the 1,000 ready ones
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
@@ -13,7 +14,7 @@
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,dependencies,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
+// Flags: --only schedule,placement,dependencies,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -69,6 +70,13 @@ await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
   row('schedule pass, 100k tasks x 10k workers (median)', `${fmt(r.large.scheduleMs, 2)} ms`, `sort ${fmt(r.large.baselineSortMs, 2)} ms`, `<= ${r.limits.largeMs} ms`, r.large.scheduleMs <= r.limits.largeMs);
 });
 
+await section('placement', 'placement.mjs', 'runPlacementBench', (r) => {
+  // bench/placement.mjs: adaptive vs first-fit schedule() on the same snapshot, interleaved A B A B; median per-round ratio.
+  for (const [label, x] of [['10k tasks x 1k workers', r.small], ['100k tasks x 10k workers', r.large]]) {
+    row(`adaptive placement pass, ${label} (median of ${x.rounds})`, `${fmt(x.adaptiveMs.median, 2)} ms (x${fmt(x.ratio.median, 2)})`,
+      `first-fit ${fmt(x.firstFitMs.median, 2)} ms`, `<= x${r.limits.ratio}`, x.ratio.median <= r.limits.ratio);
+  }
+});
 await section('dependencies', 'dependencies.mjs', 'runDependenciesBench', (r) => {
   // bench/dependencies.mjs: snapshot + schedule() on the real store; 9,000 of 10,000 pending jobs wait on a dependency.
   const f = (s) => `${fmt(s.min, 2)} / ${fmt(s.median, 2)} / ${fmt(s.max, 2)} ms`;

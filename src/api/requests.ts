@@ -48,6 +48,15 @@ export const ResumeRequestSchema = body('resume', {
   name: requiredText('The drained worker to put back into service.'),
 });
 
+export const DisableRequestSchema = body('disable', {
+  name: requiredText('The worker to disable: it takes no new tasks, its running tasks go on.'),
+  reason: z.string({ error: expecting('a string') }).max(200).optional().describe('Why, in words; `iris workers` shows it beside `by user`.'),
+});
+
+export const EnableRequestSchema = body('enable', {
+  name: requiredText('The disabled worker to enable again.'),
+});
+
 export const EndpointRequestSchema = body('endpoint', {
   name: requiredText('Endpoint name, scoped to the task\'s job (`ps` from /train is `/train/ps`): `/`-separated parts of letters, digits and `_ . : -`, each starting with a letter or digit; an absolute name must lie below the task\'s own job (else 403).'),
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
@@ -85,6 +94,8 @@ export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type RetryRequest = z.infer<typeof RetryRequestSchema>;
 export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
+export type DisableRequest = z.infer<typeof DisableRequestSchema>;
+export type EnableRequest = z.infer<typeof EnableRequestSchema>;
 export type EndpointRequest = z.infer<typeof EndpointRequestSchema>;
 export type WaitRequest = z.infer<typeof WaitRequestSchema>;
 export type ResultRequest = z.infer<typeof ResultRequestSchema>;
@@ -94,6 +105,8 @@ export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThro
 export const parseRetryRequest = (value: unknown): RetryRequest => parseOrThrow(RetryRequestSchema, value, { style: 'body' });
 export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
 export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
+export const parseDisableRequest = (value: unknown): DisableRequest => parseOrThrow(DisableRequestSchema, value, { style: 'body' });
+export const parseEnableRequest = (value: unknown): EnableRequest => parseOrThrow(EnableRequestSchema, value, { style: 'body' });
 export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
 export const parseResultRequest = (value: unknown): ResultRequest => parseOrThrow(ResultRequestSchema, value, { style: 'body' });
 export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { SubmitRequestSchema } from './submit-request.js';
 import { PipelineRequestSchema, STAGE_FIELDS } from './pipeline-request.js';
-import { CancelRequestSchema, DrainRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema, RetryRequestSchema } from './requests.js';
+import { CancelRequestSchema, DisableRequestSchema, DrainRequestSchema, EnableRequestSchema, EndpointRequestSchema, PruneRequestSchema, ResultRequestSchema, ResumeRequestSchema, WaitRequestSchema, RetryRequestSchema } from './requests.js';
 
 export const SCHEMAS_START = '<!-- schemas:start -->';
 export const SCHEMAS_END = '<!-- schemas:end -->';
@@ -19,6 +19,8 @@ const DOCUMENTED: Array<{ title: string; schema: z.ZodType }> = [
   { title: '`POST /v1/jobs/retry`', schema: RetryRequestSchema },
   { title: '`POST /v1/workers/drain`', schema: DrainRequestSchema },
   { title: '`POST /v1/workers/resume`', schema: ResumeRequestSchema },
+  { title: '`POST /v1/workers/disable`', schema: DisableRequestSchema },
+  { title: '`POST /v1/workers/enable`', schema: EnableRequestSchema },
   { title: '`POST /v1/prune`', schema: PruneRequestSchema },
   { title: '`POST /v1/endpoints`', schema: EndpointRequestSchema },
   { title: '`POST /v1/results`', schema: ResultRequestSchema },

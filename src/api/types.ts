@@ -8,7 +8,7 @@ import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
 import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobCause, JobDependency, JobSpec, WorkerState } from '../model/types.js';
+import type { Endpoint, JobCause, JobDependency, JobSpec, PlacementDecision, WorkerDisable, WorkerState } from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -117,6 +117,8 @@ export interface AttemptInfo {
   peakMemoryBytes: number | null;
   /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
   stopping?: true;
+  /** How adaptive placement chose its worker (pool size, λ, score, runner-up, reuse hit); null: not scored (first-fit, gangs). */
+  placement?: PlacementDecision | null;
 }
 
 export interface TaskInfo {
@@ -248,6 +250,8 @@ export interface WorkerInfo {
    * when the hint lapses. Empty when none.
    */
   cache: WorkerCacheHint[];
+  /** Set while state is DISABLED: who (`user` or `elastic`), why (`idle 1m`), since when (`disabledAt`, ms since the epoch). */
+  disabled?: WorkerDisable | null;
 }
 
 export interface WorkerCacheHint {
@@ -266,6 +270,8 @@ export interface ClusterInfo {
   workers: WorkerInfo[];
   /** CPU over all workers, in millicores: capacity, in use, released by waiting tasks, held beyond capacity. */
   cpu: { capacityMillis: number; usedMillis: number; releasedMillis: number; oversubscribedMillis: number };
+  /** What the READY workers cost per hour (config `cost-per-hour`, default 1 each); `excluded`: workers not counted (disabled, draining, drained). */
+  cost?: { perHour: number; excluded: number };
   queue: {
     pending: number;
     running: number;

@@ -29,6 +29,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Environment of the cluster process (default process.env); IRIS_HOME is set to `home`. */
   env?: NodeJS.ProcessEnv;
+  /** `--metrics-port` for the cluster process. */
+  metricsPort?: number;
 }
 
 export async function startDetached(home: string, opts: StartOptions = {}): Promise<{ pid: number; socket: string }> {
@@ -40,6 +42,7 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   // clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files").
   const args = ['--max-semi-space-size=8', BIN_PATH, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
+  if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   ensurePrivateFile(logPath);
   const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };

@@ -8,6 +8,7 @@
  * quietly when the caller's AbortSignal aborts. Waiting is a long poll (POST /v1/wait): with the
  * token, the cluster knows the task is blocked and on what (docs/architecture.md, "Waiting").
  */
+import type { DensitySeries } from '../api/metrics.js';
 import { request, type IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
@@ -197,6 +198,14 @@ export class SocketClient implements IrisClient {
     return this.call<WorkerInfo>('POST', '/v1/workers/resume', { name: worker });
   }
 
+  disable(worker: string, reason?: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/disable', { name: worker, ...(reason ? { reason } : {}) });
+  }
+
+  enable(worker: string): Promise<WorkerInfo> {
+    return this.call<WorkerInfo>('POST', '/v1/workers/enable', { name: worker });
+  }
+
   prune(request: PruneRequest): Promise<PruneResponse> {
     return this.call<PruneResponse>('POST', '/v1/prune', request);
   }
@@ -233,6 +242,24 @@ export class SocketClient implements IrisClient {
   // ---- extras ----
 
   /** True when a cluster answers /v1/health on the socket. Never throws. */
+  metrics(): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const req = request({ socketPath: this.socketPath, path: '/metrics', method: 'GET', headers: { ...this.headers(undefined), accept: 'text/plain' }, agent: false }, (res) => {
+        readAll(res).then((text) => {
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) reject(errorFromResponse(status, text));
+          else resolve(text);
+        }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      req.end();
+    });
+  }
+
+  density(): Promise<DensitySeries> {
+    return this.call<DensitySeries>('GET', '/v1/metrics/density');
+  }
+
   async ping(timeoutMs = 2000): Promise<boolean> {
     try {
       const health = await this.call<{ ok?: boolean }>('GET', '/v1/health', undefined, timeoutMs);

@@ -7,6 +7,7 @@ import type {
   CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
+import type { DensitySeries } from '../api/metrics.js';
 
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
@@ -36,6 +37,10 @@ export interface IrisClient {
   drain(worker: string): Promise<WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<WorkerInfo>;
+  /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
+  disable(worker: string, reason?: string): Promise<WorkerInfo>;
+  /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
+  enable(worker: string): Promise<WorkerInfo>;
   /** Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their logs. */
   prune(request: PruneRequest): Promise<PruneResponse>;
   endpoints(prefix?: string): Promise<EndpointInfo[]>;
@@ -65,6 +70,10 @@ export interface IrisClient {
    * unfinished jobs as they are now and a `{type: "cluster", state: "SYNCED"}` marker.
    */
   events(signal?: AbortSignal, options?: EventOptions): AsyncIterable<ClusterEvent>;
+  /** The Prometheus text of GET /metrics (owner only). */
+  metrics(): Promise<string>;
+  /** The density series (GET /v1/metrics/density); not_found when `metrics.density` is off. */
+  density(): Promise<DensitySeries>;
 }
 
 export interface EventOptions {

@@ -4,7 +4,9 @@
  */
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
-import type { queue, RuntimeConfig } from './schema/settings.js';
+import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
+import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
+import type { MetricsConfig } from './schema/metrics.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -45,10 +47,17 @@ export interface IrisConfig {
   logLimitBytes: number;
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
-  /** `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md). */
-  placement: {
+  /**
+   * `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md).
+   * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md, "Placement").
+   */
+  placement: PlacementOptions & {
     stickiness: boolean;
     /** `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended there. */
     cacheTtlMs: number;
   };
+  /** `metrics`: the loopback metrics port (null: none) and the density series (docs/metrics.md). */
+  metrics: MetricsConfig;
+  /** `elastic`: the elastic coordinator's settings; null when `elastic.enabled` is not true (docs/configuration.md). */
+  elastic: ElasticConfig | null;
 }

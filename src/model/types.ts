@@ -168,7 +168,38 @@ export interface PlacementDecision {
   reuseHit: boolean;
 }
 
-export type WorkerState = 'READY' | 'DRAINING' | 'DRAINED';
+/**
+ * READY takes work; DISABLED takes no new placements but its running tasks go on (elastic
+ * coordinator or `iris workers disable`); DRAINING/DRAINED: drained, its tasks were preempted.
+ */
+export type WorkerState = 'READY' | 'DISABLED' | 'DRAINING' | 'DRAINED';
+
+/** Who disabled a worker: the user (`iris workers disable`) or the elastic coordinator. */
+export type DisabledBy = 'user' | 'elastic';
+
+/** Why and since when a DISABLED worker is disabled (persisted with the worker). */
+export interface WorkerDisable {
+  by: DisabledBy;
+  /** Why, in words: `idle 60s` (elastic); empty for the user. */
+  reason: string;
+  /** When it was disabled (ms since the epoch). */
+  disabledAt: number;
+}
+
+/**
+ * The one cost rule: only a READY worker costs (its `cost-per-hour`, default 1); a disabled,
+ * draining or drained worker costs nothing (cost figures, metrics, the simulator's totals).
+ */
+export function enabledCostPerHour(workers: Iterable<Pick<Worker, 'state' | 'costPerHour'>>): number {
+  let total = 0;
+  for (const w of workers) if (w.state === 'READY') total += w.costPerHour ?? 1;
+  return total;
+}
+
+/** The text of a disable: `elastic: idle 1m` or `by user` (placement reasons, `iris workers`). */
+export function disableText(d: WorkerDisable): string {
+  return d.by === 'user' ? (d.reason ? `by user: ${d.reason}` : 'by user') : `elastic: ${d.reason}`;
+}
 
 export interface WorkerSpec {
   id: string;
@@ -193,6 +224,8 @@ export interface WorkerSpec {
 
 export interface Worker extends WorkerSpec {
   state: WorkerState;
+  /** Set exactly while state is DISABLED. */
+  disabled?: WorkerDisable | null;
 }
 
 export interface Endpoint {

@@ -48,6 +48,10 @@ export interface ClusterService {
   drain(worker: string): Promise<WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<WorkerInfo>;
+  /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
+  disable(worker: string, reason: string): Promise<WorkerInfo>;
+  /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
+  enable(worker: string): Promise<WorkerInfo>;
   endpoints(prefix?: string): EndpointInfo[];
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
   /** Results of run `run` of job `name` (null: its latest run), live or archived; not_found for an unknown job or run. */

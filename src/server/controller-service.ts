@@ -14,7 +14,7 @@ import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
 import { isFinalJobState, type JobState } from '../model/states.js';
-import type { JobSpec, Quota } from '../model/types.js';
+import { enabledCostPerHour, type JobSpec, type Quota } from '../model/types.js';
 import { admitPipeline } from '../cluster/admission/pipeline.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import { pipelineResponse } from './pipelines.js';
@@ -55,7 +55,7 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'waitingHolds' | 'waits'
+  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -233,6 +233,7 @@ export class ControllerService implements ClusterService {
       startedAt: this.ctx.startedAt,
       workers,
       cpu: cpuTotals(workers),
+      cost: { perHour: enabledCostPerHour(this.store.workers()), excluded: workers.filter((w) => w.state !== 'READY').length },
       queue: {
         pending: this.store.pendingTasks().length,
         running: this.store.activeAttempts().length,
@@ -267,6 +268,18 @@ export class ControllerService implements ClusterService {
     this.store.resumeWorker(id);
     // New capacity: pending jobs may fit now.
     this.controller.requestPass(true);
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  async disable(id: string, reason: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    this.controller.setWorkerEnabled(id, false, 'user', reason.trim());
+    return this.workers().find((worker) => worker.id === id)!;
+  }
+
+  async enable(id: string): Promise<WorkerInfo> {
+    if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
+    this.controller.setWorkerEnabled(id, true);
     return this.workers().find((worker) => worker.id === id)!;
   }
 

@@ -30,6 +30,7 @@ import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { DockerRuntime } from '../runtime/docker/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
+import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
 import { defaultImage, inheritableEnv, resultFileFor } from '../cluster/controller/launch.js';
@@ -39,6 +40,10 @@ import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
+import { ClusterMetrics } from './metrics/cluster-metrics.js';
+import { DensityRecorder } from './metrics/density.js';
+import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
+import type { MetricsEndpoints } from './routes.js';
 
 export interface RunClusterOptions {
   home: string;
@@ -46,6 +51,8 @@ export interface RunClusterOptions {
   onReady?: (info: { socket: string; pid: number }) => void;
   signal?: AbortSignal;
   log?: (message: string) => void;
+  /** Also serve the metrics on 127.0.0.1:PORT (`--metrics-port`; wins over the config's `metrics.port`). */
+  metricsPort?: number;
 }
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -117,6 +124,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     store.setMeta('cluster_id', clusterId);
   }
   store.syncWorkers(config.workers);
+  // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
+  // recovery below included); gauges read it at scrape time.
+  const metrics = new ClusterMetrics(store);
   const runtime = new RuntimeRouter({
     process: new ProcessRuntime(),
     container: () => new DockerRuntime(),
@@ -153,13 +163,18 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   }
 
   const startedAt = Date.now();
+  const density = config.metrics.density ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log }) : null;
+  const metricsEndpoints: MetricsEndpoints = { exposition: () => metrics.exposition(), density: () => density?.series() ?? null };
   const controller = new Controller({
+    passObserver: metrics,
     store,
     runtime,
     quotas: config.quotas,
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
     stickiness: config.placement.stickiness,
+    elastic: config.elastic,
+    placement: placementOptions(config.placement),
     queue: queueOptions({
       policy: config.queue.policy,
       queueDepth: config.queue.depth,
@@ -190,16 +205,19 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       setImmediate(() => void stop());
     },
   });
-  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion() });
-  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion() });
+  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints });
+  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints });
+  let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       retention.stop();
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
-      await Promise.all([server.close(), taskDoor.close()]);
+      await Promise.all([server.close(), taskDoor.close(), metricsPort?.close()]);
       await runtime.close();
+      density?.stop();
+      metrics.close();
       store.close();
       resolveStopped();
     })();
@@ -207,14 +225,26 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   };
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
+  const wantedPort = options.metricsPort ?? config.metrics.port;
+  if (wantedPort !== null) {
+    // Before the sockets: a busy port is a startup error, and nothing has answered yet.
+    try {
+      metricsPort = await listenMetrics(metrics, wantedPort);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    log(`metrics on http://${METRICS_HOST}:${metricsPort.port}/metrics`);
+  }
   await taskDoor.listen();
   try {
     await server.listen();
   } catch (error) {
-    await taskDoor.close();
+    await Promise.all([taskDoor.close(), metricsPort?.close()]);
     throw error;
   }
   controller.start();
+  density?.start();
   retention.start();
   options.onReady?.({ socket: socketPath, pid: process.pid });
   if (options.signal?.aborted) void stop();

@@ -40,6 +40,9 @@ function stoppedController(): ControllerPort {
       throw stopped('stopping tasks');
     },
     requestPass: () => {},
+    setWorkerEnabled: () => {
+      throw stopped('disabling or enabling a worker');
+    },
     gone: () => Promise.reject(stopped('replacing a job')),
     estimate: () => {
       throw stopped('an estimate');

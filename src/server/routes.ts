@@ -7,7 +7,7 @@
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
  * tasks. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
- * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, the queue view, prune) refuse a task caller.
+ * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, disable, enable, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -18,9 +18,17 @@ import { inScope, requireInScope, requireInTree, type TaskCaller } from '../mode
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDrainRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
+import { parseCancelRequest, parseDisableRequest, parseDrainRequest, parseEnableRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
 import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
+import type { DensitySeries } from '../api/metrics.js';
+
+/** What the server serves at GET /metrics and GET /v1/metrics/density (src/server/metrics/). */
+export interface MetricsEndpoints {
+  exposition(): Promise<{ contentType: string; text: string }>;
+  /** The density series, or null when `metrics.density` is off. */
+  density(): DensitySeries | null;
+}
 
 export interface Reply {
   status: number;
@@ -49,6 +57,8 @@ export interface RouteContext {
   defaultCwd: string;
   log: (message: string) => void;
   stream: <T>(call: Call, open: (signal: AbortSignal) => AsyncIterable<T>, context: string) => Promise<void>;
+  /** Absent: this server serves no metrics (404). */
+  metrics?: MetricsEndpoints;
 }
 
 export type Handler = (call: Call, ctx: RouteContext) => Promise<Reply | void> | Reply | void;
@@ -132,9 +142,18 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/cluster/stop', 'stopping the cluster'],
   ['POST /v1/workers/drain', 'draining a worker'],
   ['POST /v1/workers/resume', 'resuming a worker'],
+  ['POST /v1/workers/disable', 'disabling a worker'],
+  ['POST /v1/workers/enable', 'enabling a worker'],
   ['GET /v1/queue', 'the queue view (it shows every user\'s pending jobs)'],
   ['POST /v1/prune', 'pruning old runs'],
+  ['GET /metrics', 'the metrics (they count every user\'s jobs)'],
+  ['GET /v1/metrics/density', 'the density series (it counts every user\'s submissions)'],
 ]);
+
+function metricsOf(ctx: RouteContext): MetricsEndpoints {
+  if (!ctx.metrics) throw new IrisError('not_found', 'this server serves no metrics', 'ask the cluster\'s owner socket (<home>/run/iris.sock)');
+  return ctx.metrics;
+}
 
 /**
  * POST /v1/wait: the long poll answers when the jobs end, at the timeout, when the client goes
@@ -179,6 +198,20 @@ function followerBlocked(call: Call, ctx: RouteContext, target: string): () => v
 }
 
 export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
+  '/metrics': {
+    // Prometheus text exposition format (docs/metrics.md), not JSON.
+    GET: async (call, ctx) => {
+      const { contentType, text } = await metricsOf(ctx).exposition();
+      call.res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) }).end(text);
+    },
+  },
+  '/v1/metrics/density': {
+    GET: (_call, ctx) => {
+      const series = metricsOf(ctx).density();
+      if (!series) throw new IrisError('not_found', 'the density series is off on this cluster', 'set `metrics: {density: true}` in the config and restart the cluster (docs/configuration.md)');
+      return ok(series);
+    },
+  },
   '/v1/health': {
     GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid } satisfies HealthResponse),
   },
@@ -273,6 +306,18 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     POST: async (call, ctx) => {
       const { name } = parseResumeRequest(await call.body());
       return ok(await ctx.service.resume(name));
+    },
+  },
+  '/v1/workers/disable': {
+    POST: async (call, ctx) => {
+      const { name, reason } = parseDisableRequest(await call.body());
+      return ok(await ctx.service.disable(name, reason ?? ''));
+    },
+  },
+  '/v1/workers/enable': {
+    POST: async (call, ctx) => {
+      const { name } = parseEnableRequest(await call.body());
+      return ok(await ctx.service.enable(name));
     },
   },
   '/v1/prune': {

@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { IrisError } from '../model/errors.js';
 import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
-import { OWNER_ONLY, ROUTES, type Call, type Method, type RouteContext } from './routes.js';
+import { OWNER_ONLY, ROUTES, type Call, type MetricsEndpoints, type Method, type RouteContext } from './routes.js';
 import type { ClusterService } from './cluster-service.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
@@ -43,6 +43,8 @@ export interface ApiServerOptions {
   log?: (message: string) => void;
   /** How long close() waits for in-flight requests before cutting connections (default 5000 ms). */
   closeGraceMs?: number;
+  /** What GET /metrics and GET /v1/metrics/density serve; absent: 404. */
+  metrics?: MetricsEndpoints;
 }
 
 export interface ApiServer {
@@ -98,6 +100,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     defaultCwd: opts.defaultCwd ?? process.cwd(),
     log,
     stream: (call, open, context) => streamNdjson(call.res, open, context, log, closing.signal),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   };
 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {

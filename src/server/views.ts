@@ -148,6 +148,7 @@ function taskView(task: Task, attempts: readonly Attempt[], reason: string | nul
       logCutBytes: a.logCutBytes,
       cpuSeconds: a.cpuSeconds,
       peakMemoryBytes: a.peakMemoryBytes,
+      placement: a.placement ?? null,
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
   };
@@ -170,6 +171,7 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined, hints?: R
     ...(worker.privileged ? { privileged: true } : {}),
     costPerHour: worker.costPerHour ?? 1,
     cache: [...(hints?.values() ?? [])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
+    ...(worker.state === 'DISABLED' && worker.disabled ? { disabled: worker.disabled } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { ClusterInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
 import { describeDevice } from '../model/resources.js';
 import { PLAIN, type Style } from './colour.js';
+import { formatDuration } from '../model/duration.js';
 import { formatAge, formatCores, formatMemory } from './format.js';
 import { renderFields, renderTable } from './table.js';
 
@@ -43,6 +44,22 @@ export function renderWorkers(workers: readonly WorkerInfo[], style: Style = PLA
   ], 'no workers');
 }
 
+/**
+ * The disabled workers, who disabled them and why, and for how long (`iris workers`, `iris cluster
+ * status`); empty when none is disabled. `elastic` is the elastic coordinator.
+ */
+export function renderDisabled(workers: readonly WorkerInfo[], now: number): string {
+  const off = workers.filter((w) => w.state === 'DISABLED');
+  if (off.length === 0) return '';
+  return `Disabled workers (${off.length}): no new tasks; running tasks go on\n` + renderTable(off, [
+    { header: 'WORKER', value: (w) => w.id },
+    { header: 'BY', value: (w) => w.disabled?.by ?? '-' },
+    { header: 'WHY', value: (w) => w.disabled?.reason || '-' },
+    { header: 'SINCE', value: (w) => (w.disabled ? `${formatDuration(Math.max(0, now - w.disabled.disabledAt), { style: 'short' })} ago` : '-') },
+    { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
+  ]);
+}
+
 export function renderClusterStatus(info: ClusterInfo, now: number, style: Style = PLAIN): string {
   const sum = (pick: (w: WorkerInfo) => number) => info.workers.reduce((total, w) => total + pick(w), 0);
   const devices = sum((w) => w.capacity.devices);
@@ -55,13 +72,28 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
     ['Socket', info.socket],
     ['Home', info.home],
     ['Up', formatAge(info.startedAt, now)],
-    ['Workers', `${info.workers.length} (${info.workers.filter((w) => w.state === 'READY').length} ready)`],
+    ['Workers', `${info.workers.length} (${workerCounts(info.workers)})`],
     ['CPU', `${formatCores(info.cpu.usedMillis)}/${formatCores(info.cpu.capacityMillis)} cores in use${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`],
     ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
+  if (info.cost) {
+    const excluded = info.cost.excluded > 0 ? `; ${info.cost.excluded} disabled or drained not counted` : '';
+    fields.push(['Cost', `${Number(info.cost.perHour.toFixed(2))}/h (ready workers${excluded})`]);
+  }
   fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none'], ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`]);
-  return [renderFields(fields), '', renderWorkers(info.workers, style)].join('\n');
+  const disabled = renderDisabled(info.workers, now);
+  return [renderFields(fields), '', renderWorkers(info.workers, style), ...(disabled ? ['', disabled] : [])].join('\n');
+}
+
+/** `3 ready`, `2 ready, 1 disabled`: the ready count always, the others when there are any. */
+function workerCounts(workers: readonly WorkerInfo[]): string {
+  const count = (state: string) => workers.filter((w) => w.state === state).length;
+  const parts = [`${count('READY')} ready`];
+  for (const [state, word] of [['DISABLED', 'disabled'], ['DRAINING', 'draining'], ['DRAINED', 'drained']] as const) {
+    if (count(state) > 0) parts.push(`${count(state)} ${word}`);
+  }
+  return parts.join(', ');
 }
 
 export function renderEndpoints(endpoints: readonly EndpointInfo[], now: number): string {

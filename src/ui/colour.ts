@@ -52,6 +52,7 @@ const COLOURS: Readonly<Record<string, StateColour>> = {
   CANCELLED: { color: 'gray' },
   // workers
   READY: { color: 'green' },
+  DISABLED: { color: 'gray' },
   DRAINING: { color: 'yellow' },
   DRAINED: { color: 'gray' },
 };

@@ -1,11 +1,13 @@
 /**
  * `iris status JOB`: the job's fields, one row per task with its current attempt, then every
  * attempt (worker, exit code, duration, measured usage `cpu 1.2s · peak 45MiB` (ui/usage.ts),
- * reason; `log cut at 1GiB` when its output passed the log limit), the latest requeue events
+ * reason; `log cut at 1GiB` when its output passed the log limit), how adaptive placement chose each
+ * scored attempt's worker (`adaptive: 3 candidates, λ 0.8, score 0.74 (next w2 0.61)`), the latest requeue events
  * (why a task went back to the queue, model/requeue.ts), then the stages and the children.
  */
 import { renderStages } from './pipeline.js';
 import type { AttemptInfo, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
+import { describeDecision } from '../model/placement-decision.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
@@ -63,6 +65,8 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));
+  const placements = renderPlacements(job.taskList);
+  if (placements) sections.push('', 'Placement:', indent(placements));
   if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
   if (job.stages) sections.push('', renderStages(job.stages.map((s) => ({ ...s, state: s.state ?? 'GONE' })), (state) => style.state(state)));
   if (job.children.length > 0) {
@@ -110,6 +114,18 @@ export function renderAttempts(tasks: readonly TaskInfo[], now: number, style: S
     { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
     { header: 'USAGE', value: (r) => formatUsage(r.attempt) },
     { header: 'REASON', value: (r) => attemptReason(r.attempt) },
+  ]);
+}
+
+/** Why each scored attempt went to its worker (model/placement-decision.ts); '' when none was scored. */
+export function renderPlacements(tasks: readonly TaskInfo[]): string {
+  const scored = tasks.flatMap((task) => task.attempts.filter((a) => a.placement).map((attempt) => ({ task, attempt })));
+  if (scored.length === 0) return '';
+  return renderTable(scored, [
+    { header: 'TASK', value: (r) => r.task.id },
+    { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
+    { header: 'WORKER', value: (r) => r.attempt.workerId },
+    { header: 'DECISION', value: (r) => describeDecision(r.attempt.placement!) },
   ]);
 }
 

@@ -1,14 +1,11 @@
 /**
  * `iris workers`: the cluster's topology in three sections. TPU slices (one row per host,
  * grouped by tpu-name and ordered by tpu-worker-id, with hostname, chips in use and the chip
- * device paths, or "none" when no path is known), GPU hosts (variant x count, memory per GPU or
- * "unknown"), and CPU workers (workers named `pool-N` that share a prefix form a pool). Every
- * section shows each worker's cost per hour (COST/H). When any worker holds context-reuse
- * hints, each section gains a CACHED column: `llama-3 (48m00s)` (time left) or `llama-3 (loading)`
- * (a task using it runs there now); `-` for a worker without hints.
+ * device paths, or "none" when no path is known), GPU hosts (variant x count), and CPU workers
+ * (workers named `pool-N` that share a prefix form a pool); then the disabled workers, if any.
  */
 import type { WorkerInfo } from '../api/types.js';
-import { formatAttributes, formatWorkerCpu } from './cluster.js';
+import { formatAttributes, formatWorkerCpu, renderDisabled } from './cluster.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatDuration, formatMemory } from './format.js';
 import { renderTable, type Column } from './table.js';
@@ -127,6 +124,7 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column
   ]);
 }
 
+/** `now` (ms) dates the cache hints (CACHED) and the disabled workers' table (renderDisabled), shown last when any is disabled. */
 export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN, now: number = Date.now()): string {
   if (workers.length === 0) return 'no workers';
   const cached = cacheColumn(workers, now);
@@ -140,5 +138,7 @@ export function renderTopology(workers: readonly WorkerInfo[], style: Style = PL
   }
   if (gpu.length > 0) sections.push(`GPU hosts (${gpu.length})\n${gpuHosts(gpu, style, cached)}`);
   if (other.length > 0) sections.push(`CPU workers (${other.length})\n${cpuWorkers(other, style, cached)}`);
+  const disabled = renderDisabled(workers, now);
+  if (disabled) sections.push(disabled);
   return sections.join('\n\n');
 }

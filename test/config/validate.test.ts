@@ -220,9 +220,9 @@ describe('validateConfig: defaults and shorthands', () => {
   });
 
   it('placement.stickiness: a boolean, on by default', () => {
-    expect(validateConfig({}, SOURCE, PROBE).placement).toMatchObject({ stickiness: true });
-    expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement).toMatchObject({ stickiness: false });
-    expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement).toMatchObject({ stickiness: true });
+    expect(validateConfig({}, SOURCE, PROBE).placement.stickiness).toBe(true);
+    expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement.stickiness).toBe(false);
+    expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement.stickiness).toBe(true);
     expect(() => validateConfig({ placement: { stickiness: 'yes please' } }, SOURCE, PROBE)).toThrow(/placement\.stickiness: .*boolean/);
     expect(() => validateConfig({ placement: { sticky: true } }, SOURCE, PROBE)).toThrow(/placement.*sticky/);
   });
@@ -233,6 +233,34 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(validateConfig({ placement: { 'cache-ttl': '2h', stickiness: false } }, SOURCE, PROBE).placement).toMatchObject({ stickiness: false, cacheTtlMs: 7_200_000 });
     expect(() => validateConfig({ placement: { 'cache-ttl': '0s' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "0s": must be longer than 0/);
     expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "never"/);
+  });
+
+  it('elastic: off by default; on with every default, sub-second durations allowed; bad values named', () => {
+    expect(validateConfig({}, SOURCE, PROBE).elastic).toBeNull();
+    expect(validateConfig({ elastic: { enabled: false, poll: '1s' } }, SOURCE, PROBE).elastic).toBeNull();
+    expect(validateConfig({ elastic: { enabled: true } }, SOURCE, PROBE).elastic).toEqual({
+      idleDisableMs: 60_000, queueMax: 0, enableThreshold: 0, minActive: 1, pollMs: 30_000, cooldownMs: 60_000,
+    });
+    expect(validateConfig({ elastic: { enabled: true, 'idle-disable': '1s', poll: '200ms', cooldown: '500ms', 'queue-max': 2, 'enable-threshold': 3, 'min-active': 0 } }, SOURCE, PROBE).elastic).toEqual({
+      idleDisableMs: 1000, queueMax: 2, enableThreshold: 3, minActive: 0, pollMs: 200, cooldownMs: 500,
+    });
+    expect(() => validateConfig({ elastic: { enabled: true, poll: 0 } }, SOURCE, PROBE)).toThrow(/elastic\.poll: invalid poll 0: must be longer than 0/);
+    expect(() => validateConfig({ elastic: { enabled: true, 'min-active': -1 } }, SOURCE, PROBE)).toThrow(/elastic\.min-active: invalid min-active -1/);
+    expect(() => validateConfig({ elastic: { enabled: true, 'idle-disable': 'soon' } }, SOURCE, PROBE)).toThrow(/elastic\.idle-disable: invalid idle-disable "soon"/);
+    expect(() => validateConfig({ elastic: { enable: true } }, SOURCE, PROBE)).toThrow(/elastic.*enable/);
+  });
+
+  it('placement mode, selection, lambda and jitter: adaptive by default, each checked with a hint', () => {
+    expect(validateConfig({}, SOURCE, PROBE).placement).toEqual({
+      stickiness: true, cacheTtlMs: 3_600_000, mode: 'adaptive', selection: 'first-fit', lambda: { training: 0.8, inference: 0.4, other: 0.5 }, jitter: 0.001,
+    });
+    const set = validateConfig({ placement: { mode: 'first-fit', selection: 'min-satisfying', lambda: { inference: 0.1 }, jitter: 0 } }, SOURCE, PROBE).placement;
+    expect(set).toMatchObject({ mode: 'first-fit', selection: 'min-satisfying', lambda: { training: 0.8, inference: 0.1, other: 0.5 }, jitter: 0 });
+    expect(() => validateConfig({ placement: { mode: 'adaptiv' } }, SOURCE, PROBE)).toThrow(/placement\.mode: invalid placement mode "adaptiv".*adaptive/);
+    expect(() => validateConfig({ placement: { selection: 'best-fit' } }, SOURCE, PROBE)).toThrow(/placement\.selection: invalid placement selection "best-fit"/);
+    expect(() => validateConfig({ placement: { lambda: { training: 2 } } }, SOURCE, PROBE)).toThrow(/placement\.lambda\.training: invalid lambda training 2: expected a number from 0 to 1/);
+    expect(() => validateConfig({ placement: { lambda: { serving: 0.5 } } }, SOURCE, PROBE)).toThrow(/placement\.lambda.*serving/);
+    expect(() => validateConfig({ placement: { jitter: 0.5 } }, SOURCE, PROBE)).toThrow(/placement\.jitter: invalid jitter 0\.5: expected a number from 0 to 0\.1/);
   });
 
   it('log-limit: a byte size, 1 GiB by default', () => {

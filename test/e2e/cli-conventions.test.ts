@@ -72,7 +72,8 @@ describe('help and shell completion', () => {
       return shell.stdout.split('\n').filter(Boolean);
     };
     expect(complete(['iris', 'su'])).toEqual(['submit']);
-    expect(complete(['iris', 'workers', 'd'])).toEqual(['drain']);
+    expect(complete(['iris', 'workers', 'd'])).toEqual(['disable', 'drain']);
+    expect(complete(['iris', 'workers', 'dr'])).toEqual(['drain']);
 
     // Nothing outside the cache directory: not IRIS_HOME, not the home directory itself.
     expect(filesUnder(home).every((file) => file.startsWith(path.join('.cache', 'iris', 'autocomplete') + path.sep)), filesUnder(home).join('\n')).toBe(true);

@@ -3,7 +3,7 @@
  * command in the built manifest is split as a shell would, must name its own command, and must
  * parse with that command's real flags and arguments (oclif's parser, the command not run).
  * The read-only examples (`jobs`, `queue`, `status`, `logs`, `wait`, `workers`, `endpoints`,
- * `cluster status`, `watch --once`) and `--help` of every command then run on the built binary
+ * `cluster status`, `watch --once`, `metrics`) and `--help` of every command then run on the built binary
  * against a real cluster holding the jobs the examples name, and must exit 0. The USAGE line
  * of a command with two arguments lists them in their positional order. Last, the
  * `workers drain` example runs against the worker a cluster without a config has.
@@ -68,7 +68,7 @@ const examples: Example[] = ids.flatMap((id) =>
 );
 
 /** Read-only commands whose examples run against the cluster; a follow or a live view would not end. */
-const READ_ONLY = new Set(['jobs', 'history', 'queue', 'status', 'logs', 'wait', 'workers', 'endpoints', 'cluster:status', 'watch']);
+const READ_ONLY = new Set(['jobs', 'history', 'queue', 'status', 'logs', 'wait', 'workers', 'endpoints', 'cluster:status', 'watch', 'metrics']);
 const runnable = (e: Example): boolean =>
   READ_ONLY.has(e.id) && !e.argv.includes('-f') && !e.argv.includes('--follow') && (e.id !== 'watch' || e.argv.includes('--once'));
 

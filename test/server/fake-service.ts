@@ -211,6 +211,18 @@ export class FakeService implements ClusterService {
     return { ...WORKER, state: 'READY' };
   }
 
+  async disable(worker: string, reason: string): Promise<WorkerInfo> {
+    this.check();
+    if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
+    return { ...WORKER, state: 'DISABLED', disabled: { by: 'user', reason, disabledAt: 0 } };
+  }
+
+  async enable(worker: string): Promise<WorkerInfo> {
+    this.check();
+    if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);
+    return { ...WORKER, state: 'READY' };
+  }
+
   /** Records the request; answers that nothing was old enough. */
   readonly prunes: { olderThanMs?: number; dryRun?: boolean }[] = [];
   async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse> {

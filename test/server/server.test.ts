@@ -332,6 +332,16 @@ describe('routes through the client', () => {
     expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/resume', '{}')).body).error.message).toContain('name is required');
   });
 
+  it('disable (with a reason) and enable', async () => {
+    const client = new SocketClient(socketPath, {});
+    expect(await client.disable('w0', 'disk check')).toMatchObject({ state: 'DISABLED', disabled: { by: 'user', reason: 'disk check' } });
+    expect((await errorOf(client.disable('w9'))).code).toBe('not_found');
+    expect((await client.enable('w0')).state).toBe('READY');
+    expect((await errorOf(client.enable('w9'))).code).toBe('not_found');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/disable', '{"name":"w0","reason":7}')).body).error.message).toContain('reason');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/enable', '{}')).body).error.message).toContain('name is required');
+  });
+
   it('endpoints require a task token', async () => {
     const anonymous = await errorOf(new SocketClient(socketPath, {}).registerEndpoint('db', 'localhost:5432'));
     expect(anonymous.code).toBe('forbidden');
@@ -514,9 +524,9 @@ describe('doors', () => {
     expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([['/other/task-0', '/train/task-0']]);
   });
 
-  it('stop, drain, resume and the queue view are the owner\'s only', async () => {
+  it('stop, drain, resume, disable, enable and the queue view are the owner\'s only', async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
-    for (const attempt of [task.drain('w0'), task.resume('w0'), task.queue(), task.stopCluster()]) {
+    for (const attempt of [task.drain('w0'), task.resume('w0'), task.disable('w0'), task.enable('w0'), task.queue(), task.stopCluster()]) {
       const error = await errorOf(attempt);
       expect([error.code, error.hint]).toEqual(['forbidden', 'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")']);
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { enabledCostPerHour } from '../../src/model/types.js';
 import type { ClusterInfo, JobDetail } from '../../src/api/types.js';
 import { renderClusterStatus, renderEndpoints, renderWorkers } from '../../src/ui/cluster.js';
 import { renderJobDetail } from '../../src/ui/job-detail.js';
@@ -54,6 +55,21 @@ describe('workers and cluster', () => {
     expect(text).toContain('Queue:    policy easy, 12 scheduling passes');
     expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
     expect(text).toContain('local-0');
+  });
+
+  it('counts workers by state, costs only ready workers, and lists the disabled ones', () => {
+    const off = worker('local-1', { state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: NOW - 5000 } });
+    const info: ClusterInfo = {
+      clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW, workers: [worker('local-0'), off],
+      cpu: { capacityMillis: 2000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
+      cost: { perHour: 2.5, excluded: 1 },
+      queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 1 },
+    };
+    const text = renderClusterStatus(info, NOW);
+    expect(text).toContain('Workers:  2 (1 ready, 1 disabled)');
+    expect(text).toContain('Cost:     2.5/h (ready workers; 1 disabled or drained not counted)');
+    expect(text).toMatch(/Disabled workers \(1\)[^\n]*\n.*\nlocal-1\s+elastic\s+idle 1m\s+5s ago/);
+    expect(enabledCostPerHour([{ state: 'READY', costPerHour: 2 }, { state: 'READY' }, { state: 'DISABLED', costPerHour: 9 }, { state: 'DRAINED' }])).toBe(3);
   });
 
   it('shows CPU released by waiting tasks and CPU held beyond capacity', () => {
@@ -136,6 +152,19 @@ describe('job detail', () => {
     expect(text).toMatch(/55s ago\s+\/train\/task-0\s+0\s+retry\s+exit 3; retry 1 of 1\n/);
     expect(text).toMatch(/5s ago\s+\/train\s+-\s+sticky_worker_busy\s+waiting for worker w1 \(where \/p\/train ran\)/);
     expect(renderJobDetail(detail, NOW)).not.toContain('Requeues');
+  });
+
+  it('shows how adaptive placement chose each scored attempt, and no Placement section when none was scored', () => {
+    const [t0, t1] = detail.taskList;
+    const decision = { mode: 'adaptive', pool: 3, lambda: 0.8, score: 0.7412, runnerUp: { workerId: 'w2', score: 0.6071 }, reuseHit: true };
+    const scored = { ...detail, taskList: [{ ...t0!, attempts: [t0!.attempts[0]!, { ...t0!.attempts[1]!, placement: decision }] }, t1!] };
+    const text = renderJobDetail(scored, NOW);
+    expect(text).toMatch(/Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\/train\/task-0\s+1\s+local-0\s+adaptive: 3 candidates, λ 0\.8, score 0\.74 \(next w2 0\.61\), reuse hit/);
+    expect(text).not.toMatch(/task-0\s+0\s+local-0\s+adaptive/);
+    const alone = { ...decision, pool: 1, runnerUp: null, reuseHit: false };
+    expect(renderJobDetail({ ...detail, taskList: [{ ...t0!, attempts: [{ ...t0!.attempts[0]!, placement: alone }] }] }, NOW))
+      .toMatch(/adaptive: 1 candidate, λ 0\.8, score 0\.74\n?$/m);
+    expect(renderJobDetail(detail, NOW)).not.toContain('Placement:');
   });
 
   it('shows who submitted a job for another user', () => {

@@ -95,3 +95,21 @@ describe('iris workers: context-reuse hints', () => {
     expect(renderTopology([cold], undefined, NOW)).not.toContain('CACHED');
   });
 });
+
+describe('iris workers: disabled workers', () => {
+  it('lists who disabled each worker, why, since when and its running tasks, after the sections', () => {
+    const [cpu0, cpu1] = fromConfig({ workers: [{ name: 'cpu', count: 3, cpu: 4, memory: '8GiB' }] });
+    const now = 1_000_000;
+    const off = workerInfo({ ...validateConfig({ workers: [{ name: 'x', cpu: 1, memory: '1GiB' }] }, '/t/.irisrc.yaml', PROBE).workers[0]!, id: 'cpu-2', state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: now - 65_000 } }, undefined);
+    const user = { ...cpu1!, state: 'DISABLED' as const, disabled: { by: 'user' as const, reason: '', disabledAt: now - 3_000 }, runningTasks: ['/a/task-0'] };
+    const text = renderTopology([cpu0!, user, off], undefined, now);
+    expect(text.split('\n').slice(-4)).toEqual([
+      'Disabled workers (2): no new tasks; running tasks go on',
+      'WORKER  BY       WHY      SINCE      TASKS',
+      'cpu-1   user     -        3s ago         1',
+      'cpu-2   elastic  idle 1m  1m05s ago      0',
+    ]);
+    expect(text).toMatch(/cpu-1\s+DISABLED/);
+    expect(renderTopology([cpu0!], undefined, now)).not.toContain('Disabled');
+  });
+});

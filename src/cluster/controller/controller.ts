@@ -4,12 +4,13 @@
  * server uses; it adds no rules of its own.
  */
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
+import type { PlacementOptions } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { TaskRuntime } from '../../runtime/types.js';
 import type { LaunchContext } from './launch.js';
-import { PassLoop } from './pass-loop.js';
+import { PassLoop, type PassObserver } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
 import type { HeldAttempt } from './snapshot.js';
@@ -17,8 +18,11 @@ import { DEFAULT_DEADLOCK_GRACE_MS, DeadlockWatch, waitingHolds } from './deadlo
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import { realTimers, type Timers } from './timers.js';
 import { WaitRegistry } from './waits.js';
+import { ElasticCoordinator } from './elastic.js';
+import type { ElasticSettings } from '../scheduler/elastic.js';
+import { disableText, type DisabledBy } from '../../model/types.js';
 
-export { ARRIVAL_PASS_INTERVAL_MS } from './pass-loop.js';
+export { ARRIVAL_PASS_INTERVAL_MS, type PassObserver } from './pass-loop.js';
 
 /** How often the controller retries writing its state while the disk is full. */
 export const STORAGE_RETRY_MS = 1000;
@@ -40,7 +44,13 @@ export interface ControllerOptions {
   deadlockGraceMs?: number;
   /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
   stickiness?: boolean;
+  /** How placement picks a task's worker (config `placement.mode`, `selection`, `lambda`, `jitter`); default: first-fit in worker order. */
+  placement?: PlacementOptions;
   log?: (message: string) => void;
+  /** Told the duration of every scheduling pass (metrics); default none. */
+  passObserver?: PassObserver;
+  /** The elastic coordinator's settings (config `elastic`); absent or null: it does not run. */
+  elastic?: (ElasticSettings & { pollMs: number }) | null;
 }
 
 export class Controller {
@@ -48,6 +58,8 @@ export class Controller {
   private readonly supervisor: AttemptSupervisor;
   private readonly deadlocks: DeadlockWatch;
   private readonly store: ClusterStore;
+  private readonly elastic: ElasticCoordinator | null;
+  private readonly log: (message: string) => void;
   /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
   readonly waits = new WaitRegistry();
 
@@ -55,6 +67,10 @@ export class Controller {
     const now = options.now ?? Date.now;
     const timers = options.timers ?? realTimers;
     this.store = options.store;
+    this.log = options.log ?? (() => {});
+    this.elastic = options.elastic
+      ? new ElasticCoordinator({ store: options.store, settings: options.elastic, now, timers, log: this.log, onEnabled: () => this.loop.requestPass(true) })
+      : null;
     this.deadlocks = new DeadlockWatch({ store: options.store, waits: this.waits, graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS });
     this.supervisor = new AttemptSupervisor({
       store: options.store,
@@ -78,6 +94,9 @@ export class Controller {
       released: () => this.waits.released(),
       held: () => this.supervisor.held(),
       stickiness: options.stickiness ?? true,
+      ...(options.passObserver ? { observer: options.passObserver } : {}),
+      ...(options.placement ? { placement: options.placement } : {}),
+      ...(options.log ? { log: options.log } : {}),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
@@ -116,6 +135,32 @@ export class Controller {
 
   start(): void {
     this.loop.requestPass();
+    this.elastic?.start();
+  }
+
+  /** One poll of the elastic coordinator now (tests); 0 when it does not run. */
+  pollElastic(): number {
+    return this.elastic?.poll() ?? 0;
+  }
+
+  /**
+   * A manual toggle (`iris workers disable|enable`): the store's rules (Lifecycle.disableWorker,
+   * enableWorker), one log line when something changed, and a pass after an enable. Returns
+   * whether the worker changed.
+   */
+  setWorkerEnabled(id: string, enabled: boolean, by: DisabledBy = 'user', reason = ''): boolean {
+    if (!enabled) {
+      const changed = this.store.disableWorker(id, by, reason);
+      const w = this.store.worker(id);
+      if (changed && w?.disabled) this.log(`worker ${id} disabled (${disableText(w.disabled)})`);
+      return changed;
+    }
+    const changed = this.store.enableWorker(id);
+    if (changed) {
+      this.log(`worker ${id} enabled by user`);
+      this.loop.requestPass(true);
+    }
+    return changed;
   }
 
   /** Ask for a scheduling pass (see PassLoop.requestPass). */
@@ -165,6 +210,7 @@ export class Controller {
   /** No more passes; stop every running attempt (recorded as preempted: they run again on the next start). */
   async shutdown(reason: string): Promise<void> {
     this.loop.close();
+    this.elastic?.close();
     this.stopRetry();
     await this.supervisor.shutdown(reason);
   }

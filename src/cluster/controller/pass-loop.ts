@@ -19,7 +19,9 @@
  *   what the attempts `held()` names still hold (ended, process not gone yet).
  */
 import { randomBytes } from 'node:crypto';
+import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
+import { FIRST_FIT_PLACEMENT, type PlacementOptions } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
@@ -29,6 +31,15 @@ import { SchedulingDeadlines } from './scheduling-timeouts.js';
 import { buildSnapshot, nextEligible, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
+
+/**
+ * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
+ * Kept to plain numbers so the loop needs no metrics library.
+ */
+export interface PassObserver {
+  /** `seconds`: wall time of the pass (snapshot, schedule, apply); `placed`: attempts it committed. */
+  passed(seconds: number, placed: number): void;
+}
 
 /** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
 export const ARRIVAL_PASS_INTERVAL_MS = 20;
@@ -52,6 +63,12 @@ export interface PassLoopOptions {
   stickiness?: boolean;
   /** Attempts ended in the store whose process is not gone yet (AttemptSupervisor.held). */
   held: () => readonly HeldAttempt[];
+  /** Told the duration of every pass (metrics); default none. */
+  observer?: PassObserver;
+  /** How placement picks a task's worker (config `placement`); default: first-fit in worker order. */
+  placement?: PlacementOptions;
+  /** The controller log: one line per dispatch. */
+  log?: (message: string) => void;
 }
 
 export class PassLoop {
@@ -70,9 +87,11 @@ export class PassLoop {
   private closed = false;
   /** Scheduling passes run so far (requests in one tick coalesce into one pass). */
   passes = 0;
+  /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
+  private readonly lastDispatch = new Map<string, number>();
 
   constructor(private readonly o: PassLoopOptions) {
-    this.queue = new QueueScheduler(o.queue);
+    this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
   }
 
   get policy(): string {
@@ -129,7 +148,10 @@ export class PassLoop {
   }
 
   private snapshot(now: number) {
-    return buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
+    // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across restarts).
+    for (const worker of snapshot.workers) worker.lastDispatchAt = this.lastDispatch.get(worker.id) ?? null;
+    return snapshot;
   }
 
   private pass(): void {
@@ -152,6 +174,7 @@ export class PassLoop {
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
+      this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, 0);
       return;
     }
     const resourcesChanged = this.resourcesChanged;
@@ -169,7 +192,9 @@ export class PassLoop {
         // Decide, check, act: only placements still valid against the store are committed.
         if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
         const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
-        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices);
+        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
+        this.lastDispatch.set(placement.workerId, now);
+        this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
         const token = randomBytes(18).toString('base64url');
         const launch = buildLaunch(ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
@@ -182,6 +207,7 @@ export class PassLoop {
     });
     this.deadlines.track(store);
     this.armDeadlineTimer(now);
+    this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
   }
 

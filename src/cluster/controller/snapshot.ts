@@ -31,7 +31,7 @@
  * keys (`spec.uses`); a pass over jobs that use none builds no hints and pays nothing for them.
  */
 import type { ClusterStore } from '../state/store.js';
-import type { Job, Quota, Worker } from '../../model/types.js';
+import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
@@ -117,6 +117,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
       devices,
     },
     schedulable: worker.state === 'READY',
+    disabled: worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
     costPerHour: worker.costPerHour ?? 1,
   };
 }

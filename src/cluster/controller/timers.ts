@@ -1,6 +1,6 @@
 /**
  * The one place iris waits for a user-given length of time: attempt time limits, scheduling-timeout
- * deadlines, deadlock grace ends and `iris wait --timeout`. Tests drive these by hand together
+ * deadlines, deadlock grace ends, the elastic coordinator's poll and `iris wait --timeout`. Tests drive these by hand together
  * with an injected `now`. (The short coalescing delay between passes uses setImmediate/setTimeout
  * directly: it decides no outcome.)
  *

@@ -9,3 +9,9 @@ export { compareGroupWorkers, groupWorkers, TPU_WORKER_ID } from './placement/ga
 export { explainJob } from './placement/explain.js';
 export { neverReason } from './placement/feasibility.js';
 export { deadlockReason, waitingAncestors, type WaitingHold } from './placement/deadlock.js';
+export {
+  PLACEMENT_MODES, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS, FIRST_FIT_PLACEMENT, MAX_JITTER, placementOptions,
+  type PlacementMode, type PlacementOptions, type Selection, type Lambdas,
+} from './placement/modes.js';
+export { throughput, jitter, ageTerm, REUSE_BONUS, AdaptiveSelector } from './placement/adaptive.js';
+export type { Placer } from './placement/scorers.js';

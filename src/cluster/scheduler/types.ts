@@ -52,8 +52,14 @@ export interface WorkerView {
   attributes: Readonly<Record<string, string>>;
   capacity: { cpuMillis: number; memoryBytes: number };
   free: FreeCapacity;
-  /** False while draining/drained: never receives placements. */
+  /** False while disabled, draining or drained: receives no placements. */
   schedulable: boolean;
+  /**
+   * Set while the worker is disabled (elastic coordinator or user), e.g. `elastic: idle 1m` or
+   * `by user`: it takes no placements now but may be enabled again, so submit-time feasibility
+   * counts it as present (placement/feasibility.ts).
+   */
+  disabled?: string | null;
   /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */
   costPerHour?: number;
   /** When this worker last received a placement (snapshot clock); absent or null: never. Adaptive ties go to the longest idle. */

@@ -22,7 +22,7 @@
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
-import type { Attempt, Job, Task } from '../../model/types.js';
+import type { Attempt, DisabledBy, Job, PlacementDecision, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import { isImageReference } from '../../model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
@@ -55,7 +55,7 @@ export class Lifecycle {
     return this.m.jobs.get(task.job)!;
   }
 
-  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
     const task = this.taskOrThrow(taskId);
     const worker = this.m.workers.get(workerId);
     if (!worker) throw notFound(`worker ${workerId} not found`);
@@ -64,7 +64,7 @@ export class Lifecycle {
     if (this.m.attempts.get(taskId)?.[task.attempt]) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
     const attempt: Attempt = {
       task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null,
+      startedAt: this.m.now(), finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null, placement,
     };
     this.m.addAttempt(attempt);
     this.m.patchTask(task, { state: 'ASSIGNED', workerId, reason: null, exitCode: null });
@@ -143,7 +143,7 @@ export class Lifecycle {
     const w = this.m.workers.get(id);
     if (!w) throw notFound(`worker ${id} not found`);
     if (w.state === 'DRAINED') return [];
-    this.m.putWorker({ ...w, state: 'DRAINING' });
+    this.m.putWorker({ ...w, state: 'DRAINING', disabled: null });
     const reason = `worker ${id} drained`;
     const stops: StopOrder[] = [];
     const live = [...this.m.active.values()].filter((a) => a.workerId === id);
@@ -156,6 +156,40 @@ export class Lifecycle {
     }
     this.m.putWorker({ ...this.m.workers.get(id)!, state: 'DRAINED' });
     return stops;
+  }
+
+  /**
+   * Disable (docs/cli.md, "Disabling workers"): a READY worker takes no new placements; its running
+   * tasks go on. Disabling a disabled worker again changes nothing, except that a user's disable
+   * replaces the coordinator's (so the coordinator no longer re-enables it). Returns false when
+   * nothing changed. A draining or drained worker is a conflict.
+   */
+  disableWorker(id: string, by: DisabledBy, reason: string): boolean {
+    const w = this.m.workers.get(id);
+    if (!w) throw notFound(`worker ${id} not found`);
+    if (w.state === 'DRAINING' || w.state === 'DRAINED') {
+      throw conflict(`worker ${id} is ${w.state}; a drained worker takes no work already`, 'resume it first with `iris workers resume`');
+    }
+    if (w.state === 'DISABLED' && (w.disabled?.by === 'user' || by === 'elastic')) return false;
+    this.m.putWorker({ ...w, state: 'DISABLED', disabled: { by, reason, disabledAt: this.m.now() } });
+    return true;
+  }
+
+  /**
+   * Enable a DISABLED worker: READY again. An enabled (READY) worker is left as it is (false);
+   * a drained one is a conflict. `onlyBy`: enable only when disabled by that party (the elastic
+   * coordinator re-enables only what it disabled itself).
+   */
+  enableWorker(id: string, onlyBy?: DisabledBy): boolean {
+    const w = this.m.workers.get(id);
+    if (!w) throw notFound(`worker ${id} not found`);
+    if (w.state === 'DRAINING' || w.state === 'DRAINED') {
+      throw conflict(`worker ${id} is ${w.state}, not disabled`, 'a drained worker is put back with `iris workers resume`');
+    }
+    if (w.state !== 'DISABLED') return false;
+    if (onlyBy !== undefined && w.disabled?.by !== onlyBy) return false;
+    this.m.putWorker({ ...w, state: 'READY', disabled: null });
+    return true;
   }
 
   /** Undrain: a DRAINED worker becomes READY and takes work again; any other state is a conflict. */

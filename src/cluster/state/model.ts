@@ -16,7 +16,7 @@
  *   cache-hints.ts drops them (readers filter by time).
  */
 import { isActiveTaskState } from '../../model/states.js';
-import type { Attempt, Endpoint, Job, Task, Worker } from '../../model/types.js';
+import { disableText, type Attempt, type Endpoint, type Job, type Task, type Worker } from '../../model/types.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import { DEFAULT_CACHE_TTL_MS } from '../../model/workload.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
@@ -312,7 +312,7 @@ export class ClusterModel {
 
   putWorker(w: Worker): void {
     const old = this.workers.get(w.id);
-    if (old?.state !== w.state) this.history('worker', w.id, w.state, null, null);
+    if (old?.state !== w.state) this.history('worker', w.id, w.state, w.state === 'DISABLED' && w.disabled ? disableText(w.disabled) : null, null);
     this.workers.set(w.id, w);
     this.journal.undo.push(() => (old ? this.workers.set(w.id, old) : this.workers.delete(w.id)));
     this.journal.dirtyWorkers.add(w.id);

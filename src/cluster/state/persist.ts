@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
-import type { Attempt, Job, JobCause, JobSpec, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
+import type { Attempt, Job, JobCause, JobSpec, PlacementDecision, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
@@ -25,7 +25,7 @@ const SQL = {
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
   upsertTask: 'INSERT OR REPLACE INTO tasks (id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
-  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
   upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
@@ -84,11 +84,12 @@ export class Persistence {
         startedAt: optNum(r[12]), finishedAt: optNum(r[13]), eligibleAt: optNum(r[14]),
       });
     }
-    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes FROM attempts')) {
+    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts')) {
       model.indexAttempt({
         task: r[0] as string, attempt: num(r[1]), workerId: r[2] as string, state: r[3] as AttemptState, pid: optNum(r[4]),
         exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
         devices: parseDevices(r[10]), logCutBytes: optNum(r[11]), cpuSeconds: optNum(r[12]), peakMemoryBytes: optNum(r[13]),
+        placement: r[14] == null ? null : (JSON.parse(r[14] as string) as PlacementDecision),
       });
     }
     for (const task of model.tasks.values()) model.indexActive(task);
@@ -161,7 +162,7 @@ export class Persistence {
   }
 
   private writeAttempt(a: Attempt): void {
-    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','), a.logCutBytes, a.cpuSeconds, a.peakMemoryBytes);
+    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','), a.logCutBytes, a.cpuSeconds, a.peakMemoryBytes, a.placement ? JSON.stringify(a.placement) : null);
   }
 
   private writeWorker(w: Worker): void {

@@ -142,7 +142,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN cause TEXT;
   `,
-  // 10 (issue 15 part C; part B's migration 9 goes before it when merged): context-reuse cache
+  // 9: how adaptive placement chose an attempt's worker (model PlacementDecision as JSON); NULL: not scored
+  `
+  ALTER TABLE attempts ADD COLUMN placement TEXT;
+  `,
+  // 10: context-reuse cache
   // hints (cache-hints.ts): worker `worker` held `key` (a task that uses it ran there) until
   // `expires_at` (epoch ms)
   `

@@ -12,7 +12,7 @@ import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
 import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
-import type { Attempt, Endpoint, Job, JobSpec, Task, Worker, WorkerSpec } from '../../model/types.js';
+import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
@@ -176,6 +176,11 @@ export class ClusterStore extends StoreCore {
     return this.model.pending;
   }
 
+  /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */
+  waitingJobCount(): number {
+    return this.model.waitingJobs.size;
+  }
+
   /** The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not wait. */
   dependencyWait(name: string): string | null {
     const entry = this.model.jobs.get(name);
@@ -239,7 +244,7 @@ export class ClusterStore extends StoreCore {
 
   // ---- mutations ----
 
-  /** Upsert the configured workers; keep DRAINED ones drained; drain the ones no longer configured. */
+  /** Upsert the configured workers; keep DRAINED ones drained and DISABLED ones disabled; drain the ones no longer configured. */
   syncWorkers(specs: WorkerSpec[]): void {
     this.configured = new Set(specs.map((spec) => spec.id));
     this.transaction(() => {
@@ -247,11 +252,13 @@ export class ClusterStore extends StoreCore {
       for (const spec of specs) {
         seen.add(spec.id);
         const old = this.model.workers.get(spec.id);
-        const next: Worker = { ...spec, state: old?.state === 'DRAINED' ? 'DRAINED' : 'READY' };
+        // A drain and a disable (with who and why) outlast a restart.
+        const next: Worker = old?.state === 'DRAINED' ? { ...spec, state: 'DRAINED' }
+          : old?.state === 'DISABLED' ? { ...spec, state: 'DISABLED', disabled: old.disabled ?? null } : { ...spec, state: 'READY' };
         if (!old || JSON.stringify(old) !== JSON.stringify(next)) this.model.putWorker(next);
       }
       for (const w of [...this.model.workers.values()]) {
-        if (!seen.has(w.id) && w.state !== 'DRAINED') this.model.putWorker({ ...w, state: 'DRAINED' });
+        if (!seen.has(w.id) && w.state !== 'DRAINED') this.model.putWorker({ ...w, state: 'DRAINED', disabled: null });
         if (!seen.has(w.id)) dropWorkerHints(this.model, w.id);
       }
     });
@@ -313,8 +320,9 @@ export class ClusterStore extends StoreCore {
   }
 
   /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */
-  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = []): Attempt {
-    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices));
+  /** Start a new attempt of a pending task on `workerId`; `placement`: how adaptive placement chose it (kept on the attempt). */
+  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
+    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices, placement));
   }
 
   /** Records that the attempt's log was cut at `limitBytes` (its output passed the log limit). */
@@ -346,6 +354,16 @@ export class ClusterStore extends StoreCore {
 
   drainWorker(id: string): StopOrder[] {
     return this.transaction(() => this.life.drainWorker(id));
+  }
+
+  /** Disable a worker (Lifecycle.disableWorker): no new placements, running tasks go on. False: no change. */
+  disableWorker(id: string, by: DisabledBy, reason: string): boolean {
+    return this.transaction(() => this.life.disableWorker(id, by, reason));
+  }
+
+  /** Enable a DISABLED worker (Lifecycle.enableWorker); `onlyBy`: only one that party disabled. False: no change. */
+  enableWorker(id: string, onlyBy?: DisabledBy): boolean {
+    return this.transaction(() => this.life.enableWorker(id, onlyBy));
   }
 
   /** Undrain a DRAINED worker (conflict otherwise, or when it is no longer in the configuration). */

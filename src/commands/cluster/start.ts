@@ -17,12 +17,17 @@ export default class ClusterStart extends BaseCommand {
     '<%= config.bin %> cluster start --detach',
     '<%= config.bin %> cluster start --config ./iris.config.ts --detach',
     'IRIS_HOME=/tmp/iris-dev <%= config.bin %> cluster start',
+    '<%= config.bin %> cluster start --detach --metrics-port 9464',
   ];
 
   static override flags = {
     detach: Flags.boolean({ char: 'd', summary: 'Run in the background and return once the cluster answers.', exclusive: ['foreground'] }),
     foreground: Flags.boolean({ summary: 'Run in the foreground (the default).', exclusive: ['detach'] }),
     config: Flags.string({ summary: 'Path to a config file (default: found by searching from the current directory).' }),
+    'metrics-port': Flags.integer({
+      summary: 'Also serve the Prometheus metrics on http://127.0.0.1:PORT/metrics (loopback only; overrides metrics.port in the config).',
+      min: 1, max: 65535,
+    }),
   };
 
   async run(): Promise<{ pid: number; socket: string; detached: boolean } | undefined> {
@@ -34,7 +39,7 @@ export default class ClusterStart extends BaseCommand {
     }
     const home = resolveHome(this.env);
     if (flags.detach) {
-      const started = await startDetached(home, { configPath: flags.config, env: this.env });
+      const started = await startDetached(home, { configPath: flags.config, env: this.env, metricsPort: flags['metrics-port'] });
       this.log(`iris cluster started in the background (pid ${started.pid}, socket ${started.socket})`);
       return { ...started, detached: true };
     }
@@ -47,6 +52,7 @@ export default class ClusterStart extends BaseCommand {
         home,
         configPath: flags.config,
         signal: abort.signal,
+        metricsPort: flags['metrics-port'],
         onReady: (info) => {
           if (this.jsonEnabled()) this.logJsonLine({ ...info, detached: false });
           else this.log(`iris cluster ready on ${info.socket}`);

@@ -8,13 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
+import { DEFAULT_PLACEMENT_OPTIONS, MAX_JITTER, PLACEMENT_MODES, SELECTIONS, type PlacementOptions } from '../../cluster/scheduler/placement/modes.js';
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
 import { describeValue, parseWith } from '../../model/schema-errors.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
-import { cpu, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
+import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
+import { cpu, duration, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;
 export const NETWORKS = CONTAINER_NETWORKS;
@@ -170,4 +172,92 @@ export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKi
     fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
   }
   return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network, containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser };
+}
+
+/** `elastic.poll:` a duration longer than 0 (the coordinator's loop interval). */
+const elasticPoll = parseWith<number, string | number>((value) => {
+  const ms = durationMs(value, 'poll');
+  if (ms <= 0) throw invalid(`invalid poll ${describeValue(value)}: must be longer than 0`, 'for example poll: 30s (sub-second values such as 200ms are allowed)');
+  return ms;
+});
+
+/** The elastic coordinator's settings as the controller takes them; null: it does not run. */
+export type ElasticConfig = ElasticSettings & { pollMs: number };
+
+/**
+ * `elastic:` the elastic coordinator (docs/configuration.md, "Elastic workers"). Off unless
+ * `enabled: true`; every other key has the default of DEFAULT_ELASTIC. Durations take the model's
+ * parser, so sub-second values (`200ms`) work.
+ */
+export const elastic = object(
+  {
+    enabled: z.boolean().nullish(),
+    'idle-disable': duration('idle-disable').nullish(),
+    'queue-max': nonNegativeInteger('queue-max').nullish(),
+    'enable-threshold': nonNegativeInteger('enable-threshold').nullish(),
+    'min-active': nonNegativeInteger('min-active').nullish(),
+    poll: elasticPoll.nullish(),
+    cooldown: duration('cooldown').nullish(),
+  },
+  'an object such as { enabled: true, idle-disable: 60s, min-active: 1 }',
+)
+  .nullish()
+  .transform((e): ElasticConfig | null =>
+    e?.enabled
+      ? {
+          idleDisableMs: e['idle-disable'] ?? DEFAULT_ELASTIC.idleDisableMs,
+          queueMax: e['queue-max'] ?? DEFAULT_ELASTIC.queueMax,
+          enableThreshold: e['enable-threshold'] ?? DEFAULT_ELASTIC.enableThreshold,
+          minActive: e['min-active'] ?? DEFAULT_ELASTIC.minActive,
+          pollMs: e.poll ?? DEFAULT_ELASTIC.pollMs,
+          cooldownMs: e.cooldown ?? DEFAULT_ELASTIC.cooldownMs,
+        }
+      : null,
+  );
+// ---- placement scoring (issue 15 §2–3): mode, selection, lambda, jitter ----------------------
+// Names, defaults and limits are the scheduler's (src/cluster/scheduler/placement/modes.ts).
+
+/** A number from `min` to `max` (`what` names it in the message). */
+function numberIn(what: string, min: number, max: number, hint: string) {
+  return parseWith<number, number>((value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a number from ${min} to ${max}`, hint);
+    }
+    return value;
+  });
+}
+
+const lambdaValue = (category: string) => numberIn(`lambda ${category}`, 0, 1, 'λ weighs throughput (1) against cost per hour (0); for example lambda: { training: 0.8 }');
+
+/** The scoring keys of `placement:` (stickiness and cache-ttl are defined beside them). */
+export const placementScoringKeys = {
+  mode: oneOf(PLACEMENT_MODES, 'placement mode').nullish(),
+  selection: oneOf(SELECTIONS, 'placement selection').nullish(),
+  lambda: object(
+    { training: lambdaValue('training').nullish(), inference: lambdaValue('inference').nullish(), other: lambdaValue('other').nullish() },
+    'an object such as { training: 0.8, inference: 0.4, other: 0.5 }',
+  ).nullish(),
+  jitter: numberIn('jitter', 0, MAX_JITTER, 'the half-width of the tie-breaking jitter, for example jitter: 0.001').nullish(),
+};
+
+type ScoringFile = {
+  mode?: PlacementOptions['mode'] | null;
+  selection?: PlacementOptions['selection'] | null;
+  lambda?: { training?: number | null; inference?: number | null; other?: number | null } | null;
+  jitter?: number | null;
+};
+
+/** Resolved scoring settings of `placement:` with the defaults filled in. */
+export function placementScoring(file: ScoringFile | null | undefined): PlacementOptions {
+  const d = DEFAULT_PLACEMENT_OPTIONS;
+  return {
+    mode: file?.mode ?? d.mode,
+    selection: file?.selection ?? d.selection,
+    lambda: {
+      training: file?.lambda?.training ?? d.lambda.training,
+      inference: file?.lambda?.inference ?? d.lambda.inference,
+      other: file?.lambda?.other ?? d.lambda.other,
+    },
+    jitter: file?.jitter ?? d.jitter,
+  };
 }

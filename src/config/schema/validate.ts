@@ -11,8 +11,9 @@ import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTE
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { cacheTtl, containerUser, home, image, network, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { cacheTtl, containerUser, elastic, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
+import { metrics, resolveMetrics } from './metrics.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -39,7 +40,10 @@ export function configSchema(source: string, probe: MachineProbe) {
         placement: z.strictObject({
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
+          ...placementScoringKeys,
         }).nullish(),
+        metrics,
+        elastic,
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -67,7 +71,10 @@ export function configSchema(source: string, probe: MachineProbe) {
           placement: {
             stickiness: file.placement?.stickiness ?? true,
             cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
+            ...placementScoring(file.placement),
           },
+          metrics: resolveMetrics(file.metrics),
+          elastic: file.elastic,
         }),
       ),
     );

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Controller } from '../../../src/cluster/controller/controller.js';
+import { Controller, type ControllerOptions } from '../../../src/cluster/controller/controller.js';
 import type { Timers } from '../../../src/cluster/controller/timers.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { WorkerSpec } from '../../../src/model/types.js';
@@ -52,8 +52,13 @@ export interface Harness {
 }
 
 /** A controller on a real in-memory store, the FakeRuntime, a hand-driven clock and timers. */
-/** `home`: the state directory for logs (default: a fresh temporary one, removed at close). */
-export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')], wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r, given?: string): Harness {
+/** `home`: the state directory for logs (default: a fresh temporary one, removed at close); `over`: more controller options. */
+export function harness(
+  workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')],
+  wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r,
+  given?: string,
+  over: Partial<ControllerOptions> = {},
+): Harness {
   const clock = new Clock();
   const timers = new ManualTimers(clock);
   const store = ClusterStore.open({ path: ':memory:', now: clock.now });
@@ -63,6 +68,7 @@ export function harness(workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w
   const controller = new Controller({
     store, runtime: wrap(runtime), quotas: new Map(), stopGraceMs: 1000, now: clock.now, timers,
     launchContext: { clusterId: 'c-test', home, socketPath: join(home, 'iris.sock'), cliBinDir: join(home, 'bin'), baseEnv: { PATH: '/usr/bin:/bin' } },
+    ...over,
   });
   const until = (pred: () => boolean): Promise<void> =>
     new Promise((resolve) => {

@@ -17,6 +17,20 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 describe('persistence', () => {
+  it('an attempt keeps its placement decision across a reopen; an unscored attempt has none', () => {
+    const store = open();
+    store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
+    store.submit(spec('/p', { replicas: 2 }));
+    const decision = { mode: 'adaptive', pool: 2, lambda: 0.8, score: 0.61, runnerUp: { workerId: 'w2', score: 0.12 }, reuseHit: true };
+    store.assign('/p/task-0', 'w1', join(dir, 'p0.log'), [], decision);
+    store.assign('/p/task-1', 'w2', join(dir, 'p1.log'));
+    store.close();
+    const again = open();
+    expect(again.attemptsOf('/p/task-0')[0]!.placement).toEqual(decision);
+    expect(again.attemptsOf('/p/task-1')[0]!.placement).toBeNull();
+    again.close();
+  });
+
   it('reopen after close restores jobs, tasks, attempts, workers, endpoints and meta', () => {
     const store = open();
     store.setMeta('cluster-id', 'c-123');

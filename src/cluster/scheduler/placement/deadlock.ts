@@ -17,6 +17,7 @@
  */
 import { isWithin, jobDepth } from '../../../model/names.js';
 import { explainJob } from './explain.js';
+import { presentWorkers } from './feasibility.js';
 import { checkWorker, FREE_CAPACITY, NEVER_FILTERS, type PlacementView } from './filters.js';
 import { CAPACITY_ITEMS, needOf, needText, type CapacityItem, type Reason } from './reason.js';
 import type { FreeCapacity, SchedulerJob, WorkerView } from '../types.js';
@@ -104,8 +105,9 @@ export function deadlockReason(job: SchedulerJob, count: number, workers: readon
 }
 
 /** deadlockReason for a job whose waiting ancestors (waitingAncestors) are known. */
-export function deadlockReasonBeside(job: SchedulerJob, count: number, workers: readonly WorkerView[], ancestors: readonly WaitingAncestor[]): string | null {
+export function deadlockReasonBeside(job: SchedulerJob, count: number, all: readonly WorkerView[], ancestors: readonly WaitingAncestor[]): string | null {
   if (ancestors.length === 0) return null;
+  const workers = presentWorkers(all); // a disabled worker may take the job later: no deadlock on its account
   const idle: PlacementView = { workers };
   if (explainJob(job, count, idle) !== null) return null;
   const free = freeBeside(workers, ancestors);

@@ -62,7 +62,7 @@ function workerText(r: Reason): string {
   const device = job.resources.device;
   switch (r.filter) {
     case 'schedulable':
-      return `worker ${id} is draining`;
+      return r.worker.disabled ? `worker ${id} is disabled (${r.worker.disabled})` : `worker ${id} is draining`;
     case 'device-type':
       return `worker ${id} has no ${device!.type} devices`;
     case 'device-variant':
@@ -147,7 +147,7 @@ export function summarize(
   const device = job.resources.device;
   switch (filter) {
     case 'schedulable':
-      return workerCount === 0 ? 'the cluster has no workers' : `all ${workerCount} workers are draining`;
+      return workerCount === 0 ? 'the cluster has no workers' : `all ${workerCount} workers are ${offText(failures)}`;
     case 'device-type':
       return `no ${device!.type} workers in the cluster`;
     case 'device-variant':
@@ -178,6 +178,13 @@ export function summarize(
   }
 }
 
+/** What the workers the schedulable filter turned down are: `draining`, `disabled`, or both. */
+function offText(failures: ReadonlyArray<readonly Reason[]>): string {
+  const disabled = failures.filter((f) => f[0]?.worker.disabled).length;
+  if (disabled === 0) return 'draining';
+  return disabled === failures.length ? 'disabled' : 'draining or disabled';
+}
+
 /** The reason of a sticky stage whose parent's worker has no room now (docs/pipelines.md, "Stickiness"). */
 export function stickyText(job: SchedulerJob): string {
   return `${STICKY_WORKER_BUSY}: waiting for worker ${job.sticky!.workerId} (where ${job.sticky!.parent} ran)`;
@@ -198,8 +205,10 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
   const n = failures.length;
   const device = job.resources.device;
   switch (filter) {
-    case 'schedulable':
-      return [`${n} draining`];
+    case 'schedulable': {
+      const disabled = failures.filter((f) => f[0]?.worker.disabled).length;
+      return [...(n > disabled ? [`${n - disabled} draining`] : []), ...(disabled > 0 ? [`${disabled} disabled`] : [])];
+    }
     case 'device-type':
       return [`${n} with no ${device!.type} devices`];
     case 'device-variant':

@@ -10,7 +10,6 @@
 import type { Amounts, SpanId } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../placement/fit.js';
-import { bestWorker, isFirstFit } from '../placement/scorers.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
 import { amountsOf, times, type PassContext } from './context.js';
 
@@ -186,13 +185,17 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   const req = amountsOf(job);
   const pool = ctx.candidates.poolOf(job, staticKey(job));
   let placed = 0;
-  if (!isFirstFit(ctx.scorers)) {
+  const selector = ctx.selector;
+  if (selector) {
     // Scored placement (scorers.ts): the best worker that has the room now and for the duration.
     const feasible = (w: number): boolean => scratch.fits(w, res) && calendars[w]!.fits(now, duration, req);
     while (placed < tasks.length) {
-      const w = bestWorker(job, ctx.view, pool.members, feasible, ctx.scorers);
+      const w = selector.select(job, tasks[placed]!, pool.members, feasible);
       if (w < 0) break;
+      const decision = selector.decision;
       placeAt(ctx, q, placed++, w, duration, req, placements);
+      selector.placed(job, w);
+      if (decision) placements[placements.length - 1]!.decision = decision;
     }
     return placed;
   }

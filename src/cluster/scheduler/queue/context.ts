@@ -14,7 +14,7 @@
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
 import { TOTAL_CAPACITY, type PlacementView } from '../placement/filters.js';
-import { DEFAULT_SCORERS, type WorkerScorer } from '../placement/scorers.js';
+import { DEFAULT_SCORERS, passSelector, type PassSelector, type Placer } from '../placement/scorers.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
 import { QuotaTracker } from './quota.js';
@@ -45,11 +45,13 @@ export class PassContext {
 
   /** What the scorers see: the workers and the free capacity left so far in this pass. */
   readonly view: PlacementView;
+  /** The pass's scored chooser; null: the first-fit fast path. */
+  readonly selector: PassSelector | null;
 
   constructor(
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
-    readonly scorers: readonly WorkerScorer[] = DEFAULT_SCORERS,
+    readonly scorers: Placer = DEFAULT_SCORERS,
   ) {
     const now = snapshot.now;
     this.now = now;
@@ -59,6 +61,7 @@ export class PassContext {
     this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
     const scratch = this.scratch;
     this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
+    this.selector = passSelector(scorers, snapshot, this.view);
     const workers = snapshot.workers;
     this.calendars = new Array<WorkerCalendar>(workers.length);
     for (let w = 0; w < workers.length; w++) {

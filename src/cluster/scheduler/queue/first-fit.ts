@@ -21,7 +21,7 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
-import { bestWorker, DEFAULT_SCORERS, isFirstFit, type WorkerScorer } from '../placement/scorers.js';
+import { DEFAULT_SCORERS, passSelector, type Placer } from '../placement/scorers.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
@@ -44,10 +44,10 @@ interface JobState {
   quotaDeferred: boolean;
 }
 
-export function schedule(snapshot: Snapshot, scorers: readonly WorkerScorer[] = DEFAULT_SCORERS): Plan {
+export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS): Plan {
   const scratch = new ScratchCapacity(snapshot.workers);
-  const firstFit = isFirstFit(scorers);
   const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
+  const selector = passSelector(scorers, snapshot, view);
   const candidates = new CandidateIndex(scratch);
   const gangs = new GangPlacer(scratch, candidates);
   const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
@@ -124,19 +124,21 @@ export function schedule(snapshot: Snapshot, scorers: readonly WorkerScorer[] = 
     const res = job.resources;
     shape.pool ??= candidates.poolOf(job, shape.staticKey);
     let w: number;
-    if (firstFit) {
+    if (!selector) {
       const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
       shape.cursor = position;
       w = position < 0 ? -1 : shape.pool.members[position]!;
     } else {
-      w = bestWorker(job, view, shape.pool.members, (m) => scratch.fits(m, res), scorers);
+      w = selector.select(job, task, shape.pool.members, (m) => scratch.fits(m, res), shape.key);
     }
     if (w < 0) {
       shape.failed = true;
       return;
     }
     const deviceIndices = scratch.consume(w, res);
-    placements.push({ task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    const decision = selector?.decision;
+    placements.push(decision ? { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices, decision } : { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    selector?.placed(job, w);
     state.placed++;
     if (state.hasQuota) quota.add(job.user, res);
   };

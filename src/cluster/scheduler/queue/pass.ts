@@ -24,7 +24,7 @@
  * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it.
  */
 import type { Placement, Plan, Snapshot } from '../types.js';
-import type { WorkerScorer } from '../placement/scorers.js';
+import type { Placer } from '../placement/scorers.js';
 import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
@@ -71,7 +71,7 @@ class Pass {
     readonly state: QueueState,
     readonly resourcesChanged: boolean,
     readonly options: QueueOptions,
-    scorers: readonly WorkerScorer[],
+    scorers: Placer,
     /** The pass number blocked jobs are dated with. */
     readonly number: number,
   ) {
@@ -234,7 +234,7 @@ export function runPass(
   state: QueueState,
   resourcesChanged: boolean,
   options: QueueOptions,
-  scorers: readonly WorkerScorer[],
+  scorers: Placer,
   number: number,
   fullWindow = false,
 ): PassResult {
@@ -258,7 +258,7 @@ export function queuePass(
   state: QueueState,
   resourcesChanged: boolean,
   options: QueueOptions,
-  scorers: readonly WorkerScorer[],
+  scorers: Placer,
 ): { plan: Plan; next: QueueState } {
   const number = state.passes + 1;
   const result = runPass(snapshot, state, resourcesChanged, options, scorers, number);

@@ -7,7 +7,7 @@
  */
 import { invalid } from '../../../model/errors.js';
 import { neverReason } from '../placement/feasibility.js';
-import { DEFAULT_SCORERS, type WorkerScorer } from '../placement/scorers.js';
+import { DEFAULT_SCORERS, type Placer } from '../placement/scorers.js';
 import { schedule } from './first-fit.js';
 import type { Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { earliestFor, reserveRest } from './allocate.js';
@@ -31,8 +31,8 @@ export class QueueScheduler {
 
   constructor(
     options: Partial<QueueOptions> = {},
-    /** How placement picks among feasible workers (scorers.ts); default: first-fit. */
-    readonly scorers: readonly WorkerScorer[] = DEFAULT_SCORERS,
+    /** How placement picks among feasible workers (a scorer list or a placement mode, scorers.ts); default: first-fit. */
+    readonly scorers: Placer = DEFAULT_SCORERS,
   ) {
     this.options = queueOptions(options);
     this.rule = policyRule(this.options.policy);

@@ -91,6 +91,14 @@ describe('deadlockReason', () => {
     expect(deadlockReason(job('/train/eval', { device: H100 }), 1, draining, [hold('/train/task-0', ['/train/eval'], { devices: [0] })])).toBeNull();
   });
 
+  it('is not a deadlock while a disabled worker could take the job (it may be enabled again)', () => {
+    const holds = [hold('/train/task-0', ['/train/eval'], { devices: [0] })];
+    const off = { ...gpuWorker('w2', 'H100', 1, { schedulable: false }), disabled: 'elastic: idle 1m' };
+    expect(deadlockReason(job('/train/eval', { device: H100 }), 1, [gpuWorker('w1', 'H100', 1), off], holds)).toBeNull();
+    // A drained one counts as absent: the job is deadlocked on w1.
+    expect(deadlockReason(job('/train/eval', { device: H100 }), 1, [gpuWorker('w1', 'H100', 1), { ...off, disabled: null }], holds)).toMatch(/^deadlock: /);
+  });
+
   describe('gangs', () => {
     const slice = [0, 1, 2, 3].map((k) => tpuWorker(`w${k}`, 's', k));
     const gang = job('/pod/eval', { coschedule: 'tpu-name', replicas: 4, device: TPU });

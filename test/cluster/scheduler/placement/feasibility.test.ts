@@ -59,6 +59,20 @@ describe('neverReason (submit-time feasibility)', () => {
     expect(neverReason(job('/j'), [])).toBe('the cluster has no workers');
   });
 
+  it('counts disabled workers as present (they may be enabled again); a pass turns them down with the reason', () => {
+    const big = { ...worker('big', { cpu: 64, schedulable: false }), disabled: 'elastic: idle 1m' };
+    const small = worker('small', { cpu: 4 });
+    expect(neverReason(job('/j', { cpu: 32 }), [big, small])).toBeNull();
+    expect(neverReason(job('/j', { cpu: 128 }), [big, small])).toBe('need 128 CPU, largest worker has 64');
+    const plan = schedule(snapshot([job('/j', { cpu: 32 })], [big, small]));
+    expect(plan.placements).toEqual([]);
+    expect(plan.reasons.get('/j')).toMatch(/1 disabled/);
+    const alone = schedule(snapshot([job('/j', { cpu: 1 })], [big, { ...small, schedulable: false, disabled: 'by user' }]));
+    expect(alone.reasons.get('/j')).toBe('all 2 workers are disabled');
+    const mixed = schedule(snapshot([job('/j', { cpu: 1 })], [big, { ...small, schedulable: false }]));
+    expect(mixed.reasons.get('/j')).toBe('all 2 workers are draining or disabled');
+  });
+
   it('agrees with schedule: a job with a never-reason is never placed on that cluster', () => {
     for (const [, j, expected] of table) {
       if (expected === null) continue;

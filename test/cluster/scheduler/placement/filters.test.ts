@@ -35,6 +35,7 @@ const ok = { kind: 'ok' };
 describe('each filter of the chain: ok / not now / never with a structured reason', () => {
   const table: Array<[string, WorkerFilter, SchedulerJob, WorkerView, unknown, boolean?]> = [
     ['schedulable: ok', SCHEDULABLE, job('/j'), worker('w'), ok],
+    ['schedulable: disabled', SCHEDULABLE, job('/j'), { ...worker('d', { schedulable: false }), disabled: 'elastic: idle 1m' }, { kind: 'never', reasons: [{ filter: 'schedulable', message: 'worker d is disabled (elastic: idle 1m)' }] }],
     ['schedulable: draining', SCHEDULABLE, job('/j'), worker('d', { schedulable: false }), { kind: 'never', reasons: [{ filter: 'schedulable', message: 'worker d is draining' }] }],
     ['device type: cpu job anywhere', DEVICE_TYPE, job('/j'), gpuWorker('g', 'H100'), ok],
     ['device type: gpu job on a cpu worker', DEVICE_TYPE, job('/j', { device: H100x1 }), worker('c'), { kind: 'never', reasons: [{ filter: 'device-type', message: 'worker c has no gpu devices' }] }],

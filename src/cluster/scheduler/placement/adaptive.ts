@@ -1,0 +1,351 @@
+/**
+ * Adaptive placement (docs/architecture.md, "Placement"; issue 15 §2), pure: which feasible
+ * worker a task goes to, by a convex score of throughput against cost. For task t of job j and
+ * each feasible candidate w (every filter ok, room free now):
+ *
+ *   μ(w)  = 100·GPUs + GPUs × GiB per GPU (0 when unknown) + RAM GiB / 2 + 0.5·cores
+ *   μ̂, ĉ  = μ(w) and costPerHour(w) min–max normalised over THIS task's feasible candidates
+ *           (x − min) / (max − min), 0 when all are equal
+ *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
+ *
+ * λ is the job category's (modes.ts). The age term is the same for every worker of one task; it
+ * is kept so the recorded score compares across tasks. jitter(t, w) lies in [−j, +j]: the 32-bit
+ * FNV-1a hashes of the task id and of the worker id, combined as fnv(t) + fnv(w)·0x9e3779b1
+ * (mod 2^32) and finished with the murmur3 fmix32 avalanche, mapped to [−1, 1) and scaled by j —
+ * the same input always gives the same choice, and identical workers rotate across tasks. (The
+ * worker hashes are computed once per pass, so a candidate costs a few integer operations.)
+ *
+ * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
+ * is loading or has expiresAt > now (stale hints are neutral). A warm worker gets
+ * reuse = REUSE_BONUS / (1 + n), where n counts the tasks already using that key there: 1 if a
+ * hint is loading (a task runs there now) plus the tasks of the same keys this pass placed there.
+ * The damping means a second task of a model prefers an equally good cold worker only when the
+ * warm one is already busy with the model, so one warm worker does not take all work while
+ * equally good cold ones idle. Stickiness ranks above reuse: the sticky filter has already cut
+ * the candidates to the sticky worker.
+ *
+ * Equal scores: the worker idle longest (lastDispatchAt; never dispatched = longest), then, with
+ * selection min-satisfying, the smaller μ, then the earlier worker in snapshot order.
+ *
+ * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
+ * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
+ * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
+ * typed arrays, nothing allocated per candidate.
+ */
+import type { PlacementDecision } from '../../../model/types.js';
+import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
+import type { PlacementOptions } from './modes.js';
+import { ShapeRanking } from './ranking.js';
+
+const GiB = 1024 ** 3;
+
+/** The score added for a warm worker before damping (scores otherwise lie within about [−1, 1]). */
+export const REUSE_BONUS = 0.2;
+/** Age term: seconds waited (at most AGE_CAP_S) × AGE_WEIGHT. */
+export const AGE_CAP_S = 300;
+export const AGE_WEIGHT = 1e-4;
+/** How many best-ranked workers a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
+const RANKED_WINDOW = 64;
+
+/** The throughput proxy μ of one worker (before normalisation). */
+export function throughput(worker: WorkerView): number {
+  const gpus = worker.device.type === 'gpu' ? worker.device.count : 0;
+  const gpuMemGiB = gpus * ((worker.device.memoryBytes ?? 0) / GiB);
+  return 100 * gpus + gpuMemGiB + worker.capacity.memoryBytes / GiB / 2 + 0.5 * (worker.capacity.cpuMillis / 1000);
+}
+
+/** FNV-1a over the UTF-16 code units of `s`, continuing from `h`. */
+function fnv(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** FNV-1a of an id (task or worker). */
+export function idHash(id: string): number {
+  return fnv(FNV_OFFSET, id);
+}
+
+function jitterFrom(taskHash: number, workerHash: number, j: number): number {
+  return j === 0 ? 0 : j * (fmix32((taskHash + Math.imul(workerHash, 0x9e3779b1)) | 0) / 2 ** 31 - 1);
+}
+
+/** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
+export function jitter(taskId: string, workerId: string, j: number): number {
+  return jitterFrom(idHash(taskId), idHash(workerId), j);
+}
+
+/** The age term of a task waiting since `submittedAt` at `now` (ms). */
+export function ageTerm(submittedAt: number, now: number): number {
+  return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
+}
+
+type HintMap = ReadonlyMap<string, CacheHint>;
+
+
+
+/**
+ * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
+ * `placed` after each placement it made (for the reuse damping and the decision of later tasks).
+ */
+export class AdaptiveSelector {
+  private readonly mu: Float64Array;
+  private readonly cost: Float64Array;
+  private readonly idleSince: Float64Array;
+  private readonly workerHash: Int32Array;
+  private readonly hints: Array<HintMap | undefined>;
+  private readonly buf: Int32Array;
+  /** Task shape -> its ranked feasible workers (select with a shape). */
+  private readonly rankings = new Map<string, ShapeRanking>();
+  /** Key -> workers holding a hint for it (any freshness). */
+  private readonly hintWorkers = new Map<string, number[]>();
+  /** worker index -> key -> tasks of that key placed there this pass. */
+  private readonly placedKeys = new Map<number, Map<string, number>>();
+  private readonly adaptive: boolean;
+  private readonly anyHints: boolean;
+  private readonly minSatisfying: boolean;
+  private readonly modeName: string;
+  /** What the last `select` decided (adaptive only). */
+  decision: PlacementDecision | undefined;
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly options: PlacementOptions,
+  ) {
+    const workers = snapshot.workers;
+    const n = workers.length;
+    this.mu = new Float64Array(n);
+    this.cost = new Float64Array(n);
+    this.idleSince = new Float64Array(n);
+    this.workerHash = new Int32Array(n);
+    this.hints = new Array<HintMap | undefined>(n);
+    this.buf = new Int32Array(n);
+    for (let w = 0; w < n; w++) {
+      const worker = workers[w]!;
+      this.mu[w] = throughput(worker);
+      this.cost[w] = worker.costPerHour ?? 1;
+      this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
+      this.workerHash[w] = idHash(worker.id);
+      const hints = snapshot.cacheHints?.get(worker.id);
+      this.hints[w] = hints;
+      if (hints) {
+        for (const key of hints.keys()) {
+          let list = this.hintWorkers.get(key);
+          if (!list) this.hintWorkers.set(key, (list = []));
+          list.push(w);
+        }
+      }
+    }
+    this.anyHints = snapshot.cacheHints !== undefined && snapshot.cacheHints.size > 0;
+    this.adaptive = options.mode === 'adaptive';
+    this.minSatisfying = options.selection === 'min-satisfying';
+    this.modeName = options.selection === 'first-fit' ? options.mode : `${options.mode}+${options.selection}`;
+  }
+
+  /** λ of the job's category. */
+  lambdaOf(job: SchedulerJob): number {
+    return this.options.lambda[job.category ?? 'other'];
+  }
+
+  /**
+   * 0 when `w` is not warm for `job` (or the job uses nothing), else 1 + the tasks already using
+   * its keys there (a loading hint counts one, plus this pass's placements).
+   */
+  warmth(job: SchedulerJob, w: number): number {
+    const uses = job.uses;
+    if (!uses || uses.length === 0) return 0;
+    const hints = this.hints[w];
+    if (!hints) return 0;
+    const now = this.snapshot.now;
+    let busy = 0;
+    const placed = this.placedKeys.get(w);
+    for (let k = 0; k < uses.length; k++) {
+      const hint = hints.get(uses[k]!);
+      if (!hint || (!hint.loading && !(hint.expiresAt > now))) return 0;
+      const n = (hint.loading ? 1 : 0) + (placed?.get(uses[k]!) ?? 0);
+      if (n > busy) busy = n;
+    }
+    return 1 + busy;
+  }
+
+  /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
+  private before(sa: number, a: number, sb: number, b: number): boolean {
+    if (sa !== sb) return sa > sb;
+    const ia = this.idleSince[a]!, ib = this.idleSince[b]!;
+    if (ia !== ib) return ia < ib;
+    if (this.minSatisfying && this.mu[a] !== this.mu[b]) return this.mu[a]! < this.mu[b]!;
+    return a < b;
+  }
+
+  /**
+   * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
+   * -1. Adaptive: the highest score; first-fit mode with min-satisfying: the smallest μ that fits.
+   * `shape`: where the caller knows that a worker that fails `feasible` fails it for the rest of
+   * the pass (free capacity only shrinks) and calls `placed` after every placement, a key of the
+   * task shape: the selector then keeps the shape's feasible workers ranked (ranking.ts) and
+   * scans only the top window that can still win — same choice, far fewer workers scored.
+   */
+  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number {
+    this.decision = undefined;
+    if (shape !== undefined) {
+      let ranking = this.rankings.get(shape);
+      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost)));
+      return this.selectRanked(job, task, ranking);
+    }
+    const buf = this.buf;
+    const mu = this.mu, cost = this.cost;
+    let count = 0;
+    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    for (let i = 0; i < candidates.length; i++) {
+      const w = candidates[i]!;
+      if (!feasible(w)) continue;
+      buf[count++] = w;
+      const m = mu[w]!, c = cost[w]!;
+      if (m < muMin) muMin = m;
+      if (m > muMax) muMax = m;
+      if (c < cMin) cMin = c;
+      if (c > cMax) cMax = c;
+    }
+    if (count === 0) return -1;
+    if (!this.adaptive) {
+      // min-satisfying: smallest μ, then worker order (the buffer is in snapshot order).
+      let best = buf[0]!;
+      for (let i = 1; i < count; i++) if (mu[buf[i]!]! < mu[best]!) best = buf[i]!;
+      return best;
+    }
+    const lambda = this.lambdaOf(job);
+    const muSpan = muMax - muMin, cSpan = cMax - cMin;
+    const age = ageTerm(task.submittedAt, this.snapshot.now);
+    const j = this.options.jitter;
+    const h = idHash(task.id);
+    const workerHash = this.workerHash;
+    const workers = this.snapshot.workers;
+    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const w = buf[i]!;
+      let s = (muSpan > 0 ? lambda * ((mu[w]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost[w]! - cMin) / cSpan) : 0);
+      s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
+      if (usesKeys) {
+        const warm = this.warmth(job, w);
+        if (warm > 0) s += REUSE_BONUS / warm;
+      }
+      if (best < 0 || this.before(s, w, bestScore, best)) {
+        second = best;
+        secondScore = bestScore;
+        best = w;
+        bestScore = s;
+      } else if (second < 0 || this.before(s, w, secondScore, second)) {
+        second = w;
+        secondScore = s;
+      }
+    }
+    this.decision = {
+      mode: this.modeName,
+      pool: count,
+      lambda,
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: workers[second]!.id, score: secondScore },
+      reuseHit: usesKeys && this.warmth(job, best) > 0,
+    };
+    return best;
+  }
+
+  /**
+   * `select` with a shape's ranking: min-satisfying scans the feasible workers; adaptive scores
+   * warm workers (hint lists per key) and then walks the ranked order from the top, stopping at
+   * the first worker whose base + age + j is below the runner-up's score (no later one can reach
+   * it: later bases are lower and jitter is at most j). Equal scores are resolved by `before` as
+   * in the full scan, so the result is the full scan's.
+   */
+  private selectRanked(job: SchedulerJob, task: SchedulerTask, ranking: ShapeRanking): number {
+    if (ranking.stale) ranking.rebuild();
+    if (ranking.count === 0) return -1;
+    const mu = this.mu;
+    if (!this.adaptive) {
+      const order = ranking.order(0, Infinity); // every feasible worker; scan it for the smallest μ
+      let best = -1;
+      for (let i = order.head; i < order.workers.length; i++) {
+        const w = order.workers[i]!;
+        if (ranking.isAlive(w) && (best < 0 || mu[w]! < mu[best]! || (mu[w] === mu[best] && w < best))) best = w;
+      }
+      return best;
+    }
+    const lambda = this.lambdaOf(job);
+    const age = ageTerm(task.submittedAt, this.snapshot.now);
+    const j = this.options.jitter;
+    const h = idHash(task.id);
+    const workerHash = this.workerHash;
+    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    let m = RANKED_WINDOW;
+    for (;;) {
+      best = second = -1;
+      bestScore = secondScore = -Infinity;
+      const order = ranking.order(lambda, m);
+      const consider = (w: number, s: number): void => {
+        if (best < 0 || this.before(s, w, bestScore, best)) {
+          second = best;
+          secondScore = bestScore;
+          best = w;
+          bestScore = s;
+        } else if (second < 0 || this.before(s, w, secondScore, second)) {
+          second = w;
+          secondScore = s;
+        }
+      };
+      if (usesKeys) {
+        // Warm workers hold a hint for every key, so for the first key among others.
+        for (const w of this.hintWorkers.get(job.uses![0]!) ?? []) {
+          if (!ranking.isAlive(w)) continue;
+          const warm = this.warmth(job, w);
+          if (warm > 0) consider(w, ranking.base(w, lambda) + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
+        }
+      }
+      const workers = order.workers, base = order.base;
+      while (order.head < workers.length && !ranking.isAlive(workers[order.head]!)) order.head++;
+      let settled = order.complete;
+      for (let i = order.head; i < workers.length; i++) {
+        const w = workers[i]!;
+        if (second >= 0 && base[i]! + (age + j) < secondScore) {
+          settled = true;
+          break;
+        }
+        if (!ranking.isAlive(w)) continue;
+        if (usesKeys && this.warmth(job, w) > 0) continue; // scored above
+        consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
+      }
+      if (settled) break;
+      // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
+      m = order.size * 4;
+    }
+    this.decision = {
+      mode: this.modeName,
+      pool: ranking.count,
+      lambda,
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
+      reuseHit: usesKeys && this.warmth(job, best) > 0,
+    };
+    return best;
+  }
+
+  /** A task of `job` was placed on `w` (by this selector's choice or not). */
+  placed(job: SchedulerJob, w: number): void {
+    for (const ranking of this.rankings.values()) ranking.touched(w);
+    const uses = job.uses;
+    if (!uses || uses.length === 0) return;
+    let keys = this.placedKeys.get(w);
+    if (!keys) this.placedKeys.set(w, (keys = new Map()));
+    for (const key of uses) keys.set(key, (keys.get(key) ?? 0) + 1);
+  }
+}

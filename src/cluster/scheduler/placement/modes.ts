@@ -1,0 +1,83 @@
+/**
+ * Placement modes and selection strategies (docs/configuration.md, "Placement"): the one home of
+ * their names, defaults and limits (the cluster config and the simulator take theirs from here).
+ *
+ * - `mode` decides how a task's worker is chosen among the feasible ones: `adaptive` scores
+ *   throughput against cost (adaptive.ts); `first-fit` takes the first by `selection`.
+ *   Modes are a registry (PLACEMENT_MODES): a later mode (static-worker, fixed-pipeline,
+ *   round-robin) is one more entry plus its selector in select.ts.
+ * - `selection` orders workers that are otherwise equal: `first-fit` keeps worker order (no
+ *   reordering); `min-satisfying` prefers the smallest worker that fits (throughput proxy μ̂
+ *   ascending, then worker order), keeping big workers for big jobs.
+ * - `lambda` per job category weighs throughput (λ) against cost (1 − λ); `jitter` is the
+ *   half-width of the deterministic tie-breaking jitter.
+ */
+import { invalid } from '../../../model/errors.js';
+
+export const PLACEMENT_MODES = ['adaptive', 'first-fit'] as const;
+export type PlacementMode = (typeof PLACEMENT_MODES)[number];
+
+export const SELECTIONS = ['first-fit', 'min-satisfying'] as const;
+export type Selection = (typeof SELECTIONS)[number];
+
+export interface Lambdas {
+  training: number;
+  inference: number;
+  other: number;
+}
+
+export interface PlacementOptions {
+  mode: PlacementMode;
+  selection: Selection;
+  lambda: Lambdas;
+  jitter: number;
+}
+
+/** The largest jitter allowed: larger would drown the score differences it is meant to break ties between. */
+export const MAX_JITTER = 0.1;
+
+/** Adaptive, worker order on ties, λ 0.8 / 0.4 / 0.5, jitter ±1e-3. */
+export const DEFAULT_PLACEMENT_OPTIONS: Readonly<PlacementOptions> = Object.freeze({
+  mode: 'adaptive',
+  selection: 'first-fit',
+  lambda: Object.freeze({ training: 0.8, inference: 0.4, other: 0.5 }),
+  jitter: 1e-3,
+});
+
+/** Plain first-fit in worker order: what `schedule(snapshot)` does when given no placement. */
+export const FIRST_FIT_PLACEMENT: Readonly<PlacementOptions> = Object.freeze({ ...DEFAULT_PLACEMENT_OPTIONS, mode: 'first-fit' });
+
+function unit(name: string, value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
+    throw invalid(`placement lambda ${name} must be a number from 0 to 1, got ${String(value)}`, 'λ weighs throughput (1) against cost (0)');
+  }
+  return value;
+}
+
+/** Options with defaults filled in; a clear IrisError for anything unknown or out of range. */
+export function placementOptions(given: Partial<Omit<PlacementOptions, 'lambda'>> & { lambda?: Partial<Lambdas> } = {}): PlacementOptions {
+  const mode = given.mode ?? DEFAULT_PLACEMENT_OPTIONS.mode;
+  const selection = given.selection ?? DEFAULT_PLACEMENT_OPTIONS.selection;
+  if (!(PLACEMENT_MODES as readonly string[]).includes(mode)) {
+    throw invalid(`unknown placement mode ${JSON.stringify(mode)}`, `use one of: ${PLACEMENT_MODES.join(', ')}`);
+  }
+  if (!(SELECTIONS as readonly string[]).includes(selection)) {
+    throw invalid(`unknown placement selection ${JSON.stringify(selection)}`, `use one of: ${SELECTIONS.join(', ')}`);
+  }
+  const l = { ...DEFAULT_PLACEMENT_OPTIONS.lambda, ...given.lambda };
+  const jitter = given.jitter ?? DEFAULT_PLACEMENT_OPTIONS.jitter;
+  if (typeof jitter !== 'number' || Number.isNaN(jitter) || jitter < 0 || jitter > MAX_JITTER) {
+    throw invalid(`placement jitter must be a number from 0 to ${MAX_JITTER}, got ${String(jitter)}`, 'for example jitter: 0.001');
+  }
+  return {
+    mode,
+    selection,
+    lambda: { training: unit('training', l.training), inference: unit('inference', l.inference), other: unit('other', l.other) },
+    jitter,
+  };
+}
+
+/** True when placement may take the first-fit fast path (no scoring, no reordering). */
+export function isPlainFirstFit(o: PlacementOptions): boolean {
+  return o.mode === 'first-fit' && o.selection === 'first-fit';
+}

@@ -1,0 +1,151 @@
+/**
+ * The cluster's Prometheus metrics (docs/metrics.md): one prom-client Registry per cluster (never
+ * the library's global one), served at GET /metrics on the socket and, when asked, on a loopback
+ * port (http-port.ts).
+ *
+ * Guarantees:
+ * - Gauges (jobs, tasks and workers by state, queue length, waiting jobs, cost per hour of READY
+ *   workers) are computed from the store at scrape time, so they are never stale.
+ * - Counters move on committed store events only (the store emits after commit): dispatches,
+ *   reuse hits, requeues by reason, failures by cause. Every requeue reason and failure cause is
+ *   present from the start with 0, so a rate() over them works before the first event.
+ * - Worker states are read from the store as they come: a state added later (e.g. DISABLED)
+ *   shows up without a change here, and a state once seen stays in the output (0 when empty).
+ * - prom-client's default process metrics (CPU, memory, event loop lag, …) are included with
+ *   the `iris_` prefix.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PassObserver } from '../../cluster/controller/pass-loop.js';
+import type { ClusterStore } from '../../cluster/state/store.js';
+import { REQUEUE_REASONS } from '../../model/requeue.js';
+import { JOB_STATES, TASK_STATES } from '../../model/states.js';
+import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
+
+/** A worker's cost per hour when its config gives none. */
+export const DEFAULT_COST_PER_HOUR = 1;
+
+/** Scheduling pass duration buckets, in seconds (0.1 ms to 5 s). */
+const PASS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const POOL_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
+const SCORE_BUCKETS = [-1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1];
+
+export class ClusterMetrics implements PassObserver {
+  readonly registry = new Registry();
+  private readonly passDuration: Histogram;
+  private readonly dispatches: Counter;
+  private readonly poolSize: Histogram;
+  private readonly score: Histogram;
+  private readonly reuseHits: Counter;
+  private readonly requeues: Counter<'reason'>;
+  private readonly failures: Counter<'cause'>;
+  private readonly workerStates = new Set<string>(['READY', 'DRAINING', 'DRAINED']);
+  private readonly deriver: EventDeriver;
+  private readonly detach: () => void;
+
+  constructor(store: ClusterStore, options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    const workerStates = this.workerStates;
+    new Gauge({
+      name: 'iris_jobs', help: 'Jobs the cluster holds (the latest run of each name), by state.', labelNames: ['state'], registers,
+      collect() {
+        const counts = zeroes(JOB_STATES);
+        for (const job of store.jobs()) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'iris_tasks', help: 'Tasks of the jobs the cluster holds, by state.', labelNames: ['state'], registers,
+      collect() {
+        const counts = zeroes(TASK_STATES);
+        for (const job of store.jobs()) for (const task of store.tasksOf(job.name)) counts.set(task.state, (counts.get(task.state) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'iris_workers', help: 'Workers by state.', labelNames: ['state'], registers,
+      collect() {
+        const workers = store.workers();
+        for (const w of workers) workerStates.add(w.state);
+        const counts = zeroes([...workerStates]);
+        for (const w of workers) counts.set(w.state, (counts.get(w.state) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'iris_workers_cost_per_hour', help: 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).', registers,
+      collect() {
+        this.set(store.workers().filter((w) => w.state === 'READY').reduce((sum, w) => sum + (w.costPerHour ?? DEFAULT_COST_PER_HOUR), 0));
+      },
+    });
+    new Gauge({
+      name: 'iris_queue_tasks', help: 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).', registers,
+      collect() {
+        this.set(store.queuedTasks().size);
+      },
+    });
+    new Gauge({
+      name: 'iris_queue_waiting_jobs', help: 'Jobs waiting on their dependencies (--after) before they enter the queue.', registers,
+      collect() {
+        this.set(store.waitingJobCount());
+      },
+    });
+    this.passDuration = new Histogram({
+      name: 'iris_scheduling_pass_duration_seconds', help: 'Wall time of a scheduling pass (snapshot, schedule, apply).', buckets: PASS_BUCKETS, registers,
+    });
+    this.dispatches = new Counter({ name: 'iris_dispatches_total', help: 'Attempts placed on a worker (each start or retry of a task).', registers });
+    this.poolSize = new Histogram({
+      name: 'iris_dispatch_pool_size', help: 'Feasible workers a dispatch chose among (dispatches that recorded a placement decision).', buckets: POOL_BUCKETS, registers,
+    });
+    this.score = new Histogram({
+      name: 'iris_dispatch_score', help: "The chosen worker's placement score (dispatches that recorded a placement decision).", buckets: SCORE_BUCKETS, registers,
+    });
+    this.reuseHits = new Counter({ name: 'iris_dispatch_reuse_hits_total', help: 'Dispatches to a worker with a fresh cache hint for every key the task uses.', registers });
+    this.requeues = new Counter({ name: 'iris_task_requeues_total', help: 'Requeue events by reason (docs/cli.md, "Requeue events").', labelNames: ['reason'], registers });
+    for (const reason of REQUEUE_REASONS) this.requeues.inc({ reason }, 0);
+    this.failures = new Counter({ name: 'iris_job_failures_total', help: 'Jobs that ended failed, by cause (docs/metrics.md).', labelNames: ['cause'], registers });
+    for (const cause of FAILURE_CAUSES) this.failures.inc({ cause }, 0);
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'iris_' });
+
+    this.deriver = new EventDeriver(store.jobs(), store.activeAttempts());
+    const onChange = (event: Parameters<EventDeriver['observe']>[0]) => this.count(this.deriver.observe(event));
+    const onRequeue = ({ reason }: { reason: string }) => this.requeues.inc({ reason });
+    store.events.on('change', onChange);
+    store.events.on('requeue', onRequeue);
+    this.detach = () => {
+      store.events.off('change', onChange);
+      store.events.off('requeue', onRequeue);
+    };
+  }
+
+  passed(seconds: number): void {
+    this.passDuration.observe(seconds);
+  }
+
+  /** The exposition text and its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  /** Stop listening to the store (at shutdown). */
+  close(): void {
+    this.detach();
+    this.registry.clear();
+  }
+
+  private count(inc: Increments): void {
+    if (inc.failure) this.failures.inc({ cause: inc.failure });
+    if (inc.dispatch) {
+      this.dispatches.inc();
+      const decision = inc.dispatch.placement;
+      if (decision) {
+        this.poolSize.observe(decision.pool);
+        this.score.observe(decision.score);
+        if (decision.reuseHit) this.reuseHits.inc();
+      }
+    }
+  }
+}
+
+function zeroes(states: readonly string[]): Map<string, number> {
+  return new Map(states.map((s) => [s, 0]));
+}

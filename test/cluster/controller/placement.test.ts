@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { placementOptions } from '../../../src/cluster/scheduler/index.js';
+import { harness, LONG, spec, workerSpec, type Harness } from './helpers.js';
+
+let h: Harness | null = null;
+afterEach(async () => {
+  await h?.close();
+  h = null;
+});
+
+describe('adaptive placement in the controller', () => {
+  it('stores the decision on the attempt and logs one line per dispatch', async () => {
+    const lines: string[] = [];
+    // Same size, w1 five times the price: inference (λ 0.4) goes to w2 although w1 comes first.
+    h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
+      placement: placementOptions(), log: (line) => lines.push(line),
+    });
+    const { store, controller, until } = h;
+    store.submit(spec('/serve', { command: LONG, category: 'inference' }));
+    controller.start();
+    await until(() => store.task('/serve/task-0')?.state === 'RUNNING');
+    const attempt = store.attemptsOf('/serve/task-0')[0]!;
+    expect(attempt.workerId).toBe('w2');
+    expect(attempt.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.4, reuseHit: false, runnerUp: { workerId: 'w1' } });
+    expect(lines.filter((l) => l.startsWith('dispatch '))).toEqual([
+      expect.stringMatching(/^dispatch \/serve\/task-0 attempt 0 -> w2: adaptive: 2 candidates, λ 0\.4, score -?0\.\d\d \(next w1 -0\.6\d\)$/),
+    ]);
+  });
+
+  it('first-fit mode keeps worker order and records no decision', async () => {
+    const lines: string[] = [];
+    h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
+      placement: placementOptions({ mode: 'first-fit' }), log: (line) => lines.push(line),
+    });
+    const { store, controller, until } = h;
+    store.submit(spec('/serve', { command: LONG, category: 'inference' }));
+    controller.start();
+    await until(() => store.task('/serve/task-0')?.state === 'RUNNING');
+    const attempt = store.attemptsOf('/serve/task-0')[0]!;
+    expect(attempt.workerId).toBe('w1');
+    expect(attempt.placement).toBeNull();
+    expect(lines).toContain('dispatch /serve/task-0 attempt 0 -> w1: first fit (not scored)');
+  });
+
+  it('equal scores go to the worker this controller dispatched to least recently', async () => {
+    h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { placement: placementOptions({ jitter: 0 }) });
+    const { store, controller, until, clock } = h;
+    store.submit(spec('/a', { command: LONG }));
+    controller.start();
+    await until(() => store.task('/a/task-0')?.state === 'RUNNING');
+    clock.tick(1000);
+    store.submit(spec('/b', { command: LONG }));
+    controller.requestPass();
+    await until(() => store.task('/b/task-0')?.state === 'RUNNING');
+    // Same size, same price, no jitter: w1 (first in order) for /a, then w2, never dispatched to, for /b.
+    expect([store.task('/a/task-0')!.workerId, store.task('/b/task-0')!.workerId]).toEqual(['w1', 'w2']);
+  });
+});
