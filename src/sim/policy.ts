@@ -11,6 +11,12 @@
 import { invalid } from '../model/errors.js';
 import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
 import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
+import {
+  DEFAULT_PLACEMENT_OPTIONS,
+  PLACEMENT_MODES as SCHEDULER_MODES,
+  placementOptions,
+  type PlacementOptions as SchedulerPlacement,
+} from '../cluster/scheduler/index.js';
 import type { PassScheduler } from './engine.js';
 
 export const PLACEMENT_MODES = ['adaptive', 'first-fit', 'static-worker', 'fixed-pipeline', 'round-robin'] as const;
@@ -18,9 +24,9 @@ export type PlacementMode = (typeof PLACEMENT_MODES)[number];
 export const SELECTIONS = ['first-fit', 'min-satisfying'] as const;
 export type Selection = (typeof SELECTIONS)[number];
 
-/** What the simulator runs when no --placement / --selection is given: the scheduler as it is today. */
-export const DEFAULT_PLACEMENT: PlacementMode = 'first-fit';
-export const DEFAULT_SELECTION: Selection = 'first-fit';
+/** What the simulator runs when no --placement / --selection is given: the cluster's defaults (config `placement`). */
+export const DEFAULT_PLACEMENT: PlacementMode = DEFAULT_PLACEMENT_OPTIONS.mode;
+export const DEFAULT_SELECTION: Selection = DEFAULT_PLACEMENT_OPTIONS.selection;
 
 export interface PlacementOptions {
   mode: PlacementMode;
@@ -29,7 +35,7 @@ export interface PlacementOptions {
 
 /** How the scheduler places for one mode and selection, or why this build cannot. */
 export type PlacementChoice =
-  | { available: true; mode: PlacementMode; selection: Selection }
+  | { available: true; mode: PlacementMode; selection: Selection; options: SchedulerPlacement }
   | { available: false; mode: PlacementMode; selection: Selection; reason: string };
 
 export interface SimPolicyOptions {
@@ -59,15 +65,16 @@ export function parseSelection(name: string): Selection {
 }
 
 /**
- * The one mapping from a placement mode and selection to the scheduler's placement. Today's
- * scheduler places on the first feasible worker in worker order, which is `first-fit` with
- * `first-fit` selection; the other modes arrive with the adaptive scorers and the baselines.
+ * The one mapping from a placement mode and selection to the scheduler's placement options
+ * (cluster/scheduler/placement/modes.ts, with the cluster's defaults for λ and jitter). A mode
+ * the scheduler's registry does not have yet (the baselines) is unavailable.
  */
 export function placementFor(options: PlacementOptions): PlacementChoice {
   const { mode, selection } = options;
-  if (mode === 'first-fit' && selection === 'first-fit') return { available: true, mode, selection };
-  const what = mode === 'first-fit' ? `selection ${selection}` : `placement mode ${mode}`;
-  return { available: false, mode, selection, reason: `${what} is not available in this build of the scheduler` };
+  if ((SCHEDULER_MODES as readonly string[]).includes(mode)) {
+    return { available: true, mode, selection, options: placementOptions({ mode: mode as SchedulerPlacement['mode'], selection }) };
+  }
+  return { available: false, mode, selection, reason: `placement mode ${mode} is not available in this build of the scheduler` };
 }
 
 export function createScheduler(options: SimPolicyOptions): PassScheduler {
@@ -78,7 +85,7 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
     throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);
   }
   const placement = placementFor(options.placement ?? { mode: DEFAULT_PLACEMENT, selection: DEFAULT_SELECTION });
-  if (!placement.available) throw invalid(placement.reason, `use --placement ${DEFAULT_PLACEMENT} --selection ${DEFAULT_SELECTION}`);
+  if (!placement.available) throw invalid(placement.reason, `available: ${SCHEDULER_MODES.join(', ')}`);
   // Every job of a simulation carries its own time limit, so the default never applies.
-  return new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity });
+  return new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity }, placement.options);
 }
