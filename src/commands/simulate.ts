@@ -20,7 +20,7 @@ export default class Simulate extends BaseCommand {
     'nothing sleeps: the same scheduler code as the live cluster places jobs as virtual time jumps from event to event. ' +
     'Prints average wait, average bounded slowdown (threshold 10 s), utilization, makespan, total cost and the reuse-hit rate; ' +
     '--json adds per-job results. --study runs the seeded dispatch study (docs/simulate.md, "Dispatch study") through every ' +
-    'placement mode and selection and prints its table.';
+    'placement mode and selection, without and with the elastic coordinator (--elastic for one run), and prints its table.';
 
   static override examples = [
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --policy easy',
@@ -53,6 +53,7 @@ export default class Simulate extends BaseCommand {
     placement: Flags.string({ summary: `Placement mode: ${PLACEMENT_MODES.join(', ')} (default ${DEFAULT_PLACEMENT}).` }),
     selection: Flags.string({ summary: `Worker selection: ${SELECTIONS.join(', ')} (default ${DEFAULT_SELECTION}).` }),
     'cache-ttl': Flags.string({ summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).' }),
+    elastic: Flags.boolean({ summary: 'Run the elastic coordinator (default settings: idle 60s, poll 30s, cooldown 60s, min-active 1) and report worker-hours disabled.' }),
     study: Flags.boolean({ summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).' }),
     seed: Flags.integer({ summary: `With --study: the workload's seed (default ${DEFAULT_STUDY_SEED}).`, min: 0 }),
   };
@@ -72,7 +73,7 @@ export default class Simulate extends BaseCommand {
     const cacheTtl = flags['cache-ttl'] !== undefined ? parseCacheTtl(flags['cache-ttl']) : undefined;
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     if (flags.compat === 'rlscheduler') {
-      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release', 'placement', 'selection', 'cache-ttl']) {
+      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release', 'placement', 'selection', 'cache-ttl', 'elastic']) {
         const shown = name === 'release' || name === 'no-release' ? 'release / --no-release' : name;
         if (given(name)) throw invalid(`--${shown} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
       }
@@ -96,6 +97,7 @@ export default class Simulate extends BaseCommand {
       placement,
       selection,
       cacheTtl,
+      elastic: flags.elastic,
       onProgress: progress?.update,
     }).finally(() => progress?.done());
 
@@ -113,9 +115,9 @@ export default class Simulate extends BaseCommand {
   /** `--study`: the dispatch study's table; flags that choose a trace or one placement do not apply. */
   private study(trace: string | undefined, flags: { seed?: number; policy: string; 'queue-depth': number; 'reservation-depth': number }, given: (name: string) => boolean): StudyResult {
     if (trace !== undefined) throw invalid(`--study generates its own workload; remove the trace "${trace}"`, 'run iris simulate --study [--seed N]');
-    for (const name of ['procs', 'window', 'order', 'plot', 'compat', 'release', 'no-release', 'backfill', 'no-backfill', 'placement', 'selection', 'cache-ttl']) {
+    for (const name of ['procs', 'window', 'order', 'plot', 'compat', 'release', 'no-release', 'backfill', 'no-backfill', 'placement', 'selection', 'cache-ttl', 'elastic']) {
       const shown = name.startsWith('no-') ? name.slice(3) : name;
-      if (given(name)) throw invalid(`--${shown} does not apply to --study`, 'the study runs every placement mode and selection on its own workload; only --seed, --policy, --queue-depth and --reservation-depth apply');
+      if (given(name)) throw invalid(`--${shown} does not apply to --study`, 'the study runs every placement mode and selection, with and without the elastic coordinator, on its own workload; only --seed, --policy, --queue-depth and --reservation-depth apply');
     }
     const result = runStudy({ seed: flags.seed, policy: parsePolicy(flags.policy), queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
     if (!this.jsonEnabled()) this.print(renderStudy(result));

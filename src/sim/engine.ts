@@ -24,6 +24,8 @@
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
  *   added to its run when its worker is not warm for them (the time limit still bounds it);
  *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
+ * - With `elastic`, the live coordinator's decision is polled on the virtual clock (elastic.ts);
+ *   a disabled worker takes no placements, and its disabled time is reported.
  * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends.
  * - Snapshots carry what the live one does for placement: job category/uses, worker cost per
  *   hour and the time of its last placement.
@@ -45,6 +47,7 @@ import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './wor
 import { waitingReason } from './deadlock.js';
 import { ContextCache } from './cache.js';
 import { Pipelines } from './needs.js';
+import { SimElastic } from './elastic.js';
 import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
@@ -72,6 +75,9 @@ class Engine {
   private readonly roots: readonly SimJob[];
   private readonly pipelines: Pipelines;
   private readonly cache: ContextCache | null;
+  private readonly elastic: SimElastic | null;
+  /** The batch being run is an elastic poll time. */
+  private pollDue = false;
   private readonly costPerHour = new Map<string, number>();
   private cost = 0;
   private reuseStarts = 0;
@@ -107,6 +113,7 @@ class Engine {
     const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
     this.cache = usesModels ? new ContextCache(workload.models ?? {}, options.cacheTtl ?? DEFAULT_CACHE_TTL_S) : null;
     for (const w of workload.workers) this.costPerHour.set(w.id, w.costPerHour ?? 1);
+    this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);
   }
@@ -118,16 +125,24 @@ class Engine {
       const now = this.nextTime();
       if (now === null) break;
       start ??= now;
+      this.elastic?.begin(now);
       this.batches++;
       this.freed = false;
-      while (this.completions.peek()?.time === now) this.runEnded(this.completions.pop()!.task, now);
+      let eventful = false;
+      while (this.completions.peek()?.time === now) {
+        eventful = true;
+        this.runEnded(this.completions.pop()!.task, now);
+      }
       for (;;) {
         const arrival = this.nextArrival(now);
         if (!arrival) break;
+        eventful = true;
         this.submit(arrival, now);
       }
+      if (this.pollDue) this.pollElastic(now);
       this.schedule(now, this.freed);
-      end = Math.max(end, now);
+      // A poll alone is not part of the workload's span.
+      if (eventful) end = Math.max(end, now);
       this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.pool.utilization() });
       if (this.options.onProgress && this.batches % this.progressEvery === 0) {
         this.options.onProgress({ now, finished: this.results.length, total: this.total, events: this.batches });
@@ -144,6 +159,16 @@ class Engine {
     if (child && child.time < t) t = child.time;
     const done = this.completions.peek();
     if (done && done.time < t) t = done.time;
+    this.pollDue = false;
+    if (this.elastic) {
+      // Keep polling while the workload goes on, or while queued tasks wait for disabled workers.
+      const waiting = this.pending.size > 0 && this.elastic.anyDisabled() && this.pending.size > this.elastic.enableThreshold;
+      const poll = this.elastic.nextPoll(t !== Infinity || waiting);
+      if (poll !== null && poll <= t) {
+        t = poll;
+        this.pollDue = true;
+      }
+    }
     return t === Infinity ? null : t;
   }
 
@@ -218,6 +243,14 @@ class Engine {
     for (const child of spec.children) this.skipTree(child, 'its parent job never ran');
   }
 
+  /** An elastic poll: disabled workers leave the placement pool, enabled ones come back (a resource change). */
+  private pollElastic(now: number): void {
+    const changes = this.elastic!.poll(now, this.pending.size);
+    for (const d of changes.disabled) this.pool.setDisabled(d.workerId, d.reason);
+    for (const id of changes.enabled) this.pool.setDisabled(id, null);
+    if (changes.enabled.length > 0) this.freed = true;
+  }
+
   private schedule(now: number, freed: boolean): void {
     let resourcesChanged = freed;
     while (this.pending.size > 0) {
@@ -286,6 +319,7 @@ class Engine {
     if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
     this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
     job.workers.add(workerId);
+    this.elastic?.taskStarted(workerId);
     job.pendingTasks--;
     if (job.pendingTasks === 0) this.queuedJobs--;
     if (job.start === null) {
@@ -321,6 +355,7 @@ class Engine {
     this.runningDirty = true;
     this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
+    this.elastic?.taskEnded(allocation.workerId, now);
     const job = this.active.get(allocation.job)!;
     if (this.cache && job.spec.uses) this.cache.end(allocation.workerId, job.spec.uses, now);
     job.unfinishedTasks--;
@@ -376,6 +411,7 @@ class Engine {
       unfinished: unfinished.length,
       deadlocked: deadlocked.length,
       busyCpuSeconds: this.busyCpuSeconds,
+      disabledWorkerHours: this.elastic ? this.elastic.disabledWorkerHours(end) : null,
       totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
       cost: this.cost,

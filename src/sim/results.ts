@@ -5,6 +5,7 @@
  */
 import type { Plan, Snapshot } from '../cluster/scheduler/types.js';
 import type { OrderName } from './scores.js';
+import type { SimElasticSettings } from './elastic.js';
 import type { SkippedJob } from './workload.js';
 
 /** What the engine needs from a scheduler: the QueueScheduler's pass. */
@@ -37,6 +38,8 @@ export interface SimOptions {
   release?: boolean;
   /** Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`). */
   cacheTtl?: number;
+  /** Run the elastic coordinator with these settings (seconds); absent: off. */
+  elastic?: SimElasticSettings;
 }
 
 export interface SimJobResult {
@@ -88,6 +91,8 @@ export interface SimSummary {
   reuseHits: number;
   /** reuseHits / reuseStarts; null when no task used a model. */
   reuseHitRate: number | null;
+  /** Worker-hours spent disabled by the elastic coordinator; null when it was off. */
+  disabledWorkerHours: number | null;
   passes: number;
   batches: number;
 }

@@ -16,6 +16,7 @@ import type { SimProgress, SimResult } from './results.js';
 import { simulateRlscheduler, type CompatResult } from './rlscheduler.js';
 import type { OrderName } from './scores.js';
 import { readSwf } from './swf.js';
+import { DEFAULT_SIM_ELASTIC } from './elastic.js';
 import { countJobs } from './workload.js';
 
 export interface SimulationOptions {
@@ -42,6 +43,8 @@ export interface SimulationOptions {
   selection?: string;
   /** Seconds a context-reuse hint stays fresh (default 3600). */
   cacheTtl?: number;
+  /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
+  elastic?: boolean;
   onProgress?: (progress: SimProgress) => void;
   /** Call onProgress every this many event batches (default 1000). */
   progressEvery?: number;
@@ -69,7 +72,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const workload = await loadWorkload(trace, { procs: options.procs, window });
   const release = options.release ?? true;
   const result = simulate(workload, {
-    scheduler, order, release, cacheTtl: options.cacheTtl, queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
+    scheduler, order, release, cacheTtl: options.cacheTtl, ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}), queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
   });
   const info: SimRunInfo = {
     trace,

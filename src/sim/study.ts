@@ -12,6 +12,7 @@ import { simulate } from './engine.js';
 import { PLACEMENT_MODES, SELECTIONS, createScheduler, placementFor, type PlacementMode, type Selection } from './policy.js';
 import { DEFAULT_QUEUE_OPTIONS, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import type { JobCategory } from '../model/workload.js';
+import { DEFAULT_SIM_ELASTIC } from './elastic.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 
 export const DEFAULT_STUDY_SEED = 1;
@@ -156,11 +157,15 @@ export interface StudyMetrics {
   /** Seconds. */
   meanWait: number;
   reuseHitRate: number | null;
+  /** Worker-hours the elastic coordinator kept disabled; null without it. */
+  disabledWorkerHours: number | null;
 }
 
 export interface StudyRow {
   placement: PlacementMode;
   selection: Selection;
+  /** The elastic coordinator ran (default settings, as config `elastic: {enabled: true}`). */
+  elastic: boolean;
   available: boolean;
   /** Why the mode cannot run in this build (unavailable rows). */
   reason?: string;
@@ -190,47 +195,57 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
   const rows: StudyRow[] = [];
   for (const placement of PLACEMENT_MODES) {
     for (const selection of SELECTIONS) {
-      const choice = placementFor({ mode: placement, selection });
-      if (!choice.available) {
-        rows.push({ placement, selection, available: false, reason: choice.reason, metrics: null });
-        continue;
+      for (const elastic of [false, true]) {
+        const choice = placementFor({ mode: placement, selection });
+        if (!choice.available) {
+          rows.push({ placement, selection, elastic, available: false, reason: choice.reason, metrics: null });
+          continue;
+        }
+        const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement: { mode: placement, selection } });
+        const queueDepth = options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth;
+        const s = simulate(workload, { scheduler, queueDepth, ...(elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}) }).summary;
+        rows.push({
+          placement,
+          selection,
+          elastic,
+          available: true,
+          metrics: {
+            jobs: s.jobs,
+            unfinished: s.unfinished + s.skipped + s.deadlocked,
+            makespan: s.makespan,
+            totalCost: s.totalCost,
+            costTimesMakespan: (s.totalCost * s.makespan) / 3600,
+            meanWait: s.avgWait,
+            reuseHitRate: s.reuseHitRate,
+            disabledWorkerHours: s.disabledWorkerHours,
+          },
+        });
       }
-      const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement: { mode: placement, selection } });
-      const s = simulate(workload, { scheduler, queueDepth: options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth }).summary;
-      rows.push({
-        placement,
-        selection,
-        available: true,
-        metrics: {
-          jobs: s.jobs,
-          unfinished: s.unfinished + s.skipped + s.deadlocked,
-          makespan: s.makespan,
-          totalCost: s.totalCost,
-          costTimesMakespan: (s.totalCost * s.makespan) / 3600,
-          meanWait: s.avgWait,
-          reuseHitRate: s.reuseHitRate,
-        },
-      });
     }
   }
   return { seed, policy, workers: workload.workers.length, jobs: workload.jobs.length, rows };
 }
 
 /** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
-export const STUDY_HEADERS = ['placement', 'selection', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits'] as const;
+export const STUDY_HEADERS = [
+  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits', 'disabled worker-h',
+] as const;
 
 /** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
 export function studyCells(row: StudyRow): string[] {
   const m = row.metrics;
-  if (!m) return [row.placement, row.selection, 'not available', 'not available', 'not available', 'not available', 'not available'];
+  const elastic = row.elastic ? 'on' : 'off';
+  if (!m) return [row.placement, row.selection, elastic, ...Array<string>(6).fill('not available')];
   return [
     row.placement,
     row.selection,
+    elastic,
     m.makespan.toFixed(0),
     m.totalCost.toFixed(2),
     m.costTimesMakespan.toFixed(2),
     m.meanWait.toFixed(1),
     m.reuseHitRate === null ? '-' : `${(m.reuseHitRate * 100).toFixed(1)}%`,
+    m.disabledWorkerHours === null ? '-' : m.disabledWorkerHours.toFixed(2),
   ];
 }
 

@@ -59,6 +59,7 @@ export interface RunTotals {
   cost: number;
   reuseStarts: number;
   reuseHits: number;
+  disabledWorkerHours: number | null;
   passes: number;
   batches: number;
 }
@@ -91,6 +92,7 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     reuseStarts: totals.reuseStarts,
     reuseHits: totals.reuseHits,
     reuseHitRate: totals.reuseStarts > 0 ? totals.reuseHits / totals.reuseStarts : null,
+    disabledWorkerHours: totals.disabledWorkerHours,
     passes: totals.passes,
     batches: totals.batches,
   };

@@ -32,6 +32,7 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Makespan', seconds(s.makespan)],
   ];
   if (info.kind === 'iris') fields.push(['Total cost', `${s.totalCost.toFixed(2)} (Σ run time × the worker's cost per hour)`]);
+  if (s.disabledWorkerHours !== null) fields.push(['Elastic', `${s.disabledWorkerHours.toFixed(2)} worker-hours disabled by the elastic coordinator`]);
   if (s.reuseHitRate !== null) fields.push(['Reuse hits', `${(s.reuseHitRate * 100).toFixed(1)}% (${s.reuseHits} of ${s.reuseStarts} task starts on a worker warm for their models)`]);
   if (info.waitingJobs !== undefined) {
     fields.push(['Waiting parents', `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ${info.release ? 'released' : 'held (--no-release)'} while waiting`]);
