@@ -11,6 +11,7 @@
  * or the last poll toggled a worker, so a run always ends.
  */
 import { DEFAULT_ELASTIC, decideElastic, type ElasticWorker } from '../cluster/scheduler/elastic.js';
+import type { WorkerPool } from './pool.js';
 import type { SimWorker } from './workload.js';
 
 /** The coordinator's settings in seconds (config `elastic:` keys, same defaults). */
@@ -59,18 +60,14 @@ export class SimElastic {
     for (const w of this.workers) this.index.set(w.id, w);
   }
 
-  get enableThreshold(): number {
-    return this.settings.enableThreshold;
-  }
-
-  anyDisabled(): boolean {
-    return this.workers.some((w) => w.disabledAt !== null);
-  }
-
-  /** The next poll time, given whether other events remain; null: no more polls. */
-  nextPoll(otherEvents: boolean): number | null {
+  /**
+   * The next poll time; null: no more polls. Polls go on while the workload has other events, the
+   * last poll toggled a worker, or queued tasks (more than enable-threshold) wait for a disabled worker.
+   */
+  nextPoll(otherEvents: boolean, queueLength: number): number | null {
     if (this.next === null) return null;
-    return otherEvents || this.toggledLast ? this.next : null;
+    const waiting = queueLength > this.settings.enableThreshold && this.workers.some((w) => w.disabledAt !== null);
+    return otherEvents || this.toggledLast || waiting ? this.next : null;
   }
 
   /** The first event happened at `now`: workers count as idle from then; the first poll is one interval later. */
@@ -90,8 +87,15 @@ export class SimElastic {
     w.idleSince = Math.max(w.idleSince, now);
   }
 
-  /** One poll at `now` with `queueLength` pending tasks: what to disable and enable. */
-  poll(now: number, queueLength: number): ElasticChanges {
+  /** One poll at `now` with `queueLength` pending tasks, applied to `pool`; true when a worker was enabled (a resource change). */
+  poll(now: number, queueLength: number, pool: WorkerPool): boolean {
+    const changes = this.decide(now, queueLength);
+    for (const d of changes.disabled) pool.setDisabled(d.workerId, d.reason);
+    for (const id of changes.enabled) pool.setDisabled(id, null);
+    return changes.enabled.length > 0;
+  }
+
+  private decide(now: number, queueLength: number): ElasticChanges {
     this.next = now + this.settings.poll;
     const s = this.settings;
     const view: ElasticWorker[] = this.workers.map((w) => ({

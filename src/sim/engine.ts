@@ -139,7 +139,7 @@ class Engine {
         eventful = true;
         this.submit(arrival, now);
       }
-      if (this.pollDue) this.pollElastic(now);
+      if (this.pollDue && this.elastic!.poll(now, this.pending.size, this.pool)) this.freed = true;
       this.schedule(now, this.freed);
       // A poll alone is not part of the workload's span.
       if (eventful) end = Math.max(end, now);
@@ -159,16 +159,9 @@ class Engine {
     if (child && child.time < t) t = child.time;
     const done = this.completions.peek();
     if (done && done.time < t) t = done.time;
-    this.pollDue = false;
-    if (this.elastic) {
-      // Keep polling while the workload goes on, or while queued tasks wait for disabled workers.
-      const waiting = this.pending.size > 0 && this.elastic.anyDisabled() && this.pending.size > this.elastic.enableThreshold;
-      const poll = this.elastic.nextPoll(t !== Infinity || waiting);
-      if (poll !== null && poll <= t) {
-        t = poll;
-        this.pollDue = true;
-      }
-    }
+    const poll = this.elastic?.nextPoll(t !== Infinity, this.pending.size) ?? null;
+    this.pollDue = poll !== null && poll <= t;
+    if (this.pollDue) t = poll!;
     return t === Infinity ? null : t;
   }
 
@@ -241,14 +234,6 @@ class Engine {
   private skipTree(spec: SimJob, reason: string): void {
     this.skipped.push({ name: spec.name, reason });
     for (const child of spec.children) this.skipTree(child, 'its parent job never ran');
-  }
-
-  /** An elastic poll: disabled workers leave the placement pool, enabled ones come back (a resource change). */
-  private pollElastic(now: number): void {
-    const changes = this.elastic!.poll(now, this.pending.size);
-    for (const d of changes.disabled) this.pool.setDisabled(d.workerId, d.reason);
-    for (const id of changes.enabled) this.pool.setDisabled(id, null);
-    if (changes.enabled.length > 0) this.freed = true;
   }
 
   private schedule(now: number, freed: boolean): void {
