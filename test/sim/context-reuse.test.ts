@@ -101,6 +101,40 @@ describe('context reuse in the simulator', () => {
   });
 });
 
+describe('the live placement modes see the hints', () => {
+  // z and a start together on the two workers, so a leaves a hint for m on one; b comes later, when both are free.
+  const workload = {
+    workers: [{ name: 'g', count: 2, gpu: { variant: 'L4', count: 1, memory: '24GiB' } }],
+    models: { m: { load: 100 } },
+    jobs: [
+      { name: 'z', submit: 0, run: 100, gpu: 1 },
+      { name: 'a', submit: 0, run: 50, gpu: 1, uses: 'm' },
+      { name: 'b', submit: 300, run: 50, gpu: 1, uses: 'm', repeat: { count: 5, every: 200 } },
+    ],
+  };
+  const runWith = (mode: 'adaptive' | 'first-fit', cacheTtl?: number) =>
+    simulate(parseWorkload(workload, 'w.yaml'), { scheduler: createScheduler({ policy: 'fcfs', placement: { mode, selection: 'first-fit' } }), cacheTtl });
+
+  it('adaptive places every later task of the model on the warm worker: no load, reuse hits', () => {
+    const r = runWith('adaptive');
+    const at = spans(r);
+    // Which of the two identical workers z and a get is the jitter's; the b-i follow a's model.
+    expect(at['/a']!.slice(0, 2)).toEqual([0, 150]);
+    for (let i = 0; i < 5; i++) expect(at[`/b-${i}`]).toEqual([300 + 200 * i, 350 + 200 * i, at['/a']![2]]);
+    expect(r.summary.reuseHits).toBe(5);
+    // Control: with hints lapsing after 1 s, the jitter spreads the same tasks over both workers.
+    const cold = spans(runWith('adaptive', 1));
+    expect(new Set([0, 1, 2, 3, 4].map((i) => cold[`/b-${i}`]![2])).size).toBe(2);
+  });
+
+  it('first-fit takes the first worker, cold: b-0 pays the load', () => {
+    const r = runWith('first-fit');
+    expect(spans(r)).toMatchObject({ '/a': [0, 150, 'g-1'], '/b-0': [300, 450, 'g-0'] });
+    // b-0 left m on g-0 too: the later ones are warm there.
+    expect(r.summary.reuseHits).toBe(4);
+  });
+});
+
 describe('pipelines in the simulator (needs)', () => {
   it('a stage arrives when the last job it needs ends, not before its own submit', () => {
     const r = run({
