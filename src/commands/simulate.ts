@@ -10,6 +10,7 @@ import { runSimulation } from '../sim/service.js';
 import { DEFAULT_PLACEMENT, DEFAULT_SELECTION, PLACEMENT_MODES, SELECTIONS, parsePlacementMode, parsePolicy, parseSelection } from '../sim/policy.js';
 import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
 import { parseSeconds } from '../sim/workload-file.js';
+import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';
 import { renderCompat, renderSimulation, renderStudy } from '../ui/simulation.js';
 
 export default class Simulate extends BaseCommand {
@@ -53,7 +54,10 @@ export default class Simulate extends BaseCommand {
     placement: Flags.string({ summary: `Placement mode: ${PLACEMENT_MODES.join(', ')} (default ${DEFAULT_PLACEMENT}).` }),
     selection: Flags.string({ summary: `Worker selection: ${SELECTIONS.join(', ')} (default ${DEFAULT_SELECTION}).` }),
     'cache-ttl': Flags.string({ summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).' }),
-    elastic: Flags.boolean({ summary: 'Run the elastic coordinator (default settings: idle 60s, poll 30s, cooldown 60s, min-active 1) and report worker-hours disabled.' }),
+    elastic: Flags.boolean({
+      summary: `Run the elastic coordinator (the config defaults: idle-disable ${E.idleDisable}s, poll ${E.poll}s, cooldown ${E.cooldown}s, ` +
+        `min-active ${E.minActive}) and report worker-hours disabled.`,
+    }),
     study: Flags.boolean({ summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).' }),
     seed: Flags.integer({ summary: `With --study: the workload's seed (default ${DEFAULT_STUDY_SEED}).`, min: 0 }),
   };
