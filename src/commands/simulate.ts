@@ -7,7 +7,11 @@ import { compatJson, simulationJson, type CompatJson, type SimulationJson } from
 import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
 import { runSimulation } from '../sim/service.js';
-import { renderCompat, renderSimulation } from '../ui/simulation.js';
+import { DEFAULT_PLACEMENT, DEFAULT_SELECTION, PLACEMENT_MODES, SELECTIONS, parsePlacementMode, parsePolicy, parseSelection } from '../sim/policy.js';
+import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
+import { parseSeconds } from '../sim/workload-file.js';
+import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';
+import { renderCompat, renderSimulation, renderStudy } from '../ui/simulation.js';
 
 export default class Simulate extends BaseCommand {
   static override summary = 'Replay a workload through the iris scheduler on a virtual clock.';
@@ -15,17 +19,21 @@ export default class Simulate extends BaseCommand {
     'TRACE is an SWF trace (*.swf) run on a pool of --procs processors, or an iris workload file (*.yaml, *.yml, *.json) ' +
     'that declares workers, TPU slices and jobs with gangs and children (see docs/simulate.md). No processes run and ' +
     'nothing sleeps: the same scheduler code as the live cluster places jobs as virtual time jumps from event to event. ' +
-    'Prints average wait, average bounded slowdown (threshold 10 s), utilization and makespan; --json adds per-job results.';
+    'Prints average wait, average bounded slowdown (threshold 10 s), utilization, makespan, total cost and the reuse-hit rate; ' +
+    '--json adds per-job results. --study runs the seeded dispatch study (docs/simulate.md, "Dispatch study") through every ' +
+    'placement mode and selection, without and with the elastic coordinator (--elastic for one run), and prints its table.';
 
   static override examples = [
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --policy easy',
     '<%= config.bin %> simulate trace.swf --procs 128 --policy conservative --window 1981:1024 --plot run.svg',
     '<%= config.bin %> simulate workload.yaml --policy hybrid --reservation-depth 8 --json',
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
+    '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl 30m',
+    '<%= config.bin %> simulate --study --seed 1',
   ];
 
   static override args = {
-    trace: Args.string({ description: 'SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json).', required: true }),
+    trace: Args.string({ description: 'SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json); none with --study.' }),
   };
 
   static override flags = {
@@ -43,18 +51,33 @@ export default class Simulate extends BaseCommand {
       default: true,
     }),
     backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
+    placement: Flags.string({ summary: `Placement mode: ${PLACEMENT_MODES.join(', ')} (default ${DEFAULT_PLACEMENT}).` }),
+    selection: Flags.string({ summary: `Worker selection: ${SELECTIONS.join(', ')} (default ${DEFAULT_SELECTION}).` }),
+    'cache-ttl': Flags.string({ summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).' }),
+    elastic: Flags.boolean({
+      summary: `Run the elastic coordinator (the config defaults: idle-disable ${E.idleDisable}s, poll ${E.poll}s, cooldown ${E.cooldown}s, ` +
+        `min-active ${E.minActive}) and report worker-hours disabled.`,
+    }),
+    study: Flags.boolean({ summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).' }),
+    seed: Flags.integer({ summary: `With --study: the workload's seed (default ${DEFAULT_STUDY_SEED}).`, min: 0 }),
   };
 
   /** Times in the report are virtual seconds, not instants: --json prints them as numbers. */
   protected override jsonInstants = false;
 
-  async run(): Promise<SimulationJson | CompatJson> {
+  async run(): Promise<SimulationJson | CompatJson | StudyResult> {
     const { args, flags, raw } = await this.parse(Simulate);
     const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name);
+    if (flags.study) return this.study(args.trace, flags, given);
+    if (given('seed')) throw invalid('--seed applies to --study only', 'run the dispatch study with: iris simulate --study --seed N');
+    if (args.trace === undefined) throw invalid('missing TRACE', 'give an SWF trace or an iris workload file, or run the dispatch study with --study');
     const order = parseOrder(flags.order);
+    const placement = flags.placement !== undefined ? parsePlacementMode(flags.placement) : undefined;
+    const selection = flags.selection !== undefined ? parseSelection(flags.selection) : undefined;
+    const cacheTtl = flags['cache-ttl'] !== undefined ? parseCacheTtl(flags['cache-ttl']) : undefined;
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     if (flags.compat === 'rlscheduler') {
-      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release']) {
+      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release', 'placement', 'selection', 'cache-ttl', 'elastic']) {
         const shown = name === 'release' || name === 'no-release' ? 'release / --no-release' : name;
         if (given(name)) throw invalid(`--${shown} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
       }
@@ -75,6 +98,10 @@ export default class Simulate extends BaseCommand {
       compat: flags.compat === 'rlscheduler' ? 'rlscheduler' : undefined,
       backfill: flags.backfill,
       release: flags.release,
+      placement,
+      selection,
+      cacheTtl,
+      elastic: flags.elastic,
       onProgress: progress?.update,
     }).finally(() => progress?.done());
 
@@ -87,6 +114,18 @@ export default class Simulate extends BaseCommand {
       if (outcome.plot) this.print(`\nPlot written to ${outcome.plot}`);
     }
     return simulationJson(outcome.info, outcome.result);
+  }
+
+  /** `--study`: the dispatch study's table; flags that choose a trace or one placement do not apply. */
+  private study(trace: string | undefined, flags: { seed?: number; policy: string; 'queue-depth': number; 'reservation-depth': number }, given: (name: string) => boolean): StudyResult {
+    if (trace !== undefined) throw invalid(`--study generates its own workload; remove the trace "${trace}"`, 'run iris simulate --study [--seed N]');
+    for (const name of ['procs', 'window', 'order', 'plot', 'compat', 'release', 'no-release', 'backfill', 'no-backfill', 'placement', 'selection', 'cache-ttl', 'elastic']) {
+      const shown = name.startsWith('no-') ? name.slice(3) : name;
+      if (given(name)) throw invalid(`--${shown} does not apply to --study`, 'the study runs every placement mode and selection, with and without the elastic coordinator, on its own workload; only --seed, --policy, --queue-depth and --reservation-depth apply');
+    }
+    const result = runStudy({ seed: flags.seed, policy: parsePolicy(flags.policy), queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
+    if (!this.jsonEnabled()) this.print(renderStudy(result));
+    return result;
   }
 
   private print(text: string): void {
@@ -107,4 +146,11 @@ export default class Simulate extends BaseCommand {
       },
     };
   }
+}
+
+/** `--cache-ttl`: a duration such as 30m or 3600 (seconds), more than 0. */
+function parseCacheTtl(text: string): number {
+  const seconds = parseSeconds(text);
+  if (!(seconds > 0)) throw invalid(`invalid --cache-ttl "${text}": expected a duration above 0 such as 30m or 1h`);
+  return seconds;
 }

@@ -21,11 +21,20 @@
  *   job of its subtree ends. Its time limit bounds its own run only.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
+ * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
+ *   added to its run when its worker is not warm for them (the time limit still bounds it);
+ *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
+ * - With `elastic`, the live coordinator's decision is polled on the virtual clock (elastic.ts);
+ *   a disabled worker takes no placements, and its disabled time is reported.
+ * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends.
+ * - Snapshots carry what the live one does for placement: job category/uses, worker cost per
+ *   hour and the time of its last placement.
  * - With `order` other than fcfs, the ordering score of the root is put where the progress
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
 import { jobDepth, taskName } from '../model/names.js';
+import { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
 import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from '../model/heap.js';
@@ -36,44 +45,12 @@ import { orderScore, type OrderName } from './scores.js';
 import { jobResult, summarize } from './summary.js';
 import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
 import { waitingReason } from './deadlock.js';
+import { ContextCache } from './cache.js';
+import { Pipelines } from './needs.js';
+import { SimElastic } from './elastic.js';
+import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
-
-/** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
-interface Held {
-  allocation: RunningAllocation;
-  deviceIndices: number[];
-}
-
-interface ActiveJob {
-  spec: SimJob;
-  sched: SchedulerJob;
-  submit: number;
-  start: number | null;
-  end: number;
-  pendingTasks: number;
-  unfinishedTasks: number;
-  workers: Set<string>;
-  timeLimited: boolean;
-  parent: ActiveJob | null;
-  /** Jobs of the subtree (arrived or not) that have not ended. */
-  openDescendants: number;
-  /** Tasks whose run is over, waiting for the subtree (SimJob.wait). */
-  waiting: string[];
-}
-
-interface Arrival {
-  time: number;
-  seq: number;
-  spec: SimJob;
-  parent: ActiveJob | null;
-}
-
-interface Completion {
-  time: number;
-  seq: number;
-  task: string;
-}
 
 export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
   return new Engine(workload, options).run();
@@ -96,6 +73,15 @@ class Engine {
   private runningDirty = false;
 
   private readonly roots: readonly SimJob[];
+  private readonly pipelines: Pipelines;
+  private readonly cache: ContextCache | null;
+  private readonly elastic: SimElastic | null;
+  /** The batch being run is an elastic poll time. */
+  private pollDue = false;
+  private readonly costPerHour = new Map<string, number>();
+  private cost = 0;
+  private reuseStarts = 0;
+  private reuseHits = 0;
   private rootAt = 0;
   private readonly arrivals = new EventHeap<Arrival>();
   private readonly completions = new EventHeap<Completion>();
@@ -122,7 +108,12 @@ class Engine {
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
     this.queueDepth = options.queueDepth ?? Infinity;
     this.pool = new WorkerPool(workload.workers);
-    this.roots = workload.jobs;
+    this.pipelines = new Pipelines(workload.jobs);
+    this.roots = this.pipelines.roots;
+    const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
+    this.cache = usesModels ? new ContextCache(workload.models ?? {}, options.cacheTtl ?? DEFAULT_CACHE_TTL_S) : null;
+    for (const w of workload.workers) this.costPerHour.set(w.id, w.costPerHour ?? 1);
+    this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);
   }
@@ -134,16 +125,24 @@ class Engine {
       const now = this.nextTime();
       if (now === null) break;
       start ??= now;
+      this.elastic?.begin(now);
       this.batches++;
       this.freed = false;
-      while (this.completions.peek()?.time === now) this.runEnded(this.completions.pop()!.task, now);
+      let eventful = false;
+      while (this.completions.peek()?.time === now) {
+        eventful = true;
+        this.runEnded(this.completions.pop()!.task, now);
+      }
       for (;;) {
         const arrival = this.nextArrival(now);
         if (!arrival) break;
+        eventful = true;
         this.submit(arrival, now);
       }
+      if (this.pollDue && this.elastic!.poll(now, this.pending.size, this.pool)) this.freed = true;
       this.schedule(now, this.freed);
-      end = Math.max(end, now);
+      // A poll alone is not part of the workload's span.
+      if (eventful) end = Math.max(end, now);
       this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.pool.utilization() });
       if (this.options.onProgress && this.batches % this.progressEvery === 0) {
         this.options.onProgress({ now, finished: this.results.length, total: this.total, events: this.batches });
@@ -160,6 +159,9 @@ class Engine {
     if (child && child.time < t) t = child.time;
     const done = this.completions.peek();
     if (done && done.time < t) t = done.time;
+    const poll = this.elastic?.nextPoll(t !== Infinity, this.pending.size) ?? null;
+    this.pollDue = poll !== null && poll <= t;
+    if (this.pollDue) t = poll!;
     return t === Infinity ? null : t;
   }
 
@@ -193,10 +195,13 @@ class Engine {
       replicas: spec.replicas,
       // Times are opaque numbers to the planner; the simulator uses seconds throughout.
       timeLimitMs: spec.timeLimit,
+      ...(spec.category ? { category: spec.category } : {}),
+      ...(spec.uses ? { uses: spec.uses } : {}),
     };
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
+      if (!parent) for (const dep of this.pipelines.skipped(spec.name)) this.skipTree(dep.job, dep.reason);
       this.descendantsEnded(parent, countJobs([spec]), now);
       return;
     }
@@ -260,6 +265,7 @@ class Engine {
     }
     return {
       now,
+      ...(this.cache ? { cacheHints: this.cache.hints(now) } : {}),
       jobs: this.jobs,
       pending: this.pending.tasks(),
       pendingOrdered: true,
@@ -274,7 +280,7 @@ class Engine {
     const job = this.active.get(jobName);
     if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
-    this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices);
+    this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices, now);
     this.pending.take(taskId);
     const allocation: RunningAllocation = {
       task: taskId,
@@ -285,12 +291,20 @@ class Engine {
       devices: devices.length,
       endsAt: now + job.spec.timeLimit,
     };
-    this.running.set(taskId, { allocation, deviceIndices: devices });
+    let load = 0;
+    if (this.cache && job.spec.uses) {
+      const start = this.cache.start(workerId, job.spec.uses, now);
+      load = start.load;
+      this.reuseStarts++;
+      if (start.hit) this.reuseHits++;
+    }
+    const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
+    this.running.set(taskId, { allocation, deviceIndices: devices, duration });
     this.runningDirty = true;
-    const limited = job.spec.run > job.spec.timeLimit;
-    if (limited) job.timeLimited = true;
-    this.completions.push({ time: now + Math.min(job.spec.run, job.spec.timeLimit), seq: this.eventSeq++, task: taskId });
+    if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
+    this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
     job.workers.add(workerId);
+    this.elastic?.taskStarted(workerId);
     job.pendingTasks--;
     if (job.pendingTasks === 0) this.queuedJobs--;
     if (job.start === null) {
@@ -303,8 +317,8 @@ class Engine {
   private runEnded(taskId: string, now: number): void {
     const held = this.running.get(taskId)!;
     const job = this.active.get(held.allocation.job)!;
-    const duration = Math.min(job.spec.run, job.spec.timeLimit);
-    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * duration;
+    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * held.duration;
+    this.cost += (held.duration * this.costPerHour.get(held.allocation.workerId)!) / 3600;
     this.freed = true;
     if (job.spec.wait && job.openDescendants > 0) this.startWaiting(job, taskId, held);
     else this.endTask(taskId, now);
@@ -326,7 +340,9 @@ class Engine {
     this.runningDirty = true;
     this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
+    this.elastic?.taskEnded(allocation.workerId, now);
     const job = this.active.get(allocation.job)!;
+    if (this.cache && job.spec.uses) this.cache.end(allocation.workerId, job.spec.uses, now);
     job.unfinishedTasks--;
     job.end = Math.max(job.end, now);
     if (job.unfinishedTasks === 0) this.finishJob(job, now);
@@ -338,6 +354,11 @@ class Engine {
     if (job.timeLimited) this.timeLimited++;
     this.results.push(jobResult({ ...job, start: job.start! }));
     this.descendantsEnded(job.parent, 1, now);
+    if (!job.parent) {
+      for (const next of this.pipelines.ended(job.spec.name)) {
+        this.arrivals.push({ time: Math.max(now, next.submit), seq: this.eventSeq++, spec: next, parent: null });
+      }
+    }
   }
 
   /** `count` jobs under `parent` ended (or were skipped): waiters whose subtree is done end now. */
@@ -358,7 +379,7 @@ class Engine {
   }
 
   private finish(start: number, end: number): SimResult {
-    const unfinished: SkippedJob[] = [];
+    const unfinished: SkippedJob[] = this.pipelines.held();
     const deadlocked: SkippedJob[] = [];
     for (const job of this.active.values()) {
       const scheduler = this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
@@ -375,14 +396,21 @@ class Engine {
       unfinished: unfinished.length,
       deadlocked: deadlocked.length,
       busyCpuSeconds: this.busyCpuSeconds,
+      disabledWorkerHours: this.elastic ? this.elastic.disabledWorkerHours(end) : null,
       totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
+      cost: this.cost,
+      reuseStarts: this.reuseStarts,
+      reuseHits: this.reuseHits,
       passes: this.passes,
       batches: this.batches,
     });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }
 }
+
+/** How long a context-reuse hint stays fresh by default (s): the cluster's `placement.cache-ttl`. */
+export const DEFAULT_CACHE_TTL_S = DEFAULT_CACHE_TTL_MS / 1000;
 
 const EMPTY_USAGE = new Map();
 const EMPTY_QUOTAS = new Map();

@@ -13,6 +13,9 @@ interface WorkerState {
   freeCpu: number;
   freeMemory: number;
   deviceBusy: boolean[];
+  lastDispatchAt: number | null;
+  /** Why it takes no placements now (elastic coordinator); null while enabled. */
+  disabled: string | null;
 }
 
 export class WorkerPool {
@@ -27,7 +30,7 @@ export class WorkerPool {
   constructor(specs: readonly SimWorker[]) {
     this.workers = specs.map((spec, i) => {
       this.index.set(spec.id, i);
-      return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false) };
+      return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false), lastDispatchAt: null, disabled: null };
     });
     this.current = this.workers.map((_, i) => this.view(i));
     this.totalCpu = specs.reduce((sum, w) => sum + w.cpuMillis, 0);
@@ -57,13 +60,14 @@ export class WorkerPool {
     return this.totalCpu > 0 ? this.usedCpu / this.totalCpu : 0;
   }
 
-  /** Takes a task's resources and device instances on a worker. */
-  take(workerId: string, cpuMillis: number, memoryBytes: number, devices: readonly number[]): void {
+  /** Takes a task's resources and device instances on a worker, placed at `now`. */
+  take(workerId: string, cpuMillis: number, memoryBytes: number, devices: readonly number[], now: number): void {
     const w = this.index.get(workerId)!;
     const worker = this.workers[w]!;
     worker.freeCpu -= cpuMillis;
     worker.freeMemory -= memoryBytes;
     for (const d of devices) worker.deviceBusy[d] = true;
+    worker.lastDispatchAt = now;
     if (worker.freeCpu < 0 || worker.freeMemory < 0) throw new Error(`scheduler overcommitted worker ${workerId}`);
     this.dirty.add(w);
     this.usedCpu += cpuMillis;
@@ -80,6 +84,13 @@ export class WorkerPool {
     this.usedCpu -= cpuMillis;
   }
 
+  /** Disables a worker (it keeps what runs there, takes no placements) with a reason, or enables it (null). */
+  setDisabled(workerId: string, reason: string | null): void {
+    const w = this.index.get(workerId)!;
+    this.workers[w]!.disabled = reason;
+    this.dirty.add(w);
+  }
+
   private view(i: number): WorkerView {
     const w = this.workers[i]!;
     const devices: number[] = [];
@@ -90,7 +101,10 @@ export class WorkerPool {
       attributes: w.spec.attributes,
       capacity: { cpuMillis: w.spec.cpuMillis, memoryBytes: w.spec.memoryBytes },
       free: { cpuMillis: w.freeCpu, memoryBytes: w.freeMemory, devices },
-      schedulable: true,
+      schedulable: w.disabled === null,
+      ...(w.disabled !== null ? { disabled: w.disabled } : {}),
+      costPerHour: w.spec.costPerHour ?? 1,
+      lastDispatchAt: w.lastDispatchAt,
     };
   }
 }

@@ -10,6 +10,9 @@ export interface SimRunInfo {
   trace: string;
   kind: 'swf' | 'iris';
   policy: string;
+  /** Placement mode and selection (src/sim/policy.ts). */
+  placement: string;
+  selection: string;
   order: string;
   queueDepth: number;
   reservationDepth: number;

@@ -5,6 +5,7 @@
  */
 import type { Plan, Snapshot } from '../cluster/scheduler/types.js';
 import type { OrderName } from './scores.js';
+import type { SimElasticSettings } from './elastic.js';
 import type { SkippedJob } from './workload.js';
 
 /** What the engine needs from a scheduler: the QueueScheduler's pass. */
@@ -35,6 +36,10 @@ export interface SimOptions {
    * live cluster; memory and devices stay held. Default true; false to compare.
    */
   release?: boolean;
+  /** Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`). */
+  cacheTtl?: number;
+  /** Run the elastic coordinator with these settings (seconds); absent: off. */
+  elastic?: SimElasticSettings;
 }
 
 export interface SimJobResult {
@@ -79,6 +84,15 @@ export interface SimSummary {
   start: number;
   end: number;
   timeLimited: number;
+  /** Σ task run time (s, loads included) × its worker's cost per hour / 3600. */
+  totalCost: number;
+  /** Task starts of jobs that `use` models, and those on a worker warm for every key. */
+  reuseStarts: number;
+  reuseHits: number;
+  /** reuseHits / reuseStarts; null when no task used a model. */
+  reuseHitRate: number | null;
+  /** Worker-hours spent disabled by the elastic coordinator; null when it was off. */
+  disabledWorkerHours: number | null;
   passes: number;
   batches: number;
 }

@@ -10,12 +10,13 @@ import { invalid } from '../model/errors.js';
 import { simulate } from './engine.js';
 import { loadWorkload, traceKind, type TraceWindow } from './load.js';
 import { renderPlot } from './plot.js';
-import { createScheduler, parsePolicy } from './policy.js';
+import { DEFAULT_PLACEMENT, DEFAULT_SELECTION, createScheduler, parsePlacementMode, parsePolicy, parseSelection } from './policy.js';
 import type { CompatInfo, SimRunInfo } from './report.js';
 import type { SimProgress, SimResult } from './results.js';
 import { simulateRlscheduler, type CompatResult } from './rlscheduler.js';
 import type { OrderName } from './scores.js';
 import { readSwf } from './swf.js';
+import { DEFAULT_SIM_ELASTIC } from './elastic.js';
 import { countJobs } from './workload.js';
 
 export interface SimulationOptions {
@@ -37,6 +38,13 @@ export interface SimulationOptions {
   release?: boolean;
   /** With compat: backfill behind the blocked head. */
   backfill?: boolean;
+  /** Placement mode and selection (policy.ts; default first-fit, first-fit). */
+  placement?: string;
+  selection?: string;
+  /** Seconds a context-reuse hint stays fresh (default 3600). */
+  cacheTtl?: number;
+  /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
+  elastic?: boolean;
   onProgress?: (progress: SimProgress) => void;
   /** Call onProgress every this many event batches (default 1000). */
   progressEvery?: number;
@@ -59,16 +67,19 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   }
 
   const policy = parsePolicy(options.policy);
-  const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth });
+  const placement = { mode: parsePlacementMode(options.placement ?? DEFAULT_PLACEMENT), selection: parseSelection(options.selection ?? DEFAULT_SELECTION) };
+  const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement });
   const workload = await loadWorkload(trace, { procs: options.procs, window });
   const release = options.release ?? true;
   const result = simulate(workload, {
-    scheduler, order, release, queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
+    scheduler, order, release, cacheTtl: options.cacheTtl, ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}), queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
   });
   const info: SimRunInfo = {
     trace,
     kind: workload.kind,
     policy,
+    placement: placement.mode,
+    selection: placement.selection,
     order,
     queueDepth: options.queueDepth,
     reservationDepth: options.reservationDepth,

@@ -2,7 +2,9 @@
  * What a simulation reports per job and overall. A job's wait is its first task's start minus
  * its submit; its bounded slowdown (threshold 10 s) is computed over submit to its last task's
  * end, so staggered replicas count in full; utilization is busy CPU time over all CPU during
- * the makespan.
+ * the makespan; total cost is Σ task run time (s) × its worker's cost per hour / 3600 (loads
+ * included, waits for a subtree not); the reuse-hit rate is task starts on a worker warm for every
+ * model the job uses over task starts of jobs that use models.
  */
 import { boundedSlowdown } from './metrics.js';
 import type { SimJobResult, SimSummary } from './results.js';
@@ -53,6 +55,11 @@ export interface RunTotals {
   /** CPU millis of all workers together. */
   totalCpu: number;
   timeLimited: number;
+  /** Σ run time × cost per hour / 3600 of the tasks whose run ended. */
+  cost: number;
+  reuseStarts: number;
+  reuseHits: number;
+  disabledWorkerHours: number | null;
   passes: number;
   batches: number;
 }
@@ -81,6 +88,11 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     start,
     end: start + makespan,
     timeLimited: totals.timeLimited,
+    totalCost: totals.cost,
+    reuseStarts: totals.reuseStarts,
+    reuseHits: totals.reuseHits,
+    reuseHitRate: totals.reuseStarts > 0 ? totals.reuseHits / totals.reuseStarts : null,
+    disabledWorkerHours: totals.disabledWorkerHours,
     passes: totals.passes,
     batches: totals.batches,
   };

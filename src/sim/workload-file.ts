@@ -5,6 +5,9 @@
  * zod schema checks it with the config file's field schemas, so every error is an IrisError
  * naming the file and the key path (`jobs[2].children[0].run: ...`), as config errors do.
  * Times are seconds: a bare number, or a duration such as `90s`, `10m`, `1h30m`, `500ms`.
+ * Workers may give `cost-per-hour` and `gpu: {variant, count, memory}` (the config's own field
+ * parsers); jobs a `category`, the models they `use` (declared under top-level `models:` with
+ * their load time) and, for top-level jobs, the earlier jobs they `need` (pipelines).
  * See docs/simulate.md for the format.
  */
 import { z } from 'zod';
@@ -14,6 +17,7 @@ import {
   SAFE_NAME,
   attributes,
   boolean,
+  byteSize,
   cpu,
   durationMs,
   fail,
@@ -32,6 +36,8 @@ import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
+import { workerCostPerHour, workerGpu } from '../config/schema/workers.js';
+import { parseCategory, parseUses, type JobCategory } from '../model/workload.js';
 import { TPU_NAME } from '../model/topology.js';
 
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
@@ -67,7 +73,16 @@ const gpu = parseWith<DeviceRequest, string | number>((value) => parseGpu(String
 const tpu = parseWith<TpuVariant, string>((value) => tpuVariant(String(value)));
 
 const worker = object(
-  { name: nameOf('worker name'), count: positiveInteger('worker count').nullish(), cpu: cpu.nullish(), memory: memory.nullish(), gpu: gpu.nullish(), tpu: tpu.nullish(), attributes },
+  {
+    name: nameOf('worker name'),
+    count: positiveInteger('worker count').nullish(),
+    cpu: cpu.nullish(),
+    memory: memory.nullish(),
+    gpu: workerGpu.nullish(),
+    tpu: tpu.nullish(),
+    'cost-per-hour': workerCostPerHour.nullish(),
+    attributes,
+  },
   'a worker object with at least a name',
 );
 
@@ -106,6 +121,7 @@ interface JobFields {
   cpu?: number | null;
   memory?: number | null;
   gpu?: DeviceRequest | null;
+  'gpu-memory'?: number | null;
   tpu?: TpuVariant | null;
   coschedule?: string | null;
   constraints: Constraint[];
@@ -113,7 +129,36 @@ interface JobFields {
   repeat?: { count: number; every?: number | null } | null;
   children?: JobFields[] | null;
   wait?: boolean | null;
+  category?: JobCategory | null;
+  uses?: string[] | null;
+  needs?: string[] | null;
 }
+
+const category = parseWith<JobCategory, string>((value) => {
+  if (typeof value !== 'string') throw invalid(`invalid category ${describeValue(value)}`, 'use training, inference or other');
+  return parseCategory(value);
+});
+
+/** A list of names (or one name) as written: `uses: llama` or `uses: [llama, mistral]`. */
+const names = (what: string, example: string, check: (items: string[]) => string[]) =>
+  parseWith<string[], unknown>((value) => {
+    const items = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string')) throw invalid(`invalid ${what} ${describeValue(value)}: expected a list of names such as ${example}`);
+    return check(items as string[]);
+  });
+
+const uses = names('uses', '[llama-3-8b]', parseUses);
+const needs = names('needs', '[train]', (items) => items.map((item) => item.replace(/^\//, '')));
+
+const model = object(
+  {
+    load: parseWith<number, number | string>((value) => {
+      if (!given(value)) throw invalid('missing load time', 'for example load: 90s');
+      return parseSeconds(value);
+    }),
+  },
+  'an object such as { load: 90s }',
+);
 
 const job: z.ZodType<JobFields> = z.lazy(() =>
   object(
@@ -130,6 +175,7 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       cpu: cpu.nullish(),
       memory: memory.nullish(),
       gpu: gpu.nullish(),
+      'gpu-memory': byteSize('gpu memory').nullish(),
       tpu: tpu.nullish(),
       coschedule: coschedule.nullish(),
       constraints: z
@@ -141,6 +187,9 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       repeat: object({ count: positiveInteger('repeat count'), every: seconds.nullish() }, 'an object such as { count: 100, every: 30s }').nullish(),
       children: list(job, 'jobs').nullish(),
       wait: boolean('wait').nullish(),
+      category: category.nullish(),
+      uses: uses.nullish(),
+      needs: needs.nullish(),
     },
     'a job object with at least a name and a run time',
   ),
@@ -149,11 +198,15 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
 interface Defaults {
   timeLimit: number | null;
   user: string;
+  /** Load time (s) of each declared model. */
+  models: Readonly<Record<string, number>>;
 }
 
 /** Jobs of one list with their names, inherited defaults and `repeat` expanded. */
 class JobExpander {
   private count = 0;
+  /** Root job names expanded so far: what a later root job may `need`. */
+  private readonly roots = new Set<string>();
   constructor(private readonly ctx: Ctx) {}
 
   list(items: JobFields[], path: Path, parent: string | null, defaults: Defaults): SimJob[] {
@@ -165,6 +218,7 @@ class JobExpander {
         const other = seen.get(one.name);
         if (other !== undefined) fail(this.ctx, [...at, 'name'], `duplicate job name "${one.name}" (also ${other})`);
         seen.set(one.name, formatKeyPath(at));
+        if (parent === null) this.roots.add(one.name);
         out.push(one);
       }
     });
@@ -175,11 +229,27 @@ class JobExpander {
     if (parent === null && given(j.after)) fail(this.ctx, [...path, 'after'], '"after" is for children; a top-level job uses "submit"');
     if (parent !== null && given(j.submit)) fail(this.ctx, [...path, 'submit'], 'a child job is submitted "after" its parent starts; use after: instead');
     const submit = (parent === null ? j.submit : j.after) ?? 0;
-    const timeLimit = j['time-limit'] ?? defaults.timeLimit ?? j.run;
+    const uses = j.uses ?? [];
+    let load = 0;
+    uses.forEach((key, k) => {
+      const seconds = defaults.models[key];
+      if (seconds === undefined) fail(this.ctx, [...path, 'uses', k], `unknown model "${key}"`, `declare it under models:, e.g. models: { ${key}: { load: 90s } }`);
+      load += seconds;
+    });
+    const needs = (j.needs ?? []).map((need, k) => {
+      if (parent !== null) fail(this.ctx, [...path, 'needs'], '"needs" is for top-level jobs; a child job starts "after" its parent');
+      const name = `/${need}`;
+      if (!this.roots.has(name)) fail(this.ctx, [...path, 'needs', k], `"${need}" is not a top-level job declared before this one`, 'a pipeline stage needs jobs listed earlier in jobs:');
+      return name;
+    });
+    // Without a limit, a task may take its run plus the load time of everything it uses.
+    const timeLimit = j['time-limit'] ?? defaults.timeLimit ?? j.run + load;
     if (timeLimit <= 0) fail(this.ctx, [...path, given(j['time-limit']) ? 'time-limit' : 'run'], 'the time limit must be more than 0 seconds');
     if (given(j.gpu) && given(j.tpu)) fail(this.ctx, path, 'gpu and tpu cannot be requested together: a task uses one kind of device');
     const variant = j.tpu ?? null;
-    const device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
+    if (given(j['gpu-memory']) && j.gpu?.type !== 'gpu') fail(this.ctx, [...path, 'gpu-memory'], 'applies only to a gpu request', 'ask for GPUs too, e.g. gpu: 1, gpu-memory: 40GiB');
+    let device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
+    if (device?.type === 'gpu' && given(j['gpu-memory'])) device = { ...device, memoryBytes: j['gpu-memory']! };
     const replicas = j.replicas ?? variant?.hosts ?? 1;
     const coschedule = j.coschedule ?? (variant !== null && variant.hosts > 1 ? TPU_NAME : null);
     const cpuMillis = j.cpu ?? DEFAULT_RESOURCES.cpuMillis;
@@ -204,6 +274,9 @@ class JobExpander {
         procs: (cpuMillis / 1000) * replicas,
         children: given(j.children) ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user }) : [],
         ...(j.wait ? { wait: true } : {}),
+        ...(given(j.category) ? { category: j.category! } : {}),
+        ...(uses.length > 0 ? { uses } : {}),
+        ...(needs.length > 0 ? { needs } : {}),
       };
     });
   }
@@ -220,9 +293,15 @@ function workers(ctx: Ctx, entries: z.output<typeof worker>[]): SimWorker[] {
   return entries.flatMap((w, i) => {
     if (given(w.gpu) && given(w.tpu)) fail(ctx, ['workers', i], 'a worker has at most one device: set either gpu or tpu, not both');
     let device: WorkerDevice = { type: 'cpu', variant: null, count: 0 };
-    if (w.gpu?.type === 'gpu') device = { type: 'gpu', variant: w.gpu.variant, count: w.gpu.count };
+    if (w.gpu) device = w.gpu;
     if (w.tpu) device = { type: 'tpu', variant: w.tpu.name, count: w.tpu.chipsPerHost };
-    const base = { cpuMillis: w.cpu ?? DEFAULT_WORKER_CPU_MILLIS, memoryBytes: w.memory ?? DEFAULT_WORKER_MEMORY_BYTES, device, attributes: withDeviceAttributes(w.attributes, device) };
+    const base = {
+      cpuMillis: w.cpu ?? DEFAULT_WORKER_CPU_MILLIS,
+      memoryBytes: w.memory ?? DEFAULT_WORKER_MEMORY_BYTES,
+      device,
+      attributes: withDeviceAttributes(w.attributes, device),
+      ...(given(w['cost-per-hour']) ? { costPerHour: w['cost-per-hour']! } : {}),
+    };
     if (!given(w.count)) return [{ id: w.name, ...base }];
     return Array.from({ length: w.count! }, (_, k) => ({ id: `${w.name}-${k}`, ...base, attributes: { ...base.attributes } }));
   });
@@ -250,8 +329,9 @@ function workloadSchema(source: string) {
       jobs: list(job, 'jobs').nullish(),
       'time-limit': seconds.nullish(),
       user: nameOf('user').nullish(),
+      models: z.record(z.string(), model).nullish(),
     },
-    'a workload (a mapping with workers: and jobs:)',
+    'a workload (a mapping with workers:, jobs: and optionally models:)',
   ).transform(
     resolving((file, ctx): SimWorkload => {
       const all = [...workers(ctx, file.workers ?? []), ...slices(file.slices ?? [])];
@@ -262,11 +342,15 @@ function workloadSchema(source: string) {
         ids.add(w.id);
       }
       if (!given(file.jobs)) fail(ctx, ['jobs'], 'the workload declares no jobs');
-      const defaults: Defaults = { timeLimit: file['time-limit'] ?? null, user: file.user ?? 'sim' };
+      const models: Record<string, number> = {};
+      for (const [key, m] of Object.entries(file.models ?? {})) models[key] = m.load;
+      const defaults: Defaults = { timeLimit: file['time-limit'] ?? null, user: file.user ?? 'sim', models };
       const jobs = new JobExpander(ctx).list(file.jobs!, ['jobs'], null, defaults);
       const order = jobs.map((one, i) => ({ one, i }));
       order.sort((a, b) => a.one.submit - b.one.submit || a.i - b.i);
-      return { source, kind: 'iris', workers: all, jobs: order.map((o) => o.one), skipped: [], procs: null };
+      const out: SimWorkload = { source, kind: 'iris', workers: all, jobs: order.map((o) => o.one), skipped: [], procs: null };
+      if (Object.keys(models).length > 0) out.models = models;
+      return out;
     }),
   );
 }

@@ -2,10 +2,13 @@
  * The simulator's input: declared workers and a list of root jobs, each with a submit time, an
  * actual run time and a time limit (all in SECONDS of virtual time). Children of a job are
  * submitted at their parent's start plus `after`. Both input formats (SWF traces and the iris
- * workload file) are turned into this shape; the engine never sees the file format.
+ * workload file) are turned into this shape; the engine never sees the file format. Jobs may
+ * name a category and the models they `use` (load times in `models`), and root jobs may `need`
+ * earlier root jobs (pipelines).
  */
 import type { Constraint } from '../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../model/resources.js';
+import type { JobCategory } from '../model/workload.js';
 
 export interface SimWorker {
   id: string;
@@ -13,6 +16,8 @@ export interface SimWorker {
   memoryBytes: number;
   device: WorkerDevice;
   attributes: Record<string, string>;
+  /** What an hour of this worker costs (`cost-per-hour`); absent: 1. */
+  costPerHour?: number;
 }
 
 export interface SimJob {
@@ -37,6 +42,15 @@ export interface SimJob {
   children: SimJob[];
   /** Each task, after its run, waits until every job of its subtree has ended (absent: false). */
   wait?: boolean;
+  /** What the job does, for placement scores (absent: other). */
+  category?: JobCategory;
+  /** Models or data sets its tasks load (keys of SimWorkload.models); absent: none. */
+  uses?: string[];
+  /**
+   * Root jobs only: jobs (canonical names, declared earlier) that must end before this one is
+   * submitted — a pipeline stage that `needs` others. It arrives at max(submit, last need's end).
+   */
+  needs?: string[];
 }
 
 export interface SkippedJob {
@@ -54,6 +68,8 @@ export interface SimWorkload {
   skipped: SkippedJob[];
   /** The processor pool size for SWF workloads; null for iris workloads. */
   procs: number | null;
+  /** Load time (s) of each model or data set jobs `use`; paid by a task starting where the key is not warm. */
+  models?: Record<string, number>;
 }
 
 /** Memory of the single SWF pool worker: large enough never to constrain anything. */

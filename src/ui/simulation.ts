@@ -7,6 +7,7 @@ import { renderFields, renderTable } from './table.js';
 import type { SimResult } from '../sim/results.js';
 import type { CompatInfo, SimRunInfo } from '../sim/report.js';
 import type { CompatResult } from '../sim/rlscheduler.js';
+import { STUDY_HEADERS, studyCells, type StudyResult } from '../sim/study.js';
 
 const seconds = (s: number): string => `${formatDuration(s * 1000)} (${round(s, 1)} s)`;
 
@@ -22,6 +23,7 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Trace', info.trace + (info.window ? ` (jobs ${info.window.start}..${info.window.start + info.window.count - 1})` : '')],
     ['Machine', machine],
     ['Policy', `${info.policy} (queue depth ${info.queueDepth}${info.policy === 'hybrid' ? `, reservation depth ${info.reservationDepth}` : ''})`],
+    ['Placement', `${info.placement} (selection ${info.selection})`],
     ['Order', info.order],
     ['Jobs', `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}${s.deadlocked > 0 ? `, ${s.deadlocked} deadlocked` : ''}`],
     ['Avg wait', seconds(s.avgWait)],
@@ -29,6 +31,9 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
     ['Makespan', seconds(s.makespan)],
   ];
+  if (info.kind === 'iris') fields.push(['Total cost', `${s.totalCost.toFixed(2)} (Σ run time × the worker's cost per hour)`]);
+  if (s.disabledWorkerHours !== null) fields.push(['Elastic', `${s.disabledWorkerHours.toFixed(2)} worker-hours disabled by the elastic coordinator`]);
+  if (s.reuseHitRate !== null) fields.push(['Reuse hits', `${(s.reuseHitRate * 100).toFixed(1)}% (${s.reuseHits} of ${s.reuseStarts} task starts on a worker warm for their models)`]);
   if (info.waitingJobs !== undefined) {
     fields.push(['Waiting parents', `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ${info.release ? 'released' : 'held (--no-release)'} while waiting`]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
@@ -59,4 +64,17 @@ export function renderCompat(info: CompatInfo, result: CompatResult): string {
     { header: 'AVG BOUNDED SLOWDOWN', value: (w) => w.avgBoundedSlowdown.toFixed(2), right: true },
   ]);
   return `${header}\n\n${table}\n\nMean over ${result.windows.length} windows: ${result.mean.toFixed(2)}`;
+}
+
+/** The dispatch study: what ran, then one row per placement mode × selection. */
+export function renderStudy(result: StudyResult): string {
+  const header = renderFields([
+    ['Workload', `dispatch study, seed ${result.seed}: ${result.jobs} top-level jobs on ${result.workers} workers (docs/simulate.md)`],
+    ['Policy', result.policy],
+  ]);
+  const columns = STUDY_HEADERS.map((title, i) => ({ header: title.toUpperCase(), value: (cells: string[]) => cells[i]!, right: i >= 2 }));
+  const table = renderTable(result.rows.map(studyCells), columns);
+  const missing = result.rows.filter((row) => !row.available).length;
+  const note = missing > 0 ? `\n\n${missing} of ${result.rows.length} combinations are not available in this build of the scheduler.` : '';
+  return `${header}\n\n${table}${note}`;
 }

@@ -111,6 +111,15 @@ describe('iris simulate', () => {
     ['unknown format', () => [path.join(dir, 'trace.txt')], 2, /cannot tell the format/],
     ['--backfill without --compat', () => [trace, '--backfill'], 2, /--backfill applies to --compat rlscheduler only/],
     ['--policy with --compat', () => [trace, '--compat', 'rlscheduler', '--policy', 'easy'], 2, /--policy does not apply/],
+    ['unknown placement mode', () => [trace, '--placement', 'lottery'], 2, /unknown placement mode "lottery"[\s\S]*adaptive, first-fit, static-worker, fixed-pipeline, round-robin/],
+    ['unknown selection', () => [trace, '--selection', 'best'], 2, /unknown selection "best"[\s\S]*first-fit, min-satisfying/],
+    ['a placement this build lacks', () => [trace, '--placement', 'round-robin'], 2, /placement mode round-robin is not available in this build[\s\S]*Hint: available: adaptive, first-fit/],
+    ['bad --cache-ttl', () => [trace, '--cache-ttl', 'soon'], 2, /invalid time "soon"/],
+    ['zero --cache-ttl', () => [trace, '--cache-ttl', '0'], 2, /invalid --cache-ttl "0": expected a duration above 0/],
+    ['no trace', () => [], 2, /missing TRACE[\s\S]*--study/],
+    ['--seed without --study', () => [trace, '--seed', '3'], 2, /--seed applies to --study only/],
+    ['--study with a trace', () => ['--study', trace], 2, /--study generates its own workload; remove the trace/],
+    ['--study with --placement', () => ['--study', '--placement', 'adaptive'], 2, /--placement does not apply to --study/],
   ];
   for (const [what, argv, exit, message] of errors) {
     it(`bad input: ${what}`, async () => {
@@ -144,6 +153,54 @@ describe('iris simulate', () => {
     expect(result.stderr).toContain(`${file}: jobs[0].children[0].after: invalid time "soon"`);
     const windowed = await runSimulate([file, '--window', '0:1']);
     expect(windowed.stderr).toContain('--window applies to SWF traces only');
+  });
+
+  it('--study prints the dispatch study table; --json has the rows, unavailable ones with the reason', async () => {
+    const text = await runSimulate(['--study']);
+    expect(text.exit).toBe(0);
+    expect(text.stdout).toContain('dispatch study, seed 1: 213 top-level jobs on 14 workers');
+    expect(text.stdout).toMatch(/PLACEMENT +SELECTION +ELASTIC +MAKESPAN \(S\) +TOTAL COST/);
+    expect(text.stdout).toMatch(/first-fit +first-fit +off +8207 +144\.30 +328\.96 +224\.9 +79\.8% +-\n/);
+    expect(text.stdout).toMatch(/adaptive +first-fit +on +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+\n/);
+    expect(text.stdout).toMatch(/round-robin +min-satisfying +on +not available/);
+    const json = await runSimulate(['--study', '--seed', '2', '--json']);
+    expect(json.exit).toBe(0);
+    const body = JSON.parse(json.stdout);
+    expect(body).toMatchObject({ seed: 2, policy: 'easy', workers: 14 });
+    expect(body.rows).toHaveLength(20);
+    expect(body.rows.at(-1)).toEqual({
+      placement: 'round-robin', selection: 'min-satisfying', elastic: true, available: false, reason: 'placement mode round-robin is not available in this build of the scheduler', metrics: null,
+    });
+    const [off, on] = body.rows;
+    expect(off).toMatchObject({ placement: 'adaptive', selection: 'first-fit', elastic: false, available: true, metrics: { disabledWorkerHours: null } });
+    expect(off.metrics.makespan).toBeGreaterThan(7200);
+    expect(off.metrics.reuseHitRate).toBeGreaterThan(0);
+    expect(on.metrics.disabledWorkerHours).toBeGreaterThan(0);
+  });
+
+  it('a workload with cost, models and pipelines: cost, reuse hits, placement and --cache-ttl', async () => {
+    const models = path.join(dir, 'models.yaml');
+    writeFileSync(models, [
+      'workers: [{ name: g, gpu: { variant: L4, count: 1, memory: 24GiB }, cost-per-hour: 3.6 }]',
+      'models: { llama: { load: 100s } }',
+      'jobs:',
+      '  - { name: train, run: 50, gpu: 1, category: training, uses: llama }',
+      '  - { name: eval, run: 50, gpu: 1, uses: llama, needs: train, submit: 400 }',
+    ].join('\n') + '\n');
+    const warm = await runSimulate([models]);
+    expect(warm.exit).toBe(0);
+    // The cluster's default placement.
+    expect(warm.stdout).toMatch(/Placement: +adaptive \(selection first-fit\)/);
+    // 150 s (run + load) then 50 s at 3.6 per hour.
+    expect(warm.stdout).toMatch(/Total cost: +0\.20 /);
+    expect(warm.stdout).toMatch(/Reuse hits: +50\.0% \(1 of 2 task starts/);
+    const cold = JSON.parse((await runSimulate([models, '--cache-ttl', '200s', '--placement', 'first-fit', '--selection', 'min-satisfying', '--json'])).stdout);
+    expect(cold).toMatchObject({ placement: 'first-fit', selection: 'min-satisfying', summary: { reuseHits: 0, reuseStarts: 2, reuseHitRate: 0, disabledWorkerHours: null } });
+    expect(cold.jobs.map((j: { name: string; start: number; end: number }) => [j.name, j.start, j.end])).toEqual([['/train', 0, 150], ['/eval', 400, 550]]);
+    // --elastic: the summary reports disabled worker-hours; with one worker and min-active 1 it is never disabled.
+    const elastic = await runSimulate([models, '--elastic']);
+    expect(elastic.exit).toBe(0);
+    expect(elastic.stdout).toMatch(/Elastic: +0\.00 worker-hours disabled by the elastic coordinator/);
   });
 
   it.skipIf(!existsSync(LUBLIN))('a window of lublin_256.swf completes and is deterministic', async () => {

@@ -3,7 +3,9 @@
  * binary. Two workers at the same (default) price, w0 small and w1 larger: adaptive scores
  * throughput, so a job goes to w1 although w0 comes first; `iris status` shows the decision and
  * `--json` carries it on the attempt. With `placement: {mode: first-fit}` the same job goes to w0
- * and nothing is recorded. (Different prices need the `cost-per-hour` worker key: issue 15 §1.)
+ * and nothing is recorded. Mixed workloads: on a cheap small worker and an expensive big one, a
+ * training job (λ 0.8) goes to the big one and an inference job (λ 0.4) to the cheap one, each
+ * with its score recorded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
@@ -38,6 +40,56 @@ describe('adaptive placement', () => {
     const status = await c.iris(['status', name]);
     expect(status.code, describeRun(['status', name], status)).toBe(0);
     expect(status.stdout).toMatch(/Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+adaptive: 2 candidates, λ 0\.5, score 0\.50 \(next w0 -?0\.00\)\n/);
+  });
+
+  it('mixed workloads: training lands on the expensive big worker, inference on the cheap one, as λ says', async () => {
+    c = await E2ECluster.create({ config: `workers:
+  - {name: cheap, cpu: 2, memory: 2GiB, cost-per-hour: 1}
+  - {name: big, cpu: 8, memory: 16GiB, cost-per-hour: 10}
+` });
+    const placed = async (category: string) => {
+      const name = await c!.submit(['--cpu', '0.5', '--memory', '100MiB', '--category', category], ['true']);
+      const wait = await c!.iris(['wait', name]);
+      expect(wait.code, describeRun(['wait', name], wait)).toBe(0);
+      return (await c!.json<JobDetail>(['status', name])).taskList[0]!.attempts[0]!;
+    };
+    // μ̂ and cost normalised over the two: big (1, 1), cheap (0, 0). Training: 0.8·1 − 0.2·1 = 0.6 > 0.
+    const training = await placed('training');
+    expect(training.workerId).toBe('big');
+    expect(training.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.8, runnerUp: { workerId: 'cheap' } });
+    expect(training.placement!.score).toBeCloseTo(0.6, 2);
+    // Inference: 0.4·1 − 0.6·1 = −0.2 < 0, so the cheap worker wins.
+    const inference = await placed('inference');
+    expect(inference.workerId).toBe('cheap');
+    expect(inference.placement).toMatchObject({ lambda: 0.4, runnerUp: { workerId: 'big' } });
+    expect(inference.placement!.runnerUp!.score).toBeCloseTo(-0.2, 2);
+  });
+
+  it('reuse priority: a job that uses a model goes where it was loaded, until the hint lapses', async () => {
+    c = await E2ECluster.create({ config: `workers:
+  - {name: a, cpu: 2, memory: 2GiB}
+  - {name: b, cpu: 2, memory: 2GiB}
+placement: {cache-ttl: 3s}
+` });
+    const run = async () => {
+      const name = await c!.submit(['--cpu', '0.5', '--memory', '100MiB', '--uses', 'llama-3'], ['true']);
+      const wait = await c!.iris(['wait', name]);
+      expect(wait.code, describeRun(['wait', name], wait)).toBe(0);
+      return (await c!.json<JobDetail>(['status', name])).taskList[0]!.attempts[0]!;
+    };
+    const first = await run();
+    expect(first.placement!.reuseHit).toBe(false);
+    // Identical workers: only the hint tells them apart, so every next run goes to the same one.
+    for (let i = 0; i < 3; i++) {
+      const next = await run();
+      expect(next.workerId).toBe(first.workerId);
+      expect(next.placement).toMatchObject({ reuseHit: true, pool: 2 });
+    }
+    const workers = await c.json<Array<{ id: string; cache: Array<{ key: string }> }>>(['workers']);
+    expect(workers.find((w) => w.id === first.workerId)!.cache.map((h) => h.key)).toEqual(['llama-3']);
+    // Past the TTL the hint is stale and neutral: no reuse hit any more.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect((await run()).placement!.reuseHit).toBe(false);
   });
 
   it('with placement mode first-fit takes the first worker and records no decision', async () => {

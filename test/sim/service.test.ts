@@ -29,7 +29,7 @@ describe('runSimulation', () => {
     expect(outcome.mode).toBe('iris');
     if (outcome.mode !== 'iris') return;
     expect(outcome.info).toEqual({
-      trace, kind: 'swf', policy: 'easy', order: 'fcfs', queueDepth: 32, reservationDepth: 64, procs: 4, workers: 1, window: null,
+      trace, kind: 'swf', policy: 'easy', placement: 'adaptive', selection: 'first-fit', order: 'fcfs', queueDepth: 32, reservationDepth: 64, procs: 4, workers: 1, window: null,
     });
     expect(outcome.result.summary.jobs).toBe(3);
     expect(outcome.result.jobs.map((j) => j.start)).toEqual([0, 10, 20]);

@@ -95,6 +95,10 @@ const costPerHour = nonNegativeNumber('cost-per-hour', '0.5 or 12');
 
 const gpu = z.union([gpuObject, gpuShorthand]);
 
+/** A worker's `gpu:` (object or shorthand) and `cost-per-hour:` fields, shared with the simulator's workload format. */
+export const workerGpu = gpu;
+export const workerCostPerHour = costPerHour;
+
 /** Detect chip paths at most once per config, and only when something needs them. */
 class ChipPaths {
   private cached: string[] | null = null;

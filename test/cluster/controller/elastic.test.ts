@@ -18,8 +18,9 @@ afterEach(async () => {
 
 const ELASTIC = { idleDisableMs: 1000, queueMax: 0, enableThreshold: 0, minActive: 1, cooldownMs: 1000, pollMs: 200 };
 
+/** `log` collects the coordinator's lines (the controller also logs one line per dispatch). */
 function setup(log: string[] = []): Harness {
-  h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { elastic: ELASTIC, log: (m) => log.push(m) });
+  h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { elastic: ELASTIC, log: (m) => { if (m.startsWith('elastic:')) log.push(m); } });
   return h;
 }
 

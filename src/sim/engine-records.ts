@@ -1,0 +1,44 @@
+/**
+ * The simulation engine's bookkeeping records (engine.ts): a running task, an active job, and the
+ * two kinds of timed events. Internal to the simulator.
+ */
+import type { RunningAllocation, SchedulerJob } from '../cluster/scheduler/types.js';
+import type { SimJob } from './workload.js';
+
+/** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
+export interface Held {
+  allocation: RunningAllocation;
+  deviceIndices: number[];
+  /** Seconds the run takes: min(run + load, time limit). */
+  duration: number;
+}
+
+export interface ActiveJob {
+  spec: SimJob;
+  sched: SchedulerJob;
+  submit: number;
+  start: number | null;
+  end: number;
+  pendingTasks: number;
+  unfinishedTasks: number;
+  workers: Set<string>;
+  timeLimited: boolean;
+  parent: ActiveJob | null;
+  /** Jobs of the subtree (arrived or not) that have not ended. */
+  openDescendants: number;
+  /** Tasks whose run is over, waiting for the subtree (SimJob.wait). */
+  waiting: string[];
+}
+
+export interface Arrival {
+  time: number;
+  seq: number;
+  spec: SimJob;
+  parent: ActiveJob | null;
+}
+
+export interface Completion {
+  time: number;
+  seq: number;
+  task: string;
+}

@@ -1,0 +1,63 @@
+/**
+ * Pipelines in the simulator: root jobs that `need` earlier root jobs (SimJob.needs).
+ *
+ * Guarantees: a job with needs is held back from the trace order and released once, at
+ * max(its submit, the end of its last need); a need that never ran (skipped) skips its
+ * dependents, transitively, with the reason; dependents still held when the run stops are
+ * reported with the needs they wait for. Jobs without needs pass straight through.
+ */
+import type { SimJob, SkippedJob } from './workload.js';
+
+export class Pipelines {
+  /** Need name -> jobs waiting for it. */
+  private readonly dependents = new Map<string, SimJob[]>();
+  /** Held job -> needs not ended yet. */
+  private readonly open = new Map<SimJob, Set<string>>();
+  /** Root jobs in trace order, without the held ones. */
+  readonly roots: SimJob[] = [];
+
+  constructor(jobs: readonly SimJob[]) {
+    for (const job of jobs) {
+      if (!job.needs?.length) {
+        this.roots.push(job);
+        continue;
+      }
+      this.open.set(job, new Set(job.needs));
+      for (const need of job.needs) {
+        const list = this.dependents.get(need) ?? [];
+        list.push(job);
+        this.dependents.set(need, list);
+      }
+    }
+  }
+
+  /** Root job `name` ended: the jobs it releases (every need of theirs has ended). */
+  ended(name: string): SimJob[] {
+    const out: SimJob[] = [];
+    for (const job of this.dependents.get(name) ?? []) {
+      const open = this.open.get(job);
+      if (!open) continue;
+      open.delete(name);
+      if (open.size === 0) {
+        this.open.delete(job);
+        out.push(job);
+      }
+    }
+    return out;
+  }
+
+  /** Root job `name` never ran: its held dependents (transitively) are skipped. */
+  skipped(name: string): Array<{ job: SimJob; reason: string }> {
+    const out: Array<{ job: SimJob; reason: string }> = [];
+    for (const job of this.dependents.get(name) ?? []) {
+      if (!this.open.delete(job)) continue;
+      out.push({ job, reason: `needs ${name}, which never ran` }, ...this.skipped(job.name));
+    }
+    return out;
+  }
+
+  /** Jobs still held, with what they wait for. */
+  held(): SkippedJob[] {
+    return [...this.open].map(([job, needs]) => ({ name: job.name, reason: `waits for ${[...needs].join(', ')}, which never ended` }));
+  }
+}
