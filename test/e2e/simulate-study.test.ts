@@ -20,8 +20,10 @@ describe('iris simulate --study (built CLI)', () => {
     const row = /\| first-fit \| first-fit \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
     expect(row[0]).toBe('off');
     expect(r.stdout).toMatch(new RegExp(`first-fit +first-fit +${row.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`));
-    expect(r.stdout).toMatch(/static-worker +first-fit +off +not available/);
-    expect(r.stdout).toContain('12 of 20 combinations are not available in this build of the scheduler.');
+    // Every mode runs now, the baselines included.
+    const baseline = /\| static-worker \| first-fit \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
+    expect(r.stdout).toMatch(new RegExp(`static-worker +first-fit +${baseline.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`));
+    expect(r.stdout).not.toContain('not available');
   });
 
   it('--json gives every mode × selection; bad flags are refused with a hint', async () => {
@@ -30,7 +32,7 @@ describe('iris simulate --study (built CLI)', () => {
     const body = JSON.parse(r.stdout);
     expect(body.seed).toBe(7);
     expect(body.rows).toHaveLength(20);
-    expect(body.rows.filter((row: { available: boolean }) => row.available)).toHaveLength(8);
+    expect(body.rows.filter((row: { available: boolean }) => row.available)).toHaveLength(20);
     const bad = await runIris(['simulate', 'docs/examples/workload.yaml', '--placement', 'fastest']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Error: unknown placement mode "fastest"');
@@ -38,5 +40,11 @@ describe('iris simulate --study (built CLI)', () => {
     const ok = await runIris(['simulate', 'docs/examples/workload.yaml', '--placement', 'first-fit', '--selection', 'first-fit', '--cache-ttl', '30m', '--json']);
     expect(ok.code, describeRun(['simulate'], ok)).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ placement: 'first-fit', selection: 'first-fit', summary: { reuseHitRate: null, disabledWorkerHours: null } });
+    for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin']) {
+      const args = ['simulate', 'docs/examples/workload.yaml', '--placement', mode, '--json'];
+      const run = await runIris(args);
+      expect(run.code, describeRun(args, run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ placement: mode, summary: { unfinished: 0 } });
+    }
   });
 });

@@ -103,7 +103,7 @@ export interface RunningAllocation {
 export interface PlacementMemory {
   /** static-worker: root job name (first path component, `/train`) -> the worker it is bound to. */
   readonly roots: ReadonlyMap<string, string>;
-  /** fixed-pipeline: task type (last path component, `train`) -> the worker it is bound to. */
+  /** fixed-pipeline: task type (placement/baselines.ts typeOf: `/demo/train`, `/train-3` -> `train`) -> the worker it is bound to. */
   readonly types: ReadonlyMap<string, string>;
   /** round-robin: the worker that took the last task (the next search starts after it); null: from the first. */
   readonly cursor: string | null;

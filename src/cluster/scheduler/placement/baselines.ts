@@ -21,8 +21,9 @@
  *     big, another device, a constraint or stickiness naming another worker, e.g. a GPU child of
  *     a TPU gang) is placed as if unbound, on a worker no other submission runs on; the binding
  *     stays. (Otherwise it would wait forever.)
- * fixed-pipeline: a task type — the last component of the job name, which for a pipeline stage
- *   is the stage's name (`/demo/train` -> `train`) and for a plain job its own name — is bound to
+ * fixed-pipeline: a task type — the last component of the job name without instance numbers
+ *   (typeOf): a pipeline stage's name (`/demo/train` -> `train`, the same in every run of the
+ *   pipeline), a plain job's name (`/infer-17` -> `infer`) — is bound to
  *   the first worker that takes one of its tasks (by selection among the feasible workers) and
  *   stays bound; its tasks wait while that worker has no room or takes no work
  *   (`fixed-pipeline: type train runs only on w1, which is busy`). A binding whose worker is no
@@ -51,9 +52,16 @@ export function rootOf(name: string): string {
   return slash < 0 ? name : name.slice(0, slash);
 }
 
-/** A job's task type for fixed-pipeline: `/demo/train` -> `train`. */
+/**
+ * A job's task type for fixed-pipeline: the last component of its name without instance numbers
+ * (`-` followed by digits only): `/demo/train` -> `train`, `/infer-17` -> `infer`,
+ * `/ft-3-eval-a` -> `ft-eval-a`, `/sweep/trial-2` -> `trial`. A component of nothing but such
+ * parts (`/42`) is its own type.
+ */
 export function typeOf(name: string): string {
-  return name.slice(name.lastIndexOf('/') + 1);
+  const last = name.slice(name.lastIndexOf('/') + 1);
+  const type = last.split('-').filter((part) => !/^\d+$/.test(part)).join('-');
+  return type === '' ? last : type;
 }
 
 /** Position of the first entry of ascending `sorted` above `w`. */

@@ -26,6 +26,11 @@ describe('names', () => {
     expect(rootOf('/train/eval/x')).toBe('/train');
     expect(typeOf('/demo/train')).toBe('train');
     expect(typeOf('/train')).toBe('train');
+    // Instance numbers are not part of the type.
+    expect(typeOf('/infer-17')).toBe('infer');
+    expect(typeOf('/ft-3-eval-a')).toBe('ft-eval-a');
+    expect(typeOf('/infer-70b-2')).toBe('infer-70b');
+    expect(typeOf('/42')).toBe('42');
   });
 });
 
