@@ -4,12 +4,11 @@
  * models, run through every placement mode × selection.
  *
  * Guarantees: the workload is a pure function of the seed (mulberry32, below; times in whole
- * seconds), so the table in docs/simulate.md is reproduced exactly by test/sim/study.test.ts;
- * a mode this build does not implement is a row marked unavailable, never a number from
- * another mode. The engine, the scheduler and the metrics are the ones `iris simulate` uses.
+ * seconds), so the table in docs/simulate.md is reproduced exactly by test/sim/study.test.ts.
+ * The engine, the scheduler and the metrics are the ones `iris simulate` uses.
  */
 import { simulate } from './engine.js';
-import { PLACEMENT_MODES, SELECTIONS, createScheduler, placementFor, type PlacementMode, type Selection } from './policy.js';
+import { PLACEMENT_MODES, SELECTIONS, createScheduler, type PlacementMode, type Selection } from './policy.js';
 import { DEFAULT_QUEUE_OPTIONS, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import type { JobCategory } from '../model/workload.js';
 import { DEFAULT_SIM_ELASTIC } from './elastic.js';
@@ -166,10 +165,7 @@ export interface StudyRow {
   selection: Selection;
   /** The elastic coordinator ran (default settings, as config `elastic: {enabled: true}`). */
   elastic: boolean;
-  available: boolean;
-  /** Why the mode cannot run in this build (unavailable rows). */
-  reason?: string;
-  metrics: StudyMetrics | null;
+  metrics: StudyMetrics;
 }
 
 export interface StudyOptions {
@@ -196,11 +192,6 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
   for (const placement of PLACEMENT_MODES) {
     for (const selection of SELECTIONS) {
       for (const elastic of [false, true]) {
-        const choice = placementFor({ mode: placement, selection });
-        if (!choice.available) {
-          rows.push({ placement, selection, elastic, available: false, reason: choice.reason, metrics: null });
-          continue;
-        }
         const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement: { mode: placement, selection } });
         const queueDepth = options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth;
         const s = simulate(workload, { scheduler, queueDepth, ...(elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}) }).summary;
@@ -208,7 +199,6 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
           placement,
           selection,
           elastic,
-          available: true,
           metrics: {
             jobs: s.jobs,
             unfinished: s.unfinished + s.skipped + s.deadlocked,
@@ -235,7 +225,6 @@ export const STUDY_HEADERS = [
 export function studyCells(row: StudyRow): string[] {
   const m = row.metrics;
   const elastic = row.elastic ? 'on' : 'off';
-  if (!m) return [row.placement, row.selection, elastic, ...Array<string>(6).fill('not available')];
   return [
     row.placement,
     row.selection,

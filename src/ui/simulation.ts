@@ -74,7 +74,5 @@ export function renderStudy(result: StudyResult): string {
   ]);
   const columns = STUDY_HEADERS.map((title, i) => ({ header: title.toUpperCase(), value: (cells: string[]) => cells[i]!, right: i >= 2 }));
   const table = renderTable(result.rows.map(studyCells), columns);
-  const missing = result.rows.filter((row) => !row.available).length;
-  const note = missing > 0 ? `\n\n${missing} of ${result.rows.length} combinations are not available in this build of the scheduler.` : '';
-  return `${header}\n\n${table}${note}`;
+  return `${header}\n\n${table}`;
 }

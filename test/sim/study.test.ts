@@ -25,14 +25,12 @@ describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
     expect(header).toEqual([...STUDY_HEADERS]);
     expect(rule!.every((cell) => /^-+$/.test(cell))).toBe(true);
     expect(rows).toEqual(result.rows.map(studyCells));
-    // At least one combination really ran: the table is not all "not available".
-    expect(rows.some((cells) => cells[2] !== 'not available')).toBe(true);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('every job of the study finishes in every combination that runs', () => {
+  it('every job of the study finishes in every combination', () => {
     const result = runStudy({ seed: 1 });
-    for (const row of result.rows.filter((r) => r.available)) {
+    for (const row of result.rows) {
       expect(row.metrics).toMatchObject({ jobs: countJobs(studyWorkload(1).jobs), unfinished: 0 });
     }
   });
