@@ -54,6 +54,8 @@ export class SimElastic {
   private next: number | null = null;
   private toggledLast = false;
   private disabledSeconds = 0;
+  /** Σ seconds disabled × cost per hour, of the disable periods that ended. */
+  private disabledCostSeconds = 0;
 
   constructor(workers: readonly SimWorker[], private readonly settings: SimElasticSettings) {
     this.workers = workers.map((w) => ({ id: w.id, costPerHour: w.costPerHour ?? 1, running: 0, idleSince: 0, lastToggleAt: null, disabledAt: null }));
@@ -122,6 +124,7 @@ export class SimElastic {
         out.disabled.push({ workerId: w.id, reason: `elastic: ${action.reason}` });
       } else {
         this.disabledSeconds += now - w.disabledAt!;
+        this.disabledCostSeconds += (now - w.disabledAt!) * w.costPerHour;
         w.disabledAt = null;
         // Becoming READY starts its idle time afresh, as in the live loop.
         w.idleSince = now;
@@ -137,5 +140,12 @@ export class SimElastic {
     let seconds = this.disabledSeconds;
     for (const w of this.workers) if (w.disabledAt !== null) seconds += Math.max(0, end - w.disabledAt);
     return seconds / 3600;
+  }
+
+  /** What the disabled time up to `end` would have cost: Σ hours disabled × the worker's cost per hour. */
+  disabledCost(end: number): number {
+    let costSeconds = this.disabledCostSeconds;
+    for (const w of this.workers) if (w.disabledAt !== null) costSeconds += Math.max(0, end - w.disabledAt) * w.costPerHour;
+    return costSeconds / 3600;
   }
 }

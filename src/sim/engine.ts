@@ -397,6 +397,8 @@ class Engine {
       deadlocked: deadlocked.length,
       busyCpuSeconds: this.busyCpuSeconds,
       disabledWorkerHours: this.elastic ? this.elastic.disabledWorkerHours(end) : null,
+      fleetCostPerHour: [...this.costPerHour.values()].reduce((sum, c) => sum + c, 0),
+      disabledCost: this.elastic ? this.elastic.disabledCost(end) : 0,
       totalCpu: this.pool.totalCpu,
       timeLimited: this.timeLimited,
       cost: this.cost,

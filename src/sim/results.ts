@@ -93,6 +93,8 @@ export interface SimSummary {
   reuseHitRate: number | null;
   /** Worker-hours spent disabled by the elastic coordinator; null when it was off. */
   disabledWorkerHours: number | null;
+  /** What the workers cost while enabled over the makespan: Σ cost per hour × makespan / 3600, less the disabled time's cost. */
+  fleetCost: number;
   passes: number;
   batches: number;
 }

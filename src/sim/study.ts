@@ -158,6 +158,8 @@ export interface StudyMetrics {
   reuseHitRate: number | null;
   /** Worker-hours the elastic coordinator kept disabled; null without it. */
   disabledWorkerHours: number | null;
+  /** The workers' cost while enabled over the makespan (what a fleet billed by the hour pays). */
+  fleetCost: number;
 }
 
 export interface StudyRow {
@@ -208,6 +210,7 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
             meanWait: s.avgWait,
             reuseHitRate: s.reuseHitRate,
             disabledWorkerHours: s.disabledWorkerHours,
+            fleetCost: s.fleetCost,
           },
         });
       }
@@ -218,7 +221,7 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
 
 /** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
 export const STUDY_HEADERS = [
-  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits', 'disabled worker-h',
+  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits', 'disabled worker-h', 'fleet cost',
 ] as const;
 
 /** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
@@ -235,6 +238,7 @@ export function studyCells(row: StudyRow): string[] {
     m.meanWait.toFixed(1),
     m.reuseHitRate === null ? '-' : `${(m.reuseHitRate * 100).toFixed(1)}%`,
     m.disabledWorkerHours === null ? '-' : m.disabledWorkerHours.toFixed(2),
+    m.fleetCost.toFixed(2),
   ];
 }
 

@@ -3,7 +3,8 @@
  * its submit; its bounded slowdown (threshold 10 s) is computed over submit to its last task's
  * end, so staggered replicas count in full; utilization is busy CPU time over all CPU during
  * the makespan; total cost is Σ task run time (s) × its worker's cost per hour / 3600 (loads
- * included, waits for a subtree not); the reuse-hit rate is task starts on a worker warm for every
+ * included, waits for a subtree not); the fleet cost is what the workers cost while enabled over
+ * the makespan (Σ cost per hour × makespan, less the elastic coordinator's disabled time); the reuse-hit rate is task starts on a worker warm for every
  * model the job uses over task starts of jobs that use models.
  */
 import { boundedSlowdown } from './metrics.js';
@@ -60,6 +61,9 @@ export interface RunTotals {
   reuseStarts: number;
   reuseHits: number;
   disabledWorkerHours: number | null;
+  /** Σ cost per hour of every worker, and what the elastic coordinator's disabled time would have cost. */
+  fleetCostPerHour: number;
+  disabledCost: number;
   passes: number;
   batches: number;
 }
@@ -93,6 +97,7 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     reuseHits: totals.reuseHits,
     reuseHitRate: totals.reuseStarts > 0 ? totals.reuseHits / totals.reuseStarts : null,
     disabledWorkerHours: totals.disabledWorkerHours,
+    fleetCost: (totals.fleetCostPerHour * makespan) / 3600 - totals.disabledCost,
     passes: totals.passes,
     batches: totals.batches,
   };

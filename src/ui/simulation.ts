@@ -31,7 +31,10 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
     ['Makespan', seconds(s.makespan)],
   ];
-  if (info.kind === 'iris') fields.push(['Total cost', `${s.totalCost.toFixed(2)} (Σ run time × the worker's cost per hour)`]);
+  if (info.kind === 'iris') {
+    fields.push(['Total cost', `${s.totalCost.toFixed(2)} (Σ run time × the worker's cost per hour)`]);
+    fields.push(['Fleet cost', `${s.fleetCost.toFixed(2)} (the workers while enabled over the makespan)`]);
+  }
   if (s.disabledWorkerHours !== null) fields.push(['Elastic', `${s.disabledWorkerHours.toFixed(2)} worker-hours disabled by the elastic coordinator`]);
   if (s.reuseHitRate !== null) fields.push(['Reuse hits', `${(s.reuseHitRate * 100).toFixed(1)}% (${s.reuseHits} of ${s.reuseStarts} task starts on a worker warm for their models)`]);
   if (info.waitingJobs !== undefined) {

@@ -26,6 +26,8 @@ describe('the elastic coordinator in the simulator', () => {
     const r = run();
     expect(starts(r)).toEqual({ '/j1': [0, 'a'], '/j2': [200, 'a'], '/j3': [200, 'b'] });
     expect(r.summary.disabledWorkerHours).toBeNull();
+    // Fleet cost: both workers enabled over the 300 s makespan, (2 + 1) per hour.
+    expect(r.summary.fleetCost).toBeCloseTo((3 * 300) / 3600, 12);
   });
 
   it('disables a worker idle for idle-disable and enables it when the queue passes the threshold', () => {
@@ -36,6 +38,8 @@ describe('the elastic coordinator in the simulator', () => {
     expect(r.summary.disabledWorkerHours).toBeCloseTo((210 - 60) / 3600, 12);
     // Polls are not workload events: the makespan still ends at the last task's end.
     expect(r.summary.makespan).toBe(300);
+    // b (1 per hour) was off from 60 to 210: the fleet pays for the rest only.
+    expect(r.summary.fleetCost).toBeCloseTo((3 * 300 - 1 * 150) / 3600, 12);
   });
 
   it('the cooldown holds a worker disabled until it has passed', () => {
