@@ -30,12 +30,16 @@
  * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
  * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
  * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
- * typed arrays, nothing allocated per candidate.
+ * typed arrays, nothing allocated per candidate. Where the pass gives a task shape (queue/first-fit.ts),
+ * a task instead scores the shape's live warm workers that could still win (the bound below) and
+ * then the top of the shape's ranked order (ranking.ts) until no later worker can win; what
+ * remains per task is the workers whose base lies within 2·jitter of the winner's, all of which
+ * must be hashed (docs/benchmarks.md, "Adaptive placement").
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
-import { ShapeRanking } from './ranking.js';
+import { ShapeRanking, type WorkerList } from './ranking.js';
 
 const GiB = 1024 ** 3;
 
@@ -106,8 +110,17 @@ export class AdaptiveSelector {
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
-  /** Key -> workers holding a hint for it (any freshness). */
+  /** Key -> workers holding a fresh or loading hint for it (the only ones that can be warm). */
   private readonly hintWorkers = new Map<string, number[]>();
+  /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
+  private byMuCost: Int32Array | null = null;
+  /** marks[w] === stamp: w was scored as warm for the current task. */
+  private readonly marks: Int32Array;
+  private stamp = 0;
+  private best = -1;
+  private bestScore = -Infinity;
+  private second = -1;
+  private secondScore = -Infinity;
   /** worker index -> key -> tasks of that key placed there this pass. */
   private readonly placedKeys = new Map<number, Map<string, number>>();
   private readonly adaptive: boolean;
@@ -129,6 +142,7 @@ export class AdaptiveSelector {
     this.workerHash = new Int32Array(n);
     this.hints = new Array<HintMap | undefined>(n);
     this.buf = new Int32Array(n);
+    this.marks = new Int32Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -138,7 +152,8 @@ export class AdaptiveSelector {
       const hints = snapshot.cacheHints?.get(worker.id);
       this.hints[w] = hints;
       if (hints) {
-        for (const key of hints.keys()) {
+        for (const [key, hint] of hints) {
+          if (!hint.loading && !(hint.expiresAt > snapshot.now)) continue; // stale: never warm this pass
           let list = this.hintWorkers.get(key);
           if (!list) this.hintWorkers.set(key, (list = []));
           list.push(w);
@@ -198,7 +213,7 @@ export class AdaptiveSelector {
     this.decision = undefined;
     if (shape !== undefined) {
       let ranking = this.rankings.get(shape);
-      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost)));
+      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost())));
       return this.selectRanked(job, task, ranking);
     }
     const buf = this.buf;
@@ -285,58 +300,91 @@ export class AdaptiveSelector {
     const j = this.options.jitter;
     const h = idHash(task.id);
     const workerHash = this.workerHash;
-    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    const warmList = this.anyHints && job.uses !== undefined && job.uses.length > 0 ? this.warmCandidates(ranking, job.uses[0]!) : null;
+    const marks = this.marks;
+    const stamp = ++this.stamp;
     let m = RANKED_WINDOW;
     for (;;) {
-      best = second = -1;
-      bestScore = secondScore = -Infinity;
+      this.best = this.second = -1;
+      this.bestScore = this.secondScore = -Infinity;
       const order = ranking.order(lambda, m);
-      const consider = (w: number, s: number): void => {
-        if (best < 0 || this.before(s, w, bestScore, best)) {
-          second = best;
-          secondScore = bestScore;
-          best = w;
-          bestScore = s;
-        } else if (second < 0 || this.before(s, w, secondScore, second)) {
-          second = w;
-          secondScore = s;
-        }
-      };
-      if (usesKeys) {
-        // Warm workers hold a hint for every key, so for the first key among others.
-        for (const w of this.hintWorkers.get(job.uses![0]!) ?? []) {
+      if (warmList) {
+        // Warm workers hold a hint for every key, so for the first key among others. One that
+        // cannot beat the runner-up even with the full bonus is skipped; scored below as cold, it
+        // scores lower still, so skipping it changes nothing.
+        const ws = warmList.ws;
+        let k = 0;
+        for (let i = 0; i < warmList.n; i++) {
+          const w = ws[i]!;
           if (!ranking.isAlive(w)) continue;
+          ws[k++] = w;
+          const b = ranking.base(w, lambda);
+          if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) continue;
           const warm = this.warmth(job, w);
-          if (warm > 0) consider(w, ranking.base(w, lambda) + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
+          if (warm === 0) continue;
+          marks[w] = stamp;
+          this.consider(w, b + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
         }
+        warmList.n = k;
       }
+      while (order.head < order.workers.length && !ranking.isAlive(order.workers[order.head]!)) order.head++;
       const workers = order.workers, base = order.base;
-      while (order.head < workers.length && !ranking.isAlive(workers[order.head]!)) order.head++;
       let settled = order.complete;
+      let dropped = 0;
       for (let i = order.head; i < workers.length; i++) {
-        const w = workers[i]!;
-        if (second >= 0 && base[i]! + (age + j) < secondScore) {
+        if (this.second >= 0 && base[i]! + (age + j) < this.secondScore) {
           settled = true;
           break;
         }
-        if (!ranking.isAlive(w)) continue;
-        if (usesKeys && this.warmth(job, w) > 0) continue; // scored above
-        consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
+        const w = workers[i]!;
+        if (!ranking.isAlive(w)) {
+          dropped++;
+          continue;
+        }
+        if (marks[w] === stamp) continue; // scored above as warm
+        this.consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
       }
+      if (dropped > 32) ranking.prune(order); // later tasks need not step over them again
       if (settled) break;
       // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
       m = order.size * 4;
     }
+    const best = this.best;
     this.decision = {
       mode: this.modeName,
       pool: ranking.count,
       lambda,
-      score: bestScore,
-      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
-      reuseHit: usesKeys && this.warmth(job, best) > 0,
+      score: this.bestScore,
+      runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
+      reuseHit: warmList !== null && marks[best] === stamp,
     };
     return best;
+  }
+
+  /** Keep `w` (score s) if it beats the best or the runner-up so far (ties by `before`). */
+  private consider(w: number, s: number): void {
+    if (this.best < 0 || this.before(s, w, this.bestScore, this.best)) {
+      this.second = this.best;
+      this.secondScore = this.bestScore;
+      this.best = w;
+      this.bestScore = s;
+    } else if (this.second < 0 || this.before(s, w, this.secondScore, this.second)) {
+      this.second = w;
+      this.secondScore = s;
+    }
+  }
+
+  /** The shape's live workers with a fresh or loading hint for `key` (compacted as they drop). */
+  private warmCandidates(ranking: ShapeRanking, key: string): WorkerList {
+    return ranking.list(key, this.hintWorkers.get(key) ?? []);
+  }
+
+  private sortedByMuCost(): Int32Array {
+    if (!this.byMuCost) {
+      const mu = this.mu, cost = this.cost;
+      this.byMuCost = Int32Array.from({ length: mu.length }, (_, i) => i).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+    }
+    return this.byMuCost;
   }
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
