@@ -37,7 +37,7 @@
  * must be hashed (docs/benchmarks.md, "Adaptive placement").
  */
 import type { PlacementDecision } from '../../../model/types.js';
-import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
+import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
 import { ShapeRanking, type WorkerList } from './ranking.js';
 
@@ -80,7 +80,12 @@ export function idHash(id: string): number {
 }
 
 function jitterFrom(taskHash: number, workerHash: number, j: number): number {
-  return j === 0 ? 0 : j * (fmix32((taskHash + Math.imul(workerHash, 0x9e3779b1)) | 0) / 2 ** 31 - 1);
+  return jitterMixed(taskHash, Math.imul(workerHash, 0x9e3779b1), j);
+}
+
+/** jitterFrom with the worker's hash already multiplied (`mixed` = workerHash·0x9e3779b1 mod 2^32). */
+function jitterMixed(taskHash: number, mixed: number, j: number): number {
+  return j === 0 ? 0 : j * (fmix32((taskHash + mixed) | 0) / 2 ** 31 - 1);
 }
 
 /** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
@@ -93,7 +98,8 @@ export function ageTerm(submittedAt: number, now: number): number {
   return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
 }
 
-type HintMap = ReadonlyMap<string, CacheHint>;
+/** A worker's hint for one key this pass: none or stale (never warm), fresh, or loading. */
+const COLD = 0, FRESH = 1, LOADING = 2;
 
 
 
@@ -106,7 +112,16 @@ export class AdaptiveSelector {
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;
   private readonly workerHash: Int32Array;
-  private readonly hints: Array<HintMap | undefined>;
+  /** workerHash[w]·0x9e3779b1 (mod 2^32): the worker's half of the jitter, precomputed. */
+  private readonly workerMix: Int32Array;
+  /** Key (with a fresh or loading hint somewhere) -> its index in keyState / keyPlaced. */
+  private readonly keyIndex = new Map<string, number>();
+  /** Per key index, per worker: COLD, FRESH or LOADING (n bytes per key with a live hint). */
+  private readonly keyState: Uint8Array[] = [];
+  /** Per key index, per worker: tasks using the key placed there this pass (allocated on the first). */
+  private readonly keyPlaced: Array<Int32Array | undefined> = [];
+  /** Job name -> the key indices of what it `uses` (-1: no live hint anywhere), or null when it uses nothing. */
+  private readonly jobKeys = new Map<string, Int32Array | null>();
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
@@ -121,8 +136,6 @@ export class AdaptiveSelector {
   private bestScore = -Infinity;
   private second = -1;
   private secondScore = -Infinity;
-  /** worker index -> key -> tasks of that key placed there this pass. */
-  private readonly placedKeys = new Map<number, Map<string, number>>();
   private readonly adaptive: boolean;
   private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
@@ -140,7 +153,7 @@ export class AdaptiveSelector {
     this.cost = new Float64Array(n);
     this.idleSince = new Float64Array(n);
     this.workerHash = new Int32Array(n);
-    this.hints = new Array<HintMap | undefined>(n);
+    this.workerMix = new Int32Array(n);
     this.buf = new Int32Array(n);
     this.marks = new Int32Array(n);
     for (let w = 0; w < n; w++) {
@@ -149,14 +162,20 @@ export class AdaptiveSelector {
       this.cost[w] = worker.costPerHour ?? 1;
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
       this.workerHash[w] = idHash(worker.id);
+      this.workerMix[w] = Math.imul(this.workerHash[w]!, 0x9e3779b1);
       const hints = snapshot.cacheHints?.get(worker.id);
-      this.hints[w] = hints;
       if (hints) {
         for (const [key, hint] of hints) {
           if (!hint.loading && !(hint.expiresAt > snapshot.now)) continue; // stale: never warm this pass
           let list = this.hintWorkers.get(key);
-          if (!list) this.hintWorkers.set(key, (list = []));
+          if (!list) {
+            this.hintWorkers.set(key, (list = []));
+            this.keyIndex.set(key, this.keyState.length);
+            this.keyState.push(new Uint8Array(n));
+            this.keyPlaced.push(undefined);
+          }
           list.push(w);
+          this.keyState[this.keyIndex.get(key)!]![w] = hint.loading ? LOADING : FRESH;
         }
       }
     }
@@ -176,20 +195,29 @@ export class AdaptiveSelector {
    * its keys there (a loading hint counts one, plus this pass's placements).
    */
   warmth(job: SchedulerJob, w: number): number {
-    const uses = job.uses;
-    if (!uses || uses.length === 0) return 0;
-    const hints = this.hints[w];
-    if (!hints) return 0;
-    const now = this.snapshot.now;
+    const keys = this.keysOf(job);
+    if (keys === null) return 0;
     let busy = 0;
-    const placed = this.placedKeys.get(w);
-    for (let k = 0; k < uses.length; k++) {
-      const hint = hints.get(uses[k]!);
-      if (!hint || (!hint.loading && !(hint.expiresAt > now))) return 0;
-      const n = (hint.loading ? 1 : 0) + (placed?.get(uses[k]!) ?? 0);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (k < 0) return 0;
+      const state = this.keyState[k]![w]!;
+      if (state === COLD) return 0;
+      const n = (state === LOADING ? 1 : 0) + (this.keyPlaced[k]?.[w] ?? 0);
       if (n > busy) busy = n;
     }
     return 1 + busy;
+  }
+
+  /** The key indices of `job.uses` (cached per job), or null when it uses nothing. */
+  private keysOf(job: SchedulerJob): Int32Array | null {
+    let keys = this.jobKeys.get(job.name);
+    if (keys === undefined) {
+      const uses = job.uses;
+      keys = !uses || uses.length === 0 ? null : Int32Array.from(uses, (key) => this.keyIndex.get(key) ?? -1);
+      this.jobKeys.set(job.name, keys);
+    }
+    return keys;
   }
 
   /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
@@ -299,7 +327,6 @@ export class AdaptiveSelector {
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
     const h = idHash(task.id);
-    const workerHash = this.workerHash;
     const warmList = this.anyHints && job.uses !== undefined && job.uses.length > 0 ? this.warmCandidates(ranking, job.uses[0]!) : null;
     const marks = this.marks;
     const stamp = ++this.stamp;
@@ -323,26 +350,36 @@ export class AdaptiveSelector {
           const warm = this.warmth(job, w);
           if (warm === 0) continue;
           marks[w] = stamp;
-          this.consider(w, b + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
+          this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + REUSE_BONUS / warm);
         }
         warmList.n = k;
       }
       while (order.head < order.workers.length && !ranking.isAlive(order.workers[order.head]!)) order.head++;
-      const workers = order.workers, base = order.base;
+      // The hot loop (every worker within 2·jitter of the winner): locals only; a score below the
+      // runner-up's changes nothing, so only the rare better one goes through `consider`.
+      const workers = order.workers, base = order.base, dead = ranking.dead, mix = this.workerMix;
+      const reach = age + j;
       let settled = order.complete;
       let dropped = 0;
+      let secondScore = this.secondScore, hasSecond = this.second >= 0;
       for (let i = order.head; i < workers.length; i++) {
-        if (this.second >= 0 && base[i]! + (age + j) < this.secondScore) {
+        const b = base[i]!;
+        if (hasSecond && b + reach < secondScore) {
           settled = true;
           break;
         }
         const w = workers[i]!;
-        if (!ranking.isAlive(w)) {
+        if (dead[w] !== 0) {
           dropped++;
           continue;
         }
         if (marks[w] === stamp) continue; // scored above as warm
-        this.consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
+        const s = b + (age + jitterMixed(h, mix[w]!, j));
+        if (s >= secondScore) {
+          this.consider(w, s);
+          secondScore = this.secondScore;
+          hasSecond = this.second >= 0;
+        }
       }
       if (dropped > 32) ranking.prune(order); // later tasks need not step over them again
       if (settled) break;
@@ -390,10 +427,9 @@ export class AdaptiveSelector {
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
     for (const ranking of this.rankings.values()) ranking.touched(w);
-    const uses = job.uses;
-    if (!uses || uses.length === 0) return;
-    let keys = this.placedKeys.get(w);
-    if (!keys) this.placedKeys.set(w, (keys = new Map()));
-    for (const key of uses) keys.set(key, (keys.get(key) ?? 0) + 1);
+    const keys = this.keysOf(job);
+    if (keys === null) return;
+    // A key with no live hint anywhere makes no worker warm: its count is never read.
+    for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) (this.keyPlaced[keys[i]!] ??= new Int32Array(this.mu.length))[w]!++;
   }
 }

@@ -59,7 +59,8 @@ export class ShapeRanking {
   private alive: Int32Array;
   count = 0;
   private readonly member: Uint8Array;
-  private readonly dead: Uint8Array;
+  /** dead[w] = 1: w was feasible and no longer fits (orders hold feasible workers only). */
+  readonly dead: Uint8Array;
   /** Scratch space for sorting: base score by worker index (fallback only). */
   private readonly baseByWorker: Float64Array;
   /** Per-μ groups, or null when there are more than MAX_GROUPS distinct μ values. */
