@@ -241,7 +241,7 @@ export class AdaptiveSelector {
     this.decision = undefined;
     if (shape !== undefined) {
       let ranking = this.rankings.get(shape);
-      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost())));
+      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost(), this.workerMix)));
       return this.selectRanked(job, task, ranking);
     }
     const buf = this.buf;
@@ -355,12 +355,12 @@ export class AdaptiveSelector {
         warmList.n = k;
       }
       while (order.head < order.workers.length && !ranking.isAlive(order.workers[order.head]!)) order.head++;
-      // The hot loop (every worker within 2·jitter of the winner): locals only; a score below the
-      // runner-up's changes nothing, so only the rare better one goes through `consider`.
-      const workers = order.workers, base = order.base, dead = ranking.dead, mix = this.workerMix;
+      // The hot loop (every worker within 2·jitter of the winner): locals and arrays read in
+      // order only. A score below the runner-up's changes nothing, so whether the worker still
+      // fits or was scored as warm is asked only of the rare better one.
+      const workers = order.workers, base = order.base, tags = order.tags, dead = ranking.dead;
       const reach = age + j;
       let settled = order.complete;
-      let dropped = 0;
       let secondScore = this.secondScore, hasSecond = this.second >= 0;
       for (let i = order.head; i < workers.length; i++) {
         const b = base[i]!;
@@ -368,20 +368,15 @@ export class AdaptiveSelector {
           settled = true;
           break;
         }
+        const s = b + (age + jitterMixed(h, tags[i]!, j));
+        if (s < secondScore) continue;
         const w = workers[i]!;
-        if (dead[w] !== 0) {
-          dropped++;
-          continue;
-        }
-        if (marks[w] === stamp) continue; // scored above as warm
-        const s = b + (age + jitterMixed(h, mix[w]!, j));
-        if (s >= secondScore) {
-          this.consider(w, s);
-          secondScore = this.secondScore;
-          hasSecond = this.second >= 0;
-        }
+        if (dead[w] !== 0 || marks[w] === stamp) continue; // no longer fits / scored above as warm
+        this.consider(w, s);
+        secondScore = this.secondScore;
+        hasSecond = true;
       }
-      if (dropped > 32) ranking.prune(order); // later tasks need not step over them again
+      if (ranking.drops - order.dropsSeen > 32) ranking.prune(order); // later tasks need not step over them again
       if (settled) break;
       // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
       m = order.size * 4;

@@ -29,6 +29,10 @@ export interface RankedOrder {
   workers: Int32Array;
   /** Base score of the worker at the same position. */
   base: Float64Array;
+  /** The per-worker `tag` (constructor) of the worker at the same position, for scans that read it in order. */
+  tags: Int32Array;
+  /** The ranking's `drops` when this order was built or last pruned. */
+  dropsSeen: number;
   /** Positions before `head` hold workers that no longer fit. */
   head: number;
   /** How many best workers it was built to hold. */
@@ -75,12 +79,15 @@ export class ShapeRanking {
   private atCMin = 0;
   private atCMax = 0;
   stale = true;
+  /** How many workers stopped fitting so far (orders compare it with their `dropsSeen` to prune). */
+  drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
   private readonly lists = new Map<string, WorkerList>();
 
   /**
    * `byMuCost`: every worker index sorted by μ, then cost, then index (ascending); the feasible
-   * candidates are taken from it in that order to form the groups.
+   * candidates are taken from it in that order to form the groups. `tag`: a number per worker
+   * that orders carry alongside (adaptive.ts: the worker's half of the jitter).
    */
   constructor(
     candidates: ArrayLike<number>,
@@ -88,6 +95,7 @@ export class ShapeRanking {
     private readonly mu: Float64Array,
     private readonly cost: Float64Array,
     byMuCost: () => Int32Array,
+    private readonly tag: Int32Array,
   ) {
     const n = mu.length;
     this.member = new Uint8Array(n);
@@ -131,6 +139,7 @@ export class ShapeRanking {
     if (!this.isAlive(w) || this.feasible(w)) return;
     this.dead[w] = 1;
     this.count--;
+    this.drops++;
     if (this.groupOf) this.groups![this.groupOf[w]!]!.alive--;
     const m = this.mu[w]!, c = this.cost[w]!;
     if (m === this.muMin && --this.atMuMin === 0) this.stale = true;
@@ -262,7 +271,7 @@ export class ShapeRanking {
       cursor[pick]!++;
       advance(pick);
     }
-    return { workers, base, head: 0, size: Math.max(m, size), complete: size === this.count };
+    return this.ordered(workers, base, m);
   }
 
   /** Fallback: select the m-th best base (nthLargest) and sort only the workers at or above it. */
@@ -288,21 +297,30 @@ export class ShapeRanking {
     workers.sort((x, y) => byWorker[y]! - byWorker[x]! || x - y);
     const base = new Float64Array(workers.length);
     for (let i = 0; i < workers.length; i++) base[i] = byWorker[workers[i]!]!;
-    return { workers, base, head: 0, size: Math.max(m, workers.length), complete: workers.length === k };
+    return this.ordered(workers, base, m);
+  }
+
+  private ordered(workers: Int32Array, base: Float64Array, m: number): RankedOrder {
+    const tags = new Int32Array(workers.length);
+    for (let i = 0; i < workers.length; i++) tags[i] = this.tag[workers[i]!]!;
+    return { workers, base, tags, dropsSeen: this.drops, head: 0, size: Math.max(m, workers.length), complete: workers.length === this.count };
   }
 
   /** Drop the workers that no longer fit from `order` (keeping its sequence). */
   prune(order: RankedOrder): void {
     let k = 0;
-    const { workers, base } = order;
+    const { workers, base, tags } = order;
     for (let i = order.head; i < workers.length; i++) {
       if (!this.isAlive(workers[i]!)) continue;
       workers[k] = workers[i]!;
+      tags[k] = tags[i]!;
       base[k++] = base[i]!;
     }
     order.workers = workers.subarray(0, k);
     order.base = base.subarray(0, k);
+    order.tags = tags.subarray(0, k);
     order.head = 0;
+    order.dropsSeen = this.drops;
   }
 
   /** This shape's live workers among `source` (kept per `key`; callers compact it as workers drop). */

@@ -398,7 +398,7 @@ describe('ShapeRanking orders', () => {
         (ws, lambda, m) => {
           const mu = Float64Array.from(ws, (x) => x.mu), cost = Float64Array.from(ws, (x) => x.cost);
           const byMuCost = () => Int32Array.from(ws.keys()).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
-          const ranking = new ShapeRanking([...ws.keys()], (w) => ws[w]!.fits, mu, cost, byMuCost);
+          const ranking = new ShapeRanking([...ws.keys()], (w) => ws[w]!.fits, mu, cost, byMuCost, Int32Array.from(ws.keys(), (w) => w * 3));
           ranking.rebuild();
           const feasible = [...ws.keys()].filter((w) => ws[w]!.fits);
           expect(ranking.count).toBe(feasible.length);
@@ -406,7 +406,10 @@ describe('ShapeRanking orders', () => {
           const want = feasible.map((w) => ranking.base(w, lambda)).sort((a, b) => b - a);
           expect(order.workers.length).toBeGreaterThanOrEqual(Math.min(m, feasible.length));
           expect([...order.base]).toEqual(want.slice(0, order.workers.length));
-          for (let i = 0; i < order.workers.length; i++) expect(order.base[i]).toBe(ranking.base(order.workers[i]!, lambda));
+          for (let i = 0; i < order.workers.length; i++) {
+            expect(order.base[i]).toBe(ranking.base(order.workers[i]!, lambda));
+            expect(order.tags[i]).toBe(order.workers[i]! * 3);
+          }
           expect(order.complete).toBe(order.workers.length === feasible.length);
         },
       ),
