@@ -122,9 +122,13 @@ export class AdaptiveSelector {
   private readonly keyPlaced: Array<Int32Array | undefined> = [];
   /** Job name -> the key indices of what it `uses` (-1: no live hint anywhere), or null when it uses nothing. */
   private readonly jobKeys = new Map<string, Int32Array | null>();
+  private lastJob: SchedulerJob | undefined;
+  private lastKeys: Int32Array | null = null;
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
+  /** The same rankings, for the loop in `placed`. */
+  private readonly rankingList: ShapeRanking[] = [];
   /** Key -> workers holding a fresh or loading hint for it (the only ones that can be warm). */
   private readonly hintWorkers = new Map<string, number[]>();
   /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
@@ -211,12 +215,15 @@ export class AdaptiveSelector {
 
   /** The key indices of `job.uses` (cached per job), or null when it uses nothing. */
   private keysOf(job: SchedulerJob): Int32Array | null {
+    if (job === this.lastJob) return this.lastKeys; // a job's tasks come one after another
     let keys = this.jobKeys.get(job.name);
     if (keys === undefined) {
       const uses = job.uses;
       keys = !uses || uses.length === 0 ? null : Int32Array.from(uses, (key) => this.keyIndex.get(key) ?? -1);
       this.jobKeys.set(job.name, keys);
     }
+    this.lastJob = job;
+    this.lastKeys = keys;
     return keys;
   }
 
@@ -241,7 +248,11 @@ export class AdaptiveSelector {
     this.decision = undefined;
     if (shape !== undefined) {
       let ranking = this.rankings.get(shape);
-      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost(), this.workerMix)));
+      if (!ranking) {
+        ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost(), this.workerMix);
+        this.rankings.set(shape, ranking);
+        this.rankingList.push(ranking);
+      }
       return this.selectRanked(job, task, ranking);
     }
     const buf = this.buf;
@@ -421,7 +432,8 @@ export class AdaptiveSelector {
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    for (const ranking of this.rankings.values()) ranking.touched(w);
+    const rankings = this.rankingList;
+    for (let i = 0; i < rankings.length; i++) rankings[i]!.touched(w);
     const keys = this.keysOf(job);
     if (keys === null) return;
     // A key with no live hint anywhere makes no worker warm: its count is never read.
