@@ -39,7 +39,10 @@
 import type { PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
+import { idHash, jitterFrom, jitterMixed } from './jitter.js';
 import { ShapeRanking, type WorkerList } from './ranking.js';
+
+export { idHash, jitter } from './jitter.js';
 
 const GiB = 1024 ** 3;
 
@@ -56,41 +59,6 @@ export function throughput(worker: WorkerView): number {
   const gpus = worker.device.type === 'gpu' ? worker.device.count : 0;
   const gpuMemGiB = gpus * ((worker.device.memoryBytes ?? 0) / GiB);
   return 100 * gpus + gpuMemGiB + worker.capacity.memoryBytes / GiB / 2 + 0.5 * (worker.capacity.cpuMillis / 1000);
-}
-
-/** FNV-1a over the UTF-16 code units of `s`, continuing from `h`. */
-function fnv(h: number, s: string): number {
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h;
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** FNV-1a of an id (task or worker). */
-export function idHash(id: string): number {
-  return fnv(FNV_OFFSET, id);
-}
-
-function jitterFrom(taskHash: number, workerHash: number, j: number): number {
-  return jitterMixed(taskHash, Math.imul(workerHash, 0x9e3779b1), j);
-}
-
-/** jitterFrom with the worker's hash already multiplied (`mixed` = workerHash·0x9e3779b1 mod 2^32). */
-function jitterMixed(taskHash: number, mixed: number, j: number): number {
-  return j === 0 ? 0 : j * (fmix32((taskHash + mixed) | 0) / 2 ** 31 - 1);
-}
-
-/** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
-export function jitter(taskId: string, workerId: string, j: number): number {
-  return jitterFrom(idHash(taskId), idHash(workerId), j);
 }
 
 /** The age term of a task waiting since `submittedAt` at `now` (ms). */
