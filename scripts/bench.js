@@ -2,7 +2,7 @@
 // `npm run bench` (not part of `npm test`): runs the benchmarks against the built dist/ and
 // prints one table with the measured figures, their in-run baselines and the targets.
 //   bench/schedule.mjs  one scheduling pass (10k x 1k, 100k x 10k)
-//   bench/placement.mjs one pass with adaptive placement vs the first-fit pass, interleaved (10k x 1k, 100k x 10k)
+//   bench/placement.mjs one pass with adaptive placement vs the first-fit pass, interleaved (10k x 1k, 100k x 10k; priced per machine type and per machine)
 //   bench/policies.mjs  queue-policy passes (1k/10k jobs x 1k workers), a lublin_256 queue loop
 //   bench/dependencies.mjs  a pass with 10,000 pending jobs, 9,000 waiting on dependencies, vs one over the 1,000 ready ones
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
