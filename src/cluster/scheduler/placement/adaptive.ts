@@ -30,12 +30,19 @@
  * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
  * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
  * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
- * typed arrays, nothing allocated per candidate.
+ * typed arrays, nothing allocated per candidate. Where the pass gives a task shape (queue/first-fit.ts),
+ * a task instead scores the shape's live warm workers that could still win (the bound below) and
+ * then the top of the shape's ranked order (ranking.ts) until no later worker can win; what
+ * remains per task is the workers whose base lies within 2·jitter of the winner's, all of which
+ * must be hashed (docs/benchmarks.md, "Adaptive placement").
  */
 import type { PlacementDecision } from '../../../model/types.js';
-import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
+import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
-import { ShapeRanking } from './ranking.js';
+import { idHash, jitterFrom, jitterMixed } from './jitter.js';
+import { ShapeRanking, type WorkerList } from './ranking.js';
+
+export { idHash, jitter } from './jitter.js';
 
 const GiB = 1024 ** 3;
 
@@ -54,42 +61,13 @@ export function throughput(worker: WorkerView): number {
   return 100 * gpus + gpuMemGiB + worker.capacity.memoryBytes / GiB / 2 + 0.5 * (worker.capacity.cpuMillis / 1000);
 }
 
-/** FNV-1a over the UTF-16 code units of `s`, continuing from `h`. */
-function fnv(h: number, s: string): number {
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h;
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** FNV-1a of an id (task or worker). */
-export function idHash(id: string): number {
-  return fnv(FNV_OFFSET, id);
-}
-
-function jitterFrom(taskHash: number, workerHash: number, j: number): number {
-  return j === 0 ? 0 : j * (fmix32((taskHash + Math.imul(workerHash, 0x9e3779b1)) | 0) / 2 ** 31 - 1);
-}
-
-/** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */
-export function jitter(taskId: string, workerId: string, j: number): number {
-  return jitterFrom(idHash(taskId), idHash(workerId), j);
-}
-
 /** The age term of a task waiting since `submittedAt` at `now` (ms). */
 export function ageTerm(submittedAt: number, now: number): number {
   return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
 }
 
-type HintMap = ReadonlyMap<string, CacheHint>;
+/** A worker's hint for one key this pass: none or stale (never warm), fresh, or loading. */
+const COLD = 0, FRESH = 1, LOADING = 2;
 
 
 
@@ -102,14 +80,34 @@ export class AdaptiveSelector {
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;
   private readonly workerHash: Int32Array;
-  private readonly hints: Array<HintMap | undefined>;
+  /** workerHash[w]·0x9e3779b1 (mod 2^32): the worker's half of the jitter, precomputed. */
+  private readonly workerMix: Int32Array;
+  /** Key (with a fresh or loading hint somewhere) -> its index in keyState / keyPlaced. */
+  private readonly keyIndex = new Map<string, number>();
+  /** Per key index, per worker: COLD, FRESH or LOADING (n bytes per key with a live hint). */
+  private readonly keyState: Uint8Array[] = [];
+  /** Per key index, per worker: tasks using the key placed there this pass (allocated on the first). */
+  private readonly keyPlaced: Array<Int32Array | undefined> = [];
+  /** Job name -> the key indices of what it `uses` (-1: no live hint anywhere), or null when it uses nothing. */
+  private readonly jobKeys = new Map<string, Int32Array | null>();
+  private lastJob: SchedulerJob | undefined;
+  private lastKeys: Int32Array | null = null;
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
-  /** Key -> workers holding a hint for it (any freshness). */
+  /** The same rankings, for the loop in `placed`. */
+  private readonly rankingList: ShapeRanking[] = [];
+  /** Key -> workers holding a fresh or loading hint for it (the only ones that can be warm). */
   private readonly hintWorkers = new Map<string, number[]>();
-  /** worker index -> key -> tasks of that key placed there this pass. */
-  private readonly placedKeys = new Map<number, Map<string, number>>();
+  /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
+  private byMuCost: Int32Array | null = null;
+  /** marks[w] === stamp: w was scored as warm for the current task. */
+  private readonly marks: Int32Array;
+  private stamp = 0;
+  private best = -1;
+  private bestScore = -Infinity;
+  private second = -1;
+  private secondScore = -Infinity;
   private readonly adaptive: boolean;
   private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
@@ -127,21 +125,29 @@ export class AdaptiveSelector {
     this.cost = new Float64Array(n);
     this.idleSince = new Float64Array(n);
     this.workerHash = new Int32Array(n);
-    this.hints = new Array<HintMap | undefined>(n);
+    this.workerMix = new Int32Array(n);
     this.buf = new Int32Array(n);
+    this.marks = new Int32Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
       this.cost[w] = worker.costPerHour ?? 1;
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
       this.workerHash[w] = idHash(worker.id);
+      this.workerMix[w] = Math.imul(this.workerHash[w]!, 0x9e3779b1);
       const hints = snapshot.cacheHints?.get(worker.id);
-      this.hints[w] = hints;
       if (hints) {
-        for (const key of hints.keys()) {
+        for (const [key, hint] of hints) {
+          if (!hint.loading && !(hint.expiresAt > snapshot.now)) continue; // stale: never warm this pass
           let list = this.hintWorkers.get(key);
-          if (!list) this.hintWorkers.set(key, (list = []));
+          if (!list) {
+            this.hintWorkers.set(key, (list = []));
+            this.keyIndex.set(key, this.keyState.length);
+            this.keyState.push(new Uint8Array(n));
+            this.keyPlaced.push(undefined);
+          }
           list.push(w);
+          this.keyState[this.keyIndex.get(key)!]![w] = hint.loading ? LOADING : FRESH;
         }
       }
     }
@@ -161,20 +167,32 @@ export class AdaptiveSelector {
    * its keys there (a loading hint counts one, plus this pass's placements).
    */
   warmth(job: SchedulerJob, w: number): number {
-    const uses = job.uses;
-    if (!uses || uses.length === 0) return 0;
-    const hints = this.hints[w];
-    if (!hints) return 0;
-    const now = this.snapshot.now;
+    const keys = this.keysOf(job);
+    if (keys === null) return 0;
     let busy = 0;
-    const placed = this.placedKeys.get(w);
-    for (let k = 0; k < uses.length; k++) {
-      const hint = hints.get(uses[k]!);
-      if (!hint || (!hint.loading && !(hint.expiresAt > now))) return 0;
-      const n = (hint.loading ? 1 : 0) + (placed?.get(uses[k]!) ?? 0);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (k < 0) return 0;
+      const state = this.keyState[k]![w]!;
+      if (state === COLD) return 0;
+      const n = (state === LOADING ? 1 : 0) + (this.keyPlaced[k]?.[w] ?? 0);
       if (n > busy) busy = n;
     }
     return 1 + busy;
+  }
+
+  /** The key indices of `job.uses` (cached per job), or null when it uses nothing. */
+  private keysOf(job: SchedulerJob): Int32Array | null {
+    if (job === this.lastJob) return this.lastKeys; // a job's tasks come one after another
+    let keys = this.jobKeys.get(job.name);
+    if (keys === undefined) {
+      const uses = job.uses;
+      keys = !uses || uses.length === 0 ? null : Int32Array.from(uses, (key) => this.keyIndex.get(key) ?? -1);
+      this.jobKeys.set(job.name, keys);
+    }
+    this.lastJob = job;
+    this.lastKeys = keys;
+    return keys;
   }
 
   /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
@@ -198,7 +216,11 @@ export class AdaptiveSelector {
     this.decision = undefined;
     if (shape !== undefined) {
       let ranking = this.rankings.get(shape);
-      if (!ranking) this.rankings.set(shape, (ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost)));
+      if (!ranking) {
+        ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost(), this.workerMix);
+        this.rankings.set(shape, ranking);
+        this.rankingList.push(ranking);
+      }
       return this.selectRanked(job, task, ranking);
     }
     const buf = this.buf;
@@ -284,68 +306,105 @@ export class AdaptiveSelector {
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
     const h = idHash(task.id);
-    const workerHash = this.workerHash;
-    const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    const warmList = this.anyHints && job.uses !== undefined && job.uses.length > 0 ? this.warmCandidates(ranking, job.uses[0]!) : null;
+    const marks = this.marks;
+    const stamp = ++this.stamp;
     let m = RANKED_WINDOW;
     for (;;) {
-      best = second = -1;
-      bestScore = secondScore = -Infinity;
+      this.best = this.second = -1;
+      this.bestScore = this.secondScore = -Infinity;
       const order = ranking.order(lambda, m);
-      const consider = (w: number, s: number): void => {
-        if (best < 0 || this.before(s, w, bestScore, best)) {
-          second = best;
-          secondScore = bestScore;
-          best = w;
-          bestScore = s;
-        } else if (second < 0 || this.before(s, w, secondScore, second)) {
-          second = w;
-          secondScore = s;
-        }
-      };
-      if (usesKeys) {
-        // Warm workers hold a hint for every key, so for the first key among others.
-        for (const w of this.hintWorkers.get(job.uses![0]!) ?? []) {
+      if (warmList) {
+        // Warm workers hold a hint for every key, so for the first key among others. One that
+        // cannot beat the runner-up even with the full bonus is skipped; scored below as cold, it
+        // scores lower still, so skipping it changes nothing.
+        const ws = warmList.ws;
+        let k = 0;
+        for (let i = 0; i < warmList.n; i++) {
+          const w = ws[i]!;
           if (!ranking.isAlive(w)) continue;
+          ws[k++] = w;
+          const b = ranking.base(w, lambda);
+          if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) continue;
           const warm = this.warmth(job, w);
-          if (warm > 0) consider(w, ranking.base(w, lambda) + (age + jitterFrom(h, workerHash[w]!, j)) + REUSE_BONUS / warm);
+          if (warm === 0) continue;
+          marks[w] = stamp;
+          this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + REUSE_BONUS / warm);
         }
+        warmList.n = k;
       }
-      const workers = order.workers, base = order.base;
-      while (order.head < workers.length && !ranking.isAlive(workers[order.head]!)) order.head++;
+      while (order.head < order.workers.length && !ranking.isAlive(order.workers[order.head]!)) order.head++;
+      // The hot loop (every worker within 2·jitter of the winner): locals and arrays read in
+      // order only. A score below the runner-up's changes nothing, so whether the worker still
+      // fits or was scored as warm is asked only of the rare better one.
+      const workers = order.workers, base = order.base, tags = order.tags, dead = ranking.dead;
+      const reach = age + j;
       let settled = order.complete;
+      let secondScore = this.secondScore, hasSecond = this.second >= 0;
       for (let i = order.head; i < workers.length; i++) {
-        const w = workers[i]!;
-        if (second >= 0 && base[i]! + (age + j) < secondScore) {
+        const b = base[i]!;
+        if (hasSecond && b + reach < secondScore) {
           settled = true;
           break;
         }
-        if (!ranking.isAlive(w)) continue;
-        if (usesKeys && this.warmth(job, w) > 0) continue; // scored above
-        consider(w, base[i]! + (age + jitterFrom(h, workerHash[w]!, j)));
+        const s = b + (age + jitterMixed(h, tags[i]!, j));
+        if (s < secondScore) continue;
+        const w = workers[i]!;
+        if (dead[w] !== 0 || marks[w] === stamp) continue; // no longer fits / scored above as warm
+        this.consider(w, s);
+        secondScore = this.secondScore;
+        hasSecond = true;
       }
+      if (ranking.drops - order.dropsSeen > 32) ranking.prune(order); // later tasks need not step over them again
       if (settled) break;
       // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
       m = order.size * 4;
     }
+    const best = this.best;
     this.decision = {
       mode: this.modeName,
       pool: ranking.count,
       lambda,
-      score: bestScore,
-      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
-      reuseHit: usesKeys && this.warmth(job, best) > 0,
+      score: this.bestScore,
+      runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
+      reuseHit: warmList !== null && marks[best] === stamp,
     };
     return best;
   }
 
+  /** Keep `w` (score s) if it beats the best or the runner-up so far (ties by `before`). */
+  private consider(w: number, s: number): void {
+    if (this.best < 0 || this.before(s, w, this.bestScore, this.best)) {
+      this.second = this.best;
+      this.secondScore = this.bestScore;
+      this.best = w;
+      this.bestScore = s;
+    } else if (this.second < 0 || this.before(s, w, this.secondScore, this.second)) {
+      this.second = w;
+      this.secondScore = s;
+    }
+  }
+
+  /** The shape's live workers with a fresh or loading hint for `key` (compacted as they drop). */
+  private warmCandidates(ranking: ShapeRanking, key: string): WorkerList {
+    return ranking.list(key, this.hintWorkers.get(key) ?? []);
+  }
+
+  private sortedByMuCost(): Int32Array {
+    if (!this.byMuCost) {
+      const mu = this.mu, cost = this.cost;
+      this.byMuCost = Int32Array.from({ length: mu.length }, (_, i) => i).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+    }
+    return this.byMuCost;
+  }
+
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    for (const ranking of this.rankings.values()) ranking.touched(w);
-    const uses = job.uses;
-    if (!uses || uses.length === 0) return;
-    let keys = this.placedKeys.get(w);
-    if (!keys) this.placedKeys.set(w, (keys = new Map()));
-    for (const key of uses) keys.set(key, (keys.get(key) ?? 0) + 1);
+    const rankings = this.rankingList;
+    for (let i = 0; i < rankings.length; i++) rankings[i]!.touched(w);
+    const keys = this.keysOf(job);
+    if (keys === null) return;
+    // A key with no live hint anywhere makes no worker warm: its count is never read.
+    for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) (this.keyPlaced[keys[i]!] ??= new Int32Array(this.mu.length))[w]!++;
   }
 }

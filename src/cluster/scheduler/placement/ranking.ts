@@ -8,16 +8,31 @@
  *   every placement on w (the only thing that changes a worker's free capacity in a pass);
  * - the normalisation ranges (min/max of μ and cost) are those of the feasible workers: when the
  *   last worker holding an extreme value stops fitting, the ranking is `stale` and `rebuild`
- *   recomputes them (O(n)); orders per category are then rebuilt lazily (O(n log n));
- * - `order(λ, m)` lists the best m (or all) feasible workers by base score λ·μ̂ − (1−λ)·ĉ
- *   descending, equal bases in snapshot order. Base scores do not depend on free capacity, so an
- *   order stays right until the ranges change; workers that stop fitting are skipped (`isAlive`).
+ *   recomputes them; orders per category are then rebuilt lazily;
+ * - `order(λ, m)` lists at least the best min(m, count) feasible workers by base score
+ *   λ·μ̂ − (1−λ)·ĉ descending (a prefix of the full order; equal bases in any order), with each
+ *   base computed exactly as `base(w, λ)`. Base scores do not depend on free capacity, so an
+ *   order stays right until the ranges change; workers that stop fitting are skipped (`isAlive`)
+ *   and dropped by `prune`.
+ *
+ * How orders are built. Real fleets have few hardware types, so the feasible workers usually hold
+ * few distinct μ values. Then (at most MAX_GROUPS values) the workers are kept in one group per μ,
+ * each sorted by cost ascending once per pass: within a group the base falls as cost rises
+ * whatever the ranges are, so a range change never re-sorts anything — `rebuild` reads the ranges
+ * off the groups' ends (O(groups), plus the workers tied at a cost extreme) and `order` merges the
+ * groups' heads (O(m × groups)). With more distinct μ values the ranking falls back to a linear
+ * pass: ranges by one scan (O(n)), orders by selecting the m-th best base (nthLargest, O(n)
+ * expected) and sorting only the workers at or above it.
  */
 export interface RankedOrder {
   /** Worker indices, best base first. */
-  readonly workers: Int32Array;
+  workers: Int32Array;
   /** Base score of the worker at the same position. */
-  readonly base: Float64Array;
+  base: Float64Array;
+  /** The per-worker `tag` (constructor) of the worker at the same position, for scans that read it in order. */
+  tags: Int32Array;
+  /** The ranking's `drops` when this order was built or last pruned. */
+  dropsSeen: number;
   /** Positions before `head` hold workers that no longer fit. */
   head: number;
   /** How many best workers it was built to hold. */
@@ -26,13 +41,35 @@ export interface RankedOrder {
   readonly complete: boolean;
 }
 
+/** A list of workers that `prune`-style loops compact in place: the first `n` entries are live. */
+export interface WorkerList {
+  ws: Int32Array;
+  n: number;
+}
+
+/** The most distinct μ values for which orders are merged from per-μ groups (see the header). */
+export const MAX_GROUPS = 32;
+
+/** Feasible workers of one μ value, by cost ascending then index; [head, tail] holds every live one. */
+interface Group {
+  readonly mu: number;
+  readonly list: Int32Array;
+  head: number;
+  tail: number;
+  alive: number;
+}
+
 export class ShapeRanking {
   private alive: Int32Array;
   count = 0;
   private readonly member: Uint8Array;
-  private readonly dead: Uint8Array;
-  /** Scratch space for sorting: base score by worker index. */
+  /** dead[w] = 1: w was feasible and no longer fits (orders hold feasible workers only). */
+  readonly dead: Uint8Array;
+  /** Scratch space for sorting: base score by worker index (fallback only). */
   private readonly baseByWorker: Float64Array;
+  /** Per-μ groups, or null when there are more than MAX_GROUPS distinct μ values. */
+  private readonly groups: Group[] | null;
+  private readonly groupOf: Int32Array | null;
   muMin = 0;
   muMax = 0;
   cMin = 0;
@@ -42,26 +79,55 @@ export class ShapeRanking {
   private atCMin = 0;
   private atCMax = 0;
   stale = true;
+  /** How many workers stopped fitting so far (orders compare it with their `dropsSeen` to prune). */
+  drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
+  private readonly lists = new Map<string, WorkerList>();
 
+  /**
+   * `byMuCost`: every worker index sorted by μ, then cost, then index (ascending); the feasible
+   * candidates are taken from it in that order to form the groups. `tag`: a number per worker
+   * that orders carry alongside (adaptive.ts: the worker's half of the jitter).
+   */
   constructor(
     candidates: ArrayLike<number>,
     private readonly feasible: (w: number) => boolean,
     private readonly mu: Float64Array,
     private readonly cost: Float64Array,
+    byMuCost: () => Int32Array,
+    private readonly tag: Int32Array,
   ) {
     const n = mu.length;
     this.member = new Uint8Array(n);
     this.dead = new Uint8Array(n);
     this.baseByWorker = new Float64Array(n);
     this.alive = new Int32Array(candidates.length);
+    const values = new Set<number>();
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
       if (!feasible(w)) continue;
       this.alive[this.count++] = w;
       this.member[w] = 1;
+      if (values.size <= MAX_GROUPS) values.add(mu[w]!);
     }
     this.alive = this.alive.subarray(0, this.count);
+    if (values.size > MAX_GROUPS || this.count === 0) {
+      this.groups = null;
+      this.groupOf = null;
+      return;
+    }
+    const sorted = byMuCost();
+    const all = new Int32Array(this.count);
+    let k = 0;
+    for (let i = 0; i < sorted.length; i++) if (this.member[sorted[i]!] === 1) all[k++] = sorted[i]!;
+    this.groups = [];
+    this.groupOf = new Int32Array(n);
+    for (let i = 0; i < k; ) {
+      let e = i;
+      while (e < k && mu[all[e]!] === mu[all[i]!]) this.groupOf[all[e++]!] = this.groups.length;
+      this.groups.push({ mu: mu[all[i]!]!, list: all.subarray(i, e), head: 0, tail: e - i - 1, alive: e - i });
+      i = e;
+    }
   }
 
   isAlive(w: number): boolean {
@@ -73,6 +139,8 @@ export class ShapeRanking {
     if (!this.isAlive(w) || this.feasible(w)) return;
     this.dead[w] = 1;
     this.count--;
+    this.drops++;
+    if (this.groupOf) this.groups![this.groupOf[w]!]!.alive--;
     const m = this.mu[w]!, c = this.cost[w]!;
     if (m === this.muMin && --this.atMuMin === 0) this.stale = true;
     if (m === this.muMax && --this.atMuMax === 0) this.stale = true;
@@ -80,8 +148,15 @@ export class ShapeRanking {
     if (c === this.cMax && --this.atCMax === 0) this.stale = true;
   }
 
-  /** Compact the feasible list and recompute the ranges; orders are rebuilt on demand. */
+  /** Recompute the ranges (and how many workers hold each extreme); orders are rebuilt on demand. */
   rebuild(): void {
+    if (this.groups) this.rangesFromGroups(this.groups);
+    else this.rangesByScan();
+    this.orders.clear();
+    this.stale = false;
+  }
+
+  private rangesByScan(): void {
     let k = 0;
     let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
     const alive = this.alive;
@@ -97,10 +172,7 @@ export class ShapeRanking {
     }
     this.alive = alive.subarray(0, k);
     this.count = k;
-    this.muMin = muMin;
-    this.muMax = muMax;
-    this.cMin = cMin;
-    this.cMax = cMax;
+    this.setRanges(muMin, muMax, cMin, cMax);
     let a = 0, b = 0, c = 0, d = 0;
     for (let i = 0; i < k; i++) {
       const w = this.alive[i]!;
@@ -109,12 +181,46 @@ export class ShapeRanking {
       if (this.cost[w] === cMin) c++;
       if (this.cost[w] === cMax) d++;
     }
+    this.setCounts(a, b, c, d);
+  }
+
+  private rangesFromGroups(groups: Group[]): void {
+    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    const cost = this.cost;
+    for (const g of groups) {
+      if (g.alive === 0) continue;
+      while (!this.isAlive(g.list[g.head]!)) g.head++;
+      while (!this.isAlive(g.list[g.tail]!)) g.tail--;
+      if (g.mu < muMin) muMin = g.mu;
+      if (g.mu > muMax) muMax = g.mu;
+      if (cost[g.list[g.head]!]! < cMin) cMin = cost[g.list[g.head]!]!;
+      if (cost[g.list[g.tail]!]! > cMax) cMax = cost[g.list[g.tail]!]!;
+    }
+    this.setRanges(muMin, muMax, cMin, cMax);
+    let a = 0, b = 0, c = 0, d = 0;
+    for (const g of groups) {
+      if (g.alive === 0) continue;
+      if (g.mu === muMin) a += g.alive;
+      if (g.mu === muMax) b += g.alive;
+      // Within a group costs ascend: the workers at an extreme sit at its ends.
+      for (let i = g.head; i <= g.tail && cost[g.list[i]!] === cMin; i++) if (this.isAlive(g.list[i]!)) c++;
+      for (let i = g.tail; i >= g.head && cost[g.list[i]!] === cMax; i--) if (this.isAlive(g.list[i]!)) d++;
+    }
+    this.setCounts(a, b, c, d);
+  }
+
+  private setRanges(muMin: number, muMax: number, cMin: number, cMax: number): void {
+    this.muMin = muMin;
+    this.muMax = muMax;
+    this.cMin = cMin;
+    this.cMax = cMax;
+  }
+
+  private setCounts(a: number, b: number, c: number, d: number): void {
     this.atMuMin = a;
     this.atMuMax = b;
     this.atCMin = c;
     this.atCMax = d;
-    this.orders.clear();
-    this.stale = false;
   }
 
   /** The base score of worker `w` under λ and the current ranges (the formula of adaptive.ts). */
@@ -124,14 +230,52 @@ export class ShapeRanking {
   }
 
   /**
-   * The (at least) `m` feasible workers with the best base score under `lambda`, best first; the
-   * whole feasible set when `complete`. Built once per λ and size per rebuild: a selection
-   * (nthLargest, O(n) expected) finds the m-th best base, and only the workers at or above it are
-   * sorted.
+   * The (at least) min(m, count) feasible workers with the best base score under `lambda`, best
+   * first; the whole feasible set when `complete`. Built once per λ and size per rebuild.
    */
   order(lambda: number, m: number): RankedOrder {
     const cached = this.orders.get(lambda);
     if (cached && cached.size >= m) return cached;
+    const order = this.groups ? this.mergeGroups(this.groups, lambda, m) : this.selectTop(lambda, m);
+    this.orders.set(lambda, order);
+    return order;
+  }
+
+  /** Merge the groups' heads, best base first: within a group the base falls as cost rises. */
+  private mergeGroups(groups: Group[], lambda: number, m: number): RankedOrder {
+    const size = Math.min(m, this.count);
+    const workers = new Int32Array(size);
+    const base = new Float64Array(size);
+    const g = groups.length;
+    const cursor = new Int32Array(g);
+    const next = new Float64Array(g); // base of the worker at each group's cursor (-Infinity: exhausted)
+    const advance = (i: number): void => {
+      const group = groups[i]!;
+      let c = cursor[i]!;
+      while (c <= group.tail && !this.isAlive(group.list[c]!)) c++;
+      cursor[i] = c;
+      next[i] = c <= group.tail ? this.base(group.list[c]!, lambda) : -Infinity;
+    };
+    for (let i = 0; i < g; i++) {
+      cursor[i] = groups[i]!.head;
+      advance(i);
+    }
+    for (let k = 0; k < size; k++) {
+      let pick = -1;
+      for (let i = 0; i < g; i++) {
+        if (next[i] === -Infinity) continue;
+        if (pick < 0 || next[i]! > next[pick]!) pick = i;
+      }
+      workers[k] = groups[pick]!.list[cursor[pick]!]!;
+      base[k] = next[pick]!;
+      cursor[pick]!++;
+      advance(pick);
+    }
+    return this.ordered(workers, base, m);
+  }
+
+  /** Fallback: select the m-th best base (nthLargest) and sort only the workers at or above it. */
+  private selectTop(lambda: number, m: number): RankedOrder {
     const k = this.count;
     const all = new Int32Array(k);
     const byWorker = this.baseByWorker;
@@ -143,19 +287,52 @@ export class ShapeRanking {
       all[n] = w;
       bases[n++] = byWorker[w] = this.base(w, lambda);
     }
-    let workers = all;
-    if (k > m) {
-      const threshold = nthLargest(bases, m);
+    let workers = all.subarray(0, n);
+    if (n > m) {
+      const threshold = nthLargest(bases.subarray(0, n), m);
       let t = 0;
-      for (let i = 0; i < k; i++) if (byWorker[all[i]!]! >= threshold) all[t++] = all[i]!;
+      for (let i = 0; i < n; i++) if (byWorker[all[i]!]! >= threshold) all[t++] = all[i]!;
       workers = all.subarray(0, t);
     }
     workers.sort((x, y) => byWorker[y]! - byWorker[x]! || x - y);
     const base = new Float64Array(workers.length);
     for (let i = 0; i < workers.length; i++) base[i] = byWorker[workers[i]!]!;
-    const order: RankedOrder = { workers, base, head: 0, size: Math.max(m, workers.length), complete: workers.length === k };
-    this.orders.set(lambda, order);
-    return order;
+    return this.ordered(workers, base, m);
+  }
+
+  private ordered(workers: Int32Array, base: Float64Array, m: number): RankedOrder {
+    const tags = new Int32Array(workers.length);
+    for (let i = 0; i < workers.length; i++) tags[i] = this.tag[workers[i]!]!;
+    return { workers, base, tags, dropsSeen: this.drops, head: 0, size: Math.max(m, workers.length), complete: workers.length === this.count };
+  }
+
+  /** Drop the workers that no longer fit from `order` (keeping its sequence). */
+  prune(order: RankedOrder): void {
+    let k = 0;
+    const { workers, base, tags } = order;
+    for (let i = order.head; i < workers.length; i++) {
+      if (!this.isAlive(workers[i]!)) continue;
+      workers[k] = workers[i]!;
+      tags[k] = tags[i]!;
+      base[k++] = base[i]!;
+    }
+    order.workers = workers.subarray(0, k);
+    order.base = base.subarray(0, k);
+    order.tags = tags.subarray(0, k);
+    order.head = 0;
+    order.dropsSeen = this.drops;
+  }
+
+  /** This shape's live workers among `source` (kept per `key`; callers compact it as workers drop). */
+  list(key: string, source: ArrayLike<number>): WorkerList {
+    let list = this.lists.get(key);
+    if (!list) {
+      const ws = new Int32Array(source.length);
+      let n = 0;
+      for (let i = 0; i < source.length; i++) if (this.isAlive(source[i]!)) ws[n++] = source[i]!;
+      this.lists.set(key, (list = { ws, n }));
+    }
+    return list;
   }
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveSelector, ageTerm, jitter, placementOptions, REUSE_BONUS, schedule, throughput } from '../../../../src/cluster/scheduler/index.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
-import { nthLargest } from '../../../../src/cluster/scheduler/placement/ranking.js';
+import { nthLargest, ShapeRanking } from '../../../../src/cluster/scheduler/placement/ranking.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, gpuWorker, job, snapshot, tasksOf, where, worker } from '../helpers.js';
 
@@ -303,6 +303,117 @@ describe('nthLargest', () => {
         expect(nthLargest(Float64Array.from(values), m)).toBe(sorted[m - 1]);
       }),
       { seed: 7, numRuns: 500 },
+    );
+  });
+});
+
+/** Every placement of `schedule(snap, opts)` is where one full scan of the feasible workers (capacity tracked here) puts it, decision included. */
+function expectFullScanAgreement(snap: Snapshot, opts = adaptive): number {
+  const plan = schedule(snap, opts);
+  const free = snap.workers.map((w) => ({ cpu: w.capacity.cpuMillis, mem: w.capacity.memoryBytes }));
+  const ref = new AdaptiveSelector(snap, opts);
+  const all = snap.workers.map((_, i) => i);
+  for (const p of plan.placements) {
+    const jb = snap.jobs.get(p.job)!;
+    const task = snap.pending.find((t) => t.id === p.task)!;
+    const res = jb.resources;
+    const w = ref.select(jb, task, all, (x) => free[x]!.cpu >= res.cpuMillis && free[x]!.mem >= res.memoryBytes);
+    expect(snap.workers[w]!.id).toBe(p.workerId);
+    expect(ref.decision).toEqual(p.decision);
+    free[w]!.cpu -= res.cpuMillis;
+    free[w]!.mem -= res.memoryBytes;
+    ref.placed(jb, w);
+  }
+  return plan.placements.length;
+}
+
+describe('the ranked pass agrees with a full scan where ranges move (issue 15 §7 performance work)', () => {
+  const category = fc.constantFrom<SchedulerJob['category']>('training', 'inference', 'other');
+
+  it('property: (mostly) a distinct price per worker, each worker taking one task, so extremes leave one by one', () => {
+    fc.assert(
+      fc.property(
+        // Mostly distinct prices, some shared (ties at an extreme).
+        fc.array(fc.record({ mem: fc.integer({ min: 1, max: 3 }), cents: fc.oneof(fc.integer({ min: 50, max: 5000 }), fc.constantFrom(50, 100, 5000)) }), { minLength: 2, maxLength: 70 }),
+        fc.integer({ min: 1, max: 80 }),
+        category,
+        fc.constantFrom(0, 1e-3, 0.05),
+        (ws, replicas, cat, j) => {
+          // One CPU each and tasks of one CPU: every placement fills its worker; the cheapest, the
+          // dearest and the largest go in turn, so every range changes during the pass.
+          const workers = ws.map((x, i) => priced(worker(`w${i}`, { cpu: 1, memGiB: 4 * x.mem }), x.cents / 100));
+          const jb = withCategory(job('/j', { cpu: 1, memGiB: 1, replicas }), cat);
+          const placed = expectFullScanAgreement(snapshot([jb], workers), placementOptions({ jitter: j }));
+          expect(placed).toBe(Math.min(replicas, workers.length));
+        },
+      ),
+      { seed: 11, numRuns: 300 },
+    );
+  });
+
+  it('property: more distinct μ values than the ranking groups by (the linear fallback), with prices per type or per machine', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 34, maxLength: 60 }),
+        fc.boolean(),
+        fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 4 }), replicas: fc.integer({ min: 1, max: 40 }), category }), { minLength: 1, maxLength: 4 }),
+        (cpus, perType, js) => {
+          const workers = cpus.map((cpu, i) => priced(worker(`w${i}`, { cpu, memGiB: 64 }), perType ? 1 + (cpu % 3) : 1 + ((i * 37) % 101) / 10));
+          const jobs = js.map((x, i) => withCategory(job(`/j${i}`, { cpu: x.cpu, memGiB: 1, replicas: x.replicas, seq: i }), x.category));
+          expectFullScanAgreement(snapshot(jobs, workers));
+        },
+      ),
+      { seed: 12, numRuns: 60 },
+    );
+  });
+
+  it('property: fresh, loading and stale hints, jobs using one or two keys', () => {
+    const hint = fc.option(fc.record({ key: fc.constantFrom('m1', 'm2'), state: fc.constantFrom('fresh', 'loading', 'stale') }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 6 }), cost: fc.integer({ min: 1, max: 3 }), hints: fc.array(hint, { maxLength: 2 }) }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.record({ replicas: fc.integer({ min: 1, max: 30 }), category, uses: fc.constantFrom<string[] | undefined>(undefined, ['m1'], ['m2'], ['m1', 'm2']) }), { minLength: 1, maxLength: 5 }),
+        (ws, js) => {
+          const workers = ws.map((x, i) => priced(worker(`w${i}`, { cpu: x.cpu, memGiB: 16 }), x.cost));
+          const jobs = js.map((x, i) => withCategory(job(`/j${i}`, { cpu: 1, memGiB: 1, replicas: x.replicas, seq: i }), x.category, x.uses));
+          const entries = ws.flatMap((x, i) => {
+            const list = x.hints.flatMap((h) => (h ? [{ key: h.key, expiresAt: h.state === 'stale' ? 500 : 1e9, loading: h.state === 'loading' }] : []));
+            return list.length > 0 ? [[`w${i}`, list] as const] : [];
+          });
+          expectFullScanAgreement({ ...snapshot(jobs, workers), cacheHints: hints(Object.fromEntries(entries)) });
+        },
+      ),
+      { seed: 13, numRuns: 300 },
+    );
+  });
+});
+
+describe('ShapeRanking orders', () => {
+  it('property: order(λ, m) is a prefix of the full order by base, grouped or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ mu: fc.integer({ min: 0, max: 60 }), cost: fc.integer({ min: 0, max: 9 }), fits: fc.boolean() }), { minLength: 1, maxLength: 80 }),
+        fc.constantFrom(0, 0.4, 0.8, 1),
+        fc.integer({ min: 1, max: 90 }),
+        (ws, lambda, m) => {
+          const mu = Float64Array.from(ws, (x) => x.mu), cost = Float64Array.from(ws, (x) => x.cost);
+          const byMuCost = () => Int32Array.from(ws.keys()).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+          const ranking = new ShapeRanking([...ws.keys()], (w) => ws[w]!.fits, mu, cost, byMuCost, Int32Array.from(ws.keys(), (w) => w * 3));
+          ranking.rebuild();
+          const feasible = [...ws.keys()].filter((w) => ws[w]!.fits);
+          expect(ranking.count).toBe(feasible.length);
+          const order = ranking.order(lambda, m);
+          const want = feasible.map((w) => ranking.base(w, lambda)).sort((a, b) => b - a);
+          expect(order.workers.length).toBeGreaterThanOrEqual(Math.min(m, feasible.length));
+          expect([...order.base]).toEqual(want.slice(0, order.workers.length));
+          for (let i = 0; i < order.workers.length; i++) {
+            expect(order.base[i]).toBe(ranking.base(order.workers[i]!, lambda));
+            expect(order.tags[i]).toBe(order.workers[i]! * 3);
+          }
+          expect(order.complete).toBe(order.workers.length === feasible.length);
+        },
+      ),
+      { seed: 14, numRuns: 400 },
     );
   });
 });
