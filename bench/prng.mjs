@@ -1,12 +1,4 @@
-// A small seeded pseudo-random generator (mulberry32) so every benchmark input is the same from
-// run to run: prng(seed)() returns numbers in [0, 1).
-export function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator every benchmark input is drawn from, so inputs are the same from run to
+// run: prng(seed)() returns numbers in [0, 1). It is the simulator's (mulberry32, src/sim/study.ts),
+// so benchmarks and the dispatch study share one implementation. Build first.
+export { prng } from '../dist/sim/study.js';

@@ -54,7 +54,7 @@ describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
     expect(a.jobs.every((j) => Number.isInteger(j.submit) && Number.isInteger(j.run))).toBe(true);
   });
 
-  it('prng is mulberry32 (the numbers bench/prng.mjs gives)', () => {
+  it('prng is mulberry32: its first numbers for seed 1 are fixed (the study and the benchmarks draw from it)', () => {
     const next = prng(1);
     expect([next(), next(), next()].map((x) => x.toFixed(10))).toEqual(['0.6270739406', '0.0027357212', '0.5274470400']);
   });

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { workloadError } from './helpers.js';
 import { parseWorkload } from '../../src/sim/workload-file.js';
 
 const GIB = 1024 ** 3;
 
-const fail = (raw: unknown): string => {
-  try {
-    parseWorkload(raw, 'w.yaml');
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error('expected an error');
-};
+const fail = workloadError;
 
 const base = { workers: [{ name: 'w' }], models: { llama: { load: '90s' } } };
 

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { workloadError } from './helpers.js';
 import { parseWindow, swfWorkload, traceKind } from '../../src/sim/load.js';
 import { parseSwf } from '../../src/sim/swf.js';
 import { parseSeconds, parseWorkload } from '../../src/sim/workload-file.js';
 import { countJobs } from '../../src/sim/workload.js';
 
-const fail = (raw: unknown): string => {
-  try {
-    parseWorkload(raw, 'w.yaml');
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error('expected an error');
-};
+const fail = workloadError;
 
 describe('iris workload format', () => {
   it('expands pools and slices into workers with device attributes', () => {
