@@ -87,6 +87,16 @@ export abstract class StoreCore {
     this.db.close();
   }
 
+  /** `read()`, or `fallback` when it fails while the store cannot write (the database cannot be read back on a full disk). */
+  protected readBack<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (this.problem !== null) return fallback;
+      throw error;
+    }
+  }
+
   /** Null while all is written and the space reserve is in place; else the `no space left on …` error. */
   get storage(): IrisError | null {
     return this.problem;

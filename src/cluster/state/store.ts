@@ -22,8 +22,9 @@ import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
 import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
-import { StickyWaits } from './sticky-waits.js';
-import { dropExpiredHints, dropWorkerHints, hintsAt } from './cache-hints.js';
+import { PendingReasons } from './pending-reasons.js';
+import { dropExpiredHints, hintsAt } from './cache-hints.js';
+import { syncWorkerRows } from './worker-sync.js';
 import type { CacheHint } from '../scheduler/types.js';
 
 export type { ResultRow } from './results.js';
@@ -50,10 +51,8 @@ export interface StoreOptions {
 export class ClusterStore extends StoreCore {
   /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
   private configured = new Set<string>();
-  /** waitingReason(): the last reason a pass gave each job with pending tasks. */
-  private readonly waiting = new Map<string, string>();
-  /** The sticky stages waiting for their worker now (their `sticky_worker_busy` requeue events). */
-  private readonly stickyWaits = new StickyWaits(this.model);
+  /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
+  private readonly reasons = new PendingReasons(this.model);
 
   private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
     super(db, now, path, reserve);
@@ -234,12 +233,7 @@ export class ClusterStore extends StoreCore {
 
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
-    try {
-      return this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000);
-    } catch (error) {
-      if (this.problem !== null) return []; // the database cannot be read back while the disk is full
-      throw error;
-    }
+    return this.readBack(() => this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000), []);
   }
 
   // ---- mutations ----
@@ -247,21 +241,7 @@ export class ClusterStore extends StoreCore {
   /** Upsert the configured workers; keep DRAINED ones drained and DISABLED ones disabled; drain the ones no longer configured. */
   syncWorkers(specs: WorkerSpec[]): void {
     this.configured = new Set(specs.map((spec) => spec.id));
-    this.transaction(() => {
-      const seen = new Set<string>();
-      for (const spec of specs) {
-        seen.add(spec.id);
-        const old = this.model.workers.get(spec.id);
-        // A drain and a disable (with who and why) outlast a restart.
-        const next: Worker = old?.state === 'DRAINED' ? { ...spec, state: 'DRAINED' }
-          : old?.state === 'DISABLED' ? { ...spec, state: 'DISABLED', disabled: old.disabled ?? null } : { ...spec, state: 'READY' };
-        if (!old || JSON.stringify(old) !== JSON.stringify(next)) this.model.putWorker(next);
-      }
-      for (const w of [...this.model.workers.values()]) {
-        if (!seen.has(w.id) && w.state !== 'DRAINED') this.model.putWorker({ ...w, state: 'DRAINED', disabled: null });
-        if (!seen.has(w.id)) dropWorkerHints(this.model, w.id);
-      }
-    });
+    this.transaction(() => syncWorkerRows(this.model, specs));
   }
 
   /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
@@ -319,8 +299,10 @@ export class ClusterStore extends StoreCore {
     return [name, ...cascadedDependents(name, (n) => this.model.dependents.get(n) ?? [], (n) => this.model.jobs.get(n)?.job)];
   }
 
-  /** Start attempt `task.attempt` on `workerId`, holding `devices` (indices on that worker) while it is live. */
-  /** Start a new attempt of a pending task on `workerId`; `placement`: how adaptive placement chose it (kept on the attempt). */
+  /**
+   * Start a new attempt of a pending task on `workerId`, holding `devices` (indices on that worker)
+   * while it is live; `placement`: how adaptive placement chose it (kept on the attempt).
+   */
   assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
     return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices, placement));
   }
@@ -388,26 +370,16 @@ export class ClusterStore extends StoreCore {
    * memory only: every pass gives it again. A PENDING job also keeps it as its `reason`.
    */
   waitingReason(job: string): string | null {
-    return this.waiting.get(job) ?? null;
+    return this.reasons.of(job);
   }
 
   /**
    * Set the scheduler's "why still pending" text of PENDING jobs (memory only; events only on
-   * change), and record the `sticky_worker_busy` requeue events of waits that start (sticky-waits.ts).
+   * change), and record the `sticky_worker_busy` requeue events of waits that start (pending-reasons.ts).
    */
   setPendingReasons(reasons: Map<string, string>): void {
-    for (const [name, reason] of reasons) this.waiting.set(name, reason);
-    for (const name of this.waiting.keys()) {
-      const job = this.model.jobs.get(name)?.job;
-      if (!job || isFinalJobState(job.state)) this.waiting.delete(name);
-    }
-    this.transaction(() => {
-      for (const [name, reason] of reasons) {
-        const job = this.model.jobs.get(name)?.job;
-        if (job && job.state === 'PENDING' && job.reason !== reason) this.model.patchJob(job, { reason }, false);
-      }
-      this.stickyWaits.observe(reasons);
-    });
+    this.reasons.remember(reasons);
+    this.transaction(() => this.reasons.apply(reasons));
   }
 
   registerEndpoint(e: Omit<Endpoint, 'registeredAt'>): Endpoint {
@@ -442,22 +414,12 @@ export class ClusterStore extends StoreCore {
 
   /** Every stored result row of a job run (live or archived), by task index and key; filter with results.ts `current`. */
   resultRows(run: number): ResultRow[] {
-    try {
-      return this.results.ofRun(run);
-    } catch (error) {
-      if (this.problem !== null) return []; // the database cannot be read back while the disk is full
-      throw error;
-    }
+    return this.readBack(() => this.results.ofRun(run), []);
   }
 
   /** Stored result counts of a job run by task index and attempt; count with results.ts `countCurrent`. */
   resultCounts(run: number): { index: number; attempt: number; n: number }[] {
-    try {
-      return this.results.countsOf(run);
-    } catch (error) {
-      if (this.problem !== null) return [];
-      throw error;
-    }
+    return this.readBack(() => this.results.countsOf(run), []);
   }
 
   removeEndpointsOf(taskId: string): void {
