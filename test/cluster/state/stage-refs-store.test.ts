@@ -3,22 +3,12 @@
  * (lifecycle.ts releaseStage), on a real SQLite file: the resolved spec is what the task gets and
  * what a reopened store holds; a result that never appeared fails the stage before it runs.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClusterStore } from '../../../src/cluster/state/store.js';
+import { describe, expect, it } from 'vitest';
+import type { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { JobSpec } from '../../../src/model/types.js';
-import { Clock, spec, start, tempDir, workerSpec } from './helpers.js';
+import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 
-let cleanup: () => void;
-let path: string;
-const open = () => ClusterStore.open({ path, now: new Clock().now });
-
-beforeEach(() => {
-  let dir: string;
-  ({ dir, cleanup } = tempDir());
-  path = join(dir, 'cluster.db');
-});
-afterEach(() => cleanup());
+const { open } = useStoreFile();
 
 const stage = (name: string, needs: string[], over: Partial<JobSpec> = {}): JobSpec =>
   spec(`/p/${name}`, { stage: { name, needs }, after: needs.map((need) => ({ job: `/p/${need}`, condition: 'ok' })), ...over });
@@ -63,21 +53,18 @@ describe('stage references in the store', () => {
     store.close();
   });
 
-  it('an image reference resolves to the published tag, or fails the stage when the value is no image reference', () => {
-    for (const [tag, expected] of [['py:3', { state: 'PENDING', spec: { image: 'registry.local/py:3' } }], ['NOT AN IMAGE', { state: 'FAILED', reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference' }]] as const) {
-      const store = open();
-      pipeline(store, { command: ['eval'], image: 'registry.local/${stages.train.result.tag}' });
-      for (const id of ['/p/train/task-0', '/p/train/task-1']) {
-        start(store, id);
-        store.setResults(id, 0, { tag });
-        store.finishAttempt(id, 0, { kind: 'exited', exitCode: 0 });
-      }
-      expect(store.job('/p/eval')).toMatchObject(expected);
-      store.close();
-      cleanup();
-      let dir: string;
-      ({ dir, cleanup } = tempDir());
-      path = join(dir, 'cluster.db');
+  it.each([
+    ['resolves to the published tag', 'py:3', { state: 'PENDING', spec: { image: 'registry.local/py:3' } }],
+    ['fails the stage when the value is no image reference', 'NOT AN IMAGE', { state: 'FAILED', reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference' }],
+  ] as const)('an image reference %s', (_what, tag, expected) => {
+    const store = open();
+    pipeline(store, { command: ['eval'], image: 'registry.local/${stages.train.result.tag}' });
+    for (const id of ['/p/train/task-0', '/p/train/task-1']) {
+      start(store, id);
+      store.setResults(id, 0, { tag });
+      store.finishAttempt(id, 0, { kind: 'exited', exitCode: 0 });
     }
+    expect(store.job('/p/eval')).toMatchObject(expected);
+    store.close();
   });
 });
