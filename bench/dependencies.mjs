@@ -21,7 +21,7 @@ import { runInNewContext } from 'node:vm';
 import { ClusterStore } from '../dist/cluster/state/store.js';
 import { buildSnapshot } from '../dist/cluster/controller/snapshot.js';
 import { schedule } from '../dist/cluster/scheduler/index.js';
-import { stats } from './tree.mjs';
+import { interleaveSync } from './measure.mjs';
 
 const READY = 1_000;
 const WAITING = 9_000;
@@ -70,22 +70,18 @@ function pass(store, batch = 1) {
 export function runDependenciesBench({ rounds = 15 } = {}) {
   const ready = makeStore(0);
   const waiting = makeStore(WAITING);
-  for (let i = 0; i < 3; i++) { pass(ready); pass(waiting); }
-  const readyMs = [];
-  const waitingMs = [];
-  const ratios = [];
-  let placements = null;
-  for (let r = 0; r < Math.max(5, rounds); r++) {
-    const order = r % 2 === 0 ? [ready, waiting] : [waiting, ready];
-    const times = new Map(order.map((store) => [store, pass(store, BATCH)]));
-    readyMs.push(times.get(ready).ms);
-    waitingMs.push(times.get(waiting).ms);
-    ratios.push(times.get(waiting).ms / times.get(ready).ms);
-    placements = [times.get(ready).placements, times.get(waiting).placements];
-  }
+  const placements = {};
+  // Each side returns its own mean pass time (pass() collects garbage before it starts timing).
+  const side = (name, store) => () => {
+    const x = pass(store, BATCH);
+    placements[name] = x.placements;
+    return x.ms;
+  };
+  const r = interleaveSync({ waiting: side('waiting', waiting), ready: side('ready', ready) }, { rounds, warmup: 3 });
   const result = {
     pendingJobs: { ready: ready.pendingTasks().length, waiting: waiting.pendingTasks().length },
-    placements, ready: stats(readyMs), waiting: stats(waitingMs), ratio: stats(ratios).median, target: TARGET_RATIO,
+    placements: [placements.ready, placements.waiting], ready: r.ready, waiting: r.waiting,
+    ratio: r.ratio.ready.median, target: TARGET_RATIO,
   };
   ready.close();
   waiting.close();

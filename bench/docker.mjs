@@ -4,12 +4,13 @@
 //   (a) per task, one at a time: wall time of a trivial task (`true` in iris-test/busybox) from
 //       launch to `exited` (container created, attached, started, waited, removed, log closed)
 //       vs `docker run --rm iris-test/busybox true` (the CLI does create/attach/start/wait and
-//       the engine removes it), for the bridge network and for --network host. Rounds are
-//       interleaved (cli, runtime, cli, ...) so load from elsewhere hits both alike; medians.
+//       the engine removes it), for the bridge network and for --network host.
 //   (b) throughput: 100 trivial container tasks through the runtime with bounded concurrency
-//       (host network), and the same number of `docker run --rm --network host` with the
-//       same concurrency, in tasks/s.
-//   (c), (d) the same through a whole iris cluster: bench/docker-cluster.mjs.
+//       (host network), through a whole cluster (one job of 100 replicas), and the same number
+//       of `docker run --rm --network host` with the same concurrency, in tasks/s.
+//   (c) one task through a whole iris cluster (bench/docker-cluster.mjs) vs `docker run --rm`.
+// Every comparison runs interleaved (bench/measure.mjs: a warm-up round, then A B, B A, … for at
+// least 5 rounds); ratios are medians of the per-round ratios.
 //
 // The runtime's launches carry the limits iris sets for every task (cpu, memory, pids) and its
 // capability profile, so the comparison includes what iris really asks of the engine.
@@ -22,14 +23,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runDockerClusterBench } from './docker-cluster.mjs';
+import { startDockerCluster } from './docker-cluster.mjs';
+import { interleave, ratioOf } from './measure.mjs';
 
 const IMAGE = 'iris-test/busybox';
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 function dockerRun(network) {
   return new Promise((resolve, reject) => {
@@ -38,22 +35,17 @@ function dockerRun(network) {
   });
 }
 
-async function timed(fn) {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
 async function pool(n, concurrency, one) {
   let next = 0;
   const worker = async () => {
     while (next < n) await one(next++);
   };
-  const t0 = performance.now();
   await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
-  const ms = performance.now() - t0;
-  return { n, ms: Math.round(ms), perSec: +((n / ms) * 1000).toFixed(1) };
 }
+
+const perSec = (n, ms) => +((n / ms) * 1000).toFixed(1);
+/** One interleaved comparison as the bench table reads it: medians and the median per-round ratio. */
+const versus = (r, a, b) => ({ [`${a}Ms`]: +r[a].median.toFixed(1), [`${b}Ms`]: +r[b].median.toFixed(1), ratio: +ratioOf(r, a, b).median.toFixed(2), runs: r.rounds, spread: { [a]: r[a], [b]: r[b] } });
 
 export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 } = {}) {
   const { DockerRuntime } = await import('../dist/runtime/docker/runtime.js');
@@ -79,31 +71,34 @@ export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 }
     if (exit.exitCode !== 0) throw new Error(`bench task ended with ${JSON.stringify(exit)}`);
   };
   try {
-    // Warm up both paths (module loading, engine caches) outside the measurement.
-    for (const network of ['bridge', 'host']) {
-      await dockerRun(network);
-      await runtimeOne(network);
-    }
+    // interleave() runs one untimed warm-up round of each side first.
     const perTask = {};
     for (const network of ['bridge', 'host']) {
-      const cli = [];
-      const viaRuntime = [];
-      for (let r = 0; r < runs; r++) {
-        cli.push(await timed(() => dockerRun(network)));
-        viaRuntime.push(await timed(() => runtimeOne(network)));
-      }
-      const cliMs = median(cli);
-      const runtimeMs = median(viaRuntime);
-      perTask[network] = { cliMs: +cliMs.toFixed(1), runtimeMs: +runtimeMs.toFixed(1), ratio: +(runtimeMs / cliMs).toFixed(2), runs };
+      const r = await interleave({ runtime: () => runtimeOne(network), cli: () => dockerRun(network) }, { rounds: runs });
+      perTask[network] = versus(r, 'runtime', 'cli');
     }
-    const throughput = {
-      concurrency,
-      runtime: await pool(tasks, concurrency, () => runtimeOne('host')),
-      cli: await pool(tasks, concurrency, () => dockerRun('host')),
-    };
-    const cluster = await runDockerClusterBench({ runs, tasks, concurrency, dockerRun: () => dockerRun('host'), timed, median });
-    cluster.throughput.cliPerSec = throughput.cli.perSec;
-    return { engine: probe.version, perTask, throughput, cluster, target: 1.2 };
+    const cluster = startDockerCluster({ concurrency });
+    try {
+      const one = await interleave({ iris: cluster.oneJob, cli: () => dockerRun('host') }, { rounds: runs });
+      const many = await interleave({
+        runtime: () => pool(tasks, concurrency, () => runtimeOne('host')),
+        iris: () => cluster.manyJob(tasks),
+        cli: () => pool(tasks, concurrency, () => dockerRun('host')),
+      }, { rounds: 5 });
+      const throughput = {
+        concurrency, n: tasks, rounds: many.rounds,
+        runtime: { n: tasks, perSec: perSec(tasks, many.runtime.median), ms: many.runtime },
+        cli: { n: tasks, perSec: perSec(tasks, many.cli.median), ms: many.cli },
+        runtimeVsCli: +ratioOf(many, 'cli', 'runtime').median.toFixed(2),
+      };
+      const clusterResult = {
+        perTask: versus(one, 'iris', 'cli'),
+        throughput: { n: tasks, concurrency, perSec: perSec(tasks, many.iris.median), cliPerSec: throughput.cli.perSec, ms: many.iris, vsCli: +ratioOf(many, 'cli', 'iris').median.toFixed(2) },
+      };
+      return { engine: probe.version, perTask, throughput, cluster: clusterResult, target: 1.2 };
+    } finally {
+      cluster.stop();
+    }
   } finally {
     await runtime.close();
     await rm(dir, { recursive: true, force: true });
@@ -122,7 +117,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`per task (${network.padEnd(6)}): runtime ${x.runtimeMs} ms vs docker run --rm ${x.cliMs} ms = ${x.ratio} x (median of ${x.runs}; target <= ${r.target} x)`);
   }
   const t = r.throughput;
-  console.log(`throughput, ${t.runtime.n} tasks x${t.concurrency} (host network): runtime ${t.runtime.perSec} tasks/s, docker run --rm ${t.cli.perSec} tasks/s`);
+  console.log(`throughput, ${t.n} tasks x${t.concurrency} (host network, median of ${t.rounds}): runtime ${t.runtime.perSec} tasks/s, docker run --rm ${t.cli.perSec} tasks/s (x${t.runtimeVsCli})`);
   const c = r.cluster;
-  console.log(`through iris: ${c.perTask.irisMs} ms per task vs docker run --rm ${c.perTask.cliMs} ms = ${c.perTask.ratio} x; ${c.throughput.n} tasks x${c.throughput.concurrency}: ${c.throughput.perSec} tasks/s`);
+  console.log(`through iris: ${c.perTask.irisMs} ms per task vs docker run --rm ${c.perTask.cliMs} ms = ${c.perTask.ratio} x; ${c.throughput.n} tasks x${c.throughput.concurrency}: ${c.throughput.perSec} tasks/s (x${c.throughput.vsCli} of docker run --rm)`);
 }

@@ -18,11 +18,10 @@
 //   node bench/logs.mjs            (or `node scripts/bench.js --only logs`)
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { awaitJobs, iris, startBenchCluster } from './cluster.mjs';
-import { stats } from './tree.mjs';
+import { loadAverage, stats } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -35,7 +34,7 @@ const TARGET_MBPS = 50;
 const TARGET_GROWTH_MB = 64;
 const MB = 1e6;
 
-const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+const load = loadAverage;
 
 function rssKb(pid, field = 'VmRSS') {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { QueueScheduler } from '../dist/cluster/scheduler/queue/index.js';
 import { schedule } from '../dist/cluster/scheduler/index.js';
+import { interleaveSync, ratioOf } from './measure.mjs';
 import { prng } from './prng.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,33 +78,25 @@ export function buildPassSnapshot(jobCount, workerCount = 1000, seed = 7) {
   return { now, jobs, pending, workers: views, usage: new Map(), quotas: new Map(), running };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function timeIt(fn, runs) {
-  for (let i = 0; i < 3; i++) fn();
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
-  }
-  return median(times);
-}
-
 function measurePass(jobCount, runs) {
   const snapshot = buildPassSnapshot(jobCount);
   const out = { jobs: jobCount, tasks: snapshot.pending.length, workers: snapshot.workers.length };
+  const plans = {};
+  // A fresh scheduler per pass: every pass reconsiders the whole window (resourcesChanged).
+  const r = interleaveSync({
+    easy: () => { plans.easy = new QueueScheduler({ policy: 'easy' }).pass(snapshot); },
+    conservative: () => { plans.conservative = new QueueScheduler({ policy: 'conservative' }).pass(snapshot); },
+    firstFit: () => { schedule(snapshot); },
+  }, { rounds: runs, warmup: 3 });
   for (const policy of ['easy', 'conservative']) {
-    let plan;
-    // A fresh scheduler per pass: every pass reconsiders the whole window (resourcesChanged).
-    out[policy] = { ms: timeIt(() => { plan = new QueueScheduler({ policy }).pass(snapshot); }, runs) };
-    out[policy].placements = plan.placements.length;
-    out[policy].reservations = plan.reservations.size;
+    out[policy] = {
+      ms: r[policy].median, spread: r[policy], vsFirstFit: ratioOf(r, policy, 'firstFit'),
+      placements: plans[policy].placements.length, reservations: plans[policy].reservations.size,
+    };
   }
-  out.firstFitMs = timeIt(() => schedule(snapshot), runs);
+  out.firstFitMs = r.firstFit.median;
+  out.firstFit = r.firstFit;
+  out.rounds = r.rounds;
   return out;
 }
 
@@ -180,7 +173,7 @@ export function simulateTrace(trace, policy, procs = 256) {
 
 export function runPoliciesBench({ runs = 11 } = {}) {
   const small = measurePass(1_000, runs);
-  const large = measurePass(10_000, Math.max(3, Math.floor(runs / 2)));
+  const large = measurePass(10_000, Math.max(5, Math.floor(runs / 2)));
   const traceFile = path.join(root, '..', 'shared', 'traces', 'lublin_256.swf');
   let simulation = null;
   if (existsSync(traceFile)) {

@@ -2,9 +2,18 @@
 // (mixed cpu/gpu/tpu workers, gangs, several depths and users, some quotas).
 // Baseline: a plain sort of the same pending array by (submittedAt, seq), same run.
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
+// BENCH_SCHEDULE_BASELINE=DIR (a dist/ built from an earlier commit) adds that build's pass as a
+// third side of the same interleaved rounds: the no-regression check ("within 10% of before").
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { schedule } from '../dist/cluster/scheduler/index.js';
+import { interleaveSync, spread } from './measure.mjs';
 import { prng } from './prng.mjs';
+
+const BEFORE_DIR = process.env.BENCH_SCHEDULE_BASELINE;
+const before = BEFORE_DIR
+  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/index.js')).href)).schedule
+  : null;
 
 const GiB = 1024 ** 3;
 
@@ -94,36 +103,28 @@ export function buildSnapshot(taskCount, workerCount, seed = 1) {
   return { now: t, jobs, pending, workers, usage, quotas };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function timeIt(fn, runs) {
-  for (let i = 0; i < 5; i++) fn(); // warm-up: the controller runs passes back to back
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
-  }
-  return median(times);
-}
-
-function measure(taskCount, workerCount, runs) {
+function measure(taskCount, workerCount, rounds) {
   const snapshot = buildSnapshot(taskCount, workerCount);
   let plan;
-  const scheduleMs = timeIt(() => { plan = schedule(snapshot); }, runs);
-  const baselineMs = timeIt(() => [...snapshot.pending].sort((a, b) => a.submittedAt - b.submittedAt || a.seq - b.seq), runs);
+  // The controller runs passes back to back: 3 warm-up rounds, then the pass and a plain sort of
+  // the same pending array interleaved.
+  const sides = {
+    schedule: () => { plan = schedule(snapshot); },
+    sort: () => { [...snapshot.pending].sort((a, b) => a.submittedAt - b.submittedAt || a.seq - b.seq); },
+  };
+  if (before) sides.before = () => { before(snapshot); };
+  const r = interleaveSync(sides, { rounds, warmup: 3 });
   return {
-    tasks: snapshot.pending.length, workers: workerCount, scheduleMs, baselineSortMs: baselineMs,
+    tasks: snapshot.pending.length, workers: workerCount, rounds: r.rounds,
+    scheduleMs: r.schedule.median, baselineSortMs: r.sort.median, schedule: r.schedule, sort: r.sort,
     placements: plan.placements.length, reasons: plan.reasons.size,
+    before: before ? { ms: r.before, ratio: r.ratio.before, dir: BEFORE_DIR } : null,
   };
 }
 
 export function runScheduleBench({ runs = 25 } = {}) {
   const small = measure(10_000, 1_000, runs);
-  const large = measure(100_000, 10_000, Math.max(3, Math.floor(runs / 3)));
+  const large = measure(100_000, 10_000, Math.max(5, Math.floor(runs / 3)));
   return { small, large, limits: { smallMs: 20, largeMs: 300 } };
 }
 
@@ -131,8 +132,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = runScheduleBench();
   for (const [label, r] of [['10k x 1k', result.small], ['100k x 10k', result.large]]) {
     console.log(
-      `schedule ${label}: median ${r.scheduleMs.toFixed(2)} ms (limit ${label === '10k x 1k' ? result.limits.smallMs : result.limits.largeMs} ms); ` +
-        `baseline plain sort ${r.baselineSortMs.toFixed(2)} ms; ${r.tasks} tasks, ${r.workers} workers, ${r.placements} placed, ${r.reasons} jobs with reasons`,
+      `schedule ${label}: median ${r.scheduleMs.toFixed(2)} ms [${spread(r.schedule)}] (limit ${label === '10k x 1k' ? result.limits.smallMs : result.limits.largeMs} ms); ` +
+        `baseline plain sort ${r.baselineSortMs.toFixed(2)} ms; ${r.tasks} tasks, ${r.workers} workers, ${r.placements} placed, ${r.reasons} jobs with reasons` +
+        (r.before ? `; before (${r.before.dir}) ${r.before.ms.median.toFixed(2)} ms, median ratio x${r.before.ratio.median.toFixed(3)}` : ''),
     );
   }
 }

@@ -5,6 +5,7 @@
 //   (c) runtime  ProcessRuntime.launch + await exited, with a log file per task in a temp dir
 //   (d) rt-node  the same with ProcessRuntime({ spawner: 'node' }) (execa left out)
 //
+// The variants run interleaved (bench/measure.mjs): one warm-up round, then >= 5 timed rounds.
 // Each variant keeps at most CONCURRENCY tasks in flight. Default: 4 x cores — spawning is
 // bound by fork/exec and reaping, not by the CPU of the task (/bin/true), so a few tasks per
 // core keep both the event loop and the kernel busy without measuring queueing alone.
@@ -17,6 +18,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { interleave, ratioOf, spread } from './measure.mjs';
 
 const TRUE = '/bin/true';
 const ENV = { PATH: '/usr/bin:/bin' };
@@ -58,21 +60,20 @@ async function execaOne() {
   await sub;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const rate = (n, s) => ({ min: (n / s.max) * 1000, perSec: Math.round((n / s.median) * 1000), max: (n / s.min) * 1000 });
 
 /**
- * Runs the three variants `rounds` times, interleaved (raw, execa, runtime, raw, ...) so load
- * from other processes hits all of them alike; reports the median round of each.
+ * Runs the four variants interleaved (runtime, raw, execa, rt-node, then the reverse order, …)
+ * after a warm-up round, so load from other processes hits all of them alike. Each variant's
+ * rate is n / its median round time; each ratio is the median of the per-round ratios.
  */
-export async function runSpawnBench(n = 1000, concurrency = 4 * availableParallelism(), rounds = 3) {
+export async function runSpawnBench(n = 1000, concurrency = 4 * availableParallelism(), rounds = 5) {
   const { ProcessRuntime } = await import('../dist/runtime/process/runtime.js');
   const dir = await mkdtemp(join(tmpdir(), 'iris-bench-spawn-'));
   const runtime = new ProcessRuntime();
   const nodeRuntime = new ProcessRuntime({ spawner: 'node' });
-  const runtimeOne = (i) => launchOn(runtime, i);
-  const nodeRuntimeOne = (i) => launchOn(nodeRuntime, i);
-  const launchOn = async (runtime, i) => {
-    const task = await runtime.launch({
+  const launchOn = async (on, i) => {
+    const task = await on.launch({
       key: { job: '/bench', task: `/bench/task-${i}`, attempt: 0 },
       argv: [TRUE],
       env: { ...ENV, IRIS_CLUSTER_ID: 'bench', IRIS_TASK_ID: `/bench/task-${i}`, IRIS_ATTEMPT: '0' },
@@ -84,38 +85,24 @@ export async function runSpawnBench(n = 1000, concurrency = 4 * availableParalle
     });
     await task.exited;
   };
+  const timed = (one) => async () => (await pool(n, concurrency, one)).ms;
   try {
-    // Warm up each path (module loading, JIT) outside the measurement.
-    await pool(50, concurrency, rawOne);
-    await pool(50, concurrency, execaOne);
-    await pool(50, concurrency, runtimeOne);
-    await pool(50, concurrency, nodeRuntimeOne);
-    const runs = { raw: [], execa: [], runtime: [], nodeRuntime: [] };
-    for (let r = 0; r < rounds; r++) {
-      runs.raw.push(await pool(n, concurrency, rawOne));
-      runs.execa.push(await pool(n, concurrency, execaOne));
-      runs.runtime.push(await pool(n, concurrency, runtimeOne));
-      runs.nodeRuntime.push(await pool(n, concurrency, nodeRuntimeOne));
-    }
-    const pick = (xs) => {
-      const m = median(xs.map((x) => x.perSec));
-      return { ...xs.find((x) => x.perSec === m), rounds: xs.map((x) => x.perSec) };
-    };
-    const raw = pick(runs.raw);
-    const viaExeca = pick(runs.execa);
-    const viaRuntime = pick(runs.runtime);
-    const viaNodeRuntime = pick(runs.nodeRuntime);
+    const r = await interleave({
+      runtime: timed((i) => launchOn(runtime, i)),
+      raw: timed(rawOne),
+      execa: timed(execaOne),
+      nodeRuntime: timed((i) => launchOn(nodeRuntime, i)),
+    }, { rounds, warmup: 1 });
+    const vsRaw = (name) => ratioOf(r, 'raw', name); // raw time / variant time = variant rate / raw rate
     return {
-      n,
-      concurrency,
-      rounds,
-      raw,
-      execa: viaExeca,
-      runtime: viaRuntime,
-      nodeRuntime: viaNodeRuntime,
-      execaVsRaw: +(viaExeca.perSec / raw.perSec).toFixed(2),
-      runtimeVsRaw: +(viaRuntime.perSec / raw.perSec).toFixed(2),
-      nodeRuntimeVsRaw: +(viaNodeRuntime.perSec / raw.perSec).toFixed(2),
+      n, concurrency, rounds: r.rounds,
+      raw: { ...rate(n, r.raw), ms: r.raw },
+      execa: { ...rate(n, r.execa), ms: r.execa },
+      runtime: { ...rate(n, r.runtime), ms: r.runtime },
+      nodeRuntime: { ...rate(n, r.nodeRuntime), ms: r.nodeRuntime },
+      execaVsRaw: +vsRaw('execa').median.toFixed(2),
+      runtimeVsRaw: +vsRaw('runtime').median.toFixed(2),
+      nodeRuntimeVsRaw: +vsRaw('nodeRuntime').median.toFixed(2),
     };
   } finally {
     await runtime.close();
@@ -129,7 +116,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const concurrency = process.argv[3] ? Number(process.argv[3]) : undefined;
   const rounds = process.argv[4] ? Number(process.argv[4]) : undefined;
   const r = await runSpawnBench(n, concurrency, rounds);
-  const row = (name, x) => `${name.padEnd(8)} ${String(x.perSec).padStart(6)} tasks/s  (median of ${x.rounds.join(', ')})`;
+  const row = (name, x) => `${name.padEnd(8)} ${String(x.perSec).padStart(6)} tasks/s  (rounds ${spread(x.ms, 'ms', 0)})`;
   console.log(`spawn bench: n=${r.n}, concurrency=${r.concurrency}, rounds=${r.rounds}`);
   console.log(row('raw', r.raw));
   console.log(row('execa', r.execa) + `  ${r.execaVsRaw} x raw`);

@@ -21,23 +21,15 @@
 //   node bench/tree.mjs            (or `node scripts/bench.js --only tree`)
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 import { awaitJobs, iris, spawnBaseline, startBenchCluster } from './cluster.mjs';
+import { loadAverage as load, stats } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET_WAIT_S = 4.3;
 
-export function stats(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { min: sorted[0], median, max: sorted[sorted.length - 1], n: sorted.length };
-}
-
-const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 /** A cluster started with the built CLI in a fresh temporary IRIS_HOME, with `config` as .irisrc.yaml. */
 const startCluster = (config) => startBenchCluster('tree', config);

@@ -18,6 +18,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadAverage } from '../bench/measure.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -33,6 +34,7 @@ if (!existsSync(path.join(root, 'dist', 'cluster'))) {
 const log = (message) => process.stderr.write(`${message}\n`);
 const rows = [];
 const raw = {};
+const loads = {};
 let failed = 0;
 
 const fmt = (n, digits = 1) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : String(n));
@@ -56,18 +58,30 @@ async function section(name, file, exportName, run) {
       return;
     }
     log(`bench: ${name}…`);
-    const result = await fn(['cluster', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
+    const start = loadAverage();
+    let result;
+    try {
+      result = await fn(['cluster', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
+    } finally {
+      // Every section says how busy the machine was while it ran (1/5/15 min load average).
+      loads[name] = { start, end: loadAverage() };
+    }
     raw[name] = result;
     run(result);
   } catch (error) {
     failed++;
     row(`${name}: error`, String(error?.message ?? error).slice(0, 120), '-', '-', false);
   }
+  if (loads[name]) row(`${name}: load average (1/5/15 min) at start / end`, `${loads[name].start.join(' ')} / ${loads[name].end.join(' ')}`, '-', '-', null);
 }
 
 await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
   row('schedule pass, 10k tasks x 1k workers (median)', `${fmt(r.small.scheduleMs, 2)} ms`, `sort ${fmt(r.small.baselineSortMs, 2)} ms`, `<= ${r.limits.smallMs} ms`, r.small.scheduleMs <= r.limits.smallMs);
   row('schedule pass, 100k tasks x 10k workers (median)', `${fmt(r.large.scheduleMs, 2)} ms`, `sort ${fmt(r.large.baselineSortMs, 2)} ms`, `<= ${r.limits.largeMs} ms`, r.large.scheduleMs <= r.limits.largeMs);
+  for (const [label, x] of [['10k x 1k', r.small], ['100k x 10k', r.large]]) {
+    // Only with BENCH_SCHEDULE_BASELINE=DIR: the pass of an earlier build, interleaved in the same rounds.
+    if (x.before) row(`schedule pass ${label} vs the build in ${x.before.dir} (median per-round ratio)`, `x${fmt(x.before.ratio.median, 3)}`, `before ${fmt(x.before.ms.median, 2)} ms`, '<= x1.10', x.before.ratio.median <= 1.1);
+  }
 });
 
 await section('placement', 'placement.mjs', 'runPlacementBench', (r) => {
@@ -105,7 +119,7 @@ await section('policies', 'policies.mjs', 'runPoliciesBench', (r) => {
   // bench/policies.mjs: one QueueScheduler pass; baseline the first-fit schedule() pass on the same snapshot.
   for (const m of [r.small, r.large]) {
     for (const policy of ['easy', 'conservative']) {
-      row(`${policy} pass, ${m.jobs} pending jobs x ${m.workers} workers (median)`, `${fmt(m[policy].ms, 2)} ms`, `first-fit ${fmt(m.firstFitMs, 2)} ms`, '-', null);
+      row(`${policy} pass, ${m.jobs} pending jobs x ${m.workers} workers (median of ${m.rounds}, interleaved)`, `${fmt(m[policy].ms, 2)} ms (x${fmt(m[policy].vsFirstFit.median, 2)})`, `first-fit ${fmt(m.firstFitMs, 2)} ms`, '-', null);
     }
   }
   if (!r.simulation) {
@@ -118,9 +132,9 @@ await section('policies', 'policies.mjs', 'runPoliciesBench', (r) => {
 });
 
 await section('spawn', 'spawn.mjs', 'runSpawnBench', (r) => {
-  // bench/spawn.mjs: raw child_process vs execa vs the ProcessRuntime, median rounds.
+  // bench/spawn.mjs: raw child_process vs execa vs the ProcessRuntime, interleaved rounds; ratios are medians of per-round ratios.
   if (typeof r?.runtimeVsRaw === 'number') {
-    row(`process runtime spawn of /bin/true (x${r.concurrency})`, `${fmt(r.runtime.perSec, 0)} tasks/s (ratio ${fmt(r.runtimeVsRaw, 2)})`, `raw ${fmt(r.raw.perSec, 0)} tasks/s`, '>= 0.6 x raw', r.runtimeVsRaw >= 0.6);
+    row(`process runtime spawn of /bin/true (x${r.concurrency}, median of ${r.rounds})`, `${fmt(r.runtime.perSec, 0)} tasks/s (ratio ${fmt(r.runtimeVsRaw, 2)})`, `raw ${fmt(r.raw.perSec, 0)} tasks/s`, '>= 0.6 x raw', r.runtimeVsRaw >= 0.6);
     row(`execa spawn of /bin/true (x${r.concurrency})`, `${fmt(r.execa.perSec, 0)} tasks/s (ratio ${fmt(r.execaVsRaw, 2)})`, `raw ${fmt(r.raw.perSec, 0)} tasks/s`, '-', null);
   } else {
     row('spawn bench', JSON.stringify(r).slice(0, 120), '-', '-', null);
@@ -190,10 +204,10 @@ await section('docker', 'docker.mjs', 'runDockerBench', (r) => {
     row(`docker task \`true\` launch..exit, ${network} network (median of ${x.runs})`, `${fmt(x.runtimeMs, 0)} ms (ratio ${fmt(x.ratio, 2)})`, `docker run --rm ${fmt(x.cliMs, 0)} ms`, `<= ${r.target} x`, x.ratio <= r.target);
   }
   const t = r.throughput;
-  row(`docker: ${t.runtime.n} trivial container tasks x${t.concurrency} (host network)`, `${fmt(t.runtime.perSec, 1)} tasks/s`, `docker run --rm ${fmt(t.cli.perSec, 1)} tasks/s`, '-', null);
+  row(`docker: ${t.n} trivial container tasks x${t.concurrency} (host network, median of ${t.rounds})`, `${fmt(t.runtime.perSec, 1)} tasks/s (x${fmt(t.runtimeVsCli, 2)})`, `docker run --rm ${fmt(t.cli.perSec, 1)} tasks/s`, '-', null);
   const c = r.cluster;
   row(`iris submit --image: job of 1 \`true\` task, submit..SUCCEEDED (median of ${c.perTask.runs})`, `${fmt(c.perTask.irisMs, 0)} ms (ratio ${fmt(c.perTask.ratio, 2)})`, `docker run --rm ${fmt(c.perTask.cliMs, 0)} ms`, `<= ${r.target} x`, c.perTask.ratio <= r.target);
-  row(`iris submit --image: 1 job x ${c.throughput.n} replicas, ${c.throughput.concurrency} at once`, `${fmt(c.throughput.perSec, 1)} tasks/s`, `docker run --rm ${fmt(c.throughput.cliPerSec, 1)} tasks/s`, '-', null);
+  row(`iris submit --image: 1 job x ${c.throughput.n} replicas, ${c.throughput.concurrency} at once (median of ${t.rounds})`, `${fmt(c.throughput.perSec, 1)} tasks/s (x${fmt(c.throughput.vsCli, 2)})`, `docker run --rm ${fmt(c.throughput.cliPerSec, 1)} tasks/s`, '-', null);
 });
 
 const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
@@ -203,5 +217,5 @@ const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).jo
 console.log(line(headers));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const r of rows) console.log(line(keys.map((k) => r[k])));
-if (wantJson) console.log(JSON.stringify(raw, null, 2));
+if (wantJson) console.log(JSON.stringify({ ...raw, loadAverage: loads }, null, 2));
 process.exit(failed > 0 ? 1 : 0);
