@@ -17,8 +17,11 @@
  *
  * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
  * is loading or has expiresAt > now (stale hints are neutral). A warm worker gets
- * reuse = REUSE_BONUS / (1 + n), where n counts the tasks already using that key there: 1 if a
- * hint is loading (a task runs there now) plus the tasks of the same keys this pass placed there.
+ * reuse = REUSE_BONUS · (1 − ĉ(w)) / (1 + n), where n counts the tasks already using that key
+ * there: 1 if a hint is loading (a task runs there now) plus the tasks of the same keys this pass
+ * placed there. The factor 1 − ĉ(w) (ĉ as in the score) keeps a saved load from buying a dearer
+ * host: the bonus is whole on the cheapest candidates and 0 on the dearest, so a warm dear worker
+ * never ties or beats a cold cheap one on the bonus alone (docs/simulate.md, "Dispatch study").
  * The damping means a second task of a model prefers an equally good cold worker only when the
  * warm one is already busy with the model, so one warm worker does not take all work while
  * equally good cold ones idle. Stickiness ranks above reuse: the sticky filter has already cut
@@ -48,6 +51,14 @@ const GiB = 1024 ** 3;
 
 /** The score added for a warm worker before damping (scores otherwise lie within about [−1, 1]). */
 export const REUSE_BONUS = 0.2;
+/**
+ * The reuse term of a warm worker: REUSE_BONUS scaled by 1 − ĉ (its normalised cost, 0..1)
+ * and damped by `warm` (1 + the tasks already using its keys there). At most REUSE_BONUS.
+ */
+export function reuseBonus(warm: number, costShare: number): number {
+  return (REUSE_BONUS * (1 - costShare)) / warm;
+}
+
 /** Age term: seconds waited (at most AGE_CAP_S) × AGE_WEIGHT. */
 export const AGE_CAP_S = 300;
 export const AGE_WEIGHT = 1e-4;
@@ -259,7 +270,7 @@ export class AdaptiveSelector {
       s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
       if (usesKeys) {
         const warm = this.warmth(job, w);
-        if (warm > 0) s += REUSE_BONUS / warm;
+        if (warm > 0) s += reuseBonus(warm, cSpan > 0 ? (cost[w]! - cMin) / cSpan : 0);
       }
       if (best < 0 || this.before(s, w, bestScore, best)) {
         second = best;
@@ -329,7 +340,7 @@ export class AdaptiveSelector {
           const warm = this.warmth(job, w);
           if (warm === 0) continue;
           marks[w] = stamp;
-          this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + REUSE_BONUS / warm);
+          this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + reuseBonus(warm, ranking.costShare(w)));
         }
         warmList.n = k;
       }

@@ -229,6 +229,12 @@ export class ShapeRanking {
     return (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0);
   }
 
+  /** ĉ of worker `w`: its cost min–max normalised over the current ranges (0 when all are equal). */
+  costShare(w: number): number {
+    const cSpan = this.cMax - this.cMin;
+    return cSpan > 0 ? (this.cost[w]! - this.cMin) / cSpan : 0;
+  }
+
   /**
    * The (at least) min(m, count) feasible workers with the best base score under `lambda`, best
    * first; the whole feasible set when `complete`. Built once per λ and size per rebuild.
