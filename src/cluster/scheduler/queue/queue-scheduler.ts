@@ -63,7 +63,7 @@ export class QueueScheduler {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
       const result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number);
-      this.current = advanceQueueState(this.current, result, resourcesChanged, number);
+      this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
       plan = result.plan;
     }
     if (plan.placementMemory) this.placementMemory = plan.placementMemory;

@@ -68,17 +68,14 @@ export function nextQueueState(state: QueueState, changes: StateChanges, resourc
   return { blocked, reserved, passes: pass };
 }
 
-/** States made by advanceQueueState: their maps belong to the one holder that advances them. */
-const owned = new WeakSet<QueueState>();
-
 /**
- * The same next state as `nextQueueState`, reusing the maps of `state` when advanceQueueState
- * made it (they are changed in place, so the caller must be the only holder of `state`, as
- * QueueScheduler is) and making its own copies otherwise (the first pass, from EMPTY_QUEUE_STATE).
+ * The same next state as `nextQueueState`. With `inPlace` the maps of `state` are updated and
+ * reused: only for a state this function made, held by one caller alone (QueueScheduler); the
+ * maps of EMPTY_QUEUE_STATE (shared by every holder) are always copied.
  */
-export function advanceQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number): QueueState {
+export function advanceQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number, inPlace: boolean): QueueState {
   const { added, dropped } = changes;
-  const mine = owned.has(state);
+  const mine = inPlace && state.blocked !== EMPTY_QUEUE_STATE.blocked;
   const blocked = mine ? (state.blocked as Map<string, Blocked>) : new Map(state.blocked);
   const reserved = mine ? (state.reserved as Map<string, Blocked>) : new Map(state.reserved);
   if (resourcesChanged) {
@@ -94,9 +91,7 @@ export function advanceQueueState(state: QueueState, changes: StateChanges, reso
     blocked.set(name, b);
     if (b.reservation) reserved.set(name, b);
   }
-  const next: QueueState = { blocked, reserved, passes: pass };
-  owned.add(next);
-  return next;
+  return { blocked, reserved, passes: pass };
 }
 
 /** A blocked job's reason: its base reason and its reserved start or note. */
