@@ -67,7 +67,8 @@ describe('the pass is a function of (snapshot, state)', () => {
   });
 
   it.each(['fcfs', 'easy', 'conservative', 'hybrid'] as const)('%s without reason text (explain false): the same plan and state, empty texts', (policy) => {
-    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    // A late arrival that cannot start now either, so the second pass explains something too.
+    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     const full = queueOptions({ policy });
     const quiet = queueOptions({ policy, explain: false });
     const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, DEFAULT_SCORERS);
