@@ -189,9 +189,12 @@ await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {
     log(`bench: simulate skipped: ${r.skipped}`);
     return;
   }
+  // bench/simulate.mjs: in-process replay (read + parse + simulate), interleaved with the parse + sort baseline; min / median / max.
+  const span = (x) => `${fmt(x.min, 0)} / ${fmt(x.median, 0)} / ${fmt(x.max, 0)} ms`;
   for (const p of r.rows) {
     const limit = p.policy === 'easy' ? r.limits.easyMs : p.policy === 'conservative' ? r.limits.conservativeMs : null;
-    row(`simulate lublin_256.swf (${r.jobs} jobs, 256 procs), ${p.policy}`, `${fmt(p.ms, 0)} ms`, `parse + sort events ${fmt(r.baselineMs, 0)} ms`, limit === null ? '-' : `<= ${limit} ms`, limit === null ? null : p.ms <= limit);
+    row(`simulate lublin_256.swf (${r.jobs} jobs, 256 procs), ${p.policy}, min / median / max of ${p.rounds} (load ${p.loadAverage.start} -> ${p.loadAverage.end})`,
+      `${span(p.ms)} (x${fmt(p.ratio.median, 1)})`, `parse + sort events ${span(p.baselineMs)}`, limit === null ? '-' : `<= ${limit} ms`, limit === null ? null : p.ms.median <= limit);
   }
 });
 

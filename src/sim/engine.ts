@@ -21,6 +21,9 @@
  *   job of its subtree ends. Its time limit bounds its own run only.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
+ * - A scheduler that offers `withoutReasons` (queue policies) is run without reason text, the
+ *   costliest part of a pass; only when jobs are left at the end is the workload run again with
+ *   reasons, to report theirs. Both runs make the same plans (same starts).
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
  *   added to its run when its worker is not warm for them (the time limit still bounds it);
  *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
@@ -53,7 +56,15 @@ import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
 export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
-  return new Engine(workload, options).run();
+  const quiet = options.scheduler.withoutReasons?.();
+  if (!quiet) return new Engine(workload, options).run();
+  const engine = new Engine(workload, { ...options, scheduler: quiet });
+  const result = engine.run();
+  if (!engine.leftJobs) return result;
+  // Jobs were left in the queue: run again with reasons (same plans) to report why; the
+  // progress of this second run is not reported again.
+  const { onProgress: _progress, ...again } = options;
+  return new Engine(workload, again).run();
 }
 
 class Engine {
@@ -373,6 +384,11 @@ class Engine {
   }
 
   /** True when the job or one of its ancestors has a task waiting: it is part of a deadlock. */
+  /** After run(): some job was left in the queue (unfinished or deadlocked). */
+  get leftJobs(): boolean {
+    return this.active.size > 0;
+  }
+
   private inWaitingTree(job: ActiveJob): boolean {
     for (let p: ActiveJob | null = job; p !== null; p = p.parent) if (p.waiting.length > 0) return true;
     return false;

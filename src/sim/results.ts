@@ -11,6 +11,12 @@ import type { SkippedJob } from './workload.js';
 /** What the engine needs from a scheduler: the QueueScheduler's pass. */
 export interface PassScheduler {
   pass(snapshot: Snapshot, resourcesChanged?: boolean): Plan;
+  /**
+   * A fresh scheduler making the same plans without reason text (a queue policy with
+   * `explain: false`). When given, the engine runs that one, and this one too only when jobs are
+   * left in the queue at the end (their reasons are reported); call it before any pass.
+   */
+  withoutReasons?(): PassScheduler;
 }
 
 export interface SimProgress {

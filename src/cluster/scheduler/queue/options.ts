@@ -20,6 +20,13 @@ export interface QueueOptions {
   reservationDepth: number;
   /** Planned duration of a job that has no time limit of its own (Infinity: unlimited). */
   defaultTimeLimitMs: number;
+  /**
+   * false: a pass writes no reason text — each job it looked at still gets an entry in
+   * `Plan.reasons`, with an empty text. Placements and reservations are the same either way.
+   * The simulator runs so (it reads reasons only for jobs left at the end, and then runs again
+   * with them); absent or true: full reasons.
+   */
+  explain?: boolean;
 }
 
 export const MAX_QUEUE_DEPTH = 1_000_000;
@@ -55,6 +62,7 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
     queueDepth: boundedInteger('queueDepth', o.queueDepth, 1, MAX_QUEUE_DEPTH),
     reservationDepth: boundedInteger('reservationDepth', o.reservationDepth, 0, MAX_RESERVATION_DEPTH),
     defaultTimeLimitMs: limit,
+    ...(o.explain === false ? { explain: false } : {}),
   };
 }
 

@@ -23,6 +23,8 @@
  * 4. allocateWindow, 5. allocateDeferred (over-quota users last, never reserving).
  * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it (a
  *    baseline placement mode's own reason first, e.g. the worker a static-worker job is bound to).
+ *    With options.explain false the same jobs get an entry with an empty text, and the state
+ *    the same blocked jobs and reservations (the simulator's fast path).
  */
 import type { Placement, Plan, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
@@ -186,7 +188,28 @@ class Pass {
     }
   }
 
+  /** Without reason text (options.explain false): the same entries and state, empty texts. */
+  recordBlocked(): void {
+    const { reasons } = this;
+    for (const { q, out } of this.results) {
+      if (q.tasks.length - out.placed === 0) continue;
+      const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
+      this.added.set(q.job.name, { base: '', reservation: out.reservation, note: null, since, reservedPass: this.number });
+      reasons.set(q.job.name, '');
+    }
+    for (let i = this.stopAt; i < this.window.length; i++) {
+      const name = this.window[i]!.job.name;
+      if (!this.standing(name)) reasons.set(name, '');
+    }
+    for (let i = this.deferredDone; i < this.deferred.length; i++) reasons.set(this.deferred[i]!.job.name, '');
+    if (this.queue.complete) for (let q = this.beyond; q; q = this.queue.next()) reasons.set(q.job.name, '');
+  }
+
   explainBlocked(): void {
+    if (this.options.explain === false) {
+      this.recordBlocked();
+      return;
+    }
     const { ctx, now, reasons } = this;
     // Reasons, on the free capacity left after this pass.
     const explainer = new Explainer(ctx);

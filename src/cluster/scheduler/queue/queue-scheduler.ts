@@ -2,7 +2,8 @@
  * QueueScheduler: a queue policy (options.ts) over the time planner, shared by the controller
  * and the simulator. It is a thin holder of the state kept between passes (state.ts): each
  * `pass` runs the pure `queuePass(snapshot, state, resourcesChanged)` (pass.ts, where the pass
- * and its rules are described) and keeps the next state. It also carries the baseline placement
+ * and its rules are described) and keeps the next state, advanced in place (`state` is the
+ * scheduler's own: read it, do not keep it across passes). It also carries the baseline placement
  * modes' memory (placement/baselines.ts) from each plan into the next snapshot (unless the
  * snapshot brings its own), so the controller and the simulator get it alike. `estimate` answers
  * "when would this job start" with the same rules and changes nothing.
@@ -15,9 +16,9 @@ import type { PlacementMemory, Plan, SchedulerJob, SchedulerTask, Snapshot } fro
 import { earliestFor, reserveRest } from './allocate.js';
 import { PassContext } from './context.js';
 import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
-import { queuePass, runPass } from './pass.js';
+import { runPass } from './pass.js';
 import { unreservableText } from './reasons.js';
-import { EMPTY_QUEUE_STATE, type QueueState } from './state.js';
+import { EMPTY_QUEUE_STATE, advanceQueueState, type QueueState } from './state.js';
 
 /** The first planned end of a running task after now (when a pass can next free capacity). */
 function nextEnd(snapshot: Snapshot): number {
@@ -59,8 +60,10 @@ export class QueueScheduler {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
       plan = schedule(given, this.scorers);
     } else {
-      const result = queuePass(given, this.current, resourcesChanged, this.options, this.scorers);
-      this.current = result.next;
+      // queuePass's result, with the state's maps updated in place (only this holder sees them).
+      const number = this.current.passes + 1;
+      const result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number);
+      this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
       plan = result.plan;
     }
     if (plan.placementMemory) this.placementMemory = plan.placementMemory;

@@ -3,7 +3,9 @@
  * their reasons and reservations) and the pass counter that dates them. A pass reads a state and
  * returns the next one (pass.ts); the same snapshot and state always give the same plan and the
  * same next state. `nextQueueState` never changes the state it is given: maps are copied when
- * they change, and shared when a pass changed nothing.
+ * they change, and shared when a pass changed nothing. `advanceQueueState` gives the same next
+ * state by updating, in place, maps that only its holder (QueueScheduler) can reach: a pass then
+ * costs what it changed, not a copy of every blocked job.
  */
 import type { Reservation } from './allocate.js';
 import { reservedSuffix } from './reasons.js';
@@ -63,6 +65,32 @@ export function nextQueueState(state: QueueState, changes: StateChanges, resourc
     for (const [name, b] of added) blocked.set(name, b);
   }
   for (const [name, b] of added) if (b.reservation) reserved.set(name, b);
+  return { blocked, reserved, passes: pass };
+}
+
+/**
+ * The same next state as `nextQueueState`. With `inPlace` the maps of `state` are updated and
+ * reused: only for a state this function made, held by one caller alone (QueueScheduler); the
+ * maps of EMPTY_QUEUE_STATE (shared by every holder) are always copied.
+ */
+export function advanceQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number, inPlace: boolean): QueueState {
+  const { added, dropped } = changes;
+  const mine = inPlace && state.blocked !== EMPTY_QUEUE_STATE.blocked;
+  const blocked = mine ? (state.blocked as Map<string, Blocked>) : new Map(state.blocked);
+  const reserved = mine ? (state.reserved as Map<string, Blocked>) : new Map(state.reserved);
+  if (resourcesChanged) {
+    blocked.clear();
+    reserved.clear();
+  } else {
+    for (const name of dropped) {
+      blocked.delete(name);
+      reserved.delete(name);
+    }
+  }
+  for (const [name, b] of added) {
+    blocked.set(name, b);
+    if (b.reservation) reserved.set(name, b);
+  }
   return { blocked, reserved, passes: pass };
 }
 

@@ -66,6 +66,43 @@ describe('the pass is a function of (snapshot, state)', () => {
     expect(state.passes).toBe(1);
   });
 
+  it.each(['fcfs', 'easy', 'conservative', 'hybrid'] as const)('%s without reason text (explain false): the same plan and state, empty texts', (policy) => {
+    // A late arrival that cannot start now either, so the second pass explains something too.
+    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    const full = queueOptions({ policy });
+    const quiet = queueOptions({ policy, explain: false });
+    const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, DEFAULT_SCORERS);
+    const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, DEFAULT_SCORERS);
+    const a2 = queuePass(arrived(), a1.next, false, full, DEFAULT_SCORERS);
+    const b2 = queuePass(arrived(), b1.next, false, quiet, DEFAULT_SCORERS);
+    for (const [a, b] of [[a1, b1], [a2, b2]] as const) {
+      expect(b.plan.placements).toEqual(a.plan.placements);
+      expect(b.plan.reservations).toEqual(a.plan.reservations);
+      expect([...b.plan.reasons.keys()]).toEqual([...a.plan.reasons.keys()]);
+      expect(a.plan.reasons.size).toBeGreaterThan(0);
+      expect([...a.plan.reasons.values()].every((text) => text.length > 0)).toBe(true);
+      expect([...b.plan.reasons.values()].every((text) => text === '')).toBe(true);
+      const strip = (m: ReadonlyMap<string, { reservation: unknown; since: number; reservedPass: number }>) =>
+        [...m].map(([name, x]) => [name, x.reservation, x.since, x.reservedPass]);
+      expect(strip(b.next.blocked)).toEqual(strip(a.next.blocked));
+      expect([...b.next.reserved.keys()]).toEqual([...a.next.reserved.keys()]);
+    }
+  });
+
+  it('QueueScheduler keeps the same state as the pure function over several passes (updating its own maps)', () => {
+    const options = queueOptions({ policy: 'conservative' });
+    const scheduler = new QueueScheduler(options);
+    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    let state = EMPTY_QUEUE_STATE;
+    for (const [snapshot, changed] of [[scenario(), true], [arrived(), false], [arrived(), true], [arrived(), false]] as const) {
+      const viaFunction = queuePass(snapshot, state, changed, options, DEFAULT_SCORERS);
+      expect(scheduler.pass(snapshot, changed)).toEqual(viaFunction.plan);
+      expect(scheduler.state).toEqual(viaFunction.next);
+      state = viaFunction.next;
+    }
+    expect(EMPTY_QUEUE_STATE.blocked.size).toBe(0);
+  });
+
   it('QueueScheduler is a holder of that state', () => {
     const scheduler = new QueueScheduler({ policy: 'easy' });
     const options = queueOptions({ policy: 'easy' });
