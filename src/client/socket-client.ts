@@ -9,7 +9,7 @@
  * token, the cluster knows the task is blocked and on what (docs/architecture.md, "Waiting").
  */
 import type { DensitySeries } from '../api/metrics.js';
-import { request, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
@@ -22,6 +22,11 @@ import type {
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
+
+// node:http through process.getBuiltinModule, not an ESM import: importing a builtin as ESM
+// reads every export, and node:http's lazy `WebSocket`/`fetch` exports then load undici (~60 ms
+// at every CLI start, docs/benchmarks.md "CLI start").
+const { request } = process.getBuiltinModule('node:http');
 
 export interface SocketClientOptions {
   /** Socket path; default resolveSocket(env). */
