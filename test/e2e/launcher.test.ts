@@ -24,6 +24,7 @@ function pathNodeMajor(): number | null {
 describe('bin/iris, the launcher', () => {
   let dir: string;
   let linked: string;
+  let relative: string;
   beforeAll(() => {
     assertBuilt();
     dir = mkdtempSync(path.join(tmpdir(), 'iris-launcher-'));
@@ -31,13 +32,17 @@ describe('bin/iris, the launcher', () => {
     mkdirSync(path.join(dir, 'bin'));
     linked = path.join(dir, 'bin', 'iris');
     symlinkSync(LAUNCHER, linked);
+    // A relative link to that link, as a global install links `bin/iris` from a prefix's bin/.
+    mkdirSync(path.join(dir, 'other'));
+    relative = path.join(dir, 'other', 'iris');
+    symlinkSync(path.join('..', 'bin', 'iris'), relative);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs iris on the pinned Node, through a symlink too', () => {
+  it('runs iris on the pinned Node, through absolute and relative symlinks too', () => {
     const pinned = spawnSync(PINNED, ['-v'], { encoding: 'utf8' }).stdout.trim();
     expect(pinned).toMatch(/^v\d+\./);
-    for (const bin of [LAUNCHER, linked]) {
+    for (const bin of [LAUNCHER, linked, relative]) {
       const r = spawnSync(bin, ['--version'], { cwd: dir, env: cleanEnv(), encoding: 'utf8' });
       expect(r.status, `${bin} --version: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain(`node-${pinned}`);
