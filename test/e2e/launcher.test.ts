@@ -6,7 +6,7 @@
  * any usable Node it says so with a hint and exits 6.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,8 @@ describe('bin/iris, the launcher', () => {
       void exited.then(() => reject(new Error(`iris cluster start ended early\nstdout: ${stdout}\nstderr: ${stderr}`)));
     });
     expect(readlinkSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(PINNED));
+    // The launcher's young-generation setting is for short commands, not a cluster that lives on.
+    expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('semi-space');
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
   }, 60_000);
