@@ -18,6 +18,7 @@ import * as Errors from '@oclif/core/errors';
 import { toConfiguredId } from '@oclif/core/util/ids';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+import { resolveHome } from './api/address.js';
 import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
@@ -63,9 +64,7 @@ export abstract class BaseCommand extends Command {
     const client = this.client();
     if (this.env.IRIS_CONTROLLER_ADDRESS || (await client.ping())) return client;
     // Only here, when no cluster answers: a start that reaches one skips these modules.
-    const [{ resolveHome }, { LOCK_FILE, lockHolderPid }, { checkStateDir }] = await Promise.all([
-      import('./api/address.js'), import('./api/lock-holder.js'), import('./api/state-dir.js'),
-    ]);
+    const [{ LOCK_FILE, lockHolderPid }, { checkStateDir }] = await Promise.all([import('./api/lock-holder.js'), import('./api/state-dir.js')]);
     const home = resolveHome(this.env);
     const holder = lockHolderPid(path.join(home, LOCK_FILE));
     if (holder !== null) {
