@@ -12,8 +12,7 @@ const MIN_MAJOR = 22;
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major < MIN_MAJOR) {
-  // Loaded here only, through require: as top-level ESM imports (node:fs above all) they cost
-  // every start ~10 ms.
+  // Loaded on this path only: a start on Node >= 22 does not need them.
   const require = module.createRequire(import.meta.url);
   const { spawn } = require('node:child_process');
   const { existsSync } = require('node:fs');
