@@ -302,11 +302,7 @@ export class SocketClient implements IrisClient {
     return new IrisError('unavailable', `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`, 'check `iris cluster status`');
   }
 
-  /**
-   * Every request opens its own connection to the socket and closes it after the answer
-   * (`Connection: close`), without an http.Agent: the agent's bookkeeping for a host name (an
-   * IPv6 pattern check among it) cost a CLI's first request ~5 ms of its start.
-   */
+  /** One connection per request, closed after the answer; no http.Agent (~5 ms off a CLI's first request). */
   private connection(): { createConnection: () => ReturnType<typeof createConnection> } {
     return { createConnection: () => createConnection(this.socketPath) };
   }
