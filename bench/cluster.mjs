@@ -7,8 +7,11 @@
 //       ratio to the BASELINE: this Node process spawning /bin/true 1,000 times directly with
 //       the same concurrency the cluster is given (worker `bench`, cpu = CONCURRENCY, tasks
 //       --cpu 1, so at most CONCURRENCY tasks run at once);
-//   (c) wall time of `iris jobs` (a fresh CLI process) against the running cluster, median of
-//       10 runs, with ~200 jobs known and again with 100,000 tasks known;
+//   (c) wall time of `iris jobs` started as a user starts it (bin/iris, the package's bin: the
+//       launcher that execs the pinned Node) against the running cluster, with ~200 jobs known and
+//       again with 100,000 tasks known; interleaved with a bare start of the same Node
+//       (`node -e 0`, the floor), one warm-up then JOBS_ROUNDS rounds (default 10): min/median/max
+//       of each, the median of the per-round ratios, the Node that ran and the load average;
 //   (d) the cluster's resident memory (VmRSS, and the peak VmHWM, from /proc/<pid>/status) with
 //       100,000 tasks known: 100 jobs x 1,000 replicas that are feasible but pending behind a
 //       worker (`hold`, cpu 1) kept busy by a sleeping task. RSS is read right after the
@@ -17,14 +20,15 @@
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
+const LAUNCHER = path.join(ROOT, 'bin', 'iris');
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
 
 function median(values) {
@@ -119,14 +123,43 @@ function rssOf(pid) {
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
 }
 
-function timeJobsCommand(ctx, runs) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    iris(['jobs'], ctx);
-    times.push(performance.now() - start);
+function stats(values) {
+  return { minMs: Math.min(...values), medianMs: median(values), maxMs: Math.max(...values) };
+}
+
+/** Wall time of one process run to its end; it must exit 0. */
+function timeRun(file, args, ctx) {
+  const start = performance.now();
+  const r = spawnSync(file, args, { cwd: ctx.cwd, env: ctx.env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  const ms = performance.now() - start;
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
+  return ms;
+}
+
+/**
+ * `bin/iris jobs` (what a user runs) interleaved with `node -e 0` of the Node it runs on (the
+ * floor of any CLI start): one warm-up of each, then `rounds` rounds of both.
+ */
+function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
+  const version = spawnSync(LAUNCHER, ['--version'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8' }).stdout;
+  const node = /node-(v[\d.]+)/.exec(version)?.[1] ?? 'unknown';
+  const pinned = path.join(ROOT, 'node_modules', '.bin', 'node');
+  const nodeFile = existsSync(pinned) ? pinned : 'node';
+  const loadStart = os.loadavg();
+  const jobs = [];
+  const bare = [];
+  for (let round = -1; round < rounds; round++) {
+    const a = timeRun(LAUNCHER, ['jobs'], ctx);
+    const b = timeRun(nodeFile, ['-e', '0'], ctx);
+    if (round < 0) continue;
+    jobs.push(a);
+    bare.push(b);
   }
-  return { medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times), runs };
+  const ratios = jobs.map((ms, i) => ms / bare[i]);
+  return {
+    ...stats(jobs), runs: rounds, node, entry: 'bin/iris', bareNode: stats(bare), medianRatio: median(ratios),
+    loadavg: { start: loadStart.map((x) => Number(x.toFixed(2))), end: os.loadavg().map((x) => Number(x.toFixed(2))) },
+  };
 }
 
 /**
@@ -197,7 +230,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
 
     log('cluster bench: iris jobs wall time');
     iris(['jobs'], ctx); // warm the file cache
-    result.jobsCommand = { ...timeJobsCommand(ctx, 10), jobsKnown: (await client.jobs()).length };
+    result.jobsCommand = { ...timeJobsCommand(ctx), jobsKnown: (await client.jobs()).length };
 
     log(`cluster bench: memory with ${memoryTasks} tasks known`);
     const base = rssOf(pid);
@@ -216,7 +249,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
       idleRssMB: base.rssMB, rssAfterSubmitMB: mem.rssMB, rssMB: NaN, hwmMB: mem.hwmMB,
     };
     log('cluster bench: iris jobs with 100k tasks known');
-    result.jobsCommandLarge = { ...timeJobsCommand(ctx, 10), jobsKnown: (await client.jobs()).length };
+    result.jobsCommandLarge = { ...timeJobsCommand(ctx), jobsKnown: (await client.jobs()).length };
     // Settled: after the submissions and ten full `iris jobs` queries (the steady state).
     const after = rssOf(pid);
     result.memory.rssMB = after.rssMB;

@@ -13,12 +13,12 @@
  * change nothing while the handler is registered.
  */
 import path from 'node:path';
-import { Command, Errors, toConfiguredId } from '@oclif/core';
+import { Command } from '@oclif/core/command';
+import * as Errors from '@oclif/core/errors';
+import { toConfiguredId } from '@oclif/core/util/ids';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 import { resolveHome } from './api/address.js';
-import { LOCK_FILE, lockHolderPid } from './api/lock-holder.js';
-import { checkStateDir } from './api/state-dir.js';
 import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
@@ -63,6 +63,8 @@ export abstract class BaseCommand extends Command {
   protected async readClient(): Promise<ReadClient> {
     const client = this.client();
     if (this.env.IRIS_CONTROLLER_ADDRESS || (await client.ping())) return client;
+    // Only here, when no cluster answers: a start that reaches one skips these modules.
+    const [{ LOCK_FILE, lockHolderPid }, { checkStateDir }] = await Promise.all([import('./api/lock-holder.js'), import('./api/state-dir.js')]);
     const home = resolveHome(this.env);
     const holder = lockHolderPid(path.join(home, LOCK_FILE));
     if (holder !== null) {

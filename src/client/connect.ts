@@ -3,12 +3,13 @@
  * `ensureCluster` also starts a detached local cluster with default settings when none answers
  * (used by `iris submit` and `iris run`). Inside a task (IRIS_CONTROLLER_ADDRESS set) it never
  * starts one: the task's cluster is the one to talk to.
+ * The launcher is imported only when a cluster must be started: every other command's start
+ * skips it and what it loads (docs/benchmarks.md, "CLI start").
  */
 import type { IrisClient } from './types.js';
 import type { HealthResponse } from '../api/types.js';
 import { SocketClient } from './socket-client.js';
 import { resolveHome, resolveSocket } from '../api/address.js';
-import { startDetached } from './launcher.js';
 import { IrisError } from '../model/errors.js';
 
 export type ConnectedClient = IrisClient & { ping(): Promise<boolean>; health(): Promise<HealthResponse> };
@@ -31,6 +32,7 @@ export async function ensureCluster(env: NodeJS.ProcessEnv, log: (message: strin
       'this task was started by a cluster that has stopped',
     );
   }
+  const { startDetached } = await import('./launcher.js');
   const { pid, socket } = await startDetached(resolveHome(env), { env });
   log(`Started a local iris cluster (pid ${pid}, socket ${socket})`);
   return connect(env);

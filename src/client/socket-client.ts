@@ -9,7 +9,7 @@
  * token, the cluster knows the task is blocked and on what (docs/architecture.md, "Waiting").
  */
 import type { DensitySeries } from '../api/metrics.js';
-import { request, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
@@ -22,6 +22,12 @@ import type {
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
+
+// node:http through process.getBuiltinModule, not an ESM import: importing a builtin as ESM
+// reads every export, and node:http's lazy `WebSocket`/`fetch` exports then load undici (~45 ms
+// at every CLI start, docs/benchmarks.md "CLI start").
+const { request } = process.getBuiltinModule('node:http');
+const { createConnection } = process.getBuiltinModule('node:net');
 
 export interface SocketClientOptions {
   /** Socket path; default resolveSocket(env). */
@@ -244,7 +250,7 @@ export class SocketClient implements IrisClient {
   /** True when a cluster answers /v1/health on the socket. Never throws. */
   metrics(): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      const req = request({ socketPath: this.socketPath, path: '/metrics', method: 'GET', headers: { ...this.headers(undefined), accept: 'text/plain' }, agent: false }, (res) => {
+      const req = request({ ...this.connection(), path: '/metrics', method: 'GET', headers: { ...this.headers(undefined), accept: 'text/plain' } }, (res) => {
         readAll(res).then((text) => {
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) reject(errorFromResponse(status, text));
@@ -296,6 +302,11 @@ export class SocketClient implements IrisClient {
     return new IrisError('unavailable', `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`, 'check `iris cluster status`');
   }
 
+  /** One connection per request, closed after the answer; no http.Agent (~5 ms off a CLI's first request). */
+  private connection(): { createConnection: () => ReturnType<typeof createConnection> } {
+    return { createConnection: () => createConnection(this.socketPath) };
+  }
+
   /** One JSON request/response exchange; `timeoutMs` null: none; an aborted `signal` rejects with its reason. */
   call<T>(method: 'GET' | 'POST', path: string, payload?: unknown, timeoutMs: number | null | undefined = this.timeoutMs, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
@@ -304,7 +315,7 @@ export class SocketClient implements IrisClient {
       return Promise.reject(new IrisError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, 'send fewer or smaller values (for example a shorter env)'));
     }
     return new Promise<T>((resolve, reject) => {
-      const req = request({ socketPath: this.socketPath, path, method, headers: this.headers(body), agent: false }, (res) => {
+      const req = request({ ...this.connection(), path, method, headers: this.headers(body) }, (res) => {
         readAll(res).then((text) => {
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) return reject(errorFromResponse(status, text));
@@ -338,7 +349,7 @@ export class SocketClient implements IrisClient {
   /** GET an NDJSON stream; ends quietly on abort, throws mapped errors otherwise. */
   private async *stream<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
     if (signal?.aborted) return;
-    const req = request({ socketPath: this.socketPath, path, method: 'GET', headers: this.headers(undefined), agent: false });
+    const req = request({ ...this.connection(), path, method: 'GET', headers: this.headers(undefined) });
     const onAbort = () => req.destroy();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type { JobFilter, JobSummary } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { hideOldTrees } from '../ui/job-filter.js';

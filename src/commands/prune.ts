@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type { PruneResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { renderPrune } from '../ui/prune.js';

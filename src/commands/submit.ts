@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type { EstimateResponse, SubmitResponse } from '../api/types.js';
 import type { PipelineResponse } from '../api/pipeline-request.js';
 import { renderPipeline } from '../ui/pipeline.js';

@@ -8,13 +8,12 @@
  *   3. `FORCE_COLOR` set: `0` or `false`         -> off; any other value (also empty) -> on;
  *   4. otherwise                                 -> on only when stdout is a terminal.
  *
- * How: a Style paints a state with chalk (a direct dependency, the version ink already brings)
- * at a level fixed by the rule above, never chalk's own guess from the environment. Renderers
+ * How: a Style paints a state with the basic 16-colour SGR codes (what chalk writes at level 1,
+ * the codes every terminal knows), on or off by the rule above, never a guess from the
+ * environment. No colour library is loaded: that would cost every CLI start ~6 ms. Renderers
  * take a Style and default to PLAIN, so their output is plain text unless a command asks.
  * Painted strings carry escape codes; tables measure width without them (table.ts).
  */
-import { Chalk, type ChalkInstance } from 'chalk';
-
 export interface ColourSettings {
   env: NodeJS.ProcessEnv;
   /** Whether stdout is a terminal. */
@@ -70,18 +69,31 @@ export interface Style {
 /** No colour: what renderers use unless a command passes its own Style. */
 export const PLAIN: Style = { state: (state) => state };
 
-function painted(chalk: ChalkInstance): Style {
-  return {
-    state(state) {
-      const { color, dim } = stateColour(state);
-      if (color) return chalk[color](state);
-      if (dim) return chalk.dim(state);
-      return state;
-    },
-  };
+/** SGR codes that open and close each look (foreground colour, or dim). */
+const SGR: Readonly<Record<NonNullable<StateColour['color']> | 'dim', readonly [number, number]>> = {
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+  gray: [90, 39],
+  dim: [2, 22],
+};
+
+function paint(look: keyof typeof SGR, text: string): string {
+  const [open, close] = SGR[look];
+  return `\u001b[${open}m${text}\u001b[${close}m`;
 }
+
+const PAINTED: Style = {
+  state(state) {
+    const { color, dim } = stateColour(state);
+    if (color) return paint(color, state);
+    if (dim) return paint('dim', state);
+    return state;
+  },
+};
 
 /** A Style for the given decision (see colourEnabled). */
 export function makeStyle(enabled: boolean): Style {
-  return enabled ? painted(new Chalk({ level: 1 })) : PLAIN;
+  return enabled ? PAINTED : PLAIN;
 }

@@ -42,6 +42,9 @@ describe('state colours', () => {
     expect(style.state('FAILED')).toBe(`${RED}FAILED\u001b[39m`);
     expect(style.state('RUNNING')).toBe(`${GREEN}RUNNING\u001b[39m`);
     expect(style.state('PENDING')).toBe(`${YELLOW}PENDING\u001b[39m`);
+    expect(style.state('ASSIGNED')).toBe('\u001b[36mASSIGNED\u001b[39m');
+    expect(style.state('KILLED')).toBe('\u001b[90mKILLED\u001b[39m');
+    expect(style.state('SUCCEEDED')).toBe('\u001b[2mSUCCEEDED\u001b[22m');
     expect(style.state('SOMETHING_NEW')).toBe('SOMETHING_NEW');
     expect(makeStyle(false)).toBe(PLAIN);
     expect(PLAIN.state('FAILED')).toBe('FAILED');

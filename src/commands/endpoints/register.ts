@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import type { EndpointInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
 import { IrisError } from '../../model/errors.js';

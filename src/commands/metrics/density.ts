@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type { DensitySeries } from '../../api/metrics.js';
 import { resolveHome } from '../../api/address.js';
 import { BaseCommand } from '../../base-command.js';

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
 
