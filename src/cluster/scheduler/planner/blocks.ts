@@ -1,0 +1,188 @@
+/**
+ * Blocks: the change points of one calendar, in time order, cut into blocks of at most
+ * MAX_BLOCK points, each with a lazily rebuilt summary that lets `Calendar.earliest` step over a
+ * whole block in O(log B) without looking at its points.
+ *
+ * Guarantees:
+ * - A block holds sorted, distinct times `keys`, the usage on [keys[i], next point) as
+ *   `raw[i] + add` (`add` is the block's lazy offset, so a span covering the whole block costs
+ *   O(1) there), and `refs[i]`, the number of span ends at that time.
+ * - `summarize(b)` (only when `b.dirty`) computes, from `raw` alone (so it stays valid while
+ *   `add` changes): the min and max raw usage, prefix and suffix maxima, and `best`, a step
+ *   function of the threshold x: the longest *closed* run at x — a maximal run of points with
+ *   raw <= x that is followed, inside the block, by a point with raw > x — measured in time
+ *   from its first point to that following point. Runs that reach the block's end are left out:
+ *   their length depends on the next block, and the caller carries them.
+ * - Pure: no clock, no I/O. Scratch arrays are module-level and only used inside summarize().
+ */
+
+export const MAX_BLOCK = 128;
+/** A block shorter than this is merged into a neighbour when the two fit in one. */
+export const MIN_BLOCK = 16;
+
+export interface Block {
+  keys: number[];
+  raw: number[];
+  refs: number[];
+  add: number;
+  dirty: boolean;
+  minRaw: number;
+  maxRaw: number;
+  /** prefMax[i] = max(raw[0..i]); sufMax[i] = max(raw[i..n-1]). */
+  prefMax: number[];
+  sufMax: number[];
+  /** Distinct raw values ascending; best[k] applies to thresholds in [th[k], th[k+1]). */
+  th: number[];
+  best: number[];
+}
+
+export function newBlock(keys: number[], raw: number[], refs: number[], add: number): Block {
+  return { keys, raw, refs, add, dirty: true, minRaw: 0, maxRaw: 0, prefMax: [], sufMax: [], th: [], best: [] };
+}
+
+let order = new Int32Array(MAX_BLOCK * 2 + 2);
+let active = new Uint8Array(MAX_BLOCK * 2 + 2);
+let startOf = new Int32Array(MAX_BLOCK * 2 + 2);
+let endOf = new Int32Array(MAX_BLOCK * 2 + 2);
+
+/** Longest closed run over the current components (used after the longest one was absorbed). */
+function scanClosed(keys: number[], n: number): number {
+  let m = -Infinity;
+  let a = 0;
+  while (a < n) {
+    if (active[a] === 1) {
+      const b = endOf[a]!;
+      if (b + 1 < n && keys[b + 1]! - keys[a]! > m) m = keys[b + 1]! - keys[a]!;
+      a = b + 1;
+    } else {
+      a++;
+    }
+  }
+  return m;
+}
+
+/**
+ * Rebuilds the summary. Points are switched on in order of raw usage and joined with their
+ * switched-on neighbours (the run ends are kept at both ends of each run); after each distinct
+ * value the longest closed run is recorded. O(B log B).
+ */
+export function summarize(b: Block): void {
+  const { keys, raw } = b;
+  const n = keys.length;
+  if (order.length < n) {
+    order = new Int32Array(n * 2);
+    active = new Uint8Array(n * 2);
+    startOf = new Int32Array(n * 2);
+    endOf = new Int32Array(n * 2);
+  }
+  const prefMax = b.prefMax;
+  const sufMax = b.sufMax;
+  prefMax.length = n;
+  sufMax.length = n;
+  let m = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (raw[i]! > m) m = raw[i]!;
+    prefMax[i] = m;
+  }
+  b.maxRaw = m;
+  m = -Infinity;
+  let lo = Infinity;
+  for (let i = n - 1; i >= 0; i--) {
+    if (raw[i]! > m) m = raw[i]!;
+    if (raw[i]! < lo) lo = raw[i]!;
+    sufMax[i] = m;
+  }
+  b.minRaw = lo;
+
+  for (let i = 0; i < n; i++) {
+    order[i] = i;
+    active[i] = 0;
+  }
+  const sorted = order.subarray(0, n).sort((x, y) => raw[x]! - raw[y]!);
+  const th = b.th;
+  const best = b.best;
+  th.length = 0;
+  best.length = 0;
+  let longest = -Infinity;
+  let k = 0;
+  while (k < n) {
+    const value = raw[sorted[k]!]!;
+    let rescan = false;
+    for (; k < n && raw[sorted[k]!] === value; k++) {
+      const i = sorted[k]!;
+      let a = i;
+      let z = i;
+      let leftLen = -Infinity;
+      if (i > 0 && active[i - 1] === 1) {
+        a = startOf[i - 1]!;
+        leftLen = keys[i]! - keys[a]!;
+      }
+      if (i + 1 < n && active[i + 1] === 1) z = endOf[i + 1]!;
+      active[i] = 1;
+      endOf[a] = z;
+      startOf[z] = a;
+      if (z + 1 < n) {
+        const len = keys[z + 1]! - keys[a]!;
+        if (len > longest) longest = len;
+      } else if (leftLen === longest) {
+        rescan = true; // the longest closed run joined the open run at the block's end
+      }
+    }
+    if (rescan) longest = scanClosed(keys, n);
+    th.push(value);
+    best.push(longest);
+  }
+  b.dirty = false;
+}
+
+/** The longest closed run at threshold x (raw terms); -Infinity when there is none. */
+export function bestAt(b: Block, x: number): number {
+  const th = b.th;
+  let lo = 0;
+  let hi = th.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (th[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? -Infinity : b.best[lo - 1]!;
+}
+
+/** First index whose raw usage is above x (prefMax is non-decreasing); n when none. */
+export function firstAbove(b: Block, x: number): number {
+  const p = b.prefMax;
+  let lo = 0;
+  let hi = p.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (p[mid]! > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** First index from which every raw usage is at most x (sufMax is non-increasing); n when none. */
+export function suffixAtMost(b: Block, x: number): number {
+  const s = b.sufMax;
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (s[mid]! <= x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** First index with keys[i] >= t (after = false) or keys[i] > t (after = true). */
+export function searchKeys(keys: number[], t: number, after: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    if (k < t || (after && k === t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
