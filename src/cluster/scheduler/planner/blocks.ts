@@ -16,34 +16,77 @@
  * - Pure: no clock, no I/O. Scratch arrays are module-level and only used inside summarize().
  */
 
-export const MAX_BLOCK = 128;
+export const MAX_BLOCK = 256;
+/**
+ * A changed block is scanned point by point this many times before its summary is rebuilt:
+ * a rebuild costs about as much as 10-20 scans, so a block that changes between every query
+ * is never summarized and one that is queried often is summarized once.
+ */
+export const SCANS_BEFORE_SUMMARY = 8;
 /** A block shorter than this is merged into a neighbour when the two fit in one. */
-export const MIN_BLOCK = 16;
+export const MIN_BLOCK = 32;
 
 export interface Block {
   keys: number[];
   raw: number[];
   refs: number[];
   add: number;
+  /** The summary below is stale (raw, keys or refs changed since it was built). */
   dirty: boolean;
+  /** Point-by-point scans of this block since it last changed (see SCANS_BEFORE_SUMMARY). */
+  scans: number;
   minRaw: number;
   maxRaw: number;
-  /** prefMax[i] = max(raw[0..i]); sufMax[i] = max(raw[i..n-1]). */
-  prefMax: number[];
-  sufMax: number[];
+  /** prefMax[i] = max(raw[0..i]); sufMax[i] = max(raw[i..n-1]) (n = keys.length). */
+  prefMax: Float64Array;
+  sufMax: Float64Array;
   /** Distinct raw values ascending; best[k] applies to thresholds in [th[k], th[k+1]). */
-  th: number[];
-  best: number[];
+  th: Float64Array;
+  best: Float64Array;
+  distinct: number;
 }
 
+const EMPTY = new Float64Array(0);
+
 export function newBlock(keys: number[], raw: number[], refs: number[], add: number): Block {
-  return { keys, raw, refs, add, dirty: true, minRaw: 0, maxRaw: 0, prefMax: [], sufMax: [], th: [], best: [] };
+  return { keys, raw, refs, add, dirty: true, scans: 0, minRaw: 0, maxRaw: 0, prefMax: EMPTY, sufMax: EMPTY, th: EMPTY, best: EMPTY, distinct: 0 };
 }
 
 let order = new Int32Array(MAX_BLOCK * 2 + 2);
 let active = new Uint8Array(MAX_BLOCK * 2 + 2);
 let startOf = new Int32Array(MAX_BLOCK * 2 + 2);
 let endOf = new Int32Array(MAX_BLOCK * 2 + 2);
+let values = new Float64Array(MAX_BLOCK * 2 + 2);
+let rank = new Int32Array(MAX_BLOCK * 2 + 2);
+let count = new Int32Array(MAX_BLOCK * 2 + 3);
+
+/**
+ * Fills order[0..n) with the indices 0..n-1 sorted by raw value (ties by index) and returns
+ * the number of distinct values, left sorted in values[0..d). A native numeric sort of the
+ * values, a binary search for each index's rank and a counting sort: no comparator calls.
+ */
+function sortByValue(raw: number[], n: number): number {
+  for (let i = 0; i < n; i++) values[i] = raw[i]!;
+  values.subarray(0, n).sort();
+  let d = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || values[i] !== values[d - 1]) values[d++] = values[i]!;
+  count.fill(0, 0, d + 1);
+  for (let i = 0; i < n; i++) {
+    const v = raw[i]!;
+    let lo = 0;
+    let hi = d - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (values[mid]! < v) lo = mid + 1;
+      else hi = mid;
+    }
+    rank[i] = lo;
+    count[lo + 1]!++;
+  }
+  for (let r = 1; r <= d; r++) count[r]! += count[r - 1]!;
+  for (let i = 0; i < n; i++) order[count[rank[i]!]!++] = i;
+  return d;
+}
 
 /** Longest closed run over the current components (used after the longest one was absorbed). */
 function scanClosed(keys: number[], n: number): number {
@@ -74,11 +117,19 @@ export function summarize(b: Block): void {
     active = new Uint8Array(n * 2);
     startOf = new Int32Array(n * 2);
     endOf = new Int32Array(n * 2);
+    values = new Float64Array(n * 2);
+    rank = new Int32Array(n * 2);
+    count = new Int32Array(n * 2 + 1);
+  }
+  if (b.prefMax.length < n) {
+    const size = Math.max(8, n + (n >> 2));
+    b.prefMax = new Float64Array(size);
+    b.sufMax = new Float64Array(size);
+    b.th = new Float64Array(size);
+    b.best = new Float64Array(size);
   }
   const prefMax = b.prefMax;
   const sufMax = b.sufMax;
-  prefMax.length = n;
-  sufMax.length = n;
   let m = -Infinity;
   for (let i = 0; i < n; i++) {
     if (raw[i]! > m) m = raw[i]!;
@@ -94,22 +145,17 @@ export function summarize(b: Block): void {
   }
   b.minRaw = lo;
 
-  for (let i = 0; i < n; i++) {
-    order[i] = i;
-    active[i] = 0;
-  }
-  const sorted = order.subarray(0, n).sort((x, y) => raw[x]! - raw[y]!);
+  active.fill(0, 0, n);
+  const distinct = sortByValue(raw, n);
   const th = b.th;
   const best = b.best;
-  th.length = 0;
-  best.length = 0;
   let longest = -Infinity;
   let k = 0;
-  while (k < n) {
-    const value = raw[sorted[k]!]!;
+  for (let r = 0; r < distinct; r++) {
+    const value = values[r]!;
     let rescan = false;
-    for (; k < n && raw[sorted[k]!] === value; k++) {
-      const i = sorted[k]!;
+    for (; k < n && rank[order[k]!] === r; k++) {
+      const i = order[k]!;
       let a = i;
       let z = i;
       let leftLen = -Infinity;
@@ -129,9 +175,10 @@ export function summarize(b: Block): void {
       }
     }
     if (rescan) longest = scanClosed(keys, n);
-    th.push(value);
-    best.push(longest);
+    th[r] = value;
+    best[r] = longest;
   }
+  b.distinct = distinct;
   b.dirty = false;
 }
 
@@ -139,7 +186,7 @@ export function summarize(b: Block): void {
 export function bestAt(b: Block, x: number): number {
   const th = b.th;
   let lo = 0;
-  let hi = th.length;
+  let hi = b.distinct;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (th[mid]! <= x) lo = mid + 1;
@@ -152,7 +199,7 @@ export function bestAt(b: Block, x: number): number {
 export function firstAbove(b: Block, x: number): number {
   const p = b.prefMax;
   let lo = 0;
-  let hi = p.length;
+  let hi = b.keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (p[mid]! > x) hi = mid;
@@ -165,7 +212,7 @@ export function firstAbove(b: Block, x: number): number {
 export function suffixAtMost(b: Block, x: number): number {
   const s = b.sufMax;
   let lo = 0;
-  let hi = s.length;
+  let hi = b.keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (s[mid]! <= x) hi = mid;

@@ -4,7 +4,7 @@
  *
  * Structure (see docs/architecture.md, "Planner"): the *change points* of all spans (a span
  * [start, end) of `amount` starts and ends one; spans sharing a time share a point, `refs`
- * counts them) in time order, cut into blocks of at most 128 points (blocks.ts). Each point
+ * counts them) in time order, cut into blocks of at most 256 points (blocks.ts). Each point
  * stores the usage from it to the next point; a block stores a lazy offset, so adding a span
  * inserts at most two points (O(log n + B)) and adds its amount to the points it covers:
  * whole blocks in O(1) each, the two end blocks point by point.
@@ -24,7 +24,7 @@
  * randomness.
  */
 import { invalid } from '../../../model/errors.js';
-import { MAX_BLOCK, MIN_BLOCK, bestAt, firstAbove, newBlock, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
+import { MAX_BLOCK, MIN_BLOCK, SCANS_BEFORE_SUMMARY, bestAt, firstAbove, newBlock, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
 
 export type SpanId = number;
 
@@ -169,7 +169,7 @@ export class Calendar {
       const keys = b.keys;
       const n = keys.length;
       this.visited++;
-      if (j === 0) {
+      if (j === 0 && (!b.dirty || ++b.scans > SCANS_BEFORE_SUMMARY)) {
         if (b.dirty) summarize(b);
         const x = cap - b.add;
         if (b.maxRaw <= x) {
@@ -262,8 +262,7 @@ export class Calendar {
       const keys = b.keys;
       const n = keys.length;
       if (keys[0]! >= hi) break;
-      if (keys[0]! > lo && keys[n - 1]! < hi) {
-        if (b.dirty) summarize(b);
+      if (keys[0]! > lo && keys[n - 1]! < hi && !b.dirty) {
         if (b.maxRaw + b.add > best) best = b.maxRaw + b.add;
         continue;
       }
@@ -298,6 +297,7 @@ export class Calendar {
     b.raw.splice(j, 0, before - b.add);
     b.refs.splice(j, 0, 1);
     b.dirty = true;
+    b.scans = 0;
     if (b.keys.length > this.maxBlock) {
       const half = b.keys.length >>> 1;
       const next = newBlock(b.keys.splice(half), b.raw.splice(half), b.refs.splice(half), b.add);
@@ -317,6 +317,7 @@ export class Calendar {
     b.raw.splice(j, 1);
     b.refs.splice(j, 1);
     b.dirty = true;
+    b.scans = 0;
     if (b.keys.length === 0) {
       blocks.splice(bi, 1);
     } else if (b.keys.length < this.minBlock) {
@@ -336,6 +337,7 @@ export class Calendar {
       a.refs.push(b.refs[j]!);
     }
     a.dirty = true;
+    a.scans = 0;
     this.blocks.splice(bi + 1, 1);
   }
 
@@ -353,6 +355,7 @@ export class Calendar {
       }
       for (let j = searchKeys(keys, start, false); j < n && keys[j]! < end; j++) b.raw[j]! += amount;
       b.dirty = true;
+      b.scans = 0;
     }
   }
 }
