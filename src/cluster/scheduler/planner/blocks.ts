@@ -44,12 +44,17 @@ export interface Block {
   th: Float64Array;
   best: Float64Array;
   distinct: number;
+  /**
+   * The indices 0..n-1 ordered by raw value, kept up to date through inserts, deletes and
+   * range adds (O(B) each, no sort); null after a split or join until the next summarize().
+   */
+  sorted: Int32Array | null;
 }
 
 const EMPTY = new Float64Array(0);
 
 export function newBlock(keys: number[], raw: number[], refs: number[], add: number): Block {
-  return { keys, raw, refs, add, dirty: true, scans: 0, minRaw: 0, maxRaw: 0, prefMax: EMPTY, sufMax: EMPTY, th: EMPTY, best: EMPTY, distinct: 0 };
+  return { keys, raw, refs, add, dirty: true, scans: 0, minRaw: 0, maxRaw: 0, prefMax: EMPTY, sufMax: EMPTY, th: EMPTY, best: EMPTY, distinct: 0, sorted: null };
 }
 
 let order = new Int32Array(MAX_BLOCK * 2 + 2);
@@ -171,7 +176,21 @@ export function summarize(b: Block): void {
   b.minRaw = lo;
 
   active.fill(0, 0, n);
-  const distinct = sortByValue(raw, n);
+  let distinct = 0;
+  const kept = b.sorted;
+  if (kept !== null) {
+    for (let k = 0; k < n; k++) {
+      const i = kept[k]!;
+      const v = raw[i]!;
+      if (distinct === 0 || values[distinct - 1] !== v) values[distinct++] = v;
+      rank[i] = distinct - 1;
+      order[k] = i;
+    }
+  } else {
+    distinct = sortByValue(raw, n);
+    b.sorted = new Int32Array(Math.max(8, n + (n >> 2)));
+    b.sorted.set(order.subarray(0, n));
+  }
   const th = b.th;
   const best = b.best;
   let longest = -Infinity;
@@ -205,6 +224,73 @@ export function summarize(b: Block): void {
   }
   b.distinct = distinct;
   b.dirty = false;
+}
+
+let partA = new Int32Array(MAX_BLOCK * 2 + 2);
+let partB = new Int32Array(MAX_BLOCK * 2 + 2);
+
+/** Keeps `sorted` after a point was inserted at index j (keys and raw already updated). */
+export function orderInserted(b: Block, j: number): void {
+  let o = b.sorted;
+  if (o === null) return;
+  const raw = b.raw;
+  const m = b.keys.length - 1;
+  if (o.length <= m) {
+    const grown = new Int32Array(Math.max(8, m + 1 + ((m + 1) >> 2)));
+    grown.set(o.subarray(0, m));
+    b.sorted = o = grown;
+  }
+  for (let k = 0; k < m; k++) if (o[k]! >= j) o[k]!++;
+  const v = raw[j]!;
+  let lo = 0;
+  let hi = m;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (raw[o[mid]!]! <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  o.copyWithin(lo + 1, lo, m);
+  o[lo] = j;
+}
+
+/** Keeps `sorted` after the point at index j was deleted (keys and raw already updated). */
+export function orderDeleted(b: Block, j: number): void {
+  const o = b.sorted;
+  if (o === null) return;
+  const old = b.keys.length + 1;
+  let w = 0;
+  for (let k = 0; k < old; k++) {
+    const i = o[k]!;
+    if (i !== j) o[w++] = i > j ? i - 1 : i;
+  }
+}
+
+/** Keeps `sorted` after raw[p..q) all changed by the same amount: one merge of two runs. */
+export function orderShifted(b: Block, p: number, q: number): void {
+  const o = b.sorted;
+  if (o === null) return;
+  const raw = b.raw;
+  const n = b.keys.length;
+  if (partA.length < n) {
+    partA = new Int32Array(n * 2);
+    partB = new Int32Array(n * 2);
+  }
+  let na = 0;
+  let nb = 0;
+  for (let k = 0; k < n; k++) {
+    const i = o[k]!;
+    if (i >= p && i < q) partA[na++] = i;
+    else partB[nb++] = i;
+  }
+  let ia = 0;
+  let ib = 0;
+  let k = 0;
+  while (ia < na && ib < nb) {
+    if (raw[partA[ia]!]! < raw[partB[ib]!]!) o[k++] = partA[ia++]!;
+    else o[k++] = partB[ib++]!;
+  }
+  while (ia < na) o[k++] = partA[ia++]!;
+  while (ib < nb) o[k++] = partB[ib++]!;
 }
 
 /** The longest closed run at threshold x (raw terms); -Infinity when there is none. */

@@ -24,7 +24,7 @@
  * randomness.
  */
 import { invalid } from '../../../model/errors.js';
-import { MAX_BLOCK, MIN_BLOCK, SCANS_BEFORE_SUMMARY, bestAt, firstAbove, newBlock, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
+import { MAX_BLOCK, MIN_BLOCK, SCANS_BEFORE_SUMMARY, bestAt, firstAbove, newBlock, orderDeleted, orderInserted, orderShifted, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
 
 export type SpanId = number;
 
@@ -296,11 +296,13 @@ export class Calendar {
     b.keys.splice(j, 0, key);
     b.raw.splice(j, 0, before - b.add);
     b.refs.splice(j, 0, 1);
+    orderInserted(b, j);
     b.dirty = true;
     b.scans = 0;
     if (b.keys.length > this.maxBlock) {
       const half = b.keys.length >>> 1;
       const next = newBlock(b.keys.splice(half), b.raw.splice(half), b.refs.splice(half), b.add);
+      b.sorted = null;
       blocks.splice(bi + 1, 0, next);
     }
   }
@@ -316,6 +318,7 @@ export class Calendar {
     b.keys.splice(j, 1);
     b.raw.splice(j, 1);
     b.refs.splice(j, 1);
+    orderDeleted(b, j);
     b.dirty = true;
     b.scans = 0;
     if (b.keys.length === 0) {
@@ -336,6 +339,7 @@ export class Calendar {
       a.raw.push(b.raw[j]! + shift);
       a.refs.push(b.refs[j]!);
     }
+    a.sorted = null;
     a.dirty = true;
     a.scans = 0;
     this.blocks.splice(bi + 1, 1);
@@ -353,7 +357,10 @@ export class Calendar {
         b.add += amount;
         continue;
       }
-      for (let j = searchKeys(keys, start, false); j < n && keys[j]! < end; j++) b.raw[j]! += amount;
+      const first = searchKeys(keys, start, false);
+      let j = first;
+      for (; j < n && keys[j]! < end; j++) b.raw[j]! += amount;
+      orderShifted(b, first, j);
       b.dirty = true;
       b.scans = 0;
     }
