@@ -13,7 +13,10 @@
  *   raw <= x that is followed, inside the block, by a point with raw > x — measured in time
  *   from its first point to that following point. Runs that reach the block's end are left out:
  *   their length depends on the next block, and the caller carries them.
- * - Pure: no clock, no I/O. Scratch arrays are module-level and only used inside summarize().
+ * - `sorted`, the block's indices in order of raw usage, is kept exact by orderInserted /
+ *   orderDeleted / orderShifted (O(B) each, called by the calendar on every change), so
+ *   summarize() is O(B) with no sort; after a split or join it is null and summarize() sorts.
+ * - Pure: no clock, no I/O. Scratch arrays are module-level and only used inside one call.
  */
 
 export const MAX_BLOCK = 256;
@@ -137,7 +140,7 @@ function scanClosed(keys: number[], n: number): number {
 /**
  * Rebuilds the summary. Points are switched on in order of raw usage and joined with their
  * switched-on neighbours (the run ends are kept at both ends of each run); after each distinct
- * value the longest closed run is recorded. O(B log B).
+ * value the longest closed run is recorded. O(B) from the kept order, O(B log B) without it.
  */
 export function summarize(b: Block): void {
   const { keys, raw } = b;
