@@ -102,16 +102,20 @@ await section('dependencies', 'dependencies.mjs', 'runDependenciesBench', (r) =>
 });
 
 await section('planner', 'planner.mjs', 'runPlannerBench', (r) => {
-  // bench/planner.mjs: one Calendar.earliest / Calendar.add on a 256-unit resource.
+  // bench/planner.mjs: Calendar.earliest / add on a 256-unit resource, interleaved with the baselines each round.
+  const f = (x) => `${fmt(x.min, 2)} / ${fmt(x.median, 2)} / ${fmt(x.max, 2)} µs`;
   for (const x of r.results) {
     const target = x.spans === r.limits.at ? `<= ${r.limits.earliestUs} µs` : '-';
     const ok = x.spans === r.limits.at ? x.earliestUs <= r.limits.earliestUs : null;
-    row(`planner earliest, ${x.spans} spans, ${x.profile} (median, ${fmt(x.meanSteps, 1)} steps)`, `${fmt(x.earliestUs, 2)} µs`, `scan ${fmt(x.baselineScanUs, 2)} µs`, target, ok);
+    row(`planner earliest after 400 changes, ${x.spans} spans, ${x.profile} (min/median/max, ${fmt(x.meanSteps, 1)} blocks; unchanged: ${f(x.repeat)})`, `${f(x.earliest)} (x${fmt(x.earliestVsScan, 3)})`, `scan ${f(x.scan)}`, target, ok);
   }
   for (const x of r.results.filter((y) => y.profile === 'load')) {
     const target = x.spans === r.limits.at ? `<= ${r.limits.addUs} µs` : '-';
     const ok = x.spans === r.limits.at ? x.addUs <= r.limits.addUs : null;
-    row(`planner add, ${x.spans} spans (median; remove ${fmt(x.removeUs, 2)} µs)`, `${fmt(x.addUs, 2)} µs`, `sorted insert ${fmt(x.baselineSortedInsertUs, 2)} µs`, target, ok);
+    row(`planner add, ${x.spans} spans (min/median/max; remove ${f(x.remove)})`, `${f(x.add)} (x${fmt(x.addVsInsert, 2)})`, `sorted insert ${f(x.insert)}`, target, ok);
+  }
+  for (const x of r.results.filter((y) => y.spans === r.limits.at)) {
+    row(`planner: load average (1/5/15 min) at start / end, ${x.profile} ${x.spans}`, `${x.loadavg.start.join(' ')} / ${x.loadavg.end.join(' ')}`, '-', '-', null);
   }
 });
 

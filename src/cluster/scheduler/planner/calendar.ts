@@ -1,95 +1,37 @@
 /**
  * Calendar: one resource's planned usage over time, answering "how much is free at t",
- * "does this fit during [t, t+d)" and "when is the earliest t it fits" in O(log n).
+ * "does this fit during [t, t+d)" and "when is the earliest t it fits".
  *
- * Structure (see docs/architecture.md, "Planner"): a treap of *change points*. Every span
- * [start, end) of `amount` adds +amount at `start` and −amount at `end` (nothing for an
- * infinite end); spans sharing a time share one node (`refs` counts them). Usage at t is the
- * prefix sum of the deltas of all points <= t. Each node keeps, for its subtree in time order,
- * the delta sum and the minimum and maximum prefix sum, plus its smallest and largest time.
- * Adding or removing a span therefore touches two points (O(log n) each) and never needs a
- * lazy range update. "First point after x whose usage is at most c" and "last point in (x, y)
- * whose usage is above c" are one descent each, pruned by the subtree min / max prefix
- * (O(log n)) — the question Flux's min-time tree answers; the state at t is one descent
- * (Flux's scheduled-point tree).
+ * Structure (see docs/architecture.md, "Planner"): the *change points* of all spans (a span
+ * [start, end) of `amount` starts and ends one; spans sharing a time share a point, `refs`
+ * counts them) in time order, cut into blocks of at most 256 points (blocks.ts). Each point
+ * stores the usage from it to the next point; a block stores a lazy offset, so adding a span
+ * inserts at most two points (O(log n + B)) and adds its amount to the points it covers:
+ * whole blocks in O(1) each, the two end blocks point by point.
  *
- * earliest(from, d, a), with cap = total − a: start at the first point >= from where usage <=
- * cap; find the LAST point inside (t, t+d) whose usage exceeds cap (one pruned descent); if
- * there is none, t is the answer, else continue from the first point after it where usage is
- * <= cap again. Each step is O(log n). The number of steps k is at most the number of free
- * gaps too short for d before the answer, and two steps always advance t by at least d, so
- * k <= 2·(answer − from)/d + 1; an infinite d takes one step. On a calendar at moderate load
- * k is 0–2; on a deep conservative backlog packed with short gaps it grows (measured in
- * docs/architecture.md, "Planner"). Flux's planner has the same shape: its min-time tree
- * answers "first time with a free units" in O(log n), then each candidate is checked for d.
+ * earliest(from, d, a), with cap = total − a, walks forward from `from` keeping the start of
+ * the current free run (usage <= cap) and answers as soon as a point lies d or more after it.
+ * A block is stepped over in O(log B) from its summary: all free, all busy, or — when its
+ * longest closed free run at this threshold (blocks.ts) is shorter than d — only its first
+ * run (joined to the run carried in) and its last run (carried out) can matter, found by
+ * binary search. Only the block holding the answer (and the one holding `from`) is read point
+ * by point. The cost is O(n/B · log B + B) whatever the gaps look like: a calendar packed
+ * with free gaps a little too short costs the same as an empty one.
  *
  * Invariants: usage never goes below 0 (amounts are >= 0), so availability <= total and a
  * request above `total` never fits; availability may go negative (overcommit is allowed, the
  * caller checks fits() first). A request of amount <= 0 always fits. Pure: no clock, no
- * randomness (treap priorities come from a fixed-seed xorshift).
+ * randomness.
  */
 import { invalid } from '../../../model/errors.js';
+import { MAX_BLOCK, MIN_BLOCK, SCANS_BEFORE_SUMMARY, bestAt, firstAbove, newBlock, orderDeleted, orderInserted, orderShifted, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
 
 export type SpanId = number;
-
-interface PointNode {
-  key: number;
-  delta: number;
-  refs: number;
-  prio: number;
-  left: PointNode | null;
-  right: PointNode | null;
-  /** Aggregates over the subtree in time order. */
-  sum: number;
-  maxP: number;
-  minP: number;
-  lo: number;
-  hi: number;
-}
 
 interface Span {
   start: number;
   end: number;
   amount: number;
-}
-
-function pull(n: PointNode): void {
-  const l = n.left;
-  const r = n.right;
-  const mid = (l === null ? 0 : l.sum) + n.delta;
-  let maxP = mid;
-  let minP = mid;
-  if (l !== null) {
-    if (l.maxP > maxP) maxP = l.maxP;
-    if (l.minP < minP) minP = l.minP;
-    n.lo = l.lo;
-  } else {
-    n.lo = n.key;
-  }
-  if (r !== null) {
-    if (mid + r.maxP > maxP) maxP = mid + r.maxP;
-    if (mid + r.minP < minP) minP = mid + r.minP;
-    n.sum = mid + r.sum;
-    n.hi = r.hi;
-  } else {
-    n.sum = mid;
-    n.hi = n.key;
-  }
-  n.maxP = maxP;
-  n.minP = minP;
-}
-
-function merge(a: PointNode | null, b: PointNode | null): PointNode | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  if (a.prio > b.prio) {
-    a.right = merge(a.right, b);
-    pull(a);
-    return a;
-  }
-  b.left = merge(a, b.left);
-  pull(b);
-  return b;
 }
 
 function checkTime(name: string, value: number): void {
@@ -112,17 +54,21 @@ function checkAmount(amount: number): void {
 
 export class Calendar {
   readonly total: number;
-  private root: PointNode | null = null;
+  private blocks: Block[] = [];
   private readonly spans = new Map<SpanId, Span>();
   private nextId: SpanId = 1;
-  private seed = 0x9e3779b9;
-  private jumps = 0;
+  private visited = 0;
+  private readonly maxBlock: number;
+  private readonly minBlock: number;
 
-  constructor(total: number) {
+  /** `blockSize` (points per block, >= 2) is for tests; the default suits 1k-100k spans. */
+  constructor(total: number, blockSize = MAX_BLOCK) {
     if (typeof total !== 'number' || !Number.isFinite(total) || total < 0) {
       throw invalid(`planner: capacity must be a finite number >= 0, got ${String(total)}`);
     }
     this.total = total;
+    this.maxBlock = Number.isFinite(blockSize) ? Math.max(2, Math.floor(blockSize)) : MAX_BLOCK;
+    this.minBlock = Math.max(1, Math.floor((this.maxBlock * MIN_BLOCK) / MAX_BLOCK));
   }
 
   /** Number of live spans. */
@@ -130,16 +76,10 @@ export class Calendar {
     return this.spans.size;
   }
 
-  /** Number of distinct change points in the tree (for tests and benchmarks). */
+  /** Number of distinct change points (for tests and benchmarks). */
   get points(): number {
     let count = 0;
-    const walk = (n: PointNode | null): void => {
-      if (n === null) return;
-      count++;
-      walk(n.left);
-      walk(n.right);
-    };
-    walk(this.root);
+    for (const b of this.blocks) count += b.keys.length;
     return count;
   }
 
@@ -152,8 +92,9 @@ export class Calendar {
     const id = this.nextId++;
     this.spans.set(id, { start, end, amount });
     if (amount > 0) {
-      this.root = this.insert(this.root, start, amount);
-      if (end !== Infinity) this.root = this.insert(this.root, end, -amount);
+      this.insertPoint(start);
+      if (end !== Infinity) this.insertPoint(end);
+      this.addRange(start, end, amount);
     }
     return id;
   }
@@ -164,8 +105,9 @@ export class Calendar {
     if (span === undefined) throw invalid(`planner: unknown span id ${String(id)}`);
     this.spans.delete(id);
     if (span.amount > 0) {
-      this.root = this.erase(this.root, span.start, span.amount);
-      if (span.end !== Infinity) this.root = this.erase(this.root, span.end, -span.amount);
+      this.addRange(span.start, span.end, -span.amount);
+      this.releasePoint(span.start);
+      if (span.end !== Infinity) this.releasePoint(span.end);
     }
   }
 
@@ -185,8 +127,8 @@ export class Calendar {
     checkTime('start', start);
     checkDuration(duration);
     let usage = this.usageAt(start);
-    if (duration > 0 && this.root !== null) {
-      const inside = this.maxUsageBetween(this.root, start, start + duration, 0);
+    if (duration > 0) {
+      const inside = this.maxUsageBetween(start, start + duration);
       if (inside > usage) usage = inside;
     }
     return this.total - usage;
@@ -209,143 +151,218 @@ export class Calendar {
     if (amount <= 0) return from;
     if (amount > this.total) return Infinity;
     const cap = this.total - amount;
-    let t = from;
-    if (this.usageAt(t) > cap) t = this.firstAtMost(this.root, t, cap, 0);
-    while (t !== Infinity) {
-      // Jump past the LAST blocking point inside the window: no window starting before it
-      // can fit, and two jumps always move t forward by at least `duration`.
-      const blocker = this.lastAbove(this.root, t, t + duration, cap, 0);
-      if (blocker === -Infinity) return t;
-      t = this.firstAtMost(this.root, blocker, cap, 0);
-      this.jumps++;
+    const blocks = this.blocks;
+    // runStart: where the current free run began; NaN while the time walked is busy.
+    let runStart = NaN;
+    let bi = this.blockOf(from);
+    let j = 0;
+    if (bi < 0) {
+      runStart = from;
+      bi = 0;
+    } else {
+      const b = blocks[bi]!;
+      j = searchKeys(b.keys, from, true);
+      if (b.raw[j - 1]! + b.add <= cap) runStart = from;
     }
-    return Infinity;
+    for (; bi < blocks.length; bi++, j = 0) {
+      const b = blocks[bi]!;
+      const keys = b.keys;
+      const n = keys.length;
+      this.visited++;
+      if (j === 0 && (!b.dirty || ++b.scans > SCANS_BEFORE_SUMMARY)) {
+        if (b.dirty) summarize(b);
+        const x = cap - b.add;
+        if (b.maxRaw <= x) {
+          // All free: the run goes on through the block.
+          if (runStart !== runStart) runStart = keys[0]!;
+          if (keys[n - 1]! - runStart >= duration) return runStart;
+          continue;
+        }
+        if (b.minRaw > x) {
+          // All busy: the carried run ends at the block's first point.
+          if (keys[0]! - runStart >= duration) return runStart;
+          runStart = NaN;
+          continue;
+        }
+        if (bestAt(b, x) < duration) {
+          // No closed run inside is long enough: only the first run, joined to the carried
+          // one, can answer; the last run is carried on.
+          const f = firstAbove(b, x);
+          if (f > 0 && runStart !== runStart) runStart = keys[0]!;
+          if (keys[f]! - runStart >= duration) return runStart;
+          const g = suffixAtMost(b, x);
+          if (g < n) {
+            runStart = keys[g]!;
+            if (keys[n - 1]! - runStart >= duration) return runStart;
+          } else {
+            runStart = NaN;
+          }
+          continue;
+        }
+      }
+      // Point by point: the block holding `from`, or one that holds a long enough run.
+      const raw = b.raw;
+      const add = b.add;
+      for (; j < n; j++) {
+        const k = keys[j]!;
+        if (k - runStart >= duration) return runStart;
+        if (raw[j]! + add > cap) runStart = NaN;
+        else if (runStart !== runStart) runStart = k;
+      }
+    }
+    return runStart === runStart ? runStart : Infinity;
   }
 
-  /** Gaps skipped by earliest() since construction: the k in O(k log n) (for benchmarks). */
+  /** Blocks looked at by earliest() since construction (for benchmarks). */
   get searchSteps(): number {
-    return this.jumps;
+    return this.visited;
   }
 
   /** The first time >= x at which availability changes; Infinity when none. O(log n). */
   nextChange(x: number): number {
-    let best = Infinity;
-    let n = this.root;
-    while (n !== null) {
-      if (n.key >= x) {
-        best = n.key;
-        n = n.left;
-      } else {
-        n = n.right;
+    const blocks = this.blocks;
+    if (blocks.length === 0) return Infinity;
+    let bi = this.blockOf(x);
+    if (bi < 0) return blocks[0]!.keys[0]!;
+    const keys = blocks[bi]!.keys;
+    const j = searchKeys(keys, x, false);
+    if (j < keys.length) return keys[j]!;
+    bi++;
+    return bi < blocks.length ? blocks[bi]!.keys[0]! : Infinity;
+  }
+
+  // ---- block internals ------------------------------------------------------------------
+
+  /** Index of the last block whose first point is <= t; -1 when t is before every point. */
+  private blockOf(t: number): number {
+    const blocks = this.blocks;
+    let lo = 0;
+    let hi = blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (blocks[mid]!.keys[0]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  private usageAt(t: number): number {
+    const bi = this.blockOf(t);
+    if (bi < 0) return 0;
+    const b = this.blocks[bi]!;
+    return b.raw[searchKeys(b.keys, t, true) - 1]! + b.add;
+  }
+
+  /** Max usage at the points strictly inside (lo, hi); -Infinity when there are none. */
+  private maxUsageBetween(lo: number, hi: number): number {
+    const blocks = this.blocks;
+    let best = -Infinity;
+    for (let bi = Math.max(0, this.blockOf(lo)); bi < blocks.length; bi++) {
+      const b = blocks[bi]!;
+      const keys = b.keys;
+      const n = keys.length;
+      if (keys[0]! >= hi) break;
+      if (keys[0]! > lo && keys[n - 1]! < hi && !b.dirty) {
+        if (b.maxRaw + b.add > best) best = b.maxRaw + b.add;
+        continue;
+      }
+      for (let j = searchKeys(keys, lo, true); j < n && keys[j]! < hi; j++) {
+        if (b.raw[j]! + b.add > best) best = b.raw[j]! + b.add;
       }
     }
     return best;
   }
 
-  // ---- tree internals -------------------------------------------------------------------
-
-  private nextPrio(): number {
-    let x = this.seed;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.seed = x >>> 0;
-    return this.seed;
+  /** Adds a span end at `key`: a new point carries the usage of the point before it. */
+  private insertPoint(key: number): void {
+    const blocks = this.blocks;
+    if (blocks.length === 0) {
+      blocks.push(newBlock([key], [0], [1], 0));
+      return;
+    }
+    const bi = Math.max(0, this.blockOf(key));
+    const b = blocks[bi]!;
+    const j = searchKeys(b.keys, key, false);
+    if (j < b.keys.length && b.keys[j] === key) {
+      b.refs[j]!++;
+      return;
+    }
+    let before = 0;
+    if (j > 0) before = b.raw[j - 1]! + b.add;
+    else if (bi > 0) {
+      const p = blocks[bi - 1]!;
+      before = p.raw[p.keys.length - 1]! + p.add;
+    }
+    b.keys.splice(j, 0, key);
+    b.raw.splice(j, 0, before - b.add);
+    b.refs.splice(j, 0, 1);
+    orderInserted(b, j);
+    b.dirty = true;
+    b.scans = 0;
+    if (b.keys.length > this.maxBlock) {
+      const half = b.keys.length >>> 1;
+      const next = newBlock(b.keys.splice(half), b.raw.splice(half), b.refs.splice(half), b.add);
+      b.sorted = null;
+      blocks.splice(bi + 1, 0, next);
+    }
   }
 
-  private insert(n: PointNode | null, key: number, delta: number): PointNode {
-    if (n === null) {
-      return { key, delta, refs: 1, prio: this.nextPrio(), left: null, right: null, sum: delta, maxP: delta, minP: delta, lo: key, hi: key };
+  /** Drops one span end at `key`; the point goes when no span ends there any more. */
+  private releasePoint(key: number): void {
+    const blocks = this.blocks;
+    const bi = this.blockOf(key);
+    const b = bi < 0 ? undefined : blocks[bi];
+    const j = b === undefined ? -1 : searchKeys(b.keys, key, false);
+    if (b === undefined || b.keys[j] !== key) throw new Error(`planner: change point ${key} missing (corrupt calendar)`);
+    if (--b.refs[j]! > 0) return;
+    b.keys.splice(j, 1);
+    b.raw.splice(j, 1);
+    b.refs.splice(j, 1);
+    orderDeleted(b, j);
+    b.dirty = true;
+    b.scans = 0;
+    if (b.keys.length === 0) {
+      blocks.splice(bi, 1);
+    } else if (b.keys.length < this.minBlock) {
+      if (bi + 1 < blocks.length && b.keys.length + blocks[bi + 1]!.keys.length <= this.maxBlock) this.join(bi);
+      else if (bi > 0 && b.keys.length + blocks[bi - 1]!.keys.length <= this.maxBlock) this.join(bi - 1);
     }
-    if (key === n.key) {
-      n.delta += delta;
-      n.refs++;
-      pull(n);
-      return n;
+  }
+
+  /** Merges block bi + 1 into block bi. */
+  private join(bi: number): void {
+    const a = this.blocks[bi]!;
+    const b = this.blocks[bi + 1]!;
+    const shift = b.add - a.add;
+    for (let j = 0; j < b.keys.length; j++) {
+      a.keys.push(b.keys[j]!);
+      a.raw.push(b.raw[j]! + shift);
+      a.refs.push(b.refs[j]!);
     }
-    if (key < n.key) {
-      const l = this.insert(n.left, key, delta);
-      n.left = l;
-      if (l.prio > n.prio) {
-        n.left = l.right;
-        pull(n);
-        l.right = n;
-        pull(l);
-        return l;
+    a.sorted = null;
+    a.dirty = true;
+    a.scans = 0;
+    this.blocks.splice(bi + 1, 1);
+  }
+
+  /** Adds `amount` to the usage of every point in [start, end). */
+  private addRange(start: number, end: number, amount: number): void {
+    const blocks = this.blocks;
+    for (let bi = Math.max(0, this.blockOf(start)); bi < blocks.length; bi++) {
+      const b = blocks[bi]!;
+      const keys = b.keys;
+      const n = keys.length;
+      if (keys[0]! >= end) break;
+      if (keys[0]! >= start && keys[n - 1]! < end) {
+        b.add += amount;
+        continue;
       }
-    } else {
-      const r = this.insert(n.right, key, delta);
-      n.right = r;
-      if (r.prio > n.prio) {
-        n.right = r.left;
-        pull(n);
-        r.left = n;
-        pull(r);
-        return r;
-      }
+      const first = searchKeys(keys, start, false);
+      let j = first;
+      for (; j < n && keys[j]! < end; j++) b.raw[j]! += amount;
+      orderShifted(b, first, j);
+      b.dirty = true;
+      b.scans = 0;
     }
-    pull(n);
-    return n;
-  }
-
-  /** Takes `delta` back out of the point at `key`; drops the point when no span uses it. */
-  private erase(n: PointNode | null, key: number, delta: number): PointNode | null {
-    if (n === null) throw new Error(`planner: change point ${key} missing (corrupt calendar)`);
-    if (key === n.key) {
-      n.refs--;
-      if (n.refs === 0) return merge(n.left, n.right);
-      n.delta -= delta;
-      pull(n);
-      return n;
-    }
-    if (key < n.key) n.left = this.erase(n.left, key, delta);
-    else n.right = this.erase(n.right, key, delta);
-    pull(n);
-    return n;
-  }
-
-  private usageAt(t: number): number {
-    let acc = 0;
-    let n = this.root;
-    while (n !== null) {
-      if (n.key <= t) {
-        acc += (n.left === null ? 0 : n.left.sum) + n.delta;
-        n = n.right;
-      } else {
-        n = n.left;
-      }
-    }
-    return acc;
-  }
-
-  /** Max usage at the points strictly inside (lo, hi); -Infinity when there are none. */
-  private maxUsageBetween(n: PointNode | null, lo: number, hi: number, base: number): number {
-    if (n === null || n.hi <= lo || n.lo >= hi) return -Infinity;
-    if (n.lo > lo && n.hi < hi) return base + n.maxP;
-    let best = this.maxUsageBetween(n.left, lo, hi, base);
-    const mid = base + (n.left === null ? 0 : n.left.sum) + n.delta;
-    if (n.key > lo && n.key < hi && mid > best) best = mid;
-    const right = this.maxUsageBetween(n.right, lo, hi, mid);
-    return right > best ? right : best;
-  }
-
-  /** Last point strictly inside (lo, hi) whose usage exceeds cap; -Infinity when none. */
-  private lastAbove(n: PointNode | null, lo: number, hi: number, cap: number, base: number): number {
-    if (n === null || n.hi <= lo || n.lo >= hi || base + n.maxP <= cap) return -Infinity;
-    const mid = base + (n.left === null ? 0 : n.left.sum) + n.delta;
-    const found = this.lastAbove(n.right, lo, hi, cap, mid);
-    if (found !== -Infinity) return found;
-    if (n.key > lo && n.key < hi && mid > cap) return n.key;
-    return this.lastAbove(n.left, lo, hi, cap, base);
-  }
-
-  /** First point after x whose usage is at most cap; Infinity when none. */
-  private firstAtMost(n: PointNode | null, x: number, cap: number, base: number): number {
-    if (n === null || n.hi <= x || base + n.minP > cap) return Infinity;
-    const found = this.firstAtMost(n.left, x, cap, base);
-    if (found !== Infinity) return found;
-    const mid = base + (n.left === null ? 0 : n.left.sum) + n.delta;
-    if (n.key > x && mid <= cap) return n.key;
-    return this.firstAtMost(n.right, x, cap, mid);
   }
 }

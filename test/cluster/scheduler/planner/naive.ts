@@ -41,6 +41,17 @@ export class NaiveCalendar {
     return amount <= 0 || this.minAvailable(start, duration) >= amount;
   }
 
+  /** The first span boundary >= x of a span with a non-zero amount; Infinity when none. */
+  nextChange(x: number): number {
+    let best = Infinity;
+    for (const s of this.spans.values()) {
+      if (s.amount <= 0) continue;
+      if (s.start >= x && s.start < best) best = s.start;
+      if (s.end >= x && s.end < best) best = s.end;
+    }
+    return best;
+  }
+
   /** Candidates: from, and every span boundary after it; the first that fits. */
   earliest(from: number, duration: number, amount: number): number {
     const candidates = [from];

@@ -20,37 +20,65 @@ const op = (maxAmount: number): fc.Arbitrary<Op> =>
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -2, max: 45 }), duration, amount: fc.integer({ min: 0, max: maxAmount + 1 }) }) },
   );
 
+/** Replays `ops` on a Calendar with `blockSize` points per block and on the reference. */
+function replay(total: number, ops: readonly Op[], blockSize?: number): void {
+  const cal = new Calendar(total, blockSize);
+  const ref = new NaiveCalendar(total);
+  const live: number[] = [];
+  for (const o of ops) {
+    if (o.kind === 'add') {
+      const id = cal.add(o.start, o.start + o.len, o.amount);
+      ref.add(id, o.start, o.start + o.len, o.amount);
+      live.push(id);
+    } else if (o.kind === 'remove') {
+      if (live.length === 0) continue;
+      const [id] = live.splice(o.pick % live.length, 1);
+      cal.remove(id!);
+      ref.remove(id!);
+    } else {
+      expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
+      expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
+      expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
+      expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
+      expect(cal.nextChange(o.t)).toBe(ref.nextChange(o.t));
+    }
+    expect(cal.size).toBe(live.length);
+  }
+  // Removing everything leaves no change points behind.
+  for (const id of live) cal.remove(id);
+  expect(cal.points).toBe(0);
+  expect(cal.availableAt(0)).toBe(total);
+}
+
 describe('Calendar matches a brute-force reference', () => {
   it('on random add / remove / query sequences (with Infinity ends and durations)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 60 }), (total, ops) => {
-        const cal = new Calendar(total);
-        const ref = new NaiveCalendar(total);
-        const live: number[] = [];
-        for (const o of ops) {
-          if (o.kind === 'add') {
-            const id = cal.add(o.start, o.start + o.len, o.amount);
-            ref.add(id, o.start, o.start + o.len, o.amount);
-            live.push(id);
-          } else if (o.kind === 'remove') {
-            if (live.length === 0) continue;
-            const [id] = live.splice(o.pick % live.length, 1);
-            cal.remove(id!);
-            ref.remove(id!);
-          } else {
-            expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
-            expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
-            expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
-            expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
-          }
-          expect(cal.size).toBe(live.length);
-        }
-        // Removing everything leaves no change points behind.
-        for (const id of live) cal.remove(id);
-        expect(cal.points).toBe(0);
-        expect(cal.availableAt(0)).toBe(total);
-      }),
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 60 }), (total, ops) => replay(total, ops)),
       { numRuns: 400 },
+    );
+  });
+
+  // Blocks of 2-5 points: the same sequences then span many blocks, so splitting and joining
+  // blocks, lazy offsets and stepping over whole blocks are all exercised.
+  it.each([2, 3, 5])('with blocks of %i points', (blockSize) => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 80 }), (total, ops) => replay(total, ops, blockSize)),
+      { numRuns: 300 },
+    );
+  });
+
+  // Few distinct amounts and queries that mostly ask for a lot: many free gaps just too short.
+  it('on near-full calendars with many short gaps', () => {
+    const packedOp: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), start: fc.integer({ min: 0, max: 60 }), len: fc.integer({ min: 1, max: 6 }), amount: fc.integer({ min: 1, max: 3 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -1, max: 62 }), duration: fc.integer({ min: 0, max: 8 }), amount: fc.integer({ min: 1, max: 4 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 3, max: 5 }), fc.integer({ min: 2, max: 6 }), fc.array(packedOp, { maxLength: 120 }), (total, blockSize, ops) =>
+        replay(total, ops, blockSize),
+      ),
+      { numRuns: 200 },
     );
   });
 });
