@@ -1,7 +1,8 @@
 /**
  * WorkerCalendar: the cpu, memory and device calendars of one worker planned together. One
  * span id covers all three resources; a request fits when every resource it asks for fits
- * (a zero amount asks for nothing and always fits).
+ * (a zero amount asks for nothing and always fits, so it is not entered in that calendar and
+ * that calendar is not asked: jobs that use only cpu cost one calendar, not three).
  */
 import { invalid } from '../../../model/errors.js';
 import { Calendar, type SpanId } from './calendar.js';
@@ -13,6 +14,7 @@ export interface Amounts {
 }
 
 const KEYS = ['cpuMillis', 'memoryBytes', 'devices'] as const;
+const NONE = -1;
 
 export class WorkerCalendar {
   readonly capacity: Readonly<Amounts>;
@@ -21,6 +23,7 @@ export class WorkerCalendar {
   readonly memory: Calendar;
   readonly devices: Calendar;
   private readonly cals: readonly Calendar[];
+  /** Per span, its id in each resource's calendar, or NONE where it asked for zero. */
   private readonly spans = new Map<SpanId, SpanId[]>();
   private nextId: SpanId = 1;
 
@@ -40,9 +43,12 @@ export class WorkerCalendar {
   add(start: number, end: number, req: Amounts): SpanId {
     const ids: SpanId[] = [];
     try {
-      for (let i = 0; i < KEYS.length; i++) ids.push(this.cals[i]!.add(start, end, req[KEYS[i]!]));
+      for (let i = 0; i < KEYS.length; i++) {
+        const amount = req[KEYS[i]!];
+        ids.push(amount === 0 ? NONE : this.cals[i]!.add(start, end, amount));
+      }
     } catch (error) {
-      for (let i = 0; i < ids.length; i++) this.cals[i]!.remove(ids[i]!);
+      for (let i = 0; i < ids.length; i++) if (ids[i] !== NONE) this.cals[i]!.remove(ids[i]!);
       throw error;
     }
     const id = this.nextId++;
@@ -54,7 +60,7 @@ export class WorkerCalendar {
     const ids = this.spans.get(id);
     if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
     this.spans.delete(id);
-    for (let i = 0; i < ids.length; i++) this.cals[i]!.remove(ids[i]!);
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== NONE) this.cals[i]!.remove(ids[i]!);
   }
 
   /** Free amounts at time t. */
@@ -78,7 +84,8 @@ export class WorkerCalendar {
 
   fits(start: number, duration: number, req: Amounts): boolean {
     for (let i = 0; i < KEYS.length; i++) {
-      if (!this.cals[i]!.fits(start, duration, req[KEYS[i]!])) return false;
+      const amount = req[KEYS[i]!];
+      if (amount !== 0 && !this.cals[i]!.fits(start, duration, amount)) return false;
     }
     return true;
   }
@@ -93,7 +100,9 @@ export class WorkerCalendar {
     for (;;) {
       let agreed = true;
       for (let i = 0; i < KEYS.length; i++) {
-        const e = this.cals[i]!.earliest(t, duration, req[KEYS[i]!]);
+        const amount = req[KEYS[i]!];
+        if (amount === 0) continue;
+        const e = this.cals[i]!.earliest(t, duration, amount);
         if (e === Infinity) return Infinity;
         if (e > t) {
           t = e;
