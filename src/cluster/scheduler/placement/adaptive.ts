@@ -39,7 +39,7 @@
 import type { PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
-import { idHash, jitterFrom, jitterMixed } from './jitter.js';
+import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
 import { ShapeRanking, type WorkerList } from './ranking.js';
 
 export { idHash, jitter } from './jitter.js';
@@ -337,18 +337,29 @@ export class AdaptiveSelector {
       // The hot loop (every worker within 2·jitter of the winner): locals and arrays read in
       // order only. A score below the runner-up's changes nothing, so whether the worker still
       // fits or was scored as warm is asked only of the rare better one.
+      // Most pairs are settled by their hash alone: the score never falls as the pair hash u
+      // grows (jitter.ts, jitterOfHash) or as the base grows, the bases come in descending order
+      // and the runner-up's score only rises, so once a pair with hash u scored below the
+      // runner-up, every later pair with a hash <= u does too (`uBelow`), and its score need not
+      // be computed. Exact: it skips only what the score comparison would skip.
       const workers = order.workers, base = order.base, tags = order.tags, dead = ranking.dead;
       const reach = age + j;
       let settled = order.complete;
       let secondScore = this.secondScore, hasSecond = this.second >= 0;
+      let uBelow = -1;
       for (let i = order.head; i < workers.length; i++) {
         const b = base[i]!;
         if (hasSecond && b + reach < secondScore) {
           settled = true;
           break;
         }
-        const s = b + (age + jitterMixed(h, tags[i]!, j));
-        if (s < secondScore) continue;
+        const u = pairHash(h, tags[i]!);
+        if (u <= uBelow) continue;
+        const s = b + (age + (j === 0 ? 0 : jitterOfHash(u, j)));
+        if (s < secondScore) {
+          if (j >= 0) uBelow = u; // (placementOptions allows no negative jitter; a negative one would reverse the order)
+          continue;
+        }
         const w = workers[i]!;
         if (dead[w] !== 0 || marks[w] === stamp) continue; // no longer fits / scored above as warm
         this.consider(w, s);
