@@ -40,7 +40,7 @@ import type { PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
 import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
-import { ShapeRanking, type WorkerList } from './ranking.js';
+import { ShapeRanking, type WarmSegments, type WorkerList } from './ranking.js';
 
 export { idHash, jitter } from './jitter.js';
 
@@ -306,7 +306,10 @@ export class AdaptiveSelector {
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
     const h = idHash(task.id);
-    const warmList = this.anyHints && job.uses !== undefined && job.uses.length > 0 ? this.warmCandidates(ranking, job.uses[0]!) : null;
+    const usesHints = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    // Warm workers hold a hint for every key the job uses, so for the first among others.
+    const segments = usesHints ? ranking.segmentsOf(job.uses![0]!, this.hintWorkers.get(job.uses![0]!) ?? []) : null;
+    const warmList = usesHints && !segments ? this.warmCandidates(ranking, job.uses![0]!) : null;
     const marks = this.marks;
     const stamp = ++this.stamp;
     let m = RANKED_WINDOW;
@@ -314,10 +317,10 @@ export class AdaptiveSelector {
       this.best = this.second = -1;
       this.bestScore = this.secondScore = -Infinity;
       const order = ranking.order(lambda, m);
+      // A warm worker that cannot beat the runner-up even with the full bonus is skipped; scored
+      // below as cold, it scores lower still, so skipping it changes nothing.
+      if (segments) this.scoreWarmSegments(job, ranking, segments, lambda, age, h, stamp);
       if (warmList) {
-        // Warm workers hold a hint for every key, so for the first key among others. One that
-        // cannot beat the runner-up even with the full bonus is skipped; scored below as cold, it
-        // scores lower still, so skipping it changes nothing.
         const ws = warmList.ws;
         let k = 0;
         for (let i = 0; i < warmList.n; i++) {
@@ -378,7 +381,7 @@ export class AdaptiveSelector {
       lambda,
       score: this.bestScore,
       runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
-      reuseHit: warmList !== null && marks[best] === stamp,
+      reuseHit: usesHints && marks[best] === stamp,
     };
     return best;
   }
@@ -393,6 +396,47 @@ export class AdaptiveSelector {
     } else if (this.second < 0 || this.before(s, w, this.secondScore, this.second)) {
       this.second = w;
       this.secondScore = s;
+    }
+  }
+
+  /**
+   * Scores the warm workers of `seg` (ranking.ts, WarmSegments) as the flat warm list is scored,
+   * but the segments go best first (by the base of their first live worker) and a segment is left
+   * at the first worker that cannot beat the runner-up even with the full bonus: later ones in it
+   * have no higher base, and once a whole segment is out of reach so are the rest. Exact: it
+   * skips only workers the flat scan would skip.
+   */
+  private scoreWarmSegments(job: SchedulerJob, ranking: ShapeRanking, seg: WarmSegments, lambda: number, age: number, h: number, stamp: number): void {
+    const { ws, end, head, top, byTop } = seg;
+    const j = this.options.jitter;
+    let live = 0;
+    for (let g = 0; g < end.length; g++) {
+      let i = head[g]!;
+      while (i < end[g]! && !ranking.isAlive(ws[i]!)) i++;
+      head[g] = i;
+      if (i === end[g]) continue;
+      top[g] = ranking.base(ws[i]!, lambda);
+      // Insertion by top base, best first (few segments: one per hardware type).
+      let k = live++;
+      while (k > 0 && top[byTop[k - 1]!]! < top[g]!) {
+        byTop[k] = byTop[k - 1]!;
+        k--;
+      }
+      byTop[k] = g;
+    }
+    for (let x = 0; x < live; x++) {
+      const g = byTop[x]!;
+      if (this.second >= 0 && top[g]! + (age + j) + REUSE_BONUS < this.secondScore) return;
+      for (let i = head[g]!; i < end[g]!; i++) {
+        const w = ws[i]!;
+        if (!ranking.isAlive(w)) continue;
+        const b = ranking.base(w, lambda);
+        if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) break;
+        const warm = this.warmth(job, w);
+        if (warm === 0) continue;
+        this.marks[w] = stamp;
+        this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + REUSE_BONUS / warm);
+      }
     }
   }
 

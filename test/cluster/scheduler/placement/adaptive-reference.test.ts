@@ -98,8 +98,13 @@ function expectReference(snap: Snapshot, opts: PlacementOptions): number {
 
 const hintArb = fc.option(fc.record({ key: fc.constantFrom('m1', 'm2'), state: fc.constantFrom('fresh', 'loading', 'stale') }), { freq: 2 });
 /** A machine kind: `copies` identical workers (they tie unless priced per worker). */
-const kindArb = (maxCopies: number) =>
-  fc.record({ cpu: fc.integer({ min: 1, max: 8 }), mem: fc.constantFrom(8, 16, 32), cost: fc.integer({ min: 1, max: 40 }), copies: fc.integer({ min: 1, max: maxCopies }) });
+const kindArb = (maxCopies: number, wide = false) =>
+  fc.record({
+    cpu: fc.integer({ min: 1, max: 8 }),
+    mem: wide ? fc.integer({ min: 1, max: 64 }) : fc.constantFrom(8, 16, 32),
+    cost: fc.integer({ min: 1, max: 40 }),
+    copies: fc.integer({ min: 1, max: maxCopies }),
+  });
 interface Kind {
   cpu: number;
   mem: number;
@@ -152,10 +157,10 @@ function build(kinds: Kind[], states: Array<WorkerState>, jobsIn: Array<JobSpec>
 }
 
 describe('the adaptive pass chooses what a plain scoring of every feasible worker chooses', () => {
-  const run = (maxKinds: number, maxCopies: number, numRuns: number, seed: number) =>
+  const run = (maxKinds: number, maxCopies: number, numRuns: number, seed: number, wide = false) =>
     fc.assert(
       fc.property(
-        fc.array(kindArb(maxCopies), { minLength: 1, maxLength: maxKinds }),
+        fc.array(kindArb(maxCopies, wide), { minLength: 1, maxLength: maxKinds }),
         fc.array(workerArb, { minLength: 1, maxLength: 12 }),
         fc.array(jobArb, { minLength: 1, maxLength: 5 }),
         fc.boolean(),
@@ -170,6 +175,7 @@ describe('the adaptive pass chooses what a plain scoring of every feasible worke
 
   it('property: small pools (a few kinds, a few copies each)', () => run(5, 6, 400, 101));
   it('property: pools of hundreds of workers with large tie groups (the ranked window grows, most pairs are settled by hash)', () => run(4, 120, 40, 102));
+  it('property: more hardware kinds than the ranking groups by (its linear fallback)', () => run(60, 3, 60, 103, true));
 
   it('a tie group of identical workers: the pass picks the reference winner for every task and rotates', () => {
     const kinds = [{ cpu: 4, mem: 16, cost: 2, copies: 200 }, { cpu: 8, mem: 32, cost: 9, copies: 50 }];
