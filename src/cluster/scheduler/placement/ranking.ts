@@ -50,8 +50,10 @@ export interface WorkerList {
 /**
  * One key's warm candidates in a grouped ranking: the shape's workers holding a hint for the key,
  * one segment per μ group ([start[g], end[g]) of `ws`), each by cost ascending then index, so
- * within a segment the base never rises whatever the ranges are. `head[g]` skips workers at the
- * front of a segment that no longer fit. `top` and `byTop` are scratch space for the scan.
+ * within a segment the base never rises whatever the ranges are. The segment's workers still
+ * listed are [head[g], end[g]): the scan (adaptive.ts) drops the ones that no longer fit from the
+ * part it read by moving the live ones up, in order, and the head after them. `top` and `byTop`
+ * are scratch space for the scan.
  */
 export interface WarmSegments {
   readonly ws: Int32Array;
