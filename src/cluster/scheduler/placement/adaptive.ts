@@ -356,6 +356,7 @@ export class AdaptiveSelector {
   private scoreWarmSegments(job: SchedulerJob, ranking: ShapeRanking, seg: WarmSegments, lambda: number, age: number, h: number, stamp: number): void {
     const { ws, end, head, top, byTop } = seg;
     const j = this.options.jitter;
+    const cost = this.cost, mix = this.workerMix;
     let live = 0;
     for (let g = 0; g < end.length; g++) {
       let i = head[g]!;
@@ -374,19 +375,31 @@ export class AdaptiveSelector {
     for (let x = 0; x < live; x++) {
       const g = byTop[x]!;
       if (this.second >= 0 && top[g]! + (age + j) + REUSE_BONUS < this.secondScore) return;
-      let i = head[g]!, gone = 0;
+      // Within a segment the base changes only with the cost, and as in the tie scan a pair hash
+      // at or below one that could not beat the runner-up even with the full bonus cannot either.
+      let i = head[g]!, gone = 0, uBelow = -1, lastCost = NaN, b = 0;
       for (; i < end[g]!; i++) {
         const w = ws[i]!;
         if (!ranking.isAlive(w)) {
           gone++;
           continue;
         }
-        const b = ranking.base(w, lambda);
+        if (cost[w] !== lastCost) {
+          lastCost = cost[w]!;
+          b = ranking.base(w, lambda);
+        }
         if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) break;
+        const u = pairHash(h, mix[w]!);
+        if (u <= uBelow) continue;
+        const jit = j === 0 ? 0 : jitterOfHash(u, j); // = jitterMixed(h, mix[w], j)
+        if (this.second >= 0 && b + (age + jit) + REUSE_BONUS < this.secondScore) {
+          if (j >= 0) uBelow = u;
+          continue;
+        }
         const warm = this.warmth(job, w);
         if (warm === 0) continue;
         this.marks[w] = stamp;
-        this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + REUSE_BONUS / warm);
+        this.consider(w, b + (age + jit) + REUSE_BONUS / warm);
       }
       if (gone > 0) {
         // Drop the workers that no longer fit from the part scanned, keeping the order: shift the

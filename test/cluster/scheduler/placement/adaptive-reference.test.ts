@@ -118,6 +118,14 @@ const workerArb = fc.record({
   hints: fc.array(hintArb, { maxLength: 2 }),
   priceNoise: fc.integer({ min: 0, max: 9 }),
 });
+/** Workers that nearly all hold a live hint for m1 (large warm tie groups). */
+const warmWorkerArb = fc.record({
+  idle: fc.option(fc.integer({ min: 0, max: 2 })),
+  disabled: fc.boolean(),
+  usedCpu: fc.integer({ min: 0, max: 2 }),
+  hints: fc.array(fc.option(fc.record({ key: fc.constant('m1'), state: fc.constantFrom('fresh', 'fresh', 'loading', 'stale') }), { freq: 8 }), { minLength: 1, maxLength: 1 }),
+  priceNoise: fc.integer({ min: 0, max: 9 }),
+});
 const jobArb = fc.record({
   cpu: fc.integer({ min: 1, max: 3 }),
   replicas: fc.integer({ min: 1, max: 25 }),
@@ -157,11 +165,11 @@ function build(kinds: Kind[], states: Array<WorkerState>, jobsIn: Array<JobSpec>
 }
 
 describe('the adaptive pass chooses what a plain scoring of every feasible worker chooses', () => {
-  const run = (maxKinds: number, maxCopies: number, numRuns: number, seed: number, wide = false) =>
+  const run = (maxKinds: number, maxCopies: number, numRuns: number, seed: number, wide = false, warm = false) =>
     fc.assert(
       fc.property(
         fc.array(kindArb(maxCopies, wide), { minLength: 1, maxLength: maxKinds }),
-        fc.array(workerArb, { minLength: 1, maxLength: 12 }),
+        fc.array(warm ? warmWorkerArb : workerArb, { minLength: 1, maxLength: 12 }),
         fc.array(jobArb, { minLength: 1, maxLength: 5 }),
         fc.boolean(),
         fc.constantFrom(0, 1e-3, 0.05),
@@ -176,6 +184,7 @@ describe('the adaptive pass chooses what a plain scoring of every feasible worke
   it('property: small pools (a few kinds, a few copies each)', () => run(5, 6, 400, 101));
   it('property: pools of hundreds of workers with large tie groups (the ranked window grows, most pairs are settled by hash)', () => run(4, 120, 40, 102));
   it('property: more hardware kinds than the ranking groups by (its linear fallback)', () => run(60, 3, 60, 103, true));
+  it('property: large groups of warm workers (most hold a live hint for m1)', () => run(4, 60, 80, 104, false, true));
 
   it('a tie group of identical workers: the pass picks the reference winner for every task and rotates', () => {
     const kinds = [{ cpu: 4, mem: 16, cost: 2, copies: 200 }, { cpu: 8, mem: 32, cost: 9, copies: 50 }];
