@@ -13,7 +13,9 @@
  *   λ·μ̂ − (1−λ)·ĉ descending (a prefix of the full order; equal bases in any order), with each
  *   base computed exactly as `base(w, λ)`. Base scores do not depend on free capacity, so an
  *   order stays right until the ranges change; workers that stop fitting are skipped (`isAlive`)
- *   and dropped by `prune`.
+ *   and dropped by `prune`;
+ * - `segmentsOf(key, holders)` (grouped rankings only) lists the shape's workers among `holders`
+ *   per μ group by cost ascending, so a scan of one group meets bases in descending order.
  *
  * How orders are built. Real fleets have few hardware types, so the feasible workers usually hold
  * few distinct μ values. Then (at most MAX_GROUPS values) the workers are kept in one group per μ,
