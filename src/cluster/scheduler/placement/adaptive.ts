@@ -34,16 +34,21 @@
  * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
  * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
  * typed arrays, nothing allocated per candidate. Where the pass gives a task shape (queue/first-fit.ts),
- * a task instead scores the shape's live warm workers that could still win (the bound below) and
- * then the top of the shape's ranked order (ranking.ts) until no later worker can win; what
- * remains per task is the workers whose base lies within 2·jitter of the winner's, all of which
- * must be hashed (docs/benchmarks.md, "Adaptive placement").
+ * a task instead scores the shape's live warm workers that could still win (per μ group by cost,
+ * best group first, each left at the first worker out of reach: ranking.ts WarmSegments) and
+ * then the top of the shape's ranked order (ranking.ts) until no later worker can win. What
+ * remains per task is the workers whose base lies within 2·jitter of the winner's; each must be
+ * hashed, but most are settled by the hash alone, without computing a score (the tie scan's
+ * comment; docs/benchmarks.md, "Adaptive placement"). Warmth bookkeeping lives in reuse.ts.
+ * test/cluster/scheduler/placement/adaptive-reference.test.ts checks every choice and decision
+ * of a pass against a plain scoring of every feasible worker.
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { PlacementOptions } from './modes.js';
-import { idHash, jitterFrom, jitterMixed } from './jitter.js';
-import { ShapeRanking, type WorkerList } from './ranking.js';
+import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
+import { PassHints } from './reuse.js';
+import { ShapeRanking, type WarmSegments, type WorkerList } from './ranking.js';
 
 export { idHash, jitter } from './jitter.js';
 
@@ -77,11 +82,6 @@ export function ageTerm(submittedAt: number, now: number): number {
   return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
 }
 
-/** A worker's hint for one key this pass: none or stale (never warm), fresh, or loading. */
-const COLD = 0, FRESH = 1, LOADING = 2;
-
-
-
 /**
  * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
  * `placed` after each placement it made (for the reuse damping and the decision of later tasks).
@@ -93,23 +93,11 @@ export class AdaptiveSelector {
   private readonly workerHash: Int32Array;
   /** workerHash[w]·0x9e3779b1 (mod 2^32): the worker's half of the jitter, precomputed. */
   private readonly workerMix: Int32Array;
-  /** Key (with a fresh or loading hint somewhere) -> its index in keyState / keyPlaced. */
-  private readonly keyIndex = new Map<string, number>();
-  /** Per key index, per worker: COLD, FRESH or LOADING (n bytes per key with a live hint). */
-  private readonly keyState: Uint8Array[] = [];
-  /** Per key index, per worker: tasks using the key placed there this pass (allocated on the first). */
-  private readonly keyPlaced: Array<Int32Array | undefined> = [];
-  /** Job name -> the key indices of what it `uses` (-1: no live hint anywhere), or null when it uses nothing. */
-  private readonly jobKeys = new Map<string, Int32Array | null>();
-  private lastJob: SchedulerJob | undefined;
-  private lastKeys: Int32Array | null = null;
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
   /** The same rankings, for the loop in `placed`. */
   private readonly rankingList: ShapeRanking[] = [];
-  /** Key -> workers holding a fresh or loading hint for it (the only ones that can be warm). */
-  private readonly hintWorkers = new Map<string, number[]>();
   /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
   private byMuCost: Int32Array | null = null;
   /** marks[w] === stamp: w was scored as warm for the current task. */
@@ -120,6 +108,7 @@ export class AdaptiveSelector {
   private second = -1;
   private secondScore = -Infinity;
   private readonly adaptive: boolean;
+  private readonly hints: PassHints;
   private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
   private readonly modeName: string;
@@ -146,23 +135,9 @@ export class AdaptiveSelector {
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
       this.workerHash[w] = idHash(worker.id);
       this.workerMix[w] = Math.imul(this.workerHash[w]!, 0x9e3779b1);
-      const hints = snapshot.cacheHints?.get(worker.id);
-      if (hints) {
-        for (const [key, hint] of hints) {
-          if (!hint.loading && !(hint.expiresAt > snapshot.now)) continue; // stale: never warm this pass
-          let list = this.hintWorkers.get(key);
-          if (!list) {
-            this.hintWorkers.set(key, (list = []));
-            this.keyIndex.set(key, this.keyState.length);
-            this.keyState.push(new Uint8Array(n));
-            this.keyPlaced.push(undefined);
-          }
-          list.push(w);
-          this.keyState[this.keyIndex.get(key)!]![w] = hint.loading ? LOADING : FRESH;
-        }
-      }
     }
-    this.anyHints = snapshot.cacheHints !== undefined && snapshot.cacheHints.size > 0;
+    this.hints = new PassHints(snapshot);
+    this.anyHints = this.hints.any;
     this.adaptive = options.mode === 'adaptive';
     this.minSatisfying = options.selection === 'min-satisfying';
     this.modeName = options.selection === 'first-fit' ? options.mode : `${options.mode}+${options.selection}`;
@@ -173,37 +148,9 @@ export class AdaptiveSelector {
     return this.options.lambda[job.category ?? 'other'];
   }
 
-  /**
-   * 0 when `w` is not warm for `job` (or the job uses nothing), else 1 + the tasks already using
-   * its keys there (a loading hint counts one, plus this pass's placements).
-   */
+  /** 0 when `w` is not warm for `job`, else 1 + the tasks already using its keys there (reuse.ts). */
   warmth(job: SchedulerJob, w: number): number {
-    const keys = this.keysOf(job);
-    if (keys === null) return 0;
-    let busy = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      if (k < 0) return 0;
-      const state = this.keyState[k]![w]!;
-      if (state === COLD) return 0;
-      const n = (state === LOADING ? 1 : 0) + (this.keyPlaced[k]?.[w] ?? 0);
-      if (n > busy) busy = n;
-    }
-    return 1 + busy;
-  }
-
-  /** The key indices of `job.uses` (cached per job), or null when it uses nothing. */
-  private keysOf(job: SchedulerJob): Int32Array | null {
-    if (job === this.lastJob) return this.lastKeys; // a job's tasks come one after another
-    let keys = this.jobKeys.get(job.name);
-    if (keys === undefined) {
-      const uses = job.uses;
-      keys = !uses || uses.length === 0 ? null : Int32Array.from(uses, (key) => this.keyIndex.get(key) ?? -1);
-      this.jobKeys.set(job.name, keys);
-    }
-    this.lastJob = job;
-    this.lastKeys = keys;
-    return keys;
+    return this.hints.warmth(job, w);
   }
 
   /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
@@ -317,7 +264,10 @@ export class AdaptiveSelector {
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
     const h = idHash(task.id);
-    const warmList = this.anyHints && job.uses !== undefined && job.uses.length > 0 ? this.warmCandidates(ranking, job.uses[0]!) : null;
+    const usesHints = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    // Warm workers hold a hint for every key the job uses, so for the first among others.
+    const segments = usesHints ? ranking.segmentsOf(job.uses![0]!, this.hints.holdersOf(job.uses![0]!)) : null;
+    const warmList = usesHints && !segments ? this.warmCandidates(ranking, job.uses![0]!) : null;
     const marks = this.marks;
     const stamp = ++this.stamp;
     let m = RANKED_WINDOW;
@@ -325,10 +275,10 @@ export class AdaptiveSelector {
       this.best = this.second = -1;
       this.bestScore = this.secondScore = -Infinity;
       const order = ranking.order(lambda, m);
+      // A warm worker that cannot beat the runner-up even with the full bonus is skipped; scored
+      // below as cold, it scores lower still, so skipping it changes nothing.
+      if (segments) this.scoreWarmSegments(job, ranking, segments, lambda, age, h, stamp);
       if (warmList) {
-        // Warm workers hold a hint for every key, so for the first key among others. One that
-        // cannot beat the runner-up even with the full bonus is skipped; scored below as cold, it
-        // scores lower still, so skipping it changes nothing.
         const ws = warmList.ws;
         let k = 0;
         for (let i = 0; i < warmList.n; i++) {
@@ -348,18 +298,29 @@ export class AdaptiveSelector {
       // The hot loop (every worker within 2·jitter of the winner): locals and arrays read in
       // order only. A score below the runner-up's changes nothing, so whether the worker still
       // fits or was scored as warm is asked only of the rare better one.
+      // Most pairs are settled by their hash alone: the score never falls as the pair hash u
+      // grows (jitter.ts, jitterOfHash) or as the base grows, the bases come in descending order
+      // and the runner-up's score only rises, so once a pair with hash u scored below the
+      // runner-up, every later pair with a hash <= u does too (`uBelow`), and its score need not
+      // be computed. Exact: it skips only what the score comparison would skip.
       const workers = order.workers, base = order.base, tags = order.tags, dead = ranking.dead;
       const reach = age + j;
       let settled = order.complete;
       let secondScore = this.secondScore, hasSecond = this.second >= 0;
+      let uBelow = -1;
       for (let i = order.head; i < workers.length; i++) {
         const b = base[i]!;
         if (hasSecond && b + reach < secondScore) {
           settled = true;
           break;
         }
-        const s = b + (age + jitterMixed(h, tags[i]!, j));
-        if (s < secondScore) continue;
+        const u = pairHash(h, tags[i]!);
+        if (u <= uBelow) continue;
+        const s = b + (age + (j === 0 ? 0 : jitterOfHash(u, j)));
+        if (s < secondScore) {
+          if (j >= 0) uBelow = u; // (placementOptions allows no negative jitter; a negative one would reverse the order)
+          continue;
+        }
         const w = workers[i]!;
         if (dead[w] !== 0 || marks[w] === stamp) continue; // no longer fits / scored above as warm
         this.consider(w, s);
@@ -378,7 +339,7 @@ export class AdaptiveSelector {
       lambda,
       score: this.bestScore,
       runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
-      reuseHit: warmList !== null && marks[best] === stamp,
+      reuseHit: usesHints && marks[best] === stamp,
     };
     return best;
   }
@@ -396,9 +357,74 @@ export class AdaptiveSelector {
     }
   }
 
+  /**
+   * Scores the warm workers of `seg` (ranking.ts, WarmSegments) as the flat warm list is scored,
+   * but the segments go best first (by the base of their first live worker) and a segment is left
+   * at the first worker that cannot beat the runner-up even with the full bonus: later ones in it
+   * have no higher base, and once a whole segment is out of reach so are the rest. Exact: it
+   * skips only workers the flat scan would skip.
+   */
+  private scoreWarmSegments(job: SchedulerJob, ranking: ShapeRanking, seg: WarmSegments, lambda: number, age: number, h: number, stamp: number): void {
+    const { ws, end, head, top, byTop } = seg;
+    const j = this.options.jitter;
+    const cost = this.cost, mix = this.workerMix;
+    let live = 0;
+    for (let g = 0; g < end.length; g++) {
+      let i = head[g]!;
+      while (i < end[g]! && !ranking.isAlive(ws[i]!)) i++;
+      head[g] = i;
+      if (i === end[g]) continue;
+      top[g] = ranking.base(ws[i]!, lambda);
+      // Insertion by top base, best first (few segments: one per hardware type).
+      let k = live++;
+      while (k > 0 && top[byTop[k - 1]!]! < top[g]!) {
+        byTop[k] = byTop[k - 1]!;
+        k--;
+      }
+      byTop[k] = g;
+    }
+    for (let x = 0; x < live; x++) {
+      const g = byTop[x]!;
+      if (this.second >= 0 && top[g]! + (age + j) + REUSE_BONUS < this.secondScore) return;
+      // Within a segment the base changes only with the cost, and as in the tie scan a pair hash
+      // at or below one that could not beat the runner-up even with the full bonus cannot either.
+      let i = head[g]!, gone = 0, uBelow = -1, lastCost = NaN, b = 0;
+      for (; i < end[g]!; i++) {
+        const w = ws[i]!;
+        if (!ranking.isAlive(w)) {
+          gone++;
+          continue;
+        }
+        if (cost[w] !== lastCost) {
+          lastCost = cost[w]!;
+          b = ranking.base(w, lambda);
+        }
+        if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) break;
+        const u = pairHash(h, mix[w]!);
+        if (u <= uBelow) continue;
+        const jit = j === 0 ? 0 : jitterOfHash(u, j); // = jitterMixed(h, mix[w], j)
+        if (this.second >= 0 && b + (age + jit) + REUSE_BONUS < this.secondScore) {
+          if (j >= 0) uBelow = u;
+          continue;
+        }
+        const warm = this.warmth(job, w);
+        if (warm === 0) continue;
+        this.marks[w] = stamp;
+        this.consider(w, b + (age + jit) + REUSE_BONUS / warm);
+      }
+      if (gone > 0) {
+        // Drop the workers that no longer fit from the part scanned, keeping the order: shift the
+        // live ones towards the part not scanned and move the segment's head after the gap.
+        let p = i;
+        for (let r = i - 1; r >= head[g]!; r--) if (ranking.isAlive(ws[r]!)) ws[--p] = ws[r]!;
+        head[g] = p;
+      }
+    }
+  }
+
   /** The shape's live workers with a fresh or loading hint for `key` (compacted as they drop). */
   private warmCandidates(ranking: ShapeRanking, key: string): WorkerList {
-    return ranking.list(key, this.hintWorkers.get(key) ?? []);
+    return ranking.list(key, this.hints.holdersOf(key));
   }
 
   private sortedByMuCost(): Int32Array {
@@ -413,9 +439,6 @@ export class AdaptiveSelector {
   placed(job: SchedulerJob, w: number): void {
     const rankings = this.rankingList;
     for (let i = 0; i < rankings.length; i++) rankings[i]!.touched(w);
-    const keys = this.keysOf(job);
-    if (keys === null) return;
-    // A key with no live hint anywhere makes no worker warm: its count is never read.
-    for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) (this.keyPlaced[keys[i]!] ??= new Int32Array(this.mu.length))[w]!++;
+    this.hints.placed(job, w, this.mu.length);
   }
 }

@@ -34,7 +34,21 @@ export function jitterFrom(taskHash: number, workerHash: number, j: number): num
 
 /** jitterFrom with the worker's hash already multiplied (`mixed` = workerHash·0x9e3779b1 mod 2^32). */
 export function jitterMixed(taskHash: number, mixed: number, j: number): number {
-  return j === 0 ? 0 : j * (fmix32((taskHash + mixed) | 0) / 2 ** 31 - 1);
+  return j === 0 ? 0 : jitterOfHash(pairHash(taskHash, mixed), j);
+}
+
+/** The unsigned 32-bit hash of a (task, worker) pair that the jitter is made of (`mixed` as in jitterMixed). */
+export function pairHash(taskHash: number, mixed: number): number {
+  return fmix32((taskHash + mixed) | 0);
+}
+
+/**
+ * The jitter of a pair hash u: j·(u / 2^31 − 1), so jitterMixed(t, m, j) = jitterOfHash(pairHash(t, m), j)
+ * for j ≠ 0. For j ≥ 0 it never decreases as u grows (each floating-point step is monotone), which
+ * lets a scan skip a pair by comparing u alone (adaptive.ts, the tie scan).
+ */
+export function jitterOfHash(u: number, j: number): number {
+  return j * (u / 2 ** 31 - 1);
 }
 
 /** The deterministic jitter in [−j, +j] of task `taskId` on worker `workerId`. */

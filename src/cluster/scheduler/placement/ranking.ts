@@ -13,7 +13,9 @@
  *   λ·μ̂ − (1−λ)·ĉ descending (a prefix of the full order; equal bases in any order), with each
  *   base computed exactly as `base(w, λ)`. Base scores do not depend on free capacity, so an
  *   order stays right until the ranges change; workers that stop fitting are skipped (`isAlive`)
- *   and dropped by `prune`.
+ *   and dropped by `prune`;
+ * - `segmentsOf(key, holders)` (grouped rankings only) lists the shape's workers among `holders`
+ *   per μ group by cost ascending, so a scan of one group meets bases in descending order.
  *
  * How orders are built. Real fleets have few hardware types, so the feasible workers usually hold
  * few distinct μ values. Then (at most MAX_GROUPS values) the workers are kept in one group per μ,
@@ -45,6 +47,23 @@ export interface RankedOrder {
 export interface WorkerList {
   ws: Int32Array;
   n: number;
+}
+
+/**
+ * One key's warm candidates in a grouped ranking: the shape's workers holding a hint for the key,
+ * one segment per μ group ([start[g], end[g]) of `ws`), each by cost ascending then index, so
+ * within a segment the base never rises whatever the ranges are. The segment's workers still
+ * listed are [head[g], end[g]): the scan (adaptive.ts) drops the ones that no longer fit from the
+ * part it read by moving the live ones up, in order, and the head after them. `top` and `byTop`
+ * are scratch space for the scan.
+ */
+export interface WarmSegments {
+  readonly ws: Int32Array;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+  readonly head: Int32Array;
+  readonly top: Float64Array;
+  readonly byTop: Int32Array;
 }
 
 /** The most distinct μ values for which orders are merged from per-μ groups (see the header). */
@@ -83,6 +102,7 @@ export class ShapeRanking {
   drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
   private readonly lists = new Map<string, WorkerList>();
+  private readonly segments = new Map<string, WarmSegments>();
 
   /**
    * `byMuCost`: every worker index sorted by μ, then cost, then index (ascending); the feasible
@@ -327,6 +347,36 @@ export class ShapeRanking {
     order.tags = tags.subarray(0, k);
     order.head = 0;
     order.dropsSeen = this.drops;
+  }
+
+  /**
+   * This shape's live workers among `source` by μ group, then cost, then index (kept per `key`,
+   * built once per pass), or null where the ranking has no groups (more than MAX_GROUPS μ values).
+   */
+  segmentsOf(key: string, source: ArrayLike<number>): WarmSegments | null {
+    const groups = this.groups;
+    if (!groups) return null;
+    let seg = this.segments.get(key);
+    if (!seg) {
+      const inSource = new Uint8Array(this.mu.length);
+      for (let i = 0; i < source.length; i++) inSource[source[i]!] = 1;
+      const ws = new Int32Array(source.length);
+      const g = groups.length;
+      const start = new Int32Array(g), end = new Int32Array(g);
+      let n = 0;
+      for (let k = 0; k < g; k++) {
+        const group = groups[k]!;
+        start[k] = n;
+        for (let i = group.head; i <= group.tail; i++) {
+          const w = group.list[i]!;
+          if (inSource[w] === 1 && this.isAlive(w)) ws[n++] = w;
+        }
+        end[k] = n;
+      }
+      seg = { ws, start, end, head: start.slice(), top: new Float64Array(g), byTop: new Int32Array(g) };
+      this.segments.set(key, seg);
+    }
+    return seg;
   }
 
   /** This shape's live workers among `source` (kept per `key`; callers compact it as workers drop). */
