@@ -410,7 +410,7 @@ export class AdaptiveSelector {
         const warm = this.warmth(job, w);
         if (warm === 0) continue;
         this.marks[w] = stamp;
-        this.consider(w, b + (age + jit) + REUSE_BONUS / warm);
+        this.consider(w, b + (age + jit) + reuseBonus(warm, ranking.costShare(w)));
       }
       if (gone > 0) {
         // Drop the workers that no longer fit from the part scanned, keeping the order: shift the

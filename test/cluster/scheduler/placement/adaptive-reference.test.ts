@@ -53,7 +53,9 @@ function reference(snap: Snapshot, opts: PlacementOptions, jb: SchedulerJob, tas
   const scored = fits.map((i, k) => {
     const base = (muSpan > 0 ? lambda * ((mus[k]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((costs[k]! - cMin) / cSpan) : 0);
     const warm = warmth(i);
-    const score = base + (age + jitter(task.id, snap.workers[i]!.id, opts.jitter)) + (warm > 0 ? 0.2 / warm : 0);
+    // The reuse bonus: 0.2 scaled by 1 − ĉ (whole on the cheapest candidate) and damped by warmth.
+    const costShare = cSpan > 0 ? (costs[k]! - cMin) / cSpan : 0;
+    const score = base + (age + jitter(task.id, snap.workers[i]!.id, opts.jitter)) + (warm > 0 ? (0.2 * (1 - costShare)) / warm : 0);
     return { i, score, idle: snap.workers[i]!.lastDispatchAt ?? -Infinity, mu: mus[k]!, warm };
   });
   scored.sort((a, b) => b.score - a.score || a.idle - b.idle || (opts.selection === 'min-satisfying' ? a.mu - b.mu : 0) || a.i - b.i);
