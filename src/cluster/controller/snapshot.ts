@@ -34,7 +34,7 @@ import type { ClusterStore } from '../state/store.js';
 import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
-import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 import { schedulerJob } from '../scheduler/job.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
@@ -157,7 +157,10 @@ export function buildSnapshot(
   const stickiness = options.stickiness ?? true;
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
-  const pending = [];
+  // The store's own task objects, not copies: a pass over 100,000 pending tasks would otherwise
+  // allocate 100,000 short-lived objects that outlive the young generation (docs/benchmarks.md,
+  // "Memory"). The scheduler only reads them (SchedulerTask is a read-only view of a Task).
+  const pending: SchedulerTask[] = [];
   let usesKeys = false;
   for (const task of store.queuedTasks()) {
     const job = store.job(task.job);
@@ -173,7 +176,7 @@ export function buildSnapshot(
       jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
       if (job.spec.uses?.length) usesKeys = true;
     }
-    pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
+    pending.push(task);
   }
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.

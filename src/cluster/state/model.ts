@@ -34,9 +34,32 @@ export interface JobEntry {
   waiting: boolean;
 }
 
+/**
+ * Tasks by id (`<job>/task-<index>`, model/names.ts taskName), found through their job's entry:
+ * no map entry per task (docs/benchmarks.md, "Memory"). Only ids of live tasks are found.
+ */
+export class TaskLookup {
+  constructor(private readonly jobs: ReadonlyMap<string, JobEntry>) {}
+
+  get(id: string): Task | undefined {
+    const cut = id.lastIndexOf('/task-');
+    if (cut <= 0) return undefined;
+    const task = this.jobs.get(id.slice(0, cut))?.tasks[Number(id.slice(cut + 6))];
+    return task !== undefined && task.id === id ? task : undefined;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  *values(): IterableIterator<Task> {
+    for (const entry of this.jobs.values()) for (const task of entry.tasks) if (task !== undefined) yield task;
+  }
+}
+
 export class ClusterModel {
   readonly jobs = new Map<string, JobEntry>();
-  readonly tasks = new Map<string, Task>();
+  readonly tasks = new TaskLookup(this.jobs);
   /** Attempts of a task, by attempt number. */
   readonly attempts = new Map<string, Attempt[]>();
   readonly children = new Map<string, Set<string>>();
@@ -90,7 +113,6 @@ export class ClusterModel {
 
   indexTask(entry: JobEntry, task: Task): void {
     entry.tasks[task.index] = task;
-    this.tasks.set(task.id, task);
     entry.counts[task.state]++;
     if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
   }
@@ -154,7 +176,6 @@ export class ClusterModel {
       if (set?.size === 0) this.children.delete(job.parent);
     }
     for (const t of entry.tasks) {
-      this.tasks.delete(t.id);
       this.pending.delete(t);
       this.active.delete(t.id);
       this.attempts.delete(t.id);
@@ -219,7 +240,6 @@ export class ClusterModel {
       }
       j.dirtyJobs.add(name);
       entry.tasks.forEach((t, i) => {
-        this.tasks.set(t.id, t);
         if (t.state === 'PENDING' && !entry.waiting) this.pending.add(t);
         j.dirtyTasks.add(t.id);
         for (const a of attempts[i]!) { this.indexAttempt(a); j.dirtyAttempts.add(attemptKey(a.task, a.attempt)); }
