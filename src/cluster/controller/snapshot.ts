@@ -160,9 +160,12 @@ export function buildSnapshot(
   // The store's own task objects, not copies: a pass over 100,000 pending tasks would otherwise
   // allocate 100,000 short-lived objects that outlive the young generation (docs/benchmarks.md,
   // "Memory"). The scheduler only reads them (SchedulerTask is a read-only view of a Task).
-  const pending: SchedulerTask[] = [];
+  // Sized once (no growth copies); cut to the tasks taken at the end.
+  const queued = store.queuedTasks();
+  const pending = new Array<SchedulerTask>(queued.size);
+  let taken = 0;
   let usesKeys = false;
-  for (const task of store.queuedTasks()) {
+  for (const task of queued) {
     const job = store.job(task.job);
     if (!job) continue;
     const user = job.spec.user;
@@ -176,8 +179,9 @@ export function buildSnapshot(
       jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
       if (job.spec.uses?.length) usesKeys = true;
     }
-    pending.push(task);
+    pending[taken++] = task;
   }
+  pending.length = taken;
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.
   const running: RunningAllocation[] = [];

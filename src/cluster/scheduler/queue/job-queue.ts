@@ -26,15 +26,21 @@ export class JobQueue {
     this.complete = snapshot.pendingOrdered !== true;
     if (this.complete) {
       const jobs = snapshot.jobs;
-      const byJob = new Map<string, QueuedJob>();
-      for (const task of orderTasks(snapshot.pending, jobs)) {
+      const ordered = orderTasks(snapshot.pending, jobs);
+      // Counted first, so each job's task list is allocated once at its size: with 100,000
+      // pending tasks, growing the lists by push left several times their size as garbage per
+      // pass (docs/benchmarks.md, "Memory").
+      const counts = new Map<string, number>();
+      for (const task of ordered) counts.set(task.job, (counts.get(task.job) ?? 0) + 1);
+      const byJob = new Map<string, { job: SchedulerJob; tasks: SchedulerTask[]; filled: number }>();
+      for (const task of ordered) {
         let entry = byJob.get(task.job);
         if (!entry) {
           const job = jobs.get(task.job);
           if (!job) continue;
-          byJob.set(task.job, (entry = { job, tasks: [] }));
+          byJob.set(task.job, (entry = { job, tasks: new Array<SchedulerTask>(counts.get(task.job)!), filled: 0 }));
         }
-        entry.tasks.push(task);
+        entry.tasks[entry.filled++] = task;
       }
       this.list = [];
       for (const entry of byJob.values()) this.list.push(finish(entry.job, entry.tasks));
