@@ -30,10 +30,15 @@ export class JobQueue {
       // Counted first, so each job's task list is allocated once at its size: with 100,000
       // pending tasks, growing the lists by push left several times their size as garbage per
       // pass (docs/benchmarks.md, "Memory").
+      // Indexed loops: an iterator allocates a result per step until the loop is optimized.
       const counts = new Map<string, number>();
-      for (const task of ordered) counts.set(task.job, (counts.get(task.job) ?? 0) + 1);
+      for (let i = 0; i < ordered.length; i++) {
+        const job = ordered[i]!.job;
+        counts.set(job, (counts.get(job) ?? 0) + 1);
+      }
       const byJob = new Map<string, { job: SchedulerJob; tasks: SchedulerTask[]; filled: number }>();
-      for (const task of ordered) {
+      for (let i = 0; i < ordered.length; i++) {
+        const task = ordered[i]!;
         let entry = byJob.get(task.job);
         if (!entry) {
           const job = jobs.get(task.job);
