@@ -44,7 +44,14 @@ export class TaskLookup {
   get(id: string): Task | undefined {
     const cut = id.lastIndexOf('/task-');
     if (cut <= 0) return undefined;
-    const task = this.jobs.get(id.slice(0, cut))?.tasks[Number(id.slice(cut + 6))];
+    // The index read digit by digit (no substring); a malformed one fails the id check below.
+    let index = 0;
+    for (let i = cut + 6; i < id.length; i++) {
+      const digit = id.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return undefined;
+      index = index * 10 + digit;
+    }
+    const task = this.jobs.get(id.slice(0, cut))?.tasks[index];
     return task !== undefined && task.id === id ? task : undefined;
   }
 
