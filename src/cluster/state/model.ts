@@ -7,6 +7,8 @@
  *   whose dependencies are not met yet: their PENDING tasks are in no queue). `dependents`
  *   indexes every stored job by the names it depends on (`spec.after`). `active` maps exactly the tasks in
  *   ASSIGNED/RUNNING to their current attempt (`attempts[task][task.attempt]`).
+ * - `tasks` is no map of its own: it finds a task through its job's entry (task-lookup.ts), so a
+ *   task is held once, in `JobEntry.tasks` (and in `pending` while queued).
  * - `JobEntry.counts` is the tally of its tasks' states; `children` indexes jobs by parent
  *   name, also for parents that do not exist (orphans).
  * - Every primitive records an undo step, marks the rows to write and queues a change event
@@ -21,6 +23,7 @@ import type { RequeueReason } from '../../model/requeue.js';
 import { DEFAULT_CACHE_TTL_MS } from '../../model/workload.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
+import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
@@ -32,36 +35,6 @@ export interface JobEntry {
   counts: TaskCounts;
   /** Waiting on its dependencies (dependencies.ts): its PENDING tasks are kept out of `pending`. */
   waiting: boolean;
-}
-
-/**
- * Tasks by id (`<job>/task-<index>`, model/names.ts taskName), found through their job's entry:
- * no map entry per task (docs/benchmarks.md, "Memory"). Only ids of live tasks are found.
- */
-export class TaskLookup {
-  constructor(private readonly jobs: ReadonlyMap<string, JobEntry>) {}
-
-  get(id: string): Task | undefined {
-    const cut = id.lastIndexOf('/task-');
-    if (cut <= 0) return undefined;
-    // The index read digit by digit (no substring); a malformed one fails the id check below.
-    let index = 0;
-    for (let i = cut + 6; i < id.length; i++) {
-      const digit = id.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9) return undefined;
-      index = index * 10 + digit;
-    }
-    const task = this.jobs.get(id.slice(0, cut))?.tasks[index];
-    return task !== undefined && task.id === id ? task : undefined;
-  }
-
-  has(id: string): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  *values(): IterableIterator<Task> {
-    for (const entry of this.jobs.values()) for (const task of entry.tasks) if (task !== undefined) yield task;
-  }
 }
 
 export class ClusterModel {
