@@ -8,13 +8,14 @@
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
+//   bench/memory.mjs    the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial tasks
 //   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS
 //   bench/tree.mjs      job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 // Build first (npm ci / npm test do): node_modules/.bin/tsc -p tsconfig.build.json
-// Flags: --only schedule,placement,dependencies,planner,spawn,cluster,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
+// Flags: --only schedule,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -61,7 +62,7 @@ async function section(name, file, exportName, run) {
     const start = loadAverage();
     let result;
     try {
-      result = await fn(['cluster', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
+      result = await fn(['cluster', 'memory', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
     } finally {
       // Every section says how busy the machine was while it ran (1/5/15 min load average).
       loads[name] = { start, end: loadAverage() };
@@ -93,7 +94,6 @@ await section('placement', 'placement.mjs', 'runPlacementBench', (r) => {
       `${fmt(x.adaptiveMs.median, 2)} ms (x${fmt(x.ratio.median, 2)})`, `first-fit ${fmt(x.firstFitMs.median, 2)} ms`,
       targeted ? `<= x${r.limits.ratio}` : '-', targeted ? x.ratio.median <= r.limits.ratio : null);
   }
-  row('placement bench load average (start / end)', `${fmt(r.loadAverage.start, 2)} / ${fmt(r.loadAverage.end, 2)}`, '-', '-', null);
 });
 await section('dependencies', 'dependencies.mjs', 'runDependenciesBench', (r) => {
   // bench/dependencies.mjs: snapshot + schedule() on the real store; 9,000 of 10,000 pending jobs wait on a dependency.
@@ -158,6 +158,16 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   jobsRows(r.jobsCommandLarge, `${r.memory.tasksKnown} tasks known`);
   row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled)`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
   row('cluster RSS right after submitting them / peak (VmHWM)', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '<= 300 MB', r.memory.hwmMB <= 300);
+});
+
+await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {
+  // bench/memory.mjs: each case on a fresh cluster; VmHWM is the peak of that case only.
+  const k = r.known;
+  row(`memory: ${k.tasksKnown} tasks known (${k.pendingTasks} pending), peak VmHWM`, `${fmt(k.hwmMB, 0)} MB (settled VmRSS ${fmt(k.rssMB, 0)} MB)`, `idle ${fmt(k.idleRssMB, 0)} MB`, '<= 150 MB', k.hwmMB <= 150);
+  row('memory: load average (1/5/15 min) at start / end of (a)', `${k.loadavg.start.join(' ')} / ${k.loadavg.end.join(' ')}`, '-', '-', null);
+  const f = r.finished;
+  row(`memory: after ${f.tasks} finished trivial tasks, VmRSS / VmHWM`, `${fmt(f.rssMB, 0)} MB / ${fmt(f.hwmMB, 0)} MB`, `idle ${fmt(f.idleRssMB, 0)} MB`, '<= 100 MB', f.hwmMB <= 100);
+  row('memory: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
 });
 
 await section('load', 'load.mjs', 'runLoadBench', (r) => {

@@ -34,7 +34,7 @@ import type { ClusterStore } from '../state/store.js';
 import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
-import type { RunningAllocation, SchedulerJob, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
 import { schedulerJob } from '../scheduler/job.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
@@ -157,9 +157,15 @@ export function buildSnapshot(
   const stickiness = options.stickiness ?? true;
   const jobs = new Map<string, SchedulerJob>();
   const usage = new Map<string, UserUsage>();
-  const pending = [];
+  // The store's own task objects, not copies: a pass over 100,000 pending tasks would otherwise
+  // allocate 100,000 short-lived objects that outlive the young generation (docs/benchmarks.md,
+  // "Memory"). The scheduler only reads them (SchedulerTask is a read-only view of a Task).
+  // Sized once (no growth copies); cut to the tasks taken at the end.
+  const queued = store.queuedTasks();
+  const pending = new Array<SchedulerTask>(queued.size);
+  let taken = 0;
   let usesKeys = false;
-  for (const task of store.queuedTasks()) {
+  for (const task of queued) {
     const job = store.job(task.job);
     if (!job) continue;
     const user = job.spec.user;
@@ -173,8 +179,9 @@ export function buildSnapshot(
       jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
       if (job.spec.uses?.length) usesKeys = true;
     }
-    pending.push({ id: task.id, job: task.job, index: task.index, submittedAt: task.submittedAt, seq: task.seq });
+    pending[taken++] = task;
   }
+  pending.length = taken;
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.
   const running: RunningAllocation[] = [];

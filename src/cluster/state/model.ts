@@ -7,6 +7,8 @@
  *   whose dependencies are not met yet: their PENDING tasks are in no queue). `dependents`
  *   indexes every stored job by the names it depends on (`spec.after`). `active` maps exactly the tasks in
  *   ASSIGNED/RUNNING to their current attempt (`attempts[task][task.attempt]`).
+ * - `tasks` is no map of its own: it finds a task through its job's entry (task-lookup.ts), so a
+ *   task is held once, in `JobEntry.tasks` (and in `pending` while queued).
  * - `JobEntry.counts` is the tally of its tasks' states; `children` indexes jobs by parent
  *   name, also for parents that do not exist (orphans).
  * - Every primitive records an undo step, marks the rows to write and queues a change event
@@ -21,6 +23,7 @@ import type { RequeueReason } from '../../model/requeue.js';
 import { DEFAULT_CACHE_TTL_MS } from '../../model/workload.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
 import type { Journal } from './journal.js';
+import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
@@ -36,7 +39,7 @@ export interface JobEntry {
 
 export class ClusterModel {
   readonly jobs = new Map<string, JobEntry>();
-  readonly tasks = new Map<string, Task>();
+  readonly tasks = new TaskLookup(this.jobs);
   /** Attempts of a task, by attempt number. */
   readonly attempts = new Map<string, Attempt[]>();
   readonly children = new Map<string, Set<string>>();
@@ -90,7 +93,6 @@ export class ClusterModel {
 
   indexTask(entry: JobEntry, task: Task): void {
     entry.tasks[task.index] = task;
-    this.tasks.set(task.id, task);
     entry.counts[task.state]++;
     if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
   }
@@ -154,7 +156,6 @@ export class ClusterModel {
       if (set?.size === 0) this.children.delete(job.parent);
     }
     for (const t of entry.tasks) {
-      this.tasks.delete(t.id);
       this.pending.delete(t);
       this.active.delete(t.id);
       this.attempts.delete(t.id);
@@ -219,7 +220,6 @@ export class ClusterModel {
       }
       j.dirtyJobs.add(name);
       entry.tasks.forEach((t, i) => {
-        this.tasks.set(t.id, t);
         if (t.state === 'PENDING' && !entry.waiting) this.pending.add(t);
         j.dirtyTasks.add(t.id);
         for (const a of attempts[i]!) { this.indexAttempt(a); j.dirtyAttempts.add(attemptKey(a.task, a.attempt)); }

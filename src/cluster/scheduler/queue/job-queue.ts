@@ -26,15 +26,26 @@ export class JobQueue {
     this.complete = snapshot.pendingOrdered !== true;
     if (this.complete) {
       const jobs = snapshot.jobs;
-      const byJob = new Map<string, QueuedJob>();
-      for (const task of orderTasks(snapshot.pending, jobs)) {
+      const ordered = orderTasks(snapshot.pending, jobs);
+      // Counted first, so each job's task list is allocated once at its size: with 100,000
+      // pending tasks, growing the lists by push left several times their size as garbage per
+      // pass (docs/benchmarks.md, "Memory").
+      // Indexed loops: an iterator allocates a result per step until the loop is optimized.
+      const counts = new Map<string, number>();
+      for (let i = 0; i < ordered.length; i++) {
+        const job = ordered[i]!.job;
+        counts.set(job, (counts.get(job) ?? 0) + 1);
+      }
+      const byJob = new Map<string, { job: SchedulerJob; tasks: SchedulerTask[]; filled: number }>();
+      for (let i = 0; i < ordered.length; i++) {
+        const task = ordered[i]!;
         let entry = byJob.get(task.job);
         if (!entry) {
           const job = jobs.get(task.job);
           if (!job) continue;
-          byJob.set(task.job, (entry = { job, tasks: [] }));
+          byJob.set(task.job, (entry = { job, tasks: new Array<SchedulerTask>(counts.get(task.job)!), filled: 0 }));
         }
-        entry.tasks.push(task);
+        entry.tasks[entry.filled++] = task;
       }
       this.list = [];
       for (const entry of byJob.values()) this.list.push(finish(entry.job, entry.tasks));

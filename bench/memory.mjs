@@ -1,0 +1,88 @@
+// Memory benchmark: the cluster process's resident memory, each case on a FRESH local cluster
+// (the built CLI, dist/) so that one case's garbage and high-water mark never leak into another.
+//
+//   (a) known: a sleeping task keeps worker `hold` (cpu 1) busy; then 100 jobs x 1,000 replicas
+//       constrained to `pool=hold` are submitted one after another. They are feasible but stay
+//       pending, so the cluster knows 100,001 tasks. VmRSS right after the submissions, VmRSS
+//       after three full job listings (settled), and VmHWM, the process's peak over the case.
+//       Target (issue 16): VmHWM <= 150 MB.
+//   (b) finished: 2,000 trivial tasks (`true`, one job x 2,000 replicas, at most CONCURRENCY at
+//       once) run to completion; then VmRSS and VmHWM. Target (issue 16): <= 100 MB.
+//
+// Each case also gives the idle VmRSS of its fresh cluster (before any submission), and the
+// load average (1/5/15 min) at its start and end. The figures are absolute, not ratios: on a
+// busy machine they move with the garbage collector's timing, so compare runs made alike.
+//
+// Build first: node_modules/.bin/tsc -p tsconfig.build.json
+import { loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { awaitJobs, startBenchCluster } from './cluster.mjs';
+
+/** VmRSS and VmHWM of `pid` in MB, from /proc/<pid>/status. */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+}
+
+const load = () => loadavg().map((v) => Number(v.toFixed(2)));
+
+function config(concurrency) {
+  return `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`;
+}
+
+/** (a): `jobs` x `perJob` pending tasks on a fresh cluster. */
+export async function knownTasksCase({ jobs = 100, perJob = 1000, concurrency = 16 } = {}) {
+  const start = load();
+  const c = startBenchCluster('memory-known', config(concurrency));
+  try {
+    const idle = memoryOf(c.pid);
+    await c.client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
+    const begun = performance.now();
+    for (let i = 0; i < jobs; i++) {
+      await c.client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
+    }
+    const submitSeconds = (performance.now() - begun) / 1000;
+    const afterSubmit = memoryOf(c.pid);
+    for (let i = 0; i < 3; i++) await c.client.jobs();
+    const settled = memoryOf(c.pid);
+    const pendingTasks = (await c.client.cluster()).queue.pending;
+    return {
+      tasksKnown: 1 + jobs * perJob, pendingTasks, submitSeconds, idleRssMB: idle.rssMB,
+      rssAfterSubmitMB: afterSubmit.rssMB, rssMB: settled.rssMB, hwmMB: settled.hwmMB, loadavg: { start, end: load() },
+    };
+  } finally {
+    c.stop();
+  }
+}
+
+/** (b): `count` trivial tasks run to completion on a fresh cluster. */
+export async function finishedTasksCase({ count = 2000, concurrency = 16 } = {}) {
+  const start = load();
+  const c = startBenchCluster('memory-finished', config(concurrency));
+  try {
+    const idle = memoryOf(c.pid);
+    const begun = performance.now();
+    await c.client.submit({ name: 'trivial', command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'], replicas: count });
+    await awaitJobs(c.client, ['/trivial']);
+    const seconds = (performance.now() - begun) / 1000;
+    const after = memoryOf(c.pid);
+    return { tasks: count, seconds, idleRssMB: idle.rssMB, rssMB: after.rssMB, hwmMB: after.hwmMB, loadavg: { start, end: load() } };
+  } finally {
+    c.stop();
+  }
+}
+
+export async function runMemoryBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), log = () => {} } = {}) {
+  log('memory bench: (a) 100,000 pending tasks on a fresh cluster');
+  const known = await knownTasksCase({ concurrency });
+  log('memory bench: (b) 2,000 finished trivial tasks on a fresh cluster');
+  const finished = await finishedTasksCase({ concurrency });
+  return { concurrency, known, finished };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runMemoryBench({ log: (m) => console.error(m) });
+  console.log(JSON.stringify(result, null, 2));
+}
