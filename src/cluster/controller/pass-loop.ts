@@ -8,6 +8,7 @@
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
+ *   The pass's transaction is lazy (group commit, store-core.ts): no fsync of its own.
  * - While the store cannot write (a full disk: store.storage) a pass places nothing; pending jobs
  *   say they wait for disk space.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
@@ -213,7 +214,7 @@ export class PassLoop {
       const memory = this.queue.placementMemory;
       if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
       return out;
-    });
+    }, false, true);
     this.deadlines.track(store);
     this.armDeadlineTimer(now);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
