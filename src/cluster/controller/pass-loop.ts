@@ -4,7 +4,10 @@
  * Invariants:
  * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
  *   one tick give one pass, and passes for submissions alone run at most every
- *   ARRIVAL_PASS_INTERVAL_MS.
+ *   ARRIVAL_PASS_INTERVAL_MS. Passes for freed capacity keep the loop's share of the event loop
+ *   bounded: the next one starts no sooner than PASS_SPACING times the last pass's duration
+ *   after that pass began (at most MAX_PASS_DELAY_MS later), so under a stream of exits one
+ *   pass places the tasks of many of them; a pass that took under a millisecond waits for none.
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
@@ -50,6 +53,13 @@ export interface PassObserver {
 /** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
 export const ARRIVAL_PASS_INTERVAL_MS = 20;
 
+/** A pass for freed capacity starts no sooner than this many times the last pass's duration after it began. */
+export const PASS_SPACING = 5;
+/** Passes shorter than this are never spaced out (a quiet cluster answers at once). */
+const SPACED_PASS_MS = 1;
+/** The longest a pass for freed capacity waits for the spacing. */
+export const MAX_PASS_DELAY_MS = 20;
+
 export interface PassLoopOptions {
   store: ClusterStore;
   launchContext: LaunchContext;
@@ -86,6 +96,8 @@ export class PassLoop {
   private passTimer: NodeJS.Timeout | null = null;
   /** performance.now() at the start of the last pass. */
   private lastPassAt = -Infinity;
+  /** How long the last pass took (ms). */
+  private lastPassMs = 0;
   /** Something freed or changed capacity since the last pass (not only new submissions). */
   private resourcesChanged = true;
   /** Reserved start per blocked job, from the last pass. */
@@ -120,7 +132,7 @@ export class PassLoop {
       clearTimeout(this.passTimer);
     }
     this.passQueued = true;
-    const wait = resourcesChanged ? 0 : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS - performance.now();
+    const wait = (resourcesChanged ? this.spacing() : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
     const run = () => {
       this.passTimer = null;
       this.passQueued = false;
@@ -132,6 +144,12 @@ export class PassLoop {
     } else {
       this.passTimer = setTimeout(run, wait);
     }
+  }
+
+  /** When a pass for freed capacity may start (performance.now() time): see PASS_SPACING. */
+  private spacing(): number {
+    if (this.lastPassMs < SPACED_PASS_MS) return -Infinity;
+    return this.lastPassAt + Math.min(PASS_SPACING * this.lastPassMs, MAX_PASS_DELAY_MS);
   }
 
   /** No more passes (shutdown). */
@@ -181,7 +199,8 @@ export class PassLoop {
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
-      this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, 0);
+      this.lastPassMs = performance.now() - this.lastPassAt;
+      this.o.observer?.passed(this.lastPassMs / 1000, 0);
       return;
     }
     const resourcesChanged = this.resourcesChanged;
@@ -219,6 +238,8 @@ export class PassLoop {
     this.armDeadlineTimer(now);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
+    // The launches' synchronous part counts too: it is what the pass costs the event loop.
+    this.lastPassMs = performance.now() - this.lastPassAt;
   }
 
   /**
