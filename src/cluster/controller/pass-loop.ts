@@ -4,7 +4,8 @@
  * Invariants:
  * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
  *   one tick give one pass, and passes for submissions alone run at most every
- *   ARRIVAL_PASS_INTERVAL_MS. Passes for freed capacity keep the loop's share of the event loop
+ *   ARRIVAL_PASS_INTERVAL_MS (counted between such passes: a pass for freed capacity just
+ *   before does not hold back the next submission). Passes for freed capacity keep the loop's share of the event loop
  *   bounded: the next one starts no sooner than PASS_SPACING times the last pass's duration
  *   after that pass began (at most MAX_PASS_DELAY_MS later), so under a stream of exits one
  *   pass places the tasks of many of them; a pass that took under a millisecond waits for none.
@@ -96,6 +97,8 @@ export class PassLoop {
   private passTimer: NodeJS.Timeout | null = null;
   /** performance.now() at the start of the last pass. */
   private lastPassAt = -Infinity;
+  /** performance.now() at the start of the last pass queued by submissions alone. */
+  private lastArrivalPassAt = -Infinity;
   /** How long the last pass took (ms). */
   private lastPassMs = 0;
   /** Something freed or changed capacity since the last pass (not only new submissions). */
@@ -132,10 +135,11 @@ export class PassLoop {
       clearTimeout(this.passTimer);
     }
     this.passQueued = true;
-    const wait = (resourcesChanged ? this.spacing() : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
+    const wait = (resourcesChanged ? this.spacing() : this.lastArrivalPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
     const run = () => {
       this.passTimer = null;
       this.passQueued = false;
+      if (!resourcesChanged) this.lastArrivalPassAt = performance.now();
       if (!this.closed) this.pass();
     };
     if (wait <= 0) {
