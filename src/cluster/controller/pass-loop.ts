@@ -51,6 +51,25 @@ export interface PassObserver {
   passed(seconds: number, placed: number): void;
 }
 
+/**
+ * Task tokens: 18 random bytes each (base64url), cut from a pool drawn from the CSPRNG 4 KiB at
+ * a time, not one getrandom call per task; a byte is never handed out twice.
+ */
+class TokenPool {
+  private pool = Buffer.alloc(0);
+  private at = 0;
+
+  next(): string {
+    if (this.at + 18 > this.pool.length) {
+      this.pool = randomBytes(18 * 227);
+      this.at = 0;
+    }
+    const token = this.pool.toString('base64url', this.at, this.at + 18);
+    this.at += 18;
+    return token;
+  }
+}
+
 /** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
 export const ARRIVAL_PASS_INTERVAL_MS = 20;
 
@@ -110,6 +129,7 @@ export class PassLoop {
   passes = 0;
   /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
   private readonly lastDispatch = new Map<string, number>();
+  private readonly tokens = new TokenPool();
 
   constructor(private readonly o: PassLoopOptions) {
     this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
@@ -226,7 +246,7 @@ export class PassLoop {
         const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
         this.lastDispatch.set(placement.workerId, now);
         this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
-        const token = randomBytes(18).toString('base64url');
+        const token = this.tokens.next();
         const launch = buildLaunch(ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
           worker, slice: sliceOf(worker, () => store.workers()),
