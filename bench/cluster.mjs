@@ -302,7 +302,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
     await client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
     const perJob = 1000;
     const jobs = Math.ceil(memoryTasks / perJob);
-    start = performance.now();
+    const start = performance.now();
     for (let i = 0; i < jobs; i++) {
       await client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
     }
