@@ -6,7 +6,13 @@
 //       both reported as tasks/s from the first submission to the last task's end, and as a
 //       ratio to the BASELINE: this Node process spawning /bin/true 1,000 times directly with
 //       the same concurrency the cluster is given (worker `bench`, cpu = CONCURRENCY, tasks
-//       --cpu 1, so at most CONCURRENCY tasks run at once);
+//       --cpu 1, so at most CONCURRENCY tasks run at once). Interleaved: each round runs the
+//       baseline, (a) and (b) back to back; a warm-up round, then BENCH_ROUNDS (default 5)
+//       rounds; min / median / max of each and the median of the per-round ratios, with the
+//       load average at the start and end (throughputRounds);
+//   (s) one short job: submit one `true` task and wait for SUCCEEDED over the socket from this
+//       process (no CLI start), interleaved pair by pair with a raw spawn of /bin/true (the
+//       floor): 10 warm-up pairs, then BENCH_ROUNDS x 10 pairs (shortJobRounds);
 //   (c) wall time of `iris jobs` started as a user starts it (bin/iris, the package's bin: the
 //       launcher that execs the pinned Node) against the running cluster, with ~200 jobs known and
 //       again with 100,000 tasks known; interleaved with a bare start of the same Node
@@ -21,7 +27,7 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
+import os, { loadavg as loadavgNow, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
@@ -194,6 +200,118 @@ export function startBenchCluster(name, config) {
   return { root, home, cwd, ctx, pid, client, stop };
 }
 
+/** min / median / max of `values`. */
+export function spread(values) {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
+
+function loadavg() {
+  return loadavgNow().map((v) => Math.round(v * 100) / 100);
+}
+
+/** One job of `replicas` tasks; seconds from its submission to its end. */
+async function oneJobRound(client, task, name, replicas) {
+  const start = performance.now();
+  await client.submit({ ...task, name, replicas });
+  await awaitJobs(client, [`/${name}`]);
+  return (performance.now() - start) / 1000;
+}
+
+/** `jobs` jobs of `replicas` tasks each, submitted by 20 concurrent socket clients; seconds to the last end. */
+async function manyJobsRound(client, task, prefix, jobs, replicas) {
+  const names = Array.from({ length: jobs }, (_, i) => `/${prefix}-${i}`);
+  const start = performance.now();
+  const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: client.socketPath, env: {} }));
+  await Promise.all(clients.map(async (c, k) => {
+    for (let i = k; i < names.length; i += clients.length) await c.submit({ ...task, name: names[i], replicas });
+  }));
+  await awaitJobs(client, names);
+  return (performance.now() - start) / 1000;
+}
+
+/**
+ * Throughput, interleaved: each round runs the baseline (1,000 raw spawns of /bin/true, at most
+ * `concurrency` at once), then (a) one job x 1,000 replicas, then (b) 200 jobs x 5 replicas, so
+ * both ratios divide figures taken moments apart. One warm-up round (smaller), then `rounds`.
+ * Each figure: seconds and tasks/s as min / median / max; `ratio`: the median of the per-round
+ * ratios (cluster rate / that round's baseline rate).
+ */
+export async function throughputRounds(client, task, concurrency, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
+  const TASKS = 1000;
+  const load = { start: loadavg(), end: null };
+  log('cluster bench: throughput warm-up');
+  await spawnBaseline(100, concurrency);
+  await oneJobRound(client, task, 'warmup', 100);
+  await manyJobsRound(client, task, 'warmup-many', 20, 5);
+  const base = [], one = [], many = [];
+  for (let r = 0; r < rounds; r++) {
+    log(`cluster bench: throughput round ${r + 1}/${rounds} (raw, 1 x 1000, 200 x 5)`);
+    base.push((await spawnBaseline(TASKS, concurrency)).seconds);
+    one.push(await oneJobRound(client, task, `one-${r}`, TASKS));
+    many.push(await manyJobsRound(client, task, `many-${r}`, 200, 5));
+  }
+  load.end = loadavg();
+  const figure = (seconds) => ({
+    tasks: TASKS, rounds, seconds: spread(seconds), rate: spread(seconds.map((s) => TASKS / s)),
+    // rate / baseline rate = baseline seconds / cluster seconds, per round
+    ratio: median(seconds.map((s, i) => base[i] / s)), ratios: seconds.map((s, i) => base[i] / s),
+  });
+  return {
+    tasksRun: 100 + 100 + rounds * 2 * TASKS,
+    throughputLoad: load,
+    baseline: { tasks: TASKS, concurrency, rounds, seconds: spread(base), rate: spread(base.map((s) => TASKS / s)) },
+    oneJob: figure(one),
+    manyJobs: { jobs: 200, ...figure(many) },
+  };
+}
+
+/** Milliseconds for one raw spawn of /bin/true to its exit. */
+async function rawTrueMs() {
+  const start = performance.now();
+  await new Promise((resolve, reject) => {
+    const child = spawn('/bin/true', [], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  return performance.now() - start;
+}
+
+/**
+ * One short job, over the socket inside this process (no CLI start): submit one `true` task,
+ * then the `wait` request, until it answers SUCCEEDED. Interleaved pair by pair with the floor
+ * (a raw spawn of /bin/true to its exit): `pairs` warm-up pairs, then rounds x pairs.
+ * `ratio`: the median of the per-pair ratios (short job / raw spawn).
+ */
+export async function shortJobRounds(client, task, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5), pairs = 10) {
+  const load = { start: loadavg(), end: null };
+  const job = [], raw = [];
+  const one = async (name) => {
+    const start = performance.now();
+    await client.submit({ ...task, name });
+    const detail = await client.wait(`/${name}`);
+    const ms = performance.now() - start;
+    if (detail.state !== 'SUCCEEDED') throw new Error(`short job ${name} ended ${detail.state}`);
+    return ms;
+  };
+  log('cluster bench: short job warm-up');
+  for (let i = 0; i < pairs; i++) {
+    await one(`short-warmup-${i}`);
+    await rawTrueMs();
+  }
+  for (let r = 0; r < rounds; r++) {
+    log(`cluster bench: short job round ${r + 1}/${rounds}`);
+    for (let i = 0; i < pairs; i++) {
+      job.push(await one(`short-${r}-${i}`));
+      raw.push(await rawTrueMs());
+    }
+  }
+  load.end = loadavg();
+  return {
+    tasksRun: (rounds + 1) * pairs,
+    shortJob: { samples: job.length, ms: spread(job), rawSpawnMs: spread(raw), ratio: median(job.map((ms, i) => ms / raw[i])), load },
+  };
+}
+
 export async function runClusterBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), memoryTasks = 100_000, log = () => {} } = {}) {
   const c = startBenchCluster(
     'cluster',
@@ -204,29 +322,9 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
   try {
     const task = { command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'] };
 
-    log('cluster bench: baseline spawn of /bin/true');
-    await spawnBaseline(100, concurrency); // warm-up
-    result.baseline = await spawnBaseline(1000, concurrency);
-
-    log('cluster bench: one job x 1000 replicas');
-    await client.submit({ ...task, name: 'warmup', replicas: 20 });
-    await awaitJobs(client, ['/warmup']);
-    let start = performance.now();
-    await client.submit({ ...task, name: 'one', replicas: 1000 });
-    await awaitJobs(client, ['/one']);
-    let seconds = (performance.now() - start) / 1000;
-    result.oneJob = { tasks: 1000, seconds, rate: 1000 / seconds, ratio: 1000 / seconds / result.baseline.rate };
-
-    log('cluster bench: 200 jobs x 5 replicas');
-    const names = Array.from({ length: 200 }, (_, i) => `/many-${i}`);
-    start = performance.now();
-    const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: client.socketPath, env: {} }));
-    await Promise.all(clients.map(async (c, k) => {
-      for (let i = k; i < names.length; i += clients.length) await c.submit({ ...task, name: names[i], replicas: 5 });
-    }));
-    await awaitJobs(client, names);
-    seconds = (performance.now() - start) / 1000;
-    result.manyJobs = { jobs: 200, tasks: 1000, seconds, rate: 1000 / seconds, ratio: 1000 / seconds / result.baseline.rate };
+    const throughput = await throughputRounds(client, task, concurrency, log);
+    const short = await shortJobRounds(client, task, log);
+    Object.assign(result, throughput, short, { tasksRun: throughput.tasksRun + short.tasksRun });
 
     log('cluster bench: iris jobs wall time');
     iris(['jobs'], ctx); // warm the file cache
@@ -237,7 +335,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
     await client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
     const perJob = 1000;
     const jobs = Math.ceil(memoryTasks / perJob);
-    start = performance.now();
+    const start = performance.now();
     for (let i = 0; i < jobs; i++) {
       await client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
     }
@@ -245,7 +343,7 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
     const info = await client.cluster();
     const mem = rssOf(pid);
     result.memory = {
-      tasksKnown: 1000 + 1000 + 20 + 1 + jobs * perJob, pendingTasks: info.queue.pending, submitSeconds,
+      tasksKnown: result.tasksRun + 1 + jobs * perJob, pendingTasks: info.queue.pending, submitSeconds,
       idleRssMB: base.rssMB, rssAfterSubmitMB: mem.rssMB, rssMB: NaN, hwmMB: mem.hwmMB,
     };
     log('cluster bench: iris jobs with 100k tasks known');

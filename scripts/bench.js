@@ -146,9 +146,15 @@ await section('spawn', 'spawn.mjs', 'runSpawnBench', (r) => {
 });
 
 await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
-  const base = `${fmt(r.baseline.rate, 0)} tasks/s (spawn /bin/true x${r.concurrency})`;
-  row('cluster: 1 job x 1000 replicas of `true`', `${fmt(r.oneJob.rate, 0)} tasks/s (ratio ${fmt(r.oneJob.ratio, 2)})`, base, '>= 0.6 x baseline', r.oneJob.ratio >= 0.6);
-  row('cluster: 200 jobs x 5 replicas of `true`', `${fmt(r.manyJobs.rate, 0)} tasks/s (ratio ${fmt(r.manyJobs.ratio, 2)})`, base, '>= 0.6 x baseline', r.manyJobs.ratio >= 0.6);
+  // Throughput and the short job: interleaved rounds (bench/cluster.mjs); medians, ratio = median of per-round ratios.
+  const mmm = (x, digits = 0) => `${fmt(x.min, digits)}/${fmt(x.median, digits)}/${fmt(x.max, digits)}`;
+  const load = (l) => `load ${l.start.join(' ')} -> ${l.end.join(' ')}`;
+  const base = `${fmt(r.baseline.rate.median, 0)} tasks/s (spawn /bin/true x${r.concurrency}; min/med/max s ${mmm(r.baseline.seconds, 2)}; ${load(r.throughputLoad)})`;
+  for (const [label, x] of [['1 job x 1000 replicas', r.oneJob], ['200 jobs x 5 replicas', r.manyJobs]]) {
+    row(`cluster: ${label} of \`true\`, ${x.rounds} rounds`, `${fmt(x.rate.median, 0)} tasks/s (s ${mmm(x.seconds, 2)}; ratio ${fmt(x.ratio, 2)})`, base, '>= 0.8 x baseline', x.ratio >= 0.8);
+  }
+  const sj = r.shortJob;
+  row(`cluster: one \`true\` job submit..SUCCEEDED over the socket (${sj.samples} runs)`, `${fmt(sj.ms.median, 1)} ms (min/med/max ${mmm(sj.ms, 1)}; ratio ${fmt(sj.ratio, 1)})`, `raw spawn of /bin/true ${fmt(sj.rawSpawnMs.median, 1)} ms (${load(sj.load)})`, '<= 20 ms', sj.ms.median <= 20);
   // bench/cluster.mjs (c): `bin/iris jobs` interleaved with `node -e 0` of the same Node; min/median/max, median per-round ratio.
   const jobsRows = (j, known) => {
     row(`\`iris jobs\` (bin/iris, Node ${j.node}), ${known} (min/median/max of ${j.runs})`, `${fmt(j.minMs, 0)} / ${fmt(j.medianMs, 0)} / ${fmt(j.maxMs, 0)} ms`, `node -e 0: ${fmt(j.bareNode.minMs, 0)} / ${fmt(j.bareNode.medianMs, 0)} / ${fmt(j.bareNode.maxMs, 0)} ms (ratio ${fmt(j.medianRatio, 2)})`, '<= 120 ms median', j.medianMs <= 120);
@@ -156,8 +162,9 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   };
   jobsRows(r.jobsCommand, `${r.jobsCommand.jobsKnown} jobs`);
   jobsRows(r.jobsCommandLarge, `${r.memory.tasksKnown} tasks known`);
-  row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled)`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '<= 300 MB', r.memory.rssMB <= 300);
-  row('cluster RSS right after submitting them / peak (VmHWM)', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '<= 300 MB', r.memory.hwmMB <= 300);
+  // Reported only: this cluster has also run the throughput rounds; the memory targets apply to bench/memory.mjs (fresh clusters).
+  row(`cluster RSS with ${r.memory.tasksKnown} tasks known (settled), after the rounds above`, `${fmt(r.memory.rssMB, 0)} MB`, `before: ${fmt(r.memory.idleRssMB, 0)} MB`, '-', null);
+  row('cluster RSS right after submitting them / peak (VmHWM) of this whole run', `${fmt(r.memory.rssAfterSubmitMB, 0)} MB / ${fmt(r.memory.hwmMB, 0)} MB`, '-', '-', null);
 });
 
 await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {

@@ -4,10 +4,15 @@
  * Invariants:
  * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
  *   one tick give one pass, and passes for submissions alone run at most every
- *   ARRIVAL_PASS_INTERVAL_MS.
+ *   ARRIVAL_PASS_INTERVAL_MS (counted between such passes: a pass for freed capacity just
+ *   before does not hold back the next submission). Passes for freed capacity keep the loop's share of the event loop
+ *   bounded: the next one starts no sooner than PASS_SPACING times the last pass's duration
+ *   after that pass began (at most MAX_PASS_DELAY_MS later), so under a stream of exits one
+ *   pass places the tasks of many of them; a pass that took under a millisecond waits for none.
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
+ *   The pass's transaction is lazy (group commit, store-core.ts): no fsync of its own.
  * - While the store cannot write (a full disk: store.storage) a pass places nothing; pending jobs
  *   say they wait for disk space.
  * - A job past its scheduling timeout is ended at the start of the next pass; a timer requests
@@ -46,8 +51,34 @@ export interface PassObserver {
   passed(seconds: number, placed: number): void;
 }
 
+/**
+ * Task tokens: 18 random bytes each (base64url), cut from a pool drawn from the CSPRNG 4 KiB at
+ * a time, not one getrandom call per task; a byte is never handed out twice.
+ */
+class TokenPool {
+  private pool = Buffer.alloc(0);
+  private at = 0;
+
+  next(): string {
+    if (this.at + 18 > this.pool.length) {
+      this.pool = randomBytes(18 * 227);
+      this.at = 0;
+    }
+    const token = this.pool.toString('base64url', this.at, this.at + 18);
+    this.at += 18;
+    return token;
+  }
+}
+
 /** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
 export const ARRIVAL_PASS_INTERVAL_MS = 20;
+
+/** A pass for freed capacity starts no sooner than this many times the last pass's duration after it began. */
+export const PASS_SPACING = 5;
+/** Passes shorter than this are never spaced out (a quiet cluster answers at once). */
+const SPACED_PASS_MS = 1;
+/** The longest a pass for freed capacity waits for the spacing. */
+export const MAX_PASS_DELAY_MS = 20;
 
 export interface PassLoopOptions {
   store: ClusterStore;
@@ -85,6 +116,10 @@ export class PassLoop {
   private passTimer: NodeJS.Timeout | null = null;
   /** performance.now() at the start of the last pass. */
   private lastPassAt = -Infinity;
+  /** performance.now() at the start of the last pass queued by submissions alone. */
+  private lastArrivalPassAt = -Infinity;
+  /** How long the last pass took (ms). */
+  private lastPassMs = 0;
   /** Something freed or changed capacity since the last pass (not only new submissions). */
   private resourcesChanged = true;
   /** Reserved start per blocked job, from the last pass. */
@@ -94,6 +129,7 @@ export class PassLoop {
   passes = 0;
   /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
   private readonly lastDispatch = new Map<string, number>();
+  private readonly tokens = new TokenPool();
 
   constructor(private readonly o: PassLoopOptions) {
     this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
@@ -119,10 +155,11 @@ export class PassLoop {
       clearTimeout(this.passTimer);
     }
     this.passQueued = true;
-    const wait = resourcesChanged ? 0 : this.lastPassAt + ARRIVAL_PASS_INTERVAL_MS - performance.now();
+    const wait = (resourcesChanged ? this.spacing() : this.lastArrivalPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
     const run = () => {
       this.passTimer = null;
       this.passQueued = false;
+      if (!resourcesChanged) this.lastArrivalPassAt = performance.now();
       if (!this.closed) this.pass();
     };
     if (wait <= 0) {
@@ -131,6 +168,12 @@ export class PassLoop {
     } else {
       this.passTimer = setTimeout(run, wait);
     }
+  }
+
+  /** When a pass for freed capacity may start (performance.now() time): see PASS_SPACING. */
+  private spacing(): number {
+    if (this.lastPassMs < SPACED_PASS_MS) return -Infinity;
+    return this.lastPassAt + Math.min(PASS_SPACING * this.lastPassMs, MAX_PASS_DELAY_MS);
   }
 
   /** No more passes (shutdown). */
@@ -180,7 +223,8 @@ export class PassLoop {
       this.deadlines.clear();
       this.armDeadlineTimer(now);
       this.reservations = new Map();
-      this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, 0);
+      this.lastPassMs = performance.now() - this.lastPassAt;
+      this.o.observer?.passed(this.lastPassMs / 1000, 0);
       return;
     }
     const resourcesChanged = this.resourcesChanged;
@@ -202,7 +246,7 @@ export class PassLoop {
         const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
         this.lastDispatch.set(placement.workerId, now);
         this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
-        const token = randomBytes(18).toString('base64url');
+        const token = this.tokens.next();
         const launch = buildLaunch(ctx, job, task, {
           workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
           worker, slice: sliceOf(worker, () => store.workers()),
@@ -213,11 +257,13 @@ export class PassLoop {
       const memory = this.queue.placementMemory;
       if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
       return out;
-    });
+    }, false, true);
     this.deadlines.track(store);
     this.armDeadlineTimer(now);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
+    // The launches' synchronous part counts too: it is what the pass costs the event loop.
+    this.lastPassMs = performance.now() - this.lastPassAt;
   }
 
   /**

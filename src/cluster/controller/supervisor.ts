@@ -12,7 +12,8 @@
  *   log is cut) is stopped and recorded as FAILED with `no space left on <log>` (or the write
  *   error), counted against its retries like any failure; so is one that ends with such an
  *   error or cannot even create its log directory. The failure is never a crash of the controller.
- * - Store writes triggered by launches and exits are batched into one transaction per tick.
+ * - Store writes triggered by launches and exits are batched into one transaction per tick, a
+ *   lazy one (group commit, store-core.ts): it survives a controller crash without an fsync of its own.
  * - An attempt the store has ended while its process still runs (a stop order: cancel,
  *   preemption, drain, gang restart, cluster stop) is `held()` until the runtime reports it
  *   gone: the scheduler counts what it holds until then (snapshot.ts, "Held").
@@ -251,7 +252,7 @@ export class AttemptSupervisor {
         finished.push(entry);
       }
       return out;
-    });
+    }, false, true);
     for (const entry of finished) {
       entry.cancelTimer?.();
       this.active.delete(attemptKey(entry.identity.task, entry.identity.attempt));

@@ -5,7 +5,9 @@
  * - `PRAGMA user_version` is the number of migrations applied; `migrate` applies the missing
  *   ones in order inside one transaction, so a database is never half-migrated.
  * - The database runs in WAL mode with synchronous=FULL: once COMMIT returns, the change
- *   survives a crash or power loss (an acknowledged submit is durable).
+ *   survives a crash or power loss (an acknowledged submit is durable). The one exception is
+ *   the store's group commit (store-core.ts, `lazy` transactions): synchronous=NORMAL for that
+ *   commit only, which survives a crash of the process but not of the OS until synced.
  * - Rows mirror the in-memory objects one to one (see persist.ts); `events` is an append-only
  *   history of state changes (each row tagged with its job's run).
  * - `runs` is the archive of job runs that a new submission of their name replaced: indexed

@@ -5,6 +5,15 @@
  * Contracts:
  * - Every mutation runs in a transaction (its own, or the caller's via `transaction()`):
  *   all of it commits, durably (WAL + synchronous=FULL), or none of it does — memory included.
+ * - Group commit for the controller's own bookkeeping: a transaction the caller marks `lazy`
+ *   (launch marks, attempt exits, a pass's assignments — no answer to a client's request waits
+ *   on it) commits atomically but without its own fsync (synchronous=NORMAL): it survives a
+ *   crash of the controller, and reaches the disk with the next full commit (any other
+ *   transaction, or the first commit LAZY_SYNC_MS after the oldest unsynced one), a WAL
+ *   checkpoint or the kernel's writeback. Only an OS crash or power loss in that window can
+ *   lose it; the attempts it concerned are then settled on start like any crash ("Crash
+ *   safety" in docs/architecture.md). Every non-lazy commit still syncs, and with it all the
+ *   lazy ones before it.
  * - Change events (`events.on('change', …)`) are emitted after COMMIT; see events.ts.
  * - A full disk (`storage`, docs/architecture.md "A full disk"): the store keeps a space reserve
  *   file beside the database (reserve.ts). When a COMMIT fails for lack of space, the reserve is
@@ -32,6 +41,9 @@ import type { SpaceReserve } from './reserve.js';
 import { openDatabase, reopenShared, writeInTransaction } from './database.js';
 import { ResultTable, current } from './results.js';
 
+/** The longest a lazy commit waits for a later commit to sync it (see the header). */
+export const LAZY_SYNC_MS = 200;
+
 export abstract class StoreCore {
   readonly events = new EventEmitter<StoreEventMap>();
   protected readonly journal = new Journal();
@@ -44,6 +56,10 @@ export abstract class StoreCore {
   private closed = false;
   protected problem: IrisError | null = null;
   protected reserveHeld = false;
+  /** The connection's current `synchronous` setting: true for FULL (configure's), false for NORMAL. */
+  private syncFull = true;
+  /** performance.now() of the oldest lazy commit not yet synced by a full one; null when none. */
+  private unsyncedSince: number | null = null;
 
   protected constructor(private db: DatabaseSync, now: () => number, protected readonly path: string, private readonly reserve: SpaceReserve | null) {
     this.model = new ClusterModel(this.journal, now);
@@ -72,6 +88,7 @@ export abstract class StoreCore {
     this.persistence = new Persistence(this.db);
     this.results = new ResultTable(this.db);
     this.exclusive = shared === null;
+    this.syncFull = true; // configure() sets FULL on the new connection
     return shared !== null;
   }
 
@@ -133,6 +150,7 @@ export abstract class StoreCore {
     if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
     if (this.journal.depth > 0) throw new IrisError('internal', `ClusterStore.${what}() inside a transaction`);
     if (!this.retryWrites()) throw this.problem!;
+    this.setSync(true);
     const error = writeInTransaction(this.db, write);
     if (error === null) return;
     if (isNoSpace(error)) throw noSpaceError(this.path);
@@ -145,9 +163,26 @@ export abstract class StoreCore {
     this.events.emit('storage', problem);
   }
 
-  /** Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or null. */
-  private tryWrite(): unknown {
-    return writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
+  /**
+   * Write the journal's rows in one SQLite transaction (rolled back on failure); the error, or
+   * null. `lazy`: without its own fsync, unless lazy commits have waited LAZY_SYNC_MS already.
+   */
+  private tryWrite(lazy = false): unknown {
+    const full = !lazy || (this.unsyncedSince !== null && performance.now() - this.unsyncedSince >= LAZY_SYNC_MS);
+    this.setSync(full);
+    const error = writeInTransaction(this.db, () => this.persistence.flush(this.model, this.journal));
+    if (error === null) {
+      if (full) this.unsyncedSince = null;
+      else this.unsyncedSince ??= performance.now();
+    }
+    return error;
+  }
+
+  /** Set the connection's `synchronous` to FULL (`full`) or NORMAL, outside a transaction. */
+  private setSync(full: boolean): void {
+    if (full === this.syncFull) return;
+    this.db.exec(full ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = NORMAL');
+    this.syncFull = full;
   }
 
   /**
@@ -155,9 +190,10 @@ export abstract class StoreCore {
    * its own changes are undone (the error still propagates). Events are emitted after COMMIT;
    * if a listener throws, the remaining events are still emitted and the first error is then
    * rethrown (the change itself stays committed). `durable` (outer call only): the change must
-   * reach the disk or not happen at all (see the header on a full disk).
+   * reach the disk or not happen at all (see the header on a full disk). `lazy` (outer call
+   * only, never with `durable`): group commit, no fsync of its own (see the header).
    */
-  transaction<T>(fn: () => T, durable = false): T {
+  transaction<T>(fn: () => T, durable = false, lazy = false): T {
     if (this.closed) throw new IrisError('unavailable', 'the cluster store is closed');
     const j = this.journal;
     if (durable && j.depth === 0 && !this.retryWrites()) throw this.problem!;
@@ -174,14 +210,14 @@ export abstract class StoreCore {
     }
     j.depth--;
     if (j.depth > 0) return result;
-    this.commit(durable, mark);
+    this.commit(durable, mark, lazy && !durable);
     return result;
   }
 
-  private commit(durable: boolean, mark: Mark): void {
+  private commit(durable: boolean, mark: Mark, lazy: boolean): void {
     const j = this.journal;
     if (j.hasWrites) {
-      let error = this.tryWrite();
+      let error = this.tryWrite(lazy);
       // What already happened (an attempt's end) is worth the reserve; a submission is not.
       if (error !== null && !durable && isNoSpace(error) && this.reserve && this.reserveHeld) {
         this.reserve.release();

@@ -138,9 +138,6 @@ export class ProcessRuntime implements TaskRuntime {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
     const files = attemptFiles(launch.logPath);
-    await ensureDir(files.dir).catch((err: NodeJS.ErrnoException) => {
-      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
-    });
     let command: string;
     try {
       command = resolveCommand(file, launch.env, launch.cwd);
@@ -153,16 +150,27 @@ export class ProcessRuntime implements TaskRuntime {
     this.clusters.add(clusterId);
     const name = attemptCgroupName(taskIdOf(launch.key), launch.key.attempt);
     const meter = await this.meter();
-    let cgroup: string | null = null;
-    if (cgroups) {
-      const dir = cgroups.dirFor(clusterId, name);
-      // Not fatal: without its cgroup the attempt is still stopped through its process group.
-      cgroup = await cgroups.create(dir).then(() => dir, () => null);
-    }
+    // The log directory with the spools, the attempt's cgroup and its accounting cgroups are
+    // made at once (each a trip through the thread pool; one after the other they add up).
+    const madeDir = ensureDir(files.dir).then(
+      () => Promise.allSettled([openFd(files.out), openFd(files.err)]),
+      (err: NodeJS.ErrnoException) => err,
+    );
+    const madeCgroup: Promise<string | null> = cgroups
+      ? // Not fatal: without its cgroup the attempt is still stopped through its process group.
+        cgroups.create(cgroups.dirFor(clusterId, name)).then(() => cgroups.dirFor(clusterId, name), () => null)
+      : Promise.resolve(null);
+    const joined = cgroups ? cgroups.procsFile(cgroups.dirFor(clusterId, name)) : null;
+    const [made, cgroup, accounting] = await Promise.all([madeDir, madeCgroup, meter.create(clusterId, name, joined)]);
     const procs = cgroup === null ? [] : [cgroups!.procsFile(cgroup)];
-    procs.push(...(await meter.create(clusterId, name, procs[0] ?? null)));
+    procs.push(...accounting);
+    if (!Array.isArray(made)) {
+      const gone = Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]);
+      await gone.catch(() => undefined);
+      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${made.code ?? made.message}`, made.code);
+    }
     // Opened off the event loop (creating a file costs ~0.3 ms of kernel time here).
-    const opened = await Promise.allSettled([openFd(files.out), openFd(files.err)]);
+    const opened = made;
     const failure = opened.find((r) => r.status === 'rejected');
     if (failure) {
       for (const r of opened) if (r.status === 'fulfilled') closeSync(r.value);
@@ -246,11 +254,16 @@ export class ProcessRuntime implements TaskRuntime {
       // Leftovers would outlive the task: end them like a container's init would.
       if (cgroup !== null) await cgroups!.kill(cgroup);
       else signalGroup(pid, 'SIGKILL');
-      // Counted once nothing of the attempt runs, before its cgroups go.
-      const usage = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
-      if (cgroup !== null) await cgroups!.remove(cgroup);
-      await meter.remove(clusterId, name, cgroup);
-      await pump.finish();
+      // Nothing of the attempt runs any more: the spools are drained while its usage is read
+      // (counted before its cgroups go) and its cgroups are removed.
+      const [usage] = await Promise.all([
+        (async () => {
+          const counted = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
+          await Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]);
+          return counted;
+        })(),
+        pump.finish(),
+      ]);
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
       const exit: TaskExit = { exitCode: code, signal };

@@ -114,14 +114,16 @@ export class SpoolPump {
 
   private async open(): Promise<void> {
     if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
-    [this.handles.o, this.handles.e, this.pos] = await Promise.all([
+    const limit = this.options.limitBytes ?? null;
+    let size: number | null;
+    [this.handles.o, this.handles.e, this.pos, size] = await Promise.all([
       openOrNull(this.files.out, constants.O_RDONLY),
       openOrNull(this.files.err, constants.O_RDONLY),
       this.options.resume ? openOrNull(this.files.pos, constants.O_RDWR) : null,
+      limit !== null ? logSize(this.logPath) : null,
     ]);
     // A log already at its limit (cut before a restart) takes no more output.
-    const limit = this.options.limitBytes ?? null;
-    if (limit !== null && (await logSize(this.logPath)) >= limit) this.cut = true;
+    if (limit !== null && size !== null && size >= limit) this.cut = true;
   }
 
   /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
@@ -254,10 +256,13 @@ export class SpoolPump {
       await this.loop(true);
       await this.writer?.close();
       if (this.writer?.error && this.error === null) this.error = this.writer.error;
-      await Promise.all([this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)));
+      // Closed and removed at once (a file may be unlinked while open): one trip through the thread pool.
       const left = [this.files.out, this.files.err];
       if (this.pos !== null || this.options.resume) left.push(this.files.pos);
-      await Promise.all(left.map((f) => rm(f, { force: true }).catch(() => undefined)));
+      await Promise.all([
+        ...[this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)),
+        ...left.map((f) => rm(f, { force: true }).catch(() => undefined)),
+      ]);
     })();
     return this.finished;
   }

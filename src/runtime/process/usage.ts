@@ -108,13 +108,10 @@ export class UsageMeter {
       this.memoryEnabled.add(clusterId);
       await this.enableV2Memory(clusterId);
     }
-    const out: string[] = [];
-    for (const dir of this.dirs(clusterId, name)) {
-      const procs = join(dir, 'cgroup.procs');
-      if (procs === joined) continue;
-      if (await mkdir(dir, { recursive: true }).then(() => true, () => false)) out.push(procs);
-    }
-    return out;
+    // Made at once (each mkdir is a trip through the thread pool); the order of the list is kept.
+    const dirs = this.dirs(clusterId, name).filter((dir) => join(dir, 'cgroup.procs') !== joined);
+    const made = await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true }).then(() => true, () => false)));
+    return dirs.filter((_, i) => made[i]).map((dir) => join(dir, 'cgroup.procs'));
   }
 
   /** v2 charges memory to a cgroup only when its parents enable the controller (best effort). */
@@ -128,20 +125,18 @@ export class UsageMeter {
 
   /** The counters of an attempt whose processes are gone; null when no CPU counter could be read. */
   async read(clusterId: string, name: string): Promise<TaskUsage | null> {
-    let cpuSeconds: number | null = null;
-    if (this.cpu?.kind === 'v1') {
-      const ns = await readCounter(join(this.dir(this.cpu, clusterId, name), 'cpuacct.usage'));
-      cpuSeconds = ns === null ? null : ns / 1e9;
-    } else if (this.cpu?.kind === 'v2') {
-      const us = await readCounter(join(this.dir(this.cpu, clusterId, name), 'cpu.stat'), 'usage_usec');
-      cpuSeconds = us === null ? null : us / 1e6;
-    }
+    // Both counters are read at once (two trips through the thread pool, not one after the other).
+    const cpu = this.cpu;
+    const memory = this.memory;
+    const [cpuSeconds, peakMemoryBytes] = await Promise.all([
+      cpu?.kind === 'v1'
+        ? readCounter(join(this.dir(cpu, clusterId, name), 'cpuacct.usage')).then((ns) => (ns === null ? null : ns / 1e9))
+        : cpu?.kind === 'v2'
+          ? readCounter(join(this.dir(cpu, clusterId, name), 'cpu.stat'), 'usage_usec').then((us) => (us === null ? null : us / 1e6))
+          : null,
+      memory ? readCounter(join(this.dir(memory, clusterId, name), memory.kind === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak')) : null,
+    ]);
     if (cpuSeconds === null) return null;
-    let peakMemoryBytes: number | null = null;
-    if (this.memory) {
-      const file = this.memory.kind === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak';
-      peakMemoryBytes = await readCounter(join(this.dir(this.memory, clusterId, name), file));
-    }
     return { cpuSeconds, peakMemoryBytes };
   }
 

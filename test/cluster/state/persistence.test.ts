@@ -97,6 +97,30 @@ describe('persistence', () => {
     store.close();
   });
 
+  it('a lazy (group-commit) transaction is committed for other connections and a reopen, and rolls back whole on a throw', () => {
+    const store = open();
+    store.syncWorkers([workerSpec('w1')]);
+    store.submit(spec('/g', { replicas: 2 }));
+    store.transaction(() => {
+      store.assign('/g/task-0', 'w1', join(dir, 'g0.log'));
+      store.markRunning('/g/task-0', 0, 4242);
+    }, false, true);
+    expect(() => store.transaction(() => {
+      store.assign('/g/task-1', 'w1', join(dir, 'g1.log'));
+      throw new Error('boom');
+    }, false, true)).toThrow('boom');
+    const other = new DatabaseSync(path, { readOnly: true });
+    const states = other.prepare('SELECT id, state FROM tasks WHERE job = ? ORDER BY id').all('/g');
+    other.close();
+    expect(states).toEqual([{ id: '/g/task-0', state: 'RUNNING' }, { id: '/g/task-1', state: 'PENDING' }]);
+    // Not closed: what a crashed controller leaves is what a reopen reads.
+    const again = open();
+    expect(again.task('/g/task-0')!.state).toBe('RUNNING');
+    expect(again.attemptsOf('/g/task-0')[0]!.pid).toBe(4242);
+    again.close();
+    store.close();
+  });
+
   it('replacing a finished job deletes its old rows', () => {
     const store = open();
     store.syncWorkers([workerSpec('w1')]);
