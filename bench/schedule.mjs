@@ -122,7 +122,7 @@ function measure(taskCount, workerCount, rounds) {
   };
 }
 
-export function runScheduleBench({ runs = 25 } = {}) {
+export function runScheduleBench({ runs = 61 } = {}) {
   const small = measure(10_000, 1_000, runs);
   const large = measure(100_000, 10_000, Math.max(5, Math.floor(runs / 3)));
   return { small, large, limits: { smallMs: 20, largeMs: 300 } };
