@@ -17,7 +17,7 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 //   node bench/logs.mjs            (or `node scripts/bench.js --only logs`)
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { awaitJobs, iris, startBenchCluster } from './cluster.mjs';
@@ -35,6 +35,14 @@ const TARGET_GROWTH_MB = 64;
 const MB = 1e6;
 
 const load = loadAverage;
+
+/** The first attempt's log of task 0 of job `name`'s only run: <home>/logs/NAME/@RUN/task-0/attempt-0.log. */
+function attemptLog(home, name) {
+  const dir = path.join(home, 'logs', name);
+  const run = readdirSync(dir).find((entry) => entry.startsWith('@'));
+  if (!run) throw new Error(`no run directory under ${dir}`);
+  return path.join(dir, run, 'task-0', 'attempt-0.log');
+}
 
 function rssKb(pid, field = 'VmRSS') {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -113,13 +121,13 @@ export async function runLogsBench({ log = () => {} } = {}) {
       rssGrowthMB: (peak - idle) / 1024, idleRssMB: idle / 1024, hwmMB: rssKb(c.pid, 'VmHWM') / 1024,
     };
     log(`bench: logs: ${job} written in ${writeS.toFixed(1)} s, followed by ${FOLLOWERS} clients in ${followS.toFixed(1)} s, RSS +${follow.rssGrowthMB.toFixed(0)} MB`);
-    const file = path.join(c.home, 'logs', 'big', 'task-0', 'attempt-0.log');
+    const file = attemptLog(c.home, 'big');
     // (b) reading it back.
     const read = await readRounds(c, 'big', file, SIZE_MB, ROUNDS, log);
     // (c) 2-byte lines.
     iris(['submit', '--name', 'yes', '--cpu', '1', '--', 'sh', '-c', `yes | head -c ${YES_MB * MB}`], c.ctx);
     await awaitJobs(c.client, ['/yes']);
-    const yesFile = path.join(c.home, 'logs', 'yes', 'task-0', 'attempt-0.log');
+    const yesFile = attemptLog(c.home, 'yes');
     const yes = await readRounds(c, 'yes', yesFile, YES_MB, Math.min(ROUNDS, 3), log);
     return {
       line: { bytes: LINE.length + 1 },

@@ -206,7 +206,6 @@ await section('logs', 'logs.mjs', 'runLogsBench', (r) => {
   row('logs: controller RSS growth while serving those reads', `+${fmt(r.read.rssGrowthMB, 0)} MB`, `idle ${fmt(r.read.idleRssMB, 0)} MB`, `<= ${r.targets.growthMB} MB`, r.read.rssGrowthMB <= r.targets.growthMB);
   row(`logs: \`iris logs\` of ${r.yes.outputMb} MB of 2-byte lines (\`yes\`) (median of ${r.yes.iris.n})`, span(r.yes.iris), `cat ${span(r.yes.cat)}`, '-', null);
   row('logs: on-disk size / output, 80-byte lines and 2-byte lines', `${fmt(r.diskRatio, 3)} / ${fmt(r.yesDiskRatio, 3)}`, '-', '-', null);
-  row('logs: load average (1/5/15 min) at start / end', `${r.loadavg.start.join(' ')} / ${r.loadavg.end.join(' ')}`, '-', '-', null);
 });
 
 await section('simulate', 'simulate.mjs', 'runSimulateBench', (r) => {
