@@ -37,45 +37,53 @@ async function timeSide(fn) {
   return typeof measured === 'number' ? measured : performance.now() - start;
 }
 
+/** The rounds of an interleaved run: each round's order (A B, then B A, …) and where its times go. */
+function plan(sides, rounds, warmup) {
+  const names = Object.keys(sides);
+  if (names.length < 2) throw new Error('interleave needs a figure and at least one baseline');
+  const n = Math.max(MIN_ROUNDS, rounds);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  return {
+    total: warmup + n,
+    order: (r) => (r % 2 === 0 ? names : [...names].reverse()),
+    keep(r, round) {
+      if (r >= warmup) for (const name of names) times[name].push(round[name]);
+    },
+    done: () => summarise(names, times, n),
+  };
+}
+
 /**
  * Runs `sides` ({name: fn}, the first is the figure, the others its baselines) interleaved.
  * Returns {rounds, times: {[name]: ms[]}, [name]: stats(ms), ratio: {[other]: stats(first / other per round)}}.
  */
 export async function interleave(sides, { rounds = MIN_ROUNDS, warmup = 1, between } = {}) {
-  const names = Object.keys(sides);
-  if (names.length < 2) throw new Error('interleave needs a figure and at least one baseline');
-  const n = Math.max(MIN_ROUNDS, rounds);
-  const times = Object.fromEntries(names.map((name) => [name, []]));
-  for (let r = 0; r < warmup + n; r++) {
-    const order = r % 2 === 0 ? names : [...names].reverse();
+  const p = plan(sides, rounds, warmup);
+  for (let r = 0; r < p.total; r++) {
     const round = {};
-    for (const name of order) {
+    for (const name of p.order(r)) {
       if (between) await between(name);
       round[name] = await timeSide(sides[name]);
     }
-    if (r >= warmup) for (const name of names) times[name].push(round[name]);
+    p.keep(r, round);
   }
-  return summarise(names, times, n);
+  return p.done();
 }
 
 /** `interleave` for synchronous sides, without promises between them (for sub-millisecond passes). */
 export function interleaveSync(sides, { rounds = MIN_ROUNDS, warmup = 1, between } = {}) {
-  const names = Object.keys(sides);
-  if (names.length < 2) throw new Error('interleave needs a figure and at least one baseline');
-  const n = Math.max(MIN_ROUNDS, rounds);
-  const times = Object.fromEntries(names.map((name) => [name, []]));
-  for (let r = 0; r < warmup + n; r++) {
-    const order = r % 2 === 0 ? names : [...names].reverse();
+  const p = plan(sides, rounds, warmup);
+  for (let r = 0; r < p.total; r++) {
     const round = {};
-    for (const name of order) {
+    for (const name of p.order(r)) {
       if (between) between(name);
       const start = performance.now();
       const measured = sides[name]();
       round[name] = typeof measured === 'number' ? measured : performance.now() - start;
     }
-    if (r >= warmup) for (const name of names) times[name].push(round[name]);
+    p.keep(r, round);
   }
-  return summarise(names, times, n);
+  return p.done();
 }
 
 /** Per-round ratio a / b of two sides of one `interleave` result, as stats. */

@@ -20,30 +20,49 @@ const op = (maxAmount: number): fc.Arbitrary<Op> =>
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -2, max: 45 }), duration, amount: fc.integer({ min: 0, max: maxAmount + 1 }) }) },
   );
 
+/**
+ * Replays adds, removes and queries on a planner calendar and its brute-force reference (the
+ * same span ids on both); `query` compares them, `after` runs after every step. Returns the ids
+ * still live.
+ */
+function applyOps<V, A extends { kind: 'add'; start: number; len: number }, Q extends { kind: 'query' }>(
+  cal: { add(start: number, end: number, v: V): number; remove(id: number): void; size: number },
+  ref: { add(id: number, start: number, end: number, v: V): void; remove(id: number): void },
+  ops: ReadonlyArray<A | Q | { kind: 'remove'; pick: number }>,
+  valueOf: (o: A) => V,
+  query: (o: Q) => void,
+): number[] {
+  const live: number[] = [];
+  for (const o of ops) {
+    if (o.kind === 'add') {
+      const a = o as A;
+      const id = cal.add(a.start, a.start + a.len, valueOf(a));
+      ref.add(id, a.start, a.start + a.len, valueOf(a));
+      live.push(id);
+    } else if (o.kind === 'remove') {
+      if (live.length === 0) continue;
+      const [id] = live.splice((o as { pick: number }).pick % live.length, 1);
+      cal.remove(id!);
+      ref.remove(id!);
+    } else {
+      query(o as Q);
+    }
+    expect(cal.size).toBe(live.length);
+  }
+  return live;
+}
+
 /** Replays `ops` on a Calendar with `blockSize` points per block and on the reference. */
 function replay(total: number, ops: readonly Op[], blockSize?: number): void {
   const cal = new Calendar(total, blockSize);
   const ref = new NaiveCalendar(total);
-  const live: number[] = [];
-  for (const o of ops) {
-    if (o.kind === 'add') {
-      const id = cal.add(o.start, o.start + o.len, o.amount);
-      ref.add(id, o.start, o.start + o.len, o.amount);
-      live.push(id);
-    } else if (o.kind === 'remove') {
-      if (live.length === 0) continue;
-      const [id] = live.splice(o.pick % live.length, 1);
-      cal.remove(id!);
-      ref.remove(id!);
-    } else {
-      expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
-      expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
-      expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
-      expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
-      expect(cal.nextChange(o.t)).toBe(ref.nextChange(o.t));
-    }
-    expect(cal.size).toBe(live.length);
-  }
+  const live = applyOps(cal, ref, ops, (o: Extract<Op, { kind: 'add' }>) => o.amount, (o: Extract<Op, { kind: 'query' }>) => {
+    expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
+    expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
+    expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
+    expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
+    expect(cal.nextChange(o.t)).toBe(ref.nextChange(o.t));
+  });
   // Removing everything leaves no change points behind.
   for (const id of live) cal.remove(id);
   expect(cal.points).toBe(0);
@@ -96,22 +115,11 @@ describe('WorkerCalendar.earliest matches a brute-force reference', () => {
         const capacity = { cpuMillis: 4, memoryBytes: 4, devices: 2 };
         const cal = new WorkerCalendar(capacity);
         const ref = new NaiveWorker(capacity);
-        const live: number[] = [];
-        for (const o of ops) {
-          if (o.kind === 'add') {
-            const id = cal.add(o.start, o.start + o.len, o.req);
-            ref.add(id, o.start, o.start + o.len, o.req);
-            live.push(id);
-          } else if (o.kind === 'remove') {
-            if (live.length === 0) continue;
-            const [id] = live.splice(o.pick % live.length, 1);
-            cal.remove(id!);
-            ref.remove(id!);
-          } else {
-            expect(cal.fits(o.t, o.duration, o.req)).toBe(ref.fits(o.t, o.duration, o.req));
-            expect(cal.earliest(o.t, o.duration, o.req)).toBe(ref.earliest(o.t, o.duration, o.req));
-          }
-        }
+        type WorkerOp = (typeof ops)[number];
+        applyOps(cal, ref, ops, (o: Extract<WorkerOp, { kind: 'add' }>) => o.req, (o: Extract<WorkerOp, { kind: 'query' }>) => {
+          expect(cal.fits(o.t, o.duration, o.req)).toBe(ref.fits(o.t, o.duration, o.req));
+          expect(cal.earliest(o.t, o.duration, o.req)).toBe(ref.earliest(o.t, o.duration, o.req));
+        });
       }),
       { numRuns: 300 },
     );
