@@ -27,21 +27,18 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os, { loadavg as loadavgNow, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
+import { loadAverage, stats } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
 const LAUNCHER = path.join(ROOT, 'bin', 'iris');
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+const median = (values) => stats(values).median;
 
 export function cleanEnv(extra) {
   const env = {};
@@ -129,8 +126,9 @@ function rssOf(pid) {
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
 }
 
-function stats(values) {
-  return { minMs: Math.min(...values), medianMs: median(values), maxMs: Math.max(...values) };
+function msStats(values) {
+  const s = stats(values);
+  return { minMs: s.min, medianMs: s.median, maxMs: s.max };
 }
 
 /** Wall time of one process run to its end; it must exit 0. */
@@ -151,7 +149,7 @@ function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
   const node = /node-(v[\d.]+)/.exec(version)?.[1] ?? 'unknown';
   const pinned = path.join(ROOT, 'node_modules', '.bin', 'node');
   const nodeFile = existsSync(pinned) ? pinned : 'node';
-  const loadStart = os.loadavg();
+  const loadStart = loadAverage();
   const jobs = [];
   const bare = [];
   for (let round = -1; round < rounds; round++) {
@@ -163,8 +161,8 @@ function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
   }
   const ratios = jobs.map((ms, i) => ms / bare[i]);
   return {
-    ...stats(jobs), runs: rounds, node, entry: 'bin/iris', bareNode: stats(bare), medianRatio: median(ratios),
-    loadavg: { start: loadStart.map((x) => Number(x.toFixed(2))), end: os.loadavg().map((x) => Number(x.toFixed(2))) },
+    ...msStats(jobs), runs: rounds, node, entry: 'bin/iris', bareNode: msStats(bare), medianRatio: median(ratios),
+    loadavg: { start: loadStart, end: loadAverage() },
   };
 }
 
@@ -200,14 +198,8 @@ export function startBenchCluster(name, config) {
   return { root, home, cwd, ctx, pid, client, stop };
 }
 
-/** min / median / max of `values`. */
-export function spread(values) {
-  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
-}
 
-function loadavg() {
-  return loadavgNow().map((v) => Math.round(v * 100) / 100);
-}
+const loadavg = loadAverage;
 
 /** One job of `replicas` tasks; seconds from its submission to its end. */
 async function oneJobRound(client, task, name, replicas) {
@@ -252,14 +244,14 @@ export async function throughputRounds(client, task, concurrency, log = () => {}
   }
   load.end = loadavg();
   const figure = (seconds) => ({
-    tasks: TASKS, rounds, seconds: spread(seconds), rate: spread(seconds.map((s) => TASKS / s)),
+    tasks: TASKS, rounds, seconds: stats(seconds), rate: stats(seconds.map((s) => TASKS / s)),
     // rate / baseline rate = baseline seconds / cluster seconds, per round
     ratio: median(seconds.map((s, i) => base[i] / s)), ratios: seconds.map((s, i) => base[i] / s),
   });
   return {
     tasksRun: 100 + 100 + rounds * 2 * TASKS,
     throughputLoad: load,
-    baseline: { tasks: TASKS, concurrency, rounds, seconds: spread(base), rate: spread(base.map((s) => TASKS / s)) },
+    baseline: { tasks: TASKS, concurrency, rounds, seconds: stats(base), rate: stats(base.map((s) => TASKS / s)) },
     oneJob: figure(one),
     manyJobs: { jobs: 200, ...figure(many) },
   };
@@ -308,7 +300,7 @@ export async function shortJobRounds(client, task, log = () => {}, rounds = Numb
   load.end = loadavg();
   return {
     tasksRun: (rounds + 1) * pairs,
-    shortJob: { samples: job.length, ms: spread(job), rawSpawnMs: spread(raw), ratio: median(job.map((ms, i) => ms / raw[i])), load },
+    shortJob: { samples: job.length, ms: stats(job), rawSpawnMs: stats(raw), ratio: median(job.map((ms, i) => ms / raw[i])), load },
   };
 }
 

@@ -14,10 +14,10 @@
 // busy machine they move with the garbage collector's timing, so compare runs made alike.
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
-import { loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { awaitJobs, startBenchCluster } from './cluster.mjs';
+import { loadAverage } from './measure.mjs';
 
 /** VmRSS and VmHWM of `pid` in MB, from /proc/<pid>/status. */
 export function memoryOf(pid) {
@@ -26,7 +26,7 @@ export function memoryOf(pid) {
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
 }
 
-const load = () => loadavg().map((v) => Number(v.toFixed(2)));
+const load = loadAverage;
 
 function config(concurrency) {
   return `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`;

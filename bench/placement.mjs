@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { placementOptions, schedule } from '../dist/cluster/scheduler/index.js';
 import { prng } from './prng.mjs';
 import { buildSnapshot } from './schedule.mjs';
+import { stats } from './measure.mjs';
 
 const GiB = 1024 ** 3;
 const MODELS = ['llama-8b', 'llama-70b', 'mistral-7b', 'sdxl', 'whisper'];
@@ -53,10 +54,6 @@ export function buildAdaptiveSnapshot(taskCount, workerCount, seed = 1, pricing 
   return { ...base, workers, jobs, cacheHints };
 }
 
-const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
-};
 
 function measure(taskCount, workerCount, pricing, rounds, warmup) {
   const snapshot = buildAdaptiveSnapshot(taskCount, workerCount, 1, pricing);

@@ -25,6 +25,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Calendar } from '../dist/cluster/scheduler/planner/index.js';
 import { prng } from './prng.mjs';
+import { stats } from './measure.mjs';
 
 const TOTAL = 256; // units (processors of lublin_256)
 const BATCH = 200;
@@ -36,14 +37,7 @@ function request(rand) {
   return { amount, duration };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function stats(values) {
-  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
-}
+const median = (values) => stats(values).median;
 
 /** Per-call µs of `body` run BATCH times. */
 function batchUs(body) {

@@ -17,6 +17,7 @@ import { simulate } from '../dist/sim/engine.js';
 import { swfWorkload } from '../dist/sim/load.js';
 import { createScheduler } from '../dist/sim/policy.js';
 import { parseSwf } from '../dist/sim/swf.js';
+import { stats } from './measure.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TRACE = path.join(root, '..', 'shared', 'traces', 'lublin_256.swf');
@@ -45,10 +46,6 @@ function replay(policy) {
   return { ms: end - start, simMs: end - simStart, summary: result.summary };
 }
 
-function stats(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { min: sorted[0], median: sorted[sorted.length >> 1], max: sorted[sorted.length - 1] };
-}
 
 const load1 = () => Number(os.loadavg()[0].toFixed(2));
 
