@@ -33,6 +33,7 @@ import { ensureDir } from '../../logs/files.js';
 import { signalGroup } from './proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
+import { reclaimCgroups } from './cgroup-reclaim.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
 import { CommandError, WRAPPER_SH, attemptFiles, readStatus, resolveCommand, wrapperArgs } from './wrapper.js';
@@ -366,38 +367,4 @@ export class ProcessRuntime implements TaskRuntime {
     const meter = this.meterFound ? await this.meterFound : null;
     if (meter) await Promise.all([...this.clusters].map((id) => meter.closeCluster(id)));
   }
-}
-
-/** Stops every attempt cgroup of `clusterId` except `exclude` (TERM, grace, KILL) and removes it. */
-async function reclaimCgroups(cgroups: TaskCgroups, clusterId: string, graceMs: number, exclude: ReadonlySet<string | null | undefined>): Promise<TaskKey[]> {
-  const dirs = (await cgroups.list(clusterId)).map((name) => ({ name, dir: cgroups.dirFor(clusterId, name) })).filter((c) => !exclude.has(c.dir));
-  const stopped: TaskKey[] = [];
-  await Promise.all(
-    dirs.map(async ({ name, dir }) => {
-      const pids = await cgroups.pids(dir);
-      if (pids.length > 0) {
-        const key = keyOfCgroup(name);
-        if (key) stopped.push(key);
-        await cgroups.signal(dir, 'SIGTERM');
-        const deadline = Date.now() + graceMs;
-        while (Date.now() < deadline && (await cgroups.pids(dir)).length > 0) await new Promise((r) => setTimeout(r, 20));
-      }
-      await cgroups.destroy(dir);
-    }),
-  );
-  return stopped;
-}
-
-function keyOfCgroup(name: string): TaskKey | null {
-  const dot = name.lastIndexOf('.');
-  const attempt = Number(name.slice(dot + 1));
-  if (dot <= 0 || !Number.isInteger(attempt)) return null;
-  let task: string;
-  try {
-    task = decodeURIComponent(name.slice(0, dot));
-  } catch {
-    return null;
-  }
-  const cut = task.lastIndexOf('/');
-  return { job: cut > 0 ? task.slice(0, cut) : '', task, attempt };
 }
