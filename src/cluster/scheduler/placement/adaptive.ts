@@ -48,7 +48,8 @@ import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types
 import type { PlacementOptions } from './modes.js';
 import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
 import { PassHints } from './reuse.js';
-import { ShapeRanking, type WarmSegments, type WorkerList } from './ranking.js';
+import type { WarmSegments, WorkerList } from './ranked-order.js';
+import { ShapeRanking } from './ranking.js';
 
 export { idHash, jitter } from './jitter.js';
 

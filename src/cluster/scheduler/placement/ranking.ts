@@ -26,45 +26,7 @@
  * pass: ranges by one scan (O(n)), orders by selecting the m-th best base (nthLargest, O(n)
  * expected) and sorting only the workers at or above it.
  */
-export interface RankedOrder {
-  /** Worker indices, best base first. */
-  workers: Int32Array;
-  /** Base score of the worker at the same position. */
-  base: Float64Array;
-  /** The per-worker `tag` (constructor) of the worker at the same position, for scans that read it in order. */
-  tags: Int32Array;
-  /** The ranking's `drops` when this order was built or last pruned. */
-  dropsSeen: number;
-  /** Positions before `head` hold workers that no longer fit. */
-  head: number;
-  /** How many best workers it was built to hold. */
-  readonly size: number;
-  /** It holds every feasible worker (otherwise only the best `size` or so). */
-  readonly complete: boolean;
-}
-
-/** A list of workers that `prune`-style loops compact in place: the first `n` entries are live. */
-export interface WorkerList {
-  ws: Int32Array;
-  n: number;
-}
-
-/**
- * One key's warm candidates in a grouped ranking: the shape's workers holding a hint for the key,
- * one segment per μ group ([start[g], end[g]) of `ws`), each by cost ascending then index, so
- * within a segment the base never rises whatever the ranges are. The segment's workers still
- * listed are [head[g], end[g]): the scan (adaptive.ts) drops the ones that no longer fit from the
- * part it read by moving the live ones up, in order, and the head after them. `top` and `byTop`
- * are scratch space for the scan.
- */
-export interface WarmSegments {
-  readonly ws: Int32Array;
-  readonly start: Int32Array;
-  readonly end: Int32Array;
-  readonly head: Int32Array;
-  readonly top: Float64Array;
-  readonly byTop: Int32Array;
-}
+import type { RankedOrder, WarmSegments, WorkerList } from './ranked-order.js';
 
 /** The most distinct μ values for which orders are merged from per-μ groups (see the header). */
 export const MAX_GROUPS = 32;
