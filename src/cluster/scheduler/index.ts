@@ -13,6 +13,8 @@ export {
   PLACEMENT_MODES, BASELINE_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS, FIRST_FIT_PLACEMENT, MAX_JITTER, placementOptions,
   type PlacementMode, type BaselineMode, type PlacementOptions, type Selection, type Lambdas,
 } from './placement/modes.js';
-export { throughput, jitter, ageTerm, REUSE_BONUS, reuseBonus, AdaptiveSelector } from './placement/adaptive.js';
+export { throughput, ageTerm, REUSE_BONUS, reuseBonus } from './placement/adaptive-score.js';
+export { AdaptiveSelector } from './placement/adaptive.js';
+export { jitter } from './placement/jitter.js';
 export type { Placer } from './placement/scorers.js';
 export { BaselineSelector, EMPTY_PLACEMENT_MEMORY, rootOf, typeOf } from './placement/baselines.js';

@@ -3,29 +3,15 @@
  * worker a task goes to, by a convex score of throughput against cost. For task t of job j and
  * each feasible candidate w (every filter ok, room free now):
  *
- *   μ(w)  = 100·GPUs + GPUs × GiB per GPU (0 when unknown) + RAM GiB / 2 + 0.5·cores
- *   μ̂, ĉ  = μ(w) and costPerHour(w) min–max normalised over THIS task's feasible candidates
- *           (x − min) / (max − min), 0 when all are equal
- *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
+ *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + age(t) + jitter(t, w) + reuse(w)
  *
- * λ is the job category's (modes.ts). The age term is the same for every worker of one task; it
- * is kept so the recorded score compares across tasks. jitter(t, w) lies in [−j, +j]: the 32-bit
- * FNV-1a hashes of the task id and of the worker id, combined as fnv(t) + fnv(w)·0x9e3779b1
- * (mod 2^32) and finished with the murmur3 fmix32 avalanche, mapped to [−1, 1) and scaled by j —
- * the same input always gives the same choice, and identical workers rotate across tasks. (The
- * worker hashes are computed once per pass, so a candidate costs a few integer operations.)
- *
- * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
- * is loading or has expiresAt > now (stale hints are neutral). A warm worker gets
- * reuse = REUSE_BONUS · (1 − ĉ(w)) / (1 + n), where n counts the tasks already using that key
- * there: 1 if a hint is loading (a task runs there now) plus the tasks of the same keys this pass
- * placed there. The factor 1 − ĉ(w) (ĉ as in the score) keeps a saved load from buying a dearer
- * host: the bonus is whole on the cheapest candidates and 0 on the dearest, so a warm dear worker
- * never ties or beats a cold cheap one on the bonus alone (docs/simulate.md, "Dispatch study").
- * The damping means a second task of a model prefers an equally good cold worker only when the
- * warm one is already busy with the model, so one warm worker does not take all work while
- * equally good cold ones idle. Stickiness ranks above reuse: the sticky filter has already cut
- * the candidates to the sticky worker.
+ * with the terms of adaptive-score.ts (μ̂, ĉ normalised over THIS task's candidates; reuse only
+ * where w is warm for the job, reuse.ts) and λ the job category's (modes.ts). The age term is the
+ * same for every worker of one task; it is kept so the recorded score compares across tasks.
+ * jitter(t, w) ∈ [−j, +j] hashes the task and worker ids (jitter.ts; the worker halves once per
+ * pass, so a candidate costs a few integer operations): the same input always gives the same
+ * choice, and identical workers rotate across tasks. Stickiness ranks above reuse: the sticky
+ * filter has already cut the candidates to the sticky worker.
  *
  * Equal scores: the worker idle longest (lastDispatchAt; never dispatched = longest), then, with
  * selection min-satisfying, the smaller μ, then the earlier worker in snapshot order.
@@ -33,55 +19,25 @@
  * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
  * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
  * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
- * typed arrays, nothing allocated per candidate. Where the pass gives a task shape (queue/first-fit.ts),
- * a task instead scores the shape's live warm workers that could still win (per μ group by cost,
- * best group first, each left at the first worker out of reach: ranking.ts WarmSegments) and
- * then the top of the shape's ranked order (ranking.ts) until no later worker can win. What
- * remains per task is the workers whose base lies within 2·jitter of the winner's; each must be
- * hashed, but most are settled by the hash alone, without computing a score (the tie scan's
- * comment; docs/benchmarks.md, "Adaptive placement"). Warmth bookkeeping lives in reuse.ts.
- * test/cluster/scheduler/placement/adaptive-reference.test.ts checks every choice and decision
- * of a pass against a plain scoring of every feasible worker.
+ * typed arrays, nothing allocated per candidate. Where the pass gives a task shape
+ * (queue/first-fit.ts), a task instead scores the shape's live warm workers that could still win
+ * (scoreWarmSegments) and then the top of the shape's ranked order (ranking.ts) until no later
+ * worker can win. What remains per task is the workers whose base lies within 2·jitter of the
+ * winner's; each is hashed, but most are settled by the hash alone (the tie scan's comment;
+ * docs/benchmarks.md, "Adaptive placement"). adaptive-reference.test.ts checks every choice and
+ * decision of a pass against a plain scoring of every feasible worker.
  */
 import type { PlacementDecision } from '../../../model/types.js';
-import type { SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../types.js';
+import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { ageTerm, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
 import type { PlacementOptions } from './modes.js';
 import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
 import { PassHints } from './reuse.js';
 import type { WarmSegments, WorkerList } from './ranked-order.js';
-import { ShapeRanking } from './ranking.js';
+import { ShapeRanking, sortByMuCost } from './ranking.js';
 
-export { idHash, jitter } from './jitter.js';
-
-const GiB = 1024 ** 3;
-
-/** The score added for a warm worker before damping (scores otherwise lie within about [−1, 1]). */
-export const REUSE_BONUS = 0.2;
-/**
- * The reuse term of a warm worker: REUSE_BONUS scaled by 1 − ĉ (its normalised cost, 0..1)
- * and damped by `warm` (1 + the tasks already using its keys there). At most REUSE_BONUS.
- */
-export function reuseBonus(warm: number, costShare: number): number {
-  return (REUSE_BONUS * (1 - costShare)) / warm;
-}
-
-/** Age term: seconds waited (at most AGE_CAP_S) × AGE_WEIGHT. */
-export const AGE_CAP_S = 300;
-export const AGE_WEIGHT = 1e-4;
 /** How many best-ranked workers a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
 const RANKED_WINDOW = 64;
-
-/** The throughput proxy μ of one worker (before normalisation). */
-export function throughput(worker: WorkerView): number {
-  const gpus = worker.device.type === 'gpu' ? worker.device.count : 0;
-  const gpuMemGiB = gpus * ((worker.device.memoryBytes ?? 0) / GiB);
-  return 100 * gpus + gpuMemGiB + worker.capacity.memoryBytes / GiB / 2 + 0.5 * (worker.capacity.cpuMillis / 1000);
-}
-
-/** The age term of a task waiting since `submittedAt` at `now` (ms). */
-export function ageTerm(submittedAt: number, now: number): number {
-  return Math.min(Math.max(0, now - submittedAt) / 1000, AGE_CAP_S) * AGE_WEIGHT;
-}
 
 /**
  * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
@@ -429,11 +385,7 @@ export class AdaptiveSelector {
   }
 
   private sortedByMuCost(): Int32Array {
-    if (!this.byMuCost) {
-      const mu = this.mu, cost = this.cost;
-      this.byMuCost = Int32Array.from({ length: mu.length }, (_, i) => i).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
-    }
-    return this.byMuCost;
+    return (this.byMuCost ??= sortByMuCost(this.mu, this.cost));
   }
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */

@@ -40,7 +40,7 @@
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import type { PlacementMemory, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
-import { throughput } from './adaptive.js';
+import { throughput } from './adaptive-score.js';
 import { covers } from './filters.js';
 import type { BaselineMode, PlacementOptions } from './modes.js';
 

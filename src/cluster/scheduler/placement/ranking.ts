@@ -354,6 +354,11 @@ export class ShapeRanking {
   }
 }
 
+/** Every worker index sorted by μ, then cost, then index (ascending): the order groups are cut from. */
+export function sortByMuCost(mu: Float64Array, cost: Float64Array): Int32Array {
+  return Int32Array.from({ length: mu.length }, (_, i) => i).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+}
+
 /**
  * The m-th largest value of `xs` (1-based; xs is reordered), by Hoare's selection with a middle
  * pivot: O(n) expected, deterministic.
