@@ -202,12 +202,13 @@ export class SocketClient extends SocketTransport implements IrisClient {
     return this.stream<ClusterEvent>(`/v1/events${queryString({ current: options.current })}`, signal);
   }
 
-  // ---- extras ----
+  // ---- extras (metrics(): SocketTransport) ----
 
   density(): Promise<DensitySeries> {
     return this.call<DensitySeries>('GET', '/v1/metrics/density');
   }
 
+  /** True when a cluster answers /v1/health on the socket. Never throws. */
   async ping(timeoutMs = 2000): Promise<boolean> {
     try {
       const health = await this.call<{ ok?: boolean }>('GET', '/v1/health', undefined, timeoutMs);
@@ -221,6 +222,4 @@ export class SocketClient extends SocketTransport implements IrisClient {
   health(): Promise<HealthResponse> {
     return this.call('GET', '/v1/health');
   }
-
-
 }
