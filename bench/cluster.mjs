@@ -6,13 +6,14 @@
 //       both reported as tasks/s from the first submission to the last task's end, and as a
 //       ratio to the BASELINE: this Node process spawning /bin/true 1,000 times directly with
 //       the same concurrency the cluster is given (worker `bench`, cpu = CONCURRENCY, tasks
-//       --cpu 1, so at most CONCURRENCY tasks run at once). Interleaved: each round runs the
-//       baseline, (a) and (b) back to back; a warm-up round, then BENCH_ROUNDS (default 5)
+//       --cpu 1, so at most CONCURRENCY tasks run at once). Interleaved (bench/measure.mjs): each
+//       round runs the baseline, (a) and (b), the order reversed every other round; a smaller
+//       warm-up round, then BENCH_ROUNDS (default 5)
 //       rounds; min / median / max of each and the median of the per-round ratios, with the
 //       load average at the start and end (throughputRounds);
 //   (s) one short job: submit one `true` task and wait for SUCCEEDED over the socket from this
 //       process (no CLI start), interleaved pair by pair with a raw spawn of /bin/true (the
-//       floor): 10 warm-up pairs, then BENCH_ROUNDS x 10 pairs (shortJobRounds);
+//       floor, bench/measure.mjs): 10 warm-up pairs, then BENCH_ROUNDS x 10 pairs (shortJobRounds);
 //   (c) wall time of `iris jobs` started as a user starts it (bin/iris, the package's bin: the
 //       launcher that execs the pinned Node) against the running cluster, with ~200 jobs known and
 //       again with 100,000 tasks known; interleaved with a bare start of the same Node
@@ -31,14 +32,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
-import { loadAverage, stats } from './measure.mjs';
+import { interleave, interleaveSync, loadAverage, ratioOf, stats } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
 const LAUNCHER = path.join(ROOT, 'bin', 'iris');
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
 
-const median = (values) => stats(values).median;
 
 export function cleanEnv(extra) {
   const env = {};
@@ -52,25 +52,36 @@ export function iris(args, ctx) {
   return r.stdout;
 }
 
-/** Spawn /bin/true `count` times, at most `concurrency` at once; tasks per second. */
+// The spawn loop of the baseline, run in a fresh Node process: a fork costs more from a bigger
+// process, so spawning from this benchmark process (whose heap grows with the sections before)
+// would slow the floor down by up to 2x and flatter every ratio against it.
+const SPAWN_LOOP = `
+const { spawn } = require('node:child_process');
+const [count, concurrency] = process.argv.slice(1).map(Number);
+let next = 0;
+const one = () => new Promise((resolve, reject) => {
+  const child = spawn('/bin/true', [], { stdio: 'ignore' });
+  child.on('error', reject);
+  child.on('exit', resolve);
+});
+const start = performance.now();
+Promise.all(Array.from({ length: concurrency }, async () => {
+  while (next < count) { next++; await one(); }
+})).then(() => process.stdout.write(String((performance.now() - start) / 1000)));
+`;
+
+/**
+ * The floor: a fresh Node process spawning /bin/true `count` times with at most `concurrency` in
+ * flight; `seconds` is the loop's own time in that process (its start-up not included).
+ */
 export async function spawnBaseline(count, concurrency) {
-  const start = performance.now();
-  let next = 0;
-  const one = () =>
-    new Promise((resolve, reject) => {
-      const child = spawn('/bin/true', [], { stdio: 'ignore' });
-      child.on('error', reject);
-      child.on('exit', resolve);
-    });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        next++;
-        await one();
-      }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', SPAWN_LOOP, String(count), String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`spawn baseline exited ${code}: ${out}`))));
+  });
   return { tasks: count, seconds, rate: count / seconds };
 }
 
@@ -126,10 +137,8 @@ function rssOf(pid) {
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
 }
 
-function msStats(values) {
-  const s = stats(values);
-  return { minMs: s.min, medianMs: s.median, maxMs: s.max };
-}
+/** min / median / max as the (c) rows name them. */
+const msStats = (s) => ({ minMs: s.min, medianMs: s.median, maxMs: s.max });
 
 /** Wall time of one process run to its end; it must exit 0. */
 function timeRun(file, args, ctx) {
@@ -142,7 +151,7 @@ function timeRun(file, args, ctx) {
 
 /**
  * `bin/iris jobs` (what a user runs) interleaved with `node -e 0` of the Node it runs on (the
- * floor of any CLI start): one warm-up of each, then `rounds` rounds of both.
+ * floor of any CLI start): one warm-up of each, then `rounds` rounds of both (bench/measure.mjs).
  */
 function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
   const version = spawnSync(LAUNCHER, ['--version'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8' }).stdout;
@@ -150,18 +159,9 @@ function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
   const pinned = path.join(ROOT, 'node_modules', '.bin', 'node');
   const nodeFile = existsSync(pinned) ? pinned : 'node';
   const loadStart = loadAverage();
-  const jobs = [];
-  const bare = [];
-  for (let round = -1; round < rounds; round++) {
-    const a = timeRun(LAUNCHER, ['jobs'], ctx);
-    const b = timeRun(nodeFile, ['-e', '0'], ctx);
-    if (round < 0) continue;
-    jobs.push(a);
-    bare.push(b);
-  }
-  const ratios = jobs.map((ms, i) => ms / bare[i]);
+  const r = interleaveSync({ jobs: () => timeRun(LAUNCHER, ['jobs'], ctx), bare: () => timeRun(nodeFile, ['-e', '0'], ctx) }, { rounds });
   return {
-    ...msStats(jobs), runs: rounds, node, entry: 'bin/iris', bareNode: msStats(bare), medianRatio: median(ratios),
+    ...msStats(r.jobs), runs: r.rounds, node, entry: 'bin/iris', bareNode: msStats(r.bare), medianRatio: r.ratio.bare.median,
     loadavg: { start: loadStart, end: loadAverage() },
   };
 }
@@ -199,8 +199,6 @@ export function startBenchCluster(name, config) {
 }
 
 
-const loadavg = loadAverage;
-
 /** One job of `replicas` tasks; seconds from its submission to its end. */
 async function oneJobRound(client, task, name, replicas) {
   const start = performance.now();
@@ -222,38 +220,44 @@ async function manyJobsRound(client, task, prefix, jobs, replicas) {
 }
 
 /**
- * Throughput, interleaved: each round runs the baseline (1,000 raw spawns of /bin/true, at most
- * `concurrency` at once), then (a) one job x 1,000 replicas, then (b) 200 jobs x 5 replicas, so
- * both ratios divide figures taken moments apart. One warm-up round (smaller), then `rounds`.
- * Each figure: seconds and tasks/s as min / median / max; `ratio`: the median of the per-round
- * ratios (cluster rate / that round's baseline rate).
+ * Throughput, interleaved (bench/measure.mjs): each round runs the baseline (1,000 raw spawns of
+ * /bin/true, at most `concurrency` at once), (a) one job x 1,000 replicas and (b) 200 jobs x 5
+ * replicas, in alternating order, so both ratios divide figures taken moments apart. One smaller
+ * warm-up round, then `rounds`. Each figure: seconds and tasks/s as min / median / max; `ratio`:
+ * the median of the per-round ratios (cluster rate / that round's baseline rate).
  */
 export async function throughputRounds(client, task, concurrency, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
   const TASKS = 1000;
-  const load = { start: loadavg(), end: null };
+  const load = { start: loadAverage(), end: null };
   log('cluster bench: throughput warm-up');
   await spawnBaseline(100, concurrency);
   await oneJobRound(client, task, 'warmup', 100);
   await manyJobsRound(client, task, 'warmup-many', 20, 5);
-  const base = [], one = [], many = [];
-  for (let r = 0; r < rounds; r++) {
-    log(`cluster bench: throughput round ${r + 1}/${rounds} (raw, 1 x 1000, 200 x 5)`);
-    base.push((await spawnBaseline(TASKS, concurrency)).seconds);
-    one.push(await oneJobRound(client, task, `one-${r}`, TASKS));
-    many.push(await manyJobsRound(client, task, `many-${r}`, 200, 5));
-  }
-  load.end = loadavg();
-  const figure = (seconds) => ({
-    tasks: TASKS, rounds, seconds: stats(seconds), rate: stats(seconds.map((s) => TASKS / s)),
+  // Each side numbers its own jobs: with the order reversed every other round, a side may run
+  // before the round's baseline, so a shared round counter would repeat a job name.
+  let raws = 0, ones = 0, manys = 0;
+  const r = await interleave({
+    raw: () => {
+      log(`cluster bench: throughput round ${++raws} (raw, 1 x 1000, 200 x 5)`);
+      return spawnBaseline(TASKS, concurrency).then((x) => x.seconds * 1000);
+    },
+    // Wall time of each side (their own returns are seconds, which interleave would take for ms).
+    one: async () => { await oneJobRound(client, task, `one-${ones++}`, TASKS); },
+    many: async () => { await manyJobsRound(client, task, `many-${manys++}`, 200, 5); },
+  }, { rounds, warmup: 0 });
+  load.end = loadAverage();
+  const seconds = (name) => r.times[name].map((ms) => ms / 1000);
+  const figure = (name) => ({
+    tasks: TASKS, rounds: r.rounds, seconds: stats(seconds(name)), rate: stats(seconds(name).map((s) => TASKS / s)),
     // rate / baseline rate = baseline seconds / cluster seconds, per round
-    ratio: median(seconds.map((s, i) => base[i] / s)), ratios: seconds.map((s, i) => base[i] / s),
+    ratio: ratioOf(r, 'raw', name).median, ratios: r.times.raw.map((ms, i) => ms / r.times[name][i]),
   });
   return {
-    tasksRun: 100 + 100 + rounds * 2 * TASKS,
+    tasksRun: 100 + 100 + r.rounds * 2 * TASKS,
     throughputLoad: load,
-    baseline: { tasks: TASKS, concurrency, rounds, seconds: stats(base), rate: stats(base.map((s) => TASKS / s)) },
-    oneJob: figure(one),
-    manyJobs: { jobs: 200, ...figure(many) },
+    baseline: { tasks: TASKS, concurrency, rounds: r.rounds, seconds: stats(seconds('raw')), rate: stats(seconds('raw').map((s) => TASKS / s)) },
+    oneJob: figure('one'),
+    manyJobs: { jobs: 200, ...figure('many') },
   };
 }
 
@@ -275,32 +279,20 @@ async function rawTrueMs() {
  * `ratio`: the median of the per-pair ratios (short job / raw spawn).
  */
 export async function shortJobRounds(client, task, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5), pairs = 10) {
-  const load = { start: loadavg(), end: null };
-  const job = [], raw = [];
-  const one = async (name) => {
-    const start = performance.now();
+  const load = { start: loadAverage(), end: null };
+  let seq = 0;
+  const one = async () => {
+    const name = `short-${seq++}`;
     await client.submit({ ...task, name });
     const detail = await client.wait(`/${name}`);
-    const ms = performance.now() - start;
     if (detail.state !== 'SUCCEEDED') throw new Error(`short job ${name} ended ${detail.state}`);
-    return ms;
   };
-  log('cluster bench: short job warm-up');
-  for (let i = 0; i < pairs; i++) {
-    await one(`short-warmup-${i}`);
-    await rawTrueMs();
-  }
-  for (let r = 0; r < rounds; r++) {
-    log(`cluster bench: short job round ${r + 1}/${rounds}`);
-    for (let i = 0; i < pairs; i++) {
-      job.push(await one(`short-${r}-${i}`));
-      raw.push(await rawTrueMs());
-    }
-  }
-  load.end = loadavg();
+  log(`cluster bench: short job, ${pairs} warm-up pairs then ${rounds * pairs}`);
+  const r = await interleave({ job: one, raw: rawTrueMs }, { rounds: rounds * pairs, warmup: pairs });
+  load.end = loadAverage();
   return {
-    tasksRun: (rounds + 1) * pairs,
-    shortJob: { samples: job.length, ms: stats(job), rawSpawnMs: stats(raw), ratio: median(job.map((ms, i) => ms / raw[i])), load },
+    tasksRun: r.rounds + pairs,
+    shortJob: { samples: r.rounds, ms: r.job, rawSpawnMs: r.raw, ratio: r.ratio.raw.median, load },
   };
 }
 
