@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { placementOptions, schedule } from '../dist/cluster/scheduler/index.js';
 import { prng } from './prng.mjs';
 import { buildSnapshot } from './schedule.mjs';
-import { stats } from './measure.mjs';
+import { interleaveSync } from './measure.mjs';
 
 const GiB = 1024 ** 3;
 const MODELS = ['llama-8b', 'llama-70b', 'mistral-7b', 'sdxl', 'whisper'];
@@ -65,28 +65,12 @@ function measure(taskCount, workerCount, pricing, rounds, warmup) {
     plans[mode] = schedule(snapshot, opts);
     return performance.now() - start;
   };
-  for (let i = 0; i < warmup; i++) {
-    time('firstFit', firstFit);
-    time('adaptive', adaptive);
-  }
-  const ff = [], ad = [], ratios = [];
-  for (let i = 0; i < rounds; i++) {
-    let a, b;
-    if (i % 2 === 0) {
-      a = time('firstFit', firstFit);
-      b = time('adaptive', adaptive);
-    } else {
-      b = time('adaptive', adaptive);
-      a = time('firstFit', firstFit);
-    }
-    ff.push(a);
-    ad.push(b);
-    ratios.push(b / a);
-  }
+  // bench/measure.mjs: warm-up rounds, then first-fit and adaptive in alternating order.
+  const r = interleaveSync({ adaptive: () => time('adaptive', adaptive), firstFit: () => time('firstFit', firstFit) }, { rounds, warmup });
   const scored = plans.adaptive.placements.filter((p) => p.decision);
   return {
-    tasks: snapshot.pending.length, workers: workerCount, pricing, rounds,
-    firstFitMs: stats(ff), adaptiveMs: stats(ad), ratio: stats(ratios),
+    tasks: snapshot.pending.length, workers: workerCount, pricing, rounds: r.rounds,
+    firstFitMs: r.firstFit, adaptiveMs: r.adaptive, ratio: r.ratio.firstFit,
     placements: { firstFit: plans.firstFit.placements.length, adaptive: plans.adaptive.placements.length, scored: scored.length,
       reuseHits: scored.filter((p) => p.decision.reuseHit).length },
   };

@@ -17,7 +17,7 @@ import { simulate } from '../dist/sim/engine.js';
 import { swfWorkload } from '../dist/sim/load.js';
 import { createScheduler } from '../dist/sim/policy.js';
 import { parseSwf } from '../dist/sim/swf.js';
-import { stats } from './measure.mjs';
+import { interleaveSync, stats } from './measure.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TRACE = path.join(root, '..', 'shared', 'traces', 'lublin_256.swf');
@@ -55,32 +55,29 @@ export function runSimulateBench({ policies = POLICIES, rounds = ROUNDS } = {}) 
   let jobs = 0;
   for (const policy of policies) {
     const loadStart = load1();
-    baseline();
-    replay(policy);
-    const base = [];
-    const runs = [];
-    for (let i = 0; i < rounds; i++) {
-      let b;
-      let r;
-      if (i % 2 === 0) {
-        b = baseline();
-        r = replay(policy);
-      } else {
-        r = replay(policy);
-        b = baseline();
-      }
-      jobs = b.jobs;
-      base.push(b.ms);
-      runs.push(r);
-    }
+    // bench/measure.mjs: a warm-up pair, then baseline and replay in alternating order.
+    const replays = [];
+    const r = interleaveSync({
+      replay: () => {
+        const x = replay(policy);
+        replays.push(x);
+        return x.ms;
+      },
+      baseline: () => {
+        const b = baseline();
+        jobs = b.jobs;
+        return b.ms;
+      },
+    }, { rounds, warmup: 1 });
+    const runs = replays.slice(1);
     const s = runs[0].summary;
     rows.push({
       policy,
-      rounds,
-      ms: stats(runs.map((r) => r.ms)),
-      simMs: stats(runs.map((r) => r.simMs)),
-      baselineMs: stats(base),
-      ratio: stats(runs.map((r, i) => r.ms / base[i])),
+      rounds: r.rounds,
+      ms: r.replay,
+      simMs: stats(runs.map((x) => x.simMs)),
+      baselineMs: r.baseline,
+      ratio: r.ratio.baseline,
       loadAverage: { start: loadStart, end: load1() },
       jobs: s.jobs,
       passes: s.passes,
