@@ -9,17 +9,22 @@ afterEach(async () => {
 });
 
 describe('adaptive placement in the controller', () => {
-  it('stores the decision on the attempt and logs one line per dispatch', async () => {
+  /** An inference job on w1 (price 5) and w2 (price 1), same size, under `placement`: its first attempt and the log. */
+  async function serveOnPricedPair(placement: ReturnType<typeof placementOptions>) {
     const lines: string[] = [];
-    // Same size, w1 five times the price: inference (λ 0.4) goes to w2 although w1 comes first.
     h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
-      placement: placementOptions(), log: (line) => lines.push(line),
+      placement, log: (line) => lines.push(line),
     });
     const { store, controller, until } = h;
     store.submit(spec('/serve', { command: LONG, category: 'inference' }));
     controller.start();
     await until(() => store.task('/serve/task-0')?.state === 'RUNNING');
-    const attempt = store.attemptsOf('/serve/task-0')[0]!;
+    return { attempt: store.attemptsOf('/serve/task-0')[0]!, lines };
+  }
+
+  it('stores the decision on the attempt and logs one line per dispatch', async () => {
+    // Same size, w1 five times the price: inference (λ 0.4) goes to w2 although w1 comes first.
+    const { attempt, lines } = await serveOnPricedPair(placementOptions());
     expect(attempt.workerId).toBe('w2');
     expect(attempt.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.4, reuseHit: false, runnerUp: { workerId: 'w1' } });
     expect(lines.filter((l) => l.startsWith('dispatch '))).toEqual([
@@ -28,15 +33,7 @@ describe('adaptive placement in the controller', () => {
   });
 
   it('first-fit mode keeps worker order and records no decision', async () => {
-    const lines: string[] = [];
-    h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
-      placement: placementOptions({ mode: 'first-fit' }), log: (line) => lines.push(line),
-    });
-    const { store, controller, until } = h;
-    store.submit(spec('/serve', { command: LONG, category: 'inference' }));
-    controller.start();
-    await until(() => store.task('/serve/task-0')?.state === 'RUNNING');
-    const attempt = store.attemptsOf('/serve/task-0')[0]!;
+    const { attempt, lines } = await serveOnPricedPair(placementOptions({ mode: 'first-fit' }));
     expect(attempt.workerId).toBe('w1');
     expect(attempt.placement).toBeNull();
     expect(lines).toContain('dispatch /serve/task-0 attempt 0 -> w1: first fit (not scored)');
