@@ -4,14 +4,20 @@
 #
 #   scripts/k8s-setup.sh build                   fetch + build once into the cache; a second call
 #                                                is instant (prints "cached")
-#   scripts/k8s-setup.sh start [--with-scheduler] [--kubeconfig PATH]
+#   scripts/k8s-setup.sh kubelet                 build the real kubelet + a pause binary once
+#                                                (after `build`; 5 to 15 min), cached
+#   scripts/k8s-setup.sh start [--with-scheduler] [--with-kubelet] [--kubeconfig PATH]
 #                                                start etcd + kube-apiserver (+ kube-scheduler) on
 #                                                free loopback ports, wait for /readyz, create the
-#                                                `default` ServiceAccount, print the kubeconfig path
+#                                                `default` ServiceAccount, print the kubeconfig path;
+#                                                --with-kubelet (root): a real kubelet Node that runs
+#                                                bound Pods in a private Docker engine
 #   scripts/k8s-setup.sh stop                    stop what `start` started (pid files); idempotent
 #   scripts/k8s-setup.sh status [--json]         what runs, where, and the kubeconfig path
-#   scripts/k8s-setup.sh selftest                start, create a Node and a Pod (schedulerName
-#                                                iris), bind it with the Binding API, stop
+#   scripts/k8s-setup.sh selftest [--with-kubelet]
+#                                                start, create a Node and a Pod (schedulerName
+#                                                iris), bind it with the Binding API, stop; with
+#                                                --with-kubelet also run Pods on the real kubelet
 #
 # Guarantees:
 #   - Nothing is installed on the system: the Go 1.19 toolchain, rsync and etcd come from
@@ -45,7 +51,7 @@ fail() {
 
 usage() {
   echo 'usage:' >&2
-  sed -n '5,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -143,6 +149,9 @@ $(tail -n 15 "$CACHE/build.log")"
   echo "k8s-setup: built $BIN/kube-apiserver, kube-scheduler, etcd in $cost; cache $(du -sh "$CACHE" | cut -f1)"
 }
 
+# shellcheck source=scripts/k8s-kubelet.sh
+. "$ROOT/scripts/k8s-kubelet.sh"
+
 # ---- run ----------------------------------------------------------------------------------------
 
 free_port() {
@@ -188,10 +197,11 @@ write_kubeconfig() { # write_kubeconfig PATH PORT TOKEN
 }
 
 cmd_start() {
-  local with_scheduler=0 kubeconfig=""
+  local with_scheduler=0 with_kubelet=0 kubeconfig=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --with-scheduler) with_scheduler=1 ;;
+      --with-kubelet) with_kubelet=1 ;;
       --kubeconfig)
         [ $# -ge 2 ] || usage
         kubeconfig="$2"
@@ -205,6 +215,10 @@ cmd_start() {
     shift
   done
   built || fail "not built yet; run: scripts/k8s-setup.sh build (7 to 30 min once depending on load, cached in $CACHE)"
+  if [ "$with_kubelet" = 1 ]; then
+    [ "$(id -u)" = 0 ] || fail "--with-kubelet needs root: the kubelet and its Docker engine manage cgroups, mounts and a bridge"
+    kubelet_built || fail "the kubelet is not built; run: scripts/k8s-setup.sh kubelet (5 to 15 min once, cached in $BIN)"
+  fi
   command -v curl >/dev/null || fail "curl not found; install it (sudo apt-get install curl)"
   command -v openssl >/dev/null || fail "openssl not found; install it (sudo apt-get install openssl)"
   mkdir -p "$STATE"
@@ -240,7 +254,8 @@ cmd_start() {
     --service-account-key-file "$STATE/sa.key" --service-account-signing-key-file "$STATE/sa.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --api-audiences https://kubernetes.default.svc.cluster.local \
-    --service-cluster-ip-range 10.96.0.0/16 --allow-privileged=true
+    --service-cluster-ip-range 10.96.0.0/16 --allow-privileged=true \
+    --kubelet-preferred-address-types InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP
   write_kubeconfig "$kubeconfig" "$api_port" "$token"
   echo "$kubeconfig" >"$STATE/kubeconfig.path"
 
@@ -281,8 +296,10 @@ $(tail -n 10 "$STATE/kube-scheduler.log")"
       sleep 0.5
     done
   fi
+  [ "$with_kubelet" = 1 ] && kubelet_start
   local note=""
   [ "$with_scheduler" = 1 ] && note=", with kube-scheduler"
+  [ "$with_kubelet" = 1 ] && note="$note, with a kubelet Node $KUBELET_NODE"
   say "ready in $((SECONDS - start)) s: https://127.0.0.1:$api_port (state $STATE$note)"
   echo "$kubeconfig"
 }
@@ -316,6 +333,7 @@ cmd_stop() {
   fi
   local stopped
   stopped="$( (
+    kubelet_stop
     stop_one kube-scheduler
     stop_one kube-apiserver
     stop_one etcd
@@ -331,7 +349,7 @@ cmd_status() {
   fi
   [ $# -eq 0 ] || usage
   local name running=() r=false kc="" port="" is_built=false
-  for name in etcd kube-apiserver kube-scheduler; do alive "$name" && running+=("$name"); done
+  for name in etcd kube-apiserver kube-scheduler kubelet dockerd; do alive "$name" && running+=("$name"); done
   [ -d "$STATE" ] && ready && r=true
   built && is_built=true
   kc="$(cat "$STATE/kubeconfig.path" 2>/dev/null || true)"
@@ -374,13 +392,18 @@ pod_json() { # pod_json NAME EXTRA-SPEC-FIELDS
 }
 
 cmd_selftest() {
+  local with_kubelet=0
+  if [ "${1:-}" = --with-kubelet ]; then
+    with_kubelet=1
+    shift
+  fi
   [ $# -eq 0 ] || usage
   built || fail "not built yet; run: scripts/k8s-setup.sh build (7 to 30 min once depending on load, cached in $CACHE)"
   # a state dir of its own, so a server the user runs in the default state dir is left alone
   [ -n "${IRIS_K8S_DIR:-}" ] || STATE="$CACHE/selftest"
   local start=$SECONDS node=iris-selftest-node
   trap 'cmd_stop >/dev/null 2>&1 || true' EXIT
-  cmd_start --with-scheduler >/dev/null
+  if [ "$with_kubelet" = 1 ]; then cmd_start --with-scheduler --with-kubelet >/dev/null; else cmd_start --with-scheduler >/dev/null; fi
   say "selftest: started in $((SECONDS - start)) s"
 
   check "create Node" 201 POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"'$node'","labels":{"cloud.google.com/gke-nodepool":"pool-a"}},"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"IrisSelftest","message":"fake node"}]}}'
@@ -403,20 +426,23 @@ cmd_selftest() {
 
   check "create Pod (default scheduler)" 201 POST /api/v1/namespaces/default/pods "$(pod_json default-selftest '')"
   local deadline=$((SECONDS + 30))
-  until grep -q "\"nodeName\": *\"$node\"" <<<"$LAST_BODY"; do
+  until grep -q '"nodeName": *"' <<<"$LAST_BODY"; do
     [ "$SECONDS" -lt "$deadline" ] || fail "selftest: kube-scheduler did not place the default-scheduler pod within 30 s; see $STATE/kube-scheduler.log"
     sleep 0.5
     check "read Pod" 200 GET /api/v1/namespaces/default/pods/default-selftest
   done
   check "delete Pod" 200 DELETE /api/v1/namespaces/default/pods/iris-selftest
+  [ "$with_kubelet" = 1 ] && selftest_kubelet
 
   trap - EXIT
   cmd_stop >/dev/null 2>&1
   local name
-  for name in etcd kube-apiserver kube-scheduler; do
+  for name in etcd kube-apiserver kube-scheduler kubelet dockerd; do
     alive "$name" && fail "selftest: $name still runs after stop"
   done
-  echo "k8s-setup: selftest passed in $((SECONDS - start)) s: Node created and untainted, Pod with schedulerName iris bound through the Binding API, a default pod placed by kube-scheduler, all stopped"
+  local more=""
+  [ "$with_kubelet" = 1 ] && more=", on the kubelet a Pod exited 3 (phase Failed, log read through the API) and a Pod was deleted gracefully"
+  echo "k8s-setup: selftest passed in $((SECONDS - start)) s: Node created and untainted, Pod with schedulerName iris bound through the Binding API, a default pod placed by kube-scheduler$more, all stopped"
 }
 
 main() {
@@ -428,6 +454,7 @@ main() {
     stop) cmd_stop "$@" ;;
     status) cmd_status "$@" ;;
     selftest) cmd_selftest "$@" ;;
+    kubelet) kubelet_build "$@" ;;
     *) usage ;;
   esac
 }
