@@ -18,12 +18,14 @@
 #   - Everything lives under $STATE (and /run/iris-k8s-<id>, short socket paths), the pod
 #     cgroups under /iris-k8s-<id> (so two state dirs never clean up each other's pods).
 #   - The kubelet changes four kernel settings when it starts (vm.overcommit_memory=1,
-#     kernel.panic=10, kernel.panic_on_oops=1, vm.panic_on_oom=0); `stop` puts back the values
-#     recorded before the first kubelet of this state dir started.
+#     kernel.panic=10, kernel.panic_on_oops=1, vm.panic_on_oom=0); the first kubelet of the
+#     machine records the values before (/run/iris-k8s-sysctl.before) and the last one to stop
+#     puts them back.
 
 KUBELET_NODE="${IRIS_K8S_KUBELET_NODE:-iris-kubelet}"
 PAUSE_IMAGE=iris-test/pause:3.2
 KUBELET_SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops"
+SYSCTL_SAVED=/run/iris-k8s-sysctl.before
 
 kubelet_built() {
   [ -x "$BIN/kubelet" ] && [ -x "$BIN/pause" ]
@@ -99,7 +101,8 @@ kubelet_start() {
   dir="$STATE/kubelet"
   bridge="irisk-$id"
   mkdir -p "$run" "$dir/root" "$dir/certs" "$dir/dockershim" "$dir/plugins" "$STATE/docker"
-  [ -f "$dir/sysctl.before" ] || sysctl $KUBELET_SYSCTLS >"$dir/sysctl.before" 2>/dev/null || true
+  # the first kubelet on the machine records the kernel settings it is about to change
+  [ -f "$SYSCTL_SAVED" ] || sysctl $KUBELET_SYSCTLS >"$SYSCTL_SAVED" 2>/dev/null || true
 
   # a private bridge on a free 10.252.N.0/24
   if ! ip link show "$bridge" >/dev/null 2>&1; then
@@ -197,9 +200,10 @@ kubelet_stop() { # prints the names of what it stopped
   done
   if ip link show "irisk-$id" >/dev/null 2>&1; then ip link delete "irisk-$id" 2>/dev/null || true; fi
   rm -rf "$run"
-  if [ -f "$dir/sysctl.before" ]; then
-    sysctl -q -p "$dir/sysctl.before" >/dev/null 2>&1 || true
-    rm -f "$dir/sysctl.before"
+  # the last kubelet of the machine to stop puts the kernel settings back
+  if [ -f "$SYSCTL_SAVED" ] && ! ls -d /run/iris-k8s-*/ >/dev/null 2>&1; then
+    sysctl -q -p "$SYSCTL_SAVED" >/dev/null 2>&1 || true
+    rm -f "$SYSCTL_SAVED"
   fi
   return 0
 }
