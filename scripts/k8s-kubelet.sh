@@ -69,8 +69,10 @@ $(tail -n 15 "$CACHE/kubelet-build.log")"
   echo "k8s-setup: built $BIN/kubelet and $BIN/pause in $cost"
 }
 
-kubelet_id() { # short, stable per state dir: names of the bridge, cgroup root and exec root
-  printf '%s' "$STATE" | sha256sum | cut -c1-8
+kubelet_id() { # short, stable per state dir (however it is spelled): names of the bridge, cgroup root and exec root
+  local abs
+  abs="$(cd "$STATE" 2>/dev/null && pwd -P)" || abs="$STATE"
+  printf '%s' "$abs" | sha256sum | cut -c1-8
 }
 
 kdocker() { # docker against the private engine of this state dir
