@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { finished as streamEnded } from 'node:stream/promises';
 import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
@@ -133,12 +134,11 @@ describeKube('test node agent', () => {
     const out = new PassThrough();
     let followed = '';
     out.on('data', (chunk: Buffer) => (followed += chunk.toString()));
-    const ended = new Promise<unknown>((resolve) => {
-      void new k8s.Log(kc).log(NS, 'talks', 'task', out, resolve, { follow: true });
-    });
-    await ended;
+    // client-node 2.0.1's Log ignores its `done` callback: the end of the reply ends the stream
+    await new k8s.Log(kc).log(NS, 'talks', 'task', out, { follow: true });
+    await streamEnded(out);
     expect(followed).toBe('one\ntwo\nthree\n');
-    expect((await readPod('talks')).status?.phase).toBe('Succeeded');
+    expect((await finished('talks')).status?.phase).toBe('Succeeded'); // the status lands just after the output ends
     const stamped = await api.readNamespacedPodLog({ name: 'talks', namespace: NS, timestamps: true });
     expect(stamped.split('\n').filter(Boolean).map((l) => l.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual(['one', 'two', 'three']);
     expect(await api.readNamespacedPodLog({ name: 'talks', namespace: NS, tailLines: 1 })).toBe('three\n');

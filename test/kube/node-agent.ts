@@ -119,8 +119,8 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
 
   const finalDelete = (run: PodRun): Promise<unknown> => {
     run.chain = run.chain
-      .then(() => api.deleteNamespacedPod({ name: run.name, namespace: run.namespace, gracePeriodSeconds: 0, body: { preconditions: { uid: run.uid } } }))
-      .catch(() => {});
+      .then(() => api.deleteNamespacedPod({ name: run.name, namespace: run.namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: run.uid } } }))
+      .catch(() => {}); // the API server reads the options from the body when there is one, not the query
     return run.chain;
   };
 
