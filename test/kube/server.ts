@@ -9,52 +9,22 @@
  *   safe to call twice. A server still running when the test process exits is stopped then.
  * - `describeKube` is vitest's `describe` when the server is built. When it is not: under
  *   CI=true the suite is kept and fails with one test saying how to build it; elsewhere it is
- *   `describe.skip`, and the run prints ONE line (the first file to notice prints it):
+ *   `describe.skip`, and the run prints ONE line (from the kube project's global setup,
+ *   test/kube/global-setup.ts; a file run outside that project prints it itself):
  *   "kubernetes tests skipped: run `scripts/k8s-setup.sh build` (~8 min) to enable".
  * - Nothing here builds the server: outside `npm test` under CI (scripts/test.js) no build
  *   happens implicitly.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
+import { inCI, KUBE_SKIP_LINE, kubeBuilt, kubeCache, repoRoot } from './built.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { inCI, kubeBuilt, kubeCache, KUBE_SKIP_LINE } from './built.js';
+
 const setupScript = path.join(repoRoot, 'scripts', 'k8s-setup.sh');
-
-export const KUBE_SKIP_LINE = 'kubernetes tests skipped: run `scripts/k8s-setup.sh build` (~8 min) to enable';
-
-/** The build cache the tests use: IRIS_K8S_CACHE, or the repo's .cache/k8s. */
-export function kubeCache(): string {
-  return process.env.IRIS_K8S_CACHE || path.join(repoRoot, '.cache', 'k8s');
-}
-
-/** True under CI=true (any CI value but '', 'false' and '0'), where the kubernetes tests must run. */
-export function inCI(): boolean {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
-}
-
-let builtMemo: boolean | undefined;
-
-/** Whether the cache holds a complete build of the current recipe (the script's own check). */
-export function kubeBuilt(): boolean {
-  if (builtMemo !== undefined) return builtMemo;
-  // status --json on a state dir that does not exist: only the "built" field is of interest
-  const probe = spawnSync('bash', [setupScript, 'status', '--json'], {
-    encoding: 'utf8',
-    timeout: 30_000,
-    env: { ...process.env, IRIS_K8S_CACHE: kubeCache(), IRIS_K8S_DIR: path.join(os.tmpdir(), `iris-k8s-none-${process.pid}`) },
-  });
-  try {
-    builtMemo = (JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { built?: boolean }).built === true;
-  } catch {
-    builtMemo = false;
-  }
-  return builtMemo;
-}
 
 export interface KubeServer {
   /** Path of a kubeconfig (context iris-test, namespace default, bearer token, TLS unchecked). */
@@ -143,14 +113,9 @@ export async function startKubeServer(opts: { withScheduler?: boolean } = {}): P
   };
 }
 
-/** Prints the skip line once per test run (the vitest main process is every worker's parent). */
-function noteSkipOnce(): void {
-  const marker = path.join(os.tmpdir(), `iris-kube-skip-noted-${process.ppid}`);
-  try {
-    writeFileSync(marker, String(Date.now()), { flag: 'wx' });
-  } catch {
-    return; // another file of this run printed it
-  }
+/** Prints the skip line unless the kube project's global setup printed it for the whole run. */
+function noteSkip(): void {
+  if ((inject as (key: string) => unknown)('kubeSkipNoted') === true) return;
   console.log(KUBE_SKIP_LINE);
 }
 
@@ -165,7 +130,7 @@ function chooseDescribe(): typeof describe {
       });
     return failing as unknown as typeof describe;
   }
-  noteSkipOnce();
+  noteSkip();
   return describe.skip as unknown as typeof describe;
 }
 
