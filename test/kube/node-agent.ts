@@ -25,6 +25,9 @@
  * - `stop()` ends the watches, kills every process it started and waits for them, closes the
  *   log endpoint and removes its temp dir; API objects are left as they are. Processes still
  *   running when the test process exits are killed then.
+ * - It runs inside the test's process: a test that blocks the event loop (execFileSync,
+ *   spawnSync, Atomics.wait) while pods run stalls this kubelet (no status, and log requests
+ *   through the API server fail with "TLS handshake timeout").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
