@@ -117,6 +117,8 @@ describeKube('test node agent', () => {
     expect(pod.status?.startTime).toBeTruthy();
     expect(pod.status?.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(phases.get('ok')).toEqual(['Pending', 'Running', 'Succeeded']);
+    const conditions = Object.fromEntries((pod.status?.conditions ?? []).map((c) => [c.type, c.status]));
+    expect(conditions).toEqual({ PodScheduled: 'True', Initialized: 'True', ContainersReady: 'False', Ready: 'False' });
     expect(await api.readNamespacedPodLog({ name: 'ok', namespace: NS, container: 'task' })).toBe('hello from iris\n');
   });
 

@@ -95,6 +95,8 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
   kc.loadFromFile(opts.kubeconfig);
   const api: CoreV1Api = kc.makeApiClient(k8s.CoreV1Api);
   const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  // like a kubelet: conditions merge by type (PodScheduled, set by the binding, stays)
+  const strategic = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
   const namespace = opts.namespace ?? 'default';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-node-agent-'));
   const pods = new Map<string, PodRun>(); // by uid
@@ -115,7 +117,7 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
 
   const report = (run: PodRun, status: Record<string, unknown>): Promise<unknown> => {
     run.chain = run.chain
-      .then(() => api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, merge))
+      .then(() => api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, strategic))
       .catch(() => {}); // a pod deleted meanwhile: nothing to report to
     return run.chain;
   };
@@ -159,7 +161,7 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
     void report(run, {
       ...podStatus,
       phase: exitCode === 0 && !run.killedFor ? 'Succeeded' : 'Failed',
-      conditions: [{ type: 'Ready', status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt }],
+      conditions: ['Ready', 'ContainersReady'].map((type) => ({ type, status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt })),
       containerStatuses: [containerStatus(run, image, { terminated }, false)],
     });
     if (run.deleting) void finalDelete(run);
@@ -214,7 +216,7 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
       startTime: run.startedAt,
       hostIP: '127.0.0.1',
       podIP: '127.0.0.1',
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: run.startedAt }],
+      conditions: ['Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: run.startedAt })),
       containerStatuses: [containerStatus(run, image, { running: { startedAt: run.startedAt } }, true)],
     }).then(() => {
       const annotations = meta.annotations ?? {};
