@@ -219,6 +219,18 @@ describeKube('test node agent', () => {
     }
   });
 
+  it('a second agent takes over an existing Node of the same name', async () => {
+    const again = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'drained', labels: { extra: 'yes' }, capacity: { cpu: '2', memory: '2Gi' } }] });
+    try {
+      const node = await api.readNode({ name: 'drained' });
+      expect(node.metadata?.labels?.extra).toBe('yes');
+      expect(node.spec?.unschedulable ?? false).toBe(false);
+      expect(node.status?.allocatable?.cpu).toBe('2');
+    } finally {
+      await again.stop();
+    }
+  });
+
   it('stop() kills every process it runs and leaves none behind', async () => {
     const pidFile = path.join(tmp, 'sleeper.pid');
     const other = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'short-lived', capacity: { cpu: '1', memory: '1Gi' } }] });

@@ -3,7 +3,7 @@
  * bound to them as LOCAL PROCESSES. A test fixture, not part of iris.
  *
  * Guarantees:
- * - Nodes: created Ready (status subresource), without the `node.kubernetes.io/not-ready` taint,
+ * - Nodes: created (or taken over when one of that name exists) Ready (status subresource), without the `node.kubernetes.io/not-ready` taint,
  *   with address InternalIP 127.0.0.1, capacity = allocatable = the given capacity (plus
  *   `pods: "110"` when not given), and the agent's kubelet port in
  *   status.daemonEndpoints.kubeletEndpoint.
@@ -288,7 +288,13 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
 
   for (const n of opts.nodes) {
     const capacity = { pods: '110', ...n.capacity };
-    await api.createNode({ body: { apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } } });
+    await api
+      .createNode({ body: { apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } } })
+      .catch(async (err: { code?: number }) => {
+        if (err.code !== 409) throw err;
+        // a Node left by an earlier agent on this server: take it over (labels are added)
+        await api.patchNode({ name: n.name, body: { metadata: { labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } } }, merge);
+      });
     // the admission plugin adds the not-ready taint on create; a node controller would remove it
     await api.patchNode({ name: n.name, body: { spec: { taints: taints(n.unschedulable ?? false) } } }, merge);
     const now = new Date().toISOString();
