@@ -115,17 +115,28 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
     return undefined;
   });
 
+  /** Calls the API, again after a short pause on errors other than 404/409 (a busy server), 5 tries. */
+  const retry = async (call: () => Promise<unknown>): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await call();
+        return;
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        if (code === 404 || code === 409 || attempt >= 5 || stopped) return; // the pod is gone (or another uid): nothing to do
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  };
+
   const report = (run: PodRun, status: Record<string, unknown>): Promise<unknown> => {
-    run.chain = run.chain
-      .then(() => api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, strategic))
-      .catch(() => {}); // a pod deleted meanwhile: nothing to report to
+    run.chain = run.chain.then(() => retry(() => api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, strategic)));
     return run.chain;
   };
 
+  // the API server reads the delete options from the body when there is one, not from the query
   const finalDelete = (run: PodRun): Promise<unknown> => {
-    run.chain = run.chain
-      .then(() => api.deleteNamespacedPod({ name: run.name, namespace: run.namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: run.uid } } }))
-      .catch(() => {}); // the API server reads the options from the body when there is one, not the query
+    run.chain = run.chain.then(() => retry(() => api.deleteNamespacedPod({ name: run.name, namespace: run.namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: run.uid } } })));
     return run.chain;
   };
 
