@@ -1,0 +1,47 @@
+/**
+ * Whether the test API server is built, without loading vitest (the kube project's global
+ * setup and scripts use it too).
+ *
+ * Guarantees: `kubeBuilt()` asks scripts/k8s-setup.sh itself (`status --json`), so "built"
+ * means what `start` needs (binaries of the current recipe); the answer is memoised per process.
+ */
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const setupScript = path.join(repoRoot, 'scripts', 'k8s-setup.sh');
+
+export const KUBE_SKIP_LINE = 'kubernetes tests skipped: run `scripts/k8s-setup.sh build` (~8 min) to enable';
+
+/** The build cache the tests use: IRIS_K8S_CACHE, or the repo's .cache/k8s. */
+export function kubeCache(): string {
+  return process.env.IRIS_K8S_CACHE || path.join(repoRoot, '.cache', 'k8s');
+}
+
+/** True under CI=true (any CI value but '', 'false' and '0'), where the kubernetes tests must run. */
+export function inCI(): boolean {
+  const ci = process.env.CI;
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+let builtMemo: boolean | undefined;
+
+/** Whether the cache holds a complete build of the current recipe (the script's own check). */
+export function kubeBuilt(): boolean {
+  if (builtMemo !== undefined) return builtMemo;
+  // status --json on a state dir that does not exist: only the "built" field is of interest
+  const probe = spawnSync('bash', [setupScript, 'status', '--json'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, IRIS_K8S_CACHE: kubeCache(), IRIS_K8S_DIR: path.join(os.tmpdir(), `iris-k8s-none-${process.pid}`) },
+  });
+  try {
+    builtMemo = (JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { built?: boolean }).built === true;
+  } catch {
+    builtMemo = false;
+  }
+  return builtMemo;
+}
+
