@@ -59,9 +59,11 @@ if (major < MIN_MAJOR) {
   }
   // No top-level await: a process.exit() from oclif (e.g. EPIPE when piped to `head`) would
   // otherwise print a "Detected unsettled top-level await" warning.
-  // The subpath modules, not the package index: the index also loads semver (for an engines
-  // warning iris does not need) and parts of oclif no command uses, ~20 ms at every start.
-  Promise.all([import('@oclif/core/execute'), import('@oclif/core/settings')]).then(([{ execute }, { settings }]) => {
+  // oclif through dist/oclif.js (src/oclif.ts), the module every command takes it from: one
+  // copy of oclif per process, and after `npm run build` one bundled file instead of ~100
+  // modules of @oclif/core (scripts/bundle.js). Not the package index, which also loads semver
+  // for an engines warning iris does not need.
+  import('../dist/oclif.js').then(({ execute, settings }) => {
     // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
     settings.enableAutoTranspile = false;
     // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only

@@ -18,6 +18,11 @@ if (run(process.execPath, ['scripts/manifest.js', '--check']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+// The e2e tests run the CLI as `npm run build` makes it: oclif bundled into dist/oclif.js.
+if (run(process.execPath, ['scripts/bundle.js']) !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 // The Docker tests need an engine and the local test images (scripts/docker-setup.sh). Under CI
 // they must run, so a setup failure fails the run; elsewhere they are skipped with one line.
 const vitestEnv = { ...process.env };

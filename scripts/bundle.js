@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Bundle oclif for a faster CLI start (run by `npm run build` and `npm test` after tsc).
+//   node scripts/bundle.js
+// tsc compiles src/oclif.ts to dist/oclif.js, a module of re-exports from @oclif/core. This script
+// replaces that file with one ES module holding the same exports and every module of @oclif/core
+// (and its dependencies) they reach: a CLI start then reads and compiles one file instead of
+// ~100 (docs/architecture.md, "Starting a command"; docs/benchmarks.md, "CLI start").
+// Guarantees:
+//   - the exports of dist/oclif.js are unchanged (the script fails when one is missing);
+//   - the bundle is one file: oclif's own lazy imports are inlined, and require() calls it makes
+//     at run time (of a command file, a plugin) resolve from dist/, as they did from node_modules;
+//   - running it twice is harmless: an already bundled dist/oclif.js is left alone;
+//   - without this step (a plain `tsc` build) dist/oclif.js stays the re-exports and iris works
+//     the same, only slower to start.
+// typescript and ts-node stay outside: oclif loads them only to run commands from .ts sources,
+// which bin/run.js turns off (settings.enableAutoTranspile = false).
+import { readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const target = join(root, 'dist', 'oclif.js');
+const MARK = '// iris: bundled by scripts/bundle.js\n';
+const EXPORTS = ['Args', 'Command', 'Errors', 'Flags', 'execute', 'settings', 'toConfiguredId'];
+
+function fail(message, hint) {
+  process.stderr.write(`Error: ${message}\n${hint ? `Hint: ${hint}\n` : ''}`);
+  process.exit(1);
+}
+
+let source;
+try {
+  source = await readFile(target, 'utf8');
+} catch {
+  fail(`${target} is missing`, 'run `tsc -p tsconfig.build.json` first');
+}
+if (source.startsWith(MARK)) {
+  console.log(`${target} is already bundled`);
+  process.exit(0);
+}
+
+let rolldown;
+try {
+  ({ rolldown } = await import('rolldown'));
+} catch (error) {
+  fail(`cannot load the bundler (rolldown): ${error.message}`, 'run `npm ci` to install the devDependencies');
+}
+
+const out = join(root, 'dist', '.oclif-bundle');
+await rm(out, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: target,
+  platform: 'node',
+  external: [/^typescript(\/|$)/, /^ts-node(\/|$)/],
+  logLevel: 'warn',
+});
+await bundle.write({ dir: out, format: 'esm', codeSplitting: false, entryFileNames: 'oclif.js', banner: MARK.trimEnd() });
+await bundle.close();
+
+const bundled = join(out, 'oclif.js');
+const text = await readFile(bundled, 'utf8');
+const exported = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(text)?.[1] ?? '';
+const names = new Set(exported.split(',').map((part) => part.trim().split(/\s+as\s+/).pop()));
+const missing = EXPORTS.filter((name) => !names.has(name));
+if (missing.length > 0) fail(`the bundle of ${target} lacks the exports ${missing.join(', ')}`, 'keep EXPORTS in scripts/bundle.js and src/oclif.ts in step');
+
+await rename(bundled, target);
+// The source map tsc wrote describes the re-export module, not the bundle.
+await rm(`${target}.map`, { force: true });
+await rm(out, { recursive: true, force: true });
+console.log(`bundled @oclif/core into ${target} (${Math.round(text.length / 1024)} KiB)`);
