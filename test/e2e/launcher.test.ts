@@ -3,12 +3,14 @@
  * "Starting iris"). It starts bin/run.js on the Node pinned in node_modules at once (no other
  * Node starts first), also when reached through a symlink as npm links bins; the process it
  * leaves is that Node itself (exec), so exit codes and signals are the command's own; without
- * any usable Node it says so with a hint and exits 6.
+ * any usable Node it says so with a hint and exits 6. A start loads oclif as the one bundled file
+ * the build makes (dist/oclif.js), nothing from node_modules.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, assertBuilt, cleanEnv } from './harness.js';
 
@@ -62,6 +64,30 @@ describe('bin/iris, the launcher', () => {
     expect(r.status, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/^Error: /m);
     expect(r.stderr).toMatch(/^Hint: /m);
+  });
+
+  it('starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules', () => {
+    // A module hook (NODE_OPTIONS=--import) writes down every file the start loads, by import or require.
+    const hook = path.join(dir, 'list-modules.mjs');
+    const list = path.join(dir, 'modules.txt');
+    writeFileSync(
+      hook,
+      "import module from 'node:module';\nimport { writeFileSync } from 'node:fs';\nconst seen = [];\n" +
+        'module.registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });\n' +
+        `process.on('exit', () => writeFileSync(${JSON.stringify(list)}, seen.join('\\n')));\n`,
+    );
+    const r = spawnSync(linked, ['jobs'], {
+      cwd: dir,
+      env: cleanEnv({ IRIS_HOME: path.join(dir, 'empty-home'), NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }),
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(6);
+    const loaded = readFileSync(list, 'utf8').split('\n');
+    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'oclif.js')).href);
+    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'commands', 'jobs.js')).href);
+    // @oclif/core from node_modules here means dist/oclif.js is not the bundle (`npm run build`
+    // makes it: scripts/bundle.js) or some module imports @oclif/core instead of src/oclif.ts.
+    expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
   });
 
   it('becomes the Node process itself: SIGTERM to it stops a foreground `iris cluster start` gracefully (exit 0)', async () => {
