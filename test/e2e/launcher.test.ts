@@ -3,7 +3,8 @@
  * "Starting iris"). It starts bin/run.js on the Node pinned in node_modules at once (no other
  * Node starts first), also when reached through a symlink as npm links bins; the process it
  * leaves is that Node itself (exec), so exit codes and signals are the command's own; without
- * any usable Node it says so with a hint and exits 6. A start loads oclif as the one bundled file
+ * any usable Node, or in a checkout never built, it says so with a hint and exits 6. A start
+ * loads oclif as the one bundled file
  * the build makes (dist/oclif.js), nothing from node_modules.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -133,6 +134,13 @@ describe('bin/iris, the launcher', () => {
       expect(r.status, r.stderr).toBe(6);
       expect(r.stderr).toContain('Error: iris needs Node >= 22');
       expect(r.stderr).toContain('Hint: run `npm ci`');
+    });
+
+    it('on the pinned Node but never built (no dist/): a message, a hint and exit 6', () => {
+      const r = spawnSync(PINNED, [path.join(pkg, 'bin', 'run.js'), 'jobs'], { env: cleanEnv(), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(6);
+      expect(r.stderr).toContain(`Error: iris is not built: ${path.join(pkg, 'dist', 'oclif.js')} is missing.`);
+      expect(r.stderr).toContain('Hint: run `npm run build`');
     });
 
     const older = olderNode();
