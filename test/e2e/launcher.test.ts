@@ -4,8 +4,7 @@
  * Node starts first), also when reached through a symlink as npm links bins; the process it
  * leaves is that Node itself (exec), so exit codes and signals are the command's own; without
  * any usable Node, or in a checkout never built, it says so with a hint and exits 6. A start
- * loads oclif as the one bundled file
- * the build makes (dist/oclif.js), nothing from node_modules.
+ * loads oclif as the one bundled file the build makes (dist/oclif.js), nothing from node_modules.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
