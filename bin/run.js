@@ -77,6 +77,18 @@ if (major < MIN_MAJOR) {
       // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
       const first = process.argv[2];
       const withPlugins = first === undefined || first === 'help' || first.startsWith('autocomplete') || first === '--help' || first === '-h';
+      // Those plugins import '@oclif/core': hand them dist/oclif.js, the copy already loaded,
+      // rather than the ~100 modules of @oclif/core in node_modules (src/oclif.ts exports what
+      // they use: Args, Command, Flags, loadHelpClass, ux).
+      if (withPlugins && module.registerHooks) {
+        const oclifUrl = new URL('../dist/oclif.js', import.meta.url).href;
+        module.registerHooks({
+          resolve: (specifier, context, nextResolve) =>
+            specifier === '@oclif/core' && /\/@oclif\/plugin-(help|autocomplete)\//.test(context.parentURL ?? '')
+              ? { url: oclifUrl, shortCircuit: true }
+              : nextResolve(specifier, context),
+        });
+      }
       // The package root and its package.json given to oclif, which otherwise walks up from this
       // file to find them (~3 ms). The same file oclif would read; oclif takes its `oclif` section.
       const pjson = JSON.parse(process.getBuiltinModule('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const target = join(root, 'dist', 'oclif.js');
 const MARK = '// iris: bundled by scripts/bundle.js\n';
-const EXPORTS = ['Args', 'Command', 'Errors', 'Flags', 'execute', 'settings', 'toConfiguredId'];
+const EXPORTS = ['Args', 'Command', 'Errors', 'Flags', 'execute', 'loadHelpClass', 'settings', 'toConfiguredId', 'ux'];
 
 function fail(message, hint) {
   process.stderr.write(`Error: ${message}\n${hint ? `Hint: ${hint}\n` : ''}`);

@@ -10,13 +10,16 @@
  *
  * Guarantees: one copy of oclif per process for iris's own code (commands, base command and the
  * entry all get their classes from this module), so `instanceof` and oclif's settings hold.
- * The help and autocomplete plugins, loaded only for `iris help …` and `iris autocomplete …`,
- * keep their own @oclif/core from node_modules.
+ * The help and autocomplete plugins (loaded only for `iris help …`, `iris autocomplete …` and the
+ * root help) import '@oclif/core' too: bin/run.js points those imports here, so they share this
+ * copy; `loadHelpClass` and `ux` are exported for them.
  */
 export * as Args from '@oclif/core/args';
 export { Command } from '@oclif/core/command';
 export * as Errors from '@oclif/core/errors';
 export { execute } from '@oclif/core/execute';
+export { loadHelpClass } from '@oclif/core/help';
 export * as Flags from '@oclif/core/flags';
 export { settings } from '@oclif/core/settings';
 export { toConfiguredId } from '@oclif/core/util/ids';
+export { ux } from '@oclif/core/ux';

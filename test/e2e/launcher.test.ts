@@ -66,7 +66,7 @@ describe('bin/iris, the launcher', () => {
     expect(r.stderr).toMatch(/^Hint: /m);
   });
 
-  it('starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules', () => {
+  it('starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules; `iris help` shares it', () => {
     // A module hook (NODE_OPTIONS=--import) writes down every file the start loads, by import or require.
     const hook = path.join(dir, 'list-modules.mjs');
     const list = path.join(dir, 'modules.txt');
@@ -88,6 +88,14 @@ describe('bin/iris, the launcher', () => {
     // @oclif/core from node_modules here means dist/oclif.js is not the bundle (`npm run build`
     // makes it: scripts/bundle.js) or some module imports @oclif/core instead of src/oclif.ts.
     expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+    // `iris help jobs` runs the help plugin's command from node_modules; its imports of
+    // '@oclif/core' get the same bundle (bin/run.js), not @oclif/core from node_modules.
+    const help = spawnSync(linked, ['help', 'jobs'], { cwd: dir, env: cleanEnv({ NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }), encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('$ iris jobs');
+    const helpLoaded = readFileSync(list, 'utf8').split('\n');
+    expect(helpLoaded.some((url) => url.includes('/node_modules/@oclif/plugin-help/'))).toBe(true);
+    expect(helpLoaded.filter((url) => url.includes('/node_modules/@oclif/core/'))).toEqual([]);
   });
 
   it('becomes the Node process itself: SIGTERM to it stops a foreground `iris cluster start` gracefully (exit 0)', async () => {
