@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: build, check the committed oclif manifest is fresh, bundle oclif into dist/oclif.js
-// (scripts/bundle.js), run vitest, then print the plain `N passed, N failed` line CI reads. The exit code is vitest's (or the build's).
+// (scripts/bundle.js), run vitest, then print the plain `N passed, N failed` line CI reads.
+// The exit code is vitest's (or the build's).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
