@@ -51,24 +51,48 @@ if (major < MIN_MAJOR) {
 } else {
   // Cache compiled code between runs (tasks start `iris` often): in this package's own
   // node_modules, never a shared temp directory. Best effort: without it iris only starts slower.
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
   try {
-    const root = dirname(dirname(fileURLToPath(import.meta.url)));
     module.enableCompileCache?.(join(root, 'node_modules', '.cache', 'iris-compile'));
   } catch {
     // not writable or not supported: run without the cache
   }
   // No top-level await: a process.exit() from oclif (e.g. EPIPE when piped to `head`) would
   // otherwise print a "Detected unsettled top-level await" warning.
-  // The subpath modules, not the package index: the index also loads semver (for an engines
-  // warning iris does not need) and parts of oclif no command uses, ~20 ms at every start.
-  Promise.all([import('@oclif/core/execute'), import('@oclif/core/settings')]).then(([{ execute }, { settings }]) => {
-    // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
-    settings.enableAutoTranspile = false;
-    // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only
-    // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
-    const first = process.argv[2];
-    const withPlugins = first === undefined || first === 'help' || first.startsWith('autocomplete') || first === '--help' || first === '-h';
-    const loadOptions = withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : undefined;
-    return execute({ dir: import.meta.url, ...(loadOptions ? { loadOptions } : {}) });
-  });
+  // oclif through dist/oclif.js (src/oclif.ts), the module every command takes it from: one
+  // copy of oclif per process, and after `npm run build` one bundled file instead of ~100
+  // modules of @oclif/core (scripts/bundle.js). Not the package index, which also loads semver
+  // for an engines warning iris does not need.
+  import('../dist/oclif.js')
+    .catch((error) => {
+      // A checkout that was never built: say so instead of a module-loader stack trace.
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(join('dist', 'oclif.js'))) throw error;
+      process.stderr.write(`Error: iris is not built: ${join(root, 'dist', 'oclif.js')} is missing.\nHint: run \`npm run build\` (or \`npm ci\`) in ${root}.\n`);
+      process.exit(6);
+    })
+    .then(({ execute, settings }) => {
+      // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
+      settings.enableAutoTranspile = false;
+      // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only
+      // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
+      const first = process.argv[2];
+      const withPlugins = first === undefined || first === 'help' || first.startsWith('autocomplete') || first === '--help' || first === '-h';
+      // Those plugins import '@oclif/core': hand them dist/oclif.js, the copy already loaded,
+      // rather than the ~100 modules of @oclif/core in node_modules (src/oclif.ts exports what
+      // they use: Args, Command, Flags, loadHelpClass, ux).
+      if (withPlugins && module.registerHooks) {
+        const oclifUrl = new URL('../dist/oclif.js', import.meta.url).href;
+        module.registerHooks({
+          resolve: (specifier, context, nextResolve) =>
+            specifier === '@oclif/core' && /\/@oclif\/plugin-(help|autocomplete)\//.test(context.parentURL ?? '')
+              ? { url: oclifUrl, shortCircuit: true }
+              : nextResolve(specifier, context),
+        });
+      }
+      // The package root and its package.json given to oclif, which otherwise walks up from this
+      // file to find them (~3 ms). The same file oclif would read; oclif takes its `oclif` section.
+      const pjson = JSON.parse(process.getBuiltinModule('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
+      const loadOptions = { root, pjson, ...(withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : {}) };
+      return execute({ dir: import.meta.url, loadOptions });
+    });
 }

@@ -13,9 +13,7 @@
  * change nothing while the handler is registered.
  */
 import path from 'node:path';
-import { Command } from '@oclif/core/command';
-import * as Errors from '@oclif/core/errors';
-import { toConfiguredId } from '@oclif/core/util/ids';
+import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 import { resolveHome } from './api/address.js';

@@ -1,4 +1,4 @@
-import * as Args from '@oclif/core/args';
+import { Args } from '../oclif.js';
 import type { CancelResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 

@@ -1,5 +1,4 @@
-import * as Args from '@oclif/core/args';
-import * as Flags from '@oclif/core/flags';
+import { Args, Flags } from '../oclif.js';
 import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { parseJobRef, taskName } from '../model/names.js';

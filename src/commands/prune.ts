@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../oclif.js';
 import type { PruneResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { renderPrune } from '../ui/prune.js';

@@ -6,7 +6,7 @@
  * (`iris: /demo/eval SUCCEEDED`). `--stream` / `--no-stream` choose either way explicitly.
  * Exit codes are the same in both modes: 0 SUCCEEDED, 1 any other final state, 130 interrupted.
  */
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../oclif.js';
 import { TOKEN_ENV } from '../api/address.js';
 import type { JobDetail, LogBatch } from '../api/types.js';
 import type { IrisClient } from '../client/types.js';

@@ -1,5 +1,4 @@
-import * as Args from '@oclif/core/args';
-import * as Flags from '@oclif/core/flags';
+import { Args, Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
 import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES } from '../cluster/scheduler/queue/options.js';

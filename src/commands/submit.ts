@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../oclif.js';
 import type { EstimateResponse, SubmitResponse } from '../api/types.js';
 import type { PipelineResponse } from '../api/pipeline-request.js';
 import { renderPipeline } from '../ui/pipeline.js';

@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
 import { formatStateChange, stateChange } from '../ui/watch/stream.js';

@@ -4,7 +4,7 @@
  * and validates them with the model's parsers, `--gpu-memory` without `--gpu` included); only
  * `--env` is split here.
  */
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../oclif.js';
 import type { SubmitRequest } from '../api/types.js';
 import { IrisError, describeValue, invalid } from '../model/errors.js';
 

@@ -3,7 +3,10 @@
  * spaces are trimmed; an empty table renders only `empty` (e.g. "no jobs"). Column widths count
  * what a terminal shows: code points, without colour escape codes (colour.ts).
  */
-import { stripVTControlCharacters } from 'node:util';
+// node:util through process.getBuiltinModule, not an ESM import: importing a builtin as ESM reads
+// every export, and node:util's lazy ones load streams, worker_threads and more (~3 ms at the
+// start of every command that prints a table; docs/benchmarks.md "CLI start").
+const { stripVTControlCharacters } = process.getBuiltinModule('node:util');
 
 export interface Column<Row> {
   header: string;

@@ -19,7 +19,7 @@ export const BIN = path.join(ROOT, 'bin', 'run.js');
 
 export function assertBuilt(): void {
   if (!existsSync(path.join(ROOT, 'dist', 'commands'))) {
-    throw new Error('dist/ is missing: build first with `node_modules/.bin/tsc -p tsconfig.build.json` (npm test does it)');
+    throw new Error('dist/ is missing: build first with `npm run build` (tsc, the manifest and the oclif bundle; npm test does it)');
   }
 }
 

@@ -3,12 +3,14 @@
  * "Starting iris"). It starts bin/run.js on the Node pinned in node_modules at once (no other
  * Node starts first), also when reached through a symlink as npm links bins; the process it
  * leaves is that Node itself (exec), so exit codes and signals are the command's own; without
- * any usable Node it says so with a hint and exits 6.
+ * any usable Node, or in a checkout never built, it says so with a hint and exits 6. A start
+ * loads oclif as the one bundled file the build makes (dist/oclif.js), nothing from node_modules.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, assertBuilt, cleanEnv } from './harness.js';
 
@@ -64,6 +66,38 @@ describe('bin/iris, the launcher', () => {
     expect(r.stderr).toMatch(/^Hint: /m);
   });
 
+  it('starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules; `iris help` shares it', () => {
+    // A module hook (NODE_OPTIONS=--import) writes down every file the start loads, by import or require.
+    const hook = path.join(dir, 'list-modules.mjs');
+    const list = path.join(dir, 'modules.txt');
+    writeFileSync(
+      hook,
+      "import module from 'node:module';\nimport { writeFileSync } from 'node:fs';\nconst seen = [];\n" +
+        'module.registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });\n' +
+        `process.on('exit', () => writeFileSync(${JSON.stringify(list)}, seen.join('\\n')));\n`,
+    );
+    const r = spawnSync(linked, ['jobs'], {
+      cwd: dir,
+      env: cleanEnv({ IRIS_HOME: path.join(dir, 'empty-home'), NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }),
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(6);
+    const loaded = readFileSync(list, 'utf8').split('\n');
+    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'oclif.js')).href);
+    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'commands', 'jobs.js')).href);
+    // @oclif/core from node_modules here means dist/oclif.js is not the bundle (`npm run build`
+    // makes it: scripts/bundle.js) or some module imports @oclif/core instead of src/oclif.ts.
+    expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+    // `iris help jobs` runs the help plugin's command from node_modules; its imports of
+    // '@oclif/core' get the same bundle (bin/run.js), not @oclif/core from node_modules.
+    const help = spawnSync(linked, ['help', 'jobs'], { cwd: dir, env: cleanEnv({ NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }), encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('$ iris jobs');
+    const helpLoaded = readFileSync(list, 'utf8').split('\n');
+    expect(helpLoaded.some((url) => url.includes('/node_modules/@oclif/plugin-help/'))).toBe(true);
+    expect(helpLoaded.filter((url) => url.includes('/node_modules/@oclif/core/'))).toEqual([]);
+  });
+
   it('becomes the Node process itself: SIGTERM to it stops a foreground `iris cluster start` gracefully (exit 0)', async () => {
     const home = path.join(dir, 'home');
     const cwd = path.join(dir, 'work');
@@ -107,6 +141,13 @@ describe('bin/iris, the launcher', () => {
       expect(r.status, r.stderr).toBe(6);
       expect(r.stderr).toContain('Error: iris needs Node >= 22');
       expect(r.stderr).toContain('Hint: run `npm ci`');
+    });
+
+    it('on the pinned Node but never built (no dist/): a message, a hint and exit 6', () => {
+      const r = spawnSync(PINNED, [path.join(pkg, 'bin', 'run.js'), 'jobs'], { env: cleanEnv(), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(6);
+      expect(r.stderr).toContain(`Error: iris is not built: ${path.join(pkg, 'dist', 'oclif.js')} is missing.`);
+      expect(r.stderr).toContain('Hint: run `npm run build`');
     });
 
     const older = olderNode();

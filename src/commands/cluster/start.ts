@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../../oclif.js';
 import { BaseCommand } from '../../base-command.js';
 import { resolveHome } from '../../api/address.js';
 import { startDetached } from '../../client/launcher.js';

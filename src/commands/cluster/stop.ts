@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../../oclif.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class ClusterStop extends BaseCommand {

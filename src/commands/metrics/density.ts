@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as Flags from '@oclif/core/flags';
+import { Flags } from '../../oclif.js';
 import type { DensitySeries } from '../../api/metrics.js';
 import { resolveHome } from '../../api/address.js';
 import { BaseCommand } from '../../base-command.js';
