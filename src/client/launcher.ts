@@ -1,6 +1,6 @@
 /**
- * Starts a local cluster in the background: `iris cluster start --foreground` as a detached
- * child of this package's bin/run.js, its output appended to `<home>/cluster.log`, and waits
+ * Starts a local cluster in the background: server/cluster-process.js (the daemon without the CLI
+ * framework, with the arguments `cluster start --foreground …`) as a detached child on this Node, its output appended to `<home>/cluster.log`, and waits
  * (bounded) until its socket answers. When another client started a cluster at the same time,
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
@@ -23,6 +23,9 @@ import { SocketClient } from './socket-client.js';
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */
 export const BIN_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js');
 
+/** The detached cluster's entry, beside this file's directory (dist/server/cluster-process.js). */
+const CLUSTER_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'server', 'cluster-process.js');
+
 export interface StartOptions {
   configPath?: string;
   /** How long to wait for the socket to answer (default 20 s). */
@@ -40,7 +43,9 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   const socket = socketPathFor(home);
   // A young generation capped at 8 MiB per semi-space: a controller streaming logs to several
   // clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files").
-  const args = ['--max-semi-space-size=8', BIN_PATH, 'cluster', 'start', '--foreground'];
+  // Not through bin/run.js: the CLI framework would stay loaded for the cluster's life
+  // (server/cluster-process.ts). This process already runs on a Node that iris accepts.
+  const args = ['--max-semi-space-size=8', CLUSTER_ENTRY, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
   if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   ensurePrivateFile(logPath);
