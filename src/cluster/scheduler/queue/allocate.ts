@@ -98,8 +98,8 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
   const req = amountsOf(job);
   const found: Parts = { workers: [], parts: [] };
   const { parts } = found;
-  /** Index in found.workers of each slot, once it holds a part. */
-  const named = new Array<number>(slots.length).fill(-1);
+  /** Slot index -> its index in found.workers, once it holds a part. */
+  const named = new Map<number, number>();
   const held: HeldSpans = [];
   let left = count;
   let t = ctx.now;
@@ -122,8 +122,9 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
         tasks++;
       }
       if (tasks > 0) {
-        if (named[i] === -1) named[i] = found.workers.push(slot.id) - 1;
-        parts.push(named[i]!, t, tasks);
+        let at = named.get(i);
+        if (at === undefined) named.set(i, (at = found.workers.push(slot.id) - 1));
+        parts.push(at, t, tasks);
         left -= tasks;
         if (left === 0) break;
       }
