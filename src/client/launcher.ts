@@ -1,6 +1,6 @@
 /**
- * Starts a local cluster in the background: `iris cluster start --foreground` as a detached
- * child of this package's bin/run.js, its output appended to `<home>/cluster.log`, and waits
+ * Starts a local cluster in the background: server/cluster-process.js (the daemon without the CLI
+ * framework, with the arguments `cluster start --foreground …`) as a detached child on this Node, its output appended to `<home>/cluster.log`, and waits
  * (bounded) until its socket answers. When another client started a cluster at the same time,
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
@@ -23,6 +23,20 @@ import { SocketClient } from './socket-client.js';
 /** This package's bin/run.js (the same relative place from src/client and dist/client). */
 export const BIN_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js');
 
+/**
+ * V8 flags of the detached cluster process, a product choice (docs/benchmarks.md, "Memory"):
+ *   - a young generation capped at 8 MiB per semi-space: a controller streaming logs to several
+ *     clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files");
+ *   - the old generation may grow to 1.5 times what the last full collection left before the next
+ *     one, instead of up to 4 times (V8's default when the heap limit is 2 GB or more): a cluster
+ *     running short tasks makes garbage at hundreds of MB/s, and with the default its heap sat at
+ *     4 times its live size (~180 instead of ~120 MB after 2,000 tasks). No limit on the heap.
+ */
+export const CLUSTER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+
+/** The detached cluster's entry, beside this file's directory (dist/server/cluster-process.js). */
+const CLUSTER_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'server', 'cluster-process.js');
+
 export interface StartOptions {
   configPath?: string;
   /** How long to wait for the socket to answer (default 20 s). */
@@ -38,9 +52,9 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   prepareStateDir(home);
   const logPath = join(home, 'cluster.log');
   const socket = socketPathFor(home);
-  // A young generation capped at 8 MiB per semi-space: a controller streaming logs to several
-  // clients otherwise lets V8 grow it to 128 MiB of RSS (docs/architecture.md, "Log files").
-  const args = ['--max-semi-space-size=8', BIN_PATH, 'cluster', 'start', '--foreground'];
+  // Not through bin/run.js: the CLI framework would stay loaded for the cluster's life
+  // (server/cluster-process.ts). This process already runs on a Node that iris accepts.
+  const args = [...CLUSTER_NODE_FLAGS, CLUSTER_ENTRY, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
   if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   ensurePrivateFile(logPath);

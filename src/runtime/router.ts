@@ -3,7 +3,9 @@
  * `container` spec goes to the container runtime, every other launch to the process runtime.
  *
  * The container runtime is created on first use, so a machine without Docker runs process jobs
- * without ever touching an engine. Each RunningTask remembers which runtime started it, so
+ * without ever touching an engine; its factory may be asynchronous, so the daemon loads the Docker
+ * client (dockerode and its dependencies, ~9 MB resident) only then. Concurrent first launches
+ * share one creation; a creation that fails is tried again at the next container launch. Each RunningTask remembers which runtime started it, so
  * stop() always reaches the right one. reclaim() asks both; an absent engine only means there
  * is nothing of ours to reclaim there (the reason is logged, not thrown). recover() asks the
  * process runtime only (containers are reclaimed, not recovered).
@@ -12,8 +14,8 @@ import type { RecoveredExit, RunningTask, StartedRecord, TaskKey, TaskLaunch, Ta
 
 export interface RuntimeRouterOptions {
   process: TaskRuntime;
-  /** Builds the container runtime on first use. */
-  container: () => TaskRuntime;
+  /** Builds the container runtime on first use (may load its code first). */
+  container: () => TaskRuntime | Promise<TaskRuntime>;
   /** True when a container engine answers (checked before reclaiming containers). */
   containerReachable?: () => Promise<boolean>;
   log?: (message: string) => void;
@@ -22,8 +24,8 @@ export interface RuntimeRouterOptions {
 export class RuntimeRouter implements TaskRuntime {
   readonly name = 'router';
   private readonly processRuntime: TaskRuntime;
-  private readonly makeContainer: () => TaskRuntime;
-  private containerRuntime: TaskRuntime | null = null;
+  private readonly makeContainer: () => TaskRuntime | Promise<TaskRuntime>;
+  private containerRuntime: Promise<TaskRuntime> | null = null;
   private readonly owners = new WeakMap<RunningTask, TaskRuntime>();
   private readonly options: RuntimeRouterOptions;
 
@@ -33,13 +35,19 @@ export class RuntimeRouter implements TaskRuntime {
     this.makeContainer = options.container;
   }
 
-  private container(): TaskRuntime {
-    this.containerRuntime ??= this.makeContainer();
+  private container(): Promise<TaskRuntime> {
+    if (this.containerRuntime === null) {
+      const made = (async () => this.makeContainer())();
+      this.containerRuntime = made;
+      made.catch(() => {
+        if (this.containerRuntime === made) this.containerRuntime = null;
+      });
+    }
     return this.containerRuntime;
   }
 
   async launch(launch: TaskLaunch): Promise<RunningTask> {
-    const runtime = launch.container ? this.container() : this.processRuntime;
+    const runtime = launch.container ? await this.container() : this.processRuntime;
     const task = await runtime.launch(launch);
     this.owners.set(task, runtime);
     return task;
@@ -55,7 +63,7 @@ export class RuntimeRouter implements TaskRuntime {
     const reachable = this.options.containerReachable ? await this.options.containerReachable() : true;
     if (!reachable) return keys;
     try {
-      keys.push(...(await this.container().reclaim(clusterId, records, graceMs)));
+      keys.push(...(await (await this.container()).reclaim(clusterId, records, graceMs)));
     } catch (error) {
       this.options.log?.(`could not reclaim containers: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -67,6 +75,7 @@ export class RuntimeRouter implements TaskRuntime {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.processRuntime.close(), this.containerRuntime?.close()]);
+    const container = this.containerRuntime?.catch(() => null);
+    await Promise.all([this.processRuntime.close(), container?.then((runtime) => runtime?.close())]);
   }
 }

@@ -27,7 +27,6 @@ import { writeCliShim } from './cli-shim.js';
 import { loadConfig } from '../config/index.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
-import { DockerRuntime } from '../runtime/docker/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
@@ -66,6 +65,19 @@ export function packageVersion(): string {
 }
 
 /**
+ * The Docker runtime's module, loaded on first use: dockerode and its dependencies (ssh2, grpc-js,
+ * protobufjs, ...) cost an idle cluster ~9 MB, so a cluster whose jobs never ask for an image never
+ * loads them (bench/memory.mjs).
+ */
+const dockerModule = (): Promise<typeof import('../runtime/docker/runtime.js')> => import('../runtime/docker/runtime.js');
+
+/**
+ * Store meta key set before this cluster's state first gets a container runtime: only then can an
+ * earlier life have left containers behind, so only then does the start-up reclaim ask the engine.
+ */
+export const CONTAINERS_USED_META = 'containers_used';
+
+/**
  * A check that rejects with a clear user error when no Docker engine answers (run when a job asks
  * for an image). An answer is trusted for a few seconds, so a burst of submissions asks once.
  */
@@ -73,7 +85,7 @@ function containerEngineCheck(): () => Promise<void> {
   let okUntil = 0;
   return async () => {
     if (performance.now() < okUntil) return;
-    const probe = await DockerRuntime.probe({ timeoutMs: 3000 });
+    const probe = await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 3000 });
     if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
     okUntil = performance.now() + 5000;
   };
@@ -127,18 +139,28 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
   const metrics = new ClusterMetrics(store);
+  const leftovers = store.activeAttempts();
+  // Containers can be left behind only by a state that had a container runtime (the meta key), or
+  // by a leftover attempt of a job with an image (a state written before the key existed).
+  const mayHaveContainers = store.getMeta(CONTAINERS_USED_META) !== null || leftovers.some((a) => {
+    const job = store.task(a.task)?.job;
+    return job !== undefined && (store.job(job)?.spec.image ?? null) !== null;
+  });
   const runtime = new RuntimeRouter({
     // node:child_process spawn: execa's per-process bookkeeping costs ~0.5 ms of the event loop per task.
     process: new ProcessRuntime({ spawner: 'node' }),
-    container: () => new DockerRuntime(),
-    containerReachable: async () => (await DockerRuntime.probe({ timeoutMs: 2000 })).ok,
+    container: async () => {
+      if (store.getMeta(CONTAINERS_USED_META) === null) store.setMeta(CONTAINERS_USED_META, '1');
+      return new (await dockerModule()).DockerRuntime();
+    },
+    // Otherwise the engine is not asked (nor its client loaded) at start.
+    containerReachable: async () => mayHaveContainers && (await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 2000 })).ok,
     log,
   });
   const graceMs = config.defaults.stopGraceMs;
 
   // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
   // exit (recover); the rest are stopped (reclaim) and recorded as preempted, to run again.
-  const leftovers = store.activeAttempts();
   const records = leftovers.map((a) => ({
     key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
   }));

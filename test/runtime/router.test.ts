@@ -70,4 +70,26 @@ describe('RuntimeRouter', () => {
     expect(await router.reclaim('c', [], 10)).toHaveLength(1);
     expect(logs[0]).toContain('engine went away');
   });
+
+  it('builds an asynchronous container runtime once for concurrent first launches, and again after a failed build', async () => {
+    const proc = recorder('process');
+    const docker = recorder('docker');
+    let builds = 0;
+    let fail = true;
+    const router = new RuntimeRouter({
+      process: proc,
+      container: async () => {
+        builds++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (fail) throw new Error('cannot load the Docker client');
+        return docker;
+      },
+    });
+    await expect(router.launch(launch('/j/task-0', 'busybox'))).rejects.toThrow('cannot load the Docker client');
+    fail = false;
+    await Promise.all([router.launch(launch('/j/task-1', 'busybox')), router.launch(launch('/j/task-2', 'busybox'))]);
+    expect(builds).toBe(2);
+    expect(docker.launched.sort()).toEqual(['/j/task-1', '/j/task-2']);
+    await router.close();
+  });
 });

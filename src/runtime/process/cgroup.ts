@@ -16,6 +16,7 @@
  * Every function tolerates a cgroup that vanished meanwhile (ENOENT, or ENODEV from a removed one).
  */
 import { mkdir, readFile, readdir, rmdir, stat, writeFile } from 'node:fs/promises';
+import { readSmallText } from './small-file.js';
 import { join } from 'node:path';
 
 export type CgroupKind = 'v2' | 'v1-pids' | 'v1-freezer';
@@ -93,7 +94,7 @@ export class TaskCgroups {
   async pids(dir: string): Promise<number[]> {
     let text: string;
     try {
-      text = await readFile(this.procsFile(dir), 'utf8');
+      text = await readSmallText(this.procsFile(dir));
     } catch (err) {
       if (isMissing(err)) return [];
       throw err;

@@ -4,6 +4,7 @@
  * users' /proc files may be unreadable; callers treat null as "not ours / gone".
  */
 import { readFile, readdir } from 'node:fs/promises';
+import { readSmallText } from './small-file.js';
 
 export const PROC_ROOT = '/proc';
 
@@ -49,7 +50,7 @@ export function environGet(environ: Buffer, name: string): string | null {
 export async function readStat(pid: number, root = PROC_ROOT): Promise<ProcStat | null> {
   let text: string;
   try {
-    text = await readFile(`${root}/${pid}/stat`, 'utf8');
+    text = await readSmallText(`${root}/${pid}/stat`);
   } catch {
     return null;
   }

@@ -27,7 +27,7 @@ import { dirname } from 'node:path';
 import { closeSync, constants, open, stat } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
+import type { execa as Execa } from 'execa';
 import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { ensureDir } from '../../logs/files.js';
 import { signalGroup } from './proc.js';
@@ -99,6 +99,9 @@ async function launchError(err: NodeJS.ErrnoException, file: string, cwd: string
   }
 }
 
+let execaModule: Promise<typeof Execa> | null = null;
+const loadExeca = (): Promise<typeof Execa> => (execaModule ??= import('execa').then((m) => m.execa));
+
 /** The cluster an attempt belongs to (names its cgroup's parent). */
 export function clusterOf(launch: TaskLaunch): string {
   return launch.labels['iris.cluster'] ?? launch.env.IRIS_CLUSTER_ID ?? '-';
@@ -151,6 +154,8 @@ export class ProcessRuntime implements TaskRuntime {
     this.clusters.add(clusterId);
     const name = attemptCgroupName(taskIdOf(launch.key), launch.key.attempt);
     const meter = await this.meter();
+    // execa (~4 MB resident with its dependencies) is loaded only by a runtime that spawns through it.
+    const execa = this.spawner === 'execa' ? await loadExeca() : null;
     // The log directory with the spools, the attempt's cgroup and its accounting cgroups are
     // made at once (each a trip through the thread pool; one after the other they add up).
     const madeDir = ensureDir(files.dir).then(
@@ -183,7 +188,7 @@ export class ProcessRuntime implements TaskRuntime {
     let child: ChildProcess;
     let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
     try {
-      if (this.spawner === 'node') {
+      if (execa === null) {
         child = spawn(WRAPPER_SH, argv, { env: launch.env, cwd: launch.cwd, detached: true, stdio: ['ignore', out, err], windowsHide: true });
       } else {
         const sub = execa(WRAPPER_SH, argv, {

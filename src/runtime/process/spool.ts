@@ -21,7 +21,8 @@
  * they were recovered.
  */
 import { constants, watch, type FSWatcher } from 'node:fs';
-import { open, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { open, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { readSmallText } from './small-file.js';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
 import { LogWriter } from '../../logs/writer.js';
@@ -29,7 +30,24 @@ import type { AttemptFiles } from './wrapper.js';
 
 /** Most bytes of one stream moved in one batch. */
 export const BATCH_BYTES = 1024 * 1024;
+/**
+ * A quiet stream's read (a stream that filled one switches to BATCH_BYTES). Its buffer is borrowed
+ * for one batch from a free list shared by all pumps, not owned by the attempt: when each attempt
+ * had its own two 64 KiB buffers (outside the JS heap, freed only when the collector got to them),
+ * 2,000 short tasks grew the cluster's malloc heap by tens of MB (docs/benchmarks.md, "Memory").
+ */
 const SMALL_READ = 64 * 1024;
+/** Most free small buffers kept (more only while that many batches read at once). */
+const SMALL_KEPT = 32;
+const smallFree: Buffer[] = [];
+
+function borrowSmall(): Buffer {
+  return smallFree.pop() ?? Buffer.allocUnsafe(SMALL_READ);
+}
+
+function giveBackSmall(buf: Buffer): void {
+  if (smallFree.length < SMALL_KEPT) smallFree.push(buf);
+}
 const POLL_MS = 250;
 const NEWLINE = 0x0a;
 const NEWLINE_BUF = Buffer.from('\n');
@@ -42,7 +60,7 @@ function formatPos(o: Offsets): Buffer {
 
 /** Offsets already in the log, from a `.pos` file; zeros when it is missing or torn. */
 export async function readPos(path: string): Promise<Offsets> {
-  const text = await readFile(path, 'latin1').catch(() => '');
+  const text = await readSmallText(path, 'latin1').catch(() => '');
   const m = /^(\d{20}) (\d{20})\n/.exec(text);
   return m ? { o: Number(m[1]), e: Number(m[2]) } : { o: 0, e: 0 };
 }
@@ -83,7 +101,7 @@ export class SpoolPump {
   private finished: Promise<void> | null = null;
   /** One writer for the attempt's life (its write buffer is reused from batch to batch). */
   private writer: LogWriter | null = null;
-  /** Read buffers, reused while a stream stays busy (a quiet stream drops back to a small one). */
+  /** Big read buffers, kept while a stream stays busy (a quiet stream borrows a small one per batch). */
   private readonly bufs: Record<StreamTag, Buffer | null> = { o: null, e: null };
   /** The log reached its limit: it ends with the cut note; later spool bytes are skipped. */
   cut = false;
@@ -175,19 +193,39 @@ export class SpoolPump {
   /** Moves one batch; false when there was nothing to move. */
   private async batch(final: boolean): Promise<boolean> {
     if (this.cut || this.error !== null) return this.discard();
+    const lent: Buffer[] = [];
+    try {
+      return await this.move(final, lent);
+    } finally {
+      for (const buf of lent) giveBackSmall(buf);
+    }
+  }
+
+  /** One batch's reads and writes; the small read buffers it borrows are put in `lent`. */
+  private async move(final: boolean, lent: Buffer[]): Promise<boolean> {
     const take: Partial<Record<StreamTag, Buffer>> = {};
     const cutLines: Partial<Record<StreamTag, boolean>> = {};
     // Both streams are read at once (two reads in the thread pool, not one after the other).
-    const reads = await Promise.all((['o', 'e'] as const).map(async (tag) => {
+    // Settled both before anything is given back: a lent buffer must not be in a read in flight.
+    const settled = await Promise.allSettled((['o', 'e'] as const).map(async (tag) => {
       const handle = this.handles[tag];
       if (handle === null) return null;
       // Small reads for a quiet task, big ones while a stream has more than one read's worth.
       const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
-      let buf = this.bufs[tag];
-      if (buf === null || buf.length !== size) buf = this.bufs[tag] = Buffer.allocUnsafe(size);
+      let buf: Buffer;
+      if (size === SMALL_READ) {
+        buf = borrowSmall();
+        lent.push(buf);
+      } else {
+        buf = this.bufs[tag] ??= Buffer.allocUnsafe(BATCH_BYTES);
+      }
       const { bytesRead } = await handle.read(buf, 0, size, this.offsets[tag]);
       return { tag, buf, size, bytesRead };
     }));
+    const reads = settled.map((r) => {
+      if (r.status === 'rejected') throw r.reason;
+      return r.value;
+    });
     for (const read of reads) {
       if (read === null) continue;
       const { tag, buf, size, bytesRead } = read;

@@ -19,7 +19,8 @@
  * cgroup the wrapper's own `times` (user + system of the children it waited for) gives the CPU
  * seconds, and the peak memory is unknown (null).
  */
-import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { readSmallText } from './small-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
 import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
@@ -62,7 +63,7 @@ export async function readTimesFile(path: string): Promise<TaskUsage | null> {
   return cpuSeconds === null ? null : { cpuSeconds, peakMemoryBytes: null };
 }
 
-const readText = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
+const readText = (path: string): Promise<string | null> => readSmallText(path).catch(() => null);
 
 /** A number from a counter file, or null when absent or unreadable. */
 async function readCounter(path: string, key?: string): Promise<number | null> {

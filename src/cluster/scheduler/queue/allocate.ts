@@ -23,6 +23,12 @@ export interface QueuedJob {
 /**
  * A job's reservation: which workers hold how many of its tasks from when. A gang's parts all
  * start together; an independent job's tasks are reserved each at its own earliest start.
+ *
+ * The parts are packed, three numbers each, with no object per part: a job's reservation is made
+ * again at every pass and kept until the next one, so it outlives the young generation. A job of
+ * 2,000 pending tasks has ~2,000 parts (running tasks end at different predicted times, so one
+ * task fits at each start); as objects they were most of what a busy cluster promoted to the old
+ * generation (docs/benchmarks.md, "Memory").
  */
 export interface Reservation {
   job: string;
@@ -33,11 +39,14 @@ export interface Reservation {
   count: number;
   /** Amounts of one task. */
   req: Amounts;
-  parts: ReadonlyArray<{ workerId: string; start: number; tasks: number }>;
+  /** The worker ids the parts name, each once. */
+  workers: readonly string[];
+  /** Per part `k`: [3k] an index into `workers`, [3k+1] its start, [3k+2] its number of tasks. */
+  parts: readonly number[];
 }
 
-/** Spans a reservation holds in this pass's calendars. */
-export type HeldSpans = Array<{ w: number; id: SpanId }>;
+/** Spans a reservation holds in this pass's calendars: pairs of numbers, worker index then span id. */
+export type HeldSpans = number[];
 
 export interface Outcome {
   /** Tasks placed now. */
@@ -52,23 +61,30 @@ export interface Outcome {
 /** Add a reservation's spans to the calendars, or return null (nothing added) when it no longer fits. */
 export function holdReservation(ctx: PassContext, r: Reservation): HeldSpans | null {
   const held: HeldSpans = [];
-  for (const part of r.parts) {
-    const w = ctx.indexById.get(part.workerId);
-    const amounts = times(r.req, part.tasks);
-    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(part.start, r.duration, amounts)) {
+  const at = r.workers.map((id) => ctx.indexById.get(id));
+  const { parts } = r;
+  for (let k = 0; k < parts.length; k += 3) {
+    const w = at[parts[k]!];
+    const start = parts[k + 1]!;
+    const amounts = times(r.req, parts[k + 2]!);
+    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(start, r.duration, amounts)) {
       releaseSpans(ctx, held);
       return null;
     }
-    held.push({ w, id: ctx.calendars[w]!.add(part.start, part.start + r.duration, amounts) });
+    held.push(w, ctx.calendars[w]!.add(start, start + r.duration, amounts));
   }
   return held;
 }
 
 export function releaseSpans(ctx: PassContext, held: HeldSpans): void {
-  for (const { w, id } of held) ctx.calendars[w]!.remove(id);
+  for (let i = 0; i < held.length; i += 2) ctx.calendars[held[i]!]!.remove(held[i + 1]!);
 }
 
-type Parts = Array<{ workerId: string; start: number; tasks: number }>;
+/** The parts of a reservation being made (Reservation's `workers` and `parts`). */
+interface Parts {
+  workers: string[];
+  parts: number[];
+}
 
 /**
  * Reserve `count` independent tasks, each at its earliest start: find the earliest time t at
@@ -76,11 +92,14 @@ type Parts = Array<{ workerId: string; start: number; tasks: number }>;
  * repeat from t. The spans are added as it goes (and returned); every round places at least one
  * task, so this ends. Returns null, with nothing added, when some task can never start.
  */
-function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
+function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { found: Parts; held: HeldSpans } | null {
   const slots = ctx.slots(job);
   const duration = ctx.duration(job);
   const req = amountsOf(job);
-  const parts: Parts = [];
+  const found: Parts = { workers: [], parts: [] };
+  const { parts } = found;
+  /** Slot index -> its index in found.workers, once it holds a part. */
+  const named = new Map<number, number>();
   const held: HeldSpans = [];
   let left = count;
   let t = ctx.now;
@@ -95,34 +114,39 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
       return null;
     }
     t = next;
-    for (const slot of slots) {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
       let tasks = 0;
       while (tasks < left && slot.calendar.fits(t, duration, req)) {
-        held.push({ w: ctx.indexById.get(slot.id)!, id: slot.calendar.add(t, t + duration, req) });
+        held.push(ctx.indexById.get(slot.id)!, slot.calendar.add(t, t + duration, req));
         tasks++;
       }
       if (tasks > 0) {
-        parts.push({ workerId: slot.id, start: t, tasks });
+        let at = named.get(i);
+        if (at === undefined) named.set(i, (at = found.workers.push(slot.id) - 1));
+        parts.push(at, t, tasks);
         left -= tasks;
         if (left === 0) break;
       }
     }
   }
-  return { parts, held };
+  return { found, held };
 }
 
 /** Reserve all `count` tasks of a gang together on one group at its earliest start. */
-function reserveGang(ctx: PassContext, job: SchedulerJob, count: number): { parts: Parts; held: HeldSpans } | null {
+function reserveGang(ctx: PassContext, job: SchedulerJob, count: number): { found: Parts; held: HeldSpans } | null {
   const duration = ctx.duration(job);
   const req = amountsOf(job);
   const plan = earliestGang(ctx.slots(job), ctx.now, duration, req, count);
   if (plan.start === Infinity) return null;
-  const parts: Parts = plan.workers.map((workerId) => ({ workerId, start: plan.start, tasks: 1 }));
-  const held: HeldSpans = plan.workers.map((workerId) => {
+  const found: Parts = { workers: [...plan.workers], parts: [] };
+  const held: HeldSpans = [];
+  plan.workers.forEach((workerId, k) => {
+    found.parts.push(k, plan.start, 1);
     const w = ctx.indexById.get(workerId)!;
-    return { w, id: ctx.calendars[w]!.add(plan.start, plan.start + duration, req) };
+    held.push(w, ctx.calendars[w]!.add(plan.start, plan.start + duration, req));
   });
-  return { parts, held };
+  return { found, held };
 }
 
 /**
@@ -137,12 +161,13 @@ export function earliestFor(ctx: PassContext, job: SchedulerJob, count: number):
 }
 
 /** Reserve `count` more tasks of `job` (spans added and returned), or null when some never fit. */
-export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number): { start: number; parts: Parts; held: HeldSpans } | null {
-  const found = job.coschedule === null ? reserveIndependent(ctx, job, count) : reserveGang(ctx, job, count);
-  if (!found) return null;
+export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number): { start: number; found: Parts; held: HeldSpans } | null {
+  const made = job.coschedule === null ? reserveIndependent(ctx, job, count) : reserveGang(ctx, job, count);
+  if (!made) return null;
   let start = Infinity;
-  for (const p of found.parts) if (p.start < start) start = p.start;
-  return { start, ...found };
+  const { parts } = made.found;
+  for (let k = 1; k < parts.length; k += 3) if (parts[k]! < start) start = parts[k]!;
+  return { start, ...made };
 }
 
 /**
@@ -248,7 +273,8 @@ export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boole
     duration: ctx.duration(job),
     count: remaining,
     req: amountsOf(job),
-    parts: found.parts,
+    workers: found.found.workers,
+    parts: found.found.parts,
   };
   return { placed, reservation, held: found.held, unreservable: false };
 }
