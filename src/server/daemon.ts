@@ -29,6 +29,7 @@ import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { DockerRuntime } from '../runtime/docker/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
+import type { TaskRuntime } from '../runtime/types.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
@@ -123,11 +124,25 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     clusterId = randomUUID();
     store.setMeta('cluster_id', clusterId);
   }
-  store.syncWorkers(config.workers);
+  // The kubernetes backend (docs/kubernetes.md) is loaded only when configured: a local
+  // cluster never imports the Kubernetes client.
+  let kube: import('./kube-cluster.js').KubeBackend | null = null;
+  let kubeCluster: typeof import('./kube-cluster.js') | null = null;
+  if (config.backend.kind === 'kubernetes') {
+    kubeCluster = await import('./kube-cluster.js');
+    try {
+      kube = await kubeCluster.openKube(config.backend, clusterId, log);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  } else {
+    store.syncWorkers(config.workers);
+  }
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
   const metrics = new ClusterMetrics(store);
-  const runtime = new RuntimeRouter({
+  const runtime: TaskRuntime = kube ? kube.runtime : new RuntimeRouter({
     // node:child_process spawn: execa's per-process bookkeeping costs ~0.5 ms of the event loop per task.
     process: new ProcessRuntime({ spawner: 'node' }),
     container: () => new DockerRuntime(),
@@ -138,13 +153,14 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
 
   // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
   // exit (recover); the rest are stopped (reclaim) and recorded as preempted, to run again.
-  const leftovers = store.activeAttempts();
+  const resumed = kube && kubeCluster ? await kubeCluster.recoverKube(store, kube, clusterId, graceMs, log) : [];
+  const leftovers = kube ? [] : store.activeAttempts();
   const records = leftovers.map((a) => ({
     key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
   }));
-  const ended = await runtime.recover(clusterId, records);
+  const ended = (await runtime.recover?.(clusterId, records)) ?? [];
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
-  await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
+  if (!kube) await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
     // Their result files are read as at a normal end, before the end is recorded.
     const notes = new Map<string, string | null>();
@@ -200,7 +216,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
     },
-    requireContainerEngine: containerEngineCheck(),
+    requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     retentionMs: config.retentionMs,
     requestStop: async () => {
       setImmediate(() => void stop());
@@ -216,6 +232,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
       await Promise.all([server.close(), taskDoor.close(), metricsPort?.close()]);
+      kube?.nodes?.close();
       await runtime.close();
       density?.stop();
       metrics.close();
@@ -236,6 +253,10 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       throw error;
     }
     log(`metrics on http://${METRICS_HOST}:${metricsPort.port}/metrics`);
+  }
+  if (kube && kubeCluster) {
+    controller.resumeRunning(resumed);
+    await kubeCluster.startNodes(kube, store, controller, log);
   }
   await taskDoor.listen();
   try {
