@@ -5,7 +5,8 @@
  * - Succeeded / Failed: the container's exit code (`state.terminated.exitCode`); OOMKilled gives
  *   the OOM reason (as the Docker runtime words it); 137 after iris's own stop is a SIGKILL.
  * - Infrastructure ends are `lost` (a preemption, not the task's fault): an evicted Pod, a Pod
- *   whose node was lost or shut down, a Pod deleted by someone else (podGone), and a container
+ *   whose node was lost or shut down, a Pod deleted by someone else (its deletionTimestamp set
+ *   while iris did not stop it, or podGone when it vanished), and a container
  *   that never ran because its image cannot be pulled is a failure with that reason.
  */
 import { formatBytes } from '../model/resources.js';
@@ -42,6 +43,13 @@ export interface ExitContext {
 
 /** The end of an attempt from its Pod, or null while it has not ended. */
 export function podExit(pod: PodObject, ctx: ExitContext): TaskExit | null {
+  const exit = podEnd(pod, ctx);
+  // Deleted by someone else (kubectl delete, a node drain's eviction): the task was killed by the infrastructure.
+  if (exit && !exit.lost && pod.metadata?.deletionTimestamp && !ctx.stopping) return { ...exit, lost: 'pod deleted by someone else' };
+  return exit;
+}
+
+function podEnd(pod: PodObject, ctx: ExitContext): TaskExit | null {
   const status = pod.status ?? {};
   const terminated = status.containerStatuses?.[0]?.state?.terminated ?? null;
   const waiting = status.containerStatuses?.[0]?.state?.waiting ?? null;

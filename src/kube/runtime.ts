@@ -290,7 +290,7 @@ export class KubeRuntime implements TaskRuntime {
   /** Deletes a Pod with a grace period in seconds; one already gone is fine. */
   private async deletePod(name: string, graceSeconds: number): Promise<void> {
     try {
-      await this.conn.core.deleteNamespacedPod({ name, namespace: this.conn.namespace, gracePeriodSeconds: graceSeconds });
+      await this.conn.core.deleteNamespacedPod({ name, namespace: this.conn.namespace, gracePeriodSeconds: graceSeconds, body: { gracePeriodSeconds: graceSeconds } });
     } catch (error) {
       if (statusOf(error) === 404) {
         const entry = this.pods.get(name);

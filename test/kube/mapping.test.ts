@@ -162,6 +162,11 @@ describe('pod status → exit', () => {
     const pod = { status: { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } }] } };
     expect(podExit(pod, ctx)).toEqual({ exitCode: null, signal: null, reason: 'the container cannot start: ErrImagePull: not found' });
   });
+  it('a pod that ended while someone else deleted it is lost; after an iris stop it is not', () => {
+    const pod = { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Failed', ...terminated(143) } };
+    expect(podExit(pod, ctx)).toEqual({ exitCode: 143, signal: null, lost: 'pod deleted by someone else' });
+    expect(podExit(pod, { ...ctx, stopping: true })).toEqual({ exitCode: 143, signal: null });
+  });
   it('a pod gone: lost unless iris deleted it', () => {
     expect(podGone({ stopping: false })).toEqual({ exitCode: null, signal: null, lost: 'pod deleted by someone else' });
     expect(podGone({ stopping: true })).toEqual({ exitCode: null, signal: 'SIGTERM' });
