@@ -1,18 +1,19 @@
 /**
  * Workers that come from outside at run time (the kubernetes backend's Nodes, docs/kubernetes.md
- * "Nodes as workers"), applied through the same store operations as the config's workers and
- * `iris workers drain` / `resume`, so events, history and `iris workers` look the same.
+ * "Nodes as workers"), applied through the store operations of the config's workers and of
+ * `iris workers drain` / `disable`, so events, history and `iris workers` look the same.
  *
  * Guarantees, for each update (the complete list of workers now, and the ones that take no new
  * work with the reason):
- * - a new worker is added READY (or drained at once when it is unavailable);
- * - a worker that became unavailable (cordoned, not Ready) is drained: its running attempts are
- *   preempted (stop orders go to the controller) and it takes no work; once available again it
- *   is resumed, but only when this feed drained it (a user's drain stays). Which workers the
- *   feed drained is kept in the store's meta (`feed_drained`), so it survives a restart;
- * - a worker that disappeared is drained (attempts preempted) and then dropped from the
- *   configured set, like a worker removed from the config; a Node of that name that comes back
- *   is resumed;
+ * - a new worker is added READY;
+ * - a worker that became unavailable (cordoned, not Ready) has its running attempts preempted
+ *   (stop orders go to the controller; reason `node <id>: <why>`) and is DISABLED by `node` with
+ *   the reason: it takes no new work but still counts as part of the cluster, so a gang that
+ *   needs it waits with a reason instead of being refused. Once available again it is enabled,
+ *   but only when the node disabled it (a user's disable stays);
+ * - a worker that disappeared is drained (attempts preempted, like `iris workers drain`) and
+ *   dropped from the configured set; a Node of that name that comes back is resumed (which ones
+ *   the feed drained is kept in the store's meta `feed_drained`, so it survives a restart);
  * - when anything changed, a scheduling pass is requested.
  */
 import type { WorkerSpec } from '../../model/types.js';
@@ -49,14 +50,14 @@ export class WorkerFeed {
     for (const w of store.workers()) {
       if (ids.has(w.id) || w.state === 'DRAINED') continue;
       orders.push(...store.drainWorker(w.id));
-      this.drained.add(w.id); // a node of the same name that comes back is resumed
+      this.drained.add(w.id);
       log(`worker ${w.id} is gone (its node was deleted): drained`);
       changed = true;
     }
     const before = new Map(store.workers().map((w) => [w.id, JSON.stringify(w)]));
     store.syncWorkers([...specs]);
     for (const spec of specs) {
-      const w = store.worker(spec.id);
+      let w = store.worker(spec.id);
       if (!w) continue;
       if (!before.has(spec.id)) {
         changed = true;
@@ -64,16 +65,25 @@ export class WorkerFeed {
       } else if (before.get(spec.id) !== JSON.stringify(w)) {
         changed = true;
       }
-      const why = unavailable.get(spec.id);
-      if (why !== undefined && w.state !== 'DRAINED' && w.state !== 'DRAINING') {
-        orders.push(...store.drainWorker(spec.id));
-        this.drained.add(spec.id);
-        log(`worker ${spec.id} drained: ${why}`);
-        changed = true;
-      } else if (why === undefined && w.state === 'DRAINED' && this.drained.has(spec.id)) {
+      if (w.state === 'DRAINED' && this.drained.has(spec.id)) {
         store.resumeWorker(spec.id);
         this.drained.delete(spec.id);
-        log(`worker ${spec.id} resumed: its node takes work again`);
+        log(`worker ${spec.id} resumed: its node is back`);
+        w = store.worker(spec.id)!;
+        changed = true;
+      }
+      const why = unavailable.get(spec.id);
+      if (why !== undefined && w.state === 'READY') {
+        const reason = `node ${spec.id}: ${why}`;
+        store.transaction(() => {
+          for (const a of store.activeAttempts()) if (a.workerId === spec.id) orders.push(...store.preemptAttempt(a.task, a.attempt, reason));
+          store.disableWorker(spec.id, 'node', why);
+        });
+        log(`worker ${spec.id} disabled: ${why}`);
+        changed = true;
+      } else if (why === undefined && w.state === 'DISABLED' && w.disabled?.by === 'node') {
+        store.enableWorker(spec.id, 'node');
+        log(`worker ${spec.id} enabled: its node takes work again`);
         changed = true;
       }
     }
