@@ -39,6 +39,13 @@ module.exports = {
       'Runtimes execute fully resolved launches: they see the model and log files, nothing that decides.'),
     layer('kube-is-an-adapter', '^src/kube/', ['api', 'client', 'cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command'],
       'src/kube is an adapter like src/runtime: it executes launches and maps Nodes and Pods, nothing that decides; only the server composes it (by a dynamic import).'),
+    {
+      name: 'kube-loaded-only-when-configured',
+      comment: 'The kubernetes backend (src/kube, server/kube-cluster.ts, @kubernetes/client-node) is reached only by a dynamic import, so a local cluster never loads it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(kube/|server/kube-cluster\\.ts$)' },
+      to: { path: '(^src/(kube/|server/kube-cluster\\.ts$))|@kubernetes/client-node', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
     layer('cluster-gets-resolved-settings', '^src/cluster/', ['api', 'client', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'The engine never imports the wire protocol, the server, clients or the config file.'),
     layer('scheduler-is-pure-of-the-engine', '^src/cluster/scheduler/', ['cluster/state', 'cluster/controller', 'cluster/admission', 'runtime', 'logs'],

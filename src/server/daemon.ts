@@ -30,6 +30,7 @@ import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { DockerRuntime } from '../runtime/docker/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import type { TaskRuntime } from '../runtime/types.js';
+import type { KubeBackend } from './kube-cluster.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
@@ -126,10 +127,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   }
   // The kubernetes backend (docs/kubernetes.md) is loaded only when configured: a local
   // cluster never imports the Kubernetes client.
-  let kube: import('./kube-cluster.js').KubeBackend | null = null;
-  let kubeCluster: typeof import('./kube-cluster.js') | null = null;
-  if (config.backend.kind === 'kubernetes') {
-    kubeCluster = await import('./kube-cluster.js');
+  let kube: KubeBackend | null = null;
+  const kubeCluster = config.backend.kind === 'kubernetes' ? await import('./kube-cluster.js') : null;
+  if (config.backend.kind === 'kubernetes' && kubeCluster) {
     try {
       kube = await kubeCluster.openKube(config.backend, clusterId, log);
     } catch (error) {
