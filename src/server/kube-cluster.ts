@@ -21,7 +21,8 @@ import { WorkerFeed } from '../cluster/controller/worker-feed.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import type { BackendConfig } from '../config/types.js';
-import { connectKube, type KubeConnection } from '../kube/client.js';
+import { connectKube, messageOf, type KubeConnection } from '../kube/client.js';
+import { IrisError } from '../model/errors.js';
 import { NodeWatch } from '../kube/node-watch.js';
 import { KubeRuntime } from '../kube/runtime.js';
 import type { RunningTask, TaskLaunch } from '../runtime/types.js';
@@ -38,7 +39,7 @@ export async function openKube(backend: Extract<BackendConfig, { kind: 'kubernet
   try {
     await runtime.start();
   } catch (error) {
-    throw Object.assign(new Error(`cannot reach the Kubernetes API server ${conn.server}: ${(error as Error).message}`), { hint: 'check backend.kubeconfig / backend.context, and that the server answers' });
+    throw new IrisError('unavailable', `cannot reach the Kubernetes API server ${conn.server}: ${messageOf(error)}`, 'check backend.kubeconfig and backend.context, and that the server answers (kubectl get nodes)');
   }
   log(`kubernetes backend: ${conn.server}, namespace ${conn.namespace}`);
   return { conn, runtime, nodes: null };
