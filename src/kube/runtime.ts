@@ -123,10 +123,16 @@ export class KubeRuntime implements TaskRuntime {
     const grace = Math.ceil(graceMs / 1000);
     await this.deletePod(entry.name, grace);
     // A Pod whose node no longer answers never finishes a graceful delete: force it after the grace and a margin.
-    const force = setTimeout(() => void this.deletePod(entry.name, 0), graceMs + 30_000);
+    const force = setTimeout(() => void this.deletePod(entry.name, 0), graceMs + FORCE_AFTER_MS);
     force.unref?.();
-    await entry.gone;
+    // An API server that does not answer at all: give up after a second margin, the attempt is lost.
+    const unreachable = await Promise.race([entry.gone.then(() => false), sleep(graceMs + 2 * FORCE_AFTER_MS).then(() => true)]);
     clearTimeout(force);
+    if (unreachable) {
+      this.log(`kubernetes: pod ${entry.name} not gone after ${Math.round((graceMs + 2 * FORCE_AFTER_MS) / 1000)}s; giving it up`);
+      if (!entry.ended) this.finish(entry, { exitCode: null, signal: null, lost: 'the Kubernetes API server did not confirm the pod deletion' });
+      entry.resolveGone();
+    }
     await task.exited;
   }
 
@@ -309,6 +315,13 @@ function sinceOf(logPath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How long after the grace period a Pod not gone is deleted with grace 0 (and, twice that, given up). */
+const FORCE_AFTER_MS = 10_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
 function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
