@@ -2,7 +2,7 @@
  * The import rules of iris (docs/architecture.md, "Layers"), checked by dependency-cruiser in
  * `npm test` (scripts/check-imports.js). Layers, top to bottom:
  *
- *   commands -> ui / client -> server / sim -> config -> api / cluster -> runtime -> logs -> model
+ *   commands -> ui / client -> server / sim -> config -> api / cluster -> runtime / kube -> logs -> model
  *
  * A module imports only its own layer or layers below it; `src/cluster/**` receives resolved
  * settings and never sees the wire protocol, the server, clients or the config file; the
@@ -31,13 +31,22 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
-    layer('model-is-the-ground-floor', '^src/model/', ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command'],
+    layer('model-is-the-ground-floor', '^src/model/', ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'src/model holds the vocabulary every layer shares; it imports nothing else of iris.'),
-    layer('logs-below-runtime', '^src/logs/', ['api', 'client', 'cluster', 'commands', 'config', 'runtime', 'server', 'sim', 'ui', 'base-command'],
+    layer('logs-below-runtime', '^src/logs/', ['api', 'client', 'cluster', 'commands', 'config', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'The log file format sits under the runtimes that write it and the server that reads it.'),
-    layer('runtime-executes-only', '^src/runtime/', ['api', 'client', 'cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command'],
+    layer('runtime-executes-only', '^src/runtime/', ['api', 'client', 'cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'Runtimes execute fully resolved launches: they see the model and log files, nothing that decides.'),
-    layer('cluster-gets-resolved-settings', '^src/cluster/', ['api', 'client', 'commands', 'config', 'server', 'sim', 'ui', 'base-command'],
+    layer('kube-is-an-adapter', '^src/kube/', ['api', 'client', 'cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command'],
+      'src/kube is an adapter like src/runtime: it executes launches and maps Nodes and Pods, nothing that decides; only the server composes it (by a dynamic import).'),
+    {
+      name: 'kube-loaded-only-when-configured',
+      comment: 'The kubernetes backend (src/kube, server/kube-cluster.ts, @kubernetes/client-node) is reached only by a dynamic import, so a local cluster never loads it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(kube/|server/kube-cluster\\.ts$)' },
+      to: { path: '(^src/(kube/|server/kube-cluster\\.ts$))|@kubernetes/client-node', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    layer('cluster-gets-resolved-settings', '^src/cluster/', ['api', 'client', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'The engine never imports the wire protocol, the server, clients or the config file.'),
     layer('scheduler-is-pure-of-the-engine', '^src/cluster/scheduler/', ['cluster/state', 'cluster/controller', 'cluster/admission', 'runtime', 'logs'],
       'The scheduler decides from a snapshot; it never reads the store, the controller or runtimes.'),
@@ -48,17 +57,17 @@ module.exports = {
       from: { path: '^src/cluster/scheduler/' },
       to: { dependencyTypes: ['core'], path: SIDE_EFFECT_BUILTINS },
     },
-    layer('api-is-the-protocol', '^src/api/', ['client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command'],
+    layer('api-is-the-protocol', '^src/api/', ['client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'src/api holds the protocol only: request/response types and request-shape schemas.'),
-    layer('config-resolves-settings', '^src/config/', ['api', 'client', 'commands', 'server', 'sim', 'ui', 'base-command', 'cluster/state', 'cluster/controller', 'runtime', 'logs'],
+    layer('config-resolves-settings', '^src/config/', ['api', 'client', 'commands', 'server', 'sim', 'ui', 'base-command', 'cluster/state', 'cluster/controller', 'runtime', 'logs', 'kube'],
       'The config layer reads files into resolved settings; the server hands them to the engine.'),
     layer('server-below-clients', '^src/server/', ['client', 'commands', 'sim', 'ui', 'base-command'],
       'The server is the composition root of the cluster process; clients and commands sit above it.'),
-    layer('sim-below-ui', '^src/sim/', ['api', 'client', 'commands', 'server', 'ui', 'base-command', 'cluster/state', 'cluster/controller', 'runtime'],
+    layer('sim-below-ui', '^src/sim/', ['api', 'client', 'commands', 'server', 'ui', 'base-command', 'cluster/state', 'cluster/controller', 'runtime', 'kube'],
       'The simulator drives the pure scheduler on a virtual clock; rendering its results is ui work.'),
-    layer('client-speaks-the-protocol', '^src/client/', ['cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command'],
+    layer('client-speaks-the-protocol', '^src/client/', ['cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'Clients reach the cluster only through the protocol in src/api.'),
-    layer('ui-renders-data', '^src/ui/', ['cluster', 'commands', 'config', 'server', 'runtime', 'logs', 'base-command'],
+    layer('ui-renders-data', '^src/ui/', ['cluster', 'commands', 'config', 'server', 'runtime', 'logs', 'base-command', 'kube'],
       'Renderers turn protocol and model data into text; they never reach into the engine.'),
   ],
   options: {

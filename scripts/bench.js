@@ -14,6 +14,7 @@
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
+//   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
 // Flags: --only schedule,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs   --json (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
@@ -237,6 +238,18 @@ await section('docker', 'docker.mjs', 'runDockerBench', (r) => {
   row(`iris submit --image: job of 1 \`true\` task, submit..SUCCEEDED (median of ${c.perTask.runs})`, `${fmt(c.perTask.irisMs, 0)} ms (ratio ${fmt(c.perTask.ratio, 2)})`, `docker run --rm ${fmt(c.perTask.cliMs, 0)} ms`, `<= ${r.target} x`, c.perTask.ratio <= r.target);
   row(`iris submit --image: 1 job x ${c.throughput.n} replicas, ${c.throughput.concurrency} at once (median of ${t.rounds})`, `${fmt(c.throughput.perSec, 1)} tasks/s (x${fmt(c.throughput.vsCli, 2)})`, `docker run --rm ${fmt(c.throughput.cliPerSec, 1)} tasks/s`, '-', null);
 });
+
+// kube (issue 17): not a default section (it starts an API server and kube-scheduler); `--only kube`.
+if (only?.has('kube')) {
+  await section('kube', 'kube.mjs', 'runKubeBench', (r) => {
+    if (r.skipped) {
+      row('kube: skipped', r.skipped.slice(0, 120), '-', '-', null);
+      return;
+    }
+    const ms = (x) => `${fmt(x.min, 0)} / ${fmt(x.median, 0)} / ${fmt(x.max, 0)} ms`;
+    row(`kube: ${r.pods} pods on ${r.nodes} nodes bound by iris, submit..all bound (min / median / max of ${r.rounds})`, `${ms(r.iris)} (x${fmt(r.ratio['kube-scheduler'].median, 2)})`, `kube-scheduler ${ms(r['kube-scheduler'])}`, '-', null);
+  });
+}
 
 const headers = ['metric', 'value', 'baseline (same run)', 'target', 'verdict'];
 const keys = ['metric', 'value', 'baseline', 'target', 'verdict'];

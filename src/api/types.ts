@@ -250,7 +250,7 @@ export interface WorkerInfo {
    * when the hint lapses. Empty when none.
    */
   cache: WorkerCacheHint[];
-  /** Set while state is DISABLED: who (`user` or `elastic`), why (`idle 1m`), since when (`disabledAt`, ms since the epoch). */
+  /** Set while state is DISABLED: who (`user`, `elastic`, or `node`: a cordoned or not-Ready Kubernetes Node), why (`idle 1m`), since when (`disabledAt`, ms since the epoch). */
   disabled?: WorkerDisable | null;
 }
 

@@ -7,6 +7,9 @@ import type { Quota, WorkerSpec } from '../model/types.js';
 import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
 import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
+import type { BackendConfig } from './schema/backend.js';
+
+export type { BackendConfig } from './schema/backend.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -60,4 +63,6 @@ export interface IrisConfig {
   metrics: MetricsConfig;
   /** `elastic`: the elastic coordinator's settings; null when `elastic.enabled` is not true (docs/configuration.md). */
   elastic: ElasticConfig | null;
+  /** `backend`: local workers (default) or a Kubernetes cluster's Nodes and Pods (docs/kubernetes.md). */
+  backend: BackendConfig;
 }

@@ -174,8 +174,11 @@ export interface PlacementDecision {
  */
 export type WorkerState = 'READY' | 'DISABLED' | 'DRAINING' | 'DRAINED';
 
-/** Who disabled a worker: the user (`iris workers disable`) or the elastic coordinator. */
-export type DisabledBy = 'user' | 'elastic';
+/**
+ * Who disabled a worker: the user (`iris workers disable`), the elastic coordinator, or the
+ * worker's node itself (kubernetes backend: a cordoned or not-Ready Node, docs/kubernetes.md).
+ */
+export type DisabledBy = 'user' | 'elastic' | 'node';
 
 /** Why and since when a DISABLED worker is disabled (persisted with the worker). */
 export interface WorkerDisable {
@@ -198,6 +201,7 @@ export function enabledCostPerHour(workers: Iterable<Pick<Worker, 'state' | 'cos
 
 /** The text of a disable: `elastic: idle 1m` or `by user` (placement reasons, `iris workers`). */
 export function disableText(d: WorkerDisable): string {
+  if (d.by === 'node') return d.reason;
   return d.by === 'user' ? (d.reason ? `by user: ${d.reason}` : 'by user') : `elastic: ${d.reason}`;
 }
 

@@ -51,6 +51,10 @@ export interface TaskLaunch {
    * ('' for the image's own) and `env` is exactly the container's environment.
    */
   container?: ContainerSpec | null;
+  /** The worker the scheduler placed the attempt on (the Kubernetes backend binds its Pod to this Node). */
+  workerId?: string;
+  /** Set for a member of a gang (coscheduled job): the gang's id and size. The Kubernetes backend binds a gang all or none. */
+  gang?: { id: string; size: number } | null;
 }
 
 export interface TaskExit {

@@ -28,6 +28,8 @@ import { loadConfig } from '../config/index.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
+import type { TaskRuntime } from '../runtime/types.js';
+import type { KubeBackend } from './kube-cluster.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
@@ -135,18 +137,31 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     clusterId = randomUUID();
     store.setMeta('cluster_id', clusterId);
   }
-  store.syncWorkers(config.workers);
+  // The kubernetes backend (docs/kubernetes.md) is loaded only when configured: a local
+  // cluster never imports the Kubernetes client.
+  let kube: KubeBackend | null = null;
+  const kubeCluster = config.backend.kind === 'kubernetes' ? await import('./kube-cluster.js') : null;
+  if (config.backend.kind === 'kubernetes' && kubeCluster) {
+    try {
+      kube = await kubeCluster.openKube(config.backend, clusterId, log);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  } else {
+    store.syncWorkers(config.workers);
+  }
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
   const metrics = new ClusterMetrics(store);
-  const leftovers = store.activeAttempts();
+  const leftovers = kube ? [] : store.activeAttempts();
   // Containers can be left behind only by a state that had a container runtime (the meta key), or
   // by a leftover attempt of a job with an image (a state written before the key existed).
   const mayHaveContainers = store.getMeta(CONTAINERS_USED_META) !== null || leftovers.some((a) => {
     const job = store.task(a.task)?.job;
     return job !== undefined && (store.job(job)?.spec.image ?? null) !== null;
   });
-  const runtime = new RuntimeRouter({
+  const runtime: TaskRuntime = kube ? kube.runtime : new RuntimeRouter({
     // node:child_process spawn: execa's per-process bookkeeping costs ~0.5 ms of the event loop per task.
     process: new ProcessRuntime({ spawner: 'node' }),
     container: async () => {
@@ -161,12 +176,13 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
 
   // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
   // exit (recover); the rest are stopped (reclaim) and recorded as preempted, to run again.
+  const resumed = kube && kubeCluster ? await kubeCluster.recoverKube(store, kube, clusterId, graceMs, log) : [];
   const records = leftovers.map((a) => ({
     key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
   }));
-  const ended = await runtime.recover(clusterId, records);
+  const ended = (await runtime.recover?.(clusterId, records)) ?? [];
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
-  await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
+  if (!kube) await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
     // Their result files are read as at a normal end, before the end is recorded.
     const notes = new Map<string, string | null>();
@@ -222,7 +238,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
     },
-    requireContainerEngine: containerEngineCheck(),
+    requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     retentionMs: config.retentionMs,
     requestStop: async () => {
       setImmediate(() => void stop());
@@ -238,6 +254,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
       await Promise.all([server.close(), taskDoor.close(), metricsPort?.close()]);
+      kube?.nodes?.close();
       await runtime.close();
       density?.stop();
       metrics.close();
@@ -258,6 +275,10 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       throw error;
     }
     log(`metrics on http://${METRICS_HOST}:${metricsPort.port}/metrics`);
+  }
+  if (kube && kubeCluster) {
+    controller.resumeRunning(resumed);
+    await kubeCluster.startNodes(kube, store, controller, log);
   }
   await taskDoor.listen();
   try {

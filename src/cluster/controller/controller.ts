@@ -192,6 +192,11 @@ export class Controller {
     this.supervisor.applyStopOrders(orders);
   }
 
+  /** Supervise attempts still running from an earlier life (AttemptSupervisor.resumeRunning); call before start(). */
+  resumeRunning(attempts: Parameters<AttemptSupervisor['resumeRunning']>[0]): void {
+    this.supervisor.resumeRunning(attempts);
+  }
+
   /** Pending jobs in scheduling order, reservations and policy, as plain data (the server builds QueueInfo). */
   queueListing(): QueueListing {
     return this.loop.queueListing();

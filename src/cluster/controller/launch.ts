@@ -213,5 +213,7 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
       'iris.attempt': String(placement.attempt),
     },
     ...(image === null ? {} : { container: containerSpec(ctx, job, image, placement) }),
+    workerId: placement.workerId,
+    ...(spec.coschedule ? { gang: { id: `${job.name}@${job.run}`, size: spec.replicas } } : {}),
   };
 }

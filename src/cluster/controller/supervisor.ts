@@ -88,6 +88,22 @@ export class AttemptSupervisor {
     for (const entry of entries) void this.launch(entry);
   }
 
+  /**
+   * Track attempts that still run from an earlier life of the controller (a runtime that can
+   * re-adopt them, e.g. the kubernetes backend's Pods): they are RUNNING in the store already and
+   * are supervised from here on as if launched now (time limits start afresh).
+   */
+  resumeRunning(attempts: ReadonlyArray<AdoptedAttempt & { handle: RunningTask }>): void {
+    for (const a of attempts) {
+      let resolveDone!: () => void;
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      const entry: ActiveAttempt = { ...a, handle: null, stopping: null, cancelTimer: null, done, resolveDone };
+      this.active.set(attemptKey(a.identity.task, a.identity.attempt), entry);
+      this.tokens.set(a.token, a.identity);
+      void this.supervise(entry, a.handle, false);
+    }
+  }
+
   /** The identity of the running attempt a task token belongs to. */
   callerForToken(token: string): TaskIdentity | null {
     return this.tokens.get(token) ?? null;
@@ -169,14 +185,23 @@ export class AttemptSupervisor {
       this.recordExit(key, typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason });
       return;
     }
+    await this.supervise(entry, handle, true);
+  }
+
+  /** From a started handle to the recorded exit (time limit, log failures, result file). */
+  private async supervise(entry: ActiveAttempt, handle: RunningTask, markRunning: boolean): Promise<void> {
+    const key = attemptKey(entry.identity.task, entry.identity.attempt);
+    const logPath = entry.launch.logPath;
     entry.handle = handle;
     void handle.logFailed?.then((error) => {
       if (entry.stopping) return;
       entry.stopping = { kind: 'log', reason: logFailure(logPath, error) };
       this.stopEntry(entry, null); // no note: the log cannot take one
     });
-    this.pendingRunning.push({ task: entry.identity.task, attempt: entry.identity.attempt, pid: handle.pid });
-    this.scheduleFlush();
+    if (markRunning) {
+      this.pendingRunning.push({ task: entry.identity.task, attempt: entry.identity.attempt, pid: handle.pid });
+      this.scheduleFlush();
+    }
     if (entry.stopping) {
       this.stopEntry(entry, null);
     } else {

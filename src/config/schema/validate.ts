@@ -14,6 +14,7 @@ import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
 import { cacheTtl, containerUser, elastic, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
+import { backend } from './backend.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -44,6 +45,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         }).nullish(),
         metrics,
         elastic,
+        backend: backend(source),
       },
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
@@ -75,6 +77,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           },
           metrics: resolveMetrics(file.metrics),
           elastic: file.elastic,
+          backend: file.backend,
         }),
       ),
     );

@@ -1,0 +1,175 @@
+// Issue 17's benchmark: N pods bound by iris against the same N pods bound by the real
+// kube-scheduler, in the same run, on the same API server (scripts/k8s-setup.sh start
+// --with-scheduler), interleaved through bench/measure.mjs (warm-up, >= 5 rounds, A B / B A).
+//   iris:           a whole iris cluster with `backend: kubernetes` (the built CLI): from the
+//                   submit request of one job of N replicas to the moment the last of its N Pods
+//                   has a nodeName (seen on a watch): admission, a scheduling pass, N Pod creates
+//                   and N Binding API calls.
+//   kube-scheduler: from the first of N creates of the same Pods with the default scheduler
+//                   (all sent at once, like iris's launches) to the last one bound.
+// Both sides pay the same N creates on the same server; nothing runs the Pods (no kubelet), so the
+// figure is placement + binding. Between rounds the Pods are deleted (grace 0) and the wait is
+// for none to be left. Needs the server built (`scripts/k8s-setup.sh build`); otherwise the
+// result says `skipped`. Not a default section of `npm run bench`: `--only kube` runs it.
+// Environment: BENCH_KUBE_PODS (default 1000), BENCH_KUBE_NODES (default 50), BENCH_ROUNDS (5).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SocketClient } from '../dist/client/socket-client.js';
+import { cleanEnv, iris } from './cluster.mjs';
+import { interleave, loadAverage } from './measure.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const setup = path.join(root, 'scripts', 'k8s-setup.sh');
+const NS = 'default';
+
+function k8sSetup(args, stateDir) {
+  const env = { ...process.env, IRIS_K8S_DIR: stateDir };
+  return spawnSync('bash', [setup, ...args], { env, encoding: 'utf8', timeout: 180_000 });
+}
+
+/** Resolves when `count` pods matching `selector` have a nodeName; returns the ms since `since`. */
+function boundWatcher(k8s, kc, selector) {
+  const bound = new Set();
+  let want = Infinity;
+  let wake = () => {};
+  let abort = null;
+  let stopped = false;
+  // The client ends a watch after its request timeout: watch again (from a fresh list) until stopped.
+  const start = async () => {
+    const api = kc.makeApiClient(k8s.CoreV1Api);
+    const list = await api.listNamespacedPod({ namespace: NS, labelSelector: selector });
+    for (const pod of list.items) if (pod.spec?.nodeName) bound.add(pod.metadata.name);
+    if (bound.size >= want) wake();
+    abort = await new k8s.Watch(kc).watch(`/api/v1/namespaces/${NS}/pods`, { labelSelector: selector, resourceVersion: list.metadata?.resourceVersion }, (type, pod) => {
+      if (type !== 'DELETED' && pod.spec?.nodeName) bound.add(pod.metadata.name);
+      if (bound.size >= want) wake();
+    }, () => {
+      if (!stopped) setTimeout(() => void start(), 100);
+    });
+  };
+  return {
+    start,
+    reset: () => bound.clear(),
+    until(count) {
+      want = count;
+      return bound.size >= count ? Promise.resolve() : new Promise((resolve) => (wake = resolve));
+    },
+    stop: () => {
+      stopped = true;
+      abort?.abort();
+    },
+  };
+}
+
+async function waitEmpty(api, selector) {
+  for (;;) {
+    const list = await api.listNamespacedPod({ namespace: NS, labelSelector: selector });
+    if (list.items.length === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function runKubeBench({ log = () => {}, pods = Number(process.env.BENCH_KUBE_PODS ?? 1000), nodes = Number(process.env.BENCH_KUBE_NODES ?? 50), rounds = Number(process.env.BENCH_ROUNDS ?? 5) } = {}) {
+  const status = k8sSetup(['status', '--json'], path.join(tmpdir(), `iris-k8s-none-${process.pid}`));
+  let built = false;
+  try {
+    built = JSON.parse(status.stdout.trim().split('\n').pop() ?? '{}').built === true;
+  } catch {
+    built = false;
+  }
+  if (!built) return { skipped: 'the API server is not built: run `scripts/k8s-setup.sh build` (~8 min) first' };
+  const k8s = await import('@kubernetes/client-node');
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'iris-bench-k8s-'));
+  const work = mkdtempSync(path.join(tmpdir(), 'iris-bench-kube-'));
+  let ctx = null;
+  const watchers = [];
+  try {
+    const started = k8sSetup(['start', '--with-scheduler'], stateDir);
+    if (started.status !== 0) throw new Error(`k8s-setup start failed: ${started.stderr.trim().split('\n').pop()}`);
+    const kubeconfig = started.stdout.trim().split('\n').pop();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const api = kc.makeApiClient(k8s.CoreV1Api);
+    const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+    log(`bench kube: ${nodes} nodes, ${pods} pods per side`);
+    for (let i = 0; i < nodes; i++) {
+      const name = `node-${String(i).padStart(3, '0')}`;
+      const capacity = { cpu: '64', memory: '256Gi', pods: String(Math.ceil((pods * 2) / nodes) + 10) };
+      await api.createNode({ body: { metadata: { name, labels: { 'cloud.google.com/gke-nodepool': 'bench' } }, status: { capacity, allocatable: capacity, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }] } } });
+      await api.patchNode({ name, body: { spec: { taints: null } } }, merge);
+    }
+    const home = path.join(work, 'home');
+    const cwd = path.join(work, 'work');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(path.join(cwd, '.irisrc.yaml'), `stop-grace: 0s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${kubeconfig}\n  image: bench/none\n`);
+    ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
+    iris(['cluster', 'start', '--detach'], ctx);
+    const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
+    const irisBound = boundWatcher(k8s, kc, 'iris/managed-by=iris');
+    const kubeBound = boundWatcher(k8s, kc, 'bench=kube-scheduler');
+    watchers.push(irisBound, kubeBound);
+    await irisBound.start();
+    await kubeBound.start();
+    let seq = 0;
+    const result = await interleave({
+      iris: async () => {
+        const name = `b${seq++}`;
+        irisBound.reset();
+        const t0 = performance.now();
+        await client.submit({ name, command: ['true'], replicas: pods, cpu: 0.1, memory: '64M' });
+        await irisBound.until(pods);
+        const ms = performance.now() - t0;
+        await client.cancel([`/${name}`]);
+        await waitEmpty(api, 'iris/managed-by=iris');
+        return ms;
+      },
+      'kube-scheduler': async () => {
+        const round = seq++;
+        kubeBound.reset();
+        const t0 = performance.now();
+        await Promise.all(Array.from({ length: pods }, (_, i) => api.createNamespacedPod({
+          namespace: NS,
+          body: { metadata: { name: `k${round}-${i}`, labels: { bench: 'kube-scheduler' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'bench/none', command: ['true'], resources: { requests: { cpu: '100m', memory: '64M' } } }] } },
+        })));
+        await kubeBound.until(pods);
+        const ms = performance.now() - t0;
+        await api.deleteCollectionNamespacedPod({ namespace: NS, labelSelector: 'bench=kube-scheduler', gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0 } });
+        await waitEmpty(api, 'bench=kube-scheduler');
+        return ms;
+      },
+    }, { rounds, warmup: 1 });
+    return { pods, nodes, ...result, load: loadAverage() };
+  } finally {
+    for (const w of watchers) w.stop();
+    if (ctx) {
+      try {
+        iris(['cluster', 'stop'], ctx);
+      } catch {
+        // already down
+      }
+    }
+    k8sSetup(['stop'], stateDir);
+    rmSync(work, { recursive: true, force: true });
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+// Run directly: node bench/kube.mjs [--json]
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const at = loadAverage();
+  const r = await runKubeBench({ log: (m) => process.stderr.write(`${m}\n`) });
+  const end = loadAverage();
+  if (r.skipped) console.log(`kube: skipped: ${r.skipped}`);
+  else {
+    const f = (s) => `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} ms`;
+    console.log(`${r.pods} pods on ${r.nodes} nodes, ${r.rounds} rounds (min / median / max)`);
+    console.log(`  iris (submit -> all bound):           ${f(r.iris)}`);
+    console.log(`  kube-scheduler (create -> all bound): ${f(r['kube-scheduler'])}`);
+    console.log(`  ratio iris / kube-scheduler, median of per-round ratios: ${r.ratio['kube-scheduler'].median.toFixed(2)} (min ${r.ratio['kube-scheduler'].min.toFixed(2)}, max ${r.ratio['kube-scheduler'].max.toFixed(2)})`);
+    console.log(`  load average (1/5/15) start ${at.join(' ')} / end ${end.join(' ')}`);
+    if (process.argv.includes('--json')) console.log(JSON.stringify(r));
+  }
+}
