@@ -31,6 +31,10 @@ import type { Placer } from '../placement/scorers.js';
 import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
+import type { WorkerCalendar } from '../planner/index.js';
+
+/** Calendars a caller keeps across passes, already holding the snapshot's running tasks. */
+export type KeptPass = { calendars: WorkerCalendar[]; unboundedHolds: boolean };
 import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { Explainer, unreservableText } from './reasons.js';
 import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
@@ -77,9 +81,10 @@ class Pass {
     scorers: Placer,
     /** The pass number blocked jobs are dated with. */
     readonly number: number,
+    kept: KeptPass | null,
   ) {
     this.rule = policyRule(options.policy);
-    this.ctx = new PassContext(snapshot, options, scorers);
+    this.ctx = new PassContext(snapshot, options, scorers, kept);
     this.now = this.ctx.now;
     this.queue = new JobQueue(snapshot);
   }
@@ -263,8 +268,10 @@ export function runPass(
   scorers: Placer,
   number: number,
   fullWindow = false,
+  /** Calendars kept by the caller, holding the running tasks (kept.ts); null: built fresh. */
+  kept: KeptPass | null = null,
 ): PassResult {
-  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number);
+  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number, kept);
   pass.restoreReservations();
   pass.buildWindow(fullWindow);
   pass.holdEarlierReservations();
