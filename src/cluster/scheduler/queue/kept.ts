@@ -16,21 +16,39 @@
  */
 import { WorkerCalendar, type Amounts, type SpanId } from '../planner/index.js';
 import type { RunningAllocation, Snapshot, WorkerView } from '../types.js';
+import type { HeldSpans } from './allocate.js';
+import type { KeptPass, KeptReservation } from './pass.js';
+import type { QueueState } from './state.js';
+
+function releaseAll(calendars: readonly WorkerCalendar[], spans: HeldSpans): void {
+  for (const { w, id } of spans) calendars[w]!.remove(id);
+}
+
+/** Each resource `req` asks for stays within capacity over [start, start+duration) (its own span included). */
+function withinCapacity(cal: WorkerCalendar, start: number, duration: number, req: Amounts): boolean {
+  if (req.cpuMillis !== 0 && cal.cpu.minAvailable(start, duration) < 0) return false;
+  if (req.memoryBytes !== 0 && cal.memory.minAvailable(start, duration) < 0) return false;
+  return req.devices === 0 || cal.devices.minAvailable(start, duration) >= 0;
+}
 
 /** A worker calendar that remembers the spans added since its pass began, to take them out again. */
 export class PassCalendar extends WorkerCalendar {
-  private readonly passSpans = new Set<SpanId>();
+  /** Spans added since the pass began. */
+  private readonly tentative = new Set<SpanId>();
+  /** Spans of standing reservations, kept from an earlier pass. */
+  private readonly standing = new Set<SpanId>();
   private tracking = false;
 
   override add(start: number, end: number, req: Amounts): SpanId {
     const id = super.add(start, end, req);
-    if (this.tracking) this.passSpans.add(id);
+    if (this.tracking) this.tentative.add(id);
     return id;
   }
 
   override remove(id: SpanId): void {
     super.remove(id);
-    this.passSpans.delete(id);
+    this.tentative.delete(id);
+    this.standing.delete(id);
   }
 
   /** Start remembering added spans. */
@@ -38,11 +56,30 @@ export class PassCalendar extends WorkerCalendar {
     this.tracking = true;
   }
 
-  /** Remove every span added since `track`, and stop remembering. */
-  rollBack(): void {
+  /**
+   * End of a pass: the spans in `keep` (reservations that stand) stay, as standing; every other
+   * span added in the pass, and every standing span not in `keep`, is removed. False when some
+   * id in `keep` is not a span of this calendar.
+   */
+  settle(keep: ReadonlySet<SpanId> | undefined): boolean {
     this.tracking = false;
-    for (const id of this.passSpans) super.remove(id);
-    this.passSpans.clear();
+    for (const id of this.tentative) {
+      if (keep?.has(id)) this.standing.add(id);
+      else super.remove(id);
+    }
+    this.tentative.clear();
+    for (const id of this.standing) {
+      if (keep?.has(id)) continue;
+      super.remove(id);
+      this.standing.delete(id);
+    }
+    if (keep) for (const id of keep) if (!this.standing.has(id)) return false;
+    return true;
+  }
+
+  /** Remove every standing reservation span. */
+  dropStanding(): void {
+    for (const id of this.standing) this.remove(id);
   }
 }
 
@@ -65,11 +102,19 @@ export class KeptCalendars {
   private unlimited = 0;
   private generation = 0;
   private open = false;
+  /** Reservations whose spans stand in the calendars, by job. */
+  private reserved = new Map<string, KeptReservation>();
 
-  /** The calendars for this pass, holding exactly the snapshot's running tasks; null without `running`. */
-  begin(snapshot: Snapshot): { calendars: PassCalendar[]; unboundedHolds: boolean } | null {
+  /**
+   * The calendars for this pass, holding exactly the snapshot's running tasks and the standing
+   * reservations of `state` that are still in them (`reserved`); null without `running`.
+   */
+  begin(snapshot: Snapshot, state: QueueState): KeptPass | null {
     const running = snapshot.running;
-    if (!running) return null;
+    if (!running) {
+      this.dropReservations();
+      return null;
+    }
     if (!this.sameWorkers(snapshot.workers)) this.reset(snapshot.workers);
     const now = snapshot.now;
     const gen = ++this.generation;
@@ -106,18 +151,78 @@ export class KeptCalendars {
       this.calendars[w]!.add(now, end, { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices });
       if (end === Infinity) unbounded = true;
     }
-    return { calendars: this.calendars, unboundedHolds: unbounded };
+    this.checkReservations(snapshot, state);
+    return { calendars: this.calendars, unboundedHolds: unbounded, reserved: this.reserved };
   }
 
-  /** Take out what the pass added. `failed`: the pass threw, forget everything. */
-  end(failed = false): void {
+  /**
+   * Keep the standing reservations only if every one still fits where it is with all the others
+   * in place (each resource it asks for stays at or under capacity over its spans, on a worker
+   * that takes placements): then every subset fits too, so a pass that re-enters them one by one
+   * in any order keeps each of them. Otherwise all are taken out and the pass re-enters them.
+   */
+  private checkReservations(snapshot: Snapshot, state: QueueState): void {
+    if (this.reserved.size === 0) return;
+    for (const [name, kept] of this.reserved) {
+      if (state.reserved.get(name)?.reservation !== kept.reservation) {
+        releaseAll(this.calendars, kept.spans);
+        this.reserved.delete(name);
+      }
+    }
+    const workers = snapshot.workers;
+    for (const kept of this.reserved.values()) {
+      const r = kept.reservation;
+      for (const part of r.parts) {
+        const w = this.indexById.get(part.workerId);
+        if (w === undefined || !workers[w]!.schedulable || !withinCapacity(this.calendars[w]!, part.start, r.duration, r.req)) {
+          this.dropReservations();
+          return;
+        }
+      }
+    }
+  }
+
+  private dropReservations(): void {
+    if (this.reserved.size === 0) return;
+    for (const cal of this.calendars) cal.dropStanding();
+    this.reserved = new Map();
+  }
+
+  /**
+   * After the pass: the reservations of `next` stay (their spans, as the pass recorded them in
+   * `spans`), everything else the pass added is taken out. A reservation whose spans are not
+   * known takes all of them out (the next pass re-enters them).
+   */
+  end(spans: ReadonlyMap<string, KeptReservation>, next: QueueState): void {
     if (!this.open) return;
     this.open = false;
-    if (failed) {
-      this.reset([]);
-      return;
+    const keep = new Map<number, Set<SpanId>>();
+    const reserved = new Map<string, KeptReservation>();
+    let known = true;
+    for (const [name, b] of next.reserved) {
+      const kept = spans.get(name);
+      if (!kept || kept.reservation !== b.reservation) {
+        known = false;
+        continue;
+      }
+      reserved.set(name, kept);
+      for (const { w, id } of kept.spans) {
+        let ids = keep.get(w);
+        if (!ids) keep.set(w, (ids = new Set()));
+        ids.add(id);
+      }
     }
-    for (const cal of this.calendars) cal.rollBack();
+    const calendars = this.calendars;
+    for (let w = 0; w < calendars.length; w++) if (!calendars[w]!.settle(keep.get(w))) known = false;
+    this.reserved = reserved;
+    if (!known) this.dropReservations();
+  }
+
+  /** The pass threw: forget everything (the next pass starts from empty calendars). */
+  fail(): void {
+    this.open = false;
+    this.shape = [];
+    this.reset([]);
   }
 
   private drop(task: string, hold: Hold): void {
@@ -139,6 +244,7 @@ export class KeptCalendars {
 
   private reset(workers: readonly WorkerView[]): void {
     this.holds.clear();
+    this.reserved = new Map();
     this.indexById.clear();
     this.unlimited = 0;
     this.shape = workers.map((w) => ({ id: w.id, cpu: w.capacity.cpuMillis, memory: w.capacity.memoryBytes, devices: w.device.count }));

@@ -68,14 +68,14 @@ export class QueueScheduler {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
       let result;
-      let failed = true;
       try {
-        result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number, false, this.kept.begin(given));
-        failed = false;
-      } finally {
-        this.kept.end(failed);
+        result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number, false, this.kept.begin(given, this.current));
+        this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
+        this.kept.end(result.spans, this.current);
+      } catch (error) {
+        this.kept.fail();
+        throw error;
       }
-      this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
       plan = result.plan;
     }
     if (plan.placementMemory) this.placementMemory = plan.placementMemory;
