@@ -83,6 +83,14 @@ export class PassCalendar extends WorkerCalendar {
   }
 }
 
+/** A span `begin` entered: worker, time and amounts. */
+interface Grown {
+  w: number;
+  start: number;
+  end: number;
+  req: Amounts;
+}
+
 interface Hold {
   w: number;
   id: SpanId;
@@ -120,6 +128,8 @@ export class KeptCalendars {
     const gen = ++this.generation;
     // Held for this pass only: tasks past their planned end, and a task id seen twice.
     const passOnly: Array<{ w: number; r: RunningAllocation; end: number }> = [];
+    // Spans entered by this call (nothing else entered since the last pass went unchecked).
+    const grown: Grown[] = [];
     for (const r of running) {
       const w = this.indexById.get(r.workerId);
       if (w === undefined) continue;
@@ -139,7 +149,9 @@ export class KeptCalendars {
         continue;
       }
       if (kept) this.drop(r.task, kept);
-      const id = this.calendars[w]!.add(now, r.endsAt, { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices });
+      const req = { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices };
+      const id = this.calendars[w]!.add(now, r.endsAt, req);
+      grown.push({ w, start: now, end: r.endsAt, req });
       if (r.endsAt === Infinity) this.unlimited++;
       this.holds.set(r.task, { w, id, source: r, seen: gen });
     }
@@ -148,10 +160,12 @@ export class KeptCalendars {
     for (const cal of this.calendars) cal.track();
     let unbounded = this.unlimited > 0;
     for (const { w, r, end } of passOnly) {
-      this.calendars[w]!.add(now, end, { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices });
+      const req = { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices };
+      this.calendars[w]!.add(now, end, req);
+      grown.push({ w, start: now, end, req });
       if (end === Infinity) unbounded = true;
     }
-    this.checkReservations(snapshot, state);
+    this.checkReservations(snapshot, state, grown);
     return { calendars: this.calendars, unboundedHolds: unbounded, reserved: this.reserved };
   }
 
@@ -160,8 +174,15 @@ export class KeptCalendars {
    * in place (each resource it asks for stays at or under capacity over its spans, on a worker
    * that takes placements): then every subset fits too, so a pass that re-enters them one by one
    * in any order keeps each of them. Otherwise all are taken out and the pass re-enters them.
+   *
+   * Every span a pass leaves in the calendars was entered only where it fit (placements,
+   * reservations), so after a pass each reservation's spans are within capacity, and taking
+   * spans out keeps them so. Only the spans `begin` entered (tasks that started or changed, and
+   * overdue holds) can break that; where each of them stays within capacity over its own time on
+   * the resources it uses, nothing it overlaps went over, and the reservations need no check of
+   * their own. An unbounded one is checked the long way.
    */
-  private checkReservations(snapshot: Snapshot, state: QueueState): void {
+  private checkReservations(snapshot: Snapshot, state: QueueState, grown: readonly Grown[]): void {
     if (this.reserved.size === 0) return;
     for (const [name, kept] of this.reserved) {
       if (state.reserved.get(name)?.reservation !== kept.reservation) {
@@ -170,11 +191,19 @@ export class KeptCalendars {
       }
     }
     const workers = snapshot.workers;
+    let unbounded = false;
+    for (const g of grown) {
+      if (g.end === Infinity) unbounded = true;
+      else if (!withinCapacity(this.calendars[g.w]!, g.start, g.end - g.start, g.req)) {
+        this.dropReservations();
+        return;
+      }
+    }
     for (const kept of this.reserved.values()) {
       const r = kept.reservation;
       for (const part of r.parts) {
         const w = this.indexById.get(part.workerId);
-        if (w === undefined || !workers[w]!.schedulable || !withinCapacity(this.calendars[w]!, part.start, r.duration, r.req)) {
+        if (w === undefined || !workers[w]!.schedulable || (unbounded && !withinCapacity(this.calendars[w]!, part.start, r.duration, r.req))) {
           this.dropReservations();
           return;
         }
