@@ -1,18 +1,22 @@
 /**
  * KeptCalendars: worker calendars a QueueScheduler keeps from one pass to the next, so a pass
- * pays for the running tasks that started and ended since the last one instead of re-entering
- * every running task.
+ * pays for the running tasks that started and ended since the last one, and leaves standing
+ * reservations where they are, instead of rebuilding every calendar.
  *
  * Guarantees:
- * - After `begin(snapshot)`, the calendars hold exactly the snapshot's running tasks, each from
- *   when it was first seen until its planned end, as PassContext would enter them for a fresh
- *   pass: the free amounts at every time from `now` on are the same (a task past its planned end
- *   is held [now, now+1), re-entered each pass). Spans are per task instead of summed per end
- *   time; the planner's answers depend only on the amounts over time, not on how they are split.
- * - Every span added during the pass (placements, reservations, overdue holds) is removed by
- *   `end()`, so the next pass starts again from the running holds alone.
- * - A change of workers (ids, order or capacity) starts over from empty calendars. A pass that
- *   throws between `begin` and `end` leaves nothing behind: `end` (in a finally) forgets all.
+ * - After `begin(snapshot, state)`, the calendars hold exactly the snapshot's running tasks,
+ *   each from when it was first seen until its planned end: the free amounts at every time from
+ *   `now` on are those PassContext enters for a fresh pass (a task past its planned end is held
+ *   [now, now+1), for this pass only). Spans are per task instead of summed per end time; the
+ *   planner's answers depend only on the amounts over time, not on how they are split.
+ * - They also hold the spans of the standing reservations returned in `reserved` (a subset of
+ *   the state's reservations, each the same object), and only while every one of them fits with
+ *   all the others; otherwise `reserved` is empty and the pass re-enters them as a fresh pass
+ *   does. Either way the pass then sees the calendars a fresh pass would have at that step.
+ * - `end(spans, next)` leaves in place the spans of the reservations of `next` (as the pass
+ *   recorded them) and removes everything else the pass added; `fail()` forgets everything.
+ * - A change of workers (ids, order or capacity) starts over from empty calendars; a snapshot
+ *   without `running` gets null (the pass builds its own) and drops the kept reservations.
  */
 import { WorkerCalendar, type Amounts, type SpanId } from '../planner/index.js';
 import type { RunningAllocation, Snapshot, WorkerView } from '../types.js';
