@@ -10,6 +10,9 @@
  * time). A hold past its planned end (the task is being stopped) is taken to end one clock unit
  * from now. Without `snapshot.running`, whatever a worker holds (capacity minus free) is held
  * with no known end, so nothing can be reserved behind it.
+ *
+ * A QueueScheduler passes in calendars it keeps across passes (kept.ts) already holding the
+ * running tasks; they are used as they are, and the scheduler takes this pass's spans out again.
  */
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
@@ -52,6 +55,8 @@ export class PassContext {
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
     readonly scorers: Placer = DEFAULT_SCORERS,
+    /** Calendars already holding the running tasks (kept.ts); absent: built here. */
+    kept?: { calendars: WorkerCalendar[]; unboundedHolds: boolean } | null,
   ) {
     const now = snapshot.now;
     this.now = now;
@@ -63,6 +68,12 @@ export class PassContext {
     this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
     this.selector = passSelector(scorers, snapshot, this.view);
     const workers = snapshot.workers;
+    if (kept) {
+      this.calendars = kept.calendars;
+      this.unboundedHolds = kept.unboundedHolds;
+      for (let w = 0; w < workers.length; w++) this.indexById.set(workers[w]!.id, w);
+      return;
+    }
     this.calendars = new Array<WorkerCalendar>(workers.length);
     for (let w = 0; w < workers.length; w++) {
       const worker = workers[w]!;

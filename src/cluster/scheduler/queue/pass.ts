@@ -28,9 +28,28 @@
  */
 import type { Placement, Plan, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
-import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob } from './allocate.js';
+import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
+import type { WorkerCalendar } from '../planner/index.js';
+
+/** A reservation and the spans it holds in the calendars. */
+export interface KeptReservation {
+  reservation: Reservation;
+  spans: HeldSpans;
+}
+
+/**
+ * Calendars a caller keeps across passes (kept.ts), already holding the snapshot's running tasks
+ * and, in `reserved`, standing reservations of the state (each one fits with all the others).
+ * The pass takes out the ones it drops and records in `spans` where every reservation it ends
+ * with is held.
+ */
+export interface KeptPass {
+  calendars: WorkerCalendar[];
+  unboundedHolds: boolean;
+  reserved: ReadonlyMap<string, KeptReservation>;
+}
 import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { Explainer, unreservableText } from './reasons.js';
 import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
@@ -44,6 +63,8 @@ export interface PassResult {
   added: Map<string, Blocked>;
   /** Standing jobs whose reservation was dropped. */
   dropped: string[];
+  /** Where each reservation the pass ended with is held in the calendars, by job. */
+  spans: Map<string, KeptReservation>;
 }
 
 class Pass {
@@ -68,6 +89,9 @@ class Pass {
   private deferredDone = 0;
   private stoppedBy: string | null = null;
   private stopAt = 0;
+  /** Reservations standing in kept calendars at the start of the pass (empty without). */
+  private readonly kept: ReadonlyMap<string, KeptReservation>;
+  readonly spans = new Map<string, KeptReservation>();
 
   constructor(
     readonly snapshot: Snapshot,
@@ -77,9 +101,11 @@ class Pass {
     scorers: Placer,
     /** The pass number blocked jobs are dated with. */
     readonly number: number,
+    kept: KeptPass | null,
   ) {
     this.rule = policyRule(options.policy);
-    this.ctx = new PassContext(snapshot, options, scorers);
+    this.ctx = new PassContext(snapshot, options, scorers, kept);
+    this.kept = kept?.reserved ?? new Map();
     this.now = this.ctx.now;
     this.queue = new JobQueue(snapshot);
   }
@@ -94,11 +120,16 @@ class Pass {
     // Only reserved jobs are checked here; the rest are met (or not) while walking the queue.
     for (const [name, b] of this.state.reserved) {
       const r = b.reservation!;
-      if (!this.snapshot.jobs.has(name) || r.start <= this.now || !holdReservation(this.ctx, r)) {
+      const kept = this.kept.get(name);
+      const gone = !this.snapshot.jobs.has(name) || r.start <= this.now;
+      if (gone && kept) releaseSpans(this.ctx, kept.spans);
+      const spans = gone ? null : kept ? kept.spans : holdReservation(this.ctx, r);
+      if (!spans) {
         this.dropped.push(name);
         this.droppedSet.add(name);
       } else {
         this.reservations.set(name, r.start);
+        this.spans.set(name, { reservation: r, spans });
       }
     }
   }
@@ -128,18 +159,23 @@ class Pass {
       const before = this.state.blocked.get(q.job.name);
       const r = before?.reservation;
       if (r && r.start >= this.now && r.count === q.tasks.length && newestAhead <= before!.reservedPass) {
-        const spans = holdReservation(this.ctx, r);
+        const spans = this.kept.get(q.job.name)?.spans ?? holdReservation(this.ctx, r);
         if (spans) this.held.set(q.job.name, spans);
       }
       newestAhead = Math.max(newestAhead, before ? before.since : Infinity);
     }
+    // Kept reservations not held again here are not part of this pass.
+    for (const [name, kept] of this.kept) if (this.held.get(name) !== kept.spans) releaseSpans(this.ctx, kept.spans);
   }
 
   /** Record an outcome; true when the job is still (partly) blocked. */
   private settle(q: QueuedJob, out: Outcome, quota: string | null): boolean {
     this.results.push({ q, out, quota });
     if (out.placed >= q.tasks.length) return false;
-    if (out.reservation) this.reservations.set(q.job.name, out.reservation.start);
+    if (out.reservation) {
+      this.reservations.set(q.job.name, out.reservation.start);
+      if (out.held) this.spans.set(q.job.name, { reservation: out.reservation, spans: out.held });
+    }
     return true;
   }
 
@@ -247,7 +283,7 @@ class Pass {
     const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
     const memory = this.ctx.selector?.memory?.();
     if (memory) plan.placementMemory = memory;
-    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped };
+    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped, spans: this.spans };
   }
 }
 
@@ -263,8 +299,10 @@ export function runPass(
   scorers: Placer,
   number: number,
   fullWindow = false,
+  /** Calendars kept by the caller, holding the running tasks (kept.ts); null: built fresh. */
+  kept: KeptPass | null = null,
 ): PassResult {
-  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number);
+  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number, kept);
   pass.restoreReservations();
   pass.buildWindow(fullWindow);
   pass.holdEarlierReservations();
