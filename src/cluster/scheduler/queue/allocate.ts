@@ -86,18 +86,25 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
   let t = ctx.now;
   while (left > 0) {
     let next = Infinity;
-    for (const slot of slots) {
-      const e = slot.calendar.earliest(t, duration, req);
-      if (e < next) next = e;
+    // The first slot with the earliest start: slots before it do not fit at `next`, and it
+    // fits one task there (earliest() answered so), so neither is asked fits() again.
+    let first = -1;
+    for (let i = 0; i < slots.length; i++) {
+      const e = slots[i]!.calendar.earliest(t, duration, req);
+      if (e < next) {
+        next = e;
+        first = i;
+      }
     }
     if (next === Infinity) {
       releaseSpans(ctx, held);
       return null;
     }
     t = next;
-    for (const slot of slots) {
+    for (let i = first; i < slots.length; i++) {
+      const slot = slots[i]!;
       let tasks = 0;
-      while (tasks < left && slot.calendar.fits(t, duration, req)) {
+      while (tasks < left && ((i === first && tasks === 0) || slot.calendar.fits(t, duration, req))) {
         held.push({ w: ctx.indexById.get(slot.id)!, id: slot.calendar.add(t, t + duration, req) });
         tasks++;
       }
@@ -142,7 +149,7 @@ export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number):
   if (!found) return null;
   let start = Infinity;
   for (const p of found.parts) if (p.start < start) start = p.start;
-  return { start, ...found };
+  return { start, parts: found.parts, held: found.held };
 }
 
 /**

@@ -25,6 +25,9 @@ import { ScratchCapacity } from '../placement/scratch.js';
 import type { SchedulerJob, Snapshot } from '../types.js';
 import type { QueueOptions } from './options.js';
 
+/** A job's slot key (its shape and coschedule attribute), kept across passes: scheduler jobs are immutable. */
+const slotKeys = new WeakMap<SchedulerJob, string>();
+
 export function amountsOf(job: SchedulerJob): Amounts {
   const r = job.resources;
   return { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: devicesNeeded(r) };
@@ -143,7 +146,8 @@ export class PassContext {
    * by value, members by tpu-worker-id).
    */
   slots(job: SchedulerJob): WorkerSlot[] {
-    const key = `${shapeKey(job)}@${job.coschedule ?? ''}`;
+    let key = slotKeys.get(job);
+    if (key === undefined) slotKeys.set(job, (key = `${shapeKey(job)}@${job.coschedule ?? ''}`));
     let slots = this.slotCache.get(key);
     if (slots) return slots;
     const { members, isMember } = this.candidates.of(job, staticKey(job));
