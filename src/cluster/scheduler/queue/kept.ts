@@ -81,6 +81,13 @@ export class PassCalendar extends WorkerCalendar {
     return true;
   }
 
+  /** End of a pass that changed no standing span: every span added in the pass is removed. */
+  settleTentative(): void {
+    this.tracking = false;
+    for (const id of this.tentative) super.remove(id);
+    this.tentative.clear();
+  }
+
   /** Remove every standing reservation span. */
   dropStanding(): void {
     for (const id of this.standing) this.remove(id);
@@ -229,6 +236,12 @@ export class KeptCalendars {
   end(spans: ReadonlyMap<string, KeptReservation>, next: QueueState): void {
     if (!this.open) return;
     this.open = false;
+    if (this.standsAsBefore(spans, next)) {
+      // The pass kept every standing reservation where it was and added none: what it added
+      // (its placements) goes, the standing spans stay.
+      for (const cal of this.calendars) cal.settleTentative();
+      return;
+    }
     const keep = new Map<number, Set<SpanId>>();
     const reserved = new Map<string, KeptReservation>();
     let known = true;
@@ -249,6 +262,18 @@ export class KeptCalendars {
     for (let w = 0; w < calendars.length; w++) if (!calendars[w]!.settle(keep.get(w))) known = false;
     this.reserved = reserved;
     if (!known) this.dropReservations();
+  }
+
+  /** `next` holds exactly the reservations standing before the pass, in the same spans. */
+  private standsAsBefore(spans: ReadonlyMap<string, KeptReservation>, next: QueueState): boolean {
+    const before = this.reserved;
+    if (next.reserved.size !== before.size) return false;
+    for (const [name, b] of next.reserved) {
+      const now = spans.get(name);
+      const old = before.get(name);
+      if (!now || !old || now.reservation !== b.reservation || old.reservation !== b.reservation || now.spans !== old.spans) return false;
+    }
+    return true;
   }
 
   /** The pass threw: forget everything (the next pass starts from empty calendars). */

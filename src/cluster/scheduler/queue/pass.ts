@@ -112,7 +112,8 @@ class Pass {
 
   /** A blocked job left standing from an earlier pass (not reconsidered in this one). */
   standing(name: string): Blocked | undefined {
-    return this.resourcesChanged || this.droppedSet.has(name) ? undefined : this.state.blocked.get(name);
+    if (this.resourcesChanged || (this.droppedSet.size > 0 && this.droppedSet.has(name))) return undefined;
+    return this.state.blocked.get(name);
   }
 
   restoreReservations(): void {
@@ -137,10 +138,13 @@ class Pass {
   /** `fullWindow`: keep standing jobs in the window (estimate walks the jobs ahead). */
   buildWindow(fullWindow: boolean): void {
     const keepStanding = this.resourcesChanged || this.rule.stopAtFirstBlocked || fullWindow;
-    const skip = keepStanding ? undefined : (name: string) => this.standing(name) !== undefined;
+    // Skipping standing jobs (only new jobs arrived): the test standing() makes, on the maps directly.
+    const blocked = this.state.blocked;
+    const dropped = this.droppedSet;
+    const skip = keepStanding ? undefined : dropped.size === 0 ? (name: string) => blocked.has(name) : (name: string) => blocked.has(name) && !dropped.has(name);
     let considered = 0;
     for (let q = this.queue.next(skip); q; q = this.queue.next(skip)) {
-      if (!this.standing(q.job.name)) {
+      if (skip !== undefined || !this.standing(q.job.name)) {
         if (considered >= this.options.queueDepth) {
           this.beyond = q;
           break;
