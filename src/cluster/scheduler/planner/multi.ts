@@ -66,6 +66,24 @@ export class WorkerCalendar {
     if (ids[2] !== NONE) this.devices.remove(ids[2]!);
   }
 
+  /** Calendar.suspend for each resource of the span: answers are those without it until resume or remove. */
+  suspend(id: SpanId): void {
+    const ids = this.spans.get(id);
+    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    if (ids[0] !== NONE) this.cpu.suspend(ids[0]!);
+    if (ids[1] !== NONE) this.memory.suspend(ids[1]!);
+    if (ids[2] !== NONE) this.devices.suspend(ids[2]!);
+  }
+
+  /** Puts a suspended span back. */
+  resume(id: SpanId): void {
+    const ids = this.spans.get(id);
+    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    if (ids[0] !== NONE) this.cpu.resume(ids[0]!);
+    if (ids[1] !== NONE) this.memory.resume(ids[1]!);
+    if (ids[2] !== NONE) this.devices.resume(ids[2]!);
+  }
+
   /** Free amounts at time t. */
   availableAt(t: number): Amounts {
     return { cpuMillis: this.cpu.availableAt(t), memoryBytes: this.memory.availableAt(t), devices: this.devices.availableAt(t) };

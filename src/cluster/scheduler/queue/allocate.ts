@@ -240,8 +240,13 @@ function placeAt(ctx: PassContext, q: QueuedJob, k: number, w: number, duration:
  * earliest start (all remaining tasks together; a gang's on one group).
  */
 export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[]): Outcome {
+  const placed = q.job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
+  return reserveRemaining(ctx, q, placed, reserve);
+}
+
+/** The rest of allocateOrReserve once `placed` tasks of `q` started: reserve the others when allowed. */
+function reserveRemaining(ctx: PassContext, q: QueuedJob, placed: number, reserve: boolean): Outcome {
   const { job } = q;
-  const placed = job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
   const remaining = q.tasks.length - placed;
   // A job a baseline mode holds back (bound to a busy worker) is not reserved: the planner knows
   // nothing of bindings, and would hold capacity on workers the job may not use.
@@ -258,4 +263,51 @@ export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boole
     parts: found.parts,
   };
   return { placed, reservation, held: found.held, unreservable: false };
+}
+
+/**
+ * allocateOrReserve for a job that holds the spans `held` of its reservation `old` from an
+ * earlier pass (pass.ts, holdEarlierReservations): the same outcome as releasing them first and
+ * calling allocateOrReserve. For a one-task independent job the spans are suspended instead
+ * (planner/calendar.ts: the answers are those without them); when the job would be reserved
+ * again exactly where it was (same worker, same start; a reservation only ever moves earlier),
+ * the spans are resumed and `old` kept, instead of removing the spans and entering equal ones.
+ */
+export function replanHeld(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[], old: Reservation, held: HeldSpans): Outcome {
+  const { job } = q;
+  const part = old.parts[0];
+  if (job.coschedule !== null || q.tasks.length !== 1 || old.count !== 1 || old.parts.length !== 1 || part?.tasks !== 1 || held.length !== 1) {
+    releaseSpans(ctx, held);
+    return allocateOrReserve(ctx, q, reserve, placements);
+  }
+  const { w, id } = held[0]!;
+  const calendar = ctx.calendars[w]!;
+  calendar.suspend(id);
+  const placed = startIndependent(ctx, q, placements);
+  if (placed === 0 && reserve && ctx.selector?.reasonFor?.(job.name) == null) {
+    // What reserveIndependent would choose for one task: the first slot with the earliest start.
+    const duration = ctx.duration(job);
+    const req = amountsOf(job);
+    const slots = ctx.slots(job);
+    let next = Infinity;
+    let first = -1;
+    for (let i = 0; i < slots.length; i++) {
+      const e = slots[i]!.calendar.earliest(ctx.now, duration, req);
+      if (e < next) {
+        next = e;
+        first = i;
+      }
+    }
+    const same = first >= 0 && next === part.start && slots[first]!.id === part.workerId && slots[first]!.calendar === calendar;
+    if (same && duration === old.duration && sameAmounts(req, old.req)) {
+      calendar.resume(id);
+      return { placed: 0, reservation: old, held, unreservable: false };
+    }
+  }
+  calendar.remove(id);
+  return reserveRemaining(ctx, q, placed, reserve);
+}
+
+function sameAmounts(a: Amounts, b: Amounts): boolean {
+  return a.cpuMillis === b.cpuMillis && a.memoryBytes === b.memoryBytes && a.devices === b.devices;
 }

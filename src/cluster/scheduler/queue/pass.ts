@@ -28,7 +28,7 @@
  */
 import type { Placement, Plan, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
-import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
+import { allocateOrReserve, holdReservation, releaseSpans, replanHeld, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
 import type { WorkerCalendar } from '../planner/index.js';
@@ -197,12 +197,16 @@ class Pass {
         continue;
       }
       const spans = this.held.get(name);
-      if (spans) releaseSpans(ctx, spans);
       if (snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
+        if (spans) releaseSpans(ctx, spans);
         this.deferred.push(q);
         continue;
       }
-      const out = allocateOrReserve(ctx, q, this.reservations.size < limit, this.placements);
+      const reserve = this.reservations.size < limit;
+      // A job holding its old spans: re-planned as if they were released first (allocate.ts).
+      const out = spans
+        ? replanHeld(ctx, q, reserve, this.placements, this.state.blocked.get(name)!.reservation!, spans)
+        : allocateOrReserve(ctx, q, reserve, this.placements);
       if (this.settle(q, out, null) && rule.stopAtFirstBlocked) {
         this.stop(name, i + 1);
         return;
