@@ -116,7 +116,8 @@ export class Calendar {
   /**
    * Takes a span's amount out while keeping its change points, until `resume` puts it back or
    * `remove` drops it. Every answer meanwhile is the one without the span (answers depend only
-   * on the usage over time, and a point where usage does not change alters no run), for the
+   * on the usage over time, and a point where usage does not change alters no run; only
+   * `nextChange` may name one of the span's points), for the
    * price of the range update alone: a caller that may put the span back as it was saves
    * removing and re-inserting its points.
    */
