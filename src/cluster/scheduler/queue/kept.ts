@@ -15,11 +15,14 @@
  *   does. Either way the pass then sees the calendars a fresh pass would have at that step.
  * - `end(spans, next)` leaves in place the spans of the reservations of `next` (as the pass
  *   recorded them) and removes everything else the pass added; `fail()` forgets everything.
+ * - `begin` also hands the pass the standingHead the previous pass gave `end` (pass.ts): the
+ *   state given to `begin` must be the one that pass made (QueueScheduler's own); a pass without
+ *   kept calendars, or one that threw, leaves none.
  * - A change of workers (ids, order or capacity) starts over from empty calendars; a snapshot
  *   without `running` gets null (the pass builds its own) and drops the kept reservations.
  */
 import { WorkerCalendar, type Amounts, type SpanId } from '../planner/index.js';
-import type { RunningAllocation, Snapshot, WorkerView } from '../types.js';
+import type { RunningAllocation, SchedulerTask, Snapshot, WorkerView } from '../types.js';
 import type { HeldSpans } from './allocate.js';
 import type { KeptPass, KeptReservation } from './pass.js';
 import type { QueueState } from './state.js';
@@ -121,6 +124,8 @@ export class KeptCalendars {
   private unlimited = 0;
   private generation = 0;
   private open = false;
+  /** The last pass's standingHead (pass.ts), for the next pass only. */
+  private head: readonly SchedulerTask[] | null = null;
   /** Reservations whose spans stand in the calendars, by job. */
   private reserved = new Map<string, KeptReservation>();
 
@@ -131,6 +136,7 @@ export class KeptCalendars {
   begin(snapshot: Snapshot, state: QueueState): KeptPass | null {
     const running = snapshot.running;
     if (!running) {
+      this.head = null;
       this.dropReservations();
       return null;
     }
@@ -177,7 +183,7 @@ export class KeptCalendars {
       if (end === Infinity) unbounded = true;
     }
     this.checkReservations(snapshot, state, grown);
-    return { calendars: this.calendars, unboundedHolds: unbounded, reserved: this.reserved };
+    return { calendars: this.calendars, unboundedHolds: unbounded, reserved: this.reserved, standingHead: this.head };
   }
 
   /**
@@ -233,9 +239,10 @@ export class KeptCalendars {
    * `spans`), everything else the pass added is taken out. A reservation whose spans are not
    * known takes all of them out (the next pass re-enters them).
    */
-  end(spans: ReadonlyMap<string, KeptReservation>, next: QueueState): void {
+  end(spans: ReadonlyMap<string, KeptReservation>, next: QueueState, standingHead: readonly SchedulerTask[] | null = null): void {
     if (!this.open) return;
     this.open = false;
+    this.head = standingHead;
     if (this.standsAsBefore(spans, next)) {
       // The pass kept every standing reservation where it was and added none: what it added
       // (its placements) goes, the standing spans stay.
@@ -279,6 +286,7 @@ export class KeptCalendars {
   /** The pass threw: forget everything (the next pass starts from empty calendars). */
   fail(): void {
     this.open = false;
+    this.head = null;
     this.shape = [];
     this.reset([]);
   }

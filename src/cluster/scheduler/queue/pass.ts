@@ -26,7 +26,7 @@
  *    With options.explain false the same jobs get an entry with an empty text, and the state
  *    the same blocked jobs and reservations (the simulator's fast path).
  */
-import type { Placement, Plan, Snapshot } from '../types.js';
+import type { Placement, Plan, SchedulerTask, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
 import { allocateOrReserve, holdReservation, releaseSpans, replanHeld, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
@@ -49,6 +49,11 @@ export interface KeptPass {
   calendars: WorkerCalendar[];
   unboundedHolds: boolean;
   reserved: ReadonlyMap<string, KeptReservation>;
+  /**
+   * The previous pass's `standingHead` (PassResult), when that pass only saw arrivals and the
+   * state it made is the one given now; else null.
+   */
+  standingHead: readonly SchedulerTask[] | null;
 }
 import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { Explainer, unreservableText } from './reasons.js';
@@ -65,6 +70,13 @@ export interface PassResult {
   dropped: string[];
   /** Where each reservation the pass ended with is held in the calendars, by job. */
   spans: Map<string, KeptReservation>;
+  /**
+   * A pass that skipped standing jobs (only arrivals, ordered snapshot): the pending tasks from
+   * the head of the queue up to the first job it did not skip. Those jobs all stay blocked in
+   * the next state, so the next pass, if it too sees only arrivals and drops no reservation,
+   * can step over the same task objects without asking (JobQueue.skipHead). Else null.
+   */
+  standingHead: SchedulerTask[] | null;
 }
 
 class Pass {
@@ -92,6 +104,8 @@ class Pass {
   /** Reservations standing in kept calendars at the start of the pass (empty without). */
   private readonly kept: ReadonlyMap<string, KeptReservation>;
   readonly spans = new Map<string, KeptReservation>();
+  private readonly headHint: readonly SchedulerTask[] | null;
+  standingHead: SchedulerTask[] | null = null;
 
   constructor(
     readonly snapshot: Snapshot,
@@ -106,6 +120,7 @@ class Pass {
     this.rule = policyRule(options.policy);
     this.ctx = new PassContext(snapshot, options, scorers, kept);
     this.kept = kept?.reserved ?? new Map();
+    this.headHint = kept?.standingHead ?? null;
     this.now = this.ctx.now;
     this.queue = new JobQueue(snapshot);
   }
@@ -142,8 +157,13 @@ class Pass {
     const blocked = this.state.blocked;
     const dropped = this.droppedSet;
     const skip = keepStanding ? undefined : dropped.size === 0 ? (name: string) => blocked.has(name) : (name: string) => blocked.has(name) && !dropped.has(name);
+    const ordered = skip !== undefined && this.snapshot.pendingOrdered === true;
+    // The head the last pass skipped is still standing unless this pass dropped a reservation.
+    if (ordered && this.headHint !== null && dropped.size === 0) this.queue.skipHead(this.headHint);
+    let head = -1;
     let considered = 0;
     for (let q = this.queue.next(skip); q; q = this.queue.next(skip)) {
+      if (head < 0) head = this.queue.lastStart;
       if (skip !== undefined || !this.standing(q.job.name)) {
         if (considered >= this.options.queueDepth) {
           this.beyond = q;
@@ -154,6 +174,7 @@ class Pass {
       this.window.push(q);
     }
     this.stopAt = this.window.length;
+    if (ordered) this.standingHead = this.snapshot.pending.slice(0, head < 0 ? this.snapshot.pending.length : head);
   }
 
   holdEarlierReservations(): void {
@@ -291,7 +312,7 @@ class Pass {
     const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
     const memory = this.ctx.selector?.memory?.();
     if (memory) plan.placementMemory = memory;
-    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped, spans: this.spans };
+    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped, spans: this.spans, standingHead: this.standingHead };
   }
 }
 

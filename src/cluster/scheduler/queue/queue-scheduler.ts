@@ -71,7 +71,7 @@ export class QueueScheduler {
       try {
         result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number, false, this.kept.begin(given, this.current));
         this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
-        this.kept.end(result.spans, this.current);
+        this.kept.end(result.spans, this.current, result.standingHead);
       } catch (error) {
         this.kept.fail();
         throw error;
