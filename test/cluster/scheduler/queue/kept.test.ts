@@ -25,7 +25,7 @@ const seen = (plan: Plan) => ({
 });
 
 /** Runs `steps` passes both ways; returns how many passes reserved something and how many kept state. */
-function drive(policy: QueuePolicy, seed: number, steps: number): { reserving: number; onlyArrivals: number } {
+function drive(policy: QueuePolicy, seed: number, steps: number, ordered = false): { reserving: number; onlyArrivals: number } {
   const r = random(seed);
   const options = queueOptions({ policy, queueDepth: 6 });
   const scheduler = new QueueScheduler({ policy, queueDepth: 6 });
@@ -48,8 +48,10 @@ function drive(policy: QueuePolicy, seed: number, steps: number): { reserving: n
       jobs.set(name, j);
       for (let k = 0; k < j.replicas; k++) pending.push({ id: `${name}/task-${k}`, job: name, index: k, submittedAt: now, seq: seq++ });
     }
-    // Tasks end before their planned end, or some while later (they stay running past it).
-    running = running.filter((t) => {
+    // Tasks end before their planned end, or some while later (they stay running past it). The
+    // ordered runs have more steps where only jobs arrive, so such passes follow each other.
+    const onlyJobsArrive = ordered && r() < 0.6;
+    if (!onlyJobsArrive) running = running.filter((t) => {
       const ends = t.endsAt <= now ? r() < 0.6 : r() < 0.2;
       if (ends) changed = true;
       return !ends;
@@ -71,6 +73,9 @@ function drive(policy: QueuePolicy, seed: number, steps: number): { reserving: n
       usage: new Map(),
       quotas: new Map(),
       running: [...running],
+      // Arrivals are appended in queue order (one depth, rising submit time and seq), as the
+      // simulator keeps them: an ordered snapshot, read lazily, with the same task objects.
+      ...(ordered ? { pendingOrdered: true } : {}),
     };
     const fresh = queuePass(snapshot, state, changed, options, DEFAULT_SCORERS);
     const plan = scheduler.pass(snapshot, changed);
@@ -87,7 +92,7 @@ function drive(policy: QueuePolicy, seed: number, steps: number): { reserving: n
       const late = r() < 0.2 ? 1 + Math.floor(r() * 200) : 0;
       running.push({ task: p.task, job: p.job, workerId: p.workerId, cpuMillis: j.resources.cpuMillis, memoryBytes: 0, devices: 0, endsAt: now + j.timeLimitMs! + late });
     }
-    changed = plan.placements.length > 0 || r() < 0.3;
+    changed = plan.placements.length > 0 || (!onlyJobsArrive && r() < 0.3);
   }
   return { reserving, onlyArrivals };
 }
@@ -104,6 +109,16 @@ describe('kept calendars (QueueScheduler) plan exactly as fresh ones (queuePass)
       }
       // The scenarios exercise standing reservations (fcfs reserves none) and passes that keep them.
       if (policy !== 'fcfs') expect(reserving).toBeGreaterThan(20);
+      expect(onlyArrivals).toBeGreaterThan(5);
+    });
+  }
+
+  // Ordered snapshots (the simulator's): a pass that sees only arrivals steps over the head the
+  // previous one skipped (pass.ts standingHead); the fresh pass looks every job up.
+  for (const policy of ['easy', 'conservative', 'hybrid'] as const) {
+    it(`${policy}, ordered queue: the same plan in every pass`, () => {
+      let onlyArrivals = 0;
+      for (const seed of [3, 11, 99]) onlyArrivals += drive(policy, seed, 160, true).onlyArrivals;
       expect(onlyArrivals).toBeGreaterThan(5);
     });
   }
