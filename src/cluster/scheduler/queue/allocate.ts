@@ -191,14 +191,15 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   const res = job.resources;
   const duration = ctx.duration(job);
   const req = amountsOf(job);
-  const pool = ctx.candidates.poolOf(job, staticKey(job));
   let placed = 0;
   const selector = ctx.selector;
   if (selector) {
     // Scored placement (scorers.ts): the best worker that has the room now and for the duration.
+    // The candidates in snapshot order (the first-fit pool below is not needed for this).
+    const { members } = ctx.candidates.of(job, staticKey(job));
     const feasible = (w: number): boolean => scratch.fits(w, res) && calendars[w]!.fits(now, duration, req);
     while (placed < tasks.length) {
-      const w = selector.select(job, tasks[placed]!, pool.members, feasible);
+      const w = selector.select(job, tasks[placed]!, members, feasible);
       if (w < 0) break;
       const decision = selector.decision;
       placeAt(ctx, q, placed++, w, duration, req, placements);
@@ -209,6 +210,7 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   }
   // Free capacity and calendars only shrink while this job is placed, so a worker that failed
   // either check never fits a later task of the job: resume after it.
+  const pool = ctx.candidates.poolOf(job, staticKey(job));
   let from = 0;
   while (placed < tasks.length) {
     const position = pool.findFirst(res.cpuMillis, res.memoryBytes, req.devices, from);
