@@ -21,7 +21,7 @@
  *   job of its subtree ends. Its time limit bounds its own run only.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
- * - A scheduler that offers `withoutReasons` (queue policies) is run without reason text, the
+ * - A scheduler that offers `withoutReasons` (every policy of createScheduler) is run without reason text, the
  *   costliest part of a pass; only when jobs are left at the end is the workload run again with
  *   reasons, to report theirs. Both runs make the same plans (same starts).
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time

@@ -63,7 +63,7 @@ export class QueueScheduler {
     let plan: Plan;
     if (!this.rule.plansAhead) {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
-      plan = schedule(given, this.scorers);
+      plan = schedule(given, this.scorers, this.options.explain !== false);
     } else {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
