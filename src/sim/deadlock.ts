@@ -6,6 +6,8 @@
  * a waiting job what it holds and for how many jobs it waits, a pending one the scheduler's reason.
  */
 import { describeDevice, formatBytes, formatCpu, type ResourceSpec } from '../model/resources.js';
+import type { ActiveJob } from './engine-records.js';
+import type { SkippedJob } from './workload.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -21,4 +23,32 @@ function holding(resources: ResourceSpec, cpuReleased: boolean): string {
 /** `1 task waits for 2 jobs of its subtree, holding 1 CPU, 256MiB` */
 export function waitingReason(tasks: number, openJobs: number, resources: ResourceSpec, cpuReleased: boolean): string {
   return `${plural(tasks, 'task')} ${tasks === 1 ? 'waits' : 'wait'} for ${plural(openJobs, 'job')} of its subtree, holding ${holding(resources, cpuReleased)}${tasks === 1 ? '' : ' each'}`;
+}
+
+/** True when the job or one of its ancestors has a task waiting: it is part of a deadlock. */
+function inWaitingTree(job: ActiveJob): boolean {
+  for (let p: ActiveJob | null = job; p !== null; p = p.parent) if (p.waiting.length > 0) return true;
+  return false;
+}
+
+/**
+ * The jobs left when the run stopped, each with its line: `unfinished` (after `held`, the
+ * pipeline jobs never released) when no task of its tree waits, else `deadlocked`; a pending job
+ * carries the scheduler's last reason for it.
+ */
+export function classifyLeft(
+  left: Iterable<ActiveJob>,
+  lastReasons: ReadonlyMap<string, string>,
+  cpuReleased: boolean,
+  held: SkippedJob[],
+): { unfinished: SkippedJob[]; deadlocked: SkippedJob[] } {
+  const unfinished = held;
+  const deadlocked: SkippedJob[] = [];
+  for (const job of left) {
+    const scheduler = lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
+    if (!inWaitingTree(job)) unfinished.push({ name: job.spec.name, reason: scheduler });
+    else if (job.waiting.length === 0) deadlocked.push({ name: job.spec.name, reason: scheduler });
+    else deadlocked.push({ name: job.spec.name, reason: waitingReason(job.waiting.length, job.openDescendants, job.spec.resources, cpuReleased) });
+  }
+  return { unfinished, deadlocked };
 }

@@ -21,7 +21,7 @@
  *   job of its subtree ends. Its time limit bounds its own run only.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
- * - A scheduler that offers `withoutReasons` (queue policies) is run without reason text, the
+ * - A scheduler that offers `withoutReasons` (every policy of createScheduler) is run without reason text, the
  *   costliest part of a pass; only when jobs are left at the end is the workload run again with
  *   reasons, to report theirs. Both runs make the same plans (same starts).
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
@@ -47,11 +47,11 @@ import type { PassScheduler, SimJobResult, SimOptions, SimResult, SimSample } fr
 import { orderScore, type OrderName } from './scores.js';
 import { jobResult, summarize } from './summary.js';
 import { countJobs, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
-import { waitingReason } from './deadlock.js';
+import { classifyLeft } from './deadlock.js';
 import { ContextCache } from './cache.js';
 import { Pipelines } from './needs.js';
 import { SimElastic } from './elastic.js';
-import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
+import { schedulerJobOf, type ActiveJob, type Arrival, type Completion, type Held } from './engine-records.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
@@ -194,21 +194,7 @@ class Engine {
     if (parent) rootKey = parent.sched.rootSubmittedAt;
     else if (this.order === 'fcfs') rootKey = now;
     else rootKey = orderScore(this.order, { submit: now, requestedTime: spec.timeLimit, procs: spec.procs, index: spec.index });
-    const sched: SchedulerJob & { timeLimitMs: number } = {
-      name: spec.name,
-      depth: parent ? parent.sched.depth + 1 : jobDepth(spec.name),
-      rootSubmittedAt: rootKey,
-      seq: this.seq++,
-      user: spec.user,
-      resources: spec.resources,
-      constraints: spec.constraints,
-      coschedule: spec.coschedule,
-      replicas: spec.replicas,
-      // Times are opaque numbers to the planner; the simulator uses seconds throughout.
-      timeLimitMs: spec.timeLimit,
-      ...(spec.category ? { category: spec.category } : {}),
-      ...(spec.uses ? { uses: spec.uses } : {}),
-    };
+    const sched = schedulerJobOf(spec, parent ? parent.sched.depth + 1 : jobDepth(spec.name), rootKey, this.seq++);
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
@@ -383,45 +369,23 @@ class Engine {
     }
   }
 
-  /** True when the job or one of its ancestors has a task waiting: it is part of a deadlock. */
   /** After run(): some job was left in the queue (unfinished or deadlocked). */
   get leftJobs(): boolean {
     return this.active.size > 0;
   }
 
-  private inWaitingTree(job: ActiveJob): boolean {
-    for (let p: ActiveJob | null = job; p !== null; p = p.parent) if (p.waiting.length > 0) return true;
-    return false;
-  }
-
   private finish(start: number, end: number): SimResult {
-    const unfinished: SkippedJob[] = this.pipelines.held();
-    const deadlocked: SkippedJob[] = [];
-    for (const job of this.active.values()) {
-      const scheduler = this.lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
-      if (!this.inWaitingTree(job)) unfinished.push({ name: job.spec.name, reason: scheduler });
-      else if (job.waiting.length === 0) deadlocked.push({ name: job.spec.name, reason: scheduler });
-      else deadlocked.push({ name: job.spec.name, reason: waitingReason(job.waiting.length, job.openDescendants, job.spec.resources, this.release) });
-    }
+    const { unfinished, deadlocked } = classifyLeft(this.active.values(), this.lastReasons, this.release, this.pipelines.held());
     // Report jobs in arrival order (submit time, then submission sequence).
     this.results.sort((a, b) => a.submit - b.submit || this.arrivalSeq.get(a.name)! - this.arrivalSeq.get(b.name)!);
+    const elastic = this.elastic;
     const summary = summarize(this.results, {
-      start,
-      end,
-      skipped: this.skipped.length,
-      unfinished: unfinished.length,
-      deadlocked: deadlocked.length,
-      busyCpuSeconds: this.busyCpuSeconds,
-      disabledWorkerHours: this.elastic ? this.elastic.disabledWorkerHours(end) : null,
+      start, end, skipped: this.skipped.length, unfinished: unfinished.length, deadlocked: deadlocked.length,
+      busyCpuSeconds: this.busyCpuSeconds, totalCpu: this.pool.totalCpu, timeLimited: this.timeLimited,
+      disabledWorkerHours: elastic ? elastic.disabledWorkerHours(end) : null,
       fleetCostPerHour: [...this.costPerHour.values()].reduce((sum, c) => sum + c, 0),
-      disabledCost: this.elastic ? this.elastic.disabledCost(end) : 0,
-      totalCpu: this.pool.totalCpu,
-      timeLimited: this.timeLimited,
-      cost: this.cost,
-      reuseStarts: this.reuseStarts,
-      reuseHits: this.reuseHits,
-      passes: this.passes,
-      batches: this.batches,
+      disabledCost: elastic ? elastic.disabledCost(end) : 0, cost: this.cost,
+      reuseStarts: this.reuseStarts, reuseHits: this.reuseHits, passes: this.passes, batches: this.batches,
     });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }

@@ -10,6 +10,8 @@ export class PendingQueue {
   /** In queue order; may still hold tasks taken since the last `compact`. */
   private list: SchedulerTask[] = [];
   private readonly ids = new Set<string>();
+  /** Tasks taken since the last `compact`. */
+  private taken = 0;
 
   constructor(private readonly jobs: ReadonlyMap<string, SchedulerJob>) {}
 
@@ -45,17 +47,29 @@ export class PendingQueue {
 
   /** The task was placed: it is no longer pending. */
   take(taskId: string): void {
-    this.ids.delete(taskId);
+    if (this.ids.delete(taskId)) this.taken++;
   }
 
-  /** Removes taken tasks from the list in place (order kept; a new array per pass cost more). */
+  /**
+   * Removes taken tasks from the list in place (order kept; a new array per pass cost more).
+   * Placed tasks sit mostly near the head (the pass reads from there): the list is searched
+   * only until every task taken since the last compaction is found, and the rest moves down.
+   */
   compact(): void {
     const list = this.list;
+    const n = list.length;
+    let left = this.taken;
     let kept = 0;
-    for (let i = 0; i < list.length; i++) {
+    let i = 0;
+    for (; i < n && left > 0; i++) {
       const task = list[i]!;
       if (this.ids.has(task.id)) list[kept++] = task;
+      else left--;
     }
-    list.length = kept;
+    if (kept < i) {
+      for (; i < n; i++) list[kept++] = list[i]!;
+      list.length = kept;
+    }
+    this.taken = 0;
   }
 }

@@ -73,7 +73,6 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
   const make = (explain: boolean): QueueScheduler =>
     new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity, ...(explain ? {} : { explain: false }) }, placement);
   const scheduler = make(true);
-  if (!scheduler.rule.plansAhead) return scheduler;
   // Reason text is most of a pass's cost and the engine reads it only for jobs left at the end.
   return { pass: (snapshot, resourcesChanged) => scheduler.pass(snapshot, resourcesChanged), withoutReasons: () => make(false) };
 }

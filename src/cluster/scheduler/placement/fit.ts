@@ -40,6 +40,17 @@ export function deviceNoun(request: DeviceRequest | null): string {
 
 /** Key of everything static about a job's placement needs except cpu/memory/device amount. */
 export function staticKey(job: SchedulerJob): string {
+  // The plain job (no device, constraints or stickiness) costs no lookup.
+  if (job.resources.device === null && job.constraints.length === 0 && !job.sticky) return '-';
+  let key = staticKeys.get(job);
+  if (key === undefined) {
+    key = buildStaticKey(job);
+    staticKeys.set(job, key);
+  }
+  return key;
+}
+
+function buildStaticKey(job: SchedulerJob): string {
   const d = job.resources.device;
   const memory = gpuMemoryNeeded(d);
   const device = (d ? `${d.type}:${d.variant ?? '*'}` : '-') + (memory !== null ? `>${memory}` : '') + (job.sticky ? `@${job.sticky.workerId}` : '');
@@ -60,3 +71,4 @@ export function shapeKey(job: SchedulerJob): string {
 
 /** Scheduler jobs are immutable and met again pass after pass (the simulator keeps them). */
 const shapeKeys = new WeakMap<SchedulerJob, string>();
+const staticKeys = new WeakMap<SchedulerJob, string>();

@@ -32,6 +32,8 @@ interface Span {
   start: number;
   end: number;
   amount: number;
+  /** Its amount is taken out (suspend) while its change points stay. */
+  suspended: boolean;
 }
 
 function checkTime(name: string, value: number): void {
@@ -90,7 +92,7 @@ export class Calendar {
     if (!(start < end)) throw invalid(`planner: span start ${start} must be before its end ${end}`);
     checkAmount(amount);
     const id = this.nextId++;
-    this.spans.set(id, { start, end, amount });
+    this.spans.set(id, { start, end, amount, suspended: false });
     if (amount > 0) {
       this.insertPoint(start);
       if (end !== Infinity) this.insertPoint(end);
@@ -105,10 +107,33 @@ export class Calendar {
     if (span === undefined) throw invalid(`planner: unknown span id ${String(id)}`);
     this.spans.delete(id);
     if (span.amount > 0) {
-      this.addRange(span.start, span.end, -span.amount);
+      if (!span.suspended) this.addRange(span.start, span.end, -span.amount);
       this.releasePoint(span.start);
       if (span.end !== Infinity) this.releasePoint(span.end);
     }
+  }
+
+  /**
+   * Takes a span's amount out while keeping its change points, until `resume` puts it back or
+   * `remove` drops it. Every answer meanwhile is the one without the span (answers depend only
+   * on the usage over time, and a point where usage does not change alters no run; only
+   * `nextChange` may name one of the span's points), for the
+   * price of the range update alone: a caller that may put the span back as it was saves
+   * removing and re-inserting its points.
+   */
+  suspend(id: SpanId): void {
+    const span = this.spans.get(id);
+    if (span === undefined || span.suspended) throw invalid(`planner: span id ${String(id)} is unknown or already suspended`);
+    span.suspended = true;
+    if (span.amount > 0) this.addRange(span.start, span.end, -span.amount);
+  }
+
+  /** Puts a suspended span's amount back. */
+  resume(id: SpanId): void {
+    const span = this.spans.get(id);
+    if (span === undefined || !span.suspended) throw invalid(`planner: span id ${String(id)} is not suspended`);
+    span.suspended = false;
+    if (span.amount > 0) this.addRange(span.start, span.end, span.amount);
   }
 
   /** The span behind an id, or undefined once removed. */

@@ -13,7 +13,6 @@ export interface Amounts {
   devices: number;
 }
 
-const KEYS = ['cpuMillis', 'memoryBytes', 'devices'] as const;
 const NONE = -1;
 
 export class WorkerCalendar {
@@ -41,18 +40,20 @@ export class WorkerCalendar {
   }
 
   add(start: number, end: number, req: Amounts): SpanId {
-    const ids: SpanId[] = [];
+    // Unrolled over the three resources (this is on every pass's hot path).
+    const cpu = req.cpuMillis === 0 ? NONE : this.cpu.add(start, end, req.cpuMillis);
+    let memory = NONE;
+    let devices = NONE;
     try {
-      for (let i = 0; i < KEYS.length; i++) {
-        const amount = req[KEYS[i]!];
-        ids.push(amount === 0 ? NONE : this.cals[i]!.add(start, end, amount));
-      }
+      if (req.memoryBytes !== 0) memory = this.memory.add(start, end, req.memoryBytes);
+      if (req.devices !== 0) devices = this.devices.add(start, end, req.devices);
     } catch (error) {
-      for (let i = 0; i < ids.length; i++) if (ids[i] !== NONE) this.cals[i]!.remove(ids[i]!);
+      if (cpu !== NONE) this.cpu.remove(cpu);
+      if (memory !== NONE) this.memory.remove(memory);
       throw error;
     }
     const id = this.nextId++;
-    this.spans.set(id, ids);
+    this.spans.set(id, [cpu, memory, devices]);
     return id;
   }
 
@@ -60,7 +61,27 @@ export class WorkerCalendar {
     const ids = this.spans.get(id);
     if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
     this.spans.delete(id);
-    for (let i = 0; i < ids.length; i++) if (ids[i] !== NONE) this.cals[i]!.remove(ids[i]!);
+    if (ids[0] !== NONE) this.cpu.remove(ids[0]!);
+    if (ids[1] !== NONE) this.memory.remove(ids[1]!);
+    if (ids[2] !== NONE) this.devices.remove(ids[2]!);
+  }
+
+  /** Calendar.suspend for each resource of the span: answers are those without it until resume or remove. */
+  suspend(id: SpanId): void {
+    const ids = this.spans.get(id);
+    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    if (ids[0] !== NONE) this.cpu.suspend(ids[0]!);
+    if (ids[1] !== NONE) this.memory.suspend(ids[1]!);
+    if (ids[2] !== NONE) this.devices.suspend(ids[2]!);
+  }
+
+  /** Puts a suspended span back. */
+  resume(id: SpanId): void {
+    const ids = this.spans.get(id);
+    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    if (ids[0] !== NONE) this.cpu.resume(ids[0]!);
+    if (ids[1] !== NONE) this.memory.resume(ids[1]!);
+    if (ids[2] !== NONE) this.devices.resume(ids[2]!);
   }
 
   /** Free amounts at time t. */
@@ -83,11 +104,9 @@ export class WorkerCalendar {
   }
 
   fits(start: number, duration: number, req: Amounts): boolean {
-    for (let i = 0; i < KEYS.length; i++) {
-      const amount = req[KEYS[i]!];
-      if (amount !== 0 && !this.cals[i]!.fits(start, duration, amount)) return false;
-    }
-    return true;
+    if (req.cpuMillis !== 0 && !this.cpu.fits(start, duration, req.cpuMillis)) return false;
+    if (req.memoryBytes !== 0 && !this.memory.fits(start, duration, req.memoryBytes)) return false;
+    return req.devices === 0 || this.devices.fits(start, duration, req.devices);
   }
 
   /**
@@ -96,11 +115,16 @@ export class WorkerCalendar {
    * Each round moves t to a later change point, so this ends.
    */
   earliest(from: number, duration: number, req: Amounts): number {
+    const cpu = req.cpuMillis;
+    const memory = req.memoryBytes;
+    const devices = req.devices;
+    // One resource asked for (the common case): its own answer is the joint one.
+    if (memory === 0 && devices === 0) return cpu === 0 ? from : this.cpu.earliest(from, duration, cpu);
     let t = from;
     for (;;) {
       let agreed = true;
-      for (let i = 0; i < KEYS.length; i++) {
-        const amount = req[KEYS[i]!];
+      for (let i = 0; i < 3; i++) {
+        const amount = i === 0 ? cpu : i === 1 ? memory : devices;
         if (amount === 0) continue;
         const e = this.cals[i]!.earliest(t, duration, amount);
         if (e === Infinity) return Infinity;

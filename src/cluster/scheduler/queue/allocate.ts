@@ -105,19 +105,25 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
   let t = ctx.now;
   while (left > 0) {
     let next = Infinity;
-    for (const slot of slots) {
-      const e = slot.calendar.earliest(t, duration, req);
-      if (e < next) next = e;
+    // The first slot with the earliest start: slots before it do not fit at `next`, and it
+    // fits one task there (earliest() answered so), so neither is asked fits() again.
+    let first = -1;
+    for (let i = 0; i < slots.length; i++) {
+      const e = slots[i]!.calendar.earliest(t, duration, req);
+      if (e < next) {
+        next = e;
+        first = i;
+      }
     }
     if (next === Infinity) {
       releaseSpans(ctx, held);
       return null;
     }
     t = next;
-    for (let i = 0; i < slots.length; i++) {
+    for (let i = first; i < slots.length; i++) {
       const slot = slots[i]!;
       let tasks = 0;
-      while (tasks < left && slot.calendar.fits(t, duration, req)) {
+      while (tasks < left && ((i === first && tasks === 0) || slot.calendar.fits(t, duration, req))) {
         held.push(ctx.indexById.get(slot.id)!, slot.calendar.add(t, t + duration, req));
         tasks++;
       }
@@ -167,7 +173,7 @@ export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number):
   let start = Infinity;
   const { parts } = made.found;
   for (let k = 1; k < parts.length; k += 3) if (parts[k]! < start) start = parts[k]!;
-  return { start, ...made };
+  return { start, found: made.found, held: made.held };
 }
 
 /**
@@ -209,14 +215,15 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   const res = job.resources;
   const duration = ctx.duration(job);
   const req = amountsOf(job);
-  const pool = ctx.candidates.poolOf(job, staticKey(job));
   let placed = 0;
   const selector = ctx.selector;
   if (selector) {
     // Scored placement (scorers.ts): the best worker that has the room now and for the duration.
+    // The candidates in snapshot order (the first-fit pool below is not needed for this).
+    const { members } = ctx.candidates.of(job, staticKey(job));
     const feasible = (w: number): boolean => scratch.fits(w, res) && calendars[w]!.fits(now, duration, req);
     while (placed < tasks.length) {
-      const w = selector.select(job, tasks[placed]!, pool.members, feasible);
+      const w = selector.select(job, tasks[placed]!, members, feasible);
       if (w < 0) break;
       const decision = selector.decision;
       placeAt(ctx, q, placed++, w, duration, req, placements);
@@ -227,6 +234,7 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   }
   // Free capacity and calendars only shrink while this job is placed, so a worker that failed
   // either check never fits a later task of the job: resume after it.
+  const pool = ctx.candidates.poolOf(job, staticKey(job));
   let from = 0;
   while (placed < tasks.length) {
     const position = pool.findFirst(res.cpuMillis, res.memoryBytes, req.devices, from);
@@ -258,8 +266,13 @@ function placeAt(ctx: PassContext, q: QueuedJob, k: number, w: number, duration:
  * earliest start (all remaining tasks together; a gang's on one group).
  */
 export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[]): Outcome {
+  const placed = q.job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
+  return reserveRemaining(ctx, q, placed, reserve);
+}
+
+/** The rest of allocateOrReserve once `placed` tasks of `q` started: reserve the others when allowed. */
+function reserveRemaining(ctx: PassContext, q: QueuedJob, placed: number, reserve: boolean): Outcome {
   const { job } = q;
-  const placed = job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
   const remaining = q.tasks.length - placed;
   // A job a baseline mode holds back (bound to a busy worker) is not reserved: the planner knows
   // nothing of bindings, and would hold capacity on workers the job may not use.
@@ -277,4 +290,55 @@ export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boole
     parts: found.found.parts,
   };
   return { placed, reservation, held: found.held, unreservable: false };
+}
+
+/**
+ * allocateOrReserve for a job that holds the spans `held` of its reservation `old` from an
+ * earlier pass (pass.ts, holdEarlierReservations): the same outcome as releasing them first and
+ * calling allocateOrReserve. For a one-task independent job the spans are suspended instead
+ * (planner/calendar.ts: the answers are those without them); when the job would be reserved
+ * again exactly where it was (same worker, same start; a reservation only ever moves earlier),
+ * the spans are resumed and `old` kept, instead of removing the spans and entering equal ones.
+ */
+export function replanHeld(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[], old: Reservation, held: HeldSpans): Outcome {
+  const { job } = q;
+  // One part (three numbers: worker index, start, tasks) of one task, held by one span (two numbers).
+  const { parts } = old;
+  if (job.coschedule !== null || q.tasks.length !== 1 || old.count !== 1 || parts.length !== 3 || parts[2] !== 1 || held.length !== 2) {
+    releaseSpans(ctx, held);
+    return allocateOrReserve(ctx, q, reserve, placements);
+  }
+  const partWorker = old.workers[parts[0]!];
+  const partStart = parts[1]!;
+  const w = held[0]!;
+  const id = held[1]!;
+  const calendar = ctx.calendars[w]!;
+  calendar.suspend(id);
+  const placed = startIndependent(ctx, q, placements);
+  if (placed === 0 && reserve && ctx.selector?.reasonFor?.(job.name) == null) {
+    // What reserveIndependent would choose for one task: the first slot with the earliest start.
+    const duration = ctx.duration(job);
+    const req = amountsOf(job);
+    const slots = ctx.slots(job);
+    let next = Infinity;
+    let first = -1;
+    for (let i = 0; i < slots.length; i++) {
+      const e = slots[i]!.calendar.earliest(ctx.now, duration, req);
+      if (e < next) {
+        next = e;
+        first = i;
+      }
+    }
+    const same = first >= 0 && next === partStart && slots[first]!.id === partWorker && slots[first]!.calendar === calendar;
+    if (same && duration === old.duration && sameAmounts(req, old.req)) {
+      calendar.resume(id);
+      return { placed: 0, reservation: old, held, unreservable: false };
+    }
+  }
+  calendar.remove(id);
+  return reserveRemaining(ctx, q, placed, reserve);
+}
+
+function sameAmounts(a: Amounts, b: Amounts): boolean {
+  return a.cpuMillis === b.cpuMillis && a.memoryBytes === b.memoryBytes && a.devices === b.devices;
 }

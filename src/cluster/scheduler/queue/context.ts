@@ -10,6 +10,9 @@
  * time). A hold past its planned end (the task is being stopped) is taken to end one clock unit
  * from now. Without `snapshot.running`, whatever a worker holds (capacity minus free) is held
  * with no known end, so nothing can be reserved behind it.
+ *
+ * A QueueScheduler passes in calendars it keeps across passes (kept.ts) already holding the
+ * running tasks; they are used as they are, and the scheduler takes this pass's spans out again.
  */
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
@@ -21,6 +24,9 @@ import { QuotaTracker } from './quota.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { SchedulerJob, Snapshot } from '../types.js';
 import type { QueueOptions } from './options.js';
+
+/** A job's slot key (its shape and coschedule attribute), kept across passes: scheduler jobs are immutable. */
+const slotKeys = new WeakMap<SchedulerJob, string>();
 
 export function amountsOf(job: SchedulerJob): Amounts {
   const r = job.resources;
@@ -52,6 +58,8 @@ export class PassContext {
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
     readonly scorers: Placer = DEFAULT_SCORERS,
+    /** Calendars already holding the running tasks (kept.ts); absent: built here. */
+    kept?: { calendars: WorkerCalendar[]; unboundedHolds: boolean } | null,
   ) {
     const now = snapshot.now;
     this.now = now;
@@ -63,6 +71,12 @@ export class PassContext {
     this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
     this.selector = passSelector(scorers, snapshot, this.view);
     const workers = snapshot.workers;
+    if (kept) {
+      this.calendars = kept.calendars;
+      this.unboundedHolds = kept.unboundedHolds;
+      for (let w = 0; w < workers.length; w++) this.indexById.set(workers[w]!.id, w);
+      return;
+    }
     this.calendars = new Array<WorkerCalendar>(workers.length);
     for (let w = 0; w < workers.length; w++) {
       const worker = workers[w]!;
@@ -132,7 +146,8 @@ export class PassContext {
    * by value, members by tpu-worker-id).
    */
   slots(job: SchedulerJob): WorkerSlot[] {
-    const key = `${shapeKey(job)}@${job.coschedule ?? ''}`;
+    let key = slotKeys.get(job);
+    if (key === undefined) slotKeys.set(job, (key = `${shapeKey(job)}@${job.coschedule ?? ''}`));
     let slots = this.slotCache.get(key);
     if (slots) return slots;
     const { members, isMember } = this.candidates.of(job, staticKey(job));

@@ -14,7 +14,8 @@
  *    not the shape's, and the mode's reason and next memory go into the plan.
  * Within both phases a user at/over a running quota (at the start or after this pass's own
  * placements) has their remaining work deferred behind everyone else's, keeping its order.
- * 4. Every job with tasks still pending gets one human reason (explain.ts).
+ * 4. Every job with tasks still pending gets one human reason (explain.ts); with `explain` false
+ *    the same jobs get an empty text (the simulator's fast path, as the queue policies' option).
  */
 import { CandidateIndex } from '../placement/candidates.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
@@ -48,7 +49,7 @@ interface JobState {
   failed?: boolean;
 }
 
-export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS): Plan {
+export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS, explain = true): Plan {
   const scratch = new ScratchCapacity(snapshot.workers);
   const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
   const selector = passSelector(scorers, snapshot, view);
@@ -64,7 +65,8 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
   const independent: JobState[] = [];
   const independentTasks: SchedulerTask[] = [];
   let last: JobState | undefined;
-  for (const task of orderPending(snapshot)) {
+  // A snapshot that says its pending list is in queue order (the simulator's) is read as it is.
+  for (const task of snapshot.pendingOrdered === true ? snapshot.pending : orderPending(snapshot)) {
     if (!last || last.job.name !== task.job) {
       last = states.get(task.job);
       if (!last) {
@@ -159,10 +161,17 @@ export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS):
   }
   for (const i of deferred) placeTask(independentTasks[i]!, independent[i]!);
 
-  const plan: Plan = { placements, reasons: reasonsFor(snapshot, scratch, quota, states, selector) };
+  const plan: Plan = { placements, reasons: explain ? reasonsFor(snapshot, scratch, quota, states, selector) : emptyReasons(states) };
   const memory = selector?.memory?.();
   if (memory) plan.placementMemory = memory;
   return plan;
+}
+
+/** Without reason text (explain false): an empty text for each job with tasks left, in queue order. */
+function emptyReasons(states: ReadonlyMap<string, JobState>): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const state of states.values()) if (state.placed < state.tasks.length) reasons.set(state.job.name, '');
+  return reasons;
 }
 
 /** One reason per job with tasks left, memoized per (shape, gang attribute, gang size). */

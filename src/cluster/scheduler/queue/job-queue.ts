@@ -19,6 +19,8 @@ function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {
 export class JobQueue {
   private readonly list: QueuedJob[] | null = null;
   private position = 0;
+  /** Index in `snapshot.pending` of the first task of the job `next` returned last (ordered snapshots). */
+  lastStart = -1;
   /** True when every pending job can be read (the snapshot was not pre-ordered). */
   readonly complete: boolean;
 
@@ -53,6 +55,20 @@ export class JobQueue {
   }
 
   /**
+   * Ordered snapshots, before the first `next`: steps over the pending tasks at the head of the
+   * queue that are, one by one, the very objects of `head` (a caller that knows those jobs would
+   * be skipped anyway: pass.ts, standingHead).
+   */
+  skipHead(head: readonly SchedulerTask[]): void {
+    if (this.list || this.position !== 0) return;
+    const pending = this.snapshot.pending;
+    const n = Math.min(head.length, pending.length);
+    let i = 0;
+    while (i < n && pending[i] === head[i]) i++;
+    this.position = i;
+  }
+
+  /**
    * The next job in queue order, or null at the end. Jobs for which `skip` says true are passed
    * over without building their entry (a pass skips the many jobs it left blocked before).
    */
@@ -73,6 +89,7 @@ export class JobQueue {
         continue;
       }
       const job = jobs.get(first.job);
+      this.lastStart = this.position - 1;
       const tasks = [first];
       while (this.position < pending.length && pending[this.position]!.job === first.job) tasks.push(pending[this.position++]!);
       if (job) return finish(job, tasks);

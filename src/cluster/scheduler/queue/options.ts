@@ -22,7 +22,8 @@ export interface QueueOptions {
   defaultTimeLimitMs: number;
   /**
    * false: a pass writes no reason text — each job it looked at still gets an entry in
-   * `Plan.reasons`, with an empty text. Placements and reservations are the same either way.
+   * `Plan.reasons`, with an empty text (first-fit: each job with tasks left, in queue order).
+   * Placements and reservations are the same either way.
    * The simulator runs so (it reads reasons only for jobs left at the end, and then runs again
    * with them); absent or true: full reasons.
    */

@@ -26,11 +26,35 @@
  *    With options.explain false the same jobs get an entry with an empty text, and the state
  *    the same blocked jobs and reservations (the simulator's fast path).
  */
-import type { Placement, Plan, Snapshot } from '../types.js';
+import type { Placement, Plan, SchedulerTask, Snapshot } from '../types.js';
 import type { Placer } from '../placement/scorers.js';
-import { allocateOrReserve, holdReservation, releaseSpans, type HeldSpans, type Outcome, type QueuedJob } from './allocate.js';
+import { allocateOrReserve, holdReservation, releaseSpans, replanHeld, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
+import type { WorkerCalendar } from '../planner/index.js';
+
+/** A reservation and the spans it holds in the calendars. */
+export interface KeptReservation {
+  reservation: Reservation;
+  spans: HeldSpans;
+}
+
+/**
+ * Calendars a caller keeps across passes (kept.ts), already holding the snapshot's running tasks
+ * and, in `reserved`, standing reservations of the state (each one fits with all the others).
+ * The pass takes out the ones it drops and records in `spans` where every reservation it ends
+ * with is held.
+ */
+export interface KeptPass {
+  calendars: WorkerCalendar[];
+  unboundedHolds: boolean;
+  reserved: ReadonlyMap<string, KeptReservation>;
+  /**
+   * The previous pass's `standingHead` (PassResult), when that pass only saw arrivals and the
+   * state it made is the one given now; else null.
+   */
+  standingHead: readonly SchedulerTask[] | null;
+}
 import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { Explainer, unreservableText } from './reasons.js';
 import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
@@ -44,6 +68,15 @@ export interface PassResult {
   added: Map<string, Blocked>;
   /** Standing jobs whose reservation was dropped. */
   dropped: string[];
+  /** Where each reservation the pass ended with is held in the calendars, by job. */
+  spans: Map<string, KeptReservation>;
+  /**
+   * A pass that skipped standing jobs (only arrivals, ordered snapshot): the pending tasks from
+   * the head of the queue up to the first job it did not skip. Those jobs all stay blocked in
+   * the next state, so the next pass, if it too sees only arrivals and drops no reservation,
+   * can step over the same task objects without asking (JobQueue.skipHead). Else null.
+   */
+  standingHead: SchedulerTask[] | null;
 }
 
 class Pass {
@@ -68,6 +101,11 @@ class Pass {
   private deferredDone = 0;
   private stoppedBy: string | null = null;
   private stopAt = 0;
+  /** Reservations standing in kept calendars at the start of the pass (empty without). */
+  private readonly kept: ReadonlyMap<string, KeptReservation>;
+  readonly spans = new Map<string, KeptReservation>();
+  private readonly headHint: readonly SchedulerTask[] | null;
+  standingHead: SchedulerTask[] | null = null;
 
   constructor(
     readonly snapshot: Snapshot,
@@ -77,16 +115,20 @@ class Pass {
     scorers: Placer,
     /** The pass number blocked jobs are dated with. */
     readonly number: number,
+    kept: KeptPass | null,
   ) {
     this.rule = policyRule(options.policy);
-    this.ctx = new PassContext(snapshot, options, scorers);
+    this.ctx = new PassContext(snapshot, options, scorers, kept);
+    this.kept = kept?.reserved ?? new Map();
+    this.headHint = kept?.standingHead ?? null;
     this.now = this.ctx.now;
     this.queue = new JobQueue(snapshot);
   }
 
   /** A blocked job left standing from an earlier pass (not reconsidered in this one). */
   standing(name: string): Blocked | undefined {
-    return this.resourcesChanged || this.droppedSet.has(name) ? undefined : this.state.blocked.get(name);
+    if (this.resourcesChanged || (this.droppedSet.size > 0 && this.droppedSet.has(name))) return undefined;
+    return this.state.blocked.get(name);
   }
 
   restoreReservations(): void {
@@ -94,11 +136,16 @@ class Pass {
     // Only reserved jobs are checked here; the rest are met (or not) while walking the queue.
     for (const [name, b] of this.state.reserved) {
       const r = b.reservation!;
-      if (!this.snapshot.jobs.has(name) || r.start <= this.now || !holdReservation(this.ctx, r)) {
+      const kept = this.kept.get(name);
+      const gone = !this.snapshot.jobs.has(name) || r.start <= this.now;
+      if (gone && kept) releaseSpans(this.ctx, kept.spans);
+      const spans = gone ? null : kept ? kept.spans : holdReservation(this.ctx, r);
+      if (!spans) {
         this.dropped.push(name);
         this.droppedSet.add(name);
       } else {
         this.reservations.set(name, r.start);
+        this.spans.set(name, { reservation: r, spans });
       }
     }
   }
@@ -106,10 +153,18 @@ class Pass {
   /** `fullWindow`: keep standing jobs in the window (estimate walks the jobs ahead). */
   buildWindow(fullWindow: boolean): void {
     const keepStanding = this.resourcesChanged || this.rule.stopAtFirstBlocked || fullWindow;
-    const skip = keepStanding ? undefined : (name: string) => this.standing(name) !== undefined;
+    // Skipping standing jobs (only new jobs arrived): the test standing() makes, on the maps directly.
+    const blocked = this.state.blocked;
+    const dropped = this.droppedSet;
+    const skip = keepStanding ? undefined : dropped.size === 0 ? (name: string) => blocked.has(name) : (name: string) => blocked.has(name) && !dropped.has(name);
+    const ordered = skip !== undefined && this.snapshot.pendingOrdered === true;
+    // The head the last pass skipped is still standing unless this pass dropped a reservation.
+    if (ordered && this.headHint !== null && dropped.size === 0) this.queue.skipHead(this.headHint);
+    let head = -1;
     let considered = 0;
     for (let q = this.queue.next(skip); q; q = this.queue.next(skip)) {
-      if (!this.standing(q.job.name)) {
+      if (head < 0) head = this.queue.lastStart;
+      if (skip !== undefined || !this.standing(q.job.name)) {
         if (considered >= this.options.queueDepth) {
           this.beyond = q;
           break;
@@ -119,6 +174,7 @@ class Pass {
       this.window.push(q);
     }
     this.stopAt = this.window.length;
+    if (ordered) this.standingHead = this.snapshot.pending.slice(0, head < 0 ? this.snapshot.pending.length : head);
   }
 
   holdEarlierReservations(): void {
@@ -128,18 +184,23 @@ class Pass {
       const before = this.state.blocked.get(q.job.name);
       const r = before?.reservation;
       if (r && r.start >= this.now && r.count === q.tasks.length && newestAhead <= before!.reservedPass) {
-        const spans = holdReservation(this.ctx, r);
+        const spans = this.kept.get(q.job.name)?.spans ?? holdReservation(this.ctx, r);
         if (spans) this.held.set(q.job.name, spans);
       }
       newestAhead = Math.max(newestAhead, before ? before.since : Infinity);
     }
+    // Kept reservations not held again here are not part of this pass.
+    for (const [name, kept] of this.kept) if (this.held.get(name) !== kept.spans) releaseSpans(this.ctx, kept.spans);
   }
 
   /** Record an outcome; true when the job is still (partly) blocked. */
   private settle(q: QueuedJob, out: Outcome, quota: string | null): boolean {
     this.results.push({ q, out, quota });
     if (out.placed >= q.tasks.length) return false;
-    if (out.reservation) this.reservations.set(q.job.name, out.reservation.start);
+    if (out.reservation) {
+      this.reservations.set(q.job.name, out.reservation.start);
+      if (out.held) this.spans.set(q.job.name, { reservation: out.reservation, spans: out.held });
+    }
     return true;
   }
 
@@ -157,12 +218,16 @@ class Pass {
         continue;
       }
       const spans = this.held.get(name);
-      if (spans) releaseSpans(ctx, spans);
       if (snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
+        if (spans) releaseSpans(ctx, spans);
         this.deferred.push(q);
         continue;
       }
-      const out = allocateOrReserve(ctx, q, this.reservations.size < limit, this.placements);
+      const reserve = this.reservations.size < limit;
+      // A job holding its old spans: re-planned as if they were released first (allocate.ts).
+      const out = spans
+        ? replanHeld(ctx, q, reserve, this.placements, this.state.blocked.get(name)!.reservation!, spans)
+        : allocateOrReserve(ctx, q, reserve, this.placements);
       if (this.settle(q, out, null) && rule.stopAtFirstBlocked) {
         this.stop(name, i + 1);
         return;
@@ -247,7 +312,7 @@ class Pass {
     const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
     const memory = this.ctx.selector?.memory?.();
     if (memory) plan.placementMemory = memory;
-    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped };
+    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped, spans: this.spans, standingHead: this.standingHead };
   }
 }
 
@@ -263,8 +328,10 @@ export function runPass(
   scorers: Placer,
   number: number,
   fullWindow = false,
+  /** Calendars kept by the caller, holding the running tasks (kept.ts); null: built fresh. */
+  kept: KeptPass | null = null,
 ): PassResult {
-  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number);
+  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number, kept);
   pass.restoreReservations();
   pass.buildWindow(fullWindow);
   pass.holdEarlierReservations();

@@ -5,7 +5,9 @@
  * and its rules are described) and keeps the next state, advanced in place (`state` is the
  * scheduler's own: read it, do not keep it across passes). It also carries the baseline placement
  * modes' memory (placement/baselines.ts) from each plan into the next snapshot (unless the
- * snapshot brings its own), so the controller and the simulator get it alike. `estimate` answers
+ * snapshot brings its own), so the controller and the simulator get it alike. It keeps the
+ * worker calendars with the running tasks between passes (kept.ts): a pass enters only the tasks
+ * that started and ended since the last one, and its own spans are taken out after it. `estimate` answers
  * "when would this job start" with the same rules and changes nothing.
  */
 import { invalid } from '../../../model/errors.js';
@@ -16,6 +18,7 @@ import type { PlacementMemory, Plan, SchedulerJob, SchedulerTask, Snapshot } fro
 import { earliestFor, reserveRest } from './allocate.js';
 import { PassContext } from './context.js';
 import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
+import { KeptCalendars } from './kept.js';
 import { runPass } from './pass.js';
 import { unreservableText } from './reasons.js';
 import { EMPTY_QUEUE_STATE, advanceQueueState, type QueueState } from './state.js';
@@ -31,6 +34,8 @@ export class QueueScheduler {
   readonly options: QueueOptions;
   readonly rule: QueuePolicyRule;
   private current: QueueState = EMPTY_QUEUE_STATE;
+  /** Worker calendars with the running tasks, kept from pass to pass (kept.ts). */
+  private readonly kept = new KeptCalendars();
   /** Baseline placement modes' memory from the last pass (or as restored by the controller). */
   placementMemory: PlacementMemory | undefined;
 
@@ -58,12 +63,19 @@ export class QueueScheduler {
     let plan: Plan;
     if (!this.rule.plansAhead) {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
-      plan = schedule(given, this.scorers);
+      plan = schedule(given, this.scorers, this.options.explain !== false);
     } else {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
-      const result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number);
-      this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
+      let result;
+      try {
+        result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number, false, this.kept.begin(given, this.current));
+        this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
+        this.kept.end(result.spans, this.current, result.standingHead);
+      } catch (error) {
+        this.kept.fail();
+        throw error;
+      }
       plan = result.plan;
     }
     if (plan.placementMemory) this.placementMemory = plan.placementMemory;

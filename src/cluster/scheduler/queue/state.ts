@@ -71,13 +71,22 @@ export function nextQueueState(state: QueueState, changes: StateChanges, resourc
 /**
  * The same next state as `nextQueueState`. With `inPlace` the maps of `state` are updated and
  * reused: only for a state this function made, held by one caller alone (QueueScheduler); the
- * maps of EMPTY_QUEUE_STATE (shared by every holder) are always copied.
+ * maps of EMPTY_QUEUE_STATE (shared by every holder) are always copied. With `inPlace` and
+ * `resourcesChanged`, `changes.added` becomes the next state's `blocked` map: the caller hands
+ * it over and must not use or change it afterwards.
  */
 export function advanceQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number, inPlace: boolean): QueueState {
   const { added, dropped } = changes;
   const mine = inPlace && state.blocked !== EMPTY_QUEUE_STATE.blocked;
-  const blocked = mine ? (state.blocked as Map<string, Blocked>) : new Map(state.blocked);
   const reserved = mine ? (state.reserved as Map<string, Blocked>) : new Map(state.reserved);
+  if (inPlace && resourcesChanged && added instanceof Map) {
+    // Every job was reconsidered, so the blocked jobs are exactly `added`: the caller hands
+    // that map over (it is the pass's own) instead of having it copied entry by entry.
+    reserved.clear();
+    for (const [name, b] of added) if (b.reservation) reserved.set(name, b);
+    return { blocked: added as Map<string, Blocked>, reserved, passes: pass };
+  }
+  const blocked = mine ? (state.blocked as Map<string, Blocked>) : new Map(state.blocked);
   if (resourcesChanged) {
     blocked.clear();
     reserved.clear();

@@ -89,6 +89,21 @@ describe('the pass is a function of (snapshot, state)', () => {
     }
   });
 
+  it('first-fit without reason text (explain false): the same placements, an empty text for the same jobs', () => {
+    // The small job starts, the five big ones wait; an ordered snapshot is read as given.
+    for (const ordered of [false, true]) {
+      const s = { ...scenario(), ...(ordered ? { pendingOrdered: true } : {}) };
+      const full = new QueueScheduler({ policy: 'first-fit' }).pass(s);
+      const quiet = new QueueScheduler({ policy: 'first-fit', explain: false }).pass(s);
+      expect(quiet.placements).toEqual(full.placements);
+      expect(full.placements.map((p) => p.job)).toEqual(['/small']);
+      expect([...quiet.reasons.keys()].sort()).toEqual([...full.reasons.keys()].sort());
+      expect(full.reasons.size).toBe(5);
+      expect([...full.reasons.values()].every((text) => text.length > 0)).toBe(true);
+      expect([...quiet.reasons.values()].every((text) => text === '')).toBe(true);
+    }
+  });
+
   it('QueueScheduler keeps the same state as the pure function over several passes (updating its own maps)', () => {
     const options = queueOptions({ policy: 'conservative' });
     const scheduler = new QueueScheduler(options);
