@@ -14,6 +14,7 @@ import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
 import { cacheTtl, containerUser, elastic, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
+import { taskDoor } from './task-door.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -37,6 +38,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
+        'task-door': taskDoor,
         placement: z.strictObject({
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
@@ -57,6 +59,7 @@ export function configSchema(source: string, probe: MachineProbe) {
               ? [machineWorker(probe)]
               : joinWorkers(ctx, file.workers ?? null, file.slices ?? null, file.workers !== undefined),
           quotas: file.quotas,
+          taskDoor: file['task-door'],
           defaults: {
             maxPreemptions: file['max-preemptions'] ?? DEFAULT_MAX_PREEMPTIONS,
             stopGraceMs: file['stop-grace'] ?? DEFAULT_STOP_GRACE_MS,
