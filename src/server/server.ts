@@ -19,7 +19,8 @@
  * The TCP door (config `task-door`, docs/api.md "Doors"): the same server, routes and token check
  * on a TCP listen address instead of a socket file; it can only be a `task` door, so a request
  * without a valid task token is never served over the network. listen() refuses an address in
- * use; close() has no file to remove.
+ * use ('unavailable', exit 6 of `cluster start`, like a busy metrics port); close() has no file
+ * to remove.
  *
  * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
  * a 500 with its stack on stderr; no bad request can stop the server.
@@ -210,9 +211,10 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       const where = formatHostPort(address);
       const onError = (error: NodeJS.ErrnoException) => {
         server.off('listening', onListening);
-        if (error.code === 'EADDRINUSE') reject(new IrisError('conflict', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there'));
+        // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the launcher.
+        if (error.code === 'EADDRINUSE') reject(new IrisError('unavailable', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there'));
         else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') reject(new IrisError('invalid_argument', `cannot listen on ${where}: no such local address`, 'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface'));
-        else if (error.code === 'EACCES') reject(new IrisError('forbidden', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen'));
+        else if (error.code === 'EACCES') reject(new IrisError('unavailable', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen'));
         else reject(error);
       };
       const onListening = () => {

@@ -123,7 +123,7 @@ workers:
     const other = await E2ECluster.create({ config: `task-door:\n  listen: 127.0.0.1:${port}\n`, noStart: true });
     try {
       const r = await other.iris(['cluster', 'start', '--detach'], { timeoutMs: 30_000 });
-      expect(r.code, describeRun(['cluster', 'start'], r)).toBe(4);
+      expect(r.code, describeRun(['cluster', 'start'], r)).toBe(6);
       expect(r.stderr).toContain(`the task door's address 127.0.0.1:${port} is already in use`);
     } finally {
       await other.dispose();

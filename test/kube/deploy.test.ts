@@ -58,8 +58,8 @@ describe('deploy/kubernetes manifests', () => {
   it('the ConfigMap\'s config is valid, and tasks are told the Service the Deployment listens behind', () => {
     const text = (one('ConfigMap', 'iris-config').data as Record<string, string>)['.irisrc.yaml']!;
     const file = YAML.parse(text) as Record<string, unknown>;
-    const config = validateConfig({ 'task-door': file['task-door'], home: file.home }, '/etc/iris/.irisrc.yaml');
-    expect(config.home).toBe('/var/lib/iris');
+    const config = validateConfig({ 'task-door': file['task-door'] }, '/etc/iris/.irisrc.yaml');
+    expect(Object.keys(file).sort()).toEqual(['backend', 'task-door']);
     const service = one('Service', 'iris-task-door');
     const advertised = parseControllerUrl(config.taskDoor!.advertise);
     expect(advertised.host).toBe(service.metadata.name);
@@ -74,8 +74,14 @@ describe('deploy/kubernetes manifests', () => {
     // One controller per store: one replica, the old Pod gone before a new one starts.
     expect([deployment.spec.replicas, deployment.spec.strategy.type]).toEqual([1, 'Recreate']);
     expect(deployment.spec.template.spec.serviceAccountName).toBe(one('ServiceAccount').metadata.name);
+    // The state directory (IRIS_HOME) is the claim's volume; the config file is the ConfigMap's.
     const env = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
-    expect(env.IRIS_HOME).toBe(config.home);
+    const mounts = Object.fromEntries((container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]));
+    const volumes = Object.fromEntries((deployment.spec.template.spec.volumes as Array<{ name: string } & Record<string, any>>).map((v) => [v.name, v]));
+    const stateVolume = Object.keys(mounts).find((name) => mounts[name] === env.IRIS_HOME)!;
+    expect(volumes[stateVolume].persistentVolumeClaim.claimName).toBe(one('PersistentVolumeClaim').metadata.name);
+    const configVolume = Object.keys(mounts).find((name) => env.IRIS_CONFIG === `${mounts[name]}/.irisrc.yaml`)!;
+    expect(volumes[configVolume].configMap.name).toBe('iris-config');
   });
 });
 

@@ -103,10 +103,10 @@ describe('the task door on TCP', () => {
     expect(service.stopped).toBe(0);
   });
 
-  it('an address in use is a conflict at listen, with a hint', async () => {
+  it('an address in use is refused at listen, with a hint', async () => {
     const second = createApiServer(new FakeService(), { tcp: { host: '127.0.0.1', port }, door: 'task', version: 'x', log: () => undefined });
     const error = await errorOf(second.listen());
-    expect(error.code).toBe('conflict');
+    expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`the task door's address 127.0.0.1:${port} is already in use`);
     expect(error.hint).toContain('task-door.listen');
   });
