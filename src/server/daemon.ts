@@ -199,6 +199,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   const service = new ControllerService(store, controller, {
     clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
+    ...(config.taskDoor ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } } : {}),
     defaults: {
       timeLimitMs: config.defaults.timeLimitMs,
       maxPreemptions: config.defaults.maxPreemptions,

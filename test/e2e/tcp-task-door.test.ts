@@ -119,6 +119,14 @@ workers:
     expect((await c.job('/scoped')).state).toBe('SUCCEEDED');
   });
 
+  it('the owner sees the TCP door in cluster status', async () => {
+    const r = await c.iris(['cluster', 'status']);
+    expect(r.code, describeRun(['cluster', 'status'], r)).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`Task door:\\s+tcp 127\\.0\\.0\\.1:${port}; tasks are given ${url.replace(/\./g, '\\.')}`));
+    const json = await c.iris(['cluster', 'status', '--json']);
+    expect(JSON.parse(json.stdout).taskDoor).toEqual({ listen: `127.0.0.1:${port}`, advertise: url });
+  });
+
   it('a second cluster configured on the same port does not start, and says why', async () => {
     const other = await E2ECluster.create({ config: `task-door:\n  listen: 127.0.0.1:${port}\n`, noStart: true });
     try {
