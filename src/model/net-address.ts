@@ -9,8 +9,7 @@
  * a hint). Every failure is an IrisError('invalid_argument') naming the value and an example.
  * Pure: no I/O.
  */
-import { invalid } from './errors.js';
-import { describeValue } from './schema-errors.js';
+import { describeValue, invalid } from './errors.js';
 
 export interface TcpAddress {
   /** Host name or IP, IPv6 without brackets. */
