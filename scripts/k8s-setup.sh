@@ -58,8 +58,13 @@ say() {
 
 # ---- build ------------------------------------------------------------------------------------
 
+# etcd is Debian's binary unpacked into the tools; bin/etcd is a link to it. A cache that was
+# moved or restored elsewhere (a CI cache) may hold an absolute link to the old place, so the
+# tools' copy is what runs.
+ETCD="$TOOLS/usr/bin/etcd"
+
 built() {
-  [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-scheduler" ] && [ -x "$BIN/etcd" ] \
+  [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-scheduler" ] && [ -x "$ETCD" ] \
     && [ "$(cat "$CACHE/recipe" 2>/dev/null)" = "$RECIPE_VERSION" ]
 }
 
@@ -76,7 +81,7 @@ apt_private() {
 
 cmd_build() {
   if built; then
-    echo "k8s-setup: cached: $BIN (kube-apiserver $("$BIN/kube-apiserver" --version 2>/dev/null | awk '{print $2}'), etcd $("$BIN/etcd" --version 2>/dev/null | awk '/etcd Version/ {print $3}'))"
+    echo "k8s-setup: cached: $BIN (kube-apiserver $("$BIN/kube-apiserver" --version 2>/dev/null | awk '{print $2}'), etcd $("$ETCD" --version 2>/dev/null | awk '/etcd Version/ {print $3}'))"
     return 0
   fi
   command -v apt-get >/dev/null || fail "apt-get not found: this recipe needs Debian's archive"
@@ -138,8 +143,8 @@ $(tail -n 15 "$CACHE/build.log")"
   local out="$CACHE/src/tree/_output/bin"
   [ -x "$out/kube-apiserver" ] || out="$(dirname "$(find "$CACHE/src/tree/_output" -name kube-apiserver -type f | head -n1)")"
   cp "$out/kube-apiserver" "$out/kube-scheduler" "$BIN/"
-  ln -sf "$TOOLS/usr/bin/etcd" "$BIN/etcd"
-  [ -x "$BIN/etcd" ] || fail "etcd not found at $TOOLS/usr/bin/etcd"
+  [ -x "$ETCD" ] || fail "etcd not found at $ETCD"
+  ln -sf ../tools/usr/bin/etcd "$BIN/etcd" # relative: the cache may be moved or restored elsewhere
   echo "$RECIPE_VERSION" >"$CACHE/recipe"
   local cost="$((SECONDS - start)) s"
   [ -s "$rss_file" ] && cost="$cost, peak RSS of one build process $(($(tail -n1 "$rss_file") / 1024)) MiB"
@@ -232,7 +237,7 @@ cmd_start() {
   echo "$token,iris-admin,iris-admin,system:masters" >"$STATE/tokens.csv"
   [ -f "$STATE/sa.key" ] || openssl genrsa -out "$STATE/sa.key" 2048 2>/dev/null
 
-  launch etcd "$BIN/etcd" --name default --data-dir "$STATE/etcd-data" \
+  launch etcd "$ETCD" --name default --data-dir "$STATE/etcd-data" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "default=http://127.0.0.1:$peer_port" --logger zap --log-level warn
