@@ -10,11 +10,11 @@
  * IRIS_K8S_AUTHORIZATION_MODE=Node,RBAC): the kustomization applied into a namespace other than
  * its default is accepted (server-side dry run, then a real create), and the controller's
  * ServiceAccount, with a token of its own (TokenRequest), may do exactly what the kubernetes
- * backend needs and not more. Skipped with one line when the server is not built or kubectl is
- * missing; under CI=true that fails instead.
+ * backend needs and not more. `describeKube` (test/kube/server.ts): skipped with one line when
+ * the server is not built; under CI=true that fails instead. A missing kubectl fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,10 +22,10 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { validateConfig } from '../../src/config/schema/validate.js';
 import { parseControllerUrl } from '../../src/model/net-address.js';
+import { describeKube, startKubeServer, type KubeServer } from './server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEPLOY = path.join(ROOT, 'deploy', 'kubernetes');
-const SETUP = path.join(ROOT, 'scripts', 'k8s-setup.sh');
 const NAMESPACE = 'iris-check';
 
 interface Manifest {
@@ -85,27 +85,8 @@ describe('deploy/kubernetes manifests', () => {
   });
 });
 
-/** Is the API server built, and kubectl there? Says why not. */
-function kubeMissing(): string | null {
-  const status = spawnSync('bash', [SETUP, 'status', '--json'], { encoding: 'utf8' });
-  let built = false;
-  try {
-    built = (JSON.parse(status.stdout) as { built: boolean }).built;
-  } catch {
-    built = false;
-  }
-  if (!built) return 'kubernetes tests skipped: run `scripts/k8s-setup.sh build` (~8 min) to enable';
-  if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status !== 0) return 'kubernetes tests skipped: kubectl is not installed (apt-get install kubectl)';
-  return null;
-}
-
-const missing = kubeMissing();
-const ci = process.env.CI !== undefined && process.env.CI !== 'false' && process.env.CI !== '0';
-if (missing && !ci) console.log(missing);
-const describeKube = missing && !ci ? describe.skip : describe;
-
 describeKube('deploy/kubernetes against a real API server with RBAC enforced', () => {
-  let state: string;
+  let server: KubeServer | undefined;
   let kubeconfig: string;
   let token: string;
 
@@ -116,21 +97,23 @@ describeKube('deploy/kubernetes against a real API server with RBAC enforced', (
   };
   const asController = (args: string[]) => kubectl(args, ['--token', token]);
 
-  beforeAll(() => {
-    if (missing) throw new Error(`CI=true: ${missing}`);
-    state = mkdtempSync(path.join(tmpdir(), 'iris-k8s-deploy-'));
-    kubeconfig = execFileSync('bash', [SETUP, 'start'], {
-      encoding: 'utf8',
-      env: { ...process.env, IRIS_K8S_DIR: state, IRIS_K8S_AUTHORIZATION_MODE: 'Node,RBAC' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    }).trim().split('\n').pop()!;
+  beforeAll(async () => {
+    const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+    if (probe.status !== 0) throw new Error('kubectl is needed to apply the manifests: install it (apt-get install kubectl)');
+    // RBAC enforced for this file's server only (k8s-setup.sh reads it at start; each test file is its own process).
+    const previous = process.env.IRIS_K8S_AUTHORIZATION_MODE;
+    process.env.IRIS_K8S_AUTHORIZATION_MODE = 'Node,RBAC';
+    try {
+      server = await startKubeServer();
+    } finally {
+      if (previous === undefined) delete process.env.IRIS_K8S_AUTHORIZATION_MODE;
+      else process.env.IRIS_K8S_AUTHORIZATION_MODE = previous;
+    }
+    kubeconfig = server.kubeconfig;
   }, 150_000);
 
-  afterAll(() => {
-    if (!state) return;
-    spawnSync('bash', [SETUP, 'stop'], { env: { ...process.env, IRIS_K8S_DIR: state }, timeout: 60_000 });
-    rmSync(state, { recursive: true, force: true });
+  afterAll(async () => {
+    await server?.stop();
   }, 70_000);
 
   it('the kustomization applied into another namespace is accepted (dry run, then created)', () => {
