@@ -31,13 +31,16 @@
 #   - Exit codes: 0 ok, 1 failure (message on stderr), 2 usage error.
 #
 # Environment: IRIS_K8S_CACHE (build cache, default <repo>/.cache/k8s), IRIS_K8S_DIR (state dir),
-# IRIS_K8S_WAIT_SECONDS (readiness wait, default 60), IRIS_K8S_BUILD_PROCS (default 1).
+# IRIS_K8S_WAIT_SECONDS (readiness wait, default 60), IRIS_K8S_BUILD_PROCS (default 1),
+# IRIS_K8S_AUTHORIZATION_MODE (the apiserver's --authorization-mode, default AlwaysAllow; RBAC or
+# Node,RBAC enforces RBAC: the kubeconfig's token is in system:masters, so it keeps every right).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${IRIS_K8S_CACHE:-$ROOT/.cache/k8s}"
 STATE="${IRIS_K8S_DIR:-$CACHE/run}"
 WAIT_SECONDS="${IRIS_K8S_WAIT_SECONDS:-60}"
+AUTHORIZATION_MODE="${IRIS_K8S_AUTHORIZATION_MODE:-AlwaysAllow}" # e.g. Node,RBAC to enforce RBAC
 BUILD_PROCS="${IRIS_K8S_BUILD_PROCS:-$(nproc)}"
 SUITE=bookworm
 RECIPE_VERSION=2 # bump when the build steps below change
@@ -255,7 +258,7 @@ cmd_start() {
   launch kube-apiserver "$BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" --insecure-port 0 \
-    --cert-dir "$STATE/certs" --token-auth-file "$STATE/tokens.csv" --authorization-mode AlwaysAllow \
+    --cert-dir "$STATE/certs" --token-auth-file "$STATE/tokens.csv" --authorization-mode "$AUTHORIZATION_MODE" \
     --service-account-key-file "$STATE/sa.key" --service-account-signing-key-file "$STATE/sa.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --api-audiences https://kubernetes.default.svc.cluster.local \

@@ -5,9 +5,15 @@
  * docs/api.md, "Doors"). `IRIS_CONTROLLER_ADDRESS` overrides the socket: iris sets it to the task
  * door for every task so tasks reach the controller that launched them, and never the owner's.
  * A `unix:` prefix (`unix:/path` or `unix:///path`) is accepted and stripped.
+ *
+ * With the config's `task-door` (docs/configuration.md) the controller also serves the task door
+ * on TCP, and tasks get its advertised URL instead: `IRIS_CONTROLLER_ADDRESS=http://HOST:PORT`
+ * (parsed by src/model/net-address.ts, the one home of that syntax). Either way the client sends
+ * the task token; only the owner's unix socket answers requests without one.
  */
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { formatControllerUrl, isControllerUrl, parseControllerUrl } from '../model/net-address.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -45,12 +51,34 @@ export function pidFileFor(home: string): string {
   return join(home, 'cluster.pid');
 }
 
-/** The controller socket: `$IRIS_CONTROLLER_ADDRESS`, else `<home>/run/iris.sock`. */
-export function resolveSocket(env: Env = process.env): string {
-  const address = env[ADDRESS_ENV]?.trim();
-  if (address) {
-    const path = expandTilde(address.replace(/^unix:(\/\/)?/, ''), env);
-    return isAbsolute(path) ? path : resolve(path);
+/** Where a client reaches the controller: a unix socket, or the task door on TCP. */
+export type ControllerAddress =
+  | { kind: 'unix'; path: string }
+  | { kind: 'tcp'; host: string; port: number; url: string };
+
+/**
+ * One IRIS_CONTROLLER_ADDRESS value: `http://HOST:PORT` is the task door on TCP; anything else is
+ * a socket path (`unix:` stripped, `~` expanded, made absolute). A malformed URL is an
+ * IrisError('invalid_argument') naming the variable.
+ */
+export function parseControllerAddress(value: string, env: Env = process.env): ControllerAddress {
+  const text = value.trim();
+  if (isControllerUrl(text)) {
+    const tcp = parseControllerUrl(text, ADDRESS_ENV);
+    return { kind: 'tcp', ...tcp, url: formatControllerUrl(tcp) };
   }
-  return socketPathFor(resolveHome(env));
+  const path = expandTilde(text.replace(/^unix:(\/\/)?/, ''), env);
+  return { kind: 'unix', path: isAbsolute(path) ? path : resolve(path) };
+}
+
+/** The controller: `$IRIS_CONTROLLER_ADDRESS`, else the owner's socket `<home>/run/iris.sock`. */
+export function resolveAddress(env: Env = process.env): ControllerAddress {
+  const address = env[ADDRESS_ENV]?.trim();
+  if (address) return parseControllerAddress(address, env);
+  return { kind: 'unix', path: socketPathFor(resolveHome(env)) };
+}
+
+/** The address as a person reads it: the socket path or the URL. */
+export function describeAddress(address: ControllerAddress): string {
+  return address.kind === 'unix' ? address.path : address.url;
 }

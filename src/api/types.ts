@@ -264,6 +264,8 @@ export interface ClusterInfo {
   clusterId: string;
   pid: number;
   socket: string;
+  /** The task door on TCP (config `task-door`): where it listens (`HOST:PORT`) and the URL tasks are given; absent: none. */
+  taskDoor?: { listen: string; advertise: string };
   home: string;
   version: string;
   startedAt: number;

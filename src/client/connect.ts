@@ -1,21 +1,22 @@
 /**
  * How commands reach a cluster: `connect` builds the socket client for this environment;
  * `ensureCluster` also starts a detached local cluster with default settings when none answers
- * (used by `iris submit` and `iris run`). Inside a task (IRIS_CONTROLLER_ADDRESS set) it never
- * starts one: the task's cluster is the one to talk to.
+ * (used by `iris submit` and `iris run`). Inside a task (IRIS_CONTROLLER_ADDRESS set: the task
+ * door's socket, or its `http://HOST:PORT` on TCP) it never starts one: the task's cluster is
+ * the one to talk to.
  * The launcher is imported only when a cluster must be started: every other command's start
  * skips it and what it loads (docs/benchmarks.md, "CLI start").
  */
 import type { IrisClient } from './types.js';
 import type { HealthResponse } from '../api/types.js';
 import { SocketClient } from './socket-client.js';
-import { resolveHome, resolveSocket } from '../api/address.js';
+import { resolveAddress, resolveHome } from '../api/address.js';
 import { IrisError } from '../model/errors.js';
 
 export type ConnectedClient = IrisClient & { ping(): Promise<boolean>; health(): Promise<HealthResponse> };
 
 export function connect(env: NodeJS.ProcessEnv = process.env): ConnectedClient {
-  return new SocketClient(resolveSocket(env), env);
+  return new SocketClient({ socketPath: resolveAddress(env), env });
 }
 
 export async function ensureCluster(env: NodeJS.ProcessEnv, log: (message: string) => void): Promise<ConnectedClient> {

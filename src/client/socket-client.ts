@@ -1,6 +1,6 @@
 /**
- * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket (docs/api.md), one
- * method per endpoint on top of SocketTransport (socket-transport.ts: errors come back as the
+ * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket, or on the task door's
+ * TCP address inside a task of a cluster that has one (docs/api.md), one method per endpoint on top of SocketTransport (socket-transport.ts: errors come back as the
  * server's IrisError, a missing socket is 'unavailable', streams end quietly on abort).
  * Inside a task, IRIS_TASK_TOKEN (from the env given to the constructor) is sent on every
  * request: the task door (IRIS_CONTROLLER_ADDRESS) refuses requests without it, submissions
@@ -19,13 +19,13 @@ import type { ClusterEvent } from '../model/events.js';
 import type {
   CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
-import { resolveSocket, TOKEN_ENV, type Env } from '../api/address.js';
+import { resolveAddress, TOKEN_ENV, type ControllerAddress, type Env } from '../api/address.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
 import { SocketTransport } from './socket-transport.js';
 
 export interface SocketClientOptions {
-  /** Socket path; default resolveSocket(env). */
-  socketPath?: string;
+  /** Socket path or `http://HOST:PORT` (read like IRIS_CONTROLLER_ADDRESS); default resolveAddress(env). */
+  socketPath?: string | ControllerAddress;
   /** Environment to read IRIS_TASK_TOKEN / IRIS_HOME / IRIS_CONTROLLER_ADDRESS from; default process.env. */
   env?: Env;
   /** Per-request timeout for non-streaming calls, in ms; default none. */
@@ -63,7 +63,7 @@ export class SocketClient extends SocketTransport implements IrisClient {
     const options: SocketClientOptions = typeof socketOrOptions === 'string' ? { socketPath: socketOrOptions, env } : { env, ...socketOrOptions };
     env = options.env ?? process.env;
     const token = env[TOKEN_ENV]?.trim();
-    super(options.socketPath ?? resolveSocket(env), token ? token : undefined, options.timeoutMs);
+    super(options.socketPath ?? resolveAddress(env), token ? token : undefined, options.timeoutMs);
     this.longPollMs = options.longPollMs ?? LONG_POLL_MS;
   }
 

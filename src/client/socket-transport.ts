@@ -1,6 +1,8 @@
 /**
- * SocketTransport: HTTP+JSON over the cluster's unix socket, the part of SocketClient
- * (socket-client.ts) that talks to the wire. One connection per request, no http.Agent.
+ * SocketTransport: HTTP+JSON to the cluster, the part of SocketClient (socket-client.ts) that
+ * talks to the wire: over a unix socket, or over TCP to the task door's URL
+ * (`IRIS_CONTROLLER_ADDRESS=http://HOST:PORT`, api/address.ts). One connection per request, no
+ * http.Agent.
  *
  * Guarantees:
  * - an error response comes back as the IrisError the server threw (code, message, hint; an
@@ -17,6 +19,7 @@ import type { IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { ApiErrorBody } from '../api/types.js';
+import { describeAddress, parseControllerAddress, type ControllerAddress } from '../api/address.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 
 // node:http through process.getBuiltinModule, not an ESM import: importing a builtin as ESM
@@ -58,13 +61,20 @@ export function errorFromResponse(status: number, text: string): IrisError {
 }
 
 export class SocketTransport {
+  readonly address: ControllerAddress;
+  /** Where the cluster is, as messages name it: the socket path, or the task door's URL. */
   readonly socketPath: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number | undefined;
 
-  /** `token`: the task token to send (none outside a task); `timeoutMs`: the default of `call`. */
-  constructor(socketPath: string, token: string | undefined, timeoutMs: number | undefined) {
-    this.socketPath = socketPath;
+  /**
+   * `address`: a ControllerAddress, or a string read like IRIS_CONTROLLER_ADDRESS (a socket path,
+   * or `http://HOST:PORT`); `token`: the task token to send (none outside a task); `timeoutMs`:
+   * the default of `call`.
+   */
+  constructor(address: string | ControllerAddress, token: string | undefined, timeoutMs: number | undefined) {
+    this.address = typeof address === 'string' ? parseControllerAddress(address) : address;
+    this.socketPath = describeAddress(this.address);
     this.token = token;
     this.timeoutMs = timeoutMs;
   }
@@ -95,6 +105,9 @@ export class SocketTransport {
   }
 
   private connectionError(error: NodeJS.ErrnoException): IrisError {
+    if (this.address.kind === 'tcp' && (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' || error.code === 'EHOSTUNREACH' || error.code === 'ETIMEDOUT')) {
+      return new IrisError('unavailable', `no iris cluster answers at ${this.socketPath} (${error.code})`, 'check that the controller runs and that its task door (task-door in its config) is reachable from here');
+    }
     if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT' || error.code === 'ENOTSOCK') {
       return new IrisError('unavailable', `no iris cluster is running at ${this.socketPath}`, 'start one with `iris cluster start`');
     }
@@ -106,7 +119,9 @@ export class SocketTransport {
 
   /** One connection per request, closed after the answer; no http.Agent (~5 ms off a CLI's first request). */
   private connection(): { createConnection: () => ReturnType<typeof createConnection> } {
-    return { createConnection: () => createConnection(this.socketPath) };
+    const address = this.address;
+    if (address.kind === 'tcp') return { createConnection: () => createConnection({ host: address.host, port: address.port }) };
+    return { createConnection: () => createConnection(address.path) };
   }
 
   /** One JSON request/response exchange; `timeoutMs` null: none; an aborted `signal` rejects with its reason. */

@@ -10,6 +10,7 @@ import type { MetricsConfig } from './schema/metrics.js';
 import type { BackendConfig } from './schema/backend.js';
 
 export type { BackendConfig } from './schema/backend.js';
+import type { TaskDoorConfig } from './schema/task-door.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -34,6 +35,8 @@ export interface IrisConfig {
   workers: WorkerSpec[];
   /** Per-user limits, keyed by user name. */
   quotas: Map<string, Quota>;
+  /** `task-door`: the task door also on TCP, and the URL tasks are given; null: the socket task door only. */
+  taskDoor: TaskDoorConfig | null;
   defaults: {
     maxPreemptions: number;
     stopGraceMs: number;

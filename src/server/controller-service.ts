@@ -35,6 +35,8 @@ import { waitForJobs, type WaitQuery } from './wait.js';
 export interface ServiceContext {
   clusterId: string;
   socketPath: string;
+  /** The task door on TCP, as GET /v1/cluster shows it (config `task-door`); absent: none. */
+  taskDoor?: { listen: string; advertise: string };
   home: string;
   version: string;
   startedAt: number;
@@ -228,6 +230,7 @@ export class ControllerService implements ClusterService {
       clusterId: this.ctx.clusterId,
       pid: process.pid,
       socket: this.ctx.socketPath,
+      ...(this.ctx.taskDoor ? { taskDoor: this.ctx.taskDoor } : {}),
       home: this.ctx.home,
       version: this.ctx.version,
       startedAt: this.ctx.startedAt,

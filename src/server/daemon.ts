@@ -14,6 +14,9 @@
  * Two doors onto one service (docs/api.md, "Doors"): the owner's socket `<home>/run/iris.sock`
  * and the task door `<home>/tasks/iris.sock`. Tasks are given only the task door
  * (IRIS_CONTROLLER_ADDRESS; containers get its directory mounted), never the owner's socket.
+ * With the config's `task-door`, a third server is the task door on TCP (same routes, same token
+ * check: only the listen address differs) and tasks get its advertised URL instead of the socket;
+ * it listens before the owner's socket, so a busy port fails the start before anything answers.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -41,6 +44,7 @@ import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
+import { formatHostPort } from '../model/net-address.js';
 import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
 import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
@@ -223,6 +227,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     log,
     launchContext: {
       clusterId, home, socketPath: taskSocketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
+      ...(config.taskDoor ? { controllerAddress: config.taskDoor.advertise } : {}),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
     },
   });
@@ -232,6 +237,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   const service = new ControllerService(store, controller, {
     clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
+    ...(config.taskDoor ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } } : {}),
     defaults: {
       timeLimitMs: config.defaults.timeLimitMs,
       maxPreemptions: config.defaults.maxPreemptions,
@@ -246,6 +252,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   });
   const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints });
   const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints });
+  const tcpTaskDoor = config.taskDoor ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints }) : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
   const stop = (): Promise<void> => {
@@ -253,7 +260,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       retention.stop();
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
-      await Promise.all([server.close(), taskDoor.close(), metricsPort?.close()]);
+      await Promise.all([server.close(), taskDoor.close(), tcpTaskDoor?.close(), metricsPort?.close()]);
       kube?.nodes?.close();
       await runtime.close();
       density?.stop();
@@ -276,6 +283,14 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     }
     log(`metrics on http://${METRICS_HOST}:${metricsPort.port}/metrics`);
   }
+  try {
+    await tcpTaskDoor?.listen();
+  } catch (error) {
+    await metricsPort?.close();
+    store.close();
+    throw error;
+  }
+  if (config.taskDoor) log(`task door on tcp ${formatHostPort(config.taskDoor.listen)}; tasks are given ${config.taskDoor.advertise}`);
   if (kube && kubeCluster) {
     controller.resumeRunning(resumed);
     await kubeCluster.startNodes(kube, store, controller, log);
@@ -284,7 +299,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   try {
     await server.listen();
   } catch (error) {
-    await Promise.all([taskDoor.close(), metricsPort?.close()]);
+    await Promise.all([taskDoor.close(), tcpTaskDoor?.close(), metricsPort?.close()]);
     throw error;
   }
   controller.start();

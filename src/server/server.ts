@@ -1,5 +1,6 @@
 /**
- * The API server: node:http on a unix socket, exposing a ClusterService under /v1 (docs/api.md).
+ * The API server: node:http on a unix socket (or, for the task door only, on a TCP address),
+ * exposing a ClusterService under /v1 (docs/api.md).
  *
  * Socket lifecycle: listen() refuses to start when something answers on the socket path
  * (another cluster), binds a private name and renames it over the path (replacing a stale socket
@@ -15,6 +16,12 @@
  * token is checked before any handler runs, routes.ts confines the call to the task's subtree and
  * OWNER_ONLY routes refuse it.
  *
+ * The TCP door (config `task-door`, docs/api.md "Doors"): the same server, routes and token check
+ * on a TCP listen address instead of a socket file; it can only be a `task` door, so a request
+ * without a valid task token is never served over the network. listen() refuses an address in
+ * use ('unavailable', exit 6 of `cluster start`, like a busy metrics port); close() has no file
+ * to remove.
+ *
  * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
  * a 500 with its stack on stderr; no bad request can stop the server.
  */
@@ -29,9 +36,13 @@ import { OWNER_ONLY, ROUTES, type Call, type MetricsEndpoints, type Method, type
 import type { ClusterService } from './cluster-service.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
 
 export interface ApiServerOptions {
-  socketPath: string;
+  /** The unix socket to serve on; exactly one of `socketPath` and `tcp`. */
+  socketPath?: string;
+  /** A TCP address to serve on instead (the task door of `task-door.listen`; requires door `task`). */
+  tcp?: TcpAddress;
   /** Which door this socket is (default `owner`); `task` requires a task token on every request. */
   door?: Door;
   version: string;
@@ -83,6 +94,11 @@ function defaultUserName(): string {
 
 export function createApiServer(service: ClusterService, opts: ApiServerOptions): ApiServer {
   const door: Door = opts.door ?? 'owner';
+  if ((opts.socketPath === undefined) === (opts.tcp === undefined)) throw new Error('createApiServer: give exactly one of socketPath and tcp');
+  // Owner rights come from the socket file's mode; a TCP address has none, so it is a task door.
+  if (opts.tcp && door !== 'task') throw new Error('createApiServer: a TCP address can only be the task door');
+  /** The door as messages name it: `this socket (PATH)` or `this address (http://HOST:PORT)`. */
+  const doorName = opts.tcp ? `this address (${formatControllerUrl(opts.tcp)})` : `this socket (${opts.socketPath})`;
   const log = opts.log ?? ((message: string) => void process.stderr.write(message));
   const closing = new AbortController();
   const inFlight = new Set<ServerResponse>();
@@ -179,8 +195,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     const token = (Array.isArray(header) ? header[0] : header)?.trim();
     if (!token) {
       if (door === 'owner') return null;
-      throw new IrisError('forbidden', `this socket (${opts.socketPath}) is the task door: every request needs the task token`,
-        'send IRIS_TASK_TOKEN in the x-iris-task-token header (the iris CLI inside a task does); the owner uses <home>/run/iris.sock');
+      throw new IrisError('forbidden', `${doorName} is the task door: every request needs the task token`,
+        'send IRIS_TASK_TOKEN in the x-iris-task-token header (the iris CLI inside a task does); the owner uses <home>/run/iris.sock on the controller\'s machine');
     }
     const caller = service.callerForToken(token);
     if (!caller) {
@@ -190,8 +206,31 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     return caller;
   }
 
+  async function listenTcp(address: TcpAddress): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const where = formatHostPort(address);
+      const onError = (error: NodeJS.ErrnoException) => {
+        server.off('listening', onListening);
+        // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the launcher.
+        if (error.code === 'EADDRINUSE') reject(new IrisError('unavailable', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there'));
+        else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') reject(new IrisError('invalid_argument', `cannot listen on ${where}: no such local address`, 'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface'));
+        else if (error.code === 'EACCES') reject(new IrisError('unavailable', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen'));
+        else reject(error);
+      };
+      const onListening = () => {
+        server.off('error', onError);
+        resolve();
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen(address.port, address.host);
+    });
+    listening = true;
+  }
+
   async function listen(): Promise<void> {
-    const socketPath = opts.socketPath;
+    if (opts.tcp) return listenTcp(opts.tcp);
+    const socketPath = opts.socketPath!;
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
       throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(socketPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${socketPath}`,
         'set IRIS_HOME to a shorter directory');
@@ -254,6 +293,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
 
   /** Remove the socket file only if it is still ours (someone may have replaced it). */
   async function unlinkOwnSocket(): Promise<void> {
+    if (opts.socketPath === undefined) return;
     const now = await lstat(opts.socketPath).catch(() => null);
     if (now && own && now.dev === own.dev && now.ino === own.ino) await unlink(opts.socketPath).catch(() => undefined);
   }

@@ -70,6 +70,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
   const fields: Array<[string, string]> = [
     ['Cluster', `${info.clusterId} (pid ${info.pid}, iris ${info.version})`],
     ['Socket', info.socket],
+    ...(info.taskDoor ? [['Task door', `tcp ${info.taskDoor.listen}; tasks are given ${info.taskDoor.advertise}`] as [string, string]] : []),
     ['Home', info.home],
     ['Up', formatAge(info.startedAt, now)],
     ['Workers', `${info.workers.length} (${workerCounts(info.workers)})`],

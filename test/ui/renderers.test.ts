@@ -57,6 +57,18 @@ describe('workers and cluster', () => {
     expect(text).toContain('local-0');
   });
 
+  it('shows the task door on TCP only when the cluster has one', () => {
+    const info: ClusterInfo = {
+      clusterId: 'c-1', pid: 42, socket: '/h/iris.sock', home: '/h', version: '0.1.0', startedAt: NOW, workers: [worker('local-0')],
+      cpu: { capacityMillis: 2000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
+      queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 1 },
+    };
+    expect(renderClusterStatus(info, NOW)).not.toContain('Task door');
+    const text = renderClusterStatus({ ...info, taskDoor: { listen: '0.0.0.0:7070', advertise: 'http://iris-task-door:7070' } }, NOW);
+    expect(text).toContain('Task door:  tcp 0.0.0.0:7070; tasks are given http://iris-task-door:7070');
+    expect(text).toContain('Socket:     /h/iris.sock');
+  });
+
   it('counts workers by state, costs only ready workers, and lists the disabled ones', () => {
     const off = worker('local-1', { state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: NOW - 5000 } });
     const info: ClusterInfo = {

@@ -20,7 +20,13 @@ import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 export interface LaunchContext {
   clusterId: string;
   home: string;
+  /** The task door's socket: tasks' IRIS_CONTROLLER_ADDRESS (unless `controllerAddress`), its directory mounted into containers. */
   socketPath: string;
+  /**
+   * The task door on TCP (config `task-door.advertise`, `http://HOST:PORT`): when set, tasks get
+   * it in IRIS_CONTROLLER_ADDRESS instead of the socket, and containers get no socket mounted.
+   */
+  controllerAddress?: string;
   /** Directory holding the `iris` shim, prepended to PATH so tasks can run `iris submit`. */
   cliBinDir: string;
   /** Environment every process task starts from (the cluster's own, minus IRIS_* variables); containers do not get it. */
@@ -129,7 +135,7 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
   const mount = (host: string, readOnly: boolean) => {
     if (!mounts.some((m) => m.host === host)) mounts.push({ host, container: host, readOnly });
   };
-  mount(path.dirname(ctx.socketPath), false);
+  if (ctx.controllerAddress === undefined) mount(path.dirname(ctx.socketPath), false);
   if (ctx.packageRoot) mount(ctx.packageRoot, true);
   mount(ctx.cliBinDir, true);
   mount(path.dirname(resultFileFor(placement.logPath)), false);
@@ -174,7 +180,7 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     IRIS_NUM_TASKS: String(spec.replicas),
     IRIS_ATTEMPT: String(placement.attempt),
     IRIS_WORKER_ID: placement.workerId,
-    IRIS_CONTROLLER_ADDRESS: ctx.socketPath,
+    IRIS_CONTROLLER_ADDRESS: ctx.controllerAddress ?? ctx.socketPath,
     IRIS_TASK_TOKEN: placement.token,
     IRIS_USER: spec.user,
     IRIS_RESULT_FILE: resultFileFor(placement.logPath),

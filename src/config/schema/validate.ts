@@ -15,6 +15,7 @@ import { cacheTtl, containerUser, elastic, home, image, network, placementScorin
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 import { backend } from './backend.js';
+import { taskDoor } from './task-door.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -38,6 +39,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
+        'task-door': taskDoor,
         placement: z.strictObject({
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
@@ -59,6 +61,7 @@ export function configSchema(source: string, probe: MachineProbe) {
               ? [machineWorker(probe)]
               : joinWorkers(ctx, file.workers ?? null, file.slices ?? null, file.workers !== undefined),
           quotas: file.quotas,
+          taskDoor: file['task-door'],
           defaults: {
             maxPreemptions: file['max-preemptions'] ?? DEFAULT_MAX_PREEMPTIONS,
             stopGraceMs: file['stop-grace'] ?? DEFAULT_STOP_GRACE_MS,

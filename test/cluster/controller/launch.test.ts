@@ -122,6 +122,17 @@ describe('buildLaunch: containers', () => {
     expect(launch.env.IRIS_RESULT_FILE).toBe('/l/attempt-2.d/result.json');
   });
 
+  it('with the task door on TCP, tasks get its URL and containers get no socket directory', () => {
+    const tcp: LaunchContext = { ...CTX, controllerAddress: 'http://iris-task-door:7070' };
+    const proc = job('/p');
+    expect(buildLaunch(tcp, proc, task(proc, 0), place(CPU, [])).env.IRIS_CONTROLLER_ADDRESS).toBe('http://iris-task-door:7070');
+    const boxed = job('/c', { image: 'python:3.12' });
+    const launch = buildLaunch(tcp, boxed, task(boxed, 0), place(CPU, []));
+    expect(launch.env.IRIS_CONTROLLER_ADDRESS).toBe('http://iris-task-door:7070');
+    expect(launch.env.IRIS_TASK_TOKEN).toBe('tok');
+    expect(launch.container?.mounts.map((m) => m.host)).toEqual(['/opt/iris', '/home/u/.iris/bin', '/l/attempt-2.d']);
+  });
+
   it('a container runs as the job user-in-container, else the config container-user, else 65534:65534', () => {
     const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: null, containerUser: '1000:1000' } };
     const plain = job('/u');
