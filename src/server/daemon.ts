@@ -128,8 +128,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   // recovery below included); gauges read it at scrape time.
   const metrics = new ClusterMetrics(store);
   const runtime = new RuntimeRouter({
-    // node:child_process spawn: execa's per-process bookkeeping costs ~0.5 ms of the event loop per task.
-    process: new ProcessRuntime({ spawner: 'node' }),
+    // The resident spawner: a fork of this (large) process costs several times a fork of a small
+    // one, so launches are forked by a small child process started once (runtime/process/spawner.ts).
+    process: new ProcessRuntime({ spawner: 'resident' }),
     container: () => new DockerRuntime(),
     containerReachable: async () => (await DockerRuntime.probe({ timeoutMs: 2000 })).ok,
     log,

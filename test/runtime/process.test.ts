@@ -11,6 +11,8 @@ import { runtimeContract } from './contract.js';
 
 runtimeContract('process (execa)', () => new ProcessRuntime());
 runtimeContract('process (node spawn)', () => new ProcessRuntime({ spawner: 'node' }));
+// The cluster's way: launches go through the resident spawner process (spawner.ts).
+runtimeContract('process (resident spawner)', () => new ProcessRuntime({ spawner: 'resident' }));
 // The other ways to hold an attempt's processes: the v1 pids hierarchy, and no cgroup at all.
 runtimeContract('process (cgroup v1 pids)', () => new ProcessRuntime({ spawner: 'node', cgroups: 'v1-pids' }), { concurrency: 10 });
 // Without cgroups only the wrapper's `times` measures: CPU seconds, no peak memory.
