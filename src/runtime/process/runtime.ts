@@ -33,7 +33,7 @@ import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups }
 import { reclaimCgroups } from './cgroup-reclaim.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
-import { CommandError, WRAPPER_SH, attemptFiles, readStatus, resolveCommand, wrapperArgs, type AttemptFiles } from './wrapper.js';
+import { CommandCache, CommandError, WRAPPER_SH, attemptFiles, readStatus, wrapperArgs, type AttemptFiles } from './wrapper.js';
 import { LaunchError, launchError, outputFilesError } from './launch-error.js';
 import { spawnHere } from './direct-spawn.js';
 import { ResidentSpawner, SpawnError, type Spawned } from './spawner.js';
@@ -76,6 +76,8 @@ export class ProcessRuntime implements TaskRuntime {
   private readonly now: (() => number) | undefined;
   private readonly spawner: 'execa' | 'node' | 'resident';
   private resident: ResidentSpawner | null = null;
+  /** Command paths found in the last second (a burst of launches searches PATH once). */
+  private readonly commands = new CommandCache();
   private readonly cgroupChoice: CgroupChoice;
   private cgroupsFound: Promise<TaskCgroups | null> | null = null;
   private meterFound: Promise<UsageMeter> | null = null;
@@ -109,7 +111,7 @@ export class ProcessRuntime implements TaskRuntime {
     const files = attemptFiles(launch.logPath);
     let command: string;
     try {
-      command = resolveCommand(file, launch.env, launch.cwd);
+      command = this.commands.resolve(file, launch.env, launch.cwd);
     } catch (err) {
       if (err instanceof CommandError) throw await launchError(Object.assign(new Error(err.code), { code: err.code }), file, launch.cwd);
       throw err;

@@ -16,6 +16,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isAlive } from './proc.js';
 
 export interface SpawnRequest {
   file: string;
@@ -147,13 +148,13 @@ export class ResidentSpawner {
         continue;
       }
       const pid = p.pid;
+      // Gone: no such process, or a zombie its new parent has not reaped yet.
       const timer = setInterval(() => {
-        try {
-          process.kill(pid, 0);
-        } catch {
+        void isAlive(pid).then((alive) => {
+          if (alive) return;
           clearInterval(timer);
           this.settle(id, { code: null, signal: null, lost: true });
-        }
+        });
       }, ORPHAN_POLL_MS);
     }
   }
