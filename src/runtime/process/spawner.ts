@@ -85,7 +85,10 @@ export class ResidentSpawner {
 
   private start(): ChildProcess {
     // A small heap: it holds only the requests in flight.
+    // Node options of the controller's environment (a profiler, a preload) are not the spawner's.
+    const { NODE_OPTIONS: _options, ...env } = process.env;
     const child = fork(programPath(), [], {
+      env,
       execArgv: ['--max-old-space-size=32', '--max-semi-space-size=1'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',

@@ -21,7 +21,7 @@
  * they were recovered.
  */
 import { constants, watch, type FSWatcher } from 'node:fs';
-import { open, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { open, readFile, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
 import { LogWriter } from '../../logs/writer.js';
@@ -261,7 +261,8 @@ export class SpoolPump {
       if (this.pos !== null || this.options.resume) left.push(this.files.pos);
       await Promise.all([
         ...[this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)),
-        ...left.map((f) => rm(f, { force: true }).catch(() => undefined)),
+        // unlink, not rm: rm({force}) first lstat()s each file, one more trip per file.
+        ...left.map((f) => unlink(f).catch(() => undefined)),
       ]);
     })();
     return this.finished;

@@ -22,7 +22,7 @@
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
-import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
+import { isMissing, readKernelFile, unescapeMount, type TaskCgroups } from './cgroup.js';
 
 export interface AccountingHierarchy {
   kind: 'v1' | 'v2';
@@ -66,7 +66,12 @@ const readText = (path: string): Promise<string | null> => readFile(path, 'utf8'
 
 /** A number from a counter file, or null when absent or unreadable. */
 async function readCounter(path: string, key?: string): Promise<number | null> {
-  const text = await readText(path);
+  let text: string | null;
+  try {
+    text = readKernelFile(path);
+  } catch {
+    text = null;
+  }
   if (text === null) return null;
   const raw = key === undefined ? text.trim() : new RegExp(`^${key} (\\d+)$`, 'm').exec(text)?.[1];
   const n = Number(raw);
