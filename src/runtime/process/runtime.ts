@@ -1,5 +1,6 @@
 /**
- * ProcessRuntime: runs each attempt as a local process (execa by default, no shell of its own)
+ * ProcessRuntime: runs each attempt as a local process (execa by default, no shell of its own;
+ * the cluster uses the resident spawner, spawner.ts, so that it never forks itself per attempt)
  * under a small `/bin/sh` wrapper (wrapper.ts) that leads the attempt's process group and
  * session (`detached`), with exactly `launch.env` for the task and stdin ignored. The task's
  * stdout/stderr go to spool files that SpoolPump moves line by line into the attempt's log
