@@ -166,8 +166,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     return job !== undefined && (store.job(job)?.spec.image ?? null) !== null;
   });
   const runtime: TaskRuntime = kube ? kube.runtime : new RuntimeRouter({
-    // node:child_process spawn: execa's per-process bookkeeping costs ~0.5 ms of the event loop per task.
-    process: new ProcessRuntime({ spawner: 'node' }),
+    // The resident spawner: a fork of this (large) process costs several times a fork of a small
+    // one, so launches are forked by a small child process started once (runtime/process/spawner.ts).
+    process: new ProcessRuntime({ spawner: 'resident' }),
     container: async () => {
       if (store.getMeta(CONTAINERS_USED_META) === null) store.setMeta(CONTAINERS_USED_META, '1');
       return new (await dockerModule()).DockerRuntime();

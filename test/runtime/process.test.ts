@@ -11,10 +11,27 @@ import { runtimeContract } from './contract.js';
 
 runtimeContract('process (execa)', () => new ProcessRuntime());
 runtimeContract('process (node spawn)', () => new ProcessRuntime({ spawner: 'node' }));
+// The cluster's way: launches go through the resident spawner process (spawner.ts).
+runtimeContract('process (resident spawner)', () => new ProcessRuntime({ spawner: 'resident' }));
 // The other ways to hold an attempt's processes: the v1 pids hierarchy, and no cgroup at all.
 runtimeContract('process (cgroup v1 pids)', () => new ProcessRuntime({ spawner: 'node', cgroups: 'v1-pids' }), { concurrency: 10 });
 // Without cgroups only the wrapper's `times` measures: CPU seconds, no peak memory.
 runtimeContract('process (no cgroups)', () => new ProcessRuntime({ spawner: 'node', cgroups: 'off' }), { concurrency: 10, usage: 'times' });
+
+/** Pids of this process's children whose command line contains `part`. */
+async function childrenRunning(part: string): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid !== process.pid) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(part) && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) out.push(Number(name));
+  }
+  return out;
+}
 
 describe('cgroup detection', () => {
   it('uses every writable hierarchy this machine mounts (as root)', async () => {
@@ -41,9 +58,10 @@ describe('cgroup detection', () => {
   });
 });
 
-describe('ProcessRuntime specifics', () => {
+for (const spawner of ['execa', 'resident'] as const)
+describe(`ProcessRuntime specifics (${spawner})`, () => {
   let dir = '';
-  const runtime = new ProcessRuntime();
+  const runtime = new ProcessRuntime({ spawner });
   const launch = (argv: string[], over: Partial<TaskLaunch> = {}): TaskLaunch => ({
     key: { job: '/p', task: '/p/task-0', attempt: 0 },
     argv,
@@ -100,7 +118,23 @@ describe('ProcessRuntime specifics', () => {
     expect(lines.map((l) => Number(l.text.trim()))).toContain(task.pid);
   });
 
-  it('reclaim never signals a reused pid (a process without the cluster id)', async () => {
+  it.runIf(spawner === 'resident')('an attempt outlives a killed spawner: its exit comes from the status file, and the next launch starts a new spawner', async () => {
+    const task = await runtime.launch(launch(['sh', '-c', 'sleep 0.5; echo done; exit 3'], { logPath: join(dir, 'orphan', 'attempt.log') }));
+    const spawners = await childrenRunning('spawner-main');
+    expect(spawners.length).toBe(1);
+    process.kill(spawners[0]!, 'SIGKILL');
+    const exit = await task.exited;
+    expect(exit.exitCode).toBe(3);
+    const { readLines } = await import('../../src/logs/read.js');
+    expect((await readLines(join(dir, 'orphan', 'attempt.log'))).map((l) => l.text)).toEqual(['done']);
+    const next = await runtime.launch(launch(['true'], { logPath: join(dir, 'orphan', 'next.log') }));
+    expect((await next.exited).exitCode).toBe(0);
+    const fresh = await childrenRunning('spawner-main');
+    expect(fresh.length).toBe(1);
+    expect(fresh[0]).not.toBe(spawners[0]);
+  });
+
+  it.runIf(spawner === 'execa')('reclaim never signals a reused pid (a process without the cluster id)', async () => {
     // A stranger process occupies the pid of a "record"; it must survive reclaim.
     const stranger = spawn('sleep', ['30'], { env: { PATH: '/usr/bin:/bin', IRIS_CLUSTER_ID: 'someone-else' }, stdio: 'ignore' });
     await new Promise((r) => stranger.once('spawn', r));

@@ -1,5 +1,6 @@
 /**
- * ProcessRuntime: runs each attempt as a local process (execa by default, no shell of its own)
+ * ProcessRuntime: runs each attempt as a local process (execa by default, no shell of its own;
+ * the cluster uses the resident spawner, spawner.ts, so that it never forks itself per attempt)
  * under a small `/bin/sh` wrapper (wrapper.ts) that leads the attempt's process group and
  * session (`detached`), with exactly `launch.env` for the task and stdin ignored. The task's
  * stdout/stderr go to spool files that SpoolPump moves line by line into the attempt's log
@@ -24,10 +25,7 @@
  *   its cgroups still hold.
  */
 import { dirname } from 'node:path';
-import { closeSync, constants, open, stat } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { execa as Execa } from 'execa';
 import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { ensureDir } from '../../logs/files.js';
 import { signalGroup } from './proc.js';
@@ -36,26 +34,23 @@ import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups }
 import { reclaimCgroups } from './cgroup-reclaim.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
-import { CommandError, WRAPPER_SH, attemptFiles, readStatus, resolveCommand, wrapperArgs } from './wrapper.js';
+import { CommandCache, CommandError, WRAPPER_SH, attemptFiles, readStatus, wrapperArgs, type AttemptFiles } from './wrapper.js';
+import { LaunchError, launchError, outputFilesError } from './launch-error.js';
+import { spawnHere } from './direct-spawn.js';
+import { ResidentSpawner, SpawnError, type Spawned } from './spawner.js';
 
-/** The attempt could not be started at all. `errno` is the spawn error code when there was one. */
-export class LaunchError extends Error {
-  readonly errno: string | undefined;
-  constructor(message: string, errno?: string) {
-    super(message);
-    this.name = 'LaunchError';
-    this.errno = errno;
-  }
-}
+export { LaunchError } from './launch-error.js';
 
 export interface ProcessRuntimeOptions {
   /** Clock for log line times. */
   now?: () => number;
   /**
    * 'execa' (default) spawns through execa; 'node' calls node:child_process spawn with the same
-   * options and skips execa's per-process bookkeeping (~0.5 ms of CPU per task here).
+   * options and skips execa's per-process bookkeeping (~0.5 ms of CPU per task here);
+   * 'resident' hands each launch to a small resident child process (spawner.ts) that forks the
+   * wrapper, so this process never forks itself per task.
    */
-  spawner?: 'execa' | 'node';
+  spawner?: 'execa' | 'node' | 'resident';
   /** Which cgroups to use (default 'auto': the best writable one; 'off': process groups only). */
   cgroups?: CgroupChoice;
 }
@@ -72,36 +67,6 @@ interface TaskState {
   done: boolean;
 }
 
-/**
- * A spool file for the task to append to (O_APPEND: emptying it later is safe, spool.ts);
- * owner-only, and never through a symlink planted at its path (ELOOP).
- */
-const SPOOL_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
-const openFd = (path: string): Promise<number> =>
-  new Promise((resolve, reject) => open(path, SPOOL_FLAGS, 0o600, (e, fd) => (e ? reject(e) : resolve(fd))));
-
-const isDir = (path: string): Promise<boolean> =>
-  new Promise((resolve) => stat(path, (err, st) => resolve(!err && st.isDirectory())));
-
-async function launchError(err: NodeJS.ErrnoException, file: string, cwd: string): Promise<LaunchError> {
-  switch (err.code) {
-    case 'ENOENT':
-      // spawn reports a missing cwd as ENOENT too.
-      if (!(await isDir(cwd))) return new LaunchError(`working directory not found: ${cwd}`, err.code);
-      return new LaunchError(`command not found: ${file}`, err.code);
-    case 'EACCES':
-      if (!(await isDir(cwd))) return new LaunchError(`working directory not found: ${cwd}`, 'ENOENT');
-      return new LaunchError(`permission denied: ${file}`, err.code);
-    case 'ENOTDIR':
-      return new LaunchError(`not a directory: ${cwd}`, err.code);
-    default:
-      return new LaunchError(`cannot start ${file}: ${err.message}`, err.code);
-  }
-}
-
-let execaModule: Promise<typeof Execa> | null = null;
-const loadExeca = (): Promise<typeof Execa> => (execaModule ??= import('execa').then((m) => m.execa));
-
 /** The cluster an attempt belongs to (names its cgroup's parent). */
 export function clusterOf(launch: TaskLaunch): string {
   return launch.labels['iris.cluster'] ?? launch.env.IRIS_CLUSTER_ID ?? '-';
@@ -110,7 +75,10 @@ export function clusterOf(launch: TaskLaunch): string {
 export class ProcessRuntime implements TaskRuntime {
   readonly name = 'process';
   private readonly now: (() => number) | undefined;
-  private readonly spawner: 'execa' | 'node';
+  private readonly spawner: 'execa' | 'node' | 'resident';
+  private resident: ResidentSpawner | null = null;
+  /** Command paths found in the last second (a burst of launches searches PATH once). */
+  private readonly commands = new CommandCache();
   private readonly cgroupChoice: CgroupChoice;
   private cgroupsFound: Promise<TaskCgroups | null> | null = null;
   private meterFound: Promise<UsageMeter> | null = null;
@@ -144,7 +112,7 @@ export class ProcessRuntime implements TaskRuntime {
     const files = attemptFiles(launch.logPath);
     let command: string;
     try {
-      command = resolveCommand(file, launch.env, launch.cwd);
+      command = this.commands.resolve(file, launch.env, launch.cwd);
     } catch (err) {
       if (err instanceof CommandError) throw await launchError(Object.assign(new Error(err.code), { code: err.code }), file, launch.cwd);
       throw err;
@@ -154,12 +122,10 @@ export class ProcessRuntime implements TaskRuntime {
     this.clusters.add(clusterId);
     const name = attemptCgroupName(taskIdOf(launch.key), launch.key.attempt);
     const meter = await this.meter();
-    // execa (~4 MB resident with its dependencies) is loaded only by a runtime that spawns through it.
-    const execa = this.spawner === 'execa' ? await loadExeca() : null;
-    // The log directory with the spools, the attempt's cgroup and its accounting cgroups are
-    // made at once (each a trip through the thread pool; one after the other they add up).
+    // The log directory, the attempt's cgroup and its accounting cgroups are made at once (each a
+    // trip through the thread pool; one after the other they add up).
     const madeDir = ensureDir(files.dir).then(
-      () => Promise.allSettled([openFd(files.out), openFd(files.err)]),
+      () => null,
       (err: NodeJS.ErrnoException) => err,
     );
     const madeCgroup: Promise<string | null> = cgroups
@@ -167,86 +133,27 @@ export class ProcessRuntime implements TaskRuntime {
         cgroups.create(cgroups.dirFor(clusterId, name)).then(() => cgroups.dirFor(clusterId, name), () => null)
       : Promise.resolve(null);
     const joined = cgroups ? cgroups.procsFile(cgroups.dirFor(clusterId, name)) : null;
-    const [made, cgroup, accounting] = await Promise.all([madeDir, madeCgroup, meter.create(clusterId, name, joined)]);
+    const [dirError, cgroup, accounting] = await Promise.all([madeDir, madeCgroup, meter.create(clusterId, name, joined)]);
     const procs = cgroup === null ? [] : [cgroups!.procsFile(cgroup)];
     procs.push(...accounting);
-    if (!Array.isArray(made)) {
+    if (dirError) {
       const gone = Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]);
       await gone.catch(() => undefined);
-      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${made.code ?? made.message}`, made.code);
+      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`, dirError.code);
     }
-    // Opened off the event loop (creating a file costs ~0.3 ms of kernel time here).
-    const opened = made;
-    const failure = opened.find((r) => r.status === 'rejected');
-    if (failure) {
-      for (const r of opened) if (r.status === 'fulfilled') closeSync(r.value);
-      const e = (failure as PromiseRejectedResult).reason as NodeJS.ErrnoException;
-      throw new LaunchError(`cannot create the output files in ${files.dir}: ${e.code ?? String(e)}`, e.code);
-    }
-    const [out, err] = opened.map((r) => (r as PromiseFulfilledResult<number>).value) as [number, number];
     const argv = wrapperArgs(procs, files, launch.env, command, args, meter.measuresCpu ? null : files.usage);
-    let child: ChildProcess;
-    let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
-    try {
-      if (execa === null) {
-        child = spawn(WRAPPER_SH, argv, { env: launch.env, cwd: launch.cwd, detached: true, stdio: ['ignore', out, err], windowsHide: true });
-      } else {
-        const sub = execa(WRAPPER_SH, argv, {
-          env: launch.env,
-          extendEnv: false,
-          cwd: launch.cwd,
-          detached: true,
-          stdin: 'ignore',
-          // execa takes any fd here; its types accept only literal numbers.
-          stdout: out as 1,
-          stderr: err as 2,
-          buffer: false,
-          reject: false,
-          cleanup: false,
-          windowsHide: true,
-        });
-        child = sub.nodeChildProcess;
-        // With reject:false the promise resolves even on failure. It settles before 'spawn' only
-        // when execa could not even create the process (then its child is a dummy).
-        earlyFailure = sub;
-      }
-    } catch (e) {
-      closeSync(out);
-      closeSync(err);
-      // Synchronous validation errors (e.g. a NUL byte in an argument).
-      throw new LaunchError(`cannot start ${file}: ${(e as Error).message}`, (e as NodeJS.ErrnoException).code);
-    }
-    try {
-      await new Promise<void>((resolve, reject) => {
-        let settled = false;
-        const onSpawn = (): void => {
-          settled = true;
-          child.off('error', onError);
-          resolve();
-        };
-        const onError = (e: NodeJS.ErrnoException): void => {
-          if (settled) return;
-          settled = true;
-          child.off('spawn', onSpawn);
-          launchError(e, file, launch.cwd).then(reject, reject);
-        };
-        child.once('spawn', onSpawn);
-        child.once('error', onError);
-        earlyFailure?.then((result) => {
-          if (settled || !result.failed) return;
-          onError(result.cause instanceof Error ? result.cause : new Error(result.shortMessage ?? 'spawn failed'));
-        });
-      });
-    } finally {
-      closeSync(out);
-      closeSync(err);
-    }
-    const pid = child.pid!;
-    // Later 'error' events (e.g. a failed kill) must not crash the process.
-    child.on('error', () => undefined);
-    const leaderExit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
+    const started =
+      this.spawner === 'resident'
+        ? await this.spawnResident(argv, launch, file, files)
+        : await spawnHere(this.spawner, argv, launch, file, files);
+    const { pid } = started;
+    const leaderExit = started.exit.then(({ code, signal, lost }) => {
+      if (!lost) return { code, signal };
+      // The spawner died before it saw the exit: the wrapper's status file has the code; without
+      // one the wrapper itself was killed.
+      const status = readStatus(files.status);
+      return { code: status, signal: status === null ? ('SIGKILL' as const) : null };
+    });
     let logFailed!: (error: NodeJS.ErrnoException) => void;
     const failed = new Promise<NodeJS.ErrnoException>((resolve) => (logFailed = resolve));
     const pump = await SpoolPump.start(files, launch.logPath, {
@@ -364,9 +271,23 @@ export class ProcessRuntime implements TaskRuntime {
     return [...keys.values()];
   }
 
+  /** Spawns the wrapper through the resident spawner; its errors become LaunchErrors. */
+  private async spawnResident(argv: string[], launch: TaskLaunch, file: string, files: AttemptFiles): Promise<Spawned> {
+    this.resident ??= new ResidentSpawner();
+    try {
+      return await this.resident.spawn({ file: WRAPPER_SH, args: argv, env: launch.env, cwd: launch.cwd, out: files.out, err: files.err });
+    } catch (e) {
+      if (!(e instanceof SpawnError)) throw e;
+      const errno = Object.assign(new Error(e.message), { code: e.code }) as NodeJS.ErrnoException;
+      if (e.stage === 'output') throw outputFilesError(files.dir, errno);
+      throw await launchError(errno, file, launch.cwd);
+    }
+  }
+
   /** Stops tracking (tasks keep running) and removes this runtime's empty cluster cgroups. */
   async close(): Promise<void> {
     this.live.clear();
+    this.resident?.close();
     const cgroups = this.cgroupsFound ? await this.cgroupsFound : null;
     if (cgroups) await Promise.all([...this.clusters].map((id) => rmdir(cgroups.clusterDir(id)).catch(() => undefined)));
     const meter = this.meterFound ? await this.meterFound : null;

@@ -12,7 +12,8 @@
  *   (`LogWriter.flushed()`) BEFORE the new offsets are written to the `.pos` file (one 42-byte pwrite at offset 0), so a crash never skips bytes;
  *   a crash between the two repeats at most that one batch (<= BATCH_BYTES per stream) after
  *   a restart;
- * - it wakes on fs.watch events of the `.run` directory (a 250 ms poll where that fails);
+ * - it wakes on fs.watch events of the `.run` directory, one watcher shared by the attempts
+ *   there (dir-watch.ts; a 250 ms poll where that fails);
  * - the log limit (`limitBytes`) counts the log file's size: past it the LogWriter cuts the log
  *   with its note, and from then on the spools are emptied instead of read (discard()), so a
  *   task past its limit costs no disk;
@@ -20,13 +21,14 @@
  * Line times are the times of ingestion: lines a task wrote while no controller ran get the time
  * they were recovered.
  */
-import { constants, watch, type FSWatcher } from 'node:fs';
-import { open, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { readSmallText } from './small-file.js';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
 import { LogWriter } from '../../logs/writer.js';
 import type { AttemptFiles } from './wrapper.js';
+import { watchFiles } from './dir-watch.js';
 
 /** Most bytes of one stream moved in one batch. */
 export const BATCH_BYTES = 1024 * 1024;
@@ -94,7 +96,8 @@ export class SpoolPump {
   private readonly busy: Record<StreamTag, boolean> = { o: false, e: false };
   private readonly handles: Record<StreamTag, FileHandle | null> = { o: null, e: null };
   private pos: FileHandle | null = null;
-  private watcher: FSWatcher | null = null;
+  /** Stops following the spools' directory (dir-watch.ts); null when not watching. */
+  private unwatch: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
@@ -151,20 +154,20 @@ export class SpoolPump {
   }
 
   private follow(): void {
-    const names = new Set([basename(this.files.out), basename(this.files.err)]);
     try {
-      this.watcher = watch(this.files.dir, { persistent: false }, (_event, name) => {
-        if (name === null || names.has(String(name))) this.kick();
+      // One watcher per directory, shared with the other attempts there (dir-watch.ts).
+      this.unwatch = watchFiles(this.files.dir, [basename(this.files.out), basename(this.files.err)], () => this.kick(), () => {
+        this.unwatch = null;
+        this.poll();
       });
-      this.watcher.on('error', () => this.poll());
     } catch {
       this.poll();
     }
   }
 
   private poll(): void {
-    this.watcher?.close();
-    this.watcher = null;
+    this.unwatch?.();
+    this.unwatch = null;
     if (this.timer || this.finished) return;
     this.timer = setInterval(() => this.kick(), POLL_MS);
     this.timer.unref();
@@ -286,8 +289,8 @@ export class SpoolPump {
   /** Once nothing writes the spools any more: moves every byte left, then removes the spools. */
   finish(): Promise<void> {
     this.finished ??= (async () => {
-      this.watcher?.close();
-      this.watcher = null;
+      this.unwatch?.();
+      this.unwatch = null;
       if (this.timer) clearInterval(this.timer);
       this.timer = null;
       await this.running;
@@ -299,7 +302,8 @@ export class SpoolPump {
       if (this.pos !== null || this.options.resume) left.push(this.files.pos);
       await Promise.all([
         ...[this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)),
-        ...left.map((f) => rm(f, { force: true }).catch(() => undefined)),
+        // unlink, not rm: rm({force}) first lstat()s each file, one more trip per file.
+        ...left.map((f) => unlink(f).catch(() => undefined)),
       ]);
     })();
     return this.finished;

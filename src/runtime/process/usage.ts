@@ -23,7 +23,7 @@ import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { readSmallText } from './small-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
-import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
+import { isMissing, readKernelFile, unescapeMount, type TaskCgroups } from './cgroup.js';
 
 export interface AccountingHierarchy {
   kind: 'v1' | 'v2';
@@ -67,7 +67,12 @@ const readText = (path: string): Promise<string | null> => readSmallText(path).c
 
 /** A number from a counter file, or null when absent or unreadable. */
 async function readCounter(path: string, key?: string): Promise<number | null> {
-  const text = await readText(path);
+  let text: string | null;
+  try {
+    text = readKernelFile(path);
+  } catch {
+    text = null;
+  }
   if (text === null) return null;
   const raw = key === undefined ? text.trim() : new RegExp(`^${key} (\\d+)$`, 'm').exec(text)?.[1];
   const n = Number(raw);

@@ -17,6 +17,9 @@
  *
  * The wrapper runs the command by its resolved path (resolveCommand), so a name that is also a
  * shell builtin (`echo`, `printf`, `test`) runs the program, exactly as without a wrapper.
+ * A found path is remembered for RESOLVE_TTL_MS (CommandCache): a burst of launches of one
+ * command searches PATH once; a command removed within that second fails in the wrapper (exit
+ * 127) instead of at launch.
  */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -123,4 +126,29 @@ export function resolveCommand(file: string, env: Record<string, string>, cwd: s
     if (state === 'EACCES') denied = true;
   }
   throw new CommandError(denied ? 'EACCES' : 'ENOENT');
+}
+
+/** How long a resolved command path is reused (CommandCache). */
+export const RESOLVE_TTL_MS = 1000;
+
+/** resolveCommand with its found paths remembered for `ttlMs` (failures are never remembered). */
+export class CommandCache {
+  private readonly found = new Map<string, { path: string; at: number }>();
+
+  constructor(
+    private readonly ttlMs = RESOLVE_TTL_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  resolve(file: string, env: Record<string, string>, cwd: string): string {
+    const key = `${file}\0${cwd}\0${env.PATH ?? ''}`;
+    const t = this.now();
+    const hit = this.found.get(key);
+    if (hit && t - hit.at < this.ttlMs) return hit.path;
+    const path = resolveCommand(file, env, cwd);
+    // Bounded: entries older than the TTL are dropped whenever the map grows large.
+    if (this.found.size >= 1024) for (const [k, v] of this.found) if (t - v.at >= this.ttlMs) this.found.delete(k);
+    this.found.set(key, { path, at: t });
+    return path;
+  }
 }
