@@ -9,6 +9,10 @@
 //   (b) finished: 2,000 trivial tasks (`true`, one job x 2,000 replicas, at most CONCURRENCY at
 //       once) run to completion; then VmRSS and VmHWM. Target (issue 16): <= 100 MB.
 //
+// Each case also reports the resident spawner's VmRSS/VmHWM (the child process that forks the
+// attempts) and the PSS of it and of the controller: the targets are read on the controller, the
+// spawner's share is stated beside them.
+//
 // Each case also gives the idle VmRSS of its fresh cluster (before any submission), and the
 // load average (1/5/15 min) at its start and end. The figures are absolute, not ratios: on a
 // busy machine they move with the garbage collector's timing, so compare runs made alike.
@@ -24,6 +28,35 @@ export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+}
+
+/** Proportional set size of `pid` in MB (shared pages split among the processes sharing them). */
+function pssOf(pid) {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? NaN) / 1024;
+}
+
+/**
+ * The cluster's resident spawner (src/runtime/process/spawner.ts: a small child Node process that
+ * forks the attempts), or null when none runs. Its memory is the cluster's too, so every case
+ * reports it beside the controller's, with the PSS of both (shared pages counted once).
+ */
+export function spawnerMemory(pid) {
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return null;
+  }
+  for (const child of children) {
+    try {
+      if (!readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('spawner')) continue;
+      return { ...memoryOf(child), pssMB: pssOf(child), controllerPssMB: pssOf(pid) };
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
 }
 
 const load = loadAverage;
@@ -50,7 +83,7 @@ export async function knownTasksCase({ jobs = 100, perJob = 1000, concurrency = 
     const pendingTasks = (await c.client.cluster()).queue.pending;
     return {
       tasksKnown: 1 + jobs * perJob, pendingTasks, submitSeconds, idleRssMB: idle.rssMB,
-      rssAfterSubmitMB: afterSubmit.rssMB, rssMB: settled.rssMB, hwmMB: settled.hwmMB, loadavg: { start, end: load() },
+      rssAfterSubmitMB: afterSubmit.rssMB, rssMB: settled.rssMB, hwmMB: settled.hwmMB, spawner: spawnerMemory(c.pid), loadavg: { start, end: load() },
     };
   } finally {
     c.stop();
@@ -68,7 +101,7 @@ export async function finishedTasksCase({ count = 2000, concurrency = 16 } = {})
     await awaitJobs(c.client, ['/trivial']);
     const seconds = (performance.now() - begun) / 1000;
     const after = memoryOf(c.pid);
-    return { tasks: count, seconds, idleRssMB: idle.rssMB, rssMB: after.rssMB, hwmMB: after.hwmMB, loadavg: { start, end: load() } };
+    return { tasks: count, seconds, idleRssMB: idle.rssMB, rssMB: after.rssMB, hwmMB: after.hwmMB, spawner: spawnerMemory(c.pid), loadavg: { start, end: load() } };
   } finally {
     c.stop();
   }

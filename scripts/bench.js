@@ -176,6 +176,10 @@ await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {
   const f = r.finished;
   row(`memory: after ${f.tasks} finished trivial tasks, VmRSS / VmHWM`, `${fmt(f.rssMB, 0)} MB / ${fmt(f.hwmMB, 0)} MB`, `idle ${fmt(f.idleRssMB, 0)} MB`, '<= 100 MB', f.hwmMB <= 100);
   row('memory: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
+  for (const [name, c] of [['(a)', k], ['(b)', f]]) {
+    if (!c.spawner) continue;
+    row(`memory: ${name} resident spawner VmRSS / VmHWM; PSS spawner + controller`, `${fmt(c.spawner.rssMB, 0)} / ${fmt(c.spawner.hwmMB, 0)} MB; ${fmt(c.spawner.pssMB, 0)} + ${fmt(c.spawner.controllerPssMB, 0)} MB`, '-', '-', null);
+  }
 });
 
 await section('load', 'load.mjs', 'runLoadBench', (r) => {
