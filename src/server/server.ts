@@ -207,23 +207,13 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   }
 
   async function listenTcp(address: TcpAddress): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const where = formatHostPort(address);
-      const onError = (error: NodeJS.ErrnoException) => {
-        server.off('listening', onListening);
-        // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the launcher.
-        if (error.code === 'EADDRINUSE') reject(new IrisError('unavailable', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there'));
-        else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') reject(new IrisError('invalid_argument', `cannot listen on ${where}: no such local address`, 'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface'));
-        else if (error.code === 'EACCES') reject(new IrisError('unavailable', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen'));
-        else reject(error);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve();
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      server.listen(address.port, address.host);
+    const where = formatHostPort(address);
+    await listenOnce(server, () => server.listen(address.port, address.host), (error) => {
+      // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the launcher.
+      if (error.code === 'EADDRINUSE') return new IrisError('unavailable', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there');
+      if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return new IrisError('invalid_argument', `cannot listen on ${where}: no such local address`, 'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface');
+      if (error.code === 'EACCES') return new IrisError('unavailable', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen');
+      return error;
     });
     listening = true;
   }
@@ -258,19 +248,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(bindPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${bindPath}`,
         'set IRIS_HOME to a shorter directory');
     }
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) => {
-        server.off('listening', onListening);
-        if (error.code === 'EADDRINUSE') reject(new IrisError('conflict', `socket ${socketPath} is already in use`, 'is another iris cluster starting?'));
-        else if (error.code === 'EACCES') reject(new IrisError('forbidden', `no permission to create ${socketPath}`, 'check the permissions of IRIS_HOME'));
-        else reject(error);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve();
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
+    await listenOnce(server, () => {
       // Create the socket owner-only from the start (umask), then make sure with chmod.
       let previousMask: number | null = null;
       try {
@@ -283,6 +261,10 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       } finally {
         if (previousMask !== null) process.umask(previousMask);
       }
+    }, (error) => {
+      if (error.code === 'EADDRINUSE') return new IrisError('conflict', `socket ${socketPath} is already in use`, 'is another iris cluster starting?');
+      if (error.code === 'EACCES') return new IrisError('forbidden', `no permission to create ${socketPath}`, 'check the permissions of IRIS_HOME');
+      return error;
     });
     await chmod(bindPath, door === 'task' ? 0o666 : 0o600);
     await rename(bindPath, socketPath);
@@ -322,4 +304,21 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   }
 
   return { listen, close };
+}
+
+/** `start()` makes `server` listen; resolves once it does, or rejects with `mapError` of the listen error. */
+function listenOnce(server: ReturnType<typeof createServer>, start: () => void, mapError: (error: NodeJS.ErrnoException) => Error): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(mapError(error));
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    start();
+  });
 }

@@ -18,15 +18,11 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, constants, open } from 'node:fs';
+import type { SpawnRequest } from './spawner.js';
 
-interface LaunchRequest {
+/** A launch as spawner.ts sends it: the request and its id. */
+interface LaunchRequest extends SpawnRequest {
   id: number;
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  out: string;
-  err: string;
 }
 
 const FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
