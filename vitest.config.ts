@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests that need a real Kubernetes API server (scripts/k8s-setup.sh): everything under
-// test/kube/ and any `*.kube.test.ts`. They form their own project, run after the others, one
+// test/kube/ and any `*.kube.test.ts`. They form their own project, run as a group of their own (not alongside the others), one
 // file at a time (each file starts its own server), with longer but bounded timeouts.
 const kubeTests = ['test/kube/**/*.test.ts', 'test/**/*.kube.test.ts'];
 
