@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 import { cleanEnv, iris } from './cluster.mjs';
 import { interleave, loadAverage } from './measure.mjs';
+import { memoryOf } from './memory.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const setup = path.join(root, 'scripts', 'k8s-setup.sh');
@@ -141,7 +142,10 @@ export async function runKubeBench({ log = () => {}, pods = Number(process.env.B
         return ms;
       },
     }, { rounds, warmup: 1 });
-    return { pods, nodes, ...result, load: loadAverage() };
+    // The iris controller's peak memory over the whole run (all its rounds of creates and bindings).
+    const { pid } = await client.cluster();
+    const daemon = memoryOf(pid);
+    return { pods, nodes, ...result, daemonHwmMB: daemon.hwmMB, daemonRssMB: daemon.rssMB, load: loadAverage() };
   } finally {
     for (const w of watchers) w.stop();
     if (ctx) {
@@ -169,6 +173,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(`  iris (submit -> all bound):           ${f(r.iris)}`);
     console.log(`  kube-scheduler (create -> all bound): ${f(r['kube-scheduler'])}`);
     console.log(`  ratio iris / kube-scheduler, median of per-round ratios: ${r.ratio['kube-scheduler'].median.toFixed(2)} (min ${r.ratio['kube-scheduler'].min.toFixed(2)}, max ${r.ratio['kube-scheduler'].max.toFixed(2)})`);
+    console.log(`  iris controller VmHWM over the run: ${r.daemonHwmMB.toFixed(0)} MB (VmRSS at the end ${r.daemonRssMB.toFixed(0)} MB)`);
     console.log(`  load average (1/5/15) start ${at.join(' ')} / end ${end.join(' ')}`);
     if (process.argv.includes('--json')) console.log(JSON.stringify(r));
   }

@@ -252,6 +252,7 @@ if (only?.has('kube')) {
     }
     const ms = (x) => `${fmt(x.min, 0)} / ${fmt(x.median, 0)} / ${fmt(x.max, 0)} ms`;
     row(`kube: ${r.pods} pods on ${r.nodes} nodes bound by iris, submit..all bound (min / median / max of ${r.rounds})`, `${ms(r.iris)} (x${fmt(r.ratio['kube-scheduler'].median, 2)})`, `kube-scheduler ${ms(r['kube-scheduler'])}`, '-', null);
+    row('kube: iris controller peak RSS (VmHWM) over the run', `${fmt(r.daemonHwmMB, 0)} MB`, '-', '-', null);
   });
 }
 

@@ -45,6 +45,7 @@ export async function connectKube(settings: KubeSettings): Promise<KubeConnectio
   }
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new IrisError('invalid_argument', `the kubeconfig ${where} names no cluster for its current context`, 'set backend.context to a context with a cluster');
+  shareDispatcher(config);
   return {
     config,
     core: config.makeApiClient(k8s.CoreV1Api),
@@ -53,6 +54,22 @@ export async function connectKube(settings: KubeSettings): Promise<KubeConnectio
     namespace: settings.namespace,
     server: cluster.server,
   };
+}
+
+/**
+ * One HTTP dispatcher (connection pool) for every request of this connection. client-node 2.0.1
+ * builds a new undici Agent for each API request (KubeConfig's private createDispatcher), so each
+ * request opened its own TLS connection and kept it alive: creating and binding 1,000 Pods held
+ * ~840 MB in the controller (docs/benchmarks.md, "Kubernetes binding"). The connection has one
+ * cluster and one user, so the first dispatcher serves them all. The client is pinned to 2.0.1;
+ * without that method (another version) nothing is changed.
+ */
+function shareDispatcher(config: KubeConfig): void {
+  const target = config as unknown as { createDispatcher?: (...args: unknown[]) => unknown };
+  const make = target.createDispatcher;
+  if (typeof make !== 'function') return;
+  let shared: unknown;
+  target.createDispatcher = (...args: unknown[]) => (shared ??= make.apply(config, args));
 }
 
 /** The HTTP status of a client error (ApiException's `code`), or null. */
