@@ -103,7 +103,9 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
   it('a cancelled task\'s Pod is deleted and the kubelet stops its containers', async () => {
     await c.submit(['--name', 'long', '--cpu', '0.1'], ['sh', '-c', 'echo up; sleep 300']);
     await c.waitForLog('/long', 'up', { timeoutMs: 60_000 });
+    const listed = () => api.listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=long' }).then((list) => list.items.map((p) => p.metadata?.name));
     const name = podsOfJob('long')[0]!.metadata!.name!;
+    expect(await listed()).toEqual([name]);
     const filter = ['--filter', `label=io.kubernetes.pod.name=${name}`];
     // the task's container and the Pod's sandbox (pause) run in the private engine
     expect((await kubeletDocker(server, ['ps', '-q', ...filter])).length).toBe(2);
@@ -111,12 +113,7 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
     const r = await c.iris(['cancel', 'long']);
     expect(r.code, describeRun(['cancel'], r)).toBe(0);
     await c.waitForState('/long', 'KILLED');
-    await waitUntil(
-      'the Pod to be gone from the API',
-      () => api.listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=long' }).then((list) => list.items.map((p) => p.metadata?.name)),
-      (names) => names.length === 0,
-      { timeoutMs: 60_000 },
-    );
+    await waitUntil('the Pod to be gone from the API', listed, (names) => names.length === 0, { timeoutMs: 60_000 });
     await waitUntil('the Pod\'s containers to stop', () => kubeletDocker(server, ['ps', '-q', ...filter]), (ids) => ids.length === 0, { timeoutMs: 60_000 });
   });
 });
