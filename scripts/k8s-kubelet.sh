@@ -138,6 +138,12 @@ $(tail -n 10 "$STATE/dockerd.log")"
   # images: the project's test images, and the pause image from the static binary
   DOCKER_HOST="unix://$run/docker.sock" bash "$ROOT/scripts/docker-setup.sh" >>"$STATE/dockerd.log" 2>&1 \
     || fail "building the test images in the kubelet's engine failed; see $STATE/dockerd.log"
+  # a second tag that is not `latest`: a Pod that sets no imagePullPolicy (iris's Pods) gets
+  # Always for `:latest`, which needs a registry; for `:local` it gets IfNotPresent
+  local image
+  for image in iris-test/busybox iris-test/node; do
+    kdocker tag "$image:latest" "$image:local" || fail "docker tag $image:local failed"
+  done
   rm -rf "$dir/pause-root" && mkdir -p "$dir/pause-root" && cp "$BIN/pause" "$dir/pause-root/pause"
   tar --numeric-owner --owner=0 --group=0 -C "$dir/pause-root" -cf - . \
     | kdocker import --change 'ENTRYPOINT ["/pause"]' - "$PAUSE_IMAGE" >/dev/null || fail "docker import of $PAUSE_IMAGE failed"
@@ -155,6 +161,9 @@ $(tail -n 10 "$STATE/dockerd.log")"
   port="$(free_port)"
   healthz="$(free_port)"
   echo "$port" >"$STATE/kubelet.port"
+  # for tests: the Node's name and the private engine (DOCKER_HOST) that runs its containers
+  echo "$KUBELET_NODE" >"$STATE/kubelet.node"
+  echo "unix://$run/docker.sock" >"$STATE/kubelet.docker-host"
   printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
     "address: $node_ip" "port: $port" 'readOnlyPort: 0' 'healthzBindAddress: 127.0.0.1' "healthzPort: $healthz" \
     'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}' 'authorization: {mode: AlwaysAllow}' \

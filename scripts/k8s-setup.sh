@@ -356,10 +356,11 @@ cmd_status() {
     shift
   fi
   [ $# -eq 0 ] || usage
-  local name running=() r=false kc="" port="" is_built=false
+  local name running=() r=false kc="" port="" is_built=false kubelet_is_built=false
   for name in etcd kube-apiserver kube-scheduler kubelet dockerd; do alive "$name" && running+=("$name"); done
   [ -d "$STATE" ] && ready && r=true
   built && is_built=true
+  kubelet_built && kubelet_is_built=true
   kc="$(cat "$STATE/kubeconfig.path" 2>/dev/null || true)"
   port="$(cat "$STATE/apiserver.port" 2>/dev/null || true)"
   if [ "$json" = 1 ]; then
@@ -369,10 +370,11 @@ cmd_status() {
       server="\"https://127.0.0.1:$port\""
       kcj="\"$kc\""
     fi
-    printf '{"built":%s,"stateDir":"%s","running":[%s],"ready":%s,"server":%s,"kubeconfig":%s}\n' \
-      "$is_built" "$STATE" "$list" "$r" "$server" "$kcj"
+    printf '{"built":%s,"kubeletBuilt":%s,"stateDir":"%s","running":[%s],"ready":%s,"server":%s,"kubeconfig":%s}\n' \
+      "$is_built" "$kubelet_is_built" "$STATE" "$list" "$r" "$server" "$kcj"
   else
     if [ "$is_built" = true ]; then echo "built:      yes ($BIN)"; else echo "built:      no (run: scripts/k8s-setup.sh build)"; fi
+    if [ "$kubelet_is_built" = true ]; then echo "kubelet:    built"; else echo "kubelet:    not built (run: scripts/k8s-setup.sh kubelet)"; fi
     echo "state dir:  $STATE"
     echo "running:    ${running[*]:-nothing}"
     if [ "$r" = true ]; then

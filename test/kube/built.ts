@@ -3,7 +3,8 @@
  * setup and scripts use it too).
  *
  * Guarantees: `kubeBuilt()` asks scripts/k8s-setup.sh itself (`status --json`), so "built"
- * means what `start` needs (binaries of the current recipe); the answer is memoised per process.
+ * means what `start` needs (binaries of the current recipe); `kubeletBuilt()` likewise for
+ * `start --with-kubelet` (bin/kubelet and bin/pause). Both answers are memoised per process.
  */
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
@@ -26,22 +27,31 @@ export function inCI(): boolean {
   return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
 }
 
-let builtMemo: boolean | undefined;
+let statusMemo: { built?: boolean; kubeletBuilt?: boolean } | undefined;
 
-/** Whether the cache holds a complete build of the current recipe (the script's own check). */
-export function kubeBuilt(): boolean {
-  if (builtMemo !== undefined) return builtMemo;
-  // status --json on a state dir that does not exist: only the "built" field is of interest
+function buildStatus(): { built?: boolean; kubeletBuilt?: boolean } {
+  if (statusMemo !== undefined) return statusMemo;
+  // status --json on a state dir that does not exist: only the "built" fields are of interest
   const probe = spawnSync('bash', [setupScript, 'status', '--json'], {
     encoding: 'utf8',
     timeout: 30_000,
     env: { ...process.env, IRIS_K8S_CACHE: kubeCache(), IRIS_K8S_DIR: path.join(os.tmpdir(), `iris-k8s-none-${process.pid}`) },
   });
   try {
-    builtMemo = (JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { built?: boolean }).built === true;
+    statusMemo = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { built?: boolean; kubeletBuilt?: boolean };
   } catch {
-    builtMemo = false;
+    statusMemo = {};
   }
-  return builtMemo;
+  return statusMemo;
+}
+
+/** Whether the cache holds a complete build of the current recipe (the script's own check). */
+export function kubeBuilt(): boolean {
+  return buildStatus().built === true;
+}
+
+/** Whether the cache also holds the real kubelet and the pause binary (`scripts/k8s-setup.sh kubelet`). */
+export function kubeletBuilt(): boolean {
+  return kubeBuilt() && buildStatus().kubeletBuilt === true;
 }
 
