@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { freePort } from '../helpers/free-port.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -18,15 +19,6 @@ metrics:
   density: true
   density-bucket: 1s
 `;
-
-/** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const sampleLines = (text: string): string[] => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 

@@ -6,17 +6,9 @@
  * owner-only routes there. A second cluster on the same port fails to start and says why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
 import { request } from 'node:http';
 import { E2ECluster, describeRun } from './harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../helpers/free-port.js';
 
 /** A plain HTTP GET on the TCP door, as any program on the network could send it. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {

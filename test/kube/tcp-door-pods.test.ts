@@ -7,19 +7,11 @@
  * Needs the kubernetes backend (branch k-backend: the config's `backend:` key); checked on a
  * merge of k-door with k-backend.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { E2ECluster, describeRun } from '../e2e/harness.js';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from './server.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../helpers/free-port.js';
 
 describeKube('the TCP task door with the kubernetes backend', () => {
   let server: KubeServer;

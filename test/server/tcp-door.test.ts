@@ -5,22 +5,14 @@
  * task, and a task's submission becomes its child.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:net';
 import { request } from 'node:http';
 import { createApiServer, type ApiServer } from '../../src/server/server.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { IrisError } from '../../src/model/errors.js';
 import { FakeService } from './fake-service.js';
+import { freePort } from '../helpers/free-port.js';
 
 const TRAIN = { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 1 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { error?: { code: string; message: string; hint?: string } } }> {
   return new Promise((resolve, reject) => {
