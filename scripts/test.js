@@ -69,36 +69,41 @@ if (ci) {
     built = false;
   }
   const hasTimeout = spawnSync('sh', ['-c', 'command -v timeout'], { stdio: 'ignore' }).status === 0;
-  if (!built) {
-    console.log('Building the Kubernetes API server for the kubernetes tests (scripts/k8s-setup.sh build: ~7 min cold on a quiet 2-core VM, cached afterwards)...');
+  /**
+   * Runs `k8s-setup.sh <command>` bounded at `boundSeconds`, announced and timed when `quiet` is
+   * false; a failure ends this run as one failed test naming `what` and the `tests` that need it.
+   */
+  const buildStep = (command, boundSeconds, { what, tests, announce, quiet = false }) => {
+    if (!quiet) console.log(announce);
     const started = Date.now();
     // timeout(1) signals the build's whole process group (make, go) when the bound is reached
     const build = hasTimeout
-      ? spawnSync('timeout', ['-k', '30', '2400', 'bash', k8s, 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })
-      : spawnSync('bash', [k8s, 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+      ? spawnSync('timeout', ['-k', '30', String(boundSeconds), 'bash', k8s, command], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })
+      : spawnSync('bash', [k8s, command], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     const took = `${Math.round((Date.now() - started) / 1000)} s`;
     if (build.status !== 0) {
-      console.error(`The Kubernetes API server build failed after ${took}${build.status === 124 ? ' (over the 40 min bound)' : ''}; the kubernetes tests cannot run under CI.`);
+      console.error(`The ${what} build failed after ${took}${build.status === 124 ? ` (over the ${boundSeconds / 60} min bound)` : ''}; ${tests} cannot run under CI.`);
       console.log('0 passed, 1 failed');
       process.exit(1);
     }
-    console.log(`Kubernetes API server built in ${took}.`);
+    if (!quiet) console.log(`${what[0].toUpperCase()}${what.slice(1)} built in ${took}.`);
+  };
+  if (!built) {
+    buildStep('build', 2400, {
+      what: 'Kubernetes API server',
+      tests: 'the kubernetes tests',
+      announce: 'Building the Kubernetes API server for the kubernetes tests (scripts/k8s-setup.sh build: ~7 min cold on a quiet 2-core VM, cached afterwards)...',
+    });
   }
   // test/e2e/kubelet.kube.test.ts runs the backend on the real kubelet (root, given in CI): its
   // build (bin/kubelet + bin/pause, after the server's: ~5 CPU-minutes cold) is made here too when
   // missing; with both present the script only prints `cached`.
-  if (!kubeletBuilt) console.log('Building the kubelet for the kubelet test (scripts/k8s-setup.sh kubelet: ~5 CPU-minutes cold, cached afterwards)...');
-  const kubeletStarted = Date.now();
-  const kubelet = hasTimeout
-    ? spawnSync('timeout', ['-k', '30', '1800', 'bash', k8s, 'kubelet'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })
-    : spawnSync('bash', [k8s, 'kubelet'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  const kubeletTook = `${Math.round((Date.now() - kubeletStarted) / 1000)} s`;
-  if (kubelet.status !== 0) {
-    console.error(`The kubelet build failed after ${kubeletTook}${kubelet.status === 124 ? ' (over the 30 min bound)' : ''}; the kubelet test cannot run under CI.`);
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  }
-  if (!kubeletBuilt) console.log(`Kubelet built in ${kubeletTook}.`);
+  buildStep('kubelet', 1800, {
+    what: 'kubelet',
+    tests: 'the kubelet test',
+    announce: 'Building the kubelet for the kubelet test (scripts/k8s-setup.sh kubelet: ~5 CPU-minutes cold, cached afterwards)...',
+    quiet: kubeletBuilt,
+  });
 }
 const results = path.join(root, '.vitest-results.json');
 rmSync(results, { force: true });
