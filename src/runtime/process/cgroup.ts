@@ -15,9 +15,9 @@
  *
  * Every function tolerates a cgroup that vanished meanwhile (ENOENT, or ENODEV from a removed one).
  */
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readKernelFile } from './small-file.js';
 
 export type CgroupKind = 'v2' | 'v1-pids' | 'v1-freezer';
 
@@ -49,13 +49,6 @@ export function parseMounts(text: string): CgroupMount[] {
 export function unescapeMount(s: string): string {
   return s.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
 }
-
-/**
- * A cgroup (or /proc) file read in one synchronous call: such files are made by the kernel on
- * read and never wait for a disk, so the thread pool's four trips (open, fstat, read, close) of
- * an async read cost more than the read itself (they were ~0.1 ms of CPU per attempt each).
- */
-export const readKernelFile = (path: string): string => readFileSync(path, 'utf8');
 
 export const isMissing = (err: unknown): boolean => {
   const code = (err as NodeJS.ErrnoException).code;

@@ -20,10 +20,10 @@
  * seconds, and the peak memory is unknown (null).
  */
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
-import { readSmallText } from './small-file.js';
+import { readKernelFile, readSmallText } from './small-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
-import { isMissing, readKernelFile, unescapeMount, type TaskCgroups } from './cgroup.js';
+import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
 
 export interface AccountingHierarchy {
   kind: 'v1' | 'v2';
