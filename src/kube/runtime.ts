@@ -250,42 +250,38 @@ export class KubeRuntime implements TaskRuntime {
 
   private followLog(entry: PodEntry): void {
     entry.logStarted = true;
-    const sink = new Writable({
-      write: (chunk: Buffer, _enc, callback) => {
-        if (!entry.writer.write('o', chunk)) void entry.writer.drained().then(() => callback());
-        else callback();
-      },
-      final: (callback) => {
-        entry.resolveLogDone();
-        callback();
-      },
-    });
-    const sinceTime = entry.sinceTime;
-    this.conn.log.log(this.conn.namespace, entry.name, CONTAINER_NAME, sink, { follow: true, ...(sinceTime ? { sinceTime } : {}) })
-      .catch((error) => {
-        this.log(`kubernetes: log of pod ${entry.name}: ${messageOf(error)}`);
-        entry.resolveLogDone();
-      });
+    void this.streamLog(entry.name, entry.writer, true, entry.sinceTime).then(() => entry.resolveLogDone());
   }
 
   /** The whole log of an ended Pod into `logPath` (recovery); from the file's last write on when it has one. */
   private async fetchLog(name: string, logPath: string): Promise<void> {
     const writer = new LogWriter(logPath);
-    const sinceTime = sinceOf(logPath);
-    await new Promise<void>((resolve) => {
+    await this.streamLog(name, writer, false, sinceOf(logPath));
+    await writer.close();
+  }
+
+  /**
+   * The pod log API's stream of `name` (followed to the container's end, or what there is now)
+   * into `writer`, honouring its back-pressure. Resolves when the stream ended or failed (logged).
+   */
+  private streamLog(name: string, writer: LogWriter, follow: boolean, sinceTime: string | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
       const sink = new Writable({
-        write: (chunk: Buffer, _e, cb) => {
-          writer.write('o', chunk);
-          cb();
+        write: (chunk: Buffer, _enc, callback) => {
+          if (!writer.write('o', chunk)) void writer.drained().then(() => callback());
+          else callback();
         },
-        final: (cb) => {
+        final: (callback) => {
           resolve();
-          cb();
+          callback();
         },
       });
-      this.conn.log.log(this.conn.namespace, name, CONTAINER_NAME, sink, { follow: false, ...(sinceTime ? { sinceTime } : {}) }).catch(() => resolve());
+      this.conn.log.log(this.conn.namespace, name, CONTAINER_NAME, sink, { follow, ...(sinceTime ? { sinceTime } : {}) })
+        .catch((error) => {
+          this.log(`kubernetes: log of pod ${name}: ${messageOf(error)}`);
+          resolve();
+        });
     });
-    await writer.close();
   }
 
   private async listPods(clusterId: string): Promise<V1Pod[]> {
