@@ -37,9 +37,8 @@ import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { defaultImage, inheritableEnv, resultFileFor } from '../cluster/controller/launch.js';
-import { exitOutcome } from '../cluster/controller/supervisor.js';
-import { collectResultFile, withNote } from '../cluster/controller/result-file.js';
+import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
@@ -182,26 +181,12 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
   // exit (recover); the rest are stopped (reclaim) and recorded as preempted, to run again.
   const resumed = kube && kubeCluster ? await kubeCluster.recoverKube(store, kube, clusterId, graceMs, log) : [];
-  const records = leftovers.map((a) => ({
-    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
-  }));
+  const records = startedRecords(store, leftovers);
   const ended = (await runtime.recover?.(clusterId, records)) ?? [];
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
   if (!kube) await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
-    // Their result files are read as at a normal end, before the end is recorded.
-    const notes = new Map<string, string | null>();
-    for (const { key } of ended) {
-      const logPath = store.attempt(key.task, key.attempt)?.logPath;
-      if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
-    }
-    store.transaction(() => {
-      for (const { key, exit } of ended) {
-        if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
-        store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
-      }
-      for (const attempt of leftovers) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
-    });
+    await settleRecovered(store, ended, leftovers);
     const rerun = leftovers.length - ended.length;
     log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit kept), ${rerun} will run again`);
   }

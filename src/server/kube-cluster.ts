@@ -14,9 +14,8 @@
  *   the first scheduling pass on.
  */
 import type { Controller } from '../cluster/controller/controller.js';
-import { exitOutcome, type AdoptedAttempt } from '../cluster/controller/supervisor.js';
-import { collectResultFile, withNote } from '../cluster/controller/result-file.js';
-import { resultFileFor } from '../cluster/controller/launch.js';
+import type { AdoptedAttempt } from '../cluster/controller/supervisor.js';
+import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { WorkerFeed } from '../cluster/controller/worker-feed.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { attemptKey } from '../cluster/state/keys.js';
@@ -50,9 +49,7 @@ export type ResumedAttempt = AdoptedAttempt & { handle: RunningTask };
 
 export async function recoverKube(store: ClusterStore, kube: KubeBackend, clusterId: string, graceMs: number, log: (m: string) => void): Promise<ResumedAttempt[]> {
   const leftovers = store.activeAttempts();
-  const records = leftovers.map((a) => ({
-    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
-  }));
+  const records = startedRecords(store, leftovers);
   const ended = await kube.runtime.recover(clusterId, records);
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
   const launches: TaskLaunch[] = [];
@@ -68,15 +65,7 @@ export async function recoverKube(store: ClusterStore, kube: KubeBackend, cluste
   const resumed = await kube.runtime.resume(clusterId, launches);
   const resumedKeys = new Set(resumed.map((r) => attemptKey(r.task.key.task, r.task.key.attempt)));
   await kube.runtime.reclaim(clusterId, records, graceMs);
-  const notes = new Map<string, string | null>();
-  for (const { key } of ended) {
-    const logPath = store.attempt(key.task, key.attempt)?.logPath;
-    if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
-  }
-  store.transaction(() => {
-    for (const { key, exit } of ended) store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
-    for (const a of leftovers) if (!resumedKeys.has(attemptKey(a.task, a.attempt))) store.preemptAttempt(a.task, a.attempt, 'cluster restarted');
-  });
+  await settleRecovered(store, ended, leftovers.filter((a) => !resumedKeys.has(attemptKey(a.task, a.attempt))));
   if (leftovers.length > 0) {
     log(`recovered ${leftovers.length} attempt(s) left by an earlier cluster: ${ended.length} had ended (exit kept), ${resumed.length} still run (re-adopted), ${leftovers.length - ended.length - resumed.length} will run again`);
   }

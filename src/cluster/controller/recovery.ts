@@ -1,0 +1,39 @@
+/**
+ * Settling the attempts an earlier life of the cluster left RUNNING, shared by the local daemon
+ * and the kubernetes backend (server/daemon.ts, server/kube-cluster.ts).
+ *
+ * Guarantees:
+ * - startedRecords gives the runtime what the store knew of each leftover attempt (its key, pid
+ *   and log file), for recover(), resume() and reclaim().
+ * - settleRecovered records, in one transaction, the exits recover() found (result files are
+ *   read first, as at a normal end; measured usage is kept) and preempts the `rerun` attempts
+ *   ('cluster restarted': they run again). An attempt already finished there is left as it is.
+ */
+import type { Attempt } from '../../model/types.js';
+import type { RecoveredExit, StartedRecord } from '../../runtime/types.js';
+import type { ClusterStore } from '../state/store.js';
+import { attemptKey } from '../state/keys.js';
+import { resultFileFor } from './launch.js';
+import { collectResultFile, withNote } from './result-file.js';
+import { exitOutcome } from './supervisor.js';
+
+export function startedRecords(store: ClusterStore, attempts: readonly Attempt[]): StartedRecord[] {
+  return attempts.map((a) => ({
+    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
+  }));
+}
+
+export async function settleRecovered(store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[]): Promise<void> {
+  const notes = new Map<string, string | null>();
+  for (const { key } of ended) {
+    const logPath = store.attempt(key.task, key.attempt)?.logPath;
+    if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
+  }
+  store.transaction(() => {
+    for (const { key, exit } of ended) {
+      if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
+      store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+    }
+    for (const attempt of rerun) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
+  });
+}
