@@ -10,7 +10,10 @@
 //       round runs the baseline, (a) and (b), the order reversed every other round; a smaller
 //       warm-up round, then BENCH_ROUNDS (default 5)
 //       rounds; min / median / max of each and the median of the per-round ratios, with the
-//       load average at the start and end (throughputRounds);
+//       load average at the start and end (throughputRounds). The same rounds also run the
+//       WRAPPER FLOOR (bench/wrapper-floor.mjs: the attempt wrapper, its cgroups and files for
+//       each of 1,000 `true`, from a fresh Node process, no controller), and each side's ratio
+//       to it is reported too: how close the controller gets to its own guarantees;
 //   (s) one short job: submit one `true` task and wait for SUCCEEDED over the socket from this
 //       process (no CLI start), interleaved pair by pair with a raw spawn of /bin/true (the
 //       floor, bench/measure.mjs): 10 warm-up pairs, then BENCH_ROUNDS x 10 pairs (shortJobRounds);
@@ -33,6 +36,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 import { interleave, interleaveSync, loadAverage, ratioOf, stats } from './measure.mjs';
+import { wrapperFloor } from './wrapper-floor.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -224,16 +228,29 @@ async function manyJobsRound(client, task, prefix, jobs, replicas) {
 
 /**
  * Throughput, interleaved (bench/measure.mjs): each round runs the baseline (1,000 raw spawns of
- * /bin/true, at most `concurrency` at once), (a) one job x 1,000 replicas and (b) 200 jobs x 5
- * replicas, in alternating order, so both ratios divide figures taken moments apart. One smaller
- * warm-up round, then `rounds`. Each figure: seconds and tasks/s as min / median / max; `ratio`:
- * the median of the per-round ratios (cluster rate / that round's baseline rate).
+ * /bin/true, at most `concurrency` at once), the wrapper floor (1,000 attempts' worth of wrapper,
+ * cgroups and files with no controller, wrapper-floor.mjs), (a) one job x 1,000 replicas and
+ * (b) 200 jobs x 5 replicas, in alternating order, so every ratio divides figures taken moments
+ * apart. One smaller warm-up round, then `rounds`. Each figure: seconds and tasks/s as
+ * min / median / max; `ratio`: the median of the per-round ratios (cluster rate / that round's
+ * baseline rate); `wrappedRatio`: the same against the wrapper floor.
  */
 export async function throughputRounds(client, task, concurrency, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
-  const TASKS = 1000;
   const load = { start: loadAverage(), end: null };
   log('cluster bench: throughput warm-up');
+  const floor = await wrapperFloor(concurrency);
+  try {
+    return await throughputSides(client, task, concurrency, log, rounds, floor, load);
+  } finally {
+    floor.close();
+  }
+}
+
+/** The rounds of throughputRounds, with the wrapper floor made (and removed) by the caller. */
+async function throughputSides(client, task, concurrency, log, rounds, floor, load) {
+  const TASKS = 1000;
   await spawnBaseline(100, concurrency);
+  await floor.run(100);
   await oneJobRound(client, task, 'warmup', 100);
   await manyJobsRound(client, task, 'warmup-many', 20, 5);
   // Each side numbers its own jobs: with the order reversed every other round, a side may run
@@ -241,9 +258,10 @@ export async function throughputRounds(client, task, concurrency, log = () => {}
   let raws = 0, ones = 0, manys = 0;
   const r = await interleave({
     raw: () => {
-      log(`cluster bench: throughput round ${++raws} (raw, 1 x 1000, 200 x 5)`);
+      log(`cluster bench: throughput round ${++raws} (raw, wrapper floor, 1 x 1000, 200 x 5)`);
       return spawnBaseline(TASKS, concurrency).then((x) => x.seconds * 1000);
     },
+    wrapped: () => floor.run(TASKS).then((s) => s * 1000),
     // Wall time of each side (their own returns are seconds, which interleave would take for ms).
     one: async () => { await oneJobRound(client, task, `one-${ones++}`, TASKS); },
     many: async () => { await manyJobsRound(client, task, `many-${manys++}`, 200, 5); },
@@ -254,11 +272,17 @@ export async function throughputRounds(client, task, concurrency, log = () => {}
     tasks: TASKS, rounds: r.rounds, seconds: stats(seconds(name)), rate: stats(seconds(name).map((s) => TASKS / s)),
     // rate / baseline rate = baseline seconds / cluster seconds, per round
     ratio: ratioOf(r, 'raw', name).median, ratios: r.times.raw.map((ms, i) => ms / r.times[name][i]),
+    wrappedRatio: ratioOf(r, 'wrapped', name).median,
   });
   return {
     tasksRun: 100 + 100 + r.rounds * 2 * TASKS,
     throughputLoad: load,
     baseline: { tasks: TASKS, concurrency, rounds: r.rounds, seconds: stats(seconds('raw')), rate: stats(seconds('raw').map((s) => TASKS / s)) },
+    wrapperFloor: {
+      tasks: TASKS, cgroups: floor.cgroups, seconds: stats(seconds('wrapped')), rate: stats(seconds('wrapped').map((s) => TASKS / s)),
+      // wrapper floor rate / raw rate, per round
+      ratio: ratioOf(r, 'raw', 'wrapped').median,
+    },
     oneJob: figure('one'),
     manyJobs: { jobs: 200, ...figure('many') },
   };

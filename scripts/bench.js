@@ -154,6 +154,9 @@ await section('cluster', 'cluster.mjs', 'runClusterBench', (r) => {
   for (const [label, x] of [['1 job x 1000 replicas', r.oneJob], ['200 jobs x 5 replicas', r.manyJobs]]) {
     row(`cluster: ${label} of \`true\`, ${x.rounds} rounds`, `${fmt(x.rate.median, 0)} tasks/s (s ${mmm(x.seconds, 2)}; ratio ${fmt(x.ratio, 2)})`, base, '>= 0.8 x baseline', x.ratio >= 0.8);
   }
+  // The same rounds against the wrapper floor (bench/wrapper-floor.mjs): an attempt's wrapper, cgroups and files, no controller.
+  const wf = r.wrapperFloor;
+  row(`cluster vs the wrapper floor (${wf.cgroups} cgroups per attempt; floor / raw ${fmt(wf.ratio, 2)})`, `ratio ${fmt(r.oneJob.wrappedRatio, 2)} (1 x 1000), ${fmt(r.manyJobs.wrappedRatio, 2)} (200 x 5)`, `wrapper floor ${fmt(wf.rate.median, 0)} tasks/s (s ${mmm(wf.seconds, 2)})`, '-', null);
   const sj = r.shortJob;
   row(`cluster: one \`true\` job submit..SUCCEEDED over the socket (${sj.samples} runs)`, `${fmt(sj.ms.median, 1)} ms (min/med/max ${mmm(sj.ms, 1)}; ratio ${fmt(sj.ratio, 1)})`, `raw spawn of /bin/true ${fmt(sj.rawSpawnMs.median, 1)} ms (${load(sj.load)})`, '<= 20 ms', sj.ms.median <= 20);
   // bench/cluster.mjs (c): `bin/iris jobs` interleaved with `node -e 0` of the same Node; min/median/max, median per-round ratio.
