@@ -96,5 +96,5 @@ export async function wrapperFloor(concurrency) {
     removeParents(parents);
     rmSync(dir, { recursive: true, force: true });
   };
-  return { cgroups: parents.length, run, close };
+  return { cgroups: parents.length, parents, run, close };
 }
