@@ -41,6 +41,8 @@ describe('one controller per state directory', () => {
   const tag = marker('statelock');
   const clusters: E2ECluster[] = [];
   afterAll(async () => {
+    // A graceful stop first, so the controller removes its attempt cgroups; then kill what is left.
+    for (const c of clusters) await c.stop().catch(() => undefined);
     for (const c of clusters) killAll(controllersOf(c.home));
     killAll(pidsWithMarker(tag));
     for (const c of clusters) await c.dispose();
