@@ -193,7 +193,11 @@ export class ClusterModel {
     j.undo.push(() => this.unindexJob(entry));
     j.dirtyJobs.add(job.name);
     j.event(`job:${job.name}`);
-    for (const t of tasks) { j.dirtyTasks.add(t.id); j.event(`task:${t.id}`); }
+    for (const t of tasks) {
+      const id = t.id; // derived on each read (task-record.ts)
+      j.dirtyTasks.add(id);
+      j.event(`task:${id}`);
+    }
     this.history('job', job.name, job.state, 'submitted', job.run);
     return entry;
   }
