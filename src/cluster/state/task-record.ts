@@ -88,20 +88,6 @@ export function plainTask(t: Task): Task {
   };
 }
 
-/** A record holding the values of `t` (loading): it shares `groups`' group when `t` matches one. */
-export function recordOf(t: Task, groups: TaskGroups): TaskRecord {
-  const r = new TaskRecord(groups.of(t.job, t.submittedAt, t.seq - t.index), t.index, t.state, t.attempt);
-  r.failures = t.failures;
-  r.preemptions = t.preemptions;
-  r.workerId = t.workerId;
-  r.exitCode = t.exitCode;
-  r.reason = t.reason;
-  r.startedAt = t.startedAt;
-  r.finishedAt = t.finishedAt;
-  r.eligibleAt = t.eligibleAt;
-  return r;
-}
-
 /** Groups by job, reused while their values match (the tasks of one submission load into one). */
 export class TaskGroups {
   private readonly last = new Map<string, TaskGroup>();
