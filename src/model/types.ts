@@ -104,6 +104,10 @@ export interface Job {
   cause?: JobCause | null;
 }
 
+/**
+ * The store holds each task as a compact record whose fields are accessors (cluster/state/task-record.ts):
+ * copy one with its `plainTask`/`toJSON`, not by spreading or cloning it.
+ */
 export interface Task {
   /** `/train/task-0` */
   id: string;

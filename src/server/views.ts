@@ -56,8 +56,10 @@ export function runSummary({ job, tasks, archived }: RunData, reason: string | n
 
 /** `now`: the time pending reasons count a retry backoff from (pending-reason.ts). */
 export function jobSummary(store: ClusterStore, job: Job, now: number): JobSummary {
-  const data = liveRun(store, job);
-  return runSummary(data, jobReason(store, job, data.tasks, now));
+  // No attempts: a summary counts task states only, and a listing of 100,000 tasks would look
+  // up (and copy) every task's attempts for nothing (docs/benchmarks.md, "Memory").
+  const tasks = store.tasksOf(job.name);
+  return runSummary({ job, tasks, attempts: [], archived: false }, jobReason(store, job, tasks, now));
 }
 
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */

@@ -125,10 +125,12 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
 /** The earliest time after `now` at which a pending task's retry backoff ends, or null when none waits. */
 export function nextEligible(store: ClusterStore, now: number): number | null {
   let next: number | null = null;
-  for (const task of store.queuedTasks()) {
+  // forEach, not for…of: the set's iterator allocates a result per task until the loop is
+  // optimized, 100,000 per call with a large queue (docs/benchmarks.md, "Memory").
+  store.queuedTasks().forEach((task) => {
     const at = task.eligibleAt;
     if (at !== null && at > now && (next === null || at < next)) next = at;
-  }
+  });
   return next;
 }
 
@@ -165,22 +167,23 @@ export function buildSnapshot(
   const pending = new Array<SchedulerTask>(queued.size);
   let taken = 0;
   let usesKeys = false;
-  for (const task of queued) {
+  // forEach, not for…of (see nextEligible).
+  queued.forEach((task) => {
     const job = store.job(task.job);
-    if (!job) continue;
+    if (!job) return;
     const user = job.spec.user;
     const entry = usage.get(user) ?? emptyUsage();
     entry.pendingTasks++;
     usage.set(user, entry);
     // Waiting out its retry backoff: still pending (and counted), but not the scheduler's yet.
-    if (task.eligibleAt !== null && task.eligibleAt > now) continue;
+    if (task.eligibleAt !== null && task.eligibleAt > now) return;
     if (!jobs.has(job.name)) {
       const sticky = stickiness ? stickyPlacement(store, job) : null;
       jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
       if (job.spec.uses?.length) usesKeys = true;
     }
     pending[taken++] = task;
-  }
+  });
   pending.length = taken;
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.

@@ -1,9 +1,10 @@
-/** The change event of one journal event key: a copy of the entity as it is now (events.ts). */
+/** The change event of one journal event key: a plain copy of the entity as it is now (events.ts). */
 import type { Endpoint } from '../../model/types.js';
 import type { StoreEvent } from './events.js';
 import type { EventKey } from './journal.js';
 import { splitKey } from './keys.js';
 import type { ClusterModel } from './model.js';
+import { plainTask } from './task-record.js';
 
 /** Null when the entity is gone (deleted in the same transaction), except removed endpoints. */
 export function changeEvent(model: ClusterModel, key: EventKey, removed: ReadonlyMap<string, Endpoint>): StoreEvent | null {
@@ -17,7 +18,7 @@ export function changeEvent(model: ClusterModel, key: EventKey, removed: Readonl
     }
     case 'task': {
       const task = model.tasks.get(id);
-      return task ? { type: 'task', task: { ...task } } : null;
+      return task ? { type: 'task', task: plainTask(task) } : null;
     }
     case 'attempt': {
       const [task, n] = splitKey(id);

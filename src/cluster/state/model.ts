@@ -193,7 +193,11 @@ export class ClusterModel {
     j.undo.push(() => this.unindexJob(entry));
     j.dirtyJobs.add(job.name);
     j.event(`job:${job.name}`);
-    for (const t of tasks) { j.dirtyTasks.add(t.id); j.event(`task:${t.id}`); }
+    for (const t of tasks) {
+      const id = t.id; // derived on each read (task-record.ts)
+      j.dirtyTasks.add(id);
+      j.event(`task:${id}`);
+    }
     this.history('job', job.name, job.state, 'submitted', job.run);
     return entry;
   }
@@ -271,9 +275,10 @@ export class ClusterModel {
   patchTask(task: Task, patch: Partial<Task>): void {
     const from = task.state;
     const changes = patch.state !== undefined && patch.state !== from;
+    const id = task.id; // derived on each read (task-record.ts)
     if (changes) {
-      assertTaskTransition(task.id, from, patch.state!);
-      this.history('task', task.id, patch.state!, patch.reason ?? task.reason, this.runOfTask(task.id));
+      assertTaskTransition(id, from, patch.state!);
+      this.history('task', id, patch.state!, patch.reason ?? task.reason, this.jobs.get(task.job)?.job.run ?? null);
     }
     const prev = pick(task, patch);
     Object.assign(task, patch);
@@ -283,8 +288,8 @@ export class ClusterModel {
       Object.assign(task, prev);
       if (changes) this.retally(task, cur);
     });
-    this.journal.dirtyTasks.add(task.id);
-    this.journal.event(`task:${task.id}`);
+    this.journal.dirtyTasks.add(id);
+    this.journal.event(`task:${id}`);
   }
 
   addAttempt(a: Attempt): void {

@@ -1,6 +1,7 @@
 /**
  * Rows <-> objects, with cached prepared statements. `load` streams every table into the
- * in-memory model (rows as arrays, to keep loading 100k tasks fast and small); `flush` writes
+ * in-memory model (rows as arrays, to keep loading 100k tasks fast and small; tasks as compact
+ * records, task-record.ts); `flush` writes
  * the journal's dirty keys from memory, inside the caller's transaction.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -12,6 +13,7 @@ import { splitKey } from './keys.js';
 import { RunArchive } from './archive.js';
 import type { ClusterModel } from './model.js';
 import { Statements } from './database.js';
+import { TaskGroups, TaskRecord } from './task-record.js';
 
 type Row = unknown[];
 const num = (v: unknown): number => v as number;
@@ -75,14 +77,21 @@ export class Persistence {
         ...(r[13] === null ? {} : { cause: JSON.parse(r[13] as string) as JobCause }),
       }, []);
     }
+    const groups = new TaskGroups(); // the tasks of one submission share one group (task-record.ts)
     for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at FROM tasks')) {
       const entry = model.jobs.get(r[1] as string);
       if (!entry) continue; // a task without its job cannot be scheduled; ignore it
-      model.indexTask(entry, {
-        id: r[0] as string, job: r[1] as string, index: num(r[2]), state: r[3] as TaskState, attempt: num(r[4]), submittedAt: num(r[5]),
-        seq: num(r[6]), failures: num(r[7]), preemptions: num(r[8]), workerId: optStr(r[9]), exitCode: optNum(r[10]), reason: optStr(r[11]),
-        startedAt: optNum(r[12]), finishedAt: optNum(r[13]), eligibleAt: optNum(r[14]),
-      });
+      const index = num(r[2]);
+      const task = new TaskRecord(groups.of(r[1] as string, num(r[5]), num(r[6]) - index), index, r[3] as TaskState, num(r[4]));
+      task.failures = num(r[7]);
+      task.preemptions = num(r[8]);
+      task.workerId = optStr(r[9]);
+      task.exitCode = optNum(r[10]);
+      task.reason = optStr(r[11]);
+      task.startedAt = optNum(r[12]);
+      task.finishedAt = optNum(r[13]);
+      task.eligibleAt = optNum(r[14]);
+      model.indexTask(entry, task);
     }
     for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts')) {
       model.indexAttempt({

@@ -10,13 +10,15 @@
  *   (orphan, its own tree root for ordering).
  * - `seq` values come from the persisted counter `meta.seq` (the last value handed out): the
  *   job takes the next one, its tasks the following ones, in index order.
+ * - The tasks are `TaskRecord`s of one `TaskGroup` (task-record.ts): pending, never started.
  */
 import { conflict, invalid } from '../../model/errors.js';
-import { jobDepth, parentJob, parseJobName, taskName } from '../../model/names.js';
+import { jobDepth, parentJob, parseJobName } from '../../model/names.js';
 import { isFinalJobState } from '../../model/states.js';
 import type { Job, JobSpec, Task } from '../../model/types.js';
 import type { ClusterModel } from './model.js';
 import type { ArchivedRun } from './archive.js';
+import { TaskGroup, TaskRecord } from './task-record.js';
 
 export interface PreparedSubmit {
   job: Job;
@@ -77,13 +79,10 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
     rootSubmittedAt: parent ? parent.rootSubmittedAt : now, seq: base + 1, state: 'PENDING', reason: null,
     startedAt: null, finishedAt: null, failedTasks: 0,
   };
-  const tasks: Task[] = [];
-  for (let i = 0; i < spec.replicas; i++) {
-    tasks.push({
-      id: taskName(name, i), job: name, index: i, state: 'PENDING', attempt: 0, submittedAt: now, seq: base + 2 + i,
-      failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null, eligibleAt: null,
-    });
-  }
+  // One compact record per task, all sharing the job's group (task-record.ts).
+  const group = new TaskGroup(name, now, base + 2);
+  const tasks = new Array<Task>(spec.replicas);
+  for (let i = 0; i < spec.replicas; i++) tasks[i] = new TaskRecord(group, i);
   return { job, tasks, replaces, archive: replaces.map((n) => archivedRun(model, n)), nextSeq: base + 1 + spec.replicas, nextRun: run };
 }
 

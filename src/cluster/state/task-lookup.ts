@@ -14,15 +14,21 @@ export class TaskLookup {
   get(id: string): Task | undefined {
     const cut = id.lastIndexOf('/task-');
     if (cut <= 0) return undefined;
-    // The index read digit by digit (no substring); a malformed one fails the id check below.
+    // The index read digit by digit (no substring); only its canonical spelling is accepted (no
+    // leading zero, at most 15 digits), so the job and the index name exactly one id.
+    const first = cut + 6;
+    const digits = id.length - first;
+    if (digits === 0 || digits > 15 || (digits > 1 && id.charCodeAt(first) === 48)) return undefined;
     let index = 0;
-    for (let i = cut + 6; i < id.length; i++) {
+    for (let i = first; i < id.length; i++) {
       const digit = id.charCodeAt(i) - 48;
       if (digit < 0 || digit > 9) return undefined;
       index = index * 10 + digit;
     }
-    const task = this.jobs.get(id.slice(0, cut))?.tasks[index];
-    return task !== undefined && task.id === id ? task : undefined;
+    // Checked on the task found (its id is derived, comparing job and index builds no string).
+    const job = id.slice(0, cut);
+    const task = this.jobs.get(job)?.tasks[index];
+    return task !== undefined && task.index === index && task.job === job ? task : undefined;
   }
 
   has(id: string): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memStore, spec, start } from './helpers.js';
+import { plainTask } from '../../../src/cluster/state/task-record.js';
 
 describe('attempts and retries', () => {
   it('assign moves PENDING -> ASSIGNED, creates attempt task.attempt and makes the job RUNNING', () => {
@@ -41,7 +42,7 @@ describe('attempts and retries', () => {
   it('a failed attempt within maxRetries requeues the task with attempt+1, keeping submittedAt and seq', () => {
     const { store, clock } = memStore();
     store.submit(spec('/j', { maxRetries: 2 }));
-    const before = { ...store.task('/j/task-0')! };
+    const before = plainTask(store.task('/j/task-0')!);
     start(store, '/j/task-0');
     clock.tick(50);
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 3 });
@@ -125,9 +126,9 @@ describe('attempts and retries', () => {
     store.submit(spec('/j', { maxRetries: 3 }));
     start(store, '/j/task-0');
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 1 });
-    const snapshot = { ...store.task('/j/task-0')! };
+    const snapshot = plainTask(store.task('/j/task-0')!);
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 1 });
-    expect(store.task('/j/task-0')).toEqual(snapshot);
+    expect(plainTask(store.task('/j/task-0')!)).toEqual(snapshot);
   });
 
   it('a killed outcome for a live attempt (stopped without a StopOrder) counts as a failure', () => {

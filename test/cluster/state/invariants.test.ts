@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isActiveTaskState, isFinalJobState } from '../../../src/model/states.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { Clock, spec, tempDir, workerSpec } from './helpers.js';
+import { plainTask } from '../../../src/cluster/state/task-record.js';
 
 type Op =
   | { op: 'submit'; job: number; replicas: number; gang: boolean; retries: number }
@@ -85,7 +86,7 @@ function checkInvariants(store: ClusterStore): void {
 
 const snapshot = (store: ClusterStore) => ({
   jobs: [...store.jobs()].map((j) => ({ ...j })).sort((a, b) => a.name.localeCompare(b.name)),
-  tasks: [...store.jobs()].flatMap((j) => store.tasksOf(j.name).map((t) => ({ ...t, attempts: store.attemptsOf(t.id).map((a) => ({ ...a })) })))
+  tasks: [...store.jobs()].flatMap((j) => store.tasksOf(j.name).map((t) => ({ ...plainTask(t), attempts: store.attemptsOf(t.id).map((a) => ({ ...a })) })))
     .sort((a, b) => a.id.localeCompare(b.id)),
   workers: store.workers().map((w) => ({ ...w })),
 });

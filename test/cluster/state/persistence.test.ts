@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { StoreEvent } from '../../../src/cluster/state/events.js';
 import { Clock, spec, start, tempDir, workerSpec } from './helpers.js';
+import { plainTask } from '../../../src/cluster/state/task-record.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -47,7 +48,7 @@ describe('persistence', () => {
     store.registerEndpoint({ name: 'ep', address: 'h:1', task: '/a/task-1', attempt: 0, job: '/a' });
     const snap = {
       jobs: [...store.jobs()].map((j) => ({ ...j })),
-      tasks: [...store.tasksOf('/a'), ...store.tasksOf('/a/b')].map((t) => ({ ...t })),
+      tasks: [...store.tasksOf('/a'), ...store.tasksOf('/a/b')].map(plainTask),
       attempts: store.attemptsOf('/a/task-0').map((a) => ({ ...a })),
       workers: store.workers().map((w) => ({ ...w })),
       endpoints: store.endpoints(),
@@ -56,7 +57,7 @@ describe('persistence', () => {
 
     const again = open();
     expect([...again.jobs()]).toEqual(expect.arrayContaining(snap.jobs));
-    expect([...again.tasksOf('/a'), ...again.tasksOf('/a/b')]).toEqual(snap.tasks);
+    expect([...again.tasksOf('/a'), ...again.tasksOf('/a/b')].map(plainTask)).toEqual(snap.tasks);
     expect(again.attemptsOf('/a/task-0')).toEqual(snap.attempts);
     expect(again.attemptsOf('/a/task-0').map((a) => a.logCutBytes)).toEqual([1024 ** 3, null]);
     expect(again.attemptsOf('/a/task-0').map((a) => [a.cpuSeconds, a.peakMemoryBytes])).toEqual([[0.75, 3 * 1024 ** 2], [null, null]]);
@@ -244,18 +245,18 @@ describe('transactions', () => {
     store.submit(spec('/r', { replicas: 2 }));
     start(store, '/r/task-0');
     store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
-    const before = store.tasksOf('/r').map((t) => ({ ...t }));
+    const before = store.tasksOf('/r').map(plainTask);
     store.transaction(() => {
       expect(() => store.transaction(() => {
         store.submit(spec('/r'));
         throw new Error('no');
       })).toThrow('no');
     });
-    expect(store.tasksOf('/r')).toEqual(before);
+    expect(store.tasksOf('/r').map(plainTask)).toEqual(before);
     expect(store.job('/r')!.state).toBe('FAILED');
     store.close();
     const again = open();
-    expect(again.tasksOf('/r')).toEqual(before);
+    expect(again.tasksOf('/r').map(plainTask)).toEqual(before);
     expect(again.attemptsOf('/r/task-0')).toHaveLength(1);
     again.close();
   });

@@ -1,14 +1,36 @@
 /**
  * The pending queue as jobs, in progress order (order.ts: deepest first, then oldest root). A
  * snapshot marked `pendingOrdered` is read lazily, so a pass costs what it considers rather than
- * the whole queue; otherwise the pending tasks are sorted once and grouped by job.
+ * the whole queue; otherwise the pending tasks are grouped by job and the jobs sorted (a job's
+ * tasks are sorted only when they come out of order).
  */
-import { orderTasks } from './order.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
 
 function byIndex(a: SchedulerTask, b: SchedulerTask): number {
   return a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Queue order of two tasks of one job (order.ts, after the job's own keys). */
+function compareTasks(a: SchedulerTask, b: SchedulerTask): number {
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  if (a.seq !== b.seq) return a.seq - b.seq;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function inOrder(tasks: readonly SchedulerTask[]): boolean {
+  for (let i = 1; i < tasks.length; i++) {
+    const a = tasks[i - 1]!, b = tasks[i]!;
+    if (a.submittedAt > b.submittedAt || (a.submittedAt === b.submittedAt && a.seq >= b.seq)) return false;
+  }
+  return true;
+}
+
+/** Queue order of two jobs (order.ts): deeper first, then older root, then by their first tasks. */
+function compareJobs(a: QueuedJob, b: QueuedJob): number {
+  if (a.job.depth !== b.job.depth) return b.job.depth - a.job.depth;
+  if (a.job.rootSubmittedAt !== b.job.rootSubmittedAt) return a.job.rootSubmittedAt - b.job.rootSubmittedAt;
+  return compareTasks(a.tasks[0]!, b.tasks[0]!);
 }
 
 function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {
@@ -28,29 +50,38 @@ export class JobQueue {
     this.complete = snapshot.pendingOrdered !== true;
     if (this.complete) {
       const jobs = snapshot.jobs;
-      const ordered = orderTasks(snapshot.pending, jobs);
-      // Counted first, so each job's task list is allocated once at its size: with 100,000
-      // pending tasks, growing the lists by push left several times their size as garbage per
-      // pass (docs/benchmarks.md, "Memory").
+      const pending = snapshot.pending;
+      // Grouped by job first, then ordered: the tasks of one job share its keys (depth, root), so
+      // the queue order (order.ts) is the jobs ordered by their first task, each job's tasks in
+      // (submittedAt, seq, id) order. No sort of the whole queue: a job's tasks are checked in one
+      // walk (they usually come in order) and only the jobs are sorted; sorting 100,000 tasks per
+      // pass left several MB of keys, indices and copies as garbage (docs/benchmarks.md, "Memory").
+      // Counted first, so each job's task list is allocated once at its size.
       // Indexed loops: an iterator allocates a result per step until the loop is optimized.
       const counts = new Map<string, number>();
-      for (let i = 0; i < ordered.length; i++) {
-        const job = ordered[i]!.job;
+      for (let i = 0; i < pending.length; i++) {
+        const job = pending[i]!.job;
         counts.set(job, (counts.get(job) ?? 0) + 1);
       }
-      const byJob = new Map<string, { job: SchedulerJob; tasks: SchedulerTask[]; filled: number }>();
-      for (let i = 0; i < ordered.length; i++) {
-        const task = ordered[i]!;
+      const byJob = new Map<string, QueuedJob & { filled: number }>();
+      for (let i = 0; i < pending.length; i++) {
+        const task = pending[i]!;
         let entry = byJob.get(task.job);
         if (!entry) {
           const job = jobs.get(task.job);
-          if (!job) continue;
+          if (!job) continue; // unknown: never placed (order.ts sorts it last)
           byJob.set(task.job, (entry = { job, tasks: new Array<SchedulerTask>(counts.get(task.job)!), filled: 0 }));
         }
         entry.tasks[entry.filled++] = task;
       }
-      this.list = [];
-      for (const entry of byJob.values()) this.list.push(finish(entry.job, entry.tasks));
+      const list: QueuedJob[] = [];
+      for (const entry of byJob.values()) {
+        if (!inOrder(entry.tasks)) entry.tasks.sort(compareTasks);
+        list.push({ job: entry.job, tasks: entry.tasks });
+      }
+      list.sort(compareJobs);
+      for (let i = 0; i < list.length; i++) list[i] = finish(list[i]!.job, list[i]!.tasks);
+      this.list = list;
     }
   }
 

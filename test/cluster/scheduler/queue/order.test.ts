@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { comparePending, orderPending, orderTasks } from '../../../../src/cluster/scheduler/index.js';
 import type { SchedulerTask } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot } from '../helpers.js';
+import { JobQueue } from '../../../../src/cluster/scheduler/queue/job-queue.js';
 
 const task = (jobName: string, index: number, submittedAt: number, seq: number): SchedulerTask => ({
   id: `${jobName}/task-${index}`, job: jobName, index, submittedAt, seq,
@@ -82,6 +83,31 @@ describe('queue order (seed 000)', () => {
           for (let i = 1; i < ordered.length; i++) {
             expect(jobs.get(ordered[i - 1]!.job)!.depth).toBeGreaterThanOrEqual(jobs.get(ordered[i]!.job)!.depth);
           }
+        },
+      ),
+    );
+  });
+
+  it('property: the job queue lists the jobs in the order of their first task in orderTasks, each with its tasks in that order', () => {
+    const names = ['/a', '/b', '/a/c', '/a/c/d', '/b/e'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: names.length, maxLength: names.length }),
+        fc.array(fc.record({ job: fc.constantFrom(...names, '/ghost'), submittedAt: fc.integer({ min: 0, max: 5 }), seq: fc.integer({ min: 0, max: 5 }) }), { maxLength: 40 }),
+        (roots, raw) => {
+          const jobs = names.map((n, i) => job(n, { rootSubmittedAt: roots[i]! }));
+          const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
+          const expected: { job: string; tasks: string[] }[] = [];
+          for (const t of orderTasks(pending, new Map(jobs.map((j) => [j.name, j])))) {
+            if (t.job === '/ghost') continue; // unknown: never listed
+            const entry = expected.find((e) => e.job === t.job);
+            if (entry) entry.tasks.push(t.id);
+            else expected.push({ job: t.job, tasks: [t.id] });
+          }
+          const queue = new JobQueue(snapshot(jobs, [], { pending }));
+          const listed: { job: string; tasks: string[] }[] = [];
+          for (let q = queue.next(); q !== null; q = queue.next()) listed.push({ job: q.job.name, tasks: q.tasks.map((t) => t.id) });
+          expect(listed).toEqual(expected);
         },
       ),
     );
