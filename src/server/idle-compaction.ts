@@ -1,0 +1,63 @@
+/**
+ * Gives a burst's garbage back when the cluster goes quiet. A cluster that has just run many short
+ * tasks holds a V8 heap grown to its peak: the young generation at its largest (two 8 MiB
+ * semi-spaces) and an old generation up to 1.5 times its live size (client/launcher.ts's flags),
+ * mostly garbage of the finished tasks. V8 keeps that memory for as long as the process stays idle
+ * (its memory reducer does not run here: 2,000 finished tasks left ~125 MB resident 30 s later,
+ * ~93 MB after one collection; docs/benchmarks.md, "Memory").
+ *
+ * Guarantees:
+ * - When a job reaches a final state and nothing runs and nothing is queued, and the V8 heap's
+ *   physical size has grown by COMPACT_AFTER_GROWTH_BYTES or more since the last compaction (or
+ *   since start), one full, memory-reducing collection runs right then (synchronously, ~40 ms
+ *   after 2,000 tasks on this machine), which also shrinks the young generation and returns
+ *   freed pages to the system. So a burst pays one compaction, and a stream of single short jobs
+ *   one every many jobs (each grows the heap by little), never one per job.
+ * - It only acts when the process was started with `--expose-gc` (CLUSTER_NODE_FLAGS): without
+ *   it (`iris cluster start --foreground` on a user's Node) it does nothing.
+ * - It never throws into the store's event emitter.
+ */
+import { getHeapStatistics } from 'node:v8';
+import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
+import { isFinalJobState } from '../model/states.js';
+
+/** Growth of the heap's physical size that makes a quiet moment worth a compaction. */
+export const COMPACT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+
+/** A full, memory-reducing collection; null when the process was not started with --expose-gc. */
+type Collect = () => void;
+
+function exposedCollect(): Collect | null {
+  const gc = globalThis.gc;
+  return gc ? () => void gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }) : null;
+}
+
+export interface IdleCompaction {
+  /** Compactions run so far. */
+  readonly count: number;
+  stop(): void;
+}
+
+export function startIdleCompaction(store: ClusterStore, collect: Collect | null = exposedCollect()): IdleCompaction {
+  let baseline = getHeapStatistics().total_physical_size;
+  let count = 0;
+  const onChange = (event: StoreEvent): void => {
+    if (event.type !== 'job' || !isFinalJobState(event.job.state)) return;
+    try {
+      if (store.queuedTasks().size > 0 || store.activeAttempts().length > 0) return;
+      if (getHeapStatistics().total_physical_size - baseline < COMPACT_AFTER_GROWTH_BYTES) return;
+      collect?.();
+      count++;
+      baseline = getHeapStatistics().total_physical_size;
+    } catch {
+      // a failed compaction changes nothing the cluster relies on
+    }
+  };
+  if (collect) store.events.on('change', onChange);
+  return {
+    get count() {
+      return count;
+    },
+    stop: () => void store.events.off('change', onChange),
+  };
+}
