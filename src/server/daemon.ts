@@ -285,6 +285,8 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     controller.resumeRunning(resumed);
     await kubeCluster.startNodes(kube, store, controller, log);
   }
+  // Before the sockets answer: start-up's garbage (modules, config) is not kept (idle-compaction.ts).
+  compaction.compactNow();
   await taskDoor.listen();
   try {
     await server.listen();

@@ -13,6 +13,8 @@
  *   after 2,000 tasks on this machine), which also shrinks the young generation and returns
  *   freed pages to the system. So a burst pays one compaction, and a stream of single short jobs
  *   one every many jobs (each grows the heap by little), never one per job.
+ * - `compactNow()` runs one such collection at once (the daemon calls it once before its sockets
+ *   answer, so the garbage of loading its modules and config is not kept for the cluster's life).
  * - It only acts when the process was started with `--expose-gc` (CLUSTER_NODE_FLAGS): without
  *   it (`iris cluster start --foreground` on a user's Node) it does nothing.
  * - It never throws into the store's event emitter.
@@ -35,20 +37,26 @@ function exposedCollect(): Collect | null {
 export interface IdleCompaction {
   /** Compactions run so far. */
   readonly count: number;
+  /** One compaction now, whatever the heap's growth (nothing without --expose-gc). */
+  compactNow(): void;
   stop(): void;
 }
 
 export function startIdleCompaction(store: ClusterStore, collect: Collect | null = exposedCollect()): IdleCompaction {
   let baseline = getHeapStatistics().total_physical_size;
   let count = 0;
+  const compact = (): void => {
+    if (!collect) return;
+    collect();
+    count++;
+    baseline = getHeapStatistics().total_physical_size;
+  };
   const onChange = (event: StoreEvent): void => {
     if (event.type !== 'job' || !isFinalJobState(event.job.state)) return;
     try {
       if (store.queuedTasks().size > 0 || store.activeAttempts().length > 0) return;
       if (getHeapStatistics().total_physical_size - baseline < COMPACT_AFTER_GROWTH_BYTES) return;
-      collect?.();
-      count++;
-      baseline = getHeapStatistics().total_physical_size;
+      compact();
     } catch {
       // a failed compaction changes nothing the cluster relies on
     }
@@ -58,6 +66,7 @@ export function startIdleCompaction(store: ClusterStore, collect: Collect | null
     get count() {
       return count;
     },
+    compactNow: compact,
     stop: () => void store.events.off('change', onChange),
   };
 }
