@@ -27,7 +27,7 @@ import { isFinalJobState } from '../model/states.js';
 export const COMPACT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
 
 /** A full, memory-reducing collection; null when the process was not started with --expose-gc. */
-type Collect = () => void;
+export type Collect = () => void;
 
 function exposedCollect(): Collect | null {
   const gc = globalThis.gc;
@@ -42,20 +42,29 @@ export interface IdleCompaction {
   stop(): void;
 }
 
-export function startIdleCompaction(store: ClusterStore, collect: Collect | null = exposedCollect()): IdleCompaction {
-  let baseline = getHeapStatistics().total_physical_size;
+export interface CompactionOptions {
+  /** The collection to run (default: V8's, through --expose-gc; null: none available). */
+  collect?: Collect | null;
+  /** The heap's size in bytes (default: V8's physical size of the heap). */
+  heapBytes?: () => number;
+}
+
+export function startIdleCompaction(store: ClusterStore, options: CompactionOptions = {}): IdleCompaction {
+  const collect = options.collect === undefined ? exposedCollect() : options.collect;
+  const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_physical_size);
+  let baseline = heapBytes();
   let count = 0;
   const compact = (): void => {
     if (!collect) return;
     collect();
     count++;
-    baseline = getHeapStatistics().total_physical_size;
+    baseline = heapBytes();
   };
   const onChange = (event: StoreEvent): void => {
     if (event.type !== 'job' || !isFinalJobState(event.job.state)) return;
     try {
       if (store.queuedTasks().size > 0 || store.activeAttempts().length > 0) return;
-      if (getHeapStatistics().total_physical_size - baseline < COMPACT_AFTER_GROWTH_BYTES) return;
+      if (heapBytes() - baseline < COMPACT_AFTER_GROWTH_BYTES) return;
       compact();
     } catch {
       // a failed compaction changes nothing the cluster relies on
