@@ -7,9 +7,9 @@
  * ~93 MB after one collection; docs/benchmarks.md, "Memory").
  *
  * Guarantees:
- * - When a job reaches a final state and nothing runs and nothing is queued, and the V8 heap's
- *   physical size has grown by COMPACT_AFTER_GROWTH_BYTES or more since the last compaction (or
- *   since start), one full, memory-reducing collection runs right then (synchronously, ~40 ms
+ * - When a job reaches a final state and nothing runs and nothing is queued, and the physical
+ *   size of V8's old generation (every space but the young one) has grown by
+ *   COMPACT_AFTER_GROWTH_BYTES or more since the last compaction (or since start), one full, memory-reducing collection runs right then (synchronously, ~40 ms
  *   after 2,000 tasks on this machine), which also shrinks the young generation and returns
  *   freed pages to the system. So a burst pays one compaction, and a stream of single short jobs
  *   one every many jobs (each grows the heap by little), never one per job.
@@ -19,12 +19,12 @@
  *   it (`iris cluster start --foreground` on a user's Node) it does nothing.
  * - It never throws into the store's event emitter.
  */
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import { isFinalJobState } from '../model/states.js';
 
-/** Growth of the heap's physical size that makes a quiet moment worth a compaction. */
-export const COMPACT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+/** Growth of the old generation's physical size that makes a quiet moment worth a compaction. */
+export const COMPACT_AFTER_GROWTH_BYTES = 8 * 1024 * 1024;
 
 /** A full, memory-reducing collection; null when the process was not started with --expose-gc. */
 export type Collect = () => void;
@@ -32,6 +32,17 @@ export type Collect = () => void;
 function exposedCollect(): Collect | null {
   const gc = globalThis.gc;
   return gc ? () => void gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }) : null;
+}
+
+/**
+ * The physical size of every V8 heap space but the young generation: the young generation grows
+ * back to its largest within a few jobs after any compaction, so counting it would make every few
+ * short jobs pay one (and each compaction costs the recompiling of the code it flushes).
+ */
+function oldGenerationBytes(): number {
+  let bytes = 0;
+  for (const space of getHeapSpaceStatistics()) if (space.space_name !== 'new_space') bytes += space.physical_space_size;
+  return bytes;
 }
 
 export interface IdleCompaction {
@@ -45,13 +56,13 @@ export interface IdleCompaction {
 export interface CompactionOptions {
   /** The collection to run (default: V8's, through --expose-gc; null: none available). */
   collect?: Collect | null;
-  /** The heap's size in bytes (default: V8's physical size of the heap). */
+  /** The heap's size in bytes (default: the physical size of V8's old generation, oldGenerationBytes). */
   heapBytes?: () => number;
 }
 
 export function startIdleCompaction(store: ClusterStore, options: CompactionOptions = {}): IdleCompaction {
   const collect = options.collect === undefined ? exposedCollect() : options.collect;
-  const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_physical_size);
+  const heapBytes = options.heapBytes ?? oldGenerationBytes;
   let baseline = heapBytes();
   let count = 0;
   const compact = (): void => {
