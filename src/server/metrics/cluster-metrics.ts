@@ -24,7 +24,8 @@ import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
 
 // prom-client's classes from their own files, not its index: the index also loads its
 // Pushgateway (node:http, node:https with TLS, node:zlib) and its cluster aggregator, which the
-// cluster never uses and which stayed resident (~2 MB, docs/benchmarks.md "Memory").
+// cluster never uses; with undici (server.ts) they held ~8 MB of the idle cluster's RSS
+// (docs/benchmarks.md, "Memory").
 const requireLib = createRequire(import.meta.url);
 const Registry = requireLib('prom-client/lib/registry') as typeof Prom.Registry;
 const Counter = requireLib('prom-client/lib/counter') as typeof Prom.Counter;
