@@ -30,9 +30,11 @@ export const BIN_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
  *   - the old generation may grow to 1.5 times what the last full collection left before the next
  *     one, instead of up to 4 times (V8's default when the heap limit is 2 GB or more): a cluster
  *     running short tasks makes garbage at hundreds of MB/s, and with the default its heap sat at
- *     4 times its live size (~180 instead of ~120 MB after 2,000 tasks). No limit on the heap.
+ *     4 times its live size (~180 instead of ~120 MB after 2,000 tasks). No limit on the heap;
+ *   - `--expose-gc`: lets the cluster run one memory-reducing collection when it goes quiet after
+ *     a burst (server/idle-compaction.ts); V8 otherwise keeps the burst's garbage while idle.
  */
-export const CLUSTER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+export const CLUSTER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'];
 
 /** The detached cluster's entry, beside this file's directory (dist/server/cluster-process.js). */
 const CLUSTER_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'server', 'cluster-process.js');

@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
+import { startIdleCompaction } from './idle-compaction.js';
 import { acquireStateLock } from './state-lock.js';
 import { socketPathFor, taskSocketPathFor } from '../api/address.js';
 import { ensurePrivateFile, prepareStateDir, tightenIfPresent } from '../api/state-dir.js';
@@ -241,9 +242,12 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const tcpTaskDoor = config.taskDoor ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints }) : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
+  // A quiet cluster gives its last burst's garbage back (idle-compaction.ts).
+  const compaction = startIdleCompaction(store);
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       retention.stop();
+      compaction.stop();
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
       await Promise.all([server.close(), taskDoor.close(), tcpTaskDoor?.close(), metricsPort?.close()]);
@@ -281,6 +285,8 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
     controller.resumeRunning(resumed);
     await kubeCluster.startNodes(kube, store, controller, log);
   }
+  // Before the sockets answer: start-up's garbage (modules, config) is not kept (idle-compaction.ts).
+  compaction.compactNow();
   await taskDoor.listen();
   try {
     await server.listen();

@@ -25,8 +25,7 @@
  * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
  * a 500 with its stack on stderr; no bad request can stop the server.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chmod, lstat, mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -37,6 +36,12 @@ import type { ClusterService } from './cluster-service.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
+
+// node:http and node:net through process.getBuiltinModule, not ESM imports: importing a builtin
+// as ESM reads every export, and node:http's lazy `WebSocket`/`fetch` exports then load undici
+// for the cluster's whole life (docs/benchmarks.md, "Memory"; client/socket-transport.ts does the same).
+const { createServer } = process.getBuiltinModule('node:http');
+const { connect } = process.getBuiltinModule('node:net');
 
 export interface ApiServerOptions {
   /** The unix socket to serve on; exactly one of `socketPath` and `tcp`. */

@@ -14,12 +14,26 @@
  * - prom-client's default process metrics (CPU, memory, event loop lag, …) are included with
  *   the `iris_` prefix.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as Prom from 'prom-client';
 import type { PassObserver } from '../../cluster/controller/pass-loop.js';
 import type { ClusterStore } from '../../cluster/state/store.js';
 import { REQUEUE_REASONS } from '../../model/requeue.js';
 import { JOB_STATES, TASK_STATES } from '../../model/states.js';
 import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
+
+// prom-client's classes from their own files, not its index: the index also loads its
+// Pushgateway (node:http, node:https with TLS, node:zlib) and its cluster aggregator, which the
+// cluster never uses; with undici (server.ts) they held ~8 MB of the idle cluster's RSS
+// (docs/benchmarks.md, "Memory").
+const requireLib = createRequire(import.meta.url);
+const Registry = requireLib('prom-client/lib/registry') as typeof Prom.Registry;
+const Counter = requireLib('prom-client/lib/counter') as typeof Prom.Counter;
+const Gauge = requireLib('prom-client/lib/gauge') as typeof Prom.Gauge;
+const Histogram = requireLib('prom-client/lib/histogram') as typeof Prom.Histogram;
+const collectDefaultMetrics = requireLib('prom-client/lib/defaultMetrics') as typeof Prom.collectDefaultMetrics;
+type Counter<T extends string = string> = Prom.Counter<T>;
+type Histogram = Prom.Histogram;
 
 /** A worker's cost per hour when its config gives none. */
 export const DEFAULT_COST_PER_HOUR = 1;

@@ -6,9 +6,12 @@
  * A port that is in use (or not allowed) is a startup error with a hint (exit 6, unavailable, so the
  * detached launcher reports it at once), never a silent skip.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { IrisError } from '../../model/errors.js';
 import type { ClusterMetrics } from './cluster-metrics.js';
+
+// Not an ESM import of node:http: that would load undici in the cluster (server.ts says why).
+const { createServer } = process.getBuiltinModule('node:http');
 
 export const METRICS_HOST = '127.0.0.1';
 
