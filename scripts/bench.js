@@ -177,7 +177,8 @@ await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {
   row(`memory: ${k.tasksKnown} tasks known (${k.pendingTasks} pending), peak VmHWM`, `${fmt(k.hwmMB, 0)} MB (settled VmRSS ${fmt(k.rssMB, 0)} MB)`, `idle ${fmt(k.idleRssMB, 0)} MB`, '<= 150 MB', k.hwmMB <= 150);
   row('memory: load average (1/5/15 min) at start / end of (a)', `${k.loadavg.start.join(' ')} / ${k.loadavg.end.join(' ')}`, '-', '-', null);
   const f = r.finished;
-  row(`memory: after ${f.tasks} finished trivial tasks, VmRSS / VmHWM`, `${fmt(f.rssMB, 0)} MB / ${fmt(f.hwmMB, 0)} MB`, `idle ${fmt(f.idleRssMB, 0)} MB`, '<= 100 MB', f.hwmMB <= 100);
+  // The target is the peak (VmHWM over the case, the burst included); the RSS at the end event and 1 s later (quiet) beside it.
+  row(`memory: ${f.tasks} finished trivial tasks, peak VmHWM`, `${fmt(f.hwmMB, 0)} MB (VmRSS at the end ${fmt(f.rssAtEndMB, 0)} MB, 1 s later ${fmt(f.rssMB, 0)} MB)`, `idle ${fmt(f.idleRssMB, 0)} MB`, '<= 100 MB', f.hwmMB <= 100);
   row('memory: load average (1/5/15 min) at start / end of (b)', `${f.loadavg.start.join(' ')} / ${f.loadavg.end.join(' ')}`, '-', '-', null);
   for (const [name, c] of [['(a)', k], ['(b)', f]]) {
     if (!c.spawner) continue;

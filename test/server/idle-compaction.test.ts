@@ -3,6 +3,8 @@ import { COMPACT_AFTER_GROWTH_BYTES, startIdleCompaction } from '../../src/serve
 import { memStore, spec, start } from '../cluster/state/helpers.js';
 
 const MB = 1024 * 1024;
+/** The compaction runs after the triggering event has reached everyone: at the next setImmediate. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A heap whose size the test sets, and a collection that counts its runs and shrinks it back. */
 function fakeHeap(bytes = 30 * MB) {
@@ -15,7 +17,7 @@ function fakeHeap(bytes = 30 * MB) {
 }
 
 describe('idle compaction', () => {
-  it('runs once when the last job ends with nothing queued or running, and only after the heap grew enough', () => {
+  it('runs once when the last job ends with nothing queued or running, after the end event, and only after the heap grew enough', async () => {
     const { store } = memStore();
     const { heap, collect, heapBytes } = fakeHeap();
     const compaction = startIdleCompaction(store, { collect, heapBytes });
@@ -26,9 +28,12 @@ describe('idle compaction', () => {
     heap.bytes += COMPACT_AFTER_GROWTH_BYTES + MB;
     store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
     expect(store.job('/a')!.state).toBe('SUCCEEDED');
+    await settle();
     expect(heap.runs, 'job /b still runs: no compaction yet').toBe(0);
     store.finishAttempt('/b/task-0', 0, { kind: 'exited', exitCode: 1 });
     expect(store.job('/b')!.state).toBe('FAILED');
+    expect(heap.runs, 'not inside the end event').toBe(0);
+    await settle();
     expect(heap.runs).toBe(1);
     expect(compaction.count).toBe(1);
 
@@ -37,10 +42,24 @@ describe('idle compaction', () => {
     start(store, '/c/task-0', 'w1');
     heap.bytes += COMPACT_AFTER_GROWTH_BYTES - MB;
     store.finishAttempt('/c/task-0', 0, { kind: 'exited', exitCode: 0 });
+    await settle();
     expect(heap.runs).toBe(1);
   });
 
-  it('waits while tasks are still queued', () => {
+  it('a submission right after the end cancels the compaction (checked again when it would run)', async () => {
+    const { store } = memStore();
+    const { heap, collect, heapBytes } = fakeHeap();
+    startIdleCompaction(store, { collect, heapBytes });
+    store.submit(spec('/a'));
+    start(store, '/a/task-0', 'w1');
+    heap.bytes += 2 * COMPACT_AFTER_GROWTH_BYTES;
+    store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
+    store.submit(spec('/next'));
+    await settle();
+    expect(heap.runs).toBe(0);
+  });
+
+  it('waits while tasks are still queued', async () => {
     const { store } = memStore(1);
     const { heap, collect, heapBytes } = fakeHeap();
     startIdleCompaction(store, { collect, heapBytes });
@@ -50,10 +69,11 @@ describe('idle compaction', () => {
     heap.bytes += 2 * COMPACT_AFTER_GROWTH_BYTES;
     store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
     expect(store.task('/queued/task-0')!.state).toBe('PENDING');
+    await settle();
     expect(heap.runs).toBe(0);
   });
 
-  it('compactNow runs one at once; a failing collection never reaches the store; without a collection nothing happens', () => {
+  it('compactNow runs one at once; a failing collection never reaches the store; without a collection nothing happens', async () => {
     const { store } = memStore();
     const { heap, collect, heapBytes } = fakeHeap();
     startIdleCompaction(store, { collect, heapBytes }).compactNow();
@@ -65,6 +85,7 @@ describe('idle compaction', () => {
     start(failing.store, '/a/task-0', 'w1');
     expect(() => failing.store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 })).not.toThrow();
     expect(failing.store.job('/a')!.state).toBe('SUCCEEDED');
+    await settle();
 
     const none = startIdleCompaction(memStore().store, { collect: null });
     none.compactNow();
