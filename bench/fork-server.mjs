@@ -16,7 +16,9 @@
 // is not in a session and process group of its own (a shell cannot setsid without exec'ing a
 // program), a non-interactive shell starts background lists with SIGINT and SIGQUIT ignored
 // (POSIX), so the task would inherit them ignored, the spools are opened by the shell (no
-// O_NOFOLLOW) and the task's pid is not reported back. Numbers: docs/benchmarks.md.
+// O_NOFOLLOW) and the task's pid is not reported back. A Perl fork server that keeps all of it
+// was built on branch `fork-server` and gave the cluster no faster rate (its controller is the
+// bound). Numbers: docs/benchmarks.md.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
