@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
-import { interleave, interleaveSync, loadAverage, ratioOf, stats } from './measure.mjs';
+import { interleave, interleaveSync, loadAverage, ratioOf, secondsOfLoop, stats } from './measure.mjs';
 import { wrapperFloor } from './wrapper-floor.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,13 +79,7 @@ Promise.all(Array.from({ length: concurrency }, async () => {
  * flight; `seconds` is the loop's own time in that process (its start-up not included).
  */
 export async function spawnBaseline(count, concurrency) {
-  const seconds = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', SPAWN_LOOP, String(count), String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`spawn baseline exited ${code}: ${out}`))));
-  });
+  const seconds = await secondsOfLoop(SPAWN_LOOP, [count, concurrency], 'spawn baseline');
   return { tasks: count, seconds, rate: count / seconds };
 }
 

@@ -19,13 +19,12 @@
 // O_NOFOLLOW) and the task's pid is not reported back. A Perl fork server that keeps all of it
 // was built on branch `fork-server` and gave the cluster no faster rate (its controller is the
 // bound). Numbers: docs/benchmarks.md.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnBaseline } from './cluster.mjs';
-import { interleave, loadAverage, ratioOf } from './measure.mjs';
+import { interleave, loadAverage, ratioOf, secondsOfLoop } from './measure.mjs';
 import { wrapperFloor } from './wrapper-floor.mjs';
 
 const LOOP = `
@@ -65,13 +64,7 @@ Promise.all(Array.from({ length: concurrency }, async () => {
 /** The fork-server side for `concurrency`, in the cgroup parents of `floor` (wrapperFloor). */
 function forkServer(concurrency, parents) {
   const dir = mkdtempSync(path.join(tmpdir(), 'iris-bench-fork-'));
-  const run = (count) => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', LOOP, String(count), String(concurrency), dir, JSON.stringify(parents)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`fork server exited ${code}: ${out}`))));
-  });
+  const run = (count) => secondsOfLoop(LOOP, [count, concurrency, dir, JSON.stringify(parents)], 'fork server');
   return { run, close: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

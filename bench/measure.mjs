@@ -8,6 +8,7 @@
 //   - `loadAverage` is the machine's 1, 5 and 15 minute load, rounded to 2 places.
 // Sides may be synchronous or return a promise; a side returns nothing (its wall time is taken) or
 // a number of milliseconds it measured itself (e.g. per-call time of a batch, or time to an event).
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 
 export const MIN_ROUNDS = 5;
@@ -18,6 +19,22 @@ export function stats(values) {
   const mid = Math.floor(sorted.length / 2);
   const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   return { min: sorted[0], median, max: sorted[sorted.length - 1], n: sorted.length };
+}
+
+/**
+ * Runs `script` (`node -e`) in a fresh Node process with `args` and resolves with the seconds it
+ * writes to stdout (the loop's own time there, its start-up not included); rejects, naming `what`,
+ * when it exits non-zero or writes no positive number. A floor's loop runs in a fresh process so
+ * that the benchmark process's grown heap never slows its forks.
+ */
+export function secondsOfLoop(script, args, what) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script, ...args.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`${what} exited ${code}: ${out}`))));
+  });
 }
 
 /** The machine's load average (1, 5, 15 min). */

@@ -12,13 +12,13 @@
 // What it leaves out is everything the controller adds: admission, the store, passes, the spool
 // pump into the log, events, usage counters, the spawner's IPC. So `cluster rate / wrapper floor
 // rate` says how close the controller gets to its own guarantees, beside the raw floor's ratio.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { detectCgroups } from '../dist/runtime/process/cgroup.js';
 import { detectUsage } from '../dist/runtime/process/usage.js';
 import { WRAPPER_SCRIPT } from '../dist/runtime/process/wrapper.js';
+import { secondsOfLoop } from './measure.mjs';
 
 const LOOP = `
 const { spawn } = require('node:child_process');
@@ -85,13 +85,7 @@ export async function wrapperFloor(concurrency) {
   const id = `bench-floor-${process.pid}`;
   const parents = await attemptParents(id);
   const dir = mkdtempSync(path.join(tmpdir(), 'iris-bench-floor-'));
-  const run = (count) => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', LOOP, String(count), String(concurrency), dir, WRAPPER_SCRIPT, JSON.stringify(parents)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`wrapper floor exited ${code}: ${out}`))));
-  });
+  const run = (count) => secondsOfLoop(LOOP, [count, concurrency, dir, WRAPPER_SCRIPT, JSON.stringify(parents)], 'wrapper floor');
   const close = () => {
     removeParents(parents);
     rmSync(dir, { recursive: true, force: true });
