@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { createApiServer, type ApiServer } from '../../src/server/server.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER, type LogBatch, type LogLine } from '../../src/api/types.js';
 import { SocketClient } from '../../src/client/socket-client.js';
-import { IrisError } from '../../src/model/errors.js';
 import { FakeService } from './fake-service.js';
+import { rejection } from '../helpers/refusal.js';
 
 interface RawResponse {
   status: number;
@@ -47,16 +47,6 @@ function leaveDeadSocket(path: string): number | null {
   return spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.exit(0))`]).status;
 }
 
-async function errorOf(promise: Promise<unknown>): Promise<IrisError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected a rejection');
-}
-
 let dir: string;
 let socketPath: string;
 let service: FakeService;
@@ -86,7 +76,7 @@ describe('socket lifecycle', () => {
 
   it('refuses to start when a cluster answers on the socket', async () => {
     const second = createApiServer(new FakeService(), { socketPath, version: 'x' });
-    const error = await errorOf(second.listen());
+    const error = await rejection(second.listen());
     expect(error.code).toBe('conflict');
     expect(error.message).toContain('already running');
     expect(await new SocketClient(socketPath, {}).ping()).toBe(true);
@@ -107,7 +97,7 @@ describe('socket lifecycle', () => {
     await server.close();
     await writeFile(socketPath, 'not a socket');
     server = createApiServer(service, { socketPath, version: 'x' });
-    const error = await errorOf(server.listen());
+    const error = await rejection(server.listen());
     expect(error.code).toBe('conflict');
     expect(error.message).toContain('not a socket');
   });
@@ -115,7 +105,7 @@ describe('socket lifecycle', () => {
   it('removes the socket on close and the client then reports unavailable', async () => {
     await server.close();
     await expect(stat(socketPath)).rejects.toThrow();
-    const error = await errorOf(new SocketClient(socketPath, {}).jobs());
+    const error = await rejection(new SocketClient(socketPath, {}).jobs());
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`no iris cluster is running at ${socketPath}`);
     expect(error.hint).toBe('start one with `iris cluster start`');
@@ -139,7 +129,7 @@ describe('socket lifecycle', () => {
   it('reports unavailable when the socket file is dead (ECONNREFUSED)', async () => {
     await server.close();
     expect(leaveDeadSocket(socketPath)).toBe(0);
-    const error = await errorOf(new SocketClient(socketPath, {}).cluster());
+    const error = await rejection(new SocketClient(socketPath, {}).cluster());
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain('no iris cluster is running');
   });
@@ -195,7 +185,7 @@ describe('protocol errors', () => {
   });
 
   it('the client refuses oversized requests itself', async () => {
-    const error = await errorOf(new SocketClient(socketPath, {}).submit({ command: ['x'], env: { BIG: 'x'.repeat(MAX_BODY_BYTES) } }));
+    const error = await rejection(new SocketClient(socketPath, {}).submit({ command: ['x'], env: { BIG: 'x'.repeat(MAX_BODY_BYTES) } }));
     expect(error.code).toBe('payload_too_large');
   });
 
@@ -247,14 +237,14 @@ describe('routes through the client', () => {
 
   it('maps validation errors back to IrisError with code, message and hint', async () => {
     const client = new SocketClient(socketPath, {});
-    const error = await errorOf(client.submit({ command: ['x'], tpu: 'v9-1' }));
+    const error = await rejection(client.submit({ command: ['x'], tpu: 'v9-1' }));
     expect(error.code).toBe('invalid_argument');
     expect(error.message).toContain('unknown TPU variant "v9-1"');
     expect(error.hint).toMatch(/known variants/);
-    const reserved = await errorOf(client.submit({ command: ['x'], env: { IRIS_TASK_ID: '1' } }));
+    const reserved = await rejection(client.submit({ command: ['x'], env: { IRIS_TASK_ID: '1' } }));
     expect(reserved.message).toContain('IRIS_ variables are reserved');
     await client.submit({ name: 'dup', command: ['x'] });
-    const dup = await errorOf(client.submit({ name: 'dup', command: ['x'] }));
+    const dup = await rejection(client.submit({ name: 'dup', command: ['x'] }));
     expect([dup.code, dup.message, dup.hint]).toEqual(['conflict', 'job /dup already exists', 'pick another --name']);
   });
 
@@ -265,7 +255,7 @@ describe('routes through the client', () => {
     const { spec, caller } = service.specs[0]!;
     expect(spec).toMatchObject({ user: 'alice', env: { DATA: '/d' } });
     expect(caller?.task).toBe('/train/task-0');
-    const outside = await errorOf(client.submit({ name: '/other', command: ['x'] }));
+    const outside = await rejection(client.submit({ name: '/other', command: ['x'] }));
     expect(outside.code).toBe('forbidden');
     expect(outside.message).toContain('a task may only create children under its own job /train');
   });
@@ -293,7 +283,7 @@ describe('routes through the client', () => {
     const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ command: ['x'] }), { [TASK_TOKEN_HEADER]: 'bogus' });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.body).error.code).toBe('forbidden');
-    const error = await errorOf(new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'bogus' }).submit({ command: ['x'] }));
+    const error = await rejection(new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'bogus' }).submit({ command: ['x'] }));
     expect(error.code).toBe('forbidden');
   });
 
@@ -305,7 +295,7 @@ describe('routes through the client', () => {
     expect((await client.jobs({ prefix: '/b', state: ['PENDING', 'RUNNING'], user: 'tester' })).map((j) => j.name)).toEqual(['/b']);
     expect(service.lastFilter).toEqual({ prefix: '/b', state: ['PENDING', 'RUNNING'], user: 'tester' });
     expect((await client.job('a')).command).toEqual(['x']);
-    const missing = await errorOf(client.job('/nope'));
+    const missing = await rejection(client.job('/nope'));
     expect([missing.code, missing.message, missing.hint]).toEqual(['not_found', 'no job named /nope', 'list jobs with `iris jobs`']);
     expect(await client.cancel(['/a', 'zzz'])).toEqual({ cancelled: ['/a'], alreadyEnded: [] });
   });
@@ -326,24 +316,24 @@ describe('routes through the client', () => {
     expect((await client.cluster()).clusterId).toBe('c1');
     expect((await client.workers()).map((w) => w.id)).toEqual(['w0']);
     expect((await client.drain('w0')).state).toBe('DRAINING');
-    expect((await errorOf(client.drain('w9'))).code).toBe('not_found');
+    expect((await rejection(client.drain('w9'))).code).toBe('not_found');
     expect((await client.resume('w0')).state).toBe('READY');
-    expect((await errorOf(client.resume('w9'))).code).toBe('not_found');
+    expect((await rejection(client.resume('w9'))).code).toBe('not_found');
     expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/resume', '{}')).body).error.message).toContain('name is required');
   });
 
   it('disable (with a reason) and enable', async () => {
     const client = new SocketClient(socketPath, {});
     expect(await client.disable('w0', 'disk check')).toMatchObject({ state: 'DISABLED', disabled: { by: 'user', reason: 'disk check' } });
-    expect((await errorOf(client.disable('w9'))).code).toBe('not_found');
+    expect((await rejection(client.disable('w9'))).code).toBe('not_found');
     expect((await client.enable('w0')).state).toBe('READY');
-    expect((await errorOf(client.enable('w9'))).code).toBe('not_found');
+    expect((await rejection(client.enable('w9'))).code).toBe('not_found');
     expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/disable', '{"name":"w0","reason":7}')).body).error.message).toContain('reason');
     expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/enable', '{}')).body).error.message).toContain('name is required');
   });
 
   it('endpoints require a task token', async () => {
-    const anonymous = await errorOf(new SocketClient(socketPath, {}).registerEndpoint('db', 'localhost:5432'));
+    const anonymous = await rejection(new SocketClient(socketPath, {}).registerEndpoint('db', 'localhost:5432'));
     expect(anonymous.code).toBe('forbidden');
     expect(anonymous.message).toContain('requires a task token');
     service.tokens.set('t', { task: '/svc/task-0', job: '/svc', attempt: 1, user: 'u', env: {}, rootSubmittedAt: 1 });
@@ -437,7 +427,7 @@ describe('NDJSON streams', () => {
   });
 
   it('an immediate stream failure is a normal error response', async () => {
-    const error = await errorOf((async () => {
+    const error = await rejection((async () => {
       for await (const _ of new SocketClient(socketPath, {}).logs({ target: '/missing' })) void _;
     })());
     expect(error.code).toBe('not_found');
@@ -499,7 +489,7 @@ describe('doors', () => {
       expect((await task.jobs()).map((j) => j.name)).toEqual(['/train', '/train/kid']);
       expect((await task.job('/train/kid')).name).toBe('/train/kid');
       for (const attempt of [task.job('/other'), task.task('/other/task-0'), task.cancel(['/train/task-0', '/other/task-1']), task.cancel(['/train/kid', '/other']), task.waitJobs({ jobs: ['/other'], timeout: '1s' }), task.logBatches({ target: '/other' })[Symbol.asyncIterator]().next()]) {
-        const error = await errorOf(attempt);
+        const error = await rejection(attempt);
         expect(error.code).toBe('forbidden');
         expect(error.message).toMatch(/a task may only \w+( \w+)* jobs within its own job \/train; \/other(\/task-\d)? is outside it/);
       }
@@ -527,7 +517,7 @@ describe('doors', () => {
   it('stop, drain, resume, disable, enable and the queue view are the owner\'s only', async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
     for (const attempt of [task.drain('w0'), task.resume('w0'), task.disable('w0'), task.enable('w0'), task.queue(), task.stopCluster()]) {
-      const error = await errorOf(attempt);
+      const error = await rejection(attempt);
       expect([error.code, error.hint]).toEqual(['forbidden', 'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")']);
     }
     expect(service.stopped).toBe(0);

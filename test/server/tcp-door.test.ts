@@ -8,9 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { createApiServer, type ApiServer } from '../../src/server/server.js';
 import { SocketClient } from '../../src/client/socket-client.js';
-import { IrisError } from '../../src/model/errors.js';
 import { FakeService } from './fake-service.js';
 import { freePort } from '../helpers/free-port.js';
+import { rejection } from '../helpers/refusal.js';
 
 const TRAIN = { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 1 };
 
@@ -24,16 +24,6 @@ function get(port: number, path: string, headers: Record<string, string> = {}): 
     req.on('error', reject);
     req.end();
   });
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<IrisError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected a rejection');
 }
 
 let service: FakeService;
@@ -64,13 +54,13 @@ describe('the task door on TCP', () => {
     }
     const client = new SocketClient({ socketPath: url, env: {} });
     expect(await client.ping()).toBe(false);
-    expect((await errorOf(client.jobs())).code).toBe('forbidden');
+    expect((await rejection(client.jobs())).code).toBe('forbidden');
   });
 
   it('refuses a wrong token on every route', async () => {
     const client = new SocketClient({ socketPath: url, env: { IRIS_TASK_TOKEN: 'forged' } });
     for (const attempt of [() => client.health(), () => client.jobs(), () => client.submit({ command: ['true'] })]) {
-      const error = await errorOf(attempt());
+      const error = await rejection(attempt());
       expect([error.code, error.message]).toEqual(['forbidden', 'unknown or expired task token']);
     }
     expect(service.specs).toEqual([]);
@@ -88,7 +78,7 @@ describe('the task door on TCP', () => {
     const task = new SocketClient({ socketPath: url, env: { IRIS_TASK_TOKEN: 'tok-train' } });
     const ownerOnly = [() => task.drain('w0'), () => task.resume('w0'), () => task.disable('w0'), () => task.enable('w0'), () => task.queue(), () => task.stopCluster(), () => task.prune({}), () => task.metrics()];
     for (const attempt of ownerOnly) {
-      const error = await errorOf(attempt());
+      const error = await rejection(attempt());
       expect(error.code).toBe('forbidden');
       expect(error.message).toMatch(/for the cluster's owner only/);
     }
@@ -97,7 +87,7 @@ describe('the task door on TCP', () => {
 
   it('an address in use is refused at listen, with a hint', async () => {
     const second = createApiServer(new FakeService(), { tcp: { host: '127.0.0.1', port }, door: 'task', version: 'x', log: () => undefined });
-    const error = await errorOf(second.listen());
+    const error = await rejection(second.listen());
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`the task door's address 127.0.0.1:${port} is already in use`);
     expect(error.hint).toContain('task-door.listen');
@@ -109,7 +99,7 @@ describe('the task door on TCP', () => {
 
   it('after close nothing answers, and the client says where it looked', async () => {
     await door.close();
-    const error = await errorOf(new SocketClient({ socketPath: url, env: { IRIS_TASK_TOKEN: 'tok-train' } }).jobs());
+    const error = await rejection(new SocketClient({ socketPath: url, env: { IRIS_TASK_TOKEN: 'tok-train' } }).jobs());
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`no iris cluster answers at ${url} (ECONNREFUSED)`);
   });
