@@ -12,8 +12,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { E2ECluster, describeRun, isRunning, waitUntil } from './harness.js';
 import { startNodeAgent, type NodeAgent } from '../kube/node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from '../kube/server.js';
+import { TPU_POOL_LABELS } from '../kube/tpu-pool.js';
 
-const POOL = { 'cloud.google.com/gke-nodepool': 'pool-a', 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5-lite-podslice', 'cloud.google.com/gke-tpu-topology': '4x4' };
 
 describeKube('kubernetes backend (built binary, real API server)', () => {
   let server: KubeServer;
@@ -28,7 +28,7 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
       nodes: [
         { name: 'cpu-0', capacity: { cpu: '2', memory: '4Gi' } },
         { name: 'cpu-1', capacity: { cpu: '2', memory: '4Gi' } },
-        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: POOL, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' }, unschedulable: i === 3 })),
+        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: TPU_POOL_LABELS, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' }, unschedulable: i === 3 })),
       ],
     });
     const k8s = await import('@kubernetes/client-node');

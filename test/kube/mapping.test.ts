@@ -5,6 +5,7 @@ import { podExit, podGone } from '../../src/kube/pod-status.js';
 import { labelValue, podFor, podKey, podName } from '../../src/kube/pods.js';
 import { cpuMillis, parseQuantity, wholeUnits } from '../../src/kube/quantity.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
+import { TPU_POOL_LABELS } from './tpu-pool.js';
 
 const GiB = 1024 ** 3;
 
@@ -20,7 +21,6 @@ function node(name: string, o: { labels?: Record<string, string>; allocatable?: 
   };
 }
 
-const TPU_LABELS = { 'cloud.google.com/gke-nodepool': 'pool-a', 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5-lite-podslice', 'cloud.google.com/gke-tpu-topology': '4x4' };
 
 describe('quantities', () => {
   it.each([
@@ -46,7 +46,7 @@ describe('nodes as workers', () => {
   });
 
   it('a TPU node: chips from google.com/tpu, the variant from accelerator + topology, the node pool as tpu-name', () => {
-    const w = nodeWorker(node('t0', { labels: TPU_LABELS, allocatable: { cpu: '8', memory: '32Gi', 'google.com/tpu': '4' } }))!;
+    const w = nodeWorker(node('t0', { labels: TPU_POOL_LABELS, allocatable: { cpu: '8', memory: '32Gi', 'google.com/tpu': '4' } }))!;
     expect(w.device).toEqual({ type: 'tpu', variant: 'v5litepod-16', count: 4 });
     expect(w.attributes).toMatchObject({ 'tpu-name': 'pool-a', 'device-type': 'tpu', 'device-variant': 'v5litepod-16' });
   });
@@ -67,9 +67,9 @@ describe('nodes as workers', () => {
   it('the hosts of one pool are numbered in name order, each pool from 0', () => {
     const alloc = { cpu: '8', memory: '32Gi', 'google.com/tpu': '4' };
     const ws = nodeWorkers([
-      node('t2', { labels: TPU_LABELS, allocatable: alloc }), node('t0', { labels: TPU_LABELS, allocatable: alloc }),
-      node('u0', { labels: { ...TPU_LABELS, 'cloud.google.com/gke-nodepool': 'pool-b' }, allocatable: alloc }), node('c', {}),
-      node('t1', { labels: TPU_LABELS, allocatable: alloc }),
+      node('t2', { labels: TPU_POOL_LABELS, allocatable: alloc }), node('t0', { labels: TPU_POOL_LABELS, allocatable: alloc }),
+      node('u0', { labels: { ...TPU_POOL_LABELS, 'cloud.google.com/gke-nodepool': 'pool-b' }, allocatable: alloc }), node('c', {}),
+      node('t1', { labels: TPU_POOL_LABELS, allocatable: alloc }),
     ]);
     expect(ws.map((w) => [w.id, w.attributes['tpu-worker-id']])).toEqual([['c', undefined], ['t0', '0'], ['t1', '1'], ['t2', '2'], ['u0', '0']]);
   });

@@ -17,9 +17,9 @@ import type { TaskLaunch } from '../../src/runtime/types.js';
 import type { WorkerSpec } from '../../src/model/types.js';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from './server.js';
+import { TPU_POOL_LABELS } from './tpu-pool.js';
 
 const CLUSTER = 'c-test';
-const POOL = { 'cloud.google.com/gke-nodepool': 'pool-a', 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5-lite-podslice', 'cloud.google.com/gke-tpu-topology': '4x4' };
 
 describeKube('kubernetes runtime against a real API server', () => {
   let server: KubeServer;
@@ -36,7 +36,7 @@ describeKube('kubernetes runtime against a real API server', () => {
       kubeconfig: server.kubeconfig,
       nodes: [
         { name: 'cpu-0', capacity: { cpu: '4', memory: '8Gi' } },
-        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: POOL, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' } })),
+        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: TPU_POOL_LABELS, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' } })),
       ],
     });
     conn = await connectKube({ kubeconfig: server.kubeconfig, context: null, namespace: 'default' });
