@@ -256,6 +256,12 @@ export class Calendar {
     return bi < blocks.length ? blocks[bi]!.keys[0]! : Infinity;
   }
 
+  /** The last time at which availability changes (free amounts are constant from it on); -Infinity when never. O(1). */
+  lastChange(): number {
+    const last = this.blocks[this.blocks.length - 1];
+    return last === undefined ? -Infinity : last.keys[last.keys.length - 1]!;
+  }
+
   // ---- block internals ------------------------------------------------------------------
 
   /** Index of the last block whose first point is <= t; -1 when t is before every point. */

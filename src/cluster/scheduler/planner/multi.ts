@@ -103,6 +103,11 @@ export class WorkerCalendar {
     return Math.min(this.cpu.nextChange(x), this.memory.nextChange(x), this.devices.nextChange(x));
   }
 
+  /** The last time at which any resource's availability changes; -Infinity when never. */
+  lastChange(): number {
+    return Math.max(this.cpu.lastChange(), this.memory.lastChange(), this.devices.lastChange());
+  }
+
   fits(start: number, duration: number, req: Amounts): boolean {
     if (req.cpuMillis !== 0 && !this.cpu.fits(start, duration, req.cpuMillis)) return false;
     if (req.memoryBytes !== 0 && !this.memory.fits(start, duration, req.memoryBytes)) return false;

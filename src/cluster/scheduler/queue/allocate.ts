@@ -8,7 +8,7 @@
  * structure and can never conflict. A job a baseline placement mode holds back (baselines.ts) is
  * not reserved.
  */
-import type { Amounts, SpanId } from '../planner/index.js';
+import type { Amounts, SpanId, WorkerSlot } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../placement/fit.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
@@ -24,11 +24,13 @@ export interface QueuedJob {
  * A job's reservation: which workers hold how many of its tasks from when. A gang's parts all
  * start together; an independent job's tasks are reserved each at its own earliest start.
  *
- * The parts are packed, three numbers each, with no object per part: a job's reservation is made
- * again at every pass and kept until the next one, so it outlives the young generation. A job of
- * 2,000 pending tasks has ~2,000 parts (running tasks end at different predicted times, so one
- * task fits at each start); as objects they were most of what a busy cluster promoted to the old
- * generation (docs/benchmarks.md, "Memory").
+ * The parts are packed, four numbers each (PART), with no object per part: a job's reservation
+ * is made again at every pass and kept until the next one, so it outlives the young generation.
+ * A part is `width` tasks side by side, run `repeats` times back to back: one span of width x req
+ * over [start, start + repeats x duration). Once nothing but the reservation itself changes the
+ * free amounts, an independent job's tasks follow each other in the same lanes (reserveIndependent),
+ * so a job of 2,000 pending tasks on 16 lanes takes ~16 parts at its tail instead of ~2,000
+ * (docs/benchmarks.md, "Memory").
  */
 export interface Reservation {
   job: string;
@@ -41,9 +43,15 @@ export interface Reservation {
   req: Amounts;
   /** The worker ids the parts name, each once. */
   workers: readonly string[];
-  /** Per part `k`: [3k] an index into `workers`, [3k+1] its start, [3k+2] its number of tasks. */
+  /**
+   * Per part `k`: [4k] an index into `workers`, [4k+1] its start, [4k+2] its width (tasks that
+   * start together), [4k+3] its repeats (how many times they run back to back).
+   */
   parts: readonly number[];
 }
+
+/** Numbers per reservation part (Reservation.parts). */
+export const PART = 4;
 
 /** Spans a reservation holds in this pass's calendars: pairs of numbers, worker index then span id. */
 export type HeldSpans = number[];
@@ -63,15 +71,16 @@ export function holdReservation(ctx: PassContext, r: Reservation): HeldSpans | n
   const held: HeldSpans = [];
   const at = r.workers.map((id) => ctx.indexById.get(id));
   const { parts } = r;
-  for (let k = 0; k < parts.length; k += 3) {
+  for (let k = 0; k < parts.length; k += PART) {
     const w = at[parts[k]!];
     const start = parts[k + 1]!;
     const amounts = times(r.req, parts[k + 2]!);
-    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(start, r.duration, amounts)) {
+    const length = r.duration * parts[k + 3]!;
+    if (w === undefined || !ctx.snapshot.workers[w]!.schedulable || !ctx.calendars[w]!.fits(start, length, amounts)) {
       releaseSpans(ctx, held);
       return null;
     }
-    held.push(w, ctx.calendars[w]!.add(start, start + r.duration, amounts));
+    held.push(w, ctx.calendars[w]!.add(start, start + length, amounts));
   }
   return held;
 }
@@ -91,6 +100,15 @@ interface Parts {
  * which some worker takes one more task, put as many tasks at t as fit (workers in order), and
  * repeat from t. The spans are added as it goes (and returned); every round places at least one
  * task, so this ends. Returns null, with nothing added, when some task can never start.
+ *
+ * The tail in closed form: from `settled` on (the last time anything already in the slots'
+ * calendars changes the free amounts), a worker takes one more task at t exactly when fewer of
+ * this job's reserved tasks run there at t than fit in its constant free amounts (the tasks
+ * reserved so far all start by t, so their count only falls after t). The first round at or after
+ * `settled` fills every worker; from then on each task that ends is followed at once by another in
+ * its place, so the rest repeat the tasks running at that round, one duration apart, lane by lane
+ * (repeatLanes). This gives the tasks, starts and free amounts the round-by-round loop would,
+ * with one span per lane instead of one per task.
  */
 function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { found: Parts; held: HeldSpans } | null {
   const slots = ctx.slots(job);
@@ -98,9 +116,16 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
   const req = amountsOf(job);
   const found: Parts = { workers: [], parts: [] };
   const { parts } = found;
-  /** Slot index -> its index in found.workers, once it holds a part. */
+  /** Slot index -> its index in found.workers, once it holds a part; and back. */
   const named = new Map<number, number>();
+  const slotOf: number[] = [];
   const held: HeldSpans = [];
+  // Whole milliseconds only, so that start + k x duration is exact (what adding it k times gives).
+  let settled = Infinity;
+  if (Number.isSafeInteger(duration) && duration > 0) {
+    settled = -Infinity;
+    for (const slot of slots) settled = Math.max(settled, slot.calendar.lastChange());
+  }
   let left = count;
   let t = ctx.now;
   while (left > 0) {
@@ -129,14 +154,51 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
       }
       if (tasks > 0) {
         let at = named.get(i);
-        if (at === undefined) named.set(i, (at = found.workers.push(slot.id) - 1));
-        parts.push(at, t, tasks);
+        if (at === undefined) {
+          named.set(i, (at = found.workers.push(slot.id) - 1));
+          slotOf.push(i);
+        }
+        parts.push(at, t, tasks, 1);
         left -= tasks;
         if (left === 0) break;
       }
     }
+    if (left > 0 && t >= settled && Number.isSafeInteger(t)) {
+      repeatLanes(ctx, slots, slotOf, t, duration, req, left, found, held);
+      left = 0;
+    }
   }
   return { found, held };
+}
+
+/**
+ * The rest of reserveIndependent from the round at `t` on (t >= settled, every worker full): the
+ * parts running at t (started after t - duration) are the lanes; the `left` tasks follow them one
+ * duration apart, in the order the loop would reach them (by lane end, then worker order), so
+ * every lane runs `left / lanes` more and the first lanes in that order one more.
+ */
+function repeatLanes(ctx: PassContext, slots: readonly WorkerSlot[], slotOf: readonly number[], t: number, duration: number, req: Amounts, left: number, found: Parts, held: HeldSpans): void {
+  const { parts } = found;
+  const lanes: Array<{ at: number; end: number; width: number }> = [];
+  let count = 0;
+  for (let k = parts.length - PART; k >= 0 && parts[k + 1]! > t - duration; k -= PART) {
+    lanes.push({ at: parts[k]!, end: parts[k + 1]! + duration, width: parts[k + 2]! });
+    count += parts[k + 2]!;
+  }
+  lanes.sort((a, b) => a.end - b.end || slotOf[a.at]! - slotOf[b.at]!);
+  const rounds = Math.floor(left / count);
+  let extra = left - rounds * count;
+  const chain = (at: number, start: number, width: number, repeats: number): void => {
+    const slot = slots[slotOf[at]!]!;
+    parts.push(at, start, width, repeats);
+    held.push(ctx.indexById.get(slot.id)!, slot.calendar.add(start, start + repeats * duration, times(req, width)));
+  };
+  for (const lane of lanes) {
+    const more = Math.min(lane.width, extra);
+    extra -= more;
+    if (more > 0) chain(lane.at, lane.end, more, rounds + 1);
+    if (lane.width > more && rounds > 0) chain(lane.at, lane.end, lane.width - more, rounds);
+  }
 }
 
 /** Reserve all `count` tasks of a gang together on one group at its earliest start. */
@@ -148,7 +210,7 @@ function reserveGang(ctx: PassContext, job: SchedulerJob, count: number): { foun
   const found: Parts = { workers: [...plan.workers], parts: [] };
   const held: HeldSpans = [];
   plan.workers.forEach((workerId, k) => {
-    found.parts.push(k, plan.start, 1);
+    found.parts.push(k, plan.start, 1, 1);
     const w = ctx.indexById.get(workerId)!;
     held.push(w, ctx.calendars[w]!.add(plan.start, plan.start + duration, req));
   });
@@ -172,7 +234,7 @@ export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number):
   if (!made) return null;
   let start = Infinity;
   const { parts } = made.found;
-  for (let k = 1; k < parts.length; k += 3) if (parts[k]! < start) start = parts[k]!;
+  for (let k = 1; k < parts.length; k += PART) if (parts[k]! < start) start = parts[k]!;
   return { start, found: made.found, held: made.held };
 }
 
@@ -302,9 +364,9 @@ function reserveRemaining(ctx: PassContext, q: QueuedJob, placed: number, reserv
  */
 export function replanHeld(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[], old: Reservation, held: HeldSpans): Outcome {
   const { job } = q;
-  // One part (three numbers: worker index, start, tasks) of one task, held by one span (two numbers).
+  // One part (PART numbers) of one task, held by one span (two numbers).
   const { parts } = old;
-  if (job.coschedule !== null || q.tasks.length !== 1 || old.count !== 1 || parts.length !== 3 || parts[2] !== 1 || held.length !== 2) {
+  if (job.coschedule !== null || q.tasks.length !== 1 || old.count !== 1 || parts.length !== PART || parts[2] !== 1 || parts[3] !== 1 || held.length !== 2) {
     releaseSpans(ctx, held);
     return allocateOrReserve(ctx, q, reserve, placements);
   }

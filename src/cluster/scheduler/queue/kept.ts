@@ -23,7 +23,7 @@
  */
 import { WorkerCalendar, type Amounts, type SpanId } from '../planner/index.js';
 import type { RunningAllocation, SchedulerTask, Snapshot, WorkerView } from '../types.js';
-import type { HeldSpans } from './allocate.js';
+import { PART, type HeldSpans } from './allocate.js';
 import type { KeptPass, KeptReservation } from './pass.js';
 import type { QueueState } from './state.js';
 
@@ -219,9 +219,9 @@ export class KeptCalendars {
     for (const kept of this.reserved.values()) {
       const r = kept.reservation;
       const { parts } = r;
-      for (let k = 0; k < parts.length; k += 3) {
+      for (let k = 0; k < parts.length; k += PART) {
         const w = this.indexById.get(r.workers[parts[k]!]!);
-        if (w === undefined || !workers[w]!.schedulable || (unbounded && !withinCapacity(this.calendars[w]!, parts[k + 1]!, r.duration, r.req))) {
+        if (w === undefined || !workers[w]!.schedulable || (unbounded && !withinCapacity(this.calendars[w]!, parts[k + 1]!, r.duration * parts[k + 3]!, r.req))) {
           this.dropReservations();
           return;
         }
