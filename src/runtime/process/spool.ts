@@ -20,9 +20,16 @@
  * - finish() drains everything (partial lines included) and removes the spools and `.pos`.
  * Line times are the times of ingestion: lines a task wrote while no controller ran get the time
  * they were recovered.
+ *
+ * The small file operations are synchronous: opening the spools, the log's size, a quiet stream's
+ * read (at most 64 KiB, from the page cache), the 42-byte `.pos` write, closing and unlinking. Each
+ * costs the controller's thread a few µs, where a trip through the thread pool costs it ~40 µs,
+ * and a trivial task makes about a dozen of them (docs/benchmarks.md, "Where a trivial task's time
+ * goes"). They go to the disk the state database already writes synchronously from this thread.
+ * A busy stream's 1 MiB reads stay in the thread pool.
  */
-import { constants } from 'node:fs';
-import { open, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, openSync, read, readSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { readSmallText } from './small-file.js';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
@@ -68,18 +75,43 @@ export async function readPos(path: string): Promise<Offsets> {
 }
 
 /** Spool and `.pos` files are opened without following a symlink (O_NOFOLLOW); `.pos` is created 0600. */
-async function openOrNull(path: string, flags: number): Promise<FileHandle | null> {
+function openOrNull(path: string, flags: number): number | null {
   try {
-    return await open(path, flags | constants.O_NOFOLLOW, 0o600);
+    return openSync(path, flags | constants.O_NOFOLLOW, 0o600);
   } catch {
     return null;
   }
 }
 
 /** The log file's size: what the log limit counts (a missing file is empty). */
-async function logSize(path: string): Promise<number> {
-  return (await stat(path).catch(() => null))?.size ?? 0;
+function logSize(path: string): number {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
 }
+
+/** Closes `fd`, ignoring errors (the file is done with either way). */
+function closeQuietly(fd: number | null): void {
+  if (fd === null) return;
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed or gone
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // never made, or already removed
+  }
+}
+
+/** A busy stream's big read, in the thread pool. */
+const readBig = promisify(read);
 
 export interface SpoolPumpOptions {
   now?: () => number;
@@ -94,8 +126,9 @@ export interface SpoolPumpOptions {
 export class SpoolPump {
   private readonly offsets: Offsets = { o: 0, e: 0 };
   private readonly busy: Record<StreamTag, boolean> = { o: false, e: false };
-  private readonly handles: Record<StreamTag, FileHandle | null> = { o: null, e: null };
-  private pos: FileHandle | null = null;
+  /** The spools' file descriptors (null: not there). */
+  private readonly handles: Record<StreamTag, number | null> = { o: null, e: null };
+  private pos: number | null = null;
   /** Stops following the spools' directory (dir-watch.ts); null when not watching. */
   private unwatch: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -136,21 +169,22 @@ export class SpoolPump {
   private async open(): Promise<void> {
     if (this.options.resume) Object.assign(this.offsets, await readPos(this.files.pos));
     const limit = this.options.limitBytes ?? null;
-    let size: number | null;
-    [this.handles.o, this.handles.e, this.pos, size] = await Promise.all([
-      openOrNull(this.files.out, constants.O_RDONLY),
-      openOrNull(this.files.err, constants.O_RDONLY),
-      this.options.resume ? openOrNull(this.files.pos, constants.O_RDWR) : null,
-      limit !== null ? logSize(this.logPath) : null,
-    ]);
+    this.handles.o = openOrNull(this.files.out, constants.O_RDONLY);
+    this.handles.e = openOrNull(this.files.err, constants.O_RDONLY);
+    if (this.options.resume) this.pos = openOrNull(this.files.pos, constants.O_RDWR);
     // A log already at its limit (cut before a restart) takes no more output.
-    if (limit !== null && size !== null && size >= limit) this.cut = true;
+    if (limit !== null && logSize(this.logPath) >= limit) this.cut = true;
   }
 
   /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
-  private async savePos(): Promise<void> {
-    this.pos ??= await openOrNull(this.files.pos, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
-    await this.pos?.write(formatPos(this.offsets), 0, 42, 0).catch(() => undefined);
+  private savePos(): void {
+    this.pos ??= openOrNull(this.files.pos, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
+    if (this.pos === null) return;
+    try {
+      writeSync(this.pos, formatPos(this.offsets), 0, 42, 0);
+    } catch {
+      // the next batch writes the offsets again
+    }
   }
 
   private follow(): void {
@@ -208,8 +242,8 @@ export class SpoolPump {
   private async move(final: boolean, lent: Buffer[]): Promise<boolean> {
     const take: Partial<Record<StreamTag, Buffer>> = {};
     const cutLines: Partial<Record<StreamTag, boolean>> = {};
-    // Both streams are read at once (two reads in the thread pool, not one after the other).
-    // Settled both before anything is given back: a lent buffer must not be in a read in flight.
+    // A quiet stream is read here and now; busy streams' big reads go to the thread pool together.
+    // Settled both before anything is given back: a buffer must not be in a read in flight.
     const settled = await Promise.allSettled((['o', 'e'] as const).map(async (tag) => {
       const handle = this.handles[tag];
       if (handle === null) return null;
@@ -222,7 +256,8 @@ export class SpoolPump {
       } else {
         buf = this.bufs[tag] ??= Buffer.allocUnsafe(BATCH_BYTES);
       }
-      const { bytesRead } = await handle.read(buf, 0, size, this.offsets[tag]);
+      const at = this.offsets[tag];
+      const bytesRead = size === SMALL_READ ? readSync(handle, buf, 0, size, at) : (await readBig(handle, buf, 0, size, at)).bytesRead;
       return { tag, buf, size, bytesRead };
     }));
     const reads = settled.map((r) => {
@@ -251,7 +286,7 @@ export class SpoolPump {
       this.writer ??= new LogWriter(this.logPath, {
         ...(this.options.now ? { now: this.options.now } : {}),
         limitBytes: this.options.limitBytes ?? null,
-        countedBytes: await logSize(this.logPath),
+        countedBytes: logSize(this.logPath),
       });
       const writer = this.writer;
       for (const tag of ['o', 'e'] as const) {
@@ -269,7 +304,7 @@ export class SpoolPump {
     }
     if (take.o) this.offsets.o += take.o.length;
     if (take.e) this.offsets.e += take.e.length;
-    await this.savePos();
+    this.savePos();
     return true;
   }
 
@@ -279,10 +314,23 @@ export class SpoolPump {
    * O_APPEND: its next write lands at the new end. Bytes written between two discards are dropped, as everything past the cut is.
    */
   private async discard(): Promise<boolean> {
-    await Promise.all([this.files.out, this.files.err].map((f) => truncate(f, 0).catch(() => undefined)));
-    this.offsets.o = 0;
-    this.offsets.e = 0;
-    await this.savePos();
+    // Only a spool that has bytes is emptied: truncating is itself a change the watcher reports,
+    // so emptying empty spools would wake this pump again at once, over and over.
+    let emptied = false;
+    for (const f of [this.files.out, this.files.err]) {
+      try {
+        if ((statSync(f, { throwIfNoEntry: false })?.size ?? 0) === 0) continue;
+        truncateSync(f, 0);
+        emptied = true;
+      } catch {
+        // gone: nothing to empty
+      }
+    }
+    if (emptied || this.offsets.o !== 0 || this.offsets.e !== 0) {
+      this.offsets.o = 0;
+      this.offsets.e = 0;
+      this.savePos();
+    }
     return false;
   }
 
@@ -297,14 +345,14 @@ export class SpoolPump {
       await this.loop(true);
       await this.writer?.close();
       if (this.writer?.error && this.error === null) this.error = this.writer.error;
-      // Closed and removed at once (a file may be unlinked while open): one trip through the thread pool.
       const left = [this.files.out, this.files.err];
       if (this.pos !== null || this.options.resume) left.push(this.files.pos);
-      await Promise.all([
-        ...[this.handles.o?.close(), this.handles.e?.close(), this.pos?.close()].map((p) => p?.catch(() => undefined)),
-        // unlink, not rm: rm({force}) first lstat()s each file, one more trip per file.
-        ...left.map((f) => unlink(f).catch(() => undefined)),
-      ]);
+      closeQuietly(this.handles.o);
+      closeQuietly(this.handles.e);
+      closeQuietly(this.pos);
+      this.handles.o = this.handles.e = this.pos = null;
+      // unlink, not rm: rm({force}) first lstat()s each file.
+      for (const f of left) unlinkQuietly(f);
     })();
     return this.finished;
   }
