@@ -116,8 +116,10 @@ export async function awaitJobs(client, names, timeoutMs = 600_000) {
     while (waiting.size > 0) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${waiting.size} jobs`);
       await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 1000);
-        abort.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+        // The listener goes with the timer: one per wait, not one more per second of waiting.
+        const done = () => { clearTimeout(timer); abort.signal.removeEventListener('abort', done); resolve(); };
+        const timer = setTimeout(done, 1000);
+        abort.signal.addEventListener('abort', done, { once: true });
       });
       if (waiting.size > 0) await recheck();
     }
