@@ -300,7 +300,7 @@ class Pass {
       reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
     }
     if (this.queue.complete) {
-      const later = `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs`;
+      const later = `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs (queue.depth in the config)`;
       for (let q = this.beyond; q; q = this.queue.next()) {
         const b = this.standing(q.job.name);
         reasons.set(q.job.name, b ? renderBlocked(b, now) : later);

@@ -113,7 +113,7 @@ describe('passes over time', () => {
     const big = [worker('big', { cpu: 64 })];
     const plan = new QueueScheduler({ queueDepth: 3 }).pass(snap(many, big, []));
     expect(startedJobs(plan)).toEqual(['/j0', '/j1', '/j2']);
-    expect(plan.reasons.get('/j3')).toBe('waiting in queue: a pass considers the first 3 jobs');
+    expect(plan.reasons.get('/j3')).toBe('waiting in queue: a pass considers the first 3 jobs (queue.depth in the config)');
     // A pre-ordered queue is read only as far as needed: no reasons beyond the window.
     const s = snap(many, big, []);
     const lazy = new QueueScheduler({ queueDepth: 3 }).pass({ ...s, pendingOrdered: true });
