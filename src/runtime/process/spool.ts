@@ -83,8 +83,8 @@ function openOrNull(path: string, flags: number): number | null {
   }
 }
 
-/** The log file's size: what the log limit counts (a missing file is empty). */
-function logSize(path: string): number {
+/** A file's size, 0 when it is missing or cannot be read: the log's is what the log limit counts. */
+function sizeOrZero(path: string): number {
   try {
     return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
   } catch {
@@ -173,7 +173,7 @@ export class SpoolPump {
     this.handles.e = openOrNull(this.files.err, constants.O_RDONLY);
     if (this.options.resume) this.pos = openOrNull(this.files.pos, constants.O_RDWR);
     // A log already at its limit (cut before a restart) takes no more output.
-    if (limit !== null && logSize(this.logPath) >= limit) this.cut = true;
+    if (limit !== null && sizeOrZero(this.logPath) >= limit) this.cut = true;
   }
 
   /** Records the offsets (the `.pos` file is created by the first batch: a silent task has none). */
@@ -286,7 +286,7 @@ export class SpoolPump {
       this.writer ??= new LogWriter(this.logPath, {
         ...(this.options.now ? { now: this.options.now } : {}),
         limitBytes: this.options.limitBytes ?? null,
-        countedBytes: logSize(this.logPath),
+        countedBytes: sizeOrZero(this.logPath),
       });
       const writer = this.writer;
       for (const tag of ['o', 'e'] as const) {
@@ -318,8 +318,8 @@ export class SpoolPump {
     // so emptying empty spools would wake this pump again at once, over and over.
     let emptied = false;
     for (const f of [this.files.out, this.files.err]) {
+      if (sizeOrZero(f) === 0) continue;
       try {
-        if ((statSync(f, { throwIfNoEntry: false })?.size ?? 0) === 0) continue;
         truncateSync(f, 0);
         emptied = true;
       } catch {
