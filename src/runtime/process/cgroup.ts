@@ -145,19 +145,9 @@ export class TaskCgroups {
     }
   }
 
-  /** Removes an empty cgroup (a few tries: the kernel may still be releasing its last member). */
-  async remove(dir: string): Promise<boolean> {
-    for (let i = 0; i < 5; i++) {
-      try {
-        await rmdir(dir);
-        return true;
-      } catch (err) {
-        if (isMissing(err)) return true;
-        if ((err as NodeJS.ErrnoException).code !== 'EBUSY') return false;
-      }
-      await new Promise((r) => setTimeout(r, 5 * (i + 1)));
-    }
-    return false;
+  /** Removes an empty cgroup and the empty cgroups below it (removeCgroupTree). */
+  remove(dir: string): Promise<boolean> {
+    return removeCgroupTree(dir);
   }
 
   /** Kills and removes the attempt's cgroup. */
@@ -175,6 +165,31 @@ export class TaskCgroups {
       throw err;
     }
   }
+}
+
+/**
+ * Removes an empty cgroup (a few tries: the kernel may still be releasing its last member). A
+ * cgroup with cgroups below it (a task may make some inside its own) cannot be removed before
+ * them: those are removed first, deepest first. False when something still holds it (a process).
+ */
+export async function removeCgroupTree(dir: string): Promise<boolean> {
+  for (let i = 0; i < 5; i++) {
+    try {
+      await rmdir(dir);
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return true;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false;
+    }
+    const below = await readdir(dir, { withFileTypes: true }).then((ds) => ds.filter((d) => d.isDirectory()).map((d) => join(dir, d.name)), () => []);
+    if (below.length > 0) {
+      if (!(await Promise.all(below.map(removeCgroupTree))).every(Boolean)) return false;
+    } else {
+      await new Promise((r) => setTimeout(r, 5 * (i + 1)));
+    }
+  }
+  return false;
 }
 
 export interface DetectOptions {

@@ -8,7 +8,8 @@
  *
  * Invariants:
  * - launch() resolves only once the process is spawned (pid known); it rejects with a
- *   LaunchError ("command not found: X", "permission denied: X", ...) when it cannot start.
+ *   LaunchError ("command not found: X", "permission denied: X", ...) when it cannot start,
+ *   and then leaves none of the attempt's cgroups (stopping or accounting) behind.
  * - Each attempt runs in its own cgroup when one is writable (cgroup.ts): stop, the leader's
  *   exit and reclaim reach every descendant, even one that called setsid or cleared its
  *   environment. Without cgroups, the process group plus an environment scan at stop/reclaim.
@@ -136,16 +137,25 @@ export class ProcessRuntime implements TaskRuntime {
     const [dirError, cgroup, accounting] = await Promise.all([madeDir, madeCgroup, meter.create(clusterId, name, joined)]);
     const procs = cgroup === null ? [] : [cgroups!.procsFile(cgroup)];
     procs.push(...accounting);
+    // An attempt that never starts leaves none of its cgroups behind (a task could otherwise fill
+    // the hierarchy by submitting children that cannot start: a bad cwd, a NUL byte, ...).
+    const dropCgroups = (): Promise<unknown> =>
+      Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]).catch(() => undefined);
     if (dirError) {
-      const gone = Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]);
-      await gone.catch(() => undefined);
+      await dropCgroups();
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`, dirError.code);
     }
     const argv = wrapperArgs(procs, files, launch.env, command, args, meter.measuresCpu ? null : files.usage);
-    const started =
-      this.spawner === 'resident'
-        ? await this.spawnResident(argv, launch, file, files)
-        : await spawnHere(this.spawner, argv, launch, file, files);
+    let started: Spawned;
+    try {
+      started =
+        this.spawner === 'resident'
+          ? await this.spawnResident(argv, launch, file, files)
+          : await spawnHere(this.spawner, argv, launch, file, files);
+    } catch (error) {
+      await dropCgroups();
+      throw error;
+    }
     const { pid } = started;
     const leaderExit = started.exit.then(({ code, signal, lost }) => {
       if (!lost) return { code, signal };

@@ -23,7 +23,7 @@ import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { readKernelFile, readSmallText } from './small-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
-import { isMissing, unescapeMount, type TaskCgroups } from './cgroup.js';
+import { removeCgroupTree, unescapeMount, type TaskCgroups } from './cgroup.js';
 
 export interface AccountingHierarchy {
   kind: 'v1' | 'v2';
@@ -167,17 +167,9 @@ export class UsageMeter {
   }
 }
 
-/** Removes an empty cgroup; a few tries, since the kernel may still release its last member. */
+/** Removes an empty cgroup and the empty ones below it (removeCgroupTree, cgroup.ts). */
 async function removeDir(dir: string): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    try {
-      await rmdir(dir);
-      return;
-    } catch (err) {
-      if (isMissing(err) || (err as NodeJS.ErrnoException).code !== 'EBUSY') return;
-    }
-    await new Promise((r) => setTimeout(r, 5 * (i + 1)));
-  }
+  await removeCgroupTree(dir);
 }
 
 /** Whether a cgroup can be created and removed under `root` here. */
