@@ -20,7 +20,7 @@ export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: 
 export const PipelineRequestSchema = z.strictObject(
   {
     name: text().describe('Pipeline name: the root job `/<name>`; each stage is the child job `/<name>/<stage>`.'),
-    stages: z.record(z.string(), StageRequestSchema, { error: expecting('an object of stages by name') }).describe('The stages by name, in the order written.'),
+    stages: z.record(text(), StageRequestSchema, { error: expecting('an object of stages by name') }).describe('The stages by name, in the order written.'),
     dryRun: z.boolean({ error: expecting('true or false') }).nullish().describe('Check the pipeline and answer with its stage graph; submit nothing.'),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? `the pipeline request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },

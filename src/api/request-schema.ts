@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { describeValue } from '../model/schema-errors.js';
+import { NUL_REFUSAL, hasNul } from '../model/nul.js';
 
 interface IssueInput {
   input?: unknown;
@@ -24,7 +25,7 @@ export function integer(min: number, max?: number) {
   return max === undefined ? base : base.max(max, { error: outOfRange });
 }
 
-/** A string field (`must be a string, got 5`). */
+/** A string field (`must be a string, got 5`); never with a NUL character (src/model/nul.ts). */
 export function text() {
-  return z.string({ error: expecting('a string') });
+  return z.string({ error: expecting('a string') }).refine((value) => !hasNul(value), { error: NUL_REFUSAL });
 }

@@ -28,7 +28,7 @@ export const SubmitRequestSchema = z.strictObject(
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
     gpuMemory: quantity('a size such as "40GiB" or a number of bytes').nullish().describe('The least memory each GPU must have (`40GiB`, `80G`; K/M/G are powers of 1024); only with `gpu`. Workers whose GPU memory is smaller or unknown are not used; none: any GPU.'),
     tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
-    env: z.record(z.string(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
+    env: z.record(text(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
     constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),
     coschedule: text().nullish().describe('Worker attribute all tasks must share (a gang), e.g. `tpu-name`.'),
     maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),

@@ -400,5 +400,6 @@ export interface HealthResponse {
 }
 
 export interface ApiErrorBody {
-  error: { code: string; message: string; hint?: string };
+  /** `field`: the request field the error is about (`cpu`, `command[1]`, `stages.train.memory`), when there is one. */
+  error: { code: string; message: string; hint?: string; field?: string };
 }

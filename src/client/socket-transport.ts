@@ -52,7 +52,8 @@ export function errorFromResponse(status: number, text: string): IrisError {
     const error = parsed.error;
     if (error && typeof error.message === 'string') {
       const code = typeof error.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as ErrorCode) : 'internal';
-      return new IrisError(code, error.message, typeof error.hint === 'string' ? error.hint : undefined);
+      const hint = typeof error.hint === 'string' ? error.hint : undefined;
+      return new IrisError(code, error.message, hint, typeof error.field === 'string' ? error.field : undefined);
     }
   } catch {
     // not JSON: fall through

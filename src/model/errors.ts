@@ -47,11 +47,19 @@ export const EXIT = {
 export class IrisError extends Error {
   readonly code: ErrorCode;
   readonly hint?: string;
-  constructor(code: ErrorCode, message: string, hint?: string) {
+  /**
+   * The request field the error is about, as its key path (`cpu`, `command[1]`, `env.LR`,
+   * `stages.train.memory`), when it is about one. The message then begins with that path or
+   * names the value in its own words (`invalid cpu "0x10": …`); the CLI shows the flag instead
+   * (src/ui/submit-flags.ts).
+   */
+  readonly field?: string;
+  constructor(code: ErrorCode, message: string, hint?: string, field?: string) {
     super(message);
     this.name = 'IrisError';
     this.code = code;
     this.hint = hint;
+    if (field !== undefined) this.field = field;
   }
   get status(): number {
     return STATUS[this.code];
@@ -77,8 +85,8 @@ export class IrisError extends Error {
         return EXIT.internal;
     }
   }
-  toJSON(): { code: ErrorCode; message: string; hint?: string } {
-    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) };
+  toJSON(): { code: ErrorCode; message: string; hint?: string; field?: string } {
+    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}), ...(this.field !== undefined ? { field: this.field } : {}) };
   }
 }
 
@@ -119,6 +127,6 @@ export function relabel<T>(prefix: string, parse: () => T, unlessMentioned?: str
   } catch (error) {
     if (!(error instanceof IrisError)) throw error;
     if (unlessMentioned !== undefined && error.message.toLowerCase().includes(unlessMentioned)) throw error;
-    throw new IrisError(error.code, `${prefix}: ${error.message}`, error.hint);
+    throw new IrisError(error.code, `${prefix}: ${error.message}`, error.hint, error.field);
   }
 }

@@ -98,6 +98,20 @@ export function endpointName(name: string, job: string): string {
   return `${job}/${relative}`;
 }
 
+/**
+ * A user name (`--user`, a request's `user`, the keys of the config's `quotas`): the POSIX
+ * portable user names — letters, digits, `_`, `.` and `-`, not starting with `-` or `.` — plus
+ * `@` for a directory's `user@realm`, at most 64 characters. No `/`, space or control character.
+ */
+export const USER_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}$/;
+export const USER_NAME_HINT = 'a user name is 1-64 letters, digits, "_", ".", "-" and "@", starting with a letter, a digit or "_"';
+
+/** `input` unchanged when it is a user name (USER_NAME); else invalid_argument. */
+export function parseUserName(input: string): string {
+  if (!USER_NAME.test(input)) throw invalid(`invalid user name ${describeValue(input)}`, USER_NAME_HINT);
+  return input;
+}
+
 /** A job or task as a user names it, with the run it selects (null: the name's latest run). */
 export interface JobRef {
   /** Canonical job name. */

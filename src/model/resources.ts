@@ -32,10 +32,20 @@ export const DEFAULT_RESOURCES: ResourceSpec = { cpuMillis: 1000, memoryBytes: 2
 /** The most CPU one request or one worker may name (a million cores): sums of them stay exact. */
 export const MAX_CPU_CORES = 1_000_000;
 
-/** CPU cores (`0.5`, `2`, `1e3`) -> millicores; at least 0.001 and at most MAX_CPU_CORES cores. */
+/**
+ * A number as text: decimal digits with an optional fraction (`2`, `0.5`, `.5`), spaces around
+ * allowed. No sign, exponent (`1e3`), hex (`0x10`), `Infinity` or empty text, which `Number()`
+ * would all take.
+ */
+export const DECIMAL = /^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/;
+
+/**
+ * CPU cores (`0.5`, `2`, or a JSON number) -> millicores; at least 0.001 and at most
+ * MAX_CPU_CORES cores. Text must be DECIMAL.
+ */
 export function parseCpu(input: string | number): number {
-  const value = typeof input === 'number' ? input : Number(String(input).trim());
-  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu ${describeValue(input)}: expected a positive number of cores such as 0.5 or 2`);
+  const value = typeof input === 'number' ? input : DECIMAL.test(String(input)) ? Number(input) : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu ${describeValue(input)}: expected a positive decimal number of cores such as 0.5 or 2`);
   if (value > MAX_CPU_CORES) throw invalid(`invalid cpu ${describeValue(input)}: at most ${MAX_CPU_CORES} cores`, 'give a number of cores such as 0.5 or 8');
   const millis = Math.round(value * 1000);
   if (millis < 1) throw invalid(`invalid cpu ${describeValue(input)}: the smallest request is 0.001 cores`);

@@ -147,7 +147,11 @@ export function issuesToError(issues: readonly Issue[], options: IssuesToErrorOp
   if (issue.code === 'invalid_value') hint = `use one of: ${issue.values.map(String).join(', ')}`;
   let message = issue.message;
   if (issue.code === 'invalid_type' && message.startsWith('Invalid input')) message = `expected ${issue.expected}, got ${describeValue(issue.input, options.style)}`;
-  return invalid(`${where(issue.path)}${message}`, hint);
+  // A refused key of a record (`env`, `stages`): what its own schema said about it.
+  if (issue.code === 'invalid_key' && issue.issues[0] !== undefined) message = issue.issues[0].message;
+  // A body's error names its field as data too (`field`), so a client can name it its own way.
+  const field = body && issue.path.length > 0 ? formatKeyPath(issue.path) : undefined;
+  return new IrisError('invalid_argument', `${where(issue.path)}${message}`, hint, field);
 }
 
 /** Unwrap optional, default, pipe and lazy wrappers down to the schema that parses. */

@@ -117,7 +117,7 @@ export class ControllerService implements ClusterService {
   private async admit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<{ spec: JobSpec; generated: boolean }> {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admission = admit(request, caller, this.clusterView(), defaults);
-    if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint);
+    if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint, admission.refusal.field);
     if (admission.spec.image !== null) await this.ctx.requireContainerEngine?.();
     return admission;
   }

@@ -167,6 +167,7 @@ export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], d
 /** The flag behind each field of a submit request, so an error about a field names what the user typed. */
 const FLAG_OF_FIELD: Record<string, string> = {
   ...Object.fromEntries(Object.entries(COPIED).map(([flag, field]) => [field, `--${flag}`])),
+  timeout: '--time-limit',
   env: '--env',
   constraints: '--constraint',
   after: '--after',
@@ -175,18 +176,43 @@ const FLAG_OF_FIELD: Record<string, string> = {
 };
 
 /**
+ * How the CLI names a request field (a key path, IrisError.field): `cpu` is `--cpu`,
+ * `constraints[1]` `--constraint`, `env.LR` `--env LR`, `command[2]` `the command's element 2`
+ * (0 is the program). Null for a path that is no flag's (a pipeline stage's `stages.train.cpu`).
+ */
+export function flagOfField(field: string): string | null {
+  const path = /^([A-Za-z]+)(.*)$/.exec(field);
+  if (!path) return null;
+  const [, root, rest] = path as unknown as [string, string, string];
+  if (root === 'command') {
+    const element = /^\[(\d+)\]$/.exec(rest);
+    return element ? `the command's element ${element[1]}` : 'the command';
+  }
+  const flag = Object.hasOwn(FLAG_OF_FIELD, root) ? FLAG_OF_FIELD[root]! : null;
+  if (flag === null) return null;
+  if (root === 'env') {
+    const key = /^\.(\w+)$/.exec(rest);
+    return key ? `${flag} ${key[1]}` : flag;
+  }
+  return rest === '' || /^\[\d+\]$/.test(rest) ? flag : null;
+}
+
+/**
  * Runs a call that sends a request built by buildSubmitRequest. An error the cluster gives about
- * one of its fields (`timeLimit: invalid duration "5x"`, `constraints[1]: …`) comes back naming
- * the flag instead (`--time-limit: invalid duration "5x"`); any other error is passed on as it is.
+ * one of its fields (its `field`: `timeLimit: invalid duration "5x"`, `cpu must be …`) comes back
+ * naming the flag instead (`--time-limit: invalid duration "5x"`, `--cpu must be …`; a message
+ * that names the value its own way gets the flag in front: `--cpu: invalid cpu "0x10": …`). Any
+ * other error is passed on as it is.
  */
 export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof IrisError)) throw error;
-    const field = /^([A-Za-z]+)(?:\[\d+\])?: /.exec(error.message);
-    const flag = field ? FLAG_OF_FIELD[field[1]!] : undefined;
-    if (field === null || flag === undefined) throw error;
-    throw new IrisError(error.code, `${flag}: ${error.message.slice(field[0].length)}`, error.hint);
+    if (!(error instanceof IrisError) || error.field === undefined) throw error;
+    const flag = flagOfField(error.field);
+    if (flag === null) throw error;
+    const { field, message } = error;
+    const leads = message.startsWith(field) && !/^[\w.[]/.test(message.slice(field.length));
+    throw new IrisError(error.code, leads ? `${flag}${message.slice(field.length)}` : `${flag}: ${message}`, error.hint, field);
   }
 }

@@ -33,7 +33,7 @@ describe('byte sizes: one parser, one formatter', () => {
 
 describe('cpu and counts stay finite and exact', () => {
   it('parseCpu refuses what no machine has, instead of Infinity', () => {
-    expect(() => parseCpu('1e308')).toThrow(/at most 1000000 cores/);
+    expect(() => parseCpu('99999999999')).toThrow(/at most 1000000 cores/);
     expect(() => parseCpu(1e308)).toThrow(/at most 1000000 cores/);
     expect(parseCpu(MAX_CPU_CORES)).toBe(MAX_CPU_CORES * 1000);
   });

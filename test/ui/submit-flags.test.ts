@@ -69,21 +69,22 @@ describe('buildSubmitRequest', () => {
 });
 
 describe('withFlagNames', () => {
-  const failing = (message: string) => () => Promise.reject(new IrisError('invalid_argument', message, 'the hint'));
+  const failing = (message: string, field?: string) => () => Promise.reject(new IrisError('invalid_argument', message, 'the hint', field));
 
   it('names the flag the user typed instead of the request field', async () => {
-    await expect(withFlagNames(failing('timeLimit: invalid duration "5x"'))).rejects.toMatchObject({
+    await expect(withFlagNames(failing('timeLimit: invalid duration "5x"', 'timeLimit'))).rejects.toMatchObject({
       message: '--time-limit: invalid duration "5x"', hint: 'the hint', exitCode: 2,
     });
-    await expect(withFlagNames(failing('constraints[1]: bad constraint'))).rejects.toMatchObject({ message: '--constraint: bad constraint' });
-    await expect(withFlagNames(failing('userInContainer: not a user'))).rejects.toMatchObject({ message: '--user-in-container: not a user' });
-    await expect(withFlagNames(failing('gpuMemory: invalid gpu memory "x"'))).rejects.toMatchObject({ message: '--gpu-memory: invalid gpu memory "x"' });
-    await expect(withFlagNames(failing('uses[2]: bad key'))).rejects.toMatchObject({ message: '--uses: bad key' });
+    await expect(withFlagNames(failing('constraints[1]: bad constraint', 'constraints[1]'))).rejects.toMatchObject({ message: '--constraint: bad constraint' });
+    await expect(withFlagNames(failing('userInContainer: not a user', 'userInContainer'))).rejects.toMatchObject({ message: '--user-in-container: not a user' });
+    await expect(withFlagNames(failing('gpuMemory: invalid gpu memory "x"', 'gpuMemory'))).rejects.toMatchObject({ message: '--gpu-memory: invalid gpu memory "x"' });
+    await expect(withFlagNames(failing('uses[2]: bad key', 'uses[2]'))).rejects.toMatchObject({ message: '--uses: bad key' });
   });
 
   it('passes other errors and results through unchanged', async () => {
     await expect(withFlagNames(failing('unknown job /x'))).rejects.toMatchObject({ message: 'unknown job /x' });
-    await expect(withFlagNames(failing('command: empty'))).rejects.toMatchObject({ message: 'command: empty' });
+    await expect(withFlagNames(failing('timeLimit: a message without its field'))).rejects.toMatchObject({ message: 'timeLimit: a message without its field' });
+    await expect(withFlagNames(failing('stages.a.cpu: bad', 'stages.a.cpu'))).rejects.toMatchObject({ message: 'stages.a.cpu: bad' });
     await expect(withFlagNames(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(withFlagNames(() => Promise.resolve(42))).resolves.toBe(42);
   });

@@ -7,13 +7,13 @@
  *   (invalid_argument, exit 2).
  * A dependency that can no longer be met is refused by the store (state/dependencies.ts, conflict).
  */
-import { IrisError, describeValue, invalid } from '../../model/errors.js';
+import { describeValue } from '../../model/errors.js';
 import { nameFromTask, parseJobName } from '../../model/names.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobDependency } from '../../model/types.js';
 import { findCycle, splitDependency } from '../state/dependencies.js';
 import type { ClusterView } from './types.js';
-import { given, withField } from './values.js';
+import { fieldError, given, withField } from './values.js';
 
 const FORMS = 'write JOB, JOB:ok (it succeeded, the default), JOB:any (it ended) or JOB:failed (it ended without success)';
 
@@ -23,8 +23,8 @@ export function resolveAfter(after: readonly string[] | null | undefined, caller
   return after.map((text, i) => {
     const field = `after[${i}]`;
     const split = splitDependency(text.trim());
-    if (split === null) throw invalid(`${field}: unknown condition in ${describeValue(text)}`, FORMS);
-    if (split.job.trim() === '') throw invalid(`${field}: no job named in ${describeValue(text)}`, FORMS);
+    if (split === null) throw fieldError(field, `${field}: unknown condition in ${describeValue(text)}`, FORMS);
+    if (split.job.trim() === '') throw fieldError(field, `${field}: no job named in ${describeValue(text)}`, FORMS);
     const job = withField(field, field, () => parseJobName(nameFromTask(split.job, caller?.job ?? null)));
     return { job, condition: split.condition };
   });
@@ -33,12 +33,12 @@ export function resolveAfter(after: readonly string[] | null | undefined, caller
 /** Why `name` may not depend on `after` now, thrown as an IrisError (see the header). */
 export function checkDependencies(name: string, after: readonly JobDependency[], view: Pick<ClusterView, 'jobState' | 'dependenciesOf'>): void {
   after.forEach((dep, i) => {
-    if (dep.job === name) throw invalid(`after[${i}]: job ${name} cannot run after itself`, 'name another job');
+    if (dep.job === name) throw fieldError(`after[${i}]`, `after[${i}]: job ${name} cannot run after itself`, 'name another job');
     if (view.jobState(dep.job) === undefined) {
-      throw new IrisError('not_found', `after[${i}]: no job ${dep.job}`, 'a job may only run after a job already submitted; list jobs with `iris jobs`');
+      throw fieldError(`after[${i}]`, `after[${i}]: no job ${dep.job}`, 'a job may only run after a job already submitted; list jobs with `iris jobs`', 'not_found');
     }
   });
   const cycle = findCycle(name, after.map((dep) => dep.job), (job) => view.dependenciesOf(job));
-  if (cycle) throw invalid(`after: would close a cycle: ${cycle.join(' -> ')}`, `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`);
+  if (cycle) throw fieldError('after', `after: would close a cycle: ${cycle.join(' -> ')}`, `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`);
 }
 

@@ -57,10 +57,10 @@ function containerChoices(request: AdmissionRequest, caller: TaskCaller | null):
   if (!caller) return { containerUser: ownUser, network: ownNetwork };
   const parent = caller.container ?? { user: null, network: null };
   if (ownUser !== null && isRootContainerUser(ownUser) && ownUser !== parent.user) {
-    throw new IrisError('forbidden', `userInContainer "${ownUser}": a task may not start root containers`, 'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job');
+    throw values.fieldError('userInContainer', `userInContainer "${ownUser}": a task may not start root containers`, 'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job', 'forbidden');
   }
   if (ownNetwork === 'host' && parent.network !== 'host') {
-    throw new IrisError('forbidden', 'network "host": a task may not give its children the host network unless its own job was given it', 'leave --network out, or have the owner submit the job with --network host');
+    throw values.fieldError('network', 'network "host": a task may not give its children the host network unless its own job was given it', 'leave --network out, or have the owner submit the job with --network host', 'forbidden');
   }
   return { containerUser: ownUser ?? parent.user, network: ownNetwork ?? parent.network };
 }
@@ -91,8 +91,8 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
-    throw new IrisError('forbidden', `user "${user}": only the cluster's owner may submit for another user; a task's children run as its own user "${caller.user}"`,
-      'leave --user out inside a task');
+    throw values.fieldError('user', `user "${user}": only the cluster's owner may submit for another user; a task's children run as its own user "${caller.user}"`,
+      'leave --user out inside a task', 'forbidden');
   }
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
@@ -162,7 +162,10 @@ export function admit(request: AdmissionRequest, caller: TaskCaller | null, view
     resolved = resolveJob(request, caller, view, defaults);
     checkDependencies(resolved.spec.name, resolved.spec.after ?? [], view);
   } catch (error) {
-    if (error instanceof IrisError) return { ok: false, refusal: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+    if (error instanceof IrisError) {
+      const { code, message, hint, field } = error;
+      return { ok: false, refusal: { code, message, ...(hint ? { hint } : {}), ...(field !== undefined ? { field } : {}) } };
+    }
     throw error;
   }
   const refusal = clusterRefusal(resolved.spec, view, caller, resolved.generated);

@@ -3,8 +3,8 @@
  * admitted before any is stored, so a refused stage refuses the whole pipeline.
  *
  * - The stage graph follows src/model/pipeline.ts (unknown stage, self-need, cycle refused with
- *   the path `stages.train.needs[0]`); an error about a stage's field is prefixed with its
- *   stage (`stages.train.memory: …`).
+ *   the path `stages.train.needs[0]`); an error about a stage's field names it under its stage
+ *   (`stages.train.memory: …`), any other error of a stage is prefixed with it (`stages.train: …`).
  * - The root `/<name>` is a job of one small task (cpu 0.1, 64MiB) that runs
  *   `iris wait /<name>/<stage>…` on all its stages: it ends when they have ended, SUCCEEDED
  *   only when they all succeeded (a job of no tasks is not part of the model). While it waits
@@ -18,6 +18,7 @@
  *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
  */
 import { IrisError } from '../../model/errors.js';
+import { formatKeyPath } from '../../model/schema-errors.js';
 import { checkStageGraph, stageOrder } from '../../model/pipeline.js';
 import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
 import { stickyParent } from '../../model/stickiness.js';
@@ -39,10 +40,18 @@ export interface PipelineAdmissionRequest {
 export const PIPELINE_ROOT_CPU = '0.1';
 export const PIPELINE_ROOT_MEMORY = '64MiB';
 
-function refuse(result: ReturnType<typeof admit>, prefix: string): JobSpec {
+/**
+ * The spec, or the refusal as an IrisError under `at` (`stages.train`): a refusal about a field
+ * reads `stages.train.memory: …` and carries that path as its field; any other `stages.train: …`.
+ */
+function refuse(result: ReturnType<typeof admit>, at: string | null): JobSpec {
   if (result.ok) return result.spec;
-  const { code, message, hint } = result.refusal;
-  throw new IrisError(code, `${prefix}${message}`, hint);
+  const { code, message, hint, field } = result.refusal;
+  if (at === null) throw new IrisError(code, message, hint, field);
+  // A stage's name and `after` are made from its key and `needs`, not written as fields.
+  if (field === undefined || /^(name|after)\b/.test(field)) throw new IrisError(code, `${at}: ${message}`, hint);
+  const named = message.startsWith(field) ? `${at}.${message}` : `${at}.${field}: ${message}`;
+  throw new IrisError(code, named, hint, `${at}.${field}`);
 }
 
 /** The root's spec first, then the stages' in submit order; throws the first refusal as an IrisError. */
@@ -53,7 +62,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
 
   // The stage names are checked before the root exists: ask about `/<name>/<stage>` with the root's name.
   const rootRequest: AdmissionRequest = { name: request.name, command: ['iris'], cpu: PIPELINE_ROOT_CPU, memory: PIPELINE_ROOT_MEMORY };
-  const rootProbe = refuse(admit(rootRequest, caller, view, defaults), '');
+  const rootProbe = refuse(admit(rootRequest, caller, view, defaults), null);
   const root = rootProbe.name;
   const rootSpec: JobSpec = { ...rootProbe, command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)], pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) } };
 
@@ -73,7 +82,7 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
     const template = typeof fields.image === 'string' && findStageRefs(fields.image).length > 0 ? fields.image : null;
     const image = template === null ? fields.image : stageRefProbe(template);
     const stageRequest: AdmissionRequest = { ...fields, image, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
-    const spec = refuse(admit(stageRequest, caller, overlay, defaults), `stages.${stage}: `);
+    const spec = refuse(admit(stageRequest, caller, overlay, defaults), formatKeyPath(['stages', stage]));
     const stickTo = stickyParent(fields);
     const withStage: JobSpec = {
       ...spec,

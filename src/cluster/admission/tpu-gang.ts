@@ -3,7 +3,8 @@
  * (replicas default to, and must equal, the variant's hosts), co-scheduled by tpu-name so task i
  * runs on tpu-worker-id i. Single-host variants keep replicas as given.
  */
-import { describeValue, invalid } from '../../model/errors.js';
+import { describeValue } from '../../model/errors.js';
+import { fieldError } from './values.js';
 import type { DeviceRequest } from '../../model/resources.js';
 import { knownTpuVariants, tpuVariant } from '../../model/tpu.js';
 import { TPU_NAME } from '../../model/topology.js';
@@ -21,10 +22,11 @@ export function tpuGang(device: DeviceRequest | null, replicas: number | null, c
       replicas > variant.hosts
         ? `replicas: ${variant.name} has ${variant.hosts} hosts; --replicas ${replicas} would need a slice of ${replicas} hosts`
         : `replicas: ${variant.name} has ${variant.hosts} hosts and a multi-host TPU job runs one task on each; --replicas ${replicas} would leave ${variant.hosts - replicas} idle`;
-    throw invalid(message, `a multi-host TPU job runs one task per host: leave --replicas out or give ${variant.hosts}${instead}`);
+    throw fieldError('replicas', message, `a multi-host TPU job runs one task per host: leave --replicas out or give ${variant.hosts}${instead}`);
   }
   if (coschedule !== null && coschedule !== TPU_NAME) {
-    throw invalid(
+    throw fieldError(
+      'coschedule',
       `coschedule: a multi-host TPU job (${variant.name}) is co-scheduled by ${TPU_NAME}, got ${describeValue(coschedule)}`,
       `its tasks are the hosts of one slice; leave --coschedule out`,
     );

@@ -84,6 +84,8 @@ export interface Refusal {
   code: ErrorCode;
   message: string;
   hint?: string;
+  /** The request field it is about (IrisError.field). */
+  field?: string;
 }
 
 export type Admission = { ok: true; spec: JobSpec; generated: boolean } | { ok: false; refusal: Refusal };

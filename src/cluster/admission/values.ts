@@ -1,8 +1,10 @@
 /**
  * The values of a submit request, from the user's strings to canonical data: resources,
- * devices, env, constraints, durations, user, cwd, image. Every refusal names the field.
+ * devices, env, constraints, durations, user, cwd, image. Every refusal names the field, in its
+ * message and as its `field` (IrisError), so the CLI can name the flag instead.
  */
-import { IrisError, describeValue, invalid, relabel } from '../../model/errors.js';
+import { IrisError, describeValue, relabel, type ErrorCode } from '../../model/errors.js';
+import { parseUserName } from '../../model/names.js';
 import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
@@ -21,9 +23,22 @@ export function given<T>(value: T | null | undefined): value is T {
 }
 
 
-/** Re-throw a parser's IrisError so its message names the request field (unless it already does). */
+/** A refusal about the request field `field` (its key path); `message` begins with it or names the value. */
+export function fieldError(field: string, message: string, hint?: string, code: ErrorCode = 'invalid_argument'): IrisError {
+  return new IrisError(code, message, hint, field);
+}
+
+/**
+ * Re-throw a parser's IrisError so its message names the request field (unless it already
+ * mentions `mention`) and it carries the field.
+ */
 export function withField<T>(field: string, mention: string, parse: () => T): T {
-  return relabel(field, parse, mention);
+  try {
+    return relabel(field, parse, mention);
+  } catch (error) {
+    if (error instanceof IrisError && error.field === undefined) throw fieldError(field, error.message, error.hint, error.code);
+    throw error;
+  }
 }
 
 export function quantity(field: string, value: number | string | null | undefined, parse: (input: string | number) => number, fallback: number): number {
@@ -35,9 +50,9 @@ export const memoryBytes = (value: number | string | null | undefined, fallback:
 
 /** The device request: `gpu` (with `gpuMemory`, the least memory of each GPU) or `tpu`. */
 export function device(gpu: string | null | undefined, tpu: string | null | undefined, gpuMemory?: number | string | null): DeviceRequest | null {
-  if (given(gpu) && given(tpu)) throw invalid('gpu and tpu cannot be requested together: a task uses one kind of device');
+  if (given(gpu) && given(tpu)) throw fieldError('tpu', 'gpu and tpu cannot be requested together: a task uses one kind of device');
   if (given(gpuMemory) && !given(gpu)) {
-    throw invalid(`gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`, 'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
+    throw fieldError('gpuMemory', `gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`, 'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
   }
   if (given(gpu)) {
     const request = withField('gpu', 'gpu', () => parseGpu(gpu));
@@ -56,9 +71,9 @@ export function env(value: Record<string, string> | null | undefined): Record<st
   if (!given(value)) return {};
   const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!ENV_KEY.test(key)) throw invalid(`env: invalid variable name ${describeValue(key)}`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
+    if (!ENV_KEY.test(key)) throw fieldError('env', `env: invalid variable name ${describeValue(key)}`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
     if (key.toUpperCase().startsWith(RESERVED_ENV_PREFIX)) {
-      throw new IrisError('invalid_argument', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
+      throw fieldError('env', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
     }
     out[key] = v;
   }
@@ -81,7 +96,7 @@ export function uses(value: string[] | null | undefined): string[] {
 export function coschedule(value: string | null | undefined): string | null {
   if (!given(value)) return null;
   if (!ATTRIBUTE.test(value)) {
-    throw invalid(`coschedule: invalid attribute name ${describeValue(value)}`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
+    throw fieldError('coschedule', `coschedule: invalid attribute name ${describeValue(value)}`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
   }
   return value;
 }
@@ -90,7 +105,7 @@ export function duration(field: string, value: number | string | null | undefine
   if (!given(value)) return null;
   const ms = withField(field, field.toLowerCase(), () => parseDuration(value));
   // `field: …` so that the CLI names the flag instead (`--retry-backoff: must be longer than 0`).
-  if (ms <= 0) throw invalid(`${field}: must be longer than 0, got ${describeValue(value)}`);
+  if (ms <= 0) throw fieldError(field, `${field}: must be longer than 0, got ${describeValue(value)}`);
   return ms;
 }
 
@@ -102,30 +117,29 @@ export function retryBackoff(
   const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
   const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
   if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
-    throw invalid('retryBackoffMax: a cap without a retry backoff', 'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
+    throw fieldError('retryBackoffMax', 'retryBackoffMax: a cap without a retry backoff', 'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
   }
   if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
-    throw invalid(`retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`, 'the cap must be at least the first wait');
+    throw fieldError('retryBackoffMax', `retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`, 'the cap must be at least the first wait');
   }
   return { retryBackoffMs, retryBackoffMaxMs };
 }
 
 /** `timeLimit`, or its older name `timeout` (not both). */
 export function timeLimit(request: { timeLimit?: number | string | null; timeout?: number | string | null }): number | null {
-  if (request.timeLimit !== undefined && request.timeout !== undefined) throw invalid('give timeLimit or its older name timeout, not both');
+  if (request.timeLimit !== undefined && request.timeout !== undefined) throw fieldError('timeLimit', 'give timeLimit or its older name timeout, not both');
   return request.timeout !== undefined ? duration('timeout', request.timeout) : duration('timeLimit', request.timeLimit);
 }
 
+/** The user a job runs for: a user name (src/model/names.ts), else `fallback` (the caller's or the OS user). */
 export function user(value: string | null | undefined, fallback: string): string {
-  if (!given(value)) return fallback;
-  if (value.trim() === '' || /[\s\u0000-\u001f]/.test(value)) throw invalid(`user must be a non-empty name without spaces, got ${describeValue(value)}`);
-  return value;
+  return given(value) ? withField('user', 'user', () => parseUserName(value)) : fallback;
 }
 
+/** An absolute path (a NUL character is refused with every string of the request, src/model/nul.ts). */
 export function cwd(value: string | null | undefined, fallback: string | null): string | null {
   if (!given(value)) return fallback;
-  if (!value.startsWith('/')) throw invalid(`cwd must be an absolute path, got ${describeValue(value)}`);
-  if (value.includes('\u0000')) throw invalid('cwd may not contain NUL characters');
+  if (!value.startsWith('/')) throw fieldError('cwd', `cwd must be an absolute path, got ${describeValue(value)}`);
   return value;
 }
 

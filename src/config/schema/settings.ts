@@ -13,6 +13,7 @@ import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
 import { describeValue, parseWith } from '../../model/schema-errors.js';
+import { USER_NAME, USER_NAME_HINT } from '../../model/names.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
@@ -63,7 +64,7 @@ export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators
     resolving((users, ctx) => {
       const out = new Map<string, Quota>();
       for (const [user, limits] of Object.entries(users ?? {})) {
-        if (user.trim() === '' || /\s/.test(user)) fail(ctx, [user], `invalid user name ${JSON.stringify(user)}`);
+        if (!USER_NAME.test(user)) fail(ctx, [user], `invalid user name ${JSON.stringify(user)}`, USER_NAME_HINT);
         out.set(user, limits);
       }
       return out;

@@ -36,7 +36,7 @@ describe('pipeline admission', () => {
   it.each([
     [{ a: { command: ['x'], needs: ['b'] } }, 'stages.a.needs[0]: unknown stage "b" (stages: a)'],
     [{ a: { command: ['x'], image: '${stages.a.result.x}' } }, 'stages.a.image: ${stages.a.result.x}: stage "a" is not in needs (needs: none)'],
-    [{ a: { command: ['x'] }, b: { command: ['x'], needs: ['a'], memory: '5XB' } }, 'stages.b: invalid memory "5XB"'],
+    [{ a: { command: ['x'] }, b: { command: ['x'], needs: ['a'], memory: '5XB' } }, 'stages.b.memory: invalid memory "5XB"'],
     [{ a: { command: ['x'], cpu: 64 } }, 'stages.a: job /demo/a can never run on this cluster'],
   ])('refuses the whole pipeline: %j', (stages, message) => {
     expect(() => admitPipeline({ name: 'demo', stages }, null, view(), DEFAULTS)).toThrow(message);
