@@ -136,8 +136,8 @@ describe('leftover cgroups', () => {
     await c?.dispose();
   });
 
-  /** The attempt cgroups of the cluster that are not the given job's. */
-  const othersThan = (job: string): string[] => clusterCgroups(clusterId).filter((d) => !path.basename(d).startsWith(encodeURIComponent(`${job}/`)));
+  /** The cgroups of the cluster that are not those of the given job's own tasks (its children's are others). */
+  const othersThan = (job: string): string[] => clusterCgroups(clusterId).filter((d) => !path.basename(d).startsWith(encodeURIComponent(`${job}/task-`)));
 
   it.runIf(haveCgroups)('a task that submits 50 children that cannot start (bad cwd) leaves no cgroup behind', async () => {
     const gate = c.gate('children');
