@@ -11,7 +11,7 @@ import { expecting, integer, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
 
-const quantity = (what: string) => z.union([z.number(), z.string()], { error: expecting(what) });
+const quantity = (what: string) => z.union([z.number(), text()], { error: expecting(what) });
 const duration = () => quantity('a duration string such as "10m"');
 
 export const SubmitRequestSchema = z.strictObject(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CPU_CORES, formatBytes, parseCpu, parseGpu, parseMemory } from '../../src/model/resources.js';
+import fc from 'fast-check';
+import { DECIMAL, MAX_CPU_CORES, formatBytes, parseCpu, parseGpu, parseMemory } from '../../src/model/resources.js';
 import { MAX_ECHOED_CHARS, describeValue } from '../../src/model/errors.js';
 import { formatMemory } from '../../src/ui/format.js';
 
@@ -52,5 +53,47 @@ describe('describeValue: one place that cuts echoed values', () => {
     expect(describeValue('y'.repeat(MAX_ECHOED_CHARS))).toBe(`"${'y'.repeat(MAX_ECHOED_CHARS)}"`);
     const cut = describeValue('z'.repeat(10_000));
     expect(cut).toBe(`"${'z'.repeat(MAX_ECHOED_CHARS - 16)}…" (10000 characters)`);
+  });
+});
+
+describe('numbers as text are plain decimals (issue 28)', () => {
+  it.each([
+    ['2', 2000], ['0.5', 500], ['.25', 250], [' 12 ', 12_000], ['0.001', 1], ['1000000', 1_000_000_000],
+  ])('parseCpu(%j) is %i millicores', (text, millis) => {
+    expect(parseCpu(text)).toBe(millis);
+  });
+
+  it.each(['0x10', '1e3', '1E3', 'Infinity', '-Infinity', '+2', '-1', '0b11', '0o7', '', ' ', '1.', '1,5', '2 cores', 'NaN', '½'])(
+    'parseCpu(%j) is refused, not read as Number() would', (text) => {
+      expect(() => parseCpu(text)).toThrow(/^invalid cpu .*: expected a positive decimal number of cores such as 0\.5 or 2$/);
+    },
+  );
+
+  it('a JSON number is taken as it is (finite, positive)', () => {
+    expect(parseCpu(16)).toBe(16_000);
+    expect(parseCpu(1e3)).toBe(1_000_000);
+    expect(() => parseCpu(Infinity)).toThrow(/expected a positive decimal number/);
+    expect(() => parseCpu(Number.NaN)).toThrow(/expected a positive decimal number/);
+  });
+
+  it('any text parseCpu takes is DECIMAL, and means what it says', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        let millis: number | null = null;
+        try {
+          millis = parseCpu(text);
+        } catch {
+          // refused
+        }
+        if (millis !== null) {
+          expect(DECIMAL.test(text)).toBe(true);
+          expect(millis).toBe(Math.round(Number(text.trim()) * 1000));
+        }
+      }),
+    );
+  });
+
+  it.each(['0x10', '1e3', 'Infinity', '-1', ''])('parseMemory(%j) is refused', (text) => {
+    expect(() => parseMemory(text)).toThrow(/^invalid memory /);
   });
 });
