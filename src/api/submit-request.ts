@@ -2,7 +2,8 @@
  * The shape of a submit (and dry-run estimate) request body: which fields exist, their JSON
  * types and ranges. Only the shape: what the values mean (names, resources, devices, durations,
  * defaults, a task caller's children) is decided by admission (src/cluster/admission/), so the
- * CLI, tasks using curl and tests get the same answers. docs/api.md renders this schema.
+ * CLI, tasks using curl and tests get the same answers. No string may hold a NUL character
+ * (request-schema.ts `text`). docs/api.md renders this schema.
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
@@ -23,7 +24,7 @@ export const SubmitRequestSchema = z.strictObject(
       .refine((command) => !(typeof command[0] === 'string' && command[0].trim() === ''), { error: '(the program) may not be empty', path: [0] })
       .describe('Program and arguments: non-empty, all strings, the program not empty.'),
     replicas: integer(1, MAX_REPLICAS).nullish().describe('Number of tasks; default 1 (a multi-host TPU variant: its number of hosts, and only that).'),
-    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 and at most 1000000 (`0.5`, `"2"`); default 1.'),
+    cpu: quantity('a number of cores such as 0.5 or "2"').nullish().describe('CPU cores per task, > 0 and at most 1000000 (`0.5`, `"2"`; as text plain decimal digits, no `0x`, exponent or sign); default 1.'),
     memory: quantity('a size such as "4GiB" or a number of bytes').nullish().describe('Memory per task: bytes or a size (`512M`, `4GiB`; K/M/G are powers of 1024); default 256MiB.'),
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
     gpuMemory: quantity('a size such as "40GiB" or a number of bytes').nullish().describe('The least memory each GPU must have (`40GiB`, `80G`; K/M/G are powers of 1024); only with `gpu`. Workers whose GPU memory is smaller or unknown are not used; none: any GPU.'),
@@ -39,7 +40,7 @@ export const SubmitRequestSchema = z.strictObject(
     timeLimit: duration().nullish().describe('Time limit of each attempt, > 0, any length: `90s`, `10m`, `1h30m`, `30d`, `500ms` or bare seconds; default: the cluster\'s `time-limit` (24h). Also the duration the queue planner assumes.'),
     timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
     schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),
-    user: text().nullish().describe('Who the job runs for and is counted against (quotas). Default: the user running the cluster. Another user only without a task token (the owner): recorded as `submitter` for `user`. A task\'s children always run as the task\'s user.'),
+    user: text().nullish().describe('Who the job runs for and is counted against (quotas): 1-64 letters, digits, `_ . - @`, starting with a letter, digit or `_`. Default: the user running the cluster. Another user only without a task token (the owner): recorded as `submitter` for `user`. A task\'s children always run as the task\'s user.'),
     cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
     userInContainer: text().nullish().describe('User the job\'s containers run as: `UID[:GID]` or `NAME[:GROUP]` of the image; default: the cluster\'s `container-user` (65534:65534, nobody). Ignored for process tasks.'),
