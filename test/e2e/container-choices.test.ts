@@ -33,7 +33,7 @@ describe('container user and network chosen from inside a task', () => {
     expect(r.code).toBe(0);
     const text = (await c.logs('/parent/task-0')).map((l) => l.text).join('\n');
     expect(text).toContain('root=4');
-    expect(text).toContain('userInContainer "0": a task may not start root containers');
+    expect(text).toContain('--user-in-container "0": a task may not start root containers');
     expect(text).toContain('host=4');
     expect(text).toContain('network "host": a task may not give its children the host network');
     expect((await c.jobs()).map((j) => j.name).sort()).toEqual(['/parent']);

@@ -108,7 +108,7 @@ describe('pipelines', () => {
     file('bad.yaml', 'name: bad\nstages:\n  a:\n    command: [echo]\n  b:\n    needs: [a]\n    command: [echo]\n    memory: 5XB\n');
     const bad = await c.iris(['submit', '-f', 'bad.yaml']);
     expect(bad.code, describeRun(['submit', '-f'], bad)).toBe(2);
-    expect(bad.stderr).toContain('stages.b: invalid memory "5XB"');
+    expect(bad.stderr).toContain('stages.b.memory: invalid memory "5XB"');
     const jobs = await c.json<JobSummary[]>(['jobs']);
     expect(jobs.filter((j) => /^\/(typo|cycle|shape|bad)/.test(j.name))).toEqual([]);
   });
