@@ -86,7 +86,8 @@ export class IrisError extends Error {
     }
   }
   toJSON(): { code: ErrorCode; message: string; hint?: string; field?: string } {
-    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}), ...(this.field !== undefined ? { field: this.field } : {}) };
+    const { code, message, hint, field } = this;
+    return { code, message, ...(hint ? { hint } : {}), ...(field !== undefined ? { field } : {}) };
   }
 }
 

@@ -45,7 +45,9 @@ export const DECIMAL = /^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/;
  */
 export function parseCpu(input: string | number): number {
   const value = typeof input === 'number' ? input : DECIMAL.test(String(input)) ? Number(input) : NaN;
-  if (!Number.isFinite(value) || value <= 0) throw invalid(`invalid cpu ${describeValue(input)}: expected a positive decimal number of cores such as 0.5 or 2`);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw invalid(`invalid cpu ${describeValue(input)}: expected a positive decimal number of cores such as 0.5 or 2`);
+  }
   if (value > MAX_CPU_CORES) throw invalid(`invalid cpu ${describeValue(input)}: at most ${MAX_CPU_CORES} cores`, 'give a number of cores such as 0.5 or 8');
   const millis = Math.round(value * 1000);
   if (millis < 1) throw invalid(`invalid cpu ${describeValue(input)}: the smallest request is 0.001 cores`);

@@ -53,6 +53,13 @@ for (const spawner of ['resident', 'execa', 'node'] as const) {
     ];
     if (spawner !== 'resident') failures.push(['an argument with a NUL byte', (c) => launch(c, ['echo', 'a\0b']), /^cannot start echo: /]);
 
+    it('a task stopped as soon as its launch returns (a cancel racing the launch)', async () => {
+      const cluster = clusterId();
+      const tasks = await Promise.all([0, 1, 2, 3, 4].map((i) => runtime.launch(launch(cluster, ['sleep', '30'], { key: { job: '/p', task: `/p/task-${i}`, attempt: 0 } }))));
+      await Promise.all(tasks.map((task) => runtime.stop(task, 50)));
+      expect(clusterCgroups(cluster)).toEqual([]);
+    });
+
     for (const [what, make, message] of failures) {
       it(what, async () => {
         const cluster = clusterId();

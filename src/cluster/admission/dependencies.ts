@@ -35,10 +35,14 @@ export function checkDependencies(name: string, after: readonly JobDependency[],
   after.forEach((dep, i) => {
     if (dep.job === name) throw fieldError(`after[${i}]`, `after[${i}]: job ${name} cannot run after itself`, 'name another job');
     if (view.jobState(dep.job) === undefined) {
-      throw fieldError(`after[${i}]`, `after[${i}]: no job ${dep.job}`, 'a job may only run after a job already submitted; list jobs with `iris jobs`', 'not_found');
+      throw fieldError(`after[${i}]`, `after[${i}]: no job ${dep.job}`,
+        'a job may only run after a job already submitted; list jobs with `iris jobs`', 'not_found');
     }
   });
   const cycle = findCycle(name, after.map((dep) => dep.job), (job) => view.dependenciesOf(job));
-  if (cycle) throw fieldError('after', `after: would close a cycle: ${cycle.join(' -> ')}`, `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`);
+  if (cycle) {
+    throw fieldError('after', `after: would close a cycle: ${cycle.join(' -> ')}`,
+      `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`);
+  }
 }
 

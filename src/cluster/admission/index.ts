@@ -57,10 +57,12 @@ function containerChoices(request: AdmissionRequest, caller: TaskCaller | null):
   if (!caller) return { containerUser: ownUser, network: ownNetwork };
   const parent = caller.container ?? { user: null, network: null };
   if (ownUser !== null && isRootContainerUser(ownUser) && ownUser !== parent.user) {
-    throw values.fieldError('userInContainer', `userInContainer "${ownUser}": a task may not start root containers`, 'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job', 'forbidden');
+    throw values.fieldError('userInContainer', `userInContainer "${ownUser}": a task may not start root containers`,
+      'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job', 'forbidden');
   }
   if (ownNetwork === 'host' && parent.network !== 'host') {
-    throw values.fieldError('network', 'network "host": a task may not give its children the host network unless its own job was given it', 'leave --network out, or have the owner submit the job with --network host', 'forbidden');
+    throw values.fieldError('network', 'network "host": a task may not give its children the host network unless its own job was given it',
+      'leave --network out, or have the owner submit the job with --network host', 'forbidden');
   }
   return { containerUser: ownUser ?? parent.user, network: ownNetwork ?? parent.network };
 }

@@ -26,7 +26,8 @@ function generate(parent: string | null, names: NameSource): string {
 export function jobName(requested: string | null | undefined, caller: TaskCaller | null, names: NameSource): { name: string; generated: boolean } {
   if (!given(requested)) return { name: generate(caller?.job ?? null, names), generated: true };
   if (requested.trim() === '') {
-    throw fieldError('name', `name may not be ${requested.length > 0 ? 'blank' : 'empty'}`, 'give a name such as train or train/eval, or leave the name out to get a generated one');
+    throw fieldError('name', `name may not be ${requested.length > 0 ? 'blank' : 'empty'}`,
+      'give a name such as train or train/eval, or leave the name out to get a generated one');
   }
   const trimmed = requested.trim();
   if (!caller) return { name: withField('name', 'name', () => parseJobName(trimmed)), generated: false };

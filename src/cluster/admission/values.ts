@@ -52,7 +52,8 @@ export const memoryBytes = (value: number | string | null | undefined, fallback:
 export function device(gpu: string | null | undefined, tpu: string | null | undefined, gpuMemory?: number | string | null): DeviceRequest | null {
   if (given(gpu) && given(tpu)) throw fieldError('tpu', 'gpu and tpu cannot be requested together: a task uses one kind of device');
   if (given(gpuMemory) && !given(gpu)) {
-    throw fieldError('gpuMemory', `gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`, 'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
+    throw fieldError('gpuMemory', `gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`,
+      'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
   }
   if (given(gpu)) {
     const request = withField('gpu', 'gpu', () => parseGpu(gpu));
@@ -96,7 +97,8 @@ export function uses(value: string[] | null | undefined): string[] {
 export function coschedule(value: string | null | undefined): string | null {
   if (!given(value)) return null;
   if (!ATTRIBUTE.test(value)) {
-    throw fieldError('coschedule', `coschedule: invalid attribute name ${describeValue(value)}`, 'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
+    throw fieldError('coschedule', `coschedule: invalid attribute name ${describeValue(value)}`,
+      'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
   }
   return value;
 }
@@ -117,17 +119,21 @@ export function retryBackoff(
   const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
   const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
   if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
-    throw fieldError('retryBackoffMax', 'retryBackoffMax: a cap without a retry backoff', 'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
+    throw fieldError('retryBackoffMax', 'retryBackoffMax: a cap without a retry backoff',
+      'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
   }
   if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
-    throw fieldError('retryBackoffMax', `retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`, 'the cap must be at least the first wait');
+    throw fieldError('retryBackoffMax', `retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`,
+      'the cap must be at least the first wait');
   }
   return { retryBackoffMs, retryBackoffMaxMs };
 }
 
 /** `timeLimit`, or its older name `timeout` (not both). */
 export function timeLimit(request: { timeLimit?: number | string | null; timeout?: number | string | null }): number | null {
-  if (request.timeLimit !== undefined && request.timeout !== undefined) throw fieldError('timeLimit', 'give timeLimit or its older name timeout, not both');
+  if (request.timeLimit !== undefined && request.timeout !== undefined) {
+    throw fieldError('timeLimit', 'give timeLimit or its older name timeout, not both');
+  }
   return request.timeout !== undefined ? duration('timeout', request.timeout) : duration('timeLimit', request.timeLimit);
 }
 

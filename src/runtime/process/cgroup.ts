@@ -182,7 +182,10 @@ export async function removeCgroupTree(dir: string): Promise<boolean> {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false;
     }
-    const below = await readdir(dir, { withFileTypes: true }).then((ds) => ds.filter((d) => d.isDirectory()).map((d) => join(dir, d.name)), () => []);
+    const below = await readdir(dir, { withFileTypes: true }).then(
+      (ds) => ds.filter((d) => d.isDirectory()).map((d) => join(dir, d.name)),
+      () => [],
+    );
     if (below.length > 0) {
       if (!(await Promise.all(below.map(removeCgroupTree))).every(Boolean)) return false;
     } else {
