@@ -7,9 +7,9 @@
  *
  * - the upward search starts at the working directory and goes up one parent at a time; it does
  *   not look in a directory writable by others (sticky or not, like `/tmp`) nor above one; it
- *   looks in a directory of another user or a group-writable one but goes no further up; it stops
- *   after the home directory (`stopDir`) and at `/`. Then the global config directory, unless it
- *   is writable by others;
+ *   stops after the home directory (`stopDir`) and at `/`. Then the global config directory,
+ *   unless it is writable by others. Each file found is judged before it is read: one of another
+ *   user, or in a directory another user controls, is refused, not passed over;
  * - a file is read (or, for JS/TS, imported) only after `assertTrusted` passed: the file and every
  *   directory above it up to `/`, along the path as written and along its real path (symlinks
  *   resolved), pass the rule of src/model/path-trust.ts. Otherwise IrisError('invalid_argument')
@@ -126,13 +126,12 @@ export async function* searchDirs(cwd: string, stopDir: string, globalDir: strin
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const st = await statOrNull(dir);
     if (!st?.isDirectory()) break;
-    const step = uid === null ? 'next' : searchStep(entryOf(dir, st), uid);
-    if (step === 'stop') break;
+    if (uid !== null && searchStep(entryOf(dir, st)) === 'stop') break;
     yield { path: dir, places: SEARCH_PLACES };
-    if (step === 'last' || dir === stopDir || dir === path.dirname(dir)) break;
+    if (dir === stopDir || dir === path.dirname(dir)) break;
   }
   const st = await statOrNull(globalDir);
-  if (st?.isDirectory() && (uid === null || searchStep(entryOf(globalDir, st), uid) !== 'stop')) {
+  if (st?.isDirectory() && (uid === null || searchStep(entryOf(globalDir, st)) === 'look')) {
     yield { path: globalDir, places: GLOBAL_SEARCH_PLACES };
   }
 }

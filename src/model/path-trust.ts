@@ -12,6 +12,8 @@
  *   - a symbolic link is judged by its owner only (its mode means nothing); what it points to is
  *     judged as a path of its own (callers check the real path too).
  *
+ * An upward search (searchStep) does not look in a directory writable by others, nor above it.
+ *
  * The same ancestor rule guards the state directory (src/api/state-dir.ts, which keeps its own copy).
  */
 
@@ -77,17 +79,13 @@ export function chainProblem(chain: readonly PathEntry[], caller: number): Trust
 }
 
 /**
- * What an upward search does at a directory (its `stat`, links followed):
- *   - `stop`: someone else may write it (writable by others, sticky or not): not looked in, and
- *     nothing above it either;
- *   - `last`: looked in (a file found there is judged, and refused, by chainProblem), but the
- *     search goes no further up: the directory belongs to another user or is group-writable;
- *   - `next`: looked in, then its parent.
+ * Whether an upward search looks in a directory (its `stat`, links followed): not when others
+ * may write it (sticky or not, like `/tmp`: anyone could have put a file there), and then not
+ * above it either (`stop`). Any other directory is looked in (`look`); a file found there is
+ * judged, and refused when it fails, by chainProblem.
  */
-export function searchStep(dir: PathEntry, caller: number): 'stop' | 'last' | 'next' {
-  if ((dir.mode & OTHER_WRITE) !== 0) return 'stop';
-  if (!trustedOwner(dir.uid, caller) || (dir.mode & GROUP_WRITE) !== 0) return 'last';
-  return 'next';
+export function searchStep(dir: PathEntry): 'stop' | 'look' {
+  return (dir.mode & OTHER_WRITE) !== 0 ? 'stop' : 'look';
 }
 
 const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, '0');

@@ -86,7 +86,7 @@ describe('files others could change are refused (exit 2), naming the path and th
     expect(error.hint).toContain(`chmod go-w ${file}`);
   });
 
-  it('a config in a group-writable directory names the directory; the search goes no further up', async () => {
+  it('a config in a group-writable directory names the directory (it is refused, not passed over)', async () => {
     const project = freshDir();
     write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: above }]\n');
     const group = path.join(project, 'team');
@@ -95,9 +95,9 @@ describe('files others could change are refused (exit 2), naming the path and th
     const file = write(path.join(group, 'iris.config.mjs'), 'export default {};\n');
     const error = await rejection(loadConfig({ cwd: group, env: envIn(project) }));
     expect(error.message).toBe(`refusing the config file ${file}: ${group}, a directory above it, is writable by its group (mode 0775)`);
-    // Without a file in it, the group-writable directory ends the search: the file above it is not read.
+    // Without a file in it, the search goes on up: my file above it is out of the group's reach.
     rmSync(file);
-    expect((await loadConfig({ cwd: group, env: envIn(project) })).source).toBeNull();
+    expect((await loadConfig({ cwd: group, env: envIn(project) })).source).toBe(path.join(project, '.irisrc.yaml'));
   });
 
   it('an explicit file (IRIS_CONFIG) writable by others says where the path came from', async () => {
@@ -203,12 +203,17 @@ describe('files and directories of another user (chown; root)', () => {
     expect(error.message).toBe(`refusing the config file ${link}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
   });
 
-  asRoot("the search stops after another uid's directory: a file above it is not read", async () => {
+  asRoot("from inside another uid's directory: their file above the working directory is refused; mine above theirs loads", async () => {
     const project = freshDir();
-    write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: above }]\n');
+    const mine = write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: above }]\n');
     const theirs = path.join(project, 'theirs');
-    mkdirSync(theirs);
-    chownSync(theirs, STRANGER, STRANGER);
-    expect((await loadConfig({ cwd: theirs, env: envIn(project) })).source).toBeNull();
+    const sub = path.join(theirs, 'sub');
+    mkdirSync(sub, { recursive: true });
+    const planted = write(path.join(theirs, '.irisrc.yaml'), 'workers: [{ name: planted }]\n');
+    for (const p of [theirs, sub, planted]) chownSync(p, STRANGER, STRANGER);
+    const error = await rejection(loadConfig({ cwd: sub, env: envIn(project) }));
+    expect(error.message).toBe(`refusing the config file ${planted}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
+    rmSync(planted);
+    expect((await loadConfig({ cwd: sub, env: envIn(project) })).source).toBe(mine);
   });
 });
