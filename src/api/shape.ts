@@ -1,8 +1,8 @@
 /**
  * A small checker of JSON shapes for the answers the CLI gets from a cluster (responses.ts). Not
  * zod: importing zod costs ~100 ms, and the CLI's start is a tracked benchmark (`iris jobs` <=
- * 120 ms, docs/benchmarks.md); these checks are plain functions, built once at import, that
- * allocate nothing on an answer that fits.
+ * 120 ms, docs/benchmarks.md); these checks are plain functions, each built once on its first
+ * use (`lazy`), that allocate nothing on an answer that fits.
  *
  * A Shape returns null when the value fits, else the first Mismatch: where (a path of keys and
  * indexes), what was expected and what came. Objects may carry keys the shape does not name (a
@@ -106,6 +106,12 @@ export function object<T>(fields: Fields<T>): Shape<T> {
     }
     return null;
   };
+}
+
+/** A shape built on its first use: a CLI start builds only the shapes of the route it calls. */
+export function lazy<T>(build: () => Shape<T>): Shape<T> {
+  let built: Shape<T> | undefined;
+  return (value) => (built ??= build())(value);
 }
 
 /** The first shape that fits; a mismatch names the last one's complaint. */
