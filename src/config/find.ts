@@ -20,8 +20,8 @@
  * `package.json#cosmiconfig` in the process's working directory, which it reads and even imports
  * when an explorer is made) is not used.
  */
-import type { Stats } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { access, lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IrisError, invalid } from '../model/errors.js';
 import { chainProblem, describeProblem, searchStep, type EntryKind, type PathEntry, type TrustProblem } from '../model/path-trust.js';
@@ -51,8 +51,20 @@ function kindOf(st: Stats): EntryKind {
   return st.isFile() ? 'file' : 'other';
 }
 
-function entryOf(at: string, st: Stats): PathEntry {
-  return { path: at, kind: kindOf(st), uid: st.uid, mode: st.mode };
+/**
+ * `at` as path-trust judges it. Write bits for the group or others are looked at twice: on a
+ * read-only mount (access(W_OK) answers EROFS) nobody can use them.
+ */
+async function entryOf(at: string, st: Stats): Promise<PathEntry> {
+  const entry: PathEntry = { path: at, kind: kindOf(st), uid: st.uid, mode: st.mode };
+  if (entry.kind !== 'symlink' && (st.mode & 0o022) !== 0) {
+    try {
+      await access(at, constants.W_OK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EROFS') entry.readOnly = true;
+    }
+  }
+  return entry;
 }
 
 /** `file` and each directory above it up to `/`, each looked at without following it. */
@@ -60,7 +72,7 @@ async function chainOf(file: string, shown: string): Promise<PathEntry[]> {
   const chain: PathEntry[] = [];
   for (let at = file; ; at = path.dirname(at)) {
     try {
-      chain.push(entryOf(at, await lstat(at)));
+      chain.push(await entryOf(at, await lstat(at)));
     } catch (error) {
       throw invalid(`refusing the config file ${shown}: cannot inspect ${at}: ${(error as Error).message}`);
     }
@@ -126,12 +138,12 @@ export async function* searchDirs(cwd: string, stopDir: string, globalDir: strin
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const st = await statOrNull(dir);
     if (!st?.isDirectory()) break;
-    if (uid !== null && searchStep(entryOf(dir, st)) === 'stop') break;
+    if (uid !== null && searchStep(await entryOf(dir, st)) === 'stop') break;
     yield { path: dir, places: SEARCH_PLACES };
     if (dir === stopDir || dir === path.dirname(dir)) break;
   }
   const st = await statOrNull(globalDir);
-  if (st?.isDirectory() && (uid === null || searchStep(entryOf(globalDir, st)) === 'look')) {
+  if (st?.isDirectory() && (uid === null || searchStep(await entryOf(globalDir, st)) === 'look')) {
     yield { path: globalDir, places: GLOBAL_SEARCH_PLACES };
   }
 }

@@ -10,7 +10,8 @@
  *     bit (root's `/tmp`): there others may add entries but cannot rename or remove ours, and the
  *     entry below it must itself pass;
  *   - a symbolic link is judged by its owner only (its mode means nothing); what it points to is
- *     judged as a path of its own (callers check the real path too).
+ *     judged as a path of its own (callers check the real path too);
+ *   - write bits mean nothing on a read-only mount (`readOnly`, found by the caller).
  *
  * An upward search (searchStep) does not look in a directory writable by others, nor above it.
  *
@@ -26,6 +27,8 @@ export interface PathEntry {
   uid: number;
   /** st_mode (type bits may be present; only the permission bits are read). */
   mode: number;
+  /** It lies on a read-only mount (a Kubernetes ConfigMap volume, whose directory is 0777): nobody can change it. */
+  readOnly?: boolean;
 }
 
 export type TrustProblem =
@@ -43,6 +46,7 @@ export function trustedOwner(uid: number, caller: number): boolean {
 }
 
 function writableBySomeoneElse(entry: PathEntry): TrustProblem | null {
+  if (entry.readOnly) return null;
   if ((entry.mode & OTHER_WRITE) !== 0) return { path: entry.path, kind: entry.kind, problem: 'other-writable', mode: entry.mode };
   if ((entry.mode & GROUP_WRITE) !== 0) return { path: entry.path, kind: entry.kind, problem: 'group-writable', mode: entry.mode };
   return null;
@@ -85,7 +89,7 @@ export function chainProblem(chain: readonly PathEntry[], caller: number): Trust
  * judged, and refused when it fails, by chainProblem.
  */
 export function searchStep(dir: PathEntry): 'stop' | 'look' {
-  return (dir.mode & OTHER_WRITE) !== 0 ? 'stop' : 'look';
+  return (dir.mode & OTHER_WRITE) !== 0 && !dir.readOnly ? 'stop' : 'look';
 }
 
 const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, '0');

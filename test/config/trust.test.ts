@@ -9,8 +9,10 @@ import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, mkdtempSync, r
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../../src/config/index.js';
 import { rejection } from '../helpers/refusal.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const uid = process.geteuid?.() ?? -1;
 const isRoot = uid === 0;
@@ -215,5 +217,23 @@ describe('files and directories of another user (chown; root)', () => {
     expect(error.message).toBe(`refusing the config file ${planted}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
     rmSync(planted);
     expect((await loadConfig({ cwd: sub, env: envIn(project) })).source).toBe(mine);
+  });
+
+  asRoot('a 0777 directory on a read-only mount (like a Kubernetes ConfigMap volume) is not writable by anyone: its file loads', async () => {
+    const project = freshDir();
+    mkdirSync(path.join(project, 'etc-iris'));
+    const fs = mountTmpfs(1, path.join(project, 'etc-iris'));
+    if (!fs) throw new Error('cannot mount a tmpfs (root needed)');
+    try {
+      chmodSync(fs.dir, 0o777);
+      const file = write(path.join(fs.dir, '.irisrc.yaml'), 'workers: [{ name: configmap }]\n');
+      // Writable: refused.
+      const error = await rejection(loadConfig({ cwd: '/', env: envIn(project), explicitPath: file }));
+      expect(error.message).toBe(`refusing the config file ${file}: ${fs.dir}, a directory above it, is writable by others (mode 0777)`);
+      execFileSync('mount', ['-o', 'remount,ro', fs.dir], { stdio: 'pipe' });
+      expect((await loadConfig({ cwd: '/', env: envIn(project), explicitPath: file })).workers[0]!.id).toBe('configmap');
+    } finally {
+      fs.unmount();
+    }
   });
 });

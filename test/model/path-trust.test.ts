@@ -29,6 +29,7 @@ describe('fileProblem', () => {
     ['mine, group-writable', file(ME, 0o100664), 'group-writable'],
     ['mine, writable by others', file(ME, 0o100646), 'other-writable'],
     ['mine, writable by both: others named first', file(ME, 0o100666), 'other-writable'],
+    ['mine, 0666 on a read-only mount', { ...file(ME, 0o100666), readOnly: true }, null],
     ['a directory', entry('/p/f', 'directory', ME, 0o40755), 'not-a-file'],
     ['a fifo', entry('/p/f', 'other', ME, 0o10644), 'not-a-file'],
     ['my symlink (mode ignored)', entry('/p/f', 'symlink', ME, 0o120777), null],
@@ -53,6 +54,7 @@ describe('ancestorProblem', () => {
     ["another user's, sticky", dir(OTHER, 0o41777), 'owner'],
     ['mine, group-writable, no sticky bit', dir(ME, 0o40775), 'group-writable'],
     ["root's, 0777, no sticky bit", dir(0, 0o40777), 'other-writable'],
+    ["root's, 0777 but on a read-only mount (a ConfigMap volume)", { ...dir(0, 0o40777), readOnly: true }, null],
     ['my symlink', entry('/p', 'symlink', ME, 0o120777), null],
     ["another user's symlink", entry('/p', 'symlink', OTHER, 0o120777), 'owner'],
   ])('%s', (_what, e, expected) => {
@@ -108,6 +110,7 @@ describe('searchStep', () => {
     ['a group-writable directory (a file there is then refused)', dir(ME, 0o40775), 'look'],
     ['a shared sticky directory like /tmp: not looked in', dir(0, 0o41777), 'stop'],
     ['a directory writable by others without sticky bit', dir(ME, 0o40777), 'stop'],
+    ['the same on a read-only mount: nobody can write it', { ...dir(ME, 0o40777), readOnly: true }, 'look'],
   ])('%s', (_what, e, expected) => {
     expect(searchStep(e)).toBe(expected);
   });
