@@ -83,16 +83,20 @@ async function chainOf(file: string, shown: string): Promise<PathEntry[]> {
 function refusal(shown: string, file: string, real: string, problem: TrustProblem, uid: number): IrisError {
   const what = describeProblem(problem, uid);
   const at = problem.path;
-  const reason = at === file || at === real
+  const itself = at === file || at === real;
+  const reason = itself
     ? `it is ${what}`
     : problem.kind === 'symlink'
       ? `the symbolic link ${at} on its path is ${what}`
       : `${at}, a directory above it, is ${what}`;
   let hint: string;
-  if (problem.problem === 'owner') {
+  if (problem.problem === 'owner' && itself) {
     hint = 'iris reads only config files that you or root own, under directories only you or root can change (another user '
       + `could have written it to run code as you): if you trust it, \`chown ${uid} ${at}\`; otherwise remove it, `
       + 'or name a file of your own with --config or IRIS_CONFIG';
+  } else if (problem.problem === 'owner') {
+    hint = `uid ${problem.uid} could replace what lies under ${at}: if you trust the file, copy it to a directory of your own `
+      + 'and name it with --config or IRIS_CONFIG, or run iris elsewhere';
   } else if (problem.problem === 'not-a-file') {
     hint = 'name a regular file';
   } else {

@@ -193,6 +193,8 @@ describe('files and directories of another user (chown; root)', () => {
     chownSync(theirs, STRANGER, STRANGER);
     const error = await rejection(loadConfig({ cwd: '/', env: envIn(project), explicitPath: file }));
     expect(error.message).toBe(`refusing the config file ${file}: ${theirs}, a directory above it, is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
+    // Not "chown their directory": copy the file out.
+    expect(error.hint).toBe(`uid ${STRANGER} could replace what lies under ${theirs}: if you trust the file, copy it to a directory of your own and name it with --config or IRIS_CONFIG, or run iris elsewhere`);
   });
 
   asRoot("a symlink another uid planted, even to my own file, is refused", async () => {
