@@ -5,7 +5,8 @@
  * Inside a task, IRIS_TASK_TOKEN (from the env given to the constructor) is sent on every
  * request: the task door (IRIS_CONTROLLER_ADDRESS) refuses requests without it, submissions
  * become children of the task's job, and every other call is confined to the task's subtree
- * (docs/api.md, "Doors"). Streams (logs, events) are async iterables over NDJSON. Waiting is a
+ * (docs/api.md, "Doors"). Every answer is checked against its route's shape (api/responses.ts)
+ * before it is returned. Streams (logs, events) are async iterables over NDJSON. Waiting is a
  * long poll (POST /v1/wait): with the token, the cluster knows the task is blocked and on what
  * (docs/architecture.md, "Waiting").
  */
@@ -21,6 +22,7 @@ import type {
 } from '../api/types.js';
 import { resolveAddress, TOKEN_ENV, type ControllerAddress, type Env } from '../api/address.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
+import * as A from '../api/responses.js';
 import { SocketTransport } from './socket-transport.js';
 
 export interface SocketClientOptions {
@@ -70,53 +72,53 @@ export class SocketClient extends SocketTransport implements IrisClient {
   // ---- IrisClient ----
 
   submit(req: SubmitRequest): Promise<SubmitResponse> {
-    return this.call<SubmitResponse>('POST', '/v1/jobs', req);
+    return this.ask(A.submitAnswer, 'POST', '/v1/jobs', req);
   }
 
   estimate(req: SubmitRequest): Promise<EstimateResponse> {
-    return this.call<EstimateResponse>('POST', '/v1/jobs?dryRun=1', req);
+    return this.ask(A.estimateAnswer, 'POST', '/v1/jobs?dryRun=1', req);
   }
 
   submitPipeline(req: PipelineRequest): Promise<PipelineResponse> {
-    return this.call<PipelineResponse>('POST', '/v1/pipelines', req);
+    return this.ask(A.pipelineAnswer, 'POST', '/v1/pipelines', req);
   }
 
   queue(): Promise<QueueInfo> {
-    return this.call<QueueInfo>('GET', '/v1/queue');
+    return this.ask(A.queueAnswer, 'GET', '/v1/queue');
   }
 
   jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
-    return this.call<JobSummary[]>('GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
+    return this.ask(A.jobsAnswer, 'GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
   }
 
   job(name: string, run?: number): Promise<JobDetail> {
-    return this.call<JobDetail>('GET', `/v1/job${queryString({ name, run })}`);
+    return this.ask(A.jobAnswer, 'GET', `/v1/job${queryString({ name, run })}`);
   }
 
   history(query: HistoryQuery = {}): Promise<RunInfo[]> {
     const { prefix, user, state, since, until, limit } = query;
-    return this.call<RunInfo[]>('GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
+    return this.ask(A.historyAnswer, 'GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
   }
 
   task(name: string): Promise<TaskDetail> {
-    return this.call<TaskDetail>('GET', `/v1/task${queryString({ name })}`);
+    return this.ask(A.taskAnswer, 'GET', `/v1/task${queryString({ name })}`);
   }
 
   retry(name: string, downstream: boolean): Promise<RetryResponse> {
-    return this.call<RetryResponse>('POST', '/v1/jobs/retry', { name, downstream });
+    return this.ask(A.retryAnswer, 'POST', '/v1/jobs/retry', { name, downstream });
   }
 
   cancel(names: string[]): Promise<CancelResponse> {
-    return this.call<CancelResponse>('POST', '/v1/jobs/cancel', { names });
+    return this.ask(A.cancelAnswer, 'POST', '/v1/jobs/cancel', { names });
   }
 
   cluster(): Promise<ClusterInfo> {
-    return this.call<ClusterInfo>('GET', '/v1/cluster');
+    return this.ask(A.clusterAnswer, 'GET', '/v1/cluster');
   }
 
   async stopCluster(options: StopClusterOptions = {}): Promise<{ pid: number }> {
     const { pid } = await this.health();
-    await this.call<unknown>('POST', '/v1/cluster/stop', {});
+    await this.ask(A.stopAnswer, 'POST', '/v1/cluster/stop', {});
     if (options.wait) await this.waitForExit(pid, options.timeoutMs ?? 60_000);
     return { pid };
   }
@@ -137,9 +139,9 @@ export class SocketClient extends SocketTransport implements IrisClient {
    * (`done: false`). Without: long polls of `longPollMs` each, asked again until the jobs end.
    */
   async waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse> {
-    if (request.timeout !== undefined) return this.call<WaitResponse>('POST', '/v1/wait', request, null, signal);
+    if (request.timeout !== undefined) return this.ask(A.waitAnswer, 'POST', '/v1/wait', request, signal, null);
     for (;;) {
-      const answer = await this.call<WaitResponse>('POST', '/v1/wait', { ...request, timeout: `${this.longPollMs}ms` }, null, signal);
+      const answer = await this.ask(A.waitAnswer, 'POST', '/v1/wait', { ...request, timeout: `${this.longPollMs}ms` }, signal, null);
       if (answer.done) return answer;
     }
   }
@@ -150,43 +152,43 @@ export class SocketClient extends SocketTransport implements IrisClient {
   }
 
   workers(): Promise<WorkerInfo[]> {
-    return this.call<WorkerInfo[]>('GET', '/v1/workers');
+    return this.ask(A.workersAnswer, 'GET', '/v1/workers');
   }
 
   drain(worker: string): Promise<WorkerInfo> {
-    return this.call<WorkerInfo>('POST', '/v1/workers/drain', { name: worker });
+    return this.ask(A.workerAnswer, 'POST', '/v1/workers/drain', { name: worker });
   }
 
   resume(worker: string): Promise<WorkerInfo> {
-    return this.call<WorkerInfo>('POST', '/v1/workers/resume', { name: worker });
+    return this.ask(A.workerAnswer, 'POST', '/v1/workers/resume', { name: worker });
   }
 
   disable(worker: string, reason?: string): Promise<WorkerInfo> {
-    return this.call<WorkerInfo>('POST', '/v1/workers/disable', { name: worker, ...(reason ? { reason } : {}) });
+    return this.ask(A.workerAnswer, 'POST', '/v1/workers/disable', { name: worker, ...(reason ? { reason } : {}) });
   }
 
   enable(worker: string): Promise<WorkerInfo> {
-    return this.call<WorkerInfo>('POST', '/v1/workers/enable', { name: worker });
+    return this.ask(A.workerAnswer, 'POST', '/v1/workers/enable', { name: worker });
   }
 
   prune(request: PruneRequest): Promise<PruneResponse> {
-    return this.call<PruneResponse>('POST', '/v1/prune', request);
+    return this.ask(A.pruneAnswer, 'POST', '/v1/prune', request);
   }
 
   endpoints(prefix?: string): Promise<EndpointInfo[]> {
-    return this.call<EndpointInfo[]>('GET', `/v1/endpoints${queryString({ prefix })}`);
+    return this.ask(A.endpointsAnswer, 'GET', `/v1/endpoints${queryString({ prefix })}`);
   }
 
   registerEndpoint(name: string, address: string): Promise<EndpointInfo> {
-    return this.call<EndpointInfo>('POST', '/v1/endpoints', { name, address });
+    return this.ask(A.endpointAnswer, 'POST', '/v1/endpoints', { name, address });
   }
 
   results(job: string, run?: number): Promise<ResultsResponse> {
-    return this.call<ResultsResponse>('GET', `/v1/results${queryString({ job, run })}`);
+    return this.ask(A.resultsAnswer, 'GET', `/v1/results${queryString({ job, run })}`);
   }
 
   setResult(key: string, value: string): Promise<ResultsResponse> {
-    return this.call<ResultsResponse>('POST', '/v1/results', { key, value });
+    return this.ask(A.resultsAnswer, 'POST', '/v1/results', { key, value });
   }
 
   async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
@@ -195,17 +197,17 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   async *logBatches(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogBatch> {
     const path = `/v1/logs${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
-    for await (const item of this.stream<LogBatch | LogLine>(path, signal)) yield asLogBatch(item);
+    for await (const item of this.stream(path, A.logItem, signal)) yield asLogBatch(item);
   }
 
   events(signal?: AbortSignal, options: EventOptions = {}): AsyncIterable<ClusterEvent> {
-    return this.stream<ClusterEvent>(`/v1/events${queryString({ current: options.current })}`, signal);
+    return this.stream(`/v1/events${queryString({ current: options.current })}`, A.eventItem, signal);
   }
 
   // ---- extras (metrics(): SocketTransport) ----
 
   density(): Promise<DensitySeries> {
-    return this.call<DensitySeries>('GET', '/v1/metrics/density');
+    return this.ask(A.densityAnswer, 'GET', '/v1/metrics/density');
   }
 
   /** True when a cluster answers /v1/health on the socket. Never throws. */
@@ -220,6 +222,6 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   /** GET /v1/health: `{ ok, version, pid }`. */
   health(): Promise<HealthResponse> {
-    return this.call('GET', '/v1/health');
+    return this.ask(A.healthAnswer, 'GET', '/v1/health');
   }
 }

@@ -13,7 +13,11 @@
  * - a request body over MAX_BODY_BYTES is refused before anything is sent ('payload_too_large');
  * - `call` rejects with the signal's reason once its AbortSignal aborts, and with 'unavailable'
  *   past its timeout; `stream` yields NDJSON items and ends quietly when its signal aborts, and
- *   throws 'unavailable' when the cluster closes the stream early.
+ *   throws 'unavailable' when the cluster closes the stream early;
+ * - `ask` and `stream` check every answer against its shape (api/responses.ts) before handing it
+ *   on: an answer that is not JSON or not of the route's shape (`{}` to a submit: what answers
+ *   there is not an iris cluster of this version) is IrisError('unavailable', exit 6) naming the
+ *   address, the route and the first field at fault.
  */
 import type { IncomingMessage } from 'node:http';
 import { IrisError, type ErrorCode } from '../model/errors.js';
@@ -21,6 +25,7 @@ import { formatDuration } from '../model/duration.js';
 import type { ApiErrorBody } from '../api/types.js';
 import { describeAddress, parseControllerAddress, type ControllerAddress } from '../api/address.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+import { describeMismatch, type Shape } from '../api/shape.js';
 
 // node:http through process.getBuiltinModule, not an ESM import: importing a builtin as ESM
 // reads every export, and node:http's lazy `WebSocket`/`fetch` exports then load undici (~45 ms
@@ -141,7 +146,7 @@ export class SocketTransport {
           try {
             resolve(JSON.parse(text) as T);
           } catch {
-            reject(new IrisError('internal', `the iris cluster sent invalid JSON for ${method} ${path}`));
+            reject(this.nonsense(method, path, 'an answer that is not JSON'));
           }
         }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
       });
@@ -164,8 +169,30 @@ export class SocketTransport {
     });
   }
 
-  /** GET an NDJSON stream; ends quietly on abort, throws mapped errors otherwise. */
-  protected async *stream<T>(path: string, signal?: AbortSignal): AsyncGenerator<T> {
+  /** `call`, then the answer checked against `shape` (api/responses.ts). */
+  async ask<T>(shape: Shape<T>, method: 'GET' | 'POST', path: string, payload?: unknown, signal?: AbortSignal, timeoutMs?: number | null): Promise<T> {
+    const answer = await this.call<unknown>(method, path, payload, timeoutMs === undefined ? this.timeoutMs : timeoutMs, signal);
+    return this.fit(shape, answer, method, path);
+  }
+
+  /** `value` when it fits `shape`, else IrisError('unavailable') naming the address, the route and the field. */
+  private fit<T>(shape: Shape<T>, value: unknown, method: string, path: string): T {
+    const mismatch = shape(value);
+    if (mismatch === null) return value as T;
+    throw this.nonsense(method, path, `an answer iris cannot use: ${describeMismatch(mismatch)}`);
+  }
+
+  private nonsense(method: string, path: string, what: string): IrisError {
+    const route = path.split('?')[0];
+    return new IrisError(
+      'unavailable',
+      `the cluster at ${this.socketPath} sent ${what} (${method} ${route})`,
+      'what answers there is not an iris cluster of this version: check IRIS_HOME or IRIS_CONTROLLER_ADDRESS, and `iris cluster status`',
+    );
+  }
+
+  /** GET an NDJSON stream, each item checked against `shape`; ends quietly on abort, throws mapped errors otherwise. */
+  protected async *stream<T>(path: string, shape: Shape<T>, signal?: AbortSignal): AsyncGenerator<T> {
     if (signal?.aborted) return;
     const req = request({ ...this.connection(), path, method: 'GET', headers: this.headers(undefined) });
     const onAbort = () => req.destroy();
@@ -192,7 +219,7 @@ export class SocketTransport {
             const line = (held.length === 0 ? piece : Buffer.concat([...held, piece])).toString('utf8').trim();
             held = [];
             start = nl + 1;
-            if (line !== '') yield this.parseLine<T>(line, path);
+            if (line !== '') yield this.parseLine(line, path, shape);
           }
           if (start < chunk.length) held.push(chunk.subarray(start));
         }
@@ -204,24 +231,24 @@ export class SocketTransport {
       if (signal?.aborted) return;
       if (!res.complete) throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the stream`, 'check `iris cluster status`');
       const rest = Buffer.concat(held).toString('utf8').trim();
-      if (rest !== '') yield this.parseLine<T>(rest, path);
+      if (rest !== '') yield this.parseLine(rest, path, shape);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       req.destroy();
     }
   }
 
-  private parseLine<T>(line: string, path: string): T {
+  private parseLine<T>(line: string, path: string, shape: Shape<T>): T {
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      throw new IrisError('internal', `the iris cluster sent an invalid line on ${path}: ${line.slice(0, 200)}`);
+      throw this.nonsense('GET', path, `a line that is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
     }
     if (typeof value === 'object' && value !== null && 'error' in value && !('time' in value)) {
       const error = (value as ApiErrorBody).error;
       throw errorFromResponse(500, JSON.stringify({ error }));
     }
-    return value as T;
+    return this.fit(shape, value, 'GET', path);
   }
 }

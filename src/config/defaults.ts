@@ -7,10 +7,10 @@ import { DEFAULT_CONTAINER_USER } from '../model/image.js';
 import type { WorkerSpec } from '../model/types.js';
 import { hostProbe, normalizeGpuName, type MachineProbe } from './detect.js';
 
-/** cosmiconfig module name: `.irisrc*`, `iris.config.*`, `package.json#iris`. */
+/** The config's name: `.irisrc*`, `iris.config.*`, `package.json#iris`, the global `~/.config/iris/`. */
 export const MODULE_NAME = 'iris';
 
-/** Files looked for in each directory, from the start directory up to the home directory. */
+/** Files looked for in each directory of the upward search (src/config/find.ts), in this order. */
 export const SEARCH_PLACES = [
   'iris.config.ts',
   'iris.config.js',
@@ -21,6 +21,9 @@ export const SEARCH_PLACES = [
   '.irisrc.json',
   'package.json',
 ] as const;
+
+/** Files looked for in the global config directory (`~/.config/iris/`), in this order. */
+export const GLOBAL_SEARCH_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const;
 
 export const DEFAULT_STOP_GRACE_MS = 10_000;
 /** How long a job may stay deadlocked before it ends UNSCHEDULABLE: the controller's own default (30 s). */

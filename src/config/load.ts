@@ -1,16 +1,19 @@
 /**
- * Finding and reading the config file with cosmiconfig. Without an explicit path, iris looks in
- * the working directory and each parent up to the home directory (or the filesystem root when
- * the working directory is outside home), then in the global config dir (`~/.config/iris/`).
+ * Reading the config file. Which file, and whether iris may read it at all, is src/config/find.ts:
+ * an explicit path (`--config`, `IRIS_CONFIG`) or the first file the search finds; either is read
+ * only once it passed the ownership rule (another user's file, or one others can change, is
+ * refused with exit code 2 before a byte of it is read or imported). The file is parsed by its
+ * extension: YAML (also without extension), JSON (`package.json`: its `iris` key), or a JS/TS
+ * module imported with cosmiconfig's loader (Node 24 strips TypeScript types). Files are never
+ * merged (cosmiconfig's `$import` is not supported).
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cosmiconfig, defaultLoaders } from 'cosmiconfig';
-import type { Loader } from 'cosmiconfig';
+import { defaultLoaders } from 'cosmiconfig';
 import YAML from 'yaml';
 import { IrisError, invalid } from '../model/errors.js';
-import { MODULE_NAME, SEARCH_PLACES } from './defaults.js';
+import { assertTrusted, callerUid, globalConfigDir, searchDirs } from './find.js';
 import { defaultConfig, validateConfig } from './schema/validate.js';
 import type { MachineProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
@@ -20,7 +23,7 @@ export interface LoadConfigOptions {
   cwd: string;
   /** Load exactly this file (a missing file is an error). Wins over `IRIS_CONFIG`. */
   explicitPath?: string;
-  /** Environment to read `IRIS_CONFIG` from; defaults to process.env. */
+  /** Environment to read `IRIS_CONFIG` and `XDG_CONFIG_HOME` from; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
   /** Last directory of the upward search; defaults to the home directory. */
   stopDir?: string;
@@ -31,6 +34,8 @@ export interface LoadConfigOptions {
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+type Loader = (filepath: string, content: string) => unknown;
 
 const loadYaml: Loader = (filepath, content) => {
   try {
@@ -68,10 +73,67 @@ const loadModule: Loader = async (filepath, content) => {
   return exported;
 };
 
+const LOADERS: Readonly<Record<string, Loader>> = {
+  '': loadYaml,
+  '.yaml': loadYaml,
+  '.yml': loadYaml,
+  '.json': loadJson,
+  '.js': loadModule,
+  '.mjs': loadModule,
+  '.cjs': loadModule,
+  '.ts': loadModule,
+  '.mts': loadModule,
+  '.cts': loadModule,
+};
+
+function decode(buffer: Buffer): string {
+  if (buffer[0] === 0xff && buffer[1] === 0xfe) return new TextDecoder('utf-16le').decode(buffer);
+  if (buffer[0] === 0xfe && buffer[1] === 0xff) return new TextDecoder('utf-16be').decode(buffer);
+  return new TextDecoder('utf-8').decode(buffer);
+}
+
+/**
+ * The content of a file that passed assertTrusted: `{ config }`, or null when it is blank or a
+ * package.json without an `iris` key. `config` may be null or undefined (only comments, a module
+ * exporting nothing).
+ */
+async function readConfigFile(file: string): Promise<{ config: unknown } | null> {
+  let content: string;
+  try {
+    content = decode(await readFile(file));
+  } catch (error) {
+    throw invalid(`${file}: could not read config: ${message(error)}`);
+  }
+  if (content.trim() === '') return null;
+  const extension = path.extname(file);
+  const loader = LOADERS[extension];
+  if (!loader) throw invalid(`${file}: unknown config file type "${extension}"`, 'use .yaml, .json, .js, .mjs or .ts');
+  const loaded = await loader(file, content);
+  if (path.basename(file) !== 'package.json') return { config: loaded };
+  const key = loaded !== null && typeof loaded === 'object' ? (loaded as Record<string, unknown>).iris : undefined;
+  return key === undefined || key === null ? null : { config: key };
+}
+
 function expandHome(value: string, home: string): string {
   if (value === '~') return home;
   if (value.startsWith('~/')) return path.join(home, value.slice(2));
   return value;
+}
+
+/** The first file of the search that holds something; null when none does. */
+async function searchConfig(cwd: string, stopDir: string, globalDir: string, uid: number | null): Promise<{ file: string; config: unknown } | null> {
+  for await (const dir of searchDirs(cwd, stopDir, globalDir, uid)) {
+    for (const place of dir.places) {
+      const file = path.join(dir.path, place);
+      const info = await stat(file).catch(() => null);
+      if (!info || info.isDirectory()) continue;
+      await assertTrusted(file, uid);
+      const read = await readConfigFile(file);
+      // A file that holds nothing (blank, only comments, a module exporting nothing) is passed over.
+      if (read && read.config !== undefined && read.config !== null) return { file, config: read.config };
+    }
+  }
+  return null;
 }
 
 /**
@@ -81,31 +143,13 @@ function expandHome(value: string, home: string): string {
 export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
   const env = opts.env ?? process.env;
   const cwd = path.resolve(opts.cwd);
-  const explorer = cosmiconfig(MODULE_NAME, {
-    searchPlaces: [...SEARCH_PLACES],
-    searchStrategy: 'global',
-    stopDir: path.resolve(opts.stopDir ?? os.homedir()),
-    cache: false,
-    loaders: {
-      '.yaml': loadYaml,
-      '.yml': loadYaml,
-      noExt: loadYaml,
-      '.json': loadJson,
-      '.js': loadModule,
-      '.mjs': loadModule,
-      '.cjs': loadModule,
-      '.ts': loadModule,
-      '.mts': loadModule,
-      '.cts': loadModule,
-    },
-  });
-
+  const home = os.homedir();
+  const uid = callerUid();
   const given = opts.explicitPath ?? (env.IRIS_CONFIG ? env.IRIS_CONFIG : undefined);
-  const origin = opts.explicitPath !== undefined ? '' : ' (from IRIS_CONFIG)';
-  let result;
   if (given !== undefined) {
+    const origin = opts.explicitPath !== undefined ? '' : ' (from IRIS_CONFIG)';
     if (given.trim() === '') throw invalid('config file path is empty');
-    const file = path.resolve(cwd, expandHome(given, os.homedir()));
+    const file = path.resolve(cwd, expandHome(given, home));
     let info;
     try {
       info = await stat(file);
@@ -113,20 +157,12 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
       throw invalid(`config file not found: ${file}${origin}`, 'check the path, or unset IRIS_CONFIG to search for .irisrc.yaml / iris.config.ts');
     }
     if (!info.isFile()) throw invalid(`config path is not a file: ${file}${origin}`);
-    result = await run(() => explorer.load(file), file);
-  } else {
-    result = await run(() => explorer.search(cwd), null);
+    await assertTrusted(file, uid, origin);
+    const read = await readConfigFile(file);
+    return validateConfig(read?.config, file, opts.probe);
   }
-  if (!result) return defaultConfig(opts.probe);
-  return validateConfig(result.config, result.filepath, opts.probe);
-}
-
-async function run<T>(step: () => Promise<T>, file: string | null): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof IrisError) throw error;
-    const where = (error as { filepath?: string }).filepath ?? file;
-    throw invalid(`${where ? `${where}: ` : ''}could not read config: ${message(error)}`);
-  }
+  const stopDir = path.resolve(opts.stopDir ?? home);
+  const found = await searchConfig(cwd, stopDir, globalConfigDir(env, home), uid);
+  if (!found) return defaultConfig(opts.probe);
+  return validateConfig(found.config, found.file, opts.probe);
 }

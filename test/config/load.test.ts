@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,16 +9,22 @@ let root: string;
 let savedXdg: string | undefined;
 let counter = 0;
 
-/** A fresh directory under the test root; each test gets its own tree. */
+/**
+ * A fresh directory under the test root; each test gets its own tree. Modes are set explicitly:
+ * iris refuses a config that others could change (src/config/find.ts), so a umask of 002 must not
+ * make these files group-writable.
+ */
 async function freshDir(): Promise<string> {
   const dir = path.join(root, `case-${counter++}`);
   await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o755);
   return dir;
 }
 
 async function write(file: string, content: string): Promise<string> {
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, content);
+  await chmod(file, 0o644);
   return file;
 }
 
@@ -56,6 +62,7 @@ quotas:
 beforeAll(async () => {
   // realpath: cosmiconfig reports resolved paths; /tmp may be a symlink on some systems.
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'iris-config-')));
+  await chmod(root, 0o755);
   // Keep the global config dir (~/.config/iris) of whoever runs the tests out of the search.
   savedXdg = process.env.XDG_CONFIG_HOME;
   process.env.XDG_CONFIG_HOME = path.join(root, 'xdg');
@@ -67,9 +74,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+// loadConfig reads XDG_CONFIG_HOME from the env it is given.
 const env: NodeJS.ProcessEnv = {};
 beforeEach(() => {
   for (const key of Object.keys(env)) delete env[key];
+  env.XDG_CONFIG_HOME = path.join(root, 'xdg');
 });
 
 describe('loadConfig: searching', () => {
@@ -147,7 +156,7 @@ describe('loadConfig: searching', () => {
     expect(config.source).toBeNull();
   });
 
-  it('loads iris.config.ts through cosmiconfig (Node type stripping)', async () => {
+  it('loads iris.config.ts (Node type stripping)', async () => {
     const project = await freshDir();
     const file = await write(
       path.join(project, 'iris.config.ts'),
