@@ -16,7 +16,7 @@
  * - The answer is the bytes, `missing` (no file), or a refusal whose `why` is iris's own words
  *   (the kind of file, the uid, the size): never any of the file's content.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 
 export type TaskFileRead =
   | { kind: 'ok'; data: Buffer }
@@ -54,7 +54,19 @@ function openFailure(code: string | undefined): string {
   return `it cannot be opened (${code ?? 'unknown error'})`;
 }
 
+/** lstat's answer: undefined for no file; any other error is left to open() to report. */
+function lstatOrError(path: string): unknown {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    return error;
+  }
+}
+
 export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
+  // Most attempts write no such file: an lstat answers that without the cost of a thrown error
+  // (~10 µs instead of ~45). It decides nothing else: the descriptor's fstat below does.
+  if (lstatOrError(path) === undefined) return { kind: 'missing' };
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
