@@ -50,7 +50,10 @@ export default class Wait extends BaseCommand {
     }
     if (!this.jsonEnabled()) {
       const style = this.style();
-      for (const job of answer.jobs) this.log(`${job.name} ${style.state(job.state)}${job.reason && job.state !== 'SUCCEEDED' ? `: ${escapeControl(job.reason)}` : ''}`);
+      for (const job of answer.jobs) {
+        const reason = job.reason && job.state !== 'SUCCEEDED' ? `: ${escapeControl(job.reason)}` : '';
+        this.log(`${job.name} ${style.state(job.state)}${reason}`);
+      }
     }
     if (!answer.done) return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));

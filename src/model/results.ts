@@ -90,7 +90,8 @@ export function parseResultFile(text: string): Record<string, string> {
     throw invalid(`the result file is not valid JSON${jsonErrorPlace(error)}`, FILE_HINT);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw invalid(`the result file must hold one JSON object, got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`, FILE_HINT);
+    const got = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
+    throw invalid(`the result file must hold one JSON object, got ${got}`, FILE_HINT);
   }
   const out: Record<string, string> = {};
   let index = 0;

@@ -83,7 +83,9 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
     if (rules.owner !== null && st.uid !== rules.owner) {
       return { kind: 'refused', why: `it belongs to uid ${st.uid}, not to the task's user (uid ${rules.owner})` };
     }
-    if (st.size > rules.maxBytes) return { kind: 'refused', why: `it is ${st.size} bytes, more than the limit of ${rules.maxBytes}` };
+    if (st.size > rules.maxBytes) {
+      return { kind: 'refused', why: `it is ${st.size} bytes, more than the limit of ${rules.maxBytes}` };
+    }
     // Sized by fstat, plus one byte to notice a file that grew; grown (up to the limit + 1) only then.
     let buf = Buffer.allocUnsafe(st.size + 1);
     let length = 0;
@@ -97,7 +99,9 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
       buf.copy(bigger, 0, 0, length);
       buf = bigger;
     }
-    if (length > rules.maxBytes) return { kind: 'refused', why: `it grew past the limit of ${rules.maxBytes} bytes while being read` };
+    if (length > rules.maxBytes) {
+      return { kind: 'refused', why: `it grew past the limit of ${rules.maxBytes} bytes while being read` };
+    }
     return { kind: 'ok', data: buf.subarray(0, length) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -109,11 +113,14 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
 
 /**
  * The uid a task's files belong to, for `TaskFileRules.owner`: a process task runs as the
- * controller's own uid (`ownUid`, null where the platform has no uids); a container task as its container user when that is a
- * number (`65534`, `1000:1000`) or `root` (0). A user given by name other than root, or none
- * (the image's own), is resolved inside the image, so the host cannot tell: null (any owner).
+ * controller's own uid (`ownUid`, null where the platform has no uids); a container task as its
+ * container user when that is a number (`65534`, `1000:1000`) or `root` (0). A user given by
+ * another name, or none (the image's own), is resolved inside the image, so the host cannot
+ * tell: null (any owner).
  */
-export function taskFileOwner(container: { user?: string } | null | undefined, ownUid: number | null = myUid()): number | null {
+export function taskFileOwner(
+  container: { user?: string } | null | undefined, ownUid: number | null = myUid(),
+): number | null {
   if (!container) return ownUid;
   const user = container.user?.trim().split(':')[0] ?? '';
   if (/^\d+$/.test(user)) return Number(user);

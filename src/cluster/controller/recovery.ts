@@ -25,14 +25,17 @@ export function startedRecords(store: ClusterStore, attempts: readonly Attempt[]
   }));
 }
 
-export async function settleRecovered(store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[], runtime?: LaunchContext['runtime']): Promise<void> {
+export async function settleRecovered(
+  store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[], runtime?: LaunchContext['runtime'],
+): Promise<void> {
   const notes = new Map<string, string | null>();
   for (const { key } of ended) {
     const logPath = store.attempt(key.task, key.attempt)?.logPath;
     const job = store.job(store.task(key.task)?.job ?? '');
     if (!logPath || !job) continue;
     const owner = taskFileOwner(taskRunAs(runtime, job));
-    notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath), owner));
+    const note = await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath), owner);
+    notes.set(attemptKey(key.task, key.attempt), note);
   }
   store.transaction(() => {
     for (const { key, exit } of ended) {

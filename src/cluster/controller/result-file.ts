@@ -25,7 +25,9 @@ import type { ClusterStore } from '../state/store.js';
  * Store the results in `file` for attempt `attempt` of `task`; a note when the file was not
  * valid, else null. `owner`: the uid the file must belong to (null: any, taskFileOwner).
  */
-export async function collectResultFile(store: ClusterStore, task: string, attempt: number, file: string, owner: number | null): Promise<string | null> {
+export async function collectResultFile(
+  store: ClusterStore, task: string, attempt: number, file: string, owner: number | null,
+): Promise<string | null> {
   const read = readTaskFile(file, { maxBytes: MAX_RESULT_FILE_BYTES, owner });
   if (read.kind === 'missing') return null;
   if (read.kind === 'refused') return `result file ignored: ${read.why}`;

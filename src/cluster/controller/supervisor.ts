@@ -232,7 +232,8 @@ export class AttemptSupervisor {
   private async collectResults(entry: ActiveAttempt): Promise<string | null> {
     const file = entry.launch.env.IRIS_RESULT_FILE;
     if (!file) return null;
-    const note = await collectResultFile(this.o.store, entry.identity.task, entry.identity.attempt, file, taskFileOwner(entry.launch.container));
+    const { task, attempt } = entry.identity;
+    const note = await collectResultFile(this.o.store, task, attempt, file, taskFileOwner(entry.launch.container));
     if (note !== null) this.note(entry, `iris: ${note}`);
     return note;
   }
