@@ -4,6 +4,7 @@ import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { parseDuration } from '../model/duration.js';
 import { isFinalJobState } from '../model/states.js';
+import { escapeControl } from '../ui/format.js';
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
@@ -49,7 +50,10 @@ export default class Wait extends BaseCommand {
     }
     if (!this.jsonEnabled()) {
       const style = this.style();
-      for (const job of answer.jobs) this.log(`${job.name} ${style.state(job.state)}${job.reason && job.state !== 'SUCCEEDED' ? `: ${job.reason}` : ''}`);
+      for (const job of answer.jobs) {
+        const reason = job.reason && job.state !== 'SUCCEEDED' ? `: ${escapeControl(job.reason)}` : '';
+        this.log(`${job.name} ${style.state(job.state)}${reason}`);
+      }
     }
     if (!answer.done) return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));

@@ -5,8 +5,11 @@
  * - a value is a string of at most 64 KiB (UTF-8 bytes);
  * - one attempt of a task holds at most 256 keys (a later set of the same key overwrites it and
  *   does not count again);
- * - a result file (`$IRIS_RESULT_FILE`) is one JSON object whose members are key → string value.
- * Errors are IrisError('invalid_argument') naming the argument or member at fault.
+ * - a result file (`$IRIS_RESULT_FILE`) is one JSON object whose members are key → string value,
+ *   at most MAX_RESULT_FILE_BYTES (1 MiB) long.
+ * Errors are IrisError('invalid_argument') naming the argument or member at fault. An error about
+ * a result file quotes nothing of the file but a member's key that is itself valid (letters,
+ * digits, `_ . -`): never a JSON parser's excerpt, an invalid key or a value.
  */
 import { IrisError, invalid } from './errors.js';
 
@@ -14,10 +17,21 @@ export const RESULT_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const MAX_RESULT_KEY_LENGTH = 128;
 export const MAX_RESULT_VALUE_BYTES = 64 * 1024;
 export const MAX_RESULTS_PER_TASK = 256;
-/** A result file larger than this cannot hold valid results (keys × values plus JSON syntax). */
-export const MAX_RESULT_FILE_BYTES = MAX_RESULTS_PER_TASK * (MAX_RESULT_VALUE_BYTES * 6 + MAX_RESULT_KEY_LENGTH + 8) + 2;
+/**
+ * The largest result file read (docs/cli.md, "Results"): 1 MiB. It holds any one value at its
+ * largest even with every character escaped in JSON (6 × 64 KiB = 384 KiB) beside many small
+ * ones; a task with more publishes the rest with `iris result set`, or a path to a file.
+ * (256 keys of 64 KiB, escaped, could take ~100 MB: the cap keeps what a task's file costs the
+ * controller's memory and the database small.)
+ */
+export const MAX_RESULT_FILE_BYTES = 1024 * 1024;
 
 const KEY_HINT = 'a key is 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. checkpoint, eval.loss)';
+
+/** Whether `key` is a valid result key (the rules of checkResultKey). */
+export function isResultKey(key: string): boolean {
+  return key.length > 0 && key.length <= MAX_RESULT_KEY_LENGTH && RESULT_KEY_PATTERN.test(key);
+}
 
 /** `key` unchanged when valid; else invalid_argument naming `field`. */
 export function checkResultKey(field: string, key: unknown): string {
@@ -49,25 +63,42 @@ export function checkResultCount(count: number, task: string): void {
     'publish fewer keys (overwrite a key to change its value), or collect many values into one file and publish its path');
 }
 
+const FILE_HINT = 'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}';
+
+/**
+ * Where JSON.parse stopped, in iris's words, from its error: `at character N` (1-based) or
+ * `it ends too early`; '' when the parser does not say. Nothing of the parser's message is kept:
+ * it quotes the text it could not parse.
+ */
+function jsonErrorPlace(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const at = /\bposition (\d+)/.exec(message);
+  if (at) return ` (at character ${Number(at[1]) + 1})`;
+  return /unexpected end/i.test(message) ? ' (it ends too early)' : '';
+}
+
 /**
  * The results in a result file's text: one JSON object of key → string. Throws
- * invalid_argument saying what is wrong (`not JSON`, `member "x": …`).
+ * invalid_argument saying what is wrong (`not valid JSON (at character 9)`, `member "x": …`,
+ * `member 3: its key is not a valid result key`), quoting nothing of the text but valid keys.
  */
 export function parseResultFile(text: string): Record<string, string> {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid(`the result file is not valid JSON (${(error as Error).message})`, 'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}');
+    throw invalid(`the result file is not valid JSON${jsonErrorPlace(error)}`, FILE_HINT);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw invalid(`the result file must hold one JSON object, got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`,
-      'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}');
+    const got = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
+    throw invalid(`the result file must hold one JSON object, got ${got}`, FILE_HINT);
   }
   const out: Record<string, string> = {};
+  let index = 0;
   for (const [key, value] of Object.entries(data)) {
-    const field = `result file member ${JSON.stringify(key)}`;
-    out[checkResultKey(field, key)] = checkResultValue(field, value);
+    index += 1;
+    if (!isResultKey(key)) throw invalid(`result file member ${index}: its key is not a valid result key`, KEY_HINT);
+    out[key] = checkResultValue(`result file member "${key}"`, value);
   }
   return out;
 }

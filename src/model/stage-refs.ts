@@ -7,6 +7,8 @@
  *   published KEY; otherwise the one value all the tasks that published KEY agree on.
  *   `${stages.NAME.task-N.result.KEY}`: the value task N published. Results are those of each
  *   task's latest attempt. `$${` stands for a literal `${`; any other text is left as it is.
+ * - A value is never parsed as code: in a shell's script (`sh -c SCRIPT`) a reference becomes a
+ *   shell variable whose value is passed in the environment (resolveStageRefs).
  * - At submit a reference must name a stage the stage `needs` (else refused, path-precise:
  *   `stages.eval.command[2]: ${stages.trian.result.x}: stage "trian" is not in needs (needs: train)`).
  * - When the stage becomes ready: a referenced stage that has not SUCCEEDED keeps it waiting
@@ -15,6 +17,7 @@
  *   tasks that disagree on a stage-wide value.
  */
 import { invalid } from './errors.js';
+import { shellScriptIndex } from './shell-command.js';
 
 export interface StageRef {
   /** As written, `${stages.train.result.checkpoint}`. */
@@ -122,16 +125,39 @@ export interface RefParts {
   image: string | null;
 }
 
+/** The environment variable that carries the `n`-th distinct reference of a shell script. */
+export const shellRefVar = (n: number): string => `IRIS_REF_${n}`;
+
 /**
  * A stage's command, env and image with every reference resolved (`results` by stage name); or
  * why not: `pending` (keep waiting) or `never` (fail the stage), the first such reference's reason.
+ *
+ * A value is data, never code: in an argv element, in an env value or in the image it is put
+ * as it is (nothing parses those again), but a shell's script (`sh -c SCRIPT`, shell-command.ts)
+ * never gets the value pasted in. There each distinct reference becomes `${IRIS_REF_<n>}` and
+ * its value the environment variable IRIS_REF_<n> (n from 0, in order of first appearance), so
+ * the shell expands it as a variable — never parsed as code, whatever it holds.
  */
 export function resolveStageRefs(parts: RefParts, results: (stage: string) => StageResults | undefined): { kind: 'resolved'; parts: RefParts } | Exclude<RefValue, { kind: 'value' }> {
   const lookup = (ref: StageRef) => refValue(ref, results(ref.stage));
   const one = (text: string) => substitute(text, lookup);
+  const scriptAt = shellScriptIndex(parts.command);
+  const shellVars = new Map<string, string>();
+  const shellEnv: Record<string, string> = {};
+  const asShellVar = (ref: StageRef): RefValue => {
+    const got = lookup(ref);
+    if (got.kind !== 'value') return got;
+    let name = shellVars.get(ref.text);
+    if (name === undefined) {
+      name = shellRefVar(shellVars.size);
+      shellVars.set(ref.text, name);
+      shellEnv[name] = got.value;
+    }
+    return { kind: 'value', value: `\${${name}}` };
+  };
   const command: string[] = [];
-  for (const arg of parts.command) {
-    const got = one(arg);
+  for (const [i, arg] of parts.command.entries()) {
+    const got = i === scriptAt ? substitute(arg, asShellVar) : one(arg);
     if (got.kind !== 'value') return got;
     command.push(got.value);
   }
@@ -141,6 +167,7 @@ export function resolveStageRefs(parts: RefParts, results: (stage: string) => St
     if (got.kind !== 'value') return got;
     env[key] = got.value;
   }
+  Object.assign(env, shellEnv);
   let image = parts.image;
   if (image !== null) {
     const got = one(image);

@@ -187,7 +187,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
   if (!kube) await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
   if (leftovers.length > 0) {
-    await settleRecovered(store, ended, leftovers);
+    await settleRecovered(store, ended, leftovers, config.runtime);
     const rerun = leftovers.length - ended.length;
     log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit kept), ${rerun} will run again`);
   }

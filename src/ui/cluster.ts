@@ -34,7 +34,7 @@ function cpuNotes(releasedMillis: number, overMillis: number): string {
 export function renderWorkers(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
   return renderTable(workers, [
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => style.state(w.state) },
+    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
     { header: 'DEVICE', value: (w) => describeDevice(w.device) },
     { header: 'CPU', value: formatWorkerCpu },
     { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },

@@ -9,6 +9,10 @@
  * and `YYYY-MM-DD HH:MM` otherwise (formatInstant); log line prefixes `HH:MM:SS.mmm`, or
  * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock). `--json` prints instants as ISO 8601
  * (src/ui/json.ts).
+ *
+ * Text that others wrote (a task's results and reasons, commands, names) reaches a terminal only
+ * through escapeControl (docs/security.md, "A result is data, never code"): every table cell and
+ * field (table.ts) and every line that quotes such text.
  */
 import { describeValue, invalid } from '../model/errors.js';
 import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
@@ -67,4 +71,20 @@ export function parseSince(input: string, now: number, flag = '--since'): number
     throw invalid(`invalid ${flag} ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
   }
   return time;
+}
+
+/** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+/**
+ * `text` with every control character shown instead of acted on: newline, tab and carriage
+ * return as `\n` `\t` `\r`, any other C0 or C1 control and DEL as `\xHH` (ESC is `\x1b`, CSI
+ * `\x9b`). Printable text, backslashes included, is left as it is. The one escaping of the CLI's
+ * human output: a value cannot clear the screen, move the cursor, set the title or hide text.
+ */
+export function escapeControl(text: string): string {
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROLS, (c) => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

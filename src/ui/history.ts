@@ -61,7 +61,7 @@ export function renderHistory(runs: readonly RunInfo[], options: { attempts: boo
     { header: 'RUN', value: (r) => String(r.run), right: true },
     { header: options.attempts ? 'TASK[ATTEMPT]' : 'NAME', value: (r) => r.name },
     { header: 'USER', value: (r) => r.user },
-    { header: 'STATE', value: (r) => style.state(r.state) },
+    { header: 'STATE', value: (r) => r.state, paint: (cell) => style.state(cell) },
     { header: 'START', value: (r) => instant(r.start) },
     { header: 'END', value: (r) => instant(r.end) },
     { header: 'ELAPSED', value: (r) => formatSpan(r.start, r.end, now) },

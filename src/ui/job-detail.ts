@@ -13,7 +13,7 @@ import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
-import { renderFields, renderTable } from './table.js';
+import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
@@ -31,10 +31,10 @@ function backoffText(job: JobDetail): string {
 }
 
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
-  const fields: Array<[string, string]> = [
+  const fields: Field[] = [
     ['Job', job.name],
     ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
-    ['State', style.state(job.state)],
+    ['State', job.state, (state) => style.state(state)],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
   if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);
@@ -72,7 +72,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
-      { header: 'STATE', value: (c) => style.state(c.state) },
+      { header: 'STATE', value: (c) => c.state, paint: (cell) => style.state(cell) },
       { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
       { header: 'REASON', value: (c) => c.reason ?? '' },
     ])));
@@ -108,7 +108,11 @@ export function renderAttempts(tasks: readonly TaskInfo[], now: number, style: S
   return renderTable(attempts, [
     { header: 'TASK', value: (r) => r.task.id },
     { header: 'ATTEMPT', value: (r) => String(r.attempt.attempt), right: true },
-    { header: 'STATE', value: (r) => (r.attempt.stopping ? `${style.state(r.attempt.state)} (stopping)` : style.state(r.attempt.state)) },
+    {
+      header: 'STATE',
+      value: (r) => (r.attempt.stopping ? `${r.attempt.state} (stopping)` : r.attempt.state),
+      paint: (cell, r) => style.state(r.attempt.state) + cell.slice(r.attempt.state.length),
+    },
     { header: 'WORKER', value: (r) => r.attempt.workerId },
     { header: 'EXIT', value: (r) => dash(r.attempt.exitCode), right: true },
     { header: 'DURATION', value: (r) => formatSpan(r.attempt.startedAt, r.attempt.finishedAt, now) },
@@ -132,7 +136,7 @@ export function renderPlacements(tasks: readonly TaskInfo[]): string {
 export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Style = PLAIN): string {
   return renderTable(tasks, [
     { header: 'TASK', value: (t) => t.id },
-    { header: 'STATE', value: (t) => style.state(t.state) },
+    { header: 'STATE', value: (t) => t.state, paint: (cell) => style.state(cell) },
     { header: 'ATTEMPT', value: (t) => String(t.attempt), right: true },
     { header: 'WORKER', value: (t) => dash(t.workerId) },
     { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },

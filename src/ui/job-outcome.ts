@@ -2,9 +2,11 @@
  * The one line `iris run` prints inside a task when its child job ends (docs/cli.md, "iris run"):
  * `iris: /demo/eval SUCCEEDED`, `iris: /demo/eval FAILED (exit 3)`,
  * `iris: /demo/eval UNSCHEDULABLE: <reason>`. It names the job and its final state, then the
- * exit code of the first task that failed with one, else the job's reason.
+ * exit code of the first task that failed with one, else the job's reason (control characters
+ * escaped, format.ts escapeControl).
  */
 import type { JobDetail } from '../api/types.js';
+import { escapeControl } from './format.js';
 
 export function formatJobOutcome(job: JobDetail): string {
   const head = `iris: ${job.name} ${job.state}`;
@@ -14,5 +16,5 @@ export function formatJobOutcome(job: JobDetail): string {
     const who = job.taskList.length > 1 ? `task-${failed.index} ` : '';
     return `${head} (${who}exit ${failed.exitCode})`;
   }
-  return job.reason ? `${head}: ${job.reason}` : head;
+  return job.reason ? `${head}: ${escapeControl(job.reason)}` : head;
 }

@@ -69,7 +69,7 @@ export function renderJobsTree(jobs: readonly JobSummary[], now: number, options
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
     ...(options.runs ? [{ header: 'RUN', value: (r: TreeRow) => String(r.job.run), right: true }] : []),
-    { header: 'STATE', value: (r) => style.state(r.job.state) },
+    { header: 'STATE', value: (r) => r.job.state, paint: (cell) => style.state(cell) },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },

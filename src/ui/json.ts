@@ -33,7 +33,18 @@ export interface JsonTextOptions {
   instants?: boolean;
 }
 
-/** `value` as the CLI prints JSON (see the header), without a trailing newline. */
+/** DEL and the C1 controls, which JSON.stringify leaves as they are (it escapes only U+0000–U+001F). */
+const LEFT_BY_STRINGIFY = /[\u007f-\u009f]/;
+const LEFT_BY_STRINGIFY_ALL = /[\u007f-\u009f]/g;
+
+/**
+ * `value` as the CLI prints JSON (see the header), without a trailing newline. Every control
+ * character is escaped (`\u001b`, `\u009b`): JSON.stringify does C0, and DEL and C1 are done
+ * here (they occur only inside strings, where `\u00XX` reads back as the same character), so no
+ * value can act on a terminal the JSON is printed to.
+ */
 export function jsonText(value: unknown, { indent = 0, instants = true }: JsonTextOptions = {}): string {
-  return JSON.stringify(value, instants ? instantsAsIso : undefined, indent || undefined);
+  const text = JSON.stringify(value, instants ? instantsAsIso : undefined, indent || undefined);
+  if (!LEFT_BY_STRINGIFY.test(text)) return text;
+  return text.replace(LEFT_BY_STRINGIFY_ALL, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }

@@ -42,7 +42,7 @@ export interface StageRow {
 export function renderStages(rows: readonly StageRow[], state: (s: string) => string = (s) => s): string {
   return `Stages:\n${renderTable(rows, [
     { header: '  STAGE', value: (r) => `  ${r.stage}` },
-    { header: 'STATE', value: (r) => state(r.state) },
+    { header: 'STATE', value: (r) => r.state, paint: (cell) => state(cell) },
     { header: 'NEEDS', value: (r) => list(r.needs) },
     { header: 'REASON', value: (r) => r.reason ?? '' },
   ])}`;

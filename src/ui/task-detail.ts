@@ -6,14 +6,14 @@
 import type { TaskDetail } from '../api/types.js';
 import { formatAge, formatSpan } from './format.js';
 import { indent, renderAttempts } from './job-detail.js';
-import { renderFields } from './table.js';
+import { renderFields, type Field } from './table.js';
 import { PLAIN, type Style } from './colour.js';
 
 export function renderTaskDetail(task: TaskDetail, now: number, style: Style = PLAIN): string {
-  const fields: Array<[string, string]> = [
+  const fields: Field[] = [
     ['Task', task.id],
     ['Job', `${task.job} (${task.jobState}, task ${task.index} of ${task.replicas})`],
-    ['State', style.state(task.state)],
+    ['State', task.state, (state) => style.state(state)],
   ];
   if (task.reason) fields.push([task.state === 'PENDING' ? 'Pending reason' : 'Reason', task.reason]);
   fields.push(

@@ -64,7 +64,7 @@ function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<Wor
     { header: 'WORKER', value: (w) => w.id },
     { header: 'HOSTNAME', value: (w) => w.hostname ?? 'localhost' },
     { header: 'VARIANT', value: (w) => w.device.variant ?? '-' },
-    { header: 'STATE', value: (w) => style.state(w.state) },
+    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
     { header: 'CHIPS', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
@@ -79,7 +79,7 @@ function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<Wor
 function gpuHosts(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => style.state(w.state) },
+    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
     { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
     { header: 'GPU MEMORY', value: gpuMemory },
     { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
@@ -114,7 +114,7 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column
   return renderTable(rows, [
     { header: 'POOL', value: (w) => pool.get(w.id) ?? '-' },
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => style.state(w.state) },
+    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
     { header: 'CPU', value: cpu },
     { header: 'MEMORY', value: memory },
     cost,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkResultCount, checkResultKey, checkResultValue, MAX_RESULT_VALUE_BYTES, parseResultFile } from '../../src/model/results.js';
 import { refusal } from '../helpers/refusal.js';
@@ -65,16 +66,35 @@ describe('result files', () => {
   });
 
   it.each([
-    ['not json', /^the result file is not valid JSON \(/],
+    ['not json', /^the result file is not valid JSON$/],
+    ['{"a": 1,}', /^the result file is not valid JSON \(at character 9\)$/],
+    ['{"a": ', /^the result file is not valid JSON \(it ends too early\)$/],
     ['', /^the result file is not valid JSON/],
     ['[1]', /^the result file must hold one JSON object, got an array$/],
     ['"x"', /^the result file must hold one JSON object, got string$/],
     ['null', /^the result file must hold one JSON object, got null$/],
     ['{"n": 1}', /^result file member "n": a result value must be a string, got number$/],
-    ['{"a b": "x"}', /^result file member "a b": the result key "a b" has characters/],
+    // An invalid key is named by its place, never quoted (it could be anything the file held).
+    ['{"ok": "x", "a b": "x"}', /^result file member 2: its key is not a valid result key$/],
   ])('refuses %j with a message saying what is wrong', (text, message) => {
     const error = refusal(() => parseResultFile(text));
     expect(error.code).toBe('invalid_argument');
     expect(error.message).toMatch(message);
+  });
+});
+
+describe('result file errors quote nothing of the file', () => {
+  it('never repeat text that could not be a valid key (property)', () => {
+    // The secret holds `$`, so it can never be a valid key: the one thing an error may name.
+    const secret = fc.string({ minLength: 4, maxLength: 20 }).map((s) => `$${s}$`);
+    const anyText = fc.string({ maxLength: 40 });
+    fc.assert(fc.property(anyText, secret, anyText, fc.boolean(), (before, hidden, after, asKey) => {
+      const text = asKey ? `{"ok": "v", ${JSON.stringify(hidden)}: ${after}}` : before + hidden + after;
+      try {
+        parseResultFile(text);
+      } catch (error) {
+        expect((error as Error).message).not.toContain(hidden);
+      }
+    }), { numRuns: 300 });
   });
 });

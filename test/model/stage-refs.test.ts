@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { checkStageRefs, findStageRefs, refValue, resolveStageRefs, substitute, type StageResults } from '../../src/model/stage-refs.js';
 
@@ -54,5 +55,49 @@ describe('stage references', () => {
       const got = substitute(text, (ref) => (ref.stage === 's' && ref.key === 'k' ? { kind: 'value', value } : { kind: 'never', reason: 'no' }));
       expect(got).toEqual({ kind: 'value', value: `${before}${value}${after}` });
     }), { numRuns: 300 });
+  });
+});
+
+describe('a value is data, never code', () => {
+  const results = (value: string) => (stage: string) => (stage === 'up' ? succeeded([{ score: value, other: 'o' }]) : undefined);
+
+  it('passes a reference in a shell script as an environment variable; argv elements and env values get the value', () => {
+    const payload = '0.9; id > /tmp/x';
+    const got = resolveStageRefs({
+      command: ['sh', '-c', 'echo score=${stages.up.result.score} ${stages.up.result.other} "${stages.up.result.score}"', 'name', '${stages.up.result.score}'],
+      env: { S: '${stages.up.result.score}' },
+      image: null,
+    }, results(payload));
+    expect(got).toEqual({
+      kind: 'resolved',
+      parts: {
+        command: ['sh', '-c', 'echo score=${IRIS_REF_0} ${IRIS_REF_1} "${IRIS_REF_0}"', 'name', payload],
+        env: { S: payload, IRIS_REF_0: payload, IRIS_REF_1: 'o' },
+        image: null,
+      },
+    });
+  });
+
+  it('a reference that cannot resolve in a script still gives its reason', () => {
+    expect(resolveStageRefs({ command: ['sh', '-c', 'echo ${stages.up.result.nope}'], env: {}, image: null }, results('v')))
+      .toEqual({ kind: 'never', reason: 'stage_reference_pending: stage up succeeded without result nope' });
+  });
+
+  it('the real shell prints any value verbatim and runs none of it (property)', () => {
+    // Text rich in what a shell treats specially, and any other character but NUL (which
+    // neither argv nor the environment can hold).
+    const special = fc.constantFrom(...'\'"$`;|&()<>\\ \n\t*?[]{}~#!=%'.split(''), '$(id)', '`id`', '${HOME}', "'; id; '");
+    const piece = fc.oneof(special, fc.string({ unit: 'binary', maxLength: 3 }));
+    const value = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('').replaceAll('\0', ''));
+    // Many values per shell run: one process per property run, not per value.
+    fc.assert(fc.property(fc.array(value, { minLength: 1, maxLength: 30 }), (values) => {
+      const script = values.map((_, i) => `printf '%s\\0' "\${stages.up.result.k${i}}"; : \${stages.up.result.k${i}}`).join('\n');
+      const published = Object.fromEntries(values.map((v, i) => [`k${i}`, v]));
+      const got = resolveStageRefs({ command: ['sh', '-c', script], env: {}, image: null }, (stage) => (stage === 'up' ? succeeded([published]) : undefined));
+      if (got.kind !== 'resolved') throw new Error(got.reason);
+      const [file, ...args] = got.parts.command;
+      const out = execFileSync(file!, args, { env: { PATH: process.env.PATH, ...got.parts.env }, encoding: 'utf8', cwd: '/' });
+      expect(out.split('\0').slice(0, -1)).toEqual(values);
+    }), { numRuns: 8 });
   });
 });

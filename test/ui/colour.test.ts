@@ -56,8 +56,8 @@ describe('tables with colour', () => {
     const style = makeStyle(true);
     const rows = [{ s: 'FAILED', n: '1' }, { s: 'RUNNING', n: '10' }];
     const table = renderTable(rows, [
-      { header: 'STATE', value: (r) => style.state(r.s) },
-      { header: 'N', value: (r) => style.state(r.n), right: true },
+      { header: 'STATE', value: (r) => r.s, paint: (cell) => style.state(cell) },
+      { header: 'N', value: (r) => r.n, paint: (cell) => style.state(cell), right: true },
       { header: 'END', value: () => 'x' },
     ]);
     expect(stripVTControlCharacters(table)).toBe(['STATE     N  END', 'FAILED    1  x', 'RUNNING  10  x'].join('\n'));

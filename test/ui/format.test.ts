@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatCores, formatDuration, parseSince } from '../../src/ui/format.js';
+import fc from 'fast-check';
+import { escapeControl, formatAge, formatCores, formatDuration, parseSince } from '../../src/ui/format.js';
 import { parseDuration } from '../../src/model/duration.js';
+import { jsonText } from '../../src/ui/json.js';
 import { IrisError } from '../../src/model/errors.js';
 import { NOW } from './fixtures.js';
 
@@ -38,5 +40,30 @@ describe('parseSince', () => {
   it('rejects anything else with a usage error', () => {
     expect(() => parseSince('yesterday', NOW)).toThrow(IrisError);
     expect(() => parseDuration('10 minutes')).toThrow(/invalid duration/);
+  });
+});
+
+describe('escapeControl', () => {
+  it('shows C0, DEL and C1 controls instead of passing them to the terminal', () => {
+    expect(escapeControl('plain text, é, 漢字, a\\b')).toBe('plain text, é, 漢字, a\\b');
+    expect(escapeControl('\u001b[2J\u001b]0;pwned\u0007')).toBe('\\x1b[2J\\x1b]0;pwned\\x07');
+    expect(escapeControl('a\nb\tc\rd')).toBe('a\\nb\\tc\\rd');
+    expect(escapeControl('\u0000\u007f\u0080\u009b31m\u009f')).toBe('\\x00\\x7f\\x80\\x9b31m\\x9f');
+  });
+
+  it('leaves no control character in any text (property)', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
+      expect(escapeControl(text)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }));
+  });
+});
+
+describe('--json text escapes every control character', () => {
+  it('C0 by JSON.stringify, DEL and C1 too; the values read back unchanged', () => {
+    const value = { v: '\u001b[2J\u007f\u009b31m\u0085é' };
+    const text = jsonText(value, { indent: 2 });
+    expect(text).toContain('"\\u001b[2J\\u007f\\u009b31m\\u0085é"');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/); // newlines of the indent only
+    expect(JSON.parse(text)).toEqual(value);
   });
 });

@@ -8,6 +8,7 @@ import { hideOldTrees } from '../../src/ui/job-filter.js';
 import { parseJobStates as parseStates } from '../../src/model/states.js';
 import { formatLogBatch, formatLogBatchJson, formatLogLine, taskLabel } from '../../src/ui/logs.js';
 import { renderTable } from '../../src/ui/table.js';
+import { makeStyle } from '../../src/ui/colour.js';
 import { job, NOW, worker } from './fixtures.js';
 
 describe('tables', () => {
@@ -182,6 +183,37 @@ describe('job detail', () => {
   it('shows who submitted a job for another user', () => {
     expect(renderJobDetail({ ...detail, user: 'erin', submitter: 'root' }, NOW)).toMatch(/User:\s+erin \(submitted by root for erin\)\n/);
     expect(renderJobDetail(detail, NOW)).not.toContain('submitted by');
+  });
+});
+
+describe('text others wrote is escaped in every table and field', () => {
+  const ESC = '\u001b';
+  it('reasons, commands and children of a job show control characters as escapes; states keep their colour', () => {
+    const base = job('/t', { state: 'FAILED', reason: `bad ${ESC}[2J${ESC}]0;title\u0007` });
+    const detail: JobDetail = {
+      ...base,
+      command: ['sh', '-c', `echo ${ESC}[31m`],
+      resources: { cpu: 1, memoryBytes: 1024 ** 3, device: 'cpu' },
+      constraints: [], coschedule: null, maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null,
+      taskList: [{
+        id: '/t/task-0', index: 0, state: 'FAILED', attempt: 0, workerId: 'w', exitCode: 1, reason: `x\u009b2J`, failures: 1, preemptions: 0,
+        startedAt: NOW - 2000, finishedAt: NOW - 1000,
+        attempts: [{ attempt: 0, workerId: 'w', state: 'FAILED', exitCode: 1, reason: `y\n${ESC}c`, startedAt: NOW - 2000, finishedAt: NOW - 1000, logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null }],
+      }],
+      children: [job('/t/c', { state: 'KILLED', reason: `${ESC}[H` })],
+    };
+    const plain = renderJobDetail(detail, NOW);
+    expect(plain).toContain('Reason:     bad \\x1b[2J\\x1b]0;title\\x07');
+    expect(plain).toContain("Command:    sh -c 'echo \\x1b[31m'");
+    expect(plain).toContain('x\\x9b2J');
+    expect(plain).toContain('y\\n\\x1bc');
+    expect(plain).toContain('\\x1b[H');
+    expect(plain).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const coloured = renderJobDetail(detail, NOW, makeStyle(true));
+    expect(coloured).toContain(`State:      ${ESC}[31mFAILED${ESC}[39m`);
+    expect(coloured).toContain(`${ESC}[31mFAILED${ESC}[39m`);
+    // The only escape codes left are the states' colours.
+    expect(coloured.replace(/\u001b\[(31|39|90)m/g, '')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 });
 

@@ -27,4 +27,11 @@ describe('iris results table', () => {
     expect(displayValue('é'.repeat(60))).toBe('é'.repeat(60));
     expect(displayValue('é'.repeat(61))).toBe('é'.repeat(59) + '…');
   });
+
+  it('escapes control characters, and never cuts inside an escape', () => {
+    expect(displayValue('\u001b[2J\u001b]0;pwned\u0007ok')).toBe('\\x1b[2J\\x1b]0;pwned\\x07ok');
+    expect(displayValue('\u009b'.repeat(20))).toBe('\\x9b'.repeat(14) + '…');
+    const text = renderResults({ job: '/t', run: 1, results: [{ task: '/t/task-0', index: 0, key: 'k', value: '\u001b[31mred', attempt: 0, setAt: 1 }] });
+    expect(text).toBe('TASK    KEY  VALUE\ntask-0  k    \\x1b[31mred');
+  });
 });

@@ -149,8 +149,22 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     memlockUnlimited: device?.type === 'tpu',
     privileged: placement.worker?.privileged === true,
     network: containerNetwork(ctx, job),
-    user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
+    user: containerUserFor(ctx.runtime, job),
   };
+}
+
+/** The user a job's container runs as: its `--user-in-container`, else the config's `container-user`, else 65534:65534. */
+export function containerUserFor(runtime: LaunchContext['runtime'], job: Job): string {
+  return job.spec.containerUser ?? runtime?.containerUser ?? DEFAULT_CONTAINER_USER;
+}
+
+/**
+ * Who a job's tasks run as, as far as the launch says: null for a process, else the container's
+ * user (what runtime/task-file.ts taskFileOwner reads). For an attempt whose launch is gone (one
+ * recovered after a restart), from the job and the config's runtime defaults.
+ */
+export function taskRunAs(runtime: LaunchContext['runtime'], job: Job): { user: string } | null {
+  return (job.spec.image || defaultImage(runtime)) ? { user: containerUserFor(runtime, job) } : null;
 }
 
 /** The job's `--network`, else the config's, else bridge; TPU jobs default to host. */

@@ -6,14 +6,16 @@
  * - startedRecords gives the runtime what the store knew of each leftover attempt (its key, pid
  *   and log file), for recover(), resume() and reclaim().
  * - settleRecovered records, in one transaction, the exits recover() found (result files are
- *   read first, as at a normal end; measured usage is kept) and preempts the `rerun` attempts
+ *   read first, as at a normal end, owned by the user the job's tasks run as under the config's
+ *   `runtime` defaults; measured usage is kept) and preempts the `rerun` attempts
  *   ('cluster restarted': they run again). An attempt already finished there is left as it is.
  */
 import type { Attempt } from '../../model/types.js';
 import type { RecoveredExit, StartedRecord } from '../../runtime/types.js';
 import type { ClusterStore } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
-import { resultFileFor } from './launch.js';
+import { taskFileOwner } from '../../runtime/task-file.js';
+import { resultFileFor, taskRunAs, type LaunchContext } from './launch.js';
 import { collectResultFile, withNote } from './result-file.js';
 import { exitOutcome } from './supervisor.js';
 
@@ -23,11 +25,17 @@ export function startedRecords(store: ClusterStore, attempts: readonly Attempt[]
   }));
 }
 
-export async function settleRecovered(store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[]): Promise<void> {
+export async function settleRecovered(
+  store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[], runtime?: LaunchContext['runtime'],
+): Promise<void> {
   const notes = new Map<string, string | null>();
   for (const { key } of ended) {
     const logPath = store.attempt(key.task, key.attempt)?.logPath;
-    if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
+    const job = store.job(store.task(key.task)?.job ?? '');
+    if (!logPath || !job) continue;
+    const owner = taskFileOwner(taskRunAs(runtime, job));
+    const note = await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath), owner);
+    notes.set(attemptKey(key.task, key.attempt), note);
   }
   store.transaction(() => {
     for (const { key, exit } of ended) {

@@ -30,6 +30,7 @@ import { formatDuration } from '../../model/duration.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
+import { taskFileOwner } from '../../runtime/task-file.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
@@ -231,7 +232,8 @@ export class AttemptSupervisor {
   private async collectResults(entry: ActiveAttempt): Promise<string | null> {
     const file = entry.launch.env.IRIS_RESULT_FILE;
     if (!file) return null;
-    const note = await collectResultFile(this.o.store, entry.identity.task, entry.identity.attempt, file);
+    const { task, attempt } = entry.identity;
+    const note = await collectResultFile(this.o.store, task, attempt, file, taskFileOwner(entry.launch.container));
     if (note !== null) this.note(entry, `iris: ${note}`);
     return note;
   }

@@ -30,7 +30,7 @@
  */
 import { closeSync, constants, openSync, read, readSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { readSmallText } from './small-file.js';
+import { myUid, readTaskFile } from '../task-file.js';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES, type StreamTag } from '../../logs/format.js';
 import { LogWriter } from '../../logs/writer.js';
@@ -69,7 +69,9 @@ function formatPos(o: Offsets): Buffer {
 
 /** Offsets already in the log, from a `.pos` file; zeros when it is missing or torn. */
 export async function readPos(path: string): Promise<Offsets> {
-  const text = await readSmallText(path, 'latin1').catch(() => '');
+  // In the attempt's `.run/` directory, which the task's uid can write: read safely (task-file.ts).
+  const read = readTaskFile(path, { maxBytes: 64, owner: myUid() });
+  const text = read.kind === 'ok' ? read.data.toString('latin1') : '';
   const m = /^(\d{20}) (\d{20})\n/.exec(text);
   return m ? { o: Number(m[1]), e: Number(m[2]) } : { o: 0, e: 0 };
 }

@@ -21,6 +21,7 @@
  */
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { readKernelFile, readSmallText } from './small-file.js';
+import { myUid, readTaskFile } from '../task-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
 import { removeCgroupTree, unescapeMount, type TaskCgroups } from './cgroup.js';
@@ -58,10 +59,15 @@ export function parseTimes(text: string): number | null {
 
 /** The CPU the wrapper's `times` reported (usage file), with unknown memory; null without one. */
 export async function readTimesFile(path: string): Promise<TaskUsage | null> {
-  const text = await readText(path);
+  // The file lies in the attempt's `.run/` directory, which the task's uid can write: read safely.
+  const read = readTaskFile(path, { maxBytes: MAX_TIMES_BYTES, owner: myUid() });
+  const text = read.kind === 'ok' ? read.data.toString('utf8') : null;
   const cpuSeconds = text === null ? null : parseTimes(text);
   return cpuSeconds === null ? null : { cpuSeconds, peakMemoryBytes: null };
 }
+
+/** The `times` output is two short lines; anything longer is not the wrapper's. */
+const MAX_TIMES_BYTES = 1024;
 
 const readText = (path: string): Promise<string | null> => readSmallText(path).catch(() => null);
 

@@ -21,8 +21,9 @@
  * command searches PATH once; a command removed within that second fails in the wrapper (exit
  * 127) instead of at launch.
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { myUid, readTaskFile } from '../task-file.js';
 
 /** The attempt's runtime files, all in `<log dir>/.run/`, named after the log file. */
 export interface AttemptFiles {
@@ -75,12 +76,10 @@ export function wrapperArgs(procsFiles: readonly string[], files: AttemptFiles, 
 
 /** The exit code in a status file, or null when there is none or it is incomplete. */
 export function readStatus(path: string): number | null {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
+  // In the attempt's `.run/` directory, which the task's uid can write: read safely (task-file.ts).
+  const read = readTaskFile(path, { maxBytes: 64, owner: myUid() });
+  if (read.kind !== 'ok') return null;
+  const text = read.data.toString('utf8');
   const m = /^exit (\d{1,3})\n$/.exec(text);
   return m ? Number(m[1]) : null;
 }
