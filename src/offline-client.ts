@@ -10,7 +10,6 @@ import type { IrisClient } from './client/types.js';
 import type { ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
 import { batchLines } from './api/log-batch.js';
 import { resolveJobRef } from './model/names.js';
-import { IrisError } from './model/errors.js';
 import { openOffline, type OfflineCluster } from './server/offline.js';
 
 /** The reading part of IrisClient that a stopped cluster answers. */
@@ -19,10 +18,9 @@ export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 
 export class OfflineClient implements ReadClient {
   private constructor(private readonly cluster: OfflineCluster) {}
 
-  /** Null when `home` holds no saved state. */
-  static open(home: string): OfflineClient | null {
-    const cluster = openOffline(home);
-    return cluster ? new OfflineClient(cluster) : null;
+  /** The saved state of `home`; throws (exit 6) when there is none or it cannot be read (server/offline.ts). */
+  static open(home: string): OfflineClient {
+    return new OfflineClient(openOffline(home));
   }
 
   get home(): string {
@@ -76,8 +74,4 @@ export class OfflineClient implements ReadClient {
   close(): void {
     this.cluster.close();
   }
-}
-
-export function noSavedState(home: string): IrisError {
-  return new IrisError('unavailable', `no iris cluster is running, and ${home} holds no saved cluster state`, 'start one with `iris cluster start`');
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
-import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
+import { stateHolderPid } from '../api/lock-holder.js';
 import { ensurePrivateFile, prepareStateDir } from '../api/state-dir.js';
 import { SocketClient } from './socket-client.js';
 
@@ -47,6 +47,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** `--metrics-port` for the cluster process. */
   metricsPort?: number;
+  /** `--fresh` for the cluster process: move the saved state aside and start an empty cluster. */
+  fresh?: boolean;
 }
 
 export async function startDetached(home: string, opts: StartOptions = {}): Promise<{ pid: number; socket: string }> {
@@ -59,6 +61,7 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   const args = [...CLUSTER_NODE_FLAGS, CLUSTER_ENTRY, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
   if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
+  if (opts.fresh) args.push('--fresh');
   ensurePrivateFile(logPath);
   const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };
@@ -125,7 +128,7 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
 
 /** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
 function heldByAnother(home: string, socket: string, logPath: string): IrisError {
-  const pid = lockHolderPid(join(home, LOCK_FILE)) ?? livePid(home);
+  const pid = stateHolderPid(home) ?? livePid(home);
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
@@ -153,7 +156,7 @@ function readPid(home: string): number | null {
  */
 function answeringHolder(home: string): number | null {
   if (!existsSync('/proc/locks')) return livePid(home);
-  const holder = lockHolderPid(join(home, LOCK_FILE));
+  const holder = stateHolderPid(home);
   return holder !== null && holder === readPid(home) ? holder : null;
 }
 

@@ -225,7 +225,7 @@ export class ClusterStore extends StoreCore {
    * read, its reads answer as if it were empty.
    */
   get archive(): ArchiveReader {
-    return guardedReader(this.persistence.archive, () => this.problem !== null);
+    return guardedReader(this.persistence.archive, () => this.problem !== null, (error) => asDamage(error, this.path) ?? error);
   }
 
   /**
