@@ -5,7 +5,8 @@
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
  * reports (conflict, naming its pid) that it holds the state without answering. A cluster that
- * exits with a usage error (a bad config file) is reported as a usage error (exit 2). Before it
+ * exits with a usage error (a bad config file) is reported as a usage error (exit 2), one that
+ * found no space to open its database as such (exit 7). Before it
  * writes anything, the state directory must pass api/state-dir.ts (refused: exit 2, never chmodded);
  * `cluster.log` is owner-only and never opened through a symlink.
  */
@@ -117,6 +118,15 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
  * config file, exit 2) stays a usage error; anything else means no cluster is available (6).
  */
 function startFailed(exited: { code: number | null; signal: NodeJS.Signals | null }, logPath: string): IrisError {
+  if (exited.code === EXIT.noSpace) {
+    // Its own words may not have reached cluster.log, which lies on the same full disk.
+    const home = dirname(logPath);
+    return new IrisError(
+      'insufficient_storage',
+      `the local cluster could not start: the disk holding ${home} is full. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+      `free space on that filesystem (old task logs live under ${join(home, 'logs')}), then start the cluster again`,
+    );
+  }
   const how = exited.signal ? `signal ${exited.signal}` : `exit code ${exited.code}`;
   const code = exited.code === EXIT.usage ? 'invalid_argument' : 'unavailable';
   return new IrisError(

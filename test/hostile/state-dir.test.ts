@@ -7,7 +7,8 @@
  *   keeps its task.
  * - With 0 bytes free under IRIS_HOME (a real tmpfs), `cluster start` used to fail ("cannot lock …
  *   database or disk is full", hint "check the permissions") and offline `iris jobs` printed a
- *   stack trace: the cluster starts (refusing new work until space returns) and `jobs` answers.
+ *   stack trace: the cluster starts (refusing new work until space returns) and `jobs` answers; a
+ *   new state directory, whose database cannot be created, is refused with a true hint (exit 7).
  * - A truncated, bit-flipped, random, empty or foreign state.db used to give stack traces (exit 70)
  *   or start an empty cluster that orphans the logs: every command answers `state.db is damaged:
  *   …` with a hint, exit 6, and changes nothing; `--fresh` starts empty deliberately.
@@ -135,8 +136,19 @@ describe('the state directory', () => {
       await c.submit(['--name', 'before', '--cpu', '0.1'], ['echo', 'saved']);
       await c.waitForState('/before', 'SUCCEEDED');
       await c.stop();
+      // A second, new state directory on the same filesystem: its database cannot be created.
+      const fresh = path.join(c.home, 'fresh');
+      mkdirSync(fresh, { mode: 0o700 });
       fs.fill();
       expect(statSync(path.join(c.home, 'state.db')).size).toBeGreaterThan(0);
+
+      for (const args of [['cluster', 'start'], ['cluster', 'start', '--detach']]) {
+        const r = await runIris(args, { env: { IRIS_HOME: fresh }, cwd: c.cwd, timeoutMs: 30_000 });
+        expect(r.code, describeRun(args, r)).toBe(7);
+        expect(r.stderr).toContain(`the disk holding ${fresh} is full`);
+        expect(r.stderr).toMatch(/Hint: free space on that filesystem/);
+        expectUserError(args, r);
+      }
 
       const jobs = await c.iris(['jobs']);
       expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
