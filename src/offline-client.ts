@@ -27,28 +27,37 @@ export class OfflineClient implements ReadClient {
     return this.cluster.home;
   }
 
+  /** `read()`, its failure explained by the saved state (a cluster that started meanwhile, server/offline.ts). */
+  private async reading<T>(read: () => Promise<T> | T): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw this.cluster.explain(error);
+    }
+  }
+
   async jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
-    return this.cluster.service.jobs(filter);
+    return this.reading(() => this.cluster.service.jobs(filter));
   }
 
   /** `name` may be NAME@RUN, as on the wire (GET /v1/job). */
   async job(name: string, run?: number): Promise<JobDetail> {
     const ref = resolveJobRef('name', name, run);
-    return this.cluster.service.job(ref.name, ref.run);
+    return this.reading(() => this.cluster.service.job(ref.name, ref.run));
   }
 
   /** `name` may be NAME@RUN, as on the wire (GET /v1/results). */
   async results(name: string, run?: number): Promise<ResultsResponse> {
     const ref = resolveJobRef('job', name, run);
-    return this.cluster.service.results(ref.name, ref.run);
+    return this.reading(() => this.cluster.service.results(ref.name, ref.run));
   }
 
   async task(name: string): Promise<TaskDetail> {
-    return this.cluster.service.task(name);
+    return this.reading(() => this.cluster.service.task(name));
   }
 
   async history(query: HistoryQuery = {}): Promise<RunInfo[]> {
-    return this.cluster.service.history(query);
+    return this.reading(() => this.cluster.service.history(query));
   }
 
   async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
@@ -65,6 +74,8 @@ export class OfflineClient implements ReadClient {
       const resolved: LogQuery = { ...query, target: ref.target, follow: false };
       if (ref.run !== null) resolved.run = ref.run;
       yield* this.cluster.service.logs(resolved, abort.signal);
+    } catch (error) {
+      throw this.cluster.explain(error);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       abort.abort();

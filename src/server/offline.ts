@@ -30,6 +30,8 @@ export interface OfflineCluster {
   service: ControllerService;
   /** The state directory read. */
   home: string;
+  /** A failed read as the user should see it: a cluster that started meanwhile (its writes may be what the reader tripped on), else `error`. */
+  explain(error: unknown): unknown;
   close(): void;
 }
 
@@ -95,5 +97,5 @@ export function openOffline(home: string): OfflineCluster {
     requestStop: () => Promise.reject(stopped('stopping the cluster')),
     defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
   });
-  return { service, home, close: () => store.close() };
+  return { service, home, explain: (error) => startedMeanwhile(home) ?? error, close: () => store.close() };
 }
