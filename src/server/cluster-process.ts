@@ -22,7 +22,9 @@ function flagsOf(argv: string[]): { config?: string; metricsPort?: number; fresh
   const { values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { foreground: { type: 'boolean' }, config: { type: 'string' }, 'metrics-port': { type: 'string' }, fresh: { type: 'boolean' } },
+    options: {
+      foreground: { type: 'boolean' }, config: { type: 'string' }, 'metrics-port': { type: 'string' }, fresh: { type: 'boolean' },
+    },
   });
   const port = values['metrics-port'];
   const metricsPort = port === undefined ? undefined : Number(port);

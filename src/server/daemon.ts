@@ -3,8 +3,9 @@
  * socket server. `runCluster` resolves once the cluster has stopped.
  *
  * Start-up order matters: the state directory is checked first (api/state-dir.ts: one another
- * user controls is refused before anything is written), then the state lock (state-lock.ts) is taken, so exactly one
- * controller opens a state directory; then the store is opened and attempts left running by an
+ * user controls is refused before anything is written), then the config is loaded, then the
+ * store is opened, and its connection is the state lock (state-lock.ts), so exactly one
+ * controller opens a state directory; then attempts left running by an
  * earlier life of the cluster (a crash or kill -9) are settled BEFORE the socket answers, so no
  * client ever sees a stale RUNNING task: an attempt that ended while the controller was down
  * keeps its exit code and output (runtime.recover); every other one is stopped
@@ -132,7 +133,13 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
 }
 
 /** Everything after the state lock: recovery, controller, socket. */
-async function serveCluster(options: RunClusterOptions, home: string, config: IrisConfig, store: ClusterStore, log: (message: string) => void): Promise<void> {
+async function serveCluster(
+  options: RunClusterOptions,
+  home: string,
+  config: IrisConfig,
+  store: ClusterStore,
+  log: (message: string) => void,
+): Promise<void> {
   const socketPath = socketPathFor(home);
   const taskSocketPath = taskSocketPathFor(home);
   let clusterId = store.getMeta('cluster_id');

@@ -30,7 +30,10 @@ export interface OfflineCluster {
   service: ControllerService;
   /** The state directory read. */
   home: string;
-  /** A failed read as the user should see it: a cluster that started meanwhile (its writes may be what the reader tripped on), else `error`. */
+  /**
+   * A failed read as the user should see it: a cluster that started meanwhile (its writes may be
+   * what the reader tripped on), else `error`.
+   */
   explain(error: unknown): unknown;
   close(): void;
 }
@@ -66,14 +69,22 @@ function stoppedController(): ControllerPort {
 }
 
 export function noSavedState(home: string): IrisError {
-  return new IrisError('unavailable', `no iris cluster is running, and ${home} holds no saved cluster state`, 'start one with `iris cluster start`');
+  return new IrisError(
+    'unavailable',
+    `no iris cluster is running, and ${home} holds no saved cluster state`,
+    'start one with `iris cluster start`',
+  );
 }
 
 /** Not null when a controller took the state lock of `home` while its saved state was read. */
 function startedMeanwhile(home: string): IrisError | null {
   const pid = stateHolderPid(home);
   if (pid === null) return null;
-  return new IrisError('unavailable', `the iris cluster in ${home} (pid ${pid}) started while its saved state was being read`, 'run the command again: it then asks the running cluster');
+  return new IrisError(
+    'unavailable',
+    `the iris cluster in ${home} (pid ${pid}) started while its saved state was being read`,
+    'run the command again: it then asks the running cluster',
+  );
 }
 
 /** The saved state in `home` (see the header). */
@@ -83,7 +94,8 @@ export function openOffline(home: string): OfflineCluster {
   if (!existsSync(file)) throw evidence === null ? noSavedState(home) : missingError(file, evidence);
   let store: ClusterStore;
   try {
-    store = ClusterStore.open({ path: file, readOnly: true, ifEmpty: evidence === null ? noSavedState(home) : damagedError(file, `it is empty, but ${evidence}`) });
+    const ifEmpty = evidence === null ? noSavedState(home) : damagedError(file, `it is empty, but ${evidence}`);
+    store = ClusterStore.open({ path: file, readOnly: true, ifEmpty });
   } catch (error) {
     throw startedMeanwhile(home) ?? error;
   }

@@ -97,7 +97,8 @@ export function openStateStore(home: string, opts: StateStoreOptions = {}): { st
   ensurePrivateFile(file);
   tightenIfPresent(home, [`${STATE_FILE}-wal`, `${STATE_FILE}-shm`, `${STATE_FILE}-journal`]);
   const ifEmpty = evidence === null ? undefined : damagedError(file, `it is empty, but ${evidence}`);
-  const store = locked(home, () => ClusterStore.open({ path: file, ifEmpty, ...(opts.cacheTtlMs !== undefined ? { cacheTtlMs: opts.cacheTtlMs } : {}) }));
+  const ttl = opts.cacheTtlMs !== undefined ? { cacheTtlMs: opts.cacheTtlMs } : {};
+  const store = locked(home, () => ClusterStore.open({ path: file, ifEmpty, ...ttl }));
   return { store, lock: pidFile(home) };
 }
 

@@ -82,7 +82,11 @@ export interface ArchiveReader {
  * `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk);
  * any other failure is thrown as `explain` puts it (a damaged database says so).
  */
-export function guardedReader(reader: ArchiveReader, unreadable: () => boolean, explain: (error: unknown) => unknown = (e) => e): ArchiveReader {
+export function guardedReader(
+  reader: ArchiveReader,
+  unreadable: () => boolean,
+  explain: (error: unknown) => unknown = (e) => e,
+): ArchiveReader {
   const guard = <T>(read: () => T, fallback: T): T => {
     try {
       return read();

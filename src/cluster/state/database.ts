@@ -85,8 +85,10 @@ export function openSaved(path: string): DatabaseSync {
     } catch (error) {
       throw new IrisError(
         'unavailable',
-        `cannot read ${path} without changing it: its last changes wait in its WAL, and a private copy to read them from does not fit in ${tmpdir()} (${(error as Error).message})`,
-        'free space there or set TMPDIR to another directory; or start the cluster (`iris cluster start`), which writes them into the database',
+        `cannot read ${path} without changing it: its last changes wait in its WAL, and a private copy ` +
+          `to read them from does not fit in ${tmpdir()} (${(error as Error).message})`,
+        'free space there or set TMPDIR to another directory; ' +
+          'or start the cluster (`iris cluster start`), which writes them into the database',
       );
     }
     // The copy is opened as the store opens its database (no -shm), then unlinked: the open

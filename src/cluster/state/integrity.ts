@@ -77,7 +77,8 @@ function inspectOrThrow(db: DatabaseSync, path: string, quick: boolean): Content
   const found = tablesOf(db);
   if (version === 0) {
     const names = [...found.keys()].slice(0, 5).join(', ');
-    throw damagedError(path, `it is not an iris database (no iris schema version; it holds ${names ? `the tables ${names}` : 'no table'})`);
+    const holds = names ? `the tables ${names}` : 'no table';
+    throw damagedError(path, `it is not an iris database (no iris schema version; it holds ${holds})`);
   }
   if (version > SCHEMA_VERSION) return 'iris';
   const lacks = missing(version, found);

@@ -60,7 +60,12 @@ export abstract class StoreCore {
   /** performance.now() of the oldest lazy commit not yet synced by a full one; null when none. */
   private unsyncedSince: number | null = null;
 
-  protected constructor(private readonly db: DatabaseSync, now: () => number, protected readonly path: string, private readonly reserve: SpaceReserve | null) {
+  protected constructor(
+    private readonly db: DatabaseSync,
+    now: () => number,
+    protected readonly path: string,
+    private readonly reserve: SpaceReserve | null,
+  ) {
     this.model = new ClusterModel(this.journal, now);
     this.life = new Lifecycle(this.model, (job) => this.currentResults(job));
     this.persistence = new Persistence(db);

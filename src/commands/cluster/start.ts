@@ -43,7 +43,9 @@ export default class ClusterStart extends BaseCommand {
     }
     const home = resolveHome(this.env);
     if (flags.detach) {
-      const started = await startDetached(home, { configPath: flags.config, env: this.env, metricsPort: flags['metrics-port'], fresh: flags.fresh });
+      const started = await startDetached(home, {
+        configPath: flags.config, env: this.env, metricsPort: flags['metrics-port'], fresh: flags.fresh,
+      });
       this.log(`iris cluster started in the background (pid ${started.pid}, socket ${started.socket})`);
       return { ...started, detached: true };
     }
