@@ -12,7 +12,6 @@
  * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
  * change nothing while the handler is registered.
  */
-import path from 'node:path';
 import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
@@ -62,16 +61,15 @@ export abstract class BaseCommand extends Command {
     const client = this.client();
     if (this.env.IRIS_CONTROLLER_ADDRESS || (await client.ping())) return client;
     // Only here, when no cluster answers: a start that reaches one skips these modules.
-    const [{ LOCK_FILE, lockHolderPid }, { checkStateDir }] = await Promise.all([import('./api/lock-holder.js'), import('./api/state-dir.js')]);
+    const [{ stateHolderPid }, { checkStateDir }] = await Promise.all([import('./api/lock-holder.js'), import('./api/state-dir.js')]);
     const home = resolveHome(this.env);
-    const holder = lockHolderPid(path.join(home, LOCK_FILE));
+    const holder = stateHolderPid(home);
     if (holder !== null) {
       throw new IrisError('unavailable', `the iris cluster in ${home} (pid ${holder}) does not answer`, 'check `iris cluster status`, or stop it with `iris cluster stop`');
     }
     checkStateDir(home);
-    const { OfflineClient, noSavedState } = await import('./offline-client.js');
+    const { OfflineClient } = await import('./offline-client.js');
     const offline = OfflineClient.open(home);
-    if (!offline) throw noSavedState(home);
     process.stderr.write(`iris: no cluster is running; showing the state saved in ${home} (read-only)\n`);
     return offline;
   }

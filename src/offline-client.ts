@@ -10,7 +10,6 @@ import type { IrisClient } from './client/types.js';
 import type { ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
 import { batchLines } from './api/log-batch.js';
 import { resolveJobRef } from './model/names.js';
-import { IrisError } from './model/errors.js';
 import { openOffline, type OfflineCluster } from './server/offline.js';
 
 /** The reading part of IrisClient that a stopped cluster answers. */
@@ -19,38 +18,46 @@ export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 
 export class OfflineClient implements ReadClient {
   private constructor(private readonly cluster: OfflineCluster) {}
 
-  /** Null when `home` holds no saved state. */
-  static open(home: string): OfflineClient | null {
-    const cluster = openOffline(home);
-    return cluster ? new OfflineClient(cluster) : null;
+  /** The saved state of `home`; throws (exit 6) when there is none or it cannot be read (server/offline.ts). */
+  static open(home: string): OfflineClient {
+    return new OfflineClient(openOffline(home));
   }
 
   get home(): string {
     return this.cluster.home;
   }
 
+  /** `read()`, its failure explained by the saved state (a cluster that started meanwhile, server/offline.ts). */
+  private async reading<T>(read: () => Promise<T> | T): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw this.cluster.explain(error);
+    }
+  }
+
   async jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
-    return this.cluster.service.jobs(filter);
+    return this.reading(() => this.cluster.service.jobs(filter));
   }
 
   /** `name` may be NAME@RUN, as on the wire (GET /v1/job). */
   async job(name: string, run?: number): Promise<JobDetail> {
     const ref = resolveJobRef('name', name, run);
-    return this.cluster.service.job(ref.name, ref.run);
+    return this.reading(() => this.cluster.service.job(ref.name, ref.run));
   }
 
   /** `name` may be NAME@RUN, as on the wire (GET /v1/results). */
   async results(name: string, run?: number): Promise<ResultsResponse> {
     const ref = resolveJobRef('job', name, run);
-    return this.cluster.service.results(ref.name, ref.run);
+    return this.reading(() => this.cluster.service.results(ref.name, ref.run));
   }
 
   async task(name: string): Promise<TaskDetail> {
-    return this.cluster.service.task(name);
+    return this.reading(() => this.cluster.service.task(name));
   }
 
   async history(query: HistoryQuery = {}): Promise<RunInfo[]> {
-    return this.cluster.service.history(query);
+    return this.reading(() => this.cluster.service.history(query));
   }
 
   async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
@@ -67,6 +74,8 @@ export class OfflineClient implements ReadClient {
       const resolved: LogQuery = { ...query, target: ref.target, follow: false };
       if (ref.run !== null) resolved.run = ref.run;
       yield* this.cluster.service.logs(resolved, abort.signal);
+    } catch (error) {
+      throw this.cluster.explain(error);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       abort.abort();
@@ -76,8 +85,4 @@ export class OfflineClient implements ReadClient {
   close(): void {
     this.cluster.close();
   }
-}
-
-export function noSavedState(home: string): IrisError {
-  return new IrisError('unavailable', `no iris cluster is running, and ${home} holds no saved cluster state`, 'start one with `iris cluster start`');
 }

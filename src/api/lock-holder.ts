@@ -1,13 +1,22 @@
 /**
- * Who holds a state directory's lock (src/server/state-lock.ts), asked without taking it: the kernel's table
- * of POSIX locks, /proc/locks. Used by the controller that was refused (to name the holder) and by
- * clients that auto-start a cluster (to tell a holder that answers from one still starting). On a
+ * Who holds a state directory's lock, asked without taking it. The lock is the controller's
+ * connection to `<home>/state.db` (src/cluster/state/database.ts: an fcntl write lock on the
+ * database file, held for the controller's life), so the kernel's table of POSIX locks,
+ * /proc/locks, names its holder. Used by the controller that was refused (to name the holder),
+ * by clients that auto-start a cluster (to tell a holder that answers from one still starting)
+ * and by the offline reader (to read saved state only while no controller holds it). On a
  * system without /proc/locks the holder is unknown (null).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
-/** The lock file in a state directory. */
-export const LOCK_FILE = 'controller.lock';
+/** The state database, whose lock is the state directory's. */
+export const STATE_FILE = 'state.db';
+
+/** The pid holding the lock of the state directory `home`, or null when none is found. */
+export function stateHolderPid(home: string): number | null {
+  return lockHolderPid(join(home, STATE_FILE));
+}
 
 /**
  * The pid holding an fcntl lock on `file`, from /proc/locks (Linux), or null when none is found.

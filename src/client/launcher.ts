@@ -5,7 +5,8 @@
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
  * reports (conflict, naming its pid) that it holds the state without answering. A cluster that
- * exits with a usage error (a bad config file) is reported as a usage error (exit 2). Before it
+ * exits with a usage error (a bad config file) is reported as a usage error (exit 2), one that
+ * found no space to open its database as such (exit 7). Before it
  * writes anything, the state directory must pass api/state-dir.ts (refused: exit 2, never chmodded);
  * `cluster.log` is owner-only and never opened through a symlink.
  */
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import { pidFileFor, socketPathFor } from '../api/address.js';
-import { LOCK_FILE, lockHolderPid } from '../api/lock-holder.js';
+import { stateHolderPid } from '../api/lock-holder.js';
 import { ensurePrivateFile, prepareStateDir } from '../api/state-dir.js';
 import { SocketClient } from './socket-client.js';
 
@@ -47,6 +48,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** `--metrics-port` for the cluster process. */
   metricsPort?: number;
+  /** `--fresh` for the cluster process: move the saved state aside and start an empty cluster. */
+  fresh?: boolean;
 }
 
 export async function startDetached(home: string, opts: StartOptions = {}): Promise<{ pid: number; socket: string }> {
@@ -59,6 +62,7 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   const args = [...CLUSTER_NODE_FLAGS, CLUSTER_ENTRY, 'cluster', 'start', '--foreground'];
   if (opts.configPath) args.push('--config', opts.configPath);
   if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
+  if (opts.fresh) args.push('--fresh');
   ensurePrivateFile(logPath);
   const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };
@@ -114,6 +118,15 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
  * config file, exit 2) stays a usage error; anything else means no cluster is available (6).
  */
 function startFailed(exited: { code: number | null; signal: NodeJS.Signals | null }, logPath: string): IrisError {
+  if (exited.code === EXIT.noSpace) {
+    // Its own words may not have reached cluster.log, which lies on the same full disk.
+    const home = dirname(logPath);
+    return new IrisError(
+      'insufficient_storage',
+      `the local cluster could not start: the disk holding ${home} is full. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+      `free space on that filesystem (old task logs live under ${join(home, 'logs')}), then start the cluster again`,
+    );
+  }
   const how = exited.signal ? `signal ${exited.signal}` : `exit code ${exited.code}`;
   const code = exited.code === EXIT.usage ? 'invalid_argument' : 'unavailable';
   return new IrisError(
@@ -125,7 +138,7 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
 
 /** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
 function heldByAnother(home: string, socket: string, logPath: string): IrisError {
-  const pid = lockHolderPid(join(home, LOCK_FILE)) ?? livePid(home);
+  const pid = stateHolderPid(home) ?? livePid(home);
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
@@ -153,7 +166,7 @@ function readPid(home: string): number | null {
  */
 function answeringHolder(home: string): number | null {
   if (!existsSync('/proc/locks')) return livePid(home);
-  const holder = lockHolderPid(join(home, LOCK_FILE));
+  const holder = stateHolderPid(home);
   return holder !== null && holder === readPid(home) ? holder : null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The entry of a detached cluster process (client/launcher.ts starts it with this package's Node):
- * `node cluster-process.js cluster start --foreground [--config PATH] [--metrics-port N]`, IRIS_HOME
+ * `node cluster-process.js cluster start --foreground [--config PATH] [--metrics-port N] [--fresh]`, IRIS_HOME
  * in its environment. It runs the daemon without the CLI framework: oclif, its help and the
  * command classes would stay loaded for the cluster's whole life (~6 MB resident) and do nothing
  * there. `iris cluster start` in the foreground still goes through the CLI and ends in the same
@@ -18,18 +18,24 @@ import { resolveHome } from '../api/address.js';
 import { EXIT, IrisError } from '../model/errors.js';
 import { runCluster } from './daemon.js';
 
-function flagsOf(argv: string[]): { config?: string; metricsPort?: number } {
+function flagsOf(argv: string[]): { config?: string; metricsPort?: number; fresh?: boolean } {
   const { values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { foreground: { type: 'boolean' }, config: { type: 'string' }, 'metrics-port': { type: 'string' } },
+    options: {
+      foreground: { type: 'boolean' }, config: { type: 'string' }, 'metrics-port': { type: 'string' }, fresh: { type: 'boolean' },
+    },
   });
   const port = values['metrics-port'];
   const metricsPort = port === undefined ? undefined : Number(port);
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535)) {
     throw new IrisError('invalid_argument', `--metrics-port: expected an integer from 1 to 65535, got ${JSON.stringify(port)}`);
   }
-  return { ...(values.config !== undefined ? { config: values.config } : {}), ...(metricsPort !== undefined ? { metricsPort } : {}) };
+  return {
+    ...(values.config !== undefined ? { config: values.config } : {}),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    ...(values.fresh ? { fresh: true } : {}),
+  };
 }
 
 async function main(): Promise<number> {
@@ -44,6 +50,7 @@ async function main(): Promise<number> {
       home: resolveHome(process.env),
       configPath: flags.config,
       metricsPort: flags.metricsPort,
+      fresh: flags.fresh,
       signal: abort.signal,
       onReady: (info) => process.stdout.write(`iris cluster ready on ${info.socket}\n`),
     });

@@ -3,8 +3,9 @@
  * socket server. `runCluster` resolves once the cluster has stopped.
  *
  * Start-up order matters: the state directory is checked first (api/state-dir.ts: one another
- * user controls is refused before anything is written), then the state lock (state-lock.ts) is taken, so exactly one
- * controller opens a state directory; then the store is opened and attempts left running by an
+ * user controls is refused before anything is written), then the config is loaded, then the
+ * store is opened, and its connection is the state lock (state-lock.ts), so exactly one
+ * controller opens a state directory; then attempts left running by an
  * earlier life of the cluster (a crash or kill -9) are settled BEFORE the socket answers, so no
  * client ever sees a stale RUNNING task: an attempt that ended while the controller was down
  * keeps its exit code and output (runtime.recover); every other one is stopped
@@ -24,11 +25,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiServer } from './server.js';
 import { startIdleCompaction } from './idle-compaction.js';
-import { acquireStateLock } from './state-lock.js';
+import { openStateStore } from './state-lock.js';
 import { socketPathFor, taskSocketPathFor } from '../api/address.js';
-import { ensurePrivateFile, prepareStateDir, tightenIfPresent } from '../api/state-dir.js';
+import { prepareStateDir } from '../api/state-dir.js';
 import { writeCliShim } from './cli-shim.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, type IrisConfig } from '../config/index.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
@@ -36,7 +37,7 @@ import type { TaskRuntime } from '../runtime/types.js';
 import type { KubeBackend } from './kube-cluster.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
-import { ClusterStore } from '../cluster/state/store.js';
+import type { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
 import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
@@ -58,6 +59,8 @@ export interface RunClusterOptions {
   log?: (message: string) => void;
   /** Also serve the metrics on 127.0.0.1:PORT (`--metrics-port`; wins over the config's `metrics.port`). */
   metricsPort?: number;
+  /** Move the saved state aside and start an empty cluster (`--fresh`, state-lock.ts). */
+  fresh?: boolean;
 }
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -102,21 +105,6 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   // The one rule of api/state-dir.ts: a directory another user controls is refused, and an
   // existing one is never chmodded. Checked here again: `cluster start --foreground` comes here directly.
   prepareStateDir(home);
-  // Held from before recovery until the end: no second controller ever touches this state.
-  const lock = acquireStateLock(home);
-  try {
-    const onReady: RunClusterOptions['onReady'] = (info) => {
-      lock.ready();
-      options.onReady?.(info);
-    };
-    await serveCluster({ ...options, onReady }, home);
-  } finally {
-    lock.release();
-  }
-}
-
-/** Everything after the state lock: config, store, recovery, controller, socket. */
-async function serveCluster(options: RunClusterOptions, home: string): Promise<void> {
   // cluster.log (stdout and stderr of a detached cluster) may sit on a full disk: a line that
   // cannot be written is dropped, never fatal.
   process.stdout.on('error', () => {});
@@ -128,14 +116,32 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       // dropped
     }
   });
+  const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
+  // The store's connection is the state lock (state-lock.ts), held from before recovery until the
+  // store closes: no second controller ever touches this state.
+  const { store, lock } = openStateStore(home, { cacheTtlMs: config.placement.cacheTtlMs, fresh: options.fresh, log });
+  try {
+    const onReady: RunClusterOptions['onReady'] = (info) => {
+      lock.ready();
+      options.onReady?.(info);
+    };
+    await serveCluster({ ...options, onReady }, home, config, store, log);
+  } finally {
+    lock.release();
+    store.close();
+  }
+}
+
+/** Everything after the state lock: recovery, controller, socket. */
+async function serveCluster(
+  options: RunClusterOptions,
+  home: string,
+  config: IrisConfig,
+  store: ClusterStore,
+  log: (message: string) => void,
+): Promise<void> {
   const socketPath = socketPathFor(home);
   const taskSocketPath = taskSocketPathFor(home);
-  const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
-  // state.db is created 0600 without following a symlink; SQLite gives its -wal and -shm the
-  // database file's mode; ones left by an older iris are tightened.
-  ensurePrivateFile(path.join(home, 'state.db'));
-  tightenIfPresent(home, ['state.db-wal', 'state.db-shm', 'state.db-journal']);
-  const store = ClusterStore.open({ path: path.join(home, 'state.db'), cacheTtlMs: config.placement.cacheTtlMs });
   let clusterId = store.getMeta('cluster_id');
   if (!clusterId) {
     clusterId = randomUUID();

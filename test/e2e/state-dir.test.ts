@@ -138,11 +138,14 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       expect(lstatSync(path.join(logDir, 'attempt-0.log')).isSymbolicLink()).toBe(true);
     });
 
-    it('keeps state.db, its WAL and SHM, logs and runtime files owner-only', async () => {
+    it('keeps state.db, its WAL, logs and runtime files owner-only', async () => {
       const job = await c.submit(['--name', 'modes', '--cpu', '0.1'], ['sh', '-c', 'echo hello; echo oops >&2']);
       const done = await c.waitForEnd(job);
       expect(done.state).toBe('SUCCEEDED');
-      const files = ['state.db', 'state.db-wal', 'state.db-shm', 'controller.lock', 'cluster.pid', 'cluster.log', 'logs/modes/@2/task-0/attempt-0.log'];
+      // No state.db-shm (the WAL index lives in the controller's memory) and no controller.lock (the
+      // lock is state.db's own): src/server/state-lock.ts.
+      expect(existsSync(path.join(c.home, 'state.db-shm'))).toBe(false);
+      const files = ['state.db', 'state.db-wal', 'cluster.pid', 'cluster.log', 'logs/modes/@2/task-0/attempt-0.log'];
       for (const f of files) expect(`${f} ${mode(path.join(c.home, f))}`).toBe(`${f} 0600`);
       for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/@2', 'logs/modes/@2/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
       // What a container's unprivileged user must reach: traversable, not listable.

@@ -78,14 +78,21 @@ export interface ArchiveReader {
   requeues(run: number, limit: number): RunRequeues;
 }
 
-/** `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk). */
-export function guardedReader(reader: ArchiveReader, unreadable: () => boolean): ArchiveReader {
+/**
+ * `reader` whose reads answer as empty instead of failing while `unreadable()` (a full disk);
+ * any other failure is thrown as `explain` puts it (a damaged database says so).
+ */
+export function guardedReader(
+  reader: ArchiveReader,
+  unreadable: () => boolean,
+  explain: (error: unknown) => unknown = (e) => e,
+): ArchiveReader {
   const guard = <T>(read: () => T, fallback: T): T => {
     try {
       return read();
     } catch (error) {
       if (unreadable()) return fallback;
-      throw error;
+      throw explain(error);
     }
   };
   return {

@@ -38,7 +38,8 @@ import { Lifecycle } from './lifecycle.js';
 import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
 import type { SpaceReserve } from './reserve.js';
-import { openDatabase, reopenShared, writeInTransaction } from './database.js';
+import { writeInTransaction } from './database.js';
+import { asDamage } from './integrity.js';
 import { ResultTable, current } from './results.js';
 
 /** The longest a lazy commit waits for a later commit to sync it (see the header). */
@@ -49,10 +50,8 @@ export abstract class StoreCore {
   protected readonly journal = new Journal();
   protected readonly model: ClusterModel;
   protected readonly life: Lifecycle;
-  protected persistence: Persistence;
-  protected results: ResultTable;
-  /** Opened on a full disk in exclusive locking mode (no WAL index file): reopened normally once there is space. */
-  protected exclusive = false;
+  protected readonly persistence: Persistence;
+  protected readonly results: ResultTable;
   private closed = false;
   protected problem: IrisError | null = null;
   protected reserveHeld = false;
@@ -61,7 +60,12 @@ export abstract class StoreCore {
   /** performance.now() of the oldest lazy commit not yet synced by a full one; null when none. */
   private unsyncedSince: number | null = null;
 
-  protected constructor(private db: DatabaseSync, now: () => number, protected readonly path: string, private readonly reserve: SpaceReserve | null) {
+  protected constructor(
+    private readonly db: DatabaseSync,
+    now: () => number,
+    protected readonly path: string,
+    private readonly reserve: SpaceReserve | null,
+  ) {
     this.model = new ClusterModel(this.journal, now);
     this.life = new Lifecycle(this.model, (job) => this.currentResults(job));
     this.persistence = new Persistence(db);
@@ -80,18 +84,6 @@ export abstract class StoreCore {
     return out;
   }
 
-  /** Leave exclusive mode (after a start on a full disk): a failed write there sticks until the connection is reopened. */
-  private reopen(): boolean {
-    this.db.close(); // its exclusive lock would keep the new connection out
-    const shared = reopenShared(this.path);
-    this.db = shared ?? openDatabase(this.path, null).db;
-    this.persistence = new Persistence(this.db);
-    this.results = new ResultTable(this.db);
-    this.exclusive = shared === null;
-    this.syncFull = true; // configure() sets FULL on the new connection
-    return shared !== null;
-  }
-
   close(): void {
     if (this.closed) return;
     if (this.journal.depth > 0) throw new IrisError('internal', 'ClusterStore.close() inside a transaction');
@@ -104,13 +96,16 @@ export abstract class StoreCore {
     this.db.close();
   }
 
-  /** `read()`, or `fallback` when it fails while the store cannot write (the database cannot be read back on a full disk). */
+  /**
+   * `read()`, or `fallback` when it fails while the store cannot write (the database cannot be
+   * read back on a full disk); SQLite's damage errors become `<path> is damaged: …` (integrity.ts).
+   */
   protected readBack<T>(read: () => T, fallback: T): T {
     try {
       return read();
     } catch (error) {
       if (this.problem !== null) return fallback;
-      throw error;
+      throw asDamage(error, this.path) ?? error;
     }
   }
 
@@ -126,14 +121,13 @@ export abstract class StoreCore {
   retryWrites(): boolean {
     if (this.problem === null) return true;
     if (this.closed || this.journal.depth > 0) return false;
-    if (this.exclusive && !this.reopen()) return false;
     // Something is always written, so a retry with nothing waiting still proves there is space.
     this.model.putMeta('written_at', String(this.model.now()));
     const error = this.tryWrite();
     if (error !== null) {
       this.journal.keepWrites();
       if (isNoSpace(error)) return false;
-      throw error;
+      throw asDamage(error, this.path) ?? error;
     }
     this.journal.reset();
     if (this.reserve && !(this.reserveHeld = this.reserve.ensure())) return false;
@@ -154,7 +148,7 @@ export abstract class StoreCore {
     const error = writeInTransaction(this.db, write);
     if (error === null) return;
     if (isNoSpace(error)) throw noSpaceError(this.path);
-    throw error;
+    throw asDamage(error, this.path) ?? error;
   }
 
   private setProblem(problem: IrisError | null): void {
@@ -231,7 +225,7 @@ export abstract class StoreCore {
           if (this.problem === null) j.reset();
           else j.keepWrites();
         }
-        if (!isNoSpace(error)) throw error;
+        if (!isNoSpace(error)) throw asDamage(error, this.path) ?? error;
         this.setProblem(noSpaceError(this.path));
         if (durable) throw this.problem!;
         this.emitKept();

@@ -15,9 +15,9 @@ import { cascadedDependents, dependenciesStatus, waitingForReason } from './depe
 import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
-import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
-import { openDatabase } from './database.js';
-import { checkVersion, migrate } from './schema.js';
+import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
+import { openReadable, openWritable } from './database.js';
+import { asDamage } from './integrity.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
@@ -41,9 +41,16 @@ export interface StoreOptions {
   /**
    * Read the database as it was saved, changing nothing (no migration, no reserve, no writes):
    * how commands show the state of a stopped cluster. Refuses a database of another schema
-   * version. Any write fails (SQLite refuses it).
+   * version. Any write fails (SQLite refuses it). Takes no lock and creates no file: a database
+   * with changes waiting in its WAL is read from a private copy (database.ts `openSaved`).
    */
   readOnly?: boolean;
+  /**
+   * Thrown, instead of initialising the database (or reading it as empty, with `readOnly`), when
+   * it holds nothing: a 0-byte or missing file, or no table and schema version 0. For a state
+   * directory that holds traces of earlier runs, which a new database would orphan.
+   */
+  ifEmpty?: Error;
   /** Config `placement.cache-ttl` (cache-hints.ts); default 1 hour. */
   cacheTtlMs?: number;
 }
@@ -59,44 +66,46 @@ export class ClusterStore extends StoreCore {
   }
 
   /**
-   * Open (creating or migrating) the database and load all of it into memory. On a full disk
-   * the space reserve is given up to open the database (its WAL index needs room); when even
-   * that fails the error is `no space left on <database>`.
+   * Open (creating or migrating) the database and load all of it into memory. The connection
+   * holds the database's lock for the store's life (database.ts): another connection to the file
+   * gets SQLite's SQLITE_BUSY (`isLocked`) and nothing else is done. A database that cannot be
+   * trusted (integrity.ts, `quick_check` included) is refused with `<path> is damaged: …`. On a
+   * full disk the space reserve is given up when opening needs room (a new database, a
+   * migration); when even that fails the error says the disk is full.
    */
   static open(opts: StoreOptions): ClusterStore {
-    if (opts.readOnly) return ClusterStore.openReadOnly(opts);
+    if (opts.readOnly) {
+      const { db, empty } = openReadable(opts.path, opts.ifEmpty);
+      try {
+        return ClusterStore.loaded(db, opts, null, !empty);
+      } catch (error) {
+        db.close();
+        throw asDamage(error, opts.path) ?? error;
+      }
+    }
     const memory = opts.path === ':memory:';
     const reserveBytes = memory ? 0 : opts.reserveBytes ?? RESERVE_BYTES;
     const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
-    const { db, exclusive } = openDatabase(opts.path, reserve);
+    const db = openWritable(opts.path, reserve, opts.ifEmpty);
     try {
-      migrate(db);
-      const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
-      if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
-      store.exclusive = exclusive;
-      store.persistence.load(store.model);
-      store.holdWaiting();
+      const store = ClusterStore.loaded(db, opts, reserve, true);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
-      if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
+      if (reserve && (!(store.reserveHeld = reserve.ensure()) || fullDisk(opts.path))) store.problem = noSpaceError(opts.path);
       return store;
     } catch (error) {
       db.close();
-      throw error;
+      throw asDamage(error, opts.path) ?? error;
     }
   }
 
-  private static openReadOnly(opts: StoreOptions): ClusterStore {
-    const db = new DatabaseSync(opts.path, { readOnly: true });
-    try {
-      checkVersion(db);
-      const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, null);
-      store.persistence.load(store.model);
-      store.holdWaiting();
-      return store;
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+  /** The store over `db`, with every table loaded (none when `load` is false: an empty database read as such). */
+  private static loaded(db: DatabaseSync, opts: StoreOptions, reserve: SpaceReserve | null, load: boolean): ClusterStore {
+    const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
+    if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
+    if (!load) return store;
+    store.persistence.load(store.model);
+    store.holdWaiting();
+    return store;
   }
 
   /** After loading: the jobs whose dependencies are not met yet wait again (it is not stored, it is derived). */
@@ -216,7 +225,7 @@ export class ClusterStore extends StoreCore {
    * read, its reads answer as if it were empty.
    */
   get archive(): ArchiveReader {
-    return guardedReader(this.persistence.archive, () => this.problem !== null);
+    return guardedReader(this.persistence.archive, () => this.problem !== null, (error) => asDamage(error, this.path) ?? error);
   }
 
   /**

@@ -18,6 +18,7 @@ export default class ClusterStart extends BaseCommand {
     '<%= config.bin %> cluster start --config ./iris.config.ts --detach',
     'IRIS_HOME=/tmp/iris-dev <%= config.bin %> cluster start',
     '<%= config.bin %> cluster start --detach --metrics-port 9464',
+    '<%= config.bin %> cluster start --fresh',
   ];
 
   static override flags = {
@@ -27,6 +28,9 @@ export default class ClusterStart extends BaseCommand {
     'metrics-port': Flags.integer({
       summary: 'Also serve the Prometheus metrics on http://127.0.0.1:PORT/metrics (loopback only; overrides metrics.port in the config).',
       min: 1, max: 65535,
+    }),
+    fresh: Flags.boolean({
+      summary: 'Start an empty cluster: first move state.db and the logs into IRIS_HOME/aside-<time>/ (nothing is deleted).',
     }),
   };
 
@@ -39,7 +43,9 @@ export default class ClusterStart extends BaseCommand {
     }
     const home = resolveHome(this.env);
     if (flags.detach) {
-      const started = await startDetached(home, { configPath: flags.config, env: this.env, metricsPort: flags['metrics-port'] });
+      const started = await startDetached(home, {
+        configPath: flags.config, env: this.env, metricsPort: flags['metrics-port'], fresh: flags.fresh,
+      });
       this.log(`iris cluster started in the background (pid ${started.pid}, socket ${started.socket})`);
       return { ...started, detached: true };
     }
@@ -53,6 +59,7 @@ export default class ClusterStart extends BaseCommand {
         configPath: flags.config,
         signal: abort.signal,
         metricsPort: flags['metrics-port'],
+        fresh: flags.fresh,
         onReady: (info) => {
           if (this.jsonEnabled()) this.logJsonLine({ ...info, detached: false });
           else this.log(`iris cluster ready on ${info.socket}`);

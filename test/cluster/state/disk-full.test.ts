@@ -109,7 +109,7 @@ describe('a full disk under the store (real tmpfs)', () => {
     expect(store.submit(spec('/b')).name).toBe('/b');
   });
 
-  it('opened on a disk so full that not even its WAL index fits, it still loads and serves, and writes once space returns', (ctx) => {
+  it('opened on a full disk without a reserve, it still loads and serves, and writes once space returns', (ctx) => {
     fs = mountTmpfs(4);
     if (!fs) return ctx.skip();
     const path = join(fs.dir, 'state.db');

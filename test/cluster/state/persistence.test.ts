@@ -1,3 +1,4 @@
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,17 @@ let dir: string;
 let cleanup: () => void;
 let path: string;
 const open = (clock = new Clock()) => ClusterStore.open({ path, now: clock.now });
+
+/**
+ * The database files as a crash would leave them, while the store still holds them (and their
+ * lock): state.db and its WAL copied into a directory of their own; returns the copy's path.
+ */
+function crashCopy(): string {
+  const copy = join(mkdtempSync(join(dir, 'crash-')), 'cluster.db');
+  copyFileSync(path, copy);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  return copy;
+}
 
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
@@ -86,10 +98,10 @@ describe('persistence', () => {
     again.close();
   });
 
-  it('a submitted job is visible to a second connection as soon as submit returns', () => {
+  it('a submitted job is in the database files as soon as submit returns', () => {
     const store = open();
     store.submit(spec('/durable', { replicas: 2 }));
-    const other = new DatabaseSync(path, { readOnly: true });
+    const other = new DatabaseSync(crashCopy(), { readOnly: true });
     const row = other.prepare('SELECT state FROM jobs WHERE name = ?').get('/durable');
     const tasks = other.prepare('SELECT COUNT(*) AS n FROM tasks WHERE job = ?').get('/durable');
     other.close();
@@ -98,7 +110,7 @@ describe('persistence', () => {
     store.close();
   });
 
-  it('a lazy (group-commit) transaction is committed for other connections and a reopen, and rolls back whole on a throw', () => {
+  it('a lazy (group-commit) transaction is committed to the database files, and rolls back whole on a throw', () => {
     const store = open();
     store.syncWorkers([workerSpec('w1')]);
     store.submit(spec('/g', { replicas: 2 }));
@@ -110,12 +122,13 @@ describe('persistence', () => {
       store.assign('/g/task-1', 'w1', join(dir, 'g1.log'));
       throw new Error('boom');
     }, false, true)).toThrow('boom');
-    const other = new DatabaseSync(path, { readOnly: true });
+    const crashed = crashCopy();
+    const other = new DatabaseSync(crashed, { readOnly: true });
     const states = other.prepare('SELECT id, state FROM tasks WHERE job = ? ORDER BY id').all('/g');
     other.close();
     expect(states).toEqual([{ id: '/g/task-0', state: 'RUNNING' }, { id: '/g/task-1', state: 'PENDING' }]);
     // Not closed: what a crashed controller leaves is what a reopen reads.
-    const again = open();
+    const again = ClusterStore.open({ path: crashed, now: new Clock().now });
     expect(again.task('/g/task-0')!.state).toBe('RUNNING');
     expect(again.attemptsOf('/g/task-0')[0]!.pid).toBe(4242);
     again.close();

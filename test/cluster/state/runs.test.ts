@@ -86,9 +86,10 @@ describe('runs and the run archive', () => {
     const thirdStart = store.archive.get(runs[2]!)!.job.submittedAt;
     expect(store.archive.list({ limit: 10, since: thirdStart }).map((r) => r.job.run)).toEqual([runs[3], runs[2]]);
     expect(store.archive.list({ limit: 10, until: thirdStart - 1 }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
+    // The store's connection holds the database's lock: the plan is read once it is closed.
+    store.close();
     const plan = new DatabaseSync(path).prepare('EXPLAIN QUERY PLAN SELECT record FROM runs WHERE user = ? ORDER BY run DESC LIMIT 5').all('x');
     expect(JSON.stringify(plan)).toMatch(/runs_by_user/);
-    store.close();
   });
 
   it('gives the jobs of a database from before run ids their run ids in submission order', () => {
