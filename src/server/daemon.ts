@@ -17,6 +17,10 @@
  * With the config's `task-door`, a third server is the task door on TCP (same routes, same token
  * check: only the listen address differs) and tasks get its advertised URL instead of the socket;
  * it listens before the owner's socket, so a busy port fails the start before anything answers.
+ *
+ * Each door has caps of its own (connection-budget.ts sizes them against the open-file limit, with
+ * a reserve for the controller's own files), so a flood of the task door never starves the owner's
+ * socket, and never takes the descriptors a launch or a log needs.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -49,6 +53,7 @@ import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
 import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
+import { planConnections, readSoftLimit } from './connection-budget.js';
 
 export interface RunClusterOptions {
   home: string;
@@ -131,6 +136,9 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const socketPath = socketPathFor(home);
   const taskSocketPath = taskSocketPathFor(home);
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
+  const wantedPort = options.metricsPort ?? config.metrics.port;
+  // Before anything is opened: caps that do not fit the open-file limit stop the start.
+  const plan = planConnections(readSoftLimit(), config.connections, { tcp: config.taskDoor !== null, metrics: wantedPort !== null });
   // state.db is created 0600 without following a symlink; SQLite gives its -wal and -shm the
   // database file's mode; ones left by an older iris are tightened.
   ensurePrivateFile(path.join(home, 'state.db'));
@@ -237,9 +245,15 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       setImmediate(() => void stop());
     },
   });
-  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints });
-  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints });
-  const tcpTaskDoor = config.taskDoor ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints }) : null;
+  log(`connections: owner socket ${plan.owner}, task door ${plan.taskDoor}${plan.tcpTaskDoor !== null ? `, tcp task door ${plan.tcpTaskDoor}` : ''}` +
+    `${plan.metrics !== null ? `, metrics port ${plan.metrics}` : ''}; ${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`);
+  const { perPeer, headerTimeoutMs, requestTimeoutMs } = config.connections;
+  const limits = (maxConnections: number) => ({ maxConnections, perPeer, headerTimeoutMs, requestTimeoutMs });
+  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.owner) });
+  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.taskDoor) });
+  const tcpTaskDoor = config.taskDoor
+    ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.tcpTaskDoor!) })
+    : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
   // A quiet cluster gives its last burst's garbage back (idle-compaction.ts).
@@ -262,11 +276,10 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   };
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
-  const wantedPort = options.metricsPort ?? config.metrics.port;
   if (wantedPort !== null) {
     // Before the sockets: a busy port is a startup error, and nothing has answered yet.
     try {
-      metricsPort = await listenMetrics(metrics, wantedPort);
+      metricsPort = await listenMetrics(metrics, wantedPort, { limits: { ...limits(plan.metrics!) }, log });
     } catch (error) {
       store.close();
       throw error;
