@@ -19,6 +19,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** The bounds of one door (docs/configuration.md, "connections"). */
 export interface DoorLimits {
@@ -48,6 +49,25 @@ export function serverTimeouts(limits: Pick<DoorLimits, 'headerTimeoutMs' | 'req
     connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.floor(Math.min(limits.headerTimeoutMs, limits.requestTimeoutMs) / 4))),
   };
 }
+
+/**
+ * The end of a connection node:http gave up on, for a 'clientError' listener (node:http leaves the
+ * socket to it): a last answer when none is under way, then the connection is closed for good,
+ * also when the peer never closes its side or never reads.
+ */
+export function closeWith(socket: Duplex, status: string, contentType: string, body: string): void {
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || answering?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const head = `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  socket.end(head + body, () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/** Is this 'clientError' a request that did not arrive within the header or request timeout? */
+export const isLate = (error: NodeJS.ErrnoException): boolean => error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 
 export interface GuardOptions {
   /** The door as log lines name it: `the task door (/home/u/.iris/tasks/iris.sock)`. */

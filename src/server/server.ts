@@ -46,7 +46,7 @@ import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
 import { formatDuration } from '../model/duration.js';
-import { guardConnections, serverTimeouts, type DoorLimits } from './connection-guard.js';
+import { closeWith, guardConnections, isLate, serverTimeouts, type DoorLimits } from './connection-guard.js';
 import {
   DEFAULT_HEADER_TIMEOUT_MS,
   DEFAULT_OWNER_CONNECTIONS,
@@ -167,25 +167,13 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     log: (line) => log(`iris api: ${line}\n`),
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // node:http leaves the socket to this listener. An answer already under way cannot get a
-    // second one in its middle: then the connection is only closed.
-    const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (!socket.writable || answering?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const problem = late
+    const problem = isLate(error)
       ? new IrisError('invalid_argument',
         `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, all of it within ${formatDuration(limits.requestTimeoutMs)})`,
         'send the whole request at once; the owner sets these bounds with connections.header-timeout and connections.request-timeout')
       : new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`);
     const { status, body } = errorBody(problem, 'clientError', log);
-    const text = JSON.stringify(body);
-    const line = late ? '408 Request Timeout' : `${status} Bad Request`;
-    // Closed for good once the answer is out: a peer that never closes its side keeps no descriptor.
-    socket.end(`HTTP/1.1 ${line}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
-    setTimeout(() => socket.destroy(), 1000).unref();
+    closeWith(socket, isLate(error) ? '408 Request Timeout' : `${status} Bad Request`, 'application/json', JSON.stringify(body));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -106,6 +106,19 @@ describe('bounds of a task door', () => {
     expect(ms).toBeLessThan(5000);
   });
 
+  it('a connection that never sends a byte is closed after the header timeout', async () => {
+    const started = Date.now();
+    const socket = connect({ path: socketPath });
+    socket.on('error', () => undefined);
+    const text = await new Promise<string>((resolve) => {
+      let got = '';
+      socket.on('data', (c: Buffer) => (got += c.toString('utf8')));
+      socket.on('close', () => resolve(got));
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
   it('a body that never ends: 408 and the connection closed after the request timeout', async () => {
     const head = `POST /v1/jobs HTTP/1.1\r\nhost: iris\r\n${TASK_TOKEN_HEADER}: tok-a\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`;
     const { text, ms } = await trickle(head, ' ');

@@ -58,6 +58,7 @@ export async function listenMetrics(metrics: ClusterMetrics, port: number, opts:
   });
   const log = opts.log ?? ((message: string) => void process.stderr.write(`${message}\n`));
   guardConnections(server, { name: `the metrics port (${METRICS_HOST}:${port})`, cap: limits.maxConnections, capKey: 'connections.metrics', log });
+  // No 'clientError' listener: node:http's own answers 400 or 408 and closes the connection.
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
