@@ -85,6 +85,12 @@ export interface GuardOptions {
 export interface ConnectionGuard {
   /** Open connections now, and those of each peer address. */
   counts(): { open: number; peers: Map<string, number> };
+  /**
+   * Close every connection but `keep`: at shutdown, after the grace for requests in progress. (A
+   * connection that never sent a byte is not idle to node:http's closeIdleConnections, and would
+   * hold server.close() until its header timeout.)
+   */
+  closeAll(keep: ReadonlySet<Socket>): void;
 }
 
 /** How often each kind of log line may be written. */
@@ -211,5 +217,8 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
 
   return {
     counts: () => ({ open: entries.size, peers: new Map(perPeer) }),
+    closeAll: (keep) => {
+      for (const socket of [...entries.keys()]) if (!keep.has(socket)) evict(socket);
+    },
   };
 }

@@ -7,8 +7,9 @@
  * file that nothing answers on), and leaves the new socket with mode 0600. close() stops
  * accepting, removes the socket file only while the path is still the socket this server created
  * (same device and inode; never one another server has put there since), ends streams and
- * idle connections, and waits (bounded) for in-flight requests — but not for a request whose
- * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()).
+ * idle connections, waits (bounded) for in-flight requests — but not for a request whose
+ * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()) —
+ * and then ends every other connection, one that never sent a byte included.
  *
  * Doors (docs/api.md): one server per socket, each with a role. On the `owner` door a request
  * without a token has full rights; on the `task` door every request must carry a live task token
@@ -159,7 +160,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     void handle(req, res);
   });
   const doorLabel = `${door === 'owner' ? 'the owner socket' : 'the task door'} (${opts.tcp ? formatHostPort(opts.tcp) : opts.socketPath})`;
-  guardConnections(server, {
+  const guard = guardConnections(server, {
     name: doorLabel,
     cap: limits.maxConnections,
     capKey: door === 'owner' ? 'connections.owner' : 'connections.task-door',
@@ -362,6 +363,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       }
       server.closeIdleConnections();
       for (const res of inFlight) if (!exempt.has(res)) res.destroy();
+      // Connections without a request (one that never sent a byte included) end now too.
+      guard.closeAll(new Set([...exempt].map((res) => res.socket).filter((socket) => socket !== null)));
       // Exempt requests (cluster stop) finish on their own; their connection closes after the reply.
       const exemptLeft = [...exempt];
       if (exemptLeft.length === 0) await stopped;

@@ -3,8 +3,9 @@
  * real local clusters, flooded the way a container task (through the mounted task door) or a local
  * user (through the TCP door) can flood them.
  *
- * - (a) idle connections past the task door's cap: the door closes its oldest idle ones and stays at
- *   its cap; meanwhile the owner's `iris jobs` answers and a job runs, uses the door and logs;
+ * - (a) idle connections past the task door's cap, from this process and from a container task
+ *   through its mounted door: the door closes its oldest idle ones and stays at its cap; meanwhile
+ *   the owner's `iris jobs` answers and a job runs, uses the door and logs;
  * - (b) 20,000 connections with the default caps, from two processes (each may hold 10,000): the
  *   controller holds no more than its caps, answers its owner, launches and logs a job, and lives;
  * - (c) a request whose headers or body never finish is answered 408 and closed after the
@@ -20,8 +21,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, cleanEnv, describeRun, E2ECluster, isRunning } from '../e2e/harness.js';
 import { freePort } from '../helpers/free-port.js';
+import { NODE_IMAGE, dockerTestEnv } from '../helpers/docker.js';
+import { startDockerCluster, stopDockerCluster } from '../e2e/docker-fixture.js';
 import { parseOpenFileLimit } from '../../src/server/connection-budget.js';
 
+/** The Docker engine and the test images (under CI a missing engine fails the container test instead of skipping it). */
+const DOCKER = (await dockerTestEnv()).run;
 const FLOOD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'doors-flood.mjs');
 const WORKERS = 'workers:\n  - {name: w0, cpu: 8, memory: 8GiB}\nstop-grace: 1s\n';
 
@@ -115,14 +120,36 @@ function flood(target: string, count: number): { report: Promise<FloodReport>; k
 
 const openFiles = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 
-describe('the task door at its cap (connections.task-door: 40)', () => {
+/**
+ * What a container task runs to flood its task door: 100 idle connections through the mounted
+ * socket; once the door has closed the 60 beyond its cap it says so, and holds the rest until killed.
+ */
+const CONTAINER_FLOOD = `
+const net = require('net');
+let open = 0, closed = 0, said = false;
+const say = () => {
+  if (said || open < 100 || closed < 60) return;
+  said = true;
+  console.log('door capped: ' + closed + ' of ' + open + ' closed');
+};
+const one = () => new Promise((resolve) => {
+  const s = net.connect(process.env.IRIS_CONTROLLER_ADDRESS);
+  s.resume();
+  s.on('connect', () => { open++; resolve(); });
+  s.on('error', () => resolve());
+  s.on('close', () => { closed++; say(); });
+});
+(async () => { for (let i = 0; i < 100; i++) await one(); say(); setInterval(() => {}, 1 << 30); })();
+`;
+
+describe('the task door at its cap (connections.task-door: 40, header-timeout: 10m)', () => {
   let c: E2ECluster;
+  let clusterId = '';
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: `${WORKERS}connections:\n  task-door: 40\n` });
+    // A long header timeout: every connection closed here is closed for the cap, none for being slow.
+    ({ c, clusterId } = await startDockerCluster(`${WORKERS}connections:\n  task-door: 40\n  header-timeout: 10m\n`));
   });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  afterAll(() => stopDockerCluster(c, clusterId));
 
   it('(a) keeps its cap by closing the oldest idle connections; the owner is answered, a job runs through the door and logs', async () => {
     const pid = c.pid()!;
@@ -147,6 +174,33 @@ describe('the task door at its cap (connections.task-door: 40)', () => {
     expect(JSON.stringify(results)).toContain('"door"');
     expect(isRunning(pid)).toBe(true);
     for (const s of sockets) s.destroy();
+  });
+
+  it.skipIf(!DOCKER)('(a) a container task floods its door: the door stays at its cap, the owner and other tasks go on', { timeout: 90_000 }, async () => {
+    const pid = c.pid()!;
+    const flooder = await c.submit(['--name', 'flooder', '--image', NODE_IMAGE, '--cpu', '0.2'], ['node', '-e', CONTAINER_FLOOD]);
+    await c.waitForLog(flooder, 'door capped: 60 of 100 closed', { timeoutMs: 30_000 });
+    const jobs = await c.iris(['jobs']);
+    expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
+    expect(jobs.stdout).toContain('/flooder');
+    const script = c.script('beside.sh', 'iris result set beside yes && echo "a task beside the flood"');
+    const run = await c.iris(['run', '--name', 'beside', '--cpu', '0.1', '--', 'sh', script], { timeoutMs: 60_000 });
+    expect(run.code, describeRun(['run'], run)).toBe(0);
+    expect((await c.logs('/beside')).map((l) => l.text)).toContain('a task beside the flood');
+    expect((await c.iris(['cancel', flooder])).code).toBe(0);
+    await c.waitForState(flooder, 'KILLED');
+    expect(isRunning(pid)).toBe(true);
+  });
+
+  it('(a) idle connections that never sent a byte do not hold `iris cluster stop` back', async () => {
+    const door = { path: path.join(c.home, 'tasks', 'iris.sock') };
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 20; i++) sockets.push(await idle(door));
+    const started = Date.now();
+    const stop = await c.iris(['cluster', 'stop'], { timeoutMs: 60_000 });
+    expect(stop.code, describeRun(['cluster', 'stop'], stop)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await allClosed(sockets, 5_000);
   });
 });
 
@@ -235,12 +289,12 @@ describe('slow requests (connections.header-timeout: 1s, request-timeout: 2s)', 
   });
 });
 
-describe('the TCP door bounds each address (connections.per-peer: 8)', () => {
+describe('the TCP door bounds each address (connections.per-peer: 8, header-timeout: 10m)', () => {
   let c: E2ECluster;
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    c = await E2ECluster.create({ config: `${WORKERS}task-door:\n  listen: 127.0.0.1:${port}\nconnections:\n  per-peer: 8\n` });
+    c = await E2ECluster.create({ config: `${WORKERS}task-door:\n  listen: 127.0.0.1:${port}\nconnections:\n  per-peer: 8\n  header-timeout: 10m\n` });
   });
   afterAll(async () => {
     await c?.dispose();
