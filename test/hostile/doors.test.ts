@@ -142,12 +142,33 @@ const one = () => new Promise((resolve) => {
 (async () => { for (let i = 0; i < 100; i++) await one(); say(); setInterval(() => {}, 1 << 30); })();
 `;
 
-describe('the task door at its cap (connections.task-door: 40, header-timeout: 10m)', () => {
+/** A process task that opens 8 event streams with its token on its door, then asks a ninth time and prints the answer. */
+const HOLDER = `
+const http = require('http');
+const ask = (route) => new Promise((resolve, reject) => {
+  const headers = { 'x-iris-task-token': process.env.IRIS_TASK_TOKEN };
+  const req = http.request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: route, headers, agent: false }, resolve);
+  req.on('error', reject);
+  req.end();
+});
+(async () => {
+  for (let i = 0; i < 8; i++) await ask('/v1/events');
+  const res = await ask('/v1/health');
+  let body = '';
+  res.on('data', (c) => (body += c));
+  res.on('end', () => {
+    console.log('ninth: ' + res.statusCode + ' ' + body);
+    setInterval(() => {}, 1 << 30);
+  });
+})();
+`;
+
+describe('the task door at its cap (connections.task-door: 40, per-peer: 8, header-timeout: 10m)', () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
     // A long header timeout: every connection closed here is closed for the cap, none for being slow.
-    ({ c, clusterId } = await startDockerCluster(`${WORKERS}connections:\n  task-door: 40\n  header-timeout: 10m\n`));
+    ({ c, clusterId } = await startDockerCluster(`${WORKERS}connections:\n  task-door: 40\n  per-peer: 8\n  header-timeout: 10m\n`));
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
@@ -190,6 +211,17 @@ describe('the task door at its cap (connections.task-door: 40, header-timeout: 1
     expect((await c.iris(['cancel', flooder])).code).toBe(0);
     await c.waitForState(flooder, 'KILLED');
     expect(isRunning(pid)).toBe(true);
+  });
+
+  it('(per token) a task holding per-peer streams on the socket door gets 429 for the next request; another task goes on', async () => {
+    const script = c.script('holder.cjs', HOLDER); // node skips the #! line
+    const holder = await c.submit(['--name', 'holder', '--cpu', '0.1'], [process.execPath, script]);
+    const lines = await c.waitForLog(holder, 'ninth:', { timeoutMs: 30_000 });
+    const ninth = lines.find((l) => l.text.startsWith('ninth:'))!.text;
+    expect(ninth).toMatch(/^ninth: 429 .*"code":"quota_exceeded".*"message":"this task already has 8 requests in progress on this socket \(/);
+    const run = await c.iris(['run', '--name', 'other', '--cpu', '0.1', '--', 'iris', 'result', 'set', 'k', 'v'], { timeoutMs: 60_000 });
+    expect(run.code, describeRun(['run'], run)).toBe(0);
+    expect((await c.iris(['cancel', holder])).code).toBe(0);
   });
 
   it('(a) idle connections that never sent a byte do not hold `iris cluster stop` back', async () => {
