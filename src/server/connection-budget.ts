@@ -73,7 +73,11 @@ interface Door {
  * The caps of the doors: `tcp` and `metrics` say whether those doors listen. Throws IrisError
  * (invalid_argument) when the caps the config gives do not fit beside the reserve.
  */
-export function planConnections(softLimit: number, config: ConnectionsConfig, on: { tcp: boolean; metrics: boolean }): ConnectionPlan {
+export function planConnections(
+  softLimit: number,
+  config: ConnectionsConfig,
+  on: { tcp: boolean; metrics: boolean },
+): ConnectionPlan {
   const reserve = reserveFor(softLimit);
   const budget = softLimit - reserve;
   const doors: Door[] = [
@@ -90,8 +94,8 @@ export function planConnections(softLimit: number, config: ConnectionsConfig, on
     const keys = [...new Set(doors.filter((d) => d.given !== null).map((d) => `connections.${d.key}`))].join(', ');
     throw new IrisError(
       'invalid_argument',
-      `${keys}: the doors would hold ${given + defaults.length} connections, and the open-file limit ${softLimit} leaves them ${budget} ` +
-        `(${reserve} are kept for the controller's own files)`,
+      `${keys}: the doors would hold ${given + defaults.length} connections, ` +
+        `and the open-file limit ${softLimit} leaves them ${budget} (${reserve} are kept for the controller's own files)`,
       `lower ${keys}, or raise the hard limit on open files (ulimit -Hn) of the user that starts the cluster`,
     );
   }

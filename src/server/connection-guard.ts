@@ -33,6 +33,9 @@ export interface DoorLimits {
   requestTimeoutMs: number;
 }
 
+/** How often node:http looks for requests past a timeout of `ms`: every quarter of it, within 100 ms..5 s. */
+const checkEvery = (ms: number): number => Math.min(5000, Math.max(100, Math.floor(ms / 4)));
+
 /** How long an idle connection stays open after its last answer. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
@@ -46,7 +49,7 @@ export function serverTimeouts(limits: Pick<DoorLimits, 'headerTimeoutMs' | 'req
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     headersTimeout: limits.headerTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.floor(Math.min(limits.headerTimeoutMs, limits.requestTimeoutMs) / 4))),
+    connectionsCheckingInterval: checkEvery(Math.min(limits.headerTimeoutMs, limits.requestTimeoutMs)),
   };
 }
 
@@ -61,7 +64,8 @@ export function closeWith(socket: Duplex, status: string, contentType: string, b
     socket.destroy();
     return;
   }
-  const head = `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  const head = `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body, () => socket.destroy());
   setTimeout(() => socket.destroy(), 1000).unref();
 }
@@ -103,7 +107,11 @@ interface Entry {
 }
 
 /** `log(line)` at most once per interval; the next line says how many were left out. */
-export function rateLimited(log: (message: string) => void, intervalMs: number, now: () => number): (line: string) => void {
+export function rateLimited(
+  log: (message: string) => void,
+  intervalMs: number,
+  now: () => number,
+): (line: string) => void {
   let last = -Infinity;
   let skipped = 0;
   return (line) => {
@@ -176,18 +184,22 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
     if (peer !== null && (perPeer.get(peer) ?? 0) >= opts.perPeer!) {
       if (!evictOldest(idleByPeer.get(peer))) {
         socket.destroy();
-        refusedLog(`${opts.name}: refused a connection from ${peer}, which already has ${opts.perPeer} with a request in progress (connections.per-peer)`);
+        refusedLog(`${opts.name}: refused a connection from ${peer}, ` +
+          `which already has ${opts.perPeer} with a request in progress (connections.per-peer)`);
         return;
       }
-      evictedLog(`${opts.name}: ${peer} is at its bound of ${opts.perPeer} connections (connections.per-peer): closed its longest idle one`);
+      evictedLog(`${opts.name}: ${peer} is at its bound of ${opts.perPeer} connections (connections.per-peer): ` +
+        'closed its longest idle one');
     }
     if (entries.size >= opts.cap) {
       if (!evictOldest(idle)) {
         socket.destroy();
-        refusedLog(`${opts.name}: refused a connection: all ${opts.cap} connections have a request in progress (${opts.capKey})`);
+        refusedLog(`${opts.name}: refused a connection: all ${opts.cap} connections have a request in progress ` +
+          `(${opts.capKey})`);
         return;
       }
-      evictedLog(`${opts.name}: at its cap of ${opts.cap} connections (${opts.capKey}): closed the longest idle one to make room`);
+      evictedLog(`${opts.name}: at its cap of ${opts.cap} connections (${opts.capKey}): ` +
+        'closed the longest idle one to make room');
     }
     const entry: Entry = { peer, busy: 0 };
     entries.set(socket, entry);
@@ -212,7 +224,8 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
   // must not become an uncaught 'error'. Errors before listening belong to listen() itself.
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (!server.listening) return;
-    acceptLog(`${opts.name}: could not accept a connection: ${error.code ?? error.message}; it was refused and the door goes on`);
+    acceptLog(`${opts.name}: could not accept a connection: ${error.code ?? error.message}; ` +
+      'it was refused and the door goes on');
   });
 
   return {

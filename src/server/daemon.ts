@@ -138,7 +138,8 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   const wantedPort = options.metricsPort ?? config.metrics.port;
   // Before anything is opened: caps that do not fit the open-file limit stop the start.
-  const plan = planConnections(readSoftLimit(), config.connections, { tcp: config.taskDoor !== null, metrics: wantedPort !== null });
+  const doorsOn = { tcp: config.taskDoor !== null, metrics: wantedPort !== null };
+  const plan = planConnections(readSoftLimit(), config.connections, doorsOn);
   // state.db is created 0600 without following a symlink; SQLite gives its -wal and -shm the
   // database file's mode; ones left by an older iris are tightened.
   ensurePrivateFile(path.join(home, 'state.db'));
@@ -245,14 +246,20 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       setImmediate(() => void stop());
     },
   });
-  log(`connections: owner socket ${plan.owner}, task door ${plan.taskDoor}${plan.tcpTaskDoor !== null ? `, tcp task door ${plan.tcpTaskDoor}` : ''}` +
-    `${plan.metrics !== null ? `, metrics port ${plan.metrics}` : ''}; ${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`);
+  const caps = [`owner socket ${plan.owner}`, `task door ${plan.taskDoor}`];
+  if (plan.tcpTaskDoor !== null) caps.push(`tcp task door ${plan.tcpTaskDoor}`);
+  if (plan.metrics !== null) caps.push(`metrics port ${plan.metrics}`);
+  log(`connections: ${caps.join(', ')}; ` +
+    `${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`);
   const { perPeer, headerTimeoutMs, requestTimeoutMs } = config.connections;
   const limits = (maxConnections: number) => ({ maxConnections, perPeer, headerTimeoutMs, requestTimeoutMs });
-  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.owner) });
-  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.taskDoor) });
+  const common = { version: packageVersion(), metrics: metricsEndpoints };
+  const server = createApiServer(service, { ...common, socketPath, door: 'owner', limits: limits(plan.owner) });
+  const taskDoor = createApiServer(service, {
+    ...common, socketPath: taskSocketPath, door: 'task', limits: limits(plan.taskDoor),
+  });
   const tcpTaskDoor = config.taskDoor
-    ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints, limits: limits(plan.tcpTaskDoor!) })
+    ? createApiServer(service, { ...common, tcp: config.taskDoor.listen, door: 'task', limits: limits(plan.tcpTaskDoor!) })
     : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);

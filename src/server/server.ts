@@ -159,7 +159,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   const server = createServer(serverTimeouts(limits), (req, res) => {
     void handle(req, res);
   });
-  const doorLabel = `${door === 'owner' ? 'the owner socket' : 'the task door'} (${opts.tcp ? formatHostPort(opts.tcp) : opts.socketPath})`;
+  const doorLabel = `${door === 'owner' ? 'the owner socket' : 'the task door'} ` +
+    `(${opts.tcp ? formatHostPort(opts.tcp) : opts.socketPath})`;
   const guard = guardConnections(server, {
     name: doorLabel,
     cap: limits.maxConnections,
@@ -170,11 +171,14 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const problem = isLate(error)
       ? new IrisError('invalid_argument',
-        `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, all of it within ${formatDuration(limits.requestTimeoutMs)})`,
-        'send the whole request at once; the owner sets these bounds with connections.header-timeout and connections.request-timeout')
+        `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, ` +
+          `all of it within ${formatDuration(limits.requestTimeoutMs)})`,
+        'send the whole request at once; the owner sets these bounds with connections.header-timeout ' +
+          'and connections.request-timeout')
       : new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`);
     const { status, body } = errorBody(problem, 'clientError', log);
-    closeWith(socket, isLate(error) ? '408 Request Timeout' : `${status} Bad Request`, 'application/json', JSON.stringify(body));
+    const line = isLate(error) ? '408 Request Timeout' : `${status} Bad Request`;
+    closeWith(socket, line, 'application/json', JSON.stringify(body));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -244,8 +248,11 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     const token = tokenOf(req)!;
     const held = tokenRequests.get(token) ?? 0;
     if (held >= limits.perPeer) {
-      throw new IrisError('quota_exceeded', `this task already has ${held} requests in progress on ${doorName}, its bound`,
-        'end some of its `iris logs -f` or `iris wait` calls first; the owner sets the bound with connections.per-peer');
+      throw new IrisError(
+        'quota_exceeded',
+        `this task already has ${held} requests in progress on ${doorName}, its bound`,
+        'end some of its `iris logs -f` or `iris wait` calls first; the owner sets the bound with connections.per-peer',
+      );
     }
     tokenRequests.set(token, held + 1);
     res.once('close', () => {

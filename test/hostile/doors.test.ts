@@ -170,7 +170,7 @@ describe('the task door at its cap (connections.task-door: 40, per-peer: 8, head
     // A long header timeout: every connection closed here is closed for the cap, none for being slow.
     ({ c, clusterId } = await startDockerCluster(`${WORKERS}connections:\n  task-door: 40\n  per-peer: 8\n  header-timeout: 10m\n`));
   });
-  afterAll(() => stopDockerCluster(c, clusterId));
+  afterAll(() => (DOCKER ? stopDockerCluster(c, clusterId) : c?.dispose()));
 
   it('(a) keeps its cap by closing the oldest idle connections; the owner is answered, a job runs through the door and logs', async () => {
     const pid = c.pid()!;

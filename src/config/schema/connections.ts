@@ -40,7 +40,10 @@ export interface ConnectionsConfig {
 function timeout(what: string) {
   return parseWith<number, number | string>((value) => {
     const ms = durationMs(value, what);
-    if (ms < MIN_TIMEOUT_MS) throw invalid(`invalid ${what} ${describeValue(value)}: must be at least ${MIN_TIMEOUT_MS}ms`, `for example ${what.split('.')[1]}: 10s`);
+    if (ms < MIN_TIMEOUT_MS) {
+      const key = what.split('.')[1];
+      throw invalid(`invalid ${what} ${describeValue(value)}: must be at least ${MIN_TIMEOUT_MS}ms`, `for example ${key}: 10s`);
+    }
     return ms;
   });
 }
@@ -63,7 +66,8 @@ export const connections = object(
       const requestTimeoutMs = file?.['request-timeout'] ?? Math.max(DEFAULT_REQUEST_TIMEOUT_MS, headerTimeoutMs);
       if (headerTimeoutMs > requestTimeoutMs) {
         throw invalid(
-          `connections.header-timeout ${formatDuration(headerTimeoutMs)} is longer than connections.request-timeout ${formatDuration(requestTimeoutMs)}`,
+          `connections.header-timeout ${formatDuration(headerTimeoutMs)} is longer than ` +
+            `connections.request-timeout ${formatDuration(requestTimeoutMs)}`,
           'the headers are part of the request: make request-timeout at least as long as header-timeout',
         );
       }

@@ -15,7 +15,11 @@ import type { Server } from 'node:http';
 import { IrisError } from '../../model/errors.js';
 import type { ClusterMetrics } from './cluster-metrics.js';
 import { guardConnections, serverTimeouts, type DoorLimits } from '../connection-guard.js';
-import { DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_METRICS_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../config/schema/connections.js';
+import {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_METRICS_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../../config/schema/connections.js';
 
 // Not an ESM import of node:http: that would load undici in the cluster (server.ts says why).
 const { createServer } = process.getBuiltinModule('node:http');
@@ -34,7 +38,11 @@ export interface MetricsPortOptions {
   log?: (message: string) => void;
 }
 
-export async function listenMetrics(metrics: ClusterMetrics, port: number, opts: MetricsPortOptions = {}): Promise<MetricsPort> {
+export async function listenMetrics(
+  metrics: ClusterMetrics,
+  port: number,
+  opts: MetricsPortOptions = {},
+): Promise<MetricsPort> {
   const limits = {
     maxConnections: DEFAULT_METRICS_CONNECTIONS,
     headerTimeoutMs: DEFAULT_HEADER_TIMEOUT_MS,
@@ -57,7 +65,8 @@ export async function listenMetrics(metrics: ClusterMetrics, port: number, opts:
     );
   });
   const log = opts.log ?? ((message: string) => void process.stderr.write(`${message}\n`));
-  guardConnections(server, { name: `the metrics port (${METRICS_HOST}:${port})`, cap: limits.maxConnections, capKey: 'connections.metrics', log });
+  const name = `the metrics port (${METRICS_HOST}:${port})`;
+  guardConnections(server, { name, cap: limits.maxConnections, capKey: 'connections.metrics', log });
   // No 'clientError' listener: node:http's own answers 400 or 408 and closes the connection.
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
