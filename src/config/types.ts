@@ -11,6 +11,7 @@ import type { BackendConfig } from './schema/backend.js';
 
 export type { BackendConfig } from './schema/backend.js';
 import type { TaskDoorConfig } from './schema/task-door.js';
+import type { ConnectionsConfig } from './schema/connections.js';
 
 /** Queue policies of the scheduler; `first-fit` is the plain skipping first fit. */
 export { QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
@@ -37,6 +38,8 @@ export interface IrisConfig {
   quotas: Map<string, Quota>;
   /** `task-door`: the task door also on TCP, and the URL tasks are given; null: the socket task door only. */
   taskDoor: TaskDoorConfig | null;
+  /** `connections`: the caps and timeouts of the doors (null caps: sized at start against the open-file limit). */
+  connections: ConnectionsConfig;
   defaults: {
     maxPreemptions: number;
     stopGraceMs: number;

@@ -18,6 +18,10 @@
  * With the config's `task-door`, a third server is the task door on TCP (same routes, same token
  * check: only the listen address differs) and tasks get its advertised URL instead of the socket;
  * it listens before the owner's socket, so a busy port fails the start before anything answers.
+ *
+ * Each door has caps of its own (connection-budget.ts sizes them against the open-file limit, with
+ * a reserve for the controller's own files), so a flood of the task door never starves the owner's
+ * socket, and never takes the descriptors a launch or a log needs.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -50,6 +54,8 @@ import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
 import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
+import { planConnections, readSoftLimit } from './connection-budget.js';
+import type { ConnectionPlan } from './connection-budget.js';
 
 export interface RunClusterOptions {
   home: string;
@@ -117,6 +123,9 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
     }
   });
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
+  // Before anything is opened: caps that do not fit the open-file limit stop the start.
+  const doorsOn = { tcp: config.taskDoor !== null, metrics: (options.metricsPort ?? config.metrics.port) !== null };
+  const plan = planConnections(readSoftLimit(), config.connections, doorsOn);
   // The store's connection is the state lock (state-lock.ts), held from before recovery until the
   // store closes: no second controller ever touches this state.
   const { store, lock } = openStateStore(home, { cacheTtlMs: config.placement.cacheTtlMs, fresh: options.fresh, log });
@@ -125,7 +134,7 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
       lock.ready();
       options.onReady?.(info);
     };
-    await serveCluster({ ...options, onReady }, home, config, store, log);
+    await serveCluster({ ...options, onReady }, home, config, plan, store, log);
   } finally {
     lock.release();
     store.close();
@@ -137,11 +146,13 @@ async function serveCluster(
   options: RunClusterOptions,
   home: string,
   config: IrisConfig,
+  plan: ConnectionPlan,
   store: ClusterStore,
   log: (message: string) => void,
 ): Promise<void> {
   const socketPath = socketPathFor(home);
   const taskSocketPath = taskSocketPathFor(home);
+  const wantedPort = options.metricsPort ?? config.metrics.port;
   let clusterId = store.getMeta('cluster_id');
   if (!clusterId) {
     clusterId = randomUUID();
@@ -243,9 +254,21 @@ async function serveCluster(
       setImmediate(() => void stop());
     },
   });
-  const server = createApiServer(service, { socketPath, door: 'owner', version: packageVersion(), metrics: metricsEndpoints });
-  const taskDoor = createApiServer(service, { socketPath: taskSocketPath, door: 'task', version: packageVersion(), metrics: metricsEndpoints });
-  const tcpTaskDoor = config.taskDoor ? createApiServer(service, { tcp: config.taskDoor.listen, door: 'task', version: packageVersion(), metrics: metricsEndpoints }) : null;
+  const caps = [`owner socket ${plan.owner}`, `task door ${plan.taskDoor}`];
+  if (plan.tcpTaskDoor !== null) caps.push(`tcp task door ${plan.tcpTaskDoor}`);
+  if (plan.metrics !== null) caps.push(`metrics port ${plan.metrics}`);
+  log(`connections: ${caps.join(', ')}; ` +
+    `${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`);
+  const { perPeer, headerTimeoutMs, requestTimeoutMs } = config.connections;
+  const limits = (maxConnections: number) => ({ maxConnections, perPeer, headerTimeoutMs, requestTimeoutMs });
+  const common = { version: packageVersion(), metrics: metricsEndpoints };
+  const server = createApiServer(service, { ...common, socketPath, door: 'owner', limits: limits(plan.owner) });
+  const taskDoor = createApiServer(service, {
+    ...common, socketPath: taskSocketPath, door: 'task', limits: limits(plan.taskDoor),
+  });
+  const tcpTaskDoor = config.taskDoor
+    ? createApiServer(service, { ...common, tcp: config.taskDoor.listen, door: 'task', limits: limits(plan.tcpTaskDoor!) })
+    : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
   // A quiet cluster gives its last burst's garbage back (idle-compaction.ts).
@@ -268,11 +291,10 @@ async function serveCluster(
   };
   options.signal?.addEventListener('abort', () => void stop(), { once: true });
 
-  const wantedPort = options.metricsPort ?? config.metrics.port;
   if (wantedPort !== null) {
     // Before the sockets: a busy port is a startup error, and nothing has answered yet.
     try {
-      metricsPort = await listenMetrics(metrics, wantedPort);
+      metricsPort = await listenMetrics(metrics, wantedPort, { limits: { ...limits(plan.metrics!) }, log });
     } catch (error) {
       store.close();
       throw error;

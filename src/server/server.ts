@@ -7,8 +7,9 @@
  * file that nothing answers on), and leaves the new socket with mode 0600. close() stops
  * accepting, removes the socket file only while the path is still the socket this server created
  * (same device and inode; never one another server has put there since), ends streams and
- * idle connections, and waits (bounded) for in-flight requests — but not for a request whose
- * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()).
+ * idle connections, waits (bounded) for in-flight requests — but not for a request whose
+ * handler is itself waiting on close() (POST /v1/cluster/stop -> service.stop() -> close()) —
+ * and then ends every other connection, one that never sent a byte included.
  *
  * Doors (docs/api.md): one server per socket, each with a role. On the `owner` door a request
  * without a token has full rights; on the `task` door every request must carry a live task token
@@ -24,6 +25,15 @@
  *
  * Robustness: every failure becomes a JSON error with the IrisError status; a non-IrisError is
  * a 500 with its stack on stderr; no bad request can stop the server.
+ *
+ * Bounds (docs/security.md, "Connections to the doors are bounded"): each door keeps at most
+ * `limits.maxConnections` connections, the TCP door at most `limits.perPeer` per remote address
+ * (connection-guard.ts: at a bound the longest idle connection is closed for room, and a new one
+ * is refused only when every connection has a request in progress); one task token has at most
+ * `limits.perPeer` requests in progress on a door (429 quota_exceeded past it). A request's
+ * headers must arrive within `limits.headerTimeoutMs` and the whole request (its body too)
+ * within `limits.requestTimeoutMs`, else 408 and the connection is closed. Once a request has
+ * arrived nothing times it out: `logs -f`, `wait` and `/v1/events` stream as long as they need.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chmod, lstat, mkdir, rename, unlink } from 'node:fs/promises';
@@ -36,6 +46,15 @@ import type { ClusterService } from './cluster-service.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
+import { formatDuration } from '../model/duration.js';
+import { closeWith, guardConnections, isLate, serverTimeouts, type DoorLimits } from './connection-guard.js';
+import {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_OWNER_CONNECTIONS,
+  DEFAULT_PER_PEER,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_TASK_DOOR_CONNECTIONS,
+} from '../config/schema/connections.js';
 
 // node:http and node:net through process.getBuiltinModule, not ESM imports: importing a builtin
 // as ESM reads every export, and node:http's lazy `WebSocket`/`fetch` exports then load undici
@@ -61,7 +80,10 @@ export interface ApiServerOptions {
   closeGraceMs?: number;
   /** What GET /metrics and GET /v1/metrics/density serve; absent: 404. */
   metrics?: MetricsEndpoints;
+  /** The door's bounds (absent: the defaults of config/schema/connections.ts). */
+  limits?: Partial<DoorLimits>;
 }
+
 
 export interface ApiServer {
   listen(): Promise<void>;
@@ -124,14 +146,39 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   };
 
-  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  const limits: DoorLimits = {
+    maxConnections: door === 'owner' ? DEFAULT_OWNER_CONNECTIONS : DEFAULT_TASK_DOOR_CONNECTIONS,
+    perPeer: DEFAULT_PER_PEER,
+    headerTimeoutMs: DEFAULT_HEADER_TIMEOUT_MS,
+    requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+    ...opts.limits,
+  };
+  /** Requests in progress of each task token on this door. */
+  const tokenRequests = new Map<string, number>();
+
+  const server = createServer(serverTimeouts(limits), (req, res) => {
     void handle(req, res);
   });
-  server.on('clientError', (error, socket) => {
-    if (!socket.writable) return;
-    const { status, body } = errorBody(new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`), 'clientError', log);
-    const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  const doorLabel = `${door === 'owner' ? 'the owner socket' : 'the task door'} ` +
+    `(${opts.tcp ? formatHostPort(opts.tcp) : opts.socketPath})`;
+  const guard = guardConnections(server, {
+    name: doorLabel,
+    cap: limits.maxConnections,
+    capKey: door === 'owner' ? 'connections.owner' : 'connections.task-door',
+    ...(opts.tcp ? { perPeer: limits.perPeer } : {}),
+    log: (line) => log(`iris api: ${line}\n`),
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const problem = isLate(error)
+      ? new IrisError('invalid_argument',
+        `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, ` +
+          `all of it within ${formatDuration(limits.requestTimeoutMs)})`,
+        'send the whole request at once; the owner sets these bounds with connections.header-timeout ' +
+          'and connections.request-timeout')
+      : new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`);
+    const { status, body } = errorBody(problem, 'clientError', log);
+    const line = isLate(error) ? '408 Request Timeout' : `${status} Bad Request`;
+    closeWith(socket, line, 'application/json', JSON.stringify(body));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -164,6 +211,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         return;
       }
       const caller = callerFor(req);
+      if (caller) holdTokenSlot(req, res);
       const ownerOnly = OWNER_ONLY.get(`${method} ${path}`);
       if (ownerOnly) requireOwner(caller, ownerOnly);
       if (path === '/v1/cluster/stop') exempt.add(res);
@@ -195,9 +243,32 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     }
   }
 
-  function callerFor(req: IncomingMessage): TaskCaller | null {
+  /** Count the request against its token's bound until it ends; refuse it (429) past the bound. */
+  function holdTokenSlot(req: IncomingMessage, res: ServerResponse): void {
+    const token = tokenOf(req)!;
+    const held = tokenRequests.get(token) ?? 0;
+    if (held >= limits.perPeer) {
+      throw new IrisError(
+        'quota_exceeded',
+        `this task already has ${held} requests in progress on ${doorName}, its bound`,
+        'end some of its `iris logs -f` or `iris wait` calls first; the owner sets the bound with connections.per-peer',
+      );
+    }
+    tokenRequests.set(token, held + 1);
+    res.once('close', () => {
+      const left = (tokenRequests.get(token) ?? 1) - 1;
+      if (left > 0) tokenRequests.set(token, left);
+      else tokenRequests.delete(token);
+    });
+  }
+
+  function tokenOf(req: IncomingMessage): string | undefined {
     const header = req.headers[TASK_TOKEN_HEADER];
-    const token = (Array.isArray(header) ? header[0] : header)?.trim();
+    return (Array.isArray(header) ? header[0] : header)?.trim();
+  }
+
+  function callerFor(req: IncomingMessage): TaskCaller | null {
+    const token = tokenOf(req);
     if (!token) {
       if (door === 'owner') return null;
       throw new IrisError('forbidden', `${doorName} is the task door: every request needs the task token`,
@@ -299,6 +370,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       }
       server.closeIdleConnections();
       for (const res of inFlight) if (!exempt.has(res)) res.destroy();
+      // Connections without a request (one that never sent a byte included) end now too.
+      guard.closeAll(new Set([...exempt].map((res) => res.socket).filter((socket) => socket !== null)));
       // Exempt requests (cluster stop) finish on their own; their connection closes after the reply.
       const exemptLeft = [...exempt];
       if (exemptLeft.length === 0) await stopped;

@@ -16,6 +16,7 @@ import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 import { backend } from './backend.js';
 import { taskDoor } from './task-door.js';
+import { connections } from './connections.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -40,6 +41,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         slices: slices.nullish(),
         quotas,
         'task-door': taskDoor,
+        connections,
         placement: z.strictObject({
           stickiness: z.boolean().nullish(),
           'cache-ttl': cacheTtl.nullish(),
@@ -62,6 +64,7 @@ export function configSchema(source: string, probe: MachineProbe) {
               : joinWorkers(ctx, file.workers ?? null, file.slices ?? null, file.workers !== undefined),
           quotas: file.quotas,
           taskDoor: file['task-door'],
+          connections: file.connections,
           defaults: {
             maxPreemptions: file['max-preemptions'] ?? DEFAULT_MAX_PREEMPTIONS,
             stopGraceMs: file['stop-grace'] ?? DEFAULT_STOP_GRACE_MS,

@@ -5,10 +5,21 @@
  *
  * A port that is in use (or not allowed) is a startup error with a hint (exit 6, unavailable, so the
  * detached launcher reports it at once), never a silent skip.
+ *
+ * Every local user can connect here, so the port is bounded like the doors (server/connection-guard.ts):
+ * at most `limits.maxConnections` connections (config `connections.metrics`), the longest idle one
+ * closed for room; a request's headers within `limits.headerTimeoutMs`, all of it within
+ * `limits.requestTimeoutMs`; a failed accept is logged, never thrown.
  */
 import type { Server } from 'node:http';
 import { IrisError } from '../../model/errors.js';
 import type { ClusterMetrics } from './cluster-metrics.js';
+import { guardConnections, serverTimeouts, type DoorLimits } from '../connection-guard.js';
+import {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_METRICS_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../../config/schema/connections.js';
 
 // Not an ESM import of node:http: that would load undici in the cluster (server.ts says why).
 const { createServer } = process.getBuiltinModule('node:http');
@@ -21,8 +32,24 @@ export interface MetricsPort {
   close(): Promise<void>;
 }
 
-export async function listenMetrics(metrics: ClusterMetrics, port: number): Promise<MetricsPort> {
-  const server: Server = createServer((req, res) => {
+export interface MetricsPortOptions {
+  limits?: Partial<Omit<DoorLimits, 'perPeer'>>;
+  /** Where the bounds' log lines go (default: stderr). */
+  log?: (message: string) => void;
+}
+
+export async function listenMetrics(
+  metrics: ClusterMetrics,
+  port: number,
+  opts: MetricsPortOptions = {},
+): Promise<MetricsPort> {
+  const limits = {
+    maxConnections: DEFAULT_METRICS_CONNECTIONS,
+    headerTimeoutMs: DEFAULT_HEADER_TIMEOUT_MS,
+    requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+    ...opts.limits,
+  };
+  const server: Server = createServer(serverTimeouts(limits), (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: the metrics are at /metrics\n');
@@ -37,7 +64,10 @@ export async function listenMetrics(metrics: ClusterMetrics, port: number): Prom
       (error: Error) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${error.message}\n`),
     );
   });
-  server.keepAliveTimeout = 5000;
+  const log = opts.log ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const name = `the metrics port (${METRICS_HOST}:${port})`;
+  guardConnections(server, { name, cap: limits.maxConnections, capKey: 'connections.metrics', log });
+  // No 'clientError' listener: node:http's own answers 400 or 408 and closes the connection.
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
