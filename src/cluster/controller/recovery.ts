@@ -8,11 +8,15 @@
  * - settleRecovered records, in one transaction, the exits recover() found (result files are
  *   read first, as at a normal end; measured usage is kept) and preempts the `rerun` attempts
  *   ('cluster restarted': they run again). An attempt already finished there is left as it is.
+ * - Recovery cannot stop the start: an attempt whose settling throws has its change undone and its
+ *   job quarantined (ClusterStore.quarantine: FAILED, `quarantined at start-up: its recovery
+ *   failed: …`, listed for the daemon to log).
  */
 import type { Attempt } from '../../model/types.js';
 import type { RecoveredExit, StartedRecord } from '../../runtime/types.js';
 import type { ClusterStore } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
+import { messageOf } from '../state/load-check.js';
 import { resultFileFor } from './launch.js';
 import { collectResultFile, withNote } from './result-file.js';
 import { exitOutcome } from './supervisor.js';
@@ -29,11 +33,23 @@ export async function settleRecovered(store: ClusterStore, ended: readonly Recov
     const logPath = store.attempt(key.task, key.attempt)?.logPath;
     if (logPath) notes.set(attemptKey(key.task, key.attempt), await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath)));
   }
+  // Each attempt in a transaction of its own inside the one: a failure undoes only that attempt's
+  // change, and quarantines its job instead of stopping the start.
+  const guarded = (task: string, settle: () => void): void => {
+    try {
+      store.transaction(settle);
+    } catch (error) {
+      const job = store.task(task)?.job;
+      if (job !== undefined) store.quarantine(job, `its recovery failed: ${messageOf(error)}`);
+    }
+  };
   store.transaction(() => {
     for (const { key, exit } of ended) {
-      if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
-      store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+      guarded(key.task, () => {
+        if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
+        store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+      });
     }
-    for (const attempt of rerun) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
+    for (const attempt of rerun) guarded(attempt.task, () => store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted'));
   });
 }

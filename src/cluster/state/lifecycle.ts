@@ -242,6 +242,24 @@ export class Lifecycle {
     return stops;
   }
 
+  /**
+   * Quarantine a job whose rows or recovery failed at start-up (load-check.ts): it ends FAILED with
+   * `reason`, as any job's end (its tasks, its subtree, the jobs waiting on it). One that had
+   * already ended keeps its state and takes the reason, and what is left of its tasks ends: it is
+   * written again, readable.
+   */
+  quarantine(name: string, reason: string): StopOrder[] {
+    const entry = this.m.jobs.get(name);
+    if (!entry) return [];
+    const stops: StopOrder[] = [];
+    if (isFinalJobState(entry.job.state)) {
+      this.m.patchJob(entry.job, { reason });
+      for (const t of entry.tasks) this.killTask(t, 'KILLED', reason, stops);
+    }
+    this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+    return stops;
+  }
+
   removeEndpointsOf(taskId: string): void {
     const keys = this.m.endpointsByTask.get(taskId);
     if (!keys) return;

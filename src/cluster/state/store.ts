@@ -18,6 +18,9 @@ import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve } from './reserve.js';
 import { openDatabase } from './database.js';
 import { checkVersion, migrate } from './schema.js';
+import type { LoadedState } from './persist.js';
+import { messageOf, type LoadProblem } from './load-check.js';
+import { Quarantines } from './quarantine.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
@@ -31,6 +34,7 @@ export type { ResultRow } from './results.js';
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
 export type { PruneOptions, PrunedRun } from './retention.js';
+export type { LoadProblem } from './load-check.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -53,6 +57,7 @@ export class ClusterStore extends StoreCore {
   private configured = new Set<string>();
   /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
   private readonly reasons = new PendingReasons(this.model);
+  private readonly quarantines = new Quarantines(this.life, this.model, (fn) => this.transaction(fn), (fn) => this.inMemory(fn));
 
   private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
     super(db, now, path, reserve);
@@ -74,8 +79,9 @@ export class ClusterStore extends StoreCore {
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
       if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
       store.exclusive = exclusive;
-      store.persistence.load(store.model);
-      store.holdWaiting();
+      const loaded = store.persistence.load(store.model);
+      store.holdWaiting(loaded);
+      store.quarantines.loaded(loaded, true);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
       if (exclusive || (reserve && !(store.reserveHeld = reserve.ensure()))) store.problem = noSpaceError(opts.path);
       return store;
@@ -90,8 +96,9 @@ export class ClusterStore extends StoreCore {
     try {
       checkVersion(db);
       const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, null);
-      store.persistence.load(store.model);
-      store.holdWaiting();
+      const loaded = store.persistence.load(store.model);
+      store.holdWaiting(loaded);
+      store.quarantines.loaded(loaded, false);
       return store;
     } catch (error) {
       db.close();
@@ -100,11 +107,32 @@ export class ClusterStore extends StoreCore {
   }
 
   /** After loading: the jobs whose dependencies are not met yet wait again (it is not stored, it is derived). */
-  private holdWaiting(): void {
+  private holdWaiting(loaded: LoadedState): void {
     for (const entry of this.model.jobs.values()) {
       if (!entry.job.spec.after?.length || isFinalJobState(entry.job.state)) continue;
-      if (dependenciesStatus(entry.job.spec.after, this.stateOf).kind === 'waiting') this.model.holdLoaded(entry);
+      try {
+        if (dependenciesStatus(entry.job.spec.after, this.stateOf).kind === 'waiting') this.model.holdLoaded(entry);
+      } catch (error) {
+        loaded.problems.push({ job: entry.job.name, problem: `its dependencies cannot be read (${messageOf(error)})` });
+      }
     }
+  }
+
+  /**
+   * Jobs quarantined at start-up and rows skipped (`job` null), with what was wrong, for the daemon
+   * to log once: rows the load could not read (load-check.ts), recoveries that failed (quarantine).
+   */
+  get quarantined(): readonly LoadProblem[] {
+    return this.quarantines.list;
+  }
+
+  /**
+   * Quarantine the job `name` at start-up because its recovery failed with `problem`: it ends
+   * FAILED with `quarantined at start-up: <problem>` (Lifecycle.quarantine), and is listed in
+   * `quarantined`. False when even that failed (the job is left as it is).
+   */
+  quarantine(name: string, problem: string): boolean {
+    return this.quarantines.job(name, problem);
   }
 
   private readonly stateOf = (name: string): JobState | undefined => this.model.jobs.get(name)?.job.state;
