@@ -203,6 +203,11 @@ export class ClusterStore extends StoreCore {
     return this.model.pending;
   }
 
+  /** Whether a stored job depends on `name` (names it in `after`). */
+  dependedOn(name: string): boolean {
+    return this.model.dependents.has(name);
+  }
+
   /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */
   waitingJobCount(): number {
     return this.model.waitingJobs.size;
