@@ -134,6 +134,7 @@ export class ControllerService implements ClusterService {
       isNameTaken: (name) => this.store.job(name) !== undefined,
       jobState: (name) => this.store.job(name)?.state,
       dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
+      dependedOn: (name) => this.store.dependedOn(name),
       generateName: () => generateName(),
       waitingHolds: () => this.controller.waitingHolds(),
     };

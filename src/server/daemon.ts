@@ -10,7 +10,8 @@
  * client ever sees a stale RUNNING task: an attempt that ended while the controller was down
  * keeps its exit code and output (runtime.recover); every other one is stopped
  * (runtime.reclaim, which reaches every process of its cgroup) and recorded as preempted, so it
- * runs again.
+ * runs again. Nothing one job's rows hold stops the start: a job the store cannot read, or whose
+ * recovery fails, is quarantined (ends FAILED, logged once) and the cluster starts (load-check.ts).
  *
  * Two doors onto one service (docs/api.md, "Doors"): the owner's socket `<home>/run/iris.sock`
  * and the task door `<home>/tasks/iris.sock`. Tasks are given only the task door
@@ -207,6 +208,11 @@ async function serveCluster(
     await settleRecovered(store, ended, leftovers, config.runtime);
     const rerun = leftovers.length - ended.length;
     log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit kept), ${rerun} will run again`);
+  }
+  // Rows the store could not read and recoveries that failed (load-check.ts): their jobs ended
+  // FAILED instead of stopping the start; said once, here.
+  for (const { job, problem } of store.quarantined) {
+    log(job === null ? `start-up: ${problem}` : `start-up: job ${job} quarantined (it ends FAILED): ${problem}`);
   }
 
   const startedAt = Date.now();

@@ -62,10 +62,16 @@ function archivedAttempts(store: ClusterStore, record: ArchivedRun, task: number
     if (i < 0) throw notFound(`unknown task ${taskName(runRef(record.job.name, record.job.run), task)}`, `list its tasks with \`iris status ${runRef(record.job.name, record.job.run)}\``);
     return record.attempts[i] ?? [];
   }
-  const out = record.attempts.flat();
-  for (const run of record.children) {
-    const child = store.archive.get(run);
-    if (child) out.push(...archivedAttempts(store, child, null));
+  // The run and the runs archived below it, depth-first (a loop, and no spread of a long list).
+  const out: Attempt[] = [];
+  const stack = [record];
+  while (stack.length > 0) {
+    const run = stack.pop()!;
+    for (const attempts of run.attempts) for (const a of attempts) out.push(a);
+    for (let i = run.children.length - 1; i >= 0; i--) {
+      const child = store.archive.get(run.children[i]!);
+      if (child) stack.push(child);
+    }
   }
   return out;
 }

@@ -228,9 +228,15 @@ class Engine {
     this.queuedJobs++;
   }
 
+  /** `spec` and every job below it, parents first (depth-first, in order): a loop, trees may be deep. */
   private skipTree(spec: SimJob, reason: string): void {
     this.skipped.push({ name: spec.name, reason });
-    for (const child of spec.children) this.skipTree(child, 'its parent job never ran');
+    const stack = [...spec.children].reverse();
+    while (stack.length > 0) {
+      const job = stack.pop()!;
+      this.skipped.push({ name: job.name, reason: 'its parent job never ran' });
+      for (let i = job.children.length - 1; i >= 0; i--) stack.push(job.children[i]!);
+    }
   }
 
   private schedule(now: number, freed: boolean): void {

@@ -46,12 +46,23 @@ export class Pipelines {
     return out;
   }
 
-  /** Root job `name` never ran: its held dependents (transitively) are skipped. */
+  /**
+   * Root job `name` never ran: its held dependents (transitively) are skipped, depth-first (each
+   * one followed by the jobs its skip skips). A loop: a chain of needs may be long.
+   */
   skipped(name: string): Array<{ job: SimJob; reason: string }> {
     const out: Array<{ job: SimJob; reason: string }> = [];
-    for (const job of this.dependents.get(name) ?? []) {
+    const stack: Array<{ name: string; dependents: readonly SimJob[]; next: number }> = [{ name, dependents: this.dependents.get(name) ?? [], next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next >= top.dependents.length) {
+        stack.pop();
+        continue;
+      }
+      const job = top.dependents[top.next++]!;
       if (!this.open.delete(job)) continue;
-      out.push({ job, reason: `needs ${name}, which never ran` }, ...this.skipped(job.name));
+      out.push({ job, reason: `needs ${top.name}, which never ran` });
+      stack.push({ name: job.name, dependents: this.dependents.get(job.name) ?? [], next: 0 });
     }
     return out;
   }

@@ -31,14 +31,17 @@ export function jobTreeRows(jobs: readonly JobSummary[]): TreeRow[] {
   }
   const byNameOrder = (a: JobSummary, b: JobSummary) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const rows: TreeRow[] = [];
-  const visit = (job: JobSummary, prefix: string, last: boolean, root: boolean) => {
+  // Depth-first with an explicit stack (children pushed in reverse so they come out in order).
+  const stack: Array<{ job: JobSummary; prefix: string; last: boolean; root: boolean }> = [];
+  for (const root of roots.sort(byNameOrder).reverse()) stack.push({ job: root, prefix: '', last: true, root: true });
+  while (stack.length > 0) {
+    const { job, prefix, last, root } = stack.pop()!;
     const leaf = job.name.slice(job.name.lastIndexOf('/') + 1);
     rows.push({ job, label: root ? job.name : `${prefix}${last ? '└─ ' : '├─ '}${leaf}` });
     const kids = (children.get(job.name) ?? []).sort(byNameOrder);
     const nextPrefix = root ? '' : prefix + (last ? '   ' : '│  ');
-    kids.forEach((kid, i) => visit(kid, nextPrefix, i === kids.length - 1, false));
-  };
-  for (const root of roots.sort(byNameOrder)) visit(root, '', true, true);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ job: kids[i]!, prefix: nextPrefix, last: i === kids.length - 1, root: false });
+  }
   return rows;
 }
 

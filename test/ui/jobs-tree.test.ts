@@ -34,6 +34,19 @@ describe('jobs tree', () => {
     );
   });
 
+  it('draws the deepest tree a name allows (16 levels) and 100,000 siblings, in order', () => {
+    const deep = Array.from({ length: 16 }, (_, i) => job(Array.from({ length: i + 1 }, (_, k) => `/d${k}`).join('')));
+    const labels = jobTreeRows([...deep].reverse()).map((r) => r.label);
+    expect(labels[0]).toBe('/d0');
+    expect(labels[15]).toBe(`${'   '.repeat(14)}└─ d15`);
+    const n = 100_000;
+    const wide = [job('/w'), ...Array.from({ length: n }, (_, i) => job(`/w/c${String(i).padStart(6, '0')}`))];
+    const rows = jobTreeRows(wide.reverse());
+    expect(rows).toHaveLength(n + 1);
+    expect(rows.slice(0, 3).map((r) => r.label)).toEqual(['/w', '├─ c000000', '├─ c000001']);
+    expect(rows[n]!.label).toBe('└─ c099999');
+  });
+
   it('shows a job whose parent is not listed as a root with its full path', () => {
     const rows = jobTreeRows([job('/a/b/c'), job('/x')]);
     expect(rows.map((r) => r.label)).toEqual(['/a/b/c', '/x']);

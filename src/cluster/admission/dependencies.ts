@@ -4,7 +4,8 @@
  * sibling), and it is refused (docs/cli.md, "Dependencies") when it names
  * - a job that is not stored (not_found, exit 3),
  * - the job itself, or a job whose dependencies lead back to it: a cycle, named in the message
- *   (invalid_argument, exit 2).
+ *   (invalid_argument, exit 2). A cycle is looked for only when some job depends on the name
+ *   (ClusterView.dependedOn): submitting a new job after the last of a long chain costs no walk.
  * A dependency that can no longer be met is refused by the store (state/dependencies.ts, conflict).
  */
 import { describeValue } from '../../model/errors.js';
@@ -31,7 +32,7 @@ export function resolveAfter(after: readonly string[] | null | undefined, caller
 }
 
 /** Why `name` may not depend on `after` now, thrown as an IrisError (see the header). */
-export function checkDependencies(name: string, after: readonly JobDependency[], view: Pick<ClusterView, 'jobState' | 'dependenciesOf'>): void {
+export function checkDependencies(name: string, after: readonly JobDependency[], view: Pick<ClusterView, 'jobState' | 'dependenciesOf' | 'dependedOn'>): void {
   after.forEach((dep, i) => {
     if (dep.job === name) throw fieldError(`after[${i}]`, `after[${i}]: job ${name} cannot run after itself`, 'name another job');
     if (view.jobState(dep.job) === undefined) {
@@ -39,6 +40,8 @@ export function checkDependencies(name: string, after: readonly JobDependency[],
         'a job may only run after a job already submitted; list jobs with `iris jobs`', 'not_found');
     }
   });
+  // A cycle through `name` ends with a job that depends on it: with none, there is nothing to walk.
+  if (after.length === 0 || view.dependedOn?.(name) === false) return;
   const cycle = findCycle(name, after.map((dep) => dep.job), (job) => view.dependenciesOf(job));
   if (cycle) {
     throw fieldError('after', `after: would close a cycle: ${cycle.join(' -> ')}`,

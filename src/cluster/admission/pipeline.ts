@@ -72,6 +72,9 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
     isNameTaken: (name) => added.has(name) || view.isNameTaken(name),
     jobState: (name) => (added.has(name) ? 'PENDING' : view.jobState(name)),
     dependenciesOf: (name) => (added.has(name) ? (added.get(name)!.after ?? []).map((dep) => dep.job) : view.dependenciesOf(name)),
+    // A stage depends only on stages of this pipeline, whose graph checkStageGraph found acyclic:
+    // no cycle can pass through a stage, so none is walked for (a long pipeline stays linear).
+    dependedOn: () => false,
   };
   const specs: JobSpec[] = [rootSpec];
   for (const stage of order) {

@@ -76,6 +76,11 @@ export interface ClusterView extends NameSource {
   jobState(name: string): JobState | undefined;
   /** The names a stored job depends on (`spec.after`); empty for none or an unknown job. */
   dependenciesOf(name: string): readonly string[];
+  /**
+   * False when no job can depend on `name`, so a cycle through it cannot exist and is not looked
+   * for (a new name: the common case, which keeps a long chain of submissions linear); absent: unknown.
+   */
+  dependedOn?(name: string): boolean;
   /** What each running attempt blocked in a wait holds meanwhile (the deadlock check); absent: none waits. */
   waitingHolds?(): readonly WaitingHold[];
 }

@@ -9,12 +9,16 @@
  *   read first, as at a normal end, owned by the user the job's tasks run as under the config's
  *   `runtime` defaults; measured usage is kept) and preempts the `rerun` attempts
  *   ('cluster restarted': they run again). An attempt already finished there is left as it is.
+ * - Recovery cannot stop the start: an attempt whose settling throws has its change undone and its
+ *   job quarantined (ClusterStore.quarantine: FAILED, `quarantined at start-up: its recovery
+ *   failed: …`, listed for the daemon to log).
  */
 import type { Attempt } from '../../model/types.js';
 import type { RecoveredExit, StartedRecord } from '../../runtime/types.js';
 import type { ClusterStore } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
 import { taskFileOwner } from '../../runtime/task-file.js';
+import { messageOf } from '../state/load-check.js';
 import { resultFileFor, taskRunAs, type LaunchContext } from './launch.js';
 import { collectResultFile, withNote } from './result-file.js';
 import { exitOutcome } from './supervisor.js';
@@ -37,11 +41,23 @@ export async function settleRecovered(
     const note = await collectResultFile(store, key.task, key.attempt, resultFileFor(logPath), owner);
     notes.set(attemptKey(key.task, key.attempt), note);
   }
+  // Each attempt in a transaction of its own inside the one: a failure undoes only that attempt's
+  // change, and quarantines its job instead of stopping the start.
+  const guarded = (task: string, settle: () => void): void => {
+    try {
+      store.transaction(settle);
+    } catch (error) {
+      const job = store.task(task)?.job;
+      if (job !== undefined) store.quarantine(job, `its recovery failed: ${messageOf(error)}`);
+    }
+  };
   store.transaction(() => {
     for (const { key, exit } of ended) {
-      if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
-      store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+      guarded(key.task, () => {
+        if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
+        store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+      });
     }
-    for (const attempt of rerun) store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted');
+    for (const attempt of rerun) guarded(attempt.task, () => store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted'));
   });
 }

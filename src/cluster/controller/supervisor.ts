@@ -27,6 +27,7 @@ import path from 'node:path';
 import type { TaskIdentity } from '../../model/caller.js';
 import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
+import { parentJob } from '../../model/names.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
@@ -130,7 +131,12 @@ export class AttemptSupervisor {
 
   /** Resolves once no attempt of the jobs `names` (or below them) is still tracked: all their processes are gone. */
   async gone(names: readonly string[]): Promise<void> {
-    const within = (job: string) => names.some((n) => job === n || job.startsWith(`${n}/`));
+    // A job is within when it or one of its ancestors is named (linear in names: a retried chain may be long).
+    const named = new Set(names);
+    const within = (job: string) => {
+      for (let name: string | null = job; name !== null; name = parentJob(name)) if (named.has(name)) return true;
+      return false;
+    };
     await Promise.all([...this.active.values()].filter((e) => within(e.identity.job)).map((e) => e.done));
   }
 

@@ -52,19 +52,34 @@ export function dependenciesStatus(after: readonly JobDependency[] | undefined, 
 /**
  * The cycle that `name` depending on `after` would close, as the path `name -> … -> name`, or
  * null. `depsOf` gives the job names a stored job depends on (empty for an unknown one).
+ * Depth-first with an explicit stack (chains may be 100,000 jobs long); each step keeps only a
+ * link to the step it came from, so the walk is linear in the jobs and dependencies it reaches.
  */
 export function findCycle(name: string, after: readonly string[], depsOf: (job: string) => readonly string[]): string[] | null {
   const seen = new Set<string>();
-  // Depth-first with an explicit stack of paths: chains may be long.
-  const stack: string[][] = [...after].reverse().map((dep) => [name, dep]);
+  // Every step taken: the job reached and the index of the step it was reached from (-1: `name`).
+  const jobs: string[] = [];
+  const from: number[] = [];
+  const stack: number[] = [];
+  const push = (job: string, at: number): void => {
+    stack.push(jobs.length);
+    jobs.push(job);
+    from.push(at);
+  };
+  for (let i = after.length - 1; i >= 0; i--) push(after[i]!, -1);
   while (stack.length > 0) {
-    const path = stack.pop()!;
-    const last = path[path.length - 1]!;
-    if (last === name) return path;
+    const step = stack.pop()!;
+    const last = jobs[step]!;
+    if (last === name) {
+      const path: string[] = [];
+      for (let at = step; at >= 0; at = from[at]!) path.push(jobs[at]!);
+      path.push(name);
+      return path.reverse();
+    }
     if (seen.has(last)) continue;
     seen.add(last);
     const next = depsOf(last);
-    for (let i = next.length - 1; i >= 0; i--) stack.push([...path, next[i]!]);
+    for (let i = next.length - 1; i >= 0; i--) push(next[i]!, step);
   }
   return null;
 }
@@ -91,20 +106,20 @@ export function dependencyFailureReason(dep: JobDependency, state: JobState): st
 
 /**
  * The jobs whose failure `name`'s failure caused, transitively, parents before the jobs they
- * caused to fail (each depends on one listed before it or on `name`).
+ * caused to fail (each depends on one listed before it or on `name`): breadth-first, a loop
+ * linear in the jobs it reaches.
  */
 export function cascadedDependents(name: string, dependentsOf: (job: string) => Iterable<string>, jobOf: (job: string) => Job | undefined): string[] {
   const out: string[] = [];
   const seen = new Set<string>([name]);
-  const queue = [name];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
+  // Breadth-first: `out` is the queue too (each parent is read once, by index: no shift()).
+  for (let i = -1; i < out.length; i++) {
+    const parent = i < 0 ? name : out[i]!;
     for (const dependent of dependentsOf(parent)) {
       const job = jobOf(dependent);
       if (seen.has(dependent) || job?.state !== 'FAILED' || job.cause?.kind !== 'dependency_failure' || job.cause.parent !== parent) continue;
       seen.add(dependent);
       out.push(dependent);
-      queue.push(dependent);
     }
   }
   return out;

@@ -13,9 +13,10 @@
  * - When a job ends, the jobs waiting on it (model.dependents) are looked at again, in the same
  *   transaction (dependencies.ts decides): met ones join the queue; one that can never be met
  *   ends FAILED with reason `dependency /prep failed` and cause `dependency_failure` naming the
- *   job, and so on down the chain (a cascade).
+ *   job, and so on down the chain (a cascade). The cascade is a loop (cascade.ts), never a
+ *   recursion: a chain of any length ends without exhausting the stack, in time linear in it.
  * - A pipeline stage's `${stages…}` references are resolved when its dependencies are met
- *   (releaseStage): its spec takes the values, or it fails with `stage_reference_pending: …`.
+ *   (release.ts): its spec takes the values, or it fails with `stage_reference_pending: …`.
  * - When a task is requeued (retry, preemption, gang restart, restart of the cluster), the
  *   jobs its earlier attempts submitted (`spec.submittedBy`) are killed with their subtrees:
  *   the new attempt starts with no children and may submit the same names again.
@@ -24,10 +25,10 @@ import { IrisError, conflict, notFound } from '../../model/errors.js';
 import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
 import type { Attempt, DisabledBy, Job, PlacementDecision, Task } from '../../model/types.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
-import { isImageReference } from '../../model/image.js';
-import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import { attemptHistoryName, type StopOrder } from './events.js';
+import { runCascade, type JobEnd } from './cascade.js';
+import { settleDependent, type ResultsOf } from './release.js';
 import { recordAttemptEnd } from './cache-hints.js';
 import type { ClusterModel, JobEntry } from './model.js';
 import {
@@ -38,9 +39,6 @@ import {
 const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED', 'CANCELLED']);
 /** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
 export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
-
-/** The results of a job's tasks (their latest attempts): task index -> key -> value. */
-export type ResultsOf = (job: Job) => ReadonlyMap<number, Readonly<Record<string, string>>>;
 
 export class Lifecycle {
   constructor(private readonly m: ClusterModel, private readonly resultsOf: ResultsOf = () => new Map()) {}
@@ -244,6 +242,24 @@ export class Lifecycle {
     return stops;
   }
 
+  /**
+   * Quarantine a job whose rows or recovery failed at start-up (load-check.ts): it ends FAILED with
+   * `reason`, as any job's end (its tasks, its subtree, the jobs waiting on it). One that had
+   * already ended keeps its state and takes the reason, and what is left of its tasks ends: it is
+   * written again, readable.
+   */
+  quarantine(name: string, reason: string): StopOrder[] {
+    const entry = this.m.jobs.get(name);
+    if (!entry) return [];
+    const stops: StopOrder[] = [];
+    if (isFinalJobState(entry.job.state)) {
+      this.m.patchJob(entry.job, { reason });
+      for (const t of entry.tasks) this.killTask(t, 'KILLED', reason, stops);
+    }
+    this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+    return stops;
+  }
+
   removeEndpointsOf(taskId: string): void {
     const keys = this.m.endpointsByTask.get(taskId);
     if (!keys) return;
@@ -266,51 +282,6 @@ export class Lifecycle {
   private readonly stateOf = (name: string): JobState | undefined => this.m.jobs.get(name)?.job.state;
 
   // ---- rules ----
-
-  /** `name` has ended: release the jobs waiting on it whose dependencies are now met; fail those that can never be (a cascade). */
-  private settleDependents(name: string, stops: StopOrder[]): void {
-    for (const dependent of [...(this.m.dependents.get(name) ?? [])]) {
-      const entry = this.m.jobs.get(dependent);
-      if (!entry?.waiting || isFinalJobState(entry.job.state)) continue;
-      const status = dependenciesStatus(entry.job.spec.after, this.stateOf);
-      if (status.kind === 'met') this.releaseStage(entry, stops);
-      else if (status.kind === 'never') {
-        const reason = dependencyFailureReason(status.on, status.state);
-        this.m.patchJob(entry.job, { cause: { kind: 'dependency_failure', parent: status.on.job } });
-        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
-      }
-    }
-  }
-
-  /**
-   * Release a job whose dependencies are met. A pipeline stage's `${stages…}` references are
-   * resolved first (model/stage-refs.ts) and its spec takes the values; a reference that can
-   * never resolve fails it; one not there yet keeps it waiting with that reason (not a retry).
-   */
-  private releaseStage(entry: JobEntry, stops: StopOrder[]): void {
-    const { job } = entry;
-    const parts = { command: job.spec.command, env: job.spec.env, image: job.spec.image };
-    if (!job.spec.stage || job.parent === null || !hasStageRefs(parts)) {
-      this.m.releaseJob(entry);
-      return;
-    }
-    const resolved = resolveStageRefs(parts, (stage) => {
-      const referenced = this.m.jobs.get(`${job.parent}/${stage}`)?.job;
-      return referenced && { state: referenced.state, tasks: this.resultsOf(referenced) };
-    });
-    if (resolved.kind === 'never') this.endJob(entry, 'FAILED', resolved.reason, resolved.reason, PARENT_ENDED, stops);
-    else if (resolved.kind === 'pending') this.m.patchJob(job, { reason: resolved.reason });
-    else {
-      const image = resolved.parts.image;
-      if (image !== null && image !== job.spec.image && !isImageReference(image)) {
-        const reason = `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`;
-        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
-        return;
-      }
-      this.m.patchJob(job, { spec: { ...job.spec, ...resolved.parts } });
-      this.m.releaseJob(entry);
-    }
-  }
 
   private endAttempt(a: Attempt, state: AttemptState, reason: string | null, exitCode: number | null): void {
     recordAttemptEnd(this.m, a); // before the task's state changes: it tells whether the task ran
@@ -407,20 +378,34 @@ export class Lifecycle {
     }
   }
 
-  /** Put a job in a final state, end its remaining tasks and kill its whole subtree. */
+  /**
+   * Put a job in a final state, end its remaining tasks and kill its whole subtree; then look
+   * again at the jobs waiting on each job that ended (a cascade, cascade.ts: a loop, in the order
+   * of a depth-first walk).
+   */
   private endJob(entry: JobEntry, state: JobState, reason: string | null, taskReason: string, childReason: string, stops: StopOrder[]): void {
-    const { job } = entry;
-    if (!isFinalJobState(job.state)) {
-      this.m.patchJob(job, { state, reason, finishedAt: this.m.now() });
-      for (const t of entry.tasks) {
-        const taskState = state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
-        this.killTask(t, taskState, taskReason, stops);
-      }
+    runCascade<JobEntry>({ entry, state, reason, taskReason, childReason }, {
+      end: (end) => {
+        const { job } = end.entry;
+        if (isFinalJobState(job.state)) return;
+        this.m.patchJob(job, { state: end.state, reason: end.reason, finishedAt: this.m.now() });
+        for (const t of end.entry.tasks) {
+          const taskState = end.state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
+          this.killTask(t, taskState, end.taskReason, stops);
+        }
+      },
+      children: (end) => this.childEnds(end),
+      // After the subtree: a dependent that is also a sibling sees its siblings' final states.
+      dependents: (end) => [...(this.m.dependents.get(end.entry.job.name) ?? [])],
+      settle: (name) => settleDependent(this.m, name, this.resultsOf),
+    });
+  }
+
+  /** The ends of a job's children: KILLED with the job's `childReason`. */
+  private *childEnds(end: JobEnd<JobEntry>): Generator<JobEnd<JobEntry>> {
+    const why = end.childReason;
+    for (const child of this.m.children.get(end.entry.job.name) ?? []) {
+      yield { entry: this.m.jobs.get(child)!, state: 'KILLED', reason: why, taskReason: why, childReason: why };
     }
-    for (const child of this.m.children.get(job.name) ?? []) {
-      this.endJob(this.m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason, stops);
-    }
-    // After the subtree: a dependent that is also a sibling sees its siblings' final states.
-    if (this.m.dependents.has(job.name)) this.settleDependents(job.name, stops);
   }
 }

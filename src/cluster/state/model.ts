@@ -234,6 +234,14 @@ export class ClusterModel {
   }
 
   /**
+   * Delete the row of a task that is not in memory (a row loading could not make one of its job's
+   * tasks, load-check.ts), with its attempts and endpoints. Nothing in memory changes.
+   */
+  deleteTaskRow(id: string): void {
+    if (!this.tasks.has(id)) this.journal.deletedTasks.add(id);
+  }
+
+  /**
    * Record a requeue event (model/requeue.ts) of job `job`'s run `run`: `name` is the attempt that
    * ended (`task#attempt`), or the job for a sticky wait; `detail` says what happened.
    */

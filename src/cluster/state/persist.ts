@@ -6,14 +6,26 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
+import { describeValue } from '../../model/errors.js';
+import { taskName } from '../../model/names.js';
 import type { Attempt, Job, JobCause, JobSpec, PlacementDecision, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
-import type { HistoryEntry } from './events.js';
+import { attemptHistoryName, type HistoryEntry } from './events.js';
+import { isStoredAttemptState, isStoredJobState, isStoredTaskState, messageOf, placeholderSpec, specProblem, type LoadProblem } from './load-check.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
 import { RunArchive } from './archive.js';
 import type { ClusterModel } from './model.js';
 import { Statements } from './database.js';
-import { TaskGroups, TaskRecord } from './task-record.js';
+import { TaskGroup, TaskGroups, TaskRecord } from './task-record.js';
+
+/** What a load read that it could not make sense of (load-check.ts): for store.ts to quarantine. */
+export interface LoadedState {
+  problems: LoadProblem[];
+  /** Ids of task rows that cannot be one of their job's tasks: deleted with the quarantine. */
+  strayTasks: string[];
+  /** Attempts loaded from an unreadable row (state or placement): written again with the quarantine. */
+  repairedAttempts: Attempt[];
+}
 
 type Row = unknown[];
 const num = (v: unknown): number => v as number;
@@ -64,25 +76,72 @@ export class Persistence {
     return s.iterate() as Iterable<Row>;
   }
 
-  /** Fill an empty model from the database. */
-  load(model: ClusterModel): void {
+  /**
+   * Fill an empty model from the database. A row that cannot be read does not stop the load: it is
+   * loaded as load-check.ts says and reported, for its job to be quarantined (store.ts).
+   */
+  load(model: ClusterModel): LoadedState {
+    const loaded: LoadedState = { problems: [], strayTasks: [], repairedAttempts: [] };
+    const problem = (job: string | null, text: string): void => {
+      loaded.problems.push({ job, problem: text });
+    };
     for (const [k, v] of this.rows('SELECT key, value FROM meta')) model.meta.set(k as string, v as string);
-    const specs = new Map<string, JobSpec>();
+    const placeholders = new Set<string>();
     for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run, cause FROM jobs')) {
-      const spec = JSON.parse(r[3] as string) as JobSpec;
-      specs.set(r[0] as string, spec);
+      const name = r[0] as string;
+      let spec: JobSpec;
+      let wrong: string | null;
+      try {
+        spec = JSON.parse(r[3] as string) as JobSpec;
+        wrong = specProblem(spec, name);
+      } catch (error) {
+        spec = null as unknown as JobSpec;
+        wrong = `spec is not JSON (${messageOf(error)})`;
+      }
+      if (wrong !== null) {
+        spec = placeholderSpec(name, this.taskRowCount(name));
+        placeholders.add(name);
+      }
+      let state = r[7];
+      if (!isStoredJobState(state)) {
+        wrong ??= `state ${describeValue(state)} is not a job state`;
+        state = 'PENDING';
+      }
+      let cause: JobCause | null = null;
+      try {
+        cause = r[13] === null ? null : (JSON.parse(r[13] as string) as JobCause);
+      } catch (error) {
+        wrong ??= `cause is not JSON (${messageOf(error)})`;
+      }
+      if (wrong !== null) problem(name, wrong);
       model.indexJob({
-        name: r[0] as string, run: num(r[12]), spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
-        seq: num(r[6]), state: r[7] as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
-        ...(r[13] === null ? {} : { cause: JSON.parse(r[13] as string) as JobCause }),
+        name, run: num(r[12]), spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
+        seq: num(r[6]), state: state as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
+        ...(cause === null ? {} : { cause }),
       }, []);
     }
     const groups = new TaskGroups(); // the tasks of one submission share one group (task-record.ts)
     for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at FROM tasks')) {
       const entry = model.jobs.get(r[1] as string);
       if (!entry) continue; // a task without its job cannot be scheduled; ignore it
-      const index = num(r[2]);
-      const task = new TaskRecord(groups.of(r[1] as string, num(r[5]), num(r[6]) - index), index, r[3] as TaskState, num(r[4]));
+      const job = entry.job.name;
+      const index = r[2];
+      if (!Number.isSafeInteger(index) || (index as number) < 0 || (index as number) >= entry.job.spec.replicas || r[0] !== taskName(job, index as number)) {
+        problem(job, `task row ${describeValue(r[0])} (index ${describeValue(index)}) is not one of its ${entry.job.spec.replicas} task(s)`);
+        loaded.strayTasks.push(r[0] as string);
+        continue;
+      }
+      let state = r[3];
+      if (!isStoredTaskState(state)) {
+        problem(job, `task ${r[0] as string}: state ${describeValue(state)} is not a stored task state`);
+        state = 'PENDING';
+      }
+      let attempt = r[4];
+      if (!Number.isSafeInteger(attempt) || (attempt as number) < 0) {
+        problem(job, `task ${r[0] as string}: attempt ${describeValue(attempt)} is not an integer >= 0`);
+        attempt = 0;
+      }
+      const task = new TaskRecord(groups.of(job, num(r[5]), num(r[6]) - (index as number)), index as number, state as TaskState, attempt as number);
       task.failures = num(r[7]);
       task.preemptions = num(r[8]);
       task.workerId = optStr(r[9]);
@@ -93,17 +152,51 @@ export class Persistence {
       task.eligibleAt = optNum(r[14]);
       model.indexTask(entry, task);
     }
+    for (const entry of model.jobs.values()) {
+      const { job, tasks } = entry;
+      if (tasks.length === job.spec.replicas && !tasks.includes(undefined as unknown as Task)) continue;
+      const group = new TaskGroup(job.name, job.submittedAt, job.seq + 1);
+      let missing = 0;
+      for (let i = 0; i < job.spec.replicas; i++) {
+        if (tasks[i] !== undefined) continue;
+        model.indexTask(entry, new TaskRecord(group, i));
+        missing++;
+      }
+      if (!placeholders.has(job.name)) problem(job.name, `${missing} of its ${job.spec.replicas} task row(s) missing`);
+    }
     for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts')) {
-      model.indexAttempt({
-        task: r[0] as string, attempt: num(r[1]), workerId: r[2] as string, state: r[3] as AttemptState, pid: optNum(r[4]),
+      const n = r[1];
+      if (!Number.isSafeInteger(n) || (n as number) < 0) continue; // not an attempt of any task: never read
+      let wrong: string | null = null;
+      let state = r[3];
+      if (!isStoredAttemptState(state)) {
+        wrong = `state ${describeValue(state)} is not an attempt state`;
+        state = 'KILLED';
+      }
+      let placement: PlacementDecision | null = null;
+      try {
+        placement = r[14] == null ? null : (JSON.parse(r[14] as string) as PlacementDecision);
+      } catch (error) {
+        wrong ??= `placement is not JSON (${messageOf(error)})`;
+      }
+      const attempt: Attempt = {
+        task: r[0] as string, attempt: n as number, workerId: r[2] as string, state: state as AttemptState, pid: optNum(r[4]),
         exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
-        devices: parseDevices(r[10]), logCutBytes: optNum(r[11]), cpuSeconds: optNum(r[12]), peakMemoryBytes: optNum(r[13]),
-        placement: r[14] == null ? null : (JSON.parse(r[14] as string) as PlacementDecision),
-      });
+        devices: parseDevices(r[10]), logCutBytes: optNum(r[11]), cpuSeconds: optNum(r[12]), peakMemoryBytes: optNum(r[13]), placement,
+      };
+      model.indexAttempt(attempt);
+      if (wrong === null) continue;
+      const job = model.tasks.get(attempt.task)?.job ?? null;
+      problem(job, `attempt ${attemptHistoryName(attempt.task, attempt.attempt)}: ${wrong}`);
+      loaded.repairedAttempts.push(attempt);
     }
     for (const task of model.tasks.values()) model.indexActive(task);
     for (const [id, spec, state] of this.rows('SELECT id, spec, state FROM workers')) {
-      model.workers.set(id as string, { ...(JSON.parse(spec as string) as WorkerSpec), id: id as string, state: state as WorkerState });
+      try {
+        model.workers.set(id as string, { ...(JSON.parse(spec as string) as WorkerSpec), id: id as string, state: state as WorkerState });
+      } catch (error) {
+        problem(null, `worker ${describeValue(id)}: spec is not JSON (${messageOf(error)}); skipped`);
+      }
     }
     for (const r of this.rows('SELECT task, name, address, attempt, job, registered_at FROM endpoints')) {
       model.indexEndpoint({ task: r[0] as string, name: r[1] as string, address: r[2] as string, attempt: num(r[3]), job: r[4] as string, registeredAt: num(r[5]) });
@@ -111,6 +204,13 @@ export class Persistence {
     for (const [worker, key, expiresAt] of this.rows('SELECT worker, key, expires_at FROM cache_hints')) {
       model.indexCacheHint(worker as string, key as string, num(expiresAt));
     }
+    return loaded;
+  }
+
+  /** How many task rows the job `name` has (for a job whose spec cannot be read). */
+  private taskRowCount(name: string): number {
+    const row = this.db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE job = ?').get(name) as { n: number };
+    return Math.max(1, row.n);
   }
 
   /** Write the journal's changes; the caller holds the transaction. */

@@ -208,6 +208,21 @@ export abstract class StoreCore {
     return result;
   }
 
+  /**
+   * Run `fn` as a transaction that is never written (a read-only store): its changes stay in memory,
+   * no event is emitted; `transaction()` calls inside it nest (a failure undoes only its own part).
+   */
+  protected inMemory(fn: () => void): void {
+    const j = this.journal;
+    j.depth++;
+    try {
+      fn();
+    } finally {
+      j.depth--;
+      if (j.depth === 0) j.reset();
+    }
+  }
+
   private commit(durable: boolean, mark: Mark, lazy: boolean): void {
     const j = this.journal;
     if (j.hasWrites) {

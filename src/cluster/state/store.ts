@@ -18,6 +18,9 @@ import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
 import { openReadable, openWritable } from './database.js';
 import { asDamage } from './integrity.js';
+import type { LoadedState } from './persist.js';
+import { messageOf, type LoadProblem } from './load-check.js';
+import { Quarantines } from './quarantine.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { ResultRow } from './results.js';
@@ -31,6 +34,7 @@ export type { ResultRow } from './results.js';
 export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
 export type { PruneOptions, PrunedRun } from './retention.js';
+export type { LoadProblem } from './load-check.js';
 
 export interface StoreOptions {
   /** SQLite file, or ':memory:' (tests). */
@@ -60,6 +64,7 @@ export class ClusterStore extends StoreCore {
   private configured = new Set<string>();
   /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
   private readonly reasons = new PendingReasons(this.model);
+  private readonly quarantines = new Quarantines(this.life, this.model, (fn) => this.transaction(fn), (fn) => this.inMemory(fn));
 
   private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
     super(db, now, path, reserve);
@@ -77,7 +82,7 @@ export class ClusterStore extends StoreCore {
     if (opts.readOnly) {
       const { db, empty } = openReadable(opts.path, opts.ifEmpty);
       try {
-        return ClusterStore.loaded(db, opts, null, !empty);
+        return ClusterStore.loaded(db, opts, null, !empty, false);
       } catch (error) {
         db.close();
         throw asDamage(error, opts.path) ?? error;
@@ -88,7 +93,7 @@ export class ClusterStore extends StoreCore {
     const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
     const db = openWritable(opts.path, reserve, opts.ifEmpty);
     try {
-      const store = ClusterStore.loaded(db, opts, reserve, true);
+      const store = ClusterStore.loaded(db, opts, reserve, true, true);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
       if (reserve && (!(store.reserveHeld = reserve.ensure()) || fullDisk(opts.path))) store.problem = noSpaceError(opts.path);
       return store;
@@ -98,22 +103,49 @@ export class ClusterStore extends StoreCore {
     }
   }
 
-  /** The store over `db`, with every table loaded (none when `load` is false: an empty database read as such). */
-  private static loaded(db: DatabaseSync, opts: StoreOptions, reserve: SpaceReserve | null, load: boolean): ClusterStore {
+  /**
+   * The store over `db`, with every table loaded (none when `load` is false: an empty database read
+   * as such); rows the load could not read are quarantined, in the database when `writable`.
+   */
+  private static loaded(
+    db: DatabaseSync, opts: StoreOptions, reserve: SpaceReserve | null, load: boolean, writable: boolean,
+  ): ClusterStore {
     const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
     if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
     if (!load) return store;
-    store.persistence.load(store.model);
-    store.holdWaiting();
+    const loaded = store.persistence.load(store.model);
+    store.holdWaiting(loaded);
+    store.quarantines.loaded(loaded, writable);
     return store;
   }
 
   /** After loading: the jobs whose dependencies are not met yet wait again (it is not stored, it is derived). */
-  private holdWaiting(): void {
+  private holdWaiting(loaded: LoadedState): void {
     for (const entry of this.model.jobs.values()) {
       if (!entry.job.spec.after?.length || isFinalJobState(entry.job.state)) continue;
-      if (dependenciesStatus(entry.job.spec.after, this.stateOf).kind === 'waiting') this.model.holdLoaded(entry);
+      try {
+        if (dependenciesStatus(entry.job.spec.after, this.stateOf).kind === 'waiting') this.model.holdLoaded(entry);
+      } catch (error) {
+        loaded.problems.push({ job: entry.job.name, problem: `its dependencies cannot be read (${messageOf(error)})` });
+      }
     }
+  }
+
+  /**
+   * Jobs quarantined at start-up and rows skipped (`job` null), with what was wrong, for the daemon
+   * to log once: rows the load could not read (load-check.ts), recoveries that failed (quarantine).
+   */
+  get quarantined(): readonly LoadProblem[] {
+    return this.quarantines.list;
+  }
+
+  /**
+   * Quarantine the job `name` at start-up because its recovery failed with `problem`: it ends
+   * FAILED with `quarantined at start-up: <problem>` (Lifecycle.quarantine), and is listed in
+   * `quarantined`. False when even that failed (the job is left as it is).
+   */
+  quarantine(name: string, problem: string): boolean {
+    return this.quarantines.job(name, problem);
   }
 
   private readonly stateOf = (name: string): JobState | undefined => this.model.jobs.get(name)?.job.state;
@@ -182,6 +214,11 @@ export class ClusterStore extends StoreCore {
   /** The PENDING tasks in the scheduler's queue: those of jobs not waiting on dependencies (live Set, read-only). */
   queuedTasks(): ReadonlySet<Task> {
     return this.model.pending;
+  }
+
+  /** Whether a stored job depends on `name` (names it in `after`). */
+  dependedOn(name: string): boolean {
+    return this.model.dependents.has(name);
   }
 
   /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */

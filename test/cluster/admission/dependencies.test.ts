@@ -47,4 +47,21 @@ describe('admission of --after', () => {
     const answer = admitted(request as unknown as Omit<AdmissionRequest, 'command'>, jobs as Record<string, { state: JobState; after?: string[] }>);
     expect(answer).toMatchObject({ ok: false, refusal: { code, message } });
   });
+
+  it('looks for a cycle only when a job depends on the name: a new job after a long chain costs no walk', () => {
+    const jobs: Record<string, { state: JobState; after?: string[] }> = { '/a': { state: 'SUCCEEDED' }, '/b': { state: 'RUNNING', after: ['/a'] } };
+    const walked: string[] = [];
+    const base = view(jobs);
+    const watched = (dependedOn: ClusterView['dependedOn']): ClusterView => ({
+      ...base, dependedOn, dependenciesOf: (name) => { walked.push(name); return base.dependenciesOf(name); },
+    });
+    const request = { name: 'a', after: ['b'], command: ['true'] } as AdmissionRequest;
+    expect(admit(request, null, watched((name) => Object.values(jobs).some((j) => j.after?.includes(name))), DEFAULTS))
+      .toMatchObject({ ok: false, refusal: { message: 'after: would close a cycle: /a -> /b -> /a' } });
+    expect(walked).toEqual(['/b']);
+    walked.length = 0;
+    expect(admit({ ...request, name: 'new' }, null, watched(() => false), DEFAULTS)).toMatchObject({ ok: true });
+    expect(walked).toEqual([]);
+  });
 });
+

@@ -3,8 +3,26 @@ import fc from 'fast-check';
 import { JOB_STATES, isFinalJobState, type JobState } from '../../../src/model/states.js';
 import type { DependencyCondition, JobDependency } from '../../../src/model/types.js';
 import {
-  DEPENDENCY_CONDITIONS, dependenciesStatus, dependencyFailureReason, dependencyOutcome, findCycle, splitDependency, waitingForReason,
+  DEPENDENCY_CONDITIONS, cascadedDependents, dependenciesStatus, dependencyFailureReason, dependencyOutcome, findCycle, splitDependency,
+  waitingForReason,
 } from '../../../src/cluster/state/dependencies.js';
+import type { Job } from '../../../src/model/types.js';
+
+/** findCycle as it was (a stack of whole paths, copied at each step): the reference for the loop that keeps links. */
+function findCycleByPaths(name: string, after: readonly string[], depsOf: (job: string) => readonly string[]): string[] | null {
+  const seen = new Set<string>();
+  const stack: string[][] = [...after].reverse().map((dep) => [name, dep]);
+  while (stack.length > 0) {
+    const path = stack.pop()!;
+    const last = path[path.length - 1]!;
+    if (last === name) return path;
+    if (seen.has(last)) continue;
+    seen.add(last);
+    const next = depsOf(last);
+    for (let i = next.length - 1; i >= 0; i--) stack.push([...path, next[i]!]);
+  }
+  return null;
+}
 
 describe('dependency rules (pure)', () => {
   it.each([
@@ -77,4 +95,35 @@ describe('cycle detection (pure)', () => {
       }
     }));
   });
+
+  it('property: the same answer (the same path) as the walk that copied whole paths', () => {
+    const names = ['/n0', '/n1', '/n2', '/n3', '/n4', '/n5', '/n6'];
+    const graph = fc.dictionary(fc.constantFrom(...names), fc.array(fc.constantFrom(...names), { maxLength: 4 }));
+    fc.assert(fc.property(graph, fc.constantFrom(...names), fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }), (edges, name, after) => {
+      const of = (job: string) => edges[job] ?? [];
+      expect(findCycle(name, after, of)).toEqual(findCycleByPaths(name, after, of));
+    }), { numRuns: 500 });
+  });
+
+  it('walks a 100,000-long chain in linear time, with or without a cycle at its end', () => {
+    const n = 100_000;
+    const of = (job: string) => {
+      const i = Number(job.slice(2));
+      return i === 0 ? [] : [`/c${i - 1}`];
+    };
+    let t0 = performance.now();
+    expect(findCycle('/new', [`/c${n - 1}`], of)).toBeNull();
+    const cycle = findCycle('/c0', [`/c${n - 1}`], of);
+    expect(cycle).toHaveLength(n + 1);
+    expect(cycle!.slice(0, 3)).toEqual(['/c0', `/c${n - 1}`, `/c${n - 2}`]);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    t0 = performance.now();
+    const jobs = new Map<string, Job>();
+    for (let i = 1; i < n; i++) jobs.set(`/c${i}`, { state: 'FAILED', cause: { kind: 'dependency_failure', parent: `/c${i - 1}` } } as Job);
+    const cascaded = cascadedDependents('/c0', (job) => (jobs.has(`/c${Number(job.slice(2)) + 1}`) ? [`/c${Number(job.slice(2)) + 1}`] : []), (job) => jobs.get(job));
+    expect(cascaded).toHaveLength(n - 1);
+    expect(cascaded[n - 2]).toBe(`/c${n - 1}`);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+  });
 });
+
