@@ -1,7 +1,8 @@
 /**
  * BaseCommand: every iris command extends it. It adds `--json` and owns the ONE error formatter
  * (docs/architecture.md, "Errors"):
- *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr, exit err.exitCode, no stack;
+ *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr (control characters escaped,
+ *                           lines kept), exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
@@ -19,10 +20,19 @@ import { resolveHome } from './api/address.js';
 import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
+import { escapeControl } from './ui/format.js';
 import { LogOutput } from './ui/logs.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
+}
+
+/**
+ * A message or hint as it may reach the terminal: its lines kept, every other control character
+ * escaped (a message can quote what a cluster, a config file or a task sent; docs/security.md).
+ */
+function terminalText(text: string): string {
+  return text.split('\n').map(escapeControl).join('\n');
 }
 
 function isIrisError(err: unknown): err is IrisError {
@@ -146,7 +156,7 @@ export abstract class BaseCommand extends Command {
       const body: ErrorBody = { error: { code, message, ...(hint ? { hint } : {}) } };
       this.logJson(body);
     } else {
-      process.stderr.write(`Error: ${message}\n${hint ? `Hint: ${hint}\n` : ''}`);
+      process.stderr.write(`Error: ${terminalText(message)}\n${hint ? `Hint: ${terminalText(hint)}\n` : ''}`);
     }
     return this.exit(exitCode);
   }

@@ -217,5 +217,35 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
         await new Promise((resolve) => server.close(resolve));
       }
     });
+
+    it("an error the stand-in sends with terminal escapes is printed escaped, never raw", async () => {
+      const home = freshHome();
+      mkdirSync(path.join(home, 'run'), { recursive: true, mode: 0o700 });
+      chmodSync(home, 0o700);
+      const socket = path.join(home, 'run', 'iris.sock');
+      // A title-setting OSC and a clear-screen CSI in the message and the hint.
+      const hostile = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          if (req.url === '/v1/health') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ ok: true, version: '0.1.0', pid: process.pid }));
+            return;
+          }
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code: 'invalid_argument', message: 'bad\u001b]0;pwned\u0007 x', hint: '\u001b[2Jline1\nline2' } }));
+        });
+      });
+      await new Promise<void>((resolve) => hostile.listen(socket, resolve));
+      try {
+        const r = await iris(['submit', '--', 'true'], root, home);
+        expect(r.code, describeRun(['submit', '--', 'true'], r)).toBe(2);
+        expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+        expect(r.stderr).toContain('Error: bad\\x1b]0;pwned\\x07 x');
+        expect(r.stderr).toContain('Hint: \\x1b[2Jline1\nline2');
+      } finally {
+        await new Promise((resolve) => hostile.close(resolve));
+      }
+    });
   });
 });
