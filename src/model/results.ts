@@ -2,7 +2,8 @@
  * Task results: small named strings a task publishes for later stages to read (a checkpoint
  * path, a metric). The one home of their rules:
  * - a key is 1–128 characters of letters, digits and `_ . -`, starting with a letter or digit;
- * - a value is a string of at most 64 KiB (UTF-8 bytes);
+ * - a value is a string of at most 64 KiB (UTF-8 bytes) without a NUL character (a value can
+ *   become a later stage's argument or environment variable: model/nul.ts);
  * - one attempt of a task holds at most 256 keys (a later set of the same key overwrites it and
  *   does not count again);
  * - a result file (`$IRIS_RESULT_FILE`) is one JSON object whose members are key → string value,
@@ -12,6 +13,7 @@
  * digits, `_ . -`): never a JSON parser's excerpt, an invalid key or a value.
  */
 import { IrisError, invalid } from './errors.js';
+import { NUL_REFUSAL, hasNul } from './nul.js';
 
 export const RESULT_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const MAX_RESULT_KEY_LENGTH = 128;
@@ -48,6 +50,7 @@ export function checkResultValue(field: string, value: unknown): string {
     throw invalid(`${field}: a result value must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
       'publish numbers and objects as text (e.g. "0.93", or JSON encoded as one string)');
   }
+  if (hasNul(value)) throw invalid(`${field}: the result value ${NUL_REFUSAL}`, 'publish text; encode binary data (base64) or publish the path of a file');
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_RESULT_VALUE_BYTES) {
     throw invalid(`${field}: the result value is ${bytes} bytes, more than ${MAX_RESULT_VALUE_BYTES} (64 KiB)`,

@@ -50,6 +50,16 @@ describe('result values', () => {
   });
 });
 
+describe('a NUL character in a value', () => {
+  it('is refused, by `iris result set` and in a result file, without quoting the value', () => {
+    const set = refusal(() => checkResultValue('VALUE', 'a\u0000; id'));
+    expect(set.message).toBe('VALUE: the result value may not contain a NUL character (\\0)');
+    const file = refusal(() => parseResultFile(JSON.stringify({ score: 'x\u0000y' })));
+    expect(file.message).toContain('result file member "score": the result value may not contain a NUL character');
+    expect(file.message).not.toContain('x');
+  });
+});
+
 describe('key count', () => {
   it('allows 256 keys per attempt, refuses 257', () => {
     expect(() => checkResultCount(256, '/t/task-0')).not.toThrow();
