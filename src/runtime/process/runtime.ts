@@ -174,15 +174,19 @@ export class ProcessRuntime implements TaskRuntime {
     const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false };
     const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
       state.leaderGone = true;
-      // Leftovers would outlive the task: end them like a container's init would.
-      if (cgroup !== null) await cgroups!.kill(cgroup);
-      else signalGroup(pid, 'SIGKILL');
+      // Leftovers would outlive the task: end them like a container's init would. A cgroup that
+      // cannot be read now (EMFILE, say) still gets its leader's group killed, and the exit is
+      // recorded: nothing here may fail the attempt's end (or escape as an unhandled rejection).
+      await killLeftovers(cgroups, cgroup, pid);
       // Nothing of the attempt runs any more: the spools are drained while its usage is read
       // (counted before its cgroups go) and its cgroups are removed.
       const [usage] = await Promise.all([
         (async () => {
-          const counted = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
-          await Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]);
+          const counted = await Promise.resolve()
+            .then(async () => (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage)))
+            .catch(() => null);
+          await Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)])
+            .catch(() => undefined);
           return counted;
         })(),
         pump.finish(),
@@ -209,12 +213,13 @@ export class ProcessRuntime implements TaskRuntime {
       return;
     }
     let settled = false;
-    void task.exited.then(() => {
+    const done = (): void => {
       settled = true;
-    });
+    };
+    void task.exited.then(done, done);
     const cgroups = state?.cgroup ? await this.cgroups() : null;
     signalGroup(pid, 'SIGTERM');
-    if (cgroups && state?.cgroup) await cgroups.signal(state.cgroup, 'SIGTERM');
+    if (cgroups && state?.cgroup) await cgroups.signal(state.cgroup, 'SIGTERM').catch(() => undefined);
     // Without a cgroup, processes that left the group are found by their environment.
     const scan = !cgroups && state ? reclaimProcesses(state.clusterId, [], graceMs, { only: task.key, excludeGroups: new Set([pid]) }) : null;
     let timer: NodeJS.Timeout | undefined;
@@ -225,10 +230,7 @@ export class ProcessRuntime implements TaskRuntime {
       }),
     ]);
     clearTimeout(timer);
-    if (!settled && !state?.leaderGone) {
-      if (cgroups && state?.cgroup) await cgroups.kill(state.cgroup);
-      else signalGroup(pid, 'SIGKILL');
-    }
+    if (!settled && !state?.leaderGone) await killLeftovers(cgroups, state?.cgroup ?? null, pid);
     await Promise.all([task.exited, scan]);
   }
 
@@ -303,4 +305,20 @@ export class ProcessRuntime implements TaskRuntime {
     const meter = this.meterFound ? await this.meterFound : null;
     if (meter) await Promise.all([...this.clusters].map((id) => meter.closeCluster(id)));
   }
+}
+
+/**
+ * SIGKILL an attempt's processes: its cgroup's members when it has one, else (and also when the
+ * cgroup cannot be read or written, e.g. EMFILE) the leader's process group. Never throws.
+ */
+async function killLeftovers(cgroups: TaskCgroups | null, cgroup: string | null, pid: number): Promise<void> {
+  if (cgroups && cgroup !== null) {
+    try {
+      await cgroups.kill(cgroup);
+      return;
+    } catch {
+      // fall back to the group below
+    }
+  }
+  signalGroup(pid, 'SIGKILL');
 }
