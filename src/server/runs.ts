@@ -63,7 +63,7 @@ export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
     finishedAt: job.finishedAt,
     exitCode,
     cpuSeconds: cpu.length === 0 ? null : cpu.reduce((sum, a) => sum + a.cpuSeconds!, 0),
-    peakMemoryBytes: memory.length === 0 ? null : Math.max(...memory.map((a) => a.peakMemoryBytes!)),
+    peakMemoryBytes: memory.length === 0 ? null : memory.reduce((peak, a) => Math.max(peak, a.peakMemoryBytes!), 0),
     attempts: list,
   };
 }
