@@ -8,7 +8,8 @@
  * - every directory above it, up to `/` (along the path as written and along its real path),
  *   must be owned by the caller or root, and must not be group/other-writable unless it has the
  *   sticky bit (the rule ssh applies to `~/.ssh`: root's `/tmp` is fine, another user's
- *   directory is not, since its owner could swap what lies inside it);
+ *   directory is not, since its owner could swap what lies inside it) — the one ancestor rule of
+ *   model/path-trust.ts, which also guards config files;
  * - a missing state directory is created with mode 0700 (and missing parents with it); an
  *   existing one is never chmodded: iris did not create it, so it refuses it instead.
  *
@@ -22,11 +23,11 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IrisError } from '../model/errors.js';
+import { ancestorProblem, type PathEntry } from '../model/path-trust.js';
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
 /** Flags that open a file only if it is not a symlink (fails with ELOOP on one). */
 export const NOFOLLOW = O_NOFOLLOW;
-const STICKY = 0o1000;
 const GROUP_OTHER_WRITE = 0o022;
 
 function myUid(): number {
@@ -50,25 +51,31 @@ function refuse(home: string, reason: string, fix: string): IrisError {
 
 const FIX_HOME = 'use a private directory of your own: unset IRIS_HOME (default ~/.iris), or create one with `mkdir -m 700 DIR` and set IRIS_HOME=DIR';
 
-/** Every existing directory from `dir` up to `/`, looked at without following the last component. */
+/**
+ * Every existing directory from `dir` up to `/`, looked at without following the last component,
+ * by the one ancestor rule (model/path-trust.ts ancestorProblem).
+ */
 function checkAncestors(home: string, dir: string, uid: number): void {
   for (let p = dir; ; p = dirname(p)) {
     const st = lstatOrNull(p);
-    if (st !== null) {
-      const owner = st.uid;
-      if (owner !== uid && owner !== 0) {
-        throw refuse(home, `${p}, above it, belongs to another user (uid ${owner}), who could replace what lies inside it`, FIX_HOME);
-      }
-      if (st.isDirectory() && (st.mode & GROUP_OTHER_WRITE) !== 0 && (st.mode & STICKY) === 0) {
-        throw refuse(
-          home,
-          `${p}, above it, is writable by other users and has no sticky bit (mode ${octal(st.mode)}), so they could replace what lies inside it`,
-          `${FIX_HOME}; or make ${p} writable only by its owner (\`chmod go-w ${p}\`)`,
-        );
-      }
+    const problem = st === null ? null : ancestorProblem(entryOf(p, st), uid);
+    if (problem?.problem === 'owner') {
+      throw refuse(home, `${p}, above it, belongs to another user (uid ${problem.uid}), who could replace what lies inside it`, FIX_HOME);
+    }
+    if (problem) {
+      throw refuse(
+        home,
+        `${p}, above it, is writable by other users and has no sticky bit (mode ${octal(st!.mode)}), so they could replace what lies inside it`,
+        `${FIX_HOME}; or make ${p} writable only by its owner (\`chmod go-w ${p}\`)`,
+      );
     }
     if (p === dirname(p)) return;
   }
+}
+
+function entryOf(path: string, st: Stats): PathEntry {
+  const kind = st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
+  return { path, kind, uid: st.uid, mode: st.mode };
 }
 
 /** The state directory itself (already existing). */

@@ -15,7 +15,7 @@
  *
  * An upward search (searchStep) does not look in a directory writable by others, nor above it.
  *
- * The same ancestor rule guards the state directory (src/api/state-dir.ts, which keeps its own copy).
+ * The same ancestor rule (ancestorProblem) guards the state directory (src/api/state-dir.ts).
  */
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
