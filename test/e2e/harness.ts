@@ -182,7 +182,7 @@ export class E2ECluster {
   static async create(opts: ClusterOptions = {}): Promise<E2ECluster> {
     assertBuilt();
     const cluster = new E2ECluster(mkdtempSync(path.join(tmpdir(), 'iris-e2e-')));
-    if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config);
+    if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config, { mode: 0o644 }); // never group-writable (config trust)
     if (!opts.noStart) await cluster.start();
     return cluster;
   }
