@@ -357,6 +357,28 @@ export function pidsWithMarker(marker: string): number[] {
   return out;
 }
 
+/** Live controller processes (`cluster start`, foreground or `--foreground`) whose IRIS_HOME is `home`. */
+export function controllersOf(home: string): number[] {
+  return pidsWithMarker('cluster start').filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`IRIS_HOME=${home}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** SIGKILL each of `pids` (those already gone are skipped). */
+export function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
 /** A unique marker for process command lines and log lines. */
 export function marker(prefix: string): string {
   return `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;

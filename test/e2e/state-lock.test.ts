@@ -7,7 +7,7 @@
 import { readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { E2ECluster, controllersOf, describeRun, isRunning, killAll, marker, pidsWithMarker, waitUntil } from './harness.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 
 const CONFIG = `
@@ -15,27 +15,6 @@ stop-grace: 1s
 workers:
   - {name: w0, cpu: 2, memory: 2GiB}
 `;
-
-/** Live controller processes (`cluster start --foreground`) whose IRIS_HOME is `home`. */
-function controllersOf(home: string): number[] {
-  return pidsWithMarker('cluster start').filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`IRIS_HOME=${home}`);
-    } catch {
-      return false;
-    }
-  });
-}
-
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
 
 describe('one controller per state directory', () => {
   const tag = marker('statelock');

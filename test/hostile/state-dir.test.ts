@@ -19,7 +19,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, runIris, waitUntil, type RunResult } from '../e2e/harness.js';
+import {
+  E2ECluster, controllersOf, describeRun, isRunning, killAll, marker, pidsWithMarker, runIris, waitUntil, type RunResult,
+} from '../e2e/harness.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 import { DAMAGES, damage, damageDetail } from '../helpers/damage.js';
@@ -29,27 +31,6 @@ stop-grace: 1s
 workers:
   - {name: w0, cpu: 2, memory: 2GiB}
 `;
-
-/** Live controller processes (`cluster start --foreground`, or a foreground `iris cluster start`) whose IRIS_HOME is `home`. */
-function controllersOf(home: string): number[] {
-  return pidsWithMarker('cluster start').filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`IRIS_HOME=${home}`);
-    } catch {
-      return false;
-    }
-  });
-}
-
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
 
 /** Every file under `dir` with what a write would change: size, mtime, inode. */
 function snapshot(dir: string): Record<string, string> {
