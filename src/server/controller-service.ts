@@ -57,7 +57,7 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
+  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -312,8 +312,8 @@ export class ControllerService implements ClusterService {
     const identity = this.controller.callerForToken(token);
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
-    const container = { user: job.spec.containerUser ?? null, network: job.spec.network ?? null };
-    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, container };
+    const isolation = this.controller.isolationForToken(token);
+    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, ...(isolation ? { isolation } : {}) };
   }
 
   /**

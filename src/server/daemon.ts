@@ -216,6 +216,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       clusterId, home, socketPath: taskSocketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
       ...(config.taskDoor ? { controllerAddress: config.taskDoor.advertise } : {}),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
+      ...(config.backend.kind === 'kubernetes' ? { pods: { image: config.backend.image } } : {}),
     },
   });
 
@@ -230,6 +231,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       maxPreemptions: config.defaults.maxPreemptions,
       retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
+      containerProcessChildren: config.runtime.containerProcessChildren,
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     retentionMs: config.retentionMs,

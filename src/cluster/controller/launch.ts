@@ -14,7 +14,8 @@
 import path from 'node:path';
 import { DEFAULT_CONTAINER_USER, type ContainerNetwork } from '../../model/image.js';
 import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
-import type { Job, Task, WorkerSpec } from '../../model/types.js';
+import type { CallerIsolation } from '../../model/caller.js';
+import type { Job, JobSpec, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 
 export interface LaunchContext {
@@ -40,6 +41,12 @@ export interface LaunchContext {
   runtime?: { kind: 'process' | 'docker'; image: string | null; network: ContainerNetwork | null; containerUser?: string };
   /** Bytes of output per attempt after which its log is cut (`log-limit`); absent: no limit. */
   logLimitBytes?: number;
+  /**
+   * The Kubernetes backend: every attempt runs as a Pod, of its container's image, else its job's,
+   * else this one (`backend.image`). Absent: the local runtimes (a launch without a container is a
+   * host process).
+   */
+  pods?: { image: string | null };
 }
 
 /**
@@ -147,10 +154,24 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     mounts,
     shmBytes: accelerator ? Math.max(MIN_ACCELERATOR_SHM_BYTES, Math.floor(job.spec.resources.memoryBytes / 2)) : null,
     memlockUnlimited: device?.type === 'tpu',
-    privileged: placement.worker?.privileged === true,
+    privileged: placement.worker?.privileged === true && job.spec.unprivileged !== true,
     network: containerNetwork(ctx, job),
     user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
   };
+}
+
+/**
+ * What a running attempt runs in, as its children inherit it (src/cluster/admission/isolation.ts):
+ * its container as launched (image, user, network, privileged); on the Kubernetes backend
+ * (`pods`) a Pod of its image, with its job's own user and network choices (a Pod gets no
+ * security context from iris); a process only its job's own `--user-in-container` and `--network`.
+ */
+export function attemptIsolation(spec: JobSpec, container: ContainerSpec | null | undefined, pods?: LaunchContext['pods']): CallerIsolation {
+  if (pods !== undefined) {
+    return { image: container?.image ?? spec.image ?? pods.image, user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
+  }
+  if (container) return { image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged };
+  return { image: null, user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
 }
 
 /** The job's `--network`, else the config's, else bridge; TPU jobs default to host. */
