@@ -29,6 +29,15 @@ export interface ContainerSpec {
   network: 'host' | 'bridge';
   /** `UID[:GID]` or `NAME[:GROUP]` the container's processes run as; absent: the image's own user. */
   user?: string;
+  /**
+   * The task token as a file instead of an environment variable (which /proc/PID/environ shows
+   * to every host process of the container's uid). The runtime writes `token` at `path` inside the
+   * container before it starts, root-owned with mode 0440 in a root-owned 0750 directory, both of
+   * group `gid`, and adds `gid` to the groups of the container's processes: they can read it, a
+   * host process of the same uid cannot (not even through /proc/PID/root). The Kubernetes backend
+   * puts it in the Pod's environment instead (IRIS_TASK_TOKEN). Absent: no token.
+   */
+  tokenFile?: { path: string; token: string; gid: number };
 }
 
 /** Everything needed to start one attempt, built by pure code in the controller. */

@@ -49,6 +49,13 @@ describe('containerCreateOptions', () => {
     expect(o).toMatchObject({ Tty: false, OpenStdin: false, AttachStdin: false });
   });
 
+  it('a token file: its group is added to the container\'s processes, and nothing of it is in the environment', () => {
+    const o = containerCreateOptions(launch({ container: spec({ tokenFile: { path: '/.iris-task/token', token: 'secret', gid: 2_000_000 } }) }), ENGINE, { suffix: 'x' });
+    expect(o.HostConfig?.GroupAdd).toEqual(['2000000']);
+    expect(JSON.stringify(o)).not.toContain('secret');
+    expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x' }).HostConfig?.GroupAdd).toBeUndefined();
+  });
+
   it("leaves WorkingDir unset for the image's own ('' cwd)", () => {
     expect(containerCreateOptions(launch({ cwd: '' }), ENGINE, { suffix: 'x' }).WorkingDir).toBeUndefined();
   });

@@ -1,7 +1,8 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract
- * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor),
+ * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor); the task token
+ * as IRIS_TASK_TOKEN for a process, as a file named by IRIS_TASK_TOKEN_FILE for a container),
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
  * (docs/architecture.md, "Runtimes"; the container's security profile: docs/security.md).
@@ -136,6 +137,14 @@ export function chipDevices(worker: WorkerSpec | undefined, chips: readonly numb
   return devices;
 }
 
+/** Where a container finds its task token (IRIS_TASK_TOKEN_FILE): a directory of its own at the root, in no image. */
+export const CONTAINER_TOKEN_FILE = '/.iris-task/token';
+/**
+ * The group that may read a container's token file, added to its processes' groups. A host
+ * process of the container's uid lacks it (no account should have this gid on the host).
+ */
+export const TOKEN_FILE_GID = 2_000_000;
+
 function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: LaunchPlacement): ContainerSpec {
   const device = job.spec.resources.device;
   const mounts: ContainerSpec['mounts'] = [];
@@ -157,6 +166,7 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     privileged: placement.worker?.privileged === true && job.spec.unprivileged !== true,
     network: containerNetwork(ctx, job),
     user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
+    tokenFile: { path: CONTAINER_TOKEN_FILE, token: placement.token, gid: TOKEN_FILE_GID },
   };
 }
 
@@ -202,7 +212,9 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     IRIS_ATTEMPT: String(placement.attempt),
     IRIS_WORKER_ID: placement.workerId,
     IRIS_CONTROLLER_ADDRESS: ctx.controllerAddress ?? ctx.socketPath,
-    IRIS_TASK_TOKEN: placement.token,
+    // A process gets its token in the environment (only the owner's uid can read it there); a
+    // container gets a file only its own processes can read (ContainerSpec.tokenFile).
+    ...(image === null ? { IRIS_TASK_TOKEN: placement.token } : { IRIS_TASK_TOKEN_FILE: CONTAINER_TOKEN_FILE }),
     IRIS_USER: spec.user,
     IRIS_RESULT_FILE: resultFileFor(placement.logPath),
   });

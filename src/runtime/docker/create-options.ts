@@ -17,6 +17,8 @@
  * - User: the launch's (by default 65534:65534, nobody), so the task is not uid 0; the kept
  *   capabilities then apply only to a task that runs as root on purpose (`--user-in-container 0`).
  * - Network: the launch's (`bridge` unless the job or the config asks for `host`).
+ * - Task token: not in the environment; a file the runtime writes before the start
+ *   (token-archive.ts), readable through one added group (GroupAdd) that host processes lack.
  * - The engine's own seccomp and AppArmor defaults stay in place.
  */
 import type { ContainerCreateOptions } from 'dockerode';
@@ -105,6 +107,8 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
     hostConfig.Binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
   }
   if (spec.shmBytes !== null) hostConfig.ShmSize = spec.shmBytes;
+  // The group that may read the token file (token-archive.ts); the container's user keeps its own groups.
+  if (spec.tokenFile) hostConfig.GroupAdd = [String(spec.tokenFile.gid)];
   if (spec.memlockUnlimited) {
     const limit = extra.memlockBytes ?? -1;
     hostConfig.Ulimits = [{ Name: 'memlock', Soft: limit, Hard: limit }];

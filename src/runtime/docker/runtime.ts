@@ -5,7 +5,8 @@
  * file in the format of src/logs/format.ts, SIGTERM then SIGKILL on stop.
  *
  * Invariants:
- * - launch() attaches to the container before starting it, so no output is lost; it resolves
+ * - launch() attaches to the container before starting it, so no output is lost, and writes the
+ *   task token file into it (token-archive.ts) when the launch has one; it resolves
  *   once the container runs (pid = its init's host pid) and rejects with a LaunchError when the
  *   attempt cannot start (command/image not found, no NVIDIA runtime, ...) or with an
  *   EngineLostError (string `lost`) when the engine is unreachable or broke. A container that
@@ -38,6 +39,7 @@ import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddre
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
+import { tokenArchive } from './token-archive.js';
 import { UsageSampler } from './usage.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
@@ -139,6 +141,7 @@ export class DockerRuntime implements TaskRuntime {
       const [attached, command] = await Promise.all([
         container.attach({ stream: true, stdout: true, stderr: true }) as unknown as Promise<Readable>,
         info.init ? this.commands.lookup(container, launch) : Promise.resolve('unknown' as const),
+        this.putToken(container, launch),
       ]);
       stream = attached;
       if (command === 'missing') {
@@ -197,6 +200,17 @@ export class DockerRuntime implements TaskRuntime {
     if (!launch.container?.memlockUnlimited || used !== undefined || !isMemlockRefused(error)) return false;
     this.memlockBytes ??= hostMemlockHardLimit() ?? undefined;
     return this.memlockBytes !== undefined;
+  }
+
+  /** Writes the launch's token file into the created container (token-archive.ts); nothing without one. */
+  private async putToken(container: Docker.Container, launch: TaskLaunch): Promise<void> {
+    const file = launch.container?.tokenFile;
+    if (!file) return;
+    try {
+      await container.putArchive(tokenArchive(file.path, file.token, file.gid), { path: '/' });
+    } catch (error) {
+      throw launchFailure(this.address, launch, error, 'writing the task token into the container');
+    }
   }
 
   /** Creates the container, pulling a missing image once (bounded). */
