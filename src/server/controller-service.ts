@@ -257,6 +257,13 @@ export class ControllerService implements ClusterService {
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id), hints.get(worker.id)));
   }
 
+  treeUses(root: string): ReadonlySet<string> {
+    const uses = new Set<string>();
+    const top = this.store.job(root);
+    for (const job of top ? [top, ...this.store.descendants(root)] : []) for (const key of job.spec.uses ?? []) uses.add(key);
+    return uses;
+  }
+
   async drain(id: string): Promise<WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     const orders = this.store.drainWorker(id);
