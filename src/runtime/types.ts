@@ -31,13 +31,14 @@ export interface ContainerSpec {
   user?: string;
   /**
    * The task token as a file instead of an environment variable (which /proc/PID/environ shows
-   * to every host process of the container's uid). The runtime writes `token` at `path` inside the
-   * container before it starts, root-owned with mode 0440 in a root-owned 0750 directory, both of
-   * group `gid`, and adds `gid` to the groups of the container's processes: they can read it, a
-   * host process of the same uid cannot (not even through /proc/PID/root). The Kubernetes backend
-   * puts it in the Pod's environment instead (IRIS_TASK_TOKEN). Absent: no token.
+   * to every host process of the container's uid). The runtime writes `token` to `hostPath` (in
+   * the state directory's owner-only tree), group `gid`, mode 0440, bind-mounts it read-only at
+   * `path` and adds `gid` to the groups of the container's processes: they can read it, a host
+   * process of the same uid cannot (not even through /proc/PID/root). It is removed when the
+   * container is gone. The Kubernetes backend puts the token in the Pod's environment instead
+   * (IRIS_TASK_TOKEN). Absent: no token.
    */
-  tokenFile?: { path: string; token: string; gid: number };
+  tokenFile?: { path: string; hostPath: string; token: string; gid: number };
 }
 
 /** Everything needed to start one attempt, built by pure code in the controller. */

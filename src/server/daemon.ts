@@ -38,7 +38,7 @@ import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { defaultImage, inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
@@ -217,6 +217,7 @@ async function serveCluster(options: RunClusterOptions, home: string): Promise<v
       ...(config.taskDoor ? { controllerAddress: config.taskDoor.advertise } : {}),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
       ...(config.backend.kind === 'kubernetes' ? { pods: { image: config.backend.image } } : {}),
+      tokenGroup: tokenGroupFor(process.getuid?.() ?? 0, process.getgid?.() ?? 0),
     },
   });
 

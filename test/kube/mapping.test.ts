@@ -124,7 +124,7 @@ describe('the pod of an attempt', () => {
       env: { A: '1', IRIS_TASK_TOKEN_FILE: '/.iris-task/token' },
       container: {
         image: 'jax:1', devices: [], gpuIds: [], mounts: [], shmBytes: null, memlockUnlimited: false, privileged: false, network: 'bridge',
-        tokenFile: { path: '/.iris-task/token', token: 'tok', gid: 2_000_000 },
+        tokenFile: { path: '/.iris-task/token', hostPath: '/home/u/.iris/logs/train/@1/task-3/attempt-2.token', token: 'tok', gid: 2_000_000 },
       },
     }), { clusterId: 'c', namespace: 'default', image: null });
     expect(pod.spec.containers[0]!.env).toEqual([{ name: 'A', value: '1' }, { name: 'IRIS_TASK_TOKEN', value: 'tok' }]);

@@ -49,9 +49,12 @@ describe('containerCreateOptions', () => {
     expect(o).toMatchObject({ Tty: false, OpenStdin: false, AttachStdin: false });
   });
 
-  it('a token file: its group is added to the container\'s processes, and nothing of it is in the environment', () => {
-    const o = containerCreateOptions(launch({ container: spec({ tokenFile: { path: '/.iris-task/token', token: 'secret', gid: 2_000_000 } }) }), ENGINE, { suffix: 'x' });
-    expect(o.HostConfig?.GroupAdd).toEqual(['2000000']);
+  it('a token file: bind-mounted read-only, its group added to the container\'s processes, nothing of the token in the request', () => {
+    const tokenFile = { path: '/.iris-task/token', hostPath: '/h/.iris/logs/t/@1/task-0/attempt-0.token', token: 'secret', gid: 1000 };
+    const mounts = [{ host: '/h/.iris/tasks', container: '/h/.iris/tasks', readOnly: false }];
+    const o = containerCreateOptions(launch({ container: spec({ tokenFile, mounts }) }), ENGINE, { suffix: 'x' });
+    expect(o.HostConfig?.GroupAdd).toEqual(['1000']);
+    expect(o.HostConfig?.Binds).toEqual(['/h/.iris/tasks:/h/.iris/tasks', '/h/.iris/logs/t/@1/task-0/attempt-0.token:/.iris-task/token:ro']);
     expect(JSON.stringify(o)).not.toContain('secret');
     expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x' }).HostConfig?.GroupAdd).toBeUndefined();
   });

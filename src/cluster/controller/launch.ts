@@ -48,6 +48,8 @@ export interface LaunchContext {
    * host process).
    */
   pods?: { image: string | null };
+  /** The group of containers' token files (tokenGroupFor the daemon's uid and gid); absent: TOKEN_FILE_GID. */
+  tokenGroup?: number;
 }
 
 /**
@@ -139,11 +141,23 @@ export function chipDevices(worker: WorkerSpec | undefined, chips: readonly numb
 
 /** Where a container finds its task token (IRIS_TASK_TOKEN_FILE): a directory of its own at the root, in no image. */
 export const CONTAINER_TOKEN_FILE = '/.iris-task/token';
-/**
- * The group that may read a container's token file, added to its processes' groups. A host
- * process of the container's uid lacks it (no account should have this gid on the host).
- */
+/** The token file's group when the cluster's owner is root: a gid no account should have. */
 export const TOKEN_FILE_GID = 2_000_000;
+
+/**
+ * The group of containers' token files (LaunchContext.tokenGroup), which iris adds to the groups
+ * of every container's processes, for a cluster owner of `uid`/`gid`: root may give a file any
+ * group and takes TOKEN_FILE_GID; another owner may give its files only its own groups and takes
+ * its primary group (a host process of a container's uid, nobody by default, is not in it).
+ */
+export function tokenGroupFor(uid: number, gid: number): number {
+  return uid === 0 || gid === 0 ? TOKEN_FILE_GID : gid;
+}
+
+/** Where the token file of an attempt's container is kept on the host: beside its log, `attempt-<n>.token`. */
+export function tokenFileFor(logPath: string): string {
+  return `${logPath.replace(/\.log$/, '')}.token`;
+}
 
 function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: LaunchPlacement): ContainerSpec {
   const device = job.spec.resources.device;
@@ -166,7 +180,7 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     privileged: placement.worker?.privileged === true && job.spec.unprivileged !== true,
     network: containerNetwork(ctx, job),
     user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
-    tokenFile: { path: CONTAINER_TOKEN_FILE, token: placement.token, gid: TOKEN_FILE_GID },
+    tokenFile: { path: CONTAINER_TOKEN_FILE, hostPath: tokenFileFor(placement.logPath), token: placement.token, gid: ctx.tokenGroup ?? TOKEN_FILE_GID },
   };
 }
 

@@ -5,8 +5,7 @@
  * file in the format of src/logs/format.ts, SIGTERM then SIGKILL on stop.
  *
  * Invariants:
- * - launch() attaches to the container before starting it, so no output is lost, and writes the
- *   task token file into it (token-archive.ts) when the launch has one; it resolves
+ * - launch() attaches to the container before starting it, so no output is lost; it resolves
  *   once the container runs (pid = its init's host pid) and rejects with a LaunchError when the
  *   attempt cannot start (command/image not found, no NVIDIA runtime, ...) or with an
  *   EngineLostError (string `lost`) when the engine is unreachable or broke. A container that
@@ -14,6 +13,8 @@
  * - `exited` resolves once, after the container stopped and every output byte reached the
  *   log; the container is removed before it resolves. A container removed from outside or a
  *   broken engine connection gives `lost` (a preemption); an OOM kill gives `reason`.
+ * - The launch's token file (token-file.ts) is written before the container is created and
+ *   removed once the container is gone, or when the launch fails.
  * - Exit status: the engine reports a signal death as 128+n (docker-init passes it on), which is
  *   indistinguishable from `exit 128+n`. iris reports `{exitCode: null, signal: 'SIGKILL'}` only
  *   when it knows a SIGKILL was delivered (its own kill after the grace period, or the kernel's
@@ -39,7 +40,7 @@ import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddre
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
-import { tokenArchive } from './token-archive.js';
+import { removeTokenFile, writeTokenFile } from './token-file.js';
 import { UsageSampler } from './usage.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
@@ -132,6 +133,25 @@ export class DockerRuntime implements TaskRuntime {
     await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });
+    const token = launch.container.tokenFile;
+    if (!token) return this.start(launch);
+    try {
+      writeTokenFile(token.hostPath, token.token, token.gid);
+    } catch (error) {
+      const err = error as NodeJS.ErrnoException;
+      throw new LaunchError(`cannot write the task token file ${token.hostPath}: ${err.code ?? err.message}`, err.code);
+    }
+    try {
+      return await this.start(launch);
+    } catch (error) {
+      removeTokenFile(token.hostPath);
+      throw error;
+    }
+  }
+
+  /** launch() once the log directory (and the token file) exist. */
+  private async start(launch: TaskLaunch): Promise<RunningTask> {
+    const file = launch.argv[0]!;
     const info = await this.engineInfo();
     const memlock = this.memlockBytes;
     const container = await this.create(launch, info, memlock);
@@ -141,7 +161,6 @@ export class DockerRuntime implements TaskRuntime {
       const [attached, command] = await Promise.all([
         container.attach({ stream: true, stdout: true, stderr: true }) as unknown as Promise<Readable>,
         info.init ? this.commands.lookup(container, launch) : Promise.resolve('unknown' as const),
-        this.putToken(container, launch),
       ]);
       stream = attached;
       if (command === 'missing') {
@@ -163,7 +182,7 @@ export class DockerRuntime implements TaskRuntime {
       await this.discard(container);
       if (this.useHostMemlock(launch, error, memlock)) {
         await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!, { trimZero: true })}`, this.now?.() ?? Date.now()).catch(() => undefined);
-        return this.launch(launch);
+        return this.start(launch);
       }
       throw launchFailure(this.address, launch, error, 'starting the container');
     }
@@ -200,17 +219,6 @@ export class DockerRuntime implements TaskRuntime {
     if (!launch.container?.memlockUnlimited || used !== undefined || !isMemlockRefused(error)) return false;
     this.memlockBytes ??= hostMemlockHardLimit() ?? undefined;
     return this.memlockBytes !== undefined;
-  }
-
-  /** Writes the launch's token file into the created container (token-archive.ts); nothing without one. */
-  private async putToken(container: Docker.Container, launch: TaskLaunch): Promise<void> {
-    const file = launch.container?.tokenFile;
-    if (!file) return;
-    try {
-      await container.putArchive(tokenArchive(file.path, file.token, file.gid), { path: '/' });
-    } catch (error) {
-      throw launchFailure(this.address, launch, error, 'writing the task token into the container');
-    }
   }
 
   /** Creates the container, pulling a missing image once (bounded). */
@@ -280,6 +288,7 @@ export class DockerRuntime implements TaskRuntime {
       }
     }
     await this.discard(state.container);
+    if (launch.container?.tokenFile) removeTokenFile(launch.container.tokenFile.hostPath);
     const killed = status === 137 && (state.killSent || oom);
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;

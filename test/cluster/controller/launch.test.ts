@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../../src/config/index.js';
-import { attemptIsolation, buildLaunch, chipDevices, CONTAINER_PATH, CONTAINER_TOKEN_FILE, sliceOf, TOKEN_FILE_GID, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
+import { attemptIsolation, buildLaunch, chipDevices, CONTAINER_PATH, CONTAINER_TOKEN_FILE, sliceOf, TOKEN_FILE_GID, tokenGroupFor, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
 import { coordinatorPort, sliceHosts } from '../../../src/model/topology.js';
 import type { DeviceRequest } from '../../../src/model/resources.js';
 import type { Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
@@ -119,7 +119,7 @@ describe('buildLaunch: containers', () => {
       network: 'bridge',
       user: '65534:65534',
       // The token as a file only the container's processes can read, not in its environment.
-      tokenFile: { path: CONTAINER_TOKEN_FILE, token: 'tok', gid: TOKEN_FILE_GID },
+      tokenFile: { path: CONTAINER_TOKEN_FILE, hostPath: '/l/attempt-2.token', token: 'tok', gid: TOKEN_FILE_GID },
     });
     expect(launch.env.IRIS_TASK_TOKEN).toBeUndefined();
     expect(launch.env.IRIS_TASK_TOKEN_FILE).toBe('/.iris-task/token');
@@ -193,6 +193,16 @@ describe('buildLaunch: containers', () => {
   it('a child of an unprivileged container task (spec.unprivileged) is never privileged, even on a privileged worker', () => {
     const j = job('/p/kid', { image: 'busybox', unprivileged: true });
     expect(buildLaunch(CTX, j, task(j, 0), place({ ...CPU!, privileged: true }, [])).container?.privileged).toBe(false);
+  });
+});
+
+describe('the token file\'s group', () => {
+  it('root takes a group no account has; another owner its own primary group (the only kind it may give a file), never 0', () => {
+    expect(tokenGroupFor(0, 0)).toBe(TOKEN_FILE_GID);
+    expect(tokenGroupFor(1000, 1000)).toBe(1000);
+    expect(tokenGroupFor(1000, 0)).toBe(TOKEN_FILE_GID);
+    const j = job('/c', { image: 'python:3.12' });
+    expect(buildLaunch({ ...CTX, tokenGroup: 1000 }, j, task(j, 0), place(CPU, [])).container?.tokenFile?.gid).toBe(1000);
   });
 });
 
