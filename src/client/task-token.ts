@@ -30,7 +30,9 @@ function readTokenFile(file: string): string {
   try {
     const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
     let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = -1; n !== 0 && length < buffer.length; length += n) {
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    }
     if (length > MAX_TOKEN_FILE_BYTES) throw unreadable(file, `longer than ${MAX_TOKEN_FILE_BYTES} bytes`);
     const token = buffer.toString('utf8', 0, length).trim();
     if (!TOKEN.test(token)) throw unreadable(file, 'it holds no token');

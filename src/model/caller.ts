@@ -27,7 +27,10 @@ export interface TaskCaller extends TaskIdentity {
   env: Record<string, string>;
   /** Submission time of the caller's tree root (children inherit it for priority). */
   rootSubmittedAt: number;
-  /** What confines the caller's attempt: its children inherit it and may not lower it (admission, isolation.ts). Absent: a process task whose job gave no container choices. */
+  /**
+   * What confines the caller's attempt: its children inherit it and may not lower it (admission,
+   * isolation.ts). Absent: a process task whose job gave no container choices.
+   */
   isolation?: CallerIsolation;
 }
 

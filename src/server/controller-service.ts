@@ -57,7 +57,8 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
+  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
+  | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -260,7 +261,9 @@ export class ControllerService implements ClusterService {
   treeUses(root: string): ReadonlySet<string> {
     const uses = new Set<string>();
     const top = this.store.job(root);
-    for (const job of top ? [top, ...this.store.descendants(root)] : []) for (const key of job.spec.uses ?? []) uses.add(key);
+    for (const job of top ? [top, ...this.store.descendants(root)] : []) {
+      for (const key of job.spec.uses ?? []) uses.add(key);
+    }
     return uses;
   }
 
@@ -320,7 +323,8 @@ export class ControllerService implements ClusterService {
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
     const isolation = this.controller.isolationForToken(token);
-    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, ...(isolation ? { isolation } : {}) };
+    const caller: TaskCaller = { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+    return isolation ? { ...caller, isolation } : caller;
   }
 
   /**

@@ -54,16 +54,22 @@ function image(request: AdmissionRequest, parent: CallerIsolation | null, defaul
   const runtime = values.runtime(request.runtime);
   const contained = parent !== null && parent.image !== null;
   if (runtime === 'process') {
-    if (own !== null) throw invalid(`runtime "process" with image "${own}": a process runs no image`, 'give --image or --runtime process, not both');
+    if (own !== null) {
+      throw invalid(`runtime "process" with image "${own}": a process runs no image`, 'give --image or --runtime process, not both');
+    }
     if (contained && defaults.containerProcessChildren !== true) {
-      throw forbidden('runtime "process": a task in a container may not start host processes (its children run in containers)',
-        'leave --runtime out (the child runs in this task\'s image) or give --image; the cluster\'s owner may allow it with container-process-children: true in the config');
+      throw forbidden(
+        'runtime "process": a task in a container may not start host processes (its children run in containers)',
+        'leave --runtime out (the child runs in this task\'s image) or give --image; '
+          + 'the cluster\'s owner may allow it with container-process-children: true in the config',
+      );
     }
     return null;
   }
   const chosen = own ?? (contained ? parent.image : defaults.image);
   if (runtime === 'docker' && chosen === null) {
-    throw invalid('runtime "docker": no image to run', 'give --image IMAGE, or set runtime: docker and image: in the cluster config');
+    throw invalid('runtime "docker": no image to run',
+      'give --image IMAGE, or set runtime: docker and image: in the cluster config');
   }
   return chosen;
 }
@@ -76,11 +82,13 @@ function containerUser(request: AdmissionRequest, parent: CallerIsolation | null
   if (own !== null && own !== parent.user) {
     if (hasRootIdentity(own)) {
       throw forbidden(`userInContainer "${own}": a task may not start root containers`,
-        'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job');
+        'leave --user-in-container out (children run as their parent\'s container user), or have the owner submit the job');
     }
     if (contained && !isNumericContainerUser(own)) {
-      throw forbidden(`userInContainer "${own}": a task in a container may name its children's container user only as UID[:GID]`,
-        'give a numeric user such as 1000:1000 (a name could mean root in the image), or leave --user-in-container out');
+      throw forbidden(
+        `userInContainer "${own}": a task in a container may name its children's container user only as UID[:GID]`,
+        'give a numeric user such as 1000:1000 (a name could mean root in the image), or leave --user-in-container out',
+      );
     }
   }
   const user = own ?? parent.user;
@@ -102,7 +110,9 @@ function network(request: AdmissionRequest, parent: CallerIsolation | null): Con
 }
 
 /** What the job runs in, after the rules above; throws invalid_argument or forbidden with the reason. */
-export function jobIsolation(request: AdmissionRequest, caller: TaskCaller | null, defaults: AdmissionDefaults): JobIsolation {
+export function jobIsolation(
+  request: AdmissionRequest, caller: TaskCaller | null, defaults: AdmissionDefaults,
+): JobIsolation {
   const parent = caller ? (caller.isolation ?? PROCESS_PARENT) : null;
   const chosen = image(request, parent, defaults);
   return {

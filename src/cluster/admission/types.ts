@@ -33,7 +33,7 @@ export interface AdmissionRequest {
   user?: string | null;
   cwd?: string | null;
   image?: string | null;
-  /** `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default (./isolation.ts). */
+  /** `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default (isolation.ts). */
   runtime?: string | null;
   userInContainer?: string | null;
   network?: string | null;
@@ -59,7 +59,7 @@ export interface AdmissionDefaults {
   retryBackoffMs?: number | null;
   /** The config's default image (runtime docker), or null to run jobs as processes. */
   image: string | null;
-  /** The config's `container-process-children`: a task in a container may submit `--runtime process` children. Absent: false. */
+  /** The config's `container-process-children`: a container task may submit `--runtime process` children. Absent: false. */
   containerProcessChildren?: boolean;
 }
 

@@ -180,7 +180,9 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     privileged: placement.worker?.privileged === true && job.spec.unprivileged !== true,
     network: containerNetwork(ctx, job),
     user: job.spec.containerUser ?? ctx.runtime?.containerUser ?? DEFAULT_CONTAINER_USER,
-    tokenFile: { path: CONTAINER_TOKEN_FILE, hostPath: tokenFileFor(placement.logPath), token: placement.token, gid: ctx.tokenGroup ?? TOKEN_FILE_GID },
+    tokenFile: {
+      path: CONTAINER_TOKEN_FILE, hostPath: tokenFileFor(placement.logPath), token: placement.token, gid: ctx.tokenGroup ?? TOKEN_FILE_GID,
+    },
   };
 }
 
@@ -190,12 +192,15 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
  * (`pods`) a Pod of its image, with its job's own user and network choices (a Pod gets no
  * security context from iris); a process only its job's own `--user-in-container` and `--network`.
  */
-export function attemptIsolation(spec: JobSpec, container: ContainerSpec | null | undefined, pods?: LaunchContext['pods']): CallerIsolation {
-  if (pods !== undefined) {
-    return { image: container?.image ?? spec.image ?? pods.image, user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
+export function attemptIsolation(
+  spec: JobSpec, container: ContainerSpec | null | undefined, pods?: LaunchContext['pods'],
+): CallerIsolation {
+  const choices = { user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
+  if (pods !== undefined) return { image: container?.image ?? spec.image ?? pods.image, ...choices };
+  if (container) {
+    return { image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged };
   }
-  if (container) return { image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged };
-  return { image: null, user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
+  return { image: null, ...choices };
 }
 
 /** The job's `--network`, else the config's, else bridge; TPU jobs default to host. */

@@ -22,7 +22,8 @@ export default class EndpointsRegister extends BaseCommand {
   async run(): Promise<EndpointInfo> {
     const { args } = await this.parse(EndpointsRegister);
     if (!inTask(this.env)) {
-      throw new IrisError('forbidden', 'endpoints can only be registered from inside a running task', 'neither IRIS_TASK_TOKEN nor IRIS_TASK_TOKEN_FILE is set in this environment');
+      throw new IrisError('forbidden', 'endpoints can only be registered from inside a running task',
+        'neither IRIS_TASK_TOKEN nor IRIS_TASK_TOKEN_FILE is set in this environment');
     }
     const endpoint = await this.client().registerEndpoint(args.name, args.address);
     this.log(`registered ${endpoint.name} -> ${endpoint.address} (${endpoint.task}[${endpoint.attempt}])`);

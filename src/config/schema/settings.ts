@@ -169,7 +169,10 @@ export interface RuntimeConfig {
 /** `runtime`, `image` and `network` together: docker needs an image, and an image needs docker. */
 export function runtime(
   ctx: z.core.$RefinementCtx,
-  given: { runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null; 'container-user'?: string | null; 'container-process-children'?: boolean | null },
+  given: {
+    runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null;
+    'container-user'?: string | null; 'container-process-children'?: boolean | null;
+  },
 ): RuntimeConfig {
   const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
   const image = given.image ?? null;
@@ -180,7 +183,10 @@ export function runtime(
     fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
   }
   return {
-    kind, image, network: given.network ?? DEFAULT_RUNTIME.network, containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser,
+    kind,
+    image,
+    network: given.network ?? DEFAULT_RUNTIME.network,
+    containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser,
     containerProcessChildren: given['container-process-children'] ?? DEFAULT_RUNTIME.containerProcessChildren,
   };
 }
