@@ -20,6 +20,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export const HOME_ENV = 'IRIS_HOME';
 export const ADDRESS_ENV = 'IRIS_CONTROLLER_ADDRESS';
 export const TOKEN_ENV = 'IRIS_TASK_TOKEN';
+/** A container task's token comes as a file (src/client/task-token.ts): this variable names it. */
+export const TOKEN_FILE_ENV = 'IRIS_TASK_TOKEN_FILE';
 /** In its own directory, so containers get the socket's directory mounted and nothing else of the state. */
 export const SOCKET_FILE = 'run/iris.sock';
 /** The task door, in a directory of its own: containers get that directory mounted and nothing else. */

@@ -2,7 +2,7 @@
  * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket, or on the task door's
  * TCP address inside a task of a cluster that has one (docs/api.md), one method per endpoint on top of SocketTransport (socket-transport.ts: errors come back as the
  * server's IrisError, a missing socket is 'unavailable', streams end quietly on abort).
- * Inside a task, IRIS_TASK_TOKEN (from the env given to the constructor) is sent on every
+ * Inside a task, its token (IRIS_TASK_TOKEN or the file IRIS_TASK_TOKEN_FILE names, ./task-token.ts) is sent on every
  * request: the task door (IRIS_CONTROLLER_ADDRESS) refuses requests without it, submissions
  * become children of the task's job, and every other call is confined to the task's subtree
  * (docs/api.md, "Doors"). Every answer is checked against its route's shape (api/responses.ts)
@@ -20,7 +20,8 @@ import type { ClusterEvent } from '../model/events.js';
 import type {
   CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
-import { resolveAddress, TOKEN_ENV, type ControllerAddress, type Env } from '../api/address.js';
+import { resolveAddress, type ControllerAddress, type Env } from '../api/address.js';
+import { taskToken } from './task-token.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
 import * as A from '../api/responses.js';
 import { SocketTransport } from './socket-transport.js';
@@ -64,8 +65,7 @@ export class SocketClient extends SocketTransport implements IrisClient {
   constructor(socketOrOptions: string | SocketClientOptions = {}, env?: Env) {
     const options: SocketClientOptions = typeof socketOrOptions === 'string' ? { socketPath: socketOrOptions, env } : { env, ...socketOrOptions };
     env = options.env ?? process.env;
-    const token = env[TOKEN_ENV]?.trim();
-    super(options.socketPath ?? resolveAddress(env), token ? token : undefined, options.timeoutMs);
+    super(options.socketPath ?? resolveAddress(env), taskToken(env), options.timeoutMs);
     this.longPollMs = options.longPollMs ?? LONG_POLL_MS;
   }
 

@@ -7,7 +7,7 @@
  * Exit codes are the same in both modes: 0 SUCCEEDED, 1 any other final state, 130 interrupted.
  */
 import { Flags } from '../oclif.js';
-import { TOKEN_ENV } from '../api/address.js';
+import { inTask } from '../client/task-token.js';
 import type { JobDetail, LogBatch } from '../api/types.js';
 import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
@@ -23,7 +23,7 @@ export default class Run extends BaseCommand {
     'Takes the same flags as `submit`. Log lines of all tasks (and child jobs) are prefixed with time, task and attempt; ' +
     "a task's stdout goes to stdout and its stderr to stderr. Ctrl-C cancels the job (and its subtree) and exits 130. " +
     'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.\n\n' +
-    'Inside a task (IRIS_TASK_TOKEN is set) the logs are not streamed by default, so `iris logs ROOT` shows every line once: ' +
+    'Inside a task (IRIS_TASK_TOKEN or IRIS_TASK_TOKEN_FILE is set) the logs are not streamed by default, so `iris logs ROOT` shows every line once: ' +
     'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: /demo/eval FAILED (exit 3)`. ' +
     '--stream streams them anyway; --no-stream prints only that line anywhere.';
 
@@ -105,7 +105,7 @@ export default class Run extends BaseCommand {
 
   /** A task's environment: iris sets both for every task it launches. */
   private insideTask(): boolean {
-    return Boolean(this.env[TOKEN_ENV] || this.env.IRIS_TASK_ID);
+    return inTask(this.env) || Boolean(this.env.IRIS_TASK_ID);
   }
 
   private writeBatch(output: LogOutput, batch: LogBatch, target: string): Promise<void> | undefined {

@@ -62,7 +62,9 @@ export const DEFAULT_QUEUE = Object.freeze({
  * networking, except TPU jobs, which get `host` (the hosts of a local TPU slice reach each
  * other's coordinator on localhost). A null network means exactly that per-job default.
  */
-export const DEFAULT_RUNTIME = Object.freeze({ kind: 'process', image: null, network: null, containerUser: DEFAULT_CONTAINER_USER } as const);
+export const DEFAULT_RUNTIME = Object.freeze({
+  kind: 'process', image: null, network: null, containerUser: DEFAULT_CONTAINER_USER, containerProcessChildren: false,
+} as const);
 
 /** Hostname of a worker or slice host that declares none. */
 export const DEFAULT_HOSTNAME = 'localhost';

@@ -4,7 +4,7 @@
  *   same attempt (after a controller restart) meets the first one (409) instead of running twice.
  * - `schedulerName: iris` (nothing else places it; iris binds it), `restartPolicy: Never`, no
  *   `nodeName` (the binding sets it), one container `task` running the launch's argv with the
- *   launch's environment exactly.
+ *   launch's environment exactly (a container launch's token file as IRIS_TASK_TOKEN, podEnv).
  * - Labels carry the attempt's identity in label-safe form (cluster, job, task, attempt, and
  *   `iris/managed-by: iris`) for selection; annotations carry the exact values (job and task
  *   names contain `/`, which a label value may not), and the log path.
@@ -76,6 +76,18 @@ export interface PodManifest {
   };
 }
 
+/**
+ * The Pod's environment: the launch's, except that a container launch's token file
+ * (ContainerSpec.tokenFile) becomes IRIS_TASK_TOKEN: a Pod gets its token in its environment, as
+ * its spec shows it to whoever may read Pods of the namespace (docs/security.md).
+ */
+export function podEnv(launch: TaskLaunch): Record<string, string> {
+  const file = launch.container?.tokenFile;
+  if (!file) return launch.env;
+  const { IRIS_TASK_TOKEN_FILE: _, ...env } = launch.env;
+  return { ...env, IRIS_TASK_TOKEN: file.token };
+}
+
 /** The Pod of one attempt. Throws IrisError('invalid_argument') when there is no image to run. */
 export function podFor(launch: TaskLaunch, options: PodOptions, graceMs?: number): PodManifest {
   const image = launch.container?.image ?? options.image;
@@ -129,7 +141,7 @@ export function podFor(launch: TaskLaunch, options: PodOptions, graceMs?: number
           name: CONTAINER_NAME,
           image,
           command: launch.argv,
-          env: Object.entries(launch.env).map(([name, value]) => ({ name, value })),
+          env: Object.entries(podEnv(launch)).map(([name, value]) => ({ name, value })),
           ...(cwd ? { workingDir: cwd } : {}),
           resources: { requests, ...(limits ? { limits } : {}) },
         },

@@ -27,8 +27,27 @@ export interface TaskCaller extends TaskIdentity {
   env: Record<string, string>;
   /** Submission time of the caller's tree root (children inherit it for priority). */
   rootSubmittedAt: number;
-  /** The caller job's own `--user-in-container` and `--network` (children inherit them); absent: none given. */
-  container?: { user: string | null; network: 'bridge' | 'host' | null };
+  /**
+   * What confines the caller's attempt: its children inherit it and may not lower it (admission,
+   * isolation.ts). Absent: a process task whose job gave no container choices.
+   */
+  isolation?: CallerIsolation;
+}
+
+/**
+ * The isolation of a running attempt, as its children inherit it. A container task's is its
+ * container as the runtime runs it; a process task's (image null) is only its job's own
+ * `--user-in-container` and `--network`, the ceiling of its children's containers.
+ */
+export interface CallerIsolation {
+  /** The image the attempt runs in; null: it runs as a host process (the owner's uid). */
+  image: string | null;
+  /** Its container user (`UID[:GID]` or a name); null: none given (a process task), or the image's own (kubernetes). */
+  user: string | null;
+  /** Its container network; null: none given (a process task), or not applied (kubernetes). */
+  network: 'bridge' | 'host' | null;
+  /** The container runs privileged (its worker's `privileged: true`). */
+  privileged: boolean;
 }
 
 /**

@@ -32,6 +32,19 @@ export function isImageReference(image: string): boolean {
 export const CONTAINER_NETWORKS = ['bridge', 'host'] as const;
 export type ContainerNetwork = (typeof CONTAINER_NETWORKS)[number];
 
+/** How a job's tasks run: host processes, or containers on the Docker engine (`--runtime`). */
+export const JOB_RUNTIMES = ['process', 'docker'] as const;
+export type JobRuntime = (typeof JOB_RUNTIMES)[number];
+
+/** Check a job runtime name. */
+export function checkJobRuntime(runtime: string): JobRuntime {
+  const value = runtime.trim();
+  if (!(JOB_RUNTIMES as readonly string[]).includes(value)) {
+    throw invalid(`invalid runtime ${JSON.stringify(runtime)}`, `use one of ${JOB_RUNTIMES.join(', ')}`);
+  }
+  return value as JobRuntime;
+}
+
 /** The user a container runs as when neither the job nor the config names one: nobody/nogroup. */
 export const DEFAULT_CONTAINER_USER = '65534:65534';
 
@@ -56,7 +69,15 @@ export function checkContainerNetwork(network: string): ContainerNetwork {
   return value as ContainerNetwork;
 }
 
-/** True for a container user that is root: uid 0 or the name `root`, with or without a group. */
-export function isRootContainerUser(user: string): boolean {
-  return /^(0|root)(:|$)/.test(user.trim());
+/** True for a numeric container user, `UID` or `UID:GID`: it means the same in every image. */
+export function isNumericContainerUser(user: string): boolean {
+  return /^\d+(:\d+)?$/.test(user.trim());
+}
+
+/**
+ * True when a container user or its group is root: uid or gid 0 (`0`, `00`: the engine reads the
+ * number), or the name `root` in either place.
+ */
+export function hasRootIdentity(user: string): boolean {
+  return user.trim().split(':').some((part) => part === 'root' || /^0+$/.test(part));
 }

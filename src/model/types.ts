@@ -21,6 +21,11 @@ export interface JobSpec {
   containerUser?: string | null;
   /** Network of this job's containers (`--network`); absent or null: the config's `network`, else bridge (TPU jobs: host). */
   network?: 'bridge' | 'host' | null;
+  /**
+   * Never run privileged, even on a worker with `privileged: true`: set on a child of an
+   * unprivileged container task (src/cluster/admission/isolation.ts); absent: as the worker says.
+   */
+  unprivileged?: boolean;
   replicas: number;
   resources: ResourceSpec;
   constraints: Constraint[];

@@ -29,6 +29,16 @@ export interface ContainerSpec {
   network: 'host' | 'bridge';
   /** `UID[:GID]` or `NAME[:GROUP]` the container's processes run as; absent: the image's own user. */
   user?: string;
+  /**
+   * The task token as a file instead of an environment variable (which /proc/PID/environ shows
+   * to every host process of the container's uid). The runtime writes `token` to `hostPath` (in
+   * the state directory's owner-only tree), group `gid`, mode 0440, bind-mounts it read-only at
+   * `path` and adds `gid` to the groups of the container's processes: they can read it, a host
+   * process of the same uid cannot (not even through /proc/PID/root). It is removed when the
+   * container is gone. The Kubernetes backend puts the token in the Pod's environment instead
+   * (IRIS_TASK_TOKEN). Absent: no token.
+   */
+  tokenFile?: { path: string; hostPath: string; token: string; gid: number };
 }
 
 /** Everything needed to start one attempt, built by pure code in the controller. */

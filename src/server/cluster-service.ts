@@ -45,6 +45,8 @@ export interface ClusterService {
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;
   workers(): WorkerInfo[];
+  /** The `uses` keys of the jobs of one tree (the root job `root` and every job below it). */
+  treeUses(root: string): ReadonlySet<string>;
   drain(worker: string): Promise<WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<WorkerInfo>;

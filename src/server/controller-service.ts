@@ -57,7 +57,8 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'passes' | 'policy' | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
+  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
+  | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -258,6 +259,15 @@ export class ControllerService implements ClusterService {
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id), hints.get(worker.id)));
   }
 
+  treeUses(root: string): ReadonlySet<string> {
+    const uses = new Set<string>();
+    const top = this.store.job(root);
+    for (const job of top ? [top, ...this.store.descendants(root)] : []) {
+      for (const key of job.spec.uses ?? []) uses.add(key);
+    }
+    return uses;
+  }
+
   async drain(id: string): Promise<WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     const orders = this.store.drainWorker(id);
@@ -313,8 +323,9 @@ export class ControllerService implements ClusterService {
     const identity = this.controller.callerForToken(token);
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
-    const container = { user: job.spec.containerUser ?? null, network: job.spec.network ?? null };
-    return { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt, container };
+    const isolation = this.controller.isolationForToken(token);
+    const caller: TaskCaller = { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+    return isolation ? { ...caller, isolation } : caller;
   }
 
   /**

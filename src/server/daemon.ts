@@ -44,7 +44,7 @@ import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { defaultImage, inheritableEnv } from '../cluster/controller/launch.js';
+import { defaultImage, inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
@@ -239,6 +239,8 @@ async function serveCluster(
       clusterId, home, socketPath: taskSocketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
       ...(config.taskDoor ? { controllerAddress: config.taskDoor.advertise } : {}),
       packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
+      ...(config.backend.kind === 'kubernetes' ? { pods: { image: config.backend.image } } : {}),
+      tokenGroup: tokenGroupFor(process.getuid?.() ?? 0, process.getgid?.() ?? 0),
     },
   });
 
@@ -253,6 +255,7 @@ async function serveCluster(
       maxPreemptions: config.defaults.maxPreemptions,
       retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
+      containerProcessChildren: config.runtime.containerProcessChildren,
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     retentionMs: config.retentionMs,

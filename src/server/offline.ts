@@ -51,6 +51,7 @@ function stoppedController(): ControllerPort {
     passes: 0,
     policy: DEFAULT_QUEUE_OPTIONS.policy,
     callerForToken: () => null,
+    isolationForToken: () => null,
     applyStopOrders: () => {
       throw stopped('stopping tasks');
     },

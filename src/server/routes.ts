@@ -6,7 +6,7 @@
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
- * tasks. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
+ * tasks and only the context-reuse keys (`uses`) its own tree uses. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
  * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, disable, enable, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,7 +14,7 @@ import { IrisError, invalid, relabel } from '../model/errors.js';
 import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, requireInTree, type TaskCaller } from '../model/caller.js';
+import { inScope, requireInScope, requireInTree, treeRoot, type TaskCaller } from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
@@ -132,9 +132,18 @@ function canonicalTarget(field: string, value: string): string {
   });
 }
 
-/** A task caller sees only its subtree's running tasks on a worker. */
-function scopedWorker(caller: TaskCaller | null, worker: WorkerInfo): WorkerInfo {
-  return caller ? { ...worker, runningTasks: worker.runningTasks.filter((task) => inScope(caller, task)) } : worker;
+/**
+ * What a task caller sees of the workers: only its subtree's running tasks, and of the
+ * context-reuse hints only the keys its own tree uses (other users' model names stay hidden).
+ */
+function scopedWorkers(caller: TaskCaller | null, workers: readonly WorkerInfo[], service: ClusterService): WorkerInfo[] {
+  if (!caller) return [...workers];
+  const uses = service.treeUses(treeRoot(caller.job));
+  return workers.map((worker) => ({
+    ...worker,
+    runningTasks: worker.runningTasks.filter((task) => inScope(caller, task)),
+    cache: worker.cache.filter((hint) => uses.has(hint.key)),
+  }));
 }
 
 /** Routes a task may not call (403 with a token, on either door): `METHOD path`. */
@@ -284,7 +293,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/cluster': {
     GET: (call, ctx) => {
       const info = ctx.service.cluster();
-      return ok({ ...info, workers: info.workers.map((worker) => scopedWorker(call.caller(), worker)) });
+      return ok({ ...info, workers: scopedWorkers(call.caller(), info.workers, ctx.service) });
     },
   },
   '/v1/cluster/stop': {
@@ -294,7 +303,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     },
   },
   '/v1/workers': {
-    GET: (call, ctx) => ok(ctx.service.workers().map((worker) => scopedWorker(call.caller(), worker))),
+    GET: (call, ctx) => ok(scopedWorkers(call.caller(), ctx.service.workers(), ctx.service)),
   },
   '/v1/workers/drain': {
     POST: async (call, ctx) => {

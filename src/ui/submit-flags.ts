@@ -39,6 +39,10 @@ export const submitFlags = {
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
   cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
   image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine.' }),
+  runtime: Flags.string({
+    summary: 'How the tasks run: process or docker (default: a container with --image, else the config\'s runtime; inside a container task, that task\'s image).',
+    options: ['process', 'docker'],
+  }),
   'user-in-container': Flags.string({ summary: 'User the containers run as, UID[:GID] or NAME[:GROUP] (default: the config\'s container-user, 65534:65534).' }),
   after: Flags.string({
     summary: 'Run after this job (repeatable): JOB or JOB:ok when it succeeded, JOB:any when it ended, JOB:failed when it ended without success.',
@@ -71,6 +75,7 @@ export interface SubmitFlagValues {
   user?: string;
   cwd?: string;
   image?: string;
+  runtime?: string;
   'user-in-container'?: string;
   network?: string;
   after?: string[];
@@ -127,6 +132,7 @@ export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly
  */
 const COPIED = {
   image: 'image',
+  runtime: 'runtime',
   name: 'name',
   replicas: 'replicas',
   cpu: 'cpu',

@@ -258,7 +258,7 @@ describe('time-limit, queue and runtime keys', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534' });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false });
   });
 
   it('explicit values', () => {
@@ -270,13 +270,14 @@ describe('time-limit, queue and runtime keys', () => {
         image: 'python:3.12',
         network: 'bridge',
         'container-user': '1000:100',
+        'container-process-children': true,
       },
       SOURCE,
       probe(),
     );
     expect(config.defaults.timeLimitMs).toBe(90 * 60_000);
     expect(config.queue).toEqual({ policy: 'hybrid', depth: 100, reservationDepth: 10, maxReservationDepth: 20 });
-    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100' });
+    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true });
   });
 
   it('a small max-reservation-depth lowers the default reservation-depth', () => {

@@ -119,6 +119,17 @@ describe('the pod of an attempt', () => {
     expect(pod.metadata.annotations['iris/gang']).toBe('/train@1 (4 pods)');
   });
 
+  it('a container launch\'s token file becomes IRIS_TASK_TOKEN in the Pod\'s environment (a Pod has no engine-written file)', () => {
+    const pod = podFor(launch({
+      env: { A: '1', IRIS_TASK_TOKEN_FILE: '/.iris-task/token' },
+      container: {
+        image: 'jax:1', devices: [], gpuIds: [], mounts: [], shmBytes: null, memlockUnlimited: false, privileged: false, network: 'bridge',
+        tokenFile: { path: '/.iris-task/token', hostPath: '/home/u/.iris/logs/train/@1/task-3/attempt-2.token', token: 'tok', gid: 2_000_000 },
+      },
+    }), { clusterId: 'c', namespace: 'default', image: null });
+    expect(pod.spec.containers[0]!.env).toEqual([{ name: 'A', value: '1' }, { name: 'IRIS_TASK_TOKEN', value: 'tok' }]);
+  });
+
   it('no image at all is a user error with a hint', () => {
     expect(() => podFor(launch(), { clusterId: 'c', namespace: 'default', image: null })).toThrow(/names no image/);
   });

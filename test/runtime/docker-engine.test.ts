@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,26 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect({ ...(await task.exited), usage: undefined }).toEqual({ exitCode: 143, signal: null });
     expect(containersWithLabel('iris.task', launch.key.task)).toEqual([]);
+  });
+
+  it('a token file: readable by the container\'s user through the added group, removed with the container', async () => {
+    const gid = process.getuid?.() === 0 ? 2_000_000 : process.getgid!();
+    const hostPath = join(dir, `token-${n}`);
+    const launch = makeLaunch(['sh', '-c', 'id -G; cat /.iris-task/token'], {
+      user: '65534:65534', tokenFile: { path: '/.iris-task/token', hostPath, token: 'tok-123', gid },
+    });
+    const { exit, lines } = await run(launch);
+    expect(exit.exitCode, stderr(lines).join('\n')).toBe(0);
+    expect(stdout(lines)[0]!.split(' ')).toContain(String(gid));
+    expect(stdout(lines)).toContain('tok-123');
+    expect(existsSync(hostPath)).toBe(false);
+  });
+
+  it('a launch that fails leaves no token file behind', async () => {
+    const hostPath = join(dir, `token-failed-${n}`);
+    const launch = makeLaunch(['no-such-command'], { tokenFile: { path: '/.iris-task/token', hostPath, token: 't', gid: process.getgid!() } });
+    await expect(runtime.launch(launch)).rejects.toThrow(/command not found/);
+    expect(existsSync(hostPath)).toBe(false);
   });
 
   it('maps a stand-in device into the container', async () => {

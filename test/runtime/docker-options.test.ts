@@ -49,6 +49,16 @@ describe('containerCreateOptions', () => {
     expect(o).toMatchObject({ Tty: false, OpenStdin: false, AttachStdin: false });
   });
 
+  it('a token file: bind-mounted read-only, its group added to the container\'s processes, nothing of the token in the request', () => {
+    const tokenFile = { path: '/.iris-task/token', hostPath: '/h/.iris/logs/t/@1/task-0/attempt-0.token', token: 'secret', gid: 1000 };
+    const mounts = [{ host: '/h/.iris/tasks', container: '/h/.iris/tasks', readOnly: false }];
+    const o = containerCreateOptions(launch({ container: spec({ tokenFile, mounts }) }), ENGINE, { suffix: 'x' });
+    expect(o.HostConfig?.GroupAdd).toEqual(['1000']);
+    expect(o.HostConfig?.Binds).toEqual(['/h/.iris/tasks:/h/.iris/tasks', '/h/.iris/logs/t/@1/task-0/attempt-0.token:/.iris-task/token:ro']);
+    expect(JSON.stringify(o)).not.toContain('secret');
+    expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x' }).HostConfig?.GroupAdd).toBeUndefined();
+  });
+
   it("leaves WorkingDir unset for the image's own ('' cwd)", () => {
     expect(containerCreateOptions(launch({ cwd: '' }), ENGINE, { suffix: 'x' }).WorkingDir).toBeUndefined();
   });

@@ -199,6 +199,10 @@ export class FakeService implements ClusterService {
     return [WORKER];
   }
 
+  treeUses(): ReadonlySet<string> {
+    return new Set();
+  }
+
   async drain(worker: string): Promise<WorkerInfo> {
     this.check();
     if (worker !== WORKER.id) throw notFound(`no worker named ${worker}`);

@@ -8,6 +8,8 @@
  *   IRIS_ variables) under the request's own env; another user is forbidden (only the owner, without a token, may
  *   submit for another user: the spec records `submitter`, the OS user, beside `user`). (Their tree's root
  *   submission time is taken from the stored parent by the store.)
+ * - What the job runs in (image or process, container user, network, privileged) follows
+ *   ./isolation.ts: a child inherits its parent's isolation and can never lower it.
  * - Every field the request leaves out gets the cluster default: time limit, max preemptions,
  *   image (a default image replaces the submitter's directory: a container starts in its
  *   image's own), user, cwd; built-in defaults for the rest.
@@ -19,7 +21,6 @@
  *   no worker could take it) and one that would exceed its user's pending-task quota.
  */
 import { IrisError } from '../../model/errors.js';
-import { isRootContainerUser } from '../../model/image.js';
 import { jobDepth } from '../../model/names.js';
 import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import type { TaskCaller } from '../../model/caller.js';
@@ -30,6 +31,7 @@ import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameS
 import * as values from './values.js';
 import { jobName } from './naming.js';
 import { tpuGang } from './tpu-gang.js';
+import { jobIsolation } from './isolation.js';
 import { checkDependencies, resolveAfter } from './dependencies.js';
 
 export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
@@ -43,28 +45,6 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
     if (!key.toUpperCase().startsWith(values.RESERVED_ENV_PREFIX)) inherited[key] = value;
   }
   return { ...inherited, ...own };
-}
-
-/**
- * A job's container user and network. A task's children inherit the task's job's choices, and
- * a task may not ask for more than its own job has: a root container user (`0`, `root`) or
- * `host` networking is refused (forbidden) unless the caller's job itself was given it. The
- * owner's CLI may ask for either.
- */
-function containerChoices(request: AdmissionRequest, caller: TaskCaller | null): { containerUser: string | null; network: 'bridge' | 'host' | null } {
-  const ownUser = values.containerUser(request.userInContainer);
-  const ownNetwork = values.network(request.network);
-  if (!caller) return { containerUser: ownUser, network: ownNetwork };
-  const parent = caller.container ?? { user: null, network: null };
-  if (ownUser !== null && isRootContainerUser(ownUser) && ownUser !== parent.user) {
-    throw values.fieldError('userInContainer', `userInContainer "${ownUser}": a task may not start root containers`,
-      'leave --user-in-container out (children run as their parent job\'s container user), or have the owner submit the job', 'forbidden');
-  }
-  if (ownNetwork === 'host' && parent.network !== 'host') {
-    throw values.fieldError('network', 'network "host": a task may not give its children the host network unless its own job was given it',
-      'leave --network out, or have the owner submit the job with --network host', 'forbidden');
-  }
-  return { containerUser: ownUser ?? parent.user, network: ownNetwork ?? parent.network };
 }
 
 /**
@@ -84,12 +64,11 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
   const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
   const ownImage = values.image(request.image);
-  const image = ownImage ?? defaults.image;
+  const { image, containerUser, network, unprivileged } = jobIsolation(request, caller, defaults);
   // A container starts in its image's own directory unless the request names one; with the
-  // default image the submitter's directory (which the CLI always sends) is dropped.
+  // default image (or a container parent's) the submitter's directory (which the CLI always sends) is dropped.
   const requestedCwd = values.cwd(request.cwd, ownImage === null ? defaults.cwd : null);
   const cwd = ownImage === null && image !== null ? null : requestedCwd;
-  const { containerUser, network } = containerChoices(request, caller);
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
@@ -123,6 +102,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     schedulingTimeoutMs,
     ...(containerUser === null ? {} : { containerUser }),
     ...(network === null ? {} : { network }),
+    ...(unprivileged ? { unprivileged } : {}),
     ...(after.length === 0 ? {} : { after }),
     ...(category === null ? {} : { category }),
     ...(uses.length === 0 ? {} : { uses }),

@@ -33,6 +33,8 @@ export interface AdmissionRequest {
   user?: string | null;
   cwd?: string | null;
   image?: string | null;
+  /** `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default (isolation.ts). */
+  runtime?: string | null;
   userInContainer?: string | null;
   network?: string | null;
   /** `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` (./dependencies.ts). */
@@ -57,6 +59,8 @@ export interface AdmissionDefaults {
   retryBackoffMs?: number | null;
   /** The config's default image (runtime docker), or null to run jobs as processes. */
   image: string | null;
+  /** The config's `container-process-children`: a container task may submit `--runtime process` children. Absent: false. */
+  containerProcessChildren?: boolean;
 }
 
 /** Names in the cluster: which are taken, and a source of fresh ones. */

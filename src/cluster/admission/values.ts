@@ -10,7 +10,7 @@ import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model
 import { tpuVariant } from '../../model/tpu.js';
 import { parseDuration } from '../../model/duration.js';
 import { parseCategory, parseUses, type JobCategory } from '../../model/workload.js';
-import { checkContainerNetwork, checkContainerUser, checkImageReference, type ContainerNetwork } from '../../model/image.js';
+import { checkContainerNetwork, checkContainerUser, checkImageReference, checkJobRuntime, type ContainerNetwork, type JobRuntime } from '../../model/image.js';
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Env names iris sets itself for every task. */
@@ -159,4 +159,8 @@ export function containerUser(value: string | null | undefined): string | null {
 
 export function network(value: string | null | undefined): ContainerNetwork | null {
   return given(value) ? withField('network', 'network:', () => checkContainerNetwork(value)) : null;
+}
+
+export function runtime(value: string | null | undefined): JobRuntime | null {
+  return given(value) ? withField('runtime', 'runtime:', () => checkJobRuntime(value)) : null;
 }

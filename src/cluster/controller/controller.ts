@@ -6,10 +6,10 @@
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
 import type { PlacementOptions } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
-import type { TaskIdentity } from '../../model/caller.js';
+import type { CallerIsolation, TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { TaskRuntime } from '../../runtime/types.js';
-import type { LaunchContext } from './launch.js';
+import { attemptIsolation, type LaunchContext } from './launch.js';
 import { PassLoop, type PassObserver } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
@@ -60,6 +60,7 @@ export class Controller {
   private readonly store: ClusterStore;
   private readonly elastic: ElasticCoordinator | null;
   private readonly log: (message: string) => void;
+  private readonly launchContext: LaunchContext;
   /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
   readonly waits = new WaitRegistry();
 
@@ -67,6 +68,7 @@ export class Controller {
     const now = options.now ?? Date.now;
     const timers = options.timers ?? realTimers;
     this.store = options.store;
+    this.launchContext = options.launchContext;
     this.log = options.log ?? (() => {});
     this.elastic = options.elastic
       ? new ElasticCoordinator({ store: options.store, settings: options.elastic, now, timers, log: this.log, onEnabled: () => this.loop.requestPass(true) })
@@ -171,6 +173,14 @@ export class Controller {
   /** The identity of the running attempt a task token belongs to. */
   callerForToken(token: string): TaskIdentity | null {
     return this.supervisor.callerForToken(token);
+  }
+
+  /** What the running attempt of a task token runs in, as its children inherit it (launch.ts attemptIsolation). */
+  isolationForToken(token: string): CallerIsolation | null {
+    const identity = this.supervisor.callerForToken(token);
+    const job = identity && this.store.job(identity.job);
+    if (!job) return null;
+    return attemptIsolation(job.spec, this.supervisor.launchForToken(token)?.container, this.launchContext.pods);
   }
 
   activeCount(): number {

@@ -1,7 +1,8 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract
- * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor),
+ * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor); the task token
+ * as IRIS_TASK_TOKEN for a process, as a file named by IRIS_TASK_TOKEN_FILE for a container),
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
  * (docs/architecture.md, "Runtimes"; the container's security profile: docs/security.md).
@@ -14,7 +15,8 @@
 import path from 'node:path';
 import { DEFAULT_CONTAINER_USER, type ContainerNetwork } from '../../model/image.js';
 import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
-import type { Job, Task, WorkerSpec } from '../../model/types.js';
+import type { CallerIsolation } from '../../model/caller.js';
+import type { Job, JobSpec, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 
 export interface LaunchContext {
@@ -40,6 +42,14 @@ export interface LaunchContext {
   runtime?: { kind: 'process' | 'docker'; image: string | null; network: ContainerNetwork | null; containerUser?: string };
   /** Bytes of output per attempt after which its log is cut (`log-limit`); absent: no limit. */
   logLimitBytes?: number;
+  /**
+   * The Kubernetes backend: every attempt runs as a Pod, of its container's image, else its job's,
+   * else this one (`backend.image`). Absent: the local runtimes (a launch without a container is a
+   * host process).
+   */
+  pods?: { image: string | null };
+  /** The group of containers' token files (tokenGroupFor the daemon's uid and gid); absent: TOKEN_FILE_GID. */
+  tokenGroup?: number;
 }
 
 /**
@@ -100,9 +110,14 @@ export function defaultImage(runtime: LaunchContext['runtime']): string | null {
   return runtime?.kind === 'docker' ? runtime.image : null;
 }
 
-/** The image a job runs in: its own `--image`, else the configured default. */
-export function imageFor(ctx: LaunchContext, job: Job): string | null {
-  return job.spec.image || defaultImage(ctx.runtime);
+/**
+ * The image a job runs in, or null for a process: what admission resolved into its spec (its own
+ * `--image`, its container parent's, else the configured default at submit; none for
+ * `--runtime process`). The config's default is not applied again here, so a process job stays
+ * a process under a cluster whose default runtime is docker.
+ */
+export function imageFor(_ctx: LaunchContext, job: Job): string | null {
+  return job.spec.image || null;
 }
 
 /**
@@ -129,6 +144,26 @@ export function chipDevices(worker: WorkerSpec | undefined, chips: readonly numb
   return devices;
 }
 
+/** Where a container finds its task token (IRIS_TASK_TOKEN_FILE): a directory of its own at the root, in no image. */
+export const CONTAINER_TOKEN_FILE = '/.iris-task/token';
+/** The token file's group when the cluster's owner is root: a gid no account should have. */
+export const TOKEN_FILE_GID = 2_000_000;
+
+/**
+ * The group of containers' token files (LaunchContext.tokenGroup), which iris adds to the groups
+ * of every container's processes, for a cluster owner of `uid`/`gid`: root may give a file any
+ * group and takes TOKEN_FILE_GID; another owner may give its files only its own groups and takes
+ * its primary group (a host process of a container's uid, nobody by default, is not in it).
+ */
+export function tokenGroupFor(uid: number, gid: number): number {
+  return uid === 0 || gid === 0 ? TOKEN_FILE_GID : gid;
+}
+
+/** Where the token file of an attempt's container is kept on the host: beside its log, `attempt-<n>.token`. */
+export function tokenFileFor(logPath: string): string {
+  return `${logPath.replace(/\.log$/, '')}.token`;
+}
+
 function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: LaunchPlacement): ContainerSpec {
   const device = job.spec.resources.device;
   const mounts: ContainerSpec['mounts'] = [];
@@ -147,9 +182,12 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     mounts,
     shmBytes: accelerator ? Math.max(MIN_ACCELERATOR_SHM_BYTES, Math.floor(job.spec.resources.memoryBytes / 2)) : null,
     memlockUnlimited: device?.type === 'tpu',
-    privileged: placement.worker?.privileged === true,
+    privileged: placement.worker?.privileged === true && job.spec.unprivileged !== true,
     network: containerNetwork(ctx, job),
     user: containerUserFor(ctx.runtime, job),
+    tokenFile: {
+      path: CONTAINER_TOKEN_FILE, hostPath: tokenFileFor(placement.logPath), token: placement.token, gid: ctx.tokenGroup ?? TOKEN_FILE_GID,
+    },
   };
 }
 
@@ -164,7 +202,24 @@ export function containerUserFor(runtime: LaunchContext['runtime'], job: Job): s
  * recovered after a restart), from the job and the config's runtime defaults.
  */
 export function taskRunAs(runtime: LaunchContext['runtime'], job: Job): { user: string } | null {
-  return (job.spec.image || defaultImage(runtime)) ? { user: containerUserFor(runtime, job) } : null;
+  return job.spec.image ? { user: containerUserFor(runtime, job) } : null;
+}
+
+/**
+ * What a running attempt runs in, as its children inherit it (src/cluster/admission/isolation.ts):
+ * its container as launched (image, user, network, privileged); on the Kubernetes backend
+ * (`pods`) a Pod of its image, with its job's own user and network choices (a Pod gets no
+ * security context from iris); a process only its job's own `--user-in-container` and `--network`.
+ */
+export function attemptIsolation(
+  spec: JobSpec, container: ContainerSpec | null | undefined, pods?: LaunchContext['pods'],
+): CallerIsolation {
+  const choices = { user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
+  if (pods !== undefined) return { image: container?.image ?? spec.image ?? pods.image, ...choices };
+  if (container) {
+    return { image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged };
+  }
+  return { image: null, ...choices };
 }
 
 /** The job's `--network`, else the config's, else bridge; TPU jobs default to host. */
@@ -195,7 +250,9 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     IRIS_ATTEMPT: String(placement.attempt),
     IRIS_WORKER_ID: placement.workerId,
     IRIS_CONTROLLER_ADDRESS: ctx.controllerAddress ?? ctx.socketPath,
-    IRIS_TASK_TOKEN: placement.token,
+    // A process gets its token in the environment (only the owner's uid can read it there); a
+    // container gets a file only its own processes can read (ContainerSpec.tokenFile).
+    ...(image === null ? { IRIS_TASK_TOKEN: placement.token } : { IRIS_TASK_TOKEN_FILE: CONTAINER_TOKEN_FILE }),
     IRIS_USER: spec.user,
     IRIS_RESULT_FILE: resultFileFor(placement.logPath),
   });

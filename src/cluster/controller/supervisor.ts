@@ -69,7 +69,7 @@ export interface SupervisorOptions {
 
 export class AttemptSupervisor {
   private readonly active = new Map<string, ActiveAttempt>();
-  private readonly tokens = new Map<string, TaskIdentity>();
+  private readonly tokens = new Map<string, AdoptedAttempt>();
   private pendingRunning: Array<{ task: string; attempt: number; pid: number | null }> = [];
   private pendingExits: Array<{ key: string; outcome: AttemptOutcome; logCutBytes?: number; usage?: TaskUsage }> = [];
   private flushQueued = false;
@@ -84,7 +84,7 @@ export class AttemptSupervisor {
       const done = new Promise<void>((resolve) => (resolveDone = resolve));
       const entry: ActiveAttempt = { ...a, handle: null, stopping: null, cancelTimer: null, done, resolveDone };
       this.active.set(attemptKey(a.identity.task, a.identity.attempt), entry);
-      this.tokens.set(a.token, a.identity);
+      this.tokens.set(a.token, a);
       return entry;
     });
     for (const entry of entries) void this.launch(entry);
@@ -101,14 +101,19 @@ export class AttemptSupervisor {
       const done = new Promise<void>((resolve) => (resolveDone = resolve));
       const entry: ActiveAttempt = { ...a, handle: null, stopping: null, cancelTimer: null, done, resolveDone };
       this.active.set(attemptKey(a.identity.task, a.identity.attempt), entry);
-      this.tokens.set(a.token, a.identity);
+      this.tokens.set(a.token, a);
       void this.supervise(entry, a.handle, false);
     }
   }
 
   /** The identity of the running attempt a task token belongs to. */
   callerForToken(token: string): TaskIdentity | null {
-    return this.tokens.get(token) ?? null;
+    return this.tokens.get(token)?.identity ?? null;
+  }
+
+  /** The launch of the running attempt a task token belongs to (what it runs in). */
+  launchForToken(token: string): TaskLaunch | null {
+    return this.tokens.get(token)?.launch ?? null;
   }
 
   activeCount(): number {

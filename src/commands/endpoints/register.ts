@@ -1,6 +1,7 @@
 import { Args } from '../../oclif.js';
 import type { EndpointInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
+import { inTask } from '../../client/task-token.js';
 import { IrisError } from '../../model/errors.js';
 
 export default class EndpointsRegister extends BaseCommand {
@@ -20,8 +21,9 @@ export default class EndpointsRegister extends BaseCommand {
 
   async run(): Promise<EndpointInfo> {
     const { args } = await this.parse(EndpointsRegister);
-    if (!this.env.IRIS_TASK_TOKEN) {
-      throw new IrisError('forbidden', 'endpoints can only be registered from inside a running task', 'IRIS_TASK_TOKEN is not set in this environment');
+    if (!inTask(this.env)) {
+      throw new IrisError('forbidden', 'endpoints can only be registered from inside a running task',
+        'neither IRIS_TASK_TOKEN nor IRIS_TASK_TOKEN_FILE is set in this environment');
     }
     const endpoint = await this.client().registerEndpoint(args.name, args.address);
     this.log(`registered ${endpoint.name} -> ${endpoint.address} (${endpoint.task}[${endpoint.attempt}])`);

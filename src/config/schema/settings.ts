@@ -1,7 +1,7 @@
 /**
  * Cluster-wide settings of the config file: home, quotas, job defaults (`stop-grace`,
  * `max-preemptions`, `time-limit`), the queue policy and the task runtime (`runtime`, `image`,
- * `network`, `container-user`). Queue policies, defaults and limits are the scheduler's own
+ * `network`, `container-user`, `container-process-children`). Queue policies, defaults and limits are the scheduler's own
  * (src/cluster/scheduler/queue/options.ts); the config only names them.
  */
 import os from 'node:os';
@@ -160,10 +160,21 @@ export interface RuntimeConfig {
   network: ContainerNetwork | null;
   /** User of containers whose job names none (`UID[:GID]`), 65534:65534 unless configured. */
   containerUser: string;
+  /**
+   * `container-process-children`: a task in a container may submit children that run as host
+   * processes (`--runtime process`); default false (refused, src/cluster/admission/isolation.ts).
+   */
+  containerProcessChildren: boolean;
 }
 
 /** `runtime`, `image` and `network` together: docker needs an image, and an image needs docker. */
-export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null; 'container-user'?: string | null }): RuntimeConfig {
+export function runtime(
+  ctx: z.core.$RefinementCtx,
+  given: {
+    runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null;
+    'container-user'?: string | null; 'container-process-children'?: boolean | null;
+  },
+): RuntimeConfig {
   const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
   const image = given.image ?? null;
   if (kind === 'docker' && image === null) {
@@ -172,7 +183,13 @@ export function runtime(ctx: z.core.$RefinementCtx, given: { runtime?: RuntimeKi
   if (kind === 'process' && image !== null) {
     fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
   }
-  return { kind, image, network: given.network ?? DEFAULT_RUNTIME.network, containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser };
+  return {
+    kind,
+    image,
+    network: given.network ?? DEFAULT_RUNTIME.network,
+    containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser,
+    containerProcessChildren: given['container-process-children'] ?? DEFAULT_RUNTIME.containerProcessChildren,
+  };
 }
 
 /** `elastic.poll:` a duration longer than 0 (the coordinator's loop interval). */

@@ -37,6 +37,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         image: image.nullish(),
         network: network.nullish(),
         'container-user': containerUser.nullish(),
+        'container-process-children': z.boolean().nullish(),
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,

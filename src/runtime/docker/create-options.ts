@@ -17,6 +17,8 @@
  * - User: the launch's (by default 65534:65534, nobody), so the task is not uid 0; the kept
  *   capabilities then apply only to a task that runs as root on purpose (`--user-in-container 0`).
  * - Network: the launch's (`bridge` unless the job or the config asks for `host`).
+ * - Task token: not in the environment; a file bind-mounted read-only (token-file.ts), readable
+ *   through one added group (GroupAdd) that host processes of the container's uid lack.
  * - The engine's own seccomp and AppArmor defaults stay in place.
  */
 import type { ContainerCreateOptions } from 'dockerode';
@@ -101,10 +103,12 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
   if (spec.gpuIds.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: 'nvidia', Count: 0, DeviceIDs: [...spec.gpuIds], Capabilities: [['gpu']], Options: {} }];
   }
-  if (spec.mounts.length > 0) {
-    hostConfig.Binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
-  }
+  const binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
+  if (spec.tokenFile) binds.push(`${spec.tokenFile.hostPath}:${spec.tokenFile.path}:ro`);
+  if (binds.length > 0) hostConfig.Binds = binds;
   if (spec.shmBytes !== null) hostConfig.ShmSize = spec.shmBytes;
+  // The group that may read the token file (token-file.ts); the container's user keeps its own groups.
+  if (spec.tokenFile) hostConfig.GroupAdd = [String(spec.tokenFile.gid)];
   if (spec.memlockUnlimited) {
     const limit = extra.memlockBytes ?? -1;
     hostConfig.Ulimits = [{ Name: 'memlock', Soft: limit, Hard: limit }];

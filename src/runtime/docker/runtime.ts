@@ -13,6 +13,8 @@
  * - `exited` resolves once, after the container stopped and every output byte reached the
  *   log; the container is removed before it resolves. A container removed from outside or a
  *   broken engine connection gives `lost` (a preemption); an OOM kill gives `reason`.
+ * - The launch's token file (token-file.ts) is written before the container is created and
+ *   removed once the container is gone, or when the launch fails.
  * - Exit status: the engine reports a signal death as 128+n (docker-init passes it on), which is
  *   indistinguishable from `exit 128+n`. iris reports `{exitCode: null, signal: 'SIGKILL'}` only
  *   when it knows a SIGKILL was delivered (its own kill after the grace period, or the kernel's
@@ -38,6 +40,7 @@ import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddre
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
+import { removeTokenFile, writeTokenFile } from './token-file.js';
 import { UsageSampler } from './usage.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
@@ -130,6 +133,25 @@ export class DockerRuntime implements TaskRuntime {
     await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });
+    const token = launch.container.tokenFile;
+    if (!token) return this.start(launch);
+    try {
+      writeTokenFile(token.hostPath, token.token, token.gid);
+    } catch (error) {
+      const err = error as NodeJS.ErrnoException;
+      throw new LaunchError(`cannot write the task token file ${token.hostPath}: ${err.code ?? err.message}`, err.code);
+    }
+    try {
+      return await this.start(launch);
+    } catch (error) {
+      removeTokenFile(token.hostPath);
+      throw error;
+    }
+  }
+
+  /** launch() once the log directory (and the token file) exist. */
+  private async start(launch: TaskLaunch): Promise<RunningTask> {
+    const file = launch.argv[0]!;
     const info = await this.engineInfo();
     const memlock = this.memlockBytes;
     const container = await this.create(launch, info, memlock);
@@ -160,7 +182,7 @@ export class DockerRuntime implements TaskRuntime {
       await this.discard(container);
       if (this.useHostMemlock(launch, error, memlock)) {
         await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!, { trimZero: true })}`, this.now?.() ?? Date.now()).catch(() => undefined);
-        return this.launch(launch);
+        return this.start(launch);
       }
       throw launchFailure(this.address, launch, error, 'starting the container');
     }
@@ -266,6 +288,7 @@ export class DockerRuntime implements TaskRuntime {
       }
     }
     await this.discard(state.container);
+    if (launch.container?.tokenFile) removeTokenFile(launch.container.tokenFile.hostPath);
     const killed = status === 137 && (state.killSent || oom);
     const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;

@@ -129,14 +129,14 @@ describe('a task caller\'s children', () => {
   });
 
   it('inherit the caller job\'s container user and network, and may not ask for root or host beyond it', () => {
-    const plainCaller: TaskCaller = { ...CALLER, container: { user: null, network: null } };
+    const plainCaller: TaskCaller = { ...CALLER, isolation: { image: null, user: null, network: null, privileged: false } };
     expect(resolve({ ...CMD, userInContainer: '1000:1000', network: 'bridge' }, plainCaller).spec).toMatchObject({ containerUser: '1000:1000', network: 'bridge' });
     for (const user of ['0', 'root', '0:0', 'root:root']) {
       const error = refused({ ...CMD, userInContainer: user }, plainCaller);
       expect([error.code, error.message]).toEqual(['forbidden', `userInContainer "${user}": a task may not start root containers`]);
     }
     expect(refused({ ...CMD, network: 'host' }, CALLER).code).toBe('forbidden');
-    const rootHost: TaskCaller = { ...CALLER, container: { user: '0:0', network: 'host' } };
+    const rootHost: TaskCaller = { ...CALLER, isolation: { image: null, user: '0:0', network: 'host', privileged: false } };
     expect(resolve({ ...CMD, userInContainer: '0:0', network: 'host' }, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
     expect(resolve(CMD, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
     expect(refused({ ...CMD, userInContainer: 'root' }, rootHost).code).toBe('forbidden');

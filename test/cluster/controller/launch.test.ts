@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../../src/config/index.js';
-import { buildLaunch, chipDevices, CONTAINER_PATH, sliceOf, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
+import { attemptIsolation, buildLaunch, chipDevices, CONTAINER_PATH, CONTAINER_TOKEN_FILE, sliceOf, TOKEN_FILE_GID, tokenGroupFor, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
 import { coordinatorPort, sliceHosts } from '../../../src/model/topology.js';
 import type { DeviceRequest } from '../../../src/model/resources.js';
 import type { Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
@@ -118,7 +118,11 @@ describe('buildLaunch: containers', () => {
       privileged: false,
       network: 'bridge',
       user: '65534:65534',
+      // The token as a file only the container's processes can read, not in its environment.
+      tokenFile: { path: CONTAINER_TOKEN_FILE, hostPath: '/l/attempt-2.token', token: 'tok', gid: TOKEN_FILE_GID },
     });
+    expect(launch.env.IRIS_TASK_TOKEN).toBeUndefined();
+    expect(launch.env.IRIS_TASK_TOKEN_FILE).toBe('/.iris-task/token');
     expect(launch.env.IRIS_RESULT_FILE).toBe('/l/attempt-2.d/result.json');
   });
 
@@ -129,7 +133,7 @@ describe('buildLaunch: containers', () => {
     const boxed = job('/c', { image: 'python:3.12' });
     const launch = buildLaunch(tcp, boxed, task(boxed, 0), place(CPU, []));
     expect(launch.env.IRIS_CONTROLLER_ADDRESS).toBe('http://iris-task-door:7070');
-    expect(launch.env.IRIS_TASK_TOKEN).toBe('tok');
+    expect(launch.container?.tokenFile?.token).toBe('tok');
     expect(launch.container?.mounts.map((m) => m.host)).toEqual(['/opt/iris', '/home/u/.iris/bin', '/l/attempt-2.d']);
   });
 
@@ -184,6 +188,39 @@ describe('buildLaunch: containers', () => {
     const j = job('/p', { image: 'busybox' });
     expect(buildLaunch(CTX, j, task(j, 0), place({ ...CPU!, privileged: true }, [])).container?.privileged).toBe(true);
     expect(buildLaunch(CTX, j, task(j, 0), place(CPU, [])).container?.privileged).toBe(false);
+  });
+
+  it('a child of an unprivileged container task (spec.unprivileged) is never privileged, even on a privileged worker', () => {
+    const j = job('/p/kid', { image: 'busybox', unprivileged: true });
+    expect(buildLaunch(CTX, j, task(j, 0), place({ ...CPU!, privileged: true }, [])).container?.privileged).toBe(false);
+  });
+});
+
+describe('the token file\'s group', () => {
+  it('root takes a group no account has; another owner its own primary group (the only kind it may give a file), never 0', () => {
+    expect(tokenGroupFor(0, 0)).toBe(TOKEN_FILE_GID);
+    expect(tokenGroupFor(1000, 1000)).toBe(1000);
+    expect(tokenGroupFor(1000, 0)).toBe(TOKEN_FILE_GID);
+    const j = job('/c', { image: 'python:3.12' });
+    expect(buildLaunch({ ...CTX, tokenGroup: 1000 }, j, task(j, 0), place(CPU, [])).container?.tokenFile?.gid).toBe(1000);
+  });
+});
+
+describe('attemptIsolation: what a running attempt passes on to its children', () => {
+  it('a container: as launched (the config\'s defaults and the worker\'s privilege resolved)', () => {
+    const j = job('/c', { image: 'python:3.12' }, { type: 'tpu', variant: 'v4-8', chips: 4 });
+    const launch = buildLaunch({ ...CTX, runtime: { kind: 'process', image: null, network: null, containerUser: '1000:1000' } }, j, task(j, 0), place({ ...CPU!, privileged: true }, []));
+    expect(attemptIsolation(j.spec, launch.container)).toEqual({ image: 'python:3.12', user: '1000:1000', network: 'host', privileged: true });
+  });
+
+  it('a process: only its job\'s own container choices', () => {
+    const j = job('/p', { containerUser: '1000', network: 'host' });
+    expect(attemptIsolation(j.spec, buildLaunch(CTX, j, task(j, 0), place(CPU, [])).container)).toEqual({ image: null, user: '1000', network: 'host', privileged: false });
+  });
+
+  it('on the kubernetes backend every attempt is a Pod: its job\'s image, else the backend\'s', () => {
+    expect(attemptIsolation(job('/k').spec, null, { image: 'iris:local' })).toMatchObject({ image: 'iris:local', privileged: false });
+    expect(attemptIsolation(job('/k', { image: 'jax:tpu' }).spec, null, { image: 'iris:local' })).toMatchObject({ image: 'jax:tpu' });
   });
 });
 

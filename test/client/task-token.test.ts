@@ -1,0 +1,57 @@
+/** Where the CLI finds its task token (src/client/task-token.ts): the variable, else the file it names. */
+import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inTask, MAX_TOKEN_FILE_BYTES, taskToken } from '../../src/client/task-token.js';
+import { IrisError } from '../../src/model/errors.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'iris-task-token-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, content: string): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+function refusal(env: Record<string, string>): IrisError {
+  try {
+    taskToken(env);
+  } catch (error) {
+    if (error instanceof IrisError) return error;
+    throw error;
+  }
+  throw new Error('no refusal');
+}
+
+describe('taskToken', () => {
+  it('outside a task: none', () => {
+    expect(taskToken({})).toBeUndefined();
+    expect(inTask({})).toBe(false);
+  });
+
+  it('a process task: IRIS_TASK_TOKEN', () => {
+    expect(taskToken({ IRIS_TASK_TOKEN: ' tok ' })).toBe('tok');
+    expect(inTask({ IRIS_TASK_TOKEN: 'tok' })).toBe(true);
+  });
+
+  it('a container task: the file IRIS_TASK_TOKEN_FILE names, trimmed', () => {
+    const env = { IRIS_TASK_TOKEN_FILE: file('token', 'AbC-12_x\n') };
+    expect(taskToken(env)).toBe('AbC-12_x');
+    expect(inTask(env)).toBe(true);
+  });
+
+  it('a file that cannot be read, is too long, holds no token or is a link is an error naming it, never sent', () => {
+    const missing = path.join(dir, 'missing');
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: missing }).message).toBe(`cannot read the task token from ${missing} (IRIS_TASK_TOKEN_FILE): ENOENT`);
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: file('long', 'a'.repeat(MAX_TOKEN_FILE_BYTES + 1)) }).message).toMatch(/longer than 256 bytes$/);
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: file('junk', 'two words') }).message).toMatch(/it holds no token$/);
+    const link = path.join(dir, 'link');
+    symlinkSync(file('real', 'tok'), link);
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: link }).message).toMatch(/: ELOOP$/);
+    const closed = file('closed', 'tok');
+    chmodSync(closed, 0o000);
+    if (process.getuid?.() !== 0) expect(refusal({ IRIS_TASK_TOKEN_FILE: closed }).message).toMatch(/: EACCES$/);
+  });
+});
