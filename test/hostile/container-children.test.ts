@@ -76,12 +76,12 @@ describe.skipIf(!READY)('a container task\'s children stay contained', () => {
     expect(r.code, describeRun(['run', 'escalate'], r)).toBe(0);
     const text = await logText(c, '/escalate/task-0');
     for (const [what] of tries) expect(text).toContain(`${what}=4`);
-    expect(text).toContain('userInContainer "0": a task may not start root containers');
-    expect(text).toContain('userInContainer "00": a task may not start root containers');
-    expect(text).toContain('userInContainer "1000:0": a task may not start root containers');
-    expect(text).toContain('userInContainer "daemon": a task in a container may name its children\'s container user only as UID[:GID]');
-    expect(text).toContain('network "host": a task may not give its children the host network');
-    expect(text).toContain('runtime "process": a task in a container may not start host processes');
+    expect(text).toContain('Error: --user-in-container "0": a task may not start root containers');
+    expect(text).toContain('Error: --user-in-container "00": a task may not start root containers');
+    expect(text).toContain('Error: --user-in-container "1000:0": a task may not start root containers');
+    expect(text).toContain('Error: --user-in-container "daemon": a task in a container may name its children\'s container user only as UID[:GID]');
+    expect(text).toContain('Error: --network "host": a task may not give its children the host network');
+    expect(text).toContain('Error: --runtime "process": a task in a container may not start host processes');
     expect((await c.job('/escalate')).children).toEqual([]);
   });
 });
@@ -110,3 +110,25 @@ describe.skipIf(!READY)('with container-process-children: true in the owner\'s c
     expect(boxed).toContain('uid=65534 gid=65534');
   });
 });
+
+describe.skipIf(!READY)('with runtime: docker as the default and container-process-children: true', () => {
+  let c: E2ECluster;
+  let clusterId = '';
+  beforeAll(async () => {
+    ({ c, clusterId } = await startDockerCluster(`${CONFIG}runtime: docker\nimage: ${NODE_IMAGE}\ncontainer-process-children: true\n`));
+  });
+  afterAll(() => stopDockerCluster(c, clusterId));
+
+  it('a child asking for --runtime process runs on the host, not in the default image', async () => {
+    const marker = path.join(c.cwd, 'owner-only-marker');
+    writeFileSync(marker, 'the owner\'s\n');
+    const script = `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "proc=$?"`;
+    // The parent runs in the default image (no --image): a container task.
+    const r = await c.iris(['run', '--name', 'top', '--cpu', '0.2', '--', 'sh', '-c', script], { timeoutMs: 90_000 });
+    expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
+    expect(await logText(c, '/top/task-0')).toContain('proc=0');
+    expect(await logText(c, '/top/task-0')).not.toContain('host-files=visible');
+    expect(await logText(c, '/top/proc/task-0')).toContain('host-files=visible');
+  });
+});
+

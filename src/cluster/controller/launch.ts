@@ -116,7 +116,7 @@ export function defaultImage(runtime: LaunchContext['runtime']): string | null {
  * `--runtime process`). The config's default is not applied again here, so a process job stays
  * a process under a cluster whose default runtime is docker.
  */
-export function imageFor(_ctx: LaunchContext, job: Job): string | null {
+export function imageFor(job: Job): string | null {
   return job.spec.image || null;
 }
 
@@ -236,7 +236,7 @@ export function containerNetwork(ctx: LaunchContext, job: Job): ContainerNetwork
  */
 export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement: LaunchPlacement): TaskLaunch {
   const spec = job.spec;
-  const image = imageFor(ctx, job);
+  const image = imageFor(job);
   const env: Record<string, string> = image === null ? { ...ctx.baseEnv, ...spec.env } : { ...spec.env };
   const basePath = image === null ? (spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin') : (spec.env.PATH ?? CONTAINER_PATH);
   Object.assign(env, {
