@@ -11,8 +11,9 @@
  */
 import { z } from 'zod';
 import { IrisError, describeValue, invalid } from './errors.js';
+import { formatKeyPath, type KeyPath } from './key-path.js';
 
-export type KeyPath = ReadonlyArray<PropertyKey>;
+export { formatKeyPath, type KeyPath } from './key-path.js';
 
 /** Allowed keys of the object at a key path (for the "allowed keys here" hint). */
 export type KnownKeys = readonly string[] | ((path: KeyPath) => readonly string[] | undefined);
@@ -27,17 +28,6 @@ export interface IssuesToErrorOptions {
   style?: MessageStyle;
   /** The allowed keys of each object, for unknown-key hints; `knownKeysOf(schema)` derives them. */
   knownKeys?: KnownKeys;
-}
-
-/** `workers[1].gpu.count`, `quotas.alice.cpu`, `quotas["a b"]`. */
-export function formatKeyPath(keys: KeyPath): string {
-  let out = '';
-  for (const key of keys) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z0-9_-]+$/.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
 }
 
 function editDistance(a: string, b: string): number {

@@ -18,7 +18,7 @@
  *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
  */
 import { IrisError } from '../../model/errors.js';
-import { formatKeyPath } from '../../model/schema-errors.js';
+import { formatKeyPath } from '../../model/key-path.js';
 import { checkStageGraph, stageOrder } from '../../model/pipeline.js';
 import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-refs.js';
 import { stickyParent } from '../../model/stickiness.js';

@@ -139,7 +139,7 @@ describe('buildLaunch: containers', () => {
 
   it('a container runs as the job user-in-container, else the config container-user, else 65534:65534', () => {
     const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: null, containerUser: '1000:1000' } };
-    const plain = job('/u');
+    const plain = job('/u', { image: 'busybox' }); // the config's default image, resolved at submit
     expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container?.user).toBe('1000:1000');
     const own = job('/v', { image: 'busybox', containerUser: '0' });
     expect(buildLaunch(docker, own, task(own, 0), place(CPU, [])).container?.user).toBe('0');
@@ -150,20 +150,23 @@ describe('buildLaunch: containers', () => {
 
   it('network: the job wins over the config, the config over the default (bridge)', () => {
     const hostCfg: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: 'host' } };
-    const plain = job('/n');
+    const plain = job('/n', { image: 'busybox' });
     expect(buildLaunch(hostCfg, plain, task(plain, 0), place(CPU, [])).container?.network).toBe('host');
-    const bridged = job('/b', { network: 'bridge' });
+    const bridged = job('/b', { image: 'busybox', network: 'bridge' });
     expect(buildLaunch(hostCfg, bridged, task(bridged, 0), place(CPU, [])).container?.network).toBe('bridge');
     const hosted = job('/h', { image: 'busybox', network: 'host' });
     expect(buildLaunch(CTX, hosted, task(hosted, 0), place(CPU, [])).container?.network).toBe('host');
   });
 
-  it('the config default image applies only with runtime docker; the job image wins; network from config', () => {
+  it('the image is the one admission put in the spec (the config default at submit): none is a process, under runtime docker too', () => {
     const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: 'bridge' } };
-    const plain = job('/d');
-    expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container).toMatchObject({ image: 'busybox', network: 'bridge' });
+    const defaulted = job('/d', { image: 'busybox' });
+    expect(buildLaunch(docker, defaulted, task(defaulted, 0), place(CPU, [])).container).toMatchObject({ image: 'busybox', network: 'bridge' });
     const own = job('/e', { image: 'alpine:3' });
     expect(buildLaunch(docker, own, task(own, 0), place(CPU, [])).container?.image).toBe('alpine:3');
+    // `--runtime process` (admission leaves the image out): a process, whatever the config's runtime.
+    const plain = job('/p');
+    expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
     const processes: LaunchContext = { ...CTX, runtime: { kind: 'process', image: null, network: 'host' } };
     expect(buildLaunch(processes, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
   });
