@@ -1,6 +1,7 @@
 /**
- * BaseCommand: every iris command extends it. It adds `--json` and owns the ONE error formatter
- * (docs/architecture.md, "Errors"):
+ * BaseCommand: every iris command extends it. It adds `--json` and owns the error formatter of the
+ * commands (docs/architecture.md, "Errors"; the detached cluster process, server/cluster-process.ts,
+ * runs without oclif and prints its own `Error:` / `Hint:` lines, unescaped, into cluster.log):
  *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr (control characters escaped,
  *                           lines kept), exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
@@ -9,9 +10,10 @@
  * Commands return their data; with --json oclif prints it as JSON on stdout, instants as ISO 8601
  * strings (src/ui/json.ts; a command without instants sets `jsonInstants = false`).
  * It also gives commands their colour Style (style(): the one rule is src/ui/colour.ts).
- * It also owns the ONE interrupt rule (onInterrupt): the first SIGINT or SIGTERM runs the
- * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
- * change nothing while the handler is registered.
+ * It also owns the commands' interrupt rule (onInterrupt; server/cluster-process.ts keeps the same
+ * rule for the detached cluster): the first SIGINT or SIGTERM runs the command's handler once;
+ * later ones (a second Ctrl-C, or the same one forwarded by bin/run.js) change nothing while the
+ * handler is registered.
  */
 import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';

@@ -1,5 +1,6 @@
 /**
- * RuntimeRouter: the one TaskRuntime the controller talks to. A launch that carries a
+ * RuntimeRouter: the TaskRuntime the controller of a local cluster talks to (with the kubernetes
+ * backend it talks to the KubeRuntime instead, server/kube-cluster.ts). A launch that carries a
  * `container` spec goes to the container runtime, every other launch to the process runtime.
  *
  * The container runtime is created on first use, so a machine without Docker runs process jobs

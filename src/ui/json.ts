@@ -1,6 +1,7 @@
 /**
- * The CLI's JSON text: the one place where `--json` output is serialised (BaseCommand's logJson
- * and logJsonLine, and the NDJSON lines of `iris logs --json`).
+ * The CLI's JSON text: where `--json` output is serialised (BaseCommand's logJson and logJsonLine,
+ * and the NDJSON lines of `iris logs --json`). Not yet the lines of `iris watch --stream --json`:
+ * commands/watch.ts writes them with JSON.stringify, so DEL and C1 controls there are not escaped.
  *
  * Guarantee: an instant is printed as an ISO 8601 string in UTC (`2025-01-02T12:00:00.000Z`),
  * never as epoch milliseconds. An instant is a finite number under a key that ends in `At`

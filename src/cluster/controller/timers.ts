@@ -1,8 +1,10 @@
 /**
- * The one place iris waits for a user-given length of time: attempt time limits, scheduling-timeout
- * deadlines, deadlock grace ends, the elastic coordinator's poll and `iris wait --timeout`. Tests drive these by hand together
- * with an injected `now`. (The short coalescing delay between passes uses setImmediate/setTimeout
- * directly: it decides no outcome.)
+ * Where the controller waits for a user-given length of time: attempt time limits,
+ * scheduling-timeout deadlines, deadlock grace ends, the elastic coordinator's poll and `iris wait
+ * --timeout`. Tests drive these by hand together with an injected `now`. (The short coalescing delay
+ * between passes uses setImmediate/setTimeout directly: it decides no outcome. A stop's grace period,
+ * config `stop-grace`, is waited for by each runtime itself, and the doors' `header-timeout` and
+ * `request-timeout` by node:http, as server/connection-guard.ts sets them.)
  *
  * Guarantee: `after(ms, fn)` runs `fn` once, no earlier than `ms` from now, for any finite `ms`
  * up to years. Node's own timers overflow above 2^31-1 ms (~24.8 days) and then fire at once, so
