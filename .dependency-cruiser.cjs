@@ -1,13 +1,18 @@
 /**
- * The import rules of iris (docs/architecture.md, "Layers"), checked by dependency-cruiser in
- * `npm test` (scripts/check-imports.js). Layers, top to bottom:
+ * The import rules of iris (docs/architecture.md, "Layers"; DESIGN.md, "Import rules"), checked by
+ * dependency-cruiser: `npm run check:imports`, and in `npm test` by test/architecture/imports.test.ts.
+ * Every file under src/ falls under a rule. Layers, top to bottom:
  *
- *   commands -> ui / client -> server / sim -> config -> api / cluster -> runtime / kube -> logs -> model
+ *   commands (with base-command.ts and oclif.ts) -> ui / client -> server / sim -> config
+ *     -> api / cluster -> runtime / kube -> logs -> model
  *
  * A module imports only its own layer or layers below it; `src/cluster/**` receives resolved
  * settings and never sees the wire protocol, the server, clients or the config file; the
  * scheduler (placement, queue policies, planner) is pure and imports no Node built-in with side
  * effects. Type-only imports count: a layer that names a type of a higher layer depends on it.
+ * The few arrows that cross a rule on purpose are rules of their own, each with its reason:
+ * the offline reader (client -> server/offline.ts) and `cluster start` (commands -> server/daemon.ts),
+ * both loaded only by a dynamic import.
  */
 const SIDE_EFFECT_BUILTINS = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|timers|timers/promises|worker_threads|cluster|os|process|readline|vm)$';
 
@@ -30,6 +35,49 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    layer('commands-speak-through-ui-and-client', '^src/(commands/|base-command\\.ts$)', ['cluster', 'config', 'runtime', 'logs', 'kube'],
+      'A command parses flags, makes one client call and renders: it reaches the cluster through src/client, never its engine.'),
+    {
+      name: 'commands-start-the-cluster-only',
+      comment: 'The one server module a command reaches is server/daemon.ts (`cluster start --foreground`), by a dynamic import.',
+      severity: 'error',
+      from: { path: '^src/(commands/|base-command\\.ts$)' },
+      to: { path: '^src/server/', pathNot: '^src/server/daemon\\.ts$' },
+    },
+    {
+      name: 'commands-start-the-cluster-only',
+      severity: 'error',
+      from: { path: '^src/(commands/|base-command\\.ts$)' },
+      to: { path: '^src/server/daemon\\.ts$', dynamic: false },
+    },
+    {
+      name: 'base-command-is-for-commands',
+      comment: 'BaseCommand (errors, --json, clients, interrupts) is the base class of the commands and of nothing else.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(commands/|base-command\\.ts$)' },
+      to: { path: '^src/base-command\\.ts$' },
+    },
+    {
+      name: 'oclif-through-its-door',
+      comment: 'src/oclif.ts is the one door to oclif (bundled into dist/oclif.js by scripts/bundle.js): no other module imports @oclif/*.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/oclif\\.ts$' },
+      to: { path: '(^|/)@oclif/' },
+    },
+    {
+      name: 'oclif-door-holds-only-oclif',
+      comment: 'src/oclif.ts re-exports oclif and imports nothing of iris.',
+      severity: 'error',
+      from: { path: '^src/oclif\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'oclif-is-for-the-command-layer',
+      comment: 'Only the commands, BaseCommand and the flag helpers of ui (ui/*-flags.ts) use oclif; renderers, clients and the cluster never do.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(commands/|base-command\\.ts$|oclif\\.ts$|ui/[^/]+-flags\\.ts$)' },
+      to: { path: '^src/oclif\\.ts$' },
     },
     layer('model-is-the-ground-floor', '^src/model/', ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'src/model holds the vocabulary every layer shares; it imports nothing else of iris.'),
@@ -65,8 +113,28 @@ module.exports = {
       'The server is the composition root of the cluster process; clients and commands sit above it.'),
     layer('sim-below-ui', '^src/sim/', ['api', 'client', 'commands', 'server', 'ui', 'base-command', 'cluster/state', 'cluster/controller', 'runtime', 'kube'],
       'The simulator drives the pure scheduler on a virtual clock; rendering its results is ui work.'),
-    layer('client-speaks-the-protocol', '^src/client/', ['cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
+    layer('client-speaks-the-protocol', '^src/client/', ['cluster', 'commands', 'config', 'sim', 'ui', 'base-command', 'oclif', 'kube'],
       'Clients reach the cluster only through the protocol in src/api.'),
+    {
+      name: 'client-reaches-the-server-only-offline',
+      comment: 'The one client that reads a stopped cluster (client/offline-client.ts) reaches the server through its seam, server/offline.ts; no other client module imports the server.',
+      severity: 'error',
+      from: { path: '^src/client/', pathNot: '^src/client/offline-client\\.ts$' },
+      to: { path: '^src/server/' },
+    },
+    {
+      name: 'client-reaches-the-server-only-offline',
+      severity: 'error',
+      from: { path: '^src/client/offline-client\\.ts$' },
+      to: { path: '^src/server/', pathNot: '^src/server/offline\\.ts$' },
+    },
+    {
+      name: 'offline-reader-loaded-only-when-no-cluster-answers',
+      comment: 'The offline reader and the store behind it are reached only by a dynamic import (BaseCommand.readClient), so a command that reaches a running cluster never loads them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(client/offline-client|server/offline)\\.ts$' },
+      to: { path: '^src/(client/offline-client|server/offline)\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
     layer('ui-renders-data', '^src/ui/', ['cluster', 'commands', 'config', 'server', 'runtime', 'logs', 'base-command', 'kube'],
       'Renderers turn protocol and model data into text; they never reach into the engine.'),
   ],
