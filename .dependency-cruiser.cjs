@@ -96,6 +96,8 @@ module.exports = {
     },
     layer('cluster-gets-resolved-settings', '^src/cluster/', ['api', 'client', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'The engine never imports the wire protocol, the server, clients or the config file.'),
+    layer('cluster-reaches-logs-through-runtime', '^src/cluster/', ['logs'],
+      'An attempt\'s log is its runtime\'s: the controller writes its notes there through runtime/notes.ts, never src/logs.'),
     layer('scheduler-is-pure-of-the-engine', '^src/cluster/scheduler/', ['cluster/state', 'cluster/controller', 'cluster/admission', 'runtime', 'logs'],
       'The scheduler decides from a snapshot; it never reads the store, the controller or runtimes.'),
     {
