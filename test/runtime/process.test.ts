@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRuntime, LaunchError } from '../../src/runtime/process/runtime.js';
-import { isAlive } from '../../src/runtime/process/proc.js';
+import { isAlive } from '../../src/host/proc.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
 import { runtimeContract } from './contract.js';
 
