@@ -113,7 +113,7 @@ describe(`ProcessRuntime specifics (${spawner})`, () => {
   it('puts each task in its own process group', async () => {
     const task = await runtime.launch(launch(['sh', '-c', 'ps -o pgid= -p $$ 2>/dev/null || cut -d" " -f5 /proc/$$/stat']));
     await task.exited;
-    const { readLines } = await import('../../src/logs/read.js');
+    const { readLines } = await import('../logs/read.js');
     const lines = await readLines(join(dir, 'a', 'b', 'attempt.log'));
     expect(lines.map((l) => Number(l.text.trim()))).toContain(task.pid);
   });
@@ -125,7 +125,7 @@ describe(`ProcessRuntime specifics (${spawner})`, () => {
     process.kill(spawners[0]!, 'SIGKILL');
     const exit = await task.exited;
     expect(exit.exitCode).toBe(3);
-    const { readLines } = await import('../../src/logs/read.js');
+    const { readLines } = await import('../logs/read.js');
     expect((await readLines(join(dir, 'orphan', 'attempt.log'))).map((l) => l.text)).toEqual(['done']);
     const next = await runtime.launch(launch(['true'], { logPath: join(dir, 'orphan', 'next.log') }));
     expect((await next.exited).exitCode).toBe(0);
