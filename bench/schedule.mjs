@@ -6,7 +6,7 @@
 // third side of the same interleaved rounds: the no-regression check ("within 10% of before").
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { schedule } from '../dist/cluster/scheduler/index.js';
+import { schedule } from '../dist/cluster/scheduler/queue/first-fit.js';
 import { interleaveSync, spread } from './measure.mjs';
 import { prng } from './prng.mjs';
 

@@ -7,8 +7,8 @@ import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
 import { runSimulation } from '../sim/service.js';
 import {
-  DEFAULT_PLACEMENT, DEFAULT_QUEUE_OPTIONS, DEFAULT_SELECTION, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS, parsePlacementMode, parsePolicy,
-  parseSelection,
+  DEFAULT_PLACEMENT, DEFAULT_QUEUE_OPTIONS, DEFAULT_SELECTION, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS,
+  parsePlacementMode, parsePolicy, parseSelection,
 } from '../sim/policy.js';
 import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
 import { parseSeconds } from '../sim/workload-file.js';

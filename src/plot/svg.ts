@@ -4,9 +4,17 @@
  * and round axis ticks. Pure functions of strings and numbers; imports nothing of iris.
  */
 
+const XML_ENTITIES: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
+
 /** `text` with the five XML special characters escaped, safe in element text and quoted attributes. */
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(/[<>&"']/g, (c) => XML_ENTITIES[c]!);
 }
 
 /** Round steps 1, 2, 5 x 10^k, about `count` of them, the last one at or above max. */

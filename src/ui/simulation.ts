@@ -72,7 +72,8 @@ export function renderCompat(info: CompatInfo, result: CompatResult): string {
 
 /** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
 export const STUDY_HEADERS = [
-  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits', 'disabled worker-h', 'fleet cost',
+  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)',
+  'reuse hits', 'disabled worker-h', 'fleet cost',
 ] as const;
 
 /** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
