@@ -12,7 +12,7 @@ import { prng } from './prng.mjs';
 
 const BEFORE_DIR = process.env.BENCH_SCHEDULE_BASELINE;
 const before = BEFORE_DIR
-  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/index.js')).href)).schedule
+  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/queue/first-fit.js')).href)).schedule
   : null;
 
 const GiB = 1024 ** 3;
