@@ -18,8 +18,8 @@
 import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+import type { ReadClient } from './client/types.js';
 import { resolveHome } from './api/address.js';
-import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
 import { escapeControl } from './ui/format.js';
@@ -65,7 +65,7 @@ export abstract class BaseCommand extends Command {
   /**
    * A client for commands that only read (jobs, status, logs, history): the running cluster; or,
    * when no cluster runs in IRIS_HOME (and this is not a task), the state it saved there, read
-   * without changing it (src/offline-client.ts), with one line on stderr saying so. A cluster
+   * without changing it (src/client/offline-client.ts), with one line on stderr saying so. A cluster
    * that holds the state directory's lock but does not answer is an error, not a reason to
    * show saved state.
    */
@@ -80,7 +80,7 @@ export abstract class BaseCommand extends Command {
       throw new IrisError('unavailable', `the iris cluster in ${home} (pid ${holder}) does not answer`, 'check `iris cluster status`, or stop it with `iris cluster stop`');
     }
     checkStateDir(home);
-    const { OfflineClient } = await import('./offline-client.js');
+    const { OfflineClient } = await import('./client/offline-client.js');
     const offline = OfflineClient.open(home);
     process.stderr.write(`iris: no cluster is running; showing the state saved in ${home} (read-only)\n`);
     return offline;

@@ -15,7 +15,7 @@ import { IrisError } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
-import { isAlive } from '../runtime/process/proc.js';
+import { isAlive } from '../host/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
   CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,

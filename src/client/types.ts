@@ -9,6 +9,9 @@ import type {
 import type { ClusterEvent } from '../model/events.js';
 import type { DensitySeries } from '../api/metrics.js';
 
+/** The reading part of IrisClient: what a stopped cluster answers too (offline-client.ts). */
+export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches' | 'results'>;
+
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
   /** When the job would start if submitted now; nothing is submitted. */

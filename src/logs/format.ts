@@ -41,10 +41,6 @@ export const TIME_BYTE = 0x74; // 't'
 export const OUT_BYTE = 0x6f; // 'o'
 export const ERR_BYTE = 0x65; // 'e'
 
-export function streamOf(tag: StreamTag): StreamName {
-  return tag === 'o' ? 'stdout' : 'stderr';
-}
-
 /** The marker line written once when an attempt's output passes its log limit. */
 export function cutNote(limitBytes: number): string {
   return `[iris] log cut at ${formatBytes(limitBytes, { trimZero: true })}: further output of this attempt was dropped`;

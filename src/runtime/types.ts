@@ -1,7 +1,8 @@
 /**
  * The one interface every task runtime implements: process/ (local process groups), docker/
- * (containers), fake/ (in memory, for tests). A runtime executes fully resolved launches and
- * reports exits; it never decides anything. All of them pass test/runtime/contract.ts.
+ * (containers), src/kube (Pods), and for tests test/runtime/fake/ (in memory). A runtime executes
+ * fully resolved launches and reports exits; it never decides anything. The local ones and the
+ * fake pass test/runtime/contract.ts.
  */
 import type { ResourceSpec } from '../model/resources.js';
 

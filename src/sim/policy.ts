@@ -19,7 +19,8 @@ import {
 } from '../cluster/scheduler/index.js';
 import type { PassScheduler } from './engine.js';
 
-export { PLACEMENT_MODES, SELECTIONS, type PlacementMode, type Selection };
+/** The choices and defaults `iris simulate` offers: the scheduler's own, which the command takes from here. */
+export { DEFAULT_QUEUE_OPTIONS, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS, type PlacementMode, type Selection };
 
 /** What the simulator runs when no --placement / --selection is given: the cluster's defaults (config `placement`). */
 export const DEFAULT_PLACEMENT: PlacementMode = DEFAULT_PLACEMENT_OPTIONS.mode;

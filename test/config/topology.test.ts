@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IrisError } from '../../src/model/errors.js';
-import { DEFAULT_QUEUE, normalizeGpuName, parseNvidiaSmi, validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_QUEUE } from '../../src/config/defaults.js';
+import { normalizeGpuName, parseNvidiaSmi } from '../../src/config/detect.js';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH } from '../../src/cluster/scheduler/queue/options.js';
 
 const SOURCE = '/p/.irisrc.yaml';

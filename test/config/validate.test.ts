@@ -3,13 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/model/duration.js';
 import { IrisError } from '../../src/model/errors.js';
-import {
-  DEFAULT_WORKER_CPU_MILLIS,
-  DEFAULT_WORKER_MEMORY_BYTES,
-  suggestKey,
-  validateConfig,
-  type MachineProbe,
-} from '../../src/config/index.js';
+import { validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../../src/config/defaults.js';
+import { suggestKey } from '../../src/model/schema-errors.js';
 
 const SOURCE = '/home/u/proj/.irisrc.yaml';
 const GiB = 1024 ** 3;

@@ -29,9 +29,9 @@ import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
 import { parentJob } from '../../model/names.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
-import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import { taskFileOwner } from '../../runtime/task-file.js';
+import { noteInLog } from '../../runtime/notes.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
@@ -251,7 +251,7 @@ export class AttemptSupervisor {
 
   /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
   private note(entry: ActiveAttempt, text: string): void {
-    appendNote(entry.launch.logPath, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
+    noteInLog(entry.launch, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
   }
 
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {

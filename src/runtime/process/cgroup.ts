@@ -17,7 +17,7 @@
  */
 import { mkdir, readFile, readdir, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readKernelFile } from './small-file.js';
+import { readKernelFile } from '../../host/small-file.js';
 
 export type CgroupKind = 'v2' | 'v1-pids' | 'v1-freezer';
 

@@ -29,7 +29,7 @@ import { dirname } from 'node:path';
 import { rmdir } from 'node:fs/promises';
 import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { ensureDir } from '../../logs/files.js';
-import { signalGroup } from './proc.js';
+import { signalGroup } from '../../host/proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
 import { reclaimCgroups } from './cgroup-reclaim.js';

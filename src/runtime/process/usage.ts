@@ -20,7 +20,7 @@
  * seconds, and the peak memory is unknown (null).
  */
 import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
-import { readKernelFile, readSmallText } from './small-file.js';
+import { readKernelFile, readSmallText } from '../../host/small-file.js';
 import { myUid, readTaskFile } from '../task-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';

@@ -14,7 +14,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jitter, placementOptions, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
+import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { PlacementOptions } from '../../../../src/cluster/scheduler/placement/modes.js';
 import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, job, worker } from '../helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import { DEFAULT_SCORERS, WORKER_ORDER, bestWorker, isFirstFit, type WorkerScorer } from '../../../../src/cluster/scheduler/placement/scorers.js';
 import { job, snapshot, worker, where } from '../helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import {
   EMPTY_QUEUE_STATE, POLICY_RULES, QUEUE_POLICIES, QueueScheduler, queueOptions, queuePass, reservationLimit, type QueuePolicy,
 } from '../../../../src/cluster/scheduler/queue/index.js';
