@@ -10,11 +10,14 @@ export { explainJob } from './placement/explain.js';
 export { neverReason } from './placement/feasibility.js';
 export { deadlockReason, waitingAncestors, type WaitingHold } from './placement/deadlock.js';
 export {
-  PLACEMENT_MODES, BASELINE_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS, FIRST_FIT_PLACEMENT, MAX_JITTER, placementOptions,
+  PLACEMENT_MODES, BASELINE_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS, MAX_JITTER,
   type PlacementMode, type BaselineMode, type PlacementOptions, type Selection, type Lambdas,
 } from './placement/modes.js';
+export { FIRST_FIT_PLACEMENT, placementOptions } from './placement/registry.js';
+export {
+  EMPTY_PLACEMENT_MEMORY, type PlacementProfile, type WorkerScorer, type WeightedScorer,
+} from './placement/scoring.js';
 export { throughput, ageTerm, REUSE_BONUS, reuseBonus } from './placement/adaptive-score.js';
 export { AdaptiveSelector } from './placement/adaptive.js';
 export { jitter } from './placement/jitter.js';
-export type { Placer } from './placement/scorers.js';
-export { BaselineSelector, EMPTY_PLACEMENT_MEMORY, rootOf, typeOf } from './placement/baselines.js';
+export { rootOf, typeOf } from './placement/baselines.js';
