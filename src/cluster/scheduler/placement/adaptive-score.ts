@@ -42,6 +42,7 @@ export const AGE_WEIGHT = 1e-4;
 /**
  * The base score λ·μ̂ − (1 − λ)·ĉ of a worker with throughput `mu` and cost `cost`, where the
  * pool's μ and cost start at `muMin` and `cMin` and span `muSpan` and `cSpan` (0: all equal).
+ * (ranking.ts `base` writes it out on the ranked orders' hot path.)
  */
 export function baseScore(
   lambda: number,

@@ -26,7 +26,6 @@
  * pass: ranges by one scan (O(n)), orders by selecting the m-th best base (nthLargest, O(n)
  * expected) and sorting only the workers at or above it.
  */
-import { baseScore, costShare } from './adaptive-score.js';
 import type { RankedOrder, WarmSegments, WorkerList } from './ranked-order.js';
 
 /** The most distinct μ values for which orders are merged from per-μ groups (see the header). */
@@ -206,15 +205,20 @@ export class ShapeRanking {
     this.atCMax = d;
   }
 
-  /** The base score of worker `w` under λ and the current ranges (the formula of adaptive.ts). */
+  /**
+   * The base score of worker `w` under λ and the current ranges: adaptive-score.ts `baseScore`,
+   * written out here because this is the hot path (the call cost 2–4% of an adaptive pass priced
+   * per machine); scoring.test.ts and adaptive-reference.test.ts hold the two to the same results.
+   */
   base(w: number, lambda: number): number {
-    const { muMin, cMin } = this;
-    return baseScore(lambda, this.mu[w]!, muMin, this.muMax - muMin, this.cost[w]!, cMin, this.cMax - cMin);
+    const muSpan = this.muMax - this.muMin, cSpan = this.cMax - this.cMin;
+    return (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0);
   }
 
   /** ĉ of worker `w`: its cost min–max normalised over the current ranges (0 when all are equal). */
   costShare(w: number): number {
-    return costShare(this.cost[w]!, this.cMin, this.cMax - this.cMin);
+    const cSpan = this.cMax - this.cMin;
+    return cSpan > 0 ? (this.cost[w]! - this.cMin) / cSpan : 0;
   }
 
   /**
