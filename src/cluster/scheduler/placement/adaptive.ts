@@ -122,10 +122,11 @@ export class AdaptiveSelector implements PassSelector {
 
   /**
    * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
-   * -1: the highest score. `shape`: where the caller knows that a worker that fails `feasible` fails it for the rest of
-   * the pass (free capacity only shrinks) and calls `placed` after every placement, a key of the
-   * task shape: the selector then keeps the shape's feasible workers ranked (ranking.ts) and
-   * scans only the top window that can still win — same choice, far fewer workers scored.
+   * -1: the highest score. `shape`: where the caller knows that a worker that fails `feasible`
+   * fails it for the rest of the pass (free capacity only shrinks) and calls `placed` after every
+   * placement, a key of the task shape: the selector then keeps the shape's feasible workers
+   * ranked (ranking.ts) and scans only the top window that can still win — same choice, far
+   * fewer workers scored.
    */
   select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number {
     this.decision = undefined;

@@ -68,9 +68,9 @@ export function typeOf(name: string): string {
   return type === '' ? last : type;
 }
 
-/** Position of the first of the first `n` entries of ascending `sorted` above `w`. */
-function upperBound(sorted: ArrayLike<number>, w: number, n = sorted.length): number {
-  let lo = 0, hi = n;
+/** Position of the first entry of ascending `sorted` above `w`. */
+function upperBound(sorted: ArrayLike<number>, w: number): number {
+  let lo = 0, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! <= w) lo = mid + 1;
@@ -79,8 +79,8 @@ function upperBound(sorted: ArrayLike<number>, w: number, n = sorted.length): nu
   return lo;
 }
 
-function contains(sorted: ArrayLike<number>, w: number, n = sorted.length): boolean {
-  const i = upperBound(sorted, w, n) - 1;
+function contains(sorted: ArrayLike<number>, w: number): boolean {
+  const i = upperBound(sorted, w) - 1;
   return i >= 0 && sorted[i] === w;
 }
 
@@ -93,34 +93,60 @@ function indexOf(snapshot: Snapshot): Map<string, number> {
   return index;
 }
 
+/** No candidate at all (a bound task whose worker cannot take it now). */
+const NO_WORKERS = new Int32Array(0);
+
 /**
- * Where a task bound to worker `w` may go: `w` when it can take it now; NONE with the reason
- * (`lead`, the worker, why) when it cannot; OPEN when `w` can never hold the job (too big,
- * another device, a constraint or stickiness naming another worker): it is placed as if unbound.
- * `owner`: the root `w` is closed to others by, where that applies (static-worker).
+ * Where a task bound to worker `w` may go, before feasibility: `w`; NONE with the reason (`lead`,
+ * the worker, why) when it takes no work or is closed (`owner`: the other root it runs, for
+ * static-worker); OPEN when `w` can never hold the job (too big, another device, a constraint or
+ * stickiness naming another worker): it is placed as if unbound. Whether `w` has room now is
+ * asked of the pool afterwards (`busy`).
  */
 function boundTo(
   snapshot: Snapshot,
   job: SchedulerJob,
   w: number,
-  pool: TaskPool,
+  candidates: ArrayLike<number>,
   owner: string | undefined,
   lead: string,
   reasons: Map<string, string>,
 ): number {
   const worker = snapshot.workers[w]!;
   const canHold =
-    contains(pool.candidates, w) &&
+    contains(candidates, w) &&
     covers(worker.capacity.cpuMillis, worker.capacity.memoryBytes, worker.device.count, job.resources);
   if (worker.schedulable && !canHold) return OPEN;
   let why: string | null = null;
   if (!worker.schedulable) why = `which takes no work now (${worker.disabled ?? 'not ready'})`;
   else if (owner !== undefined) why = `which is busy with ${owner}`;
-  else if (!contains(pool.feasible, w, pool.count)) why = 'which is busy';
   if (why === null) return w;
   reasons.set(job.name, `${lead} ${worker.id}, ${why}`);
   return NONE;
 }
+
+/** What `narrow` gives for `allowed`: the bound worker alone (in `one`), no worker, or null: every candidate. */
+function narrowTo(allowed: number, one: Int32Array): ArrayLike<number> | null {
+  if (allowed === OPEN) return null;
+  if (allowed === NONE) return NO_WORKERS;
+  one[0] = allowed;
+  return one;
+}
+
+/** A bound worker (`allowed` ≥ 0) with no room now: the reason says it is busy. */
+function busy(
+  snapshot: Snapshot,
+  job: SchedulerJob,
+  allowed: number,
+  pool: TaskPool,
+  lead: string,
+  reasons: Map<string, string>,
+): void {
+  if (allowed < 0 || pool.count > 0) return;
+  reasons.set(job.name, `${lead} ${snapshot.workers[allowed]!.id}, which is busy`);
+}
+
+const STATIC_LEAD = 'static-worker: bound to';
 
 /** static-worker (see the header). */
 class StaticWorker implements PassScorer {
@@ -129,6 +155,7 @@ class StaticWorker implements PassScorer {
   /** Worker index -> the root running there (the worker is closed to others). */
   private readonly closedBy: Array<string | undefined>;
   private readonly reasons = new Map<string, string>();
+  private readonly one = new Int32Array(1);
   private root = '';
   private allowed = OPEN;
 
@@ -153,18 +180,22 @@ class StaticWorker implements PassScorer {
     for (const [root, on] of runningOn) if (!this.roots.has(root)) this.roots.set(root, on.values().next().value!);
   }
 
-  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+  narrow(job: SchedulerJob, _task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null {
     const root = rootOf(job.name);
     this.root = root;
     const bound = this.roots.get(root);
+    this.allowed = OPEN;
     if (bound !== undefined) {
       const owner = this.closedBy[bound];
       const other = owner !== undefined && owner !== root ? owner : undefined;
-      this.allowed = boundTo(this.snapshot, job, bound, pool, other, 'static-worker: bound to', this.reasons);
-      if (this.allowed !== OPEN) return;
+      this.allowed = boundTo(this.snapshot, job, bound, candidates, other, STATIC_LEAD, this.reasons);
     }
-    this.allowed = OPEN;
-    if (pool.count === 0) return;
+    return narrowTo(this.allowed, this.one);
+  }
+
+  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+    busy(this.snapshot, job, this.allowed, pool, STATIC_LEAD, this.reasons);
+    if (this.allowed !== OPEN || pool.count === 0) return;
     for (let i = 0; i < pool.count; i++) if (this.open(pool.feasible[i]!)) return;
     this.reasons.set(job.name, 'static-worker: every worker with room for it runs another submission');
   }
@@ -216,19 +247,28 @@ class FixedPipeline implements PassScorer {
   /** Task type -> worker id. */
   private readonly types: Map<string, string>;
   private readonly reasons = new Map<string, string>();
+  private readonly one = new Int32Array(1);
   private allowed = OPEN;
+  private lead = '';
 
   constructor(private readonly snapshot: Snapshot) {
     this.index = indexOf(snapshot);
     this.types = new Map([...(snapshot.placementMemory ?? EMPTY).types].filter(([, id]) => this.index.has(id)));
   }
 
-  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+  narrow(job: SchedulerJob, _task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null {
     const type = typeOf(job.name);
     const id = this.types.get(type);
-    const lead = `fixed-pipeline: type ${type} runs only on`;
-    if (id === undefined) this.allowed = OPEN;
-    else this.allowed = boundTo(this.snapshot, job, this.index.get(id)!, pool, undefined, lead, this.reasons);
+    this.allowed = OPEN;
+    if (id !== undefined) {
+      this.lead = `fixed-pipeline: type ${type} runs only on`;
+      this.allowed = boundTo(this.snapshot, job, this.index.get(id)!, candidates, undefined, this.lead, this.reasons);
+    }
+    return narrowTo(this.allowed, this.one);
+  }
+
+  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+    busy(this.snapshot, job, this.allowed, pool, this.lead, this.reasons);
   }
 
   score(_job: SchedulerJob, _task: SchedulerTask, w: number): number {

@@ -31,13 +31,8 @@ import {
   type Selection,
 } from './modes.js';
 import { ADAPTIVE_TERMS, IDLE_LONGEST, SMALLEST_FIT, WORKER_ORDER } from './scorers.js';
-import {
-  ScoredSelector,
-  type PassSelector,
-  type PlacementProfile,
-  type WeightedScorer,
-  type WorkerScorer,
-} from './scoring.js';
+import { ScoredSelector } from './scored.js';
+import type { PassSelector, PlacementProfile, WeightedScorer, WorkerScorer } from './scoring.js';
 import type { Snapshot } from '../types.js';
 
 type ModeList = Pick<PlacementProfile, 'name' | 'scorers' | 'tieBreakers' | 'record'>;

@@ -3,11 +3,8 @@ import { schedule } from '../../../../src/cluster/scheduler/index.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import { FIRST_FIT_PLACEMENT, isFirstFit } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { WORKER_ORDER } from '../../../../src/cluster/scheduler/placement/scorers.js';
-import {
-  ScoredSelector,
-  type PlacementProfile,
-  type WorkerScorer,
-} from '../../../../src/cluster/scheduler/placement/scoring.js';
+import { ScoredSelector } from '../../../../src/cluster/scheduler/placement/scored.js';
+import type { PlacementProfile, WorkerScorer } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import type { WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, tasksOf, worker, where } from '../helpers.js';
 
