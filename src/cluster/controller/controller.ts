@@ -4,7 +4,7 @@
  * server uses; it adds no rules of its own.
  */
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
-import type { PlacementOptions } from '../scheduler/index.js';
+import type { PlacementProfile } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { CallerIsolation, TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
@@ -44,8 +44,12 @@ export interface ControllerOptions {
   deadlockGraceMs?: number;
   /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
   stickiness?: boolean;
-  /** How placement picks a task's worker (config `placement.mode`, `selection`, `lambda`, `jitter`); default: first-fit in worker order. */
-  placement?: PlacementOptions;
+  /**
+   * How placement picks a task's worker: config `placement.mode`, `selection`, `lambda` and
+   * `jitter` resolved to the mode's weighted scorers (scheduler `placementOptions`); default:
+   * first-fit in worker order.
+   */
+  placement?: PlacementProfile;
   log?: (message: string) => void;
   /** Told the duration of every scheduling pass (metrics); default none. */
   passObserver?: PassObserver;
