@@ -4,6 +4,9 @@
  *
  *   commands -> ui / client -> server / sim -> config -> api / cluster -> runtime / kube -> logs -> model
  *
+ * src/user-file (reading a YAML or JSON file a user wrote) sits beside logs: config, ui and sim
+ * read through it, and it imports only src/model.
+ *
  * A module imports only its own layer or layers below it; `src/cluster/**` receives resolved
  * settings and never sees the wire protocol, the server, clients or the config file; the
  * scheduler (placement, queue policies, planner) is pure and imports no Node built-in with side
@@ -33,6 +36,22 @@ module.exports = {
     },
     layer('model-is-the-ground-floor', '^src/model/', ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'src/model holds the vocabulary every layer shares; it imports nothing else of iris.'),
+    layer(
+      'user-file-reads-only',
+      '^src/user-file/',
+      ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command',
+        'kube'],
+      'src/user-file reads and parses a YAML or JSON file a user wrote (config, pipeline, workload file); '
+        + 'it imports only src/model.',
+    ),
+    {
+      name: 'user-file-read-above-the-engine',
+      comment: 'Files a user wrote are read by config, ui, sim (and the server or commands above them); '
+        + 'the engine, runtimes, logs, the protocol and the model never read one.',
+      severity: 'error',
+      from: { path: '^src/(model|logs|runtime|kube|api|cluster)/' },
+      to: { path: '^src/user-file/' },
+    },
     layer('logs-below-runtime', '^src/logs/', ['api', 'client', 'cluster', 'commands', 'config', 'runtime', 'server', 'sim', 'ui', 'base-command', 'kube'],
       'The log file format sits under the runtimes that write it and the server that reads it.'),
     layer('runtime-executes-only', '^src/runtime/', ['api', 'client', 'cluster', 'commands', 'config', 'server', 'sim', 'ui', 'base-command', 'kube'],
