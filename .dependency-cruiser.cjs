@@ -9,6 +9,9 @@
  * and two leaves any layer may use that import nothing of iris: src/host (facts of this Linux
  * host: /proc, small kernel files) and src/plot (SVG primitives).
  *
+ * src/user-file (reading a YAML or JSON file a user wrote) sits beside logs: config, ui and sim
+ * read through it, and it imports only src/model.
+ *
  * A module imports only its own layer or layers below it; `src/cluster/**` receives resolved
  * settings and never sees the wire protocol, the server, clients or the config file; the
  * scheduler (placement, queue policies, planner), admission and the lifecycle are pure and import
@@ -63,6 +66,23 @@ module.exports = {
       ['cluster', 'config', 'runtime', 'logs', 'kube', 'host'],
       'A command parses flags, makes one client call and renders: it reaches the cluster through src/client.',
     ),
+
+    layer(
+      'user-file-reads-only',
+      '^src/user-file/',
+      ['api', 'client', 'cluster', 'commands', 'config', 'logs', 'runtime', 'server', 'sim', 'ui', 'base-command',
+        'kube', 'host'],
+      'src/user-file reads and parses a YAML or JSON file a user wrote (config, pipeline, workload file); '
+        + 'it imports only src/model.',
+    ),
+    {
+      name: 'user-file-read-above-the-engine',
+      comment: 'Files a user wrote are read by config, ui, sim (and the server or commands above them); '
+        + 'the engine, runtimes, logs, the protocol and the model never read one.',
+      severity: 'error',
+      from: { path: '^src/(model|logs|runtime|kube|api|cluster)/' },
+      to: { path: '^src/user-file/' },
+    },
     {
       name: 'commands-start-the-cluster-only',
       comment:

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
 import { JOB_CATEGORIES } from '../model/workload.js';
+import { ENV_KEY_CHARS, NAME_COMPONENT_CHARS } from '../model/names.js';
 import { expecting, integer, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
@@ -17,7 +18,13 @@ const duration = () => quantity('a duration string such as "10m"');
 
 export const SubmitRequestSchema = z.strictObject(
   {
-    name: text().nullish().describe('Job name (`a`, `/a/b`): components `[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`, at most 63 characters, depth at most 16. A task caller\'s relative name is created under its job. Left out: generated (`brisk-otter-4821`); an empty or blank name is refused.'),
+    name: text()
+      .nullish()
+      .describe(
+        `Job name (\`a\`, \`/a/b\`): components \`${NAME_COMPONENT_CHARS}\`, not \`task-<n>\`, at most 63 characters, `
+          + "depth at most 16. A task caller's relative name is created under its job. Left out: generated "
+          + '(`brisk-otter-4821`); an empty or blank name is refused.',
+      ),
     command: z
       .array(text(), { error: expecting('a non-empty array of strings', 'is required: a non-empty array of strings such as ["python", "train.py"]') })
       .min(1, { error: expecting('a non-empty array of strings') })
@@ -29,7 +36,13 @@ export const SubmitRequestSchema = z.strictObject(
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
     gpuMemory: quantity('a size such as "40GiB" or a number of bytes').nullish().describe('The least memory each GPU must have (`40GiB`, `80G`; K/M/G are powers of 1024); only with `gpu`. Workers whose GPU memory is smaller or unknown are not used; none: any GPU.'),
     tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
-    env: z.record(text(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
+    env: z
+      .record(text(), text(), { error: expecting('an object of string values') })
+      .nullish()
+      .describe(
+        `Environment: keys \`${ENV_KEY_CHARS}\`, string values; \`IRIS_*\` keys are refused (reserved). `
+          + "A task caller's children inherit its job's env under their own.",
+      ),
     constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),
     coschedule: text().nullish().describe('Worker attribute all tasks must share (a gang), e.g. `tpu-name`.'),
     maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),

@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
 import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
+import { parseSince } from '../model/since.js';
 import type { ClusterService } from './cluster-service.js';
 import { inScope, requireInScope, requireInTree, treeRoot, type TaskCaller } from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
@@ -56,6 +57,8 @@ export interface RouteContext {
   defaultUser: string;
   defaultCwd: string;
   log: (message: string) => void;
+  /** The clock of the server (epoch ms): what "10m ago" in a query is counted from. */
+  now: () => number;
   stream: <T>(call: Call, open: (signal: AbortSignal) => AsyncIterable<T>, context: string) => Promise<void>;
   /** Absent: this server serves no metrics (404). */
   metrics?: MetricsEndpoints;
@@ -105,17 +108,14 @@ function historyQuery(query: URLSearchParams): HistoryQuery {
   return result;
 }
 
-function logQuery(query: URLSearchParams): LogQuery {
+function logQuery(query: URLSearchParams, now: number): LogQuery {
   const { target: given, run: runParam, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
   const { target, run } = resolveJobRef('query parameter "target"', given, runParam);
   const result: LogQuery = { target };
   if (run !== null) result.run = run;
   if (follow) result.follow = true;
   if (tail !== undefined) result.tail = tail;
-  if (since !== undefined) {
-    // Epoch milliseconds, or a duration meaning "that long ago".
-    result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - relabel('query parameter "since"', () => parseDuration(since));
-  }
+  if (since !== undefined) result.since = parseSince(since, now, 'query parameter "since"');
   if (attempt !== undefined) result.attempt = attempt;
   return result;
 }
@@ -369,7 +369,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/logs': {
     GET: async (call, ctx) => {
-      const query = logQuery(call.query);
+      const query = logQuery(call.query, ctx.now());
       requireInScope(call.caller(), query.target, 'read the logs of');
       const unblock = query.follow ? followerBlocked(call, ctx, query.target) : () => {};
       try {

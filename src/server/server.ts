@@ -82,6 +82,8 @@ export interface ApiServerOptions {
   metrics?: MetricsEndpoints;
   /** The door's bounds (absent: the defaults of config/schema/connections.ts). */
   limits?: Partial<DoorLimits>;
+  /** The clock the routes count "that long ago" from (default Date.now). */
+  now?: () => number;
 }
 
 
@@ -142,6 +144,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     defaultUser: opts.defaultUser ?? defaultUserName(),
     defaultCwd: opts.defaultCwd ?? process.cwd(),
     log,
+    now: opts.now ?? Date.now,
     stream: (call, open, context) => streamNdjson(call.res, open, context, log, closing.signal),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   };

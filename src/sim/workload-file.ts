@@ -12,9 +12,6 @@
  */
 import { z } from 'zod';
 import {
-  ATTRIBUTE_KEY,
-  MAX_NAME_LENGTH,
-  SAFE_NAME,
   attributes,
   boolean,
   byteSize,
@@ -30,7 +27,13 @@ import {
 } from '../config/schema/fields.js';
 import { parseConstraint, type Constraint } from '../model/constraints.js';
 import { invalid } from '../model/errors.js';
-import { componentProblem } from '../model/names.js';
+import {
+  ATTRIBUTE_KEY,
+  ATTRIBUTE_KEY_RULE,
+  componentNameRule,
+  componentProblem,
+  isComponentName,
+} from '../model/names.js';
 import { DEFAULT_RESOURCES, parseGpu, type DeviceRequest, type WorkerDevice } from '../model/resources.js';
 import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
@@ -56,7 +59,7 @@ const seconds = parseWith<number, number | string>(parseSeconds);
 function checkName(value: unknown, what: string): string {
   if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`missing or invalid ${what} ${describeValue(value)}`);
   const text = String(value);
-  if (!SAFE_NAME.test(text) || text.length > MAX_NAME_LENGTH) throw invalid(`invalid ${what} "${text}": use letters, digits, "-", "_" and ".", starting with a letter or digit`);
+  if (!isComponentName(text)) throw invalid(`invalid ${what} ${describeValue(text)}: ${componentNameRule()}`);
   return text;
 }
 
@@ -106,7 +109,10 @@ const constraint = parseWith<Constraint, string>((item) => {
 });
 
 const coschedule = parseWith<string, string>((value) => {
-  if (typeof value !== 'string' || !ATTRIBUTE_KEY.test(value)) throw invalid(`invalid attribute ${describeValue(value)}`, 'give a worker attribute such as tpu-name');
+  if (typeof value !== 'string' || !ATTRIBUTE_KEY.test(value)) {
+    const message = `invalid attribute name ${describeValue(value)}: it ${ATTRIBUTE_KEY_RULE}`;
+    throw invalid(message, 'give a worker attribute such as tpu-name');
+  }
   return value;
 });
 

@@ -14,8 +14,7 @@
  * through escapeControl (docs/security.md, "A result is data, never code"): every table cell and
  * field (table.ts) and every line that quotes such text.
  */
-import { describeValue, invalid } from '../model/errors.js';
-import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
+import { formatDuration as formatModelDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
 
 /** `850ms`, `12s`, `4m05s`, `2h03m`, `3d4h`: the model's short style (`-` when negative or unknown). */
@@ -61,16 +60,6 @@ export function formatCores(millis: number): string {
 /** Memory as the model formats byte sizes: `512MiB`, `1.5GiB`. */
 export function formatMemory(bytes: number): string {
   return formatBytes(bytes);
-}
-
-/** `--since` (or `flag`) value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
-export function parseSince(input: string, now: number, flag = '--since'): number {
-  if (/^\d+(?:\.\d+)?(ms|s|m|h|d)/.test(input.trim())) return now - parseDuration(input);
-  const time = Date.parse(input);
-  if (Number.isNaN(time)) {
-    throw invalid(`invalid ${flag} ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
-  }
-  return time;
 }
 
 /** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */

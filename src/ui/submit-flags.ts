@@ -7,6 +7,7 @@
 import { Flags } from '../oclif.js';
 import type { SubmitRequest } from '../api/types.js';
 import { IrisError, describeValue, invalid } from '../model/errors.js';
+import { ENV_KEY, ENV_KEY_RULE } from '../model/names.js';
 
 export const submitFlags = {
   name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),
@@ -87,11 +88,11 @@ export function parseEnvPairs(pairs: readonly string[]): Record<string, string> 
   for (const pair of pairs) {
     const cut = pair.indexOf('=');
     const key = cut < 0 ? pair : pair.slice(0, cut);
-    if (cut < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-      throw invalid(
-        `invalid --env ${describeValue(pair)}: expected KEY=VALUE with KEY made of letters, digits and "_" (not starting with a digit)`,
-        'for example: -e LR=0.01 -e DATA_DIR=/data',
-      );
+    let problem: string | null = null;
+    if (cut < 0) problem = 'expected KEY=VALUE';
+    else if (!ENV_KEY.test(key)) problem = `the variable name ${describeValue(key)} ${ENV_KEY_RULE}`;
+    if (problem) {
+      throw invalid(`invalid --env ${describeValue(pair)}: ${problem}`, 'for example: -e LR=0.01 -e DATA_DIR=/data');
     }
     env[key] = pair.slice(cut + 1);
   }

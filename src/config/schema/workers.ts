@@ -18,9 +18,8 @@ import { tpuVariant, type TpuVariant } from '../../model/tpu.js';
 import type { WorkerSpec } from '../../model/types.js';
 import { DEFAULT_HOSTNAME, DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../defaults.js';
 import type { MachineProbe } from '../detect.js';
+import { MAX_COMPONENT_LENGTH, componentNameRule, isComponentName } from '../../model/names.js';
 import {
-  MAX_NAME_LENGTH,
-  SAFE_NAME,
   attributes,
   boolean,
   byteSize,
@@ -52,10 +51,9 @@ function nameOf(what: string) {
 }
 
 function checkName(text: string, what: string, suffixLength: number): string {
-  if (!SAFE_NAME.test(text) || text.length + suffixLength > MAX_NAME_LENGTH) {
-    throw invalid(
-      `invalid ${what} name ${describeValue(text)}: use letters, digits, "-", "_" and ".", start with a letter or digit, at most ${MAX_NAME_LENGTH} characters${suffixLength > 0 ? ' including the "-N" suffix' : ''}`,
-    );
+  if (!isComponentName(text, MAX_COMPONENT_LENGTH - suffixLength)) {
+    const suffix = suffixLength > 0 ? ' including the "-N" suffix' : '';
+    throw invalid(`invalid ${what} name ${describeValue(text)}: ${componentNameRule()}${suffix}`);
   }
   return text;
 }

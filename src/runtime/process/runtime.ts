@@ -26,13 +26,13 @@
  *   its cgroups still hold.
  */
 import { dirname } from 'node:path';
-import { rmdir } from 'node:fs/promises';
 import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
 import { ensureDir } from '../../logs/files.js';
 import { signalGroup } from '../../host/proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
 import { reclaimCgroups } from './cgroup-reclaim.js';
+import { removeClusterDir } from './cgroup-fs.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
 import { CommandCache, CommandError, WRAPPER_SH, attemptFiles, readStatus, wrapperArgs, type AttemptFiles } from './wrapper.js';
@@ -301,7 +301,7 @@ export class ProcessRuntime implements TaskRuntime {
     this.live.clear();
     this.resident?.close();
     const cgroups = this.cgroupsFound ? await this.cgroupsFound : null;
-    if (cgroups) await Promise.all([...this.clusters].map((id) => rmdir(cgroups.clusterDir(id)).catch(() => undefined)));
+    if (cgroups) await Promise.all([...this.clusters].map((id) => removeClusterDir(cgroups.root, id)));
     const meter = this.meterFound ? await this.meterFound : null;
     if (meter) await Promise.all([...this.clusters].map((id) => meter.closeCluster(id)));
   }
