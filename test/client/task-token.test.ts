@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inTask, MAX_TOKEN_FILE_BYTES, taskToken } from '../../src/client/task-token.js';
+import { inTask, MAX_TOKEN_FILE_BYTES, requireInTask, taskToken } from '../../src/client/task-token.js';
+import { requireTaskCaller, taskOnlyRefusal } from '../../src/model/caller.js';
 import { IrisError } from '../../src/model/errors.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'iris-task-token-'));
@@ -53,5 +54,31 @@ describe('taskToken', () => {
     const closed = file('closed', 'tok');
     chmodSync(closed, 0o000);
     if (process.getuid?.() !== 0) expect(refusal({ IRIS_TASK_TOKEN_FILE: closed }).message).toMatch(/: EACCES$/);
+  });
+});
+
+describe('requireInTask: the one "only inside a task" guard', () => {
+  it('refuses outside a task with the same error the server gives a request without a token', () => {
+    expect(() => requireInTask({ IRIS_TASK_TOKEN: 't' }, 'result')).not.toThrow();
+    expect(() => requireInTask({ IRIS_TASK_TOKEN_FILE: '/run/token' }, 'endpoint')).not.toThrow();
+    for (const action of ['result', 'endpoint'] as const) {
+      let cli: unknown;
+      try {
+        requireInTask({}, action);
+      } catch (error) {
+        cli = error;
+      }
+      expect(cli).toBeInstanceOf(IrisError);
+      expect(cli).toEqual(taskOnlyRefusal(action));
+      expect(() => requireTaskCaller(null, action)).toThrow(taskOnlyRefusal(action));
+      expect(cli).toMatchObject({ code: 'forbidden', exitCode: 4 });
+    }
+    expect(taskOnlyRefusal('result').message)
+      .toBe('results can only be set from inside a running task: setting a result requires a task token');
+    expect(taskOnlyRefusal('endpoint').message)
+      .toBe('endpoints can only be registered from inside a running task: registering an endpoint requires a task token');
+    expect(taskOnlyRefusal('endpoint').hint).toMatch(/^run `iris endpoints register NAME ADDRESS` in a task's command/);
+    const caller = { task: '/t/task-0', job: '/t', attempt: 0 };
+    expect(requireTaskCaller(caller, 'result')).toBe(caller);
   });
 });
