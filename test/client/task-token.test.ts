@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inTask, MAX_TOKEN_FILE_BYTES, requireInTask, taskToken } from '../../src/client/task-token.js';
 import { requireTaskCaller, taskOnlyRefusal } from '../../src/model/caller.js';
 import { IrisError } from '../../src/model/errors.js';
+import { refusal as refusalOf } from '../helpers/refusal.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'iris-task-token-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,15 +17,7 @@ function file(name: string, content: string): string {
   return p;
 }
 
-function refusal(env: Record<string, string>): IrisError {
-  try {
-    taskToken(env);
-  } catch (error) {
-    if (error instanceof IrisError) return error;
-    throw error;
-  }
-  throw new Error('no refusal');
-}
+const refusal = (env: Record<string, string>): IrisError => refusalOf(() => taskToken(env));
 
 describe('taskToken', () => {
   it('outside a task: none', () => {
