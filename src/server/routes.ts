@@ -14,7 +14,9 @@ import { IrisError, invalid, relabel } from '../model/errors.js';
 import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, requireInTree, requireTaskCaller, treeRoot, type TaskCaller } from '../model/caller.js';
+import {
+  inScope, requireInScope, requireInTree, requireTaskCaller, treeRoot, type TaskCaller,
+} from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';

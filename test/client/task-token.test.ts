@@ -68,8 +68,9 @@ describe('requireInTask: the one "only inside a task" guard', () => {
     }
     expect(taskOnlyRefusal('result').message)
       .toBe('results can only be set from inside a running task: setting a result requires a task token');
-    expect(taskOnlyRefusal('endpoint').message)
-      .toBe('endpoints can only be registered from inside a running task: registering an endpoint requires a task token');
+    expect(taskOnlyRefusal('endpoint').message).toBe(
+      'endpoints can only be registered from inside a running task: registering an endpoint requires a task token',
+    );
     expect(taskOnlyRefusal('endpoint').hint).toMatch(/^run `iris endpoints register NAME ADDRESS` in a task's command/);
     const caller = { task: '/t/task-0', job: '/t', attempt: 0 };
     expect(requireTaskCaller(caller, 'result')).toBe(caller);

@@ -62,7 +62,8 @@ describe('instants inside reasons the cluster wrote', () => {
     expect(formatReason(`starting now would delay the reservation of /big at ${instantMark(tomorrow)}`, now))
       .toBe('starting now would delay the reservation of /big at 2025-01-03 09:05');
     const big = { position: 1, job: '/big', user: 'u', depth: 1, pendingTasks: 1, submittedAt: now, timeLimitMs: null };
-    const queue = { policy: 'easy', queueDepth: 32, reservationDepth: 0, jobs: [{ ...big, reason, reservedStart: laterToday }] };
+    const jobs = [{ ...big, reason, reservedStart: laterToday }];
+    const queue = { policy: 'easy', queueDepth: 32, reservationDepth: 0, jobs };
     expect(renderQueue(queue, now)).toMatch(/reserved to start at 14:03:20$/m);
     const estimate = { name: '/probe', tasks: 1, start: tomorrow, now, reason, policy: 'easy' as const };
     expect(renderEstimate(estimate)).toMatch(/\n {2}why: need 4 CPU, .*; reserved to start at 14:03:20\n/);
