@@ -12,7 +12,7 @@ import type { JobDetail, LogBatch } from '../api/types.js';
 import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
-import { escapeControl } from '../ui/format.js';
+import { escapeControl, formatReason } from '../ui/format.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
 import { formatLogBatch, LogOutput } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
@@ -80,7 +80,10 @@ export default class Run extends BaseCommand {
       if (!stream) process.stderr.write(`${formatJobOutcome(job)}\n`);
       if (job.state !== 'SUCCEEDED') {
         if (this.jsonEnabled()) this.logJson(job);
-        if (stream) process.stderr.write(`job ${name} ${job.state}${job.reason ? `: ${escapeControl(job.reason)}` : ''}\n`);
+        if (stream) {
+          const why = job.reason ? `: ${escapeControl(formatReason(job.reason, Date.now()))}` : '';
+          process.stderr.write(`job ${name} ${job.state}${why}\n`);
+        }
         return this.exit(EXIT.jobFailed);
       }
       return job;

@@ -4,7 +4,7 @@ import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { parseDuration } from '../model/duration.js';
 import { isFinalJobState } from '../model/states.js';
-import { escapeControl } from '../ui/format.js';
+import { escapeControl, formatReason } from '../ui/format.js';
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
@@ -50,8 +50,10 @@ export default class Wait extends BaseCommand {
     }
     if (!this.jsonEnabled()) {
       const style = this.style();
+      const now = Date.now();
       for (const job of answer.jobs) {
-        const reason = job.reason && job.state !== 'SUCCEEDED' ? `: ${escapeControl(job.reason)}` : '';
+        const shown = job.reason && job.state !== 'SUCCEEDED' ? job.reason : null;
+        const reason = shown ? `: ${escapeControl(formatReason(shown, now))}` : '';
         this.log(`${job.name} ${style.state(job.state)}${reason}`);
       }
     }

@@ -1,9 +1,9 @@
 import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
+import { jsonText } from '../ui/json.js';
 import { formatStateChange, stateChange } from '../ui/watch/stream.js';
 import { IrisError } from '../model/errors.js';
-import { jsonText } from '../ui/json.js';
 
 export default class Watch extends BaseCommand {
   static override summary = 'Live view of jobs, tasks and workers, refreshed on cluster events.';

@@ -15,7 +15,9 @@ import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } fr
 import { parseDuration } from '../model/duration.js';
 import { parseSince } from '../model/since.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, requireInTree, treeRoot, type TaskCaller } from '../model/caller.js';
+import {
+  inScope, requireInScope, requireInTree, requireTaskCaller, treeRoot, type TaskCaller,
+} from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
@@ -339,11 +341,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/endpoints': {
     GET: (call, ctx) => ok(ctx.service.endpoints(optionalParam(call.query, 'prefix'))),
     POST: async (call, ctx) => {
-      const caller = call.caller();
-      if (!caller) {
-        throw new IrisError('forbidden', 'registering an endpoint requires a task token',
-          'only tasks running in the cluster can register endpoints; they send IRIS_TASK_TOKEN in the x-iris-task-token header');
-      }
+      const caller = requireTaskCaller(call.caller(), 'endpoint');
       const { name, address } = parseEndpointRequest(await call.body());
       return ok(ctx.service.registerEndpoint(caller, name, address), 201);
     },
@@ -358,11 +356,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       return ok(ctx.service.results(ref.name, ref.run));
     },
     POST: async (call, ctx) => {
-      const caller = call.caller();
-      if (!caller) {
-        throw new IrisError('forbidden', 'setting a result requires a task token: results belong to the task attempt that sets them',
-          'run `iris result set KEY VALUE` inside a running task (it sends IRIS_TASK_TOKEN in the x-iris-task-token header), or write $IRIS_RESULT_FILE there');
-      }
+      const caller = requireTaskCaller(call.caller(), 'result');
       const { key, value } = parseResultRequest(await call.body());
       return ok(ctx.service.setResults(caller, { [checkResultKey('key', key)]: checkResultValue('value', value) }));
     },

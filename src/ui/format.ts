@@ -7,14 +7,15 @@
  * The time style of human output (docs/cli.md, "Time style"): durations short (`850ms`, `12s`,
  * `4m05s`, `2h03m`, `1d2h`); instants in the local time zone, `HH:MM:SS` on the same day as now
  * and `YYYY-MM-DD HH:MM` otherwise (formatInstant); log line prefixes `HH:MM:SS.mmm`, or
- * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock). `--json` prints instants as ISO 8601
- * (src/ui/json.ts).
+ * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock); an instant inside a reason the cluster
+ * wrote as formatInstant (formatReason). `--json` prints instants as ISO 8601 (src/ui/json.ts).
  *
  * Text that others wrote (a task's results and reasons, commands, names) reaches a terminal only
  * through escapeControl (docs/security.md, "A result is data, never code"): every table cell and
  * field (table.ts) and every line that quotes such text.
  */
 import { formatDuration as formatModelDuration } from '../model/duration.js';
+import { renderInstants } from '../model/reason-instants.js';
 import { formatBytes } from '../model/resources.js';
 
 /** `850ms`, `12s`, `4m05s`, `2h03m`, `3d4h`: the model's short style (`-` when negative or unknown). */
@@ -50,6 +51,14 @@ export function formatInstant(time: number, now: number): string {
   const d = new Date(time);
   if (localDate(d) === localDate(new Date(now))) return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * A reason the cluster wrote, with its instants (model/reason-instants.ts) in the local time
+ * style: `…; reserved to start at 14:03:20`.
+ */
+export function formatReason(reason: string, now: number): string {
+  return renderInstants(reason, (time) => formatInstant(time, now));
 }
 
 export function formatCores(millis: number): string {

@@ -11,7 +11,7 @@ import { describeDecision } from '../model/placement-decision.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
-import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
+import { formatAge, formatCores, formatDuration, formatMemory, formatReason, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
@@ -36,7 +36,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
     ['State', job.state, (state) => style.state(state)],
   ];
-  if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
+  if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(job.reason, now)]);
   if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);
   // The default condition `ok` is left out, as it is typed: `/prep, /clean:any`.
   if (job.after?.length) fields.push(['After', job.after.map((d) => (d.condition === 'ok' ? d.job : `${d.job}:${d.condition}`)).join(', ')]);
@@ -68,13 +68,20 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const placements = renderPlacements(job.taskList);
   if (placements) sections.push('', 'Placement:', indent(placements));
   if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
-  if (job.stages) sections.push('', renderStages(job.stages.map((s) => ({ ...s, state: s.state ?? 'GONE' })), (state) => style.state(state)));
+  if (job.stages) {
+    const rows = job.stages.map((s) => ({
+      ...s,
+      state: s.state ?? 'GONE',
+      reason: s.reason && formatReason(s.reason, now),
+    }));
+    sections.push('', renderStages(rows, (state) => style.state(state)));
+  }
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
       { header: 'STATE', value: (c) => c.state, paint: (cell) => style.state(cell) },
       { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
-      { header: 'REASON', value: (c) => c.reason ?? '' },
+      { header: 'REASON', value: (c) => formatReason(c.reason ?? '', now) },
     ])));
   }
   return sections.join('\n');
@@ -142,7 +149,7 @@ export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Styl
     { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
     { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
     { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
-    { header: 'REASON', value: (t) => t.reason ?? '' },
+    { header: 'REASON', value: (t) => formatReason(t.reason ?? '', now) },
   ], 'no tasks');
 }
 

@@ -3,7 +3,7 @@
  * --dry-run`). `now` is a parameter so the output is testable.
  */
 import type { EstimateResponse, QueueInfo } from '../api/types.js';
-import { formatAge, formatDuration, formatInstant } from './format.js';
+import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
 import { renderTable } from './table.js';
 
 /** `now`, `14:03:20 (in 3m10s)` (`2025-01-03 09:00 (in 21h00m)` on another day) or `-`. */
@@ -26,7 +26,7 @@ export function renderQueue(queue: QueueInfo, now: number): string {
       { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
       { header: 'LIMIT', value: (j) => (j.timeLimitMs === null ? '-' : formatDuration(j.timeLimitMs)) },
       { header: 'RESERVED START', value: (j) => formatStart(j.reservedStart, now) },
-      { header: 'REASON', value: (j) => j.reason ?? '' },
+      { header: 'REASON', value: (j) => formatReason(j.reason ?? '', now) },
     ],
     'no pending jobs',
   );
@@ -39,7 +39,8 @@ export function renderEstimate(estimate: EstimateResponse): string {
     : estimate.start <= estimate.now
       ? 'would start now'
       : `would start at ${formatStart(estimate.start, estimate.now)}`;
-  const why = estimate.start !== null && estimate.start <= estimate.now ? '' : `\n  why: ${estimate.reason}`;
+  const startsNow = estimate.start !== null && estimate.start <= estimate.now;
+  const why = startsNow ? '' : `\n  why: ${formatReason(estimate.reason, estimate.now)}`;
   const over = estimate.supersedes
     ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
     : '';

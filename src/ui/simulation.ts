@@ -2,7 +2,10 @@
  * The text `iris simulate` prints: a summary of a run through the iris scheduler, or the
  * per-window table of the RLScheduler compatibility mode (the JSON documents: src/sim/report.ts),
  * or the dispatch study's table (its rows as docs/simulate.md holds them: STUDY_HEADERS, studyCells).
+ * Times are virtual seconds from the start of the trace, an instant in a reason too:
+ * `reserved to start at 2m00s (120 s)`.
  */
+import { renderInstants } from '../model/reason-instants.js';
 import { formatDuration } from './format.js';
 import { renderFields, renderTable } from './table.js';
 import type { SimResult } from '../sim/results.js';
@@ -51,7 +54,7 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     lines.push('', renderTable(shown, [
       { header: 'JOB', value: (n) => n.name },
       { header: 'STATUS', value: (n) => n.what },
-      { header: 'REASON', value: (n) => n.reason },
+      { header: 'REASON', value: (n) => renderInstants(n.reason, seconds) },
     ]));
     if (notes.length > shown.length) lines.push(`… and ${notes.length - shown.length} more (see --json)`);
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IrisError } from '../../src/model/errors.js';
 import { loadConfig } from '../../src/config/index.js';
+import { rejection } from '../helpers/refusal.js';
 
 let root: string;
 let savedXdg: string | undefined;
@@ -28,15 +29,7 @@ async function write(file: string, content: string): Promise<string> {
   return file;
 }
 
-async function loadError(promise: Promise<unknown>): Promise<IrisError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected loadConfig to fail');
-}
+const loadError = (promise: Promise<unknown>): Promise<IrisError> => rejection(promise);
 
 const YAML_CONFIG = `
 home: ~/.iris-dev

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
 import { validateConfig, type MachineProbe } from '../../src/config/index.js';
 import { DEFAULT_QUEUE } from '../../src/config/defaults.js';
 import { normalizeGpuName, parseNvidiaSmi } from '../../src/config/detect.js';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH } from '../../src/cluster/scheduler/queue/options.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SOURCE = '/p/.irisrc.yaml';
 const GiB = 1024 ** 3;
@@ -30,15 +30,7 @@ function probe(o: Partial<MachineProbe> = {}): MachineProbe & { tpuCalls: number
   return p;
 }
 
-function errorOf(raw: unknown, machine: MachineProbe = probe()): IrisError {
-  try {
-    validateConfig(raw, SOURCE, machine);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected validateConfig to throw');
-}
+const errorOf = (raw: unknown, machine: MachineProbe = probe()) => refusal(() => validateConfig(raw, SOURCE, machine));
 
 describe('slices: one virtual worker per TPU host', () => {
   it('v5litepod-16 expands into 4 hosts of 4 chips with the slice attributes', () => {

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { JobDetail, JobSummary, LogLine, TaskInfo } from '../../src/api/types.js';
 
@@ -311,6 +312,29 @@ export class E2ECluster {
     await this.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The cluster of the enclosing describe block (or file): created in a beforeAll with `options`
+ * (the `.irisrc.yaml` text, or ClusterOptions) and disposed in an afterAll. What it returns
+ * stands for that cluster: tests and later hooks use it as the cluster itself (a beforeAll the
+ * file adds runs after the cluster exists; an afterAll it adds runs before it is disposed).
+ */
+export function withCluster(options: string | ClusterOptions = {}, timeoutMs?: number): E2ECluster {
+  let cluster: E2ECluster | undefined;
+  beforeAll(async () => {
+    cluster = await E2ECluster.create(typeof options === 'string' ? { config: options } : options);
+  }, timeoutMs);
+  afterAll(async () => {
+    await cluster?.dispose();
+  });
+  return new Proxy({} as E2ECluster, {
+    get(_, key) {
+      if (!cluster) throw new Error(`withCluster: no cluster (its beforeAll did not make one): ${String(key)}`);
+      const value: unknown = Reflect.get(cluster, key, cluster);
+      return typeof value === 'function' ? value.bind(cluster) : value;
+    },
+  });
 }
 
 /** True while `pid` exists and is not a zombie. */
