@@ -18,8 +18,12 @@ export interface ContainerSpec {
   devices: { host: string; container: string }[];
   /** GPU ids for a Docker device request (driver nvidia, capability gpu); empty for none. */
   gpuIds: string[];
-  /** Bind mounts (directories). The controller socket's directory is one of them. */
-  mounts: { host: string; container: string; readOnly: boolean }[];
+  /**
+   * Bind mounts. The task door's directory (read-only: a socket there is still connectable) is
+   * one of them. `user`: a mount the job asked for (JobSpec.mounts), whose `host` is a real path
+   * resolved at submit; the runtime refuses the launch when it no longer is (a link put there since).
+   */
+  mounts: { host: string; container: string; readOnly: boolean; user?: boolean }[];
   /** /dev/shm size in bytes, or null for the engine's default. */
   shmBytes: number | null;
   /** Raise the memlock limit to unlimited (TPU runtimes pin host memory). */

@@ -37,11 +37,14 @@ import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
 import { waitContainer, type WaitResult } from './wait.js';
 import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddress, type EngineOptions, type ProbeResult } from './engine.js';
+
+export { probeGpuRuntime } from './engine.js';
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
 import { removeTokenFile, writeTokenFile } from './token-file.js';
 import { UsageSampler } from './usage.js';
+import { checkUserMounts } from './mount-check.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
   /** Clock for log line times. */
@@ -130,6 +133,7 @@ export class DockerRuntime implements TaskRuntime {
     const file = launch.argv[0];
     if (file === undefined || file === '') throw new LaunchError('empty command');
     if (!launch.container) throw new LaunchError('the Docker runtime needs a launch with a container image');
+    checkUserMounts(launch.container);
     await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });

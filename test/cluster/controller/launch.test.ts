@@ -107,7 +107,8 @@ describe('buildLaunch: containers', () => {
       devices: [],
       gpuIds: [],
       mounts: [
-        { host: '/home/u/.iris', container: '/home/u/.iris', readOnly: false },
+        // The task door's directory, read-only: the socket is still connectable, but not replaceable.
+        { host: '/home/u/.iris', container: '/home/u/.iris', readOnly: true },
         { host: '/opt/iris', container: '/opt/iris', readOnly: true },
         { host: '/home/u/.iris/bin', container: '/home/u/.iris/bin', readOnly: true },
         // The attempt's own result directory, and nothing else of the log tree.
