@@ -190,6 +190,27 @@ export interface JobDetail extends JobSummary, JobRules {
   execs?: ExecSummary;
 }
 
+/** `iris exec` (POST /v1/exec, an upgrade: api/exec-frames.ts): a command to run in a task's running attempt. */
+export interface ExecRequest {
+  /** `JOB/task-N`; inside a task a relative job is one of its own job's children. */
+  task: string;
+  /** The attempt; default the task's current one. */
+  attempt?: number;
+  command: string[];
+  /** A pseudo-terminal (`-t`). */
+  tty?: boolean;
+  /** Keep stdin open for input (`-i`). */
+  stdin?: boolean;
+  /** The terminal's size at start (with `tty`). */
+  size?: { rows: number; cols: number };
+}
+
+/** How an exec ended (the EXIT frame; `iris exec --json`). */
+export interface ExecResult {
+  exitCode: number;
+  event: ExecEvent;
+}
+
 /** A run's `iris exec` events: how many, and the latest (oldest first, at most 20). */
 export interface ExecSummary {
   total: number;

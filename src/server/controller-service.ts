@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -32,6 +32,7 @@ import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 import { hostPaths } from './host-paths.js';
+import { startExec, type ExecStarted } from './exec-service.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -60,7 +61,7 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
+  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'exec' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
   | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
@@ -86,6 +87,10 @@ export class ControllerService implements ClusterService {
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
     return { name: job.name, run: job.run, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
+  }
+
+  exec(request: ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
+    return startExec(this.store, this.controller, request, caller, owner);
   }
 
   async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
