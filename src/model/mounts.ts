@@ -70,13 +70,19 @@ export function parseMount(text: string, field: string): Mount {
   }
   const problem = targetProblem(target);
   if (problem) throw new IrisError('invalid_argument', `${field} ${describeValue(text)}: ${problem}`, 'mount at an absolute path such as /data', field);
-  return { source: path.posix.normalize(source), target: path.posix.normalize(target), readOnly };
+  return { source: normalPath(source), target: normalPath(target), readOnly };
+}
+
+/** `/a/./b/../c/` as `/a/c`: no `.`, `..`, doubled or trailing `/`. */
+function normalPath(p: string): string {
+  const normal = path.posix.normalize(p);
+  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
 }
 
 /** Why `target` cannot be a mount's path inside a container, or null. */
 export function targetProblem(target: string): string | null {
   if (!target.startsWith('/')) return `the path in the container ${describeValue(target)} is not absolute`;
-  const normal = path.posix.normalize(target);
+  const normal = normalPath(target);
   if (normal === '/') return 'a mount cannot cover the container\'s whole file system (/)';
   for (const dir of [...KERNEL_DIRS, TOKEN_DIR]) {
     if (isWithinPath(normal, dir)) return `${describeValue(normal)} lies in ${dir}, which the container's runtime provides`;
