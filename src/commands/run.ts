@@ -102,7 +102,7 @@ export default class Run extends BaseCommand {
       return client.submitPipeline(pipeline);
     }
     const command = commandFromArgv(this.argv, argv);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
     return withFlagNames(() => client.submit(request));
   }
 

@@ -47,7 +47,7 @@ export default class Submit extends BaseCommand {
       return response;
     }
     const command = commandFromArgv(this.argv, argv as string[]);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
     const client = await this.clusterClient();
     if (flags['dry-run']) {
       const estimate = await withFlagNames(() => client.estimate(request));

@@ -10,6 +10,7 @@
  */
 import { IrisError } from './errors.js';
 import { isWithin } from './names.js';
+import type { Mount } from './mounts.js';
 
 /** The running attempt a task token identifies. */
 export interface TaskIdentity {
@@ -48,6 +49,11 @@ export interface CallerIsolation {
   network: 'bridge' | 'host' | null;
   /** The container runs privileged (its worker's `privileged: true`). */
   privileged: boolean;
+  /**
+   * The host paths mounted into its container as its job asked (JobSpec.mounts, as launched); a
+   * child may mount only what lies within them. Absent or empty: none (a process task, a Pod).
+   */
+  mounts?: readonly Mount[];
 }
 
 /**

@@ -6,7 +6,7 @@
  * (why a task went back to the queue, model/requeue.ts), then the stages and the children.
  */
 import { renderStages } from './pipeline.js';
-import type { AttemptInfo, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
+import type { AttemptInfo, ExecSummary, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
 import { describeDecision } from '../model/placement-decision.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
@@ -15,6 +15,7 @@ import { formatAge, formatCores, formatDuration, formatMemory, formatReason, for
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
+import { runsInFields } from './runs-in.js';
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
 
@@ -43,6 +44,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   fields.push(
     ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ['Command', job.command.map(quoteArg).join(' ')],
+    ...(job.runsIn ? runsInFields(job.runsIn) : []),
     ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
     ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
@@ -68,6 +70,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const placements = renderPlacements(job.taskList);
   if (placements) sections.push('', 'Placement:', indent(placements));
   if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
+  if (job.execs) sections.push('', execsTitle(job.execs), indent(renderExecs(job.execs, now)));
   if (job.stages) {
     const rows = job.stages.map((s) => ({
       ...s,
@@ -85,6 +88,20 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ])));
   }
   return sections.join('\n');
+}
+
+function execsTitle(execs: ExecSummary): string {
+  return execs.recent.length < execs.total ? `Execs (latest ${execs.recent.length} of ${execs.total}):` : 'Execs:';
+}
+
+/** The latest `iris exec` events, oldest first: when, into which attempt, by whom, the command (escaped by the table). */
+function renderExecs(execs: ExecSummary, now: number): string {
+  return renderTable(execs.recent, [
+    { header: 'WHEN', value: (e) => `${formatAge(e.time, now)} ago` },
+    { header: 'TASK', value: (e) => `${e.task.slice(e.task.lastIndexOf('/') + 1)}#${e.attempt}` },
+    { header: 'BY', value: (e) => (e.by.kind === 'owner' ? `owner (${e.by.user})` : e.by.task) },
+    { header: 'COMMAND', value: (e) => `${e.tty ? '(tty) ' : ''}${e.command.map(quoteArg).join(' ')}` },
+  ]);
 }
 
 /** `3 (retry 2, sticky_worker_busy 1)`: the run's requeue events by reason, most first. */

@@ -11,8 +11,8 @@
  * - The shape is checked with the API's own schema, the graph with src/model/pipeline.ts and the
  *   `${stages…}` references with src/model/stage-refs.ts, so
  *   nothing is sent for a file the cluster would refuse for its shape or graph.
- * - A stage without `image` or `cwd` runs in the directory `iris` was started in, as with
- *   `iris submit`.
+ * - Each stage carries the directory `iris` was started in as its `workspace`, as with `iris
+ *   submit`: a process stage without `cwd` runs there, a container stage gets it mounted.
  */
 import { PipelineRequestSchema, type PipelineRequest } from '../api/pipeline-request.js';
 import { IrisError, invalid } from '../model/errors.js';
@@ -53,7 +53,7 @@ export function parsePipelineText(text: string, file: string, options: { name?: 
     throw error;
   }
   for (const body of Object.values(request.stages)) {
-    if (body.cwd == null && body.image == null) body.cwd = options.cwd;
+    body.workspace ??= options.cwd;
   }
   return request;
 }

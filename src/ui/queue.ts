@@ -4,7 +4,8 @@
  */
 import type { EstimateResponse, QueueInfo } from '../api/types.js';
 import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
-import { renderTable } from './table.js';
+import { renderFields, renderTable } from './table.js';
+import { runsInFields } from './runs-in.js';
 
 /** `now`, `14:03:20 (in 3m10s)` (`2025-01-03 09:00 (in 21h00m)` on another day) or `-`. */
 export function formatStart(start: number | null, now: number): string {
@@ -45,5 +46,6 @@ export function renderEstimate(estimate: EstimateResponse): string {
     ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
     : '';
   const waits = estimate.waitsFor ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)` : '';
-  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}\n  (dry run: nothing was submitted)`;
+  const runs = estimate.runsIn ? `\n${renderFields(runsInFields(estimate.runsIn)).split('\n').map((line) => `  ${line}`).join('\n')}` : '';
+  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}${runs}\n  (dry run: nothing was submitted)`;
 }

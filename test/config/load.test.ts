@@ -139,7 +139,7 @@ describe('loadConfig: searching', () => {
     expect(config.quotas.size).toBe(0);
     expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false, workspace: true, mounts: [] });
   });
 
   it('an empty rc file is skipped by the search', async () => {

@@ -252,7 +252,7 @@ describe('time-limit, queue and runtime keys', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false, workspace: true, mounts: [] });
   });
 
   it('explicit values', () => {
@@ -271,7 +271,7 @@ describe('time-limit, queue and runtime keys', () => {
     );
     expect(config.defaults.timeLimitMs).toBe(90 * 60_000);
     expect(config.queue).toEqual({ policy: 'hybrid', depth: 100, reservationDepth: 10, maxReservationDepth: 20 });
-    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true });
+    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true, workspace: true, mounts: [] });
   });
 
   it('a small max-reservation-depth lowers the default reservation-depth', () => {

@@ -7,7 +7,7 @@
  * bounded deadline passes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -182,7 +182,12 @@ export class E2ECluster {
 
   static async create(opts: ClusterOptions = {}): Promise<E2ECluster> {
     assertBuilt();
-    const cluster = new E2ECluster(mkdtempSync(path.join(tmpdir(), 'iris-e2e-')));
+    const root = mkdtempSync(path.join(tmpdir(), 'iris-e2e-'));
+    // Searchable by others (mkdtemp makes it 0700): a container job submitted from the work
+    // directory gets it mounted, and the container's user (65534 when root runs the tests) must
+    // be able to read it, else the submit is refused. The state directory below stays 0700.
+    chmodSync(root, 0o755);
+    const cluster = new E2ECluster(root);
     if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config, { mode: 0o644 }); // never group-writable (config trust)
     if (!opts.noStart) await cluster.start();
     return cluster;

@@ -116,7 +116,8 @@ describe('an environment variable name', () => {
     );
     const flag = refusal(() => parseEnvPairs(['1A=x']));
     expect(flag.message).toBe(`invalid --env "1A=x": the variable name "1A" ${ENV_KEY_RULE}`);
-    expect(refusal(() => parseEnvPairs(['LR'])).message).toBe('invalid --env "LR": expected KEY=VALUE');
+    // `-e LR` copies the submitter's value (issue 30); unset, it is refused in its own words.
+    expect(refusal(() => parseEnvPairs(['LR'])).message).toMatch(/^--env LR: it is not set in your environment/);
   });
 });
 

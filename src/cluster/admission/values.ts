@@ -143,9 +143,9 @@ export function user(value: string | null | undefined, fallback: string): string
 }
 
 /** An absolute path (a NUL character is refused with every string of the request, src/model/nul.ts). */
-export function cwd(value: string | null | undefined, fallback: string | null): string | null {
+export function cwd(value: string | null | undefined, fallback: string | null, field = 'cwd'): string | null {
   if (!given(value)) return fallback;
-  if (!value.startsWith('/')) throw fieldError('cwd', `cwd must be an absolute path, got ${describeValue(value)}`);
+  if (!value.startsWith('/')) throw fieldError(field, `${field} must be an absolute path, got ${describeValue(value)}`);
   return value;
 }
 

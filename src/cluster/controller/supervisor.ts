@@ -120,6 +120,12 @@ export class AttemptSupervisor {
     return this.active.size;
   }
 
+  /** The runtime's handle of attempt `attempt` of `task` while it runs (launched, not being stopped); else null. */
+  runningHandle(task: string, attempt: number): RunningTask | null {
+    const entry = this.active.get(attemptKey(task, attempt));
+    return entry?.handle && !entry.stopping ? entry.handle : null;
+  }
+
   /** Attempts the store has ended whose process is not gone yet (they still hold their resources). */
   held(): HeldAttempt[] {
     const out: HeldAttempt[] = [];

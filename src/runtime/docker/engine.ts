@@ -128,3 +128,36 @@ export async function probeEngine(options: EngineOptions & { timeoutMs?: number 
     clearTimeout(timer);
   }
 }
+
+export type GpuRuntimeProbe = { ok: true } | { ok: false; runtimes: string[] } | { ok: false; message: string };
+
+/**
+ * Whether the engine can give containers NVIDIA GPUs: its `info` lists a runtime named `nvidia`
+ * (how the NVIDIA Container Toolkit registers itself: `nvidia-ctk runtime configure`). Without
+ * one, a GPU device request is accepted at create and fails at start ("could not select device
+ * driver"). Never throws; `message` when the engine did not answer.
+ */
+export async function probeGpuRuntime(options: EngineOptions & { timeoutMs?: number } = {}): Promise<GpuRuntimeProbe> {
+  let address: EngineAddress;
+  try {
+    address = engineAddress(options.host ?? process.env.DOCKER_HOST);
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const info = await Promise.race([
+      dockerClient(address).info() as Promise<{ Runtimes?: Record<string, unknown>; DefaultRuntime?: string }>,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${formatDuration(timeoutMs, { style: 'short' })}`), { code: 'ETIMEDOUT' })), timeoutMs);
+      }),
+    ]);
+    const runtimes = Object.keys(info.Runtimes ?? {});
+    return runtimes.some((name) => /nvidia/i.test(name)) || /nvidia/i.test(info.DefaultRuntime ?? '') ? { ok: true } : { ok: false, runtimes };
+  } catch (error) {
+    return { ok: false, message: unreachableMessage(address, error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
