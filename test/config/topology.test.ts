@@ -275,12 +275,17 @@ describe('time-limit, queue and runtime keys', () => {
   });
 
   it('workspace: false and mounts (SRC:DST[:ro], sources resolved at each submit)', () => {
-    const config = validateConfig({ workspace: false, mounts: ['/srv/data:/data:ro', '/srv/out/:/out'] }, SOURCE, probe());
+    const raw = { workspace: false, mounts: ['/srv/data:/data:ro', '/srv/out/:/out'] };
+    const config = validateConfig(raw, SOURCE, probe());
     expect(config.runtime).toMatchObject({
       workspace: false,
-      mounts: [{ source: '/srv/data', target: '/data', readOnly: true }, { source: '/srv/out', target: '/out', readOnly: false }],
+      mounts: [
+        { source: '/srv/data', target: '/data', readOnly: true },
+        { source: '/srv/out', target: '/out', readOnly: false },
+      ],
     });
-    expect(errorOf({ backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] }).hint).toBe('remove mounts, or use the local backend');
+    const kube = errorOf({ backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] });
+    expect(kube.hint).toBe('remove mounts, or use the local backend');
     expect(errorOf({ mounts: ['data:/d'] }).exitCode).toBe(2);
   });
 
@@ -324,11 +329,15 @@ describe('time-limit, queue and runtime keys', () => {
     ['unknown network', { network: 'none' }, 'network', /invalid network "none"/],
     ['a container user with spaces', { 'container-user': 'root user' }, 'container-user', /invalid container user "root user"/],
     ['workspace that is no boolean', { workspace: 'no' }, 'workspace', /expected boolean, got "no"/],
-    ['mounts that are no list', { mounts: '/a:/b' }, 'mounts', /expected a list of SRC:DST\[:ro\] strings, got "\/a:\/b"/],
+    ['mounts that are no list', { mounts: '/a:/b' }, 'mounts',
+      /expected a list of SRC:DST\[:ro\] strings, got "\/a:\/b"/],
     ['a mount without DST', { mounts: ['/srv/a'] }, 'mounts[0]', /mount "\/srv\/a": expected SRC:DST/],
-    ['a relative mount source', { mounts: ['/srv/a:/a', 'data:/d'] }, 'mounts[1]', /mount "data:\/d": the host path "data" is not absolute/],
-    ['a mount target that is not absolute', { mounts: ['/srv/a:a'] }, 'mounts[0]', /the path in the container "a" is not absolute/],
-    ['a mount into /proc', { mounts: ['/srv/a:/proc/x'] }, 'mounts[0]', /"\/proc\/x" lies in \/proc, which the container's runtime provides/],
+    ['a relative mount source', { mounts: ['/srv/a:/a', 'data:/d'] }, 'mounts[1]',
+      /mount "data:\/d": the host path "data" is not absolute/],
+    ['a mount target that is not absolute', { mounts: ['/srv/a:a'] }, 'mounts[0]',
+      /the path in the container "a" is not absolute/],
+    ['a mount into /proc', { mounts: ['/srv/a:/proc/x'] }, 'mounts[0]',
+      /"\/proc\/x" lies in \/proc, which the container's runtime provides/],
     ['mounts on the kubernetes backend', { backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] }, 'mounts',
       /the kubernetes backend does not mount host directories into Pods/],
   ];

@@ -118,7 +118,8 @@ describe('a process job, and the kubernetes backend', () => {
     expect(error.exitCode).toBe(5);
     expect(error.code).toBe('unsatisfiable');
     expect(ok(placed({ workspace: '/home/u/proj' }, { defaults: { hostMounts: false } }))).toEqual({ mounts: [], cwd: null, containerUser: null });
-    expect(ok(placed({ workspace: '/home/u/proj', cwd: '/app' }, { defaults: { hostMounts: false, workspace: true } })).cwd).toBe('/app');
+    const kube = { defaults: { hostMounts: false, workspace: true } };
+    expect(ok(placed({ workspace: '/home/u/proj', cwd: '/app' }, kube)).cwd).toBe('/app');
   });
 });
 
