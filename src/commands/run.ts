@@ -29,6 +29,7 @@ export default class Run extends BaseCommand {
 
   static override examples = [
     '<%= config.bin %> run -- echo hello',
+    '<%= config.bin %> run --image python:3.12 -- python train.py    # runs in the current directory, mounted',
     '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
     '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',

@@ -274,6 +274,21 @@ describe('time-limit, queue and runtime keys', () => {
     expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true, workspace: true, mounts: [] });
   });
 
+  it('workspace: false and mounts (SRC:DST[:ro], sources resolved at each submit)', () => {
+    const raw = { workspace: false, mounts: ['/srv/data:/data:ro', '/srv/out/:/out'] };
+    const config = validateConfig(raw, SOURCE, probe());
+    expect(config.runtime).toMatchObject({
+      workspace: false,
+      mounts: [
+        { source: '/srv/data', target: '/data', readOnly: true },
+        { source: '/srv/out', target: '/out', readOnly: false },
+      ],
+    });
+    const kube = errorOf({ backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] });
+    expect(kube.hint).toBe('remove mounts, or use the local backend');
+    expect(errorOf({ mounts: ['data:/d'] }).exitCode).toBe(2);
+  });
+
   it('a small max-reservation-depth lowers the default reservation-depth', () => {
     expect(validateConfig({ queue: { 'max-reservation-depth': 8 } }, SOURCE, probe()).queue.reservationDepth).toBe(8);
   });
@@ -313,6 +328,18 @@ describe('time-limit, queue and runtime keys', () => {
     ['unknown runtime', { runtime: 'podman' }, 'runtime', /invalid runtime "podman"/],
     ['unknown network', { network: 'none' }, 'network', /invalid network "none"/],
     ['a container user with spaces', { 'container-user': 'root user' }, 'container-user', /invalid container user "root user"/],
+    ['workspace that is no boolean', { workspace: 'no' }, 'workspace', /expected boolean, got "no"/],
+    ['mounts that are no list', { mounts: '/a:/b' }, 'mounts',
+      /expected a list of SRC:DST\[:ro\] strings, got "\/a:\/b"/],
+    ['a mount without DST', { mounts: ['/srv/a'] }, 'mounts[0]', /mount "\/srv\/a": expected SRC:DST/],
+    ['a relative mount source', { mounts: ['/srv/a:/a', 'data:/d'] }, 'mounts[1]',
+      /mount "data:\/d": the host path "data" is not absolute/],
+    ['a mount target that is not absolute', { mounts: ['/srv/a:a'] }, 'mounts[0]',
+      /the path in the container "a" is not absolute/],
+    ['a mount into /proc', { mounts: ['/srv/a:/proc/x'] }, 'mounts[0]',
+      /"\/proc\/x" lies in \/proc, which the container's runtime provides/],
+    ['mounts on the kubernetes backend', { backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] }, 'mounts',
+      /the kubernetes backend does not mount host directories into Pods/],
   ];
   it.each(errors)('error: %s', (_label, raw, keyPath, detail) => {
     const error = errorOf(raw);

@@ -7,9 +7,12 @@
  * secret-looking variable's name, never its value; and the refusals of a mount at submit (a
  * relative or missing SRC, a DST that is not absolute, a process job, a directory the container's
  * user cannot read) and of a GPU container on an engine without the NVIDIA runtime, each with its
- * message and exit code. (The refusals that are security rules: test/hostile/mounts.test.ts.)
+ * message and exit code. The config's `workspace: false` leaves the submit directory out (`--workspace`
+ * brings it back) and its `mounts` are in every container job, refused at submit once the source is
+ * gone. (The refusals that are security rules: test/hostile/mounts.test.ts.)
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail } from '../../src/api/types.js';
@@ -139,5 +142,47 @@ describe.skipIf(!READY)('the submit directory and the submitter\'s environment i
     // Without --image the same request runs as host processes (the GPUs are the host's).
     const proc = await c.json<JobDetail>(['run', '--gpu', '1', '--', 'sh', '-c', 'echo gpus=$CUDA_VISIBLE_DEVICES']);
     expect(proc.state).toBe('SUCCEEDED');
+  });
+});
+
+describe.skipIf(!READY)('the config\'s workspace: false and mounts', () => {
+  const data = mkdtempSync(path.join(tmpdir(), 'iris-e2e-data-'));
+  chmodSync(data, 0o755);
+  writeFileSync(path.join(data, 'rows.csv'), 'from the config\n');
+  let c: E2ECluster;
+  let clusterId = '';
+  beforeAll(async () => {
+    ({ c, clusterId } = await startDockerCluster(`${CONFIG}workspace: false\nmounts: ['${data}:/data:ro']\n`));
+  }, 60_000);
+  afterAll(async () => {
+    await stopDockerCluster(c, clusterId);
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it('a container job gets the config\'s mounts and not the submit directory; --workspace brings it back', async () => {
+    const seen = `if ls ${c.cwd} >/dev/null 2>&1; then echo has-workspace; fi`;
+    const probe = ['sh', '-c', `echo "pwd=$(pwd)"; cat /data/rows.csv; ${seen}`];
+    const r = await c.iris(['run', '--name', 'cfg', '--image', BUSYBOX, '--', ...probe], { timeoutMs: 60_000 });
+    expect(r.code, describeRun(['run', '--name', 'cfg'], r)).toBe(0);
+    expect(r.stdout).toContain('pwd=/\n');
+    expect(r.stdout).toContain('from the config');
+    expect(r.stdout).not.toContain('has-workspace');
+    expect((await c.job('/cfg')).runsIn?.mounts).toEqual([{ source: data, target: '/data', readOnly: true }]);
+    const back = await c.iris(['run', '--image', BUSYBOX, '--workspace', '--', ...probe], { timeoutMs: 60_000 });
+    expect(back.code, describeRun(['run', '--workspace'], back)).toBe(0);
+    expect(back.stdout).toContain(`pwd=${c.cwd}\n`);
+    expect(back.stdout).toContain('from the config');
+    expect(back.stdout).toContain('has-workspace');
+  });
+
+  it('a config mount whose source is gone refuses every container submit (exit 2), naming the config', async () => {
+    rmSync(data, { recursive: true, force: true });
+    const r = await c.iris(['submit', '--image', BUSYBOX, '--', 'true']);
+    expect(r.code, describeRun(['submit'], r)).toBe(2);
+    const missing = `no such file or directory on the cluster's host: ${data}`;
+    expect(r.stderr).toContain(`Error: the config's mount "${data}:/data:ro": ${missing}`);
+    expect(r.stderr).toContain('Hint: fix `mounts` in the cluster config');
+    const proc = await c.iris(['submit', '--runtime', 'process', '--', 'true']);
+    expect(proc.code, describeRun(['submit', '--runtime', 'process'], proc)).toBe(0);
   });
 });

@@ -114,8 +114,12 @@ describe('a process job, and the kubernetes backend', () => {
   it('on kubernetes --mount is unsatisfiable (exit 5) and the submit directory is not mounted', () => {
     const error = refused(placed({ mounts: ['/etc:/x'] }, { defaults: { hostMounts: false } }));
     expect(error.message).toBe('mounts: this cluster\'s backend (kubernetes) does not mount host directories into Pods');
+    expect(error.hint).toBe('leave --mount out: put the data in the image, or have the Pod\'s command fetch it');
     expect(error.exitCode).toBe(5);
+    expect(error.code).toBe('unsatisfiable');
     expect(ok(placed({ workspace: '/home/u/proj' }, { defaults: { hostMounts: false } }))).toEqual({ mounts: [], cwd: null, containerUser: null });
+    const kube = { defaults: { hostMounts: false, workspace: true } };
+    expect(ok(placed({ workspace: '/home/u/proj', cwd: '/app' }, kube)).cwd).toBe('/app');
   });
 });
 
