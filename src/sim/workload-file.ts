@@ -39,7 +39,7 @@ import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
-import { workerCostPerHour, workerGpu, type Ctx, type Path } from '../config/schema/workers.js';
+import { workerCostPerHour, workerGpu, workerSizeFields, type Ctx, type Path } from '../config/schema/workers.js';
 import { parseCategory, parseUses, type JobCategory } from '../model/workload.js';
 import { TPU_NAME } from '../model/topology.js';
 
@@ -75,9 +75,7 @@ const tpu = parseWith<TpuVariant, string>((value) => tpuVariant(String(value)));
 const worker = object(
   {
     name: nameOf('worker name'),
-    count: positiveInteger('worker count').nullish(),
-    cpu: cpu.nullish(),
-    memory: memory.nullish(),
+    ...workerSizeFields,
     gpu: workerGpu.nullish(),
     tpu: tpu.nullish(),
     'cost-per-hour': workerCostPerHour.nullish(),

@@ -102,6 +102,13 @@ const gpu = z.union([gpuObject, gpuShorthand]);
 export const workerGpu = gpu;
 export const workerCostPerHour = costPerHour;
 
+/** A worker's `count:` (a pool), `cpu:` and `memory:` fields, in that order; also the workload format's. */
+export const workerSizeFields = {
+  count: positiveInteger('worker count').nullish(),
+  cpu: cpu.nullish(),
+  memory: memory.nullish(),
+};
+
 /** Detect chip paths at most once per config, and only when something needs them. */
 class ChipPaths {
   private cached: string[] | null = null;
@@ -181,9 +188,7 @@ export function workerSchemas(probe: MachineProbe) {
   const worker = object(
     {
       name: nameOf('worker'),
-      count: positiveInteger('worker count').nullish(),
-      cpu: cpu.nullish(),
-      memory: memory.nullish(),
+      ...workerSizeFields,
       gpu: gpu.nullish(),
       tpu: tpu.nullish(),
       hostname: hostname.nullish(),
