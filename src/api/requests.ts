@@ -45,7 +45,8 @@ export const CancelRequestSchema = body('cancel', {
 export const RetryRequestSchema = body('retry', {
   name: requiredText('The ended job to run again (`/prep` or `prep`): a new run of the name with the same spec. Refused while it has not ended, or when it succeeded (`conflict`).'),
   downstream: optionalBoolean(
-    'Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, transitively); each waits on it again.',
+    'Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, ' +
+      'transitively); each waits on it again.',
   ),
 });
 
@@ -78,7 +79,9 @@ export const ResultRequestSchema = body('result', {
 
 export const WaitRequestSchema = body('wait', {
   jobs: jobNames('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
-  any: optionalBoolean('Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.'),
+  any: optionalBoolean(
+    'Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.',
+  ),
   timeout: optionalDuration(
     '30s',
     'Longest time to wait (`30s`, `10m`, `1h30m`); the answer then has `done: false`. Default: until the jobs end.',
