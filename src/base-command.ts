@@ -133,6 +133,15 @@ export abstract class BaseCommand extends Command {
     return 'ended';
   }
 
+  /**
+   * How a command that makes one call ends: `line(answer)` is its text on stdout (this.log: none
+   * with --json) and the answer is returned, for --json to print.
+   */
+  protected answer<T>(answer: T, line: (answer: T) => string): T {
+    this.log(line(answer));
+    return answer;
+  }
+
   protected now(): number {
     return Date.now();
   }

@@ -62,3 +62,16 @@ export function utf8Cut(buf: Buffer, start: number, max: number): number {
   }
   return end > start ? end - start : max;
 }
+
+/**
+ * Copies the bytes src[start, end) into dst at `at` and returns the index after them (dst has
+ * the room). Under 16 bytes a plain loop beats Buffer.copy's call: most log lines are short.
+ */
+export function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): number {
+  if (end - start < 16) {
+    for (let i = start; i < end; i++) dst[at++] = src[i]!;
+    return at;
+  }
+  src.copy(dst, at, start, end);
+  return at + (end - start);
+}

@@ -148,6 +148,17 @@ function scopedWorkers(caller: TaskCaller | null, workers: readonly WorkerInfo[]
   }));
 }
 
+/**
+ * A POST that changes one worker (drain, resume, enable): the body names the worker, the reply is
+ * the worker after the change. Owner-only (OWNER_ONLY), so the caller is not asked for.
+ */
+function workerChange(
+  parse: (body: unknown) => { name: string },
+  change: (service: ClusterService, name: string) => Promise<WorkerInfo>,
+): Handler {
+  return async (call, ctx) => ok(await change(ctx.service, parse(await call.body()).name));
+}
+
 /** Routes a task may not call (403 with a token, on either door): `METHOD path`. */
 export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/cluster/stop', 'stopping the cluster'],
@@ -307,30 +318,15 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/workers': {
     GET: (call, ctx) => ok(scopedWorkers(call.caller(), ctx.service.workers(), ctx.service)),
   },
-  '/v1/workers/drain': {
-    POST: async (call, ctx) => {
-      const { name } = parseDrainRequest(await call.body());
-      return ok(await ctx.service.drain(name));
-    },
-  },
-  '/v1/workers/resume': {
-    POST: async (call, ctx) => {
-      const { name } = parseResumeRequest(await call.body());
-      return ok(await ctx.service.resume(name));
-    },
-  },
+  '/v1/workers/drain': { POST: workerChange(parseDrainRequest, (service, name) => service.drain(name)) },
+  '/v1/workers/resume': { POST: workerChange(parseResumeRequest, (service, name) => service.resume(name)) },
   '/v1/workers/disable': {
     POST: async (call, ctx) => {
       const { name, reason } = parseDisableRequest(await call.body());
       return ok(await ctx.service.disable(name, reason ?? ''));
     },
   },
-  '/v1/workers/enable': {
-    POST: async (call, ctx) => {
-      const { name } = parseEnableRequest(await call.body());
-      return ok(await ctx.service.enable(name));
-    },
-  },
+  '/v1/workers/enable': { POST: workerChange(parseEnableRequest, (service, name) => service.enable(name)) },
   '/v1/prune': {
     POST: async (call, ctx) => {
       const request = parsePruneRequest(await call.body());

@@ -39,15 +39,12 @@ import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
-import { workerCostPerHour, workerGpu } from '../config/schema/workers.js';
+import { workerCostPerHour, workerGpu, workerSizeFields, type Ctx, type Path } from '../config/schema/workers.js';
 import { parseCategory, parseUses, type JobCategory } from '../model/workload.js';
 import { TPU_NAME } from '../model/topology.js';
 
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
 const MAX_JOBS = 1_000_000;
-
-type Ctx = z.core.$RefinementCtx;
-type Path = ReadonlyArray<string | number>;
 
 /** `90`, `90s`, `1h30m`, `500ms`, `2d` -> seconds, by the model's duration parser. Throws a plain IrisError (no key path). */
 export function parseSeconds(input: unknown): number {
@@ -78,9 +75,7 @@ const tpu = parseWith<TpuVariant, string>((value) => tpuVariant(String(value)));
 const worker = object(
   {
     name: nameOf('worker name'),
-    count: positiveInteger('worker count').nullish(),
-    cpu: cpu.nullish(),
-    memory: memory.nullish(),
+    ...workerSizeFields,
     gpu: workerGpu.nullish(),
     tpu: tpu.nullish(),
     'cost-per-hour': workerCostPerHour.nullish(),

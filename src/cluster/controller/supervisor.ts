@@ -35,7 +35,7 @@ import { noteInLog } from '../../runtime/notes.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
-import type { Timers } from './timers.js';
+import type { ClockedPart } from './timers.js';
 import type { HeldAttempt } from './snapshot.js';
 
 /** An attempt the store has just assigned, with its fully built launch. */
@@ -56,13 +56,10 @@ interface ActiveAttempt extends AdoptedAttempt {
   resolveDone: () => void;
 }
 
-export interface SupervisorOptions {
+export interface SupervisorOptions extends ClockedPart {
   store: ClusterStore;
   runtime: TaskRuntime;
   stopGraceMs: number;
-  now: () => number;
-  timers: Timers;
-  log: (message: string) => void;
   /** Capacity was freed or changed (an attempt ended, stops were ordered): worth a pass. */
   onFreed: () => void;
 }

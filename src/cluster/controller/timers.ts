@@ -16,6 +16,16 @@ export interface Timers {
   after(ms: number, fn: () => void, unref?: boolean): () => void;
 }
 
+/**
+ * What a controller part that waits and writes log lines is given (the supervisor, the elastic
+ * coordinator): the controller's clock, its timers and its log (one line per call).
+ */
+export interface ClockedPart {
+  now: () => number;
+  timers: Timers;
+  log: (message: string) => void;
+}
+
 /** The longest delay one Node timer can hold (2^31-1 ms); longer ones are chained. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -1,6 +1,7 @@
-import { Args } from '../../oclif.js';
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
+import { formatWorkerChange } from '../../ui/cluster.js';
+import { workerArgs } from '../../ui/command-flags.js';
 
 /**
  * `iris workers resume NAME`: undrain. A DRAINED worker becomes READY and new tasks may be
@@ -20,14 +21,10 @@ export default class WorkersResume extends BaseCommand {
 
   static override examples = ['<%= config.bin %> workers resume local', '<%= config.bin %> workers resume local --json'];
 
-  static override args = {
-    name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
-  };
+  static override args = workerArgs;
 
   async run(): Promise<WorkerInfo> {
     const { args } = await this.parse(WorkersResume);
-    const worker = await this.client().resume(args.name);
-    this.log(`worker ${worker.id} is ${worker.state}`);
-    return worker;
+    return this.answer(await this.client().resume(args.name), (worker) => formatWorkerChange(worker));
   }
 }
