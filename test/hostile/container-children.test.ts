@@ -7,7 +7,8 @@
  * user, the host network or a host process (without the owner's `container-process-children`)
  * is refused with exit 4 and the reason. The real Docker engine and the built binary.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_IMAGE, dockerTestEnv } from '../helpers/docker.js';
@@ -34,6 +35,23 @@ function probe(marker: string): string {
   ].join('; ');
 }
 
+const markerDirs: string[] = [];
+afterAll(() => {
+  for (const dir of markerDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A file of the owner's on the host, outside the submit directory (a container task sees that
+ * one mounted, docs/cli.md): a child running on the host sees it, one in a container does not.
+ */
+function ownerMarker(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iris-owner-'));
+  markerDirs.push(dir);
+  const marker = path.join(dir, 'owner-only-marker');
+  writeFileSync(marker, "the owner's\n");
+  return marker;
+}
+
 async function logText(c: E2ECluster, target: string): Promise<string> {
   return (await c.logs(target)).map((l) => l.text).join('\n');
 }
@@ -44,9 +62,7 @@ describe.skipIf(!READY)('a container task\'s children stay contained', () => {
   let marker = '';
   beforeAll(async () => {
     ({ c, clusterId } = await startDockerCluster(CONFIG));
-    // A file of the owner's on the host: a child running on the host sees it, one in a container does not.
-    marker = path.join(c.cwd, 'owner-only-marker');
-    writeFileSync(marker, 'the owner\'s\n');
+    marker = ownerMarker();
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
@@ -95,8 +111,7 @@ describe.skipIf(!READY)('with container-process-children: true in the owner\'s c
   afterAll(() => stopDockerCluster(c, clusterId));
 
   it('a container task may start a host process child with --runtime process; without it the child still runs in the image', async () => {
-    const marker = path.join(c.cwd, 'owner-only-marker');
-    writeFileSync(marker, 'the owner\'s\n');
+    const marker = ownerMarker();
     const script = [
       `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "proc=$?"`,
       `iris run --name boxed -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "boxed=$?"`,
@@ -120,8 +135,7 @@ describe.skipIf(!READY)('with runtime: docker as the default and container-proce
   afterAll(() => stopDockerCluster(c, clusterId));
 
   it('a child asking for --runtime process runs on the host, not in the default image', async () => {
-    const marker = path.join(c.cwd, 'owner-only-marker');
-    writeFileSync(marker, 'the owner\'s\n');
+    const marker = ownerMarker();
     const script = `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "proc=$?"`;
     // The parent runs in the default image (no --image): a container task.
     const r = await c.iris(['run', '--name', 'top', '--cpu', '0.2', '--', 'sh', '-c', script], { timeoutMs: 90_000 });

@@ -82,7 +82,7 @@ describe('bounds of a task door', () => {
     expect(refused.body.error).toEqual({
       code: 'quota_exceeded',
       message: `this task already has 2 requests in progress on this socket (${socketPath}), its bound`,
-      hint: 'end some of its `iris logs -f` or `iris wait` calls first; the owner sets the bound with connections.per-peer',
+      hint: 'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with connections.per-peer',
     });
     expect((await answer('/v1/health', 'tok-b')).status).toBe(200);
     // A stream that ends gives its place back.
