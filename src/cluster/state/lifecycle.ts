@@ -22,23 +22,23 @@
  *   the new attempt starts with no children and may submit the same names again.
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
-import { isActiveTaskState, isFinalJobState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
+import { isActiveTaskState, isFinalJobState, isFinalTaskState, type AttemptOutcome, type AttemptState, type JobState } from '../../model/states.js';
 import type { Attempt, DisabledBy, Job, PlacementDecision, Task } from '../../model/types.js';
-import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
+import { dependenciesStatus, dependencyFailureReason } from '../lifecycle/dependencies.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import { attemptHistoryName, type StopOrder } from './events.js';
 import { runCascade, type JobEnd } from './cascade.js';
 import { settleDependent, type ResultsOf } from './release.js';
 import { recordAttemptEnd } from './cache-hints.js';
 import type { ClusterModel, JobEntry } from './model.js';
+import { classifyOutcome, deriveJobState } from '../lifecycle/transitions.js';
 import {
-  GANG_RESTARTED, PARENT_ENDED, classifyOutcome, parentRerunReason, deriveJobState, endedJobTaskReason, retryAfterFailure, retryAfterPreemption,
-  retryBackoffMs, retryDetail, taskFailureReason,
-} from './transitions.js';
+  GANG_RESTARTED, PARENT_ENDED, endedJobTaskReason, parentRerunReason, retryAfterFailure, retryAfterPreemption, retryBackoffMs, retryDetail,
+  taskFailureReason,
+} from '../lifecycle/retries.js';
 
-const FINAL_TASK = new Set<Task['state']>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'COSCHED_FAILED', 'CANCELLED']);
-/** A task that will never run again. (FAILED/PREEMPTED are transient while a retry is decided.) */
-export const isFinalTask = (t: Task): boolean => FINAL_TASK.has(t.state);
+/** A task that will never run again (model/states.ts). */
+const isFinalTask = (t: Task): boolean => isFinalTaskState(t.state);
 
 export class Lifecycle {
   constructor(private readonly m: ClusterModel, private readonly resultsOf: ResultsOf = () => new Map()) {}

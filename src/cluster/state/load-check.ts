@@ -23,7 +23,7 @@
 import { describeValue } from '../../model/errors.js';
 import { JOB_STATES, TASK_STATES, type AttemptState, type JobState, type TaskState } from '../../model/states.js';
 import type { JobSpec } from '../../model/types.js';
-import { DEPENDENCY_CONDITIONS } from './dependencies.js';
+import { DEPENDENCY_CONDITIONS } from '../lifecycle/dependencies.js';
 
 /** A row the load could not make sense of: the job it belongs to (null: not a job's) and what is wrong. */
 export interface LoadProblem {

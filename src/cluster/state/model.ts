@@ -26,7 +26,7 @@ import type { Journal } from './journal.js';
 import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
-import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
+import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from '../lifecycle/transitions.js';
 
 export interface JobEntry {
   job: Job;

@@ -15,9 +15,9 @@ import { isFinalJobState, type JobState } from '../../model/states.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { Job } from '../../model/types.js';
 import type { JobEnd } from './cascade.js';
-import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
+import { dependenciesStatus, dependencyFailureReason } from '../lifecycle/dependencies.js';
 import type { ClusterModel, JobEntry } from './model.js';
-import { PARENT_ENDED } from './transitions.js';
+import { PARENT_ENDED } from '../lifecycle/retries.js';
 
 /** The results of a job's tasks (their latest attempts): task index -> key -> value. */
 export type ResultsOf = (job: Job) => ReadonlyMap<number, Readonly<Record<string, string>>>;

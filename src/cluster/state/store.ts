@@ -11,7 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
-import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
+import { cascadedDependents, dependenciesStatus, waitingForReason } from '../lifecycle/dependencies.js';
 import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
 import type { HistoryEntry, StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';

@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dependenciesStatus, dependencyFailureReason } from '../../../src/cluster/state/dependencies.js';
+import { dependenciesStatus, dependencyFailureReason } from '../../../src/cluster/lifecycle/dependencies.js';
 import type { StopOrder, StoreEvent } from '../../../src/cluster/state/events.js';
 import type { JobEntry } from '../../../src/cluster/state/model.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
-import { PARENT_ENDED } from '../../../src/cluster/state/transitions.js';
+import { PARENT_ENDED } from '../../../src/cluster/lifecycle/retries.js';
 import { isImageReference } from '../../../src/model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../../src/model/stage-refs.js';
 import { isFinalJobState, type JobState } from '../../../src/model/states.js';
