@@ -1,19 +1,14 @@
 /**
- * Context reuse in the simulator: which workers hold which models (keys jobs `use`), mirroring
- * the live store's rules (src/cluster/state/cache-hints.ts) on the virtual clock.
+ * Context reuse in the simulator: the simulator's table of hints (worker -> key -> expiresAt) and
+ * of the keys its running tasks use, kept on the virtual clock with the live rules
+ * (cluster/lifecycle/cache-hints.ts: what an ended attempt leaves, freshness, warmth, the hints
+ * in force). What is the simulator's own: a start pays the load time (SimWorkload.models) of
+ * every key it uses that is not warm on its worker; a start where every key is warm is a reuse hit.
  *
- * Rules:
- * - A key is WARM on a worker at `now` when the worker has a fresh hint for it (expiresAt > now)
- *   or a task using it runs there now (`loading`: the model is there or on its way).
- * - A task starting on a worker pays the load time (SimWorkload.models) of every key it uses that
- *   is not warm there; a start where every key is warm is a reuse hit.
- * - When a task using keys ends on a worker, each key gets a hint until end + TTL (a later end
- *   there refreshes it).
- * - The snapshot's view (`hints(now)`) has the fresh hints, plus `loading` for keys of running
- *   tasks with expiresAt = max(hint, now + TTL), as the live store reports them. It is rebuilt
- *   only when a hint or a running task changed, or the clock moved; expired hints are left out.
- * A workload without `uses` never creates one (the engine skips all of this).
+ * The snapshot's view (`hints(now)`) is rebuilt only when a hint or a running task changed, or the
+ * clock moved. A workload without `uses` never creates one (the engine skips all of this).
  */
+import { hintsInForce, hintsOfEndedAttempt, isWarm, type HintsInForce } from '../cluster/lifecycle/cache-hints.js';
 import type { CacheHint } from '../cluster/scheduler/types.js';
 
 type HintView = ReadonlyMap<string, ReadonlyMap<string, CacheHint>>;
@@ -30,7 +25,7 @@ export class ContextCache {
   private readonly stored = new Map<string, Map<string, number>>();
   /** worker -> key -> running tasks using it there. */
   private readonly running = new Map<string, Map<string, number>>();
-  private view: HintView = new Map();
+  private view: HintsInForce = new Map();
   private viewAt = -Infinity;
   private changed = false;
 
@@ -42,8 +37,7 @@ export class ContextCache {
 
   /** True when `key` is warm on `worker` at `now`. */
   warm(worker: string, key: string, now: number): boolean {
-    if ((this.running.get(worker)?.get(key) ?? 0) > 0) return true;
-    return (this.stored.get(worker)?.get(key) ?? -Infinity) > now;
+    return isWarm(this.stored.get(worker)?.get(key), (this.running.get(worker)?.get(key) ?? 0) > 0, now);
   }
 
   /** A task using `uses` starts on `worker`: what it loads; its keys count as loading until end(). */
@@ -56,15 +50,18 @@ export class ContextCache {
     return { load, hit: load === 0 && uses.every((key) => this.warm(worker, key, now)) };
   }
 
-  /** A task using `uses` ended on `worker` at `now`: hints until now + TTL. */
+  /** A task using `uses` that ran on `worker` ended at `now`: the hints its end leaves. */
   end(worker: string, uses: readonly string[], now: number): void {
     const counts = this.running.get(worker)!;
-    const hints = entry(this.stored, worker);
     for (const key of uses) {
       const n = (counts.get(key) ?? 1) - 1;
       if (n > 0) counts.set(key, n);
       else counts.delete(key);
-      hints.set(key, now + this.ttl);
+    }
+    const ending = { worker, ran: true, uses, known: true };
+    for (const hint of hintsOfEndedAttempt(ending, this.stored.get(worker), now, this.ttl)) {
+      if (hint.expiresAt === null) this.stored.get(worker)?.delete(hint.key);
+      else entry(this.stored, worker).set(hint.key, hint.expiresAt);
     }
     this.changed = true;
   }
@@ -72,24 +69,15 @@ export class ContextCache {
   /** Worker id -> key -> hint in force at `now` (Snapshot.cacheHints). */
   hints(now: number): HintView {
     if (!this.changed && now === this.viewAt) return this.view;
-    const out = new Map<string, Map<string, CacheHint>>();
-    for (const [worker, keys] of this.stored) {
-      for (const [key, expiresAt] of keys) {
-        if (expiresAt > now) entry(out, worker).set(key, { key, expiresAt, loading: false });
-        else keys.delete(key);
-      }
-    }
-    for (const [worker, keys] of this.running) {
-      for (const key of keys.keys()) {
-        const hints = entry(out, worker);
-        hints.set(key, { key, expiresAt: Math.max(hints.get(key)?.expiresAt ?? 0, now + this.ttl), loading: true });
-      }
-    }
-    this.view = out;
+    this.view = hintsInForce(this.stored, runningKeys(this.running), now, this.ttl);
     this.viewAt = now;
     this.changed = false;
-    return out;
+    return this.view;
   }
+}
+
+function* runningKeys(running: ReadonlyMap<string, ReadonlyMap<string, number>>): Generator<readonly [string, Iterable<string>]> {
+  for (const [worker, keys] of running) yield [worker, keys.keys()];
 }
 
 function entry<V>(map: Map<string, Map<string, V>>, worker: string): Map<string, V> {

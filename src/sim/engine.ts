@@ -51,7 +51,8 @@ import { classifyLeft } from './deadlock.js';
 import { ContextCache } from './cache.js';
 import { Pipelines } from './needs.js';
 import { SimElastic } from './elastic.js';
-import { schedulerJobOf, type ActiveJob, type Arrival, type Completion, type Held } from './engine-records.js';
+import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
+import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
@@ -194,7 +195,11 @@ class Engine {
     if (parent) rootKey = parent.sched.rootSubmittedAt;
     else if (this.order === 'fcfs') rootKey = now;
     else rootKey = orderScore(this.order, { submit: now, requestedTime: spec.timeLimit, procs: spec.procs, index: spec.index });
-    const sched = schedulerJobOf(spec, parent ? parent.sched.depth + 1 : jobDepth(spec.name), rootKey, this.seq++);
+    // The live conversion, with the simulator's times (seconds) and the root's ordering key.
+    const sched = schedulerJob({
+      name: spec.name, depth: parent ? parent.sched.depth + 1 : jobDepth(spec.name), rootSubmittedAt: rootKey, seq: this.seq++,
+      spec: { ...spec, timeoutMs: spec.timeLimit },
+    });
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
