@@ -179,7 +179,7 @@ export class ControllerService implements ClusterService {
   }
 
   /**
-   * Jobs and single tasks (`/j/task-3`, Lifecycle.cancelTask). One that had already ended (a task
+   * Jobs and single tasks (`/j/task-3`, lifecycle/jobs.ts cancelTask). One that had already ended (a task
    * whose job ended counts as ended) is reported in `alreadyEnded` and left as it is (not an error).
    */
   async cancel(names: string[]): Promise<CancelResponse> {

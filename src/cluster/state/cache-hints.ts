@@ -2,22 +2,15 @@
  * Context-reuse cache hints in the store: the rules (lifecycle/cache-hints.ts) applied to the
  * in-memory model inside the store's transactions, and persisted in the `cache_hints` table
  * through the journal like every other row. Times are epoch ms; the TTL is `model.cacheTtlMs`.
+ * (What an ended attempt leaves comes with the lifecycle's changes, lifecycle.ts.)
  */
-import type { Attempt } from '../../model/types.js';
 import {
-  expiredHints, hintsInForce, hintsOfEndedAttempt, workerHintsDropped, type HintChange, type HintsInForce,
+  expiredHints, hintsInForce, workerHintsDropped, type HintChange, type HintsInForce,
 } from '../lifecycle/cache-hints.js';
 import type { ClusterModel } from './model.js';
 
 function apply(m: ClusterModel, changes: readonly HintChange[]): void {
   for (const c of changes) m.putCacheHint(c.worker, c.key, c.expiresAt);
-}
-
-/** Within a transaction, before the task's state changes: record the hints of attempt `a` that is ending now. */
-export function recordAttemptEnd(m: ClusterModel, a: Attempt): void {
-  const task = m.tasks.get(a.task);
-  const ending = { worker: a.workerId, ran: task?.state === 'RUNNING', uses: task && m.jobs.get(task.job)?.job.spec.uses, known: m.workers.has(a.workerId) };
-  apply(m, hintsOfEndedAttempt(ending, m.cacheHints.get(a.workerId), m.now(), m.cacheTtlMs));
 }
 
 /** Within a transaction: drop every expired hint. */

@@ -11,7 +11,7 @@
  * - An attempt row is readable when its state is an attempt state and its placement, when there
  *   is one, is JSON.
  * - A job with a row that is not readable is loaded readable and quarantined (store.ts,
- *   Lifecycle.quarantine): an unreadable spec reads as a placeholder (`placeholderSpec`: no
+ *   lifecycle/jobs.ts quarantine): an unreadable spec reads as a placeholder (`placeholderSpec`: no
  *   command, no user, one task per stored task row); an unknown job or task state reads as
  *   PENDING; a missing task is added PENDING; an unreadable attempt reads as KILLED; a task row
  *   that cannot be one of its job's tasks is deleted. The job then ends FAILED with the reason

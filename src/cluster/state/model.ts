@@ -341,6 +341,13 @@ export class ClusterModel {
     this.journal.event(`endpoint:${key}`);
   }
 
+  /** Drop every endpoint task `taskId` registered. */
+  dropEndpointsOf(taskId: string): void {
+    const keys = this.endpointsByTask.get(taskId);
+    if (!keys) return;
+    for (const key of [...keys]) this.dropEndpoint(this.endpoints.get(key)!);
+  }
+
   dropEndpoint(e: Endpoint): void {
     const key = endpointKey(e.task, e.name);
     this.unindexEndpoint(e);
