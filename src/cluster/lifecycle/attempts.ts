@@ -38,7 +38,7 @@ export function attemptOrThrow(view: LifecycleView, taskId: string, n: number): 
 }
 
 const jobOf = (view: LifecycleView, task: Task): JobRecord => view.job(task.job)!;
-const settle = (job: JobRecord, finalReason: string | null): Step => ({ step: 'settle', job, finalReason });
+const settle = (job: JobRecord, finalReason: string | null): Step => ({ kind: 'settle', job, finalReason });
 
 /** A new attempt of a PENDING task on a READY worker: the attempt, and the items that start it. */
 export function assign(
@@ -121,8 +121,10 @@ export function preemptAttempt(view: LifecycleView, taskId: string, n: number, r
 export function endAttempt(
   view: LifecycleView, a: Attempt, task: Task, state: AttemptState, reason: string | null, exitCode: number | null, now: number,
 ): Item[] {
-  const ending = { worker: a.workerId, ran: task.state === 'RUNNING', uses: jobOf(view, task).job.spec.uses, known: view.worker(a.workerId) !== undefined };
-  const out: Item[] = [...hintsOfEndedAttempt(ending, view.hints(a.workerId), now, view.hintTtl)];
+  const out: Item[] = [];
+  const { uses } = jobOf(view, task).job.spec;
+  const known = view.worker(a.workerId) !== undefined;
+  hintsOfEndedAttempt(out, a.workerId, task.state === 'RUNNING', uses, known, view.hints(a.workerId), now, view.hintTtl);
   out.push(
     { kind: 'attempt', attempt: a, patch: { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: now } },
     { kind: 'endpoints-dropped', task: a.task },
@@ -150,7 +152,7 @@ function taskFailed(view: LifecycleView, job: JobRecord, task: Task, reason: str
   );
   if (spec.coschedule !== null) {
     const why = `gang member ${task.id} failed`;
-    for (const s of job.tasks) if (s !== task) out.push({ step: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
+    for (const s of job.tasks) if (s !== task) out.push({ kind: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
   }
   out.push(settle(job, taskFailureReason(task.id, reason)));
   return out;
@@ -191,7 +193,7 @@ function requeue(
   for (const child of view.children(task.job)) {
     const entry = view.job(child)!;
     const by = entry.job.spec.submittedBy;
-    if (by?.task === task.id && by.attempt < next) out.push({ step: 'end-job', end: { entry, state: 'KILLED', reason: why, taskReason: why, childReason: PARENT_ENDED } });
+    if (by?.task === task.id && by.attempt < next) out.push({ kind: 'end-job', end: { entry, state: 'KILLED', reason: why, taskReason: why, childReason: PARENT_ENDED } });
   }
   return out;
 }
@@ -200,12 +202,12 @@ function requeue(
 function restartGang(job: JobRecord, trigger: Task, what: 'failed' | 'was preempted', eligibleAt: number | null): Item[] {
   if (job.job.spec.coschedule === null) return [];
   const out: Item[] = [];
-  for (const task of job.tasks) if (task !== trigger) out.push({ step: 'restart-member', task, trigger, what, eligibleAt });
+  for (const task of job.tasks) if (task !== trigger) out.push({ kind: 'restart-member', task, trigger, what, eligibleAt });
   return out;
 }
 
 /** A `restart-member` step, when its turn comes. */
-export function restartMember(view: LifecycleView, step: Extract<Item, { step: 'restart-member' }>, now: number): readonly Item[] {
+export function restartMember(view: LifecycleView, step: Extract<Item, { kind: 'restart-member' }>, now: number): readonly Item[] {
   const s = step.task;
   if (!isActiveTaskState(s.state)) return NO_ITEMS;
   const a = view.liveAttempt(s.id)!;

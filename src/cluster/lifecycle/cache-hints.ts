@@ -35,8 +35,6 @@ export type StoredHints = ReadonlyMap<string, number>;
 /** The hints in force: worker id -> key -> hint (Snapshot.cacheHints). */
 export type HintsInForce = Map<string, Map<string, CacheHint>>;
 
-const NONE: readonly HintChange[] = [];
-
 /** A stored hint counts at `now` while it has not expired. */
 export function isFresh(expiresAt: number, now: number): boolean {
   return expiresAt > now;
@@ -59,26 +57,18 @@ export function workerHintsDropped(worker: string, stored: StoredHints | undefin
   return stored ? [...stored.keys()].map((key) => ({ kind: 'hint', worker, key, expiresAt: null })) : [];
 }
 
-/** An attempt ending now, as the hint rules see it (read before its task's state changes). */
-export interface EndingAttempt {
-  worker: string;
-  /** Its task was RUNNING: its process or container ran. */
-  ran: boolean;
-  /** Its job's keys (JobSpec.uses). */
-  uses: readonly string[] | undefined;
-  /** The worker is one the cluster knows. */
-  known: boolean;
-}
-
 /**
- * What an attempt leaves when it ends at `now` (see the header): the worker's expired hints
- * dropped, then each key it used held until now + ttl; nothing when it never ran or used nothing.
+ * What an attempt that ends at `now` on `worker` leaves (see the header), added to `out`: the
+ * worker's expired hints dropped, then each key it used held until now + ttl. Nothing when it
+ * never ran (`ran`: its task was RUNNING), used nothing, or the worker is not one the cluster knows.
  */
-export function hintsOfEndedAttempt(a: EndingAttempt, stored: StoredHints | undefined, now: number, ttl: number): readonly HintChange[] {
-  if (!a.ran || !a.uses?.length || !a.known) return NONE;
-  const out = expiredHints(a.worker, stored, now);
-  for (const key of a.uses) out.push({ kind: 'hint', worker: a.worker, key, expiresAt: now + ttl });
-  return out;
+export function hintsOfEndedAttempt(
+  out: { push(change: HintChange): unknown }, worker: string, ran: boolean, uses: readonly string[] | undefined, known: boolean,
+  stored: StoredHints | undefined, now: number, ttl: number,
+): void {
+  if (!ran || !uses?.length || !known) return;
+  for (const change of expiredHints(worker, stored, now)) out.push(change);
+  for (const key of uses) out.push({ kind: 'hint', worker, key, expiresAt: now + ttl });
 }
 
 /**

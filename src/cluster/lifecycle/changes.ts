@@ -90,25 +90,25 @@ export type Change =
 /** How a task that will never run again ends when it is stopped for good. */
 export type KillState = 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE' | 'CANCELLED';
 
-/** A decision taken when reached (reconcile.ts), from the state as the items before it left it. */
+/** A decision taken when reached (reconcile.ts), from the state as the items before it left it (kinds apart from a Change's). */
 export type Step =
   /** Derive the job's state from its tasks again; `finalReason` explains a final state. */
   | {
-    readonly step: 'settle'; readonly job: JobRecord; readonly finalReason: string | null;
+    readonly kind: 'settle'; readonly job: JobRecord; readonly finalReason: string | null;
     /** The final reason when, by then, every task was cancelled one by one. */
     readonly allCancelled?: string;
   }
   /** End a job, its subtree and what waits on it (the cascade, cascade.ts). */
-  | { readonly step: 'end-job'; readonly end: JobEnd<JobRecord> }
+  | { readonly kind: 'end-job'; readonly end: JobEnd<JobRecord> }
   /** End a task for good, stopping its live attempt (nothing when it has ended already). */
-  | { readonly step: 'kill-task'; readonly task: Task; readonly state: KillState; readonly reason: string }
+  | { readonly kind: 'kill-task'; readonly task: Task; readonly state: KillState; readonly reason: string }
   /** Stop a gang member that is still live and requeue it with the gang (attempts.ts). */
   | {
-    readonly step: 'restart-member'; readonly task: Task; readonly trigger: Task;
+    readonly kind: 'restart-member'; readonly task: Task; readonly trigger: Task;
     readonly what: 'failed' | 'was preempted'; readonly eligibleAt: number | null;
   }
   /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
-  | { readonly step: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };
+  | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };
 
 /** What a decision returns: changes to apply and steps to take, in order. */
 export type Item = Change | Step;

@@ -31,10 +31,10 @@ const jobOrThrow = (view: LifecycleView, name: string): JobRecord => {
 };
 
 const endJob = (entry: JobRecord, state: JobState, reason: string | null, taskReason: string, childReason: string): Step =>
-  ({ step: 'end-job', end: { entry, state, reason, taskReason, childReason } });
+  ({ kind: 'end-job', end: { entry, state, reason, taskReason, childReason } });
 
 /** A `settle` step, when its turn comes: the job's next state from its tasks, or its end. */
-export function settle(step: Extract<Item, { step: 'settle' }>, now: number): readonly Item[] {
+export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): readonly Item[] {
   const { job } = step.job;
   const entry = step.job;
   const next = deriveJobState(job.state, {
@@ -56,7 +56,7 @@ export function endOfJob(end: JobEnd<JobRecord>, now: number): readonly Item[] {
   const out: Item[] = [{ kind: 'job', job, patch: { state: end.state, reason: end.reason, finishedAt: now } }];
   for (const t of end.entry.tasks) {
     const state = end.state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
-    out.push({ step: 'kill-task', task: t, state, reason: end.taskReason });
+    out.push({ kind: 'kill-task', task: t, state, reason: end.taskReason });
   }
   return out;
 }
@@ -70,7 +70,7 @@ export function* childEnds(view: LifecycleView, end: JobEnd<JobRecord>): Generat
 }
 
 /** A `kill-task` step, when its turn comes: the task ends for good, its live attempt stopped. */
-export function killTask(view: LifecycleView, step: Extract<Item, { step: 'kill-task' }>, now: number): readonly Item[] {
+export function killTask(view: LifecycleView, step: Extract<Item, { kind: 'kill-task' }>, now: number): readonly Item[] {
   const { task, state, reason } = step;
   if (isFinalTaskState(task.state)) return NO_ITEMS;
   const a = view.liveAttempt(task.id);
@@ -93,7 +93,7 @@ export function cancelTask(view: LifecycleView, taskId: string, reason: string):
   const task = taskOrThrow(view, taskId);
   const entry = view.job(task.job)!;
   if (isFinalTaskState(task.state) || isFinalJobState(entry.job.state)) return NO_ITEMS;
-  const out: Item[] = [{ step: 'kill-task', task, state: 'CANCELLED', reason }];
+  const out: Item[] = [{ kind: 'kill-task', task, state: 'CANCELLED', reason }];
   const why = `parent task ${task.id} cancelled`;
   for (const child of view.children(task.job)) {
     const childEntry = view.job(child)!;
@@ -104,7 +104,7 @@ export function cancelTask(view: LifecycleView, taskId: string, reason: string):
     out.push(endJob(entry, 'KILLED', gang, gang, PARENT_ENDED));
     return out;
   }
-  out.push({ step: 'settle', job: entry, finalReason: null, allCancelled: 'every task was cancelled' });
+  out.push({ kind: 'settle', job: entry, finalReason: null, allCancelled: 'every task was cancelled' });
   return out;
 }
 
@@ -125,7 +125,7 @@ export function quarantine(view: LifecycleView, name: string, reason: string): r
   const out: Item[] = [];
   if (isFinalJobState(entry.job.state)) {
     out.push({ kind: 'job', job: entry.job, patch: { reason } });
-    for (const task of entry.tasks) out.push({ step: 'kill-task', task, state: 'KILLED', reason });
+    for (const task of entry.tasks) out.push({ kind: 'kill-task', task, state: 'KILLED', reason });
   }
   out.push(endJob(entry, 'FAILED', reason, reason, PARENT_ENDED));
   return out;

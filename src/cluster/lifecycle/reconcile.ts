@@ -27,18 +27,17 @@ export interface Reconciler extends Applier {
 /** Apply `items` in order, deciding each step when its turn comes (see the header). */
 export function reconcile(r: Reconciler, items: readonly Item[]): void {
   for (const item of items) {
-    if (!('step' in item)) r.apply(item);
-    else if (item.step === 'end-job') (r.endJob ? r.endJob(item.end) : endJobs(r, item.end));
-    else reconcile(r, decideStep(r, item));
-  }
-}
-
-function decideStep(r: Reconciler, step: Exclude<Item, { kind: string } | { step: 'end-job' }>): readonly Item[] {
-  switch (step.step) {
-    case 'settle': return settle(step, r.now);
-    case 'kill-task': return killTask(r.view, step, r.now);
-    case 'restart-member': return restartMember(r.view, step, r.now);
-    case 'drain-attempt': return drainAttempt(r.view, step, r.now);
+    switch (item.kind) {
+      case 'settle': reconcile(r, settle(item, r.now)); break;
+      case 'kill-task': reconcile(r, killTask(r.view, item, r.now)); break;
+      case 'restart-member': reconcile(r, restartMember(r.view, item, r.now)); break;
+      case 'drain-attempt': reconcile(r, drainAttempt(r.view, item, r.now)); break;
+      case 'end-job':
+        if (r.endJob) r.endJob(item.end);
+        else endJobs(r, item.end);
+        break;
+      default: r.apply(item);
+    }
   }
 }
 
@@ -47,6 +46,13 @@ function decideStep(r: Reconciler, step: Exclude<Item, { kind: string } | { step
  * ends, then each job waiting on it looked at again (release.ts) as its turn comes.
  */
 export function endJobs(r: Reconciler, first: JobEnd<JobRecord>): void {
+  const name = first.entry.job.name;
+  // Nothing hangs on it (no child, no dependent; a job's end adds neither): its end is the whole
+  // cascade, without the walk's frames (most jobs, and every job of a replayed trace).
+  if (isEmpty(r.view.children(name)) && isEmpty(r.view.dependents(name))) {
+    reconcile(r, endOfJob(first, r.now));
+    return;
+  }
   runCascade<JobRecord>(first, {
     end: (end) => reconcile(r, endOfJob(end, r.now)),
     children: (end) => childEnds(r.view, end),
@@ -58,4 +64,9 @@ export function endJobs(r: Reconciler, first: JobEnd<JobRecord>): void {
       return settled.end;
     },
   });
+}
+
+function isEmpty(names: Iterable<string>): boolean {
+  for (const _ of names) return false;
+  return true;
 }

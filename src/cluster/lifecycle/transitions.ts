@@ -27,10 +27,12 @@ export function assertJobTransition(name: string, from: JobState, to: JobState):
 
 export type TaskCounts = Record<TaskState, number>;
 
+/** A tally of no task (a literal, one shape for every job; the type lists every state of TASK_STATES). */
 export function emptyCounts(): TaskCounts {
-  const counts = {} as TaskCounts;
-  for (const s of TASK_STATES) counts[s] = 0;
-  return counts;
+  return {
+    PENDING: 0, ASSIGNED: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, KILLED: 0, UNSCHEDULABLE: 0, WORKER_FAILED: 0, PREEMPTED: 0,
+    COSCHED_FAILED: 0, CANCELLED: 0,
+  };
 }
 
 /** What the job-state rules look at. */

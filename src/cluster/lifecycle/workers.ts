@@ -28,13 +28,13 @@ export function drainWorker(view: LifecycleView, id: string): readonly Item[] {
   const draining: Worker = { ...w, state: 'DRAINING', disabled: null };
   const out: Item[] = [{ kind: 'worker', worker: draining }];
   const reason = `worker ${id} drained`;
-  for (const a of view.liveAttempts()) if (a.workerId === id) out.push({ step: 'drain-attempt', attempt: a, reason });
+  for (const a of view.liveAttempts()) if (a.workerId === id) out.push({ kind: 'drain-attempt', attempt: a, reason });
   out.push({ kind: 'worker', worker: { ...draining, state: 'DRAINED' } });
   return out;
 }
 
 /** A `drain-attempt` step, when its turn comes: nothing when the attempt already ended (restarted with its gang). */
-export function drainAttempt(view: LifecycleView, step: Extract<Item, { step: 'drain-attempt' }>, now: number): readonly Item[] {
+export function drainAttempt(view: LifecycleView, step: Extract<Item, { kind: 'drain-attempt' }>, now: number): readonly Item[] {
   const { attempt: a, reason } = step;
   if (view.liveAttempt(a.task) !== a) return NO_ITEMS;
   const task = view.task(a.task)!;

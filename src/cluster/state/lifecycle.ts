@@ -66,47 +66,51 @@ class ModelView implements LifecycleView {
   }
 }
 
-export class StoreLifecycle {
+export class StoreLifecycle implements Reconciler {
   readonly view: LifecycleView;
+  /** The time of the decision being applied, and where its stop orders go (set by `run`). */
+  now = 0;
+  private stops: StopOrder[] = [];
 
   constructor(private readonly m: ClusterModel, resultsOf: ResultsOf = () => new Map()) {
     this.view = new ModelView(m, resultsOf);
   }
 
   /**
-   * Within a transaction: take the decision `decide` (given the view and the time) and apply its
-   * items; the attempts to stop in the runtime, in order.
+   * Within a transaction: take `decision` (given the view and the time) and apply its items; the
+   * attempts to stop in the runtime, in order.
    */
-  run(decide: (view: LifecycleView, now: number) => readonly Item[]): StopOrder[] {
+  decide(decision: (view: LifecycleView, now: number) => readonly Item[]): StopOrder[] {
     const now = this.m.now();
-    return this.apply(decide(this.view, now), now);
+    return this.run(decision(this.view, now), now);
   }
 
   /** Within a transaction: apply the items of a decision taken at `now`; the attempts to stop, in order. */
-  apply(items: readonly Item[], now: number): StopOrder[] {
+  run(items: readonly Item[], now: number): StopOrder[] {
+    const outerNow = this.now;
+    const outerStops = this.stops;
     const stops: StopOrder[] = [];
-    const r: Reconciler = {
-      view: this.view,
-      now,
-      apply: (change) => {
-        if (change.kind === 'stop') stops.push(change.order);
-        else this.change(change);
-      },
-      endJob: (end) => this.endJob(r, end),
-    };
-    reconcile(r, items);
+    this.now = now;
+    this.stops = stops;
+    try {
+      reconcile(this, items);
+    } finally {
+      this.now = outerNow;
+      this.stops = outerStops;
+    }
     return stops;
   }
 
   /** A job's end and its cascade (lifecycle/reconcile.ts endJobs). */
-  protected endJob(r: Reconciler, end: JobEnd<JobRecord>): void {
-    endJobs(r, end);
+  endJob(end: JobEnd<JobRecord>): void {
+    endJobs(this, end);
   }
 
-  /** The one applier: a lifecycle change through the model's primitives. */
-  private change(c: Exclude<Change, { kind: 'stop' }>): void {
+  /** The one applier: a lifecycle change through the model's primitives (a stop order is collected). */
+  apply(c: Change): void {
     const m = this.m;
     switch (c.kind) {
+      case 'stop': return void this.stops.push(c.order);
       case 'job': return m.patchJob(c.job, c.patch);
       case 'task': return m.patchTask(c.task, c.patch);
       case 'attempt-start': return m.addAttempt(c.attempt);

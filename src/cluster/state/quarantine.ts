@@ -57,7 +57,7 @@ export class Quarantines {
 
   private one(name: string, problem: string): boolean {
     try {
-      this.transaction(() => this.life.run((view) => quarantine(view, name, quarantineReason(problem))));
+      this.transaction(() => this.life.decide((view) => quarantine(view, name, quarantineReason(problem))));
       return true;
     } catch {
       return false;

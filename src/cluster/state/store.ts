@@ -357,7 +357,7 @@ export class ClusterStore extends StoreCore {
     return this.transaction(() => {
       const now = this.model.now();
       const { attempt, items } = assign(this.life.view, taskId, workerId, logPath, devices, placement, now);
-      this.life.apply(items, now);
+      this.life.run(items, now);
       return attempt;
     });
   }
@@ -381,24 +381,24 @@ export class ClusterStore extends StoreCore {
   }
 
   markRunning(taskId: string, attempt: number, pid: number | null): void {
-    this.transaction(() => this.life.run((view, now) => markRunning(view, taskId, attempt, pid, now)));
+    this.transaction(() => this.life.decide((view, now) => markRunning(view, taskId, attempt, pid, now)));
   }
 
   finishAttempt(taskId: string, attempt: number, outcome: AttemptOutcome): StopOrder[] {
-    return this.transaction(() => this.life.run((view, now) => attemptEnded(view, taskId, attempt, outcome, now)));
+    return this.transaction(() => this.life.decide((view, now) => attemptEnded(view, taskId, attempt, outcome, now)));
   }
 
   cancel(name: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.run((view) => cancelJob(view, name, reason)));
+    return this.transaction(() => this.life.decide((view) => cancelJob(view, name, reason)));
   }
 
   /** Cancel one task of a job (lifecycle/jobs.ts cancelTask); returns what the controller must stop. */
   cancelTask(taskId: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.run((view) => cancelTask(view, taskId, reason)));
+    return this.transaction(() => this.life.decide((view) => cancelTask(view, taskId, reason)));
   }
 
   drainWorker(id: string): StopOrder[] {
-    return this.transaction(() => this.life.run((view) => drainWorker(view, id)));
+    return this.transaction(() => this.life.decide((view) => drainWorker(view, id)));
   }
 
   /** Disable a worker (lifecycle/workers.ts): no new placements, running tasks go on. False: no change. */
@@ -415,7 +415,7 @@ export class ClusterStore extends StoreCore {
   private changed(decide: (view: LifecycleView, now: number) => readonly Item[]): boolean {
     const now = this.model.now();
     const items = decide(this.life.view, now);
-    this.life.apply(items, now);
+    this.life.run(items, now);
     return items.length > 0;
   }
 
@@ -425,15 +425,15 @@ export class ClusterStore extends StoreCore {
     if (w && !this.configured.has(id)) {
       throw conflict(`worker ${id} is no longer in the cluster's configuration`, 'add it back to the config and restart the cluster');
     }
-    this.transaction(() => this.life.run((view) => resumeWorker(view, id)));
+    this.transaction(() => this.life.decide((view) => resumeWorker(view, id)));
   }
 
   preemptAttempt(taskId: string, attempt: number, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.run((view, now) => preemptAttempt(view, taskId, attempt, reason, now)));
+    return this.transaction(() => this.life.decide((view, now) => preemptAttempt(view, taskId, attempt, reason, now)));
   }
 
   markUnschedulable(job: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.run((view) => markUnschedulable(view, job, reason)));
+    return this.transaction(() => this.life.decide((view) => markUnschedulable(view, job, reason)));
   }
 
   /**

@@ -74,7 +74,7 @@ function installRecursiveWalk(store: ClusterStore): void {
       m.patchJob(job, { state, reason, finishedAt: r.now });
       for (const t of entry.tasks) {
         const taskState = state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
-        reconcile(r, [{ step: 'kill-task', task: t, state: taskState, reason: taskReason }]);
+        reconcile(r, [{ kind: 'kill-task', task: t, state: taskState, reason: taskReason }]);
       }
     }
     for (const child of m.children.get(job.name) ?? []) {
@@ -82,7 +82,7 @@ function installRecursiveWalk(store: ClusterStore): void {
     }
     if (m.dependents.has(job.name)) settleDependents(r, job.name);
   };
-  life.endJob = (r: Reconciler, end: JobEnd<JobEntry>): void => endJob(r, end.entry, end.state, end.reason, end.taskReason, end.childReason);
+  life.endJob = (end: JobEnd<JobEntry>): void => endJob(life, end.entry, end.state, end.reason, end.taskReason, end.childReason);
 }
 
 interface JobPlan {
