@@ -2,6 +2,7 @@
  * The simulation engine's bookkeeping records (engine.ts): a running task, an active job, and the
  * two kinds of timed events. Internal to the simulator.
  */
+import type { JobRecord } from '../cluster/lifecycle/changes.js';
 import type { RunningAllocation, SchedulerJob } from '../cluster/scheduler/types.js';
 import type { SimJob } from './workload.js';
 
@@ -16,11 +17,11 @@ export interface Held {
 export interface ActiveJob {
   spec: SimJob;
   sched: SchedulerJob;
+  /** Its job and tasks in the simulator's state (state.ts): their states are the lifecycle's. */
+  record: JobRecord;
   submit: number;
   start: number | null;
   end: number;
-  pendingTasks: number;
-  unfinishedTasks: number;
   workers: Set<string>;
   timeLimited: boolean;
   parent: ActiveJob | null;
