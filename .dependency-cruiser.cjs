@@ -86,6 +86,15 @@ module.exports = {
     layer('ui-renders-data', '^src/ui/', ['cluster', 'commands', 'config', 'server', 'runtime', 'logs', 'base-command', 'kube'],
       'Renderers turn protocol and model data into text; they never reach into the engine.'),
   ],
+  required: [
+    {
+      name: 'state-and-sim-apply-the-lifecycle',
+      comment: 'The store\'s applier and the simulator\'s state apply the lifecycle\'s changes (lifecycle/reconcile.ts): neither keeps a rule of its own.',
+      severity: 'error',
+      module: { path: '^src/(cluster/state/lifecycle|sim/state)\\.ts$' },
+      to: { path: '^src/cluster/lifecycle/reconcile\\.ts$' },
+    },
+  ],
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(dist|node_modules|test|bench|scripts)/' },
