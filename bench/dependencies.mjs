@@ -20,7 +20,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ClusterStore } from '../dist/cluster/state/store.js';
 import { buildSnapshot } from '../dist/cluster/controller/snapshot.js';
-import { schedule } from '../dist/cluster/scheduler/index.js';
+import { schedule } from '../dist/cluster/scheduler/queue/first-fit.js';
 import { interleaveSync } from './measure.mjs';
 
 const READY = 1_000;

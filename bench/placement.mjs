@@ -12,7 +12,8 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { placementOptions, schedule } from '../dist/cluster/scheduler/index.js';
+import { placementOptions } from '../dist/cluster/scheduler/index.js';
+import { schedule } from '../dist/cluster/scheduler/queue/first-fit.js';
 import { prng } from './prng.mjs';
 import { buildSnapshot } from './schedule.mjs';
 import { interleaveSync } from './measure.mjs';

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { QueueScheduler } from '../dist/cluster/scheduler/queue/index.js';
-import { schedule } from '../dist/cluster/scheduler/index.js';
+import { schedule } from '../dist/cluster/scheduler/queue/first-fit.js';
 import { interleaveSync, ratioOf } from './measure.mjs';
 import { prng } from './prng.mjs';
 

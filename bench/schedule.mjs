@@ -6,13 +6,13 @@
 // third side of the same interleaved rounds: the no-regression check ("within 10% of before").
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { schedule } from '../dist/cluster/scheduler/index.js';
+import { schedule } from '../dist/cluster/scheduler/queue/first-fit.js';
 import { interleaveSync, spread } from './measure.mjs';
 import { prng } from './prng.mjs';
 
 const BEFORE_DIR = process.env.BENCH_SCHEDULE_BASELINE;
 const before = BEFORE_DIR
-  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/index.js')).href)).schedule
+  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/queue/first-fit.js')).href)).schedule
   : null;
 
 const GiB = 1024 ** 3;

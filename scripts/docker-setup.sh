@@ -44,10 +44,13 @@ if answers; then
 else
   case "$(address)" in
     unix:///var/run/docker.sock | unix:///run/docker.sock) ;;
-    *) fail "Docker engine not reachable at $(address) (DOCKER_HOST); start it there, or unset DOCKER_HOST to use a local engine" ;;
+    *) fail "Docker engine not reachable at $(address) (DOCKER_HOST); start it there," \
+      "or unset DOCKER_HOST to use a local engine" ;;
   esac
-  if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
-    is_root || fail "no Docker engine answers at $(address) and dockerd is not installed; install it (sudo apt-get install -y docker.io busybox-static) and start it (sudo systemctl start docker)"
+  if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1 \
+    || ! command -v busybox >/dev/null 2>&1; then
+    is_root || fail "no Docker engine answers at $(address) and dockerd is not installed;" \
+      "install it (sudo apt-get install -y docker.io busybox-static) and start it (sudo systemctl start docker)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null 2>&1 || true
     apt-get install -y -qq docker.io busybox-static >/dev/null 2>&1 \
@@ -57,20 +60,23 @@ else
   sock="${DOCKER_HOST:-unix:///var/run/docker.sock}"
   sock="${sock#unix://}"
   if [ -S "$sock" ] && [ ! -w "$sock" ]; then
-    fail "permission denied on $sock: run as root or add your user to the docker group (sudo usermod -aG docker \$USER, then log in again)"
+    fail "permission denied on $sock: run as root or add your user to the docker group" \
+      "(sudo usermod -aG docker \$USER, then log in again)"
   fi
   if ! answers; then
     if pgrep -x dockerd >/dev/null 2>&1; then
       engine_note="${engine_note}waited for the running dockerd"
     else
-      is_root || fail "no Docker engine answers at $(address); start it with \"sudo systemctl start docker\" (or \"sudo dockerd &\")"
+      is_root || fail "no Docker engine answers at $(address);" \
+        "start it with \"sudo systemctl start docker\" (or \"sudo dockerd &\")"
       mkdir -p "$(dirname "$LOG_FILE")"
       setsid nohup dockerd >>"$LOG_FILE" 2>&1 </dev/null &
       engine_note="${engine_note}started dockerd (log: $LOG_FILE)"
     fi
     deadline=$((SECONDS + WAIT_SECONDS))
     until answers; do
-      [ "$SECONDS" -lt "$deadline" ] || fail "the Docker engine did not answer at $(address) within ${WAIT_SECONDS} s (see $LOG_FILE)"
+      [ "$SECONDS" -lt "$deadline" ] \
+        || fail "the Docker engine did not answer at $(address) within ${WAIT_SECONDS} s (see $LOG_FILE)"
       sleep 0.2
     done
     engine_note="${engine_note}; engine $(docker version --format '{{.Server.Version}}') answers at $(address)"
@@ -100,7 +106,8 @@ label_of() {
 
 busybox_rootfs() {
   local dir="$1"
-  mkdir -p "$dir/bin" "$dir/sbin" "$dir/usr/bin" "$dir/usr/sbin" "$dir/usr/local/bin" "$dir/etc" "$dir/root" "$dir/tmp" "$dir/dev" "$dir/proc" "$dir/sys"
+  mkdir -p "$dir/bin" "$dir/sbin" "$dir/usr/bin" "$dir/usr/sbin" "$dir/usr/local/bin" \
+    "$dir/etc" "$dir/root" "$dir/tmp" "$dir/dev" "$dir/proc" "$dir/sys"
   chmod 1777 "$dir/tmp"
   cp "$BUSYBOX" "$dir/bin/busybox"
   local applet
@@ -115,13 +122,17 @@ busybox_rootfs() {
 import_image() {
   local name="$1" hash="$2" dir="$3"
   tar --numeric-owner --owner=0 --group=0 -C "$dir" -cf - . \
-    | docker import --change "LABEL iris.inputs=$hash" --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin' \
+    | docker import --change "LABEL iris.inputs=$hash" \
+      --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin' \
       --change 'CMD ["/bin/sh"]' - "$name:latest" >/dev/null \
     || fail "docker import of $name failed"
 }
 
 notes=()
-busybox_hash="$( { echo "recipe $RECIPE_VERSION busybox"; sha256sum "$BUSYBOX" | cut -d' ' -f1; } | sha256sum | cut -c1-16)"
+busybox_hash="$( {
+  echo "recipe $RECIPE_VERSION busybox"
+  sha256sum "$BUSYBOX" | cut -d' ' -f1
+} | sha256sum | cut -c1-16)"
 if [ "$(label_of iris-test/busybox:latest)" = "$busybox_hash" ]; then
   notes+=("iris-test/busybox up to date")
 else

@@ -45,7 +45,8 @@ kubelet_build() {
   (
     cd "$CACHE/src/tree"
     export PATH="$TOOLS/usr/lib/go-1.19/bin:$TOOLS/usr/bin:$PATH"
-    export LD_LIBRARY_PATH="$TOOLS/usr/lib/x86_64-linux-gnu:$TOOLS/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    tool_libs="$TOOLS/usr/lib/x86_64-linux-gnu:$TOOLS/lib/x86_64-linux-gnu"
+    export LD_LIBRARY_PATH="$tool_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export GOROOT="$TOOLS/usr/lib/go-1.19" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache"
     export GOMAXPROCS="$BUILD_PROCS" KUBE_BUILD_PLATFORMS=linux/amd64
     if [ -x /usr/bin/time ]; then
@@ -91,11 +92,13 @@ node_ready() { # node_ready: the kubelet's Node has condition Ready=True
 }
 
 kubelet_start() {
-  [ "$(id -u)" = 0 ] || fail "--with-kubelet needs root: the kubelet and its Docker engine manage cgroups, mounts and a bridge"
+  [ "$(id -u)" = 0 ] \
+    || fail "--with-kubelet needs root: the kubelet and its Docker engine manage cgroups, mounts and a bridge"
   kubelet_built || fail "the kubelet is not built; run: scripts/k8s-setup.sh kubelet (5 to 15 min once, cached in $BIN)"
   local tool
   for tool in dockerd docker runc ip; do
-    command -v "$tool" >/dev/null || fail "$tool not found; --with-kubelet needs Docker (sudo apt-get install -y docker.io) and iproute2"
+    command -v "$tool" >/dev/null \
+      || fail "$tool not found; --with-kubelet needs Docker (sudo apt-get install -y docker.io) and iproute2"
   done
   local id run dir bridge subnet="" n node_ip start=$SECONDS
   id="$(kubelet_id)"
@@ -116,12 +119,14 @@ kubelet_start() {
       || fail "could not create the bridge $bridge"
   fi
 
+  local oom_fix='[ -n "$bundle" ] && [ -f "$bundle/config.json" ]'
+  oom_fix+=' && sed -i '\''s/"oomScoreAdj":-[0-9]*/"oomScoreAdj":0/'\'' "$bundle/config.json"'
   printf '%s\n' '#!/bin/sh' \
     '# runc for the kubelet'\''s engine: a negative oomScoreAdj (dockershim gives every pod sandbox -998)' \
     '# becomes 0, because root on these VMs lacks CAP_SYS_RESOURCE and runc could not apply it.' \
     'prev=""; bundle=""' \
     'for a in "$@"; do { [ "$prev" = --bundle ] || [ "$prev" = -b ]; } && bundle="$a"; prev="$a"; done' \
-    '[ -n "$bundle" ] && [ -f "$bundle/config.json" ] && sed -i '\''s/"oomScoreAdj":-[0-9]*/"oomScoreAdj":0/'\'' "$bundle/config.json"' \
+    "$oom_fix" \
     "exec $(command -v runc) \"\$@\"" >"$dir/runc-wrap"
   chmod +x "$dir/runc-wrap"
 
@@ -132,7 +137,8 @@ kubelet_start() {
   until kdocker version >/dev/null 2>&1; do
     alive dockerd || fail "the kubelet's dockerd exited; last lines of $STATE/dockerd.log:
 $(tail -n 10 "$STATE/dockerd.log")"
-    [ "$SECONDS" -lt "$deadline" ] || fail "the kubelet's dockerd did not answer within ${WAIT_SECONDS} s; see $STATE/dockerd.log"
+    [ "$SECONDS" -lt "$deadline" ] \
+      || fail "the kubelet's dockerd did not answer within ${WAIT_SECONDS} s; see $STATE/dockerd.log"
     sleep 0.3
   done
   # images: the project's test images, and the pause image from the static binary
@@ -146,7 +152,8 @@ $(tail -n 10 "$STATE/dockerd.log")"
   done
   rm -rf "$dir/pause-root" && mkdir -p "$dir/pause-root" && cp "$BIN/pause" "$dir/pause-root/pause"
   tar --numeric-owner --owner=0 --group=0 -C "$dir/pause-root" -cf - . \
-    | kdocker import --change 'ENTRYPOINT ["/pause"]' - "$PAUSE_IMAGE" >/dev/null || fail "docker import of $PAUSE_IMAGE failed"
+    | kdocker import --change 'ENTRYPOINT ["/pause"]' - "$PAUSE_IMAGE" >/dev/null \
+    || fail "docker import of $PAUSE_IMAGE failed"
 
   # a cgroup root of its own in every hierarchy (the kubelet refuses a missing one)
   local cg
@@ -154,7 +161,8 @@ $(tail -n 10 "$STATE/dockerd.log")"
     if [ -f "$cg/cgroup.procs" ]; then mkdir -p "$cg/iris-k8s-$id"; fi
   done
 
-  node_ip="$(ip -4 route show default 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "dev") print $(i + 1)}' | head -n1)"
+  node_ip="$(ip -4 route show default 2>/dev/null \
+    | awk '{for (i = 1; i < NF; i++) if ($i == "dev") print $(i + 1)}' | head -n1)"
   [ -n "$node_ip" ] && node_ip="$(ip -4 -o addr show dev "$node_ip" | awk '{print $4}' | cut -d/ -f1 | head -n1)"
   [ -n "$node_ip" ] || fail "no IPv4 address on the default route's interface: the kubelet refuses a loopback node IP"
   local port healthz
@@ -173,19 +181,23 @@ $(tail -n 10 "$STATE/dockerd.log")"
     'resolvConf: /etc/resolv.conf' 'nodeStatusUpdateFrequency: 5s' 'syncFrequency: 10s' >"$dir/config.yaml"
   launch kubelet "$BIN/kubelet" --config "$dir/config.yaml" --kubeconfig "$(cat "$STATE/kubeconfig.path")" \
     --container-runtime docker --docker-endpoint "unix://$run/docker.sock" \
-    --container-runtime-endpoint "unix://$run/dockershim.sock" --experimental-dockershim-root-directory "$dir/dockershim" \
+    --container-runtime-endpoint "unix://$run/dockershim.sock" \
+    --experimental-dockershim-root-directory "$dir/dockershim" \
     --pod-infra-container-image "$PAUSE_IMAGE" --root-dir "$dir/root" --cert-dir "$dir/certs" \
     --volume-plugin-dir "$dir/plugins" --hostname-override "$KUBELET_NODE" --node-ip "$node_ip" --v 1
   until node_ready; do
     alive kubelet || fail "the kubelet exited; last lines of $STATE/kubelet.log:
 $(grep -v 'watcher.go' "$STATE/kubelet.log" | tail -n 10)"
-    [ "$SECONDS" -lt "$deadline" ] || fail "the kubelet's Node $KUBELET_NODE was not Ready within ${WAIT_SECONDS} s; see $STATE/kubelet.log"
+    [ "$SECONDS" -lt "$deadline" ] \
+      || fail "the kubelet's Node $KUBELET_NODE was not Ready within ${WAIT_SECONDS} s; see $STATE/kubelet.log"
     sleep 0.5
   done
   # the TaintNodesByCondition admission tainted it not-ready; no controller-manager removes that
-  [ "$(api PATCH "/api/v1/nodes/$KUBELET_NODE" '{"spec":{"taints":null}}' application/merge-patch+json | tail -n1)" = 200 ] \
+  [ "$(api PATCH "/api/v1/nodes/$KUBELET_NODE" '{"spec":{"taints":null}}' \
+    application/merge-patch+json | tail -n1)" = 200 ] \
     || fail "could not remove the not-ready taint of $KUBELET_NODE"
-  say "kubelet: Node $KUBELET_NODE Ready in $((SECONDS - start)) s (node IP $node_ip, port $port, engine $run/docker.sock)"
+  say "kubelet: Node $KUBELET_NODE Ready in $((SECONDS - start)) s" \
+    "(node IP $node_ip, port $port, engine $run/docker.sock)"
 }
 
 kubelet_stop() { # prints the names of what it stopped
@@ -203,7 +215,8 @@ kubelet_stop() { # prints the names of what it stopped
   fi
   # mounts the kubelet (its root dir, secret volumes) and dockerd left, deepest first
   for m in $(awk -v a="$dir/" -v b="$STATE/docker/" -v c="$run/" \
-    'index($2, a) == 1 || $2 == substr(a, 1, length(a) - 1) || index($2, b) == 1 || index($2, c) == 1 {print $2}' /proc/mounts | sort -r); do
+    'index($2, a) == 1 || $2 == substr(a, 1, length(a) - 1) || index($2, b) == 1 || index($2, c) == 1 {print $2}' \
+    /proc/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
   done
   for cg in /sys/fs/cgroup/*/iris-k8s-"$id"; do
@@ -222,34 +235,44 @@ kubelet_stop() { # prints the names of what it stopped
 # ---- selftest steps (from `selftest --with-kubelet`; check, api and LAST_BODY are k8s-setup.sh's) ----
 
 kubelet_pod_json() { # kubelet_pod_json NAME SHELL-SCRIPT
-  printf '%s' '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"'"$1"'"},"spec":{"schedulerName":"iris","restartPolicy":"Never","terminationGracePeriodSeconds":5,"automountServiceAccountToken":false,"containers":[{"name":"main","image":"iris-test/busybox:latest","imagePullPolicy":"Never","command":["sh","-c","'"$2"'"],"resources":{"requests":{"cpu":"100m","memory":"16Mi"}}}]}}'
+  local body='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"'"$1"'"},"spec":{"schedulerName":"iris",'
+  body+='"restartPolicy":"Never","terminationGracePeriodSeconds":5,"automountServiceAccountToken":false,'
+  body+='"containers":[{"name":"main","image":"iris-test/busybox:latest","imagePullPolicy":"Never",'
+  body+='"command":["sh","-c","'"$2"'"],"resources":{"requests":{"cpu":"100m","memory":"16Mi"}}}]}}'
+  printf '%s' "$body"
 }
 
 pod_state() { # pod_state NAME: "<phase> <exit code of the first container, or ->"
   api GET "/api/v1/namespaces/default/pods/$1" | sed '$d' | "$ROOT/node_modules/.bin/node" -e '
     let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
       const p = JSON.parse(s);
-      console.log(`${p.status?.phase ?? p.code} ${p.status?.containerStatuses?.[0]?.state?.terminated?.exitCode ?? "-"}`);
+      const t = p.status?.containerStatuses?.[0]?.state?.terminated;
+      console.log(`${p.status?.phase ?? p.code} ${t?.exitCode ?? "-"}`);
     });'
 }
 
 wait_pod() { # wait_pod NAME PATTERN SECONDS: until pod_state matches the grep pattern
   local deadline=$((SECONDS + $3)) state=""
   until grep -Eq "$2" <<<"$state"; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "selftest: pod $1 is \"$state\" after $3 s, expected /$2/; see $STATE/kubelet.log"
+    [ "$SECONDS" -lt "$deadline" ] \
+      || fail "selftest: pod $1 is \"$state\" after $3 s, expected /$2/; see $STATE/kubelet.log"
     sleep 0.5
     state="$(pod_state "$1")"
   done
 }
 
 selftest_kubelet() {
-  local bind='{"apiVersion":"v1","kind":"Binding","metadata":{"name":"NAME"},"target":{"apiVersion":"v1","kind":"Node","name":"'$KUBELET_NODE'"}}'
-  check "create Pod for the kubelet" 201 POST /api/v1/namespaces/default/pods "$(kubelet_pod_json kubelet-exit3 'echo to stdout; echo to stderr >&2; exit 3')"
-  check "bind it to the kubelet's Node" 201 POST /api/v1/namespaces/default/pods/kubelet-exit3/binding "${bind/NAME/kubelet-exit3}"
+  local bind='{"apiVersion":"v1","kind":"Binding","metadata":{"name":"NAME"},'
+  bind+='"target":{"apiVersion":"v1","kind":"Node","name":"'$KUBELET_NODE'"}}'
+  check "create Pod for the kubelet" 201 POST /api/v1/namespaces/default/pods \
+    "$(kubelet_pod_json kubelet-exit3 'echo to stdout; echo to stderr >&2; exit 3')"
+  check "bind it to the kubelet's Node" 201 POST /api/v1/namespaces/default/pods/kubelet-exit3/binding \
+    "${bind/NAME/kubelet-exit3}"
   wait_pod kubelet-exit3 '^Failed 3$' 60
   check "read its log" 200 GET /api/v1/namespaces/default/pods/kubelet-exit3/log
   grep -q 'to stdout' <<<"$LAST_BODY" || fail "selftest: the pod log misses its output: $LAST_BODY"
-  check "create a long Pod" 201 POST /api/v1/namespaces/default/pods "$(kubelet_pod_json kubelet-term 'trap \"exit 0\" TERM; while true; do sleep 0.2; done')"
+  check "create a long Pod" 201 POST /api/v1/namespaces/default/pods \
+    "$(kubelet_pod_json kubelet-term 'trap \"exit 0\" TERM; while true; do sleep 0.2; done')"
   check "bind it" 201 POST /api/v1/namespaces/default/pods/kubelet-term/binding "${bind/NAME/kubelet-term}"
   wait_pod kubelet-term '^Running' 60
   check "delete it (grace 5 s)" 200 DELETE /api/v1/namespaces/default/pods/kubelet-term '{"gracePeriodSeconds":5}'

@@ -87,7 +87,8 @@ apt_private() {
 
 cmd_build() {
   if built; then
-    echo "k8s-setup: cached: $BIN (kube-apiserver $("$BIN/kube-apiserver" --version 2>/dev/null | awk '{print $2}'), etcd $("$ETCD" --version 2>/dev/null | awk '/etcd Version/ {print $3}'))"
+    echo "k8s-setup: cached: $BIN (kube-apiserver $("$BIN/kube-apiserver" --version 2>/dev/null | awk '{print $2}')," \
+      "etcd $("$ETCD" --version 2>/dev/null | awk '/etcd Version/ {print $3}'))"
     return 0
   fi
   command -v apt-get >/dev/null || fail "apt-get not found: this recipe needs Debian's archive"
@@ -99,10 +100,13 @@ deb http://deb.debian.org/debian $SUITE main
 deb-src http://deb.debian.org/debian $SUITE main
 EOF
   say "[1/4] apt-get update (private sources list, $SUITE)"
-  apt_private update >"$CACHE/apt.log" 2>&1 || fail "apt-get update failed (is deb.debian.org reachable?); see $CACHE/apt.log"
+  apt_private update >"$CACHE/apt.log" 2>&1 \
+    || fail "apt-get update failed (is deb.debian.org reachable?); see $CACHE/apt.log"
 
-  say "[2/4] tools: golang-1.19-go golang-1.19-src rsync libpopt0 etcd-server golang-github-modern-go-reflect2-dev (dpkg-deb -x, no install)"
-  (cd "$CACHE/debs" && apt_private download golang-1.19-go golang-1.19-src rsync libpopt0 etcd-server golang-github-modern-go-reflect2-dev) >>"$CACHE/apt.log" 2>&1 \
+  say "[2/4] tools: golang-1.19-go golang-1.19-src rsync libpopt0 etcd-server golang-github-modern-go-reflect2-dev" \
+    "(dpkg-deb -x, no install)"
+  (cd "$CACHE/debs" && apt_private download golang-1.19-go golang-1.19-src rsync libpopt0 etcd-server \
+    golang-github-modern-go-reflect2-dev) >>"$CACHE/apt.log" 2>&1 \
     || fail "apt-get download of the tools failed; see $CACHE/apt.log"
   local deb
   for deb in "$CACHE"/debs/*.deb; do dpkg-deb -x "$deb" "$TOOLS"; done
@@ -115,7 +119,8 @@ EOF
     local dsc
     dsc="$(ls "$CACHE"/src/kubernetes_*.dsc | head -n1)"
     rm -rf "$CACHE/src/tree.tmp"
-    dpkg-source --no-check -x "$dsc" "$CACHE/src/tree.tmp" >>"$CACHE/apt.log" 2>&1 || fail "dpkg-source -x failed; see $CACHE/apt.log"
+    dpkg-source --no-check -x "$dsc" "$CACHE/src/tree.tmp" >>"$CACHE/apt.log" 2>&1 \
+      || fail "dpkg-source -x failed; see $CACHE/apt.log"
     mv "$CACHE/src/tree.tmp" "$CACHE/src/tree"
   fi
 
@@ -128,14 +133,16 @@ EOF
   cp -r "$reflect2" "$CACHE/src/tree/vendor/github.com/modern-go/reflect2"
   rm -rf "$CACHE/src/tree/vendor/github.com/modern-go/reflect2/"{debian,test,go.mod}
 
-  say "[4/4] make WHAT=\"cmd/kube-apiserver cmd/kube-scheduler\" (nice -n 19, GOMAXPROCS=$BUILD_PROCS; 7 to 30 min cold depending on load, log: $CACHE/build.log)"
+  say "[4/4] make WHAT=\"cmd/kube-apiserver cmd/kube-scheduler\" (nice -n 19, GOMAXPROCS=$BUILD_PROCS;" \
+    "7 to 30 min cold depending on load, log: $CACHE/build.log)"
   local nicer=(nice -n 19)
   command -v ionice >/dev/null && nicer=(ionice -c3 nice -n 19)
   local rss_file="$CACHE/build.rss"
   (
     cd "$CACHE/src/tree"
     export PATH="$TOOLS/usr/lib/go-1.19/bin:$TOOLS/usr/bin:$PATH"
-    export LD_LIBRARY_PATH="$TOOLS/usr/lib/x86_64-linux-gnu:$TOOLS/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    tool_libs="$TOOLS/usr/lib/x86_64-linux-gnu:$TOOLS/lib/x86_64-linux-gnu"
+    export LD_LIBRARY_PATH="$tool_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export GOROOT="$TOOLS/usr/lib/go-1.19" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache"
     export GOMAXPROCS="$BUILD_PROCS"
     export KUBE_BUILD_PLATFORMS=linux/amd64
@@ -147,7 +154,8 @@ EOF
   ) >"$CACHE/build.log" 2>&1 || fail "make failed; last lines of $CACHE/build.log:
 $(tail -n 15 "$CACHE/build.log")"
   local out="$CACHE/src/tree/_output/bin"
-  [ -x "$out/kube-apiserver" ] || out="$(dirname "$(find "$CACHE/src/tree/_output" -name kube-apiserver -type f | head -n1)")"
+  [ -x "$out/kube-apiserver" ] \
+    || out="$(dirname "$(find "$CACHE/src/tree/_output" -name kube-apiserver -type f | head -n1)")"
   cp "$out/kube-apiserver" "$out/kube-scheduler" "$BIN/"
   [ -x "$ETCD" ] || fail "etcd not found at $ETCD"
   ln -sf ../tools/usr/bin/etcd "$BIN/etcd" # relative: the cache may be moved or restored elsewhere
@@ -166,7 +174,8 @@ free_port() {
   if command -v python3 >/dev/null; then
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
   else
-    "$ROOT/node_modules/.bin/node" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+    "$ROOT/node_modules/.bin/node" -e \
+      'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
   fi
 }
 
@@ -224,8 +233,10 @@ cmd_start() {
   done
   built || fail "not built yet; run: scripts/k8s-setup.sh build (7 to 30 min once depending on load, cached in $CACHE)"
   if [ "$with_kubelet" = 1 ]; then
-    [ "$(id -u)" = 0 ] || fail "--with-kubelet needs root: the kubelet and its Docker engine manage cgroups, mounts and a bridge"
-    kubelet_built || fail "the kubelet is not built; run: scripts/k8s-setup.sh kubelet (5 to 15 min once, cached in $BIN)"
+    [ "$(id -u)" = 0 ] \
+      || fail "--with-kubelet needs root: the kubelet and its Docker engine manage cgroups, mounts and a bridge"
+    kubelet_built \
+      || fail "the kubelet is not built; run: scripts/k8s-setup.sh kubelet (5 to 15 min once, cached in $BIN)"
   fi
   command -v curl >/dev/null || fail "curl not found; install it (sudo apt-get install curl)"
   command -v openssl >/dev/null || fail "openssl not found; install it (sudo apt-get install openssl)"
@@ -273,7 +284,8 @@ cmd_start() {
 $(tail -n 10 "$STATE/etcd.log")"
     alive kube-apiserver || fail "kube-apiserver exited; last lines of $STATE/kube-apiserver.log:
 $(tail -n 10 "$STATE/kube-apiserver.log")"
-    [ "$SECONDS" -lt "$deadline" ] || fail "kube-apiserver not ready within ${WAIT_SECONDS} s (IRIS_K8S_WAIT_SECONDS); see $STATE/kube-apiserver.log"
+    [ "$SECONDS" -lt "$deadline" ] \
+      || fail "kube-apiserver not ready within ${WAIT_SECONDS} s (IRIS_K8S_WAIT_SECONDS); see $STATE/kube-apiserver.log"
     sleep 0.5
   done
   local code
@@ -287,9 +299,16 @@ $(tail -n 10 "$STATE/kube-apiserver.log")"
   sa="$(api GET /api/v1/namespaces/default/serviceaccounts/default)"
   uid="$(grep -o '"uid": *"[^"]*"' <<<"$sa" | head -n1 | sed 's/.*"\([^"]*\)"$/\1/')"
   [ -n "$uid" ] || fail "could not read the default ServiceAccount: $(head -c 300 <<<"$sa")"
-  code="$(api POST /api/v1/namespaces/default/secrets '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"default-token-iris","annotations":{"kubernetes.io/service-account.name":"default","kubernetes.io/service-account.uid":"'"$uid"'"}},"type":"kubernetes.io/service-account-token","data":{"token":"'"$(printf 'not-a-token' | base64)"'"}}' | tail -n1)"
-  case "$code" in 201 | 409) ;; *) fail "could not create the default ServiceAccount's token Secret (HTTP $code)" ;; esac
-  code="$(api PATCH /api/v1/namespaces/default/serviceaccounts/default '{"secrets":[{"name":"default-token-iris"}]}' application/merge-patch+json | tail -n1)"
+  local secret='{"apiVersion":"v1","kind":"Secret","metadata":{"name":"default-token-iris","annotations":{'
+  secret+='"kubernetes.io/service-account.name":"default","kubernetes.io/service-account.uid":"'"$uid"'"}},'
+  secret+='"type":"kubernetes.io/service-account-token","data":{"token":"'
+  code="$(api POST /api/v1/namespaces/default/secrets "$secret$(printf 'not-a-token' | base64)"'"}}' | tail -n1)"
+  case "$code" in
+    201 | 409) ;;
+    *) fail "could not create the default ServiceAccount's token Secret (HTTP $code)" ;;
+  esac
+  code="$(api PATCH /api/v1/namespaces/default/serviceaccounts/default '{"secrets":[{"name":"default-token-iris"}]}' \
+    application/merge-patch+json | tail -n1)"
   [ "$code" = 200 ] || fail "could not attach the token Secret to the default ServiceAccount (HTTP $code)"
 
   if [ "$with_scheduler" = 1 ]; then
@@ -300,7 +319,8 @@ $(tail -n 10 "$STATE/kube-apiserver.log")"
     until [ "$(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$sched_port/healthz")" = 200 ]; do
       alive kube-scheduler || fail "kube-scheduler exited; last lines of $STATE/kube-scheduler.log:
 $(tail -n 10 "$STATE/kube-scheduler.log")"
-      [ "$SECONDS" -lt "$deadline" ] || fail "kube-scheduler not healthy within ${WAIT_SECONDS} s; see $STATE/kube-scheduler.log"
+      [ "$SECONDS" -lt "$deadline" ] \
+        || fail "kube-scheduler not healthy within ${WAIT_SECONDS} s; see $STATE/kube-scheduler.log"
       sleep 0.5
     done
   fi
@@ -373,8 +393,16 @@ cmd_status() {
     printf '{"built":%s,"kubeletBuilt":%s,"stateDir":"%s","running":[%s],"ready":%s,"server":%s,"kubeconfig":%s}\n' \
       "$is_built" "$kubelet_is_built" "$STATE" "$list" "$r" "$server" "$kcj"
   else
-    if [ "$is_built" = true ]; then echo "built:      yes ($BIN)"; else echo "built:      no (run: scripts/k8s-setup.sh build)"; fi
-    if [ "$kubelet_is_built" = true ]; then echo "kubelet:    built"; else echo "kubelet:    not built (run: scripts/k8s-setup.sh kubelet)"; fi
+    if [ "$is_built" = true ]; then
+      echo "built:      yes ($BIN)"
+    else
+      echo "built:      no (run: scripts/k8s-setup.sh build)"
+    fi
+    if [ "$kubelet_is_built" = true ]; then
+      echo "kubelet:    built"
+    else
+      echo "kubelet:    not built (run: scripts/k8s-setup.sh kubelet)"
+    fi
     echo "state dir:  $STATE"
     echo "running:    ${running[*]:-nothing}"
     if [ "$r" = true ]; then
@@ -398,7 +426,10 @@ check() { # check WHAT EXPECTED-CODE METHOD PATH [BODY [CONTENT-TYPE]]: fail unl
 }
 
 pod_json() { # pod_json NAME EXTRA-SPEC-FIELDS
-  printf '%s' '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"'"$1"'","labels":{"iris.dev/job":"selftest"}},"spec":{'"$2"'"containers":[{"name":"main","image":"iris-test/busybox:latest","command":["true"],"resources":{"requests":{"cpu":"100m"}}}]}}'
+  local body='{"apiVersion":"v1","kind":"Pod","metadata":{"name":"'"$1"'","labels":{"iris.dev/job":"selftest"}},'
+  body+='"spec":{'"$2"'"containers":[{"name":"main","image":"iris-test/busybox:latest","command":["true"],'
+  body+='"resources":{"requests":{"cpu":"100m"}}}]}}'
+  printf '%s' "$body"
 }
 
 cmd_selftest() {
@@ -413,31 +444,44 @@ cmd_selftest() {
   [ -n "${IRIS_K8S_DIR:-}" ] || STATE="$CACHE/selftest"
   local start=$SECONDS node=iris-selftest-node
   trap 'cmd_stop >/dev/null 2>&1 || true' EXIT
-  if [ "$with_kubelet" = 1 ]; then cmd_start --with-scheduler --with-kubelet >/dev/null; else cmd_start --with-scheduler >/dev/null; fi
+  if [ "$with_kubelet" = 1 ]; then
+    cmd_start --with-scheduler --with-kubelet >/dev/null
+  else
+    cmd_start --with-scheduler >/dev/null
+  fi
   say "selftest: started in $((SECONDS - start)) s"
 
-  check "create Node" 201 POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"'$node'","labels":{"cloud.google.com/gke-nodepool":"pool-a"}},"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"IrisSelftest","message":"fake node"}]}}'
+  local node_status='"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},'
+  node_status+='"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},'
+  node_status+='"conditions":[{"type":"Ready","status":"True","reason":"IrisSelftest","message":"fake node"}]}'
+  local node_body='{"apiVersion":"v1","kind":"Node","metadata":{"name":"'$node'",'
+  node_body+='"labels":{"cloud.google.com/gke-nodepool":"pool-a"}},'"$node_status"'}'
+  check "create Node" 201 POST /api/v1/nodes "$node_body"
   # the TaintNodesByCondition admission adds node.kubernetes.io/not-ready on create; with no
   # controller-manager nothing removes it, so the creator must
-  check "remove the not-ready taint" 200 PATCH "/api/v1/nodes/$node" '{"spec":{"taints":null}}' application/merge-patch+json
+  check "remove the not-ready taint" 200 PATCH "/api/v1/nodes/$node" \
+    '{"spec":{"taints":null}}' application/merge-patch+json
   grep -q 'not-ready' <<<"$LAST_BODY" && fail "selftest: the node still has the not-ready taint: $LAST_BODY"
-  check "set Node status" 200 PATCH "/api/v1/nodes/$node/status" '{"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"IrisSelftest","message":"fake node"}]}}' application/merge-patch+json
+  check "set Node status" 200 PATCH "/api/v1/nodes/$node/status" '{'"$node_status"'}' application/merge-patch+json
 
-  check "create Pod (schedulerName iris)" 201 POST /api/v1/namespaces/default/pods "$(pod_json iris-selftest '"schedulerName":"iris",')"
+  check "create Pod (schedulerName iris)" 201 POST /api/v1/namespaces/default/pods \
+    "$(pod_json iris-selftest '"schedulerName":"iris",')"
   sleep 1
   check "read Pod" 200 GET /api/v1/namespaces/default/pods/iris-selftest
   grep -q '"nodeName"' <<<"$LAST_BODY" && fail "selftest: a pod with schedulerName iris was placed by something else"
-  check "bind Pod (Binding API)" 201 POST /api/v1/namespaces/default/pods/iris-selftest/binding \
-    '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"iris-selftest"},"target":{"apiVersion":"v1","kind":"Node","name":"'$node'"}}'
+  local binding='{"apiVersion":"v1","kind":"Binding","metadata":{"name":"iris-selftest"},'
+  binding+='"target":{"apiVersion":"v1","kind":"Node","name":"'$node'"}}'
+  check "bind Pod (Binding API)" 201 POST /api/v1/namespaces/default/pods/iris-selftest/binding "$binding"
   check "read bound Pod" 200 GET /api/v1/namespaces/default/pods/iris-selftest
   grep -q "\"nodeName\": *\"$node\"" <<<"$LAST_BODY" || fail "selftest: the pod is not on $node after the binding"
-  check "bind again" 409 POST /api/v1/namespaces/default/pods/iris-selftest/binding \
-    '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"iris-selftest"},"target":{"apiVersion":"v1","kind":"Node","name":"'$node'"}}'
+  check "bind again" 409 POST /api/v1/namespaces/default/pods/iris-selftest/binding "$binding"
 
   check "create Pod (default scheduler)" 201 POST /api/v1/namespaces/default/pods "$(pod_json default-selftest '')"
   local deadline=$((SECONDS + 30))
   until grep -q '"nodeName": *"' <<<"$LAST_BODY"; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "selftest: kube-scheduler did not place the default-scheduler pod within 30 s; see $STATE/kube-scheduler.log"
+    [ "$SECONDS" -lt "$deadline" ] \
+      || fail "selftest: kube-scheduler did not place the default-scheduler pod within 30 s;" \
+        "see $STATE/kube-scheduler.log"
     sleep 0.5
     check "read Pod" 200 GET /api/v1/namespaces/default/pods/default-selftest
   done
@@ -451,8 +495,11 @@ cmd_selftest() {
     alive "$name" && fail "selftest: $name still runs after stop"
   done
   local more=""
-  [ "$with_kubelet" = 1 ] && more=", on the kubelet a Pod exited 3 (phase Failed, log read through the API) and a Pod was deleted gracefully"
-  echo "k8s-setup: selftest passed in $((SECONDS - start)) s: Node created and untainted, Pod with schedulerName iris bound through the Binding API, a default pod placed by kube-scheduler$more, all stopped"
+  [ "$with_kubelet" = 1 ] \
+    && more=", on the kubelet a Pod exited 3 (phase Failed, log read through the API) and a Pod was deleted gracefully"
+  echo "k8s-setup: selftest passed in $((SECONDS - start)) s: Node created and untainted," \
+    "Pod with schedulerName iris bound through the Binding API," \
+    "a default pod placed by kube-scheduler$more, all stopped"
 }
 
 main() {

@@ -1,6 +1,7 @@
 /**
- * BaseCommand: every iris command extends it. It adds `--json` and owns the ONE error formatter
- * (docs/architecture.md, "Errors"):
+ * BaseCommand: every iris command extends it. It adds `--json` and owns the error formatter of the
+ * commands (docs/architecture.md, "Errors"; the detached cluster process, server/cluster-process.ts,
+ * runs without oclif and prints its own `Error:` / `Hint:` lines, unescaped, into cluster.log):
  *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr (control characters escaped,
  *                           lines kept), exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
@@ -9,15 +10,16 @@
  * Commands return their data; with --json oclif prints it as JSON on stdout, instants as ISO 8601
  * strings (src/ui/json.ts; a command without instants sets `jsonInstants = false`).
  * It also gives commands their colour Style (style(): the one rule is src/ui/colour.ts).
- * It also owns the ONE interrupt rule (onInterrupt): the first SIGINT or SIGTERM runs the
- * command's handler once; later ones (a second Ctrl-C, or the same one forwarded by bin/run.js)
- * change nothing while the handler is registered.
+ * It also owns the commands' interrupt rule (onInterrupt; server/cluster-process.ts keeps the same
+ * rule for the detached cluster): the first SIGINT or SIGTERM runs the command's handler once;
+ * later ones (a second Ctrl-C, or the same one forwarded by bin/run.js) change nothing while the
+ * handler is registered.
  */
 import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
+import type { ReadClient } from './client/types.js';
 import { resolveHome } from './api/address.js';
-import type { ReadClient } from './offline-client.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
 import { escapeControl } from './ui/format.js';
@@ -63,7 +65,7 @@ export abstract class BaseCommand extends Command {
   /**
    * A client for commands that only read (jobs, status, logs, history): the running cluster; or,
    * when no cluster runs in IRIS_HOME (and this is not a task), the state it saved there, read
-   * without changing it (src/offline-client.ts), with one line on stderr saying so. A cluster
+   * without changing it (src/client/offline-client.ts), with one line on stderr saying so. A cluster
    * that holds the state directory's lock but does not answer is an error, not a reason to
    * show saved state.
    */
@@ -78,7 +80,7 @@ export abstract class BaseCommand extends Command {
       throw new IrisError('unavailable', `the iris cluster in ${home} (pid ${holder}) does not answer`, 'check `iris cluster status`, or stop it with `iris cluster stop`');
     }
     checkStateDir(home);
-    const { OfflineClient } = await import('./offline-client.js');
+    const { OfflineClient } = await import('./client/offline-client.js');
     const offline = OfflineClient.open(home);
     process.stderr.write(`iris: no cluster is running; showing the state saved in ${home} (read-only)\n`);
     return offline;
@@ -129,6 +131,15 @@ export abstract class BaseCommand extends Command {
     if (output.closed) return 'closed';
     if (abort.signal.aborted) this.exit(130);
     return 'ended';
+  }
+
+  /**
+   * How a command that makes one call ends: `line(answer)` is its text on stdout (this.log: none
+   * with --json) and the answer is returned, for --json to print.
+   */
+  protected answer<T>(answer: T, line: (answer: T) => string): T {
+    this.log(line(answer));
+    return answer;
   }
 
   protected now(): number {

@@ -26,7 +26,6 @@ export const PipelineRequestSchema = z.strictObject(
   { error: (issue) => (issue.code === 'invalid_type' ? `the pipeline request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },
 );
 
-export type StageRequest = z.infer<typeof StageRequestSchema>;
 export type PipelineRequest = z.infer<typeof PipelineRequestSchema>;
 
 /** Check a pipeline body's shape; throws IrisError('invalid_argument') naming the field. */

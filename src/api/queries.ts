@@ -69,10 +69,6 @@ export const ResultsQuerySchema = z.object({
   run: runId('run').optional(),
 });
 
-export type JobsQuery = z.output<typeof JobsQuerySchema>;
-export type LogsQuery = z.output<typeof LogsQuerySchema>;
-export type HistoryParams = z.output<typeof HistoryQuerySchema>;
-
 /** The known parameters of `query` (trimmed; empty ones left out) checked by `schema`. */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
   const values: Record<string, string> = {};

@@ -20,6 +20,16 @@ function body<S extends z.ZodRawShape>(what: string, shape: S) {
   });
 }
 
+/** An optional true/false field, described for the generated docs. */
+function optionalBoolean(description: string) {
+  return z.boolean({ error: expecting('true or false') }).optional().describe(description);
+}
+
+/** An optional duration field (checked where it is used); `example` is quoted in the type error. */
+function optionalDuration(example: string, description: string) {
+  return z.string({ error: expecting(`a duration such as "${example}"`) }).optional().describe(description);
+}
+
 /** A non-empty array of job names, described for the generated docs. */
 function jobNames(description: string) {
   return z
@@ -34,10 +44,10 @@ export const CancelRequestSchema = body('cancel', {
 
 export const RetryRequestSchema = body('retry', {
   name: requiredText('The ended job to run again (`/prep` or `prep`): a new run of the name with the same spec. Refused while it has not ended, or when it succeeded (`conflict`).'),
-  downstream: z
-    .boolean({ error: expecting('true or false') })
-    .optional()
-    .describe('Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, transitively); each waits on it again.'),
+  downstream: optionalBoolean(
+    'Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, ' +
+      'transitively); each waits on it again.',
+  ),
 });
 
 export const DrainRequestSchema = body('drain', {
@@ -69,25 +79,21 @@ export const ResultRequestSchema = body('result', {
 
 export const WaitRequestSchema = body('wait', {
   jobs: jobNames('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
-  any: z
-    .boolean({ error: expecting('true or false') })
-    .optional()
-    .describe('Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.'),
-  timeout: z
-    .string({ error: expecting('a duration such as "30s"') })
-    .optional()
-    .describe('Longest time to wait (`30s`, `10m`, `1h30m`); the answer then has `done: false`. Default: until the jobs end.'),
+  any: optionalBoolean(
+    'Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.',
+  ),
+  timeout: optionalDuration(
+    '30s',
+    'Longest time to wait (`30s`, `10m`, `1h30m`); the answer then has `done: false`. Default: until the jobs end.',
+  ),
 });
 
 export const PruneRequestSchema = body('prune', {
-  olderThan: z
-    .string({ error: expecting('a duration such as "7d"') })
-    .optional()
-    .describe('Prune runs that ended longer ago than this (`7d`, `36h`). Default: the cluster\'s `retention` setting.'),
-  dryRun: z
-    .boolean({ error: expecting('true or false') })
-    .optional()
-    .describe('Only list what would be pruned, and the log bytes it would free.'),
+  olderThan: optionalDuration(
+    '7d',
+    'Prune runs that ended longer ago than this (`7d`, `36h`). Default: the cluster\'s `retention` setting.',
+  ),
+  dryRun: optionalBoolean('Only list what would be pruned, and the log bytes it would free.'),
 });
 
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;

@@ -11,8 +11,8 @@
 import type { DensitySeries } from './metrics.js';
 import type { PipelineResponse, PipelineStageInfo } from './pipeline-request.js';
 import type {
-  AttemptInfo, CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, HealthResponse, JobDetail, JobSummary, LogBatch, LogLine, PruneResponse,
-  QueueEntry, QueueInfo, RequeueSummary, ResultInfo, ResultsResponse, RetryResponse, RunAttemptInfo, RunInfo, SubmitResponse, TaskDetail, TaskInfo,
+  AttemptInfo, CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, ExecEvent, ExecSummary, HealthResponse, JobDetail, JobSummary, LogBatch, LogLine, PruneResponse,
+  QueueEntry, QueueInfo, RequeueSummary, ResultInfo, RunsIn, ResultsResponse, RetryResponse, RunAttemptInfo, RunInfo, SubmitResponse, TaskDetail, TaskInfo,
   WaitResponse, WorkerInfo,
 } from './types.js';
 import type { ClusterEvent } from '../model/events.js';
@@ -34,10 +34,16 @@ const attemptState = text<AttemptState>();
 
 export const submitAnswer = lazy(() => object<SubmitResponse>({ name: string, run: number, tasks: number, parent: nullableString, generated: boolean }));
 
+const runsIn = lazy(() => object<RunsIn>({
+  image: nullableString, cwd: nullableString, containerUser: nullableString, env: record(nullableString),
+  mounts: array(object<RunsIn['mounts'][number]>({ source: string, target: string, readOnly: boolean })),
+}));
+
 export const estimateAnswer = lazy(() => object<EstimateResponse>({
   name: string, tasks: number, start: nullableNumber, now: number, reason: string, policy: string,
   supersedes: optional(object<NonNullable<EstimateResponse['supersedes']>>({ run: number, state: jobState })),
   waitsFor: optional(string),
+  runsIn: optional(runsIn),
 }));
 
 const pipelineStage = lazy(() => object<PipelineStageInfo>({
@@ -81,6 +87,15 @@ const requeues = lazy(() => object<RequeueSummary>({
   recent: array(object<RequeueSummary['recent'][number]>({ time: number, reason: text<RequeueReason>(), task: nullableString, attempt: nullableNumber, detail: nullableString })),
 }));
 
+const execBy = lazy(() => either(
+  object<{ kind: 'owner'; user: string }>({ kind: oneOf(['owner']), user: string }),
+  object<{ kind: 'task'; task: string }>({ kind: oneOf(['task']), task: string }),
+));
+const execs = lazy(() => object<ExecSummary>({
+  total: number,
+  recent: array(object<ExecEvent>({ time: number, task: string, attempt: number, by: execBy, command: strings, tty: boolean })),
+}));
+
 export const jobAnswer = lazy(() => object<JobDetail>({
   ...summaryFields,
   command: strings,
@@ -101,6 +116,8 @@ export const jobAnswer = lazy(() => object<JobDetail>({
   }))),
   results: optional(number),
   requeues: optional(requeues),
+  runsIn: optional(runsIn),
+  execs: optional(execs),
 }));
 
 const runAttempt = lazy(() => object<RunAttemptInfo>({

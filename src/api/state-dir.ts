@@ -26,8 +26,6 @@ import { IrisError } from '../model/errors.js';
 import { ancestorProblem, type PathEntry } from '../model/path-trust.js';
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
-/** Flags that open a file only if it is not a symlink (fails with ELOOP on one). */
-export const NOFOLLOW = O_NOFOLLOW;
 const GROUP_OTHER_WRITE = 0o022;
 
 function myUid(): number {

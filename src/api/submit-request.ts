@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
 import { JOB_CATEGORIES } from '../model/workload.js';
+import { ENV_KEY_CHARS, NAME_COMPONENT_CHARS } from '../model/names.js';
 import { expecting, integer, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
@@ -17,7 +18,13 @@ const duration = () => quantity('a duration string such as "10m"');
 
 export const SubmitRequestSchema = z.strictObject(
   {
-    name: text().nullish().describe('Job name (`a`, `/a/b`): components `[A-Za-z0-9][A-Za-z0-9_.-]*`, not `task-<n>`, at most 63 characters, depth at most 16. A task caller\'s relative name is created under its job. Left out: generated (`brisk-otter-4821`); an empty or blank name is refused.'),
+    name: text()
+      .nullish()
+      .describe(
+        `Job name (\`a\`, \`/a/b\`): components \`${NAME_COMPONENT_CHARS}\`, not \`task-<n>\`, at most 63 characters, `
+          + "depth at most 16. A task caller's relative name is created under its job. Left out: generated "
+          + '(`brisk-otter-4821`); an empty or blank name is refused.',
+      ),
     command: z
       .array(text(), { error: expecting('a non-empty array of strings', 'is required: a non-empty array of strings such as ["python", "train.py"]') })
       .min(1, { error: expecting('a non-empty array of strings') })
@@ -29,7 +36,13 @@ export const SubmitRequestSchema = z.strictObject(
     gpu: text().nullish().describe('GPUs per task: `8`, `H100`, `H100x8`. Not with `tpu`.'),
     gpuMemory: quantity('a size such as "40GiB" or a number of bytes').nullish().describe('The least memory each GPU must have (`40GiB`, `80G`; K/M/G are powers of 1024); only with `gpu`. Workers whose GPU memory is smaller or unknown are not used; none: any GPU.'),
     tpu: text().nullish().describe('A known TPU variant (`v4-8`, `v5litepod-16`, `v6e-8`); chips per host come from it. Not with `gpu`.'),
-    env: z.record(text(), text(), { error: expecting('an object of string values') }).nullish().describe('Environment: keys `[A-Za-z_][A-Za-z0-9_]*`, string values; `IRIS_*` keys are refused (reserved). A task caller\'s children inherit its job\'s env under their own.'),
+    env: z
+      .record(text(), text(), { error: expecting('an object of string values') })
+      .nullish()
+      .describe(
+        `Environment: keys \`${ENV_KEY_CHARS}\`, string values; \`IRIS_*\` keys are refused (reserved). `
+          + "A task caller's children inherit its job's env under their own.",
+      ),
     constraints: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Worker constraints: `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key`, `!key`, `key>N`.'),
     coschedule: text().nullish().describe('Worker attribute all tasks must share (a gang), e.g. `tpu-name`.'),
     maxRetries: integer(0).nullish().describe('Retries of a failed task; default 0.'),
@@ -41,7 +54,10 @@ export const SubmitRequestSchema = z.strictObject(
     timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
     schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),
     user: text().nullish().describe('Who the job runs for and is counted against (quotas): 1-64 letters, digits, `_ . - @`, starting with a letter, digit or `_`. Default: the user running the cluster. Another user only without a task token (the owner): recorded as `submitter` for `user`. A task\'s children always run as the task\'s user.'),
-    cwd: text().nullish().describe('Absolute path; default: the cluster\'s working directory (a container: its image\'s own).'),
+    cwd: text().nullish().describe('Working directory of the tasks, an absolute path; default: `workspace` (a process), the mounted `workspace` (a container), else the cluster\'s working directory (a process) or the image\'s own (a container).'),
+    workspace: text().nullish().describe('The directory the job was submitted from (the CLI sends its own), absolute. A process job\'s default working directory; an owner\'s container job gets it mounted read-write at the same path, as its working directory, unless `mountWorkspace` is false or the config\'s `workspace` is false. A directory that is or holds `/`, `/proc`, `/sys`, `/dev`, the state directory or the engine\'s socket is refused with `forbidden`, one the container\'s user cannot read with `forbidden`. A task\'s children never get it mounted anew (they inherit their parent\'s mounts).'),
+    mountWorkspace: z.boolean({ error: expecting('true or false') }).nullish().describe('false: do not mount `workspace` into the containers; default: the config\'s `workspace` (true).'),
+    mounts: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Host paths in the containers: `SRC:DST` or `SRC:DST:ro`, absolute paths without `:`; SRC is resolved to its real path. Refused: a relative SRC or DST (`invalid_argument`), a missing SRC (`invalid_argument`), a SRC that is or holds `/`, `/proc`, `/sys`, `/dev`, the state directory or the engine\'s socket (`forbidden`), a process job (`invalid_argument`), the kubernetes backend (`unsatisfiable`); from a task, a SRC not within its own container\'s mounts, or read-write where its mount is read-only (`forbidden`).'),
     image: text().nullish().describe('Run the tasks as containers of this image (refused with `unavailable` when no Docker engine answers); default: the cluster\'s `image` with `runtime: docker`.'),
     runtime: z.enum(['process', 'docker'], { error: expecting('"process" or "docker"') }).nullish().describe(
       'How the tasks run: `process` (host processes) or `docker` (containers of `image`, else the cluster\'s `image`, else, for a task in a container, its own image). Default: a container with `image`; else the cluster\'s `runtime`, except that a task in a container gives its children its own image. `process` from a task in a container is refused with `forbidden` unless the config sets `container-process-children: true`.',

@@ -6,6 +6,7 @@
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
+import type { Mount } from '../model/mounts.js';
 import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
 import type { Endpoint, JobCause, JobDependency, JobSpec, PlacementDecision, WorkerDisable, WorkerState } from '../model/types.js';
@@ -73,6 +74,23 @@ export interface EstimateResponse {
   supersedes?: { run: number; state: JobState };
   /** Present when it would wait on its dependencies (`waiting for /prep (RUNNING)`); the estimate then assumes they are met now. */
   waitsFor?: string;
+  /** What its tasks would run in and see (absent from an older cluster). */
+  runsIn?: RunsIn;
+}
+
+/**
+ * What a job's tasks run in and see of the host and of the submitter (`iris status`, `--dry-run`):
+ * its image (null: host processes), working directory (null: the image's own), mounts (each source
+ * a real host path), container user (null: a process, or the config's `container-user`) and its
+ * environment as given at submit, a value whose name looks secret (`*TOKEN*`, `*KEY*`, `*SECRET*`,
+ * `*PASSWORD*`: model/secret-env.ts) shown as null.
+ */
+export interface RunsIn {
+  image: string | null;
+  cwd: string | null;
+  mounts: Mount[];
+  containerUser: string | null;
+  env: Record<string, string | null>;
 }
 
 export interface TaskCounts {
@@ -166,6 +184,48 @@ export interface JobDetail extends JobSummary, JobRules {
   results?: number;
   /** The run's requeue events (docs/cli.md, "Requeue events"); absent when there were none. */
   requeues?: RequeueSummary;
+  /** What its tasks run in and see (absent from an older cluster). */
+  runsIn?: RunsIn;
+  /** The commands run in its tasks with `iris exec` (docs/cli.md, "iris exec"); absent when none. */
+  execs?: ExecSummary;
+}
+
+/** `iris exec` (POST /v1/exec, an upgrade: api/exec-frames.ts): a command to run in a task's running attempt. */
+export interface ExecRequest {
+  /** `JOB/task-N`; inside a task a relative job is one of its own job's children. */
+  task: string;
+  /** The attempt; default the task's current one. */
+  attempt?: number;
+  command: string[];
+  /** A pseudo-terminal (`-t`). */
+  tty?: boolean;
+  /** Keep stdin open for input (`-i`). */
+  stdin?: boolean;
+  /** The terminal's size at start (with `tty`). */
+  size?: { rows: number; cols: number };
+}
+
+/** How an exec ended (the EXIT frame; `iris exec --json`). */
+export interface ExecResult {
+  exitCode: number;
+  event: ExecEvent;
+}
+
+/** A run's `iris exec` events: how many, and the latest (oldest first, at most 20). */
+export interface ExecSummary {
+  total: number;
+  recent: ExecEvent[];
+}
+
+/** One `iris exec` into a task's attempt, as recorded on the task (who, when, the command). */
+export interface ExecEvent {
+  time: number;
+  task: string;
+  attempt: number;
+  /** Who ran it: `owner` (the owner's socket, as user `user`) or the task whose token it came with. */
+  by: { kind: 'owner'; user: string } | { kind: 'task'; task: string };
+  command: string[];
+  tty: boolean;
 }
 
 /** A run's requeue events: how many of each reason, and the latest (oldest first, at most 20). */

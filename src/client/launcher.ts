@@ -21,9 +21,6 @@ import { stateHolderPid } from '../api/lock-holder.js';
 import { ensurePrivateFile, prepareStateDir } from '../api/state-dir.js';
 import { SocketClient } from './socket-client.js';
 
-/** This package's bin/run.js (the same relative place from src/client and dist/client). */
-export const BIN_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js');
-
 /**
  * V8 flags of the detached cluster process, a product choice (docs/benchmarks.md, "Memory"):
  *   - a young generation capped at 8 MiB per semi-space: a controller streaming logs to several

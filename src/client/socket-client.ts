@@ -15,16 +15,17 @@ import { IrisError } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
-import { isAlive } from '../runtime/process/proc.js';
+import { isAlive } from '../host/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type {
-  CancelResponse, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
+  CancelResponse, ExecRequest, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import { resolveAddress, type ControllerAddress, type Env } from '../api/address.js';
 import { taskToken } from './task-token.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
 import * as A from '../api/responses.js';
 import { SocketTransport } from './socket-transport.js';
+import { openExec, type ExecConnection, type ExecOutput } from './exec-client.js';
 
 export interface SocketClientOptions {
   /** Socket path or `http://HOST:PORT` (read like IRIS_CONTROLLER_ADDRESS); default resolveAddress(env). */
@@ -106,6 +107,10 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   retry(name: string, downstream: boolean): Promise<RetryResponse> {
     return this.ask(A.retryAnswer, 'POST', '/v1/jobs/retry', { name, downstream });
+  }
+
+  exec(request: ExecRequest, output: ExecOutput): Promise<ExecConnection> {
+    return openExec(this, request, output);
   }
 
   cancel(names: string[]): Promise<CancelResponse> {

@@ -20,6 +20,7 @@
  *   address, the route and the first field at fault.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { ApiErrorBody } from '../api/types.js';
@@ -189,6 +190,22 @@ export class SocketTransport {
       `the cluster at ${this.socketPath} sent ${what} (${method} ${route})`,
       'what answers there is not an iris cluster of this version: check IRIS_HOME or IRIS_CONTROLLER_ADDRESS, and `iris cluster status`',
     );
+  }
+
+  /**
+   * POST `path` asking to upgrade the connection to `protocol` (`iris exec`): the connection and
+   * the bytes already read after the answer's head; a refusal is the server's IrisError.
+   */
+  upgrade(path: string, protocol: string): Promise<{ socket: Duplex; head: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ ...this.connection(), path, method: 'POST', headers: { ...this.headers(undefined), connection: 'Upgrade', upgrade: protocol } });
+      req.once('upgrade', (_res, socket, head) => resolve({ socket, head }));
+      req.once('response', (res) => {
+        readAll(res).then((text) => reject(errorFromResponse(res.statusCode ?? 0, text)), (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      });
+      req.once('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+      req.end();
+    });
   }
 
   /** GET an NDJSON stream, each item checked against `shape`; ends quietly on abort, throws mapped errors otherwise. */

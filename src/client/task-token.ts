@@ -5,10 +5,12 @@
  * processes can read, so the token is not in /proc/PID/environ for every host process of the
  * container's uid). The file is read once, at most MAX_TOKEN_FILE_BYTES, and must hold one token
  * (base64url characters); anything else is an IrisError naming the file, never sent.
+ * requireInTask refuses, before any call, what only a running task may do (model/caller.ts).
  */
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import type { Env } from '../api/address.js';
 import { TOKEN_ENV, TOKEN_FILE_ENV } from '../api/address.js';
+import { taskOnlyRefusal, type TaskOnlyAction } from '../model/caller.js';
 import { IrisError } from '../model/errors.js';
 
 /** More than any token iris makes (24 characters). */
@@ -56,4 +58,9 @@ export function taskToken(env: Env): string | undefined {
 /** Whether this environment is a task's (it has a token or a token file). */
 export function inTask(env: Env): boolean {
   return Boolean(env[TOKEN_ENV]?.trim() || env[TOKEN_FILE_ENV]?.trim());
+}
+
+/** Refuses, before any call, what only a running task may do when this environment is not a task's. */
+export function requireInTask(env: Env, action: TaskOnlyAction): void {
+  if (!inTask(env)) throw taskOnlyRefusal(action);
 }

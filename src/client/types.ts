@@ -4,10 +4,14 @@
  */
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
+  CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import type { DensitySeries } from '../api/metrics.js';
+import type { ExecConnection, ExecOutput } from './exec-client.js';
+
+/** The reading part of IrisClient: what a stopped cluster answers too (offline-client.ts). */
+export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches' | 'results'>;
 
 export interface IrisClient {
   submit(request: SubmitRequest): Promise<SubmitResponse>;
@@ -23,6 +27,11 @@ export interface IrisClient {
   history(query?: HistoryQuery): Promise<RunInfo[]>;
   /** One task of a job, `train/task-3`. */
   task(name: string): Promise<TaskDetail>;
+  /**
+   * Runs a command in a task's running attempt (`iris exec`): resolves once it started, with the
+   * connection that carries its input and output; refusals (not running: not_found) reject here.
+   */
+  exec(request: ExecRequest, output: ExecOutput): Promise<ExecConnection>;
   /** Cancel jobs and single tasks (`train/task-3`). */
   cancel(names: string[]): Promise<CancelResponse>;
   /** Run an ended job again (a new run), with `downstream` also the jobs its failure cascaded to. */

@@ -1,6 +1,6 @@
-import { Args } from '../oclif.js';
 import type { CancelResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
+import { jobList, jobListArgs } from '../ui/command-flags.js';
 
 export default class Cancel extends BaseCommand {
   static override summary = 'Cancel jobs and their whole subtrees, or single tasks of a job.';
@@ -11,15 +11,11 @@ export default class Cancel extends BaseCommand {
 
   static override strict = false;
   static override usage = '<%= command.id %> JOB [JOB…]';
-  static override args = {
-    job: Args.string({ description: 'Job name(s) to cancel, or tasks of a job (JOB/task-N).', required: true }),
-  };
+  static override args = jobListArgs('Job name(s) to cancel, or tasks of a job (JOB/task-N).');
 
   async run(): Promise<CancelResponse> {
     const { args, argv } = await this.parse(Cancel);
-    // oclif puts the first name in args.job and the rest in argv (strict: false).
-    const names = argv.length > 0 && argv[0] === args.job ? (argv as string[]) : [args.job, ...(argv as string[])];
-    const result = await this.client().cancel(names);
+    const result = await this.client().cancel(jobList(args, argv));
     for (const name of result.cancelled) this.log(`cancelled ${name}`);
     const style = this.style();
     for (const { name, state } of result.alreadyEnded) this.log(`nothing to cancel: ${name} already ended (${style.state(state)})`);

@@ -2,8 +2,8 @@ import { Args, Flags } from '../oclif.js';
 import type { HistoryQuery, RunInfo } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
+import { parseSince } from '../model/since.js';
 import { parseJobStates } from '../model/states.js';
-import { parseSince } from '../ui/format.js';
 import { renderHistory } from '../ui/history.js';
 
 export default class History extends BaseCommand {
@@ -46,7 +46,7 @@ export default class History extends BaseCommand {
     if (prefix !== undefined) query.prefix = prefix;
     if (flags.user !== undefined) query.user = flags.user;
     if (flags.state !== undefined) query.state = parseJobStates(flags.state);
-    if (flags.since !== undefined) query.since = parseSince(flags.since, now);
+    if (flags.since !== undefined) query.since = parseSince(flags.since, now, '--since');
     if (flags.until !== undefined) query.until = parseSince(flags.until, now, '--until');
     const runs = await (await this.readClient()).history(query);
     this.log(renderHistory(runs, { attempts: flags.attempts, now, style: this.style() }));

@@ -2,7 +2,7 @@ import { Args, Flags } from '../oclif.js';
 import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { parseJobRef, taskName } from '../model/names.js';
-import { parseSince } from '../ui/format.js';
+import { parseSince } from '../model/since.js';
 import { formatLogBatch, formatLogBatchJson } from '../ui/logs.js';
 
 function labelTarget(given: string): string {
@@ -57,7 +57,7 @@ export default class Logs extends BaseCommand {
     const query: LogQuery = { target: given, follow: flags.follow };
     if (flags.run !== undefined) query.run = flags.run;
     if (flags.tail !== undefined) query.tail = flags.tail;
-    if (flags.since !== undefined) query.since = parseSince(flags.since, this.now());
+    if (flags.since !== undefined) query.since = parseSince(flags.since, this.now(), '--since');
     if (flags.attempt !== undefined) query.attempt = flags.attempt;
     const client = await this.readClient();
     const json = this.jsonEnabled();

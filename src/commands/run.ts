@@ -12,7 +12,7 @@ import type { JobDetail, LogBatch } from '../api/types.js';
 import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
-import { escapeControl } from '../ui/format.js';
+import { escapeControl, formatReason } from '../ui/format.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
 import { formatLogBatch, LogOutput } from '../ui/logs.js';
 import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
@@ -29,6 +29,7 @@ export default class Run extends BaseCommand {
 
   static override examples = [
     '<%= config.bin %> run -- echo hello',
+    '<%= config.bin %> run --image python:3.12 -- python train.py    # runs in the current directory, mounted',
     '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
     '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',
@@ -80,7 +81,10 @@ export default class Run extends BaseCommand {
       if (!stream) process.stderr.write(`${formatJobOutcome(job)}\n`);
       if (job.state !== 'SUCCEEDED') {
         if (this.jsonEnabled()) this.logJson(job);
-        if (stream) process.stderr.write(`job ${name} ${job.state}${job.reason ? `: ${escapeControl(job.reason)}` : ''}\n`);
+        if (stream) {
+          const why = job.reason ? `: ${escapeControl(formatReason(job.reason, Date.now()))}` : '';
+          process.stderr.write(`job ${name} ${job.state}${why}\n`);
+        }
         return this.exit(EXIT.jobFailed);
       }
       return job;
@@ -99,7 +103,7 @@ export default class Run extends BaseCommand {
       return client.submitPipeline(pipeline);
     }
     const command = commandFromArgv(this.argv, argv);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
     return withFlagNames(() => client.submit(request));
   }
 

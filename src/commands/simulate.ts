@@ -1,13 +1,15 @@
 import { Args, Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
-import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES } from '../cluster/scheduler/queue/options.js';
 import { parseWindow } from '../sim/load.js';
 import { compatJson, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
 import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
 import { runSimulation } from '../sim/service.js';
-import { DEFAULT_PLACEMENT, DEFAULT_SELECTION, PLACEMENT_MODES, SELECTIONS, parsePlacementMode, parsePolicy, parseSelection } from '../sim/policy.js';
+import {
+  DEFAULT_PLACEMENT, DEFAULT_QUEUE_OPTIONS, DEFAULT_SELECTION, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS,
+  parsePlacementMode, parsePolicy, parseSelection,
+} from '../sim/policy.js';
 import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
 import { parseSeconds } from '../sim/workload-file.js';
 import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';

@@ -20,6 +20,7 @@ export default class Submit extends BaseCommand {
     '<%= config.bin %> submit --replicas 4 --tpu v5litepod-16 -- python train.py',
     '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
     '<%= config.bin %> submit --image python:3.12 --cpu 2 --memory 4GiB -- python -c "print(42)"',
+    '<%= config.bin %> submit --image python:3.12 --mount /data/imagenet:/data:ro -e HF_TOKEN -- python train.py',
     '<%= config.bin %> submit --dry-run --replicas 4 --time-limit 2h -- ./train.sh',
     '<%= config.bin %> submit -f pipeline.yaml',
     '<%= config.bin %> submit -f pipeline.yaml --dry-run',
@@ -47,7 +48,7 @@ export default class Submit extends BaseCommand {
       return response;
     }
     const command = commandFromArgv(this.argv, argv as string[]);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd() });
+    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
     const client = await this.clusterClient();
     if (flags['dry-run']) {
       const estimate = await withFlagNames(() => client.estimate(request));

@@ -1,10 +1,11 @@
-import { Args, Flags } from '../oclif.js';
+import { Flags } from '../oclif.js';
 import type { WaitResponse } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
+import { jobList, jobListArgs } from '../ui/command-flags.js';
 import { EXIT } from '../model/errors.js';
 import { parseDuration } from '../model/duration.js';
 import { isFinalJobState } from '../model/states.js';
-import { escapeControl } from '../ui/format.js';
+import { escapeControl, formatReason } from '../ui/format.js';
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
@@ -23,9 +24,7 @@ export default class Wait extends BaseCommand {
 
   static override strict = false;
   static override usage = '<%= command.id %> JOB [JOB…] [--any] [--timeout DURATION]';
-  static override args = {
-    job: Args.string({ description: 'Job name(s) to wait for, each with its subtree.', required: true }),
-  };
+  static override args = jobListArgs('Job name(s) to wait for, each with its subtree.');
 
   static override flags = {
     any: Flags.boolean({ description: 'Return as soon as one of the jobs (with its subtree) has ended.' }),
@@ -34,7 +33,7 @@ export default class Wait extends BaseCommand {
 
   async run(): Promise<WaitResponse> {
     const { args, argv, flags } = await this.parse(Wait);
-    const jobs = argv.length > 0 && argv[0] === args.job ? (argv as string[]) : [args.job, ...(argv as string[])];
+    const jobs = jobList(args, argv);
     // Checked here so a bad duration is a usage error before anything is asked.
     if (flags.timeout !== undefined) parseDuration(flags.timeout, { what: 'timeout' });
     const abort = new AbortController();
@@ -50,8 +49,10 @@ export default class Wait extends BaseCommand {
     }
     if (!this.jsonEnabled()) {
       const style = this.style();
+      const now = Date.now();
       for (const job of answer.jobs) {
-        const reason = job.reason && job.state !== 'SUCCEEDED' ? `: ${escapeControl(job.reason)}` : '';
+        const shown = job.reason && job.state !== 'SUCCEEDED' ? job.reason : null;
+        const reason = shown ? `: ${escapeControl(formatReason(shown, now))}` : '';
         this.log(`${job.name} ${style.state(job.state)}${reason}`);
       }
     }

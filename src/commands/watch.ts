@@ -1,6 +1,7 @@
 import { Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { loadSnapshot, renderSnapshotText, type WatchSnapshot } from '../ui/watch/snapshot.js';
+import { jsonText } from '../ui/json.js';
 import { formatStateChange, stateChange } from '../ui/watch/stream.js';
 import { IrisError } from '../model/errors.js';
 
@@ -60,7 +61,7 @@ export default class Watch extends BaseCommand {
           continue;
         }
         const change = stateChange(event, listing);
-        if (change) await output.write('stdout', (json ? JSON.stringify(change) : formatStateChange(change)) + '\n');
+        if (change) await output.write('stdout', (json ? jsonText(change) : formatStateChange(change)) + '\n');
       }
     });
     if (ended === 'closed') return;

@@ -5,14 +5,15 @@
  * refused with exit code 2 before a byte of it is read or imported). The file is parsed by its
  * extension: YAML (also without extension), JSON (`package.json`: its `iris` key), or a JS/TS
  * module imported with cosmiconfig's loader (Node 24 strips TypeScript types). Files are never
- * merged (cosmiconfig's `$import` is not supported).
+ * merged (cosmiconfig's `$import` is not supported). Reading the file and parsing YAML or JSON is
+ * src/user-file/load.ts (its size limit and its errors); the JS/TS loader is this module's own.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultLoaders } from 'cosmiconfig';
-import YAML from 'yaml';
 import { IrisError, invalid } from '../model/errors.js';
+import { parseUserText, readUserText } from '../user-file/load.js';
 import { assertTrusted, callerUid, globalConfigDir, searchDirs } from './find.js';
 import { defaultConfig, validateConfig } from './schema/validate.js';
 import type { MachineProbe } from './detect.js';
@@ -37,21 +38,8 @@ function message(error: unknown): string {
 
 type Loader = (filepath: string, content: string) => unknown;
 
-const loadYaml: Loader = (filepath, content) => {
-  try {
-    return YAML.parse(content) as unknown;
-  } catch (error) {
-    throw invalid(`${filepath}: invalid YAML: ${message(error)}`);
-  }
-};
-
-const loadJson: Loader = (filepath, content) => {
-  try {
-    return JSON.parse(content) as unknown;
-  } catch (error) {
-    throw invalid(`${filepath}: invalid JSON: ${message(error)}`);
-  }
-};
+const loadYaml: Loader = (filepath, content) => parseUserText(content, filepath, 'yaml');
+const loadJson: Loader = (filepath, content) => parseUserText(content, filepath, 'json');
 
 /** cosmiconfig's own JS/TS loader (a native `import()`, so Node 24 strips the types). */
 const loadModule: Loader = async (filepath, content) => {
@@ -86,24 +74,13 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   '.cts': loadModule,
 };
 
-function decode(buffer: Buffer): string {
-  if (buffer[0] === 0xff && buffer[1] === 0xfe) return new TextDecoder('utf-16le').decode(buffer);
-  if (buffer[0] === 0xfe && buffer[1] === 0xff) return new TextDecoder('utf-16be').decode(buffer);
-  return new TextDecoder('utf-8').decode(buffer);
-}
-
 /**
  * The content of a file that passed assertTrusted: `{ config }`, or null when it is blank or a
  * package.json without an `iris` key. `config` may be null or undefined (only comments, a module
  * exporting nothing).
  */
 async function readConfigFile(file: string): Promise<{ config: unknown } | null> {
-  let content: string;
-  try {
-    content = decode(await readFile(file));
-  } catch (error) {
-    throw invalid(`${file}: could not read config: ${message(error)}`);
-  }
+  const content = await readUserText(file);
   if (content.trim() === '') return null;
   const extension = path.extname(file);
   const loader = LOADERS[extension];

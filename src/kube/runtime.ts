@@ -22,7 +22,8 @@ import { statSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { LogWriter } from '../logs/writer.js';
 import { IrisError } from '../model/errors.js';
-import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../runtime/types.js';
+import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../runtime/types.js';
+import { execInPod } from './exec.js';
 import { Binder } from './binder.js';
 import { messageOf, statusOf, type KubeConnection } from './client.js';
 import { podExit, podGone } from './pod-status.js';
@@ -113,6 +114,13 @@ export class KubeRuntime implements TaskRuntime {
       },
     });
     return entry.task;
+  }
+
+  /** Runs a command in the attempt's Pod through the Pod exec API (exec.ts). */
+  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+    const entry = this.pods.get(podName(this.o.clusterId, task.key));
+    if (!entry || entry.ended || entry.stopping) throw new IrisError('not_found', `the pod of ${task.key.task} attempt ${task.key.attempt} is not running: nothing to exec into`);
+    return execInPod(this.conn, entry.name, spec);
   }
 
   async stop(task: RunningTask, graceMs: number): Promise<void> {

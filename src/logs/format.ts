@@ -41,10 +41,6 @@ export const TIME_BYTE = 0x74; // 't'
 export const OUT_BYTE = 0x6f; // 'o'
 export const ERR_BYTE = 0x65; // 'e'
 
-export function streamOf(tag: StreamTag): StreamName {
-  return tag === 'o' ? 'stdout' : 'stderr';
-}
-
 /** The marker line written once when an attempt's output passes its log limit. */
 export function cutNote(limitBytes: number): string {
   return `[iris] log cut at ${formatBytes(limitBytes, { trimZero: true })}: further output of this attempt was dropped`;
@@ -65,4 +61,17 @@ export function utf8Cut(buf: Buffer, start: number, max: number): number {
     back++;
   }
   return end > start ? end - start : max;
+}
+
+/**
+ * Copies the bytes src[start, end) into dst at `at` and returns the index after them (dst has
+ * the room). Under 16 bytes a plain loop beats Buffer.copy's call: most log lines are short.
+ */
+export function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): number {
+  if (end - start < 16) {
+    for (let i = start; i < end; i++) dst[at++] = src[i]!;
+    return at;
+  }
+  src.copy(dst, at, start, end);
+  return at + (end - start);
 }

@@ -14,7 +14,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, TIME_BYTE, type StreamName } from './format.js';
+import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, TIME_BYTE, copyBytes, type StreamName } from './format.js';
 
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
@@ -122,13 +122,7 @@ export function decode(buf: Buffer, start: number, end: number, time: number, si
       if (segCount > 0 && (tag !== segTag || time !== segTime || segLen >= MAX_SEGMENT_TEXT)) close();
       segTag = tag;
       segTime = time;
-      const len = nl - textStart;
-      if (len < 16) {
-        for (let i = textStart; i < nl; i++) scratch[segLen++] = buf[i]!;
-      } else {
-        buf.copy(scratch, segLen, textStart, nl);
-        segLen += len;
-      }
+      segLen = copyBytes(buf, textStart, nl, scratch, segLen);
       scratch[segLen++] = NEWLINE;
       segCount++;
     }

@@ -5,7 +5,7 @@
  */
 import { open, write, close as closeFd } from 'node:fs';
 import { dirname } from 'node:path';
-import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, cutNote, utf8Cut, type StreamTag } from './format.js';
+import { ERR_BYTE, MAX_LINE_BYTES, OUT_BYTE, copyBytes, cutNote, utf8Cut, type StreamTag } from './format.js';
 import { ensureDir, forgetDir, LOG_OPEN_FLAGS } from './files.js';
 
 /** Above this many unflushed bytes attached readables are paused until the writer catches up. */
@@ -183,13 +183,7 @@ export class LogWriter {
     const pend = this.pend;
     let at = this.pendLen;
     pend[at++] = tagByte;
-    const len = end - start;
-    if (len < 16) {
-      for (let i = start; i < end; i++) pend[at++] = data[i]!;
-    } else {
-      data.copy(pend, at, start, end);
-      at += len;
-    }
+    at = copyBytes(data, start, end, pend, at);
     if (more !== undefined) {
       more.copy(pend, at, 0, moreEnd);
       at += moreEnd;

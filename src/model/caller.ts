@@ -10,6 +10,7 @@
  */
 import { IrisError } from './errors.js';
 import { isWithin } from './names.js';
+import type { Mount } from './mounts.js';
 
 /** The running attempt a task token identifies. */
 export interface TaskIdentity {
@@ -48,6 +49,11 @@ export interface CallerIsolation {
   network: 'bridge' | 'host' | null;
   /** The container runs privileged (its worker's `privileged: true`). */
   privileged: boolean;
+  /**
+   * The host paths mounted into its container as its job asked (JobSpec.mounts, as launched); a
+   * child may mount only what lies within them. Absent or empty: none (a process task, a Pod).
+   */
+  mounts?: readonly Mount[];
 }
 
 /**
@@ -90,4 +96,43 @@ export function requireOwner(caller: TaskIdentity | null, what: string): void {
   if (caller === null) return;
   throw new IrisError('forbidden', `${what} is for the cluster's owner only; a task (${caller.task}) may not do it`,
     'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")');
+}
+
+/**
+ * What only a running task may do: the call acts for the task attempt that makes it (a result
+ * belongs to that attempt, an endpoint lives as long as it runs).
+ */
+const TASK_ONLY = {
+  result: {
+    done: 'results can only be set',
+    doing: 'setting a result',
+    command: 'iris result set KEY VALUE',
+    or: ', or write $IRIS_RESULT_FILE there',
+  },
+  endpoint: {
+    done: 'endpoints can only be registered',
+    doing: 'registering an endpoint',
+    command: 'iris endpoints register NAME ADDRESS',
+    or: '',
+  },
+} as const;
+
+export type TaskOnlyAction = keyof typeof TASK_ONLY;
+
+/**
+ * The one refusal of a call only a running task may make, wherever it is found out: by the CLI
+ * before it calls (no task token in its environment: client/task-token.ts requireInTask) and by
+ * the server when a request came without one (requireTaskCaller).
+ */
+export function taskOnlyRefusal(action: TaskOnlyAction): IrisError {
+  const { done, doing, command, or } = TASK_ONLY[action];
+  return new IrisError('forbidden', `${done} from inside a running task: ${doing} requires a task token`,
+    `run \`${command}\` in a task's command (iris sends the task's token, IRIS_TASK_TOKEN or the file ` +
+      `IRIS_TASK_TOKEN_FILE names, in the x-iris-task-token header)${or}`);
+}
+
+/** The task behind a call only a running task may make; throws taskOnlyRefusal for the owner (null). */
+export function requireTaskCaller<T extends TaskIdentity>(caller: T | null, action: TaskOnlyAction): T {
+  if (caller === null) throw taskOnlyRefusal(action);
+  return caller;
 }

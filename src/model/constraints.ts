@@ -6,6 +6,7 @@
  * (not-exists), including `!=` and `notin`.
  */
 import { describeValue, invalid } from './errors.js';
+import { ATTRIBUTE_KEY_CHARS } from './names.js';
 
 export type ConstraintOp = 'eq' | 'ne' | 'in' | 'notin' | 'exists' | 'not_exists' | 'gt' | 'ge' | 'lt' | 'le';
 
@@ -15,7 +16,7 @@ export interface Constraint {
   values: string[];
 }
 
-const KEY = '[A-Za-z0-9][A-Za-z0-9_.\\/-]*';
+const KEY = ATTRIBUTE_KEY_CHARS;
 const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => Constraint]> = [
   [new RegExp(`^!\\s*(${KEY})$`), (m) => ({ key: m[1]!, op: 'not_exists', values: [] })],
   [new RegExp(`^(${KEY})\\s+(in|notin)\\s+\\(?([^()]*)\\)?$`), (m) => ({ key: m[1]!, op: m[2] as 'in' | 'notin', values: splitList(m[3]!) })],

@@ -6,13 +6,67 @@
  * Runs: every submission of a name is a run with its own id (Job.run). `NAME@RUN` selects one
  * run of a name (`/train@3`, also `/train@3/task-0` for one of its tasks); `@` can never be part
  * of a job name, so the split is unambiguous. parseJobRef is the one parser of that form.
+ *
+ * The one home of each kind of name, with the words every refusal of it uses (a caller adds what
+ * the name is for: `invalid worker name "a b": it may only contain …`):
+ * - a name component (NAME_COMPONENT, NAME_COMPONENT_RULE): a job name's components, the
+ *   config's worker, slice and variant names (also a GPU variant, src/model/resources.ts), a
+ *   workload file's job, worker and model names, the characters of a result key
+ *   (src/model/results.ts, stage-refs.ts); a stage name is one without `.` (STAGE_NAME_CHARS);
+ * - an attribute key (ATTRIBUTE_KEY, ATTRIBUTE_KEY_RULE): worker attributes, constraint keys,
+ *   `coschedule`;
+ * - an environment variable name (ENV_KEY, ENV_KEY_RULE): `env` of a request, `--env`;
+ * - a host name (isHostName, RFC 1123): the config's `hostname(s)`, the host of an address
+ *   (src/model/net-address.ts, which adds IP addresses and the words of its refusal);
+ * - a user name (USER_NAME, USER_NAME_HINT) below.
  */
 import { IrisError, describeValue, invalid, relabel } from './errors.js';
 
-const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** One component of a name: letters, digits, `_`, `-` and `.`, starting with a letter or digit. */
+export const NAME_COMPONENT_CHARS = '[A-Za-z0-9][A-Za-z0-9_.-]*';
+export const NAME_COMPONENT = new RegExp(`^${NAME_COMPONENT_CHARS}$`);
+export const NAME_COMPONENT_RULE =
+  'may only contain letters, digits, "_", "-" and "." and must start with a letter or digit';
 const TASK_COMPONENT = /^task-(\d+)$/;
 export const MAX_COMPONENT_LENGTH = 63;
 export const MAX_DEPTH = 16;
+
+/** Whether `text` is a name of one component (NAME_COMPONENT) of at most `max` characters. */
+export function isComponentName(text: string, max = MAX_COMPONENT_LENGTH): boolean {
+  return text.length <= max && NAME_COMPONENT.test(text);
+}
+
+/** The rule of isComponentName as a refusal states it: `a name may only contain … (at most 63 characters)`. */
+export function componentNameRule(max = MAX_COMPONENT_LENGTH): string {
+  return `a name ${NAME_COMPONENT_RULE} and is at most ${max} characters long`;
+}
+
+/** A pipeline's stage name: a name component without `.` (src/model/pipeline.ts, stage-refs.ts). */
+export const STAGE_NAME_CHARS = '[A-Za-z0-9][A-Za-z0-9_-]*';
+
+/** The characters of an attribute key, for patterns that contain one (constraints). */
+export const ATTRIBUTE_KEY_CHARS = '[A-Za-z0-9][A-Za-z0-9_./-]*';
+/** A worker attribute's key: a name component that may also contain `/` (`example.com/zone`). */
+export const ATTRIBUTE_KEY = new RegExp(`^${ATTRIBUTE_KEY_CHARS}$`);
+export const ATTRIBUTE_KEY_RULE =
+  'may only contain letters, digits, "_", "-", "." and "/" and must start with a letter or digit';
+
+/** An environment variable's name, as POSIX shells take one. */
+export const ENV_KEY_CHARS = '[A-Za-z_][A-Za-z0-9_]*';
+export const ENV_KEY = new RegExp(`^${ENV_KEY_CHARS}$`);
+export const ENV_KEY_RULE = 'may only contain letters, digits and "_" and must not start with a digit';
+
+/** One label of a host name (RFC 1123): 1-63 letters, digits and `-`, not starting or ending with `-`. */
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST_NAME = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})*\\.?$`);
+
+/**
+ * Whether `text` is a host name (RFC 1123): labels joined by `.`, a final `.` allowed, at most 253
+ * characters without it. An IPv4 address is one; `_` is not allowed (a DNS name, not a host name).
+ */
+export function isHostName(text: string): boolean {
+  return HOST_NAME.test(text) && text.replace(/\.$/, '').length <= 253;
+}
 
 /** Why a single path component is not a valid job component, or null when it is valid. */
 export function componentProblem(part: string): string | null {
@@ -21,9 +75,7 @@ export function componentProblem(part: string): string | null {
   if (part.length > MAX_COMPONENT_LENGTH) return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
   if (TASK_COMPONENT.test(part)) return `${describeValue(part)} is reserved for task names (task-<n>)`;
   if (part.includes('@')) return `"@" is not allowed in a job name: it separates a run id (NAME@RUN), which only \`iris status\`, \`iris logs\` and \`iris history\` read`;
-  if (!COMPONENT.test(part)) {
-    return `name component ${describeValue(part)} may only contain letters, digits, "_", "-" and "." and must start with a letter or digit`;
-  }
+  if (!NAME_COMPONENT.test(part)) return `name component ${describeValue(part)} ${NAME_COMPONENT_RULE}`;
   return null;
 }
 

@@ -7,9 +7,11 @@
  * an IPv6 host is written in brackets and kept without them; a URL has no user, path, query or
  * fragment, and only the `http:` scheme (the task door speaks plain HTTP; `https:` is refused with
  * a hint). Every failure is an IrisError('invalid_argument') naming the value and an example.
- * Pure: no I/O.
+ * A host is a host name (isHostName, src/model/names.ts: RFC 1123) or an IP address (isHost, also
+ * the config's `hostname`); notAHost is the words of its refusal. Pure: no I/O.
  */
 import { describeValue, invalid } from './errors.js';
+import { isHostName } from './names.js';
 
 export interface TcpAddress {
   /** Host name or IP, IPv6 without brackets. */
@@ -32,8 +34,22 @@ export function formatControllerUrl(address: TcpAddress): string {
   return `http://${formatHostPort(address)}`;
 }
 
-const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
 const IPV6 = /^[0-9A-Fa-f:.]+$/;
+
+/** An IPv6 address as written without brackets (hex groups with `:`, maybe an IPv4 tail). */
+function isIpv6(text: string): boolean {
+  return text.includes(':') && IPV6.test(text);
+}
+
+/** A host iris can hand on: a host name (an IPv4 address is one) or an IPv6 address. */
+export function isHost(text: string): boolean {
+  return isHostName(text) || isIpv6(text);
+}
+
+/** What a refusal says of a value that is not a host (isHost). */
+export function notAHost(value: unknown): string {
+  return `${describeValue(value)} is not a host name or IP address`;
+}
 
 function parsePort(text: string, what: string, value: unknown, example: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) {
@@ -54,14 +70,19 @@ export function parseHostPort(value: unknown, what = 'address', example = '0.0.0
   if (bracketed) {
     host = bracketed[1]!;
     port = bracketed[2]!;
-    if (!IPV6.test(host) || !host.includes(':')) throw invalid(`invalid ${what} ${describeValue(value)}: ${describeValue(host)} is not an IPv6 address`, `for example [::]:7070`);
+    if (!isIpv6(host)) {
+      const message = `invalid ${what} ${describeValue(value)}: ${describeValue(host)} is not an IPv6 address`;
+      throw invalid(message, 'for example [::]:7070');
+    }
   } else {
     const colon = text.lastIndexOf(':');
     if (colon < 0) throw invalid(`invalid ${what} ${describeValue(value)}: expected HOST:PORT (the port is missing)`, `for example ${example}`);
     host = text.slice(0, colon);
     port = text.slice(colon + 1);
     if (host.includes(':')) throw invalid(`invalid ${what} ${describeValue(value)}: write an IPv6 host in brackets`, 'for example [::]:7070');
-    if (!HOST_NAME.test(host)) throw invalid(`invalid ${what} ${describeValue(value)}: ${describeValue(host)} is not a host name or IP address`, `for example ${example}`);
+    if (!isHostName(host)) {
+      throw invalid(`invalid ${what} ${describeValue(value)}: ${notAHost(host)}`, `for example ${example}`);
+    }
   }
   return { host, port: parsePort(port, what, value, example) };
 }

@@ -13,6 +13,7 @@
  *   in the file among stages that are free), which is the order they are submitted in.
  */
 import { invalid } from './errors.js';
+import { STAGE_NAME_CHARS } from './names.js';
 
 
 /** What a job stores about the stage it is (JobSpec.stage). */
@@ -25,7 +26,7 @@ export interface StageInfo {
   stickTo?: string;
 }
 
-const STAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const STAGE_NAME = new RegExp(`^${STAGE_NAME_CHARS}$`);
 
 /** Throws invalid_argument naming the first stage or need that breaks a rule (see the header). */
 export function checkStageGraph(needsOf: ReadonlyMap<string, readonly string[]>): void {

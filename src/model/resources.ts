@@ -4,6 +4,7 @@
  * chips per host). "No device" means the task runs on any worker (CPU is universal: docs/architecture.md, "Placement").
  */
 import { describeValue, invalid } from './errors.js';
+import { NAME_COMPONENT_CHARS } from './names.js';
 
 export type DeviceType = 'cpu' | 'gpu' | 'tpu';
 
@@ -87,6 +88,9 @@ function boundedBytes(input: string | number, bytes: number, what: string): numb
   return bytes;
 }
 
+/** `VARIANT` or `VARIANTxCOUNT`: a variant is a name component, the shortest that leaves `xN` to the count. */
+const GPU_REQUEST = new RegExp(`^(${NAME_COMPONENT_CHARS}?)(?:x(\\d+))?$`);
+
 /** `H100x8`, `8`, `H100` -> a GPU request. */
 export function parseGpu(input: string): DeviceRequest {
   const text = input.trim();
@@ -96,7 +100,7 @@ export function parseGpu(input: string): DeviceRequest {
     if (count < 1) throw invalid(`invalid gpu ${describeValue(input)}: count must be at least 1`);
     return { type: 'gpu', variant: null, count };
   }
-  const match = /^([A-Za-z0-9][A-Za-z0-9_.-]*?)(?:x(\d+))?$/.exec(text);
+  const match = GPU_REQUEST.exec(text);
   if (!match) throw invalid(`invalid gpu ${describeValue(input)}: expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`);
   const count = match[2] === undefined ? 1 : Number(match[2]);
   if (!Number.isSafeInteger(count)) throw invalid(`invalid gpu ${describeValue(input)}: count is too large`);

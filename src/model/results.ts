@@ -1,7 +1,8 @@
 /**
  * Task results: small named strings a task publishes for later stages to read (a checkpoint
  * path, a metric). The one home of their rules:
- * - a key is 1–128 characters of letters, digits and `_ . -`, starting with a letter or digit;
+ * - a key is 1–128 characters of letters, digits and `_ . -`, starting with a letter or digit
+ *   (the characters of a name component, src/model/names.ts);
  * - a value is a string of at most 64 KiB (UTF-8 bytes) without a NUL character (a value can
  *   become a later stage's argument or environment variable: model/nul.ts);
  * - one attempt of a task holds at most 256 keys (a later set of the same key overwrites it and
@@ -13,9 +14,9 @@
  * digits, `_ . -`): never a JSON parser's excerpt, an invalid key or a value.
  */
 import { IrisError, invalid } from './errors.js';
+import { NAME_COMPONENT } from './names.js';
 import { NUL_REFUSAL, hasNul } from './nul.js';
 
-export const RESULT_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const MAX_RESULT_KEY_LENGTH = 128;
 export const MAX_RESULT_VALUE_BYTES = 64 * 1024;
 export const MAX_RESULTS_PER_TASK = 256;
@@ -32,7 +33,7 @@ const KEY_HINT = 'a key is 1-128 letters, digits and `_ . -`, starting with a le
 
 /** Whether `key` is a valid result key (the rules of checkResultKey). */
 export function isResultKey(key: string): boolean {
-  return key.length > 0 && key.length <= MAX_RESULT_KEY_LENGTH && RESULT_KEY_PATTERN.test(key);
+  return key.length > 0 && key.length <= MAX_RESULT_KEY_LENGTH && NAME_COMPONENT.test(key);
 }
 
 /** `key` unchanged when valid; else invalid_argument naming `field`. */
@@ -40,7 +41,10 @@ export function checkResultKey(field: string, key: unknown): string {
   if (typeof key !== 'string') throw invalid(`${field}: a result key must be a string`, KEY_HINT);
   if (key.length === 0) throw invalid(`${field}: the result key is empty`, KEY_HINT);
   if (key.length > MAX_RESULT_KEY_LENGTH) throw invalid(`${field}: the result key is ${key.length} characters long, more than ${MAX_RESULT_KEY_LENGTH}`, KEY_HINT);
-  if (!RESULT_KEY_PATTERN.test(key)) throw invalid(`${field}: the result key ${JSON.stringify(key)} has characters other than letters, digits and \`_ . -\` (or does not start with a letter or digit)`, KEY_HINT);
+  if (!NAME_COMPONENT.test(key)) {
+    const why = 'has characters other than letters, digits and `_ . -` (or does not start with a letter or digit)';
+    throw invalid(`${field}: the result key ${JSON.stringify(key)} ${why}`, KEY_HINT);
+  }
   return key;
 }
 

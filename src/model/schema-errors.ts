@@ -179,8 +179,9 @@ export function knownKeysOf(schema: z.core.$ZodType): (path: KeyPath) => readonl
 }
 
 /**
- * The one way iris parses outside input with a schema: the parsed value, or the IrisError of
- * its first problem (unknown keys named against the schema's own keys, `knownKeysOf`).
+ * How iris parses a file or a request body with a schema: the parsed value, or the IrisError of
+ * its first problem (unknown keys named against the schema's own keys, `knownKeysOf`). Query
+ * parameters go through api/queries.ts parseQuery instead (its messages name the parameter).
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, options: Omit<IssuesToErrorOptions, 'knownKeys'> = {}): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });

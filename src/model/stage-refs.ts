@@ -17,6 +17,7 @@
  *   tasks that disagree on a stage-wide value.
  */
 import { invalid } from './errors.js';
+import { NAME_COMPONENT_CHARS, STAGE_NAME_CHARS } from './names.js';
 import { shellScriptIndex } from './shell-command.js';
 
 export interface StageRef {
@@ -28,9 +29,11 @@ export interface StageRef {
   key: string;
 }
 
-const PART = '[A-Za-z0-9][A-Za-z0-9_.-]*?';
 /** `$${` (an escaped `${`) or a reference. Stage names hold no `.`: the first `.result.` ends it. */
-const TOKEN = new RegExp(`\\$\\$\\{|\\$\\{stages\\.([A-Za-z0-9][A-Za-z0-9_-]*)\\.(?:task-(\\d+)\\.)?result\\.(${PART})\\}`, 'g');
+const TOKEN = new RegExp(
+  `\\$\\$\\{|\\$\\{stages\\.(${STAGE_NAME_CHARS})\\.(?:task-(\\d+)\\.)?result\\.(${NAME_COMPONENT_CHARS}?)\\}`,
+  'g',
+);
 /** Anything that looks like the start of a reference, to report a malformed one. */
 const LOOSE = /\$\{stages\.[^}]*\}?/g;
 

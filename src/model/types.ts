@@ -7,6 +7,7 @@ import type { ResourceSpec, WorkerDevice } from './resources.js';
 import type { StageInfo } from './pipeline.js';
 import type { AttemptState, JobState, TaskState } from './states.js';
 import type { JobCategory } from './workload.js';
+import type { Mount } from './mounts.js';
 
 export interface JobSpec {
   /** Canonical job name (`/train/eval`). */
@@ -19,6 +20,12 @@ export interface JobSpec {
   image: string | null;
   /** User a container of this job runs as (`--user-in-container`); absent or null: the config's `container-user`. */
   containerUser?: string | null;
+  /**
+   * Host paths in this job's containers (`--mount`, the config's `mounts`, the submit directory),
+   * each source a real path resolved at submit (src/cluster/admission/workspace.ts); absent or
+   * empty: none.
+   */
+  mounts?: Mount[];
   /** Network of this job's containers (`--network`); absent or null: the config's `network`, else bridge (TPU jobs: host). */
   network?: 'bridge' | 'host' | null;
   /**

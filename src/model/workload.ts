@@ -8,7 +8,6 @@ import { invalid } from './errors.js';
 
 export const JOB_CATEGORIES = ['training', 'inference', 'other'] as const;
 export type JobCategory = (typeof JOB_CATEGORIES)[number];
-export const DEFAULT_CATEGORY: JobCategory = 'other';
 
 /** Most `uses` keys one job may name, and the longest key. */
 export const MAX_USES = 32;
@@ -16,9 +15,6 @@ export const MAX_USE_KEY_LENGTH = 200;
 
 /** How long a worker holds a context-reuse hint after a task using the key ended there (config `placement.cache-ttl`). */
 export const DEFAULT_CACHE_TTL_MS = 3_600_000;
-
-/** The category of a job spec (absent: `other`). */
-export const jobCategory = (spec: { category?: JobCategory | null }): JobCategory => spec.category ?? DEFAULT_CATEGORY;
 
 /** `training`, `inference` or `other`; invalid_argument naming the choices otherwise. */
 export function parseCategory(input: string): JobCategory {

@@ -1,5 +1,6 @@
 /**
- * RuntimeRouter: the one TaskRuntime the controller talks to. A launch that carries a
+ * RuntimeRouter: the TaskRuntime the controller of a local cluster talks to (with the kubernetes
+ * backend it talks to the KubeRuntime instead, server/kube-cluster.ts). A launch that carries a
  * `container` spec goes to the container runtime, every other launch to the process runtime.
  *
  * The container runtime is created on first use, so a machine without Docker runs process jobs
@@ -10,7 +11,8 @@
  * is nothing of ours to reclaim there (the reason is logged, not thrown). recover() asks the
  * process runtime only (containers are reclaimed, not recovered).
  */
-import type { RecoveredExit, RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
+import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
+import { IrisError } from '../model/errors.js';
 
 export interface RuntimeRouterOptions {
   process: TaskRuntime;
@@ -56,6 +58,13 @@ export class RuntimeRouter implements TaskRuntime {
   stop(task: RunningTask, graceMs: number): Promise<void> {
     const runtime = this.owners.get(task) ?? this.processRuntime;
     return runtime.stop(task, graceMs);
+  }
+
+  /** An exec goes to the runtime that started the attempt. */
+  exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+    const runtime = this.owners.get(task) ?? this.processRuntime;
+    if (!runtime.exec) return Promise.reject(new IrisError('unavailable', `the ${runtime.name} runtime cannot run a command in a task`));
+    return runtime.exec(task, spec);
   }
 
   async reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {

@@ -1,8 +1,10 @@
 /**
  * The one interface every task runtime implements: process/ (local process groups), docker/
- * (containers), fake/ (in memory, for tests). A runtime executes fully resolved launches and
- * reports exits; it never decides anything. All of them pass test/runtime/contract.ts.
+ * (containers), src/kube (Pods), and for tests test/runtime/fake/ (in memory). A runtime executes
+ * fully resolved launches and reports exits; it never decides anything. The local ones and the
+ * fake pass test/runtime/contract.ts.
  */
+import type { Readable, Writable } from 'node:stream';
 import type { ResourceSpec } from '../model/resources.js';
 
 export interface TaskKey {
@@ -18,8 +20,12 @@ export interface ContainerSpec {
   devices: { host: string; container: string }[];
   /** GPU ids for a Docker device request (driver nvidia, capability gpu); empty for none. */
   gpuIds: string[];
-  /** Bind mounts (directories). The controller socket's directory is one of them. */
-  mounts: { host: string; container: string; readOnly: boolean }[];
+  /**
+   * Bind mounts. The task door's directory (read-only: a socket there is still connectable) is
+   * one of them. `user`: a mount the job asked for (JobSpec.mounts), whose `host` is a real path
+   * resolved at submit; the runtime refuses the launch when it no longer is (a link put there since).
+   */
+  mounts: { host: string; container: string; readOnly: boolean; user?: boolean }[];
   /** /dev/shm size in bytes, or null for the engine's default. */
   shmBytes: number | null;
   /** Raise the memlock limit to unlimited (TPU runtimes pin host memory). */
@@ -112,6 +118,35 @@ export interface RecoveredExit {
   exit: TaskExit;
 }
 
+/** A command to run inside a running attempt (`iris exec`, docs/runtime.md "Exec"). */
+export interface ExecSpec {
+  argv: string[];
+  /** A terminal (pseudo-tty): its output is one stream (stdout), its input the terminal's keys. */
+  tty: boolean;
+  /** Keep its stdin open for input; false: stdin is closed at once. */
+  stdin: boolean;
+  /** The terminal's size at start (with `tty`). */
+  size?: { rows: number; cols: number };
+}
+
+/**
+ * One command running in an attempt. Its processes are the task's (a process task's cgroups, a
+ * container's namespaces), so they end with the task at the latest.
+ */
+export interface ExecSession {
+  /** Its input (null without `stdin`); end() closes it. */
+  stdin: Writable | null;
+  stdout: Readable;
+  /** With a tty the command's output is all on stdout (stderr, when not null, has only the runtime's own words). */
+  stderr: Readable | null;
+  /** Its exit code (128+n after signal n), once its output has ended; rejects when that cannot be known. */
+  exited: Promise<number>;
+  /** A new terminal size (with `tty`; best effort). */
+  resize(rows: number, cols: number): void;
+  /** Ends it early (the caller went away): SIGHUP, then SIGKILL to what it started, where the runtime can reach them. */
+  kill(): void;
+}
+
 export interface TaskRuntime {
   readonly name: string;
   /**
@@ -133,5 +168,11 @@ export interface TaskRuntime {
    * theirs is left running. A runtime that cannot tell leaves this out (all are reclaimed).
    */
   recover?(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]>;
+  /**
+   * Runs a command inside the running attempt `task` (its container, its Pod, or a process task's
+   * cgroups, working directory and environment). Rejects with an IrisError when the attempt is no
+   * longer running or the command cannot be started there. Absent: this runtime cannot.
+   */
+  exec?(task: RunningTask, spec: ExecSpec): Promise<ExecSession>;
   close(): Promise<void>;
 }

@@ -7,10 +7,11 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail, RetryResponse,
+  CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail, RetryResponse,
 } from '../api/types.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { WaitQuery } from './wait.js';
+import type { ExecStarted } from './exec-service.js';
 
 /** Who submits when the request and its task token say nothing: the server's user and directory. */
 export interface SubmitOrigin {
@@ -23,6 +24,12 @@ export interface ClusterService {
   submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse>;
   /** Admit a pipeline (its root and stages) and store all its jobs in one transaction; `dryRun`: store nothing. */
   submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse>;
+  /**
+   * Runs a command in a task's running attempt (`iris exec`, exec-service.ts): recorded on the
+   * task first; not_found (with the state) when it does not run; `owner`: the user named for an
+   * exec without a task caller. The caller's scope is the route's to check.
+   */
+  exec?(request: ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted>;
   /** What `submit` would do with this request, without submitting it. */
   estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse>;
   /** Pending jobs in scheduling order with reasons and reservations. */

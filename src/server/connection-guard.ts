@@ -95,6 +95,11 @@ export interface ConnectionGuard {
    * hold server.close() until its header timeout.)
    */
   closeAll(keep: ReadonlySet<Socket>): void;
+  /**
+   * Count a connection node:http gave up (an upgrade: `iris exec`) as one with a request in
+   * progress until it closes: it is never closed for room.
+   */
+  hold(socket: Socket): void;
 }
 
 /** How often each kind of log line may be written. */
@@ -232,6 +237,12 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
     counts: () => ({ open: entries.size, peers: new Map(perPeer) }),
     closeAll: (keep) => {
       for (const socket of [...entries.keys()]) if (!keep.has(socket)) evict(socket);
+    },
+    hold: (socket) => {
+      const entry = entries.get(socket);
+      if (!entry) return;
+      entry.busy += 1;
+      markBusy(socket, entry);
     },
   };
 }

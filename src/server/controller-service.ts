@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
+import type { CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -26,10 +26,12 @@ import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { resultCount, runResults } from './results.js';
-import { archivedJobDetail, cpuTotals, jobDetail, jobSummary, requeueSummary, taskInfo, workerInfo } from './views.js';
+import { archivedJobDetail, cpuTotals, execSummary, jobDetail, jobSummary, requeueSummary, runsIn, taskInfo, workerInfo } from './views.js';
 import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
+import { hostPaths } from './host-paths.js';
+import { startExec, type ExecStarted } from './exec-service.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -49,6 +51,8 @@ export interface ServiceContext {
   defaults: Omit<AdmissionDefaults, 'user' | 'cwd'>;
   /** Resolves when a container engine answers; rejects with an IrisError saying how to start one. */
   requireContainerEngine?: () => Promise<void>;
+  /** Resolves when the container engine can give containers GPUs; rejects (unsatisfiable) with the reason. */
+  requireGpuRuntime?: () => Promise<void>;
   /** The config's `retention` (ms): the default age of `prune`; null (`never`) or absent: none. */
   retentionMs?: number | null;
 }
@@ -56,7 +60,7 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
+  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'exec' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
   | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
 >;
 
@@ -84,19 +88,26 @@ export class ControllerService implements ClusterService {
     return { name: job.name, run: job.run, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
   }
 
+  exec(request: ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
+    return startExec(this.store, this.controller, request, caller, owner);
+  }
+
   async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
     const { spec } = await this.admit(request, caller, origin);
     // A finished job of the name would be archived: the submission starts a new run over it.
     const previous = this.store.job(spec.name);
     const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
     const waitsFor = this.store.dependencyPreview(spec);
-    return { name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }) };
+    return {
+      name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }),
+      runsIn: runsIn(spec),
+    };
   }
 
   async submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse> {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admitted = admitPipeline(request, caller, this.clusterView(), defaults);
-    if (admitted.some((spec) => spec.image !== null)) await this.ctx.requireContainerEngine?.();
+    await this.requireEngineFor(admitted);
     const specs = caller ? admitted.map((spec): JobSpec => ({ ...spec, submittedBy: { task: caller.task, attempt: caller.attempt } })) : admitted;
     const root = specs[0]!;
     let runs: Map<string, number> | null = null;
@@ -118,8 +129,15 @@ export class ControllerService implements ClusterService {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admission = admit(request, caller, this.clusterView(), defaults);
     if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint, admission.refusal.field);
-    if (admission.spec.image !== null) await this.ctx.requireContainerEngine?.();
+    await this.requireEngineFor([admission.spec]);
     return admission;
+  }
+
+  /** The container engine for jobs with an image, and its NVIDIA runtime for those with GPUs too (I/O, so here). */
+  private async requireEngineFor(specs: readonly JobSpec[]): Promise<void> {
+    if (!specs.some((spec) => spec.image !== null)) return;
+    await this.ctx.requireContainerEngine?.();
+    if (specs.some((spec) => spec.image !== null && spec.resources.device?.type === 'gpu')) await this.ctx.requireGpuRuntime?.();
   }
 
   private clusterView(): ClusterView {
@@ -137,6 +155,7 @@ export class ControllerService implements ClusterService {
       dependedOn: (name) => this.store.dependedOn(name),
       generateName: () => generateName(),
       waitingHolds: () => this.controller.waitingHolds(),
+      hostPaths,
     };
   }
 
@@ -165,7 +184,8 @@ export class ControllerService implements ClusterService {
       : jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
     const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
     const requeues = requeueSummary(this.store, detail.run);
-    return { ...detail, results: resultCount(this.store, detail.run, tasks), ...(requeues ? { requeues } : {}) };
+    const execs = execSummary(this.store, detail.run);
+    return { ...detail, results: resultCount(this.store, detail.run, tasks), ...(requeues ? { requeues } : {}), ...(execs ? { execs } : {}) };
   }
 
   history(query: HistoryQuery): RunInfo[] {

@@ -40,6 +40,7 @@ import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import type { TaskRuntime } from '../runtime/types.js';
 import type { KubeBackend } from './kube-cluster.js';
+import { forbiddenHostPaths } from './host-paths.js';
 import { queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
@@ -104,6 +105,32 @@ function containerEngineCheck(): () => Promise<void> {
     const probe = await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 3000 });
     if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
     okUntil = performance.now() + 5000;
+  };
+}
+
+/**
+ * A check that rejects a GPU job in a container, at submit, when the Docker engine has no NVIDIA
+ * runtime (its start would fail: docs/runtime.md). A yes is kept for good; a no is asked again
+ * after a few seconds (the owner may have just installed the toolkit).
+ */
+function gpuRuntimeCheck(): () => Promise<void> {
+  let ok = false;
+  let noUntil = 0;
+  let refusal: IrisError | null = null;
+  return async () => {
+    if (ok) return;
+    if (refusal && performance.now() < noUntil) throw refusal;
+    const probe = await (await dockerModule()).probeGpuRuntime({ timeoutMs: 3000 });
+    if (probe.ok) {
+      ok = true;
+      return;
+    }
+    const what = 'runtimes' in probe ? `has no NVIDIA runtime (its runtimes: ${probe.runtimes.join(', ') || 'none'})` : `did not answer: ${probe.message}`;
+    refusal = new IrisError('unsatisfiable', `a container with GPUs cannot start here: the Docker engine ${what}`,
+      'install the NVIDIA Container Toolkit and register its runtime (nvidia-ctk runtime configure --runtime=docker, then restart the engine), '
+        + 'or run the job without --image: a process task sees the host\'s GPUs', 'gpu');
+    noUntil = performance.now() + 5000;
+    throw refusal;
   };
 }
 
@@ -256,8 +283,15 @@ async function serveCluster(
       retryBackoffMs: config.defaults.retryBackoffMs,
       image: defaultImage(config.runtime),
       containerProcessChildren: config.runtime.containerProcessChildren,
+      workspace: config.runtime.workspace,
+      mounts: config.runtime.mounts,
+      ...(kube ? { hostMounts: false } : {}),
+      owner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
+      containerUser: config.runtime.containerUser,
+      forbiddenHostPaths: forbiddenHostPaths(home),
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
+    ...(kube ? {} : { requireGpuRuntime: gpuRuntimeCheck() }),
     retentionMs: config.retentionMs,
     requestStop: async () => {
       setImmediate(() => void stop());

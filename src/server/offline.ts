@@ -60,6 +60,7 @@ function stoppedController(): ControllerPort {
       throw stopped('disabling or enabling a worker');
     },
     gone: () => Promise.reject(stopped('replacing a job')),
+    exec: () => Promise.reject(stopped('iris exec')),
     estimate: () => {
       throw stopped('an estimate');
     },

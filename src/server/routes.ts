@@ -13,8 +13,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
 import { isWithin, nameFromTask, parseJobName, parseTaskName, resolveJobRef } from '../model/names.js';
 import { parseDuration } from '../model/duration.js';
+import { parseSince } from '../model/since.js';
 import type { ClusterService } from './cluster-service.js';
-import { inScope, requireInScope, requireInTree, treeRoot, type TaskCaller } from '../model/caller.js';
+import {
+  inScope, requireInScope, requireInTree, requireTaskCaller, treeRoot, type TaskCaller,
+} from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
@@ -56,6 +59,8 @@ export interface RouteContext {
   defaultUser: string;
   defaultCwd: string;
   log: (message: string) => void;
+  /** The clock of the server (epoch ms): what "10m ago" in a query is counted from. */
+  now: () => number;
   stream: <T>(call: Call, open: (signal: AbortSignal) => AsyncIterable<T>, context: string) => Promise<void>;
   /** Absent: this server serves no metrics (404). */
   metrics?: MetricsEndpoints;
@@ -105,17 +110,14 @@ function historyQuery(query: URLSearchParams): HistoryQuery {
   return result;
 }
 
-function logQuery(query: URLSearchParams): LogQuery {
+function logQuery(query: URLSearchParams, now: number): LogQuery {
   const { target: given, run: runParam, follow, tail, since, attempt } = parseQuery(LogsQuerySchema, query);
   const { target, run } = resolveJobRef('query parameter "target"', given, runParam);
   const result: LogQuery = { target };
   if (run !== null) result.run = run;
   if (follow) result.follow = true;
   if (tail !== undefined) result.tail = tail;
-  if (since !== undefined) {
-    // Epoch milliseconds, or a duration meaning "that long ago".
-    result.since = /^\d{10,}$/.test(since) ? Number(since) : Date.now() - relabel('query parameter "since"', () => parseDuration(since));
-  }
+  if (since !== undefined) result.since = parseSince(since, now, 'query parameter "since"');
   if (attempt !== undefined) result.attempt = attempt;
   return result;
 }
@@ -144,6 +146,17 @@ function scopedWorkers(caller: TaskCaller | null, workers: readonly WorkerInfo[]
     runningTasks: worker.runningTasks.filter((task) => inScope(caller, task)),
     cache: worker.cache.filter((hint) => uses.has(hint.key)),
   }));
+}
+
+/**
+ * A POST that changes one worker (drain, resume, enable): the body names the worker, the reply is
+ * the worker after the change. Owner-only (OWNER_ONLY), so the caller is not asked for.
+ */
+function workerChange(
+  parse: (body: unknown) => { name: string },
+  change: (service: ClusterService, name: string) => Promise<WorkerInfo>,
+): Handler {
+  return async (call, ctx) => ok(await change(ctx.service, parse(await call.body()).name));
 }
 
 /** Routes a task may not call (403 with a token, on either door): `METHOD path`. */
@@ -305,30 +318,15 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/workers': {
     GET: (call, ctx) => ok(scopedWorkers(call.caller(), ctx.service.workers(), ctx.service)),
   },
-  '/v1/workers/drain': {
-    POST: async (call, ctx) => {
-      const { name } = parseDrainRequest(await call.body());
-      return ok(await ctx.service.drain(name));
-    },
-  },
-  '/v1/workers/resume': {
-    POST: async (call, ctx) => {
-      const { name } = parseResumeRequest(await call.body());
-      return ok(await ctx.service.resume(name));
-    },
-  },
+  '/v1/workers/drain': { POST: workerChange(parseDrainRequest, (service, name) => service.drain(name)) },
+  '/v1/workers/resume': { POST: workerChange(parseResumeRequest, (service, name) => service.resume(name)) },
   '/v1/workers/disable': {
     POST: async (call, ctx) => {
       const { name, reason } = parseDisableRequest(await call.body());
       return ok(await ctx.service.disable(name, reason ?? ''));
     },
   },
-  '/v1/workers/enable': {
-    POST: async (call, ctx) => {
-      const { name } = parseEnableRequest(await call.body());
-      return ok(await ctx.service.enable(name));
-    },
-  },
+  '/v1/workers/enable': { POST: workerChange(parseEnableRequest, (service, name) => service.enable(name)) },
   '/v1/prune': {
     POST: async (call, ctx) => {
       const request = parsePruneRequest(await call.body());
@@ -339,11 +337,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/endpoints': {
     GET: (call, ctx) => ok(ctx.service.endpoints(optionalParam(call.query, 'prefix'))),
     POST: async (call, ctx) => {
-      const caller = call.caller();
-      if (!caller) {
-        throw new IrisError('forbidden', 'registering an endpoint requires a task token',
-          'only tasks running in the cluster can register endpoints; they send IRIS_TASK_TOKEN in the x-iris-task-token header');
-      }
+      const caller = requireTaskCaller(call.caller(), 'endpoint');
       const { name, address } = parseEndpointRequest(await call.body());
       return ok(ctx.service.registerEndpoint(caller, name, address), 201);
     },
@@ -358,18 +352,14 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       return ok(ctx.service.results(ref.name, ref.run));
     },
     POST: async (call, ctx) => {
-      const caller = call.caller();
-      if (!caller) {
-        throw new IrisError('forbidden', 'setting a result requires a task token: results belong to the task attempt that sets them',
-          'run `iris result set KEY VALUE` inside a running task (it sends IRIS_TASK_TOKEN in the x-iris-task-token header), or write $IRIS_RESULT_FILE there');
-      }
+      const caller = requireTaskCaller(call.caller(), 'result');
       const { key, value } = parseResultRequest(await call.body());
       return ok(ctx.service.setResults(caller, { [checkResultKey('key', key)]: checkResultValue('value', value) }));
     },
   },
   '/v1/logs': {
     GET: async (call, ctx) => {
-      const query = logQuery(call.query);
+      const query = logQuery(call.query, ctx.now());
       requireInScope(call.caller(), query.target, 'read the logs of');
       const unblock = query.follow ? followerBlocked(call, ctx, query.target) : () => {};
       try {

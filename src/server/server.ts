@@ -36,6 +36,7 @@
  * arrived nothing times it out: `logs -f`, `wait` and `/v1/events` stream as long as they need.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { chmod, lstat, mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -43,6 +44,7 @@ import { IrisError } from '../model/errors.js';
 import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
 import { OWNER_ONLY, ROUTES, type Call, type MetricsEndpoints, type Method, type RouteContext } from './routes.js';
 import type { ClusterService } from './cluster-service.js';
+import { handleExecUpgrade } from './exec-route.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
 import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
 import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
@@ -82,6 +84,8 @@ export interface ApiServerOptions {
   metrics?: MetricsEndpoints;
   /** The door's bounds (absent: the defaults of config/schema/connections.ts). */
   limits?: Partial<DoorLimits>;
+  /** The clock the routes count "that long ago" from (default Date.now). */
+  now?: () => number;
 }
 
 
@@ -142,6 +146,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     defaultUser: opts.defaultUser ?? defaultUserName(),
     defaultCwd: opts.defaultCwd ?? process.cwd(),
     log,
+    now: opts.now ?? Date.now,
     stream: (call, open, context) => streamNdjson(call.res, open, context, log, closing.signal),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   };
@@ -167,6 +172,18 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     capKey: door === 'owner' ? 'connections.owner' : 'connections.task-door',
     ...(opts.tcp ? { perPeer: limits.perPeer } : {}),
     log: (line) => log(`iris api: ${line}\n`),
+  });
+  // `iris exec` (POST /v1/exec) upgrades its connection; every other upgrade is refused there.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    void handleExecUpgrade(req, socket, head, {
+      service,
+      callerFor,
+      holdToken: takeTokenSlot,
+      holdConnection: (conn) => guard.hold(conn),
+      owner: ctx.defaultUser,
+      closing: closing.signal,
+      log,
+    });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const problem = isLate(error)
@@ -245,21 +262,29 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
 
   /** Count the request against its token's bound until it ends; refuse it (429) past the bound. */
   function holdTokenSlot(req: IncomingMessage, res: ServerResponse): void {
+    res.once('close', takeTokenSlot(req));
+  }
+
+  /** One of the request's token's slots, until the returned release is called (once); 429 past the bound. */
+  function takeTokenSlot(req: IncomingMessage): () => void {
     const token = tokenOf(req)!;
     const held = tokenRequests.get(token) ?? 0;
     if (held >= limits.perPeer) {
       throw new IrisError(
         'quota_exceeded',
         `this task already has ${held} requests in progress on ${doorName}, its bound`,
-        'end some of its `iris logs -f` or `iris wait` calls first; the owner sets the bound with connections.per-peer',
+        'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with connections.per-peer',
       );
     }
     tokenRequests.set(token, held + 1);
-    res.once('close', () => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       const left = (tokenRequests.get(token) ?? 1) - 1;
       if (left > 0) tokenRequests.set(token, left);
       else tokenRequests.delete(token);
-    });
+    };
   }
 
   function tokenOf(req: IncomingMessage): string | undefined {

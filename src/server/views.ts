@@ -3,12 +3,14 @@
  * archived run (NAME@RUN) go through the same views (RunData), so they look alike on the wire.
  */
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
-import type { Attempt, Job, Task, Worker } from '../model/types.js';
+import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
 import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
-import type { ClusterInfo, JobDetail, JobSummary, RequeueSummary, TaskInfo, WorkerCacheHint, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, ExecSummary, JobDetail, JobSummary, RequeueSummary, RunsIn, TaskInfo, WorkerCacheHint, WorkerInfo } from '../api/types.js';
+import type { ExecRecord } from '../cluster/state/events.js';
+import { shownEnv } from '../model/secret-env.js';
 import type { RequeueReason } from '../model/requeue.js';
 import { parseAttemptHistoryName } from '../cluster/state/events.js';
 import type { WorkerUse } from '../cluster/controller/snapshot.js';
@@ -110,6 +112,7 @@ function runDetail(
     ...(spec.category ? { category: spec.category } : {}),
     ...(spec.uses?.length ? { uses: spec.uses } : {}),
     ...(spec.pipeline ? { stages: stageViews(data.job.name, spec.pipeline.stages, children) } : {}),
+    runsIn: runsIn(spec),
     taskList,
     children,
   };
@@ -204,6 +207,44 @@ export function requeueSummary(store: ClusterStore, run: number): RequeueSummary
     recent: recent.map((entry) => {
       const attempt = parseAttemptHistoryName(entry.name);
       return { time: entry.time, reason: entry.state as RequeueReason, task: attempt?.task ?? null, attempt: attempt?.attempt ?? null, detail: entry.reason };
+    }),
+  };
+}
+
+/**
+ * What a job's tasks run in and see (JobDetail.runsIn, EstimateResponse.runsIn): a secret-looking
+ * variable's value is never in it (model/secret-env.ts), so neither `iris status` nor `--dry-run`
+ * (nor their --json) can print one.
+ */
+export function runsIn(spec: JobSpec): RunsIn {
+  return {
+    image: spec.image,
+    cwd: spec.cwd,
+    mounts: (spec.mounts ?? []).map(({ source, target, readOnly }) => ({ source, target, readOnly })),
+    containerUser: spec.image ? (spec.containerUser ?? null) : null,
+    env: shownEnv(spec.env),
+  };
+}
+
+/** Most `iris exec` events a job's detail lists (the total covers all of them). */
+export const RECENT_EXECS = 20;
+
+/** Run `run`'s `iris exec` events as JobDetail.execs; undefined when there were none. */
+export function execSummary(store: ClusterStore, run: number): ExecSummary | undefined {
+  const { total, recent } = store.archive.execs(run, RECENT_EXECS);
+  if (total === 0) return undefined;
+  return {
+    total,
+    recent: recent.flatMap((entry) => {
+      const attempt = parseAttemptHistoryName(entry.name);
+      let record: ExecRecord;
+      try {
+        record = JSON.parse(entry.reason ?? '') as ExecRecord;
+      } catch {
+        return [];
+      }
+      if (!attempt) return [];
+      return [{ time: entry.time, task: attempt.task, attempt: attempt.attempt, by: record.by, command: record.command, tty: record.tty === true }];
     }),
   };
 }

@@ -2,13 +2,13 @@
  * Loads a trace for `iris simulate`: `*.swf` (Standard Workload Format, on a pool of `procs`
  * processors modelled as one worker) or an iris workload file (`*.yaml`, `*.yml`, `*.json`).
  * `window` selects SWF jobs by 0-based position; the window starts with an empty machine at
- * its first job's submit time.
+ * its first job's submit time. An SWF trace is read by swf.ts; a workload file by
+ * src/user-file/load.ts (its size limit and errors).
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { IrisError, invalid } from '../model/errors.js';
-import { parseSwf, usableSwfJobs, type SwfTrace } from './swf.js';
+import { invalid } from '../model/errors.js';
+import { formatOf, parseUserText, readUserText } from '../user-file/load.js';
+import { readSwf, usableSwfJobs, type SwfTrace } from './swf.js';
 import { parseWorkload } from './workload-file.js';
 import { poolWorker, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
 
@@ -45,39 +45,12 @@ export function traceKind(file: string): 'swf' | 'iris' {
   throw invalid(`cannot tell the format of trace ${file}`, 'use a .swf trace or an iris workload file ending in .yaml, .yml or .json (see docs/simulate.md)');
 }
 
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new IrisError('not_found', `trace file ${file} does not exist`);
-    if (code === 'EISDIR') throw invalid(`trace ${file} is a directory, not a file`);
-    throw invalid(`cannot read trace file ${file}: ${(err as Error).message}`);
-  }
-}
-
 export async function loadWorkload(file: string, options: LoadOptions = {}): Promise<SimWorkload> {
-  const kind = traceKind(file);
-  const text = await readText(file);
-  if (kind === 'swf') return swfWorkload(parseSwf(text, file), file, options);
+  if (traceKind(file) === 'swf') return swfWorkload(await readSwf(file), file, options);
+  const text = await readUserText(file);
   if (options.procs !== undefined) throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
   if (options.window !== undefined) throw invalid('--window applies to SWF traces only');
-  return parseWorkload(parseDocument(text, file), file);
-}
-
-function parseDocument(text: string, file: string): unknown {
-  if (path.extname(file).toLowerCase() === '.json') {
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw invalid(`${file}: not valid JSON: ${(err as Error).message}`);
-    }
-  }
-  try {
-    return parseYaml(text);
-  } catch (err) {
-    throw invalid(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-  }
+  return parseWorkload(parseUserText(text, file, formatOf(file)), file);
 }
 
 /** An SWF trace as a workload: one pool worker, one single-task job per usable trace job. */

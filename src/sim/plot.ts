@@ -2,8 +2,9 @@
  * Hand-written SVG of a simulation: queue length (jobs waiting) and utilization over time, in
  * two stacked panels sharing the time axis. Both series are step functions sampled at event
  * batches; long runs are reduced per pixel column to (entry, min, max, exit) so the drawing
- * keeps every peak while staying a few thousand points.
+ * keeps every peak while staying a few thousand points. Escaping and ticks are plot/svg.ts's.
  */
+import { escapeXml, niceTicks } from '../plot/svg.js';
 import type { SimSample } from './engine.js';
 
 export interface PlotOptions {
@@ -25,22 +26,6 @@ interface Panel {
 }
 
 const MARGIN = { left: 70, right: 24, top: 48, bottom: 52, gap: 44 };
-
-export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
-}
-
-/** Round steps 1, 2, 5 x 10^k, about `count` of them, the last one at or above max. */
-export function niceTicks(max: number, count = 5): number[] {
-  if (!(max > 0)) return [0];
-  const raw = max / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw)!;
-  const ticks: number[] = [];
-  const n = Math.ceil(max / step - 1e-9);
-  for (let k = 0; k <= n; k++) ticks.push(Number((k * step).toPrecision(12)));
-  return ticks;
-}
 
 /** Time unit for the x axis from the span in seconds. */
 function timeUnit(span: number): { name: string; seconds: number } {

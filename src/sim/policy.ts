@@ -2,8 +2,8 @@
  * The scheduler the simulator drives: the live cluster's queue policy code, configured from
  * the command line (defaults as in the cluster config: queue depth 32, reservation depth 64),
  * and the placement it uses (`--placement MODE --selection S`, issue 15 §3). Mode and selection
- * names, defaults and limits are the scheduler's registry (cluster/scheduler/placement/modes.ts);
- * `placementFor` is the one place they become the scheduler's placement options.
+ * names, defaults and limits are the scheduler's (cluster/scheduler/placement/modes.ts);
+ * `placementFor` is the one place they become the scheduler's placement profile (its scorers).
  */
 import { invalid } from '../model/errors.js';
 import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
@@ -14,12 +14,13 @@ import {
   SELECTIONS,
   placementOptions,
   type PlacementMode,
-  type PlacementOptions as SchedulerPlacement,
+  type PlacementProfile,
   type Selection,
 } from '../cluster/scheduler/index.js';
 import type { PassScheduler } from './engine.js';
 
-export { PLACEMENT_MODES, SELECTIONS, type PlacementMode, type Selection };
+/** The choices and defaults `iris simulate` offers: the scheduler's own, which the command takes from here. */
+export { DEFAULT_QUEUE_OPTIONS, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS, type PlacementMode, type Selection };
 
 /** What the simulator runs when no --placement / --selection is given: the cluster's defaults (config `placement`). */
 export const DEFAULT_PLACEMENT: PlacementMode = DEFAULT_PLACEMENT_OPTIONS.mode;
@@ -56,8 +57,8 @@ export function parseSelection(name: string): Selection {
   throw invalid(`unknown selection "${name}"`, `use one of: ${SELECTIONS.join(', ')}`);
 }
 
-/** The one mapping from a placement mode and selection to the scheduler's placement options (the cluster's defaults for λ and jitter). */
-export function placementFor(options: PlacementOptions): SchedulerPlacement {
+/** The one mapping from a mode and selection to the scheduler's profile (the cluster's defaults for λ and jitter). */
+export function placementFor(options: PlacementOptions): PlacementProfile {
   return placementOptions({ mode: options.mode, selection: options.selection });
 }
 

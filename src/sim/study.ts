@@ -4,8 +4,9 @@
  * models, run through every placement mode × selection.
  *
  * Guarantees: the workload is a pure function of the seed (mulberry32, below; times in whole
- * seconds), so the table in docs/simulate.md is reproduced exactly by test/sim/study.test.ts.
- * The engine, the scheduler and the metrics are the ones `iris simulate` uses.
+ * seconds), so the table in docs/simulate.md is reproduced exactly by test/sim/study.test.ts
+ * (its cells as text: ui/simulation.ts). The engine, the scheduler and the metrics are the ones
+ * `iris simulate` uses.
  */
 import { simulate } from './engine.js';
 import { PLACEMENT_MODES, SELECTIONS, createScheduler, type PlacementMode, type Selection } from './policy.js';
@@ -217,33 +218,4 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
     }
   }
   return { seed, policy, workers: workload.workers.length, jobs: workload.jobs.length, rows };
-}
-
-/** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
-export const STUDY_HEADERS = [
-  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)', 'reuse hits', 'disabled worker-h', 'fleet cost',
-] as const;
-
-/** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
-export function studyCells(row: StudyRow): string[] {
-  const m = row.metrics;
-  const elastic = row.elastic ? 'on' : 'off';
-  return [
-    row.placement,
-    row.selection,
-    elastic,
-    m.makespan.toFixed(0),
-    m.totalCost.toFixed(2),
-    m.costTimesMakespan.toFixed(2),
-    m.meanWait.toFixed(1),
-    m.reuseHitRate === null ? '-' : `${(m.reuseHitRate * 100).toFixed(1)}%`,
-    m.disabledWorkerHours === null ? '-' : m.disabledWorkerHours.toFixed(2),
-    m.fleetCost.toFixed(2),
-  ];
-}
-
-/** The study table as Markdown (what docs/simulate.md holds). */
-export function studyMarkdown(result: StudyResult): string {
-  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  return [line(STUDY_HEADERS), line(STUDY_HEADERS.map(() => '---')), ...result.rows.map((row) => line(studyCells(row)))].join('\n');
 }

@@ -104,6 +104,7 @@ export async function readSwf(path: string): Promise<SwfTrace> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new IrisError('not_found', `trace file ${path} does not exist`);
+    if (code === 'EISDIR') throw invalid(`trace ${path} is a directory, not a file`);
     throw invalid(`cannot read trace file ${path}: ${(err as Error).message}`);
   }
   return parseSwf(text, path);

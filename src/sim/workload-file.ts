@@ -12,9 +12,6 @@
  */
 import { z } from 'zod';
 import {
-  ATTRIBUTE_KEY,
-  MAX_NAME_LENGTH,
-  SAFE_NAME,
   attributes,
   boolean,
   byteSize,
@@ -30,21 +27,24 @@ import {
 } from '../config/schema/fields.js';
 import { parseConstraint, type Constraint } from '../model/constraints.js';
 import { invalid } from '../model/errors.js';
-import { componentProblem } from '../model/names.js';
+import {
+  ATTRIBUTE_KEY,
+  ATTRIBUTE_KEY_RULE,
+  componentNameRule,
+  componentProblem,
+  isComponentName,
+} from '../model/names.js';
 import { DEFAULT_RESOURCES, parseGpu, type DeviceRequest, type WorkerDevice } from '../model/resources.js';
 import { describeValue, formatKeyPath, parseOrThrow, parseWith } from '../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../model/tpu.js';
 import type { SimJob, SimWorker, SimWorkload } from './workload.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../config/defaults.js';
-import { workerCostPerHour, workerGpu } from '../config/schema/workers.js';
+import { workerCostPerHour, workerGpu, workerSizeFields, type Ctx, type Path } from '../config/schema/workers.js';
 import { parseCategory, parseUses, type JobCategory } from '../model/workload.js';
 import { TPU_NAME } from '../model/topology.js';
 
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
 const MAX_JOBS = 1_000_000;
-
-type Ctx = z.core.$RefinementCtx;
-type Path = ReadonlyArray<string | number>;
 
 /** `90`, `90s`, `1h30m`, `500ms`, `2d` -> seconds, by the model's duration parser. Throws a plain IrisError (no key path). */
 export function parseSeconds(input: unknown): number {
@@ -56,7 +56,7 @@ const seconds = parseWith<number, number | string>(parseSeconds);
 function checkName(value: unknown, what: string): string {
   if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`missing or invalid ${what} ${describeValue(value)}`);
   const text = String(value);
-  if (!SAFE_NAME.test(text) || text.length > MAX_NAME_LENGTH) throw invalid(`invalid ${what} "${text}": use letters, digits, "-", "_" and ".", starting with a letter or digit`);
+  if (!isComponentName(text)) throw invalid(`invalid ${what} ${describeValue(text)}: ${componentNameRule()}`);
   return text;
 }
 
@@ -75,9 +75,7 @@ const tpu = parseWith<TpuVariant, string>((value) => tpuVariant(String(value)));
 const worker = object(
   {
     name: nameOf('worker name'),
-    count: positiveInteger('worker count').nullish(),
-    cpu: cpu.nullish(),
-    memory: memory.nullish(),
+    ...workerSizeFields,
     gpu: workerGpu.nullish(),
     tpu: tpu.nullish(),
     'cost-per-hour': workerCostPerHour.nullish(),
@@ -106,7 +104,10 @@ const constraint = parseWith<Constraint, string>((item) => {
 });
 
 const coschedule = parseWith<string, string>((value) => {
-  if (typeof value !== 'string' || !ATTRIBUTE_KEY.test(value)) throw invalid(`invalid attribute ${describeValue(value)}`, 'give a worker attribute such as tpu-name');
+  if (typeof value !== 'string' || !ATTRIBUTE_KEY.test(value)) {
+    const message = `invalid attribute name ${describeValue(value)}: it ${ATTRIBUTE_KEY_RULE}`;
+    throw invalid(message, 'give a worker attribute such as tpu-name');
+  }
   return value;
 });
 

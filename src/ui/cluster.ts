@@ -16,6 +16,11 @@ export function formatAttributes(attributes: Record<string, string>): string {
     .join(' ');
 }
 
+/** What `iris workers drain|resume|disable|enable` print: `worker NAME is STATE`, then ` (note)` when given. */
+export function formatWorkerChange(worker: WorkerInfo, note = ''): string {
+  return `worker ${worker.id} is ${worker.state}${note ? ` (${note})` : ''}`;
+}
+
 /**
  * A worker's CPU: `used/capacity`, then what waiting tasks released and what is held beyond the
  * capacity when there is any (`1/1 (1 released)`, `2/1 (1 over)`; docs/cli.md, `iris workers`).

@@ -5,7 +5,7 @@
  * the x axis in UTC, a legend and axis titles. Pure: returns strings.
  */
 import type { DensitySeries } from '../api/metrics.js';
-import { escapeXml, niceTicks } from '../sim/plot.js';
+import { escapeXml, niceTicks } from '../plot/svg.js';
 
 const W = 800;
 const H = 400;

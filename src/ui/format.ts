@@ -7,15 +7,15 @@
  * The time style of human output (docs/cli.md, "Time style"): durations short (`850ms`, `12s`,
  * `4m05s`, `2h03m`, `1d2h`); instants in the local time zone, `HH:MM:SS` on the same day as now
  * and `YYYY-MM-DD HH:MM` otherwise (formatInstant); log line prefixes `HH:MM:SS.mmm`, or
- * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock). `--json` prints instants as ISO 8601
- * (src/ui/json.ts).
+ * `YYYY-MM-DD HH:MM:SS.mmm` with the date (formatClock); an instant inside a reason the cluster
+ * wrote as formatInstant (formatReason). `--json` prints instants as ISO 8601 (src/ui/json.ts).
  *
  * Text that others wrote (a task's results and reasons, commands, names) reaches a terminal only
  * through escapeControl (docs/security.md, "A result is data, never code"): every table cell and
  * field (table.ts) and every line that quotes such text.
  */
-import { describeValue, invalid } from '../model/errors.js';
-import { formatDuration as formatModelDuration, parseDuration } from '../model/duration.js';
+import { formatDuration as formatModelDuration } from '../model/duration.js';
+import { renderInstants } from '../model/reason-instants.js';
 import { formatBytes } from '../model/resources.js';
 
 /** `850ms`, `12s`, `4m05s`, `2h03m`, `3d4h`: the model's short style (`-` when negative or unknown). */
@@ -53,6 +53,14 @@ export function formatInstant(time: number, now: number): string {
   return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/**
+ * A reason the cluster wrote, with its instants (model/reason-instants.ts) in the local time
+ * style: `…; reserved to start at 14:03:20`.
+ */
+export function formatReason(reason: string, now: number): string {
+  return renderInstants(reason, (time) => formatInstant(time, now));
+}
+
 export function formatCores(millis: number): string {
   const cores = millis / 1000;
   return Number.isInteger(cores) ? String(cores) : cores.toFixed(3).replace(/0+$/, '');
@@ -61,16 +69,6 @@ export function formatCores(millis: number): string {
 /** Memory as the model formats byte sizes: `512MiB`, `1.5GiB`. */
 export function formatMemory(bytes: number): string {
   return formatBytes(bytes);
-}
-
-/** `--since` (or `flag`) value: a duration ago (`10m`) or an ISO date/time (`2025-01-02T10:00:00Z`) -> epoch ms. */
-export function parseSince(input: string, now: number, flag = '--since'): number {
-  if (/^\d+(?:\.\d+)?(ms|s|m|h|d)/.test(input.trim())) return now - parseDuration(input);
-  const time = Date.parse(input);
-  if (Number.isNaN(time)) {
-    throw invalid(`invalid ${flag} ${describeValue(input)}`, 'use a duration such as 10m or 1h, or an ISO time such as 2025-01-02T10:00:00Z');
-  }
-  return time;
 }
 
 /** C0 controls, DEL and C1 controls: what a terminal may act on instead of showing. */

@@ -7,7 +7,7 @@
 import { constants } from 'node:os';
 import type { RunInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
-import { formatInstant, formatSpan } from './format.js';
+import { formatInstant, formatReason, formatSpan } from './format.js';
 import { formatCpuSeconds } from './usage.js';
 import { PLAIN, type Style } from './colour.js';
 import { renderTable, type Column } from './table.js';
@@ -68,7 +68,7 @@ export function renderHistory(runs: readonly RunInfo[], options: { attempts: boo
     { header: 'EXIT', value: (r) => formatExit(r.exit), right: true },
     { header: 'CPU', value: (r) => cpuTime(r.cpu), right: true },
     { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
-    { header: 'REASON', value: (r) => r.reason ?? '' },
+    { header: 'REASON', value: (r) => formatReason(r.reason ?? '', now) },
   ];
   return renderTable(options.attempts ? attemptRows(runs) : runRows(runs), columns, options.attempts ? 'no attempts' : 'no runs');
 }

@@ -6,15 +6,16 @@
  * (why a task went back to the queue, model/requeue.ts), then the stages and the children.
  */
 import { renderStages } from './pipeline.js';
-import type { AttemptInfo, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
+import type { AttemptInfo, ExecSummary, JobDetail, RequeueSummary, TaskInfo } from '../api/types.js';
 import { describeDecision } from '../model/placement-decision.js';
 import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
-import { formatAge, formatCores, formatDuration, formatMemory, formatSpan } from './format.js';
+import { formatAge, formatCores, formatDuration, formatMemory, formatReason, formatSpan } from './format.js';
 import { formatTaskCounts } from './jobs-tree.js';
 import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
+import { runsInFields } from './runs-in.js';
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
 
@@ -36,13 +37,14 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
     ['State', job.state, (state) => style.state(state)],
   ];
-  if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', job.reason]);
+  if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(job.reason, now)]);
   if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);
   // The default condition `ok` is left out, as it is typed: `/prep, /clean:any`.
   if (job.after?.length) fields.push(['After', job.after.map((d) => (d.condition === 'ok' ? d.job : `${d.job}:${d.condition}`)).join(', ')]);
   fields.push(
     ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ['Command', job.command.map(quoteArg).join(' ')],
+    ...(job.runsIn ? runsInFields(job.runsIn) : []),
     ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
     ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
@@ -68,16 +70,38 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const placements = renderPlacements(job.taskList);
   if (placements) sections.push('', 'Placement:', indent(placements));
   if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
-  if (job.stages) sections.push('', renderStages(job.stages.map((s) => ({ ...s, state: s.state ?? 'GONE' })), (state) => style.state(state)));
+  if (job.execs) sections.push('', execsTitle(job.execs), indent(renderExecs(job.execs, now)));
+  if (job.stages) {
+    const rows = job.stages.map((s) => ({
+      ...s,
+      state: s.state ?? 'GONE',
+      reason: s.reason && formatReason(s.reason, now),
+    }));
+    sections.push('', renderStages(rows, (state) => style.state(state)));
+  }
   if (job.children.length > 0) {
     sections.push('', 'Children:', indent(renderTable(job.children, [
       { header: 'JOB', value: (c) => c.name },
       { header: 'STATE', value: (c) => c.state, paint: (cell) => style.state(cell) },
       { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
-      { header: 'REASON', value: (c) => c.reason ?? '' },
+      { header: 'REASON', value: (c) => formatReason(c.reason ?? '', now) },
     ])));
   }
   return sections.join('\n');
+}
+
+function execsTitle(execs: ExecSummary): string {
+  return execs.recent.length < execs.total ? `Execs (latest ${execs.recent.length} of ${execs.total}):` : 'Execs:';
+}
+
+/** The latest `iris exec` events, oldest first: when, into which attempt, by whom, the command (escaped by the table). */
+function renderExecs(execs: ExecSummary, now: number): string {
+  return renderTable(execs.recent, [
+    { header: 'WHEN', value: (e) => `${formatAge(e.time, now)} ago` },
+    { header: 'TASK', value: (e) => `${e.task.slice(e.task.lastIndexOf('/') + 1)}#${e.attempt}` },
+    { header: 'BY', value: (e) => (e.by.kind === 'owner' ? `owner (${e.by.user})` : e.by.task) },
+    { header: 'COMMAND', value: (e) => `${e.tty ? '(tty) ' : ''}${e.command.map(quoteArg).join(' ')}` },
+  ]);
 }
 
 /** `3 (retry 2, sticky_worker_busy 1)`: the run's requeue events by reason, most first. */
@@ -142,7 +166,7 @@ export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Styl
     { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
     { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
     { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
-    { header: 'REASON', value: (t) => t.reason ?? '' },
+    { header: 'REASON', value: (t) => formatReason(t.reason ?? '', now) },
   ], 'no tasks');
 }
 

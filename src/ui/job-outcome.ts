@@ -2,13 +2,13 @@
  * The one line `iris run` prints inside a task when its child job ends (docs/cli.md, "iris run"):
  * `iris: /demo/eval SUCCEEDED`, `iris: /demo/eval FAILED (exit 3)`,
  * `iris: /demo/eval UNSCHEDULABLE: <reason>`. It names the job and its final state, then the
- * exit code of the first task that failed with one, else the job's reason (control characters
- * escaped, format.ts escapeControl).
+ * exit code of the first task that failed with one, else the job's reason (its instants in the
+ * time style as of `now`, control characters escaped: format.ts formatReason, escapeControl).
  */
 import type { JobDetail } from '../api/types.js';
-import { escapeControl } from './format.js';
+import { escapeControl, formatReason } from './format.js';
 
-export function formatJobOutcome(job: JobDetail): string {
+export function formatJobOutcome(job: JobDetail, now = Date.now()): string {
   const head = `iris: ${job.name} ${job.state}`;
   if (job.state === 'SUCCEEDED') return head;
   const failed = job.taskList.find((task) => task.state === 'FAILED' && task.exitCode !== null && task.exitCode !== 0);
@@ -16,5 +16,5 @@ export function formatJobOutcome(job: JobDetail): string {
     const who = job.taskList.length > 1 ? `task-${failed.index} ` : '';
     return `${head} (${who}exit ${failed.exitCode})`;
   }
-  return job.reason ? `${head}: ${escapeControl(job.reason)}` : head;
+  return job.reason ? `${head}: ${escapeControl(formatReason(job.reason, now))}` : head;
 }

@@ -5,7 +5,7 @@
  */
 import type { JobSummary, TaskCounts } from '../api/types.js';
 import { PLAIN, type Style } from './colour.js';
-import { formatAge } from './format.js';
+import { formatAge, formatReason } from './format.js';
 import { renderTable, type Column } from './table.js';
 
 export interface TreeRow {
@@ -76,7 +76,7 @@ export function renderJobsTree(jobs: readonly JobSummary[], now: number, options
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },
-    { header: 'REASON', value: (r) => r.job.reason ?? '' },
+    { header: 'REASON', value: (r) => formatReason(r.job.reason ?? '', now) },
   ];
   return renderTable(jobTreeRows(jobs), columns, 'no jobs');
 }

@@ -1,6 +1,7 @@
 /**
- * The CLI's JSON text: the one place where `--json` output is serialised (BaseCommand's logJson
- * and logJsonLine, and the NDJSON lines of `iris logs --json`).
+ * The CLI's JSON text: where `--json` output is serialised (BaseCommand's logJson and logJsonLine,
+ * and the NDJSON lines of `iris logs --json`). Not yet the lines of `iris watch --stream --json`:
+ * commands/watch.ts writes them with JSON.stringify, so DEL and C1 controls there are not escaped.
  *
  * Guarantee: an instant is printed as an ISO 8601 string in UTC (`2025-01-02T12:00:00.000Z`),
  * never as epoch milliseconds. An instant is a finite number under a key that ends in `At`
@@ -8,9 +9,14 @@
  * (`time`, `start`, `now`, `reservedStart`). Durations (`timeoutMs`, `timeLimitMs`) and every
  * other number stay numbers; a `null` instant stays `null`. The HTTP API keeps epoch
  * milliseconds (docs/api.md); only what the CLI prints changes.
+ * A reason the cluster wrote (a string under the key `reason`) carries its instants as data
+ * (model/reason-instants.ts): they are printed in the reason's text as ISO 8601 too
+ * (`…; reserved to start at 2025-01-02T12:00:00.000Z`).
  * A command whose output has no instants but uses those keys for something else (`iris
- * simulate`: virtual seconds) passes `instants: false`.
+ * simulate`: virtual seconds) passes `instants: false`; a reason's instant is then its number.
  */
+import { renderInstants } from '../model/reason-instants.js';
+
 const INSTANT_KEYS = new Set(['time', 'start', 'now', 'reservedStart']);
 /** The range of a JavaScript Date (±100,000,000 days around 1970). */
 const MAX_DATE_MS = 8.64e15;
@@ -19,11 +25,18 @@ function isInstantKey(key: string): boolean {
   return INSTANT_KEYS.has(key) || (key.length > 2 && key.endsWith('At'));
 }
 
+const iso = (time: number): string => new Date(time).toISOString();
+
 function instantsAsIso(this: unknown, key: string, value: unknown): unknown {
   if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_DATE_MS && isInstantKey(key)) {
-    return new Date(value).toISOString();
+    return iso(value);
   }
+  if (key === 'reason' && typeof value === 'string') return renderInstants(value, iso);
   return value;
+}
+
+function instantsAsNumbers(this: unknown, key: string, value: unknown): unknown {
+  return key === 'reason' && typeof value === 'string' ? renderInstants(value, String) : value;
 }
 
 export interface JsonTextOptions {
@@ -44,7 +57,7 @@ const LEFT_BY_STRINGIFY_ALL = /[\u007f-\u009f]/g;
  * value can act on a terminal the JSON is printed to.
  */
 export function jsonText(value: unknown, { indent = 0, instants = true }: JsonTextOptions = {}): string {
-  const text = JSON.stringify(value, instants ? instantsAsIso : undefined, indent || undefined);
+  const text = JSON.stringify(value, instants ? instantsAsIso : instantsAsNumbers, indent || undefined);
   if (!LEFT_BY_STRINGIFY.test(text)) return text;
   return text.replace(LEFT_BY_STRINGIFY_ALL, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }

@@ -2,27 +2,26 @@
  * Reading a pipeline file (`iris submit -f pipeline.yaml`, docs/pipelines.md) into a pipeline
  * request, with every error prefixed by the file as given (`pipeline.yaml: stages.train.needs[0]:
  * unknown stage "prpe" (stages: prep, train, eval)`). Guarantees:
- * - YAML (or JSON) with `name` and `stages`, a mapping of stage name to stage; a duplicate stage
- *   name (a duplicate key) is refused by the YAML reader with its line.
+ * - YAML (or JSON, for a `.json` file) with `name` and `stages`, a mapping of stage name to stage,
+ *   read by src/user-file/load.ts (its size limit and errors); a duplicate stage name (a duplicate
+ *   key) is refused with its line.
  * - A stage's keys are the submit request's fields (src/api/submit-request.ts); the flag
  *   spelling is accepted too (`max-retries` for `maxRetries`). `command` may be a string, run
  *   with `sh -c`.
  * - The shape is checked with the API's own schema, the graph with src/model/pipeline.ts and the
  *   `${stages…}` references with src/model/stage-refs.ts, so
  *   nothing is sent for a file the cluster would refuse for its shape or graph.
- * - A stage without `image` or `cwd` runs in the directory `iris` was started in, as with
- *   `iris submit`.
+ * - Each stage carries the directory `iris` was started in as its `workspace`, as with `iris
+ *   submit`: a process stage without `cwd` runs there, a container stage gets it mounted.
  */
-import { readFile, stat } from 'node:fs/promises';
-import YAML from 'yaml';
 import { PipelineRequestSchema, type PipelineRequest } from '../api/pipeline-request.js';
 import { IrisError, invalid } from '../model/errors.js';
 import { checkStageGraph } from '../model/pipeline.js';
 import { checkStageRefs } from '../model/stage-refs.js';
 import { parseOrThrow } from '../model/schema-errors.js';
+import { formatOf, parseUserText, readUserText } from '../user-file/load.js';
 
-/** Files larger than this are refused before they are read (a pipeline is a few KiB). */
-const MAX_FILE_BYTES = 1024 * 1024;
+const FORMAT_HINT = 'see docs/pipelines.md for the format';
 
 const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -36,14 +35,9 @@ function normaliseStage(stage: unknown): unknown {
 
 /** The pipeline request a file's text describes; `file` is how errors name it. */
 export function parsePipelineText(text: string, file: string, options: { name?: string; cwd: string }): PipelineRequest {
-  let data: unknown;
-  try {
-    data = YAML.parse(text, { prettyErrors: true });
-  } catch (error) {
-    throw invalid(`${file}: invalid YAML: ${error instanceof Error ? error.message : String(error)}`, 'see docs/pipelines.md for the format');
-  }
+  const data = parseUserText(text, file, formatOf(file), FORMAT_HINT);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw invalid(`${file}: expected a mapping with name and stages`, 'see docs/pipelines.md for the format');
+    throw invalid(`${file}: expected a mapping with name and stages`, FORMAT_HINT);
   }
   const raw = { ...(data as Record<string, unknown>) };
   if (options.name !== undefined) raw.name = options.name;
@@ -59,24 +53,14 @@ export function parsePipelineText(text: string, file: string, options: { name?: 
     throw error;
   }
   for (const body of Object.values(request.stages)) {
-    if (body.cwd == null && body.image == null) body.cwd = options.cwd;
+    body.workspace ??= options.cwd;
   }
   return request;
 }
 
-/** Reads `file` and parses it (parsePipelineText); a missing or unreadable file is invalid_argument. */
+/** Reads `file` (src/user-file/load.ts: a missing file is not_found) and parses it (parsePipelineText). */
 export async function readPipelineFile(file: string, options: { name?: string; cwd: string }): Promise<PipelineRequest> {
-  let text: string;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw invalid(`${file}: not a file`);
-    if (info.size > MAX_FILE_BYTES) throw invalid(`${file}: too large (${info.size} bytes; a pipeline file is at most 1 MiB)`);
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (error instanceof IrisError) throw error;
-    throw invalid(`cannot read pipeline file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, 'check the path given to -f');
-  }
-  return parsePipelineText(text, file, options);
+  return parsePipelineText(await readUserText(file), file, options);
 }
 
 /**

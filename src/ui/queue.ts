@@ -3,8 +3,9 @@
  * --dry-run`). `now` is a parameter so the output is testable.
  */
 import type { EstimateResponse, QueueInfo } from '../api/types.js';
-import { formatAge, formatDuration, formatInstant } from './format.js';
-import { renderTable } from './table.js';
+import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
+import { renderFields, renderTable } from './table.js';
+import { runsInFields } from './runs-in.js';
 
 /** `now`, `14:03:20 (in 3m10s)` (`2025-01-03 09:00 (in 21h00m)` on another day) or `-`. */
 export function formatStart(start: number | null, now: number): string {
@@ -26,7 +27,7 @@ export function renderQueue(queue: QueueInfo, now: number): string {
       { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
       { header: 'LIMIT', value: (j) => (j.timeLimitMs === null ? '-' : formatDuration(j.timeLimitMs)) },
       { header: 'RESERVED START', value: (j) => formatStart(j.reservedStart, now) },
-      { header: 'REASON', value: (j) => j.reason ?? '' },
+      { header: 'REASON', value: (j) => formatReason(j.reason ?? '', now) },
     ],
     'no pending jobs',
   );
@@ -39,10 +40,12 @@ export function renderEstimate(estimate: EstimateResponse): string {
     : estimate.start <= estimate.now
       ? 'would start now'
       : `would start at ${formatStart(estimate.start, estimate.now)}`;
-  const why = estimate.start !== null && estimate.start <= estimate.now ? '' : `\n  why: ${estimate.reason}`;
+  const startsNow = estimate.start !== null && estimate.start <= estimate.now;
+  const why = startsNow ? '' : `\n  why: ${formatReason(estimate.reason, estimate.now)}`;
   const over = estimate.supersedes
     ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
     : '';
   const waits = estimate.waitsFor ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)` : '';
-  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}\n  (dry run: nothing was submitted)`;
+  const runs = estimate.runsIn ? `\n${renderFields(runsInFields(estimate.runsIn)).split('\n').map((line) => `  ${line}`).join('\n')}` : '';
+  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}${runs}\n  (dry run: nothing was submitted)`;
 }

@@ -1,13 +1,17 @@
 /**
  * The text `iris simulate` prints: a summary of a run through the iris scheduler, or the
- * per-window table of the RLScheduler compatibility mode (the JSON documents: src/sim/report.ts).
+ * per-window table of the RLScheduler compatibility mode (the JSON documents: src/sim/report.ts),
+ * or the dispatch study's table (its rows as docs/simulate.md holds them: STUDY_HEADERS, studyCells).
+ * Times are virtual seconds from the start of the trace, an instant in a reason too:
+ * `reserved to start at 2m00s (120 s)`.
  */
+import { renderInstants } from '../model/reason-instants.js';
 import { formatDuration } from './format.js';
 import { renderFields, renderTable } from './table.js';
 import type { SimResult } from '../sim/results.js';
 import type { CompatInfo, SimRunInfo } from '../sim/report.js';
 import type { CompatResult } from '../sim/rlscheduler.js';
-import { STUDY_HEADERS, studyCells, type StudyResult } from '../sim/study.js';
+import type { StudyResult, StudyRow } from '../sim/study.js';
 
 const seconds = (s: number): string => `${formatDuration(s * 1000)} (${round(s, 1)} s)`;
 
@@ -50,7 +54,7 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     lines.push('', renderTable(shown, [
       { header: 'JOB', value: (n) => n.name },
       { header: 'STATUS', value: (n) => n.what },
-      { header: 'REASON', value: (n) => n.reason },
+      { header: 'REASON', value: (n) => renderInstants(n.reason, seconds) },
     ]));
     if (notes.length > shown.length) lines.push(`… and ${notes.length - shown.length} more (see --json)`);
   }
@@ -67,6 +71,30 @@ export function renderCompat(info: CompatInfo, result: CompatResult): string {
     { header: 'AVG BOUNDED SLOWDOWN', value: (w) => w.avgBoundedSlowdown.toFixed(2), right: true },
   ]);
   return `${header}\n\n${table}\n\nMean over ${result.windows.length} windows: ${result.mean.toFixed(2)}`;
+}
+
+/** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
+export const STUDY_HEADERS = [
+  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)',
+  'reuse hits', 'disabled worker-h', 'fleet cost',
+] as const;
+
+/** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
+export function studyCells(row: StudyRow): string[] {
+  const m = row.metrics;
+  const elastic = row.elastic ? 'on' : 'off';
+  return [
+    row.placement,
+    row.selection,
+    elastic,
+    m.makespan.toFixed(0),
+    m.totalCost.toFixed(2),
+    m.costTimesMakespan.toFixed(2),
+    m.meanWait.toFixed(1),
+    m.reuseHitRate === null ? '-' : `${(m.reuseHitRate * 100).toFixed(1)}%`,
+    m.disabledWorkerHours === null ? '-' : m.disabledWorkerHours.toFixed(2),
+    m.fleetCost.toFixed(2),
+  ];
 }
 
 /** The dispatch study: what ran, then one row per placement mode × selection. */

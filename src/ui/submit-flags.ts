@@ -7,6 +7,9 @@
 import { Flags } from '../oclif.js';
 import type { SubmitRequest } from '../api/types.js';
 import { IrisError, describeValue, invalid } from '../model/errors.js';
+import { submitEnv } from './submit-env.js';
+
+export { parseEnvPairs } from './submit-env.js';
 
 export const submitFlags = {
   name: Flags.string({ char: 'n', summary: 'Job name, a path such as train or train/eval (generated when omitted).' }),
@@ -18,7 +21,20 @@ export const submitFlags = {
   category: Flags.string({ summary: 'What the job does, for placement: training, inference or other (default other).', options: ['training', 'inference', 'other'] }),
   uses: Flags.string({ summary: 'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ran a task using it.', multiple: true, multipleNonGreedy: true }),
   tpu: Flags.string({ summary: 'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: replicas default to its hosts, co-scheduled by tpu-name, task i on tpu-worker-id i.', exclusive: ['gpu'] }),
-  env: Flags.string({ char: 'e', summary: 'Environment variable KEY=VALUE for every task (repeatable).', multiple: true, multipleNonGreedy: true }),
+  env: Flags.string({
+    char: 'e',
+    summary: 'Environment variable KEY=VALUE for every task, or KEY to copy your own value (repeatable; wins over --env-file and --export).',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
+  'env-file': Flags.string({
+    summary: 'Read environment variables from a file of KEY=VALUE lines, as docker run --env-file (repeatable).',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
+  export: Flags.string({
+    summary: 'Which of your environment variables the tasks get besides --env: NONE (default), ALL (all but the host\'s own: PATH, HOME, USER, locale, …) or NAME,NAME,…',
+  }),
   constraint: Flags.string({
     char: 'c',
     summary: 'Worker attribute constraint (repeatable): k=v, k!=v, "k in (a,b)", "k notin (a,b)", k, !k, k>N, k>=N, k<N, k<=N.',
@@ -37,8 +53,17 @@ export const submitFlags = {
   }),
   'scheduling-timeout': Flags.string({ summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.' }),
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
-  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the image\'s own).' }),
-  image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine.' }),
+  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the mounted current directory, else the image\'s own).' }),
+  image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine; the current directory is mounted at the same path as its working directory.' }),
+  workspace: Flags.boolean({
+    summary: 'Mount the current directory into the containers at the same path (default: on, unless the config says workspace: false); --no-workspace: do not.',
+    allowNo: true,
+  }),
+  mount: Flags.string({
+    summary: 'Mount a host path into the containers: SRC:DST or SRC:DST:ro, absolute paths (repeatable).',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
   runtime: Flags.string({
     summary: 'How the tasks run: process or docker (default: a container with --image, else the config\'s runtime; inside a container task, that task\'s image).',
     options: ['process', 'docker'],
@@ -63,6 +88,10 @@ export interface SubmitFlagValues {
   uses?: string[];
   tpu?: string;
   env?: string[];
+  'env-file'?: string[];
+  export?: string;
+  workspace?: boolean;
+  mount?: string[];
   constraint?: string[];
   coschedule?: string;
   'max-retries'?: number;
@@ -79,23 +108,6 @@ export interface SubmitFlagValues {
   'user-in-container'?: string;
   network?: string;
   after?: string[];
-}
-
-/** `KEY=VALUE` pairs -> object. The value may contain `=` and may be empty; the key may not. */
-export function parseEnvPairs(pairs: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const pair of pairs) {
-    const cut = pair.indexOf('=');
-    const key = cut < 0 ? pair : pair.slice(0, cut);
-    if (cut < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-      throw invalid(
-        `invalid --env ${describeValue(pair)}: expected KEY=VALUE with KEY made of letters, digits and "_" (not starting with a digit)`,
-        'for example: -e LR=0.01 -e DATA_DIR=/data',
-      );
-    }
-    env[key] = pair.slice(cut + 1);
-  }
-  return env;
 }
 
 /**
@@ -154,16 +166,22 @@ const COPIED = {
   network: 'network',
 } as const satisfies Partial<Record<keyof SubmitFlagValues, keyof SubmitRequest>>;
 
-export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string }): SubmitRequest {
-  const request: SubmitRequest = { command };
-  // A container starts in its image's working directory unless --cwd says otherwise.
-  if (flags.cwd !== undefined || flags.image === undefined) request.cwd = flags.cwd ?? defaults.cwd;
+/**
+ * The request of `iris submit`/`run`. `defaults.cwd`: the current directory (sent as `workspace`);
+ * `defaults.env`: the submitter's environment (for `-e KEY`, `--env-file` and `--export`).
+ */
+export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string; env?: NodeJS.ProcessEnv }): SubmitRequest {
+  const request: SubmitRequest = { command, workspace: defaults.cwd };
+  if (flags.cwd !== undefined) request.cwd = flags.cwd;
+  if (flags.workspace !== undefined) request.mountWorkspace = flags.workspace;
+  if (flags.mount && flags.mount.length > 0) request.mounts = [...flags.mount];
   const fields = request as unknown as Record<string, unknown>;
   for (const [flag, field] of Object.entries(COPIED)) {
     const value = flags[flag as keyof typeof COPIED];
     if (value !== undefined) fields[field] = value;
   }
-  if (flags.env && flags.env.length > 0) request.env = parseEnvPairs(flags.env);
+  const env = submitEnv(flags, defaults.env ?? {});
+  if (env) request.env = env;
   if (flags.constraint && flags.constraint.length > 0) request.constraints = [...flags.constraint];
   if (flags.after && flags.after.length > 0) request.after = [...flags.after];
   if (flags.uses && flags.uses.length > 0) request.uses = [...flags.uses];
@@ -179,6 +197,8 @@ const FLAG_OF_FIELD: Record<string, string> = {
   after: '--after',
   uses: '--uses',
   cwd: '--cwd',
+  mounts: '--mount',
+  mountWorkspace: '--workspace',
 };
 
 /**

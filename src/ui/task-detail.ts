@@ -4,7 +4,7 @@
  * lists them (job-detail.ts renderAttempts).
  */
 import type { TaskDetail } from '../api/types.js';
-import { formatAge, formatSpan } from './format.js';
+import { formatAge, formatReason, formatSpan } from './format.js';
 import { indent, renderAttempts } from './job-detail.js';
 import { renderFields, type Field } from './table.js';
 import { PLAIN, type Style } from './colour.js';
@@ -15,7 +15,9 @@ export function renderTaskDetail(task: TaskDetail, now: number, style: Style = P
     ['Job', `${task.job} (${task.jobState}, task ${task.index} of ${task.replicas})`],
     ['State', task.state, (state) => style.state(state)],
   ];
-  if (task.reason) fields.push([task.state === 'PENDING' ? 'Pending reason' : 'Reason', task.reason]);
+  if (task.reason) {
+    fields.push([task.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(task.reason, now)]);
+  }
   fields.push(
     ['Attempt', String(task.attempt)],
     ['Worker', task.workerId ?? '-'],

@@ -24,6 +24,22 @@ const gpuMemory = (w: WorkerInfo) => (w.device.memoryBytes != null ? formatMemor
 const extraAttributes = (w: WorkerInfo) =>
   formatAttributes(Object.fromEntries(Object.entries(w.attributes).filter(([key]) => !SHOWN.has(key))));
 
+/** The columns every section shows after its own: CPU, MEMORY (used/capacity), COST/H and running TASKS. */
+const usage: Column<WorkerInfo>[] = [
+  { header: 'CPU', value: cpu },
+  { header: 'MEMORY', value: memory },
+  cost,
+  { header: 'TASKS', value: tasks, right: true },
+];
+
+/** The worker's state, painted by `style`. */
+function stateColumn(style: Style): Column<WorkerInfo> {
+  return { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) };
+}
+
+/** The attributes a section does not show in its own columns (GPU hosts and CPU workers). */
+const attributesColumn: Column<WorkerInfo> = { header: 'ATTRIBUTES', value: extraAttributes };
+
 /** `key (time left)` or `key (loading)` per hint, comma-separated; `-` when none. */
 export function formatCache(w: WorkerInfo, now: number): string {
   if (w.cache.length === 0) return '-';
@@ -64,12 +80,9 @@ function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<Wor
     { header: 'WORKER', value: (w) => w.id },
     { header: 'HOSTNAME', value: (w) => w.hostname ?? 'localhost' },
     { header: 'VARIANT', value: (w) => w.device.variant ?? '-' },
-    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
+    stateColumn(style),
     { header: 'CHIPS', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
-    { header: 'CPU', value: cpu },
-    { header: 'MEMORY', value: memory },
-    cost,
-    { header: 'TASKS', value: tasks, right: true },
+    ...usage,
     { header: 'DEVICE PATHS', value: (w) => formatDevicePaths(w.devicePaths) },
     ...cached,
   ];
@@ -79,15 +92,12 @@ function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<Wor
 function gpuHosts(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
+    stateColumn(style),
     { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
     { header: 'GPU MEMORY', value: gpuMemory },
     { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
-    { header: 'CPU', value: cpu },
-    { header: 'MEMORY', value: memory },
-    cost,
-    { header: 'TASKS', value: tasks, right: true },
-    { header: 'ATTRIBUTES', value: extraAttributes },
+    ...usage,
+    attributesColumn,
     ...cached,
   ]);
 }
@@ -114,12 +124,9 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column
   return renderTable(rows, [
     { header: 'POOL', value: (w) => pool.get(w.id) ?? '-' },
     { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
-    { header: 'CPU', value: cpu },
-    { header: 'MEMORY', value: memory },
-    cost,
-    { header: 'TASKS', value: tasks, right: true },
-    { header: 'ATTRIBUTES', value: extraAttributes },
+    stateColumn(style),
+    ...usage,
+    attributesColumn,
     ...cached,
   ]);
 }

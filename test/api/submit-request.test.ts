@@ -3,7 +3,7 @@ import { parseSubmitRequest } from '../../src/api/submit-request.js';
 import { resolveJob } from '../../src/cluster/admission/index.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type { SubmitRequest } from '../../src/api/types.js';
-import { IrisError } from '../../src/model/errors.js';
+import { refusal } from '../helpers/refusal.js';
 
 interface SubmitContext {
   caller: TaskCaller | null;
@@ -37,15 +37,7 @@ function ctx(overrides: Partial<SubmitContext> = {}): SubmitContext {
   return { caller: null, defaultUser: 'bob', defaultCwd: '/home/bob', generateName: () => `gen-${++n}`, ...overrides };
 }
 
-function fail(req: unknown, context: SubmitContext = ctx()): IrisError {
-  try {
-    toJobSpec(req as SubmitRequest, context);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error(`expected ${JSON.stringify(req)} to be refused`);
-}
+const fail = (req: unknown, context: SubmitContext = ctx()) => refusal(() => toJobSpec(req as SubmitRequest, context));
 
 const CMD = { command: ['python', 'train.py'] };
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { IrisError } from '../../src/model/errors.js';
+import { rejection } from '../helpers/refusal.js';
 
 let dir: string;
 let socketPath: string;
@@ -37,15 +38,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function failure(run: () => Promise<unknown>): Promise<IrisError> {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (run: () => Promise<unknown>): Promise<IrisError> => rejection(Promise.resolve().then(run));
 
 async function drain(items: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of items) {

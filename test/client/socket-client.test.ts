@@ -8,6 +8,7 @@ import { createApiServer, type ApiServer } from '../../src/server/server.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { IrisError } from '../../src/model/errors.js';
 import { FakeService } from '../server/fake-service.js';
+import { rejection } from '../helpers/refusal.js';
 
 let dir: string;
 let socketPath: string;
@@ -31,14 +32,7 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+const errorOf = (promise: Promise<unknown>): Promise<unknown> => rejection(promise, Error);
 
 describe('wait', () => {
   it('returns a job that has already ended, in one request to the wait route', async () => {

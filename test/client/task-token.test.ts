@@ -3,8 +3,10 @@ import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inTask, MAX_TOKEN_FILE_BYTES, taskToken } from '../../src/client/task-token.js';
+import { inTask, MAX_TOKEN_FILE_BYTES, requireInTask, taskToken } from '../../src/client/task-token.js';
+import { requireTaskCaller, taskOnlyRefusal } from '../../src/model/caller.js';
 import { IrisError } from '../../src/model/errors.js';
+import { refusal as refusalOf } from '../helpers/refusal.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'iris-task-token-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,15 +17,7 @@ function file(name: string, content: string): string {
   return p;
 }
 
-function refusal(env: Record<string, string>): IrisError {
-  try {
-    taskToken(env);
-  } catch (error) {
-    if (error instanceof IrisError) return error;
-    throw error;
-  }
-  throw new Error('no refusal');
-}
+const refusal = (env: Record<string, string>): IrisError => refusalOf(() => taskToken(env));
 
 describe('taskToken', () => {
   it('outside a task: none', () => {
@@ -53,5 +47,32 @@ describe('taskToken', () => {
     const closed = file('closed', 'tok');
     chmodSync(closed, 0o000);
     if (process.getuid?.() !== 0) expect(refusal({ IRIS_TASK_TOKEN_FILE: closed }).message).toMatch(/: EACCES$/);
+  });
+});
+
+describe('requireInTask: the one "only inside a task" guard', () => {
+  it('refuses outside a task with the same error the server gives a request without a token', () => {
+    expect(() => requireInTask({ IRIS_TASK_TOKEN: 't' }, 'result')).not.toThrow();
+    expect(() => requireInTask({ IRIS_TASK_TOKEN_FILE: '/run/token' }, 'endpoint')).not.toThrow();
+    for (const action of ['result', 'endpoint'] as const) {
+      let cli: unknown;
+      try {
+        requireInTask({}, action);
+      } catch (error) {
+        cli = error;
+      }
+      expect(cli).toBeInstanceOf(IrisError);
+      expect(cli).toEqual(taskOnlyRefusal(action));
+      expect(() => requireTaskCaller(null, action)).toThrow(taskOnlyRefusal(action));
+      expect(cli).toMatchObject({ code: 'forbidden', exitCode: 4 });
+    }
+    expect(taskOnlyRefusal('result').message)
+      .toBe('results can only be set from inside a running task: setting a result requires a task token');
+    expect(taskOnlyRefusal('endpoint').message).toBe(
+      'endpoints can only be registered from inside a running task: registering an endpoint requires a task token',
+    );
+    expect(taskOnlyRefusal('endpoint').hint).toMatch(/^run `iris endpoints register NAME ADDRESS` in a task's command/);
+    const caller = { task: '/t/task-0', job: '/t', attempt: 0 };
+    expect(requireTaskCaller(caller, 'result')).toBe(caller);
   });
 });

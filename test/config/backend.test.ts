@@ -2,18 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../src/config/index.js';
 import { IrisError } from '../../src/model/errors.js';
+import { refusal } from '../helpers/refusal.js';
 
 const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * 1024 ** 3, gpus: () => [], tpuDevicePaths: () => [] };
 const SOURCE = '/proj/.irisrc.yaml';
 
-function errorOf(raw: unknown): IrisError {
-  try {
-    validateConfig(raw, SOURCE, PROBE);
-  } catch (error) {
-    return error as IrisError;
-  }
-  throw new Error('expected an error');
-}
+const errorOf = (raw: unknown): IrisError => refusal(() => validateConfig(raw, SOURCE, PROBE));
 
 describe('backend', () => {
   it('is local by default and with kind: local', () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IrisError } from '../../src/model/errors.js';
 import { loadConfig } from '../../src/config/index.js';
+import { rejection } from '../helpers/refusal.js';
 
 let root: string;
 let savedXdg: string | undefined;
@@ -28,15 +29,7 @@ async function write(file: string, content: string): Promise<string> {
   return file;
 }
 
-async function loadError(promise: Promise<unknown>): Promise<IrisError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected loadConfig to fail');
-}
+const loadError = (promise: Promise<unknown>): Promise<IrisError> => rejection(promise);
 
 const YAML_CONFIG = `
 home: ~/.iris-dev
@@ -146,7 +139,7 @@ describe('loadConfig: searching', () => {
     expect(config.quotas.size).toBe(0);
     expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false, workspace: true, mounts: [] });
   });
 
   it('an empty rc file is skipped by the search', async () => {

@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
 import { validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SOURCE = '/p/.irisrc.yaml';
 const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * 1024 ** 3, gpus: () => [], tpuDevicePaths: () => [] };
 
 function messageOf(raw: unknown): string {
-  try {
-    validateConfig(raw, SOURCE, PROBE);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return `${(error as IrisError).message} | ${(error as IrisError).hint ?? ''}`;
-  }
-  throw new Error('expected validateConfig to throw');
+  const error = refusal(() => validateConfig(raw, SOURCE, PROBE));
+  return `${error.message} | ${error.hint ?? ''}`;
 }
 
 describe('config: metrics', () => {

@@ -2,18 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/schema/validate.js';
 import type { MachineProbe } from '../../src/config/detect.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SOURCE = '/proj/.irisrc.yaml';
 const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * 1024 ** 3, gpus: () => [], tpuDevicePaths: () => [] };
 
-function errorOf(raw: unknown): { message: string; hint?: string } {
-  try {
-    validateConfig(raw, SOURCE, PROBE);
-  } catch (error) {
-    return error as { message: string; hint?: string };
-  }
-  throw new Error('expected the config to be refused');
-}
+const errorOf = (raw: unknown) => refusal(() => validateConfig(raw, SOURCE, PROBE));
 
 describe('task-door', () => {
   it('is off by default', () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
-import { DEFAULT_QUEUE, normalizeGpuName, parseNvidiaSmi, validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_QUEUE } from '../../src/config/defaults.js';
+import { normalizeGpuName, parseNvidiaSmi } from '../../src/config/detect.js';
 import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH } from '../../src/cluster/scheduler/queue/options.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SOURCE = '/p/.irisrc.yaml';
 const GiB = 1024 ** 3;
@@ -28,15 +30,7 @@ function probe(o: Partial<MachineProbe> = {}): MachineProbe & { tpuCalls: number
   return p;
 }
 
-function errorOf(raw: unknown, machine: MachineProbe = probe()): IrisError {
-  try {
-    validateConfig(raw, SOURCE, machine);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected validateConfig to throw');
-}
+const errorOf = (raw: unknown, machine: MachineProbe = probe()) => refusal(() => validateConfig(raw, SOURCE, machine));
 
 describe('slices: one virtual worker per TPU host', () => {
   it('v5litepod-16 expands into 4 hosts of 4 chips with the slice attributes', () => {
@@ -258,7 +252,7 @@ describe('time-limit, queue and runtime keys', () => {
     const config = validateConfig({ workers: [{ name: 'w' }] }, SOURCE, probe());
     expect(config.defaults.timeLimitMs).toBe(24 * 3_600_000);
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false });
+    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false, workspace: true, mounts: [] });
   });
 
   it('explicit values', () => {
@@ -277,7 +271,22 @@ describe('time-limit, queue and runtime keys', () => {
     );
     expect(config.defaults.timeLimitMs).toBe(90 * 60_000);
     expect(config.queue).toEqual({ policy: 'hybrid', depth: 100, reservationDepth: 10, maxReservationDepth: 20 });
-    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true });
+    expect(config.runtime).toEqual({ kind: 'docker', image: 'python:3.12', network: 'bridge', containerUser: '1000:100', containerProcessChildren: true, workspace: true, mounts: [] });
+  });
+
+  it('workspace: false and mounts (SRC:DST[:ro], sources resolved at each submit)', () => {
+    const raw = { workspace: false, mounts: ['/srv/data:/data:ro', '/srv/out/:/out'] };
+    const config = validateConfig(raw, SOURCE, probe());
+    expect(config.runtime).toMatchObject({
+      workspace: false,
+      mounts: [
+        { source: '/srv/data', target: '/data', readOnly: true },
+        { source: '/srv/out', target: '/out', readOnly: false },
+      ],
+    });
+    const kube = errorOf({ backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] });
+    expect(kube.hint).toBe('remove mounts, or use the local backend');
+    expect(errorOf({ mounts: ['data:/d'] }).exitCode).toBe(2);
   });
 
   it('a small max-reservation-depth lowers the default reservation-depth', () => {
@@ -319,6 +328,18 @@ describe('time-limit, queue and runtime keys', () => {
     ['unknown runtime', { runtime: 'podman' }, 'runtime', /invalid runtime "podman"/],
     ['unknown network', { network: 'none' }, 'network', /invalid network "none"/],
     ['a container user with spaces', { 'container-user': 'root user' }, 'container-user', /invalid container user "root user"/],
+    ['workspace that is no boolean', { workspace: 'no' }, 'workspace', /expected boolean, got "no"/],
+    ['mounts that are no list', { mounts: '/a:/b' }, 'mounts',
+      /expected a list of SRC:DST\[:ro\] strings, got "\/a:\/b"/],
+    ['a mount without DST', { mounts: ['/srv/a'] }, 'mounts[0]', /mount "\/srv\/a": expected SRC:DST/],
+    ['a relative mount source', { mounts: ['/srv/a:/a', 'data:/d'] }, 'mounts[1]',
+      /mount "data:\/d": the host path "data" is not absolute/],
+    ['a mount target that is not absolute', { mounts: ['/srv/a:a'] }, 'mounts[0]',
+      /the path in the container "a" is not absolute/],
+    ['a mount into /proc', { mounts: ['/srv/a:/proc/x'] }, 'mounts[0]',
+      /"\/proc\/x" lies in \/proc, which the container's runtime provides/],
+    ['mounts on the kubernetes backend', { backend: { kind: 'kubernetes' }, mounts: ['/srv/a:/a'] }, 'mounts',
+      /the kubernetes backend does not mount host directories into Pods/],
   ];
   it.each(errors)('error: %s', (_label, raw, keyPath, detail) => {
     const error = errorOf(raw);

@@ -3,28 +3,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/model/duration.js';
 import { IrisError } from '../../src/model/errors.js';
-import {
-  DEFAULT_WORKER_CPU_MILLIS,
-  DEFAULT_WORKER_MEMORY_BYTES,
-  suggestKey,
-  validateConfig,
-  type MachineProbe,
-} from '../../src/config/index.js';
+import { validateConfig, type MachineProbe } from '../../src/config/index.js';
+import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../../src/config/defaults.js';
+import { suggestKey } from '../../src/model/schema-errors.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SOURCE = '/home/u/proj/.irisrc.yaml';
 const GiB = 1024 ** 3;
 /** A machine with 8 CPUs, 32 GiB, no GPUs and no TPU device files: tests never depend on the host. */
 const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * GiB, gpus: () => [], tpuDevicePaths: () => [] };
 
-function errorOf(raw: unknown, source = SOURCE): IrisError {
-  try {
-    validateConfig(raw, source, PROBE);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected validateConfig to throw');
-}
+const errorOf = (raw: unknown, source = SOURCE): IrisError => refusal(() => validateConfig(raw, source, PROBE));
 
 describe('validateConfig: the documented example', () => {
   const config = validateConfig(

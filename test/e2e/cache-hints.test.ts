@@ -6,9 +6,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `workers:
   - {name: w0, cpu: 2, memory: 2GiB, attributes: {host: w0}}
@@ -21,14 +21,8 @@ placement:
 type CliWorker = Omit<WorkerInfo, 'cache'> & { cache: { key: string; expiresAt: string; loading: boolean }[] };
 
 describe('context-reuse cache hints', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   const cacheOf = async (id: string) => (await c.json<CliWorker[]>(['workers'])).find((w) => w.id === id)!.cache;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('a stage that uses a model leaves a hint on the worker it ran on, shown by iris workers', async () => {
     const gate = c.gate('load');

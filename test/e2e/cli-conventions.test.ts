@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, describeRun, E2ECluster, runIris } from './harness.js';
+import { assertBuilt, describeRun, runIris, withCluster } from './harness.js';
 
 /** Every file below `dir`, relative to it. */
 function filesUnder(dir: string): string[] {
@@ -87,7 +87,7 @@ describe('help and shell completion', () => {
 });
 
 describe('colour, time style and log timestamps on a real cluster', () => {
-  let c: E2ECluster;
+  const c = withCluster();
   const RED_FAILED = '\u001b[31mFAILED\u001b[39m';
   // The harness sets NO_COLOR=1 FORCE_COLOR=0 for every run; these undo that.
   const forced = { NO_COLOR: undefined, FORCE_COLOR: '1' };
@@ -95,15 +95,11 @@ describe('colour, time style and log timestamps on a real cluster', () => {
   const ESC = '\u001b[';
 
   beforeAll(async () => {
-    c = await E2ECluster.create();
     await c.submit(['--name', 'broken', '--cpu', '0.1'], ['sh', '-c', 'echo first; exit 3']);
     await c.submit(['--name', 'fine', '--cpu', '0.1'], ['echo', 'hello']);
     await c.waitForEnd('/broken');
     await c.waitForEnd('/fine');
   }, 60_000);
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('FORCE_COLOR paints a failed job red in `iris jobs` and `iris status`, columns still aligned', async () => {
     const jobs = await c.iris(['jobs'], { env: forced });

@@ -4,20 +4,14 @@
  * (`image` is the third job default; it needs `runtime: docker` and is covered by the admission
  * unit tests.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster } from './harness.js';
+import { withCluster } from './harness.js';
 
 const CONFIG = 'max-preemptions: 3\ntime-limit: 2h\nworkers:\n  - {name: w0, cpu: 2, memory: 2GiB}\n';
 
 describe('job defaults from .irisrc.yaml', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('applies every job default to a job that gives none', async () => {
     const name = await c.submit(['--name', 'plain', '--cpu', '0.1'], ['true']);

@@ -3,8 +3,8 @@
  * host network (issue 12) — while the owner's CLI may ask for both. Admission refuses before any
  * engine is asked, so this needs no Docker engine.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -13,13 +13,7 @@ workers:
 `;
 
 describe('container user and network chosen from inside a task', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a task asking for a root container or the host network for a child is refused (exit 4)', async () => {
     const script = c.script(

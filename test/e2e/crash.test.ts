@@ -3,9 +3,9 @@
  * every job is still there, the running task is retried as a preemption (attempt 1, no failure
  * counted), no process of the first attempt survives, and attempt 0's logs are kept.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked } from './harness.js';
+import { describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -14,13 +14,9 @@ workers:
 `;
 
 describe('crash recovery', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
+  const c = withCluster(CONFIG);
   afterAll(async () => {
     killMarked(tag);
-    await c?.dispose();
   });
 
   const tag = marker('crash');

@@ -6,8 +6,8 @@
  *
  * Needs the wait route (`iris run` inside a task registering its wait with the controller).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { describeRun, withCluster } from './harness.js';
 
 const GRACE_MS = 2000;
 /** Start of the child, its wait, passes and the CLI's own start: generous on a loaded machine. */
@@ -23,13 +23,7 @@ workers:
 const REASON = 'deadlock: needs 1 GPU H100; /train/task-0 holds it while waiting on /train/eval';
 
 describe('deadlocks', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a GPU child of a GPU-holding waiting parent ends UNSCHEDULABLE with the reason; the parent sees it', async () => {
     const parent = c.script('deadlock-parent.sh', 'iris run --name eval --gpu H100x1 -- true\necho "eval exited $?"');

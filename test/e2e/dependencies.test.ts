@@ -6,18 +6,12 @@
  * re-runs a failed job and re-arms the chain its failure cascaded to.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 describe('dependencies between jobs', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: w0, cpu: 8, memory: 4GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster('workers:\n  - {name: w0, cpu: 8, memory: 4GiB}\n');
 
   it('afterok, afterany and afternotok: a job waits with its reason, then runs or fails as its condition says', async () => {
     const gate = c.gate('prep');

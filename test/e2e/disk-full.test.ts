@@ -8,14 +8,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, waitUntil } from './harness.js';
+import { describeRun, isRunning, waitUntil, withCluster } from './harness.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 describe('a full disk under IRIS_HOME', () => {
-  let c: E2ECluster;
+  const c = withCluster({ config: 'stop-grace: 1s\nworkers:\n  - {name: w0, cpu: 2, memory: 1GiB}\n', noStart: true });
   let fs: Tmpfs | null = null;
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'stop-grace: 1s\nworkers:\n  - {name: w0, cpu: 2, memory: 1GiB}\n', noStart: true });
     mkdirSync(c.home, { recursive: true });
     fs = mountTmpfs(8, c.home);
     if (fs) await c.start();
@@ -23,7 +22,6 @@ describe('a full disk under IRIS_HOME', () => {
   afterAll(async () => {
     await c?.stop();
     fs?.unmount();
-    await c?.dispose();
   });
 
   it('fails the task that filled it, keeps serving, refuses work until space returns, survives a restart, and never re-runs the task', async (ctx) => {

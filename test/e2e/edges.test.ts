@@ -4,8 +4,8 @@
  * errors (exit 2) with their echo cut short; a bad config file is a usage error (exit 2) however
  * the cluster is started.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -15,13 +15,7 @@ workers:
 `;
 
 describe('time limits longer than a Node timer', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   // The task outlives the instant an overflowed timer fires (1 ms) by far, and then ends by itself.
   const TASK = ['sh', '-c', 'sleep 2; echo still-running-after-2s'];
@@ -64,13 +58,7 @@ describe('time limits longer than a Node timer', () => {
 });
 
 describe('a bad config file is a usage error (exit 2)', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: big, cpu: 1e308}\n', noStart: true });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster({ config: 'workers:\n  - {name: big, cpu: 1e308}\n', noStart: true });
 
   it.each([
     ['cluster start', ['cluster', 'start']],

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 workers:
@@ -28,13 +28,7 @@ elastic:
 `;
 
 describe('elastic workers', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   const workers = () => c.json<WorkerInfo[]>(['workers']);
   const stateOf = async (id: string) => (await workers()).find((w) => w.id === id)!;

@@ -4,9 +4,9 @@
  * prefix) by `iris endpoints` with their job, gone once the task's attempt ends; refused from
  * outside a task and under another job's prefix.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EndpointInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -15,13 +15,7 @@ workers:
 `;
 
 describe('endpoints', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a task registers endpoints; iris endpoints lists them; they disappear when the task ends', async () => {
     const gate = c.gate('ep');

@@ -3,9 +3,9 @@
  * failing and retrying together, --timeout, --scheduling-timeout, and `workers drain` turning a
  * running task into a preemption that runs again elsewhere without counting as a failure.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, byIndex, describeRun, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { byIndex, describeRun, marker, pidsWithMarker, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -15,13 +15,7 @@ workers:
 `;
 
 describe('failures, retries and timeouts', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   const run = async (flags: string[], command: string[], expectOk: boolean): Promise<JobDetail> => {
     const args = ['run', ...flags, '--cpu', '0.1', '--', ...command];

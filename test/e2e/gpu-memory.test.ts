@@ -4,9 +4,9 @@
  * request no GPU has is refused at submit (exit 5), a worker of unknown GPU memory never takes a
  * job that asks for some, and `iris workers` shows cost per hour and GPU memory (text and --json).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const GiB = 1024 ** 3;
 // The small worker comes first: first-fit order alone would pick it.
@@ -19,13 +19,7 @@ workers:
 `;
 
 describe('gpu memory and cost per hour', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('--gpu-memory 40GiB runs on the worker with 80GiB GPUs; status shows the request', async () => {
     const args = ['run', '--name', 'ft', '--gpu', '1', '--gpu-memory', '40GiB', '--category', 'training', '--uses', 'llama-3-8b', '--json', '--', 'true'];

@@ -7,10 +7,11 @@
  * bounded deadline passes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { JobDetail, JobSummary, LogLine, TaskInfo } from '../../src/api/types.js';
 
@@ -181,7 +182,12 @@ export class E2ECluster {
 
   static async create(opts: ClusterOptions = {}): Promise<E2ECluster> {
     assertBuilt();
-    const cluster = new E2ECluster(mkdtempSync(path.join(tmpdir(), 'iris-e2e-')));
+    const root = mkdtempSync(path.join(tmpdir(), 'iris-e2e-'));
+    // Searchable by others (mkdtemp makes it 0700): a container job submitted from the work
+    // directory gets it mounted, and the container's user (65534 when root runs the tests) must
+    // be able to read it, else the submit is refused. The state directory below stays 0700.
+    chmodSync(root, 0o755);
+    const cluster = new E2ECluster(root);
     if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config, { mode: 0o644 }); // never group-writable (config trust)
     if (!opts.noStart) await cluster.start();
     return cluster;
@@ -311,6 +317,29 @@ export class E2ECluster {
     await this.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The cluster of the enclosing describe block (or file): created in a beforeAll with `options`
+ * (the `.irisrc.yaml` text, or ClusterOptions) and disposed in an afterAll. What it returns
+ * stands for that cluster: tests and later hooks use it as the cluster itself (a beforeAll the
+ * file adds runs after the cluster exists; an afterAll it adds runs before it is disposed).
+ */
+export function withCluster(options: string | ClusterOptions = {}, timeoutMs?: number): E2ECluster {
+  let cluster: E2ECluster | undefined;
+  beforeAll(async () => {
+    cluster = await E2ECluster.create(typeof options === 'string' ? { config: options } : options);
+  }, timeoutMs);
+  afterAll(async () => {
+    await cluster?.dispose();
+  });
+  return new Proxy({} as E2ECluster, {
+    get(_, key) {
+      if (!cluster) throw new Error(`withCluster: no cluster (its beforeAll did not make one): ${String(key)}`);
+      const value: unknown = Reflect.get(cluster, key, cluster);
+      return typeof value === 'function' ? value.bind(cluster) : value;
+    },
+  });
 }
 
 /** True while `pid` exists and is not a zombie. */

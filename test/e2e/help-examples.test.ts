@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Config } from '@oclif/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, ROOT, assertBuilt, describeRun } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, assertBuilt, describeRun, withCluster } from './harness.js';
 
 interface ManifestCommand {
   examples?: string[];
@@ -107,10 +107,9 @@ describe('the examples in every command help', () => {
 });
 
 describe('the read-only examples and --help on a real cluster', () => {
-  let c: E2ECluster;
+  // No config: the machine's default worker, the one a user's first `iris workers` shows.
+  const c = withCluster();
   beforeAll(async () => {
-    // No config: the machine's default worker, the one a user's first `iris workers` shows.
-    c = await E2ECluster.create();
     const gate = c.gate('train');
     // /train fails its first attempt and runs a second (so `--attempt 1` exists), with a child.
     await c.submit(['--name', 'train', '--cpu', '0.5', '--max-retries', '1'], [
@@ -125,9 +124,6 @@ describe('the read-only examples and --help on a real cluster', () => {
     for (const name of ['sweep-1', 'sweep-2']) await c.submit(['--name', name, '--cpu', '0.5'], ['true']);
     for (const name of ['/train', '/sweep-1', '/sweep-2']) await c.waitForEnd(name);
   }, 120_000);
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   const run = examples.filter(runnable);
 

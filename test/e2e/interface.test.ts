@@ -4,10 +4,10 @@
  * without a TTY prints a plain snapshot; every command supports --json and has help with
  * examples; `iris jobs` shows a tree and filters.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import type { JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun, withJson } from './harness.js';
+import { describeRun, withJson, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -38,16 +38,12 @@ function raw(socketPath: string, method: string, path: string, body?: string | B
 }
 
 describe('socket robustness and command output', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
     await c.submit(['--name', 'tree', '--cpu', '0.1'], ['sh', '-c', 'sleep 120']);
     await c.waitForState('/tree', 'RUNNING');
     await c.submit(['--name', 'tree/leaf', '--cpu', '0.1', '--user', 'bob'], ['sh', '-c', 'echo leaf-line']);
     await c.waitForState('/tree/leaf', 'SUCCEEDED');
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   const healthy = async () => {

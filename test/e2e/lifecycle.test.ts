@@ -3,11 +3,11 @@
  * refused second start, the auto-started cluster of `iris run`, and `cluster stop` stopping
  * running tasks with SIGTERM.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { ClusterInfo, WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { describeRun, isRunning, marker, pidsWithMarker, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 5s
@@ -28,13 +28,7 @@ workers:
 `;
 
 describe('cluster lifecycle', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('cluster status --json shows the configured workers, their devices and the queue', async () => {
     const info = await c.json<ClusterInfo>(['cluster', 'status']);
@@ -121,12 +115,9 @@ describe('cluster lifecycle', () => {
 });
 
 describe('auto-start', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ noStart: true, config: 'stop-grace: 2s\nworkers:\n  - {name: solo, cpu: 2, memory: 2GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
+  const c = withCluster({
+    noStart: true,
+    config: 'stop-grace: 2s\nworkers:\n  - {name: solo, cpu: 2, memory: 2GiB}\n',
   });
 
   it('iris run starts a detached local cluster when none is running, says so, and runs the job', async () => {
@@ -146,13 +137,7 @@ describe('auto-start', () => {
 });
 
 describe('configuration errors', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ noStart: true, config: 'workers:\n  - {name: w0, cpu: 2, memory: lots}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster({ noStart: true, config: 'workers:\n  - {name: w0, cpu: 2, memory: lots}\n' });
 
   it('cluster start reports an invalid config with the file path and the offending key', async () => {
     const r = await c.iris(['cluster', 'start', '--detach']);

@@ -3,9 +3,9 @@
  * numbered lines, are all read back complete and in order (every job through the log route the
  * CLI uses, and a sample through `iris logs` itself).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const JOBS = 200;
 const LINES = 1000;
@@ -18,13 +18,7 @@ workers:
 const expected = (job: number) => Array.from({ length: LINES }, (_, i) => `job ${job} line ${i + 1}`);
 
 describe('logs under load', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it(`${JOBS} jobs x ${LINES} numbered lines are read back complete and in order`, { timeout: 240_000 }, async () => {
     const clients = Array.from({ length: 10 }, () => new SocketClient({ socketPath: c.socket, env: {} }));

@@ -2,11 +2,11 @@
  * E2E: load — 500 submissions from 20 concurrent socket clients (plus a few concurrent CLI
  * submissions) are all accepted with unique names and none is lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { JobSummary, SubmitResponse } from '../../src/api/types.js';
 import { ARRIVAL_PASS_INTERVAL_MS } from '../../src/cluster/controller/controller.js';
-import { E2ECluster, waitUntil } from './harness.js';
+import { waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -15,13 +15,7 @@ workers:
 `;
 
 describe('load', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('500 submissions from 20 concurrent clients are all accepted with unique names, none lost', { timeout: 120_000 }, async () => {
     const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: c.socket, env: {} }));

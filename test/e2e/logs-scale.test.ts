@@ -13,10 +13,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
 import { cutNote } from '../../src/logs/format.js';
-import { BIN, E2ECluster, cleanEnv, describeRun } from './harness.js';
+import { BIN, E2ECluster, cleanEnv, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -73,12 +73,11 @@ function bytesRead(pid: number): number {
 const UNPREFIX = `sed -E 's/^[0-9:.]+ [^ ]+ //'`;
 
 describe('logs at scale', () => {
-  let c: E2ECluster;
+  const c = withCluster({ config: CONFIG, noStart: true });
   let pid = 0;
   let logFile = '';
 
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG, noStart: true });
     const start = await c.iris(['cluster', 'start', '--detach'], { env: { NODE_OPTIONS: '--max-old-space-size=48' }, timeoutMs: 30_000 });
     if (start.code !== 0) throw new Error(describeRun(['cluster', 'start'], start));
     pid = c.pid()!;
@@ -87,9 +86,6 @@ describe('logs at scale', () => {
     if (big.code !== 0) throw new Error(describeRun(['run', 'big'], big));
     logFile = `${c.home}/logs/big/@${(await c.job('/big')).run}/task-0/attempt-0.log`;
   }, 90_000);
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('--tail 3 of the big log is right and reads only its end', async () => {
     const before = bytesRead(pid);
@@ -156,13 +152,7 @@ describe('logs at scale', () => {
 });
 
 describe('log limit', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG + 'log-limit: 1MiB\n' });
-  }, 40_000);
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG + 'log-limit: 1MiB\n', 40_000);
 
   it('past log-limit the log is cut with a marker, the task runs on, and the attempt records it', async () => {
     const r = await c.iris(['run', '--name', 'chatty', '--cpu', '0.2', '--no-stream', '--', 'sh', '-c', `yes ${LINE} | head -c 5000000; echo done >&2`], { timeoutMs: 60_000 });

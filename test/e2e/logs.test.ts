@@ -3,10 +3,10 @@
  * one task's logs, stdout vs stderr, -f following until the job ends, --tail, --attempt, --json,
  * and logs surviving a cluster restart.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import type { LogLine } from '../../src/api/types.js';
-import { BIN, E2ECluster, cleanEnv, describeRun } from './harness.js';
+import { BIN, cleanEnv, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -17,9 +17,8 @@ workers:
 const PREFIX = /^\d\d:\d\d:\d\d\.\d{3} /;
 
 describe('logs', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
     const script = c.script(
       'lg.sh',
       [
@@ -30,9 +29,6 @@ describe('logs', () => {
     );
     const r = await c.iris(['run', '--name', 'lg', '--replicas', '2', '--cpu', '0.1', '--', 'sh', script]);
     if (r.code !== 0) throw new Error(describeRun(['run', 'lg'], r));
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   it('iris logs JOB shows every task and descendant, prefixed with time, task and attempt', async () => {

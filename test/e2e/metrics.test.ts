@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { E2ECluster, describeRun, waitUntil, withCluster } from './harness.js';
 import { freePort } from '../helpers/free-port.js';
 
 const CONFIG = `
@@ -23,16 +23,12 @@ metrics:
 const sampleLines = (text: string): string[] => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 
 describe('iris metrics', () => {
-  let c: E2ECluster;
+  const c = withCluster({ config: CONFIG, noStart: true });
   let port: number;
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG, noStart: true });
     port = await freePort();
     const r = await c.iris(['cluster', 'start', '--detach', '--metrics-port', String(port)], { timeoutMs: 30_000 });
     expect(r.code, describeRun(['cluster', 'start'], r)).toBe(0);
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   it('shows jobs by state and requeues by reason after a succeeded and a retried job', async () => {

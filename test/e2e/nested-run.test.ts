@@ -8,9 +8,9 @@
  * The only worker has 1 CPU and every job asks the default 1 CPU: the tree completes because a
  * parent waiting in `iris run` gives its CPU back (docs/architecture.md, "Waiting").
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { E2ECluster, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -26,13 +26,7 @@ async function logLines(c: E2ECluster, target: string): Promise<string[]> {
 }
 
 describe('iris run inside a task', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('the quick-start tree: every line appears once in iris logs demo, parents show one line per child', async () => {
     const tree = c.script(

@@ -4,20 +4,16 @@
  * nothing stored).
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeRun, withCluster } from './harness.js';
 
 describe('a cluster with no reachable Docker engine', () => {
-  let c: E2ECluster;
+  const c = withCluster({ config: 'workers:\n  - {name: w0, cpu: 2, memory: 2GiB}\n', noStart: true });
   let dockerHost = '';
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: w0, cpu: 2, memory: 2GiB}\n', noStart: true });
     dockerHost = `unix://${path.join(c.root, 'no-docker.sock')}`;
     const r = await c.iris(['cluster', 'start', '--detach'], { env: { DOCKER_HOST: dockerHost }, timeoutMs: 30_000 });
     expect(r.code, describeRun(['cluster', 'start'], r)).toBe(0);
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   it('refuses --image at submit with the address and a hint, and still runs process jobs', async () => {

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail, JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun, runIris, withJson } from './harness.js';
+import { describeRun, runIris, withJson, withCluster } from './harness.js';
 
 const CONFIG = `
 workers:
@@ -25,10 +25,9 @@ const NOTICE = /no cluster is running; showing the state saved in .* \(read-only
 const digest = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 describe('reading a stopped cluster', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   let firstDone = 0;
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
     // /done runs twice: the first run is kept in the archive (NAME@RUN).
     await c.submit(['--name', 'done', '--cpu', '0.1'], ['sh', '-c', 'echo first-run']);
     firstDone = (await c.waitForState('/done', 'SUCCEEDED')).run;
@@ -37,9 +36,6 @@ describe('reading a stopped cluster', () => {
     await c.waitForState('/done', 'SUCCEEDED');
     await c.waitForState('/bad', 'FAILED');
     await c.stop();
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   it('jobs, status and logs answer from the saved state with a one-line notice, and write nothing', async () => {

@@ -3,9 +3,9 @@
  * survived a cluster restart, its errors and exit codes, and `iris cancel` of a job that had
  * already ended ("nothing to cancel", exit 0, reported in --json).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CancelResponse, WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 workers:
@@ -15,13 +15,7 @@ workers:
 `;
 
 describe('operator basics', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a drain survives a restart, shows in `iris workers`, and `workers resume` puts the worker back to work', async () => {
     const drain = await c.iris(['workers', 'drain', 'w0']);

@@ -22,6 +22,7 @@ import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { JobDetail, QueueInfo } from '../../src/api/types.js';
 import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { isoReason } from '../helpers/reason-text.js';
 import { startNodeAgent, type NodeAgent } from '../kube/node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from '../kube/server.js';
 
@@ -143,7 +144,7 @@ describeKube('queue order across pods (built binary, real API server)', () => {
     const wide = await c.waitForJob('/wide', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
     const reservedAt = startOf(running) + 10 * MIN;
     expect(wide.reason).toMatch(/^no worker fits: 2 excluded by constraint pool=res, 1 too little CPU \(need 2, largest 1\), 1 too little free CPU \(need 2, largest free 1\); reserved to start at /);
-    expect(wide.reason!.endsWith(`reserved to start at ${iso(reservedAt)}`)).toBe(true);
+    expect(isoReason(wide.reason)!.endsWith(`reserved to start at ${iso(reservedAt)}`)).toBe(true);
     const queue = await c.json<QueueInfo>(['queue']);
     expect(queue.jobs).toEqual([expect.objectContaining({ job: '/wide', position: 1, reservedStart: iso(reservedAt) })]);
     expect(await podsOf('/wide')).toEqual([]);

@@ -10,8 +10,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked, withCluster,
+} from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -34,13 +36,9 @@ async function killController(c: E2ECluster): Promise<void> {
 }
 
 describe('controller outages', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
+  const c = withCluster(CONFIG);
   afterAll(async () => {
     killAll();
-    await c?.dispose();
   });
 
   it('tasks that finish while the controller is down keep their exit and output and do not run again', async () => {

@@ -6,9 +6,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const PIPELINE = `name: demo
 stages:
@@ -32,18 +32,12 @@ stages:
 `;
 
 describe('pipelines', () => {
-  let c: E2ECluster;
+  const c = withCluster('workers:\n  - {name: w0, cpu: 4, memory: 4GiB}\n');
   const file = (name: string, text: string) => {
     const at = path.join(c.cwd, name);
     writeFileSync(at, text);
     return at;
   };
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: w0, cpu: 4, memory: 4GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('iris run -f runs prep -> train -> eval as child jobs of the pipeline, in order, and exits 0', async () => {
     file('pipeline.yaml', PIPELINE);

@@ -6,9 +6,9 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobSummary, PruneResponse } from '../../src/api/types.js';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 workers:
@@ -34,13 +34,7 @@ function runDirs(home: string): string[] {
 }
 
 describe('iris prune', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('removes finished runs with their logs, keeps running trees, and --dry-run changes nothing', async () => {
     await c.submit(['--name', 'again', '--cpu', '0.1'], ['sh', '-c', 'echo first']);
@@ -90,13 +84,7 @@ describe('iris prune', () => {
 });
 
 describe('automatic retention', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: `${CONFIG}retention: 2s\n` });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(`${CONFIG}retention: 2s\n`);
 
   it('a cluster prunes runs older than its retention when it starts', async () => {
     await c.submit(['--name', 'short', '--cpu', '0.1'], ['true']);

@@ -4,9 +4,9 @@
  * running jobs, `iris submit --dry-run` says when a job would start without submitting it, and a
  * `queue: {policy: fcfs}` config stops the queue at the first blocked job.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail, QueueInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const WORKERS = `
 stop-grace: 1s
@@ -19,13 +19,7 @@ const MIN = 60_000;
 const startOf = (job: JobDetail): number => job.taskList[0]!.attempts[0]!.startedAt;
 
 describe('iris queue and submit --dry-run (default policy: easy)', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: WORKERS });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(WORKERS);
 
   it('reserves the blocked job at the end of the running time limit, backfills a job that does not delay it, and estimates without submitting', async () => {
     const hold = c.gate('hold');
@@ -81,13 +75,7 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
 });
 
 describe('a cluster configured with queue policy fcfs', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: `${WORKERS}queue: {policy: fcfs}\n` });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(`${WORKERS}queue: {policy: fcfs}\n`);
 
   it('does not start a later job that fits while an earlier one is blocked', async () => {
     const hold = c.gate('hold');
@@ -111,13 +99,7 @@ describe('a cluster configured with queue policy fcfs', () => {
 });
 
 describe('a cluster with a default time limit', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: `${WORKERS}time-limit: 2s\n` });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(`${WORKERS}time-limit: 2s\n`);
 
   it('applies it to a job that gives none: planned with it, and stopped with reason time-limit', async () => {
     const name = await c.submit(['--name', 'endless'], ['sleep', '60']);

@@ -3,17 +3,11 @@
  * of the same name again. The child of the failed attempt is ended (and gone) first, so the new
  * attempt's submission is accepted and the parent succeeds.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, marker, pidsWithMarker } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { describeRun, isRunning, marker, pidsWithMarker, withCluster } from './harness.js';
 
 describe('re-run tree parents', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'stop-grace: 2s\nworkers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster('stop-grace: 2s\nworkers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n');
 
   it("a parent's retry ends the children of its failed attempt and may submit the same names again", async () => {
     const tag = marker('rerun-child');

@@ -6,9 +6,9 @@
  * its own; an invalid result file leaves the task's exit state as it was, with a reason note;
  * an older run's results stay readable as NAME@RUN, also with the cluster stopped.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, ResultsResponse } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -19,14 +19,8 @@ workers:
 const plain = (answer: ResultsResponse) => answer.results.map((r) => [r.task, r.key, r.value]);
 
 describe('task results', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   let firstRun = 0;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('a task sets a result with iris result set, another writes $IRIS_RESULT_FILE; iris results shows both', async () => {
     const script = c.script('train.sh', [

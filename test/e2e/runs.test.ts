@@ -4,9 +4,9 @@
  * NAME@RUN (or --run) by status and logs, and all of it survives a restart of the cluster.
  * `iris history` lists live and archived runs and its filters narrow them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail, RunInfo, SubmitResponse } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { E2ECluster, describeRun, withCluster } from './harness.js';
 
 /** The text of each line `iris logs ARGS` prints (time and task prefix cut off). */
 async function logTexts(c: E2ECluster, args: string[]): Promise<string[]> {
@@ -16,13 +16,7 @@ async function logTexts(c: E2ECluster, args: string[]): Promise<string[]> {
 }
 
 describe('runs: a name submitted again keeps its earlier runs', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster('workers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n');
 
   it('keeps both runs apart (logs, status, IRIS_RUN_ID) and across a restart', async () => {
     const first = await c.json<SubmitResponse>(['submit', '--name', 'x', '--cpu', '0.5', '--', 'sh', '-c', 'echo "first run $IRIS_RUN_ID"']);
@@ -83,13 +77,7 @@ describe('runs: a name submitted again keeps its earlier runs', () => {
 });
 
 describe('iris history', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'workers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster('workers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n');
 
   it('lists live and archived runs of several names and states; filters narrow them', async () => {
     const gate = c.gate('slow');

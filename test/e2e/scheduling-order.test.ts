@@ -3,9 +3,9 @@
  * newer root), no head-of-line blocking (with the pending reason shown), and per-user quotas
  * (pending limit refused with numbers; a user at a running limit moved behind others).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -21,13 +21,7 @@ quotas:
 const startOf = (job: JobDetail): number => job.taskList[0]!.attempts[0]!.startedAt;
 
 describe('scheduling order', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('depth-first: a child of an older tree starts before a newer root on a 1-cpu worker', async () => {
     const blk = c.gate('blk');

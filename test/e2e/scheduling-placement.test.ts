@@ -3,9 +3,9 @@
  * all-or-nothing), GPU tasks only on GPU workers with disjoint CUDA_VISIBLE_DEVICES, and worker
  * attribute constraints of every kind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster, byIndex, describeRun } from './harness.js';
+import { byIndex, describeRun, withCluster } from './harness.js';
 
 // Names deliberately sort opposite to tpu-worker-id: placement must follow the id.
 const sliceA = ['tpu-a-d', 'tpu-a-c', 'tpu-a-b', 'tpu-a-a'];
@@ -24,13 +24,7 @@ ${tpu('tpu-b-1', 'slice-b', 1)}
 `;
 
 describe('placement', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   const runJson = async (flags: string[], command: string[]): Promise<JobDetail> => {
     const args = ['run', ...flags, '--json', '--', ...command];

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, runIris } from './harness.js';
+import { describeRun, runIris, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -106,13 +106,7 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
   });
 
   describe('in its own state directory', () => {
-    let c: E2ECluster;
-    beforeAll(async () => {
-      c = await E2ECluster.create({ config: CONFIG, noStart: true });
-    });
-    afterAll(async () => {
-      await c?.dispose();
-    });
+    const c = withCluster({ config: CONFIG, noStart: true });
 
     it('replaces a symlink planted at bin/iris and never follows one planted at a log path', async () => {
       // A home iris made itself, then symlinks planted in it while no cluster ran.

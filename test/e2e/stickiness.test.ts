@@ -7,9 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `workers:
   - {name: w0, cpu: 2, memory: 2GiB, attributes: {host: w0}}
@@ -17,18 +17,12 @@ const CONFIG = `workers:
 `;
 
 describe('stage stickiness', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   const pipeline = (name: string, text: string) => {
     writeFileSync(path.join(c.cwd, `${name}.yaml`), text);
     return `${name}.yaml`;
   };
   const workerOf = async (job: string) => (await c.json<JobDetail>(['status', job])).taskList[0]!.workerId;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
 
   it('eval runs on the worker train ran on, not the first free one', async () => {
     const file = pipeline('a', `name: a

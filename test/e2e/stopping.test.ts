@@ -6,17 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, describeRun, isRunning, waitUntil } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { describeRun, isRunning, waitUntil, withCluster } from './harness.js';
 
 describe('stopping tasks hold their resources', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: 'stop-grace: 3s\nworkers:\n  - {name: w0, cpu: 2, memory: 2GiB}\n' });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster('stop-grace: 3s\nworkers:\n  - {name: w0, cpu: 2, memory: 2GiB}\n');
 
   it('a cancelled task that ignores SIGTERM keeps its CPUs until it is gone', async () => {
     const pidFile = path.join(c.cwd, 'stubborn.pid');

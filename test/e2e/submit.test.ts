@@ -3,10 +3,10 @@
  * IRIS_* task environment, -e variables, and every kind of refused submission (reserved env,
  * invalid names, impossible requests, malformed flags, unknown jobs, a name still running).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobDetail, SubmitResponse } from '../../src/api/types.js';
 import { spawn } from 'node:child_process';
-import { BIN, E2ECluster, byIndex, cleanEnv, describeRun, parseEnvLines } from './harness.js';
+import { BIN, byIndex, cleanEnv, describeRun, parseEnvLines, withCluster } from './harness.js';
 
 const tpuWorker = (i: number) =>
   `  - {name: tpu-a-${i}, cpu: 1, memory: 1GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: slice-a, tpu-worker-id: ${i}}}`;
@@ -19,13 +19,7 @@ ${[0, 1, 2, 3].map(tpuWorker).join('\n')}
 `;
 
 describe('submit and run', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('prints the job name; a leading slash is optional; --json returns the SubmitResponse', async () => {
     const a = await c.iris(['submit', '--name', 'hello', '--cpu', '0.1', '--', 'true']);

@@ -5,11 +5,11 @@
  * read or wait outside its own subtree or use owner-only routes. The owner's own socket keeps
  * full rights.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -28,14 +28,10 @@ function exitCodes(stdout: string): Record<string, number> {
 const tryIt = (name: string, command: string) => `${command} >/dev/null 2>>errs.txt; echo "${name} rc=$?"`;
 
 describe('the task door', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
     await c.submit(['--name', 'victim', '--cpu', '0.1'], ['sh', '-c', 'echo victim-secret; sleep 120']);
     await c.waitForState('/victim', 'RUNNING');
-  });
-  afterAll(async () => {
-    await c?.dispose();
   });
 
   it('a task is given the task door, not the owner socket', async () => {

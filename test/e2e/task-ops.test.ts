@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CancelResponse, JobSummary, TaskDetail } from '../../src/api/types.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { describeRun, withCluster } from './harness.js';
 
 // Two workers: `a` (zone a, 2 CPU) and `b` (zone b, 4 CPU).
 const CONFIG = `
@@ -23,13 +23,7 @@ workers:
 `;
 
 describe('task-level operations, complete pending reasons, retry backoff', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a pending reason names the constraint that excluded the free worker, beside the busy one', async () => {
     const hog = c.gate('hog');

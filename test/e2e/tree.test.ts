@@ -3,11 +3,11 @@
  * may not create, children submitted from outside, refused children of ended parents, the
  * "parent job ended" kill, and `iris cancel` of a subtree.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun, marker, parseEnvLines, pidsWithMarker, waitUntil } from './harness.js';
+import { E2ECluster, describeRun, marker, parseEnvLines, pidsWithMarker, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -22,13 +22,7 @@ async function tagged(c: E2ECluster, target: string, tag: string): Promise<Recor
 }
 
 describe('job trees', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG);
 
   it('a task of /a submits /a/b whose task submits /a/b/c, each with the right IRIS_* variables', async () => {
     const printEnv = (tag: string) => `env | grep -E '^(IRIS_|TREE_VAR=)' | sed 's/^/${tag} /'`;

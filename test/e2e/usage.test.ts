@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptInfo, JobDetail } from '../../src/api/types.js';
 import { BUSYBOX, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
-import { E2ECluster, describeRun, isRunning, marker, waitUntil, killMarked } from './harness.js';
+import { E2ECluster, describeRun, isRunning, marker, waitUntil, killMarked, withCluster } from './harness.js';
 
 const DOCKER = (await dockerTestEnv()).run;
 
@@ -26,14 +26,10 @@ const WORK = `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -
 const attemptsOf = (job: JobDetail): AttemptInfo[] => job.taskList[0]!.attempts;
 
 describe('measured usage per attempt', () => {
-  let c: E2ECluster;
+  const c = withCluster(CONFIG);
   const tag = marker('usage');
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  });
   afterAll(async () => {
     killMarked(tag);
-    await c?.dispose();
   });
 
   it('iris status shows the CPU seconds and peak memory of a finished attempt, also after a restart', async () => {

@@ -4,10 +4,10 @@
  * 1-CPU worker; released and oversubscribed CPU show in `iris workers --json`; `iris wait` exit
  * codes, `--json` and `--timeout`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WaitResponse, WorkerInfo } from '../../src/api/types.js';
 import { EXIT } from '../../src/model/errors.js';
-import { E2ECluster, describeRun, waitUntil } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const ONE_CPU = `
 stop-grace: 1s
@@ -22,13 +22,7 @@ workers:
 `;
 
 describe('waiting on one 1-CPU worker', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: ONE_CPU });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(ONE_CPU);
 
   it('a chain of depth 8, each level `iris run` of the next with default resources, completes', async () => {
     const script = c.script('chain.sh', [
@@ -119,13 +113,7 @@ describe('waiting on one 1-CPU worker', () => {
 });
 
 describe('waiting on one 2-CPU worker', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: TWO_CPUS });
-  });
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(TWO_CPUS);
 
   it('two trees whose parents each hold one of the only two CPUs both complete', async () => {
     const leaf = c.script('leaf.sh', 'echo "leaf of $IRIS_JOB_ID"');

@@ -9,8 +9,8 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, E2ECluster, cleanEnv } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, E2ECluster, cleanEnv, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -64,13 +64,7 @@ function watch(c: E2ECluster, args: string[]): Watcher {
 }
 
 describe('iris watch --stream', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: CONFIG });
-  }, 60_000);
-  afterAll(async () => {
-    await c?.dispose();
-  });
+  const c = withCluster(CONFIG, 60_000);
 
   it('piped, prints PENDING → RUNNING → SUCCEEDED of a job in order and exits 130 on SIGINT', async () => {
     const blocker = c.gate('blocker');

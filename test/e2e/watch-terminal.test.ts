@@ -11,8 +11,8 @@
  * after scripts/tmux-setup.sh), where a missing tmux fails.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, E2ECluster, cleanEnv } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, withCluster } from './harness.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const mustRun = (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false' && process.env.CI !== '0') || process.env.IRIS_TEST_TMUX === '1';
@@ -56,13 +56,9 @@ if (!hasTmux && mustRun) {
 }
 
 describe.skipIf(!hasTmux)('iris watch in a terminal (tmux 80x24)', () => {
-  let c: E2ECluster;
-  beforeAll(async () => {
-    c = await E2ECluster.create({ config: WORKERS });
-  }, 60_000);
+  const c = withCluster(WORKERS, 60_000);
   afterAll(async () => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server'], { stdio: 'ignore' });
-    await c?.dispose();
   });
 
   it('fits 40 changing jobs into the screen without growing the scrollback, and quits on q', async () => {

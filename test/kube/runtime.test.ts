@@ -12,7 +12,7 @@ import { connectKube, type KubeConnection } from '../../src/kube/client.js';
 import { NodeWatch } from '../../src/kube/node-watch.js';
 import { podName } from '../../src/kube/pods.js';
 import { KubeRuntime } from '../../src/kube/runtime.js';
-import { readLines } from '../../src/logs/read.js';
+import { readLines } from '../logs/read.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
 import type { WorkerSpec } from '../../src/model/types.js';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, cutNote, formatLines } from '../../src/logs/format.js';
 import { LogWriter } from '../../src/logs/writer.js';
 import { appendNote } from '../../src/logs/files.js';
-import { readLines } from '../../src/logs/read.js';
+import { readLines } from './read.js';
 
 let dir = '';
 let n = 0;

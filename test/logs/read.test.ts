@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLines } from '../../src/logs/format.js';
-import { followLines, readLines, splitLines, type LogRecord } from '../../src/logs/read.js';
+import { followLines, readLines, splitLines, type LogRecord } from './read.js';
 import { LogSource, tailStart } from '../../src/logs/scan.js';
 import { MAX_BATCH_TEXT, mergeSources } from '../../src/logs/merge.js';
 

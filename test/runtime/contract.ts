@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningTask, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../../src/runtime/types.js';
-import { followLines, readLines, type LogRecord } from '../../src/logs/read.js';
-import { isAlive } from '../../src/runtime/process/proc.js';
+import { followLines, readLines, type LogRecord } from '../logs/read.js';
+import { isAlive } from '../../src/host/proc.js';
 
 export interface ContractOptions {
   /** How many tasks the concurrency case starts at once (default 50). */

@@ -15,7 +15,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntime } from '../../src/runtime/docker/runtime.js';
 import { containerCreateOptions } from '../../src/runtime/docker/create-options.js';
-import { followLines, readLines, type LogRecord } from '../../src/logs/read.js';
+import { followLines, readLines, type LogRecord } from '../logs/read.js';
 import type { ContainerSpec, RunningTask, TaskLaunch } from '../../src/runtime/types.js';
 import { BUSYBOX, NODE_IMAGE, containersWithLabel, docker, dockerTestEnv, inspectContainer } from '../helpers/docker.js';
 

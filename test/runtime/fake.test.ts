@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeHost, FakeRuntime } from '../../src/runtime/fake/index.js';
-import { evalArith, parseScript, ScriptError } from '../../src/runtime/fake/script.js';
+import { FakeHost } from './fake/process.js';
+import { FakeRuntime } from './fake/runtime.js';
+import { evalArith, parseScript, ScriptError } from './fake/script.js';
 import { runtimeContract } from './contract.js';
 
 // One fake machine for every runtime the suite makes, so reclaim finds what a closed one left.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRuntime, LaunchError } from '../../src/runtime/process/runtime.js';
-import { isAlive } from '../../src/runtime/process/proc.js';
+import { isAlive } from '../../src/host/proc.js';
 import type { TaskLaunch } from '../../src/runtime/types.js';
 import { runtimeContract } from './contract.js';
 
@@ -113,7 +113,7 @@ describe(`ProcessRuntime specifics (${spawner})`, () => {
   it('puts each task in its own process group', async () => {
     const task = await runtime.launch(launch(['sh', '-c', 'ps -o pgid= -p $$ 2>/dev/null || cut -d" " -f5 /proc/$$/stat']));
     await task.exited;
-    const { readLines } = await import('../../src/logs/read.js');
+    const { readLines } = await import('../logs/read.js');
     const lines = await readLines(join(dir, 'a', 'b', 'attempt.log'));
     expect(lines.map((l) => Number(l.text.trim()))).toContain(task.pid);
   });
@@ -125,7 +125,7 @@ describe(`ProcessRuntime specifics (${spawner})`, () => {
     process.kill(spawners[0]!, 'SIGKILL');
     const exit = await task.exited;
     expect(exit.exitCode).toBe(3);
-    const { readLines } = await import('../../src/logs/read.js');
+    const { readLines } = await import('../logs/read.js');
     expect((await readLines(join(dir, 'orphan', 'attempt.log'))).map((l) => l.text)).toEqual(['done']);
     const next = await runtime.launch(launch(['true'], { logPath: join(dir, 'orphan', 'next.log') }));
     expect((await next.exited).exitCode).toBe(0);

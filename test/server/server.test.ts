@@ -388,6 +388,22 @@ describe('NDJSON streams', () => {
     expect(service.logQueries[0]).toEqual({ target: '/a', follow: true, tail: 10, since: 1700000000000, attempt: 2 });
   });
 
+  it('counts a duration in since back from the server\'s own clock; takes epoch ms as they are', async () => {
+    await server.close();
+    server = createApiServer(service, { socketPath, version: '9.9.9', now: () => 1_800_000_000_000 });
+    await server.listen();
+    service.logChannel.end();
+    for (const since of ['10m', '1700000000000']) {
+      const res = await raw(socketPath, 'GET', `/v1/logs?target=/a&since=${since}`);
+      expect(res.status).toBe(200);
+    }
+    expect(service.logQueries.map((q) => q.since)).toEqual([1_800_000_000_000 - 600_000, 1_700_000_000_000]);
+    const bad = await raw(socketPath, 'GET', '/v1/logs?target=/a&since=soon');
+    expect(bad.status).toBe(400);
+    const { error } = JSON.parse(bad.body) as { error: { message: string } };
+    expect(error.message).toBe('invalid query parameter "since" "soon"');
+  });
+
   it('delivers items as they come and the abort ends the server-side iterator', async () => {
     const client = new SocketClient(socketPath, {});
     const controller = new AbortController();

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/server/state-lock.js';
 import { stateHolderPid } from '../../src/api/lock-holder.js';
-import { IrisError } from '../../src/model/errors.js';
 import { spec } from '../cluster/state/helpers.js';
+import { refusal as refusalOf } from '../helpers/refusal.js';
 
 let home: string;
 let child: ChildProcess | null = null;
@@ -25,15 +25,7 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function refusal(opts: { fresh?: boolean } = {}): IrisError {
-  try {
-    openStateStore(home, opts).store.close();
-  } catch (error) {
-    expect(error).toBeInstanceOf(IrisError);
-    return error as IrisError;
-  }
-  throw new Error('expected the state store to be refused');
-}
+const refusal = (opts: { fresh?: boolean } = {}) => refusalOf(() => openStateStore(home, opts).store.close());
 
 /** Another process holds state.db the way a controller's store does (same VFS, same locking mode); it writes no pid file. */
 function otherHolder(): Promise<ChildProcess> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../src/cluster/scheduler/index.js';
+import { schedule } from '../../src/cluster/scheduler/queue/first-fit.js';
 import { simulate, type PassScheduler, type SimResult } from '../../src/sim/engine.js';
 import { swfWorkload } from '../../src/sim/load.js';
 import { createScheduler } from '../../src/sim/policy.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SimSample } from '../../src/sim/engine.js';
-import { escapeXml, niceTicks, renderPlot } from '../../src/sim/plot.js';
+import { renderPlot } from '../../src/sim/plot.js';
 
 /** Minimal XML well-formedness check: one root, balanced tags, quoted attributes, no raw & or <. */
 function checkWellFormed(xml: string): void {
@@ -89,12 +89,5 @@ describe('renderPlot', () => {
     const svg = renderPlot([], { title: 'empty' });
     checkWellFormed(svg);
     expect(svg).not.toContain('-series');
-  });
-
-  it('nice ticks and escaping', () => {
-    expect(niceTicks(7)).toEqual([0, 2, 4, 6, 8]);
-    expect(niceTicks(1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
-    expect(niceTicks(0)).toEqual([0]);
-    expect(escapeXml(`a<b>&"'`)).toBe('a&lt;b&gt;&amp;&quot;&apos;');
   });
 });

@@ -9,6 +9,7 @@ import {
   type CompatOptions,
 } from '../../src/sim/rlscheduler.js';
 import { parseSwf, type SwfJob } from '../../src/sim/swf.js';
+import { refusal } from '../helpers/refusal.js';
 
 let nextIndex = 0;
 /** A job for hand-built traces; the estimate defaults to the run time. */
@@ -28,15 +29,7 @@ function starts(jobs: SwfJob[], options: Omit<CompatOptions, 'windows'>): Record
   return Object.fromEntries(result.windows[0]!.jobs.map((r) => [r.id, r.start]));
 }
 
-function errorOf(fn: () => unknown): IrisError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IrisError);
-    return err as IrisError;
-  }
-  throw new Error('expected an error');
-}
+const errorOf = (fn: () => unknown): IrisError => refusal(fn);
 
 describe('RLScheduler compatibility semantics (hand-built traces, 4 processors)', () => {
   it('a committed head is not displaced by a shorter job that arrives while it waits', () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { STUDY_HEADERS, prng, runStudy, studyCells, studyWorkload } from '../../src/sim/study.js';
+import { prng, runStudy, studyWorkload } from '../../src/sim/study.js';
+import { STUDY_HEADERS, studyCells } from '../../src/ui/simulation.js';
 import { countJobs } from '../../src/sim/workload.js';
 
 const DOC = fileURLToPath(new URL('../../docs/simulate.md', import.meta.url));

@@ -4,20 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IrisError } from '../../src/model/errors.js';
 import { parseSwf, readSwf, usableSwfJobs, type SwfJob } from '../../src/sim/swf.js';
+import { refusal } from '../helpers/refusal.js';
 
 /** One 18-field SWF line. */
 const line = (id: number, submit: number, run: number, alloc: number, req: number, reqTime: number, user = 1) =>
   `${id} ${submit} -1 ${run} ${alloc} -1 -1 ${req} ${reqTime} -1 1 ${user} 1 -1 0 -1 -1 -1`;
 
-function errorOf(fn: () => unknown): IrisError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IrisError);
-    return err as IrisError;
-  }
-  throw new Error('expected an error');
-}
+const errorOf = (fn: () => unknown): IrisError => refusal(fn);
 
 describe('parseSwf', () => {
   it('reads jobs in file order, skipping comments and blank lines', () => {

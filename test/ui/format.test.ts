@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { escapeControl, formatAge, formatCores, formatDuration, parseSince } from '../../src/ui/format.js';
-import { parseDuration } from '../../src/model/duration.js';
+import { escapeControl, formatAge, formatCores, formatDuration } from '../../src/ui/format.js';
 import { jsonText } from '../../src/ui/json.js';
-import { IrisError } from '../../src/model/errors.js';
 import { NOW } from './fixtures.js';
 
 describe('formatDuration', () => {
@@ -27,19 +25,6 @@ describe('formatDuration', () => {
     expect(formatCores(500)).toBe('0.5');
     expect(formatCores(2000)).toBe('2');
     expect(formatCores(1250)).toBe('1.25');
-  });
-});
-
-describe('parseSince', () => {
-  it('takes durations ago and ISO times', () => {
-    expect(parseSince('10m', NOW)).toBe(NOW - 600_000);
-    expect(parseSince('1h30m', NOW)).toBe(NOW - 5_400_000);
-    expect(parseSince('2025-01-02T11:00:00Z', NOW)).toBe(NOW - 3_600_000);
-  });
-
-  it('rejects anything else with a usage error', () => {
-    expect(() => parseSince('yesterday', NOW)).toThrow(IrisError);
-    expect(() => parseDuration('10 minutes')).toThrow(/invalid duration/);
   });
 });
 

@@ -4,13 +4,13 @@ import { parsePipelineText } from '../../src/ui/pipeline-file.js';
 const parse = (text: string, name?: string) => parsePipelineText(text, 'pipeline.yaml', { cwd: '/work', ...(name ? { name } : {}) });
 
 describe('pipeline files', () => {
-  it('reads stages with flag or field spellings; a string command runs with sh -c; cwd defaults to the current directory', () => {
+  it('reads stages with flag or field spellings; a string command runs with sh -c; each stage carries the current directory as its workspace', () => {
     const request = parse('name: demo\nstages:\n  prep:\n    command: echo hi\n    max-retries: 2\n  train:\n    needs: [prep]\n    maxRetries: 1\n    image: py:3\n    command: [python, train.py]\n');
     expect(request).toEqual({
       name: 'demo',
       stages: {
-        prep: { command: ['sh', '-c', 'echo hi'], maxRetries: 2, cwd: '/work' },
-        train: { needs: ['prep'], maxRetries: 1, image: 'py:3', command: ['python', 'train.py'] },
+        prep: { command: ['sh', '-c', 'echo hi'], maxRetries: 2, workspace: '/work' },
+        train: { needs: ['prep'], maxRetries: 1, image: 'py:3', command: ['python', 'train.py'], workspace: '/work' },
       },
     });
     expect(parse('name: a\nstages:\n  s:\n    command: [x]\n', 'other').name).toBe('other');

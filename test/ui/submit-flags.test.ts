@@ -7,7 +7,12 @@ describe('--env parsing', () => {
     expect(parseEnvPairs(['A=1', 'URL=http://x?a=b', 'EMPTY=', '_X9=y'])).toEqual({ A: '1', URL: 'http://x?a=b', EMPTY: '', _X9: 'y' });
   });
 
-  it.each(['NOVALUE', '=x', '1A=x', 'A-B=x', 'A B=x'])('rejects %j with a usage error', (pair) => {
+  it('copies the submitter\'s value for KEY without "="; an unset KEY is a usage error', () => {
+    expect(parseEnvPairs(['HF_TOKEN', 'A=1'], { HF_TOKEN: 'hf_x' })).toEqual({ HF_TOKEN: 'hf_x', A: '1' });
+    expect(() => parseEnvPairs(['NOVALUE'], {})).toThrow(/^--env NOVALUE: it is not set in your environment/);
+  });
+
+  it.each(['=x', '1A=x', 'A-B=x', 'A B=x'])('rejects %j with a usage error', (pair) => {
     let error: unknown;
     try {
       parseEnvPairs([pair]);
@@ -51,7 +56,7 @@ describe('buildSubmitRequest', () => {
       { cwd: '/work' },
     );
     expect(request).toEqual({
-      name: 'train/eval', command: ['python', 'train.py'], cwd: '/work', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: { A: '1' },
+      name: 'train/eval', command: ['python', 'train.py'], workspace: '/work', replicas: 4, cpu: '0.5', memory: '4GiB', gpu: 'H100x8', env: { A: '1' },
       constraints: ['region=us', 'pool in (a,b)'], coschedule: 'tpu-name', maxRetries: 2, maxTaskFailures: 1, maxPreemptions: 5,
       timeLimit: '10m', schedulingTimeout: '1h', user: 'bob',
     });
@@ -59,12 +64,15 @@ describe('buildSubmitRequest', () => {
 
   it('maps --gpu-memory, --category and repeated --uses to their request fields', () => {
     expect(buildSubmitRequest({ gpu: '1', 'gpu-memory': '40GiB', category: 'inference', uses: ['llama-3-8b', 'tokenizer'] }, ['serve'], { cwd: '/w' })).toEqual({
-      command: ['serve'], cwd: '/w', gpu: '1', gpuMemory: '40GiB', category: 'inference', uses: ['llama-3-8b', 'tokenizer'],
+      command: ['serve'], workspace: '/w', gpu: '1', gpuMemory: '40GiB', category: 'inference', uses: ['llama-3-8b', 'tokenizer'],
     });
   });
 
-  it('omits unset flags and lets --cwd override the current directory', () => {
-    expect(buildSubmitRequest({ cwd: '/elsewhere' }, ['true'], { cwd: '/work' })).toEqual({ command: ['true'], cwd: '/elsewhere' });
+  it('omits unset flags, sends the current directory as the workspace and --cwd as the cwd', () => {
+    expect(buildSubmitRequest({ cwd: '/elsewhere' }, ['true'], { cwd: '/work' })).toEqual({ command: ['true'], workspace: '/work', cwd: '/elsewhere' });
+    expect(buildSubmitRequest({ image: 'py', workspace: false, mount: ['/d:/d:ro'] }, ['true'], { cwd: '/work' })).toEqual({
+      command: ['true'], workspace: '/work', image: 'py', mountWorkspace: false, mounts: ['/d:/d:ro'],
+    });
   });
 });
 

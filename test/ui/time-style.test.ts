@@ -1,8 +1,9 @@
 /** The one time style of the CLI: instants in the local zone, log prefixes, and ISO 8601 in --json. */
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatInstant } from '../../src/ui/format.js';
+import { instantMark } from '../../src/model/reason-instants.js';
+import { formatClock, formatInstant, formatReason } from '../../src/ui/format.js';
 import { jsonText } from '../../src/ui/json.js';
-import { formatStart, renderEstimate } from '../../src/ui/queue.js';
+import { formatStart, renderEstimate, renderQueue } from '../../src/ui/queue.js';
 
 // Local times, so the expectations hold in any time zone.
 const now = new Date(2025, 0, 2, 12, 0, 0).getTime();
@@ -50,5 +51,30 @@ describe('--json text', () => {
     expect(jsonText({ time: at }, { indent: 2 })).toBe(`{\n  "time": "${iso}"\n}`);
     expect(jsonText({ time: at })).toBe(`{"time":"${iso}"}`);
     expect(jsonText({ time: 12.5, start: 3 }, { instants: false })).toBe('{"time":12.5,"start":3}');
+  });
+});
+
+describe('instants inside reasons the cluster wrote', () => {
+  const reason = `need 4 CPU, largest free worker has 0; reserved to start at ${instantMark(laterToday)}`;
+
+  it('read in the local time style in human output', () => {
+    expect(formatReason(reason, now)).toBe('need 4 CPU, largest free worker has 0; reserved to start at 14:03:20');
+    expect(formatReason(`starting now would delay the reservation of /big at ${instantMark(tomorrow)}`, now))
+      .toBe('starting now would delay the reservation of /big at 2025-01-03 09:05');
+    const big = { position: 1, job: '/big', user: 'u', depth: 1, pendingTasks: 1, submittedAt: now, timeLimitMs: null };
+    const jobs = [{ ...big, reason, reservedStart: laterToday }];
+    const queue = { policy: 'easy', queueDepth: 32, reservationDepth: 0, jobs };
+    expect(renderQueue(queue, now)).toMatch(/reserved to start at 14:03:20$/m);
+    const estimate = { name: '/probe', tasks: 1, start: tomorrow, now, reason, policy: 'easy' as const };
+    expect(renderEstimate(estimate)).toMatch(/\n {2}why: need 4 CPU, .*; reserved to start at 14:03:20\n/);
+  });
+
+  it('as ISO 8601 in --json, as the number where instants stay numbers', () => {
+    const at = Date.UTC(2025, 0, 2, 12, 0, 0, 5);
+    const marked = { reason: `reserved to start at ${instantMark(at)}`, note: instantMark(at) };
+    const iso = 'reserved to start at 2025-01-02T12:00:00.005Z';
+    expect(JSON.parse(jsonText(marked))).toEqual({ reason: iso, note: `<t:${at}>` });
+    expect(JSON.parse(jsonText({ reason: `reserved to start at ${instantMark(120)}` }, { instants: false })))
+      .toEqual({ reason: 'reserved to start at 120' });
   });
 });

@@ -10,9 +10,11 @@
  *   submission time is taken from the stored parent by the store.)
  * - What the job runs in (image or process, container user, network, privileged) follows
  *   ./isolation.ts: a child inherits its parent's isolation and can never lower it.
+ * - What the job sees of the host (its working directory; a container's mounts, the submit
+ *   directory among them, and the owner's uid:gid as its user with a mount) follows
+ *   ./workspace.ts: a child inherits its parent's mounts and can never add a host path to them.
  * - Every field the request leaves out gets the cluster default: time limit, max preemptions,
- *   image (a default image replaces the submitter's directory: a container starts in its
- *   image's own), user, cwd; built-in defaults for the rest.
+ *   image, user, cwd; built-in defaults for the rest.
  * - Dependencies (`after`, ./dependencies.ts): names resolve like the job's; an unknown job, the
  *   job itself and a cycle are refused.
  * - A job that can never run on this cluster's workers is refused with the reason, and so is
@@ -27,14 +29,15 @@ import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
-import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
+import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, HostPaths, NameSource, Refusal } from './types.js';
 import * as values from './values.js';
 import { jobName } from './naming.js';
 import { tpuGang } from './tpu-gang.js';
 import { jobIsolation } from './isolation.js';
+import { jobWorkspace } from './workspace.js';
 import { checkDependencies, resolveAfter } from './dependencies.js';
 
-export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, NameSource, Refusal } from './types.js';
+export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, HostPaths, NameSource, Refusal } from './types.js';
 
 const orZero = (value: number | null | undefined) => value ?? 0;
 
@@ -51,7 +54,9 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
  * The JobSpec a request asks for, with every default applied: naming, inheritance, TPU gangs,
  * defaults. Throws IrisError (invalid_argument, forbidden, or conflict when no free name is found).
  */
-export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null, names: NameSource, defaults: AdmissionDefaults): { spec: JobSpec; generated: boolean } {
+export function resolveJob(
+  request: AdmissionRequest, caller: TaskCaller | null, names: NameSource & { hostPaths?: HostPaths }, defaults: AdmissionDefaults,
+): { spec: JobSpec; generated: boolean } {
   const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
   const memoryBytes = values.memoryBytes(request.memory, DEFAULT_RESOURCES.memoryBytes);
   const device = values.device(request.gpu, request.tpu, request.gpuMemory);
@@ -63,12 +68,9 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
   const timeLimitMs = values.timeLimit(request);
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
   const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
-  const ownImage = values.image(request.image);
-  const { image, containerUser, network, unprivileged } = jobIsolation(request, caller, defaults);
-  // A container starts in its image's own directory unless the request names one; with the
-  // default image (or a container parent's) the submitter's directory (which the CLI always sends) is dropped.
-  const requestedCwd = values.cwd(request.cwd, ownImage === null ? defaults.cwd : null);
-  const cwd = ownImage === null && image !== null ? null : requestedCwd;
+  const isolation = jobIsolation(request, caller, defaults);
+  const { image, network, unprivileged } = isolation;
+  const { cwd, mounts, containerUser } = jobWorkspace(request, caller, defaults, names.hostPaths, isolation);
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
@@ -101,6 +103,7 @@ export function resolveJob(request: AdmissionRequest, caller: TaskCaller | null,
     timeoutMs: timeLimitMs ?? defaults.timeLimitMs,
     schedulingTimeoutMs,
     ...(containerUser === null ? {} : { containerUser }),
+    ...(mounts.length === 0 ? {} : { mounts }),
     ...(network === null ? {} : { network }),
     ...(unprivileged ? { unprivileged } : {}),
     ...(after.length === 0 ? {} : { after }),

@@ -21,9 +21,10 @@
  *   so a TPU child of a `bridge` task stays on `bridge`); `host` only when the parent has it.
  * - A child of an unprivileged container task is `unprivileged`: it never runs privileged, even
  *   on a worker with `privileged: true`.
- * - Devices, mounts and capabilities: no request field adds any. A child's devices are those the
- *   scheduler assigns to its own request; its mounts and capabilities are the fixed set every
- *   container gets (src/cluster/controller/launch.ts, src/runtime/docker/create-options.ts).
+ * - Devices and capabilities: no request field adds any. A child's devices are those the
+ *   scheduler assigns to its own request; its capabilities are the fixed set every container gets
+ *   (src/cluster/controller/launch.ts, src/runtime/docker/create-options.ts). Its host mounts are
+ *   its parent's, plus only what lies within them (./workspace.ts).
  * A child of a PROCESS task (which runs as the owner's uid anyway) may run as a process or in any
  * image; its container choices inherit its parent job's and have the same root/host ceiling.
  */

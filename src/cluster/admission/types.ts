@@ -1,5 +1,6 @@
 /** The plain inputs and the answer of admission (see ./index.ts). */
 import type { ErrorCode } from '../../model/errors.js';
+import type { ForbiddenHostPaths, Mount } from '../../model/mounts.js';
 import type { JobState } from '../../model/states.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
@@ -32,6 +33,12 @@ export interface AdmissionRequest {
   schedulingTimeout?: number | string | null;
   user?: string | null;
   cwd?: string | null;
+  /** The directory the job was submitted from (the CLI's): a process job's default cwd, a container's mount (./workspace.ts). */
+  workspace?: string | null;
+  /** false: do not mount `workspace` into the job's containers; absent: the config's `workspace` (default true). */
+  mountWorkspace?: boolean | null;
+  /** Host paths in the job's containers, `SRC:DST[:ro]` (model/mounts.ts). */
+  mounts?: string[] | null;
   image?: string | null;
   /** `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default (isolation.ts). */
   runtime?: string | null;
@@ -61,6 +68,29 @@ export interface AdmissionDefaults {
   image: string | null;
   /** The config's `container-process-children`: a container task may submit `--runtime process` children. Absent: false. */
   containerProcessChildren?: boolean;
+  /** The config's `workspace`: mount the submit directory into an owner's container jobs. Absent: true. */
+  workspace?: boolean;
+  /** The config's `mounts`, for every container job of the owner (sources not yet resolved). */
+  mounts?: readonly Mount[];
+  /** false: the backend mounts no host path (kubernetes); absent: true. */
+  hostMounts?: boolean;
+  /** The uid and gid of the cluster's owner (who submits through the owner socket). */
+  owner?: { uid: number; gid: number };
+  /** The config's `container-user`; absent: 65534:65534. */
+  containerUser?: string;
+  /** Host paths no mount may be, hold or lie in besides `/` and the kernel's (model/mounts.ts). */
+  forbiddenHostPaths?: ForbiddenHostPaths;
+}
+
+/** The host's file system as admission may ask about it (the server answers; ./workspace.ts asks). */
+export interface HostPaths {
+  /** The real path of `path` (every symlink resolved), or null when nothing is there. */
+  hostPath(path: string): string | null;
+  /**
+   * Why uid (with gid, when known) could not read `real`: the first directory on the way it may
+   * not search, or the path itself it may not read (`/root is drwx------ of 0:0`); null: it can.
+   */
+  unreadable?(real: string, uid: number, gid: number | null): string | null;
 }
 
 /** Names in the cluster: which are taken, and a source of fresh ones. */
@@ -87,6 +117,8 @@ export interface ClusterView extends NameSource {
   dependedOn?(name: string): boolean;
   /** What each running attempt blocked in a wait holds meanwhile (the deadlock check); absent: none waits. */
   waitingHolds?(): readonly WaitingHold[];
+  /** The host's paths, for mounts (./workspace.ts); absent: nothing is mounted (a job asking for a mount is a bug). */
+  hostPaths?: HostPaths;
 }
 
 export interface Refusal {

@@ -4,7 +4,7 @@
  * message and as its `field` (IrisError), so the CLI can name the flag instead.
  */
 import { IrisError, describeValue, relabel, type ErrorCode } from '../../model/errors.js';
-import { parseUserName } from '../../model/names.js';
+import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_RULE, ENV_KEY, ENV_KEY_RULE, parseUserName } from '../../model/names.js';
 import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
@@ -12,10 +12,8 @@ import { parseDuration } from '../../model/duration.js';
 import { parseCategory, parseUses, type JobCategory } from '../../model/workload.js';
 import { checkContainerNetwork, checkContainerUser, checkImageReference, checkJobRuntime, type ContainerNetwork, type JobRuntime } from '../../model/image.js';
 
-const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Env names iris sets itself for every task. */
 export const RESERVED_ENV_PREFIX = 'IRIS_';
-const ATTRIBUTE = /^[A-Za-z0-9][A-Za-z0-9_.\/-]*$/;
 
 /** null and undefined both mean "not given" on the wire. */
 export function given<T>(value: T | null | undefined): value is T {
@@ -72,7 +70,9 @@ export function env(value: Record<string, string> | null | undefined): Record<st
   if (!given(value)) return {};
   const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!ENV_KEY.test(key)) throw fieldError('env', `env: invalid variable name ${describeValue(key)}`, 'names must match [A-Za-z_][A-Za-z0-9_]*');
+    if (!ENV_KEY.test(key)) {
+      throw fieldError('env', `env: invalid variable name ${describeValue(key)}: it ${ENV_KEY_RULE}`);
+    }
     if (key.toUpperCase().startsWith(RESERVED_ENV_PREFIX)) {
       throw fieldError('env', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
     }
@@ -96,9 +96,9 @@ export function uses(value: string[] | null | undefined): string[] {
 
 export function coschedule(value: string | null | undefined): string | null {
   if (!given(value)) return null;
-  if (!ATTRIBUTE.test(value)) {
-    throw fieldError('coschedule', `coschedule: invalid attribute name ${describeValue(value)}`,
-      'give a worker attribute such as tpu-name; letters, digits, "_", "-", ".", "/"');
+  if (!ATTRIBUTE_KEY.test(value)) {
+    const message = `coschedule: invalid attribute name ${describeValue(value)}: it ${ATTRIBUTE_KEY_RULE}`;
+    throw fieldError('coschedule', message, 'give a worker attribute such as tpu-name');
   }
   return value;
 }
@@ -143,9 +143,9 @@ export function user(value: string | null | undefined, fallback: string): string
 }
 
 /** An absolute path (a NUL character is refused with every string of the request, src/model/nul.ts). */
-export function cwd(value: string | null | undefined, fallback: string | null): string | null {
+export function cwd(value: string | null | undefined, fallback: string | null, field = 'cwd'): string | null {
   if (!given(value)) return fallback;
-  if (!value.startsWith('/')) throw fieldError('cwd', `cwd must be an absolute path, got ${describeValue(value)}`);
+  if (!value.startsWith('/')) throw fieldError(field, `${field} must be an absolute path, got ${describeValue(value)}`);
   return value;
 }
 

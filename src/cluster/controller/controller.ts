@@ -4,11 +4,12 @@
  * server uses; it adds no rules of its own.
  */
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
-import type { PlacementOptions } from '../scheduler/index.js';
+import type { PlacementProfile } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { CallerIsolation, TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
-import type { TaskRuntime } from '../../runtime/types.js';
+import type { ExecSession, ExecSpec, TaskRuntime } from '../../runtime/types.js';
+import { IrisError } from '../../model/errors.js';
 import { attemptIsolation, type LaunchContext } from './launch.js';
 import { PassLoop, type PassObserver } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
@@ -44,8 +45,12 @@ export interface ControllerOptions {
   deadlockGraceMs?: number;
   /** Place sticky pipeline stages where their parent stage ran (default true; config `placement.stickiness`). */
   stickiness?: boolean;
-  /** How placement picks a task's worker (config `placement.mode`, `selection`, `lambda`, `jitter`); default: first-fit in worker order. */
-  placement?: PlacementOptions;
+  /**
+   * How placement picks a task's worker: config `placement.mode`, `selection`, `lambda` and
+   * `jitter` resolved to the mode's weighted scorers (scheduler `placementOptions`); default:
+   * first-fit in worker order.
+   */
+  placement?: PlacementProfile;
   log?: (message: string) => void;
   /** Told the duration of every scheduling pass (metrics); default none. */
   passObserver?: PassObserver;
@@ -61,6 +66,7 @@ export class Controller {
   private readonly elastic: ElasticCoordinator | null;
   private readonly log: (message: string) => void;
   private readonly launchContext: LaunchContext;
+  private readonly runtime: TaskRuntime;
   /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
   readonly waits = new WaitRegistry();
 
@@ -68,6 +74,7 @@ export class Controller {
     const now = options.now ?? Date.now;
     const timers = options.timers ?? realTimers;
     this.store = options.store;
+    this.runtime = options.runtime;
     this.launchContext = options.launchContext;
     this.log = options.log ?? (() => {});
     this.elastic = options.elastic
@@ -185,6 +192,21 @@ export class Controller {
 
   activeCount(): number {
     return this.supervisor.activeCount();
+  }
+
+  /**
+   * Runs a command inside the running attempt `attempt` of `task` (`iris exec`, the runtime's
+   * exec). Rejects with not_found when that attempt does not run here now (not yet started, being
+   * stopped, ended), with unavailable when the runtime cannot exec.
+   */
+  exec(task: string, attempt: number, spec: ExecSpec): Promise<ExecSession> {
+    const handle = this.supervisor.runningHandle(task, attempt);
+    if (!handle) {
+      return Promise.reject(new IrisError('not_found', `${task} attempt ${attempt} is not running (it is starting, stopping or has ended)`,
+        'see its state with `iris status`'));
+    }
+    if (!this.runtime.exec) return Promise.reject(new IrisError('unavailable', `the ${this.runtime.name} runtime cannot run a command in a task`));
+    return this.runtime.exec(handle, spec);
   }
 
   /** Attempts the store has ended whose process is not gone yet; they hold their resources until it is. */

@@ -13,14 +13,11 @@
 import type { ClusterStore, StoreEvent } from '../state/store.js';
 import type { WorkerState } from '../../model/types.js';
 import { decideElastic, type ElasticSettings, type ElasticWorker } from '../scheduler/elastic.js';
-import type { Timers } from './timers.js';
+import type { ClockedPart } from './timers.js';
 
-export interface ElasticOptions {
+export interface ElasticOptions extends ClockedPart {
   store: ClusterStore;
   settings: ElasticSettings & { pollMs: number };
-  now: () => number;
-  timers: Timers;
-  log: (message: string) => void;
   /** A worker was enabled again: ask for a pass. */
   onEnabled: () => void;
 }

@@ -170,10 +170,13 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
   const mount = (host: string, readOnly: boolean) => {
     if (!mounts.some((m) => m.host === host)) mounts.push({ host, container: host, readOnly });
   };
-  if (ctx.controllerAddress === undefined) mount(path.dirname(ctx.socketPath), false);
+  // Read-only: connecting to the socket needs no write access to its directory, and a container
+  // (whatever its user) can then neither remove nor replace the door other tasks connect to.
+  if (ctx.controllerAddress === undefined) mount(path.dirname(ctx.socketPath), true);
   if (ctx.packageRoot) mount(ctx.packageRoot, true);
   mount(ctx.cliBinDir, true);
   mount(path.dirname(resultFileFor(placement.logPath)), false);
+  for (const m of job.spec.mounts ?? []) mounts.push({ host: m.source, container: m.target, readOnly: m.readOnly, user: true });
   const accelerator = device !== null;
   return {
     image,
@@ -207,7 +210,7 @@ export function taskRunAs(runtime: LaunchContext['runtime'], job: Job): { user: 
 
 /**
  * What a running attempt runs in, as its children inherit it (src/cluster/admission/isolation.ts):
- * its container as launched (image, user, network, privileged); on the Kubernetes backend
+ * its container as launched (image, user, network, privileged, the mounts its job asked for); on the Kubernetes backend
  * (`pods`) a Pod of its image, with its job's own user and network choices (a Pod gets no
  * security context from iris); a process only its job's own `--user-in-container` and `--network`.
  */
@@ -217,7 +220,11 @@ export function attemptIsolation(
   const choices = { user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
   if (pods !== undefined) return { image: container?.image ?? spec.image ?? pods.image, ...choices };
   if (container) {
-    return { image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged };
+    const mounts = container.mounts.filter((m) => m.user).map((m) => ({ source: m.host, target: m.container, readOnly: m.readOnly }));
+    return {
+      image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged,
+      ...(mounts.length > 0 ? { mounts } : {}),
+    };
   }
   return { image: null, ...choices };
 }

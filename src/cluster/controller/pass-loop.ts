@@ -30,7 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
-import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementOptions } from '../scheduler/index.js';
+import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementProfile } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
@@ -101,8 +101,8 @@ export interface PassLoopOptions {
   held: () => readonly HeldAttempt[];
   /** Told the duration of every pass (metrics); default none. */
   observer?: PassObserver;
-  /** How placement picks a task's worker (config `placement`); default: first-fit in worker order. */
-  placement?: PlacementOptions;
+  /** How placement picks a task's worker (config `placement`, resolved to its scorers); default: first-fit. */
+  placement?: PlacementProfile;
   /** The controller log: one line per dispatch. */
   log?: (message: string) => void;
 }

@@ -29,13 +29,13 @@ import type { AttemptOutcome } from '../../model/states.js';
 import { formatDuration } from '../../model/duration.js';
 import { parentJob } from '../../model/names.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
-import { appendNote } from '../../logs/files.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import { taskFileOwner } from '../../runtime/task-file.js';
+import { noteInLog } from '../../runtime/notes.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
-import type { Timers } from './timers.js';
+import type { ClockedPart } from './timers.js';
 import type { HeldAttempt } from './snapshot.js';
 
 /** An attempt the store has just assigned, with its fully built launch. */
@@ -56,13 +56,10 @@ interface ActiveAttempt extends AdoptedAttempt {
   resolveDone: () => void;
 }
 
-export interface SupervisorOptions {
+export interface SupervisorOptions extends ClockedPart {
   store: ClusterStore;
   runtime: TaskRuntime;
   stopGraceMs: number;
-  now: () => number;
-  timers: Timers;
-  log: (message: string) => void;
   /** Capacity was freed or changed (an attempt ended, stops were ordered): worth a pass. */
   onFreed: () => void;
 }
@@ -118,6 +115,12 @@ export class AttemptSupervisor {
 
   activeCount(): number {
     return this.active.size;
+  }
+
+  /** The runtime's handle of attempt `attempt` of `task` while it runs (launched, not being stopped); else null. */
+  runningHandle(task: string, attempt: number): RunningTask | null {
+    const entry = this.active.get(attemptKey(task, attempt));
+    return entry?.handle && !entry.stopping ? entry.handle : null;
   }
 
   /** Attempts the store has ended whose process is not gone yet (they still hold their resources). */
@@ -251,7 +254,7 @@ export class AttemptSupervisor {
 
   /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
   private note(entry: ActiveAttempt, text: string): void {
-    appendNote(entry.launch.logPath, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
+    noteInLog(entry.launch, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
   }
 
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {

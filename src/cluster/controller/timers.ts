@@ -1,8 +1,10 @@
 /**
- * The one place iris waits for a user-given length of time: attempt time limits, scheduling-timeout
- * deadlines, deadlock grace ends, the elastic coordinator's poll and `iris wait --timeout`. Tests drive these by hand together
- * with an injected `now`. (The short coalescing delay between passes uses setImmediate/setTimeout
- * directly: it decides no outcome.)
+ * Where the controller waits for a user-given length of time: attempt time limits,
+ * scheduling-timeout deadlines, deadlock grace ends, the elastic coordinator's poll and `iris wait
+ * --timeout`. Tests drive these by hand together with an injected `now`. (The short coalescing delay
+ * between passes uses setImmediate/setTimeout directly: it decides no outcome. A stop's grace period,
+ * config `stop-grace`, is waited for by each runtime itself, and the doors' `header-timeout` and
+ * `request-timeout` by node:http, as server/connection-guard.ts sets them.)
  *
  * Guarantee: `after(ms, fn)` runs `fn` once, no earlier than `ms` from now, for any finite `ms`
  * up to years. Node's own timers overflow above 2^31-1 ms (~24.8 days) and then fire at once, so
@@ -12,6 +14,16 @@
 export interface Timers {
   /** Run `fn` once after `ms`; returns a function that cancels it. `unref`: do not keep the process alive. */
   after(ms: number, fn: () => void, unref?: boolean): () => void;
+}
+
+/**
+ * What a controller part that waits and writes log lines is given (the supervisor, the elastic
+ * coordinator): the controller's clock, its timers and its log (one line per call).
+ */
+export interface ClockedPart {
+  now: () => number;
+  timers: Timers;
+  log: (message: string) => void;
 }
 
 /** The longest delay one Node timer can hold (2^31-1 ms); longer ones are chained. */

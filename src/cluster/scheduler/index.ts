@@ -1,20 +1,16 @@
-/** Public API of the pure scheduler. */
+/**
+ * What the engine and the simulator take from the pure scheduler: its types, the placement modes
+ * and their options, the pending order, and the rules admission asks (never-fit, quota, deadlock).
+ * The queue policies are queue/index.ts; tests reach the parts through their own modules.
+ */
 export type * from './types.js';
-export { schedule } from './queue/first-fit.js';
-export { comparePending, orderPending, orderTasks } from './queue/order.js';
-export { pendingQuotaProblem, runningQuotaReason, acceleratorsOf, QuotaTracker } from './queue/quota.js';
-export { deviceCompatible, devicesNeeded, shapeKey, staticKey } from './placement/fit.js';
-export { checkWorker } from './placement/filters.js';
-export { compareGroupWorkers, groupWorkers, TPU_WORKER_ID } from './placement/gang.js';
-export { explainJob } from './placement/explain.js';
+export { orderPending } from './queue/order.js';
+export { pendingQuotaProblem, acceleratorsOf } from './queue/quota.js';
 export { neverReason } from './placement/feasibility.js';
-export { deadlockReason, waitingAncestors, type WaitingHold } from './placement/deadlock.js';
+export { deadlockReason } from './placement/deadlock.js';
 export {
-  PLACEMENT_MODES, BASELINE_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS, FIRST_FIT_PLACEMENT, MAX_JITTER, placementOptions,
-  type PlacementMode, type BaselineMode, type PlacementOptions, type Selection, type Lambdas,
+  PLACEMENT_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS,
+  type PlacementMode, type PlacementOptions, type Selection,
 } from './placement/modes.js';
-export { throughput, ageTerm, REUSE_BONUS, reuseBonus } from './placement/adaptive-score.js';
-export { AdaptiveSelector } from './placement/adaptive.js';
-export { jitter } from './placement/jitter.js';
-export type { Placer } from './placement/scorers.js';
-export { BaselineSelector, EMPTY_PLACEMENT_MEMORY, rootOf, typeOf } from './placement/baselines.js';
+export { FIRST_FIT_PLACEMENT, placementOptions } from './placement/registry.js';
+export type { PlacementProfile } from './placement/scoring.js';

@@ -57,6 +57,8 @@ const SQL = {
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
   requeueCounts: "SELECT state, COUNT(*) AS count FROM events WHERE run = ? AND kind = 'requeue' GROUP BY state",
   requeuesRecent: "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'requeue' ORDER BY id DESC LIMIT ?",
+  execCount: "SELECT COUNT(*) AS count FROM events WHERE run = ? AND kind = 'exec'",
+  execsRecent: "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'exec' ORDER BY id DESC LIMIT ?",
 } as const;
 
 /** A run's requeue events (model/requeue.ts): how many of each reason, and the latest, oldest first. */
@@ -76,6 +78,8 @@ export interface ArchiveReader {
   history(run: number): HistoryEntry[];
   /** The requeue events of one run (live or archived): counts by reason and the latest `limit`. */
   requeues(run: number, limit: number): RunRequeues;
+  /** The `iris exec` events of one run (live or archived): how many, and the latest `limit`, oldest first. */
+  execs(run: number, limit: number): { total: number; recent: HistoryEntry[] };
 }
 
 /**
@@ -101,6 +105,7 @@ export function guardedReader(
     list: (filter) => guard(() => reader.list(filter), []),
     history: (run) => guard(() => reader.history(run), []),
     requeues: (run, limit) => guard(() => reader.requeues(run, limit), { counts: {}, recent: [] }),
+    execs: (run, limit) => guard(() => reader.execs(run, limit), { total: 0, recent: [] }),
   };
 }
 
@@ -170,6 +175,12 @@ export class RunArchive implements ArchiveReader {
     for (const row of this.stmt('requeueCounts').all(run) as { state: string; count: number }[]) counts[row.state] = row.count;
     const recent = (this.stmt('requeuesRecent').all(run, limit) as unknown as HistoryEntry[]).reverse();
     return { counts, recent };
+  }
+
+  execs(run: number, limit: number): { total: number; recent: HistoryEntry[] } {
+    const total = (this.stmt('execCount').get(run) as { count: number }).count;
+    if (total === 0) return { total, recent: [] };
+    return { total, recent: (this.stmt('execsRecent').all(run, limit) as unknown as HistoryEntry[]).reverse() };
   }
 
   /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */

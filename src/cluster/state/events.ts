@@ -39,8 +39,11 @@ export type { StopOrder } from '../lifecycle/changes.js';
 export interface HistoryEntry {
   id: number;
   time: number;
-  /** `requeue`: a requeue event (model/requeue.ts); its `state` is the RequeueReason. */
-  kind: 'job' | 'task' | 'attempt' | 'worker' | 'requeue';
+  /**
+   * `requeue`: a requeue event (model/requeue.ts); its `state` is the RequeueReason. `exec`: an
+   * `iris exec` into the attempt `name` (`task#attempt`); its `reason` is what ran, as JSON (ExecRecord).
+   */
+  kind: 'job' | 'task' | 'attempt' | 'worker' | 'requeue' | 'exec';
   /**
    * Job name, task id, `task#attempt` for attempts, worker id. A requeue: the attempt that ended
    * (`task#attempt`), or the job for `sticky_worker_busy`.
@@ -59,4 +62,11 @@ export function parseAttemptHistoryName(name: string): { task: string; attempt: 
   const at = name.lastIndexOf('#');
   if (at < 0) return null;
   return { task: name.slice(0, at), attempt: Number(name.slice(at + 1)) };
+}
+
+/** What an `exec` history entry records (its `reason`, as JSON): who ran which command, with a terminal or not. */
+export interface ExecRecord {
+  by: { kind: 'owner'; user: string } | { kind: 'task'; task: string };
+  command: string[];
+  tty: boolean;
 }

@@ -250,6 +250,11 @@ export class ClusterModel {
     this.journal.requeues.push({ reason, job });
   }
 
+  /** Record an `iris exec` into an attempt (`name`: `task#attempt`) of run `run`; `detail`: an ExecRecord as JSON. */
+  recordExec(name: string, detail: string, run: number | null): void {
+    this.history('exec', name, 'exec', detail, run);
+  }
+
   /** Queue the deletion of a run's archive row and events (retention); a live job's rows are removed with removeJob. */
   pruneRun(run: number): void {
     this.journal.pruned.push(run);

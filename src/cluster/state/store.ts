@@ -13,7 +13,7 @@ import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
 import { cascadedDependents, dependenciesStatus, waitingForReason } from '../lifecycle/dependencies.js';
 import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
-import type { HistoryEntry, StopOrder } from './events.js';
+import { attemptHistoryName, type ExecRecord, type HistoryEntry, type StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
 import { openReadable, openWritable } from './database.js';
@@ -35,7 +35,7 @@ import { disableWorker, drainWorker, enableWorker, resumeWorker } from '../lifec
 import type { CacheHint } from '../scheduler/types.js';
 
 export type { ResultRow } from './results.js';
-export type { HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
+export type { ExecRecord, HistoryEntry, StopOrder, StoreEvent, StoreEventMap } from './events.js';
 export type { ArchivedRun, ArchiveReader, RunFilter } from './archive.js';
 export type { PruneOptions, PrunedRun } from './retention.js';
 export type { LoadProblem } from './load-check.js';
@@ -491,6 +491,16 @@ export class ClusterStore extends StoreCore {
   /** Stored result counts of a job run by task index and attempt; count with results.ts `countCurrent`. */
   resultCounts(run: number): { index: number; attempt: number; n: number }[] {
     return this.readBack(() => this.results.countsOf(run), []);
+  }
+
+  /**
+   * Records an `iris exec` into attempt `attempt` of `taskId` (who ran which command): an `exec`
+   * row of its run's history, written at once; `iris status` lists them (docs/cli.md, "iris exec").
+   */
+  recordExec(taskId: string, attempt: number, record: ExecRecord): void {
+    const task = this.model.tasks.get(taskId);
+    const run = (task && this.model.jobs.get(task.job)?.job.run) ?? null;
+    this.transaction(() => this.model.recordExec(attemptHistoryName(taskId, attempt), JSON.stringify(record), run));
   }
 
   removeEndpointsOf(taskId: string): void {

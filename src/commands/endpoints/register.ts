@@ -1,8 +1,7 @@
 import { Args } from '../../oclif.js';
 import type { EndpointInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
-import { inTask } from '../../client/task-token.js';
-import { IrisError } from '../../model/errors.js';
+import { requireInTask } from '../../client/task-token.js';
 
 export default class EndpointsRegister extends BaseCommand {
   static override summary = 'Register NAME -> ADDRESS for the running task (only from inside a task).';
@@ -21,10 +20,7 @@ export default class EndpointsRegister extends BaseCommand {
 
   async run(): Promise<EndpointInfo> {
     const { args } = await this.parse(EndpointsRegister);
-    if (!inTask(this.env)) {
-      throw new IrisError('forbidden', 'endpoints can only be registered from inside a running task',
-        'neither IRIS_TASK_TOKEN nor IRIS_TASK_TOKEN_FILE is set in this environment');
-    }
+    requireInTask(this.env, 'endpoint');
     const endpoint = await this.client().registerEndpoint(args.name, args.address);
     this.log(`registered ${endpoint.name} -> ${endpoint.address} (${endpoint.task}[${endpoint.attempt}])`);
     return endpoint;

@@ -1,8 +1,7 @@
 import { Args } from '../../oclif.js';
 import type { ResultsResponse } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
-import { inTask } from '../../client/task-token.js';
-import { IrisError } from '../../model/errors.js';
+import { requireInTask } from '../../client/task-token.js';
 import { checkResultKey, checkResultValue } from '../../model/results.js';
 
 export default class ResultSet extends BaseCommand {
@@ -27,10 +26,7 @@ export default class ResultSet extends BaseCommand {
     const { args } = await this.parse(ResultSet);
     const key = checkResultKey('KEY', args.key);
     const value = checkResultValue('VALUE', args.value);
-    if (!inTask(this.env)) {
-      throw new IrisError('forbidden', 'results can only be set from inside a running task',
-        'run `iris result set` in a task\'s command (neither IRIS_TASK_TOKEN nor IRIS_TASK_TOKEN_FILE is set in this environment); read results with `iris results JOB`');
-    }
+    requireInTask(this.env, 'result');
     const answer = await this.client().setResult(key, value);
     this.log(`set ${key} for ${this.env.IRIS_TASK_ID ?? 'this task'}`);
     return answer;

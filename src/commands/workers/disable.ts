@@ -1,6 +1,8 @@
-import { Args, Flags } from '../../oclif.js';
+import { Flags } from '../../oclif.js';
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
+import { formatWorkerChange } from '../../ui/cluster.js';
+import { workerArgs } from '../../ui/command-flags.js';
 
 /**
  * `iris workers disable NAME`: the worker takes no new tasks; unlike a drain, its running tasks
@@ -20,9 +22,7 @@ export default class WorkersDisable extends BaseCommand {
     '<%= config.bin %> workers disable local --json',
   ];
 
-  static override args = {
-    name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
-  };
+  static override args = workerArgs;
 
   static override flags = {
     reason: Flags.string({ description: 'Why, in words: `iris workers` shows it beside `by user`.' }),
@@ -30,9 +30,10 @@ export default class WorkersDisable extends BaseCommand {
 
   async run(): Promise<WorkerInfo> {
     const { args, flags } = await this.parse(WorkersDisable);
-    const worker = await this.client().disable(args.name, flags.reason);
-    const running = worker.runningTasks.length;
-    this.log(`worker ${worker.id} is ${worker.state}${running > 0 ? ` (${running} running task${running === 1 ? ' goes' : 's go'} on)` : ''}`);
-    return worker;
+    return this.answer(await this.client().disable(args.name, flags.reason), (worker) => {
+      const running = worker.runningTasks.length;
+      const note = running > 0 ? `${running} running task${running === 1 ? ' goes' : 's go'} on` : '';
+      return formatWorkerChange(worker, note);
+    });
   }
 }

@@ -1,6 +1,7 @@
-import { Args } from '../../oclif.js';
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
+import { formatWorkerChange } from '../../ui/cluster.js';
+import { workerArgs } from '../../ui/command-flags.js';
 
 export default class WorkersDrain extends BaseCommand {
   static override summary = 'Take a worker out of the cluster.';
@@ -9,15 +10,13 @@ export default class WorkersDrain extends BaseCommand {
 
   static override examples = ['<%= config.bin %> workers drain local'];
 
-  static override args = {
-    name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
-  };
+  static override args = workerArgs;
 
   async run(): Promise<WorkerInfo> {
     const { args } = await this.parse(WorkersDrain);
-    const worker = await this.client().drain(args.name);
-    const stopped = worker.runningTasks.length;
-    this.log(`worker ${worker.id} is ${worker.state}${stopped > 0 ? ` (${stopped} task${stopped === 1 ? '' : 's'} still stopping)` : ''}`);
-    return worker;
+    return this.answer(await this.client().drain(args.name), (worker) => {
+      const stopped = worker.runningTasks.length;
+      return formatWorkerChange(worker, stopped > 0 ? `${stopped} task${stopped === 1 ? '' : 's'} still stopping` : '');
+    });
   }
 }

@@ -1,6 +1,7 @@
-import { Args } from '../../oclif.js';
 import type { WorkerInfo } from '../../api/types.js';
 import { BaseCommand } from '../../base-command.js';
+import { formatWorkerChange } from '../../ui/cluster.js';
+import { workerArgs } from '../../ui/command-flags.js';
 
 /**
  * `iris workers enable NAME`: a DISABLED worker (by the user or the elastic coordinator) becomes
@@ -14,14 +15,10 @@ export default class WorkersEnable extends BaseCommand {
 
   static override examples = ['<%= config.bin %> workers enable local', '<%= config.bin %> workers enable local --json'];
 
-  static override args = {
-    name: Args.string({ description: 'Worker name, as `iris workers` shows it.', required: true }),
-  };
+  static override args = workerArgs;
 
   async run(): Promise<WorkerInfo> {
     const { args } = await this.parse(WorkersEnable);
-    const worker = await this.client().enable(args.name);
-    this.log(`worker ${worker.id} is ${worker.state}`);
-    return worker;
+    return this.answer(await this.client().enable(args.name), (worker) => formatWorkerChange(worker));
   }
 }

@@ -9,11 +9,8 @@ import { parseDuration } from '../../model/duration.js';
 import { IrisError, invalid } from '../../model/errors.js';
 import { parseCpu, parseMemory } from '../../model/resources.js';
 import { describeValue, didYouMean, parseWith } from '../../model/schema-errors.js';
-
-export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-export const ATTRIBUTE_KEY = /^[A-Za-z0-9][A-Za-z0-9_./-]*$/;
-const HOSTNAME = /^[A-Za-z0-9_]([A-Za-z0-9_.:-]*[A-Za-z0-9_.])?$/;
-export const MAX_NAME_LENGTH = 63;
+import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_RULE, NAME_COMPONENT, NAME_COMPONENT_RULE } from '../../model/names.js';
+import { isHost, notAHost } from '../../model/net-address.js';
 
 /** True when the key is present with a value (YAML `key:` with nothing after it is null). */
 export const given = (value: unknown): boolean => value !== undefined && value !== null;
@@ -116,15 +113,18 @@ export function oneOf<const T extends string>(allowed: readonly T[], what: strin
 }
 
 export const variantName = parseWith<string, string>((value) => {
-  if (typeof value !== 'string' || !SAFE_NAME.test(value.trim())) {
-    throw invalid(`invalid variant ${describeValue(value)}: expected a name such as H100 or v5litepod-16`);
+  if (typeof value !== 'string' || !NAME_COMPONENT.test(value.trim())) {
+    const message = `invalid variant ${describeValue(value)}: a variant ${NAME_COMPONENT_RULE}`;
+    throw invalid(message, 'for example H100 or v5litepod-16');
   }
   return value.trim();
 });
 
 export const hostname = parseWith<string, string>((value) => {
-  if (typeof value !== 'string' || !HOSTNAME.test(value.trim())) {
-    throw invalid(`invalid hostname ${describeValue(value)}: expected a host name or address such as localhost, tpu-host-1 or 10.0.0.2`);
+  if (typeof value !== 'string' || !isHost(value.trim())) {
+    const host = typeof value === 'string' ? value.trim() : value;
+    const message = `invalid hostname ${describeValue(value)}: ${notAHost(host)}`;
+    throw invalid(message, 'for example localhost, tpu-host-1 or 10.0.0.2');
   }
   return value.trim();
 });
@@ -152,7 +152,8 @@ export const attributes = map(attributeValue, 'an object of name: value pairs')
   .transform((value, ctx): Record<string, string> => {
     for (const key of Object.keys(value ?? {})) {
       if (!ATTRIBUTE_KEY.test(key)) {
-        ctx.issues.push({ code: 'custom', path: [key], input: key, message: 'invalid attribute name: use letters, digits, "-", "_", "." and "/", starting with a letter or digit' });
+        const message = `invalid attribute name ${describeValue(key)}: it ${ATTRIBUTE_KEY_RULE}`;
+        ctx.issues.push({ code: 'custom', path: [key], input: key, message });
         return z.NEVER;
       }
     }

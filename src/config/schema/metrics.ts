@@ -12,7 +12,10 @@ export const DEFAULT_DENSITY_BUCKET_MS = 60_000;
 /** Shortest density bucket (a second): shorter ones would write the file for nothing. */
 export const MIN_DENSITY_BUCKET_MS = 1_000;
 
-/** A TCP port 1..65535 (the one rule for `metrics.port` and `--metrics-port`). */
+/**
+ * A TCP port 1..65535: the rule for `metrics.port`. `--metrics-port` is checked by its own flag
+ * (commands/cluster/start.ts, min 1 max 65535) and again by server/cluster-process.ts.
+ */
 export function checkMetricsPort(value: unknown, what = 'metrics port'): number {
   const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > 65535) {

@@ -12,12 +12,13 @@ import { DEFAULT_PLACEMENT_OPTIONS, MAX_JITTER, PLACEMENT_MODES, SELECTIONS, typ
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
+import { parseMount, type Mount } from '../../model/mounts.js';
 import { describeValue, parseWith } from '../../model/schema-errors.js';
 import { USER_NAME, USER_NAME_HINT } from '../../model/names.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
-import { cpu, duration, durationMs, fail, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
+import { cpu, duration, durationMs, fail, list, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;
 export const NETWORKS = CONTAINER_NETWORKS;
@@ -147,6 +148,8 @@ export const runtimeKind = oneOf(RUNTIMES, 'runtime');
 export const network = oneOf(NETWORKS, 'network');
 export const image = text('image').transform(resolving((value: string) => checkImageReference(value)));
 export const containerUser = text('container-user').transform(resolving((value: string) => checkContainerUser(value)));
+/** One entry of `mounts:`, `SRC:DST[:ro]` (model/mounts.ts); its source is resolved at each submit. */
+export const mounts = list(text('mount').transform(resolving((value: string) => parseMount(value, 'mount'))), 'SRC:DST[:ro] strings');
 
 export type RuntimeKind = (typeof RUNTIMES)[number];
 export type ContainerNetwork = (typeof NETWORKS)[number];
@@ -165,6 +168,10 @@ export interface RuntimeConfig {
    * processes (`--runtime process`); default false (refused, src/cluster/admission/isolation.ts).
    */
   containerProcessChildren: boolean;
+  /** `workspace`: mount the submit directory into the owner's container jobs (default true; src/cluster/admission/workspace.ts). */
+  workspace: boolean;
+  /** `mounts`: host paths in every container job of the owner (`SRC:DST[:ro]`; none by default). */
+  mounts: Mount[];
 }
 
 /** `runtime`, `image` and `network` together: docker needs an image, and an image needs docker. */
@@ -173,6 +180,7 @@ export function runtime(
   given: {
     runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null;
     'container-user'?: string | null; 'container-process-children'?: boolean | null;
+    workspace?: boolean | null; mounts?: Mount[] | null;
   },
 ): RuntimeConfig {
   const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
@@ -189,6 +197,8 @@ export function runtime(
     network: given.network ?? DEFAULT_RUNTIME.network,
     containerUser: given['container-user'] ?? DEFAULT_RUNTIME.containerUser,
     containerProcessChildren: given['container-process-children'] ?? DEFAULT_RUNTIME.containerProcessChildren,
+    workspace: given.workspace ?? true,
+    mounts: given.mounts ?? [],
   };
 }
 

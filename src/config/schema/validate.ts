@@ -10,8 +10,8 @@ import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_RETENTION_MS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
-import { byteSize, duration, nonNegativeInteger, resolving } from './fields.js';
-import { cacheTtl, containerUser, elastic, home, image, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import { byteSize, duration, fail, nonNegativeInteger, resolving } from './fields.js';
+import { cacheTtl, containerUser, elastic, home, image, mounts, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 import { backend } from './backend.js';
@@ -38,6 +38,8 @@ export function configSchema(source: string, probe: MachineProbe) {
         network: network.nullish(),
         'container-user': containerUser.nullish(),
         'container-process-children': z.boolean().nullish(),
+        workspace: z.boolean().nullish(),
+        mounts: mounts.nullish(),
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
@@ -55,8 +57,11 @@ export function configSchema(source: string, probe: MachineProbe) {
       { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
     )
     .transform(
-      resolving(
-        (file, ctx): IrisConfig => ({
+      resolving((file, ctx): IrisConfig => {
+        if (file.backend?.kind === 'kubernetes' && (file.mounts ?? []).length > 0) {
+          fail(ctx, ['mounts'], 'the kubernetes backend does not mount host directories into Pods', 'remove mounts, or use the local backend');
+        }
+        return {
           source,
           home: file.home ?? null,
           workers:
@@ -85,8 +90,8 @@ export function configSchema(source: string, probe: MachineProbe) {
           metrics: resolveMetrics(file.metrics),
           elastic: file.elastic,
           backend: file.backend,
-        }),
-      ),
+        };
+      }),
     );
 }
 

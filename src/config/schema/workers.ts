@@ -18,9 +18,8 @@ import { tpuVariant, type TpuVariant } from '../../model/tpu.js';
 import type { WorkerSpec } from '../../model/types.js';
 import { DEFAULT_HOSTNAME, DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../defaults.js';
 import type { MachineProbe } from '../detect.js';
+import { MAX_COMPONENT_LENGTH, componentNameRule, isComponentName } from '../../model/names.js';
 import {
-  MAX_NAME_LENGTH,
-  SAFE_NAME,
   attributes,
   boolean,
   byteSize,
@@ -39,8 +38,13 @@ import {
 } from './fields.js';
 
 const MAX_POOL = 10_000;
-type Ctx = z.core.$RefinementCtx;
-type Path = ReadonlyArray<string | number>;
+
+/**
+ * A transform's context and a key path, as fields.ts `fail` takes them; the workload file
+ * (sim/workload-file.ts), which builds its workers with this module's fields, uses them too.
+ */
+export type Ctx = z.core.$RefinementCtx;
+export type Path = ReadonlyArray<string | number>;
 
 /** A worker or slice name; pools and slices add `-N`, checked where N is known (`withSuffix`). */
 function nameOf(what: string) {
@@ -52,10 +56,9 @@ function nameOf(what: string) {
 }
 
 function checkName(text: string, what: string, suffixLength: number): string {
-  if (!SAFE_NAME.test(text) || text.length + suffixLength > MAX_NAME_LENGTH) {
-    throw invalid(
-      `invalid ${what} name ${describeValue(text)}: use letters, digits, "-", "_" and ".", start with a letter or digit, at most ${MAX_NAME_LENGTH} characters${suffixLength > 0 ? ' including the "-N" suffix' : ''}`,
-    );
+  if (!isComponentName(text, MAX_COMPONENT_LENGTH - suffixLength)) {
+    const suffix = suffixLength > 0 ? ' including the "-N" suffix' : '';
+    throw invalid(`invalid ${what} name ${describeValue(text)}: ${componentNameRule()}${suffix}`);
   }
   return text;
 }
@@ -99,6 +102,13 @@ const gpu = z.union([gpuObject, gpuShorthand]);
 export const workerGpu = gpu;
 export const workerCostPerHour = costPerHour;
 
+/** A worker's `count:` (a pool), `cpu:` and `memory:` fields, in that order; also the workload format's. */
+export const workerSizeFields = {
+  count: positiveInteger('worker count').nullish(),
+  cpu: cpu.nullish(),
+  memory: memory.nullish(),
+};
+
 /** Detect chip paths at most once per config, and only when something needs them. */
 class ChipPaths {
   private cached: string[] | null = null;
@@ -137,6 +147,24 @@ function attributesWith(ctx: Ctx, given: Record<string, string>, reported: Recor
   return out;
 }
 
+/** The keys a `workers:` and a `slices:` entry both end with (after their own). */
+const hostFields = {
+  privileged: boolean('privileged').nullish(),
+  'cost-per-hour': costPerHour.nullish(),
+  attributes,
+};
+
+/** What `privileged` and `cost-per-hour` give each worker of an entry: only what was set. */
+function hostSettings(entry: {
+  privileged?: boolean | null;
+  'cost-per-hour'?: number | null;
+}): Pick<WorkerSpec, 'privileged' | 'costPerHour'> {
+  return {
+    ...(entry.privileged ? { privileged: true } : {}),
+    ...(given(entry['cost-per-hour']) ? { costPerHour: entry['cost-per-hour']! } : {}),
+  };
+}
+
 const deviceAttributes = (device: WorkerDevice) => ({ 'device-type': device.type, 'device-variant': device.variant ?? undefined });
 
 /** The schemas of `workers:` and `slices:` entries; TPU chip paths not listed come from `probe`. */
@@ -160,15 +188,11 @@ export function workerSchemas(probe: MachineProbe) {
   const worker = object(
     {
       name: nameOf('worker'),
-      count: positiveInteger('worker count').nullish(),
-      cpu: cpu.nullish(),
-      memory: memory.nullish(),
+      ...workerSizeFields,
       gpu: gpu.nullish(),
       tpu: tpu.nullish(),
       hostname: hostname.nullish(),
-      privileged: boolean('privileged').nullish(),
-      'cost-per-hour': costPerHour.nullish(),
-      attributes,
+      ...hostFields,
     },
     'a worker object with at least a name',
   ).transform(
@@ -188,8 +212,7 @@ export function workerSchemas(probe: MachineProbe) {
         attributes: { ...attrs },
         ...(paths !== undefined ? { devicePaths: [...paths] } : {}),
         ...(given(w.hostname) ? { hostname: w.hostname! } : {}),
-        ...(w.privileged ? { privileged: true } : {}),
-        ...(given(w['cost-per-hour']) ? { costPerHour: w['cost-per-hour']! } : {}),
+        ...hostSettings(w),
       });
       return count === null ? [one(w.name)] : Array.from({ length: count }, (_, i) => one(`${w.name}-${i}`));
     }),
@@ -203,9 +226,7 @@ export function workerSchemas(probe: MachineProbe) {
       memory: memory.nullish(),
       devices: devicePaths.nullish(),
       hostnames: list(hostname, 'host names').nullish(),
-      privileged: boolean('privileged').nullish(),
-      'cost-per-hour': costPerHour.nullish(),
-      attributes,
+      ...hostFields,
     },
     'a slice object such as { name: slice-a, tpu: v5litepod-16 }',
   ).transform(
@@ -232,8 +253,7 @@ export function workerSchemas(probe: MachineProbe) {
         ),
         devicePaths: [...paths],
         hostname: hostnames?.[i] ?? DEFAULT_HOSTNAME,
-        ...(s.privileged ? { privileged: true } : {}),
-        ...(given(s['cost-per-hour']) ? { costPerHour: s['cost-per-hour']! } : {}),
+        ...hostSettings(s),
       }));
     }),
   );

@@ -103,28 +103,59 @@ export class EngineLostError extends Error {
 
 export type ProbeResult = { ok: true; version: string; apiVersion: string } | { ok: false; message: string };
 
-/** Asks the engine for its version within `timeoutMs`; never throws. */
-export async function probeEngine(options: EngineOptions & { timeoutMs?: number } = {}): Promise<ProbeResult> {
+/**
+ * Asks the engine at `options.host` (default DOCKER_HOST) one question within `options.timeoutMs`
+ * (default 5 s): `ask`'s result, or `{ ok: false, message }` when the address is invalid, the
+ * engine does not answer in time or the question fails (unreachableMessage). Never throws.
+ */
+async function askEngine<T>(
+  options: EngineOptions & { timeoutMs?: number },
+  ask: (docker: Docker) => Promise<T>,
+): Promise<T | { ok: false; message: string }> {
   let address: EngineAddress;
   try {
     address = engineAddress(options.host ?? process.env.DOCKER_HOST);
   } catch (error) {
     return { ok: false, message: (error as Error).message };
   }
-  const docker = dockerClient(address);
   const timeoutMs = options.timeoutMs ?? 5000;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const version = await Promise.race([
-      docker.version(),
+    return await Promise.race([
+      ask(dockerClient(address)),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${formatDuration(timeoutMs, { style: 'short' })}`), { code: 'ETIMEDOUT' })), timeoutMs);
+        const late = `no answer within ${formatDuration(timeoutMs, { style: 'short' })}`;
+        timer = setTimeout(() => reject(Object.assign(new Error(late), { code: 'ETIMEDOUT' })), timeoutMs);
       }),
     ]);
-    return { ok: true, version: String(version.Version), apiVersion: String(version.ApiVersion) };
   } catch (error) {
     return { ok: false, message: unreachableMessage(address, error) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Asks the engine for its version within `timeoutMs`; never throws. */
+export async function probeEngine(options: EngineOptions & { timeoutMs?: number } = {}): Promise<ProbeResult> {
+  return askEngine(options, async (docker): Promise<ProbeResult> => {
+    const version = await docker.version();
+    return { ok: true, version: String(version.Version), apiVersion: String(version.ApiVersion) };
+  });
+}
+
+export type GpuRuntimeProbe = { ok: true } | { ok: false; runtimes: string[] } | { ok: false; message: string };
+
+/**
+ * Whether the engine can give containers NVIDIA GPUs: its `info` lists a runtime named `nvidia`
+ * (how the NVIDIA Container Toolkit registers itself: `nvidia-ctk runtime configure`). Without
+ * one, a GPU device request is accepted at create and fails at start ("could not select device
+ * driver"). Never throws; `message` when the engine did not answer.
+ */
+export async function probeGpuRuntime(options: EngineOptions & { timeoutMs?: number } = {}): Promise<GpuRuntimeProbe> {
+  return askEngine(options, async (docker): Promise<GpuRuntimeProbe> => {
+    const info = (await docker.info()) as { Runtimes?: Record<string, unknown>; DefaultRuntime?: string };
+    const runtimes = Object.keys(info.Runtimes ?? {});
+    const nvidia = runtimes.some((name) => /nvidia/i.test(name)) || /nvidia/i.test(info.DefaultRuntime ?? '');
+    return nvidia ? { ok: true } : { ok: false, runtimes };
+  });
 }

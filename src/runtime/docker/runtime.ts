@@ -27,7 +27,9 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import type { ExecSession, ExecSpec, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import { IrisError } from '../../model/errors.js';
+import { execInContainer } from './exec.js';
 import { LogWriter } from '../../logs/writer.js';
 import { appendNote, ensureDir } from '../../logs/files.js';
 import { LaunchError } from '../process/runtime.js';
@@ -37,11 +39,14 @@ import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
 import { waitContainer, type WaitResult } from './wait.js';
 import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddress, type EngineOptions, type ProbeResult } from './engine.js';
+
+export { probeGpuRuntime } from './engine.js';
 import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
 import { removeTokenFile, writeTokenFile } from './token-file.js';
 import { UsageSampler } from './usage.js';
+import { checkUserMounts } from './mount-check.js';
 
 export interface DockerRuntimeOptions extends EngineOptions {
   /** Clock for log line times. */
@@ -130,6 +135,7 @@ export class DockerRuntime implements TaskRuntime {
     const file = launch.argv[0];
     if (file === undefined || file === '') throw new LaunchError('empty command');
     if (!launch.container) throw new LaunchError('the Docker runtime needs a launch with a container image');
+    checkUserMounts(launch.container);
     await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
       throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
     });
@@ -307,6 +313,13 @@ export class DockerRuntime implements TaskRuntime {
   private async signal(state: ContainerState, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     // Not running (409), gone (404) or an engine error: `exited` reports what happened.
     await state.container.kill({ signal }).catch(() => undefined);
+  }
+
+  /** Runs a command in the attempt's running container through the engine's exec (exec.ts). */
+  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+    const state = this.states.get(task);
+    if (!state || state.stopped) throw new IrisError('not_found', `the container of ${task.key.task} attempt ${task.key.attempt} has stopped: nothing runs to exec into`);
+    return execInContainer(state.container, spec);
   }
 
   async stop(task: RunningTask, graceMs: number): Promise<void> {

@@ -4,20 +4,32 @@
  * another cgroup's `cgroup.procs` does). The attempt's wrapper writes its own pid into
  * `cgroup.procs` before it starts the task (wrapper.ts), so every descendant is born inside.
  *
- * Layout: `<hierarchy>/iris/<clusterId>/<attempt>` where the hierarchy is, in order of preference:
+ * Layout: `<hierarchy>/iris/<clusterId>/<attempt>` (cgroup-fs.ts, which also reads the mounts,
+ * lists, probes and removes cgroups for this module and usage.ts) where the hierarchy is, in order
+ * of preference:
  * - cgroup v2 (a `cgroup2` mount): killing is one write to `cgroup.kill` (the kernel kills every
  *   member, including ones forked meanwhile);
  * - cgroup v1 `pids`, else `freezer`: killing SIGKILLs every pid listed in `cgroup.procs`, again
  *   and again until the list stays empty (a killed process forks no more, so it converges).
- * detectCgroups() picks the first that this process can really use (it creates and removes a
- * probe cgroup) and returns null when none is writable; then the runtime falls back to process
- * groups and a /proc scan (see docs/runtime.md for what that fallback cannot reach).
+ * detectCgroups() picks the first that this process can really use (probeHierarchy) and returns
+ * null when none is writable; then the runtime falls back to process groups and a /proc scan (see
+ * docs/runtime.md for what that fallback cannot reach).
  *
  * Every function tolerates a cgroup that vanished meanwhile (ENOENT, or ENODEV from a removed one).
  */
-import { mkdir, readFile, readdir, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readKernelFile } from './small-file.js';
+import {
+  attemptCgroupDir,
+  clusterCgroupDir,
+  isMissing,
+  listCgroups,
+  mountedHierarchies,
+  probeHierarchy,
+  readMounts,
+  removeCgroupTree,
+} from './cgroup-fs.js';
+import { readKernelFile } from '../../host/small-file.js';
 
 export type CgroupKind = 'v2' | 'v1-pids' | 'v1-freezer';
 
@@ -30,30 +42,17 @@ export interface CgroupMount {
   root: string;
 }
 
-/** Every cgroup hierarchy this process can see, best first, from /proc/self/mounts text. */
+/** The hierarchies that can stop attempts, from /proc/self/mounts text, best first (not probed). */
 export function parseMounts(text: string): CgroupMount[] {
   const found: CgroupMount[] = [];
-  for (const line of text.split('\n')) {
-    const [, mountPoint, type, options] = line.split(' ');
-    if (!mountPoint || !type) continue;
-    const opts = new Set((options ?? '').split(','));
-    if (type === 'cgroup2') found.push({ kind: 'v2', root: unescapeMount(mountPoint) });
-    else if (type === 'cgroup' && opts.has('pids')) found.push({ kind: 'v1-pids', root: unescapeMount(mountPoint) });
-    else if (type === 'cgroup' && opts.has('freezer')) found.push({ kind: 'v1-freezer', root: unescapeMount(mountPoint) });
+  for (const { version, root, options } of mountedHierarchies(text)) {
+    if (version === 2) found.push({ kind: 'v2', root });
+    else if (options.has('pids')) found.push({ kind: 'v1-pids', root });
+    else if (options.has('freezer')) found.push({ kind: 'v1-freezer', root });
   }
   const rank: Record<CgroupKind, number> = { v2: 0, 'v1-pids': 1, 'v1-freezer': 2 };
   return found.sort((a, b) => rank[a.kind] - rank[b.kind]);
 }
-
-/** /proc/mounts writes spaces and a few other characters as octal escapes. */
-export function unescapeMount(s: string): string {
-  return s.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
-}
-
-export const isMissing = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ESRCH' || code === 'ENODEV';
-};
 
 /** A cgroup name for an attempt: one path component, the same in every life of the cluster. */
 export function attemptCgroupName(task: string, attempt: number): string {
@@ -64,21 +63,19 @@ export class TaskCgroups {
   readonly kind: CgroupKind;
   /** Mount point of the hierarchy. */
   readonly root: string;
-  private readonly base: string;
 
   constructor(mount: CgroupMount) {
     this.kind = mount.kind;
     this.root = mount.root;
-    this.base = join(mount.root, 'iris');
   }
 
   /** The directory of a cluster's cgroups (attempt cgroups are its children). */
   clusterDir(clusterId: string): string {
-    return join(this.base, encodeURIComponent(clusterId));
+    return clusterCgroupDir(this.root, clusterId);
   }
 
   dirFor(clusterId: string, name: string): string {
-    return join(this.clusterDir(clusterId), name);
+    return attemptCgroupDir(this.root, clusterId, name);
   }
 
   /** Creates the attempt's cgroup (an existing one is reused: the caller empties it first). */
@@ -157,42 +154,9 @@ export class TaskCgroups {
   }
 
   /** Names of the attempt cgroups of a cluster that exist now. */
-  async list(clusterId: string): Promise<string[]> {
-    try {
-      return (await readdir(this.clusterDir(clusterId), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch (err) {
-      if (isMissing(err)) return [];
-      throw err;
-    }
+  list(clusterId: string): Promise<string[]> {
+    return listCgroups(this.clusterDir(clusterId));
   }
-}
-
-/**
- * Removes an empty cgroup (a few tries: the kernel may still be releasing its last member). A
- * cgroup with cgroups below it (a task may make some inside its own) cannot be removed before
- * them: those are removed first, deepest first. False when something still holds it (a process).
- */
-export async function removeCgroupTree(dir: string): Promise<boolean> {
-  for (let i = 0; i < 5; i++) {
-    try {
-      await rmdir(dir);
-      return true;
-    } catch (err) {
-      if (isMissing(err)) return true;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false;
-    }
-    const below = await readdir(dir, { withFileTypes: true }).then(
-      (ds) => ds.filter((d) => d.isDirectory()).map((d) => join(dir, d.name)),
-      () => [],
-    );
-    if (below.length > 0) {
-      if (!(await Promise.all(below.map(removeCgroupTree))).every(Boolean)) return false;
-    } else {
-      await new Promise((r) => setTimeout(r, 5 * (i + 1)));
-    }
-  }
-  return false;
 }
 
 export interface DetectOptions {
@@ -207,27 +171,14 @@ export interface DetectOptions {
 export async function detectCgroups(opts: DetectOptions = {}): Promise<TaskCgroups | null> {
   const choice = opts.choice ?? 'auto';
   if (choice === 'off') return null;
-  let text = opts.mountsText;
-  if (text === undefined) {
-    try {
-      text = await readFile('/proc/self/mounts', 'utf8');
-    } catch {
-      return null;
-    }
-  }
+  const text = opts.mountsText ?? (await readMounts());
+  if (text === null) return null;
   for (const mount of parseMounts(text)) {
     if (choice !== 'auto' && mount.kind !== choice) continue;
-    const cgroups = new TaskCgroups(mount);
-    const probe = cgroups.dirFor(`probe-${process.pid}`, 'probe');
-    try {
-      await cgroups.create(probe);
-      const usable = mount.kind !== 'v2' || (await stat(join(probe, 'cgroup.kill')).then(() => true, () => false));
-      await rmdir(probe);
-      await rmdir(cgroups.clusterDir(`probe-${process.pid}`));
-      if (usable) return cgroups;
-    } catch {
-      // not writable here: try the next one
-    }
+    // v2 kills through `cgroup.kill` (Linux 5.14+): a v2 hierarchy without it is not used.
+    const hasKill = async (dir: string): Promise<boolean> =>
+      mount.kind !== 'v2' || (await stat(join(dir, 'cgroup.kill')).then(() => true, () => false));
+    if (await probeHierarchy(mount.root, hasKill)) return new TaskCgroups(mount);
   }
   return null;
 }

@@ -9,7 +9,9 @@
  * no process of the cluster is left (bounded). Processes we cannot read are skipped.
  */
 import type { StartedRecord, TaskKey } from '../types.js';
-import { environGet, environHas, isAlive, listPids, readEnviron, readStat, signalGroup, PROC_ROOT } from './proc.js';
+import {
+  environGet, environHas, isAlive, listPids, readEnviron, readStat, signalGroup, PROC_ROOT,
+} from '../../host/proc.js';
 
 export const ENV_CLUSTER = 'IRIS_CLUSTER_ID';
 export const ENV_TASK = 'IRIS_TASK_ID';

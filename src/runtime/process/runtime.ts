@@ -27,12 +27,15 @@
  */
 import { dirname } from 'node:path';
 import { rmdir } from 'node:fs/promises';
-import type { RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import { IrisError } from '../../model/errors.js';
+import { execInProcess, type ProcessExecTarget } from './exec.js';
 import { ensureDir } from '../../logs/files.js';
-import { signalGroup } from './proc.js';
+import { signalGroup } from '../../host/proc.js';
 import { reclaimProcesses, taskIdOf } from './reclaim.js';
 import { attemptCgroupName, detectCgroups, type CgroupChoice, type TaskCgroups } from './cgroup.js';
 import { reclaimCgroups } from './cgroup-reclaim.js';
+import { removeClusterDir } from './cgroup-fs.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
 import { CommandCache, CommandError, WRAPPER_SH, attemptFiles, readStatus, wrapperArgs, type AttemptFiles } from './wrapper.js';
@@ -66,6 +69,8 @@ interface TaskState {
   /** The leader has exited (its pid may be reused from now on: signal nothing by pid). */
   leaderGone: boolean;
   done: boolean;
+  /** What an exec into it needs: its environment, working directory and cgroups (exec.ts). */
+  target: ProcessExecTarget;
 }
 
 /** The cluster an attempt belongs to (names its cgroup's parent). */
@@ -171,7 +176,7 @@ export class ProcessRuntime implements TaskRuntime {
       limitBytes: launch.logLimitBytes ?? null,
       onError: (e) => logFailed(e),
     });
-    const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false };
+    const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false, target: { env: launch.env, cwd: launch.cwd, procs } };
     const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
       state.leaderGone = true;
       // Leftovers would outlive the task: end them like a container's init would. A cgroup that
@@ -203,6 +208,13 @@ export class ProcessRuntime implements TaskRuntime {
     this.states.set(task, state);
     this.live.set(pid, task);
     return task;
+  }
+
+  /** Runs a command in the running attempt's cgroups, working directory and environment (exec.ts). */
+  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+    const state = this.states.get(task);
+    if (!state || state.leaderGone) throw new IrisError('not_found', `${taskIdOf(task.key)} attempt ${task.key.attempt} has ended: nothing runs to exec into`);
+    return execInProcess(state.target, spec);
   }
 
   async stop(task: RunningTask, graceMs: number): Promise<void> {
@@ -301,7 +313,7 @@ export class ProcessRuntime implements TaskRuntime {
     this.live.clear();
     this.resident?.close();
     const cgroups = this.cgroupsFound ? await this.cgroupsFound : null;
-    if (cgroups) await Promise.all([...this.clusters].map((id) => rmdir(cgroups.clusterDir(id)).catch(() => undefined)));
+    if (cgroups) await Promise.all([...this.clusters].map((id) => removeClusterDir(cgroups.root, id)));
     const meter = this.meterFound ? await this.meterFound : null;
     if (meter) await Promise.all([...this.clusters].map((id) => meter.closeCluster(id)));
   }

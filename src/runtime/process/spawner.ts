@@ -16,7 +16,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isAlive } from './proc.js';
+import { isAlive } from '../../host/proc.js';
 
 export interface SpawnRequest {
   file: string;

@@ -10,21 +10,32 @@
  *   the memory controller (`memory.peak`, Linux 5.19+; iris enables `+memory` below its own
  *   directory). Both count what the kernel charges to the attempt: resident memory plus the page
  *   cache it brought in.
- * Attempt cgroups sit at `<hierarchy>/iris/<clusterId>/<attempt>`, like the cgroup that stops the
- *   attempt (cgroup.ts); when that one is in the same hierarchy it is the same directory. The
- *   wrapper joins every one of them before the task starts.
+ * Attempt cgroups sit at `<hierarchy>/iris/<clusterId>/<attempt>` (cgroup-fs.ts), like the cgroup
+ *   that stops the attempt (cgroup.ts); when that one is in the same hierarchy it is the same
+ *   directory. The wrapper joins every one of them before the task starts.
  *
  * Guarantees: counters are read after the attempt's processes are gone and before its cgroups
  * are removed; a counter that cannot be read is unknown (never a made-up 0). Without any CPU
  * cgroup the wrapper's own `times` (user + system of the children it waited for) gives the CPU
  * seconds, and the peak memory is unknown (null).
  */
-import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
-import { readKernelFile, readSmallText } from './small-file.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { readKernelFile, readSmallText } from '../../host/small-file.js';
 import { myUid, readTaskFile } from '../task-file.js';
 import { join } from 'node:path';
 import type { TaskUsage } from '../types.js';
-import { removeCgroupTree, unescapeMount, type TaskCgroups } from './cgroup.js';
+import type { TaskCgroups } from './cgroup.js';
+import {
+  attemptCgroupDir,
+  clusterCgroupDir,
+  irisCgroupDir,
+  listCgroups,
+  mountedHierarchies,
+  probeHierarchy,
+  readMounts,
+  removeCgroupTree,
+  removeClusterDir,
+} from './cgroup-fs.js';
 
 export interface AccountingHierarchy {
   kind: 'v1' | 'v2';
@@ -36,14 +47,13 @@ export function accountingMounts(text: string): { cpu: AccountingHierarchy[]; me
   const cpu: AccountingHierarchy[] = [];
   const memory: AccountingHierarchy[] = [];
   const v2: AccountingHierarchy[] = [];
-  for (const line of text.split('\n')) {
-    const [, mountPoint, type, options] = line.split(' ');
-    if (!mountPoint || !type) continue;
-    const root = unescapeMount(mountPoint);
-    const opts = new Set((options ?? '').split(','));
-    if (type === 'cgroup2') v2.push({ kind: 'v2', root });
-    else if (type === 'cgroup' && opts.has('cpuacct')) cpu.push({ kind: 'v1', root });
-    if (type === 'cgroup' && opts.has('memory')) memory.push({ kind: 'v1', root });
+  for (const { version, root, options } of mountedHierarchies(text)) {
+    if (version === 2) {
+      v2.push({ kind: 'v2', root });
+      continue;
+    }
+    if (options.has('cpuacct')) cpu.push({ kind: 'v1', root });
+    if (options.has('memory')) memory.push({ kind: 'v1', root });
   }
   // v1 first: a controller bound to a v1 hierarchy is absent from v2 (a hybrid machine).
   return { cpu: [...cpu, ...v2], memory: [...memory, ...v2] };
@@ -102,7 +112,7 @@ export class UsageMeter {
   }
 
   private dir(h: AccountingHierarchy, clusterId: string, name: string): string {
-    return join(h.root, 'iris', encodeURIComponent(clusterId), name);
+    return attemptCgroupDir(h.root, clusterId, name);
   }
 
   /** Distinct attempt directories of the accounting hierarchies. */
@@ -128,8 +138,8 @@ export class UsageMeter {
 
   /** v2 charges memory to a cgroup only when its parents enable the controller (best effort). */
   private async enableV2Memory(clusterId: string): Promise<void> {
-    const base = join(this.memory!.root, 'iris');
-    for (const dir of [base, join(base, encodeURIComponent(clusterId))]) {
+    const root = this.memory!.root;
+    for (const dir of [irisCgroupDir(root), clusterCgroupDir(root, clusterId)]) {
       await mkdir(dir, { recursive: true }).catch(() => undefined);
       await writeFile(join(dir, 'cgroup.subtree_control'), '+memory').catch(() => undefined);
     }
@@ -154,39 +164,22 @@ export class UsageMeter {
 
   /** Removes the attempt's accounting cgroups (their processes are gone). `keep` is removed by its owner. */
   async remove(clusterId: string, name: string, keep: string | null): Promise<void> {
-    await Promise.all(this.dirs(clusterId, name).filter((d) => d !== keep).map(removeDir));
+    await Promise.all(this.dirs(clusterId, name).filter((d) => d !== keep).map(removeCgroupTree));
   }
 
   /** Removes every attempt cgroup of a cluster but `keep` (names of live attempts); ones still holding a process stay (reclaim). */
   async removeCluster(clusterId: string, keep: ReadonlySet<string>): Promise<void> {
     for (const h of [this.cpu, this.memory]) {
       if (!h) continue;
-      const base = join(h.root, 'iris', encodeURIComponent(clusterId));
-      const names = await readdir(base, { withFileTypes: true }).then((ds) => ds.filter((d) => d.isDirectory()).map((d) => d.name), () => []);
-      await Promise.all(names.filter((n) => !keep.has(n)).map((n) => removeDir(join(base, n))));
+      const names = await listCgroups(clusterCgroupDir(h.root, clusterId)).catch(() => []);
+      const gone = names.filter((n) => !keep.has(n));
+      await Promise.all(gone.map((n) => removeCgroupTree(attemptCgroupDir(h.root, clusterId, n))));
     }
   }
 
   /** Removes the cluster's directories when empty (close). */
   async closeCluster(clusterId: string): Promise<void> {
-    for (const h of [this.cpu, this.memory]) if (h) await rmdir(join(h.root, 'iris', encodeURIComponent(clusterId))).catch(() => undefined);
-  }
-}
-
-/** Removes an empty cgroup and the empty ones below it (removeCgroupTree, cgroup.ts). */
-async function removeDir(dir: string): Promise<void> {
-  await removeCgroupTree(dir);
-}
-
-/** Whether a cgroup can be created and removed under `root` here. */
-async function writable(root: string): Promise<boolean> {
-  const probe = join(root, 'iris', `probe-usage-${process.pid}`);
-  try {
-    await mkdir(probe, { recursive: true });
-    await rmdir(probe);
-    return true;
-  } catch {
-    return false;
+    for (const h of [this.cpu, this.memory]) if (h) await removeClusterDir(h.root, clusterId);
   }
 }
 
@@ -196,10 +189,10 @@ async function writable(root: string): Promise<boolean> {
  */
 export async function detectUsage(killer: TaskCgroups | null, mountsText?: string): Promise<UsageMeter> {
   if (killer === null) return new UsageMeter(null, null);
-  const text = mountsText ?? (await readText('/proc/self/mounts')) ?? '';
+  const text = mountsText ?? (await readMounts()) ?? '';
   const found = accountingMounts(text);
   const pick = async (list: AccountingHierarchy[], ok: (h: AccountingHierarchy) => Promise<boolean>): Promise<AccountingHierarchy | null> => {
-    for (const h of list) if ((await ok(h)) && (await writable(h.root))) return h;
+    for (const h of list) if ((await ok(h)) && (await probeHierarchy(h.root))) return h;
     return null;
   };
   // The stopping cgroup already counts CPU when it is a v2 one: no extra cgroup to keep.

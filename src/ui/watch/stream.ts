@@ -7,11 +7,12 @@
  *   are left out. The stream's opening listing of unfinished jobs is shown as one line each,
  *   without an arrow (`initial: true` in JSON).
  * - A text line is `TIME  NAME  OLD → NEW  (REASON)`; a job or task new to the stream shows
- *   `(new)` as its old state. JSON objects are `{time, type, name, previous, state, reason}`
+ *   `(new)` as its old state; an instant in the reason is in the time style as of the change
+ *   (format.ts formatReason). JSON objects are `{time, type, name, previous, state, reason}`
  *   with `time` in ISO 8601 and null for an unknown `previous` or no reason.
  */
 import type { ClusterEvent } from '../../model/events.js';
-import { formatClock } from '../format.js';
+import { formatClock, formatReason } from '../format.js';
 
 export interface StateChange {
   time: string;
@@ -47,5 +48,7 @@ export function stateChange(event: ClusterEvent, listing: boolean): StateChange 
 /** `12:00:01.500  /train/task-0  PENDING → RUNNING`, with `  (reason)` when there is one. */
 export function formatStateChange(change: StateChange): string {
   const what = change.initial ? change.state : `${change.previous ?? '(new)'} → ${change.state}`;
-  return `${formatClock(Date.parse(change.time))}  ${change.name}  ${what}${change.reason ? `  (${change.reason})` : ''}`;
+  const time = Date.parse(change.time);
+  const why = change.reason ? `  (${formatReason(change.reason, time)})` : '';
+  return `${formatClock(time)}  ${change.name}  ${what}${why}`;
 }

@@ -189,8 +189,11 @@ describe('defaults', () => {
     expect(refused({ ...CMD, retryBackoff: '0s' }).message).toMatch(/^retryBackoff: must be longer than 0/);
   });
 
-  it('a default image runs the job in a container in the image\'s own directory', () => {
-    expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: null });
+  it('a default image runs the job in a container in the image\'s own directory, or in the --cwd given', () => {
+    // The CLI sends the submit directory as `workspace` and `cwd` only for --cwd (it used to send
+    // its directory as `cwd`, which a container dropped); a container honours a cwd it is given.
+    expect(resolve(CMD, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: null });
+    expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: '/work' });
   });
 
   it.each([

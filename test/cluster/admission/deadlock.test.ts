@@ -1,7 +1,7 @@
 /** Admission refuses a child that is deadlocked the moment it is submitted, and only such a child. */
 import { describe, expect, it } from 'vitest';
 import { admit, type AdmissionDefaults, type ClusterView } from '../../../src/cluster/admission/index.js';
-import type { WaitingHold } from '../../../src/cluster/scheduler/index.js';
+import type { WaitingHold } from '../../../src/cluster/scheduler/placement/deadlock.js';
 import type { WorkerView } from '../../../src/cluster/scheduler/types.js';
 import type { TaskCaller } from '../../../src/model/caller.js';
 

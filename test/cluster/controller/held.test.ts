@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, LONG, spec, workerSpec, type Harness } from './helpers.js';
-import type { FakeRuntime } from '../../../src/runtime/fake/index.js';
+import type { FakeRuntime } from '../../runtime/fake/runtime.js';
 import type { RunningTask, TaskRuntime } from '../../../src/runtime/types.js';
 
 let h: Harness;

@@ -5,7 +5,7 @@ import { Controller, type ControllerOptions } from '../../../src/cluster/control
 import type { Timers } from '../../../src/cluster/controller/timers.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import type { WorkerSpec } from '../../../src/model/types.js';
-import { FakeRuntime } from '../../../src/runtime/fake/index.js';
+import { FakeRuntime } from '../../runtime/fake/runtime.js';
 import type { TaskRuntime } from '../../../src/runtime/types.js';
 import { Clock, workerSpec as stateWorkerSpec } from '../state/helpers.js';
 

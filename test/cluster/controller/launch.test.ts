@@ -107,7 +107,8 @@ describe('buildLaunch: containers', () => {
       devices: [],
       gpuIds: [],
       mounts: [
-        { host: '/home/u/.iris', container: '/home/u/.iris', readOnly: false },
+        // The task door's directory, read-only: the socket is still connectable, but not replaceable.
+        { host: '/home/u/.iris', container: '/home/u/.iris', readOnly: true },
         { host: '/opt/iris', container: '/opt/iris', readOnly: true },
         { host: '/home/u/.iris/bin', container: '/home/u/.iris/bin', readOnly: true },
         // The attempt's own result directory, and nothing else of the log tree.
@@ -214,6 +215,19 @@ describe('attemptIsolation: what a running attempt passes on to its children', (
     const j = job('/c', { image: 'python:3.12' }, { type: 'tpu', variant: 'v4-8', chips: 4 });
     const launch = buildLaunch({ ...CTX, runtime: { kind: 'process', image: null, network: null, containerUser: '1000:1000' } }, j, task(j, 0), place({ ...CPU!, privileged: true }, []));
     expect(attemptIsolation(j.spec, launch.container)).toEqual({ image: 'python:3.12', user: '1000:1000', network: 'host', privileged: true });
+  });
+
+  it('a container with mounts: the job\'s mounts go into the container (marked as the user\'s) and on to its children, iris\'s own do not', () => {
+    const mounts = [{ source: '/home/u/proj', target: '/home/u/proj', readOnly: false }, { source: '/srv/data', target: '/data', readOnly: true }];
+    const j = job('/c', { image: 'python:3.12', mounts, cwd: '/home/u/proj', containerUser: '1000:1000' });
+    const launch = buildLaunch(CTX, j, task(j, 0), place(CPU, []));
+    expect(launch.cwd).toBe('/home/u/proj');
+    expect(launch.container!.user).toBe('1000:1000');
+    expect(launch.container!.mounts.filter((m) => m.user)).toEqual([
+      { host: '/home/u/proj', container: '/home/u/proj', readOnly: false, user: true },
+      { host: '/srv/data', container: '/data', readOnly: true, user: true },
+    ]);
+    expect(attemptIsolation(j.spec, launch.container)).toEqual({ image: 'python:3.12', user: '1000:1000', network: 'bridge', privileged: false, mounts });
   });
 
   it('a process: only its job\'s own container choices', () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { placementOptions } from '../../../src/cluster/scheduler/index.js';
+import { placementOptions, type PlacementProfile } from '../../../src/cluster/scheduler/index.js';
+import type { WorkerScorer } from '../../../src/cluster/scheduler/placement/scoring.js';
 import { harness, LONG, spec, workerSpec, type Harness } from './helpers.js';
 
 let h: Harness | null = null;
@@ -10,7 +11,7 @@ afterEach(async () => {
 
 describe('adaptive placement in the controller', () => {
   /** An inference job on w1 (price 5) and w2 (price 1), same size, under `placement`: its first attempt and the log. */
-  async function serveOnPricedPair(placement: ReturnType<typeof placementOptions>) {
+  async function serveOnPricedPair(placement: PlacementProfile) {
     const lines: string[] = [];
     h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
       placement, log: (line) => lines.push(line),
@@ -51,5 +52,34 @@ describe('adaptive placement in the controller', () => {
     await until(() => store.task('/b/task-0')?.state === 'RUNNING');
     // Same size, same price, no jitter: w1 (first in order) for /a, then w2, never dispatched to, for /b.
     expect([store.task('/a/task-0')!.workerId, store.task('/b/task-0')!.workerId]).toEqual(['w1', 'w2']);
+  });
+
+  it('a scorer added to a mode reaches the controller through the path the daemon uses', async () => {
+    // What a developer adds (docs/architecture.md, "Adding a scorer"): prefer the workers listed.
+    const preferred = (ids: string[]): WorkerScorer => ({
+      name: 'preferred-workers',
+      begin: ({ snapshot }) => {
+        const listed = Uint8Array.from(snapshot.workers, (worker) => (ids.includes(worker.id) ? 1 : 0));
+        return { score: (_job, _task, w) => listed[w]! };
+      },
+    });
+    // The daemon hands the controller placementOptions(config.placement); here adaptive plus the scorer.
+    const adaptive = placementOptions();
+    const profile: PlacementProfile = {
+      ...adaptive,
+      name: 'adaptive+preferred',
+      scorers: [...adaptive.scorers, { scorer: preferred(['w1']), weight: 10 }],
+    };
+    const { attempt, lines } = await serveOnPricedPair(profile);
+    // Adaptive alone sends it to the cheaper w2 (the first test); the preference outweighs the price.
+    expect(attempt.workerId).toBe('w1');
+    expect(attempt.placement).toMatchObject({
+      mode: 'adaptive+preferred',
+      pool: 2,
+      lambda: 0.4,
+      runnerUp: { workerId: 'w2' },
+    });
+    const dispatched = /^dispatch \/serve\/task-0 attempt 0 -> w1: adaptive\+preferred: 2 candidates, λ 0\.4, score 9/;
+    expect(lines.filter((l) => l.startsWith('dispatch '))).toEqual([expect.stringMatching(dispatched)]);
   });
 });

@@ -5,6 +5,7 @@ import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { IrisError } from '../../../src/model/errors.js';
 import { mountTmpfs, type Tmpfs } from '../../helpers/tmpfs.js';
 import { Clock, spec, start, workerSpec } from './helpers.js';
+import { refusal } from '../../helpers/refusal.js';
 
 let fs: Tmpfs | null = null;
 let store: ClusterStore | null = null;
@@ -15,14 +16,6 @@ afterEach(() => {
   fs = null;
 });
 
-function refusal(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return null;
-}
 
 describe('a full disk under the store (real tmpfs)', () => {
   it('spends its reserve on what already happened, refuses submissions until space returns, then takes them again', (ctx) => {

@@ -12,6 +12,7 @@ import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { IrisError } from '../../../src/model/errors.js';
 import { DAMAGES, damage, damageDetail } from '../../helpers/damage.js';
 import { spec, tempDir } from './helpers.js';
+import { refusal as refusalOf } from '../../helpers/refusal.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -29,15 +30,7 @@ afterEach(() => cleanup());
 const digest = (): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 const EVIDENCE = new IrisError('unavailable', 'state.db is damaged: it is empty, but the logs of earlier runs are there');
 
-function refusal(open: () => ClusterStore): IrisError {
-  try {
-    open().close();
-  } catch (error) {
-    if (error instanceof IrisError) return error;
-    throw error;
-  }
-  throw new Error('expected the database to be refused');
-}
+const refusal = (open: () => ClusterStore): IrisError => refusalOf(() => open().close());
 
 describe('a damaged state database', () => {
   for (const kind of DAMAGES) {

@@ -39,6 +39,28 @@ export function reuseBonus(warm: number, costShare: number): number {
 export const AGE_CAP_S = 300;
 export const AGE_WEIGHT = 1e-4;
 
+/**
+ * The base score λ·μ̂ − (1 − λ)·ĉ of a worker with throughput `mu` and cost `cost`, where the
+ * pool's μ and cost start at `muMin` and `cMin` and span `muSpan` and `cSpan` (0: all equal).
+ * (ranking.ts `base` writes it out on the ranked orders' hot path.)
+ */
+export function baseScore(
+  lambda: number,
+  mu: number,
+  muMin: number,
+  muSpan: number,
+  cost: number,
+  cMin: number,
+  cSpan: number,
+): number {
+  return (muSpan > 0 ? lambda * ((mu - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost - cMin) / cSpan) : 0);
+}
+
+/** ĉ: `cost` min–max normalised over a pool whose costs start at `cMin` and span `cSpan` (0 when all are equal). */
+export function costShare(cost: number, cMin: number, cSpan: number): number {
+  return cSpan > 0 ? (cost - cMin) / cSpan : 0;
+}
+
 /** The throughput proxy μ of one worker (before normalisation). */
 export function throughput(worker: WorkerView): number {
   const gpus = worker.device.type === 'gpu' ? worker.device.count : 0;

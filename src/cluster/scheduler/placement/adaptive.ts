@@ -29,21 +29,23 @@
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
-import { ageTerm, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
-import type { PlacementOptions } from './modes.js';
+import { ageTerm, baseScore, costShare, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
 import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
 import { PassHints } from './reuse.js';
 import type { WarmSegments, WorkerList } from './ranked-order.js';
 import { ShapeRanking, sortByMuCost } from './ranking.js';
+import { SMALLEST_FIT } from './scorers.js';
+import type { PassSelector, PlacementProfile } from './scoring.js';
 
 /** How many best-ranked workers a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
 const RANKED_WINDOW = 64;
 
 /**
- * One pass's adaptive (or min-satisfying) chooser. Built once per pass; `select` per task;
- * `placed` after each placement it made (for the reuse damping and the decision of later tasks).
+ * One pass's adaptive chooser (registry.ts picks it for the adaptive modes' exact scorer lists).
+ * Built once per pass; `select` per task; `placed` after each placement it made (for the reuse
+ * damping and the decision of later tasks).
  */
-export class AdaptiveSelector {
+export class AdaptiveSelector implements PassSelector {
   private readonly mu: Float64Array;
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;
@@ -64,7 +66,6 @@ export class AdaptiveSelector {
   private bestScore = -Infinity;
   private second = -1;
   private secondScore = -Infinity;
-  private readonly adaptive: boolean;
   private readonly hints: PassHints;
   private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
@@ -72,9 +73,10 @@ export class AdaptiveSelector {
   /** What the last `select` decided (adaptive only). */
   decision: PlacementDecision | undefined;
 
+  /** `placement`: adaptive's scorer list (registry.ts); its tie-breakers say whether selection is min-satisfying. */
   constructor(
     private readonly snapshot: Snapshot,
-    private readonly options: PlacementOptions,
+    private readonly options: PlacementProfile,
   ) {
     const workers = snapshot.workers;
     const n = workers.length;
@@ -95,9 +97,8 @@ export class AdaptiveSelector {
     }
     this.hints = new PassHints(snapshot);
     this.anyHints = this.hints.any;
-    this.adaptive = options.mode === 'adaptive';
-    this.minSatisfying = options.selection === 'min-satisfying';
-    this.modeName = options.selection === 'first-fit' ? options.mode : `${options.mode}+${options.selection}`;
+    this.minSatisfying = options.tieBreakers.includes(SMALLEST_FIT);
+    this.modeName = options.name;
   }
 
   /** λ of the job's category. */
@@ -121,11 +122,11 @@ export class AdaptiveSelector {
 
   /**
    * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
-   * -1. Adaptive: the highest score; first-fit mode with min-satisfying: the smallest μ that fits.
-   * `shape`: where the caller knows that a worker that fails `feasible` fails it for the rest of
-   * the pass (free capacity only shrinks) and calls `placed` after every placement, a key of the
-   * task shape: the selector then keeps the shape's feasible workers ranked (ranking.ts) and
-   * scans only the top window that can still win — same choice, far fewer workers scored.
+   * -1: the highest score. `shape`: where the caller knows that a worker that fails `feasible`
+   * fails it for the rest of the pass (free capacity only shrinks) and calls `placed` after every
+   * placement, a key of the task shape: the selector then keeps the shape's feasible workers
+   * ranked (ranking.ts) and scans only the top window that can still win — same choice, far
+   * fewer workers scored.
    */
   select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number {
     this.decision = undefined;
@@ -153,12 +154,6 @@ export class AdaptiveSelector {
       if (c > cMax) cMax = c;
     }
     if (count === 0) return -1;
-    if (!this.adaptive) {
-      // min-satisfying: smallest μ, then worker order (the buffer is in snapshot order).
-      let best = buf[0]!;
-      for (let i = 1; i < count; i++) if (mu[buf[i]!]! < mu[best]!) best = buf[i]!;
-      return best;
-    }
     const lambda = this.lambdaOf(job);
     const muSpan = muMax - muMin, cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
@@ -170,11 +165,11 @@ export class AdaptiveSelector {
     let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
-      let s = (muSpan > 0 ? lambda * ((mu[w]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost[w]! - cMin) / cSpan) : 0);
+      let s = baseScore(lambda, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
       s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
       if (usesKeys) {
         const warm = this.warmth(job, w);
-        if (warm > 0) s += reuseBonus(warm, cSpan > 0 ? (cost[w]! - cMin) / cSpan : 0);
+        if (warm > 0) s += reuseBonus(warm, costShare(cost[w]!, cMin, cSpan));
       }
       if (best < 0 || this.before(s, w, bestScore, best)) {
         second = best;
@@ -198,25 +193,14 @@ export class AdaptiveSelector {
   }
 
   /**
-   * `select` with a shape's ranking: min-satisfying scans the feasible workers; adaptive scores
-   * warm workers (hint lists per key) and then walks the ranked order from the top, stopping at
-   * the first worker whose base + age + j is below the runner-up's score (no later one can reach
-   * it: later bases are lower and jitter is at most j). Equal scores are resolved by `before` as
-   * in the full scan, so the result is the full scan's.
+   * `select` with a shape's ranking: scores warm workers (hint lists per key) and then walks the
+   * ranked order from the top, stopping at the first worker whose base + age + j is below the
+   * runner-up's score (no later one can reach it: later bases are lower and jitter is at most j).
+   * Equal scores are resolved by `before` as in the full scan, so the result is the full scan's.
    */
   private selectRanked(job: SchedulerJob, task: SchedulerTask, ranking: ShapeRanking): number {
     if (ranking.stale) ranking.rebuild();
     if (ranking.count === 0) return -1;
-    const mu = this.mu;
-    if (!this.adaptive) {
-      const order = ranking.order(0, Infinity); // every feasible worker; scan it for the smallest μ
-      let best = -1;
-      for (let i = order.head; i < order.workers.length; i++) {
-        const w = order.workers[i]!;
-        if (ranking.isAlive(w) && (best < 0 || mu[w]! < mu[best]! || (mu[w] === mu[best] && w < best))) best = w;
-      }
-      return best;
-    }
     const lambda = this.lambdaOf(job);
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;

@@ -1,8 +1,10 @@
 /**
  * The baseline placement modes (docs/configuration.md, "Placement modes"; issue 15 §3), pure: the
- * dispatchers adaptive placement is compared against. One BaselineSelector per pass; it reads
- * what earlier passes decided from `snapshot.placementMemory` and gives the next memory out
- * (`memory()`, put in Plan.placementMemory). Nothing else is kept: the scheduler stays a function.
+ * dispatchers adaptive placement is compared against, as scorers (scoring.ts) that rule out every
+ * worker but the ones a binding allows (score 0 for those, −Infinity for the rest; selection
+ * `min-satisfying` is a tie-breaker, registry.ts). Each pass's instance reads what earlier passes
+ * decided from `snapshot.placementMemory` and gives the next memory out (`memory`, put in
+ * Plan.placementMemory). Nothing else is kept: the scheduler stays a function.
  *
  * static-worker: a submission — its root, the first component of the job name (`/train/eval`
  *   belongs to `/train`) — runs on one worker.
@@ -36,15 +38,17 @@
  *
  * Gangs are placed as in every mode (the first group that fits, gang.ts). Each placement records
  * its mode and pool (the feasible workers it was chosen from; 1 for a bound task), score 0 and no
- * runner-up.
+ * runner-up (record `pool`).
  */
-import type { PlacementDecision } from '../../../model/types.js';
 import type { PlacementMemory, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
-import { throughput } from './adaptive-score.js';
 import { covers } from './filters.js';
-import type { BaselineMode, PlacementOptions } from './modes.js';
-
-export const EMPTY_PLACEMENT_MEMORY: PlacementMemory = Object.freeze({ roots: new Map(), types: new Map(), cursor: null });
+import {
+  EMPTY_PLACEMENT_MEMORY as EMPTY,
+  type PassScorer,
+  type ScoringPass,
+  type TaskPool,
+  type WorkerScorer,
+} from './scoring.js';
 
 /** The submission a job belongs to: `/train/eval` -> `/train`. */
 export function rootOf(name: string): string {
@@ -80,45 +84,87 @@ function contains(sorted: ArrayLike<number>, w: number): boolean {
   return i >= 0 && sorted[i] === w;
 }
 
-export class BaselineSelector {
-  decision: PlacementDecision | undefined;
-  /** A failed select says nothing about other jobs of the same shape: they may be bound elsewhere. */
-  readonly perJob: boolean;
-  private readonly mode: BaselineMode;
-  private readonly modeName: string;
-  private readonly index = new Map<string, number>();
-  /** static-worker: root -> worker index. */
+/** What a task may use this pass (`allowed`): one bound worker (its index), every open worker, or none. */
+const OPEN = -1, NONE = -2;
+
+function indexOf(snapshot: Snapshot): Map<string, number> {
+  const index = new Map<string, number>();
+  snapshot.workers.forEach((worker, w) => index.set(worker.id, w));
+  return index;
+}
+
+/** No candidate at all (a bound task whose worker cannot take it now). */
+const NO_WORKERS = new Int32Array(0);
+
+/**
+ * Where a task bound to worker `w` may go, before feasibility: `w`; NONE with the reason (`lead`,
+ * the worker, why) when it takes no work or is closed (`owner`: the other root it runs, for
+ * static-worker); OPEN when `w` can never hold the job (too big, another device, a constraint or
+ * stickiness naming another worker): it is placed as if unbound. Whether `w` has room now is
+ * asked of the pool afterwards (`busy`).
+ */
+function boundTo(
+  snapshot: Snapshot,
+  job: SchedulerJob,
+  w: number,
+  candidates: ArrayLike<number>,
+  owner: string | undefined,
+  lead: string,
+  reasons: Map<string, string>,
+): number {
+  const worker = snapshot.workers[w]!;
+  const canHold =
+    contains(candidates, w) &&
+    covers(worker.capacity.cpuMillis, worker.capacity.memoryBytes, worker.device.count, job.resources);
+  if (worker.schedulable && !canHold) return OPEN;
+  let why: string | null = null;
+  if (!worker.schedulable) why = `which takes no work now (${worker.disabled ?? 'not ready'})`;
+  else if (owner !== undefined) why = `which is busy with ${owner}`;
+  if (why === null) return w;
+  reasons.set(job.name, `${lead} ${worker.id}, ${why}`);
+  return NONE;
+}
+
+/** What `narrow` gives for `allowed`: the bound worker alone (in `one`), no worker, or null: every candidate. */
+function narrowTo(allowed: number, one: Int32Array): ArrayLike<number> | null {
+  if (allowed === OPEN) return null;
+  if (allowed === NONE) return NO_WORKERS;
+  one[0] = allowed;
+  return one;
+}
+
+/** A bound worker (`allowed` ≥ 0) with no room now: the reason says it is busy. */
+function busy(
+  snapshot: Snapshot,
+  job: SchedulerJob,
+  allowed: number,
+  pool: TaskPool,
+  lead: string,
+  reasons: Map<string, string>,
+): void {
+  if (allowed < 0 || pool.count > 0) return;
+  reasons.set(job.name, `${lead} ${snapshot.workers[allowed]!.id}, which is busy`);
+}
+
+const STATIC_LEAD = 'static-worker: bound to';
+
+/** static-worker (see the header). */
+class StaticWorker implements PassScorer {
+  readonly perJob = true;
   private readonly roots = new Map<string, number>();
-  /** static-worker: worker index -> the root running there (the worker is closed to others). */
+  /** Worker index -> the root running there (the worker is closed to others). */
   private readonly closedBy: Array<string | undefined>;
-  /** fixed-pipeline: type -> worker id. */
-  private readonly types: Map<string, string>;
-  /** round-robin: index of the worker that took the last task; -1: none. */
-  private cursor = -1;
-  private readonly mu: Float64Array | null;
   private readonly reasons = new Map<string, string>();
+  private readonly one = new Int32Array(1);
+  private root = '';
+  private allowed = OPEN;
 
-  constructor(
-    private readonly snapshot: Snapshot,
-    private readonly options: PlacementOptions,
-  ) {
-    this.mode = options.mode as BaselineMode;
-    this.modeName = this.mode === 'round-robin' || options.selection === 'first-fit' ? this.mode : `${this.mode}+${options.selection}`;
-    this.perJob = this.mode !== 'round-robin';
-    const workers = snapshot.workers;
-    workers.forEach((worker, w) => this.index.set(worker.id, w));
-    this.closedBy = new Array<string | undefined>(workers.length);
-    this.mu = options.selection === 'min-satisfying' ? Float64Array.from(workers, throughput) : null;
-    const memory = snapshot.placementMemory ?? EMPTY_PLACEMENT_MEMORY;
-    this.types = new Map([...memory.types].filter(([, id]) => this.index.has(id)));
-    if (memory.cursor !== null) this.cursor = this.index.get(memory.cursor) ?? -1;
-    if (this.mode === 'static-worker') this.bindRunning(memory);
-  }
-
-  private bindRunning(memory: PlacementMemory): void {
+  constructor(private readonly snapshot: Snapshot) {
+    this.closedBy = new Array<string | undefined>(snapshot.workers.length);
+    const index = indexOf(snapshot);
     const runningOn = new Map<string, Set<number>>();
-    for (const r of this.snapshot.running ?? []) {
-      const w = this.index.get(r.workerId);
+    for (const r of snapshot.running ?? []) {
+      const w = index.get(r.workerId);
       if (w === undefined) continue;
       const root = rootOf(r.job);
       this.closedBy[w] ??= root;
@@ -127,136 +173,56 @@ export class BaselineSelector {
       on.add(w);
     }
     // The remembered worker, while it takes work or the root still runs there; else where it runs.
-    for (const [root, id] of memory.roots) {
-      const w = this.index.get(id);
-      if (w !== undefined && (this.snapshot.workers[w]!.schedulable || runningOn.get(root)?.has(w))) this.roots.set(root, w);
+    for (const [root, id] of (snapshot.placementMemory ?? EMPTY).roots) {
+      const w = index.get(id);
+      if (w !== undefined && (snapshot.workers[w]!.schedulable || runningOn.get(root)?.has(w))) this.roots.set(root, w);
     }
     for (const [root, on] of runningOn) if (!this.roots.has(root)) this.roots.set(root, on.values().next().value!);
   }
 
-  /** The mode's own reason why `job` could not be placed in this pass, or null. */
+  narrow(job: SchedulerJob, _task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null {
+    const root = rootOf(job.name);
+    this.root = root;
+    const bound = this.roots.get(root);
+    this.allowed = OPEN;
+    if (bound !== undefined) {
+      const owner = this.closedBy[bound];
+      const other = owner !== undefined && owner !== root ? owner : undefined;
+      this.allowed = boundTo(this.snapshot, job, bound, candidates, other, STATIC_LEAD, this.reasons);
+    }
+    return narrowTo(this.allowed, this.one);
+  }
+
+  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+    busy(this.snapshot, job, this.allowed, pool, STATIC_LEAD, this.reasons);
+    if (this.allowed !== OPEN || pool.count === 0) return;
+    for (let i = 0; i < pool.count; i++) if (this.open(pool.feasible[i]!)) return;
+    this.reasons.set(job.name, 'static-worker: every worker with room for it runs another submission');
+  }
+
+  private open(w: number): boolean {
+    const owner = this.closedBy[w];
+    return owner === undefined || owner === this.root;
+  }
+
+  score(_job: SchedulerJob, _task: SchedulerTask, w: number): number {
+    const allowed = this.allowed;
+    if (allowed === OPEN) return this.open(w) ? 0 : -Infinity;
+    return w === allowed ? 0 : -Infinity;
+  }
+
+  placed(job: SchedulerJob, w: number): void {
+    const root = rootOf(job.name);
+    if (!this.roots.has(root)) this.roots.set(root, w);
+    this.closedBy[w] ??= root;
+  }
+
   reasonFor(job: string): string | null {
     return this.reasons.get(job) ?? null;
   }
 
-  select(job: SchedulerJob, _task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean): number {
-    this.decision = undefined;
-    if (this.mode === 'round-robin') return this.rotate(job, candidates, feasible);
-    if (this.mode === 'static-worker') {
-      const root = rootOf(job.name);
-      const bound = this.roots.get(root);
-      const open = (w: number): boolean => (this.closedBy[w] === undefined || this.closedBy[w] === root) && feasible(w);
-      if (bound !== undefined) return this.onBound(job, bound, candidates, feasible, open, `static-worker: bound to`, root);
-      return this.bindNew(job, candidates, open, feasible);
-    }
-    const type = typeOf(job.name);
-    const id = this.types.get(type);
-    if (id !== undefined) return this.onBound(job, this.index.get(id)!, candidates, feasible, feasible, `fixed-pipeline: type ${type} runs only on`, null);
-    return this.bindNew(job, candidates, feasible, feasible);
-  }
-
-  /**
-   * A task bound to worker `w`: `w` when it can take it now, else -1 with the reason. A job that
-   * `w` can never hold (too big, another device, a constraint or stickiness naming another worker)
-   * is placed as if unbound, among the `open` workers; the binding stays.
-   */
-  private onBound(
-    job: SchedulerJob, w: number, candidates: ArrayLike<number>, feasible: (w: number) => boolean, open: (w: number) => boolean, lead: string, root: string | null,
-  ): number {
-    const worker = this.snapshot.workers[w]!;
-    const canHold = contains(candidates, w) && covers(worker.capacity.cpuMillis, worker.capacity.memoryBytes, worker.device.count, job.resources);
-    if (worker.schedulable && !canHold) return this.bindNew(job, candidates, open, feasible);
-    const owner = root === null ? undefined : this.closedBy[w];
-    let why: string | null = null;
-    if (!worker.schedulable) why = `which takes no work now (${worker.disabled ?? 'not ready'})`;
-    else if (owner !== undefined && owner !== root) why = `which is busy with ${owner}`;
-    else if (!feasible(w)) why = 'which is busy';
-    if (why !== null) {
-      this.reasons.set(job.name, `${lead} ${worker.id}, ${why}`);
-      return -1;
-    }
-    this.record(job, 1);
-    return w;
-  }
-
-  /**
-   * A first binding: among `candidates` that pass `open`, the first (selection first-fit) or the
-   * smallest μ (min-satisfying). -1 when none; a reason when some were feasible but not open.
-   */
-  private bindNew(job: SchedulerJob, candidates: ArrayLike<number>, open: (w: number) => boolean, feasible: (w: number) => boolean): number {
-    const mu = this.mu;
-    let best = -1, pool = 0;
-    for (let i = 0; i < candidates.length; i++) {
-      const w = candidates[i]!;
-      if (!open(w)) continue;
-      pool++;
-      if (best < 0) {
-        best = w;
-        if (mu === null) break;
-      } else if (mu![w]! < mu![best]!) {
-        best = w;
-      }
-    }
-    if (best < 0) {
-      for (let i = 0; i < candidates.length; i++) {
-        if (feasible(candidates[i]!)) {
-          this.reasons.set(job.name, 'static-worker: every worker with room for it runs another submission');
-          break;
-        }
-      }
-      return -1;
-    }
-    // First-fit stops at the first open worker: count the rest of the pool for the record.
-    if (mu === null) for (let i = upperBound(candidates, best); i < candidates.length; i++) if (open(candidates[i]!)) pool++;
-    this.record(job, pool);
-    return best;
-  }
-
-  /** Round-robin: the first feasible candidate after the cursor, wrapping around. */
-  private rotate(job: SchedulerJob, candidates: ArrayLike<number>, feasible: (w: number) => boolean): number {
-    const n = candidates.length;
-    const start = upperBound(candidates, this.cursor);
-    let chosen = -1, pool = 0;
-    for (let k = 0; k < n; k++) {
-      const w = candidates[(start + k) % n]!;
-      if (!feasible(w)) continue;
-      pool++;
-      if (chosen < 0) chosen = w;
-    }
-    if (chosen >= 0) this.record(job, pool);
-    return chosen;
-  }
-
-  private record(job: SchedulerJob, pool: number): void {
-    const lambda = this.options.lambda[job.category ?? 'other'];
-    this.decision = { mode: this.modeName, pool, lambda, score: 0, runnerUp: null, reuseHit: false };
-  }
-
-  /** A task of `job` was placed on worker `w` in this pass. */
-  placed(job: SchedulerJob, w: number): void {
-    if (this.mode === 'round-robin') {
-      this.cursor = w;
-    } else if (this.mode === 'static-worker') {
-      const root = rootOf(job.name);
-      if (!this.roots.has(root)) this.roots.set(root, w);
-      this.closedBy[w] ??= root;
-    } else {
-      const type = typeOf(job.name);
-      if (!this.types.has(type)) this.types.set(type, this.snapshot.workers[w]!.id);
-    }
-  }
-
-  /** The memory for the next pass: this mode's part updated, the others passed on as they came. */
-  memory(): PlacementMemory {
-    const given = this.snapshot.placementMemory ?? EMPTY_PLACEMENT_MEMORY;
-    const workers = this.snapshot.workers;
-    if (this.mode === 'round-robin') return { ...given, cursor: this.cursor < 0 ? null : workers[this.cursor]!.id };
-    if (this.mode === 'fixed-pipeline') return { ...given, types: this.types };
-    return { ...given, roots: this.liveRoots() };
-  }
-
-  /** static-worker bindings of roots with a task pending or running (see the header: lifetime). */
-  private liveRoots(): Map<string, string> {
+  /** Bindings of roots with a task pending or running (see the header: lifetime). */
+  memory(given: PlacementMemory): PlacementMemory {
     const workers = this.snapshot.workers;
     const running = new Set<string>();
     for (const r of this.snapshot.running ?? []) running.add(rootOf(r.job));
@@ -270,6 +236,94 @@ export class BaselineSelector {
       }
       roots.set(root, workers[w]!.id);
     }
-    return roots;
+    return { ...given, roots };
   }
 }
+
+/** fixed-pipeline (see the header). */
+class FixedPipeline implements PassScorer {
+  readonly perJob = true;
+  private readonly index: Map<string, number>;
+  /** Task type -> worker id. */
+  private readonly types: Map<string, string>;
+  private readonly reasons = new Map<string, string>();
+  private readonly one = new Int32Array(1);
+  private allowed = OPEN;
+  private lead = '';
+
+  constructor(private readonly snapshot: Snapshot) {
+    this.index = indexOf(snapshot);
+    this.types = new Map([...(snapshot.placementMemory ?? EMPTY).types].filter(([, id]) => this.index.has(id)));
+  }
+
+  narrow(job: SchedulerJob, _task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null {
+    const type = typeOf(job.name);
+    const id = this.types.get(type);
+    this.allowed = OPEN;
+    if (id !== undefined) {
+      this.lead = `fixed-pipeline: type ${type} runs only on`;
+      this.allowed = boundTo(this.snapshot, job, this.index.get(id)!, candidates, undefined, this.lead, this.reasons);
+    }
+    return narrowTo(this.allowed, this.one);
+  }
+
+  prepare(job: SchedulerJob, _task: SchedulerTask, pool: TaskPool): void {
+    busy(this.snapshot, job, this.allowed, pool, this.lead, this.reasons);
+  }
+
+  score(_job: SchedulerJob, _task: SchedulerTask, w: number): number {
+    const allowed = this.allowed;
+    return allowed === OPEN || w === allowed ? 0 : -Infinity;
+  }
+
+  placed(job: SchedulerJob, w: number): void {
+    const type = typeOf(job.name);
+    if (!this.types.has(type)) this.types.set(type, this.snapshot.workers[w]!.id);
+  }
+
+  reasonFor(job: string): string | null {
+    return this.reasons.get(job) ?? null;
+  }
+
+  memory(given: PlacementMemory): PlacementMemory {
+    return { ...given, types: this.types };
+  }
+}
+
+/** round-robin: the first worker after the one that took the last task scores highest, wrapping around. */
+class RoundRobin implements PassScorer {
+  /** Index of the worker that took the last task; -1: none. */
+  private cursor = -1;
+
+  constructor(private readonly snapshot: Snapshot) {
+    const cursor = (snapshot.placementMemory ?? EMPTY).cursor;
+    if (cursor !== null) this.cursor = indexOf(snapshot).get(cursor) ?? -1;
+  }
+
+  score(_job: SchedulerJob, _task: SchedulerTask, w: number): number {
+    return w > this.cursor ? -w : -(w + this.snapshot.workers.length);
+  }
+
+  placed(_job: SchedulerJob, w: number): void {
+    this.cursor = w;
+  }
+
+  memory(given: PlacementMemory): PlacementMemory {
+    return { ...given, cursor: this.cursor < 0 ? null : this.snapshot.workers[this.cursor]!.id };
+  }
+}
+
+export const STATIC_WORKER: WorkerScorer = Object.freeze({
+  name: 'static-worker',
+  begin: ({ snapshot }: ScoringPass): PassScorer => new StaticWorker(snapshot),
+});
+
+export const FIXED_PIPELINE: WorkerScorer = Object.freeze({
+  name: 'fixed-pipeline',
+  begin: ({ snapshot }: ScoringPass): PassScorer => new FixedPipeline(snapshot),
+});
+
+export const ROUND_ROBIN: WorkerScorer = Object.freeze({
+  name: 'round-robin',
+  begin: ({ snapshot }: ScoringPass): PassScorer => new RoundRobin(snapshot),
+});

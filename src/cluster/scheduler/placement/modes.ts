@@ -6,8 +6,8 @@
  *   throughput against cost (adaptive.ts); `first-fit` takes the first by `selection`. The
  *   baselines (baselines.ts, BASELINE_MODES) bind work to workers: `static-worker` a whole
  *   submission, `fixed-pipeline` a task type; `round-robin` rotates over the workers.
- *   Modes are a registry (PLACEMENT_MODES): a new mode is one more entry plus its selector,
- *   chosen in scorers.ts passSelector.
+ *   Each mode (with its selection) is a named list of weighted scorers, listed in registry.ts;
+ *   a new mode is one more name here and its entry there.
  * - `selection` orders workers that are otherwise equal: `first-fit` keeps worker order (no
  *   reordering); `min-satisfying` prefers the smallest worker that fits (throughput proxy μ̂
  *   ascending, then worker order), keeping big workers for big jobs.
@@ -54,9 +54,6 @@ export const DEFAULT_PLACEMENT_OPTIONS: Readonly<PlacementOptions> = Object.free
   jitter: 1e-3,
 });
 
-/** Plain first-fit in worker order: what `schedule(snapshot)` does when given no placement. */
-export const FIRST_FIT_PLACEMENT: Readonly<PlacementOptions> = Object.freeze({ ...DEFAULT_PLACEMENT_OPTIONS, mode: 'first-fit' });
-
 function unit(name: string, value: unknown): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
     throw invalid(`placement lambda ${name} must be a number from 0 to 1, got ${String(value)}`, 'λ weighs throughput (1) against cost (0)');
@@ -64,8 +61,14 @@ function unit(name: string, value: unknown): number {
   return value;
 }
 
-/** Options with defaults filled in; a clear IrisError for anything unknown or out of range. */
-export function placementOptions(given: Partial<Omit<PlacementOptions, 'lambda'>> & { lambda?: Partial<Lambdas> } = {}): PlacementOptions {
+/** What a caller may give: any of the options, λ per category in part. */
+export type GivenPlacementOptions = Partial<Omit<PlacementOptions, 'lambda'>> & { lambda?: Partial<Lambdas> };
+
+/**
+ * Options with defaults filled in; a clear IrisError for anything unknown or out of range.
+ * (registry.ts `placementOptions` resolves them to their scorer list.)
+ */
+export function validPlacementOptions(given: GivenPlacementOptions = {}): PlacementOptions {
   const mode = given.mode ?? DEFAULT_PLACEMENT_OPTIONS.mode;
   const selection = given.selection ?? DEFAULT_PLACEMENT_OPTIONS.selection;
   if (!(PLACEMENT_MODES as readonly string[]).includes(mode)) {
@@ -85,9 +88,4 @@ export function placementOptions(given: Partial<Omit<PlacementOptions, 'lambda'>
     lambda: { training: unit('training', l.training), inference: unit('inference', l.inference), other: unit('other', l.other) },
     jitter,
   };
-}
-
-/** True when placement may take the first-fit fast path (no scoring, no reordering). */
-export function isPlainFirstFit(o: PlacementOptions): boolean {
-  return o.mode === 'first-fit' && o.selection === 'first-fit';
 }

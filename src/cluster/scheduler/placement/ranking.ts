@@ -205,7 +205,11 @@ export class ShapeRanking {
     this.atCMax = d;
   }
 
-  /** The base score of worker `w` under λ and the current ranges (the formula of adaptive.ts). */
+  /**
+   * The base score of worker `w` under λ and the current ranges: adaptive-score.ts `baseScore`,
+   * written out here because this is the hot path (the call cost 2–4% of an adaptive pass priced
+   * per machine); scoring.test.ts and adaptive-reference.test.ts hold the two to the same results.
+   */
   base(w: number, lambda: number): number {
     const muSpan = this.muMax - this.muMin, cSpan = this.cMax - this.cMin;
     return (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0);

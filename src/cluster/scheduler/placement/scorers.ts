@@ -1,128 +1,130 @@
 /**
- * Scorers: which of the feasible workers a task goes to (docs/architecture.md, "Placement": placement decides
- * which workers). Feasible means every filter of the chain (filters.ts) says ok. Among those,
- * placement takes the worker with the highest total `Σ weight × score` over an ordered list of
- * scorers; equal totals go to the earlier worker in snapshot order, so the result is
- * deterministic.
+ * The built-in scorers (scoring.ts says what a scorer is; registry.ts puts them into modes):
  *
- * The default scorer list is WORKER_ORDER (earlier worker scores higher): plain first-fit. While
- * the list is exactly [WORKER_ORDER], placement takes the fast path that gives the same answer
- * without scoring anyone: FreePool.findFirst over the job's candidates plus a per-shape cursor
- * (first-fit.ts, queue/allocate.ts). Any other list scans the job's candidates and scores each
- * feasible one (O(candidates) per task).
+ * - WORKER_ORDER: −index, the earlier worker in the snapshot first. Alone it is first-fit.
+ * - SMALLEST_FIT: −μ (the throughput proxy, adaptive-score.ts), the smallest worker that fits
+ *   first, keeping big workers for big jobs: selection `min-satisfying`.
+ * - IDLE_LONGEST: the worker dispatched to longest ago first (never dispatched: longest).
+ * - The adaptive terms (adaptive-score.ts has the formulas), each with weight 1 in ADAPTIVE_TERMS:
+ *   AGE (min(age s, 300)·1e-4, the same for every worker of a task), JITTER (the deterministic
+ *   tie-breaking jitter, jitter.ts), THROUGHPUT_COST (λ·μ̂ − (1 − λ)·ĉ, μ and cost normalised over
+ *   the task's feasible workers, λ of the job's category) and REUSE (the damped bonus of a worker
+ *   warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the order that makes the sum
+ *   (age + jitter) + base + reuse: the adaptive chooser (adaptive.ts) adds them so, and a
+ *   floating-point sum depends on its order.
  *
- * Adding a scorer (e.g. a throughput/cost score, container/context reuse, stickiness to the worker a
- * task ran on before): write a `WorkerScorer` whose `score` reads only the job, the view and,
- * if needed, data it was built with (keep it pure: no clock, randomness or I/O); put it in the
- * list before WORKER_ORDER with a weight large enough that its differences outweigh worker
- * order (WORKER_ORDER scores -index, so differences of at least 1 × weight > worker count do);
- * pass the list to `schedule(snapshot, scorers)` or `new QueueScheduler(options, scorers)`.
- * Gangs are not scored per worker: a gang's group is the first that fits (gang.ts); a group
- * scorer would plug in at GangPlacer.choose.
- *
- * Placement modes (modes.ts) plug in at the same seam: a `Placer` is either a scorer list or
- * PlacementOptions. `passSelector` turns it into one pass's chooser: null for the first-fit
- * fast path (the list [WORKER_ORDER], or mode first-fit with selection first-fit), the
- * AdaptiveSelector (adaptive.ts) for mode adaptive and for selection min-satisfying, whose
- * scores need the whole feasible pool of a task (normalisation) rather than one worker at a time,
- * and the BaselineSelector (baselines.ts) for static-worker, fixed-pipeline and round-robin.
+ * Guarantees: pure (the snapshot, the placement's λ and jitter, and what `placed` said); per-worker
+ * numbers are computed once per pass, nothing is allocated per candidate.
  */
-import type { PlacementDecision } from '../../../model/types.js';
-import { AdaptiveSelector } from './adaptive.js';
-import type { PlacementView } from './filters.js';
-import { BaselineSelector } from './baselines.js';
-import { isBaselineMode, isPlainFirstFit, type PlacementOptions } from './modes.js';
-import type { PlacementMemory, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { ageTerm, baseScore, costShare, reuseBonus, throughput } from './adaptive-score.js';
+import { idHash, jitterFrom } from './jitter.js';
+import { PassHints } from './reuse.js';
+import type { PassScorer, ScoringPass, TaskPool, WeightedScorer, WorkerScorer } from './scoring.js';
+import type { SchedulerJob, SchedulerTask } from '../types.js';
 
-export interface WorkerScorer {
-  readonly name: string;
-  readonly weight: number;
-  /** Higher is better. Called only for workers every filter accepted, during one pass. */
-  score(job: SchedulerJob, view: PlacementView, w: number): number;
-}
-
-/** First in worker order: the earlier a worker in the snapshot, the higher its score. */
 export const WORKER_ORDER: WorkerScorer = Object.freeze({
   name: 'worker-order',
-  weight: 1,
-  score: (_job: SchedulerJob, _view: PlacementView, w: number) => -w,
+  begin: (): PassScorer => ({ score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => -w }),
 });
 
-export const DEFAULT_SCORERS: readonly WorkerScorer[] = Object.freeze([WORKER_ORDER]);
+export const SMALLEST_FIT: WorkerScorer = Object.freeze({
+  name: 'smallest-fit',
+  begin: ({ snapshot }: ScoringPass): PassScorer => {
+    const mu = Float64Array.from(snapshot.workers, throughput);
+    return { score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => -mu[w]! };
+  },
+});
 
-/** True when placement may take the first-fit fast path (the list is exactly [WORKER_ORDER]). */
-export function isFirstFit(scorers: readonly WorkerScorer[]): boolean {
-  return scorers.length === 1 && scorers[0] === WORKER_ORDER;
-}
+export const IDLE_LONGEST: WorkerScorer = Object.freeze({
+  name: 'idle-longest',
+  begin: ({ snapshot }: ScoringPass): PassScorer => {
+    const idleSince = Float64Array.from(snapshot.workers, (worker) => worker.lastDispatchAt ?? -Infinity);
+    return { score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => -idleSince[w]! };
+  },
+});
 
-/**
- * The best worker among `candidates` (worker indices in snapshot order) for which `feasible`
- * holds, by total weighted score; ties to the earlier candidate. -1 when none is feasible.
- */
-export function bestWorker(
-  job: SchedulerJob,
-  view: PlacementView,
-  candidates: ArrayLike<number>,
-  feasible: (w: number) => boolean,
-  scorers: readonly WorkerScorer[],
-): number {
-  let best = -1;
-  let bestScore = -Infinity;
-  for (let i = 0; i < candidates.length; i++) {
-    const w = candidates[i]!;
-    if (!feasible(w)) continue;
-    let total = 0;
-    for (let s = 0; s < scorers.length; s++) total += scorers[s]!.weight * scorers[s]!.score(job, view, w);
-    if (best < 0 || total > bestScore) {
-      best = w;
-      bestScore = total;
-    }
+export const AGE: WorkerScorer = Object.freeze({
+  name: 'age',
+  begin: ({ snapshot }: ScoringPass): PassScorer => {
+    let age = 0;
+    return {
+      prepare: (_job: SchedulerJob, task: SchedulerTask) => {
+        age = ageTerm(task.submittedAt, snapshot.now);
+      },
+      score: () => age,
+    };
+  },
+});
+
+export const JITTER: WorkerScorer = Object.freeze({
+  name: 'jitter',
+  begin: ({ snapshot, placement }: ScoringPass): PassScorer => {
+    const workerHash = Int32Array.from(snapshot.workers, (worker) => idHash(worker.id));
+    const j = placement.jitter;
+    let taskHash = 0;
+    return {
+      prepare: (_job: SchedulerJob, task: SchedulerTask) => {
+        taskHash = idHash(task.id);
+      },
+      score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => jitterFrom(taskHash, workerHash[w]!, j),
+    };
+  },
+});
+
+/** The smallest value of `values` over the pool's feasible workers and its span (max − min), into `out`. */
+function rangeOf(values: Float64Array, pool: TaskPool, out: Float64Array): void {
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < pool.count; i++) {
+    const x = values[pool.feasible[i]!]!;
+    if (x < min) min = x;
+    if (x > max) max = x;
   }
-  return best;
+  out[0] = min;
+  out[1] = max - min;
 }
 
-/** How placement picks among feasible workers: a scorer list, or a placement mode (modes.ts). */
-export type Placer = readonly WorkerScorer[] | PlacementOptions;
+const costsOf = ({ snapshot }: ScoringPass): Float64Array =>
+  Float64Array.from(snapshot.workers, (worker) => worker.costPerHour ?? 1);
 
-/** One pass's chooser of a worker per task (scored placement; the first-fit fast path has none). */
-export interface PassSelector {
-  /**
-   * The chosen worker among `candidates` (snapshot order) for which `feasible` holds, or -1.
-   * `shape` (optional): a key of the task shape, where what stops fitting never fits again in the pass (adaptive.ts).
-   */
-  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number;
-  /** Why the last `select` chose as it did, where the mode records it (adaptive). */
-  readonly decision: PlacementDecision | undefined;
-  /** A task of `job` was placed on worker `w` this pass. */
-  placed(job: SchedulerJob, w: number): void;
-  /**
-   * True when a failed `select` says nothing about other jobs of the same task shape (baselines
-   * that bind work to one worker): the pass then gives up on that job only, not on the shape.
-   */
-  readonly perJob?: boolean;
-  /** The mode's own reason why `job` (a name) could not be placed in this pass, or null: explain.ts gives one. */
-  reasonFor?(job: string): string | null;
-  /** The memory for the next pass (baseline modes, Plan.placementMemory); absent: the mode keeps none. */
-  memory?(): PlacementMemory;
-}
+export const THROUGHPUT_COST: WorkerScorer = Object.freeze({
+  name: 'throughput-cost',
+  begin: (pass: ScoringPass): PassScorer => {
+    const mu = Float64Array.from(pass.snapshot.workers, throughput);
+    const cost = costsOf(pass);
+    const muRange = new Float64Array(2), cRange = new Float64Array(2);
+    let lambda = 0;
+    return {
+      prepare: (job: SchedulerJob, _task: SchedulerTask, pool: TaskPool) => {
+        rangeOf(mu, pool, muRange);
+        rangeOf(cost, pool, cRange);
+        lambda = pass.placement.lambda[job.category ?? 'other'];
+      },
+      score: (_job: SchedulerJob, _task: SchedulerTask, w: number) =>
+        baseScore(lambda, mu[w]!, muRange[0]!, muRange[1]!, cost[w]!, cRange[0]!, cRange[1]!),
+    };
+  },
+});
 
-function isScorerList(placer: Placer): placer is readonly WorkerScorer[] {
-  return Array.isArray(placer);
-}
+export const REUSE: WorkerScorer = Object.freeze({
+  name: 'reuse',
+  begin: (pass: ScoringPass): PassScorer => {
+    const hints = new PassHints(pass.snapshot);
+    const cost = costsOf(pass);
+    const n = cost.length;
+    const cRange = new Float64Array(2);
+    return {
+      prepare: (_job: SchedulerJob, _task: SchedulerTask, pool: TaskPool) => rangeOf(cost, pool, cRange),
+      score: (job: SchedulerJob, _task: SchedulerTask, w: number) => {
+        const warm = hints.warmth(job, w);
+        return warm > 0 ? reuseBonus(warm, costShare(cost[w]!, cRange[0]!, cRange[1]!)) : 0;
+      },
+      placed: (job: SchedulerJob, w: number) => hints.placed(job, w, n),
+      reuseHit: (job: SchedulerJob, w: number) => hints.warmth(job, w) > 0,
+    };
+  },
+});
 
-/** True when placement may take the first-fit fast path for this placer. */
-export function isFastPath(placer: Placer): boolean {
-  return isScorerList(placer) ? isFirstFit(placer) : isPlainFirstFit(placer);
-}
+const one = (scorer: WorkerScorer): WeightedScorer => Object.freeze({ scorer, weight: 1 });
 
-/** One pass's selector for `placer`, or null for the first-fit fast path. */
-export function passSelector(placer: Placer, snapshot: Snapshot, view: PlacementView): PassSelector | null {
-  if (isFastPath(placer)) return null;
-  if (!isScorerList(placer)) return isBaselineMode(placer.mode) ? new BaselineSelector(snapshot, placer) : new AdaptiveSelector(snapshot, placer);
-  const scorers = placer;
-  return {
-    decision: undefined,
-    select: (job, _task, candidates, feasible) => bestWorker(job, view, candidates, feasible, scorers),
-    placed: () => {},
-  };
-}
+/** Adaptive placement's score, term by term (order: see the header). */
+export const ADAPTIVE_TERMS: readonly WeightedScorer[] = Object.freeze([AGE, JITTER, THROUGHPUT_COST, REUSE].map(one));

@@ -296,43 +296,37 @@ export function orderShifted(b: Block, p: number, q: number): void {
   while (ib < nb) o[k++] = partB[ib++]!;
 }
 
-/** The longest closed run at threshold x (raw terms); -Infinity when there is none. */
-export function bestAt(b: Block, x: number): number {
-  const th = b.th;
+/**
+ * The first index i < n at which `(a[i] > x) === above`, for an `a` along which that test turns
+ * from false to true at most once (a sorted or running-max summary of a block); n when none.
+ * One binary search for bestAt, firstAbove and suffixAtMost. Neither x nor a value is NaN (the
+ * calendar checks every amount), so `!(v > x)` is `v <= x`.
+ */
+function firstWhere(a: Float64Array, n: number, x: number, above: boolean): number {
   let lo = 0;
-  let hi = b.distinct;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (th[mid]! <= x) lo = mid + 1;
-    else hi = mid;
+    if ((a[mid]! > x) === above) hi = mid;
+    else lo = mid + 1;
   }
+  return lo;
+}
+
+/** The longest closed run at threshold x (raw terms); -Infinity when there is none. */
+export function bestAt(b: Block, x: number): number {
+  const lo = firstWhere(b.th, b.distinct, x, true);
   return lo === 0 ? -Infinity : b.best[lo - 1]!;
 }
 
 /** First index whose raw usage is above x (prefMax is non-decreasing); n when none. */
 export function firstAbove(b: Block, x: number): number {
-  const p = b.prefMax;
-  let lo = 0;
-  let hi = b.keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (p[mid]! > x) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return firstWhere(b.prefMax, b.keys.length, x, true);
 }
 
 /** First index from which every raw usage is at most x (sufMax is non-increasing); n when none. */
 export function suffixAtMost(b: Block, x: number): number {
-  const s = b.sufMax;
-  let lo = 0;
-  let hi = b.keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (s[mid]! <= x) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return firstWhere(b.sufMax, b.keys.length, x, false);
 }
 
 /** First index with keys[i] >= t (after = false) or keys[i] > t (after = true). */

@@ -58,8 +58,7 @@ export class WorkerCalendar {
   }
 
   remove(id: SpanId): void {
-    const ids = this.spans.get(id);
-    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
+    const ids = this.idsOf(id);
     this.spans.delete(id);
     if (ids[0] !== NONE) this.cpu.remove(ids[0]!);
     if (ids[1] !== NONE) this.memory.remove(ids[1]!);
@@ -68,20 +67,21 @@ export class WorkerCalendar {
 
   /** Calendar.suspend for each resource of the span: answers are those without it until resume or remove. */
   suspend(id: SpanId): void {
-    const ids = this.spans.get(id);
-    if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
-    if (ids[0] !== NONE) this.cpu.suspend(ids[0]!);
-    if (ids[1] !== NONE) this.memory.suspend(ids[1]!);
-    if (ids[2] !== NONE) this.devices.suspend(ids[2]!);
+    const ids = this.idsOf(id);
+    for (let r = 0; r < 3; r++) if (ids[r] !== NONE) this.cals[r]!.suspend(ids[r]!);
   }
 
   /** Puts a suspended span back. */
   resume(id: SpanId): void {
+    const ids = this.idsOf(id);
+    for (let r = 0; r < 3; r++) if (ids[r] !== NONE) this.cals[r]!.resume(ids[r]!);
+  }
+
+  /** The span's id in each resource's calendar (NONE where it asked for zero); an unknown span is an error. */
+  private idsOf(id: SpanId): SpanId[] {
     const ids = this.spans.get(id);
     if (ids === undefined) throw invalid(`planner: unknown worker span id ${String(id)}`);
-    if (ids[0] !== NONE) this.cpu.resume(ids[0]!);
-    if (ids[1] !== NONE) this.memory.resume(ids[1]!);
-    if (ids[2] !== NONE) this.devices.resume(ids[2]!);
+    return ids;
   }
 
   /** Free amounts at time t. */

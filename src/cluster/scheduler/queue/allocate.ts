@@ -280,7 +280,7 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
   let placed = 0;
   const selector = ctx.selector;
   if (selector) {
-    // Scored placement (scorers.ts): the best worker that has the room now and for the duration.
+    // Scored placement (placement/scoring.ts): the best worker that has the room now and for the duration.
     // The candidates in snapshot order (the first-fit pool below is not needed for this).
     const { members } = ctx.candidates.of(job, staticKey(job));
     const feasible = (w: number): boolean => scratch.fits(w, res) && calendars[w]!.fits(now, duration, req);

@@ -17,7 +17,8 @@
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
 import { TOTAL_CAPACITY, type PlacementView } from '../placement/filters.js';
-import { DEFAULT_SCORERS, passSelector, type PassSelector, type Placer } from '../placement/scorers.js';
+import { FIRST_FIT_PLACEMENT, passSelector } from '../placement/registry.js';
+import type { PassSelector, PlacementProfile } from '../placement/scoring.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
 import { QuotaTracker } from './quota.js';
@@ -57,7 +58,7 @@ export class PassContext {
   constructor(
     readonly snapshot: Snapshot,
     readonly options: QueueOptions,
-    readonly scorers: Placer = DEFAULT_SCORERS,
+    readonly placement: PlacementProfile = FIRST_FIT_PLACEMENT,
     /** Calendars already holding the running tasks (kept.ts); absent: built here. */
     kept?: { calendars: WorkerCalendar[]; unboundedHolds: boolean } | null,
   ) {
@@ -69,7 +70,7 @@ export class PassContext {
     this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
     const scratch = this.scratch;
     this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
-    this.selector = passSelector(scorers, snapshot, this.view);
+    this.selector = passSelector(placement, snapshot, this.view);
     const workers = snapshot.workers;
     if (kept) {
       this.calendars = kept.calendars;

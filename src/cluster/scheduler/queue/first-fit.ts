@@ -6,7 +6,7 @@
  * 2. Gangs first, in queue order of their first task: all-or-nothing (gang.ts).
  * 3. Independent tasks: in queue order with no head-of-line blocking — a task that does not
  *    fit is skipped and smaller ones behind it still run. Each goes to the best feasible worker
- *    by the scorers (scorers.ts); with the default (worker order only) that is first-fit, done
+ *    by the placement's scorers (placement/scoring.ts); with first-fit (worker order only), done
  *    through the FreePool of the job's candidates. Free capacity only shrinks within a pass, so
  *    per task shape we keep a cursor (workers before it never fit that shape again; first-fit
  *    only) and a failed flag (every later task of a shape that failed fails in O(1)). Under a
@@ -24,7 +24,8 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
-import { DEFAULT_SCORERS, passSelector, type PassSelector, type Placer } from '../placement/scorers.js';
+import { FIRST_FIT_PLACEMENT, passSelector } from '../placement/registry.js';
+import type { PassSelector, PlacementProfile } from '../placement/scoring.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
@@ -49,10 +50,10 @@ interface JobState {
   failed?: boolean;
 }
 
-export function schedule(snapshot: Snapshot, scorers: Placer = DEFAULT_SCORERS, explain = true): Plan {
+export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST_FIT_PLACEMENT, explain = true): Plan {
   const scratch = new ScratchCapacity(snapshot.workers);
   const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
-  const selector = passSelector(scorers, snapshot, view);
+  const selector = passSelector(placement, snapshot, view);
   const candidates = new CandidateIndex(scratch);
   const gangs = new GangPlacer(scratch, candidates);
   const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);

@@ -27,7 +27,7 @@
  *    the same blocked jobs and reservations (the simulator's fast path).
  */
 import type { Placement, Plan, SchedulerTask, Snapshot } from '../types.js';
-import type { Placer } from '../placement/scorers.js';
+import type { PlacementProfile } from '../placement/scoring.js';
 import { allocateOrReserve, holdReservation, releaseSpans, replanHeld, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
@@ -112,13 +112,13 @@ class Pass {
     readonly state: QueueState,
     readonly resourcesChanged: boolean,
     readonly options: QueueOptions,
-    scorers: Placer,
+    placement: PlacementProfile,
     /** The pass number blocked jobs are dated with. */
     readonly number: number,
     kept: KeptPass | null,
   ) {
     this.rule = policyRule(options.policy);
-    this.ctx = new PassContext(snapshot, options, scorers, kept);
+    this.ctx = new PassContext(snapshot, options, placement, kept);
     this.kept = kept?.reserved ?? new Map();
     this.headHint = kept?.standingHead ?? null;
     this.now = this.ctx.now;
@@ -325,13 +325,13 @@ export function runPass(
   state: QueueState,
   resourcesChanged: boolean,
   options: QueueOptions,
-  scorers: Placer,
+  placement: PlacementProfile,
   number: number,
   fullWindow = false,
   /** Calendars kept by the caller, holding the running tasks (kept.ts); null: built fresh. */
   kept: KeptPass | null = null,
 ): PassResult {
-  const pass = new Pass(snapshot, state, resourcesChanged, options, scorers, number, kept);
+  const pass = new Pass(snapshot, state, resourcesChanged, options, placement, number, kept);
   pass.restoreReservations();
   pass.buildWindow(fullWindow);
   pass.holdEarlierReservations();
@@ -351,9 +351,9 @@ export function queuePass(
   state: QueueState,
   resourcesChanged: boolean,
   options: QueueOptions,
-  scorers: Placer,
+  placement: PlacementProfile,
 ): { plan: Plan; next: QueueState } {
   const number = state.passes + 1;
-  const result = runPass(snapshot, state, resourcesChanged, options, scorers, number);
+  const result = runPass(snapshot, state, resourcesChanged, options, placement, number);
   return { plan: result.plan, next: nextQueueState(state, result, resourcesChanged, number) };
 }

@@ -12,7 +12,8 @@
  */
 import { invalid } from '../../../model/errors.js';
 import { neverReason } from '../placement/feasibility.js';
-import { DEFAULT_SCORERS, type Placer } from '../placement/scorers.js';
+import { FIRST_FIT_PLACEMENT } from '../placement/registry.js';
+import type { PlacementProfile } from '../placement/scoring.js';
 import { schedule } from './first-fit.js';
 import type { PlacementMemory, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { earliestFor, reserveRest } from './allocate.js';
@@ -41,8 +42,8 @@ export class QueueScheduler {
 
   constructor(
     options: Partial<QueueOptions> = {},
-    /** How placement picks among feasible workers (a scorer list or a placement mode, scorers.ts); default: first-fit. */
-    readonly scorers: Placer = DEFAULT_SCORERS,
+    /** How placement picks among feasible workers (a mode's scorer list, placement/scoring.ts); default: first-fit. */
+    readonly placement: PlacementProfile = FIRST_FIT_PLACEMENT,
   ) {
     this.options = queueOptions(options);
     this.rule = policyRule(this.options.policy);
@@ -63,13 +64,14 @@ export class QueueScheduler {
     let plan: Plan;
     if (!this.rule.plansAhead) {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
-      plan = schedule(given, this.scorers, this.options.explain !== false);
+      plan = schedule(given, this.placement, this.options.explain !== false);
     } else {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
       let result;
       try {
-        result = runPass(given, this.current, resourcesChanged, this.options, this.scorers, number, false, this.kept.begin(given, this.current));
+        const kept = this.kept.begin(given, this.current);
+        result = runPass(given, this.current, resourcesChanged, this.options, this.placement, number, false, kept);
         this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
         this.kept.end(result.spans, this.current, result.standingHead);
       } catch (error) {
@@ -109,8 +111,9 @@ export class QueueScheduler {
       pendingOrdered: false,
     };
     const firstFit = !this.rule.plansAhead;
-    const result = firstFit ? null : runPass(withJob, this.current, false, this.options, this.scorers, this.current.passes, true);
-    const plan = result ? result.plan : schedule(withJob, this.scorers);
+    const passes = this.current.passes;
+    const result = firstFit ? null : runPass(withJob, this.current, false, this.options, this.placement, passes, true);
+    const plan = result ? result.plan : schedule(withJob, this.placement);
     const placedOf = new Map<string, number>();
     for (const p of plan.placements) placedOf.set(p.job, (placedOf.get(p.job) ?? 0) + 1);
     const placed = placedOf.get(job.name) ?? 0;
@@ -120,7 +123,7 @@ export class QueueScheduler {
       return { start: blocked.reservation.start, reason: `${blocked.base}; the policy would reserve this start for it` };
     }
     const base = blocked?.base ?? plan.reasons.get(job.name) ?? 'waiting for capacity';
-    const ctx = result ? result.ctx : new PassContext(withJob, this.options, this.scorers);
+    const ctx = result ? result.ctx : new PassContext(withJob, this.options, this.placement);
     // Jobs ahead that are blocked without a reservation get one here, in queue order.
     let ahead = -Infinity;
     for (const q of result ? result.window : []) {

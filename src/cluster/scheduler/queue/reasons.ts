@@ -2,33 +2,21 @@
  * Pending reasons under queue policies: the scheduler's own reason (explain.ts: the first filter
  * that leaves no worker) plus what the policy did — the reserved start, why none could be
  * reserved, or that the job would delay someone's reservation. Times are on the snapshot's clock;
- * human text reads them as epoch milliseconds.
+ * a reason carries an instant as data (model/reason-instants.ts: `<t:N>`), never as text in a
+ * time style: the scheduler knows no time zone, the reader renders it in its own.
  */
+import { instantMark } from '../../../model/reason-instants.js';
 import { explainJob } from '../placement/explain.js';
 import { shapeKey } from '../placement/fit.js';
 import type { SchedulerJob } from '../types.js';
 import type { PassContext } from './context.js';
 
-const MAX_DATE_MS = 8.64e15;
-// Reserved starts repeat from pass to pass; formatting dates is the costly part of a reason.
-const isoCache = new Map<number, string>();
-
-function iso(t: number): string {
-  let text = isoCache.get(t);
-  if (text === undefined) {
-    text = Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS ? new Date(t).toISOString() : String(t);
-    if (isoCache.size >= 4096) isoCache.clear();
-    isoCache.set(t, text);
-  }
-  return text;
-}
-
 /**
- * `2025-01-01T10:03:00.000Z`, or `now`. No relative time: a reason is stored and read long after
- * the pass that wrote it (`iris queue` shows the time left from the reserved start itself).
+ * The start as an instant placeholder, or `now`. No relative time: a reason is stored and read
+ * long after the pass that wrote it (`iris queue` shows the time left from the reserved start itself).
  */
 export function formatStart(start: number, now: number): string {
-  return start <= now ? 'now' : iso(start);
+  return start <= now ? 'now' : instantMark(start);
 }
 
 export function reservedSuffix(start: number, now: number): string {

@@ -14,8 +14,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jitter, placementOptions, schedule } from '../../../../src/cluster/scheduler/index.js';
-import type { PlacementOptions } from '../../../../src/cluster/scheduler/placement/modes.js';
+import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
+import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
+import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, job, worker } from '../helpers.js';
 
@@ -30,7 +32,14 @@ interface RefChoice {
 }
 
 /** The reference: score every feasible worker and sort. `placedUses`: `${worker}:${key}` -> tasks using key placed there this pass. */
-function reference(snap: Snapshot, opts: PlacementOptions, jb: SchedulerJob, task: SchedulerTask, free: Array<{ cpu: number; mem: number }>, placedUses: Map<string, number>): RefChoice | null {
+function reference(
+  snap: Snapshot,
+  opts: PlacementProfile,
+  jb: SchedulerJob,
+  task: SchedulerTask,
+  free: Array<{ cpu: number; mem: number }>,
+  placedUses: Map<string, number>,
+): RefChoice | null {
   const fits = snap.workers.flatMap((w, i) => (w.schedulable && free[i]!.cpu >= jb.resources.cpuMillis && free[i]!.mem >= jb.resources.memoryBytes ? [i] : []));
   if (fits.length === 0) return null;
   const mus = fits.map((i) => mu(snap.workers[i]!)), costs = fits.map((i) => snap.workers[i]!.costPerHour ?? 1);
@@ -74,7 +83,7 @@ function reference(snap: Snapshot, opts: PlacementOptions, jb: SchedulerJob, tas
 }
 
 /** Runs the pass and checks every placement, and every job left waiting, against the reference. */
-function expectReference(snap: Snapshot, opts: PlacementOptions): number {
+function expectReference(snap: Snapshot, opts: PlacementProfile): number {
   const plan = schedule(snap, opts);
   const free = snap.workers.map((w) => ({ cpu: w.free.cpuMillis, mem: w.free.memoryBytes }));
   const placedUses = new Map<string, number>();
@@ -175,7 +184,7 @@ describe('the adaptive pass chooses what a plain scoring of every feasible worke
         fc.array(jobArb, { minLength: 1, maxLength: 5 }),
         fc.boolean(),
         fc.constantFrom(0, 1e-3, 0.05),
-        fc.constantFrom<PlacementOptions['selection']>('first-fit', 'min-satisfying'),
+        fc.constantFrom<PlacementProfile['selection']>('first-fit', 'min-satisfying'),
         (kinds, states, jobsIn, perWorkerPrice, j, selection) => {
           expectReference(build(kinds, states, jobsIn, perWorkerPrice), placementOptions({ jitter: j, selection }));
         },

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AdaptiveSelector, ageTerm, jitter, placementOptions, REUSE_BONUS, schedule, throughput } from '../../../../src/cluster/scheduler/index.js';
+import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
+import { AdaptiveSelector } from '../../../../src/cluster/scheduler/placement/adaptive.js';
+import { ageTerm, REUSE_BONUS, throughput } from '../../../../src/cluster/scheduler/placement/adaptive-score.js';
+import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import { nthLargest, ShapeRanking } from '../../../../src/cluster/scheduler/placement/ranking.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';

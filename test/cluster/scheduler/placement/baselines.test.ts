@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { placementOptions, rootOf, schedule, typeOf } from '../../../../src/cluster/scheduler/index.js';
+import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
+import { rootOf, typeOf } from '../../../../src/cluster/scheduler/placement/baselines.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import type { PlacementMemory, RunningAllocation, SchedulerJob, Snapshot } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, gpuWorker, job, snapshot, tasksOf, where, worker } from '../helpers.js';

@@ -1,6 +1,7 @@
 /** The deadlock check as a table: what a pending job can only get from its own waiting ancestors. */
 import { describe, expect, it } from 'vitest';
-import { deadlockReason, waitingAncestors, type WaitingHold } from '../../../../src/cluster/scheduler/index.js';
+import { deadlockReason } from '../../../../src/cluster/scheduler/index.js';
+import { waitingAncestors, type WaitingHold } from '../../../../src/cluster/scheduler/placement/deadlock.js';
 import { GiB, gpuWorker, job, tpuWorker, worker } from '../helpers.js';
 
 const H100 = { type: 'gpu', variant: 'H100', count: 1 } as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../../../src/model/constraints.js';
-import { neverReason, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { neverReason } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { gpuWorker, job, snapshot, tpuWorker, worker } from '../helpers.js';
 
 const TPU = { type: 'tpu', variant: 'v5litepod-16', chips: 4 } as const;

@@ -8,7 +8,8 @@ import {
 import { CandidateIndex } from '../../../../src/cluster/scheduler/placement/candidates.js';
 import { ScratchCapacity } from '../../../../src/cluster/scheduler/placement/scratch.js';
 import { explainJob } from '../../../../src/cluster/scheduler/placement/explain.js';
-import { neverReason, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { neverReason } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { SchedulerJob, Verdict, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, gpuWorker, job, snapshot, tpuWorker, worker } from '../helpers.js';
 

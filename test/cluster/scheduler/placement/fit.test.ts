@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../../../src/model/constraints.js';
 import type { DeviceRequest, WorkerDevice } from '../../../../src/model/resources.js';
-import { checkWorker, deviceCompatible, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { checkWorker } from '../../../../src/cluster/scheduler/placement/filters.js';
+import { deviceCompatible } from '../../../../src/cluster/scheduler/placement/fit.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { gpuWorker, job, snapshot, worker, where } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { job, snapshot, tpuWorker, worker, where } from '../helpers.js';
 
 const TPU = { type: 'tpu', variant: 'v5litepod-16', chips: 4 } as const;

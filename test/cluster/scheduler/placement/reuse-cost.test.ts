@@ -5,7 +5,9 @@
  * this guards: a warm 12/h host tying a cold 1.2/h one on the bonus, the jitter picking the dear one.
  */
 import { describe, expect, it } from 'vitest';
-import { placementOptions, REUSE_BONUS, reuseBonus, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
+import { REUSE_BONUS, reuseBonus } from '../../../../src/cluster/scheduler/placement/adaptive-score.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, where, worker } from '../helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { STICKY, type PlacementView } from '../../../../src/cluster/scheduler/placement/filters.js';
 import { explainJob } from '../../../../src/cluster/scheduler/placement/explain.js';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { SchedulerJob } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, where, worker } from '../helpers.js';
 

@@ -8,7 +8,8 @@ import { resolveJob } from '../../../../src/cluster/admission/index.js';
 import { validateConfig, type MachineProbe } from '../../../../src/config/index.js';
 import type { SubmitRequest } from '../../../../src/api/types.js';
 import type { WorkerSpec } from '../../../../src/model/types.js';
-import { neverReason, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { neverReason } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { snapshot, where } from '../helpers.js';
 

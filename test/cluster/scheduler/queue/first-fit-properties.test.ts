@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constraintHolds, type Constraint } from '../../../../src/model/constraints.js';
-import { deviceCompatible, devicesNeeded, orderPending, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { orderPending } from '../../../../src/cluster/scheduler/index.js';
+import { deviceCompatible, devicesNeeded } from '../../../../src/cluster/scheduler/placement/fit.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { Plan, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { GiB, quota, usage } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { gpuWorker, job, snapshot, tasksOf, worker, where } from '../helpers.js';
 
 describe('independent tasks: first-fit', () => {

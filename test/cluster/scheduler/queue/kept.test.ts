@@ -5,7 +5,7 @@
 // their planned end, end later than the pass planned (so a standing reservation no longer fits),
 // a worker stops taking placements, and a worker joins.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORERS } from '../../../../src/cluster/scheduler/placement/scorers.js';
+import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { EMPTY_QUEUE_STATE, QueueScheduler, queueOptions, queuePass, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
 import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../../../../src/cluster/scheduler/types.js';
 import { timed, withHolds, worker } from './helpers.js';
@@ -77,7 +77,7 @@ function drive(policy: QueuePolicy, seed: number, steps: number, ordered = false
       // simulator keeps them: an ordered snapshot, read lazily, with the same task objects.
       ...(ordered ? { pendingOrdered: true } : {}),
     };
-    const fresh = queuePass(snapshot, state, changed, options, DEFAULT_SCORERS);
+    const fresh = queuePass(snapshot, state, changed, options, FIRST_FIT_PLACEMENT);
     const plan = scheduler.pass(snapshot, changed);
     expect(seen(plan), `${policy} seed ${seed} pass ${step}`).toEqual(seen(fresh.plan));
     expect([...scheduler.state.reserved.keys()]).toEqual([...fresh.next.reserved.keys()]);

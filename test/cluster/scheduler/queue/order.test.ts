@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { comparePending, orderPending, orderTasks } from '../../../../src/cluster/scheduler/index.js';
+import { orderPending } from '../../../../src/cluster/scheduler/index.js';
+import { comparePending, orderTasks } from '../../../../src/cluster/scheduler/queue/order.js';
 import type { SchedulerTask } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot } from '../helpers.js';
 import { JobQueue } from '../../../../src/cluster/scheduler/queue/job-queue.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
+import { isoReason } from '../../../helpers/reason-text.js';
 import { tpuWorker } from '../helpers.js';
 import { hold, snap, startedJobs, timed, where, worker } from './helpers.js';
 
@@ -18,7 +19,7 @@ describe('gangs under queue policies', () => {
   it('a blocked gang is reserved on the group free earliest; a later host job keeps off it', () => {
     const plan = new QueueScheduler().pass(snap([gang, single], slices, busy));
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/gang': 1500 });
-    expect(plan.reasons.get('/gang')).toBe(
+    expect(isoReason(plan.reasons.get('/gang'))).toBe(
       'need 4 workers in one tpu-name group, largest free group has 2; reserved to start at 1970-01-01T00:00:01.500Z',
     );
     // s0-2 and s0-3 are free now but reserved for the gang from 1500; /single runs past that.
@@ -59,7 +60,7 @@ describe('passes over time', () => {
     expect(startedJobs(second)).toEqual(['/short']);
     expect(second.reservations!.get('/head')).toBe(1200);
     // Its reason from the first pass stands (it names no relative time); the pass does not repeat it.
-    expect(first.reasons.get('/head')).toMatch(/reserved to start at 1970-01-01T00:00:01.200Z$/);
+    expect(isoReason(first.reasons.get('/head'))).toMatch(/reserved to start at 1970-01-01T00:00:01.200Z$/);
     expect(second.reasons.has('/head')).toBe(false);
     expect(second.reasons.get('/long')).toMatch(/^starting now would delay the reservation of \/head at /);
     // Resources changed: /head is reconsidered and starts at once.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
+import { isoReason } from '../../../helpers/reason-text.js';
 import { hold, snap, startedJobs, timed, where, worker } from './helpers.js';
 
 // Two 4-core workers; w1 is busy with 3 cores until 1100, w2 with 3 cores until 1300 (now 1000).
@@ -25,7 +26,7 @@ describe('queue policies on a small cluster', () => {
     expect(where(plan)).toEqual({ '/small1/task-0': 'w1', '/small2/task-0': 'w2' });
     expect([...plan.reservations!]).toEqual([['/big', 1100]]);
     // Reasons describe the capacity left after the pass (small1 and small2 took the free cores).
-    expect(plan.reasons.get('/big')).toBe(
+    expect(isoReason(plan.reasons.get('/big'))).toBe(
       'need 4 CPU, largest free worker has 0; reserved to start at 1970-01-01T00:00:01.100Z',
     );
     expect(plan.reasons.get('/big2')).toBe('need 4 CPU, largest free worker has 0');
@@ -36,7 +37,7 @@ describe('queue policies on a small cluster', () => {
     // big on w1 [1100, 2100); big2 on w2 [1300, 1400); small2 (500) overlaps both -> reserved at 1400.
     expect(where(plan)).toEqual({ '/small1/task-0': 'w1' });
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/big': 1100, '/big2': 1300, '/small2': 1400 });
-    expect(plan.reasons.get('/small2')).toMatch(/^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z$/);
+    expect(isoReason(plan.reasons.get('/small2'))).toMatch(/^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z$/);
   });
 
   it('hybrid reserves reservationDepth blocked jobs', () => {
@@ -69,7 +70,9 @@ describe('queue policies on a small cluster', () => {
     // Device 0 is held: task-0 takes 1 and 2; task-1 needs two more and waits for task-0's end.
     expect(plan.placements.map((p) => [p.task, p.deviceIndices])).toEqual([['/train/task-0', [1, 2]]]);
     expect(plan.reservations!.get('/train')).toBe(1100);
-    expect(plan.reasons.get('/train')).toBe('need 2 GPUs, largest free gpu worker has 1; reserved to start at 1970-01-01T00:00:01.100Z');
+    expect(isoReason(plan.reasons.get('/train'))).toBe(
+      'need 2 GPUs, largest free gpu worker has 1; reserved to start at 1970-01-01T00:00:01.100Z',
+    );
   });
 
   it('a job that waits on tasks with no time limit gets no reservation and says why', () => {

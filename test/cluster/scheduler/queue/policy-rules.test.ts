@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { schedule } from '../../../../src/cluster/scheduler/index.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import {
   EMPTY_QUEUE_STATE, POLICY_RULES, QUEUE_POLICIES, QueueScheduler, queueOptions, queuePass, reservationLimit, type QueuePolicy,
 } from '../../../../src/cluster/scheduler/queue/index.js';
-import { DEFAULT_SCORERS } from '../../../../src/cluster/scheduler/placement/scorers.js';
+import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { hold, snap, timed, worker } from './helpers.js';
 
 // Two 4-core workers, each with 3 cores busy; five 4-core jobs that must all wait, then small ones.
@@ -50,7 +50,7 @@ describe('queue policies are data', () => {
 describe('the pass is a function of (snapshot, state)', () => {
   it('the same snapshot and state give the same plan and next state; the state is not changed', () => {
     const options = queueOptions({ policy: 'conservative' });
-    const first = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, DEFAULT_SCORERS);
+    const first = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, FIRST_FIT_PLACEMENT);
     expect(first.next.passes).toBe(1);
     expect([...first.next.blocked.keys()].sort()).toEqual(bigs.map((j) => j.name));
     expect(EMPTY_QUEUE_STATE.blocked.size).toBe(0);
@@ -58,8 +58,8 @@ describe('the pass is a function of (snapshot, state)', () => {
     const state = first.next;
     const blockedBefore = new Map(state.blocked);
     const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
-    const a = queuePass(arrived(), state, false, options, DEFAULT_SCORERS);
-    const b = queuePass(arrived(), state, false, options, DEFAULT_SCORERS);
+    const a = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
+    const b = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
     expect(a.plan).toEqual(b.plan);
     expect(a.next).toEqual(b.next);
     expect(state.blocked).toEqual(blockedBefore);
@@ -71,10 +71,10 @@ describe('the pass is a function of (snapshot, state)', () => {
     const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     const full = queueOptions({ policy });
     const quiet = queueOptions({ policy, explain: false });
-    const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, DEFAULT_SCORERS);
-    const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, DEFAULT_SCORERS);
-    const a2 = queuePass(arrived(), a1.next, false, full, DEFAULT_SCORERS);
-    const b2 = queuePass(arrived(), b1.next, false, quiet, DEFAULT_SCORERS);
+    const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, FIRST_FIT_PLACEMENT);
+    const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, FIRST_FIT_PLACEMENT);
+    const a2 = queuePass(arrived(), a1.next, false, full, FIRST_FIT_PLACEMENT);
+    const b2 = queuePass(arrived(), b1.next, false, quiet, FIRST_FIT_PLACEMENT);
     for (const [a, b] of [[a1, b1], [a2, b2]] as const) {
       expect(b.plan.placements).toEqual(a.plan.placements);
       expect(b.plan.reservations).toEqual(a.plan.reservations);
@@ -110,7 +110,7 @@ describe('the pass is a function of (snapshot, state)', () => {
     const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     let state = EMPTY_QUEUE_STATE;
     for (const [snapshot, changed] of [[scenario(), true], [arrived(), false], [arrived(), true], [arrived(), false]] as const) {
-      const viaFunction = queuePass(snapshot, state, changed, options, DEFAULT_SCORERS);
+      const viaFunction = queuePass(snapshot, state, changed, options, FIRST_FIT_PLACEMENT);
       expect(scheduler.pass(snapshot, changed)).toEqual(viaFunction.plan);
       expect(scheduler.state).toEqual(viaFunction.next);
       state = viaFunction.next;
@@ -121,7 +121,7 @@ describe('the pass is a function of (snapshot, state)', () => {
   it('QueueScheduler is a holder of that state', () => {
     const scheduler = new QueueScheduler({ policy: 'easy' });
     const options = queueOptions({ policy: 'easy' });
-    const viaFunction = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, DEFAULT_SCORERS);
+    const viaFunction = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, FIRST_FIT_PLACEMENT);
     expect(scheduler.pass(scenario())).toEqual(viaFunction.plan);
     expect(scheduler.state).toEqual(viaFunction.next);
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pendingQuotaProblem, runningQuotaReason, schedule } from '../../../../src/cluster/scheduler/index.js';
+import { pendingQuotaProblem } from '../../../../src/cluster/scheduler/index.js';
+import { runningQuotaReason } from '../../../../src/cluster/scheduler/queue/quota.js';
+import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { GiB, gpuWorker, job, quota, snapshot, usage, worker, where } from '../helpers.js';
 
 describe('running quotas move a user to the back', () => {

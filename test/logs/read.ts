@@ -1,18 +1,20 @@
 /**
- * Reading one per-attempt log file as records (format: src/logs/format.ts), on top of the
- * block-wise scans of scan.ts: `readLines` for a whole (small) file and `followLines` for a file
- * that grows. Both hold one block in memory at a time apart from what they hand out.
+ * Test support: reading one per-attempt log file as records (format: src/logs/format.ts), on top
+ * of the block-wise scans of src/logs/scan.ts: `readLines` for a whole (small) file and
+ * `followLines` for a file that grows. Both hold one block in memory at a time apart from what
+ * they hand out. No module of src/ reads logs this way (the server streams them through
+ * src/server/log-stream.ts), so it lives here, beside the tests that read logs.
  *
  * Only complete lines count: a trailing line without its `\n` is not returned (it may be
  * half-written) and follow mode picks it up once it is complete. Lines that do not parse are
  * skipped. A missing file reads as empty. Knows nothing of jobs or tasks: the server's log
- * stream (src/server/log-stream.ts) maps files to tasks/attempts and merges them (merge.ts).
+ * stream (src/server/log-stream.ts) maps files to tasks/attempts and merges them (src/logs/merge.ts).
  */
 import { stat } from 'node:fs';
-import type { StreamName } from './format.js';
-import { LogSource, tailStart, type Position, type Segment } from './scan.js';
-import { mergeSources } from './merge.js';
-import { DirWatches, Wakeup } from './wake.js';
+import type { StreamName } from '../../src/logs/format.js';
+import { LogSource, tailStart, type Position, type Segment } from '../../src/logs/scan.js';
+import { mergeSources } from '../../src/logs/merge.js';
+import { DirWatches, Wakeup } from '../../src/logs/wake.js';
 
 export interface LogRecord {
   time: number;

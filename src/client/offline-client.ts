@@ -1,19 +1,21 @@
 /**
- * The client commands get for reading when no cluster answers: an IrisClient over the saved
- * state (server/offline.ts), in this process. It answers `jobs`, `job`, `task`, `history`, `logs`,
- * `logBatches` and `results` exactly as a running cluster would (logs are not followed: nothing runs); every
- * other method throws IrisError('unavailable') with the hint to start a cluster. Loaded only on
- * that path (commands import it dynamically), so reading commands that reach a cluster pay
- * nothing for it.
+ * The client commands get for reading when no cluster answers: a ReadClient over the saved state
+ * (server/offline.ts), in this process. It answers `jobs`, `job`, `task`, `history`, `logs`,
+ * `logBatches` and `results` exactly as a running cluster would (logs are not followed: nothing
+ * runs); every other method throws IrisError('unavailable') with the hint to start a cluster.
+ *
+ * The one client that reaches into the server, and only through server/offline.ts, the seam the
+ * server offers for it (.dependency-cruiser.cjs, `client-reaches-the-server-only-offline`).
+ * Loaded only on that path (BaseCommand.readClient imports it dynamically, a rule too), so
+ * reading commands that reach a cluster load neither this module nor the store behind it.
  */
-import type { IrisClient } from './client/types.js';
-import type { ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo } from './api/types.js';
-import { batchLines } from './api/log-batch.js';
-import { resolveJobRef } from './model/names.js';
-import { openOffline, type OfflineCluster } from './server/offline.js';
-
-/** The reading part of IrisClient that a stopped cluster answers. */
-export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches' | 'results'>;
+import type { ReadClient } from './types.js';
+import type {
+  ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo,
+} from '../api/types.js';
+import { batchLines } from '../api/log-batch.js';
+import { resolveJobRef } from '../model/names.js';
+import { openOffline, type OfflineCluster } from '../server/offline.js';
 
 export class OfflineClient implements ReadClient {
   private constructor(private readonly cluster: OfflineCluster) {}

@@ -1,17 +1,20 @@
 /**
- * FakeRuntime: a TaskRuntime that runs every attempt as a fake process in memory (process.ts),
- * interpreting the small sh subset of script.ts. It passes the same contract suite as the
- * process and Docker runtimes (test/runtime/contract.ts), so tests of the controller can run on
- * it in milliseconds, without real processes. Output goes to the attempt's log file through the
- * shared LogWriter, so log readers see what they would see with real processes.
+ * FakeRuntime (test support, not shipped): a TaskRuntime that runs every attempt as a fake
+ * process in memory (process.ts), interpreting the small sh subset of script.ts. It passes the
+ * same contract suite as the process and Docker runtimes (test/runtime/contract.ts), so tests of
+ * the controller can run on it in milliseconds, without real processes. Output goes to the
+ * attempt's log file through the shared LogWriter, so log readers see what they would see with
+ * real processes.
  *
  * Tests drive attempts by hand too: `exit(task, code, usage?)` ends one as if its program exited
  * (having used `usage`; else the `usage` option's answer, else nothing is reported),
  * `lose(task, reason)` as if the infrastructure lost it, and `events` tells of every launch.
  */
 import { EventEmitter } from 'node:events';
-import { LogWriter } from '../../logs/writer.js';
-import type { RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime, TaskUsage } from '../types.js';
+import { LogWriter } from '../../../src/logs/writer.js';
+import type {
+  RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime, TaskUsage,
+} from '../../../src/runtime/types.js';
 import { FAKE_COMMANDS, FakeHost, type FakeProcess } from './process.js';
 
 export interface FakeRuntimeOptions {

@@ -1,5 +1,8 @@
 /**
- * Small, failure-tolerant readers of Linux /proc and process-group signalling.
+ * Small, failure-tolerant readers of Linux /proc and process-group signalling, and the one rule
+ * of when a process is alive (isAlive: it exists and is not a zombie). Used by the process
+ * runtime (its tasks) and by the client (the cluster process it waits to see gone): src/host is a
+ * leaf below both and imports nothing of iris (.dependency-cruiser.cjs, `host-is-a-leaf`).
  * Every reader returns null instead of throwing: processes vanish between calls and other
  * users' /proc files may be unreadable; callers treat null as "not ours / gone".
  */

@@ -1,0 +1,128 @@
+/**
+ * The built-in placement modes as named lists of weighted scorers (scoring.ts), and the one place
+ * a pass turns a PlacementProfile into its chooser (`passSelector`). The cluster config and the simulator
+ * name a mode and a selection (modes.ts); `placementOptions` checks them and looks the list up
+ * here, so a scorer added to an entry below reaches the live cluster, the simulator and the
+ * tests alike.
+ *
+ * | mode           | scorers (weight)                                  | tie-breakers          | record |
+ * | first-fit      | worker order (1); min-satisfying: smallest fit (1)  | —                   | none   |
+ * | adaptive       | age, jitter, throughput/cost (λ), reuse (1 each)  | idle longest, [smallest fit] | scored |
+ * | static-worker  | static-worker (1)                                 | [smallest fit]        | pool   |
+ * | fixed-pipeline | fixed-pipeline (1)                                | [smallest fit]        | pool   |
+ * | round-robin    | round-robin (1); selection does not apply         | —                     | pool   |
+ *
+ * ([smallest fit]: with selection min-satisfying.) Worker order breaks every remaining tie.
+ *
+ * Fast paths: a profile whose list is exactly first-fit's takes the FreePool (no chooser:
+ * queue/first-fit.ts, queue/allocate.ts); one whose list is exactly adaptive's takes the
+ * AdaptiveSelector (ranked orders, adaptive.ts). "Exactly" compares the scorers, weights,
+ * tie-breakers and record, so any other list — a scorer added to a mode, a weight changed — runs
+ * the generic ScoredSelector, which is what those fast paths are checked against.
+ */
+import { AdaptiveSelector } from './adaptive.js';
+import { FIXED_PIPELINE, ROUND_ROBIN, STATIC_WORKER } from './baselines.js';
+import type { PlacementView } from './filters.js';
+import {
+  validPlacementOptions,
+  type GivenPlacementOptions,
+  type PlacementMode,
+  type PlacementOptions,
+  type Selection,
+} from './modes.js';
+import { ADAPTIVE_TERMS, IDLE_LONGEST, SMALLEST_FIT, WORKER_ORDER } from './scorers.js';
+import { ScoredSelector } from './scored.js';
+import type { PassSelector, PlacementProfile, WeightedScorer, WorkerScorer } from './scoring.js';
+import type { Snapshot } from '../types.js';
+
+type ModeList = Pick<PlacementProfile, 'name' | 'scorers' | 'tieBreakers' | 'record'>;
+
+const one = (scorer: WorkerScorer): readonly WeightedScorer[] => Object.freeze([Object.freeze({ scorer, weight: 1 })]);
+const FIRST_FIT_LIST = one(WORKER_ORDER);
+const NO_TIES: readonly WorkerScorer[] = Object.freeze([]);
+const SMALLEST: readonly WorkerScorer[] = Object.freeze([SMALLEST_FIT]);
+const IDLE: readonly WorkerScorer[] = Object.freeze([IDLE_LONGEST]);
+const IDLE_SMALLEST: readonly WorkerScorer[] = Object.freeze([IDLE_LONGEST, SMALLEST_FIT]);
+
+/** A binding baseline: `scorer` alone, smallest fit breaking ties under min-satisfying. */
+function binding(mode: PlacementMode, scorer: WorkerScorer): Record<Selection, ModeList> {
+  const scorers = one(scorer);
+  return {
+    'first-fit': { name: mode, scorers, tieBreakers: NO_TIES, record: 'pool' },
+    'min-satisfying': { name: `${mode}+min-satisfying`, scorers, tieBreakers: SMALLEST, record: 'pool' },
+  };
+}
+
+/** Mode -> selection -> its list (the table in the header). */
+export const MODE_LISTS: Readonly<Record<PlacementMode, Readonly<Record<Selection, ModeList>>>> = {
+  'first-fit': {
+    'first-fit': { name: 'first-fit', scorers: FIRST_FIT_LIST, tieBreakers: NO_TIES, record: 'none' },
+    'min-satisfying': {
+      name: 'first-fit+min-satisfying',
+      scorers: one(SMALLEST_FIT),
+      tieBreakers: NO_TIES,
+      record: 'none',
+    },
+  },
+  adaptive: {
+    'first-fit': { name: 'adaptive', scorers: ADAPTIVE_TERMS, tieBreakers: IDLE, record: 'scored' },
+    'min-satisfying': {
+      name: 'adaptive+min-satisfying',
+      scorers: ADAPTIVE_TERMS,
+      tieBreakers: IDLE_SMALLEST,
+      record: 'scored',
+    },
+  },
+  'static-worker': binding('static-worker', STATIC_WORKER),
+  'fixed-pipeline': binding('fixed-pipeline', FIXED_PIPELINE),
+  'round-robin': {
+    'first-fit': { name: 'round-robin', scorers: one(ROUND_ROBIN), tieBreakers: NO_TIES, record: 'pool' },
+    'min-satisfying': { name: 'round-robin', scorers: one(ROUND_ROBIN), tieBreakers: NO_TIES, record: 'pool' },
+  },
+};
+
+/** `options` with the scorer list of their mode and selection. */
+export function placementOf(options: PlacementOptions): PlacementProfile {
+  return Object.freeze({ ...options, ...MODE_LISTS[options.mode][options.selection] });
+}
+
+/** Options with defaults filled in and checked (modes.ts), resolved to their mode's scorer list. */
+export function placementOptions(given: GivenPlacementOptions = {}): PlacementProfile {
+  return placementOf(validPlacementOptions(given));
+}
+
+/** Plain first-fit in worker order: what `schedule(snapshot)` does when given no placement. */
+export const FIRST_FIT_PLACEMENT: PlacementProfile = placementOptions({ mode: 'first-fit' });
+
+function sameScorers(a: readonly WeightedScorer[], b: readonly WeightedScorer[]): boolean {
+  return a.length === b.length && a.every((s, i) => s.scorer === b[i]!.scorer && s.weight === b[i]!.weight);
+}
+
+function sameTies(a: readonly WorkerScorer[], b: readonly WorkerScorer[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+/** True when `p` is plain first-fit, which the FreePool answers without scoring anyone. */
+export function isFirstFit(p: PlacementProfile): boolean {
+  return p.record === 'none' && sameScorers(p.scorers, FIRST_FIT_LIST) && p.tieBreakers.length === 0;
+}
+
+/** True when `p` is adaptive placement exactly (either selection), which the AdaptiveSelector implements. */
+export function isAdaptive(p: PlacementProfile): boolean {
+  return (
+    p.record === 'scored' &&
+    sameScorers(p.scorers, ADAPTIVE_TERMS) &&
+    (sameTies(p.tieBreakers, IDLE) || sameTies(p.tieBreakers, IDLE_SMALLEST))
+  );
+}
+
+/** One pass's chooser for `placement`: null for the first-fit fast path. */
+export function passSelector(
+  placement: PlacementProfile,
+  snapshot: Snapshot,
+  view: PlacementView,
+): PassSelector | null {
+  if (isFirstFit(placement)) return null;
+  if (isAdaptive(placement)) return new AdaptiveSelector(snapshot, placement);
+  return new ScoredSelector(snapshot, view, placement);
+}
