@@ -258,7 +258,7 @@ module.exports = {
     },
     {
       name: 'lifecycle-has-no-side-effects',
-      comment: 'The lifecycle rules are pure: no Node built-in at all (no fs, clock, timers, processes); time is input.',
+      comment: 'The lifecycle rules are pure: no Node built-in at all (no fs, clock, timers, processes).',
       severity: 'error',
       from: { path: '^src/cluster/lifecycle/' },
       to: { dependencyTypes: ['core'] },
