@@ -246,6 +246,23 @@ module.exports = {
       ['host', 'runtime', 'logs'],
       'Admission and the lifecycle decide from data they are given; they read neither the host nor log files.',
     ),
+    {
+      name: 'lifecycle-is-pure',
+      comment:
+        'src/cluster/lifecycle holds the rules of what happens next (transitions, budgets, cascades, dependencies, ' +
+        "cache hints): it imports only the model and the scheduler's pure types, and returns changes the store and " +
+        'the simulator apply.',
+      severity: 'error',
+      from: { path: '^src/cluster/lifecycle/' },
+      to: { path: '^src/', pathNot: '^src/(model/|cluster/lifecycle/|cluster/scheduler/types\\.ts$)' },
+    },
+    {
+      name: 'lifecycle-has-no-side-effects',
+      comment: 'The lifecycle rules are pure: no Node built-in at all (no fs, clock, timers, processes).',
+      severity: 'error',
+      from: { path: '^src/cluster/lifecycle/' },
+      to: { dependencyTypes: ['core'] },
+    },
 
     // The adapters that execute, and what they write.
     layer(
@@ -300,6 +317,17 @@ module.exports = {
       'plot',
       'src/plot holds the SVG primitives the simulator and ui share; it is pure.',
     ),
+  ],
+  required: [
+    {
+      name: 'state-and-sim-apply-the-lifecycle',
+      comment:
+        "The store's applier and the simulator's state apply the lifecycle's changes (lifecycle/reconcile.ts): " +
+        'neither keeps a rule of its own.',
+      severity: 'error',
+      module: { path: '^src/(cluster/state/lifecycle|sim/state)\\.ts$' },
+      to: { path: '^src/cluster/lifecycle/reconcile\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,7 +1,8 @@
 /**
- * Job and task state machines, written as tables. The store refuses any transition not listed
- * here (a bug, not a user error). A job's state is derived from its tasks (see deriveJobState
- * in the store); terminal job states are final.
+ * Job and task state machines, written as tables: the one home of which transitions are legal and
+ * which states are final (cluster/lifecycle applies them; the store refuses any transition not
+ * listed here: a bug, not a user error). A job's state is derived from its tasks
+ * (cluster/lifecycle/transitions.ts deriveJobState); a job state with no way out is final.
  *
  * Task:  PENDING -> ASSIGNED -> RUNNING -> SUCCEEDED | FAILED | KILLED | PREEMPTED | COSCHED_FAILED
  *        FAILED / PREEMPTED -> PENDING when the retry / preemption budget allows a new attempt.
@@ -43,10 +44,19 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>>
   CANCELLED: [],
 };
 
-const FINAL_JOB = new Set<JobState>(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
+/** A job state with no way out: the job has ended. */
+const FINAL_JOB = new Set<JobState>(JOB_STATES.filter((s) => JOB_TRANSITIONS[s].length === 0));
+/**
+ * The states of a task that will never run again: those with no way out, and FAILED, whose way back
+ * to PENDING is taken only in the transaction that failed it, while its retry budget allows.
+ * (PREEMPTED is never final: in that same transaction it goes back to PENDING or on to WORKER_FAILED.)
+ */
+const FINAL_TASK = new Set<TaskState>([...TASK_STATES.filter((s) => TASK_TRANSITIONS[s].length === 0), 'FAILED']);
 const ACTIVE_TASK = new Set<TaskState>(['ASSIGNED', 'RUNNING']);
 
 export const isFinalJobState = (state: JobState): boolean => FINAL_JOB.has(state);
+/** A task in this state will never run again (see FINAL_TASK above). */
+export const isFinalTaskState = (state: TaskState): boolean => FINAL_TASK.has(state);
 /** A task holds a worker's resources while ASSIGNED or RUNNING. */
 export const isActiveTaskState = (state: TaskState): boolean => ACTIVE_TASK.has(state);
 

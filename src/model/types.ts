@@ -62,7 +62,7 @@ export interface JobSpec {
   submitter?: string;
   /**
    * Jobs this one runs after (`--after JOB[:ok|:any|:failed]`), canonical names; absent or empty:
-   * none. src/cluster/state/dependencies.ts holds the rules (docs/architecture.md, "Dependencies").
+   * none. src/cluster/lifecycle/dependencies.ts holds the rules (docs/architecture.md, "Dependencies").
    */
   after?: JobDependency[];
   /** The stage this job is of a pipeline (`iris submit -f`, src/model/pipeline.ts); absent: not a stage. */

@@ -13,14 +13,13 @@ import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
 import { endpointName, generateName, parentJob, parseJobName, isWithin } from '../model/names.js';
-import { isFinalJobState, type JobState } from '../model/states.js';
+import { isFinalJobState, isFinalTaskState, type JobState } from '../model/states.js';
 import { enabledCostPerHour, type JobSpec, type Quota } from '../model/types.js';
 import { admitPipeline } from '../cluster/admission/pipeline.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import { pipelineResponse } from './pipelines.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admission/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
-import { isFinalTask } from '../cluster/state/lifecycle.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { queueInfo } from './queue-view.js';
@@ -200,7 +199,7 @@ export class ControllerService implements ClusterService {
   }
 
   /**
-   * Jobs and single tasks (`/j/task-3`, Lifecycle.cancelTask). One that had already ended (a task
+   * Jobs and single tasks (`/j/task-3`, lifecycle/jobs.ts cancelTask). One that had already ended (a task
    * whose job ended counts as ended) is reported in `alreadyEnded` and left as it is (not an error).
    */
   async cancel(names: string[]): Promise<CancelResponse> {
@@ -219,7 +218,7 @@ export class ControllerService implements ClusterService {
       const out = active.flatMap((name) => this.store.cancel(name, 'cancelled by user'));
       // After the jobs: a task of a job cancelled in the same call has ended with it.
       for (const { task } of tasks) {
-        if (isFinalTask(task) || isFinalJobState(this.store.job(task.job)!.state)) {
+        if (isFinalTaskState(task.state) || isFinalJobState(this.store.job(task.job)!.state)) {
           alreadyEnded.push({ name: task.id, state: task.state });
           continue;
         }

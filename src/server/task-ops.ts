@@ -1,7 +1,7 @@
 /**
  * Task-level operations (`iris status JOB/task-N`, `iris cancel JOB/task-N`): finding one task
  * by name, with a not_found that says how many tasks the job has, and splitting a cancel's names
- * into jobs and tasks. What cancelling a task does is the store's rule (Lifecycle.cancelTask).
+ * into jobs and tasks. What cancelling a task does is the lifecycle's rule (cluster/lifecycle/jobs.ts cancelTask).
  */
 import { notFound } from '../model/errors.js';
 import { parseJobName, parseTaskName } from '../model/names.js';

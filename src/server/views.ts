@@ -4,7 +4,7 @@
  */
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
-import { retryBackoffCapMs } from '../cluster/state/transitions.js';
+import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';

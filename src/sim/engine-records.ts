@@ -1,7 +1,8 @@
 /**
  * The simulation engine's bookkeeping records (engine.ts): a running task, an active job, and the
- * two kinds of timed events, and the scheduler's view of a submitted job. Internal to the simulator.
+ * two kinds of timed events. Internal to the simulator.
  */
+import type { JobRecord } from '../cluster/lifecycle/changes.js';
 import type { RunningAllocation, SchedulerJob } from '../cluster/scheduler/types.js';
 import type { SimJob } from './workload.js';
 
@@ -16,11 +17,11 @@ export interface Held {
 export interface ActiveJob {
   spec: SimJob;
   sched: SchedulerJob;
+  /** Its job and tasks in the simulator's state (state.ts): their states are the lifecycle's. */
+  record: JobRecord;
   submit: number;
   start: number | null;
   end: number;
-  pendingTasks: number;
-  unfinishedTasks: number;
   workers: Set<string>;
   timeLimited: boolean;
   parent: ActiveJob | null;
@@ -41,25 +42,4 @@ export interface Completion {
   time: number;
   seq: number;
   task: string;
-}
-
-/**
- * The scheduler's view of a submitted job: as the live cluster's (depth, root submit time or
- * ordering score, submission sequence), with times in seconds (opaque numbers to the planner).
- */
-export function schedulerJobOf(spec: SimJob, depth: number, rootKey: number, seq: number): SchedulerJob & { timeLimitMs: number } {
-  return {
-    name: spec.name,
-    depth,
-    rootSubmittedAt: rootKey,
-    seq,
-    user: spec.user,
-    resources: spec.resources,
-    constraints: spec.constraints,
-    coschedule: spec.coschedule,
-    replicas: spec.replicas,
-    timeLimitMs: spec.timeLimit,
-    ...(spec.category ? { category: spec.category } : {}),
-    ...(spec.uses ? { uses: spec.uses } : {}),
-  };
 }

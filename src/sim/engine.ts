@@ -24,6 +24,10 @@
  * - A scheduler that offers `withoutReasons` (every policy of createScheduler) is run without reason text, the
  *   costliest part of a pass; only when jobs are left at the end is the workload run again with
  *   reasons, to report theirs. Both runs make the same plans (same starts).
+ * - Jobs, tasks and attempts are the cluster's model records in the simulator's state (state.ts),
+ *   changed only by the lifecycle's decisions (cluster/lifecycle: assign, markRunning,
+ *   attemptEnded), as in the live store: a task starts ASSIGNED then RUNNING, a run's end is an
+ *   exit 0, and its job ends when the lifecycle says so; an ended job leaves the state.
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
  *   added to its run when its worker is not warm for them (the time limit still bounds it);
  *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
@@ -36,9 +40,9 @@
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
-import { jobDepth, taskName } from '../model/names.js';
+import { jobDepth } from '../model/names.js';
 import { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
-import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../cluster/scheduler/types.js';
+import type { RunningAllocation, SchedulerJob, Snapshot } from '../cluster/scheduler/types.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from '../model/heap.js';
 import { PendingQueue } from './pending-queue.js';
@@ -51,7 +55,11 @@ import { classifyLeft } from './deadlock.js';
 import { ContextCache } from './cache.js';
 import { Pipelines } from './needs.js';
 import { SimElastic } from './elastic.js';
-import { schedulerJobOf, type ActiveJob, type Arrival, type Completion, type Held } from './engine-records.js';
+import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
+import { SimState, modelJob, modelWorker } from './state.js';
+import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
+import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
+import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
 
 export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
 
@@ -78,6 +86,8 @@ class Engine {
   private readonly jobs = new Map<string, SchedulerJob>();
   private readonly active = new Map<string, ActiveJob>();
   private readonly pending = new PendingQueue(this.jobs);
+  /** Jobs, tasks and attempts, changed only by the lifecycle's decisions (state.ts). */
+  private readonly state: SimState;
   private queuedJobs = 0;
   private readonly running = new Map<string, Held>();
   private runningList: RunningAllocation[] = [];
@@ -121,8 +131,9 @@ class Engine {
     this.pool = new WorkerPool(workload.workers);
     this.pipelines = new Pipelines(workload.jobs);
     this.roots = this.pipelines.roots;
+    this.state = new SimState(workload.workers.map(modelWorker), options.cacheTtl ?? DEFAULT_CACHE_TTL_S);
     const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
-    this.cache = usesModels ? new ContextCache(workload.models ?? {}, options.cacheTtl ?? DEFAULT_CACHE_TTL_S) : null;
+    this.cache = usesModels ? new ContextCache(workload.models ?? {}, this.state) : null;
     for (const w of workload.workers) this.costPerHour.set(w.id, w.costPerHour ?? 1);
     this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
     this.skipped = [...workload.skipped];
@@ -194,7 +205,11 @@ class Engine {
     if (parent) rootKey = parent.sched.rootSubmittedAt;
     else if (this.order === 'fcfs') rootKey = now;
     else rootKey = orderScore(this.order, { submit: now, requestedTime: spec.timeLimit, procs: spec.procs, index: spec.index });
-    const sched = schedulerJobOf(spec, parent ? parent.sched.depth + 1 : jobDepth(spec.name), rootKey, this.seq++);
+    // The job as the cluster's model job (the root's ordering key as its root submit time).
+    const depth = parent ? parent.sched.depth + 1 : jobDepth(spec.name);
+    const record = modelJob(spec, depth, rootKey, now, this.seq);
+    this.seq += 1 + spec.replicas;
+    const sched = schedulerJob(record.job);
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
@@ -205,11 +220,10 @@ class Engine {
     const job: ActiveJob = {
       spec,
       sched,
+      record: this.state.add(record.job, record.tasks, false),
       submit: now,
       start: null,
       end: now,
-      pendingTasks: spec.replicas,
-      unfinishedTasks: spec.replicas,
       workers: new Set(),
       timeLimited: false,
       parent,
@@ -219,12 +233,8 @@ class Engine {
     this.jobs.set(spec.name, sched);
     this.arrivalSeq.set(spec.name, sched.seq);
     this.active.set(spec.name, job);
-    const tasks: SchedulerTask[] = [];
-    for (let i = 0; i < spec.replicas; i++) {
-      const id = taskName(spec.name, i);
-      tasks.push({ id, job: spec.name, index: i, submittedAt: now, seq: this.seq++ });
-    }
-    this.pending.add(tasks);
+    // Not waiting on anything: its PENDING tasks join the queue.
+    this.pending.add(record.tasks);
     this.queuedJobs++;
   }
 
@@ -248,7 +258,9 @@ class Engine {
       this.lastReasons = plan.reasons;
       const placedJobs = new Set<string>();
       for (const placement of plan.placements) {
-        if (!this.pending.has(placement.task)) throw new Error(`scheduler placed unknown or running task ${placement.task}`);
+        if (this.state.task(placement.task)?.state !== 'PENDING') {
+          throw new Error(`scheduler placed unknown or running task ${placement.task}`);
+        }
         this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
         placedJobs.add(placement.job);
       }
@@ -268,7 +280,7 @@ class Engine {
     }
     return {
       now,
-      ...(this.cache ? { cacheHints: this.cache.hints(now) } : {}),
+      ...(this.cache ? { cacheHints: this.state.hintsAt(now) } : {}),
       jobs: this.jobs,
       pending: this.pending.tasks(),
       pendingOrdered: true,
@@ -284,7 +296,7 @@ class Engine {
     if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
     this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices, now);
-    this.pending.take(taskId);
+    this.pending.take();
     const allocation: RunningAllocation = {
       task: taskId,
       job: jobName,
@@ -301,6 +313,10 @@ class Engine {
       this.reuseStarts++;
       if (start.hit) this.reuseHits++;
     }
+    // The lifecycle starts the task: a new attempt, running at once.
+    const { attempt, items } = assign(this.state, taskId, workerId, '', devices, null, now);
+    this.state.run(items, now);
+    this.state.run(markRunning(this.state, taskId, attempt.attempt, null, now), now);
     const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
     this.running.set(taskId, { allocation, deviceIndices: devices, duration });
     this.runningDirty = true;
@@ -308,8 +324,7 @@ class Engine {
     this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
     job.workers.add(workerId);
     this.elastic?.taskStarted(workerId);
-    job.pendingTasks--;
-    if (job.pendingTasks === 0) this.queuedJobs--;
+    if (job.record.counts.PENDING === 0) this.queuedJobs--;
     if (job.start === null) {
       job.start = now;
       for (const child of job.spec.children) this.arrivals.push({ time: now + child.submit, seq: this.eventSeq++, spec: child, parent: job });
@@ -345,15 +360,16 @@ class Engine {
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
     this.elastic?.taskEnded(allocation.workerId, now);
     const job = this.active.get(allocation.job)!;
-    if (this.cache && job.spec.uses) this.cache.end(allocation.workerId, job.spec.uses, now);
-    job.unfinishedTasks--;
+    // The lifecycle ends the attempt (its hints, its task, its job when it was the last).
+    this.state.run(attemptEnded(this.state, taskId, this.state.liveAttempt(taskId)!.attempt, SUCCEEDED, now), now);
     job.end = Math.max(job.end, now);
-    if (job.unfinishedTasks === 0) this.finishJob(job, now);
+    if (isFinalJobState(job.record.job.state)) this.finishJob(job, now);
   }
 
   private finishJob(job: ActiveJob, now: number): void {
     this.active.delete(job.spec.name);
     this.jobs.delete(job.spec.name);
+    this.state.remove(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
     this.results.push(jobResult({ ...job, start: job.start! }));
     this.descendantsEnded(job.parent, 1, now);
@@ -399,6 +415,9 @@ class Engine {
 
 /** How long a context-reuse hint stays fresh by default (s): the cluster's `placement.cache-ttl`. */
 export const DEFAULT_CACHE_TTL_S = DEFAULT_CACHE_TTL_MS / 1000;
+
+/** A replayed task ends by its run (or its time limit, counted in its run): it exits 0. */
+const SUCCEEDED: AttemptOutcome = { kind: 'exited', exitCode: 0 };
 
 const EMPTY_USAGE = new Map();
 const EMPTY_QUOTAS = new Map();

@@ -2,35 +2,34 @@
  * The simulator's pending tasks, kept in queue order (the scheduler's own comparator,
  * `comparePending`), so a snapshot can say `pendingOrdered` and a pass reads only as far as it
  * needs. Arrivals in FCFS order append in O(1); placed tasks leave in one compaction per pass.
+ * Which tasks are still pending is their state (the lifecycle's, state.ts): a task placed since the
+ * last compaction is ASSIGNED or RUNNING by then, and leaves the list.
  */
 import { comparePending } from '../cluster/scheduler/queue/order.js';
-import type { SchedulerJob, SchedulerTask } from '../cluster/scheduler/types.js';
+import type { SchedulerJob } from '../cluster/scheduler/types.js';
+import type { Task } from '../model/types.js';
 
 export class PendingQueue {
   /** In queue order; may still hold tasks taken since the last `compact`. */
-  private list: SchedulerTask[] = [];
-  private readonly ids = new Set<string>();
+  private list: Task[] = [];
+  private count = 0;
   /** Tasks taken since the last `compact`. */
   private taken = 0;
 
   constructor(private readonly jobs: ReadonlyMap<string, SchedulerJob>) {}
 
   get size(): number {
-    return this.ids.size;
-  }
-
-  has(taskId: string): boolean {
-    return this.ids.has(taskId);
+    return this.count;
   }
 
   /** The pending tasks in queue order (call `compact` after `take`s first). */
-  tasks(): SchedulerTask[] {
+  tasks(): Task[] {
     return this.list;
   }
 
-  /** Insert one job's tasks (adjacent) at their place in queue order; its job must be in `jobs`. */
-  add(tasks: SchedulerTask[]): void {
-    for (const task of tasks) this.ids.add(task.id);
+  /** Insert one job's tasks (PENDING, adjacent) at their place in queue order; its job must be in `jobs`. */
+  add(tasks: Task[]): void {
+    this.count += tasks.length;
     const list = this.list;
     const first = tasks[0]!;
     let lo = 0;
@@ -45,9 +44,10 @@ export class PendingQueue {
     else list.splice(lo, 0, ...tasks);
   }
 
-  /** The task was placed: it is no longer pending. */
-  take(taskId: string): void {
-    if (this.ids.delete(taskId)) this.taken++;
+  /** A pending task was placed (its state leaves PENDING before the next `compact`). */
+  take(): void {
+    this.count--;
+    this.taken++;
   }
 
   /**
@@ -63,7 +63,7 @@ export class PendingQueue {
     let i = 0;
     for (; i < n && left > 0; i++) {
       const task = list[i]!;
-      if (this.ids.has(task.id)) list[kept++] = task;
+      if (task.state === 'PENDING') list[kept++] = task;
       else left--;
     }
     if (kept < i) {

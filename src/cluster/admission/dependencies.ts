@@ -6,13 +6,13 @@
  * - the job itself, or a job whose dependencies lead back to it: a cycle, named in the message
  *   (invalid_argument, exit 2). A cycle is looked for only when some job depends on the name
  *   (ClusterView.dependedOn): submitting a new job after the last of a long chain costs no walk.
- * A dependency that can no longer be met is refused by the store (state/dependencies.ts, conflict).
+ * A dependency that can no longer be met is refused by the store (lifecycle/dependencies.ts, conflict).
  */
 import { describeValue } from '../../model/errors.js';
 import { nameFromTask, parseJobName } from '../../model/names.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobDependency } from '../../model/types.js';
-import { findCycle, splitDependency } from '../state/dependencies.js';
+import { findCycle, splitDependency } from '../lifecycle/dependencies.js';
 import type { ClusterView } from './types.js';
 import { fieldError, given, withField } from './values.js';
 

@@ -28,7 +28,7 @@ import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
-import { schedulerJob } from '../scheduler/job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, HostPaths, NameSource, Refusal } from './types.js';
 import * as values from './values.js';
 import { jobName } from './naming.js';

@@ -18,7 +18,7 @@
  */
 import { deadlockReason, deadlockReasonBeside, waitingAncestors, type WaitingHold } from '../scheduler/placement/deadlock.js';
 import { shapeKey } from '../scheduler/placement/fit.js';
-import { schedulerJob } from '../scheduler/job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import type { SchedulerJob, Snapshot, WorkerView } from '../scheduler/types.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { workerView } from './snapshot.js';

@@ -9,7 +9,7 @@ import type { JobSpec } from '../../model/types.js';
 import type { QueueScheduler } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
-import { schedulerJob } from '../scheduler/job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
 
 export interface QueueListing {
   policy: string;

@@ -35,7 +35,7 @@ import { disableText, type Job, type Quota, type Worker } from '../../model/type
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
-import { schedulerJob } from '../scheduler/job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
 

@@ -33,12 +33,7 @@ export interface RequeueNotice {
 export type StoreEventMap = { change: [StoreEvent]; storage: [IrisError | null]; requeue: [RequeueNotice] };
 
 /** An attempt the controller must stop in the runtime; the store already recorded its end. */
-export interface StopOrder {
-  task: string;
-  attempt: number;
-  workerId: string;
-  reason: string;
-}
+export type { StopOrder } from '../lifecycle/changes.js';
 
 /** One row of the persisted state-change history (`iris status` history). */
 export interface HistoryEntry {

@@ -11,7 +11,7 @@
  * - An attempt row is readable when its state is an attempt state and its placement, when there
  *   is one, is JSON.
  * - A job with a row that is not readable is loaded readable and quarantined (store.ts,
- *   Lifecycle.quarantine): an unreadable spec reads as a placeholder (`placeholderSpec`: no
+ *   lifecycle/jobs.ts quarantine): an unreadable spec reads as a placeholder (`placeholderSpec`: no
  *   command, no user, one task per stored task row); an unknown job or task state reads as
  *   PENDING; a missing task is added PENDING; an unreadable attempt reads as KILLED; a task row
  *   that cannot be one of its job's tasks is deleted. The job then ends FAILED with the reason
@@ -23,7 +23,7 @@
 import { describeValue } from '../../model/errors.js';
 import { JOB_STATES, TASK_STATES, type AttemptState, type JobState, type TaskState } from '../../model/states.js';
 import type { JobSpec } from '../../model/types.js';
-import { DEPENDENCY_CONDITIONS } from './dependencies.js';
+import { DEPENDENCY_CONDITIONS } from '../lifecycle/dependencies.js';
 
 /** A row the load could not make sense of: the job it belongs to (null: not a job's) and what is wrong. */
 export interface LoadProblem {

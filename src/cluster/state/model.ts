@@ -26,7 +26,7 @@ import type { Journal } from './journal.js';
 import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
-import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from './transitions.js';
+import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from '../lifecycle/transitions.js';
 
 export interface JobEntry {
   job: Job;
@@ -344,6 +344,13 @@ export class ClusterModel {
     this.journal.undo.push(() => (old ? this.indexEndpoint(old) : this.unindexEndpoint(e)));
     this.journal.dirtyEndpoints.add(key);
     this.journal.event(`endpoint:${key}`);
+  }
+
+  /** Drop every endpoint task `taskId` registered. */
+  dropEndpointsOf(taskId: string): void {
+    const keys = this.endpointsByTask.get(taskId);
+    if (!keys) return;
+    for (const key of [...keys]) this.dropEndpoint(this.endpoints.get(key)!);
   }
 
   dropEndpoint(e: Endpoint): void {

@@ -1,7 +1,7 @@
 /**
  * Quarantine at start-up (the rules of what is unreadable: load-check.ts): a job with a row the load
  * could not read, or whose recovery failed, ends FAILED with `quarantined at start-up: <problem>`
- * (Lifecycle.quarantine), each job in a transaction of its own, so one that fails even that is left
+ * (lifecycle/jobs.ts quarantine), each job in a transaction of its own, so one that fails even that is left
  * as it is and the others still go. Nothing here can stop the start.
  *
  * - Each job is quarantined once, for the first problem found in its rows; the problems are listed
@@ -10,7 +10,8 @@
  *   attempts, the job as it ended), so the next start finds nothing wrong; a read-only store
  *   (how a stopped cluster is shown) does the same in memory only.
  */
-import type { Lifecycle } from './lifecycle.js';
+import { quarantine } from '../lifecycle/jobs.js';
+import type { StoreLifecycle } from './lifecycle.js';
 import { quarantineReason, type LoadProblem } from './load-check.js';
 import type { ClusterModel } from './model.js';
 import type { LoadedState } from './persist.js';
@@ -24,7 +25,7 @@ export class Quarantines {
    * one whose changes are never written (a read-only store), nesting the transactions inside it.
    */
   constructor(
-    private readonly life: Lifecycle,
+    private readonly life: StoreLifecycle,
     private readonly model: ClusterModel,
     private readonly transaction: (fn: () => void) => void,
     private readonly inMemory: (fn: () => void) => void,
@@ -56,7 +57,7 @@ export class Quarantines {
 
   private one(name: string, problem: string): boolean {
     try {
-      this.transaction(() => this.life.quarantine(name, quarantineReason(problem)));
+      this.transaction(() => this.life.decide((view) => quarantine(view, name, quarantineReason(problem))));
       return true;
     } catch {
       return false;

@@ -34,7 +34,7 @@ import type { Endpoint, Job } from '../../model/types.js';
 import type { RequeueNotice, StoreEventMap } from './events.js';
 import { Journal, type EventKey, type Mark } from './journal.js';
 import { changeEvent } from './change-event.js';
-import { Lifecycle } from './lifecycle.js';
+import { StoreLifecycle } from './lifecycle.js';
 import { ClusterModel } from './model.js';
 import { Persistence } from './persist.js';
 import type { SpaceReserve } from './reserve.js';
@@ -49,7 +49,7 @@ export abstract class StoreCore {
   readonly events = new EventEmitter<StoreEventMap>();
   protected readonly journal = new Journal();
   protected readonly model: ClusterModel;
-  protected readonly life: Lifecycle;
+  protected readonly life: StoreLifecycle;
   protected readonly persistence: Persistence;
   protected readonly results: ResultTable;
   private closed = false;
@@ -67,7 +67,7 @@ export abstract class StoreCore {
     private readonly reserve: SpaceReserve | null,
   ) {
     this.model = new ClusterModel(this.journal, now);
-    this.life = new Lifecycle(this.model, (job) => this.currentResults(job));
+    this.life = new StoreLifecycle(this.model, (job) => this.currentResults(job));
     this.persistence = new Persistence(db);
     this.results = new ResultTable(db);
   }

@@ -11,7 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
-import { cascadedDependents, dependenciesStatus, waitingForReason } from './dependencies.js';
+import { cascadedDependents, dependenciesStatus, waitingForReason } from '../lifecycle/dependencies.js';
 import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
 import { attemptHistoryName, type ExecRecord, type HistoryEntry, type StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
@@ -28,6 +28,10 @@ import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
+import { assign, attemptEnded, attemptOrThrow, markRunning, preemptAttempt, taskOrThrow } from '../lifecycle/attempts.js';
+import type { Item, LifecycleView } from '../lifecycle/changes.js';
+import { cancelJob, cancelTask, markUnschedulable, waitsOnDependencies } from '../lifecycle/jobs.js';
+import { disableWorker, drainWorker, enableWorker, resumeWorker } from '../lifecycle/workers.js';
 import type { CacheHint } from '../scheduler/types.js';
 
 export type { ResultRow } from './results.js';
@@ -141,7 +145,7 @@ export class ClusterStore extends StoreCore {
 
   /**
    * Quarantine the job `name` at start-up because its recovery failed with `problem`: it ends
-   * FAILED with `quarantined at start-up: <problem>` (Lifecycle.quarantine), and is listed in
+   * FAILED with `quarantined at start-up: <problem>` (lifecycle/jobs.ts quarantine), and is listed in
    * `quarantined`. False when even that failed (the job is left as it is).
    */
   quarantine(name: string, problem: string): boolean {
@@ -296,7 +300,7 @@ export class ClusterStore extends StoreCore {
       const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(this.model, spec, this.model.now());
       for (const entry of archive) this.model.archiveRun(entry);
       for (const name of replaces) this.model.removeJob(name);
-      const waiting = this.life.waitsOnDependencies(job);
+      const waiting = waitsOnDependencies(this.life.view, job);
       this.model.putMeta('seq', String(nextSeq));
       this.model.putMeta('run', String(nextRun));
       return this.model.addJob(job, tasks, waiting).job;
@@ -335,7 +339,7 @@ export class ClusterStore extends StoreCore {
    * (RUNNING)`), or null when nothing; throws the submit's conflict when a dependency can never be met.
    */
   dependencyPreview(spec: JobSpec): string | null {
-    if (!this.life.waitsOnDependencies({ name: spec.name, spec })) return null;
+    if (!waitsOnDependencies(this.life.view, { name: spec.name, spec })) return null;
     const status = dependenciesStatus(spec.after, this.stateOf);
     return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
   }
@@ -350,48 +354,69 @@ export class ClusterStore extends StoreCore {
    * while it is live; `placement`: how adaptive placement chose it (kept on the attempt).
    */
   assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
-    return this.transaction(() => this.life.assign(taskId, workerId, logPath, devices, placement));
+    return this.transaction(() => {
+      const now = this.model.now();
+      const { attempt, items } = assign(this.life.view, taskId, workerId, logPath, devices, placement, now);
+      this.life.run(items, now);
+      return attempt;
+    });
   }
 
   /** Records that the attempt's log was cut at `limitBytes` (its output passed the log limit). */
   markLogCut(taskId: string, attempt: number, limitBytes: number): void {
-    this.transaction(() => this.life.markLogCut(taskId, attempt, limitBytes));
+    this.transaction(() => {
+      const a = attemptOrThrow(this.life.view, taskId, attempt);
+      if (a.logCutBytes !== limitBytes) this.model.patchAttempt(a, { logCutBytes: limitBytes });
+    });
   }
 
   /** Records what the attempt used (measured by its runtime when it ended). */
   recordUsage(taskId: string, attempt: number, usage: Pick<Attempt, 'cpuSeconds' | 'peakMemoryBytes'>): void {
-    this.transaction(() => this.life.recordUsage(taskId, attempt, usage));
+    this.transaction(() => {
+      const a = attemptOrThrow(this.life.view, taskId, attempt);
+      if (a.cpuSeconds !== usage.cpuSeconds || a.peakMemoryBytes !== usage.peakMemoryBytes) {
+        this.model.patchAttempt(a, { cpuSeconds: usage.cpuSeconds, peakMemoryBytes: usage.peakMemoryBytes });
+      }
+    });
   }
 
   markRunning(taskId: string, attempt: number, pid: number | null): void {
-    this.transaction(() => this.life.markRunning(taskId, attempt, pid));
+    this.transaction(() => this.life.decide((view, now) => markRunning(view, taskId, attempt, pid, now)));
   }
 
   finishAttempt(taskId: string, attempt: number, outcome: AttemptOutcome): StopOrder[] {
-    return this.transaction(() => this.life.finishAttempt(taskId, attempt, outcome));
+    return this.transaction(() => this.life.decide((view, now) => attemptEnded(view, taskId, attempt, outcome, now)));
   }
 
   cancel(name: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.cancel(name, reason));
+    return this.transaction(() => this.life.decide((view) => cancelJob(view, name, reason)));
   }
 
-  /** Cancel one task of a job (Lifecycle.cancelTask); returns what the controller must stop. */
+  /** Cancel one task of a job (lifecycle/jobs.ts cancelTask); returns what the controller must stop. */
   cancelTask(taskId: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.cancelTask(taskId, reason));
+    return this.transaction(() => this.life.decide((view) => cancelTask(view, taskId, reason)));
   }
 
   drainWorker(id: string): StopOrder[] {
-    return this.transaction(() => this.life.drainWorker(id));
+    return this.transaction(() => this.life.decide((view) => drainWorker(view, id)));
   }
 
-  /** Disable a worker (Lifecycle.disableWorker): no new placements, running tasks go on. False: no change. */
+  /** Disable a worker (lifecycle/workers.ts): no new placements, running tasks go on. False: no change. */
   disableWorker(id: string, by: DisabledBy, reason: string): boolean {
-    return this.transaction(() => this.life.disableWorker(id, by, reason));
+    return this.transaction(() => this.changed((view, now) => disableWorker(view, id, by, reason, now)));
   }
 
-  /** Enable a DISABLED worker (Lifecycle.enableWorker); `onlyBy`: only one that party disabled. False: no change. */
+  /** Enable a DISABLED worker (lifecycle/workers.ts); `onlyBy`: only one that party disabled. False: no change. */
   enableWorker(id: string, onlyBy?: DisabledBy): boolean {
-    return this.transaction(() => this.life.enableWorker(id, onlyBy));
+    return this.transaction(() => this.changed((view) => enableWorker(view, id, onlyBy)));
+  }
+
+  /** Within a transaction: apply a decision that returns no stop orders; whether it changed anything. */
+  private changed(decide: (view: LifecycleView, now: number) => readonly Item[]): boolean {
+    const now = this.model.now();
+    const items = decide(this.life.view, now);
+    this.life.run(items, now);
+    return items.length > 0;
   }
 
   /** Undrain a DRAINED worker (conflict otherwise, or when it is no longer in the configuration). */
@@ -400,15 +425,15 @@ export class ClusterStore extends StoreCore {
     if (w && !this.configured.has(id)) {
       throw conflict(`worker ${id} is no longer in the cluster's configuration`, 'add it back to the config and restart the cluster');
     }
-    this.transaction(() => this.life.resumeWorker(id));
+    this.transaction(() => this.life.decide((view) => resumeWorker(view, id)));
   }
 
   preemptAttempt(taskId: string, attempt: number, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.preemptAttempt(taskId, attempt, reason));
+    return this.transaction(() => this.life.decide((view, now) => preemptAttempt(view, taskId, attempt, reason, now)));
   }
 
   markUnschedulable(job: string, reason: string): StopOrder[] {
-    return this.transaction(() => this.life.markUnschedulable(job, reason));
+    return this.transaction(() => this.life.decide((view) => markUnschedulable(view, job, reason)));
   }
 
   /**
@@ -430,7 +455,7 @@ export class ClusterStore extends StoreCore {
 
   registerEndpoint(e: Omit<Endpoint, 'registeredAt'>): Endpoint {
     return this.transaction(() => {
-      const task = this.life.taskOrThrow(e.task);
+      const task = taskOrThrow(this.life.view, e.task);
       const live = this.model.active.get(e.task);
       if (!live || live.attempt !== e.attempt) {
         throw new IrisError('conflict', `task ${e.task} attempt ${e.attempt} is not running; cannot register endpoint "${e.name}"`);
@@ -449,7 +474,7 @@ export class ClusterStore extends StoreCore {
    * (model/results.ts); the per-attempt key cap is checked here.
    */
   setResults(taskId: string, attempt: number, entries: Readonly<Record<string, string>>): void {
-    const task = this.life.taskOrThrow(taskId);
+    const task = taskOrThrow(this.life.view, taskId);
     const live = this.model.active.get(taskId);
     if (!live || live.attempt !== attempt) {
       throw conflict(`task ${taskId} attempt ${attempt} is not running; its results can no longer be set`, 'results are set by a running task, before it exits');
@@ -479,6 +504,6 @@ export class ClusterStore extends StoreCore {
   }
 
   removeEndpointsOf(taskId: string): void {
-    this.transaction(() => this.life.removeEndpointsOf(taskId));
+    this.transaction(() => this.model.dropEndpointsOf(taskId));
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
-import { retryBackoffMs } from '../../../src/cluster/state/transitions.js';
+import { retryBackoffMs } from '../../../src/cluster/lifecycle/retries.js';
 import { taskReason } from '../../../src/server/pending-reason.js';
 import { harness, LONG, spec, type Harness } from './helpers.js';
 import { start, tempDir } from '../state/helpers.js';

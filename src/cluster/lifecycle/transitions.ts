@@ -1,18 +1,16 @@
 /**
- * Pure rules of the job and task lifecycles; the store applies them, these functions decide.
+ * The job and task state machines applied (the tables are model/states.ts): transition guards, the
+ * job state derived from its tasks, and how an attempt's outcome is classified. Pure.
  *
  * - Every task/job state change goes through assertTaskTransition / assertJobTransition, which
  *   check TASK_TRANSITIONS / JOB_TRANSITIONS from model/states.ts. An illegal transition is a
  *   bug in iris, reported as an `internal` IrisError.
  * - A job's state is derived from the tally of its tasks by JOB_STATE_RULES, an ordered table:
  *   the first rule that holds wins. Final job states are sticky.
- * - Failed attempts count against maxRetries (per task); once a task has failed for good it
- *   counts against maxTaskFailures (per job). A task cancelled on its own (CANCELLED) is not a
- *   failure: the job ends by its other tasks (SUCCEEDED when they all succeed), KILLED only
- *   when every task was cancelled. Preemptions count only against maxPreemptions
- *   and never as failures.
+ * - A task that failed for good counts against maxTaskFailures (per job). A task cancelled on its
+ *   own (CANCELLED) is not a failure: the job ends by its other tasks (SUCCEEDED when they all
+ *   succeed), KILLED only when every task was cancelled. (Budgets per task: retries.ts.)
  */
-import { formatDuration } from '../../model/duration.js';
 import { IrisError } from '../../model/errors.js';
 import {
   TASK_STATES, canTransitionJob, canTransitionTask, isFinalJobState,
@@ -29,10 +27,12 @@ export function assertJobTransition(name: string, from: JobState, to: JobState):
 
 export type TaskCounts = Record<TaskState, number>;
 
+/** A tally of no task (a literal, one shape for every job; the type lists every state of TASK_STATES). */
 export function emptyCounts(): TaskCounts {
-  const counts = {} as TaskCounts;
-  for (const s of TASK_STATES) counts[s] = 0;
-  return counts;
+  return {
+    PENDING: 0, ASSIGNED: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, KILLED: 0, UNSCHEDULABLE: 0, WORKER_FAILED: 0, PREEMPTED: 0,
+    COSCHED_FAILED: 0, CANCELLED: 0,
+  };
 }
 
 /** What the job-state rules look at. */
@@ -108,63 +108,3 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
       return { kind: 'killed', attemptState: 'KILLED', exitCode: null, reason: outcome.reason };
   }
 }
-
-/** After a failed attempt (task.failures already incremented): another attempt, or failed for good. */
-export function retryAfterFailure(failures: number, maxRetries: number): boolean {
-  return failures <= maxRetries;
-}
-
-/** Without `--retry-backoff-max`, the longest backoff is this many times `--retry-backoff`. */
-export const RETRY_BACKOFF_CAP_FACTOR = 10;
-
-/**
- * How long a task waits before its retry after its `failures`-th failure (failures >= 1):
- * base * 2^(failures-1), at most `maxMs` (default RETRY_BACKOFF_CAP_FACTOR * base); 0 without a base.
- */
-export function retryBackoffMs(failures: number, baseMs: number | null | undefined, maxMs?: number | null): number {
-  if (!baseMs || baseMs <= 0) return 0;
-  return Math.min(retryBackoffCapMs(baseMs, maxMs), baseMs * 2 ** Math.max(0, failures - 1));
-}
-
-/** The longest retry wait of a job with backoff `baseMs`: `maxMs` when given, else RETRY_BACKOFF_CAP_FACTOR * base. */
-export function retryBackoffCapMs(baseMs: number, maxMs?: number | null): number {
-  return maxMs ?? baseMs * RETRY_BACKOFF_CAP_FACTOR;
-}
-
-/**
- * What a `retry` requeue event says: `exit 3; retry 1 of 2, after 5s`. `failures` counts
- * the one that caused the retry; `backoffMs` 0: retried at once.
- */
-export function retryDetail(attemptReason: string | null, failures: number, maxRetries: number, backoffMs: number): string {
-  const after = backoffMs > 0 ? `, after ${formatDuration(backoffMs)}` : '';
-  return `${attemptReason ?? 'failed'}; retry ${failures} of ${maxRetries}${after}`;
-}
-
-/** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */
-export function retryAfterPreemption(preemptions: number, maxPreemptions: number): boolean {
-  return preemptions <= maxPreemptions;
-}
-
-/** Reason a task's failure gives its job: `task /j/task-2 failed (exit 3)`. */
-export function taskFailureReason(taskId: string, attemptReason: string | null): string {
-  return `task ${taskId} failed${attemptReason ? ` (${attemptReason})` : ''}`;
-}
-
-/** Reason the remaining tasks of a job that ended get. */
-export function endedJobTaskReason(state: JobState): string {
-  switch (state) {
-    case 'FAILED': return 'job failed';
-    case 'WORKER_FAILED': return 'job failed (worker failures)';
-    case 'UNSCHEDULABLE': return 'job unschedulable';
-    case 'SUCCEEDED': return 'job succeeded';
-    default: return 'job killed';
-  }
-}
-
-export const PARENT_ENDED = 'parent job ended';
-
-/** Reason a job gets when the task attempt that submitted it ended and its task runs again. */
-export function parentRerunReason(taskId: string, attempt: number): string {
-  return `parent task ${taskId} is running again (attempt ${attempt})`;
-}
-export const GANG_RESTARTED = 'gang restarted';

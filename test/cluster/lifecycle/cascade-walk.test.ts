@@ -1,5 +1,5 @@
 /**
- * The job-end cascade is a loop (cascade.ts) that keeps the order of the recursion it replaced:
+ * The job-end cascade is a loop (lifecycle/cascade.ts) that keeps the order of the recursion it replaced:
  * on random small trees with random `after` dependencies (and pipeline stages with result
  * references), the same operations give the same states, the same stop orders, the same change
  * events and the same history, in the same order, as the old recursive walk (copied below as the
@@ -7,73 +7,82 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dependenciesStatus, dependencyFailureReason } from '../../../src/cluster/state/dependencies.js';
-import type { StopOrder, StoreEvent } from '../../../src/cluster/state/events.js';
+import { dependenciesStatus, dependencyFailureReason } from '../../../src/cluster/lifecycle/dependencies.js';
+import type { StoreEvent } from '../../../src/cluster/state/events.js';
+import type { JobEnd } from '../../../src/cluster/lifecycle/cascade.js';
+import { reconcile, type Reconciler } from '../../../src/cluster/lifecycle/reconcile.js';
 import type { JobEntry } from '../../../src/cluster/state/model.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
-import { PARENT_ENDED } from '../../../src/cluster/state/transitions.js';
+import { PARENT_ENDED } from '../../../src/cluster/lifecycle/retries.js';
 import { isImageReference } from '../../../src/model/image.js';
 import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../../src/model/stage-refs.js';
 import { isFinalJobState, type JobState } from '../../../src/model/states.js';
 import type { DependencyCondition, JobSpec } from '../../../src/model/types.js';
-import { spec, workerSpec } from './helpers.js';
+import { spec, workerSpec } from '../state/helpers.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the reference reaches into the Lifecycle's private members */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the reference reaches into the store's lifecycle and model */
 
-/** The recursive walk as it was before cascade.ts (lifecycle.ts endJob, settleDependents, releaseStage). */
+/**
+ * The recursive walk as it was before cascade.ts (lifecycle.ts endJob, settleDependents,
+ * releaseStage), on the model's primitives, installed where the store runs a job's end
+ * (state/lifecycle.ts StoreLifecycle.endJob); each task is ended by the lifecycle's own kill-task step.
+ */
 function installRecursiveWalk(store: ClusterStore): void {
   const life = (store as any).life;
-  life.settleDependents = function (this: any, name: string, stops: StopOrder[]): void {
-    for (const dependent of [...(this.m.dependents.get(name) ?? [])]) {
-      const entry = this.m.jobs.get(dependent);
+  const m = life.m;
+  const stateOf = (name: string): JobState | undefined => m.jobs.get(name)?.job.state;
+  const settleDependents = (r: Reconciler, name: string): void => {
+    for (const dependent of [...(m.dependents.get(name) ?? [])]) {
+      const entry = m.jobs.get(dependent);
       if (!entry?.waiting || isFinalJobState(entry.job.state)) continue;
-      const status = dependenciesStatus(entry.job.spec.after, this.stateOf);
-      if (status.kind === 'met') this.releaseStage(entry, stops);
+      const status = dependenciesStatus(entry.job.spec.after, stateOf);
+      if (status.kind === 'met') releaseStage(r, entry);
       else if (status.kind === 'never') {
         const reason = dependencyFailureReason(status.on, status.state);
-        this.m.patchJob(entry.job, { cause: { kind: 'dependency_failure', parent: status.on.job } });
-        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+        m.patchJob(entry.job, { cause: { kind: 'dependency_failure', parent: status.on.job } });
+        endJob(r, entry, 'FAILED', reason, reason, PARENT_ENDED);
       }
     }
   };
-  life.releaseStage = function (this: any, entry: JobEntry, stops: StopOrder[]): void {
+  const releaseStage = (r: Reconciler, entry: JobEntry): void => {
     const { job } = entry;
     const parts = { command: job.spec.command, env: job.spec.env, image: job.spec.image };
     if (!job.spec.stage || job.parent === null || !hasStageRefs(parts)) {
-      this.m.releaseJob(entry);
+      m.releaseJob(entry);
       return;
     }
     const resolved = resolveStageRefs(parts, (stage) => {
-      const referenced = this.m.jobs.get(`${job.parent}/${stage}`)?.job;
-      return referenced && { state: referenced.state, tasks: this.resultsOf(referenced) };
+      const referenced = m.jobs.get(`${job.parent}/${stage}`)?.job;
+      return referenced && { state: referenced.state, tasks: life.view.resultsOf(referenced) };
     });
-    if (resolved.kind === 'never') this.endJob(entry, 'FAILED', resolved.reason, resolved.reason, PARENT_ENDED, stops);
-    else if (resolved.kind === 'pending') this.m.patchJob(job, { reason: resolved.reason });
+    if (resolved.kind === 'never') endJob(r, entry, 'FAILED', resolved.reason, resolved.reason, PARENT_ENDED);
+    else if (resolved.kind === 'pending') m.patchJob(job, { reason: resolved.reason });
     else {
       const image = resolved.parts.image;
       if (image !== null && image !== job.spec.image && !isImageReference(image)) {
         const reason = `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`;
-        this.endJob(entry, 'FAILED', reason, reason, PARENT_ENDED, stops);
+        endJob(r, entry, 'FAILED', reason, reason, PARENT_ENDED);
         return;
       }
-      this.m.patchJob(job, { spec: { ...job.spec, ...resolved.parts } });
-      this.m.releaseJob(entry);
+      m.patchJob(job, { spec: { ...job.spec, ...resolved.parts } });
+      m.releaseJob(entry);
     }
   };
-  life.endJob = function (this: any, entry: JobEntry, state: JobState, reason: string | null, taskReason: string, childReason: string, stops: StopOrder[]): void {
+  const endJob = (r: Reconciler, entry: JobEntry, state: JobState, reason: string | null, taskReason: string, childReason: string): void => {
     const { job } = entry;
     if (!isFinalJobState(job.state)) {
-      this.m.patchJob(job, { state, reason, finishedAt: this.m.now() });
+      m.patchJob(job, { state, reason, finishedAt: r.now });
       for (const t of entry.tasks) {
         const taskState = state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
-        this.killTask(t, taskState, taskReason, stops);
+        reconcile(r, [{ kind: 'kill-task', task: t, state: taskState, reason: taskReason }]);
       }
     }
-    for (const child of this.m.children.get(job.name) ?? []) {
-      this.endJob(this.m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason, stops);
+    for (const child of m.children.get(job.name) ?? []) {
+      endJob(r, m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason);
     }
-    if (this.m.dependents.has(job.name)) this.settleDependents(job.name, stops);
+    if (m.dependents.has(job.name)) settleDependents(r, job.name);
   };
+  life.endJob = (end: JobEnd<JobEntry>): void => endJob(life, end.entry, end.state, end.reason, end.taskReason, end.childReason);
 }
 
 interface JobPlan {

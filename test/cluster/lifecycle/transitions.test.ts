@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { IrisError } from '../../../src/model/errors.js';
 import { JOB_STATES, TASK_STATES, TASK_TRANSITIONS, JOB_TRANSITIONS, type JobState, type TaskState } from '../../../src/model/states.js';
 import {
-  assertJobTransition, assertTaskTransition, classifyOutcome, deriveJobState, emptyCounts, retryAfterFailure, retryAfterPreemption,
-  taskFailureReason, type JobTally,
-} from '../../../src/cluster/state/transitions.js';
+  assertJobTransition, assertTaskTransition, classifyOutcome, deriveJobState, emptyCounts, type JobTally,
+} from '../../../src/cluster/lifecycle/transitions.js';
+import { retryAfterFailure, retryAfterPreemption, taskFailureReason } from '../../../src/cluster/lifecycle/retries.js';
 
 function tally(states: Partial<Record<TaskState, number>>, failedTasks = 0, maxTaskFailures = 0): JobTally {
   const counts = { ...emptyCounts(), ...states };

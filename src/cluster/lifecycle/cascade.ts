@@ -1,5 +1,6 @@
 /**
- * The walk of the job-end cascade (lifecycle.ts decides what each step does): a loop over an
+ * The walk of the job-end cascade (reconcile.ts endJobs gives it the steps, decided by jobs.ts and
+ * release.ts; the simulator's pipelines walk their skips with it too): a loop over an
  * explicit stack, never a recursion, so a chain of 100,000 jobs (`--after` one after the other,
  * or a pipeline of that many stages) ends without overflowing the call stack, in time and memory
  * linear in the number of jobs it reaches.

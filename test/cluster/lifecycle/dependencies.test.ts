@@ -5,7 +5,7 @@ import type { DependencyCondition, JobDependency } from '../../../src/model/type
 import {
   DEPENDENCY_CONDITIONS, cascadedDependents, dependenciesStatus, dependencyFailureReason, dependencyOutcome, findCycle, splitDependency,
   waitingForReason,
-} from '../../../src/cluster/state/dependencies.js';
+} from '../../../src/cluster/lifecycle/dependencies.js';
 import type { Job } from '../../../src/model/types.js';
 
 /** findCycle as it was (a stack of whole paths, copied at each step): the reference for the loop that keeps links. */

@@ -1,0 +1,121 @@
+/**
+ * The lifecycle's vocabulary: what it reads (LifecycleView), what it decides (Change: one typed
+ * effect on the state) and what it defers (Step: a decision to take when reached, reading the state
+ * as the changes before it left it). The live store (cluster/state) and the simulator (src/sim)
+ * each implement the view over their own records and apply every change the same way; neither
+ * decides anything itself.
+ *
+ * Guarantees of a decision (every function of this folder that returns Items):
+ * - It is pure: it reads only the view it is given and `now`, changes nothing, and returns the
+ *   changes in the order they must be applied (reconcile.ts applies them).
+ * - Objects in a change (a job, task or attempt) are the view's own: the applier patches them.
+ * - A patch holds exactly the fields that change: appliers apply it as given (its `reason`, even
+ *   null, is what the history records).
+ */
+import type { RequeueReason } from '../../model/requeue.js';
+import type { Attempt, Job, Task, Worker } from '../../model/types.js';
+import type { JobEnd } from './cascade.js';
+import type { HintChange, StoredHints } from './cache-hints.js';
+import type { TaskCounts } from './transitions.js';
+
+/** An attempt the controller must stop in the runtime; the lifecycle already recorded its end. */
+export interface StopOrder {
+  task: string;
+  attempt: number;
+  workerId: string;
+  reason: string;
+}
+
+/** A job as the lifecycle reads it: the job, its tasks by index, the tally of their states. */
+export interface JobRecord {
+  readonly job: Job;
+  readonly tasks: readonly Task[];
+  readonly counts: Readonly<TaskCounts>;
+  /** Waiting on its dependencies: its PENDING tasks are in no queue. */
+  readonly waiting: boolean;
+}
+
+/** The results of a job's tasks (their latest attempts): task index -> key -> value. */
+export type TaskResults = ReadonlyMap<number, Readonly<Record<string, string>>>;
+
+/** The state the lifecycle decides from: read-only lookups (the store's model, the simulator's records). */
+export interface LifecycleView {
+  job(name: string): JobRecord | undefined;
+  task(id: string): Task | undefined;
+  attempt(task: string, n: number): Attempt | undefined;
+  /** The live attempt of a task (ASSIGNED or RUNNING), if any. */
+  liveAttempt(task: string): Attempt | undefined;
+  /** Every live attempt, in the order they became live. */
+  liveAttempts(): Iterable<Attempt>;
+  /** Names of the jobs whose parent is `job`, in the order they were added. */
+  children(job: string): Iterable<string>;
+  /** Names of the jobs that depend on `job` (`spec.after`), in the order they were added. */
+  dependents(job: string): Iterable<string>;
+  worker(id: string): Worker | undefined;
+  /** The stored cache hints of a worker (lifecycle/cache-hints.ts). */
+  hints(worker: string): StoredHints | undefined;
+  /** How long a cache hint lasts after its attempt ended (config `placement.cache-ttl`). */
+  readonly hintTtl: number;
+  /** The results of a job's tasks, for a pipeline stage's references (release.ts). */
+  resultsOf(job: Job): TaskResults;
+}
+
+export type JobPatch = Partial<Pick<Job, 'state' | 'reason' | 'startedAt' | 'finishedAt' | 'failedTasks' | 'cause' | 'spec'>>;
+export type TaskPatch = Partial<Pick<
+  Task, 'state' | 'attempt' | 'workerId' | 'startedAt' | 'finishedAt' | 'reason' | 'exitCode' | 'failures' | 'preemptions' | 'eligibleAt'
+>>;
+export type AttemptPatch = Partial<Pick<Attempt, 'state' | 'reason' | 'exitCode' | 'finishedAt' | 'pid'>>;
+
+/** One effect on the state, applied in the order given. */
+export type Change =
+  | { readonly kind: 'job'; readonly job: Job; readonly patch: JobPatch }
+  | { readonly kind: 'task'; readonly task: Task; readonly patch: TaskPatch }
+  /** A new attempt (live from now on). */
+  | { readonly kind: 'attempt-start'; readonly attempt: Attempt }
+  | { readonly kind: 'attempt'; readonly attempt: Attempt; readonly patch: AttemptPatch }
+  /** A requeue event (model/requeue.ts) of attempt `attempt` of `task`, in run `run` of `job`. */
+  | {
+    readonly kind: 'requeue'; readonly task: string; readonly attempt: number; readonly job: string;
+    readonly reason: RequeueReason; readonly detail: string; readonly run: number | null;
+  }
+  /** The job's dependencies are met: its PENDING tasks join the queue. */
+  | { readonly kind: 'release'; readonly job: JobRecord }
+  /** The endpoints the task registered go (its attempt ended). */
+  | { readonly kind: 'endpoints-dropped'; readonly task: string }
+  /** Stop a live attempt in the runtime (its end is recorded by the changes around it). */
+  | { readonly kind: 'stop'; readonly order: StopOrder }
+  | { readonly kind: 'worker'; readonly worker: Worker }
+  | HintChange;
+
+/** How a task that will never run again ends when it is stopped for good. */
+export type KillState = 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE' | 'CANCELLED';
+
+/** A decision taken when reached (reconcile.ts), from the state as the items before it left it (kinds apart from a Change's). */
+export type Step =
+  /** Derive the job's state from its tasks again; `finalReason` explains a final state. */
+  | {
+    readonly kind: 'settle'; readonly job: JobRecord; readonly finalReason: string | null;
+    /** The final reason when, by then, every task was cancelled one by one. */
+    readonly allCancelled?: string;
+  }
+  /** End a job, its subtree and what waits on it (the cascade, cascade.ts). */
+  | { readonly kind: 'end-job'; readonly end: JobEnd<JobRecord> }
+  /** End a task for good, stopping its live attempt (nothing when it has ended already). */
+  | { readonly kind: 'kill-task'; readonly task: Task; readonly state: KillState; readonly reason: string }
+  /** Stop a gang member that is still live and requeue it with the gang (attempts.ts). */
+  | {
+    readonly kind: 'restart-member'; readonly task: Task; readonly trigger: Task;
+    readonly what: 'failed' | 'was preempted'; readonly eligibleAt: number | null;
+  }
+  /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
+  | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };
+
+/** What a decision returns: changes to apply and steps to take, in order. */
+export type Item = Change | Step;
+
+export const NO_ITEMS: readonly Item[] = [];
+
+/** The applier: where changes go (the store's model, the simulator's records). */
+export interface Applier {
+  apply(change: Change): void;
+}

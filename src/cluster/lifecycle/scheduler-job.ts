@@ -1,0 +1,31 @@
+/**
+ * The one conversion from a job (stored, about to be stored, or the simulator's) to what the
+ * scheduler reads: the controller's snapshot, the dry-run estimate, admission's never-fit check
+ * and every job the simulator submits use it. Times are opaque: the job's time limit is passed on
+ * in its own unit (ms in the cluster, seconds in the simulator).
+ */
+import type { Job, JobSpec } from '../../model/types.js';
+import type { SchedulerJob } from '../scheduler/types.js';
+
+/** What the conversion reads of a job. */
+export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
+  spec: Pick<JobSpec, 'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses'>;
+};
+
+/** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
+export function schedulerJob(job: SchedulableJob): SchedulerJob {
+  return {
+    name: job.name,
+    depth: job.depth,
+    rootSubmittedAt: job.rootSubmittedAt,
+    seq: job.seq,
+    user: job.spec.user,
+    resources: job.spec.resources,
+    constraints: job.spec.constraints,
+    coschedule: job.spec.coschedule,
+    replicas: job.spec.replicas,
+    timeLimitMs: job.spec.timeoutMs,
+    ...(job.spec.category ? { category: job.spec.category } : {}),
+    ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
+  };
+}
