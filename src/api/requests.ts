@@ -107,15 +107,20 @@ export type WaitRequest = z.infer<typeof WaitRequestSchema>;
 export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 export type PruneRequest = z.infer<typeof PruneRequestSchema>;
 
-export const parseCancelRequest = (value: unknown): CancelRequest => parseOrThrow(CancelRequestSchema, value, { style: 'body' });
-export const parseRetryRequest = (value: unknown): RetryRequest => parseOrThrow(RetryRequestSchema, value, { style: 'body' });
-export const parseDrainRequest = (value: unknown): DrainRequest => parseOrThrow(DrainRequestSchema, value, { style: 'body' });
-export const parseResumeRequest = (value: unknown): ResumeRequest => parseOrThrow(ResumeRequestSchema, value, { style: 'body' });
-export const parseDisableRequest = (value: unknown): DisableRequest => parseOrThrow(DisableRequestSchema, value, { style: 'body' });
-export const parseEnableRequest = (value: unknown): EnableRequest => parseOrThrow(EnableRequestSchema, value, { style: 'body' });
-export const parseEndpointRequest = (value: unknown): EndpointRequest => parseOrThrow(EndpointRequestSchema, value, { style: 'body' });
-export const parseResultRequest = (value: unknown): ResultRequest => parseOrThrow(ResultRequestSchema, value, { style: 'body' });
-export const parseWaitRequest = (value: unknown): WaitRequest => parseOrThrow(WaitRequestSchema, value, { style: 'body' });
+/** A request body's parser: its schema's check, with errors worded for a body (model/schema-errors.ts). */
+function bodyParser<S extends z.ZodType>(schema: S): (value: unknown) => z.output<S> {
+  return (value) => parseOrThrow(schema, value, { style: 'body' });
+}
+
+export const parseCancelRequest: (value: unknown) => CancelRequest = bodyParser(CancelRequestSchema);
+export const parseRetryRequest: (value: unknown) => RetryRequest = bodyParser(RetryRequestSchema);
+export const parseDrainRequest: (value: unknown) => DrainRequest = bodyParser(DrainRequestSchema);
+export const parseResumeRequest: (value: unknown) => ResumeRequest = bodyParser(ResumeRequestSchema);
+export const parseDisableRequest: (value: unknown) => DisableRequest = bodyParser(DisableRequestSchema);
+export const parseEnableRequest: (value: unknown) => EnableRequest = bodyParser(EnableRequestSchema);
+export const parseEndpointRequest: (value: unknown) => EndpointRequest = bodyParser(EndpointRequestSchema);
+export const parseResultRequest: (value: unknown) => ResultRequest = bodyParser(ResultRequestSchema);
+export const parseWaitRequest: (value: unknown) => WaitRequest = bodyParser(WaitRequestSchema);
 /** The age of a prune request (`olderThan`), in ms: a duration longer than 0. `label` names it in errors (`--older-than` in the CLI). */
 export function pruneAgeMs(value: string, label: string): number {
   const ms = relabel(label, () => parseDuration(value));
@@ -123,4 +128,4 @@ export function pruneAgeMs(value: string, label: string): number {
   return ms;
 }
 
-export const parsePruneRequest = (value: unknown): PruneRequest => parseOrThrow(PruneRequestSchema, value, { style: 'body' });
+export const parsePruneRequest: (value: unknown) => PruneRequest = bodyParser(PruneRequestSchema);

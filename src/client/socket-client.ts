@@ -17,9 +17,7 @@ import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.
 import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../host/proc.js';
 import type { ClusterEvent } from '../model/events.js';
-import type {
-  CancelResponse, ExecRequest, ResultsResponse, ClusterInfo, HealthResponse, EndpointInfo, EstimateResponse, HistoryQuery, RunInfo, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
-} from '../api/types.js';
+import type * as api from '../api/types.js';
 import { resolveAddress, type ControllerAddress, type Env } from '../api/address.js';
 import { taskToken } from './task-token.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
@@ -72,11 +70,11 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   // ---- IrisClient ----
 
-  submit(req: SubmitRequest): Promise<SubmitResponse> {
+  submit(req: api.SubmitRequest): Promise<api.SubmitResponse> {
     return this.ask(A.submitAnswer, 'POST', '/v1/jobs', req);
   }
 
-  estimate(req: SubmitRequest): Promise<EstimateResponse> {
+  estimate(req: api.SubmitRequest): Promise<api.EstimateResponse> {
     return this.ask(A.estimateAnswer, 'POST', '/v1/jobs?dryRun=1', req);
   }
 
@@ -84,40 +82,40 @@ export class SocketClient extends SocketTransport implements IrisClient {
     return this.ask(A.pipelineAnswer, 'POST', '/v1/pipelines', req);
   }
 
-  queue(): Promise<QueueInfo> {
+  queue(): Promise<api.QueueInfo> {
     return this.ask(A.queueAnswer, 'GET', '/v1/queue');
   }
 
-  jobs(filter: JobFilter = {}): Promise<JobSummary[]> {
+  jobs(filter: api.JobFilter = {}): Promise<api.JobSummary[]> {
     return this.ask(A.jobsAnswer, 'GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
   }
 
-  job(name: string, run?: number): Promise<JobDetail> {
+  job(name: string, run?: number): Promise<api.JobDetail> {
     return this.ask(A.jobAnswer, 'GET', `/v1/job${queryString({ name, run })}`);
   }
 
-  history(query: HistoryQuery = {}): Promise<RunInfo[]> {
+  history(query: api.HistoryQuery = {}): Promise<api.RunInfo[]> {
     const { prefix, user, state, since, until, limit } = query;
     return this.ask(A.historyAnswer, 'GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
   }
 
-  task(name: string): Promise<TaskDetail> {
+  task(name: string): Promise<api.TaskDetail> {
     return this.ask(A.taskAnswer, 'GET', `/v1/task${queryString({ name })}`);
   }
 
-  retry(name: string, downstream: boolean): Promise<RetryResponse> {
+  retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
     return this.ask(A.retryAnswer, 'POST', '/v1/jobs/retry', { name, downstream });
   }
 
-  exec(request: ExecRequest, output: ExecOutput): Promise<ExecConnection> {
+  exec(request: api.ExecRequest, output: ExecOutput): Promise<ExecConnection> {
     return openExec(this, request, output);
   }
 
-  cancel(names: string[]): Promise<CancelResponse> {
+  cancel(names: string[]): Promise<api.CancelResponse> {
     return this.ask(A.cancelAnswer, 'POST', '/v1/jobs/cancel', { names });
   }
 
-  cluster(): Promise<ClusterInfo> {
+  cluster(): Promise<api.ClusterInfo> {
     return this.ask(A.clusterAnswer, 'GET', '/v1/cluster');
   }
 
@@ -143,7 +141,7 @@ export class SocketClient extends SocketTransport implements IrisClient {
    * POST /v1/wait. With a timeout: one long poll, answered at the end or at the timeout
    * (`done: false`). Without: long polls of `longPollMs` each, asked again until the jobs end.
    */
-  async waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse> {
+  async waitJobs(request: api.WaitRequest, signal?: AbortSignal): Promise<api.WaitResponse> {
     if (request.timeout !== undefined) return this.ask(A.waitAnswer, 'POST', '/v1/wait', request, signal, null);
     for (;;) {
       const answer = await this.ask(A.waitAnswer, 'POST', '/v1/wait', { ...request, timeout: `${this.longPollMs}ms` }, signal, null);
@@ -151,56 +149,56 @@ export class SocketClient extends SocketTransport implements IrisClient {
     }
   }
 
-  async wait(name: string, signal?: AbortSignal): Promise<JobDetail> {
+  async wait(name: string, signal?: AbortSignal): Promise<api.JobDetail> {
     const { jobs } = await this.waitJobs({ jobs: [name] }, signal);
     return jobs[0]!;
   }
 
-  workers(): Promise<WorkerInfo[]> {
+  workers(): Promise<api.WorkerInfo[]> {
     return this.ask(A.workersAnswer, 'GET', '/v1/workers');
   }
 
-  drain(worker: string): Promise<WorkerInfo> {
+  drain(worker: string): Promise<api.WorkerInfo> {
     return this.ask(A.workerAnswer, 'POST', '/v1/workers/drain', { name: worker });
   }
 
-  resume(worker: string): Promise<WorkerInfo> {
+  resume(worker: string): Promise<api.WorkerInfo> {
     return this.ask(A.workerAnswer, 'POST', '/v1/workers/resume', { name: worker });
   }
 
-  disable(worker: string, reason?: string): Promise<WorkerInfo> {
+  disable(worker: string, reason?: string): Promise<api.WorkerInfo> {
     return this.ask(A.workerAnswer, 'POST', '/v1/workers/disable', { name: worker, ...(reason ? { reason } : {}) });
   }
 
-  enable(worker: string): Promise<WorkerInfo> {
+  enable(worker: string): Promise<api.WorkerInfo> {
     return this.ask(A.workerAnswer, 'POST', '/v1/workers/enable', { name: worker });
   }
 
-  prune(request: PruneRequest): Promise<PruneResponse> {
+  prune(request: api.PruneRequest): Promise<api.PruneResponse> {
     return this.ask(A.pruneAnswer, 'POST', '/v1/prune', request);
   }
 
-  endpoints(prefix?: string): Promise<EndpointInfo[]> {
+  endpoints(prefix?: string): Promise<api.EndpointInfo[]> {
     return this.ask(A.endpointsAnswer, 'GET', `/v1/endpoints${queryString({ prefix })}`);
   }
 
-  registerEndpoint(name: string, address: string): Promise<EndpointInfo> {
+  registerEndpoint(name: string, address: string): Promise<api.EndpointInfo> {
     return this.ask(A.endpointAnswer, 'POST', '/v1/endpoints', { name, address });
   }
 
-  results(job: string, run?: number): Promise<ResultsResponse> {
+  results(job: string, run?: number): Promise<api.ResultsResponse> {
     return this.ask(A.resultsAnswer, 'GET', `/v1/results${queryString({ job, run })}`);
   }
 
-  setResult(key: string, value: string): Promise<ResultsResponse> {
+  setResult(key: string, value: string): Promise<api.ResultsResponse> {
     return this.ask(A.resultsAnswer, 'POST', '/v1/results', { key, value });
   }
 
-  async *logs(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogLine> {
+  async *logs(query: api.LogQuery, signal?: AbortSignal): AsyncGenerator<api.LogLine> {
     for await (const batch of this.logBatches(query, signal)) yield* batchLines(batch);
   }
 
-  async *logBatches(query: LogQuery, signal?: AbortSignal): AsyncGenerator<LogBatch> {
+  async *logBatches(query: api.LogQuery, signal?: AbortSignal): AsyncGenerator<api.LogBatch> {
     const path = `/v1/logs${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
     for await (const item of this.stream(path, A.logItem, signal)) yield asLogBatch(item);
   }
@@ -226,7 +224,7 @@ export class SocketClient extends SocketTransport implements IrisClient {
   }
 
   /** GET /v1/health: `{ ok, version, pid }`. */
-  health(): Promise<HealthResponse> {
+  health(): Promise<api.HealthResponse> {
     return this.ask(A.healthAnswer, 'GET', '/v1/health');
   }
 }

@@ -3,9 +3,7 @@
  * implement it with fakes.
  */
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
-import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, SubmitRequest, SubmitResponse, WaitRequest, WaitResponse, WorkerInfo, PruneRequest, PruneResponse, TaskDetail, RetryResponse,
-} from '../api/types.js';
+import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import type { DensitySeries } from '../api/metrics.js';
 import type { ExecConnection, ExecOutput } from './exec-client.js';
@@ -14,66 +12,66 @@ import type { ExecConnection, ExecOutput } from './exec-client.js';
 export type ReadClient = Pick<IrisClient, 'jobs' | 'job' | 'task' | 'history' | 'logs' | 'logBatches' | 'results'>;
 
 export interface IrisClient {
-  submit(request: SubmitRequest): Promise<SubmitResponse>;
+  submit(request: api.SubmitRequest): Promise<api.SubmitResponse>;
   /** When the job would start if submitted now; nothing is submitted. */
-  estimate(request: SubmitRequest): Promise<EstimateResponse>;
+  estimate(request: api.SubmitRequest): Promise<api.EstimateResponse>;
   /** Submit a pipeline (its root job and stages, all or nothing); with `dryRun` check it and submit nothing. */
   submitPipeline(request: PipelineRequest): Promise<PipelineResponse>;
-  queue(): Promise<QueueInfo>;
-  jobs(filter?: JobFilter): Promise<JobSummary[]>;
+  queue(): Promise<api.QueueInfo>;
+  jobs(filter?: api.JobFilter): Promise<api.JobSummary[]>;
   /** The job's latest run, or run `run` (also `name@RUN`); not_found lists the name's runs. */
-  job(name: string, run?: number): Promise<JobDetail>;
+  job(name: string, run?: number): Promise<api.JobDetail>;
   /** Runs, live and archived, newest first (`iris history`). */
-  history(query?: HistoryQuery): Promise<RunInfo[]>;
+  history(query?: api.HistoryQuery): Promise<api.RunInfo[]>;
   /** One task of a job, `train/task-3`. */
-  task(name: string): Promise<TaskDetail>;
+  task(name: string): Promise<api.TaskDetail>;
   /**
    * Runs a command in a task's running attempt (`iris exec`): resolves once it started, with the
    * connection that carries its input and output; refusals (not running: not_found) reject here.
    */
-  exec(request: ExecRequest, output: ExecOutput): Promise<ExecConnection>;
+  exec(request: api.ExecRequest, output: ExecOutput): Promise<ExecConnection>;
   /** Cancel jobs and single tasks (`train/task-3`). */
-  cancel(names: string[]): Promise<CancelResponse>;
+  cancel(names: string[]): Promise<api.CancelResponse>;
   /** Run an ended job again (a new run), with `downstream` also the jobs its failure cascaded to. */
-  retry(name: string, downstream: boolean): Promise<RetryResponse>;
-  cluster(): Promise<ClusterInfo>;
+  retry(name: string, downstream: boolean): Promise<api.RetryResponse>;
+  cluster(): Promise<api.ClusterInfo>;
   /**
    * Asks the cluster to stop and gives its pid. With `wait`, resolves only once the controller no
    * longer answers and its process is gone; IrisError('unavailable') after `timeoutMs` (default 60 s).
    */
   stopCluster(options?: StopClusterOptions): Promise<{ pid: number }>;
-  workers(): Promise<WorkerInfo[]>;
-  drain(worker: string): Promise<WorkerInfo>;
+  workers(): Promise<api.WorkerInfo[]>;
+  drain(worker: string): Promise<api.WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
-  resume(worker: string): Promise<WorkerInfo>;
+  resume(worker: string): Promise<api.WorkerInfo>;
   /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
-  disable(worker: string, reason?: string): Promise<WorkerInfo>;
+  disable(worker: string, reason?: string): Promise<api.WorkerInfo>;
   /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
-  enable(worker: string): Promise<WorkerInfo>;
+  enable(worker: string): Promise<api.WorkerInfo>;
   /** Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their logs. */
-  prune(request: PruneRequest): Promise<PruneResponse>;
-  endpoints(prefix?: string): Promise<EndpointInfo[]>;
-  registerEndpoint(name: string, address: string): Promise<EndpointInfo>;
+  prune(request: api.PruneRequest): Promise<api.PruneResponse>;
+  endpoints(prefix?: string): Promise<api.EndpointInfo[]>;
+  registerEndpoint(name: string, address: string): Promise<api.EndpointInfo>;
   /** Results of a job's tasks (latest run, `run`, or `name@RUN`); inside a task, of jobs in its tree. */
-  results(job: string, run?: number): Promise<ResultsResponse>;
+  results(job: string, run?: number): Promise<api.ResultsResponse>;
   /** Sets a result of the calling task's running attempt (only inside a task: it needs IRIS_TASK_TOKEN). */
-  setResult(key: string, value: string): Promise<ResultsResponse>;
+  setResult(key: string, value: string): Promise<api.ResultsResponse>;
   /** Streams log lines; with follow, until the target job and its descendants end or the signal aborts. */
-  logs(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogLine>;
+  logs(query: api.LogQuery, signal?: AbortSignal): AsyncIterable<api.LogLine>;
   /** The same lines as they come over the wire: batches of one attempt and stream (cheaper for big logs). */
-  logBatches(query: LogQuery, signal?: AbortSignal): AsyncIterable<LogBatch>;
+  logBatches(query: api.LogQuery, signal?: AbortSignal): AsyncIterable<api.LogBatch>;
   /**
    * Resolves with the job once it and its subtree are in final states (SUCCEEDED, FAILED, …),
    * through the long-poll route POST /v1/wait (asked again while it times out). Inside a task
    * the wait releases the task's CPU when the job is in its own subtree. Rejects with the
    * signal's reason on abort.
    */
-  wait(job: string, signal?: AbortSignal): Promise<JobDetail>;
+  wait(job: string, signal?: AbortSignal): Promise<api.JobDetail>;
   /**
    * Waits for several jobs (and their subtrees): all of them, or with `any` the first to end.
    * With `timeout` one long poll that may answer `done: false`; without, until they end.
    */
-  waitJobs(request: WaitRequest, signal?: AbortSignal): Promise<WaitResponse>;
+  waitJobs(request: api.WaitRequest, signal?: AbortSignal): Promise<api.WaitResponse>;
   /**
    * Streams cluster events until the signal aborts. With `current`, the stream opens with the
    * unfinished jobs as they are now and a `{type: "cluster", state: "SYNCED"}` marker.

@@ -15,7 +15,7 @@ import { EXIT } from '../model/errors.js';
 import { escapeControl, formatReason } from '../ui/format.js';
 import { formatJobOutcome } from '../ui/job-outcome.js';
 import { formatLogBatch, LogOutput } from '../ui/logs.js';
-import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
+import * as submit from '../ui/submit-flags.js';
 
 export default class Run extends BaseCommand {
   static override summary = 'Submit a job, stream its logs, and exit 0 if it succeeded, 1 otherwise.';
@@ -38,10 +38,10 @@ export default class Run extends BaseCommand {
   ];
 
   static override strict = false;
-  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARGS…]', '<%= command.id %> -f PIPELINE.yaml [--name NAME]'];
+  static override usage = submit.submitUsage('[--name NAME]');
   static override flags = {
-    ...submitFlags,
-    file: Flags.string({ char: 'f', summary: 'Run the pipeline in this YAML file (docs/pipelines.md) and follow it like one job.' }),
+    ...submit.submitFlags,
+    file: submit.pipelineFileFlag('Run the pipeline in this YAML file (docs/pipelines.md) and follow it like one job.'),
     stream: Flags.boolean({
       summary: "Stream the job's log lines (default: on, except inside a task, where one line per ended job is printed instead).",
       allowNo: true,
@@ -97,14 +97,10 @@ export default class Run extends BaseCommand {
   /** Submits the job, or with -f the pipeline (its root job is then followed). */
   private async submitOne(client: IrisClient, flags: Record<string, unknown>, argv: string[]): Promise<{ name: string; run: number | null }> {
     if (typeof flags.file === 'string') {
-      // Loaded only with -f: the YAML reader and the pipeline schema cost every other start.
-      const { pipelineFromFlags } = await import('../ui/pipeline-file.js');
-      const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv, process.cwd());
-      return client.submitPipeline(pipeline);
+      return client.submitPipeline(await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd()));
     }
-    const command = commandFromArgv(this.argv, argv);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
-    return withFlagNames(() => client.submit(request));
+    const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
+    return submit.withFlagNames(() => client.submit(request));
   }
 
   /** A task's environment: iris sets both for every task it launches. */

@@ -6,10 +6,7 @@ import { compatJson, simulationJson, type CompatJson, type SimulationJson } from
 import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
 import { runSimulation } from '../sim/service.js';
-import {
-  DEFAULT_PLACEMENT, DEFAULT_QUEUE_OPTIONS, DEFAULT_SELECTION, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS,
-  parsePlacementMode, parsePolicy, parseSelection,
-} from '../sim/policy.js';
+import * as policy from '../sim/policy.js';
 import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
 import { parseSeconds } from '../sim/workload-file.js';
 import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';
@@ -40,9 +37,20 @@ export default class Simulate extends BaseCommand {
 
   static override flags = {
     procs: Flags.integer({ summary: 'Processors of the SWF machine (default: the MaxProcs header).', min: 1 }),
-    policy: Flags.string({ summary: `Queue policy: ${QUEUE_POLICIES.join(', ')}.`, default: DEFAULT_QUEUE_OPTIONS.policy }),
-    'reservation-depth': Flags.integer({ summary: 'Blocked jobs that get a reservation under hybrid.', min: 1, default: DEFAULT_QUEUE_OPTIONS.reservationDepth }),
-    'queue-depth': Flags.integer({ summary: 'Pending jobs one scheduling pass considers.', min: 1, default: DEFAULT_QUEUE_OPTIONS.queueDepth }),
+    policy: Flags.string({
+      summary: `Queue policy: ${policy.QUEUE_POLICIES.join(', ')}.`,
+      default: policy.DEFAULT_QUEUE_OPTIONS.policy,
+    }),
+    'reservation-depth': Flags.integer({
+      summary: 'Blocked jobs that get a reservation under hybrid.',
+      min: 1,
+      default: policy.DEFAULT_QUEUE_OPTIONS.reservationDepth,
+    }),
+    'queue-depth': Flags.integer({
+      summary: 'Pending jobs one scheduling pass considers.',
+      min: 1,
+      default: policy.DEFAULT_QUEUE_OPTIONS.queueDepth,
+    }),
     window: Flags.string({ summary: 'Only SWF jobs START..START+COUNT-1 (0-based), as START:COUNT.' }),
     order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),
     plot: Flags.string({ summary: 'Write queue length and utilization over time to this SVG file.' }),
@@ -53,8 +61,12 @@ export default class Simulate extends BaseCommand {
       default: true,
     }),
     backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
-    placement: Flags.string({ summary: `Placement mode: ${PLACEMENT_MODES.join(', ')} (default ${DEFAULT_PLACEMENT}).` }),
-    selection: Flags.string({ summary: `Worker selection: ${SELECTIONS.join(', ')} (default ${DEFAULT_SELECTION}).` }),
+    placement: Flags.string({
+      summary: `Placement mode: ${policy.PLACEMENT_MODES.join(', ')} (default ${policy.DEFAULT_PLACEMENT}).`,
+    }),
+    selection: Flags.string({
+      summary: `Worker selection: ${policy.SELECTIONS.join(', ')} (default ${policy.DEFAULT_SELECTION}).`,
+    }),
     'cache-ttl': Flags.string({ summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).' }),
     elastic: Flags.boolean({
       summary: `Run the elastic coordinator (the config defaults: idle-disable ${E.idleDisable}s, poll ${E.poll}s, cooldown ${E.cooldown}s, ` +
@@ -74,8 +86,8 @@ export default class Simulate extends BaseCommand {
     if (given('seed')) throw invalid('--seed applies to --study only', 'run the dispatch study with: iris simulate --study --seed N');
     if (args.trace === undefined) throw invalid('missing TRACE', 'give an SWF trace or an iris workload file, or run the dispatch study with --study');
     const order = parseOrder(flags.order);
-    const placement = flags.placement !== undefined ? parsePlacementMode(flags.placement) : undefined;
-    const selection = flags.selection !== undefined ? parseSelection(flags.selection) : undefined;
+    const placement = flags.placement !== undefined ? policy.parsePlacementMode(flags.placement) : undefined;
+    const selection = flags.selection !== undefined ? policy.parseSelection(flags.selection) : undefined;
     const cacheTtl = flags['cache-ttl'] !== undefined ? parseCacheTtl(flags['cache-ttl']) : undefined;
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     if (flags.compat === 'rlscheduler') {
@@ -125,7 +137,12 @@ export default class Simulate extends BaseCommand {
       const shown = name.startsWith('no-') ? name.slice(3) : name;
       if (given(name)) throw invalid(`--${shown} does not apply to --study`, 'the study runs every placement mode and selection, with and without the elastic coordinator, on its own workload; only --seed, --policy, --queue-depth and --reservation-depth apply');
     }
-    const result = runStudy({ seed: flags.seed, policy: parsePolicy(flags.policy), queueDepth: flags['queue-depth'], reservationDepth: flags['reservation-depth'] });
+    const result = runStudy({
+      seed: flags.seed,
+      policy: policy.parsePolicy(flags.policy),
+      queueDepth: flags['queue-depth'],
+      reservationDepth: flags['reservation-depth'],
+    });
     if (!this.jsonEnabled()) this.print(renderStudy(result));
     return result;
   }

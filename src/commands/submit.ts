@@ -4,7 +4,7 @@ import type { PipelineResponse } from '../api/pipeline-request.js';
 import { renderPipeline } from '../ui/pipeline.js';
 import { BaseCommand } from '../base-command.js';
 import { renderEstimate } from '../ui/queue.js';
-import { buildSubmitRequest, commandFromArgv, submitFlags, withFlagNames, type SubmitFlagValues } from '../ui/submit-flags.js';
+import * as submit from '../ui/submit-flags.js';
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a job and print its name.';
@@ -27,10 +27,12 @@ export default class Submit extends BaseCommand {
   ];
 
   static override strict = false;
-  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARGS…]', '<%= command.id %> -f PIPELINE.yaml [--name NAME] [--dry-run]'];
+  static override usage = submit.submitUsage('[--name NAME] [--dry-run]');
   static override flags = {
-    ...submitFlags,
-    file: Flags.string({ char: 'f', summary: 'Submit the pipeline in this YAML file: a root job with one child job per stage (docs/pipelines.md).' }),
+    ...submit.submitFlags,
+    file: submit.pipelineFileFlag(
+      'Submit the pipeline in this YAML file: a root job with one child job per stage (docs/pipelines.md).',
+    ),
     'dry-run': Flags.boolean({
       summary: 'Check the job and print when it would start if submitted now (like sbatch --test-only); submit nothing.',
     }),
@@ -39,23 +41,20 @@ export default class Submit extends BaseCommand {
   async run(): Promise<SubmitResponse | EstimateResponse | PipelineResponse> {
     const { flags, argv } = await this.parse(Submit);
     if (flags.file !== undefined) {
-      // Loaded only with -f: the YAML reader and the pipeline schema cost every other start.
-      const { pipelineFromFlags } = await import('../ui/pipeline-file.js');
-      const pipeline = await pipelineFromFlags(flags.file, flags, Object.keys(submitFlags), argv as string[], process.cwd());
+      const pipeline = await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd());
       const client = await this.clusterClient();
       const response = await client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
       this.log(renderPipeline(response));
       return response;
     }
-    const command = commandFromArgv(this.argv, argv as string[]);
-    const request = buildSubmitRequest(flags as SubmitFlagValues, command, { cwd: process.cwd(), env: this.env });
+    const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
     const client = await this.clusterClient();
     if (flags['dry-run']) {
-      const estimate = await withFlagNames(() => client.estimate(request));
+      const estimate = await submit.withFlagNames(() => client.estimate(request));
       this.log(renderEstimate(estimate));
       return estimate;
     }
-    const response = await withFlagNames(() => client.submit(request));
+    const response = await submit.withFlagNames(() => client.submit(request));
     // stdout is the name alone (scripts capture it); the run id goes to stderr.
     this.log(response.name);
     this.logToStderr(`submitted ${response.name} (run ${response.run})`);

@@ -22,7 +22,7 @@ import { statSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { LogWriter } from '../logs/writer.js';
 import { IrisError } from '../model/errors.js';
-import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../runtime/types.js';
+import type * as rt from '../runtime/types.js';
 import { execInPod } from './exec.js';
 import { Binder } from './binder.js';
 import { messageOf, statusOf, type KubeConnection } from './client.js';
@@ -41,22 +41,22 @@ export interface KubeRuntimeOptions {
 
 interface PodEntry {
   name: string;
-  launch: TaskLaunch;
+  launch: rt.TaskLaunch;
   stopping: boolean;
   ended: boolean;
   logStarted: boolean;
   logDone: Promise<void>;
   resolveLogDone: () => void;
   writer: LogWriter;
-  resolveExit: (exit: TaskExit) => void;
+  resolveExit: (exit: rt.TaskExit) => void;
   resolveGone: () => void;
   gone: Promise<void>;
-  task: RunningTask;
+  task: rt.RunningTask;
   /** Follow the log from this time on (a re-adopted Pod: what came before is in the log file). */
   sinceTime?: string;
 }
 
-export class KubeRuntime implements TaskRuntime {
+export class KubeRuntime implements rt.TaskRuntime {
   readonly name = 'kubernetes';
   private readonly pods = new Map<string, PodEntry>();
   private readonly binder: Binder;
@@ -88,7 +88,7 @@ export class KubeRuntime implements TaskRuntime {
     await this.loop.ready;
   }
 
-  async launch(launch: TaskLaunch): Promise<RunningTask> {
+  async launch(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
     const manifest = podFor(launch, { clusterId: this.o.clusterId, namespace: this.conn.namespace, image: this.o.image });
     const node = launch.workerId;
     if (!node) throw new IrisError('internal', `launch of ${launch.key.task} names no worker`);
@@ -117,13 +117,13 @@ export class KubeRuntime implements TaskRuntime {
   }
 
   /** Runs a command in the attempt's Pod through the Pod exec API (exec.ts). */
-  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+  async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const entry = this.pods.get(podName(this.o.clusterId, task.key));
     if (!entry || entry.ended || entry.stopping) throw new IrisError('not_found', `the pod of ${task.key.task} attempt ${task.key.attempt} is not running: nothing to exec into`);
     return execInPod(this.conn, entry.name, spec);
   }
 
-  async stop(task: RunningTask, graceMs: number): Promise<void> {
+  async stop(task: rt.RunningTask, graceMs: number): Promise<void> {
     const entry = this.pods.get(podName(this.o.clusterId, task.key));
     if (!entry) return;
     entry.stopping = true;
@@ -144,9 +144,9 @@ export class KubeRuntime implements TaskRuntime {
     await task.exited;
   }
 
-  async reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
+  async reclaim(clusterId: string, records: readonly rt.StartedRecord[], graceMs: number): Promise<rt.TaskKey[]> {
     const listed = await this.listPods(clusterId);
-    const stopped: TaskKey[] = [];
+    const stopped: rt.TaskKey[] = [];
     const tracked = new Set(this.pods.keys());
     await Promise.all(listed.filter((p) => !tracked.has(p.metadata?.name ?? '')).map(async (p) => {
       const key = podKey(p);
@@ -156,9 +156,9 @@ export class KubeRuntime implements TaskRuntime {
     return stopped;
   }
 
-  async recover(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]> {
+  async recover(clusterId: string, records: readonly rt.StartedRecord[]): Promise<rt.RecoveredExit[]> {
     const byName = new Map((await this.listPods(clusterId)).map((p) => [p.metadata?.name ?? '', p]));
-    const out: RecoveredExit[] = [];
+    const out: rt.RecoveredExit[] = [];
     for (const record of records) {
       const pod = byName.get(podName(clusterId, record.key));
       if (!pod) continue;
@@ -175,9 +175,12 @@ export class KubeRuntime implements TaskRuntime {
    * After a restart, after recover(): re-adopt the attempts whose Pods still run, so they are
    * not killed. `launches` are rebuilt by the caller from its records (key, logPath, resources).
    */
-  async resume(clusterId: string, launches: readonly TaskLaunch[]): Promise<Array<{ task: RunningTask; launch: TaskLaunch; node: string | null }>> {
+  async resume(
+    clusterId: string,
+    launches: readonly rt.TaskLaunch[],
+  ): Promise<Array<{ task: rt.RunningTask; launch: rt.TaskLaunch; node: string | null }>> {
     const byName = new Map((await this.listPods(clusterId)).map((p) => [p.metadata?.name ?? '', p]));
-    const out: Array<{ task: RunningTask; launch: TaskLaunch; node: string | null }> = [];
+    const out: Array<{ task: rt.RunningTask; launch: rt.TaskLaunch; node: string | null }> = [];
     for (const given of launches) {
       const pod = byName.get(podName(clusterId, given.key));
       if (!pod || pod.metadata?.deletionTimestamp || podExit(pod, { stopping: false, memoryBytes: 0 })) continue;
@@ -185,7 +188,7 @@ export class KubeRuntime implements TaskRuntime {
       const container = pod.spec?.containers?.[0];
       const env: Record<string, string> = {};
       for (const e of container?.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
-      const launch: TaskLaunch = { ...given, env, argv: container?.command ?? given.argv };
+      const launch: rt.TaskLaunch = { ...given, env, argv: container?.command ?? given.argv };
       const entry = this.track(pod.metadata!.name!, launch, sinceOf(launch.logPath));
       if (!pod.spec?.nodeName && launch.workerId) {
         this.binder.submit({ pod: entry.name, node: launch.workerId, gang: null, done: (e) => e && this.finish(entry, { exitCode: null, signal: null, lost: e }) });
@@ -200,11 +203,11 @@ export class KubeRuntime implements TaskRuntime {
     this.loop?.close();
   }
 
-  private track(name: string, launch: TaskLaunch, sinceTime?: string): PodEntry {
-    let resolveExit!: (exit: TaskExit) => void;
+  private track(name: string, launch: rt.TaskLaunch, sinceTime?: string): PodEntry {
+    let resolveExit!: (exit: rt.TaskExit) => void;
     let resolveGone!: () => void;
     let resolveLogDone!: () => void;
-    const exited = new Promise<TaskExit>((resolve) => (resolveExit = resolve));
+    const exited = new Promise<rt.TaskExit>((resolve) => (resolveExit = resolve));
     const gone = new Promise<void>((resolve) => (resolveGone = resolve));
     const logDone = new Promise<void>((resolve) => (resolveLogDone = resolve));
     const writer = new LogWriter(launch.logPath, { limitBytes: launch.logLimitBytes ?? null });
@@ -244,10 +247,10 @@ export class KubeRuntime implements TaskRuntime {
     })();
   }
 
-  private finish(entry: PodEntry, exit: TaskExit): void {
+  private finish(entry: PodEntry, exit: rt.TaskExit): void {
     entry.ended = true;
     void entry.writer.close().then(() => {
-      const out: TaskExit = { ...exit };
+      const out: rt.TaskExit = { ...exit };
       if (entry.writer.cut) out.logCut = true;
       if (entry.writer.error) out.logError = entry.writer.error;
       entry.resolveExit(out);

@@ -69,6 +69,12 @@ export function didYouMean(key: string, allowed: readonly string[]): string {
 
 export { describeValue } from './errors.js';
 
+/** The issue an IrisError raised while parsing `input` becomes: its message, its hint as `params.hint`. */
+export function irisIssue(error: IrisError, input: unknown) {
+  const params = error.hint ? { hint: error.hint } : undefined;
+  return { code: 'custom' as const, message: error.message, input, params };
+}
+
 /**
  * A schema whose value goes through `parse` (a model parser, or a check that throws
  * IrisError): the error's message and hint become the issue. `I` is the input type the
@@ -80,7 +86,7 @@ export function parseWith<O, I = unknown>(parse: (value: unknown) => O): z.ZodTy
       return parse(value);
     } catch (error) {
       if (!(error instanceof IrisError)) throw error;
-      ctx.issues.push({ code: 'custom', message: error.message, input: value, params: error.hint ? { hint: error.hint } : undefined });
+      ctx.issues.push(irisIssue(error, value));
       return z.NEVER;
     }
   }) as unknown as z.ZodType<O, I>;

@@ -12,11 +12,20 @@
 
 import { describeValue, invalid } from './errors.js';
 
-export const JOB_STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'] as const;
+/** The outcomes a job and a task both name, in the order both lists give them. */
+const SHARED_OUTCOMES = ['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'] as const;
+
+export const JOB_STATES = ['PENDING', 'RUNNING', ...SHARED_OUTCOMES] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 export const TASK_STATES = [
-  'PENDING', 'ASSIGNED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'PREEMPTED', 'COSCHED_FAILED', 'CANCELLED',
+  'PENDING',
+  'ASSIGNED',
+  'RUNNING',
+  ...SHARED_OUTCOMES,
+  'PREEMPTED',
+  'COSCHED_FAILED',
+  'CANCELLED',
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 

@@ -6,9 +6,7 @@
 import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
-import type {
-  CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse, TaskDetail, RetryResponse,
-} from '../api/types.js';
+import type * as api from '../api/types.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { WaitQuery } from './wait.js';
 import type { ExecStarted } from './exec-service.js';
@@ -21,7 +19,7 @@ export interface SubmitOrigin {
 
 export interface ClusterService {
   /** Admit a shape-checked request (src/cluster/admission) and store the job. */
-  submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse>;
+  submit(request: api.SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<api.SubmitResponse>;
   /** Admit a pipeline (its root and stages) and store all its jobs in one transaction; `dryRun`: store nothing. */
   submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse>;
   /**
@@ -29,56 +27,56 @@ export interface ClusterService {
    * task first; not_found (with the state) when it does not run; `owner`: the user named for an
    * exec without a task caller. The caller's scope is the route's to check.
    */
-  exec?(request: ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted>;
+  exec?(request: api.ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted>;
   /** What `submit` would do with this request, without submitting it. */
-  estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse>;
+  estimate(request: api.SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<api.EstimateResponse>;
   /** Pending jobs in scheduling order with reasons and reservations. */
-  queue(): QueueInfo;
-  jobs(filter: JobFilter): JobSummary[];
+  queue(): api.QueueInfo;
+  jobs(filter: api.JobFilter): api.JobSummary[];
   /**
    * The job's latest run, or its run `run` (live or archived). Throws IrisError('not_found') for
    * an unknown job or run (the hint lists the name's runs).
    */
-  job(name: string, run?: number | null): JobDetail;
+  job(name: string, run?: number | null): api.JobDetail;
   /** Runs (live and archived) matching the query, newest first (`iris history`). */
-  history(query: HistoryQuery): RunInfo[];
+  history(query: api.HistoryQuery): api.RunInfo[];
   /** One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the job has). */
-  task(name: string): TaskDetail;
+  task(name: string): api.TaskDetail;
   /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
-  cancel(names: string[]): Promise<CancelResponse>;
+  cancel(names: string[]): Promise<api.CancelResponse>;
   /** Run an ended job again, and with `downstream` the jobs its failure cascaded to (ClusterStore.retry). */
-  retry(name: string, downstream: boolean): Promise<RetryResponse>;
-  cluster(): ClusterInfo;
+  retry(name: string, downstream: boolean): Promise<api.RetryResponse>;
+  cluster(): api.ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;
-  workers(): WorkerInfo[];
+  workers(): api.WorkerInfo[];
   /** The `uses` keys of the jobs of one tree (the root job `root` and every job below it). */
   treeUses(root: string): ReadonlySet<string>;
-  drain(worker: string): Promise<WorkerInfo>;
+  drain(worker: string): Promise<api.WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
-  resume(worker: string): Promise<WorkerInfo>;
+  resume(worker: string): Promise<api.WorkerInfo>;
   /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
-  disable(worker: string, reason: string): Promise<WorkerInfo>;
+  disable(worker: string, reason: string): Promise<api.WorkerInfo>;
   /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
-  enable(worker: string): Promise<WorkerInfo>;
-  endpoints(prefix?: string): EndpointInfo[];
-  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo;
+  enable(worker: string): Promise<api.WorkerInfo>;
+  endpoints(prefix?: string): api.EndpointInfo[];
+  registerEndpoint(caller: TaskCaller, name: string, address: string): api.EndpointInfo;
   /** Results of run `run` of job `name` (null: its latest run), live or archived; not_found for an unknown job or run. */
-  results(name: string, run: number | null): ResultsResponse;
+  results(name: string, run: number | null): api.ResultsResponse;
   /** Sets results for the caller's running attempt (model/results.ts checks them first); answers with its job's results. */
-  setResults(caller: TaskCaller, entries: Record<string, string>): ResultsResponse;
+  setResults(caller: TaskCaller, entries: Record<string, string>): api.ResultsResponse;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
   /** Retention: prune runs that ended longer ago than `olderThanMs` (default: the config's `retention`), with their logs. */
-  prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse>;
-  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch>;
+  prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<api.PruneResponse>;
+  logs(query: api.LogQuery, signal: AbortSignal): AsyncIterable<api.LogBatch>;
   /**
    * Answers when the jobs and their subtrees have ended (`any`: one of them), or with
    * `done: false` at the timeout or when the signal aborts (wait.ts). With a caller the wait is
    * registered for the controller meanwhile (a task waiting on its own subtree releases its CPU).
    * Throws IrisError('not_found') for an unknown job.
    */
-  wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse>;
+  wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<api.WaitResponse>;
   /** Registers `caller` as blocked on `jobs` (e.g. following their logs) until the returned function is called. */
   blockedOn(caller: TaskCaller, jobs: string[]): () => void;
   /** The change stream (event-feed.ts); with `current`, the unfinished jobs first, then SYNCED. */

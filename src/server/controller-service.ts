@@ -8,7 +8,7 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
-import type { CancelResponse, ClusterInfo, EndpointInfo, ExecRequest, ResultsResponse, EstimateResponse, HistoryQuery, JobDetail, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, PruneResponse, RunInfo, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, TaskDetail, RetryResponse } from '../api/types.js';
+import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
 import { IrisError, invalid, notFound } from '../model/errors.js';
@@ -74,7 +74,11 @@ export class ControllerService implements ClusterService {
     private readonly ctx: ServiceContext,
   ) {}
 
-  async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
+  async submit(
+    request: api.SubmitRequest,
+    caller: TaskCaller | null,
+    origin: SubmitOrigin,
+  ): Promise<api.SubmitResponse> {
     const admitted = await this.admit(request, caller, origin);
     const { generated } = admitted;
     const spec: JobSpec = caller ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } } : admitted.spec;
@@ -88,11 +92,15 @@ export class ControllerService implements ClusterService {
     return { name: job.name, run: job.run, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
   }
 
-  exec(request: ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
+  exec(request: api.ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
     return startExec(this.store, this.controller, request, caller, owner);
   }
 
-  async estimate(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<EstimateResponse> {
+  async estimate(
+    request: api.SubmitRequest,
+    caller: TaskCaller | null,
+    origin: SubmitOrigin,
+  ): Promise<api.EstimateResponse> {
     const { spec } = await this.admit(request, caller, origin);
     // A finished job of the name would be archived: the submission starts a new run over it.
     const previous = this.store.job(spec.name);
@@ -120,12 +128,16 @@ export class ControllerService implements ClusterService {
     return pipelineResponse(specs, runs);
   }
 
-  queue(): QueueInfo {
+  queue(): api.QueueInfo {
     return queueInfo(this.controller.queueListing(), this.store, this.now());
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */
-  private async admit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<{ spec: JobSpec; generated: boolean }> {
+  private async admit(
+    request: api.SubmitRequest,
+    caller: TaskCaller | null,
+    origin: SubmitOrigin,
+  ): Promise<{ spec: JobSpec; generated: boolean }> {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admission = admit(request, caller, this.clusterView(), defaults);
     if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint, admission.refusal.field);
@@ -163,10 +175,10 @@ export class ControllerService implements ClusterService {
     return (this.ctx.now ?? Date.now)();
   }
 
-  jobs(filter: JobFilter): JobSummary[] {
+  jobs(filter: api.JobFilter): api.JobSummary[] {
     const prefix = filter.prefix ? parseJobName(filter.prefix) : null;
     const states = filter.state && filter.state.length > 0 ? new Set<JobState>(filter.state) : null;
-    const out: JobSummary[] = [];
+    const out: api.JobSummary[] = [];
     const now = this.now();
     for (const job of this.store.jobs()) {
       if (prefix && !isWithin(job.name, prefix)) continue;
@@ -177,7 +189,7 @@ export class ControllerService implements ClusterService {
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  job(name: string, run: number | null = null): JobDetail {
+  job(name: string, run: number | null = null): api.JobDetail {
     const selected = selectRun(this.store, parseJobName(name), run);
     const detail = selected.kind === 'archived'
       ? archivedJobDetail(this.store, selected.record)
@@ -188,11 +200,11 @@ export class ControllerService implements ClusterService {
     return { ...detail, results: resultCount(this.store, detail.run, tasks), ...(requeues ? { requeues } : {}), ...(execs ? { execs } : {}) };
   }
 
-  history(query: HistoryQuery): RunInfo[] {
+  history(query: api.HistoryQuery): api.RunInfo[] {
     return runHistory(this.store, { ...query, ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}) });
   }
 
-  task(name: string): TaskDetail {
+  task(name: string): api.TaskDetail {
     const { job, task } = findTask(this.store, name);
     const stopping = new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt)));
     return { job: job.name, jobState: job.state, replicas: job.spec.replicas, ...taskInfo(this.store, job, task, this.now(), stopping) };
@@ -202,7 +214,7 @@ export class ControllerService implements ClusterService {
    * Jobs and single tasks (`/j/task-3`, lifecycle/jobs.ts cancelTask). One that had already ended (a task
    * whose job ended counts as ended) is reported in `alreadyEnded` and left as it is (not an error).
    */
-  async cancel(names: string[]): Promise<CancelResponse> {
+  async cancel(names: string[]): Promise<api.CancelResponse> {
     if (names.length === 0) throw invalid('name at least one job to cancel');
     const split = splitNames(names);
     const jobs = split.jobs.map((name) => {
@@ -211,7 +223,9 @@ export class ControllerService implements ClusterService {
       return job;
     });
     const tasks = split.tasks.map((name) => findTask(this.store, name));
-    const alreadyEnded: CancelResponse['alreadyEnded'] = jobs.filter((job) => isFinalJobState(job.state)).map((job) => ({ name: job.name, state: job.state }));
+    const alreadyEnded: api.CancelResponse['alreadyEnded'] = jobs
+      .filter((job) => isFinalJobState(job.state))
+      .map((job) => ({ name: job.name, state: job.state }));
     const active = jobs.filter((job) => !isFinalJobState(job.state)).map((job) => job.name);
     const cancelled = [...active];
     const orders = this.store.transaction(() => {
@@ -234,7 +248,7 @@ export class ControllerService implements ClusterService {
   }
 
   /** Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs. */
-  async retry(name: string, downstream: boolean): Promise<RetryResponse> {
+  async retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
     const job = this.store.job(name);
     if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     if (isFinalJobState(job.state)) await this.controller.gone(downstream ? this.store.cascadedFrom(name) : [name]);
@@ -243,7 +257,7 @@ export class ControllerService implements ClusterService {
     return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };
   }
 
-  cluster(): ClusterInfo {
+  cluster(): api.ClusterInfo {
     const jobs: Partial<Record<JobState, number>> = {};
     for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
     const workers = this.workers();
@@ -272,7 +286,7 @@ export class ControllerService implements ClusterService {
     return this.ctx.requestStop();
   }
 
-  workers(): WorkerInfo[] {
+  workers(): api.WorkerInfo[] {
     const use = workerUse(this.store, this.controller.waits.released(), this.controller.held());
     const hints = this.store.cacheHints();
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id), hints.get(worker.id)));
@@ -287,7 +301,7 @@ export class ControllerService implements ClusterService {
     return uses;
   }
 
-  async drain(id: string): Promise<WorkerInfo> {
+  async drain(id: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     const orders = this.store.drainWorker(id);
     this.controller.applyStopOrders(orders);
@@ -296,7 +310,7 @@ export class ControllerService implements ClusterService {
     return this.workers().find((worker) => worker.id === id)!;
   }
 
-  async resume(id: string): Promise<WorkerInfo> {
+  async resume(id: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     this.store.resumeWorker(id);
     // New capacity: pending jobs may fit now.
@@ -304,36 +318,36 @@ export class ControllerService implements ClusterService {
     return this.workers().find((worker) => worker.id === id)!;
   }
 
-  async disable(id: string, reason: string): Promise<WorkerInfo> {
+  async disable(id: string, reason: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     this.controller.setWorkerEnabled(id, false, 'user', reason.trim());
     return this.workers().find((worker) => worker.id === id)!;
   }
 
-  async enable(id: string): Promise<WorkerInfo> {
+  async enable(id: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     this.controller.setWorkerEnabled(id, true);
     return this.workers().find((worker) => worker.id === id)!;
   }
 
   /** Endpoint names are job paths: a prefix without the leading "/" (`train/`) means the same as with it. */
-  endpoints(prefix?: string): EndpointInfo[] {
+  endpoints(prefix?: string): api.EndpointInfo[] {
     const trimmed = prefix?.trim();
     return this.store.endpoints(trimmed === undefined || trimmed === '' ? undefined : trimmed.startsWith('/') ? trimmed : `/${trimmed}`);
   }
 
   /** The name is scoped to the caller's job (model/names.ts endpointName): `ps` from /train is `/train/ps`. */
-  registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
+  registerEndpoint(caller: TaskCaller, name: string, address: string): api.EndpointInfo {
     const full = endpointName(name, caller.job);
     if (address.trim() === '') throw invalid('endpoint address is empty');
     return this.store.registerEndpoint({ name: full, address, task: caller.task, attempt: caller.attempt, job: caller.job });
   }
 
-  results(name: string, run: number | null): ResultsResponse {
+  results(name: string, run: number | null): api.ResultsResponse {
     return runResults(this.store, name, run);
   }
 
-  setResults(caller: TaskCaller, entries: Record<string, string>): ResultsResponse {
+  setResults(caller: TaskCaller, entries: Record<string, string>): api.ResultsResponse {
     this.store.setResults(caller.task, caller.attempt, entries);
     return runResults(this.store, caller.job, null);
   }
@@ -352,7 +366,7 @@ export class ControllerService implements ClusterService {
    * `retention`) with their events and log files (state/retention.ts, controller/prune.ts). Trees
    * with an attempt still stopping stay for a later prune.
    */
-  async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<PruneResponse> {
+  async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<api.PruneResponse> {
     const age = request.olderThanMs ?? this.ctx.retentionMs ?? null;
     if (age === null) throw invalid('no retention is configured (retention: never)', 'give the age to prune at, e.g. `iris prune --older-than 30d`');
     const cutoff = (this.ctx.now ?? Date.now)() - age;
@@ -363,11 +377,11 @@ export class ControllerService implements ClusterService {
     return { cutoff, dryRun, runs: runs.map(({ logPaths: _, ...run }) => run), logBytes: logs.bytes, logErrors: logs.errors };
   }
 
-  logs(query: LogQuery, signal: AbortSignal): AsyncIterable<LogBatch> {
+  logs(query: api.LogQuery, signal: AbortSignal): AsyncIterable<api.LogBatch> {
     return streamLogs(this.store, query, signal);
   }
 
-  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<WaitResponse> {
+  async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<api.WaitResponse> {
     const done = await waitForJobs(this.store, query, signal, () => (caller ? this.blockedOn(caller, query.jobs) : () => {}));
     return { done, jobs: query.jobs.map((name) => this.job(name)) };
   }

@@ -1,11 +1,13 @@
 /**
- * The flags shared by `iris submit` and `iris run`, and the pure step from parsed flags to a
- * SubmitRequest. Resource, duration and constraint strings are sent as typed (the server parses
- * and validates them with the model's parsers, `--gpu-memory` without `--gpu` included); only
- * `--env` is split here.
+ * The flags shared by `iris submit` and `iris run` (with their `-f PIPELINE.yaml` flag and usage
+ * lines), and the pure step from parsed flags to a SubmitRequest or, with -f, a pipeline request.
+ * Resource, duration and constraint strings are sent as typed (the server parses and validates
+ * them with the model's parsers, `--gpu-memory` without `--gpu` included); only `--env` is split
+ * here.
  */
 import { Flags } from '../oclif.js';
 import type { SubmitRequest } from '../api/types.js';
+import type { PipelineRequest } from '../api/pipeline-request.js';
 import { IrisError, describeValue, invalid } from '../model/errors.js';
 import { submitEnv } from './submit-env.js';
 
@@ -76,6 +78,16 @@ export const submitFlags = {
   }),
   network: Flags.string({ summary: 'Network of the containers (default: the config\'s network, else bridge; TPU jobs: host).', options: ['bridge', 'host'] }),
 };
+
+/** `-f FILE` of `iris submit` and `iris run`: a pipeline file (docs/pipelines.md) instead of a command. */
+export function pipelineFileFlag(summary: string) {
+  return Flags.string({ char: 'f', summary });
+}
+
+/** The usage lines of `iris submit` and `iris run`: a command after `--`, or `-f` and the flags it allows. */
+export function submitUsage(fileFlags: string): string[] {
+  return ['<%= command.id %> [FLAGS] -- COMMAND [ARGS…]', `<%= command.id %> -f PIPELINE.yaml ${fileFlags}`];
+}
 
 export interface SubmitFlagValues {
   name?: string;
@@ -221,6 +233,30 @@ export function flagOfField(field: string): string | null {
     return key ? `${flag} ${key[1]}` : flag;
   }
   return rest === '' || /^\[\d+\]$/.test(rest) ? flag : null;
+}
+
+/** The request of a `submit`/`run` command line: its flags and the command after `--` (commandFromArgv). */
+export function requestFromCommandLine(
+  flags: object,
+  rawArgv: readonly string[],
+  argv: readonly unknown[],
+  defaults: { cwd: string; env?: NodeJS.ProcessEnv },
+): SubmitRequest {
+  return buildSubmitRequest(flags as SubmitFlagValues, commandFromArgv(rawArgv, argv as readonly string[]), defaults);
+}
+
+/**
+ * The pipeline of `-f FILE` (ui/pipeline-file.ts: `--name` and words after `--` apply, every other
+ * submit flag is refused). Loaded only with -f: the YAML reader and the pipeline schema cost every other start.
+ */
+export async function pipelineFromCommandLine(
+  file: string,
+  flags: Record<string, unknown>,
+  argv: readonly unknown[],
+  cwd: string,
+): Promise<PipelineRequest> {
+  const { pipelineFromFlags } = await import('./pipeline-file.js');
+  return pipelineFromFlags(file, flags, Object.keys(submitFlags), argv as readonly string[], cwd);
 }
 
 /**

@@ -37,7 +37,8 @@ import { jobIsolation } from './isolation.js';
 import { jobWorkspace } from './workspace.js';
 import { checkDependencies, resolveAfter } from './dependencies.js';
 
-export type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, HostPaths, NameSource, Refusal } from './types.js';
+/** The admission vocabulary (types.ts), for the callers of this module. */
+export type * from './types.js';
 
 const orZero = (value: number | null | undefined) => value ?? 0;
 

@@ -50,6 +50,11 @@ function hintFor(asked: Asked): string {
   return asked.field === 'config' ? 'fix `mounts` in the cluster config' : 'mount another directory, or leave this --mount out';
 }
 
+/** A job whose tasks take no mounts (why: `message`, what to do: `hint`): a request that asks for some is refused. */
+function refuseMounts(own: readonly Asked[], message: string, hint: string, code?: 'unsatisfiable'): void {
+  if (own.length > 0) throw values.fieldError('mounts', message, hint, code);
+}
+
 /** The mounts the request asks for, parsed and checked for a shared container path. */
 function requested(request: AdmissionRequest): Asked[] {
   const out: Asked[] = [];
@@ -102,17 +107,13 @@ export function jobWorkspace(
   const cwd = values.cwd(request.cwd, null);
   const workspace = values.cwd(request.workspace, null, 'workspace');
   if (chosen.image === null) {
-    if (own.length > 0) {
-      throw values.fieldError('mounts', 'mounts: a process task runs on the host and sees its files already; mounts are for containers',
-        'give --image to run the job in a container, or leave --mount out');
-    }
+    refuseMounts(own, 'mounts: a process task runs on the host and sees its files already; mounts are for containers',
+      'give --image to run the job in a container, or leave --mount out');
     return { mounts: [], cwd: cwd ?? workspace ?? defaults.cwd, containerUser: chosen.containerUser };
   }
   if (defaults.hostMounts === false) {
-    if (own.length > 0) {
-      throw values.fieldError('mounts', 'mounts: this cluster\'s backend (kubernetes) does not mount host directories into Pods',
-        'leave --mount out: put the data in the image, or have the Pod\'s command fetch it', 'unsatisfiable');
-    }
+    refuseMounts(own, 'mounts: this cluster\'s backend (kubernetes) does not mount host directories into Pods',
+      'leave --mount out: put the data in the image, or have the Pod\'s command fetch it', 'unsatisfiable');
     return { mounts: [], cwd, containerUser: chosen.containerUser };
   }
   if (caller) return childWorkspace(own, caller, defaults, host, cwd, workspace, chosen.containerUser);

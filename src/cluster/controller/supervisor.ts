@@ -32,6 +32,7 @@ import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import { taskFileOwner } from '../../runtime/task-file.js';
 import { noteInLog } from '../../runtime/notes.js';
+import { signalExitCode } from '../../runtime/signal-exit.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { attemptKey } from '../state/keys.js';
@@ -324,12 +325,6 @@ function outcomeOf(entry: ActiveAttempt, exit: TaskExit): AttemptOutcome {
 export function exitOutcome(exit: TaskExit, logPath = 'its log'): AttemptOutcome {
   if (exit.lost) return { kind: 'preempted', reason: exit.lost };
   if (exit.logError) return { kind: 'failed', reason: logFailure(logPath, exit.logError), exitCode: exit.exitCode };
-  const exitCode = exit.exitCode ?? 128 + signalNumber(exit.signal);
+  const exitCode = exit.exitCode ?? signalExitCode(exit.signal);
   return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };
-}
-
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
-
-function signalNumber(signal: string | null): number {
-  return (signal && SIGNALS[signal]) || 1;
 }

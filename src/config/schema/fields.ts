@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { parseDuration } from '../../model/duration.js';
 import { IrisError, invalid } from '../../model/errors.js';
 import { parseCpu, parseMemory } from '../../model/resources.js';
-import { describeValue, didYouMean, parseWith } from '../../model/schema-errors.js';
+import { describeValue, didYouMean, irisIssue, parseWith } from '../../model/schema-errors.js';
 import { ATTRIBUTE_KEY, ATTRIBUTE_KEY_RULE, NAME_COMPONENT, NAME_COMPONENT_RULE } from '../../model/names.js';
 import { isHost, notAHost } from '../../model/net-address.js';
 
@@ -176,7 +176,7 @@ export function resolving<I, O>(run: (value: I, ctx: z.core.$RefinementCtx) => O
     } catch (error) {
       if (error === FAILED) return z.NEVER;
       if (error instanceof IrisError) {
-        ctx.issues.push({ code: 'custom', message: error.message, input: value, params: error.hint ? { hint: error.hint } : undefined });
+        ctx.issues.push(irisIssue(error, value));
         return z.NEVER;
       }
       throw error;

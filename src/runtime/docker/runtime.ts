@@ -27,7 +27,7 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { ExecSession, ExecSpec, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import type * as rt from '../types.js';
 import { IrisError } from '../../model/errors.js';
 import { execInContainer } from './exec.js';
 import { LogWriter } from '../../logs/writer.js';
@@ -84,7 +84,7 @@ function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
-export class DockerRuntime implements TaskRuntime {
+export class DockerRuntime implements rt.TaskRuntime {
   readonly name = 'docker';
   readonly address: EngineAddress;
   private readonly docker: Docker;
@@ -97,9 +97,9 @@ export class DockerRuntime implements TaskRuntime {
   private readonly commands = new CommandChecker();
   /** Set once the engine refused an unlimited memlock: the host's hard limit, used from then on. */
   private memlockBytes: number | undefined;
-  private readonly states = new WeakMap<RunningTask, ContainerState>();
+  private readonly states = new WeakMap<rt.RunningTask, ContainerState>();
   /** Container id -> live task of this instance (reclaim leaves them alone). */
-  private readonly live = new Map<string, RunningTask>();
+  private readonly live = new Map<string, rt.RunningTask>();
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.address = engineAddress(options.host ?? process.env.DOCKER_HOST);
@@ -131,7 +131,7 @@ export class DockerRuntime implements TaskRuntime {
     return this.info;
   }
 
-  async launch(launch: TaskLaunch): Promise<RunningTask> {
+  async launch(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
     const file = launch.argv[0];
     if (file === undefined || file === '') throw new LaunchError('empty command');
     if (!launch.container) throw new LaunchError('the Docker runtime needs a launch with a container image');
@@ -156,7 +156,7 @@ export class DockerRuntime implements TaskRuntime {
   }
 
   /** launch() once the log directory (and the token file) exist. */
-  private async start(launch: TaskLaunch): Promise<RunningTask> {
+  private async start(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
     const file = launch.argv[0]!;
     const info = await this.engineInfo();
     const memlock = this.memlockBytes;
@@ -205,7 +205,7 @@ export class DockerRuntime implements TaskRuntime {
     const sampler = new UsageSampler(container, this.statsIntervalMs);
     sampler.start();
     const state: ContainerState = { id: container.id, container, stopped: false, killSent: false, sampler };
-    const task: RunningTask = {
+    const task: rt.RunningTask = {
       key: launch.key,
       pid,
       exited: this.finish(launch, state, waited, stream, output, writer).finally(() => {
@@ -221,14 +221,18 @@ export class DockerRuntime implements TaskRuntime {
    * True when `error` is the engine refusing the unlimited memlock this launch asked for and a
    * host limit is known (learned here, or by a concurrent launch): retry with it.
    */
-  private useHostMemlock(launch: TaskLaunch, error: unknown, used: number | undefined): boolean {
+  private useHostMemlock(launch: rt.TaskLaunch, error: unknown, used: number | undefined): boolean {
     if (!launch.container?.memlockUnlimited || used !== undefined || !isMemlockRefused(error)) return false;
     this.memlockBytes ??= hostMemlockHardLimit() ?? undefined;
     return this.memlockBytes !== undefined;
   }
 
   /** Creates the container, pulling a missing image once (bounded). */
-  private async create(launch: TaskLaunch, info: EngineInfo, memlockBytes: number | undefined): Promise<Docker.Container> {
+  private async create(
+    launch: rt.TaskLaunch,
+    info: EngineInfo,
+    memlockBytes: number | undefined,
+  ): Promise<Docker.Container> {
     const image = launch.container!.image;
     let pulled = false;
     for (let tries = 0; ; tries++) {
@@ -269,7 +273,14 @@ export class DockerRuntime implements TaskRuntime {
   }
 
   /** Waits for the container to stop and its output to drain, then removes it. */
-  private async finish(launch: TaskLaunch, state: ContainerState, waited: Promise<WaitResult>, stream: Readable, output: Promise<void>, writer: LogWriter): Promise<TaskExit> {
+  private async finish(
+    launch: rt.TaskLaunch,
+    state: ContainerState,
+    waited: Promise<WaitResult>,
+    stream: Readable,
+    output: Promise<void>,
+    writer: LogWriter,
+  ): Promise<rt.TaskExit> {
     let status: number | null = null;
     let lost: string | undefined;
     try {
@@ -296,7 +307,7 @@ export class DockerRuntime implements TaskRuntime {
     await this.discard(state.container);
     if (launch.container?.tokenFile) removeTokenFile(launch.container.tokenFile.hostPath);
     const killed = status === 137 && (state.killSent || oom);
-    const exit: TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
+    const exit: rt.TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
     if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
     if (lost !== undefined) exit.lost = lost;
     if (usage) exit.usage = usage;
@@ -316,13 +327,13 @@ export class DockerRuntime implements TaskRuntime {
   }
 
   /** Runs a command in the attempt's running container through the engine's exec (exec.ts). */
-  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+  async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const state = this.states.get(task);
     if (!state || state.stopped) throw new IrisError('not_found', `the container of ${task.key.task} attempt ${task.key.attempt} has stopped: nothing runs to exec into`);
     return execInContainer(state.container, spec);
   }
 
-  async stop(task: RunningTask, graceMs: number): Promise<void> {
+  async stop(task: rt.RunningTask, graceMs: number): Promise<void> {
     const state = this.states.get(task);
     if (state === undefined || state.stopped) {
       await task.exited;
@@ -344,7 +355,7 @@ export class DockerRuntime implements TaskRuntime {
     await task.exited;
   }
 
-  reclaim(clusterId: string, _records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
+  reclaim(clusterId: string, _records: readonly rt.StartedRecord[], graceMs: number): Promise<rt.TaskKey[]> {
     return reclaimContainers(this.docker, this.address, clusterId, graceMs, new Set(this.live.keys()));
   }
 

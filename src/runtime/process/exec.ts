@@ -18,6 +18,7 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { IrisError } from '../../model/errors.js';
 import type { ExecSession, ExecSpec } from '../types.js';
 import { signalGroup } from '../../host/proc.js';
+import { signalExitCode } from '../signal-exit.js';
 
 /** What the runtime knows of a running process attempt for an exec. */
 export interface ProcessExecTarget {
@@ -87,7 +88,7 @@ export function execInProcess(target: ProcessExecTarget, spec: ExecSpec): Promis
     child.once('spawn', () => {
       const pid = child.pid!;
       const exited = new Promise<number>((done) => {
-        child.once('close', (code, signal) => done(code ?? 128 + signalNumber(signal)));
+        child.once('close', (code, signal) => done(code ?? signalExitCode(signal)));
       });
       let killTimer: NodeJS.Timeout | null = null;
       void exited.then(() => {
@@ -123,10 +124,4 @@ export function execInProcess(target: ProcessExecTarget, spec: ExecSpec): Promis
       });
     });
   });
-}
-
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
-
-function signalNumber(signal: NodeJS.Signals | null): number {
-  return (signal && SIGNALS[signal]) || 1;
 }

@@ -27,7 +27,7 @@
  */
 import { dirname } from 'node:path';
 import { rmdir } from 'node:fs/promises';
-import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime } from '../types.js';
+import type * as rt from '../types.js';
 import { IrisError } from '../../model/errors.js';
 import { execInProcess, type ProcessExecTarget } from './exec.js';
 import { ensureDir } from '../../logs/files.js';
@@ -74,11 +74,11 @@ interface TaskState {
 }
 
 /** The cluster an attempt belongs to (names its cgroup's parent). */
-export function clusterOf(launch: TaskLaunch): string {
+export function clusterOf(launch: rt.TaskLaunch): string {
   return launch.labels['iris.cluster'] ?? launch.env.IRIS_CLUSTER_ID ?? '-';
 }
 
-export class ProcessRuntime implements TaskRuntime {
+export class ProcessRuntime implements rt.TaskRuntime {
   readonly name = 'process';
   private readonly now: (() => number) | undefined;
   private readonly spawner: 'execa' | 'node' | 'resident';
@@ -88,9 +88,9 @@ export class ProcessRuntime implements TaskRuntime {
   private readonly cgroupChoice: CgroupChoice;
   private cgroupsFound: Promise<TaskCgroups | null> | null = null;
   private meterFound: Promise<UsageMeter> | null = null;
-  private readonly states = new WeakMap<RunningTask, TaskState>();
+  private readonly states = new WeakMap<rt.RunningTask, TaskState>();
   /** pid -> live task of this instance (also the groups reclaim must not touch). */
-  private readonly live = new Map<number, RunningTask>();
+  private readonly live = new Map<number, rt.RunningTask>();
   /** Clusters this instance launched for (their cgroup directories are removed at close when empty). */
   private readonly clusters = new Set<string>();
 
@@ -112,7 +112,7 @@ export class ProcessRuntime implements TaskRuntime {
     return this.meterFound;
   }
 
-  async launch(launch: TaskLaunch): Promise<RunningTask> {
+  async launch(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
     const files = attemptFiles(launch.logPath);
@@ -177,7 +177,7 @@ export class ProcessRuntime implements TaskRuntime {
       onError: (e) => logFailed(e),
     });
     const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false, target: { env: launch.env, cwd: launch.cwd, procs } };
-    const exited = leaderExit.then(async ({ code, signal }): Promise<TaskExit> => {
+    const exited = leaderExit.then(async ({ code, signal }): Promise<rt.TaskExit> => {
       state.leaderGone = true;
       // Leftovers would outlive the task: end them like a container's init would. A cgroup that
       // cannot be read now (EMFILE, say) still gets its leader's group killed, and the exit is
@@ -198,26 +198,26 @@ export class ProcessRuntime implements TaskRuntime {
       ]);
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
-      const exit: TaskExit = { exitCode: code, signal };
+      const exit: rt.TaskExit = { exitCode: code, signal };
       if (usage) exit.usage = usage;
       if (pump.cut) exit.logCut = true;
       if (pump.error) exit.logError = pump.error;
       return exit;
     });
-    const task: RunningTask = { key: launch.key, pid, exited, logFailed: failed };
+    const task: rt.RunningTask = { key: launch.key, pid, exited, logFailed: failed };
     this.states.set(task, state);
     this.live.set(pid, task);
     return task;
   }
 
   /** Runs a command in the running attempt's cgroups, working directory and environment (exec.ts). */
-  async exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
+  async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const state = this.states.get(task);
     if (!state || state.leaderGone) throw new IrisError('not_found', `${taskIdOf(task.key)} attempt ${task.key.attempt} has ended: nothing runs to exec into`);
     return execInProcess(state.target, spec);
   }
 
-  async stop(task: RunningTask, graceMs: number): Promise<void> {
+  async stop(task: rt.RunningTask, graceMs: number): Promise<void> {
     const state = this.states.get(task);
     const pid = state?.pid ?? task.pid;
     if (pid === null || state?.leaderGone) {
@@ -251,10 +251,10 @@ export class ProcessRuntime implements TaskRuntime {
    * status): their leftovers are killed, their output is moved into their logs, and their
    * exits are returned. Records without a log path or a complete status are left to reclaim().
    */
-  async recover(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]> {
+  async recover(clusterId: string, records: readonly rt.StartedRecord[]): Promise<rt.RecoveredExit[]> {
     const cgroups = await this.cgroups();
     const meter = await this.meter();
-    const out: RecoveredExit[] = [];
+    const out: rt.RecoveredExit[] = [];
     for (const record of records) {
       if (!record.logPath) continue;
       const files = attemptFiles(record.logPath);
@@ -269,16 +269,16 @@ export class ProcessRuntime implements TaskRuntime {
       if (cgroups) await cgroups.remove(dir!);
       await meter.remove(clusterId, name, dir);
       await SpoolPump.drainLeftovers(files, record.logPath, this.now);
-      const exit: TaskExit = { exitCode: code, signal: null };
+      const exit: rt.TaskExit = { exitCode: code, signal: null };
       if (usage) exit.usage = usage;
       out.push({ key: record.key, exit });
     }
     return out;
   }
 
-  async reclaim(clusterId: string, records: readonly StartedRecord[], graceMs: number): Promise<TaskKey[]> {
-    const keys = new Map<string, TaskKey>();
-    const add = (key: TaskKey): void => void keys.set(`${taskIdOf(key)}\0${key.attempt}`, key);
+  async reclaim(clusterId: string, records: readonly rt.StartedRecord[], graceMs: number): Promise<rt.TaskKey[]> {
+    const keys = new Map<string, rt.TaskKey>();
+    const add = (key: rt.TaskKey): void => void keys.set(`${taskIdOf(key)}\0${key.attempt}`, key);
     const cgroups = await this.cgroups();
     this.clusters.add(clusterId);
     if (cgroups) {
@@ -296,7 +296,12 @@ export class ProcessRuntime implements TaskRuntime {
   }
 
   /** Spawns the wrapper through the resident spawner; its errors become LaunchErrors. */
-  private async spawnResident(argv: string[], launch: TaskLaunch, file: string, files: AttemptFiles): Promise<Spawned> {
+  private async spawnResident(
+    argv: string[],
+    launch: rt.TaskLaunch,
+    file: string,
+    files: AttemptFiles,
+  ): Promise<Spawned> {
     this.resident ??= new ResidentSpawner();
     try {
       return await this.resident.spawn({ file: WRAPPER_SH, args: argv, env: launch.env, cwd: launch.cwd, out: files.out, err: files.err });

@@ -59,31 +59,18 @@ export class ClusterMetrics implements PassObserver {
   constructor(store: ClusterStore, options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
     const workerStates = this.workerStates;
-    new Gauge({
-      name: 'iris_jobs', help: 'Jobs the cluster holds (the latest run of each name), by state.', labelNames: ['state'], registers,
-      collect() {
-        const counts = zeroes(JOB_STATES);
-        for (const job of store.jobs()) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
-        for (const [state, n] of counts) this.set({ state }, n);
-      },
-    });
-    new Gauge({
-      name: 'iris_tasks', help: 'Tasks of the jobs the cluster holds, by state.', labelNames: ['state'], registers,
-      collect() {
-        const counts = zeroes(TASK_STATES);
-        for (const job of store.jobs()) for (const task of store.tasksOf(job.name)) counts.set(task.state, (counts.get(task.state) ?? 0) + 1);
-        for (const [state, n] of counts) this.set({ state }, n);
-      },
-    });
-    new Gauge({
-      name: 'iris_workers', help: 'Workers by state.', labelNames: ['state'], registers,
-      collect() {
-        const workers = store.workers();
-        for (const w of workers) workerStates.add(w.state);
-        const counts = zeroes([...workerStates]);
-        for (const w of workers) counts.set(w.state, (counts.get(w.state) ?? 0) + 1);
-        for (const [state, n] of counts) this.set({ state }, n);
-      },
+    stateGauge('iris_jobs', 'Jobs the cluster holds (the latest run of each name), by state.', registers, () => ({
+      states: JOB_STATES,
+      each: Array.from(store.jobs(), (job) => job.state),
+    }));
+    stateGauge('iris_tasks', 'Tasks of the jobs the cluster holds, by state.', registers, () => ({
+      states: TASK_STATES,
+      each: Array.from(store.jobs()).flatMap((job) => Array.from(store.tasksOf(job.name), (task) => task.state)),
+    }));
+    stateGauge('iris_workers', 'Workers by state.', registers, () => {
+      const workers = store.workers();
+      for (const w of workers) workerStates.add(w.state);
+      return { states: [...workerStates], each: workers.map((w) => w.state) };
     });
     new Gauge({
       name: 'iris_workers_cost_per_hour', help: 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).', registers,
@@ -162,4 +149,25 @@ export class ClusterMetrics implements PassObserver {
 
 function zeroes(states: readonly string[]): Map<string, number> {
   return new Map(states.map((s) => [s, 0]));
+}
+
+/**
+ * A gauge of how many things are in each state, read when scraped: `read()` gives the states always
+ * shown (0 when none is in them) and the state of each thing counted.
+ */
+function stateGauge(
+  name: string,
+  help: string,
+  registers: Prom.Registry[],
+  read: () => { states: readonly string[]; each: readonly string[] },
+): void {
+  new Gauge({
+    name, help, labelNames: ['state'], registers,
+    collect() {
+      const { states, each } = read();
+      const counts = zeroes(states);
+      for (const state of each) counts.set(state, (counts.get(state) ?? 0) + 1);
+      for (const [state, n] of counts) this.set({ state }, n);
+    },
+  });
 }
