@@ -134,23 +134,12 @@ export function openWritable(path: string, reserve: SpaceReserve | null, ifEmpty
 }
 
 function openChecked(path: string, ifEmpty: Error | undefined): DatabaseSync {
-  // A 0-byte file is refused before SQLite opens it: SQLite would delete a WAL beside it.
-  if (ifEmpty && fileSize(path) === 0) throw ifEmpty;
-  let db: DatabaseSync;
-  try {
-    db = lockDatabase(path);
-  } catch (error) {
-    throw asDamage(error, path) ?? error;
-  }
-  try {
+  return openInspected(path, ifEmpty, lockDatabase, (db) => {
     if (inspect(db, path, { quick: true }) === 'empty' && ifEmpty) throw ifEmpty;
     configure(db, false);
     migrate(db);
     return db;
-  } catch (error) {
-    db.close();
-    throw asDamage(error, path) ?? error;
-  }
+  });
 }
 
 /**
@@ -158,18 +147,34 @@ function openChecked(path: string, ifEmpty: Error | undefined): DatabaseSync {
  * and at SCHEMA_VERSION; `empty` when it holds nothing (then `ifEmpty` is thrown if given).
  */
 export function openReadable(path: string, ifEmpty?: Error): { db: DatabaseSync; empty: boolean } {
-  if (ifEmpty && fileSize(path) === 0) throw ifEmpty;
-  let db: DatabaseSync;
-  try {
-    db = openSaved(path);
-  } catch (error) {
-    throw asDamage(error, path) ?? error;
-  }
-  try {
+  return openInspected(path, ifEmpty, openSaved, (db) => {
     const empty = inspect(db, path, { quick: false }) === 'empty';
     if (empty && ifEmpty) throw ifEmpty;
     if (!empty) checkVersion(db);
     return { db, empty };
+  });
+}
+
+/**
+ * The one way a connection is opened and checked: a 0-byte file is refused with `ifEmpty` before
+ * SQLite opens it (SQLite would delete a WAL beside it); an error opening or checking is read as
+ * damage where it is one (asDamage), and a connection whose check failed is closed.
+ */
+function openInspected<T>(
+  path: string,
+  ifEmpty: Error | undefined,
+  open: (path: string) => DatabaseSync,
+  check: (db: DatabaseSync) => T,
+): T {
+  if (ifEmpty && fileSize(path) === 0) throw ifEmpty;
+  let db: DatabaseSync;
+  try {
+    db = open(path);
+  } catch (error) {
+    throw asDamage(error, path) ?? error;
+  }
+  try {
+    return check(db);
   } catch (error) {
     db.close();
     throw asDamage(error, path) ?? error;
