@@ -6,8 +6,8 @@
  * against the same schema, so a file and a body are refused with the same words.
  */
 import { z } from 'zod';
-import { describeValue, parseOrThrow } from '../model/schema-errors.js';
-import { expecting, text } from './request-schema.js';
+import { parseOrThrow } from '../model/schema-errors.js';
+import { expecting, requestBody, text } from './request-schema.js';
 import { SubmitRequestSchema } from './submit-request.js';
 
 /** What a stage adds to a submit request. */
@@ -17,13 +17,13 @@ export const STAGE_FIELDS = {
 
 export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: true }).extend(STAGE_FIELDS);
 
-export const PipelineRequestSchema = z.strictObject(
+export const PipelineRequestSchema = requestBody(
+  'pipeline request',
   {
     name: text().describe('Pipeline name: the root job `/<name>`; each stage is the child job `/<name>/<stage>`.'),
     stages: z.record(text(), StageRequestSchema, { error: expecting('an object of stages by name') }).describe('The stages by name, in the order written.'),
     dryRun: z.boolean({ error: expecting('true or false') }).nullish().describe('Check the pipeline and answer with its stage graph; submit nothing.'),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? `the pipeline request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },
 );
 
 export type PipelineRequest = z.infer<typeof PipelineRequestSchema>;

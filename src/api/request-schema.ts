@@ -17,6 +17,19 @@ export function expecting(what: string, required = 'is required'): (issue: Issue
   return (issue) => (issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input, 'body')}`);
 }
 
+/**
+ * A whole request body: a strict object of `shape` (unknown fields refused). Anything but an object
+ * is refused as `the <what> must be a JSON object, got <value>`, the same words for every body.
+ */
+export function requestBody<S extends z.ZodRawShape>(what: string, shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? `the ${what} must be a JSON object, got ${describeValue(issue.input, 'body')}`
+        : undefined,
+  });
+}
+
 /** An integer in [min, max] (no upper bound when max is left out). */
 export function integer(min: number, max?: number) {
   const range = max === undefined ? `must be ${min} or more` : `must be between ${min} and ${max}`;

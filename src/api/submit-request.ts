@@ -6,17 +6,18 @@
  * (request-schema.ts `text`). docs/api.md renders this schema.
  */
 import { z } from 'zod';
-import { describeValue, parseOrThrow } from '../model/schema-errors.js';
+import { parseOrThrow } from '../model/schema-errors.js';
 import { JOB_CATEGORIES } from '../model/workload.js';
 import { ENV_KEY_CHARS, NAME_COMPONENT_CHARS } from '../model/names.js';
-import { expecting, integer, text } from './request-schema.js';
+import { expecting, integer, requestBody, text } from './request-schema.js';
 
 export const MAX_REPLICAS = 10_000;
 
 const quantity = (what: string) => z.union([z.number(), text()], { error: expecting(what) });
 const duration = () => quantity('a duration string such as "10m"');
 
-export const SubmitRequestSchema = z.strictObject(
+export const SubmitRequestSchema = requestBody(
+  'submit request',
   {
     name: text()
       .nullish()
@@ -68,13 +69,10 @@ export const SubmitRequestSchema = z.strictObject(
     uses: z.array(text(), { error: expecting('an array of strings') }).nullish().describe('Models or data sets the tasks load (`llama-3-8b`), at most 32, no spaces: placement prefers workers that recently ran a task using them.'),
     network: text().nullish().describe('Network of the job\'s containers: `bridge` or `host`; default: the cluster\'s `network`, else `bridge` (TPU jobs: `host`). Ignored for process tasks.'),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? `the submit request must be a JSON object, got ${describeValue(issue.input, 'body')}` : undefined) },
 );
 
 /** A submit request body, as sent on the wire. */
 export type SubmitRequest = z.infer<typeof SubmitRequestSchema>;
-
-/** The fields a submit request may carry. */
 
 /** Check a submit body's shape; throws IrisError('invalid_argument') naming the field. */
 export function parseSubmitRequest(body: unknown): SubmitRequest {

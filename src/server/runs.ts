@@ -13,7 +13,7 @@ import { notFound } from '../model/errors.js';
 import { isWithin, runRef } from '../model/names.js';
 import type { Job } from '../model/types.js';
 import type { HistoryQuery, RunAttemptInfo, RunInfo } from '../api/types.js';
-import { archivedRunData, liveRun, type RunData } from './views.js';
+import { archivedRunData, attemptOutcome, liveRun, type RunData } from './views.js';
 
 /** Runs `iris history` lists when no --limit is given. */
 export const DEFAULT_HISTORY_LIMIT = 100;
@@ -43,8 +43,10 @@ function knownRunsHint(store: ClusterStore, name: string): string {
 /** The run's line of `iris history`. */
 export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
   const list: RunAttemptInfo[] = attempts.flat().map((a) => ({
-    task: a.task, attempt: a.attempt, workerId: a.workerId, state: a.state, exitCode: a.exitCode, reason: a.reason,
-    startedAt: a.startedAt, finishedAt: a.finishedAt, cpuSeconds: a.cpuSeconds, peakMemoryBytes: a.peakMemoryBytes,
+    task: a.task,
+    ...attemptOutcome(a),
+    cpuSeconds: a.cpuSeconds,
+    peakMemoryBytes: a.peakMemoryBytes,
   }));
   let exitCode: number | null = null;
   for (const task of tasks) if (task.exitCode !== null) exitCode = Math.max(exitCode ?? 0, task.exitCode);

@@ -8,7 +8,18 @@ import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import type { TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
-import type { ClusterInfo, ExecSummary, JobDetail, JobSummary, RequeueSummary, RunsIn, TaskInfo, WorkerCacheHint, WorkerInfo } from '../api/types.js';
+import type {
+  AttemptInfo,
+  ClusterInfo,
+  ExecSummary,
+  JobDetail,
+  JobSummary,
+  RequeueSummary,
+  RunsIn,
+  TaskInfo,
+  WorkerCacheHint,
+  WorkerInfo,
+} from '../api/types.js';
 import type { ExecRecord } from '../cluster/state/events.js';
 import { shownEnv } from '../model/secret-env.js';
 import type { RequeueReason } from '../model/requeue.js';
@@ -23,6 +34,28 @@ export interface RunData {
   /** Attempts of each task, same index as `tasks`. */
   attempts: readonly (readonly Attempt[])[];
   archived: boolean;
+}
+
+/** What an attempt's wire views share: where it ran and how it ended. */
+type AttemptOutcome = Pick<
+  AttemptInfo,
+  'attempt' | 'workerId' | 'state' | 'exitCode' | 'reason' | 'startedAt' | 'finishedAt'
+>;
+
+/**
+ * How an attempt went, the same fields in the same key order in every wire view of an attempt (a
+ * task's attempts, a run's in `iris history`); each view adds its own fields around them.
+ */
+export function attemptOutcome(a: Attempt): AttemptOutcome {
+  return {
+    attempt: a.attempt,
+    workerId: a.workerId,
+    state: a.state,
+    exitCode: a.exitCode,
+    reason: a.reason,
+    startedAt: a.startedAt,
+    finishedAt: a.finishedAt,
+  };
 }
 
 export function liveRun(store: ClusterStore, job: Job): RunData {
@@ -143,13 +176,7 @@ function taskView(task: Task, attempts: readonly Attempt[], reason: string | nul
     finishedAt: task.finishedAt,
     eligibleAt: task.state === 'PENDING' ? task.eligibleAt : null,
     attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      workerId: a.workerId,
-      state: a.state,
-      exitCode: a.exitCode,
-      reason: a.reason,
-      startedAt: a.startedAt,
-      finishedAt: a.finishedAt,
+      ...attemptOutcome(a),
       logCutBytes: a.logCutBytes,
       cpuSeconds: a.cpuSeconds,
       peakMemoryBytes: a.peakMemoryBytes,

@@ -72,39 +72,33 @@ export class ClusterMetrics implements PassObserver {
       for (const w of workers) workerStates.add(w.state);
       return { states: [...workerStates], each: workers.map((w) => w.state) };
     });
-    new Gauge({
-      name: 'iris_workers_cost_per_hour', help: 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).', registers,
-      collect() {
-        this.set(store.workers().filter((w) => w.state === 'READY').reduce((sum, w) => sum + (w.costPerHour ?? DEFAULT_COST_PER_HOUR), 0));
-      },
-    });
-    new Gauge({
-      name: 'iris_queue_tasks', help: 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).', registers,
-      collect() {
-        this.set(store.queuedTasks().size);
-      },
-    });
-    new Gauge({
-      name: 'iris_queue_waiting_jobs', help: 'Jobs waiting on their dependencies (--after) before they enter the queue.', registers,
-      collect() {
-        this.set(store.waitingJobCount());
-      },
-    });
-    this.passDuration = new Histogram({
-      name: 'iris_scheduling_pass_duration_seconds', help: 'Wall time of a scheduling pass (snapshot, schedule, apply).', buckets: PASS_BUCKETS, registers,
-    });
-    this.dispatches = new Counter({ name: 'iris_dispatches_total', help: 'Attempts placed on a worker (each start or retry of a task).', registers });
-    this.poolSize = new Histogram({
-      name: 'iris_dispatch_pool_size', help: 'Feasible workers a dispatch chose among (dispatches that recorded a placement decision).', buckets: POOL_BUCKETS, registers,
-    });
-    this.score = new Histogram({
-      name: 'iris_dispatch_score', help: "The chosen worker's placement score (dispatches that recorded a placement decision).", buckets: SCORE_BUCKETS, registers,
-    });
-    this.reuseHits = new Counter({ name: 'iris_dispatch_reuse_hits_total', help: 'Dispatches to a worker with a fresh cache hint for every key the task uses.', registers });
-    this.requeues = new Counter({ name: 'iris_task_requeues_total', help: 'Requeue events by reason (docs/cli.md, "Requeue events").', labelNames: ['reason'], registers });
-    for (const reason of REQUEUE_REASONS) this.requeues.inc({ reason }, 0);
-    this.failures = new Counter({ name: 'iris_job_failures_total', help: 'Jobs that ended failed, by cause (docs/metrics.md).', labelNames: ['cause'], registers });
-    for (const cause of FAILURE_CAUSES) this.failures.inc({ cause }, 0);
+    const readyCostPerHour = () =>
+      store
+        .workers()
+        .filter((w) => w.state === 'READY')
+        .reduce((sum, w) => sum + (w.costPerHour ?? DEFAULT_COST_PER_HOUR), 0);
+    const costHelp = 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).';
+    valueGauge('iris_workers_cost_per_hour', costHelp, registers, readyCostPerHour);
+    const queueHelp = 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).';
+    valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
+    const waitingHelp = 'Jobs waiting on their dependencies (--after) before they enter the queue.';
+    valueGauge('iris_queue_waiting_jobs', waitingHelp, registers, () => store.waitingJobCount());
+    const histogram = (name: string, help: string, buckets: number[]) =>
+      new Histogram({ name, help, buckets, registers });
+    const counter = (name: string, help: string) => new Counter({ name, help, registers });
+    const passHelp = 'Wall time of a scheduling pass (snapshot, schedule, apply).';
+    this.passDuration = histogram('iris_scheduling_pass_duration_seconds', passHelp, PASS_BUCKETS);
+    this.dispatches = counter('iris_dispatches_total', 'Attempts placed on a worker (each start or retry of a task).');
+    const decided = '(dispatches that recorded a placement decision)';
+    const poolHelp = `Feasible workers a dispatch chose among ${decided}.`;
+    this.poolSize = histogram('iris_dispatch_pool_size', poolHelp, POOL_BUCKETS);
+    this.score = histogram('iris_dispatch_score', `The chosen worker's placement score ${decided}.`, SCORE_BUCKETS);
+    const reuseHelp = 'Dispatches to a worker with a fresh cache hint for every key the task uses.';
+    this.reuseHits = counter('iris_dispatch_reuse_hits_total', reuseHelp);
+    const requeueHelp = 'Requeue events by reason (docs/cli.md, "Requeue events").';
+    this.requeues = labelledCounter('iris_task_requeues_total', requeueHelp, registers, 'reason', REQUEUE_REASONS);
+    const failureHelp = 'Jobs that ended failed, by cause (docs/metrics.md).';
+    this.failures = labelledCounter('iris_job_failures_total', failureHelp, registers, 'cause', FAILURE_CAUSES);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'iris_' });
 
     this.deriver = new EventDeriver(store.jobs(), store.activeAttempts());
@@ -149,6 +143,32 @@ export class ClusterMetrics implements PassObserver {
 
 function zeroes(states: readonly string[]): Map<string, number> {
   return new Map(states.map((s) => [s, 0]));
+}
+
+/**
+ * A counter by one label, each of `values` present from the start with 0 (so a rate() over them
+ * works before the first event).
+ */
+function labelledCounter<L extends string>(
+  name: string,
+  help: string,
+  registers: Prom.Registry[],
+  label: L,
+  values: readonly string[],
+): Counter<L> {
+  const counter = new Counter<L>({ name, help, labelNames: [label], registers });
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0);
+  return counter;
+}
+
+/** A gauge of one number, read when scraped. */
+function valueGauge(name: string, help: string, registers: Prom.Registry[], read: () => number): void {
+  new Gauge({
+    name, help, registers,
+    collect() {
+      this.set(read());
+    },
+  });
 }
 
 /**
