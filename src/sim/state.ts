@@ -16,7 +16,8 @@
  *   (pending-queue.ts, in the scheduler's order).
  * - A transition the lifecycle's tables do not allow throws, as in the store (a bug).
  * - Cheap enough for a replay of 10,000s of jobs: one lookup per task (its slot: task, job,
- *   attempts), no copies; an ended job is removed by the engine.
+ *   attempts, whether its latest is live), no copies, patches written field by field; an ended
+ *   job is removed by the engine.
  */
 import { reconcile, type Reconciler } from '../cluster/lifecycle/reconcile.js';
 import {
