@@ -61,13 +61,12 @@ const FINAL_JOB = new Set<JobState>(JOB_STATES.filter((s) => JOB_TRANSITIONS[s].
  * (PREEMPTED is never final: in that same transaction it goes back to PENDING or on to WORKER_FAILED.)
  */
 const FINAL_TASK = new Set<TaskState>([...TASK_STATES.filter((s) => TASK_TRANSITIONS[s].length === 0), 'FAILED']);
-const ACTIVE_TASK = new Set<TaskState>(['ASSIGNED', 'RUNNING']);
 
 export const isFinalJobState = (state: JobState): boolean => FINAL_JOB.has(state);
 /** A task in this state will never run again (see FINAL_TASK above). */
 export const isFinalTaskState = (state: TaskState): boolean => FINAL_TASK.has(state);
 /** A task holds a worker's resources while ASSIGNED or RUNNING. */
-export const isActiveTaskState = (state: TaskState): boolean => ACTIVE_TASK.has(state);
+export const isActiveTaskState = (state: TaskState): boolean => state === 'ASSIGNED' || state === 'RUNNING';
 
 export function canTransitionJob(from: JobState, to: JobState): boolean {
   return from === to || JOB_TRANSITIONS[from].includes(to);

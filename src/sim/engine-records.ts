@@ -12,6 +12,8 @@ export interface Held {
   deviceIndices: number[];
   /** Seconds the run takes: min(run + load, time limit). */
   duration: number;
+  /** The number of its attempt (the lifecycle's, state.ts). */
+  attempt: number;
 }
 
 export interface ActiveJob {

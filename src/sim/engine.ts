@@ -318,7 +318,7 @@ class Engine {
     this.state.run(items, now);
     this.state.run(markRunning(this.state, taskId, attempt.attempt, null, now), now);
     const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
-    this.running.set(taskId, { allocation, deviceIndices: devices, duration });
+    this.running.set(taskId, { allocation, deviceIndices: devices, duration, attempt: attempt.attempt });
     this.runningDirty = true;
     if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
     this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
@@ -353,7 +353,7 @@ class Engine {
   }
 
   private endTask(taskId: string, now: number): void {
-    const { allocation, deviceIndices } = this.running.get(taskId)!;
+    const { allocation, deviceIndices, attempt } = this.running.get(taskId)!;
     this.running.delete(taskId);
     this.runningDirty = true;
     this.freed = true;
@@ -361,7 +361,7 @@ class Engine {
     this.elastic?.taskEnded(allocation.workerId, now);
     const job = this.active.get(allocation.job)!;
     // The lifecycle ends the attempt (its hints, its task, its job when it was the last).
-    this.state.run(attemptEnded(this.state, taskId, this.state.liveAttempt(taskId)!.attempt, SUCCEEDED, now), now);
+    this.state.run(attemptEnded(this.state, taskId, attempt, SUCCEEDED, now), now);
     job.end = Math.max(job.end, now);
     if (isFinalJobState(job.record.job.state)) this.finishJob(job, now);
   }

@@ -16,15 +16,19 @@
  *   (pending-queue.ts, in the scheduler's order).
  * - A transition the lifecycle's tables do not allow throws, as in the store (a bug).
  * - Cheap enough for a replay of 10,000s of jobs: one lookup per task (its slot: task, job,
- *   attempts), no copies; an ended job is removed by the engine.
+ *   attempts, whether its latest is live), no copies, patches written field by field; an ended
+ *   job is removed by the engine.
  */
 import { reconcile, type Reconciler } from '../cluster/lifecycle/reconcile.js';
-import type { Change, Item, JobRecord, LifecycleView, TaskPatch, TaskResults } from '../cluster/lifecycle/changes.js';
+import {
+  writeAttemptPatch, writeJobPatch, writeTaskPatch,
+  type Change, type Item, type JobRecord, type LifecycleView, type TaskPatch, type TaskResults,
+} from '../cluster/lifecycle/changes.js';
 import { hintsInForce, isWarm, type HintsInForce } from '../cluster/lifecycle/cache-hints.js';
 import {
   assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts,
 } from '../cluster/lifecycle/transitions.js';
-import { isActiveTaskState } from '../model/states.js';
+import { isActiveTaskState, type TaskState } from '../model/states.js';
 import { taskName } from '../model/names.js';
 import type { Attempt, Job, Task, Worker } from '../model/types.js';
 import type { SimJob, SimWorker } from './workload.js';
@@ -43,6 +47,8 @@ interface Slot {
   /** Its latest attempt (null before the first), and the earlier ones by number (null while there are none). */
   latest: Attempt | null;
   earlier: Attempt[] | null;
+  /** While its task is ASSIGNED/RUNNING (`latest` is its live attempt): when it became live (an order); else -1. */
+  liveSince: number;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -56,8 +62,8 @@ export class SimState implements LifecycleView, Reconciler {
   private readonly slots = new Map<string, Slot>();
   /** The slot looked up last: a decision and its changes read the same task (and its job) again and again. */
   private lastSlot: Slot | null = null;
-  /** task id -> its live attempt, in the order they became live. */
-  private readonly live = new Map<string, Attempt>();
+  /** How many attempts became live so far (Slot.liveSince). */
+  private liveSeq = 0;
   private readonly childrenOf = new Map<string, Set<string>>();
   private readonly dependentsOf = new Map<string, Set<string>>();
   private readonly workers = new Map<string, Worker>();
@@ -94,11 +100,15 @@ export class SimState implements LifecycleView, Reconciler {
   }
 
   liveAttempt(task: string): Attempt | undefined {
-    return this.live.get(task);
+    const slot = this.slot(task);
+    return slot !== undefined && slot.liveSince >= 0 ? slot.latest! : undefined;
   }
 
+  /** A walk over every task (a worker's drain only, never in a replay), in the order they became live. */
   liveAttempts(): Iterable<Attempt> {
-    return this.live.values();
+    const live: Slot[] = [];
+    for (const slot of this.slots.values()) if (slot.liveSince >= 0) live.push(slot);
+    return live.sort((a, b) => a.liveSince - b.liveSince).map((slot) => slot.latest!);
   }
 
   children(job: string): Iterable<string> {
@@ -143,8 +153,8 @@ export class SimState implements LifecycleView, Reconciler {
     const after = job.spec.after;
     if (after !== undefined) for (const dep of after) index(this.dependentsOf, dep.job, job.name);
     for (const task of tasks) {
-      this.slots.set(task.id, { task, entry, latest: null, earlier: null });
-      entry.counts[task.state]++;
+      this.slots.set(task.id, { task, entry, latest: null, earlier: null, liveSince: -1 });
+      count(entry.counts, task.state, 1);
     }
     return entry;
   }
@@ -158,8 +168,9 @@ export class SimState implements LifecycleView, Reconciler {
     const after = entry.job.spec.after;
     if (after !== undefined) for (const dep of after) unindex(this.dependentsOf, dep.job, name);
     for (const task of entry.tasks) {
+      const slot = this.slot(task.id)!;
       this.slots.delete(task.id);
-      if (isActiveTaskState(task.state)) this.unload(entry, task);
+      if (slot.liveSince >= 0) this.unload(slot);
     }
     if (this.lastSlot?.entry === entry) this.lastSlot = null;
   }
@@ -176,7 +187,7 @@ export class SimState implements LifecycleView, Reconciler {
     switch (c.kind) {
       case 'job':
         if (c.patch.state !== undefined) assertJobTransition(c.job.name, c.job.state, c.patch.state);
-        Object.assign(c.job, c.patch);
+        writeJobPatch(c.job, c.patch);
         return;
       case 'task': return this.patchTask(c.task, c.patch);
       case 'attempt-start': {
@@ -187,7 +198,7 @@ export class SimState implements LifecycleView, Reconciler {
         return;
       }
       case 'attempt':
-        Object.assign(c.attempt, c.patch);
+        writeAttemptPatch(c.attempt, c.patch);
         return;
       case 'release': {
         const entry = this.jobs.get(c.job.job.name)!;
@@ -212,30 +223,29 @@ export class SimState implements LifecycleView, Reconciler {
     const from = task.state;
     const to = patch.state;
     if (to === undefined || to === from) {
-      Object.assign(task, patch);
+      writeTaskPatch(task, patch);
       return;
     }
     assertTaskTransition(task.id, from, to);
     const slot = this.slot(task.id)!;
     const entry = slot.entry;
-    Object.assign(task, patch);
-    entry.counts[from]--;
-    entry.counts[to]++;
+    writeTaskPatch(task, patch);
+    count(entry.counts, from, -1);
+    count(entry.counts, to, 1);
     const wasLive = isActiveTaskState(from);
     if (isActiveTaskState(to)) {
       if (wasLive) return;
-      this.live.set(task.id, slot.latest!);
+      slot.liveSince = this.liveSeq++;
       this.load(entry, slot.latest!.workerId, 1);
     } else if (wasLive) {
-      this.unload(entry, task);
+      this.unload(slot);
     }
   }
 
   /** The task's live attempt is over (its task left ASSIGNED/RUNNING, or its job was removed). */
-  private unload(entry: Entry, task: Task): void {
-    const a = this.live.get(task.id)!;
-    this.live.delete(task.id);
-    this.load(entry, a.workerId, -1);
+  private unload(slot: Slot): void {
+    slot.liveSince = -1;
+    this.load(slot.entry, slot.latest!.workerId, -1);
   }
 
   /** The job's keys (JobSpec.uses) count one more (or one less) live attempt on `worker`. */
@@ -275,6 +285,17 @@ type Counted = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
 function* loadingKeys(loading: Counted): Generator<readonly [string, Iterable<string>]> {
   for (const [worker, keys] of loading) yield [worker, keys.keys()];
+}
+
+/** A tally's count of `state` moved by `by`: the common states by name, the others by key. */
+function count(counts: TaskCounts, state: TaskState, by: 1 | -1): void {
+  switch (state) {
+    case 'PENDING': counts.PENDING += by; return;
+    case 'ASSIGNED': counts.ASSIGNED += by; return;
+    case 'RUNNING': counts.RUNNING += by; return;
+    case 'SUCCEEDED': counts.SUCCEEDED += by; return;
+    default: counts[state] += by;
+  }
 }
 
 function index(map: Map<string, Set<string>>, key: string, name: string): void {

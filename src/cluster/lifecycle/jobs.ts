@@ -55,6 +55,8 @@ export function endOfJob(end: JobEnd<JobRecord>, now: number): readonly Item[] {
   if (isFinalJobState(job.state)) return NO_ITEMS;
   const out: Item[] = [{ kind: 'job', job, patch: { state: end.state, reason: end.reason, finishedAt: now } }];
   for (const t of end.entry.tasks) {
+    // A task already final stays so until its turn (its kill-task would be nothing): none is made.
+    if (isFinalTaskState(t.state)) continue;
     const state = end.state === 'UNSCHEDULABLE' && t.state === 'PENDING' ? 'UNSCHEDULABLE' : 'KILLED';
     out.push({ kind: 'kill-task', task: t, state, reason: end.taskReason });
   }

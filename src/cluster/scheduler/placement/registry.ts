@@ -116,13 +116,27 @@ export function isAdaptive(p: PlacementProfile): boolean {
   );
 }
 
+/** Which fast path a profile takes, found once per frozen profile (placementOf's: they never change). */
+const fastPaths = new WeakMap<PlacementProfile, 'first-fit' | 'adaptive' | 'scored'>();
+
+function fastPathOf(p: PlacementProfile): 'first-fit' | 'adaptive' | 'scored' {
+  let path = fastPaths.get(p);
+  if (path === undefined) {
+    path = isFirstFit(p) ? 'first-fit' : isAdaptive(p) ? 'adaptive' : 'scored';
+    const frozen = Object.isFrozen(p) && Object.isFrozen(p.scorers) && Object.isFrozen(p.tieBreakers);
+    if (frozen && p.scorers.every((s) => Object.isFrozen(s))) fastPaths.set(p, path);
+  }
+  return path;
+}
+
 /** One pass's chooser for `placement`: null for the first-fit fast path. */
 export function passSelector(
   placement: PlacementProfile,
   snapshot: Snapshot,
   view: PlacementView,
 ): PassSelector | null {
-  if (isFirstFit(placement)) return null;
-  if (isAdaptive(placement)) return new AdaptiveSelector(snapshot, placement);
+  const path = fastPathOf(placement);
+  if (path === 'first-fit') return null;
+  if (path === 'adaptive') return new AdaptiveSelector(snapshot, placement);
   return new ScoredSelector(snapshot, view, placement);
 }
