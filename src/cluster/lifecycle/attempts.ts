@@ -109,7 +109,12 @@ export function preemptAttempt(view: LifecycleView, taskId: string, n: number, r
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   if (a.state !== 'RUNNING') return NO_ITEMS;
-  const out: Item[] = [{ kind: 'stop', order: { task: taskId, attempt: n, workerId: a.workerId, reason } }];
+  return stopAsPreempted(view, a, task, reason, now);
+}
+
+/** Live attempt `a` of `task` stopped as a preemption: the stop order, the attempt's end, the task preempted. */
+export function stopAsPreempted(view: LifecycleView, a: Attempt, task: Task, reason: string, now: number): Item[] {
+  const out: Item[] = [{ kind: 'stop', order: { task: a.task, attempt: a.attempt, workerId: a.workerId, reason } }];
   pushAll(out, endAttempt(view, a, task, 'PREEMPTED', reason, null, now));
   return pushAll(out, taskPreempted(view, jobOf(view, task), task, reason, now));
 }
@@ -141,10 +146,7 @@ function taskFailed(view: LifecycleView, job: JobRecord, task: Task, reason: str
     const backoff = retryBackoffMs(failures, spec.retryBackoffMs, spec.retryBackoffMaxMs);
     const eligibleAt = backoff > 0 ? now + backoff : null;
     const event = { reason: 'retry' as const, detail: retryDetail(reason, failures, spec.maxRetries, backoff) };
-    pushAll(out, requeue(view, task, `retrying after ${reason ?? 'failure'}`, event, eligibleAt));
-    pushAll(out, restartGang(job, task, 'failed', eligibleAt));
-    out.push(settle(job, null));
-    return out;
+    return backInQueue(out, view, job, task, `retrying after ${reason ?? 'failure'}`, event, 'failed', eligibleAt);
   }
   out.push(
     { kind: 'task', task, patch: { finishedAt: now } },
@@ -163,13 +165,28 @@ export function taskPreempted(view: LifecycleView, job: JobRecord, task: Task, r
   const preemptions = task.preemptions + 1;
   const out: Item[] = [{ kind: 'task', task, patch: { state: 'PREEMPTED', preemptions, reason } }];
   if (retryAfterPreemption(preemptions, job.job.spec.maxPreemptions)) {
-    pushAll(out, requeue(view, task, `requeued after preemption: ${reason}`, { reason: 'preemption', detail: reason }, null));
-    pushAll(out, restartGang(job, task, 'was preempted', null));
-    out.push(settle(job, null));
-    return out;
+    const event = { reason: 'preemption' as const, detail: reason };
+    return backInQueue(out, view, job, task, `requeued after preemption: ${reason}`, event, 'was preempted', null);
   }
   const why = `preempted ${preemptions} times (${reason})`;
   out.push({ kind: 'task', task, patch: { state: 'WORKER_FAILED', reason: why, finishedAt: now } }, settle(job, `task ${task.id} ${why}`));
+  return out;
+}
+
+/** A task going back in the queue (appended to `out`): requeued, the rest of its gang restarted, its job settled. */
+function backInQueue(
+  out: Item[],
+  view: LifecycleView,
+  job: JobRecord,
+  task: Task,
+  reason: string,
+  event: { reason: RequeueReason; detail: string },
+  what: 'failed' | 'was preempted',
+  eligibleAt: number | null,
+): Item[] {
+  pushAll(out, requeue(view, task, reason, event, eligibleAt));
+  pushAll(out, restartGang(job, task, what, eligibleAt));
+  out.push(settle(job, null));
   return out;
 }
 

@@ -12,7 +12,7 @@
  */
 import { conflict, notFound } from '../../model/errors.js';
 import type { DisabledBy, Worker } from '../../model/types.js';
-import { endAttempt, taskPreempted } from './attempts.js';
+import { stopAsPreempted } from './attempts.js';
 import { NO_ITEMS, type Item, type LifecycleView } from './changes.js';
 
 function workerOrThrow(view: LifecycleView, id: string): Worker {
@@ -37,11 +37,7 @@ export function drainWorker(view: LifecycleView, id: string): readonly Item[] {
 export function drainAttempt(view: LifecycleView, step: Extract<Item, { kind: 'drain-attempt' }>, now: number): readonly Item[] {
   const { attempt: a, reason } = step;
   if (view.liveAttempt(a.task) !== a) return NO_ITEMS;
-  const task = view.task(a.task)!;
-  const out: Item[] = [{ kind: 'stop', order: { task: a.task, attempt: a.attempt, workerId: a.workerId, reason } }];
-  for (const item of endAttempt(view, a, task, 'PREEMPTED', reason, null, now)) out.push(item);
-  for (const item of taskPreempted(view, view.job(task.job)!, task, reason, now)) out.push(item);
-  return out;
+  return stopAsPreempted(view, a, view.task(a.task)!, reason, now);
 }
 
 /** Disable a worker (see the header); nothing when it changes nothing. */
