@@ -19,7 +19,7 @@ import { isActiveTaskState, type AttemptOutcome, type AttemptState } from '../..
 import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, PlacementDecision, Task } from '../../model/types.js';
 import { hintsOfEndedAttempt } from './cache-hints.js';
-import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step } from './changes.js';
+import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step, type Decision, type StepDecider } from './changes.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, parentRerunReason, retryAfterFailure, retryAfterPreemption, retryBackoffMs, retryDetail, taskFailureReason,
 } from './retries.js';
@@ -64,7 +64,7 @@ export function assign(
 }
 
 /** The attempt's process or container started (`pid` when known); nothing for one that already ended. */
-export function markRunning(view: LifecycleView, taskId: string, n: number, pid: number | null, now: number): readonly Item[] {
+export function markRunning(view: LifecycleView, taskId: string, n: number, pid: number | null, now: number): Decision {
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   if (a.state !== 'RUNNING') return NO_ITEMS; // already ended (stopped, preempted): nothing to start
@@ -80,7 +80,7 @@ export function markRunning(view: LifecycleView, taskId: string, n: number, pid:
  * succeeds, fails (retried while its budget allows) or is preempted (requeued likewise). An
  * attempt that had already ended only takes the exit code it lacked.
  */
-export function attemptEnded(view: LifecycleView, taskId: string, n: number, outcome: AttemptOutcome, now: number): readonly Item[] {
+export function attemptEnded(view: LifecycleView, taskId: string, n: number, outcome: AttemptOutcome, now: number): Decision {
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   const verdict = classifyOutcome(outcome);
@@ -105,7 +105,7 @@ export function attemptEnded(view: LifecycleView, taskId: string, n: number, out
 }
 
 /** Infrastructure lost a live attempt; it is also ordered stopped in case it still runs. */
-export function preemptAttempt(view: LifecycleView, taskId: string, n: number, reason: string, now: number): readonly Item[] {
+export function preemptAttempt(view: LifecycleView, taskId: string, n: number, reason: string, now: number): Decision {
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   if (a.state !== 'RUNNING') return NO_ITEMS;
@@ -224,7 +224,7 @@ function restartGang(job: JobRecord, trigger: Task, what: 'failed' | 'was preemp
 }
 
 /** A `restart-member` step, when its turn comes. */
-export function restartMember(view: LifecycleView, step: Extract<Item, { kind: 'restart-member' }>, now: number): readonly Item[] {
+export const restartMember: StepDecider<'restart-member'> = (view, step, now) => {
   const s = step.task;
   if (!isActiveTaskState(s.state)) return NO_ITEMS;
   const a = view.liveAttempt(s.id)!;
@@ -233,7 +233,7 @@ export function restartMember(view: LifecycleView, step: Extract<Item, { kind: '
   out.push({ kind: 'task', task: s, patch: { state: 'PREEMPTED', reason: GANG_RESTARTED } });
   const detail = `gang member ${step.trigger.id} ${step.what}`;
   return pushAll(out, requeue(view, s, GANG_RESTARTED, { reason: 'gang_restart', detail }, step.eligibleAt));
-}
+};
 
 function pushAll<T>(to: T[], from: readonly T[]): T[] {
   for (const x of from) to.push(x);

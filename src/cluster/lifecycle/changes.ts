@@ -149,7 +149,13 @@ export type Step =
 /** What a decision returns: changes to apply and steps to take, in order. */
 export type Item = Change | Step;
 
-export const NO_ITEMS: readonly Item[] = [];
+/** The items one decision returns (the reconciler runs them in order). */
+export type Decision = readonly Item[];
+
+/** What takes a deferred step of kind `K` when its turn comes (reconcile.ts dispatches on the kind). */
+export type StepDecider<K extends Step['kind']> = (view: LifecycleView, step: Extract<Step, { kind: K }>, now: number) => Decision;
+
+export const NO_ITEMS: Decision = [];
 
 /** The applier: where changes go (the store's model, the simulator's records). */
 export interface Applier {

@@ -19,7 +19,7 @@ import { isFinalJobState, isFinalTaskState, type JobState } from '../../model/st
 import type { Job } from '../../model/types.js';
 import { endAttempt, taskOrThrow } from './attempts.js';
 import type { JobEnd } from './cascade.js';
-import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step } from './changes.js';
+import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step, type Decision, type StepDecider } from './changes.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import { PARENT_ENDED, endedJobTaskReason } from './retries.js';
 import { deriveJobState } from './transitions.js';
@@ -34,7 +34,7 @@ const endJob = (entry: JobRecord, state: JobState, reason: string | null, taskRe
   ({ kind: 'end-job', end: { entry, state, reason, taskReason, childReason } });
 
 /** A `settle` step, when its turn comes: the job's next state from its tasks, or its end. */
-export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): readonly Item[] {
+export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): Decision {
   const { job } = step.job;
   const entry = step.job;
   const next = deriveJobState(job.state, {
@@ -50,7 +50,7 @@ export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): re
 }
 
 /** Step 1 of a job's end (cascade.ts): its final state and its remaining tasks; nothing for a job already final. */
-export function endOfJob(end: JobEnd<JobRecord>, now: number): readonly Item[] {
+export function endOfJob(end: JobEnd<JobRecord>, now: number): Decision {
   const { job } = end.entry;
   if (isFinalJobState(job.state)) return NO_ITEMS;
   const out: Item[] = [{ kind: 'job', job, patch: { state: end.state, reason: end.reason, finishedAt: now } }];
@@ -72,7 +72,7 @@ export function* childEnds(view: LifecycleView, end: JobEnd<JobRecord>): Generat
 }
 
 /** A `kill-task` step, when its turn comes: the task ends for good, its live attempt stopped. */
-export function killTask(view: LifecycleView, step: Extract<Item, { kind: 'kill-task' }>, now: number): readonly Item[] {
+export const killTask: StepDecider<'kill-task'> = (view, step, now) => {
   const { task, state, reason } = step;
   if (isFinalTaskState(task.state)) return NO_ITEMS;
   const a = view.liveAttempt(task.id);
@@ -83,7 +83,7 @@ export function killTask(view: LifecycleView, step: Extract<Item, { kind: 'kill-
   }
   out.push({ kind: 'task', task, patch: { state, reason, finishedAt: now } });
   return out;
-}
+};
 
 /** Cancel a job (`iris cancel`): KILLED with its subtree. */
 export function cancelJob(view: LifecycleView, name: string, reason: string): Item[] {
@@ -91,7 +91,7 @@ export function cancelJob(view: LifecycleView, name: string, reason: string): It
 }
 
 /** Cancel one task (docs/cli.md, "Cancelling one task"; see the header). A task that already ended is left as it is. */
-export function cancelTask(view: LifecycleView, taskId: string, reason: string): readonly Item[] {
+export function cancelTask(view: LifecycleView, taskId: string, reason: string): Decision {
   const task = taskOrThrow(view, taskId);
   const entry = view.job(task.job)!;
   if (isFinalTaskState(task.state) || isFinalJobState(entry.job.state)) return NO_ITEMS;
@@ -111,7 +111,7 @@ export function cancelTask(view: LifecycleView, taskId: string, reason: string):
 }
 
 /** The job can never be placed: UNSCHEDULABLE (nothing for a job that already ended). */
-export function markUnschedulable(view: LifecycleView, name: string, reason: string): readonly Item[] {
+export function markUnschedulable(view: LifecycleView, name: string, reason: string): Decision {
   const entry = jobOrThrow(view, name);
   return isFinalJobState(entry.job.state) ? NO_ITEMS : [endJob(entry, 'UNSCHEDULABLE', reason, reason, PARENT_ENDED)];
 }
@@ -121,7 +121,7 @@ export function markUnschedulable(view: LifecycleView, name: string, reason: str
  * job's end. One that had already ended keeps its state and takes the reason, and what is left of
  * its tasks ends (KILLED). Nothing for a job that is not there.
  */
-export function quarantine(view: LifecycleView, name: string, reason: string): readonly Item[] {
+export function quarantine(view: LifecycleView, name: string, reason: string): Decision {
   const entry = view.job(name);
   if (!entry) return NO_ITEMS;
   const out: Item[] = [];

@@ -13,7 +13,7 @@
 import { conflict, notFound } from '../../model/errors.js';
 import type { DisabledBy, Worker } from '../../model/types.js';
 import { stopAsPreempted } from './attempts.js';
-import { NO_ITEMS, type Item, type LifecycleView } from './changes.js';
+import { NO_ITEMS, type Item, type LifecycleView, type Decision, type StepDecider } from './changes.js';
 
 function workerOrThrow(view: LifecycleView, id: string): Worker {
   const w = view.worker(id);
@@ -22,7 +22,7 @@ function workerOrThrow(view: LifecycleView, id: string): Worker {
 }
 
 /** Drain: DRAINING, each live attempt there preempted in turn, then DRAINED. */
-export function drainWorker(view: LifecycleView, id: string): readonly Item[] {
+export function drainWorker(view: LifecycleView, id: string): Decision {
   const w = workerOrThrow(view, id);
   if (w.state === 'DRAINED') return NO_ITEMS;
   const draining: Worker = { ...w, state: 'DRAINING', disabled: null };
@@ -34,14 +34,14 @@ export function drainWorker(view: LifecycleView, id: string): readonly Item[] {
 }
 
 /** A `drain-attempt` step, when its turn comes: nothing when the attempt already ended (restarted with its gang). */
-export function drainAttempt(view: LifecycleView, step: Extract<Item, { kind: 'drain-attempt' }>, now: number): readonly Item[] {
+export const drainAttempt: StepDecider<'drain-attempt'> = (view, step, now) => {
   const { attempt: a, reason } = step;
   if (view.liveAttempt(a.task) !== a) return NO_ITEMS;
   return stopAsPreempted(view, a, view.task(a.task)!, reason, now);
-}
+};
 
 /** Disable a worker (see the header); nothing when it changes nothing. */
-export function disableWorker(view: LifecycleView, id: string, by: DisabledBy, reason: string, now: number): readonly Item[] {
+export function disableWorker(view: LifecycleView, id: string, by: DisabledBy, reason: string, now: number): Decision {
   const w = workerOrThrow(view, id);
   if (w.state === 'DRAINING' || w.state === 'DRAINED') {
     throw conflict(`worker ${id} is ${w.state}; a drained worker takes no work already`, 'resume it first with `iris workers resume`');
@@ -51,7 +51,7 @@ export function disableWorker(view: LifecycleView, id: string, by: DisabledBy, r
 }
 
 /** Enable a DISABLED worker (see the header); nothing when it changes nothing. */
-export function enableWorker(view: LifecycleView, id: string, onlyBy?: DisabledBy): readonly Item[] {
+export function enableWorker(view: LifecycleView, id: string, onlyBy?: DisabledBy): Decision {
   const w = workerOrThrow(view, id);
   if (w.state === 'DRAINING' || w.state === 'DRAINED') {
     throw conflict(`worker ${id} is ${w.state}, not disabled`, 'a drained worker is put back with `iris workers resume`');
@@ -62,7 +62,7 @@ export function enableWorker(view: LifecycleView, id: string, onlyBy?: DisabledB
 }
 
 /** Undrain: a DRAINED worker becomes READY and takes work again; any other state is a conflict. */
-export function resumeWorker(view: LifecycleView, id: string): readonly Item[] {
+export function resumeWorker(view: LifecycleView, id: string): Decision {
   const w = workerOrThrow(view, id);
   if (w.state !== 'DRAINED') throw conflict(`worker ${id} is not drained (it is ${w.state})`, 'only a drained worker can be resumed; see `iris workers`');
   return [{ kind: 'worker', worker: { ...w, state: 'READY' } }];
