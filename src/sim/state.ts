@@ -289,13 +289,11 @@ function* loadingKeys(loading: Counted): Generator<readonly [string, Iterable<st
 
 /** A tally's count of `state` moved by `by`: the common states by name, the others by key. */
 function count(counts: TaskCounts, state: TaskState, by: 1 | -1): void {
-  switch (state) {
-    case 'PENDING': counts.PENDING += by; return;
-    case 'ASSIGNED': counts.ASSIGNED += by; return;
-    case 'RUNNING': counts.RUNNING += by; return;
-    case 'SUCCEEDED': counts.SUCCEEDED += by; return;
-    default: counts[state] += by;
-  }
+  if (state === 'PENDING') counts.PENDING += by;
+  else if (state === 'ASSIGNED') counts.ASSIGNED += by;
+  else if (state === 'RUNNING') counts.RUNNING += by;
+  else if (state === 'SUCCEEDED') counts.SUCCEEDED += by;
+  else counts[state] += by;
 }
 
 function index(map: Map<string, Set<string>>, key: string, name: string): void {

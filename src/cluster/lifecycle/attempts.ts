@@ -19,7 +19,8 @@ import { isActiveTaskState, type AttemptOutcome, type AttemptState } from '../..
 import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, PlacementDecision, Task } from '../../model/types.js';
 import { hintsOfEndedAttempt } from './cache-hints.js';
-import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step, type Decision, type StepDecider } from './changes.js';
+import { NO_ITEMS } from './changes.js';
+import type { Decision, Item, JobRecord, LifecycleView, Step, StepDecider } from './changes.js';
 import {
   GANG_RESTARTED, PARENT_ENDED, parentRerunReason, retryAfterFailure, retryAfterPreemption, retryBackoffMs, retryDetail, taskFailureReason,
 } from './retries.js';

@@ -19,7 +19,8 @@ import { isFinalJobState, isFinalTaskState, type JobState } from '../../model/st
 import type { Job } from '../../model/types.js';
 import { endAttempt, taskOrThrow } from './attempts.js';
 import type { JobEnd } from './cascade.js';
-import { NO_ITEMS, type Item, type JobRecord, type LifecycleView, type Step, type Decision, type StepDecider } from './changes.js';
+import { NO_ITEMS } from './changes.js';
+import type { Decision, Item, JobRecord, LifecycleView, Step, StepDecider } from './changes.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
 import { PARENT_ENDED, endedJobTaskReason } from './retries.js';
 import { deriveJobState } from './transitions.js';
