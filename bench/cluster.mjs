@@ -43,7 +43,6 @@ const BIN = path.join(ROOT, 'bin', 'run.js');
 const LAUNCHER = path.join(ROOT, 'bin', 'iris');
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED']);
 
-
 export function cleanEnv(extra) {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('IRIS_')) env[key] = value;
@@ -51,7 +50,12 @@ export function cleanEnv(extra) {
 }
 
 export function iris(args, ctx) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`iris ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
   return r.stdout;
 }
@@ -117,7 +121,11 @@ export async function awaitJobs(client, names, timeoutMs = 600_000) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${waiting.size} jobs`);
       await new Promise((resolve) => {
         // The listener goes with the timer: one per wait, not one more per second of waiting.
-        const done = () => { clearTimeout(timer); abort.signal.removeEventListener('abort', done); resolve(); };
+        const done = () => {
+          clearTimeout(timer);
+          abort.signal.removeEventListener('abort', done);
+          resolve();
+        };
         const timer = setTimeout(done, 1000);
         abort.signal.addEventListener('abort', done, { once: true });
       });
@@ -143,7 +151,13 @@ const msStats = (s) => ({ minMs: s.min, medianMs: s.median, maxMs: s.max });
 /** Wall time of one process run to its end; it must exit 0. */
 function timeRun(file, args, ctx) {
   const start = performance.now();
-  const r = spawnSync(file, args, { cwd: ctx.cwd, env: ctx.env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(file, args, {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   const ms = performance.now() - start;
   if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
   return ms;
@@ -162,9 +176,18 @@ function timeJobsCommand(ctx, rounds = Number(process.env.JOBS_ROUNDS ?? 10)) {
   // re-exports of a tsc-only build, which start ~30 ms slower.
   const oclifBundled = readFileSync(path.join(ROOT, 'dist', 'oclif.js'), 'utf8').startsWith('// iris: bundled');
   const loadStart = loadAverage();
-  const r = interleaveSync({ jobs: () => timeRun(LAUNCHER, ['jobs'], ctx), bare: () => timeRun(nodeFile, ['-e', '0'], ctx) }, { rounds });
+  const r = interleaveSync(
+    { jobs: () => timeRun(LAUNCHER, ['jobs'], ctx), bare: () => timeRun(nodeFile, ['-e', '0'], ctx) },
+    { rounds },
+  );
   return {
-    ...msStats(r.jobs), runs: r.rounds, node, entry: 'bin/iris', oclifBundled, bareNode: msStats(r.bare), medianRatio: r.ratio.bare.median,
+    ...msStats(r.jobs),
+    runs: r.rounds,
+    node,
+    entry: 'bin/iris',
+    oclifBundled,
+    bareNode: msStats(r.bare),
+    medianRatio: r.ratio.bare.median,
     loadavg: { start: loadStart, end: loadAverage() },
   };
 }
@@ -186,7 +209,12 @@ export function startBenchCluster(name, config) {
     try {
       iris(['cluster', 'stop'], ctx);
     } catch {
-      if (pid) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      if (pid)
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
     }
     rmSync(root, { recursive: true, force: true });
   };
@@ -201,7 +229,6 @@ export function startBenchCluster(name, config) {
   return { root, home, cwd, ctx, pid, client, stop };
 }
 
-
 /** One job of `replicas` tasks; seconds from its submission to its end. */
 async function oneJobRound(client, task, name, replicas) {
   const start = performance.now();
@@ -215,9 +242,11 @@ async function manyJobsRound(client, task, prefix, jobs, replicas) {
   const names = Array.from({ length: jobs }, (_, i) => `/${prefix}-${i}`);
   const start = performance.now();
   const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: client.socketPath, env: {} }));
-  await Promise.all(clients.map(async (c, k) => {
-    for (let i = k; i < names.length; i += clients.length) await c.submit({ ...task, name: names[i], replicas });
-  }));
+  await Promise.all(
+    clients.map(async (c, k) => {
+      for (let i = k; i < names.length; i += clients.length) await c.submit({ ...task, name: names[i], replicas });
+    }),
+  );
   await awaitJobs(client, names);
   return (performance.now() - start) / 1000;
 }
@@ -231,7 +260,13 @@ async function manyJobsRound(client, task, prefix, jobs, replicas) {
  * min / median / max; `ratio`: the median of the per-round ratios (cluster rate / that round's
  * baseline rate); `wrappedRatio`: the same against the wrapper floor.
  */
-export async function throughputRounds(client, task, concurrency, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
+export async function throughputRounds(
+  client,
+  task,
+  concurrency,
+  log = () => {},
+  rounds = Number(process.env.BENCH_ROUNDS ?? 5),
+) {
   const load = { start: loadAverage(), end: null };
   log('cluster bench: throughput warm-up');
   const floor = await wrapperFloor(concurrency);
@@ -251,31 +286,53 @@ async function throughputSides(client, task, concurrency, log, rounds, floor, lo
   await manyJobsRound(client, task, 'warmup-many', 20, 5);
   // Each side numbers its own jobs: with the order reversed every other round, a side may run
   // before the round's baseline, so a shared round counter would repeat a job name.
-  let raws = 0, ones = 0, manys = 0;
-  const r = await interleave({
-    raw: () => {
-      log(`cluster bench: throughput round ${++raws} (raw, wrapper floor, 1 x 1000, 200 x 5)`);
-      return spawnBaseline(TASKS, concurrency).then((x) => x.seconds * 1000);
+  let raws = 0,
+    ones = 0,
+    manys = 0;
+  const r = await interleave(
+    {
+      raw: () => {
+        log(`cluster bench: throughput round ${++raws} (raw, wrapper floor, 1 x 1000, 200 x 5)`);
+        return spawnBaseline(TASKS, concurrency).then((x) => x.seconds * 1000);
+      },
+      wrapped: () => floor.run(TASKS).then((s) => s * 1000),
+      // Wall time of each side (their own returns are seconds, which interleave would take for ms).
+      one: async () => {
+        await oneJobRound(client, task, `one-${ones++}`, TASKS);
+      },
+      many: async () => {
+        await manyJobsRound(client, task, `many-${manys++}`, 200, 5);
+      },
     },
-    wrapped: () => floor.run(TASKS).then((s) => s * 1000),
-    // Wall time of each side (their own returns are seconds, which interleave would take for ms).
-    one: async () => { await oneJobRound(client, task, `one-${ones++}`, TASKS); },
-    many: async () => { await manyJobsRound(client, task, `many-${manys++}`, 200, 5); },
-  }, { rounds, warmup: 0 });
+    { rounds, warmup: 0 },
+  );
   load.end = loadAverage();
   const seconds = (name) => r.times[name].map((ms) => ms / 1000);
   const figure = (name) => ({
-    tasks: TASKS, rounds: r.rounds, seconds: stats(seconds(name)), rate: stats(seconds(name).map((s) => TASKS / s)),
+    tasks: TASKS,
+    rounds: r.rounds,
+    seconds: stats(seconds(name)),
+    rate: stats(seconds(name).map((s) => TASKS / s)),
     // rate / baseline rate = baseline seconds / cluster seconds, per round
-    ratio: ratioOf(r, 'raw', name).median, ratios: r.times.raw.map((ms, i) => ms / r.times[name][i]),
+    ratio: ratioOf(r, 'raw', name).median,
+    ratios: r.times.raw.map((ms, i) => ms / r.times[name][i]),
     wrappedRatio: ratioOf(r, 'wrapped', name).median,
   });
   return {
     tasksRun: 100 + 100 + r.rounds * 2 * TASKS,
     throughputLoad: load,
-    baseline: { tasks: TASKS, concurrency, rounds: r.rounds, seconds: stats(seconds('raw')), rate: stats(seconds('raw').map((s) => TASKS / s)) },
+    baseline: {
+      tasks: TASKS,
+      concurrency,
+      rounds: r.rounds,
+      seconds: stats(seconds('raw')),
+      rate: stats(seconds('raw').map((s) => TASKS / s)),
+    },
     wrapperFloor: {
-      tasks: TASKS, cgroups: floor.cgroups, seconds: stats(seconds('wrapped')), rate: stats(seconds('wrapped').map((s) => TASKS / s)),
+      tasks: TASKS,
+      cgroups: floor.cgroups,
+      seconds: stats(seconds('wrapped')),
+      rate: stats(seconds('wrapped').map((s) => TASKS / s)),
       // wrapper floor rate / raw rate, per round
       ratio: ratioOf(r, 'raw', 'wrapped').median,
     },
@@ -301,7 +358,13 @@ async function rawTrueMs() {
  * (a raw spawn of /bin/true to its exit): `pairs` warm-up pairs, then rounds x pairs.
  * `ratio`: the median of the per-pair ratios (short job / raw spawn).
  */
-export async function shortJobRounds(client, task, log = () => {}, rounds = Number(process.env.BENCH_ROUNDS ?? 5), pairs = 10) {
+export async function shortJobRounds(
+  client,
+  task,
+  log = () => {},
+  rounds = Number(process.env.BENCH_ROUNDS ?? 5),
+  pairs = 10,
+) {
   const load = { start: loadAverage(), end: null };
   let seq = 0;
   const one = async () => {
@@ -319,10 +382,15 @@ export async function shortJobRounds(client, task, log = () => {}, rounds = Numb
   };
 }
 
-export async function runClusterBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), memoryTasks = 100_000, log = () => {} } = {}) {
+export async function runClusterBench({
+  concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
+  memoryTasks = 100_000,
+  log = () => {},
+} = {}) {
   const c = startBenchCluster(
     'cluster',
-    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`,
+    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  ` +
+      `- {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`,
   );
   const { ctx, pid, client } = c;
   const result = { concurrency };
@@ -339,19 +407,37 @@ export async function runClusterBench({ concurrency = Number(process.env.BENCH_C
 
     log(`cluster bench: memory with ${memoryTasks} tasks known`);
     const base = rssOf(pid);
-    await client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
+    await client.submit({
+      name: 'holder',
+      command: ['sleep', '3600'],
+      cpu: 1,
+      memory: '16M',
+      constraints: ['pool=hold'],
+    });
     const perJob = 1000;
     const jobs = Math.ceil(memoryTasks / perJob);
     const start = performance.now();
     for (let i = 0; i < jobs; i++) {
-      await client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
+      await client.submit({
+        name: `pending-${i}`,
+        command: ['true'],
+        cpu: 1,
+        memory: '16M',
+        constraints: ['pool=hold'],
+        replicas: perJob,
+      });
     }
     const submitSeconds = (performance.now() - start) / 1000;
     const info = await client.cluster();
     const mem = rssOf(pid);
     result.memory = {
-      tasksKnown: result.tasksRun + 1 + jobs * perJob, pendingTasks: info.queue.pending, submitSeconds,
-      idleRssMB: base.rssMB, rssAfterSubmitMB: mem.rssMB, rssMB: NaN, hwmMB: mem.hwmMB,
+      tasksKnown: result.tasksRun + 1 + jobs * perJob,
+      pendingTasks: info.queue.pending,
+      submitSeconds,
+      idleRssMB: base.rssMB,
+      rssAfterSubmitMB: mem.rssMB,
+      rssMB: NaN,
+      hwmMB: mem.hwmMB,
     };
     log('cluster bench: iris jobs with 100k tasks known');
     result.jobsCommandLarge = { ...timeJobsCommand(ctx), jobsKnown: (await client.jobs()).length };

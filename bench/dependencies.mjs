@@ -30,18 +30,36 @@ const BATCH = 40;
 
 function spec(name, after) {
   return {
-    name, user: 'alice', command: ['true'], env: {}, cwd: null, image: null, replicas: 1,
-    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null }, constraints: [], coschedule: null,
-    maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null,
+    name,
+    user: 'alice',
+    command: ['true'],
+    env: {},
+    cwd: null,
+    image: null,
+    replicas: 1,
+    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null },
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 0,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
     ...(after ? { after: [{ job: after, condition: 'ok' }] } : {}),
   };
 }
 
 function makeStore(waiting) {
   const store = ClusterStore.open({ path: ':memory:', now: () => 1_000 });
-  store.syncWorkers(Array.from({ length: 4 }, (_, i) => ({
-    id: `w${i}`, cpuMillis: 4000, memoryBytes: 8 * 2 ** 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
-  })));
+  store.syncWorkers(
+    Array.from({ length: 4 }, (_, i) => ({
+      id: `w${i}`,
+      cpuMillis: 4000,
+      memoryBytes: 8 * 2 ** 30,
+      device: { type: 'cpu', variant: null, count: 0 },
+      attributes: {},
+    })),
+  );
   store.submit(spec('/gate'));
   const a = store.assign('/gate/task-0', 'w0', '/dev/null');
   store.markRunning('/gate/task-0', a.attempt, 1);
@@ -80,8 +98,11 @@ export function runDependenciesBench({ rounds = 15 } = {}) {
   const r = interleaveSync({ waiting: side('waiting', waiting), ready: side('ready', ready) }, { rounds, warmup: 3 });
   const result = {
     pendingJobs: { ready: ready.pendingTasks().length, waiting: waiting.pendingTasks().length },
-    placements: [placements.ready, placements.waiting], ready: r.ready, waiting: r.waiting,
-    ratio: r.ratio.ready.median, target: TARGET_RATIO,
+    placements: [placements.ready, placements.waiting],
+    ready: r.ready,
+    waiting: r.waiting,
+    ratio: r.ratio.ready.median,
+    target: TARGET_RATIO,
   };
   ready.close();
   waiting.close();
@@ -91,8 +112,13 @@ export function runDependenciesBench({ rounds = 15 } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const r = runDependenciesBench();
-  const f = (s) => `min ${s.min.toFixed(2)} / median ${s.median.toFixed(2)} / max ${s.max.toFixed(2)} ms (${s.n} rounds of ${BATCH} passes)`;
+  const f = (s) =>
+    `min ${s.min.toFixed(2)} / median ${s.median.toFixed(2)} / max ${s.max.toFixed(2)} ms (${s.n} rounds of ${BATCH}` +
+    ` passes)`;
   console.log(`pass over ${r.pendingJobs.ready} pending jobs, all ready: ${f(r.ready)}`);
   console.log(`pass over ${r.pendingJobs.waiting} pending jobs, ${WAITING} waiting on dependencies: ${f(r.waiting)}`);
-  console.log(`median per-round ratio ${r.ratio.toFixed(3)} (target <= ${TARGET_RATIO}); placements per pass ${r.placements.join(' / ')}: ${r.ok ? 'ok' : 'MISSED'}`);
+  console.log(
+    `median per-round ratio ${r.ratio.toFixed(3)} (target <= ${TARGET_RATIO}); placements per pass ` +
+      `${r.placements.join(' / ')}: ${r.ok ? 'ok' : 'MISSED'}`,
+  );
 }

@@ -20,7 +20,10 @@ export function startDockerCluster({ concurrency }) {
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   mkdirSync(cwd, { recursive: true });
-  writeFileSync(path.join(cwd, '.irisrc.yaml'), `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB}\n`);
+  writeFileSync(
+    path.join(cwd, '.irisrc.yaml'),
+    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB}\n`,
+  );
   const ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
   iris(['cluster', 'start', '--detach'], ctx);
   const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });

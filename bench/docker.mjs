@@ -31,7 +31,9 @@ const IMAGE = 'iris-test/busybox';
 function dockerRun(network) {
   return new Promise((resolve, reject) => {
     const args = ['run', '--rm', ...(network === 'host' ? ['--network', 'host'] : []), IMAGE, 'true'];
-    execFile('docker', args, { timeout: 60_000 }, (error, _out, stderr) => (error ? reject(new Error(`docker ${args.join(' ')}: ${stderr || error.message}`)) : resolve()));
+    execFile('docker', args, { timeout: 60_000 }, (error, _out, stderr) =>
+      error ? reject(new Error(`docker ${args.join(' ')}: ${stderr || error.message}`)) : resolve(),
+    );
   });
 }
 
@@ -45,7 +47,13 @@ async function pool(n, concurrency, one) {
 
 const perSec = (n, ms) => +((n / ms) * 1000).toFixed(1);
 /** One interleaved comparison as the bench table reads it: medians and the median per-round ratio. */
-const versus = (r, a, b) => ({ [`${a}Ms`]: +r[a].median.toFixed(1), [`${b}Ms`]: +r[b].median.toFixed(1), ratio: +ratioOf(r, a, b).median.toFixed(2), runs: r.rounds, spread: { [a]: r[a], [b]: r[b] } });
+const versus = (r, a, b) => ({
+  [`${a}Ms`]: +r[a].median.toFixed(1),
+  [`${b}Ms`]: +r[b].median.toFixed(1),
+  ratio: +ratioOf(r, a, b).median.toFixed(2),
+  runs: r.rounds,
+  spread: { [a]: r[a], [b]: r[b] },
+});
 
 export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 } = {}) {
   const { DockerRuntime } = await import('../dist/runtime/docker/runtime.js');
@@ -59,13 +67,32 @@ export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 }
     const task = await runtime.launch({
       key: { job: '/bench', task: `/bench/task-${i}`, attempt: 0 },
       argv: ['true'],
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', IRIS_CLUSTER_ID: 'bench-docker', IRIS_TASK_ID: `/bench/task-${i}`, IRIS_ATTEMPT: '0' },
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        IRIS_CLUSTER_ID: 'bench-docker',
+        IRIS_TASK_ID: `/bench/task-${i}`,
+        IRIS_ATTEMPT: '0',
+      },
       cwd: '',
       logPath: join(dir, 'logs', `task-${i}.log`),
       resources: { cpuMillis: 1000, memoryBytes: 256 * 1024 * 1024, device: null },
       deviceIndices: [],
-      labels: { 'iris.cluster': 'bench-docker', 'iris.job': '/bench', 'iris.task': `/bench/task-${i}`, 'iris.attempt': '0' },
-      container: { image: IMAGE, devices: [], gpuIds: [], mounts: [], shmBytes: null, memlockUnlimited: false, privileged: false, network },
+      labels: {
+        'iris.cluster': 'bench-docker',
+        'iris.job': '/bench',
+        'iris.task': `/bench/task-${i}`,
+        'iris.attempt': '0',
+      },
+      container: {
+        image: IMAGE,
+        devices: [],
+        gpuIds: [],
+        mounts: [],
+        shmBytes: null,
+        memlockUnlimited: false,
+        privileged: false,
+        network,
+      },
     });
     const exit = await task.exited;
     if (exit.exitCode !== 0) throw new Error(`bench task ended with ${JSON.stringify(exit)}`);
@@ -74,26 +101,41 @@ export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 }
     // interleave() runs one untimed warm-up round of each side first.
     const perTask = {};
     for (const network of ['bridge', 'host']) {
-      const r = await interleave({ runtime: () => runtimeOne(network), cli: () => dockerRun(network) }, { rounds: runs });
+      const r = await interleave(
+        { runtime: () => runtimeOne(network), cli: () => dockerRun(network) },
+        { rounds: runs },
+      );
       perTask[network] = versus(r, 'runtime', 'cli');
     }
     const cluster = startDockerCluster({ concurrency });
     try {
       const one = await interleave({ iris: cluster.oneJob, cli: () => dockerRun('host') }, { rounds: runs });
-      const many = await interleave({
-        runtime: () => pool(tasks, concurrency, () => runtimeOne('host')),
-        iris: () => cluster.manyJob(tasks),
-        cli: () => pool(tasks, concurrency, () => dockerRun('host')),
-      }, { rounds: 5 });
+      const many = await interleave(
+        {
+          runtime: () => pool(tasks, concurrency, () => runtimeOne('host')),
+          iris: () => cluster.manyJob(tasks),
+          cli: () => pool(tasks, concurrency, () => dockerRun('host')),
+        },
+        { rounds: 5 },
+      );
       const throughput = {
-        concurrency, n: tasks, rounds: many.rounds,
+        concurrency,
+        n: tasks,
+        rounds: many.rounds,
         runtime: { n: tasks, perSec: perSec(tasks, many.runtime.median), ms: many.runtime },
         cli: { n: tasks, perSec: perSec(tasks, many.cli.median), ms: many.cli },
         runtimeVsCli: +ratioOf(many, 'cli', 'runtime').median.toFixed(2),
       };
       const clusterResult = {
         perTask: versus(one, 'iris', 'cli'),
-        throughput: { n: tasks, concurrency, perSec: perSec(tasks, many.iris.median), cliPerSec: throughput.cli.perSec, ms: many.iris, vsCli: +ratioOf(many, 'cli', 'iris').median.toFixed(2) },
+        throughput: {
+          n: tasks,
+          concurrency,
+          perSec: perSec(tasks, many.iris.median),
+          cliPerSec: throughput.cli.perSec,
+          ms: many.iris,
+          vsCli: +ratioOf(many, 'cli', 'iris').median.toFixed(2),
+        },
       };
       return { engine: probe.version, perTask, throughput, cluster: clusterResult, target: 1.2 };
     } finally {
@@ -107,17 +149,31 @@ export async function runDockerBench({ runs = 10, tasks = 100, concurrency = 8 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [runs, tasks, concurrency] = process.argv.slice(2).map(Number);
-  const r = await runDockerBench({ runs: runs || undefined, tasks: tasks || undefined, concurrency: concurrency || undefined });
+  const r = await runDockerBench({
+    runs: runs || undefined,
+    tasks: tasks || undefined,
+    concurrency: concurrency || undefined,
+  });
   if (r.skipped) {
     console.log(`docker bench skipped: ${r.skipped}`);
     process.exit(0);
   }
   console.log(`docker bench: engine ${r.engine}`);
   for (const [network, x] of Object.entries(r.perTask)) {
-    console.log(`per task (${network.padEnd(6)}): runtime ${x.runtimeMs} ms vs docker run --rm ${x.cliMs} ms = ${x.ratio} x (median of ${x.runs}; target <= ${r.target} x)`);
+    console.log(
+      `per task (${network.padEnd(6)}): runtime ${x.runtimeMs} ms vs docker run --rm ${x.cliMs} ms = ${x.ratio}` +
+        ` x (median of ${x.runs}; target <= ${r.target} x)`,
+    );
   }
   const t = r.throughput;
-  console.log(`throughput, ${t.n} tasks x${t.concurrency} (host network, median of ${t.rounds}): runtime ${t.runtime.perSec} tasks/s, docker run --rm ${t.cli.perSec} tasks/s (x${t.runtimeVsCli})`);
+  console.log(
+    `throughput, ${t.n} tasks x${t.concurrency} (host network, median of ${t.rounds}): runtime ${t.runtime.perSec}` +
+      ` tasks/s, docker run --rm ${t.cli.perSec} tasks/s (x${t.runtimeVsCli})`,
+  );
   const c = r.cluster;
-  console.log(`through iris: ${c.perTask.irisMs} ms per task vs docker run --rm ${c.perTask.cliMs} ms = ${c.perTask.ratio} x; ${c.throughput.n} tasks x${c.throughput.concurrency}: ${c.throughput.perSec} tasks/s (x${c.throughput.vsCli} of docker run --rm)`);
+  console.log(
+    `through iris: ${c.perTask.irisMs} ms per task vs docker run --rm ${c.perTask.cliMs} ms = ${c.perTask.ratio} x; ` +
+      `${c.throughput.n} tasks x${c.throughput.concurrency}: ${c.throughput.perSec} tasks/s (x${c.throughput.vsCli}` +
+      ` of docker run --rm)`,
+  );
 }

@@ -27,7 +27,8 @@ import { spawnBaseline } from './cluster.mjs';
 import { interleave, loadAverage, ratioOf, secondsOfLoop } from './measure.mjs';
 import { wrapperFloor } from './wrapper-floor.mjs';
 
-const LOOP = `
+const LOOP =
+  `
 const { spawn } = require('node:child_process');
 const { mkdir, rmdir, readFile, unlink } = require('node:fs/promises');
 const { watch } = require('node:fs');
@@ -36,12 +37,14 @@ const [count, concurrency] = process.argv.slice(1, 3).map(Number);
 const dir = process.argv[3];
 const parents = JSON.parse(process.argv[4]);
 const q = (s) => "'" + s.replace(/'/g, "'\\\\''") + "'";
-const shell = spawn('/bin/sh', ['-c', 'while read -r line; do eval "$line"; done'], { env: {}, stdio: ['pipe', 'ignore', 'inherit'] });
+const shell = spawn('/bin/sh', ['-c', 'while read -r line; do eval "$line"; done'], { env: {}, stdio: ['pipe', ` +
+  `'ignore', 'inherit'] });
 const waiting = new Map();
 watch(dir, (_, file) => {
   const done = file && waiting.get(file);
   if (!done) return;
-  readFile(path.join(dir, file), 'utf8').then((text) => { if (text.endsWith('\\n') && waiting.delete(file)) done(text); }, () => {});
+  readFile(path.join(dir, file), 'utf8').then((text) => { if (text.endsWith('\\n') && waiting.delete(file)) ` +
+  `done(text); }, () => {});
 });
 let next = 0;
 const one = async (i) => {
@@ -50,7 +53,8 @@ const one = async (i) => {
   const at = (ext) => path.join(dir, i + '.' + ext);
   const joins = groups.map((g) => 'echo 0 >' + q(path.join(g, 'cgroup.procs')) + '; ').join('');
   const ended = new Promise((resolve) => waiting.set(i + '.exit', resolve));
-  shell.stdin.write('( (' + joins + 'export PATH=' + q('/usr/bin:/bin') + '; exec /bin/true) <&- >>' + q(at('out')) + ' 2>>' + q(at('err')) + '; echo "exit $?" >' + q(at('exit')) + ' ) &\\n');
+  shell.stdin.write('( (' + joins + 'export PATH=' + q('/usr/bin:/bin') + '; exec /bin/true) <&- >>' + q(at('out')) ` +
+  `+ ' 2>>' + q(at('err')) + '; echo "exit $?" >' + q(at('exit')) + ' ) &\\n');
   if ((await ended) !== 'exit 0\\n') throw new Error('bad status file');
   // The waiter may still be alive a moment after its write; it is outside the cgroups.
   await Promise.all([...groups.map((g) => rmdir(g)), unlink(at('out')), unlink(at('err')), unlink(at('exit'))]);
@@ -58,7 +62,8 @@ const one = async (i) => {
 const start = performance.now();
 Promise.all(Array.from({ length: concurrency }, async () => {
   while (next < count) await one(next++);
-})).then(() => { process.stdout.write(String((performance.now() - start) / 1000)); shell.stdin.end(); process.exit(0); });
+})).then(() => { process.stdout.write(String((performance.now() - start) / 1000)); shell.stdin.end(); ` +
+  `process.exit(0); });
 `;
 
 /** The fork-server side for `concurrency`, in the cgroup parents of `floor` (wrapperFloor). */
@@ -73,15 +78,26 @@ export async function runForkServerStudy({ count = 1000, concurrency = 16, round
   const floor = await wrapperFloor(concurrency);
   const server = forkServer(concurrency, floor.parents);
   try {
-    const r = await interleave({
-      raw: () => spawnBaseline(count, concurrency).then((x) => x.seconds * 1000),
-      wrapper: () => floor.run(count).then((s) => s * 1000),
-      forkServer: () => server.run(count).then((s) => s * 1000),
-    }, { rounds, warmup: 1 });
+    const r = await interleave(
+      {
+        raw: () => spawnBaseline(count, concurrency).then((x) => x.seconds * 1000),
+        wrapper: () => floor.run(count).then((s) => s * 1000),
+        forkServer: () => server.run(count).then((s) => s * 1000),
+      },
+      { rounds, warmup: 1 },
+    );
     load.end = loadAverage();
-    const rate = (name) => ({ min: count / (r[name].max / 1000), median: count / (r[name].median / 1000), max: count / (r[name].min / 1000) });
+    const rate = (name) => ({
+      min: count / (r[name].max / 1000),
+      median: count / (r[name].median / 1000),
+      max: count / (r[name].min / 1000),
+    });
     return {
-      count, concurrency, rounds: r.rounds, cgroups: floor.cgroups, load,
+      count,
+      concurrency,
+      rounds: r.rounds,
+      cgroups: floor.cgroups,
+      load,
       tasksPerSecond: { raw: rate('raw'), wrapper: rate('wrapper'), forkServer: rate('forkServer') },
       // rate ratios to raw = raw time / side time, median of the per-round ratios
       ratioToRaw: { wrapper: ratioOf(r, 'raw', 'wrapper').median, forkServer: ratioOf(r, 'raw', 'forkServer').median },
@@ -94,6 +110,10 @@ export async function runForkServerStudy({ count = 1000, concurrency = 16, round
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [count, concurrency, rounds] = process.argv.slice(2).map(Number);
-  const result = await runForkServerStudy({ count: count || 1000, concurrency: concurrency || 16, rounds: rounds || 5 });
+  const result = await runForkServerStudy({
+    count: count || 1000,
+    concurrency: concurrency || 16,
+    rounds: rounds || 5,
+  });
   console.log(JSON.stringify(result, null, 2));
 }

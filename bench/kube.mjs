@@ -44,12 +44,17 @@ function boundWatcher(k8s, kc, selector) {
     const list = await api.listNamespacedPod({ namespace: NS, labelSelector: selector });
     for (const pod of list.items) if (pod.spec?.nodeName) bound.add(pod.metadata.name);
     if (bound.size >= want) wake();
-    abort = await new k8s.Watch(kc).watch(`/api/v1/namespaces/${NS}/pods`, { labelSelector: selector, resourceVersion: list.metadata?.resourceVersion }, (type, pod) => {
-      if (type !== 'DELETED' && pod.spec?.nodeName) bound.add(pod.metadata.name);
-      if (bound.size >= want) wake();
-    }, () => {
-      if (!stopped) setTimeout(() => void start(), 100);
-    });
+    abort = await new k8s.Watch(kc).watch(
+      `/api/v1/namespaces/${NS}/pods`,
+      { labelSelector: selector, resourceVersion: list.metadata?.resourceVersion },
+      (type, pod) => {
+        if (type !== 'DELETED' && pod.spec?.nodeName) bound.add(pod.metadata.name);
+        if (bound.size >= want) wake();
+      },
+      () => {
+        if (!stopped) setTimeout(() => void start(), 100);
+      },
+    );
   };
   return {
     start,
@@ -73,7 +78,12 @@ async function waitEmpty(api, selector) {
   }
 }
 
-export async function runKubeBench({ log = () => {}, pods = Number(process.env.BENCH_KUBE_PODS ?? 1000), nodes = Number(process.env.BENCH_KUBE_NODES ?? 50), rounds = Number(process.env.BENCH_ROUNDS ?? 5) } = {}) {
+export async function runKubeBench({
+  log = () => {},
+  pods = Number(process.env.BENCH_KUBE_PODS ?? 1000),
+  nodes = Number(process.env.BENCH_KUBE_NODES ?? 50),
+  rounds = Number(process.env.BENCH_ROUNDS ?? 5),
+} = {}) {
   const status = k8sSetup(['status', '--json'], path.join(tmpdir(), `iris-k8s-none-${process.pid}`));
   let built = false;
   try {
@@ -99,13 +109,33 @@ export async function runKubeBench({ log = () => {}, pods = Number(process.env.B
     for (let i = 0; i < nodes; i++) {
       const name = `node-${String(i).padStart(3, '0')}`;
       const capacity = { cpu: '64', memory: '256Gi', pods: String(Math.ceil((pods * 2) / nodes) + 10) };
-      await api.createNode({ body: { metadata: { name, labels: { 'cloud.google.com/gke-nodepool': 'bench' } }, status: { capacity, allocatable: capacity, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }] } } });
+      await api.createNode({
+        body: {
+          metadata: { name, labels: { 'cloud.google.com/gke-nodepool': 'bench' } },
+          status: {
+            capacity,
+            allocatable: capacity,
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'KubeletReady',
+                lastHeartbeatTime: new Date(),
+                lastTransitionTime: new Date(),
+              },
+            ],
+          },
+        },
+      });
       await api.patchNode({ name, body: { spec: { taints: null } } }, merge);
     }
     const home = path.join(work, 'home');
     const cwd = path.join(work, 'work');
     mkdirSync(cwd, { recursive: true });
-    writeFileSync(path.join(cwd, '.irisrc.yaml'), `stop-grace: 0s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${kubeconfig}\n  image: bench/none\n`);
+    writeFileSync(
+      path.join(cwd, '.irisrc.yaml'),
+      `stop-grace: 0s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${kubeconfig}\n  image: bench/none\n`,
+    );
     ctx = { cwd, env: cleanEnv({ IRIS_HOME: home }) };
     iris(['cluster', 'start', '--detach'], ctx);
     const client = new SocketClient({ socketPath: path.join(home, 'run', 'iris.sock'), env: {} });
@@ -115,33 +145,58 @@ export async function runKubeBench({ log = () => {}, pods = Number(process.env.B
     await irisBound.start();
     await kubeBound.start();
     let seq = 0;
-    const result = await interleave({
-      iris: async () => {
-        const name = `b${seq++}`;
-        irisBound.reset();
-        const t0 = performance.now();
-        await client.submit({ name, command: ['true'], replicas: pods, cpu: 0.1, memory: '64M' });
-        await irisBound.until(pods);
-        const ms = performance.now() - t0;
-        await client.cancel([`/${name}`]);
-        await waitEmpty(api, 'iris/managed-by=iris');
-        return ms;
+    const result = await interleave(
+      {
+        iris: async () => {
+          const name = `b${seq++}`;
+          irisBound.reset();
+          const t0 = performance.now();
+          await client.submit({ name, command: ['true'], replicas: pods, cpu: 0.1, memory: '64M' });
+          await irisBound.until(pods);
+          const ms = performance.now() - t0;
+          await client.cancel([`/${name}`]);
+          await waitEmpty(api, 'iris/managed-by=iris');
+          return ms;
+        },
+        'kube-scheduler': async () => {
+          const round = seq++;
+          kubeBound.reset();
+          const t0 = performance.now();
+          await Promise.all(
+            Array.from({ length: pods }, (_, i) =>
+              api.createNamespacedPod({
+                namespace: NS,
+                body: {
+                  metadata: { name: `k${round}-${i}`, labels: { bench: 'kube-scheduler' } },
+                  spec: {
+                    restartPolicy: 'Never',
+                    containers: [
+                      {
+                        name: 'task',
+                        image: 'bench/none',
+                        command: ['true'],
+                        resources: { requests: { cpu: '100m', memory: '64M' } },
+                      },
+                    ],
+                  },
+                },
+              }),
+            ),
+          );
+          await kubeBound.until(pods);
+          const ms = performance.now() - t0;
+          await api.deleteCollectionNamespacedPod({
+            namespace: NS,
+            labelSelector: 'bench=kube-scheduler',
+            gracePeriodSeconds: 0,
+            body: { gracePeriodSeconds: 0 },
+          });
+          await waitEmpty(api, 'bench=kube-scheduler');
+          return ms;
+        },
       },
-      'kube-scheduler': async () => {
-        const round = seq++;
-        kubeBound.reset();
-        const t0 = performance.now();
-        await Promise.all(Array.from({ length: pods }, (_, i) => api.createNamespacedPod({
-          namespace: NS,
-          body: { metadata: { name: `k${round}-${i}`, labels: { bench: 'kube-scheduler' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'bench/none', command: ['true'], resources: { requests: { cpu: '100m', memory: '64M' } } }] } },
-        })));
-        await kubeBound.until(pods);
-        const ms = performance.now() - t0;
-        await api.deleteCollectionNamespacedPod({ namespace: NS, labelSelector: 'bench=kube-scheduler', gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0 } });
-        await waitEmpty(api, 'bench=kube-scheduler');
-        return ms;
-      },
-    }, { rounds, warmup: 1 });
+      { rounds, warmup: 1 },
+    );
     // The iris controller's peak memory over the whole run (all its rounds of creates and bindings).
     const { pid } = await client.cluster();
     const daemon = memoryOf(pid);
@@ -172,8 +227,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(`${r.pods} pods on ${r.nodes} nodes, ${r.rounds} rounds (min / median / max)`);
     console.log(`  iris (submit -> all bound):           ${f(r.iris)}`);
     console.log(`  kube-scheduler (create -> all bound): ${f(r['kube-scheduler'])}`);
-    console.log(`  ratio iris / kube-scheduler, median of per-round ratios: ${r.ratio['kube-scheduler'].median.toFixed(2)} (min ${r.ratio['kube-scheduler'].min.toFixed(2)}, max ${r.ratio['kube-scheduler'].max.toFixed(2)})`);
-    console.log(`  iris controller VmHWM over the run: ${r.daemonHwmMB.toFixed(0)} MB (VmRSS at the end ${r.daemonRssMB.toFixed(0)} MB)`);
+    console.log(
+      `  ratio iris / kube-scheduler, median of per-round ratios: ${r.ratio['kube-scheduler'].median.toFixed(2)}` +
+        ` (min ${r.ratio['kube-scheduler'].min.toFixed(2)}, max ${r.ratio['kube-scheduler'].max.toFixed(2)})`,
+    );
+    console.log(
+      `  iris controller VmHWM over the run: ${r.daemonHwmMB.toFixed(0)} MB (VmRSS at the end ` +
+        `${r.daemonRssMB.toFixed(0)} MB)`,
+    );
     console.log(`  load average (1/5/15) start ${at.join(' ')} / end ${end.join(' ')}`);
     if (process.argv.includes('--json')) console.log(JSON.stringify(r));
   }

@@ -64,11 +64,19 @@ export async function runLoadBench({
     const info = await admin.cluster();
     const mem = memoryOf(pid);
     if (names.size !== submissions) throw new Error(`${submissions} submissions gave ${names.size} distinct names`);
-    if (info.queue.pending !== submissions) throw new Error(`expected ${submissions} pending jobs, the cluster reports ${info.queue.pending}`);
+    if (info.queue.pending !== submissions)
+      throw new Error(`expected ${submissions} pending jobs, the cluster reports ${info.queue.pending}`);
     latencies.sort((a, b) => a - b);
     return {
-      submissions, clients, seconds, rate: submissions / seconds,
-      latencyMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies[latencies.length - 1] },
+      submissions,
+      clients,
+      seconds,
+      rate: submissions / seconds,
+      latencyMs: {
+        p50: quantile(latencies, 0.5),
+        p99: quantile(latencies, 0.99),
+        max: latencies[latencies.length - 1],
+      },
       memory: { idleRssMB: idle.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB },
     };
   } finally {

@@ -73,7 +73,11 @@ function timed(script, ctx) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve((performance.now() - start) / 1000) : reject(new Error(`${script} exited ${code}: ${stderr.slice(0, 300)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve((performance.now() - start) / 1000)
+        : reject(new Error(`${script} exited ${code}: ${stderr.slice(0, 300)}`)),
+    );
   });
 }
 
@@ -98,7 +102,14 @@ async function readRounds(c, job, file, outputMb, rounds, log) {
     log(`bench: logs: ${job} round ${i + 1}: iris ${logs.at(-1).toFixed(1)} MB/s, cat ${cat.at(-1).toFixed(0)} MB/s`);
   }
   const peak = stop();
-  return { cat: stats(cat), iris: stats(logs), fileMb, outputMb, rssGrowthMB: (peak - idle) / 1024, idleRssMB: idle / 1024 };
+  return {
+    cat: stats(cat),
+    iris: stats(logs),
+    fileMb,
+    outputMb,
+    rssGrowthMB: (peak - idle) / 1024,
+    idleRssMB: idle / 1024,
+  };
 }
 
 export async function runLogsBench({ log = () => {} } = {}) {
@@ -108,7 +119,13 @@ export async function runLogsBench({ log = () => {} } = {}) {
     // (a) a task writing SIZE_MB while four clients follow it.
     const idle = rssKb(c.pid);
     const stop = sampler(c.pid);
-    const job = iris(['submit', '--name', 'big', '--cpu', '1', '--', 'sh', '-c', `yes ${LINE} | head -c ${SIZE_MB * MB}`], c.ctx).trim().split(/\s+/).pop();
+    const job = iris(
+      ['submit', '--name', 'big', '--cpu', '1', '--', 'sh', '-c', `yes ${LINE} | head -c ${SIZE_MB * MB}`],
+      c.ctx,
+    )
+      .trim()
+      .split(/\s+/)
+      .pop();
     const followers = Array.from({ length: FOLLOWERS }, () => timed(`${cli} logs -f big > /dev/null`, c.ctx));
     const written = performance.now();
     await awaitJobs(c.client, ['/big']);
@@ -117,10 +134,18 @@ export async function runLogsBench({ log = () => {} } = {}) {
     const followS = (performance.now() - written) / 1000;
     const peak = stop();
     const follow = {
-      sizeMb: SIZE_MB, writeS, followS, followers: FOLLOWERS,
-      rssGrowthMB: (peak - idle) / 1024, idleRssMB: idle / 1024, hwmMB: rssKb(c.pid, 'VmHWM') / 1024,
+      sizeMb: SIZE_MB,
+      writeS,
+      followS,
+      followers: FOLLOWERS,
+      rssGrowthMB: (peak - idle) / 1024,
+      idleRssMB: idle / 1024,
+      hwmMB: rssKb(c.pid, 'VmHWM') / 1024,
     };
-    log(`bench: logs: ${job} written in ${writeS.toFixed(1)} s, followed by ${FOLLOWERS} clients in ${followS.toFixed(1)} s, RSS +${follow.rssGrowthMB.toFixed(0)} MB`);
+    log(
+      `bench: logs: ${job} written in ${writeS.toFixed(1)} s, followed by ${FOLLOWERS} clients in ` +
+        `${followS.toFixed(1)} s, RSS +${follow.rssGrowthMB.toFixed(0)} MB`,
+    );
     const file = attemptLog(c.home, 'big');
     // (b) reading it back.
     const read = await readRounds(c, 'big', file, SIZE_MB, ROUNDS, log);

@@ -29,11 +29,15 @@ export function stats(values) {
  */
 export function secondsOfLoop(script, args, what) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script, ...args.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script, ...args.map(String)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`${what} exited ${code}: ${out}`))));
+    child.on('exit', (code) =>
+      code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`${what} exited ${code}: ${out}`)),
+    );
   });
 }
 

@@ -64,7 +64,10 @@ export function spawnerMemory(pid) {
 const load = loadAverage;
 
 function config(concurrency) {
-  return `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`;
+  return (
+    `stop-grace: 1s\nworkers:\n  - {name: bench, cpu: ${concurrency}, memory: 64GiB, attributes: {pool: ` +
+    `bench}}\n  - {name: hold, cpu: 1, memory: 64GiB, attributes: {pool: hold}}\n`
+  );
 }
 
 /** (a): `jobs` x `perJob` pending tasks on a fresh cluster. */
@@ -73,10 +76,23 @@ export async function knownTasksCase({ jobs = 100, perJob = 1000, concurrency = 
   const c = startBenchCluster('memory-known', config(concurrency));
   try {
     const idle = memoryOf(c.pid);
-    await c.client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
+    await c.client.submit({
+      name: 'holder',
+      command: ['sleep', '3600'],
+      cpu: 1,
+      memory: '16M',
+      constraints: ['pool=hold'],
+    });
     const begun = performance.now();
     for (let i = 0; i < jobs; i++) {
-      await c.client.submit({ name: `pending-${i}`, command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=hold'], replicas: perJob });
+      await c.client.submit({
+        name: `pending-${i}`,
+        command: ['true'],
+        cpu: 1,
+        memory: '16M',
+        constraints: ['pool=hold'],
+        replicas: perJob,
+      });
     }
     const submitSeconds = (performance.now() - begun) / 1000;
     const afterSubmit = memoryOf(c.pid);
@@ -84,8 +100,15 @@ export async function knownTasksCase({ jobs = 100, perJob = 1000, concurrency = 
     const settled = memoryOf(c.pid);
     const pendingTasks = (await c.client.cluster()).queue.pending;
     return {
-      tasksKnown: 1 + jobs * perJob, pendingTasks, submitSeconds, idleRssMB: idle.rssMB,
-      rssAfterSubmitMB: afterSubmit.rssMB, rssMB: settled.rssMB, hwmMB: settled.hwmMB, spawner: spawnerMemory(c.pid), loadavg: { start, end: load() },
+      tasksKnown: 1 + jobs * perJob,
+      pendingTasks,
+      submitSeconds,
+      idleRssMB: idle.rssMB,
+      rssAfterSubmitMB: afterSubmit.rssMB,
+      rssMB: settled.rssMB,
+      hwmMB: settled.hwmMB,
+      spawner: spawnerMemory(c.pid),
+      loadavg: { start, end: load() },
     };
   } finally {
     c.stop();
@@ -99,7 +122,14 @@ export async function finishedTasksCase({ count = 2000, concurrency = 16 } = {})
   try {
     const idle = memoryOf(c.pid);
     const begun = performance.now();
-    await c.client.submit({ name: 'trivial', command: ['true'], cpu: 1, memory: '16M', constraints: ['pool=bench'], replicas: count });
+    await c.client.submit({
+      name: 'trivial',
+      command: ['true'],
+      cpu: 1,
+      memory: '16M',
+      constraints: ['pool=bench'],
+      replicas: count,
+    });
     await awaitJobs(c.client, ['/trivial']);
     const seconds = (performance.now() - begun) / 1000;
     const atEnd = memoryOf(c.pid);
@@ -108,15 +138,24 @@ export async function finishedTasksCase({ count = 2000, concurrency = 16 } = {})
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const after = memoryOf(c.pid);
     return {
-      tasks: count, seconds, idleRssMB: idle.rssMB, rssAtEndMB: atEnd.rssMB, rssMB: after.rssMB, hwmMB: after.hwmMB,
-      spawner: spawnerMemory(c.pid), loadavg: { start, end: load() },
+      tasks: count,
+      seconds,
+      idleRssMB: idle.rssMB,
+      rssAtEndMB: atEnd.rssMB,
+      rssMB: after.rssMB,
+      hwmMB: after.hwmMB,
+      spawner: spawnerMemory(c.pid),
+      loadavg: { start, end: load() },
     };
   } finally {
     c.stop();
   }
 }
 
-export async function runMemoryBench({ concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), log = () => {} } = {}) {
+export async function runMemoryBench({
+  concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
+  log = () => {},
+} = {}) {
   log('memory bench: (a) 100,000 pending tasks on a fresh cluster');
   const known = await knownTasksCase({ concurrency });
   log('memory bench: (b) 2,000 finished trivial tasks on a fresh cluster');

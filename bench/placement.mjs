@@ -26,17 +26,22 @@ export const TYPE_PRICES = Object.freeze({ cpu: 0.8, A100: 18, H100: 27, tpu: 12
 
 function priceOf(w, pricing, rand) {
   const r = rand(); // drawn in both cases, so the rest of the snapshot is the same
-  if (pricing === 'per-type') return w.device.type === 'gpu' ? TYPE_PRICES[w.device.variant] : TYPE_PRICES[w.device.type];
+  if (pricing === 'per-type')
+    return w.device.type === 'gpu' ? TYPE_PRICES[w.device.variant] : TYPE_PRICES[w.device.type];
   return w.device.type === 'gpu' ? 10 + Math.floor(r * 20) : w.device.type === 'tpu' ? 12 : 0.5 + r;
 }
 
-/** bench/schedule.mjs's snapshot with prices (`pricing`: 'per-type' or 'per-machine'), GPU memory, categories and cache hints. */
+/**
+ * bench/schedule.mjs's snapshot with prices (`pricing`: 'per-type' or 'per-machine'), GPU memory, categories and cache
+ * hints.
+ */
 export function buildAdaptiveSnapshot(taskCount, workerCount, seed = 1, pricing = 'per-machine') {
   const base = buildSnapshot(taskCount, workerCount, seed);
   const rand = prng(seed + 100);
   const workers = base.workers.map((w) => {
     const costPerHour = priceOf(w, pricing, rand);
-    const device = w.device.type === 'gpu' ? { ...w.device, memoryBytes: (w.device.variant === 'H100' ? 80 : 40) * GiB } : w.device;
+    const device =
+      w.device.type === 'gpu' ? { ...w.device, memoryBytes: (w.device.variant === 'H100' ? 80 : 40) * GiB } : w.device;
     return { ...w, device, costPerHour, lastDispatchAt: rand() < 0.5 ? base.now - Math.floor(rand() * 60_000) : null };
   });
   const categories = ['training', 'inference', 'other'];
@@ -49,31 +54,45 @@ export function buildAdaptiveSnapshot(taskCount, workerCount, seed = 1, pricing 
   for (const w of workers) {
     if (rand() < 0.3) {
       const key = MODELS[Math.floor(rand() * MODELS.length)];
-      cacheHints.set(w.id, new Map([[key, { key, expiresAt: base.now + (rand() < 0.8 ? 3_600_000 : -1), loading: rand() < 0.2 }]]));
+      cacheHints.set(
+        w.id,
+        new Map([[key, { key, expiresAt: base.now + (rand() < 0.8 ? 3_600_000 : -1), loading: rand() < 0.2 }]]),
+      );
     }
   }
   return { ...base, workers, jobs, cacheHints };
 }
 
-
 function measure(taskCount, workerCount, pricing, rounds, warmup) {
   const snapshot = buildAdaptiveSnapshot(taskCount, workerCount, 1, pricing);
   const adaptive = placementOptions();
   const firstFit = placementOptions({ mode: 'first-fit' });
-  let plans = {};
+  const plans = {};
   const time = (mode, opts) => {
     const start = performance.now();
     plans[mode] = schedule(snapshot, opts);
     return performance.now() - start;
   };
   // bench/measure.mjs: warm-up rounds, then first-fit and adaptive in alternating order.
-  const r = interleaveSync({ adaptive: () => time('adaptive', adaptive), firstFit: () => time('firstFit', firstFit) }, { rounds, warmup });
+  const r = interleaveSync(
+    { adaptive: () => time('adaptive', adaptive), firstFit: () => time('firstFit', firstFit) },
+    { rounds, warmup },
+  );
   const scored = plans.adaptive.placements.filter((p) => p.decision);
   return {
-    tasks: snapshot.pending.length, workers: workerCount, pricing, rounds: r.rounds,
-    firstFitMs: r.firstFit, adaptiveMs: r.adaptive, ratio: r.ratio.firstFit,
-    placements: { firstFit: plans.firstFit.placements.length, adaptive: plans.adaptive.placements.length, scored: scored.length,
-      reuseHits: scored.filter((p) => p.decision.reuseHit).length },
+    tasks: snapshot.pending.length,
+    workers: workerCount,
+    pricing,
+    rounds: r.rounds,
+    firstFitMs: r.firstFit,
+    adaptiveMs: r.adaptive,
+    ratio: r.ratio.firstFit,
+    placements: {
+      firstFit: plans.firstFit.placements.length,
+      adaptive: plans.adaptive.placements.length,
+      scored: scored.length,
+      reuseHits: scored.filter((p) => p.decision.reuseHit).length,
+    },
   };
 }
 
@@ -93,9 +112,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const ms = (s) => `${s.min.toFixed(2)} / ${s.median.toFixed(2)} / ${s.max.toFixed(2)} ms`;
   for (const x of r.rows) {
     const target = x.pricing === r.limits.appliesTo ? `target <= ${r.limits.ratio}` : 'no target';
-    console.log(`placement priced ${x.pricing.replace('-', ' ')}, ${x.tasks} x ${x.workers} (${x.rounds} rounds, min/median/max): first-fit ${ms(x.firstFitMs)}; adaptive ${ms(x.adaptiveMs)}; ` +
-      `ratio median ${x.ratio.median.toFixed(2)} (min ${x.ratio.min.toFixed(2)}, max ${x.ratio.max.toFixed(2)}; ${target}); ` +
-      `placed ${x.placements.firstFit} / ${x.placements.adaptive}, reuse hits ${x.placements.reuseHits}`);
+    console.log(
+      `placement priced ${x.pricing.replace('-', ' ')}, ${x.tasks} x ${x.workers} (${x.rounds} rounds, ` +
+        `min/median/max): first-fit ${ms(x.firstFitMs)}; adaptive ${ms(x.adaptiveMs)}; ` +
+        `ratio median ${x.ratio.median.toFixed(2)} (min ${x.ratio.min.toFixed(2)}, max ${x.ratio.max.toFixed(2)}; ` +
+        `${target}); ` +
+        `placed ${x.placements.firstFit} / ${x.placements.adaptive}, reuse hits ${x.placements.reuseHits}`,
+    );
   }
   console.log(`load average: ${r.loadAverage.start.toFixed(2)} at start, ${r.loadAverage.end.toFixed(2)} at end`);
 }

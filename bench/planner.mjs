@@ -111,7 +111,10 @@ function measure(profile, n, rounds) {
   const series = { earliest: [], repeat: [], scan: [], add: [], remove: [], insert: [] };
   let steps = 0;
   for (let r = 0; r <= rounds; r++) {
-    const queries = Array.from({ length: BATCH }, () => ({ from: profile === 'load' ? rand() * horizon : 0, ...request(rand) }));
+    const queries = Array.from({ length: BATCH }, () => ({
+      from: profile === 'load' ? rand() * horizon : 0,
+      ...request(rand),
+    }));
     const adds = Array.from({ length: BATCH }, () => {
       const { amount, duration } = request(rand);
       const start = Math.floor(rand() * horizon);
@@ -185,8 +188,27 @@ export function runPlannerBench({ rounds = 15 } = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { results } = runPlannerBench();
   const f = (x) => `${x.min.toFixed(2)} / ${x.median.toFixed(2)} / ${x.max.toFixed(2)}`;
-  console.log('profile | spans | points | earliest µs (min/median/max) | repeat µs | blocks/query | scan µs (baseline) | earliest/scan | add µs | remove µs | sorted insert µs (baseline) | add/insert | load avg start / end');
+  console.log(
+    'profile | spans | points | earliest µs (min/median/max) | repeat µs | blocks/query | scan µs (baseline) | ' +
+      'earliest/scan | add µs | remove µs | sorted insert µs (baseline) | add/insert | load avg start / end',
+  );
   for (const r of results) {
-    console.log([r.profile, r.spans, r.points, f(r.earliest), f(r.repeat), r.meanSteps.toFixed(1), f(r.scan), r.earliestVsScan.toFixed(3), f(r.add), f(r.remove), f(r.insert), r.addVsInsert.toFixed(2), `${r.loadavg.start.join(' ')} / ${r.loadavg.end.join(' ')}`].join(' | '));
+    console.log(
+      [
+        r.profile,
+        r.spans,
+        r.points,
+        f(r.earliest),
+        f(r.repeat),
+        r.meanSteps.toFixed(1),
+        f(r.scan),
+        r.earliestVsScan.toFixed(3),
+        f(r.add),
+        f(r.remove),
+        f(r.insert),
+        r.addVsInsert.toFixed(2),
+        `${r.loadavg.start.join(' ')} / ${r.loadavg.end.join(' ')}`,
+      ].join(' | '),
+    );
   }
 }

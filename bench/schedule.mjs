@@ -28,29 +28,49 @@ export function buildSnapshot(taskCount, workerCount, seed = 1) {
     const region = pick(regions);
     const busy = rand() < 0.5 ? rand() : 0; // half the workers partly loaded
     if (roll < 0.7) {
-      const cpu = 16000, mem = 64 * GiB;
+      const cpu = 16000,
+        mem = 64 * GiB;
       workers.push({
-        id: `cpu-${workers.length}`, device: { type: 'cpu', variant: null, count: 0 },
-        attributes: { region, 'device-type': 'cpu' }, capacity: { cpuMillis: cpu, memoryBytes: mem },
-        free: { cpuMillis: Math.floor(cpu * (1 - busy)), memoryBytes: Math.floor(mem * (1 - busy)), devices: [] }, schedulable: rand() > 0.01,
+        id: `cpu-${workers.length}`,
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: { region, 'device-type': 'cpu' },
+        capacity: { cpuMillis: cpu, memoryBytes: mem },
+        free: { cpuMillis: Math.floor(cpu * (1 - busy)), memoryBytes: Math.floor(mem * (1 - busy)), devices: [] },
+        schedulable: rand() > 0.01,
       });
     } else if (roll < 0.9) {
       const variant = pick(['H100', 'A100']);
       const used = Math.floor(busy * 8);
       workers.push({
-        id: `gpu-${workers.length}`, device: { type: 'gpu', variant, count: 8 },
-        attributes: { region, 'device-type': 'gpu', 'device-variant': variant }, capacity: { cpuMillis: 96000, memoryBytes: 1024 * GiB },
-        free: { cpuMillis: 96000 - used * 12000, memoryBytes: (1024 - used * 128) * GiB, devices: Array.from({ length: 8 - used }, (_, i) => i + used) }, schedulable: true,
+        id: `gpu-${workers.length}`,
+        device: { type: 'gpu', variant, count: 8 },
+        attributes: { region, 'device-type': 'gpu', 'device-variant': variant },
+        capacity: { cpuMillis: 96000, memoryBytes: 1024 * GiB },
+        free: {
+          cpuMillis: 96000 - used * 12000,
+          memoryBytes: (1024 - used * 128) * GiB,
+          devices: Array.from({ length: 8 - used }, (_, i) => i + used),
+        },
+        schedulable: true,
       });
     } else {
       const name = `slice-${slice++}`;
       const idle = rand() < 0.6;
       for (let k = 0; k < 4 && workers.length < workerCount; k++) {
         workers.push({
-          id: `tpu-${workers.length}`, device: { type: 'tpu', variant: 'v5litepod-16', count: 4 },
-          attributes: { region, 'device-type': 'tpu', 'device-variant': 'v5litepod-16', 'tpu-name': name, 'tpu-worker-id': String(k) },
+          id: `tpu-${workers.length}`,
+          device: { type: 'tpu', variant: 'v5litepod-16', count: 4 },
+          attributes: {
+            region,
+            'device-type': 'tpu',
+            'device-variant': 'v5litepod-16',
+            'tpu-name': name,
+            'tpu-worker-id': String(k),
+          },
           capacity: { cpuMillis: 112000, memoryBytes: 192 * GiB },
-          free: idle ? { cpuMillis: 112000, memoryBytes: 192 * GiB, devices: [0, 1, 2, 3] } : { cpuMillis: 0, memoryBytes: 0, devices: [] },
+          free: idle
+            ? { cpuMillis: 112000, memoryBytes: 192 * GiB, devices: [0, 1, 2, 3] }
+            : { cpuMillis: 0, memoryBytes: 0, devices: [] },
           schedulable: true,
         });
       }
@@ -78,11 +98,20 @@ export function buildSnapshot(taskCount, workerCount, seed = 1) {
     const root = depth > 1 ? pick(roots) : null;
     const name = root ? `${root.name}/c${jobs.size}${depth === 3 ? '/g' : ''}` : `/job-${jobs.size}`;
     const replicas = gang ? 4 : Math.max(1, Math.min(taskCount - pending.length, 1 + Math.floor(rand() * 20)));
-    const resources = gang ? { cpuMillis: 8000, memoryBytes: 32 * GiB, device: { type: 'tpu', variant: 'v5litepod-16', chips: 4 } } : pick(shapes);
+    const resources = gang
+      ? { cpuMillis: 8000, memoryBytes: 32 * GiB, device: { type: 'tpu', variant: 'v5litepod-16', chips: 4 } }
+      : pick(shapes);
     const constraints = rand() < 0.2 ? [{ key: 'region', op: 'eq', values: [pick(regions)] }] : [];
     const job = {
-      name, depth, rootSubmittedAt: root ? root.rootSubmittedAt : t, seq: seq++, user: pick(users),
-      resources, constraints, coschedule: gang ? 'tpu-name' : null, replicas,
+      name,
+      depth,
+      rootSubmittedAt: root ? root.rootSubmittedAt : t,
+      seq: seq++,
+      user: pick(users),
+      resources,
+      constraints,
+      coschedule: gang ? 'tpu-name' : null,
+      replicas,
     };
     jobs.set(name, job);
     if (depth === 1) roots.push(job);
@@ -95,10 +124,18 @@ export function buildSnapshot(taskCount, workerCount, seed = 1) {
     const j = Math.floor(rand() * (i + 1));
     [pending[i], pending[j]] = [pending[j], pending[i]];
   }
-  const usage = new Map(users.map((u) => [u, { cpuMillis: u === 'bob' ? 64000 : 1000, memoryBytes: 0, accelerators: 0, pendingTasks: 0 }]));
+  const usage = new Map(
+    users.map((u) => [u, { cpuMillis: u === 'bob' ? 64000 : 1000, memoryBytes: 0, accelerators: 0, pendingTasks: 0 }]),
+  );
   const quotas = new Map([
-    ['bob', { maxRunningCpuMillis: 64000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null }],
-    ['carol', { maxRunningCpuMillis: 200000, maxRunningMemoryBytes: null, maxRunningAccelerators: 16, maxPendingTasks: null }],
+    [
+      'bob',
+      { maxRunningCpuMillis: 64000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null },
+    ],
+    [
+      'carol',
+      { maxRunningCpuMillis: 200000, maxRunningMemoryBytes: null, maxRunningAccelerators: 16, maxPendingTasks: null },
+    ],
   ]);
   return { now: t, jobs, pending, workers, usage, quotas };
 }
@@ -109,15 +146,28 @@ function measure(taskCount, workerCount, rounds) {
   // The controller runs passes back to back: 3 warm-up rounds, then the pass and a plain sort of
   // the same pending array interleaved.
   const sides = {
-    schedule: () => { plan = schedule(snapshot); },
-    sort: () => { [...snapshot.pending].sort((a, b) => a.submittedAt - b.submittedAt || a.seq - b.seq); },
+    schedule: () => {
+      plan = schedule(snapshot);
+    },
+    sort: () => {
+      [...snapshot.pending].sort((a, b) => a.submittedAt - b.submittedAt || a.seq - b.seq);
+    },
   };
-  if (before) sides.before = () => { before(snapshot); };
+  if (before)
+    sides.before = () => {
+      before(snapshot);
+    };
   const r = interleaveSync(sides, { rounds, warmup: 3 });
   return {
-    tasks: snapshot.pending.length, workers: workerCount, rounds: r.rounds,
-    scheduleMs: r.schedule.median, baselineSortMs: r.sort.median, schedule: r.schedule, sort: r.sort,
-    placements: plan.placements.length, reasons: plan.reasons.size,
+    tasks: snapshot.pending.length,
+    workers: workerCount,
+    rounds: r.rounds,
+    scheduleMs: r.schedule.median,
+    baselineSortMs: r.sort.median,
+    schedule: r.schedule,
+    sort: r.sort,
+    placements: plan.placements.length,
+    reasons: plan.reasons.size,
     before: before ? { ms: r.before, ratio: r.ratio.before, dir: BEFORE_DIR } : null,
   };
 }
@@ -130,11 +180,19 @@ export function runScheduleBench({ runs = 61 } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = runScheduleBench();
-  for (const [label, r] of [['10k x 1k', result.small], ['100k x 10k', result.large]]) {
+  for (const [label, r] of [
+    ['10k x 1k', result.small],
+    ['100k x 10k', result.large],
+  ]) {
     console.log(
-      `schedule ${label}: median ${r.scheduleMs.toFixed(2)} ms [${spread(r.schedule)}] (limit ${label === '10k x 1k' ? result.limits.smallMs : result.limits.largeMs} ms); ` +
-        `baseline plain sort ${r.baselineSortMs.toFixed(2)} ms; ${r.tasks} tasks, ${r.workers} workers, ${r.placements} placed, ${r.reasons} jobs with reasons` +
-        (r.before ? `; before (${r.before.dir}) ${r.before.ms.median.toFixed(2)} ms, median ratio x${r.before.ratio.median.toFixed(3)}` : ''),
+      `schedule ${label}: median ${r.scheduleMs.toFixed(2)} ms [${spread(r.schedule)}] (limit ` +
+        `${label === '10k x 1k' ? result.limits.smallMs : result.limits.largeMs} ms); ` +
+        `baseline plain sort ${r.baselineSortMs.toFixed(2)} ms; ${r.tasks} tasks, ${r.workers} workers, ` +
+        `${r.placements} placed, ${r.reasons} jobs with reasons` +
+        (r.before
+          ? `; before (${r.before.dir}) ${r.before.ms.median.toFixed(2)} ms, median ratio x` +
+            `${r.before.ratio.median.toFixed(3)}`
+          : ''),
     );
   }
 }

@@ -46,7 +46,6 @@ function replay(policy) {
   return { ms: end - start, simMs: end - simStart, summary: result.summary };
 }
 
-
 const load1 = () => Number(os.loadavg()[0].toFixed(2));
 
 export function runSimulateBench({ policies = POLICIES, rounds = ROUNDS } = {}) {
@@ -57,18 +56,21 @@ export function runSimulateBench({ policies = POLICIES, rounds = ROUNDS } = {}) 
     const loadStart = load1();
     // bench/measure.mjs: a warm-up pair, then baseline and replay in alternating order.
     const replays = [];
-    const r = interleaveSync({
-      replay: () => {
-        const x = replay(policy);
-        replays.push(x);
-        return x.ms;
+    const r = interleaveSync(
+      {
+        replay: () => {
+          const x = replay(policy);
+          replays.push(x);
+          return x.ms;
+        },
+        baseline: () => {
+          const b = baseline();
+          jobs = b.jobs;
+          return b.ms;
+        },
       },
-      baseline: () => {
-        const b = baseline();
-        jobs = b.jobs;
-        return b.ms;
-      },
-    }, { rounds, warmup: 1 });
+      { rounds, warmup: 1 },
+    );
     const runs = replays.slice(1);
     const s = runs[0].summary;
     rows.push({
@@ -99,7 +101,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const f = (x) => `${x.min.toFixed(0)} / ${x.median.toFixed(0)} / ${x.max.toFixed(0)} ms`;
     for (const r of result.rows) {
       console.log(
-        `${r.policy.padEnd(12)} ${f(r.ms)} (simulate() ${f(r.simMs)})  baseline ${f(r.baselineMs)}  ratio ${r.ratio.median.toFixed(1)}  ` +
+        `${r.policy.padEnd(12)} ${f(r.ms)} (simulate() ${f(r.simMs)})  baseline ${f(r.baselineMs)}  ratio ` +
+          `${r.ratio.median.toFixed(1)}  ` +
           `${r.passes} passes  avg wait ${r.avgWait.toFixed(0)} s  load ${r.loadAverage.start} -> ${r.loadAverage.end}`,
       );
     }

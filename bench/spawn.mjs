@@ -60,7 +60,11 @@ async function execaOne() {
   await sub;
 }
 
-const rate = (n, s) => ({ min: (n / s.max) * 1000, perSec: Math.round((n / s.median) * 1000), max: (n / s.min) * 1000 });
+const rate = (n, s) => ({
+  min: (n / s.max) * 1000,
+  perSec: Math.round((n / s.median) * 1000),
+  max: (n / s.min) * 1000,
+});
 
 /**
  * Runs the four variants interleaved (runtime, raw, execa, rt-node, then the reverse order, …)
@@ -87,15 +91,20 @@ export async function runSpawnBench(n = 1000, concurrency = 4 * availableParalle
   };
   const timed = (one) => async () => (await pool(n, concurrency, one)).ms;
   try {
-    const r = await interleave({
-      runtime: timed((i) => launchOn(runtime, i)),
-      raw: timed(rawOne),
-      execa: timed(execaOne),
-      nodeRuntime: timed((i) => launchOn(nodeRuntime, i)),
-    }, { rounds, warmup: 1 });
+    const r = await interleave(
+      {
+        runtime: timed((i) => launchOn(runtime, i)),
+        raw: timed(rawOne),
+        execa: timed(execaOne),
+        nodeRuntime: timed((i) => launchOn(nodeRuntime, i)),
+      },
+      { rounds, warmup: 1 },
+    );
     const vsRaw = (name) => ratioOf(r, 'raw', name); // raw time / variant time = variant rate / raw rate
     return {
-      n, concurrency, rounds: r.rounds,
+      n,
+      concurrency,
+      rounds: r.rounds,
       raw: { ...rate(n, r.raw), ms: r.raw },
       execa: { ...rate(n, r.execa), ms: r.execa },
       runtime: { ...rate(n, r.runtime), ms: r.runtime },
@@ -116,7 +125,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const concurrency = process.argv[3] ? Number(process.argv[3]) : undefined;
   const rounds = process.argv[4] ? Number(process.argv[4]) : undefined;
   const r = await runSpawnBench(n, concurrency, rounds);
-  const row = (name, x) => `${name.padEnd(8)} ${String(x.perSec).padStart(6)} tasks/s  (rounds ${spread(x.ms, 'ms', 0)})`;
+  const row = (name, x) =>
+    `${name.padEnd(8)} ${String(x.perSec).padStart(6)} tasks/s  (rounds ${spread(x.ms, 'ms', 0)})`;
   console.log(`spawn bench: n=${r.n}, concurrency=${r.concurrency}, rounds=${r.rounds}`);
   console.log(row('raw', r.raw));
   console.log(row('execa', r.execa) + `  ${r.execaVsRaw} x raw`);

@@ -23,13 +23,11 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SocketClient } from '../dist/client/socket-client.js';
-import { awaitJobs, iris, spawnBaseline, startBenchCluster } from './cluster.mjs';
+import { awaitJobs, spawnBaseline, startBenchCluster } from './cluster.mjs';
 import { loadAverage as load, stats } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET_WAIT_S = 4.3;
-
 
 /** A cluster started with the built CLI in a fresh temporary IRIS_HOME, with `config` as .irisrc.yaml. */
 const startCluster = (config) => startBenchCluster('tree', config);
@@ -46,27 +44,35 @@ async function timeJob(client, request) {
 export async function sleepRounds(rounds, width, seconds) {
   const start = performance.now();
   for (let r = 0; r < rounds; r++) {
-    await Promise.all(Array.from({ length: width }, () => new Promise((resolve, reject) => {
-      const child = spawn('sleep', [String(seconds)], { stdio: 'ignore' });
-      child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sleep exited ${code}`))));
-    })));
+    await Promise.all(
+      Array.from(
+        { length: width },
+        () =>
+          new Promise((resolve, reject) => {
+            const child = spawn('sleep', [String(seconds)], { stdio: 'ignore' });
+            child.once('error', reject);
+            child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sleep exited ${code}`))));
+          }),
+      ),
+    );
   }
   return (performance.now() - start) / 1000;
 }
 
 /** The parent's script of (a): start `children` `iris run` of CMD in the background, wait for all. */
 export function waitParentScript(children, command) {
-  return [
-    'pids=""',
-    `for i in ${Array.from({ length: children }, (_, i) => i + 1).join(' ')}; do`,
-    `  iris run --name c$i -- ${command} &`,
-    '  pids="$pids $!"',
-    'done',
-    'rc=0',
-    'for p in $pids; do wait "$p" || rc=1; done',
-    'exit $rc',
-  ].join('\n') + '\n';
+  return (
+    [
+      'pids=""',
+      `for i in ${Array.from({ length: children }, (_, i) => i + 1).join(' ')}; do`,
+      `  iris run --name c$i -- ${command} &`,
+      '  pids="$pids $!"',
+      'done',
+      'rc=0',
+      'for p in $pids; do wait "$p" || rc=1; done',
+      'exit $rc',
+    ].join('\n') + '\n'
+  );
 }
 
 export async function runWaitRelease({ rounds = 5, log = () => {} } = {}) {
@@ -80,7 +86,11 @@ export async function runWaitRelease({ rounds = 5, log = () => {} } = {}) {
     writeFileSync(trues, waitParentScript(4, 'true'));
     writeFileSync(program, fanoutProgram());
     const parent = (name, script) => ({ name, command: ['sh', script], cwd: cluster.cwd });
-    const apiParent = (name, command) => ({ name, command: [process.execPath, program, '4', '4', ...command], cwd: cluster.cwd });
+    const apiParent = (name, command) => ({
+      name,
+      command: [process.execPath, program, '4', '4', ...command],
+      cwd: cluster.cwd,
+    });
     log('tree bench (a): warm-up');
     await timeJob(cluster.client, parent('warmup', trues));
     await timeJob(cluster.client, apiParent('warmup-api', ['true']));
@@ -93,9 +103,19 @@ export async function runWaitRelease({ rounds = 5, log = () => {} } = {}) {
       floor.push(await sleepRounds(2, 2, 2));
       tree.push(await timeJob(cluster.client, parent(`wait-${r}`, sleeps)));
       api.push(await timeJob(cluster.client, apiParent(`wait-api-${r}`, ['sleep', '2'])));
-      log(`tree bench (a): round ${r + 1}: tree ${tree[r].toFixed(2)} s (children by the socket API: ${api[r].toFixed(2)} s), floor ${floor[r].toFixed(2)} s`);
+      log(
+        `tree bench (a): round ${r + 1}: tree ${tree[r].toFixed(2)} s (children by the socket API: ` +
+          `${api[r].toFixed(2)} s), floor ${floor[r].toFixed(2)} s`,
+      );
     }
-    const result = { rounds, tree: stats(tree), api: stats(api), floor: stats(floor), targetS: TARGET_WAIT_S, loadavg: { start: loadStart, end: load() } };
+    const result = {
+      rounds,
+      tree: stats(tree),
+      api: stats(api),
+      floor: stats(floor),
+      targetS: TARGET_WAIT_S,
+      loadavg: { start: loadStart, end: load() },
+    };
     result.ok = result.tree.median <= TARGET_WAIT_S;
     return result;
   } finally {
@@ -110,7 +130,8 @@ export async function runWaitRelease({ rounds = 5, log = () => {} } = {}) {
  */
 function fanoutProgram() {
   const clientUrl = pathToFileURL(path.join(ROOT, 'dist', 'client', 'socket-client.js')).href;
-  return `const { SocketClient } = await import(${JSON.stringify(clientUrl)});
+  return (
+    `const { SocketClient } = await import(${JSON.stringify(clientUrl)});
 const [n, inflight] = process.argv.slice(2, 4).map(Number);
 const command = process.argv.slice(4);
 const client = new SocketClient({ env: process.env });
@@ -119,17 +140,24 @@ let next = 0;
 await Promise.all(Array.from({ length: inflight }, async () => {
   while (next < n) {
     const i = next++;
-    names[i] = (await client.submit({ name: 'c-' + i, command: command.length > 0 ? command : ['true'], cpu: 1, memory: '16M' })).name;
+    names[i] = (await client.submit({ name: 'c-' + i, command: command.length > 0 ? command : ['true'], cpu: 1, ` +
+    `memory: '16M' })).name;
   }
 }));
 let failed = 0;
 for (const name of names) if ((await client.wait(name)).state !== 'SUCCEEDED') failed++;
 if (failed > 0) { console.error(failed + ' children did not succeed'); process.exit(1); }
 console.log(n + ' children succeeded');
-`;
+`
+  );
 }
 
-export async function runFanout({ children = 200, concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16), rounds = 5, log = () => {} } = {}) {
+export async function runFanout({
+  children = 200,
+  concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
+  rounds = 5,
+  log = () => {},
+} = {}) {
   if (rounds < 5) throw new Error('the fan-out benchmark takes at least 5 rounds');
   const cluster = startCluster(`stop-grace: 1s\nworkers:\n  - {name: w0, cpu: ${concurrency}, memory: 64GiB}\n`);
   try {
@@ -149,7 +177,15 @@ export async function runFanout({ children = 200, concurrency = Number(process.e
       ratio.push(tree[r] / raw[r]);
       log(`tree bench (b): round ${r + 1}: tree ${tree[r].toFixed(0)} tasks/s, raw ${raw[r].toFixed(0)} tasks/s`);
     }
-    return { children, concurrency, rounds, tree: stats(tree), raw: stats(raw), ratio: stats(ratio), loadavg: { start: loadStart, end: load() } };
+    return {
+      children,
+      concurrency,
+      rounds,
+      tree: stats(tree),
+      raw: stats(raw),
+      ratio: stats(ratio),
+      loadavg: { start: loadStart, end: load() },
+    };
   } finally {
     cluster.stop();
   }

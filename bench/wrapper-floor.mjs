@@ -20,7 +20,8 @@ import { detectUsage } from '../dist/runtime/process/usage.js';
 import { WRAPPER_SCRIPT } from '../dist/runtime/process/wrapper.js';
 import { secondsOfLoop } from './measure.mjs';
 
-const LOOP = `
+const LOOP =
+  `
 const { spawn } = require('node:child_process');
 const { mkdir, rmdir, open, readFile, unlink } = require('node:fs/promises');
 const path = require('node:path');
@@ -35,7 +36,8 @@ const one = async (i) => {
   const [out, err] = await Promise.all([open(at('out'), 'a'), open(at('err'), 'a')]);
   const procs = groups.map((g) => path.join(g, 'cgroup.procs'));
   const args = ['-c', script, 'iris-task', at('exit'), '-', '-', String(procs.length), ...procs, '/bin/true'];
-  const child = spawn('/bin/sh', args, { env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', out.fd, err.fd] });
+  const child = spawn('/bin/sh', args, { env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', out.fd, ` +
+  `err.fd] });
   const exited = new Promise((resolve, reject) => { child.on('error', reject); child.on('exit', resolve); });
   await Promise.all([out.close(), err.close()]);
   await exited;
@@ -85,7 +87,8 @@ export async function wrapperFloor(concurrency) {
   const id = `bench-floor-${process.pid}`;
   const parents = await attemptParents(id);
   const dir = mkdtempSync(path.join(tmpdir(), 'iris-bench-floor-'));
-  const run = (count) => secondsOfLoop(LOOP, [count, concurrency, dir, WRAPPER_SCRIPT, JSON.stringify(parents)], 'wrapper floor');
+  const run = (count) =>
+    secondsOfLoop(LOOP, [count, concurrency, dir, WRAPPER_SCRIPT, JSON.stringify(parents)], 'wrapper floor');
   const close = () => {
     removeParents(parents);
     rmSync(dir, { recursive: true, force: true });

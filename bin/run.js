@@ -66,8 +66,12 @@ if (major < MIN_MAJOR) {
   import('../dist/oclif.js')
     .catch((error) => {
       // A checkout that was never built: say so instead of a module-loader stack trace.
-      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(join('dist', 'oclif.js'))) throw error;
-      process.stderr.write(`Error: iris is not built: ${join(root, 'dist', 'oclif.js')} is missing.\nHint: run \`npm run build\` (or \`npm ci\`) in ${root}.\n`);
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(join('dist', 'oclif.js')))
+        throw error;
+      process.stderr.write(
+        `Error: iris is not built: ${join(root, 'dist', 'oclif.js')} is missing.\nHint: run \`npm run build\` (or ` +
+          `\`npm ci\`) in ${root}.\n`,
+      );
       process.exit(6);
     })
     .then(({ execute, settings }) => {
@@ -76,7 +80,12 @@ if (major < MIN_MAJOR) {
       // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only
       // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
       const first = process.argv[2];
-      const withPlugins = first === undefined || first === 'help' || first.startsWith('autocomplete') || first === '--help' || first === '-h';
+      const withPlugins =
+        first === undefined ||
+        first === 'help' ||
+        first.startsWith('autocomplete') ||
+        first === '--help' ||
+        first === '-h';
       // Those plugins import '@oclif/core': hand them dist/oclif.js, the copy already loaded,
       // rather than the ~100 modules of @oclif/core in node_modules (src/oclif.ts exports what
       // they use: Args, Command, Flags, loadHelpClass, ux).
@@ -92,7 +101,11 @@ if (major < MIN_MAJOR) {
       // The package root and its package.json given to oclif, which otherwise walks up from this
       // file to find them (~3 ms). The same file oclif would read; oclif takes its `oclif` section.
       const pjson = JSON.parse(process.getBuiltinModule('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
-      const loadOptions = { root, pjson, ...(withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : {}) };
+      const loadOptions = {
+        root,
+        pjson,
+        ...(withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : {}),
+      };
       return execute({ dir: import.meta.url, loadOptions });
     });
 }

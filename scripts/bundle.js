@@ -61,7 +61,8 @@ try {
 const SORT_FILE = /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/;
 const SORT_FROM = '.sort((a, b) => a.id.localeCompare(b.id));';
 const SORT_TO =
-  '.sort((a, b) => (/^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)));';
+  '.sort((a, b) => (/^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : ' +
+  'a.id.localeCompare(b.id)));';
 let sortPatched = false;
 const SORT_PATCH = {
   name: 'iris-command-sort',
@@ -85,13 +86,18 @@ function builtinImportsToConstants(code) {
     const lines = [];
     if (name) lines.push(`const ${name} = ${module};`);
     if (named) {
-      const parts = named.split(',').map((part) => part.trim()).filter(Boolean).map((part) => part.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1: $2'));
+      const parts = named
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)
+        .map((part) => part.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1: $2'));
       lines.push(`const { ${parts.join(', ')} } = ${name ?? module};`);
     }
     return lines.join(' ');
   });
   const left = /^import\b.*from\s*["']node:[^"']+["'];?$/m.exec(converted);
-  if (left) fail(`scripts/bundle.js cannot rewrite this import of a builtin: ${left[0]}`, 'extend builtinImportsToConstants');
+  if (left)
+    fail(`scripts/bundle.js cannot rewrite this import of a builtin: ${left[0]}`, 'extend builtinImportsToConstants');
   return converted;
 }
 
@@ -104,15 +110,32 @@ const bundle = await rolldown({
   logLevel: 'warn',
   plugins: [SORT_PATCH],
 });
-await bundle.write({ dir: out, format: 'esm', codeSplitting: false, entryFileNames: 'oclif.js', banner: MARK.trimEnd() });
+await bundle.write({
+  dir: out,
+  format: 'esm',
+  codeSplitting: false,
+  entryFileNames: 'oclif.js',
+  banner: MARK.trimEnd(),
+});
 await bundle.close();
 
 const bundled = join(out, 'oclif.js');
 const text = builtinImportsToConstants(await readFile(bundled, 'utf8'));
 const exported = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(text)?.[1] ?? '';
-const names = new Set(exported.split(',').map((part) => part.trim().split(/\s+as\s+/).pop()));
+const names = new Set(
+  exported.split(',').map((part) =>
+    part
+      .trim()
+      .split(/\s+as\s+/)
+      .pop(),
+  ),
+);
 const missing = EXPORTS.filter((name) => !names.has(name));
-if (missing.length > 0) fail(`the bundle of ${target} lacks the exports ${missing.join(', ')}`, 'keep EXPORTS in scripts/bundle.js and src/oclif.ts in step');
+if (missing.length > 0)
+  fail(
+    `the bundle of ${target} lacks the exports ${missing.join(', ')}`,
+    'keep EXPORTS in scripts/bundle.js and src/oclif.ts in step',
+  );
 
 await writeFile(target, text);
 // The source map tsc wrote describes the re-export module, not the bundle.
@@ -122,6 +145,7 @@ console.log(`bundled @oclif/core into ${target} (${Math.round(text.length / 1024
 if (!sortPatched) {
   process.stderr.write(
     `Warning: oclif's command sort (${SORT_FROM}) was not found in @oclif/core/lib/config/plugin.js; ` +
-      'the bundle sorts with localeCompare (same output, ~7 ms more per start). Update SORT_FROM in scripts/bundle.js.\n',
+      'the bundle sorts with localeCompare (same output, ~7 ms more per start). Update SORT_FROM in ' +
+      'scripts/bundle.js.\n',
   );
 }

@@ -44,7 +44,11 @@ async function freshManifest() {
 async function committedManifest() {
   const inRepo = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: root, encoding: 'utf8' });
   if (inRepo.status === 0 && inRepo.stdout.trim() === 'true') {
-    const shown = spawnSync('git', ['show', 'HEAD:oclif.manifest.json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const shown = spawnSync('git', ['show', 'HEAD:oclif.manifest.json'], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     if (shown.status === 0) return { text: shown.stdout, where: 'git HEAD' };
     return { text: null, where: 'git HEAD' };
   }
@@ -65,7 +69,9 @@ if (check) {
   // Compared exactly, version included: oclif ignores (and warns about) a manifest whose version
   // differs from package.json, so a version bump without a rebuild is stale too.
   if (committed !== fresh) {
-    console.error(`oclif.manifest.json (${where}) is stale: commands, flags or the version changed since it was generated.`);
+    console.error(
+      `oclif.manifest.json (${where}) is stale: commands, flags or the version changed since it was generated.`,
+    );
     console.error('Run `npm run build` and commit oclif.manifest.json.');
     process.exit(1);
   }

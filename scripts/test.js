@@ -27,8 +27,13 @@ if (run(process.execPath, ['scripts/bundle.js']) !== 0) {
 // The Docker tests need an engine and the local test images (scripts/docker-setup.sh). Under CI
 // they must run, so a setup failure fails the run; elsewhere they are skipped with one line.
 const vitestEnv = { ...process.env };
-const setup = spawnSync('bash', [path.join(root, 'scripts', 'docker-setup.sh')], { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
-const setupMessage = (setup.stderr ?? '').trim() || (setup.error ? String(setup.error.message) : `exit ${setup.status}`);
+const setup = spawnSync('bash', [path.join(root, 'scripts', 'docker-setup.sh')], {
+  cwd: root,
+  stdio: ['ignore', 'inherit', 'pipe'],
+  encoding: 'utf8',
+});
+const setupMessage =
+  (setup.stderr ?? '').trim() || (setup.error ? String(setup.error.message) : `exit ${setup.status}`);
 if (setup.status === 0) {
   vitestEnv.IRIS_TEST_DOCKER = '1';
 } else if (process.env.CI) {
@@ -36,11 +41,20 @@ if (setup.status === 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 } else {
-  console.log(`Docker tests will be skipped: ${setupMessage.split('\n').pop().replace(/^docker-setup: /, '')}`);
+  console.log(
+    `Docker tests will be skipped: ${setupMessage
+      .split('\n')
+      .pop()
+      .replace(/^docker-setup: /, '')}`,
+  );
 }
 // The terminal test of `iris watch` needs tmux (scripts/tmux-setup.sh installs it as root).
 // Under CI a missing tmux fails the run; elsewhere that test is skipped with one line.
-const tmux = spawnSync('bash', [path.join(root, 'scripts', 'tmux-setup.sh')], { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+const tmux = spawnSync('bash', [path.join(root, 'scripts', 'tmux-setup.sh')], {
+  cwd: root,
+  stdio: ['ignore', 'inherit', 'pipe'],
+  encoding: 'utf8',
+});
 if (tmux.status === 0) {
   vitestEnv.IRIS_TEST_TMUX = '1';
 } else if (process.env.CI) {
@@ -48,7 +62,9 @@ if (tmux.status === 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 } else {
-  console.log(`The tmux test of iris watch will be skipped: ${(tmux.stderr ?? '').trim().replace(/^tmux-setup: /, '')}`);
+  console.log(
+    `The tmux test of iris watch will be skipped: ${(tmux.stderr ?? '').trim().replace(/^tmux-setup: /, '')}`,
+  );
 }
 // The kubernetes tests (vitest project `kube`) need the API server that scripts/k8s-setup.sh
 // builds into .cache/k8s (or IRIS_K8S_CACHE). Under CI they must run, so a missing build is made
@@ -78,11 +94,17 @@ if (ci) {
     const started = Date.now();
     // timeout(1) signals the build's whole process group (make, go) when the bound is reached
     const build = hasTimeout
-      ? spawnSync('timeout', ['-k', '30', String(boundSeconds), 'bash', k8s, command], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })
+      ? spawnSync('timeout', ['-k', '30', String(boundSeconds), 'bash', k8s, command], {
+          cwd: root,
+          stdio: ['ignore', 'inherit', 'inherit'],
+        })
       : spawnSync('bash', [k8s, command], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     const took = `${Math.round((Date.now() - started) / 1000)} s`;
     if (build.status !== 0) {
-      console.error(`The ${what} build failed after ${took}${build.status === 124 ? ` (over the ${boundSeconds / 60} min bound)` : ''}; ${tests} cannot run under CI.`);
+      console.error(
+        `The ${what} build failed after ${took}` +
+          `${build.status === 124 ? ` (over the ${boundSeconds / 60} min bound)` : ''}; ${tests} cannot run under CI.`,
+      );
       console.log('0 passed, 1 failed');
       process.exit(1);
     }
@@ -92,7 +114,9 @@ if (ci) {
     buildStep('build', 2400, {
       what: 'Kubernetes API server',
       tests: 'the kubernetes tests',
-      announce: 'Building the Kubernetes API server for the kubernetes tests (scripts/k8s-setup.sh build: ~7 min cold on a quiet 2-core VM, cached afterwards)...',
+      announce:
+        'Building the Kubernetes API server for the kubernetes tests (scripts/k8s-setup.sh build: ~7 min cold on a ' +
+        'quiet 2-core VM, cached afterwards)...',
     });
   }
   // test/e2e/kubelet.kube.test.ts runs the backend on the real kubelet (root, given in CI): its
@@ -101,17 +125,25 @@ if (ci) {
   buildStep('kubelet', 1800, {
     what: 'kubelet',
     tests: 'the kubelet test',
-    announce: 'Building the kubelet for the kubelet test (scripts/k8s-setup.sh kubelet: ~5 CPU-minutes cold, cached afterwards)...',
+    announce:
+      'Building the kubelet for the kubelet test (scripts/k8s-setup.sh kubelet: ~5 CPU-minutes cold, cached ' +
+      'afterwards)...',
     quiet: kubeletBuilt,
   });
 }
 const results = path.join(root, '.vitest-results.json');
 rmSync(results, { force: true });
-const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)], vitestEnv);
+const status = run(
+  bin('vitest'),
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)],
+  vitestEnv,
+);
 if (existsSync(results)) {
   const report = JSON.parse(readFileSync(results, 'utf8'));
   const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  console.log(
+    `${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
+  );
 } else {
   console.log('0 passed, 1 failed');
 }

@@ -40,7 +40,13 @@ function terminalText(text: string): string {
 function isIrisError(err: unknown): err is IrisError {
   if (err instanceof IrisError) return true;
   const e = err as Partial<IrisError> | null;
-  return !!e && typeof e === 'object' && (e as Error).name === 'IrisError' && typeof e.code === 'string' && typeof e.exitCode === 'number';
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    (e as Error).name === 'IrisError' &&
+    typeof e.code === 'string' &&
+    typeof e.exitCode === 'number'
+  );
 }
 
 export abstract class BaseCommand extends Command {
@@ -73,11 +79,18 @@ export abstract class BaseCommand extends Command {
     const client = this.client();
     if (this.env.IRIS_CONTROLLER_ADDRESS || (await client.ping())) return client;
     // Only here, when no cluster answers: a start that reaches one skips these modules.
-    const [{ stateHolderPid }, { checkStateDir }] = await Promise.all([import('./api/lock-holder.js'), import('./api/state-dir.js')]);
+    const [{ stateHolderPid }, { checkStateDir }] = await Promise.all([
+      import('./api/lock-holder.js'),
+      import('./api/state-dir.js'),
+    ]);
     const home = resolveHome(this.env);
     const holder = stateHolderPid(home);
     if (holder !== null) {
-      throw new IrisError('unavailable', `the iris cluster in ${home} (pid ${holder}) does not answer`, 'check `iris cluster status`, or stop it with `iris cluster stop`');
+      throw new IrisError(
+        'unavailable',
+        `the iris cluster in ${home} (pid ${holder}) does not answer`,
+        'check `iris cluster status`, or stop it with `iris cluster stop`',
+      );
     }
     checkStateDir(home);
     const { OfflineClient } = await import('./client/offline-client.js');
@@ -116,7 +129,9 @@ export abstract class BaseCommand extends Command {
    * with `signal`. Ctrl-C (or SIGTERM) aborts the read and exits 130; a reader that goes away
    * (`| head`, EPIPE) aborts it quietly: 'closed'. Otherwise 'ended' (the stream finished).
    */
-  protected async printStream(pump: (output: LogOutput, signal: AbortSignal) => Promise<void>): Promise<'ended' | 'closed'> {
+  protected async printStream(
+    pump: (output: LogOutput, signal: AbortSignal) => Promise<void>,
+  ): Promise<'ended' | 'closed'> {
     const abort = new AbortController();
     const dispose = this.onInterrupt(() => abort.abort());
     const output = new LogOutput(() => abort.abort());
@@ -181,7 +196,9 @@ export abstract class BaseCommand extends Command {
         .replace(/^The following errors? occurred:\n\s*/, '')
         .replace(/^Parsing (--\S+)\s*\n\t/, '$1: ')
         .replace(/\nSee more help with --help$/, '');
-      const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help'].filter(Boolean).join(' ');
+      const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help']
+        .filter(Boolean)
+        .join(' ');
       return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
     }
     if (this.jsonEnabled()) {

@@ -37,7 +37,8 @@ export function frame(type: number, payload: Buffer | string = Buffer.alloc(0)):
 /** `data` as frames of `type` of at most MAX_FRAME_BYTES each. */
 export function frames(type: number, data: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  for (let at = 0; at < data.length; at += MAX_FRAME_BYTES) out.push(frame(type, data.subarray(at, at + MAX_FRAME_BYTES)));
+  for (let at = 0; at < data.length; at += MAX_FRAME_BYTES)
+    out.push(frame(type, data.subarray(at, at + MAX_FRAME_BYTES)));
   return out;
 }
 
@@ -86,7 +87,9 @@ function count(query: URLSearchParams, name: string, min: number, max: number): 
   const value = query.get(name);
   if (value === null) return undefined;
   if (!/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw invalid(`query parameter "${name}" must be a whole number from ${min} to ${max}, got ${describeValue(value)}`);
+    throw invalid(
+      `query parameter "${name}" must be a whole number from ${min} to ${max}, got ${describeValue(value)}`,
+    );
   }
   return Number(value);
 }
@@ -96,17 +99,28 @@ export function parseExecQuery(query: URLSearchParams): ExecRequest {
   const task = query.get('task')?.trim();
   if (!task) throw invalid('query parameter "task" is required: the task to run the command in (JOB/task-N)');
   const command = query.getAll('cmd');
-  if (command.length === 0 || command[0] === '') throw invalid('no command given (query parameter "cmd", one per argument)', 'iris exec JOB/task-N -- COMMAND [ARGS…]');
-  if (command.length > MAX_COMMAND_ARGS || command.reduce((n, arg) => n + Buffer.byteLength(arg), 0) > MAX_COMMAND_BYTES) {
-    throw new IrisError('payload_too_large', `the command is too long for an exec (at most ${MAX_COMMAND_ARGS} arguments and ${MAX_COMMAND_BYTES} bytes)`,
-      'put a long command in a script inside the task and run that');
+  if (command.length === 0 || command[0] === '')
+    throw invalid(
+      'no command given (query parameter "cmd", one per argument)',
+      'iris exec JOB/task-N -- COMMAND [ARGS…]',
+    );
+  if (
+    command.length > MAX_COMMAND_ARGS ||
+    command.reduce((n, arg) => n + Buffer.byteLength(arg), 0) > MAX_COMMAND_BYTES
+  ) {
+    throw new IrisError(
+      'payload_too_large',
+      `the command is too long for an exec (at most ${MAX_COMMAND_ARGS} arguments and ${MAX_COMMAND_BYTES} bytes)`,
+      'put a long command in a script inside the task and run that',
+    );
   }
   const nul = command.findIndex((arg) => arg.includes('\0'));
   if (nul >= 0) throw invalid(`cmd[${nul}] ${NUL_REFUSAL}`);
   const attempt = count(query, 'attempt', 0, 1_000_000);
   const rows = count(query, 'rows', 1, 10_000);
   const cols = count(query, 'cols', 1, 10_000);
-  if ((rows === undefined) !== (cols === undefined)) throw invalid('give both query parameters "rows" and "cols", or neither');
+  if ((rows === undefined) !== (cols === undefined))
+    throw invalid('give both query parameters "rows" and "cols", or neither');
   return {
     task,
     command,

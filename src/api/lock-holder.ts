@@ -37,7 +37,8 @@ export function lockHolderPid(file: string): number | null {
     const fields = line.trim().split(/\s+/);
     if (fields[1] !== 'POSIX' || fields.length < 6) continue; // also skips "-> " lines of blocked waiters
     const [maj, min, ino] = fields[5]!.split(':');
-    if (ino === undefined || BigInt(ino) !== st.ino || BigInt(`0x${maj}`) !== major || BigInt(`0x${min}`) !== minor) continue;
+    if (ino === undefined || BigInt(ino) !== st.ino || BigInt(`0x${maj}`) !== major || BigInt(`0x${min}`) !== minor)
+      continue;
     const pid = Number(fields[4]);
     if (Number.isInteger(pid) && pid > 0) return pid;
   }

@@ -12,19 +12,27 @@ import { SubmitRequestSchema } from './submit-request.js';
 
 /** What a stage adds to a submit request. */
 export const STAGE_FIELDS = {
-  needs: z.array(text(), { error: expecting('an array of stage names') }).nullish().describe('Stages of this pipeline this one runs after (each must succeed): the dependency `after: /<pipeline>/<stage>:ok`.'),
+  needs: z
+    .array(text(), { error: expecting('an array of stage names') })
+    .nullish()
+    .describe(
+      'Stages of this pipeline this one runs after (each must succeed): the dependency `after: ' +
+        '/<pipeline>/<stage>:ok`.',
+    ),
 };
 
 export const StageRequestSchema = SubmitRequestSchema.omit({ name: true, after: true }).extend(STAGE_FIELDS);
 
-export const PipelineRequestSchema = requestBody(
-  'pipeline request',
-  {
-    name: text().describe('Pipeline name: the root job `/<name>`; each stage is the child job `/<name>/<stage>`.'),
-    stages: z.record(text(), StageRequestSchema, { error: expecting('an object of stages by name') }).describe('The stages by name, in the order written.'),
-    dryRun: z.boolean({ error: expecting('true or false') }).nullish().describe('Check the pipeline and answer with its stage graph; submit nothing.'),
-  },
-);
+export const PipelineRequestSchema = requestBody('pipeline request', {
+  name: text().describe('Pipeline name: the root job `/<name>`; each stage is the child job `/<name>/<stage>`.'),
+  stages: z
+    .record(text(), StageRequestSchema, { error: expecting('an object of stages by name') })
+    .describe('The stages by name, in the order written.'),
+  dryRun: z
+    .boolean({ error: expecting('true or false') })
+    .nullish()
+    .describe('Check the pipeline and answer with its stage graph; submit nothing.'),
+});
 
 export type PipelineRequest = z.infer<typeof PipelineRequestSchema>;
 

@@ -1,5 +1,6 @@
 /**
- * The query parameters of GET /v1/jobs, GET /v1/history, GET /v1/logs and GET /v1/results as zod schemas. Values are the trimmed
+ * The query parameters of GET /v1/jobs, GET /v1/history, GET /v1/logs and GET /v1/results as zod schemas. Values are
+ * the trimmed
  * strings of the URL (an empty value is "not given"); a refusal names the parameter:
  * `query parameter "tail" must be a non-negative integer, got "-1"`.
  */
@@ -12,13 +13,20 @@ const BOOLEAN = new Set(['1', '0', 'true', 'false', 'yes', 'no']);
 const TRUE = new Set(['1', 'true', 'yes']);
 
 const count = (name: string) =>
-  z.string().regex(/^\d+$/, { error: (issue) => `query parameter "${name}" must be a non-negative integer, got "${String(issue.input)}"` }).transform(Number);
+  z
+    .string()
+    .regex(/^\d+$/, {
+      error: (issue) => `query parameter "${name}" must be a non-negative integer, got "${String(issue.input)}"`,
+    })
+    .transform(Number);
 
 const flag = (name: string) =>
   z
     .string()
     .transform((value) => value.toLowerCase())
-    .refine((value) => BOOLEAN.has(value), { error: (issue) => `query parameter "${name}" must be 1 or 0, got "${String(issue.input).toLowerCase()}"` })
+    .refine((value) => BOOLEAN.has(value), {
+      error: (issue) => `query parameter "${name}" must be 1 or 0, got "${String(issue.input).toLowerCase()}"`,
+    })
     .transform((value) => TRUE.has(value));
 
 export const JobsQuerySchema = z.object({
@@ -31,7 +39,12 @@ export const JobsQuerySchema = z.object({
         return parseJobStates([value]);
       } catch (error) {
         if (!(error instanceof IrisError)) throw error;
-        ctx.issues.push({ code: 'custom', input: value, message: `query parameter "state": ${error.message}`, params: { hint: error.hint } });
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          message: `query parameter "state": ${error.message}`,
+          params: { hint: error.hint },
+        });
         return z.NEVER;
       }
     })
@@ -39,11 +52,21 @@ export const JobsQuerySchema = z.object({
 });
 
 const runId = (name: string) =>
-  z.string().regex(/^[1-9]\d*$/, { error: (issue) => `query parameter "${name}" must be a run id (a positive integer), got "${String(issue.input)}"` }).transform(Number);
+  z
+    .string()
+    .regex(/^[1-9]\d*$/, {
+      error: (issue) => `query parameter "${name}" must be a run id (a positive integer), got "${String(issue.input)}"`,
+    })
+    .transform(Number);
 
 /** Epoch milliseconds (as the CLI sends them). */
 const instant = (name: string) =>
-  z.string().regex(/^\d+$/, { error: (issue) => `query parameter "${name}" must be a time in epoch milliseconds, got "${String(issue.input)}"` }).transform(Number);
+  z
+    .string()
+    .regex(/^\d+$/, {
+      error: (issue) => `query parameter "${name}" must be a time in epoch milliseconds, got "${String(issue.input)}"`,
+    })
+    .transform(Number);
 
 /** GET /v1/job: the run of the named job (`name` itself is checked by the route). */
 export const JobQuerySchema = z.object({ run: runId('run').optional() });
@@ -79,5 +102,8 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
   const result = schema.safeParse(values, { reportInput: true });
   if (result.success) return result.data;
   // The messages name the parameter themselves.
-  throw issuesToError(result.error.issues.map((issue) => ({ ...issue, path: [] })), { style: 'body' });
+  throw issuesToError(
+    result.error.issues.map((issue) => ({ ...issue, path: [] })),
+    { style: 'body' },
+  );
 }

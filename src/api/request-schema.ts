@@ -14,7 +14,8 @@ interface IssueInput {
 
 /** Error wording `must be <what>, got <value>`; `is required…` when the field is missing. */
 export function expecting(what: string, required = 'is required'): (issue: IssueInput) => string {
-  return (issue) => (issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input, 'body')}`);
+  return (issue) =>
+    issue.input === undefined ? required : `must be ${what}, got ${describeValue(issue.input, 'body')}`;
 }
 
 /**
@@ -34,7 +35,10 @@ export function requestBody<S extends z.ZodRawShape>(what: string, shape: S) {
 export function integer(min: number, max?: number) {
   const range = max === undefined ? `must be ${min} or more` : `must be between ${min} and ${max}`;
   const outOfRange = (issue: IssueInput) => `${range}, got ${describeValue(issue.input, 'body')}`;
-  const base = z.number({ error: expecting('an integer') }).int({ error: expecting('an integer') }).min(min, { error: outOfRange });
+  const base = z
+    .number({ error: expecting('an integer') })
+    .int({ error: expecting('an integer') })
+    .min(min, { error: outOfRange });
   return max === undefined ? base : base.max(max, { error: outOfRange });
 }
 

@@ -1,5 +1,6 @@
 /**
- * The shapes of the small request bodies (cancel, retry, drain, resume, endpoint registration, result, wait, prune). Like the submit
+ * The shapes of the small request bodies (cancel, retry, drain, resume, endpoint registration, result, wait, prune).
+ * Like the submit
  * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
@@ -22,12 +23,18 @@ function body<S extends z.ZodRawShape>(what: string, shape: S) {
 
 /** An optional true/false field, described for the generated docs. */
 function optionalBoolean(description: string) {
-  return z.boolean({ error: expecting('true or false') }).optional().describe(description);
+  return z
+    .boolean({ error: expecting('true or false') })
+    .optional()
+    .describe(description);
 }
 
 /** An optional duration field (checked where it is used); `example` is quoted in the type error. */
 function optionalDuration(example: string, description: string) {
-  return z.string({ error: expecting(`a duration such as "${example}"`) }).optional().describe(description);
+  return z
+    .string({ error: expecting(`a duration such as "${example}"`) })
+    .optional()
+    .describe(description);
 }
 
 /** A non-empty array of job names, described for the generated docs. */
@@ -39,11 +46,17 @@ function jobNames(description: string) {
 }
 
 export const CancelRequestSchema = body('cancel', {
-  names: jobNames('Jobs to cancel (`/train` or `train`), their subtrees cancelled with them; or single tasks of a job (`/train/task-3`), each ending CANCELLED.'),
+  names: jobNames(
+    'Jobs to cancel (`/train` or `train`), their subtrees cancelled with them; or single tasks of a job ' +
+      '(`/train/task-3`), each ending CANCELLED.',
+  ),
 });
 
 export const RetryRequestSchema = body('retry', {
-  name: requiredText('The ended job to run again (`/prep` or `prep`): a new run of the name with the same spec. Refused while it has not ended, or when it succeeded (`conflict`).'),
+  name: requiredText(
+    'The ended job to run again (`/prep` or `prep`): a new run of the name with the same spec. Refused while it has ' +
+      'not ended, or when it succeeded (`conflict`).',
+  ),
   downstream: optionalBoolean(
     'Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, ' +
       'transitively); each waits on it again.',
@@ -60,7 +73,11 @@ export const ResumeRequestSchema = body('resume', {
 
 export const DisableRequestSchema = body('disable', {
   name: requiredText('The worker to disable: it takes no new tasks, its running tasks go on.'),
-  reason: z.string({ error: expecting('a string') }).max(200).optional().describe('Why, in words; `iris workers` shows it beside `by user`.'),
+  reason: z
+    .string({ error: expecting('a string') })
+    .max(200)
+    .optional()
+    .describe('Why, in words; `iris workers` shows it beside `by user`.'),
 });
 
 export const EnableRequestSchema = body('enable', {
@@ -68,17 +85,29 @@ export const EnableRequestSchema = body('enable', {
 });
 
 export const EndpointRequestSchema = body('endpoint', {
-  name: requiredText('Endpoint name, scoped to the task\'s job (`ps` from /train is `/train/ps`): `/`-separated parts of letters, digits and `_ . : -`, each starting with a letter or digit; an absolute name must lie below the task\'s own job (else 403).'),
+  name: requiredText(
+    "Endpoint name, scoped to the task's job (`ps` from /train is `/train/ps`): `/`-separated parts of letters, " +
+      "digits and `_ . : -`, each starting with a letter or digit; an absolute name must lie below the task's own " +
+      'job (else 403).',
+  ),
   address: requiredText('Where the endpoint answers (`host:port`, a URL).'),
 });
 
 export const ResultRequestSchema = body('result', {
-  key: requiredText('Result key: 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. `checkpoint`). Setting a key again overwrites it.'),
-  value: z.string({ error: 'is required and must be a string' }).describe('Result value: a string of at most 64 KiB (UTF-8).'),
+  key: requiredText(
+    'Result key: 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. `checkpoint`). Setting a ' +
+      'key again overwrites it.',
+  ),
+  value: z
+    .string({ error: 'is required and must be a string' })
+    .describe('Result value: a string of at most 64 KiB (UTF-8).'),
 });
 
 export const WaitRequestSchema = body('wait', {
-  jobs: jobNames('Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name is a child of the task\'s job (`eval` = `<job>/eval`).'),
+  jobs: jobNames(
+    'Jobs to wait for, each together with its whole subtree: `/train` or `train`; with a task token a relative name ' +
+      "is a child of the task's job (`eval` = `<job>/eval`).",
+  ),
   any: optionalBoolean(
     'Answer as soon as any one of the jobs (with its subtree) has ended; default false: when all have.',
   ),
@@ -91,7 +120,7 @@ export const WaitRequestSchema = body('wait', {
 export const PruneRequestSchema = body('prune', {
   olderThan: optionalDuration(
     '7d',
-    'Prune runs that ended longer ago than this (`7d`, `36h`). Default: the cluster\'s `retention` setting.',
+    "Prune runs that ended longer ago than this (`7d`, `36h`). Default: the cluster's `retention` setting.",
   ),
   dryRun: optionalBoolean('Only list what would be pruned, and the log bytes it would free.'),
 });
@@ -121,7 +150,10 @@ export const parseEnableRequest: (value: unknown) => EnableRequest = bodyParser(
 export const parseEndpointRequest: (value: unknown) => EndpointRequest = bodyParser(EndpointRequestSchema);
 export const parseResultRequest: (value: unknown) => ResultRequest = bodyParser(ResultRequestSchema);
 export const parseWaitRequest: (value: unknown) => WaitRequest = bodyParser(WaitRequestSchema);
-/** The age of a prune request (`olderThan`), in ms: a duration longer than 0. `label` names it in errors (`--older-than` in the CLI). */
+/**
+ * The age of a prune request (`olderThan`), in ms: a duration longer than 0. `label` names it in errors (`--older-than`
+ * in the CLI).
+ */
 export function pruneAgeMs(value: string, label: string): number {
   const ms = relabel(label, () => parseDuration(value));
   if (ms <= 0) throw invalid(`${label}: must be longer than 0 (got ${describeValue(value)})`, 'for example 7d or 36h');

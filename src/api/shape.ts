@@ -26,7 +26,8 @@ export interface Shape<T = unknown> {
 const miss = (expected: string, value: unknown): Mismatch => ({ path: [], expected, value });
 
 export const string: Shape<string> = (value) => (typeof value === 'string' ? null : miss('a string', value));
-export const number: Shape<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? null : miss('a number', value));
+export const number: Shape<number> = (value) =>
+  typeof value === 'number' && Number.isFinite(value) ? null : miss('a number', value);
 export const boolean: Shape<boolean> = (value) => (typeof value === 'boolean' ? null : miss('true or false', value));
 /** Any JSON value. */
 export const anything: Shape<unknown> = () => null;
@@ -86,7 +87,9 @@ export function record<T>(item: Shape<T>): Shape<Record<string, T>> {
 }
 
 /** A check for each key of `T`, of that field's type; an optional field's check must admit undefined. */
-export type Fields<T> = { readonly [K in keyof Required<T>]: {} extends Pick<T, K> ? Shape<T[K] | undefined> : Shape<T[K]> };
+export type Fields<T> = {
+  readonly [K in keyof Required<T>]: {} extends Pick<T, K> ? Shape<T[K] | undefined> : Shape<T[K]>;
+};
 
 /**
  * An object with these fields: one check for every key of `T`, of the field's type (so a field

@@ -20,7 +20,18 @@
  * Lives in src/api (beside lock-holder.ts) because both the client that auto-starts a cluster and
  * the controller apply it.
  */
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IrisError } from '../model/errors.js';
 import { ancestorProblem, type PathEntry } from '../model/path-trust.js';
@@ -39,7 +50,11 @@ function lstatOrNull(path: string): Stats | null {
     return lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new IrisError('invalid_argument', `cannot inspect ${path}: ${(error as Error).message}`, 'set IRIS_HOME to a directory you own');
+    throw new IrisError(
+      'invalid_argument',
+      `cannot inspect ${path}: ${(error as Error).message}`,
+      'set IRIS_HOME to a directory you own',
+    );
   }
 }
 
@@ -47,7 +62,9 @@ function refuse(home: string, reason: string, fix: string): IrisError {
   return new IrisError('invalid_argument', `refusing the state directory ${home}: ${reason}`, fix);
 }
 
-const FIX_HOME = 'use a private directory of your own: unset IRIS_HOME (default ~/.iris), or create one with `mkdir -m 700 DIR` and set IRIS_HOME=DIR';
+const FIX_HOME =
+  'use a private directory of your own: unset IRIS_HOME (default ~/.iris), or create one with `mkdir -m 700 DIR` ' +
+  'and set IRIS_HOME=DIR';
 
 /**
  * Every existing directory from `dir` up to `/`, looked at without following the last component,
@@ -58,12 +75,17 @@ function checkAncestors(home: string, dir: string, uid: number): void {
     const st = lstatOrNull(p);
     const problem = st === null ? null : ancestorProblem(entryOf(p, st), uid);
     if (problem?.problem === 'owner') {
-      throw refuse(home, `${p}, above it, belongs to another user (uid ${problem.uid}), who could replace what lies inside it`, FIX_HOME);
+      throw refuse(
+        home,
+        `${p}, above it, belongs to another user (uid ${problem.uid}), who could replace what lies inside it`,
+        FIX_HOME,
+      );
     }
     if (problem) {
       throw refuse(
         home,
-        `${p}, above it, is writable by other users and has no sticky bit (mode ${octal(st!.mode)}), so they could replace what lies inside it`,
+        `${p}, above it, is writable by other users and has no sticky bit (mode ${octal(st!.mode)}), so they could ` +
+          `replace what lies inside it`,
         `${FIX_HOME}; or make ${p} writable only by its owner (\`chmod go-w ${p}\`)`,
       );
     }
@@ -82,7 +104,8 @@ function checkHome(home: string, uid: number): void {
   if (link === null) return;
   let st: Stats = link;
   if (link.isSymbolicLink()) {
-    if (link.uid !== uid && link.uid !== 0) throw refuse(home, `it is a symlink that belongs to another user (uid ${link.uid})`, FIX_HOME);
+    if (link.uid !== uid && link.uid !== 0)
+      throw refuse(home, `it is a symlink that belongs to another user (uid ${link.uid})`, FIX_HOME);
     try {
       st = statSync(home);
     } catch (error) {
@@ -90,12 +113,14 @@ function checkHome(home: string, uid: number): void {
     }
   }
   if (!st.isDirectory()) throw refuse(home, 'it is not a directory', FIX_HOME);
-  if (st.uid !== uid) throw refuse(home, `it belongs to another user (uid ${st.uid}), not to you (uid ${uid})`, FIX_HOME);
+  if (st.uid !== uid)
+    throw refuse(home, `it belongs to another user (uid ${st.uid}), not to you (uid ${uid})`, FIX_HOME);
   if ((st.mode & GROUP_OTHER_WRITE) !== 0) {
     throw refuse(
       home,
       `it is writable by other users (mode ${octal(st.mode)})`,
-      `${FIX_HOME}; iris never changes the mode of a directory it did not create (\`chmod go-w ${home}\` if it is yours alone)`,
+      `${FIX_HOME}; iris never changes the mode of a directory it did not create (\`chmod go-w ${home}\` if it is ` +
+        `yours alone)`,
     );
   }
 }
@@ -147,8 +172,18 @@ export function ensurePrivateDir(dir: string): void {
   const st = lstatSync(dir);
   const uid = myUid();
   if (!st.isDirectory() || (uid >= 0 && st.uid !== uid) || (st.mode & GROUP_OTHER_WRITE) !== 0) {
-    const what = st.isSymbolicLink() ? 'a symlink' : !st.isDirectory() ? 'not a directory' : st.uid !== uid ? `owned by uid ${st.uid}` : `writable by others (mode ${octal(st.mode)})`;
-    throw new IrisError('invalid_argument', `${dir} in the state directory is ${what}; iris will not use it`, `remove it (\`rm -r ${dir}\`) and start again: iris recreates it`);
+    const what = st.isSymbolicLink()
+      ? 'a symlink'
+      : !st.isDirectory()
+        ? 'not a directory'
+        : st.uid !== uid
+          ? `owned by uid ${st.uid}`
+          : `writable by others (mode ${octal(st.mode)})`;
+    throw new IrisError(
+      'invalid_argument',
+      `${dir} in the state directory is ${what}; iris will not use it`,
+      `remove it (\`rm -r ${dir}\`) and start again: iris recreates it`,
+    );
   }
 }
 
@@ -167,7 +202,11 @@ export function ensurePrivateFile(path: string): void {
     } catch (inner) {
       const code = (inner as NodeJS.ErrnoException).code;
       const what = code === 'ELOOP' ? 'a symlink' : `unreadable (${code})`;
-      throw new IrisError('invalid_argument', `${path} in the state directory is ${what}; iris will not follow or use it`, `remove it (\`rm ${path}\`) and start again`);
+      throw new IrisError(
+        'invalid_argument',
+        `${path} in the state directory is ${what}; iris will not follow or use it`,
+        `remove it (\`rm ${path}\`) and start again`,
+      );
     }
   }
   try {
@@ -176,7 +215,8 @@ export function ensurePrivateFile(path: string): void {
     if (!st.isFile() || (uid >= 0 && st.uid !== uid)) {
       throw new IrisError(
         'invalid_argument',
-        `${path} in the state directory is ${st.isFile() ? `owned by uid ${st.uid}` : 'not a regular file'}; iris will not use it`,
+        `${path} in the state directory is ${st.isFile() ? `owned by uid ${st.uid}` : 'not a regular file'}` +
+          `; iris will not use it`,
         `remove it (\`rm -r ${path}\`) and start again`,
       );
     }

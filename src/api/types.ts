@@ -9,7 +9,15 @@ import type { RequeueReason } from '../model/requeue.js';
 import type { Mount } from '../model/mounts.js';
 import type { JobCategory } from '../model/workload.js';
 import type { WorkerDevice } from '../model/resources.js';
-import type { Endpoint, JobCause, JobDependency, JobSpec, PlacementDecision, WorkerDisable, WorkerState } from '../model/types.js';
+import type {
+  Endpoint,
+  JobCause,
+  JobDependency,
+  JobSpec,
+  PlacementDecision,
+  WorkerDisable,
+  WorkerState,
+} from '../model/types.js';
 
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
@@ -72,7 +80,10 @@ export interface EstimateResponse {
   policy: string;
   /** Present when the name is held by a finished job: submitting starts a new run over it (the old one is archived). */
   supersedes?: { run: number; state: JobState };
-  /** Present when it would wait on its dependencies (`waiting for /prep (RUNNING)`); the estimate then assumes they are met now. */
+  /**
+   * Present when it would wait on its dependencies (`waiting for /prep (RUNNING)`); the estimate then assumes they are
+   * met now.
+   */
   waitsFor?: string;
   /** What its tasks would run in and see (absent from an older cluster). */
   runsIn?: RunsIn;
@@ -133,9 +144,15 @@ export interface AttemptInfo {
   cpuSeconds: number | null;
   /** Measured peak memory of the attempt in bytes; null when not measured. */
   peakMemoryBytes: number | null;
-  /** The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its resources. */
+  /**
+   * The attempt has ended (its state says how) but its process or container is not gone yet: it still holds its
+   * resources.
+   */
   stopping?: true;
-  /** How adaptive placement chose its worker (pool size, λ, score, runner-up, reuse hit); null: not scored (first-fit, gangs). */
+  /**
+   * How adaptive placement chose its worker (pool size, λ, score, runner-up, reuse hit); null: not scored (first-fit,
+   * gangs).
+   */
   placement?: PlacementDecision | null;
 }
 
@@ -157,18 +174,34 @@ export interface TaskInfo {
 }
 
 /** The failure handling and placement fields of a job, as submitted (model JobSpec). */
-type JobRules = Pick<JobSpec, 'command' | 'constraints' | 'coschedule' | 'maxRetries' | 'maxTaskFailures' | 'maxPreemptions' | 'timeoutMs' | 'schedulingTimeoutMs'>;
+type JobRules = Pick<
+  JobSpec,
+  | 'command'
+  | 'constraints'
+  | 'coschedule'
+  | 'maxRetries'
+  | 'maxTaskFailures'
+  | 'maxPreemptions'
+  | 'timeoutMs'
+  | 'schedulingTimeoutMs'
+>;
 
 export interface JobDetail extends JobSummary, JobRules {
   /** The jobs it runs after (`--after`), with their conditions; absent when none. */
   after?: JobDependency[];
-  /** Set when another job ended it: `{ kind: 'dependency_failure', parent: '/prep' }` (a dependency that can never be met). */
+  /**
+   * Set when another job ended it: `{ kind: 'dependency_failure', parent: '/prep' }` (a dependency that can never be
+   * met).
+   */
   cause?: JobCause;
   /** First wait before a failed task's retry (`--retry-backoff`), doubled per failure; null: retried at once. */
   retryBackoffMs?: number | null;
   /** The longest such wait (`--retry-backoff-max`, default 10 times the backoff); null without a backoff. */
   retryBackoffMaxMs?: number | null;
-  /** `device` in words (`gpu H100x2 (40GiB each)`); `gpuMemoryBytes`: the `--gpu-memory` asked for each GPU, absent when none. */
+  /**
+   * `device` in words (`gpu H100x2 (40GiB each)`); `gpuMemoryBytes`: the `--gpu-memory` asked for each GPU, absent when
+   * none.
+   */
   resources: { cpu: number; memoryBytes: number; device: string; gpuMemoryBytes?: number };
   taskList: TaskInfo[];
   children: JobSummary[];
@@ -178,7 +211,9 @@ export interface JobDetail extends JobSummary, JobRules {
   category?: JobCategory;
   /** Models or data sets its tasks load (`--uses`); absent: none. */
   uses?: string[];
-  /** A pipeline's root: its stages in submit order, each with its job's state and reason (null when its job is gone). */
+  /**
+   * A pipeline's root: its stages in submit order, each with its job's state and reason (null when its job is gone).
+   */
   stages?: Array<{ stage: string; job: string; needs: string[]; state: JobState | null; reason: string | null }>;
   /** How many results the run's tasks published (their latest attempts); list them with GET /v1/results. */
   results?: number;
@@ -243,7 +278,9 @@ export interface RequeueEvent {
   task: string | null;
   /** The attempt of `task` that ended; null for `sticky_worker_busy`. */
   attempt: number | null;
-  /** What happened: `exit 3; retry 1 of 2, after 5s`, `worker w1 drained`, `waiting for worker w1 (where /p/train ran)`. */
+  /**
+   * What happened: `exit 3; retry 1 of 2, after 5s`, `worker w1 drained`, `waiting for worker w1 (where /p/train ran)`.
+   */
   detail: string | null;
 }
 
@@ -291,9 +328,15 @@ export interface WorkerInfo {
   capacity: { cpuMillis: number; memoryBytes: number; devices: number };
   /** What running tasks hold; `cpuMillis` leaves out the CPU released by waiting tasks and may exceed the capacity. */
   used: { cpuMillis: number; memoryBytes: number; devices: number };
-  /** CPU of running tasks blocked in a wait on their own subtree, released to the scheduler (docs/architecture.md, "Waiting"). */
+  /**
+   * CPU of running tasks blocked in a wait on their own subtree, released to the scheduler (docs/architecture.md,
+   * "Waiting").
+   */
   cpuReleasedMillis: number;
-  /** CPU held beyond the capacity (`used.cpuMillis - capacity.cpuMillis`, at least 0): tasks took their CPU back after a wait. */
+  /**
+   * CPU held beyond the capacity (`used.cpuMillis - capacity.cpuMillis`, at least 0): tasks took their CPU back after a
+   * wait.
+   */
   cpuOversubscribedMillis: number;
   runningTasks: string[];
   /** Name the worker's TPU slice peers reach it by; absent means "localhost". */
@@ -302,7 +345,10 @@ export interface WorkerInfo {
   devicePaths?: string[];
   /** Containers on this worker may run privileged (config opt-in). */
   privileged?: boolean;
-  /** What an hour of this worker costs (config `cost-per-hour`, any unit; default 1). GPU memory per device is `device.memoryBytes` (absent: unknown). */
+  /**
+   * What an hour of this worker costs (config `cost-per-hour`, any unit; default 1). GPU memory per device is
+   * `device.memoryBytes` (absent: unknown).
+   */
   costPerHour: number;
   /**
    * Context-reuse hints in force now (docs/architecture.md "Context reuse"), by key: the worker
@@ -310,7 +356,10 @@ export interface WorkerInfo {
    * when the hint lapses. Empty when none.
    */
   cache: WorkerCacheHint[];
-  /** Set while state is DISABLED: who (`user`, `elastic`, or `node`: a cordoned or not-Ready Kubernetes Node), why (`idle 1m`), since when (`disabledAt`, ms since the epoch). */
+  /**
+   * Set while state is DISABLED: who (`user`, `elastic`, or `node`: a cordoned or not-Ready Kubernetes Node), why
+   * (`idle 1m`), since when (`disabledAt`, ms since the epoch).
+   */
   disabled?: WorkerDisable | null;
 }
 
@@ -324,7 +373,10 @@ export interface ClusterInfo {
   clusterId: string;
   pid: number;
   socket: string;
-  /** The task door on TCP (config `task-door`): where it listens (`HOST:PORT`) and the URL tasks are given; absent: none. */
+  /**
+   * The task door on TCP (config `task-door`): where it listens (`HOST:PORT`) and the URL tasks are given; absent:
+   * none.
+   */
   taskDoor?: { listen: string; advertise: string };
   home: string;
   version: string;
@@ -332,7 +384,10 @@ export interface ClusterInfo {
   workers: WorkerInfo[];
   /** CPU over all workers, in millicores: capacity, in use, released by waiting tasks, held beyond capacity. */
   cpu: { capacityMillis: number; usedMillis: number; releasedMillis: number; oversubscribedMillis: number };
-  /** What the READY workers cost per hour (config `cost-per-hour`, default 1 each); `excluded`: workers not counted (disabled, draining, drained). */
+  /**
+   * What the READY workers cost per hour (config `cost-per-hour`, default 1 each); `excluded`: workers not counted
+   * (disabled, draining, drained).
+   */
   cost?: { perHour: number; excluded: number };
   queue: {
     pending: number;
@@ -417,7 +472,18 @@ export interface HistoryQuery {
 
 /** One attempt of a run in `iris history`, with its measured usage (null: not measured). */
 export interface RunAttemptInfo
-  extends Pick<AttemptInfo, 'attempt' | 'workerId' | 'state' | 'exitCode' | 'reason' | 'startedAt' | 'finishedAt' | 'cpuSeconds' | 'peakMemoryBytes'> {
+  extends Pick<
+    AttemptInfo,
+    | 'attempt'
+    | 'workerId'
+    | 'state'
+    | 'exitCode'
+    | 'reason'
+    | 'startedAt'
+    | 'finishedAt'
+    | 'cpuSeconds'
+    | 'peakMemoryBytes'
+  > {
   task: string;
 }
 

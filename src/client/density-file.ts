@@ -15,8 +15,11 @@ export function readDensityFile(home: string): DensitySeries {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw notFound(`no density series in ${home} (${file} does not exist)`,
-        'set `metrics: {density: true}` in the config, start the cluster, and the series is written while it runs and when it stops');
+      throw notFound(
+        `no density series in ${home} (${file} does not exist)`,
+        'set `metrics: {density: true}` in the config, start the cluster, and the series is written while it runs ' +
+          'and when it stops',
+      );
     }
     throw new IrisError('unavailable', `cannot read ${file}: ${(error as Error).message}`);
   }
@@ -25,6 +28,10 @@ export function readDensityFile(home: string): DensitySeries {
     if (series.version !== 1 || !Array.isArray(series.buckets)) throw new Error('not a version 1 series');
     return series;
   } catch (error) {
-    throw new IrisError('invalid_argument', `${file} is not a density series: ${(error as Error).message}`, 'remove it; the cluster writes a new one');
+    throw new IrisError(
+      'invalid_argument',
+      `${file} is not a density series: ${(error as Error).message}`,
+      'remove it; the cluster writes a new one',
+    );
   }
 }

@@ -33,10 +33,20 @@ export interface ExecConnection {
 
 function isResult(value: unknown): value is ExecResult {
   const v = value as Partial<ExecResult> | null;
-  return typeof v === 'object' && v !== null && typeof v.exitCode === 'number' && typeof v.event === 'object' && v.event !== null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.exitCode === 'number' &&
+    typeof v.event === 'object' &&
+    v.event !== null
+  );
 }
 
-export async function openExec(transport: SocketTransport, request: ExecRequest, output: ExecOutput): Promise<ExecConnection> {
+export async function openExec(
+  transport: SocketTransport,
+  request: ExecRequest,
+  output: ExecOutput,
+): Promise<ExecConnection> {
   const { socket, head } = await transport.upgrade(`${EXEC_PATH}?${execQuery(request)}`, EXEC_UPGRADE);
   return connection(socket, head, output, transport.socketPath);
 }
@@ -79,21 +89,39 @@ function connection(socket: Duplex, head: Buffer, output: ExecOutput, where: str
         const value = body;
         void chain.then(() => finish(() => settle.resolve(value)));
       } else if (type === FRAME.ERROR && body && typeof body === 'object' && 'error' in body) {
-        void chain.then(() => finish(() => settle.reject(errorFromResponse(500, JSON.stringify(body as ApiErrorBody)))));
+        void chain.then(() =>
+          finish(() => settle.reject(errorFromResponse(500, JSON.stringify(body as ApiErrorBody)))),
+        );
       } else {
-        finish(() => settle.reject(new IrisError('unavailable', `the cluster at ${where} sent an exec frame iris cannot use (type ${type})`)));
+        finish(() =>
+          settle.reject(
+            new IrisError('unavailable', `the cluster at ${where} sent an exec frame iris cannot use (type ${type})`),
+          ),
+        );
         socket.destroy();
       }
     }
     // Back-pressure: stop reading while a sink is still busy with what came.
     socket.pause();
-    void chain.then(() => socket.resume(), () => socket.resume());
+    void chain.then(
+      () => socket.resume(),
+      () => socket.resume(),
+    );
   };
   socket.on('data', onData);
   socket.on('error', () => undefined);
   socket.once('close', () => {
-    void chain.then(() => finish(() => settle.reject(new IrisError('unavailable',
-      `the connection to the iris cluster at ${where} closed before the command ended`, 'check `iris cluster status`'))));
+    void chain.then(() =>
+      finish(() =>
+        settle.reject(
+          new IrisError(
+            'unavailable',
+            `the connection to the iris cluster at ${where} closed before the command ended`,
+            'check `iris cluster status`',
+          ),
+        ),
+      ),
+    );
   });
   if (head.length > 0) onData(head);
   const send = (data: Buffer): void => {

@@ -1,6 +1,7 @@
 /**
  * Starts a local cluster in the background: server/cluster-process.js (the daemon without the CLI
- * framework, with the arguments `cluster start --foreground …`) as a detached child on this Node, its output appended to `<home>/cluster.log`, and waits
+ * framework, with the arguments `cluster start --foreground …`) as a detached child on this Node, its output appended
+ * to `<home>/cluster.log`, and waits
  * (bounded) until its socket answers. When another client started a cluster at the same time,
  * the one that answers is used: a cluster process that finds the state directory locked by
  * another controller exits with EXIT.conflict, and this waits for that one to answer instead, or
@@ -32,7 +33,11 @@ import { SocketClient } from './socket-client.js';
  *   - `--expose-gc`: lets the cluster run one memory-reducing collection when it goes quiet after
  *     a burst (server/idle-compaction.ts); V8 otherwise keeps the burst's garbage while idle.
  */
-export const CLUSTER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50', '--expose-gc'];
+export const CLUSTER_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=50',
+  '--expose-gc',
+];
 
 /** The detached cluster's entry, beside this file's directory (dist/server/cluster-process.js). */
 const CLUSTER_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'server', 'cluster-process.js');
@@ -62,7 +67,10 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   if (opts.fresh) args.push('--fresh');
   ensurePrivateFile(logPath);
   const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
-  const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = { exited: null, error: null };
+  const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = {
+    exited: null,
+    error: null,
+  };
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', fd, fd],
@@ -77,7 +85,8 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
     for (;;) {
       // The pid comes from the cluster that answers: with two starts at once it may be the other one.
       if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
-      if (status.error) throw new IrisError('unavailable', `could not start the local cluster: ${status.error.message}`);
+      if (status.error)
+        throw new IrisError('unavailable', `could not start the local cluster: ${status.error.message}`);
       const exited = status.exited;
       if (exited) {
         // Another client may have won the race to start the cluster.
@@ -98,7 +107,9 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
         child.kill('SIGTERM');
         throw new IrisError(
           'unavailable',
-          `the local cluster did not answer on ${socket} within ${formatDuration(opts.timeoutMs ?? 20_000, { style: 'short' })}. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+          `the local cluster did not answer on ${socket} within ` +
+            `${formatDuration(opts.timeoutMs ?? 20_000, { style: 'short' })}. Last lines of ${logPath}:\n` +
+            `${tail(logPath, 15)}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -120,7 +131,8 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
     const home = dirname(logPath);
     return new IrisError(
       'insufficient_storage',
-      `the local cluster could not start: the disk holding ${home} is full. Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+      `the local cluster could not start: the disk holding ${home} is full. Last lines of ${logPath}:\n` +
+        `${tail(logPath, 15)}`,
       `free space on that filesystem (old task logs live under ${join(home, 'logs')}), then start the cluster again`,
     );
   }
@@ -139,7 +151,8 @@ function heldByAnother(home: string, socket: string, logPath: string): IrisError
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
-    `${who} holds the state directory ${home}, but nothing answers on ${socket}; no second controller was started. Last lines of ${logPath}:\n${tail(logPath, 5)}`,
+    `${who} holds the state directory ${home}, but nothing answers on ${socket}; no second controller was started. ` +
+      `Last lines of ${logPath}:\n${tail(logPath, 5)}`,
     pid !== null
       ? `if its socket file was removed, stop it with \`kill ${pid}\` (its tasks are stopped gracefully) and retry`
       : 'stop the other controller and retry, or set IRIS_HOME to another directory',
@@ -190,7 +203,13 @@ async function otherPid(client: SocketClient): Promise<number> {
 function tail(path: string, lines: number): string {
   try {
     const text = readFileSync(path, 'utf8').trimEnd();
-    return text.split('\n').slice(-lines).map((line) => '  ' + line).join('\n') || '  (empty)';
+    return (
+      text
+        .split('\n')
+        .slice(-lines)
+        .map((line) => '  ' + line)
+        .join('\n') || '  (empty)'
+    );
   } catch {
     return '  (no log)';
   }

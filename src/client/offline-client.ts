@@ -11,7 +11,16 @@
  */
 import type { ReadClient } from './types.js';
 import type {
-  ResultsResponse, HistoryQuery, TaskDetail, JobDetail, JobFilter, JobSummary, LogBatch, LogLine, LogQuery, RunInfo,
+  ResultsResponse,
+  HistoryQuery,
+  TaskDetail,
+  JobDetail,
+  JobFilter,
+  JobSummary,
+  LogBatch,
+  LogLine,
+  LogQuery,
+  RunInfo,
 } from '../api/types.js';
 import { batchLines } from '../api/log-batch.js';
 import { resolveJobRef } from '../model/names.js';

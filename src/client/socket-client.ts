@@ -1,6 +1,7 @@
 /**
  * SocketClient: IrisClient over HTTP+JSON on the cluster's unix socket, or on the task door's
- * TCP address inside a task of a cluster that has one (docs/api.md), one method per endpoint on top of SocketTransport (socket-transport.ts: errors come back as the
+ * TCP address inside a task of a cluster that has one (docs/api.md), one method per endpoint on top of SocketTransport
+ * (socket-transport.ts: errors come back as the
  * server's IrisError, a missing socket is 'unavailable', streams end quietly on abort).
  * Inside a task, its token (IRIS_TASK_TOKEN or the file IRIS_TASK_TOKEN_FILE names, ./task-token.ts) is sent on every
  * request: the task door (IRIS_CONTROLLER_ADDRESS) refuses requests without it, submissions
@@ -62,7 +63,8 @@ export class SocketClient extends SocketTransport implements IrisClient {
    * `new SocketClient({ socketPath?, env?, timeoutMs? })`.
    */
   constructor(socketOrOptions: string | SocketClientOptions = {}, env?: Env) {
-    const options: SocketClientOptions = typeof socketOrOptions === 'string' ? { socketPath: socketOrOptions, env } : { env, ...socketOrOptions };
+    const options: SocketClientOptions =
+      typeof socketOrOptions === 'string' ? { socketPath: socketOrOptions, env } : { env, ...socketOrOptions };
     env = options.env ?? process.env;
     super(options.socketPath ?? resolveAddress(env), taskToken(env), options.timeoutMs);
     this.longPollMs = options.longPollMs ?? LONG_POLL_MS;
@@ -87,7 +89,11 @@ export class SocketClient extends SocketTransport implements IrisClient {
   }
 
   jobs(filter: api.JobFilter = {}): Promise<api.JobSummary[]> {
-    return this.ask(A.jobsAnswer, 'GET', `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`);
+    return this.ask(
+      A.jobsAnswer,
+      'GET',
+      `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`,
+    );
   }
 
   job(name: string, run?: number): Promise<api.JobDetail> {
@@ -96,7 +102,11 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   history(query: api.HistoryQuery = {}): Promise<api.RunInfo[]> {
     const { prefix, user, state, since, until, limit } = query;
-    return this.ask(A.historyAnswer, 'GET', `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`);
+    return this.ask(
+      A.historyAnswer,
+      'GET',
+      `/v1/history${queryString({ prefix, user, state: state?.join(','), since, until, limit })}`,
+    );
   }
 
   task(name: string): Promise<api.TaskDetail> {
@@ -131,7 +141,11 @@ export class SocketClient extends SocketTransport implements IrisClient {
     const deadline = Date.now() + timeoutMs;
     while ((await this.ping()) || (await isAlive(pid))) {
       if (Date.now() > deadline) {
-        throw new IrisError('unavailable', `the cluster (pid ${pid}) did not stop within ${formatDuration(timeoutMs, { style: 'short' })}`, `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``);
+        throw new IrisError(
+          'unavailable',
+          `the cluster (pid ${pid}) did not stop within ${formatDuration(timeoutMs, { style: 'short' })}`,
+          `check it with \`iris cluster status\`, or kill it with \`kill ${pid}\``,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, EXIT_POLL_MS));
     }
@@ -144,7 +158,14 @@ export class SocketClient extends SocketTransport implements IrisClient {
   async waitJobs(request: api.WaitRequest, signal?: AbortSignal): Promise<api.WaitResponse> {
     if (request.timeout !== undefined) return this.ask(A.waitAnswer, 'POST', '/v1/wait', request, signal, null);
     for (;;) {
-      const answer = await this.ask(A.waitAnswer, 'POST', '/v1/wait', { ...request, timeout: `${this.longPollMs}ms` }, signal, null);
+      const answer = await this.ask(
+        A.waitAnswer,
+        'POST',
+        '/v1/wait',
+        { ...request, timeout: `${this.longPollMs}ms` },
+        signal,
+        null,
+      );
       if (answer.done) return answer;
     }
   }
@@ -199,7 +220,9 @@ export class SocketClient extends SocketTransport implements IrisClient {
   }
 
   async *logBatches(query: api.LogQuery, signal?: AbortSignal): AsyncGenerator<api.LogBatch> {
-    const path = `/v1/logs${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
+    const path =
+      `/v1/logs` +
+      `${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
     for await (const item of this.stream(path, A.logItem, signal)) yield asLogBatch(item);
   }
 

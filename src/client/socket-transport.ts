@@ -35,7 +35,16 @@ const { request } = process.getBuiltinModule('node:http');
 const { createConnection } = process.getBuiltinModule('node:net');
 
 const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_argument', 'not_found', 'conflict', 'unsatisfiable', 'quota_exceeded', 'forbidden', 'unavailable', 'payload_too_large', 'insufficient_storage', 'internal',
+  'invalid_argument',
+  'not_found',
+  'conflict',
+  'unsatisfiable',
+  'quota_exceeded',
+  'forbidden',
+  'unavailable',
+  'payload_too_large',
+  'insufficient_storage',
+  'internal',
 ]);
 
 function abortReason(signal: AbortSignal): unknown {
@@ -57,14 +66,18 @@ export function errorFromResponse(status: number, text: string): IrisError {
     const parsed = JSON.parse(text) as Partial<ApiErrorBody>;
     const error = parsed.error;
     if (error && typeof error.message === 'string') {
-      const code = typeof error.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as ErrorCode) : 'internal';
+      const code =
+        typeof error.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as ErrorCode) : 'internal';
       const hint = typeof error.hint === 'string' ? error.hint : undefined;
       return new IrisError(code, error.message, hint, typeof error.field === 'string' ? error.field : undefined);
     }
   } catch {
     // not JSON: fall through
   }
-  return new IrisError('internal', `unexpected response from the iris cluster (HTTP ${status})${text ? `: ${text.slice(0, 200)}` : ''}`);
+  return new IrisError(
+    'internal',
+    `unexpected response from the iris cluster (HTTP ${status})${text ? `: ${text.slice(0, 200)}` : ''}`,
+  );
 }
 
 export class SocketTransport {
@@ -89,13 +102,24 @@ export class SocketTransport {
   /** GET /metrics: the Prometheus text (docs/api.md). */
   metrics(): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      const req = request({ ...this.connection(), path: '/metrics', method: 'GET', headers: { ...this.headers(undefined), accept: 'text/plain' } }, (res) => {
-        readAll(res).then((text) => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) reject(errorFromResponse(status, text));
-          else resolve(text);
-        }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
-      });
+      const req = request(
+        {
+          ...this.connection(),
+          path: '/metrics',
+          method: 'GET',
+          headers: { ...this.headers(undefined), accept: 'text/plain' },
+        },
+        (res) => {
+          readAll(res).then(
+            (text) => {
+              const status = res.statusCode ?? 0;
+              if (status < 200 || status >= 300) reject(errorFromResponse(status, text));
+              else resolve(text);
+            },
+            (error: NodeJS.ErrnoException) => reject(this.connectionError(error)),
+          );
+        },
+      );
       req.on('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
       req.end();
     });
@@ -112,46 +136,87 @@ export class SocketTransport {
   }
 
   private connectionError(error: NodeJS.ErrnoException): IrisError {
-    if (this.address.kind === 'tcp' && (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' || error.code === 'EHOSTUNREACH' || error.code === 'ETIMEDOUT')) {
-      return new IrisError('unavailable', `no iris cluster answers at ${this.socketPath} (${error.code})`, 'check that the controller runs and that its task door (task-door in its config) is reachable from here');
+    if (
+      this.address.kind === 'tcp' &&
+      (error.code === 'ECONNREFUSED' ||
+        error.code === 'ENOTFOUND' ||
+        error.code === 'EAI_AGAIN' ||
+        error.code === 'EHOSTUNREACH' ||
+        error.code === 'ETIMEDOUT')
+    ) {
+      return new IrisError(
+        'unavailable',
+        `no iris cluster answers at ${this.socketPath} (${error.code})`,
+        'check that the controller runs and that its task door (task-door in its config) is reachable from here',
+      );
     }
     if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT' || error.code === 'ENOTSOCK') {
-      return new IrisError('unavailable', `no iris cluster is running at ${this.socketPath}`, 'start one with `iris cluster start`');
+      return new IrisError(
+        'unavailable',
+        `no iris cluster is running at ${this.socketPath}`,
+        'start one with `iris cluster start`',
+      );
     }
     if (error.code === 'EACCES') {
-      return new IrisError('forbidden', `no permission to connect to ${this.socketPath}`, 'the cluster socket belongs to another user');
+      return new IrisError(
+        'forbidden',
+        `no permission to connect to ${this.socketPath}`,
+        'the cluster socket belongs to another user',
+      );
     }
-    return new IrisError('unavailable', `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`, 'check `iris cluster status`');
+    return new IrisError(
+      'unavailable',
+      `lost the connection to the iris cluster at ${this.socketPath}: ${error.message}`,
+      'check `iris cluster status`',
+    );
   }
 
   /** One connection per request, closed after the answer; no http.Agent (~5 ms off a CLI's first request). */
   private connection(): { createConnection: () => ReturnType<typeof createConnection> } {
     const address = this.address;
-    if (address.kind === 'tcp') return { createConnection: () => createConnection({ host: address.host, port: address.port }) };
+    if (address.kind === 'tcp')
+      return { createConnection: () => createConnection({ host: address.host, port: address.port }) };
     return { createConnection: () => createConnection(address.path) };
   }
 
   /** One JSON request/response exchange; `timeoutMs` null: none; an aborted `signal` rejects with its reason. */
-  call<T>(method: 'GET' | 'POST', path: string, payload?: unknown, timeoutMs: number | null | undefined = this.timeoutMs, signal?: AbortSignal): Promise<T> {
+  call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    payload?: unknown,
+    timeoutMs: number | null | undefined = this.timeoutMs,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const body = payload === undefined ? undefined : JSON.stringify(payload);
     if (body !== undefined && Buffer.byteLength(body) > MAX_BODY_BYTES) {
-      return Promise.reject(new IrisError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, 'send fewer or smaller values (for example a shorter env)'));
+      return Promise.reject(
+        new IrisError(
+          'payload_too_large',
+          `request body is larger than ${MAX_BODY_BYTES} bytes`,
+          'send fewer or smaller values (for example a shorter env)',
+        ),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       const req = request({ ...this.connection(), path, method, headers: this.headers(body) }, (res) => {
-        readAll(res).then((text) => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) return reject(errorFromResponse(status, text));
-          if (text === '') return resolve(undefined as T);
-          try {
-            resolve(JSON.parse(text) as T);
-          } catch {
-            reject(this.nonsense(method, path, 'an answer that is not JSON'));
-          }
-        }, (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+        readAll(res).then(
+          (text) => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status >= 300) return reject(errorFromResponse(status, text));
+            if (text === '') return resolve(undefined as T);
+            try {
+              resolve(JSON.parse(text) as T);
+            } catch {
+              reject(this.nonsense(method, path, 'an answer that is not JSON'));
+            }
+          },
+          (error: NodeJS.ErrnoException) => reject(this.connectionError(error)),
+        );
       });
-      req.on('error', (error: NodeJS.ErrnoException) => reject(signal?.aborted ? abortReason(signal) : this.connectionError(error)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(signal?.aborted ? abortReason(signal) : this.connectionError(error)),
+      );
       if (signal) {
         const onAbort = () => {
           req.destroy();
@@ -163,7 +228,14 @@ export class SocketTransport {
       if (timeoutMs !== undefined && timeoutMs !== null) {
         req.setTimeout(timeoutMs, () => {
           req.destroy();
-          reject(new IrisError('unavailable', `the iris cluster at ${this.socketPath} did not answer within ${formatDuration(timeoutMs, { style: 'short' })}`, 'check `iris cluster status`'));
+          reject(
+            new IrisError(
+              'unavailable',
+              `the iris cluster at ${this.socketPath} did not answer within ` +
+                `${formatDuration(timeoutMs, { style: 'short' })}`,
+              'check `iris cluster status`',
+            ),
+          );
         });
       }
       req.end(body);
@@ -171,8 +243,21 @@ export class SocketTransport {
   }
 
   /** `call`, then the answer checked against `shape` (api/responses.ts). */
-  async ask<T>(shape: Shape<T>, method: 'GET' | 'POST', path: string, payload?: unknown, signal?: AbortSignal, timeoutMs?: number | null): Promise<T> {
-    const answer = await this.call<unknown>(method, path, payload, timeoutMs === undefined ? this.timeoutMs : timeoutMs, signal);
+  async ask<T>(
+    shape: Shape<T>,
+    method: 'GET' | 'POST',
+    path: string,
+    payload?: unknown,
+    signal?: AbortSignal,
+    timeoutMs?: number | null,
+  ): Promise<T> {
+    const answer = await this.call<unknown>(
+      method,
+      path,
+      payload,
+      timeoutMs === undefined ? this.timeoutMs : timeoutMs,
+      signal,
+    );
     return this.fit(shape, answer, method, path);
   }
 
@@ -188,7 +273,8 @@ export class SocketTransport {
     return new IrisError(
       'unavailable',
       `the cluster at ${this.socketPath} sent ${what} (${method} ${route})`,
-      'what answers there is not an iris cluster of this version: check IRIS_HOME or IRIS_CONTROLLER_ADDRESS, and `iris cluster status`',
+      'what answers there is not an iris cluster of this version: check IRIS_HOME or IRIS_CONTROLLER_ADDRESS, and ' +
+        '`iris cluster status`',
     );
   }
 
@@ -198,10 +284,18 @@ export class SocketTransport {
    */
   upgrade(path: string, protocol: string): Promise<{ socket: Duplex; head: Buffer }> {
     return new Promise((resolve, reject) => {
-      const req = request({ ...this.connection(), path, method: 'POST', headers: { ...this.headers(undefined), connection: 'Upgrade', upgrade: protocol } });
+      const req = request({
+        ...this.connection(),
+        path,
+        method: 'POST',
+        headers: { ...this.headers(undefined), connection: 'Upgrade', upgrade: protocol },
+      });
       req.once('upgrade', (_res, socket, head) => resolve({ socket, head }));
       req.once('response', (res) => {
-        readAll(res).then((text) => reject(errorFromResponse(res.statusCode ?? 0, text)), (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
+        readAll(res).then(
+          (text) => reject(errorFromResponse(res.statusCode ?? 0, text)),
+          (error: NodeJS.ErrnoException) => reject(this.connectionError(error)),
+        );
       });
       req.once('error', (error: NodeJS.ErrnoException) => reject(this.connectionError(error)));
       req.end();
@@ -246,7 +340,12 @@ export class SocketTransport {
         throw this.connectionError(error as NodeJS.ErrnoException);
       }
       if (signal?.aborted) return;
-      if (!res.complete) throw new IrisError('unavailable', `the iris cluster at ${this.socketPath} closed the stream`, 'check `iris cluster status`');
+      if (!res.complete)
+        throw new IrisError(
+          'unavailable',
+          `the iris cluster at ${this.socketPath} closed the stream`,
+          'check `iris cluster status`',
+        );
       const rest = Buffer.concat(held).toString('utf8').trim();
       if (rest !== '') yield this.parseLine(rest, path, shape);
     } finally {

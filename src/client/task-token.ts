@@ -18,8 +18,12 @@ export const MAX_TOKEN_FILE_BYTES = 256;
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
 function unreadable(file: string, why: string): IrisError {
-  return new IrisError('unavailable', `cannot read the task token from ${file} (${TOKEN_FILE_ENV}): ${why}`,
-    'run iris as the container\'s own user, with the groups the container started with (the file is readable by them only)');
+  return new IrisError(
+    'unavailable',
+    `cannot read the task token from ${file} (${TOKEN_FILE_ENV}): ${why}`,
+    "run iris as the container's own user, with the groups the container started with (the file is readable by them " +
+      'only)',
+  );
 }
 
 function readTokenFile(file: string): string {

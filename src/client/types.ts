@@ -44,11 +44,19 @@ export interface IrisClient {
   drain(worker: string): Promise<api.WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<api.WorkerInfo>;
-  /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
+  /**
+   * No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained.
+   */
   disable(worker: string, reason?: string): Promise<api.WorkerInfo>;
-  /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
+  /**
+   * Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or
+   * drained.
+   */
   enable(worker: string): Promise<api.WorkerInfo>;
-  /** Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their logs. */
+  /**
+   * Removes runs that ended longer ago than `olderThan` (a duration; default the cluster's `retention`) with their
+   * logs.
+   */
   prune(request: api.PruneRequest): Promise<api.PruneResponse>;
   endpoints(prefix?: string): Promise<api.EndpointInfo[]>;
   registerEndpoint(name: string, address: string): Promise<api.EndpointInfo>;

@@ -5,9 +5,18 @@ import { jobList, jobListArgs } from '../ui/command-flags.js';
 export default class Cancel extends BaseCommand {
   static override summary = 'Cancel jobs and their whole subtrees, or single tasks of a job.';
   static override description =
-    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already finished keep their state. JOB/task-N cancels that one task (like `scancel 12_3`): it ends CANCELLED (stopped with the grace period if running), is no failure, and the job ends by its other tasks (SUCCEEDED when they all succeed); cancelling a member of a --coschedule gang ends the whole job KILLED. A job or task that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still exit 0 (like `docker stop` of a stopped container); an unknown job or task index is exit 3.';
+    'Pending and running jobs (and their pending or running descendants) become KILLED; descendants that already ' +
+    'finished keep their state. JOB/task-N cancels that one task (like `scancel 12_3`): it ends CANCELLED ' +
+    '(stopped with the grace period if running), is no failure, and the job ends by its other tasks (SUCCEEDED ' +
+    'when they all succeed); cancelling a member of a --coschedule gang ends the whole job KILLED. A job or ' +
+    'task that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still ' +
+    'exit 0 (like `docker stop` of a stopped container); an unknown job or task index is exit 3.';
 
-  static override examples = ['<%= config.bin %> cancel train', '<%= config.bin %> cancel train/eval sweep-1 sweep-2', '<%= config.bin %> cancel sweep/task-3'];
+  static override examples = [
+    '<%= config.bin %> cancel train',
+    '<%= config.bin %> cancel train/eval sweep-1 sweep-2',
+    '<%= config.bin %> cancel sweep/task-3',
+  ];
 
   static override strict = false;
   static override usage = '<%= command.id %> JOB [JOB…]';
@@ -18,7 +27,8 @@ export default class Cancel extends BaseCommand {
     const result = await this.client().cancel(jobList(args, argv));
     for (const name of result.cancelled) this.log(`cancelled ${name}`);
     const style = this.style();
-    for (const { name, state } of result.alreadyEnded) this.log(`nothing to cancel: ${name} already ended (${style.state(state)})`);
+    for (const { name, state } of result.alreadyEnded)
+      this.log(`nothing to cancel: ${name} already ended (${style.state(state)})`);
     return result;
   }
 }

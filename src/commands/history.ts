@@ -7,11 +7,15 @@ import { parseJobStates } from '../model/states.js';
 import { renderHistory } from '../ui/history.js';
 
 export default class History extends BaseCommand {
-  static override summary = 'List runs, finished and running, with exit codes and measured CPU and memory (like sacct).';
+  static override summary =
+    'List runs, finished and running, with exit codes and measured CPU and memory (like sacct).';
   static override description =
-    'Every submission is a run with its own id; a new submission of a finished name starts a new run and keeps the old one. ' +
-    'History lists the latest runs and the older ones, newest first: one line per run (CPU summed over its attempts, MAXMEM the highest peak), ' +
-    'or one line per attempt with --attempts. Select one run elsewhere as NAME@RUN (iris status train@3, iris logs train@3).';
+    'Every submission is a run with its own id; a new submission of a finished name starts a new run and keeps the ' +
+    'old one. ' +
+    'History lists the latest runs and the older ones, newest first: one line per run (CPU summed over its ' +
+    'attempts, MAXMEM the highest peak), ' +
+    'or one line per attempt with --attempts. Select one run elsewhere as NAME@RUN (iris status train@3, iris logs ' +
+    'train@3).';
 
   static override examples = [
     '<%= config.bin %> history',
@@ -28,8 +32,15 @@ export default class History extends BaseCommand {
   static override flags = {
     name: Flags.string({ char: 'p', summary: 'Only runs at or below this job path (same as the argument).' }),
     user: Flags.string({ char: 'u', summary: 'Only runs of this user.' }),
-    state: Flags.string({ char: 's', summary: 'Only runs in these states (repeatable or comma-separated, e.g. failed,killed).', multiple: true, multipleNonGreedy: true }),
-    since: Flags.string({ summary: 'Only runs active since a duration ago (2h) or an ISO time: running, or finished since then.' }),
+    state: Flags.string({
+      char: 's',
+      summary: 'Only runs in these states (repeatable or comma-separated, e.g. failed,killed).',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    since: Flags.string({
+      summary: 'Only runs active since a duration ago (2h) or an ISO time: running, or finished since then.',
+    }),
     until: Flags.string({ summary: 'Only runs submitted before a duration ago (1h) or an ISO time.' }),
     limit: Flags.integer({ char: 'n', summary: 'At most this many runs, newest first.', default: 100, min: 1 }),
     attempts: Flags.boolean({ summary: 'One line per attempt instead of one per run.' }),

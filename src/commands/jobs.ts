@@ -8,7 +8,8 @@ import { renderJobsTree } from '../ui/jobs-tree.js';
 export default class Jobs extends BaseCommand {
   static override summary = 'List jobs as a tree: state, tasks, user, age and reason.';
   static override description =
-    'Children are shown under their parents. Job trees that finished more than an hour ago are hidden unless --all is given. ' +
+    'Children are shown under their parents. Job trees that finished more than an hour ago are hidden unless --all ' +
+    'is given. ' +
     'Filters apply to single jobs; a job whose parent is filtered out is shown with its full path.';
 
   static override examples = [
@@ -19,7 +20,12 @@ export default class Jobs extends BaseCommand {
   ];
 
   static override flags = {
-    state: Flags.string({ char: 's', summary: 'Only jobs in these states (repeatable or comma-separated, e.g. running,pending).', multiple: true, multipleNonGreedy: true }),
+    state: Flags.string({
+      char: 's',
+      summary: 'Only jobs in these states (repeatable or comma-separated, e.g. running,pending).',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     prefix: Flags.string({ char: 'p', summary: 'Only jobs at or below this path (e.g. train).' }),
     user: Flags.string({ char: 'u', summary: 'Only jobs of this user.' }),
     all: Flags.boolean({ char: 'a', summary: 'Include job trees that finished more than an hour ago.' }),

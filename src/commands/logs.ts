@@ -17,9 +17,11 @@ function labelTarget(given: string): string {
 export default class Logs extends BaseCommand {
   static override summary = 'Show the logs of a job (all its tasks and descendants) or of one task.';
   static override description =
-    'Each line is prefixed with its local time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child jobs as `eval/task-0[0]`); ' +
+    'Each line is prefixed with its local time, task and attempt: `12:00:01.234 task-0[0] text` (tasks of child ' +
+    'jobs as `eval/task-0[0]`); ' +
     'with --timestamps=full the prefix starts with the date too: `2025-01-02 12:00:01.234 task-0[0] text`. ' +
-    "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object (NDJSON) on stdout. " +
+    "A task's stdout lines go to stdout and its stderr lines to stderr. With --json each line is one JSON object " +
+    '(NDJSON) on stdout. ' +
     'When the reader of the output goes away (`iris logs JOB | head`), the command stops reading and exits 0.';
 
   static override examples = [
@@ -33,7 +35,11 @@ export default class Logs extends BaseCommand {
   ];
 
   static override args = {
-    target: Args.string({ description: 'A job (train, train/eval) or a task (train/task-0); NAME@RUN (train@3, train@3/task-0) for an older run.', required: true }),
+    target: Args.string({
+      description:
+        'A job (train, train/eval) or a task (train/task-0); NAME@RUN (train@3, train@3/task-0) for an older run.',
+      required: true,
+    }),
   };
 
   static override flags = {
@@ -44,9 +50,12 @@ export default class Logs extends BaseCommand {
     timestamps: Flags.option({
       options: ['time', 'full'] as const,
       default: 'time' as const,
-      summary: 'The time in each line\'s prefix: time (HH:MM:SS.mmm) or full (with the date, YYYY-MM-DD HH:MM:SS.mmm).',
+      summary: "The time in each line's prefix: time (HH:MM:SS.mmm) or full (with the date, YYYY-MM-DD HH:MM:SS.mmm).",
     })(),
-    run: Flags.integer({ summary: 'Logs of this run of the job (a run id from `iris history`), like NAME@RUN.', min: 1 }),
+    run: Flags.integer({
+      summary: 'Logs of this run of the job (a run id from `iris history`), like NAME@RUN.',
+      min: 1,
+    }),
   };
 
   async run(): Promise<void> {

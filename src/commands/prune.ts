@@ -12,8 +12,10 @@ import { pruneAgeMs } from '../api/requests.js';
 export default class Prune extends BaseCommand {
   static override summary = 'Remove finished runs older than the retention age, with their logs.';
   static override description =
-    'A run goes with its whole job tree: only trees that ended entirely before the cutoff are pruned (a finished child of a running parent stays). ' +
-    'Older runs of a name (`NAME@RUN`) are pruned on their own end time. The cluster prunes by itself at start and every hour, at its `retention` age ' +
+    'A run goes with its whole job tree: only trees that ended entirely before the cutoff are pruned (a finished ' +
+    'child of a running parent stays). ' +
+    'Older runs of a name (`NAME@RUN`) are pruned on their own end time. The cluster prunes by itself at start and ' +
+    'every hour, at its `retention` age ' +
     '(config, default 7d; `never` turns it off). Not allowed from inside a task (exit 4).';
 
   static override examples = [
@@ -23,13 +25,16 @@ export default class Prune extends BaseCommand {
   ];
 
   static override flags = {
-    'older-than': Flags.string({ summary: 'Prune runs that ended longer ago than this (7d, 36h). Default: the cluster\'s retention.' }),
+    'older-than': Flags.string({
+      summary: "Prune runs that ended longer ago than this (7d, 36h). Default: the cluster's retention.",
+    }),
     'dry-run': Flags.boolean({ summary: 'Only list what would be pruned and the log bytes it would free.' }),
   };
 
   async run(): Promise<PruneResponse> {
     const { flags } = await this.parse(Prune);
-    if (flags['older-than'] !== undefined) pruneAgeMs(flags['older-than'], '--older-than'); // errors name the flag, before any request
+    // errors name the flag, before any request
+    if (flags['older-than'] !== undefined) pruneAgeMs(flags['older-than'], '--older-than');
     const result = await this.client().prune({
       ...(flags['older-than'] === undefined ? {} : { olderThan: flags['older-than'] }),
       dryRun: flags['dry-run'],

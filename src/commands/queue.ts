@@ -6,7 +6,8 @@ export default class Queue extends BaseCommand {
   static override summary = 'List pending jobs in scheduling order, with reasons and reserved start times.';
   static override description =
     'Jobs are listed in the order the scheduler considers them (deepest job of the oldest tree first). ' +
-    'Under the easy, conservative and hybrid policies a blocked job may hold a reservation: the time it is planned to start, ' +
+    'Under the easy, conservative and hybrid policies a blocked job may hold a reservation: the time it is planned ' +
+    'to start, ' +
     'computed from the time limits of running jobs.';
 
   static override examples = ['<%= config.bin %> queue', '<%= config.bin %> queue --json'];

@@ -20,19 +20,24 @@ import * as submit from '../ui/submit-flags.js';
 export default class Run extends BaseCommand {
   static override summary = 'Submit a job, stream its logs, and exit 0 if it succeeded, 1 otherwise.';
   static override description =
-    'Takes the same flags as `submit`. Log lines of all tasks (and child jobs) are prefixed with time, task and attempt; ' +
-    "a task's stdout goes to stdout and its stderr to stderr. Ctrl-C cancels the job (and its subtree) and exits 130. " +
+    'Takes the same flags as `submit`. Log lines of all tasks (and child jobs) are prefixed with time, task and ' +
+    'attempt; ' +
+    "a task's stdout goes to stdout and its stderr to stderr. Ctrl-C cancels the job (and its subtree) and exits " +
+    '130. ' +
     'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.\n\n' +
-    'Inside a task (IRIS_TASK_TOKEN or IRIS_TASK_TOKEN_FILE is set) the logs are not streamed by default, so `iris logs ROOT` shows every line once: ' +
-    'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: /demo/eval FAILED (exit 3)`. ' +
+    'Inside a task (IRIS_TASK_TOKEN or IRIS_TASK_TOKEN_FILE is set) the logs are not streamed by default, so `iris ' +
+    'logs ROOT` shows every line once: ' +
+    'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: ' +
+    '/demo/eval FAILED (exit 3)`. ' +
     '--stream streams them anyway; --no-stream prints only that line anywhere.';
 
   static override examples = [
     '<%= config.bin %> run -- echo hello',
     '<%= config.bin %> run --image python:3.12 -- python train.py    # runs in the current directory, mounted',
-    '<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c \'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS\'',
+    "<%= config.bin %> run --replicas 2 --cpu 0.5 -- sh -c 'echo task $IRIS_TASK_INDEX of $IRIS_NUM_TASKS'",
     '<%= config.bin %> run --name nightly --max-retries 3 --time-limit 2h -- ./nightly.sh',
-    '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" when it ends',
+    '<%= config.bin %> run --name eval -- python eval.py    # inside a task: prints "iris: /JOB/eval SUCCEEDED" ' +
+      'when it ends',
     '<%= config.bin %> run --gpu 1 --gpu-memory 40GiB --category inference --uses llama-3-8b -- python serve.py',
     '<%= config.bin %> run -f pipeline.yaml',
   ];
@@ -43,7 +48,9 @@ export default class Run extends BaseCommand {
     ...submit.submitFlags,
     file: submit.pipelineFileFlag('Run the pipeline in this YAML file (docs/pipelines.md) and follow it like one job.'),
     stream: Flags.boolean({
-      summary: "Stream the job's log lines (default: on, except inside a task, where one line per ended job is printed instead).",
+      summary:
+        "Stream the job's log lines (default: on, except inside a task, where one line per ended job is printed " +
+        'instead).',
       allowNo: true,
     }),
   };
@@ -66,7 +73,8 @@ export default class Run extends BaseCommand {
       let job: JobDetail | null = null;
       try {
         if (stream) {
-          for await (const batch of client.logBatches({ target: name, follow: true }, abort.signal)) await this.writeBatch(output, batch, name);
+          for await (const batch of client.logBatches({ target: name, follow: true }, abort.signal))
+            await this.writeBatch(output, batch, name);
         }
         // The log stream ends when the job and its descendants end; wait for the final state itself.
         if (!abort.signal.aborted) job = await client.wait(name, abort.signal);
@@ -95,7 +103,11 @@ export default class Run extends BaseCommand {
   }
 
   /** Submits the job, or with -f the pipeline (its root job is then followed). */
-  private async submitOne(client: IrisClient, flags: Record<string, unknown>, argv: string[]): Promise<{ name: string; run: number | null }> {
+  private async submitOne(
+    client: IrisClient,
+    flags: Record<string, unknown>,
+    argv: string[],
+  ): Promise<{ name: string; run: number | null }> {
     if (typeof flags.file === 'string') {
       return client.submitPipeline(await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd()));
     }
@@ -109,6 +121,9 @@ export default class Run extends BaseCommand {
   }
 
   private writeBatch(output: LogOutput, batch: LogBatch, target: string): Promise<void> | undefined {
-    return output.write(batch.stream === 'stderr' || this.jsonEnabled() ? 'stderr' : 'stdout', formatLogBatch(batch, target));
+    return output.write(
+      batch.stream === 'stderr' || this.jsonEnabled() ? 'stderr' : 'stdout',
+      formatLogBatch(batch, target),
+    );
   }
 }

@@ -15,24 +15,32 @@ import { renderCompat, renderSimulation, renderStudy } from '../ui/simulation.js
 export default class Simulate extends BaseCommand {
   static override summary = 'Replay a workload through the iris scheduler on a virtual clock.';
   static override description =
-    'TRACE is an SWF trace (*.swf) run on a pool of --procs processors, or an iris workload file (*.yaml, *.yml, *.json) ' +
+    'TRACE is an SWF trace (*.swf) run on a pool of --procs processors, or an iris workload file (*.yaml, *.yml, ' +
+    '*.json) ' +
     'that declares workers, TPU slices and jobs with gangs and children (see docs/simulate.md). No processes run and ' +
-    'nothing sleeps: the same scheduler code as the live cluster places jobs as virtual time jumps from event to event. ' +
-    'Prints average wait, average bounded slowdown (threshold 10 s), utilization, makespan, total cost and the reuse-hit rate; ' +
-    '--json adds per-job results. --study runs the seeded dispatch study (docs/simulate.md, "Dispatch study") through every ' +
-    'placement mode and selection, without and with the elastic coordinator (--elastic for one run), and prints its table.';
+    'nothing sleeps: the same scheduler code as the live cluster places jobs as virtual time jumps from event to ' +
+    'event. ' +
+    'Prints average wait, average bounded slowdown (threshold 10 s), utilization, makespan, total cost and the ' +
+    'reuse-hit rate; ' +
+    '--json adds per-job results. --study runs the seeded dispatch study (docs/simulate.md, "Dispatch study") ' +
+    'through every ' +
+    'placement mode and selection, without and with the elastic coordinator (--elastic for one run), and prints its ' +
+    'table.';
 
   static override examples = [
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --policy easy',
     '<%= config.bin %> simulate trace.swf --procs 128 --policy conservative --window 1981:1024 --plot run.svg',
     '<%= config.bin %> simulate workload.yaml --policy hybrid --reservation-depth 8 --json',
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
-    '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl 30m',
+    '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl ' +
+      '30m',
     '<%= config.bin %> simulate --study --seed 1',
   ];
 
   static override args = {
-    trace: Args.string({ description: 'SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json); none with --study.' }),
+    trace: Args.string({
+      description: 'SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json); none with --study.',
+    }),
   };
 
   static override flags = {
@@ -54,25 +62,40 @@ export default class Simulate extends BaseCommand {
     window: Flags.string({ summary: 'Only SWF jobs START..START+COUNT-1 (0-based), as START:COUNT.' }),
     order: Flags.string({ summary: `Queue order for simulation studies: ${ORDER_NAMES.join(', ')}.`, default: 'fcfs' }),
     plot: Flags.string({ summary: 'Write queue length and utilization over time to this SVG file.' }),
-    compat: Flags.string({ summary: 'Reproduce a published setup instead: rlscheduler (SC 2020, Table V).', options: ['rlscheduler'] }),
+    compat: Flags.string({
+      summary: 'Reproduce a published setup instead: rlscheduler (SC 2020, Table V).',
+      options: ['rlscheduler'],
+    }),
     release: Flags.boolean({
-      summary: 'A task that waits for its subtree (wait: true) releases its CPU while it waits; --no-release holds it, to compare.',
+      summary:
+        'A task that waits for its subtree (wait: true) releases its CPU while it waits; --no-release holds it, to ' +
+        'compare.',
       allowNo: true,
       default: true,
     }),
-    backfill: Flags.boolean({ summary: 'With --compat rlscheduler: backfill behind the blocked head.', allowNo: true, default: false }),
+    backfill: Flags.boolean({
+      summary: 'With --compat rlscheduler: backfill behind the blocked head.',
+      allowNo: true,
+      default: false,
+    }),
     placement: Flags.string({
       summary: `Placement mode: ${policy.PLACEMENT_MODES.join(', ')} (default ${policy.DEFAULT_PLACEMENT}).`,
     }),
     selection: Flags.string({
       summary: `Worker selection: ${policy.SELECTIONS.join(', ')} (default ${policy.DEFAULT_SELECTION}).`,
     }),
-    'cache-ttl': Flags.string({ summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).' }),
+    'cache-ttl': Flags.string({
+      summary: 'How long a worker stays warm for a model after a task using it ended (default 1h).',
+    }),
     elastic: Flags.boolean({
-      summary: `Run the elastic coordinator (the config defaults: idle-disable ${E.idleDisable}s, poll ${E.poll}s, cooldown ${E.cooldown}s, ` +
+      summary:
+        `Run the elastic coordinator (the config defaults: idle-disable ${E.idleDisable}s, poll ${E.poll}` +
+        `s, cooldown ${E.cooldown}s, ` +
         `min-active ${E.minActive}) and report worker-hours disabled.`,
     }),
-    study: Flags.boolean({ summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).' }),
+    study: Flags.boolean({
+      summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).',
+    }),
     seed: Flags.integer({ summary: `With --study: the workload's seed (default ${DEFAULT_STUDY_SEED}).`, min: 0 }),
   };
 
@@ -83,20 +106,43 @@ export default class Simulate extends BaseCommand {
     const { args, flags, raw } = await this.parse(Simulate);
     const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name);
     if (flags.study) return this.study(args.trace, flags, given);
-    if (given('seed')) throw invalid('--seed applies to --study only', 'run the dispatch study with: iris simulate --study --seed N');
-    if (args.trace === undefined) throw invalid('missing TRACE', 'give an SWF trace or an iris workload file, or run the dispatch study with --study');
+    if (given('seed'))
+      throw invalid('--seed applies to --study only', 'run the dispatch study with: iris simulate --study --seed N');
+    if (args.trace === undefined)
+      throw invalid(
+        'missing TRACE',
+        'give an SWF trace or an iris workload file, or run the dispatch study with --study',
+      );
     const order = parseOrder(flags.order);
     const placement = flags.placement !== undefined ? policy.parsePlacementMode(flags.placement) : undefined;
     const selection = flags.selection !== undefined ? policy.parseSelection(flags.selection) : undefined;
     const cacheTtl = flags['cache-ttl'] !== undefined ? parseCacheTtl(flags['cache-ttl']) : undefined;
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     if (flags.compat === 'rlscheduler') {
-      for (const name of ['policy', 'reservation-depth', 'queue-depth', 'plot', 'release', 'no-release', 'placement', 'selection', 'cache-ttl', 'elastic']) {
+      for (const name of [
+        'policy',
+        'reservation-depth',
+        'queue-depth',
+        'plot',
+        'release',
+        'no-release',
+        'placement',
+        'selection',
+        'cache-ttl',
+        'elastic',
+      ]) {
         const shown = name === 'release' || name === 'no-release' ? 'release / --no-release' : name;
-        if (given(name)) throw invalid(`--${shown} does not apply to --compat rlscheduler`, 'the compatibility mode follows the paper\'s own greedy loop');
+        if (given(name))
+          throw invalid(
+            `--${shown} does not apply to --compat rlscheduler`,
+            "the compatibility mode follows the paper's own greedy loop",
+          );
       }
     } else if (given('backfill') || given('no-backfill')) {
-      throw invalid('--backfill applies to --compat rlscheduler only', 'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)');
+      throw invalid(
+        '--backfill applies to --compat rlscheduler only',
+        'iris policies choose backfilling with --policy (fcfs never backfills; easy, conservative and hybrid do)',
+      );
     }
 
     const progress = flags.compat === undefined ? this.progress() : undefined;
@@ -131,11 +177,38 @@ export default class Simulate extends BaseCommand {
   }
 
   /** `--study`: the dispatch study's table; flags that choose a trace or one placement do not apply. */
-  private study(trace: string | undefined, flags: { seed?: number; policy: string; 'queue-depth': number; 'reservation-depth': number }, given: (name: string) => boolean): StudyResult {
-    if (trace !== undefined) throw invalid(`--study generates its own workload; remove the trace "${trace}"`, 'run iris simulate --study [--seed N]');
-    for (const name of ['procs', 'window', 'order', 'plot', 'compat', 'release', 'no-release', 'backfill', 'no-backfill', 'placement', 'selection', 'cache-ttl', 'elastic']) {
+  private study(
+    trace: string | undefined,
+    flags: { seed?: number; policy: string; 'queue-depth': number; 'reservation-depth': number },
+    given: (name: string) => boolean,
+  ): StudyResult {
+    if (trace !== undefined)
+      throw invalid(
+        `--study generates its own workload; remove the trace "${trace}"`,
+        'run iris simulate --study [--seed N]',
+      );
+    for (const name of [
+      'procs',
+      'window',
+      'order',
+      'plot',
+      'compat',
+      'release',
+      'no-release',
+      'backfill',
+      'no-backfill',
+      'placement',
+      'selection',
+      'cache-ttl',
+      'elastic',
+    ]) {
       const shown = name.startsWith('no-') ? name.slice(3) : name;
-      if (given(name)) throw invalid(`--${shown} does not apply to --study`, 'the study runs every placement mode and selection, with and without the elastic coordinator, on its own workload; only --seed, --policy, --queue-depth and --reservation-depth apply');
+      if (given(name))
+        throw invalid(
+          `--${shown} does not apply to --study`,
+          'the study runs every placement mode and selection, with and without the elastic coordinator, on its own ' +
+            'workload; only --seed, --policy, --queue-depth and --reservation-depth apply',
+        );
     }
     const result = runStudy({
       seed: flags.seed,

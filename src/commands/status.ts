@@ -6,10 +6,13 @@ import { renderJobDetail } from '../ui/job-detail.js';
 import { renderTaskDetail } from '../ui/task-detail.js';
 
 export default class Status extends BaseCommand {
-  static override summary = 'Show one job (tasks, attempts, exit codes, durations, workers, pending reason, children) or one task of it.';
+  static override summary =
+    'Show one job (tasks, attempts, exit codes, durations, workers, pending reason, children) or one task of it.';
   static override description =
-    'Shows the latest run of the name; NAME@RUN (or --run RUN) shows an older run kept in the archive (`iris history NAME` lists them). ' +
-    'JOB/task-N shows that one task of the latest run: its state, reason, worker, exit code, times and attempts. An unknown task index is exit 3, with how many tasks the job has.';
+    'Shows the latest run of the name; NAME@RUN (or --run RUN) shows an older run kept in the archive (`iris ' +
+    'history NAME` lists them). ' +
+    'JOB/task-N shows that one task of the latest run: its state, reason, worker, exit code, times and attempts. An ' +
+    'unknown task index is exit 3, with how many tasks the job has.';
 
   static override examples = [
     '<%= config.bin %> status train',
@@ -19,7 +22,12 @@ export default class Status extends BaseCommand {
   ];
 
   static override args = {
-    job: Args.string({ description: 'Job name (leading slash optional), e.g. train or train/eval; NAME@RUN for one run; or a task of it, train/task-3.', required: true }),
+    job: Args.string({
+      description:
+        'Job name (leading slash optional), e.g. train or train/eval; NAME@RUN for one run; or a task of it, ' +
+        'train/task-3.',
+      required: true,
+    }),
   };
 
   static override flags = {

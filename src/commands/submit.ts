@@ -10,13 +10,15 @@ export default class Submit extends BaseCommand {
   static override summary = 'Submit a job and print its name.';
   static override description =
     'The command goes after "--". With --replicas N the job becomes N tasks (/NAME/task-0 … task-{N-1}). ' +
-    'Inside a running task the job becomes a child of the task\'s job. Starts a local cluster in the background when none is running.';
+    "Inside a running task the job becomes a child of the task's job. Starts a local cluster in the background when " +
+    'none is running.';
 
   static override examples = [
     '<%= config.bin %> submit -- python train.py',
     '<%= config.bin %> submit --name train --replicas 4 --cpu 2 --memory 4GiB -- python train.py --lr 3e-4',
     '<%= config.bin %> submit -n train/eval --gpu H100x8 -e WANDB_MODE=offline -- ./eval.sh',
-    '<%= config.bin %> submit --gpu H100x2 --gpu-memory 80GiB --category training --uses llama-3-8b -- python finetune.py',
+    '<%= config.bin %> submit --gpu H100x2 --gpu-memory 80GiB --category training --uses llama-3-8b -- python ' +
+      'finetune.py',
     '<%= config.bin %> submit --replicas 4 --tpu v5litepod-16 -- python train.py',
     '<%= config.bin %> submit -c region=us-central1 -c "pool in (a,b)" --max-retries 2 --time-limit 1h -- ./job.sh',
     '<%= config.bin %> submit --image python:3.12 --cpu 2 --memory 4GiB -- python -c "print(42)"',
@@ -34,7 +36,8 @@ export default class Submit extends BaseCommand {
       'Submit the pipeline in this YAML file: a root job with one child job per stage (docs/pipelines.md).',
     ),
     'dry-run': Flags.boolean({
-      summary: 'Check the job and print when it would start if submitted now (like sbatch --test-only); submit nothing.',
+      summary:
+        'Check the job and print when it would start if submitted now (like sbatch --test-only); submit nothing.',
     }),
   };
 

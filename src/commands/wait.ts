@@ -10,10 +10,13 @@ import { escapeControl, formatReason } from '../ui/format.js';
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
   static override description =
-    'Blocks until every named job and all of its descendants are in a final state (with --any: until one of them is). ' +
-    `Exit codes: 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ended otherwise (FAILED, KILLED, ...), ` +
+    'Blocks until every named job and all of its descendants are in a final state (with --any: until one of them ' +
+    'is). ' +
+    `Exit codes: 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ended otherwise (FAILED, KILLED, ` +
+    `...), ` +
     `${EXIT.timeout} when --timeout passed first, ${EXIT.notFound} for an unknown job. ` +
-    'Inside a task, waiting on jobs of its own subtree releases the task\'s CPU to the scheduler until the wait returns. ' +
+    "Inside a task, waiting on jobs of its own subtree releases the task's CPU to the scheduler until the wait " +
+    'returns. ' +
     'With --json the jobs are printed as `iris status --json` shows them, under `{ "done", "jobs" }`.';
 
   static override examples = [
@@ -40,7 +43,10 @@ export default class Wait extends BaseCommand {
     const dispose = this.onInterrupt(() => abort.abort(new Error('interrupted')));
     let answer: WaitResponse;
     try {
-      answer = await this.client().waitJobs({ jobs, any: flags.any, ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}) }, abort.signal);
+      answer = await this.client().waitJobs(
+        { jobs, any: flags.any, ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}) },
+        abort.signal,
+      );
     } catch (error) {
       if (abort.signal.aborted) return this.exit(130);
       throw error;
@@ -56,10 +62,12 @@ export default class Wait extends BaseCommand {
         this.log(`${job.name} ${style.state(job.state)}${reason}`);
       }
     }
-    if (!answer.done) return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
+    if (!answer.done)
+      return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));
     const failed = ended.filter((job) => job.state !== 'SUCCEEDED');
-    if (failed.length > 0) return this.failWith(answer, `${failed.map((job) => `${job.name} ${job.state}`).join(', ')}`, EXIT.jobFailed);
+    if (failed.length > 0)
+      return this.failWith(answer, `${failed.map((job) => `${job.name} ${job.state}`).join(', ')}`, EXIT.jobFailed);
     return answer;
   }
 

@@ -8,9 +8,13 @@ import { IrisError } from '../model/errors.js';
 export default class Watch extends BaseCommand {
   static override summary = 'Live view of jobs, tasks and workers, refreshed on cluster events.';
   static override description =
-    'In a terminal, a view that fits the screen: active jobs first, finished ones collapsed, the rest scrolls (arrows, j/k, PgUp/PgDn); q or Ctrl-C quits. ' +
-    'With --stream, or when stdout is not a terminal, prints one line per state change of a job or task (after the unfinished jobs as they are), until Ctrl-C (exit 130) or the reader goes away; with --json one JSON object per line. ' +
-    'Under CI=true with a terminal, with --once, or with --json alone, prints one plain-text (or JSON) snapshot and exits.';
+    'In a terminal, a view that fits the screen: active jobs first, finished ones collapsed, the rest scrolls ' +
+    '(arrows, j/k, PgUp/PgDn); q or Ctrl-C quits. ' +
+    'With --stream, or when stdout is not a terminal, prints one line per state change of a job or task (after the ' +
+    'unfinished jobs as they are), until Ctrl-C (exit 130) or the reader goes away; with --json one JSON object ' +
+    'per line. ' +
+    'Under CI=true with a terminal, with --once, or with --json alone, prints one plain-text (or JSON) snapshot and ' +
+    'exits.';
 
   static override examples = [
     '<%= config.bin %> watch',
@@ -23,7 +27,11 @@ export default class Watch extends BaseCommand {
   static override flags = {
     once: Flags.boolean({ summary: 'Print one snapshot and exit.', exclusive: ['stream'] }),
     all: Flags.boolean({ char: 'a', summary: 'Include job trees that finished more than an hour ago.' }),
-    stream: Flags.boolean({ summary: 'Print one line per state change of a job or task (like kubectl get -w); the default when stdout is not a terminal.' }),
+    stream: Flags.boolean({
+      summary:
+        'Print one line per state change of a job or task (like kubectl get -w); the default when stdout is not a ' +
+        'terminal.',
+    }),
   };
 
   async run(): Promise<WatchSnapshot | undefined> {
@@ -66,7 +74,11 @@ export default class Watch extends BaseCommand {
     });
     if (ended === 'closed') return;
     // The cluster ended the stream: it is stopping.
-    throw new IrisError('unavailable', 'the iris cluster closed the stream of state changes (it stopped)', 'start it with `iris cluster start`, then watch again');
+    throw new IrisError(
+      'unavailable',
+      'the iris cluster closed the stream of state changes (it stopped)',
+      'start it with `iris cluster start`, then watch again',
+    );
   }
 }
 

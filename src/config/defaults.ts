@@ -23,7 +23,16 @@ export const SEARCH_PLACES = [
 ] as const;
 
 /** Files looked for in the global config directory (`~/.config/iris/`), in this order. */
-export const GLOBAL_SEARCH_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const;
+export const GLOBAL_SEARCH_PLACES = [
+  'config',
+  'config.json',
+  'config.yaml',
+  'config.yml',
+  'config.js',
+  'config.ts',
+  'config.cjs',
+  'config.mjs',
+] as const;
 
 export const DEFAULT_STOP_GRACE_MS = 10_000;
 /** How long a job may stay deadlocked before it ends UNSCHEDULABLE: the controller's own default (30 s). */
@@ -63,7 +72,11 @@ export const DEFAULT_QUEUE = Object.freeze({
  * other's coordinator on localhost). A null network means exactly that per-job default.
  */
 export const DEFAULT_RUNTIME = Object.freeze({
-  kind: 'process', image: null, network: null, containerUser: DEFAULT_CONTAINER_USER, containerProcessChildren: false,
+  kind: 'process',
+  image: null,
+  network: null,
+  containerUser: DEFAULT_CONTAINER_USER,
+  containerProcessChildren: false,
 } as const);
 
 /** Hostname of a worker or slice host that declares none. */

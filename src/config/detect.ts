@@ -62,11 +62,17 @@ const SERIES_WORDS = new Set(['RTX', 'GTX', 'TITAN']);
  * "NVIDIA GeForce RTX 4090" -> RTX4090. Null when nothing usable is left.
  */
 export function normalizeGpuName(name: string): string | null {
-  const words = name.trim().split(/\s+/).filter((word) => word !== '' && !VENDOR_WORDS.has(word.toUpperCase()));
+  const words = name
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '' && !VENDOR_WORDS.has(word.toUpperCase()));
   if (words.length === 0) return null;
   let model = words[0]!;
   if (SERIES_WORDS.has(model.toUpperCase()) && words[1] !== undefined) model += words[1];
-  const variant = model.split('-')[0]!.replace(/[^A-Za-z0-9_.]/g, '').toUpperCase();
+  const variant = model
+    .split('-')[0]!
+    .replace(/[^A-Za-z0-9_.]/g, '')
+    .toUpperCase();
   return variant === '' ? null : variant;
 }
 

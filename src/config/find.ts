@@ -23,8 +23,15 @@
 import { constants, type Stats } from 'node:fs';
 import { access, lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { IrisError, invalid } from '../model/errors.js';
-import { chainProblem, describeProblem, searchStep, type EntryKind, type PathEntry, type TrustProblem } from '../model/path-trust.js';
+import { type IrisError, invalid } from '../model/errors.js';
+import {
+  chainProblem,
+  describeProblem,
+  searchStep,
+  type EntryKind,
+  type PathEntry,
+  type TrustProblem,
+} from '../model/path-trust.js';
 import { GLOBAL_SEARCH_PLACES, MODULE_NAME, SEARCH_PLACES } from './defaults.js';
 
 /** A directory the search looks in, and the file names it tries there in order. */
@@ -38,7 +45,10 @@ export function callerUid(): number | null {
   return process.geteuid?.() ?? null;
 }
 
-/** `$XDG_CONFIG_HOME/iris` (an absolute XDG_CONFIG_HOME only), else `~/.config/iris`; macOS: `~/Library/Preferences/iris`. */
+/**
+ * `$XDG_CONFIG_HOME/iris` (an absolute XDG_CONFIG_HOME only), else `~/.config/iris`; macOS:
+ * `~/Library/Preferences/iris`.
+ */
 export function globalConfigDir(env: NodeJS.ProcessEnv, home: string): string {
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Preferences', MODULE_NAME);
   const xdg = env.XDG_CONFIG_HOME;
@@ -91,16 +101,22 @@ function refusal(shown: string, file: string, real: string, problem: TrustProble
       : `${at}, a directory above it, is ${what}`;
   let hint: string;
   if (problem.problem === 'owner' && itself) {
-    hint = 'iris reads only config files that you or root own, under directories only you or root can change (another user '
-      + `could have written it to run code as you): if you trust it, \`chown ${uid} ${at}\`; otherwise remove it, `
-      + 'or name a file of your own with --config or IRIS_CONFIG';
+    hint =
+      'iris reads only config files that you or root own, under directories only you or root can change (another ' +
+      'user ' +
+      `could have written it to run code as you): if you trust it, \`chown ${uid} ${at}\`; otherwise remove it, ` +
+      'or name a file of your own with --config or IRIS_CONFIG';
   } else if (problem.problem === 'owner') {
-    hint = `uid ${problem.uid} could replace what lies under ${at}: if you trust the file, copy it to a directory of your own `
-      + 'and name it with --config or IRIS_CONFIG, or run iris elsewhere';
+    hint =
+      `uid ${problem.uid} could replace what lies under ${at}: if you trust the file, copy it to a directory of ` +
+      `your own ` +
+      'and name it with --config or IRIS_CONFIG, or run iris elsewhere';
   } else if (problem.problem === 'not-a-file') {
     hint = 'name a regular file';
   } else {
-    hint = `\`chmod go-w ${at}\` if only you should change it; otherwise move the config to a directory only you can change`;
+    hint =
+      `\`chmod go-w ${at}\` if only you should change it; otherwise move the config to a directory only you ` +
+      `can change`;
   }
   return invalid(`refusing the config file ${shown}: ${reason}`, hint);
 }
@@ -138,7 +154,12 @@ async function statOrNull(at: string): Promise<Stats | null> {
  * The directories the search looks in, nearest first: from `cwd` up (see the header for where it
  * stops), then the global config directory `globalDir`.
  */
-export async function* searchDirs(cwd: string, stopDir: string, globalDir: string, uid: number | null): AsyncGenerator<SearchDir> {
+export async function* searchDirs(
+  cwd: string,
+  stopDir: string,
+  globalDir: string,
+  uid: number | null,
+): AsyncGenerator<SearchDir> {
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const st = await statOrNull(dir);
     if (!st?.isDirectory()) break;

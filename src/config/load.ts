@@ -48,7 +48,10 @@ const loadModule: Loader = async (filepath, content) => {
   try {
     exported = await load(filepath, content);
   } catch (error) {
-    throw invalid(`${filepath}: could not load: ${message(error)}`, 'TypeScript config files need Node 22.18 or newer (types are stripped: no enum, relative imports with .ts)');
+    throw invalid(
+      `${filepath}: could not load: ${message(error)}`,
+      'TypeScript config files need Node 22.18 or newer (types are stripped: no enum, relative imports with .ts)',
+    );
   }
   if (typeof exported === 'function') {
     try {
@@ -98,7 +101,12 @@ function expandHome(value: string, home: string): string {
 }
 
 /** The first file of the search that holds something; null when none does. */
-async function searchConfig(cwd: string, stopDir: string, globalDir: string, uid: number | null): Promise<{ file: string; config: unknown } | null> {
+async function searchConfig(
+  cwd: string,
+  stopDir: string,
+  globalDir: string,
+  uid: number | null,
+): Promise<{ file: string; config: unknown } | null> {
   for await (const dir of searchDirs(cwd, stopDir, globalDir, uid)) {
     for (const place of dir.places) {
       const file = path.join(dir.path, place);
@@ -131,7 +139,10 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
     try {
       info = await stat(file);
     } catch {
-      throw invalid(`config file not found: ${file}${origin}`, 'check the path, or unset IRIS_CONFIG to search for .irisrc.yaml / iris.config.ts');
+      throw invalid(
+        `config file not found: ${file}${origin}`,
+        'check the path, or unset IRIS_CONFIG to search for .irisrc.yaml / iris.config.ts',
+      );
     }
     if (!info.isFile()) throw invalid(`config path is not a file: ${file}${origin}`);
     await assertTrusted(file, uid, origin);

@@ -27,7 +27,10 @@ export type QueueConfig = z.output<typeof queue>;
 export interface IrisConfig {
   /** Absolute path of the file loaded, or null when built-in defaults are used. */
   source: string | null;
-  /** State directory from the file's `home:` (`~` expanded, relative to the file), or null. `IRIS_HOME` wins over it; the caller decides. */
+  /**
+   * State directory from the file's `home:` (`~` expanded, relative to the file), or null. `IRIS_HOME` wins over it;
+   * the caller decides.
+   */
   home: string | null;
   /**
    * Resolved workers: `workers:` (pools expanded) followed by the hosts of `slices:`; with
@@ -58,11 +61,15 @@ export interface IrisConfig {
   retentionMs: number | null;
   /**
    * `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md).
-   * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md, "Placement").
+   * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md,
+   * "Placement").
    */
   placement: PlacementOptions & {
     stickiness: boolean;
-    /** `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended there. */
+    /**
+     * `placement.cache-ttl` (default 1h): how long a worker keeps a context-reuse hint after a task using the key ended
+     * there.
+     */
     cacheTtlMs: number;
   };
   /** `metrics`: the loopback metrics port (null: none) and the density series (docs/metrics.md). */

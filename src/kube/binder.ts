@@ -78,7 +78,12 @@ export class Binder {
       await this.conn.core.createNamespacedPodBinding({
         name: r.pod,
         namespace: this.conn.namespace,
-        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: r.pod, namespace: this.conn.namespace }, target: { apiVersion: 'v1', kind: 'Node', name: r.node } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name: r.pod, namespace: this.conn.namespace },
+          target: { apiVersion: 'v1', kind: 'Node', name: r.node },
+        },
       });
       return null;
     } catch (error) {

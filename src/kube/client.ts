@@ -34,17 +34,30 @@ export async function connectKube(settings: KubeSettings): Promise<KubeConnectio
     if (settings.kubeconfig) config.loadFromFile(settings.kubeconfig);
     else config.loadFromDefault();
   } catch (error) {
-    throw new IrisError('invalid_argument', `cannot read the kubeconfig ${where}: ${(error as Error).message}`, 'set backend.kubeconfig in the cluster config to a readable kubeconfig file');
+    throw new IrisError(
+      'invalid_argument',
+      `cannot read the kubeconfig ${where}: ${(error as Error).message}`,
+      'set backend.kubeconfig in the cluster config to a readable kubeconfig file',
+    );
   }
   if (settings.context) {
     const names = config.getContexts().map((c) => c.name);
     if (!names.includes(settings.context)) {
-      throw new IrisError('invalid_argument', `the kubeconfig ${where} has no context ${settings.context}`, names.length > 0 ? `contexts there: ${names.join(', ')}` : 'it defines no contexts');
+      throw new IrisError(
+        'invalid_argument',
+        `the kubeconfig ${where} has no context ${settings.context}`,
+        names.length > 0 ? `contexts there: ${names.join(', ')}` : 'it defines no contexts',
+      );
     }
     config.setCurrentContext(settings.context);
   }
   const cluster = config.getCurrentCluster();
-  if (!cluster) throw new IrisError('invalid_argument', `the kubeconfig ${where} names no cluster for its current context`, 'set backend.context to a context with a cluster');
+  if (!cluster)
+    throw new IrisError(
+      'invalid_argument',
+      `the kubeconfig ${where} names no cluster for its current context`,
+      'set backend.context to a context with a cluster',
+    );
   shareDispatcher(config);
   return {
     config,
@@ -74,7 +87,9 @@ function shareDispatcher(config: KubeConfig): void {
 
 /** The HTTP status of a client error (ApiException's `code`), or null. */
 export function statusOf(error: unknown): number | null {
-  const code = (error as { code?: unknown; statusCode?: unknown } | null)?.code ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  const code =
+    (error as { code?: unknown; statusCode?: unknown } | null)?.code ??
+    (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof code === 'number' ? code : null;
 }
 

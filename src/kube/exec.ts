@@ -41,13 +41,27 @@ export async function execInPod(conn: KubeConnection, pod: string, spec: ExecSpe
   let status: V1Status | null = null;
   let socket: { close(): void; on?(event: string, listener: () => void): void; onclose?: unknown; readyState?: number };
   try {
-    socket = await new k8s.Exec(conn.config).exec(conn.namespace, pod, CONTAINER_NAME, [...spec.argv], stdout, stderr, stdin, spec.tty, (s) => {
-      status = s;
-    }) as unknown as typeof socket;
+    socket = (await new k8s.Exec(conn.config).exec(
+      conn.namespace,
+      pod,
+      CONTAINER_NAME,
+      [...spec.argv],
+      stdout,
+      stderr,
+      stdin,
+      spec.tty,
+      (s) => {
+        status = s;
+      },
+    )) as unknown as typeof socket;
   } catch (error) {
     const text = (error as { message?: string }).message ?? String(error);
-    throw new IrisError('unavailable', `the Kubernetes API server at ${conn.server} could not run the command in pod ${pod}: ${text}`,
-      'the API server proxies an exec to the kubelet of the Pod\'s Node: check that the Node is Ready (kubectl get nodes)');
+    throw new IrisError(
+      'unavailable',
+      `the Kubernetes API server at ${conn.server} could not run the command in pod ${pod}: ${text}`,
+      "the API server proxies an exec to the kubelet of the Pod's Node: check that the Node is Ready (kubectl get " +
+        'nodes)',
+    );
   }
   const closed = new Promise<void>((resolve) => {
     const done = () => resolve();

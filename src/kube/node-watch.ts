@@ -17,24 +17,35 @@ export class NodeWatch {
   private loop: WatchLoop | null = null;
   private queued = false;
 
-  constructor(private readonly conn: KubeConnection, private readonly onWorkers: WorkersListener, private readonly log: (m: string) => void) {}
+  constructor(
+    private readonly conn: KubeConnection,
+    private readonly onWorkers: WorkersListener,
+    private readonly log: (m: string) => void,
+  ) {}
 
   /** Starts watching; resolves after the first complete list was reported. */
   async start(): Promise<void> {
-    this.loop = watchLoop<V1Node>(this.conn, '/api/v1/nodes', {}, () => this.conn.core.listNode(), {
-      reset: (items) => {
-        this.nodes.clear();
-        for (const n of items) if (n.metadata?.name) this.nodes.set(n.metadata.name, n);
-        this.report();
+    this.loop = watchLoop<V1Node>(
+      this.conn,
+      '/api/v1/nodes',
+      {},
+      () => this.conn.core.listNode(),
+      {
+        reset: (items) => {
+          this.nodes.clear();
+          for (const n of items) if (n.metadata?.name) this.nodes.set(n.metadata.name, n);
+          this.report();
+        },
+        event: (type, node) => {
+          const name = node.metadata?.name;
+          if (!name) return;
+          if (type === 'DELETED') this.nodes.delete(name);
+          else this.nodes.set(name, node);
+          this.queue();
+        },
       },
-      event: (type, node) => {
-        const name = node.metadata?.name;
-        if (!name) return;
-        if (type === 'DELETED') this.nodes.delete(name);
-        else this.nodes.set(name, node);
-        this.queue();
-      },
-    }, this.log);
+      this.log,
+    );
     await this.loop.ready;
   }
 

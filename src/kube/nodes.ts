@@ -47,12 +47,20 @@ const TPU_GENERATIONS: Record<string, TpuGeneration> = {
 /** The iris TPU variant of an accelerator label and topology, e.g. (tpu-v5-lite-podslice, 4x4) → v5litepod-16. */
 export function tpuVariantOf(accelerator: string, topology: string | undefined): string {
   const generation = TPU_GENERATIONS[accelerator];
-  const known = generation && topology ? knownTpuVariants().find((v) => v.generation === generation && sameGrid(v.topology, topology)) : undefined;
+  const known =
+    generation && topology
+      ? knownTpuVariants().find((v) => v.generation === generation && sameGrid(v.topology, topology))
+      : undefined;
   return known?.name ?? (topology ? `${accelerator}-${topology}` : accelerator);
 }
 
 function sameGrid(a: string, b: string): boolean {
-  const dims = (t: string) => t.split('x').map(Number).filter((n) => n !== 1).join('x');
+  const dims = (t: string) =>
+    t
+      .split('x')
+      .map(Number)
+      .filter((n) => n !== 1)
+      .join('x');
   return a === b || dims(a) === dims(b);
 }
 
@@ -77,7 +85,9 @@ export function nodeWorker(node: NodeObject): WorkerSpec | null {
   }
   attributes['device-type'] = device.type;
   if (device.variant) attributes['device-variant'] = device.variant;
-  const address = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? node.status?.addresses?.find((a) => a.type === 'Hostname')?.address;
+  const address =
+    node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ??
+    node.status?.addresses?.find((a) => a.type === 'Hostname')?.address;
   return {
     id,
     cpuMillis: cpuMillis(allocatable.cpu) ?? 0,
@@ -93,7 +103,10 @@ export function nodeWorker(node: NodeObject): WorkerSpec | null {
  * (`tpu-worker-id` 0 … n-1 by name) unless its labels already carry one.
  */
 export function nodeWorkers(nodes: readonly NodeObject[]): WorkerSpec[] {
-  const workers = nodes.map(nodeWorker).filter((w): w is WorkerSpec => w !== null).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const workers = nodes
+    .map(nodeWorker)
+    .filter((w): w is WorkerSpec => w !== null)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const next = new Map<string, number>();
   return workers.map((w) => {
     const slice = w.attributes['tpu-name'];
@@ -108,7 +121,7 @@ export function nodeWorkers(nodes: readonly NodeObject[]): WorkerSpec[] {
 export function nodeAvailability(node: NodeObject): { schedulable: boolean; reason: string | null } {
   if (node.spec?.unschedulable) return { schedulable: false, reason: 'node cordoned (unschedulable)' };
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (!ready || ready.status !== 'True') {
+  if (ready?.status !== 'True') {
     const why = ready?.reason ? ` (${ready.reason})` : ready ? '' : ' (no Ready condition)';
     return { schedulable: false, reason: `node not Ready${why}` };
   }

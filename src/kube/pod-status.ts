@@ -22,7 +22,12 @@ export interface PodObject {
     message?: string | null;
     containerStatuses?: Array<{
       state?: {
-        terminated?: { exitCode: number; reason?: string | null; message?: string | null; signal?: number | null } | null;
+        terminated?: {
+          exitCode: number;
+          reason?: string | null;
+          message?: string | null;
+          signal?: number | null;
+        } | null;
         waiting?: { reason?: string | null; message?: string | null } | null;
       } | null;
     }> | null;
@@ -30,9 +35,28 @@ export interface PodObject {
 }
 
 /** Pod-level reasons that mean the infrastructure ended it. */
-const LOST_REASONS = new Set(['Evicted', 'NodeLost', 'Shutdown', 'NodeShutdown', 'Terminated', 'Preempting', 'UnexpectedAdmissionError', 'OutOfcpu', 'OutOfmemory', 'NodeAffinity']);
+const LOST_REASONS = new Set([
+  'Evicted',
+  'NodeLost',
+  'Shutdown',
+  'NodeShutdown',
+  'Terminated',
+  'Preempting',
+  'UnexpectedAdmissionError',
+  'OutOfcpu',
+  'OutOfmemory',
+  'NodeAffinity',
+]);
 /** Container waiting reasons after which it will never start. */
-const CANNOT_START = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const CANNOT_START = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 export interface ExitContext {
   /** iris asked for the Pod's deletion (a stop): a 137 is its SIGKILL after the grace period. */
@@ -45,7 +69,8 @@ export interface ExitContext {
 export function podExit(pod: PodObject, ctx: ExitContext): TaskExit | null {
   const exit = podEnd(pod, ctx);
   // Deleted by someone else (kubectl delete, a node drain's eviction): the task was killed by the infrastructure.
-  if (exit && !exit.lost && pod.metadata?.deletionTimestamp && !ctx.stopping) return { ...exit, lost: 'pod deleted by someone else' };
+  if (exit && !exit.lost && pod.metadata?.deletionTimestamp && !ctx.stopping)
+    return { ...exit, lost: 'pod deleted by someone else' };
   return exit;
 }
 
@@ -55,19 +80,35 @@ function podEnd(pod: PodObject, ctx: ExitContext): TaskExit | null {
   const waiting = status.containerStatuses?.[0]?.state?.waiting ?? null;
   if (status.phase !== 'Succeeded' && status.phase !== 'Failed') {
     if (waiting?.reason && CANNOT_START.has(waiting.reason)) {
-      return { exitCode: null, signal: null, reason: `the container cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` };
+      return {
+        exitCode: null,
+        signal: null,
+        reason: `the container cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`,
+      };
     }
     return null;
   }
   if (status.phase === 'Failed' && status.reason && LOST_REASONS.has(status.reason)) {
-    return { exitCode: terminated?.exitCode ?? null, signal: null, lost: `pod ${status.reason.toLowerCase()}${status.message ? `: ${status.message}` : ''}` };
+    return {
+      exitCode: terminated?.exitCode ?? null,
+      signal: null,
+      lost: `pod ${status.reason.toLowerCase()}${status.message ? `: ${status.message}` : ''}`,
+    };
   }
   if (!terminated) {
     if (status.phase === 'Succeeded') return { exitCode: 0, signal: null };
-    return { exitCode: null, signal: null, lost: `pod failed without a container exit${status.reason ? ` (${status.reason})` : ''}` };
+    return {
+      exitCode: null,
+      signal: null,
+      lost: `pod failed without a container exit${status.reason ? ` (${status.reason})` : ''}`,
+    };
   }
   if (terminated.reason === 'OOMKilled') {
-    return { exitCode: null, signal: 'SIGKILL', reason: `OOM killed (memory limit ${formatBytes(ctx.memoryBytes, { trimZero: true })})` };
+    return {
+      exitCode: null,
+      signal: 'SIGKILL',
+      reason: `OOM killed (memory limit ${formatBytes(ctx.memoryBytes, { trimZero: true })})`,
+    };
   }
   if (terminated.exitCode === 137 && ctx.stopping) return { exitCode: null, signal: 'SIGKILL' };
   if (terminated.signal) return { exitCode: null, signal: signalName(terminated.signal) };
@@ -79,7 +120,17 @@ export function podGone(ctx: { stopping: boolean }, why = 'pod deleted by someon
   return ctx.stopping ? { exitCode: null, signal: 'SIGTERM' } : { exitCode: null, signal: null, lost: why };
 }
 
-const SIGNAL_NAMES: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 14: 'SIGALRM', 15: 'SIGTERM' };
+const SIGNAL_NAMES: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  3: 'SIGQUIT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  13: 'SIGPIPE',
+  14: 'SIGALRM',
+  15: 'SIGTERM',
+};
 
 function signalName(n: number): string {
   return SIGNAL_NAMES[n] ?? `SIG${n}`;

@@ -33,14 +33,25 @@ export const SCHEDULER_NAME = 'iris';
 
 /** A label value from free text: at most 63 of [A-Za-z0-9-_.], starting and ending alphanumeric. */
 export function labelValue(text: string): string {
-  const cleaned = text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+  const cleaned = text
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 63)
+    .replace(/[^A-Za-z0-9]+$/, '');
   return cleaned;
 }
 
-/** The Pod name of an attempt: `iris-<task, readable>-<attempt>-<hash>`, a valid DNS subdomain of at most 63 characters. */
+/**
+ * The Pod name of an attempt: `iris-<task, readable>-<attempt>-<hash>`, a valid DNS subdomain of at most 63 characters.
+ */
 export function podName(clusterId: string, key: TaskKey): string {
   const hash = createHash('sha256').update(`${clusterId}\0${key.task}\0${key.attempt}`).digest('hex').slice(0, 10);
-  const readable = key.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 36).replace(/-+$/, '');
+  const readable = key.task
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 36)
+    .replace(/-+$/, '');
   return `iris-${readable ? `${readable}-` : ''}${key.attempt}-${hash}`;
 }
 
@@ -104,7 +115,12 @@ export function podFor(launch: TaskLaunch, options: PodOptions, graceMs?: number
   let limits: Record<string, string> | undefined;
   const device = launch.resources.device;
   if (device) {
-    const count = launch.deviceIndices.length > 0 ? launch.deviceIndices.length : device.type === 'gpu' ? device.count : device.chips;
+    const count =
+      launch.deviceIndices.length > 0
+        ? launch.deviceIndices.length
+        : device.type === 'gpu'
+          ? device.count
+          : device.chips;
     const resource = device.type === 'tpu' ? RESOURCE_TPU : RESOURCE_GPU;
     requests[resource] = String(count);
     limits = { [resource]: String(count) };

@@ -63,7 +63,10 @@ export class KubeRuntime implements rt.TaskRuntime {
   private loop: WatchLoop | null = null;
   private readonly log: (message: string) => void;
 
-  constructor(private readonly conn: KubeConnection, private readonly o: KubeRuntimeOptions) {
+  constructor(
+    private readonly conn: KubeConnection,
+    private readonly o: KubeRuntimeOptions,
+  ) {
     this.binder = new Binder(conn);
     this.log = o.log ?? (() => {});
   }
@@ -72,24 +75,35 @@ export class KubeRuntime implements rt.TaskRuntime {
   async start(): Promise<void> {
     const ns = this.conn.namespace;
     const labelSelector = clusterSelector(this.o.clusterId);
-    this.loop = watchLoop<V1Pod>(this.conn, `/api/v1/namespaces/${ns}/pods`, { labelSelector }, () => this.conn.core.listNamespacedPod({ namespace: ns, labelSelector }), {
-      reset: (items) => {
-        const seen = new Set(items.map((p) => p.metadata?.name));
-        for (const p of items) this.observe(p);
-        for (const entry of this.pods.values()) if (!seen.has(entry.name)) this.vanished(entry);
+    this.loop = watchLoop<V1Pod>(
+      this.conn,
+      `/api/v1/namespaces/${ns}/pods`,
+      { labelSelector },
+      () => this.conn.core.listNamespacedPod({ namespace: ns, labelSelector }),
+      {
+        reset: (items) => {
+          const seen = new Set(items.map((p) => p.metadata?.name));
+          for (const p of items) this.observe(p);
+          for (const entry of this.pods.values()) if (!seen.has(entry.name)) this.vanished(entry);
+        },
+        event: (type, pod) => {
+          const entry = this.pods.get(pod.metadata?.name ?? '');
+          if (!entry) return;
+          if (type === 'DELETED') this.vanished(entry);
+          else this.observe(pod);
+        },
       },
-      event: (type, pod) => {
-        const entry = this.pods.get(pod.metadata?.name ?? '');
-        if (!entry) return;
-        if (type === 'DELETED') this.vanished(entry);
-        else this.observe(pod);
-      },
-    }, this.log);
+      this.log,
+    );
     await this.loop.ready;
   }
 
   async launch(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
-    const manifest = podFor(launch, { clusterId: this.o.clusterId, namespace: this.conn.namespace, image: this.o.image });
+    const manifest = podFor(launch, {
+      clusterId: this.o.clusterId,
+      namespace: this.conn.namespace,
+      image: this.o.image,
+    });
     const node = launch.workerId;
     if (!node) throw new IrisError('internal', `launch of ${launch.key.task} names no worker`);
     try {
@@ -97,7 +111,8 @@ export class KubeRuntime implements rt.TaskRuntime {
     } catch (error) {
       if (statusOf(error) !== 409) {
         const why = `the API server refused pod ${manifest.metadata.name}: ${messageOf(error)}`;
-        if (launch.gang) this.binder.fail(launch.gang, `gang member ${launch.key.task} could not be created: ${messageOf(error)}`);
+        if (launch.gang)
+          this.binder.fail(launch.gang, `gang member ${launch.key.task} could not be created: ${messageOf(error)}`);
         throw Object.assign(new Error(why), { lost: why });
       }
       // 409: made by an earlier life of this controller; it is ours (same name = same attempt).
@@ -119,7 +134,11 @@ export class KubeRuntime implements rt.TaskRuntime {
   /** Runs a command in the attempt's Pod through the Pod exec API (exec.ts). */
   async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const entry = this.pods.get(podName(this.o.clusterId, task.key));
-    if (!entry || entry.ended || entry.stopping) throw new IrisError('not_found', `the pod of ${task.key.task} attempt ${task.key.attempt} is not running: nothing to exec into`);
+    if (!entry || entry.ended || entry.stopping)
+      throw new IrisError(
+        'not_found',
+        `the pod of ${task.key.task} attempt ${task.key.attempt} is not running: nothing to exec into`,
+      );
     return execInPod(this.conn, entry.name, spec);
   }
 
@@ -134,11 +153,22 @@ export class KubeRuntime implements rt.TaskRuntime {
     const force = setTimeout(() => void this.deletePod(entry.name, 0), graceMs + FORCE_AFTER_MS);
     force.unref?.();
     // An API server that does not answer at all: give up after a second margin, the attempt is lost.
-    const unreachable = await Promise.race([entry.gone.then(() => false), sleep(graceMs + 2 * FORCE_AFTER_MS).then(() => true)]);
+    const unreachable = await Promise.race([
+      entry.gone.then(() => false),
+      sleep(graceMs + 2 * FORCE_AFTER_MS).then(() => true),
+    ]);
     clearTimeout(force);
     if (unreachable) {
-      this.log(`kubernetes: pod ${entry.name} not gone after ${Math.round((graceMs + 2 * FORCE_AFTER_MS) / 1000)}s; giving it up`);
-      if (!entry.ended) this.finish(entry, { exitCode: null, signal: null, lost: 'the Kubernetes API server did not confirm the pod deletion' });
+      this.log(
+        `kubernetes: pod ${entry.name} not gone after ${Math.round((graceMs + 2 * FORCE_AFTER_MS) / 1000)}s; giving ` +
+          `it up`,
+      );
+      if (!entry.ended)
+        this.finish(entry, {
+          exitCode: null,
+          signal: null,
+          lost: 'the Kubernetes API server did not confirm the pod deletion',
+        });
       entry.resolveGone();
     }
     await task.exited;
@@ -148,11 +178,15 @@ export class KubeRuntime implements rt.TaskRuntime {
     const listed = await this.listPods(clusterId);
     const stopped: rt.TaskKey[] = [];
     const tracked = new Set(this.pods.keys());
-    await Promise.all(listed.filter((p) => !tracked.has(p.metadata?.name ?? '')).map(async (p) => {
-      const key = podKey(p);
-      await this.deletePod(p.metadata!.name!, Math.ceil(graceMs / 1000));
-      if (key && records.some((r) => r.key.task === key.task && r.key.attempt === key.attempt)) stopped.push(key);
-    }));
+    await Promise.all(
+      listed
+        .filter((p) => !tracked.has(p.metadata?.name ?? ''))
+        .map(async (p) => {
+          const key = podKey(p);
+          await this.deletePod(p.metadata!.name!, Math.ceil(graceMs / 1000));
+          if (key && records.some((r) => r.key.task === key.task && r.key.attempt === key.attempt)) stopped.push(key);
+        }),
+    );
     return stopped;
   }
 
@@ -191,7 +225,12 @@ export class KubeRuntime implements rt.TaskRuntime {
       const launch: rt.TaskLaunch = { ...given, env, argv: container?.command ?? given.argv };
       const entry = this.track(pod.metadata!.name!, launch, sinceOf(launch.logPath));
       if (!pod.spec?.nodeName && launch.workerId) {
-        this.binder.submit({ pod: entry.name, node: launch.workerId, gang: null, done: (e) => e && this.finish(entry, { exitCode: null, signal: null, lost: e }) });
+        this.binder.submit({
+          pod: entry.name,
+          node: launch.workerId,
+          gang: null,
+          done: (e) => e && this.finish(entry, { exitCode: null, signal: null, lost: e }),
+        });
       }
       this.observe(pod);
       out.push({ task: entry.task, launch, node: pod.spec?.nodeName ?? launch.workerId ?? null });
@@ -212,7 +251,17 @@ export class KubeRuntime implements rt.TaskRuntime {
     const logDone = new Promise<void>((resolve) => (resolveLogDone = resolve));
     const writer = new LogWriter(launch.logPath, { limitBytes: launch.logLimitBytes ?? null });
     const entry: PodEntry = {
-      name, launch, stopping: false, ended: false, logStarted: false, logDone, resolveLogDone, writer, resolveExit, resolveGone, gone,
+      name,
+      launch,
+      stopping: false,
+      ended: false,
+      logStarted: false,
+      logDone,
+      resolveLogDone,
+      writer,
+      resolveExit,
+      resolveGone,
+      gone,
       task: { key: launch.key, pid: null, exited },
     };
     if (sinceTime) entry.sinceTime = sinceTime;
@@ -287,7 +336,8 @@ export class KubeRuntime implements rt.TaskRuntime {
           callback();
         },
       });
-      this.conn.log.log(this.conn.namespace, name, CONTAINER_NAME, sink, { follow, ...(sinceTime ? { sinceTime } : {}) })
+      this.conn.log
+        .log(this.conn.namespace, name, CONTAINER_NAME, sink, { follow, ...(sinceTime ? { sinceTime } : {}) })
         .catch((error) => {
           this.log(`kubernetes: log of pod ${name}: ${messageOf(error)}`);
           resolve();
@@ -296,14 +346,22 @@ export class KubeRuntime implements rt.TaskRuntime {
   }
 
   private async listPods(clusterId: string): Promise<V1Pod[]> {
-    const list = await this.conn.core.listNamespacedPod({ namespace: this.conn.namespace, labelSelector: clusterSelector(clusterId) });
+    const list = await this.conn.core.listNamespacedPod({
+      namespace: this.conn.namespace,
+      labelSelector: clusterSelector(clusterId),
+    });
     return list.items;
   }
 
   /** Deletes a Pod with a grace period in seconds; one already gone is fine. */
   private async deletePod(name: string, graceSeconds: number): Promise<void> {
     try {
-      await this.conn.core.deleteNamespacedPod({ name, namespace: this.conn.namespace, gracePeriodSeconds: graceSeconds, body: { gracePeriodSeconds: graceSeconds } });
+      await this.conn.core.deleteNamespacedPod({
+        name,
+        namespace: this.conn.namespace,
+        gracePeriodSeconds: graceSeconds,
+        body: { gracePeriodSeconds: graceSeconds },
+      });
     } catch (error) {
       if (statusOf(error) === 404) {
         const entry = this.pods.get(name);

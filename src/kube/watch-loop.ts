@@ -67,7 +67,8 @@ export function watchLoop<T>(
         (error) => {
           abort = null;
           if (closed) return;
-          if (error && (error as { name?: string }).name !== 'AbortError') log(`kubernetes: watch of ${path} ended: ${messageOf(error)}; watching again`);
+          if (error && (error as { name?: string }).name !== 'AbortError')
+            log(`kubernetes: watch of ${path} ended: ${messageOf(error)}; watching again`);
           again();
         },
       );

@@ -26,7 +26,12 @@ export function ensureDir(dir: string): Promise<void> {
       lstat(dir, (statErr, st) => {
         if (statErr) return reject(statErr);
         if (!st.isDirectory()) {
-          return reject(Object.assign(new Error(`ENOTDIR: not a directory (a symlink is not followed): ${dir}`), { code: 'ENOTDIR', path: dir }));
+          return reject(
+            Object.assign(new Error(`ENOTDIR: not a directory (a symlink is not followed): ${dir}`), {
+              code: 'ENOTDIR',
+              path: dir,
+            }),
+          );
         }
         if (madeDirs.size > 10_000) madeDirs.clear();
         madeDirs.add(dir);

@@ -46,7 +46,10 @@ function dropLines(text: string, n: number): string {
   return text.slice(at);
 }
 
-export async function* mergeSources(sources: readonly LogSource[], options: { skip?: number; signal?: AbortSignal } = {}): AsyncGenerator<SourceBatch> {
+export async function* mergeSources(
+  sources: readonly LogSource[],
+  options: { skip?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<SourceBatch> {
   const queues: Segment[][] = sources.map(() => []);
   const at: number[] = sources.map(() => 0);
   const heads = new EventHeap<Head>();
@@ -96,7 +99,8 @@ export async function* mergeSources(sources: readonly LogSource[], options: { sk
         skip = 0;
       }
       if (count > 0) {
-        if (batch !== null && (batch.source !== i || batch.stream !== seg.stream || size >= MAX_BATCH_TEXT)) yield finish();
+        if (batch !== null && (batch.source !== i || batch.stream !== seg.stream || size >= MAX_BATCH_TEXT))
+          yield finish();
         if (batch === null) batch = { source: i, stream: seg.stream, times: [], text: '', count: 0 };
         const times: number[] = batch.times;
         if (times.length > 0 && times[times.length - 2] === seg.time) times[times.length - 1]! += count;

@@ -85,14 +85,27 @@ function oldLine(buf: Buffer, start: number, end: number): { time: number; tag: 
  * last line) into segments, starting with `time` in effect. Returns the time in effect after them.
  * `scratch` must hold at least end - start bytes.
  */
-export function decode(buf: Buffer, start: number, end: number, time: number, since: number, scratch: Buffer, out: Segment[]): number {
+export function decode(
+  buf: Buffer,
+  start: number,
+  end: number,
+  time: number,
+  since: number,
+  scratch: Buffer,
+  out: Segment[],
+): number {
   let segTag = 0;
   let segTime = 0;
   let segLen = 0;
   let segCount = 0;
   const close = (): void => {
     if (segCount === 0) return;
-    out.push({ time: segTime, stream: segTag === OUT_BYTE ? 'stdout' : 'stderr', text: scratch.toString('utf8', 0, segLen - 1), count: segCount });
+    out.push({
+      time: segTime,
+      stream: segTag === OUT_BYTE ? 'stdout' : 'stderr',
+      text: scratch.toString('utf8', 0, segLen - 1),
+      count: segCount,
+    });
     segCount = 0;
     segLen = 0;
   };
@@ -273,7 +286,11 @@ export interface TailStart extends Position {
  * known (a time line, an old-format line or the start of the file), so a few more lines than
  * `tail` may follow it: `count` says how many, and the caller skips the surplus.
  */
-export async function tailStart(path: string, tail: number, options: { since?: number; partial?: boolean; blockBytes?: number } = {}): Promise<TailStart> {
+export async function tailStart(
+  path: string,
+  tail: number,
+  options: { since?: number; partial?: boolean; blockBytes?: number } = {},
+): Promise<TailStart> {
   const fh = await openOrNull(path);
   if (fh === null) return { offset: 0, time: 0, count: 0, end: 0 };
   try {

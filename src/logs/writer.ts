@@ -172,7 +172,15 @@ export class LogWriter {
    * Appends the line data[start, end) (followed by more[0, moreEnd) when given) with its tag, and
    * a time line first when needed. Room is reserved.
    */
-  private push(time: number, tagByte: number, data: Buffer, start: number, end: number, more?: Buffer, moreEnd = 0): void {
+  private push(
+    time: number,
+    tagByte: number,
+    data: Buffer,
+    start: number,
+    end: number,
+    more?: Buffer,
+    moreEnd = 0,
+  ): void {
     if (this.error !== null || this.cut) return;
     const before = this.pendLen;
     if (this.limitBytes !== null && this.total + (end - start) + moreEnd + 2 > this.limitBytes) {

@@ -70,8 +70,12 @@ export function inScope(caller: TaskIdentity | null, name: string): boolean {
 /** Throws 403 unless `name` is within the caller's job subtree; `action` says what was asked ("cancel"). */
 export function requireInScope(caller: TaskIdentity | null, name: string, action: string): void {
   if (inScope(caller, name)) return;
-  throw new IrisError('forbidden', `a task may only ${action} jobs within its own job ${caller!.job}; ${name} is outside it`,
-    'name a job under your own job (a relative name such as `kid` means <your job>/kid), or run the command outside the task');
+  throw new IrisError(
+    'forbidden',
+    `a task may only ${action} jobs within its own job ${caller!.job}; ${name} is outside it`,
+    'name a job under your own job (a relative name such as `kid` means <your job>/kid), or run the command outside ' +
+      'the task',
+  );
 }
 
 /** The root job of `name`'s tree: `/pipe` for `/pipe/train/task-0`. */
@@ -87,15 +91,21 @@ export function inTree(caller: TaskIdentity | null, name: string): boolean {
 /** Throws 403 unless `name` is within the caller's tree; `action` says what was asked ("read the results of"). */
 export function requireInTree(caller: TaskIdentity | null, name: string, action: string): void {
   if (inTree(caller, name)) return;
-  throw new IrisError('forbidden', `a task may only ${action} jobs within its own tree ${treeRoot(caller!.job)}; ${name} is outside it`,
-    'name a job of your own tree (e.g. a sibling stage), or run the command outside the task');
+  throw new IrisError(
+    'forbidden',
+    `a task may only ${action} jobs within its own tree ${treeRoot(caller!.job)}; ${name} is outside it`,
+    'name a job of your own tree (e.g. a sibling stage), or run the command outside the task',
+  );
 }
 
 /** Throws 403 for a task caller: the route is the owner's only. */
 export function requireOwner(caller: TaskIdentity | null, what: string): void {
   if (caller === null) return;
-  throw new IrisError('forbidden', `${what} is for the cluster's owner only; a task (${caller.task}) may not do it`,
-    'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")');
+  throw new IrisError(
+    'forbidden',
+    `${what} is for the cluster's owner only; a task (${caller.task}) may not do it`,
+    'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")',
+  );
 }
 
 /**
@@ -126,9 +136,12 @@ export type TaskOnlyAction = keyof typeof TASK_ONLY;
  */
 export function taskOnlyRefusal(action: TaskOnlyAction): IrisError {
   const { done, doing, command, or } = TASK_ONLY[action];
-  return new IrisError('forbidden', `${done} from inside a running task: ${doing} requires a task token`,
+  return new IrisError(
+    'forbidden',
+    `${done} from inside a running task: ${doing} requires a task token`,
     `run \`${command}\` in a task's command (iris sends the task's token, IRIS_TASK_TOKEN or the file ` +
-      `IRIS_TASK_TOKEN_FILE names, in the x-iris-task-token header)${or}`);
+      `IRIS_TASK_TOKEN_FILE names, in the x-iris-task-token header)${or}`,
+  );
 }
 
 /** The task behind a call only a running task may make; throws taskOnlyRefusal for the owner (null). */

@@ -19,8 +19,14 @@ export interface Constraint {
 const KEY = ATTRIBUTE_KEY_CHARS;
 const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => Constraint]> = [
   [new RegExp(`^!\\s*(${KEY})$`), (m) => ({ key: m[1]!, op: 'not_exists', values: [] })],
-  [new RegExp(`^(${KEY})\\s+(in|notin)\\s+\\(?([^()]*)\\)?$`), (m) => ({ key: m[1]!, op: m[2] as 'in' | 'notin', values: splitList(m[3]!) })],
-  [new RegExp(`^(${KEY})\\s*(>=|<=|>|<)\\s*(-?\\d+(?:\\.\\d+)?)$`), (m) => ({ key: m[1]!, op: NUMERIC[m[2]!]!, values: [m[3]!] })],
+  [
+    new RegExp(`^(${KEY})\\s+(in|notin)\\s+\\(?([^()]*)\\)?$`),
+    (m) => ({ key: m[1]!, op: m[2] as 'in' | 'notin', values: splitList(m[3]!) }),
+  ],
+  [
+    new RegExp(`^(${KEY})\\s*(>=|<=|>|<)\\s*(-?\\d+(?:\\.\\d+)?)$`),
+    (m) => ({ key: m[1]!, op: NUMERIC[m[2]!]!, values: [m[3]!] }),
+  ],
   [new RegExp(`^(${KEY})\\s*!=\\s*(.+)$`), (m) => ({ key: m[1]!, op: 'ne', values: [m[2]!.trim()] })],
   [new RegExp(`^(${KEY})\\s*==?\\s*(.+)$`), (m) => ({ key: m[1]!, op: 'eq', values: [m[2]!.trim()] })],
   [new RegExp(`^(${KEY})$`), (m) => ({ key: m[1]!, op: 'exists', values: [] })],
@@ -28,7 +34,10 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => Constraint]> = [
 const NUMERIC: Record<string, ConstraintOp> = { '>': 'gt', '>=': 'ge', '<': 'lt', '<=': 'le' };
 
 function splitList(text: string): string[] {
-  return text.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+  return text
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }
 
 export function parseConstraint(input: string): Constraint {
@@ -55,11 +64,16 @@ export function constraintHolds(c: Constraint, attributes: Readonly<Record<strin
   if (c.op === 'not_exists') return value === undefined;
   if (value === undefined) return false;
   switch (c.op) {
-    case 'exists': return true;
-    case 'eq': return value === c.values[0];
-    case 'ne': return value !== c.values[0];
-    case 'in': return c.values.includes(value);
-    case 'notin': return !c.values.includes(value);
+    case 'exists':
+      return true;
+    case 'eq':
+      return value === c.values[0];
+    case 'ne':
+      return value !== c.values[0];
+    case 'in':
+      return c.values.includes(value);
+    case 'notin':
+      return !c.values.includes(value);
     default: {
       const left = Number(value);
       const right = Number(c.values[0]);
@@ -74,15 +88,25 @@ export function constraintHolds(c: Constraint, attributes: Readonly<Record<strin
 
 export function formatConstraint(c: Constraint): string {
   switch (c.op) {
-    case 'eq': return `${c.key}=${c.values[0]}`;
-    case 'ne': return `${c.key}!=${c.values[0]}`;
-    case 'in': return `${c.key} in (${c.values.join(',')})`;
-    case 'notin': return `${c.key} notin (${c.values.join(',')})`;
-    case 'exists': return c.key;
-    case 'not_exists': return `!${c.key}`;
-    case 'gt': return `${c.key}>${c.values[0]}`;
-    case 'ge': return `${c.key}>=${c.values[0]}`;
-    case 'lt': return `${c.key}<${c.values[0]}`;
-    case 'le': return `${c.key}<=${c.values[0]}`;
+    case 'eq':
+      return `${c.key}=${c.values[0]}`;
+    case 'ne':
+      return `${c.key}!=${c.values[0]}`;
+    case 'in':
+      return `${c.key} in (${c.values.join(',')})`;
+    case 'notin':
+      return `${c.key} notin (${c.values.join(',')})`;
+    case 'exists':
+      return c.key;
+    case 'not_exists':
+      return `!${c.key}`;
+    case 'gt':
+      return `${c.key}>${c.values[0]}`;
+    case 'ge':
+      return `${c.key}>=${c.values[0]}`;
+    case 'lt':
+      return `${c.key}<${c.values[0]}`;
+    case 'le':
+      return `${c.key}<=${c.values[0]}`;
   }
 }

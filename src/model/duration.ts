@@ -17,7 +17,6 @@ export interface ParseDurationOptions {
   what?: string;
 }
 
-
 function bad(input: unknown, what: string, why?: string): IrisError {
   return new IrisError('invalid_argument', `invalid ${what} ${describeValue(input)}${why ? `: ${why}` : ''}`, HINT);
 }

@@ -111,11 +111,15 @@ export function describeValue(value: unknown, style: 'file' | 'body' = 'file'): 
   if (typeof value === 'string') {
     if (value.length <= MAX_ECHOED_CHARS) return `"${value}"`;
     // Cut on a code point boundary; the length is in UTF-16 units (what `.length` counts).
-    const head = Array.from(value.slice(0, 2 * MAX_ECHOED_CHARS)).slice(0, MAX_ECHOED_CHARS - 16).join('');
+    const head = Array.from(value.slice(0, 2 * MAX_ECHOED_CHARS))
+      .slice(0, MAX_ECHOED_CHARS - 16)
+      .join('');
     return `"${head}…" (${value.length} characters)`;
   }
   const text = String(value);
-  return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS - 16)}… (${text.length} characters)`;
+  return text.length <= MAX_ECHOED_CHARS
+    ? text
+    : `${text.slice(0, MAX_ECHOED_CHARS - 16)}… (${text.length} characters)`;
 }
 
 /**

@@ -13,7 +13,10 @@ export function checkImageReference(image: string): string {
   // A registry host may carry a port (`host:5000/img`); check the rest of the reference.
   const rest = /[.:]/.test(host) ? image.slice(host.length + 1) : image;
   if (image.length > 255 || !IMAGE_PATTERN.test(rest)) {
-    throw invalid(`invalid image reference ${JSON.stringify(image)}`, 'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox');
+    throw invalid(
+      `invalid image reference ${JSON.stringify(image)}`,
+      'use NAME[:TAG] in lower case, e.g. python:3.12 or iris-test/busybox',
+    );
   }
   return image;
 }
@@ -55,7 +58,11 @@ export function checkContainerUser(user: string): string {
   const value = user.trim();
   const parts = value.split(':');
   if (parts.length > 2 || !parts.every((part) => CONTAINER_USER_PART.test(part))) {
-    throw invalid(`invalid container user ${JSON.stringify(user)}`, `use UID[:GID] or NAME[:GROUP] as the image knows them, e.g. 1000:1000 (default ${DEFAULT_CONTAINER_USER}, nobody)`);
+    throw invalid(
+      `invalid container user ${JSON.stringify(user)}`,
+      `use UID[:GID] or NAME[:GROUP] as the image knows them, e.g. 1000:1000 (default ${DEFAULT_CONTAINER_USER}` +
+        `, nobody)`,
+    );
   }
   return value;
 }
@@ -79,5 +86,8 @@ export function isNumericContainerUser(user: string): boolean {
  * number), or the name `root` in either place.
  */
 export function hasRootIdentity(user: string): boolean {
-  return user.trim().split(':').some((part) => part === 'root' || /^0+$/.test(part));
+  return user
+    .trim()
+    .split(':')
+    .some((part) => part === 'root' || /^0+$/.test(part));
 }

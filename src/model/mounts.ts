@@ -42,8 +42,12 @@ export function isWithinPath(inner: string, outer: string): boolean {
 }
 
 function usage(text: string, why: string, field: string): IrisError {
-  return new IrisError('invalid_argument', `${field} ${describeValue(text)}: ${why}`,
-    'write SRC:DST or SRC:DST:ro with absolute paths, e.g. --mount /data/imagenet:/data:ro', field);
+  return new IrisError(
+    'invalid_argument',
+    `${field} ${describeValue(text)}: ${why}`,
+    'write SRC:DST or SRC:DST:ro with absolute paths, e.g. --mount /data/imagenet:/data:ro',
+    field,
+  );
 }
 
 /**
@@ -65,11 +69,21 @@ export function parseMount(text: string, field: string): Mount {
   }
   const [source, target] = parts as [string, string];
   if (!source.startsWith('/')) {
-    throw new IrisError('invalid_argument', `${field} ${describeValue(text)}: the host path ${describeValue(source)} is not absolute`,
-      'give the absolute host path, e.g. --mount "$PWD/data:/data"', field);
+    throw new IrisError(
+      'invalid_argument',
+      `${field} ${describeValue(text)}: the host path ${describeValue(source)} is not absolute`,
+      'give the absolute host path, e.g. --mount "$PWD/data:/data"',
+      field,
+    );
   }
   const problem = targetProblem(target);
-  if (problem) throw new IrisError('invalid_argument', `${field} ${describeValue(text)}: ${problem}`, 'mount at an absolute path such as /data', field);
+  if (problem)
+    throw new IrisError(
+      'invalid_argument',
+      `${field} ${describeValue(text)}: ${problem}`,
+      'mount at an absolute path such as /data',
+      field,
+    );
   return { source: normalPath(source), target: normalPath(target), readOnly };
 }
 
@@ -83,9 +97,10 @@ function normalPath(p: string): string {
 export function targetProblem(target: string): string | null {
   if (!target.startsWith('/')) return `the path in the container ${describeValue(target)} is not absolute`;
   const normal = normalPath(target);
-  if (normal === '/') return 'a mount cannot cover the container\'s whole file system (/)';
+  if (normal === '/') return "a mount cannot cover the container's whole file system (/)";
   for (const dir of [...KERNEL_DIRS, TOKEN_DIR]) {
-    if (isWithinPath(normal, dir)) return `${describeValue(normal)} lies in ${dir}, which the container's runtime provides`;
+    if (isWithinPath(normal, dir))
+      return `${describeValue(normal)} lies in ${dir}, which the container's runtime provides`;
   }
   return null;
 }
@@ -95,17 +110,22 @@ export function targetProblem(target: string): string | null {
  * The message says what it is or holds (`it holds the cluster's state directory /home/u/.iris`).
  */
 export function forbiddenSource(real: string, forbidden: ForbiddenHostPaths): string | null {
-  if (real === '/') return 'it is the host\'s root directory, which holds everything of the host';
+  if (real === '/') return "it is the host's root directory, which holds everything of the host";
   for (const dir of KERNEL_DIRS) {
     if (isWithinPath(real, dir)) return `it lies in ${dir}, the host kernel's own file system`;
   }
   for (const home of forbidden.stateDirs) {
-    if (isWithinPath(real, home)) return `it lies in the cluster's state directory ${home} (its database, sockets and task tokens)`;
-    if (isWithinPath(home, real)) return `it holds the cluster's state directory ${home} (its database, sockets and task tokens)`;
+    if (isWithinPath(real, home))
+      return `it lies in the cluster's state directory ${home} (its database, sockets and task tokens)`;
+    if (isWithinPath(home, real))
+      return `it holds the cluster's state directory ${home} (its database, sockets and task tokens)`;
   }
   for (const socket of forbidden.engineSockets) {
     if (isWithinPath(socket, real)) {
-      return `it ${real === socket ? 'is' : 'holds'} the container engine's socket ${socket}, and whoever reaches it is root on the host`;
+      return (
+        `it ${real === socket ? 'is' : 'holds'} the container engine's socket ${socket}, and whoever reaches ` +
+        `it is root on the host`
+      );
     }
   }
   return null;

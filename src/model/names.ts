@@ -72,9 +72,14 @@ export function isHostName(text: string): boolean {
 export function componentProblem(part: string): string | null {
   if (part.length === 0) return 'a name component may not be empty (check for "//" or a trailing "/")';
   if (part === '.' || part === '..') return `${describeValue(part)} is not allowed as a name component`;
-  if (part.length > MAX_COMPONENT_LENGTH) return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
+  if (part.length > MAX_COMPONENT_LENGTH)
+    return `name component ${describeValue(part)} is longer than ${MAX_COMPONENT_LENGTH} characters`;
   if (TASK_COMPONENT.test(part)) return `${describeValue(part)} is reserved for task names (task-<n>)`;
-  if (part.includes('@')) return `"@" is not allowed in a job name: it separates a run id (NAME@RUN), which only \`iris status\`, \`iris logs\` and \`iris history\` read`;
+  if (part.includes('@'))
+    return (
+      `"@" is not allowed in a job name: it separates a run id (NAME@RUN), which only \`iris status\`, \`iris ` +
+      `logs\` and \`iris history\` read`
+    );
   if (!NAME_COMPONENT.test(part)) return `name component ${describeValue(part)} ${NAME_COMPONENT_RULE}`;
   return null;
 }
@@ -135,14 +140,19 @@ export function endpointName(name: string, job: string): string {
   let relative = raw;
   if (raw.startsWith('/')) {
     if (!raw.startsWith(job + '/')) {
-      throw new IrisError('forbidden', `endpoint name ${describeValue(raw)} is outside the registering job ${job}`, hint);
+      throw new IrisError(
+        'forbidden',
+        `endpoint name ${describeValue(raw)} is outside the registering job ${job}`,
+        hint,
+      );
     }
     relative = raw.slice(job.length + 1);
   }
   for (const part of relative.split('/')) {
     if (!ENDPOINT_COMPONENT.test(part)) {
       throw invalid(
-        `invalid endpoint name ${describeValue(raw)}: each "/"-separated part must start with a letter or digit and contain only letters, digits and _ . : - (no empty, "." or ".." parts)`,
+        `invalid endpoint name ${describeValue(raw)}: each "/"-separated part must start with a letter or digit and ` +
+          `contain only letters, digits and _ . : - (no empty, "." or ".." parts)`,
         hint,
       );
     }
@@ -156,7 +166,8 @@ export function endpointName(name: string, job: string): string {
  * `@` for a directory's `user@realm`, at most 64 characters. No `/`, space or control character.
  */
 export const USER_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}$/;
-export const USER_NAME_HINT = 'a user name is 1-64 letters, digits, "_", ".", "-" and "@", starting with a letter, a digit or "_"';
+export const USER_NAME_HINT =
+  'a user name is 1-64 letters, digits, "_", ".", "-" and "@", starting with a letter, a digit or "_"';
 
 /** `input` unchanged when it is a user name (USER_NAME); else invalid_argument. */
 export function parseUserName(input: string): string {
@@ -203,12 +214,20 @@ export function parseJobRef(input: string): JobRef {
  * run given on its own (`--run`, a `run` parameter). Both at once must agree. `field` names the
  * value in errors.
  */
-export function resolveJobRef(field: string, value: string, run: number | null | undefined): { name: string; run: number | null; target: string } {
+export function resolveJobRef(
+  field: string,
+  value: string,
+  run: number | null | undefined,
+): { name: string; run: number | null; target: string } {
   const ref = relabel(field, () => parseJobRef(value));
   if (ref.run !== null && run !== undefined && run !== null && ref.run !== run) {
     throw invalid(`${field} names run ${ref.run} but "run" is ${run}`, 'give the run once: NAME@RUN or --run RUN');
   }
-  return { name: ref.job, run: ref.run ?? run ?? null, target: ref.task === null ? ref.job : taskName(ref.job, ref.task) };
+  return {
+    name: ref.job,
+    run: ref.run ?? run ?? null,
+    target: ref.task === null ? ref.job : taskName(ref.job, ref.task),
+  };
 }
 
 /** `/train@3`: the one way to write a run of a name. */
@@ -230,8 +249,46 @@ export function parseTaskName(input: string): { job: string; index: number } | n
   return { job: parseJobName(name.slice(0, cut)), index: Number(match[1]) };
 }
 
-const ADJECTIVES = ['amber', 'brisk', 'calm', 'deft', 'eager', 'fleet', 'gentle', 'hardy', 'keen', 'lucid', 'mellow', 'nimble', 'quiet', 'rapid', 'steady', 'tidy', 'vivid', 'witty'];
-const NOUNS = ['falcon', 'otter', 'heron', 'lynx', 'marten', 'osprey', 'panda', 'quokka', 'raven', 'stoat', 'tapir', 'walrus', 'yak', 'zebra', 'badger', 'condor', 'ibis', 'koala'];
+const ADJECTIVES = [
+  'amber',
+  'brisk',
+  'calm',
+  'deft',
+  'eager',
+  'fleet',
+  'gentle',
+  'hardy',
+  'keen',
+  'lucid',
+  'mellow',
+  'nimble',
+  'quiet',
+  'rapid',
+  'steady',
+  'tidy',
+  'vivid',
+  'witty',
+];
+const NOUNS = [
+  'falcon',
+  'otter',
+  'heron',
+  'lynx',
+  'marten',
+  'osprey',
+  'panda',
+  'quokka',
+  'raven',
+  'stoat',
+  'tapir',
+  'walrus',
+  'yak',
+  'zebra',
+  'badger',
+  'condor',
+  'ibis',
+  'koala',
+];
 
 /** A readable unique-looking name such as `brisk-otter-4821`; uniqueness is checked by the store. */
 export function generateName(random: () => number = Math.random): string {

@@ -53,7 +53,10 @@ export function notAHost(value: unknown): string {
 
 function parsePort(text: string, what: string, value: unknown, example: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) {
-    throw invalid(`invalid ${what} ${describeValue(value)}: the port must be a number from 1 to 65535`, `for example ${example}`);
+    throw invalid(
+      `invalid ${what} ${describeValue(value)}: the port must be a number from 1 to 65535`,
+      `for example ${example}`,
+    );
   }
   return Number(text);
 }
@@ -76,10 +79,15 @@ export function parseHostPort(value: unknown, what = 'address', example = '0.0.0
     }
   } else {
     const colon = text.lastIndexOf(':');
-    if (colon < 0) throw invalid(`invalid ${what} ${describeValue(value)}: expected HOST:PORT (the port is missing)`, `for example ${example}`);
+    if (colon < 0)
+      throw invalid(
+        `invalid ${what} ${describeValue(value)}: expected HOST:PORT (the port is missing)`,
+        `for example ${example}`,
+      );
     host = text.slice(0, colon);
     port = text.slice(colon + 1);
-    if (host.includes(':')) throw invalid(`invalid ${what} ${describeValue(value)}: write an IPv6 host in brackets`, 'for example [::]:7070');
+    if (host.includes(':'))
+      throw invalid(`invalid ${what} ${describeValue(value)}: write an IPv6 host in brackets`, 'for example [::]:7070');
     if (!isHostName(host)) {
       throw invalid(`invalid ${what} ${describeValue(value)}: ${notAHost(host)}`, `for example ${example}`);
     }
@@ -96,12 +104,19 @@ export function parseControllerUrl(value: unknown, what = 'controller address'):
   const text = value.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1]?.toLowerCase();
   if (scheme === 'https') {
-    throw invalid(`invalid ${what} ${describeValue(value)}: the task door speaks plain HTTP, not https`, `use http://, for example ${example} (keep it inside the cluster's network)`);
+    throw invalid(
+      `invalid ${what} ${describeValue(value)}: the task door speaks plain HTTP, not https`,
+      `use http://, for example ${example} (keep it inside the cluster's network)`,
+    );
   }
-  if (scheme !== 'http') throw invalid(`invalid ${what} ${describeValue(value)}: expected http://HOST:PORT`, `for example ${example}`);
+  if (scheme !== 'http')
+    throw invalid(`invalid ${what} ${describeValue(value)}: expected http://HOST:PORT`, `for example ${example}`);
   const rest = text.slice('http://'.length).replace(/\/$/, '');
   if (/[/?#@]/.test(rest)) {
-    throw invalid(`invalid ${what} ${describeValue(value)}: only http://HOST:PORT, without a user, path or query`, `for example ${example}`);
+    throw invalid(
+      `invalid ${what} ${describeValue(value)}: only http://HOST:PORT, without a user, path or query`,
+      `for example ${example}`,
+    );
   }
   return parseHostPort(rest, what, example.slice('http://'.length));
 }

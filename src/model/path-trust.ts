@@ -47,8 +47,10 @@ export function trustedOwner(uid: number, caller: number): boolean {
 
 function writableBySomeoneElse(entry: PathEntry): TrustProblem | null {
   if (entry.readOnly) return null;
-  if ((entry.mode & OTHER_WRITE) !== 0) return { path: entry.path, kind: entry.kind, problem: 'other-writable', mode: entry.mode };
-  if ((entry.mode & GROUP_WRITE) !== 0) return { path: entry.path, kind: entry.kind, problem: 'group-writable', mode: entry.mode };
+  if ((entry.mode & OTHER_WRITE) !== 0)
+    return { path: entry.path, kind: entry.kind, problem: 'other-writable', mode: entry.mode };
+  if ((entry.mode & GROUP_WRITE) !== 0)
+    return { path: entry.path, kind: entry.kind, problem: 'group-writable', mode: entry.mode };
   return null;
 }
 

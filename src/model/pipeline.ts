@@ -15,7 +15,6 @@
 import { invalid } from './errors.js';
 import { STAGE_NAME_CHARS } from './names.js';
 
-
 /** What a job stores about the stage it is (JobSpec.stage). */
 export interface StageInfo {
   /** The stage's name inside its pipeline (`train`). */
@@ -31,23 +30,36 @@ const STAGE_NAME = new RegExp(`^${STAGE_NAME_CHARS}$`);
 /** Throws invalid_argument naming the first stage or need that breaks a rule (see the header). */
 export function checkStageGraph(needsOf: ReadonlyMap<string, readonly string[]>): void {
   const names = [...needsOf.keys()];
-  if (names.length === 0) throw invalid('stages: a pipeline needs at least one stage', 'add a stage under stages:, e.g. stages: { hello: { command: [echo, hi] } }');
+  if (names.length === 0)
+    throw invalid(
+      'stages: a pipeline needs at least one stage',
+      'add a stage under stages:, e.g. stages: { hello: { command: [echo, hi] } }',
+    );
   const list = names.join(', ');
   for (const [stage, needs] of needsOf) {
     if (!STAGE_NAME.test(stage) || /^task-\d+$/.test(stage) || stage.length > 63) {
-      throw invalid(`stages.${stage}: invalid stage name`, 'a stage name is letters, digits, "_" and "-" (no dots), starting with a letter or digit, at most 63 characters, not task-<n>');
+      throw invalid(
+        `stages.${stage}: invalid stage name`,
+        'a stage name is letters, digits, "_" and "-" (no dots), starting with a letter or digit, at most 63 ' +
+          'characters, not task-<n>',
+      );
     }
     const seen = new Set<string>();
     needs.forEach((need, i) => {
       const at = `stages.${stage}.needs[${i}]`;
       if (need === stage) throw invalid(`${at}: stage "${stage}" cannot need itself`, 'name another stage');
-      if (!needsOf.has(need)) throw invalid(`${at}: unknown stage "${need}" (stages: ${list})`, 'needs names other stages of this pipeline');
+      if (!needsOf.has(need))
+        throw invalid(`${at}: unknown stage "${need}" (stages: ${list})`, 'needs names other stages of this pipeline');
       if (seen.has(need)) throw invalid(`${at}: stage "${need}" is listed twice`, 'list each needed stage once');
       seen.add(need);
     });
   }
   const cycle = findStageCycle(needsOf);
-  if (cycle) throw invalid(`stages: cycle ${cycle.join(' -> ')}`, `a stage may not (indirectly) need itself; drop one of these needs`);
+  if (cycle)
+    throw invalid(
+      `stages: cycle ${cycle.join(' -> ')}`,
+      `a stage may not (indirectly) need itself; drop one of these needs`,
+    );
 }
 
 /** A cycle among the stages as a path `a -> b -> a`, or null. Iterative: pipelines may be long. */

@@ -20,4 +20,5 @@ export type RequeueReason = (typeof REQUEUE_REASONS)[number];
 export const STICKY_WORKER_BUSY: RequeueReason = 'sticky_worker_busy';
 
 /** A pending reason that says a sticky stage waits for its worker. */
-export const isStickyWait = (reason: string | null | undefined): boolean => reason?.startsWith(`${STICKY_WORKER_BUSY}:`) === true;
+export const isStickyWait = (reason: string | null | undefined): boolean =>
+  reason?.startsWith(`${STICKY_WORKER_BUSY}:`) === true;

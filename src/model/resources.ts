@@ -49,18 +49,35 @@ export function parseCpu(input: string | number): number {
   if (!Number.isFinite(value) || value <= 0) {
     throw invalid(`invalid cpu ${describeValue(input)}: expected a positive decimal number of cores such as 0.5 or 2`);
   }
-  if (value > MAX_CPU_CORES) throw invalid(`invalid cpu ${describeValue(input)}: at most ${MAX_CPU_CORES} cores`, 'give a number of cores such as 0.5 or 8');
+  if (value > MAX_CPU_CORES)
+    throw invalid(
+      `invalid cpu ${describeValue(input)}: at most ${MAX_CPU_CORES} cores`,
+      'give a number of cores such as 0.5 or 8',
+    );
   const millis = Math.round(value * 1000);
   if (millis < 1) throw invalid(`invalid cpu ${describeValue(input)}: the smallest request is 0.001 cores`);
   return millis;
 }
 
 const MEMORY_UNITS: Record<string, number> = {
-  '': 1, b: 1,
-  k: 1e3, kb: 1e3, ki: 1024, kib: 1024,
-  m: 1e6, mb: 1e6, mi: 1024 ** 2, mib: 1024 ** 2,
-  g: 1e9, gb: 1e9, gi: 1024 ** 3, gib: 1024 ** 3,
-  t: 1e12, tb: 1e12, ti: 1024 ** 4, tib: 1024 ** 4,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  ki: 1024,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mi: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gi: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1e12,
+  tb: 1e12,
+  ti: 1024 ** 4,
+  tib: 1024 ** 4,
 };
 
 /**
@@ -76,7 +93,8 @@ export function parseMemory(input: string | number, what = 'memory'): number {
   const unitKey = match?.[2]?.toLowerCase() ?? '';
   const short = unitKey.length === 1 && unitKey !== 'b' ? unitKey + 'i' : unitKey;
   const unit = match ? MEMORY_UNITS[short] : undefined;
-  if (!match || unit === undefined) throw invalid(`invalid ${what} ${describeValue(input)}: expected a size such as 512M, 4GiB or 2G`);
+  if (!match || unit === undefined)
+    throw invalid(`invalid ${what} ${describeValue(input)}: expected a size such as 512M, 4GiB or 2G`);
   const bytes = Math.round(Number(match[1]) * unit);
   if (bytes <= 0) throw invalid(`invalid ${what} ${describeValue(input)}: must be more than 0`);
   return boundedBytes(input, bytes, what);
@@ -84,7 +102,8 @@ export function parseMemory(input: string | number, what = 'memory'): number {
 
 /** Byte counts stay exact integers (at most 2^53-1 bytes, about 8 PiB). */
 function boundedBytes(input: string | number, bytes: number, what: string): number {
-  if (!Number.isSafeInteger(bytes)) throw invalid(`invalid ${what} ${describeValue(input)}: too large`, 'give a size such as 512M, 4GiB or 2T');
+  if (!Number.isSafeInteger(bytes))
+    throw invalid(`invalid ${what} ${describeValue(input)}: too large`, 'give a size such as 512M, 4GiB or 2T');
   return bytes;
 }
 
@@ -101,7 +120,10 @@ export function parseGpu(input: string): DeviceRequest {
     return { type: 'gpu', variant: null, count };
   }
   const match = GPU_REQUEST.exec(text);
-  if (!match) throw invalid(`invalid gpu ${describeValue(input)}: expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`);
+  if (!match)
+    throw invalid(
+      `invalid gpu ${describeValue(input)}: expected COUNT, VARIANT or VARIANTxCOUNT such as 8, H100 or H100x8`,
+    );
   const count = match[2] === undefined ? 1 : Number(match[2]);
   if (!Number.isSafeInteger(count)) throw invalid(`invalid gpu ${describeValue(input)}: count is too large`);
   if (count < 1) throw invalid(`invalid gpu ${describeValue(input)}: count must be at least 1`);

@@ -29,7 +29,8 @@ export const MAX_RESULTS_PER_TASK = 256;
  */
 export const MAX_RESULT_FILE_BYTES = 1024 * 1024;
 
-const KEY_HINT = 'a key is 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. checkpoint, eval.loss)';
+const KEY_HINT =
+  'a key is 1-128 letters, digits and `_ . -`, starting with a letter or digit (e.g. checkpoint, eval.loss)';
 
 /** Whether `key` is a valid result key (the rules of checkResultKey). */
 export function isResultKey(key: string): boolean {
@@ -40,7 +41,11 @@ export function isResultKey(key: string): boolean {
 export function checkResultKey(field: string, key: unknown): string {
   if (typeof key !== 'string') throw invalid(`${field}: a result key must be a string`, KEY_HINT);
   if (key.length === 0) throw invalid(`${field}: the result key is empty`, KEY_HINT);
-  if (key.length > MAX_RESULT_KEY_LENGTH) throw invalid(`${field}: the result key is ${key.length} characters long, more than ${MAX_RESULT_KEY_LENGTH}`, KEY_HINT);
+  if (key.length > MAX_RESULT_KEY_LENGTH)
+    throw invalid(
+      `${field}: the result key is ${key.length} characters long, more than ${MAX_RESULT_KEY_LENGTH}`,
+      KEY_HINT,
+    );
   if (!NAME_COMPONENT.test(key)) {
     const why = 'has characters other than letters, digits and `_ . -` (or does not start with a letter or digit)';
     throw invalid(`${field}: the result key ${JSON.stringify(key)} ${why}`, KEY_HINT);
@@ -51,14 +56,23 @@ export function checkResultKey(field: string, key: unknown): string {
 /** `value` unchanged when valid; else invalid_argument naming `field`. */
 export function checkResultValue(field: string, value: unknown): string {
   if (typeof value !== 'string') {
-    throw invalid(`${field}: a result value must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
-      'publish numbers and objects as text (e.g. "0.93", or JSON encoded as one string)');
+    throw invalid(
+      `${field}: a result value must be a string, got ` +
+        `${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+      'publish numbers and objects as text (e.g. "0.93", or JSON encoded as one string)',
+    );
   }
-  if (hasNul(value)) throw invalid(`${field}: the result value ${NUL_REFUSAL}`, 'publish text; encode binary data (base64) or publish the path of a file');
+  if (hasNul(value))
+    throw invalid(
+      `${field}: the result value ${NUL_REFUSAL}`,
+      'publish text; encode binary data (base64) or publish the path of a file',
+    );
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_RESULT_VALUE_BYTES) {
-    throw invalid(`${field}: the result value is ${bytes} bytes, more than ${MAX_RESULT_VALUE_BYTES} (64 KiB)`,
-      'store large outputs in a file and publish its path as the result');
+    throw invalid(
+      `${field}: the result value is ${bytes} bytes, more than ${MAX_RESULT_VALUE_BYTES} (64 KiB)`,
+      'store large outputs in a file and publish its path as the result',
+    );
   }
   return value;
 }
@@ -66,8 +80,12 @@ export function checkResultValue(field: string, value: unknown): string {
 /** invalid_argument when one attempt would hold more than MAX_RESULTS_PER_TASK keys. */
 export function checkResultCount(count: number, task: string): void {
   if (count <= MAX_RESULTS_PER_TASK) return;
-  throw new IrisError('invalid_argument', `task ${task} would hold ${count} results, more than ${MAX_RESULTS_PER_TASK}`,
-    'publish fewer keys (overwrite a key to change its value), or collect many values into one file and publish its path');
+  throw new IrisError(
+    'invalid_argument',
+    `task ${task} would hold ${count} results, more than ${MAX_RESULTS_PER_TASK}`,
+    'publish fewer keys (overwrite a key to change its value), or collect many values into one file and publish its ' +
+      'path',
+  );
 }
 
 const FILE_HINT = 'write one JSON object of key -> string, e.g. {"checkpoint": "/ckpt/step-100"}';

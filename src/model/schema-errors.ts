@@ -97,11 +97,16 @@ type Issue = z.core.$ZodIssue;
 /** A union branch that failed only because the value has another type (at its root). */
 function failedOnType(issues: readonly Issue[]): boolean {
   return issues.every(
-    (issue) => issue.path.length === 0 && (issue.code === 'invalid_type' || (issue.code === 'invalid_union' && issue.errors.every(failedOnType))),
+    (issue) =>
+      issue.path.length === 0 &&
+      (issue.code === 'invalid_type' || (issue.code === 'invalid_union' && issue.errors.every(failedOnType))),
   );
 }
 
-/** The issue to report: a union's matching branch is opened; an unknown key goes before the other problems of its object. */
+/**
+ * The issue to report: a union's matching branch is opened; an unknown key goes before the other problems of its
+ * object.
+ */
 function pick(issues: readonly Issue[]): Issue | undefined {
   let first = issues[0];
   while (first?.code === 'invalid_union' && first.errors.length > 0) {
@@ -111,7 +116,8 @@ function pick(issues: readonly Issue[]): Issue | undefined {
     first = { ...chosen, path: [...first.path, ...chosen.path] } as Issue;
   }
   if (first === undefined) return undefined;
-  const within = (outer: KeyPath, inner: KeyPath) => outer.length <= inner.length && outer.every((key, i) => key === inner[i]);
+  const within = (outer: KeyPath, inner: KeyPath) =>
+    outer.length <= inner.length && outer.every((key, i) => key === inner[i]);
   const unknown = issues.find((issue) => issue.code === 'unrecognized_keys' && within(issue.path, first!.path));
   return unknown ?? first;
 }
@@ -134,15 +140,22 @@ export function issuesToError(issues: readonly Issue[], options: IssuesToErrorOp
     if (body) {
       const suggestion = allowed ? suggestKey(key, allowed) : null;
       const at = issue.path.length > 0 ? `${formatKeyPath(issue.path)}: ` : '';
-      return invalid(`${prefix}${at}unknown field "${key}"${suggestion ? `: did you mean "${suggestion}"?` : ''}`, allowed ? `known fields: ${allowed.join(', ')}` : undefined);
+      return invalid(
+        `${prefix}${at}unknown field "${key}"${suggestion ? `: did you mean "${suggestion}"?` : ''}`,
+        allowed ? `known fields: ${allowed.join(', ')}` : undefined,
+      );
     }
-    return invalid(`${where([...issue.path, key])}unknown key${allowed ? didYouMean(key, allowed) : ''}`, allowed ? `allowed keys here: ${allowed.join(', ')}` : undefined);
+    return invalid(
+      `${where([...issue.path, key])}unknown key${allowed ? didYouMean(key, allowed) : ''}`,
+      allowed ? `allowed keys here: ${allowed.join(', ')}` : undefined,
+    );
   }
   let hint: string | undefined;
   if (issue.code === 'custom' && typeof issue.params?.hint === 'string') hint = issue.params.hint;
   if (issue.code === 'invalid_value') hint = `use one of: ${issue.values.map(String).join(', ')}`;
   let message = issue.message;
-  if (issue.code === 'invalid_type' && message.startsWith('Invalid input')) message = `expected ${issue.expected}, got ${describeValue(issue.input, options.style)}`;
+  if (issue.code === 'invalid_type' && message.startsWith('Invalid input'))
+    message = `expected ${issue.expected}, got ${describeValue(issue.input, options.style)}`;
   // A refused key of a record (`env`, `stages`): what its own schema said about it.
   if (issue.code === 'invalid_key' && issue.issues[0] !== undefined) message = issue.issues[0].message;
   // A body's error names its field as data too (`field`), so a client can name it its own way.
@@ -189,7 +202,11 @@ export function knownKeysOf(schema: z.core.$ZodType): (path: KeyPath) => readonl
  * its first problem (unknown keys named against the schema's own keys, `knownKeysOf`). Query
  * parameters go through api/queries.ts parseQuery instead (its messages name the parameter).
  */
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, options: Omit<IssuesToErrorOptions, 'knownKeys'> = {}): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  options: Omit<IssuesToErrorOptions, 'knownKeys'> = {},
+): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw issuesToError(result.error.issues, { ...options, knownKeys: knownKeysOf(schema) });

@@ -49,13 +49,20 @@ export function findStageRefs(text: string, field = 'value'): StageRef[] {
   for (const m of text.matchAll(LOOSE)) {
     if (covered.some(([from, to]) => m.index >= from && m.index < to)) continue;
     if (m.index > 0 && text[m.index - 1] === '$') continue; // `$${stages…}` is escaped
-    throw invalid(`${field}: malformed reference ${m[0]}`, 'write ${stages.STAGE.result.KEY} or ${stages.STAGE.task-N.result.KEY} (a literal ${ is written $${)');
+    throw invalid(
+      `${field}: malformed reference ${m[0]}`,
+      'write ${stages.STAGE.result.KEY} or ${stages.STAGE.task-N.result.KEY} (a literal ${ is written $${)',
+    );
   }
   return refs;
 }
 
 /** The texts a stage's references may appear in, with their paths (`command[2]`, `env.CKPT`, `image`). */
-export function refFields(parts: { command: readonly string[]; env?: Readonly<Record<string, string>> | null; image?: string | null }): Array<[string, string]> {
+export function refFields(parts: {
+  command: readonly string[];
+  env?: Readonly<Record<string, string>> | null;
+  image?: string | null;
+}): Array<[string, string]> {
   const out: Array<[string, string]> = parts.command.map((arg, i) => [`command[${i}]`, arg]);
   for (const [key, value] of Object.entries(parts.env ?? {})) out.push([`env.${key}`, value]);
   if (typeof parts.image === 'string') out.push(['image', parts.image]);
@@ -63,13 +70,20 @@ export function refFields(parts: { command: readonly string[]; env?: Readonly<Re
 }
 
 /** Refuses (invalid_argument, path-precise under `stages.STAGE.`) a reference to a stage not in `needs`. */
-export function checkStageRefs(stage: string, parts: Parameters<typeof refFields>[0], needs: readonly string[]): StageRef[] {
+export function checkStageRefs(
+  stage: string,
+  parts: Parameters<typeof refFields>[0],
+  needs: readonly string[],
+): StageRef[] {
   const all: StageRef[] = [];
   for (const [field, text] of refFields(parts)) {
     for (const ref of findStageRefs(text, `stages.${stage}.${field}`)) {
       if (!needs.includes(ref.stage)) {
-        throw invalid(`stages.${stage}.${field}: ${ref.text}: stage "${ref.stage}" is not in needs (needs: ${needs.length > 0 ? needs.join(', ') : 'none'})`,
-          `add ${ref.stage} to stages.${stage}.needs: a result is read once its stage has succeeded`);
+        throw invalid(
+          `stages.${stage}.${field}: ${ref.text}: stage "${ref.stage}" is not in needs (needs: ` +
+            `${needs.length > 0 ? needs.join(', ') : 'none'})`,
+          `add ${ref.stage} to stages.${stage}.needs: a result is read once its stage has succeeded`,
+        );
       }
       all.push(ref);
     }
@@ -83,7 +97,10 @@ export interface StageResults {
   tasks: ReadonlyMap<number, Readonly<Record<string, string>>>;
 }
 
-export type RefValue = { kind: 'value'; value: string } | { kind: 'pending'; reason: string } | { kind: 'never'; reason: string };
+export type RefValue =
+  | { kind: 'value'; value: string }
+  | { kind: 'pending'; reason: string }
+  | { kind: 'never'; reason: string };
 
 export const REF_REASON = 'stage_reference_pending';
 
@@ -92,33 +109,52 @@ export function refValue(ref: StageRef, stage: StageResults | undefined): RefVal
   if (stage === undefined) return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} is gone` };
   if (stage.state !== 'SUCCEEDED') {
     const ended = ['FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'CANCELLED'].includes(stage.state);
-    return ended ? { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} ended ${stage.state}` } : { kind: 'pending', reason: `${REF_REASON}: stage ${ref.stage} is ${stage.state}` };
+    return ended
+      ? { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} ended ${stage.state}` }
+      : { kind: 'pending', reason: `${REF_REASON}: stage ${ref.stage} is ${stage.state}` };
   }
   if (ref.task !== null) {
     const value = stage.tasks.get(ref.task)?.[ref.key];
-    return value !== undefined ? { kind: 'value', value } : { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} task-${ref.task} succeeded without result ${ref.key}` };
+    return value !== undefined
+      ? { kind: 'value', value }
+      : {
+          kind: 'never',
+          reason: `${REF_REASON}: stage ${ref.stage} task-${ref.task} succeeded without result ${ref.key}`,
+        };
   }
   const first = stage.tasks.get(0)?.[ref.key];
   if (first !== undefined) return { kind: 'value', value: first };
   const values = new Set<string>();
   for (const results of stage.tasks.values()) if (results[ref.key] !== undefined) values.add(results[ref.key]!);
   if (values.size === 1) return { kind: 'value', value: [...values][0]! };
-  if (values.size === 0) return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} succeeded without result ${ref.key}` };
-  return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage}'s tasks published different values of ${ref.key}; name one task: \${stages.${ref.stage}.task-N.result.${ref.key}}` };
+  if (values.size === 0)
+    return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} succeeded without result ${ref.key}` };
+  return {
+    kind: 'never',
+    reason:
+      `${REF_REASON}: stage ${ref.stage}'s tasks published different values of ${ref.key}; name one task: ` +
+      `\${stages.${ref.stage}.task-N.result.${ref.key}}`,
+  };
 }
 
 /** `text` with its references replaced, `$${` turned into `${`; or the first reference that is not resolved. */
-export function substitute(text: string, lookup: (ref: StageRef) => RefValue): { kind: 'value'; value: string } | Exclude<RefValue, { kind: 'value' }> {
+export function substitute(
+  text: string,
+  lookup: (ref: StageRef) => RefValue,
+): { kind: 'value'; value: string } | Exclude<RefValue, { kind: 'value' }> {
   let failed: Exclude<RefValue, { kind: 'value' }> | null = null;
-  const value = text.replace(TOKEN, (whole, stage: string | undefined, task: string | undefined, key: string | undefined) => {
-    if (whole === '$${') return '${';
-    const got = lookup({ text: whole, stage: stage!, task: task === undefined ? null : Number(task), key: key! });
-    if (got.kind !== 'value') {
-      failed ??= got;
-      return whole;
-    }
-    return got.value;
-  });
+  const value = text.replace(
+    TOKEN,
+    (whole, stage: string | undefined, task: string | undefined, key: string | undefined) => {
+      if (whole === '$${') return '${';
+      const got = lookup({ text: whole, stage: stage!, task: task === undefined ? null : Number(task), key: key! });
+      if (got.kind !== 'value') {
+        failed ??= got;
+        return whole;
+      }
+      return got.value;
+    },
+  );
   return failed ?? { kind: 'value', value };
 }
 
@@ -141,7 +177,10 @@ export const shellRefVar = (n: number): string => `IRIS_REF_${n}`;
  * its value the environment variable IRIS_REF_<n> (n from 0, in order of first appearance), so
  * the shell expands it as a variable — never parsed as code, whatever it holds.
  */
-export function resolveStageRefs(parts: RefParts, results: (stage: string) => StageResults | undefined): { kind: 'resolved'; parts: RefParts } | Exclude<RefValue, { kind: 'value' }> {
+export function resolveStageRefs(
+  parts: RefParts,
+  results: (stage: string) => StageResults | undefined,
+): { kind: 'resolved'; parts: RefParts } | Exclude<RefValue, { kind: 'value' }> {
   const lookup = (ref: StageRef) => refValue(ref, results(ref.stage));
   const one = (text: string) => substitute(text, lookup);
   const scriptAt = shellScriptIndex(parts.command);

@@ -78,7 +78,12 @@ export function canTransitionTask(from: TaskState, to: TaskState): boolean {
 
 /** How an attempt ended, as reported by the controller to the store. */
 export type AttemptOutcome =
-  | { kind: 'exited'; exitCode: number; signal?: string | null; /** Runtime's explanation, e.g. "OOM killed". */ reason?: string }
+  | {
+      kind: 'exited';
+      exitCode: number;
+      signal?: string | null /** Runtime's explanation, e.g. "OOM killed". */;
+      reason?: string;
+    }
   | { kind: 'timeout' }
   | { kind: 'preempted'; reason: string }
   | { kind: 'killed'; reason: string }
@@ -99,7 +104,10 @@ export function parseJobStates(values: readonly string[]): JobState[] {
     const state = value.trim().toUpperCase().replace(/-/g, '_');
     if (state === '') continue;
     if (!(JOB_STATES as readonly string[]).includes(state)) {
-      throw invalid(`unknown job state ${describeValue(value.trim())}`, `states: ${JOB_STATES.join(', ')} (any case, comma-separated)`);
+      throw invalid(
+        `unknown job state ${describeValue(value.trim())}`,
+        `states: ${JOB_STATES.join(', ')} (any case, comma-separated)`,
+      );
     }
     states.add(state as JobState);
   }

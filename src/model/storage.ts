@@ -21,7 +21,9 @@ export function isNoSpace(error: unknown): boolean {
   if (typeof e.code === 'string' && FS_CODES.has(e.code)) return true;
   if (typeof e.errno === 'string' && FS_CODES.has(e.errno)) return true;
   if (typeof e.errcode === 'number' && (e.errcode & 0xff) === SQLITE_FULL) return true;
-  return typeof e.message === 'string' && /database or disk is full|no space left on device|quota exceeded/i.test(e.message);
+  return (
+    typeof e.message === 'string' && /database or disk is full|no space left on device|quota exceeded/i.test(e.message)
+  );
 }
 
 /** The reason an attempt or a refusal gives for a full disk. */
@@ -34,7 +36,8 @@ export function noSpaceError(path: string): IrisError {
   return new IrisError(
     'insufficient_storage',
     noSpaceReason(path),
-    'free space on that filesystem (old task logs live under IRIS_HOME/logs); the cluster retries on its own and accepts submissions again once its writes succeed',
+    'free space on that filesystem (old task logs live under IRIS_HOME/logs); the cluster retries on its own and ' +
+      'accepts submissions again once its writes succeed',
   );
 }
 
@@ -73,7 +76,8 @@ export function isLocked(error: unknown): boolean {
 function damageHint(home: string): string {
   return (
     'iris keeps no backup of its state database. Keep a copy of what is there for inspection ' +
-    `(\`cp -a ${home} ${home}.damaged\`); to start an empty cluster deliberately, run \`iris cluster start --fresh\`: ` +
+    `(\`cp -a ${home} ${home}.damaged\`); to start an empty cluster deliberately, run \`iris cluster start ` +
+    `--fresh\`: ` +
     `it moves state.db and the logs into ${home}/aside-<time>/ and deletes nothing`
   );
 }

@@ -33,7 +33,8 @@ type Dims = [number, number, number];
 
 function variant(name: string, generation: TpuGeneration, topology: Dims, perHost: Dims, twoD: boolean): TpuVariant {
   const hostDims = topology.map((n, i) => n / perHost[i]!) as Dims;
-  if (hostDims.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`tpu table: ${name} topology does not divide into hosts`);
+  if (hostDims.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`tpu table: ${name} topology does not divide into hosts`);
   const product = (d: Dims) => d[0] * d[1] * d[2];
   const shown = twoD ? topology.slice(0, 2) : topology;
   return {
@@ -93,7 +94,10 @@ export function tpuVariant(name: string): TpuVariant {
   const found = BY_NAME.get(key);
   if (!found) {
     const families = ['v4-8', 'v5litepod-16', 'v5p-8', 'v6e-8'].join(', ');
-    throw invalid(`unknown TPU variant ${describeValue(name)}`, `known variants include ${families}; see docs/configuration.md for the full table`);
+    throw invalid(
+      `unknown TPU variant ${describeValue(name)}`,
+      `known variants include ${families}; see docs/configuration.md for the full table`,
+    );
   }
   return found;
 }

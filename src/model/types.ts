@@ -26,7 +26,10 @@ export interface JobSpec {
    * empty: none.
    */
   mounts?: Mount[];
-  /** Network of this job's containers (`--network`); absent or null: the config's `network`, else bridge (TPU jobs: host). */
+  /**
+   * Network of this job's containers (`--network`); absent or null: the config's `network`, else bridge (TPU jobs:
+   * host).
+   */
   network?: 'bridge' | 'host' | null;
   /**
    * Never run privileged, even on a worker with `privileged: true`: set on a child of an
@@ -160,7 +163,10 @@ export interface Attempt {
   devices: number[];
   /** The log limit in bytes when the attempt's output passed it (its log was cut there), else null. */
   logCutBytes: number | null;
-  /** Measured CPU time (user + system) of everything the attempt ran, in seconds; null until measured or when the runtime cannot tell. */
+  /**
+   * Measured CPU time (user + system) of everything the attempt ran, in seconds; null until measured or when the
+   * runtime cannot tell.
+   */
   cpuSeconds: number | null;
   /** Measured peak memory of the attempt (its cgroup, process tree or container), in bytes; null when unknown. */
   peakMemoryBytes: number | null;
@@ -170,7 +176,10 @@ export interface Attempt {
 
 /** What adaptive placement decided for one attempt (docs/configuration.md, "Placement"). */
 export interface PlacementDecision {
-  /** Placement mode and selection that decided (`adaptive`, `adaptive+min-satisfying`, `static-worker`, …); baselines record score 0 and no runner-up. */
+  /**
+   * Placement mode and selection that decided (`adaptive`, `adaptive+min-satisfying`, `static-worker`, …); baselines
+   * record score 0 and no runner-up.
+   */
   mode: string;
   /** Feasible workers the task could go to. */
   pool: number;

@@ -13,7 +13,9 @@ export type JobCategory = (typeof JOB_CATEGORIES)[number];
 export const MAX_USES = 32;
 export const MAX_USE_KEY_LENGTH = 200;
 
-/** How long a worker holds a context-reuse hint after a task using the key ended there (config `placement.cache-ttl`). */
+/**
+ * How long a worker holds a context-reuse hint after a task using the key ended there (config `placement.cache-ttl`).
+ */
 export const DEFAULT_CACHE_TTL_MS = 3_600_000;
 
 /** `training`, `inference` or `other`; invalid_argument naming the choices otherwise. */
@@ -23,13 +25,19 @@ export function parseCategory(input: string): JobCategory {
   throw invalid(`invalid category "${input}": expected one of ${JOB_CATEGORIES.join(', ')}`);
 }
 
-/** The keys a job uses, deduplicated in order; each non-empty, without spaces, at most MAX_USE_KEY_LENGTH characters. */
+/**
+ * The keys a job uses, deduplicated in order; each non-empty, without spaces, at most MAX_USE_KEY_LENGTH characters.
+ */
 export function parseUses(keys: readonly string[]): string[] {
   const out: string[] = [];
   for (const raw of keys) {
     const key = raw.trim();
     if (key === '' || /\s/.test(key) || key.length > MAX_USE_KEY_LENGTH) {
-      throw invalid(`invalid uses key "${raw}": expected a model or data set name without spaces, at most ${MAX_USE_KEY_LENGTH} characters`, 'for example --uses llama-3-8b');
+      throw invalid(
+        `invalid uses key "${raw}": expected a model or data set name without spaces, at most ${MAX_USE_KEY_LENGTH}` +
+          ` characters`,
+        'for example --uses llama-3-8b',
+      );
     }
     if (!out.includes(key)) out.push(key);
   }

@@ -6,12 +6,22 @@
  * The container runtime is created on first use, so a machine without Docker runs process jobs
  * without ever touching an engine; its factory may be asynchronous, so the daemon loads the Docker
  * client (dockerode and its dependencies, ~9 MB resident) only then. Concurrent first launches
- * share one creation; a creation that fails is tried again at the next container launch. Each RunningTask remembers which runtime started it, so
+ * share one creation; a creation that fails is tried again at the next container launch. Each RunningTask remembers
+ * which runtime started it, so
  * stop() always reaches the right one. reclaim() asks both; an absent engine only means there
  * is nothing of ours to reclaim there (the reason is logged, not thrown). recover() asks the
  * process runtime only (containers are reclaimed, not recovered).
  */
-import type { ExecSession, ExecSpec, RecoveredExit, RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from './types.js';
+import type {
+  ExecSession,
+  ExecSpec,
+  RecoveredExit,
+  RunningTask,
+  StartedRecord,
+  TaskKey,
+  TaskLaunch,
+  TaskRuntime,
+} from './types.js';
 import { IrisError } from '../model/errors.js';
 
 export interface RuntimeRouterOptions {
@@ -63,7 +73,8 @@ export class RuntimeRouter implements TaskRuntime {
   /** An exec goes to the runtime that started the attempt. */
   exec(task: RunningTask, spec: ExecSpec): Promise<ExecSession> {
     const runtime = this.owners.get(task) ?? this.processRuntime;
-    if (!runtime.exec) return Promise.reject(new IrisError('unavailable', `the ${runtime.name} runtime cannot run a command in a task`));
+    if (!runtime.exec)
+      return Promise.reject(new IrisError('unavailable', `the ${runtime.name} runtime cannot run a command in a task`));
     return runtime.exec(task, spec);
   }
 

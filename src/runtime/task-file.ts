@@ -18,10 +18,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 
-export type TaskFileRead =
-  | { kind: 'ok'; data: Buffer }
-  | { kind: 'missing' }
-  | { kind: 'refused'; why: string };
+export type TaskFileRead = { kind: 'ok'; data: Buffer } | { kind: 'missing' } | { kind: 'refused'; why: string };
 
 export interface TaskFileRules {
   /** Largest size accepted, in bytes. */
@@ -35,13 +32,20 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /** What fstat's mode says a file is, in words; null for a regular file. */
 function notRegular(mode: number): string | null {
   switch (mode & constants.S_IFMT) {
-    case constants.S_IFREG: return null;
-    case constants.S_IFIFO: return 'a FIFO';
-    case constants.S_IFCHR: return 'a character device';
-    case constants.S_IFBLK: return 'a block device';
-    case constants.S_IFSOCK: return 'a socket';
-    case constants.S_IFDIR: return 'a directory';
-    default: return 'not a regular file';
+    case constants.S_IFREG:
+      return null;
+    case constants.S_IFIFO:
+      return 'a FIFO';
+    case constants.S_IFCHR:
+      return 'a character device';
+    case constants.S_IFBLK:
+      return 'a block device';
+    case constants.S_IFSOCK:
+      return 'a socket';
+    case constants.S_IFDIR:
+      return 'a directory';
+    default:
+      return 'not a regular file';
   }
 }
 
@@ -79,7 +83,8 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
     const st = fstatSync(fd);
     const kind = notRegular(st.mode);
     if (kind !== null) return { kind: 'refused', why: `it is ${kind}, not a regular file` };
-    if (st.nlink !== 1) return { kind: 'refused', why: `it has ${st.nlink} hard links (a file of the task's own has one)` };
+    if (st.nlink !== 1)
+      return { kind: 'refused', why: `it has ${st.nlink} hard links (a file of the task's own has one)` };
     if (rules.owner !== null && st.uid !== rules.owner) {
       return { kind: 'refused', why: `it belongs to uid ${st.uid}, not to the task's user (uid ${rules.owner})` };
     }
@@ -119,7 +124,8 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
  * tell: null (any owner).
  */
 export function taskFileOwner(
-  container: { user?: string } | null | undefined, ownUid: number | null = myUid(),
+  container: { user?: string } | null | undefined,
+  ownUid: number | null = myUid(),
 ): number | null {
   if (!container) return ownUid;
   const user = container.user?.trim().split(':')[0] ?? '';

@@ -69,7 +69,10 @@ export interface TaskLaunch {
   container?: ContainerSpec | null;
   /** The worker the scheduler placed the attempt on (the Kubernetes backend binds its Pod to this Node). */
   workerId?: string;
-  /** Set for a member of a gang (coscheduled job): the gang's id and size. The Kubernetes backend binds a gang all or none. */
+  /**
+   * Set for a member of a gang (coscheduled job): the gang's id and size. The Kubernetes backend binds a gang all or
+   * none.
+   */
   gang?: { id: string; size: number } | null;
 }
 
@@ -88,7 +91,10 @@ export interface TaskExit {
   usage?: TaskUsage;
 }
 
-/** Measured usage of one attempt: CPU seconds (user + system) of all it ran, and peak memory in bytes (null when unknown). */
+/**
+ * Measured usage of one attempt: CPU seconds (user + system) of all it ran, and peak memory in bytes (null when
+ * unknown).
+ */
 export interface TaskUsage {
   cpuSeconds: number;
   peakMemoryBytes: number | null;
@@ -143,7 +149,9 @@ export interface ExecSession {
   exited: Promise<number>;
   /** A new terminal size (with `tty`; best effort). */
   resize(rows: number, cols: number): void;
-  /** Ends it early (the caller went away): SIGHUP, then SIGKILL to what it started, where the runtime can reach them. */
+  /**
+   * Ends it early (the caller went away): SIGHUP, then SIGKILL to what it started, where the runtime can reach them.
+   */
   kill(): void;
 }
 

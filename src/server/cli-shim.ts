@@ -9,11 +9,23 @@
  * directory, then renamed over `bin/iris`), so a symlink planted at `bin/iris` is replaced, never
  * followed, and a task never sees a half-written shim; before the controller hands the directory
  * to tasks it checks (without following a symlink) that `bin/iris` is a regular file of its user,
- * mode 0755 (readable and runnable, writable by its owner only), with exactly the expected text. A shim that is already right is left alone, so a
+ * mode 0755 (readable and runnable, writable by its owner only), with exactly the expected text. A shim that is already
+ * right is left alone, so a
  * restart on a full disk needs no space.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../api/state-dir.js';
 import { IrisError } from '../model/errors.js';
@@ -67,7 +79,11 @@ export function writeCliShim(home: string, packageRoot: string): string {
     throw error;
   }
   if (currentShim(file) !== text) {
-    throw new IrisError('unavailable', `the iris shim ${file} changed while it was being written`, `remove ${dir} and start the cluster again`);
+    throw new IrisError(
+      'unavailable',
+      `the iris shim ${file} changed while it was being written`,
+      `remove ${dir} and start the cluster again`,
+    );
   }
   return dir;
 }

@@ -23,13 +23,19 @@ function flagsOf(argv: string[]): { config?: string; metricsPort?: number; fresh
     args: argv,
     allowPositionals: true,
     options: {
-      foreground: { type: 'boolean' }, config: { type: 'string' }, 'metrics-port': { type: 'string' }, fresh: { type: 'boolean' },
+      foreground: { type: 'boolean' },
+      config: { type: 'string' },
+      'metrics-port': { type: 'string' },
+      fresh: { type: 'boolean' },
     },
   });
   const port = values['metrics-port'];
   const metricsPort = port === undefined ? undefined : Number(port);
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535)) {
-    throw new IrisError('invalid_argument', `--metrics-port: expected an integer from 1 to 65535, got ${JSON.stringify(port)}`);
+    throw new IrisError(
+      'invalid_argument',
+      `--metrics-port: expected an integer from 1 to 65535, got ${JSON.stringify(port)}`,
+    );
   }
   return {
     ...(values.config !== undefined ? { config: values.config } : {}),
@@ -65,7 +71,9 @@ async function main(): Promise<number> {
       process.stderr.write(`Error: ${error.message}\n`);
       return EXIT.usage;
     }
-    process.stderr.write(`iris: internal error (a bug, please report it)\n${(error as Error).stack ?? String(error)}\n`);
+    process.stderr.write(
+      `iris: internal error (a bug, please report it)\n${(error as Error).stack ?? String(error)}\n`,
+    );
     return EXIT.internal;
   } finally {
     process.off('SIGINT', onSignal);

@@ -40,7 +40,10 @@ export interface ClusterService {
   job(name: string, run?: number | null): api.JobDetail;
   /** Runs (live and archived) matching the query, newest first (`iris history`). */
   history(query: api.HistoryQuery): api.RunInfo[];
-  /** One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the job has). */
+  /**
+   * One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the
+   * job has).
+   */
   task(name: string): api.TaskDetail;
   /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
   cancel(names: string[]): Promise<api.CancelResponse>;
@@ -55,19 +58,31 @@ export interface ClusterService {
   drain(worker: string): Promise<api.WorkerInfo>;
   /** Undrain: IrisError('not_found') for an unknown worker, ('conflict') for one that is not DRAINED. */
   resume(worker: string): Promise<api.WorkerInfo>;
-  /** No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained. */
+  /**
+   * No new tasks on the worker, running ones go on: IrisError('not_found') unknown, ('conflict') draining or drained.
+   */
   disable(worker: string, reason: string): Promise<api.WorkerInfo>;
-  /** Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or drained. */
+  /**
+   * Enable a disabled worker (an enabled one is left as it is): ('not_found') unknown, ('conflict') draining or
+   * drained.
+   */
   enable(worker: string): Promise<api.WorkerInfo>;
   endpoints(prefix?: string): api.EndpointInfo[];
   registerEndpoint(caller: TaskCaller, name: string, address: string): api.EndpointInfo;
-  /** Results of run `run` of job `name` (null: its latest run), live or archived; not_found for an unknown job or run. */
+  /**
+   * Results of run `run` of job `name` (null: its latest run), live or archived; not_found for an unknown job or run.
+   */
   results(name: string, run: number | null): api.ResultsResponse;
-  /** Sets results for the caller's running attempt (model/results.ts checks them first); answers with its job's results. */
+  /**
+   * Sets results for the caller's running attempt (model/results.ts checks them first); answers with its job's results.
+   */
   setResults(caller: TaskCaller, entries: Record<string, string>): api.ResultsResponse;
   /** The caller for a token from IRIS_TASK_TOKEN of a running attempt, or null when unknown. */
   callerForToken(token: string): TaskCaller | null;
-  /** Retention: prune runs that ended longer ago than `olderThanMs` (default: the config's `retention`), with their logs. */
+  /**
+   * Retention: prune runs that ended longer ago than `olderThanMs` (default: the config's `retention`), with their
+   * logs.
+   */
   prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<api.PruneResponse>;
   logs(query: api.LogQuery, signal: AbortSignal): AsyncIterable<api.LogBatch>;
   /**

@@ -95,7 +95,8 @@ export function planConnections(
     throw new IrisError(
       'invalid_argument',
       `${keys}: the doors would hold ${given + defaults.length} connections, ` +
-        `and the open-file limit ${softLimit} leaves them ${budget} (${reserve} are kept for the controller's own files)`,
+        `and the open-file limit ${softLimit} leaves them ${budget} (${reserve} are kept for the controller's own ` +
+        `files)`,
       `lower ${keys}, or raise the hard limit on open files (ulimit -Hn) of the user that starts the cluster`,
     );
   }

@@ -64,7 +64,8 @@ export function closeWith(socket: Duplex, status: string, contentType: string, b
     socket.destroy();
     return;
   }
-  const head = `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\n` +
+  const head =
+    `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body, () => socket.destroy());
   setTimeout(() => socket.destroy(), 1000).unref();
@@ -189,22 +190,30 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
     if (peer !== null && (perPeer.get(peer) ?? 0) >= opts.perPeer!) {
       if (!evictOldest(idleByPeer.get(peer))) {
         socket.destroy();
-        refusedLog(`${opts.name}: refused a connection from ${peer}, ` +
-          `which already has ${opts.perPeer} with a request in progress (connections.per-peer)`);
+        refusedLog(
+          `${opts.name}: refused a connection from ${peer}, ` +
+            `which already has ${opts.perPeer} with a request in progress (connections.per-peer)`,
+        );
         return;
       }
-      evictedLog(`${opts.name}: ${peer} is at its bound of ${opts.perPeer} connections (connections.per-peer): ` +
-        'closed its longest idle one');
+      evictedLog(
+        `${opts.name}: ${peer} is at its bound of ${opts.perPeer} connections (connections.per-peer): ` +
+          'closed its longest idle one',
+      );
     }
     if (entries.size >= opts.cap) {
       if (!evictOldest(idle)) {
         socket.destroy();
-        refusedLog(`${opts.name}: refused a connection: all ${opts.cap} connections have a request in progress ` +
-          `(${opts.capKey})`);
+        refusedLog(
+          `${opts.name}: refused a connection: all ${opts.cap} connections have a request in progress ` +
+            `(${opts.capKey})`,
+        );
         return;
       }
-      evictedLog(`${opts.name}: at its cap of ${opts.cap} connections (${opts.capKey}): ` +
-        'closed the longest idle one to make room');
+      evictedLog(
+        `${opts.name}: at its cap of ${opts.cap} connections (${opts.capKey}): ` +
+          'closed the longest idle one to make room',
+      );
     }
     const entry: Entry = { peer, busy: 0 };
     entries.set(socket, entry);
@@ -229,8 +238,10 @@ export function guardConnections(server: Server, opts: GuardOptions): Connection
   // must not become an uncaught 'error'. Errors before listening belong to listen() itself.
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (!server.listening) return;
-    acceptLog(`${opts.name}: could not accept a connection: ${error.code ?? error.message}; ` +
-      'it was refused and the door goes on');
+    acceptLog(
+      `${opts.name}: could not accept a connection: ${error.code ?? error.message}; ` +
+        'it was refused and the door goes on',
+    );
   });
 
   return {

@@ -26,7 +26,17 @@ import { queueInfo } from './queue-view.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { resultCount, runResults } from './results.js';
-import { archivedJobDetail, cpuTotals, execSummary, jobDetail, jobSummary, requeueSummary, runsIn, taskInfo, workerInfo } from './views.js';
+import {
+  archivedJobDetail,
+  cpuTotals,
+  execSummary,
+  jobDetail,
+  jobSummary,
+  requeueSummary,
+  runsIn,
+  taskInfo,
+  workerInfo,
+} from './views.js';
 import { runHistory, selectRun } from './runs.js';
 import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
@@ -60,8 +70,20 @@ export interface ServiceContext {
 /** What the service uses of the controller; offline.ts stands in for it when no cluster runs. */
 export type ControllerPort = Pick<
   Controller,
-  | 'applyStopOrders' | 'callerForToken' | 'estimate' | 'exec' | 'gone' | 'held' | 'isolationForToken' | 'passes' | 'policy'
-  | 'queueListing' | 'requestPass' | 'setWorkerEnabled' | 'waitingHolds' | 'waits'
+  | 'applyStopOrders'
+  | 'callerForToken'
+  | 'estimate'
+  | 'exec'
+  | 'gone'
+  | 'held'
+  | 'isolationForToken'
+  | 'passes'
+  | 'policy'
+  | 'queueListing'
+  | 'requestPass'
+  | 'setWorkerEnabled'
+  | 'waitingHolds'
+  | 'waits'
 >;
 
 /** Most archived runs one prune takes (a later prune takes the rest): keeps each transaction small. */
@@ -81,7 +103,9 @@ export class ControllerService implements ClusterService {
   ): Promise<api.SubmitResponse> {
     const admitted = await this.admit(request, caller, origin);
     const { generated } = admitted;
-    const spec: JobSpec = caller ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } } : admitted.spec;
+    const spec: JobSpec = caller
+      ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } }
+      : admitted.spec;
     // A finished job of this name is replaced with its subtree; the processes of its attempts
     // (still stopping after a cancel or a parent's re-run) must be gone first.
     const previous = this.store.job(spec.name);
@@ -104,19 +128,30 @@ export class ControllerService implements ClusterService {
     const { spec } = await this.admit(request, caller, origin);
     // A finished job of the name would be archived: the submission starts a new run over it.
     const previous = this.store.job(spec.name);
-    const supersedes = previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
+    const supersedes =
+      previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
     const waitsFor = this.store.dependencyPreview(spec);
     return {
-      name: spec.name, tasks: spec.replicas, ...this.controller.estimate(spec), ...supersedes, ...(waitsFor === null ? {} : { waitsFor }),
+      name: spec.name,
+      tasks: spec.replicas,
+      ...this.controller.estimate(spec),
+      ...supersedes,
+      ...(waitsFor === null ? {} : { waitsFor }),
       runsIn: runsIn(spec),
     };
   }
 
-  async submitPipeline(request: PipelineRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<PipelineResponse> {
+  async submitPipeline(
+    request: PipelineRequest,
+    caller: TaskCaller | null,
+    origin: SubmitOrigin,
+  ): Promise<PipelineResponse> {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admitted = admitPipeline(request, caller, this.clusterView(), defaults);
     await this.requireEngineFor(admitted);
-    const specs = caller ? admitted.map((spec): JobSpec => ({ ...spec, submittedBy: { task: caller.task, attempt: caller.attempt } })) : admitted;
+    const specs = caller
+      ? admitted.map((spec): JobSpec => ({ ...spec, submittedBy: { task: caller.task, attempt: caller.attempt } }))
+      : admitted;
     const root = specs[0]!;
     let runs: Map<string, number> | null = null;
     if (!request.dryRun) {
@@ -140,7 +175,13 @@ export class ControllerService implements ClusterService {
   ): Promise<{ spec: JobSpec; generated: boolean }> {
     const defaults: AdmissionDefaults = { ...this.ctx.defaults, user: origin.user, cwd: origin.cwd };
     const admission = admit(request, caller, this.clusterView(), defaults);
-    if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint, admission.refusal.field);
+    if (!admission.ok)
+      throw new IrisError(
+        admission.refusal.code,
+        admission.refusal.message,
+        admission.refusal.hint,
+        admission.refusal.field,
+      );
     await this.requireEngineFor([admission.spec]);
     return admission;
   }
@@ -149,7 +190,8 @@ export class ControllerService implements ClusterService {
   private async requireEngineFor(specs: readonly JobSpec[]): Promise<void> {
     if (!specs.some((spec) => spec.image !== null)) return;
     await this.ctx.requireContainerEngine?.();
-    if (specs.some((spec) => spec.image !== null && spec.resources.device?.type === 'gpu')) await this.ctx.requireGpuRuntime?.();
+    if (specs.some((spec) => spec.image !== null && spec.resources.device?.type === 'gpu'))
+      await this.ctx.requireGpuRuntime?.();
   }
 
   private clusterView(): ClusterView {
@@ -191,23 +233,42 @@ export class ControllerService implements ClusterService {
 
   job(name: string, run: number | null = null): api.JobDetail {
     const selected = selectRun(this.store, parseJobName(name), run);
-    const detail = selected.kind === 'archived'
-      ? archivedJobDetail(this.store, selected.record)
-      : jobDetail(this.store, selected.job, this.now(), new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))));
+    const detail =
+      selected.kind === 'archived'
+        ? archivedJobDetail(this.store, selected.record)
+        : jobDetail(
+            this.store,
+            selected.job,
+            this.now(),
+            new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))),
+          );
     const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
     const requeues = requeueSummary(this.store, detail.run);
     const execs = execSummary(this.store, detail.run);
-    return { ...detail, results: resultCount(this.store, detail.run, tasks), ...(requeues ? { requeues } : {}), ...(execs ? { execs } : {}) };
+    return {
+      ...detail,
+      results: resultCount(this.store, detail.run, tasks),
+      ...(requeues ? { requeues } : {}),
+      ...(execs ? { execs } : {}),
+    };
   }
 
   history(query: api.HistoryQuery): api.RunInfo[] {
-    return runHistory(this.store, { ...query, ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}) });
+    return runHistory(this.store, {
+      ...query,
+      ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}),
+    });
   }
 
   task(name: string): api.TaskDetail {
     const { job, task } = findTask(this.store, name);
     const stopping = new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt)));
-    return { job: job.name, jobState: job.state, replicas: job.spec.replicas, ...taskInfo(this.store, job, task, this.now(), stopping) };
+    return {
+      job: job.name,
+      jobState: job.state,
+      replicas: job.spec.replicas,
+      ...taskInfo(this.store, job, task, this.now(), stopping),
+    };
   }
 
   /**
@@ -247,7 +308,9 @@ export class ControllerService implements ClusterService {
     return { cancelled, alreadyEnded };
   }
 
-  /** Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs. */
+  /**
+   * Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs.
+   */
   async retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
     const job = this.store.job(name);
     if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
@@ -271,7 +334,10 @@ export class ControllerService implements ClusterService {
       startedAt: this.ctx.startedAt,
       workers,
       cpu: cpuTotals(workers),
-      cost: { perHour: enabledCostPerHour(this.store.workers()), excluded: workers.filter((w) => w.state !== 'READY').length },
+      cost: {
+        perHour: enabledCostPerHour(this.store.workers()),
+        excluded: workers.filter((w) => w.state !== 'READY').length,
+      },
       queue: {
         pending: this.store.pendingTasks().length,
         running: this.store.activeAttempts().length,
@@ -333,14 +399,22 @@ export class ControllerService implements ClusterService {
   /** Endpoint names are job paths: a prefix without the leading "/" (`train/`) means the same as with it. */
   endpoints(prefix?: string): api.EndpointInfo[] {
     const trimmed = prefix?.trim();
-    return this.store.endpoints(trimmed === undefined || trimmed === '' ? undefined : trimmed.startsWith('/') ? trimmed : `/${trimmed}`);
+    return this.store.endpoints(
+      trimmed === undefined || trimmed === '' ? undefined : trimmed.startsWith('/') ? trimmed : `/${trimmed}`,
+    );
   }
 
   /** The name is scoped to the caller's job (model/names.ts endpointName): `ps` from /train is `/train/ps`. */
   registerEndpoint(caller: TaskCaller, name: string, address: string): api.EndpointInfo {
     const full = endpointName(name, caller.job);
     if (address.trim() === '') throw invalid('endpoint address is empty');
-    return this.store.registerEndpoint({ name: full, address, task: caller.task, attempt: caller.attempt, job: caller.job });
+    return this.store.registerEndpoint({
+      name: full,
+      address,
+      task: caller.task,
+      attempt: caller.attempt,
+      job: caller.job,
+    });
   }
 
   results(name: string, run: number | null): api.ResultsResponse {
@@ -357,7 +431,12 @@ export class ControllerService implements ClusterService {
     const job = identity && this.store.job(identity.job);
     if (!identity || !job) return null;
     const isolation = this.controller.isolationForToken(token);
-    const caller: TaskCaller = { ...identity, user: job.spec.user, env: job.spec.env, rootSubmittedAt: job.rootSubmittedAt };
+    const caller: TaskCaller = {
+      ...identity,
+      user: job.spec.user,
+      env: job.spec.env,
+      rootSubmittedAt: job.rootSubmittedAt,
+    };
     return isolation ? { ...caller, isolation } : caller;
   }
 
@@ -368,13 +447,27 @@ export class ControllerService implements ClusterService {
    */
   async prune(request: { olderThanMs?: number; dryRun?: boolean }): Promise<api.PruneResponse> {
     const age = request.olderThanMs ?? this.ctx.retentionMs ?? null;
-    if (age === null) throw invalid('no retention is configured (retention: never)', 'give the age to prune at, e.g. `iris prune --older-than 30d`');
+    if (age === null)
+      throw invalid(
+        'no retention is configured (retention: never)',
+        'give the age to prune at, e.g. `iris prune --older-than 30d`',
+      );
     const cutoff = (this.ctx.now ?? Date.now)() - age;
     const busy = new Set(this.controller.held().map((held) => held.job));
     const dryRun = request.dryRun === true;
     const runs = this.store.prune(cutoff, { busy: (job) => busy.has(job), dryRun, limit: PRUNE_BATCH });
-    const logs = await removeRunLogs(path.join(this.ctx.home, 'logs'), runs.flatMap((run) => run.logPaths), dryRun);
-    return { cutoff, dryRun, runs: runs.map(({ logPaths: _, ...run }) => run), logBytes: logs.bytes, logErrors: logs.errors };
+    const logs = await removeRunLogs(
+      path.join(this.ctx.home, 'logs'),
+      runs.flatMap((run) => run.logPaths),
+      dryRun,
+    );
+    return {
+      cutoff,
+      dryRun,
+      runs: runs.map(({ logPaths: _, ...run }) => run),
+      logBytes: logs.bytes,
+      logErrors: logs.errors,
+    };
   }
 
   logs(query: api.LogQuery, signal: AbortSignal): AsyncIterable<api.LogBatch> {
@@ -382,7 +475,9 @@ export class ControllerService implements ClusterService {
   }
 
   async wait(query: WaitQuery, caller: TaskCaller | null, signal: AbortSignal): Promise<api.WaitResponse> {
-    const done = await waitForJobs(this.store, query, signal, () => (caller ? this.blockedOn(caller, query.jobs) : () => {}));
+    const done = await waitForJobs(this.store, query, signal, () =>
+      caller ? this.blockedOn(caller, query.jobs) : () => {},
+    );
     return { done, jobs: query.jobs.map((name) => this.job(name)) };
   }
 

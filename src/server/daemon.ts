@@ -86,7 +86,8 @@ export function packageVersion(): string {
  * protobufjs, ...) cost an idle cluster ~9 MB, so a cluster whose jobs never ask for an image never
  * loads them (bench/memory.mjs).
  */
-const dockerModule = (): Promise<typeof import('../runtime/docker/runtime.js')> => import('../runtime/docker/runtime.js');
+const dockerModule = (): Promise<typeof import('../runtime/docker/runtime.js')> =>
+  import('../runtime/docker/runtime.js');
 
 /**
  * Store meta key set before this cluster's state first gets a container runtime: only then can an
@@ -103,7 +104,8 @@ function containerEngineCheck(): () => Promise<void> {
   return async () => {
     if (performance.now() < okUntil) return;
     const probe = await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 3000 });
-    if (!probe.ok) throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
+    if (!probe.ok)
+      throw new IrisError('unavailable', probe.message, 'or submit without --image to run the job as local processes');
     okUntil = performance.now() + 5000;
   };
 }
@@ -125,10 +127,18 @@ function gpuRuntimeCheck(): () => Promise<void> {
       ok = true;
       return;
     }
-    const what = 'runtimes' in probe ? `has no NVIDIA runtime (its runtimes: ${probe.runtimes.join(', ') || 'none'})` : `did not answer: ${probe.message}`;
-    refusal = new IrisError('unsatisfiable', `a container with GPUs cannot start here: the Docker engine ${what}`,
-      'install the NVIDIA Container Toolkit and register its runtime (nvidia-ctk runtime configure --runtime=docker, then restart the engine), '
-        + 'or run the job without --image: a process task sees the host\'s GPUs', 'gpu');
+    const what =
+      'runtimes' in probe
+        ? `has no NVIDIA runtime (its runtimes: ${probe.runtimes.join(', ') || 'none'})`
+        : `did not answer: ${probe.message}`;
+    refusal = new IrisError(
+      'unsatisfiable',
+      `a container with GPUs cannot start here: the Docker engine ${what}`,
+      'install the NVIDIA Container Toolkit and register its runtime (nvidia-ctk runtime configure ' +
+        '--runtime=docker, then restart the engine), ' +
+        "or run the job without --image: a process task sees the host's GPUs",
+      'gpu',
+    );
     noUntil = performance.now() + 5000;
     throw refusal;
   };
@@ -143,13 +153,15 @@ export async function runCluster(options: RunClusterOptions): Promise<void> {
   // cannot be written is dropped, never fatal.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
-  const log = options.log ?? ((message: string) => {
-    try {
-      process.stderr.write(`${message}\n`);
-    } catch {
-      // dropped
-    }
-  });
+  const log =
+    options.log ??
+    ((message: string) => {
+      try {
+        process.stderr.write(`${message}\n`);
+      } catch {
+        // dropped
+      }
+    });
   const config = await loadConfig({ cwd: process.cwd(), explicitPath: options.configPath, env: process.env });
   // Before anything is opened: caps that do not fit the open-file limit stop the start.
   const doorsOn = { tcp: config.taskDoor !== null, metrics: (options.metricsPort ?? config.metrics.port) !== null };
@@ -206,22 +218,27 @@ async function serveCluster(
   const leftovers = kube ? [] : store.activeAttempts();
   // Containers can be left behind only by a state that had a container runtime (the meta key), or
   // by a leftover attempt of a job with an image (a state written before the key existed).
-  const mayHaveContainers = store.getMeta(CONTAINERS_USED_META) !== null || leftovers.some((a) => {
-    const job = store.task(a.task)?.job;
-    return job !== undefined && (store.job(job)?.spec.image ?? null) !== null;
-  });
-  const runtime: TaskRuntime = kube ? kube.runtime : new RuntimeRouter({
-    // The resident spawner: a fork of this (large) process costs several times a fork of a small
-    // one, so launches are forked by a small child process started once (runtime/process/spawner.ts).
-    process: new ProcessRuntime({ spawner: 'resident' }),
-    container: async () => {
-      if (store.getMeta(CONTAINERS_USED_META) === null) store.setMeta(CONTAINERS_USED_META, '1');
-      return new (await dockerModule()).DockerRuntime();
-    },
-    // Otherwise the engine is not asked (nor its client loaded) at start.
-    containerReachable: async () => mayHaveContainers && (await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 2000 })).ok,
-    log,
-  });
+  const mayHaveContainers =
+    store.getMeta(CONTAINERS_USED_META) !== null ||
+    leftovers.some((a) => {
+      const job = store.task(a.task)?.job;
+      return job !== undefined && (store.job(job)?.spec.image ?? null) !== null;
+    });
+  const runtime: TaskRuntime = kube
+    ? kube.runtime
+    : new RuntimeRouter({
+        // The resident spawner: a fork of this (large) process costs several times a fork of a small
+        // one, so launches are forked by a small child process started once (runtime/process/spawner.ts).
+        process: new ProcessRuntime({ spawner: 'resident' }),
+        container: async () => {
+          if (store.getMeta(CONTAINERS_USED_META) === null) store.setMeta(CONTAINERS_USED_META, '1');
+          return new (await dockerModule()).DockerRuntime();
+        },
+        // Otherwise the engine is not asked (nor its client loaded) at start.
+        containerReachable: async () =>
+          mayHaveContainers && (await (await dockerModule()).DockerRuntime.probe({ timeoutMs: 2000 })).ok,
+        log,
+      });
   const graceMs = config.defaults.stopGraceMs;
 
   // Attempts an earlier life of this cluster left running: those that ended meanwhile keep their
@@ -230,11 +247,19 @@ async function serveCluster(
   const records = startedRecords(store, leftovers);
   const ended = (await runtime.recover?.(clusterId, records)) ?? [];
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));
-  if (!kube) await runtime.reclaim(clusterId, records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))), graceMs);
+  if (!kube)
+    await runtime.reclaim(
+      clusterId,
+      records.filter((r) => !endedKeys.has(attemptKey(r.key.task, r.key.attempt))),
+      graceMs,
+    );
   if (leftovers.length > 0) {
     await settleRecovered(store, ended, leftovers, config.runtime);
     const rerun = leftovers.length - ended.length;
-    log(`recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit kept), ${rerun} will run again`);
+    log(
+      `recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit ` +
+        `kept), ${rerun} will run again`,
+    );
   }
   // Rows the store could not read and recoveries that failed (load-check.ts): their jobs ended
   // FAILED instead of stopping the start; said once, here.
@@ -243,8 +268,13 @@ async function serveCluster(
   }
 
   const startedAt = Date.now();
-  const density = config.metrics.density ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log }) : null;
-  const metricsEndpoints: MetricsEndpoints = { exposition: () => metrics.exposition(), density: () => density?.series() ?? null };
+  const density = config.metrics.density
+    ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log })
+    : null;
+  const metricsEndpoints: MetricsEndpoints = {
+    exposition: () => metrics.exposition(),
+    density: () => density?.series() ?? null,
+  };
   const controller = new Controller({
     passObserver: metrics,
     store,
@@ -263,9 +293,15 @@ async function serveCluster(
     }),
     log,
     launchContext: {
-      clusterId, home, socketPath: taskSocketPath, cliBinDir: writeCliShim(home, PACKAGE_ROOT), baseEnv: inheritableEnv(process.env),
+      clusterId,
+      home,
+      socketPath: taskSocketPath,
+      cliBinDir: writeCliShim(home, PACKAGE_ROOT),
+      baseEnv: inheritableEnv(process.env),
       ...(config.taskDoor ? { controllerAddress: config.taskDoor.advertise } : {}),
-      packageRoot: PACKAGE_ROOT, runtime: config.runtime, logLimitBytes: config.logLimitBytes,
+      packageRoot: PACKAGE_ROOT,
+      runtime: config.runtime,
+      logLimitBytes: config.logLimitBytes,
       ...(config.backend.kind === 'kubernetes' ? { pods: { image: config.backend.image } } : {}),
       tokenGroup: tokenGroupFor(process.getuid?.() ?? 0, process.getgid?.() ?? 0),
     },
@@ -275,8 +311,15 @@ async function serveCluster(
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   const service = new ControllerService(store, controller, {
-    clusterId, socketPath, home, version: packageVersion(), startedAt, quotas: config.quotas,
-    ...(config.taskDoor ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } } : {}),
+    clusterId,
+    socketPath,
+    home,
+    version: packageVersion(),
+    startedAt,
+    quotas: config.quotas,
+    ...(config.taskDoor
+      ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } }
+      : {}),
     defaults: {
       timeLimitMs: config.defaults.timeLimitMs,
       maxPreemptions: config.defaults.maxPreemptions,
@@ -300,17 +343,27 @@ async function serveCluster(
   const caps = [`owner socket ${plan.owner}`, `task door ${plan.taskDoor}`];
   if (plan.tcpTaskDoor !== null) caps.push(`tcp task door ${plan.tcpTaskDoor}`);
   if (plan.metrics !== null) caps.push(`metrics port ${plan.metrics}`);
-  log(`connections: ${caps.join(', ')}; ` +
-    `${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`);
+  log(
+    `connections: ${caps.join(', ')}; ` +
+      `${plan.reserve} of the open-file limit ${plan.softLimit} kept for the controller's own files`,
+  );
   const { perPeer, headerTimeoutMs, requestTimeoutMs } = config.connections;
   const limits = (maxConnections: number) => ({ maxConnections, perPeer, headerTimeoutMs, requestTimeoutMs });
   const common = { version: packageVersion(), metrics: metricsEndpoints };
   const server = createApiServer(service, { ...common, socketPath, door: 'owner', limits: limits(plan.owner) });
   const taskDoor = createApiServer(service, {
-    ...common, socketPath: taskSocketPath, door: 'task', limits: limits(plan.taskDoor),
+    ...common,
+    socketPath: taskSocketPath,
+    door: 'task',
+    limits: limits(plan.taskDoor),
   });
   const tcpTaskDoor = config.taskDoor
-    ? createApiServer(service, { ...common, tcp: config.taskDoor.listen, door: 'task', limits: limits(plan.tcpTaskDoor!) })
+    ? createApiServer(service, {
+        ...common,
+        tcp: config.taskDoor.listen,
+        door: 'task',
+        limits: limits(plan.tcpTaskDoor!),
+      })
     : null;
   let metricsPort: MetricsPort | null = null;
   const retention = startRetention(service, config.retentionMs, log);
@@ -351,7 +404,8 @@ async function serveCluster(
     store.close();
     throw error;
   }
-  if (config.taskDoor) log(`task door on tcp ${formatHostPort(config.taskDoor.listen)}; tasks are given ${config.taskDoor.advertise}`);
+  if (config.taskDoor)
+    log(`task door on tcp ${formatHostPort(config.taskDoor.listen)}; tasks are given ${config.taskDoor.advertise}`);
   if (kube && kubeCluster) {
     controller.resumeRunning(resumed);
     await kubeCluster.startNodes(kube, store, controller, log);
@@ -376,14 +430,23 @@ async function serveCluster(
 /** How often the cluster prunes runs older than its `retention` (also once at start). */
 export const PRUNE_INTERVAL_MS = 3_600_000;
 
-/** Automatic retention: a prune at start and every hour, logged when it removed something; none with `retention: never`. */
-function startRetention(service: ControllerService, retentionMs: number | null, log: (message: string) => void): { start(): void; stop(): void } {
+/**
+ * Automatic retention: a prune at start and every hour, logged when it removed something; none with `retention: never`.
+ */
+function startRetention(
+  service: ControllerService,
+  retentionMs: number | null,
+  log: (message: string) => void,
+): { start(): void; stop(): void } {
   let timer: NodeJS.Timeout | null = null;
   const prune = (): void => {
     service.prune({}).then(
       (result) => {
         if (result.runs.length > 0) {
-          log(`retention: pruned ${result.runs.length} run(s) that ended more than ${formatDuration(retentionMs!)} ago, freeing ${formatBytes(result.logBytes, { trimZero: true })} of logs`);
+          log(
+            `retention: pruned ${result.runs.length} run(s) that ended more than ${formatDuration(retentionMs!)}` +
+              ` ago, freeing ${formatBytes(result.logBytes, { trimZero: true })} of logs`,
+          );
         }
         for (const error of result.logErrors) log(`retention: could not remove ${error}`);
       },

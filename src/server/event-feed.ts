@@ -29,12 +29,19 @@ function keyOf(event: ClusterEvent): string {
 
 function toClusterEvent(event: StoreEvent, time: number): ClusterEvent {
   switch (event.type) {
-    case 'job': return withReason({ type: 'job', name: event.job.name, state: event.job.state, time }, event.job.reason);
-    case 'task': return withReason({ type: 'task', name: event.task.id, state: event.task.state, time }, event.task.reason);
+    case 'job':
+      return withReason({ type: 'job', name: event.job.name, state: event.job.state, time }, event.job.reason);
+    case 'task':
+      return withReason({ type: 'task', name: event.task.id, state: event.task.state, time }, event.task.reason);
     case 'attempt':
-      return withReason({ type: 'task', name: event.attempt.task, attempt: event.attempt.attempt, state: event.attempt.state, time }, event.attempt.reason);
-    case 'worker': return { type: 'worker', name: event.worker.id, state: event.worker.state, time };
-    case 'endpoint': return { type: 'endpoint', name: event.endpoint.name, state: event.removed ? 'removed' : 'registered', time };
+      return withReason(
+        { type: 'task', name: event.attempt.task, attempt: event.attempt.attempt, state: event.attempt.state, time },
+        event.attempt.reason,
+      );
+    case 'worker':
+      return { type: 'worker', name: event.worker.id, state: event.worker.state, time };
+    case 'endpoint':
+      return { type: 'endpoint', name: event.endpoint.name, state: event.removed ? 'removed' : 'registered', time };
   }
 }
 
@@ -42,7 +49,12 @@ function withReason(event: ClusterEvent, reason: string | null): ClusterEvent {
   return reason ? { ...event, reason } : event;
 }
 
-export async function* clusterEvents(store: ClusterStore, signal: AbortSignal, now: () => number, options: EventFeedOptions = {}): AsyncIterable<ClusterEvent> {
+export async function* clusterEvents(
+  store: ClusterStore,
+  signal: AbortSignal,
+  now: () => number,
+  options: EventFeedOptions = {},
+): AsyncIterable<ClusterEvent> {
   // Subscribe and take the picture of states in one synchronous step (see the header).
   const changes = on(store.events, 'change', { signal }) as AsyncIterable<[StoreEvent]>;
   const seen = new Map<string, string>();
@@ -53,7 +65,8 @@ export async function* clusterEvents(store: ClusterStore, signal: AbortSignal, n
       seen.set(`task:${task.id}`, task.state);
       for (const attempt of store.attemptsOf(task.id)) seen.set(`attempt:${task.id}#${attempt.attempt}`, attempt.state);
     }
-    if (options.current && !isFinalJobState(job.state)) unfinished.push(withReason({ type: 'job', name: job.name, state: job.state, time: 0 }, job.reason));
+    if (options.current && !isFinalJobState(job.state))
+      unfinished.push(withReason({ type: 'job', name: job.name, state: job.state, time: 0 }, job.reason));
   }
   for (const worker of store.workers()) seen.set(`worker:${worker.id}`, worker.state);
   try {

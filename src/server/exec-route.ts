@@ -41,8 +41,16 @@ export interface ExecDoor {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 /** A JSON error answer on a connection that node:http no longer manages, then its end. */
@@ -53,28 +61,45 @@ function refuse(socket: Socket, error: unknown, log: (message: string) => void):
     socket.destroy();
     return;
   }
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: application/json\r\n`
-    + `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /** The canonical task of an exec request: `JOB/task-N`, relative to a task caller's own job. */
 function taskName(given: string, caller: TaskCaller | null): string {
   const parsed = parseTaskName(nameFromTask(given, caller?.job ?? null));
-  if (!parsed) throw new IrisError('invalid_argument', `${JSON.stringify(given)} is not a task: exec runs in one task, JOB/task-N`, 'for example iris exec train/task-0 -- sh');
+  if (!parsed)
+    throw new IrisError(
+      'invalid_argument',
+      `${JSON.stringify(given)} is not a task: exec runs in one task, JOB/task-N`,
+      'for example iris exec train/task-0 -- sh',
+    );
   return `${parsed.job}/task-${parsed.index}`;
 }
 
-export async function handleExecUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, door: ExecDoor): Promise<void> {
+export async function handleExecUpgrade(
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+  door: ExecDoor,
+): Promise<void> {
   socket.on('error', () => undefined);
   let release = () => {};
   try {
     const url = new URL(req.url ?? '/', 'http://iris');
     const path = url.pathname.replace(/\/+$/, '');
-    if (path !== EXEC_PATH) throw new IrisError('not_found', `no upgrade on ${path}`, `only POST ${EXEC_PATH} upgrades its connection`);
-    if (req.method !== 'POST') throw new IrisError('invalid_argument', `method ${req.method ?? '?'} is not allowed on ${EXEC_PATH}`, 'use POST');
+    if (path !== EXEC_PATH)
+      throw new IrisError('not_found', `no upgrade on ${path}`, `only POST ${EXEC_PATH} upgrades its connection`);
+    if (req.method !== 'POST')
+      throw new IrisError('invalid_argument', `method ${req.method ?? '?'} is not allowed on ${EXEC_PATH}`, 'use POST');
     if ((req.headers.upgrade ?? '').toLowerCase() !== EXEC_UPGRADE) {
-      throw new IrisError('invalid_argument', `${EXEC_PATH} upgrades to ${EXEC_UPGRADE}, not ${JSON.stringify(req.headers.upgrade ?? '')}`);
+      throw new IrisError(
+        'invalid_argument',
+        `${EXEC_PATH} upgrades to ${EXEC_UPGRADE}, not ${JSON.stringify(req.headers.upgrade ?? '')}`,
+      );
     }
     if (door.closing.aborted) throw new IrisError('unavailable', 'the iris cluster is stopping');
     const caller = door.callerFor(req);
@@ -99,7 +124,13 @@ export async function handleExecUpgrade(req: IncomingMessage, socket: Socket, he
   }
 }
 
-function pump(socket: Socket, head: Buffer, session: Awaited<ReturnType<NonNullable<ClusterService['exec']>>>['session'], event: ExecResult['event'], door: ExecDoor): void {
+function pump(
+  socket: Socket,
+  head: Buffer,
+  session: Awaited<ReturnType<NonNullable<ClusterService['exec']>>>['session'],
+  event: ExecResult['event'],
+  door: ExecDoor,
+): void {
   let finished = false;
   const outputs = [session.stdout, session.stderr].filter((s): s is Readable => s !== null);
   const send = (type: number, data: Buffer): void => {
@@ -112,21 +143,26 @@ function pump(socket: Socket, head: Buffer, session: Awaited<ReturnType<NonNulla
   });
   session.stdout.on('data', (chunk: Buffer) => send(FRAME.STDOUT, chunk));
   session.stderr?.on('data', (chunk: Buffer) => send(FRAME.STDERR, chunk));
-  const ended = outputs.map((output) => new Promise<void>((resolve) => {
-    output.once('end', resolve);
-    output.once('close', resolve);
-    output.once('error', () => resolve());
-  }));
-  void Promise.all(ended).then(() => session.exited).then(
-    (exitCode) => {
-      finished = true;
-      socket.end(frame(FRAME.EXIT, JSON.stringify({ exitCode, event } satisfies ExecResult)));
-    },
-    (error: unknown) => {
-      finished = true;
-      socket.end(frame(FRAME.ERROR, JSON.stringify(errorBody(error, `POST ${EXEC_PATH}`, door.log).body)));
-    },
+  const ended = outputs.map(
+    (output) =>
+      new Promise<void>((resolve) => {
+        output.once('end', resolve);
+        output.once('close', resolve);
+        output.once('error', () => resolve());
+      }),
   );
+  void Promise.all(ended)
+    .then(() => session.exited)
+    .then(
+      (exitCode) => {
+        finished = true;
+        socket.end(frame(FRAME.EXIT, JSON.stringify({ exitCode, event } satisfies ExecResult)));
+      },
+      (error: unknown) => {
+        finished = true;
+        socket.end(frame(FRAME.ERROR, JSON.stringify(errorBody(error, `POST ${EXEC_PATH}`, door.log).body)));
+      },
+    );
   const reader = new FrameReader();
   const input = (chunk: Buffer): void => {
     let got: ReturnType<FrameReader['push']>;
@@ -142,7 +178,8 @@ function pump(socket: Socket, head: Buffer, session: Awaited<ReturnType<NonNulla
       else if (type === FRAME.RESIZE) {
         try {
           const { rows, cols } = JSON.parse(payload.toString('utf8')) as { rows: unknown; cols: unknown };
-          if (Number.isInteger(rows) && Number.isInteger(cols) && (rows as number) > 0 && (cols as number) > 0) session.resize(rows as number, cols as number);
+          if (Number.isInteger(rows) && Number.isInteger(cols) && (rows as number) > 0 && (cols as number) > 0)
+            session.resize(rows as number, cols as number);
         } catch {
           // a malformed resize is ignored
         }

@@ -12,7 +12,7 @@
  *   command, with a terminal or not), and `iris status JOB` lists them; the record is the API's
  *   answer too (ExecEvent).
  */
-import { IrisError, notFound } from '../model/errors.js';
+import { type IrisError, notFound } from '../model/errors.js';
 import { isFinalJobState } from '../model/states.js';
 import type { TaskCaller } from '../model/caller.js';
 import type { ClusterStore, ExecRecord } from '../cluster/state/store.js';
@@ -46,19 +46,32 @@ export function workerGone(worker: Worker | undefined, id: string): string | nul
  * Why `task` of `job` takes no exec into attempt `attempt` now, or null. `attemptState` is the
  * state of that attempt when it is not the task's current one.
  */
-export function execRefusal(job: Job, task: Task, attempt: number, attemptState: string | null, worker: Worker | undefined): IrisError | null {
+export function execRefusal(
+  job: Job,
+  task: Task,
+  attempt: number,
+  attemptState: string | null,
+  worker: Worker | undefined,
+): IrisError | null {
   const logs = `see its state with \`iris status ${job.name}\` and its output with \`iris logs ${task.id}\``;
-  if (isFinalJobState(job.state)) return notFound(`job ${job.name} has ended (${job.state}): nothing runs in ${task.id} to exec into`, logs);
+  if (isFinalJobState(job.state))
+    return notFound(`job ${job.name} has ended (${job.state}): nothing runs in ${task.id} to exec into`, logs);
   if (attempt !== task.attempt) {
-    return notFound(attemptState === null
-      ? `${task.id} has no attempt ${attempt}; its current attempt is ${task.attempt}`
-      : `attempt ${attempt} of ${task.id} has ended (${attemptState}); the task is at attempt ${task.attempt}`, 'leave --attempt out for the current one');
+    return notFound(
+      attemptState === null
+        ? `${task.id} has no attempt ${attempt}; its current attempt is ${task.attempt}`
+        : `attempt ${attempt} of ${task.id} has ended (${attemptState}); the task is at attempt ${task.attempt}`,
+      'leave --attempt out for the current one',
+    );
   }
   if (task.state !== 'RUNNING') {
     const why = task.reason ? ` (${task.reason})` : '';
-    return notFound(`${task.id} is ${task.state}, not running${why}: nothing to exec into`, task.state === 'ASSIGNED' || task.state === 'PENDING'
-      ? `wait until it runs (\`iris status ${job.name}\`), then try again`
-      : logs);
+    return notFound(
+      `${task.id} is ${task.state}, not running${why}: nothing to exec into`,
+      task.state === 'ASSIGNED' || task.state === 'PENDING'
+        ? `wait until it runs (\`iris status ${job.name}\`), then try again`
+        : logs,
+    );
   }
   const gone = task.workerId === null ? 'it has no worker' : workerGone(worker, task.workerId);
   if (gone !== null) {
@@ -70,12 +83,22 @@ export function execRefusal(job: Job, task: Task, attempt: number, attemptState:
 
 /** Checks the task, records the exec, and starts it. */
 export async function startExec(
-  store: ClusterStore, controller: ExecPort, request: ExecRequest, caller: TaskCaller | null, owner: string,
+  store: ClusterStore,
+  controller: ExecPort,
+  request: ExecRequest,
+  caller: TaskCaller | null,
+  owner: string,
 ): Promise<ExecStarted> {
   const { job, task } = findTask(store, request.task);
   const attempt = request.attempt ?? task.attempt;
   const stored = attempt === task.attempt ? null : store.attempt(task.id, attempt);
-  const refusal = execRefusal(job, task, attempt, stored ? stored.state : null, task.workerId ? store.worker(task.workerId) : undefined);
+  const refusal = execRefusal(
+    job,
+    task,
+    attempt,
+    stored ? stored.state : null,
+    task.workerId ? store.worker(task.workerId) : undefined,
+  );
   if (refusal) throw refusal;
   const by: ExecRecord['by'] = caller ? { kind: 'task', task: caller.task } : { kind: 'owner', user: owner };
   const record: ExecRecord = { by, command: [...request.command], tty: request.tty === true };

@@ -39,7 +39,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     const onEnd = () => finish(null);
-    const onError = (error: Error) => finish(new IrisError('invalid_argument', `could not read the request body: ${error.message}`));
+    const onError = (error: Error) =>
+      finish(new IrisError('invalid_argument', `could not read the request body: ${error.message}`));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -47,7 +48,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 function tooLarge(limit: number): IrisError {
-  return new IrisError('payload_too_large', `request body is larger than ${limit} bytes`, 'send fewer or smaller values (for example a shorter env)');
+  return new IrisError(
+    'payload_too_large',
+    `request body is larger than ${limit} bytes`,
+    'send fewer or smaller values (for example a shorter env)',
+  );
 }
 
 /** Parse a JSON body; an empty body is `{}`. */
@@ -61,7 +66,12 @@ export function parseJsonBody(body: Buffer): unknown {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(value);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -79,7 +89,13 @@ export function errorBody(error: unknown, context: string, log: ErrorLogger): { 
   return { status: 500, body: { error: { code: 'internal', message: `internal error: ${message}` } } };
 }
 
-export function sendError(res: ServerResponse, error: unknown, context: string, log: ErrorLogger, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  error: unknown,
+  context: string,
+  log: ErrorLogger,
+  headers: Record<string, string> = {},
+): void {
   const { status, body } = errorBody(error, context, log);
   if (res.headersSent) {
     res.destroy();
@@ -107,7 +123,11 @@ export async function streamNdjson<T>(
   external?.addEventListener('abort', abort, { once: true });
   const startHeaders = () => {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
     res.flushHeaders();
   };
   const headerTimer = setTimeout(startHeaders, 50);

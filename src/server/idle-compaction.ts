@@ -45,7 +45,8 @@ function exposedCollect(): Collect | null {
  */
 function oldGenerationBytes(): number {
   let bytes = 0;
-  for (const space of getHeapSpaceStatistics()) if (space.space_name !== 'new_space') bytes += space.physical_space_size;
+  for (const space of getHeapSpaceStatistics())
+    if (space.space_name !== 'new_space') bytes += space.physical_space_size;
   return bytes;
 }
 
@@ -77,7 +78,9 @@ export function startIdleCompaction(store: ClusterStore, options: CompactionOpti
   };
   /** Whether the cluster is quiet and its old generation grew enough for a compaction. */
   const due = (): boolean =>
-    store.queuedTasks().size === 0 && store.activeAttempts().length === 0 && heapBytes() - baseline >= COMPACT_AFTER_GROWTH_BYTES;
+    store.queuedTasks().size === 0 &&
+    store.activeAttempts().length === 0 &&
+    heapBytes() - baseline >= COMPACT_AFTER_GROWTH_BYTES;
   let scheduled: NodeJS.Immediate | null = null;
   const later = (): void => {
     scheduled = null;

@@ -32,13 +32,21 @@ export interface KubeBackend {
   nodes: NodeWatch | null;
 }
 
-export async function openKube(backend: Extract<BackendConfig, { kind: 'kubernetes' }>, clusterId: string, log: (m: string) => void): Promise<KubeBackend> {
+export async function openKube(
+  backend: Extract<BackendConfig, { kind: 'kubernetes' }>,
+  clusterId: string,
+  log: (m: string) => void,
+): Promise<KubeBackend> {
   const conn = await connectKube(backend);
   const runtime = new KubeRuntime(conn, { clusterId, image: backend.image, log });
   try {
     await runtime.start();
   } catch (error) {
-    throw new IrisError('unavailable', `cannot reach the Kubernetes API server ${conn.server}: ${messageOf(error)}`, 'check backend.kubeconfig and backend.context, and that the server answers (kubectl get nodes)');
+    throw new IrisError(
+      'unavailable',
+      `cannot reach the Kubernetes API server ${conn.server}: ${messageOf(error)}`,
+      'check backend.kubeconfig and backend.context, and that the server answers (kubectl get nodes)',
+    );
   }
   log(`kubernetes backend: ${conn.server}, namespace ${conn.namespace}`);
   return { conn, runtime, nodes: null };
@@ -47,7 +55,13 @@ export async function openKube(backend: Extract<BackendConfig, { kind: 'kubernet
 /** Attempts to hand to the controller (Controller.resumeRunning) before it starts. */
 export type ResumedAttempt = AdoptedAttempt & { handle: RunningTask };
 
-export async function recoverKube(store: ClusterStore, kube: KubeBackend, clusterId: string, graceMs: number, log: (m: string) => void): Promise<ResumedAttempt[]> {
+export async function recoverKube(
+  store: ClusterStore,
+  kube: KubeBackend,
+  clusterId: string,
+  graceMs: number,
+  log: (m: string) => void,
+): Promise<ResumedAttempt[]> {
   const leftovers = store.activeAttempts();
   const records = startedRecords(store, leftovers);
   const ended = await kube.runtime.recover(clusterId, records);
@@ -58,16 +72,30 @@ export async function recoverKube(store: ClusterStore, kube: KubeBackend, cluste
     const job = task ? store.job(task.job) : undefined;
     if (!task || !job || endedKeys.has(attemptKey(a.task, a.attempt))) continue;
     launches.push({
-      key: { job: job.name, task: a.task, attempt: a.attempt }, argv: job.spec.command, env: {}, cwd: '', logPath: a.logPath,
-      resources: job.spec.resources, deviceIndices: a.devices ?? [], labels: {}, workerId: a.workerId,
+      key: { job: job.name, task: a.task, attempt: a.attempt },
+      argv: job.spec.command,
+      env: {},
+      cwd: '',
+      logPath: a.logPath,
+      resources: job.spec.resources,
+      deviceIndices: a.devices ?? [],
+      labels: {},
+      workerId: a.workerId,
     });
   }
   const resumed = await kube.runtime.resume(clusterId, launches);
   const resumedKeys = new Set(resumed.map((r) => attemptKey(r.task.key.task, r.task.key.attempt)));
   await kube.runtime.reclaim(clusterId, records, graceMs);
-  await settleRecovered(store, ended, leftovers.filter((a) => !resumedKeys.has(attemptKey(a.task, a.attempt))));
+  await settleRecovered(
+    store,
+    ended,
+    leftovers.filter((a) => !resumedKeys.has(attemptKey(a.task, a.attempt))),
+  );
   if (leftovers.length > 0) {
-    log(`recovered ${leftovers.length} attempt(s) left by an earlier cluster: ${ended.length} had ended (exit kept), ${resumed.length} still run (re-adopted), ${leftovers.length - ended.length - resumed.length} will run again`);
+    log(
+      `recovered ${leftovers.length} attempt(s) left by an earlier cluster: ${ended.length} had ended (exit kept), ` +
+        `${resumed.length} still run (re-adopted), ${leftovers.length - ended.length - resumed.length} will run again`,
+    );
   }
   return resumed.map(({ task, launch, node }) => ({
     identity: { task: task.key.task, job: task.key.job, attempt: task.key.attempt },
@@ -79,19 +107,28 @@ export async function recoverKube(store: ClusterStore, kube: KubeBackend, cluste
 }
 
 /** Watch the Nodes into the store's workers; resolves after the first complete list was applied. */
-export async function startNodes(kube: KubeBackend, store: ClusterStore, controller: Controller, log: (m: string) => void): Promise<void> {
+export async function startNodes(
+  kube: KubeBackend,
+  store: ClusterStore,
+  controller: Controller,
+  log: (m: string) => void,
+): Promise<void> {
   const feed = new WorkerFeed({
     store,
     applyStopOrders: (orders) => controller.applyStopOrders(orders),
     requestPass: () => controller.requestPass(true),
     log,
   });
-  kube.nodes = new NodeWatch(kube.conn, (workers, unavailable) => {
-    try {
-      feed.update(workers, unavailable);
-    } catch (error) {
-      log(`kubernetes: could not apply the nodes: ${(error as Error).message}`);
-    }
-  }, log);
+  kube.nodes = new NodeWatch(
+    kube.conn,
+    (workers, unavailable) => {
+      try {
+        feed.update(workers, unavailable);
+      } catch (error) {
+        log(`kubernetes: could not apply the nodes: ${(error as Error).message}`);
+      }
+    },
+    log,
+  );
   await kube.nodes.start();
 }

@@ -59,7 +59,11 @@ type Target = { kind: 'task'; task: string } | { kind: 'job'; job: string } | { 
 function archivedAttempts(store: ClusterStore, record: ArchivedRun, task: number | null): Attempt[] {
   if (task !== null) {
     const i = record.tasks.findIndex((t) => t.index === task);
-    if (i < 0) throw notFound(`unknown task ${taskName(runRef(record.job.name, record.job.run), task)}`, `list its tasks with \`iris status ${runRef(record.job.name, record.job.run)}\``);
+    if (i < 0)
+      throw notFound(
+        `unknown task ${taskName(runRef(record.job.name, record.job.run), task)}`,
+        `list its tasks with \`iris status ${runRef(record.job.name, record.job.run)}\``,
+      );
     return record.attempts[i] ?? [];
   }
   // The run and the runs archived below it, depth-first (a loop, and no spread of a long list).
@@ -80,7 +84,8 @@ export function resolveLogTarget(store: ClusterStore, input: string, run: number
   const asTask = parseTaskName(input);
   const job = asTask ? asTask.job : parseJobName(input);
   const selected = selectRun(store, job, run);
-  if (selected.kind === 'archived') return { kind: 'archived', attempts: archivedAttempts(store, selected.record, asTask?.index ?? null) };
+  if (selected.kind === 'archived')
+    return { kind: 'archived', attempts: archivedAttempts(store, selected.record, asTask?.index ?? null) };
   if (asTask) {
     const id = taskName(job, asTask.index);
     if (!store.task(id)) throw notFound(`unknown task ${id}`, 'list tasks with `iris status JOB`');
@@ -118,10 +123,14 @@ function concerns(target: Target, event: StoreEvent): boolean {
   if (target.kind === 'archived') return false;
   const within = (name: string) => (target.kind === 'task' ? name === target.task : isWithin(name, target.job));
   switch (event.type) {
-    case 'job': return target.kind === 'job' && within(event.job.name);
-    case 'task': return within(event.task.id);
-    case 'attempt': return within(event.attempt.task);
-    default: return false;
+    case 'job':
+      return target.kind === 'job' && within(event.job.name);
+    case 'task':
+      return within(event.task.id);
+    case 'attempt':
+      return within(event.attempt.task);
+    default:
+      return false;
   }
 }
 
@@ -130,7 +139,12 @@ export interface StreamLogsOptions {
   safetyPollMs?: number;
 }
 
-export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: AbortSignal, options: StreamLogsOptions = {}): AsyncGenerator<LogBatch> {
+export async function* streamLogs(
+  store: ClusterStore,
+  query: LogQuery,
+  signal: AbortSignal,
+  options: StreamLogsOptions = {},
+): AsyncGenerator<LogBatch> {
   const target = resolveLogTarget(store, query.target, query.run ?? null);
   const cursors = new Map<string, Cursor>();
   const wakeup = new Wakeup();
@@ -167,7 +181,13 @@ export async function* streamLogs(store: ClusterStore, query: LogQuery, signal: 
         skip += found.count;
         end = found.end;
       }
-      if (cursor.source === null) cursor.source = new LogSource(cursor.attempt.logPath, start ?? { offset: 0, time: 0 }, { since: query.since, partial: final, blockBytes, end });
+      if (cursor.source === null)
+        cursor.source = new LogSource(cursor.attempt.logPath, start ?? { offset: 0, time: 0 }, {
+          since: query.since,
+          partial: final,
+          blockBytes,
+          end,
+        });
       else cursor.source.restart(start, { partial: final, end });
       sources.push(cursor.source);
     }

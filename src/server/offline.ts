@@ -39,7 +39,11 @@ export interface OfflineCluster {
 }
 
 function stopped(what: string): IrisError {
-  return new IrisError('unavailable', `${what} needs a running cluster, and none is running`, 'start one with `iris cluster start`');
+  return new IrisError(
+    'unavailable',
+    `${what} needs a running cluster, and none is running`,
+    'start one with `iris cluster start`',
+  );
 }
 
 /** A controller that is not running: nothing is held, and asking it to act throws. */
@@ -107,7 +111,12 @@ export function openOffline(home: string): OfflineCluster {
     throw started;
   }
   const service = new ControllerService(store, stoppedController(), {
-    clusterId: '', socketPath: '', home, version: '', startedAt: 0, quotas: new Map(),
+    clusterId: '',
+    socketPath: '',
+    home,
+    version: '',
+    startedAt: 0,
+    quotas: new Map(),
     requestStop: () => Promise.reject(stopped('stopping the cluster')),
     defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
   });

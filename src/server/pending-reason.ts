@@ -29,7 +29,12 @@ function inBackoff(task: Task, now: number): boolean {
 
 /** The scheduler's reason for `job`'s pending tasks that are not in a backoff. */
 function schedulerReason(store: ClusterStore, job: Job): string {
-  return store.dependencyWait(job.name) ?? store.waitingReason(job.name) ?? (job.state === 'PENDING' ? job.reason : null) ?? NOT_YET_CONSIDERED;
+  return (
+    store.dependencyWait(job.name) ??
+    store.waitingReason(job.name) ??
+    (job.state === 'PENDING' ? job.reason : null) ??
+    NOT_YET_CONSIDERED
+  );
 }
 
 /** The reason shown for one task: its pending reason when PENDING, else its own. */

@@ -6,7 +6,10 @@ import type { PipelineResponse } from '../api/pipeline-request.js';
 import { describeDevice } from '../model/resources.js';
 import type { JobSpec } from '../model/types.js';
 
-export function pipelineResponse(specs: readonly JobSpec[], runs: ReadonlyMap<string, number> | null): PipelineResponse {
+export function pipelineResponse(
+  specs: readonly JobSpec[],
+  runs: ReadonlyMap<string, number> | null,
+): PipelineResponse {
   const [root, ...stages] = specs;
   return {
     name: root!.name,

@@ -16,12 +16,21 @@ export function runResults(store: ClusterStore, name: string, run: number | null
   const tasks = selected.kind === 'live' ? store.tasksOf(job.name) : selected.record.tasks;
   const attempts = new Map(tasks.map((task) => [task.index, task.attempt]));
   const results: ResultInfo[] = current(store.resultRows(job.run), attempts).map((row) => ({
-    task: `${job.name}/task-${row.index}`, index: row.index, key: row.key, value: row.value, attempt: row.attempt, setAt: row.setAt,
+    task: `${job.name}/task-${row.index}`,
+    index: row.index,
+    key: row.key,
+    value: row.value,
+    attempt: row.attempt,
+    setAt: row.setAt,
   }));
   return { job: job.name, run: job.run, results };
 }
 
 /** How many results run `run` of a job holds (its tasks' latest attempts); `tasks` are the run's tasks. */
-export function resultCount(store: ClusterStore, run: number, tasks: readonly { index: number; attempt: number }[]): number {
+export function resultCount(
+  store: ClusterStore,
+  run: number,
+  tasks: readonly { index: number; attempt: number }[],
+): number {
   return countCurrent(store.resultCounts(run), new Map(tasks.map((task) => [task.index, task.attempt])));
 }

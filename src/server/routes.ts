@@ -6,8 +6,10 @@
  * Scope: a call with a task caller (a token, always so on the task door) reaches only its job's
  * subtree: job, jobs and history listings, status, cancel, wait, logs and events are confined to it (a name
  * outside is 403; listings leave the rest out), and workers show only its subtree's running
- * tasks and only the context-reuse keys (`uses`) its own tree uses. Results (GET /v1/results) are the one read that reaches the caller's whole tree (model/caller.ts
- * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume, disable, enable, the queue view, prune) refuse a task caller.
+ * tasks and only the context-reuse keys (`uses`) its own tree uses. Results (GET /v1/results) are the one read that
+ * reaches the caller's whole tree (model/caller.ts
+ * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume,
+ * disable, enable, the queue view, prune) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -16,13 +18,37 @@ import { parseDuration } from '../model/duration.js';
 import { parseSince } from '../model/since.js';
 import type { ClusterService } from './cluster-service.js';
 import {
-  inScope, requireInScope, requireInTree, requireTaskCaller, treeRoot, type TaskCaller,
+  inScope,
+  requireInScope,
+  requireInTree,
+  requireTaskCaller,
+  treeRoot,
+  type TaskCaller,
 } from '../model/caller.js';
 import { checkResultKey, checkResultValue } from '../model/results.js';
 import { parsePipelineRequest } from '../api/pipeline-request.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
-import { parseCancelRequest, parseDisableRequest, parseDrainRequest, parseEnableRequest, parseEndpointRequest, parseResultRequest, parsePruneRequest, parseResumeRequest, pruneAgeMs, parseWaitRequest, parseRetryRequest } from '../api/requests.js';
-import { HistoryQuerySchema, JobQuerySchema, JobsQuerySchema, LogsQuerySchema, ResultsQuerySchema, parseQuery } from '../api/queries.js';
+import {
+  parseCancelRequest,
+  parseDisableRequest,
+  parseDrainRequest,
+  parseEnableRequest,
+  parseEndpointRequest,
+  parseResultRequest,
+  parsePruneRequest,
+  parseResumeRequest,
+  pruneAgeMs,
+  parseWaitRequest,
+  parseRetryRequest,
+} from '../api/requests.js';
+import {
+  HistoryQuerySchema,
+  JobQuerySchema,
+  JobsQuerySchema,
+  LogsQuerySchema,
+  ResultsQuerySchema,
+  parseQuery,
+} from '../api/queries.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 import type { DensitySeries } from '../api/metrics.js';
 
@@ -138,7 +164,11 @@ function canonicalTarget(field: string, value: string): string {
  * What a task caller sees of the workers: only its subtree's running tasks, and of the
  * context-reuse hints only the keys its own tree uses (other users' model names stay hidden).
  */
-function scopedWorkers(caller: TaskCaller | null, workers: readonly WorkerInfo[], service: ClusterService): WorkerInfo[] {
+function scopedWorkers(
+  caller: TaskCaller | null,
+  workers: readonly WorkerInfo[],
+  service: ClusterService,
+): WorkerInfo[] {
   if (!caller) return [...workers];
   const uses = service.treeUses(treeRoot(caller.job));
   return workers.map((worker) => ({
@@ -166,14 +196,19 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/workers/resume', 'resuming a worker'],
   ['POST /v1/workers/disable', 'disabling a worker'],
   ['POST /v1/workers/enable', 'enabling a worker'],
-  ['GET /v1/queue', 'the queue view (it shows every user\'s pending jobs)'],
+  ['GET /v1/queue', "the queue view (it shows every user's pending jobs)"],
   ['POST /v1/prune', 'pruning old runs'],
-  ['GET /metrics', 'the metrics (they count every user\'s jobs)'],
-  ['GET /v1/metrics/density', 'the density series (it counts every user\'s submissions)'],
+  ['GET /metrics', "the metrics (they count every user's jobs)"],
+  ['GET /v1/metrics/density', "the density series (it counts every user's submissions)"],
 ]);
 
 function metricsOf(ctx: RouteContext): MetricsEndpoints {
-  if (!ctx.metrics) throw new IrisError('not_found', 'this server serves no metrics', 'ask the cluster\'s owner socket (<home>/run/iris.sock)');
+  if (!ctx.metrics)
+    throw new IrisError(
+      'not_found',
+      'this server serves no metrics',
+      "ask the cluster's owner socket (<home>/run/iris.sock)",
+    );
   return ctx.metrics;
 }
 
@@ -195,7 +230,12 @@ async function waitRoute(call: Call, ctx: RouteContext): Promise<Reply> {
   call.closing.addEventListener('abort', abort, { once: true });
   try {
     const answer = await ctx.service.wait({ jobs, any: request.any ?? false, timeoutMs }, caller, gone.signal);
-    if (call.closing.aborted) throw new IrisError('unavailable', 'the iris cluster is stopping', 'wait again once it has restarted (`iris cluster status`)');
+    if (call.closing.aborted)
+      throw new IrisError(
+        'unavailable',
+        'the iris cluster is stopping',
+        'wait again once it has restarted (`iris cluster status`)',
+      );
     return ok(answer);
   } finally {
     call.res.off('close', abort);
@@ -230,7 +270,12 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   '/v1/metrics/density': {
     GET: (_call, ctx) => {
       const series = metricsOf(ctx).density();
-      if (!series) throw new IrisError('not_found', 'the density series is off on this cluster', 'set `metrics: {density: true}` in the config and restart the cluster (docs/configuration.md)');
+      if (!series)
+        throw new IrisError(
+          'not_found',
+          'the density series is off on this cluster',
+          'set `metrics: {density: true}` in the config and restart the cluster (docs/configuration.md)',
+        );
       return ok(series);
     },
   },
@@ -331,7 +376,12 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     POST: async (call, ctx) => {
       const request = parsePruneRequest(await call.body());
       const olderThanMs = request.olderThan === undefined ? undefined : pruneAgeMs(request.olderThan, 'olderThan');
-      return ok(await ctx.service.prune({ ...(olderThanMs === undefined ? {} : { olderThanMs }), dryRun: request.dryRun === true }));
+      return ok(
+        await ctx.service.prune({
+          ...(olderThanMs === undefined ? {} : { olderThanMs }),
+          dryRun: request.dryRun === true,
+        }),
+      );
     },
   },
   '/v1/endpoints': {
@@ -376,14 +426,25 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
     GET: (call, ctx) => {
       const caller = call.caller();
       const current = boolParam(call.query, 'current');
-      return ctx.stream(call, (signal) => scopedEvents(caller, ctx.service.events(signal, { current })), 'GET /v1/events');
+      return ctx.stream(
+        call,
+        (signal) => scopedEvents(caller, ctx.service.events(signal, { current })),
+        'GET /v1/events',
+      );
     },
   },
 };
 
-/** A task caller's event stream: events of its subtree's jobs and tasks only (no workers, no endpoints outside it), and the SYNCED marker. */
-async function* scopedEvents<T extends { type: string; name: string }>(caller: TaskCaller | null, events: AsyncIterable<T>): AsyncIterable<T> {
+/**
+ * A task caller's event stream: events of its subtree's jobs and tasks only (no workers, no endpoints outside it), and
+ * the SYNCED marker.
+ */
+async function* scopedEvents<T extends { type: string; name: string }>(
+  caller: TaskCaller | null,
+  events: AsyncIterable<T>,
+): AsyncIterable<T> {
   for await (const event of events) {
-    if (caller === null || event.type === 'cluster' || (event.type !== 'worker' && inScope(caller, event.name))) yield event;
+    if (caller === null || event.type === 'cluster' || (event.type !== 'worker' && inScope(caller, event.name)))
+      yield event;
   }
 }

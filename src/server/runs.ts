@@ -93,9 +93,9 @@ export function runHistory(store: ClusterStore, query: HistoryQuery): RunInfo[] 
     ...(query.since !== undefined ? { since: query.since } : {}),
     ...(query.until !== undefined ? { until: query.until } : {}),
   });
-  const runs: RunData[] = [
-    ...live.slice(0, limit).map((job) => liveRun(store, job)),
-    ...archived.map(archivedRunData),
-  ];
-  return runs.sort((a, b) => b.job.run - a.job.run).slice(0, limit).map(runInfo);
+  const runs: RunData[] = [...live.slice(0, limit).map((job) => liveRun(store, job)), ...archived.map(archivedRunData)];
+  return runs
+    .sort((a, b) => b.job.run - a.job.run)
+    .slice(0, limit)
+    .map(runInfo);
 }

@@ -15,7 +15,14 @@ import { join } from 'node:path';
 import { STATE_FILE } from '../api/lock-holder.js';
 
 /** What moves aside with the database. */
-const STATE_FILES = [STATE_FILE, `${STATE_FILE}-wal`, `${STATE_FILE}-shm`, `${STATE_FILE}-journal`, `${STATE_FILE}.reserve`, 'logs'];
+const STATE_FILES = [
+  STATE_FILE,
+  `${STATE_FILE}-wal`,
+  `${STATE_FILE}-shm`,
+  `${STATE_FILE}-journal`,
+  `${STATE_FILE}.reserve`,
+  'logs',
+];
 
 /** A WAL no longer than its header holds no change. */
 const WAL_HEADER_BYTES = 32;

@@ -88,7 +88,6 @@ export interface ApiServerOptions {
   now?: () => number;
 }
 
-
 export interface ApiServer {
   listen(): Promise<void>;
   close(): Promise<void>;
@@ -125,7 +124,8 @@ function defaultUserName(): string {
 
 export function createApiServer(service: ClusterService, opts: ApiServerOptions): ApiServer {
   const door: Door = opts.door ?? 'owner';
-  if ((opts.socketPath === undefined) === (opts.tcp === undefined)) throw new Error('createApiServer: give exactly one of socketPath and tcp');
+  if ((opts.socketPath === undefined) === (opts.tcp === undefined))
+    throw new Error('createApiServer: give exactly one of socketPath and tcp');
   // Owner rights come from the socket file's mode; a TCP address has none, so it is a task door.
   if (opts.tcp && door !== 'task') throw new Error('createApiServer: a TCP address can only be the task door');
   /** The door as messages name it: `this socket (PATH)` or `this address (http://HOST:PORT)`. */
@@ -164,7 +164,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   const server = createServer(serverTimeouts(limits), (req, res) => {
     void handle(req, res);
   });
-  const doorLabel = `${door === 'owner' ? 'the owner socket' : 'the task door'} ` +
+  const doorLabel =
+    `${door === 'owner' ? 'the owner socket' : 'the task door'} ` +
     `(${opts.tcp ? formatHostPort(opts.tcp) : opts.socketPath})`;
   const guard = guardConnections(server, {
     name: doorLabel,
@@ -187,11 +188,13 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const problem = isLate(error)
-      ? new IrisError('invalid_argument',
-        `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, ` +
-          `all of it within ${formatDuration(limits.requestTimeoutMs)})`,
-        'send the whole request at once; the owner sets these bounds with connections.header-timeout ' +
-          'and connections.request-timeout')
+      ? new IrisError(
+          'invalid_argument',
+          `the request did not arrive in time (its headers within ${formatDuration(limits.headerTimeoutMs)}, ` +
+            `all of it within ${formatDuration(limits.requestTimeoutMs)})`,
+          'send the whole request at once; the owner sets these bounds with connections.header-timeout ' +
+            'and connections.request-timeout',
+        )
       : new IrisError('invalid_argument', `malformed HTTP request: ${error.message}`);
     const { status, body } = errorBody(problem, 'clientError', log);
     const line = isLate(error) ? '408 Request Timeout' : `${status} Bad Request`;
@@ -218,13 +221,25 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     const context = `${method} ${path}`;
     try {
       const route = ROUTES[path];
-      if (!route) throw new IrisError('not_found', `no such API route: ${path}`, 'see docs/api.md for the routes under /v1');
+      if (!route)
+        throw new IrisError('not_found', `no such API route: ${path}`, 'see docs/api.md for the routes under /v1');
       const handler = route[method as Method];
       if (!handler) {
         const allowed = Object.keys(route).join(', ');
         // 405 has no ErrorCode of its own; the body carries invalid_argument.
         req.resume();
-        sendJson(res, 405, { error: { code: 'invalid_argument', message: `method ${method} is not allowed on ${path}`, hint: `use ${allowed}` } }, { allow: allowed });
+        sendJson(
+          res,
+          405,
+          {
+            error: {
+              code: 'invalid_argument',
+              message: `method ${method} is not allowed on ${path}`,
+              hint: `use ${allowed}`,
+            },
+          },
+          { allow: allowed },
+        );
         return;
       }
       const caller = callerFor(req);
@@ -246,7 +261,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       };
       const reply = await handler(call, ctx);
       if (!bodyRead) req.resume();
-      if (reply && !res.headersSent && !res.destroyed) sendJson(res, reply.status, reply.body, closing.signal.aborted ? { connection: 'close' } : {});
+      if (reply && !res.headersSent && !res.destroyed)
+        sendJson(res, reply.status, reply.body, closing.signal.aborted ? { connection: 'close' } : {});
     } catch (error) {
       if (res.destroyed) return;
       if (error instanceof IrisError && error.code === 'payload_too_large') {
@@ -273,7 +289,8 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
       throw new IrisError(
         'quota_exceeded',
         `this task already has ${held} requests in progress on ${doorName}, its bound`,
-        'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with connections.per-peer',
+        'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with ' +
+          'connections.per-peer',
       );
     }
     tokenRequests.set(token, held + 1);
@@ -296,26 +313,53 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     const token = tokenOf(req);
     if (!token) {
       if (door === 'owner') return null;
-      throw new IrisError('forbidden', `${doorName} is the task door: every request needs the task token`,
-        'send IRIS_TASK_TOKEN in the x-iris-task-token header (the iris CLI inside a task does); the owner uses <home>/run/iris.sock on the controller\'s machine');
+      throw new IrisError(
+        'forbidden',
+        `${doorName} is the task door: every request needs the task token`,
+        'send IRIS_TASK_TOKEN in the x-iris-task-token header (the iris CLI inside a task does); the owner uses ' +
+          "<home>/run/iris.sock on the controller's machine",
+      );
     }
     const caller = service.callerForToken(token);
     if (!caller) {
-      throw new IrisError('forbidden', 'unknown or expired task token',
-        'IRIS_TASK_TOKEN is only valid while its task attempt runs; outside a task, unset IRIS_TASK_TOKEN');
+      throw new IrisError(
+        'forbidden',
+        'unknown or expired task token',
+        'IRIS_TASK_TOKEN is only valid while its task attempt runs; outside a task, unset IRIS_TASK_TOKEN',
+      );
     }
     return caller;
   }
 
   async function listenTcp(address: TcpAddress): Promise<void> {
     const where = formatHostPort(address);
-    await listenOnce(server, () => server.listen(address.port, address.host), (error) => {
-      // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the launcher.
-      if (error.code === 'EADDRINUSE') return new IrisError('unavailable', `the task door's address ${where} is already in use`, 'choose another port in task-door.listen, or stop what listens there');
-      if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return new IrisError('invalid_argument', `cannot listen on ${where}: no such local address`, 'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface');
-      if (error.code === 'EACCES') return new IrisError('unavailable', `no permission to listen on ${where}`, 'use a port above 1023 in task-door.listen');
-      return error;
-    });
+    await listenOnce(
+      server,
+      () => server.listen(address.port, address.host),
+      (error) => {
+        // Not 'conflict': a controller exiting with that code means "another holds this state directory" to the
+        // launcher.
+        if (error.code === 'EADDRINUSE')
+          return new IrisError(
+            'unavailable',
+            `the task door's address ${where} is already in use`,
+            'choose another port in task-door.listen, or stop what listens there',
+          );
+        if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
+          return new IrisError(
+            'invalid_argument',
+            `cannot listen on ${where}: no such local address`,
+            'use an address of this machine in task-door.listen, or 0.0.0.0 for every interface',
+          );
+        if (error.code === 'EACCES')
+          return new IrisError(
+            'unavailable',
+            `no permission to listen on ${where}`,
+            'use a port above 1023 in task-door.listen',
+          );
+        return error;
+      },
+    );
     listening = true;
   }
 
@@ -323,8 +367,12 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     if (opts.tcp) return listenTcp(opts.tcp);
     const socketPath = opts.socketPath!;
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-      throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(socketPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${socketPath}`,
-        'set IRIS_HOME to a shorter directory');
+      throw new IrisError(
+        'invalid_argument',
+        `socket path is too long (${Buffer.byteLength(socketPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ` +
+          `${socketPath}`,
+        'set IRIS_HOME to a shorter directory',
+      );
     }
     await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
     // The task door must be reachable by a container's unprivileged user (65534 by default):
@@ -335,10 +383,18 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     const existing = await lstat(socketPath).catch(() => null);
     if (existing) {
       if (!existing.isSocket()) {
-        throw new IrisError('conflict', `${socketPath} exists and is not a socket`, 'move the file away, or set IRIS_HOME to another directory');
+        throw new IrisError(
+          'conflict',
+          `${socketPath} exists and is not a socket`,
+          'move the file away, or set IRIS_HOME to another directory',
+        );
       }
       if (await probeSocket(socketPath)) {
-        throw new IrisError('conflict', `an iris cluster is already running at ${socketPath}`, 'stop it with `iris cluster stop`, or set IRIS_HOME to run another');
+        throw new IrisError(
+          'conflict',
+          `an iris cluster is already running at ${socketPath}`,
+          'stop it with `iris cluster stop`, or set IRIS_HOME to run another',
+        );
       }
       // Stale: the rename below replaces it.
     }
@@ -346,27 +402,44 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     // the server closes, and that path must never be one another server has taken over since.
     const bindPath = join(dirname(socketPath), `.${process.pid.toString(36)}${(bindCount++).toString(36)}.s`);
     if (Buffer.byteLength(bindPath) > MAX_SOCKET_PATH_BYTES) {
-      throw new IrisError('invalid_argument', `socket path is too long (${Buffer.byteLength(bindPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${bindPath}`,
-        'set IRIS_HOME to a shorter directory');
+      throw new IrisError(
+        'invalid_argument',
+        `socket path is too long (${Buffer.byteLength(bindPath)} bytes, at most ${MAX_SOCKET_PATH_BYTES}): ${bindPath}`,
+        'set IRIS_HOME to a shorter directory',
+      );
     }
-    await listenOnce(server, () => {
-      // Create the socket owner-only from the start (umask), then make sure with chmod.
-      let previousMask: number | null = null;
-      try {
-        previousMask = process.umask(0o177);
-      } catch {
-        previousMask = null; // umask is unavailable in worker threads; chmod below still applies
-      }
-      try {
-        server.listen(bindPath);
-      } finally {
-        if (previousMask !== null) process.umask(previousMask);
-      }
-    }, (error) => {
-      if (error.code === 'EADDRINUSE') return new IrisError('conflict', `socket ${socketPath} is already in use`, 'is another iris cluster starting?');
-      if (error.code === 'EACCES') return new IrisError('forbidden', `no permission to create ${socketPath}`, 'check the permissions of IRIS_HOME');
-      return error;
-    });
+    await listenOnce(
+      server,
+      () => {
+        // Create the socket owner-only from the start (umask), then make sure with chmod.
+        let previousMask: number | null = null;
+        try {
+          previousMask = process.umask(0o177);
+        } catch {
+          previousMask = null; // umask is unavailable in worker threads; chmod below still applies
+        }
+        try {
+          server.listen(bindPath);
+        } finally {
+          if (previousMask !== null) process.umask(previousMask);
+        }
+      },
+      (error) => {
+        if (error.code === 'EADDRINUSE')
+          return new IrisError(
+            'conflict',
+            `socket ${socketPath} is already in use`,
+            'is another iris cluster starting?',
+          );
+        if (error.code === 'EACCES')
+          return new IrisError(
+            'forbidden',
+            `no permission to create ${socketPath}`,
+            'check the permissions of IRIS_HOME',
+          );
+        return error;
+      },
+    );
     await chmod(bindPath, door === 'task' ? 0o666 : 0o600);
     await rename(bindPath, socketPath);
     const created = await lstat(socketPath);
@@ -410,7 +483,11 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
 }
 
 /** `start()` makes `server` listen; resolves once it does, or rejects with `mapError` of the listen error. */
-function listenOnce(server: ReturnType<typeof createServer>, start: () => void, mapError: (error: NodeJS.ErrnoException) => Error): Promise<void> {
+function listenOnce(
+  server: ReturnType<typeof createServer>,
+  start: () => void,
+  mapError: (error: NodeJS.ErrnoException) => Error,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening);

@@ -59,7 +59,9 @@ function refused(home: string): IrisError {
   return new IrisError(
     'conflict',
     `${who} is already running on the state directory ${home}`,
-    `use it (\`iris cluster status\`), stop it with \`iris cluster stop\`${pid !== null ? ` (or \`kill ${pid}\` if its socket no longer answers)` : ''}, or set IRIS_HOME to another directory`,
+    `use it (\`iris cluster status\`), stop it with \`iris cluster ` +
+      `stop\`${pid !== null ? ` (or \`kill ${pid}\` if its socket no longer answers)` : ''}, or set IRIS_HOME to ` +
+      `another directory`,
   );
 }
 

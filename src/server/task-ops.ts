@@ -11,7 +11,8 @@ import type { Job, Task } from '../model/types.js';
 /** `/j/task-3` -> its job and task; IrisError('not_found') for an unknown job or index. */
 export function findTask(store: ClusterStore, name: string): { job: Job; task: Task } {
   const parsed = parseTaskName(name);
-  if (!parsed) throw notFound(`${name.trim()} is not a task name`, 'a task is named JOB/task-N, for example train/task-0');
+  if (!parsed)
+    throw notFound(`${name.trim()} is not a task name`, 'a task is named JOB/task-N, for example train/task-0');
   const job = store.job(parsed.job);
   if (!job) throw notFound(`unknown job ${parsed.job}`, 'list jobs with `iris jobs`');
   const task = store.task(`${parsed.job}/task-${parsed.index}`);

@@ -98,26 +98,53 @@ export function jobSummary(store: ClusterStore, job: Job, now: number): JobSumma
 }
 
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
-export function jobDetail(store: ClusterStore, job: Job, now: number, stopping: ReadonlySet<string> = new Set()): JobDetail {
+export function jobDetail(
+  store: ClusterStore,
+  job: Job,
+  now: number,
+  stopping: ReadonlySet<string> = new Set(),
+): JobDetail {
   const data = liveRun(store, job);
   const children = store.children(job.name).map((child) => jobSummary(store, child, now));
-  return runDetail(data, jobReason(store, job, data.tasks, now), children, (task) => taskReason(store, job, task, now), stopping);
+  return runDetail(
+    data,
+    jobReason(store, job, data.tasks, now),
+    children,
+    (task) => taskReason(store, job, task, now),
+    stopping,
+  );
 }
 
 /** An archived run with the archived runs of its children (ended: their stored reasons). */
 export function archivedJobDetail(store: ClusterStore, record: ArchivedRun): JobDetail {
   const children = record.children.map((run) => store.archive.get(run)).filter((r) => r !== null);
   const data = archivedRunData(record);
-  return runDetail(data, data.job.reason, children.map((child) => runSummary(archivedRunData(child))), (task) => task.reason, new Set());
+  return runDetail(
+    data,
+    data.job.reason,
+    children.map((child) => runSummary(archivedRunData(child))),
+    (task) => task.reason,
+    new Set(),
+  );
 }
 
 /** One live task with its attempts; its reason is its pending reason while it is PENDING. */
-export function taskInfo(store: ClusterStore, job: Job, task: Task, now: number, stopping: ReadonlySet<string> = new Set()): TaskInfo {
+export function taskInfo(
+  store: ClusterStore,
+  job: Job,
+  task: Task,
+  now: number,
+  stopping: ReadonlySet<string> = new Set(),
+): TaskInfo {
   return taskView(task, store.attemptsOf(task.id), taskReason(store, job, task, now), stopping);
 }
 
 function runDetail(
-  data: RunData, reason: string | null, children: JobSummary[], reasonOf: (task: Task) => string | null, stopping: ReadonlySet<string>,
+  data: RunData,
+  reason: string | null,
+  children: JobSummary[],
+  reasonOf: (task: Task) => string | null,
+  stopping: ReadonlySet<string>,
 ): JobDetail {
   const spec = data.job.spec;
   const taskList = data.tasks.map((task, i) => taskView(task, data.attempts[i] ?? [], reasonOf(task), stopping));
@@ -128,7 +155,9 @@ function runDetail(
       cpu: spec.resources.cpuMillis / 1000,
       memoryBytes: spec.resources.memoryBytes,
       device: describeDevice(spec.resources.device),
-      ...(spec.resources.device?.type === 'gpu' && spec.resources.device.memoryBytes != null ? { gpuMemoryBytes: spec.resources.device.memoryBytes } : {}),
+      ...(spec.resources.device?.type === 'gpu' && spec.resources.device.memoryBytes != null
+        ? { gpuMemoryBytes: spec.resources.device.memoryBytes }
+        : {}),
     },
     constraints: spec.constraints,
     coschedule: spec.coschedule,
@@ -152,7 +181,11 @@ function runDetail(
 }
 
 /** A pipeline root's stages with the states of their jobs (its children). */
-function stageViews(root: string, stages: ReadonlyArray<{ name: string; needs: string[] }>, children: readonly JobSummary[]): NonNullable<JobDetail['stages']> {
+function stageViews(
+  root: string,
+  stages: ReadonlyArray<{ name: string; needs: string[] }>,
+  children: readonly JobSummary[],
+): NonNullable<JobDetail['stages']> {
   const byName = new Map(children.map((child) => [child.name, child]));
   return stages.map(({ name, needs }) => {
     const job = `${root}/${name}`;
@@ -161,7 +194,12 @@ function stageViews(root: string, stages: ReadonlyArray<{ name: string; needs: s
   });
 }
 
-function taskView(task: Task, attempts: readonly Attempt[], reason: string | null, stopping: ReadonlySet<string>): TaskInfo {
+function taskView(
+  task: Task,
+  attempts: readonly Attempt[],
+  reason: string | null,
+  stopping: ReadonlySet<string>,
+): TaskInfo {
   return {
     id: task.id,
     index: task.index,
@@ -187,7 +225,11 @@ function taskView(task: Task, attempts: readonly Attempt[], reason: string | nul
 }
 
 /** `hints`: the worker's context-reuse hints in force now (store.cacheHints()), listed by key. */
-export function workerInfo(worker: Worker, use: WorkerUse | undefined, hints?: ReadonlyMap<string, WorkerCacheHint>): WorkerInfo {
+export function workerInfo(
+  worker: Worker,
+  use: WorkerUse | undefined,
+  hints?: ReadonlyMap<string, WorkerCacheHint>,
+): WorkerInfo {
   return {
     id: worker.id,
     state: worker.state,
@@ -202,11 +244,12 @@ export function workerInfo(worker: Worker, use: WorkerUse | undefined, hints?: R
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
     costPerHour: worker.costPerHour ?? 1,
-    cache: [...(hints?.values() ?? [])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
+    cache: [...(hints?.values() ?? [])]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
     ...(worker.state === 'DISABLED' && worker.disabled ? { disabled: worker.disabled } : {}),
   };
 }
-
 
 /** The cluster's CPU totals over its workers (`iris cluster status`). */
 export function cpuTotals(workers: readonly WorkerInfo[]): ClusterInfo['cpu'] {
@@ -233,7 +276,13 @@ export function requeueSummary(store: ClusterStore, run: number): RequeueSummary
     byReason: counts as RequeueSummary['byReason'],
     recent: recent.map((entry) => {
       const attempt = parseAttemptHistoryName(entry.name);
-      return { time: entry.time, reason: entry.state as RequeueReason, task: attempt?.task ?? null, attempt: attempt?.attempt ?? null, detail: entry.reason };
+      return {
+        time: entry.time,
+        reason: entry.state as RequeueReason,
+        task: attempt?.task ?? null,
+        attempt: attempt?.attempt ?? null,
+        detail: entry.reason,
+      };
     }),
   };
 }
@@ -271,7 +320,16 @@ export function execSummary(store: ClusterStore, run: number): ExecSummary | und
         return [];
       }
       if (!attempt) return [];
-      return [{ time: entry.time, task: attempt.task, attempt: attempt.attempt, by: record.by, command: record.command, tty: record.tty === true }];
+      return [
+        {
+          time: entry.time,
+          task: attempt.task,
+          attempt: attempt.attempt,
+          by: record.by,
+          command: record.command,
+          tty: record.tty === true,
+        },
+      ];
     }),
   };
 }

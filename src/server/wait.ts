@@ -24,15 +24,23 @@ export interface WaitQuery {
   timeoutMs: number | null;
 }
 
-
 /**
  * Resolves true once the jobs have ended, false on timeout or abort. Throws not_found for an
  * unknown job. `block` is called when the request starts waiting (not when it can answer at
  * once) and the function it returns when the wait is over: the caller registers the wait there.
  */
-export async function waitForJobs(store: ClusterStore, query: WaitQuery, signal: AbortSignal, block: () => () => void): Promise<boolean> {
-  for (const name of query.jobs) if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
-  const done = () => (query.any ? query.jobs.some((name) => store.subtreeEnded(name)) : query.jobs.every((name) => store.subtreeEnded(name)));
+export async function waitForJobs(
+  store: ClusterStore,
+  query: WaitQuery,
+  signal: AbortSignal,
+  block: () => () => void,
+): Promise<boolean> {
+  for (const name of query.jobs)
+    if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+  const done = () =>
+    query.any
+      ? query.jobs.some((name) => store.subtreeEnded(name))
+      : query.jobs.every((name) => store.subtreeEnded(name));
   if (done()) return true;
   if (signal.aborted || query.timeoutMs === 0) return false;
   const unblock = block();

@@ -22,7 +22,10 @@ function holding(resources: ResourceSpec, cpuReleased: boolean): string {
 
 /** `1 task waits for 2 jobs of its subtree, holding 1 CPU, 256MiB` */
 export function waitingReason(tasks: number, openJobs: number, resources: ResourceSpec, cpuReleased: boolean): string {
-  return `${plural(tasks, 'task')} ${tasks === 1 ? 'waits' : 'wait'} for ${plural(openJobs, 'job')} of its subtree, holding ${holding(resources, cpuReleased)}${tasks === 1 ? '' : ' each'}`;
+  return (
+    `${plural(tasks, 'task')} ${tasks === 1 ? 'waits' : 'wait'} for ${plural(openJobs, 'job')} of its subtree, ` +
+    `holding ${holding(resources, cpuReleased)}${tasks === 1 ? '' : ' each'}`
+  );
 }
 
 /** True when the job or one of its ancestors has a task waiting: it is part of a deadlock. */
@@ -48,7 +51,11 @@ export function classifyLeft(
     const scheduler = lastReasons.get(job.spec.name) ?? 'never placed by the scheduler';
     if (!inWaitingTree(job)) unfinished.push({ name: job.spec.name, reason: scheduler });
     else if (job.waiting.length === 0) deadlocked.push({ name: job.spec.name, reason: scheduler });
-    else deadlocked.push({ name: job.spec.name, reason: waitingReason(job.waiting.length, job.openDescendants, job.spec.resources, cpuReleased) });
+    else
+      deadlocked.push({
+        name: job.spec.name,
+        reason: waitingReason(job.waiting.length, job.openDescendants, job.spec.resources, cpuReleased),
+      });
   }
   return { unfinished, deadlocked };
 }

@@ -57,8 +57,18 @@ export class SimElastic {
   /** Σ seconds disabled × cost per hour, of the disable periods that ended. */
   private disabledCostSeconds = 0;
 
-  constructor(workers: readonly SimWorker[], private readonly settings: SimElasticSettings) {
-    this.workers = workers.map((w) => ({ id: w.id, costPerHour: w.costPerHour ?? 1, running: 0, idleSince: 0, lastToggleAt: null, disabledAt: null }));
+  constructor(
+    workers: readonly SimWorker[],
+    private readonly settings: SimElasticSettings,
+  ) {
+    this.workers = workers.map((w) => ({
+      id: w.id,
+      costPerHour: w.costPerHour ?? 1,
+      running: 0,
+      idleSince: 0,
+      lastToggleAt: null,
+      disabledAt: null,
+    }));
     for (const w of this.workers) this.index.set(w.id, w);
   }
 
@@ -89,7 +99,10 @@ export class SimElastic {
     w.idleSince = Math.max(w.idleSince, now);
   }
 
-  /** One poll at `now` with `queueLength` pending tasks, applied to `pool`; true when a worker was enabled (a resource change). */
+  /**
+   * One poll at `now` with `queueLength` pending tasks, applied to `pool`; true when a worker was enabled (a resource
+   * change).
+   */
   poll(now: number, queueLength: number, pool: WorkerPool): boolean {
     const changes = this.decide(now, queueLength);
     for (const d of changes.disabled) pool.setDisabled(d.workerId, d.reason);
@@ -113,7 +126,13 @@ export class SimElastic {
       workers: view,
       queueLength,
       now: now * 1000,
-      settings: { idleDisableMs: s.idleDisable * 1000, queueMax: s.queueMax, enableThreshold: s.enableThreshold, minActive: s.minActive, cooldownMs: s.cooldown * 1000 },
+      settings: {
+        idleDisableMs: s.idleDisable * 1000,
+        queueMax: s.queueMax,
+        enableThreshold: s.enableThreshold,
+        minActive: s.minActive,
+        cooldownMs: s.cooldown * 1000,
+      },
     });
     const out: ElasticChanges = { disabled: [], enabled: [] };
     for (const action of actions) {
@@ -145,7 +164,8 @@ export class SimElastic {
   /** What the disabled time up to `end` would have cost: Σ hours disabled × the worker's cost per hour. */
   disabledCost(end: number): number {
     let costSeconds = this.disabledCostSeconds;
-    for (const w of this.workers) if (w.disabledAt !== null) costSeconds += Math.max(0, end - w.disabledAt) * w.costPerHour;
+    for (const w of this.workers)
+      if (w.disabledAt !== null) costSeconds += Math.max(0, end - w.disabledAt) * w.costPerHour;
     return costSeconds / 3600;
   }
 }

@@ -61,7 +61,15 @@ import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
 import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
 
-export type { PassScheduler, SimJobResult, SimOptions, SimProgress, SimResult, SimSample, SimSummary } from './results.js';
+export type {
+  PassScheduler,
+  SimJobResult,
+  SimOptions,
+  SimProgress,
+  SimResult,
+  SimSample,
+  SimSummary,
+} from './results.js';
 
 export function simulate(workload: SimWorkload, options: SimOptions): SimResult {
   const quiet = options.scheduler.withoutReasons?.();
@@ -122,7 +130,10 @@ class Engine {
   private lastReasons = new Map<string, string>();
   private readonly arrivalSeq = new Map<string, number>();
 
-  constructor(workload: SimWorkload, private readonly options: SimOptions) {
+  constructor(
+    workload: SimWorkload,
+    private readonly options: SimOptions,
+  ) {
     this.scheduler = options.scheduler;
     this.release = options.release ?? true;
     this.order = options.order ?? 'fcfs';
@@ -165,7 +176,12 @@ class Engine {
       this.schedule(now, this.freed);
       // A poll alone is not part of the workload's span.
       if (eventful) end = Math.max(end, now);
-      this.samples.push({ time: now, queued: this.queuedJobs, runningTasks: this.running.size, utilization: this.pool.utilization() });
+      this.samples.push({
+        time: now,
+        queued: this.queuedJobs,
+        runningTasks: this.running.size,
+        utilization: this.pool.utilization(),
+      });
       if (this.options.onProgress && this.batches % this.progressEvery === 0) {
         this.options.onProgress({ now, finished: this.results.length, total: this.total, events: this.batches });
       }
@@ -204,7 +220,13 @@ class Engine {
     let rootKey: number;
     if (parent) rootKey = parent.sched.rootSubmittedAt;
     else if (this.order === 'fcfs') rootKey = now;
-    else rootKey = orderScore(this.order, { submit: now, requestedTime: spec.timeLimit, procs: spec.procs, index: spec.index });
+    else
+      rootKey = orderScore(this.order, {
+        submit: now,
+        requestedTime: spec.timeLimit,
+        procs: spec.procs,
+        index: spec.index,
+      });
     // The job as the cluster's model job (the root's ordering key as its root submit time).
     const depth = parent ? parent.sched.depth + 1 : jobDepth(spec.name);
     const record = modelJob(spec, depth, rootKey, now, this.seq);
@@ -293,7 +315,8 @@ class Engine {
 
   private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
     const job = this.active.get(jobName);
-    if (!job || !this.pool.has(workerId)) throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
+    if (!job || !this.pool.has(workerId))
+      throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
     const res = job.spec.resources;
     this.pool.take(workerId, res.cpuMillis, res.memoryBytes, devices, now);
     this.pending.take();
@@ -327,7 +350,8 @@ class Engine {
     if (job.record.counts.PENDING === 0) this.queuedJobs--;
     if (job.start === null) {
       job.start = now;
-      for (const child of job.spec.children) this.arrivals.push({ time: now + child.submit, seq: this.eventSeq++, spec: child, parent: job });
+      for (const child of job.spec.children)
+        this.arrivals.push({ time: now + child.submit, seq: this.eventSeq++, spec: child, parent: job });
     }
   }
 
@@ -397,17 +421,32 @@ class Engine {
   }
 
   private finish(start: number, end: number): SimResult {
-    const { unfinished, deadlocked } = classifyLeft(this.active.values(), this.lastReasons, this.release, this.pipelines.held());
+    const { unfinished, deadlocked } = classifyLeft(
+      this.active.values(),
+      this.lastReasons,
+      this.release,
+      this.pipelines.held(),
+    );
     // Report jobs in arrival order (submit time, then submission sequence).
     this.results.sort((a, b) => a.submit - b.submit || this.arrivalSeq.get(a.name)! - this.arrivalSeq.get(b.name)!);
     const elastic = this.elastic;
     const summary = summarize(this.results, {
-      start, end, skipped: this.skipped.length, unfinished: unfinished.length, deadlocked: deadlocked.length,
-      busyCpuSeconds: this.busyCpuSeconds, totalCpu: this.pool.totalCpu, timeLimited: this.timeLimited,
+      start,
+      end,
+      skipped: this.skipped.length,
+      unfinished: unfinished.length,
+      deadlocked: deadlocked.length,
+      busyCpuSeconds: this.busyCpuSeconds,
+      totalCpu: this.pool.totalCpu,
+      timeLimited: this.timeLimited,
       disabledWorkerHours: elastic ? elastic.disabledWorkerHours(end) : null,
       fleetCostPerHour: [...this.costPerHour.values()].reduce((sum, c) => sum + c, 0),
-      disabledCost: elastic ? elastic.disabledCost(end) : 0, cost: this.cost,
-      reuseStarts: this.reuseStarts, reuseHits: this.reuseHits, passes: this.passes, batches: this.batches,
+      disabledCost: elastic ? elastic.disabledCost(end) : 0,
+      cost: this.cost,
+      reuseStarts: this.reuseStarts,
+      reuseHits: this.reuseHits,
+      passes: this.passes,
+      batches: this.batches,
     });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }

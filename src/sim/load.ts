@@ -33,7 +33,10 @@ export function parseWindow(text: string): TraceWindow {
   const match = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(text);
   const count = match ? Number(match[2]) : 0;
   if (!match || count < 1) {
-    throw invalid(`invalid window "${text}": expected START:COUNT such as 1981:1024`, 'START is the 0-based index of the first job; COUNT is at least 1');
+    throw invalid(
+      `invalid window "${text}": expected START:COUNT such as 1981:1024`,
+      'START is the 0-based index of the first job; COUNT is at least 1',
+    );
   }
   return { start: Number(match[1]), count };
 }
@@ -42,13 +45,17 @@ export function traceKind(file: string): 'swf' | 'iris' {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.swf') return 'swf';
   if (ext === '.yaml' || ext === '.yml' || ext === '.json') return 'iris';
-  throw invalid(`cannot tell the format of trace ${file}`, 'use a .swf trace or an iris workload file ending in .yaml, .yml or .json (see docs/simulate.md)');
+  throw invalid(
+    `cannot tell the format of trace ${file}`,
+    'use a .swf trace or an iris workload file ending in .yaml, .yml or .json (see docs/simulate.md)',
+  );
 }
 
 export async function loadWorkload(file: string, options: LoadOptions = {}): Promise<SimWorkload> {
   if (traceKind(file) === 'swf') return swfWorkload(await readSwf(file), file, options);
   const text = await readUserText(file);
-  if (options.procs !== undefined) throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
+  if (options.procs !== undefined)
+    throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
   if (options.window !== undefined) throw invalid('--window applies to SWF traces only');
   return parseWorkload(parseUserText(text, file, formatOf(file)), file);
 }
@@ -59,19 +66,26 @@ export function swfWorkload(trace: SwfTrace, source: string, options: LoadOption
   if (procs === null || procs === undefined) {
     throw invalid(`${source} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
   }
-  if (!Number.isInteger(procs) || procs < 1) throw invalid(`invalid --procs ${procs}: expected a whole number of at least 1`);
+  if (!Number.isInteger(procs) || procs < 1)
+    throw invalid(`invalid --procs ${procs}: expected a whole number of at least 1`);
   let selected = trace.jobs;
   if (options.window) {
     const { start, count } = options.window;
     if (start >= trace.jobs.length) {
-      throw invalid(`window ${start}:${count} starts past the end of ${source} (${trace.jobs.length} jobs)`, 'START is a 0-based job index');
+      throw invalid(
+        `window ${start}:${count} starts past the end of ${source} (${trace.jobs.length} jobs)`,
+        'START is a 0-based job index',
+      );
     }
     selected = trace.jobs.slice(start, start + count);
   }
   const usable = usableSwfJobs(selected, procs);
   const skipped: SkippedJob[] = usable.skipped.map(({ job, reason }) => ({
     name: `/job-${job.id}`,
-    reason: reason === 'wider-than-machine' ? `needs ${job.procs} processors, wider than the pool of ${procs}` : (SKIP_TEXT[reason] ?? reason),
+    reason:
+      reason === 'wider-than-machine'
+        ? `needs ${job.procs} processors, wider than the pool of ${procs}`
+        : (SKIP_TEXT[reason] ?? reason),
   }));
   const seen = new Set<string>();
   const jobs: SimJob[] = usable.jobs.map((job) => ({

@@ -52,7 +52,9 @@ export class Pipelines {
    */
   skipped(name: string): Array<{ job: SimJob; reason: string }> {
     const out: Array<{ job: SimJob; reason: string }> = [];
-    const stack: Array<{ name: string; dependents: readonly SimJob[]; next: number }> = [{ name, dependents: this.dependents.get(name) ?? [], next: 0 }];
+    const stack: Array<{ name: string; dependents: readonly SimJob[]; next: number }> = [
+      { name, dependents: this.dependents.get(name) ?? [], next: 0 },
+    ];
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
       if (top.next >= top.dependents.length) {
@@ -69,6 +71,9 @@ export class Pipelines {
 
   /** Jobs still held, with what they wait for. */
   held(): SkippedJob[] {
-    return [...this.open].map(([job, needs]) => ({ name: job.name, reason: `waits for ${[...needs].join(', ')}, which never ended` }));
+    return [...this.open].map(([job, needs]) => ({
+      name: job.name,
+      reason: `waits for ${[...needs].join(', ')}, which never ended`,
+    }));
   }
 }

@@ -38,7 +38,12 @@ function timeUnit(span: number): { name: string; seconds: number } {
 const fmt = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 1 ? 2 : 1));
 
 /** Step-line points for one series, reduced per pixel column. */
-function seriesPoints(samples: readonly SimSample[], x: (t: number) => number, y: (v: number) => number, value: (s: SimSample) => number): string {
+function seriesPoints(
+  samples: readonly SimSample[],
+  x: (t: number) => number,
+  y: (v: number) => number,
+  value: (s: SimSample) => number,
+): string {
   const out: string[] = [];
   let column = NaN;
   let entry = 0;
@@ -110,10 +115,16 @@ export function renderPlot(samples: readonly SimSample[], options: PlotOptions):
   ];
   const timeTicks = niceTicks(span / unit.seconds, 8);
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}` +
+      `" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<title>${escapeXml(options.title)}</title>`);
   parts.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
-  parts.push(`<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`);
+  parts.push(
+    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">` +
+      `${escapeXml(options.title)}</text>`,
+  );
   for (const panel of panels) {
     const y = (v: number) => panel.top + panel.height - (Math.min(v, panel.max) / panel.max) * panel.height;
     const bottom = panel.top + panel.height;
@@ -122,7 +133,10 @@ export function renderPlot(samples: readonly SimSample[], options: PlotOptions):
       const ty = y(tick).toFixed(1);
       parts.push(`<line x1="${MARGIN.left}" y1="${ty}" x2="${MARGIN.left + plotWidth}" y2="${ty}" stroke="#e5e5e5"/>`);
       parts.push(`<line x1="${MARGIN.left - 5}" y1="${ty}" x2="${MARGIN.left}" y2="${ty}" stroke="#333"/>`);
-      parts.push(`<text x="${MARGIN.left - 8}" y="${ty}" text-anchor="end" dominant-baseline="middle">${panel.format(tick)}</text>`);
+      parts.push(
+        `<text x="${MARGIN.left - 8}" y="${ty}" text-anchor="end" dominant-baseline="middle">${panel.format(tick)}` +
+          `</text>`,
+      );
     }
     for (const tick of timeTicks) {
       const tx = x(t0 + tick * unit.seconds);
@@ -131,15 +145,25 @@ export function renderPlot(samples: readonly SimSample[], options: PlotOptions):
       parts.push(`<text x="${tx.toFixed(1)}" y="${bottom + 18}" text-anchor="middle">${fmt(tick)}</text>`);
     }
     parts.push(`<line x1="${MARGIN.left}" y1="${panel.top}" x2="${MARGIN.left}" y2="${bottom}" stroke="#333"/>`);
-    parts.push(`<line x1="${MARGIN.left}" y1="${bottom}" x2="${MARGIN.left + plotWidth}" y2="${bottom}" stroke="#333"/>`);
+    parts.push(
+      `<line x1="${MARGIN.left}" y1="${bottom}" x2="${MARGIN.left + plotWidth}" y2="${bottom}" stroke="#333"/>`,
+    );
     const midY = panel.top + panel.height / 2;
-    parts.push(`<text x="16" y="${midY}" text-anchor="middle" transform="rotate(-90 16 ${midY})">${panel.label}</text>`);
+    parts.push(
+      `<text x="16" y="${midY}" text-anchor="middle" transform="rotate(-90 16 ${midY})">${panel.label}</text>`,
+    );
     if (samples.length > 0) {
-      parts.push(`<polyline id="${panel.id}-series" fill="none" stroke="${panel.color}" stroke-width="1.2" points="${seriesPoints(samples, x, y, panel.value)}"/>`);
+      parts.push(
+        `<polyline id="${panel.id}-series" fill="none" stroke="${panel.color}" stroke-width="1.2" points="` +
+          `${seriesPoints(samples, x, y, panel.value)}"/>`,
+      );
     }
     parts.push('</g>');
   }
-  parts.push(`<text x="${MARGIN.left + plotWidth / 2}" y="${height - 12}" text-anchor="middle">time since the first submission (${unit.name})</text>`);
+  parts.push(
+    `<text x="${MARGIN.left + plotWidth / 2}" y="${height - 12}" text-anchor="middle">time since the first ` +
+      `submission (${unit.name})</text>`,
+  );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }

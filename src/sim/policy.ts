@@ -65,15 +65,28 @@ export function placementFor(options: PlacementOptions): PlacementProfile {
 export function createScheduler(options: SimPolicyOptions): PassScheduler {
   const queueDepth = options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth;
   const reservationDepth = options.reservationDepth ?? DEFAULT_QUEUE_OPTIONS.reservationDepth;
-  if (!Number.isInteger(queueDepth) || queueDepth < 1) throw invalid(`invalid queue depth ${queueDepth}: expected a whole number of at least 1`);
+  if (!Number.isInteger(queueDepth) || queueDepth < 1)
+    throw invalid(`invalid queue depth ${queueDepth}: expected a whole number of at least 1`);
   if (!Number.isInteger(reservationDepth) || reservationDepth < 1) {
     throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);
   }
   const placement = placementFor(options.placement ?? { mode: DEFAULT_PLACEMENT, selection: DEFAULT_SELECTION });
   // Every job of a simulation carries its own time limit, so the default never applies.
   const make = (explain: boolean): QueueScheduler =>
-    new QueueScheduler({ policy: options.policy, queueDepth, reservationDepth, defaultTimeLimitMs: Infinity, ...(explain ? {} : { explain: false }) }, placement);
+    new QueueScheduler(
+      {
+        policy: options.policy,
+        queueDepth,
+        reservationDepth,
+        defaultTimeLimitMs: Infinity,
+        ...(explain ? {} : { explain: false }),
+      },
+      placement,
+    );
   const scheduler = make(true);
   // Reason text is most of a pass's cost and the engine reads it only for jobs left at the end.
-  return { pass: (snapshot, resourcesChanged) => scheduler.pass(snapshot, resourcesChanged), withoutReasons: () => make(false) };
+  return {
+    pass: (snapshot, resourcesChanged) => scheduler.pass(snapshot, resourcesChanged),
+    withoutReasons: () => make(false),
+  };
 }

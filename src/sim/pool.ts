@@ -30,7 +30,14 @@ export class WorkerPool {
   constructor(specs: readonly SimWorker[]) {
     this.workers = specs.map((spec, i) => {
       this.index.set(spec.id, i);
-      return { spec, freeCpu: spec.cpuMillis, freeMemory: spec.memoryBytes, deviceBusy: new Array<boolean>(spec.device.count).fill(false), lastDispatchAt: null, disabled: null };
+      return {
+        spec,
+        freeCpu: spec.cpuMillis,
+        freeMemory: spec.memoryBytes,
+        deviceBusy: new Array<boolean>(spec.device.count).fill(false),
+        lastDispatchAt: null,
+        disabled: null,
+      };
     });
     this.current = this.workers.map((_, i) => this.view(i));
     this.totalCpu = specs.reduce((sum, w) => sum + w.cpuMillis, 0);

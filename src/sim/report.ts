@@ -37,7 +37,14 @@ export interface SimulationJson extends SimRunInfo {
 }
 
 export function simulationJson(info: SimRunInfo, result: SimResult): SimulationJson {
-  return { ...info, summary: result.summary, skipped: result.skipped, unfinished: result.unfinished, deadlocked: result.deadlocked, jobs: result.jobs };
+  return {
+    ...info,
+    summary: result.summary,
+    skipped: result.skipped,
+    unfinished: result.unfinished,
+    deadlocked: result.deadlocked,
+    jobs: result.jobs,
+  };
 }
 
 export interface CompatInfo {

@@ -42,7 +42,9 @@ export interface SimOptions {
    * live cluster; memory and devices stay held. Default true; false to compare.
    */
   release?: boolean;
-  /** Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`). */
+  /**
+   * Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`).
+   */
   cacheTtl?: number;
   /** Run the elastic coordinator with these settings (seconds); absent: off. */
   elastic?: SimElasticSettings;
@@ -99,7 +101,10 @@ export interface SimSummary {
   reuseHitRate: number | null;
   /** Worker-hours spent disabled by the elastic coordinator; null when it was off. */
   disabledWorkerHours: number | null;
-  /** What the workers cost while enabled over the makespan: Σ cost per hour × makespan / 3600, less the disabled time's cost. */
+  /**
+   * What the workers cost while enabled over the makespan: Σ cost per hour × makespan / 3600, less the disabled time's
+   * cost.
+   */
   fleetCost: number;
   passes: number;
   batches: number;

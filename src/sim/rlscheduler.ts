@@ -145,7 +145,7 @@ function simulateWindow(
   let free = options.procs;
   let next = window.start + 1;
   let queue: Pending[] = [keyOf(workload[window.start]!)];
-  let running: Running[] = [];
+  const running: Running[] = [];
   const started = new Map<SwfJob, number>();
 
   const start = (p: Pending) => {

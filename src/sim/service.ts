@@ -10,7 +10,14 @@ import { invalid } from '../model/errors.js';
 import { simulate } from './engine.js';
 import { loadWorkload, traceKind, type TraceWindow } from './load.js';
 import { renderPlot } from './plot.js';
-import { DEFAULT_PLACEMENT, DEFAULT_SELECTION, createScheduler, parsePlacementMode, parsePolicy, parseSelection } from './policy.js';
+import {
+  DEFAULT_PLACEMENT,
+  DEFAULT_SELECTION,
+  createScheduler,
+  parsePlacementMode,
+  parsePolicy,
+  parseSelection,
+} from './policy.js';
 import type { CompatInfo, SimRunInfo } from './report.js';
 import type { SimProgress, SimResult } from './results.js';
 import { simulateRlscheduler, type CompatResult } from './rlscheduler.js';
@@ -60,19 +67,35 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     if (traceKind(trace) !== 'swf') throw invalid('--compat rlscheduler needs an SWF trace (*.swf)');
     const swf = await readSwf(trace);
     const procs = options.procs ?? swf.maxProcs;
-    if (procs === null) throw invalid(`${trace} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
+    if (procs === null)
+      throw invalid(`${trace} has no MaxProcs (or MaxNodes) header`, 'give the machine size with --procs N');
     const backfill = options.backfill ?? false;
     const result = simulateRlscheduler(swf.jobs, { procs, order, backfill, windows: window ? [window] : undefined });
     return { mode: 'rlscheduler', info: { trace, procs, order, backfill }, result };
   }
 
   const policy = parsePolicy(options.policy);
-  const placement = { mode: parsePlacementMode(options.placement ?? DEFAULT_PLACEMENT), selection: parseSelection(options.selection ?? DEFAULT_SELECTION) };
-  const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement });
+  const placement = {
+    mode: parsePlacementMode(options.placement ?? DEFAULT_PLACEMENT),
+    selection: parseSelection(options.selection ?? DEFAULT_SELECTION),
+  };
+  const scheduler = createScheduler({
+    policy,
+    queueDepth: options.queueDepth,
+    reservationDepth: options.reservationDepth,
+    placement,
+  });
   const workload = await loadWorkload(trace, { procs: options.procs, window });
   const release = options.release ?? true;
   const result = simulate(workload, {
-    scheduler, order, release, cacheTtl: options.cacheTtl, ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}), queueDepth: options.queueDepth, onProgress: options.onProgress, progressEvery: options.progressEvery ?? 1000,
+    scheduler,
+    order,
+    release,
+    cacheTtl: options.cacheTtl,
+    ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
+    queueDepth: options.queueDepth,
+    onProgress: options.onProgress,
+    progressEvery: options.progressEvery ?? 1000,
   });
   const info: SimRunInfo = {
     trace,
@@ -90,7 +113,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
   if (options.plot) {
-    const title = `${path.basename(trace)}: ${policy}, order ${order}${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
+    const title =
+      `${path.basename(trace)}: ${policy}, order ${order}` +
+      `${workload.procs !== null ? `, ${workload.procs} procs` : ''}`;
     try {
       await writeFile(options.plot, renderPlot(result.samples, { title }));
     } catch (err) {

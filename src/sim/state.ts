@@ -21,12 +21,22 @@
  */
 import { reconcile, type Reconciler } from '../cluster/lifecycle/reconcile.js';
 import {
-  writeAttemptPatch, writeJobPatch, writeTaskPatch,
-  type Change, type Item, type JobRecord, type LifecycleView, type TaskPatch, type TaskResults,
+  writeAttemptPatch,
+  writeJobPatch,
+  writeTaskPatch,
+  type Change,
+  type Item,
+  type JobRecord,
+  type LifecycleView,
+  type TaskPatch,
+  type TaskResults,
 } from '../cluster/lifecycle/changes.js';
 import { hintsInForce, isWarm, type HintsInForce } from '../cluster/lifecycle/cache-hints.js';
 import {
-  assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts,
+  assertJobTransition,
+  assertTaskTransition,
+  emptyCounts,
+  type TaskCounts,
 } from '../cluster/lifecycle/transitions.js';
 import { isActiveTaskState, type TaskState } from '../model/states.js';
 import { taskName } from '../model/names.js';
@@ -76,7 +86,10 @@ export class SimState implements LifecycleView, Reconciler {
   private hintsChanged = false;
 
   /** `hintTtl`: seconds a cache hint lasts after its attempt ended. */
-  constructor(workers: readonly Worker[], readonly hintTtl: number) {
+  constructor(
+    workers: readonly Worker[],
+    readonly hintTtl: number,
+  ) {
     for (const w of workers) this.workers.set(w.id, w);
   }
 
@@ -189,7 +202,8 @@ export class SimState implements LifecycleView, Reconciler {
         if (c.patch.state !== undefined) assertJobTransition(c.job.name, c.job.state, c.patch.state);
         writeJobPatch(c.job, c.patch);
         return;
-      case 'task': return this.patchTask(c.task, c.patch);
+      case 'task':
+        return this.patchTask(c.task, c.patch);
       case 'attempt-start': {
         const slot = this.slot(c.attempt.task)!;
         const latest = slot.latest;
@@ -214,7 +228,9 @@ export class SimState implements LifecycleView, Reconciler {
         this.hintsChanged = true;
         return;
       }
-      case 'stop': case 'requeue': case 'endpoints-dropped':
+      case 'stop':
+      case 'requeue':
+      case 'endpoints-dropped':
         return; // see the header
     }
   }
@@ -328,15 +344,41 @@ const NO_ENV: Record<string, string> = {};
  * sequence, its tasks take the next ones (seq + 1 + index).
  */
 export function modelJob(
-  spec: SimJob, depth: number, rootSubmittedAt: number, now: number, seq: number,
+  spec: SimJob,
+  depth: number,
+  rootSubmittedAt: number,
+  now: number,
+  seq: number,
 ): { job: Job; tasks: Task[] } {
   const job: Job = {
-    name: spec.name, run: 0, depth, parent: null, submittedAt: now, rootSubmittedAt, seq, state: 'PENDING',
-    reason: null, startedAt: null, finishedAt: null, failedTasks: 0,
+    name: spec.name,
+    run: 0,
+    depth,
+    parent: null,
+    submittedAt: now,
+    rootSubmittedAt,
+    seq,
+    state: 'PENDING',
+    reason: null,
+    startedAt: null,
+    finishedAt: null,
+    failedTasks: 0,
     spec: {
-      name: spec.name, user: spec.user, command: NO_COMMAND, env: NO_ENV, cwd: null, image: null,
-      replicas: spec.replicas, resources: spec.resources, constraints: spec.constraints, coschedule: spec.coschedule,
-      maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: spec.timeLimit, schedulingTimeoutMs: null,
+      name: spec.name,
+      user: spec.user,
+      command: NO_COMMAND,
+      env: NO_ENV,
+      cwd: null,
+      image: null,
+      replicas: spec.replicas,
+      resources: spec.resources,
+      constraints: spec.constraints,
+      coschedule: spec.coschedule,
+      maxRetries: 0,
+      maxTaskFailures: 0,
+      maxPreemptions: 0,
+      timeoutMs: spec.timeLimit,
+      schedulingTimeoutMs: null,
       ...(spec.category ? { category: spec.category } : {}),
       ...(spec.uses ? { uses: spec.uses } : {}),
     },
@@ -344,9 +386,21 @@ export function modelJob(
   const tasks = new Array<Task>(spec.replicas);
   for (let i = 0; i < spec.replicas; i++) {
     tasks[i] = {
-      id: taskName(spec.name, i), job: spec.name, index: i, state: 'PENDING', attempt: 0, submittedAt: now,
-      seq: seq + 1 + i, failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null,
-      finishedAt: null, eligibleAt: null,
+      id: taskName(spec.name, i),
+      job: spec.name,
+      index: i,
+      state: 'PENDING',
+      attempt: 0,
+      submittedAt: now,
+      seq: seq + 1 + i,
+      failures: 0,
+      preemptions: 0,
+      workerId: null,
+      exitCode: null,
+      reason: null,
+      startedAt: null,
+      finishedAt: null,
+      eligibleAt: null,
     };
   }
   return { job, tasks };

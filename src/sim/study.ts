@@ -46,7 +46,16 @@ const ADAPTER_LOAD = 45;
 /** Jobs arrive over the first two hours. */
 const HORIZON = 7200;
 
-function gpuWorkers(name: string, count: number, variant: string, gpus: number, gpuMemoryGiB: number, cpu: number, memoryGiB: number, cost: number): SimWorker[] {
+function gpuWorkers(
+  name: string,
+  count: number,
+  variant: string,
+  gpus: number,
+  gpuMemoryGiB: number,
+  cpu: number,
+  memoryGiB: number,
+  cost: number,
+): SimWorker[] {
   return Array.from({ length: count }, (_, k) => ({
     id: `${name}-${k}`,
     cpuMillis: cpu * 1000,
@@ -67,7 +76,11 @@ export function studyWorkers(): SimWorker[] {
     attributes: { 'device-type': 'cpu' },
     costPerHour: 0.3,
   }));
-  return [...gpuWorkers('h100', 2, 'H100', 8, 80, 96, 1024, 12), ...gpuWorkers('l4', 8, 'L4', 1, 24, 8, 32, 1.2), ...cpuHosts];
+  return [
+    ...gpuWorkers('h100', 2, 'H100', 8, 80, 96, 1024, 12),
+    ...gpuWorkers('l4', 8, 'L4', 1, 24, 8, 32, 1.2),
+    ...cpuHosts,
+  ];
 }
 
 interface JobShape {
@@ -94,7 +107,9 @@ function job(shape: JobShape, models: Record<string, number>): SimJob {
     resources: {
       cpuMillis: shape.cpu * 1000,
       memoryBytes: shape.memoryGiB * GIB,
-      device: shape.gpus ? { type: 'gpu', variant: null, count: shape.gpus.count, memoryBytes: shape.gpus.memoryGiB * GIB } : null,
+      device: shape.gpus
+        ? { type: 'gpu', variant: null, count: shape.gpus.count, memoryBytes: shape.gpus.memoryGiB * GIB }
+        : null,
     },
     constraints: [],
     coschedule: null,
@@ -120,30 +135,92 @@ export function studyWorkload(seed = DEFAULT_STUDY_SEED): SimWorkload {
   const shapes: JobShape[] = [];
   const small = ['llama-8b', 'llama-8b', 'mistral-7b', 'mistral-7b', 'whisper'];
   for (let t = between(0, 60), i = 0; t < HORIZON; t += between(20, 70), i++) {
-    shapes.push({ name: `infer-${i}`, submit: t, run: between(120, 480), category: 'inference', uses: [pick(small)], cpu: 4, memoryGiB: 16, gpus: { count: 1, memoryGiB: 16 } });
+    shapes.push({
+      name: `infer-${i}`,
+      submit: t,
+      run: between(120, 480),
+      category: 'inference',
+      uses: [pick(small)],
+      cpu: 4,
+      memoryGiB: 16,
+      gpus: { count: 1, memoryGiB: 16 },
+    });
   }
   for (let i = 0; i < 8; i++) {
-    shapes.push({ name: `infer-70b-${i}`, submit: between(0, HORIZON), run: between(300, 900), category: 'inference', uses: ['llama-70b'], cpu: 16, memoryGiB: 256, gpus: { count: 4, memoryGiB: 80 } });
+    shapes.push({
+      name: `infer-70b-${i}`,
+      submit: between(0, HORIZON),
+      run: between(300, 900),
+      category: 'inference',
+      uses: ['llama-70b'],
+      cpu: 16,
+      memoryGiB: 256,
+      gpus: { count: 4, memoryGiB: 80 },
+    });
   }
   for (let i = 0; i < 24; i++) {
-    shapes.push({ name: `embed-${i}`, submit: between(0, HORIZON), run: between(180, 600), category: 'inference', uses: ['embed'], cpu: 4, memoryGiB: 8 });
+    shapes.push({
+      name: `embed-${i}`,
+      submit: between(0, HORIZON),
+      run: between(180, 600),
+      category: 'inference',
+      uses: ['embed'],
+      cpu: 4,
+      memoryGiB: 8,
+    });
   }
   for (let i = 0; i < 3; i++) {
-    shapes.push({ name: `train-${i}`, submit: between(0, HORIZON / 2), run: between(1800, 3600), category: 'training', uses: ['llama-8b'], cpu: 64, memoryGiB: 512, gpus: { count: 8, memoryGiB: 80 } });
+    shapes.push({
+      name: `train-${i}`,
+      submit: between(0, HORIZON / 2),
+      run: between(1800, 3600),
+      category: 'training',
+      uses: ['llama-8b'],
+      cpu: 64,
+      memoryGiB: 512,
+      gpus: { count: 8, memoryGiB: 80 },
+    });
   }
   for (let i = 0; i < 6; i++) {
     const submit = between(0, HORIZON);
     const adapter = `ft-${i}`;
     models[adapter] = ADAPTER_LOAD;
-    shapes.push({ name: `ft-${i}-train`, submit, run: between(900, 1800), category: 'training', uses: [pick(['llama-8b', 'mistral-7b'])], cpu: 8, memoryGiB: 24, gpus: { count: 1, memoryGiB: 20 } });
+    shapes.push({
+      name: `ft-${i}-train`,
+      submit,
+      run: between(900, 1800),
+      category: 'training',
+      uses: [pick(['llama-8b', 'mistral-7b'])],
+      cpu: 8,
+      memoryGiB: 24,
+      gpus: { count: 1, memoryGiB: 20 },
+    });
     for (const set of ['a', 'b']) {
-      shapes.push({ name: `ft-${i}-eval-${set}`, submit, run: between(120, 300), category: 'inference', uses: [adapter], cpu: 4, memoryGiB: 16, gpus: { count: 1, memoryGiB: 16 }, needs: [`ft-${i}-train`] });
+      shapes.push({
+        name: `ft-${i}-eval-${set}`,
+        submit,
+        run: between(120, 300),
+        category: 'inference',
+        uses: [adapter],
+        cpu: 4,
+        memoryGiB: 16,
+        gpus: { count: 1, memoryGiB: 16 },
+        needs: [`ft-${i}-train`],
+      });
     }
   }
   const jobs = shapes.map((shape) => job(shape, models));
   const order = jobs.map((one, i) => ({ one, i }));
   order.sort((a, b) => a.one.submit - b.one.submit || a.i - b.i);
-  return { source: `study (seed ${seed})`, kind: 'iris', workers: studyWorkers(), jobs: order.map((o) => o.one), skipped: [], procs: null, models };
+  return {
+    source: `study (seed ${seed})`,
+    kind: 'iris',
+    workers: studyWorkers(),
+    jobs: order.map((o) => o.one),
+    skipped: [],
+    procs: null,
+    models,
+  };
 }
 
 export interface StudyMetrics {
@@ -195,9 +272,18 @@ export function runStudy(options: StudyOptions = {}): StudyResult {
   for (const placement of PLACEMENT_MODES) {
     for (const selection of SELECTIONS) {
       for (const elastic of [false, true]) {
-        const scheduler = createScheduler({ policy, queueDepth: options.queueDepth, reservationDepth: options.reservationDepth, placement: { mode: placement, selection } });
+        const scheduler = createScheduler({
+          policy,
+          queueDepth: options.queueDepth,
+          reservationDepth: options.reservationDepth,
+          placement: { mode: placement, selection },
+        });
         const queueDepth = options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth;
-        const s = simulate(workload, { scheduler, queueDepth, ...(elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}) }).summary;
+        const s = simulate(workload, {
+          scheduler,
+          queueDepth,
+          ...(elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
+        }).summary;
         rows.push({
           placement,
           selection,

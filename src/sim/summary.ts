@@ -4,7 +4,8 @@
  * end, so staggered replicas count in full; utilization is busy CPU time over all CPU during
  * the makespan; total cost is Σ task run time (s) × its worker's cost per hour / 3600 (loads
  * included, waits for a subtree not); the fleet cost is what the workers cost while enabled over
- * the makespan (Σ cost per hour × makespan, less the elastic coordinator's disabled time); the reuse-hit rate is task starts on a worker warm for every
+ * the makespan (Σ cost per hour × makespan, less the elastic coordinator's disabled time); the reuse-hit rate is task
+ * starts on a worker warm for every
  * model the job uses over task starts of jobs that use models.
  */
 import { boundedSlowdown } from './metrics.js';
@@ -87,7 +88,8 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     deadlocked: totals.deadlocked,
     avgWait: n > 0 ? waitSum / n : 0,
     avgBoundedSlowdown: n > 0 ? bsldSum / n : 0,
-    utilization: makespan > 0 && totals.totalCpu > 0 ? totals.busyCpuSeconds / ((totals.totalCpu / 1000) * makespan) : 0,
+    utilization:
+      makespan > 0 && totals.totalCpu > 0 ? totals.busyCpuSeconds / ((totals.totalCpu / 1000) * makespan) : 0,
     makespan,
     start,
     end: start + makespan,

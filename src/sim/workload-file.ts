@@ -46,7 +46,10 @@ import { TPU_NAME } from '../model/topology.js';
 /** Guard against a `repeat` that would expand into an absurd number of jobs. */
 const MAX_JOBS = 1_000_000;
 
-/** `90`, `90s`, `1h30m`, `500ms`, `2d` -> seconds, by the model's duration parser. Throws a plain IrisError (no key path). */
+/**
+ * `90`, `90s`, `1h30m`, `500ms`, `2d` -> seconds, by the model's duration parser. Throws a plain IrisError (no key
+ * path).
+ */
 export function parseSeconds(input: unknown): number {
   return durationMs(input, 'time') / 1000;
 }
@@ -54,7 +57,8 @@ export function parseSeconds(input: unknown): number {
 const seconds = parseWith<number, number | string>(parseSeconds);
 
 function checkName(value: unknown, what: string): string {
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`missing or invalid ${what} ${describeValue(value)}`);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw invalid(`missing or invalid ${what} ${describeValue(value)}`);
   const text = String(value);
   if (!isComponentName(text)) throw invalid(`invalid ${what} ${describeValue(text)}: ${componentNameRule()}`);
   return text;
@@ -99,7 +103,8 @@ const slice = object(
 );
 
 const constraint = parseWith<Constraint, string>((item) => {
-  if (typeof item !== 'string') throw invalid(`invalid constraint ${describeValue(item)}: expected text such as "zone=a"`);
+  if (typeof item !== 'string')
+    throw invalid(`invalid constraint ${describeValue(item)}: expected text such as "zone=a"`);
   return parseConstraint(item);
 });
 
@@ -136,7 +141,8 @@ interface JobFields {
 }
 
 const category = parseWith<JobCategory, string>((value) => {
-  if (typeof value !== 'string') throw invalid(`invalid category ${describeValue(value)}`, 'use training, inference or other');
+  if (typeof value !== 'string')
+    throw invalid(`invalid category ${describeValue(value)}`, 'use training, inference or other');
   return parseCategory(value);
 });
 
@@ -144,7 +150,8 @@ const category = parseWith<JobCategory, string>((value) => {
 const names = (what: string, example: string, check: (items: string[]) => string[]) =>
   parseWith<string[], unknown>((value) => {
     const items = typeof value === 'string' ? [value] : value;
-    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string')) throw invalid(`invalid ${what} ${describeValue(value)}: expected a list of names such as ${example}`);
+    if (!Array.isArray(items) || items.some((item) => typeof item !== 'string'))
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a list of names such as ${example}`);
     return check(items as string[]);
   });
 
@@ -185,7 +192,10 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
         .transform((items) => items ?? [])
         .pipe(z.array(constraint)),
       user: nameOf('user').nullish(),
-      repeat: object({ count: positiveInteger('repeat count'), every: seconds.nullish() }, 'an object such as { count: 100, every: 30s }').nullish(),
+      repeat: object(
+        { count: positiveInteger('repeat count'), every: seconds.nullish() },
+        'an object such as { count: 100, every: 30s }',
+      ).nullish(),
       children: list(job, 'jobs').nullish(),
       wait: boolean('wait').nullish(),
       category: category.nullish(),
@@ -227,29 +237,57 @@ class JobExpander {
   }
 
   private job(j: JobFields, path: Path, parent: string | null, defaults: Defaults): SimJob[] {
-    if (parent === null && given(j.after)) fail(this.ctx, [...path, 'after'], '"after" is for children; a top-level job uses "submit"');
-    if (parent !== null && given(j.submit)) fail(this.ctx, [...path, 'submit'], 'a child job is submitted "after" its parent starts; use after: instead');
+    if (parent === null && given(j.after))
+      fail(this.ctx, [...path, 'after'], '"after" is for children; a top-level job uses "submit"');
+    if (parent !== null && given(j.submit))
+      fail(this.ctx, [...path, 'submit'], 'a child job is submitted "after" its parent starts; use after: instead');
     const submit = (parent === null ? j.submit : j.after) ?? 0;
     const uses = j.uses ?? [];
     let load = 0;
     uses.forEach((key, k) => {
       const seconds = defaults.models[key];
-      if (seconds === undefined) fail(this.ctx, [...path, 'uses', k], `unknown model "${key}"`, `declare it under models:, e.g. models: { ${key}: { load: 90s } }`);
+      if (seconds === undefined)
+        fail(
+          this.ctx,
+          [...path, 'uses', k],
+          `unknown model "${key}"`,
+          `declare it under models:, e.g. models: { ${key}: { load: 90s } }`,
+        );
       load += seconds;
     });
     const needs = (j.needs ?? []).map((need, k) => {
-      if (parent !== null) fail(this.ctx, [...path, 'needs'], '"needs" is for top-level jobs; a child job starts "after" its parent');
+      if (parent !== null)
+        fail(this.ctx, [...path, 'needs'], '"needs" is for top-level jobs; a child job starts "after" its parent');
       const name = `/${need}`;
-      if (!this.roots.has(name)) fail(this.ctx, [...path, 'needs', k], `"${need}" is not a top-level job declared before this one`, 'a pipeline stage needs jobs listed earlier in jobs:');
+      if (!this.roots.has(name))
+        fail(
+          this.ctx,
+          [...path, 'needs', k],
+          `"${need}" is not a top-level job declared before this one`,
+          'a pipeline stage needs jobs listed earlier in jobs:',
+        );
       return name;
     });
     // Without a limit, a task may take its run plus the load time of everything it uses.
     const timeLimit = j['time-limit'] ?? defaults.timeLimit ?? j.run + load;
-    if (timeLimit <= 0) fail(this.ctx, [...path, given(j['time-limit']) ? 'time-limit' : 'run'], 'the time limit must be more than 0 seconds');
-    if (given(j.gpu) && given(j.tpu)) fail(this.ctx, path, 'gpu and tpu cannot be requested together: a task uses one kind of device');
+    if (timeLimit <= 0)
+      fail(
+        this.ctx,
+        [...path, given(j['time-limit']) ? 'time-limit' : 'run'],
+        'the time limit must be more than 0 seconds',
+      );
+    if (given(j.gpu) && given(j.tpu))
+      fail(this.ctx, path, 'gpu and tpu cannot be requested together: a task uses one kind of device');
     const variant = j.tpu ?? null;
-    if (given(j['gpu-memory']) && j.gpu?.type !== 'gpu') fail(this.ctx, [...path, 'gpu-memory'], 'applies only to a gpu request', 'ask for GPUs too, e.g. gpu: 1, gpu-memory: 40GiB');
-    let device: DeviceRequest | null = j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
+    if (given(j['gpu-memory']) && j.gpu?.type !== 'gpu')
+      fail(
+        this.ctx,
+        [...path, 'gpu-memory'],
+        'applies only to a gpu request',
+        'ask for GPUs too, e.g. gpu: 1, gpu-memory: 40GiB',
+      );
+    let device: DeviceRequest | null =
+      j.gpu ?? (variant ? { type: 'tpu', variant: variant.name, chips: variant.chipsPerHost } : null);
     if (device?.type === 'gpu' && given(j['gpu-memory'])) device = { ...device, memoryBytes: j['gpu-memory']! };
     const replicas = j.replicas ?? variant?.hosts ?? 1;
     const coschedule = j.coschedule ?? (variant !== null && variant.hosts > 1 ? TPU_NAME : null);
@@ -292,7 +330,8 @@ function withDeviceAttributes(attributes: Record<string, string>, device: Worker
 
 function workers(ctx: Ctx, entries: z.output<typeof worker>[]): SimWorker[] {
   return entries.flatMap((w, i) => {
-    if (given(w.gpu) && given(w.tpu)) fail(ctx, ['workers', i], 'a worker has at most one device: set either gpu or tpu, not both');
+    if (given(w.gpu) && given(w.tpu))
+      fail(ctx, ['workers', i], 'a worker has at most one device: set either gpu or tpu, not both');
     let device: WorkerDevice = { type: 'cpu', variant: null, count: 0 };
     if (w.gpu) device = w.gpu;
     if (w.tpu) device = { type: 'tpu', variant: w.tpu.name, count: w.tpu.chipsPerHost };
@@ -304,7 +343,11 @@ function workers(ctx: Ctx, entries: z.output<typeof worker>[]): SimWorker[] {
       ...(given(w['cost-per-hour']) ? { costPerHour: w['cost-per-hour']! } : {}),
     };
     if (!given(w.count)) return [{ id: w.name, ...base }];
-    return Array.from({ length: w.count! }, (_, k) => ({ id: `${w.name}-${k}`, ...base, attributes: { ...base.attributes } }));
+    return Array.from({ length: w.count! }, (_, k) => ({
+      id: `${w.name}-${k}`,
+      ...base,
+      attributes: { ...base.attributes },
+    }));
   });
 }
 
@@ -336,10 +379,17 @@ function workloadSchema(source: string) {
   ).transform(
     resolving((file, ctx): SimWorkload => {
       const all = [...workers(ctx, file.workers ?? []), ...slices(file.slices ?? [])];
-      if (all.length === 0) fail(ctx, [], 'the workload declares no workers', 'add workers: [{ name: w, count: 4, cpu: 8, memory: 32GiB }] or slices:');
+      if (all.length === 0)
+        fail(
+          ctx,
+          [],
+          'the workload declares no workers',
+          'add workers: [{ name: w, count: 4, cpu: 8, memory: 32GiB }] or slices:',
+        );
       const ids = new Set<string>();
       for (const w of all) {
-        if (ids.has(w.id)) fail(ctx, ['workers'], `duplicate worker name "${w.id}" (pools and slices expand to NAME-0, NAME-1, ...)`);
+        if (ids.has(w.id))
+          fail(ctx, ['workers'], `duplicate worker name "${w.id}" (pools and slices expand to NAME-0, NAME-1, ...)`);
         ids.add(w.id);
       }
       if (!given(file.jobs)) fail(ctx, ['jobs'], 'the workload declares no jobs');
@@ -349,7 +399,14 @@ function workloadSchema(source: string) {
       const jobs = new JobExpander(ctx).list(file.jobs!, ['jobs'], null, defaults);
       const order = jobs.map((one, i) => ({ one, i }));
       order.sort((a, b) => a.one.submit - b.one.submit || a.i - b.i);
-      const out: SimWorkload = { source, kind: 'iris', workers: all, jobs: order.map((o) => o.one), skipped: [], procs: null };
+      const out: SimWorkload = {
+        source,
+        kind: 'iris',
+        workers: all,
+        jobs: order.map((o) => o.one),
+        skipped: [],
+        procs: null,
+      };
       if (Object.keys(models).length > 0) out.models = models;
       return out;
     }),

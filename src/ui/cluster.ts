@@ -26,7 +26,10 @@ export function formatWorkerChange(worker: WorkerInfo, note = ''): string {
  * capacity when there is any (`1/1 (1 released)`, `2/1 (1 over)`; docs/cli.md, `iris workers`).
  */
 export function formatWorkerCpu(w: WorkerInfo): string {
-  return `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}${cpuNotes(w.cpuReleasedMillis, w.cpuOversubscribedMillis)}`;
+  return (
+    `${formatCores(w.used.cpuMillis)}/${formatCores(w.capacity.cpuMillis)}` +
+    `${cpuNotes(w.cpuReleasedMillis, w.cpuOversubscribedMillis)}`
+  );
 }
 
 function cpuNotes(releasedMillis: number, overMillis: number): string {
@@ -37,16 +40,20 @@ function cpuNotes(releasedMillis: number, overMillis: number): string {
 }
 
 export function renderWorkers(workers: readonly WorkerInfo[], style: Style = PLAIN): string {
-  return renderTable(workers, [
-    { header: 'WORKER', value: (w) => w.id },
-    { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
-    { header: 'DEVICE', value: (w) => describeDevice(w.device) },
-    { header: 'CPU', value: formatWorkerCpu },
-    { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },
-    { header: 'DEVICES', value: (w) => (w.capacity.devices > 0 ? `${w.used.devices}/${w.capacity.devices}` : '-') },
-    { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
-    { header: 'ATTRIBUTES', value: (w) => formatAttributes(w.attributes) },
-  ], 'no workers');
+  return renderTable(
+    workers,
+    [
+      { header: 'WORKER', value: (w) => w.id },
+      { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) },
+      { header: 'DEVICE', value: (w) => describeDevice(w.device) },
+      { header: 'CPU', value: formatWorkerCpu },
+      { header: 'MEMORY', value: (w) => `${formatMemory(w.used.memoryBytes)}/${formatMemory(w.capacity.memoryBytes)}` },
+      { header: 'DEVICES', value: (w) => (w.capacity.devices > 0 ? `${w.used.devices}/${w.capacity.devices}` : '-') },
+      { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
+      { header: 'ATTRIBUTES', value: (w) => formatAttributes(w.attributes) },
+    ],
+    'no workers',
+  );
 }
 
 /**
@@ -56,13 +63,20 @@ export function renderWorkers(workers: readonly WorkerInfo[], style: Style = PLA
 export function renderDisabled(workers: readonly WorkerInfo[], now: number): string {
   const off = workers.filter((w) => w.state === 'DISABLED');
   if (off.length === 0) return '';
-  return `Disabled workers (${off.length}): no new tasks; running tasks go on\n` + renderTable(off, [
-    { header: 'WORKER', value: (w) => w.id },
-    { header: 'BY', value: (w) => w.disabled?.by ?? '-' },
-    { header: 'WHY', value: (w) => w.disabled?.reason || '-' },
-    { header: 'SINCE', value: (w) => (w.disabled ? `${formatDuration(Math.max(0, now - w.disabled.disabledAt), { style: 'short' })} ago` : '-') },
-    { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
-  ]);
+  return (
+    `Disabled workers (${off.length}): no new tasks; running tasks go on\n` +
+    renderTable(off, [
+      { header: 'WORKER', value: (w) => w.id },
+      { header: 'BY', value: (w) => w.disabled?.by ?? '-' },
+      { header: 'WHY', value: (w) => w.disabled?.reason || '-' },
+      {
+        header: 'SINCE',
+        value: (w) =>
+          w.disabled ? `${formatDuration(Math.max(0, now - w.disabled.disabledAt), { style: 'short' })} ago` : '-',
+      },
+      { header: 'TASKS', value: (w) => String(w.runningTasks.length), right: true },
+    ])
+  );
 }
 
 export function renderClusterStatus(info: ClusterInfo, now: number, style: Style = PLAIN): string {
@@ -75,19 +89,32 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
   const fields: Array<[string, string]> = [
     ['Cluster', `${info.clusterId} (pid ${info.pid}, iris ${info.version})`],
     ['Socket', info.socket],
-    ...(info.taskDoor ? [['Task door', `tcp ${info.taskDoor.listen}; tasks are given ${info.taskDoor.advertise}`] as [string, string]] : []),
+    ...(info.taskDoor
+      ? [['Task door', `tcp ${info.taskDoor.listen}; tasks are given ${info.taskDoor.advertise}`] as [string, string]]
+      : []),
     ['Home', info.home],
     ['Up', formatAge(info.startedAt, now)],
     ['Workers', `${info.workers.length} (${workerCounts(info.workers)})`],
-    ['CPU', `${formatCores(info.cpu.usedMillis)}/${formatCores(info.cpu.capacityMillis)} cores in use${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`],
-    ['Memory', `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`],
+    [
+      'CPU',
+      `${formatCores(info.cpu.usedMillis)}/${formatCores(info.cpu.capacityMillis)} cores in use` +
+        `${cpuNotes(info.cpu.releasedMillis, info.cpu.oversubscribedMillis)}`,
+    ],
+    [
+      'Memory',
+      `${formatMemory(sum((w) => w.used.memoryBytes))}/${formatMemory(sum((w) => w.capacity.memoryBytes))} in use`,
+    ],
   ];
   if (devices > 0) fields.push(['Devices', `${sum((w) => w.used.devices)}/${devices} in use`]);
   if (info.cost) {
     const excluded = info.cost.excluded > 0 ? `; ${info.cost.excluded} disabled or drained not counted` : '';
     fields.push(['Cost', `${Number(info.cost.perHour.toFixed(2))}/h (ready workers${excluded})`]);
   }
-  fields.push(['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`], ['Jobs', jobs || 'none'], ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`]);
+  fields.push(
+    ['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`],
+    ['Jobs', jobs || 'none'],
+    ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`],
+  );
   const disabled = renderDisabled(info.workers, now);
   return [renderFields(fields), '', renderWorkers(info.workers, style), ...(disabled ? ['', disabled] : [])].join('\n');
 }
@@ -96,18 +123,26 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
 function workerCounts(workers: readonly WorkerInfo[]): string {
   const count = (state: string) => workers.filter((w) => w.state === state).length;
   const parts = [`${count('READY')} ready`];
-  for (const [state, word] of [['DISABLED', 'disabled'], ['DRAINING', 'draining'], ['DRAINED', 'drained']] as const) {
+  for (const [state, word] of [
+    ['DISABLED', 'disabled'],
+    ['DRAINING', 'draining'],
+    ['DRAINED', 'drained'],
+  ] as const) {
     if (count(state) > 0) parts.push(`${count(state)} ${word}`);
   }
   return parts.join(', ');
 }
 
 export function renderEndpoints(endpoints: readonly EndpointInfo[], now: number): string {
-  return renderTable(endpoints, [
-    { header: 'NAME', value: (e) => e.name },
-    { header: 'JOB', value: (e) => e.job },
-    { header: 'ADDRESS', value: (e) => e.address },
-    { header: 'TASK', value: (e) => `${e.task}[${e.attempt}]` },
-    { header: 'AGE', value: (e) => formatAge(e.registeredAt, now) },
-  ], 'no endpoints');
+  return renderTable(
+    endpoints,
+    [
+      { header: 'NAME', value: (e) => e.name },
+      { header: 'JOB', value: (e) => e.job },
+      { header: 'ADDRESS', value: (e) => e.address },
+      { header: 'TASK', value: (e) => `${e.task}[${e.attempt}]` },
+      { header: 'AGE', value: (e) => formatAge(e.registeredAt, now) },
+    ],
+    'no endpoints',
+  );
 }

@@ -40,15 +40,26 @@ export function densitySvg(series: DensitySeries): string {
     buckets.map((b) => `${fmt(x(b.start))},${fmt(y(pick(b)))}`).join(' ');
   const withDate = t1 - t0 > 86_400_000;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<title>iris task submissions and active workers per ${series.bucketSeconds}s bucket</title>`);
   out.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="white"/>`);
-  out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">Task submissions and active workers (per ${series.bucketSeconds}s bucket)</text>`);
+  out.push(
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">Task submissions and active workers (per ` +
+      `${series.bucketSeconds}s bucket)</text>`,
+  );
   // Axes.
-  out.push(`<g stroke="#444" fill="none"><line x1="${M.left}" y1="${M.top + plotH}" x2="${M.left + plotW}" y2="${M.top + plotH}"/>` +
-    `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${M.top + plotH}"/><line x1="${M.left + plotW}" y1="${M.top}" x2="${M.left + plotW}" y2="${M.top + plotH}"/></g>`);
+  out.push(
+    `<g stroke="#444" fill="none"><line x1="${M.left}" y1="${M.top + plotH}" x2="${M.left + plotW}" y2="` +
+      `${M.top + plotH}"/>` +
+      `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${M.top + plotH}"/><line x1="${M.left + plotW}" y1="` +
+      `${M.top}" x2="${M.left + plotW}" y2="${M.top + plotH}"/></g>`,
+  );
   for (const v of subTicks) {
-    out.push(`<text x="${M.left - 6}" y="${fmt(yS(v) + 4)}" text-anchor="end" fill="${SUBMISSIONS_COLOUR}">${fmt(v)}</text>`);
+    out.push(
+      `<text x="${M.left - 6}" y="${fmt(yS(v) + 4)}" text-anchor="end" fill="${SUBMISSIONS_COLOUR}">${fmt(v)}</text>`,
+    );
   }
   for (const v of workerTicks) {
     out.push(`<text x="${M.left + plotW + 6}" y="${fmt(yW(v) + 4)}" fill="${WORKERS_COLOUR}">${fmt(v)}</text>`);
@@ -56,17 +67,36 @@ export function densitySvg(series: DensitySeries): string {
   const ticks = Math.min(6, Math.max(1, buckets.length - 1));
   for (let i = 0; i <= ticks; i++) {
     const t = t0 + ((t1 - t0) * i) / ticks;
-    out.push(`<text x="${fmt(x(t))}" y="${M.top + plotH + 18}" text-anchor="middle">${escapeXml(timeLabel(t, withDate))}</text>`);
+    out.push(
+      `<text x="${fmt(x(t))}" y="${M.top + plotH + 18}" text-anchor="middle">${escapeXml(timeLabel(t, withDate))}` +
+        `</text>`,
+    );
   }
   out.push(`<text x="${M.left + plotW / 2}" y="${H - 12}" text-anchor="middle">time (UTC)</text>`);
-  out.push(`<text transform="translate(16 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="${SUBMISSIONS_COLOUR}">tasks submitted per bucket</text>`);
-  out.push(`<text transform="translate(${W - 12} ${M.top + plotH / 2}) rotate(90)" text-anchor="middle" fill="${WORKERS_COLOUR}">active workers</text>`);
+  out.push(
+    `<text transform="translate(16 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="` +
+      `${SUBMISSIONS_COLOUR}">tasks submitted per bucket</text>`,
+  );
+  out.push(
+    `<text transform="translate(${W - 12} ${M.top + plotH / 2}) rotate(90)" text-anchor="middle" fill="` +
+      `${WORKERS_COLOUR}">active workers</text>`,
+  );
   // The two series.
-  out.push(`<polyline id="submissions" fill="none" stroke="${SUBMISSIONS_COLOUR}" stroke-width="2" points="${points(yS, (b) => b.submissions)}"/>`);
-  out.push(`<polyline id="active-workers" fill="none" stroke="${WORKERS_COLOUR}" stroke-width="2" stroke-dasharray="6 3" points="${points(yW, (b) => b.activeWorkers)}"/>`);
+  out.push(
+    `<polyline id="submissions" fill="none" stroke="${SUBMISSIONS_COLOUR}" stroke-width="2" points="` +
+      `${points(yS, (b) => b.submissions)}"/>`,
+  );
+  out.push(
+    `<polyline id="active-workers" fill="none" stroke="${WORKERS_COLOUR}" stroke-width="2" stroke-dasharray="6 3" ` +
+      `points="${points(yW, (b) => b.activeWorkers)}"/>`,
+  );
   // Legend.
-  out.push(`<g transform="translate(${M.left + 10} ${M.top + 8})"><line x1="0" y1="0" x2="20" y2="0" stroke="${SUBMISSIONS_COLOUR}" stroke-width="2"/><text x="26" y="4">tasks submitted</text>` +
-    `<line x1="140" y1="0" x2="160" y2="0" stroke="${WORKERS_COLOUR}" stroke-width="2" stroke-dasharray="6 3"/><text x="166" y="4">active workers</text></g>`);
+  out.push(
+    `<g transform="translate(${M.left + 10} ${M.top + 8})"><line x1="0" y1="0" x2="20" y2="0" stroke="` +
+      `${SUBMISSIONS_COLOUR}" stroke-width="2"/><text x="26" y="4">tasks submitted</text>` +
+      `<line x1="140" y1="0" x2="160" y2="0" stroke="${WORKERS_COLOUR}" stroke-width="2" stroke-dasharray="6 ` +
+      `3"/><text x="166" y="4">active workers</text></g>`,
+  );
   out.push('</svg>');
   return out.join('\n') + '\n';
 }
@@ -75,7 +105,14 @@ export function densitySvg(series: DensitySeries): string {
 export function densityTable(series: DensitySeries): string {
   if (series.buckets.length === 0) return `no buckets yet (bucket ${series.bucketSeconds}s)`;
   const rows = [['BUCKET (UTC)', 'SUBMITTED', 'ACTIVE WORKERS']];
-  for (const b of series.buckets) rows.push([new Date(b.start).toISOString().slice(0, 19).replace('T', ' '), String(b.submissions), String(b.activeWorkers)]);
+  for (const b of series.buckets)
+    rows.push([
+      new Date(b.start).toISOString().slice(0, 19).replace('T', ' '),
+      String(b.submissions),
+      String(b.activeWorkers),
+    ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '))
+    .join('\n');
 }

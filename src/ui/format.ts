@@ -49,7 +49,8 @@ export function formatClock(time: number, { date = false }: { date?: boolean } =
 /** An instant in the local time zone: `HH:MM:SS` on the same day as `now`, else `YYYY-MM-DD HH:MM`. */
 export function formatInstant(time: number, now: number): string {
   const d = new Date(time);
-  if (localDate(d) === localDate(new Date(now))) return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  if (localDate(d) === localDate(new Date(now)))
+    return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   return `${localDate(d)} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 

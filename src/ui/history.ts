@@ -40,20 +40,41 @@ interface Row {
 
 function runRows(runs: readonly RunInfo[]): Row[] {
   return runs.map((r) => ({
-    run: r.run, name: r.name, user: r.user, state: r.state, start: r.startedAt, end: r.finishedAt, exit: r.exitCode,
-    cpu: r.cpuSeconds, mem: r.peakMemoryBytes, reason: r.reason,
+    run: r.run,
+    name: r.name,
+    user: r.user,
+    state: r.state,
+    start: r.startedAt,
+    end: r.finishedAt,
+    exit: r.exitCode,
+    cpu: r.cpuSeconds,
+    mem: r.peakMemoryBytes,
+    reason: r.reason,
   }));
 }
 
 function attemptRows(runs: readonly RunInfo[]): Row[] {
-  return runs.flatMap((r) => r.attempts.map((a) => ({
-    run: r.run, name: `${a.task}[${a.attempt}]`, user: r.user, state: a.state, start: a.startedAt, end: a.finishedAt,
-    exit: a.exitCode, cpu: a.cpuSeconds, mem: a.peakMemoryBytes, reason: a.reason,
-  })));
+  return runs.flatMap((r) =>
+    r.attempts.map((a) => ({
+      run: r.run,
+      name: `${a.task}[${a.attempt}]`,
+      user: r.user,
+      state: a.state,
+      start: a.startedAt,
+      end: a.finishedAt,
+      exit: a.exitCode,
+      cpu: a.cpuSeconds,
+      mem: a.peakMemoryBytes,
+      reason: a.reason,
+    })),
+  );
 }
 
 /** Instants in the one time style (`HH:MM:SS` today, else `YYYY-MM-DD HH:MM`); states coloured by `style`. */
-export function renderHistory(runs: readonly RunInfo[], options: { attempts: boolean; now: number; style?: Style }): string {
+export function renderHistory(
+  runs: readonly RunInfo[],
+  options: { attempts: boolean; now: number; style?: Style },
+): string {
   const { now } = options;
   const style = options.style ?? PLAIN;
   const instant = (time: number | null): string => (time === null ? '-' : formatInstant(time, now));
@@ -70,5 +91,9 @@ export function renderHistory(runs: readonly RunInfo[], options: { attempts: boo
     { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
     { header: 'REASON', value: (r) => formatReason(r.reason ?? '', now) },
   ];
-  return renderTable(options.attempts ? attemptRows(runs) : runRows(runs), columns, options.attempts ? 'no attempts' : 'no runs');
+  return renderTable(
+    options.attempts ? attemptRows(runs) : runRows(runs),
+    columns,
+    options.attempts ? 'no attempts' : 'no runs',
+  );
 }

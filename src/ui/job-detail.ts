@@ -17,18 +17,25 @@ import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
 import { runsInFields } from './runs-in.js';
 
-const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '-' : String(value));
+const dash = (value: string | number | null | undefined) =>
+  value === null || value === undefined || value === '' ? '-' : String(value);
 
 /** The attempt's reason, and that its log was cut when it was. */
 function attemptReason(attempt: AttemptInfo): string {
-  const cut = attempt.logCutBytes === null || attempt.logCutBytes === undefined ? null : `log cut at ${formatBytes(attempt.logCutBytes, { trimZero: true })}`;
+  const cut =
+    attempt.logCutBytes === null || attempt.logCutBytes === undefined
+      ? null
+      : `log cut at ${formatBytes(attempt.logCutBytes, { trimZero: true })}`;
   return [attempt.reason, cut].filter(Boolean).join('; ');
 }
 
 /** ` (backoff 1s doubling to 10s)` for a job with a retry backoff, else nothing. */
 function backoffText(job: JobDetail): string {
   if (!job.retryBackoffMs) return '';
-  return ` (backoff ${formatDuration(job.retryBackoffMs)} doubling to ${formatDuration(job.retryBackoffMaxMs ?? job.retryBackoffMs)})`;
+  return (
+    ` (backoff ${formatDuration(job.retryBackoffMs)} doubling to ` +
+    `${formatDuration(job.retryBackoffMaxMs ?? job.retryBackoffMs)})`
+  );
 }
 
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
@@ -40,22 +47,33 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(job.reason, now)]);
   if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);
   // The default condition `ok` is left out, as it is typed: `/prep, /clean:any`.
-  if (job.after?.length) fields.push(['After', job.after.map((d) => (d.condition === 'ok' ? d.job : `${d.job}:${d.condition}`)).join(', ')]);
+  if (job.after?.length)
+    fields.push(['After', job.after.map((d) => (d.condition === 'ok' ? d.job : `${d.job}:${d.condition}`)).join(', ')]);
   fields.push(
     ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ['Command', job.command.map(quoteArg).join(' ')],
     ...(job.runsIn ? runsInFields(job.runsIn) : []),
     ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],
     // resources.cpu is in cores on the wire (JobDetail), unlike WorkerInfo's cpuMillis.
-    ['Resources', `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)} device ${job.resources.device}`],
+    [
+      'Resources',
+      `cpu ${formatCores(Math.round(job.resources.cpu * 1000))} memory ${formatMemory(job.resources.memoryBytes)}` +
+        ` device ${job.resources.device}`,
+    ],
   );
   if (job.stage) fields.push(['Stage', `${job.stage.name} of pipeline ${job.parent}`]);
-  if (job.category || job.uses?.length) fields.push(['Workload', [job.category, job.uses?.length ? `uses ${job.uses.join(', ')}` : null].filter(Boolean).join('; ')]);
+  if (job.category || job.uses?.length)
+    fields.push([
+      'Workload',
+      [job.category, job.uses?.length ? `uses ${job.uses.join(', ')}` : null].filter(Boolean).join('; '),
+    ]);
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
-  fields.push(
-    ['Retries', `max ${job.maxRetries} retries${backoffText(job)}, ${job.maxTaskFailures} task failures, ${job.maxPreemptions} preemptions`],
-  );
+  fields.push([
+    'Retries',
+    `max ${job.maxRetries} retries${backoffText(job)}, ${job.maxTaskFailures} task failures, ${job.maxPreemptions}` +
+      ` preemptions`,
+  ]);
   if (job.timeoutMs !== null) fields.push(['Time limit', formatDuration(job.timeoutMs)]);
   if (job.schedulingTimeoutMs !== null) fields.push(['Scheduling timeout', formatDuration(job.schedulingTimeoutMs)]);
   fields.push(
@@ -63,7 +81,8 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
     ['Duration', formatSpan(job.startedAt, job.finishedAt, now)],
   );
   if (job.requeues) fields.push(['Requeues', formatRequeueCounts(job.requeues)]);
-  if (job.results) fields.push(['Results', `${job.results} (iris results ${job.name}${job.archived ? `@${job.run}` : ''})`]);
+  if (job.results)
+    fields.push(['Results', `${job.results} (iris results ${job.name}${job.archived ? `@${job.run}` : ''})`]);
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));
@@ -77,15 +96,24 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
       state: s.state ?? 'GONE',
       reason: s.reason && formatReason(s.reason, now),
     }));
-    sections.push('', renderStages(rows, (state) => style.state(state)));
+    sections.push(
+      '',
+      renderStages(rows, (state) => style.state(state)),
+    );
   }
   if (job.children.length > 0) {
-    sections.push('', 'Children:', indent(renderTable(job.children, [
-      { header: 'JOB', value: (c) => c.name },
-      { header: 'STATE', value: (c) => c.state, paint: (cell) => style.state(cell) },
-      { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
-      { header: 'REASON', value: (c) => formatReason(c.reason ?? '', now) },
-    ])));
+    sections.push(
+      '',
+      'Children:',
+      indent(
+        renderTable(job.children, [
+          { header: 'JOB', value: (c) => c.name },
+          { header: 'STATE', value: (c) => c.state, paint: (cell) => style.state(cell) },
+          { header: 'TASKS', value: (c) => formatTaskCounts(c.tasks) },
+          { header: 'REASON', value: (c) => formatReason(c.reason ?? '', now) },
+        ]),
+      ),
+    );
   }
   return sections.join('\n');
 }
@@ -94,7 +122,9 @@ function execsTitle(execs: ExecSummary): string {
   return execs.recent.length < execs.total ? `Execs (latest ${execs.recent.length} of ${execs.total}):` : 'Execs:';
 }
 
-/** The latest `iris exec` events, oldest first: when, into which attempt, by whom, the command (escaped by the table). */
+/**
+ * The latest `iris exec` events, oldest first: when, into which attempt, by whom, the command (escaped by the table).
+ */
 function renderExecs(execs: ExecSummary, now: number): string {
   return renderTable(execs.recent, [
     { header: 'WHEN', value: (e) => `${formatAge(e.time, now)} ago` },
@@ -106,12 +136,16 @@ function renderExecs(execs: ExecSummary, now: number): string {
 
 /** `3 (retry 2, sticky_worker_busy 1)`: the run's requeue events by reason, most first. */
 export function formatRequeueCounts(requeues: RequeueSummary): string {
-  const parts = Object.entries(requeues.byReason).sort((a, b) => b[1]! - a[1]! || (a[0] < b[0] ? -1 : 1)).map(([reason, n]) => `${reason} ${n}`);
+  const parts = Object.entries(requeues.byReason)
+    .sort((a, b) => b[1]! - a[1]! || (a[0] < b[0] ? -1 : 1))
+    .map(([reason, n]) => `${reason} ${n}`);
   return `${requeues.total} (${parts.join(', ')})`;
 }
 
 function requeuesTitle(requeues: RequeueSummary): string {
-  return requeues.recent.length < requeues.total ? `Requeues (latest ${requeues.recent.length} of ${requeues.total}):` : 'Requeues:';
+  return requeues.recent.length < requeues.total
+    ? `Requeues (latest ${requeues.recent.length} of ${requeues.total}):`
+    : 'Requeues:';
 }
 
 /** The latest requeue events, oldest first: when, which task and attempt (the job for a sticky wait), why. */
@@ -147,7 +181,9 @@ export function renderAttempts(tasks: readonly TaskInfo[], now: number, style: S
 
 /** Why each scored attempt went to its worker (model/placement-decision.ts); '' when none was scored. */
 export function renderPlacements(tasks: readonly TaskInfo[]): string {
-  const scored = tasks.flatMap((task) => task.attempts.filter((a) => a.placement).map((attempt) => ({ task, attempt })));
+  const scored = tasks.flatMap((task) =>
+    task.attempts.filter((a) => a.placement).map((attempt) => ({ task, attempt })),
+  );
   if (scored.length === 0) return '';
   return renderTable(scored, [
     { header: 'TASK', value: (r) => r.task.id },
@@ -158,20 +194,27 @@ export function renderPlacements(tasks: readonly TaskInfo[]): string {
 }
 
 export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Style = PLAIN): string {
-  return renderTable(tasks, [
-    { header: 'TASK', value: (t) => t.id },
-    { header: 'STATE', value: (t) => t.state, paint: (cell) => style.state(cell) },
-    { header: 'ATTEMPT', value: (t) => String(t.attempt), right: true },
-    { header: 'WORKER', value: (t) => dash(t.workerId) },
-    { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
-    { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
-    { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
-    { header: 'REASON', value: (t) => formatReason(t.reason ?? '', now) },
-  ], 'no tasks');
+  return renderTable(
+    tasks,
+    [
+      { header: 'TASK', value: (t) => t.id },
+      { header: 'STATE', value: (t) => t.state, paint: (cell) => style.state(cell) },
+      { header: 'ATTEMPT', value: (t) => String(t.attempt), right: true },
+      { header: 'WORKER', value: (t) => dash(t.workerId) },
+      { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
+      { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
+      { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
+      { header: 'REASON', value: (t) => formatReason(t.reason ?? '', now) },
+    ],
+    'no tasks',
+  );
 }
 
 export function indent(text: string): string {
-  return text.split('\n').map((line) => (line ? '  ' + line : line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line ? '  ' + line : line))
+    .join('\n');
 }
 
 function quoteArg(arg: string): string {

@@ -40,7 +40,8 @@ export function jobTreeRows(jobs: readonly JobSummary[]): TreeRow[] {
     rows.push({ job, label: root ? job.name : `${prefix}${last ? '└─ ' : '├─ '}${leaf}` });
     const kids = (children.get(job.name) ?? []).sort(byNameOrder);
     const nextPrefix = root ? '' : prefix + (last ? '   ' : '│  ');
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ job: kids[i]!, prefix: nextPrefix, last: i === kids.length - 1, root: false });
+    for (let i = kids.length - 1; i >= 0; i--)
+      stack.push({ job: kids[i]!, prefix: nextPrefix, last: i === kids.length - 1, root: false });
   }
   return rows;
 }
@@ -51,23 +52,47 @@ function parentOf(name: string): string | null {
 }
 
 const SHORT: Record<string, string> = {
-  PENDING: 'pending', ASSIGNED: 'assigned', RUNNING: 'running', SUCCEEDED: 'ok', FAILED: 'failed', KILLED: 'killed',
-  UNSCHEDULABLE: 'unschedulable', WORKER_FAILED: 'worker-failed', PREEMPTED: 'preempted', COSCHED_FAILED: 'cosched-failed',
+  PENDING: 'pending',
+  ASSIGNED: 'assigned',
+  RUNNING: 'running',
+  SUCCEEDED: 'ok',
+  FAILED: 'failed',
+  KILLED: 'killed',
+  UNSCHEDULABLE: 'unschedulable',
+  WORKER_FAILED: 'worker-failed',
+  PREEMPTED: 'preempted',
+  COSCHED_FAILED: 'cosched-failed',
   CANCELLED: 'cancelled',
 };
-const ORDER = ['RUNNING', 'ASSIGNED', 'PENDING', 'SUCCEEDED', 'FAILED', 'PREEMPTED', 'KILLED', 'COSCHED_FAILED', 'CANCELLED', 'UNSCHEDULABLE', 'WORKER_FAILED'];
+const ORDER = [
+  'RUNNING',
+  'ASSIGNED',
+  'PENDING',
+  'SUCCEEDED',
+  'FAILED',
+  'PREEMPTED',
+  'KILLED',
+  'COSCHED_FAILED',
+  'CANCELLED',
+  'UNSCHEDULABLE',
+  'WORKER_FAILED',
+];
 
 /** `3/4 ok, 1 running` style summary of a job's tasks. */
 export function formatTaskCounts(counts: TaskCounts): string {
   const ok = counts.byState.SUCCEEDED ?? 0;
-  const rest = ORDER.filter((state) => state !== 'SUCCEEDED' && (counts.byState[state as keyof TaskCounts['byState']] ?? 0) > 0).map(
-    (state) => `${counts.byState[state as keyof TaskCounts['byState']]} ${SHORT[state]}`,
-  );
+  const rest = ORDER.filter(
+    (state) => state !== 'SUCCEEDED' && (counts.byState[state as keyof TaskCounts['byState']] ?? 0) > 0,
+  ).map((state) => `${counts.byState[state as keyof TaskCounts['byState']]} ${SHORT[state]}`);
   return [`${ok}/${counts.total} ok`, ...rest].join(', ');
 }
 
 /** `runs`: a RUN column (each job's run id) after JOB, as `iris jobs` shows it; `style`: state colours. */
-export function renderJobsTree(jobs: readonly JobSummary[], now: number, options: { runs?: boolean; style?: Style } = {}): string {
+export function renderJobsTree(
+  jobs: readonly JobSummary[],
+  now: number,
+  options: { runs?: boolean; style?: Style } = {},
+): string {
   const style = options.style ?? PLAIN;
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },

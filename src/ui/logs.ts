@@ -1,6 +1,7 @@
 /**
  * Log line prefixes: `HH:MM:SS.mmm task-0[1] text` (task relative to the target, attempt in
- * brackets; with `date`, `YYYY-MM-DD HH:MM:SS.mmm task-0[1] text`), and the output of log batches: each batch becomes one string (one write), its
+ * brackets; with `date`, `YYYY-MM-DD HH:MM:SS.mmm task-0[1] text`), and the output of log batches: each batch becomes
+ * one string (one write), its
  * prefix built once per time rather than once per line. Commands write a task's stdout lines
  * to stdout and its stderr lines to stderr (LogOutput, which also owns backpressure and EPIPE).
  */
@@ -52,7 +53,9 @@ export function formatLogBatch(batch: LogBatch, target: string, { date = false }
   return out.join('');
 }
 
-/** The `--json` lines of a batch: one LogLine object per line (time as ISO 8601), each ending in `\n`, as one string. */
+/**
+ * The `--json` lines of a batch: one LogLine object per line (time as ISO 8601), each ending in `\n`, as one string.
+ */
 export function formatLogBatchJson(batch: LogBatch): string {
   const out: string[] = [];
   for (const line of batchLines(batch)) out.push(jsonText(line), '\n');

@@ -34,7 +34,11 @@ function normaliseStage(stage: unknown): unknown {
 }
 
 /** The pipeline request a file's text describes; `file` is how errors name it. */
-export function parsePipelineText(text: string, file: string, options: { name?: string; cwd: string }): PipelineRequest {
+export function parsePipelineText(
+  text: string,
+  file: string,
+  options: { name?: string; cwd: string },
+): PipelineRequest {
   const data = parseUserText(text, file, formatOf(file), FORMAT_HINT);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw invalid(`${file}: expected a mapping with name and stages`, FORMAT_HINT);
@@ -59,7 +63,10 @@ export function parsePipelineText(text: string, file: string, options: { name?: 
 }
 
 /** Reads `file` (src/user-file/load.ts: a missing file is not_found) and parses it (parsePipelineText). */
-export async function readPipelineFile(file: string, options: { name?: string; cwd: string }): Promise<PipelineRequest> {
+export async function readPipelineFile(
+  file: string,
+  options: { name?: string; cwd: string },
+): Promise<PipelineRequest> {
   return parsePipelineText(await readUserText(file), file, options);
 }
 
@@ -67,10 +74,17 @@ export async function readPipelineFile(file: string, options: { name?: string; c
  * The pipeline request of `iris submit|run -f FILE`: only `--name` (the pipeline's name, over the
  * file's) goes with `-f`; a command or another job flag is refused (a stage carries its own).
  */
-export async function pipelineFromFlags(file: string, flags: Record<string, unknown>, jobFlags: readonly string[], argv: readonly string[], cwd: string): Promise<PipelineRequest> {
+export async function pipelineFromFlags(
+  file: string,
+  flags: Record<string, unknown>,
+  jobFlags: readonly string[],
+  argv: readonly string[],
+  cwd: string,
+): Promise<PipelineRequest> {
   const other = jobFlags.find((flag) => flag !== 'name' && flags[flag] !== undefined);
   if (other !== undefined) throw invalid(`--${other} cannot be used with -f`, `set ${other} on the stages in ${file}`);
   const words = argv.filter((arg) => arg !== '--');
-  if (words.length > 0) throw invalid(`a command cannot be given with -f (got "${words[0]}")`, `each stage in ${file} has its own command`);
+  if (words.length > 0)
+    throw invalid(`a command cannot be given with -f (got "${words[0]}")`, `each stage in ${file} has its own command`);
   return readPipelineFile(file, { cwd, ...(typeof flags.name === 'string' ? { name: flags.name } : {}) });
 }

@@ -11,9 +11,12 @@ export function renderPrune(result: PruneResponse, now: number): string {
   const count = `${result.runs.length} run${result.runs.length === 1 ? '' : 's'}`;
   const age = `ended more than ${formatDuration(now - result.cutoff)} ago`;
   const freed = `${formatBytes(result.logBytes, { trimZero: true })} of logs`;
-  const head = result.runs.length === 0
-    ? `nothing to prune: no run ${age.replace('ended', 'that ended')}`
-    : result.dryRun ? `would prune ${count} that ${age} (${freed})` : `pruned ${count} that ${age} (freed ${freed})`;
+  const head =
+    result.runs.length === 0
+      ? `nothing to prune: no run ${age.replace('ended', 'that ended')}`
+      : result.dryRun
+        ? `would prune ${count} that ${age} (${freed})`
+        : `pruned ${count} that ${age} (freed ${freed})`;
   const table = renderTable(result.runs, [
     { header: 'RUN', value: (run) => `${run.name}@${run.run}` },
     { header: 'STATE', value: (run) => run.state },

@@ -15,7 +15,8 @@ export function formatStart(start: number | null, now: number): string {
 }
 
 export function renderQueue(queue: QueueInfo, now: number): string {
-  const header = `policy ${queue.policy}, queue depth ${queue.queueDepth}` +
+  const header =
+    `policy ${queue.policy}, queue depth ${queue.queueDepth}` +
     (queue.policy === 'hybrid' ? `, reservation depth ${queue.reservationDepth}` : '');
   const table = renderTable(
     queue.jobs,
@@ -35,17 +36,29 @@ export function renderQueue(queue: QueueInfo, now: number): string {
 }
 
 export function renderEstimate(estimate: EstimateResponse): string {
-  const when = estimate.start === null
-    ? 'no start time can be given'
-    : estimate.start <= estimate.now
-      ? 'would start now'
-      : `would start at ${formatStart(estimate.start, estimate.now)}`;
+  const when =
+    estimate.start === null
+      ? 'no start time can be given'
+      : estimate.start <= estimate.now
+        ? 'would start now'
+        : `would start at ${formatStart(estimate.start, estimate.now)}`;
   const startsNow = estimate.start !== null && estimate.start <= estimate.now;
   const why = startsNow ? '' : `\n  why: ${formatReason(estimate.reason, estimate.now)}`;
   const over = estimate.supersedes
-    ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
+    ? `\n  new run: ${estimate.name} has ended (run ${estimate.supersedes.run}, ${estimate.supersedes.state}` +
+      `); submitting starts a new run and keeps run ${estimate.supersedes.run} in \`iris history\``
     : '';
-  const waits = estimate.waitsFor ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)` : '';
-  const runs = estimate.runsIn ? `\n${renderFields(runsInFields(estimate.runsIn)).split('\n').map((line) => `  ${line}`).join('\n')}` : '';
-  return `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ${estimate.policy}${why}${waits}${over}${runs}\n  (dry run: nothing was submitted)`;
+  const waits = estimate.waitsFor
+    ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)`
+    : '';
+  const runs = estimate.runsIn
+    ? `\n${renderFields(runsInFields(estimate.runsIn))
+        .split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n')}`
+    : '';
+  return (
+    `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ` +
+    `${estimate.policy}${why}${waits}${over}${runs}\n  (dry run: nothing was submitted)`
+  );
 }

@@ -24,9 +24,13 @@ export function displayValue(value: string, width = VALUE_WIDTH): string {
 }
 
 export function renderResults(answer: ResultsResponse): string {
-  return renderTable(answer.results, [
-    { header: 'TASK', value: (row) => `task-${row.index}` },
-    { header: 'KEY', value: (row) => row.key },
-    { header: 'VALUE', value: (row) => displayValue(row.value) },
-  ], `no results for ${answer.job}@${answer.run}`);
+  return renderTable(
+    answer.results,
+    [
+      { header: 'TASK', value: (row) => `task-${row.index}` },
+      { header: 'KEY', value: (row) => row.key },
+      { header: 'VALUE', value: (row) => displayValue(row.value) },
+    ],
+    `no results for ${answer.job}@${answer.run}`,
+  );
 }

@@ -24,12 +24,24 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
   const s = result.summary;
   const machine = info.procs !== null ? `${info.procs} processors` : `${info.workers} workers`;
   const fields: Array<[string, string]> = [
-    ['Trace', info.trace + (info.window ? ` (jobs ${info.window.start}..${info.window.start + info.window.count - 1})` : '')],
+    [
+      'Trace',
+      info.trace + (info.window ? ` (jobs ${info.window.start}..${info.window.start + info.window.count - 1})` : ''),
+    ],
     ['Machine', machine],
-    ['Policy', `${info.policy} (queue depth ${info.queueDepth}${info.policy === 'hybrid' ? `, reservation depth ${info.reservationDepth}` : ''})`],
+    [
+      'Policy',
+      `${info.policy} (queue depth ${info.queueDepth}` +
+        `${info.policy === 'hybrid' ? `, reservation depth ${info.reservationDepth}` : ''})`,
+    ],
     ['Placement', `${info.placement} (selection ${info.selection})`],
     ['Order', info.order],
-    ['Jobs', `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}${s.deadlocked > 0 ? `, ${s.deadlocked} deadlocked` : ''}`],
+    [
+      'Jobs',
+      `${s.jobs} finished${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}` +
+        `${s.unfinished > 0 ? `, ${s.unfinished} never started` : ''}` +
+        `${s.deadlocked > 0 ? `, ${s.deadlocked} deadlocked` : ''}`,
+    ],
     ['Avg wait', seconds(s.avgWait)],
     ['Avg bounded slowdown', `${s.avgBoundedSlowdown.toFixed(2)} (threshold 10 s)`],
     ['Utilization', `${(s.utilization * 100).toFixed(1)}%`],
@@ -39,23 +51,39 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     fields.push(['Total cost', `${s.totalCost.toFixed(2)} (Σ run time × the worker's cost per hour)`]);
     fields.push(['Fleet cost', `${s.fleetCost.toFixed(2)} (the workers while enabled over the makespan)`]);
   }
-  if (s.disabledWorkerHours !== null) fields.push(['Elastic', `${s.disabledWorkerHours.toFixed(2)} worker-hours disabled by the elastic coordinator`]);
-  if (s.reuseHitRate !== null) fields.push(['Reuse hits', `${(s.reuseHitRate * 100).toFixed(1)}% (${s.reuseHits} of ${s.reuseStarts} task starts on a worker warm for their models)`]);
+  if (s.disabledWorkerHours !== null)
+    fields.push(['Elastic', `${s.disabledWorkerHours.toFixed(2)} worker-hours disabled by the elastic coordinator`]);
+  if (s.reuseHitRate !== null)
+    fields.push([
+      'Reuse hits',
+      `${(s.reuseHitRate * 100).toFixed(1)}% (${s.reuseHits} of ${s.reuseStarts} task starts on a worker warm for ` +
+        `their models)`,
+    ]);
   if (info.waitingJobs !== undefined) {
-    fields.push(['Waiting parents', `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ${info.release ? 'released' : 'held (--no-release)'} while waiting`]);
+    fields.push([
+      'Waiting parents',
+      `${info.waitingJobs} ${info.waitingJobs === 1 ? 'job waits' : 'jobs wait'} for their subtree, CPU ` +
+        `${info.release ? 'released' : 'held (--no-release)'} while waiting`,
+    ]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
   }
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
   const lines = [renderFields(fields)];
-  const notes = [...result.skipped.map((j) => ({ ...j, what: 'skipped' })), ...result.unfinished.map((j) => ({ ...j, what: 'never started' })),
-    ...result.deadlocked.map((j) => ({ ...j, what: 'deadlocked' }))];
+  const notes = [
+    ...result.skipped.map((j) => ({ ...j, what: 'skipped' })),
+    ...result.unfinished.map((j) => ({ ...j, what: 'never started' })),
+    ...result.deadlocked.map((j) => ({ ...j, what: 'deadlocked' })),
+  ];
   if (notes.length > 0) {
     const shown = notes.slice(0, 10);
-    lines.push('', renderTable(shown, [
-      { header: 'JOB', value: (n) => n.name },
-      { header: 'STATUS', value: (n) => n.what },
-      { header: 'REASON', value: (n) => renderInstants(n.reason, seconds) },
-    ]));
+    lines.push(
+      '',
+      renderTable(shown, [
+        { header: 'JOB', value: (n) => n.name },
+        { header: 'STATUS', value: (n) => n.what },
+        { header: 'REASON', value: (n) => renderInstants(n.reason, seconds) },
+      ]),
+    );
     if (notes.length > shown.length) lines.push(`… and ${notes.length - shown.length} more (see --json)`);
   }
   return lines.join('\n');
@@ -64,7 +92,11 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
 export function renderCompat(info: CompatInfo, result: CompatResult): string {
   const header = renderFields([
     ['Trace', info.trace],
-    ['Mode', `RLScheduler compatibility (${info.order}, ${info.backfill ? 'backfill' : 'no backfill'}) on ${info.procs} processors`],
+    [
+      'Mode',
+      `RLScheduler compatibility (${info.order}, ${info.backfill ? 'backfill' : 'no backfill'}) on ${info.procs}` +
+        ` processors`,
+    ],
   ]);
   const table = renderTable(result.windows, [
     { header: 'WINDOW', value: (w) => `${w.start}:${w.count}`, right: true },
@@ -75,8 +107,16 @@ export function renderCompat(info: CompatInfo, result: CompatResult): string {
 
 /** Column headers of the study table (docs/simulate.md and `iris simulate --study`). */
 export const STUDY_HEADERS = [
-  'placement', 'selection', 'elastic', 'makespan (s)', 'total cost', 'cost × makespan (cost·h)', 'mean wait (s)',
-  'reuse hits', 'disabled worker-h', 'fleet cost',
+  'placement',
+  'selection',
+  'elastic',
+  'makespan (s)',
+  'total cost',
+  'cost × makespan (cost·h)',
+  'mean wait (s)',
+  'reuse hits',
+  'disabled worker-h',
+  'fleet cost',
 ] as const;
 
 /** One row of the study table as text: whole seconds, cost to cents, the hit rate in percent. */
@@ -100,10 +140,18 @@ export function studyCells(row: StudyRow): string[] {
 /** The dispatch study: what ran, then one row per placement mode × selection. */
 export function renderStudy(result: StudyResult): string {
   const header = renderFields([
-    ['Workload', `dispatch study, seed ${result.seed}: ${result.jobs} top-level jobs on ${result.workers} workers (docs/simulate.md)`],
+    [
+      'Workload',
+      `dispatch study, seed ${result.seed}: ${result.jobs} top-level jobs on ${result.workers} workers ` +
+        `(docs/simulate.md)`,
+    ],
     ['Policy', result.policy],
   ]);
-  const columns = STUDY_HEADERS.map((title, i) => ({ header: title.toUpperCase(), value: (cells: string[]) => cells[i]!, right: i >= 2 }));
+  const columns = STUDY_HEADERS.map((title, i) => ({
+    header: title.toUpperCase(),
+    value: (cells: string[]) => cells[i]!,
+    right: i >= 2,
+  }));
   const table = renderTable(result.rows.map(studyCells), columns);
   return `${header}\n\n${table}`;
 }

@@ -25,9 +25,33 @@ export const MAX_ENV_FILE_BYTES = 1024 * 1024;
 
 /** The host's own variables, never copied by `--export ALL`. */
 const HOST_ONLY = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'PWD', 'OLDPWD', 'SHLVL', 'HOSTNAME', 'MAIL', 'TERM', 'COLORTERM',
-  'TMPDIR', 'TMP', 'TEMP', '_', 'LANG', 'LANGUAGE', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS',
-  'DOCKER_HOST', 'KUBECONFIG', 'NODE_OPTIONS', 'MOTD_SHOWN', 'INVOCATION_ID', 'JOURNAL_STREAM',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'PWD',
+  'OLDPWD',
+  'SHLVL',
+  'HOSTNAME',
+  'MAIL',
+  'TERM',
+  'COLORTERM',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  '_',
+  'LANG',
+  'LANGUAGE',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'DOCKER_HOST',
+  'KUBECONFIG',
+  'NODE_OPTIONS',
+  'MOTD_SHOWN',
+  'INVOCATION_ID',
+  'JOURNAL_STREAM',
 ]);
 const HOST_ONLY_PREFIXES = ['IRIS_', 'XDG_', 'SSH_', 'LC_', 'LD_', 'TERM_', 'npm_', 'GPG_', 'SUDO_'];
 
@@ -38,7 +62,8 @@ export function exportable(name: string): boolean {
 
 function nameProblem(name: string): string | null {
   if (!ENV_KEY.test(name)) return `invalid variable name ${describeValue(name)}: it ${ENV_KEY_RULE}`;
-  if (name.toUpperCase().startsWith('IRIS_')) return `${name}: IRIS_ variables are reserved (iris sets them for every task)`;
+  if (name.toUpperCase().startsWith('IRIS_'))
+    return `${name}: IRIS_ variables are reserved (iris sets them for every task)`;
   return null;
 }
 
@@ -54,10 +79,17 @@ export function exportedEnv(mode: string | undefined, host: NodeJS.ProcessEnv): 
   for (const name of value.split(',').map((part) => part.trim())) {
     const problem = name === '' ? 'an empty name' : nameProblem(name);
     if (problem) {
-      throw invalid(`--export ${describeValue(value)}: ${problem}`, 'give ALL, NONE or a list of names such as --export HF_TOKEN,WANDB_API_KEY');
+      throw invalid(
+        `--export ${describeValue(value)}: ${problem}`,
+        'give ALL, NONE or a list of names such as --export HF_TOKEN,WANDB_API_KEY',
+      );
     }
     const v = host[name];
-    if (v === undefined) throw invalid(`--export ${name}: it is not set in your environment`, `set it first (export ${name}=…), or leave it out of --export`);
+    if (v === undefined)
+      throw invalid(
+        `--export ${name}: it is not set in your environment`,
+        `set it first (export ${name}=…), or leave it out of --export`,
+      );
     out[name] = v;
   }
   return out;
@@ -102,7 +134,11 @@ export function parseEnvFile(text: string, file: string, host: NodeJS.ProcessEnv
     const name = cut < 0 ? line : line.slice(0, cut);
     const problem = /\s/.test(name) ? `variable ${describeValue(name)} contains blanks` : nameProblem(name);
     if (problem) {
-      throw new IrisError('invalid_argument', `--env-file ${file}:${i + 1}: ${problem}`, 'each line is KEY=VALUE, KEY (copied from your environment) or a # comment');
+      throw new IrisError(
+        'invalid_argument',
+        `--env-file ${file}:${i + 1}: ${problem}`,
+        'each line is KEY=VALUE, KEY (copied from your environment) or a # comment',
+      );
     }
     if (cut >= 0) env[name] = line.slice(cut + 1);
     else if (host[name] !== undefined) env[name] = host[name]!;
@@ -115,16 +151,28 @@ export function readEnvFile(file: string, host: NodeJS.ProcessEnv): Record<strin
   let data: Buffer;
   try {
     const st = statSync(file);
-    if (!st.isFile()) throw new IrisError('invalid_argument', `--env-file ${file}: not a regular file`, 'give a file of KEY=VALUE lines');
+    if (!st.isFile())
+      throw new IrisError(
+        'invalid_argument',
+        `--env-file ${file}: not a regular file`,
+        'give a file of KEY=VALUE lines',
+      );
     if (st.size > MAX_ENV_FILE_BYTES) {
-      throw new IrisError('invalid_argument', `--env-file ${file}: ${st.size} bytes, more than the ${MAX_ENV_FILE_BYTES} an env file may have`, 'keep only the variables the job needs');
+      throw new IrisError(
+        'invalid_argument',
+        `--env-file ${file}: ${st.size} bytes, more than the ${MAX_ENV_FILE_BYTES} an env file may have`,
+        'keep only the variables the job needs',
+      );
     }
     data = readFileSync(file);
   } catch (error) {
     if (error instanceof IrisError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new IrisError('invalid_argument', `--env-file ${file}: cannot read it (${code ?? (error as Error).message})`,
-      code === 'ENOENT' ? 'check the path (relative to the current directory)' : 'check its permissions');
+    throw new IrisError(
+      'invalid_argument',
+      `--env-file ${file}: cannot read it (${code ?? (error as Error).message})`,
+      code === 'ENOENT' ? 'check the path (relative to the current directory)' : 'check its permissions',
+    );
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(data);
   const bad = text.indexOf('\uFFFD');

@@ -18,14 +18,37 @@ export const submitFlags = {
   replicas: Flags.integer({ char: 'r', summary: 'Number of tasks (replicas) of the job.', min: 1 }),
   cpu: Flags.string({ summary: 'CPU cores per task; fractions allowed (0.5).' }),
   memory: Flags.string({ char: 'm', summary: 'Memory per task, e.g. 512M or 4GiB.' }),
-  gpu: Flags.string({ summary: 'GPUs per task: COUNT, VARIANT or VARIANTxCOUNT (8, H100, H100x8).', exclusive: ['tpu'] }),
-  'gpu-memory': Flags.string({ summary: 'Least memory of each GPU, e.g. 40GiB (only with --gpu): workers whose GPUs have less, or an unknown amount, are not used.' }),
-  category: Flags.string({ summary: 'What the job does, for placement: training, inference or other (default other).', options: ['training', 'inference', 'other'] }),
-  uses: Flags.string({ summary: 'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ran a task using it.', multiple: true, multipleNonGreedy: true }),
-  tpu: Flags.string({ summary: 'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: replicas default to its hosts, co-scheduled by tpu-name, task i on tpu-worker-id i.', exclusive: ['gpu'] }),
+  gpu: Flags.string({
+    summary: 'GPUs per task: COUNT, VARIANT or VARIANTxCOUNT (8, H100, H100x8).',
+    exclusive: ['tpu'],
+  }),
+  'gpu-memory': Flags.string({
+    summary:
+      'Least memory of each GPU, e.g. 40GiB (only with --gpu): workers whose GPUs have less, or an unknown amount, ' +
+      'are not used.',
+  }),
+  category: Flags.string({
+    summary: 'What the job does, for placement: training, inference or other (default other).',
+    options: ['training', 'inference', 'other'],
+  }),
+  uses: Flags.string({
+    summary:
+      'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ' +
+      'ran a task using it.',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
+  tpu: Flags.string({
+    summary:
+      'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: ' +
+      'replicas default to its hosts, co-scheduled by tpu-name, task i on tpu-worker-id i.',
+    exclusive: ['gpu'],
+  }),
   env: Flags.string({
     char: 'e',
-    summary: 'Environment variable KEY=VALUE for every task, or KEY to copy your own value (repeatable; wins over --env-file and --export).',
+    summary:
+      'Environment variable KEY=VALUE for every task, or KEY to copy your own value (repeatable; wins over ' +
+      '--env-file and --export).',
     multiple: true,
     multipleNonGreedy: true,
   }),
@@ -35,30 +58,57 @@ export const submitFlags = {
     multipleNonGreedy: true,
   }),
   export: Flags.string({
-    summary: 'Which of your environment variables the tasks get besides --env: NONE (default), ALL (all but the host\'s own: PATH, HOME, USER, locale, …) or NAME,NAME,…',
+    summary:
+      "Which of your environment variables the tasks get besides --env: NONE (default), ALL (all but the host's " +
+      'own: PATH, HOME, USER, locale, …) or NAME,NAME,…',
   }),
   constraint: Flags.string({
     char: 'c',
-    summary: 'Worker attribute constraint (repeatable): k=v, k!=v, "k in (a,b)", "k notin (a,b)", k, !k, k>N, k>=N, k<N, k<=N.',
+    summary:
+      'Worker attribute constraint (repeatable): k=v, k!=v, "k in (a,b)", "k notin (a,b)", k, !k, k>N, k>=N, k<N, ' +
+      'k<=N.',
     multiple: true,
     multipleNonGreedy: true,
   }),
-  coschedule: Flags.string({ summary: 'Place all tasks at once on workers sharing one value of this attribute (e.g. tpu-name).' }),
+  coschedule: Flags.string({
+    summary: 'Place all tasks at once on workers sharing one value of this attribute (e.g. tpu-name).',
+  }),
   'max-retries': Flags.integer({ summary: 'Retries per task after a non-zero exit (default 0).', min: 0 }),
-  'retry-backoff': Flags.string({ summary: 'Wait before retrying a failed task, e.g. 10s; doubled after each failure of that task, up to --retry-backoff-max (default: the cluster\'s retry-backoff, else none).' }),
+  'retry-backoff': Flags.string({
+    summary:
+      'Wait before retrying a failed task, e.g. 10s; doubled after each failure of that task, up to ' +
+      "--retry-backoff-max (default: the cluster's retry-backoff, else none).",
+  }),
   'retry-backoff-max': Flags.string({ summary: 'Longest retry wait (default: 10 times --retry-backoff).' }),
-  'max-task-failures': Flags.integer({ summary: 'Tasks that may fail for good before the job fails (default 0).', min: 0 }),
+  'max-task-failures': Flags.integer({
+    summary: 'Tasks that may fail for good before the job fails (default 0).',
+    min: 0,
+  }),
   'max-preemptions': Flags.integer({ summary: 'Preemptions per task before it gives up (default 100).', min: 0 }),
   'time-limit': Flags.string({
-    summary: 'Time limit of each attempt, e.g. 30s, 10m, 2h (default: the cluster\'s time-limit). Longer attempts are stopped and fail with reason time-limit; the planner uses it as the job\'s duration.',
+    summary:
+      "Time limit of each attempt, e.g. 30s, 10m, 2h (default: the cluster's time-limit). Longer attempts are " +
+      "stopped and fail with reason time-limit; the planner uses it as the job's duration.",
     aliases: ['timeout'],
   }),
-  'scheduling-timeout': Flags.string({ summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.' }),
+  'scheduling-timeout': Flags.string({
+    summary: 'Mark the job UNSCHEDULABLE if it cannot be placed within this duration.',
+  }),
   user: Flags.string({ summary: 'User the job is accounted to (default: the OS user).' }),
-  cwd: Flags.string({ summary: 'Working directory of the tasks (default: the current directory; in a container, the mounted current directory, else the image\'s own).' }),
-  image: Flags.string({ summary: 'Run each task in a container of this image on the local Docker engine; the current directory is mounted at the same path as its working directory.' }),
+  cwd: Flags.string({
+    summary:
+      'Working directory of the tasks (default: the current directory; in a container, the mounted current ' +
+      "directory, else the image's own).",
+  }),
+  image: Flags.string({
+    summary:
+      'Run each task in a container of this image on the local Docker engine; the current directory is mounted at ' +
+      'the same path as its working directory.',
+  }),
   workspace: Flags.boolean({
-    summary: 'Mount the current directory into the containers at the same path (default: on, unless the config says workspace: false); --no-workspace: do not.',
+    summary:
+      'Mount the current directory into the containers at the same path (default: on, unless the config says ' +
+      'workspace: false); --no-workspace: do not.',
     allowNo: true,
   }),
   mount: Flags.string({
@@ -67,16 +117,26 @@ export const submitFlags = {
     multipleNonGreedy: true,
   }),
   runtime: Flags.string({
-    summary: 'How the tasks run: process or docker (default: a container with --image, else the config\'s runtime; inside a container task, that task\'s image).',
+    summary:
+      "How the tasks run: process or docker (default: a container with --image, else the config's runtime; inside a " +
+      "container task, that task's image).",
     options: ['process', 'docker'],
   }),
-  'user-in-container': Flags.string({ summary: 'User the containers run as, UID[:GID] or NAME[:GROUP] (default: the config\'s container-user, 65534:65534).' }),
+  'user-in-container': Flags.string({
+    summary:
+      "User the containers run as, UID[:GID] or NAME[:GROUP] (default: the config's container-user, 65534:65534).",
+  }),
   after: Flags.string({
-    summary: 'Run after this job (repeatable): JOB or JOB:ok when it succeeded, JOB:any when it ended, JOB:failed when it ended without success.',
+    summary:
+      'Run after this job (repeatable): JOB or JOB:ok when it succeeded, JOB:any when it ended, JOB:failed when it ' +
+      'ended without success.',
     multiple: true,
     multipleNonGreedy: true,
   }),
-  network: Flags.string({ summary: 'Network of the containers (default: the config\'s network, else bridge; TPU jobs: host).', options: ['bridge', 'host'] }),
+  network: Flags.string({
+    summary: "Network of the containers (default: the config's network, else bridge; TPU jobs: host).",
+    options: ['bridge', 'host'],
+  }),
 };
 
 /** `-f FILE` of `iris submit` and `iris run`: a pipeline file (docs/pipelines.md) instead of a command. */
@@ -138,7 +198,9 @@ export function commandFromArgv(rawArgv: readonly string[], parsedArgv: readonly
     }
     const stray = rest.find((arg) => arg !== '--');
     if (stray !== undefined) {
-      const what = stray.startsWith('-') ? `unknown flag ${describeValue(stray)}` : `unexpected argument ${describeValue(stray)} before "--"`;
+      const what = stray.startsWith('-')
+        ? `unknown flag ${describeValue(stray)}`
+        : `unexpected argument ${describeValue(stray)} before "--"`;
       throw invalid(what, 'put flags before "--" and the command after it: iris submit --cpu 1 -- python train.py');
     }
   } else if (command.length > 0 && command[0]!.startsWith('-')) {
@@ -182,7 +244,11 @@ const COPIED = {
  * The request of `iris submit`/`run`. `defaults.cwd`: the current directory (sent as `workspace`);
  * `defaults.env`: the submitter's environment (for `-e KEY`, `--env-file` and `--export`).
  */
-export function buildSubmitRequest(flags: SubmitFlagValues, command: string[], defaults: { cwd: string; env?: NodeJS.ProcessEnv }): SubmitRequest {
+export function buildSubmitRequest(
+  flags: SubmitFlagValues,
+  command: string[],
+  defaults: { cwd: string; env?: NodeJS.ProcessEnv },
+): SubmitRequest {
   const request: SubmitRequest = { command, workspace: defaults.cwd };
   if (flags.cwd !== undefined) request.cwd = flags.cwd;
   if (flags.workspace !== undefined) request.mountWorkspace = flags.workspace;
@@ -275,6 +341,11 @@ export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
     if (flag === null) throw error;
     const { field, message } = error;
     const leads = message.startsWith(field) && !/^[\w.[]/.test(message.slice(field.length));
-    throw new IrisError(error.code, leads ? `${flag}${message.slice(field.length)}` : `${flag}: ${message}`, error.hint, field);
+    throw new IrisError(
+      error.code,
+      leads ? `${flag}${message.slice(field.length)}` : `${flag}: ${message}`,
+      error.hint,
+      field,
+    );
   }
 }

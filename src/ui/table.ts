@@ -28,10 +28,12 @@ export type Field = readonly [key: string, value: string, paint?: (value: string
 
 export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty = ''): string {
   if (rows.length === 0) return empty;
-  const cells = rows.map((row) => columns.map((column) => {
-    const cell = escapeControl(column.value(row));
-    return column.paint ? column.paint(cell, row) : cell;
-  }));
+  const cells = rows.map((row) =>
+    columns.map((column) => {
+      const cell = escapeControl(column.value(row));
+      return column.paint ? column.paint(cell, row) : cell;
+    }),
+  );
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => width(line[i]!))));
   const format = (line: string[]) =>
     line
@@ -44,10 +46,12 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
 /** Key/value lines: `Key:   value`, keys padded to the longest; values escaped, then painted. */
 export function renderFields(fields: ReadonlyArray<Field>): string {
   const keyWidth = Math.max(0, ...fields.map(([key]) => key.length + 1));
-  return fields.map(([key, value, paint]) => {
-    const shown = paint ? paint(escapeControl(value)) : escapeControl(value);
-    return `${(key + ':').padEnd(keyWidth)}  ${shown}`.trimEnd();
-  }).join('\n');
+  return fields
+    .map(([key, value, paint]) => {
+      const shown = paint ? paint(escapeControl(value)) : escapeControl(value);
+      return `${(key + ':').padEnd(keyWidth)}  ${shown}`.trimEnd();
+    })
+    .join('\n');
 }
 
 /** Display width: code points (tree glyphs like └ are one column), escape codes not counted. */

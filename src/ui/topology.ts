@@ -43,7 +43,9 @@ const attributesColumn: Column<WorkerInfo> = { header: 'ATTRIBUTES', value: extr
 /** `key (time left)` or `key (loading)` per hint, comma-separated; `-` when none. */
 export function formatCache(w: WorkerInfo, now: number): string {
   if (w.cache.length === 0) return '-';
-  return w.cache.map((h) => `${h.key} (${h.loading ? 'loading' : formatDuration(Math.max(0, h.expiresAt - now))})`).join(', ');
+  return w.cache
+    .map((h) => `${h.key} (${h.loading ? 'loading' : formatDuration(Math.max(0, h.expiresAt - now))})`)
+    .join(', ');
 }
 
 /** The CACHED column, only when some worker holds hints (see the header). */
@@ -90,16 +92,19 @@ function slices(workers: readonly WorkerInfo[], style: Style, cached: Column<Wor
 }
 
 function gpuHosts(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
-  return renderTable([...workers].sort((a, b) => byName(a.id, b.id)), [
-    { header: 'WORKER', value: (w) => w.id },
-    stateColumn(style),
-    { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
-    { header: 'GPU MEMORY', value: gpuMemory },
-    { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
-    ...usage,
-    attributesColumn,
-    ...cached,
-  ]);
+  return renderTable(
+    [...workers].sort((a, b) => byName(a.id, b.id)),
+    [
+      { header: 'WORKER', value: (w) => w.id },
+      stateColumn(style),
+      { header: 'GPUS', value: (w) => `${w.device.variant ?? 'any'} x ${w.device.count}` },
+      { header: 'GPU MEMORY', value: gpuMemory },
+      { header: 'IN USE', value: (w) => `${w.used.devices}/${w.capacity.devices}` },
+      ...usage,
+      attributesColumn,
+      ...cached,
+    ],
+  );
 }
 
 /** `cpu-3` belongs to pool `cpu` when another worker shares the prefix; otherwise no pool. */
@@ -120,7 +125,9 @@ function pools(workers: readonly WorkerInfo[]): Map<string, string> {
 
 function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column<WorkerInfo>[]): string {
   const pool = pools(workers);
-  const rows = [...workers].sort((a, b) => byName(pool.get(a.id) ?? a.id, pool.get(b.id) ?? b.id) || byName(a.id, b.id));
+  const rows = [...workers].sort(
+    (a, b) => byName(pool.get(a.id) ?? a.id, pool.get(b.id) ?? b.id) || byName(a.id, b.id),
+  );
   return renderTable(rows, [
     { header: 'POOL', value: (w) => pool.get(w.id) ?? '-' },
     { header: 'WORKER', value: (w) => w.id },
@@ -131,7 +138,10 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column
   ]);
 }
 
-/** `now` (ms) dates the cache hints (CACHED) and the disabled workers' table (renderDisabled), shown last when any is disabled. */
+/**
+ * `now` (ms) dates the cache hints (CACHED) and the disabled workers' table (renderDisabled), shown last when any is
+ * disabled.
+ */
 export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN, now: number = Date.now()): string {
   if (workers.length === 0) return 'no workers';
   const cached = cacheColumn(workers, now);

@@ -16,8 +16,10 @@ export function formatCpuSeconds(seconds: number): string {
 
 export function formatUsage(attempt: Pick<AttemptInfo, 'cpuSeconds' | 'peakMemoryBytes'>): string {
   const { cpuSeconds, peakMemoryBytes } = attempt;
-  if ((cpuSeconds === null || cpuSeconds === undefined) && (peakMemoryBytes === null || peakMemoryBytes === undefined)) return '-';
+  if ((cpuSeconds === null || cpuSeconds === undefined) && (peakMemoryBytes === null || peakMemoryBytes === undefined))
+    return '-';
   const cpu = cpuSeconds === null || cpuSeconds === undefined ? '-' : formatCpuSeconds(cpuSeconds);
-  const peak = peakMemoryBytes === null || peakMemoryBytes === undefined ? '-' : formatBytes(peakMemoryBytes, { trimZero: true });
+  const peak =
+    peakMemoryBytes === null || peakMemoryBytes === undefined ? '-' : formatBytes(peakMemoryBytes, { trimZero: true });
   return `cpu ${cpu} · peak ${peak}`;
 }

@@ -1,14 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME, FrameReader, MAX_FRAME_BYTES, execQuery, frame, frames, parseExecQuery } from '../../src/api/exec-frames.js';
+import {
+  FRAME,
+  FrameReader,
+  MAX_FRAME_BYTES,
+  execQuery,
+  frame,
+  frames,
+  parseExecQuery,
+} from '../../src/api/exec-frames.js';
 
 describe('exec frames', () => {
   it('a frame is a type byte, a big-endian length and the payload; a reader gets whole frames from any cut', () => {
-    const bytes = Buffer.concat([frame(FRAME.STDOUT, 'hello'), frame(FRAME.STDIN_END), frame(FRAME.RESIZE, '{"rows":2,"cols":3}')]);
+    const bytes = Buffer.concat([
+      frame(FRAME.STDOUT, 'hello'),
+      frame(FRAME.STDIN_END),
+      frame(FRAME.RESIZE, '{"rows":2,"cols":3}'),
+    ]);
     expect([...bytes.subarray(0, 5)]).toEqual([FRAME.STDOUT, 0, 0, 0, 5]);
     for (const cut of [1, 3, 7, 11, bytes.length - 1]) {
       const reader = new FrameReader();
       const got = [...reader.push(bytes.subarray(0, cut)), ...reader.push(bytes.subarray(cut))];
-      expect(got.map((f) => [f.type, f.payload.toString()])).toEqual([[FRAME.STDOUT, 'hello'], [FRAME.STDIN_END, ''], [FRAME.RESIZE, '{"rows":2,"cols":3}']]);
+      expect(got.map((f) => [f.type, f.payload.toString()])).toEqual([
+        [FRAME.STDOUT, 'hello'],
+        [FRAME.STDIN_END, ''],
+        [FRAME.RESIZE, '{"rows":2,"cols":3}'],
+      ]);
     }
   });
 
@@ -22,9 +38,21 @@ describe('exec frames', () => {
 
 describe('the exec query', () => {
   it('round-trips a request', () => {
-    const request = { task: '/t/task-1', attempt: 2, command: ['sh', '-c', 'echo "a b" & x'], tty: true, stdin: true, size: { rows: 40, cols: 120 } };
+    const request = {
+      task: '/t/task-1',
+      attempt: 2,
+      command: ['sh', '-c', 'echo "a b" & x'],
+      tty: true,
+      stdin: true,
+      size: { rows: 40, cols: 120 },
+    };
     expect(parseExecQuery(new URLSearchParams(execQuery(request)))).toEqual(request);
-    expect(parseExecQuery(new URLSearchParams(execQuery({ task: 't/task-0', command: ['ls'] })))).toEqual({ task: 't/task-0', command: ['ls'], tty: false, stdin: false });
+    expect(parseExecQuery(new URLSearchParams(execQuery({ task: 't/task-0', command: ['ls'] })))).toEqual({
+      task: 't/task-0',
+      command: ['ls'],
+      tty: false,
+      stdin: false,
+    });
   });
 
   it.each([

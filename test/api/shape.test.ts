@@ -1,14 +1,30 @@
 /** The answer-shape checker (src/api/shape.ts) and a few route shapes (src/api/responses.ts) on plain values. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { array, describeMismatch, either, formatPath, nullable, number, object, oneOf, optional, record, string, type Mismatch } from '../../src/api/shape.js';
+import {
+  array,
+  describeMismatch,
+  either,
+  formatPath,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  record,
+  string,
+  type Mismatch,
+} from '../../src/api/shape.js';
 import { healthAnswer, jobsAnswer, submitAnswer } from '../../src/api/responses.js';
 
 const said = (m: Mismatch | null): string | null => (m === null ? null : describeMismatch(m));
 
 describe('shape combinators', () => {
   const point = object<{ x: number; label?: string; tags: string[]; meta: Record<string, number> | null }>({
-    x: number, label: optional(string), tags: array(string), meta: nullable(record(number)),
+    x: number,
+    label: optional(string),
+    tags: array(string),
+    meta: nullable(record(number)),
   });
 
   it('accepts what fits, extra keys included', () => {
@@ -71,10 +87,23 @@ describe('route shapes', () => {
 
   it('a job list checks each job, down to its task counts', () => {
     const job = {
-      name: '/a', run: 1, archived: false, user: 'u', state: 'RUNNING', reason: null, depth: 1, parent: null, replicas: 1,
-      tasks: { total: 1, byState: { RUNNING: 1 } }, submittedAt: 1, startedAt: 2, finishedAt: null,
+      name: '/a',
+      run: 1,
+      archived: false,
+      user: 'u',
+      state: 'RUNNING',
+      reason: null,
+      depth: 1,
+      parent: null,
+      replicas: 1,
+      tasks: { total: 1, byState: { RUNNING: 1 } },
+      submittedAt: 1,
+      startedAt: 2,
+      finishedAt: null,
     };
     expect(jobsAnswer([job, { ...job, submitter: 'root' }])).toBeNull();
-    expect(said(jobsAnswer([job, { ...job, tasks: { total: 1, byState: { RUNNING: '1' } } }]))).toBe('[1].tasks.byState.RUNNING must be a number, got "1"');
+    expect(said(jobsAnswer([job, { ...job, tasks: { total: 1, byState: { RUNNING: '1' } } }]))).toBe(
+      '[1].tasks.byState.RUNNING must be a number, got "1"',
+    );
   });
 });

@@ -3,7 +3,19 @@
  * that nothing existing is chmodded, and that files are made 0600 without following symlinks.
  * Cases with another owner use chown (root only; the e2e test covers a real second user).
  */
-import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +24,6 @@ import { refusal } from '../helpers/refusal.js';
 
 const isRoot = process.getuid?.() === 0;
 const mode = (p: string): number => statSync(p).mode & 0o7777;
-
 
 let root: string;
 beforeEach(() => {
@@ -25,7 +36,10 @@ afterEach(() => {
 describe('checkStateDir / prepareStateDir', () => {
   it('refuses /tmp itself (writable by everyone), with exit code 2 and a fix', () => {
     const e = refusal(() => checkStateDir('/tmp'));
-    expect(e.message).toBe(`refusing the state directory /tmp: it is writable by other users (mode ${mode('/tmp').toString(8).padStart(4, '0')})`);
+    expect(e.message).toBe(
+      `refusing the state directory /tmp: it is writable by other users (mode ` +
+        `${mode('/tmp').toString(8).padStart(4, '0')})`,
+    );
     expect(e.exitCode).toBe(2);
     expect(e.hint).toContain('mkdir -m 700');
   });
@@ -71,7 +85,9 @@ describe('checkStateDir / prepareStateDir', () => {
     mkdirSync(path.join(open, 'home'), { recursive: true });
     chmodSync(open, 0o777);
     symlinkSync(open, path.join(root, 'link'));
-    expect(refusal(() => checkStateDir(path.join(root, 'link', 'home'))).message).toContain(`${open}, above it, is writable`);
+    expect(refusal(() => checkStateDir(path.join(root, 'link', 'home'))).message).toContain(
+      `${open}, above it, is writable`,
+    );
   });
 
   it('refuses a state directory that is a file', () => {
@@ -83,8 +99,12 @@ describe('checkStateDir / prepareStateDir', () => {
     const home = path.join(root, 'theirs');
     mkdirSync(home, { mode: 0o700 });
     chownSync(home, 65534, 65534);
-    expect(refusal(() => prepareStateDir(home)).message).toContain('it belongs to another user (uid 65534), not to you (uid 0)');
-    expect(refusal(() => prepareStateDir(path.join(home, 'iris'))).message).toContain(`${home}, above it, belongs to another user (uid 65534)`);
+    expect(refusal(() => prepareStateDir(home)).message).toContain(
+      'it belongs to another user (uid 65534), not to you (uid 0)',
+    );
+    expect(refusal(() => prepareStateDir(path.join(home, 'iris'))).message).toContain(
+      `${home}, above it, belongs to another user (uid 65534)`,
+    );
     const mine = path.join(root, 'mine');
     mkdirSync(mine, { mode: 0o700 });
     const link = path.join(root, 'link');
@@ -93,7 +113,9 @@ describe('checkStateDir / prepareStateDir', () => {
     const planted = path.join(root, 'planted');
     symlinkSync(mine, planted);
     lchownSync(planted, 65534, 65534);
-    expect(refusal(() => checkStateDir(planted)).message).toContain('it is a symlink that belongs to another user (uid 65534)');
+    expect(refusal(() => checkStateDir(planted)).message).toContain(
+      'it is a symlink that belongs to another user (uid 65534)',
+    );
   });
 });
 
@@ -114,11 +136,15 @@ describe('ensurePrivateFile / ensurePrivateDir', () => {
     writeFileSync(target, 'root data');
     chmodSync(target, 0o644);
     symlinkSync(target, path.join(root, 'state.db'));
-    expect(refusal(() => ensurePrivateFile(path.join(root, 'state.db'))).message).toContain('is a symlink; iris will not follow or use it');
+    expect(refusal(() => ensurePrivateFile(path.join(root, 'state.db'))).message).toContain(
+      'is a symlink; iris will not follow or use it',
+    );
     expect(mode(target)).toBe(0o644);
     mkdirSync(path.join(root, 'elsewhere'));
     symlinkSync(path.join(root, 'elsewhere'), path.join(root, 'bin'));
-    expect(refusal(() => ensurePrivateDir(path.join(root, 'bin'))).message).toContain('is a symlink; iris will not use it');
+    expect(refusal(() => ensurePrivateDir(path.join(root, 'bin'))).message).toContain(
+      'is a symlink; iris will not use it',
+    );
     expect(lstatSync(path.join(root, 'bin')).isSymbolicLink()).toBe(true);
   });
 });

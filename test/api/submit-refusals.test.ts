@@ -17,16 +17,34 @@ import { flagOfField, withFlagNames } from '../../src/ui/submit-flags.js';
 import { refusal } from '../helpers/refusal.js';
 
 const CMD = { command: ['true'] };
-const DEFAULTS: AdmissionDefaults = { user: 'bob', cwd: '/home/bob', timeLimitMs: null, maxPreemptions: 100, image: null };
-const CALLER: TaskCaller = { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 1000 };
+const DEFAULTS: AdmissionDefaults = {
+  user: 'bob',
+  cwd: '/home/bob',
+  timeLimitMs: null,
+  maxPreemptions: 100,
+  image: null,
+};
+const CALLER: TaskCaller = {
+  task: '/train/task-0',
+  job: '/train',
+  attempt: 0,
+  user: 'alice',
+  env: {},
+  rootSubmittedAt: 1000,
+};
 
 function view(): ClusterView {
   return {
-    workers: [{
-      id: 'w0', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
-      capacity: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3 },
-      free: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3, devices: [] }, schedulable: true,
-    }],
+    workers: [
+      {
+        id: 'w0',
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: {},
+        capacity: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3 },
+        free: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3, devices: [] },
+        schedulable: true,
+      },
+    ],
     quotas: new Map(),
     pendingTasks: () => 0,
     isNameTaken: () => false,
@@ -40,15 +58,30 @@ function view(): ClusterView {
 function submitted(body: unknown, caller: TaskCaller | null = null): IrisError {
   return refusal(() => {
     const admission = admit(parseSubmitRequest(body), caller, view(), DEFAULTS);
-    if (!admission.ok) throw new IrisError(admission.refusal.code, admission.refusal.message, admission.refusal.hint, admission.refusal.field);
+    if (!admission.ok)
+      throw new IrisError(
+        admission.refusal.code,
+        admission.refusal.message,
+        admission.refusal.hint,
+        admission.refusal.field,
+      );
   });
 }
 
 describe('a NUL character is refused in every string of a request', () => {
   // What each field takes: a string, a list of strings, or an object of strings.
-  const withNul = (field: string): unknown[] => ['a\u0000', ['a\u0000'], { A: 'a\u0000' }, { 'A\u0000': 'x' }].map((v) => ({ ...CMD, [field]: v }));
+  const withNul = (field: string): unknown[] =>
+    ['a\u0000', ['a\u0000'], { A: 'a\u0000' }, { 'A\u0000': 'x' }].map((v) => ({ ...CMD, [field]: v }));
   // Numbers, and enums (category, runtime), which refuse every text but their own values, a NUL included.
-  const NOT_TEXT = new Set(['replicas', 'maxRetries', 'maxTaskFailures', 'maxPreemptions', 'category', 'runtime', 'mountWorkspace']);
+  const NOT_TEXT = new Set([
+    'replicas',
+    'maxRetries',
+    'maxTaskFailures',
+    'maxPreemptions',
+    'category',
+    'runtime',
+    'mountWorkspace',
+  ]);
 
   it.each(Object.keys(SubmitRequestSchema.shape))('%s', (field) => {
     const refusals = withNul(field).map((body) => refusal(() => parseSubmitRequest(body)));
@@ -81,10 +114,14 @@ describe('a NUL character is refused in every string of a request', () => {
     expect(error).toMatchObject({ code: 'invalid_argument', field, message: `${field} ${NUL_REFUSAL}` });
   });
 
-  it('in a pipeline: a stage\'s field and a stage\'s name', () => {
+  it("in a pipeline: a stage's field and a stage's name", () => {
     const stage = (over: object) => ({ name: 'p', stages: { train: { ...CMD, ...over } } });
-    expect(refusal(() => parsePipelineRequest(stage({ command: ['x', 'y\u0000'] })))).toMatchObject({ field: 'stages.train.command[1]' });
-    expect(refusal(() => parsePipelineRequest(stage({ needs: ['a\u0000'] })))).toMatchObject({ field: 'stages.train.needs[0]' });
+    expect(refusal(() => parsePipelineRequest(stage({ command: ['x', 'y\u0000'] })))).toMatchObject({
+      field: 'stages.train.command[1]',
+    });
+    expect(refusal(() => parsePipelineRequest(stage({ needs: ['a\u0000'] })))).toMatchObject({
+      field: 'stages.train.needs[0]',
+    });
     expect(refusal(() => parsePipelineRequest({ name: 'p\u0000', stages: {} }))).toMatchObject({ field: 'name' });
     const key = refusal(() => parsePipelineRequest({ name: 'p', stages: { 'tr\u0000': CMD } }));
     expect(key.message).toBe(`stages["tr\\u0000"] ${NUL_REFUSAL}`);
@@ -93,7 +130,12 @@ describe('a NUL character is refused in every string of a request', () => {
 
 describe('every submit refusal names its field', () => {
   it.each([
-    [{ ...CMD, cpu: '0x10' }, 'cpu', 'invalid_argument', 'invalid cpu "0x10": expected a positive decimal number of cores such as 0.5 or 2'],
+    [
+      { ...CMD, cpu: '0x10' },
+      'cpu',
+      'invalid_argument',
+      'invalid cpu "0x10": expected a positive decimal number of cores such as 0.5 or 2',
+    ],
     [{ ...CMD, cpu: 0 }, 'cpu', 'invalid_argument', /^invalid cpu 0/],
     [{ ...CMD, memory: '0x10' }, 'memory', 'invalid_argument', /^invalid memory "0x10"/],
     [{ ...CMD, gpu: 'H100x0' }, 'gpu', 'invalid_argument', /^invalid gpu "H100x0"/],
@@ -106,13 +148,33 @@ describe('every submit refusal names its field', () => {
     [{ ...CMD, uses: ['a b'] }, 'uses', 'invalid_argument', /^invalid uses key "a b"/],
     [{ ...CMD, timeLimit: '5x' }, 'timeLimit', 'invalid_argument', /^timeLimit: invalid duration "5x"/],
     [{ ...CMD, timeLimit: '0s' }, 'timeLimit', 'invalid_argument', /^timeLimit: must be longer than 0/],
-    [{ ...CMD, schedulingTimeout: '0x10' }, 'schedulingTimeout', 'invalid_argument', /^schedulingTimeout: invalid duration "0x10"/],
-    [{ ...CMD, retryBackoffMax: '1m' }, 'retryBackoffMax', 'invalid_argument', /^retryBackoffMax: a cap without a retry backoff/],
-    [{ ...CMD, retryBackoff: '1m', retryBackoffMax: '1s' }, 'retryBackoffMax', 'invalid_argument', /^retryBackoffMax: "1s" is shorter/],
+    [
+      { ...CMD, schedulingTimeout: '0x10' },
+      'schedulingTimeout',
+      'invalid_argument',
+      /^schedulingTimeout: invalid duration "0x10"/,
+    ],
+    [
+      { ...CMD, retryBackoffMax: '1m' },
+      'retryBackoffMax',
+      'invalid_argument',
+      /^retryBackoffMax: a cap without a retry backoff/,
+    ],
+    [
+      { ...CMD, retryBackoff: '1m', retryBackoffMax: '1s' },
+      'retryBackoffMax',
+      'invalid_argument',
+      /^retryBackoffMax: "1s" is shorter/,
+    ],
     [{ ...CMD, user: 'a/b' }, 'user', 'invalid_argument', 'invalid user name "a/b"'],
     [{ ...CMD, cwd: 'rel' }, 'cwd', 'invalid_argument', 'cwd must be an absolute path, got "rel"'],
     [{ ...CMD, image: 'UPPER' }, 'image', 'invalid_argument', /^image: invalid image reference "UPPER"/],
-    [{ ...CMD, userInContainer: 'a b' }, 'userInContainer', 'invalid_argument', /^userInContainer: invalid container user/],
+    [
+      { ...CMD, userInContainer: 'a b' },
+      'userInContainer',
+      'invalid_argument',
+      /^userInContainer: invalid container user/,
+    ],
     [{ ...CMD, name: 'a b' }, 'name', 'invalid_argument', /^invalid job name "a b"/],
     [{ ...CMD, name: ' ' }, 'name', 'invalid_argument', 'name may not be blank'],
     [{ ...CMD, after: ['prep:maybe'] }, 'after[0]', 'invalid_argument', /^after\[0\]: unknown condition/],
@@ -129,10 +191,18 @@ describe('every submit refusal names its field', () => {
   });
 
   it.each([
-    [{ ...CMD, userInContainer: 'root' }, 'userInContainer', 'userInContainer "root": a task may not start root containers'],
+    [
+      { ...CMD, userInContainer: 'root' },
+      'userInContainer',
+      'userInContainer "root": a task may not start root containers',
+    ],
     [{ ...CMD, network: 'host' }, 'network', /^network "host": a task may not give its children the host network/],
     [{ ...CMD, user: 'mallory' }, 'user', /^user "mallory": only the cluster's owner may submit for another user/],
-    [{ ...CMD, name: '/elsewhere' }, 'name', 'name "/elsewhere": a task may only create children under its own job /train'],
+    [
+      { ...CMD, name: '/elsewhere' },
+      'name',
+      'name "/elsewhere": a task may only create children under its own job /train',
+    ],
   ])('from a task, %j is forbidden naming %s', (body, field, message) => {
     const error = submitted(body, CALLER);
     expect(error).toMatchObject({ code: 'forbidden', field });
@@ -140,11 +210,21 @@ describe('every submit refusal names its field', () => {
     else expect(error.message).toMatch(message);
   });
 
-  it('a pipeline stage\'s refusal names its field path under the stage', () => {
-    const pipeline = (train: object) => refusal(() => admitPipeline({ name: 'p', stages: { train: { ...CMD, ...train } } }, null, view(), DEFAULTS));
-    expect(pipeline({ cpu: '0x10' })).toMatchObject({ field: 'stages.train.cpu', message: 'stages.train.cpu: invalid cpu "0x10": expected a positive decimal number of cores such as 0.5 or 2' });
-    expect(pipeline({ timeLimit: '0s' })).toMatchObject({ field: 'stages.train.timeLimit', message: 'stages.train.timeLimit: must be longer than 0, got "0s"' });
-    expect(pipeline({ cwd: 'rel' })).toMatchObject({ field: 'stages.train.cwd', message: 'stages.train.cwd must be an absolute path, got "rel"' });
+  it("a pipeline stage's refusal names its field path under the stage", () => {
+    const pipeline = (train: object) =>
+      refusal(() => admitPipeline({ name: 'p', stages: { train: { ...CMD, ...train } } }, null, view(), DEFAULTS));
+    expect(pipeline({ cpu: '0x10' })).toMatchObject({
+      field: 'stages.train.cpu',
+      message: 'stages.train.cpu: invalid cpu "0x10": expected a positive decimal number of cores such as 0.5 or 2',
+    });
+    expect(pipeline({ timeLimit: '0s' })).toMatchObject({
+      field: 'stages.train.timeLimit',
+      message: 'stages.train.timeLimit: must be longer than 0, got "0s"',
+    });
+    expect(pipeline({ cwd: 'rel' })).toMatchObject({
+      field: 'stages.train.cwd',
+      message: 'stages.train.cwd must be an absolute path, got "rel"',
+    });
     // Its name comes from its key, not from a field: no field path for it.
     const named = refusal(() => admitPipeline({ name: 'p', stages: { 'task-1': CMD } }, null, view(), DEFAULTS));
     expect(named.field).toBeUndefined();
@@ -166,8 +246,8 @@ describe('the CLI names the flag', () => {
     ['env.LR', '--env LR'],
     ['cwd', '--cwd'],
     ['name', '--name'],
-    ['command[0]', 'the command\'s element 0'],
-    ['command[2]', 'the command\'s element 2'],
+    ['command[0]', "the command's element 0"],
+    ['command[2]', "the command's element 2"],
     ['stages.train.cpu', null],
     ['unknownThing', null],
     ['cpu.x', null],
@@ -179,21 +259,35 @@ describe('the CLI names the flag', () => {
     withFlagNames(() => Promise.reject(new IrisError(code, message, 'hint', field)));
 
   it.each([
-    ['invalid cpu "0x10": expected a positive decimal number', 'cpu', '--cpu: invalid cpu "0x10": expected a positive decimal number'],
+    [
+      'invalid cpu "0x10": expected a positive decimal number',
+      'cpu',
+      '--cpu: invalid cpu "0x10": expected a positive decimal number',
+    ],
     ['invalid user name "a/b"', 'user', '--user: invalid user name "a/b"'],
-    ['userInContainer "root": a task may not start root containers', 'userInContainer', '--user-in-container "root": a task may not start root containers'],
+    [
+      'userInContainer "root": a task may not start root containers',
+      'userInContainer',
+      '--user-in-container "root": a task may not start root containers',
+    ],
     ['schedulingTimeout: invalid duration "5x"', 'schedulingTimeout', '--scheduling-timeout: invalid duration "5x"'],
     ['replicas must be between 1 and 10000, got 0', 'replicas', '--replicas must be between 1 and 10000, got 0'],
     [`command[1] ${NUL_REFUSAL}`, 'command[1]', `the command's element 1 ${NUL_REFUSAL}`],
     [`env.LR ${NUL_REFUSAL}`, 'env.LR', `--env LR ${NUL_REFUSAL}`],
     ['after[1]: no job /nosuch', 'after[1]', '--after: no job /nosuch'],
-    ['user "mallory": only the cluster\'s owner may submit for another user', 'user', '--user "mallory": only the cluster\'s owner may submit for another user'],
+    [
+      'user "mallory": only the cluster\'s owner may submit for another user',
+      'user',
+      '--user "mallory": only the cluster\'s owner may submit for another user',
+    ],
   ])('%s -> %s', async (message, field, shown) => {
     await expect(thrown(message, field)).rejects.toMatchObject({ message: shown, hint: 'hint', field });
   });
 
   it('keeps the exit code of the refusal (2 invalid, 4 forbidden)', async () => {
     await expect(thrown('cpu must be a number', 'cpu')).rejects.toMatchObject({ exitCode: 2 });
-    await expect(thrown('userInContainer "root": no', 'userInContainer', 'forbidden')).rejects.toMatchObject({ exitCode: 4 });
+    await expect(thrown('userInContainer "root": no', 'userInContainer', 'forbidden')).rejects.toMatchObject({
+      exitCode: 4,
+    });
   });
 });

@@ -19,7 +19,13 @@ interface SubmitContext {
  */
 function toJobSpec(req: SubmitRequest, context: SubmitContext) {
   const names = { generateName: context.generateName, isNameTaken: context.isNameTaken ?? (() => false) };
-  const defaults = { user: context.defaultUser, cwd: context.defaultCwd, timeLimitMs: null, maxPreemptions: 100, image: null };
+  const defaults = {
+    user: context.defaultUser,
+    cwd: context.defaultCwd,
+    timeLimitMs: null,
+    maxPreemptions: 100,
+    image: null,
+  };
   return resolveJob(parseSubmitRequest(req), context.caller, names, defaults);
 }
 
@@ -65,29 +71,39 @@ describe('toJobSpec defaults', () => {
   });
 
   it('parses every field', () => {
-    const { spec } = toJobSpec({
-      name: '/exp/run1',
-      command: ['./run.sh'],
-      replicas: 4,
-      cpu: '0.5',
-      memory: '4GiB',
-      gpu: 'H100x8',
-      env: { A: '1', _b: '' },
-      constraints: ['region=us', 'zone in (a,b)'],
-      coschedule: 'tpu-name',
-      maxRetries: 3,
-      maxTaskFailures: 2,
-      maxPreemptions: 0,
-      timeout: '1h30m',
-      schedulingTimeout: '10m',
-      user: 'carol',
-      cwd: '/srv',
-    }, ctx());
+    const { spec } = toJobSpec(
+      {
+        name: '/exp/run1',
+        command: ['./run.sh'],
+        replicas: 4,
+        cpu: '0.5',
+        memory: '4GiB',
+        gpu: 'H100x8',
+        env: { A: '1', _b: '' },
+        constraints: ['region=us', 'zone in (a,b)'],
+        coschedule: 'tpu-name',
+        maxRetries: 3,
+        maxTaskFailures: 2,
+        maxPreemptions: 0,
+        timeout: '1h30m',
+        schedulingTimeout: '10m',
+        user: 'carol',
+        cwd: '/srv',
+      },
+      ctx(),
+    );
     expect(spec.name).toBe('/exp/run1');
     expect(spec.replicas).toBe(4);
-    expect(spec.resources).toEqual({ cpuMillis: 500, memoryBytes: 4 * 1024 ** 3, device: { type: 'gpu', variant: 'H100', count: 8 } });
+    expect(spec.resources).toEqual({
+      cpuMillis: 500,
+      memoryBytes: 4 * 1024 ** 3,
+      device: { type: 'gpu', variant: 'H100', count: 8 },
+    });
     expect(spec.env).toEqual({ A: '1', _b: '' });
-    expect(spec.constraints).toEqual([{ key: 'region', op: 'eq', values: ['us'] }, { key: 'zone', op: 'in', values: ['a', 'b'] }]);
+    expect(spec.constraints).toEqual([
+      { key: 'region', op: 'eq', values: ['us'] },
+      { key: 'zone', op: 'in', values: ['a', 'b'] },
+    ]);
     expect(spec.coschedule).toBe('tpu-name');
     expect([spec.maxRetries, spec.maxTaskFailures, spec.maxPreemptions]).toEqual([3, 2, 0]);
     expect(spec.timeoutMs).toBe(5_400_000);
@@ -102,7 +118,11 @@ describe('toJobSpec defaults', () => {
       coschedule: null,
       resources: { device: { type: 'tpu', variant: 'v4-8', chips: 4 } },
     });
-    expect(toJobSpec({ ...CMD, tpu: 'v6e-8' }, ctx()).spec).toMatchObject({ replicas: 1, coschedule: null, resources: { device: { chips: 8 } } });
+    expect(toJobSpec({ ...CMD, tpu: 'v6e-8' }, ctx()).spec).toMatchObject({
+      replicas: 1,
+      coschedule: null,
+      resources: { device: { chips: 8 } },
+    });
   });
 
   it.each([
@@ -112,7 +132,11 @@ describe('toJobSpec defaults', () => {
     ['v6e-64', 16, 4],
   ])('a multi-host variant %s: replicas default to its %i hosts, co-scheduled by tpu-name', (tpu, hosts, chips) => {
     const { spec } = toJobSpec({ ...CMD, tpu }, ctx());
-    expect(spec).toMatchObject({ replicas: hosts, coschedule: 'tpu-name', resources: { device: { type: 'tpu', variant: tpu, chips } } });
+    expect(spec).toMatchObject({
+      replicas: hosts,
+      coschedule: 'tpu-name',
+      resources: { device: { type: 'tpu', variant: tpu, chips } },
+    });
     // giving exactly the hosts, or coschedule tpu-name, is the same job
     expect(toJobSpec({ ...CMD, tpu, replicas: hosts, coschedule: 'tpu-name' }, ctx()).spec).toEqual(spec);
   });
@@ -120,20 +144,31 @@ describe('toJobSpec defaults', () => {
   it('refuses replicas that do not match the hosts of a multi-host variant, with the reason', () => {
     const more = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 8 });
     expect(more.message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need a slice of 8 hosts');
-    expect(more.hint).toBe('a multi-host TPU job runs one task per host: leave --replicas out or give 4, or use a variant with 8 hosts such as v5litepod-32');
+    expect(more.hint).toBe(
+      'a multi-host TPU job runs one task per host: leave --replicas out or give 4, or use a variant with 8 hosts ' +
+        'such as v5litepod-32',
+    );
     const fewer = fail({ ...CMD, tpu: 'v5litepod-16', replicas: 2 });
-    expect(fewer.message).toBe('replicas: v5litepod-16 has 4 hosts and a multi-host TPU job runs one task on each; --replicas 2 would leave 2 idle');
+    expect(fewer.message).toBe(
+      'replicas: v5litepod-16 has 4 hosts and a multi-host TPU job runs one task on each; --replicas 2 would leave ' +
+        '2 idle',
+    );
     // no v5e variant has 2 hosts, so no other variant is suggested
     expect(fewer.hint).toBe('a multi-host TPU job runs one task per host: leave --replicas out or give 4');
     expect(fail({ ...CMD, tpu: 'v4-32', replicas: 2 }).hint).toMatch(/such as v4-16$/);
   });
 
   it('refuses a multi-host TPU job co-scheduled by another attribute', () => {
-    expect(fail({ ...CMD, tpu: 'v4-16', coschedule: 'rack' }).message).toBe('coschedule: a multi-host TPU job (v4-16) is co-scheduled by tpu-name, got "rack"');
+    expect(fail({ ...CMD, tpu: 'v4-16', coschedule: 'rack' }).message).toBe(
+      'coschedule: a multi-host TPU job (v4-16) is co-scheduled by tpu-name, got "rack"',
+    );
   });
 
   it('accepts numeric cpu and memory and treats null as absent', () => {
-    const { spec } = toJobSpec({ ...CMD, cpu: 2, memory: 1048576, gpu: null, timeout: null } as unknown as SubmitRequest, ctx());
+    const { spec } = toJobSpec(
+      { ...CMD, cpu: 2, memory: 1048576, gpu: null, timeout: null } as unknown as SubmitRequest,
+      ctx(),
+    );
     expect(spec.resources).toEqual({ cpuMillis: 2000, memoryBytes: 1048576, device: null });
     expect(spec.timeoutMs).toBeNull();
   });
@@ -184,7 +219,11 @@ describe('toJobSpec validation table', () => {
     ['env bad key', { ...CMD, env: { '1A': 'x' } }, /env: invalid variable name "1A"/],
     ['env key with dash', { ...CMD, env: { 'A-B': 'x' } }, /env: invalid variable name "A-B"/],
     ['env non-string value', { ...CMD, env: { A: 1 } }, /env\.A must be a string/],
-    ['env reserved', { ...CMD, env: { IRIS_TASK_ID: 'x' } }, /env: "IRIS_TASK_ID" is not allowed: IRIS_ variables are reserved/],
+    [
+      'env reserved',
+      { ...CMD, env: { IRIS_TASK_ID: 'x' } },
+      /env: "IRIS_TASK_ID" is not allowed: IRIS_ variables are reserved/,
+    ],
     ['env reserved lowercase', { ...CMD, env: { iris_home: 'x' } }, /IRIS_ variables are reserved/],
     ['constraints not array', { ...CMD, constraints: 'a=b' }, /constraints must be an array/],
     ['constraint not string', { ...CMD, constraints: [1] }, /constraints\[0\] must be a string/],
@@ -232,7 +271,9 @@ describe('toJobSpec validation table', () => {
     expect(fail({ ...CMD, maxRetries: -1 }).message).toBe('maxRetries must be 0 or more, got -1');
     expect(fail({ ...CMD, cpu: {} }).message).toBe('cpu must be a number of cores such as 0.5 or "2", got an object');
     expect(fail({ ...CMD, env: { A: 1 } }).message).toBe('env.A must be a string, got 1');
-    expect(fail({ ...CMD, timeLimit: [] }).message).toBe('timeLimit must be a duration string such as "10m", got an array');
+    expect(fail({ ...CMD, timeLimit: [] }).message).toBe(
+      'timeLimit must be a duration string such as "10m", got an array',
+    );
   });
 
   it('keeps the parser hint', () => {
@@ -245,12 +286,18 @@ describe('toJobSpec with a task caller', () => {
   const withCaller = ctx({ caller: CALLER });
 
   it('puts a relative name under the caller job', () => {
-    expect(toJobSpec({ name: 'eval', ...CMD }, withCaller)).toMatchObject({ spec: { name: '/train/eval' }, generated: false });
+    expect(toJobSpec({ name: 'eval', ...CMD }, withCaller)).toMatchObject({
+      spec: { name: '/train/eval' },
+      generated: false,
+    });
     expect(toJobSpec({ name: 'eval/deep', ...CMD }, withCaller).spec.name).toBe('/train/eval/deep');
   });
 
   it('generates a child name under the caller job', () => {
-    expect(toJobSpec({ ...CMD }, ctx({ caller: CALLER }))).toMatchObject({ spec: { name: '/train/gen-1' }, generated: true });
+    expect(toJobSpec({ ...CMD }, ctx({ caller: CALLER }))).toMatchObject({
+      spec: { name: '/train/gen-1' },
+      generated: true,
+    });
   });
 
   it('accepts an absolute name strictly under the caller job', () => {

@@ -13,7 +13,10 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = path.join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 
 function cruise(cwd: string, config: string, target: string) {
-  const result = spawnSync(process.execPath, [cli, '--config', config, '--output-type', 'err', target], { cwd, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [cli, '--config', config, '--output-type', 'err', target], {
+    cwd,
+    encoding: 'utf8',
+  });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -28,10 +31,18 @@ describe('import rules', () => {
     // A throwaway tree with the same config: proves the rules bite (a check that cannot fail proves nothing).
     const dir = mkdtempSync(path.join(tmpdir(), 'iris-depcruise-'));
     try {
-      for (const sub of ['src/cluster/scheduler', 'src/server', 'src/model']) mkdirSync(path.join(dir, sub), { recursive: true });
-      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));
-      writeFileSync(path.join(dir, 'src/server/views.ts'), "export const view = 1;\n");
-      writeFileSync(path.join(dir, 'src/cluster/scheduler/pass.ts'), "import { view } from '../../server/views.js';\nimport { readFileSync } from 'node:fs';\nexport const pass = view + readFileSync.length;\n");
+      for (const sub of ['src/cluster/scheduler', 'src/server', 'src/model'])
+        mkdirSync(path.join(dir, sub), { recursive: true });
+      writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
+      );
+      writeFileSync(path.join(dir, 'src/server/views.ts'), 'export const view = 1;\n');
+      writeFileSync(
+        path.join(dir, 'src/cluster/scheduler/pass.ts'),
+        "import { view } from '../../server/views.js';\nimport { readFileSync } from 'node:fs';\nexport const pass " +
+          '= view + readFileSync.length;\n',
+      );
       writeFileSync(path.join(dir, 'src/model/a.ts'), "import { b } from './b.js';\nexport const a = () => b;\n");
       writeFileSync(path.join(dir, 'src/model/b.ts'), "import { a } from './a.js';\nexport const b = () => a;\n");
       const { status, output } = cruise(dir, path.join(root, '.dependency-cruiser.cjs'), 'src');

@@ -12,7 +12,19 @@ describe('bench/measure.mjs', () => {
 
   it('runs the sides A B, B A, … after the warm-up, at least 5 timed rounds', () => {
     const order: string[] = [];
-    const r = interleaveSync({ a: () => { order.push('a'); return 2; }, b: () => { order.push('b'); return 1; } }, { rounds: 2, warmup: 1 });
+    const r = interleaveSync(
+      {
+        a: () => {
+          order.push('a');
+          return 2;
+        },
+        b: () => {
+          order.push('b');
+          return 1;
+        },
+      },
+      { rounds: 2, warmup: 1 },
+    );
     expect(r.rounds).toBe(5);
     expect(order).toEqual(['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a', 'a', 'b', 'b', 'a']);
     expect(r.a.n).toBe(5);

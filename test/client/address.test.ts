@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { describeAddress, parseControllerAddress, resolveAddress, resolveHome, socketPathFor, taskSocketPathFor, type Env } from '../../src/api/address.js';
+import {
+  describeAddress,
+  parseControllerAddress,
+  resolveAddress,
+  resolveHome,
+  socketPathFor,
+  taskSocketPathFor,
+  type Env,
+} from '../../src/api/address.js';
 import { formatHostPort, parseControllerUrl, parseHostPort } from '../../src/model/net-address.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 
@@ -35,17 +43,41 @@ describe('address resolution', () => {
   });
 
   it('IRIS_CONTROLLER_ADDRESS=http://HOST:PORT is the task door on TCP', () => {
-    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'http://iris-task-door:7070' })).toEqual({ kind: 'tcp', host: 'iris-task-door', port: 7070, url: 'http://iris-task-door:7070' });
-    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: ' http://10.0.0.5:7070/ ' })).toEqual({ kind: 'tcp', host: '10.0.0.5', port: 7070, url: 'http://10.0.0.5:7070' });
-    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'http://[::1]:7070' })).toEqual({ kind: 'tcp', host: '::1', port: 7070, url: 'http://[::1]:7070' });
-    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'HTTP://iris.ns.svc.cluster.local:80' })).toMatchObject({ kind: 'tcp', host: 'iris.ns.svc.cluster.local', port: 80 });
+    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'http://iris-task-door:7070' })).toEqual({
+      kind: 'tcp',
+      host: 'iris-task-door',
+      port: 7070,
+      url: 'http://iris-task-door:7070',
+    });
+    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: ' http://10.0.0.5:7070/ ' })).toEqual({
+      kind: 'tcp',
+      host: '10.0.0.5',
+      port: 7070,
+      url: 'http://10.0.0.5:7070',
+    });
+    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'http://[::1]:7070' })).toEqual({
+      kind: 'tcp',
+      host: '::1',
+      port: 7070,
+      url: 'http://[::1]:7070',
+    });
+    expect(resolveAddress({ IRIS_CONTROLLER_ADDRESS: 'HTTP://iris.ns.svc.cluster.local:80' })).toMatchObject({
+      kind: 'tcp',
+      host: 'iris.ns.svc.cluster.local',
+      port: 80,
+    });
     expect(parseControllerAddress('/run/t.sock')).toEqual({ kind: 'unix', path: '/run/t.sock' });
-    expect(new SocketClient({ env: { IRIS_CONTROLLER_ADDRESS: 'http://127.0.0.1:7070' } }).socketPath).toBe('http://127.0.0.1:7070');
+    expect(new SocketClient({ env: { IRIS_CONTROLLER_ADDRESS: 'http://127.0.0.1:7070' } }).socketPath).toBe(
+      'http://127.0.0.1:7070',
+    );
   });
 
   it('a malformed URL in IRIS_CONTROLLER_ADDRESS is refused, naming the variable and the rule', () => {
     const cases: Array<[string, RegExp]> = [
-      ['https://iris:7070', /invalid IRIS_CONTROLLER_ADDRESS "https:\/\/iris:7070": the task door speaks plain HTTP, not https/],
+      [
+        'https://iris:7070',
+        /invalid IRIS_CONTROLLER_ADDRESS "https:\/\/iris:7070": the task door speaks plain HTTP, not https/,
+      ],
       ['http://iris', /the port is missing/],
       ['http://iris:0', /the port must be a number from 1 to 65535/],
       ['http://iris:70000', /the port must be a number from 1 to 65535/],
@@ -71,7 +103,9 @@ describe('address resolution', () => {
     expect(parseHostPort('[::]:7070')).toEqual({ host: '::', port: 7070 });
     expect(formatHostPort(parseHostPort('[::]:7070'))).toBe('[::]:7070');
     expect(formatHostPort(parseControllerUrl('http://a.b:1'))).toBe('a.b:1');
-    expect(() => parseHostPort('7070', 'task-door.listen')).toThrow(/invalid task-door.listen "7070": expected HOST:PORT \(the port is missing\)/);
+    expect(() => parseHostPort('7070', 'task-door.listen')).toThrow(
+      /invalid task-door.listen "7070": expected HOST:PORT \(the port is missing\)/,
+    );
     expect(() => parseHostPort('[zz]:1')).toThrow(/is not an IPv6 address/);
     expect(() => parseHostPort(7070)).toThrow(/expected HOST:PORT/);
   });

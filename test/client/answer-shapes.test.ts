@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import { rejection } from '../helpers/refusal.js';
 
 let dir: string;
@@ -88,12 +88,20 @@ describe('an answer of the wrong shape is an error (exit 6) naming the address a
     const error = await failure(() => run(client()));
     expect(error.code).toBe('unavailable');
     expect(error.exitCode).toBe(6);
-    expect(error.message).toMatch(new RegExp(`^the cluster at ${socketPath} sent an answer iris cannot use: .+ \\(${route.replace('/', '\\/')}\\)$`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^the cluster at ${socketPath} sent an answer iris cannot use: .+ \\(${route.replace('/', '\\/')}\\)$`,
+      ),
+    );
     expect(error.hint).toContain('not an iris cluster of this version');
   });
 
   it('names the first field at fault, deep inside the answer', async () => {
-    answer = (_m, url) => ({ body: url.startsWith('/v1/jobs') ? JSON.stringify([{ name: '/a', run: 1, archived: false, user: 'u', state: 'DONE' }]) : '{}' });
+    answer = (_m, url) => ({
+      body: url.startsWith('/v1/jobs')
+        ? JSON.stringify([{ name: '/a', run: 1, archived: false, user: 'u', state: 'DONE' }])
+        : '{}',
+    });
     const error = await failure(() => client().jobs());
     expect(error.message).toContain('[0].state must be one of "PENDING", "RUNNING"');
     expect(error.message).toContain('got "DONE"');
@@ -101,7 +109,9 @@ describe('an answer of the wrong shape is an error (exit 6) naming the address a
 
   it('a submit answered with an array, or with nothing at all', async () => {
     answer = () => ({ body: '[]' });
-    expect((await failure(() => client().submit({ command: ['true'] }))).message).toContain('the answer must be an object, got an array');
+    expect((await failure(() => client().submit({ command: ['true'] }))).message).toContain(
+      'the answer must be an object, got an array',
+    );
     answer = () => ({ body: '' });
     expect((await failure(() => client().submit({ command: ['true'] }))).message).toContain('the answer is missing');
   });
@@ -121,14 +131,19 @@ describe('an answer of the wrong shape is an error (exit 6) naming the address a
   });
 
   it('a string from the other end is shown escaped in the message', async () => {
-    answer = () => ({ body: JSON.stringify({ name: '/a', run: 1, tasks: 1, parent: null, generated: '\u001b[2Jyes' }) });
+    answer = () => ({
+      body: JSON.stringify({ name: '/a', run: 1, tasks: 1, parent: null, generated: '\u001b[2Jyes' }),
+    });
     const error = await failure(() => client().submit({ command: ['true'] }));
     expect(error.message).toContain('generated must be true or false, got "\\u001b[2Jyes"');
     expect(error.message).not.toContain('\u001b');
   });
 
   it('answers that fit are handed on, extra fields and all', async () => {
-    answer = (_m, url) => (url === '/v1/health' ? { body: HEALTH } : { body: JSON.stringify({ name: '/a', run: 3, tasks: 1, parent: null, generated: false, newer: 1 }) });
+    answer = (_m, url) =>
+      url === '/v1/health'
+        ? { body: HEALTH }
+        : { body: JSON.stringify({ name: '/a', run: 3, tasks: 1, parent: null, generated: false, newer: 1 }) };
     expect(await client().health()).toEqual({ ok: true, version: '0.1.0', pid: 1 });
     expect(await client().submit({ command: ['true'] })).toMatchObject({ name: '/a', run: 3 });
     expect(await client().ping()).toBe(true);

@@ -1,4 +1,7 @@
-/** IrisClient.wait and stopCluster({ wait }) over a real unix socket: the real API server with a fake service, or a stand-in cluster process. */
+/**
+ * IrisClient.wait and stopCluster({ wait }) over a real unix socket: the real API server with a fake service, or a
+ * stand-in cluster process.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +22,13 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'iris-client-'));
   socketPath = join(dir, 'iris.sock');
   service = new FakeService();
-  server = createApiServer(service, { socketPath, version: '9.9.9', defaultUser: 'tester', defaultCwd: '/work', log: () => undefined });
+  server = createApiServer(service, {
+    socketPath,
+    version: '9.9.9',
+    defaultUser: 'tester',
+    defaultCwd: '/work',
+    log: () => undefined,
+  });
   await server.listen();
 });
 
@@ -75,25 +84,31 @@ describe('wait', () => {
     service.setJobState('/a', 'SUCCEEDED');
     const any = await client.waitJobs({ jobs: ['a', '/b'], any: true });
     expect(any.done).toBe(true);
-    expect(any.jobs.map((j) => [j.name, j.state])).toEqual([['/a', 'SUCCEEDED'], ['/b', 'PENDING']]);
+    expect(any.jobs.map((j) => [j.name, j.state])).toEqual([
+      ['/a', 'SUCCEEDED'],
+      ['/b', 'PENDING'],
+    ]);
     const timedOut = await client.waitJobs({ jobs: ['/a', '/b'], timeout: '50ms' });
     expect(timedOut.done).toBe(false);
     expect(service.waitCalls.at(-1)!.query).toEqual({ jobs: ['/a', '/b'], any: false, timeoutMs: 50 });
   });
 
-  it('rejects with the abort reason and ends the wait on the server; the server\'s error for an unknown job', async () => {
-    const client = new SocketClient(socketPath, {});
-    await client.submit({ command: ['true'], name: 'a' });
-    const ac = new AbortController();
-    const waiting = errorOf(client.wait('/a', ac.signal));
-    await until(() => service.waitsOpen === 1);
-    ac.abort(new Error('stop waiting'));
-    expect(((await waiting) as Error).message).toBe('stop waiting');
-    await until(() => service.waitsClosed === 1);
-    const unknown = await errorOf(client.wait('/nope'));
-    expect(unknown).toBeInstanceOf(IrisError);
-    expect((unknown as IrisError).code).toBe('not_found');
-  });
+  it(
+    "rejects with the abort reason and ends the wait on the server; the server's error for an unknown " + 'job',
+    async () => {
+      const client = new SocketClient(socketPath, {});
+      await client.submit({ command: ['true'], name: 'a' });
+      const ac = new AbortController();
+      const waiting = errorOf(client.wait('/a', ac.signal));
+      await until(() => service.waitsOpen === 1);
+      ac.abort(new Error('stop waiting'));
+      expect(((await waiting) as Error).message).toBe('stop waiting');
+      await until(() => service.waitsClosed === 1);
+      const unknown = await errorOf(client.wait('/nope'));
+      expect(unknown).toBeInstanceOf(IrisError);
+      expect((unknown as IrisError).code).toBe('not_found');
+    },
+  );
 
   it('says the cluster is unavailable when it stops during the wait', async () => {
     const client = new SocketClient(socketPath, {});
@@ -150,7 +165,9 @@ describe('stopCluster', () => {
   it('with wait, gives up after the timeout while the process lives on', async () => {
     // The fake cluster's pid is this test process: it never exits.
     service.onStop = () => server.close();
-    const error = (await errorOf(new SocketClient(socketPath, {}).stopCluster({ wait: true, timeoutMs: 200 }))) as IrisError;
+    const error = (await errorOf(
+      new SocketClient(socketPath, {}).stopCluster({ wait: true, timeoutMs: 200 }),
+    )) as IrisError;
     expect(error).toBeInstanceOf(IrisError);
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`the cluster (pid ${process.pid}) did not stop within 200ms`);

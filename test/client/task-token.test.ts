@@ -38,8 +38,12 @@ describe('taskToken', () => {
 
   it('a file that cannot be read, is too long, holds no token or is a link is an error naming it, never sent', () => {
     const missing = path.join(dir, 'missing');
-    expect(refusal({ IRIS_TASK_TOKEN_FILE: missing }).message).toBe(`cannot read the task token from ${missing} (IRIS_TASK_TOKEN_FILE): ENOENT`);
-    expect(refusal({ IRIS_TASK_TOKEN_FILE: file('long', 'a'.repeat(MAX_TOKEN_FILE_BYTES + 1)) }).message).toMatch(/longer than 256 bytes$/);
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: missing }).message).toBe(
+      `cannot read the task token from ${missing} (IRIS_TASK_TOKEN_FILE): ENOENT`,
+    );
+    expect(refusal({ IRIS_TASK_TOKEN_FILE: file('long', 'a'.repeat(MAX_TOKEN_FILE_BYTES + 1)) }).message).toMatch(
+      /longer than 256 bytes$/,
+    );
     expect(refusal({ IRIS_TASK_TOKEN_FILE: file('junk', 'two words') }).message).toMatch(/it holds no token$/);
     const link = path.join(dir, 'link');
     symlinkSync(file('real', 'tok'), link);
@@ -66,8 +70,9 @@ describe('requireInTask: the one "only inside a task" guard', () => {
       expect(() => requireTaskCaller(null, action)).toThrow(taskOnlyRefusal(action));
       expect(cli).toMatchObject({ code: 'forbidden', exitCode: 4 });
     }
-    expect(taskOnlyRefusal('result').message)
-      .toBe('results can only be set from inside a running task: setting a result requires a task token');
+    expect(taskOnlyRefusal('result').message).toBe(
+      'results can only be set from inside a running task: setting a result requires a task token',
+    );
     expect(taskOnlyRefusal('endpoint').message).toBe(
       'endpoints can only be registered from inside a running task: registering an endpoint requires a task token',
     );

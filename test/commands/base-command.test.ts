@@ -33,7 +33,9 @@ describe('the one error formatter', () => {
   it('prints the error as JSON on stdout with --json', async () => {
     const result = await runBoom(['--kind', 'user', '--json']);
     expect(result.exit).toBe(3);
-    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'not_found', message: 'job "/x" not found', hint: 'list jobs with `iris jobs`' } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'not_found', message: 'job "/x" not found', hint: 'list jobs with `iris jobs`' },
+    });
   });
 
   it('turns flag errors into usage errors (exit 2)', async () => {

@@ -18,20 +18,46 @@ const T = Date.UTC(2025, 0, 2, 12, 0, 0);
 
 function task(index: number, extra: Partial<TaskInfo> = {}): TaskInfo {
   return {
-    id: `/demo/eval/task-${index}`, index, state: 'SUCCEEDED', attempt: 0, workerId: 'w0', exitCode: 0, reason: null,
-    failures: 0, preemptions: 0, startedAt: T, finishedAt: T + 1000, attempts: [], ...extra,
+    id: `/demo/eval/task-${index}`,
+    index,
+    state: 'SUCCEEDED',
+    attempt: 0,
+    workerId: 'w0',
+    exitCode: 0,
+    reason: null,
+    failures: 0,
+    preemptions: 0,
+    startedAt: T,
+    finishedAt: T + 1000,
+    attempts: [],
+    ...extra,
   };
 }
 
 function detail(state: JobDetail['state'], tasks: TaskInfo[], reason: string | null = null): JobDetail {
   return {
     ...summary('/demo/eval', { state, reason, finishedAt: T + 1000 }),
-    command: ['sh', 'eval.sh'], constraints: [], coschedule: null, maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 100,
-    timeoutMs: null, schedulingTimeoutMs: null, resources: { cpu: 1, memoryBytes: 0, device: 'cpu' }, taskList: tasks, children: [],
+    command: ['sh', 'eval.sh'],
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 100,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
+    resources: { cpu: 1, memoryBytes: 0, device: 'cpu' },
+    taskList: tasks,
+    children: [],
   } as JobDetail;
 }
 
-const LINE: LogBatch = { task: '/demo/eval/task-0', attempt: 0, stream: 'stdout', times: [T, 1], text: 'child says hi' };
+const LINE: LogBatch = {
+  task: '/demo/eval/task-0',
+  attempt: 0,
+  stream: 'stdout',
+  times: [T, 1],
+  text: 'child says hi',
+};
 
 /** The run command with a stand-in client and a chosen environment. */
 function runWith(env: NodeJS.ProcessEnv, final: JobDetail) {
@@ -93,7 +119,11 @@ describe('iris run', () => {
   });
 
   it('inside a task a failed child gives its exit code in the line and exit 1', async () => {
-    const failed = detail('FAILED', [task(0, { state: 'FAILED', exitCode: 3 })], 'task /demo/eval/task-0 failed (exit 3)');
+    const failed = detail(
+      'FAILED',
+      [task(0, { state: 'FAILED', exitCode: 3 })],
+      'task /demo/eval/task-0 failed (exit 3)',
+    );
     const { TestRun } = runWith(INSIDE, failed);
     const r = await capture(() => TestRun.run(ARGS, root));
     expect(r.exit).toBe(1);
@@ -116,7 +146,11 @@ describe('iris run', () => {
   });
 
   it('inside a task with --json prints the final job on stdout and the line on stderr', async () => {
-    const failed = detail('FAILED', [task(0, { state: 'FAILED', exitCode: 2 })], 'task /demo/eval/task-0 failed (exit 2)');
+    const failed = detail(
+      'FAILED',
+      [task(0, { state: 'FAILED', exitCode: 2 })],
+      'task /demo/eval/task-0 failed (exit 2)',
+    );
     const { TestRun } = runWith(INSIDE, failed);
     const r = await capture(() => TestRun.run(['--json', ...ARGS], root));
     expect(r.exit).toBe(1);
@@ -127,11 +161,21 @@ describe('iris run', () => {
 
 describe('the line for an ended child job', () => {
   it('names the failing task of a multi-task job, else gives the reason', () => {
-    expect(formatJobOutcome(detail('FAILED', [task(0), task(1, { state: 'FAILED', exitCode: 7 })]))).toBe('iris: /demo/eval FAILED (task-1 exit 7)');
-    expect(formatJobOutcome(detail('FAILED', [task(0, { state: 'FAILED', exitCode: null })], 'task /demo/eval/task-0 failed (time-limit)')))
-      .toBe('iris: /demo/eval FAILED: task /demo/eval/task-0 failed (time-limit)');
-    expect(formatJobOutcome(detail('UNSCHEDULABLE', [task(0, { state: 'UNSCHEDULABLE', exitCode: null })], 'scheduling timeout')))
-      .toBe('iris: /demo/eval UNSCHEDULABLE: scheduling timeout');
-    expect(formatJobOutcome(detail('KILLED', [task(0, { state: 'KILLED', exitCode: null })]))).toBe('iris: /demo/eval KILLED');
+    expect(formatJobOutcome(detail('FAILED', [task(0), task(1, { state: 'FAILED', exitCode: 7 })]))).toBe(
+      'iris: /demo/eval FAILED (task-1 exit 7)',
+    );
+    expect(
+      formatJobOutcome(
+        detail('FAILED', [task(0, { state: 'FAILED', exitCode: null })], 'task /demo/eval/task-0 failed (time-limit)'),
+      ),
+    ).toBe('iris: /demo/eval FAILED: task /demo/eval/task-0 failed (time-limit)');
+    expect(
+      formatJobOutcome(
+        detail('UNSCHEDULABLE', [task(0, { state: 'UNSCHEDULABLE', exitCode: null })], 'scheduling timeout'),
+      ),
+    ).toBe('iris: /demo/eval UNSCHEDULABLE: scheduling timeout');
+    expect(formatJobOutcome(detail('KILLED', [task(0, { state: 'KILLED', exitCode: null })]))).toBe(
+      'iris: /demo/eval KILLED',
+    );
   });
 });

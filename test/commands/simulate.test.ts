@@ -20,7 +20,14 @@ let trace: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'iris-sim-'));
   trace = path.join(dir, 'small.swf');
-  const rows = [swfLine(1, 0, 10, 2), swfLine(2, 1, 10, 3), swfLine(3, 2, 10, 4), swfLine(4, 3, 20, 1), swfLine(5, 4, 5, 2), swfLine(6, 5, 5, 9)];
+  const rows = [
+    swfLine(1, 0, 10, 2),
+    swfLine(2, 1, 10, 3),
+    swfLine(3, 2, 10, 4),
+    swfLine(4, 3, 20, 1),
+    swfLine(5, 4, 5, 2),
+    swfLine(6, 5, 5, 9),
+  ];
   writeFileSync(trace, ['; Version: 2', '; MaxProcs: 4', ...rows].join('\n') + '\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,7 +52,16 @@ describe('iris simulate', () => {
       ['/job-4', 3],
       ['/job-5', 20],
     ]);
-    expect(body.jobs[3]).toMatchObject({ index: 3, user: 'u7', submit: 3, end: 23, wait: 0, run: 20, procs: 1, workers: ['pool'] });
+    expect(body.jobs[3]).toMatchObject({
+      index: 3,
+      user: 'u7',
+      submit: 3,
+      end: 23,
+      wait: 0,
+      run: 20,
+      procs: 1,
+      workers: ['pool'],
+    });
   });
 
   it('prints a summary table and writes the plot', async () => {
@@ -71,7 +87,10 @@ describe('iris simulate', () => {
     const { stdout } = await runSimulate([trace, '--policy', 'first-fit', '--window', '3:2', '--json']);
     const body = JSON.parse(stdout);
     expect(body.window).toEqual({ start: 3, count: 2 });
-    expect(body.jobs.map((j: { name: string; start: number }) => [j.name, j.start])).toEqual([['/job-4', 3], ['/job-5', 4]]);
+    expect(body.jobs.map((j: { name: string; start: number }) => [j.name, j.start])).toEqual([
+      ['/job-4', 3],
+      ['/job-5', 4],
+    ]);
     expect(body.summary.start).toBe(3);
   });
 
@@ -83,7 +102,12 @@ describe('iris simulate', () => {
     const by = Object.fromEntries(body.jobs.map((j: { name: string }) => [j.name, j]));
     expect(body).toMatchObject({ kind: 'iris', procs: null, workers: 7 });
     expect(body.summary).toMatchObject({ jobs: 15, skipped: 0, unfinished: 0, makespan: 10800 });
-    expect(by['/train']).toMatchObject({ start: 0, end: 7200, tasks: 4, workers: ['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3'] });
+    expect(by['/train']).toMatchObject({
+      start: 0,
+      end: 7200,
+      tasks: 4,
+      workers: ['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3'],
+    });
     expect(by['/train/eval']).toMatchObject({ submit: 1800, start: 1800, end: 3000, workers: ['gpu'] });
     expect(by['/sweep']).toMatchObject({ submit: 600, start: 7200, wait: 6600 });
     for (let k = 0; k < 12; k++) expect(by[`/etl-${k}`]).toMatchObject({ submit: 300 * k, wait: 0 });
@@ -103,22 +127,47 @@ describe('iris simulate', () => {
   });
 
   const errors: Array<[string, () => string[], number, RegExp]> = [
-    ['unknown policy', () => [trace, '--policy', 'lottery'], 2, /unknown policy "lottery"[\s\S]*first-fit, fcfs, easy, conservative, hybrid/],
+    [
+      'unknown policy',
+      () => [trace, '--policy', 'lottery'],
+      2,
+      /unknown policy "lottery"[\s\S]*first-fit, fcfs, easy, conservative, hybrid/,
+    ],
     ['unknown order', () => [trace, '--order', 'random'], 2, /unknown order "random"/],
     ['bad window', () => [trace, '--window', '5'], 2, /invalid window "5": expected START:COUNT/],
     ['window past the end', () => [trace, '--window', '99:2'], 2, /starts past the end/],
     ['missing file', () => [path.join(dir, 'none.swf')], 3, /trace file .*none\.swf does not exist/],
     ['unknown format', () => [path.join(dir, 'trace.txt')], 2, /cannot tell the format/],
     ['--backfill without --compat', () => [trace, '--backfill'], 2, /--backfill applies to --compat rlscheduler only/],
-    ['--policy with --compat', () => [trace, '--compat', 'rlscheduler', '--policy', 'easy'], 2, /--policy does not apply/],
-    ['unknown placement mode', () => [trace, '--placement', 'lottery'], 2, /unknown placement mode "lottery"[\s\S]*adaptive, first-fit, static-worker, fixed-pipeline, round-robin/],
-    ['unknown selection', () => [trace, '--selection', 'best'], 2, /unknown selection "best"[\s\S]*first-fit, min-satisfying/],
+    [
+      '--policy with --compat',
+      () => [trace, '--compat', 'rlscheduler', '--policy', 'easy'],
+      2,
+      /--policy does not apply/,
+    ],
+    [
+      'unknown placement mode',
+      () => [trace, '--placement', 'lottery'],
+      2,
+      /unknown placement mode "lottery"[\s\S]*adaptive, first-fit, static-worker, fixed-pipeline, round-robin/,
+    ],
+    [
+      'unknown selection',
+      () => [trace, '--selection', 'best'],
+      2,
+      /unknown selection "best"[\s\S]*first-fit, min-satisfying/,
+    ],
     ['bad --cache-ttl', () => [trace, '--cache-ttl', 'soon'], 2, /invalid time "soon"/],
     ['zero --cache-ttl', () => [trace, '--cache-ttl', '0'], 2, /invalid --cache-ttl "0": expected a duration above 0/],
     ['no trace', () => [], 2, /missing TRACE[\s\S]*--study/],
     ['--seed without --study', () => [trace, '--seed', '3'], 2, /--seed applies to --study only/],
     ['--study with a trace', () => ['--study', trace], 2, /--study generates its own workload; remove the trace/],
-    ['--study with --placement', () => ['--study', '--placement', 'adaptive'], 2, /--placement does not apply to --study/],
+    [
+      '--study with --placement',
+      () => ['--study', '--placement', 'adaptive'],
+      2,
+      /--placement does not apply to --study/,
+    ],
   ];
   for (const [what, argv, exit, message] of errors) {
     it(`bad input: ${what}`, async () => {
@@ -146,7 +195,11 @@ describe('iris simulate', () => {
 
   it('bad input: workload file errors name the file and key path', async () => {
     const file = path.join(dir, 'bad.yaml');
-    writeFileSync(file, 'workers: [{ name: w, cpu: 2 }]\njobs:\n  - name: a\n    run: 10\n    children:\n      - name: b\n        after: soon\n        run: 1\n');
+    writeFileSync(
+      file,
+      'workers: [{ name: w, cpu: 2 }]\njobs:\n  - name: a\n    run: 10\n    children:\n      - name: b\n        ' +
+        'after: soon\n        run: 1\n',
+    );
     const result = await runSimulate([file]);
     expect(result.exit).toBe(2);
     expect(result.stderr).toContain(`${file}: jobs[0].children[0].after: invalid time "soon"`);
@@ -161,7 +214,9 @@ describe('iris simulate', () => {
     expect(text.stdout).toMatch(/PLACEMENT +SELECTION +ELASTIC +MAKESPAN \(S\) +TOTAL COST/);
     expect(text.stdout).toMatch(/first-fit +first-fit +off +8207 +144\.30 +328\.96 +224\.9 +79\.8% +- +79\.33\n/);
     expect(text.stdout).toMatch(/adaptive +first-fit +on +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+ +[\d.]+\n/);
-    expect(text.stdout).toMatch(/round-robin +min-satisfying +on +8207 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+ +[\d.]+\n/);
+    expect(text.stdout).toMatch(
+      /round-robin +min-satisfying +on +8207 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+ +[\d.]+\n/,
+    );
     const json = await runSimulate(['--study', '--seed', '2', '--json']);
     expect(json.exit).toBe(0);
     const body = JSON.parse(json.stdout);
@@ -170,7 +225,12 @@ describe('iris simulate', () => {
     expect(body.rows.at(-1)).toMatchObject({ placement: 'round-robin', selection: 'min-satisfying', elastic: true });
     expect(body.rows.at(-1).metrics.makespan).toBeGreaterThan(7200);
     const [off, on] = body.rows;
-    expect(off).toMatchObject({ placement: 'adaptive', selection: 'first-fit', elastic: false, metrics: { disabledWorkerHours: null } });
+    expect(off).toMatchObject({
+      placement: 'adaptive',
+      selection: 'first-fit',
+      elastic: false,
+      metrics: { disabledWorkerHours: null },
+    });
     expect(off.metrics.makespan).toBeGreaterThan(7200);
     expect(off.metrics.reuseHitRate).toBeGreaterThan(0);
     expect(on.metrics.disabledWorkerHours).toBeGreaterThan(0);
@@ -178,13 +238,16 @@ describe('iris simulate', () => {
 
   it('a workload with cost, models and pipelines: cost, reuse hits, placement and --cache-ttl', async () => {
     const models = path.join(dir, 'models.yaml');
-    writeFileSync(models, [
-      'workers: [{ name: g, gpu: { variant: L4, count: 1, memory: 24GiB }, cost-per-hour: 3.6 }]',
-      'models: { llama: { load: 100s } }',
-      'jobs:',
-      '  - { name: train, run: 50, gpu: 1, category: training, uses: llama }',
-      '  - { name: eval, run: 50, gpu: 1, uses: llama, needs: train, submit: 400 }',
-    ].join('\n') + '\n');
+    writeFileSync(
+      models,
+      [
+        'workers: [{ name: g, gpu: { variant: L4, count: 1, memory: 24GiB }, cost-per-hour: 3.6 }]',
+        'models: { llama: { load: 100s } }',
+        'jobs:',
+        '  - { name: train, run: 50, gpu: 1, category: training, uses: llama }',
+        '  - { name: eval, run: 50, gpu: 1, uses: llama, needs: train, submit: 400 }',
+      ].join('\n') + '\n',
+    );
     const warm = await runSimulate([models]);
     expect(warm.exit).toBe(0);
     // The cluster's default placement.
@@ -192,9 +255,29 @@ describe('iris simulate', () => {
     // 150 s (run + load) then 50 s at 3.6 per hour.
     expect(warm.stdout).toMatch(/Total cost: +0\.20 /);
     expect(warm.stdout).toMatch(/Reuse hits: +50\.0% \(1 of 2 task starts/);
-    const cold = JSON.parse((await runSimulate([models, '--cache-ttl', '200s', '--placement', 'first-fit', '--selection', 'min-satisfying', '--json'])).stdout);
-    expect(cold).toMatchObject({ placement: 'first-fit', selection: 'min-satisfying', summary: { reuseHits: 0, reuseStarts: 2, reuseHitRate: 0, disabledWorkerHours: null } });
-    expect(cold.jobs.map((j: { name: string; start: number; end: number }) => [j.name, j.start, j.end])).toEqual([['/train', 0, 150], ['/eval', 400, 550]]);
+    const cold = JSON.parse(
+      (
+        await runSimulate([
+          models,
+          '--cache-ttl',
+          '200s',
+          '--placement',
+          'first-fit',
+          '--selection',
+          'min-satisfying',
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(cold).toMatchObject({
+      placement: 'first-fit',
+      selection: 'min-satisfying',
+      summary: { reuseHits: 0, reuseStarts: 2, reuseHitRate: 0, disabledWorkerHours: null },
+    });
+    expect(cold.jobs.map((j: { name: string; start: number; end: number }) => [j.name, j.start, j.end])).toEqual([
+      ['/train', 0, 150],
+      ['/eval', 400, 550],
+    ]);
     // --elastic: the summary reports disabled worker-hours; with one worker and min-active 1 it is never disabled.
     const elastic = await runSimulate([models, '--elastic']);
     expect(elastic.exit).toBe(0);

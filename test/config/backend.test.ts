@@ -1,10 +1,15 @@
 /** `backend:` in the cluster config: local by default, kubernetes with its settings, clear errors. */
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../src/config/index.js';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import { refusal } from '../helpers/refusal.js';
 
-const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 32 * 1024 ** 3, gpus: () => [], tpuDevicePaths: () => [] };
+const PROBE: MachineProbe = {
+  cpus: () => 8,
+  memoryBytes: () => 32 * 1024 ** 3,
+  gpus: () => [],
+  tpuDevicePaths: () => [],
+};
 const SOURCE = '/proj/.irisrc.yaml';
 
 const errorOf = (raw: unknown): IrisError => refusal(() => validateConfig(raw, SOURCE, PROBE));
@@ -16,9 +21,34 @@ describe('backend', () => {
   });
 
   it('kubernetes: defaults, and a relative kubeconfig resolved against the config file', () => {
-    expect(validateConfig({ backend: { kind: 'kubernetes' } }, SOURCE, PROBE).backend).toEqual({ kind: 'kubernetes', kubeconfig: null, context: null, namespace: 'default', image: null });
-    expect(validateConfig({ backend: { kind: 'kubernetes', kubeconfig: 'kc.yaml', context: 'gke', namespace: 'jobs', image: 'python:3.12' } }, SOURCE, PROBE).backend)
-      .toEqual({ kind: 'kubernetes', kubeconfig: '/proj/kc.yaml', context: 'gke', namespace: 'jobs', image: 'python:3.12' });
+    expect(validateConfig({ backend: { kind: 'kubernetes' } }, SOURCE, PROBE).backend).toEqual({
+      kind: 'kubernetes',
+      kubeconfig: null,
+      context: null,
+      namespace: 'default',
+      image: null,
+    });
+    expect(
+      validateConfig(
+        {
+          backend: {
+            kind: 'kubernetes',
+            kubeconfig: 'kc.yaml',
+            context: 'gke',
+            namespace: 'jobs',
+            image: 'python:3.12',
+          },
+        },
+        SOURCE,
+        PROBE,
+      ).backend,
+    ).toEqual({
+      kind: 'kubernetes',
+      kubeconfig: '/proj/kc.yaml',
+      context: 'gke',
+      namespace: 'jobs',
+      image: 'python:3.12',
+    });
   });
 
   it('a misspelt kind suggests the right one and lists the kinds', () => {
@@ -36,6 +66,8 @@ describe('backend', () => {
     const local = errorOf({ backend: { kind: 'local', namespace: 'jobs' } });
     expect(local.message).toMatch(/namespace is a setting of the kubernetes backend/);
     expect(local.hint).toMatch(/kind: kubernetes/);
-    expect(errorOf({ backend: 'kubernetes' }).message).toMatch(/backend: expected an object such as \{ kind: kubernetes/);
+    expect(errorOf({ backend: 'kubernetes' }).message).toMatch(
+      /backend: expected an object such as \{ kind: kubernetes/,
+    );
   });
 });

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import { loadConfig } from '../../src/config/index.js';
 import { rejection } from '../helpers/refusal.js';
 
@@ -123,7 +123,12 @@ describe('loadConfig: searching', () => {
 
   it('defaults when no file is found', async () => {
     const empty = await freshDir();
-    const probe = { cpus: () => 3, memoryBytes: () => 5 * 1024 ** 3, gpus: () => [{ index: 0, name: 'NVIDIA L4' }], tpuDevicePaths: () => [] };
+    const probe = {
+      cpus: () => 3,
+      memoryBytes: () => 5 * 1024 ** 3,
+      gpus: () => [{ index: 0, name: 'NVIDIA L4' }],
+      tpuDevicePaths: () => [],
+    };
     const config = await loadConfig({ cwd: empty, env, stopDir: empty, probe });
     expect(config.source).toBeNull();
     expect(config.home).toBeNull();
@@ -137,9 +142,22 @@ describe('loadConfig: searching', () => {
       },
     ]);
     expect(config.quotas.size).toBe(0);
-    expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
+    expect(config.defaults).toEqual({
+      maxPreemptions: 100,
+      stopGraceMs: 10_000,
+      timeLimitMs: 24 * 3_600_000,
+      retryBackoffMs: null,
+    });
     expect(config.queue).toEqual({ policy: 'easy', depth: 32, reservationDepth: 64, maxReservationDepth: 100_000 });
-    expect(config.runtime).toEqual({ kind: 'process', image: null, network: null, containerUser: '65534:65534', containerProcessChildren: false, workspace: true, mounts: [] });
+    expect(config.runtime).toEqual({
+      kind: 'process',
+      image: null,
+      network: null,
+      containerUser: '65534:65534',
+      containerProcessChildren: false,
+      workspace: true,
+      mounts: [],
+    });
   });
 
   it('an empty rc file is skipped by the search', async () => {
@@ -193,7 +211,10 @@ export default {
 
   it('reads the iris key of package.json, and .irisrc without extension', async () => {
     const a = await freshDir();
-    const pkg = await write(path.join(a, 'package.json'), JSON.stringify({ name: 'x', iris: { workers: [{ name: 'pkg', cpu: 2 }] } }));
+    const pkg = await write(
+      path.join(a, 'package.json'),
+      JSON.stringify({ name: 'x', iris: { workers: [{ name: 'pkg', cpu: 2 }] } }),
+    );
     const fromPkg = await loadConfig({ cwd: a, env, stopDir: a });
     expect(fromPkg.source).toBe(pkg);
     expect(fromPkg.workers[0]!.id).toBe('pkg');
@@ -219,7 +240,10 @@ describe('loadConfig: explicit paths', () => {
   it('explicitPath loads that file, relative to cwd, ignoring the search', async () => {
     const project = await freshDir();
     await write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: searched }]\n');
-    const file = await write(path.join(project, 'conf', 'cluster.yaml'), 'workers: [{ name: explicit, memory: 1GiB }]\n');
+    const file = await write(
+      path.join(project, 'conf', 'cluster.yaml'),
+      'workers: [{ name: explicit, memory: 1GiB }]\n',
+    );
     const config = await loadConfig({ cwd: project, explicitPath: 'conf/cluster.yaml', env });
     expect(config.source).toBe(file);
     expect(config.workers[0]).toMatchObject({ id: 'explicit', memoryBytes: 1024 ** 3 });
@@ -270,14 +294,17 @@ describe('loadConfig: errors name the file and the key', () => {
     const sub = path.join(project, 'deeper');
     await mkdir(sub, { recursive: true });
     const error = await loadError(loadConfig({ cwd: sub, env }));
-    expect(error.message).toBe(`${file}: workers[1].memory: invalid memory "lots": expected a size such as 512M, 4GiB or 2G`);
+    expect(error.message).toBe(
+      `${file}: workers[1].memory: invalid memory "lots": expected a size such as 512M, 4GiB or 2G`,
+    );
   });
 
   it('validation errors in a TS file carry its path', async () => {
     const project = await freshDir();
     const file = await write(
       path.join(project, 'iris.config.ts'),
-      `const config: { workers: Array<{ name: string; cpus: number }> } = { workers: [{ name: 'a', cpus: 2 }] };\nexport default config;\n`,
+      `const config: { workers: Array<{ name: string; cpus: number }> } = { workers: [{ name: 'a', cpus: 2 }] ` +
+        `};\nexport default config;\n`,
     );
     const error = await loadError(loadConfig({ cwd: project, env, stopDir: project }));
     expect(error.message).toBe(`${file}: workers[0].cpus: unknown key (did you mean "cpu"?)`);

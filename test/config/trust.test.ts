@@ -5,7 +5,18 @@
  * refused JS config is never imported. Files of "another user" are made with chown to a uid no
  * account has (root only; test/hostile/config.test.ts runs the same attacks as a real second user).
  */
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +59,10 @@ afterAll(() => {
 });
 
 /** An env with the global config directory inside the case (never the tester's ~/.config/iris). */
-const envIn = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ XDG_CONFIG_HOME: path.join(dir, 'xdg'), ...extra });
+const envIn = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  XDG_CONFIG_HOME: path.join(dir, 'xdg'),
+  ...extra,
+});
 
 describe('files the caller controls still load', () => {
   it('a 0644 file in a 0755 directory of mine, found from a subdirectory', async () => {
@@ -96,7 +110,9 @@ describe('files others could change are refused (exit 2), naming the path and th
     chmodSync(group, 0o775);
     const file = write(path.join(group, 'iris.config.mjs'), 'export default {};\n');
     const error = await rejection(loadConfig({ cwd: group, env: envIn(project) }));
-    expect(error.message).toBe(`refusing the config file ${file}: ${group}, a directory above it, is writable by its group (mode 0775)`);
+    expect(error.message).toBe(
+      `refusing the config file ${file}: ${group}, a directory above it, is writable by its group (mode 0775)`,
+    );
     // Without a file in it, the search goes on up: my file above it is out of the group's reach.
     rmSync(file);
     expect((await loadConfig({ cwd: group, env: envIn(project) })).source).toBe(path.join(project, '.irisrc.yaml'));
@@ -106,7 +122,9 @@ describe('files others could change are refused (exit 2), naming the path and th
     const project = freshDir();
     const file = write(path.join(project, 'cluster.yaml'), 'workers: [{ name: o }]\n', 0o666);
     const error = await rejection(loadConfig({ cwd: project, env: envIn(project, { IRIS_CONFIG: file }) }));
-    expect(error.message).toBe(`refusing the config file ${file} (from IRIS_CONFIG): it is writable by others (mode 0666)`);
+    expect(error.message).toBe(
+      `refusing the config file ${file} (from IRIS_CONFIG): it is writable by others (mode 0666)`,
+    );
   });
 
   it('my symlink to a file in a directory writable by all (no sticky bit) names the real path', async () => {
@@ -119,7 +137,10 @@ describe('files others could change are refused (exit 2), naming the path and th
     mkdirSync(link);
     symlinkSync(target, path.join(link, '.irisrc.yaml'));
     const error = await rejection(loadConfig({ cwd: link, env: envIn(project), stopDir: link }));
-    expect(error.message).toBe(`refusing the config file ${path.join(link, '.irisrc.yaml')} (${target}): ${open}, a directory above it, is writable by others (mode 0777)`);
+    expect(error.message).toBe(
+      `refusing the config file ${path.join(link, '.irisrc.yaml')} (${target}): ${open}, a directory above it, is ` +
+        `writable by others (mode 0777)`,
+    );
   });
 
   it('a group-writable global config directory', async () => {
@@ -128,7 +149,9 @@ describe('files others could change are refused (exit 2), naming the path and th
     const file = write(path.join(globalDir, 'config.yaml'), 'workers: [{ name: global }]\n');
     chmodSync(globalDir, 0o775);
     const error = await rejection(loadConfig({ cwd: project, env: envIn(project), stopDir: project }));
-    expect(error.message).toBe(`refusing the config file ${file}: ${globalDir}, a directory above it, is writable by its group (mode 0775)`);
+    expect(error.message).toBe(
+      `refusing the config file ${file}: ${globalDir}, a directory above it, is writable by its group (mode 0775)`,
+    );
     chmodSync(globalDir, 0o755);
     expect((await loadConfig({ cwd: project, env: envIn(project), stopDir: project })).source).toBe(file);
   });
@@ -168,14 +191,19 @@ describe('files and directories of another user (chown; root)', () => {
     chownSync(file, STRANGER, STRANGER);
     const error = await rejection(loadConfig({ cwd: project, env: envIn(project), stopDir: project }));
     expect(error.exitCode).toBe(2);
-    expect(error.message).toBe(`refusing the config file ${file}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
+    expect(error.message).toBe(
+      `refusing the config file ${file}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`,
+    );
     expect(error.hint).toContain(`chown ${uid} ${file}`);
   });
 
   asRoot("another uid's iris.config.mjs is never imported (its marker does not appear)", async () => {
     const project = freshDir();
     const marker = path.join(project, 'IMPORTED');
-    const file = write(path.join(project, 'iris.config.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`);
+    const file = write(
+      path.join(project, 'iris.config.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`,
+    );
     chownSync(file, STRANGER, STRANGER);
     const error = await rejection(loadConfig({ cwd: project, env: envIn(project), stopDir: project }));
     expect(error.message).toContain(`refusing the config file ${file}: it is owned by uid ${STRANGER}`);
@@ -192,50 +220,71 @@ describe('files and directories of another user (chown; root)', () => {
     const file = write(path.join(theirs, '.irisrc.yaml'), 'workers: [{ name: x }]\n');
     chownSync(theirs, STRANGER, STRANGER);
     const error = await rejection(loadConfig({ cwd: '/', env: envIn(project), explicitPath: file }));
-    expect(error.message).toBe(`refusing the config file ${file}: ${theirs}, a directory above it, is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
+    expect(error.message).toBe(
+      `refusing the config file ${file}: ${theirs}, a directory above it, is owned by uid ${STRANGER}, not by you ` +
+        `(uid ${uid}) or root`,
+    );
     // Not "chown their directory": copy the file out.
-    expect(error.hint).toBe(`uid ${STRANGER} could replace what lies under ${theirs}: if you trust the file, copy it to a directory of your own and name it with --config or IRIS_CONFIG, or run iris elsewhere`);
+    expect(error.hint).toBe(
+      `uid ${STRANGER} could replace what lies under ${theirs}: if you trust the file, copy it to a directory of ` +
+        `your own and name it with --config or IRIS_CONFIG, or run iris elsewhere`,
+    );
   });
 
-  asRoot("a symlink another uid planted, even to my own file, is refused", async () => {
+  asRoot('a symlink another uid planted, even to my own file, is refused', async () => {
     const project = freshDir();
     const real = write(path.join(project, 'real.yaml'), 'workers: [{ name: mine }]\n');
     const link = path.join(project, '.irisrc.yaml');
     symlinkSync(real, link);
     lchownSync(link, STRANGER, STRANGER);
     const error = await rejection(loadConfig({ cwd: project, env: envIn(project), stopDir: project }));
-    expect(error.message).toBe(`refusing the config file ${link}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
+    expect(error.message).toBe(
+      `refusing the config file ${link}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`,
+    );
   });
 
-  asRoot("from inside another uid's directory: their file above the working directory is refused; mine above theirs loads", async () => {
-    const project = freshDir();
-    const mine = write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: above }]\n');
-    const theirs = path.join(project, 'theirs');
-    const sub = path.join(theirs, 'sub');
-    mkdirSync(sub, { recursive: true });
-    const planted = write(path.join(theirs, '.irisrc.yaml'), 'workers: [{ name: planted }]\n');
-    for (const p of [theirs, sub, planted]) chownSync(p, STRANGER, STRANGER);
-    const error = await rejection(loadConfig({ cwd: sub, env: envIn(project) }));
-    expect(error.message).toBe(`refusing the config file ${planted}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`);
-    rmSync(planted);
-    expect((await loadConfig({ cwd: sub, env: envIn(project) })).source).toBe(mine);
-  });
+  asRoot(
+    "from inside another uid's directory: their file above the working directory is refused; mine above theirs loads",
+    async () => {
+      const project = freshDir();
+      const mine = write(path.join(project, '.irisrc.yaml'), 'workers: [{ name: above }]\n');
+      const theirs = path.join(project, 'theirs');
+      const sub = path.join(theirs, 'sub');
+      mkdirSync(sub, { recursive: true });
+      const planted = write(path.join(theirs, '.irisrc.yaml'), 'workers: [{ name: planted }]\n');
+      for (const p of [theirs, sub, planted]) chownSync(p, STRANGER, STRANGER);
+      const error = await rejection(loadConfig({ cwd: sub, env: envIn(project) }));
+      expect(error.message).toBe(
+        `refusing the config file ${planted}: it is owned by uid ${STRANGER}, not by you (uid ${uid}) or root`,
+      );
+      rmSync(planted);
+      expect((await loadConfig({ cwd: sub, env: envIn(project) })).source).toBe(mine);
+    },
+  );
 
-  asRoot('a 0777 directory on a read-only mount (like a Kubernetes ConfigMap volume) is not writable by anyone: its file loads', async () => {
-    const project = freshDir();
-    mkdirSync(path.join(project, 'etc-iris'));
-    const fs = mountTmpfs(1, path.join(project, 'etc-iris'));
-    if (!fs) throw new Error('cannot mount a tmpfs (root needed)');
-    try {
-      chmodSync(fs.dir, 0o777);
-      const file = write(path.join(fs.dir, '.irisrc.yaml'), 'workers: [{ name: configmap }]\n');
-      // Writable: refused.
-      const error = await rejection(loadConfig({ cwd: '/', env: envIn(project), explicitPath: file }));
-      expect(error.message).toBe(`refusing the config file ${file}: ${fs.dir}, a directory above it, is writable by others (mode 0777)`);
-      execFileSync('mount', ['-o', 'remount,ro', fs.dir], { stdio: 'pipe' });
-      expect((await loadConfig({ cwd: '/', env: envIn(project), explicitPath: file })).workers[0]!.id).toBe('configmap');
-    } finally {
-      fs.unmount();
-    }
-  });
+  asRoot(
+    'a 0777 directory on a read-only mount (like a Kubernetes ConfigMap volume) is not writable by anyone: its file ' +
+      'loads',
+    async () => {
+      const project = freshDir();
+      mkdirSync(path.join(project, 'etc-iris'));
+      const fs = mountTmpfs(1, path.join(project, 'etc-iris'));
+      if (!fs) throw new Error('cannot mount a tmpfs (root needed)');
+      try {
+        chmodSync(fs.dir, 0o777);
+        const file = write(path.join(fs.dir, '.irisrc.yaml'), 'workers: [{ name: configmap }]\n');
+        // Writable: refused.
+        const error = await rejection(loadConfig({ cwd: '/', env: envIn(project), explicitPath: file }));
+        expect(error.message).toBe(
+          `refusing the config file ${file}: ${fs.dir}, a directory above it, is writable by others (mode 0777)`,
+        );
+        execFileSync('mount', ['-o', 'remount,ro', fs.dir], { stdio: 'pipe' });
+        expect((await loadConfig({ cwd: '/', env: envIn(project), explicitPath: file })).workers[0]!.id).toBe(
+          'configmap',
+        );
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 });

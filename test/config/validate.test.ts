@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/model/duration.js';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import { validateConfig, type MachineProbe } from '../../src/config/index.js';
 import { DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../../src/config/defaults.js';
 import { suggestKey } from '../../src/model/schema-errors.js';
@@ -41,7 +41,12 @@ describe('validateConfig: the documented example', () => {
   it('keeps source, expands home and reads defaults', () => {
     expect(config.source).toBe(SOURCE);
     expect(config.home).toBe(path.join(os.homedir(), '.iris-dev'));
-    expect(config.defaults).toEqual({ maxPreemptions: 3, stopGraceMs: 5000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
+    expect(config.defaults).toEqual({
+      maxPreemptions: 3,
+      stopGraceMs: 5000,
+      timeLimitMs: 24 * 3_600_000,
+      retryBackoffMs: null,
+    });
   });
 
   it('resolves cpu, memory and devices', () => {
@@ -99,7 +104,12 @@ describe('validateConfig: defaults and shorthands', () => {
         attributes: { 'device-type': 'cpu' },
       });
       expect(config.quotas.size).toBe(0);
-      expect(config.defaults).toEqual({ maxPreemptions: 100, stopGraceMs: 10_000, timeLimitMs: 24 * 3_600_000, retryBackoffMs: null });
+      expect(config.defaults).toEqual({
+        maxPreemptions: 100,
+        stopGraceMs: 10_000,
+        timeLimitMs: 24 * 3_600_000,
+        retryBackoffMs: null,
+      });
     }
   });
 
@@ -112,7 +122,12 @@ describe('validateConfig: defaults and shorthands', () => {
 
   it('accepts fractional cpu, string cpu and byte counts', () => {
     const [a, b] = validateConfig(
-      { workers: [{ name: 'a', cpu: 0.25, memory: 1048576 }, { name: 'b', cpu: '2', memory: '512M' }] },
+      {
+        workers: [
+          { name: 'a', cpu: 0.25, memory: 1048576 },
+          { name: 'b', cpu: '2', memory: '512M' },
+        ],
+      },
       SOURCE,
       PROBE,
     ).workers;
@@ -163,7 +178,15 @@ describe('validateConfig: defaults and shorthands', () => {
 
   it('well-known attributes may be repeated with the same value', () => {
     const [worker] = validateConfig(
-      { workers: [{ name: 'g', gpu: { variant: 'H100', count: 1 }, attributes: { 'device-type': 'gpu', 'device-variant': 'H100', ok: true } }] },
+      {
+        workers: [
+          {
+            name: 'g',
+            gpu: { variant: 'H100', count: 1 },
+            attributes: { 'device-type': 'gpu', 'device-variant': 'H100', ok: true },
+          },
+        ],
+      },
       SOURCE,
       PROBE,
     ).workers;
@@ -198,72 +221,146 @@ describe('validateConfig: defaults and shorthands', () => {
   it('retry-backoff: the default --retry-backoff of a job, none unless given, longer than 0', () => {
     expect(validateConfig({}, SOURCE, PROBE).defaults.retryBackoffMs).toBeNull();
     expect(validateConfig({ 'retry-backoff': '10s' }, SOURCE, PROBE).defaults.retryBackoffMs).toBe(10_000);
-    expect(() => validateConfig({ 'retry-backoff': '0s' }, SOURCE, PROBE)).toThrow(/retry-backoff.*must be longer than 0/);
+    expect(() => validateConfig({ 'retry-backoff': '0s' }, SOURCE, PROBE)).toThrow(
+      /retry-backoff.*must be longer than 0/,
+    );
   });
 
   it('deadlock-grace: a duration, 30s by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).deadlockGraceMs).toBe(30_000);
     expect(validateConfig({ 'deadlock-grace': '2s' }, SOURCE, PROBE).deadlockGraceMs).toBe(2000);
     expect(validateConfig({ 'deadlock-grace': 0 }, SOURCE, PROBE).deadlockGraceMs).toBe(0);
-    expect(() => validateConfig({ 'deadlock-grace': 'later' }, SOURCE, PROBE)).toThrow(/deadlock-grace: invalid duration "later"/);
+    expect(() => validateConfig({ 'deadlock-grace': 'later' }, SOURCE, PROBE)).toThrow(
+      /deadlock-grace: invalid duration "later"/,
+    );
   });
 
   it('placement.stickiness: a boolean, on by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).placement.stickiness).toBe(true);
     expect(validateConfig({ placement: { stickiness: false } }, SOURCE, PROBE).placement.stickiness).toBe(false);
     expect(validateConfig({ placement: {} }, SOURCE, PROBE).placement.stickiness).toBe(true);
-    expect(() => validateConfig({ placement: { stickiness: 'yes please' } }, SOURCE, PROBE)).toThrow(/placement\.stickiness: .*boolean/);
+    expect(() => validateConfig({ placement: { stickiness: 'yes please' } }, SOURCE, PROBE)).toThrow(
+      /placement\.stickiness: .*boolean/,
+    );
     expect(() => validateConfig({ placement: { sticky: true } }, SOURCE, PROBE)).toThrow(/placement.*sticky/);
   });
 
   it('placement.cache-ttl: a duration longer than 0, 1h by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).placement.cacheTtlMs).toBe(3_600_000);
     expect(validateConfig({ placement: { 'cache-ttl': '15m' } }, SOURCE, PROBE).placement.cacheTtlMs).toBe(900_000);
-    expect(validateConfig({ placement: { 'cache-ttl': '2h', stickiness: false } }, SOURCE, PROBE).placement).toMatchObject({ stickiness: false, cacheTtlMs: 7_200_000 });
-    expect(() => validateConfig({ placement: { 'cache-ttl': '0s' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "0s": must be longer than 0/);
-    expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(/placement\.cache-ttl: invalid placement\.cache-ttl "never"/);
+    expect(
+      validateConfig({ placement: { 'cache-ttl': '2h', stickiness: false } }, SOURCE, PROBE).placement,
+    ).toMatchObject({ stickiness: false, cacheTtlMs: 7_200_000 });
+    expect(() => validateConfig({ placement: { 'cache-ttl': '0s' } }, SOURCE, PROBE)).toThrow(
+      /placement\.cache-ttl: invalid placement\.cache-ttl "0s": must be longer than 0/,
+    );
+    expect(() => validateConfig({ placement: { 'cache-ttl': 'never' } }, SOURCE, PROBE)).toThrow(
+      /placement\.cache-ttl: invalid placement\.cache-ttl "never"/,
+    );
   });
 
   it('placement.mode: the baselines are modes too; a near miss gets a suggestion', () => {
     for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin']) {
-      expect(validateConfig({ placement: { mode, selection: 'min-satisfying' } }, SOURCE, PROBE).placement).toMatchObject({ mode, selection: 'min-satisfying' });
+      expect(
+        validateConfig({ placement: { mode, selection: 'min-satisfying' } }, SOURCE, PROBE).placement,
+      ).toMatchObject({ mode, selection: 'min-satisfying' });
     }
-    expect(() => validateConfig({ placement: { mode: 'static_worker' } }, SOURCE, PROBE)).toThrow(/placement\.mode: invalid placement mode "static_worker" \(did you mean "static-worker"\?\)/);
+    expect(() => validateConfig({ placement: { mode: 'static_worker' } }, SOURCE, PROBE)).toThrow(
+      /placement\.mode: invalid placement mode "static_worker" \(did you mean "static-worker"\?\)/,
+    );
   });
 
   it('elastic: off by default; on with every default, sub-second durations allowed; bad values named', () => {
     expect(validateConfig({}, SOURCE, PROBE).elastic).toBeNull();
     expect(validateConfig({ elastic: { enabled: false, poll: '1s' } }, SOURCE, PROBE).elastic).toBeNull();
     expect(validateConfig({ elastic: { enabled: true } }, SOURCE, PROBE).elastic).toEqual({
-      idleDisableMs: 60_000, queueMax: 0, enableThreshold: 0, minActive: 1, pollMs: 30_000, cooldownMs: 60_000,
+      idleDisableMs: 60_000,
+      queueMax: 0,
+      enableThreshold: 0,
+      minActive: 1,
+      pollMs: 30_000,
+      cooldownMs: 60_000,
     });
-    expect(validateConfig({ elastic: { enabled: true, 'idle-disable': '1s', poll: '200ms', cooldown: '500ms', 'queue-max': 2, 'enable-threshold': 3, 'min-active': 0 } }, SOURCE, PROBE).elastic).toEqual({
-      idleDisableMs: 1000, queueMax: 2, enableThreshold: 3, minActive: 0, pollMs: 200, cooldownMs: 500,
+    expect(
+      validateConfig(
+        {
+          elastic: {
+            enabled: true,
+            'idle-disable': '1s',
+            poll: '200ms',
+            cooldown: '500ms',
+            'queue-max': 2,
+            'enable-threshold': 3,
+            'min-active': 0,
+          },
+        },
+        SOURCE,
+        PROBE,
+      ).elastic,
+    ).toEqual({
+      idleDisableMs: 1000,
+      queueMax: 2,
+      enableThreshold: 3,
+      minActive: 0,
+      pollMs: 200,
+      cooldownMs: 500,
     });
-    expect(() => validateConfig({ elastic: { enabled: true, poll: 0 } }, SOURCE, PROBE)).toThrow(/elastic\.poll: invalid poll 0: must be longer than 0/);
-    expect(() => validateConfig({ elastic: { enabled: true, 'min-active': -1 } }, SOURCE, PROBE)).toThrow(/elastic\.min-active: invalid min-active -1/);
-    expect(() => validateConfig({ elastic: { enabled: true, 'idle-disable': 'soon' } }, SOURCE, PROBE)).toThrow(/elastic\.idle-disable: invalid idle-disable "soon"/);
+    expect(() => validateConfig({ elastic: { enabled: true, poll: 0 } }, SOURCE, PROBE)).toThrow(
+      /elastic\.poll: invalid poll 0: must be longer than 0/,
+    );
+    expect(() => validateConfig({ elastic: { enabled: true, 'min-active': -1 } }, SOURCE, PROBE)).toThrow(
+      /elastic\.min-active: invalid min-active -1/,
+    );
+    expect(() => validateConfig({ elastic: { enabled: true, 'idle-disable': 'soon' } }, SOURCE, PROBE)).toThrow(
+      /elastic\.idle-disable: invalid idle-disable "soon"/,
+    );
     expect(() => validateConfig({ elastic: { enable: true } }, SOURCE, PROBE)).toThrow(/elastic.*enable/);
   });
 
   it('placement mode, selection, lambda and jitter: adaptive by default, each checked with a hint', () => {
     expect(validateConfig({}, SOURCE, PROBE).placement).toEqual({
-      stickiness: true, cacheTtlMs: 3_600_000, mode: 'adaptive', selection: 'first-fit', lambda: { training: 0.8, inference: 0.4, other: 0.5 }, jitter: 0.001,
+      stickiness: true,
+      cacheTtlMs: 3_600_000,
+      mode: 'adaptive',
+      selection: 'first-fit',
+      lambda: { training: 0.8, inference: 0.4, other: 0.5 },
+      jitter: 0.001,
     });
-    const set = validateConfig({ placement: { mode: 'first-fit', selection: 'min-satisfying', lambda: { inference: 0.1 }, jitter: 0 } }, SOURCE, PROBE).placement;
-    expect(set).toMatchObject({ mode: 'first-fit', selection: 'min-satisfying', lambda: { training: 0.8, inference: 0.1, other: 0.5 }, jitter: 0 });
-    expect(() => validateConfig({ placement: { mode: 'adaptiv' } }, SOURCE, PROBE)).toThrow(/placement\.mode: invalid placement mode "adaptiv".*adaptive/);
-    expect(() => validateConfig({ placement: { selection: 'best-fit' } }, SOURCE, PROBE)).toThrow(/placement\.selection: invalid placement selection "best-fit"/);
-    expect(() => validateConfig({ placement: { lambda: { training: 2 } } }, SOURCE, PROBE)).toThrow(/placement\.lambda\.training: invalid lambda training 2: expected a number from 0 to 1/);
-    expect(() => validateConfig({ placement: { lambda: { serving: 0.5 } } }, SOURCE, PROBE)).toThrow(/placement\.lambda.*serving/);
-    expect(() => validateConfig({ placement: { jitter: 0.5 } }, SOURCE, PROBE)).toThrow(/placement\.jitter: invalid jitter 0\.5: expected a number from 0 to 0\.1/);
+    const set = validateConfig(
+      { placement: { mode: 'first-fit', selection: 'min-satisfying', lambda: { inference: 0.1 }, jitter: 0 } },
+      SOURCE,
+      PROBE,
+    ).placement;
+    expect(set).toMatchObject({
+      mode: 'first-fit',
+      selection: 'min-satisfying',
+      lambda: { training: 0.8, inference: 0.1, other: 0.5 },
+      jitter: 0,
+    });
+    expect(() => validateConfig({ placement: { mode: 'adaptiv' } }, SOURCE, PROBE)).toThrow(
+      /placement\.mode: invalid placement mode "adaptiv".*adaptive/,
+    );
+    expect(() => validateConfig({ placement: { selection: 'best-fit' } }, SOURCE, PROBE)).toThrow(
+      /placement\.selection: invalid placement selection "best-fit"/,
+    );
+    expect(() => validateConfig({ placement: { lambda: { training: 2 } } }, SOURCE, PROBE)).toThrow(
+      /placement\.lambda\.training: invalid lambda training 2: expected a number from 0 to 1/,
+    );
+    expect(() => validateConfig({ placement: { lambda: { serving: 0.5 } } }, SOURCE, PROBE)).toThrow(
+      /placement\.lambda.*serving/,
+    );
+    expect(() => validateConfig({ placement: { jitter: 0.5 } }, SOURCE, PROBE)).toThrow(
+      /placement\.jitter: invalid jitter 0\.5: expected a number from 0 to 0\.1/,
+    );
   });
 
   it('log-limit: a byte size, 1 GiB by default', () => {
     expect(validateConfig({}, SOURCE, PROBE).logLimitBytes).toBe(1024 ** 3);
     expect(validateConfig({ 'log-limit': '512M' }, SOURCE, PROBE).logLimitBytes).toBe(512 * 1024 ** 2);
     expect(validateConfig({ 'log-limit': 4096 }, SOURCE, PROBE).logLimitBytes).toBe(4096);
-    expect(() => validateConfig({ 'log-limit': 'lots' }, SOURCE, PROBE)).toThrow(/log-limit: invalid log-limit "lots": expected a size such as 512M/);
+    expect(() => validateConfig({ 'log-limit': 'lots' }, SOURCE, PROBE)).toThrow(
+      /log-limit: invalid log-limit "lots": expected a size such as 512M/,
+    );
     expect(() => validateConfig({ 'log-limit': true }, SOURCE, PROBE)).toThrow(/log-limit: invalid log-limit true/);
   });
 
@@ -277,13 +374,28 @@ describe('validateConfig: defaults and shorthands', () => {
 
 describe('validateConfig: every error names the file and the key', () => {
   const cases: Array<[string, unknown, string, RegExp?]> = [
-    ['bad memory', { workers: [{ name: 'a' }, { name: 'b', memory: 'lots' }] }, 'workers[1].memory', /invalid memory "lots": expected a size such as 512M, 4GiB or 2G/],
-    ['unknown worker key', { workers: [{ name: 'a', cpus: 4 }] }, 'workers[0].cpus', /unknown key \(did you mean "cpu"\?\)/],
+    [
+      'bad memory',
+      { workers: [{ name: 'a' }, { name: 'b', memory: 'lots' }] },
+      'workers[1].memory',
+      /invalid memory "lots": expected a size such as 512M, 4GiB or 2G/,
+    ],
+    [
+      'unknown worker key',
+      { workers: [{ name: 'a', cpus: 4 }] },
+      'workers[0].cpus',
+      /unknown key \(did you mean "cpu"\?\)/,
+    ],
     ['unknown top-level key', { worker: [] }, 'worker', /unknown key \(did you mean "workers"\?\)/],
     ['unknown key without suggestion', { colour: 'blue' }, 'colour', /unknown key$/],
     ['bad cpu', { workers: [{ name: 'a', cpu: -1 }] }, 'workers[0].cpu', /invalid cpu -1:/],
     ['cpu of wrong type', { workers: [{ name: 'a', cpu: true }] }, 'workers[0].cpu', /invalid cpu true/],
-    ['duplicate names', { workers: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] }, 'workers[2].name', /duplicate worker name "a" \(also workers\[0\]\)/],
+    [
+      'duplicate names',
+      { workers: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] },
+      'workers[2].name',
+      /duplicate worker name "a" \(also workers\[0\]\)/,
+    ],
     ['gpu and tpu', { workers: [{ name: 'a', gpu: 1, tpu: 'v4-8' }] }, 'workers[0]', /either gpu or tpu, not both/],
     ['unsafe name', { workers: [{ name: 'a b' }] }, 'workers[0].name', /invalid worker name "a b"/],
     ['name starting with a dot', { workers: [{ name: '.hidden' }] }, 'workers[0].name', /invalid worker name/],
@@ -293,22 +405,87 @@ describe('validateConfig: every error names the file and the key', () => {
     ['empty workers', { workers: [] }, 'workers', /at least one worker/],
     ['null workers', { workers: null }, 'workers', /at least one worker/],
     ['workers not a list', { workers: { a: {} } }, 'workers', /expected a list of workers/],
-    ['unknown tpu variant', { workers: [{ name: 'a', tpu: { variant: 'v9-1' } }] }, 'workers[0].tpu.variant', /unknown TPU variant "v9-1"/],
-    ['tpu without variant', { workers: [{ name: 'a', tpu: { chips: 4 } }] }, 'workers[0].tpu.variant', /missing TPU variant/],
-    ['tpu chips not positive', { workers: [{ name: 'a', tpu: { variant: 'v4-8', chips: 0 } }] }, 'workers[0].tpu.chips', /whole number of at least 1/],
-    ['gpu count fraction', { workers: [{ name: 'a', gpu: { variant: 'H100', count: 1.5 } }] }, 'workers[0].gpu.count', /invalid gpu count 1.5/],
-    ['gpu unknown key', { workers: [{ name: 'a', gpu: { varient: 'H100' } }] }, 'workers[0].gpu.varient', /did you mean "variant"/],
+    [
+      'unknown tpu variant',
+      { workers: [{ name: 'a', tpu: { variant: 'v9-1' } }] },
+      'workers[0].tpu.variant',
+      /unknown TPU variant "v9-1"/,
+    ],
+    [
+      'tpu without variant',
+      { workers: [{ name: 'a', tpu: { chips: 4 } }] },
+      'workers[0].tpu.variant',
+      /missing TPU variant/,
+    ],
+    [
+      'tpu chips not positive',
+      { workers: [{ name: 'a', tpu: { variant: 'v4-8', chips: 0 } }] },
+      'workers[0].tpu.chips',
+      /whole number of at least 1/,
+    ],
+    [
+      'gpu count fraction',
+      { workers: [{ name: 'a', gpu: { variant: 'H100', count: 1.5 } }] },
+      'workers[0].gpu.count',
+      /invalid gpu count 1.5/,
+    ],
+    [
+      'gpu unknown key',
+      { workers: [{ name: 'a', gpu: { varient: 'H100' } }] },
+      'workers[0].gpu.varient',
+      /did you mean "variant"/,
+    ],
     ['bad gpu string', { workers: [{ name: 'a', gpu: 'H100x0' }] }, 'workers[0].gpu', /invalid gpu "H100x0"/],
-    ['device-type overridden', { workers: [{ name: 'a', attributes: { 'device-type': 'gpu' } }] }, 'workers[0].attributes.device-type', /reported by the worker itself \("cpu" here\)/],
-    ['device-variant on cpu', { workers: [{ name: 'a', attributes: { 'device-variant': 'H100' } }] }, 'workers[0].attributes.device-variant', /absent here/],
-    ['device-variant differs', { workers: [{ name: 'a', gpu: 'H100x1', attributes: { 'device-variant': 'A100' } }] }, 'workers[0].attributes.device-variant', /"H100" here/],
-    ['attribute value object', { workers: [{ name: 'a', attributes: { zone: { a: 1 } } }] }, 'workers[0].attributes.zone', /expected a string, number or boolean/],
-    ['attribute bad name', { workers: [{ name: 'a', attributes: { 'bad key': 'x' } }] }, 'workers[0].attributes["bad key"]', /invalid attribute name/],
-    ['attributes not an object', { workers: [{ name: 'a', attributes: ['x'] }] }, 'workers[0].attributes', /expected an object/],
+    [
+      'device-type overridden',
+      { workers: [{ name: 'a', attributes: { 'device-type': 'gpu' } }] },
+      'workers[0].attributes.device-type',
+      /reported by the worker itself \("cpu" here\)/,
+    ],
+    [
+      'device-variant on cpu',
+      { workers: [{ name: 'a', attributes: { 'device-variant': 'H100' } }] },
+      'workers[0].attributes.device-variant',
+      /absent here/,
+    ],
+    [
+      'device-variant differs',
+      { workers: [{ name: 'a', gpu: 'H100x1', attributes: { 'device-variant': 'A100' } }] },
+      'workers[0].attributes.device-variant',
+      /"H100" here/,
+    ],
+    [
+      'attribute value object',
+      { workers: [{ name: 'a', attributes: { zone: { a: 1 } } }] },
+      'workers[0].attributes.zone',
+      /expected a string, number or boolean/,
+    ],
+    [
+      'attribute bad name',
+      { workers: [{ name: 'a', attributes: { 'bad key': 'x' } }] },
+      'workers[0].attributes["bad key"]',
+      /invalid attribute name/,
+    ],
+    [
+      'attributes not an object',
+      { workers: [{ name: 'a', attributes: ['x'] }] },
+      'workers[0].attributes',
+      /expected an object/,
+    ],
     ['quota cpu zero', { quotas: { alice: { cpu: 0 } } }, 'quotas.alice.cpu', /invalid cpu 0:/],
     ['quota memory bad', { quotas: { alice: { memory: '3 apples' } } }, 'quotas.alice.memory', /invalid memory/],
-    ['quota accelerators negative', { quotas: { alice: { accelerators: -2 } } }, 'quotas.alice.accelerators', /at least 1/],
-    ['quota pending zero', { quotas: { alice: { 'pending-tasks': 0 } } }, 'quotas.alice.pending-tasks', /invalid pending-tasks 0/],
+    [
+      'quota accelerators negative',
+      { quotas: { alice: { accelerators: -2 } } },
+      'quotas.alice.accelerators',
+      /at least 1/,
+    ],
+    [
+      'quota pending zero',
+      { quotas: { alice: { 'pending-tasks': 0 } } },
+      'quotas.alice.pending-tasks',
+      /invalid pending-tasks 0/,
+    ],
     ['quota unknown key', { quotas: { alice: { pending: 3 } } }, 'quotas.alice.pending', /unknown key/],
     ['quota not an object', { quotas: { alice: 5 } }, 'quotas.alice', /expected an object/],
     ['quotas not an object', { quotas: ['alice'] }, 'quotas', /expected an object/],
@@ -316,10 +493,25 @@ describe('validateConfig: every error names the file and the key', () => {
     ['stop-grace negative', { 'stop-grace': -1 }, 'stop-grace', /must not be negative/],
     ['max-preemptions fraction', { 'max-preemptions': 1.5 }, 'max-preemptions', /whole number of 0 or more/],
     ['home not a string', { home: 42 }, 'home', /invalid home 42/],
-    ['cpu beyond any machine', { workers: [{ name: 'a', cpu: 1e308 }] }, 'workers[0].cpu', /invalid cpu 1e\+308: at most 1000000 cores/],
-    ['memory beyond exact integers', { workers: [{ name: 'a', memory: 1e300 }] }, 'workers[0].memory', /invalid memory 1e\+300: too large/],
+    [
+      'cpu beyond any machine',
+      { workers: [{ name: 'a', cpu: 1e308 }] },
+      'workers[0].cpu',
+      /invalid cpu 1e\+308: at most 1000000 cores/,
+    ],
+    [
+      'memory beyond exact integers',
+      { workers: [{ name: 'a', memory: 1e300 }] },
+      'workers[0].memory',
+      /invalid memory 1e\+300: too large/,
+    ],
     ['stop-grace beyond a day', { 'stop-grace': '25d' }, 'stop-grace', /invalid stop-grace "25d": at most 1d/],
-    ['a huge worker name is cut in the message', { workers: [{ name: 'x'.repeat(10_000) + '!' }] }, 'workers[0].name', /"x{48}…" \(10001 characters\)/],
+    [
+      'a huge worker name is cut in the message',
+      { workers: [{ name: 'x'.repeat(10_000) + '!' }] },
+      'workers[0].name',
+      /"x{48}…" \(10001 characters\)/,
+    ],
   ];
 
   it.each(cases)('%s', (_label, raw, keyPath, detail) => {
@@ -343,6 +535,8 @@ describe('validateConfig: every error names the file and the key', () => {
   });
 
   it('unknown keys carry a hint listing the allowed keys', () => {
-    expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe('allowed keys here: name, count, cpu, memory, gpu, tpu, hostname, privileged, cost-per-hour, attributes');
+    expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe(
+      'allowed keys here: name, count, cpu, memory, gpu, tpu, hostname, privileged, cost-per-hour, attributes',
+    );
   });
 });

@@ -36,17 +36,27 @@ describe('adaptive placement', () => {
     const detail = await c.json<JobDetail>(['status', name]);
     const attempt = detail.taskList[0]!.attempts[0]!;
     expect(attempt.workerId).toBe('w1');
-    expect(attempt.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.5, reuseHit: false, runnerUp: { workerId: 'w0' } });
+    expect(attempt.placement).toMatchObject({
+      mode: 'adaptive',
+      pool: 2,
+      lambda: 0.5,
+      reuseHit: false,
+      runnerUp: { workerId: 'w0' },
+    });
     const status = await c.iris(['status', name]);
     expect(status.code, describeRun(['status', name], status)).toBe(0);
-    expect(status.stdout).toMatch(/Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+adaptive: 2 candidates, λ 0\.5, score 0\.50 \(next w0 -?0\.00\)\n/);
+    expect(status.stdout).toMatch(
+      /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+adaptive: 2 candidates, λ 0\.5, score 0\.50 \(next w0 -?0\.00\)\n/,
+    );
   });
 
   it('mixed workloads: training lands on the expensive big worker, inference on the cheap one, as λ says', async () => {
-    c = await E2ECluster.create({ config: `workers:
+    c = await E2ECluster.create({
+      config: `workers:
   - {name: cheap, cpu: 2, memory: 2GiB, cost-per-hour: 1}
   - {name: big, cpu: 8, memory: 16GiB, cost-per-hour: 10}
-` });
+`,
+    });
     const placed = async (category: string) => {
       const name = await c!.submit(['--cpu', '0.5', '--memory', '100MiB', '--category', category], ['true']);
       const wait = await c!.iris(['wait', name]);
@@ -56,7 +66,12 @@ describe('adaptive placement', () => {
     // μ̂ and cost normalised over the two: big (1, 1), cheap (0, 0). Training: 0.8·1 − 0.2·1 = 0.6 > 0.
     const training = await placed('training');
     expect(training.workerId).toBe('big');
-    expect(training.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.8, runnerUp: { workerId: 'cheap' } });
+    expect(training.placement).toMatchObject({
+      mode: 'adaptive',
+      pool: 2,
+      lambda: 0.8,
+      runnerUp: { workerId: 'cheap' },
+    });
     expect(training.placement!.score).toBeCloseTo(0.6, 2);
     // Inference: 0.4·1 − 0.6·1 = −0.2 < 0, so the cheap worker wins.
     const inference = await placed('inference');
@@ -66,11 +81,13 @@ describe('adaptive placement', () => {
   });
 
   it('reuse priority: a job that uses a model goes where it was loaded, until the hint lapses', async () => {
-    c = await E2ECluster.create({ config: `workers:
+    c = await E2ECluster.create({
+      config: `workers:
   - {name: a, cpu: 2, memory: 2GiB}
   - {name: b, cpu: 2, memory: 2GiB}
 placement: {cache-ttl: 3s}
-` });
+`,
+    });
     const run = async () => {
       const name = await c!.submit(['--cpu', '0.5', '--memory', '100MiB', '--uses', 'llama-3'], ['true']);
       const wait = await c!.iris(['wait', name]);

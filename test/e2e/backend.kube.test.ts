@@ -14,7 +14,6 @@ import { startNodeAgent, type NodeAgent } from '../kube/node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from '../kube/server.js';
 import { TPU_POOL_LABELS } from '../kube/tpu-pool.js';
 
-
 describeKube('kubernetes backend (built binary, real API server)', () => {
   let server: KubeServer;
   let agent: NodeAgent;
@@ -28,7 +27,12 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
       nodes: [
         { name: 'cpu-0', capacity: { cpu: '2', memory: '4Gi' } },
         { name: 'cpu-1', capacity: { cpu: '2', memory: '4Gi' } },
-        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: TPU_POOL_LABELS, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' }, unschedulable: i === 3 })),
+        ...[0, 1, 2, 3].map((i) => ({
+          name: `tpu-${i}`,
+          labels: TPU_POOL_LABELS,
+          capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' },
+          unschedulable: i === 3,
+        })),
       ],
     });
     const k8s = await import('@kubernetes/client-node');
@@ -36,7 +40,9 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
     kc.loadFromFile(server.kubeconfig);
     api = kc.makeApiClient(k8s.CoreV1Api);
     c = await E2ECluster.create({
-      config: `stop-grace: 2s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${server.kubeconfig}\n  image: iris-test/busybox\n`,
+      config:
+        `stop-grace: 2s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${server.kubeconfig}\n  image: ` +
+        `iris-test/busybox\n`,
     });
   }, 180_000);
 
@@ -46,14 +52,32 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
     await server?.stop();
   }, 120_000);
 
-  const podsOf = async (job: string) => (await api.listNamespacedPod({ namespace: 'default', labelSelector: `iris/job=${job}` })).items;
+  const podsOf = async (job: string) =>
+    (await api.listNamespacedPod({ namespace: 'default', labelSelector: `iris/job=${job}` })).items;
 
   it('the nodes are the workers: a job with replicas binds its pods to nodes and succeeds, with its logs', async () => {
     const workers = await c.json<Array<{ id: string; state: string }>>(['workers']);
     expect(workers.map((w) => [w.id, w.state])).toEqual([
-      ['cpu-0', 'READY'], ['cpu-1', 'READY'], ['tpu-0', 'READY'], ['tpu-1', 'READY'], ['tpu-2', 'READY'], ['tpu-3', 'DISABLED'],
+      ['cpu-0', 'READY'],
+      ['cpu-1', 'READY'],
+      ['tpu-0', 'READY'],
+      ['tpu-1', 'READY'],
+      ['tpu-2', 'READY'],
+      ['tpu-3', 'DISABLED'],
     ]);
-    const r = await c.iris(['run', '--name', 'hello', '--replicas', '3', '--cpu', '1', '--', 'sh', '-c', 'echo "task $IRIS_TASK_INDEX on $IRIS_WORKER_ID"']);
+    const r = await c.iris([
+      'run',
+      '--name',
+      'hello',
+      '--replicas',
+      '3',
+      '--cpu',
+      '1',
+      '--',
+      'sh',
+      '-c',
+      'echo "task $IRIS_TASK_INDEX on $IRIS_WORKER_ID"',
+    ]);
     expect(r.code, describeRun(['run'], r)).toBe(0);
     const job = await c.job('/hello');
     expect(job.state).toBe('SUCCEEDED');
@@ -63,8 +87,15 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
   });
 
   it('a 4-host TPU gang waits with its reason while one host is cordoned, then binds all four', async () => {
-    await c.submit(['--name', 'slice', '--tpu', 'v5litepod-16'], ['sh', '-c', 'echo "host $IRIS_TASK_INDEX worker $TPU_WORKER_ID"']);
-    const waiting = await waitUntil('the gang to show its reason', () => c.job('/slice'), (j) => j.state === 'PENDING' && j.reason !== null);
+    await c.submit(
+      ['--name', 'slice', '--tpu', 'v5litepod-16'],
+      ['sh', '-c', 'echo "host $IRIS_TASK_INDEX worker $TPU_WORKER_ID"'],
+    );
+    const waiting = await waitUntil(
+      'the gang to show its reason',
+      () => c.job('/slice'),
+      (j) => j.state === 'PENDING' && j.reason !== null,
+    );
     expect(waiting.reason).toMatch(/tpu-name/);
     expect(await podsOf('slice')).toEqual([]); // nothing created for a gang that cannot start
     await agent.setUnschedulable('tpu-3', false);
@@ -79,18 +110,30 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
     const r = await c.iris(['cancel', 'long']);
     expect(r.code, describeRun(['cancel'], r)).toBe(0);
     await c.waitForState('/long', 'KILLED');
-    await waitUntil('the pod to be deleted', () => podsOf('long'), (pods) => pods.length === 0);
+    await waitUntil(
+      'the pod to be deleted',
+      () => podsOf('long'),
+      (pods) => pods.length === 0,
+    );
     expect(agent.runningPods().filter((p) => p.includes('long'))).toEqual([]);
   });
 
   it('a node made unschedulable preempts its task, which runs again on another node', async () => {
-    await c.submit(['--name', 'moved', '--cpu', '1', '--max-preemptions', '3'], ['sh', '-c', 'echo "attempt $IRIS_ATTEMPT"; sleep 300']);
+    await c.submit(
+      ['--name', 'moved', '--cpu', '1', '--max-preemptions', '3'],
+      ['sh', '-c', 'echo "attempt $IRIS_ATTEMPT"; sleep 300'],
+    );
     const first = await c.waitForLog('/moved', 'attempt 0');
     expect(first.length).toBeGreaterThan(0);
     const node = (await c.job('/moved')).taskList[0]!.attempts[0]!.workerId!;
     await agent.setUnschedulable(node, true);
     try {
-      const job = await c.waitForJob('/moved', (j) => j.taskList[0]!.attempts.length === 2 && j.taskList[0]!.attempts[1]!.state === 'RUNNING', 'attempt 1 running', { timeoutMs: 30_000 });
+      const job = await c.waitForJob(
+        '/moved',
+        (j) => j.taskList[0]!.attempts.length === 2 && j.taskList[0]!.attempts[1]!.state === 'RUNNING',
+        'attempt 1 running',
+        { timeoutMs: 30_000 },
+      );
       const [a0, a1] = job.taskList[0]!.attempts;
       expect(a0!.state).toBe('PREEMPTED');
       expect(a0!.reason).toMatch(new RegExp(`node ${node}: node cordoned`));
@@ -103,11 +146,18 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
 
   it('a SIGKILL of the controller loses nothing: the running pod is re-adopted and its end recorded', async () => {
     const gate = path.join(c.cwd, 'gate');
-    await c.submit(['--name', 'survivor', '--cpu', '1'], ['sh', '-c', `echo before; while [ ! -f ${gate} ]; do sleep 0.1; done; echo after`]);
+    await c.submit(
+      ['--name', 'survivor', '--cpu', '1'],
+      ['sh', '-c', `echo before; while [ ! -f ${gate} ]; do sleep 0.1; done; echo after`],
+    );
     await c.waitForLog('/survivor', 'before');
     const pid = c.pid()!;
     process.kill(pid, 'SIGKILL');
-    await waitUntil('the controller to die', async () => isRunning(pid), (alive) => !alive);
+    await waitUntil(
+      'the controller to die',
+      async () => isRunning(pid),
+      (alive) => !alive,
+    );
     const restart = await c.iris(['cluster', 'start', '--detach'], { timeoutMs: 60_000 });
     expect(restart.code, describeRun(['cluster', 'start'], restart)).toBe(0);
     expect((await c.job('/survivor')).state).toBe('RUNNING');

@@ -27,7 +27,9 @@ describe('static-worker placement', () => {
   it('keeps a whole tree on one worker and sends another submission to the other', async () => {
     c = await E2ECluster.create({ config: CONFIG });
     const gate = c.gate('first');
-    writeFileSync(path.join(c.cwd, 'tree.yaml'), `name: tree
+    writeFileSync(
+      path.join(c.cwd, 'tree.yaml'),
+      `name: tree
 stages:
   first:
     cpu: 0.5
@@ -40,7 +42,8 @@ stages:
     memory: 100MiB
     replicas: 2
     command: "true"
-`);
+`,
+    );
     const submit = await c.iris(['submit', '-f', 'tree.yaml']);
     expect(submit.code, describeRun(['submit', '-f', 'tree.yaml'], submit)).toBe(0);
     await c.waitForState('/tree/first', 'RUNNING');
@@ -51,13 +54,21 @@ stages:
     const done = await c.waitForEnd('/tree/second');
     expect(done.state).toBe('SUCCEEDED');
 
-    const workersOf = async (job: string) => (await c!.json<JobDetail>(['status', job])).taskList.map((t) => t.workerId);
+    const workersOf = async (job: string) =>
+      (await c!.json<JobDetail>(['status', job])).taskList.map((t) => t.workerId);
     expect(await workersOf('/tree/first')).toEqual(['w0', 'w0']);
     expect(await workersOf('/tree/second')).toEqual(['w0', 'w0']);
     const otherDetail = await c.json<JobDetail>(['status', other]);
     expect(otherDetail.taskList[0]!.workerId).toBe('w1');
-    expect(otherDetail.taskList[0]!.attempts[0]!.placement).toMatchObject({ mode: 'static-worker', pool: 1, score: 0, runnerUp: null });
+    expect(otherDetail.taskList[0]!.attempts[0]!.placement).toMatchObject({
+      mode: 'static-worker',
+      pool: 1,
+      score: 0,
+      runnerUp: null,
+    });
     const status = await c.iris(['status', other]);
-    expect(status.stdout).toMatch(/Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+static-worker: 1 candidate\n/);
+    expect(status.stdout).toMatch(
+      /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+static-worker: 1 candidate\n/,
+    );
   });
 });

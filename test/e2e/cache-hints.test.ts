@@ -27,14 +27,17 @@ describe('context-reuse cache hints', () => {
   it('a stage that uses a model leaves a hint on the worker it ran on, shown by iris workers', async () => {
     const gate = c.gate('load');
     const file = path.join(c.cwd, 'tune.yaml');
-    writeFileSync(file, `name: tune
+    writeFileSync(
+      file,
+      `name: tune
 stages:
   train:
     cpu: 0.5
     constraints: [host=w1]
     uses: [llama-3]
     command: ${gate.hold}
-`);
+`,
+    );
     const submit = await c.iris(['submit', '-f', 'tune.yaml']);
     expect(submit.code, describeRun(['submit', '-f', 'tune.yaml'], submit)).toBe(0);
     await c.waitForState('/tune/train', 'RUNNING');

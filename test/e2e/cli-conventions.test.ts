@@ -46,38 +46,48 @@ describe('help and shell completion', () => {
   it('`iris --help` lists the commands, help and autocomplete among them', async () => {
     const r = await runIris(['--help'], { env });
     expect(r.code, describeRun(['--help'], r)).toBe(0);
-    for (const command of ['submit', 'jobs', 'logs', 'help', 'autocomplete']) expect(r.stdout).toMatch(new RegExp(`^  ${command}\\s`, 'm'));
+    for (const command of ['submit', 'jobs', 'logs', 'help', 'autocomplete'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${command}\\s`, 'm'));
   });
 
-  it('`iris autocomplete bash` prints setup instructions, and the script it installs completes `iris su` to submit', async () => {
-    const r = await runIris(['autocomplete', 'bash'], { env });
-    expect(r.code, describeRun(['autocomplete', 'bash'], r)).toBe(0);
-    expect(r.stdout).toContain('iris autocomplete script bash');
-    expect(r.stdout).toContain('~/.bashrc');
+  it(
+    '`iris autocomplete bash` prints setup instructions, and the script it installs completes `iris su` to ' + 'submit',
+    async () => {
+      const r = await runIris(['autocomplete', 'bash'], { env });
+      expect(r.code, describeRun(['autocomplete', 'bash'], r)).toBe(0);
+      expect(r.stdout).toContain('iris autocomplete script bash');
+      expect(r.stdout).toContain('~/.bashrc');
 
-    const script = await runIris(['autocomplete', 'script', 'bash'], { env });
-    expect(script.code, describeRun(['autocomplete', 'script', 'bash'], script)).toBe(0);
-    expect(script.stdout).toContain('IRIS_AC_BASH_SETUP_PATH=');
+      const script = await runIris(['autocomplete', 'script', 'bash'], { env });
+      expect(script.code, describeRun(['autocomplete', 'script', 'bash'], script)).toBe(0);
+      expect(script.stdout).toContain('IRIS_AC_BASH_SETUP_PATH=');
 
-    // What a user's ~/.bashrc runs, then what bash does on `iris su<TAB>` and `iris workers d<TAB>`.
-    const complete = (words: string[]): string[] => {
-      const program = [
-        script.stdout,
-        `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
-        'complete -p iris >/dev/null || exit 9',
-        '_iris_autocomplete; printf "%s\\n" "${COMPREPLY[@]}"',
-      ].join('\n');
-      const shell = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { env: { ...process.env, ...env }, encoding: 'utf8' });
-      expect(shell.status, shell.stderr).toBe(0);
-      return shell.stdout.split('\n').filter(Boolean);
-    };
-    expect(complete(['iris', 'su'])).toEqual(['submit']);
-    expect(complete(['iris', 'workers', 'd'])).toEqual(['disable', 'drain']);
-    expect(complete(['iris', 'workers', 'dr'])).toEqual(['drain']);
+      // What a user's ~/.bashrc runs, then what bash does on `iris su<TAB>` and `iris workers d<TAB>`.
+      const complete = (words: string[]): string[] => {
+        const program = [
+          script.stdout,
+          `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
+          'complete -p iris >/dev/null || exit 9',
+          '_iris_autocomplete; printf "%s\\n" "${COMPREPLY[@]}"',
+        ].join('\n');
+        const shell = spawnSync('bash', ['--norc', '--noprofile', '-c', program], {
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+        });
+        expect(shell.status, shell.stderr).toBe(0);
+        return shell.stdout.split('\n').filter(Boolean);
+      };
+      expect(complete(['iris', 'su'])).toEqual(['submit']);
+      expect(complete(['iris', 'workers', 'd'])).toEqual(['disable', 'drain']);
+      expect(complete(['iris', 'workers', 'dr'])).toEqual(['drain']);
 
-    // Nothing outside the cache directory: not IRIS_HOME, not the home directory itself.
-    expect(filesUnder(home).every((file) => file.startsWith(path.join('.cache', 'iris', 'autocomplete') + path.sep)), filesUnder(home).join('\n')).toBe(true);
-  });
+      // Nothing outside the cache directory: not IRIS_HOME, not the home directory itself.
+      expect(
+        filesUnder(home).every((file) => file.startsWith(path.join('.cache', 'iris', 'autocomplete') + path.sep)),
+        filesUnder(home).join('\n'),
+      ).toBe(true);
+    },
+  );
 
   it('`iris autocomplete zsh` prints the zsh setup', async () => {
     const r = await runIris(['autocomplete', 'zsh'], { env });
@@ -108,7 +118,10 @@ describe('colour, time style and log timestamps on a real cluster', () => {
     // Once the escape codes are taken out, every column starts under its header: widths ignore them.
     const lines = jobs.stdout.replace(/\u001b\[\d+m/g, '').split('\n');
     const header = lines[0]!;
-    for (const [name, tasks] of [['/broken', '0/1 ok, 1 failed'], ['/fine', '1/1 ok']] as const) {
+    for (const [name, tasks] of [
+      ['/broken', '0/1 ok, 1 failed'],
+      ['/fine', '1/1 ok'],
+    ] as const) {
       const row = lines.find((line) => line.startsWith(name + ' '))!;
       expect(row.indexOf(tasks), row).toBe(header.indexOf('TASKS'));
       expect(row.indexOf('root'), row).toBe(header.indexOf('USER'));
@@ -129,7 +142,9 @@ describe('colour, time style and log timestamps on a real cluster', () => {
   });
 
   it('--json prints instants as ISO 8601 strings, durations as numbers', async () => {
-    const job = await c.json<Record<string, unknown> & { taskList: Array<{ attempts: Array<Record<string, unknown>> }> }>(['status', 'broken']);
+    const job = await c.json<
+      Record<string, unknown> & { taskList: Array<{ attempts: Array<Record<string, unknown>> }> }
+    >(['status', 'broken']);
     for (const value of [job.submittedAt, job.finishedAt, job.taskList[0]!.attempts[0]!.startedAt]) {
       expect(typeof value).toBe('string');
       expect(String(value)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -145,12 +160,19 @@ describe('colour, time style and log timestamps on a real cluster', () => {
     expect(full.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} task-0\[0\] hello\n$/);
     const day = full.stdout.slice(0, 10);
     const now = new Date();
-    const today = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+    const today =
+      `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-` +
+      `${String(now.getDate()).padStart(2, '0')}`;
     const yesterday = new Date(now.getTime() - 86_400_000);
-    const before = `${yesterday.getFullYear()}-${String(yesterday.getMonth() + 1).padStart(2, '0')}-${String(yesterday.getDate()).padStart(2, '0')}`;
+    const before =
+      `${yesterday.getFullYear()}-${String(yesterday.getMonth() + 1).padStart(2, '0')}-` +
+      `${String(yesterday.getDate()).padStart(2, '0')}`;
     expect([today, before]).toContain(day); // a run just after midnight logged yesterday
 
-    for (const args of [['logs', 'fine'], ['logs', 'fine', '--timestamps', 'time']]) {
+    for (const args of [
+      ['logs', 'fine'],
+      ['logs', 'fine', '--timestamps', 'time'],
+    ]) {
       const r = await c.iris(args);
       expect(r.code, describeRun(args, r)).toBe(0);
       expect(r.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} task-0\[0\] hello\n$/);

@@ -21,7 +21,10 @@ describe('job defaults from .irisrc.yaml', () => {
   });
 
   it('keeps the values a job gives itself, 0 included', async () => {
-    const name = await c.submit(['--name', 'own', '--cpu', '0.1', '--max-preemptions', '7', '--time-limit', '10m'], ['true']);
+    const name = await c.submit(
+      ['--name', 'own', '--cpu', '0.1', '--max-preemptions', '7', '--time-limit', '10m'],
+      ['true'],
+    );
     const job = await c.json<JobDetail>(['status', name]);
     expect(job.maxPreemptions).toBe(7);
     expect(job.timeoutMs).toBe(600_000);

@@ -13,35 +13,61 @@ import { describeRun, withCluster } from './harness.js';
 describe('dependencies between jobs', () => {
   const c = withCluster('workers:\n  - {name: w0, cpu: 8, memory: 4GiB}\n');
 
-  it('afterok, afterany and afternotok: a job waits with its reason, then runs or fails as its condition says', async () => {
-    const gate = c.gate('prep');
-    await c.submit(['--name', 'prep', '--cpu', '0.5'], ['sh', '-c', `${gate.hold}; exit 3`]);
-    await c.waitForState('/prep', 'RUNNING');
-    await c.submit(['--name', 'ok', '--cpu', '0.5', '--after', 'prep'], ['true']);
-    await c.submit(['--name', 'any', '--cpu', '0.5', '--after', 'prep:any'], ['true']);
-    await c.submit(['--name', 'notok', '--cpu', '0.5', '--after', '/prep:failed'], ['true']);
+  it(
+    'afterok, afterany and afternotok: a job waits with its reason, then runs or fails as its condition ' + 'says',
+    async () => {
+      const gate = c.gate('prep');
+      await c.submit(['--name', 'prep', '--cpu', '0.5'], ['sh', '-c', `${gate.hold}; exit 3`]);
+      await c.waitForState('/prep', 'RUNNING');
+      await c.submit(['--name', 'ok', '--cpu', '0.5', '--after', 'prep'], ['true']);
+      await c.submit(['--name', 'any', '--cpu', '0.5', '--after', 'prep:any'], ['true']);
+      await c.submit(['--name', 'notok', '--cpu', '0.5', '--after', '/prep:failed'], ['true']);
 
-    // Waiting: PENDING with the reason, in `jobs` and `status` alike, and never placed.
-    const waiting = await c.json<JobDetail>(['status', 'ok']);
-    expect(waiting).toMatchObject({ state: 'PENDING', reason: 'waiting for /prep (RUNNING)', after: [{ job: '/prep', condition: 'ok' }] });
-    expect(waiting.taskList[0]!.attempts).toEqual([]);
-    const listed = await c.json<JobSummary[]>(['jobs']);
-    expect(listed.find((j) => j.name === '/any')).toMatchObject({ state: 'PENDING', reason: 'waiting for /prep (RUNNING)' });
-    const text = await c.iris(['status', 'notok']);
-    expect(text.stdout).toMatch(/Pending reason:\s+waiting for \/prep \(RUNNING\)/);
-    expect(text.stdout).toMatch(/After:\s+\/prep:failed/);
-    const dry = await c.iris(['submit', '--dry-run', '--name', 'later', '--cpu', '0.5', '--after', 'prep', '--', 'true']);
-    expect(dry.code, describeRun(['submit', '--dry-run'], dry)).toBe(0);
-    expect(dry.stdout).toContain('first: waiting for /prep (RUNNING) (the time above assumes its dependencies are met now)');
+      // Waiting: PENDING with the reason, in `jobs` and `status` alike, and never placed.
+      const waiting = await c.json<JobDetail>(['status', 'ok']);
+      expect(waiting).toMatchObject({
+        state: 'PENDING',
+        reason: 'waiting for /prep (RUNNING)',
+        after: [{ job: '/prep', condition: 'ok' }],
+      });
+      expect(waiting.taskList[0]!.attempts).toEqual([]);
+      const listed = await c.json<JobSummary[]>(['jobs']);
+      expect(listed.find((j) => j.name === '/any')).toMatchObject({
+        state: 'PENDING',
+        reason: 'waiting for /prep (RUNNING)',
+      });
+      const text = await c.iris(['status', 'notok']);
+      expect(text.stdout).toMatch(/Pending reason:\s+waiting for \/prep \(RUNNING\)/);
+      expect(text.stdout).toMatch(/After:\s+\/prep:failed/);
+      const dry = await c.iris([
+        'submit',
+        '--dry-run',
+        '--name',
+        'later',
+        '--cpu',
+        '0.5',
+        '--after',
+        'prep',
+        '--',
+        'true',
+      ]);
+      expect(dry.code, describeRun(['submit', '--dry-run'], dry)).toBe(0);
+      expect(dry.stdout).toContain(
+        'first: waiting for /prep (RUNNING) (the time above assumes its dependencies are met now)',
+      );
 
-    gate.open();
-    await c.waitForState('/prep', 'FAILED');
-    expect(await c.waitForState('/any', 'SUCCEEDED')).toMatchObject({ state: 'SUCCEEDED' });
-    expect(await c.waitForState('/notok', 'SUCCEEDED')).toMatchObject({ state: 'SUCCEEDED' });
-    const failed = await c.waitForState('/ok', 'FAILED');
-    expect(failed).toMatchObject({ reason: 'dependency /prep failed', cause: { kind: 'dependency_failure', parent: '/prep' } });
-    expect(failed.taskList[0]!.attempts).toEqual([]);
-  });
+      gate.open();
+      await c.waitForState('/prep', 'FAILED');
+      expect(await c.waitForState('/any', 'SUCCEEDED')).toMatchObject({ state: 'SUCCEEDED' });
+      expect(await c.waitForState('/notok', 'SUCCEEDED')).toMatchObject({ state: 'SUCCEEDED' });
+      const failed = await c.waitForState('/ok', 'FAILED');
+      expect(failed).toMatchObject({
+        reason: 'dependency /prep failed',
+        cause: { kind: 'dependency_failure', parent: '/prep' },
+      });
+      expect(failed.taskList[0]!.attempts).toEqual([]);
+    },
+  );
 
   it('a failure cascades three levels deep, each job showing its cause', async () => {
     const gate = c.gate('a');
@@ -52,43 +78,53 @@ describe('dependencies between jobs', () => {
     expect((await c.job('/d')).reason).toBe('waiting for /c (PENDING)');
     gate.open();
     await c.waitForState('/a', 'FAILED');
-    for (const [job, parent] of [['/b', '/a'], ['/c', '/b'], ['/d', '/c']] as const) {
+    for (const [job, parent] of [
+      ['/b', '/a'],
+      ['/c', '/b'],
+      ['/d', '/c'],
+    ] as const) {
       const detail = await c.waitForState(job, 'FAILED');
-      expect(detail).toMatchObject({ reason: `dependency ${parent} failed`, cause: { kind: 'dependency_failure', parent } });
+      expect(detail).toMatchObject({
+        reason: `dependency ${parent} failed`,
+        cause: { kind: 'dependency_failure', parent },
+      });
     }
     const shown = await c.iris(['status', 'd']);
     expect(shown.stdout).toMatch(/Reason:\s+dependency \/c failed/);
     expect(shown.stdout).toMatch(/Cause:\s+dependency_failure \(parent: \/c\)/);
   });
 
-  it('retry --downstream runs a failed job again and puts the jobs its failure cascaded to back to waiting on it', async () => {
-    const flag = `${c.cwd}/fail-once`;
-    const gate = c.gate('load');
-    // Fails while the flag file is missing: the first run fails, the retried one succeeds.
-    await c.submit(['--name', 'load', '--cpu', '0.5'], ['sh', '-c', `${gate.hold}; test -f '${flag}'`]);
-    await c.submit(['--name', 'fit', '--cpu', '0.5', '--after', 'load'], ['true']);
-    await c.submit(['--name', 'score', '--cpu', '0.5', '--after', 'fit'], ['true']);
-    gate.open();
-    await c.waitForState('/load', 'FAILED');
-    const failedFit = await c.waitForState('/fit', 'FAILED');
-    await c.waitForState('/score', 'FAILED');
+  it(
+    'retry --downstream runs a failed job again and puts the jobs its failure cascaded to back to waiting on ' + 'it',
+    async () => {
+      const flag = `${c.cwd}/fail-once`;
+      const gate = c.gate('load');
+      // Fails while the flag file is missing: the first run fails, the retried one succeeds.
+      await c.submit(['--name', 'load', '--cpu', '0.5'], ['sh', '-c', `${gate.hold}; test -f '${flag}'`]);
+      await c.submit(['--name', 'fit', '--cpu', '0.5', '--after', 'load'], ['true']);
+      await c.submit(['--name', 'score', '--cpu', '0.5', '--after', 'fit'], ['true']);
+      gate.open();
+      await c.waitForState('/load', 'FAILED');
+      const failedFit = await c.waitForState('/fit', 'FAILED');
+      await c.waitForState('/score', 'FAILED');
 
-    const notEnded = await c.iris(['retry', 'nope']);
-    expect(notEnded.code, describeRun(['retry', 'nope'], notEnded)).toBe(3);
+      const notEnded = await c.iris(['retry', 'nope']);
+      expect(notEnded.code, describeRun(['retry', 'nope'], notEnded)).toBe(3);
 
-    writeFileSync(flag, '');
-    const retried = await c.json<{ retried: { name: string; run: number }[] }>(['retry', 'load', '--downstream']);
-    expect(retried.retried.map((r) => r.name)).toEqual(['/load', '/fit', '/score']);
-    expect(retried.retried[1]!.run).toBeGreaterThan(failedFit.run);
-    for (const job of ['/load', '/fit', '/score']) await c.waitForState(job, 'SUCCEEDED');
-    // The failed runs are kept.
-    const old = await c.json<JobDetail>(['status', `fit@${failedFit.run}`]);
-    expect(old).toMatchObject({ state: 'FAILED', reason: 'dependency /load failed' });
+      writeFileSync(flag, '');
+      const retried = await c.json<{ retried: { name: string; run: number }[] }>(['retry', 'load', '--downstream']);
+      expect(retried.retried.map((r) => r.name)).toEqual(['/load', '/fit', '/score']);
+      expect(retried.retried[1]!.run).toBeGreaterThan(failedFit.run);
+      for (const job of ['/load', '/fit', '/score']) await c.waitForState(job, 'SUCCEEDED');
+      // The failed runs are kept.
+      const old = await c.json<JobDetail>(['status', `fit@${failedFit.run}`]);
+      expect(old).toMatchObject({ state: 'FAILED', reason: 'dependency /load failed' });
 
-    const again = await c.iris(['retry', 'load']);
-    expect(again.code, describeRun(['retry', 'load'], again)).toBe(4);
-    expect(again.stderr).toContain('job /load succeeded');
-  });
+      const again = await c.iris(['retry', 'load']);
+      expect(again.code, describeRun(['retry', 'load'], again)).toBe(4);
+      expect(again.stderr).toContain('job /load succeeded');
+    },
+  );
 
   it('refuses an unknown job, the job itself, a dependency already failed and a cycle, naming it', async () => {
     const unknown = await c.iris(['submit', '--name', 'u', '--after', 'nope', '--', 'true']);

@@ -24,44 +24,59 @@ describe('a full disk under IRIS_HOME', () => {
     fs?.unmount();
   });
 
-  it('fails the task that filled it, keeps serving, refuses work until space returns, survives a restart, and never re-runs the task', async (ctx) => {
-    if (!fs) return ctx.skip();
-    const pid = c.pid()!;
-    await c.submit(['--name', 'flood', '--cpu', '0.5'], ['sh', '-c', 'yes 0123456789abcdefghijklmnopqrstuvwxyz']);
-    const flood = await c.waitForEnd('/flood', { timeoutMs: 30_000 });
-    const logPath = path.join(c.home, 'logs', 'flood', `@${flood.run}`, 'task-0', 'attempt-0.log');
-    expect(flood.state).toBe('FAILED');
-    expect(flood.taskList[0]!.attempts.map((a) => [a.state, a.reason])).toEqual([['FAILED', `no space left on ${logPath}`]]);
-    expect(isRunning(pid)).toBe(true);
+  it(
+    'fails the task that filled it, keeps serving, refuses work until space returns, survives a restart, and never ' +
+      're-runs the task',
+    async (ctx) => {
+      if (!fs) return ctx.skip();
+      const pid = c.pid()!;
+      await c.submit(['--name', 'flood', '--cpu', '0.5'], ['sh', '-c', 'yes 0123456789abcdefghijklmnopqrstuvwxyz']);
+      const flood = await c.waitForEnd('/flood', { timeoutMs: 30_000 });
+      const logPath = path.join(c.home, 'logs', 'flood', `@${flood.run}`, 'task-0', 'attempt-0.log');
+      expect(flood.state).toBe('FAILED');
+      expect(flood.taskList[0]!.attempts.map((a) => [a.state, a.reason])).toEqual([
+        ['FAILED', `no space left on ${logPath}`],
+      ]);
+      expect(isRunning(pid)).toBe(true);
 
-    // The ended attempt's spool files gave some space back: the disk is full again (another
-    // writer took it). Reads work; a submission is refused with the documented exit code and a hint.
-    fs.fill();
-    const jobs = await c.iris(['jobs']);
-    expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
-    expect(jobs.stdout).toContain('/flood');
-    const refused = await c.iris(['submit', '--name', 'later', '--', 'true']);
-    expect(refused.code, describeRun(['submit'], refused)).toBe(7);
-    expect(refused.stderr).toContain(`no space left on ${path.join(c.home, 'state.db')}`);
-    expect(refused.stderr).toMatch(/free space/);
+      // The ended attempt's spool files gave some space back: the disk is full again (another
+      // writer took it). Reads work; a submission is refused with the documented exit code and a hint.
+      fs.fill();
+      const jobs = await c.iris(['jobs']);
+      expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
+      expect(jobs.stdout).toContain('/flood');
+      const refused = await c.iris(['submit', '--name', 'later', '--', 'true']);
+      expect(refused.code, describeRun(['submit'], refused)).toBe(7);
+      expect(refused.stderr).toContain(`no space left on ${path.join(c.home, 'state.db')}`);
+      expect(refused.stderr).toMatch(/free space/);
 
-    // The controller dies (kill -9, as in a crash) and is started again while the disk is still
-    // full: it comes up and serves what it knows.
-    process.kill(pid, 'SIGKILL');
-    await waitUntil('the controller gone', async () => isRunning(pid), (running) => !running);
-    fs.fill();
-    await c.start();
-    expect(c.pid()).not.toBe(pid);
-    expect((await c.job('/flood')).state).toBe('FAILED');
-    expect((await c.iris(['submit', '--name', 'later', '--', 'true'])).code).toBe(7);
+      // The controller dies (kill -9, as in a crash) and is started again while the disk is still
+      // full: it comes up and serves what it knows.
+      process.kill(pid, 'SIGKILL');
+      await waitUntil(
+        'the controller gone',
+        async () => isRunning(pid),
+        (running) => !running,
+      );
+      fs.fill();
+      await c.start();
+      expect(c.pid()).not.toBe(pid);
+      expect((await c.job('/flood')).state).toBe('FAILED');
+      expect((await c.iris(['submit', '--name', 'later', '--', 'true'])).code).toBe(7);
 
-    // Space returns: the cluster takes submissions again on its own, and the flood stays failed.
-    rmSync(logPath);
-    fs.free();
-    await waitUntil('a submission accepted', () => c.iris(['submit', '--name', 'later', '--', 'echo', 'back']), (r) => r.code === 0, { timeoutMs: 20_000 });
-    expect((await c.waitForEnd('/later')).state).toBe('SUCCEEDED');
-    const after = await c.job('/flood');
-    expect(after.state).toBe('FAILED');
-    expect(after.taskList[0]!.attempts).toHaveLength(1);
-  });
+      // Space returns: the cluster takes submissions again on its own, and the flood stays failed.
+      rmSync(logPath);
+      fs.free();
+      await waitUntil(
+        'a submission accepted',
+        () => c.iris(['submit', '--name', 'later', '--', 'echo', 'back']),
+        (r) => r.code === 0,
+        { timeoutMs: 20_000 },
+      );
+      expect((await c.waitForEnd('/later')).state).toBe('SUCCEEDED');
+      const after = await c.job('/flood');
+      expect(after.state).toBe('FAILED');
+      expect(after.taskList[0]!.attempts).toHaveLength(1);
+    },
+  );
 });

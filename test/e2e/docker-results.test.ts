@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsResponse } from '../../src/api/types.js';
 import { BUSYBOX, NODE_IMAGE as NODE, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
-import { E2ECluster, describeRun } from './harness.js';
+import { type E2ECluster, describeRun } from './harness.js';
 
 const READY = (await dockerTestEnv()).run;
 
@@ -42,7 +42,21 @@ describe.skipIf(!READY)('task results from containers', () => {
   });
 
   it('iris result set works from inside a container', async () => {
-    const r = await c.iris(['run', '--name', 'cset', '--image', NODE, '--cpu', '0.2', '--', 'iris', 'result', 'set', 'model', '/m/1']);
+    const r = await c.iris([
+      'run',
+      '--name',
+      'cset',
+      '--image',
+      NODE,
+      '--cpu',
+      '0.2',
+      '--',
+      'iris',
+      'result',
+      'set',
+      'model',
+      '/m/1',
+    ]);
     expect(r.code, describeRun(['run'], r) + (await c.logs('/cset')).map((l) => l.text).join('\n')).toBe(0);
     const answer = await c.json<ResultsResponse>(['results', 'cset']);
     expect(answer.results.map((row) => [row.key, row.value])).toEqual([['model', '/m/1']]);

@@ -9,9 +9,16 @@
  * sets IRIS_TEST_DOCKER=1). Under CI the file must not be skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUSYBOX, NODE_IMAGE as NODE, containersWithLabel, docker, dockerTestEnv, removeContainers } from '../helpers/docker.js';
+import {
+  BUSYBOX,
+  NODE_IMAGE as NODE,
+  containersWithLabel,
+  docker,
+  dockerTestEnv,
+  removeContainers,
+} from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
-import { E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
+import { type E2ECluster, byIndex, describeRun, parseEnvLines, waitUntil } from './harness.js';
 
 const READY = (await dockerTestEnv()).run;
 
@@ -36,9 +43,12 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   afterAll(() => stopDockerCluster(c, clusterId));
 
   it('replicas run as containers with the IRIS_* contract and none of the host environment', async () => {
-    const r = await c.iris(['run', '--name', 'env', '--image', BUSYBOX, '--replicas', '3', '--cpu', '0.2', '-e', 'GREETING=hi', '--', 'env'], {
-      env: { HOST_ONLY_SECRET: 'leak' },
-    });
+    const r = await c.iris(
+      ['run', '--name', 'env', '--image', BUSYBOX, '--replicas', '3', '--cpu', '0.2', '-e', 'GREETING=hi', '--', 'env'],
+      {
+        env: { HOST_ONLY_SECRET: 'leak' },
+      },
+    );
     expect(r.code, describeRun(['run'], r)).toBe(0);
     const job = await c.job('/env');
     expect(job.state).toBe('SUCCEEDED');
@@ -55,7 +65,7 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     expect(containersOf(clusterId)).toEqual([]);
   });
 
-  it('a container gets the task door and not the owner\'s socket directory', async () => {
+  it("a container gets the task door and not the owner's socket directory", async () => {
     const script = `ls ${c.home}/run >/dev/null 2>&1; echo "run rc=$?"; ls ${c.home}/tasks/iris.sock`;
     const r = await c.iris(['run', '--name', 'doors', '--image', BUSYBOX, '--cpu', '0.2', '--', 'sh', '-c', script]);
     expect(r.code, describeRun(['run'], r)).toBe(0);
@@ -64,25 +74,50 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     expect(text).toContain(`${c.home}/tasks/iris.sock`);
   });
 
-  it('a container runs as nobody (65534) on bridge networking by default; the job can ask for a user and host', async () => {
-    // /sys/class/net lists the engine's docker0 bridge only in the host's network namespace.
-    const probe = ['sh', '-c', 'echo "uid=$(id -u) gid=$(id -g)"; echo "nets=$(ls /sys/class/net | tr "\\n" " ")"'];
-    const plain = await c.iris(['run', '--name', 'nobody', '--image', BUSYBOX, '--', ...probe]);
-    expect(plain.code, describeRun(['run', 'nobody'], plain)).toBe(0);
-    const plainText = (await c.logs('/nobody/task-0')).map((l) => l.text).join('\n');
-    expect(plainText).toContain('uid=65534 gid=65534');
-    expect(plainText).toMatch(/nets=.*\beth0\b/);
-    expect(plainText).not.toMatch(/\bdocker0\b/);
+  it(
+    'a container runs as nobody (65534) on bridge networking by default; the job can ask for a user and ' + 'host',
+    async () => {
+      // /sys/class/net lists the engine's docker0 bridge only in the host's network namespace.
+      const probe = ['sh', '-c', 'echo "uid=$(id -u) gid=$(id -g)"; echo "nets=$(ls /sys/class/net | tr "\\n" " ")"'];
+      const plain = await c.iris(['run', '--name', 'nobody', '--image', BUSYBOX, '--', ...probe]);
+      expect(plain.code, describeRun(['run', 'nobody'], plain)).toBe(0);
+      const plainText = (await c.logs('/nobody/task-0')).map((l) => l.text).join('\n');
+      expect(plainText).toContain('uid=65534 gid=65534');
+      expect(plainText).toMatch(/nets=.*\beth0\b/);
+      expect(plainText).not.toMatch(/\bdocker0\b/);
 
-    const chosen = await c.iris(['run', '--name', 'chosen', '--image', BUSYBOX, '--user-in-container', '1234:4321', '--network', 'host', '--', ...probe]);
-    expect(chosen.code, describeRun(['run', 'chosen'], chosen)).toBe(0);
-    const chosenText = (await c.logs('/chosen/task-0')).map((l) => l.text).join('\n');
-    expect(chosenText).toContain('uid=1234 gid=4321');
-    expect(chosenText).toMatch(/\bdocker0\b/);
-  });
+      const chosen = await c.iris([
+        'run',
+        '--name',
+        'chosen',
+        '--image',
+        BUSYBOX,
+        '--user-in-container',
+        '1234:4321',
+        '--network',
+        'host',
+        '--',
+        ...probe,
+      ]);
+      expect(chosen.code, describeRun(['run', 'chosen'], chosen)).toBe(0);
+      const chosenText = (await c.logs('/chosen/task-0')).map((l) => l.text).join('\n');
+      expect(chosenText).toContain('uid=1234 gid=4321');
+      expect(chosenText).toMatch(/\bdocker0\b/);
+    },
+  );
 
   it('exit codes, stdout and stderr reach the attempt and its log like a process task', async () => {
-    const r = await c.iris(['run', '--name', 'exit3', '--image', BUSYBOX, '--', 'sh', '-c', 'echo to-out; echo to-err >&2; exit 3']);
+    const r = await c.iris([
+      'run',
+      '--name',
+      'exit3',
+      '--image',
+      BUSYBOX,
+      '--',
+      'sh',
+      '-c',
+      'echo to-out; echo to-err >&2; exit 3',
+    ]);
     expect(r.code).not.toBe(0);
     const job = await c.job('/exit3');
     expect(job.state).toBe('FAILED');
@@ -107,7 +142,11 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     expect(r.code, describeRun(['cancel'], r)).toBe(0);
     const job = await c.waitForEnd(name);
     expect(job.state).toBe('KILLED');
-    await waitUntil('container removed', async () => containersOf(clusterId), (ids) => ids.length === 0);
+    await waitUntil(
+      'container removed',
+      async () => containersOf(clusterId),
+      (ids) => ids.length === 0,
+    );
   });
 
   it('a container over its time limit is stopped and fails with reason time-limit', async () => {
@@ -118,14 +157,19 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   });
 
   it('an OOM kill is the reason of the failed attempt', async () => {
-    const name = await c.submit(['--name', 'hog', '--image', BUSYBOX, '--memory', '16MiB'], ['sh', '-c', 'tail /dev/zero']);
+    const name = await c.submit(
+      ['--name', 'hog', '--image', BUSYBOX, '--memory', '16MiB'],
+      ['sh', '-c', 'tail /dev/zero'],
+    );
     const job = await c.waitForEnd(name, { timeoutMs: 30_000 });
     expect(job.state).toBe('FAILED');
     expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/OOM/);
   });
 
   it('an image the engine does not have fails with a clear reason, not a stack trace', async () => {
-    await c.iris(['run', '--name', 'noimage', '--image', 'iris-test/does-not-exist:1', '--', 'true'], { timeoutMs: 60_000 });
+    await c.iris(['run', '--name', 'noimage', '--image', 'iris-test/does-not-exist:1', '--', 'true'], {
+      timeoutMs: 60_000,
+    });
     const job = await c.job('/noimage');
     expect(job.state).toBe('FAILED');
     expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/image not found: iris-test\/does-not-exist:1/);
@@ -134,7 +178,18 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
   it('a container task submits a child container job, which submits a grandchild', async () => {
     // Every container runs as the default unprivileged user (65534): the shim (0755 in a 0711
     // bin) and the task door (0666 in a 0711 directory) are reachable by it; the leaf inherits it.
-    const grandchild = ['iris', 'run', '--name', 'leaf', '--image', BUSYBOX, '--', 'sh', '-c', 'echo leaf-ran-in $IRIS_JOB_ID as $(id -u)'];
+    const grandchild = [
+      'iris',
+      'run',
+      '--name',
+      'leaf',
+      '--image',
+      BUSYBOX,
+      '--',
+      'sh',
+      '-c',
+      'echo leaf-ran-in $IRIS_JOB_ID as $(id -u)',
+    ];
     const child = ['iris', 'run', '--name', 'mid', '--image', NODE, '--', ...grandchild];
     const r = await c.iris(['run', '--name', 'top', '--image', NODE, '--', ...child], { timeoutMs: 90_000 });
     expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
@@ -152,26 +207,50 @@ describe.skipIf(!READY)('Docker runtime after a kill -9 of the cluster', () => {
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
-  it('removes unknown containers of this cluster, leaves other clusters alone and reruns the lost attempt', async () => {
-    const name = await c.submit(['--name', 'survivor', '--image', BUSYBOX], ['sh', '-c', 'echo attempt-$IRIS_ATTEMPT; if [ "$IRIS_ATTEMPT" = 0 ]; then sleep 300; fi']);
-    await c.waitForLog(`${name}/task-0`, 'attempt-0');
-    const orphan = docker(['run', '-d', '--label', `iris.cluster=${clusterId}`, '--label', 'iris.task=/ghost/task-0', BUSYBOX, 'sleep', '300']);
-    const stranger = docker(['run', '-d', '--label', 'iris.cluster=some-other-cluster', BUSYBOX, 'sleep', '300']);
-    try {
-      process.kill(c.pid()!, 'SIGKILL');
-      await waitUntil('cluster gone', async () => c.pid() !== null && isAlive(c.pid()!), (alive) => !alive);
-      await c.start();
-      const job = await c.waitForState(name, 'SUCCEEDED', { timeoutMs: 30_000 });
-      const task = job.taskList[0]!;
-      expect(task.attempts.map((a) => a.state)).toEqual(['PREEMPTED', 'SUCCEEDED']);
-      expect(task.failures).toBe(0);
-      await waitUntil('containers of the first life removed', async () => containersOf(clusterId), (ids) => ids.length === 0);
-      expect(docker(['ps', '-aq', '--no-trunc', '--filter', `id=${orphan}`])).toBe('');
-      expect(docker(['inspect', '-f', '{{.State.Running}}', stranger])).toBe('true');
-    } finally {
-      removeContainers([stranger, orphan]);
-    }
-  });
+  it(
+    'removes unknown containers of this cluster, leaves other clusters alone and reruns the lost ' + 'attempt',
+    async () => {
+      const name = await c.submit(
+        ['--name', 'survivor', '--image', BUSYBOX],
+        ['sh', '-c', 'echo attempt-$IRIS_ATTEMPT; if [ "$IRIS_ATTEMPT" = 0 ]; then sleep 300; fi'],
+      );
+      await c.waitForLog(`${name}/task-0`, 'attempt-0');
+      const orphan = docker([
+        'run',
+        '-d',
+        '--label',
+        `iris.cluster=${clusterId}`,
+        '--label',
+        'iris.task=/ghost/task-0',
+        BUSYBOX,
+        'sleep',
+        '300',
+      ]);
+      const stranger = docker(['run', '-d', '--label', 'iris.cluster=some-other-cluster', BUSYBOX, 'sleep', '300']);
+      try {
+        process.kill(c.pid()!, 'SIGKILL');
+        await waitUntil(
+          'cluster gone',
+          async () => c.pid() !== null && isAlive(c.pid()!),
+          (alive) => !alive,
+        );
+        await c.start();
+        const job = await c.waitForState(name, 'SUCCEEDED', { timeoutMs: 30_000 });
+        const task = job.taskList[0]!;
+        expect(task.attempts.map((a) => a.state)).toEqual(['PREEMPTED', 'SUCCEEDED']);
+        expect(task.failures).toBe(0);
+        await waitUntil(
+          'containers of the first life removed',
+          async () => containersOf(clusterId),
+          (ids) => ids.length === 0,
+        );
+        expect(docker(['ps', '-aq', '--no-trunc', '--filter', `id=${orphan}`])).toBe('');
+        expect(docker(['inspect', '-f', '{{.State.Running}}', stranger])).toBe('true');
+      } finally {
+        removeContainers([stranger, orphan]);
+      }
+    },
+  );
 });
 
 function isAlive(pid: number): boolean {

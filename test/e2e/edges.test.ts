@@ -49,7 +49,13 @@ describe('time limits longer than a Node timer', () => {
     for (const [flags, message] of cases) {
       const args = ['submit', ...flags, '--', 'true'];
       const r = await c.iris(args);
-      expect(r.code, describeRun(args.map((a) => a.slice(0, 40)), r)).toBe(2);
+      expect(
+        r.code,
+        describeRun(
+          args.map((a) => a.slice(0, 40)),
+          r,
+        ),
+      ).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.length).toBeLessThan(1000);
     }

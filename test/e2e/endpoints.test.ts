@@ -29,7 +29,12 @@ describe('endpoints', () => {
       ].join('\n'),
     );
     await c.submit(['--name', 'ep', '--replicas', '2', '--cpu', '0.1'], ['sh', script]);
-    await waitUntil('two endpoints', () => c.client.endpoints('/ep/svc/'), (list) => list.length === 2, { client: c.client });
+    await waitUntil(
+      'two endpoints',
+      () => c.client.endpoints('/ep/svc/'),
+      (list) => list.length === 2,
+      { client: c.client },
+    );
 
     const listed = await c.json<EndpointInfo[]>(['endpoints']);
     const sorted = [...listed].sort((a, b) => a.name.localeCompare(b.name));
@@ -60,9 +65,17 @@ describe('endpoints', () => {
 
   it('a task of another job cannot register beside the real victim/ps (issue 12)', async () => {
     const victimGate = c.gate('victim');
-    const victim = c.script('victim.sh', ['iris endpoints register ps 10.0.0.1:2222 || exit 1', victimGate.hold].join('\n'));
+    const victim = c.script(
+      'victim.sh',
+      ['iris endpoints register ps 10.0.0.1:2222 || exit 1', victimGate.hold].join('\n'),
+    );
     await c.submit(['--name', 'victim', '--cpu', '0.1'], ['sh', victim]);
-    await waitUntil('the victim endpoint', () => c.client.endpoints(), (list) => list.length === 1, { client: c.client });
+    await waitUntil(
+      'the victim endpoint',
+      () => c.client.endpoints(),
+      (list) => list.length === 1,
+      { client: c.client },
+    );
 
     const attackerGate = c.gate('attacker');
     const attacker = c.script(
@@ -86,9 +99,13 @@ describe('endpoints', () => {
 
     // What a client looking up the victim's endpoint sees: exactly the victim's one.
     const victims = await c.json<EndpointInfo[]>(['endpoints', 'victim/']);
-    expect(victims).toMatchObject([{ name: '/victim/ps', address: '10.0.0.1:2222', job: '/victim', task: '/victim/task-0' }]);
+    expect(victims).toMatchObject([
+      { name: '/victim/ps', address: '10.0.0.1:2222', job: '/victim', task: '/victim/task-0' },
+    ]);
     const all = await c.json<EndpointInfo[]>(['endpoints']);
-    expect(all.filter((e) => e.address.startsWith('6.6.6.6')).map((e) => [e.name, e.job])).toEqual([['/attacker/victim/ps', '/attacker']]);
+    expect(all.filter((e) => e.address.startsWith('6.6.6.6')).map((e) => [e.name, e.job])).toEqual([
+      ['/attacker/victim/ps', '/attacker'],
+    ]);
 
     victimGate.open();
     attackerGate.open();

@@ -47,16 +47,25 @@ describe.skipIf(!READY)('iris exec into a running container task', () => {
   });
 
   const ptyTest = it.skipIf(!HAS_SCRIPT && !inCI);
-  ptyTest('-it: a shell in the container in a pty; what is typed runs there; its exit code is iris\'s', async () => {
-    const r = await irisInPty(['exec', '-it', 'box/task-0', '--', 'sh'], {
-      cwd: c.cwd, env: c.env, rows: 40, cols: 120, ready: /[$#] /, timeoutMs: 20_000,
-      input: 'tty; stty size; echo "in=$(pwd) id=$IRIS_TASK_ID uid=$(id -u)"; exit 7\n',
-    });
-    expect(r.code, `terminal: ${r.stdout}\nstderr: ${r.stderr}`).toBe(7);
-    expect(r.stdout).toMatch(/\/dev\/pts\/\d+/);
-    expect(r.stdout).toContain('40 120');
-    expect(r.stdout).toContain(`in=${c.cwd} id=/box/task-0 uid=65534`);
-  }, 40_000);
+  ptyTest(
+    "-it: a shell in the container in a pty; what is typed runs there; its exit code is iris's",
+    async () => {
+      const r = await irisInPty(['exec', '-it', 'box/task-0', '--', 'sh'], {
+        cwd: c.cwd,
+        env: c.env,
+        rows: 40,
+        cols: 120,
+        ready: /[$#] /,
+        timeoutMs: 20_000,
+        input: 'tty; stty size; echo "in=$(pwd) id=$IRIS_TASK_ID uid=$(id -u)"; exit 7\n',
+      });
+      expect(r.code, `terminal: ${r.stdout}\nstderr: ${r.stderr}`).toBe(7);
+      expect(r.stdout).toMatch(/\/dev\/pts\/\d+/);
+      expect(r.stdout).toContain('40 120');
+      expect(r.stdout).toContain(`in=${c.cwd} id=/box/task-0 uid=65534`);
+    },
+    40_000,
+  );
 
   it('the execs are listed by iris status; once the task ended an exec is refused with exit 3', async () => {
     const status = await c.iris(['status', '/box']);

@@ -14,7 +14,7 @@ import { describeRun, withCluster } from './harness.js';
 import { HAS_SCRIPT, irisInPty } from './pty.js';
 
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
-if (!HAS_SCRIPT && !inCI) console.warn('skipping the pty test of iris exec -it: util-linux\'s script is not installed');
+if (!HAS_SCRIPT && !inCI) console.warn("skipping the pty test of iris exec -it: util-linux's script is not installed");
 
 const CONFIG = `
 stop-grace: 1s
@@ -26,7 +26,7 @@ describe('iris exec into a running process task', () => {
   const c = withCluster(CONFIG, 60_000);
   const gate = (): ReturnType<typeof c.gate> => c.gate('sleeper');
 
-  it('runs the command in the task\'s directory and environment, streams its output, exits with its code', async () => {
+  it("runs the command in the task's directory and environment, streams its output, exits with its code", async () => {
     const command = ['sh', '-c', `echo ready; ${gate().hold}`];
     await c.submit(['--name', 'sleeper', '-e', 'LR=0.5', '--cpu', '0.2'], command);
     await c.waitForLog('/sleeper/task-0', 'ready');
@@ -50,9 +50,13 @@ describe('iris exec into a running process task', () => {
   });
 
   const ptyTest = it.skipIf(!HAS_SCRIPT && !inCI);
-  ptyTest('-it: a shell in a pty of the caller\'s size; what is typed runs there; exit code kept', async () => {
+  ptyTest("-it: a shell in a pty of the caller's size; what is typed runs there; exit code kept", async () => {
     const r = await irisInPty(['exec', '-it', 'sleeper/task-0', '--', 'sh'], {
-      cwd: c.cwd, env: c.env, rows: 33, cols: 101, ready: /[$#] /,
+      cwd: c.cwd,
+      env: c.env,
+      rows: 33,
+      cols: 101,
+      ready: /[$#] /,
       input: 'tty; stty size; echo "in=$(pwd) id=$IRIS_TASK_ID"; exit 7\n',
     });
     expect(r.code, `terminal: ${r.stdout}\nstderr: ${r.stderr}`).toBe(7);
@@ -74,17 +78,35 @@ describe('iris exec into a running process task', () => {
   });
 
   it.each<[string, () => string[], number, RegExp]>([
-    ['a task that is not running yet: exit 3 with its state', () => ['later/task-0', '--', 'true'], 3,
-      /^Error: \/later\/task-0 is PENDING, not running( \(.+\))?: nothing to exec into\nHint: wait until it runs/],
-    ['a job that has ended: exit 3', () => ['done/task-0', '--', 'true'], 3, new RegExp(
-      '^Error: job /done has ended \\(SUCCEEDED\\): nothing runs in /done/task-0 to exec into\n'
-      + 'Hint: see its state with `iris status /done`')],
-    ['an attempt the task never had: exit 3', () => ['sleeper/task-0', '--attempt', '4', '--', 'true'], 3,
-      /^Error: \/sleeper\/task-0 has no attempt 4; its current attempt is 0\nHint: leave --attempt out/],
+    [
+      'a task that is not running yet: exit 3 with its state',
+      () => ['later/task-0', '--', 'true'],
+      3,
+      /^Error: \/later\/task-0 is PENDING, not running( \(.+\))?: nothing to exec into\nHint: wait until it runs/,
+    ],
+    [
+      'a job that has ended: exit 3',
+      () => ['done/task-0', '--', 'true'],
+      3,
+      new RegExp(
+        '^Error: job /done has ended \\(SUCCEEDED\\): nothing runs in /done/task-0 to exec into\n' +
+          'Hint: see its state with `iris status /done`',
+      ),
+    ],
+    [
+      'an attempt the task never had: exit 3',
+      () => ['sleeper/task-0', '--attempt', '4', '--', 'true'],
+      3,
+      /^Error: \/sleeper\/task-0 has no attempt 4; its current attempt is 0\nHint: leave --attempt out/,
+    ],
     ['a task the job does not have: exit 3', () => ['sleeper/task-9', '--', 'true'], 3, /^Error: .*task-9/],
     ['a job that is not there: exit 3', () => ['nosuch/task-0', '--', 'true'], 3, /^Error: .*\/nosuch/],
-    ['a name that is no task: exit 2', () => ['sleeper', '--', 'true'], 2,
-      /^Error: "\/?sleeper" is not a task: exec runs in one task, JOB\/task-N/],
+    [
+      'a name that is no task: exit 2',
+      () => ['sleeper', '--', 'true'],
+      2,
+      /^Error: "\/?sleeper" is not a task: exec runs in one task, JOB\/task-N/,
+    ],
     ['no command: exit 2', () => ['sleeper/task-0'], 2, /^Error: no command given\nHint: put the command after "--"/],
   ])('refuses %s', async (_what, argv, code, message) => {
     if ((await c.jobs()).every((j) => j.name !== '/done')) {
@@ -98,7 +120,7 @@ describe('iris exec into a running process task', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('a task may exec only into its own job\'s subtree (exit 4); into its own child it may', async () => {
+  it("a task may exec only into its own job's subtree (exit 4); into its own child it may", async () => {
     const kid = `iris submit --name kid -- sh -c 'echo kid-up; ${gate().hold}' >/dev/null`;
     const script = [
       kid,
@@ -111,7 +133,7 @@ describe('iris exec into a running process task', () => {
     const text = (await c.logs('/prober/task-0')).map((l) => l.text).join('\n');
     expect(text).toContain('inside=/prober/kid/task-0');
     expect(text).toContain('own=0');
-    expect(text).toContain('Error: a task may only exec into jobs within its own job /prober; /sleeper/task-0 is')
+    expect(text).toContain('Error: a task may only exec into jobs within its own job /prober; /sleeper/task-0 is');
     expect(text).toContain('other=4');
     const kidJob = await c.job('/prober/kid');
     expect(kidJob.execs?.recent.some((e) => e.by.kind === 'task' && e.by.task === '/prober/task-0')).toBe(true);

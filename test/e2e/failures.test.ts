@@ -27,7 +27,11 @@ describe('failures, retries and timeouts', () => {
   };
 
   it('--max-retries reruns a failed task; attempts are numbered in status', async () => {
-    const job = await run(['--name', 'retry', '--max-retries', '2'], ['sh', '-c', 'echo "try $IRIS_ATTEMPT"; [ "$IRIS_ATTEMPT" -ge 2 ]'], true);
+    const job = await run(
+      ['--name', 'retry', '--max-retries', '2'],
+      ['sh', '-c', 'echo "try $IRIS_ATTEMPT"; [ "$IRIS_ATTEMPT" -ge 2 ]'],
+      true,
+    );
     expect(job.state).toBe('SUCCEEDED');
     const task = job.taskList[0]!;
     expect(task.attempt).toBe(2);
@@ -75,7 +79,11 @@ describe('failures, retries and timeouts', () => {
     );
     expect(job.state).toBe('FAILED');
     expect(byIndex(job).map((t) => t.state)).toEqual(['FAILED', 'FAILED', 'KILLED']);
-    await waitUntil('killed task to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+    await waitUntil(
+      'killed task to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
   });
 
   it('a gang member failing for good makes its siblings COSCHED_FAILED and fails the job', async () => {
@@ -91,7 +99,12 @@ describe('failures, retries and timeouts', () => {
   it('a gang member retried makes the whole gang run again as new attempts', async () => {
     const job = await run(
       ['--name', 'gangretry', '--replicas', '2', '--coschedule', 'rack', '--max-retries', '1'],
-      ['sh', '-c', 'if [ "$IRIS_ATTEMPT" = 0 ]; then if [ "$IRIS_TASK_INDEX" = 1 ]; then exit 1; fi; sleep 120; fi; echo "ok $IRIS_ATTEMPT"'],
+      [
+        'sh',
+        '-c',
+        'if [ "$IRIS_ATTEMPT" = 0 ]; then if [ "$IRIS_TASK_INDEX" = 1 ]; then exit 1; fi; sleep 120; fi; echo "ok ' +
+          '$IRIS_ATTEMPT"',
+      ],
       true,
     );
     expect(job.state).toBe('SUCCEEDED');
@@ -115,7 +128,11 @@ describe('failures, retries and timeouts', () => {
     expect(task.state).toBe('FAILED');
     expect(`${task.reason} ${task.attempts[0]!.reason} ${job.reason}`).toMatch(/time-limit/);
     expect(task.attempts[0]!.finishedAt! - task.attempts[0]!.startedAt).toBeLessThan(10_000);
-    await waitUntil('timed-out task to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+    await waitUntil(
+      'timed-out task to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
   });
 
   it('--scheduling-timeout makes a job that could not be placed in time UNSCHEDULABLE', async () => {
@@ -151,20 +168,31 @@ describe('failures, retries and timeouts', () => {
     ]);
     expect(task.failures).toBe(0);
     expect(task.preemptions).toBe(1);
-    expect(job.requeues).toMatchObject({ total: 1, byReason: { preemption: 1 }, recent: [{ task: '/drainme/task-0', attempt: 0, detail: `worker ${first} drained` }] });
+    expect(job.requeues).toMatchObject({
+      total: 1,
+      byReason: { preemption: 1 },
+      recent: [{ task: '/drainme/task-0', attempt: 0, detail: `worker ${first} drained` }],
+    });
     const workers = await c.json<WorkerInfo[]>(['workers']);
     expect(workers.find((w) => w.id === first)!.state).not.toBe(workers.find((w) => w.id === other)!.state);
     // A drained worker takes no new work.
-    const after = await c.json<JobDetail>(['run', '-c', `host=${first}`, '--cpu', '0.1', '--scheduling-timeout', '1s', '--', 'true']).catch(
-      (error: Error) => error,
-    );
+    const after = await c
+      .json<JobDetail>(['run', '-c', `host=${first}`, '--cpu', '0.1', '--scheduling-timeout', '1s', '--', 'true'])
+      .catch((error: Error) => error);
     expect(after).toBeInstanceOf(Error);
-    await waitUntil('preempted process to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+    await waitUntil(
+      'preempted process to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
   });
 
   it('a preemption beyond --max-preemptions ends the job WORKER_FAILED', async () => {
     // One of w0/w1 is drained already (previous test): the job lands on the other one.
-    await c.submit(['--name', 'fragile', '-c', 'rack=r1', '--cpu', '0.1', '--max-preemptions', '0'], ['sh', '-c', 'sleep 120; :']);
+    await c.submit(
+      ['--name', 'fragile', '-c', 'rack=r1', '--cpu', '0.1', '--max-preemptions', '0'],
+      ['sh', '-c', 'sleep 120; :'],
+    );
     const running = await c.waitForState('/fragile', 'RUNNING');
     const worker = running.taskList[0]!.workerId!;
     const drain = await c.iris(['workers', 'drain', worker]);

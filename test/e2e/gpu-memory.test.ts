@@ -22,13 +22,32 @@ describe('gpu memory and cost per hour', () => {
   const c = withCluster(CONFIG);
 
   it('--gpu-memory 40GiB runs on the worker with 80GiB GPUs; status shows the request', async () => {
-    const args = ['run', '--name', 'ft', '--gpu', '1', '--gpu-memory', '40GiB', '--category', 'training', '--uses', 'llama-3-8b', '--json', '--', 'true'];
+    const args = [
+      'run',
+      '--name',
+      'ft',
+      '--gpu',
+      '1',
+      '--gpu-memory',
+      '40GiB',
+      '--category',
+      'training',
+      '--uses',
+      'llama-3-8b',
+      '--json',
+      '--',
+      'true',
+    ];
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(0);
     const job = JSON.parse(r.stdout) as JobDetail;
     expect(job.state).toBe('SUCCEEDED');
     expect(job.taskList[0]!.workerId).toBe('gpu-big');
-    expect(job).toMatchObject({ category: 'training', uses: ['llama-3-8b'], resources: { device: 'gpu anyx1 (40GiB each)', gpuMemoryBytes: 40 * GiB } });
+    expect(job).toMatchObject({
+      category: 'training',
+      uses: ['llama-3-8b'],
+      resources: { device: 'gpu anyx1 (40GiB each)', gpuMemoryBytes: 40 * GiB },
+    });
     const status = await c.iris(['status', '/ft']);
     expect(status.stdout).toMatch(/Resources: +cpu 1 memory 256MiB device gpu anyx1 \(40GiB each\)/);
   });
@@ -37,7 +56,9 @@ describe('gpu memory and cost per hour', () => {
     const args = ['submit', '--name', 'huge', '--gpu', '1', '--gpu-memory', '200GiB', '--', 'true'];
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(5);
-    expect(r.stderr).toContain('job /huge can never run on this cluster: need 200GiB gpu memory, largest gpu worker has 80GiB');
+    expect(r.stderr).toContain(
+      'job /huge can never run on this cluster: need 200GiB gpu memory, largest gpu worker has 80GiB',
+    );
     expect((await c.jobs()).map((j) => j.name)).not.toContain('/huge');
   });
 
@@ -53,7 +74,10 @@ describe('gpu memory and cost per hour', () => {
   it('iris workers shows cost per hour and GPU memory, unknown included', async () => {
     const workers = await c.json<WorkerInfo[]>(['workers']);
     const byId = new Map(workers.map((w) => [w.id, w]));
-    expect(byId.get('gpu-big')).toMatchObject({ costPerHour: 12.5, device: { type: 'gpu', variant: 'H100', count: 2, memoryBytes: 80 * GiB } });
+    expect(byId.get('gpu-big')).toMatchObject({
+      costPerHour: 12.5,
+      device: { type: 'gpu', variant: 'H100', count: 2, memoryBytes: 80 * GiB },
+    });
     expect(byId.get('gpu-small')).toMatchObject({ costPerHour: 0.5, device: { memoryBytes: 24 * GiB } });
     expect(byId.get('gpu-unknown')!.costPerHour).toBe(1);
     expect(byId.get('gpu-unknown')!.device.memoryBytes).toBeUndefined();

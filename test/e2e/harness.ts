@@ -7,7 +7,16 @@
  * bounded deadline passes.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +29,9 @@ export const BIN = path.join(ROOT, 'bin', 'run.js');
 
 export function assertBuilt(): void {
   if (!existsSync(path.join(ROOT, 'dist', 'commands'))) {
-    throw new Error('dist/ is missing: build first with `npm run build` (tsc, the manifest and the oclif bundle; npm test does it)');
+    throw new Error(
+      'dist/ is missing: build first with `npm run build` (tsc, the manifest and the oclif bundle; npm test does it)',
+    );
   }
 }
 
@@ -69,7 +80,9 @@ export function runIris(args: readonly string[], opts: RunOptions = {}): Promise
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`iris ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(`iris ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -91,7 +104,10 @@ export function withJson(args: readonly string[]): string[] {
 }
 
 export function describeRun(args: readonly string[], r: RunResult): string {
-  return `iris ${args.join(' ')} -> exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+  return (
+    `iris ${args.join(' ')} -> exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout}\nstderr: ` +
+    `${r.stderr}`
+  );
 }
 
 export interface WaitOptions {
@@ -188,7 +204,8 @@ export class E2ECluster {
     // be able to read it, else the submit is refused. The state directory below stays 0700.
     chmodSync(root, 0o755);
     const cluster = new E2ECluster(root);
-    if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config, { mode: 0o644 }); // never group-writable (config trust)
+    // never group-writable (config trust)
+    if (opts.config !== undefined) writeFileSync(path.join(cluster.cwd, '.irisrc.yaml'), opts.config, { mode: 0o644 });
     if (!opts.noStart) await cluster.start();
     return cluster;
   }
@@ -247,7 +264,12 @@ export class E2ECluster {
     return out;
   }
 
-  waitForJob(name: string, ok: (job: JobDetail) => boolean, what = 'condition', opts: WaitOptions = {}): Promise<JobDetail> {
+  waitForJob(
+    name: string,
+    ok: (job: JobDetail) => boolean,
+    what = 'condition',
+    opts: WaitOptions = {},
+  ): Promise<JobDetail> {
     return waitUntil(`job ${name}: ${what}`, () => this.job(name), ok, { ...opts, client: this.client });
   }
 
@@ -260,7 +282,13 @@ export class E2ECluster {
     return this.waitForState(name, FINAL_JOB_STATES, opts);
   }
 
-  waitForTask(name: string, index: number, ok: (task: TaskInfo) => boolean, what = 'condition', opts: WaitOptions = {}): Promise<TaskInfo> {
+  waitForTask(
+    name: string,
+    index: number,
+    ok: (task: TaskInfo) => boolean,
+    what = 'condition',
+    opts: WaitOptions = {},
+  ): Promise<TaskInfo> {
     return waitUntil(
       `task ${name}/task-${index}: ${what}`,
       async () => (await this.job(name)).taskList.find((t) => t.index === index)!,
@@ -271,10 +299,15 @@ export class E2ECluster {
 
   /** Await a log line of `target` containing `text`. */
   async waitForLog(target: string, text: string, opts: WaitOptions = {}): Promise<LogLine[]> {
-    return waitUntil(`log of ${target} containing ${JSON.stringify(text)}`, () => this.logs(target), (lines) => lines.some((l) => l.text.includes(text)), {
-      ...opts,
-      client: this.client,
-    });
+    return waitUntil(
+      `log of ${target} containing ${JSON.stringify(text)}`,
+      () => this.logs(target),
+      (lines) => lines.some((l) => l.text.includes(text)),
+      {
+        ...opts,
+        client: this.client,
+      },
+    );
   }
 
   /** Write an executable shell script into the work dir; returns its absolute path. */

@@ -17,7 +17,9 @@ import { ROOT, assertBuilt, describeRun, withCluster } from './harness.js';
 interface ManifestCommand {
   examples?: string[];
 }
-const manifest = JSON.parse(readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, ManifestCommand> };
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, ManifestCommand>;
+};
 const ids = Object.keys(manifest.commands).sort();
 
 interface Example {
@@ -68,9 +70,24 @@ const examples: Example[] = ids.flatMap((id) =>
 );
 
 /** Read-only commands whose examples run against the cluster; a follow or a live view would not end. */
-const READ_ONLY = new Set(['jobs', 'history', 'queue', 'status', 'logs', 'wait', 'workers', 'endpoints', 'cluster:status', 'watch', 'metrics']);
+const READ_ONLY = new Set([
+  'jobs',
+  'history',
+  'queue',
+  'status',
+  'logs',
+  'wait',
+  'workers',
+  'endpoints',
+  'cluster:status',
+  'watch',
+  'metrics',
+]);
 const runnable = (e: Example): boolean =>
-  READ_ONLY.has(e.id) && !e.argv.includes('-f') && !e.argv.includes('--follow') && (e.id !== 'watch' || e.argv.includes('--once'));
+  READ_ONLY.has(e.id) &&
+  !e.argv.includes('-f') &&
+  !e.argv.includes('--follow') &&
+  (e.id !== 'watch' || e.argv.includes('--once'));
 
 describe('the examples in every command help', () => {
   let config: Config;
@@ -91,7 +108,10 @@ describe('the examples in every command help', () => {
     expect(found, example.id).toBeDefined();
     const Command = await found!.load();
     // parse() is what run() calls first: flags, arguments and their parsers, without running.
-    type Parsing = new (argv: string[], config: Config) => { parse: (c: unknown) => Promise<{ args: Record<string, unknown> }> };
+    type Parsing = new (
+      argv: string[],
+      config: Config,
+    ) => { parse: (c: unknown) => Promise<{ args: Record<string, unknown> }> };
     const command = new (Command as unknown as Parsing)(example.argv.slice(words.length), config);
     const parsed = await command.parse(Command);
     for (const [name, arg] of Object.entries(Command.args ?? {})) {
@@ -112,11 +132,10 @@ describe('the read-only examples and --help on a real cluster', () => {
   beforeAll(async () => {
     const gate = c.gate('train');
     // /train fails its first attempt and runs a second (so `--attempt 1` exists), with a child.
-    await c.submit(['--name', 'train', '--cpu', '0.5', '--max-retries', '1'], [
-      'sh',
-      '-c',
-      `echo "attempt $IRIS_ATTEMPT"; if [ "$IRIS_ATTEMPT" = 0 ]; then exit 1; fi; ${gate.hold}`,
-    ]);
+    await c.submit(
+      ['--name', 'train', '--cpu', '0.5', '--max-retries', '1'],
+      ['sh', '-c', `echo "attempt $IRIS_ATTEMPT"; if [ "$IRIS_ATTEMPT" = 0 ]; then exit 1; fi; ${gate.hold}`],
+    );
     await c.waitForTask('/train', 0, (t) => t.attempt === 1 && t.state === 'RUNNING', 'attempt 1 running');
     await c.submit(['--name', 'train/eval', '--cpu', '0.5'], ['echo', 'eval']);
     await c.waitForEnd('/train/eval');
@@ -145,10 +164,13 @@ describe('the read-only examples and --help on a real cluster', () => {
   });
 
   // Last, as it changes the cluster: the drain example names a worker a default cluster has.
-  it.each(examples.filter((e) => e.id === 'workers:drain').map((e) => [e.text, e] as const))('exits 0: %s', async (_text, example) => {
-    const r = await c.iris(example.argv);
-    expect(r.code, describeRun(example.argv, r)).toBe(0);
-  });
+  it.each(examples.filter((e) => e.id === 'workers:drain').map((e) => [e.text, e] as const))(
+    'exits 0: %s',
+    async (_text, example) => {
+      const r = await c.iris(example.argv);
+      expect(r.code, describeRun(example.argv, r)).toBe(0);
+    },
+  );
 
   it('prints the arguments of endpoints register as NAME ADDRESS', async () => {
     const r = await c.iris(['endpoints', 'register', '--help']);

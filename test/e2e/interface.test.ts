@@ -21,13 +21,22 @@ interface Raw {
   body: string;
 }
 
-function raw(socketPath: string, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Raw> {
+function raw(
+  socketPath: string,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, method, path, headers: { 'content-type': 'application/json', ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      { socketPath, method, path, headers: { 'content-type': 'application/json', ...headers }, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => {
       // The server may cut an oversized upload short; that still counts as refused.
       if (error.code === 'EPIPE' || error.code === 'ECONNRESET') resolve({ status: 413, body: '' });
@@ -79,7 +88,9 @@ describe('socket robustness and command output', () => {
   it('unknown routes and methods get 404/405, an unknown task token 403', async () => {
     expect((await raw(c.socket, 'GET', '/v1/nothing-here')).status).toBe(404);
     expect((await raw(c.socket, 'DELETE', '/v1/jobs')).status).toBe(405);
-    const forged = await raw(c.socket, 'POST', '/v1/jobs', JSON.stringify({ command: ['true'] }), { 'x-iris-task-token': 'forged' });
+    const forged = await raw(c.socket, 'POST', '/v1/jobs', JSON.stringify({ command: ['true'] }), {
+      'x-iris-task-token': 'forged',
+    });
     expect(forged.status).toBe(403);
     await healthy();
   });
@@ -158,8 +169,22 @@ describe('socket robustness and command output', () => {
   });
 
   it.each([
-    'submit', 'run', 'jobs', 'history', 'status', 'logs', 'cancel', 'workers', 'workers drain', 'workers resume', 'endpoints', 'endpoints register',
-    'watch', 'cluster start', 'cluster stop', 'cluster status',
+    'submit',
+    'run',
+    'jobs',
+    'history',
+    'status',
+    'logs',
+    'cancel',
+    'workers',
+    'workers drain',
+    'workers resume',
+    'endpoints',
+    'endpoints register',
+    'watch',
+    'cluster start',
+    'cluster stop',
+    'cluster status',
   ])('iris %s --help shows examples', async (command) => {
     const r = await c.iris([...command.split(' '), '--help']);
     expect(r.code, describeRun([command, '--help'], r)).toBe(0);

@@ -18,10 +18,15 @@ import { describeKubelet, startKubeServer, type KubeServer } from '../kube/serve
 /** `docker ARGS` against the kubelet's private engine; stdout lines. */
 function kubeletDocker(server: KubeServer, args: string[]): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile('docker', args, { env: { ...process.env, DOCKER_HOST: server.kubeletDockerHost }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`docker ${args.join(' ')}: ${stderr || error.message}`));
-      else resolve(stdout.split('\n').filter((line) => line.trim() !== ''));
-    });
+    execFile(
+      'docker',
+      args,
+      { env: { ...process.env, DOCKER_HOST: server.kubeletDockerHost }, encoding: 'utf8', timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`docker ${args.join(' ')}: ${stderr || error.message}`));
+        else resolve(stdout.split('\n').filter((line) => line.trim() !== ''));
+      },
+    );
   });
 }
 
@@ -51,7 +56,9 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
     // `:local`, not `:latest`: iris's Pods set no imagePullPolicy, and `:latest` means Always
     // (a pull from a registry this machine cannot reach)
     c = await E2ECluster.create({
-      config: `stop-grace: 2s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${server.kubeconfig}\n  image: iris-test/busybox:local\n`,
+      config:
+        `stop-grace: 2s\nbackend:\n  kind: kubernetes\n  kubeconfig: ${server.kubeconfig}\n  image: ` +
+        `iris-test/busybox:local\n`,
     });
   }, 240_000);
 
@@ -63,35 +70,58 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
 
   const podsOfJob = (job: string) => [...pods.values()].filter((p) => p.metadata?.labels?.['iris/job'] === job);
 
-  it('a job with replicas is bound to the kubelet\'s Node, runs in its containers and succeeds, with its logs', async () => {
-    const node = server.kubeletNode!;
-    const workers = await c.json<Array<{ id: string; state: string }>>(['workers']);
-    expect(workers.map((w) => [w.id, w.state])).toEqual([[node, 'READY']]);
+  it(
+    "a job with replicas is bound to the kubelet's Node, runs in its containers and succeeds, with its " + 'logs',
+    async () => {
+      const node = server.kubeletNode!;
+      const workers = await c.json<Array<{ id: string; state: string }>>(['workers']);
+      expect(workers.map((w) => [w.id, w.state])).toEqual([[node, 'READY']]);
 
-    const r = await c.iris(['run', '--name', 'hello', '--replicas', '2', '--cpu', '0.1', '--', 'sh', '-c', 'echo hi $IRIS_TASK_INDEX; exit 0'], { timeoutMs: 120_000 });
-    expect(r.code, describeRun(['run'], r)).toBe(0);
-    const job = await c.job('/hello');
-    expect(job.state).toBe('SUCCEEDED');
-    expect(job.taskList.map((t) => [t.attempts[0]!.workerId, t.attempts[0]!.exitCode])).toEqual([[node, 0], [node, 0]]);
+      const r = await c.iris(
+        [
+          'run',
+          '--name',
+          'hello',
+          '--replicas',
+          '2',
+          '--cpu',
+          '0.1',
+          '--',
+          'sh',
+          '-c',
+          'echo hi $IRIS_TASK_INDEX; exit 0',
+        ],
+        { timeoutMs: 120_000 },
+      );
+      expect(r.code, describeRun(['run'], r)).toBe(0);
+      const job = await c.job('/hello');
+      expect(job.state).toBe('SUCCEEDED');
+      expect(job.taskList.map((t) => [t.attempts[0]!.workerId, t.attempts[0]!.exitCode])).toEqual([
+        [node, 0],
+        [node, 0],
+      ]);
 
-    const logs = await c.iris(['logs', '/hello']);
-    expect(logs.code, describeRun(['logs'], logs)).toBe(0);
-    expect(logs.stdout).toContain('hi 0');
-    expect(logs.stdout).toContain('hi 1');
+      const logs = await c.iris(['logs', '/hello']);
+      expect(logs.code, describeRun(['logs'], logs)).toBe(0);
+      expect(logs.stdout).toContain('hi 0');
+      expect(logs.stdout).toContain('hi 1');
 
-    // what the API server saw: two Pods bound to the kubelet's Node, run by it in Docker
-    const seen = podsOfJob('hello');
-    expect(seen.map((p) => p.spec?.nodeName)).toEqual([node, node]);
-    for (const pod of seen) {
-      expect(pod.spec?.schedulerName).toBe('iris');
-      const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
-      expect(terminated?.exitCode).toBe(0);
-      expect(terminated?.containerID).toMatch(/^docker:\/\//);
-    }
-  });
+      // what the API server saw: two Pods bound to the kubelet's Node, run by it in Docker
+      const seen = podsOfJob('hello');
+      expect(seen.map((p) => p.spec?.nodeName)).toEqual([node, node]);
+      for (const pod of seen) {
+        expect(pod.spec?.schedulerName).toBe('iris');
+        const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+        expect(terminated?.exitCode).toBe(0);
+        expect(terminated?.containerID).toMatch(/^docker:\/\//);
+      }
+    },
+  );
 
   it('a task that exits 3 is FAILED with exit code 3', async () => {
-    const r = await c.iris(['run', '--name', 'three', '--cpu', '0.1', '--', 'sh', '-c', 'echo failing; exit 3'], { timeoutMs: 120_000 });
+    const r = await c.iris(['run', '--name', 'three', '--cpu', '0.1', '--', 'sh', '-c', 'echo failing; exit 3'], {
+      timeoutMs: 120_000,
+    });
     expect(r.code, describeRun(['run'], r)).toBe(1);
     const job = await c.job('/three');
     expect(job.state).toBe('FAILED');
@@ -100,10 +130,13 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
     expect(terminated?.exitCode).toBe(3);
   });
 
-  it('a cancelled task\'s Pod is deleted and the kubelet stops its containers', async () => {
+  it("a cancelled task's Pod is deleted and the kubelet stops its containers", async () => {
     await c.submit(['--name', 'long', '--cpu', '0.1'], ['sh', '-c', 'echo up; sleep 300']);
     await c.waitForLog('/long', 'up', { timeoutMs: 60_000 });
-    const listed = () => api.listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=long' }).then((list) => list.items.map((p) => p.metadata?.name));
+    const listed = () =>
+      api
+        .listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=long' })
+        .then((list) => list.items.map((p) => p.metadata?.name));
     const name = podsOfJob('long')[0]!.metadata!.name!;
     expect(await listed()).toEqual([name]);
     const filter = ['--filter', `label=io.kubernetes.pod.name=${name}`];
@@ -114,6 +147,11 @@ describeKubelet('kubernetes backend on the real kubelet (built binary, real API 
     expect(r.code, describeRun(['cancel'], r)).toBe(0);
     await c.waitForState('/long', 'KILLED');
     await waitUntil('the Pod to be gone from the API', listed, (names) => names.length === 0, { timeoutMs: 60_000 });
-    await waitUntil('the Pod\'s containers to stop', () => kubeletDocker(server, ['ps', '-q', ...filter]), (ids) => ids.length === 0, { timeoutMs: 60_000 });
+    await waitUntil(
+      "the Pod's containers to stop",
+      () => kubeletDocker(server, ['ps', '-q', ...filter]),
+      (ids) => ids.length === 0,
+      { timeoutMs: 60_000 },
+    );
   });
 });

@@ -7,7 +7,17 @@
  * loads oclif as the one bundled file the build makes (dist/oclif.js), nothing from node_modules.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,7 +32,12 @@ const PINNED = path.join(ROOT, 'node_modules', '.bin', 'node');
  * PATH without npm's node_modules/.bin and in the usual places; null when there is none.
  */
 function olderNode(): string | null {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !d.includes('node_modules')), '/usr/local/bin', '/usr/bin', '/bin'];
+  const dirs = [
+    ...(process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !d.includes('node_modules')),
+    '/usr/local/bin',
+    '/usr/bin',
+    '/bin',
+  ];
   for (const dir of dirs) {
     const file = path.join(dir, 'node');
     const r = spawnSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' });
@@ -60,50 +75,70 @@ describe('bin/iris, the launcher', () => {
   });
 
   it('passes the exit code on: `iris jobs` in a state directory that never held a cluster exits 6', () => {
-    const r = spawnSync(linked, ['jobs'], { cwd: dir, env: cleanEnv({ IRIS_HOME: path.join(dir, 'empty-home') }), encoding: 'utf8' });
+    const r = spawnSync(linked, ['jobs'], {
+      cwd: dir,
+      env: cleanEnv({ IRIS_HOME: path.join(dir, 'empty-home') }),
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/^Error: /m);
     expect(r.stderr).toMatch(/^Hint: /m);
   });
 
-  it('starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules; `iris help` shares it', () => {
-    // A module hook (NODE_OPTIONS=--import) writes down every file the start loads, by import or require.
-    const hook = path.join(dir, 'list-modules.mjs');
-    const list = path.join(dir, 'modules.txt');
-    writeFileSync(
-      hook,
-      "import module from 'node:module';\nimport { writeFileSync } from 'node:fs';\nconst seen = [];\n" +
-        'module.registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });\n' +
-        `process.on('exit', () => writeFileSync(${JSON.stringify(list)}, seen.join('\\n')));\n`,
-    );
-    const r = spawnSync(linked, ['jobs'], {
-      cwd: dir,
-      env: cleanEnv({ IRIS_HOME: path.join(dir, 'empty-home'), NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }),
-      encoding: 'utf8',
-    });
-    expect(r.status, r.stderr).toBe(6);
-    const loaded = readFileSync(list, 'utf8').split('\n');
-    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'oclif.js')).href);
-    expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'commands', 'jobs.js')).href);
-    // @oclif/core from node_modules here means dist/oclif.js is not the bundle (`npm run build`
-    // makes it: scripts/bundle.js) or some module imports @oclif/core instead of src/oclif.ts.
-    expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
-    // `iris help jobs` runs the help plugin's command from node_modules; its imports of
-    // '@oclif/core' get the same bundle (bin/run.js), not @oclif/core from node_modules.
-    const help = spawnSync(linked, ['help', 'jobs'], { cwd: dir, env: cleanEnv({ NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }), encoding: 'utf8' });
-    expect(help.status, help.stderr).toBe(0);
-    expect(help.stdout).toContain('$ iris jobs');
-    const helpLoaded = readFileSync(list, 'utf8').split('\n');
-    expect(helpLoaded.some((url) => url.includes('/node_modules/@oclif/plugin-help/'))).toBe(true);
-    expect(helpLoaded.filter((url) => url.includes('/node_modules/@oclif/core/'))).toEqual([]);
-  });
+  it(
+    'starts on the bundled oclif: `iris jobs` loads dist/oclif.js and not one module from node_modules; `iris ' +
+      'help` shares it',
+    () => {
+      // A module hook (NODE_OPTIONS=--import) writes down every file the start loads, by import or require.
+      const hook = path.join(dir, 'list-modules.mjs');
+      const list = path.join(dir, 'modules.txt');
+      writeFileSync(
+        hook,
+        "import module from 'node:module';\nimport { writeFileSync } from 'node:fs';\nconst seen = [];\n" +
+          'module.registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });\n' +
+          `process.on('exit', () => writeFileSync(${JSON.stringify(list)}, seen.join('\\n')));\n`,
+      );
+      const r = spawnSync(linked, ['jobs'], {
+        cwd: dir,
+        env: cleanEnv({
+          IRIS_HOME: path.join(dir, 'empty-home'),
+          NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
+        }),
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(6);
+      const loaded = readFileSync(list, 'utf8').split('\n');
+      expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'oclif.js')).href);
+      expect(loaded).toContain(pathToFileURL(path.join(ROOT, 'dist', 'commands', 'jobs.js')).href);
+      // @oclif/core from node_modules here means dist/oclif.js is not the bundle (`npm run build`
+      // makes it: scripts/bundle.js) or some module imports @oclif/core instead of src/oclif.ts.
+      expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([]);
+      // `iris help jobs` runs the help plugin's command from node_modules; its imports of
+      // '@oclif/core' get the same bundle (bin/run.js), not @oclif/core from node_modules.
+      const help = spawnSync(linked, ['help', 'jobs'], {
+        cwd: dir,
+        env: cleanEnv({ NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }),
+        encoding: 'utf8',
+      });
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toContain('$ iris jobs');
+      const helpLoaded = readFileSync(list, 'utf8').split('\n');
+      expect(helpLoaded.some((url) => url.includes('/node_modules/@oclif/plugin-help/'))).toBe(true);
+      expect(helpLoaded.filter((url) => url.includes('/node_modules/@oclif/core/'))).toEqual([]);
+    },
+  );
 
-  it('becomes the Node process itself: SIGTERM to it stops a foreground `iris cluster start` gracefully (exit 0)', async () => {
+  it('becomes the Node process itself: SIGTERM to it stops a foreground `iris cluster start` gracefully (exit ' +
+    '0)', async () => {
     const home = path.join(dir, 'home');
     const cwd = path.join(dir, 'work');
     mkdirSync(cwd, { recursive: true });
     writeFileSync(path.join(cwd, '.irisrc.yaml'), 'workers:\n  - {name: w1, cpu: 1, memory: 1GiB}\n');
-    const child = spawn(linked, ['cluster', 'start'], { cwd, env: cleanEnv({ IRIS_HOME: home }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(linked, ['cluster', 'start'], {
+      cwd,
+      env: cleanEnv({ IRIS_HOME: home }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -111,7 +146,10 @@ describe('bin/iris, the launcher', () => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "ready" line within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no "ready" line within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)),
+        30_000,
+      );
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         stdout += d;
         if (stdout.includes('ready')) {
@@ -137,7 +175,10 @@ describe('bin/iris, the launcher', () => {
     });
 
     it('with no node on PATH either: a message, a hint and exit 6', () => {
-      const r = spawnSync('/bin/sh', [path.join(pkg, 'bin', 'iris'), 'jobs'], { env: cleanEnv({ PATH: path.join(dir, 'no-such-dir') }), encoding: 'utf8' });
+      const r = spawnSync('/bin/sh', [path.join(pkg, 'bin', 'iris'), 'jobs'], {
+        env: cleanEnv({ PATH: path.join(dir, 'no-such-dir') }),
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(6);
       expect(r.stderr).toContain('Error: iris needs Node >= 22');
       expect(r.stderr).toContain('Hint: run `npm ci`');
@@ -152,15 +193,21 @@ describe('bin/iris, the launcher', () => {
 
     const older = olderNode();
     // A fresh machine has its Node 20: under CI a missing one fails the run instead of skipping.
-    it.skipIf(older === null && process.env.CI !== 'true')('with an older node on PATH: bin/run.js says it needs Node >= 22, with a hint, and exits 6', () => {
-      expect(older, 'no Node older than 22 found on this machine').not.toBeNull();
-      const onPath = path.join(dir, 'older-node');
-      mkdirSync(onPath, { recursive: true });
-      symlinkSync(older!, path.join(onPath, 'node'));
-      const r = spawnSync(path.join(pkg, 'bin', 'iris'), ['jobs'], { env: cleanEnv({ PATH: `${onPath}${path.delimiter}/usr/bin:/bin` }), encoding: 'utf8' });
-      expect(r.status, r.stderr).toBe(6);
-      expect(r.stderr).toMatch(/^Error: iris needs Node >= 22 \(this is v\d+/m);
-      expect(r.stderr).toContain('Hint: run `npm ci`');
-    });
+    it.skipIf(older === null && process.env.CI !== 'true')(
+      'with an older node on PATH: bin/run.js says it needs Node >= 22, with a hint, and exits 6',
+      () => {
+        expect(older, 'no Node older than 22 found on this machine').not.toBeNull();
+        const onPath = path.join(dir, 'older-node');
+        mkdirSync(onPath, { recursive: true });
+        symlinkSync(older!, path.join(onPath, 'node'));
+        const r = spawnSync(path.join(pkg, 'bin', 'iris'), ['jobs'], {
+          env: cleanEnv({ PATH: `${onPath}${path.delimiter}/usr/bin:/bin` }),
+          encoding: 'utf8',
+        });
+        expect(r.status, r.stderr).toBe(6);
+        expect(r.stderr).toMatch(/^Error: iris needs Node >= 22 \(this is v\d+/m);
+        expect(r.stderr).toContain('Hint: run `npm ci`');
+      },
+    );
   });
 });

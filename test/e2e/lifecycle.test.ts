@@ -79,10 +79,7 @@ describe('cluster lifecycle', () => {
 
   it('cluster stop stops running tasks with SIGTERM and the cluster exits', async () => {
     const tag = marker('lifecycle-term');
-    const script = c.script(
-      'trap.sh',
-      `trap 'echo got-term; exit 0' TERM\necho ready\nwhile true; do sleep 0.1; done`,
-    );
+    const script = c.script('trap.sh', `trap 'echo got-term; exit 0' TERM\necho ready\nwhile true; do sleep 0.1; done`);
     const job = await c.submit(['--name', 'trapper', '--cpu', '0.5'], ['sh', script, tag]);
     expect(job).toBe('/trapper');
     await c.waitForLog(job, 'ready');
@@ -91,8 +88,18 @@ describe('cluster lifecycle', () => {
 
     const stop = await c.iris(['cluster', 'stop']);
     expect(stop.code, describeRun(['cluster', 'stop'], stop)).toBe(0);
-    await waitUntil('cluster process to exit', async () => isRunning(pid), (alive) => !alive, { timeoutMs: 20_000 });
-    await waitUntil('task processes to be gone', async () => pidsWithMarker(tag), (pids) => pids.length === 0, { timeoutMs: 10_000 });
+    await waitUntil(
+      'cluster process to exit',
+      async () => isRunning(pid),
+      (alive) => !alive,
+      { timeoutMs: 20_000 },
+    );
+    await waitUntil(
+      'task processes to be gone',
+      async () => pidsWithMarker(tag),
+      (pids) => pids.length === 0,
+      { timeoutMs: 10_000 },
+    );
 
     // The task saw SIGTERM (graceful stop); its log survives for the next cluster.
     await c.start();
@@ -102,16 +109,20 @@ describe('cluster lifecycle', () => {
     expect(detail.name).toBe(job);
   });
 
-  it('commands that act (other than submit/run) report that no cluster is running (exit 6); reading ones show the saved state', async () => {
-    await c.stop();
-    const queue = await c.iris(['queue']);
-    expect(queue.code, describeRun(['queue'], queue)).toBe(6);
-    expect(queue.stderr).toMatch(/no iris cluster is running/i);
-    expect(queue.stderr).toMatch(/cluster start/);
-    const jobs = await c.iris(['jobs']);
-    expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
-    expect(jobs.stderr).toMatch(/no cluster is running; showing the state saved in .* \(read-only\)/);
-  });
+  it(
+    'commands that act (other than submit/run) report that no cluster is running (exit 6); reading ones show the ' +
+      'saved state',
+    async () => {
+      await c.stop();
+      const queue = await c.iris(['queue']);
+      expect(queue.code, describeRun(['queue'], queue)).toBe(6);
+      expect(queue.stderr).toMatch(/no iris cluster is running/i);
+      expect(queue.stderr).toMatch(/cluster start/);
+      const jobs = await c.iris(['jobs']);
+      expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
+      expect(jobs.stderr).toMatch(/no cluster is running; showing the state saved in .* \(read-only\)/);
+    },
+  );
 });
 
 describe('auto-start', () => {

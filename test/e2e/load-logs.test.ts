@@ -25,7 +25,12 @@ describe('logs under load', () => {
     await Promise.all(
       clients.map(async (client, k) => {
         for (let j = k; j < JOBS; j += clients.length) {
-          await client.submit({ name: `lines-${j}`, command: ['seq', '-f', `job ${j} line %g`, '1', String(LINES)], cpu: 0.05, memory: '16M' });
+          await client.submit({
+            name: `lines-${j}`,
+            command: ['seq', '-f', `job ${j} line %g`, '1', String(LINES)],
+            cpu: 0.05,
+            memory: '16M',
+          });
         }
       }),
     );
@@ -39,14 +44,20 @@ describe('logs under load', () => {
 
     for (let j = 0; j < JOBS; j++) {
       const lines = await c.logs(`/lines-${j}`);
-      expect(lines.map((l) => l.text), `/lines-${j}`).toEqual(expected(j));
+      expect(
+        lines.map((l) => l.text),
+        `/lines-${j}`,
+      ).toEqual(expected(j));
       expect(new Set(lines.map((l) => l.stream))).toEqual(new Set(['stdout']));
     }
     for (const j of [0, 99, JOBS - 1]) {
       const args = ['logs', `lines-${j}`];
       const r = await c.iris(args);
       expect(r.code, describeRun(args, r)).toBe(0);
-      const texts = r.stdout.trimEnd().split('\n').map((line) => line.slice(line.indexOf(`job ${j} line`)));
+      const texts = r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.slice(line.indexOf(`job ${j} line`)));
       expect(texts).toEqual(expected(j));
     }
   });

@@ -17,7 +17,9 @@ workers:
 describe('load', () => {
   const c = withCluster(CONFIG);
 
-  it('500 submissions from 20 concurrent clients are all accepted with unique names, none lost', { timeout: 120_000 }, async () => {
+  it('500 submissions from 20 concurrent clients are all accepted with unique names, none lost', {
+    timeout: 120_000,
+  }, async () => {
     const clients = Array.from({ length: 20 }, () => new SocketClient({ socketPath: c.socket, env: {} }));
     const accepted: SubmitResponse[] = [];
     const errors: unknown[] = [];
@@ -25,9 +27,10 @@ describe('load', () => {
       clients.map(async (client, i) => {
         for (let k = 0; k < 25; k++) {
           // Half with generated names (the uniqueness check under contention), half named.
-          const request = k % 2 === 0
-            ? { command: ['true'], cpu: 0.05, memory: '16M' }
-            : { name: `load-${i}-${k}`, command: ['true'], cpu: 0.05, memory: '16M' };
+          const request =
+            k % 2 === 0
+              ? { command: ['true'], cpu: 0.05, memory: '16M' }
+              : { name: `load-${i}-${k}`, command: ['true'], cpu: 0.05, memory: '16M' };
           try {
             accepted.push(await client.submit(request));
           } catch (error) {
@@ -70,7 +73,9 @@ describe('load', () => {
     expect(listed.filter((j) => j.name.startsWith('/cli-'))).toHaveLength(12);
   });
 
-  it('a burst of 1,000 submissions behind a full cluster is scheduled in far fewer passes, and all run', { timeout: 180_000 }, async () => {
+  it('a burst of 1,000 submissions behind a full cluster is scheduled in far fewer passes, and all run', {
+    timeout: 180_000,
+  }, async () => {
     const gate = c.gate('burst');
     await c.submit(['--name', 'burst-hold', '--cpu', '64'], ['sh', '-c', gate.hold]);
     await c.waitForState('/burst-hold', 'RUNNING');
@@ -79,7 +84,8 @@ describe('load', () => {
     const started = performance.now();
     await Promise.all(
       clients.map(async (client, i) => {
-        for (let k = 0; k < 50; k++) await client.submit({ name: `burst-${i}-${k}`, command: ['true'], cpu: 0.5, memory: '16M' });
+        for (let k = 0; k < 50; k++)
+          await client.submit({ name: `burst-${i}-${k}`, command: ['true'], cpu: 0.5, memory: '16M' });
       }),
     );
     const elapsedMs = performance.now() - started;
@@ -101,4 +107,3 @@ describe('load', () => {
     expect(done.queue.jobs.FAILED ?? 0).toBe(0);
   });
 });
-

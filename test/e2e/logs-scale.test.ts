@@ -16,7 +16,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
 import { cutNote } from '../../src/logs/format.js';
-import { BIN, E2ECluster, cleanEnv, describeRun, withCluster } from './harness.js';
+import { BIN, type E2ECluster, cleanEnv, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -54,7 +54,12 @@ function shell(c: E2ECluster, script: string, timeoutMs = 30_000): Promise<Shell
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`sh -c ${script} did not finish within ${timeoutMs} ms\nstdout: ${stdout.slice(0, 2000)}\nstderr: ${stderr.slice(0, 2000)}`));
+      reject(
+        new Error(
+          `sh -c ${script} did not finish within ${timeoutMs} ms\nstdout: ${stdout.slice(0, 2000)}\nstderr: ` +
+            `${stderr.slice(0, 2000)}`,
+        ),
+      );
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -78,11 +83,16 @@ describe('logs at scale', () => {
   let logFile = '';
 
   beforeAll(async () => {
-    const start = await c.iris(['cluster', 'start', '--detach'], { env: { NODE_OPTIONS: '--max-old-space-size=48' }, timeoutMs: 30_000 });
+    const start = await c.iris(['cluster', 'start', '--detach'], {
+      env: { NODE_OPTIONS: '--max-old-space-size=48' },
+      timeoutMs: 30_000,
+    });
     if (start.code !== 0) throw new Error(describeRun(['cluster', 'start'], start));
     pid = c.pid()!;
     // The log the read tests use, written without anyone following it.
-    const big = await c.iris(['run', '--name', 'big', '--cpu', '0.5', '--no-stream', '--', 'sh', '-c', BIG_TASK], { timeoutMs: 60_000 });
+    const big = await c.iris(['run', '--name', 'big', '--cpu', '0.5', '--no-stream', '--', 'sh', '-c', BIG_TASK], {
+      timeoutMs: 60_000,
+    });
     if (big.code !== 0) throw new Error(describeRun(['run', 'big'], big));
     logFile = `${c.home}/logs/big/@${(await c.job('/big')).run}/task-0/attempt-0.log`;
   }, 90_000);
@@ -92,7 +102,12 @@ describe('logs at scale', () => {
     const r = await c.iris(['logs', 'big', '--tail', '3']);
     const read = bytesRead(pid) - before;
     expect(r.code, describeRun(['logs', 'big', '--tail', '3'], r)).toBe(0);
-    expect(r.stdout.split('\n').slice(0, -1).map((l) => l.replace(/^[0-9:.]+ [^ ]+ /, ''))).toEqual([LINE, LINE, 'the-end']);
+    expect(
+      r.stdout
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => l.replace(/^[0-9:.]+ [^ ]+ /, '')),
+    ).toEqual([LINE, LINE, 'the-end']);
     // The whole file is 24 MB; a backward scan reads the blocks at its end (plus the store, sockets).
     expect(read).toBeLessThan(4_000_000);
   }, 30_000);
@@ -112,41 +127,67 @@ describe('logs at scale', () => {
   }, 30_000);
 
   it('a task printing 24 MB streams through `iris run` and reads back byte for byte', async () => {
-    const run = await shell(c, `iris run --name streamed --cpu 0.5 -- sh -c '${BIG_TASK}' > run.out && ${UNPREFIX} run.out | sha256sum`, 60_000);
+    const run = await shell(
+      c,
+      `iris run --name streamed --cpu 0.5 -- sh -c '${BIG_TASK}' > run.out && ${UNPREFIX} run.out | sha256sum`,
+      60_000,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split(' ')[0]).toBe(expectedBig());
-    const logs = await shell(c, `iris logs streamed > logs.out && ${UNPREFIX} logs.out | sha256sum && rm run.out logs.out`, 60_000);
+    const logs = await shell(
+      c,
+      `iris logs streamed > logs.out && ${UNPREFIX} logs.out | sha256sum && rm run.out logs.out`,
+      60_000,
+    );
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout.split(' ')[0]).toBe(expectedBig());
     expect(c.pid()).toBe(pid); // the same controller, alive
     expect((await c.job('/streamed')).state).toBe('SUCCEEDED');
     // Proportionate on disk: 80-byte lines cost 81 bytes.
-    expect(statSync(`${c.home}/logs/streamed/@${(await c.job('/streamed')).run}/task-0/attempt-0.log`).size).toBeLessThan(BIG_BYTES * 1.02);
+    expect(
+      statSync(`${c.home}/logs/streamed/@${(await c.job('/streamed')).run}/task-0/attempt-0.log`).size,
+    ).toBeLessThan(BIG_BYTES * 1.02);
   }, 90_000);
 
-  it('a job subtree merges by time and every task\'s lines come complete', async () => {
+  it("a job subtree merges by time and every task's lines come complete", async () => {
     // Two replicas and a child job, each printing 40,000 numbered lines of its own.
     const lines = (tag: string) => `i=0; while [ $i -lt 40000 ]; do echo "${tag} $i"; i=$((i+1)); done`;
     const script = c.script(
       'tree.sh',
       [
         `${lines('r$IRIS_TASK_INDEX')}`,
-        `if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name kid --cpu 0.1 -- sh -c '${lines('kid')}' > /dev/null 2>&1 || exit 1; fi`,
+        `if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name kid --cpu 0.1 -- sh -c '${lines('kid')}' > /dev/null ` +
+          `2>&1 || exit 1; fi`,
       ].join('\n'),
     );
-    const r = await c.iris(['run', '--name', 'tree', '--replicas', '2', '--cpu', '0.2', '--no-stream', '--', 'sh', script], { timeoutMs: 90_000 });
+    const r = await c.iris(
+      ['run', '--name', 'tree', '--replicas', '2', '--cpu', '0.2', '--no-stream', '--', 'sh', script],
+      { timeoutMs: 90_000 },
+    );
     expect(r.code, describeRun(['run', 'tree'], r)).toBe(0);
     const expected = (tag: string) => sha(Array.from({ length: 40_000 }, (_, i) => `${tag} ${i}\n`).join(''));
     const per = await shell(
       c,
-      `iris logs tree > tree.out && ` + ['task-0', 'task-1', 'kid/task-0'].map((t) => `grep -F ' ${t}[0] ' tree.out | ${UNPREFIX} | sha256sum`).join(' && '),
+      `iris logs tree > tree.out && ` +
+        ['task-0', 'task-1', 'kid/task-0']
+          .map((t) => `grep -F ' ${t}[0] ' tree.out | ${UNPREFIX} | sha256sum`)
+          .join(' && '),
       60_000,
     );
     expect(per.code, per.stderr).toBe(0);
-    expect(per.stdout.trim().split('\n').map((l) => l.split(' ')[0])).toEqual([expected('r0'), expected('r1'), expected('kid')]);
+    expect(
+      per.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual([expected('r0'), expected('r1'), expected('kid')]);
     // Merged by time: the times of the merged output never go down.
     // ISO 8601 times of one format (`…T12:00:01.234Z`) sort as text in time order.
-    const times = await shell(c, `iris logs tree --json | sed -E 's/^\\{"time":"([^"]+)",.*/\\1/' | LC_ALL=C sort -c && echo sorted`, 60_000);
+    const times = await shell(
+      c,
+      `iris logs tree --json | sed -E 's/^\\{"time":"([^"]+)",.*/\\1/' | LC_ALL=C sort -c && echo sorted`,
+      60_000,
+    );
     expect(times.stdout.trim(), times.stderr).toBe('sorted');
   }, 120_000);
 });
@@ -155,7 +196,21 @@ describe('log limit', () => {
   const c = withCluster(CONFIG + 'log-limit: 1MiB\n', 40_000);
 
   it('past log-limit the log is cut with a marker, the task runs on, and the attempt records it', async () => {
-    const r = await c.iris(['run', '--name', 'chatty', '--cpu', '0.2', '--no-stream', '--', 'sh', '-c', `yes ${LINE} | head -c 5000000; echo done >&2`], { timeoutMs: 60_000 });
+    const r = await c.iris(
+      [
+        'run',
+        '--name',
+        'chatty',
+        '--cpu',
+        '0.2',
+        '--no-stream',
+        '--',
+        'sh',
+        '-c',
+        `yes ${LINE} | head -c 5000000; echo done >&2`,
+      ],
+      { timeoutMs: 60_000 },
+    );
     expect(r.code, describeRun(['run', 'chatty'], r)).toBe(0);
     const file = `${c.home}/logs/chatty/@${(await c.job('/chatty')).run}/task-0/attempt-0.log`;
     expect(statSync(file).size).toBeLessThan(1024 * 1024 + 4096);

@@ -24,7 +24,8 @@ describe('logs', () => {
       [
         'echo "out-$IRIS_TASK_INDEX"',
         'echo "err-$IRIS_TASK_INDEX" >&2',
-        'if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name sub --cpu 0.1 -- sh -c "echo sub-line" > /dev/null 2>&1 || exit 1; fi',
+        'if [ "$IRIS_TASK_INDEX" = 0 ]; then iris run --name sub --cpu 0.1 -- sh -c "echo sub-line" > /dev/null ' +
+          '2>&1 || exit 1; fi',
       ].join('\n'),
     );
     const r = await c.iris(['run', '--name', 'lg', '--replicas', '2', '--cpu', '0.1', '--', 'sh', script]);
@@ -36,8 +37,16 @@ describe('logs', () => {
     expect(r.code, describeRun(['logs', 'lg'], r)).toBe(0);
     const out = r.stdout.trim().split('\n');
     for (const line of out) expect(line).toMatch(PREFIX);
-    expect(out.map((l) => l.replace(PREFIX, '')).sort()).toEqual(['sub/task-0[0] sub-line', 'task-0[0] out-0', 'task-1[0] out-1']);
-    const err = r.stderr.trim().split('\n').map((l) => l.replace(PREFIX, '')).sort();
+    expect(out.map((l) => l.replace(PREFIX, '')).sort()).toEqual([
+      'sub/task-0[0] sub-line',
+      'task-0[0] out-0',
+      'task-1[0] out-1',
+    ]);
+    const err = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(PREFIX, ''))
+      .sort();
     expect(err).toEqual(['task-0[0] err-0', 'task-1[0] err-1']);
   });
 
@@ -52,10 +61,17 @@ describe('logs', () => {
   it('--json prints one LogLine per line', async () => {
     const r = await c.iris(['logs', '/lg', '--json']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Omit<LogLine, 'time'> & { time: unknown });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Omit<LogLine, 'time'> & { time: unknown });
     expect(lines).toHaveLength(5);
     expect(lines.find((l) => l.text === 'err-1')).toMatchObject({ task: '/lg/task-1', attempt: 0, stream: 'stderr' });
-    expect(lines.find((l) => l.text === 'sub-line')).toMatchObject({ task: '/lg/sub/task-0', attempt: 0, stream: 'stdout' });
+    expect(lines.find((l) => l.text === 'sub-line')).toMatchObject({
+      task: '/lg/sub/task-0',
+      attempt: 0,
+      stream: 'stdout',
+    });
     // Instants in --json are ISO 8601 strings (docs/cli.md, "Time style").
     for (const line of lines) {
       expect(typeof line.time).toBe('string');
@@ -77,7 +93,11 @@ describe('logs', () => {
     const gate = c.gate('follow');
     await c.submit(['--name', 'fol', '--cpu', '0.1'], ['sh', '-c', `echo before-gate; ${gate.hold}; echo after-gate`]);
     await c.waitForLog('/fol', 'before-gate');
-    const follower = spawn(process.execPath, [BIN, 'logs', '-f', 'fol'], { cwd: c.cwd, env: cleanEnv(c.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [BIN, 'logs', '-f', 'fol'], {
+      cwd: c.cwd,
+      env: cleanEnv(c.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     follower.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exited = new Promise<number | null>((resolve) => follower.on('close', (code) => resolve(code)));
@@ -104,15 +124,42 @@ describe('logs', () => {
   });
 
   it('--tail N shows only the last N lines', async () => {
-    const r0 = await c.iris(['run', '--name', 'five', '--cpu', '0.1', '--', 'sh', '-c', 'for i in 1 2 3 4 5; do echo "line-$i"; done']);
+    const r0 = await c.iris([
+      'run',
+      '--name',
+      'five',
+      '--cpu',
+      '0.1',
+      '--',
+      'sh',
+      '-c',
+      'for i in 1 2 3 4 5; do echo "line-$i"; done',
+    ]);
     expect(r0.code).toBe(0);
     const r = await c.iris(['logs', 'five', '--tail', '2']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => l.replace(PREFIX, ''))).toEqual(['task-0[0] line-4', 'task-0[0] line-5']);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(PREFIX, '')),
+    ).toEqual(['task-0[0] line-4', 'task-0[0] line-5']);
   });
 
   it('--attempt N shows one attempt; logs of every attempt are kept', async () => {
-    const args = ['run', '--name', 'att', '--max-retries', '1', '--cpu', '0.1', '--', 'sh', '-c', 'echo "attempt-$IRIS_ATTEMPT"; [ "$IRIS_ATTEMPT" = 1 ]'];
+    const args = [
+      'run',
+      '--name',
+      'att',
+      '--max-retries',
+      '1',
+      '--cpu',
+      '0.1',
+      '--',
+      'sh',
+      '-c',
+      'echo "attempt-$IRIS_ATTEMPT"; [ "$IRIS_ATTEMPT" = 1 ]',
+    ];
     const r0 = await c.iris(args);
     expect(r0.code, describeRun(args, r0)).toBe(0);
     const all = await c.iris(['logs', 'att']);

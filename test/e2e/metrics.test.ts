@@ -42,17 +42,19 @@ describe('iris metrics', () => {
     const r = await c.iris(['metrics']);
     expect(r.code, describeRun(['metrics'], r)).toBe(0);
     const lines = sampleLines(r.stdout);
-    expect(lines).toEqual(expect.arrayContaining([
-      'iris_jobs{state="SUCCEEDED"} 2',
-      'iris_jobs{state="FAILED"} 1',
-      'iris_task_requeues_total{reason="retry"} 1',
-      'iris_task_requeues_total{reason="preemption"} 0',
-      'iris_job_failures_total{cause="task_failed"} 1',
-      'iris_dispatches_total 4',
-      'iris_workers{state="READY"} 2',
-      'iris_workers_cost_per_hour 2',
-      'iris_queue_tasks 0',
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'iris_jobs{state="SUCCEEDED"} 2',
+        'iris_jobs{state="FAILED"} 1',
+        'iris_task_requeues_total{reason="retry"} 1',
+        'iris_task_requeues_total{reason="preemption"} 0',
+        'iris_job_failures_total{cause="task_failed"} 1',
+        'iris_dispatches_total 4',
+        'iris_workers{state="READY"} 2',
+        'iris_workers_cost_per_hour 2',
+        'iris_queue_tasks 0',
+      ]),
+    );
     expect(r.stdout).toContain('# TYPE iris_scheduling_pass_duration_seconds histogram');
     // Every job needed at least one pass to be placed.
     const passes = Number(/^iris_scheduling_pass_duration_seconds_count (\d+)$/m.exec(r.stdout)?.[1]);
@@ -71,12 +73,17 @@ describe('iris metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    expect(sampleLines(text)).toEqual(expect.arrayContaining(['iris_jobs{state="SUCCEEDED"} 2', 'iris_task_requeues_total{reason="retry"} 1']));
+    expect(sampleLines(text)).toEqual(
+      expect.arrayContaining(['iris_jobs{state="SUCCEEDED"} 2', 'iris_task_requeues_total{reason="retry"} 1']),
+    );
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   });
 
   it('a task may not read the metrics (owner only)', async () => {
-    const r = await c.iris(['run', '--name', 'peek', '--cpu', '0.1', '--', 'sh', '-c', 'iris metrics; echo "exit=$?"'], { timeoutMs: 60_000 });
+    const r = await c.iris(
+      ['run', '--name', 'peek', '--cpu', '0.1', '--', 'sh', '-c', 'iris metrics; echo "exit=$?"'],
+      { timeoutMs: 60_000 },
+    );
     expect(r.code, describeRun(['run'], r)).toBe(0);
     const log = (await c.logs('/peek')).map((l) => l.text).join('\n');
     expect(log).toContain('exit=4');
@@ -89,7 +96,9 @@ describe('iris metrics', () => {
     const busy = await freePort();
     await new Promise<void>((resolve) => blocker.listen(busy, '127.0.0.1', resolve));
     try {
-      const r = await other.iris(['cluster', 'start', '--detach', '--metrics-port', String(busy)], { timeoutMs: 30_000 });
+      const r = await other.iris(['cluster', 'start', '--detach', '--metrics-port', String(busy)], {
+        timeoutMs: 30_000,
+      });
       expect(r.code, describeRun(['cluster', 'start'], r)).toBe(6);
       expect(r.stderr).toContain(`the metrics port ${busy} on 127.0.0.1 is already in use`);
     } finally {
@@ -99,13 +108,21 @@ describe('iris metrics', () => {
   });
 
   it('writes the density series and plots it as an SVG with two series', async () => {
-    const live = await c.json<{ bucketSeconds: number; buckets: Array<{ start: number; submissions: number; activeWorkers: number }> }>(['metrics', 'density']);
+    const live = await c.json<{
+      bucketSeconds: number;
+      buckets: Array<{ start: number; submissions: number; activeWorkers: number }>;
+    }>(['metrics', 'density']);
     expect(live.bucketSeconds).toBe(1);
     expect(live.buckets.reduce((n, b) => n + b.submissions, 0)).toBe(4);
     expect(live.buckets.at(-1)!.activeWorkers).toBe(2);
     // Written periodically while it runs.
     const file = path.join(c.home, 'metrics', 'task_worker_density.json');
-    await waitUntil('the density file', async () => existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as typeof live).buckets.length > 0, Boolean, { timeoutMs: 15_000 });
+    await waitUntil(
+      'the density file',
+      async () => existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as typeof live).buckets.length > 0,
+      Boolean,
+      { timeoutMs: 15_000 },
+    );
     await c.stop();
     // Written at stop, and read from the file when no cluster runs.
     const saved = JSON.parse(readFileSync(file, 'utf8')) as typeof live;

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../src/api/types.js';
-import { E2ECluster, describeRun, withCluster } from './harness.js';
+import { type E2ECluster, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -60,7 +60,13 @@ describe('iris run inside a task', () => {
     // What a user types: `iris logs demo` prints the three lines once each.
     const shown = await c.iris(['logs', 'demo']);
     expect(shown.code, describeRun(['logs', 'demo'], shown)).toBe(0);
-    expect(shown.stdout.trim().split('\n').map((l) => l.replace(/^\S+ /, '')).sort()).toEqual([
+    expect(
+      shown.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^\S+ /, ''))
+        .sort(),
+    ).toEqual([
       'eval/score/task-0[0] I am /demo/eval/score/task-0 (job /demo/eval/score)',
       'eval/task-0[0] I am /demo/eval/task-0 (job /demo/eval)',
       'task-0[0] I am /demo/task-0 (job /demo)',
@@ -87,7 +93,9 @@ describe('iris run inside a task', () => {
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
     const own = await logLines(c, '/s/task-0');
-    expect(own.filter((l) => l.includes('kid-line'))).toEqual([expect.stringMatching(/^\/s\/task-0 \S+ task-0\[0\] kid-line$/)]);
+    expect(own.filter((l) => l.includes('kid-line'))).toEqual([
+      expect.stringMatching(/^\/s\/task-0 \S+ task-0\[0\] kid-line$/),
+    ]);
     expect(own.some((l) => l.includes('iris: /s/kid'))).toBe(false);
     const all = await logLines(c, '/s');
     expect(all.filter((l) => l.includes('kid-line'))).toHaveLength(2);

@@ -31,7 +31,10 @@ describe('reading a stopped cluster', () => {
     // /done runs twice: the first run is kept in the archive (NAME@RUN).
     await c.submit(['--name', 'done', '--cpu', '0.1'], ['sh', '-c', 'echo first-run']);
     firstDone = (await c.waitForState('/done', 'SUCCEEDED')).run;
-    await c.submit(['--name', 'done', '--cpu', '0.1'], ['sh', '-c', 'echo saved-line-1; echo saved-line-2 >&2; exit 0']);
+    await c.submit(
+      ['--name', 'done', '--cpu', '0.1'],
+      ['sh', '-c', 'echo saved-line-1; echo saved-line-2 >&2; exit 0'],
+    );
     await c.submit(['--name', 'bad', '--cpu', '0.1'], ['sh', '-c', 'echo oops; exit 3']);
     await c.waitForState('/done', 'SUCCEEDED');
     await c.waitForState('/bad', 'FAILED');
@@ -47,7 +50,10 @@ describe('reading a stopped cluster', () => {
     expect(jobs.stderr).toMatch(NOTICE);
     expect(jobs.stderr.trim().split('\n')).toHaveLength(1);
     const listed = JSON.parse(jobs.stdout) as JobSummary[];
-    expect(listed.map((j) => [j.name, j.state])).toEqual([['/bad', 'FAILED'], ['/done', 'SUCCEEDED']]);
+    expect(listed.map((j) => [j.name, j.state])).toEqual([
+      ['/bad', 'FAILED'],
+      ['/done', 'SUCCEEDED'],
+    ]);
 
     const table = await c.iris(['jobs']);
     expect(table.code, describeRun(['jobs'], table)).toBe(0);
@@ -84,7 +90,11 @@ describe('reading a stopped cluster', () => {
     expect(history.code, describeRun(['history', '--json'], history)).toBe(0);
     expect(history.stderr).toMatch(NOTICE);
     const runs = JSON.parse(history.stdout) as { name: string; run: number; state: string }[];
-    expect(runs.map((r) => [r.name, r.state])).toEqual([['/bad', 'FAILED'], ['/done', 'SUCCEEDED'], ['/done', 'SUCCEEDED']]);
+    expect(runs.map((r) => [r.name, r.state])).toEqual([
+      ['/bad', 'FAILED'],
+      ['/done', 'SUCCEEDED'],
+      ['/done', 'SUCCEEDED'],
+    ]);
 
     const unknown = await c.iris(['status', 'nope']);
     expect(unknown.code, describeRun(['status', 'nope'], unknown)).toBe(3);

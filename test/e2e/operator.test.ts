@@ -17,35 +17,41 @@ workers:
 describe('operator basics', () => {
   const c = withCluster(CONFIG);
 
-  it('a drain survives a restart, shows in `iris workers`, and `workers resume` puts the worker back to work', async () => {
-    const drain = await c.iris(['workers', 'drain', 'w0']);
-    expect(drain.code, describeRun(['workers', 'drain', 'w0'], drain)).toBe(0);
-    await c.stop();
-    await c.start();
-    const listed = await c.iris(['workers']);
-    expect(listed.code, describeRun(['workers'], listed)).toBe(0);
-    expect(listed.stdout).toMatch(/w0.*DRAINED/);
-    expect((await c.json<WorkerInfo[]>(['workers'])).map((w) => [w.id, w.state])).toEqual([['w0', 'DRAINED']]);
+  it(
+    'a drain survives a restart, shows in `iris workers`, and `workers resume` puts the worker back to ' + 'work',
+    async () => {
+      const drain = await c.iris(['workers', 'drain', 'w0']);
+      expect(drain.code, describeRun(['workers', 'drain', 'w0'], drain)).toBe(0);
+      await c.stop();
+      await c.start();
+      const listed = await c.iris(['workers']);
+      expect(listed.code, describeRun(['workers'], listed)).toBe(0);
+      expect(listed.stdout).toMatch(/w0.*DRAINED/);
+      expect((await c.json<WorkerInfo[]>(['workers'])).map((w) => [w.id, w.state])).toEqual([['w0', 'DRAINED']]);
 
-    await c.submit(['--name', 'waits', '--cpu', '0.5'], ['true']);
-    expect((await c.job('/waits')).state).toBe('PENDING');
+      await c.submit(['--name', 'waits', '--cpu', '0.5'], ['true']);
+      expect((await c.job('/waits')).state).toBe('PENDING');
 
-    const resumed = await c.json<WorkerInfo>(['workers', 'resume', 'w0']);
-    expect([resumed.id, resumed.state]).toEqual(['w0', 'READY']);
-    await c.waitForState('/waits', 'SUCCEEDED');
-    expect((await c.json<WorkerInfo[]>(['workers']))[0]!.state).toBe('READY');
-  });
+      const resumed = await c.json<WorkerInfo>(['workers', 'resume', 'w0']);
+      expect([resumed.id, resumed.state]).toEqual(['w0', 'READY']);
+      await c.waitForState('/waits', 'SUCCEEDED');
+      expect((await c.json<WorkerInfo[]>(['workers']))[0]!.state).toBe('READY');
+    },
+  );
 
-  it('workers resume of a worker that is not drained exits 4, of an unknown one exits 3, each with a hint', async () => {
-    const ready = await c.iris(['workers', 'resume', 'w0']);
-    expect(ready.code, describeRun(['workers', 'resume', 'w0'], ready)).toBe(4);
-    expect(ready.stderr).toContain('worker w0 is not drained (it is READY)');
-    expect(ready.stderr).toMatch(/only a drained worker can be resumed/);
-    const unknown = await c.iris(['workers', 'resume', 'nope']);
-    expect(unknown.code, describeRun(['workers', 'resume', 'nope'], unknown)).toBe(3);
-    expect(unknown.stderr).toContain('unknown worker nope');
-    expect(unknown.stderr).toMatch(/iris workers/);
-  });
+  it(
+    'workers resume of a worker that is not drained exits 4, of an unknown one exits 3, each with a ' + 'hint',
+    async () => {
+      const ready = await c.iris(['workers', 'resume', 'w0']);
+      expect(ready.code, describeRun(['workers', 'resume', 'w0'], ready)).toBe(4);
+      expect(ready.stderr).toContain('worker w0 is not drained (it is READY)');
+      expect(ready.stderr).toMatch(/only a drained worker can be resumed/);
+      const unknown = await c.iris(['workers', 'resume', 'nope']);
+      expect(unknown.code, describeRun(['workers', 'resume', 'nope'], unknown)).toBe(3);
+      expect(unknown.stderr).toContain('unknown worker nope');
+      expect(unknown.stderr).toMatch(/iris workers/);
+    },
+  );
 
   it('cancel of a job that already ended says nothing to cancel, exits 0 and leaves its state', async () => {
     await c.submit(['--name', 'done', '--cpu', '0.1'], ['true']);

@@ -12,7 +12,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  E2ECluster, describeRun, isRunning, marker, pidsWithMarker, waitUntil, killMarked, withCluster,
+  type E2ECluster,
+  describeRun,
+  isRunning,
+  marker,
+  pidsWithMarker,
+  waitUntil,
+  killMarked,
+  withCluster,
 } from './harness.js';
 
 const CONFIG = `
@@ -32,7 +39,11 @@ function killAll(): void {
 async function killController(c: E2ECluster): Promise<void> {
   const pid = c.pid()!;
   process.kill(pid, 'SIGKILL');
-  await waitUntil('the controller to die', async () => isRunning(pid), (alive) => !alive);
+  await waitUntil(
+    'the controller to die',
+    async () => isRunning(pid),
+    (alive) => !alive,
+  );
 }
 
 describe('controller outages', () => {
@@ -59,13 +70,19 @@ describe('controller outages', () => {
         'exit $(($1 % 3))',
       ].join('\n'),
     );
-    for (let i = 0; i < N; i++) await c.submit(['--name', `short-${i}`, '--cpu', '0.1', '--max-retries', '0'], ['sh', script, String(i), tag]);
+    for (let i = 0; i < N; i++)
+      await c.submit(['--name', `short-${i}`, '--cpu', '0.1', '--max-retries', '0'], ['sh', script, String(i), tag]);
     for (let i = 0; i < N; i++) await c.waitForLog(`/short-${i}`, `start ${i}`);
 
     await killController(c);
     gate.open();
     // Every task finishes on its own while no controller runs.
-    await waitUntil('the tasks to finish without a controller', async () => pidsWithMarker(tag).length, (n) => n === 0, { timeoutMs: 20_000 });
+    await waitUntil(
+      'the tasks to finish without a controller',
+      async () => pidsWithMarker(tag).length,
+      (n) => n === 0,
+      { timeoutMs: 20_000 },
+    );
     for (let i = 0; i < N; i++) expect(existsSync(path.join(c.cwd, `runs-${i}`)), `job ${i} ran`).toBe(true);
 
     const restart = await c.iris(['cluster', 'start', '--detach']);
@@ -73,11 +90,19 @@ describe('controller outages', () => {
     for (let i = 0; i < N; i++) {
       const job = await c.waitForState(`/short-${i}`, ['SUCCEEDED', 'FAILED']);
       const task = job.taskList[0]!;
-      expect(task.attempts.map((a) => [a.attempt, a.state, a.exitCode]), `job ${i}`).toEqual([[0, i % 3 === 0 ? 'SUCCEEDED' : 'FAILED', i % 3]]);
+      expect(
+        task.attempts.map((a) => [a.attempt, a.state, a.exitCode]),
+        `job ${i}`,
+      ).toEqual([[0, i % 3 === 0 ? 'SUCCEEDED' : 'FAILED', i % 3]]);
       expect(job.state).toBe(i % 3 === 0 ? 'SUCCEEDED' : 'FAILED');
       expect(readFileSync(path.join(c.cwd, `runs-${i}`), 'utf8'), `runs of job ${i}`).toBe('run\n');
       const texts = (await c.logs(`/short-${i}`)).map((l) => l.text);
-      const want = [`start ${i}`, ...Array.from({ length: 200 }, (_, k) => `line ${k + 1} of ${i}`), `to stderr ${i}`, `last ${i}`];
+      const want = [
+        `start ${i}`,
+        ...Array.from({ length: 200 }, (_, k) => `line ${k + 1} of ${i}`),
+        `to stderr ${i}`,
+        `last ${i}`,
+      ];
       for (const line of want) expect(texts, `log of job ${i}`).toContain(line);
       expect(texts.filter((t) => t === `line 200 of ${i}`)).toHaveLength(1);
     }
@@ -93,7 +118,8 @@ describe('controller outages', () => {
           `env -i /bin/sh -c 'setsid sh -c "trap \\"\\" TERM HUP; while :; do sleep 1; done" "$0"' "$1-envi" &`,
           'echo ready',
           // "exit": end once the test has seen both children; "wait": run until stopped.
-          `if [ "$2" = wait ]; then while :; do sleep 1; done; else while [ ! -f '${c.cwd}'/go-"$1" ]; do sleep 0.05; done; fi`,
+          `if [ "$2" = wait ]; then while :; do sleep 1; done; else while [ ! -f '${c.cwd}'/go-"$1" ]; do sleep ` +
+            `0.05; done; fi`,
         ].join('\n'),
       );
 
@@ -102,12 +128,21 @@ describe('controller outages', () => {
       tags.push(tag);
       await c.submit(['--name', name, '--cpu', '0.1', '--max-retries', '0'], ['sh', escaper(c), tag, mode]);
       await c.waitForLog(`/${name}`, 'ready');
-      await waitUntil(`both setsid children of ${name}`, async () => [pidsWithMarker(`${tag}-setsid`), pidsWithMarker(`${tag}-envi`)], ([a, b]) => a.length > 0 && b.length > 0);
+      await waitUntil(
+        `both setsid children of ${name}`,
+        async () => [pidsWithMarker(`${tag}-setsid`), pidsWithMarker(`${tag}-envi`)],
+        ([a, b]) => a.length > 0 && b.length > 0,
+      );
       return tag;
     }
 
     const gone = (tag: string, what: string): Promise<number[]> =>
-      waitUntil(`no process of ${what} left`, async () => pidsWithMarker(tag), (pids) => pids.length === 0, { timeoutMs: 5_000 });
+      waitUntil(
+        `no process of ${what} left`,
+        async () => pidsWithMarker(tag),
+        (pids) => pids.length === 0,
+        { timeoutMs: 5_000 },
+      );
 
     it('when the task exits on its own', async () => {
       const tag = await startEscaper('esc-exit', 'exit');

@@ -28,7 +28,7 @@ stages:
     cpu: 0.5
     env:
       CKPT: \${stages.train.task-0.result.checkpoint}
-    command: echo "eval loads \${stages.train.result.checkpoint} (env \$CKPT)"
+    command: echo "eval loads \${stages.train.result.checkpoint} (env $CKPT)"
 `;
 
 describe('pipelines', () => {
@@ -50,7 +50,10 @@ describe('pipelines', () => {
 
     const jobs = await c.json<JobSummary[]>(['jobs']);
     expect(jobs.filter((j) => j.name.startsWith('/demo')).map((j) => [j.name, j.state])).toEqual([
-      ['/demo', 'SUCCEEDED'], ['/demo/eval', 'SUCCEEDED'], ['/demo/prep', 'SUCCEEDED'], ['/demo/train', 'SUCCEEDED'],
+      ['/demo', 'SUCCEEDED'],
+      ['/demo/eval', 'SUCCEEDED'],
+      ['/demo/prep', 'SUCCEEDED'],
+      ['/demo/train', 'SUCCEEDED'],
     ]);
     const prep = await c.job('/demo/prep');
     const train = await c.job('/demo/train');
@@ -82,47 +85,85 @@ describe('pipelines', () => {
     expect(jobs.some((j) => j.name.startsWith('/dry'))).toBe(false);
   });
 
-  it('refuses a file with an unknown stage in needs, or a cycle, naming the path, before submitting anything', async () => {
-    file('typo.yaml', PIPELINE.replace('name: demo', 'name: typo').replace('needs: [prep]', 'needs: [prpe]'));
-    const typo = await c.iris(['submit', '-f', 'typo.yaml']);
-    expect(typo.code, describeRun(['submit', '-f'], typo)).toBe(2);
-    expect(typo.stderr).toContain('typo.yaml: stages.train.needs[0]: unknown stage "prpe" (stages: prep, train, eval)');
+  it(
+    'refuses a file with an unknown stage in needs, or a cycle, naming the path, before submitting ' + 'anything',
+    async () => {
+      file('typo.yaml', PIPELINE.replace('name: demo', 'name: typo').replace('needs: [prep]', 'needs: [prpe]'));
+      const typo = await c.iris(['submit', '-f', 'typo.yaml']);
+      expect(typo.code, describeRun(['submit', '-f'], typo)).toBe(2);
+      expect(typo.stderr).toContain(
+        'typo.yaml: stages.train.needs[0]: unknown stage "prpe" (stages: prep, train, eval)',
+      );
 
-    file('cycle.yaml', PIPELINE.replace('name: demo', 'name: cycle').replace('cpu: 0.5\n  train', 'cpu: 0.5\n    needs: [eval]\n  train'));
-    const cycle = await c.iris(['submit', '-f', 'cycle.yaml']);
-    expect(cycle.code, describeRun(['submit', '-f'], cycle)).toBe(2);
-    expect(cycle.stderr).toMatch(/cycle\.yaml: stages: cycle (prep -> eval -> train -> prep|eval -> train -> prep -> eval|train -> prep -> eval -> train)/);
+      file(
+        'cycle.yaml',
+        PIPELINE.replace('name: demo', 'name: cycle').replace(
+          'cpu: 0.5\n  train',
+          'cpu: 0.5\n    needs: [eval]\n  train',
+        ),
+      );
+      const cycle = await c.iris(['submit', '-f', 'cycle.yaml']);
+      expect(cycle.code, describeRun(['submit', '-f'], cycle)).toBe(2);
+      expect(cycle.stderr).toMatch(
+        /cycle\.yaml: stages: cycle (prep -> eval -> train -> prep|eval -> train -> prep -> eval|train -> prep -> eval -> train)/,
+      );
 
-    file('shape.yaml', 'name: shape\nstages:\n  a:\n    command: [echo]\n    memory: [1]\n');
-    const shape = await c.iris(['submit', '-f', 'shape.yaml']);
-    expect(shape.code).toBe(2);
-    expect(shape.stderr).toContain('shape.yaml: stages.a.memory');
+      file('shape.yaml', 'name: shape\nstages:\n  a:\n    command: [echo]\n    memory: [1]\n');
+      const shape = await c.iris(['submit', '-f', 'shape.yaml']);
+      expect(shape.code).toBe(2);
+      expect(shape.stderr).toContain('shape.yaml: stages.a.memory');
 
-    // A value only the cluster can judge: refused for the whole pipeline, the stage named.
-    file('bad.yaml', 'name: bad\nstages:\n  a:\n    command: [echo]\n  b:\n    needs: [a]\n    command: [echo]\n    memory: 5XB\n');
-    const bad = await c.iris(['submit', '-f', 'bad.yaml']);
-    expect(bad.code, describeRun(['submit', '-f'], bad)).toBe(2);
-    expect(bad.stderr).toContain('stages.b.memory: invalid memory "5XB"');
-    const jobs = await c.json<JobSummary[]>(['jobs']);
-    expect(jobs.filter((j) => /^\/(typo|cycle|shape|bad)/.test(j.name))).toEqual([]);
-  });
+      // A value only the cluster can judge: refused for the whole pipeline, the stage named.
+      file(
+        'bad.yaml',
+        'name: bad\nstages:\n  a:\n    command: [echo]\n  b:\n    needs: [a]\n    command: [echo]\n    memory: 5XB\n',
+      );
+      const bad = await c.iris(['submit', '-f', 'bad.yaml']);
+      expect(bad.code, describeRun(['submit', '-f'], bad)).toBe(2);
+      expect(bad.stderr).toContain('stages.b.memory: invalid memory "5XB"');
+      const jobs = await c.json<JobSummary[]>(['jobs']);
+      expect(jobs.filter((j) => /^\/(typo|cycle|shape|bad)/.test(j.name))).toEqual([]);
+    },
+  );
 
-  it('a stage whose referenced result never appeared fails with stage_reference_pending; a reference outside needs is refused', async () => {
-    file('noresult.yaml', 'name: noresult\nstages:\n  train:\n    cpu: 0.5\n    command: [echo, no checkpoint]\n  eval:\n    cpu: 0.5\n    needs: [train]\n    command: [echo, "\${stages.train.result.checkpoint}"]\n');
-    const run = await c.iris(['run', '-f', 'noresult.yaml']);
-    expect(run.code, describeRun(['run', '-f'], run)).toBe(1);
-    const evalJob = await c.job('/noresult/eval');
-    expect(evalJob).toMatchObject({ state: 'FAILED', reason: 'stage_reference_pending: stage train succeeded without result checkpoint' });
-    expect(evalJob.taskList[0]!.attempts).toEqual([]);
+  it(
+    'a stage whose referenced result never appeared fails with stage_reference_pending; a reference outside needs ' +
+      'is refused',
+    async () => {
+      file(
+        'noresult.yaml',
+        'name: noresult\nstages:\n  train:\n    cpu: 0.5\n    command: [echo, no checkpoint]\n  eval:\n    cpu: 0.5\n ' +
+          '   needs: [train]\n    command: [echo, "${stages.train.result.checkpoint}"]\n',
+      );
+      const run = await c.iris(['run', '-f', 'noresult.yaml']);
+      expect(run.code, describeRun(['run', '-f'], run)).toBe(1);
+      const evalJob = await c.job('/noresult/eval');
+      expect(evalJob).toMatchObject({
+        state: 'FAILED',
+        reason: 'stage_reference_pending: stage train succeeded without result checkpoint',
+      });
+      expect(evalJob.taskList[0]!.attempts).toEqual([]);
 
-    file('outside.yaml', 'name: outside\nstages:\n  train:\n    command: [echo]\n  eval:\n    command: [echo, "\${stages.train.result.checkpoint}"]\n');
-    const outside = await c.iris(['submit', '-f', 'outside.yaml']);
-    expect(outside.code, describeRun(['submit', '-f'], outside)).toBe(2);
-    expect(outside.stderr).toContain('outside.yaml: stages.eval.command[1]: ${stages.train.result.checkpoint}: stage "train" is not in needs (needs: none)');
-  });
+      file(
+        'outside.yaml',
+        'name: outside\nstages:\n  train:\n    command: [echo]\n  eval:\n    command: [echo, ' +
+          '"${stages.train.result.checkpoint}"]\n',
+      );
+      const outside = await c.iris(['submit', '-f', 'outside.yaml']);
+      expect(outside.code, describeRun(['submit', '-f'], outside)).toBe(2);
+      expect(outside.stderr).toContain(
+        'outside.yaml: stages.eval.command[1]: ${stages.train.result.checkpoint}: stage "train" is not in needs ' +
+          '(needs: none)',
+      );
+    },
+  );
 
   it('a failed stage fails its dependents and the pipeline', async () => {
-    file('fail.yaml', 'name: fail\nstages:\n  a:\n    cpu: 0.5\n    command: exit 3\n  b:\n    cpu: 0.5\n    needs: [a]\n    command: [echo, never]\n');
+    file(
+      'fail.yaml',
+      'name: fail\nstages:\n  a:\n    cpu: 0.5\n    command: exit 3\n  b:\n    cpu: 0.5\n    needs: [a]\n    ' +
+        'command: [echo, never]\n',
+    );
     const run = await c.iris(['run', '-f', 'fail.yaml']);
     expect(run.code, describeRun(['run', '-f'], run)).toBe(1);
     const b: JobDetail = await c.job('/fail/b');

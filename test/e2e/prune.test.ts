@@ -91,9 +91,19 @@ describe('automatic retention', () => {
     await c.waitForState('/short', 'SUCCEEDED');
     await c.stop();
     const ended = Date.now();
-    await waitUntil('the retention age to pass', async () => Date.now() - ended, (ms) => ms > 2500, { timeoutMs: 10_000 });
+    await waitUntil(
+      'the retention age to pass',
+      async () => Date.now() - ended,
+      (ms) => ms > 2500,
+      { timeoutMs: 10_000 },
+    );
     await c.start();
-    await waitUntil('the run to be pruned', () => c.jobs(), (jobs) => jobs.length === 0, { timeoutMs: 10_000 });
+    await waitUntil(
+      'the run to be pruned',
+      () => c.jobs(),
+      (jobs) => jobs.length === 0,
+      { timeoutMs: 10_000 },
+    );
     expect(runDirs(c.home)).toEqual([]);
     const log = await import('node:fs').then((fs) => fs.readFileSync(path.join(c.home, 'cluster.log'), 'utf8'));
     expect(log).toMatch(/retention: pruned 1 run\(s\) that ended more than 2s ago/);

@@ -11,7 +11,7 @@ import { BIN, cleanEnv, type RunResult } from './harness.js';
 export const HAS_SCRIPT = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** One shell word: `'…'` with each `'` written as `'\''`. */
-const word = (arg: string): string => `'${arg.replace(/'/g, '\'\\\'\'')}'`;
+const word = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
 
 export interface PtyOptions {
   cwd: string;
@@ -33,7 +33,9 @@ export function irisInPty(args: readonly string[], opts: PtyOptions): Promise<Ru
   const command = `stty rows ${opts.rows ?? 24} cols ${opts.cols ?? 80}; exec ${argv}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: opts.cwd, env: cleanEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: opts.cwd,
+      env: cleanEnv(opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -45,7 +47,7 @@ export function irisInPty(args: readonly string[], opts: PtyOptions): Promise<Ru
     };
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
-      if (opts.ready && opts.ready.test(stdout)) type();
+      if (opts.ready?.test(stdout)) type();
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin.on('error', () => {});

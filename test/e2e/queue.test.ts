@@ -21,57 +21,90 @@ const startOf = (job: JobDetail): number => job.taskList[0]!.attempts[0]!.starte
 describe('iris queue and submit --dry-run (default policy: easy)', () => {
   const c = withCluster(WORKERS);
 
-  it('reserves the blocked job at the end of the running time limit, backfills a job that does not delay it, and estimates without submitting', async () => {
-    const hold = c.gate('hold');
-    const side = c.gate('side');
-    await c.submit(['--name', 'hold', '-c', 'pool=a', '--cpu', '2', '--time-limit', '10m'], ['sh', '-c', hold.hold]);
-    const running = await c.waitForState('/hold', 'RUNNING');
-    await c.submit(['--name', 'big', '--cpu', '2', '--time-limit', '5m'], ['true']);
-    await c.submit(['--name', 'side', '--cpu', '1', '--time-limit', '1m'], ['sh', '-c', side.hold]);
-    // /side fits on w1 now and cannot delay /big (which only fits on w0): it starts at once.
-    await c.waitForState('/side', 'RUNNING');
+  it(
+    'reserves the blocked job at the end of the running time limit, backfills a job that does not delay it, and ' +
+      'estimates without submitting',
+    async () => {
+      const hold = c.gate('hold');
+      const side = c.gate('side');
+      await c.submit(['--name', 'hold', '-c', 'pool=a', '--cpu', '2', '--time-limit', '10m'], ['sh', '-c', hold.hold]);
+      const running = await c.waitForState('/hold', 'RUNNING');
+      await c.submit(['--name', 'big', '--cpu', '2', '--time-limit', '5m'], ['true']);
+      await c.submit(['--name', 'side', '--cpu', '1', '--time-limit', '1m'], ['sh', '-c', side.hold]);
+      // /side fits on w1 now and cannot delay /big (which only fits on w0): it starts at once.
+      await c.waitForState('/side', 'RUNNING');
 
-    const queue = await c.json<QueueInfo>(['queue']);
-    expect(queue.policy).toBe('easy');
-    expect(queue.jobs.map((j) => j.job)).toEqual(['/big']);
-    const reservedAt = startOf(running) + 10 * MIN;
-    // --json prints instants as ISO 8601 strings (docs/cli.md, "Time style").
-    const iso = (ms: number): string => new Date(ms).toISOString();
-    expect(queue.jobs[0]).toMatchObject({ position: 1, pendingTasks: 1, timeLimitMs: 5 * MIN, reservedStart: iso(reservedAt) });
-    // Both workers are named: w1 is too small for /big at all, w0 has no CPU free now.
-    expect(queue.jobs[0]!.reason).toMatch(/^no worker fits: 1 too little CPU \(need 2, largest [\d.]+\), 1 too little free CPU \(need 2, largest free [\d.]+\); reserved to start at /);
-    expect(queue.jobs[0]!.reason!.endsWith(`reserved to start at ${new Date(reservedAt).toISOString()}`)).toBe(true);
+      const queue = await c.json<QueueInfo>(['queue']);
+      expect(queue.policy).toBe('easy');
+      expect(queue.jobs.map((j) => j.job)).toEqual(['/big']);
+      const reservedAt = startOf(running) + 10 * MIN;
+      // --json prints instants as ISO 8601 strings (docs/cli.md, "Time style").
+      const iso = (ms: number): string => new Date(ms).toISOString();
+      expect(queue.jobs[0]).toMatchObject({
+        position: 1,
+        pendingTasks: 1,
+        timeLimitMs: 5 * MIN,
+        reservedStart: iso(reservedAt),
+      });
+      // Both workers are named: w1 is too small for /big at all, w0 has no CPU free now.
+      expect(queue.jobs[0]!.reason).toMatch(
+        /^no worker fits: 1 too little CPU \(need 2, largest [\d.]+\), 1 too little free CPU \(need 2, largest free [\d.]+\); reserved to start at /,
+      );
+      expect(queue.jobs[0]!.reason!.endsWith(`reserved to start at ${new Date(reservedAt).toISOString()}`)).toBe(true);
 
-    const plain = await c.iris(['queue']);
-    expect(plain.code, describeRun(['queue'], plain)).toBe(0);
-    expect(plain.stdout).toMatch(/policy easy, queue depth 32/);
-    expect(plain.stdout).toMatch(/RESERVED START/);
-    expect(plain.stdout).toMatch(/\/big .* 5m00s .*\(in (9m5\ds|10m00s)\)/);
+      const plain = await c.iris(['queue']);
+      expect(plain.code, describeRun(['queue'], plain)).toBe(0);
+      expect(plain.stdout).toMatch(/policy easy, queue depth 32/);
+      expect(plain.stdout).toMatch(/RESERVED START/);
+      expect(plain.stdout).toMatch(/\/big .* 5m00s .*\(in (9m5\ds|10m00s)\)/);
 
-    // Behind /big: it cannot start before /big's reservation has run its 5 minutes.
-    const later = await c.json<EstimateResponse>(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--time-limit', '1m', '--', 'true']);
-    expect(later).toMatchObject({ name: '/probe', tasks: 1, policy: 'easy', start: iso(reservedAt + 5 * MIN) });
-    expect(later.reason).toMatch(/too little free CPU \(need 2, /);
-    const now = await c.json<EstimateResponse>(['submit', '--dry-run', '--cpu', '0.5', '--time-limit', '1m', '--', 'true']);
-    expect(now.start).toBe(now.now);
-    const text = await c.iris(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--', 'true']);
-    expect(text.code, describeRun(['submit', '--dry-run'], text)).toBe(0);
-    expect(text.stdout).toMatch(/^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) under policy easy\n  why: no worker fits: .*too little free CPU \(need 2, /);
-    expect(text.stdout).toMatch(/nothing was submitted/);
-    expect((await c.jobs()).map((j) => j.name).sort()).toEqual(['/big', '/hold', '/side']);
+      // Behind /big: it cannot start before /big's reservation has run its 5 minutes.
+      const later = await c.json<EstimateResponse>([
+        'submit',
+        '--dry-run',
+        '--name',
+        'probe',
+        '--cpu',
+        '2',
+        '--time-limit',
+        '1m',
+        '--',
+        'true',
+      ]);
+      expect(later).toMatchObject({ name: '/probe', tasks: 1, policy: 'easy', start: iso(reservedAt + 5 * MIN) });
+      expect(later.reason).toMatch(/too little free CPU \(need 2, /);
+      const now = await c.json<EstimateResponse>([
+        'submit',
+        '--dry-run',
+        '--cpu',
+        '0.5',
+        '--time-limit',
+        '1m',
+        '--',
+        'true',
+      ]);
+      expect(now.start).toBe(now.now);
+      const text = await c.iris(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--', 'true']);
+      expect(text.code, describeRun(['submit', '--dry-run'], text)).toBe(0);
+      expect(text.stdout).toMatch(
+        /^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) under policy easy\n  why: no worker fits: .*too little free CPU \(need 2, /,
+      );
+      expect(text.stdout).toMatch(/nothing was submitted/);
+      expect((await c.jobs()).map((j) => j.name).sort()).toEqual(['/big', '/hold', '/side']);
 
-    // A request no worker could ever take is refused as on a real submit.
-    const never = await c.iris(['submit', '--dry-run', '--cpu', '64', '--', 'true']);
-    expect(never.code, describeRun(['submit', '--dry-run'], never)).toBe(5);
-    expect(never.stderr).toMatch(/the job can never run on this cluster: need 64 CPU, largest worker has 2/);
+      // A request no worker could ever take is refused as on a real submit.
+      const never = await c.iris(['submit', '--dry-run', '--cpu', '64', '--', 'true']);
+      expect(never.code, describeRun(['submit', '--dry-run'], never)).toBe(5);
+      expect(never.stderr).toMatch(/the job can never run on this cluster: need 64 CPU, largest worker has 2/);
 
-    hold.open();
-    side.open();
-    const big = await c.waitForState('/big', 'SUCCEEDED');
-    expect(startOf(big)).toBeGreaterThanOrEqual((await c.job('/hold')).taskList[0]!.attempts[0]!.finishedAt!);
-    expect((await c.json<QueueInfo>(['queue'])).jobs).toEqual([]);
-    expect((await c.iris(['queue'])).stdout).toMatch(/no pending jobs/);
-  });
+      hold.open();
+      side.open();
+      const big = await c.waitForState('/big', 'SUCCEEDED');
+      expect(startOf(big)).toBeGreaterThanOrEqual((await c.job('/hold')).taskList[0]!.attempts[0]!.finishedAt!);
+      expect((await c.json<QueueInfo>(['queue'])).jobs).toEqual([]);
+      expect((await c.iris(['queue'])).stdout).toMatch(/no pending jobs/);
+    },
+  );
 });
 
 describe('a cluster configured with queue policy fcfs', () => {
@@ -85,7 +118,10 @@ describe('a cluster configured with queue policy fcfs', () => {
     await c.submit(['--name', 'small', '--cpu', '0.5', '--time-limit', '1m'], ['true']);
     const queue = await c.json<QueueInfo>(['queue']);
     expect(queue.policy).toBe('fcfs');
-    expect(queue.jobs.map((j) => [j.position, j.job])).toEqual([[1, '/big'], [2, '/small']]);
+    expect(queue.jobs.map((j) => [j.position, j.job])).toEqual([
+      [1, '/big'],
+      [2, '/small'],
+    ]);
     // Still pending after a pass that saw freed resources (a cancel triggers one).
     await c.submit(['--name', 'filler', '--cpu', '0.1'], ['true']);
     expect((await c.iris(['cancel', '/filler'])).code).toBe(0);

@@ -11,21 +11,27 @@ describe('re-run tree parents', () => {
 
   it("a parent's retry ends the children of its failed attempt and may submit the same names again", async () => {
     const tag = marker('rerun-child');
-    const parent = c.script('parent.sh', [
-      'set -e',
-      'if [ "$IRIS_ATTEMPT" = 0 ]; then',
-      `  iris submit --name child --cpu 0.5 -- sh -c 'echo "child of attempt 0"; sleep 1000' "${tag}"`,
-      '  exit 3',
-      'fi',
-      `iris submit --name child --cpu 0.5 -- echo "second child"`,
-      'iris wait child',
-    ].join('\n'));
+    const parent = c.script(
+      'parent.sh',
+      [
+        'set -e',
+        'if [ "$IRIS_ATTEMPT" = 0 ]; then',
+        `  iris submit --name child --cpu 0.5 -- sh -c 'echo "child of attempt 0"; sleep 1000' "${tag}"`,
+        '  exit 3',
+        'fi',
+        `iris submit --name child --cpu 0.5 -- echo "second child"`,
+        'iris wait child',
+      ].join('\n'),
+    );
     const args = ['run', '--name', 'parent', '--cpu', '0.5', '--max-retries', '1', '--', parent];
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
     const job = await c.waitForEnd('/parent');
     expect(job.state).toBe('SUCCEEDED');
-    expect(job.taskList[0]!.attempts.map((a) => [a.state, a.exitCode])).toEqual([['FAILED', 3], ['SUCCEEDED', 0]]);
+    expect(job.taskList[0]!.attempts.map((a) => [a.state, a.exitCode])).toEqual([
+      ['FAILED', 3],
+      ['SUCCEEDED', 0],
+    ]);
     const child = await c.job('/parent/child');
     expect(child.state).toBe('SUCCEEDED');
     expect((await c.logs('/parent/child')).map((l) => l.text)).toContain('second child');

@@ -6,20 +6,33 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail, RunInfo, SubmitResponse } from '../../src/api/types.js';
-import { E2ECluster, describeRun, withCluster } from './harness.js';
+import { type E2ECluster, describeRun, withCluster } from './harness.js';
 
 /** The text of each line `iris logs ARGS` prints (time and task prefix cut off). */
 async function logTexts(c: E2ECluster, args: string[]): Promise<string[]> {
   const r = await c.iris(['logs', ...args]);
   expect(r.code, describeRun(['logs', ...args], r)).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((line) => line.replace(/^\S+ \S+ /, ''));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replace(/^\S+ \S+ /, ''));
 }
 
 describe('runs: a name submitted again keeps its earlier runs', () => {
   const c = withCluster('workers:\n  - {name: w0, cpu: 4, memory: 2GiB}\n');
 
   it('keeps both runs apart (logs, status, IRIS_RUN_ID) and across a restart', async () => {
-    const first = await c.json<SubmitResponse>(['submit', '--name', 'x', '--cpu', '0.5', '--', 'sh', '-c', 'echo "first run $IRIS_RUN_ID"']);
+    const first = await c.json<SubmitResponse>([
+      'submit',
+      '--name',
+      'x',
+      '--cpu',
+      '0.5',
+      '--',
+      'sh',
+      '-c',
+      'echo "first run $IRIS_RUN_ID"',
+    ]);
     expect(first.name).toBe('/x');
     expect(Number.isInteger(first.run) && first.run > 0).toBe(true);
     await c.waitForState('/x', 'SUCCEEDED');
@@ -29,7 +42,17 @@ describe('runs: a name submitted again keeps its earlier runs', () => {
     const dryText = await c.iris(['submit', '--dry-run', '--name', 'x', '--cpu', '0.5', '--', 'true']);
     expect(dryText.stdout).toContain(`run ${first.run}`);
 
-    const second = await c.json<SubmitResponse>(['submit', '--name', 'x', '--cpu', '0.5', '--', 'sh', '-c', 'echo "second run $IRIS_RUN_ID"; exit 3']);
+    const second = await c.json<SubmitResponse>([
+      'submit',
+      '--name',
+      'x',
+      '--cpu',
+      '0.5',
+      '--',
+      'sh',
+      '-c',
+      'echo "second run $IRIS_RUN_ID"; exit 3',
+    ]);
     expect(second.run).toBeGreaterThan(first.run);
     const latest = await c.waitForState('/x', 'FAILED');
     expect(latest.run).toBe(second.run);
@@ -43,8 +66,9 @@ describe('runs: a name submitted again keeps its earlier runs', () => {
 
       const old = await c.json<JobDetail>(['status', `x@${first.run}`]);
       expect(old).toMatchObject({ name: '/x', run: first.run, archived: true, state: 'SUCCEEDED' });
-      expect(old.taskList.map((t) => [t.id, t.state, t.attempts.map((a) => [a.attempt, a.state, a.exitCode])]))
-        .toEqual([['/x/task-0', 'SUCCEEDED', [[0, 'SUCCEEDED', 0]]]]);
+      expect(old.taskList.map((t) => [t.id, t.state, t.attempts.map((a) => [a.attempt, a.state, a.exitCode])])).toEqual(
+        [['/x/task-0', 'SUCCEEDED', [[0, 'SUCCEEDED', 0]]]],
+      );
       const now = await c.json<JobDetail>(['status', 'x']);
       expect(now).toMatchObject({ run: second.run, archived: false, state: 'FAILED' });
       expect(now.taskList[0]!.attempts.map((a) => a.exitCode)).toEqual([3]);
@@ -82,7 +106,8 @@ describe('iris history', () => {
   it('lists live and archived runs of several names and states; filters narrow them', async () => {
     const gate = c.gate('slow');
     const submit = async (name: string, script: string, extra: string[] = []) =>
-      (await c.json<SubmitResponse>(['submit', '--name', name, '--cpu', '0.5', ...extra, '--', 'sh', '-c', script])).run;
+      (await c.json<SubmitResponse>(['submit', '--name', name, '--cpu', '0.5', ...extra, '--', 'sh', '-c', script]))
+        .run;
     const a1 = await submit('h/a', 'echo a1');
     await c.waitForState('/h/a', 'SUCCEEDED');
     const b = await submit('h/b', 'exit 2');
@@ -109,11 +134,26 @@ describe('iris history', () => {
     expect(await runsOf(['h', '--since', '2999-01-01T00:00:00Z'])).toEqual([slow]); // still running
 
     const [running, ...rest] = await c.json<RunInfo[]>(['history', 'h']);
-    expect(running).toMatchObject({ name: '/h/slow', state: 'RUNNING', finishedAt: null, exitCode: null, archived: false });
+    expect(running).toMatchObject({
+      name: '/h/slow',
+      state: 'RUNNING',
+      finishedAt: null,
+      exitCode: null,
+      archived: false,
+    });
     const failed = rest.find((r) => r.run === b)!;
-    expect(failed).toMatchObject({ name: '/h/b', user: expect.any(String), state: 'FAILED', exitCode: 2, archived: false });
-    for (const key of ['submittedAt', 'startedAt', 'finishedAt', 'reason', 'cpuSeconds', 'peakMemoryBytes']) expect(failed).toHaveProperty(key);
-    expect(failed.attempts).toEqual([expect.objectContaining({ task: '/h/b/task-0', attempt: 0, state: 'FAILED', exitCode: 2 })]);
+    expect(failed).toMatchObject({
+      name: '/h/b',
+      user: expect.any(String),
+      state: 'FAILED',
+      exitCode: 2,
+      archived: false,
+    });
+    for (const key of ['submittedAt', 'startedAt', 'finishedAt', 'reason', 'cpuSeconds', 'peakMemoryBytes'])
+      expect(failed).toHaveProperty(key);
+    expect(failed.attempts).toEqual([
+      expect.objectContaining({ task: '/h/b/task-0', attempt: 0, state: 'FAILED', exitCode: 2 }),
+    ]);
     expect(failed.attempts[0]).toHaveProperty('cpuSeconds');
     expect(failed.attempts[0]).toHaveProperty('peakMemoryBytes');
     expect(rest.find((r) => r.run === a1)).toMatchObject({ archived: true, state: 'SUCCEEDED', exitCode: 0 });
@@ -121,7 +161,8 @@ describe('iris history', () => {
     const table = await c.iris(['history', 'h']);
     expect(table.code, describeRun(['history', 'h'], table)).toBe(0);
     const header = table.stdout.split('\n')[0]!;
-    for (const column of ['RUN', 'NAME', 'USER', 'STATE', 'START', 'END', 'ELAPSED', 'EXIT', 'CPU', 'MAXMEM', 'REASON']) expect(header).toContain(column);
+    for (const column of ['RUN', 'NAME', 'USER', 'STATE', 'START', 'END', 'ELAPSED', 'EXIT', 'CPU', 'MAXMEM', 'REASON'])
+      expect(header).toContain(column);
     expect(table.stdout.trim().split('\n')).toHaveLength(6); // the header and five runs
     const perAttempt = await c.iris(['history', 'h/b', '--attempts']);
     expect(perAttempt.stdout).toMatch(/\/h\/b\/task-0\[0\]\s+\S+\s+FAILED/);

@@ -30,7 +30,8 @@ describe('scheduling order', () => {
     await c.waitForState('/blk', 'RUNNING');
     const old = c.script(
       'old.sh',
-      `${goKid.hold}\niris submit --name kid -c pool=solo --cpu 1 -- sh -c 'echo kid-ran' || exit 1\niris logs -f "$IRIS_JOB_ID/kid" > /dev/null`,
+      `${goKid.hold}\niris submit --name kid -c pool=solo --cpu 1 -- sh -c 'echo kid-ran' || exit 1\niris logs -f ` +
+        `"$IRIS_JOB_ID/kid" > /dev/null`,
     );
     await c.submit(['--name', 'old', '-c', 'pool=big', '--cpu', '0.5'], ['sh', old]);
     await c.waitForState('/old', 'RUNNING');
@@ -48,33 +49,44 @@ describe('scheduling order', () => {
     await c.waitForState('/old', 'SUCCEEDED');
   });
 
-  it('no head-of-line blocking: behind a blocked job, a job that ends before its reservation starts now; a longer one waits and says why', async () => {
-    const hog = c.gate('hog');
-    await c.submit(['--name', 'hog', '-c', 'pool=small', '--cpu', '1', '--time-limit', '10m'], ['sh', '-c', hog.hold]);
-    await c.waitForState('/hog', 'RUNNING');
-    await c.submit(['--name', 'bigjob', '-c', 'pool=small', '--cpu', '2'], ['true']);
-    const big = await c.waitForJob('/bigjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
-    // The workers outside pool=small are named too, not hidden behind the CPU shortfall.
-    expect(big.reason).toMatch(/^no worker fits: 2 excluded by constraint pool=small, 1 too little free CPU \(need 2, largest free 1\); reserved to start at /);
-    await c.submit(['--name', 'smalljob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1m'], ['true']);
-    await c.waitForState('/smalljob', 'SUCCEEDED');
-    expect((await c.job('/bigjob')).state).toBe('PENDING');
-    await c.submit(['--name', 'longjob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1h'], ['true']);
-    const long = await c.waitForJob('/longjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
-    expect(long.reason).toMatch(/starting now would delay the reservation of \/bigjob at /);
+  it(
+    'no head-of-line blocking: behind a blocked job, a job that ends before its reservation starts now; a longer ' +
+      'one waits and says why',
+    async () => {
+      const hog = c.gate('hog');
+      await c.submit(
+        ['--name', 'hog', '-c', 'pool=small', '--cpu', '1', '--time-limit', '10m'],
+        ['sh', '-c', hog.hold],
+      );
+      await c.waitForState('/hog', 'RUNNING');
+      await c.submit(['--name', 'bigjob', '-c', 'pool=small', '--cpu', '2'], ['true']);
+      const big = await c.waitForJob('/bigjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
+      // The workers outside pool=small are named too, not hidden behind the CPU shortfall.
+      expect(big.reason).toMatch(
+        /^no worker fits: 2 excluded by constraint pool=small, 1 too little free CPU \(need 2, largest free 1\); reserved to start at /,
+      );
+      await c.submit(['--name', 'smalljob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1m'], ['true']);
+      await c.waitForState('/smalljob', 'SUCCEEDED');
+      expect((await c.job('/bigjob')).state).toBe('PENDING');
+      await c.submit(['--name', 'longjob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1h'], ['true']);
+      const long = await c.waitForJob('/longjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
+      expect(long.reason).toMatch(/starting now would delay the reservation of \/bigjob at /);
 
-    const status = await c.iris(['status', 'bigjob']);
-    expect(status.code, describeRun(['status', 'bigjob'], status)).toBe(0);
-    expect(status.stdout).toMatch(/PENDING/);
-    expect(status.stdout).toMatch(/2 excluded by constraint pool=small, 1 too little free CPU \(need 2, largest free 1\)/);
-    const jobs = await c.iris(['jobs']);
-    expect(jobs.stdout).toMatch(/bigjob.*PENDING|PENDING.*bigjob/);
+      const status = await c.iris(['status', 'bigjob']);
+      expect(status.code, describeRun(['status', 'bigjob'], status)).toBe(0);
+      expect(status.stdout).toMatch(/PENDING/);
+      expect(status.stdout).toMatch(
+        /2 excluded by constraint pool=small, 1 too little free CPU \(need 2, largest free 1\)/,
+      );
+      const jobs = await c.iris(['jobs']);
+      expect(jobs.stdout).toMatch(/bigjob.*PENDING|PENDING.*bigjob/);
 
-    hog.open();
-    const bigDone = await c.waitForState('/bigjob', 'SUCCEEDED');
-    const longDone = await c.waitForState('/longjob', 'SUCCEEDED');
-    expect(startOf(longDone)).toBeGreaterThanOrEqual(startOf(bigDone));
-  });
+      hog.open();
+      const bigDone = await c.waitForState('/bigjob', 'SUCCEEDED');
+      const longDone = await c.waitForState('/longjob', 'SUCCEEDED');
+      expect(startOf(longDone)).toBeGreaterThanOrEqual(startOf(bigDone));
+    },
+  );
 
   it('refuses a submission above the pending-task quota with the numbers', async () => {
     const args = ['submit', '--user', 'limited', '--cpu', '0.1', '--replicas', '4', '--', 'true'];

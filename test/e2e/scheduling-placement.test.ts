@@ -10,7 +10,8 @@ import { byIndex, describeRun, withCluster } from './harness.js';
 // Names deliberately sort opposite to tpu-worker-id: placement must follow the id.
 const sliceA = ['tpu-a-d', 'tpu-a-c', 'tpu-a-b', 'tpu-a-a'];
 const tpu = (name: string, slice: string, id: number) =>
-  `  - {name: ${name}, cpu: 2, memory: 2GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: ${slice}, tpu-worker-id: ${id}}}`;
+  `  - {name: ${name}, cpu: 2, memory: 2GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: ${slice}` +
+  `, tpu-worker-id: ${id}}}`;
 const CONFIG = `
 stop-grace: 1s
 workers:
@@ -52,15 +53,24 @@ describe('placement', () => {
     const blocker = await c.waitForState('/tpu-blocker', 'RUNNING');
     expect(blocker.taskList[0]!.workerId).toBe('tpu-a-b');
 
-    await c.submit(['--name', 'gang-wait', '--tpu', 'v5litepod-16', '--replicas', '4', '--coschedule', 'tpu-name', '--cpu', '0.5'], ['true']);
+    await c.submit(
+      ['--name', 'gang-wait', '--tpu', 'v5litepod-16', '--replicas', '4', '--coschedule', 'tpu-name', '--cpu', '0.5'],
+      ['true'],
+    );
     const pending = await c.waitForJob('/gang-wait', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
     expect(pending.reason).toMatch(/need 4 workers in one tpu-name group, largest free group has 3/);
 
     // A smaller gang behind it still fits (on free workers of one slice, in tpu-worker-id order) and runs.
-    const pair = await runJson(['--name', 'gang2', '--replicas', '2', '--coschedule', 'tpu-name', '--cpu', '0.5'], ['true']);
-    expect([['tpu-b-0', 'tpu-b-1'], ['tpu-a-d', 'tpu-a-c'], ['tpu-a-d', 'tpu-a-a'], ['tpu-a-c', 'tpu-a-a']]).toContainEqual(
-      byIndex(pair).map((t) => t.workerId),
+    const pair = await runJson(
+      ['--name', 'gang2', '--replicas', '2', '--coschedule', 'tpu-name', '--cpu', '0.5'],
+      ['true'],
     );
+    expect([
+      ['tpu-b-0', 'tpu-b-1'],
+      ['tpu-a-d', 'tpu-a-c'],
+      ['tpu-a-d', 'tpu-a-a'],
+      ['tpu-a-c', 'tpu-a-a'],
+    ]).toContainEqual(byIndex(pair).map((t) => t.workerId));
     const still = await c.job('/gang-wait');
     expect(still.state).toBe('PENDING');
     expect(still.taskList.every((t) => t.state === 'PENDING' && t.attempts.length === 0)).toBe(true);
@@ -79,7 +89,11 @@ describe('placement', () => {
       ['--name', 'gpus', '--gpu', 'H100x4', '--replicas', '2', '--cpu', '0.5'],
       ['sh', '-c', `echo "CUDA=$CUDA_VISIBLE_DEVICES"; ${gate.hold}`],
     );
-    const running = await c.waitForJob('/gpus', (j) => j.taskList.every((t) => t.state === 'RUNNING'), 'both tasks running');
+    const running = await c.waitForJob(
+      '/gpus',
+      (j) => j.taskList.every((t) => t.state === 'RUNNING'),
+      'both tasks running',
+    );
     expect(running.taskList.map((t) => t.workerId)).toEqual(['gpu-0', 'gpu-0']);
     const devices: string[][] = [];
     for (const task of byIndex(running)) {

@@ -19,10 +19,14 @@ describe('iris simulate --study (built CLI)', () => {
     // The first-fit row of the documented table, cell by cell, appears in the printed row.
     const row = /\| first-fit \| first-fit \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
     expect(row[0]).toBe('off');
-    expect(r.stdout).toMatch(new RegExp(`first-fit +first-fit +${row.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`));
+    expect(r.stdout).toMatch(
+      new RegExp(`first-fit +first-fit +${row.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`),
+    );
     // Every mode runs now, the baselines included.
     const baseline = /\| static-worker \| first-fit \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
-    expect(r.stdout).toMatch(new RegExp(`static-worker +first-fit +${baseline.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`));
+    expect(r.stdout).toMatch(
+      new RegExp(`static-worker +first-fit +${baseline.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`),
+    );
   });
 
   it('--json gives every mode × selection; bad flags are refused with a hint', async () => {
@@ -36,9 +40,23 @@ describe('iris simulate --study (built CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Error: unknown placement mode "fastest"');
     expect(bad.stderr).toContain('Hint: use one of: adaptive, first-fit, static-worker, fixed-pipeline, round-robin');
-    const ok = await runIris(['simulate', 'docs/examples/workload.yaml', '--placement', 'first-fit', '--selection', 'first-fit', '--cache-ttl', '30m', '--json']);
+    const ok = await runIris([
+      'simulate',
+      'docs/examples/workload.yaml',
+      '--placement',
+      'first-fit',
+      '--selection',
+      'first-fit',
+      '--cache-ttl',
+      '30m',
+      '--json',
+    ]);
     expect(ok.code, describeRun(['simulate'], ok)).toBe(0);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ placement: 'first-fit', selection: 'first-fit', summary: { reuseHitRate: null, disabledWorkerHours: null } });
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      placement: 'first-fit',
+      selection: 'first-fit',
+      summary: { reuseHitRate: null, disabledWorkerHours: null },
+    });
     for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin']) {
       const args = ['simulate', 'docs/examples/workload.yaml', '--placement', mode, '--json'];
       const run = await runIris(args);

@@ -8,7 +8,18 @@
  * and logs used to be created 0644.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +44,8 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
   const asUser = (...argv: string[]): void => {
     execFileSync('runuser', ['-u', user, '--', ...argv], { stdio: 'pipe' });
   };
-  const irisAt = (home: string, args: string[]) => runIris(args, { cwd: work, env: { IRIS_HOME: home }, timeoutMs: 30_000 });
+  const irisAt = (home: string, args: string[]) =>
+    runIris(args, { cwd: work, env: { IRIS_HOME: home }, timeoutMs: 30_000 });
 
   beforeAll(() => {
     if (!isRoot) throw new Error('these tests need root (to create another user); CI runs as root');
@@ -52,7 +64,8 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
   afterAll(async () => {
     // On the old code the attacked clusters did start: stop them.
     for (const home of [path.join(shared, 'home'), shared]) {
-      if (existsSync(path.join(home, 'run', 'iris.sock'))) await irisAt(home, ['cluster', 'stop']).catch(() => undefined);
+      if (existsSync(path.join(home, 'run', 'iris.sock')))
+        await irisAt(home, ['cluster', 'stop']).catch(() => undefined);
     }
     chmodSync(shared, 0o1777);
     try {
@@ -63,7 +76,7 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("refuses an IRIS_HOME another user created, and follows none of the symlinks planted in it", async () => {
+  it('refuses an IRIS_HOME another user created, and follows none of the symlinks planted in it', async () => {
     const home = path.join(shared, 'home');
     asUser('mkdir', '-m', '0777', home);
     asUser('mkdir', '-m', '0777', path.join(home, 'bin'));
@@ -123,7 +136,10 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       expect(mode(path.join(c.home, 'bin', 'iris'))).toBe('0755');
       expect(readFileSync(victim('shim'), 'utf8')).toBe("root's shim file\n");
 
-      const job = await c.submit(['--name', 'leak', '--cpu', '0.1'], ['sh', '-c', 'echo secret-output; iris --version >/dev/null']);
+      const job = await c.submit(
+        ['--name', 'leak', '--cpu', '0.1'],
+        ['sh', '-c', 'echo secret-output; iris --version >/dev/null'],
+      );
       const done = await c.waitForEnd(job);
       // The attempt fails with the reason instead of writing its output into root's file.
       expect(done.state).toBe('FAILED');
@@ -141,7 +157,8 @@ describe.runIf(isRoot || process.env.CI === 'true')('the state directory', () =>
       expect(existsSync(path.join(c.home, 'state.db-shm'))).toBe(false);
       const files = ['state.db', 'state.db-wal', 'cluster.pid', 'cluster.log', 'logs/modes/@2/task-0/attempt-0.log'];
       for (const f of files) expect(`${f} ${mode(path.join(c.home, f))}`).toBe(`${f} 0600`);
-      for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/@2', 'logs/modes/@2/task-0']) expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
+      for (const d of ['', 'run', 'logs', 'logs/modes', 'logs/modes/@2', 'logs/modes/@2/task-0'])
+        expect(`${d || '.'} ${mode(path.join(c.home, d))}`).toBe(`${d || '.'} 0700`);
       // What a container's unprivileged user must reach: traversable, not listable.
       for (const d of ['bin', 'tasks']) expect(`${d} ${mode(path.join(c.home, d))}`).toBe(`${d} 0711`);
       const lines = await c.logs(job);

@@ -6,8 +6,17 @@
  */
 import { readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2ECluster, controllersOf, describeRun, isRunning, killAll, marker, pidsWithMarker, waitUntil } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  E2ECluster,
+  controllersOf,
+  describeRun,
+  isRunning,
+  killAll,
+  marker,
+  pidsWithMarker,
+  waitUntil,
+} from './harness.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 
 const CONFIG = `
@@ -27,10 +36,14 @@ describe('one controller per state directory', () => {
     for (const c of clusters) await c.dispose();
   });
 
-  it('with its socket file gone, `iris submit` starts no second controller and leaves the first one\'s task alone', async () => {
+  it("with its socket file gone, `iris submit` starts no second controller and leaves the first one's task " +
+    'alone', async () => {
     const c = await E2ECluster.create({ config: CONFIG });
     clusters.push(c);
-    await c.submit(['--name', 'keep', '--cpu', '0.5'], ['sh', '-c', `echo up; while :; do sleep 1; done # ${tag}-keep`]);
+    await c.submit(
+      ['--name', 'keep', '--cpu', '0.5'],
+      ['sh', '-c', `echo up; while :; do sleep 1; done # ${tag}-keep`],
+    );
     await c.waitForLog('/keep', 'up');
     const first = c.pid()!;
     const taskPids = pidsWithMarker(`${tag}-keep`);
@@ -60,11 +73,18 @@ describe('one controller per state directory', () => {
     // The orphan ignores SIGTERM, so recovery takes the whole stop-grace: a wide window for a second controller.
     const c = await E2ECluster.create({ config: CONFIG.replace('stop-grace: 1s', 'stop-grace: 3s') });
     clusters.push(c);
-    await c.submit(['--name', 'orphan', '--cpu', '0.5'], ['sh', '-c', `trap '' TERM; echo up; while :; do sleep 1; done # ${tag}-orphan`]);
+    await c.submit(
+      ['--name', 'orphan', '--cpu', '0.5'],
+      ['sh', '-c', `trap '' TERM; echo up; while :; do sleep 1; done # ${tag}-orphan`],
+    );
     await c.waitForLog('/orphan', 'up');
     const crashed = c.pid()!;
     process.kill(crashed, 'SIGKILL');
-    await waitUntil('the controller is gone', async () => isRunning(crashed), (running) => !running);
+    await waitUntil(
+      'the controller is gone',
+      async () => isRunning(crashed),
+      (running) => !running,
+    );
     const logPath = path.join(c.home, 'cluster.log');
     const before = readFileSync(logPath, 'utf8').length;
 
@@ -72,7 +92,11 @@ describe('one controller per state directory', () => {
     const [a, b] = await Promise.all([c.iris(args, { timeoutMs: 60_000 }), c.iris(args, { timeoutMs: 60_000 })]);
     expect(a.code, describeRun(args, a)).toBe(0);
     expect(b.code, describeRun(args, b)).toBe(0);
-    const controllers = await waitUntil('one controller left', async () => controllersOf(c.home), (pids) => pids.length === 1);
+    const controllers = await waitUntil(
+      'one controller left',
+      async () => controllersOf(c.home),
+      (pids) => pids.length === 1,
+    );
     const [winner] = controllers;
     expect(c.pid()).toBe(winner);
     for (const r of [a, b]) expect(r.stdout).toContain(`(pid ${winner},`);
@@ -80,9 +104,18 @@ describe('one controller per state directory', () => {
     const log = readFileSync(logPath, 'utf8').slice(before);
     expect(log.match(/recovered \d+ attempt/g), log).toEqual(['recovered 1 attempt']);
     expect(log.match(/iris cluster ready/g), log).toHaveLength(1);
-    expect(log).toContain(`another iris controller (pid ${winner}) is already running on the state directory ${c.home}`);
+    expect(log).toContain(
+      `another iris controller (pid ${winner}) is already running on the state directory ${c.home}`,
+    );
 
-    const job = await c.waitForJob('/orphan', (j) => j.taskList[0]!.attempt === 1 && j.state === 'RUNNING', 'attempt 1 running');
-    expect(job.taskList[0]!.attempts.map((x) => [x.attempt, x.state])).toEqual([[0, 'PREEMPTED'], [1, 'RUNNING']]);
+    const job = await c.waitForJob(
+      '/orphan',
+      (j) => j.taskList[0]!.attempt === 1 && j.state === 'RUNNING',
+      'attempt 1 running',
+    );
+    expect(job.taskList[0]!.attempts.map((x) => [x.attempt, x.state])).toEqual([
+      [0, 'PREEMPTED'],
+      [1, 'RUNNING'],
+    ]);
   }, 90_000);
 });

@@ -25,7 +25,9 @@ describe('stage stickiness', () => {
   const workerOf = async (job: string) => (await c.json<JobDetail>(['status', job])).taskList[0]!.workerId;
 
   it('eval runs on the worker train ran on, not the first free one', async () => {
-    const file = pipeline('a', `name: a
+    const file = pipeline(
+      'a',
+      `name: a
 stages:
   train:
     cpu: 0.5
@@ -35,7 +37,8 @@ stages:
     needs: [train]
     cpu: 0.5
     command: echo "loading \${stages.train.result.checkpoint}"
-`);
+`,
+    );
     const run = await c.iris(['run', '-f', file]);
     expect(run.code, describeRun(['run', '-f', file], run)).toBe(0);
     expect(run.stdout).toContain('loading /ckpt/a');
@@ -49,7 +52,9 @@ stages:
   it('when that worker is busy eval waits with sticky_worker_busy, then runs there', async () => {
     const train = c.gate('b-train');
     const filler = c.gate('b-filler');
-    const file = pipeline('b', `name: b
+    const file = pipeline(
+      'b',
+      `name: b
 stages:
   train:
     cpu: 0.5
@@ -59,16 +64,24 @@ stages:
     needs: [train]
     cpu: 1.5
     command: echo "loading \${stages.train.result.checkpoint}"
-`);
+`,
+    );
     const submit = await c.iris(['submit', '-f', file]);
     expect(submit.code, describeRun(['submit', '-f', file], submit)).toBe(0);
     await c.waitForState('/b/train', 'RUNNING');
     // w1 keeps 1 CPU of 2 busy: after train, eval (1.5 CPU) fits on w0 but not on w1.
-    const fill = await c.submit(['--name', 'filler', '--cpu', '1', '--constraint', 'host=w1'], ['sh', '-c', filler.hold]);
+    const fill = await c.submit(
+      ['--name', 'filler', '--cpu', '1', '--constraint', 'host=w1'],
+      ['sh', '-c', filler.hold],
+    );
     await c.waitForState(fill, 'RUNNING');
     train.open();
     await c.waitForState('/b/train', 'SUCCEEDED');
-    const waiting = await c.waitForJob('/b/eval', (j) => j.state === 'PENDING' && (j.reason ?? '').startsWith('sticky_worker_busy'), 'sticky_worker_busy');
+    const waiting = await c.waitForJob(
+      '/b/eval',
+      (j) => j.state === 'PENDING' && (j.reason ?? '').startsWith('sticky_worker_busy'),
+      'sticky_worker_busy',
+    );
     // (The queue policy may add when it reserved w1 for eval: `; reserved to start at …`.)
     expect(waiting.reason).toMatch(/^sticky_worker_busy: waiting for worker w1 \(where \/b\/train ran\)/);
     const status = await c.iris(['status', '/b/eval']);
@@ -78,7 +91,11 @@ stages:
     expect(done.state).toBe('SUCCEEDED');
     expect(await workerOf('/b/eval')).toBe('w1');
     // The wait is one requeue event, however many passes it lasted.
-    expect(done.requeues).toMatchObject({ total: 1, byReason: { sticky_worker_busy: 1 }, recent: [{ task: null, attempt: null }] });
+    expect(done.requeues).toMatchObject({
+      total: 1,
+      byReason: { sticky_worker_busy: 1 },
+      recent: [{ task: null, attempt: null }],
+    });
     expect(done.requeues!.recent[0]!.detail).toMatch(/^waiting for worker w1 \(where \/b\/train ran\)/);
     const after = await c.iris(['status', '/b/eval']);
     expect(after.stdout).toMatch(/Requeues:\s+1 \(sticky_worker_busy 1\)\n/);
@@ -86,7 +103,9 @@ stages:
 
   it('when that worker is drained eval falls back to the other worker', async () => {
     const hold = c.gate('c-hold');
-    const file = pipeline('c', `name: c
+    const file = pipeline(
+      'c',
+      `name: c
 stages:
   train:
     cpu: 0.5
@@ -100,7 +119,8 @@ stages:
     needs: [train, hold]
     cpu: 0.5
     command: echo "loading \${stages.train.result.checkpoint}"
-`);
+`,
+    );
     const submit = await c.iris(['submit', '-f', file]);
     expect(submit.code, describeRun(['submit', '-f', file], submit)).toBe(0);
     await c.waitForState('/c/train', 'SUCCEEDED');

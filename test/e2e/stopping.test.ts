@@ -14,7 +14,10 @@ describe('stopping tasks hold their resources', () => {
 
   it('a cancelled task that ignores SIGTERM keeps its CPUs until it is gone', async () => {
     const pidFile = path.join(c.cwd, 'stubborn.pid');
-    const stubborn = c.script('stubborn.sh', `trap '' TERM\necho $$ > '${pidFile}'\necho up\nwhile true; do sleep 0.05; done`);
+    const stubborn = c.script(
+      'stubborn.sh',
+      `trap '' TERM\necho $$ > '${pidFile}'\necho up\nwhile true; do sleep 0.05; done`,
+    );
     await c.submit(['--name', 'stubborn', '--cpu', '2'], [stubborn]);
     await c.waitForLog('/stubborn', 'up');
     const oldPid = Number(readFileSync(pidFile, 'utf8').trim());
@@ -24,7 +27,15 @@ describe('stopping tasks hold their resources', () => {
     expect(cancel.code, describeRun(['cancel'], cancel)).toBe(0);
     // The second job records whether the first one's process was still there (alive, not a
     // zombie) when it started.
-    await c.submit(['--name', 'next', '--cpu', '2'], ['sh', '-c', `s=$(sed 's/.*) //' /proc/${oldPid}/stat 2>/dev/null | cut -c1); if [ -n "$s" ] && [ "$s" != Z ]; then echo OVERLAP; else echo ALONE; fi`]);
+    await c.submit(
+      ['--name', 'next', '--cpu', '2'],
+      [
+        'sh',
+        '-c',
+        `s=$(sed 's/.*) //' /proc/${oldPid}/stat 2>/dev/null | cut -c1); if [ -n "$s" ] && [ "$s" != Z ]; then echo ` +
+          `OVERLAP; else echo ALONE; fi`,
+      ],
+    );
 
     const during = await c.job('/stubborn');
     expect(during.state).toBe('KILLED');
@@ -39,7 +50,11 @@ describe('stopping tasks hold their resources', () => {
     expect(next.state).toBe('SUCCEEDED');
     expect((await c.logs('/next')).map((l) => l.text)).toEqual(['ALONE']);
     expect(isRunning(oldPid)).toBe(false);
-    const after = await waitUntil('attempt no longer stopping', () => c.job('/stubborn'), (j) => !j.taskList[0]!.attempts[0]!.stopping);
+    const after = await waitUntil(
+      'attempt no longer stopping',
+      () => c.job('/stubborn'),
+      (j) => !j.taskList[0]!.attempts[0]!.stopping,
+    );
     expect(after.taskList[0]!.attempts[0]!.state).toBe('KILLED');
   });
 });

@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { BIN, byIndex, cleanEnv, describeRun, parseEnvLines, withCluster } from './harness.js';
 
 const tpuWorker = (i: number) =>
-  `  - {name: tpu-a-${i}, cpu: 1, memory: 1GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: slice-a, tpu-worker-id: ${i}}}`;
+  `  - {name: tpu-a-${i}, cpu: 1, memory: 1GiB, tpu: {variant: v5litepod-16}, attributes: {tpu-name: slice-a, ` +
+  `tpu-worker-id: ${i}}}`;
 const CONFIG = `
 stop-grace: 1s
 workers:
@@ -25,7 +26,17 @@ describe('submit and run', () => {
     const a = await c.iris(['submit', '--name', 'hello', '--cpu', '0.1', '--', 'true']);
     expect(a.code, describeRun(['submit'], a)).toBe(0);
     expect(a.stdout.trim()).toBe('/hello');
-    const b = await c.json<SubmitResponse>(['submit', '--name', '/slashed', '--cpu', '0.1', '--replicas', '2', '--', 'true']);
+    const b = await c.json<SubmitResponse>([
+      'submit',
+      '--name',
+      '/slashed',
+      '--cpu',
+      '0.1',
+      '--replicas',
+      '2',
+      '--',
+      'true',
+    ]);
     expect(b).toMatchObject({ name: '/slashed', tasks: 2, parent: null, generated: false });
     await c.waitForState('/hello', 'SUCCEEDED');
     await c.waitForState('/slashed', 'SUCCEEDED');
@@ -60,8 +71,23 @@ describe('submit and run', () => {
 
   it('replicas become tasks /j/task-0..N-1 with the IRIS_* variables and the -e variables', async () => {
     const args = [
-      'run', '--name', 'envs', '--replicas', '3', '--cpu', '0.1', '-e', 'FOO=bar', '-e', 'EQ=a=b=c', '-e', 'EMPTY=', '--',
-      'sh', '-c', 'env | grep -E "^(IRIS_|FOO=|EQ=|EMPTY=)" | sort',
+      'run',
+      '--name',
+      'envs',
+      '--replicas',
+      '3',
+      '--cpu',
+      '0.1',
+      '-e',
+      'FOO=bar',
+      '-e',
+      'EQ=a=b=c',
+      '-e',
+      'EMPTY=',
+      '--',
+      'sh',
+      '-c',
+      'env | grep -E "^(IRIS_|FOO=|EQ=|EMPTY=)" | sort',
     ];
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(0);
@@ -115,13 +141,16 @@ describe('submit and run', () => {
     expect(r.stderr).toMatch(rule);
   });
 
-  it('refuses --replicas that does not match the hosts of a multi-host TPU variant, saying how many it has', async () => {
-    const args = ['submit', '--tpu', 'v5litepod-16', '--replicas', '5', '--', 'true'];
-    const r = await c.iris(args);
-    expect(r.code, describeRun(args, r)).toBe(2);
-    expect(r.stderr).toMatch(/v5litepod-16 has 4 hosts; --replicas 5 would need a slice of 5 hosts/);
-    expect(r.stderr).toMatch(/leave --replicas out or give 4/);
-  });
+  it(
+    'refuses --replicas that does not match the hosts of a multi-host TPU variant, saying how many it ' + 'has',
+    async () => {
+      const args = ['submit', '--tpu', 'v5litepod-16', '--replicas', '5', '--', 'true'];
+      const r = await c.iris(args);
+      expect(r.code, describeRun(args, r)).toBe(2);
+      expect(r.stderr).toMatch(/v5litepod-16 has 4 hosts; --replicas 5 would need a slice of 5 hosts/);
+      expect(r.stderr).toMatch(/leave --replicas out or give 4/);
+    },
+  );
 
   it.each([
     [['--cpu', '1000'], /need 1000 CPU, largest worker has 4/],
@@ -194,11 +223,15 @@ describe('submit and run', () => {
   });
 
   it('Ctrl-C on iris run cancels the job and exits 130', async () => {
-    const child = spawn(process.execPath, [BIN, 'run', '--name', 'interrupted', '--cpu', '0.1', '--', 'sh', '-c', 'echo started; sleep 120; :'], {
-      cwd: c.cwd,
-      env: cleanEnv(c.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--name', 'interrupted', '--cpu', '0.1', '--', 'sh', '-c', 'echo started; sleep 120; :'],
+      {
+        cwd: c.cwd,
+        env: cleanEnv(c.env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     await c.waitForLog('/interrupted', 'started');
     child.kill('SIGINT');

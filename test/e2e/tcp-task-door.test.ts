@@ -11,7 +11,11 @@ import { E2ECluster, describeRun } from './harness.js';
 import { freePort } from '../helpers/free-port.js';
 
 /** A plain HTTP GET on the TCP door, as any program on the network could send it. */
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -54,11 +58,14 @@ workers:
   });
 
   it('a task gets the http:// address and submits a child through it, which runs', async () => {
-    const script = c.script('parent.sh', [
-      'echo "addr=$IRIS_CONTROLLER_ADDRESS"',
-      'iris run --name kid --cpu 0.1 -- sh -c "echo child-ran-over-tcp"',
-      'echo "child rc=$?"',
-    ].join('\n'));
+    const script = c.script(
+      'parent.sh',
+      [
+        'echo "addr=$IRIS_CONTROLLER_ADDRESS"',
+        'iris run --name kid --cpu 0.1 -- sh -c "echo child-ran-over-tcp"',
+        'echo "child rc=$?"',
+      ].join('\n'),
+    );
     const args = ['run', '--name', 'parent', '--cpu', '0.1', '--', 'sh', script];
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
@@ -73,35 +80,51 @@ workers:
   it('without a token, or with a wrong one, the TCP door refuses with the documented error (exit 4)', async () => {
     const noToken = await c.iris(['jobs'], { env: { IRIS_CONTROLLER_ADDRESS: url } });
     expect(noToken.code, describeRun(['jobs'], noToken)).toBe(4);
-    expect(noToken.stderr).toContain(`Error: this address (${url}) is the task door: every request needs the task token`);
+    expect(noToken.stderr).toContain(
+      `Error: this address (${url}) is the task door: every request needs the task token`,
+    );
     expect(noToken.stderr).toContain('Hint: send IRIS_TASK_TOKEN in the x-iris-task-token header');
 
-    const forged = await c.iris(['submit', '--name', 'evil', '--cpu', '0.1', '--', 'true'], { env: { IRIS_CONTROLLER_ADDRESS: url, IRIS_TASK_TOKEN: 'forged' } });
+    const forged = await c.iris(['submit', '--name', 'evil', '--cpu', '0.1', '--', 'true'], {
+      env: { IRIS_CONTROLLER_ADDRESS: url, IRIS_TASK_TOKEN: 'forged' },
+    });
     expect(forged.code, describeRun(['submit'], forged)).toBe(4);
     expect(forged.stderr).toContain('Error: unknown or expired task token');
-    const asJson = await c.iris(['status', '/parent', '--json'], { env: { IRIS_CONTROLLER_ADDRESS: url, IRIS_TASK_TOKEN: 'forged' } });
+    const asJson = await c.iris(['status', '/parent', '--json'], {
+      env: { IRIS_CONTROLLER_ADDRESS: url, IRIS_TASK_TOKEN: 'forged' },
+    });
     expect(asJson.code).toBe(4);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'forbidden', message: 'unknown or expired task token' } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      error: { code: 'forbidden', message: 'unknown or expired task token' },
+    });
 
     // Any HTTP client on the network: 403 with the JSON error body, on every route.
     for (const path of ['/v1/health', '/v1/jobs', '/v1/queue', '/metrics']) {
       const res = await get(port, path);
       expect(res.status, path).toBe(403);
-      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'forbidden', message: `this address (${url}) is the task door: every request needs the task token` } });
+      expect(JSON.parse(res.body)).toMatchObject({
+        error: {
+          code: 'forbidden',
+          message: `this address (${url}) is the task door: every request needs the task token`,
+        },
+      });
     }
     expect((await get(port, '/v1/jobs', { 'x-iris-task-token': 'forged' })).status).toBe(403);
     expect((await c.jobs()).map((j) => j.name)).not.toContain('/evil');
   });
 
-  it('a task\'s token does not open the owner-only routes over TCP', async () => {
-    const script = c.script('owner-only.sh', [
-      tryIt('drain', 'iris workers drain w0'),
-      tryIt('queue', 'iris queue'),
-      tryIt('metrics', 'iris metrics'),
-      tryIt('stop', 'iris cluster stop'),
-      tryIt('own', 'iris status "$IRIS_JOB_ID"'),
-      'sed "s/^/ERR /" errs.txt; rm -f errs.txt',
-    ].join('\n'));
+  it("a task's token does not open the owner-only routes over TCP", async () => {
+    const script = c.script(
+      'owner-only.sh',
+      [
+        tryIt('drain', 'iris workers drain w0'),
+        tryIt('queue', 'iris queue'),
+        tryIt('metrics', 'iris metrics'),
+        tryIt('stop', 'iris cluster stop'),
+        tryIt('own', 'iris status "$IRIS_JOB_ID"'),
+        'sed "s/^/ERR /" errs.txt; rm -f errs.txt',
+      ].join('\n'),
+    );
     const args = ['run', '--name', 'scoped', '--cpu', '0.1', '--', 'sh', script];
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
@@ -114,7 +137,9 @@ workers:
   it('the owner sees the TCP door in cluster status', async () => {
     const r = await c.iris(['cluster', 'status']);
     expect(r.code, describeRun(['cluster', 'status'], r)).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`Task door:\\s+tcp 127\\.0\\.0\\.1:${port}; tasks are given ${url.replace(/\./g, '\\.')}`));
+    expect(r.stdout).toMatch(
+      new RegExp(`Task door:\\s+tcp 127\\.0\\.0\\.1:${port}; tasks are given ${url.replace(/\./g, '\\.')}`),
+    );
     const json = await c.iris(['cluster', 'status', '--json']);
     expect(JSON.parse(json.stdout).taskDoor).toEqual({ listen: `127.0.0.1:${port}`, advertise: url });
   });

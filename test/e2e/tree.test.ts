@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JobSummary } from '../../src/api/types.js';
-import { E2ECluster, describeRun, marker, parseEnvLines, pidsWithMarker, waitUntil, withCluster } from './harness.js';
+import {
+  type E2ECluster,
+  describeRun,
+  marker,
+  parseEnvLines,
+  pidsWithMarker,
+  waitUntil,
+  withCluster,
+} from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -30,9 +38,23 @@ describe('job trees', () => {
     const bScript = c.script('tree-b.sh', `${printEnv('B')}\niris run --name c --cpu 0.1 -- sh '${cScript}'`);
     const aScript = c.script(
       'tree-a.sh',
-      `${printEnv('A')}\nname=$(iris submit --name b --cpu 0.1 -- sh '${bScript}') || exit 1\necho "A submitted $name"\niris logs -f "$name" > /dev/null`,
+      `${printEnv('A')}\nname=$(iris submit --name b --cpu 0.1 -- sh '${bScript}') || exit 1\necho "A submitted ` +
+        `$name"\niris logs -f "$name" > /dev/null`,
     );
-    const args = ['run', '--name', 'a', '--cpu', '0.1', '--user', 'alice', '-e', 'TREE_VAR=inherited', '--', 'sh', aScript];
+    const args = [
+      'run',
+      '--name',
+      'a',
+      '--cpu',
+      '0.1',
+      '--user',
+      'alice',
+      '-e',
+      'TREE_VAR=inherited',
+      '--',
+      'sh',
+      aScript,
+    ];
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
     // `iris run a` streams the descendants' lines too, prefixed by their task.
@@ -40,7 +62,11 @@ describe('job trees', () => {
     expect(r.stdout).toMatch(/ b\/task-0\[0\] B IRIS_JOB_ID=\/a\/b/);
     expect(r.stdout).toMatch(/ b\/c\/task-0\[0\] C IRIS_JOB_ID=\/a\/b\/c/);
 
-    for (const [tag, job] of [['A', '/a'], ['B', '/a/b'], ['C', '/a/b/c']] as const) {
+    for (const [tag, job] of [
+      ['A', '/a'],
+      ['B', '/a/b'],
+      ['C', '/a/b/c'],
+    ] as const) {
       const env = await tagged(c, job, tag);
       expect(env, `${job} environment`).toMatchObject({
         IRIS_JOB_ID: job,
@@ -75,12 +101,16 @@ describe('job trees', () => {
 const body = JSON.stringify({ name: 'viahttp', cpu: 0.1, command: ['sh', '-c', 'echo via-http $IRIS_JOB_ID'] });
 const req = http.request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: '/v1/jobs', method: 'POST',
   headers: { 'content-type': 'application/json', 'x-iris-task-token': process.env.IRIS_TASK_TOKEN } }, (res) => {
-  let text = ''; res.on('data', (d) => (text += d)); res.on('end', () => { console.log('HTTP', res.statusCode, text); });
+  let text = ''; res.on('data', (d) => (text += d)); res.on('end', () => { console.log('HTTP', res.statusCode, ` +
+        `text); });
 });
 req.end(body);
 `,
     );
-    const script = c.script('http.sh', `'${process.execPath}' '${client}' || exit 1\niris logs -f "$IRIS_JOB_ID/viahttp" > /dev/null`);
+    const script = c.script(
+      'http.sh',
+      `'${process.execPath}' '${client}' || exit 1\niris logs -f "$IRIS_JOB_ID/viahttp" > /dev/null`,
+    );
     const args = ['run', '--name', 'h', '--cpu', '0.1', '--', 'sh', script];
     const r = await c.iris(args, { timeoutMs: 60_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
@@ -103,7 +133,15 @@ req.end(body);
   it('an outside user may submit a child by path while the parent runs', async () => {
     await c.submit(['--name', 'p', '--cpu', '0.1'], ['sh', '-c', 'sleep 60']);
     await c.waitForState('/p', 'RUNNING');
-    const child = await c.json<{ name: string; parent: string | null }>(['submit', '--name', 'p/x', '--cpu', '0.1', '--', 'true']);
+    const child = await c.json<{ name: string; parent: string | null }>([
+      'submit',
+      '--name',
+      'p/x',
+      '--cpu',
+      '0.1',
+      '--',
+      'true',
+    ]);
     expect(child).toMatchObject({ name: '/p/x', parent: '/p' });
     await c.waitForState('/p/x', 'SUCCEEDED');
     expect((await c.job('/p')).children.map((j) => j.name)).toEqual(['/p/x']);
@@ -145,7 +183,11 @@ req.end(body);
       expect(job.reason).toBe('parent job ended');
       expect(job.taskList[0]!.state).toBe('KILLED');
     }
-    await waitUntil('the killed child process to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+    await waitUntil(
+      'the killed child process to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
   });
 
   it('iris cancel kills the whole subtree; finished descendants keep their state', async () => {
@@ -159,12 +201,20 @@ req.end(body);
     await c.submit(['--name', 'cx/run/deep', '--cpu', '0.1'], ['sh', '-c', 'sleep 120', tag]);
     await c.waitForState('/cx/run/deep', 'RUNNING');
     // RUNNING is recorded at launch; await the three processes themselves.
-    await waitUntil('three subtree processes', async () => pidsWithMarker(tag), (p) => p.length >= 3);
+    await waitUntil(
+      'three subtree processes',
+      async () => pidsWithMarker(tag),
+      (p) => p.length >= 3,
+    );
 
     const r = await c.iris(['cancel', 'cx']);
     expect(r.code, describeRun(['cancel', 'cx'], r)).toBe(0);
     for (const name of ['/cx', '/cx/run', '/cx/run/deep']) await c.waitForState(name, 'KILLED');
     expect((await c.job('/cx/done')).state).toBe('SUCCEEDED');
-    await waitUntil('cancelled processes to be gone', async () => pidsWithMarker(tag), (p) => p.length === 0);
+    await waitUntil(
+      'cancelled processes to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptInfo, JobDetail } from '../../src/api/types.js';
 import { BUSYBOX, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
-import { E2ECluster, describeRun, isRunning, marker, waitUntil, killMarked, withCluster } from './harness.js';
+import { type E2ECluster, describeRun, isRunning, marker, waitUntil, killMarked, withCluster } from './harness.js';
 
 const DOCKER = (await dockerTestEnv()).run;
 
@@ -21,7 +21,9 @@ workers:
   - {name: w0, cpu: 2, memory: 2GiB}
 `;
 /** ~64 MiB held in a shell variable, then ~0.5 s of shell arithmetic. */
-const WORK = `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; echo "held \${#x}"`;
+const WORK =
+  `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; ` +
+  `echo "held \${#x}"`;
 
 const attemptsOf = (job: JobDetail): AttemptInfo[] => job.taskList[0]!.attempts;
 
@@ -53,7 +55,10 @@ describe('measured usage per attempt', () => {
 
   it('an attempt that ended while the cluster was down (kill -9) keeps its usage', async () => {
     const gate = c.gate('after-crash');
-    await c.submit(['--name', 'crashed', '--cpu', '1', '--memory', '512MiB'], ['sh', '-c', `echo "pid $$"; ${WORK}; ${gate.hold}; echo done`, tag]);
+    await c.submit(
+      ['--name', 'crashed', '--cpu', '1', '--memory', '512MiB'],
+      ['sh', '-c', `echo "pid $$"; ${WORK}; ${gate.hold}; echo done`, tag],
+    );
     const lines = await c.waitForLog('/crashed', 'held ');
     const taskPid = Number(/pid (\d+)/.exec(lines.find((l) => l.text.startsWith('pid '))!.text)![1]);
     // The task's parent is the attempt's wrapper, which writes the exit status once the task ends.
@@ -61,9 +66,17 @@ describe('measured usage per attempt', () => {
     const wrapperPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     const clusterPid = c.pid()!;
     process.kill(clusterPid, 'SIGKILL');
-    await waitUntil('cluster process to die', async () => isRunning(clusterPid), (alive) => !alive);
+    await waitUntil(
+      'cluster process to die',
+      async () => isRunning(clusterPid),
+      (alive) => !alive,
+    );
     gate.open();
-    await waitUntil('the wrapper to exit', async () => isRunning(wrapperPid), (alive) => !alive);
+    await waitUntil(
+      'the wrapper to exit',
+      async () => isRunning(wrapperPid),
+      (alive) => !alive,
+    );
 
     await c.start();
     const job = await c.waitForState('/crashed', 'SUCCEEDED');
@@ -84,7 +97,21 @@ describe.skipIf(!DOCKER)('measured usage of a container attempt', () => {
 
   it('iris status shows what the stats samples saw while the container ran', async () => {
     // The pause after the work outlasts one sampling period (2 s), so a sample sees the peak.
-    const args = ['run', '--name', 'boxed', '--image', BUSYBOX, '--cpu', '1', '--memory', '512MiB', '--', 'sh', '-c', `${WORK}; sleep 3`];
+    const args = [
+      'run',
+      '--name',
+      'boxed',
+      '--image',
+      BUSYBOX,
+      '--cpu',
+      '1',
+      '--memory',
+      '512MiB',
+      '--',
+      'sh',
+      '-c',
+      `${WORK}; sleep 3`,
+    ];
     const run = await c!.iris(args);
     expect(run.code, describeRun(args, run)).toBe(0);
     const [attempt] = attemptsOf(await c!.json<JobDetail>(['status', '/boxed']));

@@ -25,11 +25,14 @@ describe('waiting on one 1-CPU worker', () => {
   const c = withCluster(ONE_CPU);
 
   it('a chain of depth 8, each level `iris run` of the next with default resources, completes', async () => {
-    const script = c.script('chain.sh', [
-      'depth=$1',
-      'if [ "$depth" -ge 8 ]; then echo "leaf at $IRIS_JOB_ID"; exit 0; fi',
-      `iris run --name n -- sh '${c.cwd}/chain.sh' $((depth + 1))`,
-    ].join('\n'));
+    const script = c.script(
+      'chain.sh',
+      [
+        'depth=$1',
+        'if [ "$depth" -ge 8 ]; then echo "leaf at $IRIS_JOB_ID"; exit 0; fi',
+        `iris run --name n -- sh '${c.cwd}/chain.sh' $((depth + 1))`,
+      ].join('\n'),
+    );
     const args = ['run', '--name', 'chain', '--', 'sh', script, '1'];
     const r = await c.iris(args, { timeoutMs: 120_000 });
     expect(r.code, describeRun(args, r)).toBe(0);
@@ -39,23 +42,33 @@ describe('waiting on one 1-CPU worker', () => {
     expect(leaf.depth).toBe(8);
   }, 150_000);
 
-  it('shows released CPU while a parent waits and oversubscribed CPU after its wait times out; `iris wait --timeout` exits 124', async () => {
+  it('shows released CPU while a parent waits and oversubscribed CPU after its wait times out; `iris wait ' +
+    '--timeout` exits 124', async () => {
     const kid = c.gate('kid');
     const parent = c.gate('parent');
-    const script = c.script('parent.sh', [
-      `iris submit --name kid -- sh -c "${kid.hold}" > /dev/null || exit 1`,
-      'iris wait kid --timeout 3s > /dev/null 2>&1',
-      'echo "wait-exit $?"',
-      parent.hold,
-    ].join('\n'));
+    const script = c.script(
+      'parent.sh',
+      [
+        `iris submit --name kid -- sh -c "${kid.hold}" > /dev/null || exit 1`,
+        'iris wait kid --timeout 3s > /dev/null 2>&1',
+        'echo "wait-exit $?"',
+        parent.hold,
+      ].join('\n'),
+    );
     const name = await c.submit(['--name', 'p'], ['sh', script]);
     expect(name).toBe('/p');
     const w0 = async () => (await c.json<WorkerInfo[]>(['workers'])).find((w) => w.id === 'w0')!;
-    const waiting = await waitUntil('the parent waiting, its CPU released to the kid', w0, (w) => w.cpuReleasedMillis === 1000 && w.runningTasks.length === 2);
+    const waiting = await waitUntil(
+      'the parent waiting, its CPU released to the kid',
+      w0,
+      (w) => w.cpuReleasedMillis === 1000 && w.runningTasks.length === 2,
+    );
     expect(waiting).toMatchObject({ used: { cpuMillis: 1000 }, cpuOversubscribedMillis: 0 });
 
     // The wait times out: the parent takes its CPU back beside the running kid.
-    const over = await waitUntil('the worker oversubscribed', w0, (w) => w.cpuOversubscribedMillis === 1000, { timeoutMs: 30_000 });
+    const over = await waitUntil('the worker oversubscribed', w0, (w) => w.cpuOversubscribedMillis === 1000, {
+      timeoutMs: 30_000,
+    });
     expect(over).toMatchObject({ used: { cpuMillis: 2000 }, cpuReleasedMillis: 0 });
     const text = await c.iris(['workers']);
     expect(text.stdout).toContain('2/1 (1 over)');
@@ -73,7 +86,8 @@ describe('waiting on one 1-CPU worker', () => {
     await c.waitForState('/later', 'SUCCEEDED', { timeoutMs: 30_000 });
   }, 90_000);
 
-  it('`iris wait` exits 0 when all succeeded, 1 when one failed, 3 for an unknown job; --json prints the jobs', async () => {
+  it('`iris wait` exits 0 when all succeeded, 1 when one failed, 3 for an unknown job; --json prints the ' +
+    'jobs', async () => {
     await c.submit(['--name', 'ok'], ['true']);
     await c.submit(['--name', 'bad'], ['sh', '-c', 'exit 3']);
     const ok = await c.iris(['wait', 'ok', '--json'], { timeoutMs: 30_000 });

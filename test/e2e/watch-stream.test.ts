@@ -10,7 +10,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { BIN, E2ECluster, cleanEnv, withCluster } from './harness.js';
+import { BIN, type E2ECluster, cleanEnv, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -28,7 +28,11 @@ interface Watcher {
 }
 
 function watch(c: E2ECluster, args: string[]): Watcher {
-  const child = spawn(process.execPath, [BIN, 'watch', ...args], { cwd: c.cwd, env: cleanEnv(c.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'watch', ...args], {
+    cwd: c.cwd,
+    env: cleanEnv(c.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let held = '';
   let err = '';
@@ -40,7 +44,9 @@ function watch(c: E2ECluster, args: string[]): Watcher {
     for (const wake of waiters) wake();
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const line = (pattern: RegExp, from = 0) =>
     new Promise<number>((resolve, reject) => {
       const check = () => {
@@ -106,7 +112,13 @@ describe('iris watch --stream', () => {
     gate.open();
     const at = await w.line(/"name":"\/shown","previous":"RUNNING","state":"SUCCEEDED"/);
     const change = JSON.parse(w.lines[at]!) as Record<string, unknown>;
-    expect(change).toMatchObject({ type: 'job', name: '/shown', previous: 'RUNNING', state: 'SUCCEEDED', reason: null });
+    expect(change).toMatchObject({
+      type: 'job',
+      name: '/shown',
+      previous: 'RUNNING',
+      state: 'SUCCEEDED',
+      reason: null,
+    });
     expect(change.initial).toBeUndefined();
     expect(typeof change.time).toBe('string');
     expect(Number.isNaN(Date.parse(String(change.time)))).toBe(false);

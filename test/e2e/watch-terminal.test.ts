@@ -15,8 +15,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, withCluster } from './harness.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-const mustRun = (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false' && process.env.CI !== '0') || process.env.IRIS_TEST_TMUX === '1';
-if (!hasTmux && !mustRun) console.warn('skipping the tmux test of iris watch: tmux is not installed (bash scripts/tmux-setup.sh installs it)');
+const mustRun =
+  (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false' && process.env.CI !== '0') ||
+  process.env.IRIS_TEST_TMUX === '1';
+if (!hasTmux && !mustRun)
+  console.warn('skipping the tmux test of iris watch: tmux is not installed (bash scripts/tmux-setup.sh installs it)');
 
 const WORKERS = `
 stop-grace: 1s
@@ -27,8 +30,13 @@ const SOCKET = `iris-watch-e2e-${process.pid}`;
 const TARGET = 'watch';
 
 function tmux(args: readonly string[], env?: Record<string, string>): string {
-  const r = spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', env: env ?? cleanEnv(), timeout: 10_000 });
-  if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} -> exit ${r.status}: ${r.stderr}${r.error ? String(r.error) : ''}`);
+  const r = spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], {
+    encoding: 'utf8',
+    env: env ?? cleanEnv(),
+    timeout: 10_000,
+  });
+  if (r.status !== 0)
+    throw new Error(`tmux ${args.join(' ')} -> exit ${r.status}: ${r.stderr}${r.error ? String(r.error) : ''}`);
   return r.stdout;
 }
 const screen = (): string[] => tmux(['capture-pane', '-p', '-t', TARGET]).replace(/\n+$/, '').split('\n');
@@ -50,7 +58,9 @@ async function untilScreen(what: string, ok: (lines: string[]) => boolean, timeo
 if (!hasTmux && mustRun) {
   describe('iris watch in a terminal (tmux 80x24)', () => {
     it('has tmux', () => {
-      throw new Error('tmux is required here (CI=true or IRIS_TEST_TMUX=1) but not installed: run `bash scripts/tmux-setup.sh`');
+      throw new Error(
+        'tmux is required here (CI=true or IRIS_TEST_TMUX=1) but not installed: run `bash scripts/tmux-setup.sh`',
+      );
     });
   });
 }
@@ -66,12 +76,44 @@ describe.skipIf(!hasTmux)('iris watch in a terminal (tmux 80x24)', () => {
     for (let i = 0; i < 10; i++) await c.client.submit({ name: `done-${pad(i)}`, command: ['true'], cpu: 0.1 });
     for (let i = 0; i < 10; i++) await c.waitForEnd(`/done-${pad(i)}`);
     const gates = Array.from({ length: 30 }, (_, i) => c.gate(`g${i}`));
-    for (let i = 0; i < 30; i++) await c.client.submit({ name: `live-${pad(i)}`, command: ['sh', '-c', gates[i]!.hold], cpu: 1 });
+    for (let i = 0; i < 30; i++)
+      await c.client.submit({ name: `live-${pad(i)}`, command: ['sh', '-c', gates[i]!.hold], cpu: 1 });
 
     // CI=true would make watch print one snapshot (docs/cli.md): the view is what is tested here.
     const env = cleanEnv({ ...c.env, TERM: 'xterm-256color', CI: undefined });
-    tmux(['new-session', '-d', '-x', '80', '-y', '24', '-s', TARGET, '-c', c.cwd, 'sh', '-c', '"$@"; printf "iris exited %s" "$?"', 'sh', process.execPath, BIN, 'watch', ';', 'set-option', '-w', '-t', TARGET, 'remain-on-exit', 'on'], env);
-    const first = await untilScreen('the first frame', (lines) => !lines[0]?.startsWith('connecting') && lines.some((line) => /^q or Ctrl-C/.test(line)));
+    tmux(
+      [
+        'new-session',
+        '-d',
+        '-x',
+        '80',
+        '-y',
+        '24',
+        '-s',
+        TARGET,
+        '-c',
+        c.cwd,
+        'sh',
+        '-c',
+        '"$@"; printf "iris exited %s" "$?"',
+        'sh',
+        process.execPath,
+        BIN,
+        'watch',
+        ';',
+        'set-option',
+        '-w',
+        '-t',
+        TARGET,
+        'remain-on-exit',
+        'on',
+      ],
+      env,
+    );
+    const first = await untilScreen(
+      'the first frame',
+      (lines) => !lines[0]?.startsWith('connecting') && lines.some((line) => /^q or Ctrl-C/.test(line)),
+    );
     const start = history();
 
     // Let states change under the view: each opened gate ends a job and starts a pending one.
@@ -80,7 +122,9 @@ describe.skipIf(!hasTmux)('iris watch in a terminal (tmux 80x24)', () => {
       await c.waitForEnd(`/live-${pad(i)}`);
       expect(history()).toBe(start);
     }
-    const lines = await untilScreen('the view to show 18 finished jobs', (shown) => shown.some((line) => /^40 jobs \(.*18 succeeded.*\)/.test(line)));
+    const lines = await untilScreen('the view to show 18 finished jobs', (shown) =>
+      shown.some((line) => /^40 jobs \(.*18 succeeded.*\)/.test(line)),
+    );
     expect(history()).toBe(start);
     // The pane started empty and the view never took more rows than it has: nothing scrolled off.
     expect(start).toBe(0);
@@ -106,7 +150,13 @@ describe.skipIf(!hasTmux)('iris watch in a terminal (tmux 80x24)', () => {
     // A smaller terminal: the view re-fits (title on top, footer on its last line but one), and
     // from then on redraws without growing the scrollback either.
     tmux(['resize-window', '-t', TARGET, '-x', '100', '-y', '14']);
-    const small = await untilScreen('the view to re-fit 100x14', (shown) => shown.length <= 13 && shown[0]?.startsWith('iris watch') === true && /^q or Ctrl-C quit/.test(shown.at(-1) ?? ''));
+    const small = await untilScreen(
+      'the view to re-fit 100x14',
+      (shown) =>
+        shown.length <= 13 &&
+        shown[0]?.startsWith('iris watch') === true &&
+        /^q or Ctrl-C quit/.test(shown.at(-1) ?? ''),
+    );
     expect(small[1]).toMatch(/^40 jobs/);
     const resized = history();
     for (let i = 8; i < 10; i++) {
@@ -117,8 +167,15 @@ describe.skipIf(!hasTmux)('iris watch in a terminal (tmux 80x24)', () => {
     expect(history()).toBe(resized);
 
     tmux(['send-keys', '-t', TARGET, 'q']);
-    const after = await untilScreen('the view to quit', (shown) => shown.some((line) => line.includes('iris exited')), 10_000);
-    expect(after.some((line) => /iris exited 0$/.test(line)), after.join('\n')).toBe(true);
+    const after = await untilScreen(
+      'the view to quit',
+      (shown) => shown.some((line) => line.includes('iris exited')),
+      10_000,
+    );
+    expect(
+      after.some((line) => /iris exited 0$/.test(line)),
+      after.join('\n'),
+    ).toBe(true);
     for (let i = 10; i < 30; i++) gates[i]!.open();
   }, 120_000);
 });

@@ -63,7 +63,7 @@ describe.skipIf(!READY)('a cluster owner who is not root', () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it('runs a container job as the owner\'s uid:gid: a file it writes in the submit directory is theirs', () => {
+  it("runs a container job as the owner's uid:gid: a file it writes in the submit directory is theirs", () => {
     const write = 'echo "uid=$(id -u):$(id -g)"; echo data > out.txt';
     const out = irisAs(['run', '--name', 'writer', '--image', BUSYBOX, '--', 'sh', '-c', write]);
     expect(out).toContain(`uid=${user!.uid}:${user!.gid}`);

@@ -28,7 +28,9 @@ export function clusterCgroups(clusterId: string): string[] {
   const walk = (dir: string): void => {
     let entries: string[];
     try {
-      entries = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      entries = readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       return;
     }
@@ -44,6 +46,7 @@ export function clusterCgroups(clusterId: string): string[] {
 /** Whether iris can put attempts in cgroups here (the detection the runtime itself uses). */
 export async function usableCgroups(): Promise<boolean> {
   if ((await detectCgroups()) !== null) return true;
-  if (inCI()) throw new Error('no writable cgroup hierarchy: the cgroup tests need root on a machine with cgroups, as CI has');
+  if (inCI())
+    throw new Error('no writable cgroup hierarchy: the cgroup tests need root on a machine with cgroups, as CI has');
   return false;
 }

@@ -8,9 +8,24 @@ import { closeSync, openSync, rmSync, statSync, truncateSync, writeFileSync, wri
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 
-export type Damage = 'truncated' | 'header-flipped' | 'page-flipped' | 'random' | 'zero-bytes' | 'other-schema' | 'column-missing';
+export type Damage =
+  | 'truncated'
+  | 'header-flipped'
+  | 'page-flipped'
+  | 'random'
+  | 'zero-bytes'
+  | 'other-schema'
+  | 'column-missing';
 
-export const DAMAGES: readonly Damage[] = ['truncated', 'header-flipped', 'page-flipped', 'random', 'zero-bytes', 'other-schema', 'column-missing'];
+export const DAMAGES: readonly Damage[] = [
+  'truncated',
+  'header-flipped',
+  'page-flipped',
+  'random',
+  'zero-bytes',
+  'other-schema',
+  'column-missing',
+];
 
 function overwrite(file: string, at: number, bytes: Buffer): void {
   const fd = openSync(file, 'r+');
@@ -46,7 +61,8 @@ export function damage(file: string, kind: Damage): void {
     case 'page-flipped': {
       // The b-tree page header of the jobs table's root page: its page type becomes invalid.
       const { page, size } = reading(file, (db) => ({
-        page: (db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'jobs'").get() as { rootpage: number }).rootpage,
+        page: (db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'jobs'").get() as { rootpage: number })
+          .rootpage,
         size: (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size,
       }));
       overwrite(file, (page - 1) * size, Buffer.from([0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff]));

@@ -40,7 +40,8 @@ export async function dockerTestEnv(): Promise<DockerTestEnv> {
     if (!forced) console.warn(`skipping Docker runtime tests: ${probe.message}`);
     return { run: forced, why: probe.message };
   }
-  if (!imagesPresent()) execFileSync('bash', [path.join(root, 'scripts', 'docker-setup.sh')], { stdio: 'inherit', timeout: 300_000 });
+  if (!imagesPresent())
+    execFileSync('bash', [path.join(root, 'scripts', 'docker-setup.sh')], { stdio: 'inherit', timeout: 300_000 });
   return { run: true, why: `engine ${probe.version}` };
 }
 

@@ -35,7 +35,8 @@ export function createLocalUser(tag: string): LocalUser | null {
     name,
     uid,
     gid,
-    as: (argv, opts = {}) => String(execFileSync('runuser', ['-u', name, '--', ...argv], { stdio: 'pipe', encoding: 'utf8', ...opts })),
+    as: (argv, opts = {}) =>
+      String(execFileSync('runuser', ['-u', name, '--', ...argv], { stdio: 'pipe', encoding: 'utf8', ...opts })),
     remove: () => {
       try {
         execFileSync('userdel', [name], { stdio: 'pipe' });

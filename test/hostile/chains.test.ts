@@ -46,7 +46,8 @@ async function start(): Promise<E2ECluster> {
  */
 function writeChain(c: E2ECluster, length: number, head: string, extra: string[] = []): string {
   const lines = ['name: chain', 'stages:', ...extra, '  s0:', `    command: ${JSON.stringify(head)}`, '    cpu: 0.1'];
-  for (let i = 1; i < length; i++) lines.push(`  s${i}:`, `    needs: [s${i - 1}]`, `    command: "true ${tag}"`, '    cpu: 0.1');
+  for (let i = 1; i < length; i++)
+    lines.push(`  s${i}:`, `    needs: [s${i - 1}]`, `    command: "true ${tag}"`, '    cpu: 0.1');
   const file = path.join(c.cwd, 'chain.yaml');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
@@ -69,13 +70,15 @@ function expectCascade(all: Map<string, JobSummary>, length: number, from: numbe
   const wrong: string[] = [];
   for (let i = from + 1; i < length; i++) {
     const job = all.get(`/chain/s${i}`);
-    if (job?.state !== 'FAILED' || job.reason !== `dependency /chain/s${i - 1} failed`) wrong.push(`s${i}: ${job?.state} ${job?.reason}`);
+    if (job?.state !== 'FAILED' || job.reason !== `dependency /chain/s${i - 1} failed`)
+      wrong.push(`s${i}: ${job?.state} ${job?.reason}`);
   }
   expect(wrong.slice(0, 5)).toEqual([]);
 }
 
 describe('no chain of jobs can stop the controller', () => {
-  it('a 3,000-stage pipeline whose head fails: every stage after it fails with the dependency reason, the controller stays up and restarts', async () => {
+  it('a 3,000-stage pipeline whose head fails: every stage after it fails with the dependency reason, the ' +
+    'controller stays up and restarts', async () => {
     const c = await start();
     const length = 3_000;
     await submitChain(c, writeChain(c, length, `echo ${tag}; exit 1`));
@@ -92,7 +95,10 @@ describe('no chain of jobs can stop the controller', () => {
     await c.start();
     const after = await jobs(c);
     expect(after.size).toBe(length + 1);
-    expect(after.get(`/chain/s${length - 1}`)).toMatchObject({ state: 'FAILED', reason: `dependency /chain/s${length - 2} failed` });
+    expect(after.get(`/chain/s${length - 1}`)).toMatchObject({
+      state: 'FAILED',
+      reason: `dependency /chain/s${length - 2} failed`,
+    });
   }, 240_000);
 
   it('iris cancel of the head of a 2,500-long chain exits 0 and ends every job of it', async () => {
@@ -110,7 +116,8 @@ describe('no chain of jobs can stop the controller', () => {
     expectCascade(all, length, 1, 'dependency /chain/s0 ended KILLED');
   }, 240_000);
 
-  it('iris retry --downstream runs a whole 2,500-long failed chain again, each job waiting on the one before', async () => {
+  it('iris retry --downstream runs a whole 2,500-long failed chain again, each job waiting on the one ' +
+    'before', async () => {
     const c = await start();
     const length = 2_500;
     const hold = c.gate('keep-root');
@@ -119,7 +126,14 @@ describe('no chain of jobs can stop the controller', () => {
     // `hold` keeps the pipeline's root running (a stage of an ended pipeline cannot be retried);
     // s0 fails its first run and waits in the next one.
     const head = `if [ -f '${once}' ]; then ${again.hold}; else touch '${once}'; exit 1; fi; echo ${tag}`;
-    await submitChain(c, writeChain(c, length, head, ['  hold:', `    command: ${JSON.stringify(`${hold.hold}; echo ${tag}`)}`, '    cpu: 0.1']));
+    await submitChain(
+      c,
+      writeChain(c, length, head, [
+        '  hold:',
+        `    command: ${JSON.stringify(`${hold.hold}; echo ${tag}`)}`,
+        '    cpu: 0.1',
+      ]),
+    );
     await c.waitForState(`/chain/s${length - 1}`, 'FAILED', LONG);
     const before = await jobs(c);
     expectCascade(before, length, 1, 'dependency /chain/s0 failed');
@@ -133,7 +147,8 @@ describe('no chain of jobs can stop the controller', () => {
     expect(last.run).toBeGreaterThan(before.get(`/chain/s${length - 1}`)!.run);
   }, 240_000);
 
-  it('a job whose rows the store cannot read is quarantined at start-up: the cluster starts, the job and its dependents end FAILED, logged once', async () => {
+  it('a job whose rows the store cannot read is quarantined at start-up: the cluster starts, the job and its ' +
+    'dependents end FAILED, logged once', async () => {
     const c = await start();
     const gate = c.gate('victim');
     await c.submit(['--name', 'victim', '--cpu', '0.1'], ['sh', '-c', `${gate.hold}; echo ${tag}`]);

@@ -36,7 +36,11 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
   /** A fresh IRIS_HOME of root's (missing: the CLI creates it 0700). */
   const freshHome = (): string => path.join(root, `home-${homes++}`);
   const iris = (args: string[], cwd: string, home: string, env: Record<string, string> = {}): Promise<RunResult> =>
-    runIris(args, { cwd, env: { IRIS_HOME: home, XDG_CONFIG_HOME: path.join(root, 'xdg'), ...env }, timeoutMs: 30_000 });
+    runIris(args, {
+      cwd,
+      env: { IRIS_HOME: home, XDG_CONFIG_HOME: path.join(root, 'xdg'), ...env },
+      timeoutMs: 30_000,
+    });
   /** As the other user: write `content` to `file` (its own file, mode 0644). */
   const plant = (file: string, content: string): void => {
     user.as(['sh', '-c', 'umask 022; cat > "$1"', 'sh', file], { input: content });
@@ -71,41 +75,48 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it("(a) another user's .irisrc.yaml in a shared sticky directory above the working directory is not loaded", async () => {
-    const planted = path.join(shared, '.irisrc.yaml');
-    plant(planted, 'workers:\n  - {name: planted, cpu: 1, memory: 1GiB}\n');
-    const work = path.join(shared, 'root-work', 'sub');
-    mkdirSync(work, { recursive: true });
-    const home = freshHome();
-    const r = await start(work, home);
-    expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(0);
-    expect(await workerIds(work, home)).toEqual(['local']);
-    rmSync(planted);
-  });
+  it(
+    "(a) another user's .irisrc.yaml in a shared sticky directory above the working directory is not " + 'loaded',
+    async () => {
+      const planted = path.join(shared, '.irisrc.yaml');
+      plant(planted, 'workers:\n  - {name: planted, cpu: 1, memory: 1GiB}\n');
+      const work = path.join(shared, 'root-work', 'sub');
+      mkdirSync(work, { recursive: true });
+      const home = freshHome();
+      const r = await start(work, home);
+      expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(0);
+      expect(await workerIds(work, home)).toEqual(['local']);
+      rmSync(planted);
+    },
+  );
 
-  it("(a') another user's .irisrc.yaml in their directory above the working directory is refused (exit 2), naming it", async () => {
-    const theirs = path.join(shared, 'theirs-a');
-    user.as(['mkdir', '-p', '-m', '0755', path.join(theirs, 'sub')]);
-    const planted = path.join(theirs, '.irisrc.yaml');
-    plant(planted, 'task-door: {listen: "127.0.0.1:47999", advertise: "http://127.0.0.1:47998"}\n');
-    const cwd = path.join(theirs, 'sub');
-    const expected = `refusing the config file ${planted}: it is owned by uid ${user.uid}, not by you (uid 0) or root`;
+  it(
+    "(a') another user's .irisrc.yaml in their directory above the working directory is refused (exit 2), naming " +
+      'it',
+    async () => {
+      const theirs = path.join(shared, 'theirs-a');
+      user.as(['mkdir', '-p', '-m', '0755', path.join(theirs, 'sub')]);
+      const planted = path.join(theirs, '.irisrc.yaml');
+      plant(planted, 'task-door: {listen: "127.0.0.1:47999", advertise: "http://127.0.0.1:47998"}\n');
+      const cwd = path.join(theirs, 'sub');
+      const expected = `refusing the config file ${planted}: it is owned by uid ${user.uid}, not by you (uid 0) or root`;
 
-    const home = freshHome();
-    const r = await start(cwd, home);
-    expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(2);
-    expect(r.stderr).toContain(expected);
-    expect(r.stderr).toContain(`chown 0 ${planted}`);
-    expect(existsSync(path.join(home, 'run', 'iris.sock'))).toBe(false);
+      const home = freshHome();
+      const r = await start(cwd, home);
+      expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(2);
+      expect(r.stderr).toContain(expected);
+      expect(r.stderr).toContain(`chown 0 ${planted}`);
+      expect(existsSync(path.join(home, 'run', 'iris.sock'))).toBe(false);
 
-    // `submit` starts a cluster in its working directory: the same refusal, no job printed.
-    const home2 = freshHome();
-    const s = await iris(['submit', '--', 'true'], cwd, home2);
-    if (s.code === 0) started.push(home2);
-    expect(s.code, describeRun(['submit', '--', 'true'], s)).toBe(2);
-    expect(s.stderr).toContain(expected);
-    expect(s.stdout).toBe('');
-  });
+      // `submit` starts a cluster in its working directory: the same refusal, no job printed.
+      const home2 = freshHome();
+      const s = await iris(['submit', '--', 'true'], cwd, home2);
+      if (s.code === 0) started.push(home2);
+      expect(s.code, describeRun(['submit', '--', 'true'], s)).toBe(2);
+      expect(s.stderr).toContain(expected);
+      expect(s.stdout).toBe('');
+    },
+  );
 
   it("(b) another user's iris.config.mjs is never imported: its marker does not appear", async () => {
     const theirs = path.join(shared, 'theirs-b');
@@ -113,7 +124,11 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
     const marker = path.join(theirs, 'IMPORTED-AS-ROOT');
     const planted = path.join(theirs, 'iris.config.mjs');
     // Imported as root, this would write the marker (as root) and then give a valid config.
-    plant(planted, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, String(process.getuid()));\nexport default {};\n`);
+    plant(
+      planted,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}` +
+        `, String(process.getuid()));\nexport default {};\n`,
+    );
     const home = freshHome();
     const r = await start(path.join(theirs, 'sub'), home);
     expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(2);
@@ -123,24 +138,32 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
     // Named explicitly (IRIS_CONFIG): refused too, still not imported.
     const e = await iris(['cluster', 'start', '--detach'], root, freshHome(), { IRIS_CONFIG: planted });
     expect(e.code, describeRun(['cluster', 'start', '--detach'], e)).toBe(2);
-    expect(e.stderr).toContain(`refusing the config file ${planted} (from IRIS_CONFIG): it is owned by uid ${user.uid}`);
+    expect(e.stderr).toContain(
+      `refusing the config file ${planted} (from IRIS_CONFIG): it is owned by uid ${user.uid}`,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("(b) a cosmiconfig meta config (.config/config.mjs) in another user's working directory is never imported", async () => {
-    const theirs = path.join(shared, 'theirs-meta');
-    user.as(['mkdir', '-p', '-m', '0755', path.join(theirs, '.config')]);
-    const marker = path.join(theirs, 'META-IMPORTED-AS-ROOT');
-    plant(path.join(theirs, '.config', 'config.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`);
-    const home = freshHome();
-    const r = await start(theirs, home);
-    // Not a config file of iris: the cluster starts with the defaults, and the module is never run.
-    expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(0);
-    expect(existsSync(marker)).toBe(false);
-    expect(await workerIds(theirs, home)).toEqual(['local']);
-  });
+  it(
+    "(b) a cosmiconfig meta config (.config/config.mjs) in another user's working directory is never " + 'imported',
+    async () => {
+      const theirs = path.join(shared, 'theirs-meta');
+      user.as(['mkdir', '-p', '-m', '0755', path.join(theirs, '.config')]);
+      const marker = path.join(theirs, 'META-IMPORTED-AS-ROOT');
+      plant(
+        path.join(theirs, '.config', 'config.mjs'),
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`,
+      );
+      const home = freshHome();
+      const r = await start(theirs, home);
+      // Not a config file of iris: the cluster starts with the defaults, and the module is never run.
+      expect(r.code, describeRun(['cluster', 'start', '--detach'], r)).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+      expect(await workerIds(theirs, home)).toEqual(['local']);
+    },
+  );
 
-  it('(c) a group-writable config of root\'s own is refused', async () => {
+  it("(c) a group-writable config of root's own is refused", async () => {
     const work = path.join(root, 'work-c');
     mkdirSync(work, { mode: 0o755 });
     const file = path.join(work, '.irisrc.yaml');
@@ -192,7 +215,10 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
       try {
         const r = await iris(['submit', '--', 'true'], root, home);
         expect(r.code, describeRun(['submit', '--', 'true'], r)).toBe(6);
-        expect(r.stderr).toContain(`Error: the cluster at ${socket} sent an answer iris cannot use: name is missing (expected a string) (POST /v1/jobs)`);
+        expect(r.stderr).toContain(
+          `Error: the cluster at ${socket} sent an answer iris cannot use: name is missing (expected a string) ` +
+            `(POST /v1/jobs)`,
+        );
         expect(r.stdout).toBe('');
         expect(requests).toContain('POST /v1/jobs');
         // A reading command too: `{}` is not a list of jobs.
@@ -209,16 +235,22 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       try {
-        const r = await iris(['submit', '--', 'true'], root, freshHome(), { IRIS_CONTROLLER_ADDRESS: url, IRIS_TASK_TOKEN: 'tok' });
+        const r = await iris(['submit', '--', 'true'], root, freshHome(), {
+          IRIS_CONTROLLER_ADDRESS: url,
+          IRIS_TASK_TOKEN: 'tok',
+        });
         expect(r.code, describeRun(['submit', '--', 'true'], r)).toBe(6);
-        expect(r.stderr).toContain(`Error: the cluster at ${url} sent an answer iris cannot use: name is missing (expected a string) (POST /v1/jobs)`);
+        expect(r.stderr).toContain(
+          `Error: the cluster at ${url} sent an answer iris cannot use: name is missing (expected a string) (POST ` +
+            `/v1/jobs)`,
+        );
         expect(r.stdout).toBe('');
       } finally {
         await new Promise((resolve) => server.close(resolve));
       }
     });
 
-    it("an error the stand-in sends with terminal escapes is printed escaped, never raw", async () => {
+    it('an error the stand-in sends with terminal escapes is printed escaped, never raw', async () => {
       const home = freshHome();
       mkdirSync(path.join(home, 'run'), { recursive: true, mode: 0o700 });
       chmodSync(home, 0o700);
@@ -233,7 +265,11 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
             return;
           }
           res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { code: 'invalid_argument', message: 'bad\u001b]0;pwned\u0007 x', hint: '\u001b[2Jline1\nline2' } }));
+          res.end(
+            JSON.stringify({
+              error: { code: 'invalid_argument', message: 'bad\u001b]0;pwned\u0007 x', hint: '\u001b[2Jline1\nline2' },
+            }),
+          );
         });
       });
       await new Promise<void>((resolve) => hostile.listen(socket, resolve));

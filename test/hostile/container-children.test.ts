@@ -56,7 +56,7 @@ async function logText(c: E2ECluster, target: string): Promise<string> {
   return (await c.logs(target)).map((l) => l.text).join('\n');
 }
 
-describe.skipIf(!READY)('a container task\'s children stay contained', () => {
+describe.skipIf(!READY)("a container task's children stay contained", () => {
   let c: E2ECluster;
   let clusterId = '';
   let marker = '';
@@ -66,43 +66,60 @@ describe.skipIf(!READY)('a container task\'s children stay contained', () => {
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
-  it('a child without --image runs in its parent\'s image, as its container user, on its network: not on the host as the owner', async () => {
-    const kid = ['iris', 'run', '--name', 'kid', '--', 'sh', '-c', probe(marker)];
-    const r = await c.iris(['run', '--name', 'top', '--image', NODE_IMAGE, '--cpu', '0.2', '--', ...kid], { timeoutMs: 90_000 });
-    expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
-    const text = await logText(c, '/top/kid/task-0');
-    expect(text).toContain('uid=65534 gid=65534');
-    expect(text).toContain('host-files=hidden');
-    expect(text).toContain('image=node');
-    expect(text).toMatch(/nets=.*\beth0\b/);
-    expect(text).not.toMatch(/\bdocker0\b/);
-  });
+  it(
+    "a child without --image runs in its parent's image, as its container user, on its network: not on the host as " +
+      'the owner',
+    async () => {
+      const kid = ['iris', 'run', '--name', 'kid', '--', 'sh', '-c', probe(marker)];
+      const r = await c.iris(['run', '--name', 'top', '--image', NODE_IMAGE, '--cpu', '0.2', '--', ...kid], {
+        timeoutMs: 90_000,
+      });
+      expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
+      const text = await logText(c, '/top/kid/task-0');
+      expect(text).toContain('uid=65534 gid=65534');
+      expect(text).toContain('host-files=hidden');
+      expect(text).toContain('image=node');
+      expect(text).toMatch(/nets=.*\beth0\b/);
+      expect(text).not.toMatch(/\bdocker0\b/);
+    },
+  );
 
-  it('a child asking for a root user, the host network or a host process is refused with exit 4 and the reason', async () => {
-    const tries = [
-      ['root', '--user-in-container', '0'],
-      ['root00', '--user-in-container', '00'],
-      ['rootgroup', '--user-in-container', '1000:0'],
-      ['named', '--user-in-container', 'daemon'],
-      ['host', '--network', 'host'],
-      ['process', '--runtime', 'process'],
-    ];
-    const script = tries.map(([what, ...flags]) => `iris submit --name ${what} ${flags.join(' ')} -- true; echo "${what}=$?"`).join('\n');
-    const r = await c.iris(['run', '--name', 'escalate', '--image', NODE_IMAGE, '--cpu', '0.2', '--', 'sh', '-c', script], { timeoutMs: 90_000 });
-    expect(r.code, describeRun(['run', 'escalate'], r)).toBe(0);
-    const text = await logText(c, '/escalate/task-0');
-    for (const [what] of tries) expect(text).toContain(`${what}=4`);
-    expect(text).toContain('Error: --user-in-container "0": a task may not start root containers');
-    expect(text).toContain('Error: --user-in-container "00": a task may not start root containers');
-    expect(text).toContain('Error: --user-in-container "1000:0": a task may not start root containers');
-    expect(text).toContain('Error: --user-in-container "daemon": a task in a container may name its children\'s container user only as UID[:GID]');
-    expect(text).toContain('Error: --network "host": a task may not give its children the host network');
-    expect(text).toContain('Error: --runtime "process": a task in a container may not start host processes');
-    expect((await c.job('/escalate')).children).toEqual([]);
-  });
+  it(
+    'a child asking for a root user, the host network or a host process is refused with exit 4 and the ' + 'reason',
+    async () => {
+      const tries = [
+        ['root', '--user-in-container', '0'],
+        ['root00', '--user-in-container', '00'],
+        ['rootgroup', '--user-in-container', '1000:0'],
+        ['named', '--user-in-container', 'daemon'],
+        ['host', '--network', 'host'],
+        ['process', '--runtime', 'process'],
+      ];
+      const script = tries
+        .map(([what, ...flags]) => `iris submit --name ${what} ${flags.join(' ')} -- true; echo "${what}=$?"`)
+        .join('\n');
+      const r = await c.iris(
+        ['run', '--name', 'escalate', '--image', NODE_IMAGE, '--cpu', '0.2', '--', 'sh', '-c', script],
+        { timeoutMs: 90_000 },
+      );
+      expect(r.code, describeRun(['run', 'escalate'], r)).toBe(0);
+      const text = await logText(c, '/escalate/task-0');
+      for (const [what] of tries) expect(text).toContain(`${what}=4`);
+      expect(text).toContain('Error: --user-in-container "0": a task may not start root containers');
+      expect(text).toContain('Error: --user-in-container "00": a task may not start root containers');
+      expect(text).toContain('Error: --user-in-container "1000:0": a task may not start root containers');
+      expect(text).toContain(
+        'Error: --user-in-container "daemon": a task in a container may name its children\'s container user only as ' +
+          'UID[:GID]',
+      );
+      expect(text).toContain('Error: --network "host": a task may not give its children the host network');
+      expect(text).toContain('Error: --runtime "process": a task in a container may not start host processes');
+      expect((await c.job('/escalate')).children).toEqual([]);
+    },
+  );
 });
 
-describe.skipIf(!READY)('with container-process-children: true in the owner\'s config', () => {
+describe.skipIf(!READY)("with container-process-children: true in the owner's config", () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
@@ -110,33 +127,46 @@ describe.skipIf(!READY)('with container-process-children: true in the owner\'s c
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
-  it('a container task may start a host process child with --runtime process; without it the child still runs in the image', async () => {
-    const marker = ownerMarker();
-    const script = [
-      `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "proc=$?"`,
-      `iris run --name boxed -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "boxed=$?"`,
-    ].join('\n');
-    const r = await c.iris(['run', '--name', 'top', '--image', NODE_IMAGE, '--cpu', '0.2', '--', 'sh', '-c', script], { timeoutMs: 90_000 });
-    expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
-    expect(await logText(c, '/top/task-0')).toMatch(/proc=0[\s\S]*boxed=0/);
-    expect(await logText(c, '/top/proc/task-0')).toContain('host-files=visible');
-    const boxed = await logText(c, '/top/boxed/task-0');
-    expect(boxed).toContain('host-files=hidden');
-    expect(boxed).toContain('uid=65534 gid=65534');
-  });
+  it(
+    'a container task may start a host process child with --runtime process; without it the child still runs in ' +
+      'the image',
+    async () => {
+      const marker = ownerMarker();
+      const script = [
+        `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll("'", "'\\''")}'; echo "proc=$?"`,
+        `iris run --name boxed -- sh -c '${probe(marker).replaceAll("'", "'\\''")}'; echo "boxed=$?"`,
+      ].join('\n');
+      const r = await c.iris(
+        ['run', '--name', 'top', '--image', NODE_IMAGE, '--cpu', '0.2', '--', 'sh', '-c', script],
+        {
+          timeoutMs: 90_000,
+        },
+      );
+      expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
+      expect(await logText(c, '/top/task-0')).toMatch(/proc=0[\s\S]*boxed=0/);
+      expect(await logText(c, '/top/proc/task-0')).toContain('host-files=visible');
+      const boxed = await logText(c, '/top/boxed/task-0');
+      expect(boxed).toContain('host-files=hidden');
+      expect(boxed).toContain('uid=65534 gid=65534');
+    },
+  );
 });
 
 describe.skipIf(!READY)('with runtime: docker as the default and container-process-children: true', () => {
   let c: E2ECluster;
   let clusterId = '';
   beforeAll(async () => {
-    ({ c, clusterId } = await startDockerCluster(`${CONFIG}runtime: docker\nimage: ${NODE_IMAGE}\ncontainer-process-children: true\n`));
+    ({ c, clusterId } = await startDockerCluster(
+      `${CONFIG}runtime: docker\nimage: ${NODE_IMAGE}\ncontainer-process-children: true\n`,
+    ));
   });
   afterAll(() => stopDockerCluster(c, clusterId));
 
   it('a child asking for --runtime process runs on the host, not in the default image', async () => {
     const marker = ownerMarker();
-    const script = `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll('\'', '\'\\\'\'')}'; echo "proc=$?"`;
+    const script =
+      `iris run --name proc --runtime process -- sh -c '${probe(marker).replaceAll("'", "'\\''")}` +
+      `'; echo "proc=$?"`;
     // The parent runs in the default image (no --image): a container task.
     const r = await c.iris(['run', '--name', 'top', '--cpu', '0.2', '--', 'sh', '-c', script], { timeoutMs: 90_000 });
     expect(r.code, describeRun(['run', 'top'], r)).toBe(0);
@@ -145,4 +175,3 @@ describe.skipIf(!READY)('with runtime: docker as the default and container-proce
     expect(await logText(c, '/top/proc/task-0')).toContain('host-files=visible');
   });
 });
-

@@ -7,7 +7,9 @@ import { connect } from 'node:net';
 
 const [target, count, localAddress] = [process.argv[2], Number(process.argv[3]), process.argv[4]];
 const tcp = /^(.*):(\d+)$/.exec(target);
-const where = tcp ? { host: tcp[1], port: Number(tcp[2]), ...(localAddress ? { localAddress } : {}) } : { path: target };
+const where = tcp
+  ? { host: tcp[1], port: Number(tcp[2]), ...(localAddress ? { localAddress } : {}) }
+  : { path: target };
 let made = 0;
 let open = 0;
 let closedByServer = 0;

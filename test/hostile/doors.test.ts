@@ -25,7 +25,9 @@ import { NODE_IMAGE, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from '../e2e/docker-fixture.js';
 import { parseOpenFileLimit } from '../../src/server/connection-budget.js';
 
-/** The Docker engine and the test images (under CI a missing engine fails the container test instead of skipping it). */
+/**
+ * The Docker engine and the test images (under CI a missing engine fails the container test instead of skipping it).
+ */
 const DOCKER = (await dockerTestEnv()).run;
 const FLOOD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'doors-flood.mjs');
 const WORKERS = 'workers:\n  - {name: w0, cpu: 8, memory: 8GiB}\nstop-grace: 1s\n';
@@ -44,9 +46,20 @@ function idle(where: NetConnectOpts): Promise<Socket> {
 
 /** Resolves once every socket is closed; rejects after `ms` saying how many were. */
 function allClosed(sockets: Socket[], ms: number): Promise<void> {
-  const each = sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve()))));
+  const each = sockets.map(
+    (s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve()))),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server closed ${sockets.filter((s) => s.destroyed).length} of these ${sockets.length} connections within ${ms} ms`)), ms);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the server closed ${sockets.filter((s) => s.destroyed).length} of these ${sockets.length} connections ` +
+              `within ${ms} ms`,
+          ),
+        ),
+      ms,
+    );
     void Promise.all(each).then(() => {
       clearTimeout(timer);
       resolve();
@@ -68,7 +81,12 @@ function statusLine(socket: Socket, route: string): Promise<string> {
 }
 
 /** Write `head`, then one more byte every 200 ms; resolves with the answer and when the server closed. */
-function slowRequest(where: NetConnectOpts, head: string, byte: string, ms: number): Promise<{ text: string; ms: number }> {
+function slowRequest(
+  where: NetConnectOpts,
+  head: string,
+  byte: string,
+  ms: number,
+): Promise<{ text: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = connect(where);
@@ -99,7 +117,9 @@ interface FloodReport {
 
 /** A flooding process (doors-flood.mjs): its report once it made `count` connections; kill() ends it. */
 function flood(target: string, count: number): { report: Promise<FloodReport>; kill(): void } {
-  const child: ChildProcess = spawn(process.execPath, [FLOOD, target, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [FLOOD, target, String(count)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const report = new Promise<FloodReport>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -142,12 +162,16 @@ const one = () => new Promise((resolve) => {
 (async () => { for (let i = 0; i < 100; i++) await one(); say(); setInterval(() => {}, 1 << 30); })();
 `;
 
-/** A process task that opens 8 event streams with its token on its door, then asks a ninth time and prints the answer. */
-const HOLDER = `
+/**
+ * A process task that opens 8 event streams with its token on its door, then asks a ninth time and prints the answer.
+ */
+const HOLDER =
+  `
 const http = require('http');
 const ask = (route) => new Promise((resolve, reject) => {
   const headers = { 'x-iris-task-token': process.env.IRIS_TASK_TOKEN };
-  const req = http.request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: route, headers, agent: false }, resolve);
+  const req = http.request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: route, headers, agent: false }, ` +
+  `resolve);
   req.on('error', reject);
   req.end();
 });
@@ -168,61 +192,82 @@ describe('the task door at its cap (connections.task-door: 40, per-peer: 8, head
   let clusterId = '';
   beforeAll(async () => {
     // A long header timeout: every connection closed here is closed for the cap, none for being slow.
-    ({ c, clusterId } = await startDockerCluster(`${WORKERS}connections:\n  task-door: 40\n  per-peer: 8\n  header-timeout: 10m\n`));
+    ({ c, clusterId } = await startDockerCluster(
+      `${WORKERS}connections:\n  task-door: 40\n  per-peer: 8\n  header-timeout: 10m\n`,
+    ));
   });
   afterAll(() => (DOCKER ? stopDockerCluster(c, clusterId) : c?.dispose()));
 
-  it('(a) keeps its cap by closing the oldest idle connections; the owner is answered, a job runs through the door and logs', async () => {
-    const pid = c.pid()!;
-    const door = { path: path.join(c.home, 'tasks', 'iris.sock') };
-    const sockets: Socket[] = [];
-    for (let i = 0; i < 60; i++) sockets.push(await idle(door));
-    await allClosed(sockets.slice(0, 20), 10_000);
-    expect(sockets.filter((s) => !s.destroyed)).toHaveLength(40);
+  it(
+    '(a) keeps its cap by closing the oldest idle connections; the owner is answered, a job runs through the door ' +
+      'and logs',
+    async () => {
+      const pid = c.pid()!;
+      const door = { path: path.join(c.home, 'tasks', 'iris.sock') };
+      const sockets: Socket[] = [];
+      for (let i = 0; i < 60; i++) sockets.push(await idle(door));
+      await allClosed(sockets.slice(0, 20), 10_000);
+      expect(sockets.filter((s) => !s.destroyed)).toHaveLength(40);
 
-    // The door is full of idle connections: the owner's socket is another door.
-    const started = Date.now();
-    const jobs = await c.iris(['jobs']);
-    expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
+      // The door is full of idle connections: the owner's socket is another door.
+      const started = Date.now();
+      const jobs = await c.iris(['jobs']);
+      expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
+      expect(Date.now() - started).toBeLessThan(10_000);
 
-    // A task's own requests get in (an idle connection makes room), its launch and its log work.
-    const script = c.script('through.sh', 'iris result set door open && echo "task went through the door"');
-    const run = await c.iris(['run', '--name', 'through', '--cpu', '0.1', '--', 'sh', script], { timeoutMs: 60_000 });
-    expect(run.code, describeRun(['run'], run)).toBe(0);
-    expect((await c.logs('/through')).map((l) => l.text)).toContain('task went through the door');
-    const results = await c.json<{ results: { key: string; value: string }[] }>(['results', '/through']);
-    expect(JSON.stringify(results)).toContain('"door"');
-    expect(isRunning(pid)).toBe(true);
-    for (const s of sockets) s.destroy();
-  });
+      // A task's own requests get in (an idle connection makes room), its launch and its log work.
+      const script = c.script('through.sh', 'iris result set door open && echo "task went through the door"');
+      const run = await c.iris(['run', '--name', 'through', '--cpu', '0.1', '--', 'sh', script], { timeoutMs: 60_000 });
+      expect(run.code, describeRun(['run'], run)).toBe(0);
+      expect((await c.logs('/through')).map((l) => l.text)).toContain('task went through the door');
+      const results = await c.json<{ results: { key: string; value: string }[] }>(['results', '/through']);
+      expect(JSON.stringify(results)).toContain('"door"');
+      expect(isRunning(pid)).toBe(true);
+      for (const s of sockets) s.destroy();
+    },
+  );
 
-  it.skipIf(!DOCKER)('(a) a container task floods its door: the door stays at its cap, the owner and other tasks go on', { timeout: 90_000 }, async () => {
-    const pid = c.pid()!;
-    const flooder = await c.submit(['--name', 'flooder', '--image', NODE_IMAGE, '--cpu', '0.2'], ['node', '-e', CONTAINER_FLOOD]);
-    await c.waitForLog(flooder, 'door capped: 60 of 100 closed', { timeoutMs: 30_000 });
-    const jobs = await c.iris(['jobs']);
-    expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
-    expect(jobs.stdout).toContain('/flooder');
-    const script = c.script('beside.sh', 'iris result set beside yes && echo "a task beside the flood"');
-    const run = await c.iris(['run', '--name', 'beside', '--cpu', '0.1', '--', 'sh', script], { timeoutMs: 60_000 });
-    expect(run.code, describeRun(['run'], run)).toBe(0);
-    expect((await c.logs('/beside')).map((l) => l.text)).toContain('a task beside the flood');
-    expect((await c.iris(['cancel', flooder])).code).toBe(0);
-    await c.waitForState(flooder, 'KILLED');
-    expect(isRunning(pid)).toBe(true);
-  });
+  it.skipIf(!DOCKER)(
+    '(a) a container task floods its door: the door stays at its cap, the owner and other tasks go on',
+    { timeout: 90_000 },
+    async () => {
+      const pid = c.pid()!;
+      const flooder = await c.submit(
+        ['--name', 'flooder', '--image', NODE_IMAGE, '--cpu', '0.2'],
+        ['node', '-e', CONTAINER_FLOOD],
+      );
+      await c.waitForLog(flooder, 'door capped: 60 of 100 closed', { timeoutMs: 30_000 });
+      const jobs = await c.iris(['jobs']);
+      expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
+      expect(jobs.stdout).toContain('/flooder');
+      const script = c.script('beside.sh', 'iris result set beside yes && echo "a task beside the flood"');
+      const run = await c.iris(['run', '--name', 'beside', '--cpu', '0.1', '--', 'sh', script], { timeoutMs: 60_000 });
+      expect(run.code, describeRun(['run'], run)).toBe(0);
+      expect((await c.logs('/beside')).map((l) => l.text)).toContain('a task beside the flood');
+      expect((await c.iris(['cancel', flooder])).code).toBe(0);
+      await c.waitForState(flooder, 'KILLED');
+      expect(isRunning(pid)).toBe(true);
+    },
+  );
 
-  it('(per token) a task holding per-peer streams on the socket door gets 429 for the next request; another task goes on', async () => {
-    const script = c.script('holder.cjs', HOLDER); // node skips the #! line
-    const holder = await c.submit(['--name', 'holder', '--cpu', '0.1'], [process.execPath, script]);
-    const lines = await c.waitForLog(holder, 'ninth:', { timeoutMs: 30_000 });
-    const ninth = lines.find((l) => l.text.startsWith('ninth:'))!.text;
-    expect(ninth).toMatch(/^ninth: 429 .*"code":"quota_exceeded".*"message":"this task already has 8 requests in progress on this socket \(/);
-    const run = await c.iris(['run', '--name', 'other', '--cpu', '0.1', '--', 'iris', 'result', 'set', 'k', 'v'], { timeoutMs: 60_000 });
-    expect(run.code, describeRun(['run'], run)).toBe(0);
-    expect((await c.iris(['cancel', holder])).code).toBe(0);
-  });
+  it(
+    '(per token) a task holding per-peer streams on the socket door gets 429 for the next request; another task ' +
+      'goes on',
+    async () => {
+      const script = c.script('holder.cjs', HOLDER); // node skips the #! line
+      const holder = await c.submit(['--name', 'holder', '--cpu', '0.1'], [process.execPath, script]);
+      const lines = await c.waitForLog(holder, 'ninth:', { timeoutMs: 30_000 });
+      const ninth = lines.find((l) => l.text.startsWith('ninth:'))!.text;
+      expect(ninth).toMatch(
+        /^ninth: 429 .*"code":"quota_exceeded".*"message":"this task already has 8 requests in progress on this socket \(/,
+      );
+      const run = await c.iris(['run', '--name', 'other', '--cpu', '0.1', '--', 'iris', 'result', 'set', 'k', 'v'], {
+        timeoutMs: 60_000,
+      });
+      expect(run.code, describeRun(['run'], run)).toBe(0);
+      expect((await c.iris(['cancel', holder])).code).toBe(0);
+    },
+  );
 
   it('(a) idle connections that never sent a byte do not hold `iris cluster stop` back', async () => {
     const door = { path: path.join(c.home, 'tasks', 'iris.sock') };
@@ -243,9 +288,15 @@ describe('a flood of 20,000 connections with the default caps', () => {
     c = await E2ECluster.create({ config: WORKERS, noStart: true });
     // Started under a soft limit of 1024: the controller still gets the hard limit (Node raises it).
     const started = await new Promise<number | null>((resolve) => {
-      const child = spawn('sh', ['-c', 'ulimit -Sn 1024 && exec "$@"', 'sh', process.execPath, BIN, 'cluster', 'start', '--detach'], {
-        cwd: c.cwd, env: cleanEnv(c.env), stdio: 'ignore',
-      });
+      const child = spawn(
+        'sh',
+        ['-c', 'ulimit -Sn 1024 && exec "$@"', 'sh', process.execPath, BIN, 'cluster', 'start', '--detach'],
+        {
+          cwd: c.cwd,
+          env: cleanEnv(c.env),
+          stdio: 'ignore',
+        },
+      );
       child.on('exit', (code) => resolve(code));
     });
     expect(started).toBe(0);
@@ -255,7 +306,9 @@ describe('a flood of 20,000 connections with the default caps', () => {
     await c?.dispose();
   });
 
-  it('(b) the controller holds at most its caps, answers its owner, launches and logs a job, and lives', { timeout: 120_000 }, async () => {
+  it('(b) the controller holds at most its caps, answers its owner, launches and logs a job, and lives', {
+    timeout: 120_000,
+  }, async () => {
     const pid = c.pid()!;
     const limits = parseOpenFileLimit(readFileSync(`/proc/${pid}/limits`, 'utf8'))!;
     expect(limits.soft).toBe(limits.hard);
@@ -275,7 +328,10 @@ describe('a flood of 20,000 connections with the default caps', () => {
     const jobs = await c.iris(['jobs']);
     expect(jobs.code, describeRun(['jobs'], jobs)).toBe(0);
     const ownerMs = Date.now() - asked;
-    const run = await c.iris(['run', '--name', 'during-flood', '--cpu', '0.1', '--', 'sh', '-c', 'echo launched while flooded'], { timeoutMs: 60_000 });
+    const run = await c.iris(
+      ['run', '--name', 'during-flood', '--cpu', '0.1', '--', 'sh', '-c', 'echo launched while flooded'],
+      { timeoutMs: 60_000 },
+    );
     expect(run.code, describeRun(['run'], run)).toBe(0);
     expect((await c.logs('/during-flood')).map((l) => l.text)).toContain('launched while flooded');
     // The task door's default cap is 4096 and the owner's 1024: far from the 20,000 made. (What
@@ -284,7 +340,10 @@ describe('a flood of 20,000 connections with the default caps', () => {
     const controllerFiles = openFiles(pid);
     expect(controllerFiles).toBeLessThan(4096 + 1024 + 300);
     expect(isRunning(pid)).toBe(true);
-    console.log(`flood of 20,000: made in ${floodMs} ms, ${held} open for the floods at the end, the controller had ${controllerFiles} open files; iris jobs answered in ${duringMs} ms during it and in ${ownerMs} ms after`);
+    console.log(
+      `flood of 20,000: made in ${floodMs} ms, ${held} open for the floods at the end, the controller had ` +
+        `${controllerFiles} open files; iris jobs answered in ${duringMs} ms during it and in ${ownerMs} ms after`,
+    );
     for (const f of two) f.kill();
   });
 });
@@ -306,16 +365,29 @@ describe('slow requests (connections.header-timeout: 1s, request-timeout: 2s)', 
     expect(headers.ms).toBeGreaterThanOrEqual(900);
     // The owner socket has the same bounds; there a submission reads its body (a task door refuses
     // a request without a live token before reading any).
-    const owner = await slowRequest({ path: c.socket }, 'GET /v1/health HTTP/1.1\r\nhost: iris\r\nx-slow: ', 'a', 10_000);
+    const owner = await slowRequest(
+      { path: c.socket },
+      'GET /v1/health HTTP/1.1\r\nhost: iris\r\nx-slow: ',
+      'a',
+      10_000,
+    );
     expect(owner.text).toMatch(/^HTTP\/1\.1 408 /);
-    const body = await slowRequest({ path: c.socket }, 'POST /v1/jobs HTTP/1.1\r\nhost: iris\r\ncontent-length: 100000\r\n\r\n{', ' ', 10_000);
+    const body = await slowRequest(
+      { path: c.socket },
+      'POST /v1/jobs HTTP/1.1\r\nhost: iris\r\ncontent-length: 100000\r\n\r\n{',
+      ' ',
+      10_000,
+    );
     expect(body.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(body.ms).toBeGreaterThanOrEqual(1900);
     expect((await c.jobs()).map((j) => j.name)).toEqual([]);
   });
 
   it('(c) a stream that lasts longer than both timeouts is not cut', async () => {
-    const run = await c.iris(['run', '--name', 'long', '--cpu', '0.1', '--', 'sh', '-c', 'echo begin; sleep 3; echo end'], { timeoutMs: 60_000 });
+    const run = await c.iris(
+      ['run', '--name', 'long', '--cpu', '0.1', '--', 'sh', '-c', 'echo begin; sleep 3; echo end'],
+      { timeoutMs: 60_000 },
+    );
     expect(run.code, describeRun(['run'], run)).toBe(0);
     expect(run.stdout).toContain('end');
   });
@@ -326,7 +398,9 @@ describe('the TCP door bounds each address (connections.per-peer: 8, header-time
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    c = await E2ECluster.create({ config: `${WORKERS}task-door:\n  listen: 127.0.0.1:${port}\nconnections:\n  per-peer: 8\n  header-timeout: 10m\n` });
+    c = await E2ECluster.create({
+      config: `${WORKERS}task-door:\n  listen: 127.0.0.1:${port}\nconnections:\n  per-peer: 8\n  header-timeout: 10m\n`,
+    });
   });
   afterAll(async () => {
     await c?.dispose();
@@ -340,7 +414,9 @@ describe('the TCP door bounds each address (connections.per-peer: 8, header-time
     for (let i = 0; i < 3; i++) other.push(await idle({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }));
     // Every connection left open is served (403: no task token), the other address's included.
     const survivors = [...one.slice(12), ...other];
-    expect(await Promise.all(survivors.map((s) => statusLine(s, '/v1/health')))).toEqual(survivors.map(() => 'HTTP/1.1 403 Forbidden'));
+    expect(await Promise.all(survivors.map((s) => statusLine(s, '/v1/health')))).toEqual(
+      survivors.map(() => 'HTTP/1.1 403 Forbidden'),
+    );
     expect(isRunning(c.pid()!)).toBe(true);
     for (const s of [...one, ...other]) s.destroy();
   });

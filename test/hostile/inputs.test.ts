@@ -24,13 +24,21 @@ workers:
 `;
 
 /** POST a JSON body (raw text, so it can hold what the CLI never sends) to a cluster socket. */
-function post(socketPath: string, route: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+function post(
+  socketPath: string,
+  route: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: route, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
-    });
+    const req = request(
+      { socketPath, path: route, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -89,15 +97,22 @@ describe('inputs that are refused', () => {
     ['the image', { command: ['true'], image: 'busy\u0000box' }, 'image'],
     ['the user', { command: ['true'], user: 'a\u0000' }, 'user'],
     ['a constraint', { command: ['true'], constraints: ['a=b\u0000'] }, 'constraints[0]'],
-  ])('a NUL character in %s is refused at submit (400, naming the field), and no job is made', async (_what, body, field) => {
-    const before = (await c.jobs()).length;
-    const r = await post(c.socket, '/v1/jobs', JSON.stringify(body));
-    expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: 'invalid_argument', field, message: `${field} may not contain a NUL character (\\0)` });
-    expect((await c.jobs()).length).toBe(before);
-  });
+  ])(
+    'a NUL character in %s is refused at submit (400, naming the field), and no job is made',
+    async (_what, body, field) => {
+      const before = (await c.jobs()).length;
+      const r = await post(c.socket, '/v1/jobs', JSON.stringify(body));
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({
+        code: 'invalid_argument',
+        field,
+        message: `${field} may not contain a NUL character (\\0)`,
+      });
+      expect((await c.jobs()).length).toBe(before);
+    },
+  );
 
-  it('a NUL character in a pipeline file is refused with exit 2, naming the stage\'s field', async () => {
+  it("a NUL character in a pipeline file is refused with exit 2, naming the stage's field", async () => {
     const file = path.join(c.cwd, 'nul.yaml');
     writeFileSync(file, 'name: nul\nstages:\n  train:\n    command: ["echo", "a\\0b"]\n    env: {A: "x"}\n');
     const args = ['submit', '-f', file];
@@ -111,7 +126,7 @@ describe('inputs that are refused', () => {
     expect((await c.jobs()).some((j) => j.name === '/nul')).toBe(false);
   });
 
-  it('a pipeline stage\'s bad value names its field path, not a flag', async () => {
+  it("a pipeline stage's bad value names its field path, not a flag", async () => {
     const file = path.join(c.cwd, 'cpu.yaml');
     writeFileSync(file, 'name: hexcpu\nstages:\n  train:\n    command: ["true"]\n    cpu: "0x10"\n');
     const args = ['submit', '-f', file, '--dry-run'];
@@ -137,15 +152,20 @@ describe('leftover cgroups', () => {
   });
 
   /** The cgroups of the cluster that are not those of the given job's own tasks (its children's are others). */
-  const othersThan = (job: string): string[] => clusterCgroups(clusterId).filter((d) => !path.basename(d).startsWith(encodeURIComponent(`${job}/task-`)));
+  const othersThan = (job: string): string[] =>
+    clusterCgroups(clusterId).filter((d) => !path.basename(d).startsWith(encodeURIComponent(`${job}/task-`)));
 
-  it.runIf(haveCgroups)('a task that submits 50 children that cannot start (bad cwd) leaves no cgroup behind', async () => {
-    const gate = c.gate('children');
-    const missing = `/nonexistent-${marker('cwd')}`;
-    // Fifty submissions straight to the task door with the task's token (one node process, not
-    // fifty CLI starts), then three through the CLI itself.
-    const submitter = path.join(c.cwd, 'submit50.mjs');
-    writeFileSync(submitter, `
+  it.runIf(haveCgroups)(
+    'a task that submits 50 children that cannot start (bad cwd) leaves no cgroup behind',
+    async () => {
+      const gate = c.gate('children');
+      const missing = `/nonexistent-${marker('cwd')}`;
+      // Fifty submissions straight to the task door with the task's token (one node process, not
+      // fifty CLI starts), then three through the CLI itself.
+      const submitter = path.join(c.cwd, 'submit50.mjs');
+      writeFileSync(
+        submitter,
+        `
 import { request } from 'node:http';
 const post = (body) => new Promise((resolve, reject) => {
   const req = request({ socketPath: process.env.IRIS_CONTROLLER_ADDRESS, path: '/v1/jobs', method: 'POST',
@@ -154,64 +174,79 @@ const post = (body) => new Promise((resolve, reject) => {
   });
   req.on('error', reject); req.end(JSON.stringify(body));
 });
-const codes = await Promise.all(Array.from({ length: 50 }, (_, i) => post({ name: 'c' + i, command: ['true'], cwd: ${JSON.stringify(missing)}, cpu: 0.05 })));
+const codes = await Promise.all(Array.from({ length: 50 }, (_, i) => post({ name: 'c' + i, command: ['true'], cwd: ` +
+          `${JSON.stringify(missing)}, cpu: 0.05 })));
 console.log('submitted ' + codes.filter((s) => s === 200).length);
-`);
-    const cli = [0, 1, 2].map((i) => `iris submit --name cli${i} --cpu 0.05 --cwd ${missing} -- true`).join(' && ');
-    const script = `${JSON.stringify(process.execPath)} ${JSON.stringify(submitter)} && ${cli} && ${gate.hold}`;
-    await c.submit(['--name', 'parent', '--cpu', '0.1', '--cwd', c.cwd], ['sh', '-c', script]);
-    const children = await waitUntil(
-      'the 53 children to fail at launch',
-      async () => (await c.jobs()).filter((j) => j.name.startsWith('/parent/')),
-      (jobs) => jobs.length === 53 && jobs.every((j) => j.state === 'FAILED'),
-      { client: c.client, timeoutMs: 30_000 },
-    );
-    expect(children.length).toBe(53);
-    const log = (await c.logs('/parent/c7')).map((l) => l.text).join('\n');
-    expect(log).toContain(`working directory not found: ${missing}`);
-    // The parent still runs: its own cgroups are there (so this counts the right directories)...
-    expect(clusterCgroups(clusterId).length).toBeGreaterThan(0);
-    // ...and nothing of its children is.
-    expect(othersThan('/parent')).toEqual([]);
-    gate.open();
-    await c.waitForState('/parent', 'SUCCEEDED');
-  }, 60_000);
+`,
+      );
+      const cli = [0, 1, 2].map((i) => `iris submit --name cli${i} --cpu 0.05 --cwd ${missing} -- true`).join(' && ');
+      const script = `${JSON.stringify(process.execPath)} ${JSON.stringify(submitter)} && ${cli} && ${gate.hold}`;
+      await c.submit(['--name', 'parent', '--cpu', '0.1', '--cwd', c.cwd], ['sh', '-c', script]);
+      const children = await waitUntil(
+        'the 53 children to fail at launch',
+        async () => (await c.jobs()).filter((j) => j.name.startsWith('/parent/')),
+        (jobs) => jobs.length === 53 && jobs.every((j) => j.state === 'FAILED'),
+        { client: c.client, timeoutMs: 30_000 },
+      );
+      expect(children.length).toBe(53);
+      const log = (await c.logs('/parent/c7')).map((l) => l.text).join('\n');
+      expect(log).toContain(`working directory not found: ${missing}`);
+      // The parent still runs: its own cgroups are there (so this counts the right directories)...
+      expect(clusterCgroups(clusterId).length).toBeGreaterThan(0);
+      // ...and nothing of its children is.
+      expect(othersThan('/parent')).toEqual([]);
+      gate.open();
+      await c.waitForState('/parent', 'SUCCEEDED');
+    },
+    60_000,
+  );
 
-  it.runIf(haveCgroups)('cgroups left behind are removed at the next start; another cluster\'s stay', async () => {
-    // Where this cluster keeps its attempt cgroups: seen while a task runs.
-    const gate = c.gate('where');
-    await c.submit(['--name', 'where', '--cpu', '0.1'], ['sh', '-c', gate.hold]);
-    const running = await waitUntil('the task\'s cgroups', async () => clusterCgroups(clusterId), (dirs) => dirs.length > 0, { client: c.client });
-    const mounts = [...new Set(running.map((d) => d.slice(0, d.indexOf('/iris/'))))];
-    gate.open();
-    await c.waitForState('/where', 'SUCCEEDED');
-    await c.stop();
-    // What a cluster killed between making an attempt's cgroup and starting it leaves, and
-    // cgroups a task made inside its own.
-    const other = `other-${marker('cluster')}`;
-    const strangers: string[] = [];
-    for (const mount of mounts) {
-      mkdirSync(path.join(clusterCgroupDir(mount, clusterId), '%2Fgone%2Ftask-0.0'), { recursive: true });
-      mkdirSync(path.join(clusterCgroupDir(mount, clusterId), '%2Fgone%2Ftask-1.2', 'made-by-the-task', 'deeper'), { recursive: true });
-      const stranger = path.join(clusterCgroupDir(mount, other), '%2Fx%2Ftask-0.0');
-      mkdirSync(stranger, { recursive: true });
-      strangers.push(stranger);
-    }
-    try {
-      expect(clusterCgroups(clusterId).length).toBe(4 * mounts.length);
-      await c.start();
-      expect(clusterCgroups(clusterId)).toEqual([]);
-      expect(clusterCgroups(other)).toEqual(strangers.sort());
-    } finally {
-      for (const stranger of strangers) {
-        for (const dir of [stranger, path.dirname(stranger)]) {
-          try {
-            rmdirSync(dir);
-          } catch {
-            // gone
+  it.runIf(haveCgroups)(
+    "cgroups left behind are removed at the next start; another cluster's stay",
+    async () => {
+      // Where this cluster keeps its attempt cgroups: seen while a task runs.
+      const gate = c.gate('where');
+      await c.submit(['--name', 'where', '--cpu', '0.1'], ['sh', '-c', gate.hold]);
+      const running = await waitUntil(
+        "the task's cgroups",
+        async () => clusterCgroups(clusterId),
+        (dirs) => dirs.length > 0,
+        { client: c.client },
+      );
+      const mounts = [...new Set(running.map((d) => d.slice(0, d.indexOf('/iris/'))))];
+      gate.open();
+      await c.waitForState('/where', 'SUCCEEDED');
+      await c.stop();
+      // What a cluster killed between making an attempt's cgroup and starting it leaves, and
+      // cgroups a task made inside its own.
+      const other = `other-${marker('cluster')}`;
+      const strangers: string[] = [];
+      for (const mount of mounts) {
+        mkdirSync(path.join(clusterCgroupDir(mount, clusterId), '%2Fgone%2Ftask-0.0'), { recursive: true });
+        mkdirSync(path.join(clusterCgroupDir(mount, clusterId), '%2Fgone%2Ftask-1.2', 'made-by-the-task', 'deeper'), {
+          recursive: true,
+        });
+        const stranger = path.join(clusterCgroupDir(mount, other), '%2Fx%2Ftask-0.0');
+        mkdirSync(stranger, { recursive: true });
+        strangers.push(stranger);
+      }
+      try {
+        expect(clusterCgroups(clusterId).length).toBe(4 * mounts.length);
+        await c.start();
+        expect(clusterCgroups(clusterId)).toEqual([]);
+        expect(clusterCgroups(other)).toEqual(strangers.sort());
+      } finally {
+        for (const stranger of strangers) {
+          for (const dir of [stranger, path.dirname(stranger)]) {
+            try {
+              rmdirSync(dir);
+            } catch {
+              // gone
+            }
           }
         }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -34,18 +34,30 @@ describe.skipIf(!READY)('mounts of what holds the host or the cluster are refuse
   afterAll(() => stopDockerCluster(c, clusterId));
 
   const cases = (): Array<[string, string, string]> => [
-    ['the host\'s root', '/:/host', '"/:/host" may never be mounted into a container: it is the host\'s root directory'],
-    ['/proc', '/proc:/hostproc', 'it lies in /proc, the host kernel\'s own file system'],
-    ['/sys', '/sys/fs/cgroup:/cg', 'it lies in /sys, the host kernel\'s own file system'],
-    ['/dev', '/dev:/hostdev', 'it lies in /dev, the host kernel\'s own file system'],
+    ["the host's root", '/:/host', '"/:/host" may never be mounted into a container: it is the host\'s root directory'],
+    ['/proc', '/proc:/hostproc', "it lies in /proc, the host kernel's own file system"],
+    ['/sys', '/sys/fs/cgroup:/cg', "it lies in /sys, the host kernel's own file system"],
+    ['/dev', '/dev:/hostdev', "it lies in /dev, the host kernel's own file system"],
     ['the state directory', `${c.home}:/state`, `it lies in the cluster's state directory ${c.home}`],
-    ['the owner socket\'s directory', `${path.join(c.home, 'run')}:/run-iris`, `it lies in the cluster's state directory ${c.home}`],
-    ['the task door\'s socket', `${path.join(c.home, 'tasks', 'iris.sock')}:/door.sock`, `it lies in the cluster's state directory ${c.home}`],
+    [
+      "the owner socket's directory",
+      `${path.join(c.home, 'run')}:/run-iris`,
+      `it lies in the cluster's state directory ${c.home}`,
+    ],
+    [
+      "the task door's socket",
+      `${path.join(c.home, 'tasks', 'iris.sock')}:/door.sock`,
+      `it lies in the cluster's state directory ${c.home}`,
+    ],
     ['a directory holding the state directory', `${c.root}:/r`, `it holds the cluster's state directory ${c.home}`],
-    ['a symlink to the state directory', `${path.join(c.cwd, 'innocent-looking')}:/x`, `(${path.join(c.cwd, 'innocent-looking')} is ${c.home}) may never be mounted into a container`],
-    ['the Docker socket', '/var/run/docker.sock:/var/run/docker.sock', 'the container engine\'s socket'],
-    ['a symlink to the Docker socket', `${path.join(c.cwd, 'engine')}:/docker.sock`, 'the container engine\'s socket'],
-    ['/var/run, which holds the Docker socket', '/var/run:/vr', 'holds the container engine\'s socket'],
+    [
+      'a symlink to the state directory',
+      `${path.join(c.cwd, 'innocent-looking')}:/x`,
+      `(${path.join(c.cwd, 'innocent-looking')} is ${c.home}) may never be mounted into a container`,
+    ],
+    ['the Docker socket', '/var/run/docker.sock:/var/run/docker.sock', "the container engine's socket"],
+    ['a symlink to the Docker socket', `${path.join(c.cwd, 'engine')}:/docker.sock`, "the container engine's socket"],
+    ['/var/run, which holds the Docker socket', '/var/run:/vr', "holds the container engine's socket"],
   ];
 
   it('each is refused at submit with exit 4 and the reason; no container is started', async () => {
@@ -61,38 +73,67 @@ describe.skipIf(!READY)('mounts of what holds the host or the cluster are refuse
     expect(containersWithLabel('iris.cluster', clusterId)).toEqual([]);
   });
 
-  it('a submit directory that holds the state directory is refused (exit 4) with a hint to use --no-workspace', async () => {
-    const r = await c.iris(['submit', '--image', BUSYBOX, '--', 'true'], { cwd: c.root });
-    expect(r.code, describeRun(['submit'], r)).toBe(4);
-    expect(r.stderr).toContain(`Error: the submit directory ${c.root} may never be mounted into a container: it holds the cluster's state directory ${c.home}`);
-    expect(r.stderr).toMatch(/Hint: .*--no-workspace/);
-  });
+  it(
+    'a submit directory that holds the state directory is refused (exit 4) with a hint to use ' + '--no-workspace',
+    async () => {
+      const r = await c.iris(['submit', '--image', BUSYBOX, '--', 'true'], { cwd: c.root });
+      expect(r.code, describeRun(['submit'], r)).toBe(4);
+      expect(r.stderr).toContain(
+        `Error: the submit directory ${c.root} may never be mounted into a container: it holds the cluster's state ` +
+          `directory ${c.home}`,
+      );
+      expect(r.stderr).toMatch(/Hint: .*--no-workspace/);
+    },
+  );
 
-  it('a task in a container may not mount for its child a host path its own container lacks, nor write what it has read-only (exit 4)', async () => {
-    const data = path.join(c.root, 'shared');
-    mkdirSync(data, { recursive: true });
-    writeFileSync(path.join(data, 'f'), 'x');
-    const secret = path.join(c.root, 'owners-files');
-    mkdirSync(secret, { recursive: true });
-    const tries = [
-      ['home', `${secret}:/stolen`],
-      ['state', `${c.home}:/state`],
-      ['rw', `${data}:/data`],
-      ['sub', `${path.join(data)}:/again:ro`],
-    ];
-    const script = tries.map(([what, mount]) => `iris submit --name ${what} --mount '${mount}' -- true; echo "${what}=$?"`).join('\n');
-    const args = ['run', '--name', 'contained', '--image', NODE_IMAGE, '--mount', `${data}:/data:ro`, '--cpu', '0.2', '--', 'sh', '-c', script];
-    const r = await c.iris(args, { timeoutMs: 90_000 });
-    expect(r.code, describeRun(args, r)).toBe(0);
-    const text = (await c.logs('/contained/task-0')).map((l) => l.text).join('\n');
-    expect(text).toContain('home=4');
-    expect(text).toContain(`Error: --mount "${secret}:/stolen": a task may mount only what its own container has mounted, and ${secret} is not in its mounts (${data}, ${c.cwd})`);
-    expect(text).toContain('state=4');
-    expect(text).toContain(`it lies in the cluster's state directory ${c.home}`);
-    expect(text).toContain('rw=4');
-    expect(text).toContain(`a task may mount ${data} only read-only: its own container has ${data} read-only`);
-    // Within its own mount, read-only: allowed.
-    expect(text).toContain('sub=0');
-    expect((await c.job('/contained')).children.map((j) => j.name)).toEqual(['/contained/sub']);
-  });
+  it(
+    'a task in a container may not mount for its child a host path its own container lacks, nor write what it has ' +
+      'read-only (exit 4)',
+    async () => {
+      const data = path.join(c.root, 'shared');
+      mkdirSync(data, { recursive: true });
+      writeFileSync(path.join(data, 'f'), 'x');
+      const secret = path.join(c.root, 'owners-files');
+      mkdirSync(secret, { recursive: true });
+      const tries = [
+        ['home', `${secret}:/stolen`],
+        ['state', `${c.home}:/state`],
+        ['rw', `${data}:/data`],
+        ['sub', `${path.join(data)}:/again:ro`],
+      ];
+      const script = tries
+        .map(([what, mount]) => `iris submit --name ${what} --mount '${mount}' -- true; echo "${what}=$?"`)
+        .join('\n');
+      const args = [
+        'run',
+        '--name',
+        'contained',
+        '--image',
+        NODE_IMAGE,
+        '--mount',
+        `${data}:/data:ro`,
+        '--cpu',
+        '0.2',
+        '--',
+        'sh',
+        '-c',
+        script,
+      ];
+      const r = await c.iris(args, { timeoutMs: 90_000 });
+      expect(r.code, describeRun(args, r)).toBe(0);
+      const text = (await c.logs('/contained/task-0')).map((l) => l.text).join('\n');
+      expect(text).toContain('home=4');
+      expect(text).toContain(
+        `Error: --mount "${secret}:/stolen": a task may mount only what its own container has mounted, and ${secret}` +
+          ` is not in its mounts (${data}, ${c.cwd})`,
+      );
+      expect(text).toContain('state=4');
+      expect(text).toContain(`it lies in the cluster's state directory ${c.home}`);
+      expect(text).toContain('rw=4');
+      expect(text).toContain(`a task may mount ${data} only read-only: its own container has ${data} read-only`);
+      // Within its own mount, read-only: allowed.
+      expect(text).toContain('sub=0');
+      expect((await c.job('/contained')).children.map((j) => j.name)).toEqual(['/contained/sub']);
+    },
+  );
 });

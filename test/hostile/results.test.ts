@@ -76,7 +76,11 @@ describe('hostile results: files and values from a process task', () => {
   });
 
   it('a symlink to a secret, to /etc/shadow or to /dev/zero is ignored, quoting nothing of the target', async () => {
-    for (const [name, target] of [['ln-secret', secret], ['ln-shadow', '/etc/shadow'], ['ln-zero', '/dev/zero']] as const) {
+    for (const [name, target] of [
+      ['ln-secret', secret],
+      ['ln-shadow', '/etc/shadow'],
+      ['ln-zero', '/dev/zero'],
+    ] as const) {
       const job = await task(name, `ln -s ${target} "$IRIS_RESULT_FILE"`);
       expect(job.state).toBe('SUCCEEDED');
       expect(reasonOf(job)).toBe('result file ignored: it is a symbolic link (never followed)');
@@ -100,12 +104,15 @@ describe('hostile results: files and values from a process task', () => {
       if (IN_CI) throw new Error('this test needs root (chown), as CI has');
       ctx.skip();
     }
-    const other = await task('other-owner', `printf '{"k": "v"}' > "$IRIS_RESULT_FILE" && chown 65534 "$IRIS_RESULT_FILE"`);
+    const other = await task(
+      'other-owner',
+      `printf '{"k": "v"}' > "$IRIS_RESULT_FILE" && chown 65534 "$IRIS_RESULT_FILE"`,
+    );
     expect(reasonOf(other)).toBe(`result file ignored: it belongs to uid 65534, not to the task's user (uid ${own})`);
     expect(results(await c.json<ResultsResponse>(['results', 'other-owner']))).toEqual([]);
   });
 
-  it('a 100 MB result file is ignored as too large, without growing the controller\'s memory', async () => {
+  it("a 100 MB result file is ignored as too large, without growing the controller's memory", async () => {
     const pid = c.pid()!;
     const before = peakRss(pid);
     // Sparse: 100 MB long at once, without writing 100 MB.
@@ -115,21 +122,27 @@ describe('hostile results: files and values from a process task', () => {
     expect(reasonOf(job)).toBe('result file ignored: it is 100000000 bytes, more than the limit of 1048576');
   });
 
-  it('a result pasted into a later stage\'s shell command is echoed verbatim and never run', async () => {
+  it("a result pasted into a later stage's shell command is echoed verbatim and never run", async () => {
     const { payload, markers } = injection(c.cwd);
-    const publish = c.script('publish.sh', `cat > "$IRIS_RESULT_FILE" <<'EOF'\n${JSON.stringify({ score: payload })}\nEOF`);
-    writeFileSync(path.join(c.cwd, 'inject.yaml'), [
-      'name: inject',
-      'stages:',
-      '  untrusted:',
-      '    cpu: 0.1',
-      `    command: [sh, ${publish}]`,
-      '  dependent:',
-      '    cpu: 0.1',
-      '    needs: [untrusted]',
-      '    command: echo score=${stages.untrusted.result.score}; echo "quoted=${stages.untrusted.result.score}"',
-      '',
-    ].join('\n'));
+    const publish = c.script(
+      'publish.sh',
+      `cat > "$IRIS_RESULT_FILE" <<'EOF'\n${JSON.stringify({ score: payload })}\nEOF`,
+    );
+    writeFileSync(
+      path.join(c.cwd, 'inject.yaml'),
+      [
+        'name: inject',
+        'stages:',
+        '  untrusted:',
+        '    cpu: 0.1',
+        `    command: [sh, ${publish}]`,
+        '  dependent:',
+        '    cpu: 0.1',
+        '    needs: [untrusted]',
+        '    command: echo score=${stages.untrusted.result.score}; echo "quoted=${stages.untrusted.result.score}"',
+        '',
+      ].join('\n'),
+    );
     const run = await c.iris(['run', '-f', 'inject.yaml']);
     expect(run.code, describeRun(['run', '-f', 'inject.yaml'], run)).toBe(0);
     const lines = (await c.logs('/inject/dependent')).map((l) => l.text);
@@ -139,18 +152,21 @@ describe('hostile results: files and values from a process task', () => {
 
   it('control characters in a result are escaped by iris results and iris status, and in --json', async () => {
     const value = '\u001b[2J\u001b]0;pwned\u0007\u009b31mred';
-    writeFileSync(path.join(c.cwd, 'esc.yaml'), [
-      'name: esc',
-      'stages:',
-      '  up:',
-      '    cpu: 0.1',
-      `    command: [iris, result, set, v, ${JSON.stringify(value)}]`,
-      '  down:',
-      '    cpu: 0.1',
-      '    needs: [up]',
-      '    command: [echo, "${stages.up.result.v}"]',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(c.cwd, 'esc.yaml'),
+      [
+        'name: esc',
+        'stages:',
+        '  up:',
+        '    cpu: 0.1',
+        `    command: [iris, result, set, v, ${JSON.stringify(value)}]`,
+        '  down:',
+        '    cpu: 0.1',
+        '    needs: [up]',
+        '    command: [echo, "${stages.up.result.v}"]',
+        '',
+      ].join('\n'),
+    );
     const run = await c.iris(['run', '-f', 'esc.yaml']);
     expect(run.code, describeRun(['run', '-f', 'esc.yaml'], run)).toBe(0);
     const shown = '\\x1b[2J\\x1b]0;pwned\\x07\\x9b31mred';
@@ -171,7 +187,9 @@ describe('hostile results: files and values from a process task', () => {
     await c.submit(['--name', 'fifos', '--replicas', '6', '--cpu', '0.1'], ['sh', '-c', 'mkfifo "$IRIS_RESULT_FILE"']);
     const job = await c.waitForEnd('/fifos');
     expect(job.state).toBe('SUCCEEDED');
-    expect(job.taskList.map((t) => t.reason)).toEqual(Array(6).fill('result file ignored: it is a FIFO, not a regular file'));
+    expect(job.taskList.map((t) => t.reason)).toEqual(
+      Array(6).fill('result file ignored: it is a FIFO, not a regular file'),
+    );
     const after = await c.iris(['run', '--name', 'after-fifos', '--cpu', '0.1', '--', 'echo', 'still here']);
     expect(after.code, describeRun(['run', 'after-fifos'], after)).toBe(0);
     expect(after.stdout).toContain('still here');
@@ -194,7 +212,19 @@ describe.skipIf(!DOCKER)('hostile results: a container task', () => {
     const secret = path.join(c.root, 'host-secret.json');
     writeFileSync(secret, JSON.stringify({ password: 'hunter2-container' }));
     chmodSync(secret, 0o600);
-    const r = await c.iris(['run', '--name', 'cln', '--image', BUSYBOX, '--cpu', '0.2', '--', 'sh', '-c', `ln -s ${secret} "$IRIS_RESULT_FILE"`]);
+    const r = await c.iris([
+      'run',
+      '--name',
+      'cln',
+      '--image',
+      BUSYBOX,
+      '--cpu',
+      '0.2',
+      '--',
+      'sh',
+      '-c',
+      `ln -s ${secret} "$IRIS_RESULT_FILE"`,
+    ]);
     expect(r.code, describeRun(['run', 'cln'], r)).toBe(0);
     const job = await c.job('/cln');
     expect(reasonOf(job)).toBe('result file ignored: it is a symbolic link (never followed)');
@@ -204,19 +234,22 @@ describe.skipIf(!DOCKER)('hostile results: a container task', () => {
   it('a result a container stage publishes never runs as a shell command of a host stage', async () => {
     const { payload, markers } = injection(c.cwd);
     const write = `cat > "$IRIS_RESULT_FILE" <<'EOF'\n${JSON.stringify({ score: payload })}\nEOF`;
-    writeFileSync(path.join(c.cwd, 'cinject.yaml'), [
-      'name: cinject',
-      'stages:',
-      '  untrusted:',
-      `    image: ${BUSYBOX}`,
-      '    cpu: 0.2',
-      `    command: ${JSON.stringify(write)}`,
-      '  host:',
-      '    cpu: 0.1',
-      '    needs: [untrusted]',
-      '    command: echo score=${stages.untrusted.result.score}',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(c.cwd, 'cinject.yaml'),
+      [
+        'name: cinject',
+        'stages:',
+        '  untrusted:',
+        `    image: ${BUSYBOX}`,
+        '    cpu: 0.2',
+        `    command: ${JSON.stringify(write)}`,
+        '  host:',
+        '    cpu: 0.1',
+        '    needs: [untrusted]',
+        '    command: echo score=${stages.untrusted.result.score}',
+        '',
+      ].join('\n'),
+    );
     const run = await c.iris(['run', '-f', 'cinject.yaml']);
     expect(run.code, describeRun(['run', '-f', 'cinject.yaml'], run)).toBe(0);
     expect((await c.logs('/cinject/host')).map((l) => l.text)).toEqual([`score=${payload}`]);

@@ -15,12 +15,31 @@
  * - Offline reads used to create `state.db-wal` and `state.db-shm`: they change nothing.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  E2ECluster, controllersOf, describeRun, isRunning, killAll, marker, pidsWithMarker, runIris, waitUntil, type RunResult,
+  E2ECluster,
+  controllersOf,
+  describeRun,
+  isRunning,
+  killAll,
+  marker,
+  pidsWithMarker,
+  runIris,
+  waitUntil,
+  type RunResult,
 } from '../e2e/harness.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
@@ -67,9 +86,13 @@ describe('the state directory', () => {
     for (const c of clusters) await c.dispose();
   });
 
-  it('one controller: with controller.lock and both sockets gone, a second `cluster start` is refused and the first keeps working', async () => {
+  it('one controller: with controller.lock and both sockets gone, a second `cluster start` is refused and the first ' +
+    'keeps working', async () => {
     const c = await cluster();
-    await c.submit(['--name', 'keep', '--cpu', '0.5'], ['sh', '-c', `echo up; while :; do sleep 1; done # ${tag}-keep`]);
+    await c.submit(
+      ['--name', 'keep', '--cpu', '0.5'],
+      ['sh', '-c', `echo up; while :; do sleep 1; done # ${tag}-keep`],
+    );
     await c.waitForLog('/keep', 'up');
     const first = c.pid()!;
     const taskPids = pidsWithMarker(`${tag}-keep`);
@@ -82,7 +105,10 @@ describe('the state directory', () => {
     const aside = path.join(c.home, 'aside.sock');
     renameSync(c.socket, aside);
 
-    for (const args of [['cluster', 'start', '--detach'], ['cluster', 'start']]) {
+    for (const args of [
+      ['cluster', 'start', '--detach'],
+      ['cluster', 'start'],
+    ]) {
       const r = await c.iris(args, { timeoutMs: 30_000 });
       expect(r.code, describeRun(args, r)).toBe(4);
       expect(r.stderr).toContain(`another iris controller (pid ${first})`);
@@ -108,7 +134,8 @@ describe('the state directory', () => {
     let fs: Tmpfs | null = null;
     afterAll(() => fs?.unmount());
 
-    it('with 0 bytes free, offline `jobs` answers from the saved state and `cluster start` starts, refusing work until space returns', async (ctx) => {
+    it('with 0 bytes free, offline `jobs` answers from the saved state and `cluster start` starts, refusing work ' +
+      'until space returns', async (ctx) => {
       const c = await cluster({ noStart: true });
       mkdirSync(c.home, { recursive: true });
       fs = mountTmpfs(8, c.home);
@@ -123,7 +150,10 @@ describe('the state directory', () => {
       fs.fill();
       expect(statSync(path.join(c.home, 'state.db')).size).toBeGreaterThan(0);
 
-      for (const args of [['cluster', 'start'], ['cluster', 'start', '--detach']]) {
+      for (const args of [
+        ['cluster', 'start'],
+        ['cluster', 'start', '--detach'],
+      ]) {
         const r = await runIris(args, { env: { IRIS_HOME: fresh }, cwd: c.cwd, timeoutMs: 30_000 });
         expect(r.code, describeRun(args, r)).toBe(7);
         expect(r.stderr).toContain(`the disk holding ${fresh} is full`);
@@ -144,7 +174,12 @@ describe('the state directory', () => {
       expect(refused.stderr).toContain(`no space left on ${path.join(c.home, 'state.db')}`);
 
       fs.free();
-      await waitUntil('a submission accepted', () => c.iris(['submit', '--name', 'later', '--', 'true']), (r) => r.code === 0, { timeoutMs: 20_000 });
+      await waitUntil(
+        'a submission accepted',
+        () => c.iris(['submit', '--name', 'later', '--', 'true']),
+        (r) => r.code === 0,
+        { timeoutMs: 20_000 },
+      );
       expect((await c.waitForEnd('/later')).state).toBe('SUCCEEDED');
       await c.stop();
     }, 90_000);
@@ -171,11 +206,13 @@ describe('the state directory', () => {
       cpSync(pristine, home, { recursive: true, filter: (src) => !src.endsWith('.sock') });
       return home;
     };
-    const irisAt = (home: string, args: readonly string[]) => runIris(args, { env: { IRIS_HOME: home }, cwd: root, timeoutMs: 30_000 });
+    const irisAt = (home: string, args: readonly string[]) =>
+      runIris(args, { env: { IRIS_HOME: home }, cwd: root, timeoutMs: 30_000 });
     const COMMANDS = [['cluster', 'start'], ['jobs'], ['status', 'a'], ['logs', 'a'], ['history']] as const;
 
     for (const kind of DAMAGES) {
-      it(`${kind}: every command answers "state.db is damaged: …" with a hint, exit 6, and changes nothing`, async () => {
+      it(`${kind}: every command answers "state.db is damaged: …" with a hint, exit 6, and changes ` +
+        `nothing`, async () => {
         const home = copyOf(kind);
         const db = path.join(home, 'state.db');
         damage(db, kind);
@@ -196,12 +233,15 @@ describe('the state directory', () => {
       }, 60_000);
     }
 
-    it('a 0-byte state.db beside the logs of earlier runs is never re-initialised; --fresh starts empty deliberately, deleting nothing', async () => {
+    it('a 0-byte state.db beside the logs of earlier runs is never re-initialised; --fresh starts empty ' +
+      'deliberately, deleting nothing', async () => {
       const home = copyOf('fresh');
       damage(path.join(home, 'state.db'), 'zero-bytes');
       const refused = await irisAt(home, ['cluster', 'start', '--detach']);
       expect(refused.code, describeRun(['cluster', 'start', '--detach'], refused)).toBe(6);
-      expect(refused.stderr).toContain(`is damaged: it is empty, but ${path.join(home, 'logs')} holds the logs of earlier runs`);
+      expect(refused.stderr).toContain(
+        `is damaged: it is empty, but ${path.join(home, 'logs')} holds the logs of earlier runs`,
+      );
       expect(statSync(path.join(home, 'state.db')).size).toBe(0);
 
       const fresh = await irisAt(home, ['cluster', 'start', '--detach', '--fresh']);
@@ -219,7 +259,8 @@ describe('the state directory', () => {
     }, 60_000);
   });
 
-  it('offline reads change nothing in the state directory: after a clean stop, and after a kill -9 left a WAL', async () => {
+  it('offline reads change nothing in the state directory: after a clean stop, and after a kill -9 left a ' +
+    'WAL', async () => {
     const c = await cluster();
     await c.submit(['--name', 'r', '--cpu', '0.1'], ['echo', 'read-me']);
     await c.waitForState('/r', 'SUCCEEDED');
@@ -242,7 +283,11 @@ describe('the state directory', () => {
     await c.waitForState('/late', 'SUCCEEDED');
     const pid = c.pid()!;
     process.kill(pid, 'SIGKILL');
-    await waitUntil('the controller gone', async () => isRunning(pid), (running) => !running);
+    await waitUntil(
+      'the controller gone',
+      async () => isRunning(pid),
+      (running) => !running,
+    );
     expect(statSync(path.join(c.home, 'state.db-wal')).size).toBeGreaterThan(32);
     before = snapshot(c.home);
     await readAll();

@@ -72,23 +72,50 @@ export interface LogServer {
 }
 
 /** Starts the HTTPS log endpoint; `find(ns, pod, container)` gives the container's buffer. */
-export async function startLogServer(dir: string, find: (ns: string, pod: string, container: string) => LogBuffer | undefined): Promise<LogServer> {
+export async function startLogServer(
+  dir: string,
+  find: (ns: string, pod: string, container: string) => LogBuffer | undefined,
+): Promise<LogServer> {
   const key = path.join(dir, 'kubelet.key');
   const cert = path.join(dir, 'kubelet.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=iris-test-kubelet'], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=iris-test-kubelet',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (req.method !== 'GET' || !match) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`the test node agent serves only GET /containerLogs/NS/POD/CONTAINER, not ${req.method} ${url.pathname}\n`);
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain' })
+        .end(
+          `the test node agent serves only GET /containerLogs/NS/POD/CONTAINER, not ${req.method} ${url.pathname}\n`,
+        );
       return;
     }
     const [ns, pod, container] = match.slice(1).map(decodeURIComponent);
     const buffer = find(ns, pod, container);
     if (!buffer) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`container ${container} of pod ${ns}/${pod} is not known to this node agent\n`);
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain' })
+        .end(`container ${container} of pod ${ns}/${pod} is not known to this node agent\n`);
       return;
     }
     const timestamps = url.searchParams.get('timestamps') === 'true';
@@ -96,7 +123,10 @@ export async function startLogServer(dir: string, find: (ns: string, pod: string
     const tail = url.searchParams.get('tailLines');
     const format = (line: Line) => (timestamps ? `${line.time} ${line.text}\n` : `${line.text}\n`);
     res.writeHead(200, { 'Content-Type': 'text/plain' });
-    const past = tail !== null && Number(tail) >= 0 ? buffer.lines.slice(Math.max(0, buffer.lines.length - Number(tail))) : buffer.lines;
+    const past =
+      tail !== null && Number(tail) >= 0
+        ? buffer.lines.slice(Math.max(0, buffer.lines.length - Number(tail)))
+        : buffer.lines;
     res.write(past.map(format).join(''));
     if (!follow) {
       res.end();

@@ -35,10 +35,17 @@ function buildStatus(): { built?: boolean; kubeletBuilt?: boolean } {
   const probe = spawnSync('bash', [setupScript, 'status', '--json'], {
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, IRIS_K8S_CACHE: kubeCache(), IRIS_K8S_DIR: path.join(os.tmpdir(), `iris-k8s-none-${process.pid}`) },
+    env: {
+      ...process.env,
+      IRIS_K8S_CACHE: kubeCache(),
+      IRIS_K8S_DIR: path.join(os.tmpdir(), `iris-k8s-none-${process.pid}`),
+    },
   });
   try {
-    statusMemo = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { built?: boolean; kubeletBuilt?: boolean };
+    statusMemo = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as {
+      built?: boolean;
+      kubeletBuilt?: boolean;
+    };
   } catch {
     statusMemo = {};
   }
@@ -54,4 +61,3 @@ export function kubeBuilt(): boolean {
 export function kubeletBuilt(): boolean {
   return kubeBuilt() && buildStatus().kubeletBuilt === true;
 }
-

@@ -37,7 +37,8 @@ interface Manifest {
 function manifests(): Manifest[] {
   const out: Manifest[] = [];
   for (const file of readdirSync(DEPLOY).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')) {
-    for (const doc of YAML.parseAllDocuments(readFileSync(path.join(DEPLOY, file), 'utf8'))) out.push(doc.toJS() as Manifest);
+    for (const doc of YAML.parseAllDocuments(readFileSync(path.join(DEPLOY, file), 'utf8')))
+      out.push(doc.toJS() as Manifest);
   }
   return out;
 }
@@ -51,11 +52,18 @@ function one(kind: string, name?: string): Manifest & Record<string, any> {
 describe('deploy/kubernetes manifests', () => {
   it('name no namespace of their own (kustomization.yaml gives it)', () => {
     for (const m of manifests()) expect(m.metadata.namespace, `${m.kind}/${m.metadata.name}`).toBeUndefined();
-    const kustomization = YAML.parse(readFileSync(path.join(DEPLOY, 'kustomization.yaml'), 'utf8')) as { namespace: string; resources: string[] };
-    expect(kustomization.resources.sort()).toEqual(readdirSync(DEPLOY).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort());
+    const kustomization = YAML.parse(readFileSync(path.join(DEPLOY, 'kustomization.yaml'), 'utf8')) as {
+      namespace: string;
+      resources: string[];
+    };
+    expect(kustomization.resources.sort()).toEqual(
+      readdirSync(DEPLOY)
+        .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+        .sort(),
+    );
   });
 
-  it('the ConfigMap\'s config is valid, and tasks are told the Service the Deployment listens behind', () => {
+  it("the ConfigMap's config is valid, and tasks are told the Service the Deployment listens behind", () => {
     const text = (one('ConfigMap', 'iris-config').data as Record<string, string>)['.irisrc.yaml']!;
     const file = YAML.parse(text) as Record<string, unknown>;
     const config = validateConfig({ 'task-door': file['task-door'] }, '/etc/iris/.irisrc.yaml');
@@ -67,7 +75,9 @@ describe('deploy/kubernetes manifests', () => {
     expect(advertised.port).toBe(servicePort.port);
     const deployment = one('Deployment', 'iris-controller');
     const container = deployment.spec.template.spec.containers[0];
-    const containerPort = (container.ports as Array<{ name: string; containerPort: number }>).find((p) => p.name === servicePort.targetPort);
+    const containerPort = (container.ports as Array<{ name: string; containerPort: number }>).find(
+      (p) => p.name === servicePort.targetPort,
+    );
     expect(containerPort?.containerPort).toBe(config.taskDoor!.listen.port);
     expect(config.taskDoor!.listen.host).toBe('0.0.0.0');
     expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
@@ -75,9 +85,15 @@ describe('deploy/kubernetes manifests', () => {
     expect([deployment.spec.replicas, deployment.spec.strategy.type]).toEqual([1, 'Recreate']);
     expect(deployment.spec.template.spec.serviceAccountName).toBe(one('ServiceAccount').metadata.name);
     // The state directory (IRIS_HOME) is the claim's volume; the config file is the ConfigMap's.
-    const env = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
-    const mounts = Object.fromEntries((container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]));
-    const volumes = Object.fromEntries((deployment.spec.template.spec.volumes as Array<{ name: string } & Record<string, any>>).map((v) => [v.name, v]));
+    const env = Object.fromEntries(
+      (container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]),
+    );
+    const mounts = Object.fromEntries(
+      (container.volumeMounts as Array<{ name: string; mountPath: string }>).map((m) => [m.name, m.mountPath]),
+    );
+    const volumes = Object.fromEntries(
+      (deployment.spec.template.spec.volumes as Array<{ name: string } & Record<string, any>>).map((v) => [v.name, v]),
+    );
     const stateVolume = Object.keys(mounts).find((name) => mounts[name] === env.IRIS_HOME)!;
     expect(volumes[stateVolume].persistentVolumeClaim.claimName).toBe(one('PersistentVolumeClaim').metadata.name);
     const configVolume = Object.keys(mounts).find((name) => env.IRIS_CONFIG === `${mounts[name]}/.irisrc.yaml`)!;
@@ -92,14 +108,25 @@ describeKube('deploy/kubernetes against a real API server with RBAC enforced', (
 
   /** kubectl with the admin kubeconfig (or `--token` given); returns { status, stdout, stderr }. */
   const kubectl = (args: string[], extra: string[] = []) => {
-    const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...extra, ...args], { encoding: 'utf8', timeout: 60_000 });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !/^Warning:|version skew/i.test(l)).join('\n') };
+    const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...extra, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return {
+      status: r.status,
+      stdout: r.stdout,
+      stderr: r.stderr
+        .split('\n')
+        .filter((l) => !/^Warning:|version skew/i.test(l))
+        .join('\n'),
+    };
   };
   const asController = (args: string[]) => kubectl(args, ['--token', token]);
 
   beforeAll(async () => {
     const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-    if (probe.status !== 0) throw new Error('kubectl is needed to apply the manifests: install it (apt-get install kubectl)');
+    if (probe.status !== 0)
+      throw new Error('kubectl is needed to apply the manifests: install it (apt-get install kubectl)');
     // RBAC enforced for this file's server only (k8s-setup.sh reads it at start; each test file is its own process).
     const previous = process.env.IRIS_K8S_AUTHORIZATION_MODE;
     process.env.IRIS_K8S_AUTHORIZATION_MODE = 'Node,RBAC';
@@ -132,7 +159,14 @@ describeKube('deploy/kubernetes against a real API server with RBAC enforced', (
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
-    const got = kubectl(['get', 'serviceaccount,role,rolebinding,configmap,service,persistentvolumeclaim,deployment', '-n', NAMESPACE, '-o', 'name']);
+    const got = kubectl([
+      'get',
+      'serviceaccount,role,rolebinding,configmap,service,persistentvolumeclaim,deployment',
+      '-n',
+      NAMESPACE,
+      '-o',
+      'name',
+    ]);
     expect(got.stdout.split('\n').filter(Boolean).sort()).toEqual([
       'configmap/iris-config',
       'deployment.apps/iris-controller',
@@ -142,33 +176,57 @@ describeKube('deploy/kubernetes against a real API server with RBAC enforced', (
       'service/iris-task-door',
       'serviceaccount/iris-controller',
     ]);
-    const binding = JSON.parse(kubectl(['get', 'clusterrolebinding', 'iris-controller-nodes', '-o', 'json']).stdout) as { subjects: Array<{ namespace: string }> };
+    const binding = JSON.parse(
+      kubectl(['get', 'clusterrolebinding', 'iris-controller-nodes', '-o', 'json']).stdout,
+    ) as { subjects: Array<{ namespace: string }> };
     expect(binding.subjects[0]!.namespace).toBe(NAMESPACE);
   });
 
-  it('the controller\'s ServiceAccount may do what the backend needs, and nothing more', () => {
+  it("the controller's ServiceAccount may do what the backend needs, and nothing more", () => {
     const issued = kubectl(['create', 'token', 'iris-controller', '-n', NAMESPACE]);
     expect(issued.status, issued.stderr).toBe(0);
     token = issued.stdout.trim();
-    const can = (verb: string, resource: string, namespace = NAMESPACE) => asController(['auth', 'can-i', verb, resource, '-n', namespace]).stdout.trim();
+    const can = (verb: string, resource: string, namespace = NAMESPACE) =>
+      asController(['auth', 'can-i', verb, resource, '-n', namespace]).stdout.trim();
     const needed: Array<[string, string]> = [
-      ['get', 'nodes'], ['list', 'nodes'], ['watch', 'nodes'],
-      ['create', 'pods'], ['get', 'pods'], ['list', 'pods'], ['watch', 'pods'], ['delete', 'pods'],
-      ['create', 'pods/binding'], ['get', 'pods/log'], ['get', 'pods/status'],
+      ['get', 'nodes'],
+      ['list', 'nodes'],
+      ['watch', 'nodes'],
+      ['create', 'pods'],
+      ['get', 'pods'],
+      ['list', 'pods'],
+      ['watch', 'pods'],
+      ['delete', 'pods'],
+      ['create', 'pods/binding'],
+      ['get', 'pods/log'],
+      ['get', 'pods/status'],
     ];
     for (const [verb, resource] of needed) expect(can(verb, resource), `${verb} ${resource}`).toBe('yes');
     const denied: Array<[string, string, string?]> = [
-      ['delete', 'nodes'], ['patch', 'nodes'], ['create', 'nodes'], ['update', 'pods/status'], ['patch', 'pods'],
-      ['get', 'secrets'], ['create', 'pods', 'default'], ['list', 'pods', 'default'], ['create', 'deployments'],
+      ['delete', 'nodes'],
+      ['patch', 'nodes'],
+      ['create', 'nodes'],
+      ['update', 'pods/status'],
+      ['patch', 'pods'],
+      ['get', 'secrets'],
+      ['create', 'pods', 'default'],
+      ['list', 'pods', 'default'],
+      ['create', 'deployments'],
     ];
-    for (const [verb, resource, namespace] of denied) expect(can(verb, resource, namespace), `${verb} ${resource} in ${namespace ?? NAMESPACE}`).toBe('no');
+    for (const [verb, resource, namespace] of denied)
+      expect(can(verb, resource, namespace), `${verb} ${resource} in ${namespace ?? NAMESPACE}`).toBe('no');
     // And the server really refuses it, not only the review.
     const node = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
-    const created = spawnSync('kubectl', ['--kubeconfig', kubeconfig, 'create', '-f', '-'], { input: node, encoding: 'utf8' });
+    const created = spawnSync('kubectl', ['--kubeconfig', kubeconfig, 'create', '-f', '-'], {
+      input: node,
+      encoding: 'utf8',
+    });
     expect(created.status, created.stderr).toBe(0);
     expect(asController(['get', 'nodes', '-o', 'name']).stdout).toContain('node/n1');
     const refused = asController(['delete', 'node', 'n1']);
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/forbidden: User "system:serviceaccount:iris-check:iris-controller" cannot delete resource "nodes"/);
+    expect(refused.stderr).toMatch(
+      /forbidden: User "system:serviceaccount:iris-check:iris-controller" cannot delete resource "nodes"/,
+    );
   });
 });

@@ -37,17 +37,26 @@ describeKube('test node agent', () => {
     agent = await startNodeAgent({
       kubeconfig: server.kubeconfig,
       nodes: [
-        { name: 'tpu-0', labels: { 'cloud.google.com/gke-nodepool': 'pool-a' }, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' } },
+        {
+          name: 'tpu-0',
+          labels: { 'cloud.google.com/gke-nodepool': 'pool-a' },
+          capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' },
+        },
         { name: 'cpu-0', capacity: { cpu: '4', memory: '8Gi' } },
         { name: 'drained', capacity: { cpu: '4', memory: '8Gi' }, unschedulable: true },
       ],
     });
-    podWatch = await new k8s.Watch(kc).watch(`/api/v1/namespaces/${NS}/pods`, {}, (_type, pod: V1Pod) => {
-      const seen = phases.get(pod.metadata!.name!) ?? [];
-      const phase = pod.status?.phase ?? '';
-      if (seen.at(-1) !== phase) seen.push(phase);
-      phases.set(pod.metadata!.name!, seen);
-    }, () => {});
+    podWatch = await new k8s.Watch(kc).watch(
+      `/api/v1/namespaces/${NS}/pods`,
+      {},
+      (_type, pod: V1Pod) => {
+        const seen = phases.get(pod.metadata!.name!) ?? [];
+        const phase = pod.status?.phase ?? '';
+        if (seen.at(-1) !== phase) seen.push(phase);
+        phases.set(pod.metadata!.name!, seen);
+      },
+      () => {},
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -58,7 +67,12 @@ describeKube('test node agent', () => {
   }, 120_000);
 
   /** Creates a pod for the iris scheduler and binds it to `node` through the Binding API. */
-  async function runPod(name: string, node: string, command: string[], extra: { env?: Record<string, string>; annotations?: Record<string, string> } = {}): Promise<void> {
+  async function runPod(
+    name: string,
+    node: string,
+    command: string[],
+    extra: { env?: Record<string, string>; annotations?: Record<string, string> } = {},
+  ): Promise<void> {
     await api.createNamespacedPod({
       namespace: NS,
       body: {
@@ -66,11 +80,21 @@ describeKube('test node agent', () => {
         spec: {
           schedulerName: 'iris',
           restartPolicy: 'Never',
-          containers: [{ name: 'task', image: 'iris-test/busybox', command, env: Object.entries(extra.env ?? {}).map(([n, value]) => ({ name: n, value })) }],
+          containers: [
+            {
+              name: 'task',
+              image: 'iris-test/busybox',
+              command,
+              env: Object.entries(extra.env ?? {}).map(([n, value]) => ({ name: n, value })),
+            },
+          ],
         },
       },
     });
-    await api.createNamespacedBinding({ namespace: NS, body: { metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: node } } });
+    await api.createNamespacedBinding({
+      namespace: NS,
+      body: { metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: node } },
+    });
   }
 
   async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -92,7 +116,11 @@ describeKube('test node agent', () => {
   const gone = (name: string, timeoutMs?: number) =>
     waitFor(
       `pod ${name} to be deleted`,
-      () => readPod(name).then(() => undefined, (err: { code?: number }) => (err.code === 404 ? true : undefined)),
+      () =>
+        readPod(name).then(
+          () => undefined,
+          (err: { code?: number }) => (err.code === 404 ? true : undefined),
+        ),
       timeoutMs,
     );
 
@@ -132,7 +160,9 @@ describeKube('test node agent', () => {
 
   it('serves logs through the API: timestamps, tailLines, and follow until the container ends', async () => {
     await runPod('talks', 'cpu-0', ['sh', '-c', 'echo one; sleep 1; echo two; sleep 1; printf three']);
-    await waitFor('talks to run', async () => ((await readPod('talks')).status?.phase === 'Running' ? true : undefined));
+    await waitFor('talks to run', async () =>
+      (await readPod('talks')).status?.phase === 'Running' ? true : undefined,
+    );
     const out = new PassThrough();
     let followed = '';
     out.on('data', (chunk: Buffer) => (followed += chunk.toString()));
@@ -142,13 +172,22 @@ describeKube('test node agent', () => {
     expect(followed).toBe('one\ntwo\nthree\n');
     expect((await finished('talks')).status?.phase).toBe('Succeeded'); // the status lands just after the output ends
     const stamped = await api.readNamespacedPodLog({ name: 'talks', namespace: NS, timestamps: true });
-    expect(stamped.split('\n').filter(Boolean).map((l) => l.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual(['one', 'two', 'three']);
+    expect(
+      stamped
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, '')),
+    ).toEqual(['one', 'two', 'three']);
     expect(await api.readNamespacedPodLog({ name: 'talks', namespace: NS, tailLines: 1 })).toBe('three\n');
   });
 
   it('graceful deletion: SIGTERM to the process, then the pod is removed', async () => {
     const marker = path.join(tmp, 'got-term');
-    await runPod('polite', 'cpu-0', ['sh', '-c', `trap 'echo term > ${marker}; exit 0' TERM; while true; do sleep 0.1; done`]);
+    await runPod('polite', 'cpu-0', [
+      'sh',
+      '-c',
+      `trap 'echo term > ${marker}; exit 0' TERM; while true; do sleep 0.1; done`,
+    ]);
     await waitFor('polite to run', async () => (agent.runningPods().includes('polite') ? true : undefined));
     const t0 = Date.now();
     await api.deleteNamespacedPod({ name: 'polite', namespace: NS, gracePeriodSeconds: 30 });
@@ -198,7 +237,9 @@ describeKube('test node agent', () => {
     await agent.setUnschedulable('cpu-0', true);
     let node = await api.readNode({ name: 'cpu-0' });
     expect(node.spec?.unschedulable).toBe(true);
-    expect(node.spec?.taints?.map((t) => `${t.key}:${t.effect}`)).toEqual(['node.kubernetes.io/unschedulable:NoSchedule']);
+    expect(node.spec?.taints?.map((t) => `${t.key}:${t.effect}`)).toEqual([
+      'node.kubernetes.io/unschedulable:NoSchedule',
+    ]);
     await agent.setUnschedulable('cpu-0', false);
     node = await api.readNode({ name: 'cpu-0' });
     expect(node.spec?.unschedulable ?? false).toBe(false);
@@ -206,7 +247,10 @@ describeKube('test node agent', () => {
   });
 
   it('deleteNode: the node and its pods disappear, their processes end', async () => {
-    const other = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'doomed', capacity: { cpu: '1', memory: '1Gi' } }] });
+    const other = await startNodeAgent({
+      kubeconfig: server.kubeconfig,
+      nodes: [{ name: 'doomed', capacity: { cpu: '1', memory: '1Gi' } }],
+    });
     try {
       await runPod('on-doomed', 'doomed', ['sleep', '60']);
       await waitFor('on-doomed to run', async () => (other.runningPods().includes('on-doomed') ? true : undefined));
@@ -220,7 +264,10 @@ describeKube('test node agent', () => {
   });
 
   it('a second agent takes over an existing Node of the same name', async () => {
-    const again = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'drained', labels: { extra: 'yes' }, capacity: { cpu: '2', memory: '2Gi' } }] });
+    const again = await startNodeAgent({
+      kubeconfig: server.kubeconfig,
+      nodes: [{ name: 'drained', labels: { extra: 'yes' }, capacity: { cpu: '2', memory: '2Gi' } }],
+    });
     try {
       const node = await api.readNode({ name: 'drained' });
       expect(node.metadata?.labels?.extra).toBe('yes');
@@ -233,9 +280,14 @@ describeKube('test node agent', () => {
 
   it('stop() kills every process it runs and leaves none behind', async () => {
     const pidFile = path.join(tmp, 'sleeper.pid');
-    const other = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'short-lived', capacity: { cpu: '1', memory: '1Gi' } }] });
+    const other = await startNodeAgent({
+      kubeconfig: server.kubeconfig,
+      nodes: [{ name: 'short-lived', capacity: { cpu: '1', memory: '1Gi' } }],
+    });
     await runPod('sleeper', 'short-lived', ['sh', '-c', `sleep 60 & echo $! > ${pidFile}; wait`]);
-    await waitFor('the sleeper pid', async () => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n') ? true : undefined));
+    await waitFor('the sleeper pid', async () =>
+      existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n') ? true : undefined,
+    );
     expect(other.runningPods()).toEqual(['sleeper']);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await other.stop();

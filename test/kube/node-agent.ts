@@ -3,7 +3,8 @@
  * bound to them as LOCAL PROCESSES. A test fixture, not part of iris.
  *
  * Guarantees:
- * - Nodes: created (or taken over when one of that name exists) Ready (status subresource), without the `node.kubernetes.io/not-ready` taint,
+ * - Nodes: created (or taken over when one of that name exists) Ready (status subresource), without the
+ * `node.kubernetes.io/not-ready` taint,
  *   with address InternalIP 127.0.0.1, capacity = allocatable = the given capacity (plus
  *   `pods: "110"` when not given), and the agent's kubelet port in
  *   status.daemonEndpoints.kubeletEndpoint.
@@ -111,7 +112,8 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
   }
 
   const logServer: LogServer = await startLogServer(dir, (ns, pod, container) => {
-    for (const run of pods.values()) if (run.namespace === ns && run.name === pod && run.container === container) return run.logs;
+    for (const run of pods.values())
+      if (run.namespace === ns && run.name === pod && run.container === container) return run.logs;
     return undefined;
   });
 
@@ -123,20 +125,33 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
         return;
       } catch (err) {
         const code = (err as { code?: number }).code;
-        if (code === 404 || code === 409 || attempt >= 5 || stopped) return; // the pod is gone (or another uid): nothing to do
+        // the pod is gone (or another uid): nothing to do
+        if (code === 404 || code === 409 || attempt >= 5 || stopped) return;
         await new Promise((r) => setTimeout(r, 200 * attempt));
       }
     }
   };
 
   const report = (run: PodRun, status: Record<string, unknown>): Promise<unknown> => {
-    run.chain = run.chain.then(() => retry(() => api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, strategic)));
+    run.chain = run.chain.then(() =>
+      retry(() =>
+        api.patchNamespacedPodStatus({ name: run.name, namespace: run.namespace, body: { status } }, strategic),
+      ),
+    );
     return run.chain;
   };
 
   // the API server reads the delete options from the body when there is one, not from the query
   const finalDelete = (run: PodRun): Promise<unknown> => {
-    run.chain = run.chain.then(() => retry(() => api.deleteNamespacedPod({ name: run.name, namespace: run.namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: run.uid } } })));
+    run.chain = run.chain.then(() =>
+      retry(() =>
+        api.deleteNamespacedPod({
+          name: run.name,
+          namespace: run.namespace,
+          body: { gracePeriodSeconds: 0, preconditions: { uid: run.uid } },
+        }),
+      ),
+    );
     return run.chain;
   };
 
@@ -168,11 +183,22 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
     }
     run.finished = true;
     if (run.killedFor === 'gone') return; // the pod is being removed with its node
-    const terminated = { exitCode, reason, startedAt: run.startedAt, finishedAt, ...(signal ? { signal: signalNumber } : {}) };
+    const terminated = {
+      exitCode,
+      reason,
+      startedAt: run.startedAt,
+      finishedAt,
+      ...(signal ? { signal: signalNumber } : {}),
+    };
     void report(run, {
       ...podStatus,
       phase: exitCode === 0 && !run.killedFor ? 'Succeeded' : 'Failed',
-      conditions: ['Ready', 'ContainersReady'].map((type) => ({ type, status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt })),
+      conditions: ['Ready', 'ContainersReady'].map((type) => ({
+        type,
+        status: 'False',
+        reason: 'PodCompleted',
+        lastTransitionTime: finishedAt,
+      })),
       containerStatuses: [containerStatus(run, image, { terminated }, false)],
     });
     if (run.deleting) void finalDelete(run);
@@ -186,22 +212,45 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
       phase: 'Failed',
       startTime: now,
       hostIP: '127.0.0.1',
-      containerStatuses: [containerStatus(run, image, { terminated: { exitCode: 128, reason, message, startedAt: now, finishedAt: now } }, false)],
+      containerStatuses: [
+        containerStatus(
+          run,
+          image,
+          { terminated: { exitCode: 128, reason, message, startedAt: now, finishedAt: now } },
+          false,
+        ),
+      ],
     });
   };
 
   const launch = (pod: V1Pod, node: string): void => {
     const meta = pod.metadata!;
     const c = pod.spec!.containers[0];
-    const run: PodRun = { name: meta.name!, namespace: meta.namespace ?? namespace, uid: meta.uid!, node, container: c.name, logs: new LogBuffer(), deleting: false, finished: false, chain: Promise.resolve() };
+    const run: PodRun = {
+      name: meta.name!,
+      namespace: meta.namespace ?? namespace,
+      uid: meta.uid!,
+      node,
+      container: c.name,
+      logs: new LogBuffer(),
+      deleting: false,
+      finished: false,
+      chain: Promise.resolve(),
+    };
     pods.set(run.uid, run);
     const image = c.image ?? '';
     const argv = [...(c.command ?? []), ...(c.args ?? [])];
     if (!c.command?.length) {
-      fail(run, image, 'ContainerCannotRun', 'the iris test node agent runs container.command (+ args) as a local process; this container has no command');
+      fail(
+        run,
+        image,
+        'ContainerCannotRun',
+        'the iris test node agent runs container.command (+ args) as a local process; this container has no command',
+      );
       return;
     }
-    const cwd = c.workingDir && existsSync(c.workingDir) ? c.workingDir : path.join(dir, `${run.namespace}-${run.name}`);
+    const cwd =
+      c.workingDir && existsSync(c.workingDir) ? c.workingDir : path.join(dir, `${run.namespace}-${run.name}`);
     mkdirSync(cwd, { recursive: true });
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cwd, HOSTNAME: run.name };
     for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
@@ -227,11 +276,20 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
       startTime: run.startedAt,
       hostIP: '127.0.0.1',
       podIP: '127.0.0.1',
-      conditions: ['Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: run.startedAt })),
+      conditions: ['Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+        type,
+        status: 'True',
+        lastTransitionTime: run.startedAt,
+      })),
       containerStatuses: [containerStatus(run, image, { running: { startedAt: run.startedAt } }, true)],
     }).then(() => {
       const annotations = meta.annotations ?? {};
-      const killedFor = annotations['iris.test/oom'] === 'true' ? 'oom' : annotations['iris.test/evict'] === 'true' ? 'evict' : undefined;
+      const killedFor =
+        annotations['iris.test/oom'] === 'true'
+          ? 'oom'
+          : annotations['iris.test/evict'] === 'true'
+            ? 'evict'
+            : undefined;
       if (killedFor && !run.finished) {
         run.killedFor = killedFor;
         killGroup(child, 'SIGKILL');
@@ -264,13 +322,20 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
       const phase = pod.status?.phase;
       if (phase === 'Succeeded' || phase === 'Failed') return; // finished before this agent saw it
       if (pod.metadata?.deletionTimestamp) {
-        void api.deleteNamespacedPod({ name: pod.metadata.name!, namespace: pod.metadata.namespace ?? namespace, gracePeriodSeconds: 0 }).catch(() => {});
+        void api
+          .deleteNamespacedPod({
+            name: pod.metadata.name!,
+            namespace: pod.metadata.namespace ?? namespace,
+            gracePeriodSeconds: 0,
+          })
+          .catch(() => {});
         return;
       }
       launch(pod, node);
       return;
     }
-    if (pod.metadata?.deletionTimestamp) terminate(run, pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
+    if (pod.metadata?.deletionTimestamp)
+      terminate(run, pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
   };
 
   const watchNode = async (node: string): Promise<void> => {
@@ -300,11 +365,24 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
   for (const n of opts.nodes) {
     const capacity = { pods: '110', ...n.capacity };
     await api
-      .createNode({ body: { apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } } })
+      .createNode({
+        body: {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: n.name, labels: n.labels ?? {} },
+          spec: { unschedulable: n.unschedulable ?? false },
+        },
+      })
       .catch(async (err: { code?: number }) => {
         if (err.code !== 409) throw err;
         // a Node left by an earlier agent on this server: take it over (labels are added)
-        await api.patchNode({ name: n.name, body: { metadata: { labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } } }, merge);
+        await api.patchNode(
+          {
+            name: n.name,
+            body: { metadata: { labels: n.labels ?? {} }, spec: { unschedulable: n.unschedulable ?? false } },
+          },
+          merge,
+        );
       });
     // the admission plugin adds the not-ready taint on create; a node controller would remove it
     await api.patchNode({ name: n.name, body: { spec: { taints: taints(n.unschedulable ?? false) } } }, merge);
@@ -318,8 +396,28 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
             allocatable: capacity,
             addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
             daemonEndpoints: { kubeletEndpoint: { Port: logServer.port } },
-            nodeInfo: { kubeletVersion: 'v1.20.2-iris-test-agent', operatingSystem: 'linux', architecture: process.arch === 'x64' ? 'amd64' : process.arch, containerRuntimeVersion: 'iris-test-agent://local-process', kernelVersion: os.release(), osImage: 'iris test node agent', kubeProxyVersion: '', machineID: '', systemUUID: '', bootID: '' },
-            conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'iris test node agent', lastHeartbeatTime: now, lastTransitionTime: now }],
+            nodeInfo: {
+              kubeletVersion: 'v1.20.2-iris-test-agent',
+              operatingSystem: 'linux',
+              architecture: process.arch === 'x64' ? 'amd64' : process.arch,
+              containerRuntimeVersion: 'iris-test-agent://local-process',
+              kernelVersion: os.release(),
+              osImage: 'iris test node agent',
+              kubeProxyVersion: '',
+              machineID: '',
+              systemUUID: '',
+              bootID: '',
+            },
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'KubeletReady',
+                message: 'iris test node agent',
+                lastHeartbeatTime: now,
+                lastTransitionTime: now,
+              },
+            ],
           },
         },
       },
@@ -346,10 +444,16 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
       await killAndWait(runs);
       await api.deleteNode({ name: node });
       const left = await api.listNamespacedPod({ namespace, fieldSelector: `spec.nodeName=${node}` });
-      await Promise.all(left.items.map((pod) => api.deleteNamespacedPod({ name: pod.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(() => {})));
+      await Promise.all(
+        left.items.map((pod) =>
+          api.deleteNamespacedPod({ name: pod.metadata!.name!, namespace, gracePeriodSeconds: 0 }).catch(() => {}),
+        ),
+      );
     },
     runningPods() {
-      return [...pods.values()].filter((run) => run.child && !run.finished && run.child.exitCode === null && run.child.signalCode === null).map((run) => run.name);
+      return [...pods.values()]
+        .filter((run) => run.child && !run.finished && run.child.exitCode === null && run.child.signalCode === null)
+        .map((run) => run.name);
     },
     async stop() {
       if (stopped) return;

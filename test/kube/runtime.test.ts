@@ -36,7 +36,11 @@ describeKube('kubernetes runtime against a real API server', () => {
       kubeconfig: server.kubeconfig,
       nodes: [
         { name: 'cpu-0', capacity: { cpu: '4', memory: '8Gi' } },
-        ...[0, 1, 2, 3].map((i) => ({ name: `tpu-${i}`, labels: TPU_POOL_LABELS, capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' } })),
+        ...[0, 1, 2, 3].map((i) => ({
+          name: `tpu-${i}`,
+          labels: TPU_POOL_LABELS,
+          capacity: { cpu: '8', memory: '16Gi', 'google.com/tpu': '4' },
+        })),
       ],
     });
     conn = await connectKube({ kubeconfig: server.kubeconfig, context: null, namespace: 'default' });
@@ -56,15 +60,26 @@ describeKube('kubernetes runtime against a real API server', () => {
   function launch(argv: string[], o: Partial<TaskLaunch> = {}): TaskLaunch {
     const i = n++;
     return {
-      key: { job: `/j${i}`, task: `/j${i}/task-0`, attempt: 0 }, argv, env: { GREETING: 'hello' }, cwd: '', logPath: path.join(tmp, `a${i}.log`),
-      resources: { cpuMillis: 500, memoryBytes: 64 * 1024 ** 2, device: null }, deviceIndices: [], labels: {}, workerId: 'cpu-0', ...o,
+      key: { job: `/j${i}`, task: `/j${i}/task-0`, attempt: 0 },
+      argv,
+      env: { GREETING: 'hello' },
+      cwd: '',
+      logPath: path.join(tmp, `a${i}.log`),
+      resources: { cpuMillis: 500, memoryBytes: 64 * 1024 ** 2, device: null },
+      deviceIndices: [],
+      labels: {},
+      workerId: 'cpu-0',
+      ...o,
     };
   }
 
-  const nodeOf = async (l: TaskLaunch) => (await api.readNamespacedPod({ name: podName(CLUSTER, l.key), namespace: 'default' })).spec?.nodeName ?? null;
+  const nodeOf = async (l: TaskLaunch) =>
+    (await api.readNamespacedPod({ name: podName(CLUSTER, l.key), namespace: 'default' })).spec?.nodeName ?? null;
 
   it('a pod is bound to the chosen node, runs with the env, and its exit code and log come back', async () => {
-    const l = launch(['sh', '-c', 'echo "$GREETING from $IRIS_X"; exit 3'], { env: { GREETING: 'hello', IRIS_X: 'pod' } });
+    const l = launch(['sh', '-c', 'echo "$GREETING from $IRIS_X"; exit 3'], {
+      env: { GREETING: 'hello', IRIS_X: 'pod' },
+    });
     const task = await runtime.launch(l);
     const exit = await task.exited;
     expect(exit).toMatchObject({ exitCode: 3, signal: null });
@@ -85,7 +100,13 @@ describeKube('kubernetes runtime against a real API server', () => {
 
   it('a gang is bound all or none: three of four members stay unbound until the fourth exists', async () => {
     const gang = { id: '/gang@1', size: 4 };
-    const ls = [0, 1, 2, 3].map((i) => launch(['sh', '-c', 'echo member $IRIS_TASK_INDEX'], { workerId: `tpu-${i}`, gang, env: { IRIS_TASK_INDEX: String(i) } }));
+    const ls = [0, 1, 2, 3].map((i) =>
+      launch(['sh', '-c', 'echo member $IRIS_TASK_INDEX'], {
+        workerId: `tpu-${i}`,
+        gang,
+        env: { IRIS_TASK_INDEX: String(i) },
+      }),
+    );
     const first = await Promise.all(ls.slice(0, 3).map((l) => runtime.launch(l)));
     await new Promise((r) => setTimeout(r, 500));
     expect(await Promise.all(ls.slice(0, 3).map(nodeOf))).toEqual([null, null, null]);
@@ -101,8 +122,21 @@ describeKube('kubernetes runtime against a real API server', () => {
     const ta = await runtime.launch(a);
     // Someone else binds b's pod first: iris's binding of it fails (409).
     const name = podName(CLUSTER, b.key);
-    await api.createNamespacedPod({ namespace: 'default', body: { metadata: { name, labels: { 'iris/managed-by': 'iris', 'iris/cluster': CLUSTER } }, spec: { schedulerName: 'iris', restartPolicy: 'Never', containers: [{ name: 'task', image: 'x', command: ['sleep', '30'] }] } } });
-    await api.createNamespacedBinding({ namespace: 'default', body: { metadata: { name }, target: { kind: 'Node', name: 'cpu-0' } } });
+    await api.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name, labels: { 'iris/managed-by': 'iris', 'iris/cluster': CLUSTER } },
+        spec: {
+          schedulerName: 'iris',
+          restartPolicy: 'Never',
+          containers: [{ name: 'task', image: 'x', command: ['sleep', '30'] }],
+        },
+      },
+    });
+    await api.createNamespacedBinding({
+      namespace: 'default',
+      body: { metadata: { name }, target: { kind: 'Node', name: 'cpu-0' } },
+    });
     const tb = await runtime.launch(b);
     const [ea, eb] = await Promise.all([ta.exited, tb.exited]);
     expect(ea.lost).toMatch(/gang binding failed/);
@@ -112,27 +146,39 @@ describeKube('kubernetes runtime against a real API server', () => {
   it('stop deletes the pod with the grace period and resolves when it is gone', async () => {
     const l = launch(['sh', '-c', 'trap "echo got TERM; exit 0" TERM; echo started; while true; do sleep 0.1; done']);
     const task = await runtime.launch(l);
-    for (let i = 0; i < 100 && !agent.runningPods().includes(podName(CLUSTER, l.key)); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !agent.runningPods().includes(podName(CLUSTER, l.key)); i++)
+      await new Promise((r) => setTimeout(r, 100));
     await runtime.stop(task, 5000);
-    await expect(api.readNamespacedPod({ name: podName(CLUSTER, l.key), namespace: 'default' })).rejects.toMatchObject({ code: 404 });
+    await expect(api.readNamespacedPod({ name: podName(CLUSTER, l.key), namespace: 'default' })).rejects.toMatchObject({
+      code: 404,
+    });
     expect(agent.runningPods()).not.toContain(podName(CLUSTER, l.key));
   });
 
   it('a pod deleted by someone else is lost (a preemption)', async () => {
     const l = launch(['sh', '-c', 'sleep 30']);
     const task = await runtime.launch(l);
-    for (let i = 0; i < 100 && !agent.runningPods().includes(podName(CLUSTER, l.key)); i++) await new Promise((r) => setTimeout(r, 100));
-    await api.deleteNamespacedPod({ name: podName(CLUSTER, l.key), namespace: 'default', body: { gracePeriodSeconds: 1 } });
+    for (let i = 0; i < 100 && !agent.runningPods().includes(podName(CLUSTER, l.key)); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await api.deleteNamespacedPod({
+      name: podName(CLUSTER, l.key),
+      namespace: 'default',
+      body: { gracePeriodSeconds: 1 },
+    });
     expect((await task.exited).lost).toBeDefined();
   });
 
   it('nodes are reported as workers; a cordoned node is unavailable with the reason', async () => {
     let latest: { workers: WorkerSpec[]; unavailable: Map<string, string> } | null = null;
     let wake: () => void = () => {};
-    const watch = new NodeWatch(conn, (workers, unavailable) => {
-      latest = { workers, unavailable };
-      wake();
-    }, () => {});
+    const watch = new NodeWatch(
+      conn,
+      (workers, unavailable) => {
+        latest = { workers, unavailable };
+        wake();
+      },
+      () => {},
+    );
     await watch.start();
     try {
       const first = latest!;

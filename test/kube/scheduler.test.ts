@@ -41,7 +41,12 @@ describeKube('node agent with the real kube-scheduler', () => {
         namespace: 'default',
         body: {
           metadata: { name },
-          spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'iris-test/busybox', command: ['true'], resources: { requests: { cpu: '2' } } }] },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              { name: 'main', image: 'iris-test/busybox', command: ['true'], resources: { requests: { cpu: '2' } } },
+            ],
+          },
         },
       });
     }

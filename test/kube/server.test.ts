@@ -1,4 +1,7 @@
-/** The server fixture itself: a started server answers /readyz with the kubeconfig's token; stop() leaves no process and no state dir. */
+/**
+ * The server fixture itself: a started server answers /readyz with the kubeconfig's token; stop() leaves no process and
+ * no state dir.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { expect, it } from 'vitest';

@@ -29,7 +29,8 @@ import { inCI, KUBE_SKIP_LINE, kubeBuilt, kubeCache, kubeletBuilt, repoRoot } fr
 
 export { inCI, kubeBuilt, kubeCache, kubeletBuilt, KUBE_SKIP_LINE } from './built.js';
 
-export const KUBELET_SKIP_LINE = 'kubelet test skipped: run `scripts/k8s-setup.sh kubelet` (~5 CPU-min, once) and the tests as root to enable';
+export const KUBELET_SKIP_LINE =
+  'kubelet test skipped: run `scripts/k8s-setup.sh kubelet` (~5 CPU-min, once) and the tests as root to enable';
 
 const setupScript = path.join(repoRoot, 'scripts', 'k8s-setup.sh');
 
@@ -70,12 +71,21 @@ function installExitHook(): void {
   });
 }
 
-function runScript(args: string[], dir: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function runScript(
+  args: string[],
+  dir: string,
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [setupScript, ...args], { env: scriptEnv(dir), timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr: stderr || (error && !stderr ? String(error.message) : '') });
-    });
+    execFile(
+      'bash',
+      [setupScript, ...args],
+      { env: scriptEnv(dir), timeout: timeoutMs, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr: stderr || (error && !stderr ? String(error.message) : '') });
+      },
+    );
   });
 }
 
@@ -83,17 +93,27 @@ function runScript(args: string[], dir: string, timeoutMs: number): Promise<{ co
  * Starts etcd + kube-apiserver (and kube-scheduler with `withScheduler`, the real kubelet as one
  * Node with `withKubelet`) in a fresh state dir.
  */
-export async function startKubeServer(opts: { withScheduler?: boolean; withKubelet?: boolean } = {}): Promise<KubeServer> {
+export async function startKubeServer(
+  opts: { withScheduler?: boolean; withKubelet?: boolean } = {},
+): Promise<KubeServer> {
   if (!kubeBuilt()) {
-    throw new Error(`the kubernetes API server is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh build\` (~8 min, once)`);
+    throw new Error(
+      `the kubernetes API server is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh build\` (~8 min, once)`,
+    );
   }
   if (opts.withKubelet && !kubeletBuilt()) {
-    throw new Error(`the kubelet is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh kubelet\` (~5 CPU-min, once)`);
+    throw new Error(
+      `the kubelet is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh kubelet\` (~5 CPU-min, once)`,
+    );
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-k8s-'));
   installExitHook();
   running.add(dir);
-  const args = ['start', ...(opts.withScheduler ? ['--with-scheduler'] : []), ...(opts.withKubelet ? ['--with-kubelet'] : [])];
+  const args = [
+    'start',
+    ...(opts.withScheduler ? ['--with-scheduler'] : []),
+    ...(opts.withKubelet ? ['--with-kubelet'] : []),
+  ];
   const waitSeconds = Number(process.env.IRIS_K8S_WAIT_SECONDS || 60);
   // the kubelet waits (up to the same bound) for its engine and then for its Node to be Ready
   const started = await runScript(args, dir, (waitSeconds * (opts.withKubelet ? 2 : 1) + 60) * 1000);
@@ -101,7 +121,10 @@ export async function startKubeServer(opts: { withScheduler?: boolean; withKubel
     const logs = ['kube-apiserver.log', 'etcd.log', 'kube-scheduler.log', 'dockerd.log', 'kubelet.log']
       .map((name) => {
         try {
-          return `--- ${name} (last lines)\n${readFileSync(path.join(dir, name), 'utf8').split('\n').slice(-15).join('\n')}`;
+          return (
+            `--- ${name} (last lines)\n` +
+            `${readFileSync(path.join(dir, name), 'utf8').split('\n').slice(-15).join('\n')}`
+          );
         } catch {
           return '';
         }
@@ -150,7 +173,10 @@ function chooseDescribe(): typeof describe {
     const failing = (name: string) =>
       describe(name, () => {
         it('needs the kubernetes API server (CI=true)', () => {
-          throw new Error(`CI=true but the kubernetes API server is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh build\` (npm test does this under CI)`);
+          throw new Error(
+            `CI=true but the kubernetes API server is not built in ${kubeCache()}: run \`scripts/k8s-setup.sh ` +
+              `build\` (npm test does this under CI)`,
+          );
         });
       });
     return failing as unknown as typeof describe;
@@ -181,7 +207,10 @@ function chooseKubeletDescribe(): typeof describe {
     const failing = (name: string) =>
       describe(name, () => {
         it('needs the real kubelet (CI=true)', () => {
-          throw new Error(`CI=true but ${missing}: run \`scripts/k8s-setup.sh kubelet\` (npm test does this under CI) and the tests as root`);
+          throw new Error(
+            `CI=true but ${missing}: run \`scripts/k8s-setup.sh kubelet\` (npm test does this under CI) and the ` +
+              `tests as root`,
+          );
         });
       });
     return failing as unknown as typeof describe;

@@ -21,7 +21,10 @@ describeKube('the TCP task door with the kubernetes backend', () => {
 
   beforeAll(async () => {
     server = await startKubeServer();
-    agent = await startNodeAgent({ kubeconfig: server.kubeconfig, nodes: [{ name: 'cpu-0', capacity: { cpu: '4', memory: '8Gi' } }] });
+    agent = await startNodeAgent({
+      kubeconfig: server.kubeconfig,
+      nodes: [{ name: 'cpu-0', capacity: { cpu: '4', memory: '8Gi' } }],
+    });
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     c = await E2ECluster.create({
@@ -55,18 +58,36 @@ task-door: {listen: 127.0.0.1:${port}}
     expect(kid.stdout).toMatch(/kid-ran worker=cpu-0 pod=\S+/);
   }, 120_000);
 
-  it('a pod\'s child without --image is a pod of its parent\'s image, not the backend\'s (issue 28 §1)', async () => {
+  it("a pod's child without --image is a pod of its parent's image, not the backend's (issue 28 §1)", async () => {
     // The agent runs pods as local processes: the gate is a file the child waits for while the
     // test reads its Pod's spec from the API server.
     const gate = c.gate('contained');
-    const script = `iris run --name kid --cpu 0.1 -- sh -c "echo kid-holding; ${gate.hold.replaceAll('"', '\\"')}"; echo "kid rc=$?"`;
-    const args = ['run', '--name', 'boxed', '--image', 'iris-test/node:local', '--cpu', '0.1', '--', 'sh', '-c', script];
+    const script =
+      `iris run --name kid --cpu 0.1 -- sh -c "echo kid-holding; ${gate.hold.replaceAll('"', '\\"')}` +
+      `"; echo "kid rc=$?"`;
+    const args = [
+      'run',
+      '--name',
+      'boxed',
+      '--image',
+      'iris-test/node:local',
+      '--cpu',
+      '0.1',
+      '--',
+      'sh',
+      '-c',
+      script,
+    ];
     const running = c.iris(args, { timeoutMs: 90_000 });
     await c.waitForLog('/boxed/kid/task-0', 'kid-holding', { timeoutMs: 60_000 });
     const k8s = await import('@kubernetes/client-node');
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfig);
-    const pods = (await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=boxed-kid' })).items;
+    const pods = (
+      await kc
+        .makeApiClient(k8s.CoreV1Api)
+        .listNamespacedPod({ namespace: 'default', labelSelector: 'iris/job=boxed-kid' })
+    ).items;
     gate.open();
     expect(pods.map((pod) => pod.spec?.containers[0]?.image)).toEqual(['iris-test/node:local']);
     // The Pod gets its token in its environment (a Pod has no file of the engine's), and iris in it works.

@@ -108,7 +108,9 @@ describe('LogWriter', () => {
     const last = lines.at(-1)!;
     expect(last).toEqual({ time: 5, stream: 'stderr', text: cutNote(1000) });
     expect(cutNote(1024 ** 3)).toBe('[iris] log cut at 1GiB: further output of this attempt was dropped');
-    expect(lines.slice(0, -1).map((l) => l.text)).toEqual(Array.from({ length: lines.length - 1 }, (_, i) => `line ${String(i).padStart(3, '0')}`));
+    expect(lines.slice(0, -1).map((l) => l.text)).toEqual(
+      Array.from({ length: lines.length - 1 }, (_, i) => `line ${String(i).padStart(3, '0')}`),
+    );
     expect((await readFile(path)).length).toBeLessThanOrEqual(1000 + 100);
     expect(lines.length).toBeGreaterThan(90);
   });

@@ -22,7 +22,12 @@ afterAll(async () => {
 const rec = (time: number, text: string, stream: 'stdout' | 'stderr' = 'stdout'): LogRecord => ({ time, stream, text });
 const tag = (r: LogRecord): 'o' | 'e' => (r.stream === 'stdout' ? 'o' : 'e');
 /** The records as LogWriter writes them: a time line wherever the time changes. */
-const body = (recs: LogRecord[]): string => recs.map((r, i) => (i > 0 && recs[i - 1]!.time === r.time ? `${tag(r)}${r.text}\n` : formatLines(r.time, tag(r), [r.text]))).join('');
+const body = (recs: LogRecord[]): string =>
+  recs
+    .map((r, i) =>
+      i > 0 && recs[i - 1]!.time === r.time ? `${tag(r)}${r.text}\n` : formatLines(r.time, tag(r), [r.text]),
+    )
+    .join('');
 /** The records in the format before time lines (`<time> <o|e> <text>`), which files of earlier clusters hold. */
 const oldBody = (recs: LogRecord[]): string => recs.map((r) => `${r.time} ${tag(r)} ${r.text}\n`).join('');
 
@@ -41,7 +46,8 @@ async function take<T>(it: AsyncIterator<T>, count: number): Promise<T[]> {
 async function drain(source: LogSource): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   for (let segs = await source.next(); segs !== null; segs = await source.next()) {
-    for (const seg of segs) for (const text of splitLines(seg.text, seg.count)) out.push(rec(seg.time, text, seg.stream));
+    for (const seg of segs)
+      for (const text of splitLines(seg.text, seg.count)) out.push(rec(seg.time, text, seg.stream));
   }
   return out;
 }
@@ -50,7 +56,9 @@ describe.each([
   ['time lines', body],
   ['the earlier format', oldBody],
 ])('readLines of a file in %s', (_name, write) => {
-  const recs = Array.from({ length: 100 }, (_, i) => rec(1000 + Math.floor(i / 2), `line ${i}`, i % 3 === 0 ? 'stderr' : 'stdout'));
+  const recs = Array.from({ length: 100 }, (_, i) =>
+    rec(1000 + Math.floor(i / 2), `line ${i}`, i % 3 === 0 ? 'stderr' : 'stdout'),
+  );
   let path = '';
   beforeAll(async () => {
     path = file();
@@ -123,7 +131,9 @@ describe('the format with time lines', () => {
     const p = file();
     const long = 'q'.repeat(60_000);
     await writeFile(p, body([rec(1, 'a'), rec(2, long), rec(3, 'b')]));
-    expect((await drain(new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 }))).map((r) => r.text.length)).toEqual([1, 60_000, 1]);
+    expect(
+      (await drain(new LogSource(p, { offset: 0, time: 0 }, { blockBytes: 16 * 1024 }))).map((r) => r.text.length),
+    ).toEqual([1, 60_000, 1]);
     expect((await readLines(p, { tail: 2 })).map((r) => r.text.length)).toEqual([60_000, 1]);
     const foreign = file();
     await writeFile(foreign, body([rec(1, 'a'), rec(2, 'q'.repeat(600_000)), rec(3, 'b')]));
@@ -134,14 +144,28 @@ describe('the format with time lines', () => {
   it('property: tail/since agree with filtering a full read, whatever the times and time lines', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.nat(50), fc.string({ maxLength: 20 }).map((s) => s.replace(/\n/g, ' ')), fc.boolean(), fc.boolean()), { maxLength: 60 }),
+        fc.array(
+          fc.tuple(
+            fc.nat(50),
+            fc.string({ maxLength: 20 }).map((s) => s.replace(/\n/g, ' ')),
+            fc.boolean(),
+            fc.boolean(),
+          ),
+          { maxLength: 60 },
+        ),
         fc.option(fc.nat(70), { nil: undefined }),
         fc.option(fc.nat(400), { nil: undefined }),
         async (rows, tail, since) => {
           const p = file();
           // Times go up and down (notes); an extra time line may repeat the current time.
           const all = rows.map(([time, text, err]) => rec(time * 8, text, err ? 'stderr' : 'stdout'));
-          const text = all.map((r, i) => (i > 0 && all[i - 1]!.time === r.time && !rows[i]![3] ? `${tag(r)}${r.text}\n` : formatLines(r.time, tag(r), [r.text]))).join('');
+          const text = all
+            .map((r, i) =>
+              i > 0 && all[i - 1]!.time === r.time && !rows[i]![3]
+                ? `${tag(r)}${r.text}\n`
+                : formatLines(r.time, tag(r), [r.text]),
+            )
+            .join('');
           await writeFile(p, text);
           let expected = since === undefined ? all : all.filter((r) => r.time >= since);
           if (tail !== undefined) expected = tail === 0 ? [] : expected.slice(Math.max(0, expected.length - tail));
@@ -305,7 +329,8 @@ describe('mergeSources', () => {
       const texts = splitLines(batch.text, batch.count);
       let k = 0;
       for (let r = 0; r < batch.times.length; r += 2) {
-        for (let c = 0; c < batch.times[r + 1]!; c++) out.push({ ...rec(batch.times[r]!, texts[k++]!, batch.stream), source: batch.source });
+        for (let c = 0; c < batch.times[r + 1]!; c++)
+          out.push({ ...rec(batch.times[r]!, texts[k++]!, batch.stream), source: batch.source });
       }
     }
     return out;
@@ -320,11 +345,19 @@ describe('mergeSources', () => {
 
   it('property: equals a stable sort of the concatenation, also with a skip', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(fc.nat(20), { maxLength: 30 }), { maxLength: 6 }), fc.nat(40), async (raw, skip) => {
-        const lists = raw.map((times, li) => [...times].sort((x, y) => x - y).map((t, i) => rec(t, `${li}:${i}`, i % 2 ? 'stderr' : 'stdout')));
-        const expected = lists.flatMap((l) => l).sort((x, y) => x.time - y.time || Number(x.text.split(':')[0]) - Number(y.text.split(':')[0]));
-        expect((await merged(lists, skip)).map((x) => x.text)).toEqual(expected.slice(skip).map((x) => x.text));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(fc.nat(20), { maxLength: 30 }), { maxLength: 6 }),
+        fc.nat(40),
+        async (raw, skip) => {
+          const lists = raw.map((times, li) =>
+            [...times].sort((x, y) => x - y).map((t, i) => rec(t, `${li}:${i}`, i % 2 ? 'stderr' : 'stdout')),
+          );
+          const expected = lists
+            .flatMap((l) => l)
+            .sort((x, y) => x.time - y.time || Number(x.text.split(':')[0]) - Number(y.text.split(':')[0]));
+          expect((await merged(lists, skip)).map((x) => x.text)).toEqual(expected.slice(skip).map((x) => x.text));
+        },
+      ),
       { numRuns: 40 },
     );
   });

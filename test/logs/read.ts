@@ -47,7 +47,10 @@ export function splitLines(text: string, count: number): string[] {
   return count === 1 ? [text] : text.split('\n');
 }
 
-function* recordsOf(segment: Pick<Segment, 'stream' | 'text' | 'count'>, times: readonly number[]): Generator<LogRecord> {
+function* recordsOf(
+  segment: Pick<Segment, 'stream' | 'text' | 'count'>,
+  times: readonly number[],
+): Generator<LogRecord> {
   const texts = splitLines(segment.text, segment.count);
   let k = 0;
   for (let r = 0; r < times.length; r += 2) {
@@ -56,7 +59,10 @@ function* recordsOf(segment: Pick<Segment, 'stream' | 'text' | 'count'>, times: 
 }
 
 /** Where a read of the last `tail` lines (or all, without tail) starts, and how many lines to skip. */
-async function startOf(path: string, options: ReadOptions & { partial?: boolean }): Promise<{ from: Position; skip: number; end?: number }> {
+async function startOf(
+  path: string,
+  options: ReadOptions & { partial?: boolean },
+): Promise<{ from: Position; skip: number; end?: number }> {
   if (options.tail === undefined) return { from: { offset: 0, time: 0 }, skip: 0 };
   const start = await tailStart(path, options.tail, options);
   return { from: start, skip: Math.max(0, start.count - options.tail), end: start.end };
@@ -84,7 +90,11 @@ function sizeOf(path: string): Promise<number | null> {
  * aborts. The file may not exist yet. A file that shrinks (truncated/replaced) is read again
  * from its start. Woken by changes in the file's directory (fs.watch), backed by a poll.
  */
-export async function* followLines(path: string, signal: AbortSignal, options: FollowOptions = {}): AsyncGenerator<LogRecord> {
+export async function* followLines(
+  path: string,
+  signal: AbortSignal,
+  options: FollowOptions = {},
+): AsyncGenerator<LogRecord> {
   const pollMs = options.pollMs ?? 250;
   const wakeup = new Wakeup();
   const watches = new DirWatches(wakeup.poke);

@@ -21,18 +21,21 @@ describe('parseDuration', () => {
     expect(parseDuration(input)).toBe(ms);
   });
 
-  it.each(['', '   ', 'abc', '10x', '-5s', '1m1h', '10s10s', 's', '1.2.3s', 'ms', '5m s', '1e3'])('rejects %j', (input) => {
-    let error: unknown;
-    try {
-      parseDuration(input);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(IrisError);
-    expect((error as IrisError).code).toBe('invalid_argument');
-    expect((error as IrisError).message).toMatch(/invalid duration/);
-    expect((error as IrisError).hint).toMatch(/1h30m/);
-  });
+  it.each(['', '   ', 'abc', '10x', '-5s', '1m1h', '10s10s', 's', '1.2.3s', 'ms', '5m s', '1e3'])(
+    'rejects %j',
+    (input) => {
+      let error: unknown;
+      try {
+        parseDuration(input);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(IrisError);
+      expect((error as IrisError).code).toBe('invalid_argument');
+      expect((error as IrisError).message).toMatch(/invalid duration/);
+      expect((error as IrisError).hint).toMatch(/1h30m/);
+    },
+  );
 
   it('rejects negative and non-finite numbers', () => {
     expect(() => parseDuration(-1)).toThrow(/invalid duration/);
@@ -72,7 +75,8 @@ describe('one parser and formatter for every caller', () => {
   });
 
   it('short output parses back to within its precision', () => {
-    for (const ms of [850, 12_000, 245_000, 7_380_000]) expect(parseDuration(formatDuration(ms, { style: 'short' }))).toBe(ms);
+    for (const ms of [850, 12_000, 245_000, 7_380_000])
+      expect(parseDuration(formatDuration(ms, { style: 'short' }))).toBe(ms);
   });
 
   it('names the value as its caller does: duration (config, API) or time (workload files)', () => {

@@ -32,7 +32,10 @@ describe('endpointName', () => {
 
   it('refuses empty, "." and ".." parts as invalid', () => {
     for (const bad of ['', '../victim/ps', 'a/../b', './a', 'a//b', 'a/', '/train/', '-x', 'a b']) {
-      expect(codeOf(() => endpointName(bad, '/train')), bad).toBe('invalid_argument');
+      expect(
+        codeOf(() => endpointName(bad, '/train')),
+        bad,
+      ).toBe('invalid_argument');
     }
   });
 });

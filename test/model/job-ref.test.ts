@@ -11,16 +11,19 @@ describe('NAME@RUN references', () => {
     expect(runRef('/train', 3)).toBe('/train@3');
   });
 
-  it.each(['train@', 'train@0', 'train@x', 'train@3@4', 'train@3/eval', 'train@-1', '@3'])('refuses %j as invalid', (input) => {
-    let error: unknown;
-    try {
-      parseJobRef(input);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(IrisError);
-    expect((error as IrisError).code).toBe('invalid_argument');
-  });
+  it.each(['train@', 'train@0', 'train@x', 'train@3@4', 'train@3/eval', 'train@-1', '@3'])(
+    'refuses %j as invalid',
+    (input) => {
+      let error: unknown;
+      try {
+        parseJobRef(input);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(IrisError);
+      expect((error as IrisError).code).toBe('invalid_argument');
+    },
+  );
 
   it('keeps "@" out of job names, so the split is never ambiguous', () => {
     expect(() => parseJobName('train@3')).toThrow(/"@" is not allowed in a job name/);

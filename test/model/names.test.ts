@@ -111,9 +111,7 @@ describe('an environment variable name', () => {
   });
 
   it('is refused in the same words in a request and in --env', () => {
-    expect(refusal(() => env({ '1A': 'x' })).message).toBe(
-      `env: invalid variable name "1A": it ${ENV_KEY_RULE}`,
-    );
+    expect(refusal(() => env({ '1A': 'x' })).message).toBe(`env: invalid variable name "1A": it ${ENV_KEY_RULE}`);
     const flag = refusal(() => parseEnvPairs(['1A=x']));
     expect(flag.message).toBe(`invalid --env "1A=x": the variable name "1A" ${ENV_KEY_RULE}`);
     // `-e LR` copies the submitter's value (issue 30); unset, it is refused in its own words.

@@ -63,7 +63,12 @@ describe('ancestorProblem', () => {
 });
 
 describe('chainProblem', () => {
-  const good = [file(ME, 0o100644), entry('/home/me', 'directory', ME, 0o40755), entry('/home', 'directory', 0, 0o40755), entry('/', 'directory', 0, 0o40755)];
+  const good = [
+    file(ME, 0o100644),
+    entry('/home/me', 'directory', ME, 0o40755),
+    entry('/home', 'directory', 0, 0o40755),
+    entry('/', 'directory', 0, 0o40755),
+  ];
 
   it('accepts a file of mine in my home', () => {
     expect(chainProblem(good, ME)).toBeNull();
@@ -73,7 +78,12 @@ describe('chainProblem', () => {
     const chain = [...good];
     chain[2] = entry('/home', 'directory', 0, 0o40777);
     chain[3] = entry('/', 'directory', OTHER, 0o40755);
-    expect(chainProblem(chain, ME)).toEqual({ path: '/home', kind: 'directory', problem: 'other-writable', mode: 0o40777 });
+    expect(chainProblem(chain, ME)).toEqual({
+      path: '/home',
+      kind: 'directory',
+      problem: 'other-writable',
+      mode: 0o40777,
+    });
   });
 
   it('a file directly in a sticky /tmp passes only when it is mine (others cannot replace it)', () => {
@@ -93,7 +103,8 @@ describe('chainProblem', () => {
     });
     fc.assert(
       fc.property(fc.array(arbEntry, { minLength: 1, maxLength: 6 }), (chain) => {
-        const anyBad = fileProblem(chain[0]!, ME) !== null || chain.slice(1).some((e) => ancestorProblem(e, ME) !== null);
+        const anyBad =
+          fileProblem(chain[0]!, ME) !== null || chain.slice(1).some((e) => ancestorProblem(e, ME) !== null);
         expect(chainProblem(chain, ME) !== null).toBe(anyBad);
         // Whatever passes is owned by me or root throughout.
         if (!anyBad) expect(chain.every((e) => e.uid === ME || e.uid === 0)).toBe(true);
@@ -118,9 +129,17 @@ describe('searchStep', () => {
 
 describe('describeProblem', () => {
   it('words each problem', () => {
-    expect(describeProblem({ path: '/a', kind: 'file', problem: 'owner', uid: 1000 }, 0)).toBe('owned by uid 1000, not by you (uid 0) or root');
-    expect(describeProblem({ path: '/a', kind: 'file', problem: 'group-writable', mode: 0o100664 }, 0)).toBe('writable by its group (mode 0664)');
-    expect(describeProblem({ path: '/a', kind: 'directory', problem: 'other-writable', mode: 0o40777 }, 0)).toBe('writable by others (mode 0777)');
-    expect(describeProblem({ path: '/a', kind: 'directory', problem: 'not-a-file' }, 0)).toBe('a directory, not a file');
+    expect(describeProblem({ path: '/a', kind: 'file', problem: 'owner', uid: 1000 }, 0)).toBe(
+      'owned by uid 1000, not by you (uid 0) or root',
+    );
+    expect(describeProblem({ path: '/a', kind: 'file', problem: 'group-writable', mode: 0o100664 }, 0)).toBe(
+      'writable by its group (mode 0664)',
+    );
+    expect(describeProblem({ path: '/a', kind: 'directory', problem: 'other-writable', mode: 0o40777 }, 0)).toBe(
+      'writable by others (mode 0777)',
+    );
+    expect(describeProblem({ path: '/a', kind: 'directory', problem: 'not-a-file' }, 0)).toBe(
+      'a directory, not a file',
+    );
   });
 });

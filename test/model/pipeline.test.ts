@@ -8,7 +8,10 @@ const message = (fn: () => void) => refusal(fn).message;
 
 describe('the stage graph', () => {
   it.each([
-    [{ prep: [], train: ['prpe'], eval: ['train'] }, 'stages.train.needs[0]: unknown stage "prpe" (stages: prep, train, eval)'],
+    [
+      { prep: [], train: ['prpe'], eval: ['train'] },
+      'stages.train.needs[0]: unknown stage "prpe" (stages: prep, train, eval)',
+    ],
     [{ a: ['a'] }, 'stages.a.needs[0]: stage "a" cannot need itself'],
     [{ a: [], b: ['a', 'a'] }, 'stages.b.needs[1]: stage "a" is listed twice'],
     [{ 'task-0': [] }, 'stages.task-0: invalid stage name'],
@@ -21,7 +24,12 @@ describe('the stage graph', () => {
   });
 
   it('orders stages after the stages they need, file order among free ones', () => {
-    expect(stageOrder(graph({ eval: ['train'], train: ['prep'], prep: [], report: [] }))).toEqual(['prep', 'report', 'train', 'eval']);
+    expect(stageOrder(graph({ eval: ['train'], train: ['prep'], prep: [], report: [] }))).toEqual([
+      'prep',
+      'report',
+      'train',
+      'eval',
+    ]);
   });
 
   // Random graphs over a few names: a cycle is reported exactly when no order exists, and the
@@ -29,18 +37,24 @@ describe('the stage graph', () => {
   it('property: findStageCycle and stageOrder agree on random graphs', () => {
     const names = ['a', 'b', 'c', 'd', 'e', 'f'];
     const arb = fc.array(fc.tuple(fc.constantFrom(...names), fc.constantFrom(...names)), { maxLength: 12 });
-    fc.assert(fc.property(arb, (edges) => {
-      const needs = new Map(names.map((n) => [n, [...new Set(edges.filter(([from, to]) => from === n && to !== n).map(([, to]) => to))]]));
-      const cycle = findStageCycle(needs);
-      if (cycle) {
-        expect(cycle[0]).toBe(cycle[cycle.length - 1]);
-        for (let i = 0; i + 1 < cycle.length; i++) expect(needs.get(cycle[i]!)).toContain(cycle[i + 1]);
-        expect(() => stageOrder(needs)).toThrow(/cycle/);
-      } else {
-        const order = stageOrder(needs);
-        expect([...order].sort()).toEqual([...names].sort());
-        for (const [stage, deps] of needs) for (const dep of deps) expect(order.indexOf(dep)).toBeLessThan(order.indexOf(stage));
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arb, (edges) => {
+        const needs = new Map(
+          names.map((n) => [n, [...new Set(edges.filter(([from, to]) => from === n && to !== n).map(([, to]) => to))]]),
+        );
+        const cycle = findStageCycle(needs);
+        if (cycle) {
+          expect(cycle[0]).toBe(cycle[cycle.length - 1]);
+          for (let i = 0; i + 1 < cycle.length; i++) expect(needs.get(cycle[i]!)).toContain(cycle[i + 1]);
+          expect(() => stageOrder(needs)).toThrow(/cycle/);
+        } else {
+          const order = stageOrder(needs);
+          expect([...order].sort()).toEqual([...names].sort());
+          for (const [stage, deps] of needs)
+            for (const dep of deps) expect(order.indexOf(dep)).toBeLessThan(order.indexOf(stage));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

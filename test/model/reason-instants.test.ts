@@ -7,7 +7,7 @@ describe('instants inside reason texts', () => {
     expect(instantMark(120.5)).toBe('<t:120.5>');
   });
 
-  it('renders each placeholder with the reader\'s style, and leaves other text as it is', () => {
+  it("renders each placeholder with the reader's style, and leaves other text as it is", () => {
     const text = `delay /a at ${instantMark(5)}; reserved to start at ${instantMark(7)}`;
     expect(renderInstants(text, (t) => `[${t}]`)).toBe('delay /a at [5]; reserved to start at [7]');
     const plain = 'need 4 CPU, largest free worker has 0';

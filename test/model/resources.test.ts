@@ -58,16 +58,38 @@ describe('describeValue: one place that cuts echoed values', () => {
 
 describe('numbers as text are plain decimals (issue 28)', () => {
   it.each([
-    ['2', 2000], ['0.5', 500], ['.25', 250], [' 12 ', 12_000], ['0.001', 1], ['1000000', 1_000_000_000],
+    ['2', 2000],
+    ['0.5', 500],
+    ['.25', 250],
+    [' 12 ', 12_000],
+    ['0.001', 1],
+    ['1000000', 1_000_000_000],
   ])('parseCpu(%j) is %i millicores', (text, millis) => {
     expect(parseCpu(text)).toBe(millis);
   });
 
-  it.each(['0x10', '1e3', '1E3', 'Infinity', '-Infinity', '+2', '-1', '0b11', '0o7', '', ' ', '1.', '1,5', '2 cores', 'NaN', '½'])(
-    'parseCpu(%j) is refused, not read as Number() would', (text) => {
-      expect(() => parseCpu(text)).toThrow(/^invalid cpu .*: expected a positive decimal number of cores such as 0\.5 or 2$/);
-    },
-  );
+  it.each([
+    '0x10',
+    '1e3',
+    '1E3',
+    'Infinity',
+    '-Infinity',
+    '+2',
+    '-1',
+    '0b11',
+    '0o7',
+    '',
+    ' ',
+    '1.',
+    '1,5',
+    '2 cores',
+    'NaN',
+    '½',
+  ])('parseCpu(%j) is refused, not read as Number() would', (text) => {
+    expect(() => parseCpu(text)).toThrow(
+      /^invalid cpu .*: expected a positive decimal number of cores such as 0\.5 or 2$/,
+    );
+  });
 
   it('a JSON number is taken as it is (finite, positive)', () => {
     expect(parseCpu(16)).toBe(16_000);

@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkResultCount, checkResultKey, checkResultValue, MAX_RESULT_VALUE_BYTES, parseResultFile } from '../../src/model/results.js';
+import {
+  checkResultCount,
+  checkResultKey,
+  checkResultValue,
+  MAX_RESULT_VALUE_BYTES,
+  parseResultFile,
+} from '../../src/model/results.js';
 import { refusal } from '../helpers/refusal.js';
-
 
 describe('result keys', () => {
   it.each(['checkpoint', 'eval.loss', 'a', 'A-1_b.c', '0step', 'k'.repeat(128)])('accepts %s', (key) => {
@@ -41,12 +46,22 @@ describe('result values', () => {
 
   it('counts bytes, not characters', () => {
     const error = refusal(() => checkResultValue('VALUE', 'é'.repeat(MAX_RESULT_VALUE_BYTES / 2 + 1)));
-    expect(error.message).toBe(`VALUE: the result value is ${MAX_RESULT_VALUE_BYTES + 2} bytes, more than 65536 (64 KiB)`);
+    expect(error.message).toBe(
+      `VALUE: the result value is ${MAX_RESULT_VALUE_BYTES + 2} bytes, more than 65536 (64 KiB)`,
+    );
     expect(error.hint).toContain('file');
   });
 
-  it.each([[1, 'number'], [null, 'null'], [[], 'an array'], [{}, 'object'], [true, 'boolean']])('refuses %j', (value, got) => {
-    expect(refusal(() => checkResultValue('value', value)).message).toBe(`value: a result value must be a string, got ${got}`);
+  it.each([
+    [1, 'number'],
+    [null, 'null'],
+    [[], 'an array'],
+    [{}, 'object'],
+    [true, 'boolean'],
+  ])('refuses %j', (value, got) => {
+    expect(refusal(() => checkResultValue('value', value)).message).toBe(
+      `value: a result value must be a string, got ${got}`,
+    );
   });
 });
 
@@ -71,7 +86,10 @@ describe('key count', () => {
 
 describe('result files', () => {
   it('reads one object of key -> string', () => {
-    expect(parseResultFile('{"checkpoint": "/ckpt/1", "eval.loss": "0.5"}\n')).toEqual({ checkpoint: '/ckpt/1', 'eval.loss': '0.5' });
+    expect(parseResultFile('{"checkpoint": "/ckpt/1", "eval.loss": "0.5"}\n')).toEqual({
+      checkpoint: '/ckpt/1',
+      'eval.loss': '0.5',
+    });
     expect(parseResultFile('{}')).toEqual({});
   });
 
@@ -98,13 +116,16 @@ describe('result file errors quote nothing of the file', () => {
     // The secret holds `$`, so it can never be a valid key: the one thing an error may name.
     const secret = fc.string({ minLength: 4, maxLength: 20 }).map((s) => `$${s}$`);
     const anyText = fc.string({ maxLength: 40 });
-    fc.assert(fc.property(anyText, secret, anyText, fc.boolean(), (before, hidden, after, asKey) => {
-      const text = asKey ? `{"ok": "v", ${JSON.stringify(hidden)}: ${after}}` : before + hidden + after;
-      try {
-        parseResultFile(text);
-      } catch (error) {
-        expect((error as Error).message).not.toContain(hidden);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(anyText, secret, anyText, fc.boolean(), (before, hidden, after, asKey) => {
+        const text = asKey ? `{"ok": "v", ${JSON.stringify(hidden)}: ${after}}` : before + hidden + after;
+        try {
+          parseResultFile(text);
+        } catch (error) {
+          expect((error as Error).message).not.toContain(hidden);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { IrisError, invalid } from '../../src/model/errors.js';
-import { describeValue, formatKeyPath, issuesToError, knownKeysOf, parseWith, suggestKey } from '../../src/model/schema-errors.js';
+import {
+  describeValue,
+  formatKeyPath,
+  issuesToError,
+  knownKeysOf,
+  parseWith,
+  suggestKey,
+} from '../../src/model/schema-errors.js';
 
 describe('formatKeyPath', () => {
   it.each([

@@ -9,7 +9,8 @@ describe('stickyParent: the stage a stage sticks to', () => {
   });
 
   it('the key matches case-insensitively anywhere in it', () => {
-    for (const key of ['checkpoint', 'best_checkpoint', 'CHECKPOINT_DIR', 'Weights', 'adapter-path']) expect(STICKY_KEY.test(key)).toBe(true);
+    for (const key of ['checkpoint', 'best_checkpoint', 'CHECKPOINT_DIR', 'Weights', 'adapter-path'])
+      expect(STICKY_KEY.test(key)).toBe(true);
     for (const key of ['score', 'path', 'ckpt', 'weight']) expect(STICKY_KEY.test(key)).toBe(false);
   });
 
@@ -20,7 +21,14 @@ describe('stickyParent: the stage a stage sticks to', () => {
   });
 
   it('the first qualifying reference wins: command, then env, then image', () => {
-    expect(stickyParent({ command: ['a', '${stages.b.result.score}', '${stages.c.result.checkpoint}'], env: { X: '${stages.d.result.weights}' } })).toBe('c');
-    expect(stickyParent({ command: ['a'], env: { X: '${stages.d.result.weights}' }, image: '${stages.e.result.adapter}' })).toBe('d');
+    expect(
+      stickyParent({
+        command: ['a', '${stages.b.result.score}', '${stages.c.result.checkpoint}'],
+        env: { X: '${stages.d.result.weights}' },
+      }),
+    ).toBe('c');
+    expect(
+      stickyParent({ command: ['a'], env: { X: '${stages.d.result.weights}' }, image: '${stages.e.result.adapter}' }),
+    ).toBe('d');
   });
 });

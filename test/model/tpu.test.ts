@@ -36,17 +36,37 @@ const TABLE: Array<[string, number, number, number, string, string, string]> = [
 ];
 
 describe('TPU variants', () => {
-  it.each(TABLE)('%s: %i chips on %i hosts of %i, topology %s, bounds %s / %s', (name, chips, hosts, perHost, topology, chipBounds, hostBounds) => {
-    expect(tpuVariant(name)).toMatchObject({ name, chips, hosts, chipsPerHost: perHost, topology, chipsPerHostBounds: chipBounds, hostBounds });
-  });
+  it.each(TABLE)(
+    '%s: %i chips on %i hosts of %i, topology %s, bounds %s / %s',
+    (name, chips, hosts, perHost, topology, chipBounds, hostBounds) => {
+      expect(tpuVariant(name)).toMatchObject({
+        name,
+        chips,
+        hosts,
+        chipsPerHost: perHost,
+        topology,
+        chipsPerHostBounds: chipBounds,
+        hostBounds,
+      });
+    },
+  );
 
   it('every entry is consistent: chips = hosts x chips per host = product of the bounds', () => {
-    const product = (s: string) => s.split(',').map(Number).reduce((a, b) => a * b, 1);
+    const product = (s: string) =>
+      s
+        .split(',')
+        .map(Number)
+        .reduce((a, b) => a * b, 1);
     for (const v of knownTpuVariants()) {
       expect(v.hosts * v.chipsPerHost).toBe(v.chips);
       expect(product(v.chipsPerHostBounds)).toBe(v.chipsPerHost);
       expect(product(v.hostBounds)).toBe(v.hosts);
-      expect(v.topology.split('x').map(Number).reduce((a, b) => a * b, 1)).toBe(v.chips);
+      expect(
+        v.topology
+          .split('x')
+          .map(Number)
+          .reduce((a, b) => a * b, 1),
+      ).toBe(v.chips);
     }
   });
 

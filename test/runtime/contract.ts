@@ -58,7 +58,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 async function stillRunning(task: RunningTask): Promise<boolean> {
   const probe = Symbol('running');
-  const r = await Promise.race([task.exited, new Promise<typeof probe>((resolve) => setImmediate(() => resolve(probe)))]);
+  const r = await Promise.race([
+    task.exited,
+    new Promise<typeof probe>((resolve) => setImmediate(() => resolve(probe))),
+  ]);
   return r === probe;
 }
 
@@ -84,7 +87,11 @@ async function waitGone(gone: (pid: number) => Promise<boolean>, pid: number, ms
   }
 }
 
-export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | Promise<TaskRuntime>, opts: ContractOptions = {}): void {
+export function runtimeContract(
+  name: string,
+  makeRuntime: () => TaskRuntime | Promise<TaskRuntime>,
+  opts: ContractOptions = {},
+): void {
   const PATH = opts.path ?? '/usr/local/bin:/usr/bin:/bin';
   const gone = opts.processGone === undefined ? defaultGone : opts.processGone;
   const skip = new Set(opts.skip ?? []);
@@ -123,14 +130,18 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
       };
     };
 
-    const run = async (launch: TaskLaunch, rt: TaskRuntime = runtime): Promise<{ exit: TaskExit; lines: LogRecord[] }> => {
+    const run = async (
+      launch: TaskLaunch,
+      rt: TaskRuntime = runtime,
+    ): Promise<{ exit: TaskExit; lines: LogRecord[] }> => {
       const task = await rt.launch(launch);
       started.push(task);
       const exit = await withTimeout(task.exited, 20_000, `${launch.argv.join(' ')} to exit`);
       return { exit, lines: await readLines(launch.logPath) };
     };
 
-    const texts = (lines: LogRecord[], stream: 'stdout' | 'stderr'): string[] => lines.filter((l) => l.stream === stream).map((l) => l.text);
+    const texts = (lines: LogRecord[], stream: 'stdout' | 'stderr'): string[] =>
+      lines.filter((l) => l.stream === stream).map((l) => l.text);
 
     beforeAll(async () => {
       dir = await realpath(await mkdtemp(join(tmpdir(), `iris-contract-${name}-`)));
@@ -149,12 +160,18 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
       launch.env.IRIS_EXTRA = 'with spaces = and more';
       const { exit, lines } = await run(launch);
       expect(exit).toMatchObject({ exitCode: 0, signal: null });
-      const expected = Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort();
+      const expected = Object.entries(launch.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .sort();
       const engineAdded = (line: string): boolean => {
         const name = line.slice(0, line.indexOf('='));
         return engineEnv.has(name) && !(name in launch.env);
       };
-      expect(texts(lines, 'stdout').filter((l) => !engineAdded(l)).sort()).toEqual(expected);
+      expect(
+        texts(lines, 'stdout')
+          .filter((l) => !engineAdded(l))
+          .sort(),
+      ).toEqual(expected);
     });
 
     test('runs in the given working directory', async () => {
@@ -164,14 +181,19 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
     });
 
     test('reports exit codes 0 and 3', async () => {
-      const [ok, three] = await Promise.all([run(makeLaunch(['sh', '-c', 'exit 0'])), run(makeLaunch(['sh', '-c', 'exit 3']))]);
+      const [ok, three] = await Promise.all([
+        run(makeLaunch(['sh', '-c', 'exit 0'])),
+        run(makeLaunch(['sh', '-c', 'exit 3'])),
+      ]);
       expect(ok.exit).toMatchObject({ exitCode: 0, signal: null });
       expect(three.exit).toMatchObject({ exitCode: 3, signal: null });
     });
 
     test('stdout and stderr lines land in the log with their stream', async () => {
       const before = Date.now();
-      const { exit, lines } = await run(makeLaunch(['sh', '-c', 'echo out one; echo err one >&2; echo out two; echo err two >&2']));
+      const { exit, lines } = await run(
+        makeLaunch(['sh', '-c', 'echo out one; echo err one >&2; echo out two; echo err two >&2']),
+      );
       expect(exit.exitCode).toBe(0);
       expect(texts(lines, 'stdout')).toEqual(['out one', 'out two']);
       expect(texts(lines, 'stderr')).toEqual(['err one', 'err two']);
@@ -208,7 +230,11 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
     });
 
     test('stop sends SIGTERM first', async () => {
-      const launch = makeLaunch(['sh', '-c', "trap 'echo got TERM; exit 143' TERM; echo ready; while :; do sleep 1; done"]);
+      const launch = makeLaunch([
+        'sh',
+        '-c',
+        "trap 'echo got TERM; exit 143' TERM; echo ready; while :; do sleep 1; done",
+      ]);
       const task = await runtime.launch(launch);
       started.push(task);
       await waitForLine(launch.logPath, 'ready');
@@ -231,7 +257,11 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
 
     test('stop kills the whole process group (grandchildren too)', async () => {
       // The background child ignores TERM and loops, so only a group SIGKILL ends it.
-      const launch = makeLaunch(['sh', '-c', "sh -c \"trap '' TERM; while :; do sleep 1; done\" & echo child $!; echo ready; wait"]);
+      const launch = makeLaunch([
+        'sh',
+        '-c',
+        'sh -c "trap \'\' TERM; while :; do sleep 1; done" & echo child $!; echo ready; wait',
+      ]);
       const task = await runtime.launch(launch);
       started.push(task);
       await waitForLine(launch.logPath, 'ready');
@@ -274,9 +304,14 @@ export function runtimeContract(name: string, makeRuntime: () => TaskRuntime | P
     test('reports the CPU seconds and peak memory an attempt used', async () => {
       // ~64 MiB held in a shell variable (the shell's buffer grows to hold it), then ~0.5 s of
       // shell arithmetic, then a pause that gives a sampling runtime time to see the peak.
-      const script = `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; echo \${#x}; sleep 1`;
+      const script =
+        `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); ` +
+        `done; echo \${#x}; sleep 1`;
       const roomy = { resources: { cpuMillis: 2000, memoryBytes: 512 * MiB, device: null } };
-      const [heavy, light] = await Promise.all([run(makeLaunch(['sh', '-c', script], roomy)), run(makeLaunch(['sh', '-c', 'exit 0'], roomy))]);
+      const [heavy, light] = await Promise.all([
+        run(makeLaunch(['sh', '-c', script], roomy)),
+        run(makeLaunch(['sh', '-c', 'exit 0'], roomy)),
+      ]);
       expect(heavy.exit.exitCode).toBe(0);
       expect(texts(heavy.lines, 'stdout')).toEqual([String(64 * MiB)]);
       expect(heavy.exit.usage?.cpuSeconds).toBeGreaterThanOrEqual(0.3);

@@ -18,26 +18,44 @@ describe('watchFiles (one fs.watch per directory)', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('routes each event to the listeners of that file, through one watcher, closed with the last listener', async () => {
-    const before = watchedDirs();
-    const a = signal();
-    const b = signal();
-    let aCalls = 0;
-    const stopA = watchFiles(dir, ['a.out'], () => { aCalls++; a.fn(); }, () => undefined);
-    const stopB = watchFiles(dir, ['b.out', 'b.err'], b.fn, () => undefined);
-    expect(watchedDirs()).toBe(before + 1);
-    await appendFile(join(dir, 'b.err'), 'x');
-    await b.called;
-    expect(aCalls).toBe(0);
-    await appendFile(join(dir, 'a.out'), 'x');
-    await a.called;
-    stopA();
-    expect(watchedDirs()).toBe(before + 1);
-    stopB();
-    expect(watchedDirs()).toBe(before);
-  });
+  it(
+    'routes each event to the listeners of that file, through one watcher, closed with the last ' + 'listener',
+    async () => {
+      const before = watchedDirs();
+      const a = signal();
+      const b = signal();
+      let aCalls = 0;
+      const stopA = watchFiles(
+        dir,
+        ['a.out'],
+        () => {
+          aCalls++;
+          a.fn();
+        },
+        () => undefined,
+      );
+      const stopB = watchFiles(dir, ['b.out', 'b.err'], b.fn, () => undefined);
+      expect(watchedDirs()).toBe(before + 1);
+      await appendFile(join(dir, 'b.err'), 'x');
+      await b.called;
+      expect(aCalls).toBe(0);
+      await appendFile(join(dir, 'a.out'), 'x');
+      await a.called;
+      stopA();
+      expect(watchedDirs()).toBe(before + 1);
+      stopB();
+      expect(watchedDirs()).toBe(before);
+    },
+  );
 
   it('throws when the directory cannot be watched', () => {
-    expect(() => watchFiles(join(dir, 'missing'), ['x'], () => undefined, () => undefined)).toThrow(/ENOENT/);
+    expect(() =>
+      watchFiles(
+        join(dir, 'missing'),
+        ['x'],
+        () => undefined,
+        () => undefined,
+      ),
+    ).toThrow(/ENOENT/);
   });
 });

@@ -17,7 +17,14 @@ import { DockerRuntime } from '../../src/runtime/docker/runtime.js';
 import { containerCreateOptions } from '../../src/runtime/docker/create-options.js';
 import { followLines, readLines, type LogRecord } from '../logs/read.js';
 import type { ContainerSpec, RunningTask, TaskLaunch } from '../../src/runtime/types.js';
-import { BUSYBOX, NODE_IMAGE, containersWithLabel, docker, dockerTestEnv, inspectContainer } from '../helpers/docker.js';
+import {
+  BUSYBOX,
+  NODE_IMAGE,
+  containersWithLabel,
+  docker,
+  dockerTestEnv,
+  inspectContainer,
+} from '../helpers/docker.js';
 
 const env = await dockerTestEnv();
 const MiB = 1024 * 1024;
@@ -38,7 +45,11 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
   const started: RunningTask[] = [];
   let n = 0;
 
-  const makeLaunch = (argv: string[], container: Partial<ContainerSpec> = {}, over: Partial<TaskLaunch> = {}): TaskLaunch => {
+  const makeLaunch = (
+    argv: string[],
+    container: Partial<ContainerSpec> = {},
+    over: Partial<TaskLaunch> = {},
+  ): TaskLaunch => {
     const i = ++n;
     const key = { job: '/dk', task: `/dk/task-${i}`, attempt: 0 };
     return {
@@ -50,7 +61,17 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
       resources: { cpuMillis: 250, memoryBytes: 128 * MiB, device: null },
       deviceIndices: [],
       labels: { 'iris.cluster': cluster, 'iris.job': key.job, 'iris.task': key.task, 'iris.attempt': '0' },
-      container: { image: BUSYBOX, devices: [], gpuIds: [], mounts: [], shmBytes: null, memlockUnlimited: false, privileged: false, network: 'host', ...container },
+      container: {
+        image: BUSYBOX,
+        devices: [],
+        gpuIds: [],
+        mounts: [],
+        shmBytes: null,
+        memlockUnlimited: false,
+        privileged: false,
+        network: 'host',
+        ...container,
+      },
       ...over,
     };
   };
@@ -64,7 +85,9 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
 
   /** The container of a running attempt (found by its task label). */
   const containerOf = (launch: TaskLaunch): string => {
-    const ids = containersWithLabel('iris.task', launch.key.task).filter((id) => inspectContainer(id).Config.Labels['iris.cluster'] === cluster);
+    const ids = containersWithLabel('iris.task', launch.key.task).filter(
+      (id) => inspectContainer(id).Config.Labels['iris.cluster'] === cluster,
+    );
     expect(ids).toHaveLength(1);
     return ids[0]!;
   };
@@ -81,26 +104,47 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
 
   it('reports an OOM kill as the reason, with the limit', async () => {
     // busybox tail keeps the current "line" of /dev/zero (no newline ever) in memory.
-    const { exit } = await run(makeLaunch(['tail', '/dev/zero'], {}, { resources: { cpuMillis: 500, memoryBytes: 16 * MiB, device: null } }));
-    expect({ ...exit, usage: undefined }).toEqual({ exitCode: null, signal: 'SIGKILL', reason: 'OOM killed (memory limit 16MiB)' });
+    const { exit } = await run(
+      makeLaunch(['tail', '/dev/zero'], {}, { resources: { cpuMillis: 500, memoryBytes: 16 * MiB, device: null } }),
+    );
+    expect({ ...exit, usage: undefined }).toEqual({
+      exitCode: null,
+      signal: 'SIGKILL',
+      reason: 'OOM killed (memory limit 16MiB)',
+    });
   }, 60_000);
 
   it("runs in the image's working directory for '' and in the given one otherwise, with the given env", async () => {
-    const own = await run(makeLaunch(['sh', '-c', 'pwd; echo "$GREETING"'], {}, { env: { PATH: '/bin', GREETING: 'hi there' } }));
+    const own = await run(
+      makeLaunch(['sh', '-c', 'pwd; echo "$GREETING"'], {}, { env: { PATH: '/bin', GREETING: 'hi there' } }),
+    );
     expect(stdout(own.lines)).toEqual(['/', 'hi there']);
     const given = await run(makeLaunch(['pwd'], {}, { cwd: '/tmp' }));
     expect(stdout(given.lines)).toEqual(['/tmp']);
   });
 
   it('carries the labels, limits and capability profile, not privileged, with an init as PID 1', async () => {
-    const launch = makeLaunch(['sh', '-c', 'grep CapEff /proc/self/status; cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; cat /proc/1/comm; echo ready; while :; do sleep 1; done']);
+    const launch = makeLaunch([
+      'sh',
+      '-c',
+      'grep CapEff /proc/self/status; cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; ' +
+        'cat /proc/1/comm; echo ready; while :; do sleep 1; done',
+    ]);
     const task = await runtime.launch(launch);
     started.push(task);
     await waitForLine(launch.logPath, 'ready');
     const info = inspectContainer(containerOf(launch));
     expect(info.Config.Labels).toMatchObject({ ...launch.labels, 'iris.runtime': 'docker' });
     expect(info.Name).toMatch(/^\/iris-dk\.task-\d+-a0-[0-9a-f]{4}$/);
-    expect(info.HostConfig).toMatchObject({ NanoCpus: 250_000_000, Memory: 128 * MiB, MemorySwap: 128 * MiB, PidsLimit: 4096, Privileged: false, Init: true, NetworkMode: 'host' });
+    expect(info.HostConfig).toMatchObject({
+      NanoCpus: 250_000_000,
+      Memory: 128 * MiB,
+      MemorySwap: 128 * MiB,
+      PidsLimit: 4096,
+      Privileged: false,
+      Init: true,
+      NetworkMode: 'host',
+    });
     expect(info.HostConfig.SecurityOpt).toEqual(['no-new-privileges']);
     expect(info.State.Pid).toBe(task.pid);
     const out = stdout(await readLines(launch.logPath));
@@ -116,11 +160,12 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     expect(containersWithLabel('iris.task', launch.key.task)).toEqual([]);
   });
 
-  it('a token file: readable by the container\'s user through the added group, removed with the container', async () => {
+  it("a token file: readable by the container's user through the added group, removed with the container", async () => {
     const gid = process.getuid?.() === 0 ? 2_000_000 : process.getgid!();
     const hostPath = join(dir, `token-${n}`);
     const launch = makeLaunch(['sh', '-c', 'id -G; cat /.iris-task/token'], {
-      user: '65534:65534', tokenFile: { path: '/.iris-task/token', hostPath, token: 'tok-123', gid },
+      user: '65534:65534',
+      tokenFile: { path: '/.iris-task/token', hostPath, token: 'tok-123', gid },
     });
     const { exit, lines } = await run(launch);
     expect(exit.exitCode, stderr(lines).join('\n')).toBe(0);
@@ -131,13 +176,19 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
 
   it('a launch that fails leaves no token file behind', async () => {
     const hostPath = join(dir, `token-failed-${n}`);
-    const launch = makeLaunch(['no-such-command'], { tokenFile: { path: '/.iris-task/token', hostPath, token: 't', gid: process.getgid!() } });
+    const launch = makeLaunch(['no-such-command'], {
+      tokenFile: { path: '/.iris-task/token', hostPath, token: 't', gid: process.getgid!() },
+    });
     await expect(runtime.launch(launch)).rejects.toThrow(/command not found/);
     expect(existsSync(hostPath)).toBe(false);
   });
 
   it('maps a stand-in device into the container', async () => {
-    const { exit, lines } = await run(makeLaunch(['sh', '-c', 'test -c /dev/accel0 && echo char; head -c 4 /dev/accel0 | od -An -tx1'], { devices: [{ host: '/dev/zero', container: '/dev/accel0' }] }));
+    const { exit, lines } = await run(
+      makeLaunch(['sh', '-c', 'test -c /dev/accel0 && echo char; head -c 4 /dev/accel0 | od -An -tx1'], {
+        devices: [{ host: '/dev/zero', container: '/dev/accel0' }],
+      }),
+    );
     expect(exit.exitCode).toBe(0);
     expect(stdout(lines).map((l) => l.trim())).toEqual(['char', '00 00 00 00']);
   });
@@ -145,10 +196,14 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
   it('sends GPU ids as an NVIDIA device request, and a start without the NVIDIA runtime fails clearly', async () => {
     const launch = makeLaunch(['true'], { gpuIds: ['0', '1'] });
     const client = new Docker();
-    const created = await client.createContainer(containerCreateOptions(launch, await runtime.engineInfo(), { suffix: 'gpu0' }));
+    const created = await client.createContainer(
+      containerCreateOptions(launch, await runtime.engineInfo(), { suffix: 'gpu0' }),
+    );
     try {
       const info = await created.inspect();
-      expect(info.HostConfig.DeviceRequests).toEqual([{ Driver: 'nvidia', Count: 0, DeviceIDs: ['0', '1'], Capabilities: [['gpu']], Options: {} }]);
+      expect(info.HostConfig.DeviceRequests).toEqual([
+        { Driver: 'nvidia', Count: 0, DeviceIDs: ['0', '1'], Capabilities: [['gpu']], Options: {} },
+      ]);
     } finally {
       await created.remove({ force: true });
     }
@@ -158,7 +213,8 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     const err = await runtime.launch(again).catch((e: unknown) => e as Error & { lost?: string });
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toBe(
-      'the Docker engine has no NVIDIA runtime for the requested GPUs (0,1): install the NVIDIA Container Toolkit on this host, or run the job without GPUs',
+      'the Docker engine has no NVIDIA runtime for the requested GPUs (0,1): install the NVIDIA Container Toolkit ' +
+        'on this host, or run the job without GPUs',
     );
     expect((err as { lost?: string }).lost).toBeUndefined();
     expect(containersWithLabel('iris.task', again.key.task)).toEqual([]);
@@ -178,17 +234,36 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
   it('reclaim removes stopped and never-started containers of this cluster only', async () => {
     const other = `${cluster}-other`;
     const mk = (c: string, task: string) =>
-      docker(['create', '--label', `iris.cluster=${c}`, '--label', 'iris.job=/old', '--label', `iris.task=${task}`, '--label', 'iris.attempt=1', BUSYBOX, 'true']);
+      docker([
+        'create',
+        '--label',
+        `iris.cluster=${c}`,
+        '--label',
+        'iris.job=/old',
+        '--label',
+        `iris.task=${task}`,
+        '--label',
+        'iris.attempt=1',
+        BUSYBOX,
+        'true',
+      ]);
     mk(cluster, '/old/task-0');
     const exitedId = mk(cluster, '/old/task-1');
     docker(['start', '-a', exitedId]);
     const foreign = mk(other, '/old/task-0');
     try {
       const keys = await new DockerRuntime().reclaim(cluster, [], 1000);
-      expect(keys).toEqual(expect.arrayContaining([{ job: '/old', task: '/old/task-0', attempt: 1 }, { job: '/old', task: '/old/task-1', attempt: 1 }]));
+      expect(keys).toEqual(
+        expect.arrayContaining([
+          { job: '/old', task: '/old/task-0', attempt: 1 },
+          { job: '/old', task: '/old/task-1', attempt: 1 },
+        ]),
+      );
       expect(keys).toHaveLength(2);
       expect(containersWithLabel('iris.cluster', cluster)).toEqual([]);
-      expect(containersWithLabel('iris.cluster', other)).toEqual([expect.stringMatching(new RegExp(`^${foreign.slice(0, 12)}`))]);
+      expect(containersWithLabel('iris.cluster', other)).toEqual([
+        expect.stringMatching(new RegExp(`^${foreign.slice(0, 12)}`)),
+      ]);
     } finally {
       docker(['rm', '-f', foreign]);
     }
@@ -198,7 +273,8 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     const rt = new DockerRuntime({ pullTimeoutMs: 10_000 });
     const launch = makeLaunch(['true'], { image: 'iris-test/no-such-image:never' });
     await expect(rt.launch(launch)).rejects.toThrow(
-      'image not found: iris-test/no-such-image:never (no registry reachable? build it locally, e.g. with docker import or docker load)',
+      'image not found: iris-test/no-such-image:never (no registry reachable? build it locally, e.g. with docker ' +
+        'import or docker load)',
     );
   }, 30_000);
 
@@ -206,12 +282,21 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     const host = `unix://${dir}/no-engine.sock`;
     expect(await DockerRuntime.probe({ host })).toEqual({
       ok: false,
-      message: `Docker engine not reachable at ${host} (connect ENOENT); start it with "sudo systemctl start docker" (or "sudo dockerd &"), or set DOCKER_HOST`,
+      message:
+        `Docker engine not reachable at ${host} (connect ENOENT); start it with "sudo systemctl start ` +
+        `docker" (or "sudo dockerd &"), or set DOCKER_HOST`,
     });
     const tcp = await DockerRuntime.probe({ host: 'tcp://127.0.0.1:1' });
-    expect(tcp).toMatchObject({ ok: false, message: expect.stringMatching(/^Docker engine not reachable at tcp:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED\); start it/) });
-    const err = (await new DockerRuntime({ host }).launch(makeLaunch(['true'])).catch((e: unknown) => e)) as Error & { lost?: string };
-    expect(err.lost).toBe((await DockerRuntime.probe({ host }) as { message: string }).message);
+    expect(tcp).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /^Docker engine not reachable at tcp:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED\); start it/,
+      ),
+    });
+    const err = (await new DockerRuntime({ host }).launch(makeLaunch(['true'])).catch((e: unknown) => e)) as Error & {
+      lost?: string;
+    };
+    expect(err.lost).toBe(((await DockerRuntime.probe({ host })) as { message: string }).message);
     expect(err.message).toBe(err.lost);
     expect(await DockerRuntime.probe()).toMatchObject({ ok: true, apiVersion: expect.stringMatching(/^1\.\d+$/) });
   });
@@ -264,12 +349,23 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('node inside iris-test/node requests the host server over the socket', async () => {
-      const script = `require('http').get({ socketPath: process.env.SOCK, path: '/jobs' }, (r) => { let b = ''; r.on('data', (d) => (b += d)); r.on('end', () => console.log(r.statusCode, b)); }).on('error', (e) => { console.error(e.message); process.exit(2); });`;
+      const script =
+        `require('http').get({ socketPath: process.env.SOCK, path: '/jobs' }, (r) => { let b = ''; ` +
+        `r.on('data', (d) => (b += d)); r.on('end', () => console.log(r.statusCode, b)); }).on('error', (e) => { ` +
+        `console.error(e.message); process.exit(2); });`;
       const { exit, lines } = await run(
-        makeLaunch(['node', '-e', script], { image: NODE_IMAGE, network: 'bridge', mounts: [{ host: sockDir, container: '/run/iris', readOnly: false }] }, {
-          env: { PATH: '/usr/local/bin:/bin', SOCK: '/run/iris/api.sock' },
-          resources: { cpuMillis: 1000, memoryBytes: 256 * MiB, device: null },
-        }),
+        makeLaunch(
+          ['node', '-e', script],
+          {
+            image: NODE_IMAGE,
+            network: 'bridge',
+            mounts: [{ host: sockDir, container: '/run/iris', readOnly: false }],
+          },
+          {
+            env: { PATH: '/usr/local/bin:/bin', SOCK: '/run/iris/api.sock' },
+            resources: { cpuMillis: 1000, memoryBytes: 256 * MiB, device: null },
+          },
+        ),
       );
       expect(stderr(lines)).toEqual([]);
       expect({ ...exit, usage: undefined }).toEqual({ exitCode: 0, signal: null });

@@ -45,19 +45,37 @@ describe('containerCreateOptions', () => {
     expect(o.Cmd).toEqual(['python', 'train.py', '--lr', '0.1']);
     expect(o.Env).toEqual(['PATH=/usr/bin:/bin', 'IRIS_TASK_ID=/train/task-3']);
     expect(o.WorkingDir).toBe('/work');
-    expect(o.Labels).toEqual({ 'iris.cluster': 'c1', 'iris.job': '/train', 'iris.task': '/train/task-3', 'iris.attempt': '2', 'iris.runtime': 'docker' });
+    expect(o.Labels).toEqual({
+      'iris.cluster': 'c1',
+      'iris.job': '/train',
+      'iris.task': '/train/task-3',
+      'iris.attempt': '2',
+      'iris.runtime': 'docker',
+    });
     expect(o).toMatchObject({ Tty: false, OpenStdin: false, AttachStdin: false });
   });
 
-  it('a token file: bind-mounted read-only, its group added to the container\'s processes, nothing of the token in the request', () => {
-    const tokenFile = { path: '/.iris-task/token', hostPath: '/h/.iris/logs/t/@1/task-0/attempt-0.token', token: 'secret', gid: 1000 };
-    const mounts = [{ host: '/h/.iris/tasks', container: '/h/.iris/tasks', readOnly: false }];
-    const o = containerCreateOptions(launch({ container: spec({ tokenFile, mounts }) }), ENGINE, { suffix: 'x' });
-    expect(o.HostConfig?.GroupAdd).toEqual(['1000']);
-    expect(o.HostConfig?.Binds).toEqual(['/h/.iris/tasks:/h/.iris/tasks', '/h/.iris/logs/t/@1/task-0/attempt-0.token:/.iris-task/token:ro']);
-    expect(JSON.stringify(o)).not.toContain('secret');
-    expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x' }).HostConfig?.GroupAdd).toBeUndefined();
-  });
+  it(
+    "a token file: bind-mounted read-only, its group added to the container's processes, nothing of the token in " +
+      'the request',
+    () => {
+      const tokenFile = {
+        path: '/.iris-task/token',
+        hostPath: '/h/.iris/logs/t/@1/task-0/attempt-0.token',
+        token: 'secret',
+        gid: 1000,
+      };
+      const mounts = [{ host: '/h/.iris/tasks', container: '/h/.iris/tasks', readOnly: false }];
+      const o = containerCreateOptions(launch({ container: spec({ tokenFile, mounts }) }), ENGINE, { suffix: 'x' });
+      expect(o.HostConfig?.GroupAdd).toEqual(['1000']);
+      expect(o.HostConfig?.Binds).toEqual([
+        '/h/.iris/tasks:/h/.iris/tasks',
+        '/h/.iris/logs/t/@1/task-0/attempt-0.token:/.iris-task/token:ro',
+      ]);
+      expect(JSON.stringify(o)).not.toContain('secret');
+      expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x' }).HostConfig?.GroupAdd).toBeUndefined();
+    },
+  );
 
   it("leaves WorkingDir unset for the image's own ('' cwd)", () => {
     expect(containerCreateOptions(launch({ cwd: '' }), ENGINE, { suffix: 'x' }).WorkingDir).toBeUndefined();
@@ -91,10 +109,21 @@ describe('containerCreateOptions', () => {
   });
 
   it('caps NanoCpus at the engine CPU count and keeps at least 0.01 CPU', () => {
-    expect(containerCreateOptions(launch({ resources: { cpuMillis: 64_000, memoryBytes: 0, device: null } }), { init: false, ncpu: 2 }, { suffix: 'x' }).HostConfig)
-      .toMatchObject({ NanoCpus: 2_000_000_000, Init: false });
-    expect(containerCreateOptions(launch({ resources: { cpuMillis: 1, memoryBytes: 0, device: null } }), ENGINE, { suffix: 'x' }).HostConfig!.NanoCpus).toBe(10_000_000);
-    const none = containerCreateOptions(launch({ resources: { cpuMillis: 0, memoryBytes: 0, device: null } }), ENGINE, { suffix: 'x' }).HostConfig!;
+    expect(
+      containerCreateOptions(
+        launch({ resources: { cpuMillis: 64_000, memoryBytes: 0, device: null } }),
+        { init: false, ncpu: 2 },
+        { suffix: 'x' },
+      ).HostConfig,
+    ).toMatchObject({ NanoCpus: 2_000_000_000, Init: false });
+    expect(
+      containerCreateOptions(launch({ resources: { cpuMillis: 1, memoryBytes: 0, device: null } }), ENGINE, {
+        suffix: 'x',
+      }).HostConfig!.NanoCpus,
+    ).toBe(10_000_000);
+    const none = containerCreateOptions(launch({ resources: { cpuMillis: 0, memoryBytes: 0, device: null } }), ENGINE, {
+      suffix: 'x',
+    }).HostConfig!;
     expect(none.NanoCpus).toBeUndefined();
     expect(none.Memory).toBeUndefined();
   });
@@ -103,9 +132,15 @@ describe('containerCreateOptions', () => {
     const o = containerCreateOptions(
       launch({
         container: spec({
-          devices: [{ host: '/dev/accel0', container: '/dev/accel0' }, { host: '/dev/zero', container: '/dev/accel1' }],
+          devices: [
+            { host: '/dev/accel0', container: '/dev/accel0' },
+            { host: '/dev/zero', container: '/dev/accel1' },
+          ],
           gpuIds: ['0', '3'],
-          mounts: [{ host: '/run/iris', container: '/run/iris', readOnly: false }, { host: '/opt/iris', container: '/opt/iris', readOnly: true }],
+          mounts: [
+            { host: '/run/iris', container: '/run/iris', readOnly: false },
+            { host: '/opt/iris', container: '/opt/iris', readOnly: true },
+          ],
           shmBytes: 1 << 30,
           memlockUnlimited: true,
           privileged: true,
@@ -120,34 +155,60 @@ describe('containerCreateOptions', () => {
       { PathOnHost: '/dev/accel0', PathInContainer: '/dev/accel0', CgroupPermissions: 'rwm' },
       { PathOnHost: '/dev/zero', PathInContainer: '/dev/accel1', CgroupPermissions: 'rwm' },
     ]);
-    expect(h.DeviceRequests).toEqual([{ Driver: 'nvidia', Count: 0, DeviceIDs: ['0', '3'], Capabilities: [['gpu']], Options: {} }]);
+    expect(h.DeviceRequests).toEqual([
+      { Driver: 'nvidia', Count: 0, DeviceIDs: ['0', '3'], Capabilities: [['gpu']], Options: {} },
+    ]);
     expect(h.Binds).toEqual(['/run/iris:/run/iris', '/opt/iris:/opt/iris:ro']);
-    expect(h).toMatchObject({ ShmSize: 1 << 30, Ulimits: [{ Name: 'memlock', Soft: -1, Hard: -1 }], Privileged: true, NetworkMode: 'host', PidsLimit: 100 });
+    expect(h).toMatchObject({
+      ShmSize: 1 << 30,
+      Ulimits: [{ Name: 'memlock', Soft: -1, Hard: -1 }],
+      Privileged: true,
+      NetworkMode: 'host',
+      PidsLimit: 100,
+    });
     expect(h.CapDrop).toBeUndefined();
   });
 
   it('a known host memlock limit replaces unlimited; launches without memlock get none', () => {
     const tpu = launch({ container: spec({ memlockUnlimited: true }) });
-    expect(containerCreateOptions(tpu, ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits).toEqual([{ Name: 'memlock', Soft: 8 << 20, Hard: 8 << 20 }]);
-    expect(containerCreateOptions(launch(), ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits).toBeUndefined();
+    expect(containerCreateOptions(tpu, ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits).toEqual([
+      { Name: 'memlock', Soft: 8 << 20, Hard: 8 << 20 },
+    ]);
+    expect(
+      containerCreateOptions(launch(), ENGINE, { suffix: 'x', memlockBytes: 8 << 20 }).HostConfig!.Ulimits,
+    ).toBeUndefined();
   });
 
   it('reads the hard memlock limit from /proc limits text (null when unlimited or absent)', () => {
     const limits = (soft: string, hard: string) =>
-      `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1048576              1048576              files     \nMax locked memory         ${soft}              ${hard}              bytes     \n`;
+      `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ` +
+      `1048576              1048576              files     \nMax locked memory         ${soft}              ` +
+      `${hard}              bytes     \n`;
     expect(hostMemlockHardLimit(limits('65536', '8388608'))).toBe(8388608);
     expect(hostMemlockHardLimit(limits('unlimited', 'unlimited'))).toBeNull();
     expect(hostMemlockHardLimit('Max open files 1 1 files\n')).toBeNull();
   });
 
   it('recognises the engine refusing the memlock limit', () => {
-    const refused = { statusCode: 400, json: { message: 'failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 8: operation not permitted: unknown' } };
+    const refused = {
+      statusCode: 400,
+      json: {
+        message:
+          'failed to create shim task: OCI runtime create failed: runc create failed: unable to start container ' +
+          'process: error during container init: error setting rlimits for ready process: error setting rlimit ' +
+          'type 8: operation not permitted: unknown',
+      },
+    };
     expect(isMemlockRefused(refused)).toBe(true);
-    expect(isMemlockRefused({ statusCode: 400, json: { message: 'error setting rlimit type 7: operation not permitted' } })).toBe(false);
+    expect(
+      isMemlockRefused({ statusCode: 400, json: { message: 'error setting rlimit type 7: operation not permitted' } }),
+    ).toBe(false);
   });
 
   it('refuses a launch without a container spec', () => {
-    expect(() => containerCreateOptions(launch({ container: null }), ENGINE, { suffix: 'x' })).toThrow(/no container spec/);
+    expect(() => containerCreateOptions(launch({ container: null }), ENGINE, { suffix: 'x' })).toThrow(
+      /no container spec/,
+    );
   });
 });
 
@@ -165,7 +226,10 @@ describe('docker helpers', () => {
   });
 
   it('parses engine addresses', () => {
-    expect(engineAddress(undefined)).toEqual({ url: 'unix:///var/run/docker.sock', socketPath: '/var/run/docker.sock' });
+    expect(engineAddress(undefined)).toEqual({
+      url: 'unix:///var/run/docker.sock',
+      socketPath: '/var/run/docker.sock',
+    });
     expect(engineAddress('unix:///tmp/d.sock')).toEqual({ url: 'unix:///tmp/d.sock', socketPath: '/tmp/d.sock' });
     expect(engineAddress('tcp://10.0.0.2:2376')).toEqual({ url: 'tcp://10.0.0.2:2376', host: '10.0.0.2', port: 2376 });
     expect(() => engineAddress('ssh://me@host')).toThrow(/unsupported Docker engine address "ssh:\/\/me@host"/);
@@ -181,7 +245,11 @@ describe('docker helpers', () => {
   });
 
   it('reads task keys from labels', () => {
-    expect(keyFromLabels({ 'iris.job': '/j', 'iris.task': '/j/task-1', 'iris.attempt': '4' })).toEqual({ job: '/j', task: '/j/task-1', attempt: 4 });
+    expect(keyFromLabels({ 'iris.job': '/j', 'iris.task': '/j/task-1', 'iris.attempt': '4' })).toEqual({
+      job: '/j',
+      task: '/j/task-1',
+      attempt: 4,
+    });
     expect(keyFromLabels({ 'iris.task': '/j/task-1' })).toBeNull();
   });
 });

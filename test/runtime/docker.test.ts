@@ -4,7 +4,14 @@
  */
 import { describe } from 'vitest';
 import { DockerRuntime } from '../../src/runtime/docker/runtime.js';
-import type { ContainerSpec, RunningTask, StartedRecord, TaskKey, TaskLaunch, TaskRuntime } from '../../src/runtime/types.js';
+import type {
+  ContainerSpec,
+  RunningTask,
+  StartedRecord,
+  TaskKey,
+  TaskLaunch,
+  TaskRuntime,
+} from '../../src/runtime/types.js';
 import { BUSYBOX, dockerTestEnv } from '../helpers/docker.js';
 import { runtimeContract } from './contract.js';
 

@@ -53,9 +53,10 @@ function launchOf(dir: string, cluster: string, n: number, over: Partial<TaskLau
 }
 
 describe('terminalCommand', () => {
-  it('quotes every argument as one shell word, restores the task\'s SHELL and sets the size', () => {
-    expect(terminalCommand(['sh', '-c', 'echo \'$HOME\'; x'], { SHELL: '/bin/bash' }, { rows: 30, cols: 100 }))
-      .toBe("stty rows 30 cols 100 2>/dev/null; SHELL='/bin/bash'; export SHELL; exec 'sh' '-c' 'echo '\\''$HOME'\\''; x'");
+  it("quotes every argument as one shell word, restores the task's SHELL and sets the size", () => {
+    expect(terminalCommand(['sh', '-c', "echo '$HOME'; x"], { SHELL: '/bin/bash' }, { rows: 30, cols: 100 })).toBe(
+      "stty rows 30 cols 100 2>/dev/null; SHELL='/bin/bash'; export SHELL; exec 'sh' '-c' 'echo '\\''$HOME'\\''; x'",
+    );
     expect(terminalCommand(['top'], {})).toBe("unset SHELL; exec 'top'");
   });
 });
@@ -75,23 +76,27 @@ describe('ProcessRuntime.exec', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs in the task\'s environment, working directory and cgroups; stdout, stderr and the exit code come back', async () => {
-    const session = await runtime.exec(task, {
-      argv: ['sh', '-c', 'echo "id=$IRIS_TASK_ID lr=$LR pwd=$(pwd)"; cat /proc/self/cgroup; echo oops >&2; exit 3'],
-      tty: false, stdin: false,
-    });
-    const { out, err, code } = await finish(session);
-    expect(code).toBe(3);
-    expect(out).toContain(`id=/ex/task-0 lr=0.1 pwd=${dir}`);
-    expect(err).toBe('oops\n');
-    const cgroups = await runtime.cgroups();
-    if (cgroups) {
-      // The task's own cgroup: the same line as the task's leader has.
-      const leader = await readFile(`/proc/${task.pid}/cgroup`, 'utf8');
-      const line = leader.split('\n').find((l) => l.includes('iris'))!;
-      expect(out).toContain(line);
-    }
-  });
+  it(
+    "runs in the task's environment, working directory and cgroups; stdout, stderr and the exit code come " + 'back',
+    async () => {
+      const session = await runtime.exec(task, {
+        argv: ['sh', '-c', 'echo "id=$IRIS_TASK_ID lr=$LR pwd=$(pwd)"; cat /proc/self/cgroup; echo oops >&2; exit 3'],
+        tty: false,
+        stdin: false,
+      });
+      const { out, err, code } = await finish(session);
+      expect(code).toBe(3);
+      expect(out).toContain(`id=/ex/task-0 lr=0.1 pwd=${dir}`);
+      expect(err).toBe('oops\n');
+      const cgroups = await runtime.cgroups();
+      if (cgroups) {
+        // The task's own cgroup: the same line as the task's leader has.
+        const leader = await readFile(`/proc/${task.pid}/cgroup`, 'utf8');
+        const line = leader.split('\n').find((l) => l.includes('iris'))!;
+        expect(out).toContain(line);
+      }
+    },
+  );
 
   it('reads its stdin until it is closed', async () => {
     const session = await runtime.exec(task, { argv: ['cat'], tty: false, stdin: true });
@@ -112,7 +117,9 @@ describe('ProcessRuntime.exec', () => {
     expect(missing.code).toBe(127);
     const ended = await runtime.launch(launchOf(dir, cluster, 1, { argv: ['true'] }));
     await ended.exited;
-    await expect(runtime.exec(ended, { argv: ['true'], tty: false, stdin: false })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(runtime.exec(ended, { argv: ['true'], tty: false, stdin: false })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('kill() ends a command that would run on', async () => {
@@ -130,10 +137,22 @@ describe.skipIf(!docker.run)(`DockerRuntime.exec on the real engine (${docker.wh
   let task: RunningTask;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'iris-exec-docker-'));
-    task = await runtime.launch(launchOf(dir, cluster, 0, {
-      cwd: '/tmp',
-      container: { image: BUSYBOX, devices: [], gpuIds: [], mounts: [], shmBytes: null, memlockUnlimited: false, privileged: false, network: 'bridge', user: '65534:65534' },
-    }));
+    task = await runtime.launch(
+      launchOf(dir, cluster, 0, {
+        cwd: '/tmp',
+        container: {
+          image: BUSYBOX,
+          devices: [],
+          gpuIds: [],
+          mounts: [],
+          shmBytes: null,
+          memlockUnlimited: false,
+          privileged: false,
+          network: 'bridge',
+          user: '65534:65534',
+        },
+      }),
+    );
   }, 60_000);
   afterAll(async () => {
     await runtime.stop(task, 100);
@@ -141,13 +160,20 @@ describe.skipIf(!docker.run)(`DockerRuntime.exec on the real engine (${docker.wh
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs as the container\'s user, in its working directory, with its environment; the exit code comes back', async () => {
-    const session = await runtime.exec(task, { argv: ['sh', '-c', 'echo "uid=$(id -u) pwd=$(pwd) id=$IRIS_TASK_ID"; echo oops >&2; exit 4'], tty: false, stdin: false });
-    const { out, err, code } = await finish(session);
-    expect(code).toBe(4);
-    expect(out).toBe('uid=65534 pwd=/tmp id=/ex/task-0\n');
-    expect(err).toBe('oops\n');
-  });
+  it(
+    "runs as the container's user, in its working directory, with its environment; the exit code comes " + 'back',
+    async () => {
+      const session = await runtime.exec(task, {
+        argv: ['sh', '-c', 'echo "uid=$(id -u) pwd=$(pwd) id=$IRIS_TASK_ID"; echo oops >&2; exit 4'],
+        tty: false,
+        stdin: false,
+      });
+      const { out, err, code } = await finish(session);
+      expect(code).toBe(4);
+      expect(out).toBe('uid=65534 pwd=/tmp id=/ex/task-0\n');
+      expect(err).toBe('oops\n');
+    },
+  );
 
   it('reads its stdin until it is closed', async () => {
     const session = await runtime.exec(task, { argv: ['cat'], tty: false, stdin: true });

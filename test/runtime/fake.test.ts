@@ -14,8 +14,13 @@ runtimeContract('fake', () => new FakeRuntime({ host }), {
 
 describe('FakeRuntime script language', () => {
   it('parses sequences, background jobs, loops and redirections', () => {
-    const script = parseScript("trap '' TERM; sleep 9 & echo \"a $N\" >&2\nwhile :; do sleep 1; done");
-    expect(script.map((s) => [s.command.kind, s.background])).toEqual([['simple', false], ['simple', true], ['simple', false], ['while', false]]);
+    const script = parseScript('trap \'\' TERM; sleep 9 & echo "a $N" >&2\nwhile :; do sleep 1; done');
+    expect(script.map((s) => [s.command.kind, s.background])).toEqual([
+      ['simple', false],
+      ['simple', true],
+      ['simple', false],
+      ['while', false],
+    ]);
     expect(script[2]!.command).toMatchObject({ redirects: [{ fd: 1, to: 'e' }] });
   });
 

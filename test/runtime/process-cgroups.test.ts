@@ -47,15 +47,28 @@ for (const spawner of ['resident', 'execa', 'node'] as const) {
     afterAll(() => runtime.close());
 
     const failures: Array<[string, (cluster: string) => TaskLaunch, RegExp]> = [
-      ['a missing working directory', (c) => launch(c, ['true'], { cwd: join(dir, 'nope') }), /^working directory not found: /],
+      [
+        'a missing working directory',
+        (c) => launch(c, ['true'], { cwd: join(dir, 'nope') }),
+        /^working directory not found: /,
+      ],
       ['a working directory that is a file', (c) => launch(c, ['true'], { cwd: join(dir, 'plain-file') }), /./],
-      ['a log directory that cannot be made', (c) => launch(c, ['true'], { logPath: join(dir, 'plain-file', 'x', 'a.log') }), /^cannot create the log directory /],
+      [
+        'a log directory that cannot be made',
+        (c) => launch(c, ['true'], { logPath: join(dir, 'plain-file', 'x', 'a.log') }),
+        /^cannot create the log directory /,
+      ],
     ];
-    if (spawner !== 'resident') failures.push(['an argument with a NUL byte', (c) => launch(c, ['echo', 'a\0b']), /^cannot start echo: /]);
+    if (spawner !== 'resident')
+      failures.push(['an argument with a NUL byte', (c) => launch(c, ['echo', 'a\0b']), /^cannot start echo: /]);
 
     it('a task stopped as soon as its launch returns (a cancel racing the launch)', async () => {
       const cluster = clusterId();
-      const tasks = await Promise.all([0, 1, 2, 3, 4].map((i) => runtime.launch(launch(cluster, ['sleep', '30'], { key: { job: '/p', task: `/p/task-${i}`, attempt: 0 } }))));
+      const tasks = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) =>
+          runtime.launch(launch(cluster, ['sleep', '30'], { key: { job: '/p', task: `/p/task-${i}`, attempt: 0 } })),
+        ),
+      );
       await Promise.all(tasks.map((task) => runtime.stop(task, 50)));
       expect(clusterCgroups(cluster)).toEqual([]);
     });
@@ -79,7 +92,7 @@ for (const spawner of ['resident', 'execa', 'node'] as const) {
 }
 
 describe.runIf(haveCgroups)('reclaim removes leftover cgroups', () => {
-  it('removes every attempt cgroup of the cluster, nested ones too, and leaves another cluster\'s alone', async () => {
+  it("removes every attempt cgroup of the cluster, nested ones too, and leaves another cluster's alone", async () => {
     const runtime = new ProcessRuntime({ spawner: 'node' });
     const cluster = clusterId();
     const other = clusterId();

@@ -54,22 +54,26 @@ describe('SpoolPump', () => {
     expect(() => statSync(files.err)).toThrow();
   });
 
-  it('past the limit: the log ends with the cut note, later output is emptied, and a quiet spool is not touched again', async () => {
-    const pump = await SpoolPump.start(files, logPath, { limitBytes: 1024 });
-    appendFileSync(files.out, `${'x'.repeat(99)}\n`.repeat(40));
-    await until('the log is cut', () => pump.cut);
-    await until('the spool is emptied', () => statSync(files.out).size === 0);
-    expect(logText()).toContain(cutNote(1024));
-    // The task writes on: the pump empties the spool again.
-    appendFileSync(files.out, 'more\n'.repeat(100));
-    await until('the new bytes are emptied', () => statSync(files.out).size === 0);
-    // Quiet now: emptying an empty spool would itself wake the pump, over and over.
-    await sleep(50);
-    const before = statSync(files.out, { bigint: true });
-    await sleep(300);
-    const after = statSync(files.out, { bigint: true });
-    expect(after.ctimeNs).toBe(before.ctimeNs);
-    await pump.finish();
-    expect(logText()).not.toContain('more');
-  });
+  it(
+    'past the limit: the log ends with the cut note, later output is emptied, and a quiet spool is not touched ' +
+      'again',
+    async () => {
+      const pump = await SpoolPump.start(files, logPath, { limitBytes: 1024 });
+      appendFileSync(files.out, `${'x'.repeat(99)}\n`.repeat(40));
+      await until('the log is cut', () => pump.cut);
+      await until('the spool is emptied', () => statSync(files.out).size === 0);
+      expect(logText()).toContain(cutNote(1024));
+      // The task writes on: the pump empties the spool again.
+      appendFileSync(files.out, 'more\n'.repeat(100));
+      await until('the new bytes are emptied', () => statSync(files.out).size === 0);
+      // Quiet now: emptying an empty spool would itself wake the pump, over and over.
+      await sleep(50);
+      const before = statSync(files.out, { bigint: true });
+      await sleep(300);
+      const after = statSync(files.out, { bigint: true });
+      expect(after.ctimeNs).toBe(before.ctimeNs);
+      await pump.finish();
+      expect(logText()).not.toContain('more');
+    },
+  );
 });

@@ -70,8 +70,8 @@ describe('readTaskFile', () => {
   it('refuses a hard link (two links), whoever owns it', () => {
     const own = write('own', '{}');
     linkSync(own, join(dir, 'hard'));
-    expect(refusal(join(dir, 'hard'))).toBe('it has 2 hard links (a file of the task\'s own has one)');
-    expect(refusal(own, { maxBytes: 100, owner: null })).toBe('it has 2 hard links (a file of the task\'s own has one)');
+    expect(refusal(join(dir, 'hard'))).toBe("it has 2 hard links (a file of the task's own has one)");
+    expect(refusal(own, { maxBytes: 100, owner: null })).toBe("it has 2 hard links (a file of the task's own has one)");
   });
 
   it.skipIf(me !== 0)('refuses a file of another owner; any owner when none is expected', () => {
@@ -88,7 +88,7 @@ describe('readTaskFile', () => {
 });
 
 describe('taskFileOwner', () => {
-  it('is the controller\'s uid for a process, the container user\'s uid when it is a number or root', () => {
+  it("is the controller's uid for a process, the container user's uid when it is a number or root", () => {
     expect(taskFileOwner(null, 1000)).toBe(1000);
     expect(taskFileOwner(undefined, 1000)).toBe(1000);
     expect(taskFileOwner({ user: '65534:65534' }, 1000)).toBe(65534);
@@ -97,7 +97,7 @@ describe('taskFileOwner', () => {
     expect(taskFileOwner({ user: '0:0' }, 1000)).toBe(0);
   });
 
-  it('is unknown (null) for a container user by name or the image\'s own', () => {
+  it("is unknown (null) for a container user by name or the image's own", () => {
     expect(taskFileOwner({ user: 'app:app' }, 1000)).toBeNull();
     expect(taskFileOwner({}, 1000)).toBeNull();
   });

@@ -22,7 +22,7 @@ describe('usage sources', () => {
     expect(parseTimes('garbage\nmore garbage\n')).toBeNull();
   });
 
-  it('prefers v1 cpuacct and memory hierarchies over a hybrid machine\'s v2 mount', () => {
+  it("prefers v1 cpuacct and memory hierarchies over a hybrid machine's v2 mount", () => {
     const text = [
       'cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,relatime,cpu,cpuacct 0 0',
       'cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0',
@@ -30,8 +30,14 @@ describe('usage sources', () => {
       'cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0',
     ].join('\n');
     expect(accountingMounts(text)).toEqual({
-      cpu: [{ kind: 'v1', root: '/sys/fs/cgroup/cpu,cpuacct' }, { kind: 'v2', root: '/sys/fs/cgroup/unified' }],
-      memory: [{ kind: 'v1', root: '/sys/fs/cgroup/memory' }, { kind: 'v2', root: '/sys/fs/cgroup/unified' }],
+      cpu: [
+        { kind: 'v1', root: '/sys/fs/cgroup/cpu,cpuacct' },
+        { kind: 'v2', root: '/sys/fs/cgroup/unified' },
+      ],
+      memory: [
+        { kind: 'v1', root: '/sys/fs/cgroup/memory' },
+        { kind: 'v2', root: '/sys/fs/cgroup/unified' },
+      ],
     });
     expect(accountingMounts('cgroup2 /sys/fs/cgroup cgroup2 rw 0 0')).toEqual({
       cpu: [{ kind: 'v2', root: '/sys/fs/cgroup' }],
@@ -43,7 +49,7 @@ describe('usage sources', () => {
 describe('Docker usage samples', () => {
   const sampler = () => new UsageSampler({} as never, 1000);
 
-  it('keeps the largest CPU and memory seen, preferring the kernel\'s own peak', () => {
+  it("keeps the largest CPU and memory seen, preferring the kernel's own peak", () => {
     const s = sampler();
     s.take({ cpu_stats: { cpu_usage: { total_usage: 2e8 } }, memory_stats: { usage: 10 * MiB, max_usage: 70 * MiB } });
     s.take({ cpu_stats: { cpu_usage: { total_usage: 5e8 } }, memory_stats: { usage: 3 * MiB, max_usage: 70 * MiB } });
@@ -77,7 +83,12 @@ describe('usage of an attempt that ended while no runtime watched', () => {
     return {
       key,
       // Work, then wait for a file that the test creates once the first runtime is closed.
-      argv: ['sh', '-c', `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; while [ ! -e go ]; do sleep 0.05; done`],
+      argv: [
+        'sh',
+        '-c',
+        `x=$(head -c ${64 * MiB} /dev/zero | tr '\\0' a); i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; while ` +
+          `[ ! -e go ]; do sleep 0.05; done`,
+      ],
       env: { PATH: '/usr/bin:/bin', IRIS_CLUSTER_ID: cluster, IRIS_TASK_ID: key.task, IRIS_ATTEMPT: '0' },
       cwd: dir,
       logPath: join(dir, name, 'attempt-0.log'),
@@ -99,7 +110,9 @@ describe('usage of an attempt that ended while no runtime watched', () => {
       await writeFile(join(dir, 'go'), '');
       await task.exited; // the wrapper ended (the closed runtime still notices it)
       const second = new ProcessRuntime({ cgroups });
-      const [found] = await second.recover(cluster, [{ key: l.key, pid: task.pid, labels: l.labels, logPath: l.logPath }]);
+      const [found] = await second.recover(cluster, [
+        { key: l.key, pid: task.pid, labels: l.labels, logPath: l.logPath },
+      ]);
       await second.close();
       await rm(join(dir, 'go'));
       expect(found?.exit.exitCode).toBe(0);

@@ -1,7 +1,13 @@
 /** The caps of the doors against the open-file limit (src/server/connection-budget.ts). */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FALLBACK_SOFT_LIMIT, parseOpenFileLimit, planConnections, readSoftLimit, reserveFor } from '../../src/server/connection-budget.js';
+import {
+  FALLBACK_SOFT_LIMIT,
+  parseOpenFileLimit,
+  planConnections,
+  readSoftLimit,
+  reserveFor,
+} from '../../src/server/connection-budget.js';
 import type { ConnectionsConfig } from '../../src/config/schema/connections.js';
 import { IrisError } from '../../src/model/errors.js';
 
@@ -11,7 +17,14 @@ Max open files            20000                20000                files
 Max locked memory         8388608              8388608              bytes
 `;
 
-const DEFAULTS: ConnectionsConfig = { owner: null, taskDoor: null, metrics: null, perPeer: 256, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+const DEFAULTS: ConnectionsConfig = {
+  owner: null,
+  taskDoor: null,
+  metrics: null,
+  perPeer: 256,
+  headerTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+};
 
 function total(plan: ReturnType<typeof planConnections>): number {
   return plan.reserve + plan.owner + plan.taskDoor + (plan.tcpTaskDoor ?? 0) + (plan.metrics ?? 0);
@@ -20,22 +33,39 @@ function total(plan: ReturnType<typeof planConnections>): number {
 describe('the open-file limit', () => {
   it('is read from /proc/self/limits, unlimited as a very large number, and assumed when unreadable', () => {
     expect(parseOpenFileLimit(LIMITS)).toEqual({ soft: 20000, hard: 20000 });
-    expect(parseOpenFileLimit('Max open files            1024       unlimited     files\n')).toEqual({ soft: 1024, hard: Number.MAX_SAFE_INTEGER });
+    expect(parseOpenFileLimit('Max open files            1024       unlimited     files\n')).toEqual({
+      soft: 1024,
+      hard: Number.MAX_SAFE_INTEGER,
+    });
     expect(parseOpenFileLimit('nothing here')).toBeNull();
     expect(readSoftLimit(() => LIMITS)).toBe(20000);
     expect(readSoftLimit(() => 'garbage')).toBe(FALLBACK_SOFT_LIMIT);
-    expect(readSoftLimit(() => {
-      throw new Error('ENOENT');
-    })).toBe(FALLBACK_SOFT_LIMIT);
+    expect(
+      readSoftLimit(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBe(FALLBACK_SOFT_LIMIT);
   });
 });
 
 describe('planConnections', () => {
   it('gives the defaults where the limit allows them, and keeps a quarter for the controller', () => {
-    expect(planConnections(20000, DEFAULTS, { tcp: true, metrics: true }))
-      .toEqual({ softLimit: 20000, reserve: 5000, owner: 1024, taskDoor: 4096, tcpTaskDoor: 4096, metrics: 64 });
-    expect(planConnections(20000, DEFAULTS, { tcp: false, metrics: false }))
-      .toEqual({ softLimit: 20000, reserve: 5000, owner: 1024, taskDoor: 4096, tcpTaskDoor: null, metrics: null });
+    expect(planConnections(20000, DEFAULTS, { tcp: true, metrics: true })).toEqual({
+      softLimit: 20000,
+      reserve: 5000,
+      owner: 1024,
+      taskDoor: 4096,
+      tcpTaskDoor: 4096,
+      metrics: 64,
+    });
+    expect(planConnections(20000, DEFAULTS, { tcp: false, metrics: false })).toEqual({
+      softLimit: 20000,
+      reserve: 5000,
+      owner: 1024,
+      taskDoor: 4096,
+      tcpTaskDoor: null,
+      metrics: null,
+    });
   });
 
   it('scales the defaults down under a small limit, and keeps the caps the config gives', () => {
@@ -58,7 +88,9 @@ describe('planConnections', () => {
     }
     expect(error).toBeInstanceOf(IrisError);
     expect((error as IrisError).code).toBe('invalid_argument');
-    expect((error as IrisError).message).toMatch(/^connections\.task-door: the doors would hold 18001 connections, and the open-file limit 20000 leaves them 15000 \(5000 are kept/);
+    expect((error as IrisError).message).toMatch(
+      /^connections\.task-door: the doors would hold 18001 connections, and the open-file limit 20000 leaves them 15000 \(5000 are kept/,
+    );
     expect((error as IrisError).hint).toContain('ulimit -Hn');
   });
 
@@ -82,7 +114,8 @@ describe('planConnections', () => {
           }
           expect(total(plan)).toBeLessThanOrEqual(soft);
           expect(plan.reserve).toBeGreaterThanOrEqual(Math.min(1024, Math.floor(soft / 2)));
-          for (const cap of [plan.owner, plan.taskDoor, plan.tcpTaskDoor ?? 1, plan.metrics ?? 1]) expect(cap).toBeGreaterThanOrEqual(1);
+          for (const cap of [plan.owner, plan.taskDoor, plan.tcpTaskDoor ?? 1, plan.metrics ?? 1])
+            expect(cap).toBeGreaterThanOrEqual(1);
           if (owner !== null) expect(plan.owner).toBe(owner);
           if (taskDoor !== null) expect(plan.taskDoor).toBe(taskDoor);
         },

@@ -9,7 +9,12 @@ import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { guardConnections, rateLimited, serverTimeouts, type ConnectionGuard } from '../../src/server/connection-guard.js';
+import {
+  guardConnections,
+  rateLimited,
+  serverTimeouts,
+  type ConnectionGuard,
+} from '../../src/server/connection-guard.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -34,7 +39,13 @@ async function door(cap: number, perPeer?: number): Promise<Door> {
     else res.end('ok');
   });
   const logged: string[] = [];
-  const guard = guardConnections(server, { name: 'the test door', cap, capKey: 'connections.test', log: (l) => logged.push(l), ...(perPeer ? { perPeer } : {}) });
+  const guard = guardConnections(server, {
+    name: 'the test door',
+    cap,
+    capKey: 'connections.test',
+    log: (l) => logged.push(l),
+    ...(perPeer ? { perPeer } : {}),
+  });
   let address: { path: string } | { port: number; host: string };
   if (perPeer) {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +79,8 @@ async function door(cap: number, perPeer?: number): Promise<Door> {
   };
 }
 
-const closed = (socket: Socket): Promise<void> => new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+const closed = (socket: Socket): Promise<void> =>
+  new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 /** Send a request for `path` and resolve with the first bytes of the answer. */
 function ask(socket: Socket, path = '/'): Promise<string> {
@@ -113,7 +125,9 @@ describe('guardConnections', () => {
     const refused = await d.connect();
     await closed(refused);
     expect(busy.every((s) => !s.destroyed)).toBe(true);
-    expect(d.logged.join('\n')).toMatch(/the test door: refused a connection: all 3 connections have a request in progress \(connections\.test\); logged at most once a minute/);
+    expect(d.logged.join('\n')).toMatch(
+      /the test door: refused a connection: all 3 connections have a request in progress \(connections\.test\); logged at most once a minute/,
+    );
     d.release();
     for (const answer of answers) expect(await answer).toMatch(/^HTTP\/1\.1 200/);
     // Busy no more: idle again, so a new connection makes room by closing the longest idle one.
@@ -121,24 +135,34 @@ describe('guardConnections', () => {
     await closed(busy[0]!);
   });
 
-  it('bounds each remote address on TCP, closing that address\'s own longest idle connection', async () => {
+  it("bounds each remote address on TCP, closing that address's own longest idle connection", async () => {
     const d = await door(100, 2);
     const a: Socket[] = [];
     for (let i = 0; i < 3; i++) a.push(await d.connect({ localAddress: '127.0.0.1' }));
     await closed(a[0]!);
     const b = [await d.connect({ localAddress: '127.0.0.2' }), await d.connect({ localAddress: '127.0.0.2' })];
     await seen(d, 4);
-    expect(d.guard.counts().peers).toEqual(new Map([['127.0.0.1', 2], ['127.0.0.2', 2]]));
+    expect(d.guard.counts().peers).toEqual(
+      new Map([
+        ['127.0.0.1', 2],
+        ['127.0.0.2', 2],
+      ]),
+    );
     // Another address's connections were not touched: both of them, and a's last two, are served.
     for (const socket of [...b, a[1]!, a[2]!]) expect(await ask(socket)).toMatch(/^HTTP\/1\.1 200/);
-    expect(d.logged.join('\n')).toContain('127.0.0.1 is at its bound of 2 connections (connections.per-peer): closed its longest idle one');
+    expect(d.logged.join('\n')).toContain(
+      '127.0.0.1 is at its bound of 2 connections (connections.per-peer): closed its longest idle one',
+    );
   });
 
   it('a failed accept is logged, not thrown', async () => {
     const d = await door(5);
     const error = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' });
     expect(() => d.server.emit('error', error)).not.toThrow();
-    expect(d.logged).toEqual(['the test door: could not accept a connection: EMFILE; it was refused and the door goes on; logged at most once a minute']);
+    expect(d.logged).toEqual([
+      'the test door: could not accept a connection: EMFILE; it was refused and the door goes on; logged at most ' +
+        'once a minute',
+    ]);
     expect(await ask(await d.connect())).toMatch(/^HTTP\/1\.1 200/);
   });
 });
@@ -147,7 +171,11 @@ describe('rateLimited', () => {
   it('writes the first line, swallows the rest for the interval, then says how many it left out', () => {
     let now = 0;
     const lines: string[] = [];
-    const log = rateLimited((l) => lines.push(l), 60_000, () => now);
+    const log = rateLimited(
+      (l) => lines.push(l),
+      60_000,
+      () => now,
+    );
     log('a');
     log('b');
     log('c');
@@ -155,14 +183,24 @@ describe('rateLimited', () => {
     log('d');
     now = 60_000;
     log('e');
-    expect(lines).toEqual(['a; logged at most once a minute', 'e (3 more since the last such line); logged at most once a minute']);
+    expect(lines).toEqual([
+      'a; logged at most once a minute',
+      'e (3 more since the last such line); logged at most once a minute',
+    ]);
   });
 });
 
 describe('serverTimeouts', () => {
   it('checks every quarter of the shorter timeout, within 100 ms and 5 s', () => {
-    expect(serverTimeouts({ headerTimeoutMs: 10_000, requestTimeoutMs: 30_000 })).toEqual({ keepAliveTimeout: 5000, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 2500 });
+    expect(serverTimeouts({ headerTimeoutMs: 10_000, requestTimeoutMs: 30_000 })).toEqual({
+      keepAliveTimeout: 5000,
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      connectionsCheckingInterval: 2500,
+    });
     expect(serverTimeouts({ headerTimeoutMs: 100, requestTimeoutMs: 200 }).connectionsCheckingInterval).toBe(100);
-    expect(serverTimeouts({ headerTimeoutMs: 60_000, requestTimeoutMs: 60_000 }).connectionsCheckingInterval).toBe(5000);
+    expect(serverTimeouts({ headerTimeoutMs: 60_000, requestTimeoutMs: 60_000 }).connectionsCheckingInterval).toBe(
+      5000,
+    );
   });
 });

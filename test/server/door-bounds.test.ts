@@ -29,7 +29,10 @@ beforeEach(async () => {
   service.tokens.set('tok-a', TASK_A);
   service.tokens.set('tok-b', TASK_B);
   server = createApiServer(service, {
-    socketPath, door: 'task', version: '9.9.9', log: () => undefined,
+    socketPath,
+    door: 'task',
+    version: '9.9.9',
+    log: () => undefined,
     limits: { perPeer: 2, headerTimeoutMs: 300, requestTimeoutMs: 600 },
   });
   await server.listen();
@@ -43,13 +46,18 @@ afterEach(async () => {
 /** Open GET `path` with `token`; resolves with the request and the response once its headers came. */
 function open(path: string, token: string): Promise<{ req: ClientRequest; res: IncomingMessage }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path, headers: { [TASK_TOKEN_HEADER]: token }, agent: false }, (res) => resolve({ req, res }));
+    const req = request({ socketPath, path, headers: { [TASK_TOKEN_HEADER]: token }, agent: false }, (res) =>
+      resolve({ req, res }),
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
-async function answer(path: string, token: string): Promise<{ status: number; body: { error?: { code: string; message: string; hint?: string } } }> {
+async function answer(
+  path: string,
+  token: string,
+): Promise<{ status: number; body: { error?: { code: string; message: string; hint?: string } } }> {
   const { res } = await open(path, token);
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
@@ -82,7 +90,9 @@ describe('bounds of a task door', () => {
     expect(refused.body.error).toEqual({
       code: 'quota_exceeded',
       message: `this task already has 2 requests in progress on this socket (${socketPath}), its bound`,
-      hint: 'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with connections.per-peer',
+      hint:
+        'end some of its `iris logs -f`, `iris wait` or `iris exec` calls first; the owner sets the bound with ' +
+        'connections.per-peer',
     });
     expect((await answer('/v1/health', 'tok-b')).status).toBe(200);
     // A stream that ends gives its place back.
@@ -101,7 +111,9 @@ describe('bounds of a task door', () => {
   it('headers that never finish: 408 and the connection closed after the header timeout', async () => {
     const { text, ms } = await trickle('GET /v1/health HTTP/1.1\r\nx-slow: ', 'a');
     expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(text).toContain('"message":"the request did not arrive in time (its headers within 300ms, all of it within 600ms)"');
+    expect(text).toContain(
+      '"message":"the request did not arrive in time (its headers within 300ms, all of it within 600ms)"',
+    );
     expect(ms).toBeGreaterThanOrEqual(250);
     expect(ms).toBeLessThan(5000);
   });
@@ -120,7 +132,9 @@ describe('bounds of a task door', () => {
   });
 
   it('a body that never ends: 408 and the connection closed after the request timeout', async () => {
-    const head = `POST /v1/jobs HTTP/1.1\r\nhost: iris\r\n${TASK_TOKEN_HEADER}: tok-a\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`;
+    const head =
+      `POST /v1/jobs HTTP/1.1\r\nhost: iris\r\n${TASK_TOKEN_HEADER}: tok-a\r\ncontent-type: ` +
+      `application/json\r\ncontent-length: 100000\r\n\r\n{`;
     const { text, ms } = await trickle(head, ' ');
     expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(ms).toBeGreaterThanOrEqual(550);
@@ -134,7 +148,10 @@ describe('bounds of a task door', () => {
     res.setEncoding('utf8').on('data', (chunk: string) => received.push(chunk));
     // While it stays open, a body that never ends is cut: the timeouts were checked and the
     // stream, older than that request, was not cut by them.
-    const cut = await trickle(`POST /v1/jobs HTTP/1.1\r\nhost: iris\r\n${TASK_TOKEN_HEADER}: tok-b\r\ncontent-length: 100000\r\n\r\n{`, ' ');
+    const cut = await trickle(
+      `POST /v1/jobs HTTP/1.1\r\nhost: iris\r\n${TASK_TOKEN_HEADER}: tok-b\r\ncontent-length: 100000\r\n\r\n{`,
+      ' ',
+    );
     expect(cut.text).toMatch(/^HTTP\/1\.1 408/);
     expect(res.destroyed).toBe(false);
     const arrived = new Promise((resolve) => res.once('data', resolve));

@@ -3,8 +3,26 @@ import type { PipelineRequest, PipelineResponse } from '../../src/api/pipeline-r
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
 import type {
-  ResultInfo, ResultsResponse, RetryResponse,
-  CancelResponse, ClusterInfo, EndpointInfo, EstimateResponse, JobDetail, HistoryQuery, RunInfo, QueueInfo, JobFilter, JobSummary, LogBatch, LogQuery, SubmitRequest, SubmitResponse, WaitResponse, WorkerInfo, PruneResponse,
+  ResultInfo,
+  ResultsResponse,
+  RetryResponse,
+  CancelResponse,
+  ClusterInfo,
+  EndpointInfo,
+  EstimateResponse,
+  JobDetail,
+  HistoryQuery,
+  RunInfo,
+  QueueInfo,
+  JobFilter,
+  JobSummary,
+  LogBatch,
+  LogQuery,
+  SubmitRequest,
+  SubmitResponse,
+  WaitResponse,
+  WorkerInfo,
+  PruneResponse,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
 import { isFinalJobState } from '../../src/model/states.js';
@@ -60,16 +78,34 @@ export class Channel<T> {
 
 function summary(spec: JobSpec): JobSummary {
   return {
-    name: spec.name, run: 1, archived: false, user: spec.user, state: 'PENDING', reason: null, depth: spec.name.split('/').length - 1,
-    parent: parentJob(spec.name), replicas: spec.replicas, tasks: { total: spec.replicas, byState: { PENDING: spec.replicas } },
-    submittedAt: 1, startedAt: null, finishedAt: null,
+    name: spec.name,
+    run: 1,
+    archived: false,
+    user: spec.user,
+    state: 'PENDING',
+    reason: null,
+    depth: spec.name.split('/').length - 1,
+    parent: parentJob(spec.name),
+    replicas: spec.replicas,
+    tasks: { total: spec.replicas, byState: { PENDING: spec.replicas } },
+    submittedAt: 1,
+    startedAt: null,
+    finishedAt: null,
   };
 }
 
 export const WORKER: WorkerInfo = {
-  id: 'w0', state: 'READY', device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
-  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 }, used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
-  cpuReleasedMillis: 0, cpuOversubscribedMillis: 0, runningTasks: [], costPerHour: 1, cache: [],
+  id: 'w0',
+  state: 'READY',
+  device: { type: 'cpu', variant: null, count: 0 },
+  attributes: {},
+  capacity: { cpuMillis: 4000, memoryBytes: 8 << 30, devices: 0 },
+  used: { cpuMillis: 0, memoryBytes: 0, devices: 0 },
+  cpuReleasedMillis: 0,
+  cpuOversubscribedMillis: 0,
+  runningTasks: [],
+  costPerHour: 1,
+  cache: [],
 };
 
 export class FakeService implements ClusterService {
@@ -103,15 +139,26 @@ export class FakeService implements ClusterService {
   }
 
   /** Admission's naming, inheritance and defaults (no cluster checks), as the real service does. */
-  private resolve(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): { spec: JobSpec; generated: boolean } {
+  private resolve(
+    request: SubmitRequest,
+    caller: TaskCaller | null,
+    origin: SubmitOrigin,
+  ): { spec: JobSpec; generated: boolean } {
     const names = { isNameTaken: (name: string) => this.isNameTaken(name), generateName: () => generateName() };
-    return resolveJob(request, caller, names, { user: origin.user, cwd: origin.cwd, timeLimitMs: null, maxPreemptions: 100, image: null });
+    return resolveJob(request, caller, names, {
+      user: origin.user,
+      cwd: origin.cwd,
+      timeLimitMs: null,
+      maxPreemptions: 100,
+      image: null,
+    });
   }
 
   async submit(request: SubmitRequest, caller: TaskCaller | null, origin: SubmitOrigin): Promise<SubmitResponse> {
     this.check();
     const { spec, generated } = this.resolve(request, caller, origin);
-    if (this.isNameTaken(spec.name)) throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
+    if (this.isNameTaken(spec.name))
+      throw new IrisError('conflict', `job ${spec.name} already exists`, 'pick another --name');
     this.specs.push({ spec, caller, generated });
     return { name: spec.name, run: this.specs.length, tasks: spec.replicas, parent: parentJob(spec.name), generated };
   }
@@ -156,9 +203,19 @@ export class FakeService implements ClusterService {
     if (!found) throw notFound(`no job named ${name}`, 'list jobs with `iris jobs`');
     const { spec } = found;
     return {
-      ...summary(spec), state: this.jobStates.get(name) ?? 'PENDING', command: spec.command, resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: 'cpu' },
-      constraints: spec.constraints, coschedule: spec.coschedule, maxRetries: spec.maxRetries, maxTaskFailures: spec.maxTaskFailures,
-      maxPreemptions: spec.maxPreemptions, timeoutMs: spec.timeoutMs, schedulingTimeoutMs: spec.schedulingTimeoutMs, taskList: [], children: [],
+      ...summary(spec),
+      state: this.jobStates.get(name) ?? 'PENDING',
+      command: spec.command,
+      resources: { cpu: spec.resources.cpuMillis / 1000, memoryBytes: spec.resources.memoryBytes, device: 'cpu' },
+      constraints: spec.constraints,
+      coschedule: spec.coschedule,
+      maxRetries: spec.maxRetries,
+      maxTaskFailures: spec.maxTaskFailures,
+      maxPreemptions: spec.maxPreemptions,
+      timeoutMs: spec.timeoutMs,
+      schedulingTimeoutMs: spec.schedulingTimeoutMs,
+      taskList: [],
+      children: [],
     };
   }
 
@@ -182,7 +239,13 @@ export class FakeService implements ClusterService {
   cluster(): ClusterInfo {
     this.check();
     return {
-      clusterId: 'c1', pid: process.pid, socket: '/tmp/x.sock', home: '/tmp', version: 'test', startedAt: 1, workers: [WORKER],
+      clusterId: 'c1',
+      pid: process.pid,
+      socket: '/tmp/x.sock',
+      home: '/tmp',
+      version: 'test',
+      startedAt: 1,
+      workers: [WORKER],
       cpu: { capacityMillis: 4000, usedMillis: 0, releasedMillis: 0, oversubscribedMillis: 0 },
       queue: { pending: 0, running: 0, jobs: {}, policy: 'easy', passes: 0 },
     };
@@ -255,7 +318,11 @@ export class FakeService implements ClusterService {
       const index = Number(caller.task.slice(caller.task.lastIndexOf('-') + 1));
       this.resultList.push({ task: caller.task, index, key, value, attempt: caller.attempt, setAt: 5 });
     }
-    return { job: caller.job, run: 1, results: this.resultList.filter((r) => r.task.startsWith(`${caller.job}/task-`)) };
+    return {
+      job: caller.job,
+      run: 1,
+      results: this.resultList.filter((r) => r.task.startsWith(`${caller.job}/task-`)),
+    };
   }
 
   registerEndpoint(caller: TaskCaller, name: string, address: string): EndpointInfo {
@@ -314,7 +381,9 @@ export class FakeService implements ClusterService {
             clearTimeout(timer);
             resolve();
           };
-          const wake = () => { if (ended()) finish(); };
+          const wake = () => {
+            if (ended()) finish();
+          };
           const timer = query.timeoutMs === null ? undefined : setTimeout(finish, query.timeoutMs);
           this.waitWakers.add(wake);
           signal.addEventListener('abort', finish, { once: true });

@@ -23,17 +23,21 @@ describe('the host paths admission asks about (src/server/host-paths.ts)', () =>
     const file = path.join(dir, 'secret.txt');
     writeFileSync(file, 'x', { mode: 0o600 });
     const owner = process.getuid!();
-    expect(hostPaths.unreadable!(path.join(priv, 'in'), 65534, 65534)).toBe(`${priv} is drwx------ of ${owner}:${process.getgid!()}, which it may not enter`);
+    expect(hostPaths.unreadable!(path.join(priv, 'in'), 65534, 65534)).toBe(
+      `${priv} is drwx------ of ${owner}:${process.getgid!()}, which it may not enter`,
+    );
     expect(hostPaths.unreadable!(file, 65534, 65534)).toMatch(/secret.txt is -rw------- of/);
     expect(hostPaths.unreadable!(path.join(dir, 'real'), 65534, 65534)).toBeNull();
     expect(hostPaths.unreadable!(path.join(priv, 'in'), 0, 0)).toBeNull();
     expect(hostPaths.unreadable!(path.join(priv, 'in'), owner === 0 ? 0 : owner, null)).toBeNull();
   });
 
-  it('forbiddenHostPaths: the state directory and the engines\' sockets, as given and real', () => {
+  it("forbiddenHostPaths: the state directory and the engines' sockets, as given and real", () => {
     symlinkSync(path.join(dir, 'real'), path.join(dir, 'home-link'));
     const forbidden = forbiddenHostPaths(path.join(dir, 'home-link'), { DOCKER_HOST: 'unix:///srv/engine.sock' });
     expect(forbidden.stateDirs).toEqual([path.join(dir, 'home-link'), path.join(dir, 'real')]);
-    expect(forbidden.engineSockets).toEqual(expect.arrayContaining(['/var/run/docker.sock', '/run/docker.sock', '/srv/engine.sock']));
+    expect(forbidden.engineSockets).toEqual(
+      expect.arrayContaining(['/var/run/docker.sock', '/run/docker.sock', '/srv/engine.sock']),
+    );
   });
 });

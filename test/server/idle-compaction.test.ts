@@ -17,34 +17,38 @@ function fakeHeap(bytes = 30 * MB) {
 }
 
 describe('idle compaction', () => {
-  it('runs once when the last job ends with nothing queued or running, after the end event, and only after the heap grew enough', async () => {
-    const { store } = memStore();
-    const { heap, collect, heapBytes } = fakeHeap();
-    const compaction = startIdleCompaction(store, { collect, heapBytes });
-    store.submit(spec('/a'));
-    store.submit(spec('/b'));
-    start(store, '/a/task-0', 'w1');
-    start(store, '/b/task-0', 'w2');
-    heap.bytes += COMPACT_AFTER_GROWTH_BYTES + MB;
-    store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
-    expect(store.job('/a')!.state).toBe('SUCCEEDED');
-    await settle();
-    expect(heap.runs, 'job /b still runs: no compaction yet').toBe(0);
-    store.finishAttempt('/b/task-0', 0, { kind: 'exited', exitCode: 1 });
-    expect(store.job('/b')!.state).toBe('FAILED');
-    expect(heap.runs, 'not inside the end event').toBe(0);
-    await settle();
-    expect(heap.runs).toBe(1);
-    expect(compaction.count).toBe(1);
+  it(
+    'runs once when the last job ends with nothing queued or running, after the end event, and only after the heap ' +
+      'grew enough',
+    async () => {
+      const { store } = memStore();
+      const { heap, collect, heapBytes } = fakeHeap();
+      const compaction = startIdleCompaction(store, { collect, heapBytes });
+      store.submit(spec('/a'));
+      store.submit(spec('/b'));
+      start(store, '/a/task-0', 'w1');
+      start(store, '/b/task-0', 'w2');
+      heap.bytes += COMPACT_AFTER_GROWTH_BYTES + MB;
+      store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
+      expect(store.job('/a')!.state).toBe('SUCCEEDED');
+      await settle();
+      expect(heap.runs, 'job /b still runs: no compaction yet').toBe(0);
+      store.finishAttempt('/b/task-0', 0, { kind: 'exited', exitCode: 1 });
+      expect(store.job('/b')!.state).toBe('FAILED');
+      expect(heap.runs, 'not inside the end event').toBe(0);
+      await settle();
+      expect(heap.runs).toBe(1);
+      expect(compaction.count).toBe(1);
 
-    // The next quiet moment, with the heap grown by less than the threshold: nothing.
-    store.submit(spec('/c'));
-    start(store, '/c/task-0', 'w1');
-    heap.bytes += COMPACT_AFTER_GROWTH_BYTES - MB;
-    store.finishAttempt('/c/task-0', 0, { kind: 'exited', exitCode: 0 });
-    await settle();
-    expect(heap.runs).toBe(1);
-  });
+      // The next quiet moment, with the heap grown by less than the threshold: nothing.
+      store.submit(spec('/c'));
+      start(store, '/c/task-0', 'w1');
+      heap.bytes += COMPACT_AFTER_GROWTH_BYTES - MB;
+      store.finishAttempt('/c/task-0', 0, { kind: 'exited', exitCode: 0 });
+      await settle();
+      expect(heap.runs).toBe(1);
+    },
+  );
 
   it('a submission right after the end cancels the compaction (checked again when it would run)', async () => {
     const { store } = memStore();
@@ -73,22 +77,31 @@ describe('idle compaction', () => {
     expect(heap.runs).toBe(0);
   });
 
-  it('compactNow runs one at once; a failing collection never reaches the store; without a collection nothing happens', async () => {
-    const { store } = memStore();
-    const { heap, collect, heapBytes } = fakeHeap();
-    startIdleCompaction(store, { collect, heapBytes }).compactNow();
-    expect(heap.runs).toBe(1);
+  it(
+    'compactNow runs one at once; a failing collection never reaches the store; without a collection nothing ' +
+      'happens',
+    async () => {
+      const { store } = memStore();
+      const { heap, collect, heapBytes } = fakeHeap();
+      startIdleCompaction(store, { collect, heapBytes }).compactNow();
+      expect(heap.runs).toBe(1);
 
-    const failing = memStore();
-    startIdleCompaction(failing.store, { collect: () => { throw new Error('no'); }, heapBytes: () => (heap.bytes += COMPACT_AFTER_GROWTH_BYTES) });
-    failing.store.submit(spec('/a'));
-    start(failing.store, '/a/task-0', 'w1');
-    expect(() => failing.store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 })).not.toThrow();
-    expect(failing.store.job('/a')!.state).toBe('SUCCEEDED');
-    await settle();
+      const failing = memStore();
+      startIdleCompaction(failing.store, {
+        collect: () => {
+          throw new Error('no');
+        },
+        heapBytes: () => (heap.bytes += COMPACT_AFTER_GROWTH_BYTES),
+      });
+      failing.store.submit(spec('/a'));
+      start(failing.store, '/a/task-0', 'w1');
+      expect(() => failing.store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 })).not.toThrow();
+      expect(failing.store.job('/a')!.state).toBe('SUCCEEDED');
+      await settle();
 
-    const none = startIdleCompaction(memStore().store, { collect: null });
-    none.compactNow();
-    expect(none.count).toBe(0);
-  });
+      const none = startIdleCompaction(memStore().store, { collect: null });
+      none.compactNow();
+      expect(none.count).toBe(0);
+    },
+  );
 });

@@ -1,4 +1,7 @@
-/** The server's log stream over a real store and real log files; the safety poll is set to a minute so only store events and fs.watch can wake a follower. */
+/**
+ * The server's log stream over a real store and real log files; the safety poll is set to a minute so only store events
+ * and fs.watch can wake a follower.
+ */
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +21,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const logPath = (task: string, attempt: number) => join(dir, ...task.split('/').filter(Boolean), `attempt-${attempt}.log`);
+const logPath = (task: string, attempt: number) =>
+  join(dir, ...task.split('/').filter(Boolean), `attempt-${attempt}.log`);
 
 /** Assign and start a task with its log file path under the temp dir (directory created). */
 async function startTask(store: ClusterStore, task: string): Promise<string> {
@@ -35,7 +39,8 @@ const texts = (lines: LogLine[]) => lines.map((l) => l.text);
 
 async function all(store: ClusterStore, query: LogQuery): Promise<LogLine[]> {
   const out: LogLine[] = [];
-  for await (const batch of streamLogs(store, query, new AbortController().signal, { safetyPollMs: 60_000 })) out.push(...batchLines(batch));
+  for await (const batch of streamLogs(store, query, new AbortController().signal, { safetyPollMs: 60_000 }))
+    out.push(...batchLines(batch));
   return out;
 }
 
@@ -79,7 +84,13 @@ describe('streamLogs', () => {
     await writeFile(pa, Array.from({ length: n }, (_, i) => line(2 * i, `a${i} ${'x'.repeat(40)}`)).join(''));
     await writeFile(pb, Array.from({ length: n }, (_, i) => line(2 * i + 1, `b${i} ${'y'.repeat(40)}`)).join(''));
     const last = await all(store, { target: '/a', tail: 5 });
-    expect(last.map((l) => l.text.split(' ')[0])).toEqual([`b${n - 3}`, `a${n - 2}`, `b${n - 2}`, `a${n - 1}`, `b${n - 1}`]);
+    expect(last.map((l) => l.text.split(' ')[0])).toEqual([
+      `b${n - 3}`,
+      `a${n - 2}`,
+      `b${n - 2}`,
+      `a${n - 1}`,
+      `b${n - 1}`,
+    ]);
     const whole = await all(store, { target: '/a' });
     expect(whole).toHaveLength(2 * n);
     expect(whole.every((l, i) => l.time === i)).toBe(true);
@@ -88,9 +99,24 @@ describe('streamLogs', () => {
   it('equal times keep the order of the files and of the lines within each file', async () => {
     const { store } = memStore();
     store.submit(spec('/a', { replicas: 3 }));
-    const paths = [await startTask(store, '/a/task-0'), await startTask(store, '/a/task-1'), await startTask(store, '/a/task-2')];
-    for (const [k, p] of paths.entries()) await writeFile(p, formatLines(7, 'o', [`${k}-1`, `${k}-2`]) + formatLines(8, 'o', [`${k}-3`]));
-    expect(texts(await all(store, { target: '/a' }))).toEqual(['0-1', '0-2', '1-1', '1-2', '2-1', '2-2', '0-3', '1-3', '2-3']);
+    const paths = [
+      await startTask(store, '/a/task-0'),
+      await startTask(store, '/a/task-1'),
+      await startTask(store, '/a/task-2'),
+    ];
+    for (const [k, p] of paths.entries())
+      await writeFile(p, formatLines(7, 'o', [`${k}-1`, `${k}-2`]) + formatLines(8, 'o', [`${k}-3`]));
+    expect(texts(await all(store, { target: '/a' }))).toEqual([
+      '0-1',
+      '0-2',
+      '1-1',
+      '1-2',
+      '2-1',
+      '2-2',
+      '0-3',
+      '1-3',
+      '2-3',
+    ]);
   });
 
   it('unknown targets are not found', async () => {
@@ -105,7 +131,9 @@ describe('streamLogs', () => {
     store.submit(spec('/j', { maxRetries: 1 }));
     const p0 = await startTask(store, '/j/task-0');
     await writeFile(p0, line(1, 'first'));
-    const it = streamLogs(store, { target: '/j', follow: true }, new AbortController().signal, { safetyPollMs: 60_000 });
+    const it = streamLogs(store, { target: '/j', follow: true }, new AbortController().signal, {
+      safetyPollMs: 60_000,
+    });
     expect(await take(it, 1)).toEqual(['first']);
     await appendFile(p0, line(2, 'appended'));
     expect(await take(it, 1)).toEqual(['appended']);

@@ -12,7 +12,9 @@ describe('pending reasons in the views', () => {
     expect(job.state).toBe('RUNNING');
     expect(taskReason(store, job, store.task('/arr/task-2')!, clock.t)).toBe(NOT_YET_CONSIDERED);
     store.setPendingReasons(new Map([['/arr', 'need 2 CPU, largest free worker has 1']]));
-    expect(jobReason(store, job, store.tasksOf('/arr'), clock.t)).toBe('1 pending: need 2 CPU, largest free worker has 1');
+    expect(jobReason(store, job, store.tasksOf('/arr'), clock.t)).toBe(
+      '1 pending: need 2 CPU, largest free worker has 1',
+    );
     expect(taskReason(store, job, store.task('/arr/task-2')!, clock.t)).toBe('need 2 CPU, largest free worker has 1');
     expect(taskReason(store, job, store.task('/arr/task-0')!, clock.t)).toBeNull();
   });

@@ -31,7 +31,8 @@ describe('earlier runs', () => {
 describe('moving the saved state aside', () => {
   it('moves the database files and logs/ into one new owner-only directory and leaves the rest', () => {
     expect(moveAside(home)).toBeNull();
-    for (const name of ['state.db', 'state.db-wal', 'state.db.reserve', 'cluster.log']) writeFileSync(path.join(home, name), name);
+    for (const name of ['state.db', 'state.db-wal', 'state.db.reserve', 'cluster.log'])
+      writeFileSync(path.join(home, name), name);
     mkdirSync(path.join(home, 'logs', 'a'), { recursive: true });
     const aside = moveAside(home, new Date('2026-01-02T03:04:05.678Z'))!;
     expect(aside).toBe(path.join(home, 'aside-2026-01-02T03-04-05-678Z'));

@@ -18,12 +18,20 @@ interface RawResponse {
   body: string;
 }
 
-function raw(socketPath: string, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+function raw(
+  socketPath: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -44,7 +52,10 @@ function rawBytes(socketPath: string, data: string): Promise<string> {
 
 /** Bind a unix socket in a child process that exits without unlinking it (a crashed cluster). */
 function leaveDeadSocket(path: string): number | null {
-  return spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.exit(0))`]).status;
+  return spawnSync(process.execPath, [
+    '-e',
+    `require('net').createServer().listen(${JSON.stringify(path)}, () => process.exit(0))`,
+  ]).status;
 }
 
 let dir: string;
@@ -58,7 +69,13 @@ beforeEach(async () => {
   socketPath = join(dir, 'iris.sock');
   service = new FakeService();
   logged = [];
-  server = createApiServer(service, { socketPath, version: '9.9.9', defaultUser: 'tester', defaultCwd: '/work', log: (m) => logged.push(m) });
+  server = createApiServer(service, {
+    socketPath,
+    version: '9.9.9',
+    defaultUser: 'tester',
+    defaultCwd: '/work',
+    log: (m) => logged.push(m),
+  });
   await server.listen();
 });
 
@@ -139,7 +156,13 @@ describe('protocol errors', () => {
   it('answers 404 for an unknown route', async () => {
     const res = await raw(socketPath, 'GET', '/v1/nope');
     expect(res.status).toBe(404);
-    expect(JSON.parse(res.body)).toEqual({ error: { code: 'not_found', message: 'no such API route: /v1/nope', hint: 'see docs/api.md for the routes under /v1' } });
+    expect(JSON.parse(res.body)).toEqual({
+      error: {
+        code: 'not_found',
+        message: 'no such API route: /v1/nope',
+        hint: 'see docs/api.md for the routes under /v1',
+      },
+    });
   });
 
   it('answers 405 for a wrong method, with Allow', async () => {
@@ -152,12 +175,16 @@ describe('protocol errors', () => {
   it('answers 400 for malformed JSON', async () => {
     const res = await raw(socketPath, 'POST', '/v1/jobs', '{"command": [', { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toEqual({ error: { code: 'invalid_argument', message: 'request body is not valid JSON' } });
+    expect(JSON.parse(res.body)).toEqual({
+      error: { code: 'invalid_argument', message: 'request body is not valid JSON' },
+    });
   });
 
   it('answers 413 for an oversized body without reading it all', async () => {
     // Declare 10 MiB but send only 64 KiB: the server must answer from the header alone.
-    const head = `POST /v1/jobs HTTP/1.1\r\nHost: iris\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`;
+    const head =
+      `POST /v1/jobs HTTP/1.1\r\nHost: iris\r\nContent-Type: application/json\r\nContent-Length: ` +
+      `${10 * 1024 * 1024}\r\n\r\n`;
     const answer = await rawBytes(socketPath, head + 'x'.repeat(64 * 1024));
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(answer).toContain('"code":"payload_too_large"');
@@ -165,10 +192,13 @@ describe('protocol errors', () => {
 
   it('answers 413 for an oversized chunked body', async () => {
     const res = await new Promise<number>((resolve, reject) => {
-      const req = request({ socketPath, method: 'POST', path: '/v1/jobs', agent: false, headers: { 'transfer-encoding': 'chunked' } }, (r) => {
-        r.resume();
-        resolve(r.statusCode ?? 0);
-      });
+      const req = request(
+        { socketPath, method: 'POST', path: '/v1/jobs', agent: false, headers: { 'transfer-encoding': 'chunked' } },
+        (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       const chunk = 'x'.repeat(256 * 1024);
       let sent = 0;
@@ -185,7 +215,9 @@ describe('protocol errors', () => {
   });
 
   it('the client refuses oversized requests itself', async () => {
-    const error = await rejection(new SocketClient(socketPath, {}).submit({ command: ['x'], env: { BIG: 'x'.repeat(MAX_BODY_BYTES) } }));
+    const error = await rejection(
+      new SocketClient(socketPath, {}).submit({ command: ['x'], env: { BIG: 'x'.repeat(MAX_BODY_BYTES) } }),
+    );
     expect(error.code).toBe('payload_too_large');
   });
 
@@ -221,7 +253,12 @@ describe('protocol errors', () => {
 
 describe('routes through the client', () => {
   it('submits with defaults and returns 201', async () => {
-    const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ name: 'train', command: ['python', 'train.py'], replicas: 2 }));
+    const res = await raw(
+      socketPath,
+      'POST',
+      '/v1/jobs',
+      JSON.stringify({ name: 'train', command: ['python', 'train.py'], replicas: 2 }),
+    );
     expect(res.status).toBe(201);
     expect(JSON.parse(res.body)).toEqual({ name: '/train', run: 1, tasks: 2, parent: null, generated: false });
     expect(service.specs[0]!.spec).toMatchObject({ user: 'tester', cwd: '/work', replicas: 2 });
@@ -249,9 +286,22 @@ describe('routes through the client', () => {
   });
 
   it('a task token makes submissions children of the task job', async () => {
-    service.tokens.set('tok-1', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: { DATA: '/d' }, rootSubmittedAt: 7 });
+    service.tokens.set('tok-1', {
+      task: '/train/task-0',
+      job: '/train',
+      attempt: 0,
+      user: 'alice',
+      env: { DATA: '/d' },
+      rootSubmittedAt: 7,
+    });
     const client = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-1' });
-    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({ name: '/train/eval', run: 1, tasks: 1, parent: '/train', generated: false });
+    expect(await client.submit({ name: 'eval', command: ['python', 'eval.py'] })).toEqual({
+      name: '/train/eval',
+      run: 1,
+      tasks: 1,
+      parent: '/train',
+      generated: false,
+    });
     const { spec, caller } = service.specs[0]!;
     expect(spec).toMatchObject({ user: 'alice', env: { DATA: '/d' } });
     expect(caller?.task).toBe('/train/task-0');
@@ -263,12 +313,28 @@ describe('routes through the client', () => {
   it('passes history filters through and narrows a task caller to its own subtree', async () => {
     const owner = new SocketClient(socketPath);
     await owner.history({ prefix: 'h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
-    expect(service.historyQueries.at(-1)).toEqual({ prefix: '/h', user: 'bob', state: ['FAILED', 'KILLED'], since: 10, until: 20, limit: 5 });
+    expect(service.historyQueries.at(-1)).toEqual({
+      prefix: '/h',
+      user: 'bob',
+      state: ['FAILED', 'KILLED'],
+      since: 10,
+      until: 20,
+      limit: 5,
+    });
     const bad = await raw(socketPath, 'GET', '/v1/history?since=2h');
     expect(bad.status).toBe(400);
-    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toContain('query parameter "since" must be a time in epoch milliseconds');
+    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toContain(
+      'query parameter "since" must be a time in epoch milliseconds',
+    );
 
-    service.tokens.set('tok-h', { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 7 });
+    service.tokens.set('tok-h', {
+      task: '/train/task-0',
+      job: '/train',
+      attempt: 0,
+      user: 'alice',
+      env: {},
+      rootSubmittedAt: 7,
+    });
     const task = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'tok-h' });
     await task.history();
     expect(service.historyQueries.at(-1)).toEqual({ prefix: '/train' });
@@ -280,10 +346,14 @@ describe('routes through the client', () => {
   });
 
   it('an unknown task token is 403', async () => {
-    const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ command: ['x'] }), { [TASK_TOKEN_HEADER]: 'bogus' });
+    const res = await raw(socketPath, 'POST', '/v1/jobs', JSON.stringify({ command: ['x'] }), {
+      [TASK_TOKEN_HEADER]: 'bogus',
+    });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.body).error.code).toBe('forbidden');
-    const error = await rejection(new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'bogus' }).submit({ command: ['x'] }));
+    const error = await rejection(
+      new SocketClient(socketPath, { IRIS_TASK_TOKEN: 'bogus' }).submit({ command: ['x'] }),
+    );
     expect(error.code).toBe('forbidden');
   });
 
@@ -292,11 +362,17 @@ describe('routes through the client', () => {
     await client.submit({ name: 'a', command: ['x'] });
     await client.submit({ name: 'b', command: ['x'] });
     expect((await client.jobs()).map((j) => j.name)).toEqual(['/a', '/b']);
-    expect((await client.jobs({ prefix: '/b', state: ['PENDING', 'RUNNING'], user: 'tester' })).map((j) => j.name)).toEqual(['/b']);
+    expect(
+      (await client.jobs({ prefix: '/b', state: ['PENDING', 'RUNNING'], user: 'tester' })).map((j) => j.name),
+    ).toEqual(['/b']);
     expect(service.lastFilter).toEqual({ prefix: '/b', state: ['PENDING', 'RUNNING'], user: 'tester' });
     expect((await client.job('a')).command).toEqual(['x']);
     const missing = await rejection(client.job('/nope'));
-    expect([missing.code, missing.message, missing.hint]).toEqual(['not_found', 'no job named /nope', 'list jobs with `iris jobs`']);
+    expect([missing.code, missing.message, missing.hint]).toEqual([
+      'not_found',
+      'no job named /nope',
+      'list jobs with `iris jobs`',
+    ]);
     expect(await client.cancel(['/a', 'zzz'])).toEqual({ cancelled: ['/a'], alreadyEnded: [] });
   });
 
@@ -305,10 +381,16 @@ describe('routes through the client', () => {
     expect(badState.status).toBe(400);
     expect(JSON.parse(badState.body).error.message).toContain('unknown job state "NOPE"');
     expect((await raw(socketPath, 'GET', '/v1/job')).status).toBe(400);
-    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/jobs/cancel', '{"names":[]}')).body).error.message).toContain('names');
-    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/drain', '{}')).body).error.message).toContain('name is required');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/jobs/cancel', '{"names":[]}')).body).error.message).toContain(
+      'names',
+    );
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/drain', '{}')).body).error.message).toContain(
+      'name is required',
+    );
     expect(JSON.parse((await raw(socketPath, 'GET', '/v1/logs')).body).error.message).toContain('"target" is required');
-    expect(JSON.parse((await raw(socketPath, 'GET', '/v1/logs?target=/a&tail=-1')).body).error.message).toContain('"tail"');
+    expect(JSON.parse((await raw(socketPath, 'GET', '/v1/logs?target=/a&tail=-1')).body).error.message).toContain(
+      '"tail"',
+    );
   });
 
   it('cluster, workers, drain, resume', async () => {
@@ -319,17 +401,26 @@ describe('routes through the client', () => {
     expect((await rejection(client.drain('w9'))).code).toBe('not_found');
     expect((await client.resume('w0')).state).toBe('READY');
     expect((await rejection(client.resume('w9'))).code).toBe('not_found');
-    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/resume', '{}')).body).error.message).toContain('name is required');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/resume', '{}')).body).error.message).toContain(
+      'name is required',
+    );
   });
 
   it('disable (with a reason) and enable', async () => {
     const client = new SocketClient(socketPath, {});
-    expect(await client.disable('w0', 'disk check')).toMatchObject({ state: 'DISABLED', disabled: { by: 'user', reason: 'disk check' } });
+    expect(await client.disable('w0', 'disk check')).toMatchObject({
+      state: 'DISABLED',
+      disabled: { by: 'user', reason: 'disk check' },
+    });
     expect((await rejection(client.disable('w9'))).code).toBe('not_found');
     expect((await client.enable('w0')).state).toBe('READY');
     expect((await rejection(client.enable('w9'))).code).toBe('not_found');
-    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/disable', '{"name":"w0","reason":7}')).body).error.message).toContain('reason');
-    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/enable', '{}')).body).error.message).toContain('name is required');
+    expect(
+      JSON.parse((await raw(socketPath, 'POST', '/v1/workers/disable', '{"name":"w0","reason":7}')).body).error.message,
+    ).toContain('reason');
+    expect(JSON.parse((await raw(socketPath, 'POST', '/v1/workers/enable', '{}')).body).error.message).toContain(
+      'name is required',
+    );
   });
 
   it('endpoints require a task token', async () => {
@@ -338,7 +429,11 @@ describe('routes through the client', () => {
     expect(anonymous.message).toContain('requires a task token');
     service.tokens.set('t', { task: '/svc/task-0', job: '/svc', attempt: 1, user: 'u', env: {}, rootSubmittedAt: 1 });
     const task = new SocketClient(socketPath, { IRIS_TASK_TOKEN: 't' });
-    expect(await task.registerEndpoint('db', 'localhost:5432')).toMatchObject({ name: 'db', task: '/svc/task-0', attempt: 1 });
+    expect(await task.registerEndpoint('db', 'localhost:5432')).toMatchObject({
+      name: 'db',
+      task: '/svc/task-0',
+      attempt: 1,
+    });
     expect((await new SocketClient(socketPath, {}).endpoints('d')).map((e) => e.address)).toEqual(['localhost:5432']);
     expect(await new SocketClient(socketPath, {}).endpoints('x')).toEqual([]);
   });
@@ -359,7 +454,13 @@ describe('routes through the client', () => {
 });
 
 describe('NDJSON streams', () => {
-  const line = (text: string, time = 1): LogBatch => ({ task: '/a/task-0', attempt: 0, stream: 'stdout', times: [time, 1], text });
+  const line = (text: string, time = 1): LogBatch => ({
+    task: '/a/task-0',
+    attempt: 0,
+    stream: 'stdout',
+    times: [time, 1],
+    text,
+  });
 
   it('expands batches into lines, and reads the one-line items of an earlier controller', async () => {
     const client = new SocketClient(socketPath, {});
@@ -383,12 +484,13 @@ describe('NDJSON streams', () => {
     service.logChannel.push(line('two'));
     service.logChannel.end();
     const got: string[] = [];
-    for await (const l of client.logs({ target: '/a', follow: true, tail: 10, since: 1700000000000, attempt: 2 })) got.push(l.text);
+    for await (const l of client.logs({ target: '/a', follow: true, tail: 10, since: 1700000000000, attempt: 2 }))
+      got.push(l.text);
     expect(got).toEqual(['one', 'two']);
     expect(service.logQueries[0]).toEqual({ target: '/a', follow: true, tail: 10, since: 1700000000000, attempt: 2 });
   });
 
-  it('counts a duration in since back from the server\'s own clock; takes epoch ms as they are', async () => {
+  it("counts a duration in since back from the server's own clock; takes epoch ms as they are", async () => {
     await server.close();
     server = createApiServer(service, { socketPath, version: '9.9.9', now: () => 1_800_000_000_000 });
     await server.listen();
@@ -443,9 +545,11 @@ describe('NDJSON streams', () => {
   });
 
   it('an immediate stream failure is a normal error response', async () => {
-    const error = await rejection((async () => {
-      for await (const _ of new SocketClient(socketPath, {}).logs({ target: '/missing' })) void _;
-    })());
+    const error = await rejection(
+      (async () => {
+        for await (const _ of new SocketClient(socketPath, {}).logs({ target: '/missing' })) void _;
+      })(),
+    );
     expect(error.code).toBe('not_found');
     expect(error.message).toBe('no job or task named /missing');
   });
@@ -478,7 +582,13 @@ describe('doors', () => {
   let taskSocket: string;
   beforeEach(async () => {
     taskSocket = join(dir, 'task.sock');
-    taskDoor = createApiServer(service, { socketPath: taskSocket, door: 'task', version: '9.9.9', defaultUser: 'tester', log: (m) => logged.push(m) });
+    taskDoor = createApiServer(service, {
+      socketPath: taskSocket,
+      door: 'task',
+      version: '9.9.9',
+      defaultUser: 'tester',
+      log: (m) => logged.push(m),
+    });
     await taskDoor.listen();
     service.tokens.set('tok-train', TRAIN);
     const owner = new SocketClient(socketPath, {});
@@ -489,7 +599,12 @@ describe('doors', () => {
   });
 
   it('the task door refuses every request without a token, with a hint; the owner door does not', async () => {
-    for (const [method, path] of [['GET', '/v1/health'], ['GET', '/v1/jobs'], ['POST', '/v1/jobs/cancel'], ['POST', '/v1/workers/drain']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/health'],
+      ['GET', '/v1/jobs'],
+      ['POST', '/v1/jobs/cancel'],
+      ['POST', '/v1/workers/drain'],
+    ] as const) {
       const res = await raw(taskSocket, method, path, method === 'POST' ? '{}' : undefined);
       expect(res.status, `${method} ${path}`).toBe(403);
       const { error } = JSON.parse(res.body) as { error: { code: string; message: string; hint: string } };
@@ -499,27 +614,37 @@ describe('doors', () => {
     expect((await raw(socketPath, 'GET', '/v1/health')).status).toBe(200);
   });
 
-  it('a token scopes listings, status, cancel, wait and logs to the task\'s subtree, on either door', async () => {
+  it("a token scopes listings, status, cancel, wait and logs to the task's subtree, on either door", async () => {
     for (const path of [taskSocket, socketPath]) {
       const task = new SocketClient(path, { IRIS_TASK_TOKEN: 'tok-train' });
       expect((await task.jobs()).map((j) => j.name)).toEqual(['/train', '/train/kid']);
       expect((await task.job('/train/kid')).name).toBe('/train/kid');
-      for (const attempt of [task.job('/other'), task.task('/other/task-0'), task.cancel(['/train/task-0', '/other/task-1']), task.cancel(['/train/kid', '/other']), task.waitJobs({ jobs: ['/other'], timeout: '1s' }), task.logBatches({ target: '/other' })[Symbol.asyncIterator]().next()]) {
+      for (const attempt of [
+        task.job('/other'),
+        task.task('/other/task-0'),
+        task.cancel(['/train/task-0', '/other/task-1']),
+        task.cancel(['/train/kid', '/other']),
+        task.waitJobs({ jobs: ['/other'], timeout: '1s' }),
+        task.logBatches({ target: '/other' })[Symbol.asyncIterator]().next(),
+      ]) {
         const error = await rejection(attempt);
         expect(error.code).toBe('forbidden');
-        expect(error.message).toMatch(/a task may only \w+( \w+)* jobs within its own job \/train; \/other(\/task-\d)? is outside it/);
+        expect(error.message).toMatch(
+          /a task may only \w+( \w+)* jobs within its own job \/train; \/other(\/task-\d)? is outside it/,
+        );
       }
     }
   });
 
-  it('a task\'s event stream and worker view show only its subtree', async () => {
+  it("a task's event stream and worker view show only its subtree", async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
     for (const event of [
       { type: 'job', name: '/other', state: 'RUNNING', time: 1 },
       { type: 'worker', name: 'w0', state: 'DRAINED', time: 2 },
       { type: 'task', name: '/train/kid/task-0', state: 'RUNNING', time: 3 },
       { type: 'job', name: '/trainer', state: 'RUNNING', time: 4 },
-    ] as const) service.eventChannel.push(event);
+    ] as const)
+      service.eventChannel.push(event);
     service.eventChannel.end();
     const got: unknown[] = [];
     for await (const event of task.events()) got.push(event);
@@ -527,14 +652,26 @@ describe('doors', () => {
     const [worker] = service.workers();
     service.workers = () => [{ ...worker!, runningTasks: ['/other/task-0', '/train/task-0'] }];
     expect((await task.workers()).map((w) => w.runningTasks)).toEqual([['/train/task-0']]);
-    expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([['/other/task-0', '/train/task-0']]);
+    expect((await new SocketClient(socketPath, {}).workers()).map((w) => w.runningTasks)).toEqual([
+      ['/other/task-0', '/train/task-0'],
+    ]);
   });
 
-  it('stop, drain, resume, disable, enable and the queue view are the owner\'s only', async () => {
+  it("stop, drain, resume, disable, enable and the queue view are the owner's only", async () => {
     const task = new SocketClient(taskSocket, { IRIS_TASK_TOKEN: 'tok-train' });
-    for (const attempt of [task.drain('w0'), task.resume('w0'), task.disable('w0'), task.enable('w0'), task.queue(), task.stopCluster()]) {
+    for (const attempt of [
+      task.drain('w0'),
+      task.resume('w0'),
+      task.disable('w0'),
+      task.enable('w0'),
+      task.queue(),
+      task.stopCluster(),
+    ]) {
       const error = await rejection(attempt);
-      expect([error.code, error.hint]).toEqual(['forbidden', 'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")']);
+      expect([error.code, error.hint]).toEqual([
+        'forbidden',
+        'run the command from a shell outside the cluster\'s tasks (docs/api.md, "Doors")',
+      ]);
     }
     expect(service.stopped).toBe(0);
   });

@@ -4,7 +4,16 @@
  * `--fresh`, which moves the saved state aside under the old database's lock.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,7 +36,10 @@ afterEach(() => {
 
 const refusal = (opts: { fresh?: boolean } = {}) => refusalOf(() => openStateStore(home, opts).store.close());
 
-/** Another process holds state.db the way a controller's store does (same VFS, same locking mode); it writes no pid file. */
+/**
+ * Another process holds state.db the way a controller's store does (same VFS, same locking mode); it writes no pid
+ * file.
+ */
 function otherHolder(): Promise<ChildProcess> {
   const code = `
     const { DatabaseSync } = require('node:sqlite');
@@ -56,40 +68,50 @@ function earlierRun(): void {
 }
 
 describe('state lock', () => {
-  it('is exclusive within one process, writes the pid file once ready, and can be taken again after the store closes', () => {
-    const { store, lock } = openStateStore(home);
-    expect(existsSync(path.join(home, 'cluster.pid'))).toBe(false);
-    lock.ready();
-    expect(readFileSync(path.join(home, 'cluster.pid'), 'utf8')).toBe(`${process.pid}\n`);
-    const error = refusal();
-    expect(error.code).toBe('conflict');
-    expect(error.exitCode).toBe(4);
-    expect(error.message).toBe(`another iris controller is already running on the state directory ${home}`);
-    lock.release();
-    lock.release();
-    expect(existsSync(path.join(home, 'cluster.pid'))).toBe(false);
-    store.close();
-    openStateStore(home).store.close();
-  });
+  it(
+    'is exclusive within one process, writes the pid file once ready, and can be taken again after the store ' +
+      'closes',
+    () => {
+      const { store, lock } = openStateStore(home);
+      expect(existsSync(path.join(home, 'cluster.pid'))).toBe(false);
+      lock.ready();
+      expect(readFileSync(path.join(home, 'cluster.pid'), 'utf8')).toBe(`${process.pid}\n`);
+      const error = refusal();
+      expect(error.code).toBe('conflict');
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toBe(`another iris controller is already running on the state directory ${home}`);
+      lock.release();
+      lock.release();
+      expect(existsSync(path.join(home, 'cluster.pid'))).toBe(false);
+      store.close();
+      openStateStore(home).store.close();
+    },
+  );
 
-  it('refuses while another process holds state.db, naming that pid (from /proc/locks); free again once the holder is killed', async () => {
-    child = await otherHolder();
-    const error = refusal();
-    expect(error.code).toBe('conflict');
-    expect(error.message).toBe(`another iris controller (pid ${child.pid}) is already running on the state directory ${home}`);
-    expect(error.hint).toContain(`kill ${child.pid}`);
-    // --fresh moves nothing while another controller holds the state.
-    expect(refusal({ fresh: true }).code).toBe('conflict');
-    expect(readdirSync(home).filter((name) => name.startsWith('aside-'))).toEqual([]);
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-    child = null;
-    const { store } = openStateStore(home);
-    expect(stateHolderPid(home)).toBe(process.pid);
-    store.close();
-    expect(stateHolderPid(home)).toBeNull();
-  });
+  it(
+    'refuses while another process holds state.db, naming that pid (from /proc/locks); free again once the holder ' +
+      'is killed',
+    async () => {
+      child = await otherHolder();
+      const error = refusal();
+      expect(error.code).toBe('conflict');
+      expect(error.message).toBe(
+        `another iris controller (pid ${child.pid}) is already running on the state directory ${home}`,
+      );
+      expect(error.hint).toContain(`kill ${child.pid}`);
+      // --fresh moves nothing while another controller holds the state.
+      expect(refusal({ fresh: true }).code).toBe('conflict');
+      expect(readdirSync(home).filter((name) => name.startsWith('aside-'))).toEqual([]);
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      child = null;
+      const { store } = openStateStore(home);
+      expect(stateHolderPid(home)).toBe(process.pid);
+      store.close();
+      expect(stateHolderPid(home)).toBeNull();
+    },
+  );
 
   it('release leaves a pid file that is not its own', () => {
     const { store, lock } = openStateStore(home);
@@ -108,7 +130,9 @@ describe('a state directory with earlier runs', () => {
     truncateSync(db, 0);
     const empty = refusal();
     expect(empty.exitCode).toBe(6);
-    expect(empty.message).toBe(`${db} is damaged: it is empty, but ${path.join(home, 'logs')} holds the logs of earlier runs`);
+    expect(empty.message).toBe(
+      `${db} is damaged: it is empty, but ${path.join(home, 'logs')} holds the logs of earlier runs`,
+    );
     expect(empty.hint).toContain('iris cluster start --fresh');
     expect(readFileSync(db).length).toBe(0);
     rmSync(db);
@@ -126,7 +150,9 @@ describe('a state directory with earlier runs', () => {
     const [aside, ...more] = readdirSync(home).filter((name) => name.startsWith('aside-'));
     expect(more).toEqual([]);
     expect(logs).toEqual([`--fresh: moved the saved state (state.db and logs) into ${path.join(home, aside!)}`]);
-    expect(readFileSync(path.join(home, aside!, 'logs', 'old', '@1', 'task-0', 'attempt-0.log'), 'utf8')).toBe('old output\n');
+    expect(readFileSync(path.join(home, aside!, 'logs', 'old', '@1', 'task-0', 'attempt-0.log'), 'utf8')).toBe(
+      'old output\n',
+    );
     expect(existsSync(path.join(home, 'logs'))).toBe(false);
     const { store: old } = openStateStore(path.join(home, aside!));
     expect([...old.jobs()].map((j) => j.name)).toEqual(['/old']);

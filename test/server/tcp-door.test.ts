@@ -14,12 +14,18 @@ import { rejection } from '../helpers/refusal.js';
 
 const TRAIN = { task: '/train/task-0', job: '/train', attempt: 0, user: 'alice', env: {}, rootSubmittedAt: 1 };
 
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { error?: { code: string; message: string; hint?: string } } }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: { error?: { code: string; message: string; hint?: string } } }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -36,7 +42,13 @@ beforeEach(async () => {
   service.tokens.set('tok-train', TRAIN);
   port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  door = createApiServer(service, { tcp: { host: '127.0.0.1', port }, door: 'task', version: '9.9.9', defaultUser: 'tester', log: () => undefined });
+  door = createApiServer(service, {
+    tcp: { host: '127.0.0.1', port },
+    door: 'task',
+    version: '9.9.9',
+    defaultUser: 'tester',
+    log: () => undefined,
+  });
   await door.listen();
 });
 
@@ -49,7 +61,9 @@ describe('the task door on TCP', () => {
     for (const path of ['/v1/health', '/v1/jobs', '/v1/cluster', '/metrics']) {
       const res = await get(port, path);
       expect(res.status, path).toBe(403);
-      expect(res.body.error?.message).toBe(`this address (${url}) is the task door: every request needs the task token`);
+      expect(res.body.error?.message).toBe(
+        `this address (${url}) is the task door: every request needs the task token`,
+      );
       expect(res.body.error?.hint).toContain('x-iris-task-token');
     }
     const client = new SocketClient({ socketPath: url, env: {} });
@@ -76,7 +90,16 @@ describe('the task door on TCP', () => {
 
   it('the owner-only routes refuse a task over TCP', async () => {
     const task = new SocketClient({ socketPath: url, env: { IRIS_TASK_TOKEN: 'tok-train' } });
-    const ownerOnly = [() => task.drain('w0'), () => task.resume('w0'), () => task.disable('w0'), () => task.enable('w0'), () => task.queue(), () => task.stopCluster(), () => task.prune({}), () => task.metrics()];
+    const ownerOnly = [
+      () => task.drain('w0'),
+      () => task.resume('w0'),
+      () => task.disable('w0'),
+      () => task.enable('w0'),
+      () => task.queue(),
+      () => task.stopCluster(),
+      () => task.prune({}),
+      () => task.metrics(),
+    ];
     for (const attempt of ownerOnly) {
       const error = await rejection(attempt());
       expect(error.code).toBe('forbidden');
@@ -86,7 +109,12 @@ describe('the task door on TCP', () => {
   });
 
   it('an address in use is refused at listen, with a hint', async () => {
-    const second = createApiServer(new FakeService(), { tcp: { host: '127.0.0.1', port }, door: 'task', version: 'x', log: () => undefined });
+    const second = createApiServer(new FakeService(), {
+      tcp: { host: '127.0.0.1', port },
+      door: 'task',
+      version: 'x',
+      log: () => undefined,
+    });
     const error = await rejection(second.listen());
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe(`the task door's address 127.0.0.1:${port} is already in use`);
@@ -94,7 +122,9 @@ describe('the task door on TCP', () => {
   });
 
   it('a TCP address is never an owner door', () => {
-    expect(() => createApiServer(service, { tcp: { host: '127.0.0.1', port }, version: 'x' })).toThrow(/only be the task door/);
+    expect(() => createApiServer(service, { tcp: { host: '127.0.0.1', port }, version: 'x' })).toThrow(
+      /only be the task door/,
+    );
   });
 
   it('after close nothing answers, and the client says where it looked', async () => {

@@ -23,10 +23,23 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'iris-wait-'));
   socketPath = join(dir, 'iris.sock');
   const service = new ControllerService(h.store, h.controller, {
-    clusterId: 'c-test', socketPath, home: '/tmp', version: 'test', startedAt: 0, quotas: new Map(),
-    requestStop: async () => {}, now: h.clock.now, defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
+    clusterId: 'c-test',
+    socketPath,
+    home: '/tmp',
+    version: 'test',
+    startedAt: 0,
+    quotas: new Map(),
+    requestStop: async () => {},
+    now: h.clock.now,
+    defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
   });
-  server = createApiServer(service, { socketPath, version: 'test', defaultUser: 'alice', defaultCwd: '/tmp', log: () => undefined });
+  server = createApiServer(service, {
+    socketPath,
+    version: 'test',
+    defaultUser: 'alice',
+    defaultCwd: '/tmp',
+    log: () => undefined,
+  });
   await server.listen();
 });
 
@@ -63,7 +76,11 @@ describe('POST /v1/wait', () => {
     await client.submit({ command: LONG, name: 'c' });
     const answer = client.waitJobs({ jobs: ['/p/c'] });
     await waitsAre(1);
-    expect(h.controller.waits.all()[0]).toMatchObject({ caller: { task: '/p/task-0', attempt: 0 }, jobs: ['/p/c'], releasesCpu: true });
+    expect(h.controller.waits.all()[0]).toMatchObject({
+      caller: { task: '/p/task-0', attempt: 0 },
+      jobs: ['/p/c'],
+      releasesCpu: true,
+    });
     // The child gets the CPU its waiting parent holds.
     await h.until(() => h.store.task('/p/c/task-0')?.state === 'RUNNING');
     h.runtime.exit('/p/c/task-0', 0);

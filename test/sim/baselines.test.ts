@@ -12,34 +12,45 @@ function run(doc: unknown, mode: PlacementMode, policy: 'easy' | 'first-fit' = '
   return simulate(parseWorkload(doc, 'baselines.yaml'), { scheduler });
 }
 
-const workersOf = (result: SimResult): Record<string, string[]> => Object.fromEntries(result.jobs.map((j) => [j.name, j.workers]));
+const workersOf = (result: SimResult): Record<string, string[]> =>
+  Object.fromEntries(result.jobs.map((j) => [j.name, j.workers]));
 
-const TWO = [{ name: 'w0', cpu: 4 }, { name: 'w1', cpu: 4 }];
+const TWO = [
+  { name: 'w0', cpu: 4 },
+  { name: 'w1', cpu: 4 },
+];
 
 describe('baseline modes in the simulator', () => {
   for (const policy of ['easy', 'first-fit'] as const) {
     it(`${policy}: static-worker keeps a tree on one worker; another submission gets the other`, () => {
-      const result = run({
-        workers: TWO,
-        jobs: [
-          { name: 'a', submit: 0, run: 60, children: [{ name: 'b', after: 10, run: 30, replicas: 2 }] },
-          { name: 'x', submit: 20, run: 10 },
-          // Submitted after /a's tree ended: it binds anew, to the first open worker.
-          { name: 'y', submit: 100, run: 10 },
-        ],
-      }, 'static-worker', policy);
+      const result = run(
+        {
+          workers: TWO,
+          jobs: [
+            { name: 'a', submit: 0, run: 60, children: [{ name: 'b', after: 10, run: 30, replicas: 2 }] },
+            { name: 'x', submit: 20, run: 10 },
+            // Submitted after /a's tree ended: it binds anew, to the first open worker.
+            { name: 'y', submit: 100, run: 10 },
+          ],
+        },
+        'static-worker',
+        policy,
+      );
       expect(workersOf(result)).toEqual({ '/a': ['w0'], '/a/b': ['w0'], '/x': ['w1'], '/y': ['w0'] });
     });
   }
 
   it('fixed-pipeline: a type waits for its worker although another is free', () => {
-    const result = run({
-      workers: TWO,
-      jobs: [
-        { name: 'p', submit: 0, run: 100, cpu: 3, children: [{ name: 'train', after: 0, run: 100, cpu: 1 }] },
-        { name: 'q', submit: 50, run: 100, cpu: 1, children: [{ name: 'train', after: 0, run: 10, cpu: 2 }] },
-      ],
-    }, 'fixed-pipeline');
+    const result = run(
+      {
+        workers: TWO,
+        jobs: [
+          { name: 'p', submit: 0, run: 100, cpu: 3, children: [{ name: 'train', after: 0, run: 100, cpu: 1 }] },
+          { name: 'q', submit: 50, run: 100, cpu: 1, children: [{ name: 'train', after: 0, run: 10, cpu: 2 }] },
+        ],
+      },
+      'fixed-pipeline',
+    );
     // /p and /p/train fill w0 until 100 (train is bound to w0), so /q goes to w1.
     expect(workersOf(result)['/p/train']).toEqual(['w0']);
     expect(workersOf(result)['/q']).toEqual(['w1']);
@@ -50,10 +61,17 @@ describe('baseline modes in the simulator', () => {
   });
 
   it('round-robin: tasks rotate over the workers from pass to pass', () => {
-    const result = run({
-      workers: [{ name: 'w0', cpu: 4 }, { name: 'w1', cpu: 4 }, { name: 'w2', cpu: 4 }],
-      jobs: [0, 1, 2, 3].map((i) => ({ name: `j${i}`, submit: i, run: 100 })),
-    }, 'round-robin');
+    const result = run(
+      {
+        workers: [
+          { name: 'w0', cpu: 4 },
+          { name: 'w1', cpu: 4 },
+          { name: 'w2', cpu: 4 },
+        ],
+        jobs: [0, 1, 2, 3].map((i) => ({ name: `j${i}`, submit: i, run: 100 })),
+      },
+      'round-robin',
+    );
     expect(workersOf(result)).toEqual({ '/j0': ['w0'], '/j1': ['w1'], '/j2': ['w2'], '/j3': ['w0'] });
   });
 });

@@ -8,10 +8,19 @@ import type { Snapshot } from '../../src/cluster/scheduler/types.js';
 function recording(): PassScheduler & { snapshots: Snapshot[] } {
   const inner = createScheduler({ policy: 'fcfs' });
   const snapshots: Snapshot[] = [];
-  return { snapshots, pass: (snapshot, changed) => (snapshots.push({ ...snapshot, jobs: new Map(snapshot.jobs) }), inner.pass(snapshot, changed)) };
+  return {
+    snapshots,
+    pass: (snapshot, changed) => (
+      snapshots.push({ ...snapshot, jobs: new Map(snapshot.jobs) }), inner.pass(snapshot, changed)
+    ),
+  };
 }
 
-function run(raw: unknown, cacheTtl?: number, scheduler: PassScheduler = createScheduler({ policy: 'fcfs' })): SimResult {
+function run(
+  raw: unknown,
+  cacheTtl?: number,
+  scheduler: PassScheduler = createScheduler({ policy: 'fcfs' }),
+): SimResult {
   return simulate(parseWorkload(raw, 'w.yaml'), { scheduler, cacheTtl });
 }
 
@@ -25,10 +34,13 @@ const ONE_WORKER = {
 
 describe('context reuse in the simulator', () => {
   it('a task on a cold worker takes run + load; the next one there within the TTL takes run', () => {
-    const r = run({ ...ONE_WORKER, jobs: [
-      { name: 'a', submit: 0, run: 50, gpu: 1, uses: 'm' },
-      { name: 'b', submit: 0, run: 50, gpu: 1, uses: ['m'] },
-    ] });
+    const r = run({
+      ...ONE_WORKER,
+      jobs: [
+        { name: 'a', submit: 0, run: 50, gpu: 1, uses: 'm' },
+        { name: 'b', submit: 0, run: 50, gpu: 1, uses: ['m'] },
+      ],
+    });
     expect(spans(r)).toEqual({ '/a': [0, 150, 'g'], '/b': [150, 200, 'g'] });
     expect(r.summary).toMatchObject({ reuseStarts: 2, reuseHits: 1, reuseHitRate: 0.5, makespan: 200 });
     // 200 s of runs at 6 per hour.
@@ -77,10 +89,17 @@ describe('context reuse in the simulator', () => {
 
   it('snapshots carry cache hints, job category and uses, worker cost and last dispatch', () => {
     const scheduler = recording();
-    run({ ...ONE_WORKER, jobs: [
-      { name: 'a', submit: 0, run: 50, gpu: 1, uses: 'm', category: 'inference' },
-      { name: 'b', submit: 10, run: 50, gpu: 1, uses: 'm' },
-    ] }, undefined, scheduler);
+    run(
+      {
+        ...ONE_WORKER,
+        jobs: [
+          { name: 'a', submit: 0, run: 50, gpu: 1, uses: 'm', category: 'inference' },
+          { name: 'b', submit: 10, run: 50, gpu: 1, uses: 'm' },
+        ],
+      },
+      undefined,
+      scheduler,
+    );
     // The pass at 10 sees a running on g: g is loading m.
     const at10 = scheduler.snapshots.find((s) => s.now === 10)!;
     expect(at10.cacheHints?.get('g')?.get('m')).toEqual({ key: 'm', expiresAt: 10 + 3600, loading: true });
@@ -113,7 +132,10 @@ describe('the live placement modes see the hints', () => {
     ],
   };
   const runWith = (mode: 'adaptive' | 'first-fit', cacheTtl?: number) =>
-    simulate(parseWorkload(workload, 'w.yaml'), { scheduler: createScheduler({ policy: 'fcfs', placement: { mode, selection: 'first-fit' } }), cacheTtl });
+    simulate(parseWorkload(workload, 'w.yaml'), {
+      scheduler: createScheduler({ policy: 'fcfs', placement: { mode, selection: 'first-fit' } }),
+      cacheTtl,
+    });
 
   it('adaptive places every later task of the model on the warm worker: no load, reuse hits', () => {
     const r = runWith('adaptive');
@@ -162,7 +184,10 @@ describe('pipelines in the simulator (needs)', () => {
     });
     expect(r.skipped.map((s) => s.name)).toEqual(['/huge', '/eval', '/report']);
     expect(r.skipped[0]!.reason).toMatch(/CPU/);
-    expect(r.skipped.slice(1).map((s) => s.reason)).toEqual(['needs /huge, which never ran', 'needs /eval, which never ran']);
+    expect(r.skipped.slice(1).map((s) => s.reason)).toEqual([
+      'needs /huge, which never ran',
+      'needs /eval, which never ran',
+    ]);
     expect(r.jobs).toEqual([]);
   });
 });

@@ -6,7 +6,10 @@ import { parseWorkload } from '../../src/sim/workload-file.js';
 
 /** Two 1-CPU workers (a is the dearer); j1 runs on a at 0; j2 and j3 arrive together at 200. */
 const WORKLOAD = {
-  workers: [{ name: 'a', 'cost-per-hour': 2 }, { name: 'b', 'cost-per-hour': 1 }],
+  workers: [
+    { name: 'a', 'cost-per-hour': 2 },
+    { name: 'b', 'cost-per-hour': 1 },
+  ],
   jobs: [
     { name: 'j1', submit: 0, run: 10 },
     { name: 'j2', submit: 200, run: 100 },

@@ -7,8 +7,13 @@ import { parseSwf } from '../../src/sim/swf.js';
 import { parseWorkload } from '../../src/sim/workload-file.js';
 
 /** SWF line: id submit wait run alloc cpu mem reqProcs reqTime ... (18 fields). */
-function swf(rows: Array<[id: number, submit: number, run: number, procs: number, requested?: number]>, procs = 4): string {
-  const lines = rows.map(([id, submit, run, p, req]) => [id, submit, -1, run, p, -1, -1, p, req ?? run, -1, 1, 1, 1, 1, 1, -1, -1, -1].join(' '));
+function swf(
+  rows: Array<[id: number, submit: number, run: number, procs: number, requested?: number]>,
+  procs = 4,
+): string {
+  const lines = rows.map(([id, submit, run, p, req]) =>
+    [id, submit, -1, run, p, -1, -1, p, req ?? run, -1, 1, 1, 1, 1, 1, -1, -1, -1].join(' '),
+  );
   return [`; MaxProcs: ${procs}`, ...lines].join('\n') + '\n';
 }
 
@@ -67,22 +72,58 @@ describe('simulate on hand-computed workloads', () => {
   });
 
   it('per-job results and bounded slowdown with the 10 s threshold', () => {
-    const result = run(swf([[1, 0, 4, 4], [2, 0, 30, 4]]), createScheduler({ policy: 'fcfs' }));
+    const result = run(
+      swf([
+        [1, 0, 4, 4],
+        [2, 0, 30, 4],
+      ]),
+      createScheduler({ policy: 'fcfs' }),
+    );
     const [a, b] = result.jobs;
-    expect(a).toMatchObject({ name: '/job-1', submit: 0, start: 0, end: 4, wait: 0, run: 4, procs: 4, boundedSlowdown: 1 });
+    expect(a).toMatchObject({
+      name: '/job-1',
+      submit: 0,
+      start: 0,
+      end: 4,
+      wait: 0,
+      run: 4,
+      procs: 4,
+      boundedSlowdown: 1,
+    });
     // (wait 4 + run 30) / max(30, 10)
     expect(b).toMatchObject({ name: '/job-2', start: 4, end: 34, wait: 4, boundedSlowdown: 34 / 30 });
     expect(result.summary.utilization).toBeCloseTo((4 * 4 + 4 * 30) / (4 * 34), 10);
   });
 
   it('--order sjf runs the shortest requested time first among queued jobs', () => {
-    const text = swf([[1, 0, 10, 4], [2, 1, 50, 4], [3, 2, 5, 4], [4, 3, 20, 4]]);
-    expect(starts(run(text, createScheduler({ policy: 'fcfs' })))).toEqual({ '/job-1': 0, '/job-2': 10, '/job-3': 60, '/job-4': 65 });
-    expect(starts(run(text, createScheduler({ policy: 'fcfs' }), 'sjf'))).toEqual({ '/job-1': 0, '/job-3': 10, '/job-4': 15, '/job-2': 35 });
+    const text = swf([
+      [1, 0, 10, 4],
+      [2, 1, 50, 4],
+      [3, 2, 5, 4],
+      [4, 3, 20, 4],
+    ]);
+    expect(starts(run(text, createScheduler({ policy: 'fcfs' })))).toEqual({
+      '/job-1': 0,
+      '/job-2': 10,
+      '/job-3': 60,
+      '/job-4': 65,
+    });
+    expect(starts(run(text, createScheduler({ policy: 'fcfs' }), 'sjf'))).toEqual({
+      '/job-1': 0,
+      '/job-3': 10,
+      '/job-4': 15,
+      '/job-2': 35,
+    });
   });
 
   it('a job longer than its time limit is stopped at the limit', () => {
-    const result = run(swf([[1, 0, 100, 2, 30], [2, 0, 10, 4]]), createScheduler({ policy: 'fcfs' }));
+    const result = run(
+      swf([
+        [1, 0, 100, 2, 30],
+        [2, 0, 10, 4],
+      ]),
+      createScheduler({ policy: 'fcfs' }),
+    );
     expect(starts(result)).toEqual({ '/job-1': 0, '/job-2': 30 });
     expect(result.jobs[0]).toMatchObject({ end: 30, run: 30, timeLimited: true });
     expect(result.summary.timeLimited).toBe(1);
@@ -100,7 +141,11 @@ describe('simulate on hand-computed workloads', () => {
 
   it('reports progress every N batches', () => {
     const seen: number[] = [];
-    simulate(swfWorkload(parseSwf(FIVE, 't'), 't'), { scheduler: firstFit, progressEvery: 2, onProgress: (p) => seen.push(p.events) });
+    simulate(swfWorkload(parseSwf(FIVE, 't'), 't'), {
+      scheduler: firstFit,
+      progressEvery: 2,
+      onProgress: (p) => seen.push(p.events),
+    });
     expect(seen.length).toBeGreaterThan(2);
     expect(seen.every((n) => n % 2 === 0)).toBe(true);
   });
@@ -129,7 +174,12 @@ describe('iris workloads: gangs, trees, devices', () => {
   it('places the 4-host gang at once, submits the child at parent start + after, queues the second gang', () => {
     const result = simulate(workload, { scheduler: createScheduler({ policy: 'easy' }) });
     const by = Object.fromEntries(result.jobs.map((j) => [j.name, j]));
-    expect(by['/train']).toMatchObject({ start: 0, end: 100, tasks: 4, workers: ['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3'] });
+    expect(by['/train']).toMatchObject({
+      start: 0,
+      end: 100,
+      tasks: 4,
+      workers: ['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3'],
+    });
     expect(by['/train/eval']).toMatchObject({ submit: 10, start: 10, end: 30, tasks: 1 });
     expect(by['/other']).toMatchObject({ submit: 5, start: 100, wait: 95, end: 200 });
     // Two cpu workers of 4 cores: eval holds one until 30; small-0 takes the other at 12.

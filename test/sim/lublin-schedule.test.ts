@@ -27,7 +27,10 @@ describe.skipIf(!haveTrace)('lublin_256.swf schedules are unchanged (all 10,000 
   for (const [policy, want] of Object.entries(BEFORE)) {
     it(`${policy}: the same start for every job, in as many passes`, { timeout: 120_000 }, () => {
       const workload = swfWorkload(trace!, TRACE, { procs: 256 });
-      const result = simulate(workload, { scheduler: createScheduler({ policy: policy as keyof typeof BEFORE }), queueDepth: 32 });
+      const result = simulate(workload, {
+        scheduler: createScheduler({ policy: policy as keyof typeof BEFORE }),
+        queueDepth: 32,
+      });
       expect(result.jobs).toHaveLength(10_000);
       expect(result.unfinished).toEqual([]);
       const text = result.jobs.map((j) => `${j.name} ${j.start}`).join('\n');

@@ -14,7 +14,10 @@ describe('simulator pipelines', () => {
     const jobs = [job('/a'), job('/b', ['/a']), job('/c', ['/b']), job('/d', ['/a']), job('/e', ['/d', '/c'])];
     const pipelines = new Pipelines(jobs);
     expect(pipelines.skipped('/a').map((s) => [s.job.name, s.reason])).toEqual([
-      ['/b', 'needs /a, which never ran'], ['/c', 'needs /b, which never ran'], ['/e', 'needs /c, which never ran'], ['/d', 'needs /a, which never ran'],
+      ['/b', 'needs /a, which never ran'],
+      ['/c', 'needs /b, which never ran'],
+      ['/e', 'needs /c, which never ran'],
+      ['/d', 'needs /a, which never ran'],
     ]);
     expect(pipelines.held()).toEqual([]);
   });

@@ -76,7 +76,8 @@ describe('renderPlot', () => {
 
   it('reduces a long run to a bounded number of points without losing the peak', () => {
     const many: SimSample[] = [];
-    for (let i = 0; i < 100_000; i++) many.push({ time: i, queued: i === 54_321 ? 500 : i % 7, runningTasks: 0, utilization: (i % 10) / 10 });
+    for (let i = 0; i < 100_000; i++)
+      many.push({ time: i, queued: i === 54_321 ? 500 : i % 7, runningTasks: 0, utilization: (i % 10) / 10 });
     const svg = renderPlot(many, { title: 'long' });
     checkWellFormed(svg);
     const queue = points(svg, 'queue');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import {
   RLSCHEDULER_WINDOWS,
   rlschedulerWorkload,
@@ -80,7 +80,12 @@ describe('RLScheduler compatibility semantics (hand-built traces, 4 processors)'
 
   it('reports wait, run and bounded slowdown per job and per window', () => {
     const jobs = [j(1, 0, 100, 4), j(2, 0, 5, 4), j(3, 10, 100, 4)];
-    const result = simulateRlscheduler(jobs, { procs: 4, order: 'fcfs', backfill: false, windows: [{ start: 0, count: 3 }] });
+    const result = simulateRlscheduler(jobs, {
+      procs: 4,
+      order: 'fcfs',
+      backfill: false,
+      windows: [{ start: 0, count: 3 }],
+    });
     const w = result.windows[0]!;
     expect(w.jobs).toEqual([
       { id: 1, submit: 0, start: 0, wait: 0, run: 100, procs: 4 },
@@ -95,7 +100,12 @@ describe('RLScheduler compatibility semantics (hand-built traces, 4 processors)'
   it('each window starts empty at its first job and only its own jobs arrive', () => {
     // Window 1..2 ignores job 1 (which would still be running) and job 4 (later).
     const jobs = [j(1, 0, 1000, 4), j(2, 5, 10, 4), j(3, 6, 10, 4), j(4, 7, 1, 4)];
-    const result = simulateRlscheduler(jobs, { procs: 4, order: 'fcfs', backfill: false, windows: [{ start: 1, count: 2 }] });
+    const result = simulateRlscheduler(jobs, {
+      procs: 4,
+      order: 'fcfs',
+      backfill: false,
+      windows: [{ start: 1, count: 2 }],
+    });
     expect(result.windows[0]!.jobs.map((r) => [r.id, r.start])).toEqual([
       [2, 5],
       [3, 15],
@@ -114,7 +124,14 @@ describe('RLScheduler workload preparation and errors', () => {
   });
 
   it('refuses a job wider than the machine, naming it', () => {
-    const err = errorOf(() => simulateRlscheduler([j(1, 0, 10, 2), j(7, 1, 10, 8)], { procs: 4, order: 'fcfs', backfill: false, windows: [{ start: 0, count: 2 }] }));
+    const err = errorOf(() =>
+      simulateRlscheduler([j(1, 0, 10, 2), j(7, 1, 10, 8)], {
+        procs: 4,
+        order: 'fcfs',
+        backfill: false,
+        windows: [{ start: 0, count: 2 }],
+      }),
+    );
     expect(err.message).toBe('job 7 needs 8 processors but the machine has 4; it could never start');
   });
 
@@ -123,7 +140,9 @@ describe('RLScheduler workload preparation and errors', () => {
     expect(errorOf(() => simulateRlscheduler(jobs, { procs: 4, order: 'fcfs', backfill: false })).message).toBe(
       `window ${RLSCHEDULER_WINDOWS[0]}:1024 runs past the end of the trace (2 usable jobs)`,
     );
-    expect(errorOf(() => simulateRlscheduler(jobs, { procs: 0, order: 'fcfs', backfill: false })).message).toMatch(/positive whole number/);
+    expect(errorOf(() => simulateRlscheduler(jobs, { procs: 0, order: 'fcfs', backfill: false })).message).toMatch(
+      /positive whole number/,
+    );
   });
 });
 
@@ -156,7 +175,9 @@ describe.skipIf(!haveTrace)('RLScheduler Table V on lublin_256.swf (256 processo
       expect(result.windows.every((w) => w.count === 1024 && w.jobs.length === 1024)).toBe(true);
       const got = result.windows.map((w) => w.avgBoundedSlowdown);
       const want = PUBLISHED[name].windows;
-      const off = got.flatMap((g, k) => (Math.abs(g - want[k]!) <= 0.01 ? [] : [`window ${k} (${RLSCHEDULER_WINDOWS[k]}): ${g} vs ${want[k]}`]));
+      const off = got.flatMap((g, k) =>
+        Math.abs(g - want[k]!) <= 0.01 ? [] : [`window ${k} (${RLSCHEDULER_WINDOWS[k]}): ${g} vs ${want[k]}`],
+      );
       expect(off).toEqual([]);
       expect(Math.abs(result.mean - PUBLISHED[name].mean)).toBeLessThanOrEqual(0.01);
     });

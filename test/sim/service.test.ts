@@ -14,12 +14,20 @@ let trace: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'iris-sim-service-'));
   trace = path.join(dir, 'small.swf');
-  writeFileSync(trace, ['; MaxProcs: 4', swfLine(1, 0, 10, 2), swfLine(2, 1, 10, 3), swfLine(3, 2, 10, 4)].join('\n') + '\n');
+  writeFileSync(
+    trace,
+    ['; MaxProcs: 4', swfLine(1, 0, 10, 2), swfLine(2, 1, 10, 3), swfLine(3, 2, 10, 4)].join('\n') + '\n',
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const base = (over: Partial<SimulationOptions> = {}): SimulationOptions => ({
-  trace, order: 'fcfs', policy: 'easy', queueDepth: 32, reservationDepth: 64, ...over,
+  trace,
+  order: 'fcfs',
+  policy: 'easy',
+  queueDepth: 32,
+  reservationDepth: 64,
+  ...over,
 });
 
 describe('runSimulation', () => {
@@ -29,7 +37,17 @@ describe('runSimulation', () => {
     expect(outcome.mode).toBe('iris');
     if (outcome.mode !== 'iris') return;
     expect(outcome.info).toEqual({
-      trace, kind: 'swf', policy: 'easy', placement: 'adaptive', selection: 'first-fit', order: 'fcfs', queueDepth: 32, reservationDepth: 64, procs: 4, workers: 1, window: null,
+      trace,
+      kind: 'swf',
+      policy: 'easy',
+      placement: 'adaptive',
+      selection: 'first-fit',
+      order: 'fcfs',
+      queueDepth: 32,
+      reservationDepth: 64,
+      procs: 4,
+      workers: 1,
+      window: null,
     });
     expect(outcome.result.summary.jobs).toBe(3);
     expect(outcome.result.jobs.map((j) => j.start)).toEqual([0, 10, 20]);
@@ -38,7 +56,9 @@ describe('runSimulation', () => {
   });
 
   it('reproduces the RLScheduler setup with compat', async () => {
-    const outcome = await runSimulation(base({ compat: 'rlscheduler', backfill: true, window: { start: 0, count: 3 } }));
+    const outcome = await runSimulation(
+      base({ compat: 'rlscheduler', backfill: true, window: { start: 0, count: 3 } }),
+    );
     expect(outcome.mode).toBe('rlscheduler');
     if (outcome.mode !== 'rlscheduler') return;
     expect(outcome.info).toEqual({ trace, procs: 4, order: 'fcfs', backfill: true });
@@ -47,6 +67,8 @@ describe('runSimulation', () => {
 
   it('refuses an unknown policy and a compat run on a non-SWF trace', async () => {
     await expect(runSimulation(base({ policy: 'lottery' }))).rejects.toThrow(IrisError);
-    await expect(runSimulation(base({ trace: path.join(dir, 'w.yaml'), compat: 'rlscheduler' }))).rejects.toThrow('needs an SWF trace');
+    await expect(runSimulation(base({ trace: path.join(dir, 'w.yaml'), compat: 'rlscheduler' }))).rejects.toThrow(
+      'needs an SWF trace',
+    );
   });
 });

@@ -15,7 +15,13 @@ function documentedTable(): string[][] {
   return match[1]!
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^\||\|$/g, '')
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
 }
 
 describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
@@ -41,7 +47,8 @@ describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
     expect(studyWorkload(1)).toEqual(a);
     expect(studyWorkload(2).jobs.map((j) => j.submit)).not.toEqual(a.jobs.map((j) => j.submit));
     expect(a.workers.map((w) => [w.id, w.costPerHour, w.device.count, w.device.memoryBytes ?? null])).toEqual([
-      ['h100-0', 12, 8, 80 * 1024 ** 3], ['h100-1', 12, 8, 80 * 1024 ** 3],
+      ['h100-0', 12, 8, 80 * 1024 ** 3],
+      ['h100-1', 12, 8, 80 * 1024 ** 3],
       ...Array.from({ length: 8 }, (_, k) => [`l4-${k}`, 1.2, 1, 24 * 1024 ** 3]),
       ...Array.from({ length: 4 }, (_, k) => [`cpu-${k}`, 0.3, 0, null]),
     ]);
@@ -57,6 +64,10 @@ describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
 
   it('prng is mulberry32: its first numbers for seed 1 are fixed (the study and the benchmarks draw from it)', () => {
     const next = prng(1);
-    expect([next(), next(), next()].map((x) => x.toFixed(10))).toEqual(['0.6270739406', '0.0027357212', '0.5274470400']);
+    expect([next(), next(), next()].map((x) => x.toFixed(10))).toEqual([
+      '0.6270739406',
+      '0.0027357212',
+      '0.5274470400',
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IrisError } from '../../src/model/errors.js';
+import type { IrisError } from '../../src/model/errors.js';
 import { parseSwf, readSwf, usableSwfJobs, type SwfJob } from '../../src/sim/swf.js';
 import { refusal } from '../helpers/refusal.js';
 
@@ -38,7 +38,9 @@ describe('parseSwf', () => {
   });
 
   it('uses the run time as the estimate when the requested time is -1, and keeps odd values as read', () => {
-    const { jobs } = parseSwf([line(1, 0, 42, 1, 1, -1), line(2, 1, 0, 1, 1, -1), line(3, 2, -1, -1, -1, -1)].join('\n'));
+    const { jobs } = parseSwf(
+      [line(1, 0, 42, 1, 1, -1), line(2, 1, 0, 1, 1, -1), line(3, 2, -1, -1, -1, -1)].join('\n'),
+    );
     expect(jobs.map((j) => [j.run, j.requestedTime, j.procs])).toEqual([
       [42, 42, 1],
       [0, 0, 1],
@@ -89,14 +91,23 @@ describe('readSwf', () => {
 
   it('a missing file is not_found, not a stack trace', async () => {
     const missing = join(dir, 'nope.swf');
-    await expect(readSwf(missing)).rejects.toMatchObject({ code: 'not_found', message: `trace file ${missing} does not exist` });
+    await expect(readSwf(missing)).rejects.toMatchObject({
+      code: 'not_found',
+      message: `trace file ${missing} does not exist`,
+    });
   });
 });
 
 describe('usableSwfJobs', () => {
   it('skips unknown run times, missing processor counts and jobs wider than the machine', () => {
     const { jobs } = parseSwf(
-      [line(1, 0, 10, 2, 2, 20), line(2, 0, -1, 2, 2, 20), line(3, 0, 10, -1, -1, 20), line(4, 0, 10, 9, 9, 20), line(5, 0, 0, 8, 8, 5)].join('\n'),
+      [
+        line(1, 0, 10, 2, 2, 20),
+        line(2, 0, -1, 2, 2, 20),
+        line(3, 0, 10, -1, -1, 20),
+        line(4, 0, 10, 9, 9, 20),
+        line(5, 0, 0, 8, 8, 5),
+      ].join('\n'),
     );
     const usable = usableSwfJobs(jobs, 8);
     expect(usable.jobs.map((j) => j.id)).toEqual([1, 5]);

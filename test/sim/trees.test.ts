@@ -22,14 +22,18 @@ function run(doc: unknown, release: boolean, policy: 'easy' | 'first-fit' = 'eas
   return simulate(parseWorkload(doc, 'tree.yaml'), { scheduler: createScheduler({ policy }), release });
 }
 
-const spans = (result: SimResult): Record<string, [number, number]> => Object.fromEntries(result.jobs.map((j) => [j.name, [j.start, j.end]]));
+const spans = (result: SimResult): Record<string, [number, number]> =>
+  Object.fromEntries(result.jobs.map((j) => [j.name, [j.start, j.end]]));
 
 /** The issue's tree on a 2-CPU machine: /a (2 replicas) waits on /a/b, which waits on /a/b/c; every job asks 1 CPU. */
 const ISSUE_TREE = {
   workers: [{ name: 'w', cpu: 2 }],
   jobs: [
     {
-      name: 'a', run: 60, replicas: 2, wait: true,
+      name: 'a',
+      run: 60,
+      replicas: 2,
+      wait: true,
       children: [{ name: 'b', after: 0, run: 60, wait: true, children: [{ name: 'c', after: 0, run: 60 }] }],
     },
   ],
@@ -60,36 +64,60 @@ describe('trees in the simulator', () => {
   });
 
   it('memory stays held while waiting: a child that needs it deadlocks even with release', () => {
-    const result = run({
-      workers: [{ name: 'w', cpu: 2, memory: '1GiB' }],
-      jobs: [{ name: 'p', run: 10, memory: '768MiB', wait: true, children: [{ name: 'kid', run: 10, memory: '512MiB' }] }],
-    }, true);
+    const result = run(
+      {
+        workers: [{ name: 'w', cpu: 2, memory: '1GiB' }],
+        jobs: [
+          { name: 'p', run: 10, memory: '768MiB', wait: true, children: [{ name: 'kid', run: 10, memory: '512MiB' }] },
+        ],
+      },
+      true,
+    );
     expect(result.deadlocked.map((d) => d.name)).toEqual(['/p', '/p/kid']);
-    expect(result.deadlocked[0]!.reason).toBe('1 task waits for 1 job of its subtree, holding 768MiB (its CPU released)');
+    expect(result.deadlocked[0]!.reason).toBe(
+      '1 task waits for 1 job of its subtree, holding 768MiB (its CPU released)',
+    );
     expect(result.deadlocked[1]!.reason).toMatch(/memory/);
   });
 
   it('a parent waits for a child that arrives after its run, and not for a child no worker can run', () => {
-    const result = run({
-      workers: [{ name: 'w', cpu: 2 }],
-      jobs: [{
-        name: 'p', run: 10, wait: true,
-        children: [{ name: 'late', after: 30, run: 5 }, { name: 'huge', after: 1, run: 5, cpu: 8 }],
-      }],
-    }, true);
+    const result = run(
+      {
+        workers: [{ name: 'w', cpu: 2 }],
+        jobs: [
+          {
+            name: 'p',
+            run: 10,
+            wait: true,
+            children: [
+              { name: 'late', after: 30, run: 5 },
+              { name: 'huge', after: 1, run: 5, cpu: 8 },
+            ],
+          },
+        ],
+      },
+      true,
+    );
     expect(spans(result)).toEqual({ '/p': [0, 35], '/p/late': [30, 35] });
     expect(result.skipped.map((s) => s.name)).toEqual(['/p/huge']);
     expect(result.deadlocked).toEqual([]);
   });
 
   it('a job without wait ends at the end of its run, its children running on', () => {
-    const result = run({ workers: [{ name: 'w', cpu: 1 }], jobs: [{ name: 'p', run: 10, children: [{ name: 'kid', run: 10 }] }] }, true);
+    const result = run(
+      { workers: [{ name: 'w', cpu: 1 }], jobs: [{ name: 'p', run: 10, children: [{ name: 'kid', run: 10 }] }] },
+      true,
+    );
     expect(spans(result)).toEqual({ '/p': [0, 10], '/p/kid': [10, 20] });
   });
 
   it('wait must be true or false, and the error names the key path', () => {
-    expect(() => parseWorkload({ workers: [{ name: 'w' }], jobs: [{ name: 'p', run: 1, children: [{ name: 'k', run: 1, wait: 'yes' }] }] }, 'w.yaml'))
-      .toThrow(/w\.yaml: jobs\[0\]\.children\[0\]\.wait: invalid wait "yes": expected true or false/);
+    expect(() =>
+      parseWorkload(
+        { workers: [{ name: 'w' }], jobs: [{ name: 'p', run: 1, children: [{ name: 'k', run: 1, wait: 'yes' }] }] },
+        'w.yaml',
+      ),
+    ).toThrow(/w\.yaml: jobs\[0\]\.children\[0\]\.wait: invalid wait "yes": expected true or false/);
   });
 });
 
@@ -116,24 +144,34 @@ describe('the documented tree workload (docs/examples/tree-workload.yaml)', () =
     expect(summary.jobs).toBeLessThan(72);
     expect(deadlocked).toHaveLength(summary.deadlocked);
     // Each deadlocked sweep waits on its trials, which wait on evaluations that cannot start.
-    expect(deadlocked.some((d) => /^\/sweep-\d+$/.test(d.name) && /waits for \d+ jobs of its subtree, holding 1 CPU/.test(d.reason))).toBe(true);
-    expect(deadlocked.some((d) => /\/eval$/.test(d.name) && /need 1 CPU, largest free worker has 0/.test(d.reason))).toBe(true);
+    expect(
+      deadlocked.some(
+        (d) => /^\/sweep-\d+$/.test(d.name) && /waits for \d+ jobs of its subtree, holding 1 CPU/.test(d.reason),
+      ),
+    ).toBe(true);
+    expect(
+      deadlocked.some((d) => /\/eval$/.test(d.name) && /need 1 CPU, largest free worker has 0/.test(d.reason)),
+    ).toBe(true);
     const text = renderSimulation(outcome.info, outcome.result);
     expect(text).toContain(`Deadlocks:             ${summary.deadlocked} jobs can never end (below)`);
     expect(text).toMatch(/\/sweep-\d+ +deadlocked +1 task waits/);
   });
 
-  it('iris simulate --no-release --json: the deadlocked jobs and the counts; --release/--no-release is refused with --compat', async () => {
-    const held = await cli([EXAMPLE, '--no-release', '--json']);
-    expect(held.exit).toBe(0);
-    const body = JSON.parse(held.stdout);
-    expect(body).toMatchObject({ kind: 'iris', release: false, waitingJobs: 40 });
-    expect(body.summary.deadlocked).toBeGreaterThan(0);
-    expect(body.deadlocked).toHaveLength(body.summary.deadlocked);
-    const released = JSON.parse((await cli([EXAMPLE, '--json'])).stdout);
-    expect(released).toMatchObject({ release: true, deadlocked: [], summary: { jobs: 72, deadlocked: 0 } });
-    const refused = await cli([EXAMPLE, '--compat', 'rlscheduler', '--no-release']);
-    expect(refused.exit).not.toBe(0);
-    expect(refused.stderr).toContain('--release / --no-release does not apply to --compat rlscheduler');
-  });
+  it(
+    'iris simulate --no-release --json: the deadlocked jobs and the counts; --release/--no-release is refused with ' +
+      '--compat',
+    async () => {
+      const held = await cli([EXAMPLE, '--no-release', '--json']);
+      expect(held.exit).toBe(0);
+      const body = JSON.parse(held.stdout);
+      expect(body).toMatchObject({ kind: 'iris', release: false, waitingJobs: 40 });
+      expect(body.summary.deadlocked).toBeGreaterThan(0);
+      expect(body.deadlocked).toHaveLength(body.summary.deadlocked);
+      const released = JSON.parse((await cli([EXAMPLE, '--json'])).stdout);
+      expect(released).toMatchObject({ release: true, deadlocked: [], summary: { jobs: 72, deadlocked: 0 } });
+      const refused = await cli([EXAMPLE, '--compat', 'rlscheduler', '--no-release']);
+      expect(refused.exit).not.toBe(0);
+      expect(refused.stderr).toContain('--release / --no-release does not apply to --compat rlscheduler');
+    },
+  );
 });

@@ -54,7 +54,10 @@ describe('state colours', () => {
 describe('tables with colour', () => {
   it('align columns by what the terminal shows, not by escape codes', () => {
     const style = makeStyle(true);
-    const rows = [{ s: 'FAILED', n: '1' }, { s: 'RUNNING', n: '10' }];
+    const rows = [
+      { s: 'FAILED', n: '1' },
+      { s: 'RUNNING', n: '10' },
+    ];
     const table = renderTable(rows, [
       { header: 'STATE', value: (r) => r.s, paint: (cell) => style.state(cell) },
       { header: 'N', value: (r) => r.n, paint: (cell) => style.state(cell), right: true },

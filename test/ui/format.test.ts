@@ -37,9 +37,11 @@ describe('escapeControl', () => {
   });
 
   it('leaves no control character in any text (property)', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
-      expect(escapeControl(text)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(escapeControl(text)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      }),
+    );
   });
 });
 

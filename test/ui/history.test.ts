@@ -5,23 +5,52 @@ import { NOW } from './fixtures.js';
 
 function run(extra: Partial<RunInfo>): RunInfo {
   return {
-    run: 1, name: '/train', user: 'alice', state: 'SUCCEEDED', reason: null, archived: false,
-    submittedAt: NOW - 70_000, startedAt: NOW - 65_000, finishedAt: NOW - 5_000, exitCode: 0,
-    cpuSeconds: null, peakMemoryBytes: null, attempts: [], ...extra,
+    run: 1,
+    name: '/train',
+    user: 'alice',
+    state: 'SUCCEEDED',
+    reason: null,
+    archived: false,
+    submittedAt: NOW - 70_000,
+    startedAt: NOW - 65_000,
+    finishedAt: NOW - 5_000,
+    exitCode: 0,
+    cpuSeconds: null,
+    peakMemoryBytes: null,
+    attempts: [],
+    ...extra,
   };
 }
 
 describe('iris history renderer', () => {
   it('shows one line per run with summed CPU, peak memory, and - where nothing was measured', () => {
-    const attempt = { task: '/train/task-0', attempt: 0, workerId: 'w0', state: 'FAILED' as const, exitCode: 137, reason: 'OOM killed', startedAt: NOW - 65_000, finishedAt: NOW - 5_000 };
+    const attempt = {
+      task: '/train/task-0',
+      attempt: 0,
+      workerId: 'w0',
+      state: 'FAILED' as const,
+      exitCode: 137,
+      reason: 'OOM killed',
+      startedAt: NOW - 65_000,
+      finishedAt: NOW - 5_000,
+    };
     const runs = [
-      run({ run: 7, state: 'FAILED', exitCode: 137, reason: 'task /train/task-0 failed (exit 137)', cpuSeconds: 245, peakMemoryBytes: 3 * 1024 ** 3,
-        attempts: [{ ...attempt, cpuSeconds: 245, peakMemoryBytes: 3 * 1024 ** 3 }] }),
+      run({
+        run: 7,
+        state: 'FAILED',
+        exitCode: 137,
+        reason: 'task /train/task-0 failed (exit 137)',
+        cpuSeconds: 245,
+        peakMemoryBytes: 3 * 1024 ** 3,
+        attempts: [{ ...attempt, cpuSeconds: 245, peakMemoryBytes: 3 * 1024 ** 3 }],
+      }),
       run({ run: 3, archived: true }),
     ];
     const lines = renderHistory(runs, { attempts: false, now: NOW }).split('\n');
     expect(lines[0]).toMatch(/^RUN\s+NAME\s+USER\s+STATE\s+START\s+END\s+ELAPSED\s+EXIT\s+CPU\s+MAXMEM\s+REASON$/);
-    expect(lines[1]).toMatch(/^\s*7\s+\/train\s+alice\s+FAILED\s+\S+\s+\S+\s+1m00s\s+137 \(SIGKILL\)\s+4m05s\s+3GiB\s+task \/train\/task-0 failed/);
+    expect(lines[1]).toMatch(
+      /^\s*7\s+\/train\s+alice\s+FAILED\s+\S+\s+\S+\s+1m00s\s+137 \(SIGKILL\)\s+4m05s\s+3GiB\s+task \/train\/task-0 failed/,
+    );
     expect(lines[2]).toMatch(/^\s*3\s+\/train\s+alice\s+SUCCEEDED\s+\S+\s+\S+\s+1m00s\s+0\s+-\s+-$/);
     // Instants in the one time style: the clock time on the same day.
     expect(lines[2]).toMatch(/SUCCEEDED\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d\s/);

@@ -6,10 +6,19 @@ describe('jobs tree', () => {
   it('nests children under parents, sorted by name, with guides', () => {
     const jobs = [
       job('/train/eval/score'),
-      job('/sweep', { state: 'PENDING', reason: 'need 4 CPU, largest free worker has 2', user: 'bob', tasks: { total: 2, byState: { PENDING: 2 } } }),
+      job('/sweep', {
+        state: 'PENDING',
+        reason: 'need 4 CPU, largest free worker has 2',
+        user: 'bob',
+        tasks: { total: 2, byState: { PENDING: 2 } },
+      }),
       job('/train', { tasks: { total: 4, byState: { SUCCEEDED: 3, RUNNING: 1 } }, replicas: 4 }),
       job('/train/eval'),
-      job('/train/data', { state: 'SUCCEEDED', tasks: { total: 1, byState: { SUCCEEDED: 1 } }, finishedAt: NOW - 1000 }),
+      job('/train/data', {
+        state: 'SUCCEEDED',
+        tasks: { total: 1, byState: { SUCCEEDED: 1 } },
+        finishedAt: NOW - 1000,
+      }),
     ];
     expect(renderJobsTree(jobs, NOW)).toBe(
       [
@@ -23,7 +32,7 @@ describe('jobs tree', () => {
     );
   });
 
-  it('shows each job\'s run id in a RUN column when asked (iris jobs)', () => {
+  it("shows each job's run id in a RUN column when asked (iris jobs)", () => {
     const jobs = [job('/train', { run: 12 }), job('/train/eval', { run: 140 })];
     expect(renderJobsTree(jobs, NOW, { runs: true })).toBe(
       [
@@ -62,6 +71,8 @@ describe('jobs tree', () => {
   });
 
   it('summarises task states', () => {
-    expect(formatTaskCounts({ total: 3, byState: { SUCCEEDED: 1, FAILED: 1, PREEMPTED: 1 } })).toBe('1/3 ok, 1 failed, 1 preempted');
+    expect(formatTaskCounts({ total: 3, byState: { SUCCEEDED: 1, FAILED: 1, PREEMPTED: 1 } })).toBe(
+      '1/3 ok, 1 failed, 1 preempted',
+    );
   });
 });

@@ -16,7 +16,11 @@ describe('Prometheus text reader', () => {
     ].join('\n');
     const samples = parsePrometheusText(text);
     expect(samples[0]).toEqual({ name: 'iris_jobs', labels: { state: 'SUCCEEDED' }, value: 1 });
-    expect(samples[1]).toEqual({ name: 'iris_x', labels: { a: 'q"uote', b: 'back\\slash', c: 'new\nline' }, value: 2.5 });
+    expect(samples[1]).toEqual({
+      name: 'iris_x',
+      labels: { a: 'q"uote', b: 'back\\slash', c: 'new\nline' },
+      value: 2.5,
+    });
     expect(samples[2]!.value).toBe(Infinity);
     expect(Number.isNaN(samples[3]!.value)).toBe(true);
   });
@@ -27,7 +31,9 @@ describe('Prometheus text reader', () => {
 });
 
 const series: DensitySeries = {
-  version: 1, bucketSeconds: 60, updatedAt: 0,
+  version: 1,
+  bucketSeconds: 60,
+  updatedAt: 0,
   buckets: [
     { start: Date.UTC(2026, 0, 1, 10, 0), submissions: 0, activeWorkers: 2 },
     { start: Date.UTC(2026, 0, 1, 10, 1), submissions: 7, activeWorkers: 4 },
@@ -39,9 +45,16 @@ describe('density rendering', () => {
   it('draws two polylines, one point per bucket, with axis titles and UTC times', () => {
     const svg = densitySvg(series);
     expect(svg.startsWith('<svg')).toBe(true);
-    const lines = [...svg.matchAll(/<polyline id="([a-z-]+)"[^>]* points="([^"]+)"/g)].map((m) => [m[1], m[2]!.split(' ').length]);
-    expect(lines).toEqual([['submissions', 3], ['active-workers', 3]]);
-    for (const text of ['time (UTC)', 'tasks submitted per bucket', 'active workers', '10:00', '10:02']) expect(svg).toContain(text);
+    const lines = [...svg.matchAll(/<polyline id="([a-z-]+)"[^>]* points="([^"]+)"/g)].map((m) => [
+      m[1],
+      m[2]!.split(' ').length,
+    ]);
+    expect(lines).toEqual([
+      ['submissions', 3],
+      ['active-workers', 3],
+    ]);
+    for (const text of ['time (UTC)', 'tasks submitted per bucket', 'active workers', '10:00', '10:02'])
+      expect(svg).toContain(text);
     // Plot area x 64..736, y 40..344; the submissions axis is rounded up to 8 (ticks of 2), the workers one is 0..4.
     expect(svg).toContain('points="64,344 400,78 736,230"');
     expect(svg).toContain('points="64,192 400,40 736,40"');

@@ -11,14 +11,29 @@ const TREE = {
   workers: [{ name: 'w', cpu: 2, memory: '4GiB' }],
   jobs: [
     {
-      name: 'a', replicas: 2, run: 60, cpu: 1, memory: '256MiB', 'time-limit': 600, wait: true,
+      name: 'a',
+      replicas: 2,
+      run: 60,
+      cpu: 1,
+      memory: '256MiB',
+      'time-limit': 600,
+      wait: true,
       children: [{ name: 'b', run: 60, cpu: 1, memory: '256MiB' }],
     },
   ],
 };
 const INFO: SimRunInfo = {
-  trace: 'tree.yaml', kind: 'iris', policy: 'easy', placement: 'first-fit', selection: 'first', order: 'fcfs',
-  queueDepth: 32, reservationDepth: 1, procs: null, workers: 1, window: null,
+  trace: 'tree.yaml',
+  kind: 'iris',
+  policy: 'easy',
+  placement: 'first-fit',
+  selection: 'first',
+  order: 'fcfs',
+  queueDepth: 32,
+  reservationDepth: 1,
+  procs: null,
+  workers: 1,
+  window: null,
 };
 
 describe('iris simulate: instants in reasons are virtual time', () => {

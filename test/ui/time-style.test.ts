@@ -27,8 +27,17 @@ describe('instants', () => {
     expect(formatStart(tomorrow, now)).toBe('2025-01-03 09:05 (in 21h05m)');
     expect(formatStart(now - 1, now)).toBe('now');
     expect(formatStart(null, now)).toBe('-');
-    const estimate = { name: '/probe', tasks: 1, start: laterToday, now, reason: 'need 2 CPU', policy: 'easy' as const };
-    expect(renderEstimate(estimate)).toMatch(/^\/probe \(1 task\): would start at 14:03:20 \(in 2h03m\) under policy easy\n/);
+    const estimate = {
+      name: '/probe',
+      tasks: 1,
+      start: laterToday,
+      now,
+      reason: 'need 2 CPU',
+      policy: 'easy' as const,
+    };
+    expect(renderEstimate(estimate)).toMatch(
+      /^\/probe \(1 task\): would start at 14:03:20 \(in 2h03m\) under policy easy\n/,
+    );
   });
 });
 
@@ -38,12 +47,32 @@ describe('--json text', () => {
 
   it('prints instants as ISO 8601 strings and leaves durations and other numbers alone', () => {
     const value = {
-      submittedAt: at, startedAt: null, finishedAt: at, timeoutMs: 60_000, reservedStart: at, start: at, now: at, time: at,
-      attempts: [{ attempt: 0, startedAt: at, exitCode: 1 }], env: { time: '5' }, At: 3, pid: 123,
+      submittedAt: at,
+      startedAt: null,
+      finishedAt: at,
+      timeoutMs: 60_000,
+      reservedStart: at,
+      start: at,
+      now: at,
+      time: at,
+      attempts: [{ attempt: 0, startedAt: at, exitCode: 1 }],
+      env: { time: '5' },
+      At: 3,
+      pid: 123,
     };
     expect(JSON.parse(jsonText(value))).toEqual({
-      submittedAt: iso, startedAt: null, finishedAt: iso, timeoutMs: 60_000, reservedStart: iso, start: iso, now: iso, time: iso,
-      attempts: [{ attempt: 0, startedAt: iso, exitCode: 1 }], env: { time: '5' }, At: 3, pid: 123,
+      submittedAt: iso,
+      startedAt: null,
+      finishedAt: iso,
+      timeoutMs: 60_000,
+      reservedStart: iso,
+      start: iso,
+      now: iso,
+      time: iso,
+      attempts: [{ attempt: 0, startedAt: iso, exitCode: 1 }],
+      env: { time: '5' },
+      At: 3,
+      pid: 123,
     });
   });
 
@@ -59,8 +88,9 @@ describe('instants inside reasons the cluster wrote', () => {
 
   it('read in the local time style in human output', () => {
     expect(formatReason(reason, now)).toBe('need 4 CPU, largest free worker has 0; reserved to start at 14:03:20');
-    expect(formatReason(`starting now would delay the reservation of /big at ${instantMark(tomorrow)}`, now))
-      .toBe('starting now would delay the reservation of /big at 2025-01-03 09:05');
+    expect(formatReason(`starting now would delay the reservation of /big at ${instantMark(tomorrow)}`, now)).toBe(
+      'starting now would delay the reservation of /big at 2025-01-03 09:05',
+    );
     const big = { position: 1, job: '/big', user: 'u', depth: 1, pendingTasks: 1, submittedAt: now, timeLimitMs: null };
     const jobs = [{ ...big, reason, reservedStart: laterToday }];
     const queue = { policy: 'easy', queueDepth: 32, reservationDepth: 0, jobs };
@@ -74,7 +104,8 @@ describe('instants inside reasons the cluster wrote', () => {
     const marked = { reason: `reserved to start at ${instantMark(at)}`, note: instantMark(at) };
     const iso = 'reserved to start at 2025-01-02T12:00:00.005Z';
     expect(JSON.parse(jsonText(marked))).toEqual({ reason: iso, note: `<t:${at}>` });
-    expect(JSON.parse(jsonText({ reason: `reserved to start at ${instantMark(120)}` }, { instants: false })))
-      .toEqual({ reason: 'reserved to start at 120' });
+    expect(JSON.parse(jsonText({ reason: `reserved to start at ${instantMark(120)}` }, { instants: false }))).toEqual({
+      reason: 'reserved to start at 120',
+    });
   });
 });

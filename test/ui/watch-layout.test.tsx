@@ -18,7 +18,19 @@ function forty(): WatchSnapshot {
       const state = i < 4 ? 'FAILED' : 'SUCCEEDED';
       jobs.push(job(name, { state, finishedAt: NOW - 1000, tasks: { total: 1, byState: { [state]: 1 } } }));
     } else {
-      jobs.push(job(name, i % 4 === 1 ? {} : { state: 'PENDING', startedAt: null, reason: 'need 1 CPU, largest free worker has 0', tasks: { total: 1, byState: { PENDING: 1 } } }));
+      jobs.push(
+        job(
+          name,
+          i % 4 === 1
+            ? {}
+            : {
+                state: 'PENDING',
+                startedAt: null,
+                reason: 'need 1 CPU, largest free worker has 0',
+                tasks: { total: 1, byState: { PENDING: 1 } },
+              },
+        ),
+      );
     }
   }
   return { time: NOW, jobs, workers: [worker('w0', { runningTasks: ['/job-01/task-0', '/job-05/task-0'] })] };
@@ -29,7 +41,9 @@ describe('watch layout', () => {
     const frame = fitFrame(forty(), { rows: 24, offset: 0 });
     expect(frame.lines.length).toBe(23);
     expect(frame.lines[0]).toMatch(/^iris watch · /);
-    expect(frame.lines[1]).toBe('40 jobs (2 failed, 10 running, 10 pending, 18 succeeded) · 1 worker · 2 tasks running');
+    expect(frame.lines[1]).toBe(
+      '40 jobs (2 failed, 10 running, 10 pending, 18 succeeded) · 1 worker · 2 tasks running',
+    );
     expect(frame.lines.at(-1)).toMatch(/^q or Ctrl-C quit · .*scroll · lines 1-20 of \d+$/);
     expect(frame.lines[2]).toMatch(/^JOB\s+STATE/);
     const rows = frame.lines.slice(3, -1);
@@ -86,7 +100,9 @@ describe('watch app keys', () => {
         await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
       },
     };
-    const { lastFrame, stdin, unmount } = render(<WatchApp client={client} now={() => NOW} minIntervalMs={0} tickMs={60_000} rows={12} />);
+    const { lastFrame, stdin, unmount } = render(
+      <WatchApp client={client} now={() => NOW} minIntervalMs={0} tickMs={60_000} rows={12} />,
+    );
     const frame = () => lastFrame() ?? '';
     await until(() => frame().includes('lines 1-8 of'));
     stdin.write('j');

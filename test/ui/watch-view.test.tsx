@@ -11,7 +11,14 @@ const lastNonEmptyFrame = (frames: string[]) => [...frames].reverse().find((fram
 
 const snapshot = {
   time: NOW,
-  jobs: [job('/train'), job('/train/eval', { state: 'PENDING', reason: 'need 4 CPU, largest free worker has 2', tasks: { total: 1, byState: { PENDING: 1 } } })],
+  jobs: [
+    job('/train'),
+    job('/train/eval', {
+      state: 'PENDING',
+      reason: 'need 4 CPU, largest free worker has 2',
+      tasks: { total: 1, byState: { PENDING: 1 } },
+    }),
+  ],
   workers: [worker('local-0', { runningTasks: ['/train/task-0'] })],
 };
 
@@ -54,10 +61,12 @@ function fakeClient() {
     workers: async () => workers,
     async *events(signal?: AbortSignal): AsyncIterable<ClusterEvent> {
       while (!signal?.aborted) {
-        const next = queue.shift() ?? (await new Promise<ClusterEvent | null>((resolve) => {
-          push = resolve;
-          signal?.addEventListener('abort', () => resolve(null), { once: true });
-        }));
+        const next =
+          queue.shift() ??
+          (await new Promise<ClusterEvent | null>((resolve) => {
+            push = resolve;
+            signal?.addEventListener('abort', () => resolve(null), { once: true });
+          }));
         if (!next) return;
         yield next;
       }
@@ -81,7 +90,9 @@ async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
 describe('watch app', () => {
   it('loads a snapshot and refreshes on cluster events', async () => {
     const fake = fakeClient();
-    const { frames, unmount } = render(<WatchApp client={fake.client} now={() => NOW} minIntervalMs={0} tickMs={60_000} interactive={false} />);
+    const { frames, unmount } = render(
+      <WatchApp client={fake.client} now={() => NOW} minIntervalMs={0} tickMs={60_000} interactive={false} />,
+    );
     await until(() => lastNonEmptyFrame(frames).includes('/a'));
     fake.setJobs([job('/a'), job('/b', { state: 'PENDING' })]);
     fake.emit({ type: 'job', name: '/b', state: 'PENDING', time: NOW });

@@ -16,7 +16,8 @@ import { findCycle, splitDependency } from '../lifecycle/dependencies.js';
 import type { ClusterView } from './types.js';
 import { fieldError, given, withField } from './values.js';
 
-const FORMS = 'write JOB, JOB:ok (it succeeded, the default), JOB:any (it ended) or JOB:failed (it ended without success)';
+const FORMS =
+  'write JOB, JOB:ok (it succeeded, the default), JOB:any (it ended) or JOB:failed (it ended without success)';
 
 /** The request's `after` entries as canonical dependencies (empty when none is given). */
 export function resolveAfter(after: readonly string[] | null | undefined, caller: TaskCaller | null): JobDependency[] {
@@ -32,20 +33,35 @@ export function resolveAfter(after: readonly string[] | null | undefined, caller
 }
 
 /** Why `name` may not depend on `after` now, thrown as an IrisError (see the header). */
-export function checkDependencies(name: string, after: readonly JobDependency[], view: Pick<ClusterView, 'jobState' | 'dependenciesOf' | 'dependedOn'>): void {
+export function checkDependencies(
+  name: string,
+  after: readonly JobDependency[],
+  view: Pick<ClusterView, 'jobState' | 'dependenciesOf' | 'dependedOn'>,
+): void {
   after.forEach((dep, i) => {
-    if (dep.job === name) throw fieldError(`after[${i}]`, `after[${i}]: job ${name} cannot run after itself`, 'name another job');
+    if (dep.job === name)
+      throw fieldError(`after[${i}]`, `after[${i}]: job ${name} cannot run after itself`, 'name another job');
     if (view.jobState(dep.job) === undefined) {
-      throw fieldError(`after[${i}]`, `after[${i}]: no job ${dep.job}`,
-        'a job may only run after a job already submitted; list jobs with `iris jobs`', 'not_found');
+      throw fieldError(
+        `after[${i}]`,
+        `after[${i}]: no job ${dep.job}`,
+        'a job may only run after a job already submitted; list jobs with `iris jobs`',
+        'not_found',
+      );
     }
   });
   // A cycle through `name` ends with a job that depends on it: with none, there is nothing to walk.
   if (after.length === 0 || view.dependedOn?.(name) === false) return;
-  const cycle = findCycle(name, after.map((dep) => dep.job), (job) => view.dependenciesOf(job));
+  const cycle = findCycle(
+    name,
+    after.map((dep) => dep.job),
+    (job) => view.dependenciesOf(job),
+  );
   if (cycle) {
-    throw fieldError('after', `after: would close a cycle: ${cycle.join(' -> ')}`,
-      `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`);
+    throw fieldError(
+      'after',
+      `after: would close a cycle: ${cycle.join(' -> ')}`,
+      `${cycle[cycle.length - 2]} already runs after ${name}; drop one of the dependencies`,
+    );
   }
 }
-

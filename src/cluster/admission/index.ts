@@ -29,7 +29,15 @@ import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
-import type { Admission, AdmissionDefaults, AdmissionRequest, ClusterView, HostPaths, NameSource, Refusal } from './types.js';
+import type {
+  Admission,
+  AdmissionDefaults,
+  AdmissionRequest,
+  ClusterView,
+  HostPaths,
+  NameSource,
+  Refusal,
+} from './types.js';
 import * as values from './values.js';
 import { jobName } from './naming.js';
 import { tpuGang } from './tpu-gang.js';
@@ -56,7 +64,10 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
  * defaults. Throws IrisError (invalid_argument, forbidden, or conflict when no free name is found).
  */
 export function resolveJob(
-  request: AdmissionRequest, caller: TaskCaller | null, names: NameSource & { hostPaths?: HostPaths }, defaults: AdmissionDefaults,
+  request: AdmissionRequest,
+  caller: TaskCaller | null,
+  names: NameSource & { hostPaths?: HostPaths },
+  defaults: AdmissionDefaults,
 ): { spec: JobSpec; generated: boolean } {
   const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
   const memoryBytes = values.memoryBytes(request.memory, DEFAULT_RESOURCES.memoryBytes);
@@ -75,8 +86,13 @@ export function resolveJob(
 
   const user = values.user(request.user, caller?.user ?? defaults.user);
   if (caller && user !== caller.user) {
-    throw values.fieldError('user', `user "${user}": only the cluster's owner may submit for another user; a task's children run as its own user "${caller.user}"`,
-      'leave --user out inside a task', 'forbidden');
+    throw values.fieldError(
+      'user',
+      `user "${user}": only the cluster's owner may submit for another user; a task's children run as its own user "` +
+        `${caller.user}"`,
+      'leave --user out inside a task',
+      'forbidden',
+    );
   }
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
@@ -121,28 +137,51 @@ export function resolveJob(
  * was never created.
  */
 export function clusterRefusal(
-  spec: JobSpec, view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>, caller: TaskCaller | null = null, generated = false,
+  spec: JobSpec,
+  view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>,
+  caller: TaskCaller | null = null,
+  generated = false,
 ): Refusal | null {
   const label = generated ? 'the job' : `job ${spec.name}`;
   const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec });
   const never = neverReason(job, view.workers);
-  if (never) return { code: 'unsatisfiable', message: `${label} can never run on this cluster: ${never}`, hint: 'see the workers with `iris workers`' };
+  if (never)
+    return {
+      code: 'unsatisfiable',
+      message: `${label} can never run on this cluster: ${never}`,
+      hint: 'see the workers with `iris workers`',
+    };
   const holds = (view.waitingHolds?.() ?? []).filter((hold) => hold.task !== caller?.task);
-  const deadlock = holds.length > 0 ? deadlockReason(job, job.coschedule !== null ? job.replicas : 1, view.workers, holds) : null;
+  const deadlock =
+    holds.length > 0 ? deadlockReason(job, job.coschedule !== null ? job.replicas : 1, view.workers, holds) : null;
   if (deadlock) {
-    return { code: 'unsatisfiable', message: `${label} can never run: ${deadlock}`, hint: 'a waiting ancestor holds what it needs until its wait returns: ask for less, or submit it after that wait' };
+    return {
+      code: 'unsatisfiable',
+      message: `${label} can never run: ${deadlock}`,
+      hint: 'a waiting ancestor holds what it needs until its wait returns: ask for less, or submit it after that wait',
+    };
   }
   const quota = view.quotas.get(spec.user);
   if (quota?.maxPendingTasks != null) {
     const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: view.pendingTasks(spec.user) };
     const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);
-    if (problem) return { code: 'quota_exceeded', message: problem, hint: 'wait for some of your pending tasks to start, or cancel some' };
+    if (problem)
+      return {
+        code: 'quota_exceeded',
+        message: problem,
+        hint: 'wait for some of your pending tasks to start, or cancel some',
+      };
   }
   return null;
 }
 
 /** Admit a shape-checked request: the JobSpec to store, or the refusal with its reason. */
-export function admit(request: AdmissionRequest, caller: TaskCaller | null, view: ClusterView, defaults: AdmissionDefaults): Admission {
+export function admit(
+  request: AdmissionRequest,
+  caller: TaskCaller | null,
+  view: ClusterView,
+  defaults: AdmissionDefaults,
+): Admission {
   let resolved: { spec: JobSpec; generated: boolean };
   try {
     resolved = resolveJob(request, caller, view, defaults);
@@ -150,7 +189,10 @@ export function admit(request: AdmissionRequest, caller: TaskCaller | null, view
   } catch (error) {
     if (error instanceof IrisError) {
       const { code, message, hint, field } = error;
-      return { ok: false, refusal: { code, message, ...(hint ? { hint } : {}), ...(field !== undefined ? { field } : {}) } };
+      return {
+        ok: false,
+        refusal: { code, message, ...(hint ? { hint } : {}), ...(field !== undefined ? { field } : {}) },
+      };
     }
     throw error;
   }

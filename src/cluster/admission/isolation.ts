@@ -57,23 +57,29 @@ function image(request: AdmissionRequest, parent: CallerIsolation | null, defaul
   const contained = parent !== null && parent.image !== null;
   if (runtime === 'process') {
     if (own !== null) {
-      throw values.fieldError('runtime', `runtime "process" with image "${own}": a process runs no image`,
-        'give --image or --runtime process, not both');
+      throw values.fieldError(
+        'runtime',
+        `runtime "process" with image "${own}": a process runs no image`,
+        'give --image or --runtime process, not both',
+      );
     }
     if (contained && defaults.containerProcessChildren !== true) {
       throw forbidden(
         'runtime',
         'runtime "process": a task in a container may not start host processes (its children run in containers)',
-        'leave --runtime out (the child runs in this task\'s image) or give --image; '
-          + 'the cluster\'s owner may allow it with container-process-children: true in the config',
+        "leave --runtime out (the child runs in this task's image) or give --image; " +
+          "the cluster's owner may allow it with container-process-children: true in the config",
       );
     }
     return null;
   }
   const chosen = own ?? (contained ? parent.image : defaults.image);
   if (runtime === 'docker' && chosen === null) {
-    throw values.fieldError('runtime', 'runtime "docker": no image to run',
-      'give --image IMAGE, or set runtime: docker and image: in the cluster config');
+    throw values.fieldError(
+      'runtime',
+      'runtime "docker": no image to run',
+      'give --image IMAGE, or set runtime: docker and image: in the cluster config',
+    );
   }
   return chosen;
 }
@@ -85,8 +91,12 @@ function containerUser(request: AdmissionRequest, parent: CallerIsolation | null
   const contained = parent.image !== null;
   if (own !== null && own !== parent.user) {
     if (hasRootIdentity(own)) {
-      throw forbidden('userInContainer', `userInContainer "${own}": a task may not start root containers`,
-        'leave --user-in-container out (children run as their parent\'s container user), or have the owner submit the job');
+      throw forbidden(
+        'userInContainer',
+        `userInContainer "${own}": a task may not start root containers`,
+        "leave --user-in-container out (children run as their parent's container user), or have the owner submit " +
+          'the job',
+      );
     }
     if (contained && !isNumericContainerUser(own)) {
       throw forbidden(
@@ -98,8 +108,12 @@ function containerUser(request: AdmissionRequest, parent: CallerIsolation | null
   }
   const user = own ?? parent.user;
   if (contained && user !== null && image !== null && image !== parent.image && !isNumericContainerUser(user)) {
-    throw forbidden('image', `image "${image}": this task's container user "${user}" is a name, which another image may map to root`,
-      'give --user-in-container UID:GID with the other image, or leave --image out (the child runs in this task\'s image)');
+    throw forbidden(
+      'image',
+      `image "${image}": this task's container user "${user}" is a name, which another image may map to root`,
+      "give --user-in-container UID:GID with the other image, or leave --image out (the child runs in this task's " +
+        'image)',
+    );
   }
   return user;
 }
@@ -108,15 +122,20 @@ function network(request: AdmissionRequest, parent: CallerIsolation | null): Con
   const own = values.network(request.network);
   if (parent === null) return own;
   if (own === 'host' && parent.network !== 'host') {
-    throw forbidden('network', 'network "host": a task may not give its children the host network unless its own job was given it',
-      'leave --network out, or have the owner submit the job with --network host');
+    throw forbidden(
+      'network',
+      'network "host": a task may not give its children the host network unless its own job was given it',
+      'leave --network out, or have the owner submit the job with --network host',
+    );
   }
   return own ?? parent.network;
 }
 
 /** What the job runs in, after the rules above; throws invalid_argument or forbidden with the reason. */
 export function jobIsolation(
-  request: AdmissionRequest, caller: TaskCaller | null, defaults: AdmissionDefaults,
+  request: AdmissionRequest,
+  caller: TaskCaller | null,
+  defaults: AdmissionDefaults,
 ): JobIsolation {
   const parent = caller ? (caller.isolation ?? PROCESS_PARENT) : null;
   const chosen = image(request, parent, defaults);

@@ -23,19 +23,30 @@ function generate(parent: string | null, names: NameSource): string {
   throw new IrisError('conflict', 'name: could not generate an unused job name', 'give the job a name with --name');
 }
 
-export function jobName(requested: string | null | undefined, caller: TaskCaller | null, names: NameSource): { name: string; generated: boolean } {
+export function jobName(
+  requested: string | null | undefined,
+  caller: TaskCaller | null,
+  names: NameSource,
+): { name: string; generated: boolean } {
   if (!given(requested)) return { name: generate(caller?.job ?? null, names), generated: true };
   if (requested.trim() === '') {
-    throw fieldError('name', `name may not be ${requested.length > 0 ? 'blank' : 'empty'}`,
-      'give a name such as train or train/eval, or leave the name out to get a generated one');
+    throw fieldError(
+      'name',
+      `name may not be ${requested.length > 0 ? 'blank' : 'empty'}`,
+      'give a name such as train or train/eval, or leave the name out to get a generated one',
+    );
   }
   const trimmed = requested.trim();
   if (!caller) return { name: withField('name', 'name', () => parseJobName(trimmed)), generated: false };
   if (trimmed.startsWith('/')) {
     const name = withField('name', 'name', () => parseJobName(trimmed));
     if (name === caller.job || !isWithin(name, caller.job)) {
-      throw fieldError('name', `name "${name}": a task may only create children under its own job ${caller.job}`,
-        `use a relative name such as "eval" to create ${caller.job}/eval`, 'forbidden');
+      throw fieldError(
+        'name',
+        `name "${name}": a task may only create children under its own job ${caller.job}`,
+        `use a relative name such as "eval" to create ${caller.job}/eval`,
+        'forbidden',
+      );
     }
     return { name, generated: false };
   }

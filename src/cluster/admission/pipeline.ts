@@ -55,23 +55,38 @@ function refuse(result: ReturnType<typeof admit>, at: string | null): JobSpec {
 }
 
 /** The root's spec first, then the stages' in submit order; throws the first refusal as an IrisError. */
-export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCaller | null, view: ClusterView, defaults: AdmissionDefaults): JobSpec[] {
+export function admitPipeline(
+  request: PipelineAdmissionRequest,
+  caller: TaskCaller | null,
+  view: ClusterView,
+  defaults: AdmissionDefaults,
+): JobSpec[] {
   const needsOf = new Map(Object.entries(request.stages).map(([stage, body]) => [stage, body.needs ?? []] as const));
   checkStageGraph(needsOf);
   const order = stageOrder(needsOf);
 
   // The stage names are checked before the root exists: ask about `/<name>/<stage>` with the root's name.
-  const rootRequest: AdmissionRequest = { name: request.name, command: ['iris'], cpu: PIPELINE_ROOT_CPU, memory: PIPELINE_ROOT_MEMORY };
+  const rootRequest: AdmissionRequest = {
+    name: request.name,
+    command: ['iris'],
+    cpu: PIPELINE_ROOT_CPU,
+    memory: PIPELINE_ROOT_MEMORY,
+  };
   const rootProbe = refuse(admit(rootRequest, caller, view, defaults), null);
   const root = rootProbe.name;
-  const rootSpec: JobSpec = { ...rootProbe, command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)], pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) } };
+  const rootSpec: JobSpec = {
+    ...rootProbe,
+    command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)],
+    pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) },
+  };
 
   const added = new Map<string, JobSpec>([[root, rootSpec]]);
   const overlay: ClusterView = {
     ...view,
     isNameTaken: (name) => added.has(name) || view.isNameTaken(name),
     jobState: (name) => (added.has(name) ? 'PENDING' : view.jobState(name)),
-    dependenciesOf: (name) => (added.has(name) ? (added.get(name)!.after ?? []).map((dep) => dep.job) : view.dependenciesOf(name)),
+    dependenciesOf: (name) =>
+      added.has(name) ? (added.get(name)!.after ?? []).map((dep) => dep.job) : view.dependenciesOf(name),
     // A stage depends only on stages of this pipeline, whose graph checkStageGraph found acyclic:
     // no cycle can pass through a stage, so none is walked for (a long pipeline stays linear).
     dependedOn: () => false,
@@ -84,7 +99,12 @@ export function admitPipeline(request: PipelineAdmissionRequest, caller: TaskCal
     // it resolves to is checked again when the stage becomes ready (lifecycle.ts).
     const template = typeof fields.image === 'string' && findStageRefs(fields.image).length > 0 ? fields.image : null;
     const image = template === null ? fields.image : stageRefProbe(template);
-    const stageRequest: AdmissionRequest = { ...fields, image, name: `${root}/${stage}`, after: (needs ?? []).map((need) => `${root}/${need}:ok`) };
+    const stageRequest: AdmissionRequest = {
+      ...fields,
+      image,
+      name: `${root}/${stage}`,
+      after: (needs ?? []).map((need) => `${root}/${need}:ok`),
+    };
     const spec = refuse(admit(stageRequest, caller, overlay, defaults), formatKeyPath(['stages', stage]));
     const stickTo = stickyParent(fields);
     const withStage: JobSpec = {

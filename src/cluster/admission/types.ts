@@ -33,14 +33,20 @@ export interface AdmissionRequest {
   schedulingTimeout?: number | string | null;
   user?: string | null;
   cwd?: string | null;
-  /** The directory the job was submitted from (the CLI's): a process job's default cwd, a container's mount (./workspace.ts). */
+  /**
+   * The directory the job was submitted from (the CLI's): a process job's default cwd, a container's mount
+   * (./workspace.ts).
+   */
   workspace?: string | null;
   /** false: do not mount `workspace` into the job's containers; absent: the config's `workspace` (default true). */
   mountWorkspace?: boolean | null;
   /** Host paths in the job's containers, `SRC:DST[:ro]` (model/mounts.ts). */
   mounts?: string[] | null;
   image?: string | null;
-  /** `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default (isolation.ts). */
+  /**
+   * `process` or `docker` (model/image.ts JOB_RUNTIMES); absent: a container with `image`, else the default
+   * (isolation.ts).
+   */
   runtime?: string | null;
   userInContainer?: string | null;
   network?: string | null;
@@ -66,7 +72,9 @@ export interface AdmissionDefaults {
   retryBackoffMs?: number | null;
   /** The config's default image (runtime docker), or null to run jobs as processes. */
   image: string | null;
-  /** The config's `container-process-children`: a container task may submit `--runtime process` children. Absent: false. */
+  /**
+   * The config's `container-process-children`: a container task may submit `--runtime process` children. Absent: false.
+   */
   containerProcessChildren?: boolean;
   /** The config's `workspace`: mount the submit directory into an owner's container jobs. Absent: true. */
   workspace?: boolean;

@@ -10,7 +10,14 @@ import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model
 import { tpuVariant } from '../../model/tpu.js';
 import { parseDuration } from '../../model/duration.js';
 import { parseCategory, parseUses, type JobCategory } from '../../model/workload.js';
-import { checkContainerNetwork, checkContainerUser, checkImageReference, checkJobRuntime, type ContainerNetwork, type JobRuntime } from '../../model/image.js';
+import {
+  checkContainerNetwork,
+  checkContainerUser,
+  checkImageReference,
+  checkJobRuntime,
+  type ContainerNetwork,
+  type JobRuntime,
+} from '../../model/image.js';
 
 /** Env names iris sets itself for every task. */
 export const RESERVED_ENV_PREFIX = 'IRIS_';
@@ -20,9 +27,13 @@ export function given<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
 
-
 /** A refusal about the request field `field` (its key path); `message` begins with it or names the value. */
-export function fieldError(field: string, message: string, hint?: string, code: ErrorCode = 'invalid_argument'): IrisError {
+export function fieldError(
+  field: string,
+  message: string,
+  hint?: string,
+  code: ErrorCode = 'invalid_argument',
+): IrisError {
   return new IrisError(code, message, hint, field);
 }
 
@@ -34,24 +45,40 @@ export function withField<T>(field: string, mention: string, parse: () => T): T 
   try {
     return relabel(field, parse, mention);
   } catch (error) {
-    if (error instanceof IrisError && error.field === undefined) throw fieldError(field, error.message, error.hint, error.code);
+    if (error instanceof IrisError && error.field === undefined)
+      throw fieldError(field, error.message, error.hint, error.code);
     throw error;
   }
 }
 
-export function quantity(field: string, value: number | string | null | undefined, parse: (input: string | number) => number, fallback: number): number {
+export function quantity(
+  field: string,
+  value: number | string | null | undefined,
+  parse: (input: string | number) => number,
+  fallback: number,
+): number {
   return given(value) ? withField(field, field, () => parse(value)) : fallback;
 }
 
-export const cpuMillis = (value: number | string | null | undefined, fallback: number) => quantity('cpu', value, parseCpu, fallback);
-export const memoryBytes = (value: number | string | null | undefined, fallback: number) => quantity('memory', value, parseMemory, fallback);
+export const cpuMillis = (value: number | string | null | undefined, fallback: number) =>
+  quantity('cpu', value, parseCpu, fallback);
+export const memoryBytes = (value: number | string | null | undefined, fallback: number) =>
+  quantity('memory', value, parseMemory, fallback);
 
 /** The device request: `gpu` (with `gpuMemory`, the least memory of each GPU) or `tpu`. */
-export function device(gpu: string | null | undefined, tpu: string | null | undefined, gpuMemory?: number | string | null): DeviceRequest | null {
-  if (given(gpu) && given(tpu)) throw fieldError('tpu', 'gpu and tpu cannot be requested together: a task uses one kind of device');
+export function device(
+  gpu: string | null | undefined,
+  tpu: string | null | undefined,
+  gpuMemory?: number | string | null,
+): DeviceRequest | null {
+  if (given(gpu) && given(tpu))
+    throw fieldError('tpu', 'gpu and tpu cannot be requested together: a task uses one kind of device');
   if (given(gpuMemory) && !given(gpu)) {
-    throw fieldError('gpuMemory', `gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`,
-      'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)');
+    throw fieldError(
+      'gpuMemory',
+      `gpuMemory: applies only to a gpu request, got ${describeValue(gpuMemory)} without one`,
+      'ask for GPUs too: --gpu 1 --gpu-memory 40GiB (gpu and gpuMemory in the API)',
+    );
   }
   if (given(gpu)) {
     const request = withField('gpu', 'gpu', () => parseGpu(gpu));
@@ -74,7 +101,11 @@ export function env(value: Record<string, string> | null | undefined): Record<st
       throw fieldError('env', `env: invalid variable name ${describeValue(key)}: it ${ENV_KEY_RULE}`);
     }
     if (key.toUpperCase().startsWith(RESERVED_ENV_PREFIX)) {
-      throw fieldError('env', `env: "${key}" is not allowed: IRIS_ variables are reserved`, 'iris sets IRIS_* variables itself for every task');
+      throw fieldError(
+        'env',
+        `env: "${key}" is not allowed: IRIS_ variables are reserved`,
+        'iris sets IRIS_* variables itself for every task',
+      );
     }
     out[key] = v;
   }
@@ -111,7 +142,10 @@ export function duration(field: string, value: number | string | null | undefine
   return ms;
 }
 
-/** `retryBackoff` (else the cluster's default) and `retryBackoffMax`: the first wait and the cap of a failed task's retry. */
+/**
+ * `retryBackoff` (else the cluster's default) and `retryBackoffMax`: the first wait and the cap of a failed task's
+ * retry.
+ */
 export function retryBackoff(
   request: { retryBackoff?: number | string | null; retryBackoffMax?: number | string | null },
   fallbackMs: number | null,
@@ -119,22 +153,33 @@ export function retryBackoff(
   const retryBackoffMs = duration('retryBackoff', request.retryBackoff) ?? fallbackMs;
   const retryBackoffMaxMs = duration('retryBackoffMax', request.retryBackoffMax);
   if (retryBackoffMaxMs !== null && retryBackoffMs === null) {
-    throw fieldError('retryBackoffMax', 'retryBackoffMax: a cap without a retry backoff',
-      'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config');
+    throw fieldError(
+      'retryBackoffMax',
+      'retryBackoffMax: a cap without a retry backoff',
+      'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config',
+    );
   }
   if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
-    throw fieldError('retryBackoffMax', `retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`,
-      'the cap must be at least the first wait');
+    throw fieldError(
+      'retryBackoffMax',
+      `retryBackoffMax: ${describeValue(request.retryBackoffMax)} is shorter than the backoff itself`,
+      'the cap must be at least the first wait',
+    );
   }
   return { retryBackoffMs, retryBackoffMaxMs };
 }
 
 /** `timeLimit`, or its older name `timeout` (not both). */
-export function timeLimit(request: { timeLimit?: number | string | null; timeout?: number | string | null }): number | null {
+export function timeLimit(request: {
+  timeLimit?: number | string | null;
+  timeout?: number | string | null;
+}): number | null {
   if (request.timeLimit !== undefined && request.timeout !== undefined) {
     throw fieldError('timeLimit', 'give timeLimit or its older name timeout, not both');
   }
-  return request.timeout !== undefined ? duration('timeout', request.timeout) : duration('timeLimit', request.timeLimit);
+  return request.timeout !== undefined
+    ? duration('timeout', request.timeout)
+    : duration('timeLimit', request.timeLimit);
 }
 
 /** The user a job runs for: a user name (src/model/names.ts), else `fallback` (the caller's or the OS user). */

@@ -22,7 +22,7 @@
  * - On a backend without host mounts (kubernetes), `mounts` is refused (unsatisfiable) and the
  *   submit directory is not mounted.
  */
-import { IrisError, describeValue } from '../../model/errors.js';
+import { describeValue } from '../../model/errors.js';
 import { DEFAULT_CONTAINER_USER } from '../../model/image.js';
 import { forbiddenSource, formatMount, isWithinPath, parseMount, type Mount } from '../../model/mounts.js';
 import type { TaskCaller } from '../../model/caller.js';
@@ -43,11 +43,14 @@ interface Asked extends Mount {
   subject: string;
 }
 
-const WORKSPACE_HINT = 'submit from a project directory, or give --no-workspace (the container then starts in its image\'s own directory)';
+const WORKSPACE_HINT =
+  "submit from a project directory, or give --no-workspace (the container then starts in its image's own directory)";
 
 function hintFor(asked: Asked): string {
   if (asked.field === 'workspace') return WORKSPACE_HINT;
-  return asked.field === 'config' ? 'fix `mounts` in the cluster config' : 'mount another directory, or leave this --mount out';
+  return asked.field === 'config'
+    ? 'fix `mounts` in the cluster config'
+    : 'mount another directory, or leave this --mount out';
 }
 
 /** A job whose tasks take no mounts (why: `message`, what to do: `hint`): a request that asks for some is refused. */
@@ -62,7 +65,11 @@ function requested(request: AdmissionRequest): Asked[] {
     const field = `mounts[${i}]`;
     const mount = parseMount(text, field);
     if (out.some((m) => m.target === mount.target)) {
-      throw values.fieldError(field, `${field} ${describeValue(text)}: ${mount.target} is mounted twice`, 'give each path in the container one mount');
+      throw values.fieldError(
+        field,
+        `${field} ${describeValue(text)}: ${mount.target} is mounted twice`,
+        'give each path in the container one mount',
+      );
     }
     out.push({ ...mount, field, subject: `${field} ${describeValue(text)}` });
   });
@@ -73,15 +80,21 @@ function requested(request: AdmissionRequest): Asked[] {
 function resolved(asked: Asked, host: HostPaths, defaults: AdmissionDefaults): Asked {
   const found = host.hostPath(asked.source);
   if (found === null) {
-    const message = asked.field === 'workspace'
-      ? `${asked.subject} does not exist on the cluster's host`
-      : `${asked.subject}: no such file or directory on the cluster's host: ${asked.source}`;
+    const message =
+      asked.field === 'workspace'
+        ? `${asked.subject} does not exist on the cluster's host`
+        : `${asked.subject}: no such file or directory on the cluster's host: ${asked.source}`;
     throw values.fieldError(asked.field, message, hintFor(asked));
   }
   const problem = forbiddenSource(found, defaults.forbiddenHostPaths ?? { stateDirs: [], engineSockets: [] });
   if (problem) {
     const real = found === asked.source ? '' : ` (${asked.source} is ${found})`;
-    throw values.fieldError(asked.field, `${asked.subject}${real} may never be mounted into a container: ${problem}`, hintFor(asked), 'forbidden');
+    throw values.fieldError(
+      asked.field,
+      `${asked.subject}${real} may never be mounted into a container: ${problem}`,
+      hintFor(asked),
+      'forbidden',
+    );
   }
   return { ...asked, source: found };
 }
@@ -107,19 +120,28 @@ export function jobWorkspace(
   const cwd = values.cwd(request.cwd, null);
   const workspace = values.cwd(request.workspace, null, 'workspace');
   if (chosen.image === null) {
-    refuseMounts(own, 'mounts: a process task runs on the host and sees its files already; mounts are for containers',
-      'give --image to run the job in a container, or leave --mount out');
+    refuseMounts(
+      own,
+      'mounts: a process task runs on the host and sees its files already; mounts are for containers',
+      'give --image to run the job in a container, or leave --mount out',
+    );
     return { mounts: [], cwd: cwd ?? workspace ?? defaults.cwd, containerUser: chosen.containerUser };
   }
   if (defaults.hostMounts === false) {
-    refuseMounts(own, 'mounts: this cluster\'s backend (kubernetes) does not mount host directories into Pods',
-      'leave --mount out: put the data in the image, or have the Pod\'s command fetch it', 'unsatisfiable');
+    refuseMounts(
+      own,
+      "mounts: this cluster's backend (kubernetes) does not mount host directories into Pods",
+      "leave --mount out: put the data in the image, or have the Pod's command fetch it",
+      'unsatisfiable',
+    );
     return { mounts: [], cwd, containerUser: chosen.containerUser };
   }
   if (caller) return childWorkspace(own, caller, defaults, host, cwd, workspace, chosen.containerUser);
 
   const asked: Asked[] = (defaults.mounts ?? []).map((m) => ({
-    ...m, field: 'config', subject: `the config's mount ${describeValue(formatMount(m))}`,
+    ...m,
+    field: 'config',
+    subject: `the config's mount ${describeValue(formatMount(m))}`,
   }));
   for (const mount of own) {
     const same = asked.findIndex((m) => m.target === mount.target);
@@ -127,16 +149,23 @@ export function jobWorkspace(
     asked.push(mount);
   }
   const mountWorkspace = request.mountWorkspace ?? defaults.workspace ?? true;
-  const workspaceMounted = workspace !== null && mountWorkspace && host !== undefined && !asked.some((m) => m.target === workspace);
+  const workspaceMounted =
+    workspace !== null && mountWorkspace && host !== undefined && !asked.some((m) => m.target === workspace);
   if (workspaceMounted) {
-    asked.push({ source: workspace, target: workspace, readOnly: false, field: 'workspace', subject: `the submit directory ${workspace}` });
+    asked.push({
+      source: workspace,
+      target: workspace,
+      readOnly: false,
+      field: 'workspace',
+      subject: `the submit directory ${workspace}`,
+    });
   }
-  if (asked.length > 0 && !host) throw new Error('admission: mounts need the ClusterView\'s hostPaths');
+  if (asked.length > 0 && !host) throw new Error("admission: mounts need the ClusterView's hostPaths");
   const mounts = asked.map((m) => resolved(m, host!, defaults));
 
   const owner = defaults.owner;
-  const containerUser = chosen.containerUser
-    ?? (mounts.length > 0 && owner && owner.uid !== 0 ? `${owner.uid}:${owner.gid}` : null);
+  const containerUser =
+    chosen.containerUser ?? (mounts.length > 0 && owner && owner.uid !== 0 ? `${owner.uid}:${owner.gid}` : null);
   const user = containerUser ?? defaults.containerUser ?? DEFAULT_CONTAINER_USER;
   const ids = numericUser(user);
   if (ids !== null && host?.unreadable) {
@@ -144,8 +173,12 @@ export function jobWorkspace(
       const blocked = host.unreadable(mount.source, ids.uid, ids.gid);
       if (blocked === null) continue;
       const fix = mount.field === 'workspace' ? WORKSPACE_HINT : 'mount a directory that user can read';
-      throw values.fieldError(mount.field, `${mount.subject}: the container's user ${user} could not read it: ${blocked}`,
-        `give --user-in-container UID:GID of a user who can read it, or make it readable to that user; or ${fix}`, 'forbidden');
+      throw values.fieldError(
+        mount.field,
+        `${mount.subject}: the container's user ${user} could not read it: ${blocked}`,
+        `give --user-in-container UID:GID of a user who can read it, or make it readable to that user; or ${fix}`,
+        'forbidden',
+      );
     }
   }
   return {
@@ -160,22 +193,34 @@ export function jobWorkspace(
  * where the parent's is); an own mount replaces an inherited one at the same container path.
  */
 function childWorkspace(
-  own: Asked[], caller: TaskCaller, defaults: AdmissionDefaults, host: HostPaths | undefined,
-  cwd: string | null, workspace: string | null, containerUser: string | null,
+  own: Asked[],
+  caller: TaskCaller,
+  defaults: AdmissionDefaults,
+  host: HostPaths | undefined,
+  cwd: string | null,
+  workspace: string | null,
+  containerUser: string | null,
 ): JobWorkspace {
   const parent = caller.isolation?.mounts ?? [];
-  if (own.length > 0 && !host) throw new Error('admission: mounts need the ClusterView\'s hostPaths');
+  if (own.length > 0 && !host) throw new Error("admission: mounts need the ClusterView's hostPaths");
   const added = own.map((asked) => {
     const mount = resolved(asked, host!, defaults);
     const within = parent.filter((p) => isWithinPath(mount.source, p.source));
     if (within.some((p) => !p.readOnly || mount.readOnly)) return plain(mount);
-    const why = within.length > 0
-      ? `a task may mount ${mount.source} only read-only: its own container has ${within[0]!.source} read-only`
-      : `a task may mount only what its own container has mounted, and ${mount.source} is not in its mounts`
-        + (parent.length > 0 ? ` (${parent.map((p) => p.source).join(', ')})` : ' (it has none)');
-    throw values.fieldError(asked.field, `${asked.subject}: ${why}`,
-      within.length > 0 ? 'add :ro to the mount' : 'leave --mount out (a child inherits its parent\'s mounts), or have the cluster\'s owner submit the job with --mount',
-      'forbidden');
+    const why =
+      within.length > 0
+        ? `a task may mount ${mount.source} only read-only: its own container has ${within[0]!.source} read-only`
+        : `a task may mount only what its own container has mounted, and ${mount.source} is not in its mounts` +
+          (parent.length > 0 ? ` (${parent.map((p) => p.source).join(', ')})` : ' (it has none)');
+    throw values.fieldError(
+      asked.field,
+      `${asked.subject}: ${why}`,
+      within.length > 0
+        ? 'add :ro to the mount'
+        : "leave --mount out (a child inherits its parent's mounts), or have the cluster's owner submit the job " +
+            'with --mount',
+      'forbidden',
+    );
   });
   const mounts = [...parent.filter((p) => !added.some((m) => m.target === p.target)).map(plain), ...added];
   const inMount = workspace !== null && mounts.some((m) => isWithinPath(workspace, m.target));

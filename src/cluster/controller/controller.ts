@@ -78,9 +78,20 @@ export class Controller {
     this.launchContext = options.launchContext;
     this.log = options.log ?? (() => {});
     this.elastic = options.elastic
-      ? new ElasticCoordinator({ store: options.store, settings: options.elastic, now, timers, log: this.log, onEnabled: () => this.loop.requestPass(true) })
+      ? new ElasticCoordinator({
+          store: options.store,
+          settings: options.elastic,
+          now,
+          timers,
+          log: this.log,
+          onEnabled: () => this.loop.requestPass(true),
+        })
       : null;
-    this.deadlocks = new DeadlockWatch({ store: options.store, waits: this.waits, graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS });
+    this.deadlocks = new DeadlockWatch({
+      store: options.store,
+      waits: this.waits,
+      graceMs: options.deadlockGraceMs ?? DEFAULT_DEADLOCK_GRACE_MS,
+    });
     this.supervisor = new AttemptSupervisor({
       store: options.store,
       runtime: options.runtime,
@@ -118,7 +129,10 @@ export class Controller {
     };
     this.store.events.on('storage', (problem) => {
       if (problem) {
-        log(`cannot write the cluster state: ${problem.message}; submissions are refused and nothing starts until space returns`);
+        log(
+          `cannot write the cluster state: ${problem.message}; submissions are refused and nothing starts until ` +
+            `space returns`,
+        );
         cancelRetry ??= timers.after(STORAGE_RETRY_MS, retry, true);
       } else {
         log('the cluster state is written again; accepting submissions');
@@ -202,10 +216,18 @@ export class Controller {
   exec(task: string, attempt: number, spec: ExecSpec): Promise<ExecSession> {
     const handle = this.supervisor.runningHandle(task, attempt);
     if (!handle) {
-      return Promise.reject(new IrisError('not_found', `${task} attempt ${attempt} is not running (it is starting, stopping or has ended)`,
-        'see its state with `iris status`'));
+      return Promise.reject(
+        new IrisError(
+          'not_found',
+          `${task} attempt ${attempt} is not running (it is starting, stopping or has ended)`,
+          'see its state with `iris status`',
+        ),
+      );
     }
-    if (!this.runtime.exec) return Promise.reject(new IrisError('unavailable', `the ${this.runtime.name} runtime cannot run a command in a task`));
+    if (!this.runtime.exec)
+      return Promise.reject(
+        new IrisError('unavailable', `the ${this.runtime.name} runtime cannot run a command in a task`),
+      );
     return this.runtime.exec(handle, spec);
   }
 

@@ -16,7 +16,12 @@
  *   deadlocked before; jobs of one shape under the same waiting ancestors are checked once.
  * Reads the store and the wait registry; the clock and timers are injected.
  */
-import { deadlockReason, deadlockReasonBeside, waitingAncestors, type WaitingHold } from '../scheduler/placement/deadlock.js';
+import {
+  deadlockReason,
+  deadlockReasonBeside,
+  waitingAncestors,
+  type WaitingHold,
+} from '../scheduler/placement/deadlock.js';
 import { shapeKey } from '../scheduler/placement/fit.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import type { SchedulerJob, Snapshot, WorkerView } from '../scheduler/types.js';
@@ -32,11 +37,16 @@ export function waitingHolds(store: ClusterStore, waits: WaitRegistry): WaitingH
   for (const { caller, waits: entries, releasesCpu } of waits.blocked()) {
     const live = store.attempt(caller.task, caller.attempt);
     const job = store.job(caller.job);
-    if (!live || live.state !== 'RUNNING' || !job) continue;
+    if (live?.state !== 'RUNNING' || !job) continue;
     const res = job.spec.resources;
     out.push({
-      task: caller.task, job: caller.job, waitingOn: entries.flatMap((entry) => entry.jobs), worker: live.workerId,
-      cpuMillis: releasesCpu ? 0 : res.cpuMillis, memoryBytes: res.memoryBytes, devices: live.devices,
+      task: caller.task,
+      job: caller.job,
+      waitingOn: entries.flatMap((entry) => entry.jobs),
+      worker: live.workerId,
+      cpuMillis: releasesCpu ? 0 : res.cpuMillis,
+      memoryBytes: res.memoryBytes,
+      devices: live.devices,
     });
   }
   return out;
@@ -60,7 +70,8 @@ export class DeadlockWatch {
   /** When the earliest grace period runs out, or null when no job is deadlocked. */
   next(): number | null {
     let earliest: number | null = null;
-    for (const since of this.since.values()) if (earliest === null || since + this.o.graceMs < earliest) earliest = since + this.o.graceMs;
+    for (const since of this.since.values())
+      if (earliest === null || since + this.o.graceMs < earliest) earliest = since + this.o.graceMs;
     return earliest;
   }
 
@@ -79,7 +90,8 @@ export class DeadlockWatch {
     }
     const candidates = new Set([...reasons.keys(), ...this.since.keys()]);
     const pending = new Map<string, number>();
-    for (const task of snapshot.pending) if (candidates.has(task.job)) pending.set(task.job, (pending.get(task.job) ?? 0) + 1);
+    for (const task of snapshot.pending)
+      if (candidates.has(task.job)) pending.set(task.job, (pending.get(task.job) ?? 0) + 1);
     const memo = new Map<string, string | null>();
     const still = new Set<string>();
     for (const [name, count] of pending) {
@@ -87,7 +99,9 @@ export class DeadlockWatch {
       const ancestors = job ? waitingAncestors(name, holds) : [];
       if (!job || ancestors.length === 0) continue;
       const size = groupCount(job, count);
-      const key = `${shapeKey(job)}@${job.coschedule ?? ''}@${size}@${ancestors.map(({ hold, on }) => `${hold.task}>${on}`).join('|')}`;
+      const key =
+        `${shapeKey(job)}@${job.coschedule ?? ''}@${size}@` +
+        `${ancestors.map(({ hold, on }) => `${hold.task}>${on}`).join('|')}`;
       let reason = memo.get(key);
       if (reason === undefined) memo.set(key, (reason = deadlockReasonBeside(job, size, snapshot.workers, ancestors)));
       if (reason === null) continue;
@@ -110,7 +124,7 @@ export class DeadlockWatch {
       for (const name of due) {
         this.since.delete(name);
         const job = store.job(name);
-        if (!job || job.state !== 'PENDING') continue;
+        if (job?.state !== 'PENDING') continue;
         const pending = store.tasksOf(name).filter((task) => task.state === 'PENDING').length;
         const sched = schedulerJob(job);
         const reason = deadlockReason(sched, groupCount(sched, pending), workers, holds);

@@ -45,7 +45,8 @@ export class ElasticCoordinator {
         const before = this.seen.get(event.worker.id);
         const after = event.worker.state;
         this.seen.set(event.worker.id, after);
-        if (before !== after && (before === 'DISABLED' || after === 'DISABLED')) this.lastToggle.set(event.worker.id, this.o.now());
+        if (before !== after && (before === 'DISABLED' || after === 'DISABLED'))
+          this.lastToggle.set(event.worker.id, this.o.now());
         // Becoming READY (enabled, resumed) starts its idle time afresh.
         if (before !== after && after === 'READY') this.lastEnd.set(event.worker.id, this.o.now());
       }
@@ -102,10 +103,14 @@ export class ElasticCoordinator {
 
   private arm(): void {
     if (this.closed) return;
-    this.cancel = this.o.timers.after(this.o.settings.pollMs, () => {
-      this.cancel = null;
-      this.poll();
-      this.arm();
-    }, true);
+    this.cancel = this.o.timers.after(
+      this.o.settings.pollMs,
+      () => {
+        this.cancel = null;
+        this.poll();
+        this.arm();
+      },
+      true,
+    );
   }
 }

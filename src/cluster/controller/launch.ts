@@ -22,7 +22,10 @@ import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
 export interface LaunchContext {
   clusterId: string;
   home: string;
-  /** The task door's socket: tasks' IRIS_CONTROLLER_ADDRESS (unless `controllerAddress`), its directory mounted into containers. */
+  /**
+   * The task door's socket: tasks' IRIS_CONTROLLER_ADDRESS (unless `controllerAddress`), its directory mounted into
+   * containers.
+   */
   socketPath: string;
   /**
    * The task door on TCP (config `task-door.advertise`, `http://HOST:PORT`): when set, tasks get
@@ -31,7 +34,9 @@ export interface LaunchContext {
   controllerAddress?: string;
   /** Directory holding the `iris` shim, prepended to PATH so tasks can run `iris submit`. */
   cliBinDir: string;
-  /** Environment every process task starts from (the cluster's own, minus IRIS_* variables); containers do not get it. */
+  /**
+   * Environment every process task starts from (the cluster's own, minus IRIS_* variables); containers do not get it.
+   */
   baseEnv: Readonly<Record<string, string>>;
   /** Root of the iris package, mounted read-only into containers so the `iris` shim works there. */
   packageRoot?: string;
@@ -39,7 +44,12 @@ export interface LaunchContext {
    * The config's runtime defaults (`runtime`, `image`, `network`, `container-user`); absent:
    * processes; containers as 65534:65534 on bridge (TPU jobs: host). A null network: the default.
    */
-  runtime?: { kind: 'process' | 'docker'; image: string | null; network: ContainerNetwork | null; containerUser?: string };
+  runtime?: {
+    kind: 'process' | 'docker';
+    image: string | null;
+    network: ContainerNetwork | null;
+    containerUser?: string;
+  };
   /** Bytes of output per attempt after which its log is cut (`log-limit`); absent: no limit. */
   logLimitBytes?: number;
   /**
@@ -58,7 +68,14 @@ export interface LaunchContext {
  * are one directory. Readers use the attempt's stored `logPath`, never this function.
  */
 export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
-  return path.join(home, 'logs', ...job.name.split('/').filter(Boolean), `@${job.run}`, `task-${taskIndex}`, `attempt-${attempt}.log`);
+  return path.join(
+    home,
+    'logs',
+    ...job.name.split('/').filter(Boolean),
+    `@${job.run}`,
+    `task-${taskIndex}`,
+    `attempt-${attempt}.log`,
+  );
 }
 
 /**
@@ -140,7 +157,8 @@ export function chipDevices(worker: WorkerSpec | undefined, chips: readonly numb
       devices.push({ host, container: `/dev/accel${k}` });
     }
   }
-  if (vfio && !devices.some((d) => d.host === '/dev/vfio/vfio')) devices.push({ host: '/dev/vfio/vfio', container: '/dev/vfio/vfio' });
+  if (vfio && !devices.some((d) => d.host === '/dev/vfio/vfio'))
+    devices.push({ host: '/dev/vfio/vfio', container: '/dev/vfio/vfio' });
   return devices;
 }
 
@@ -176,7 +194,8 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
   if (ctx.packageRoot) mount(ctx.packageRoot, true);
   mount(ctx.cliBinDir, true);
   mount(path.dirname(resultFileFor(placement.logPath)), false);
-  for (const m of job.spec.mounts ?? []) mounts.push({ host: m.source, container: m.target, readOnly: m.readOnly, user: true });
+  for (const m of job.spec.mounts ?? [])
+    mounts.push({ host: m.source, container: m.target, readOnly: m.readOnly, user: true });
   const accelerator = device !== null;
   return {
     image,
@@ -189,12 +208,17 @@ function containerSpec(ctx: LaunchContext, job: Job, image: string, placement: L
     network: containerNetwork(ctx, job),
     user: containerUserFor(ctx.runtime, job),
     tokenFile: {
-      path: CONTAINER_TOKEN_FILE, hostPath: tokenFileFor(placement.logPath), token: placement.token, gid: ctx.tokenGroup ?? TOKEN_FILE_GID,
+      path: CONTAINER_TOKEN_FILE,
+      hostPath: tokenFileFor(placement.logPath),
+      token: placement.token,
+      gid: ctx.tokenGroup ?? TOKEN_FILE_GID,
     },
   };
 }
 
-/** The user a job's container runs as: its `--user-in-container`, else the config's `container-user`, else 65534:65534. */
+/**
+ * The user a job's container runs as: its `--user-in-container`, else the config's `container-user`, else 65534:65534.
+ */
 export function containerUserFor(runtime: LaunchContext['runtime'], job: Job): string {
   return job.spec.containerUser ?? runtime?.containerUser ?? DEFAULT_CONTAINER_USER;
 }
@@ -215,14 +239,21 @@ export function taskRunAs(runtime: LaunchContext['runtime'], job: Job): { user: 
  * security context from iris); a process only its job's own `--user-in-container` and `--network`.
  */
 export function attemptIsolation(
-  spec: JobSpec, container: ContainerSpec | null | undefined, pods?: LaunchContext['pods'],
+  spec: JobSpec,
+  container: ContainerSpec | null | undefined,
+  pods?: LaunchContext['pods'],
 ): CallerIsolation {
   const choices = { user: spec.containerUser ?? null, network: spec.network ?? null, privileged: false };
   if (pods !== undefined) return { image: container?.image ?? spec.image ?? pods.image, ...choices };
   if (container) {
-    const mounts = container.mounts.filter((m) => m.user).map((m) => ({ source: m.host, target: m.container, readOnly: m.readOnly }));
+    const mounts = container.mounts
+      .filter((m) => m.user)
+      .map((m) => ({ source: m.host, target: m.container, readOnly: m.readOnly }));
     return {
-      image: container.image, user: container.user ?? null, network: container.network, privileged: container.privileged,
+      image: container.image,
+      user: container.user ?? null,
+      network: container.network,
+      privileged: container.privileged,
       ...(mounts.length > 0 ? { mounts } : {}),
     };
   }
@@ -245,7 +276,10 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
   const spec = job.spec;
   const image = imageFor(job);
   const env: Record<string, string> = image === null ? { ...ctx.baseEnv, ...spec.env } : { ...spec.env };
-  const basePath = image === null ? (spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin') : (spec.env.PATH ?? CONTAINER_PATH);
+  const basePath =
+    image === null
+      ? (spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin')
+      : (spec.env.PATH ?? CONTAINER_PATH);
   Object.assign(env, {
     PATH: `${ctx.cliBinDir}${image === null ? path.delimiter : ':'}${basePath}`,
     IRIS_CLUSTER_ID: ctx.clusterId,
@@ -270,16 +304,25 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     env.NVIDIA_VISIBLE_DEVICES = ids;
   }
   if (device?.type === 'tpu') {
-    const worker: WorkerSpec = placement.worker ?? { id: placement.workerId, cpuMillis: 0, memoryBytes: 0, device: { type: 'tpu', variant: device.variant, count: 0 }, attributes: {} };
-    Object.assign(env, tpuTaskEnv({
-      variant: device.variant,
-      jobName: job.name,
-      taskIndex: task.index,
-      replicas: spec.replicas,
-      worker,
-      hosts: placement.slice && placement.slice.length > 0 ? sliceHosts(worker, placement.slice) : [worker],
-      chips: placement.deviceIndices,
-    }));
+    const worker: WorkerSpec = placement.worker ?? {
+      id: placement.workerId,
+      cpuMillis: 0,
+      memoryBytes: 0,
+      device: { type: 'tpu', variant: device.variant, count: 0 },
+      attributes: {},
+    };
+    Object.assign(
+      env,
+      tpuTaskEnv({
+        variant: device.variant,
+        jobName: job.name,
+        taskIndex: task.index,
+        replicas: spec.replicas,
+        worker,
+        hosts: placement.slice && placement.slice.length > 0 ? sliceHosts(worker, placement.slice) : [worker],
+        chips: placement.deviceIndices,
+      }),
+    );
   }
   return {
     key: { job: job.name, task: task.id, attempt: placement.attempt },

@@ -155,7 +155,8 @@ export class PassLoop {
       clearTimeout(this.passTimer);
     }
     this.passQueued = true;
-    const wait = (resourcesChanged ? this.spacing() : this.lastArrivalPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
+    const wait =
+      (resourcesChanged ? this.spacing() : this.lastArrivalPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
     const run = () => {
       this.passTimer = null;
       this.passQueued = false;
@@ -193,12 +194,19 @@ export class PassLoop {
   /** When a job with this spec would start if submitted now (no state changes). */
   estimate(spec: JobSpec): { start: number | null; now: number; reason: string; policy: string } {
     const snapshot = this.snapshot(this.o.now());
-    return { ...estimateStart(snapshot, this.o.store, this.queue, spec), now: snapshot.now, policy: this.o.queue.policy };
+    return {
+      ...estimateStart(snapshot, this.o.store, this.queue, spec),
+      now: snapshot.now,
+      policy: this.o.queue.policy,
+    };
   }
 
   private snapshot(now: number) {
-    const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), { stickiness: this.o.stickiness ?? true });
-    // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across restarts).
+    const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), {
+      stickiness: this.o.stickiness ?? true,
+    });
+    // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across
+    // restarts).
     for (const worker of snapshot.workers) worker.lastDispatchAt = this.lastDispatch.get(worker.id) ?? null;
     return snapshot;
   }
@@ -234,30 +242,53 @@ export class PassLoop {
     this.reservations = plan.reservations ?? new Map();
     this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
-    const launches = store.transaction(() => {
-      const out: AdoptedAttempt[] = [];
-      for (const placement of plan.placements) {
-        const task = store.task(placement.task);
-        const job = store.job(placement.job);
-        const worker = store.worker(placement.workerId);
-        // Decide, check, act: only placements still valid against the store are committed.
-        if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
-        const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
-        const attempt = store.assign(task.id, placement.workerId, logPath, placement.deviceIndices, placement.decision ?? null);
-        this.lastDispatch.set(placement.workerId, now);
-        this.o.log?.(`dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`);
-        const token = this.tokens.next();
-        const launch = buildLaunch(ctx, job, task, {
-          workerId: placement.workerId, deviceIndices: placement.deviceIndices, attempt: attempt.attempt, token, logPath,
-          worker, slice: sliceOf(worker, () => store.workers()),
-        });
-        out.push({ identity: { task: task.id, job: job.name, attempt: attempt.attempt }, workerId: placement.workerId, launch, token });
-      }
-      store.setPendingReasons(plan.reasons);
-      const memory = this.queue.placementMemory;
-      if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
-      return out;
-    }, false, true);
+    const launches = store.transaction(
+      () => {
+        const out: AdoptedAttempt[] = [];
+        for (const placement of plan.placements) {
+          const task = store.task(placement.task);
+          const job = store.job(placement.job);
+          const worker = store.worker(placement.workerId);
+          // Decide, check, act: only placements still valid against the store are committed.
+          if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
+          const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
+          const attempt = store.assign(
+            task.id,
+            placement.workerId,
+            logPath,
+            placement.deviceIndices,
+            placement.decision ?? null,
+          );
+          this.lastDispatch.set(placement.workerId, now);
+          this.o.log?.(
+            `dispatch ${task.id} attempt ${attempt.attempt} -> ${placement.workerId}: ` +
+              `${placement.decision ? describeDecision(placement.decision) : 'first fit (not scored)'}`,
+          );
+          const token = this.tokens.next();
+          const launch = buildLaunch(ctx, job, task, {
+            workerId: placement.workerId,
+            deviceIndices: placement.deviceIndices,
+            attempt: attempt.attempt,
+            token,
+            logPath,
+            worker,
+            slice: sliceOf(worker, () => store.workers()),
+          });
+          out.push({
+            identity: { task: task.id, job: job.name, attempt: attempt.attempt },
+            workerId: placement.workerId,
+            launch,
+            token,
+          });
+        }
+        store.setPendingReasons(plan.reasons);
+        const memory = this.queue.placementMemory;
+        if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
+        return out;
+      },
+      false,
+      true,
+    );
     this.deadlines.track(store);
     this.armDeadlineTimer(now);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
@@ -273,12 +304,18 @@ export class PassLoop {
   private armDeadlineTimer(now: number): void {
     this.cancelDeadlineTimer?.();
     this.cancelDeadlineTimer = null;
-    const times = [this.deadlines.next(), this.o.deadlocks.next(), nextEligible(this.o.store, now)].filter((t): t is number => t !== null);
+    const times = [this.deadlines.next(), this.o.deadlocks.next(), nextEligible(this.o.store, now)].filter(
+      (t): t is number => t !== null,
+    );
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;
-    this.cancelDeadlineTimer = this.o.timers.after(Math.max(0, next - now), () => {
-      this.cancelDeadlineTimer = null;
-      this.requestPass();
-    }, true);
+    this.cancelDeadlineTimer = this.o.timers.after(
+      Math.max(0, next - now),
+      () => {
+        this.cancelDeadlineTimer = null;
+        this.requestPass();
+      },
+      true,
+    );
   }
 }

@@ -21,7 +21,8 @@ function pairs(value: unknown): Map<string, string> {
   const map = new Map<string, string>();
   if (!Array.isArray(value)) return map;
   for (const entry of value) {
-    if (Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'string') map.set(entry[0], entry[1]);
+    if (Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'string')
+      map.set(entry[0], entry[1]);
   }
   return map;
 }
@@ -32,7 +33,11 @@ export function loadPlacementMemory(store: ClusterStore): PlacementMemory | unde
   if (text === null) return undefined;
   try {
     const raw = JSON.parse(text) as Partial<Stored>;
-    return { roots: pairs(raw.roots), types: pairs(raw.types), cursor: typeof raw.cursor === 'string' ? raw.cursor : null };
+    return {
+      roots: pairs(raw.roots),
+      types: pairs(raw.types),
+      cursor: typeof raw.cursor === 'string' ? raw.cursor : null,
+    };
   } catch {
     return undefined;
   }

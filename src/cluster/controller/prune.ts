@@ -31,7 +31,11 @@ async function sizeOf(target: string): Promise<number> {
   return total;
 }
 
-export async function removeRunLogs(logsRoot: string, logPaths: Iterable<string>, dryRun = false): Promise<RemovedLogs> {
+export async function removeRunLogs(
+  logsRoot: string,
+  logPaths: Iterable<string>,
+  dryRun = false,
+): Promise<RemovedLogs> {
   const root = path.resolve(logsRoot);
   const targets = new Set<string>();
   for (const logPath of logPaths) {

@@ -29,9 +29,20 @@ export function pendingJobs(snapshot: Snapshot): QueueListing['pending'] {
 }
 
 /** When a job with this spec would start if it were submitted at snapshot.now (null: no time can be given). */
-export function estimateStart(snapshot: Snapshot, store: ClusterStore, queue: QueueScheduler, spec: JobSpec): { start: number | null; reason: string } {
+export function estimateStart(
+  snapshot: Snapshot,
+  store: ClusterStore,
+  queue: QueueScheduler,
+  spec: JobSpec,
+): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);
-  const root = parent ? store.job(parent)?.rootSubmittedAt ?? snapshot.now : snapshot.now;
-  const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, spec });
+  const root = parent ? (store.job(parent)?.rootSubmittedAt ?? snapshot.now) : snapshot.now;
+  const job = schedulerJob({
+    name: spec.name,
+    depth: jobDepth(spec.name),
+    rootSubmittedAt: root,
+    seq: Number.MAX_SAFE_INTEGER,
+    spec,
+  });
   return queue.estimate(snapshot, job);
 }

@@ -25,12 +25,18 @@ import { exitOutcome } from './supervisor.js';
 
 export function startedRecords(store: ClusterStore, attempts: readonly Attempt[]): StartedRecord[] {
   return attempts.map((a) => ({
-    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt }, pid: a.pid, labels: {}, logPath: a.logPath,
+    key: { job: store.task(a.task)?.job ?? '', task: a.task, attempt: a.attempt },
+    pid: a.pid,
+    labels: {},
+    logPath: a.logPath,
   }));
 }
 
 export async function settleRecovered(
-  store: ClusterStore, ended: readonly RecoveredExit[], rerun: readonly Attempt[], runtime?: LaunchContext['runtime'],
+  store: ClusterStore,
+  ended: readonly RecoveredExit[],
+  rerun: readonly Attempt[],
+  runtime?: LaunchContext['runtime'],
 ): Promise<void> {
   const notes = new Map<string, string | null>();
   for (const { key } of ended) {
@@ -55,9 +61,14 @@ export async function settleRecovered(
     for (const { key, exit } of ended) {
       guarded(key.task, () => {
         if (exit.usage) store.recordUsage(key.task, key.attempt, exit.usage);
-        store.finishAttempt(key.task, key.attempt, withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null));
+        store.finishAttempt(
+          key.task,
+          key.attempt,
+          withNote(exitOutcome(exit), notes.get(attemptKey(key.task, key.attempt)) ?? null),
+        );
       });
     }
-    for (const attempt of rerun) guarded(attempt.task, () => store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted'));
+    for (const attempt of rerun)
+      guarded(attempt.task, () => store.preemptAttempt(attempt.task, attempt.attempt, 'cluster restarted'));
   });
 }

@@ -26,7 +26,11 @@ import type { ClusterStore } from '../state/store.js';
  * valid, else null. `owner`: the uid the file must belong to (null: any, taskFileOwner).
  */
 export async function collectResultFile(
-  store: ClusterStore, task: string, attempt: number, file: string, owner: number | null,
+  store: ClusterStore,
+  task: string,
+  attempt: number,
+  file: string,
+  owner: number | null,
 ): Promise<string | null> {
   const read = readTaskFile(file, { maxBytes: MAX_RESULT_FILE_BYTES, owner });
   if (read.kind === 'missing') return null;

@@ -43,10 +43,12 @@ export class SchedulingDeadlines {
       const out: StopOrder[] = [];
       for (const [name] of expired) {
         const job = store.job(name);
-        if (!job || job.state !== 'PENDING') continue;
+        if (job?.state !== 'PENDING') continue;
         const waited = job.spec.schedulingTimeoutMs ?? 0;
         const why = job.reason ? `: ${job.reason}` : '';
-        out.push(...store.markUnschedulable(name, `not scheduled within ${formatDuration(waited, { style: 'short' })}${why}`));
+        out.push(
+          ...store.markUnschedulable(name, `not scheduled within ${formatDuration(waited, { style: 'short' })}${why}`),
+        );
       }
       return out;
     });

@@ -34,7 +34,14 @@ import type { ClusterStore } from '../state/store.js';
 import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
-import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../scheduler/types.js';
+import type {
+  RunningAllocation,
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+  UserUsage,
+  WorkerView,
+} from '../scheduler/types.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
@@ -69,7 +76,14 @@ export interface WorkerUse {
   tasks: string[];
 }
 
-function addUse(use: Map<string, WorkerUse>, workerId: string, res: ResourceSpec, devices: readonly number[], task: string, released: boolean): void {
+function addUse(
+  use: Map<string, WorkerUse>,
+  workerId: string,
+  res: ResourceSpec,
+  devices: readonly number[],
+  task: string,
+  released: boolean,
+): void {
   let entry = use.get(workerId);
   if (!entry) {
     entry = { cpuMillis: 0, cpuReleasedMillis: 0, memoryBytes: 0, devices: new Set(), tasks: [] };
@@ -83,13 +97,24 @@ function addUse(use: Map<string, WorkerUse>, workerId: string, res: ResourceSpec
 }
 
 /** What each worker's active and held attempts hold right now (released CPU apart). */
-export function workerUse(store: ClusterStore, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = []): Map<string, WorkerUse> {
+export function workerUse(
+  store: ClusterStore,
+  released: ReleasedAttempts = NONE,
+  held: readonly HeldAttempt[] = [],
+): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
-    addUse(use, attempt.workerId, job.spec.resources, attempt.devices, attempt.task, released.has(attemptKey(attempt.task, attempt.attempt)));
+    addUse(
+      use,
+      attempt.workerId,
+      job.spec.resources,
+      attempt.devices,
+      attempt.task,
+      released.has(attemptKey(attempt.task, attempt.attempt)),
+    );
   }
   for (const h of held) addUse(use, h.workerId, h.resources, h.devices, h.task, false);
   return use;
@@ -117,7 +142,8 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
       devices,
     },
     schedulable: worker.state === 'READY',
-    disabled: worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
+    disabled:
+      worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
     costPerHour: worker.costPerHour ?? 1,
   };
 }
@@ -140,9 +166,9 @@ export function stickyPlacement(store: ClusterStore, job: Job): SchedulerJob['st
   if (!stickTo || job.spec.coschedule !== null || job.parent === null) return null;
   const parent = `${job.parent}/${stickTo}`; // a sibling stage, as lifecycle.ts releaseStage finds it
   const task0 = store.tasksOf(parent).find((t) => t.index === 0);
-  if (!task0 || task0.state !== 'SUCCEEDED' || task0.workerId === null) return null;
+  if (task0?.state !== 'SUCCEEDED' || task0.workerId === null) return null;
   const worker = store.worker(task0.workerId);
-  if (!worker || worker.state !== 'READY') return null;
+  if (worker?.state !== 'READY') return null;
   if (!covers(worker.cpuMillis, worker.memoryBytes, worker.device.count, job.spec.resources)) return null;
   return { workerId: worker.id, parent };
 }
@@ -153,7 +179,11 @@ export interface SnapshotOptions {
 }
 
 export function buildSnapshot(
-  store: ClusterStore, quotas: ReadonlyMap<string, Quota>, now: number, released: ReleasedAttempts = NONE, held: readonly HeldAttempt[] = [],
+  store: ClusterStore,
+  quotas: ReadonlyMap<string, Quota>,
+  now: number,
+  released: ReleasedAttempts = NONE,
+  held: readonly HeldAttempt[] = [],
   options: SnapshotOptions = {},
 ): Snapshot {
   const stickiness = options.stickiness ?? true;
@@ -212,8 +242,13 @@ export function buildSnapshot(
   for (const h of held) {
     addUse(use, h.workerId, h.resources, h.devices, h.task, false);
     running.push({
-      task: h.task, job: h.job, workerId: h.workerId, cpuMillis: h.resources.cpuMillis,
-      memoryBytes: h.resources.memoryBytes, devices: h.devices.length, endsAt: now,
+      task: h.task,
+      job: h.job,
+      workerId: h.workerId,
+      cpuMillis: h.resources.cpuMillis,
+      memoryBytes: h.resources.memoryBytes,
+      devices: h.devices.length,
+      endsAt: now,
     });
     addUsage(usage, h.user, h.resources, h.resources.cpuMillis);
   }

@@ -131,7 +131,12 @@ export class AttemptSupervisor {
       const { task, attempt, job } = entry.identity;
       if (this.o.store.attempt(task, attempt)?.state === 'RUNNING') continue;
       out.push({
-        job, task, attempt, workerId: entry.workerId, resources: entry.launch.resources, devices: entry.launch.deviceIndices,
+        job,
+        task,
+        attempt,
+        workerId: entry.workerId,
+        resources: entry.launch.resources,
+        devices: entry.launch.deviceIndices,
         user: entry.launch.env.IRIS_USER ?? '',
       });
     }
@@ -167,7 +172,8 @@ export class AttemptSupervisor {
     const { store } = this.o;
     // The orders preemptAttempt returns name these same attempts, which are all stopped below.
     store.transaction(() => {
-      for (const entry of this.active.values()) store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason);
+      for (const entry of this.active.values())
+        store.preemptAttempt(entry.identity.task, entry.identity.attempt, reason);
     });
     for (const entry of this.active.values()) {
       if (!entry.stopping) entry.stopping = { kind: 'order', reason };
@@ -198,7 +204,10 @@ export class AttemptSupervisor {
       // `lost` marks an infrastructure failure (e.g. the Docker engine is gone): a preemption.
       const lost = (error as { lost?: unknown }).lost;
       this.note(entry, `iris: could not start the task: ${reason}`);
-      this.recordExit(key, typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason });
+      this.recordExit(
+        key,
+        typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason },
+      );
       return;
     }
     await this.supervise(entry, handle, true);
@@ -232,7 +241,12 @@ export class AttemptSupervisor {
     }
     const exit = await handle.exited;
     const problem = await this.collectResults(entry);
-    this.recordExit(key, withNote(outcomeOf(entry, exit), problem), exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined, exit.usage);
+    this.recordExit(
+      key,
+      withNote(outcomeOf(entry, exit), problem),
+      exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined,
+      exit.usage,
+    );
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null): void {
@@ -240,10 +254,15 @@ export class AttemptSupervisor {
     entry.cancelTimer = null;
     if (!entry.handle) return; // stopped as soon as its launch completes
     if (note) this.note(entry, note);
-    this.o.runtime.stop(entry.handle, this.o.stopGraceMs).catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
+    this.o.runtime
+      .stop(entry.handle, this.o.stopGraceMs)
+      .catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
   }
 
-  /** Store the results of the attempt's result file (result-file.ts); a note, also written to its log, when it was not valid. */
+  /**
+   * Store the results of the attempt's result file (result-file.ts); a note, also written to its log, when it was not
+   * valid.
+   */
   private async collectResults(entry: ActiveAttempt): Promise<string | null> {
     const file = entry.launch.env.IRIS_RESULT_FILE;
     if (!file) return null;
@@ -259,7 +278,12 @@ export class AttemptSupervisor {
   }
 
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {
-    this.pendingExits.push({ key, outcome, ...(logCutBytes === undefined ? {} : { logCutBytes }), ...(usage ? { usage } : {}) });
+    this.pendingExits.push({
+      key,
+      outcome,
+      ...(logCutBytes === undefined ? {} : { logCutBytes }),
+      ...(usage ? { usage } : {}),
+    });
     this.scheduleFlush();
   }
 
@@ -279,22 +303,26 @@ export class AttemptSupervisor {
     this.pendingExits = [];
     const { store } = this.o;
     const finished: ActiveAttempt[] = [];
-    const orders = store.transaction(() => {
-      const out: StopOrder[] = [];
-      for (const mark of running) {
-        const entry = this.active.get(attemptKey(mark.task, mark.attempt));
-        if (entry && !entry.stopping) store.markRunning(mark.task, mark.attempt, mark.pid);
-      }
-      for (const { key, outcome, logCutBytes, usage } of exits) {
-        const entry = this.active.get(key);
-        if (!entry) continue;
-        if (logCutBytes !== undefined) store.markLogCut(entry.identity.task, entry.identity.attempt, logCutBytes);
-        if (usage) store.recordUsage(entry.identity.task, entry.identity.attempt, usage);
-        out.push(...store.finishAttempt(entry.identity.task, entry.identity.attempt, outcome));
-        finished.push(entry);
-      }
-      return out;
-    }, false, true);
+    const orders = store.transaction(
+      () => {
+        const out: StopOrder[] = [];
+        for (const mark of running) {
+          const entry = this.active.get(attemptKey(mark.task, mark.attempt));
+          if (entry && !entry.stopping) store.markRunning(mark.task, mark.attempt, mark.pid);
+        }
+        for (const { key, outcome, logCutBytes, usage } of exits) {
+          const entry = this.active.get(key);
+          if (!entry) continue;
+          if (logCutBytes !== undefined) store.markLogCut(entry.identity.task, entry.identity.attempt, logCutBytes);
+          if (usage) store.recordUsage(entry.identity.task, entry.identity.attempt, usage);
+          out.push(...store.finishAttempt(entry.identity.task, entry.identity.attempt, outcome));
+          finished.push(entry);
+        }
+        return out;
+      },
+      false,
+      true,
+    );
     for (const entry of finished) {
       entry.cancelTimer?.();
       this.active.delete(attemptKey(entry.identity.task, entry.identity.attempt));
@@ -326,5 +354,7 @@ export function exitOutcome(exit: TaskExit, logPath = 'its log'): AttemptOutcome
   if (exit.lost) return { kind: 'preempted', reason: exit.lost };
   if (exit.logError) return { kind: 'failed', reason: logFailure(logPath, exit.logError), exitCode: exit.exitCode };
   const exitCode = exit.exitCode ?? signalExitCode(exit.signal);
-  return exit.reason ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason } : { kind: 'exited', exitCode, signal: exit.signal };
+  return exit.reason
+    ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason }
+    : { kind: 'exited', exitCode, signal: exit.signal };
 }

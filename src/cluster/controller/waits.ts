@@ -61,7 +61,8 @@ export class WaitRegistry {
 
   /** Each attempt blocked in a wait: its key (state/keys.ts attemptKey), its waits, and whether its CPU is released. */
   *blocked(): Iterable<{ key: string; caller: TaskIdentity; waits: readonly WaitEntry[]; releasesCpu: boolean }> {
-    for (const [key, list] of this.byAttempt) yield { key, caller: list[0]!.caller, waits: list, releasesCpu: list.some((e) => e.releasesCpu) };
+    for (const [key, list] of this.byAttempt)
+      yield { key, caller: list[0]!.caller, waits: list, releasesCpu: list.some((e) => e.releasesCpu) };
   }
 
   /** Attempt keys (state/keys.ts attemptKey) whose CPU is released right now. */

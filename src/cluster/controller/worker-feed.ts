@@ -76,7 +76,8 @@ export class WorkerFeed {
       if (why !== undefined && w.state === 'READY') {
         const reason = `node ${spec.id}: ${why}`;
         store.transaction(() => {
-          for (const a of store.activeAttempts()) if (a.workerId === spec.id) orders.push(...store.preemptAttempt(a.task, a.attempt, reason));
+          for (const a of store.activeAttempts())
+            if (a.workerId === spec.id) orders.push(...store.preemptAttempt(a.task, a.attempt, reason));
           store.disableWorker(spec.id, 'node', why);
         });
         log(`worker ${spec.id} disabled: ${why}`);

@@ -22,7 +22,14 @@ import { hintsOfEndedAttempt } from './cache-hints.js';
 import { NO_ITEMS } from './changes.js';
 import type { Decision, Item, JobRecord, LifecycleView, Step, StepDecider } from './changes.js';
 import {
-  GANG_RESTARTED, PARENT_ENDED, parentRerunReason, retryAfterFailure, retryAfterPreemption, retryBackoffMs, retryDetail, taskFailureReason,
+  GANG_RESTARTED,
+  PARENT_ENDED,
+  parentRerunReason,
+  retryAfterFailure,
+  retryAfterPreemption,
+  retryBackoffMs,
+  retryDetail,
+  taskFailureReason,
 } from './retries.js';
 import { classifyOutcome } from './transitions.js';
 
@@ -43,18 +50,38 @@ const settle = (job: JobRecord, finalReason: string | null): Step => ({ kind: 's
 
 /** A new attempt of a PENDING task on a READY worker: the attempt, and the items that start it. */
 export function assign(
-  view: LifecycleView, taskId: string, workerId: string, logPath: string, devices: readonly number[],
-  placement: PlacementDecision | null, now: number,
+  view: LifecycleView,
+  taskId: string,
+  workerId: string,
+  logPath: string,
+  devices: readonly number[],
+  placement: PlacementDecision | null,
+  now: number,
 ): { attempt: Attempt; items: readonly Item[] } {
   const task = taskOrThrow(view, taskId);
   const worker = view.worker(workerId);
   if (!worker) throw notFound(`worker ${workerId} not found`);
   if (worker.state !== 'READY') throw conflict(`worker ${workerId} is ${worker.state}`);
-  if (task.state !== 'PENDING') throw new IrisError('internal', `illegal task transition ${task.state} -> ASSIGNED for ${taskId}`);
-  if (view.attempt(taskId, task.attempt)) throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
+  if (task.state !== 'PENDING')
+    throw new IrisError('internal', `illegal task transition ${task.state} -> ASSIGNED for ${taskId}`);
+  if (view.attempt(taskId, task.attempt))
+    throw new IrisError('internal', `attempt ${task.attempt} of ${taskId} already exists`);
   const attempt: Attempt = {
-    task: taskId, attempt: task.attempt, workerId, state: 'RUNNING', pid: null, exitCode: null, reason: null,
-    startedAt: now, finishedAt: null, logPath, devices: [...devices], logCutBytes: null, cpuSeconds: null, peakMemoryBytes: null, placement,
+    task: taskId,
+    attempt: task.attempt,
+    workerId,
+    state: 'RUNNING',
+    pid: null,
+    exitCode: null,
+    reason: null,
+    startedAt: now,
+    finishedAt: null,
+    logPath,
+    devices: [...devices],
+    logCutBytes: null,
+    cpuSeconds: null,
+    peakMemoryBytes: null,
+    placement,
   };
   const items: Item[] = [
     { kind: 'attempt-start', attempt },
@@ -69,7 +96,8 @@ export function markRunning(view: LifecycleView, taskId: string, n: number, pid:
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   if (a.state !== 'RUNNING') return NO_ITEMS; // already ended (stopped, preempted): nothing to start
-  if (task.attempt !== n || !isActiveTaskState(task.state)) throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
+  if (task.attempt !== n || !isActiveTaskState(task.state))
+    throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
   const out: Item[] = [];
   if (a.pid !== pid) out.push({ kind: 'attempt', attempt: a, patch: { pid } });
   if (task.state === 'ASSIGNED') out.push({ kind: 'task', task, patch: { state: 'RUNNING', startedAt: now } });
@@ -81,18 +109,30 @@ export function markRunning(view: LifecycleView, taskId: string, n: number, pid:
  * succeeds, fails (retried while its budget allows) or is preempted (requeued likewise). An
  * attempt that had already ended only takes the exit code it lacked.
  */
-export function attemptEnded(view: LifecycleView, taskId: string, n: number, outcome: AttemptOutcome, now: number): Decision {
+export function attemptEnded(
+  view: LifecycleView,
+  taskId: string,
+  n: number,
+  outcome: AttemptOutcome,
+  now: number,
+): Decision {
   const task = taskOrThrow(view, taskId);
   const a = attemptOrThrow(view, taskId, n);
   const verdict = classifyOutcome(outcome);
   if (a.state !== 'RUNNING') {
-    return verdict.exitCode !== null && a.exitCode === null ? [{ kind: 'attempt', attempt: a, patch: { exitCode: verdict.exitCode } }] : NO_ITEMS;
+    return verdict.exitCode !== null && a.exitCode === null
+      ? [{ kind: 'attempt', attempt: a, patch: { exitCode: verdict.exitCode } }]
+      : NO_ITEMS;
   }
-  if (task.attempt !== n || !isActiveTaskState(task.state)) throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
+  if (task.attempt !== n || !isActiveTaskState(task.state))
+    throw new IrisError('internal', `attempt ${n} of ${taskId} is live but the task is ${task.state}`);
   const job = jobOf(view, task);
   if (verdict.kind === 'succeeded') {
     const out = endAttempt(view, a, task, 'SUCCEEDED', verdict.reason, 0, now);
-    out.push({ kind: 'task', task, patch: { state: 'SUCCEEDED', exitCode: 0, reason: verdict.reason, finishedAt: now } }, settle(job, null));
+    out.push(
+      { kind: 'task', task, patch: { state: 'SUCCEEDED', exitCode: 0, reason: verdict.reason, finishedAt: now } },
+      settle(job, null),
+    );
     return out;
   }
   if (verdict.kind === 'preempted') {
@@ -125,12 +165,27 @@ export function stopAsPreempted(view: LifecycleView, a: Attempt, task: Task, rea
  * changes), its state, and its endpoints. Returns a new array the caller may extend.
  */
 export function endAttempt(
-  view: LifecycleView, a: Attempt, task: Task, state: AttemptState, reason: string | null, exitCode: number | null, now: number,
+  view: LifecycleView,
+  a: Attempt,
+  task: Task,
+  state: AttemptState,
+  reason: string | null,
+  exitCode: number | null,
+  now: number,
 ): Item[] {
   const out: Item[] = [];
   const { uses } = jobOf(view, task).job.spec;
   const known = view.worker(a.workerId) !== undefined;
-  hintsOfEndedAttempt(out, a.workerId, task.state === 'RUNNING', uses, known, view.hints(a.workerId), now, view.hintTtl);
+  hintsOfEndedAttempt(
+    out,
+    a.workerId,
+    task.state === 'RUNNING',
+    uses,
+    known,
+    view.hints(a.workerId),
+    now,
+    view.hintTtl,
+  );
   out.push(
     { kind: 'attempt', attempt: a, patch: { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: now } },
     { kind: 'endpoints-dropped', task: a.task },
@@ -139,7 +194,14 @@ export function endAttempt(
 }
 
 /** A task whose attempt failed: retried (after its backoff) while its budget allows, else failed for good. */
-function taskFailed(view: LifecycleView, job: JobRecord, task: Task, reason: string | null, exitCode: number | null, now: number): Item[] {
+function taskFailed(
+  view: LifecycleView,
+  job: JobRecord,
+  task: Task,
+  reason: string | null,
+  exitCode: number | null,
+  now: number,
+): Item[] {
   const failures = task.failures + 1;
   const out: Item[] = [{ kind: 'task', task, patch: { state: 'FAILED', failures, exitCode, reason } }];
   const spec = job.job.spec;
@@ -155,7 +217,8 @@ function taskFailed(view: LifecycleView, job: JobRecord, task: Task, reason: str
   );
   if (spec.coschedule !== null) {
     const why = `gang member ${task.id} failed`;
-    for (const s of job.tasks) if (s !== task) out.push({ kind: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
+    for (const s of job.tasks)
+      if (s !== task) out.push({ kind: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
   }
   out.push(settle(job, taskFailureReason(task.id, reason)));
   return out;
@@ -170,7 +233,10 @@ export function taskPreempted(view: LifecycleView, job: JobRecord, task: Task, r
     return backInQueue(out, view, job, task, `requeued after preemption: ${reason}`, event, 'was preempted', null);
   }
   const why = `preempted ${preemptions} times (${reason})`;
-  out.push({ kind: 'task', task, patch: { state: 'WORKER_FAILED', reason: why, finishedAt: now } }, settle(job, `task ${task.id} ${why}`));
+  out.push(
+    { kind: 'task', task, patch: { state: 'WORKER_FAILED', reason: why, finishedAt: now } },
+    settle(job, `task ${task.id} ${why}`),
+  );
   return out;
 }
 
@@ -197,30 +263,53 @@ function backInQueue(
  * attempts submitted are killed with their subtrees.
  */
 function requeue(
-  view: LifecycleView, task: Task, reason: string, event: { reason: RequeueReason; detail: string }, eligibleAt: number | null,
+  view: LifecycleView,
+  task: Task,
+  reason: string,
+  event: { reason: RequeueReason; detail: string },
+  eligibleAt: number | null,
 ): Item[] {
   const next = task.attempt + 1;
   const out: Item[] = [
     {
-      kind: 'requeue', task: task.id, attempt: task.attempt, job: task.job, reason: event.reason, detail: event.detail,
+      kind: 'requeue',
+      task: task.id,
+      attempt: task.attempt,
+      job: task.job,
+      reason: event.reason,
+      detail: event.detail,
       run: view.job(task.job)?.job.run ?? null,
     },
-    { kind: 'task', task, patch: { state: 'PENDING', attempt: next, workerId: null, startedAt: null, reason, eligibleAt } },
+    {
+      kind: 'task',
+      task,
+      patch: { state: 'PENDING', attempt: next, workerId: null, startedAt: null, reason, eligibleAt },
+    },
   ];
   const why = parentRerunReason(task.id, next);
   for (const child of view.children(task.job)) {
     const entry = view.job(child)!;
     const by = entry.job.spec.submittedBy;
-    if (by?.task === task.id && by.attempt < next) out.push({ kind: 'end-job', end: { entry, state: 'KILLED', reason: why, taskReason: why, childReason: PARENT_ENDED } });
+    if (by?.task === task.id && by.attempt < next)
+      out.push({
+        kind: 'end-job',
+        end: { entry, state: 'KILLED', reason: why, taskReason: why, childReason: PARENT_ENDED },
+      });
   }
   return out;
 }
 
 /** The gang's other members, each stopped and requeued (not counted) if still live when its turn comes. */
-function restartGang(job: JobRecord, trigger: Task, what: 'failed' | 'was preempted', eligibleAt: number | null): Item[] {
+function restartGang(
+  job: JobRecord,
+  trigger: Task,
+  what: 'failed' | 'was preempted',
+  eligibleAt: number | null,
+): Item[] {
   if (job.job.spec.coschedule === null) return [];
   const out: Item[] = [];
-  for (const task of job.tasks) if (task !== trigger) out.push({ kind: 'restart-member', task, trigger, what, eligibleAt });
+  for (const task of job.tasks)
+    if (task !== trigger) out.push({ kind: 'restart-member', task, trigger, what, eligibleAt });
   return out;
 }
 
@@ -229,7 +318,9 @@ export const restartMember: StepDecider<'restart-member'> = (view, step, now) =>
   const s = step.task;
   if (!isActiveTaskState(s.state)) return NO_ITEMS;
   const a = view.liveAttempt(s.id)!;
-  const out: Item[] = [{ kind: 'stop', order: { task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED } }];
+  const out: Item[] = [
+    { kind: 'stop', order: { task: s.id, attempt: a.attempt, workerId: a.workerId, reason: GANG_RESTARTED } },
+  ];
   pushAll(out, endAttempt(view, a, s, 'KILLED', GANG_RESTARTED, null, now));
   out.push({ kind: 'task', task: s, patch: { state: 'PREEMPTED', reason: GANG_RESTARTED } });
   const detail = `gang member ${step.trigger.id} ${step.what}`;

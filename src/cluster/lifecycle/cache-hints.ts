@@ -48,7 +48,9 @@ export function isWarm(expiresAt: number | undefined, loading: boolean, now: num
 /** The stored hints of `worker` that have expired at `now`, dropped. */
 export function expiredHints(worker: string, stored: StoredHints | undefined, now: number): HintChange[] {
   const out: HintChange[] = [];
-  if (stored) for (const [key, expiresAt] of stored) if (!isFresh(expiresAt, now)) out.push({ kind: 'hint', worker, key, expiresAt: null });
+  if (stored)
+    for (const [key, expiresAt] of stored)
+      if (!isFresh(expiresAt, now)) out.push({ kind: 'hint', worker, key, expiresAt: null });
   return out;
 }
 
@@ -63,8 +65,14 @@ export function workerHintsDropped(worker: string, stored: StoredHints | undefin
  * never ran (`ran`: its task was RUNNING), used nothing, or the worker is not one the cluster knows.
  */
 export function hintsOfEndedAttempt(
-  out: { push(change: HintChange): unknown }, worker: string, ran: boolean, uses: readonly string[] | undefined, known: boolean,
-  stored: StoredHints | undefined, now: number, ttl: number,
+  out: { push(change: HintChange): unknown },
+  worker: string,
+  ran: boolean,
+  uses: readonly string[] | undefined,
+  known: boolean,
+  stored: StoredHints | undefined,
+  now: number,
+  ttl: number,
 ): void {
   if (!ran || !uses?.length || !known) return;
   for (const change of expiredHints(worker, stored, now)) out.push(change);
@@ -90,7 +98,8 @@ export function hintsInForce(
     return keys;
   };
   for (const [worker, keys] of stored) {
-    for (const [key, expiresAt] of keys) if (isFresh(expiresAt, now)) entry(worker).set(key, { key, expiresAt, loading: false });
+    for (const [key, expiresAt] of keys)
+      if (isFresh(expiresAt, now)) entry(worker).set(key, { key, expiresAt, loading: false });
   }
   for (const [worker, uses] of loading) {
     for (const key of uses) {

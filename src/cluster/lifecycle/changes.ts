@@ -60,10 +60,24 @@ export interface LifecycleView {
   resultsOf(job: Job): TaskResults;
 }
 
-export type JobPatch = Partial<Pick<Job, 'state' | 'reason' | 'startedAt' | 'finishedAt' | 'failedTasks' | 'cause' | 'spec'>>;
-export type TaskPatch = Partial<Pick<
-  Task, 'state' | 'attempt' | 'workerId' | 'startedAt' | 'finishedAt' | 'reason' | 'exitCode' | 'failures' | 'preemptions' | 'eligibleAt'
->>;
+export type JobPatch = Partial<
+  Pick<Job, 'state' | 'reason' | 'startedAt' | 'finishedAt' | 'failedTasks' | 'cause' | 'spec'>
+>;
+export type TaskPatch = Partial<
+  Pick<
+    Task,
+    | 'state'
+    | 'attempt'
+    | 'workerId'
+    | 'startedAt'
+    | 'finishedAt'
+    | 'reason'
+    | 'exitCode'
+    | 'failures'
+    | 'preemptions'
+    | 'eligibleAt'
+  >
+>;
 export type AttemptPatch = Partial<Pick<Attempt, 'state' | 'reason' | 'exitCode' | 'finishedAt' | 'pid'>>;
 
 /*
@@ -111,9 +125,14 @@ export type Change =
   | { readonly kind: 'attempt'; readonly attempt: Attempt; readonly patch: AttemptPatch }
   /** A requeue event (model/requeue.ts) of attempt `attempt` of `task`, in run `run` of `job`. */
   | {
-    readonly kind: 'requeue'; readonly task: string; readonly attempt: number; readonly job: string;
-    readonly reason: RequeueReason; readonly detail: string; readonly run: number | null;
-  }
+      readonly kind: 'requeue';
+      readonly task: string;
+      readonly attempt: number;
+      readonly job: string;
+      readonly reason: RequeueReason;
+      readonly detail: string;
+      readonly run: number | null;
+    }
   /** The job's dependencies are met: its PENDING tasks join the queue. */
   | { readonly kind: 'release'; readonly job: JobRecord }
   /** The endpoints the task registered go (its attempt ended). */
@@ -126,23 +145,31 @@ export type Change =
 /** How a task that will never run again ends when it is stopped for good. */
 export type KillState = 'KILLED' | 'COSCHED_FAILED' | 'UNSCHEDULABLE' | 'CANCELLED';
 
-/** A decision taken when reached (reconcile.ts), from the state as the items before it left it (kinds apart from a Change's). */
+/**
+ * A decision taken when reached (reconcile.ts), from the state as the items before it left it (kinds apart from a
+ * Change's).
+ */
 export type Step =
   /** Derive the job's state from its tasks again; `finalReason` explains a final state. */
   | {
-    readonly kind: 'settle'; readonly job: JobRecord; readonly finalReason: string | null;
-    /** The final reason when, by then, every task was cancelled one by one. */
-    readonly allCancelled?: string;
-  }
+      readonly kind: 'settle';
+      readonly job: JobRecord;
+      readonly finalReason: string | null;
+      /** The final reason when, by then, every task was cancelled one by one. */
+      readonly allCancelled?: string;
+    }
   /** End a job, its subtree and what waits on it (the cascade, cascade.ts). */
   | { readonly kind: 'end-job'; readonly end: JobEnd<JobRecord> }
   /** End a task for good, stopping its live attempt (nothing when it has ended already). */
   | { readonly kind: 'kill-task'; readonly task: Task; readonly state: KillState; readonly reason: string }
   /** Stop a gang member that is still live and requeue it with the gang (attempts.ts). */
   | {
-    readonly kind: 'restart-member'; readonly task: Task; readonly trigger: Task;
-    readonly what: 'failed' | 'was preempted'; readonly eligibleAt: number | null;
-  }
+      readonly kind: 'restart-member';
+      readonly task: Task;
+      readonly trigger: Task;
+      readonly what: 'failed' | 'was preempted';
+      readonly eligibleAt: number | null;
+    }
   /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
   | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };
 
@@ -153,7 +180,11 @@ export type Item = Change | Step;
 export type Decision = readonly Item[];
 
 /** What takes a deferred step of kind `K` when its turn comes (reconcile.ts dispatches on the kind). */
-export type StepDecider<K extends Step['kind']> = (view: LifecycleView, step: Extract<Step, { kind: K }>, now: number) => Decision;
+export type StepDecider<K extends Step['kind']> = (
+  view: LifecycleView,
+  step: Extract<Step, { kind: K }>,
+  now: number,
+) => Decision;
 
 export const NO_ITEMS: Decision = [];
 

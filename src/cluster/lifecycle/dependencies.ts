@@ -25,9 +25,12 @@ export type DependencyOutcome = 'met' | 'waiting' | 'never';
 export function dependencyOutcome(condition: DependencyCondition, state: JobState): DependencyOutcome {
   if (!isFinalJobState(state)) return 'waiting';
   switch (condition) {
-    case 'any': return 'met';
-    case 'ok': return state === 'SUCCEEDED' ? 'met' : 'never';
-    case 'failed': return state === 'SUCCEEDED' ? 'never' : 'met';
+    case 'any':
+      return 'met';
+    case 'ok':
+      return state === 'SUCCEEDED' ? 'met' : 'never';
+    case 'failed':
+      return state === 'SUCCEEDED' ? 'never' : 'met';
   }
 }
 
@@ -37,7 +40,10 @@ export type DependenciesStatus =
   | { kind: 'never'; on: JobDependency; state: JobState };
 
 /** All of a job's dependencies; `stateOf` answers undefined for a job that is not stored. */
-export function dependenciesStatus(after: readonly JobDependency[] | undefined, stateOf: (job: string) => JobState | undefined): DependenciesStatus {
+export function dependenciesStatus(
+  after: readonly JobDependency[] | undefined,
+  stateOf: (job: string) => JobState | undefined,
+): DependenciesStatus {
   let waiting: DependenciesStatus | null = null;
   for (const dep of after ?? []) {
     const state = stateOf(dep.job);
@@ -55,7 +61,11 @@ export function dependenciesStatus(after: readonly JobDependency[] | undefined, 
  * Depth-first with an explicit stack (chains may be 100,000 jobs long); each step keeps only a
  * link to the step it came from, so the walk is linear in the jobs and dependencies it reaches.
  */
-export function findCycle(name: string, after: readonly string[], depsOf: (job: string) => readonly string[]): string[] | null {
+export function findCycle(
+  name: string,
+  after: readonly string[],
+  depsOf: (job: string) => readonly string[],
+): string[] | null {
   const seen = new Set<string>();
   // Every step taken: the job reached and the index of the step it was reached from (-1: `name`).
   const jobs: string[] = [];
@@ -84,11 +94,17 @@ export function findCycle(name: string, after: readonly string[], depsOf: (job: 
   return null;
 }
 
-/** `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` -> the name as written and its condition; null when the condition is unknown. */
+/**
+ * `JOB`, `JOB:ok`, `JOB:any`, `JOB:failed` -> the name as written and its condition; null when the condition is
+ * unknown.
+ */
 export function splitDependency(text: string): { job: string; condition: DependencyCondition } | null {
   const cut = text.lastIndexOf(':');
   if (cut < 0) return { job: text, condition: 'ok' };
-  const condition = text.slice(cut + 1).trim().toLowerCase();
+  const condition = text
+    .slice(cut + 1)
+    .trim()
+    .toLowerCase();
   if (!(DEPENDENCY_CONDITIONS as readonly string[]).includes(condition)) return null;
   return { job: text.slice(0, cut), condition: condition as DependencyCondition };
 }
@@ -109,7 +125,11 @@ export function dependencyFailureReason(dep: JobDependency, state: JobState): st
  * caused to fail (each depends on one listed before it or on `name`): breadth-first, a loop
  * linear in the jobs it reaches.
  */
-export function cascadedDependents(name: string, dependentsOf: (job: string) => Iterable<string>, jobOf: (job: string) => Job | undefined): string[] {
+export function cascadedDependents(
+  name: string,
+  dependentsOf: (job: string) => Iterable<string>,
+  jobOf: (job: string) => Job | undefined,
+): string[] {
   const out: string[] = [];
   const seen = new Set<string>([name]);
   // Breadth-first: `out` is the queue too (each parent is read once, by index: no shift()).
@@ -117,7 +137,13 @@ export function cascadedDependents(name: string, dependentsOf: (job: string) => 
     const parent = i < 0 ? name : out[i]!;
     for (const dependent of dependentsOf(parent)) {
       const job = jobOf(dependent);
-      if (seen.has(dependent) || job?.state !== 'FAILED' || job.cause?.kind !== 'dependency_failure' || job.cause.parent !== parent) continue;
+      if (
+        seen.has(dependent) ||
+        job?.state !== 'FAILED' ||
+        job.cause?.kind !== 'dependency_failure' ||
+        job.cause.parent !== parent
+      )
+        continue;
       seen.add(dependent);
       out.push(dependent);
     }

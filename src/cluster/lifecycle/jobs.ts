@@ -31,22 +31,39 @@ const jobOrThrow = (view: LifecycleView, name: string): JobRecord => {
   return entry;
 };
 
-const endJob = (entry: JobRecord, state: JobState, reason: string | null, taskReason: string, childReason: string): Step =>
-  ({ kind: 'end-job', end: { entry, state, reason, taskReason, childReason } });
+const endJob = (
+  entry: JobRecord,
+  state: JobState,
+  reason: string | null,
+  taskReason: string,
+  childReason: string,
+): Step => ({ kind: 'end-job', end: { entry, state, reason, taskReason, childReason } });
 
 /** A `settle` step, when its turn comes: the job's next state from its tasks, or its end. */
 export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): Decision {
   const { job } = step.job;
   const entry = step.job;
   const next = deriveJobState(job.state, {
-    total: entry.tasks.length, counts: entry.counts, failedTasks: job.failedTasks, maxTaskFailures: job.spec.maxTaskFailures,
+    total: entry.tasks.length,
+    counts: entry.counts,
+    failedTasks: job.failedTasks,
+    maxTaskFailures: job.spec.maxTaskFailures,
   });
   if (next === job.state) return NO_ITEMS;
   if (isFinalJobState(next)) {
     const everyCancelled = step.allCancelled !== undefined && entry.tasks.every((t) => t.state === 'CANCELLED');
-    return [endJob(entry, next, everyCancelled ? step.allCancelled! : step.finalReason, endedJobTaskReason(next), PARENT_ENDED)];
+    return [
+      endJob(
+        entry,
+        next,
+        everyCancelled ? step.allCancelled! : step.finalReason,
+        endedJobTaskReason(next),
+        PARENT_ENDED,
+      ),
+    ];
   }
-  if (next === 'RUNNING') return [{ kind: 'job', job, patch: { state: next, reason: null, startedAt: job.startedAt ?? now } }];
+  if (next === 'RUNNING')
+    return [{ kind: 'job', job, patch: { state: next, reason: null, startedAt: job.startedAt ?? now } }];
   return [{ kind: 'job', job, patch: { state: next, reason: null } }];
 }
 
@@ -100,7 +117,8 @@ export function cancelTask(view: LifecycleView, taskId: string, reason: string):
   const why = `parent task ${task.id} cancelled`;
   for (const child of view.children(task.job)) {
     const childEntry = view.job(child)!;
-    if (childEntry.job.spec.submittedBy?.task === task.id) out.push(endJob(childEntry, 'KILLED', why, why, PARENT_ENDED));
+    if (childEntry.job.spec.submittedBy?.task === task.id)
+      out.push(endJob(childEntry, 'KILLED', why, why, PARENT_ENDED));
   }
   if (entry.job.spec.coschedule !== null) {
     const gang = `gang member ${task.id} cancelled (a gang cannot run without it)`;
@@ -142,8 +160,12 @@ export function waitsOnDependencies(view: LifecycleView, job: Pick<Job, 'name' |
   const status = dependenciesStatus(job.spec.after, (name) => view.job(name)?.job.state);
   if (status.kind === 'never') {
     const { on } = status;
-    throw conflict(`${job.name} can never start: ${dependencyFailureReason(on, status.state)}`,
-      `--after ${on.job}${on.condition === 'ok' ? '' : `:${on.condition}`} waits for it to end ${on.condition === 'failed' ? 'without success' : 'successfully'}; re-run it first (iris retry ${on.job}), or choose another condition (:any)`);
+    throw conflict(
+      `${job.name} can never start: ${dependencyFailureReason(on, status.state)}`,
+      `--after ${on.job}${on.condition === 'ok' ? '' : `:${on.condition}`} waits for it to end ` +
+        `${on.condition === 'failed' ? 'without success' : 'successfully'}; re-run it first (iris retry ${on.job}` +
+        `), or choose another condition (:any)`,
+    );
   }
   return status.kind === 'waiting';
 }

@@ -28,15 +28,24 @@ export interface Reconciler extends Applier {
 export function reconcile(r: Reconciler, items: readonly Item[]): void {
   for (const item of items) {
     switch (item.kind) {
-      case 'settle': reconcile(r, settle(item, r.now)); break;
-      case 'kill-task': reconcile(r, killTask(r.view, item, r.now)); break;
-      case 'restart-member': reconcile(r, restartMember(r.view, item, r.now)); break;
-      case 'drain-attempt': reconcile(r, drainAttempt(r.view, item, r.now)); break;
+      case 'settle':
+        reconcile(r, settle(item, r.now));
+        break;
+      case 'kill-task':
+        reconcile(r, killTask(r.view, item, r.now));
+        break;
+      case 'restart-member':
+        reconcile(r, restartMember(r.view, item, r.now));
+        break;
+      case 'drain-attempt':
+        reconcile(r, drainAttempt(r.view, item, r.now));
+        break;
       case 'end-job':
         if (r.endJob) r.endJob(item.end);
         else endJobs(r, item.end);
         break;
-      default: r.apply(item);
+      default:
+        r.apply(item);
     }
   }
 }

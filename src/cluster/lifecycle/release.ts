@@ -34,27 +34,49 @@ export function settleDependent(view: LifecycleView, name: string): Settled {
   if (status.kind === 'met') return releaseStage(view, entry);
   if (status.kind === 'never') {
     const reason = dependencyFailureReason(status.on, status.state);
-    return { changes: [{ kind: 'job', job: entry.job, patch: { cause: { kind: 'dependency_failure', parent: status.on.job } } }], end: failed(entry, reason) };
+    return {
+      changes: [
+        { kind: 'job', job: entry.job, patch: { cause: { kind: 'dependency_failure', parent: status.on.job } } },
+      ],
+      end: failed(entry, reason),
+    };
   }
   return NOTHING;
 }
 
-const failed = (entry: JobRecord, reason: string): JobEnd<JobRecord> => ({ entry, state: 'FAILED', reason, taskReason: reason, childReason: PARENT_ENDED });
+const failed = (entry: JobRecord, reason: string): JobEnd<JobRecord> => ({
+  entry,
+  state: 'FAILED',
+  reason,
+  taskReason: reason,
+  childReason: PARENT_ENDED,
+});
 
 /** Release a job whose dependencies are met, resolving a stage's references first (see the header). */
 function releaseStage(view: LifecycleView, entry: JobRecord): Settled {
   const { job } = entry;
   const parts = { command: job.spec.command, env: job.spec.env, image: job.spec.image };
-  if (!job.spec.stage || job.parent === null || !hasStageRefs(parts)) return { changes: [{ kind: 'release', job: entry }], end: null };
+  if (!job.spec.stage || job.parent === null || !hasStageRefs(parts))
+    return { changes: [{ kind: 'release', job: entry }], end: null };
   const resolved = resolveStageRefs(parts, (stage) => {
     const referenced = view.job(`${job.parent}/${stage}`)?.job;
     return referenced && { state: referenced.state, tasks: view.resultsOf(referenced) };
   });
   if (resolved.kind === 'never') return { changes: [], end: failed(entry, resolved.reason) };
-  if (resolved.kind === 'pending') return { changes: [{ kind: 'job', job, patch: { reason: resolved.reason } }], end: null };
+  if (resolved.kind === 'pending')
+    return { changes: [{ kind: 'job', job, patch: { reason: resolved.reason } }], end: null };
   const image = resolved.parts.image;
   if (image !== null && image !== job.spec.image && !isImageReference(image)) {
-    return { changes: [], end: failed(entry, `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`) };
+    return {
+      changes: [],
+      end: failed(entry, `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`),
+    };
   }
-  return { changes: [{ kind: 'job', job, patch: { spec: { ...job.spec, ...resolved.parts } } }, { kind: 'release', job: entry }], end: null };
+  return {
+    changes: [
+      { kind: 'job', job, patch: { spec: { ...job.spec, ...resolved.parts } } },
+      { kind: 'release', job: entry },
+    ],
+    end: null,
+  };
 }

@@ -37,7 +37,12 @@ export function retryBackoffCapMs(baseMs: number, maxMs?: number | null): number
  * What a `retry` requeue event says: `exit 3; retry 1 of 2, after 5s`. `failures` counts
  * the one that caused the retry; `backoffMs` 0: retried at once.
  */
-export function retryDetail(attemptReason: string | null, failures: number, maxRetries: number, backoffMs: number): string {
+export function retryDetail(
+  attemptReason: string | null,
+  failures: number,
+  maxRetries: number,
+  backoffMs: number,
+): string {
   const after = backoffMs > 0 ? `, after ${formatDuration(backoffMs)}` : '';
   return `${attemptReason ?? 'failed'}; retry ${failures} of ${maxRetries}${after}`;
 }
@@ -55,11 +60,16 @@ export function taskFailureReason(taskId: string, attemptReason: string | null):
 /** Reason the remaining tasks of a job that ended get. */
 export function endedJobTaskReason(state: JobState): string {
   switch (state) {
-    case 'FAILED': return 'job failed';
-    case 'WORKER_FAILED': return 'job failed (worker failures)';
-    case 'UNSCHEDULABLE': return 'job unschedulable';
-    case 'SUCCEEDED': return 'job succeeded';
-    default: return 'job killed';
+    case 'FAILED':
+      return 'job failed';
+    case 'WORKER_FAILED':
+      return 'job failed (worker failures)';
+    case 'UNSCHEDULABLE':
+      return 'job unschedulable';
+    case 'SUCCEEDED':
+      return 'job succeeded';
+    default:
+      return 'job killed';
   }
 }
 

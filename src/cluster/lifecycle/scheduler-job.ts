@@ -9,7 +9,10 @@ import type { SchedulerJob } from '../scheduler/types.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
-  spec: Pick<JobSpec, 'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses'>;
+  spec: Pick<
+    JobSpec,
+    'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses'
+  >;
 };
 
 /** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */

@@ -13,16 +13,23 @@
  */
 import { IrisError } from '../../model/errors.js';
 import {
-  TASK_STATES, canTransitionJob, canTransitionTask, isFinalJobState,
-  type AttemptOutcome, type AttemptState, type JobState, type TaskState,
+  canTransitionJob,
+  canTransitionTask,
+  isFinalJobState,
+  type AttemptOutcome,
+  type AttemptState,
+  type JobState,
+  type TaskState,
 } from '../../model/states.js';
 
 export function assertTaskTransition(id: string, from: TaskState, to: TaskState): void {
-  if (!canTransitionTask(from, to)) throw new IrisError('internal', `illegal task transition ${from} -> ${to} for ${id}`);
+  if (!canTransitionTask(from, to))
+    throw new IrisError('internal', `illegal task transition ${from} -> ${to} for ${id}`);
 }
 
 export function assertJobTransition(name: string, from: JobState, to: JobState): void {
-  if (!canTransitionJob(from, to)) throw new IrisError('internal', `illegal job transition ${from} -> ${to} for ${name}`);
+  if (!canTransitionJob(from, to))
+    throw new IrisError('internal', `illegal job transition ${from} -> ${to} for ${name}`);
 }
 
 export type TaskCounts = Record<TaskState, number>;
@@ -30,8 +37,17 @@ export type TaskCounts = Record<TaskState, number>;
 /** A tally of no task (a literal, one shape for every job; the type lists every state of TASK_STATES). */
 export function emptyCounts(): TaskCounts {
   return {
-    PENDING: 0, ASSIGNED: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, KILLED: 0, UNSCHEDULABLE: 0, WORKER_FAILED: 0, PREEMPTED: 0,
-    COSCHED_FAILED: 0, CANCELLED: 0,
+    PENDING: 0,
+    ASSIGNED: 0,
+    RUNNING: 0,
+    SUCCEEDED: 0,
+    FAILED: 0,
+    KILLED: 0,
+    UNSCHEDULABLE: 0,
+    WORKER_FAILED: 0,
+    PREEMPTED: 0,
+    COSCHED_FAILED: 0,
+    CANCELLED: 0,
   };
 }
 
@@ -52,12 +68,24 @@ export interface JobStateRule {
 
 /** Ordered: the first rule that holds gives the job's state. */
 export const JOB_STATE_RULES: readonly JobStateRule[] = [
-  { state: 'FAILED', when: 'more tasks failed for good than maxTaskFailures', holds: (t) => t.failedTasks > t.maxTaskFailures },
-  { state: 'FAILED', when: 'a gang member failed, so its siblings are COSCHED_FAILED', holds: (t) => t.counts.COSCHED_FAILED > 0 },
+  {
+    state: 'FAILED',
+    when: 'more tasks failed for good than maxTaskFailures',
+    holds: (t) => t.failedTasks > t.maxTaskFailures,
+  },
+  {
+    state: 'FAILED',
+    when: 'a gang member failed, so its siblings are COSCHED_FAILED',
+    holds: (t) => t.counts.COSCHED_FAILED > 0,
+  },
   { state: 'WORKER_FAILED', when: 'a task spent its preemption budget', holds: (t) => t.counts.WORKER_FAILED > 0 },
   { state: 'UNSCHEDULABLE', when: 'a task is unschedulable', holds: (t) => t.counts.UNSCHEDULABLE > 0 },
   { state: 'KILLED', when: 'a task was killed', holds: (t) => t.counts.KILLED > 0 },
-  { state: 'KILLED', when: 'every task was cancelled one by one', holds: (t) => t.total > 0 && t.counts.CANCELLED === t.total },
+  {
+    state: 'KILLED',
+    when: 'every task was cancelled one by one',
+    holds: (t) => t.total > 0 && t.counts.CANCELLED === t.total,
+  },
   {
     state: 'SUCCEEDED',
     when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
@@ -89,12 +117,17 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
   switch (outcome.kind) {
     case 'exited':
       // A success keeps a note iris added (e.g. an invalid result file), never a failure reason.
-      if (outcome.exitCode === 0) return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: outcome.reason ?? null };
+      if (outcome.exitCode === 0)
+        return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: outcome.reason ?? null };
       return {
-        kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode,
+        kind: 'failed',
+        attemptState: 'FAILED',
+        exitCode: outcome.exitCode,
         reason: outcome.reason
           ? `${outcome.reason} (exit ${outcome.exitCode})`
-          : outcome.signal ? `killed by ${outcome.signal}` : `exit ${outcome.exitCode}`,
+          : outcome.signal
+            ? `killed by ${outcome.signal}`
+            : `exit ${outcome.exitCode}`,
       };
     case 'timeout':
       return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };

@@ -44,7 +44,10 @@ export const drainAttempt: StepDecider<'drain-attempt'> = (view, step, now) => {
 export function disableWorker(view: LifecycleView, id: string, by: DisabledBy, reason: string, now: number): Decision {
   const w = workerOrThrow(view, id);
   if (w.state === 'DRAINING' || w.state === 'DRAINED') {
-    throw conflict(`worker ${id} is ${w.state}; a drained worker takes no work already`, 'resume it first with `iris workers resume`');
+    throw conflict(
+      `worker ${id} is ${w.state}; a drained worker takes no work already`,
+      'resume it first with `iris workers resume`',
+    );
   }
   if (w.state === 'DISABLED' && (w.disabled?.by === 'user' || by === 'elastic')) return NO_ITEMS;
   return [{ kind: 'worker', worker: { ...w, state: 'DISABLED', disabled: { by, reason, disabledAt: now } } }];
@@ -54,7 +57,10 @@ export function disableWorker(view: LifecycleView, id: string, by: DisabledBy, r
 export function enableWorker(view: LifecycleView, id: string, onlyBy?: DisabledBy): Decision {
   const w = workerOrThrow(view, id);
   if (w.state === 'DRAINING' || w.state === 'DRAINED') {
-    throw conflict(`worker ${id} is ${w.state}, not disabled`, 'a drained worker is put back with `iris workers resume`');
+    throw conflict(
+      `worker ${id} is ${w.state}, not disabled`,
+      'a drained worker is put back with `iris workers resume`',
+    );
   }
   if (w.state !== 'DISABLED') return NO_ITEMS;
   if (onlyBy !== undefined && w.disabled?.by !== onlyBy) return NO_ITEMS;
@@ -64,6 +70,10 @@ export function enableWorker(view: LifecycleView, id: string, onlyBy?: DisabledB
 /** Undrain: a DRAINED worker becomes READY and takes work again; any other state is a conflict. */
 export function resumeWorker(view: LifecycleView, id: string): Decision {
   const w = workerOrThrow(view, id);
-  if (w.state !== 'DRAINED') throw conflict(`worker ${id} is not drained (it is ${w.state})`, 'only a drained worker can be resumed; see `iris workers`');
+  if (w.state !== 'DRAINED')
+    throw conflict(
+      `worker ${id} is not drained (it is ${w.state})`,
+      'only a drained worker can be resumed; see `iris workers`',
+    );
   return [{ kind: 'worker', worker: { ...w, state: 'READY' } }];
 }

@@ -77,14 +77,21 @@ export function decideElastic(input: ElasticInput): ElasticAction[] {
   let active = workers.filter((w) => w.state === 'READY').length;
   const idle = workers
     .filter((w) => w.state === 'READY' && !w.busy && now - w.idleSince >= s.idleDisableMs && !cooling(w))
-    .sort((a, b) => b.costPerHour - a.costPerHour || a.idleSince - b.idleSince || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(
+      (a, b) => b.costPerHour - a.costPerHour || a.idleSince - b.idleSince || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
   const out: ElasticAction[] = [];
   const reason = `idle ${formatDuration(s.idleDisableMs)}`;
   for (const w of idle) {
     if (active <= s.minActive) break;
     active--;
     const idleFor = formatDuration(now - w.idleSince, { style: 'short' });
-    out.push({ kind: 'disable', workerId: w.id, reason, why: `idle for ${idleFor}, queue ${queue} <= queue-max ${s.queueMax}` });
+    out.push({
+      kind: 'disable',
+      workerId: w.id,
+      reason,
+      why: `idle for ${idleFor}, queue ${queue} <= queue-max ${s.queueMax}`,
+    });
   }
   return out;
 }

@@ -9,8 +9,13 @@ export { pendingQuotaProblem, acceleratorsOf } from './queue/quota.js';
 export { neverReason } from './placement/feasibility.js';
 export { deadlockReason } from './placement/deadlock.js';
 export {
-  PLACEMENT_MODES, isBaselineMode, SELECTIONS, DEFAULT_PLACEMENT_OPTIONS,
-  type PlacementMode, type PlacementOptions, type Selection,
+  PLACEMENT_MODES,
+  isBaselineMode,
+  SELECTIONS,
+  DEFAULT_PLACEMENT_OPTIONS,
+  type PlacementMode,
+  type PlacementOptions,
+  type Selection,
 } from './placement/modes.js';
 export { FIRST_FIT_PLACEMENT, placementOptions } from './placement/registry.js';
 export type { PlacementProfile } from './placement/scoring.js';

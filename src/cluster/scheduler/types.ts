@@ -62,7 +62,10 @@ export interface WorkerView {
   disabled?: string | null;
   /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */
   costPerHour?: number;
-  /** When this worker last received a placement (snapshot clock); absent or null: never. Adaptive ties go to the longest idle. */
+  /**
+   * When this worker last received a placement (snapshot clock); absent or null: never. Adaptive ties go to the longest
+   * idle.
+   */
   lastDispatchAt?: number | null;
 }
 
@@ -103,7 +106,10 @@ export interface RunningAllocation {
 export interface PlacementMemory {
   /** static-worker: root job name (first path component, `/train`) -> the worker it is bound to. */
   readonly roots: ReadonlyMap<string, string>;
-  /** fixed-pipeline: task type (placement/baselines.ts typeOf: `/demo/train`, `/train-3` -> `train`) -> the worker it is bound to. */
+  /**
+   * fixed-pipeline: task type (placement/baselines.ts typeOf: `/demo/train`, `/train-3` -> `train`) -> the worker it is
+   * bound to.
+   */
   readonly types: ReadonlyMap<string, string>;
   /** round-robin: the worker that took the last task (the next search starts after it); null: from the first. */
   readonly cursor: string | null;

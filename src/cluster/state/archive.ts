@@ -47,7 +47,9 @@ export interface RunFilter {
 }
 
 const SQL = {
-  insert: 'INSERT OR REPLACE INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES (?,?,?,?,?,?,?,?)',
+  insert:
+    'INSERT OR REPLACE INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES ' +
+    '(?,?,?,?,?,?,?,?)',
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
@@ -56,9 +58,13 @@ const SQL = {
   removeResults: 'DELETE FROM results WHERE run = ?',
   history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? ORDER BY id',
   requeueCounts: "SELECT state, COUNT(*) AS count FROM events WHERE run = ? AND kind = 'requeue' GROUP BY state",
-  requeuesRecent: "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'requeue' ORDER BY id DESC LIMIT ?",
+  requeuesRecent:
+    "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'requeue' ORDER BY id " +
+    'DESC LIMIT ?',
   execCount: "SELECT COUNT(*) AS count FROM events WHERE run = ? AND kind = 'exec'",
-  execsRecent: "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'exec' ORDER BY id DESC LIMIT ?",
+  execsRecent:
+    "SELECT id, time, kind, name, state, reason, run FROM events WHERE run = ? AND kind = 'exec' ORDER BY id DESC " +
+    'LIMIT ?',
 } as const;
 
 /** A run's requeue events (model/requeue.ts): how many of each reason, and the latest, oldest first. */
@@ -123,7 +129,16 @@ export class RunArchive implements ArchiveReader {
   /** Write one archived run; the caller holds the transaction. */
   insert(entry: ArchivedRun): void {
     const { job } = entry;
-    this.stmt('insert').run(job.run, job.name, job.spec.user, job.state, job.submittedAt, job.startedAt, job.finishedAt, JSON.stringify(entry));
+    this.stmt('insert').run(
+      job.run,
+      job.name,
+      job.spec.user,
+      job.state,
+      job.submittedAt,
+      job.startedAt,
+      job.finishedAt,
+      JSON.stringify(entry),
+    );
   }
 
   get(run: number): ArchivedRun | null {
@@ -159,7 +174,9 @@ export class RunArchive implements ArchiveReader {
       where.push('submitted_at <= ?');
       params.push(filter.until);
     }
-    const sql = `SELECT record FROM runs${where.length > 0 ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY run DESC LIMIT ?`;
+    const sql =
+      `SELECT record FROM runs${where.length > 0 ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY run ` +
+      `DESC LIMIT ?`;
     params.push(filter.limit);
     const rows = this.db.prepare(sql).all(...params) as { record: string }[];
     return rows.map((row) => JSON.parse(row.record) as ArchivedRun);
@@ -172,7 +189,8 @@ export class RunArchive implements ArchiveReader {
 
   requeues(run: number, limit: number): RunRequeues {
     const counts: Record<string, number> = {};
-    for (const row of this.stmt('requeueCounts').all(run) as { state: string; count: number }[]) counts[row.state] = row.count;
+    for (const row of this.stmt('requeueCounts').all(run) as { state: string; count: number }[])
+      counts[row.state] = row.count;
     const recent = (this.stmt('requeuesRecent').all(run, limit) as unknown as HistoryEntry[]).reverse();
     return { counts, recent };
   }
@@ -185,7 +203,9 @@ export class RunArchive implements ArchiveReader {
 
   /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */
   finishedBefore(cutoff: number, limit: number): ArchivedRun[] {
-    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map((row) => JSON.parse(row.record) as ArchivedRun);
+    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map(
+      (row) => JSON.parse(row.record) as ArchivedRun,
+    );
   }
 
   /** Delete an archived run's row, its events and its task results (retention); its logs are the caller's to delete. */

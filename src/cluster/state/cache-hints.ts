@@ -5,7 +5,11 @@
  * (What an ended attempt leaves comes with the lifecycle's changes, lifecycle.ts.)
  */
 import {
-  expiredHints, hintsInForce, workerHintsDropped, type HintChange, type HintsInForce,
+  expiredHints,
+  hintsInForce,
+  workerHintsDropped,
+  type HintChange,
+  type HintsInForce,
 } from '../lifecycle/cache-hints.js';
 import type { ClusterModel } from './model.js';
 

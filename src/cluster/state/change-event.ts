@@ -7,7 +7,11 @@ import type { ClusterModel } from './model.js';
 import { plainTask } from './task-record.js';
 
 /** Null when the entity is gone (deleted in the same transaction), except removed endpoints. */
-export function changeEvent(model: ClusterModel, key: EventKey, removed: ReadonlyMap<string, Endpoint>): StoreEvent | null {
+export function changeEvent(
+  model: ClusterModel,
+  key: EventKey,
+  removed: ReadonlyMap<string, Endpoint>,
+): StoreEvent | null {
   const cut = key.indexOf(':');
   const kind = key.slice(0, cut);
   const id = key.slice(cut + 1);

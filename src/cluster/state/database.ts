@@ -75,7 +75,8 @@ function fileSize(path: string): number {
 
 /** `path` for reading, changing nothing on disk (see the header). */
 export function openSaved(path: string): DatabaseSync {
-  if (fileSize(`${path}-wal`) <= WAL_HEADER_BYTES) return new DatabaseSync(uri(path, { immutable: '1' }), { readOnly: true });
+  if (fileSize(`${path}-wal`) <= WAL_HEADER_BYTES)
+    return new DatabaseSync(uri(path, { immutable: '1' }), { readOnly: true });
   const dir = mkdtempSync(join(tmpdir(), 'iris-saved-'));
   try {
     const copy = join(dir, 'state.db');
@@ -119,7 +120,8 @@ export function openWritable(path: string, reserve: SpaceReserve | null, ifEmpty
     migrate(db);
     return db;
   }
-  const full = (error: unknown): boolean => !(error instanceof IrisError) && !isLocked(error) && (isNoSpace(error) || fullDisk(path));
+  const full = (error: unknown): boolean =>
+    !(error instanceof IrisError) && !isLocked(error) && (isNoSpace(error) || fullDisk(path));
   try {
     return openChecked(path, ifEmpty);
   } catch (error) {
@@ -201,7 +203,10 @@ export function writeInTransaction(db: DatabaseSync, write: () => void): unknown
 export class Statements<K extends string> {
   private readonly cache = new Map<K, StatementSync>();
 
-  constructor(private readonly db: DatabaseSync, private readonly sql: Readonly<Record<K, string>>) {}
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly sql: Readonly<Record<K, string>>,
+  ) {}
 
   get(name: K): StatementSync {
     let s = this.cache.get(name);

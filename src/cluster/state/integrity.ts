@@ -26,7 +26,10 @@ type Tables = Map<string, Set<string>>;
 
 function tablesOf(db: DatabaseSync): Tables {
   const rows = db
-    .prepare("SELECT m.name AS t, p.name AS c FROM sqlite_schema AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'")
+    .prepare(
+      'SELECT m.name AS t, p.name AS c FROM sqlite_schema AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = ' +
+        "'table'",
+    )
     .all() as { t: string; c: string }[];
   const tables: Tables = new Map();
   for (const { t, c } of rows) {
@@ -82,7 +85,8 @@ function inspectOrThrow(db: DatabaseSync, path: string, quick: boolean): Content
   }
   if (version > SCHEMA_VERSION) return 'iris';
   const lacks = missing(version, found);
-  if (lacks.length > 0) throw damagedError(path, `its schema (version ${version}) is not iris's: ${lacks.slice(0, 3).join(', ')}`);
+  if (lacks.length > 0)
+    throw damagedError(path, `its schema (version ${version}) is not iris's: ${lacks.slice(0, 3).join(', ')}`);
   return 'iris';
 }
 

@@ -16,9 +16,21 @@ import type { Endpoint } from '../../model/types.js';
 import type { ArchivedRun } from './archive.js';
 import type { HistoryEntry, RequeueNotice } from './events.js';
 
-export type EventKey = `job:${string}` | `task:${string}` | `attempt:${string}` | `worker:${string}` | `endpoint:${string}`;
+export type EventKey =
+  | `job:${string}`
+  | `task:${string}`
+  | `attempt:${string}`
+  | `worker:${string}`
+  | `endpoint:${string}`;
 
-export interface Mark { undo: number; history: number; events: number; archived: number; pruned: number; requeues: number }
+export interface Mark {
+  undo: number;
+  history: number;
+  events: number;
+  archived: number;
+  pruned: number;
+  requeues: number;
+}
 
 export class Journal {
   depth = 0;
@@ -49,7 +61,14 @@ export class Journal {
   private readonly eventSet = new Set<EventKey>();
 
   mark(): Mark {
-    return { undo: this.undo.length, history: this.history.length, events: this.events.length, archived: this.archived.length, pruned: this.pruned.length, requeues: this.requeues.length };
+    return {
+      undo: this.undo.length,
+      history: this.history.length,
+      events: this.events.length,
+      archived: this.archived.length,
+      pruned: this.pruned.length,
+      requeues: this.requeues.length,
+    };
   }
 
   /** Undo memory changes made since `mark` (newest first) and forget their history/events. */
@@ -71,8 +90,21 @@ export class Journal {
   }
 
   get hasWrites(): boolean {
-    return this.dirtyJobs.size + this.dirtyTasks.size + this.dirtyAttempts.size + this.dirtyWorkers.size
-      + this.dirtyEndpoints.size + this.dirtyMeta.size + this.dirtyHints.size + this.deletedTasks.size + this.deletedJobs.size + this.history.length + this.archived.length + this.pruned.length > 0;
+    return (
+      this.dirtyJobs.size +
+        this.dirtyTasks.size +
+        this.dirtyAttempts.size +
+        this.dirtyWorkers.size +
+        this.dirtyEndpoints.size +
+        this.dirtyMeta.size +
+        this.dirtyHints.size +
+        this.deletedTasks.size +
+        this.deletedJobs.size +
+        this.history.length +
+        this.archived.length +
+        this.pruned.length >
+      0
+    );
   }
 
   /**
@@ -91,8 +123,15 @@ export class Journal {
   /** Forget everything (after COMMIT or a full rollback). */
   reset(): void {
     this.undo = [];
-    this.dirtyJobs.clear(); this.dirtyTasks.clear(); this.dirtyAttempts.clear(); this.dirtyWorkers.clear();
-    this.dirtyEndpoints.clear(); this.dirtyMeta.clear(); this.dirtyHints.clear(); this.deletedTasks.clear(); this.deletedJobs.clear();
+    this.dirtyJobs.clear();
+    this.dirtyTasks.clear();
+    this.dirtyAttempts.clear();
+    this.dirtyWorkers.clear();
+    this.dirtyEndpoints.clear();
+    this.dirtyMeta.clear();
+    this.dirtyHints.clear();
+    this.deletedTasks.clear();
+    this.deletedJobs.clear();
     this.removedEndpoints.clear();
     this.history = [];
     this.archived = [];

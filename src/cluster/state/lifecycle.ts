@@ -19,7 +19,10 @@ const NONE: ReadonlySet<string> = new Set();
 
 /** The model as the lifecycle reads it (read-only lookups, no copies). */
 class ModelView implements LifecycleView {
-  constructor(private readonly m: ClusterModel, private readonly results: ResultsOf) {}
+  constructor(
+    private readonly m: ClusterModel,
+    private readonly results: ResultsOf,
+  ) {}
 
   job(name: string): JobEntry | undefined {
     return this.m.jobs.get(name);
@@ -72,7 +75,10 @@ export class StoreLifecycle implements Reconciler {
   now = 0;
   private stops: StopOrder[] = [];
 
-  constructor(private readonly m: ClusterModel, resultsOf: ResultsOf = () => new Map()) {
+  constructor(
+    private readonly m: ClusterModel,
+    resultsOf: ResultsOf = () => new Map(),
+  ) {
     this.view = new ModelView(m, resultsOf);
   }
 
@@ -110,16 +116,26 @@ export class StoreLifecycle implements Reconciler {
   apply(c: Change): void {
     const m = this.m;
     switch (c.kind) {
-      case 'stop': return void this.stops.push(c.order);
-      case 'job': return m.patchJob(c.job, c.patch);
-      case 'task': return m.patchTask(c.task, c.patch);
-      case 'attempt-start': return m.addAttempt(c.attempt);
-      case 'attempt': return m.patchAttempt(c.attempt, c.patch);
-      case 'requeue': return m.recordRequeue(attemptHistoryName(c.task, c.attempt), c.job, c.reason, c.detail, c.run);
-      case 'release': return m.releaseJob(m.jobs.get(c.job.job.name)!);
-      case 'endpoints-dropped': return m.dropEndpointsOf(c.task);
-      case 'worker': return m.putWorker(c.worker);
-      case 'hint': return m.putCacheHint(c.worker, c.key, c.expiresAt);
+      case 'stop':
+        return void this.stops.push(c.order);
+      case 'job':
+        return m.patchJob(c.job, c.patch);
+      case 'task':
+        return m.patchTask(c.task, c.patch);
+      case 'attempt-start':
+        return m.addAttempt(c.attempt);
+      case 'attempt':
+        return m.patchAttempt(c.attempt, c.patch);
+      case 'requeue':
+        return m.recordRequeue(attemptHistoryName(c.task, c.attempt), c.job, c.reason, c.detail, c.run);
+      case 'release':
+        return m.releaseJob(m.jobs.get(c.job.job.name)!);
+      case 'endpoints-dropped':
+        return m.dropEndpointsOf(c.task);
+      case 'worker':
+        return m.putWorker(c.worker);
+      case 'hint':
+        return m.putCacheHint(c.worker, c.key, c.expiresAt);
     }
   }
 }

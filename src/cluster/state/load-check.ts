@@ -40,11 +40,18 @@ export function quarantineReason(problem: string): string {
 
 const JOB_STATE_SET: ReadonlySet<string> = new Set(JOB_STATES);
 const TASK_STATE_SET: ReadonlySet<string> = new Set(TASK_STATES.filter((s) => s !== 'PREEMPTED'));
-const ATTEMPT_STATE_SET: ReadonlySet<string> = new Set<AttemptState>(['RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'PREEMPTED']);
+const ATTEMPT_STATE_SET: ReadonlySet<string> = new Set<AttemptState>([
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'KILLED',
+  'PREEMPTED',
+]);
 
 export const isStoredJobState = (v: unknown): v is JobState => typeof v === 'string' && JOB_STATE_SET.has(v);
 export const isStoredTaskState = (v: unknown): v is TaskState => typeof v === 'string' && TASK_STATE_SET.has(v);
-export const isStoredAttemptState = (v: unknown): v is AttemptState => typeof v === 'string' && ATTEMPT_STATE_SET.has(v);
+export const isStoredAttemptState = (v: unknown): v is AttemptState =>
+  typeof v === 'string' && ATTEMPT_STATE_SET.has(v);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown, min: number): boolean => Number.isSafeInteger(v) && (v as number) >= min;
@@ -55,19 +62,25 @@ export function specProblem(spec: unknown, name: string): string | null {
   if (!isObject(spec)) return `spec ${describeValue(spec)} is not an object`;
   if (spec.name !== name) return `spec names ${describeValue(spec.name)}, not the job`;
   if (typeof spec.user !== 'string') return 'spec.user is not a string';
-  if (!Array.isArray(spec.command) || !spec.command.every((c) => typeof c === 'string')) return 'spec.command is not a list of strings';
+  if (!Array.isArray(spec.command) || !spec.command.every((c) => typeof c === 'string'))
+    return 'spec.command is not a list of strings';
   if (!isObject(spec.env)) return 'spec.env is not an object';
   if (!isCount(spec.replicas, 1)) return `spec.replicas ${describeValue(spec.replicas)} is not a positive integer`;
   for (const key of ['maxRetries', 'maxTaskFailures', 'maxPreemptions'] as const) {
     if (!isCount(spec[key], 0)) return `spec.${key} ${describeValue(spec[key])} is not an integer >= 0`;
   }
   const resources = spec.resources;
-  if (!isObject(resources) || !isNumber(resources.cpuMillis) || !isNumber(resources.memoryBytes)) return 'spec.resources is not cpu and memory';
+  if (!isObject(resources) || !isNumber(resources.cpuMillis) || !isNumber(resources.memoryBytes))
+    return 'spec.resources is not cpu and memory';
   if (!Array.isArray(spec.constraints)) return 'spec.constraints is not a list';
   if (spec.after !== undefined) {
     if (!Array.isArray(spec.after)) return 'spec.after is not a list';
     for (const dep of spec.after as unknown[]) {
-      if (!isObject(dep) || typeof dep.job !== 'string' || !(DEPENDENCY_CONDITIONS as readonly unknown[]).includes(dep.condition)) {
+      if (
+        !isObject(dep) ||
+        typeof dep.job !== 'string' ||
+        !(DEPENDENCY_CONDITIONS as readonly unknown[]).includes(dep.condition)
+      ) {
         return `spec.after holds ${describeValue(dep)}, not a dependency`;
       }
     }
@@ -81,9 +94,21 @@ export function specProblem(spec: unknown, name: string): string | null {
  */
 export function placeholderSpec(name: string, replicas: number): JobSpec {
   return {
-    name, user: '', command: [], env: {}, cwd: null, image: null, replicas,
-    resources: { cpuMillis: 0, memoryBytes: 0, device: null }, constraints: [], coschedule: null,
-    maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null,
+    name,
+    user: '',
+    command: [],
+    env: {},
+    cwd: null,
+    image: null,
+    replicas,
+    resources: { cpuMillis: 0, memoryBytes: 0, device: null },
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 0,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
   };
 }
 

@@ -57,7 +57,10 @@ export class ClusterModel {
   /** Config `placement.cache-ttl`: how long a worker holds a key after a task using it ended there. */
   cacheTtlMs = DEFAULT_CACHE_TTL_MS;
 
-  constructor(readonly journal: Journal, readonly now: () => number) {}
+  constructor(
+    readonly journal: Journal,
+    readonly now: () => number,
+  ) {}
 
   // ---- indexing (shared by loading and the primitives; no journal) ----
 
@@ -174,7 +177,13 @@ export class ClusterModel {
     else this.active.delete(task.id);
   }
 
-  private history(kind: HistoryEntry['kind'], name: string, state: string, reason: string | null, run: number | null): void {
+  private history(
+    kind: HistoryEntry['kind'],
+    name: string,
+    state: string,
+    reason: string | null,
+    run: number | null,
+  ): void {
     this.journal.history.push({ time: this.now(), kind, name, state, reason, run });
   }
 
@@ -206,7 +215,9 @@ export class ClusterModel {
   removeJob(name: string): void {
     const entry = this.jobs.get(name);
     if (!entry) return;
-    const endpoints = entry.tasks.flatMap((t) => [...(this.endpointsByTask.get(t.id) ?? [])].map((k) => this.endpoints.get(k)!));
+    const endpoints = entry.tasks.flatMap((t) =>
+      [...(this.endpointsByTask.get(t.id) ?? [])].map((k) => this.endpoints.get(k)!),
+    );
     const attempts = entry.tasks.map((t) => this.attempts.get(t.id) ?? []);
     this.unindexJob(entry);
     const j = this.journal;
@@ -226,10 +237,16 @@ export class ClusterModel {
       entry.tasks.forEach((t, i) => {
         if (t.state === 'PENDING' && !entry.waiting) this.pending.add(t);
         j.dirtyTasks.add(t.id);
-        for (const a of attempts[i]!) { this.indexAttempt(a); j.dirtyAttempts.add(attemptKey(a.task, a.attempt)); }
+        for (const a of attempts[i]!) {
+          this.indexAttempt(a);
+          j.dirtyAttempts.add(attemptKey(a.task, a.attempt));
+        }
         this.indexActive(t);
       });
-      for (const e of endpoints) { this.indexEndpoint(e); j.dirtyEndpoints.add(endpointKey(e.task, e.name)); }
+      for (const e of endpoints) {
+        this.indexEndpoint(e);
+        j.dirtyEndpoints.add(endpointKey(e.task, e.name));
+      }
     });
   }
 
@@ -307,14 +324,22 @@ export class ClusterModel {
 
   addAttempt(a: Attempt): void {
     this.indexAttempt(a);
-    this.journal.undo.push(() => { this.attempts.get(a.task)!.length = a.attempt; });
+    this.journal.undo.push(() => {
+      this.attempts.get(a.task)!.length = a.attempt;
+    });
     this.touchAttempt(a);
     this.history('attempt', attemptHistoryName(a.task, a.attempt), a.state, `on ${a.workerId}`, this.runOfTask(a.task));
   }
 
   patchAttempt(a: Attempt, patch: Partial<Attempt>): void {
     if (patch.state !== undefined && patch.state !== a.state) {
-      this.history('attempt', attemptHistoryName(a.task, a.attempt), patch.state, patch.reason ?? a.reason, this.runOfTask(a.task));
+      this.history(
+        'attempt',
+        attemptHistoryName(a.task, a.attempt),
+        patch.state,
+        patch.reason ?? a.reason,
+        this.runOfTask(a.task),
+      );
     }
     const prev = pick(a, patch);
     Object.assign(a, patch);
@@ -330,7 +355,14 @@ export class ClusterModel {
 
   putWorker(w: Worker): void {
     const old = this.workers.get(w.id);
-    if (old?.state !== w.state) this.history('worker', w.id, w.state, w.state === 'DISABLED' && w.disabled ? disableText(w.disabled) : null, null);
+    if (old?.state !== w.state)
+      this.history(
+        'worker',
+        w.id,
+        w.state,
+        w.state === 'DISABLED' && w.disabled ? disableText(w.disabled) : null,
+        null,
+      );
     this.workers.set(w.id, w);
     this.journal.undo.push(() => (old ? this.workers.set(w.id, old) : this.workers.delete(w.id)));
     this.journal.dirtyWorkers.add(w.id);

@@ -8,9 +8,27 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { AttemptState, JobState, TaskState } from '../../model/states.js';
 import { describeValue } from '../../model/errors.js';
 import { taskName } from '../../model/names.js';
-import type { Attempt, Job, JobCause, JobSpec, PlacementDecision, Task, Worker, WorkerSpec, WorkerState } from '../../model/types.js';
+import type {
+  Attempt,
+  Job,
+  JobCause,
+  JobSpec,
+  PlacementDecision,
+  Task,
+  Worker,
+  WorkerSpec,
+  WorkerState,
+} from '../../model/types.js';
 import { attemptHistoryName, type HistoryEntry } from './events.js';
-import { isStoredAttemptState, isStoredJobState, isStoredTaskState, messageOf, placeholderSpec, specProblem, type LoadProblem } from './load-check.js';
+import {
+  isStoredAttemptState,
+  isStoredJobState,
+  isStoredTaskState,
+  messageOf,
+  placeholderSpec,
+  specProblem,
+  type LoadProblem,
+} from './load-check.js';
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
 import { RunArchive } from './archive.js';
@@ -35,11 +53,18 @@ const optStr = (v: unknown): string | null => (v === null ? null : (v as string)
 const parseDevices = (v: unknown): number[] => (typeof v === 'string' && v !== '' ? v.split(',').map(Number) : []);
 
 const SQL = {
-  upsertJob: 'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertJob:
+    'INSERT OR REPLACE INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, ' +
+    'started_at, finished_at, failed_tasks, run, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteJob: 'DELETE FROM jobs WHERE name = ?',
-  upsertTask: 'INSERT OR REPLACE INTO tasks (id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertTask:
+    'INSERT OR REPLACE INTO tasks (id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, ' +
+    'worker_id, exit_code, reason, started_at, finished_at, eligible_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
-  upsertAttempt: 'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+  upsertAttempt:
+    'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, ' +
+    'finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement) VALUES ' +
+    '(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
   upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
@@ -50,7 +75,9 @@ const SQL = {
   upsertMeta: 'INSERT OR REPLACE INTO meta VALUES (?,?)',
   insertEvent: 'INSERT INTO events (time, kind, name, state, reason, run) VALUES (?,?,?,?,?,?)',
   // Events of archived runs are left out: they belong to `NAME@RUN`, not to the name's latest run.
-  history: 'SELECT id, time, kind, name, state, reason, run FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR (name >= ? AND name < ?)) AND id > ? AND (run IS NULL OR run NOT IN (SELECT run FROM runs)) ORDER BY id LIMIT ?',
+  history:
+    'SELECT id, time, kind, name, state, reason, run FROM events WHERE (name = ? OR (name >= ? AND name < ?) OR ' +
+    '(name >= ? AND name < ?)) AND id > ? AND (run IS NULL OR run NOT IN (SELECT run FROM runs)) ORDER BY id LIMIT ?',
 } as const;
 
 export class Persistence {
@@ -87,7 +114,10 @@ export class Persistence {
     };
     for (const [k, v] of this.rows('SELECT key, value FROM meta')) model.meta.set(k as string, v as string);
     const placeholders = new Set<string>();
-    for (const r of this.rows('SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, finished_at, failed_tasks, run, cause FROM jobs')) {
+    for (const r of this.rows(
+      'SELECT name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, ' +
+        'finished_at, failed_tasks, run, cause FROM jobs',
+    )) {
       const name = r[0] as string;
       let spec: JobSpec;
       let wrong: string | null;
@@ -114,20 +144,46 @@ export class Persistence {
         wrong ??= `cause is not JSON (${messageOf(error)})`;
       }
       if (wrong !== null) problem(name, wrong);
-      model.indexJob({
-        name, run: num(r[12]), spec, parent: optStr(r[1]), depth: num(r[2]), submittedAt: num(r[4]), rootSubmittedAt: num(r[5]),
-        seq: num(r[6]), state: state as JobState, reason: optStr(r[8]), startedAt: optNum(r[9]), finishedAt: optNum(r[10]), failedTasks: num(r[11]),
-        ...(cause === null ? {} : { cause }),
-      }, []);
+      model.indexJob(
+        {
+          name,
+          run: num(r[12]),
+          spec,
+          parent: optStr(r[1]),
+          depth: num(r[2]),
+          submittedAt: num(r[4]),
+          rootSubmittedAt: num(r[5]),
+          seq: num(r[6]),
+          state: state as JobState,
+          reason: optStr(r[8]),
+          startedAt: optNum(r[9]),
+          finishedAt: optNum(r[10]),
+          failedTasks: num(r[11]),
+          ...(cause === null ? {} : { cause }),
+        },
+        [],
+      );
     }
     const groups = new TaskGroups(); // the tasks of one submission share one group (task-record.ts)
-    for (const r of this.rows('SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, started_at, finished_at, eligible_at FROM tasks')) {
+    for (const r of this.rows(
+      'SELECT id, job, idx, state, attempt, submitted_at, seq, failures, preemptions, worker_id, exit_code, reason, ' +
+        'started_at, finished_at, eligible_at FROM tasks',
+    )) {
       const entry = model.jobs.get(r[1] as string);
       if (!entry) continue; // a task without its job cannot be scheduled; ignore it
       const job = entry.job.name;
       const index = r[2];
-      if (!Number.isSafeInteger(index) || (index as number) < 0 || (index as number) >= entry.job.spec.replicas || r[0] !== taskName(job, index as number)) {
-        problem(job, `task row ${describeValue(r[0])} (index ${describeValue(index)}) is not one of its ${entry.job.spec.replicas} task(s)`);
+      if (
+        !Number.isSafeInteger(index) ||
+        (index as number) < 0 ||
+        (index as number) >= entry.job.spec.replicas ||
+        r[0] !== taskName(job, index as number)
+      ) {
+        problem(
+          job,
+          `task row ${describeValue(r[0])} (index ${describeValue(index)}) is not one of its ` +
+            `${entry.job.spec.replicas} task(s)`,
+        );
         loaded.strayTasks.push(r[0] as string);
         continue;
       }
@@ -141,7 +197,12 @@ export class Persistence {
         problem(job, `task ${r[0] as string}: attempt ${describeValue(attempt)} is not an integer >= 0`);
         attempt = 0;
       }
-      const task = new TaskRecord(groups.of(job, num(r[5]), num(r[6]) - (index as number)), index as number, state as TaskState, attempt as number);
+      const task = new TaskRecord(
+        groups.of(job, num(r[5]), num(r[6]) - (index as number)),
+        index as number,
+        state as TaskState,
+        attempt as number,
+      );
       task.failures = num(r[7]);
       task.preemptions = num(r[8]);
       task.workerId = optStr(r[9]);
@@ -164,7 +225,10 @@ export class Persistence {
       }
       if (!placeholders.has(job.name)) problem(job.name, `${missing} of its ${job.spec.replicas} task row(s) missing`);
     }
-    for (const r of this.rows('SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts')) {
+    for (const r of this.rows(
+      'SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, ' +
+        'log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts',
+    )) {
       const n = r[1];
       if (!Number.isSafeInteger(n) || (n as number) < 0) continue; // not an attempt of any task: never read
       let wrong: string | null = null;
@@ -180,9 +244,21 @@ export class Persistence {
         wrong ??= `placement is not JSON (${messageOf(error)})`;
       }
       const attempt: Attempt = {
-        task: r[0] as string, attempt: n as number, workerId: r[2] as string, state: state as AttemptState, pid: optNum(r[4]),
-        exitCode: optNum(r[5]), reason: optStr(r[6]), startedAt: num(r[7]), finishedAt: optNum(r[8]), logPath: r[9] as string,
-        devices: parseDevices(r[10]), logCutBytes: optNum(r[11]), cpuSeconds: optNum(r[12]), peakMemoryBytes: optNum(r[13]), placement,
+        task: r[0] as string,
+        attempt: n as number,
+        workerId: r[2] as string,
+        state: state as AttemptState,
+        pid: optNum(r[4]),
+        exitCode: optNum(r[5]),
+        reason: optStr(r[6]),
+        startedAt: num(r[7]),
+        finishedAt: optNum(r[8]),
+        logPath: r[9] as string,
+        devices: parseDevices(r[10]),
+        logCutBytes: optNum(r[11]),
+        cpuSeconds: optNum(r[12]),
+        peakMemoryBytes: optNum(r[13]),
+        placement,
       };
       model.indexAttempt(attempt);
       if (wrong === null) continue;
@@ -193,13 +269,24 @@ export class Persistence {
     for (const task of model.tasks.values()) model.indexActive(task);
     for (const [id, spec, state] of this.rows('SELECT id, spec, state FROM workers')) {
       try {
-        model.workers.set(id as string, { ...(JSON.parse(spec as string) as WorkerSpec), id: id as string, state: state as WorkerState });
+        model.workers.set(id as string, {
+          ...(JSON.parse(spec as string) as WorkerSpec),
+          id: id as string,
+          state: state as WorkerState,
+        });
       } catch (error) {
         problem(null, `worker ${describeValue(id)}: spec is not JSON (${messageOf(error)}); skipped`);
       }
     }
     for (const r of this.rows('SELECT task, name, address, attempt, job, registered_at FROM endpoints')) {
-      model.indexEndpoint({ task: r[0] as string, name: r[1] as string, address: r[2] as string, attempt: num(r[3]), job: r[4] as string, registeredAt: num(r[5]) });
+      model.indexEndpoint({
+        task: r[0] as string,
+        name: r[1] as string,
+        address: r[2] as string,
+        attempt: num(r[3]),
+        job: r[4] as string,
+        registeredAt: num(r[5]),
+      });
     }
     for (const [worker, key, expiresAt] of this.rows('SELECT worker, key, expires_at FROM cache_hints')) {
       model.indexCacheHint(worker as string, key as string, num(expiresAt));
@@ -261,17 +348,65 @@ export class Persistence {
   }
 
   private writeJob(j: Job): void {
-    this.run('upsertJob', j.name, j.parent, j.depth, JSON.stringify(j.spec), j.submittedAt, j.rootSubmittedAt, j.seq, j.state, j.reason,
-      j.startedAt, j.finishedAt, j.failedTasks, j.run, j.cause ? JSON.stringify(j.cause) : null);
+    this.run(
+      'upsertJob',
+      j.name,
+      j.parent,
+      j.depth,
+      JSON.stringify(j.spec),
+      j.submittedAt,
+      j.rootSubmittedAt,
+      j.seq,
+      j.state,
+      j.reason,
+      j.startedAt,
+      j.finishedAt,
+      j.failedTasks,
+      j.run,
+      j.cause ? JSON.stringify(j.cause) : null,
+    );
   }
 
   private writeTask(t: Task): void {
-    this.run('upsertTask', t.id, t.job, t.index, t.state, t.attempt, t.submittedAt, t.seq, t.failures, t.preemptions, t.workerId,
-      t.exitCode, t.reason, t.startedAt, t.finishedAt, t.eligibleAt);
+    this.run(
+      'upsertTask',
+      t.id,
+      t.job,
+      t.index,
+      t.state,
+      t.attempt,
+      t.submittedAt,
+      t.seq,
+      t.failures,
+      t.preemptions,
+      t.workerId,
+      t.exitCode,
+      t.reason,
+      t.startedAt,
+      t.finishedAt,
+      t.eligibleAt,
+    );
   }
 
   private writeAttempt(a: Attempt): void {
-    this.run('upsertAttempt', a.task, a.attempt, a.workerId, a.state, a.pid, a.exitCode, a.reason, a.startedAt, a.finishedAt, a.logPath, a.devices.join(','), a.logCutBytes, a.cpuSeconds, a.peakMemoryBytes, a.placement ? JSON.stringify(a.placement) : null);
+    this.run(
+      'upsertAttempt',
+      a.task,
+      a.attempt,
+      a.workerId,
+      a.state,
+      a.pid,
+      a.exitCode,
+      a.reason,
+      a.startedAt,
+      a.finishedAt,
+      a.logPath,
+      a.devices.join(','),
+      a.logCutBytes,
+      a.cpuSeconds,
+      a.peakMemoryBytes,
+      a.placement ? JSON.stringify(a.placement) : null,
+    );
   }
 
   private writeWorker(w: Worker): void {

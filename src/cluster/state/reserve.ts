@@ -13,7 +13,10 @@ import { dirname } from 'node:path';
 export const RESERVE_BYTES = 1024 * 1024;
 
 export class SpaceReserve {
-  constructor(private readonly path: string, private readonly bytes: number = RESERVE_BYTES) {}
+  constructor(
+    private readonly path: string,
+    private readonly bytes: number = RESERVE_BYTES,
+  ) {}
 
   /** True when the reserve is in place (created now or already there). */
   ensure(): boolean {
@@ -24,9 +27,14 @@ export class SpaceReserve {
     }
     let fd: number | null = null;
     try {
-      fd = openSync(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+      fd = openSync(
+        this.path,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+        0o600,
+      );
       const chunk = Buffer.alloc(Math.min(this.bytes, 64 * 1024));
-      for (let written = 0; written < this.bytes; ) written += writeSync(fd, chunk, 0, Math.min(chunk.length, this.bytes - written));
+      for (let written = 0; written < this.bytes; )
+        written += writeSync(fd, chunk, 0, Math.min(chunk.length, this.bytes - written));
       return true;
     } catch {
       if (fd !== null) closeSync(fd);

@@ -47,7 +47,14 @@ export class ResultTable {
   }
 
   /** Store `entries` as set by attempt `attempt` of task `index` of run `run`; `task` names it in errors. */
-  put(run: number, index: number, attempt: number, entries: Readonly<Record<string, string>>, now: number, task: string): void {
+  put(
+    run: number,
+    index: number,
+    attempt: number,
+    entries: Readonly<Record<string, string>>,
+    now: number,
+    task: string,
+  ): void {
     this.stmt('dropEarlier').run(run, index, attempt);
     const keys = new Set((this.stmt('keysOf').all(run, index, attempt) as { key: string }[]).map((row) => row.key));
     for (const key of Object.keys(entries)) keys.add(key);
@@ -57,7 +64,9 @@ export class ResultTable {
 
   /** Stored rows of a run by task index and attempt: how many. */
   countsOf(run: number): { index: number; attempt: number; n: number }[] {
-    return (this.stmt('countsOf').all(run) as { index: number; attempt: number; n: number }[]).map((row) => ({ ...row }));
+    return (this.stmt('countsOf').all(run) as { index: number; attempt: number; n: number }[]).map((row) => ({
+      ...row,
+    }));
   }
 
   /** Every stored row of a run, by task index then key. */
@@ -67,7 +76,10 @@ export class ResultTable {
 }
 
 /** How many results of a run count (those of each task's current attempt), without reading values. */
-export function countCurrent(counts: readonly { index: number; attempt: number; n: number }[], attempts: ReadonlyMap<number, number>): number {
+export function countCurrent(
+  counts: readonly { index: number; attempt: number; n: number }[],
+  attempts: ReadonlyMap<number, number>,
+): number {
   return counts.reduce((sum, row) => sum + (attempts.get(row.index) === row.attempt ? row.n : 0), 0);
 }
 

@@ -33,7 +33,12 @@ export interface PruneOptions {
   limit: number;
 }
 
-export function pruneRuns(model: ClusterModel, archive: RunArchive, cutoff: number, options: PruneOptions): PrunedRun[] {
+export function pruneRuns(
+  model: ClusterModel,
+  archive: RunArchive,
+  cutoff: number,
+  options: PruneOptions,
+): PrunedRun[] {
   const out: PrunedRun[] = [];
   const trees: string[][] = [];
   for (const entry of model.jobs.values()) {
@@ -49,7 +54,9 @@ export function pruneRuns(model: ClusterModel, archive: RunArchive, cutoff: numb
   for (const names of trees) {
     for (const name of names) {
       const entry = model.jobs.get(name)!;
-      const logPaths = entry.tasks.flatMap((task) => (model.attempts.get(task.id) ?? []).filter((a) => a !== undefined).map((a) => a.logPath));
+      const logPaths = entry.tasks.flatMap((task) =>
+        (model.attempts.get(task.id) ?? []).filter((a) => a !== undefined).map((a) => a.logPath),
+      );
       out.push({ name, run: entry.job.run, state: entry.job.state, finishedAt: entry.job.finishedAt, logPaths });
     }
     if (options.dryRun) continue;
@@ -68,5 +75,11 @@ export function pruneRuns(model: ClusterModel, archive: RunArchive, cutoff: numb
 
 function archivedEntry(record: ArchivedRun): PrunedRun {
   const { job } = record;
-  return { name: job.name, run: job.run, state: job.state, finishedAt: job.finishedAt, logPaths: record.attempts.flat().map((a) => a.logPath) };
+  return {
+    name: job.name,
+    run: job.run,
+    state: job.state,
+    finishedAt: job.finishedAt,
+    logPaths: record.attempts.flat().map((a) => a.logPath),
+  };
 }

@@ -174,7 +174,11 @@ export function configure(db: DatabaseSync, inMemory: boolean): void {
 function versionOf(db: DatabaseSync): number {
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (current > SCHEMA_VERSION) {
-    throw new IrisError('conflict', `cluster database has schema version ${current}, newer than this iris understands (${SCHEMA_VERSION})`, 'upgrade iris');
+    throw new IrisError(
+      'conflict',
+      `cluster database has schema version ${current}, newer than this iris understands (${SCHEMA_VERSION})`,
+      'upgrade iris',
+    );
   }
   return current;
 }
@@ -183,7 +187,12 @@ function versionOf(db: DatabaseSync): number {
 export function checkVersion(db: DatabaseSync): void {
   const current = versionOf(db);
   if (current < SCHEMA_VERSION) {
-    throw new IrisError('unavailable', `the saved cluster state has schema version ${current}, older than this iris reads without upgrading it (${SCHEMA_VERSION})`, 'start the cluster once (`iris cluster start`) to upgrade it');
+    throw new IrisError(
+      'unavailable',
+      `the saved cluster state has schema version ${current}, older than this iris reads without upgrading it (` +
+        `${SCHEMA_VERSION})`,
+      'start the cluster once (`iris cluster start`) to upgrade it',
+    );
   }
 }
 

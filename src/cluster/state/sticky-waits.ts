@@ -33,7 +33,13 @@ export class StickyWaits {
     if (!entry || this.waiting.has(name)) return;
     this.waiting.add(name);
     this.model.journal.undo.push(() => this.waiting.delete(name));
-    this.model.recordRequeue(name, name, 'sticky_worker_busy', reason.slice(reason.indexOf(':') + 1).trim(), entry.job.run);
+    this.model.recordRequeue(
+      name,
+      name,
+      'sticky_worker_busy',
+      reason.slice(reason.indexOf(':') + 1).trim(),
+      entry.job.run,
+    );
   }
 
   private end(name: string): void {

@@ -74,7 +74,9 @@ export abstract class StoreCore {
 
   /** The results of a live job's tasks, their latest attempts only: index -> key -> value. */
   private currentResults(job: Job): Map<number, Record<string, string>> {
-    const attempts = new Map((this.model.jobs.get(job.name)?.tasks ?? []).map((task) => [task.index, task.attempt] as const));
+    const attempts = new Map(
+      (this.model.jobs.get(job.name)?.tasks ?? []).map((task) => [task.index, task.attempt] as const),
+    );
     const out = new Map<number, Record<string, string>>();
     for (const row of current(this.results.ofRun(job.run), attempts)) {
       let task = out.get(row.index);

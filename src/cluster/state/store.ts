@@ -7,12 +7,22 @@
  * - `seq` and `run` come from persisted counters and keep growing across restarts.
  * - Every mutation runs in a transaction (StoreCore.transaction): all of it or none of it.
  */
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
 import { isFinalJobState, type AttemptOutcome, type JobState } from '../../model/states.js';
 import { cascadedDependents, dependenciesStatus, waitingForReason } from '../lifecycle/dependencies.js';
-import type { Attempt, DisabledBy, Endpoint, Job, JobSpec, PlacementDecision, Task, Worker, WorkerSpec } from '../../model/types.js';
+import type {
+  Attempt,
+  DisabledBy,
+  Endpoint,
+  Job,
+  JobSpec,
+  PlacementDecision,
+  Task,
+  Worker,
+  WorkerSpec,
+} from '../../model/types.js';
 import { attemptHistoryName, type ExecRecord, type HistoryEntry, type StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
@@ -28,7 +38,14 @@ import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
-import { assign, attemptEnded, attemptOrThrow, markRunning, preemptAttempt, taskOrThrow } from '../lifecycle/attempts.js';
+import {
+  assign,
+  attemptEnded,
+  attemptOrThrow,
+  markRunning,
+  preemptAttempt,
+  taskOrThrow,
+} from '../lifecycle/attempts.js';
 import type { Item, LifecycleView } from '../lifecycle/changes.js';
 import { cancelJob, cancelTask, markUnschedulable, waitsOnDependencies } from '../lifecycle/jobs.js';
 import { disableWorker, drainWorker, enableWorker, resumeWorker } from '../lifecycle/workers.js';
@@ -68,7 +85,12 @@ export class ClusterStore extends StoreCore {
   private configured = new Set<string>();
   /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
   private readonly reasons = new PendingReasons(this.model);
-  private readonly quarantines = new Quarantines(this.life, this.model, (fn) => this.transaction(fn), (fn) => this.inMemory(fn));
+  private readonly quarantines = new Quarantines(
+    this.life,
+    this.model,
+    (fn) => this.transaction(fn),
+    (fn) => this.inMemory(fn),
+  );
 
   private constructor(db: DatabaseSync, now: () => number, path: string, reserve: SpaceReserve | null) {
     super(db, now, path, reserve);
@@ -93,13 +115,14 @@ export class ClusterStore extends StoreCore {
       }
     }
     const memory = opts.path === ':memory:';
-    const reserveBytes = memory ? 0 : opts.reserveBytes ?? RESERVE_BYTES;
+    const reserveBytes = memory ? 0 : (opts.reserveBytes ?? RESERVE_BYTES);
     const reserve = reserveBytes > 0 ? new SpaceReserve(`${opts.path}.reserve`, reserveBytes) : null;
     const db = openWritable(opts.path, reserve, opts.ifEmpty);
     try {
       const store = ClusterStore.loaded(db, opts, reserve, true, true);
       // Started on a full disk: serve what is known, accept nothing new until space returns.
-      if (reserve && (!(store.reserveHeld = reserve.ensure()) || fullDisk(opts.path))) store.problem = noSpaceError(opts.path);
+      if (reserve && (!(store.reserveHeld = reserve.ensure()) || fullDisk(opts.path)))
+        store.problem = noSpaceError(opts.path);
       return store;
     } catch (error) {
       db.close();
@@ -112,7 +135,11 @@ export class ClusterStore extends StoreCore {
    * as such); rows the load could not read are quarantined, in the database when `writable`.
    */
   private static loaded(
-    db: DatabaseSync, opts: StoreOptions, reserve: SpaceReserve | null, load: boolean, writable: boolean,
+    db: DatabaseSync,
+    opts: StoreOptions,
+    reserve: SpaceReserve | null,
+    load: boolean,
+    writable: boolean,
   ): ClusterStore {
     const store = new ClusterStore(db, opts.now ?? Date.now, opts.path, reserve);
     if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
@@ -186,7 +213,9 @@ export class ClusterStore extends StoreCore {
 
   /** All jobs below `name`, parents before children. */
   descendants(name: string): Job[] {
-    return subtreeOf(this.model, name).slice(1).map((n) => this.model.jobs.get(n)!.job);
+    return subtreeOf(this.model, name)
+      .slice(1)
+      .map((n) => this.model.jobs.get(n)!.job);
   }
 
   /** True when `name` and every job below it are in final states (a job no longer stored has ended). */
@@ -230,7 +259,10 @@ export class ClusterStore extends StoreCore {
     return this.model.waitingJobs.size;
   }
 
-  /** The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not wait. */
+  /**
+   * The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not
+   * wait.
+   */
   dependencyWait(name: string): string | null {
     const entry = this.model.jobs.get(name);
     if (!entry?.waiting) return null;
@@ -250,7 +282,10 @@ export class ClusterStore extends StoreCore {
     return this.model.workers.get(id);
   }
 
-  /** The context-reuse hints in force at `now` (cache-hints.ts hintsAt): worker id -> key -> hint, loading ones included. */
+  /**
+   * The context-reuse hints in force at `now` (cache-hints.ts hintsAt): worker id -> key -> hint, loading ones
+   * included.
+   */
   cacheHints(now: number = this.model.now()): Map<string, Map<string, CacheHint>> {
     return hintsAt(this.model, now);
   }
@@ -266,7 +301,11 @@ export class ClusterStore extends StoreCore {
    * read, its reads answer as if it were empty.
    */
   get archive(): ArchiveReader {
-    return guardedReader(this.persistence.archive, () => this.problem !== null, (error) => asDamage(error, this.path) ?? error);
+    return guardedReader(
+      this.persistence.archive,
+      () => this.problem !== null,
+      (error) => asDamage(error, this.path) ?? error,
+    );
   }
 
   /**
@@ -288,7 +327,10 @@ export class ClusterStore extends StoreCore {
 
   // ---- mutations ----
 
-  /** Upsert the configured workers; keep DRAINED ones drained and DISABLED ones disabled; drain the ones no longer configured. */
+  /**
+   * Upsert the configured workers; keep DRAINED ones drained and DISABLED ones disabled; drain the ones no longer
+   * configured.
+   */
   syncWorkers(specs: WorkerSpec[]): void {
     this.configured = new Set(specs.map((spec) => spec.id));
     this.transaction(() => syncWorkerRows(this.model, specs));
@@ -326,8 +368,13 @@ export class ClusterStore extends StoreCore {
     return this.transaction(() => {
       const job = this.model.jobs.get(name)?.job;
       if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
-      if (!isFinalJobState(job.state)) throw conflict(`job ${name} is still ${job.state}`, `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`);
-      if (job.state === 'SUCCEEDED') throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
+      if (!isFinalJobState(job.state))
+        throw conflict(
+          `job ${name} is still ${job.state}`,
+          `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`,
+        );
+      if (job.state === 'SUCCEEDED')
+        throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
       const names = downstream ? this.cascadedFrom(name) : [name];
       const specs = names.map((n) => this.model.jobs.get(n)!.job.spec);
       return specs.map((spec) => this.submit(spec));
@@ -346,14 +393,27 @@ export class ClusterStore extends StoreCore {
 
   /** Names `retry(name, true)` would run again: the job and the jobs its failure cascaded to. */
   cascadedFrom(name: string): string[] {
-    return [name, ...cascadedDependents(name, (n) => this.model.dependents.get(n) ?? [], (n) => this.model.jobs.get(n)?.job)];
+    return [
+      name,
+      ...cascadedDependents(
+        name,
+        (n) => this.model.dependents.get(n) ?? [],
+        (n) => this.model.jobs.get(n)?.job,
+      ),
+    ];
   }
 
   /**
    * Start a new attempt of a pending task on `workerId`, holding `devices` (indices on that worker)
    * while it is live; `placement`: how adaptive placement chose it (kept on the attempt).
    */
-  assign(taskId: string, workerId: string, logPath: string, devices: readonly number[] = [], placement: PlacementDecision | null = null): Attempt {
+  assign(
+    taskId: string,
+    workerId: string,
+    logPath: string,
+    devices: readonly number[] = [],
+    placement: PlacementDecision | null = null,
+  ): Attempt {
     return this.transaction(() => {
       const now = this.model.now();
       const { attempt, items } = assign(this.life.view, taskId, workerId, logPath, devices, placement, now);
@@ -423,7 +483,10 @@ export class ClusterStore extends StoreCore {
   resumeWorker(id: string): void {
     const w = this.model.workers.get(id);
     if (w && !this.configured.has(id)) {
-      throw conflict(`worker ${id} is no longer in the cluster's configuration`, 'add it back to the config and restart the cluster');
+      throw conflict(
+        `worker ${id} is no longer in the cluster's configuration`,
+        'add it back to the config and restart the cluster',
+      );
     }
     this.transaction(() => this.life.decide((view) => resumeWorker(view, id)));
   }
@@ -458,9 +521,19 @@ export class ClusterStore extends StoreCore {
       const task = taskOrThrow(this.life.view, e.task);
       const live = this.model.active.get(e.task);
       if (!live || live.attempt !== e.attempt) {
-        throw new IrisError('conflict', `task ${e.task} attempt ${e.attempt} is not running; cannot register endpoint "${e.name}"`);
+        throw new IrisError(
+          'conflict',
+          `task ${e.task} attempt ${e.attempt} is not running; cannot register endpoint "${e.name}"`,
+        );
       }
-      const endpoint: Endpoint = { name: e.name, address: e.address, task: e.task, attempt: e.attempt, job: task.job, registeredAt: this.model.now() };
+      const endpoint: Endpoint = {
+        name: e.name,
+        address: e.address,
+        task: e.task,
+        attempt: e.attempt,
+        job: task.job,
+        registeredAt: this.model.now(),
+      };
       this.model.putEndpoint(endpoint);
       return endpoint;
     });
@@ -477,13 +550,18 @@ export class ClusterStore extends StoreCore {
     const task = taskOrThrow(this.life.view, taskId);
     const live = this.model.active.get(taskId);
     if (!live || live.attempt !== attempt) {
-      throw conflict(`task ${taskId} attempt ${attempt} is not running; its results can no longer be set`, 'results are set by a running task, before it exits');
+      throw conflict(
+        `task ${taskId} attempt ${attempt} is not running; its results can no longer be set`,
+        'results are set by a running task, before it exits',
+      );
     }
     const run = this.model.jobs.get(task.job)!.job.run;
     this.writeDirect('setResults', () => this.results.put(run, task.index, attempt, entries, this.model.now(), taskId));
   }
 
-  /** Every stored result row of a job run (live or archived), by task index and key; filter with results.ts `current`. */
+  /**
+   * Every stored result row of a job run (live or archived), by task index and key; filter with results.ts `current`.
+   */
   resultRows(run: number): ResultRow[] {
     return this.readBack(() => this.results.ofRun(run), []);
   }

@@ -49,7 +49,8 @@ function checkCount(what: string, value: number, min: number): void {
 export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number): PreparedSubmit {
   const spec = structuredClone(given); // the store owns its copy
   const name = spec.name;
-  if (parseJobName(name) !== name) throw invalid(`job name "${name}" is not canonical (expected ${parseJobName(name)})`);
+  if (parseJobName(name) !== name)
+    throw invalid(`job name "${name}" is not canonical (expected ${parseJobName(name)})`);
   checkCount('replicas', spec.replicas, 1);
   checkCount('maxRetries', spec.maxRetries, 0);
   checkCount('maxTaskFailures', spec.maxTaskFailures, 0);
@@ -59,12 +60,16 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   const existing = model.jobs.get(name)?.job;
   if (existing) {
     if (!isFinalJobState(existing.state)) {
-      throw conflict(`job ${name} is still ${existing.state}`, `cancel it first (iris cancel ${name}) or choose another name`);
+      throw conflict(
+        `job ${name} is still ${existing.state}`,
+        `cancel it first (iris cancel ${name}) or choose another name`,
+      );
     }
     replaces = subtreeOf(model, name);
     for (const n of replaces) {
       const j = model.jobs.get(n)!.job;
-      if (!isFinalJobState(j.state)) throw conflict(`job ${n} under ${name} is still ${j.state}`, `cancel it first (iris cancel ${n})`);
+      if (!isFinalJobState(j.state))
+        throw conflict(`job ${n} under ${name} is still ${j.state}`, `cancel it first (iris cancel ${n})`);
     }
   }
 
@@ -75,15 +80,32 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   const base = Number(model.meta.get('seq') ?? '0');
   const run = Number(model.meta.get('run') ?? '0') + 1;
   const job: Job = {
-    name, run, spec, depth: jobDepth(name), parent: parentName, submittedAt: now,
-    rootSubmittedAt: parent ? parent.rootSubmittedAt : now, seq: base + 1, state: 'PENDING', reason: null,
-    startedAt: null, finishedAt: null, failedTasks: 0,
+    name,
+    run,
+    spec,
+    depth: jobDepth(name),
+    parent: parentName,
+    submittedAt: now,
+    rootSubmittedAt: parent ? parent.rootSubmittedAt : now,
+    seq: base + 1,
+    state: 'PENDING',
+    reason: null,
+    startedAt: null,
+    finishedAt: null,
+    failedTasks: 0,
   };
   // One compact record per task, all sharing the job's group (task-record.ts).
   const group = new TaskGroup(name, now, base + 2);
   const tasks = new Array<Task>(spec.replicas);
   for (let i = 0; i < spec.replicas; i++) tasks[i] = new TaskRecord(group, i);
-  return { job, tasks, replaces, archive: replaces.map((n) => archivedRun(model, n)), nextSeq: base + 1 + spec.replicas, nextRun: run };
+  return {
+    job,
+    tasks,
+    replaces,
+    archive: replaces.map((n) => archivedRun(model, n)),
+    nextSeq: base + 1 + spec.replicas,
+    nextRun: run,
+  };
 }
 
 /** The archive record of a live job: the job, its tasks, their attempts and its children's runs. */

@@ -22,7 +22,11 @@ import type { Task } from '../../model/types.js';
 
 /** What the tasks of one submission share. */
 export class TaskGroup {
-  constructor(readonly job: string, readonly submittedAt: number, readonly seq0: number) {}
+  constructor(
+    readonly job: string,
+    readonly submittedAt: number,
+    readonly seq0: number,
+  ) {}
 }
 
 /** The fields of a task that keep their defaults until it first starts, fails or waits. */
@@ -42,37 +46,82 @@ export class TaskRecord implements Task {
   attempt: number;
   private details: TaskDetails | null = null;
 
-  constructor(readonly group: TaskGroup, readonly index: number, state: TaskState = 'PENDING', attempt = 0) {
+  constructor(
+    readonly group: TaskGroup,
+    readonly index: number,
+    state: TaskState = 'PENDING',
+    attempt = 0,
+  ) {
     this.state = state;
     this.attempt = attempt;
   }
 
   /** Built anew on each read (not stored: ~40 bytes per task); compare `job` and `index` where that is enough. */
-  get id(): string { return taskName(this.group.job, this.index); }
-  get job(): string { return this.group.job; }
-  get submittedAt(): number { return this.group.submittedAt; }
-  get seq(): number { return this.group.seq0 + this.index; }
+  get id(): string {
+    return taskName(this.group.job, this.index);
+  }
+  get job(): string {
+    return this.group.job;
+  }
+  get submittedAt(): number {
+    return this.group.submittedAt;
+  }
+  get seq(): number {
+    return this.group.seq0 + this.index;
+  }
 
   private write(): TaskDetails {
     return this.details ?? (this.details = new TaskDetails());
   }
 
-  get failures(): number { return this.details === null ? 0 : this.details.failures; }
-  set failures(v: number) { if (v !== 0 || this.details !== null) this.write().failures = v; }
-  get preemptions(): number { return this.details === null ? 0 : this.details.preemptions; }
-  set preemptions(v: number) { if (v !== 0 || this.details !== null) this.write().preemptions = v; }
-  get workerId(): string | null { return this.details === null ? null : this.details.workerId; }
-  set workerId(v: string | null) { if (v !== null || this.details !== null) this.write().workerId = v; }
-  get exitCode(): number | null { return this.details === null ? null : this.details.exitCode; }
-  set exitCode(v: number | null) { if (v !== null || this.details !== null) this.write().exitCode = v; }
-  get reason(): string | null { return this.details === null ? null : this.details.reason; }
-  set reason(v: string | null) { if (v !== null || this.details !== null) this.write().reason = v; }
-  get startedAt(): number | null { return this.details === null ? null : this.details.startedAt; }
-  set startedAt(v: number | null) { if (v !== null || this.details !== null) this.write().startedAt = v; }
-  get finishedAt(): number | null { return this.details === null ? null : this.details.finishedAt; }
-  set finishedAt(v: number | null) { if (v !== null || this.details !== null) this.write().finishedAt = v; }
-  get eligibleAt(): number | null { return this.details === null ? null : this.details.eligibleAt; }
-  set eligibleAt(v: number | null) { if (v !== null || this.details !== null) this.write().eligibleAt = v; }
+  get failures(): number {
+    return this.details === null ? 0 : this.details.failures;
+  }
+  set failures(v: number) {
+    if (v !== 0 || this.details !== null) this.write().failures = v;
+  }
+  get preemptions(): number {
+    return this.details === null ? 0 : this.details.preemptions;
+  }
+  set preemptions(v: number) {
+    if (v !== 0 || this.details !== null) this.write().preemptions = v;
+  }
+  get workerId(): string | null {
+    return this.details === null ? null : this.details.workerId;
+  }
+  set workerId(v: string | null) {
+    if (v !== null || this.details !== null) this.write().workerId = v;
+  }
+  get exitCode(): number | null {
+    return this.details === null ? null : this.details.exitCode;
+  }
+  set exitCode(v: number | null) {
+    if (v !== null || this.details !== null) this.write().exitCode = v;
+  }
+  get reason(): string | null {
+    return this.details === null ? null : this.details.reason;
+  }
+  set reason(v: string | null) {
+    if (v !== null || this.details !== null) this.write().reason = v;
+  }
+  get startedAt(): number | null {
+    return this.details === null ? null : this.details.startedAt;
+  }
+  set startedAt(v: number | null) {
+    if (v !== null || this.details !== null) this.write().startedAt = v;
+  }
+  get finishedAt(): number | null {
+    return this.details === null ? null : this.details.finishedAt;
+  }
+  set finishedAt(v: number | null) {
+    if (v !== null || this.details !== null) this.write().finishedAt = v;
+  }
+  get eligibleAt(): number | null {
+    return this.details === null ? null : this.details.eligibleAt;
+  }
+  set eligibleAt(v: number | null) {
+    if (v !== null || this.details !== null) this.write().eligibleAt = v;
+  }
 
   toJSON(): Task {
     return plainTask(this);
@@ -82,9 +131,21 @@ export class TaskRecord implements Task {
 /** A plain copy of any task (record or plain object): every `Task` field as an own property. */
 export function plainTask(t: Task): Task {
   return {
-    id: t.id, job: t.job, index: t.index, state: t.state, attempt: t.attempt, submittedAt: t.submittedAt, seq: t.seq,
-    failures: t.failures, preemptions: t.preemptions, workerId: t.workerId, exitCode: t.exitCode, reason: t.reason,
-    startedAt: t.startedAt, finishedAt: t.finishedAt, eligibleAt: t.eligibleAt,
+    id: t.id,
+    job: t.job,
+    index: t.index,
+    state: t.state,
+    attempt: t.attempt,
+    submittedAt: t.submittedAt,
+    seq: t.seq,
+    failures: t.failures,
+    preemptions: t.preemptions,
+    workerId: t.workerId,
+    exitCode: t.exitCode,
+    reason: t.reason,
+    startedAt: t.startedAt,
+    finishedAt: t.finishedAt,
+    eligibleAt: t.eligibleAt,
   };
 }
 

@@ -14,8 +14,12 @@ export function syncWorkerRows(model: ClusterModel, specs: readonly WorkerSpec[]
   for (const spec of specs) {
     seen.add(spec.id);
     const old = model.workers.get(spec.id);
-    const next: Worker = old?.state === 'DRAINED' ? { ...spec, state: 'DRAINED' }
-      : old?.state === 'DISABLED' ? { ...spec, state: 'DISABLED', disabled: old.disabled ?? null } : { ...spec, state: 'READY' };
+    const next: Worker =
+      old?.state === 'DRAINED'
+        ? { ...spec, state: 'DRAINED' }
+        : old?.state === 'DISABLED'
+          ? { ...spec, state: 'DISABLED', disabled: old.disabled ?? null }
+          : { ...spec, state: 'READY' };
     if (!old || JSON.stringify(old) !== JSON.stringify(next)) model.putWorker(next);
   }
   for (const w of [...model.workers.values()]) {

@@ -4,7 +4,8 @@ import { BaseCommand } from '../../base-command.js';
 export default class ClusterStop extends BaseCommand {
   static override summary = 'Stop the local cluster gracefully.';
   static override description =
-    'Running tasks are stopped (SIGTERM, a grace period, then SIGKILL) and the cluster process exits; the command waits ' +
+    'Running tasks are stopped (SIGTERM, a grace period, then SIGKILL) and the cluster process exits; the command ' +
+    'waits ' +
     'until the socket is gone. Stopping when no cluster runs is not an error: it says so and exits 0.';
 
   static override examples = ['<%= config.bin %> cluster stop', '<%= config.bin %> cluster stop --timeout 120'];

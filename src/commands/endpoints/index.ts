@@ -5,11 +5,17 @@ import { renderEndpoints } from '../../ui/cluster.js';
 
 export default class Endpoints extends BaseCommand {
   static override summary = 'List endpoints registered by running tasks.';
-  static override description = "An endpoint disappears when the attempt of the task that registered it ends.";
-  static override examples = ['<%= config.bin %> endpoints', '<%= config.bin %> endpoints train/', '<%= config.bin %> endpoints --json'];
+  static override description = 'An endpoint disappears when the attempt of the task that registered it ends.';
+  static override examples = [
+    '<%= config.bin %> endpoints',
+    '<%= config.bin %> endpoints train/',
+    '<%= config.bin %> endpoints --json',
+  ];
 
   static override args = {
-    prefix: Args.string({ description: 'Only endpoints whose name starts with this prefix (a job path; the leading / may be left out).' }),
+    prefix: Args.string({
+      description: 'Only endpoints whose name starts with this prefix (a job path; the leading / may be left out).',
+    }),
   };
 
   async run(): Promise<EndpointInfo[]> {

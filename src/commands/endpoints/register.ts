@@ -6,7 +6,9 @@ import { requireInTask } from '../../client/task-token.js';
 export default class EndpointsRegister extends BaseCommand {
   static override summary = 'Register NAME -> ADDRESS for the running task (only from inside a task).';
   static override description =
-    'The endpoint belongs to the calling task attempt (identified by IRIS_TASK_TOKEN), is named under its job (coordinator from a task of /train is /train/coordinator; other jobs\' prefixes are refused) and is removed when that attempt ends.';
+    'The endpoint belongs to the calling task attempt (identified by IRIS_TASK_TOKEN), is named under its job ' +
+    "(coordinator from a task of /train is /train/coordinator; other jobs' prefixes are refused) and is removed " +
+    'when that attempt ends.';
 
   static override examples = [
     '<%= config.bin %> endpoints register coordinator "$(hostname):8476"',

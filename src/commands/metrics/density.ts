@@ -11,7 +11,8 @@ import { densitySvg, densityTable } from '../../ui/density-plot.js';
 export default class MetricsDensity extends BaseCommand {
   static override summary = 'Show the task submission and active worker density series, or plot it as SVG.';
   static override description =
-    'Needs `metrics: {density: true}` in the config. Per bucket (metrics.density-bucket, default 60s): the tasks submitted and the ' +
+    'Needs `metrics: {density: true}` in the config. Per bucket (metrics.density-bucket, default 60s): the tasks ' +
+    'submitted and the ' +
     'READY workers. Asks the running cluster, or reads <IRIS_HOME>/metrics/task_worker_density.json when none runs. ' +
     '--plot FILE.svg draws both series over time as an SVG image.';
 
@@ -35,9 +36,16 @@ export default class MetricsDensity extends BaseCommand {
       try {
         writeFileSync(file, densitySvg(series));
       } catch (error) {
-        throw new IrisError('invalid_argument', `cannot write the plot to ${file}: ${(error as Error).message}`, 'give a path in a directory that exists and you may write');
+        throw new IrisError(
+          'invalid_argument',
+          `cannot write the plot to ${file}: ${(error as Error).message}`,
+          'give a path in a directory that exists and you may write',
+        );
       }
-      this.log(`wrote ${file} (${series.buckets.length} bucket${series.buckets.length === 1 ? '' : 's'} of ${series.bucketSeconds}s)`);
+      this.log(
+        `wrote ${file} (${series.buckets.length} bucket${series.buckets.length === 1 ? '' : 's'} of ` +
+          `${series.bucketSeconds}s)`,
+      );
       return { ...series, plot: file };
     }
     this.log(densityTable(series));

@@ -5,9 +5,12 @@ import { parsePrometheusText } from '../../ui/prometheus-text.js';
 export default class Metrics extends BaseCommand {
   static override summary = "Print the cluster's Prometheus metrics.";
   static override description =
-    'Prints what GET /metrics on the cluster socket answers, in the Prometheus text format: jobs, tasks and workers by state, ' +
-    'queue length, scheduling pass durations, dispatches, requeues by reason, failures by cause, the cost per hour of enabled ' +
-    'workers and process metrics (docs/metrics.md lists them). --json gives the samples as a list of {name, labels, value}. ' +
+    'Prints what GET /metrics on the cluster socket answers, in the Prometheus text format: jobs, tasks and workers ' +
+    'by state, ' +
+    'queue length, scheduling pass durations, dispatches, requeues by reason, failures by cause, the cost per hour ' +
+    'of enabled ' +
+    'workers and process metrics (docs/metrics.md lists them). --json gives the samples as a list of {name, labels, ' +
+    'value}. ' +
     'For a Prometheus server, start the cluster with --metrics-port N and scrape http://127.0.0.1:N/metrics.';
 
   static override examples = [

@@ -7,8 +7,10 @@ import { checkResultKey, checkResultValue } from '../../model/results.js';
 export default class ResultSet extends BaseCommand {
   static override summary = 'Publish a result KEY=VALUE of the running task (only from inside a task).';
   static override description =
-    'The result belongs to the calling task attempt (identified by IRIS_TASK_TOKEN) and is kept with its job run; setting a key again overwrites it. ' +
-    'A key is 1-128 letters, digits and `_ . -` (starting with a letter or digit); a value is a string of at most 64 KiB; a task holds at most 256 keys. ' +
+    'The result belongs to the calling task attempt (identified by IRIS_TASK_TOKEN) and is kept with its job run; ' +
+    'setting a key again overwrites it. ' +
+    'A key is 1-128 letters, digits and `_ . -` (starting with a letter or digit); a value is a string of at most ' +
+    '64 KiB; a task holds at most 256 keys. ' +
     "A retried task starts clean: only its latest attempt's results count. Read them with `iris results JOB`. " +
     'A task may also write a JSON object of key -> string to $IRIS_RESULT_FILE; it is read when the attempt ends.';
 

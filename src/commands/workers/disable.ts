@@ -14,7 +14,11 @@ import { workerArgs } from '../../ui/command-flags.js';
 export default class WorkersDisable extends BaseCommand {
   static override summary = 'Stop placing new tasks on a worker; its running tasks go on.';
   static override description =
-    'The worker becomes DISABLED: pending tasks are not placed on it (`iris status` says `worker NAME is disabled (by user)`), while the tasks already running there finish normally — a drain would stop them. It stays disabled until `iris workers enable`, also across cluster restarts, and the elastic coordinator never enables a worker you disabled. Disabling a disabled worker again changes nothing. Exit 3 for an unknown worker, 4 for a worker that is draining or drained.';
+    'The worker becomes DISABLED: pending tasks are not placed on it (`iris status` says `worker NAME is disabled ' +
+    '(by user)`), while the tasks already running there finish normally — a drain would stop them. It stays ' +
+    'disabled until `iris workers enable`, also across cluster restarts, and the elastic coordinator never ' +
+    'enables a worker you disabled. Disabling a disabled worker again changes nothing. Exit 3 for an unknown ' +
+    'worker, 4 for a worker that is draining or drained.';
 
   static override examples = [
     '<%= config.bin %> workers disable local',

@@ -6,7 +6,8 @@ import { workerArgs } from '../../ui/command-flags.js';
 export default class WorkersDrain extends BaseCommand {
   static override summary = 'Take a worker out of the cluster.';
   static override description =
-    'No new tasks are placed on it; its running tasks are stopped and count as preempted (retried under --max-preemptions), not as failures.';
+    'No new tasks are placed on it; its running tasks are stopped and count as preempted (retried under ' +
+    '--max-preemptions), not as failures.';
 
   static override examples = ['<%= config.bin %> workers drain local'];
 

@@ -11,9 +11,15 @@ import { workerArgs } from '../../ui/command-flags.js';
 export default class WorkersEnable extends BaseCommand {
   static override summary = 'Let a disabled worker take tasks again.';
   static override description =
-    'The worker becomes READY and pending tasks are placed on it at once. Works on a worker disabled by you or by the elastic coordinator (which may disable it again once it has been idle for `elastic.idle-disable`). Enabling a READY worker changes nothing. Exit 3 for an unknown worker, 4 for one that is draining or drained (put that back with `iris workers resume`).';
+    'The worker becomes READY and pending tasks are placed on it at once. Works on a worker disabled by you or by ' +
+    'the elastic coordinator (which may disable it again once it has been idle for `elastic.idle-disable`). ' +
+    'Enabling a READY worker changes nothing. Exit 3 for an unknown worker, 4 for one that is draining or ' +
+    'drained (put that back with `iris workers resume`).';
 
-  static override examples = ['<%= config.bin %> workers enable local', '<%= config.bin %> workers enable local --json'];
+  static override examples = [
+    '<%= config.bin %> workers enable local',
+    '<%= config.bin %> workers enable local --json',
+  ];
 
   static override args = workerArgs;
 

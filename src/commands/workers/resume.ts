@@ -16,10 +16,13 @@ export default class WorkersResume extends BaseCommand {
     'The worker becomes READY and pending tasks may be placed on it again. ' +
     'A drain lasts until this command, also across cluster restarts. ' +
     'Exit 3 for an unknown worker, ' +
-    '4 for a worker that is not drained or is no longer in the cluster\'s configuration. ' +
+    "4 for a worker that is not drained or is no longer in the cluster's configuration. " +
     'A disabled worker is put back with `iris workers enable`.';
 
-  static override examples = ['<%= config.bin %> workers resume local', '<%= config.bin %> workers resume local --json'];
+  static override examples = [
+    '<%= config.bin %> workers resume local',
+    '<%= config.bin %> workers resume local --json',
+  ];
 
   static override args = workerArgs;
 

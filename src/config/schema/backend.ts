@@ -38,14 +38,21 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 const namespace = parseWith<string, string>((value) => {
   if (typeof value !== 'string' || value.length > 63 || !DNS_LABEL.test(value.trim())) {
-    throw invalid(`invalid namespace ${describeValue(value)}: expected a Kubernetes namespace name`, 'lower-case letters, digits and -, at most 63 characters, e.g. iris-jobs');
+    throw invalid(
+      `invalid namespace ${describeValue(value)}: expected a Kubernetes namespace name`,
+      'lower-case letters, digits and -, at most 63 characters, e.g. iris-jobs',
+    );
   }
   return value.trim();
 });
 
 function kubeconfigPath(source: string) {
   return parseWith<string, string>((value) => {
-    if (typeof value !== 'string' || value.trim() === '') throw invalid(`invalid kubeconfig ${describeValue(value)}: expected a file path`, 'e.g. kubeconfig: ~/.kube/config');
+    if (typeof value !== 'string' || value.trim() === '')
+      throw invalid(
+        `invalid kubeconfig ${describeValue(value)}: expected a file path`,
+        'e.g. kubeconfig: ~/.kube/config',
+      );
     const v = value.trim();
     const expanded = v === '~' ? os.homedir() : v.startsWith('~/') ? path.join(os.homedir(), v.slice(2)) : v;
     if (path.isAbsolute(expanded)) return path.normalize(expanded);
@@ -61,7 +68,9 @@ export function backend(source: string) {
       kubeconfig: kubeconfigPath(source).nullish(),
       context: text('context').nullish(),
       namespace: namespace.nullish(),
-      image: text('image').transform(resolving((value: string) => checkImageReference(value))).nullish(),
+      image: text('image')
+        .transform(resolving((value: string) => checkImageReference(value)))
+        .nullish(),
     },
     'an object such as { kind: kubernetes, namespace: default }',
   )
@@ -71,13 +80,25 @@ export function backend(source: string) {
         if (!b || b.kind === 'local') {
           for (const key of ['kubeconfig', 'context', 'namespace', 'image'] as const) {
             if (b?.[key] != null) {
-              ctx.issues.push({ code: 'custom', path: [key], message: `${key} is a setting of the kubernetes backend`, input: b[key], params: { hint: 'add kind: kubernetes, or remove the key' } });
+              ctx.issues.push({
+                code: 'custom',
+                path: [key],
+                message: `${key} is a setting of the kubernetes backend`,
+                input: b[key],
+                params: { hint: 'add kind: kubernetes, or remove the key' },
+              });
               return z.NEVER;
             }
           }
           return { kind: 'local' };
         }
-        return { kind: 'kubernetes', kubeconfig: b.kubeconfig ?? null, context: b.context ?? null, namespace: b.namespace ?? 'default', image: b.image ?? null };
+        return {
+          kind: 'kubernetes',
+          kubeconfig: b.kubeconfig ?? null,
+          context: b.context ?? null,
+          namespace: b.namespace ?? 'default',
+          image: b.image ?? null,
+        };
       }),
     );
 }

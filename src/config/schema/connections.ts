@@ -42,7 +42,10 @@ function timeout(what: string) {
     const ms = durationMs(value, what);
     if (ms < MIN_TIMEOUT_MS) {
       const key = what.split('.')[1];
-      throw invalid(`invalid ${what} ${describeValue(value)}: must be at least ${MIN_TIMEOUT_MS}ms`, `for example ${key}: 10s`);
+      throw invalid(
+        `invalid ${what} ${describeValue(value)}: must be at least ${MIN_TIMEOUT_MS}ms`,
+        `for example ${key}: 10s`,
+      );
     }
     return ms;
   });

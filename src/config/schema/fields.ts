@@ -17,40 +17,51 @@ export const given = (value: unknown): boolean => value !== undefined && value !
 
 /** A strict object (unknown keys are errors); a value of another type: `expected WHAT, got X`. */
 export function object<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
-  return z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? `expected ${what}, got ${describeValue(iss.input)}` : undefined) });
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'invalid_type' ? `expected ${what}, got ${describeValue(iss.input)}` : undefined),
+  });
 }
 
 /** A list: `expected a list of WHAT, got X`. */
 export function list<T extends z.core.SomeType>(item: T, what: string) {
-  return z.array(item, { error: (iss) => (iss.code === 'invalid_type' ? `expected a list of ${what}, got ${describeValue(iss.input)}` : undefined) });
+  return z.array(item, {
+    error: (iss) =>
+      iss.code === 'invalid_type' ? `expected a list of ${what}, got ${describeValue(iss.input)}` : undefined,
+  });
 }
 
 /** A map of free-form keys: `expected WHAT, got X`. */
 export function map<T extends z.core.SomeType>(value: T, what: string) {
-  return z.record(z.string(), value, { error: (iss) => (iss.code === 'invalid_type' ? `expected ${what}, got ${describeValue(iss.input)}` : undefined) });
+  return z.record(z.string(), value, {
+    error: (iss) => (iss.code === 'invalid_type' ? `expected ${what}, got ${describeValue(iss.input)}` : undefined),
+  });
 }
 
 export const cpu = parseWith<number, number | string>((value) => {
-  if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid cpu ${describeValue(value)}: expected a number of cores such as 0.5 or 8`);
+  if (typeof value !== 'number' && typeof value !== 'string')
+    throw invalid(`invalid cpu ${describeValue(value)}: expected a number of cores such as 0.5 or 8`);
   return parseCpu(value);
 });
 
 export const memory = parseWith<number, number | string>((value) => {
-  if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid memory ${describeValue(value)}: expected a size such as 512M, 4GiB or 2G`);
+  if (typeof value !== 'number' && typeof value !== 'string')
+    throw invalid(`invalid memory ${describeValue(value)}: expected a size such as 512M, 4GiB or 2G`);
   return parseMemory(value);
 });
 
 /** A byte size by the model's parser (`512M`, `1GiB`); `what` names it in messages. */
 export function byteSize(what: string) {
   return parseWith<number, number | string>((value) => {
-    if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid ${what} ${describeValue(value)}: expected a size such as 512M or 1GiB`);
+    if (typeof value !== 'number' && typeof value !== 'string')
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a size such as 512M or 1GiB`);
     return parseMemory(value, what);
   });
 }
 
 /** A duration in milliseconds by the model's parser; `what` names it in messages (`invalid time "soon"`). */
 export function durationMs(value: unknown, what = 'duration'): number {
-  if (typeof value !== 'number' && typeof value !== 'string') throw invalid(`invalid ${what} ${describeValue(value)}: expected a string such as 10s`);
+  if (typeof value !== 'number' && typeof value !== 'string')
+    throw invalid(`invalid ${what} ${describeValue(value)}: expected a string such as 10s`);
   return parseDuration(value, { what });
 }
 
@@ -92,7 +103,8 @@ export function nonNegativeNumber(what: string, example: string) {
 /** A trimmed, non-empty string. */
 export function text(what: string) {
   return parseWith<string, string>((value) => {
-    if (typeof value !== 'string' || value.trim() === '') throw invalid(`invalid ${what} ${describeValue(value)}: expected a non-empty string`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a non-empty string`);
     return value.trim();
   });
 }
@@ -108,7 +120,10 @@ export function boolean(what: string) {
 export function oneOf<const T extends string>(allowed: readonly T[], what: string) {
   return parseWith<T, T>((value) => {
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value.trim())) return value.trim() as T;
-    throw invalid(`invalid ${what} ${describeValue(value)}${typeof value === 'string' ? didYouMean(value, allowed) : ''}`, `use one of: ${allowed.join(', ')}`);
+    throw invalid(
+      `invalid ${what} ${describeValue(value)}${typeof value === 'string' ? didYouMean(value, allowed) : ''}`,
+      `use one of: ${allowed.join(', ')}`,
+    );
   });
 }
 
@@ -161,7 +176,12 @@ export const attributes = map(attributeValue, 'an object of name: value pairs')
   });
 
 /** Raise an issue at a key path from inside an object's transform. */
-export function fail(ctx: z.core.$RefinementCtx, path: ReadonlyArray<string | number>, message: string, hint?: string): never {
+export function fail(
+  ctx: z.core.$RefinementCtx,
+  path: ReadonlyArray<string | number>,
+  message: string,
+  hint?: string,
+): never {
   ctx.issues.push({ code: 'custom', path: [...path], message, input: undefined, params: hint ? { hint } : undefined });
   throw FAILED;
 }

@@ -19,7 +19,10 @@ export const MIN_DENSITY_BUCKET_MS = 1_000;
 export function checkMetricsPort(value: unknown, what = 'metrics port'): number {
   const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > 65535) {
-    throw invalid(`invalid ${what} ${describeValue(value)}: expected a TCP port from 1 to 65535`, 'for example 9464 (the metrics are then at http://127.0.0.1:9464/metrics)');
+    throw invalid(
+      `invalid ${what} ${describeValue(value)}: expected a TCP port from 1 to 65535`,
+      'for example 9464 (the metrics are then at http://127.0.0.1:9464/metrics)',
+    );
   }
   return number;
 }
@@ -27,7 +30,11 @@ export function checkMetricsPort(value: unknown, what = 'metrics port'): number 
 const port = parseWith<number, number | string>((value) => checkMetricsPort(value, 'metrics.port'));
 const bucket = parseWith<number, number | string>((value) => {
   const ms = durationMs(value, 'metrics.density-bucket');
-  if (ms < MIN_DENSITY_BUCKET_MS) throw invalid(`invalid metrics.density-bucket ${describeValue(value)}: must be at least 1s`, 'for example density-bucket: 60s');
+  if (ms < MIN_DENSITY_BUCKET_MS)
+    throw invalid(
+      `invalid metrics.density-bucket ${describeValue(value)}: must be at least 1s`,
+      'for example density-bucket: 60s',
+    );
   return ms;
 });
 
@@ -44,5 +51,9 @@ export interface MetricsConfig {
 }
 
 export function resolveMetrics(file: z.output<typeof metrics>): MetricsConfig {
-  return { port: file?.port ?? null, density: file?.density ?? false, densityBucketMs: file?.['density-bucket'] ?? DEFAULT_DENSITY_BUCKET_MS };
+  return {
+    port: file?.port ?? null,
+    density: file?.density ?? false,
+    densityBucketMs: file?.['density-bucket'] ?? DEFAULT_DENSITY_BUCKET_MS,
+  };
 }

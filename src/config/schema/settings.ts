@@ -1,14 +1,26 @@
 /**
  * Cluster-wide settings of the config file: home, quotas, job defaults (`stop-grace`,
  * `max-preemptions`, `time-limit`), the queue policy and the task runtime (`runtime`, `image`,
- * `network`, `container-user`, `container-process-children`). Queue policies, defaults and limits are the scheduler's own
+ * `network`, `container-user`, `container-process-children`). Queue policies, defaults and limits are the scheduler's
+ * own
  * (src/cluster/scheduler/queue/options.ts); the config only names them.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_QUEUE_OPTIONS, MAX_QUEUE_DEPTH, MAX_RESERVATION_DEPTH, QUEUE_POLICIES } from '../../cluster/scheduler/queue/options.js';
-import { DEFAULT_PLACEMENT_OPTIONS, MAX_JITTER, PLACEMENT_MODES, SELECTIONS, type PlacementOptions } from '../../cluster/scheduler/placement/modes.js';
+import {
+  DEFAULT_QUEUE_OPTIONS,
+  MAX_QUEUE_DEPTH,
+  MAX_RESERVATION_DEPTH,
+  QUEUE_POLICIES,
+} from '../../cluster/scheduler/queue/options.js';
+import {
+  DEFAULT_PLACEMENT_OPTIONS,
+  MAX_JITTER,
+  PLACEMENT_MODES,
+  SELECTIONS,
+  type PlacementOptions,
+} from '../../cluster/scheduler/placement/modes.js';
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
@@ -18,7 +30,21 @@ import { USER_NAME, USER_NAME_HINT } from '../../model/names.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
-import { cpu, duration, durationMs, fail, list, map, memory, nonNegativeInteger, object, oneOf, positiveInteger, resolving, text } from './fields.js';
+import {
+  cpu,
+  duration,
+  durationMs,
+  fail,
+  list,
+  map,
+  memory,
+  nonNegativeInteger,
+  object,
+  oneOf,
+  positiveInteger,
+  resolving,
+  text,
+} from './fields.js';
 
 export const RUNTIMES = ['process', 'docker'] as const;
 export const NETWORKS = CONTAINER_NETWORKS;
@@ -32,7 +58,8 @@ function expandHome(value: string): string {
 /** `home:` with `~` expanded, relative to the config file when that path is absolute. */
 export function home(source: string) {
   return parseWith<string, string>((value) => {
-    if (typeof value !== 'string' || value.trim() === '') throw invalid(`invalid home ${describeValue(value)}: expected a directory path`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw invalid(`invalid home ${describeValue(value)}: expected a directory path`);
     const expanded = expandHome(value.trim());
     if (path.isAbsolute(expanded)) return path.normalize(expanded);
     return path.isAbsolute(source) ? path.resolve(path.dirname(source), expanded) : expanded;
@@ -75,14 +102,19 @@ export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators
 /** `retry-backoff:` a duration longer than 0: the default `--retry-backoff` of a job. */
 export const retryBackoff = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);
-  if (ms <= 0) throw invalid(`invalid retry-backoff ${describeValue(value)}: must be longer than 0`, 'leave it out to retry failed tasks at once, or for example retry-backoff: 10s');
+  if (ms <= 0)
+    throw invalid(
+      `invalid retry-backoff ${describeValue(value)}: must be longer than 0`,
+      'leave it out to retry failed tasks at once, or for example retry-backoff: 10s',
+    );
   return ms;
 });
 
 /** `time-limit:` a duration longer than 0. */
 export const timeLimit = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);
-  if (ms <= 0) throw invalid(`invalid time-limit ${describeValue(value)}: must be longer than 0`, 'for example time-limit: 24h');
+  if (ms <= 0)
+    throw invalid(`invalid time-limit ${describeValue(value)}: must be longer than 0`, 'for example time-limit: 24h');
   return ms;
 });
 
@@ -90,7 +122,11 @@ export const timeLimit = parseWith<number, string | number>((value) => {
 export const retention = parseWith<number | null, string | number>((value) => {
   if (value === 'never') return null;
   const ms = durationMs(value, 'retention');
-  if (ms <= 0) throw invalid(`invalid retention ${describeValue(value)}: must be longer than 0, or never`, 'for example retention: 7d');
+  if (ms <= 0)
+    throw invalid(
+      `invalid retention ${describeValue(value)}: must be longer than 0, or never`,
+      'for example retention: 7d',
+    );
   return ms;
 });
 
@@ -98,17 +134,27 @@ export const retention = parseWith<number | null, string | number>((value) => {
 export const MAX_STOP_GRACE_MS = 86_400_000;
 
 /** `stop-grace:` a duration of at most a day (0: SIGKILL at once). */
-/** `placement.cache-ttl`: how long a worker keeps a context-reuse hint after a task using the key ended there; a duration > 0. */
+/**
+ * `placement.cache-ttl`: how long a worker keeps a context-reuse hint after a task using the key ended there; a
+ * duration > 0.
+ */
 export const cacheTtl = parseWith<number, string | number>((value) => {
   const ms = durationMs(value, 'placement.cache-ttl');
-  if (ms <= 0) throw invalid(`invalid placement.cache-ttl ${describeValue(value)}: must be longer than 0`, 'for example cache-ttl: 1h');
+  if (ms <= 0)
+    throw invalid(
+      `invalid placement.cache-ttl ${describeValue(value)}: must be longer than 0`,
+      'for example cache-ttl: 1h',
+    );
   return ms;
 });
 
 export const stopGrace = parseWith<number, string | number>((value) => {
   const ms = durationMs(value);
   if (ms > MAX_STOP_GRACE_MS) {
-    throw invalid(`invalid stop-grace ${describeValue(value)}: at most ${formatDuration(MAX_STOP_GRACE_MS)}`, 'the time a stopping task gets between SIGTERM and SIGKILL, for example stop-grace: 30s');
+    throw invalid(
+      `invalid stop-grace ${describeValue(value)}: at most ${formatDuration(MAX_STOP_GRACE_MS)}`,
+      'the time a stopping task gets between SIGTERM and SIGKILL, for example stop-grace: 30s',
+    );
   }
   return ms;
 });
@@ -127,8 +173,16 @@ export const queue = object(
   {
     policy: oneOf(QUEUE_POLICIES, 'queue policy').nullish(),
     depth: atMost(positiveInteger('queue depth'), 'queue depth', MAX_QUEUE_DEPTH).nullish(),
-    'reservation-depth': atMost(nonNegativeInteger('reservation-depth'), 'reservation-depth', MAX_RESERVATION_DEPTH).nullish(),
-    'max-reservation-depth': atMost(nonNegativeInteger('max-reservation-depth'), 'max-reservation-depth', MAX_RESERVATION_DEPTH).nullish(),
+    'reservation-depth': atMost(
+      nonNegativeInteger('reservation-depth'),
+      'reservation-depth',
+      MAX_RESERVATION_DEPTH,
+    ).nullish(),
+    'max-reservation-depth': atMost(
+      nonNegativeInteger('max-reservation-depth'),
+      'max-reservation-depth',
+      MAX_RESERVATION_DEPTH,
+    ).nullish(),
   },
   'an object such as { policy: easy, depth: 32 }',
 )
@@ -136,11 +190,22 @@ export const queue = object(
   .transform(
     resolving((q, ctx) => {
       const maxReservationDepth: number = q?.['max-reservation-depth'] ?? MAX_RESERVATION_DEPTH;
-      const reservationDepth: number = q?.['reservation-depth'] ?? Math.min(DEFAULT_QUEUE_OPTIONS.reservationDepth, maxReservationDepth);
+      const reservationDepth: number =
+        q?.['reservation-depth'] ?? Math.min(DEFAULT_QUEUE_OPTIONS.reservationDepth, maxReservationDepth);
       if (reservationDepth > maxReservationDepth) {
-        fail(ctx, ['reservation-depth'], `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`, 'lower reservation-depth or raise max-reservation-depth');
+        fail(
+          ctx,
+          ['reservation-depth'],
+          `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`,
+          'lower reservation-depth or raise max-reservation-depth',
+        );
       }
-      return { policy: q?.policy ?? DEFAULT_QUEUE_OPTIONS.policy, depth: q?.depth ?? DEFAULT_QUEUE_OPTIONS.queueDepth, reservationDepth, maxReservationDepth };
+      return {
+        policy: q?.policy ?? DEFAULT_QUEUE_OPTIONS.policy,
+        depth: q?.depth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
+        reservationDepth,
+        maxReservationDepth,
+      };
     }),
   );
 
@@ -149,7 +214,10 @@ export const network = oneOf(NETWORKS, 'network');
 export const image = text('image').transform(resolving((value: string) => checkImageReference(value)));
 export const containerUser = text('container-user').transform(resolving((value: string) => checkContainerUser(value)));
 /** One entry of `mounts:`, `SRC:DST[:ro]` (model/mounts.ts); its source is resolved at each submit. */
-export const mounts = list(text('mount').transform(resolving((value: string) => parseMount(value, 'mount'))), 'SRC:DST[:ro] strings');
+export const mounts = list(
+  text('mount').transform(resolving((value: string) => parseMount(value, 'mount'))),
+  'SRC:DST[:ro] strings',
+);
 
 export type RuntimeKind = (typeof RUNTIMES)[number];
 export type ContainerNetwork = (typeof NETWORKS)[number];
@@ -168,7 +236,10 @@ export interface RuntimeConfig {
    * processes (`--runtime process`); default false (refused, src/cluster/admission/isolation.ts).
    */
   containerProcessChildren: boolean;
-  /** `workspace`: mount the submit directory into the owner's container jobs (default true; src/cluster/admission/workspace.ts). */
+  /**
+   * `workspace`: mount the submit directory into the owner's container jobs (default true;
+   * src/cluster/admission/workspace.ts).
+   */
   workspace: boolean;
   /** `mounts`: host paths in every container job of the owner (`SRC:DST[:ro]`; none by default). */
   mounts: Mount[];
@@ -178,18 +249,32 @@ export interface RuntimeConfig {
 export function runtime(
   ctx: z.core.$RefinementCtx,
   given: {
-    runtime?: RuntimeKind | null; image?: string | null; network?: ContainerNetwork | null;
-    'container-user'?: string | null; 'container-process-children'?: boolean | null;
-    workspace?: boolean | null; mounts?: Mount[] | null;
+    runtime?: RuntimeKind | null;
+    image?: string | null;
+    network?: ContainerNetwork | null;
+    'container-user'?: string | null;
+    'container-process-children'?: boolean | null;
+    workspace?: boolean | null;
+    mounts?: Mount[] | null;
   },
 ): RuntimeConfig {
   const kind = given.runtime ?? DEFAULT_RUNTIME.kind;
   const image = given.image ?? null;
   if (kind === 'docker' && image === null) {
-    fail(ctx, ['runtime'], 'runtime: docker needs a default image', 'add image: IMAGE (used by jobs submitted without --image), or use runtime: process');
+    fail(
+      ctx,
+      ['runtime'],
+      'runtime: docker needs a default image',
+      'add image: IMAGE (used by jobs submitted without --image), or use runtime: process',
+    );
   }
   if (kind === 'process' && image !== null) {
-    fail(ctx, ['image'], 'a default image is only used with runtime: docker', 'add runtime: docker, or give the image per job with --image');
+    fail(
+      ctx,
+      ['image'],
+      'a default image is only used with runtime: docker',
+      'add runtime: docker, or give the image per job with --image',
+    );
   }
   return {
     kind,
@@ -205,7 +290,11 @@ export function runtime(
 /** `elastic.poll:` a duration longer than 0 (the coordinator's loop interval). */
 const elasticPoll = parseWith<number, string | number>((value) => {
   const ms = durationMs(value, 'poll');
-  if (ms <= 0) throw invalid(`invalid poll ${describeValue(value)}: must be longer than 0`, 'for example poll: 30s (sub-second values such as 200ms are allowed)');
+  if (ms <= 0)
+    throw invalid(
+      `invalid poll ${describeValue(value)}: must be longer than 0`,
+      'for example poll: 30s (sub-second values such as 200ms are allowed)',
+    );
   return ms;
 });
 
@@ -255,17 +344,32 @@ function numberIn(what: string, min: number, max: number, hint: string) {
   });
 }
 
-const lambdaValue = (category: string) => numberIn(`lambda ${category}`, 0, 1, 'λ weighs throughput (1) against cost per hour (0); for example lambda: { training: 0.8 }');
+const lambdaValue = (category: string) =>
+  numberIn(
+    `lambda ${category}`,
+    0,
+    1,
+    'λ weighs throughput (1) against cost per hour (0); for example lambda: { training: 0.8 }',
+  );
 
 /** The scoring keys of `placement:` (stickiness and cache-ttl are defined beside them). */
 export const placementScoringKeys = {
   mode: oneOf(PLACEMENT_MODES, 'placement mode').nullish(),
   selection: oneOf(SELECTIONS, 'placement selection').nullish(),
   lambda: object(
-    { training: lambdaValue('training').nullish(), inference: lambdaValue('inference').nullish(), other: lambdaValue('other').nullish() },
+    {
+      training: lambdaValue('training').nullish(),
+      inference: lambdaValue('inference').nullish(),
+      other: lambdaValue('other').nullish(),
+    },
     'an object such as { training: 0.8, inference: 0.4, other: 0.5 }',
   ).nullish(),
-  jitter: numberIn('jitter', 0, MAX_JITTER, 'the half-width of the tie-breaking jitter, for example jitter: 0.001').nullish(),
+  jitter: numberIn(
+    'jitter',
+    0,
+    MAX_JITTER,
+    'the half-width of the tie-breaking jitter, for example jitter: 0.001',
+  ).nullish(),
 };
 
 type ScoringFile = {

@@ -10,7 +10,13 @@
  * advertised, which a wildcard host (0.0.0.0, [::]) cannot be, so one then needs `advertise`.
  */
 import { invalid } from '../../model/errors.js';
-import { formatControllerUrl, isWildcardHost, parseControllerUrl, parseHostPort, type TcpAddress } from '../../model/net-address.js';
+import {
+  formatControllerUrl,
+  isWildcardHost,
+  parseControllerUrl,
+  parseHostPort,
+  type TcpAddress,
+} from '../../model/net-address.js';
 import { parseWith } from '../../model/schema-errors.js';
 import { object, resolving } from './fields.js';
 
@@ -22,7 +28,9 @@ export interface TaskDoorConfig {
 }
 
 const listen = parseWith<TcpAddress, string>((value) => parseHostPort(value, 'task-door.listen', '0.0.0.0:7070'));
-const advertise = parseWith<string, string>((value) => formatControllerUrl(parseControllerUrl(value, 'task-door.advertise')));
+const advertise = parseWith<string, string>((value) =>
+  formatControllerUrl(parseControllerUrl(value, 'task-door.advertise')),
+);
 
 export const taskDoor = object(
   { listen, advertise: advertise.nullish() },
@@ -35,7 +43,8 @@ export const taskDoor = object(
       if (door.advertise) return { listen: door.listen, advertise: door.advertise };
       if (isWildcardHost(door.listen.host)) {
         throw invalid(
-          `task-door.advertise is needed: tasks cannot be given the wildcard address ${door.listen.host} of task-door.listen`,
+          `task-door.advertise is needed: tasks cannot be given the wildcard address ${door.listen.host}` +
+            ` of task-door.listen`,
           'add the address tasks reach the controller at, for example advertise: http://iris-task-door:7070 (a Service) or http://10.0.0.5:7070',
         );
       }

@@ -7,11 +7,38 @@
  */
 import { z } from 'zod';
 import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
-import { DEFAULT_CACHE_TTL_MS, DEFAULT_DEADLOCK_GRACE_MS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_PREEMPTIONS, DEFAULT_RETENTION_MS, DEFAULT_STOP_GRACE_MS, DEFAULT_TIME_LIMIT_MS, machineWorker } from '../defaults.js';
+import {
+  DEFAULT_CACHE_TTL_MS,
+  DEFAULT_DEADLOCK_GRACE_MS,
+  DEFAULT_LOG_LIMIT_BYTES,
+  DEFAULT_MAX_PREEMPTIONS,
+  DEFAULT_RETENTION_MS,
+  DEFAULT_STOP_GRACE_MS,
+  DEFAULT_TIME_LIMIT_MS,
+  machineWorker,
+} from '../defaults.js';
 import { hostProbe, type MachineProbe } from '../detect.js';
 import type { IrisConfig } from '../types.js';
 import { byteSize, duration, fail, nonNegativeInteger, resolving } from './fields.js';
-import { cacheTtl, containerUser, elastic, home, image, mounts, network, placementScoring, placementScoringKeys, queue, quotas, retention, retryBackoff, runtime, runtimeKind, stopGrace, timeLimit } from './settings.js';
+import {
+  cacheTtl,
+  containerUser,
+  elastic,
+  home,
+  image,
+  mounts,
+  network,
+  placementScoring,
+  placementScoringKeys,
+  queue,
+  quotas,
+  retention,
+  retryBackoff,
+  runtime,
+  runtimeKind,
+  stopGrace,
+  timeLimit,
+} from './settings.js';
 import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 import { backend } from './backend.js';
@@ -45,21 +72,33 @@ export function configSchema(source: string, probe: MachineProbe) {
         quotas,
         'task-door': taskDoor,
         connections,
-        placement: z.strictObject({
-          stickiness: z.boolean().nullish(),
-          'cache-ttl': cacheTtl.nullish(),
-          ...placementScoringKeys,
-        }).nullish(),
+        placement: z
+          .strictObject({
+            stickiness: z.boolean().nullish(),
+            'cache-ttl': cacheTtl.nullish(),
+            ...placementScoringKeys,
+          })
+          .nullish(),
         metrics,
         elastic,
         backend: backend(source),
       },
-      { error: (iss) => (iss.code === 'invalid_type' ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}` : undefined) },
+      {
+        error: (iss) =>
+          iss.code === 'invalid_type'
+            ? `the configuration must be an object (a YAML mapping), got ${describeValue(iss.input)}`
+            : undefined,
+      },
     )
     .transform(
       resolving((file, ctx): IrisConfig => {
         if (file.backend?.kind === 'kubernetes' && (file.mounts ?? []).length > 0) {
-          fail(ctx, ['mounts'], 'the kubernetes backend does not mount host directories into Pods', 'remove mounts, or use the local backend');
+          fail(
+            ctx,
+            ['mounts'],
+            'the kubernetes backend does not mount host directories into Pods',
+            'remove mounts, or use the local backend',
+          );
         }
         return {
           source,

@@ -50,7 +50,8 @@ export type Path = ReadonlyArray<string | number>;
 function nameOf(what: string) {
   return parseWith<string, string | number>((value) => {
     if (!given(value)) throw invalid(`missing ${what} name`);
-    if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`invalid ${what} name ${describeValue(value)}`);
+    if (typeof value !== 'string' && typeof value !== 'number')
+      throw invalid(`invalid ${what} name ${describeValue(value)}`);
     return checkName(String(value), what, 0);
   });
 }
@@ -81,17 +82,27 @@ const tpuVariantOf = (missingHint: string, expected: string) =>
 const GPU_OBJECT = 'an object such as { variant: H100, count: 8, memory: 80GiB }';
 
 const gpuShorthand = parseWith<WorkerDevice, string | number>((value) => {
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`expected ${GPU_OBJECT}, got ${describeValue(value)}`);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw invalid(`expected ${GPU_OBJECT}, got ${describeValue(value)}`);
   const request = parseGpu(String(value));
   if (request.type !== 'gpu') throw invalid(`invalid gpu ${describeValue(value)}`);
   return { type: 'gpu', variant: request.variant, count: request.count };
 });
 
 const gpuObject = object(
-  { variant: variantName.nullish(), count: positiveInteger('gpu count').nullish(), memory: byteSize('gpu memory').nullish() },
+  {
+    variant: variantName.nullish(),
+    count: positiveInteger('gpu count').nullish(),
+    memory: byteSize('gpu memory').nullish(),
+  },
   GPU_OBJECT,
 ).transform(
-  (gpu): WorkerDevice => ({ type: 'gpu', variant: gpu.variant ?? null, count: gpu.count ?? 1, ...(given(gpu.memory) ? { memoryBytes: gpu.memory! } : {}) }),
+  (gpu): WorkerDevice => ({
+    type: 'gpu',
+    variant: gpu.variant ?? null,
+    count: gpu.count ?? 1,
+    ...(given(gpu.memory) ? { memoryBytes: gpu.memory! } : {}),
+  }),
 );
 
 const costPerHour = nonNegativeNumber('cost-per-hour', '0.5 or 12');
@@ -120,16 +131,34 @@ class ChipPaths {
 }
 
 /** Chip paths of one host: the listed ones (one per chip), else the detected ones (at most `chips`). */
-function chipPaths(ctx: Ctx, listed: string[] | null | undefined, chips: number, path: Path, detected: ChipPaths): string[] {
+function chipPaths(
+  ctx: Ctx,
+  listed: string[] | null | undefined,
+  chips: number,
+  path: Path,
+  detected: ChipPaths,
+): string[] {
   if (listed === undefined || listed === null) return detected.get().slice(0, chips);
   if (listed.length !== chips) {
-    fail(ctx, path, `${listed.length} device path${listed.length === 1 ? '' : 's'} for ${chips} chips: list one path per chip`, 'stand-ins may repeat, e.g. [/dev/zero, /dev/zero, /dev/zero, /dev/zero]');
+    fail(
+      ctx,
+      path,
+      `${listed.length} device path${listed.length === 1 ? '' : 's'} for ${chips} chips: list one path per chip`,
+      'stand-ins may repeat, e.g. [/dev/zero, /dev/zero, /dev/zero, /dev/zero]',
+    );
   }
   return listed;
 }
 
-/** User attributes plus the ones the worker reports itself; repeating a reported value is allowed, changing it is not. */
-function attributesWith(ctx: Ctx, given: Record<string, string>, reported: Record<string, string | undefined>, setWith: string): Record<string, string> {
+/**
+ * User attributes plus the ones the worker reports itself; repeating a reported value is allowed, changing it is not.
+ */
+function attributesWith(
+  ctx: Ctx,
+  given: Record<string, string>,
+  reported: Record<string, string | undefined>,
+  setWith: string,
+): Record<string, string> {
   const out = { ...given };
   for (const [key, actual] of Object.entries(reported)) {
     const value = out[key];
@@ -137,7 +166,8 @@ function attributesWith(ctx: Ctx, given: Record<string, string>, reported: Recor
       fail(
         ctx,
         ['attributes', key],
-        `"${key}" is reported by the worker itself (${actual === undefined ? 'absent' : `"${actual}"`} here) and cannot be set to "${value}"`,
+        `"${key}" is reported by the worker itself (${actual === undefined ? 'absent' : `"${actual}"`} here) and ` +
+          `cannot be set to "${value}"`,
         `remove it from attributes; ${setWith}`,
       );
     }
@@ -165,14 +195,21 @@ function hostSettings(entry: {
   };
 }
 
-const deviceAttributes = (device: WorkerDevice) => ({ 'device-type': device.type, 'device-variant': device.variant ?? undefined });
+const deviceAttributes = (device: WorkerDevice) => ({
+  'device-type': device.type,
+  'device-variant': device.variant ?? undefined,
+});
 
 /** The schemas of `workers:` and `slices:` entries; TPU chip paths not listed come from `probe`. */
 export function workerSchemas(probe: MachineProbe) {
   const detected = new ChipPaths(probe);
 
   const tpuObject = object(
-    { variant: tpuVariantOf('for example tpu: { variant: v5litepod-16 }', ''), chips: positiveInteger('TPU chips').nullish(), devices: devicePaths.nullish() },
+    {
+      variant: tpuVariantOf('for example tpu: { variant: v5litepod-16 }', ''),
+      chips: positiveInteger('TPU chips').nullish(),
+      devices: devicePaths.nullish(),
+    },
     'an object such as { variant: v5litepod-16 }',
   ).transform(
     resolving((tpu, ctx) => {
@@ -181,9 +218,18 @@ export function workerSchemas(probe: MachineProbe) {
       return { device, paths: chipPaths(ctx, tpu.devices, chips, ['devices'], detected) };
     }),
   );
-  const tpu = z.union([z.string().transform((variant) => ({ variant })).pipe(tpuObject), tpuObject], {
-    error: (iss) => `expected an object such as { variant: v5litepod-16 }, got ${describeValue(iss.input)}`,
-  });
+  const tpu = z.union(
+    [
+      z
+        .string()
+        .transform((variant) => ({ variant }))
+        .pipe(tpuObject),
+      tpuObject,
+    ],
+    {
+      error: (iss) => `expected an object such as { variant: v5litepod-16 }, got ${describeValue(iss.input)}`,
+    },
+  );
 
   const worker = object(
     {
@@ -198,9 +244,11 @@ export function workerSchemas(probe: MachineProbe) {
   ).transform(
     resolving((w, ctx): WorkerSpec[] => {
       const count = w.count ?? null;
-      if (count !== null && count > MAX_POOL) fail(ctx, ['count'], `invalid worker count ${count}: at most ${MAX_POOL}`);
+      if (count !== null && count > MAX_POOL)
+        fail(ctx, ['count'], `invalid worker count ${count}: at most ${MAX_POOL}`);
       if (count !== null) withSuffix(ctx, w.name, 'worker', `-${count - 1}`);
-      if (given(w.gpu) && given(w.tpu)) fail(ctx, [], 'a worker has at most one device: set either gpu or tpu, not both');
+      if (given(w.gpu) && given(w.tpu))
+        fail(ctx, [], 'a worker has at most one device: set either gpu or tpu, not both');
       const device: WorkerDevice = w.gpu ?? w.tpu?.device ?? { type: 'cpu', variant: null, count: 0 };
       const paths = w.tpu?.paths;
       const attrs = attributesWith(ctx, w.attributes, deviceAttributes(device), 'set the device with gpu: or tpu:');
@@ -237,7 +285,12 @@ export function workerSchemas(probe: MachineProbe) {
       const hostnames = s.hostnames ?? null;
       if (hostnames !== null && hostnames.length !== variant.hosts) {
         const n = hostnames.length;
-        fail(ctx, ['hostnames'], `${n} host name${n === 1 ? '' : 's'} for ${variant.name}, which has ${variant.hosts} host${variant.hosts === 1 ? '' : 's'}: list one per host, in tpu-worker-id order`);
+        fail(
+          ctx,
+          ['hostnames'],
+          `${n} host name${n === 1 ? '' : 's'} for ${variant.name}, which has ${variant.hosts} host` +
+            `${variant.hosts === 1 ? '' : 's'}: list one per host, in tpu-worker-id order`,
+        );
       }
       const device: WorkerDevice = { type: 'tpu', variant: variant.name, count: variant.chipsPerHost };
       return Array.from({ length: variant.hosts }, (_, i) => ({
@@ -265,13 +318,24 @@ export function workerSchemas(probe: MachineProbe) {
  * All workers of the config, `workers:` then `slices:`, checked together: at least one, names
  * unique across both keys, and a worker never claims the tpu-name of a slice.
  */
-export function joinWorkers(ctx: Ctx, workers: WorkerSpec[][] | null, slices: WorkerSpec[][] | null, workersGiven: boolean): WorkerSpec[] {
+export function joinWorkers(
+  ctx: Ctx,
+  workers: WorkerSpec[][] | null,
+  slices: WorkerSpec[][] | null,
+  workersGiven: boolean,
+): WorkerSpec[] {
   const entries: Array<[WorkerSpec, Path]> = [
     ...(workers ?? []).flatMap((specs, index) => specs.map((spec): [WorkerSpec, Path] => [spec, ['workers', index]])),
     ...(slices ?? []).flatMap((specs, index) => specs.map((spec): [WorkerSpec, Path] => [spec, ['slices', index]])),
   ];
   if (entries.length === 0) {
-    fail(ctx, [workersGiven ? 'workers' : 'slices'], 'a cluster needs at least one worker', 'declare a worker or a slice, or remove "workers" and "slices" to get one worker with this machine\'s CPUs and memory');
+    fail(
+      ctx,
+      [workersGiven ? 'workers' : 'slices'],
+      'a cluster needs at least one worker',
+      'declare a worker or a slice, or remove "workers" and "slices" to get one worker with this machine\'s CPUs ' +
+        'and memory',
+    );
   }
   const seen = new Map<string, Path>();
   const sliceNames = new Map<string, Path>();
@@ -280,11 +344,17 @@ export function joinWorkers(ctx: Ctx, workers: WorkerSpec[][] | null, slices: Wo
   }
   for (const [spec, path] of entries) {
     const first = seen.get(spec.id);
-    if (first !== undefined) fail(ctx, [...path, 'name'], `duplicate worker name "${spec.id}" (also ${formatKeyPath(first)})`);
+    if (first !== undefined)
+      fail(ctx, [...path, 'name'], `duplicate worker name "${spec.id}" (also ${formatKeyPath(first)})`);
     seen.set(spec.id, path);
     const slicePath = sliceNames.get(spec.attributes['tpu-name'] ?? '');
     if (path[0] === 'workers' && slicePath !== undefined) {
-      fail(ctx, [...path, 'attributes', 'tpu-name'], `tpu-name "${spec.attributes['tpu-name']}" is the name of ${formatKeyPath(slicePath)}`, 'a slice owns its tpu-name; give this worker another one');
+      fail(
+        ctx,
+        [...path, 'attributes', 'tpu-name'],
+        `tpu-name "${spec.attributes['tpu-name']}" is the name of ${formatKeyPath(slicePath)}`,
+        'a slice owns its tpu-name; give this worker another one',
+      );
     }
   }
   return entries.map(([spec]) => spec);

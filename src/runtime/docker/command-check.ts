@@ -55,7 +55,10 @@ export class CommandChecker {
     const results = await Promise.all(
       candidates.map(async (path): Promise<CommandLookup> => {
         try {
-          const res = (await container.infoArchive({ path })) as unknown as { headers?: Record<string, unknown>; resume?: () => void };
+          const res = (await container.infoArchive({ path })) as unknown as {
+            headers?: Record<string, unknown>;
+            resume?: () => void;
+          };
           res.resume?.();
           const stat = statOf(res.headers);
           if (stat === null) return 'unknown';

@@ -25,7 +25,16 @@ import type { ContainerCreateOptions } from 'dockerode';
 import type { TaskLaunch } from '../types.js';
 
 /** Capabilities an iris container keeps (all others are dropped). */
-export const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'NET_BIND_SERVICE'] as const;
+export const KEPT_CAPABILITIES = [
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'SETGID',
+  'SETUID',
+  'NET_BIND_SERVICE',
+] as const;
 
 export const DEFAULT_PIDS_LIMIT = 4096;
 /** The engine refuses NanoCpus below 0.01 CPU. */
@@ -73,7 +82,11 @@ export function containerLabels(launch: TaskLaunch): Record<string, string> {
   };
 }
 
-export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, extra: CreateOptionsExtra): ContainerCreateOptions & { name: string } {
+export function containerCreateOptions(
+  launch: TaskLaunch,
+  engine: EngineInfo,
+  extra: CreateOptionsExtra,
+): ContainerCreateOptions & { name: string } {
   const spec = launch.container;
   if (!spec) throw new Error('containerCreateOptions: the launch has no container spec');
   const { cpuMillis, memoryBytes } = launch.resources;
@@ -98,10 +111,16 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
     hostConfig.CapAdd = [...KEPT_CAPABILITIES];
   }
   if (spec.devices.length > 0) {
-    hostConfig.Devices = spec.devices.map((d) => ({ PathOnHost: d.host, PathInContainer: d.container, CgroupPermissions: 'rwm' }));
+    hostConfig.Devices = spec.devices.map((d) => ({
+      PathOnHost: d.host,
+      PathInContainer: d.container,
+      CgroupPermissions: 'rwm',
+    }));
   }
   if (spec.gpuIds.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: 'nvidia', Count: 0, DeviceIDs: [...spec.gpuIds], Capabilities: [['gpu']], Options: {} }];
+    hostConfig.DeviceRequests = [
+      { Driver: 'nvidia', Count: 0, DeviceIDs: [...spec.gpuIds], Capabilities: [['gpu']], Options: {} },
+    ];
   }
   const binds = spec.mounts.map((m) => `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
   if (spec.tokenFile) binds.push(`${spec.tokenFile.hostPath}:${spec.tokenFile.path}:ro`);
@@ -132,4 +151,3 @@ export function containerCreateOptions(launch: TaskLaunch, engine: EngineInfo, e
   if (spec.user !== undefined) options.User = spec.user;
   return options;
 }
-

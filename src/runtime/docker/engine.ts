@@ -36,7 +36,9 @@ export function engineAddress(host: string | undefined = process.env.DOCKER_HOST
     const port = tcp[2] === undefined ? 2375 : Number(tcp[2]);
     return { url: `tcp://${tcp[1]}:${port}`, host: tcp[1]!.replace(/^\[|\]$/g, ''), port };
   }
-  throw new Error(`unsupported Docker engine address "${value}" (DOCKER_HOST): use unix:///path/to/docker.sock or tcp://host:port`);
+  throw new Error(
+    `unsupported Docker engine address "${value}" (DOCKER_HOST): use unix:///path/to/docker.sock or tcp://host:port`,
+  );
 }
 
 /**
@@ -61,7 +63,13 @@ export function isConnectionError(error: unknown): boolean {
   const e = error as DockerLikeError | null;
   if (e === null || typeof e !== 'object') return false;
   if (typeof e.statusCode === 'number') return false;
-  if (typeof e.code === 'string' && /^(ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EACCES|EPERM|ENOTFOUND|EAI_AGAIN|ENOTSOCK|ECONNABORTED|ERR_STREAM_PREMATURE_CLOSE)$/.test(e.code)) return true;
+  if (
+    typeof e.code === 'string' &&
+    /^(ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EACCES|EPERM|ENOTFOUND|EAI_AGAIN|ENOTSOCK|ECONNABORTED|ERR_STREAM_PREMATURE_CLOSE)$/.test(
+      e.code,
+    )
+  )
+    return true;
   return /socket hang up|connect |timed? ?out|aborted/i.test(e.message ?? '');
 }
 

@@ -4,11 +4,20 @@
  * EngineLostError (the engine is unreachable or broke: a preemption).
  */
 import { LaunchError } from '../process/runtime.js';
-import { EngineLostError, engineMessage, isConnectionError, shortReason, unreachableMessage, type EngineAddress } from './engine.js';
+import {
+  EngineLostError,
+  engineMessage,
+  isConnectionError,
+  shortReason,
+  unreachableMessage,
+  type EngineAddress,
+} from './engine.js';
 import type { TaskLaunch } from '../types.js';
 
 export function imageNotFound(image: string): LaunchError {
-  return new LaunchError(`image not found: ${image} (no registry reachable? build it locally, e.g. with docker import or docker load)`);
+  return new LaunchError(
+    `image not found: ${image} (no registry reachable? build it locally, e.g. with docker import or docker load)`,
+  );
 }
 
 export function isNoSuchImage(error: unknown): boolean {
@@ -38,10 +47,14 @@ export function launchFailure(address: EngineAddress, launch: TaskLaunch, error:
   if (/could not select device driver "?nvidia"?/i.test(message)) {
     const ids = launch.container?.gpuIds.join(',') ?? '';
     return new LaunchError(
-      `the Docker engine has no NVIDIA runtime for the requested GPUs (${ids}): install the NVIDIA Container Toolkit on this host, or run the job without GPUs`,
+      `the Docker engine has no NVIDIA runtime for the requested GPUs (${ids}): install the NVIDIA Container ` +
+        `Toolkit on this host, or run the job without GPUs`,
     );
   }
-  if (/executable file not found|no such file or directory/i.test(message) && /exec|starting container process/i.test(message)) {
+  if (
+    /executable file not found|no such file or directory/i.test(message) &&
+    /exec|starting container process/i.test(message)
+  ) {
     return new LaunchError(`command not found: ${file}`, 'ENOENT');
   }
   if (/permission denied/i.test(message) && /exec|starting container process/i.test(message)) {

@@ -56,7 +56,8 @@ async function exitCodeOf(exec: Docker.Exec): Promise<number> {
   for (;;) {
     const info = await exec.inspect();
     if (!info.Running && info.ExitCode !== null) return info.ExitCode;
-    if (Date.now() > deadline) throw new IrisError('unavailable', 'the Docker engine did not report the command\'s exit code');
+    if (Date.now() > deadline)
+      throw new IrisError('unavailable', "the Docker engine did not report the command's exit code");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -75,12 +76,22 @@ export async function execInContainer(container: Docker.Container, spec: ExecSpe
   let exec: Docker.Exec;
   let stream: Duplex;
   try {
-    exec = await container.exec({ Cmd: [...spec.argv], AttachStdin: spec.stdin, AttachStdout: true, AttachStderr: true, Tty: spec.tty });
+    exec = await container.exec({
+      Cmd: [...spec.argv],
+      AttachStdin: spec.stdin,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: spec.tty,
+    });
     stream = await exec.start({ hijack: true, stdin: spec.stdin, Tty: spec.tty });
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404 || status === 409) {
-      throw new IrisError('not_found', `the task's container is not running (${engineMessage(error)})`, 'see the task with `iris status`');
+      throw new IrisError(
+        'not_found',
+        `the task's container is not running (${engineMessage(error)})`,
+        'see the task with `iris status`',
+      );
     }
     throw new IrisError('unavailable', `the Docker engine could not start the command: ${engineMessage(error)}`);
   }
@@ -105,14 +116,18 @@ export async function execInContainer(container: Docker.Container, spec: ExecSpe
     if (spec.tty) exec.resize({ h: Math.trunc(rows), w: Math.trunc(cols) }).catch(() => undefined);
   };
   if (spec.tty && spec.size) resize(spec.size.rows, spec.size.cols);
-  const ended = (output: PassThrough) => new Promise<void>((resolve) => {
-    output.once('end', resolve);
-    output.once('close', resolve);
-  });
+  const ended = (output: PassThrough) =>
+    new Promise<void>((resolve) => {
+      output.once('end', resolve);
+      output.once('close', resolve);
+    });
   const outputDone = Promise.all(spec.tty ? [ended(stdout)] : [ended(stdout), ended(stderr)]);
   const exited = outputDone.then(() => exitCodeOf(exec));
   let killTimer: NodeJS.Timeout | null = null;
-  void exited.then(() => killTimer && clearTimeout(killTimer), () => undefined);
+  void exited.then(
+    () => killTimer && clearTimeout(killTimer),
+    () => undefined,
+  );
   return {
     stdin,
     stdout,
@@ -121,12 +136,15 @@ export async function execInContainer(container: Docker.Container, spec: ExecSpe
     resize,
     kill: () => {
       stream.destroy();
-      void exec.inspect().then((info) => {
-        if (!info.Running) return;
-        signalPid(info.Pid, 'SIGHUP');
-        killTimer = setTimeout(() => signalPid(info.Pid, 'SIGKILL'), KILL_GRACE_MS);
-        killTimer.unref();
-      }, () => undefined);
+      void exec.inspect().then(
+        (info) => {
+          if (!info.Running) return;
+          signalPid(info.Pid, 'SIGHUP');
+          killTimer = setTimeout(() => signalPid(info.Pid, 'SIGKILL'), KILL_GRACE_MS);
+          killTimer.unref();
+        },
+        () => undefined,
+      );
     },
   };
 }

@@ -18,10 +18,16 @@ export function checkUserMounts(spec: ContainerSpec): void {
       real = realpathSync(mount.host);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new LaunchError(`cannot mount ${mount.host} at ${mount.container}: ${code === 'ENOENT' ? 'it no longer exists' : code}`, code);
+      throw new LaunchError(
+        `cannot mount ${mount.host} at ${mount.container}: ${code === 'ENOENT' ? 'it no longer exists' : code}`,
+        code,
+      );
     }
     if (real !== mount.host) {
-      throw new LaunchError(`refusing to mount ${mount.host} at ${mount.container}: it resolves to ${real} since the job was submitted (a link was put on its way)`);
+      throw new LaunchError(
+        `refusing to mount ${mount.host} at ${mount.container}: it resolves to ${real} since the job was submitted ` +
+          `(a link was put on its way)`,
+      );
     }
   }
 }

@@ -31,7 +31,13 @@ async function stopAndRemove(docker: Docker, id: string, running: boolean, grace
   });
 }
 
-export async function reclaimContainers(docker: Docker, address: EngineAddress, clusterId: string, graceMs: number, exclude: ReadonlySet<string>): Promise<TaskKey[]> {
+export async function reclaimContainers(
+  docker: Docker,
+  address: EngineAddress,
+  clusterId: string,
+  graceMs: number,
+  exclude: ReadonlySet<string>,
+): Promise<TaskKey[]> {
   let list: Docker.ContainerInfo[];
   try {
     list = await docker.listContainers({ all: true, filters: { label: [`iris.cluster=${clusterId}`] } });
@@ -40,8 +46,15 @@ export async function reclaimContainers(docker: Docker, address: EngineAddress, 
     throw new Error(`cannot list containers: ${engineMessage(error)}`);
   }
   const mine = list.filter((c) => !exclude.has(c.Id) && c.Labels?.['iris.cluster'] === clusterId);
-  const results = await Promise.allSettled(mine.map((c) => stopAndRemove(docker, c.Id, c.State === 'running' || c.State === 'paused' || c.State === 'restarting', graceMs)));
-  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${mine[i]!.Names?.[0] ?? mine[i]!.Id}: ${engineMessage(r.reason)}`] : []));
-  if (failed.length > 0) throw new Error(`could not remove ${failed.length} container(s) of cluster ${clusterId}: ${failed.join('; ')}`);
+  const results = await Promise.allSettled(
+    mine.map((c) =>
+      stopAndRemove(docker, c.Id, c.State === 'running' || c.State === 'paused' || c.State === 'restarting', graceMs),
+    ),
+  );
+  const failed = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${mine[i]!.Names?.[0] ?? mine[i]!.Id}: ${engineMessage(r.reason)}`] : [],
+  );
+  if (failed.length > 0)
+    throw new Error(`could not remove ${failed.length} container(s) of cluster ${clusterId}: ${failed.join('; ')}`);
   return mine.map((c) => keyFromLabels(c.Labels)).filter((k): k is TaskKey => k !== null);
 }

@@ -38,10 +38,25 @@ import { formatBytes } from '../../model/resources.js';
 import { pumpDemuxed } from './demux.js';
 import { CommandChecker } from './command-check.js';
 import { waitContainer, type WaitResult } from './wait.js';
-import { dockerClient, engineAddress, probeEngine, shortReason, type EngineAddress, type EngineOptions, type ProbeResult } from './engine.js';
+import {
+  dockerClient,
+  engineAddress,
+  probeEngine,
+  shortReason,
+  type EngineAddress,
+  type EngineOptions,
+  type ProbeResult,
+} from './engine.js';
 
 export { probeGpuRuntime } from './engine.js';
-import { imageNotFound, isMemlockRefused, isNoSuchContainer, isNoSuchImage, launchFailure, lostError } from './errors.js';
+import {
+  imageNotFound,
+  isMemlockRefused,
+  isNoSuchContainer,
+  isNoSuchImage,
+  launchFailure,
+  lostError,
+} from './errors.js';
 import { hostMemlockHardLimit } from './memlock.js';
 import { reclaimContainers } from './reclaim.js';
 import { removeTokenFile, writeTokenFile } from './token-file.js';
@@ -137,7 +152,10 @@ export class DockerRuntime implements rt.TaskRuntime {
     if (!launch.container) throw new LaunchError('the Docker runtime needs a launch with a container image');
     checkUserMounts(launch.container);
     await ensureDir(dirname(launch.logPath)).catch((err: NodeJS.ErrnoException) => {
-      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`, err.code);
+      throw new LaunchError(
+        `cannot create the log directory ${dirname(launch.logPath)}: ${err.code ?? err.message}`,
+        err.code,
+      );
     });
     const token = launch.container.tokenFile;
     if (!token) return this.start(launch);
@@ -175,9 +193,14 @@ export class DockerRuntime implements rt.TaskRuntime {
       }
     } catch (error) {
       await this.discard(container);
-      throw error instanceof LaunchError ? error : launchFailure(this.address, launch, error, 'attaching to the container');
+      throw error instanceof LaunchError
+        ? error
+        : launchFailure(this.address, launch, error, 'attaching to the container');
     }
-    const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
+    const writer = new LogWriter(launch.logPath, {
+      ...(this.now ? { now: this.now } : {}),
+      limitBytes: launch.logLimitBytes ?? null,
+    });
     const output = pumpDemuxed(stream, writer);
     try {
       await container.start();
@@ -187,7 +210,12 @@ export class DockerRuntime implements rt.TaskRuntime {
       await writer.close();
       await this.discard(container);
       if (this.useHostMemlock(launch, error, memlock)) {
-        await appendNote(launch.logPath, `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ${formatBytes(this.memlockBytes!, { trimZero: true })}`, this.now?.() ?? Date.now()).catch(() => undefined);
+        await appendNote(
+          launch.logPath,
+          `iris: the Docker engine cannot raise memlock to unlimited here; running with the host's hard limit of ` +
+            `${formatBytes(this.memlockBytes!, { trimZero: true })}`,
+          this.now?.() ?? Date.now(),
+        ).catch(() => undefined);
         return this.start(launch);
       }
       throw launchFailure(this.address, launch, error, 'starting the container');
@@ -236,7 +264,11 @@ export class DockerRuntime implements rt.TaskRuntime {
     const image = launch.container!.image;
     let pulled = false;
     for (let tries = 0; ; tries++) {
-      const options = containerCreateOptions(launch, info, { suffix: randomBytes(2).toString('hex'), pidsLimit: this.pidsLimit, memlockBytes });
+      const options = containerCreateOptions(launch, info, {
+        suffix: randomBytes(2).toString('hex'),
+        pidsLimit: this.pidsLimit,
+        memlockBytes,
+      });
       try {
         return await this.docker.createContainer(options);
       } catch (error) {
@@ -260,7 +292,9 @@ export class DockerRuntime implements rt.TaskRuntime {
     const pulling = (async (): Promise<boolean> => {
       stream = (await this.docker.pull(image)) as Readable;
       const events = await new Promise<{ error?: string }[]>((resolve, reject) => {
-        this.docker.modem.followProgress(stream!, (err: Error | null, output: { error?: string }[]) => (err ? reject(err) : resolve(output ?? [])));
+        this.docker.modem.followProgress(stream!, (err: Error | null, output: { error?: string }[]) =>
+          err ? reject(err) : resolve(output ?? []),
+        );
       });
       return !events.some((e) => e.error !== undefined);
     })().catch(() => false);
@@ -329,7 +363,11 @@ export class DockerRuntime implements rt.TaskRuntime {
   /** Runs a command in the attempt's running container through the engine's exec (exec.ts). */
   async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const state = this.states.get(task);
-    if (!state || state.stopped) throw new IrisError('not_found', `the container of ${task.key.task} attempt ${task.key.attempt} has stopped: nothing runs to exec into`);
+    if (!state || state.stopped)
+      throw new IrisError(
+        'not_found',
+        `the container of ${task.key.task} attempt ${task.key.attempt} has stopped: nothing runs to exec into`,
+      );
     return execInContainer(state.container, spec);
   }
 

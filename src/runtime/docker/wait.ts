@@ -45,7 +45,12 @@ export function waitContainer(docker: Docker, id: string): Promise<WaitResult> {
         });
         res.on('error', (err: Error) => reject(err));
         res.on('close', () => {
-          if (!ended) reject(Object.assign(new Error('the connection to the engine closed while waiting for the container'), { code: 'ECONNRESET' }));
+          if (!ended)
+            reject(
+              Object.assign(new Error('the connection to the engine closed while waiting for the container'), {
+                code: 'ECONNRESET',
+              }),
+            );
         });
       },
     );

@@ -112,7 +112,10 @@ export async function probeHierarchy(
   const usable = await check(dir).catch(() => false);
   const removed = await rmdir(dir)
     .then(() => rmdir(clusterCgroupDir(root, cluster)))
-    .then(() => true, () => false);
+    .then(
+      () => true,
+      () => false,
+    );
   return usable && removed;
 }
 

@@ -12,8 +12,15 @@ import type { TaskKey } from '../types.js';
 import type { TaskCgroups } from './cgroup.js';
 
 /** Stops every attempt cgroup of `clusterId` except `exclude` (TERM, grace, KILL) and removes it. */
-export async function reclaimCgroups(cgroups: TaskCgroups, clusterId: string, graceMs: number, exclude: ReadonlySet<string | null | undefined>): Promise<TaskKey[]> {
-  const dirs = (await cgroups.list(clusterId)).map((name) => ({ name, dir: cgroups.dirFor(clusterId, name) })).filter((c) => !exclude.has(c.dir));
+export async function reclaimCgroups(
+  cgroups: TaskCgroups,
+  clusterId: string,
+  graceMs: number,
+  exclude: ReadonlySet<string | null | undefined>,
+): Promise<TaskKey[]> {
+  const dirs = (await cgroups.list(clusterId))
+    .map((name) => ({ name, dir: cgroups.dirFor(clusterId, name) }))
+    .filter((c) => !exclude.has(c.dir));
   const stopped: TaskKey[] = [];
   await Promise.all(
     dirs.map(async ({ name, dir }) => {
@@ -23,7 +30,8 @@ export async function reclaimCgroups(cgroups: TaskCgroups, clusterId: string, gr
         if (key) stopped.push(key);
         await cgroups.signal(dir, 'SIGTERM');
         const deadline = Date.now() + graceMs;
-        while (Date.now() < deadline && (await cgroups.pids(dir)).length > 0) await new Promise((r) => setTimeout(r, 20));
+        while (Date.now() < deadline && (await cgroups.pids(dir)).length > 0)
+          await new Promise((r) => setTimeout(r, 20));
       }
       await cgroups.destroy(dir);
     }),

@@ -96,7 +96,11 @@ export class TaskCgroups {
       if (isMissing(err)) return [];
       throw err;
     }
-    return text.split('\n').filter(Boolean).map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter((n) => Number.isSafeInteger(n) && n > 0);
   }
 
   /** Sends `signal` to every member (TERM reaches processes outside the leader's group too). */
@@ -177,7 +181,11 @@ export async function detectCgroups(opts: DetectOptions = {}): Promise<TaskCgrou
     if (choice !== 'auto' && mount.kind !== choice) continue;
     // v2 kills through `cgroup.kill` (Linux 5.14+): a v2 hierarchy without it is not used.
     const hasKill = async (dir: string): Promise<boolean> =>
-      mount.kind !== 'v2' || (await stat(join(dir, 'cgroup.kill')).then(() => true, () => false));
+      mount.kind !== 'v2' ||
+      (await stat(join(dir, 'cgroup.kill')).then(
+        () => true,
+        () => false,
+      ));
     if (await probeHierarchy(mount.root, hasKill)) return new TaskCgroups(mount);
   }
   return null;

@@ -45,7 +45,12 @@ function open(dir: string): Shared {
  * Calls `onChange` on events of `names` in `dir` until the returned function is called. Throws
  * when the directory cannot be watched (fs.watch's error).
  */
-export function watchFiles(dir: string, names: readonly string[], onChange: () => void, onError: () => void): () => void {
+export function watchFiles(
+  dir: string,
+  names: readonly string[],
+  onChange: () => void,
+  onError: () => void,
+): () => void {
   const s = shared.get(dir) ?? open(dir);
   const entry: Entry = { names, onChange, onError };
   s.entries.add(entry);

@@ -21,7 +21,13 @@ const openFd = (path: string): Promise<number> =>
 let execaModule: Promise<typeof Execa> | null = null;
 const loadExeca = (): Promise<typeof Execa> => (execaModule ??= import('execa').then((m) => m.execa));
 
-export async function spawnHere(how: 'execa' | 'node', argv: string[], launch: TaskLaunch, file: string, files: AttemptFiles): Promise<Spawned> {
+export async function spawnHere(
+  how: 'execa' | 'node',
+  argv: string[],
+  launch: TaskLaunch,
+  file: string,
+  files: AttemptFiles,
+): Promise<Spawned> {
   const execa = how === 'execa' ? await loadExeca() : null;
   // Opened off the event loop (creating a file costs ~0.3 ms of kernel time here).
   const opened = await Promise.allSettled([openFd(files.out), openFd(files.err)]);
@@ -35,7 +41,13 @@ export async function spawnHere(how: 'execa' | 'node', argv: string[], launch: T
   let earlyFailure: PromiseLike<{ failed: boolean; cause?: unknown; shortMessage?: string }> | null = null;
   try {
     if (execa === null) {
-      child = spawn(WRAPPER_SH, argv, { env: launch.env, cwd: launch.cwd, detached: true, stdio: ['ignore', out, err], windowsHide: true });
+      child = spawn(WRAPPER_SH, argv, {
+        env: launch.env,
+        cwd: launch.cwd,
+        detached: true,
+        stdio: ['ignore', out, err],
+        windowsHide: true,
+      });
     } else {
       const sub = execa(WRAPPER_SH, argv, {
         env: launch.env,

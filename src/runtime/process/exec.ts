@@ -40,7 +40,11 @@ export function shellWord(arg: string): string {
 }
 
 /** The command line `script -c` runs for a terminal exec: the size, the task's SHELL back, then the command. */
-export function terminalCommand(argv: readonly string[], env: Readonly<Record<string, string>>, size?: { rows: number; cols: number }): string {
+export function terminalCommand(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+  size?: { rows: number; cols: number },
+): string {
   const parts: string[] = [];
   if (size) parts.push(`stty rows ${Math.trunc(size.rows)} cols ${Math.trunc(size.cols)} 2>/dev/null`);
   parts.push(env.SHELL === undefined ? 'unset SHELL' : `SHELL=${shellWord(env.SHELL)}; export SHELL`);
@@ -64,26 +68,50 @@ export function execInProcess(target: ProcessExecTarget, spec: ExecSpec): Promis
   if (spec.tty) {
     const script = SCRIPT_PATHS.find((p) => existsSync(p));
     if (!script) {
-      throw new IrisError('unavailable', 'a terminal into a process task needs util-linux\'s `script`, which this host lacks',
-        'install util-linux (bsdutils), or leave out -t');
+      throw new IrisError(
+        'unavailable',
+        "a terminal into a process task needs util-linux's `script`, which this host lacks",
+        'install util-linux (bsdutils), or leave out -t',
+      );
     }
     // `script` runs its command with $SHELL -c: /bin/sh here, the task's SHELL restored inside.
     env = { ...env, SHELL: '/bin/sh' };
-    args = ['-c', JOIN, 'iris-exec', String(target.procs.length), ...target.procs, script, '-qefc', terminalCommand(spec.argv, target.env, spec.size), '/dev/null'];
+    args = [
+      '-c',
+      JOIN,
+      'iris-exec',
+      String(target.procs.length),
+      ...target.procs,
+      script,
+      '-qefc',
+      terminalCommand(spec.argv, target.env, spec.size),
+      '/dev/null',
+    ];
   } else {
     args = ['-c', JOIN, 'iris-exec', String(target.procs.length), ...target.procs, ...spec.argv];
   }
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', args, { env, cwd: target.cwd, detached: true, windowsHide: true, stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+      child = spawn('/bin/sh', args, {
+        env,
+        cwd: target.cwd,
+        detached: true,
+        windowsHide: true,
+        stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
       reject(new IrisError('unavailable', `cannot start the command: ${(error as Error).message}`));
       return;
     }
     child.once('error', (error: NodeJS.ErrnoException) => {
-      reject(new IrisError('unavailable', `cannot start the command in the task: ${error.code ?? error.message}`,
-        error.code === 'ENOENT' ? 'the task\'s working directory may be gone' : undefined));
+      reject(
+        new IrisError(
+          'unavailable',
+          `cannot start the command in the task: ${error.code ?? error.message}`,
+          error.code === 'ENOENT' ? "the task's working directory may be gone" : undefined,
+        ),
+      );
     });
     child.once('spawn', () => {
       const pid = child.pid!;
@@ -111,7 +139,11 @@ export function execInProcess(target: ProcessExecTarget, spec: ExecSpec): Promis
               continue;
             }
             if (!tty.startsWith('/dev/pts/')) continue;
-            const stty = spawn('stty', ['-F', tty, 'rows', String(Math.trunc(rows)), 'cols', String(Math.trunc(cols))], { stdio: 'ignore' });
+            const stty = spawn(
+              'stty',
+              ['-F', tty, 'rows', String(Math.trunc(rows)), 'cols', String(Math.trunc(cols))],
+              { stdio: 'ignore' },
+            );
             stty.once('error', () => undefined);
           }
         },

@@ -10,7 +10,14 @@
  */
 import type { StartedRecord, TaskKey } from '../types.js';
 import {
-  environGet, environHas, isAlive, listPids, readEnviron, readStat, signalGroup, PROC_ROOT,
+  environGet,
+  environHas,
+  isAlive,
+  listPids,
+  readEnviron,
+  readStat,
+  signalGroup,
+  PROC_ROOT,
 } from '../../host/proc.js';
 
 export const ENV_CLUSTER = 'IRIS_CLUSTER_ID';
@@ -49,11 +56,17 @@ function keyFromEnviron(environ: Buffer): TaskKey {
 }
 
 function matchesRecord(environ: Buffer, record: StartedRecord): boolean {
-  return environHas(environ, ENV_TASK, taskIdOf(record.key)) && environHas(environ, ENV_ATTEMPT, String(record.key.attempt));
+  return (
+    environHas(environ, ENV_TASK, taskIdOf(record.key)) && environHas(environ, ENV_ATTEMPT, String(record.key.attempt))
+  );
 }
 
 /** Every live process group holding a process of `clusterId`. */
-async function scan(clusterId: string, records: readonly StartedRecord[], opts: ReclaimOptions): Promise<Map<number, Found>> {
+async function scan(
+  clusterId: string,
+  records: readonly StartedRecord[],
+  opts: ReclaimOptions,
+): Promise<Map<number, Found>> {
   const root = opts.procRoot ?? PROC_ROOT;
   const byPid = new Map<number, StartedRecord>();
   for (const r of records) if (r.pid !== null && r.pid > 1) byPid.set(r.pid, r);

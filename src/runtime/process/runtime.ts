@@ -26,7 +26,6 @@
  *   its cgroups still hold.
  */
 import { dirname } from 'node:path';
-import { rmdir } from 'node:fs/promises';
 import type * as rt from '../types.js';
 import { IrisError } from '../../model/errors.js';
 import { execInProcess, type ProcessExecTarget } from './exec.js';
@@ -38,7 +37,15 @@ import { reclaimCgroups } from './cgroup-reclaim.js';
 import { removeClusterDir } from './cgroup-fs.js';
 import { SpoolPump } from './spool.js';
 import { detectUsage, readTimesFile, type UsageMeter } from './usage.js';
-import { CommandCache, CommandError, WRAPPER_SH, attemptFiles, readStatus, wrapperArgs, type AttemptFiles } from './wrapper.js';
+import {
+  CommandCache,
+  CommandError,
+  WRAPPER_SH,
+  attemptFiles,
+  readStatus,
+  wrapperArgs,
+  type AttemptFiles,
+} from './wrapper.js';
 import { LaunchError, launchError, outputFilesError } from './launch-error.js';
 import { spawnHere } from './direct-spawn.js';
 import { ResidentSpawner, SpawnError, type Spawned } from './spawner.js';
@@ -120,7 +127,8 @@ export class ProcessRuntime implements rt.TaskRuntime {
     try {
       command = this.commands.resolve(file, launch.env, launch.cwd);
     } catch (err) {
-      if (err instanceof CommandError) throw await launchError(Object.assign(new Error(err.code), { code: err.code }), file, launch.cwd);
+      if (err instanceof CommandError)
+        throw await launchError(Object.assign(new Error(err.code), { code: err.code }), file, launch.cwd);
       throw err;
     }
     const cgroups = await this.cgroups();
@@ -136,19 +144,31 @@ export class ProcessRuntime implements rt.TaskRuntime {
     );
     const madeCgroup: Promise<string | null> = cgroups
       ? // Not fatal: without its cgroup the attempt is still stopped through its process group.
-        cgroups.create(cgroups.dirFor(clusterId, name)).then(() => cgroups.dirFor(clusterId, name), () => null)
+        cgroups.create(cgroups.dirFor(clusterId, name)).then(
+          () => cgroups.dirFor(clusterId, name),
+          () => null,
+        )
       : Promise.resolve(null);
     const joined = cgroups ? cgroups.procsFile(cgroups.dirFor(clusterId, name)) : null;
-    const [dirError, cgroup, accounting] = await Promise.all([madeDir, madeCgroup, meter.create(clusterId, name, joined)]);
+    const [dirError, cgroup, accounting] = await Promise.all([
+      madeDir,
+      madeCgroup,
+      meter.create(clusterId, name, joined),
+    ]);
     const procs = cgroup === null ? [] : [cgroups!.procsFile(cgroup)];
     procs.push(...accounting);
     // An attempt that never starts leaves none of its cgroups behind (a task could otherwise fill
     // the hierarchy by submitting children that cannot start: a bad cwd, a NUL byte, ...).
     const dropCgroups = (): Promise<unknown> =>
-      Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]).catch(() => undefined);
+      Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)]).catch(
+        () => undefined,
+      );
     if (dirError) {
       await dropCgroups();
-      throw new LaunchError(`cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`, dirError.code);
+      throw new LaunchError(
+        `cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`,
+        dirError.code,
+      );
     }
     const argv = wrapperArgs(procs, files, launch.env, command, args, meter.measuresCpu ? null : files.usage);
     let started: Spawned;
@@ -176,7 +196,15 @@ export class ProcessRuntime implements rt.TaskRuntime {
       limitBytes: launch.logLimitBytes ?? null,
       onError: (e) => logFailed(e),
     });
-    const state: TaskState = { pid, clusterId, name, cgroup, leaderGone: false, done: false, target: { env: launch.env, cwd: launch.cwd, procs } };
+    const state: TaskState = {
+      pid,
+      clusterId,
+      name,
+      cgroup,
+      leaderGone: false,
+      done: false,
+      target: { env: launch.env, cwd: launch.cwd, procs },
+    };
     const exited = leaderExit.then(async ({ code, signal }): Promise<rt.TaskExit> => {
       state.leaderGone = true;
       // Leftovers would outlive the task: end them like a container's init would. A cgroup that
@@ -190,8 +218,10 @@ export class ProcessRuntime implements rt.TaskRuntime {
           const counted = await Promise.resolve()
             .then(async () => (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage)))
             .catch(() => null);
-          await Promise.all([cgroup !== null ? cgroups!.remove(cgroup) : null, meter.remove(clusterId, name, cgroup)])
-            .catch(() => undefined);
+          await Promise.all([
+            cgroup !== null ? cgroups!.remove(cgroup) : null,
+            meter.remove(clusterId, name, cgroup),
+          ]).catch(() => undefined);
           return counted;
         })(),
         pump.finish(),
@@ -213,7 +243,11 @@ export class ProcessRuntime implements rt.TaskRuntime {
   /** Runs a command in the running attempt's cgroups, working directory and environment (exec.ts). */
   async exec(task: rt.RunningTask, spec: rt.ExecSpec): Promise<rt.ExecSession> {
     const state = this.states.get(task);
-    if (!state || state.leaderGone) throw new IrisError('not_found', `${taskIdOf(task.key)} attempt ${task.key.attempt} has ended: nothing runs to exec into`);
+    if (!state || state.leaderGone)
+      throw new IrisError(
+        'not_found',
+        `${taskIdOf(task.key)} attempt ${task.key.attempt} has ended: nothing runs to exec into`,
+      );
     return execInProcess(state.target, spec);
   }
 
@@ -233,7 +267,10 @@ export class ProcessRuntime implements rt.TaskRuntime {
     signalGroup(pid, 'SIGTERM');
     if (cgroups && state?.cgroup) await cgroups.signal(state.cgroup, 'SIGTERM').catch(() => undefined);
     // Without a cgroup, processes that left the group are found by their environment.
-    const scan = !cgroups && state ? reclaimProcesses(state.clusterId, [], graceMs, { only: task.key, excludeGroups: new Set([pid]) }) : null;
+    const scan =
+      !cgroups && state
+        ? reclaimProcesses(state.clusterId, [], graceMs, { only: task.key, excludeGroups: new Set([pid]) })
+        : null;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       task.exited,
@@ -287,7 +324,8 @@ export class ProcessRuntime implements rt.TaskRuntime {
       const live = new Set([...this.live.values()].map((t) => this.states.get(t)?.name ?? ''));
       await (await this.meter()).removeCluster(clusterId, live);
     }
-    for (const key of await reclaimProcesses(clusterId, records, graceMs, { excludeGroups: new Set(this.live.keys()) })) add(key);
+    for (const key of await reclaimProcesses(clusterId, records, graceMs, { excludeGroups: new Set(this.live.keys()) }))
+      add(key);
     // Everything of those attempts is gone now: keep what they wrote.
     for (const record of records) {
       if (record.logPath) await SpoolPump.drainLeftovers(attemptFiles(record.logPath), record.logPath, this.now);
@@ -304,7 +342,14 @@ export class ProcessRuntime implements rt.TaskRuntime {
   ): Promise<Spawned> {
     this.resident ??= new ResidentSpawner();
     try {
-      return await this.resident.spawn({ file: WRAPPER_SH, args: argv, env: launch.env, cwd: launch.cwd, out: files.out, err: files.err });
+      return await this.resident.spawn({
+        file: WRAPPER_SH,
+        args: argv,
+        env: launch.env,
+        cwd: launch.cwd,
+        out: files.out,
+        err: files.err,
+      });
     } catch (e) {
       if (!(e instanceof SpawnError)) throw e;
       const errno = Object.assign(new Error(e.message), { code: e.code }) as NodeJS.ErrnoException;

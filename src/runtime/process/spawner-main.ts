@@ -51,7 +51,13 @@ async function launch(req: LaunchRequest): Promise<void> {
   const [out, err] = opened.map((r) => (r as PromiseFulfilledResult<number>).value) as [number, number];
   let child;
   try {
-    child = spawn(req.file, req.args, { env: req.env, cwd: req.cwd, detached: true, stdio: ['ignore', out, err], windowsHide: true });
+    child = spawn(req.file, req.args, {
+      env: req.env,
+      cwd: req.cwd,
+      detached: true,
+      stdio: ['ignore', out, err],
+      windowsHide: true,
+    });
   } catch (e) {
     closeSync(out);
     closeSync(err);

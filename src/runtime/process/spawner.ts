@@ -41,7 +41,11 @@ export interface Spawned {
 }
 
 export class SpawnError extends Error {
-  constructor(message: string, readonly code: string | undefined, readonly stage: 'output' | 'spawn') {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly stage: 'output' | 'spawn',
+  ) {
     super(message);
     this.name = 'SpawnError';
   }

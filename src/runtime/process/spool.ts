@@ -9,7 +9,8 @@
  *   unless it is already MAX_LINE_BYTES long, or the pump is finishing);
  * - one LogWriter serves the attempt (its write buffer and the pump's read buffers are reused,
  *   so a chatty task makes little garbage); a batch's lines are flushed to the log file
- *   (`LogWriter.flushed()`) BEFORE the new offsets are written to the `.pos` file (one 42-byte pwrite at offset 0), so a crash never skips bytes;
+ *   (`LogWriter.flushed()`) BEFORE the new offsets are written to the `.pos` file (one 42-byte pwrite at offset 0), so
+ *   a crash never skips bytes;
  *   a crash between the two repeats at most that one batch (<= BATCH_BYTES per stream) after
  *   a restart;
  * - it wakes on fs.watch events of the `.run` directory, one watcher shared by the attempts
@@ -192,10 +193,15 @@ export class SpoolPump {
   private follow(): void {
     try {
       // One watcher per directory, shared with the other attempts there (dir-watch.ts).
-      this.unwatch = watchFiles(this.files.dir, [basename(this.files.out), basename(this.files.err)], () => this.kick(), () => {
-        this.unwatch = null;
-        this.poll();
-      });
+      this.unwatch = watchFiles(
+        this.files.dir,
+        [basename(this.files.out), basename(this.files.err)],
+        () => this.kick(),
+        () => {
+          this.unwatch = null;
+          this.poll();
+        },
+      );
     } catch {
       this.poll();
     }
@@ -246,22 +252,27 @@ export class SpoolPump {
     const cutLines: Partial<Record<StreamTag, boolean>> = {};
     // A quiet stream is read here and now; busy streams' big reads go to the thread pool together.
     // Settled both before anything is given back: a buffer must not be in a read in flight.
-    const settled = await Promise.allSettled((['o', 'e'] as const).map(async (tag) => {
-      const handle = this.handles[tag];
-      if (handle === null) return null;
-      // Small reads for a quiet task, big ones while a stream has more than one read's worth.
-      const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
-      let buf: Buffer;
-      if (size === SMALL_READ) {
-        buf = borrowSmall();
-        lent.push(buf);
-      } else {
-        buf = this.bufs[tag] ??= Buffer.allocUnsafe(BATCH_BYTES);
-      }
-      const at = this.offsets[tag];
-      const bytesRead = size === SMALL_READ ? readSync(handle, buf, 0, size, at) : (await readBig(handle, buf, 0, size, at)).bytesRead;
-      return { tag, buf, size, bytesRead };
-    }));
+    const settled = await Promise.allSettled(
+      (['o', 'e'] as const).map(async (tag) => {
+        const handle = this.handles[tag];
+        if (handle === null) return null;
+        // Small reads for a quiet task, big ones while a stream has more than one read's worth.
+        const size = this.busy[tag] ? BATCH_BYTES : SMALL_READ;
+        let buf: Buffer;
+        if (size === SMALL_READ) {
+          buf = borrowSmall();
+          lent.push(buf);
+        } else {
+          buf = this.bufs[tag] ??= Buffer.allocUnsafe(BATCH_BYTES);
+        }
+        const at = this.offsets[tag];
+        const bytesRead =
+          size === SMALL_READ
+            ? readSync(handle, buf, 0, size, at)
+            : (await readBig(handle, buf, 0, size, at)).bytesRead;
+        return { tag, buf, size, bytesRead };
+      }),
+    );
     const reads = settled.map((r) => {
       if (r.status === 'rejected') throw r.reason;
       return r.value;
@@ -313,7 +324,8 @@ export class SpoolPump {
   /**
    * Past the log limit (or the first failed log write) the spools are emptied instead of read,
    * so a chatty task cannot fill the disk with output nobody keeps. The task opened them
-   * O_APPEND: its next write lands at the new end. Bytes written between two discards are dropped, as everything past the cut is.
+   * O_APPEND: its next write lands at the new end. Bytes written between two discards are dropped, as everything past
+   * the cut is.
    */
   private async discard(): Promise<boolean> {
     // Only a spool that has bytes is emptied: truncating is itself a change the watcher reports,

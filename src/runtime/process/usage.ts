@@ -117,7 +117,13 @@ export class UsageMeter {
 
   /** Distinct attempt directories of the accounting hierarchies. */
   private dirs(clusterId: string, name: string): string[] {
-    return [...new Set([this.cpu, this.memory].filter((h): h is AccountingHierarchy => h !== null).map((h) => this.dir(h, clusterId, name)))];
+    return [
+      ...new Set(
+        [this.cpu, this.memory]
+          .filter((h): h is AccountingHierarchy => h !== null)
+          .map((h) => this.dir(h, clusterId, name)),
+      ),
+    ];
   }
 
   /**
@@ -132,7 +138,14 @@ export class UsageMeter {
     }
     // Made at once (each mkdir is a trip through the thread pool); the order of the list is kept.
     const dirs = this.dirs(clusterId, name).filter((dir) => join(dir, 'cgroup.procs') !== joined);
-    const made = await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true }).then(() => true, () => false)));
+    const made = await Promise.all(
+      dirs.map((dir) =>
+        mkdir(dir, { recursive: true }).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     return dirs.filter((_, i) => made[i]).map((dir) => join(dir, 'cgroup.procs'));
   }
 
@@ -152,11 +165,19 @@ export class UsageMeter {
     const memory = this.memory;
     const [cpuSeconds, peakMemoryBytes] = await Promise.all([
       cpu?.kind === 'v1'
-        ? readCounter(join(this.dir(cpu, clusterId, name), 'cpuacct.usage')).then((ns) => (ns === null ? null : ns / 1e9))
+        ? readCounter(join(this.dir(cpu, clusterId, name), 'cpuacct.usage')).then((ns) =>
+            ns === null ? null : ns / 1e9,
+          )
         : cpu?.kind === 'v2'
-          ? readCounter(join(this.dir(cpu, clusterId, name), 'cpu.stat'), 'usage_usec').then((us) => (us === null ? null : us / 1e6))
+          ? readCounter(join(this.dir(cpu, clusterId, name), 'cpu.stat'), 'usage_usec').then((us) =>
+              us === null ? null : us / 1e6,
+            )
           : null,
-      memory ? readCounter(join(this.dir(memory, clusterId, name), memory.kind === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak')) : null,
+      memory
+        ? readCounter(
+            join(this.dir(memory, clusterId, name), memory.kind === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak'),
+          )
+        : null,
     ]);
     if (cpuSeconds === null) return null;
     return { cpuSeconds, peakMemoryBytes };
@@ -164,10 +185,17 @@ export class UsageMeter {
 
   /** Removes the attempt's accounting cgroups (their processes are gone). `keep` is removed by its owner. */
   async remove(clusterId: string, name: string, keep: string | null): Promise<void> {
-    await Promise.all(this.dirs(clusterId, name).filter((d) => d !== keep).map(removeCgroupTree));
+    await Promise.all(
+      this.dirs(clusterId, name)
+        .filter((d) => d !== keep)
+        .map(removeCgroupTree),
+    );
   }
 
-  /** Removes every attempt cgroup of a cluster but `keep` (names of live attempts); ones still holding a process stay (reclaim). */
+  /**
+   * Removes every attempt cgroup of a cluster but `keep` (names of live attempts); ones still holding a process stay
+   * (reclaim).
+   */
   async removeCluster(clusterId: string, keep: ReadonlySet<string>): Promise<void> {
     for (const h of [this.cpu, this.memory]) {
       if (!h) continue;
@@ -191,12 +219,20 @@ export async function detectUsage(killer: TaskCgroups | null, mountsText?: strin
   if (killer === null) return new UsageMeter(null, null);
   const text = mountsText ?? (await readMounts()) ?? '';
   const found = accountingMounts(text);
-  const pick = async (list: AccountingHierarchy[], ok: (h: AccountingHierarchy) => Promise<boolean>): Promise<AccountingHierarchy | null> => {
+  const pick = async (
+    list: AccountingHierarchy[],
+    ok: (h: AccountingHierarchy) => Promise<boolean>,
+  ): Promise<AccountingHierarchy | null> => {
     for (const h of list) if ((await ok(h)) && (await probeHierarchy(h.root))) return h;
     return null;
   };
   // The stopping cgroup already counts CPU when it is a v2 one: no extra cgroup to keep.
-  const cpu = killer.kind === 'v2' ? { kind: 'v2' as const, root: killer.root } : await pick(found.cpu, async () => true);
-  const memory = await pick(found.memory, async (h) => h.kind === 'v1' || ((await readText(join(h.root, 'cgroup.controllers'))) ?? '').split(/\s+/).includes('memory'));
+  const cpu =
+    killer.kind === 'v2' ? { kind: 'v2' as const, root: killer.root } : await pick(found.cpu, async () => true);
+  const memory = await pick(
+    found.memory,
+    async (h) =>
+      h.kind === 'v1' || ((await readText(join(h.root, 'cgroup.controllers'))) ?? '').split(/\s+/).includes('memory'),
+  );
   return new UsageMeter(cpu, memory);
 }

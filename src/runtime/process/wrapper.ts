@@ -70,8 +70,26 @@ export const WRAPPER_SCRIPT = [
  * The argv that runs `command` (already resolved) under the wrapper, joining `procsFiles`;
  * `usageFile` (when not null) receives the wrapper's `times` once the task has exited.
  */
-export function wrapperArgs(procsFiles: readonly string[], files: AttemptFiles, env: Record<string, string>, command: string, args: readonly string[], usageFile: string | null = null): string[] {
-  return ['-c', WRAPPER_SCRIPT, WRAPPER_NAME, files.status, usageFile ?? '-', env.PWD ?? '-', String(procsFiles.length), ...procsFiles, command, ...args];
+export function wrapperArgs(
+  procsFiles: readonly string[],
+  files: AttemptFiles,
+  env: Record<string, string>,
+  command: string,
+  args: readonly string[],
+  usageFile: string | null = null,
+): string[] {
+  return [
+    '-c',
+    WRAPPER_SCRIPT,
+    WRAPPER_NAME,
+    files.status,
+    usageFile ?? '-',
+    env.PWD ?? '-',
+    String(procsFiles.length),
+    ...procsFiles,
+    command,
+    ...args,
+  ];
 }
 
 /** The exit code in a status file, or null when there is none or it is incomplete. */

@@ -164,7 +164,9 @@ function labelledCounter<L extends string>(
 /** A gauge of one number, read when scraped. */
 function valueGauge(name: string, help: string, registers: Prom.Registry[], read: () => number): void {
   new Gauge({
-    name, help, registers,
+    name,
+    help,
+    registers,
     collect() {
       this.set(read());
     },
@@ -182,7 +184,10 @@ function stateGauge(
   read: () => { states: readonly string[]; each: readonly string[] },
 ): void {
   new Gauge({
-    name, help, labelNames: ['state'], registers,
+    name,
+    help,
+    labelNames: ['state'],
+    registers,
     collect() {
       const { states, each } = read();
       const counts = zeroes(states);

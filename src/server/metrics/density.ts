@@ -38,7 +38,10 @@ export class DensityRecorder {
   private timer: NodeJS.Timeout | null = null;
   private readonly detach: () => void;
 
-  constructor(private readonly store: ClusterStore, private readonly o: DensityOptions) {
+  constructor(
+    private readonly store: ClusterStore,
+    private readonly o: DensityOptions,
+  ) {
     this.file = path.join(o.home, DENSITY_FILE);
     this.now = o.now ?? Date.now;
     this.maxBuckets = o.maxBuckets ?? DENSITY_MAX_BUCKETS;
@@ -60,15 +63,23 @@ export class DensityRecorder {
   /** The series as it is now (the current bucket included). */
   series(): DensitySeries {
     this.sample();
-    return { version: 1, bucketSeconds: this.o.bucketMs / 1000, updatedAt: this.now(), buckets: this.buckets.map((b) => ({ ...b })) };
+    return {
+      version: 1,
+      bucketSeconds: this.o.bucketMs / 1000,
+      updatedAt: this.now(),
+      buckets: this.buckets.map((b) => ({ ...b })),
+    };
   }
 
   /** Write periodically from now on. */
   start(): void {
-    this.timer = setInterval(() => {
-      this.sample();
-      if (this.dirty) this.flush();
-    }, Math.min(FLUSH_INTERVAL_MS, this.o.bucketMs));
+    this.timer = setInterval(
+      () => {
+        this.sample();
+        if (this.dirty) this.flush();
+      },
+      Math.min(FLUSH_INTERVAL_MS, this.o.bucketMs),
+    );
     this.timer.unref();
   }
 
@@ -111,7 +122,8 @@ export class DensityRecorder {
     if (last && last.start > start) return last; // the clock went back: keep counting in the newest bucket
     const from = last ? Math.max(last.start + bucketMs, start - (this.maxBuckets - 1) * bucketMs) : start;
     const workers = last?.activeWorkers ?? 0;
-    for (let t = from; t <= start; t += bucketMs) this.buckets.push({ start: t, submissions: 0, activeWorkers: workers });
+    for (let t = from; t <= start; t += bucketMs)
+      this.buckets.push({ start: t, submissions: 0, activeWorkers: workers });
     if (this.buckets.length > this.maxBuckets) this.buckets.splice(0, this.buckets.length - this.maxBuckets);
     this.dirty = true;
     last = this.buckets.at(-1)!;
@@ -122,7 +134,11 @@ export class DensityRecorder {
     try {
       const old = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<DensitySeries>;
       if (old.version !== 1 || old.bucketSeconds !== this.o.bucketMs / 1000 || !Array.isArray(old.buckets)) return [];
-      return old.buckets.filter((b) => Number.isFinite(b?.start) && Number.isFinite(b?.submissions) && Number.isFinite(b?.activeWorkers)).slice(-this.maxBuckets);
+      return old.buckets
+        .filter(
+          (b) => Number.isFinite(b?.start) && Number.isFinite(b?.submissions) && Number.isFinite(b?.activeWorkers),
+        )
+        .slice(-this.maxBuckets);
     } catch {
       return [];
     }

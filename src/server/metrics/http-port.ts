@@ -52,7 +52,9 @@ export async function listenMetrics(
   const server: Server = createServer(serverTimeouts(limits), (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: the metrics are at /metrics\n');
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('not found: the metrics are at /metrics\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -60,8 +62,10 @@ export async function listenMetrics(
       return;
     }
     metrics.exposition().then(
-      ({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : text),
-      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${error.message}\n`),
+      ({ contentType, text }) =>
+        res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (error: Error) =>
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${error.message}\n`),
     );
   });
   const log = opts.log ?? ((message: string) => void process.stderr.write(`${message}\n`));
@@ -71,10 +75,21 @@ export async function listenMetrics(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new IrisError('unavailable', `the metrics port ${port} on ${METRICS_HOST} is already in use`,
-          'choose another with --metrics-port N (or metrics.port in the config), or stop what listens there'));
+        reject(
+          new IrisError(
+            'unavailable',
+            `the metrics port ${port} on ${METRICS_HOST} is already in use`,
+            'choose another with --metrics-port N (or metrics.port in the config), or stop what listens there',
+          ),
+        );
       } else if (error.code === 'EACCES') {
-        reject(new IrisError('forbidden', `no permission to listen on ${METRICS_HOST}:${port} for metrics`, 'use a port above 1023'));
+        reject(
+          new IrisError(
+            'forbidden',
+            `no permission to listen on ${METRICS_HOST}:${port} for metrics`,
+            'use a port above 1023',
+          ),
+        );
       } else {
         reject(error);
       }
@@ -84,9 +99,10 @@ export async function listenMetrics(
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -23,31 +23,42 @@ export interface WatchAppProps {
   rows?: number;
 }
 
-export function WatchApp({ client, now = Date.now, all = false, minIntervalMs = 200, tickMs = 1000, interactive = true, rows }: WatchAppProps) {
+export function WatchApp({
+  client,
+  now = Date.now,
+  all = false,
+  minIntervalMs = 200,
+  tickMs = 1000,
+  interactive = true,
+  rows,
+}: WatchAppProps) {
   const [snapshot, setSnapshot] = useState<WatchSnapshot | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [offset, setOffset] = useState(0);
   const { exit } = useApp();
   const windowRows = useWindowSize().rows;
   const height = rows ?? (windowRows > 0 ? windowRows : 24);
-  useInput((input, key) => {
-    if (input === 'q') {
-      exit();
-      return;
-    }
-    if (!snapshot) return;
-    const frame = fitFrame(snapshot, { rows: height, offset, error });
-    const page = Math.max(1, frame.bodyRows - 1);
-    let next = frame.offset;
-    if (key.upArrow || input === 'k') next -= 1;
-    else if (key.downArrow || input === 'j') next += 1;
-    else if (key.pageUp || input === 'b') next -= page;
-    else if (key.pageDown || input === ' ') next += page;
-    else if (key.home || input === 'g') next = 0;
-    else if (key.end || input === 'G') next = frame.maxOffset;
-    else return;
-    setOffset(Math.min(Math.max(0, next), frame.maxOffset));
-  }, { isActive: interactive });
+  useInput(
+    (input, key) => {
+      if (input === 'q') {
+        exit();
+        return;
+      }
+      if (!snapshot) return;
+      const frame = fitFrame(snapshot, { rows: height, offset, error });
+      const page = Math.max(1, frame.bodyRows - 1);
+      let next = frame.offset;
+      if (key.upArrow || input === 'k') next -= 1;
+      else if (key.downArrow || input === 'j') next += 1;
+      else if (key.pageUp || input === 'b') next -= page;
+      else if (key.pageDown || input === ' ') next += page;
+      else if (key.home || input === 'g') next = 0;
+      else if (key.end || input === 'G') next = frame.maxOffset;
+      else return;
+      setOffset(Math.min(Math.max(0, next), frame.maxOffset));
+    },
+    { isActive: interactive },
+  );
 
   useEffect(() => {
     const abort = new AbortController();

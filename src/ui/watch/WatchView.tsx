@@ -21,7 +21,9 @@ export function WatchView({ snapshot, error, rows = 24, offset = 0 }: WatchViewP
     return (
       <Box flexDirection="column">
         <Text wrap="truncate-end">{error ? `iris watch: ${error}` : 'connecting to the iris cluster…'}</Text>
-        <Text dimColor wrap="truncate-end">{QUIT_HINT}</Text>
+        <Text dimColor wrap="truncate-end">
+          {QUIT_HINT}
+        </Text>
       </Box>
     );
   }
@@ -30,7 +32,13 @@ export function WatchView({ snapshot, error, rows = 24, offset = 0 }: WatchViewP
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
-        <Text key={i} wrap="truncate-end" bold={i === 0} dimColor={i === last} color={error && i === 2 ? 'red' : undefined}>
+        <Text
+          key={i}
+          wrap="truncate-end"
+          bold={i === 0}
+          dimColor={i === last}
+          color={error && i === 2 ? 'red' : undefined}
+        >
           {line === '' ? ' ' : line}
         </Text>
       ))}

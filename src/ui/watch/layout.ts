@@ -61,7 +61,9 @@ export function splitActive(jobs: readonly JobSummary[]): { active: JobSummary[]
 export function finishedLine(finished: readonly JobSummary[]): string {
   const byState = new Map<string, number>();
   for (const job of finished) byState.set(job.state, (byState.get(job.state) ?? 0) + 1);
-  const states = [...byState.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([state, n]) => `${n} ${state.toLowerCase()}`);
+  const states = [...byState.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([state, n]) => `${n} ${state.toLowerCase()}`);
   const noun = finished.length === 1 ? 'job' : 'jobs';
   return `${finished.length} finished ${noun}: ${states.join(', ')} (\`iris jobs\` lists them)`;
 }

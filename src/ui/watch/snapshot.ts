@@ -11,7 +11,11 @@ export interface WatchSnapshot {
   workers: WorkerInfo[];
 }
 
-export async function loadSnapshot(client: Pick<IrisClient, 'jobs' | 'workers'>, now: () => number, all = false): Promise<WatchSnapshot> {
+export async function loadSnapshot(
+  client: Pick<IrisClient, 'jobs' | 'workers'>,
+  now: () => number,
+  all = false,
+): Promise<WatchSnapshot> {
   const [jobs, workers] = await Promise.all([client.jobs({}), client.workers()]);
   const time = now();
   return { time, jobs: all ? jobs : hideOldTrees(jobs, time), workers };
@@ -24,7 +28,10 @@ export function summaryLine(snapshot: WatchSnapshot): string {
   const states = [...byState.entries()].map(([state, n]) => `${n} ${state.toLowerCase()}`).join(', ');
   const running = snapshot.workers.reduce((sum, w) => sum + w.runningTasks.length, 0);
   const jobs = `${snapshot.jobs.length} job${snapshot.jobs.length === 1 ? '' : 's'}${states ? ` (${states})` : ''}`;
-  return `${jobs} · ${snapshot.workers.length} worker${snapshot.workers.length === 1 ? '' : 's'} · ${running} task${running === 1 ? '' : 's'} running`;
+  return (
+    `${jobs} · ${snapshot.workers.length} worker${snapshot.workers.length === 1 ? '' : 's'} · ${running} task` +
+    `${running === 1 ? '' : 's'} running`
+  );
 }
 
 export function renderWorkerTasks(workers: readonly WorkerInfo[]): string {
@@ -36,7 +43,13 @@ export function renderWorkerTasks(workers: readonly WorkerInfo[]): string {
 
 /** The plain-text snapshot printed when stdout is not a TTY, under CI, or with --once. */
 export function renderSnapshotText(snapshot: WatchSnapshot): string {
-  const sections = [summaryLine(snapshot), '', renderJobsTree(snapshot.jobs, snapshot.time), '', renderWorkers(snapshot.workers)];
+  const sections = [
+    summaryLine(snapshot),
+    '',
+    renderJobsTree(snapshot.jobs, snapshot.time),
+    '',
+    renderWorkers(snapshot.workers),
+  ];
   const tasks = renderWorkerTasks(snapshot.workers);
   if (tasks) sections.push('', 'Running tasks:', tasks);
   return sections.join('\n');

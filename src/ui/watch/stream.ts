@@ -31,7 +31,8 @@ export interface StateChange {
  * `listing` is true while the stream is still sending its opening listing (before SYNCED).
  */
 export function stateChange(event: ClusterEvent, listing: boolean): StateChange | null {
-  if ((event.type !== 'job' && event.type !== 'task') || event.attempt !== undefined || event.state === undefined) return null;
+  if ((event.type !== 'job' && event.type !== 'task') || event.attempt !== undefined || event.state === undefined)
+    return null;
   if (event.previous === event.state) return null;
   const change: StateChange = {
     time: new Date(event.time).toISOString(),

@@ -1,23 +1,42 @@
 /** Admission as a table: naming, a task caller's children, TPU gangs, defaults, never-fit, quota. */
 import { describe, expect, it } from 'vitest';
-import { admit, resolveJob, type AdmissionDefaults, type AdmissionRequest, type ClusterView } from '../../../src/cluster/admission/index.js';
+import {
+  admit,
+  resolveJob,
+  type AdmissionDefaults,
+  type AdmissionRequest,
+  type ClusterView,
+} from '../../../src/cluster/admission/index.js';
 import type { TaskCaller } from '../../../src/model/caller.js';
 import type { Quota } from '../../../src/model/types.js';
 import type { WorkerView } from '../../../src/cluster/scheduler/types.js';
 import { IrisError } from '../../../src/model/errors.js';
 
 const CALLER: TaskCaller = {
-  task: '/train/task-0', job: '/train', attempt: 0, user: 'alice',
-  env: { DATA: '/data', SHARED: 'parent', IRIS_TASK_ID: '/train/task-0' }, rootSubmittedAt: 1000,
+  task: '/train/task-0',
+  job: '/train',
+  attempt: 0,
+  user: 'alice',
+  env: { DATA: '/data', SHARED: 'parent', IRIS_TASK_ID: '/train/task-0' },
+  rootSubmittedAt: 1000,
 };
 
-const DEFAULTS: AdmissionDefaults = { user: 'bob', cwd: '/home/bob', timeLimitMs: null, maxPreemptions: 100, image: null };
+const DEFAULTS: AdmissionDefaults = {
+  user: 'bob',
+  cwd: '/home/bob',
+  timeLimitMs: null,
+  maxPreemptions: 100,
+  image: null,
+};
 
 function worker(id: string, cpus: number, attributes: Record<string, string> = {}): WorkerView {
   return {
-    id, device: { type: 'cpu', variant: null, count: 0 }, attributes,
+    id,
+    device: { type: 'cpu', variant: null, count: 0 },
+    attributes,
     capacity: { cpuMillis: cpus * 1000, memoryBytes: 8 * 1024 ** 3 },
-    free: { cpuMillis: cpus * 1000, memoryBytes: 8 * 1024 ** 3, devices: [] }, schedulable: true,
+    free: { cpuMillis: cpus * 1000, memoryBytes: 8 * 1024 ** 3, devices: [] },
+    schedulable: true,
   };
 }
 
@@ -37,11 +56,19 @@ function view(over: Partial<ClusterView> = {}): ClusterView {
 
 const CMD = { command: ['python', 'train.py'] };
 
-function resolve(request: AdmissionRequest, caller: TaskCaller | null = null, defaults: Partial<AdmissionDefaults> = {}) {
+function resolve(
+  request: AdmissionRequest,
+  caller: TaskCaller | null = null,
+  defaults: Partial<AdmissionDefaults> = {},
+) {
   return resolveJob(request, caller, view(), { ...DEFAULTS, ...defaults });
 }
 
-function refused(request: AdmissionRequest, caller: TaskCaller | null = null, defaults: Partial<AdmissionDefaults> = {}): IrisError {
+function refused(
+  request: AdmissionRequest,
+  caller: TaskCaller | null = null,
+  defaults: Partial<AdmissionDefaults> = {},
+): IrisError {
   try {
     resolve(request, caller, defaults);
   } catch (error) {
@@ -77,7 +104,10 @@ describe('naming', () => {
     expect(error.hint).toBe('use a relative name such as "eval" to create /train/eval');
   });
 
-  it.each([['', 'empty'], ['   ', 'blank']])('refuses the name %j (%s) instead of generating one', (name, word) => {
+  it.each([
+    ['', 'empty'],
+    ['   ', 'blank'],
+  ])('refuses the name %j (%s) instead of generating one', (name, word) => {
     for (const caller of [null, CALLER]) {
       const error = refused({ ...CMD, name }, caller);
       expect(error.code).toBe('invalid_argument');
@@ -103,14 +133,23 @@ describe('naming', () => {
   });
 
   it('retries generated names that are taken, and gives up with a conflict', () => {
-    expect(resolveJob(CMD, null, view({ isNameTaken: (name) => name !== '/gen-3' }), DEFAULTS).spec.name).toBe('/gen-3');
+    expect(resolveJob(CMD, null, view({ isNameTaken: (name) => name !== '/gen-3' }), DEFAULTS).spec.name).toBe(
+      '/gen-3',
+    );
     const all = admit(CMD, null, view({ isNameTaken: () => true }), DEFAULTS);
-    expect(all).toEqual({ ok: false, refusal: { code: 'conflict', message: 'name: could not generate an unused job name', hint: 'give the job a name with --name' } });
+    expect(all).toEqual({
+      ok: false,
+      refusal: {
+        code: 'conflict',
+        message: 'name: could not generate an unused job name',
+        hint: 'give the job a name with --name',
+      },
+    });
   });
 });
 
-describe('a task caller\'s children', () => {
-  it('run as the caller\'s user with its env under their own; IRIS_ variables are not inherited', () => {
+describe("a task caller's children", () => {
+  it("run as the caller's user with its env under their own; IRIS_ variables are not inherited", () => {
     const { spec } = resolve({ ...CMD, name: 'eval', env: { SHARED: 'child', EXTRA: '1' } }, CALLER);
     expect(spec.user).toBe('alice');
     expect(spec.env).toEqual({ DATA: '/data', SHARED: 'child', EXTRA: '1' });
@@ -119,7 +158,11 @@ describe('a task caller\'s children', () => {
   it('may name their own user but no other', () => {
     expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.user).toBe('alice');
     const error = refused({ ...CMD, user: 'mallory' }, CALLER);
-    expect([error.code, error.message]).toEqual(['forbidden', 'user "mallory": only the cluster\'s owner may submit for another user; a task\'s children run as its own user "alice"']);
+    expect([error.code, error.message]).toEqual([
+      'forbidden',
+      'user "mallory": only the cluster\'s owner may submit for another user; a task\'s children run as its own ' +
+        'user "alice"',
+    ]);
   });
 
   it('the owner (no caller) may submit for another user: the job records who submitted it for whom', () => {
@@ -128,22 +171,40 @@ describe('a task caller\'s children', () => {
     expect(resolve({ ...CMD, user: 'alice' }, CALLER).spec.submitter).toBeUndefined();
   });
 
-  it('inherit the caller job\'s container user and network, and may not ask for root or host beyond it', () => {
-    const plainCaller: TaskCaller = { ...CALLER, isolation: { image: null, user: null, network: null, privileged: false } };
-    expect(resolve({ ...CMD, userInContainer: '1000:1000', network: 'bridge' }, plainCaller).spec).toMatchObject({ containerUser: '1000:1000', network: 'bridge' });
+  it("inherit the caller job's container user and network, and may not ask for root or host beyond it", () => {
+    const plainCaller: TaskCaller = {
+      ...CALLER,
+      isolation: { image: null, user: null, network: null, privileged: false },
+    };
+    expect(resolve({ ...CMD, userInContainer: '1000:1000', network: 'bridge' }, plainCaller).spec).toMatchObject({
+      containerUser: '1000:1000',
+      network: 'bridge',
+    });
     for (const user of ['0', 'root', '0:0', 'root:root']) {
       const error = refused({ ...CMD, userInContainer: user }, plainCaller);
-      expect([error.code, error.message]).toEqual(['forbidden', `userInContainer "${user}": a task may not start root containers`]);
+      expect([error.code, error.message]).toEqual([
+        'forbidden',
+        `userInContainer "${user}": a task may not start root containers`,
+      ]);
     }
     expect(refused({ ...CMD, network: 'host' }, CALLER).code).toBe('forbidden');
-    const rootHost: TaskCaller = { ...CALLER, isolation: { image: null, user: '0:0', network: 'host', privileged: false } };
-    expect(resolve({ ...CMD, userInContainer: '0:0', network: 'host' }, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
+    const rootHost: TaskCaller = {
+      ...CALLER,
+      isolation: { image: null, user: '0:0', network: 'host', privileged: false },
+    };
+    expect(resolve({ ...CMD, userInContainer: '0:0', network: 'host' }, rootHost).spec).toMatchObject({
+      containerUser: '0:0',
+      network: 'host',
+    });
     expect(resolve(CMD, rootHost).spec).toMatchObject({ containerUser: '0:0', network: 'host' });
     expect(refused({ ...CMD, userInContainer: 'root' }, rootHost).code).toBe('forbidden');
   });
 
   it('the owner may ask for a root container and host networking; bad values are invalid', () => {
-    expect(resolve({ ...CMD, userInContainer: '0', network: 'host' }).spec).toMatchObject({ containerUser: '0', network: 'host' });
+    expect(resolve({ ...CMD, userInContainer: '0', network: 'host' }).spec).toMatchObject({
+      containerUser: '0',
+      network: 'host',
+    });
     expect(resolve(CMD).spec.containerUser).toBeUndefined();
     expect(refused({ ...CMD, userInContainer: 'a b' }).code).toBe('invalid_argument');
     expect(refused({ ...CMD, network: 'none' }).code).toBe('invalid_argument');
@@ -162,11 +223,17 @@ describe('TPU slices', () => {
     ['v4-32', 4, 4, 'tpu-name'],
     ['v6e-64', undefined, 16, 'tpu-name'],
   ] as const)('%s with replicas %j -> %i tasks, coschedule %j', (tpu, replicas, tasks, coschedule) => {
-    expect(resolve({ ...CMD, tpu, replicas }).spec).toMatchObject({ replicas: tasks, coschedule, resources: { device: { type: 'tpu', variant: tpu } } });
+    expect(resolve({ ...CMD, tpu, replicas }).spec).toMatchObject({
+      replicas: tasks,
+      coschedule,
+      resources: { device: { type: 'tpu', variant: tpu } },
+    });
   });
 
   it('refuses replicas other than the hosts of a multi-host variant', () => {
-    expect(refused({ ...CMD, tpu: 'v5litepod-16', replicas: 8 }).message).toBe('replicas: v5litepod-16 has 4 hosts; --replicas 8 would need a slice of 8 hosts');
+    expect(refused({ ...CMD, tpu: 'v5litepod-16', replicas: 8 }).message).toBe(
+      'replicas: v5litepod-16 has 4 hosts; --replicas 8 would need a slice of 8 hosts',
+    );
   });
 });
 
@@ -175,25 +242,46 @@ describe('defaults', () => {
 
   it('applies every default a request leaves out', () => {
     expect(resolve(CMD, null, CONFIG).spec).toEqual({
-      name: '/gen-1', user: 'carol', command: CMD.command, env: {}, cwd: '/srv', image: null, replicas: 1,
-      resources: { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null }, constraints: [], coschedule: null,
-      maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 3, timeoutMs: 3_600_000, schedulingTimeoutMs: null,
+      name: '/gen-1',
+      user: 'carol',
+      command: CMD.command,
+      env: {},
+      cwd: '/srv',
+      image: null,
+      replicas: 1,
+      resources: { cpuMillis: 1000, memoryBytes: 256 * 1024 ** 2, device: null },
+      constraints: [],
+      coschedule: null,
+      maxRetries: 0,
+      maxTaskFailures: 0,
+      maxPreemptions: 3,
+      timeoutMs: 3_600_000,
+      schedulingTimeoutMs: null,
     });
   });
 
-  it('the cluster\'s retry-backoff is the backoff of a job that gives none; a cap needs a backoff and may not be below it', () => {
-    expect(resolve(CMD, null, { retryBackoffMs: 10_000 }).spec).toMatchObject({ retryBackoffMs: 10_000 });
-    expect(resolve(CMD).spec.retryBackoffMs).toBeUndefined();
-    expect(refused({ ...CMD, retryBackoffMax: '5s' }).message).toBe('retryBackoffMax: a cap without a retry backoff');
-    expect(refused({ ...CMD, retryBackoff: '10s', retryBackoffMax: '5s' }).message).toBe('retryBackoffMax: "5s" is shorter than the backoff itself');
-    expect(refused({ ...CMD, retryBackoff: '0s' }).message).toMatch(/^retryBackoff: must be longer than 0/);
-  });
+  it(
+    "the cluster's retry-backoff is the backoff of a job that gives none; a cap needs a backoff and may not be " +
+      'below it',
+    () => {
+      expect(resolve(CMD, null, { retryBackoffMs: 10_000 }).spec).toMatchObject({ retryBackoffMs: 10_000 });
+      expect(resolve(CMD).spec.retryBackoffMs).toBeUndefined();
+      expect(refused({ ...CMD, retryBackoffMax: '5s' }).message).toBe('retryBackoffMax: a cap without a retry backoff');
+      expect(refused({ ...CMD, retryBackoff: '10s', retryBackoffMax: '5s' }).message).toBe(
+        'retryBackoffMax: "5s" is shorter than the backoff itself',
+      );
+      expect(refused({ ...CMD, retryBackoff: '0s' }).message).toMatch(/^retryBackoff: must be longer than 0/);
+    },
+  );
 
-  it('a default image runs the job in a container in the image\'s own directory, or in the --cwd given', () => {
+  it("a default image runs the job in a container in the image's own directory, or in the --cwd given", () => {
     // The CLI sends the submit directory as `workspace` and `cwd` only for --cwd (it used to send
     // its directory as `cwd`, which a container dropped); a container honours a cwd it is given.
     expect(resolve(CMD, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: null });
-    expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({ image: 'python:3.12', cwd: '/work' });
+    expect(resolve({ ...CMD, cwd: '/work' }, null, { image: 'python:3.12' }).spec).toMatchObject({
+      image: 'python:3.12',
+      cwd: '/work',
+    });
   });
 
   it.each([
@@ -203,9 +291,15 @@ describe('defaults', () => {
     ['user', { user: 'dave' }, { user: 'dave' }],
     ['cwd', { cwd: '/elsewhere' }, { cwd: '/elsewhere' }],
     ['image', { image: 'busybox', cwd: '/app' }, { image: 'busybox', cwd: '/app' }],
-    ['retryBackoff', { retryBackoff: '2s', retryBackoffMax: '1m' }, { retryBackoffMs: 2000, retryBackoffMaxMs: 60_000 }],
-  ] as const)('the request\'s own %s wins over the default', (field, own, expected) => {
-    expect(resolve({ ...CMD, ...own }, null, { ...CONFIG, image: field === 'image' ? 'python:3.12' : null }).spec).toMatchObject(expected);
+    [
+      'retryBackoff',
+      { retryBackoff: '2s', retryBackoffMax: '1m' },
+      { retryBackoffMs: 2000, retryBackoffMaxMs: 60_000 },
+    ],
+  ] as const)("the request's own %s wins over the default", (field, own, expected) => {
+    expect(
+      resolve({ ...CMD, ...own }, null, { ...CONFIG, image: field === 'image' ? 'python:3.12' : null }).spec,
+    ).toMatchObject(expected);
   });
 });
 
@@ -215,7 +309,9 @@ describe('cluster checks', () => {
     expect(answer.ok).toBe(false);
     if (answer.ok) return;
     expect(answer.refusal.code).toBe('unsatisfiable');
-    expect(answer.refusal.message).toMatch(/^job \/big can never run on this cluster: need 16 CPU, largest worker has 4/);
+    expect(answer.refusal.message).toMatch(
+      /^job \/big can never run on this cluster: need 16 CPU, largest worker has 4/,
+    );
     expect(answer.refusal.hint).toBe('see the workers with `iris workers`');
   });
 
@@ -227,10 +323,18 @@ describe('cluster checks', () => {
 
   it('gpuMemory: per device on the gpu request; refused at submit when no GPU of the cluster has that much', () => {
     const GiB = 1024 ** 3;
-    const gpu = (id: string, memoryGiB: number): WorkerView => ({ ...worker(id, 8), device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: memoryGiB * GiB } });
+    const gpu = (id: string, memoryGiB: number): WorkerView => ({
+      ...worker(id, 8),
+      device: { type: 'gpu', variant: 'H100', count: 8, memoryBytes: memoryGiB * GiB },
+    });
     const cluster = view({ workers: [gpu('small', 24), gpu('big', 80)] });
     const ok = admit({ ...CMD, name: 'ft', gpu: 'H100', gpuMemory: '40GiB' }, null, cluster, DEFAULTS);
-    expect(ok.ok && ok.spec.resources.device).toEqual({ type: 'gpu', variant: 'H100', count: 1, memoryBytes: 40 * GiB });
+    expect(ok.ok && ok.spec.resources.device).toEqual({
+      type: 'gpu',
+      variant: 'H100',
+      count: 1,
+      memoryBytes: 40 * GiB,
+    });
     const big = admit({ ...CMD, name: 'huge', gpu: '1', gpuMemory: '200GiB' }, null, cluster, DEFAULTS);
     expect(big.ok ? null : big.refusal).toEqual({
       code: 'unsatisfiable',
@@ -256,22 +360,37 @@ describe('cluster checks', () => {
     expect(answer.ok ? null : answer.refusal.message).toMatch(/can never run on this cluster: .*rack/);
   });
 
-  it('refuses a job over its user\'s pending-task quota, and admits one within it', () => {
-    const quota: Quota = { maxRunningCpuMillis: null, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: 5 };
+  it("refuses a job over its user's pending-task quota, and admits one within it", () => {
+    const quota: Quota = {
+      maxRunningCpuMillis: null,
+      maxRunningMemoryBytes: null,
+      maxRunningAccelerators: null,
+      maxPendingTasks: 5,
+    };
     const cluster = view({ quotas: new Map([['bob', quota]]), pendingTasks: (user) => (user === 'bob' ? 4 : 0) });
     expect(admit({ ...CMD, replicas: 2 }, null, cluster, DEFAULTS)).toEqual({
       ok: false,
-      refusal: { code: 'quota_exceeded', message: 'user bob has 4 pending tasks, this job adds 2, limit is 5', hint: 'wait for some of your pending tasks to start, or cancel some' },
+      refusal: {
+        code: 'quota_exceeded',
+        message: 'user bob has 4 pending tasks, this job adds 2, limit is 5',
+        hint: 'wait for some of your pending tasks to start, or cancel some',
+      },
     });
     expect(admit({ ...CMD, replicas: 1 }, null, cluster, DEFAULTS).ok).toBe(true);
     expect(admit({ ...CMD, replicas: 2, user: 'erin' }, null, cluster, DEFAULTS).ok).toBe(true);
     // Submitted by bob for erin: counted against erin, the effective user.
     const erinQuota = view({ quotas: new Map([['erin', quota]]), pendingTasks: (user) => (user === 'erin' ? 5 : 0) });
-    expect(admit({ ...CMD, user: 'erin' }, null, erinQuota, DEFAULTS)).toMatchObject({ ok: false, refusal: { code: 'quota_exceeded' } });
+    expect(admit({ ...CMD, user: 'erin' }, null, erinQuota, DEFAULTS)).toMatchObject({
+      ok: false,
+      refusal: { code: 'quota_exceeded' },
+    });
     expect(admit(CMD, null, erinQuota, DEFAULTS).ok).toBe(true);
   });
 
   it('turns a refused value into a refusal, not a throw', () => {
-    expect(admit({ ...CMD, cpu: 'lots' }, null, view(), DEFAULTS)).toMatchObject({ ok: false, refusal: { code: 'invalid_argument' } });
+    expect(admit({ ...CMD, cpu: 'lots' }, null, view(), DEFAULTS)).toMatchObject({
+      ok: false,
+      refusal: { code: 'invalid_argument' },
+    });
   });
 });

@@ -16,7 +16,8 @@ async function passNow(): Promise<void> {
   const before = h.controller.passes;
   h.controller.requestPass(true);
   const deadline = Date.now() + 5000;
-  while (h.controller.passes === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+  while (h.controller.passes === before && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 1));
   expect(h.controller.passes).toBeGreaterThan(before);
 }
 
@@ -24,7 +25,12 @@ const REASON = 'deadlock: needs 1 GPU H100; /train/task-0 holds it while waiting
 
 /** A one-GPU worker; /train runs on its GPU and submits /train/eval, which needs that GPU too. */
 async function gpuTree(): Promise<void> {
-  h = harness([workerSpec('g1', { device: { type: 'gpu', variant: 'H100', count: 1 }, attributes: { 'device-type': 'gpu', 'device-variant': 'H100' } })]);
+  h = harness([
+    workerSpec('g1', {
+      device: { type: 'gpu', variant: 'H100', count: 1 },
+      attributes: { 'device-type': 'gpu', 'device-variant': 'H100' },
+    }),
+  ]);
   const { store, controller, until } = h;
   store.submit(spec('/train', { command: LONG, resources: GPU }));
   controller.start();
@@ -44,20 +50,23 @@ describe('deadlocks', () => {
     expect(store.job('/train/eval')!.state).toBe('PENDING');
   });
 
-  it('ends the job UNSCHEDULABLE with the reason after the grace period, and the waiting parent keeps running', async () => {
-    await gpuTree();
-    const { store, controller, clock, timers, until } = h;
-    controller.waits.begin(PARENT, ['/train/eval']);
-    await until(() => store.job('/train/eval')!.reason === REASON);
-    timers.advance(DEFAULT_DEADLOCK_GRACE_MS - 1);
-    await passNow();
-    expect(store.job('/train/eval')!.state).toBe('PENDING');
-    timers.advance(1);
-    await until(() => store.job('/train/eval')!.state === 'UNSCHEDULABLE');
-    expect(store.job('/train/eval')!.reason).toBe(REASON);
-    expect(store.task('/train/eval/task-0')!.state).toBe('UNSCHEDULABLE');
-    expect(store.job('/train')!.state).toBe('RUNNING');
-  });
+  it(
+    'ends the job UNSCHEDULABLE with the reason after the grace period, and the waiting parent keeps ' + 'running',
+    async () => {
+      await gpuTree();
+      const { store, controller, clock, timers, until } = h;
+      controller.waits.begin(PARENT, ['/train/eval']);
+      await until(() => store.job('/train/eval')!.reason === REASON);
+      timers.advance(DEFAULT_DEADLOCK_GRACE_MS - 1);
+      await passNow();
+      expect(store.job('/train/eval')!.state).toBe('PENDING');
+      timers.advance(1);
+      await until(() => store.job('/train/eval')!.state === 'UNSCHEDULABLE');
+      expect(store.job('/train/eval')!.reason).toBe(REASON);
+      expect(store.task('/train/eval/task-0')!.state).toBe('UNSCHEDULABLE');
+      expect(store.job('/train')!.state).toBe('RUNNING');
+    },
+  );
 
   it('a job that stops being deadlocked gets its scheduler reason back and its clock starts again', async () => {
     await gpuTree();
@@ -79,22 +88,41 @@ describe('deadlocks', () => {
     expect(store.job('/train/eval')!.reason).toBe(REASON);
   });
 
-  it('waitingHolds: a waiting attempt holds its memory and devices, its CPU only while no wait releases it', async () => {
-    await gpuTree();
-    const { controller, clock } = h;
-    const other = controller.waits.begin(PARENT, ['/elsewhere']);
-    expect(controller.waitingHolds()).toEqual([
-      { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere'], worker: 'g1', cpuMillis: 1000, memoryBytes: 1 << 28, devices: [0] },
-    ]);
-    controller.waits.begin(PARENT, ['/train/eval']);
-    expect(controller.waitingHolds()).toEqual([
-      { task: '/train/task-0', job: '/train', waitingOn: ['/elsewhere', '/train/eval'], worker: 'g1', cpuMillis: 0, memoryBytes: 1 << 28, devices: [0] },
-    ]);
-    controller.waits.end(other);
-    // A wait of an attempt that is no longer running holds nothing.
-    controller.waits.begin({ task: '/train/task-0', job: '/train', attempt: 7 }, ['/train/eval']);
-    expect(controller.waitingHolds().map((hold) => hold.waitingOn)).toEqual([['/train/eval']]);
-  });
+  it(
+    'waitingHolds: a waiting attempt holds its memory and devices, its CPU only while no wait releases ' + 'it',
+    async () => {
+      await gpuTree();
+      const { controller, clock } = h;
+      const other = controller.waits.begin(PARENT, ['/elsewhere']);
+      expect(controller.waitingHolds()).toEqual([
+        {
+          task: '/train/task-0',
+          job: '/train',
+          waitingOn: ['/elsewhere'],
+          worker: 'g1',
+          cpuMillis: 1000,
+          memoryBytes: 1 << 28,
+          devices: [0],
+        },
+      ]);
+      controller.waits.begin(PARENT, ['/train/eval']);
+      expect(controller.waitingHolds()).toEqual([
+        {
+          task: '/train/task-0',
+          job: '/train',
+          waitingOn: ['/elsewhere', '/train/eval'],
+          worker: 'g1',
+          cpuMillis: 0,
+          memoryBytes: 1 << 28,
+          devices: [0],
+        },
+      ]);
+      controller.waits.end(other);
+      // A wait of an attempt that is no longer running holds nothing.
+      controller.waits.begin({ task: '/train/task-0', job: '/train', attempt: 7 }, ['/train/eval']);
+      expect(controller.waitingHolds().map((hold) => hold.waitingOn)).toEqual([['/train/eval']]);
+    },
+  );
 
   it('a parent waiting on another job, or whose child fits beside it, causes no deadlock', async () => {
     h = harness([workerSpec('w1', { cpuMillis: 2000 })]);

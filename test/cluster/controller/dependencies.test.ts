@@ -20,7 +20,9 @@ describe('the controller and jobs waiting on dependencies', () => {
     const snapshot = buildSnapshot(store, new Map(), clock.t);
     expect(snapshot.pending.map((t) => t.job)).toEqual([]);
     expect(snapshot.jobs.has('/train')).toBe(false);
-    expect(jobReason(store, store.job('/train')!, store.tasksOf('/train'), clock.t)).toBe('waiting for /prep (RUNNING)');
+    expect(jobReason(store, store.job('/train')!, store.tasksOf('/train'), clock.t)).toBe(
+      'waiting for /prep (RUNNING)',
+    );
     expect(runtime.launches.map((l) => l.key.task)).toEqual(['/prep/task-0']);
 
     runtime.exit('/prep/task-0', 0);

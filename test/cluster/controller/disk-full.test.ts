@@ -19,7 +19,12 @@ describe('an attempt whose log fills the disk (real tmpfs)', () => {
     h = harness(undefined, undefined, fs.dir);
     const { store, controller, runtime, until } = h;
     // Prints far more than fits, then goes on printing: only iris can end it.
-    store.submit(spec('/flood', { command: ['sh', '-c', 'seq 1 400000; while true; do echo more; sleep 0.01; done'], maxRetries: 1 }));
+    store.submit(
+      spec('/flood', {
+        command: ['sh', '-c', 'seq 1 400000; while true; do echo more; sleep 0.01; done'],
+        maxRetries: 1,
+      }),
+    );
     controller.start();
     await until(() => store.task('/flood/task-0')!.failures === 1);
     const reason = `no space left on ${logPathFor(fs.dir, store.job('/flood')!, 0, 0)}`;

@@ -20,7 +20,12 @@ const ELASTIC = { idleDisableMs: 1000, queueMax: 0, enableThreshold: 0, minActiv
 
 /** `log` collects the coordinator's lines (the controller also logs one line per dispatch). */
 function setup(log: string[] = []): Harness {
-  h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { elastic: ELASTIC, log: (m) => { if (m.startsWith('elastic:')) log.push(m); } });
+  h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, {
+    elastic: ELASTIC,
+    log: (m) => {
+      if (m.startsWith('elastic:')) log.push(m);
+    },
+  });
   return h;
 }
 
@@ -28,45 +33,61 @@ function setup(log: string[] = []): Harness {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 
 describe('disabled workers', () => {
-  it('take no new placements (with the reason), keep their running tasks, and take work again at once when enabled', async () => {
-    const { store, controller, runtime, until } = setup();
-    controller.start();
-    store.submit(spec('/a', { command: LONG, constraints: [], resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null } }));
-    await until(() => store.task('/a/task-0')?.state === 'RUNNING');
-    const on = store.task('/a/task-0')!.workerId!;
-    const other = on === 'w1' ? 'w2' : 'w1';
-    controller.setWorkerEnabled(on, false, 'user', '');
-    controller.setWorkerEnabled(other, false, 'user', 'disk check');
-    expect(store.worker(on)).toMatchObject({ state: 'DISABLED', disabled: { by: 'user', reason: '' } });
-    await settle();
-    expect(store.task('/a/task-0')!.state).toBe('RUNNING'); // unlike a drain
+  it(
+    'take no new placements (with the reason), keep their running tasks, and take work again at once when ' + 'enabled',
+    async () => {
+      const { store, controller, runtime, until } = setup();
+      controller.start();
+      store.submit(
+        spec('/a', {
+          command: LONG,
+          constraints: [],
+          resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null },
+        }),
+      );
+      await until(() => store.task('/a/task-0')?.state === 'RUNNING');
+      const on = store.task('/a/task-0')!.workerId!;
+      const other = on === 'w1' ? 'w2' : 'w1';
+      controller.setWorkerEnabled(on, false, 'user', '');
+      controller.setWorkerEnabled(other, false, 'user', 'disk check');
+      expect(store.worker(on)).toMatchObject({ state: 'DISABLED', disabled: { by: 'user', reason: '' } });
+      await settle();
+      expect(store.task('/a/task-0')!.state).toBe('RUNNING'); // unlike a drain
 
-    store.submit(spec('/b', { resources: { cpuMillis: 1000, memoryBytes: 1 << 20, device: null } }));
-    controller.requestPass();
-    await until(() => store.waitingReason('/b') !== null);
-    expect(store.waitingReason('/b')).toMatch(/^all 2 workers are disabled/);
-    expect(store.task('/b/task-0')!.state).toBe('PENDING');
+      store.submit(spec('/b', { resources: { cpuMillis: 1000, memoryBytes: 1 << 20, device: null } }));
+      controller.requestPass();
+      await until(() => store.waitingReason('/b') !== null);
+      expect(store.waitingReason('/b')).toMatch(/^all 2 workers are disabled/);
+      expect(store.task('/b/task-0')!.state).toBe('PENDING');
 
-    expect(controller.setWorkerEnabled(other, true)).toBe(true);
-    await until(() => store.task('/b/task-0')?.state !== 'PENDING');
-    expect(store.task('/b/task-0')!.workerId).toBe(other);
-    runtime.exit('/a/task-0', 0);
-    await until(() => store.task('/a/task-0')?.state === 'SUCCEEDED');
-  });
+      expect(controller.setWorkerEnabled(other, true)).toBe(true);
+      await until(() => store.task('/b/task-0')?.state !== 'PENDING');
+      expect(store.task('/b/task-0')!.workerId).toBe(other);
+      runtime.exit('/a/task-0', 0);
+      await until(() => store.task('/a/task-0')?.state === 'SUCCEEDED');
+    },
+  );
 
-  it('a disable and an enable are history entries with who and why; disabling twice changes nothing; drained is a conflict', () => {
-    const { store, controller } = setup();
-    expect(controller.setWorkerEnabled('w1', false, 'user', 'disk check')).toBe(true);
-    expect(controller.setWorkerEnabled('w1', false, 'user', 'again')).toBe(false);
-    expect(controller.setWorkerEnabled('w1', true)).toBe(true);
-    expect(controller.setWorkerEnabled('w1', true)).toBe(false);
-    const entries = store.history('w1').map((e) => [e.state, e.reason]);
-    expect(entries.slice(-2)).toEqual([['DISABLED', 'by user: disk check'], ['READY', null]]);
-    store.drainWorker('w2');
-    expect(() => controller.setWorkerEnabled('w2', false)).toThrow(/worker w2 is DRAINED/);
-    expect(() => controller.setWorkerEnabled('w2', true)).toThrow(/not disabled/);
-    expect(() => controller.setWorkerEnabled('nope', false)).toThrow(/worker nope not found/);
-  });
+  it(
+    'a disable and an enable are history entries with who and why; disabling twice changes nothing; drained is a ' +
+      'conflict',
+    () => {
+      const { store, controller } = setup();
+      expect(controller.setWorkerEnabled('w1', false, 'user', 'disk check')).toBe(true);
+      expect(controller.setWorkerEnabled('w1', false, 'user', 'again')).toBe(false);
+      expect(controller.setWorkerEnabled('w1', true)).toBe(true);
+      expect(controller.setWorkerEnabled('w1', true)).toBe(false);
+      const entries = store.history('w1').map((e) => [e.state, e.reason]);
+      expect(entries.slice(-2)).toEqual([
+        ['DISABLED', 'by user: disk check'],
+        ['READY', null],
+      ]);
+      store.drainWorker('w2');
+      expect(() => controller.setWorkerEnabled('w2', false)).toThrow(/worker w2 is DRAINED/);
+      expect(() => controller.setWorkerEnabled('w2', true)).toThrow(/not disabled/);
+      expect(() => controller.setWorkerEnabled('nope', false)).toThrow(/worker nope not found/);
+    },
+  );
 });
 
 describe('the elastic coordinator', () => {
@@ -100,7 +121,9 @@ describe('the elastic coordinator', () => {
     const { store, controller, timers, until } = setup();
     controller.start();
     controller.setWorkerEnabled('w1', false, 'user', '');
-    store.submit(spec('/j', { command: LONG, replicas: 2, resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null } }));
+    store.submit(
+      spec('/j', { command: LONG, replicas: 2, resources: { cpuMillis: 4000, memoryBytes: 1 << 20, device: null } }),
+    );
     controller.requestPass();
     await until(() => store.tasksOf('/j').some((t) => t.state === 'RUNNING'));
     timers.advance(2000);
@@ -117,7 +140,10 @@ describe('the elastic coordinator', () => {
       first.close();
       const again = ClusterStore.open({ path, now: () => 9000 });
       again.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
-      expect(again.worker('w1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: 5000 } });
+      expect(again.worker('w1')).toMatchObject({
+        state: 'DISABLED',
+        disabled: { by: 'elastic', reason: 'idle 1m', disabledAt: 5000 },
+      });
       expect(again.enableWorker('w1', 'user')).toBe(false); // only the elastic one's
       expect(again.enableWorker('w1')).toBe(true);
       expect(again.worker('w1')).toMatchObject({ state: 'READY', disabled: null });

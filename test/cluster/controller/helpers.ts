@@ -52,7 +52,10 @@ export interface Harness {
 }
 
 /** A controller on a real in-memory store, the FakeRuntime, a hand-driven clock and timers. */
-/** `home`: the state directory for logs (default: a fresh temporary one, removed at close); `over`: more controller options. */
+/**
+ * `home`: the state directory for logs (default: a fresh temporary one, removed at close); `over`: more controller
+ * options.
+ */
 export function harness(
   workers: WorkerSpec[] = [workerSpec('w1'), workerSpec('w2')],
   wrap: (runtime: FakeRuntime) => TaskRuntime = (r) => r,
@@ -66,8 +69,19 @@ export function harness(
   const runtime = new FakeRuntime({ now: clock.now });
   const home = given ?? mkdtempSync(join(tmpdir(), 'iris-controller-'));
   const controller = new Controller({
-    store, runtime: wrap(runtime), quotas: new Map(), stopGraceMs: 1000, now: clock.now, timers,
-    launchContext: { clusterId: 'c-test', home, socketPath: join(home, 'iris.sock'), cliBinDir: join(home, 'bin'), baseEnv: { PATH: '/usr/bin:/bin' } },
+    store,
+    runtime: wrap(runtime),
+    quotas: new Map(),
+    stopGraceMs: 1000,
+    now: clock.now,
+    timers,
+    launchContext: {
+      clusterId: 'c-test',
+      home,
+      socketPath: join(home, 'iris.sock'),
+      cliBinDir: join(home, 'bin'),
+      baseEnv: { PATH: '/usr/bin:/bin' },
+    },
     ...over,
   });
   const until = (pred: () => boolean): Promise<void> =>
@@ -81,7 +95,12 @@ export function harness(
       store.events.on('change', check);
     });
   return {
-    store, runtime, controller, clock, timers, until,
+    store,
+    runtime,
+    controller,
+    clock,
+    timers,
+    until,
     async close() {
       await controller.shutdown('test over');
       await runtime.close();

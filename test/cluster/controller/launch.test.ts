@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type MachineProbe } from '../../../src/config/index.js';
-import { attemptIsolation, buildLaunch, chipDevices, CONTAINER_PATH, CONTAINER_TOKEN_FILE, sliceOf, TOKEN_FILE_GID, tokenGroupFor, type LaunchContext, type LaunchPlacement } from '../../../src/cluster/controller/launch.js';
+import {
+  attemptIsolation,
+  buildLaunch,
+  chipDevices,
+  CONTAINER_PATH,
+  CONTAINER_TOKEN_FILE,
+  sliceOf,
+  TOKEN_FILE_GID,
+  tokenGroupFor,
+  type LaunchContext,
+  type LaunchPlacement,
+} from '../../../src/cluster/controller/launch.js';
 import { coordinatorPort, sliceHosts } from '../../../src/model/topology.js';
 import type { DeviceRequest } from '../../../src/model/resources.js';
 import type { Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
@@ -19,28 +30,83 @@ const CTX: LaunchContext = {
 
 function job(name: string, o: Partial<JobSpec> = {}, device: DeviceRequest | null = null): Job {
   const spec: JobSpec = {
-    name, user: 'alice', command: ['python', 'train.py'], env: { LR: '0.1' }, cwd: null, image: null, replicas: 1,
-    resources: { cpuMillis: 1000, memoryBytes: 8 * GiB, device }, constraints: [], coschedule: null,
-    maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 100, timeoutMs: null, schedulingTimeoutMs: null, ...o,
+    name,
+    user: 'alice',
+    command: ['python', 'train.py'],
+    env: { LR: '0.1' },
+    cwd: null,
+    image: null,
+    replicas: 1,
+    resources: { cpuMillis: 1000, memoryBytes: 8 * GiB, device },
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 100,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
+    ...o,
   };
-  return { name, run: 7, spec, depth: 1, parent: null, submittedAt: 0, rootSubmittedAt: 0, seq: 0, state: 'RUNNING', reason: null, startedAt: 0, finishedAt: null, failedTasks: 0 };
+  return {
+    name,
+    run: 7,
+    spec,
+    depth: 1,
+    parent: null,
+    submittedAt: 0,
+    rootSubmittedAt: 0,
+    seq: 0,
+    state: 'RUNNING',
+    reason: null,
+    startedAt: 0,
+    finishedAt: null,
+    failedTasks: 0,
+  };
 }
 
 function task(j: Job, index: number): Task {
   return {
-    id: `${j.name}/task-${index}`, job: j.name, index, state: 'PENDING', attempt: 0, submittedAt: 0, seq: 0, failures: 0, preemptions: 0,
-    workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null, eligibleAt: null,
+    id: `${j.name}/task-${index}`,
+    job: j.name,
+    index,
+    state: 'PENDING',
+    attempt: 0,
+    submittedAt: 0,
+    seq: 0,
+    failures: 0,
+    preemptions: 0,
+    workerId: null,
+    exitCode: null,
+    reason: null,
+    startedAt: null,
+    finishedAt: null,
+    eligibleAt: null,
   };
 }
 
 const place = (worker: WorkerSpec | undefined, deviceIndices: number[], slice?: WorkerSpec[]): LaunchPlacement => ({
-  workerId: worker?.id ?? 'local', deviceIndices, attempt: 2, token: 'tok', logPath: '/l/attempt-2.log', worker, slice,
+  workerId: worker?.id ?? 'local',
+  deviceIndices,
+  attempt: 2,
+  token: 'tok',
+  logPath: '/l/attempt-2.log',
+  worker,
+  slice,
 });
 
 /** A 4-host v5litepod-16 slice declared in config, with stand-in chips and per-host names. */
 const SLICE = validateConfig(
   {
-    slices: [{ name: 'slice-a', tpu: 'v5litepod-16', cpu: 8, memory: '32GiB', devices: ['/dev/zero', '/dev/zero', '/dev/zero', '/dev/zero'], hostnames: ['h0', 'h1', 'h2', 'h3'] }],
+    slices: [
+      {
+        name: 'slice-a',
+        tpu: 'v5litepod-16',
+        cpu: 8,
+        memory: '32GiB',
+        devices: ['/dev/zero', '/dev/zero', '/dev/zero', '/dev/zero'],
+        hostnames: ['h0', 'h1', 'h2', 'h3'],
+      },
+    ],
     workers: [{ name: 'gpu', gpu: { variant: 'H100', count: 8 } }, { name: 'cpu' }],
   },
   '/t/.irisrc.yaml',
@@ -74,7 +140,12 @@ describe('buildLaunch: processes (unchanged contract)', () => {
     });
     expect(launch.cwd).toBe('/home/u/.iris');
     expect(launch.container).toBeUndefined();
-    expect(launch.labels).toEqual({ 'iris.cluster': 'c-1', 'iris.job': '/train', 'iris.task': '/train/task-1', 'iris.attempt': '2' });
+    expect(launch.labels).toEqual({
+      'iris.cluster': 'c-1',
+      'iris.job': '/train',
+      'iris.task': '/train/task-1',
+      'iris.attempt': '2',
+    });
   });
 
   it('a job PATH replaces the inherited one, after the shim dir', () => {
@@ -130,7 +201,9 @@ describe('buildLaunch: containers', () => {
   it('with the task door on TCP, tasks get its URL and containers get no socket directory', () => {
     const tcp: LaunchContext = { ...CTX, controllerAddress: 'http://iris-task-door:7070' };
     const proc = job('/p');
-    expect(buildLaunch(tcp, proc, task(proc, 0), place(CPU, [])).env.IRIS_CONTROLLER_ADDRESS).toBe('http://iris-task-door:7070');
+    expect(buildLaunch(tcp, proc, task(proc, 0), place(CPU, [])).env.IRIS_CONTROLLER_ADDRESS).toBe(
+      'http://iris-task-door:7070',
+    );
     const boxed = job('/c', { image: 'python:3.12' });
     const launch = buildLaunch(tcp, boxed, task(boxed, 0), place(CPU, []));
     expect(launch.env.IRIS_CONTROLLER_ADDRESS).toBe('http://iris-task-door:7070');
@@ -139,7 +212,10 @@ describe('buildLaunch: containers', () => {
   });
 
   it('a container runs as the job user-in-container, else the config container-user, else 65534:65534', () => {
-    const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: null, containerUser: '1000:1000' } };
+    const docker: LaunchContext = {
+      ...CTX,
+      runtime: { kind: 'docker', image: 'busybox', network: null, containerUser: '1000:1000' },
+    };
     const plain = job('/u', { image: 'busybox' }); // the config's default image, resolved at submit
     expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container?.user).toBe('1000:1000');
     const own = job('/v', { image: 'busybox', containerUser: '0' });
@@ -159,18 +235,25 @@ describe('buildLaunch: containers', () => {
     expect(buildLaunch(CTX, hosted, task(hosted, 0), place(CPU, [])).container?.network).toBe('host');
   });
 
-  it('the image is the one admission put in the spec (the config default at submit): none is a process, under runtime docker too', () => {
-    const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: 'bridge' } };
-    const defaulted = job('/d', { image: 'busybox' });
-    expect(buildLaunch(docker, defaulted, task(defaulted, 0), place(CPU, [])).container).toMatchObject({ image: 'busybox', network: 'bridge' });
-    const own = job('/e', { image: 'alpine:3' });
-    expect(buildLaunch(docker, own, task(own, 0), place(CPU, [])).container?.image).toBe('alpine:3');
-    // `--runtime process` (admission leaves the image out): a process, whatever the config's runtime.
-    const plain = job('/p');
-    expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
-    const processes: LaunchContext = { ...CTX, runtime: { kind: 'process', image: null, network: 'host' } };
-    expect(buildLaunch(processes, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
-  });
+  it(
+    'the image is the one admission put in the spec (the config default at submit): none is a process, under ' +
+      'runtime docker too',
+    () => {
+      const docker: LaunchContext = { ...CTX, runtime: { kind: 'docker', image: 'busybox', network: 'bridge' } };
+      const defaulted = job('/d', { image: 'busybox' });
+      expect(buildLaunch(docker, defaulted, task(defaulted, 0), place(CPU, [])).container).toMatchObject({
+        image: 'busybox',
+        network: 'bridge',
+      });
+      const own = job('/e', { image: 'alpine:3' });
+      expect(buildLaunch(docker, own, task(own, 0), place(CPU, [])).container?.image).toBe('alpine:3');
+      // `--runtime process` (admission leaves the image out): a process, whatever the config's runtime.
+      const plain = job('/p');
+      expect(buildLaunch(docker, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
+      const processes: LaunchContext = { ...CTX, runtime: { kind: 'process', image: null, network: 'host' } };
+      expect(buildLaunch(processes, plain, task(plain, 0), place(CPU, [])).container).toBeUndefined();
+    },
+  );
 
   it('a job PATH and cwd are kept inside the container', () => {
     const j = job('/c', { image: 'python:3.12', env: { PATH: '/venv/bin:/usr/bin' }, cwd: '/app' });
@@ -182,7 +265,12 @@ describe('buildLaunch: containers', () => {
   it('GPU containers: a device request for the assigned ids, no CUDA_VISIBLE_DEVICES remap, 1 GiB+ shm', () => {
     const j = job('/g', { image: 'cuda:12' }, { type: 'gpu', variant: 'H100', count: 2 });
     const launch = buildLaunch(CTX, j, task(j, 0), place(GPU, [6, 7]));
-    expect(launch.container).toMatchObject({ gpuIds: ['6', '7'], devices: [], shmBytes: 4 * GiB, memlockUnlimited: false });
+    expect(launch.container).toMatchObject({
+      gpuIds: ['6', '7'],
+      devices: [],
+      shmBytes: 4 * GiB,
+      memlockUnlimited: false,
+    });
     expect(launch.env.CUDA_VISIBLE_DEVICES).toBeUndefined();
     expect(launch.env.NVIDIA_VISIBLE_DEVICES).toBeUndefined();
     expect(launch.deviceIndices).toEqual([6, 7]);
@@ -194,57 +282,113 @@ describe('buildLaunch: containers', () => {
     expect(buildLaunch(CTX, j, task(j, 0), place(CPU, [])).container?.privileged).toBe(false);
   });
 
-  it('a child of an unprivileged container task (spec.unprivileged) is never privileged, even on a privileged worker', () => {
-    const j = job('/p/kid', { image: 'busybox', unprivileged: true });
-    expect(buildLaunch(CTX, j, task(j, 0), place({ ...CPU!, privileged: true }, [])).container?.privileged).toBe(false);
-  });
+  it(
+    'a child of an unprivileged container task (spec.unprivileged) is never privileged, even on a privileged ' +
+      'worker',
+    () => {
+      const j = job('/p/kid', { image: 'busybox', unprivileged: true });
+      expect(buildLaunch(CTX, j, task(j, 0), place({ ...CPU!, privileged: true }, [])).container?.privileged).toBe(
+        false,
+      );
+    },
+  );
 });
 
-describe('the token file\'s group', () => {
-  it('root takes a group no account has; another owner its own primary group (the only kind it may give a file), never 0', () => {
-    expect(tokenGroupFor(0, 0)).toBe(TOKEN_FILE_GID);
-    expect(tokenGroupFor(1000, 1000)).toBe(1000);
-    expect(tokenGroupFor(1000, 0)).toBe(TOKEN_FILE_GID);
-    const j = job('/c', { image: 'python:3.12' });
-    expect(buildLaunch({ ...CTX, tokenGroup: 1000 }, j, task(j, 0), place(CPU, [])).container?.tokenFile?.gid).toBe(1000);
-  });
+describe("the token file's group", () => {
+  it(
+    'root takes a group no account has; another owner its own primary group (the only kind it may give a file), ' +
+      'never 0',
+    () => {
+      expect(tokenGroupFor(0, 0)).toBe(TOKEN_FILE_GID);
+      expect(tokenGroupFor(1000, 1000)).toBe(1000);
+      expect(tokenGroupFor(1000, 0)).toBe(TOKEN_FILE_GID);
+      const j = job('/c', { image: 'python:3.12' });
+      expect(buildLaunch({ ...CTX, tokenGroup: 1000 }, j, task(j, 0), place(CPU, [])).container?.tokenFile?.gid).toBe(
+        1000,
+      );
+    },
+  );
 });
 
 describe('attemptIsolation: what a running attempt passes on to its children', () => {
-  it('a container: as launched (the config\'s defaults and the worker\'s privilege resolved)', () => {
+  it("a container: as launched (the config's defaults and the worker's privilege resolved)", () => {
     const j = job('/c', { image: 'python:3.12' }, { type: 'tpu', variant: 'v4-8', chips: 4 });
-    const launch = buildLaunch({ ...CTX, runtime: { kind: 'process', image: null, network: null, containerUser: '1000:1000' } }, j, task(j, 0), place({ ...CPU!, privileged: true }, []));
-    expect(attemptIsolation(j.spec, launch.container)).toEqual({ image: 'python:3.12', user: '1000:1000', network: 'host', privileged: true });
+    const launch = buildLaunch(
+      { ...CTX, runtime: { kind: 'process', image: null, network: null, containerUser: '1000:1000' } },
+      j,
+      task(j, 0),
+      place({ ...CPU!, privileged: true }, []),
+    );
+    expect(attemptIsolation(j.spec, launch.container)).toEqual({
+      image: 'python:3.12',
+      user: '1000:1000',
+      network: 'host',
+      privileged: true,
+    });
   });
 
-  it('a container with mounts: the job\'s mounts go into the container (marked as the user\'s) and on to its children, iris\'s own do not', () => {
-    const mounts = [{ source: '/home/u/proj', target: '/home/u/proj', readOnly: false }, { source: '/srv/data', target: '/data', readOnly: true }];
-    const j = job('/c', { image: 'python:3.12', mounts, cwd: '/home/u/proj', containerUser: '1000:1000' });
-    const launch = buildLaunch(CTX, j, task(j, 0), place(CPU, []));
-    expect(launch.cwd).toBe('/home/u/proj');
-    expect(launch.container!.user).toBe('1000:1000');
-    expect(launch.container!.mounts.filter((m) => m.user)).toEqual([
-      { host: '/home/u/proj', container: '/home/u/proj', readOnly: false, user: true },
-      { host: '/srv/data', container: '/data', readOnly: true, user: true },
-    ]);
-    expect(attemptIsolation(j.spec, launch.container)).toEqual({ image: 'python:3.12', user: '1000:1000', network: 'bridge', privileged: false, mounts });
-  });
+  it(
+    "a container with mounts: the job's mounts go into the container (marked as the user's) and on to its " +
+      "children, iris's own do not",
+    () => {
+      const mounts = [
+        { source: '/home/u/proj', target: '/home/u/proj', readOnly: false },
+        { source: '/srv/data', target: '/data', readOnly: true },
+      ];
+      const j = job('/c', { image: 'python:3.12', mounts, cwd: '/home/u/proj', containerUser: '1000:1000' });
+      const launch = buildLaunch(CTX, j, task(j, 0), place(CPU, []));
+      expect(launch.cwd).toBe('/home/u/proj');
+      expect(launch.container!.user).toBe('1000:1000');
+      expect(launch.container!.mounts.filter((m) => m.user)).toEqual([
+        { host: '/home/u/proj', container: '/home/u/proj', readOnly: false, user: true },
+        { host: '/srv/data', container: '/data', readOnly: true, user: true },
+      ]);
+      expect(attemptIsolation(j.spec, launch.container)).toEqual({
+        image: 'python:3.12',
+        user: '1000:1000',
+        network: 'bridge',
+        privileged: false,
+        mounts,
+      });
+    },
+  );
 
-  it('a process: only its job\'s own container choices', () => {
+  it("a process: only its job's own container choices", () => {
     const j = job('/p', { containerUser: '1000', network: 'host' });
-    expect(attemptIsolation(j.spec, buildLaunch(CTX, j, task(j, 0), place(CPU, [])).container)).toEqual({ image: null, user: '1000', network: 'host', privileged: false });
+    expect(attemptIsolation(j.spec, buildLaunch(CTX, j, task(j, 0), place(CPU, [])).container)).toEqual({
+      image: null,
+      user: '1000',
+      network: 'host',
+      privileged: false,
+    });
   });
 
-  it('on the kubernetes backend every attempt is a Pod: its job\'s image, else the backend\'s', () => {
-    expect(attemptIsolation(job('/k').spec, null, { image: 'iris:local' })).toMatchObject({ image: 'iris:local', privileged: false });
-    expect(attemptIsolation(job('/k', { image: 'jax:tpu' }).spec, null, { image: 'iris:local' })).toMatchObject({ image: 'jax:tpu' });
+  it("on the kubernetes backend every attempt is a Pod: its job's image, else the backend's", () => {
+    expect(attemptIsolation(job('/k').spec, null, { image: 'iris:local' })).toMatchObject({
+      image: 'iris:local',
+      privileged: false,
+    });
+    expect(attemptIsolation(job('/k', { image: 'jax:tpu' }).spec, null, { image: 'iris:local' })).toMatchObject({
+      image: 'jax:tpu',
+    });
   });
 });
 
 describe('buildLaunch: a 4-host TPU slice', () => {
   const j = job('/train', { replicas: 4, coschedule: 'tpu-name', image: 'jax:tpu' }, TPU16);
   // the controller passes all workers; sliceOf keeps the slice
-  const launches = HOSTS.map((host, i) => buildLaunch(CTX, j, task(j, i), place(host, [0, 1, 2, 3], sliceOf(host, () => [GPU!, ...HOSTS].reverse()))));
+  const launches = HOSTS.map((host, i) =>
+    buildLaunch(
+      CTX,
+      j,
+      task(j, i),
+      place(
+        host,
+        [0, 1, 2, 3],
+        sliceOf(host, () => [GPU!, ...HOSTS].reverse()),
+      ),
+    ),
+  );
 
   it.each([0, 1, 2, 3])('task %i gets TPU_WORKER_ID %i and the slice-wide variables', (i) => {
     const env = launches[i]!.env;
@@ -280,7 +424,9 @@ describe('buildLaunch: a 4-host TPU slice', () => {
 
   it('a TPU job still takes bridge when it or the config asks for it', () => {
     const bridged = job('/train', { replicas: 4, coschedule: 'tpu-name', image: 'jax:tpu', network: 'bridge' }, TPU16);
-    expect(buildLaunch(CTX, bridged, task(bridged, 0), place(HOSTS[0], [0, 1, 2, 3], HOSTS)).container?.network).toBe('bridge');
+    expect(buildLaunch(CTX, bridged, task(bridged, 0), place(HOSTS[0], [0, 1, 2, 3], HOSTS)).container?.network).toBe(
+      'bridge',
+    );
   });
 
   it('the same variables for a process task (no container)', () => {
@@ -301,12 +447,22 @@ describe('buildLaunch: a 4-host TPU slice', () => {
 describe('buildLaunch: single-host TPU and device paths', () => {
   it('a single-host variant: worker 0, its own hostname, no JAX coordinator, assigned chips only', () => {
     const worker: WorkerSpec = {
-      id: 't', cpuMillis: 8000, memoryBytes: 64 * GiB, device: { type: 'tpu', variant: 'v6e-8', count: 8 }, attributes: {},
+      id: 't',
+      cpuMillis: 8000,
+      memoryBytes: 64 * GiB,
+      device: { type: 'tpu', variant: 'v6e-8', count: 8 },
+      attributes: {},
       devicePaths: Array.from({ length: 8 }, (_, k) => `/dev/accel${k}`),
     };
     const j = job('/s', { image: 'jax:tpu' }, { type: 'tpu', variant: 'v6e-8', chips: 8 });
     const launch = buildLaunch(CTX, j, task(j, 0), place(worker, [0, 1, 2, 3, 4, 5, 6, 7], [worker]));
-    expect(launch.env).toMatchObject({ TPU_WORKER_ID: '0', TPU_WORKER_HOSTNAMES: 'localhost', TPU_CHIPS_PER_HOST_BOUNDS: '2,4,1', TPU_HOST_BOUNDS: '1,1,1', TPU_TOPOLOGY: '2x4' });
+    expect(launch.env).toMatchObject({
+      TPU_WORKER_ID: '0',
+      TPU_WORKER_HOSTNAMES: 'localhost',
+      TPU_CHIPS_PER_HOST_BOUNDS: '2,4,1',
+      TPU_HOST_BOUNDS: '1,1,1',
+      TPU_TOPOLOGY: '2x4',
+    });
     expect(launch.env.JAX_COORDINATOR_ADDRESS).toBeUndefined();
     expect(launch.container?.devices).toHaveLength(8);
   });
@@ -324,8 +480,17 @@ describe('buildLaunch: single-host TPU and device paths', () => {
 
   it('sliceHosts orders by numeric tpu-worker-id; a worker without tpu-name is its own slice', () => {
     const shuffled = [HOSTS[3]!, HOSTS[1]!, CPU!, HOSTS[0]!, HOSTS[2]!];
-    expect(sliceHosts(HOSTS[2]!, shuffled).map((w) => w.id)).toEqual(['slice-a-0', 'slice-a-1', 'slice-a-2', 'slice-a-3']);
-    expect(sliceOf(CPU, () => { throw new Error('not needed'); })).toEqual([CPU]);
+    expect(sliceHosts(HOSTS[2]!, shuffled).map((w) => w.id)).toEqual([
+      'slice-a-0',
+      'slice-a-1',
+      'slice-a-2',
+      'slice-a-3',
+    ]);
+    expect(
+      sliceOf(CPU, () => {
+        throw new Error('not needed');
+      }),
+    ).toEqual([CPU]);
     expect(sliceOf(undefined, () => [])).toEqual([]);
   });
 });

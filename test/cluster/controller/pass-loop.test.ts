@@ -18,7 +18,11 @@ describe('pass loop', () => {
     const attempt = store.attempt('/a/task-0', 0)!;
     expect(attempt.logPath).toBe(launch.logPath);
     expect(attempt.pid).toBe(runtime.host.leaders()[0]!.pid);
-    expect(controller.callerForToken(launch.env.IRIS_TASK_TOKEN ?? '')).toEqual({ task: '/a/task-0', job: '/a', attempt: 0 });
+    expect(controller.callerForToken(launch.env.IRIS_TASK_TOKEN ?? '')).toEqual({
+      task: '/a/task-0',
+      job: '/a',
+      attempt: 0,
+    });
     expect(controller.passes).toBeGreaterThan(0);
   });
 

@@ -14,7 +14,8 @@ describe('adaptive placement in the controller', () => {
   async function serveOnPricedPair(placement: PlacementProfile) {
     const lines: string[] = [];
     h = harness([workerSpec('w1', { costPerHour: 5 }), workerSpec('w2', { costPerHour: 1 })], undefined, undefined, {
-      placement, log: (line) => lines.push(line),
+      placement,
+      log: (line) => lines.push(line),
     });
     const { store, controller, until } = h;
     store.submit(spec('/serve', { command: LONG, category: 'inference' }));
@@ -27,9 +28,17 @@ describe('adaptive placement in the controller', () => {
     // Same size, w1 five times the price: inference (λ 0.4) goes to w2 although w1 comes first.
     const { attempt, lines } = await serveOnPricedPair(placementOptions());
     expect(attempt.workerId).toBe('w2');
-    expect(attempt.placement).toMatchObject({ mode: 'adaptive', pool: 2, lambda: 0.4, reuseHit: false, runnerUp: { workerId: 'w1' } });
+    expect(attempt.placement).toMatchObject({
+      mode: 'adaptive',
+      pool: 2,
+      lambda: 0.4,
+      reuseHit: false,
+      runnerUp: { workerId: 'w1' },
+    });
     expect(lines.filter((l) => l.startsWith('dispatch '))).toEqual([
-      expect.stringMatching(/^dispatch \/serve\/task-0 attempt 0 -> w2: adaptive: 2 candidates, λ 0\.4, score -?0\.\d\d \(next w1 -0\.6\d\)$/),
+      expect.stringMatching(
+        /^dispatch \/serve\/task-0 attempt 0 -> w2: adaptive: 2 candidates, λ 0\.4, score -?0\.\d\d \(next w1 -0\.6\d\)$/,
+      ),
     ]);
   });
 
@@ -41,7 +50,9 @@ describe('adaptive placement in the controller', () => {
   });
 
   it('equal scores go to the worker this controller dispatched to least recently', async () => {
-    h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, { placement: placementOptions({ jitter: 0 }) });
+    h = harness([workerSpec('w1'), workerSpec('w2')], undefined, undefined, {
+      placement: placementOptions({ jitter: 0 }),
+    });
     const { store, controller, until, clock } = h;
     store.submit(spec('/a', { command: LONG }));
     controller.start();

@@ -24,13 +24,26 @@ describe('settleRecovered', () => {
       return finish(task, attempt, outcome);
     };
     const exit = { exitCode: 0, signal: null };
-    const ended = ['/ok/task-0', '/bad/task-0'].map((task) => ({ key: { job: task.slice(0, -7), task, attempt: 0 }, exit }));
+    const ended = ['/ok/task-0', '/bad/task-0'].map((task) => ({
+      key: { job: task.slice(0, -7), task, attempt: 0 },
+      exit,
+    }));
     await settleRecovered(store, ended, leftovers);
     expect(store.job('/ok')!.state).toBe('SUCCEEDED');
-    expect(store.job('/bad')).toMatchObject({ state: 'FAILED', reason: 'quarantined at start-up: its recovery failed: boom' });
-    expect(store.tasksOf('/bad')[0]).toMatchObject({ state: 'KILLED', reason: 'quarantined at start-up: its recovery failed: boom' });
+    expect(store.job('/bad')).toMatchObject({
+      state: 'FAILED',
+      reason: 'quarantined at start-up: its recovery failed: boom',
+    });
+    expect(store.tasksOf('/bad')[0]).toMatchObject({
+      state: 'KILLED',
+      reason: 'quarantined at start-up: its recovery failed: boom',
+    });
     expect(store.job('/next')).toMatchObject({ state: 'FAILED', reason: 'dependency /bad failed' });
-    expect(store.tasksOf('/again')[0]).toMatchObject({ state: 'PENDING', attempt: 1, reason: 'requeued after preemption: cluster restarted' });
+    expect(store.tasksOf('/again')[0]).toMatchObject({
+      state: 'PENDING',
+      attempt: 1,
+      reason: 'requeued after preemption: cluster restarted',
+    });
     expect(store.quarantined).toEqual([{ job: '/bad', problem: 'its recovery failed: boom' }]);
   });
 });

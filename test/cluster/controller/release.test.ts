@@ -35,38 +35,44 @@ describe('CPU release while a task waits on its subtree', () => {
     controller.waits.end(wait);
   });
 
-  it('takes the CPU back when the wait ends: the worker is oversubscribed and takes nothing new until work ends', async () => {
-    h = harness(ONE_CPU);
-    const { store, controller, runtime, until } = h;
-    await parentRunning();
-    store.submit(spec('/p/c', { command: LONG }));
-    const wait = controller.waits.begin(parent, ['/p/c']);
-    await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
-    expect(workerUse(store, controller.waits.released()).get('w1')).toMatchObject({ cpuMillis: 1000, cpuReleasedMillis: 1000 });
+  it(
+    'takes the CPU back when the wait ends: the worker is oversubscribed and takes nothing new until work ' + 'ends',
+    async () => {
+      h = harness(ONE_CPU);
+      const { store, controller, runtime, until } = h;
+      await parentRunning();
+      store.submit(spec('/p/c', { command: LONG }));
+      const wait = controller.waits.begin(parent, ['/p/c']);
+      await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
+      expect(workerUse(store, controller.waits.released()).get('w1')).toMatchObject({
+        cpuMillis: 1000,
+        cpuReleasedMillis: 1000,
+      });
 
-    controller.waits.end(wait);
-    const use = workerUse(store, controller.waits.released()).get('w1')!;
-    expect(use).toMatchObject({ cpuMillis: 2000, cpuReleasedMillis: 0 });
-    const snapshot = buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released());
-    expect(snapshot.workers[0]!.free.cpuMillis).toBe(-1000);
+      controller.waits.end(wait);
+      const use = workerUse(store, controller.waits.released()).get('w1')!;
+      expect(use).toMatchObject({ cpuMillis: 2000, cpuReleasedMillis: 0 });
+      const snapshot = buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released());
+      expect(snapshot.workers[0]!.free.cpuMillis).toBe(-1000);
 
-    store.submit(spec('/q', { command: LONG }));
-    controller.requestPass(true);
-    await until(() => store.job('/q')!.reason !== null);
-    expect(store.job('/q')!.state).toBe('PENDING');
-    expect(store.job('/q')!.reason).toMatch(/^need 1 CPU, largest free worker has 0/);
+      store.submit(spec('/q', { command: LONG }));
+      controller.requestPass(true);
+      await until(() => store.job('/q')!.reason !== null);
+      expect(store.job('/q')!.state).toBe('PENDING');
+      expect(store.job('/q')!.reason).toMatch(/^need 1 CPU, largest free worker has 0/);
 
-    // The child ends: the parent's CPU alone fills the worker, /q still waits.
-    const passes = controller.passes;
-    runtime.exit('/p/c/task-0', 0);
-    await until(() => store.job('/p/c')!.state === 'SUCCEEDED');
-    // The exit asks for a pass; nothing in the store announces it, so poll (bounded) for it.
-    await vi.waitFor(() => expect(controller.passes).toBeGreaterThan(passes), { timeout: 2000, interval: 5 });
-    expect(store.job('/q')!.state).toBe('PENDING');
+      // The child ends: the parent's CPU alone fills the worker, /q still waits.
+      const passes = controller.passes;
+      runtime.exit('/p/c/task-0', 0);
+      await until(() => store.job('/p/c')!.state === 'SUCCEEDED');
+      // The exit asks for a pass; nothing in the store announces it, so poll (bounded) for it.
+      await vi.waitFor(() => expect(controller.passes).toBeGreaterThan(passes), { timeout: 2000, interval: 5 });
+      expect(store.job('/q')!.state).toBe('PENDING');
 
-    runtime.exit('/p/task-0', 0);
-    await until(() => store.task('/q/task-0')?.state === 'RUNNING');
-  });
+      runtime.exit('/p/task-0', 0);
+      await until(() => store.task('/q/task-0')?.state === 'RUNNING');
+    },
+  );
 
   it('keeps memory and devices held while the CPU is released', async () => {
     h = harness([workerSpec('g1', { cpuMillis: 1000, device: { type: 'gpu', variant: 'H100', count: 1 } })]);
@@ -86,11 +92,16 @@ describe('CPU release while a task waits on its subtree', () => {
     controller.waits.end(wait);
   });
 
-  it('counts a waiting task\'s CPU as free in its user\'s usage (quotas) and in the running allocations', async () => {
+  it("counts a waiting task's CPU as free in its user's usage (quotas) and in the running allocations", async () => {
     h = harness(ONE_CPU);
     const { store, controller } = h;
     await parentRunning({ timeoutMs: 3_600_000 });
-    const quotas = new Map([['alice', { maxRunningCpuMillis: 1000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null }]]);
+    const quotas = new Map([
+      [
+        'alice',
+        { maxRunningCpuMillis: 1000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null },
+      ],
+    ]);
     const before = buildSnapshot(store, quotas, h.clock.now(), controller.waits.released());
     expect(before.usage.get('alice')!.cpuMillis).toBe(1000);
     expect(before.running).toEqual([expect.objectContaining({ task: '/p/task-0', cpuMillis: 1000 })]);
@@ -98,7 +109,9 @@ describe('CPU release while a task waits on its subtree', () => {
     const wait = controller.waits.begin(parent, ['/p/c']);
     const during = buildSnapshot(store, quotas, h.clock.now(), controller.waits.released());
     expect(during.usage.get('alice')).toMatchObject({ cpuMillis: 0, memoryBytes: 1 << 28 });
-    expect(during.running).toEqual([expect.objectContaining({ task: '/p/task-0', cpuMillis: 0, memoryBytes: 1 << 28 })]);
+    expect(during.running).toEqual([
+      expect.objectContaining({ task: '/p/task-0', cpuMillis: 0, memoryBytes: 1 << 28 }),
+    ]);
     controller.waits.end(wait);
   });
 
@@ -107,27 +120,32 @@ describe('CPU release while a task waits on its subtree', () => {
     const { store, controller } = h;
     await parentRunning();
     const wait = controller.waits.begin(parent, ['/elsewhere']);
-    expect(buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released()).workers[0]!.free.cpuMillis).toBe(0);
+    expect(buildSnapshot(store, new Map(), h.clock.now(), controller.waits.released()).workers[0]!.free.cpuMillis).toBe(
+      0,
+    );
     controller.waits.end(wait);
   });
 
-  it('gives the child of a waiting parent no reservation behind the parent\'s time limit (queue, estimate)', async () => {
-    h = harness(ONE_CPU);
-    const { store, controller, until } = h;
-    await parentRunning({ timeoutMs: 3_600_000 });
-    const parentEnds = store.attempt('/p/task-0', 0)!.startedAt + 3_600_000;
+  it(
+    "gives the child of a waiting parent no reservation behind the parent's time limit (queue, " + 'estimate)',
+    async () => {
+      h = harness(ONE_CPU);
+      const { store, controller, until } = h;
+      await parentRunning({ timeoutMs: 3_600_000 });
+      const parentEnds = store.attempt('/p/task-0', 0)!.startedAt + 3_600_000;
 
-    // Without release the child would be reserved behind its own parent.
-    expect(controller.estimate(spec('/p/c', { command: LONG })).start).toBe(parentEnds);
+      // Without release the child would be reserved behind its own parent.
+      expect(controller.estimate(spec('/p/c', { command: LONG })).start).toBe(parentEnds);
 
-    const wait = controller.waits.begin(parent, ['/p/c']);
-    const estimate = controller.estimate(spec('/p/c', { command: LONG }));
-    expect(estimate.start).toBe(estimate.now);
+      const wait = controller.waits.begin(parent, ['/p/c']);
+      const estimate = controller.estimate(spec('/p/c', { command: LONG }));
+      expect(estimate.start).toBe(estimate.now);
 
-    store.submit(spec('/p/c', { command: LONG }));
-    controller.requestPass(false);
-    await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
-    expect(controller.queueListing().reservations.size).toBe(0);
-    controller.waits.end(wait);
-  });
+      store.submit(spec('/p/c', { command: LONG }));
+      controller.requestPass(false);
+      await until(() => store.task('/p/c/task-0')?.state === 'RUNNING');
+      expect(controller.queueListing().reservations.size).toBe(0);
+      controller.waits.end(wait);
+    },
+  );
 });

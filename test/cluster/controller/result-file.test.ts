@@ -21,8 +21,10 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const stored = () => current(store.resultRows(store.job('/t')!.run), new Map([[0, attempt]])).map((r) => [r.key, r.value]);
-const collect = (path: string, owner: number | null = process.geteuid!()) => collectResultFile(store, '/t/task-0', attempt, path, owner);
+const stored = () =>
+  current(store.resultRows(store.job('/t')!.run), new Map([[0, attempt]])).map((r) => [r.key, r.value]);
+const collect = (path: string, owner: number | null = process.geteuid!()) =>
+  collectResultFile(store, '/t/task-0', attempt, path, owner);
 const file = (text: string) => {
   const path = join(dir, 'result.json');
   writeFileSync(path, text);
@@ -30,9 +32,12 @@ const file = (text: string) => {
 };
 
 describe('collectResultFile', () => {
-  it('stores a valid file whole as the attempt\'s results', async () => {
+  it("stores a valid file whole as the attempt's results", async () => {
     expect(await collect(file('{"checkpoint": "/c", "loss": "0.1"}'))).toBeNull();
-    expect(stored()).toEqual([['checkpoint', '/c'], ['loss', '0.1']]);
+    expect(stored()).toEqual([
+      ['checkpoint', '/c'],
+      ['loss', '0.1'],
+    ]);
   });
 
   it('ignores a missing file', async () => {
@@ -45,7 +50,9 @@ describe('collectResultFile', () => {
     expect(note).toBe('result file ignored: result file member "bad": a result value must be a string, got number');
     expect(stored()).toEqual([]);
     const tooMany = Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, 'v']));
-    expect(await collect(file(JSON.stringify(tooMany)))).toBe('result file ignored: task /t/task-0 would hold 257 results, more than 256');
+    expect(await collect(file(JSON.stringify(tooMany)))).toBe(
+      'result file ignored: task /t/task-0 would hold 257 results, more than 256',
+    );
     expect(stored()).toEqual([]);
   });
 
@@ -59,12 +66,16 @@ describe('collectResultFile', () => {
 describe('withNote', () => {
   it('adds the note to the reason and keeps the outcome', () => {
     expect(withNote({ kind: 'exited', exitCode: 0 }, 'n')).toEqual({ kind: 'exited', exitCode: 0, reason: 'n' });
-    expect(withNote({ kind: 'exited', exitCode: 137, reason: 'OOM killed' }, 'n')).toEqual({ kind: 'exited', exitCode: 137, reason: 'OOM killed; n' });
+    expect(withNote({ kind: 'exited', exitCode: 137, reason: 'OOM killed' }, 'n')).toEqual({
+      kind: 'exited',
+      exitCode: 137,
+      reason: 'OOM killed; n',
+    });
     expect(withNote({ kind: 'exited', exitCode: 1 }, null)).toEqual({ kind: 'exited', exitCode: 1 });
   });
 });
 
-describe('collectResultFile on files that are not the task\'s own', () => {
+describe("collectResultFile on files that are not the task's own", () => {
   it('ignores a symlink to a secret, quoting nothing of it', async () => {
     const secret = join(dir, 'secret.json');
     writeFileSync(secret, '{"password": "hunter2"}');
@@ -76,15 +87,25 @@ describe('collectResultFile on files that are not the task\'s own', () => {
 
   it('ignores a file larger than 1 MiB, and one of another owner', async () => {
     const big = JSON.stringify({ k: 'x'.repeat(1024 * 1024) });
-    expect(await collect(file(big))).toBe(`result file ignored: it is ${big.length} bytes, more than the limit of 1048576`);
-    expect(await collect(file('{"k": "v"}'), 4242)).toBe(`result file ignored: it belongs to uid ${process.geteuid!()}, not to the task's user (uid 4242)`);
+    expect(await collect(file(big))).toBe(
+      `result file ignored: it is ${big.length} bytes, more than the limit of 1048576`,
+    );
+    expect(await collect(file('{"k": "v"}'), 4242)).toBe(
+      `result file ignored: it belongs to uid ${process.geteuid!()}, not to the task's user (uid 4242)`,
+    );
     expect(stored()).toEqual([]);
   });
 
   it('says where JSON is broken without quoting the text', async () => {
     expect(await collect(file('root:x:0:0:secret'))).toBe('result file ignored: the result file is not valid JSON');
-    expect(await collect(file('{"a": "b",}'))).toBe('result file ignored: the result file is not valid JSON (at character 11)');
-    expect(await collect(file('{"a": "secret'))).toBe('result file ignored: the result file is not valid JSON (at character 14)');
-    expect(await collect(file('{"\\u001b]0;pwned\\u0007": "v"}'))).toBe('result file ignored: result file member 1: its key is not a valid result key');
+    expect(await collect(file('{"a": "b",}'))).toBe(
+      'result file ignored: the result file is not valid JSON (at character 11)',
+    );
+    expect(await collect(file('{"a": "secret'))).toBe(
+      'result file ignored: the result file is not valid JSON (at character 14)',
+    );
+    expect(await collect(file('{"\\u001b]0;pwned\\u0007": "v"}'))).toBe(
+      'result file ignored: result file member 1: its key is not a valid result key',
+    );
   });
 });

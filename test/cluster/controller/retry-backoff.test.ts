@@ -19,40 +19,48 @@ describe('retry backoff (--retry-backoff)', () => {
     expect(retryBackoffMs(3, null)).toBe(0);
   });
 
-  it('keeps a failed task PENDING with its reason until the backoff ends, then the controller timer starts the retry', async () => {
-    h = harness();
-    const { store, runtime, controller, timers, clock, until } = h;
-    store.submit(spec('/flaky', { command: LONG, maxRetries: 3, retryBackoffMs: 1000 }));
-    controller.start();
-    await until(() => store.task('/flaky/task-0')?.state === 'RUNNING');
+  it(
+    'keeps a failed task PENDING with its reason until the backoff ends, then the controller timer starts the ' +
+      'retry',
+    async () => {
+      h = harness();
+      const { store, runtime, controller, timers, clock, until } = h;
+      store.submit(spec('/flaky', { command: LONG, maxRetries: 3, retryBackoffMs: 1000 }));
+      controller.start();
+      await until(() => store.task('/flaky/task-0')?.state === 'RUNNING');
 
-    runtime.exit('/flaky/task-0', 1);
-    await until(() => store.task('/flaky/task-0')!.state === 'PENDING');
-    const task = store.task('/flaky/task-0')!;
-    expect(task.eligibleAt).toBe(clock.t + 1000);
-    expect(taskReason(store, store.job('/flaky')!, task, clock.t)).toBe('retrying after exit 1; retry 1/3 in 1s (backoff)');
-    // Passes come and go (another job's submission), but the task stays out of them.
-    store.submit(spec('/other', { command: LONG }));
-    controller.requestPass();
-    await until(() => store.task('/other/task-0')!.state === 'RUNNING');
-    timers.advance(999);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(store.task('/flaky/task-0')!.state).toBe('PENDING');
-    expect(runtime.launches.filter((l) => l.key.task === '/flaky/task-0')).toHaveLength(1);
+      runtime.exit('/flaky/task-0', 1);
+      await until(() => store.task('/flaky/task-0')!.state === 'PENDING');
+      const task = store.task('/flaky/task-0')!;
+      expect(task.eligibleAt).toBe(clock.t + 1000);
+      expect(taskReason(store, store.job('/flaky')!, task, clock.t)).toBe(
+        'retrying after exit 1; retry 1/3 in 1s (backoff)',
+      );
+      // Passes come and go (another job's submission), but the task stays out of them.
+      store.submit(spec('/other', { command: LONG }));
+      controller.requestPass();
+      await until(() => store.task('/other/task-0')!.state === 'RUNNING');
+      timers.advance(999);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.task('/flaky/task-0')!.state).toBe('PENDING');
+      expect(runtime.launches.filter((l) => l.key.task === '/flaky/task-0')).toHaveLength(1);
 
-    timers.advance(1);
-    await until(() => store.task('/flaky/task-0')!.state === 'RUNNING');
-    expect(store.task('/flaky/task-0')!.attempt).toBe(1);
+      timers.advance(1);
+      await until(() => store.task('/flaky/task-0')!.state === 'RUNNING');
+      expect(store.task('/flaky/task-0')!.attempt).toBe(1);
 
-    // The second failure waits twice as long.
-    runtime.exit('/flaky/task-0', 1);
-    await until(() => store.task('/flaky/task-0')!.state === 'PENDING');
-    expect(store.task('/flaky/task-0')!.eligibleAt).toBe(clock.t + 2000);
-    expect(taskReason(store, store.job('/flaky')!, store.task('/flaky/task-0')!, clock.t + 500)).toBe('retrying after exit 1; retry 2/3 in 2s (backoff)');
-    timers.advance(2000);
-    await until(() => store.task('/flaky/task-0')!.state === 'RUNNING');
-    expect(store.task('/flaky/task-0')!.attempt).toBe(2);
-  });
+      // The second failure waits twice as long.
+      runtime.exit('/flaky/task-0', 1);
+      await until(() => store.task('/flaky/task-0')!.state === 'PENDING');
+      expect(store.task('/flaky/task-0')!.eligibleAt).toBe(clock.t + 2000);
+      expect(taskReason(store, store.job('/flaky')!, store.task('/flaky/task-0')!, clock.t + 500)).toBe(
+        'retrying after exit 1; retry 2/3 in 2s (backoff)',
+      );
+      timers.advance(2000);
+      await until(() => store.task('/flaky/task-0')!.state === 'RUNNING');
+      expect(store.task('/flaky/task-0')!.attempt).toBe(2);
+    },
+  );
 
   it('a job without a backoff retries at once', async () => {
     h = harness();
@@ -71,7 +79,15 @@ describe('retry backoff (--retry-backoff)', () => {
       let t = 5000;
       const path = join(dir, 'state.db');
       const first = ClusterStore.open({ path, now: () => t, reserveBytes: 0 });
-      first.syncWorkers([{ id: 'w1', cpuMillis: 4000, memoryBytes: 8 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {} }]);
+      first.syncWorkers([
+        {
+          id: 'w1',
+          cpuMillis: 4000,
+          memoryBytes: 8 << 30,
+          device: { type: 'cpu', variant: null, count: 0 },
+          attributes: {},
+        },
+      ]);
       first.submit(spec('/flaky', { maxRetries: 2, retryBackoffMs: 60_000 }));
       start(first, '/flaky/task-0');
       first.finishAttempt('/flaky/task-0', 0, { kind: 'exited', exitCode: 3 });
@@ -82,7 +98,9 @@ describe('retry backoff (--retry-backoff)', () => {
         const task = again.task('/flaky/task-0')!;
         expect(task.state).toBe('PENDING');
         expect(task.eligibleAt).toBe(65_000);
-        expect(taskReason(again, again.job('/flaky')!, task, t)).toBe('retrying after exit 3; retry 1/2 in 45s (backoff)');
+        expect(taskReason(again, again.job('/flaky')!, task, t)).toBe(
+          'retrying after exit 3; retry 1/2 in 45s (backoff)',
+        );
       } finally {
         again.close();
       }
@@ -98,13 +116,26 @@ describe('retry backoff of a gang', () => {
     try {
       const store = ClusterStore.open({ path: join(dir, 'state.db'), now: () => 7000, reserveBytes: 0 });
       const cpu = { type: 'cpu' as const, variant: null, count: 0 };
-      store.syncWorkers(['w1', 'w2'].map((id) => ({ id, cpuMillis: 4000, memoryBytes: 8 << 30, device: cpu, attributes: { pod: 'p' } })));
+      store.syncWorkers(
+        ['w1', 'w2'].map((id) => ({
+          id,
+          cpuMillis: 4000,
+          memoryBytes: 8 << 30,
+          device: cpu,
+          attributes: { pod: 'p' },
+        })),
+      );
       store.submit(spec('/gang', { replicas: 2, coschedule: 'pod', maxRetries: 1, retryBackoffMs: 5000 }));
       start(store, '/gang/task-0', 'w1');
       start(store, '/gang/task-1', 'w2');
       const stops = store.finishAttempt('/gang/task-0', 0, { kind: 'exited', exitCode: 1 });
       expect(stops.map((s) => s.task)).toEqual(['/gang/task-1']);
-      expect(['/gang/task-0', '/gang/task-1'].map((id) => [store.task(id)!.state, store.task(id)!.eligibleAt])).toEqual([['PENDING', 12_000], ['PENDING', 12_000]]);
+      expect(['/gang/task-0', '/gang/task-1'].map((id) => [store.task(id)!.state, store.task(id)!.eligibleAt])).toEqual(
+        [
+          ['PENDING', 12_000],
+          ['PENDING', 12_000],
+        ],
+      );
       store.close();
     } finally {
       cleanup();

@@ -13,9 +13,20 @@ afterEach(async () => {
 async function trainedOnW2(): Promise<Harness> {
   h = harness([workerSpec('w1', { attributes: { host: 'a' } }), workerSpec('w2', { attributes: { host: 'b' } })]);
   const { store, runtime, controller, until } = h;
-  store.submit(spec('/p', { command: ['sh', '-c', 'sleep 1000'], resources: { cpuMillis: 100, memoryBytes: 1 << 20, device: null } }));
+  store.submit(
+    spec('/p', {
+      command: ['sh', '-c', 'sleep 1000'],
+      resources: { cpuMillis: 100, memoryBytes: 1 << 20, device: null },
+    }),
+  );
   // It runs until the test ends it (a bare `true` could end before the test sees it RUNNING).
-  store.submit(spec('/p/train', { command: ['sh', '-c', 'sleep 1000'], stage: { name: 'train', needs: [] }, constraints: [parseConstraint('host=b')] }));
+  store.submit(
+    spec('/p/train', {
+      command: ['sh', '-c', 'sleep 1000'],
+      stage: { name: 'train', needs: [] },
+      constraints: [parseConstraint('host=b')],
+    }),
+  );
   controller.start();
   await until(() => store.task('/p/train/task-0')?.state === 'RUNNING');
   runtime.exit('/p/train/task-0', 0);
@@ -29,13 +40,20 @@ describe('where a sticky stage must run (snapshot)', () => {
     const evalJob = store.submit(spec('/p/eval', { stage: { name: 'eval', needs: ['train'], stickTo: 'train' } }));
     expect(stickyPlacement(store, evalJob)).toEqual({ workerId: 'w2', parent: '/p/train' });
     // Not a sticky stage, or a gang: nothing.
-    expect(stickyPlacement(store, store.submit(spec('/p/other', { stage: { name: 'other', needs: ['train'] } })))).toBeNull();
+    expect(
+      stickyPlacement(store, store.submit(spec('/p/other', { stage: { name: 'other', needs: ['train'] } }))),
+    ).toBeNull();
     expect(stickyPlacement(store, { ...evalJob, spec: { ...evalJob.spec, coschedule: 'host' } })).toBeNull();
   });
 
   it('nothing once that worker is drained, or when it could never hold one task', async () => {
     const { store } = await trainedOnW2();
-    const big = store.submit(spec('/p/big', { stage: { name: 'big', needs: ['train'], stickTo: 'train' }, resources: { cpuMillis: 64_000, memoryBytes: 1 << 20, device: null } }));
+    const big = store.submit(
+      spec('/p/big', {
+        stage: { name: 'big', needs: ['train'], stickTo: 'train' },
+        resources: { cpuMillis: 64_000, memoryBytes: 1 << 20, device: null },
+      }),
+    );
     expect(stickyPlacement(store, big)).toBeNull();
     const evalJob = store.submit(spec('/p/eval', { stage: { name: 'eval', needs: ['train'], stickTo: 'train' } }));
     store.drainWorker('w2');

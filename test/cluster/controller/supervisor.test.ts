@@ -43,7 +43,10 @@ describe('attempt supervisor', () => {
     await until(() => store.task('/r/task-0')!.attempt === 1 && store.task('/r/task-0')!.state === 'RUNNING');
     runtime.exit('/r/task-0', 0);
     await until(() => store.job('/r')!.state === 'SUCCEEDED');
-    expect(states(h, '/r/task-0')).toEqual([['FAILED', 'exit 3'], ['SUCCEEDED', null]]);
+    expect(states(h, '/r/task-0')).toEqual([
+      ['FAILED', 'exit 3'],
+      ['SUCCEEDED', null],
+    ]);
     expect(store.task('/r/task-0')!.failures).toBe(1);
   });
 
@@ -85,7 +88,10 @@ describe('attempt supervisor', () => {
     await until(() => store.task('/p/task-0')!.attempt === 1 && store.task('/p/task-0')!.state === 'RUNNING');
     expect(h.runtime.launches.map((l) => l.key.attempt)).toEqual([0, 1]);
     expect(store.task('/p/task-0')!.workerId).not.toBe(first);
-    expect(states(h, '/p/task-0')).toEqual([['PREEMPTED', `worker ${first} drained`], ['RUNNING', null]]);
+    expect(states(h, '/p/task-0')).toEqual([
+      ['PREEMPTED', `worker ${first} drained`],
+      ['RUNNING', null],
+    ]);
     expect(h.runtime.running().map((k) => k.attempt)).toEqual([1]);
   });
 
@@ -119,7 +125,10 @@ describe('attempt supervisor', () => {
   });
 
   it('a failing gang member restarts the whole gang', async () => {
-    h = harness([workerSpec('s1', { attributes: { 'tpu-name': 'a' } }), workerSpec('s2', { attributes: { 'tpu-name': 'a' } })]);
+    h = harness([
+      workerSpec('s1', { attributes: { 'tpu-name': 'a' } }),
+      workerSpec('s2', { attributes: { 'tpu-name': 'a' } }),
+    ]);
     const { store, controller, runtime, until } = h;
     store.submit(spec('/g', { command: LONG, replicas: 2, coschedule: 'tpu-name', maxRetries: 1 }));
     controller.start();
@@ -128,9 +137,23 @@ describe('attempt supervisor', () => {
     await until(bothRunning(0));
     runtime.exit('/g/task-0', 1);
     await until(bothRunning(1));
-    expect(states(h, '/g/task-0')).toEqual([['FAILED', 'exit 1'], ['RUNNING', null]]);
-    expect(states(h, '/g/task-1')).toEqual([['KILLED', 'gang restarted'], ['RUNNING', null]]);
-    expect(runtime.running().map((k) => [k.task, k.attempt]).sort()).toEqual([['/g/task-0', 1], ['/g/task-1', 1]]);
+    expect(states(h, '/g/task-0')).toEqual([
+      ['FAILED', 'exit 1'],
+      ['RUNNING', null],
+    ]);
+    expect(states(h, '/g/task-1')).toEqual([
+      ['KILLED', 'gang restarted'],
+      ['RUNNING', null],
+    ]);
+    expect(
+      runtime
+        .running()
+        .map((k) => [k.task, k.attempt])
+        .sort(),
+    ).toEqual([
+      ['/g/task-0', 1],
+      ['/g/task-1', 1],
+    ]);
   });
 
   it('a lost attempt counts as a preemption', async () => {

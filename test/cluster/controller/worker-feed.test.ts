@@ -16,28 +16,47 @@ afterEach(async () => {
 function setup(): { h: Harness; feed: WorkerFeed; log: string[] } {
   h = harness([]);
   const log: string[] = [];
-  const feed = new WorkerFeed({ store: h.store, applyStopOrders: (o) => h!.controller.applyStopOrders(o), requestPass: () => h!.controller.requestPass(true), log: (m) => log.push(m) });
+  const feed = new WorkerFeed({
+    store: h.store,
+    applyStopOrders: (o) => h!.controller.applyStopOrders(o),
+    requestPass: () => h!.controller.requestPass(true),
+    log: (m) => log.push(m),
+  });
   return { h, feed, log };
 }
 
 describe('worker feed', () => {
-  it('a node that joins takes work; one that is cordoned preempts its attempt and is disabled with the reason; uncordoned it is enabled', async () => {
-    const { h, feed, log } = setup();
-    const { store, controller, until } = h;
-    controller.start();
-    feed.update([workerSpec('n1')], new Map());
-    expect(store.worker('n1')?.state).toBe('READY');
-    store.submit(spec('/a', { command: LONG, constraints: [], maxPreemptions: 10 }));
-    await until(() => store.task('/a/task-0')?.state === 'RUNNING');
-    feed.update([workerSpec('n1')], new Map([['n1', 'node cordoned (unschedulable)']]));
-    expect(store.worker('n1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'node', reason: 'node cordoned (unschedulable)' } });
-    expect(store.attemptsOf('/a/task-0')[0]).toMatchObject({ state: 'PREEMPTED', reason: 'node n1: node cordoned (unschedulable)' });
-    expect(store.task('/a/task-0')?.state).toBe('PENDING');
-    feed.update([workerSpec('n1')], new Map());
-    expect(store.worker('n1')?.state).toBe('READY');
-    await until(() => store.task('/a/task-0')?.state === 'RUNNING');
-    expect(log).toEqual(['worker n1 joined', 'worker n1 disabled: node cordoned (unschedulable)', 'worker n1 enabled: its node takes work again']);
-  });
+  it(
+    'a node that joins takes work; one that is cordoned preempts its attempt and is disabled with the reason; ' +
+      'uncordoned it is enabled',
+    async () => {
+      const { h, feed, log } = setup();
+      const { store, controller, until } = h;
+      controller.start();
+      feed.update([workerSpec('n1')], new Map());
+      expect(store.worker('n1')?.state).toBe('READY');
+      store.submit(spec('/a', { command: LONG, constraints: [], maxPreemptions: 10 }));
+      await until(() => store.task('/a/task-0')?.state === 'RUNNING');
+      feed.update([workerSpec('n1')], new Map([['n1', 'node cordoned (unschedulable)']]));
+      expect(store.worker('n1')).toMatchObject({
+        state: 'DISABLED',
+        disabled: { by: 'node', reason: 'node cordoned (unschedulable)' },
+      });
+      expect(store.attemptsOf('/a/task-0')[0]).toMatchObject({
+        state: 'PREEMPTED',
+        reason: 'node n1: node cordoned (unschedulable)',
+      });
+      expect(store.task('/a/task-0')?.state).toBe('PENDING');
+      feed.update([workerSpec('n1')], new Map());
+      expect(store.worker('n1')?.state).toBe('READY');
+      await until(() => store.task('/a/task-0')?.state === 'RUNNING');
+      expect(log).toEqual([
+        'worker n1 joined',
+        'worker n1 disabled: node cordoned (unschedulable)',
+        'worker n1 enabled: its node takes work again',
+      ]);
+    },
+  );
 
   it("a user's disable is left alone when the node is available", () => {
     const { h, feed } = setup();

@@ -68,7 +68,14 @@ function installRecursiveWalk(store: ClusterStore): void {
       m.releaseJob(entry);
     }
   };
-  const endJob = (r: Reconciler, entry: JobEntry, state: JobState, reason: string | null, taskReason: string, childReason: string): void => {
+  const endJob = (
+    r: Reconciler,
+    entry: JobEntry,
+    state: JobState,
+    reason: string | null,
+    taskReason: string,
+    childReason: string,
+  ): void => {
     const { job } = entry;
     if (!isFinalJobState(job.state)) {
       m.patchJob(job, { state, reason, finishedAt: r.now });
@@ -82,7 +89,8 @@ function installRecursiveWalk(store: ClusterStore): void {
     }
     if (m.dependents.has(job.name)) settleDependents(r, job.name);
   };
-  life.endJob = (end: JobEnd<JobEntry>): void => endJob(life, end.entry, end.state, end.reason, end.taskReason, end.childReason);
+  life.endJob = (end: JobEnd<JobEntry>): void =>
+    endJob(life, end.entry, end.state, end.reason, end.taskReason, end.childReason);
 }
 
 interface JobPlan {
@@ -96,17 +104,36 @@ interface JobPlan {
 }
 
 /** `id`: this task (its job for cancel/unschedulable); else `job` and `task` choose one (see play). */
-type Op = { kind: 'start' | 'succeed' | 'fail' | 'result' | 'cancel' | 'cancelTask' | 'unschedulable'; job: number; task: number; id?: string };
+type Op = {
+  kind: 'start' | 'succeed' | 'fail' | 'result' | 'cancel' | 'cancelTask' | 'unschedulable';
+  job: number;
+  task: number;
+  id?: string;
+};
 
 const jobPlan = fc.record({
   parent: fc.option(fc.nat(), { nil: null }),
-  after: fc.array(fc.record({ on: fc.nat(), condition: fc.constantFrom<DependencyCondition>('ok', 'ok', 'any', 'failed') }), { maxLength: 3 }),
+  after: fc.array(
+    fc.record({ on: fc.nat(), condition: fc.constantFrom<DependencyCondition>('ok', 'ok', 'any', 'failed') }),
+    { maxLength: 3 },
+  ),
   replicas: fc.integer({ min: 1, max: 2 }),
   retries: fc.integer({ min: 0, max: 1 }),
   refers: fc.boolean(),
 });
 const op = fc.record({
-  kind: fc.constantFrom<Op['kind']>('start', 'succeed', 'succeed', 'fail', 'fail', 'result', 'result', 'cancel', 'cancelTask', 'unschedulable'),
+  kind: fc.constantFrom<Op['kind']>(
+    'start',
+    'succeed',
+    'succeed',
+    'fail',
+    'fail',
+    'result',
+    'result',
+    'cancel',
+    'cancelTask',
+    'unschedulable',
+  ),
   job: fc.nat(),
   task: fc.nat(1),
 });
@@ -121,11 +148,20 @@ function specsOf(plans: readonly JobPlan[]): JobSpec[] {
     if (parent !== null && parent.split('/').length > 4) parent = null;
     const name = `${parent ?? ''}/j${i}`;
     names.push(name);
-    const after = i === 0 ? [] : [...new Map(plan.after.map((d) => [names[i - 1 - (d.on % Math.min(i, 3))]!, d.condition])).entries()].map(([job, condition]) => ({ job, condition }));
-    const sibling = after.find((d) => parent !== null && d.job.startsWith(`${parent}/`) && d.job.split('/').length === name.split('/').length);
+    const after =
+      i === 0
+        ? []
+        : [...new Map(plan.after.map((d) => [names[i - 1 - (d.on % Math.min(i, 3))]!, d.condition])).entries()].map(
+            ([job, condition]) => ({ job, condition }),
+          );
+    const sibling = after.find(
+      (d) => parent !== null && d.job.startsWith(`${parent}/`) && d.job.split('/').length === name.split('/').length,
+    );
     const stage = plan.refers && sibling ? sibling.job.slice(sibling.job.lastIndexOf('/') + 1) : null;
     return spec(name, {
-      replicas: plan.replicas, maxRetries: plan.retries, after,
+      replicas: plan.replicas,
+      maxRetries: plan.retries,
+      after,
       ...(stage ? { stage: { name: `j${i}`, needs: [stage] }, command: ['run', `\${stages.${stage}.result.k}`] } : {}),
     });
   });
@@ -155,8 +191,12 @@ function play(specs: readonly JobSpec[], ops: readonly Op[], recursive: boolean)
   for (const o of ops) {
     t += 1;
     // Starting, ending and publishing pick among the tasks that can run (queued or running).
-    const live = [...store.queuedTasks(), ...store.activeAttempts().map((a) => store.task(a.task)!)].map((x) => x.id).sort();
-    const pick = o.id ?? (['start', 'succeed', 'fail', 'result'].includes(o.kind) && live.length > 0 ? live[o.job % live.length]! : null);
+    const live = [...store.queuedTasks(), ...store.activeAttempts().map((a) => store.task(a.task)!)]
+      .map((x) => x.id)
+      .sort();
+    const pick =
+      o.id ??
+      (['start', 'succeed', 'fail', 'result'].includes(o.kind) && live.length > 0 ? live[o.job % live.length]! : null);
     const job = pick === null ? specs[o.job % specs.length]!.name : pick.slice(0, pick.lastIndexOf('/task-'));
     const id = pick ?? `${job}/task-${o.task % specs[o.job % specs.length]!.replicas}`;
     const task = store.task(id)!;
@@ -169,7 +209,10 @@ function play(specs: readonly JobSpec[], ops: readonly Op[], recursive: boolean)
       }
       switch (o.kind) {
         case 'start': {
-          if (!store.queuedTasks().has(task)) { trace.outcomes.push('skip'); break; }
+          if (!store.queuedTasks().has(task)) {
+            trace.outcomes.push('skip');
+            break;
+          }
           const a = store.assign(id, `w${t % 4}`, `/logs/${t}`);
           store.markRunning(id, a.attempt, 100);
           trace.outcomes.push(a.attempt);
@@ -177,11 +220,19 @@ function play(specs: readonly JobSpec[], ops: readonly Op[], recursive: boolean)
         }
         case 'succeed':
         case 'fail':
-          if (store.activeAttempts().every((a) => a.task !== id)) { trace.outcomes.push('skip'); break; }
-          trace.outcomes.push(store.finishAttempt(id, task.attempt, { kind: 'exited', exitCode: o.kind === 'succeed' ? 0 : 1 }));
+          if (store.activeAttempts().every((a) => a.task !== id)) {
+            trace.outcomes.push('skip');
+            break;
+          }
+          trace.outcomes.push(
+            store.finishAttempt(id, task.attempt, { kind: 'exited', exitCode: o.kind === 'succeed' ? 0 : 1 }),
+          );
           break;
         case 'result':
-          if (store.activeAttempts().every((a) => a.task !== id)) { trace.outcomes.push('skip'); break; }
+          if (store.activeAttempts().every((a) => a.task !== id)) {
+            trace.outcomes.push('skip');
+            break;
+          }
           store.setResults(id, task.attempt, { k: `v${t}` });
           trace.outcomes.push('result');
           break;
@@ -205,21 +256,32 @@ function play(specs: readonly JobSpec[], ops: readonly Op[], recursive: boolean)
 }
 
 describe('the cascade loop keeps the recursive order', () => {
-  it('same states, stop orders, events and history as the recursive walk, on random trees and dependency graphs', () => {
-    fc.assert(
-      fc.property(fc.array(jobPlan, { minLength: 2, maxLength: 12 }), fc.array(op, { minLength: 5, maxLength: 40 }), (plans, ops) => {
-        const specs = specsOf(plans);
-        const loop = play(specs, ops, false);
-        const recursive = play(specs, ops, true);
-        expect(loop).toEqual(recursive);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it(
+    'same states, stop orders, events and history as the recursive walk, on random trees and dependency ' + 'graphs',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(jobPlan, { minLength: 2, maxLength: 12 }),
+          fc.array(op, { minLength: 5, maxLength: 40 }),
+          (plans, ops) => {
+            const specs = specsOf(plans);
+            const loop = play(specs, ops, false);
+            const recursive = play(specs, ops, true);
+            expect(loop).toEqual(recursive);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
 
   it('the same, on a pipeline whose stages resolve result references, or fail on them, down a chain', () => {
     const stage = (name: string, needs: string[], over: Partial<JobSpec> = {}): JobSpec =>
-      spec(`/p/${name}`, { stage: { name, needs }, after: needs.map((need) => ({ job: `/p/${need}`, condition: 'ok' })), ...over });
+      spec(`/p/${name}`, {
+        stage: { name, needs },
+        after: needs.map((need) => ({ job: `/p/${need}`, condition: 'ok' })),
+        ...over,
+      });
     const specs = [
       spec('/p'),
       stage('a', [], { replicas: 2 }),
@@ -227,17 +289,28 @@ describe('the cascade loop keeps the recursive order', () => {
       stage('c', ['a'], { command: ['run', '${stages.a.result.missing}'] }),
       stage('d', ['b']),
       stage('e', ['c']),
-      stage('f', ['e', 'd'], { after: [{ job: '/p/e', condition: 'any' }, { job: '/p/d', condition: 'ok' }] }),
+      stage('f', ['e', 'd'], {
+        after: [
+          { job: '/p/e', condition: 'any' },
+          { job: '/p/d', condition: 'ok' },
+        ],
+      }),
       stage('g', ['f']),
     ];
     const op = (kind: Op['kind'], id: string): Op => ({ kind, job: 0, task: 0, id });
     const ops = [
-      op('start', '/p/task-0'), op('result', '/p/a/task-0'), op('succeed', '/p/a/task-0'), op('succeed', '/p/a/task-1'),
-      op('succeed', '/p/b/task-0'), op('fail', '/p/d/task-0'), op('cancel', '/p'),
+      op('start', '/p/task-0'),
+      op('result', '/p/a/task-0'),
+      op('succeed', '/p/a/task-0'),
+      op('succeed', '/p/a/task-1'),
+      op('succeed', '/p/b/task-0'),
+      op('fail', '/p/d/task-0'),
+      op('cancel', '/p'),
     ];
     const loop = play(specs, ops, false);
     expect(loop).toEqual(play(specs, ops, true));
-    const state = (name: string) => (loop.jobs as Array<{ name: string; state: string; reason: string | null }>).find((j) => j.name === name);
+    const state = (name: string) =>
+      (loop.jobs as Array<{ name: string; state: string; reason: string | null }>).find((j) => j.name === name);
     expect(state('/p/b')).toMatchObject({ state: 'SUCCEEDED' });
     expect(state('/p/c')!.reason).toMatch(/^stage_reference_pending/);
     expect(state('/p/e')).toMatchObject({ state: 'FAILED', reason: 'dependency /p/c failed' });
@@ -249,7 +322,11 @@ describe('the cascade loop keeps the recursive order', () => {
       const store = ClusterStore.open({ path: ':memory:' });
       if (recursive) installRecursiveWalk(store);
       store.syncWorkers([workerSpec('w1')]);
-      store.submitAll(Array.from({ length: 5_000 }, (_, i) => spec(`/c${i}`, { after: i === 0 ? [] : [{ job: `/c${i - 1}`, condition: 'ok' }] })));
+      store.submitAll(
+        Array.from({ length: 5_000 }, (_, i) =>
+          spec(`/c${i}`, { after: i === 0 ? [] : [{ job: `/c${i - 1}`, condition: 'ok' }] }),
+        ),
+      );
       const a = store.assign('/c0/task-0', 'w1', '/logs/c0');
       store.finishAttempt('/c0/task-0', a.attempt, { kind: 'exited', exitCode: 1 });
       return store;

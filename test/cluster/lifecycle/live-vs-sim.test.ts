@@ -5,13 +5,15 @@
 // its own way, reach the same job and task states, the same live attempts and the same hints.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  assign, attemptEnded, markRunning, preemptAttempt,
-} from '../../../src/cluster/lifecycle/attempts.js';
+import { assign, attemptEnded, markRunning, preemptAttempt } from '../../../src/cluster/lifecycle/attempts.js';
 import type { Item } from '../../../src/cluster/lifecycle/changes.js';
 import { dependenciesStatus, waitingForReason } from '../../../src/cluster/lifecycle/dependencies.js';
 import {
-  cancelJob, cancelTask, markUnschedulable, quarantine, waitsOnDependencies,
+  cancelJob,
+  cancelTask,
+  markUnschedulable,
+  quarantine,
+  waitsOnDependencies,
 } from '../../../src/cluster/lifecycle/jobs.js';
 import { disableWorker, drainWorker, enableWorker, resumeWorker } from '../../../src/cluster/lifecycle/workers.js';
 import { quarantineReason } from '../../../src/cluster/state/load-check.js';
@@ -27,14 +29,31 @@ const TTL = DEFAULT_CACHE_TTL_MS;
 
 function spec(name: string, over: Partial<JobSpec> = {}): JobSpec {
   return {
-    name, user: 'alice', command: ['true'], env: {}, cwd: null, image: null, replicas: 1,
-    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null }, constraints: [], coschedule: null,
-    maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null, ...over,
+    name,
+    user: 'alice',
+    command: ['true'],
+    env: {},
+    cwd: null,
+    image: null,
+    replicas: 1,
+    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null },
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 0,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
+    ...over,
   };
 }
 
 const workerSpec = (id: string): WorkerSpec => ({
-  id, cpuMillis: 64_000, memoryBytes: 8 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {},
+  id,
+  cpuMillis: 64_000,
+  memoryBytes: 8 << 30,
+  device: { type: 'cpu', variant: null, count: 0 },
+  attributes: {},
 });
 
 interface JobPlan {
@@ -67,9 +86,29 @@ const jobPlan: fc.Arbitrary<JobPlan> = fc.record({
 });
 
 const KINDS = [
-  'submit', 'submit', 'assign', 'start', 'succeed', 'succeed', 'fail', 'fail', 'preempt', 'preemptAttempt',
-  'killed', 'timeout', 'launchFailed', 'lateExit', 'cancel', 'cancelTask', 'unschedulable', 'drain', 'resume',
-  'disable', 'enable', 'quarantine', 'tick',
+  'submit',
+  'submit',
+  'assign',
+  'start',
+  'succeed',
+  'succeed',
+  'fail',
+  'fail',
+  'preempt',
+  'preemptAttempt',
+  'killed',
+  'timeout',
+  'launchFailed',
+  'lateExit',
+  'cancel',
+  'cancelTask',
+  'unschedulable',
+  'drain',
+  'resume',
+  'disable',
+  'enable',
+  'quarantine',
+  'tick',
 ] as const;
 interface Op {
   kind: (typeof KINDS)[number];
@@ -90,8 +129,11 @@ function specsOf(plans: readonly JobPlan[]): JobSpec[] {
     const deps = new Map(plan.after.map((d) => [names[i - 1 - (d.on % Math.min(i, 3))]!, d.condition]));
     const after = i === 0 ? [] : [...deps].map(([job, condition]) => ({ job, condition }));
     return spec(name, {
-      replicas: plan.replicas, maxRetries: plan.retries, maxPreemptions: plan.preemptions,
-      maxTaskFailures: plan.failures, after,
+      replicas: plan.replicas,
+      maxRetries: plan.retries,
+      maxPreemptions: plan.preemptions,
+      maxTaskFailures: plan.failures,
+      after,
       ...(plan.gang ? { coschedule: 'pool' } : {}),
       ...(plan.uses ? { uses: ['m1', `m${i % 3}`] } : {}),
       ...(plan.backoff ? { retryBackoffMs: 10 } : {}),
@@ -108,20 +150,38 @@ const copyTasks = (tasks: readonly Task[]): Task[] => tasks.map((t) => plainTask
  * tasks in the queue, the live attempts (in the order they became live), the hints in force.
  */
 function statesOf(
-  names: readonly string[], job: (name: string) => Job, tasks: (name: string) => readonly Task[],
-  waits: (name: string) => string | null, queued: readonly string[],
-  live: readonly { task: string; attempt: number; workerId: string }[], hints: Map<string, Map<string, unknown>>,
+  names: readonly string[],
+  job: (name: string) => Job,
+  tasks: (name: string) => readonly Task[],
+  waits: (name: string) => string | null,
+  queued: readonly string[],
+  live: readonly { task: string; attempt: number; workerId: string }[],
+  hints: Map<string, Map<string, unknown>>,
 ): unknown {
   return {
     jobs: names.map((name) => {
       const j = job(name);
       return {
-        name, state: j.state, reason: j.reason, failedTasks: j.failedTasks, startedAt: j.startedAt,
-        finishedAt: j.finishedAt, cause: j.cause ?? null, waits: waits(name),
+        name,
+        state: j.state,
+        reason: j.reason,
+        failedTasks: j.failedTasks,
+        startedAt: j.startedAt,
+        finishedAt: j.finishedAt,
+        cause: j.cause ?? null,
+        waits: waits(name),
         tasks: tasks(name).map((t) => ({
-          id: t.id, state: t.state, attempt: t.attempt, failures: t.failures, preemptions: t.preemptions,
-          reason: t.reason, workerId: t.workerId, exitCode: t.exitCode, eligibleAt: t.eligibleAt,
-          startedAt: t.startedAt, finishedAt: t.finishedAt,
+          id: t.id,
+          state: t.state,
+          attempt: t.attempt,
+          failures: t.failures,
+          preemptions: t.preemptions,
+          reason: t.reason,
+          workerId: t.workerId,
+          exitCode: t.exitCode,
+          eligibleAt: t.eligibleAt,
+          startedAt: t.startedAt,
+          finishedAt: t.finishedAt,
         })),
       };
     }),
@@ -144,7 +204,10 @@ function play(specs: readonly JobSpec[], ops: readonly Op[]): void {
   let t = 1000;
   const store = ClusterStore.open({ path: ':memory:', now: () => t, cacheTtlMs: TTL });
   store.syncWorkers(Array.from({ length: WORKERS }, (_, i) => workerSpec(`w${i}`)));
-  const sim = new SimState(store.workers().map((w) => structuredClone(w)), TTL);
+  const sim = new SimState(
+    store.workers().map((w) => structuredClone(w)),
+    TTL,
+  );
   const run = (decide: () => readonly Item[]): void => sim.run(decide(), t);
   /** The store's method and the lifecycle's decision it takes, applied to the simulator's state. */
   const decide = (live: () => unknown, decision: () => readonly Item[]): void => both(live, () => run(decision));
@@ -220,12 +283,19 @@ function play(specs: readonly JobSpec[], ops: readonly Op[]): void {
       );
     };
     const finish = (n: number, outcome: AttemptOutcome): void =>
-      decide(() => store.finishAttempt(id, n, outcome), () => attemptEnded(sim, id, n, outcome, t));
+      decide(
+        () => store.finishAttempt(id, n, outcome),
+        () => attemptEnded(sim, id, n, outcome, t),
+      );
     const ensureLive = () => {
       if (!live() && queued()) {
         place();
         const a = live();
-        if (a) decide(() => store.markRunning(id, a.attempt, 100), () => markRunning(sim, id, a.attempt, 100, t));
+        if (a)
+          decide(
+            () => store.markRunning(id, a.attempt, 100),
+            () => markRunning(sim, id, a.attempt, 100, t),
+          );
       }
       return live();
     };
@@ -239,14 +309,28 @@ function play(specs: readonly JobSpec[], ops: readonly Op[]): void {
         break;
       case 'start': {
         const a = ensureLive();
-        if (a) decide(() => store.markRunning(id, a.attempt, 7), () => markRunning(sim, id, a.attempt, 7, t));
+        if (a)
+          decide(
+            () => store.markRunning(id, a.attempt, 7),
+            () => markRunning(sim, id, a.attempt, 7, t),
+          );
         break;
       }
-      case 'succeed': end({ kind: 'exited', exitCode: 0 }); break;
-      case 'fail': end({ kind: 'exited', exitCode: 3 }); break;
-      case 'preempt': end({ kind: 'preempted', reason: 'lost' }); break;
-      case 'killed': end({ kind: 'killed', reason: 'k' }); break;
-      case 'timeout': end({ kind: 'timeout' }); break;
+      case 'succeed':
+        end({ kind: 'exited', exitCode: 0 });
+        break;
+      case 'fail':
+        end({ kind: 'exited', exitCode: 3 });
+        break;
+      case 'preempt':
+        end({ kind: 'preempted', reason: 'lost' });
+        break;
+      case 'killed':
+        end({ kind: 'killed', reason: 'k' });
+        break;
+      case 'timeout':
+        end({ kind: 'timeout' });
+        break;
       case 'launchFailed': {
         if (queued()) place();
         const a = live();
@@ -264,40 +348,88 @@ function play(specs: readonly JobSpec[], ops: readonly Op[]): void {
       case 'preemptAttempt': {
         const a = ensureLive();
         const why = 'worker lost';
-        if (a) decide(() => store.preemptAttempt(id, a.attempt, why), () => preemptAttempt(sim, id, a.attempt, why, t));
+        if (a)
+          decide(
+            () => store.preemptAttempt(id, a.attempt, why),
+            () => preemptAttempt(sim, id, a.attempt, why, t),
+          );
         break;
       }
-      case 'cancel': decide(() => store.cancel(job, 'cancelled'), () => cancelJob(sim, job, 'cancelled')); break;
-      case 'cancelTask': decide(() => store.cancelTask(id, 'one off'), () => cancelTask(sim, id, 'one off')); break;
-      case 'unschedulable':
-        decide(() => store.markUnschedulable(job, 'never fits'), () => markUnschedulable(sim, job, 'never fits'));
+      case 'cancel':
+        decide(
+          () => store.cancel(job, 'cancelled'),
+          () => cancelJob(sim, job, 'cancelled'),
+        );
         break;
-      case 'drain': decide(() => store.drainWorker(worker), () => drainWorker(sim, worker)); break;
-      case 'resume': decide(() => store.resumeWorker(worker), () => resumeWorker(sim, worker)); break;
+      case 'cancelTask':
+        decide(
+          () => store.cancelTask(id, 'one off'),
+          () => cancelTask(sim, id, 'one off'),
+        );
+        break;
+      case 'unschedulable':
+        decide(
+          () => store.markUnschedulable(job, 'never fits'),
+          () => markUnschedulable(sim, job, 'never fits'),
+        );
+        break;
+      case 'drain':
+        decide(
+          () => store.drainWorker(worker),
+          () => drainWorker(sim, worker),
+        );
+        break;
+      case 'resume':
+        decide(
+          () => store.resumeWorker(worker),
+          () => resumeWorker(sim, worker),
+        );
+        break;
       case 'disable': {
         const by = o.task === 0 ? 'user' : 'elastic';
-        decide(() => store.disableWorker(worker, by, 'idle'), () => disableWorker(sim, worker, by, 'idle', t));
+        decide(
+          () => store.disableWorker(worker, by, 'idle'),
+          () => disableWorker(sim, worker, by, 'idle', t),
+        );
         break;
       }
-      case 'enable': decide(() => store.enableWorker(worker), () => enableWorker(sim, worker)); break;
+      case 'enable':
+        decide(
+          () => store.enableWorker(worker),
+          () => enableWorker(sim, worker),
+        );
+        break;
       case 'quarantine': {
         const why = quarantineReason('bad row');
-        decide(() => store.quarantine(job, 'bad row'), () => quarantine(sim, job, why));
+        decide(
+          () => store.quarantine(job, 'bad row'),
+          () => quarantine(sim, job, why),
+        );
         break;
       }
     }
     const names2 = [...submitted].sort();
     const liveStore = statesOf(
-      names2, (n) => store.job(n)!, (n) => store.tasksOf(n), (n) => store.dependencyWait(n),
-      [...store.queuedTasks()].map((x) => x.id), store.activeAttempts(), store.cacheHints(t),
+      names2,
+      (n) => store.job(n)!,
+      (n) => store.tasksOf(n),
+      (n) => store.dependencyWait(n),
+      [...store.queuedTasks()].map((x) => x.id),
+      store.activeAttempts(),
+      store.cacheHints(t),
     );
     const simQueued = names2.flatMap((n) => {
       const entry = sim.job(n)!;
       return entry.waiting ? [] : entry.tasks.filter((x) => x.state === 'PENDING').map((x) => x.id);
     });
     const liveSim = statesOf(
-      names2, (n) => sim.job(n)!.job, (n) => sim.job(n)!.tasks, (n) => simWaits(sim, n), simQueued,
-      [...sim.liveAttempts()], sim.hintsAt(t),
+      names2,
+      (n) => sim.job(n)!.job,
+      (n) => sim.job(n)!.tasks,
+      (n) => simWaits(sim, n),
+      simQueued,
+      [...sim.liveAttempts()],
+      sim.hintsAt(t),
     );
     expect(liveSim, `after ${o.kind} ${job} ${id}`).toEqual(liveStore);
   }

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { IrisError } from '../../../src/model/errors.js';
-import { JOB_STATES, TASK_STATES, TASK_TRANSITIONS, JOB_TRANSITIONS, type JobState, type TaskState } from '../../../src/model/states.js';
 import {
-  assertJobTransition, assertTaskTransition, classifyOutcome, deriveJobState, emptyCounts, type JobTally,
+  JOB_STATES,
+  TASK_STATES,
+  TASK_TRANSITIONS,
+  JOB_TRANSITIONS,
+  type JobState,
+  type TaskState,
+} from '../../../src/model/states.js';
+import {
+  assertJobTransition,
+  assertTaskTransition,
+  classifyOutcome,
+  deriveJobState,
+  emptyCounts,
+  type JobTally,
 } from '../../../src/cluster/lifecycle/transitions.js';
 import { retryAfterFailure, retryAfterPreemption, taskFailureReason } from '../../../src/cluster/lifecycle/retries.js';
 
@@ -20,7 +32,12 @@ describe('deriveJobState', () => {
     ['some succeeded, rest pending -> PENDING', 'RUNNING', tally({ SUCCEEDED: 2, PENDING: 1 }), 'PENDING'],
     ['some succeeded, one running -> RUNNING', 'RUNNING', tally({ SUCCEEDED: 2, RUNNING: 1 }), 'RUNNING'],
     ['all succeeded -> SUCCEEDED', 'RUNNING', tally({ SUCCEEDED: 3 }), 'SUCCEEDED'],
-    ['failures within tolerance, rest succeeded -> SUCCEEDED', 'RUNNING', tally({ SUCCEEDED: 2, FAILED: 1 }, 1, 1), 'SUCCEEDED'],
+    [
+      'failures within tolerance, rest succeeded -> SUCCEEDED',
+      'RUNNING',
+      tally({ SUCCEEDED: 2, FAILED: 1 }, 1, 1),
+      'SUCCEEDED',
+    ],
     ['failures within tolerance, one running -> RUNNING', 'RUNNING', tally({ FAILED: 1, RUNNING: 1 }, 1, 1), 'RUNNING'],
     ['failed tasks exceed maxTaskFailures -> FAILED', 'RUNNING', tally({ FAILED: 1, RUNNING: 2 }, 1, 0), 'FAILED'],
     ['a gang sibling COSCHED_FAILED -> FAILED', 'RUNNING', tally({ FAILED: 1, COSCHED_FAILED: 1 }, 1, 5), 'FAILED'],
@@ -65,7 +82,9 @@ describe('transition guards', () => {
   });
 
   it('reject leaving a final job state', () => {
-    expect(() => assertJobTransition('/j', 'SUCCEEDED', 'RUNNING')).toThrow(/illegal job transition SUCCEEDED -> RUNNING/);
+    expect(() => assertJobTransition('/j', 'SUCCEEDED', 'RUNNING')).toThrow(
+      /illegal job transition SUCCEEDED -> RUNNING/,
+    );
     expect(() => assertJobTransition('/j', 'RUNNING', 'PENDING')).not.toThrow();
   });
 });
@@ -76,7 +95,13 @@ describe('classifyOutcome', () => {
     [{ kind: 'exited', exitCode: 3 } as const, 'failed', 'FAILED', 3, 'exit 3'],
     [{ kind: 'exited', exitCode: 137, signal: 'SIGKILL' } as const, 'failed', 'FAILED', 137, 'killed by SIGKILL'],
     [{ kind: 'timeout' } as const, 'failed', 'FAILED', null, 'time-limit'],
-    [{ kind: 'launch_failed', reason: 'no such file' } as const, 'failed', 'FAILED', null, 'launch failed: no such file'],
+    [
+      { kind: 'launch_failed', reason: 'no such file' } as const,
+      'failed',
+      'FAILED',
+      null,
+      'launch failed: no such file',
+    ],
     [{ kind: 'preempted', reason: 'worker lost' } as const, 'preempted', 'PREEMPTED', null, 'worker lost'],
     [{ kind: 'killed', reason: 'cancelled' } as const, 'killed', 'KILLED', null, 'cancelled'],
   ])('%o is %s', (outcome, kind, attemptState, exitCode, reason) => {

@@ -9,7 +9,16 @@ import { decideElastic, type ElasticSettings, type ElasticWorker } from '../../.
 const S: ElasticSettings = { idleDisableMs: 60_000, queueMax: 0, enableThreshold: 0, minActive: 1, cooldownMs: 60_000 };
 
 function w(id: string, over: Partial<ElasticWorker> = {}): ElasticWorker {
-  return { id, state: 'READY', disabledBy: null, busy: false, idleSince: 0, lastToggleAt: null, costPerHour: 1, ...over };
+  return {
+    id,
+    state: 'READY',
+    disabledBy: null,
+    busy: false,
+    idleSince: 0,
+    lastToggleAt: null,
+    costPerHour: 1,
+    ...over,
+  };
 }
 
 const ids = (actions: ReturnType<typeof decideElastic>) => actions.map((a) => `${a.kind} ${a.workerId}`);
@@ -26,9 +35,16 @@ describe('decideElastic', () => {
 
   it('never leaves fewer than min-active workers enabled', () => {
     const workers = [w('w1'), w('w2'), w('w3')];
-    expect(ids(decideElastic({ workers, queueLength: 0, now: 120_000, settings: S }))).toEqual(['disable w1', 'disable w2']);
+    expect(ids(decideElastic({ workers, queueLength: 0, now: 120_000, settings: S }))).toEqual([
+      'disable w1',
+      'disable w2',
+    ]);
     expect(ids(decideElastic({ workers, queueLength: 0, now: 120_000, settings: { ...S, minActive: 3 } }))).toEqual([]);
-    expect(ids(decideElastic({ workers, queueLength: 0, now: 120_000, settings: { ...S, minActive: 0 } }))).toEqual(['disable w1', 'disable w2', 'disable w3']);
+    expect(ids(decideElastic({ workers, queueLength: 0, now: 120_000, settings: { ...S, minActive: 0 } }))).toEqual([
+      'disable w1',
+      'disable w2',
+      'disable w3',
+    ]);
     // Workers already disabled or drained do not count as active.
     const mixed = [w('w1'), w('w2', { state: 'DISABLED', disabledBy: 'user' }), w('w3', { state: 'DRAINED' })];
     expect(decideElastic({ workers: mixed, queueLength: 0, now: 120_000, settings: S })).toEqual([]);
@@ -36,24 +52,50 @@ describe('decideElastic', () => {
 
   it('does not disable while the queue is longer than queue-max', () => {
     const workers = [w('w1'), w('w2')];
-    expect(decideElastic({ workers, queueLength: 3, now: 120_000, settings: { ...S, queueMax: 2, enableThreshold: 5 } })).toEqual([]);
-    expect(ids(decideElastic({ workers, queueLength: 2, now: 120_000, settings: { ...S, queueMax: 2, enableThreshold: 5 } }))).toEqual(['disable w1']);
+    expect(
+      decideElastic({ workers, queueLength: 3, now: 120_000, settings: { ...S, queueMax: 2, enableThreshold: 5 } }),
+    ).toEqual([]);
+    expect(
+      ids(
+        decideElastic({ workers, queueLength: 2, now: 120_000, settings: { ...S, queueMax: 2, enableThreshold: 5 } }),
+      ),
+    ).toEqual(['disable w1']);
   });
 
   it('disables the most expensive first, then the longest idle', () => {
-    const workers = [w('cheap', { idleSince: 0 }), w('dear', { costPerHour: 5, idleSince: 30_000 }), w('old', { idleSince: -50_000 })];
-    expect(ids(decideElastic({ workers, queueLength: 0, now: 100_000, settings: S }))).toEqual(['disable dear', 'disable old']);
+    const workers = [
+      w('cheap', { idleSince: 0 }),
+      w('dear', { costPerHour: 5, idleSince: 30_000 }),
+      w('old', { idleSince: -50_000 }),
+    ];
+    expect(ids(decideElastic({ workers, queueLength: 0, now: 100_000, settings: S }))).toEqual([
+      'disable dear',
+      'disable old',
+    ]);
   });
 
-  it('re-enables the workers it disabled when the queue is longer than enable-threshold, and disables nothing then', () => {
-    const workers = [w('w1', { state: 'DISABLED', disabledBy: 'elastic', lastToggleAt: 0 }), w('w2', { state: 'DISABLED', disabledBy: 'user', lastToggleAt: 0 }), w('w3')];
-    expect(decideElastic({ workers, queueLength: 0, now: 200_000, settings: S })).toEqual([]);
-    const actions = decideElastic({ workers, queueLength: 1, now: 200_000, settings: S });
-    // The user's disable is never undone by the coordinator.
-    expect(actions).toEqual([{ kind: 'enable', workerId: 'w1', why: 'queue 1 > enable-threshold 0' }]);
-    expect(decideElastic({ workers, queueLength: 4, now: 200_000, settings: { ...S, enableThreshold: 4, queueMax: 4 } })).toEqual([]);
-    expect(ids(decideElastic({ workers, queueLength: 5, now: 200_000, settings: { ...S, enableThreshold: 4, queueMax: 4 } }))).toEqual(['enable w1']);
-  });
+  it(
+    're-enables the workers it disabled when the queue is longer than enable-threshold, and disables nothing ' + 'then',
+    () => {
+      const workers = [
+        w('w1', { state: 'DISABLED', disabledBy: 'elastic', lastToggleAt: 0 }),
+        w('w2', { state: 'DISABLED', disabledBy: 'user', lastToggleAt: 0 }),
+        w('w3'),
+      ];
+      expect(decideElastic({ workers, queueLength: 0, now: 200_000, settings: S })).toEqual([]);
+      const actions = decideElastic({ workers, queueLength: 1, now: 200_000, settings: S });
+      // The user's disable is never undone by the coordinator.
+      expect(actions).toEqual([{ kind: 'enable', workerId: 'w1', why: 'queue 1 > enable-threshold 0' }]);
+      expect(
+        decideElastic({ workers, queueLength: 4, now: 200_000, settings: { ...S, enableThreshold: 4, queueMax: 4 } }),
+      ).toEqual([]);
+      expect(
+        ids(
+          decideElastic({ workers, queueLength: 5, now: 200_000, settings: { ...S, enableThreshold: 4, queueMax: 4 } }),
+        ),
+      ).toEqual(['enable w1']);
+    },
+  );
 
   it('respects the cooldown both ways', () => {
     const justOff = [w('w1', { state: 'DISABLED', disabledBy: 'elastic', lastToggleAt: 100_000 }), w('w2')];
@@ -72,9 +114,10 @@ describe('decideElastic', () => {
       const actions = decideElastic({ workers: [worker, other], queueLength: queue, now, settings: S });
       for (const a of actions) {
         if (a.workerId !== 'w1') continue;
-        worker = a.kind === 'disable'
-          ? { ...worker, state: 'DISABLED', disabledBy: 'elastic', lastToggleAt: now }
-          : { ...worker, state: 'READY', disabledBy: null, lastToggleAt: now, idleSince: now };
+        worker =
+          a.kind === 'disable'
+            ? { ...worker, state: 'DISABLED', disabledBy: 'elastic', lastToggleAt: now }
+            : { ...worker, state: 'READY', disabledBy: null, lastToggleAt: now, idleSince: now };
       }
       return worker.state;
     };

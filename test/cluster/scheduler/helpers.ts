@@ -1,7 +1,13 @@
 import type { Constraint } from '../../../src/model/constraints.js';
 import type { DeviceRequest, WorkerDevice } from '../../../src/model/resources.js';
 import type { Quota } from '../../../src/model/types.js';
-import type { SchedulerJob, SchedulerTask, Snapshot, UserUsage, WorkerView } from '../../../src/cluster/scheduler/types.js';
+import type {
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+  UserUsage,
+  WorkerView,
+} from '../../../src/cluster/scheduler/types.js';
 
 export const GiB = 1024 ** 3;
 
@@ -24,7 +30,11 @@ export function job(name: string, o: JobOptions = {}): SchedulerJob {
     rootSubmittedAt: o.rootSubmittedAt ?? 0,
     seq: o.seq ?? 0,
     user: o.user ?? 'alice',
-    resources: { cpuMillis: Math.round((o.cpu ?? 1) * 1000), memoryBytes: Math.round((o.memGiB ?? 1) * GiB), device: o.device ?? null },
+    resources: {
+      cpuMillis: Math.round((o.cpu ?? 1) * 1000),
+      memoryBytes: Math.round((o.memGiB ?? 1) * GiB),
+      device: o.device ?? null,
+    },
     constraints: o.constraints ?? [],
     coschedule: o.coschedule ?? null,
     replicas: o.replicas ?? 1,
@@ -33,7 +43,13 @@ export function job(name: string, o: JobOptions = {}): SchedulerJob {
 
 let seqCounter = 0;
 export function tasksOf(j: SchedulerJob, submittedAt = 0): SchedulerTask[] {
-  return Array.from({ length: j.replicas }, (_, index) => ({ id: `${j.name}/task-${index}`, job: j.name, index, submittedAt, seq: seqCounter++ }));
+  return Array.from({ length: j.replicas }, (_, index) => ({
+    id: `${j.name}/task-${index}`,
+    job: j.name,
+    index,
+    submittedAt,
+    seq: seqCounter++,
+  }));
 }
 
 export interface WorkerOptions {
@@ -93,7 +109,13 @@ export function snapshot(
 }
 
 export function quota(o: Partial<Quota>): Quota {
-  return { maxRunningCpuMillis: null, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null, ...o };
+  return {
+    maxRunningCpuMillis: null,
+    maxRunningMemoryBytes: null,
+    maxRunningAccelerators: null,
+    maxPendingTasks: null,
+    ...o,
+  };
 }
 
 export function usage(o: Partial<UserUsage>): UserUsage {

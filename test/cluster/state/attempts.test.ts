@@ -7,7 +7,15 @@ describe('attempts and retries', () => {
     const { store, clock } = memStore();
     store.submit(spec('/j'));
     const a = store.assign('/j/task-0', 'w1', '/logs/a');
-    expect(a).toMatchObject({ task: '/j/task-0', attempt: 0, workerId: 'w1', state: 'RUNNING', startedAt: clock.t, logPath: '/logs/a', pid: null });
+    expect(a).toMatchObject({
+      task: '/j/task-0',
+      attempt: 0,
+      workerId: 'w1',
+      state: 'RUNNING',
+      startedAt: clock.t,
+      logPath: '/logs/a',
+      pid: null,
+    });
     expect(store.task('/j/task-0')).toMatchObject({ state: 'ASSIGNED', workerId: 'w1' });
     expect(store.job('/j')!.state).toBe('RUNNING');
     expect(store.job('/j')!.startedAt).toBe(clock.t);
@@ -47,7 +55,14 @@ describe('attempts and retries', () => {
     clock.tick(50);
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 3 });
     const t = store.task('/j/task-0')!;
-    expect(t).toMatchObject({ state: 'PENDING', attempt: 1, failures: 1, submittedAt: before.submittedAt, seq: before.seq, workerId: null });
+    expect(t).toMatchObject({
+      state: 'PENDING',
+      attempt: 1,
+      failures: 1,
+      submittedAt: before.submittedAt,
+      seq: before.seq,
+      workerId: null,
+    });
     expect(store.attempt('/j/task-0', 0)).toMatchObject({ state: 'FAILED', exitCode: 3, reason: 'exit 3' });
     expect(store.job('/j')!.state).toBe('PENDING');
     expect(store.pendingTasks()).toEqual([t]);
@@ -75,9 +90,21 @@ describe('attempts and retries', () => {
     start(store, '/j/task-1', 'w2');
     start(store, '/j/task-2', 'w3');
     const stops = store.finishAttempt('/j/task-2', 0, { kind: 'exited', exitCode: 3 });
-    expect(store.job('/j')).toMatchObject({ state: 'FAILED', failedTasks: 1, reason: 'task /j/task-2 failed (exit 3)' });
+    expect(store.job('/j')).toMatchObject({
+      state: 'FAILED',
+      failedTasks: 1,
+      reason: 'task /j/task-2 failed (exit 3)',
+    });
     expect(store.task('/j/task-2')).toMatchObject({ state: 'FAILED', failures: 1 });
-    expect(store.tasksOf('/j').slice(0, 2).map((t) => [t.state, t.reason])).toEqual([['KILLED', 'job failed'], ['KILLED', 'job failed']]);
+    expect(
+      store
+        .tasksOf('/j')
+        .slice(0, 2)
+        .map((t) => [t.state, t.reason]),
+    ).toEqual([
+      ['KILLED', 'job failed'],
+      ['KILLED', 'job failed'],
+    ]);
     expect(stops).toEqual([
       { task: '/j/task-0', attempt: 0, workerId: 'w1', reason: 'job failed' },
       { task: '/j/task-1', attempt: 0, workerId: 'w2', reason: 'job failed' },
@@ -89,7 +116,12 @@ describe('attempts and retries', () => {
   it('tolerates failed tasks up to maxTaskFailures and succeeds when the rest succeed', () => {
     const { store } = memStore();
     store.submit(spec('/j', { replicas: 3, maxTaskFailures: 1 }));
-    for (const [i, w] of [[0, 'w1'], [1, 'w2'], [2, 'w3']] as const) start(store, `/j/task-${i}`, w);
+    for (const [i, w] of [
+      [0, 'w1'],
+      [1, 'w2'],
+      [2, 'w3'],
+    ] as const)
+      start(store, `/j/task-${i}`, w);
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 1 });
     expect(store.job('/j')).toMatchObject({ state: 'RUNNING', failedTasks: 1 });
     store.finishAttempt('/j/task-1', 0, { kind: 'exited', exitCode: 0 });
@@ -100,10 +132,19 @@ describe('attempts and retries', () => {
   it('a second failure beyond maxTaskFailures fails the job', () => {
     const { store } = memStore();
     store.submit(spec('/j', { replicas: 3, maxTaskFailures: 1 }));
-    for (const [i, w] of [[0, 'w1'], [1, 'w2'], [2, 'w3']] as const) start(store, `/j/task-${i}`, w);
+    for (const [i, w] of [
+      [0, 'w1'],
+      [1, 'w2'],
+      [2, 'w3'],
+    ] as const)
+      start(store, `/j/task-${i}`, w);
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 1 });
     const stops = store.finishAttempt('/j/task-1', 0, { kind: 'exited', exitCode: 2 });
-    expect(store.job('/j')).toMatchObject({ state: 'FAILED', failedTasks: 2, reason: 'task /j/task-1 failed (exit 2)' });
+    expect(store.job('/j')).toMatchObject({
+      state: 'FAILED',
+      failedTasks: 2,
+      reason: 'task /j/task-1 failed (exit 2)',
+    });
     expect(stops.map((s) => s.task)).toEqual(['/j/task-2']);
   });
 

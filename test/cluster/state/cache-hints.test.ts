@@ -15,19 +15,22 @@ function hints(store: ClusterStore): Record<string, Record<string, [number, bool
 }
 
 describe('context-reuse cache hints in the store', () => {
-  it('an attempt of a job that uses keys leaves a hint per key on its worker, expiring end time + TTL (default 1h)', () => {
-    const { store, clock } = memStore();
-    store.submit(spec('/a', USES));
-    start(store, '/a/task-0', 'w2');
-    clock.tick(5000);
-    store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
-    const end = clock.t;
-    expect(hints(store)).toEqual({ w2: { 'llama-3': [end + HOUR, false], wiki: [end + HOUR, false] } });
-    clock.t = end + HOUR - 1;
-    expect(Object.keys(hints(store))).toEqual(['w2']);
-    clock.t = end + HOUR; // lapsed: no longer in force
-    expect(hints(store)).toEqual({});
-  });
+  it(
+    'an attempt of a job that uses keys leaves a hint per key on its worker, expiring end time + TTL (default ' + '1h)',
+    () => {
+      const { store, clock } = memStore();
+      store.submit(spec('/a', USES));
+      start(store, '/a/task-0', 'w2');
+      clock.tick(5000);
+      store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
+      const end = clock.t;
+      expect(hints(store)).toEqual({ w2: { 'llama-3': [end + HOUR, false], wiki: [end + HOUR, false] } });
+      clock.t = end + HOUR - 1;
+      expect(Object.keys(hints(store))).toEqual(['w2']);
+      clock.t = end + HOUR; // lapsed: no longer in force
+      expect(hints(store)).toEqual({});
+    },
+  );
 
   it('failed, killed and preempted attempts that ran leave hints too; one that never started leaves none', () => {
     const { store } = memStore();
@@ -48,7 +51,11 @@ describe('context-reuse cache hints in the store', () => {
     store.submit(spec('/c', { uses: ['c'] }));
     store.assign('/c/task-0', 'w4', '/logs/c');
     store.cancel('/c', 'cancelled by alice');
-    expect(Object.fromEntries(Object.entries(hints(store)).map(([w, keys]) => [w, Object.keys(keys)]))).toEqual({ w1: ['f'], w2: ['k'], w3: ['p'] });
+    expect(Object.fromEntries(Object.entries(hints(store)).map(([w, keys]) => [w, Object.keys(keys)]))).toEqual({
+      w1: ['f'],
+      w2: ['k'],
+      w3: ['p'],
+    });
   });
 
   it('a job without uses leaves no hint', () => {
@@ -97,11 +104,14 @@ describe('context-reuse cache hints in the store', () => {
     const { store } = memStore();
     store.submit(spec('/a', USES));
     start(store, '/a/task-0');
-    expect(() => store.transaction(() => {
-      store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
-      throw new Error('boom');
-    })).toThrow('boom');
-    expect(hints(store)).toEqual({ w1: { 'llama-3': [1000 + HOUR, true], wiki: [1000 + HOUR, true] } }); // still running: loading only
+    expect(() =>
+      store.transaction(() => {
+        store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    // still running: loading only
+    expect(hints(store)).toEqual({ w1: { 'llama-3': [1000 + HOUR, true], wiki: [1000 + HOUR, true] } });
     store.cancel('/a', 'x'); // kills it after it ran: now a stored hint
     expect(Object.values(hints(store).w1!).map(([, loading]) => loading)).toEqual([false, false]);
   });
@@ -125,21 +135,31 @@ describe('cache hints on disk', () => {
   it('persist across a reopen; a rollback, a removed worker and pruned expired hints stay gone after it', () => {
     let store = open();
     store.syncWorkers([workerSpec('w1'), workerSpec('w2'), workerSpec('w3')]);
-    for (const [job, worker, key] of [['/a', 'w1', 'm'], ['/b', 'w2', 'n'], ['/c', 'w3', 'o']] as const) {
+    for (const [job, worker, key] of [
+      ['/a', 'w1', 'm'],
+      ['/b', 'w2', 'n'],
+      ['/c', 'w3', 'o'],
+    ] as const) {
       store.submit(spec(job, { uses: [key] }));
       start(store, `${job}/task-0`, worker);
     }
     store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
     store.finishAttempt('/b/task-0', 0, { kind: 'exited', exitCode: 0 });
-    expect(() => store.transaction(() => {
-      store.finishAttempt('/c/task-0', 0, { kind: 'exited', exitCode: 0 });
-      throw new Error('boom');
-    })).toThrow('boom');
+    expect(() =>
+      store.transaction(() => {
+        store.finishAttempt('/c/task-0', 0, { kind: 'exited', exitCode: 0 });
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     store.close();
 
     store = open();
     // /c still runs after the reopen: w3 is loading o, from the live attempt, not from a row.
-    expect(hints(store)).toEqual({ w1: { m: [1000 + HOUR, false] }, w2: { n: [1000 + HOUR, false] }, w3: { o: [1000 + HOUR, true] } });
+    expect(hints(store)).toEqual({
+      w1: { m: [1000 + HOUR, false] },
+      w2: { n: [1000 + HOUR, false] },
+      w3: { o: [1000 + HOUR, true] },
+    });
     store.syncWorkers([workerSpec('w1'), workerSpec('w3')]);
     store.cancel('/c', 'x');
     store.close();

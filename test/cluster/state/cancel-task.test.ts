@@ -54,7 +54,10 @@ describe('cancelling one task of a job (iris cancel JOB/task-N)', () => {
     expect(stops.map((s) => s.task).sort()).toEqual(['/gang/task-0', '/gang/task-1']);
     expect(store.task('/gang/task-0')!.state).toBe('CANCELLED');
     expect(store.task('/gang/task-1')!.state).toBe('KILLED');
-    expect(store.job('/gang')!).toMatchObject({ state: 'KILLED', reason: 'gang member /gang/task-0 cancelled (a gang cannot run without it)' });
+    expect(store.job('/gang')!).toMatchObject({
+      state: 'KILLED',
+      reason: 'gang member /gang/task-0 cancelled (a gang cannot run without it)',
+    });
   });
 
   it('kills the jobs the cancelled task submitted, and leaves an ended task as it is', () => {

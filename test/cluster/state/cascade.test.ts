@@ -11,8 +11,12 @@ describe('job end cascade, cancel, unschedulable', () => {
     store.submit(spec('/p/c/g'));
     const stops = store.finishAttempt('/p/task-0', 0, { kind: 'exited', exitCode: 0 });
     expect(store.job('/p')!.state).toBe('SUCCEEDED');
-    for (const name of ['/p/c', '/p/c/g']) expect(store.job(name)).toMatchObject({ state: 'KILLED', reason: 'parent job ended' });
-    expect(store.tasksOf('/p/c').map((t) => [t.state, t.reason])).toEqual([['KILLED', 'parent job ended'], ['KILLED', 'parent job ended']]);
+    for (const name of ['/p/c', '/p/c/g'])
+      expect(store.job(name)).toMatchObject({ state: 'KILLED', reason: 'parent job ended' });
+    expect(store.tasksOf('/p/c').map((t) => [t.state, t.reason])).toEqual([
+      ['KILLED', 'parent job ended'],
+      ['KILLED', 'parent job ended'],
+    ]);
     expect(stops).toEqual([{ task: '/p/c/task-0', attempt: 0, workerId: 'w2', reason: 'parent job ended' }]);
   });
 
@@ -35,10 +39,14 @@ describe('job end cascade, cancel, unschedulable', () => {
     start(store, '/p/c/task-0', 'w2');
     const stops = store.cancel('/p', 'cancelled by alice');
     expect(store.job('/p')).toMatchObject({ state: 'KILLED', reason: 'cancelled by alice' });
-    expect(store.tasksOf('/p').map((t) => [t.state, t.reason])).toEqual([['KILLED', 'cancelled by alice'], ['KILLED', 'cancelled by alice']]);
+    expect(store.tasksOf('/p').map((t) => [t.state, t.reason])).toEqual([
+      ['KILLED', 'cancelled by alice'],
+      ['KILLED', 'cancelled by alice'],
+    ]);
     expect(store.job('/p/c')).toMatchObject({ state: 'KILLED', reason: 'cancelled by alice' });
     expect(stops.map((s) => [s.task, s.workerId, s.reason])).toEqual([
-      ['/p/task-1', 'w3', 'cancelled by alice'], ['/p/c/task-0', 'w2', 'cancelled by alice'],
+      ['/p/task-1', 'w3', 'cancelled by alice'],
+      ['/p/c/task-0', 'w2', 'cancelled by alice'],
     ]);
     expect(store.pendingTasks()).toEqual([]);
     expect(store.activeAttempts()).toEqual([]);
@@ -83,7 +91,13 @@ describe('pending reasons and endpoints', () => {
     store.submit(spec('/b'));
     start(store, '/b/task-0');
     events.length = 0;
-    store.setPendingReasons(new Map([['/a', 'no free cpu'], ['/b', 'ignored'], ['/zzz', 'unknown']]));
+    store.setPendingReasons(
+      new Map([
+        ['/a', 'no free cpu'],
+        ['/b', 'ignored'],
+        ['/zzz', 'unknown'],
+      ]),
+    );
     expect(store.job('/a')!.reason).toBe('no free cpu');
     expect(store.job('/b')!.reason).toBeNull();
     expect(events).toHaveLength(1);
@@ -96,8 +110,20 @@ describe('pending reasons and endpoints', () => {
     store.submit(spec('/svc', { replicas: 2, maxRetries: 1 }));
     start(store, '/svc/task-0', 'w1');
     start(store, '/svc/task-1', 'w2');
-    const e = store.registerEndpoint({ name: 'svc/http', address: '127.0.0.1:8080', task: '/svc/task-0', attempt: 0, job: '/svc' });
-    store.registerEndpoint({ name: 'svc/http-1', address: '127.0.0.1:8081', task: '/svc/task-1', attempt: 0, job: '/svc' });
+    const e = store.registerEndpoint({
+      name: 'svc/http',
+      address: '127.0.0.1:8080',
+      task: '/svc/task-0',
+      attempt: 0,
+      job: '/svc',
+    });
+    store.registerEndpoint({
+      name: 'svc/http-1',
+      address: '127.0.0.1:8081',
+      task: '/svc/task-1',
+      attempt: 0,
+      job: '/svc',
+    });
     store.registerEndpoint({ name: 'other', address: 'x', task: '/svc/task-1', attempt: 0, job: '/svc' });
     expect(e.registeredAt).toBe(clock.t);
     expect(store.endpoints('svc/').map((x) => x.name)).toEqual(['svc/http', 'svc/http-1']);
@@ -112,7 +138,8 @@ describe('pending reasons and endpoints', () => {
   it('refuses endpoints of attempts that are not running', () => {
     const { store } = memStore();
     store.submit(spec('/svc'));
-    expect(() => store.registerEndpoint({ name: 'x', address: 'y', task: '/svc/task-0', attempt: 0, job: '/svc' }))
-      .toThrow(expect.objectContaining({ code: 'conflict' }));
+    expect(() =>
+      store.registerEndpoint({ name: 'x', address: 'y', task: '/svc/task-0', attempt: 0, job: '/svc' }),
+    ).toThrow(expect.objectContaining({ code: 'conflict' }));
   });
 });

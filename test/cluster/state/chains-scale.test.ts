@@ -37,7 +37,8 @@ beforeAll(() => {
   store.syncWorkers([workerSpec('w1')]);
   store.transaction(() => {
     store.submit(spec('/r'));
-    for (let i = 0; i < N; i++) store.submit(spec(child(i), { after: i === 0 ? [] : [{ job: child(i - 1), condition: 'ok' }] }));
+    for (let i = 0; i < N; i++)
+      store.submit(spec(child(i), { after: i === 0 ? [] : [{ job: child(i - 1), condition: 'ok' }] }));
   });
 }, 180_000);
 
@@ -103,7 +104,9 @@ describe('walks over a 100,000-long chain of children', () => {
 
 describe('the deepest nesting a name allows', () => {
   it(`a ${MAX_DEPTH}-deep tree of running jobs ends whole when its root is cancelled`, () => {
-    const names = Array.from({ length: MAX_DEPTH }, (_, i) => Array.from({ length: i + 1 }, (_, k) => `/d${k}`).join(''));
+    const names = Array.from({ length: MAX_DEPTH }, (_, i) =>
+      Array.from({ length: i + 1 }, (_, k) => `/d${k}`).join(''),
+    );
     for (const name of names) {
       store.submit(spec(name));
       start(store, `${name}/task-0`);

@@ -29,12 +29,17 @@ afterEach(() => {
 });
 
 const files = (at: string): Record<string, string> =>
-  Object.fromEntries(readdirSync(at).map((name) => [name, `${statSync(join(at, name)).size} ${statSync(join(at, name)).mtimeMs}`]));
+  Object.fromEntries(
+    readdirSync(at).map((name) => [name, `${statSync(join(at, name)).size} ${statSync(join(at, name)).mtimeMs}`]),
+  );
 
 const jobsIn = (file: string): unknown[] => {
   const db = openSaved(file);
   try {
-    return db.prepare('SELECT name FROM jobs ORDER BY name').all().map((r) => (r as { name: string }).name);
+    return db
+      .prepare('SELECT name FROM jobs ORDER BY name')
+      .all()
+      .map((r) => (r as { name: string }).name);
   } finally {
     db.close();
   }

@@ -16,48 +16,50 @@ afterEach(() => {
   fs = null;
 });
 
-
 describe('a full disk under the store (real tmpfs)', () => {
-  it('spends its reserve on what already happened, refuses submissions until space returns, then takes them again', (ctx) => {
-    fs = mountTmpfs(4);
-    if (!fs) return ctx.skip();
-    const path = join(fs.dir, 'state.db');
-    const clock = new Clock();
-    store = ClusterStore.open({ path, now: clock.now, reserveBytes: 256 * 1024 });
-    expect(existsSync(`${path}.reserve`)).toBe(true);
-    store.syncWorkers([workerSpec('w1')]);
-    store.submit(spec('/a'));
-    start(store, '/a/task-0');
-    const storage: (string | null)[] = [];
-    store.events.on('storage', (problem) => storage.push(problem?.message ?? null));
+  it(
+    'spends its reserve on what already happened, refuses submissions until space returns, then takes them ' + 'again',
+    (ctx) => {
+      fs = mountTmpfs(4);
+      if (!fs) return ctx.skip();
+      const path = join(fs.dir, 'state.db');
+      const clock = new Clock();
+      store = ClusterStore.open({ path, now: clock.now, reserveBytes: 256 * 1024 });
+      expect(existsSync(`${path}.reserve`)).toBe(true);
+      store.syncWorkers([workerSpec('w1')]);
+      store.submit(spec('/a'));
+      start(store, '/a/task-0');
+      const storage: (string | null)[] = [];
+      store.events.on('storage', (problem) => storage.push(problem?.message ?? null));
 
-    fs.fill();
-    // The attempt's end is written (with the reserve's space) although the disk is full.
-    store.finishAttempt('/a/task-0', 0, { kind: 'failed', reason: 'no space left on /x.log', exitCode: null });
-    expect(store.job('/a')!.state).toBe('FAILED');
-    expect(existsSync(`${path}.reserve`)).toBe(false);
-    expect(store.storage?.message).toBe(`no space left on ${path}`);
-    expect(storage).toEqual([`no space left on ${path}`]);
+      fs.fill();
+      // The attempt's end is written (with the reserve's space) although the disk is full.
+      store.finishAttempt('/a/task-0', 0, { kind: 'failed', reason: 'no space left on /x.log', exitCode: null });
+      expect(store.job('/a')!.state).toBe('FAILED');
+      expect(existsSync(`${path}.reserve`)).toBe(false);
+      expect(store.storage?.message).toBe(`no space left on ${path}`);
+      expect(storage).toEqual([`no space left on ${path}`]);
 
-    // A submission is refused (not acknowledged) and leaves nothing behind.
-    const refused = refusal(() => store!.submit(spec('/b')));
-    expect(refused).toBeInstanceOf(IrisError);
-    expect(refused).toMatchObject({ code: 'insufficient_storage', message: `no space left on ${path}`, exitCode: 7 });
-    expect(store.job('/b')).toBeUndefined();
-    expect(store.retryWrites()).toBe(false);
+      // A submission is refused (not acknowledged) and leaves nothing behind.
+      const refused = refusal(() => store!.submit(spec('/b')));
+      expect(refused).toBeInstanceOf(IrisError);
+      expect(refused).toMatchObject({ code: 'insufficient_storage', message: `no space left on ${path}`, exitCode: 7 });
+      expect(store.job('/b')).toBeUndefined();
+      expect(store.retryWrites()).toBe(false);
 
-    fs.free();
-    expect(store.retryWrites()).toBe(true);
-    expect(existsSync(`${path}.reserve`)).toBe(true);
-    expect(store.storage).toBeNull();
-    expect(storage).toEqual([`no space left on ${path}`, null]);
-    store.submit(spec('/b'));
-    store.close();
+      fs.free();
+      expect(store.retryWrites()).toBe(true);
+      expect(existsSync(`${path}.reserve`)).toBe(true);
+      expect(store.storage).toBeNull();
+      expect(storage).toEqual([`no space left on ${path}`, null]);
+      store.submit(spec('/b'));
+      store.close();
 
-    store = ClusterStore.open({ path, now: clock.now });
-    expect(store.attempt('/a/task-0', 0)).toMatchObject({ state: 'FAILED', reason: 'no space left on /x.log' });
-    expect(store.job('/b')!.state).toBe('PENDING');
-  });
+      store = ClusterStore.open({ path, now: clock.now });
+      expect(store.attempt('/a/task-0', 0)).toMatchObject({ state: 'FAILED', reason: 'no space left on /x.log' });
+      expect(store.job('/b')!.state).toBe('PENDING');
+    },
+  );
 
   it('without room even for that, keeps changes in memory and writes them all once space returns', (ctx) => {
     fs = mountTmpfs(4);

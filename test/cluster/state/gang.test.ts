@@ -16,7 +16,10 @@ describe('gangs (coscheduled jobs)', () => {
     expect(store.tasksOf('/g').map((t) => t.state)).toEqual(['COSCHED_FAILED', 'FAILED', 'COSCHED_FAILED']);
     expect(store.task('/g/task-0')!.reason).toBe('gang member /g/task-1 failed');
     expect(store.job('/g')).toMatchObject({ state: 'FAILED', reason: 'task /g/task-1 failed (exit 9)' });
-    expect(stops.map((s) => [s.task, s.attempt, s.workerId])).toEqual([['/g/task-0', 0, 'w1'], ['/g/task-2', 0, 'w3']]);
+    expect(stops.map((s) => [s.task, s.attempt, s.workerId])).toEqual([
+      ['/g/task-0', 0, 'w1'],
+      ['/g/task-2', 0, 'w3'],
+    ]);
     expect(store.activeAttempts()).toEqual([]);
   });
 
@@ -29,7 +32,9 @@ describe('gangs (coscheduled jobs)', () => {
       { task: '/g/task-2', attempt: 0, workerId: 'w3', reason: 'gang restarted' },
     ]);
     expect(store.tasksOf('/g').map((t) => [t.state, t.attempt, t.failures, t.preemptions])).toEqual([
-      ['PENDING', 1, 0, 0], ['PENDING', 1, 1, 0], ['PENDING', 1, 0, 0],
+      ['PENDING', 1, 0, 0],
+      ['PENDING', 1, 1, 0],
+      ['PENDING', 1, 0, 0],
     ]);
     expect(store.attempt('/g/task-0', 0)).toMatchObject({ state: 'KILLED', reason: 'gang restarted' });
     expect(store.attempt('/g/task-1', 0)).toMatchObject({ state: 'FAILED' });
@@ -45,10 +50,14 @@ describe('gangs (coscheduled jobs)', () => {
     gang(store, { maxPreemptions: 1 });
     const stops = store.drainWorker('w2');
     expect(stops.map((s) => [s.task, s.reason])).toEqual([
-      ['/g/task-1', 'worker w2 drained'], ['/g/task-0', 'gang restarted'], ['/g/task-2', 'gang restarted'],
+      ['/g/task-1', 'worker w2 drained'],
+      ['/g/task-0', 'gang restarted'],
+      ['/g/task-2', 'gang restarted'],
     ]);
     expect(store.tasksOf('/g').map((t) => [t.state, t.attempt, t.preemptions])).toEqual([
-      ['PENDING', 1, 0], ['PENDING', 1, 1], ['PENDING', 1, 0],
+      ['PENDING', 1, 0],
+      ['PENDING', 1, 1],
+      ['PENDING', 1, 0],
     ]);
   });
 

@@ -8,14 +8,34 @@ import type { StoreEvent } from '../../../src/cluster/state/events.js';
 
 export function spec(name: string, over: Partial<JobSpec> = {}): JobSpec {
   return {
-    name, user: 'alice', command: ['true'], env: {}, cwd: null, image: null, replicas: 1,
-    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null }, constraints: [], coschedule: null,
-    maxRetries: 0, maxTaskFailures: 0, maxPreemptions: 0, timeoutMs: null, schedulingTimeoutMs: null, ...over,
+    name,
+    user: 'alice',
+    command: ['true'],
+    env: {},
+    cwd: null,
+    image: null,
+    replicas: 1,
+    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null },
+    constraints: [],
+    coschedule: null,
+    maxRetries: 0,
+    maxTaskFailures: 0,
+    maxPreemptions: 0,
+    timeoutMs: null,
+    schedulingTimeoutMs: null,
+    ...over,
   };
 }
 
 export function workerSpec(id: string, over: Partial<WorkerSpec> = {}): WorkerSpec {
-  return { id, cpuMillis: 4000, memoryBytes: 8 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {}, ...over };
+  return {
+    id,
+    cpuMillis: 4000,
+    memoryBytes: 8 << 30,
+    device: { type: 'cpu', variant: null, count: 0 },
+    attributes: {},
+    ...over,
+  };
 }
 
 /** A controllable clock: starts at 1000, `tick()` advances it. */

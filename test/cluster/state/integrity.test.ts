@@ -28,7 +28,10 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 const digest = (): string => createHash('sha256').update(readFileSync(path)).digest('hex');
-const EVIDENCE = new IrisError('unavailable', 'state.db is damaged: it is empty, but the logs of earlier runs are there');
+const EVIDENCE = new IrisError(
+  'unavailable',
+  'state.db is damaged: it is empty, but the logs of earlier runs are there',
+);
 
 const refusal = (open: () => ClusterStore): IrisError => refusalOf(() => open().close());
 
@@ -38,7 +41,10 @@ describe('a damaged state database', () => {
       damage(path, kind);
       const before = digest();
       const files = readdirSync(dir).sort();
-      const ifEmpty = new IrisError('unavailable', `${path} is damaged: it is empty, but the logs of earlier runs are there`);
+      const ifEmpty = new IrisError(
+        'unavailable',
+        `${path} is damaged: it is empty, but the logs of earlier runs are there`,
+      );
       for (const readOnly of [false, true]) {
         const error = refusal(() => ClusterStore.open({ path, readOnly, reserveBytes: 0, ifEmpty }));
         expect(error.exitCode).toBe(6);

@@ -34,7 +34,14 @@ describe('persistence', () => {
     const store = open();
     store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
     store.submit(spec('/p', { replicas: 2 }));
-    const decision = { mode: 'adaptive', pool: 2, lambda: 0.8, score: 0.61, runnerUp: { workerId: 'w2', score: 0.12 }, reuseHit: true };
+    const decision = {
+      mode: 'adaptive',
+      pool: 2,
+      lambda: 0.8,
+      score: 0.61,
+      runnerUp: { workerId: 'w2', score: 0.12 },
+      reuseHit: true,
+    };
     store.assign('/p/task-0', 'w1', join(dir, 'p0.log'), [], decision);
     store.assign('/p/task-1', 'w2', join(dir, 'p1.log'));
     store.close();
@@ -72,13 +79,19 @@ describe('persistence', () => {
     expect([...again.tasksOf('/a'), ...again.tasksOf('/a/b')].map(plainTask)).toEqual(snap.tasks);
     expect(again.attemptsOf('/a/task-0')).toEqual(snap.attempts);
     expect(again.attemptsOf('/a/task-0').map((a) => a.logCutBytes)).toEqual([1024 ** 3, null]);
-    expect(again.attemptsOf('/a/task-0').map((a) => [a.cpuSeconds, a.peakMemoryBytes])).toEqual([[0.75, 3 * 1024 ** 2], [null, null]]);
+    expect(again.attemptsOf('/a/task-0').map((a) => [a.cpuSeconds, a.peakMemoryBytes])).toEqual([
+      [0.75, 3 * 1024 ** 2],
+      [null, null],
+    ]);
     expect(again.workers()).toEqual(snap.workers);
     expect(again.endpoints()).toEqual(snap.endpoints);
     expect(again.getMeta('cluster-id')).toBe('c-123');
     expect(again.getMeta('missing')).toBeNull();
     expect(again.pendingTasks().map((t) => t.id)).toEqual(['/a/b/task-0']);
-    expect(again.activeAttempts().map((a) => [a.task, a.attempt])).toEqual([['/a/task-0', 1], ['/a/task-1', 0]]);
+    expect(again.activeAttempts().map((a) => [a.task, a.attempt])).toEqual([
+      ['/a/task-0', 1],
+      ['/a/task-1', 0],
+    ]);
     expect(again.children('/a').map((j) => j.name)).toEqual(['/a/b']);
     // the reloaded model keeps working
     again.finishAttempt('/a/task-0', 1, { kind: 'exited', exitCode: 0 });
@@ -114,19 +127,32 @@ describe('persistence', () => {
     const store = open();
     store.syncWorkers([workerSpec('w1')]);
     store.submit(spec('/g', { replicas: 2 }));
-    store.transaction(() => {
-      store.assign('/g/task-0', 'w1', join(dir, 'g0.log'));
-      store.markRunning('/g/task-0', 0, 4242);
-    }, false, true);
-    expect(() => store.transaction(() => {
-      store.assign('/g/task-1', 'w1', join(dir, 'g1.log'));
-      throw new Error('boom');
-    }, false, true)).toThrow('boom');
+    store.transaction(
+      () => {
+        store.assign('/g/task-0', 'w1', join(dir, 'g0.log'));
+        store.markRunning('/g/task-0', 0, 4242);
+      },
+      false,
+      true,
+    );
+    expect(() =>
+      store.transaction(
+        () => {
+          store.assign('/g/task-1', 'w1', join(dir, 'g1.log'));
+          throw new Error('boom');
+        },
+        false,
+        true,
+      ),
+    ).toThrow('boom');
     const crashed = crashCopy();
     const other = new DatabaseSync(crashed, { readOnly: true });
     const states = other.prepare('SELECT id, state FROM tasks WHERE job = ? ORDER BY id').all('/g');
     other.close();
-    expect(states).toEqual([{ id: '/g/task-0', state: 'RUNNING' }, { id: '/g/task-1', state: 'PENDING' }]);
+    expect(states).toEqual([
+      { id: '/g/task-0', state: 'RUNNING' },
+      { id: '/g/task-1', state: 'PENDING' },
+    ]);
     // Not closed: what a crashed controller leaves is what a reopen reads.
     const again = ClusterStore.open({ path: crashed, now: new Clock().now });
     expect(again.task('/g/task-0')!.state).toBe('RUNNING');
@@ -212,12 +238,14 @@ describe('transactions', () => {
     store.submit(spec('/t', { replicas: 2 }));
     const seen: StoreEvent[] = [];
     store.events.on('change', (e) => seen.push(e));
-    expect(() => store.transaction(() => {
-      store.assign('/t/task-0', 'w1', '/l0');
-      store.submit(spec('/u'));
-      store.cancel('/t', 'oops');
-      throw new Error('boom');
-    })).toThrow('boom');
+    expect(() =>
+      store.transaction(() => {
+        store.assign('/t/task-0', 'w1', '/l0');
+        store.submit(spec('/u'));
+        store.cancel('/t', 'oops');
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     expect(seen).toEqual([]);
     expect(store.job('/u')).toBeUndefined();
     expect(store.job('/t')!.state).toBe('PENDING');
@@ -239,10 +267,12 @@ describe('transactions', () => {
     store.transaction(() => {
       store.submit(spec('/ok'));
       expect(() => store.submit(spec('/ok'))).toThrow(/still PENDING/);
-      expect(() => store.transaction(() => {
-        store.submit(spec('/inner'));
-        throw new Error('inner');
-      })).toThrow('inner');
+      expect(() =>
+        store.transaction(() => {
+          store.submit(spec('/inner'));
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
     });
     expect(store.job('/ok')).toBeDefined();
     expect(store.job('/inner')).toBeUndefined();
@@ -260,10 +290,12 @@ describe('transactions', () => {
     store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
     const before = store.tasksOf('/r').map(plainTask);
     store.transaction(() => {
-      expect(() => store.transaction(() => {
-        store.submit(spec('/r'));
-        throw new Error('no');
-      })).toThrow('no');
+      expect(() =>
+        store.transaction(() => {
+          store.submit(spec('/r'));
+          throw new Error('no');
+        }),
+      ).toThrow('no');
     });
     expect(store.tasksOf('/r').map(plainTask)).toEqual(before);
     expect(store.job('/r')!.state).toBe('FAILED');

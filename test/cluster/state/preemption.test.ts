@@ -9,7 +9,13 @@ describe('preemption', () => {
     const stops = store.finishAttempt('/j/task-0', 0, { kind: 'preempted', reason: 'spot reclaimed' });
     expect(stops).toEqual([]);
     expect(store.attempt('/j/task-0', 0)).toMatchObject({ state: 'PREEMPTED', reason: 'spot reclaimed' });
-    expect(store.task('/j/task-0')).toMatchObject({ state: 'PENDING', attempt: 1, preemptions: 1, failures: 0, seq: store.tasksOf('/j')[0]!.seq });
+    expect(store.task('/j/task-0')).toMatchObject({
+      state: 'PENDING',
+      attempt: 1,
+      preemptions: 1,
+      failures: 0,
+      seq: store.tasksOf('/j')[0]!.seq,
+    });
     expect(store.job('/j')).toMatchObject({ state: 'PENDING', failedTasks: 0, seq: job.seq });
   });
 
@@ -60,13 +66,20 @@ describe('preemption', () => {
     const { store } = memStore(3);
     store.drainWorker('w2');
     store.syncWorkers([workerSpec('w1'), workerSpec('w2'), workerSpec('w9', { cpuMillis: 1000 })]);
-    expect(store.workers().map((w) => [w.id, w.state])).toEqual([['w1', 'READY'], ['w2', 'DRAINED'], ['w3', 'DRAINED'], ['w9', 'READY']]);
+    expect(store.workers().map((w) => [w.id, w.state])).toEqual([
+      ['w1', 'READY'],
+      ['w2', 'DRAINED'],
+      ['w3', 'DRAINED'],
+      ['w9', 'READY'],
+    ]);
     expect(store.worker('w9')!.cpuMillis).toBe(1000);
   });
 
   it('resumeWorker makes a DRAINED worker READY again; other states and removed workers are refused', () => {
     const { store } = memStore(3);
-    expect(() => store.resumeWorker('w1')).toThrow(expect.objectContaining({ code: 'conflict', message: 'worker w1 is not drained (it is READY)' }));
+    expect(() => store.resumeWorker('w1')).toThrow(
+      expect.objectContaining({ code: 'conflict', message: 'worker w1 is not drained (it is READY)' }),
+    );
     expect(() => store.resumeWorker('w9')).toThrow(expect.objectContaining({ code: 'not_found' }));
     store.drainWorker('w1');
     store.resumeWorker('w1');
@@ -74,13 +87,17 @@ describe('preemption', () => {
     expect(store.history('w1').map((h) => h.state)).toEqual(['READY', 'DRAINING', 'DRAINED', 'READY']);
     store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
     expect(store.worker('w3')!.state).toBe('DRAINED');
-    expect(() => store.resumeWorker('w3')).toThrow(expect.objectContaining({ code: 'conflict', message: "worker w3 is no longer in the cluster's configuration" }));
+    expect(() => store.resumeWorker('w3')).toThrow(
+      expect.objectContaining({ code: 'conflict', message: "worker w3 is no longer in the cluster's configuration" }),
+    );
   });
 
   it('syncWorkers emits no event for an unchanged worker', () => {
     const { store, events } = memStore(2);
     events.length = 0;
     store.syncWorkers([workerSpec('w1'), workerSpec('w2', { attributes: { zone: 'b' } })]);
-    expect(events).toEqual([{ type: 'worker', worker: expect.objectContaining({ id: 'w2', attributes: { zone: 'b' } }) }]);
+    expect(events).toEqual([
+      { type: 'worker', worker: expect.objectContaining({ id: 'w2', attributes: { zone: 'b' } }) },
+    ]);
   });
 });

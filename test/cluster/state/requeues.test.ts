@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { memStore, spec, start } from './helpers.js';
 
 /** The requeue events of `name`'s run as `task#attempt reason: detail` lines, oldest first. */
-function requeues(store: ReturnType<typeof memStore>['store'], name: string, limit = 20): { counts: Record<string, number>; lines: string[] } {
+function requeues(
+  store: ReturnType<typeof memStore>['store'],
+  name: string,
+  limit = 20,
+): { counts: Record<string, number>; lines: string[] } {
   const { counts, recent } = store.archive.requeues(store.job(name)!.run, limit);
   return { counts, lines: recent.map((e) => `${e.name} ${e.state}: ${e.reason}`) };
 }
@@ -15,7 +19,10 @@ describe('requeue events', () => {
     store.submit(spec('/r', { maxRetries: 2, retryBackoffMs: 5000 }));
     start(store, '/r/task-0');
     store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 3 });
-    expect(requeues(store, '/r')).toEqual({ counts: { retry: 1 }, lines: ['/r/task-0#0 retry: exit 3; retry 1 of 2, after 5s'] });
+    expect(requeues(store, '/r')).toEqual({
+      counts: { retry: 1 },
+      lines: ['/r/task-0#0 retry: exit 3; retry 1 of 2, after 5s'],
+    });
     // The failure that ends the task for good is not a requeue.
     for (const attempt of [1, 2]) {
       start(store, '/r/task-0');
@@ -33,7 +40,10 @@ describe('requeue events', () => {
     store.drainWorker('w2');
     expect(requeues(store, '/g')).toEqual({
       counts: { preemption: 1, gang_restart: 1 },
-      lines: ['/g/task-1#0 preemption: worker w2 drained', '/g/task-0#0 gang_restart: gang member /g/task-1 was preempted'],
+      lines: [
+        '/g/task-1#0 preemption: worker w2 drained',
+        '/g/task-0#0 gang_restart: gang member /g/task-1 was preempted',
+      ],
     });
   });
 
@@ -50,7 +60,10 @@ describe('requeue events', () => {
     store.submit(spec('/p/eval', { replicas: 1 }));
     const passes = [STICKY, STICKY, STICKY];
     for (const reason of passes) store.setPendingReasons(new Map([['/p/eval', reason]]));
-    expect(requeues(store, '/p/eval')).toEqual({ counts: { sticky_worker_busy: 1 }, lines: ['/p/eval sticky_worker_busy: waiting for worker w1 (where /p/train ran)'] });
+    expect(requeues(store, '/p/eval')).toEqual({
+      counts: { sticky_worker_busy: 1 },
+      lines: ['/p/eval sticky_worker_busy: waiting for worker w1 (where /p/train ran)'],
+    });
     // Another reason ends the wait; a new sticky wait is a new event.
     store.setPendingReasons(new Map([['/p/eval', 'no worker has room']]));
     store.setPendingReasons(new Map([['/p/eval', STICKY]]));
@@ -89,10 +102,12 @@ describe('requeue notices', () => {
     });
     expect(notices).toEqual(['retry /r']);
     start(store, '/r/task-0');
-    expect(() => store.transaction(() => {
-      store.finishAttempt('/r/task-0', 1, { kind: 'exited', exitCode: 1 });
-      throw new Error('abort');
-    })).toThrow('abort');
+    expect(() =>
+      store.transaction(() => {
+        store.finishAttempt('/r/task-0', 1, { kind: 'exited', exitCode: 1 });
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
     expect(notices).toEqual(['retry /r']);
     store.setPendingReasons(new Map([['/r', STICKY]]));
     expect(notices).toEqual(['retry /r', 'sticky_worker_busy /r']);

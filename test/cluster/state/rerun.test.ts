@@ -17,7 +17,10 @@ describe('re-run parents', () => {
     start(store, '/p/c/g/task-0', 'w2');
     const stops = store.finishAttempt('/p/task-0', 0, { kind: 'exited', exitCode: 1 });
     expect(store.task('/p/task-0')).toMatchObject({ state: 'PENDING', attempt: 1 });
-    expect(store.job('/p/c')).toMatchObject({ state: 'KILLED', reason: 'parent task /p/task-0 is running again (attempt 1)' });
+    expect(store.job('/p/c')).toMatchObject({
+      state: 'KILLED',
+      reason: 'parent task /p/task-0 is running again (attempt 1)',
+    });
     expect(store.job('/p/c/g')).toMatchObject({ state: 'KILLED', reason: 'parent job ended' });
     expect(stops.map((s) => s.task).sort()).toEqual(['/p/c/g/task-0', '/p/c/task-0']);
     // The new attempt submits the same name: it replaces the ended child.
@@ -36,7 +39,10 @@ describe('re-run parents', () => {
       for (const a of store.activeAttempts()) store.preemptAttempt(a.task, a.attempt, 'cluster restarted');
     });
     expect(store.task('/p/task-0')).toMatchObject({ state: 'PENDING', attempt: 1 });
-    expect(store.job('/p/c')).toMatchObject({ state: 'KILLED', reason: 'parent task /p/task-0 is running again (attempt 1)' });
+    expect(store.job('/p/c')).toMatchObject({
+      state: 'KILLED',
+      reason: 'parent task /p/task-0 is running again (attempt 1)',
+    });
     expect(store.attemptsOf('/p/c/task-0').map((a) => a.state)).toEqual(['KILLED']);
   });
 

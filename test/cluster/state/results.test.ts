@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterStore } from '../../../src/cluster/state/store.js';
+import type { ClusterStore } from '../../../src/cluster/state/store.js';
 import { current } from '../../../src/cluster/state/results.js';
 import { IrisError } from '../../../src/model/errors.js';
 import { spec, start, useStoreFile, workerSpec } from './helpers.js';
@@ -36,7 +36,11 @@ describe('task results in the store', () => {
     store.close();
 
     const again = open();
-    expect(resultsOf(again, '/train')).toEqual([[0, 'checkpoint', '/ckpt/2'], [0, 'loss', '0.9'], [1, 'loss', '0.8']]);
+    expect(resultsOf(again, '/train')).toEqual([
+      [0, 'checkpoint', '/ckpt/2'],
+      [0, 'loss', '0.9'],
+      [1, 'loss', '0.8'],
+    ]);
     again.close();
   });
 

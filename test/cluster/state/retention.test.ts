@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterStore } from '../../../src/cluster/state/store.js';
+import type { ClusterStore } from '../../../src/cluster/state/store.js';
 import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 
 const { clock, open } = useStoreFile();
@@ -32,7 +32,12 @@ describe('retention (store.prune)', () => {
 
     const pruned = store.prune(cutoff, idle);
     expect(pruned.map((r) => [r.name, r.run, r.state]).sort()).toEqual(
-      [['/tree', 3, 'SUCCEEDED'], ['/tree/kid', 4, 'SUCCEEDED'], ['/x', firstX, 'FAILED'], ['/x', secondX, 'SUCCEEDED']].sort(),
+      [
+        ['/tree', 3, 'SUCCEEDED'],
+        ['/tree/kid', 4, 'SUCCEEDED'],
+        ['/x', firstX, 'FAILED'],
+        ['/x', secondX, 'SUCCEEDED'],
+      ].sort(),
     );
     expect(pruned.find((r) => r.run === secondX)!.logPaths).toHaveLength(1);
     expect(store.job('/x')).toBeUndefined();
@@ -50,30 +55,33 @@ describe('retention (store.prune)', () => {
     again.close();
   });
 
-  it('keeps a finished child of a running parent, a tree that is still stopping, and changes nothing on a dry run', () => {
-    const store = open();
-    store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
-    store.submit(spec('/parent'));
-    start(store, '/parent/task-0');
-    store.submit(spec('/parent/kid'));
-    finish(store, '/parent/kid');
-    store.submit(spec('/held'));
-    finish(store, '/held');
-    store.submit(spec('/old'));
-    finish(store, '/old');
-    clock.tick(1000);
+  it(
+    'keeps a finished child of a running parent, a tree that is still stopping, and changes nothing on a dry ' + 'run',
+    () => {
+      const store = open();
+      store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
+      store.submit(spec('/parent'));
+      start(store, '/parent/task-0');
+      store.submit(spec('/parent/kid'));
+      finish(store, '/parent/kid');
+      store.submit(spec('/held'));
+      finish(store, '/held');
+      store.submit(spec('/old'));
+      finish(store, '/old');
+      clock.tick(1000);
 
-    const dry = store.prune(clock.now(), { ...idle, dryRun: true, busy: (job) => job === '/held' });
-    expect(dry.map((r) => r.name)).toEqual(['/old']);
-    expect(store.job('/old')).toBeDefined();
+      const dry = store.prune(clock.now(), { ...idle, dryRun: true, busy: (job) => job === '/held' });
+      expect(dry.map((r) => r.name)).toEqual(['/old']);
+      expect(store.job('/old')).toBeDefined();
 
-    const done = store.prune(clock.now(), { ...idle, busy: (job) => job === '/held' });
-    expect(done.map((r) => r.name)).toEqual(['/old']);
-    expect(store.job('/old')).toBeUndefined();
-    expect(store.job('/parent/kid')!.state).toBe('SUCCEEDED');
-    expect(store.job('/held')!.state).toBe('SUCCEEDED');
-    store.close();
-  });
+      const done = store.prune(clock.now(), { ...idle, busy: (job) => job === '/held' });
+      expect(done.map((r) => r.name)).toEqual(['/old']);
+      expect(store.job('/old')).toBeUndefined();
+      expect(store.job('/parent/kid')!.state).toBe('SUCCEEDED');
+      expect(store.job('/held')!.state).toBe('SUCCEEDED');
+      store.close();
+    },
+  );
 
   it('takes at most `limit` archived runs per call, oldest first; the next call takes the rest', () => {
     const store = open();

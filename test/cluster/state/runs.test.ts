@@ -72,7 +72,12 @@ describe('runs and the run archive', () => {
     const store = open();
     store.syncWorkers([workerSpec('w1')]);
     const runs: number[] = [];
-    for (const [name, code] of [['/p', 0], ['/p', 1], ['/q', 0], ['/q', 0]] as const) {
+    for (const [name, code] of [
+      ['/p', 0],
+      ['/p', 1],
+      ['/q', 0],
+      ['/q', 0],
+    ] as const) {
       clock.tick(100);
       runs.push(runOnce(store, name, code));
     }
@@ -88,7 +93,9 @@ describe('runs and the run archive', () => {
     expect(store.archive.list({ limit: 10, until: thirdStart - 1 }).map((r) => r.job.run)).toEqual([runs[1], runs[0]]);
     // The store's connection holds the database's lock: the plan is read once it is closed.
     store.close();
-    const plan = new DatabaseSync(path).prepare('EXPLAIN QUERY PLAN SELECT record FROM runs WHERE user = ? ORDER BY run DESC LIMIT 5').all('x');
+    const plan = new DatabaseSync(path)
+      .prepare('EXPLAIN QUERY PLAN SELECT record FROM runs WHERE user = ? ORDER BY run DESC LIMIT 5')
+      .all('x');
     expect(JSON.stringify(plan)).toMatch(/runs_by_user/);
   });
 
@@ -97,7 +104,8 @@ describe('runs and the run archive', () => {
     for (const m of MIGRATIONS.slice(0, 4)) db.exec(m);
     db.exec('PRAGMA user_version = 4');
     const row = (name: string, seq: number) =>
-      `INSERT INTO jobs VALUES ('${name}', NULL, 1, '${JSON.stringify(spec(name))}', 1, 1, ${seq}, 'SUCCEEDED', NULL, 1, 2, 0)`;
+      `INSERT INTO jobs VALUES ('${name}', NULL, 1, '${JSON.stringify(spec(name))}', 1, 1, ${seq}, 'SUCCEEDED', ` +
+      `NULL, 1, 2, 0)`;
     db.exec(row('/later', 9));
     db.exec(row('/earlier', 3));
     db.close();

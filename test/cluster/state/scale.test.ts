@@ -24,7 +24,9 @@ function populate(clock: Clock): { submitMs: number; lifecycleMs: number } {
     const tasks = store.tasksOf(`/bulk-${batch}`);
     store.transaction(() => tasks.forEach((t, i) => store.assign(t.id, `w${i % 100}`, `/logs/${i}`)));
     store.transaction(() => tasks.forEach((t) => store.markRunning(t.id, 0, 1000)));
-    store.transaction(() => tasks.forEach((t, i) => store.finishAttempt(t.id, 0, { kind: 'exited', exitCode: i % 10 === 0 ? 1 : 0 })));
+    store.transaction(() =>
+      tasks.forEach((t, i) => store.finishAttempt(t.id, 0, { kind: 'exited', exitCode: i % 10 === 0 ? 1 : 0 })),
+    );
   }
   const lifecycleMs = performance.now() - t0;
   // 80k never started + 2k requeued after a failure
@@ -34,24 +36,30 @@ function populate(clock: Clock): { submitMs: number; lifecycleMs: number } {
 }
 
 describe('scale', () => {
-  it('handles 100k tasks: 20k task lifecycles in 1000-task batches well under 1 ms each; reload in seconds, < 300 MB', () => {
-    const clock = new Clock();
-    const { submitMs, lifecycleMs } = populate(clock);
-    gc();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const t0 = performance.now();
-    const store = ClusterStore.open({ path, now: clock.now });
-    const loadMs = performance.now() - t0;
-    gc();
-    const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-    expect(store.pendingTasks().length).toBe(82_000);
-    expect(store.attemptsOf('/bulk-0/task-0')).toHaveLength(1);
-    expect(store.activeAttempts()).toEqual([]);
-    console.log(`submit 100k tasks: ${submitMs.toFixed(0)} ms; 20k lifecycles (60k calls): ${lifecycleMs.toFixed(0)} ms; `
-      + `reload: ${loadMs.toFixed(0)} ms, ${heapMb.toFixed(0)} MB heap`);
-    store.close();
-    expect(lifecycleMs / 20_000).toBeLessThan(1);
-    expect(loadMs).toBeLessThan(5000);
-    expect(heapMb).toBeLessThan(300);
-  });
+  it(
+    'handles 100k tasks: 20k task lifecycles in 1000-task batches well under 1 ms each; reload in seconds, < 300 ' +
+      'MB',
+    () => {
+      const clock = new Clock();
+      const { submitMs, lifecycleMs } = populate(clock);
+      gc();
+      const heapBefore = process.memoryUsage().heapUsed;
+      const t0 = performance.now();
+      const store = ClusterStore.open({ path, now: clock.now });
+      const loadMs = performance.now() - t0;
+      gc();
+      const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+      expect(store.pendingTasks().length).toBe(82_000);
+      expect(store.attemptsOf('/bulk-0/task-0')).toHaveLength(1);
+      expect(store.activeAttempts()).toEqual([]);
+      console.log(
+        `submit 100k tasks: ${submitMs.toFixed(0)} ms; 20k lifecycles (60k calls): ${lifecycleMs.toFixed(0)} ms; ` +
+          `reload: ${loadMs.toFixed(0)} ms, ${heapMb.toFixed(0)} MB heap`,
+      );
+      store.close();
+      expect(lifecycleMs / 20_000).toBeLessThan(1);
+      expect(loadMs).toBeLessThan(5000);
+      expect(heapMb).toBeLessThan(300);
+    },
+  );
 });

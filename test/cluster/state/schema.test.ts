@@ -42,7 +42,9 @@ describe('schema migrations', () => {
     db.close();
 
     const store = open();
-    expect(store.activeAttempts()).toEqual([expect.objectContaining({ task: '/old/task-0', attempt: 0, pid: 77, devices: [] })]);
+    expect(store.activeAttempts()).toEqual([
+      expect.objectContaining({ task: '/old/task-0', attempt: 0, pid: 77, devices: [] }),
+    ]);
     store.finishAttempt('/old/task-0', 0, { kind: 'exited', exitCode: 0 });
     expect(store.job('/old')!.state).toBe('SUCCEEDED');
     store.close();

@@ -11,12 +11,23 @@ import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 const { open } = useStoreFile();
 
 const stage = (name: string, needs: string[], over: Partial<JobSpec> = {}): JobSpec =>
-  spec(`/p/${name}`, { stage: { name, needs }, after: needs.map((need) => ({ job: `/p/${need}`, condition: 'ok' })), ...over });
+  spec(`/p/${name}`, {
+    stage: { name, needs },
+    after: needs.map((need) => ({ job: `/p/${need}`, condition: 'ok' })),
+    ...over,
+  });
 
 function pipeline(store: ClusterStore, evalOver: Partial<JobSpec>): void {
   store.syncWorkers([workerSpec('w1')]);
   store.submitAll([
-    spec('/p', { pipeline: { stages: [{ name: 'train', needs: [] }, { name: 'eval', needs: ['train'] }] } }),
+    spec('/p', {
+      pipeline: {
+        stages: [
+          { name: 'train', needs: [] },
+          { name: 'eval', needs: ['train'] },
+        ],
+      },
+    }),
     stage('train', [], { replicas: 2 }),
     stage('eval', ['train'], evalOver),
   ]);
@@ -25,7 +36,10 @@ function pipeline(store: ClusterStore, evalOver: Partial<JobSpec>): void {
 describe('stage references in the store', () => {
   it('resolves command, env and image when the needs succeed; a reopened store keeps the resolved spec', () => {
     const store = open();
-    pipeline(store, { command: ['eval', '--ckpt=${stages.train.result.ckpt}'], env: { ONE: '${stages.train.task-1.result.ckpt}' } });
+    pipeline(store, {
+      command: ['eval', '--ckpt=${stages.train.result.ckpt}'],
+      env: { ONE: '${stages.train.task-1.result.ckpt}' },
+    });
     expect(store.job('/p/eval')!.spec.command).toEqual(['eval', '--ckpt=${stages.train.result.ckpt}']);
     start(store, '/p/train/task-0');
     start(store, '/p/train/task-1');
@@ -33,7 +47,10 @@ describe('stage references in the store', () => {
     store.setResults('/p/train/task-1', 0, { ckpt: '/c/1' });
     store.finishAttempt('/p/train/task-0', 0, { kind: 'exited', exitCode: 0 });
     store.finishAttempt('/p/train/task-1', 0, { kind: 'exited', exitCode: 0 });
-    expect(store.job('/p/eval')).toMatchObject({ state: 'PENDING', spec: { command: ['eval', '--ckpt=/c/0'], env: { ONE: '/c/1' } } });
+    expect(store.job('/p/eval')).toMatchObject({
+      state: 'PENDING',
+      spec: { command: ['eval', '--ckpt=/c/0'], env: { ONE: '/c/1' } },
+    });
     expect([...store.queuedTasks()].map((t) => t.id)).toContain('/p/eval/task-0');
     store.close();
     const again = open();
@@ -48,14 +65,24 @@ describe('stage references in the store', () => {
       start(store, id);
       store.finishAttempt(id, 0, { kind: 'exited', exitCode: 0 });
     }
-    expect(store.job('/p/eval')).toMatchObject({ state: 'FAILED', reason: 'stage_reference_pending: stage train succeeded without result ckpt' });
+    expect(store.job('/p/eval')).toMatchObject({
+      state: 'FAILED',
+      reason: 'stage_reference_pending: stage train succeeded without result ckpt',
+    });
     expect(store.attemptsOf('/p/eval/task-0')).toEqual([]);
     store.close();
   });
 
   it.each([
     ['resolves to the published tag', 'py:3', { state: 'PENDING', spec: { image: 'registry.local/py:3' } }],
-    ['fails the stage when the value is no image reference', 'NOT AN IMAGE', { state: 'FAILED', reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference' }],
+    [
+      'fails the stage when the value is no image reference',
+      'NOT AN IMAGE',
+      {
+        state: 'FAILED',
+        reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference',
+      },
+    ],
   ] as const)('an image reference %s', (_what, tag, expected) => {
     const store = open();
     pipeline(store, { command: ['eval'], image: 'registry.local/${stages.train.result.tag}' });

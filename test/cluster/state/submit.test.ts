@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { IrisError } from '../../../src/model/errors.js';
+import type { IrisError } from '../../../src/model/errors.js';
 import { memStore, spec, start } from './helpers.js';
 
 describe('ClusterStore.submit', () => {
   it('creates a PENDING job with tasks task-0..N-1, increasing seq and submittedAt=now', () => {
     const { store, clock } = memStore();
     const job = store.submit(spec('/train', { replicas: 3 }));
-    expect(job).toMatchObject({ name: '/train', state: 'PENDING', depth: 1, parent: null, submittedAt: clock.t, rootSubmittedAt: clock.t, failedTasks: 0 });
+    expect(job).toMatchObject({
+      name: '/train',
+      state: 'PENDING',
+      depth: 1,
+      parent: null,
+      submittedAt: clock.t,
+      rootSubmittedAt: clock.t,
+      failedTasks: 0,
+    });
     const tasks = store.tasksOf('/train');
     expect(tasks.map((t) => t.id)).toEqual(['/train/task-0', '/train/task-1', '/train/task-2']);
     expect(tasks.every((t) => t.state === 'PENDING' && t.attempt === 0 && t.submittedAt === clock.t)).toBe(true);
@@ -29,7 +37,11 @@ describe('ClusterStore.submit', () => {
     store.submit(spec('/x'));
     start(store, '/x/task-0');
     expect(() => store.submit(spec('/x'))).toThrow(/job \/x is still RUNNING/);
-    try { store.submit(spec('/x')); } catch (e) { expect((e as IrisError).code).toBe('conflict'); }
+    try {
+      store.submit(spec('/x'));
+    } catch (e) {
+      expect((e as IrisError).code).toBe('conflict');
+    }
   });
 
   it('replaces a finished job of the same name together with its subtree', () => {

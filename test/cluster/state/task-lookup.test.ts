@@ -9,7 +9,17 @@ describe('ClusterStore.task (lookup through the job)', () => {
     store.submit(spec('/train', { replicas: 12 }));
     expect(store.task('/train/task-0')?.index).toBe(0);
     expect(store.task('/train/task-11')?.index).toBe(11);
-    for (const id of ['/train/task-12', '/train/task-01', '/train/task-', '/train/task-1e1', '/train/task- 1', '/train', '/other/task-0', 'task-0', '/task-0']) {
+    for (const id of [
+      '/train/task-12',
+      '/train/task-01',
+      '/train/task-',
+      '/train/task-1e1',
+      '/train/task- 1',
+      '/train',
+      '/other/task-0',
+      'task-0',
+      '/task-0',
+    ]) {
       expect(store.task(id), id).toBeUndefined();
     }
   });

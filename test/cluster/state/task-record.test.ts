@@ -8,7 +8,23 @@ import type { StoreEvent } from '../../../src/cluster/state/events.js';
 import { plainTask, TaskGroup, TaskRecord } from '../../../src/cluster/state/task-record.js';
 import { Clock, memStore, spec, start, tempDir, workerSpec } from './helpers.js';
 
-const FIELDS = ['id', 'job', 'index', 'state', 'attempt', 'submittedAt', 'seq', 'failures', 'preemptions', 'workerId', 'exitCode', 'reason', 'startedAt', 'finishedAt', 'eligibleAt'];
+const FIELDS = [
+  'id',
+  'job',
+  'index',
+  'state',
+  'attempt',
+  'submittedAt',
+  'seq',
+  'failures',
+  'preemptions',
+  'workerId',
+  'exitCode',
+  'reason',
+  'startedAt',
+  'finishedAt',
+  'eligibleAt',
+];
 
 describe('TaskRecord', () => {
   it('a submitted task reads as a pending task with every field, derived ones included', () => {
@@ -18,8 +34,21 @@ describe('TaskRecord', () => {
     const t = store.task('/train/task-2')!;
     expect(t).toBeInstanceOf(TaskRecord);
     expect(plainTask(t)).toEqual({
-      id: '/train/task-2', job: '/train', index: 2, state: 'PENDING', attempt: 0, submittedAt: clock.t, seq: store.job('/train')!.seq + 3,
-      failures: 0, preemptions: 0, workerId: null, exitCode: null, reason: null, startedAt: null, finishedAt: null, eligibleAt: null,
+      id: '/train/task-2',
+      job: '/train',
+      index: 2,
+      state: 'PENDING',
+      attempt: 0,
+      submittedAt: clock.t,
+      seq: store.job('/train')!.seq + 3,
+      failures: 0,
+      preemptions: 0,
+      workerId: null,
+      exitCode: null,
+      reason: null,
+      startedAt: null,
+      finishedAt: null,
+      eligibleAt: null,
     });
     expect(Object.keys(plainTask(t))).toEqual(FIELDS);
     expect(JSON.parse(JSON.stringify(t))).toEqual(plainTask(t));
@@ -36,8 +65,12 @@ describe('TaskRecord', () => {
 
   it('derived fields cannot be written; writing a default to a never-started task keeps it compact', () => {
     const t = new TaskRecord(new TaskGroup('/j', 5, 10), 1);
-    expect(() => { (t as { id: string }).id = '/x/task-0'; }).toThrow(TypeError);
-    expect(() => { (t as { seq: number }).seq = 3; }).toThrow(TypeError);
+    expect(() => {
+      (t as { id: string }).id = '/x/task-0';
+    }).toThrow(TypeError);
+    expect(() => {
+      (t as { seq: number }).seq = 3;
+    }).toThrow(TypeError);
     t.workerId = null;
     t.failures = 0;
     expect(Object.keys(t)).not.toContain('failures');
@@ -59,7 +92,15 @@ describe('TaskRecord', () => {
     store.finishAttempt('/j/task-0', 0, { kind: 'exited', exitCode: 2 });
     const ev = events.find((e): e is Extract<StoreEvent, { type: 'task' }> => e.type === 'task')!;
     expect(ev.task).not.toBeInstanceOf(TaskRecord);
-    expect(ev.task).toEqual({ ...before, attempt: 1, failures: 1, state: 'PENDING', reason: ev.task.reason, exitCode: ev.task.exitCode, eligibleAt: ev.task.eligibleAt });
+    expect(ev.task).toEqual({
+      ...before,
+      attempt: 1,
+      failures: 1,
+      state: 'PENDING',
+      reason: ev.task.reason,
+      exitCode: ev.task.exitCode,
+      eligibleAt: ev.task.eligibleAt,
+    });
     expect(ev.task).toEqual(plainTask(store.task('/j/task-0')!));
     expect(Object.keys(ev.task)).toEqual(FIELDS);
   });

@@ -14,11 +14,25 @@
 import { evalArith, parseScript, ScriptError, type Command, type Script, type Word } from './script.js';
 
 export type Signal = 'SIGTERM' | 'SIGKILL';
-export interface ProcessEnd { code: number | null; signal: Signal | null }
+export interface ProcessEnd {
+  code: number | null;
+  signal: Signal | null;
+}
 export type Output = (tag: 'o' | 'e', text: string) => void;
 
 /** The commands fake processes know; anything else is "not found". */
-export const FAKE_COMMANDS: ReadonlySet<string> = new Set(['sh', 'env', 'seq', 'echo', 'printf', 'sleep', 'true', 'false', 'pwd', ':']);
+export const FAKE_COMMANDS: ReadonlySet<string> = new Set([
+  'sh',
+  'env',
+  'seq',
+  'echo',
+  'printf',
+  'sleep',
+  'true',
+  'false',
+  'pwd',
+  ':',
+]);
 
 class Exit {
   constructor(readonly code: number) {}
@@ -30,7 +44,13 @@ export class FakeHost {
   private readonly table = new Map<number, FakeProcess>();
 
   /** Start a process (a new group unless `pgid` is given). `tag` is the starter's own note (a runtime's task key). */
-  spawn(options: { env: Record<string, string>; cwd: string; write: Output; pgid?: number; tag?: unknown }): FakeProcess {
+  spawn(options: {
+    env: Record<string, string>;
+    cwd: string;
+    write: Output;
+    pgid?: number;
+    tag?: unknown;
+  }): FakeProcess {
     const pid = this.nextPid++;
     const proc = new FakeProcess(this, pid, options.pgid ?? pid, options.env, options.cwd, options.write, options.tag);
     this.table.set(pid, proc);
@@ -135,7 +155,8 @@ export class FakeProcess {
 
   /** This process's program: `sh -c SCRIPT` runs the script in this process, anything else is one command. */
   private program(argv: readonly string[]): Promise<number> {
-    if (argv[0] === 'sh' && argv[1] === '-c' && argv[2] !== undefined) return this.run(parseScript(argv[2]), { o: 'o', e: 'e' });
+    if (argv[0] === 'sh' && argv[1] === '-c' && argv[2] !== undefined)
+      return this.run(parseScript(argv[2]), { o: 'o', e: 'e' });
     return this.command(argv, { o: 'o', e: 'e' });
   }
 
@@ -171,9 +192,10 @@ export class FakeProcess {
     void child.ended.then(() => this.children.delete(child));
     void (async () => {
       try {
-        const code = command.kind === 'simple' && command.redirects.length === 0
-          ? await child.program(command.words.map((w) => this.expand(w)))
-          : await child.execute(command, { o: 'o', e: 'e' });
+        const code =
+          command.kind === 'simple' && command.redirects.length === 0
+            ? await child.program(command.words.map((w) => this.expand(w)))
+            : await child.execute(command, { o: 'o', e: 'e' });
         child.end({ code, signal: null });
       } catch (error) {
         if (error instanceof Exit) child.end({ code: error.code, signal: null });
@@ -183,7 +205,15 @@ export class FakeProcess {
   }
 
   private expand(word: Word): string {
-    return word.parts.map((p) => (p.kind === 'text' ? p.text : p.kind === 'var' ? this.lookup(p.name) : String(evalArith(p.expr, (n) => this.lookup(n))))).join('');
+    return word.parts
+      .map((p) =>
+        p.kind === 'text'
+          ? p.text
+          : p.kind === 'var'
+            ? this.lookup(p.name)
+            : String(evalArith(p.expr, (n) => this.lookup(n))),
+      )
+      .join('');
   }
 
   private lookup(name: string): string {
@@ -217,16 +247,30 @@ export class FakeProcess {
     const [name, ...args] = argv;
     if (name === undefined) return this.status;
     switch (name) {
-      case ':': case 'true': return 0;
-      case 'false': return 1;
+      case ':':
+      case 'true':
+        return 0;
+      case 'false':
+        return 1;
       case 'echo': {
         const newline = args[0] !== '-n';
         this.print(out.o, (newline ? args : args.slice(1)).join(' ') + (newline ? '\n' : ''));
         return 0;
       }
-      case 'printf': this.print(out.o, printf(args[0] ?? '', args.slice(1))); return 0;
-      case 'pwd': this.print(out.o, `${this.cwd}\n`); return 0;
-      case 'env': this.print(out.o, Object.entries(this.env).map(([k, v]) => `${k}=${v}\n`).join('')); return 0;
+      case 'printf':
+        this.print(out.o, printf(args[0] ?? '', args.slice(1)));
+        return 0;
+      case 'pwd':
+        this.print(out.o, `${this.cwd}\n`);
+        return 0;
+      case 'env':
+        this.print(
+          out.o,
+          Object.entries(this.env)
+            .map(([k, v]) => `${k}=${v}\n`)
+            .join(''),
+        );
+        return 0;
       case 'seq': {
         const [first, last] = args.length >= 2 ? [Number(args[0]), Number(args[1])] : [1, Number(args[0])];
         const lines: string[] = [];
@@ -234,15 +278,20 @@ export class FakeProcess {
         this.print(out.o, lines.join(''));
         return 0;
       }
-      case 'sleep': await this.sleep(Number(args[0] ?? 0) * 1000); return 0;
-      case 'exit': throw new Exit(args[0] === undefined ? this.status : Number(args[0]) & 255);
+      case 'sleep':
+        await this.sleep(Number(args[0] ?? 0) * 1000);
+        return 0;
+      case 'exit':
+        throw new Exit(args[0] === undefined ? this.status : Number(args[0]) & 255);
       case 'trap': {
         const [action, ...signals] = args;
         for (const s of signals) this.traps.set(s.replace(/^SIG/, ''), action ?? '');
         return 0;
       }
       case 'wait': {
-        const abort = new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(new Killed()), { once: true }));
+        const abort = new Promise<never>((_, reject) =>
+          this.abort.signal.addEventListener('abort', () => reject(new Killed()), { once: true }),
+        );
         await Promise.race([Promise.all([...this.children].map((c) => c.ended)), abort]);
         return 0;
       }
@@ -250,7 +299,12 @@ export class FakeProcess {
         if (args[0] !== '-c' || args[1] === undefined) throw new ScriptError('only "sh -c SCRIPT" is supported');
         const child = this.host.spawn({ env: { ...this.vars }, cwd: this.cwd, write: this.write, pgid: this.pgid });
         child.start(['sh', '-c', args[1]]);
-        const end = await Promise.race([child.ended, new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(new Killed()), { once: true }))]);
+        const end = await Promise.race([
+          child.ended,
+          new Promise<never>((_, reject) =>
+            this.abort.signal.addEventListener('abort', () => reject(new Killed()), { once: true }),
+          ),
+        ]);
         return end.code ?? 128 + (end.signal === 'SIGKILL' ? 9 : 15);
       }
       default:
@@ -263,6 +317,6 @@ export class FakeProcess {
 /** printf with %s/%d and the escapes \n \t \\ (enough for the scripts tests use). */
 function printf(format: string, args: string[]): string {
   let i = 0;
-  const text = format.replace(/%[sd%]/g, (m) => (m === '%%' ? '%' : args[i++] ?? ''));
+  const text = format.replace(/%[sd%]/g, (m) => (m === '%%' ? '%' : (args[i++] ?? '')));
   return text.replace(/\\([nt\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
 }

@@ -13,7 +13,13 @@
 import { EventEmitter } from 'node:events';
 import { LogWriter } from '../../../src/logs/writer.js';
 import type {
-  RunningTask, StartedRecord, TaskExit, TaskKey, TaskLaunch, TaskRuntime, TaskUsage,
+  RunningTask,
+  StartedRecord,
+  TaskExit,
+  TaskKey,
+  TaskLaunch,
+  TaskRuntime,
+  TaskUsage,
 } from '../../../src/runtime/types.js';
 import { FAKE_COMMANDS, FakeHost, type FakeProcess } from './process.js';
 
@@ -56,7 +62,10 @@ export class FakeRuntime implements TaskRuntime {
     const command = launch.argv[0];
     if (command === undefined) throw new Error('empty command');
     if (!FAKE_COMMANDS.has(command)) throw new Error(`command not found: ${command}`);
-    const writer = new LogWriter(launch.logPath, { ...(this.now ? { now: this.now } : {}), limitBytes: launch.logLimitBytes ?? null });
+    const writer = new LogWriter(launch.logPath, {
+      ...(this.now ? { now: this.now } : {}),
+      limitBytes: launch.logLimitBytes ?? null,
+    });
     let writing = true;
     let logFailed!: (error: NodeJS.ErrnoException) => void;
     const failed = new Promise<NodeJS.ErrnoException>((resolve) => (logFailed = resolve));
@@ -95,11 +104,14 @@ export class FakeRuntime implements TaskRuntime {
 
   async stop(task: RunningTask, graceMs: number): Promise<void> {
     const proc = task.pid === null ? undefined : this.host.get(task.pid);
-    if (proc && proc.alive) await this.terminate(proc, graceMs);
+    if (proc?.alive) await this.terminate(proc, graceMs);
     await task.exited;
   }
 
-  /** End a live attempt of `taskId` as if its program exited with `code` (having used `usage`). Returns false when none is live. */
+  /**
+   * End a live attempt of `taskId` as if its program exited with `code` (having used `usage`). Returns false when none
+   * is live.
+   */
   exit(taskId: string, code: number, usage?: TaskUsage): boolean {
     const started = this.find(taskId);
     if (started && usage) started.usage = usage;

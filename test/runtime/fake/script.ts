@@ -9,10 +9,16 @@
  */
 
 export type Part = { kind: 'text'; text: string } | { kind: 'var'; name: string } | { kind: 'arith'; expr: string };
-export interface Word { parts: Part[]; quoted: boolean }
+export interface Word {
+  parts: Part[];
+  quoted: boolean;
+}
 
 /** Where a command's stdout (1) and stderr (2) go: a stream tag or nowhere. */
-export interface Redirect { fd: 1 | 2; to: 'o' | 'e' | null }
+export interface Redirect {
+  fd: 1 | 2;
+  to: 'o' | 'e' | null;
+}
 
 export type Command =
   | { kind: 'simple'; words: Word[]; redirects: Redirect[] }
@@ -144,7 +150,9 @@ function tokenize(src: string): Token[] {
 }
 
 const keyword = (t: Token | undefined): string | null =>
-  t?.kind === 'word' && !t.word.quoted && t.word.parts.length === 1 && t.word.parts[0]!.kind === 'text' ? t.word.parts[0]!.text : null;
+  t?.kind === 'word' && !t.word.quoted && t.word.parts.length === 1 && t.word.parts[0]!.kind === 'text'
+    ? t.word.parts[0]!.text
+    : null;
 
 /** Parse a script (the argument of `sh -c`). Throws ScriptError. */
 export function parseScript(src: string): Script {

@@ -17,8 +17,16 @@ describe('cluster metrics from a real store', () => {
     store.submit(spec('/b'));
     start(store, '/b/task-0');
     store.finishAttempt('/b/task-0', 0, { kind: 'exited', exitCode: 0 });
-    expect(await lines(metrics, 'iris_jobs{')).toEqual(expect.arrayContaining(['iris_jobs{state="PENDING"} 1', 'iris_jobs{state="SUCCEEDED"} 1', 'iris_jobs{state="FAILED"} 0']));
-    expect(await lines(metrics, 'iris_tasks{')).toEqual(expect.arrayContaining(['iris_tasks{state="PENDING"} 2', 'iris_tasks{state="SUCCEEDED"} 1']));
+    expect(await lines(metrics, 'iris_jobs{')).toEqual(
+      expect.arrayContaining([
+        'iris_jobs{state="PENDING"} 1',
+        'iris_jobs{state="SUCCEEDED"} 1',
+        'iris_jobs{state="FAILED"} 0',
+      ]),
+    );
+    expect(await lines(metrics, 'iris_tasks{')).toEqual(
+      expect.arrayContaining(['iris_tasks{state="PENDING"} 2', 'iris_tasks{state="SUCCEEDED"} 1']),
+    );
     expect(await lines(metrics, 'iris_queue_tasks')).toEqual(['iris_queue_tasks 2']);
     expect(await lines(metrics, 'iris_dispatches_total')).toEqual(['iris_dispatches_total 1']);
   });
@@ -35,7 +43,9 @@ describe('cluster metrics from a real store', () => {
     store.submit(spec('/r', { maxRetries: 1 }));
     start(store, '/r/task-0');
     store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 3 });
-    expect(await lines(metrics, 'iris_task_requeues_total{reason="retry"}')).toEqual(['iris_task_requeues_total{reason="retry"} 1']);
+    expect(await lines(metrics, 'iris_task_requeues_total{reason="retry"}')).toEqual([
+      'iris_task_requeues_total{reason="retry"} 1',
+    ]);
     start(store, '/r/task-0');
     expect(await lines(metrics, 'iris_dispatches_total')).toEqual(['iris_dispatches_total 2']);
   });
@@ -65,21 +75,49 @@ describe('cluster metrics from a real store', () => {
     start(store, '/up/task-0');
     store.finishAttempt('/up/task-0', 0, { kind: 'exited', exitCode: 1 });
     expect(store.job('/down')!.cause?.kind).toBe('dependency_failure');
-    expect(await lines(metrics, 'iris_job_failures_total{cause="dependency_failure"}')).toEqual(['iris_job_failures_total{cause="dependency_failure"} 1']);
+    expect(await lines(metrics, 'iris_job_failures_total{cause="dependency_failure"}')).toEqual([
+      'iris_job_failures_total{cause="dependency_failure"} 1',
+    ]);
   });
 
   it('workers by state and the cost per hour of READY workers', async () => {
     const { store } = memStore(0);
     store.syncWorkers([
-      { id: 'big', cpuMillis: 4000, memoryBytes: 1 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {}, costPerHour: 5 },
-      { id: 'small', cpuMillis: 4000, memoryBytes: 1 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {} },
-      { id: 'other', cpuMillis: 4000, memoryBytes: 1 << 30, device: { type: 'cpu', variant: null, count: 0 }, attributes: {}, costPerHour: 2 },
+      {
+        id: 'big',
+        cpuMillis: 4000,
+        memoryBytes: 1 << 30,
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: {},
+        costPerHour: 5,
+      },
+      {
+        id: 'small',
+        cpuMillis: 4000,
+        memoryBytes: 1 << 30,
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: {},
+      },
+      {
+        id: 'other',
+        cpuMillis: 4000,
+        memoryBytes: 1 << 30,
+        device: { type: 'cpu', variant: null, count: 0 },
+        attributes: {},
+        costPerHour: 2,
+      },
     ]);
     const metrics = new ClusterMetrics(store, { processMetrics: false });
     expect(await lines(metrics, 'iris_workers_cost_per_hour')).toEqual(['iris_workers_cost_per_hour 8']);
     store.drainWorker('other');
     expect(await lines(metrics, 'iris_workers_cost_per_hour')).toEqual(['iris_workers_cost_per_hour 6']);
-    expect(await lines(metrics, 'iris_workers{')).toEqual(expect.arrayContaining(['iris_workers{state="READY"} 2', 'iris_workers{state="DRAINED"} 1', 'iris_workers{state="DRAINING"} 0']));
+    expect(await lines(metrics, 'iris_workers{')).toEqual(
+      expect.arrayContaining([
+        'iris_workers{state="READY"} 2',
+        'iris_workers{state="DRAINED"} 1',
+        'iris_workers{state="DRAINING"} 0',
+      ]),
+    );
   });
 
   it('a dispatch with a placement decision fills the pool and score histograms and counts a reuse hit', async () => {
@@ -88,11 +126,22 @@ describe('cluster metrics from a real store', () => {
     store.submit(spec('/p'));
     const attempt = store.assign('/p/task-0', 'w1', '/logs/p');
     // Until placement records its decision in the store, the store's event is fed as adaptive placement will send it.
-    store.events.emit('change', { type: 'attempt', attempt: { ...attempt, attempt: 1, placement: { mode: 'adaptive', pool: 3, lambda: 0.5, score: 0.4, runnerUp: null, reuseHit: true } } });
+    store.events.emit('change', {
+      type: 'attempt',
+      attempt: {
+        ...attempt,
+        attempt: 1,
+        placement: { mode: 'adaptive', pool: 3, lambda: 0.5, score: 0.4, runnerUp: null, reuseHit: true },
+      },
+    });
     expect(await lines(metrics, 'iris_dispatches_total')).toEqual(['iris_dispatches_total 2']);
     expect(await lines(metrics, 'iris_dispatch_pool_size_count')).toEqual(['iris_dispatch_pool_size_count 1']);
-    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="2"}')).toEqual(['iris_dispatch_pool_size_bucket{le="2"} 0']);
-    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="4"}')).toEqual(['iris_dispatch_pool_size_bucket{le="4"} 1']);
+    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="2"}')).toEqual([
+      'iris_dispatch_pool_size_bucket{le="2"} 0',
+    ]);
+    expect(await lines(metrics, 'iris_dispatch_pool_size_bucket{le="4"}')).toEqual([
+      'iris_dispatch_pool_size_bucket{le="4"} 1',
+    ]);
     expect(await lines(metrics, 'iris_dispatch_score_sum')).toEqual(['iris_dispatch_score_sum 0.4']);
     expect(await lines(metrics, 'iris_dispatch_reuse_hits_total')).toEqual(['iris_dispatch_reuse_hits_total 1']);
   });
@@ -101,7 +150,9 @@ describe('cluster metrics from a real store', () => {
     const { store } = memStore();
     const metrics = new ClusterMetrics(store);
     metrics.passed(0.003);
-    expect(await lines(metrics, 'iris_scheduling_pass_duration_seconds_count')).toEqual(['iris_scheduling_pass_duration_seconds_count 1']);
+    expect(await lines(metrics, 'iris_scheduling_pass_duration_seconds_count')).toEqual([
+      'iris_scheduling_pass_duration_seconds_count 1',
+    ]);
     expect((await lines(metrics, 'iris_process_resident_memory_bytes')).length).toBe(1);
     metrics.close();
   });
@@ -111,6 +162,8 @@ describe('cluster metrics from a real store', () => {
     expect(failureCause({ state: 'KILLED' })).toBeNull();
     expect(failureCause({ state: 'WORKER_FAILED' })).toBe('worker_failed');
     expect(failureCause({ state: 'UNSCHEDULABLE' })).toBe('unschedulable');
-    expect(failureCause({ state: 'KILLED', cause: { kind: 'dependency_failure', parent: '/x' } })).toBe('dependency_failure');
+    expect(failureCause({ state: 'KILLED', cause: { kind: 'dependency_failure', parent: '/x' } })).toBe(
+      'dependency_failure',
+    );
   });
 });

@@ -8,7 +8,9 @@ import { connect, type Socket } from 'node:net';
 import { listenMetrics, type MetricsPort } from '../../../src/server/metrics/http-port.js';
 import type { ClusterMetrics } from '../../../src/server/metrics/cluster-metrics.js';
 
-const METRICS = { exposition: async () => ({ contentType: 'text/plain', text: 'iris_up 1\n' }) } as unknown as ClusterMetrics;
+const METRICS = {
+  exposition: async () => ({ contentType: 'text/plain', text: 'iris_up 1\n' }),
+} as unknown as ClusterMetrics;
 
 let port: MetricsPort | null = null;
 afterEach(async () => {
@@ -27,20 +29,28 @@ function idle(at: number): Promise<Socket> {
   });
 }
 
-const closed = (socket: Socket): Promise<void> => new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+const closed = (socket: Socket): Promise<void> =>
+  new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 describe('the metrics port', () => {
   it('keeps its cap by closing the longest idle connection, and cuts headers that never finish', async () => {
     const logged: string[] = [];
-    port = await listenMetrics(METRICS, 0, { limits: { maxConnections: 2, headerTimeoutMs: 300, requestTimeoutMs: 300 }, log: (l) => logged.push(l) });
+    port = await listenMetrics(METRICS, 0, {
+      limits: { maxConnections: 2, headerTimeoutMs: 300, requestTimeoutMs: 300 },
+      log: (l) => logged.push(l),
+    });
     const first = await idle(port.port);
     const second = await idle(port.port);
     const third = await idle(port.port);
     await closed(first);
-    expect(logged.join('\n')).toContain('the metrics port (127.0.0.1:0): at its cap of 2 connections (connections.metrics)');
+    expect(logged.join('\n')).toContain(
+      'the metrics port (127.0.0.1:0): at its cap of 2 connections (connections.metrics)',
+    );
     // The two left: one is cut by the header timeout, the other is still answered before it.
     second.write('GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n');
-    const answer = await new Promise<string>((resolve) => second.once('data', (c: Buffer) => resolve(c.toString('utf8'))));
+    const answer = await new Promise<string>((resolve) =>
+      second.once('data', (c: Buffer) => resolve(c.toString('utf8'))),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*iris_up 1/);
     // The third sends nothing at all.
     await closed(third);

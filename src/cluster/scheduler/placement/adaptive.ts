@@ -114,7 +114,8 @@ export class AdaptiveSelector implements PassSelector {
   /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
   private before(sa: number, a: number, sb: number, b: number): boolean {
     if (sa !== sb) return sa > sb;
-    const ia = this.idleSince[a]!, ib = this.idleSince[b]!;
+    const ia = this.idleSince[a]!,
+      ib = this.idleSince[b]!;
     if (ia !== ib) return ia < ib;
     if (this.minSatisfying && this.mu[a] !== this.mu[b]) return this.mu[a]! < this.mu[b]!;
     return a < b;
@@ -128,26 +129,44 @@ export class AdaptiveSelector implements PassSelector {
    * ranked (ranking.ts) and scans only the top window that can still win — same choice, far
    * fewer workers scored.
    */
-  select(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>, feasible: (w: number) => boolean, shape?: string): number {
+  select(
+    job: SchedulerJob,
+    task: SchedulerTask,
+    candidates: ArrayLike<number>,
+    feasible: (w: number) => boolean,
+    shape?: string,
+  ): number {
     this.decision = undefined;
     if (shape !== undefined) {
       let ranking = this.rankings.get(shape);
       if (!ranking) {
-        ranking = new ShapeRanking(candidates, feasible, this.mu, this.cost, () => this.sortedByMuCost(), this.workerMix);
+        ranking = new ShapeRanking(
+          candidates,
+          feasible,
+          this.mu,
+          this.cost,
+          () => this.sortedByMuCost(),
+          this.workerMix,
+        );
         this.rankings.set(shape, ranking);
         this.rankingList.push(ranking);
       }
       return this.selectRanked(job, task, ranking);
     }
     const buf = this.buf;
-    const mu = this.mu, cost = this.cost;
+    const mu = this.mu,
+      cost = this.cost;
     let count = 0;
-    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    let muMin = Infinity,
+      muMax = -Infinity,
+      cMin = Infinity,
+      cMax = -Infinity;
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
       if (!feasible(w)) continue;
       buf[count++] = w;
-      const m = mu[w]!, c = cost[w]!;
+      const m = mu[w]!,
+        c = cost[w]!;
       if (m < muMin) muMin = m;
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
@@ -155,14 +174,18 @@ export class AdaptiveSelector implements PassSelector {
     }
     if (count === 0) return -1;
     const lambda = this.lambdaOf(job);
-    const muSpan = muMax - muMin, cSpan = cMax - cMin;
+    const muSpan = muMax - muMin,
+      cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
     const j = this.options.jitter;
     const h = idHash(task.id);
     const workerHash = this.workerHash;
     const workers = this.snapshot.workers;
     const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity;
+    let best = -1,
+      bestScore = -Infinity,
+      second = -1,
+      secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
       let s = baseScore(lambda, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
@@ -244,10 +267,14 @@ export class AdaptiveSelector implements PassSelector {
       // and the runner-up's score only rises, so once a pair with hash u scored below the
       // runner-up, every later pair with a hash <= u does too (`uBelow`), and its score need not
       // be computed. Exact: it skips only what the score comparison would skip.
-      const workers = order.workers, base = order.base, tags = order.tags, dead = ranking.dead;
+      const workers = order.workers,
+        base = order.base,
+        tags = order.tags,
+        dead = ranking.dead;
       const reach = age + j;
       let settled = order.complete;
-      let secondScore = this.secondScore, hasSecond = this.second >= 0;
+      let secondScore = this.secondScore,
+        hasSecond = this.second >= 0;
       let uBelow = -1;
       for (let i = order.head; i < workers.length; i++) {
         const b = base[i]!;
@@ -259,7 +286,8 @@ export class AdaptiveSelector implements PassSelector {
         if (u <= uBelow) continue;
         const s = b + (age + (j === 0 ? 0 : jitterOfHash(u, j)));
         if (s < secondScore) {
-          if (j >= 0) uBelow = u; // (placementOptions allows no negative jitter; a negative one would reverse the order)
+          // (placementOptions allows no negative jitter; a negative one would reverse the order)
+          if (j >= 0) uBelow = u;
           continue;
         }
         const w = workers[i]!;
@@ -305,10 +333,19 @@ export class AdaptiveSelector implements PassSelector {
    * have no higher base, and once a whole segment is out of reach so are the rest. Exact: it
    * skips only workers the flat scan would skip.
    */
-  private scoreWarmSegments(job: SchedulerJob, ranking: ShapeRanking, seg: WarmSegments, lambda: number, age: number, h: number, stamp: number): void {
+  private scoreWarmSegments(
+    job: SchedulerJob,
+    ranking: ShapeRanking,
+    seg: WarmSegments,
+    lambda: number,
+    age: number,
+    h: number,
+    stamp: number,
+  ): void {
     const { ws, end, head, top, byTop } = seg;
     const j = this.options.jitter;
-    const cost = this.cost, mix = this.workerMix;
+    const cost = this.cost,
+      mix = this.workerMix;
     let live = 0;
     for (let g = 0; g < end.length; g++) {
       let i = head[g]!;
@@ -329,7 +366,11 @@ export class AdaptiveSelector implements PassSelector {
       if (this.second >= 0 && top[g]! + (age + j) + REUSE_BONUS < this.secondScore) return;
       // Within a segment the base changes only with the cost, and as in the tie scan a pair hash
       // at or below one that could not beat the runner-up even with the full bonus cannot either.
-      let i = head[g]!, gone = 0, uBelow = -1, lastCost = NaN, b = 0;
+      let i = head[g]!,
+        gone = 0,
+        uBelow = -1,
+        lastCost = NaN,
+        b = 0;
       for (; i < end[g]!; i++) {
         const w = ws[i]!;
         if (!ranking.isAlive(w)) {

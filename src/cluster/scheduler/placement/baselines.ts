@@ -64,13 +64,17 @@ export function rootOf(name: string): string {
  */
 export function typeOf(name: string): string {
   const last = name.slice(name.lastIndexOf('/') + 1);
-  const type = last.split('-').filter((part) => !/^\d+$/.test(part)).join('-');
+  const type = last
+    .split('-')
+    .filter((part) => !/^\d+$/.test(part))
+    .join('-');
   return type === '' ? last : type;
 }
 
 /** Position of the first entry of ascending `sorted` above `w`. */
 function upperBound(sorted: ArrayLike<number>, w: number): number {
-  let lo = 0, hi = sorted.length;
+  let lo = 0,
+    hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! <= w) lo = mid + 1;
@@ -85,7 +89,8 @@ function contains(sorted: ArrayLike<number>, w: number): boolean {
 }
 
 /** What a task may use this pass (`allowed`): one bound worker (its index), every open worker, or none. */
-const OPEN = -1, NONE = -2;
+const OPEN = -1,
+  NONE = -2;
 
 function indexOf(snapshot: Snapshot): Map<string, number> {
   const index = new Map<string, number>();

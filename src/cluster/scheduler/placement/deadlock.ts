@@ -55,7 +55,11 @@ export function waitingAncestors(job: string, holds: readonly WaitingHold[]): Wa
     const on = hold.waitingOn.find((waited) => isWithin(job, waited));
     if (on !== undefined) out.push({ hold, on });
   }
-  return out.sort((a, b) => jobDepth(a.hold.job) - jobDepth(b.hold.job) || (a.hold.task < b.hold.task ? -1 : a.hold.task > b.hold.task ? 1 : 0));
+  return out.sort(
+    (a, b) =>
+      jobDepth(a.hold.job) - jobDepth(b.hold.job) ||
+      (a.hold.task < b.hold.task ? -1 : a.hold.task > b.hold.task ? 1 : 0),
+  );
 }
 
 /** Free capacity of each worker if everything but `ancestors` had ended. */
@@ -76,7 +80,6 @@ function freeBeside(workers: readonly WorkerView[], ancestors: readonly WaitingA
   });
 }
 
-
 function holdsItem(hold: WaitingHold, item: CapacityItem): boolean {
   return item === 'cpu' ? hold.cpuMillis > 0 : item === 'memory' ? hold.memoryBytes > 0 : hold.devices.length > 0;
 }
@@ -87,7 +90,9 @@ function shortItems(job: SchedulerJob, view: PlacementView, eligible: readonly n
     const verdict = FREE_CAPACITY.check(job, view, w, true);
     return verdict.kind === 'ok' ? [] : (verdict.reasons as readonly Reason[]).map((r) => r.item);
   });
-  const everywhere = CAPACITY_ITEMS.filter((item) => failures.length > 0 && failures.every((items) => items.includes(item)));
+  const everywhere = CAPACITY_ITEMS.filter(
+    (item) => failures.length > 0 && failures.every((items) => items.includes(item)),
+  );
   if (everywhere.length > 0) return everywhere;
   const some = CAPACITY_ITEMS.filter((item) => failures.some((items) => items.includes(item)));
   if (some.length > 0) return some;
@@ -100,12 +105,22 @@ function shortItems(job: SchedulerJob, view: PlacementView, eligible: readonly n
  * null when it is not deadlocked: it has no waiting ancestor, an idle cluster could not run it
  * either, or it fits beside its waiting ancestors.
  */
-export function deadlockReason(job: SchedulerJob, count: number, workers: readonly WorkerView[], holds: readonly WaitingHold[]): string | null {
+export function deadlockReason(
+  job: SchedulerJob,
+  count: number,
+  workers: readonly WorkerView[],
+  holds: readonly WaitingHold[],
+): string | null {
   return deadlockReasonBeside(job, count, workers, waitingAncestors(job.name, holds));
 }
 
 /** deadlockReason for a job whose waiting ancestors (waitingAncestors) are known. */
-export function deadlockReasonBeside(job: SchedulerJob, count: number, all: readonly WorkerView[], ancestors: readonly WaitingAncestor[]): string | null {
+export function deadlockReasonBeside(
+  job: SchedulerJob,
+  count: number,
+  all: readonly WorkerView[],
+  ancestors: readonly WaitingAncestor[],
+): string | null {
   if (ancestors.length === 0) return null;
   const workers = presentWorkers(all); // a disabled worker may take the job later: no deadlock on its account
   const idle: PlacementView = { workers };
@@ -115,10 +130,13 @@ export function deadlockReasonBeside(job: SchedulerJob, count: number, all: read
   if (explainJob(job, count, view) === null) return null;
 
   const eligible: number[] = [];
-  for (let w = 0; w < workers.length; w++) if (checkWorker(job, idle, w, false, NEVER_FILTERS).kind === 'ok') eligible.push(w);
+  for (let w = 0; w < workers.length; w++)
+    if (checkWorker(job, idle, w, false, NEVER_FILTERS).kind === 'ok') eligible.push(w);
   const items = shortItems(job, view, eligible);
   const eligibleIds = new Set(eligible.map((w) => workers[w]!.id));
-  let named: readonly WaitingAncestor[] = ancestors.filter(({ hold }) => eligibleIds.has(hold.worker) && items.some((item) => holdsItem(hold, item)));
+  let named: readonly WaitingAncestor[] = ancestors.filter(
+    ({ hold }) => eligibleIds.has(hold.worker) && items.some((item) => holdsItem(hold, item)),
+  );
   if (named.length === 0) named = ancestors;
   const pronoun = items.length === 1 ? 'it' : 'them';
   const who = named.map(({ hold, on }) => `${hold.task} holds ${pronoun} while waiting on ${on}`).join('; ');

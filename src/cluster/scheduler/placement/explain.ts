@@ -6,7 +6,8 @@
  * with the number of workers it excluded (`no worker fits: 1 excluded by constraint zone=b, 2 too
  * little free CPU (need 2, largest free 1)`), so a worker excluded by a constraint is never hidden
  * behind a capacity shortfall. The walk checks without reasons; only the workers turned down are
- * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers in one group of its coschedule
+ * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers in one group of its
+ * coschedule
  * attribute) is also checked for group size after the never filters (`largest group has`) and
  * after the whole chain (`largest free group has`). With `view.free` absent only the never
  * filters run and null means some idle worker (or gang group) could run the job: that is the
@@ -78,11 +79,15 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
         if (gang !== null && filter.kind === 'not_now') return groupText(job, count, 0, true);
         // A sticky stage whose worker has no room waits for it, whatever the other workers have.
         if (job.sticky != null && excluded.some((e) => e.filter.name === 'sticky')) return stickyText(job);
-        const explained = (ws: readonly number[], f: WorkerFilter) => ws.map((w) => reasonsOf(f.check(job, view, w, true)));
+        const explained = (ws: readonly number[], f: WorkerFilter) =>
+          ws.map((w) => reasonsOf(f.check(job, view, w, true)));
         if (excluded.length <= 1 || excluded[excluded.length - 1]!.filter !== filter) {
           return summarize(filter.name, job, workers.length, explained(list, filter), count);
         }
-        return compositeText(job, excluded.flatMap((e) => exclusionParts(e.filter.name, job, explained(e.workers, e.filter))));
+        return compositeText(
+          job,
+          excluded.flatMap((e) => exclusionParts(e.filter.name, job, explained(e.workers, e.filter))),
+        );
       }
       list = kept;
     }

@@ -79,7 +79,8 @@ function capacity(
   const reasons: Reason[] = [];
   const devices = devicesNeeded(res);
   if (cpu < res.cpuMillis) reasons.push(new Reason(filter, job, worker, 'cpu', { need: res.cpuMillis, has: cpu }));
-  if (mem < res.memoryBytes) reasons.push(new Reason(filter, job, worker, 'memory', { need: res.memoryBytes, has: mem }));
+  if (mem < res.memoryBytes)
+    reasons.push(new Reason(filter, job, worker, 'memory', { need: res.memoryBytes, has: mem }));
   if (dev < devices) reasons.push(new Reason(filter, job, worker, 'devices', { need: devices, has: dev }));
   return { kind, reasons };
 }
@@ -105,7 +106,11 @@ export const DEVICE_TYPE: WorkerFilter = {
   check(job, view, w, explain) {
     const worker = view.workers[w]!;
     const device = job.resources.device;
-    return !device || device.type === worker.device.type ? OK : explain ? never(new Reason('device-type', job, worker)) : NEVER;
+    return !device || device.type === worker.device.type
+      ? OK
+      : explain
+        ? never(new Reason('device-type', job, worker))
+        : NEVER;
   },
 };
 
@@ -116,7 +121,11 @@ export const DEVICE_VARIANT: WorkerFilter = {
   appliesTo: (job) => job.resources.device?.variant != null,
   check(job, view, w, explain) {
     const worker = view.workers[w]!;
-    return deviceCompatible(job.resources.device, worker.device) ? OK : explain ? never(new Reason('device-variant', job, worker)) : NEVER;
+    return deviceCompatible(job.resources.device, worker.device)
+      ? OK
+      : explain
+        ? never(new Reason('device-variant', job, worker))
+        : NEVER;
   },
 };
 
@@ -130,7 +139,12 @@ export const GPU_MEMORY: WorkerFilter = {
     const worker = view.workers[w]!;
     if (gpuMemoryFits(job.resources.device, worker.device)) return OK;
     if (!explain) return NEVER;
-    return never(new Reason('gpu-memory', job, worker, null, { need: gpuMemoryNeeded(job.resources.device)!, has: worker.device.memoryBytes ?? -1 }));
+    return never(
+      new Reason('gpu-memory', job, worker, null, {
+        need: gpuMemoryNeeded(job.resources.device)!,
+        has: worker.device.memoryBytes ?? -1,
+      }),
+    );
   },
 };
 
@@ -174,7 +188,9 @@ export const GANG_ATTRIBUTE: WorkerFilter = {
     const attribute = job.coschedule;
     return attribute === null || worker.attributes[attribute] !== undefined
       ? OK
-      : explain ? never(new Reason('gang-attribute', job, worker)) : NEVER;
+      : explain
+        ? never(new Reason('gang-attribute', job, worker))
+        : NEVER;
   },
 };
 
@@ -209,7 +225,16 @@ export const FREE_CAPACITY: WorkerFilter = {
   check(job, view, w, explain) {
     const worker = view.workers[w]!;
     const free = view.free ? view.free(w) : worker.free;
-    return capacity('free-capacity', 'not_now', job, worker, free.cpuMillis, free.memoryBytes, free.devices.length, explain);
+    return capacity(
+      'free-capacity',
+      'not_now',
+      job,
+      worker,
+      free.cpuMillis,
+      free.memoryBytes,
+      free.devices.length,
+      explain,
+    );
   },
 };
 
@@ -242,7 +267,13 @@ export function filtersFor(job: SchedulerJob, chain: readonly WorkerFilter[] = F
  * The verdict of `chain` (default: the whole chain) for one worker: the first filter that fails
  * decides, with its reasons when `explain`. Free capacity is `view.free`, else the worker's own.
  */
-export function checkWorker(job: SchedulerJob, view: PlacementView, w: number, explain = true, chain: readonly WorkerFilter[] = FILTERS): Verdict {
+export function checkWorker(
+  job: SchedulerJob,
+  view: PlacementView,
+  w: number,
+  explain = true,
+  chain: readonly WorkerFilter[] = FILTERS,
+): Verdict {
   for (const filter of chain) {
     const verdict = filter.check(job, view, w, explain);
     if (verdict.kind !== 'ok') return verdict;

@@ -53,9 +53,14 @@ export function staticKey(job: SchedulerJob): string {
 function buildStaticKey(job: SchedulerJob): string {
   const d = job.resources.device;
   const memory = gpuMemoryNeeded(d);
-  const device = (d ? `${d.type}:${d.variant ?? '*'}` : '-') + (memory !== null ? `>${memory}` : '') + (job.sticky ? `@${job.sticky.workerId}` : '');
+  const device =
+    (d ? `${d.type}:${d.variant ?? '*'}` : '-') +
+    (memory !== null ? `>${memory}` : '') +
+    (job.sticky ? `@${job.sticky.workerId}` : '');
   if (job.constraints.length === 0) return device;
-  return device + '|' + job.constraints.map((c) => `${c.key}\u0001${c.op}\u0001${c.values.join('\u0002')}`).join('\u0003');
+  return (
+    device + '|' + job.constraints.map((c) => `${c.key}\u0001${c.op}\u0001${c.values.join('\u0002')}`).join('\u0003')
+  );
 }
 
 /** Key of a job's full task shape: two jobs with equal shape keys fit exactly the same workers. */

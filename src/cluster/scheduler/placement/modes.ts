@@ -56,7 +56,10 @@ export const DEFAULT_PLACEMENT_OPTIONS: Readonly<PlacementOptions> = Object.free
 
 function unit(name: string, value: unknown): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || value > 1) {
-    throw invalid(`placement lambda ${name} must be a number from 0 to 1, got ${String(value)}`, 'λ weighs throughput (1) against cost (0)');
+    throw invalid(
+      `placement lambda ${name} must be a number from 0 to 1, got ${String(value)}`,
+      'λ weighs throughput (1) against cost (0)',
+    );
   }
   return value;
 }
@@ -80,12 +83,19 @@ export function validPlacementOptions(given: GivenPlacementOptions = {}): Placem
   const l = { ...DEFAULT_PLACEMENT_OPTIONS.lambda, ...given.lambda };
   const jitter = given.jitter ?? DEFAULT_PLACEMENT_OPTIONS.jitter;
   if (typeof jitter !== 'number' || Number.isNaN(jitter) || jitter < 0 || jitter > MAX_JITTER) {
-    throw invalid(`placement jitter must be a number from 0 to ${MAX_JITTER}, got ${String(jitter)}`, 'for example jitter: 0.001');
+    throw invalid(
+      `placement jitter must be a number from 0 to ${MAX_JITTER}, got ${String(jitter)}`,
+      'for example jitter: 0.001',
+    );
   }
   return {
     mode,
     selection,
-    lambda: { training: unit('training', l.training), inference: unit('inference', l.inference), other: unit('other', l.other) },
+    lambda: {
+      training: unit('training', l.training),
+      inference: unit('inference', l.inference),
+      other: unit('other', l.other),
+    },
     jitter,
   };
 }

@@ -123,7 +123,8 @@ export class ShapeRanking {
     this.count--;
     this.drops++;
     if (this.groupOf) this.groups![this.groupOf[w]!]!.alive--;
-    const m = this.mu[w]!, c = this.cost[w]!;
+    const m = this.mu[w]!,
+      c = this.cost[w]!;
     if (m === this.muMin && --this.atMuMin === 0) this.stale = true;
     if (m === this.muMax && --this.atMuMax === 0) this.stale = true;
     if (c === this.cMin && --this.atCMin === 0) this.stale = true;
@@ -140,13 +141,17 @@ export class ShapeRanking {
 
   private rangesByScan(): void {
     let k = 0;
-    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    let muMin = Infinity,
+      muMax = -Infinity,
+      cMin = Infinity,
+      cMax = -Infinity;
     const alive = this.alive;
     for (let i = 0; i < alive.length; i++) {
       const w = alive[i]!;
       if (!this.isAlive(w)) continue;
       alive[k++] = w;
-      const m = this.mu[w]!, c = this.cost[w]!;
+      const m = this.mu[w]!,
+        c = this.cost[w]!;
       if (m < muMin) muMin = m;
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
@@ -155,7 +160,10 @@ export class ShapeRanking {
     this.alive = alive.subarray(0, k);
     this.count = k;
     this.setRanges(muMin, muMax, cMin, cMax);
-    let a = 0, b = 0, c = 0, d = 0;
+    let a = 0,
+      b = 0,
+      c = 0,
+      d = 0;
     for (let i = 0; i < k; i++) {
       const w = this.alive[i]!;
       if (this.mu[w] === muMin) a++;
@@ -167,7 +175,10 @@ export class ShapeRanking {
   }
 
   private rangesFromGroups(groups: Group[]): void {
-    let muMin = Infinity, muMax = -Infinity, cMin = Infinity, cMax = -Infinity;
+    let muMin = Infinity,
+      muMax = -Infinity,
+      cMin = Infinity,
+      cMax = -Infinity;
     const cost = this.cost;
     for (const g of groups) {
       if (g.alive === 0) continue;
@@ -179,7 +190,10 @@ export class ShapeRanking {
       if (cost[g.list[g.tail]!]! > cMax) cMax = cost[g.list[g.tail]!]!;
     }
     this.setRanges(muMin, muMax, cMin, cMax);
-    let a = 0, b = 0, c = 0, d = 0;
+    let a = 0,
+      b = 0,
+      c = 0,
+      d = 0;
     for (const g of groups) {
       if (g.alive === 0) continue;
       if (g.mu === muMin) a += g.alive;
@@ -211,8 +225,12 @@ export class ShapeRanking {
    * per machine); scoring.test.ts and adaptive-reference.test.ts hold the two to the same results.
    */
   base(w: number, lambda: number): number {
-    const muSpan = this.muMax - this.muMin, cSpan = this.cMax - this.cMin;
-    return (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0);
+    const muSpan = this.muMax - this.muMin,
+      cSpan = this.cMax - this.cMin;
+    return (
+      (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) -
+      (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0)
+    );
   }
 
   /** ĉ of worker `w`: its cost min–max normalised over the current ranges (0 when all are equal). */
@@ -295,7 +313,15 @@ export class ShapeRanking {
   private ordered(workers: Int32Array, base: Float64Array, m: number): RankedOrder {
     const tags = new Int32Array(workers.length);
     for (let i = 0; i < workers.length; i++) tags[i] = this.tag[workers[i]!]!;
-    return { workers, base, tags, dropsSeen: this.drops, head: 0, size: Math.max(m, workers.length), complete: workers.length === this.count };
+    return {
+      workers,
+      base,
+      tags,
+      dropsSeen: this.drops,
+      head: 0,
+      size: Math.max(m, workers.length),
+      complete: workers.length === this.count,
+    };
   }
 
   /** Drop the workers that no longer fit from `order` (keeping its sequence). */
@@ -328,7 +354,8 @@ export class ShapeRanking {
       for (let i = 0; i < source.length; i++) inSource[source[i]!] = 1;
       const ws = new Int32Array(source.length);
       const g = groups.length;
-      const start = new Int32Array(g), end = new Int32Array(g);
+      const start = new Int32Array(g),
+        end = new Int32Array(g);
       let n = 0;
       for (let k = 0; k < g; k++) {
         const group = groups[k]!;
@@ -360,7 +387,9 @@ export class ShapeRanking {
 
 /** Every worker index sorted by μ, then cost, then index (ascending): the order groups are cut from. */
 export function sortByMuCost(mu: Float64Array, cost: Float64Array): Int32Array {
-  return Int32Array.from({ length: mu.length }, (_, i) => i).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+  return Int32Array.from({ length: mu.length }, (_, i) => i).sort(
+    (a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b,
+  );
 }
 
 /**
@@ -369,10 +398,12 @@ export function sortByMuCost(mu: Float64Array, cost: Float64Array): Int32Array {
  */
 export function nthLargest(xs: Float64Array, m: number): number {
   const target = xs.length - m; // index in ascending order
-  let lo = 0, hi = xs.length - 1;
+  let lo = 0,
+    hi = xs.length - 1;
   while (lo < hi) {
     const pivot = xs[(lo + hi) >>> 1]!;
-    let i = lo, j = hi;
+    let i = lo,
+      j = hi;
     while (i <= j) {
       while (xs[i]! < pivot) i++;
       while (xs[j]! > pivot) j--;

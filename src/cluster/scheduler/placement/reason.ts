@@ -5,7 +5,8 @@
  * - the cluster (`summarize`), when a filter turned every remaining worker down: the pending
  *   reason of `iris status` and the submit-time refusal, e.g. `no gpu workers in the cluster`,
  *   `need 1 CPU, largest free worker has 0`, `need 40GiB gpu memory, largest gpu worker has 24GiB`,
- *   `need 4 workers in one tpu-name group, largest free group has 2` (docs/architecture.md, "Placement"). End-to-end tests match these texts byte for byte.
+ *   `need 4 workers in one tpu-name group, largest free group has 2` (docs/architecture.md, "Placement"). End-to-end
+ *   tests match these texts byte for byte.
  */
 import { formatConstraint } from '../../../model/constraints.js';
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
@@ -39,7 +40,14 @@ function amount(item: CapacityItem, value: number): string {
   return item === 'memory' ? formatBytes(value) : formatCpu(value);
 }
 
-function capacityText(job: SchedulerJob, item: CapacityItem, need: number, owner: string, has: number, free: string): string {
+function capacityText(
+  job: SchedulerJob,
+  item: CapacityItem,
+  need: number,
+  owner: string,
+  has: number,
+  free: string,
+): string {
   if (item === 'devices') return `need ${need} ${deviceNoun(job.resources.device)}, ${owner} has ${has}${free}`;
   const noun = item === 'cpu' ? 'CPU' : 'memory';
   // An oversubscribed worker (a waiting task took its CPU back) has less than nothing free: say 0.
@@ -79,7 +87,14 @@ function workerText(r: Reason): string {
       return `worker ${id} is already given to another gang in this pass`;
     case 'total-capacity':
     case 'free-capacity':
-      return capacityText(job, r.item as CapacityItem, r.numbers!.need, `worker ${id}`, r.numbers!.has, r.filter === 'free-capacity' ? ' free' : '');
+      return capacityText(
+        job,
+        r.item as CapacityItem,
+        r.numbers!.need,
+        `worker ${id}`,
+        r.numbers!.has,
+        r.filter === 'free-capacity' ? ' free' : '',
+      );
   }
 }
 
@@ -155,7 +170,11 @@ export function summarize(
     case 'gpu-memory': {
       const need = failures[0]![0]!.numbers!.need;
       const largest = largestHas(failures, null);
-      if (largest < 0) return `need ${formatBytes(need)} gpu memory, and no gpu worker's memory is known (set gpu.memory in the config)`;
+      if (largest < 0)
+        return (
+          `need ${formatBytes(need)} gpu memory, and no gpu worker's memory is known (set gpu.memory in the ` +
+          `config)`
+        );
       return gpuMemoryText(need, 'largest gpu worker', largest);
     }
     case 'constraints': {
@@ -201,7 +220,11 @@ export function groupText(job: SchedulerJob, count: number, largest: number, fre
  * holds each such worker's reasons (explained verdicts). A worker is counted once, under the first
  * item it fails (its first failing constraint, its first short capacity item).
  */
-export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: ReadonlyArray<readonly Reason[]>): string[] {
+export function exclusionParts(
+  filter: FilterName,
+  job: SchedulerJob,
+  failures: ReadonlyArray<readonly Reason[]>,
+): string[] {
   const n = failures.length;
   const device = job.resources.device;
   switch (filter) {
@@ -214,7 +237,10 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
     case 'device-variant':
       return [`${n} not ${device!.variant}`];
     case 'gpu-memory':
-      return [`${n} with too little gpu memory (need ${formatBytes(failures[0]![0]!.numbers!.need)}, largest ${gpuMemoryHas(largestHas(failures, null))})`];
+      return [
+        `${n} with too little gpu memory (need ${formatBytes(failures[0]![0]!.numbers!.need)}, largest ` +
+          `${gpuMemoryHas(largestHas(failures, null))})`,
+      ];
     case 'sticky':
       return [`${n} not where ${job.sticky!.parent} ran`];
     case 'gang-attribute':
@@ -222,7 +248,10 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
     case 'gang-taken':
       return [`${n} taken by another gang`];
     case 'constraints':
-      return byFirstItem(failures).map(([item, group]) => `${group.length} excluded by constraint ${formatConstraint(job.constraints[item as number]!)}`);
+      return byFirstItem(failures).map(
+        ([item, group]) =>
+          `${group.length} excluded by constraint ${formatConstraint(job.constraints[item as number]!)}`,
+      );
     case 'total-capacity':
     case 'free-capacity': {
       const adj = filter === 'free-capacity' ? 'free ' : '';
@@ -231,13 +260,19 @@ export function exclusionParts(filter: FilterName, job: SchedulerJob, failures: 
         const noun = capacityItem === 'cpu' ? 'CPU' : capacityItem === 'memory' ? 'memory' : deviceNoun(device);
         const show = (v: number) => (capacityItem === 'devices' ? String(v) : amount(capacityItem, Math.max(0, v)));
         const need = needOf(capacityItem, job.resources);
-        return `${group.length} too ${capacityItem === 'devices' ? 'few' : 'little'} ${adj}${noun} (need ${show(need)}, largest ${adj}${show(largestHas(group, item))})`;
+        return (
+          `${group.length} too ${capacityItem === 'devices' ? 'few' : 'little'} ${adj}${noun} (need ` +
+          `${show(need)}, largest ${adj}${show(largestHas(group, item))})`
+        );
       });
     }
   }
 }
 
-/** Workers grouped by the item of their first reason; groups in item order (constraint index, then cpu, memory, devices). */
+/**
+ * Workers grouped by the item of their first reason; groups in item order (constraint index, then cpu, memory,
+ * devices).
+ */
 function byFirstItem(failures: ReadonlyArray<readonly Reason[]>): Array<[ReasonItem, Array<readonly Reason[]>]> {
   const groups = new Map<ReasonItem, Array<readonly Reason[]>>();
   for (const reasons of failures) {
@@ -246,7 +281,8 @@ function byFirstItem(failures: ReadonlyArray<readonly Reason[]>): Array<[ReasonI
     if (group) group.push(reasons);
     else groups.set(item, [reasons]);
   }
-  const rank = (item: ReasonItem) => (typeof item === 'number' ? item : item === null ? -1 : CAPACITY_ITEMS.indexOf(item));
+  const rank = (item: ReasonItem) =>
+    typeof item === 'number' ? item : item === null ? -1 : CAPACITY_ITEMS.indexOf(item);
   return [...groups].sort((a, b) => rank(a[0]) - rank(b[0]));
 }
 

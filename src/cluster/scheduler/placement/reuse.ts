@@ -9,7 +9,9 @@
 import type { SchedulerJob, Snapshot } from '../types.js';
 
 /** A worker's hint for one key this pass: none or stale (never warm), fresh, or loading. */
-const COLD = 0, FRESH = 1, LOADING = 2;
+const COLD = 0,
+  FRESH = 1,
+  LOADING = 2;
 
 export class PassHints {
   /** Key (with a fresh or loading hint somewhere) -> its index in keyState / keyPlaced. */

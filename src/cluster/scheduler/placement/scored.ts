@@ -54,7 +54,8 @@ class ShapeLive {
   /** The list without the workers dropped since the last call. */
   live(): void {
     if (!this.dirty) return;
-    const list = this.list, member = this.member;
+    const list = this.list,
+      member = this.member;
     let k = 0;
     for (let i = 0; i < this.count; i++) if (member[list[i]!] === 1) list[k++] = list[i]!;
     this.count = k;
@@ -122,11 +123,16 @@ export class ScoredSelector implements PassSelector {
     const pool: TaskPool = this.pool;
     const all = this.all;
     for (let s = 0; s < all.length; s++) all[s]!.prepare?.(job, task, pool);
-    const count = pool.count, feasibleList = pool.feasible;
+    const count = pool.count,
+      feasibleList = pool.feasible;
     if (count === 0) return -1;
     this.job = job;
     this.task = task;
-    let best = -1, bestScore = -Infinity, second = -1, secondScore = -Infinity, n = 0;
+    let best = -1,
+      bestScore = -Infinity,
+      second = -1,
+      secondScore = -Infinity,
+      n = 0;
     for (let i = 0; i < count; i++) {
       const w = feasibleList[i]!;
       const s = this.total(job, task, w);
@@ -156,7 +162,8 @@ export class ScoredSelector implements PassSelector {
   ): void {
     const pool = this.pool;
     let narrowed = candidates;
-    for (let s = 0; s < this.narrowing.length; s++) narrowed = this.narrowing[s]!.narrow!(job, task, narrowed) ?? narrowed;
+    for (let s = 0; s < this.narrowing.length; s++)
+      narrowed = this.narrowing[s]!.narrow!(job, task, narrowed) ?? narrowed;
     pool.candidates = narrowed;
     if (shape !== undefined && narrowed === candidates) {
       let live = this.shapes.get(shape);
@@ -182,7 +189,8 @@ export class ScoredSelector implements PassSelector {
 
   /** Σ weight × score in list order, or −Infinity as soon as a scorer rules `w` out. */
   private total(job: SchedulerJob, task: SchedulerTask, w: number): number {
-    const scorers = this.scorers, weights = this.weights;
+    const scorers = this.scorers,
+      weights = this.weights;
     let total = 0;
     for (let s = 0; s < scorers.length; s++) {
       const x = scorers[s]!.score(job, task, w);
@@ -197,7 +205,8 @@ export class ScoredSelector implements PassSelector {
     if (sa !== sb) return sa > sb;
     const ties = this.ties;
     for (let t = 0; t < ties.length; t++) {
-      const x = ties[t]!.score(this.job!, this.task!, a), y = ties[t]!.score(this.job!, this.task!, b);
+      const x = ties[t]!.score(this.job!, this.task!, a),
+        y = ties[t]!.score(this.job!, this.task!, b);
       if (x !== y) return x > y;
     }
     return a < b;

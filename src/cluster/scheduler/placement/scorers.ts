@@ -73,7 +73,8 @@ export const JITTER: WorkerScorer = Object.freeze({
 
 /** The smallest value of `values` over the pool's feasible workers and its span (max − min), into `out`. */
 function rangeOf(values: Float64Array, pool: TaskPool, out: Float64Array): void {
-  let min = Infinity, max = -Infinity;
+  let min = Infinity,
+    max = -Infinity;
   for (let i = 0; i < pool.count; i++) {
     const x = values[pool.feasible[i]!]!;
     if (x < min) min = x;
@@ -91,7 +92,8 @@ export const THROUGHPUT_COST: WorkerScorer = Object.freeze({
   begin: (pass: ScoringPass): PassScorer => {
     const mu = Float64Array.from(pass.snapshot.workers, throughput);
     const cost = costsOf(pass);
-    const muRange = new Float64Array(2), cRange = new Float64Array(2);
+    const muRange = new Float64Array(2),
+      cRange = new Float64Array(2);
     let lambda = 0;
     return {
       prepare: (job: SchedulerJob, _task: SchedulerTask, pool: TaskPool) => {

@@ -53,7 +53,8 @@ export class ScratchCapacity {
     this.mem[w] = this.mem[w]! - res.memoryBytes;
     this.devCount[w] = this.devCount[w]! - count;
     const pools = this.memberships[w];
-    if (pools) for (const { pool, position } of pools) pool.update(position, this.cpu[w]!, this.mem[w]!, this.devCount[w]!);
+    if (pools)
+      for (const { pool, position } of pools) pool.update(position, this.cpu[w]!, this.mem[w]!, this.devCount[w]!);
     return taken;
   }
 

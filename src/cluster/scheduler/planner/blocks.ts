@@ -57,7 +57,22 @@ export interface Block {
 const EMPTY = new Float64Array(0);
 
 export function newBlock(keys: number[], raw: number[], refs: number[], add: number): Block {
-  return { keys, raw, refs, add, dirty: true, scans: 0, minRaw: 0, maxRaw: 0, prefMax: EMPTY, sufMax: EMPTY, th: EMPTY, best: EMPTY, distinct: 0, sorted: null };
+  return {
+    keys,
+    raw,
+    refs,
+    add,
+    dirty: true,
+    scans: 0,
+    minRaw: 0,
+    maxRaw: 0,
+    prefMax: EMPTY,
+    sufMax: EMPTY,
+    th: EMPTY,
+    best: EMPTY,
+    distinct: 0,
+    sorted: null,
+  };
 }
 
 let order = new Int32Array(MAX_BLOCK * 2 + 2);
@@ -307,7 +322,7 @@ function firstWhere(a: Float64Array, n: number, x: number, above: boolean): numb
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((a[mid]! > x) === above) hi = mid;
+    if (a[mid]! > x === above) hi = mid;
     else lo = mid + 1;
   }
   return lo;

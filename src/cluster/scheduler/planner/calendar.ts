@@ -24,7 +24,21 @@
  * randomness.
  */
 import { invalid } from '../../../model/errors.js';
-import { MAX_BLOCK, MIN_BLOCK, SCANS_BEFORE_SUMMARY, bestAt, firstAbove, newBlock, orderDeleted, orderInserted, orderShifted, searchKeys, suffixAtMost, summarize, type Block } from './blocks.js';
+import {
+  MAX_BLOCK,
+  MIN_BLOCK,
+  SCANS_BEFORE_SUMMARY,
+  bestAt,
+  firstAbove,
+  newBlock,
+  orderDeleted,
+  orderInserted,
+  orderShifted,
+  searchKeys,
+  suffixAtMost,
+  summarize,
+  type Block,
+} from './blocks.js';
 
 export type SpanId = number;
 
@@ -88,7 +102,8 @@ export class Calendar {
   /** Uses `amount` during [start, end). end may be Infinity. Overcommit is allowed. */
   add(start: number, end: number, amount: number): SpanId {
     checkTime('span start', start);
-    if (typeof end !== 'number' || Number.isNaN(end)) throw invalid(`planner: span end must be a number, got ${String(end)}`);
+    if (typeof end !== 'number' || Number.isNaN(end))
+      throw invalid(`planner: span end must be a number, got ${String(end)}`);
     if (!(start < end)) throw invalid(`planner: span start ${start} must be before its end ${end}`);
     checkAmount(amount);
     const id = this.nextId++;
@@ -123,7 +138,8 @@ export class Calendar {
    */
   suspend(id: SpanId): void {
     const span = this.spans.get(id);
-    if (span === undefined || span.suspended) throw invalid(`planner: span id ${String(id)} is unknown or already suspended`);
+    if (span === undefined || span.suspended)
+      throw invalid(`planner: span id ${String(id)} is unknown or already suspended`);
     span.suspended = true;
     if (span.amount > 0) this.addRange(span.start, span.end, -span.amount);
   }
@@ -344,7 +360,8 @@ export class Calendar {
     const bi = this.blockOf(key);
     const b = bi < 0 ? undefined : blocks[bi];
     const j = b === undefined ? -1 : searchKeys(b.keys, key, false);
-    if (b === undefined || b.keys[j] !== key) throw new Error(`planner: change point ${key} missing (corrupt calendar)`);
+    if (b === undefined || b.keys[j] !== key)
+      throw new Error(`planner: change point ${key} missing (corrupt calendar)`);
     if (--b.refs[j]! > 0) return;
     b.keys.splice(j, 1);
     b.raw.splice(j, 1);

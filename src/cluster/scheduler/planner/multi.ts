@@ -86,7 +86,11 @@ export class WorkerCalendar {
 
   /** Free amounts at time t. */
   availableAt(t: number): Amounts {
-    return { cpuMillis: this.cpu.availableAt(t), memoryBytes: this.memory.availableAt(t), devices: this.devices.availableAt(t) };
+    return {
+      cpuMillis: this.cpu.availableAt(t),
+      memoryBytes: this.memory.availableAt(t),
+      devices: this.devices.availableAt(t),
+    };
   }
 
   /** Minimum free amounts over [start, start+duration), per resource. */

@@ -8,7 +8,7 @@
  * structure and can never conflict. A job a baseline placement mode holds back (baselines.ts) is
  * not reserved.
  */
-import type { Amounts, SpanId, WorkerSlot } from '../planner/index.js';
+import type { Amounts, WorkerSlot } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../placement/fit.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
@@ -110,7 +110,11 @@ interface Parts {
  * (repeatLanes). This gives the tasks, starts and free amounts the round-by-round loop would,
  * with one span per lane instead of one per task.
  */
-function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number): { found: Parts; held: HeldSpans } | null {
+function reserveIndependent(
+  ctx: PassContext,
+  job: SchedulerJob,
+  count: number,
+): { found: Parts; held: HeldSpans } | null {
   const slots = ctx.slots(job);
   const duration = ctx.duration(job);
   const req = amountsOf(job);
@@ -177,7 +181,17 @@ function reserveIndependent(ctx: PassContext, job: SchedulerJob, count: number):
  * duration apart, in the order the loop would reach them (by lane end, then worker order), so
  * every lane runs `left / lanes` more and the first lanes in that order one more.
  */
-function repeatLanes(ctx: PassContext, slots: readonly WorkerSlot[], slotOf: readonly number[], t: number, duration: number, req: Amounts, left: number, found: Parts, held: HeldSpans): void {
+function repeatLanes(
+  ctx: PassContext,
+  slots: readonly WorkerSlot[],
+  slotOf: readonly number[],
+  t: number,
+  duration: number,
+  req: Amounts,
+  left: number,
+  found: Parts,
+  held: HeldSpans,
+): void {
   const { parts } = found;
   const lanes: Array<{ at: number; end: number; width: number }> = [];
   let count = 0;
@@ -229,7 +243,11 @@ export function earliestFor(ctx: PassContext, job: SchedulerJob, count: number):
 }
 
 /** Reserve `count` more tasks of `job` (spans added and returned), or null when some never fit. */
-export function reserveRest(ctx: PassContext, job: SchedulerJob, count: number): { start: number; found: Parts; held: HeldSpans } | null {
+export function reserveRest(
+  ctx: PassContext,
+  job: SchedulerJob,
+  count: number,
+): { start: number; found: Parts; held: HeldSpans } | null {
   const made = job.coschedule === null ? reserveIndependent(ctx, job, count) : reserveGang(ctx, job, count);
   if (!made) return null;
   let start = Infinity;
@@ -313,7 +331,15 @@ function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[
 }
 
 /** Start task `k` of `q` on worker `w` now: take the capacity, hold it in the calendar, record it. */
-function placeAt(ctx: PassContext, q: QueuedJob, k: number, w: number, duration: number, req: Amounts, placements: Placement[]): void {
+function placeAt(
+  ctx: PassContext,
+  q: QueuedJob,
+  k: number,
+  w: number,
+  duration: number,
+  req: Amounts,
+  placements: Placement[],
+): void {
   const { job, tasks } = q;
   const res = job.resources;
   const now = ctx.now;
@@ -362,11 +388,26 @@ function reserveRemaining(ctx: PassContext, q: QueuedJob, placed: number, reserv
  * again exactly where it was (same worker, same start; a reservation only ever moves earlier),
  * the spans are resumed and `old` kept, instead of removing the spans and entering equal ones.
  */
-export function replanHeld(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[], old: Reservation, held: HeldSpans): Outcome {
+export function replanHeld(
+  ctx: PassContext,
+  q: QueuedJob,
+  reserve: boolean,
+  placements: Placement[],
+  old: Reservation,
+  held: HeldSpans,
+): Outcome {
   const { job } = q;
   // One part (PART numbers) of one task, held by one span (two numbers).
   const { parts } = old;
-  if (job.coschedule !== null || q.tasks.length !== 1 || old.count !== 1 || parts.length !== PART || parts[2] !== 1 || parts[3] !== 1 || held.length !== 2) {
+  if (
+    job.coschedule !== null ||
+    q.tasks.length !== 1 ||
+    old.count !== 1 ||
+    parts.length !== PART ||
+    parts[2] !== 1 ||
+    parts[3] !== 1 ||
+    held.length !== 2
+  ) {
     releaseSpans(ctx, held);
     return allocateOrReserve(ctx, q, reserve, placements);
   }
@@ -391,7 +432,8 @@ export function replanHeld(ctx: PassContext, q: QueuedJob, reserve: boolean, pla
         first = i;
       }
     }
-    const same = first >= 0 && next === partStart && slots[first]!.id === partWorker && slots[first]!.calendar === calendar;
+    const same =
+      first >= 0 && next === partStart && slots[first]!.id === partWorker && slots[first]!.calendar === calendar;
     if (same && duration === old.duration && sameAmounts(req, old.req)) {
       calendar.resume(id);
       return { placed: 0, reservation: old, held, unreservable: false };

@@ -157,11 +157,13 @@ export class PassContext {
     const covers = (w: number): boolean => TOTAL_CAPACITY.check(job, view, w, false).kind === 'ok';
     slots = [];
     if (job.coschedule === null) {
-      for (const w of members) if (covers(w)) slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: null });
+      for (const w of members)
+        if (covers(w)) slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: null });
     } else {
       for (const group of this.gangs.groups(job.coschedule)) {
         for (const w of group.members) {
-          if (isMember[w] && covers(w)) slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: group.value });
+          if (isMember[w] && covers(w))
+            slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: group.value });
         }
       }
     }

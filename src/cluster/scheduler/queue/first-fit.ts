@@ -76,7 +76,14 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
         const key = shapeKey(job);
         let shape = shapes.get(key);
         if (!shape) {
-          shape = { key, staticKey: staticKey(job), devices: devicesNeeded(job.resources), pool: null, cursor: 0, failed: false };
+          shape = {
+            key,
+            staticKey: staticKey(job),
+            devices: devicesNeeded(job.resources),
+            pool: null,
+            cursor: 0,
+            failed: false,
+          };
           shapes.set(key, shape);
         }
         last = { job, shape, hasQuota: snapshot.quotas.has(job.user), tasks: [], placed: 0, quotaDeferred: false };
@@ -107,7 +114,12 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
     }
     const devices = gangs.commit(job, chosen);
     members.forEach((task, k) => {
-      placements.push({ task: task.id, job: job.name, workerId: scratch.workers[chosen[k]!]!.id, deviceIndices: devices[k]! });
+      placements.push({
+        task: task.id,
+        job: job.name,
+        workerId: scratch.workers[chosen[k]!]!.id,
+        deviceIndices: devices[k]!,
+      });
       quota.add(job.user, job.resources);
     });
     state.placed = members.length;
@@ -145,7 +157,11 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
     }
     const deviceIndices = scratch.consume(w, res);
     const decision = selector?.decision;
-    placements.push(decision ? { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices, decision } : { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices });
+    placements.push(
+      decision
+        ? { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices, decision }
+        : { task: task.id, job: job.name, workerId: scratch.workers[w]!.id, deviceIndices },
+    );
     selector?.placed(job, w);
     state.placed++;
     if (state.hasQuota) quota.add(job.user, res);
@@ -162,7 +178,10 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
   }
   for (const i of deferred) placeTask(independentTasks[i]!, independent[i]!);
 
-  const plan: Plan = { placements, reasons: explain ? reasonsFor(snapshot, scratch, quota, states, selector) : emptyReasons(states) };
+  const plan: Plan = {
+    placements,
+    reasons: explain ? reasonsFor(snapshot, scratch, quota, states, selector) : emptyReasons(states),
+  };
   const memory = selector?.memory?.();
   if (memory) plan.placementMemory = memory;
   return plan;
@@ -177,7 +196,11 @@ function emptyReasons(states: ReadonlyMap<string, JobState>): Map<string, string
 
 /** One reason per job with tasks left, memoized per (shape, gang attribute, gang size). */
 function reasonsFor(
-  snapshot: Snapshot, scratch: ScratchCapacity, quota: QuotaTracker, states: ReadonlyMap<string, JobState>, selector: PassSelector | null,
+  snapshot: Snapshot,
+  scratch: ScratchCapacity,
+  quota: QuotaTracker,
+  states: ReadonlyMap<string, JobState>,
+  selector: PassSelector | null,
 ): Map<string, string> {
   const waiting = [...states.values()].filter((s) => s.placed < s.tasks.length);
   waiting.sort((a, b) => (a.job.name < b.job.name ? -1 : a.job.name > b.job.name ? 1 : 0));

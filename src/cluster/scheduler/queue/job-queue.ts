@@ -20,7 +20,8 @@ function compareTasks(a: SchedulerTask, b: SchedulerTask): number {
 
 function inOrder(tasks: readonly SchedulerTask[]): boolean {
   for (let i = 1; i < tasks.length; i++) {
-    const a = tasks[i - 1]!, b = tasks[i]!;
+    const a = tasks[i - 1]!,
+      b = tasks[i]!;
     if (a.submittedAt > b.submittedAt || (a.submittedAt === b.submittedAt && a.seq >= b.seq)) return false;
   }
   return true;
@@ -122,7 +123,8 @@ export class JobQueue {
       const job = jobs.get(first.job);
       this.lastStart = this.position - 1;
       const tasks = [first];
-      while (this.position < pending.length && pending[this.position]!.job === first.job) tasks.push(pending[this.position++]!);
+      while (this.position < pending.length && pending[this.position]!.job === first.job)
+        tasks.push(pending[this.position++]!);
       if (job) return finish(job, tasks);
     }
     return null;

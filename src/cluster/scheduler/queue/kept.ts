@@ -113,7 +113,14 @@ interface Hold {
 }
 
 function sameHold(a: RunningAllocation, b: RunningAllocation): boolean {
-  return a === b || (a.workerId === b.workerId && a.cpuMillis === b.cpuMillis && a.memoryBytes === b.memoryBytes && a.devices === b.devices && a.endsAt === b.endsAt);
+  return (
+    a === b ||
+    (a.workerId === b.workerId &&
+      a.cpuMillis === b.cpuMillis &&
+      a.memoryBytes === b.memoryBytes &&
+      a.devices === b.devices &&
+      a.endsAt === b.endsAt)
+  );
 }
 
 export class KeptCalendars {
@@ -221,7 +228,11 @@ export class KeptCalendars {
       const { parts } = r;
       for (let k = 0; k < parts.length; k += PART) {
         const w = this.indexById.get(r.workers[parts[k]!]!);
-        if (w === undefined || !workers[w]!.schedulable || (unbounded && !withinCapacity(this.calendars[w]!, parts[k + 1]!, r.duration * parts[k + 3]!, r.req))) {
+        if (
+          w === undefined ||
+          !workers[w]!.schedulable ||
+          (unbounded && !withinCapacity(this.calendars[w]!, parts[k + 1]!, r.duration * parts[k + 3]!, r.req))
+        ) {
           this.dropReservations();
           return;
         }
@@ -240,7 +251,11 @@ export class KeptCalendars {
    * `spans`), everything else the pass added is taken out. A reservation whose spans are not
    * known takes all of them out (the next pass re-enters them).
    */
-  end(spans: ReadonlyMap<string, KeptReservation>, next: QueueState, standingHead: readonly SchedulerTask[] | null = null): void {
+  end(
+    spans: ReadonlyMap<string, KeptReservation>,
+    next: QueueState,
+    standingHead: readonly SchedulerTask[] | null = null,
+  ): void {
     if (!this.open) return;
     this.open = false;
     this.head = standingHead;
@@ -281,7 +296,14 @@ export class KeptCalendars {
     for (const [name, b] of next.reserved) {
       const now = spans.get(name);
       const old = before.get(name);
-      if (!now || !old || now.reservation !== b.reservation || old.reservation !== b.reservation || now.spans !== old.spans) return false;
+      if (
+        !now ||
+        !old ||
+        now.reservation !== b.reservation ||
+        old.reservation !== b.reservation ||
+        now.spans !== old.spans
+      )
+        return false;
     }
     return true;
   }
@@ -306,7 +328,13 @@ export class KeptCalendars {
     for (let w = 0; w < workers.length; w++) {
       const s = shape[w]!;
       const worker = workers[w]!;
-      if (s.id !== worker.id || s.cpu !== worker.capacity.cpuMillis || s.memory !== worker.capacity.memoryBytes || s.devices !== worker.device.count) return false;
+      if (
+        s.id !== worker.id ||
+        s.cpu !== worker.capacity.cpuMillis ||
+        s.memory !== worker.capacity.memoryBytes ||
+        s.devices !== worker.device.count
+      )
+        return false;
     }
     return true;
   }
@@ -316,10 +344,19 @@ export class KeptCalendars {
     this.reserved = new Map();
     this.indexById.clear();
     this.unlimited = 0;
-    this.shape = workers.map((w) => ({ id: w.id, cpu: w.capacity.cpuMillis, memory: w.capacity.memoryBytes, devices: w.device.count }));
+    this.shape = workers.map((w) => ({
+      id: w.id,
+      cpu: w.capacity.cpuMillis,
+      memory: w.capacity.memoryBytes,
+      devices: w.device.count,
+    }));
     this.calendars = workers.map((w, i) => {
       this.indexById.set(w.id, i);
-      return new PassCalendar({ cpuMillis: w.capacity.cpuMillis, memoryBytes: w.capacity.memoryBytes, devices: w.device.count });
+      return new PassCalendar({
+        cpuMillis: w.capacity.cpuMillis,
+        memoryBytes: w.capacity.memoryBytes,
+        devices: w.device.count,
+      });
     });
   }
 }

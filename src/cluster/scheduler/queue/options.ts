@@ -1,5 +1,6 @@
 /**
- * Queue policies (docs/architecture.md, "Queue policies") and their options: the one home of the queue defaults and limits
+ * Queue policies (docs/architecture.md, "Queue policies") and their options: the one home of the queue defaults and
+ * limits
  * (the cluster config and the simulator take theirs from here). A policy decides what happens
  * to a pending job that cannot start now, and is plain data (POLICY_RULES) read by one pass
  * loop (pass.ts): `fcfs` stops the pass there, `easy` reserves the first such job,
@@ -92,7 +93,12 @@ export const POLICY_RULES: Readonly<Record<QueuePolicy, QueuePolicyRule>> = Obje
   fcfs: { name: 'fcfs', plansAhead: true, stopAtFirstBlocked: true, reservationDepth: none },
   easy: { name: 'easy', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: () => 1 },
   // Reserves every blocked job a pass considers, so at most queueDepth.
-  conservative: { name: 'conservative', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: (o) => o.queueDepth },
+  conservative: {
+    name: 'conservative',
+    plansAhead: true,
+    stopAtFirstBlocked: false,
+    reservationDepth: (o) => o.queueDepth,
+  },
   hybrid: { name: 'hybrid', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: (o) => o.reservationDepth },
 });
 

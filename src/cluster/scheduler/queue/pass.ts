@@ -28,7 +28,16 @@
  */
 import type { Placement, Plan, SchedulerTask, Snapshot } from '../types.js';
 import type { PlacementProfile } from '../placement/scoring.js';
-import { allocateOrReserve, holdReservation, releaseSpans, replanHeld, type HeldSpans, type Outcome, type QueuedJob, type Reservation } from './allocate.js';
+import {
+  allocateOrReserve,
+  holdReservation,
+  releaseSpans,
+  replanHeld,
+  type HeldSpans,
+  type Outcome,
+  type QueuedJob,
+  type Reservation,
+} from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
 import type { WorkerCalendar } from '../planner/index.js';
@@ -156,7 +165,11 @@ class Pass {
     // Skipping standing jobs (only new jobs arrived): the test standing() makes, on the maps directly.
     const blocked = this.state.blocked;
     const dropped = this.droppedSet;
-    const skip = keepStanding ? undefined : dropped.size === 0 ? (name: string) => blocked.has(name) : (name: string) => blocked.has(name) && !dropped.has(name);
+    const skip = keepStanding
+      ? undefined
+      : dropped.size === 0
+        ? (name: string) => blocked.has(name)
+        : (name: string) => blocked.has(name) && !dropped.has(name);
     const ordered = skip !== undefined && this.snapshot.pendingOrdered === true;
     // The head the last pass skipped is still standing unless this pass dropped a reservation.
     if (ordered && this.headHint !== null && dropped.size === 0) this.queue.skipHead(this.headHint);
@@ -259,7 +272,13 @@ class Pass {
     for (const { q, out } of this.results) {
       if (q.tasks.length - out.placed === 0) continue;
       const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
-      this.added.set(q.job.name, { base: '', reservation: out.reservation, note: null, since, reservedPass: this.number });
+      this.added.set(q.job.name, {
+        base: '',
+        reservation: out.reservation,
+        note: null,
+        since,
+        reservedPass: this.number,
+      });
       reasons.set(q.job.name, '');
     }
     for (let i = this.stopAt; i < this.window.length; i++) {
@@ -281,10 +300,19 @@ class Pass {
     for (const { q, out, quota } of this.results) {
       const remaining = q.tasks.length - out.placed;
       if (remaining === 0) continue;
-      let base = ctx.selector?.reasonFor?.(q.job.name) ?? explainer.base(q.job, remaining) ?? explainer.held(this.reservations, q.job.name);
+      let base =
+        ctx.selector?.reasonFor?.(q.job.name) ??
+        explainer.base(q.job, remaining) ??
+        explainer.held(this.reservations, q.job.name);
       if (quota) base = `${quota}; ${base}`;
       const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
-      const b: Blocked = { base, reservation: out.reservation, note: out.unreservable ? unreservableText(ctx) : null, since, reservedPass: this.number };
+      const b: Blocked = {
+        base,
+        reservation: out.reservation,
+        note: out.unreservable ? unreservableText(ctx) : null,
+        since,
+        reservedPass: this.number,
+      };
       this.added.set(q.job.name, b);
       reasons.set(q.job.name, renderBlocked(b, now));
     }
@@ -300,7 +328,8 @@ class Pass {
       reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
     }
     if (this.queue.complete) {
-      const later = `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs (queue.depth in the config)`;
+      const later =
+        `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs (queue.depth in ` + `the config)`;
       for (let q = this.beyond; q; q = this.queue.next()) {
         const b = this.standing(q.job.name);
         reasons.set(q.job.name, b ? renderBlocked(b, now) : later);
@@ -312,7 +341,15 @@ class Pass {
     const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
     const memory = this.ctx.selector?.memory?.();
     if (memory) plan.placementMemory = memory;
-    return { plan, window: this.window, ctx: this.ctx, added: this.added, dropped: this.dropped, spans: this.spans, standingHead: this.standingHead };
+    return {
+      plan,
+      window: this.window,
+      ctx: this.ctx,
+      added: this.added,
+      dropped: this.dropped,
+      spans: this.spans,
+      standingHead: this.standingHead,
+    };
   }
 }
 

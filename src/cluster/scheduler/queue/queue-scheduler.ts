@@ -85,7 +85,9 @@ export class QueueScheduler {
   }
 
   private withMemory(snapshot: Snapshot): Snapshot {
-    return this.placementMemory && !snapshot.placementMemory ? { ...snapshot, placementMemory: this.placementMemory } : snapshot;
+    return this.placementMemory && !snapshot.placementMemory
+      ? { ...snapshot, placementMemory: this.placementMemory }
+      : snapshot;
   }
 
   /**
@@ -96,13 +98,18 @@ export class QueueScheduler {
    * them), and never before the next planned task end, when the next pass can look at it again.
    */
   estimate(snapshot: Snapshot, job: SchedulerJob): { start: number | null; reason: string } {
-    if (snapshot.jobs.has(job.name)) throw invalid(`job ${job.name} is already queued`, 'estimate a job that is not submitted yet');
+    if (snapshot.jobs.has(job.name))
+      throw invalid(`job ${job.name} is already queued`, 'estimate a job that is not submitted yet');
     const never = neverReason(job, snapshot.workers);
     if (never !== null) return { start: null, reason: never };
     const now = snapshot.now;
     let seq = Number.MAX_SAFE_INTEGER - job.replicas;
     const tasks: SchedulerTask[] = Array.from({ length: job.replicas }, (_, index) => ({
-      id: `${job.name}/task-${index}`, job: job.name, index, submittedAt: now, seq: seq++,
+      id: `${job.name}/task-${index}`,
+      job: job.name,
+      index,
+      submittedAt: now,
+      seq: seq++,
     }));
     const withJob: Snapshot = {
       ...this.withMemory(snapshot),
@@ -120,7 +127,10 @@ export class QueueScheduler {
     if (placed >= job.replicas) return { start: now, reason: 'would start now' };
     const blocked = result?.added.get(job.name);
     if (blocked?.reservation) {
-      return { start: blocked.reservation.start, reason: `${blocked.base}; the policy would reserve this start for it` };
+      return {
+        start: blocked.reservation.start,
+        reason: `${blocked.base}; the policy would reserve this start for it`,
+      };
     }
     const base = blocked?.base ?? plan.reasons.get(job.name) ?? 'waiting for capacity';
     const ctx = result ? result.ctx : new PassContext(withJob, this.options, this.placement);

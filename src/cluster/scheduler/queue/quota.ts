@@ -19,7 +19,11 @@ export function acceleratorsOf(resources: ResourceSpec): number {
 }
 
 /** Why `user` is at or over a running limit, or null when under every limit. */
-export function runningQuotaReason(user: string, usage: UserUsage | undefined, quota: Quota | undefined): string | null {
+export function runningQuotaReason(
+  user: string,
+  usage: UserUsage | undefined,
+  quota: Quota | undefined,
+): string | null {
   if (!quota) return null;
   const used = usage ?? ZERO;
   const cpu = quota.maxRunningCpuMillis;
@@ -41,7 +45,12 @@ export function runningQuotaReason(user: string, usage: UserUsage | undefined, q
  * Submit-time check of the pending-task limit: null when `newTasks` more pending tasks are
  * allowed, otherwise e.g. `user alice has 40 pending tasks, this job adds 8, limit is 45`.
  */
-export function pendingQuotaProblem(user: string, usage: UserUsage | undefined, quota: Quota | undefined, newTasks: number): string | null {
+export function pendingQuotaProblem(
+  user: string,
+  usage: UserUsage | undefined,
+  quota: Quota | undefined,
+  newTasks: number,
+): string | null {
   const limit = quota?.maxPendingTasks ?? null;
   if (limit === null) return null;
   const pending = usage?.pendingTasks ?? 0;

@@ -41,7 +41,11 @@ export class Explainer {
     const key = `${shapeKey(job)}@${job.coschedule ?? ''}@${size}`;
     if (this.memo.has(key)) return this.memo.get(key)!;
     const scratch = this.ctx.scratch;
-    const reason = explainJob(job, size, { workers: this.ctx.snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken });
+    const reason = explainJob(job, size, {
+      workers: this.ctx.snapshot.workers,
+      free: (w) => scratch.free(w),
+      gangTaken: scratch.gangTaken,
+    });
     this.memo.set(key, reason);
     return reason;
   }

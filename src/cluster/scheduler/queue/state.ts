@@ -47,7 +47,12 @@ export interface StateChanges {
  * every job, so only what it found blocked remains; otherwise the standing jobs stay, less the
  * dropped ones, plus the new ones.
  */
-export function nextQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number): QueueState {
+export function nextQueueState(
+  state: QueueState,
+  changes: StateChanges,
+  resourcesChanged: boolean,
+  pass: number,
+): QueueState {
   const { added, dropped } = changes;
   let blocked: Map<string, Blocked>;
   let reserved: Map<string, Blocked>;
@@ -55,7 +60,8 @@ export function nextQueueState(state: QueueState, changes: StateChanges, resourc
     blocked = new Map(added);
     reserved = new Map();
   } else {
-    if (added.size === 0 && dropped.length === 0) return { blocked: state.blocked, reserved: state.reserved, passes: pass };
+    if (added.size === 0 && dropped.length === 0)
+      return { blocked: state.blocked, reserved: state.reserved, passes: pass };
     blocked = new Map(state.blocked);
     reserved = new Map(state.reserved);
     for (const name of dropped) {
@@ -75,7 +81,13 @@ export function nextQueueState(state: QueueState, changes: StateChanges, resourc
  * `resourcesChanged`, `changes.added` becomes the next state's `blocked` map: the caller hands
  * it over and must not use or change it afterwards.
  */
-export function advanceQueueState(state: QueueState, changes: StateChanges, resourcesChanged: boolean, pass: number, inPlace: boolean): QueueState {
+export function advanceQueueState(
+  state: QueueState,
+  changes: StateChanges,
+  resourcesChanged: boolean,
+  pass: number,
+  inPlace: boolean,
+): QueueState {
   const { added, dropped } = changes;
   const mine = inPlace && state.blocked !== EMPTY_QUEUE_STATE.blocked;
   const reserved = mine ? (state.reserved as Map<string, Blocked>) : new Map(state.reserved);

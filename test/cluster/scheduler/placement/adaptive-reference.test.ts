@@ -18,7 +18,13 @@ import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
 import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
-import type { CacheHint, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
+import type {
+  CacheHint,
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+  WorkerView,
+} from '../../../../src/cluster/scheduler/types.js';
 import { GiB, job, worker } from '../helpers.js';
 
 const NOW = 1_000_000;
@@ -28,10 +34,20 @@ const mu = (w: WorkerView): number => w.capacity.memoryBytes / GiB / 2 + 0.5 * (
 
 interface RefChoice {
   worker: number;
-  decision: { mode: string; pool: number; lambda: number; score: number; runnerUp: { workerId: string; score: number } | null; reuseHit: boolean };
+  decision: {
+    mode: string;
+    pool: number;
+    lambda: number;
+    score: number;
+    runnerUp: { workerId: string; score: number } | null;
+    reuseHit: boolean;
+  };
 }
 
-/** The reference: score every feasible worker and sort. `placedUses`: `${worker}:${key}` -> tasks using key placed there this pass. */
+/**
+ * The reference: score every feasible worker and sort. `placedUses`: `${worker}:${key}` -> tasks using key placed there
+ * this pass.
+ */
 function reference(
   snap: Snapshot,
   opts: PlacementProfile,
@@ -40,11 +56,16 @@ function reference(
   free: Array<{ cpu: number; mem: number }>,
   placedUses: Map<string, number>,
 ): RefChoice | null {
-  const fits = snap.workers.flatMap((w, i) => (w.schedulable && free[i]!.cpu >= jb.resources.cpuMillis && free[i]!.mem >= jb.resources.memoryBytes ? [i] : []));
+  const fits = snap.workers.flatMap((w, i) =>
+    w.schedulable && free[i]!.cpu >= jb.resources.cpuMillis && free[i]!.mem >= jb.resources.memoryBytes ? [i] : [],
+  );
   if (fits.length === 0) return null;
-  const mus = fits.map((i) => mu(snap.workers[i]!)), costs = fits.map((i) => snap.workers[i]!.costPerHour ?? 1);
-  const muMin = Math.min(...mus), muSpan = Math.max(...mus) - muMin;
-  const cMin = Math.min(...costs), cSpan = Math.max(...costs) - cMin;
+  const mus = fits.map((i) => mu(snap.workers[i]!)),
+    costs = fits.map((i) => snap.workers[i]!.costPerHour ?? 1);
+  const muMin = Math.min(...mus),
+    muSpan = Math.max(...mus) - muMin;
+  const cMin = Math.min(...costs),
+    cSpan = Math.max(...costs) - cMin;
   const lambda = opts.lambda[jb.category ?? 'other'];
   const age = Math.min(Math.max(0, snap.now - task.submittedAt) / 1000, 300) * 1e-4;
   const uses = jb.uses ?? [];
@@ -60,14 +81,22 @@ function reference(
     return 1 + busy;
   };
   const scored = fits.map((i, k) => {
-    const base = (muSpan > 0 ? lambda * ((mus[k]! - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((costs[k]! - cMin) / cSpan) : 0);
+    const base =
+      (muSpan > 0 ? lambda * ((mus[k]! - muMin) / muSpan) : 0) -
+      (cSpan > 0 ? (1 - lambda) * ((costs[k]! - cMin) / cSpan) : 0);
     const warm = warmth(i);
     // The reuse bonus: 0.2 scaled by 1 − ĉ (whole on the cheapest candidate) and damped by warmth.
     const costShare = cSpan > 0 ? (costs[k]! - cMin) / cSpan : 0;
-    const score = base + (age + jitter(task.id, snap.workers[i]!.id, opts.jitter)) + (warm > 0 ? (0.2 * (1 - costShare)) / warm : 0);
+    const score =
+      base +
+      (age + jitter(task.id, snap.workers[i]!.id, opts.jitter)) +
+      (warm > 0 ? (0.2 * (1 - costShare)) / warm : 0);
     return { i, score, idle: snap.workers[i]!.lastDispatchAt ?? -Infinity, mu: mus[k]!, warm };
   });
-  scored.sort((a, b) => b.score - a.score || a.idle - b.idle || (opts.selection === 'min-satisfying' ? a.mu - b.mu : 0) || a.i - b.i);
+  scored.sort(
+    (a, b) =>
+      b.score - a.score || a.idle - b.idle || (opts.selection === 'min-satisfying' ? a.mu - b.mu : 0) || a.i - b.i,
+  );
   const [best, second] = scored;
   return {
     worker: best!.i,
@@ -97,17 +126,24 @@ function expectReference(snap: Snapshot, opts: PlacementProfile): number {
     expect(p.decision).toEqual(want!.decision);
     free[want!.worker]!.cpu -= jb.resources.cpuMillis;
     free[want!.worker]!.mem -= jb.resources.memoryBytes;
-    for (const key of jb.uses ?? []) placedUses.set(`${want!.worker}:${key}`, (placedUses.get(`${want!.worker}:${key}`) ?? 0) + 1);
+    for (const key of jb.uses ?? [])
+      placedUses.set(`${want!.worker}:${key}`, (placedUses.get(`${want!.worker}:${key}`) ?? 0) + 1);
     placedTasks.add(p.task);
   }
   for (const task of snap.pending) {
     if (placedTasks.has(task.id)) continue;
-    expect(reference(snap, opts, snap.jobs.get(task.job)!, task, free, placedUses), `${task.id} waits though the reference finds room`).toBeNull();
+    expect(
+      reference(snap, opts, snap.jobs.get(task.job)!, task, free, placedUses),
+      `${task.id} waits though the reference finds room`,
+    ).toBeNull();
   }
   return plan.placements.length;
 }
 
-const hintArb = fc.option(fc.record({ key: fc.constantFrom('m1', 'm2'), state: fc.constantFrom('fresh', 'loading', 'stale') }), { freq: 2 });
+const hintArb = fc.option(
+  fc.record({ key: fc.constantFrom('m1', 'm2'), state: fc.constantFrom('fresh', 'loading', 'stale') }),
+  { freq: 2 },
+);
 /** A machine kind: `copies` identical workers (they tie unless priced per worker). */
 const kindArb = (maxCopies: number, wide = false) =>
   fc.record({
@@ -134,7 +170,12 @@ const warmWorkerArb = fc.record({
   idle: fc.option(fc.integer({ min: 0, max: 2 })),
   disabled: fc.boolean(),
   usedCpu: fc.integer({ min: 0, max: 2 }),
-  hints: fc.array(fc.option(fc.record({ key: fc.constant('m1'), state: fc.constantFrom('fresh', 'fresh', 'loading', 'stale') }), { freq: 8 }), { minLength: 1, maxLength: 1 }),
+  hints: fc.array(
+    fc.option(fc.record({ key: fc.constant('m1'), state: fc.constantFrom('fresh', 'fresh', 'loading', 'stale') }), {
+      freq: 8,
+    }),
+    { minLength: 1, maxLength: 1 },
+  ),
   priceNoise: fc.integer({ min: 0, max: 9 }),
 });
 const jobArb = fc.record({
@@ -164,15 +205,37 @@ function build(kinds: Kind[], states: Array<WorkerState>, jobsIn: Array<JobSpec>
         costPerHour: perWorkerPrice ? kind.cost + st.priceNoise / 10 : kind.cost,
         lastDispatchAt: st.idle === null ? null : NOW - 1000 * st.idle,
       });
-      const hs = st.hints.flatMap((h) => (h ? [{ key: h.key, expiresAt: h.state === 'stale' ? NOW - 1 : NOW + 3_600_000, loading: h.state === 'loading' }] : []));
+      const hs = st.hints.flatMap((h) =>
+        h
+          ? [{ key: h.key, expiresAt: h.state === 'stale' ? NOW - 1 : NOW + 3_600_000, loading: h.state === 'loading' }]
+          : [],
+      );
       if (hs.length > 0) cacheHints.set(id, new Map(hs.map((h) => [h.key, h])));
     }
   }
-  const jobs = jobsIn.map((x, i) => ({ ...job(`/j${i}`, { cpu: x.cpu, memGiB: 1, replicas: x.replicas, seq: i }), category: x.category, ...(x.uses ? { uses: x.uses } : {}) }));
+  const jobs = jobsIn.map((x, i) => ({
+    ...job(`/j${i}`, { cpu: x.cpu, memGiB: 1, replicas: x.replicas, seq: i }),
+    category: x.category,
+    ...(x.uses ? { uses: x.uses } : {}),
+  }));
   const pending: SchedulerTask[] = jobs.flatMap((jb, i) =>
-    Array.from({ length: jb.replicas }, (_, index) => ({ id: `${jb.name}/task-${index}`, job: jb.name, index, submittedAt: NOW - 1000 * jobsIn[i]!.ageS, seq: i * 1000 + index })),
+    Array.from({ length: jb.replicas }, (_, index) => ({
+      id: `${jb.name}/task-${index}`,
+      job: jb.name,
+      index,
+      submittedAt: NOW - 1000 * jobsIn[i]!.ageS,
+      seq: i * 1000 + index,
+    })),
   );
-  return { now: NOW, jobs: new Map(jobs.map((jb) => [jb.name, jb])), pending, workers, usage: new Map(), quotas: new Map(), cacheHints };
+  return {
+    now: NOW,
+    jobs: new Map(jobs.map((jb) => [jb.name, jb])),
+    pending,
+    workers,
+    usage: new Map(),
+    quotas: new Map(),
+    cacheHints,
+  };
 }
 
 describe('the adaptive pass chooses what a plain scoring of every feasible worker chooses', () => {
@@ -193,12 +256,19 @@ describe('the adaptive pass chooses what a plain scoring of every feasible worke
     );
 
   it('property: small pools (a few kinds, a few copies each)', () => run(5, 6, 400, 101));
-  it('property: pools of hundreds of workers with large tie groups (the ranked window grows, most pairs are settled by hash)', () => run(4, 120, 40, 102));
+  it(
+    'property: pools of hundreds of workers with large tie groups (the ranked window grows, most pairs are settled ' +
+      'by hash)',
+    () => run(4, 120, 40, 102),
+  );
   it('property: more hardware kinds than the ranking groups by (its linear fallback)', () => run(60, 3, 60, 103, true));
   it('property: large groups of warm workers (most hold a live hint for m1)', () => run(4, 60, 80, 104, false, true));
 
   it('a tie group of identical workers: the pass picks the reference winner for every task and rotates', () => {
-    const kinds = [{ cpu: 4, mem: 16, cost: 2, copies: 200 }, { cpu: 8, mem: 32, cost: 9, copies: 50 }];
+    const kinds = [
+      { cpu: 4, mem: 16, cost: 2, copies: 200 },
+      { cpu: 8, mem: 32, cost: 9, copies: 50 },
+    ];
     const states = [{ idle: null, disabled: false, usedCpu: 0, hints: [], priceNoise: 0 }];
     const jobsIn = [{ cpu: 1, replicas: 300, category: 'inference' as const, uses: undefined, ageS: 5 }];
     const snap = build(kinds, states, jobsIn, false);

@@ -74,7 +74,8 @@ describe('constraints', () => {
   it.each(table)('%s -> %s', (text, holds) => {
     const verdict = filterWorker(job('/j', { constraints: [parseConstraint(text)] }), w);
     expect(verdict.kind === 'ok').toBe(holds);
-    if (!holds) expect(verdict).toEqual({ kind: 'never', reason: expect.stringContaining('does not satisfy constraint') });
+    if (!holds)
+      expect(verdict).toEqual({ kind: 'never', reason: expect.stringContaining('does not satisfy constraint') });
   });
 
   it('all constraints must hold', () => {
@@ -86,17 +87,32 @@ describe('constraints', () => {
 describe('chain verdicts for one worker', () => {
   it('distinguishes never (capacity, draining) from not now (free)', () => {
     const j = job('/j', { cpu: 2, memGiB: 4 });
-    expect(filterWorker(j, worker('small', { cpu: 1 }))).toEqual({ kind: 'never', reason: 'need 2 CPU, worker small has 1' });
-    expect(filterWorker(j, worker('d', { schedulable: false }))).toEqual({ kind: 'never', reason: 'worker d is draining' });
-    expect(filterWorker(j, worker('busy', { freeCpu: 1 }))).toEqual({ kind: 'not_now', reason: 'need 2 CPU, worker busy has 1 free' });
-    expect(filterWorker(j, worker('full', { freeMemGiB: 1 }))).toEqual({ kind: 'not_now', reason: 'need 4GiB memory, worker full has 1GiB free' });
+    expect(filterWorker(j, worker('small', { cpu: 1 }))).toEqual({
+      kind: 'never',
+      reason: 'need 2 CPU, worker small has 1',
+    });
+    expect(filterWorker(j, worker('d', { schedulable: false }))).toEqual({
+      kind: 'never',
+      reason: 'worker d is draining',
+    });
+    expect(filterWorker(j, worker('busy', { freeCpu: 1 }))).toEqual({
+      kind: 'not_now',
+      reason: 'need 2 CPU, worker busy has 1 free',
+    });
+    expect(filterWorker(j, worker('full', { freeMemGiB: 1 }))).toEqual({
+      kind: 'not_now',
+      reason: 'need 4GiB memory, worker full has 1GiB free',
+    });
     expect(filterWorker(j, worker('ok'))).toEqual({ kind: 'ok' });
   });
 
   it('gpu count is capacity taken from free devices', () => {
     const j = job('/g', { device: { type: 'gpu', variant: null, count: 4 } });
     expect(filterWorker(j, gpuWorker('w', 'H100', 2)).kind).toBe('never');
-    expect(filterWorker(j, gpuWorker('w', 'H100', 8, { freeDevices: [1, 5, 6] }))).toEqual({ kind: 'not_now', reason: 'need 4 GPUs, worker w has 3 free' });
+    expect(filterWorker(j, gpuWorker('w', 'H100', 8, { freeDevices: [1, 5, 6] }))).toEqual({
+      kind: 'not_now',
+      reason: 'need 4 GPUs, worker w has 3 free',
+    });
     expect(filterWorker(j, gpuWorker('w', 'H100', 8, { freeDevices: [0, 1, 5, 6] })).kind).toBe('ok');
   });
 });
@@ -104,14 +120,29 @@ describe('chain verdicts for one worker', () => {
 describe('gpu memory in one pass', () => {
   const GiB = 1024 ** 3;
   const gpus = (id: string, memoryGiB: number | null): WorkerView =>
-    worker(id, { cpu: 8, device: { type: 'gpu', variant: 'H100', count: 1, ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }) } });
+    worker(id, {
+      cpu: 8,
+      device: {
+        type: 'gpu',
+        variant: 'H100',
+        count: 1,
+        ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }),
+      },
+    });
   const asking = (name: string, memoryGiB: number | null): SchedulerJob =>
-    job(name, { device: { type: 'gpu', variant: null, count: 1, ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }) } });
+    job(name, {
+      device: { type: 'gpu', variant: null, count: 1, ...(memoryGiB === null ? {} : { memoryBytes: memoryGiB * GiB }) },
+    });
 
   it('jobs that differ only in gpu memory get their own candidates: each lands where its memory fits', () => {
     // Same device type and variant: were gpu memory not in the static key, /any would reuse the
     // candidates of /mid (g48, g80) and take g80, leaving /big nowhere to go.
-    const plan = schedule(snapshot([asking('/mid', 40), asking('/any', null), asking('/big', 80)], [gpus('unknown', null), gpus('g48', 48), gpus('g80', 80)]));
+    const plan = schedule(
+      snapshot(
+        [asking('/mid', 40), asking('/any', null), asking('/big', 80)],
+        [gpus('unknown', null), gpus('g48', 48), gpus('g80', 80)],
+      ),
+    );
     expect(where(plan)).toEqual({ '/mid/task-0': 'g48', '/any/task-0': 'unknown', '/big/task-0': 'g80' });
   });
 });

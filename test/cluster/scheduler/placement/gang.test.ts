@@ -8,7 +8,12 @@ const gang = (name: string, replicas: number, o: Parameters<typeof job>[1] = {})
 
 describe('gangs (seed 002)', () => {
   it('maps task index to tpu-worker-id order, not worker list order', () => {
-    const workers = [tpuWorker('z', 's1', 3), tpuWorker('y', 's1', 1), tpuWorker('x', 's1', 2), tpuWorker('w', 's1', 0)];
+    const workers = [
+      tpuWorker('z', 's1', 3),
+      tpuWorker('y', 's1', 1),
+      tpuWorker('x', 's1', 2),
+      tpuWorker('w', 's1', 0),
+    ];
     const plan = schedule(snapshot([gang('/g', 4)], workers));
     expect(where(plan)).toEqual({ '/g/task-0': 'w', '/g/task-1': 'y', '/g/task-2': 'x', '/g/task-3': 'z' });
     expect(plan.placements.every((p) => p.deviceIndices.join() === '0,1,2,3')).toBe(true);
@@ -20,28 +25,46 @@ describe('gangs (seed 002)', () => {
   });
 
   it('without tpu-worker-id falls back to worker id order', () => {
-    const attrs = (slice: string) => ({ device: { type: 'cpu' as const, variant: null, count: 0 }, attributes: { rack: slice } });
+    const attrs = (slice: string) => ({
+      device: { type: 'cpu' as const, variant: null, count: 0 },
+      attributes: { rack: slice },
+    });
     const g = job('/g', { coschedule: 'rack', replicas: 2 });
     const plan = schedule(snapshot([g], [worker('b', attrs('r1')), worker('a', attrs('r1'))]));
     expect(where(plan)).toEqual({ '/g/task-0': 'a', '/g/task-1': 'b' });
   });
 
   it('is all-or-nothing: 3 of 4 fitting workers place nothing', () => {
-    const workers = [tpuWorker('w0', 's', 0), tpuWorker('w1', 's', 1), tpuWorker('w2', 's', 2), tpuWorker('w3', 's', 3, { freeDevices: [] })];
+    const workers = [
+      tpuWorker('w0', 's', 0),
+      tpuWorker('w1', 's', 1),
+      tpuWorker('w2', 's', 2),
+      tpuWorker('w3', 's', 3, { freeDevices: [] }),
+    ];
     const plan = schedule(snapshot([gang('/g', 4)], workers));
     expect(plan.placements).toEqual([]);
     expect(plan.reasons.get('/g')).toBe('need 4 workers in one tpu-name group, largest free group has 3');
   });
 
   it('never splits a gang across groups', () => {
-    const workers = [tpuWorker('a0', 'a', 0), tpuWorker('a1', 'a', 1), tpuWorker('b0', 'b', 0), tpuWorker('b1', 'b', 1)];
+    const workers = [
+      tpuWorker('a0', 'a', 0),
+      tpuWorker('a1', 'a', 1),
+      tpuWorker('b0', 'b', 0),
+      tpuWorker('b1', 'b', 1),
+    ];
     const plan = schedule(snapshot([gang('/g', 3)], workers));
     expect(plan.placements).toEqual([]);
     expect(plan.reasons.get('/g')).toBe('need 3 workers in one tpu-name group, largest group has 2');
   });
 
   it('on TPU hosts task i runs on tpu-worker-id i: a busy host 0 is not skipped, the gang waits', () => {
-    const workers = [tpuWorker('w0', 's', 0, { freeCpu: 1 }), tpuWorker('w1', 's', 1), tpuWorker('w2', 's', 2), tpuWorker('w3', 's', 3)];
+    const workers = [
+      tpuWorker('w0', 's', 0, { freeCpu: 1 }),
+      tpuWorker('w1', 's', 1),
+      tpuWorker('w2', 's', 2),
+      tpuWorker('w3', 's', 3),
+    ];
     const plan = schedule(snapshot([gang('/g', 2)], workers));
     expect(plan.placements).toEqual([]);
     expect(plan.reasons.get('/g')).toBeDefined();
@@ -66,15 +89,30 @@ describe('gangs (seed 002)', () => {
 
   it('two gangs never share workers, even when capacity would allow it', () => {
     const small = { cpu: 1, memGiB: 1, device: { type: 'tpu' as const, variant: 'v5litepod-16', chips: 1 } };
-    const workers = [tpuWorker('a0', 'a', 0), tpuWorker('a1', 'a', 1), tpuWorker('b0', 'b', 0), tpuWorker('b1', 'b', 1)];
-    const plan = schedule(snapshot([gang('/g1', 2, { ...small, rootSubmittedAt: 0 }), gang('/g2', 2, { ...small, rootSubmittedAt: 1 })], workers));
+    const workers = [
+      tpuWorker('a0', 'a', 0),
+      tpuWorker('a1', 'a', 1),
+      tpuWorker('b0', 'b', 0),
+      tpuWorker('b1', 'b', 1),
+    ];
+    const plan = schedule(
+      snapshot(
+        [gang('/g1', 2, { ...small, rootSubmittedAt: 0 }), gang('/g2', 2, { ...small, rootSubmittedAt: 1 })],
+        workers,
+      ),
+    );
     expect(where(plan)).toEqual({ '/g1/task-0': 'a0', '/g1/task-1': 'a1', '/g2/task-0': 'b0', '/g2/task-1': 'b1' });
   });
 
   it('a gang that cannot get a group of its own waits, with a reason', () => {
     const small = { cpu: 1, memGiB: 1, device: { type: 'tpu' as const, variant: 'v5litepod-16', chips: 1 } };
     const workers = [tpuWorker('a0', 'a', 0), tpuWorker('a1', 'a', 1)];
-    const plan = schedule(snapshot([gang('/g1', 2, { ...small, rootSubmittedAt: 0 }), gang('/g2', 2, { ...small, rootSubmittedAt: 1 })], workers));
+    const plan = schedule(
+      snapshot(
+        [gang('/g1', 2, { ...small, rootSubmittedAt: 0 }), gang('/g2', 2, { ...small, rootSubmittedAt: 1 })],
+        workers,
+      ),
+    );
     expect(Object.keys(where(plan))).toEqual(['/g1/task-0', '/g1/task-1']);
     expect(plan.reasons.get('/g2')).toBe('need 2 workers in one tpu-name group, largest free group has 0');
   });
@@ -89,7 +127,9 @@ describe('gangs (seed 002)', () => {
 
   it('gangs follow queue order among themselves', () => {
     const workers = [tpuWorker('t0', 's', 0), tpuWorker('t1', 's', 1)];
-    const plan = schedule(snapshot([gang('/late', 2, { rootSubmittedAt: 9 }), gang('/early', 2, { rootSubmittedAt: 1 })], workers));
+    const plan = schedule(
+      snapshot([gang('/late', 2, { rootSubmittedAt: 9 }), gang('/early', 2, { rootSubmittedAt: 1 })], workers),
+    );
     expect(Object.keys(where(plan)).sort()).toEqual(['/early/task-0', '/early/task-1']);
   });
 
@@ -101,7 +141,9 @@ describe('gangs (seed 002)', () => {
   });
 
   it('explains a gang whose attribute no worker has', () => {
-    const plan = schedule(snapshot([gang('/g', 2)], [worker('c', { device: { type: 'tpu', variant: 'v5litepod-16', count: 4 } })]));
+    const plan = schedule(
+      snapshot([gang('/g', 2)], [worker('c', { device: { type: 'tpu', variant: 'v5litepod-16', count: 4 } })]),
+    );
     expect(plan.reasons.get('/g')).toBe('no tpu worker has the tpu-name attribute');
   });
 });

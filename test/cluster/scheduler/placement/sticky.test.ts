@@ -19,7 +19,9 @@ describe('the sticky filter', () => {
     expect(STICKY.check(j, view, 1, true).kind).toBe('ok');
     const other = STICKY.check(j, view, 0, true);
     expect(other.kind).toBe('not_now');
-    expect(other.kind !== 'ok' && other.reasons.map((r) => r.message)).toEqual(['worker w0 is not w1, where /p/train ran']);
+    expect(other.kind !== 'ok' && other.reasons.map((r) => r.message)).toEqual([
+      'worker w0 is not w1, where /p/train ran',
+    ]);
     expect(STICKY.check(j, view, 0, false).kind).toBe('not_now');
   });
 

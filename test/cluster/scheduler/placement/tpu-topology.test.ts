@@ -13,7 +13,12 @@ import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { snapshot, where } from '../helpers.js';
 
-const PROBE: MachineProbe = { cpus: () => 8, memoryBytes: () => 64 * 1024 ** 3, gpus: () => [], tpuDevicePaths: () => [] };
+const PROBE: MachineProbe = {
+  cpus: () => 8,
+  memoryBytes: () => 64 * 1024 ** 3,
+  gpus: () => [],
+  tpuDevicePaths: () => [],
+};
 
 function cluster(raw: unknown): WorkerView[] {
   return validateConfig(raw, '/t/.irisrc.yaml', PROBE).workers.map((w: WorkerSpec) => ({
@@ -21,7 +26,11 @@ function cluster(raw: unknown): WorkerView[] {
     device: w.device,
     attributes: w.attributes,
     capacity: { cpuMillis: w.cpuMillis, memoryBytes: w.memoryBytes },
-    free: { cpuMillis: w.cpuMillis, memoryBytes: w.memoryBytes, devices: Array.from({ length: w.device.count }, (_, i) => i) },
+    free: {
+      cpuMillis: w.cpuMillis,
+      memoryBytes: w.memoryBytes,
+      devices: Array.from({ length: w.device.count }, (_, i) => i),
+    },
     schedulable: true,
   }));
 }
@@ -30,10 +39,23 @@ function submitted(req: Partial<SubmitRequest>, seq = 0): SchedulerJob {
   let n = 0;
   const request = parseSubmitRequest({ command: ['python', 'train.py'], ...req } as SubmitRequest);
   const names = { generateName: () => `job-${++n}`, isNameTaken: () => false };
-  const { spec } = resolveJob(request, null, names, { user: 'alice', cwd: '/w', timeLimitMs: null, maxPreemptions: 100, image: null });
+  const { spec } = resolveJob(request, null, names, {
+    user: 'alice',
+    cwd: '/w',
+    timeLimitMs: null,
+    maxPreemptions: 100,
+    image: null,
+  });
   return {
-    name: spec.name, depth: 1, rootSubmittedAt: seq, seq, user: spec.user, resources: spec.resources,
-    constraints: spec.constraints, coschedule: spec.coschedule, replicas: spec.replicas,
+    name: spec.name,
+    depth: 1,
+    rootSubmittedAt: seq,
+    seq,
+    user: spec.user,
+    resources: spec.resources,
+    constraints: spec.constraints,
+    coschedule: spec.coschedule,
+    replicas: spec.replicas,
   };
 }
 
@@ -59,11 +81,19 @@ describe('a declared 4-host slice runs `--tpu v5litepod-16` as one gang, task i 
       '/train/task-2': 'slice-a-2',
       '/train/task-3': 'slice-a-3',
     });
-    expect(plan.placements.map((p) => p.deviceIndices)).toEqual([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]);
+    expect(plan.placements.map((p) => p.deviceIndices)).toEqual([
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+    ]);
   });
 
   it('two slice jobs get one slice each', () => {
-    const jobs = [submitted({ name: 'one', tpu: 'v5litepod-16' }, 0), submitted({ name: 'two', tpu: 'v5litepod-16' }, 1)];
+    const jobs = [
+      submitted({ name: 'one', tpu: 'v5litepod-16' }, 0),
+      submitted({ name: 'two', tpu: 'v5litepod-16' }, 1),
+    ];
     const placed = where(schedule(snapshot(jobs, workers)));
     expect(placed['/one/task-3']).toBe('slice-a-3');
     expect(placed['/two/task-3']).toBe('slice-b-3');
@@ -72,13 +102,19 @@ describe('a declared 4-host slice runs `--tpu v5litepod-16` as one gang, task i 
   it.each([
     ['a variant no worker offers', { tpu: 'v5p-8' }, 'no tpu worker of variant v5p-8'],
     ['a bigger slice than any declared', { tpu: 'v5litepod-32' }, 'no tpu worker of variant v5litepod-32'],
-    ['more memory than a host has', { tpu: 'v5litepod-16', memory: '32GiB' }, 'need 32GiB memory, largest worker has 16GiB'],
+    [
+      'more memory than a host has',
+      { tpu: 'v5litepod-16', memory: '32GiB' },
+      'need 32GiB memory, largest worker has 16GiB',
+    ],
   ])('refuses at submit %s, with the reason', (_label, req, reason) => {
     expect(neverReason(submitted(req), workers)).toBe(reason);
   });
 
   it('a cluster without TPUs says so', () => {
-    expect(neverReason(submitted({ tpu: 'v5litepod-16' }), cluster({ workers: [{ name: 'c' }] }))).toBe('no tpu workers in the cluster');
+    expect(neverReason(submitted({ tpu: 'v5litepod-16' }), cluster({ workers: [{ name: 'c' }] }))).toBe(
+      'no tpu workers in the cluster',
+    );
   });
 
   it('a slice job fits the declared topology', () => {

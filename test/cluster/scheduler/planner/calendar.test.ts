@@ -106,7 +106,16 @@ describe('Calendar', () => {
     ['infinite start', () => new Calendar(1).add(-Infinity, 1, 1), /span start must be a finite number/],
     ['NaN end', () => new Calendar(1).add(0, Number.NaN, 1), /span end must be a number/],
     ['unknown id', () => new Calendar(1).remove(42), /unknown span id 42/],
-    ['removed twice', () => { const c = new Calendar(1); const id = c.add(0, 1, 1); c.remove(id); c.remove(id); }, /unknown span id/],
+    [
+      'removed twice',
+      () => {
+        const c = new Calendar(1);
+        const id = c.add(0, 1, 1);
+        c.remove(id);
+        c.remove(id);
+      },
+      /unknown span id/,
+    ],
     ['negative duration', () => new Calendar(1).earliest(0, -1, 1), /duration must be a number >= 0/],
     ['negative capacity', () => new Calendar(-1), /capacity must be a finite number >= 0/],
   ])('rejects %s with an IrisError', (_name, run, message) => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { earliestGang, WorkerCalendar, type Amounts, type WorkerSlot } from '../../../../src/cluster/scheduler/planner/index.js';
+import {
+  earliestGang,
+  WorkerCalendar,
+  type Amounts,
+  type WorkerSlot,
+} from '../../../../src/cluster/scheduler/planner/index.js';
 
 const cap: Amounts = { cpuMillis: 4000, memoryBytes: 16, devices: 4 };
 const fourChips: Amounts = { cpuMillis: 1000, memoryBytes: 1, devices: 4 };

@@ -68,7 +68,11 @@ export class NaiveCalendar {
 export class NaiveWorker {
   readonly cals: NaiveCalendar[];
   constructor(capacity: Amounts) {
-    this.cals = [new NaiveCalendar(capacity.cpuMillis), new NaiveCalendar(capacity.memoryBytes), new NaiveCalendar(capacity.devices)];
+    this.cals = [
+      new NaiveCalendar(capacity.cpuMillis),
+      new NaiveCalendar(capacity.memoryBytes),
+      new NaiveCalendar(capacity.devices),
+    ];
   }
   add(id: number, start: number, end: number, req: Amounts): void {
     [req.cpuMillis, req.memoryBytes, req.devices].forEach((a, i) => this.cals[i]!.add(id, start, end, a));

@@ -5,8 +5,14 @@ import { NaiveCalendar, NaiveWorker } from './naive.js';
 
 // Small time and amount domains so spans share points and overlap a lot.
 const time = fc.integer({ min: 0, max: 30 });
-const end = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 12 }) }, { weight: 1, arbitrary: fc.constant(Infinity) });
-const duration = fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 0, max: 15 }) }, { weight: 1, arbitrary: fc.constant(Infinity) });
+const end = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 12 }) },
+  { weight: 1, arbitrary: fc.constant(Infinity) },
+);
+const duration = fc.oneof(
+  { weight: 5, arbitrary: fc.integer({ min: 0, max: 15 }) },
+  { weight: 1, arbitrary: fc.constant(Infinity) },
+);
 
 type Op =
   | { kind: 'add'; start: number; len: number; amount: number }
@@ -15,9 +21,25 @@ type Op =
 
 const op = (maxAmount: number): fc.Arbitrary<Op> =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), start: time, len: end, amount: fc.integer({ min: 0, max: maxAmount }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('add' as const),
+        start: time,
+        len: end,
+        amount: fc.integer({ min: 0, max: maxAmount }),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -2, max: 45 }), duration, amount: fc.integer({ min: 0, max: maxAmount + 1 }) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('query' as const),
+        t: fc.integer({ min: -2, max: 45 }),
+        duration,
+        amount: fc.integer({ min: 0, max: maxAmount + 1 }),
+      }),
+    },
   );
 
 /**
@@ -56,13 +78,19 @@ function applyOps<V, A extends { kind: 'add'; start: number; len: number }, Q ex
 function replay(total: number, ops: readonly Op[], blockSize?: number): void {
   const cal = new Calendar(total, blockSize);
   const ref = new NaiveCalendar(total);
-  const live = applyOps(cal, ref, ops, (o: Extract<Op, { kind: 'add' }>) => o.amount, (o: Extract<Op, { kind: 'query' }>) => {
-    expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
-    expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
-    expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
-    expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
-    expect(cal.nextChange(o.t)).toBe(ref.nextChange(o.t));
-  });
+  const live = applyOps(
+    cal,
+    ref,
+    ops,
+    (o: Extract<Op, { kind: 'add' }>) => o.amount,
+    (o: Extract<Op, { kind: 'query' }>) => {
+      expect(cal.availableAt(o.t)).toBe(ref.availableAt(o.t));
+      expect(cal.minAvailable(o.t, o.duration)).toBe(ref.minAvailable(o.t, o.duration));
+      expect(cal.fits(o.t, o.duration, o.amount)).toBe(ref.fits(o.t, o.duration, o.amount));
+      expect(cal.earliest(o.t, o.duration, o.amount)).toBe(ref.earliest(o.t, o.duration, o.amount));
+      expect(cal.nextChange(o.t)).toBe(ref.nextChange(o.t));
+    },
+  );
   // Removing everything leaves no change points behind.
   for (const id of live) cal.remove(id);
   expect(cal.points).toBe(0);
@@ -72,7 +100,9 @@ function replay(total: number, ops: readonly Op[], blockSize?: number): void {
 describe('Calendar matches a brute-force reference', () => {
   it('on random add / remove / query sequences (with Infinity ends and durations)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 60 }), (total, ops) => replay(total, ops)),
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 60 }), (total, ops) =>
+        replay(total, ops),
+      ),
       { numRuns: 400 },
     );
   });
@@ -81,7 +111,9 @@ describe('Calendar matches a brute-force reference', () => {
   // blocks, lazy offsets and stepping over whole blocks are all exercised.
   it.each([2, 3, 5])('with blocks of %i points', (blockSize) => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 80 }), (total, ops) => replay(total, ops, blockSize)),
+      fc.property(fc.integer({ min: 0, max: 8 }), fc.array(op(6), { maxLength: 80 }), (total, ops) =>
+        replay(total, ops, blockSize),
+      ),
       { numRuns: 300 },
     );
   });
@@ -89,13 +121,32 @@ describe('Calendar matches a brute-force reference', () => {
   // Few distinct amounts and queries that mostly ask for a lot: many free gaps just too short.
   it('on near-full calendars with many short gaps', () => {
     const packedOp: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), start: fc.integer({ min: 0, max: 60 }), len: fc.integer({ min: 1, max: 6 }), amount: fc.integer({ min: 1, max: 3 }) }) },
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('add' as const),
+          start: fc.integer({ min: 0, max: 60 }),
+          len: fc.integer({ min: 1, max: 6 }),
+          amount: fc.integer({ min: 1, max: 3 }),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -1, max: 62 }), duration: fc.integer({ min: 0, max: 8 }), amount: fc.integer({ min: 1, max: 4 }) }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('query' as const),
+          t: fc.integer({ min: -1, max: 62 }),
+          duration: fc.integer({ min: 0, max: 8 }),
+          amount: fc.integer({ min: 1, max: 4 }),
+        }),
+      },
     );
     fc.assert(
-      fc.property(fc.integer({ min: 3, max: 5 }), fc.integer({ min: 2, max: 6 }), fc.array(packedOp, { maxLength: 120 }), (total, blockSize, ops) =>
-        replay(total, ops, blockSize),
+      fc.property(
+        fc.integer({ min: 3, max: 5 }),
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(packedOp, { maxLength: 120 }),
+        (total, blockSize, ops) => replay(total, ops, blockSize),
       ),
       { numRuns: 200 },
     );
@@ -103,7 +154,11 @@ describe('Calendar matches a brute-force reference', () => {
 });
 
 describe('WorkerCalendar.earliest matches a brute-force reference', () => {
-  const amounts = fc.record({ cpuMillis: fc.integer({ min: 0, max: 4 }), memoryBytes: fc.integer({ min: 0, max: 4 }), devices: fc.integer({ min: 0, max: 2 }) });
+  const amounts = fc.record({
+    cpuMillis: fc.integer({ min: 0, max: 4 }),
+    memoryBytes: fc.integer({ min: 0, max: 4 }),
+    devices: fc.integer({ min: 0, max: 2 }),
+  });
   const wop = fc.oneof(
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), start: time, len: end, req: amounts }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
@@ -116,10 +171,16 @@ describe('WorkerCalendar.earliest matches a brute-force reference', () => {
         const cal = new WorkerCalendar(capacity);
         const ref = new NaiveWorker(capacity);
         type WorkerOp = (typeof ops)[number];
-        applyOps(cal, ref, ops, (o: Extract<WorkerOp, { kind: 'add' }>) => o.req, (o: Extract<WorkerOp, { kind: 'query' }>) => {
-          expect(cal.fits(o.t, o.duration, o.req)).toBe(ref.fits(o.t, o.duration, o.req));
-          expect(cal.earliest(o.t, o.duration, o.req)).toBe(ref.earliest(o.t, o.duration, o.req));
-        });
+        applyOps(
+          cal,
+          ref,
+          ops,
+          (o: Extract<WorkerOp, { kind: 'add' }>) => o.req,
+          (o: Extract<WorkerOp, { kind: 'query' }>) => {
+            expect(cal.fits(o.t, o.duration, o.req)).toBe(ref.fits(o.t, o.duration, o.req));
+            expect(cal.earliest(o.t, o.duration, o.req)).toBe(ref.earliest(o.t, o.duration, o.req));
+          },
+        );
       }),
       { numRuns: 300 },
     );

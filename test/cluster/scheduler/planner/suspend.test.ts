@@ -13,11 +13,27 @@ type Op =
 
 const pick = (kind: 'remove' | 'suspend' | 'resume') => fc.record({ kind: fc.constant(kind), pick: fc.nat() });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('add' as const), start: fc.integer({ min: 0, max: 30 }), len: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constant(Infinity)), amount: fc.integer({ min: 0, max: 5 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      start: fc.integer({ min: 0, max: 30 }),
+      len: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constant(Infinity)),
+      amount: fc.integer({ min: 0, max: 5 }),
+    }),
+  },
   { weight: 1, arbitrary: pick('remove') },
   { weight: 2, arbitrary: pick('suspend') },
   { weight: 2, arbitrary: pick('resume') },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('query' as const), t: fc.integer({ min: -2, max: 45 }), duration: fc.oneof(fc.integer({ min: 0, max: 15 }), fc.constant(Infinity)), amount: fc.integer({ min: 0, max: 7 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('query' as const),
+      t: fc.integer({ min: -2, max: 45 }),
+      duration: fc.oneof(fc.integer({ min: 0, max: 15 }), fc.constant(Infinity)),
+      amount: fc.integer({ min: 0, max: 7 }),
+    }),
+  },
 );
 
 function replay(total: number, blockSize: number, ops: readonly Op[]): void {
@@ -69,12 +85,21 @@ function replay(total: number, blockSize: number, ops: readonly Op[]): void {
 }
 
 describe('Calendar.suspend / resume', () => {
-  it('answers as without the span while suspended and as with it once resumed (random sequences, small and default blocks)', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8 }), fc.constantFrom(2, 3, 5, 256), fc.array(op, { maxLength: 80 }), (total, blockSize, ops) => replay(total, blockSize, ops)),
-      { numRuns: 400 },
-    );
-  });
+  it(
+    'answers as without the span while suspended and as with it once resumed (random sequences, small and default ' +
+      'blocks)',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 8 }),
+          fc.constantFrom(2, 3, 5, 256),
+          fc.array(op, { maxLength: 80 }),
+          (total, blockSize, ops) => replay(total, blockSize, ops),
+        ),
+        { numRuns: 400 },
+      );
+    },
+  );
 
   it('suspends every resource of a worker span', () => {
     const cal = new WorkerCalendar({ cpuMillis: 4, memoryBytes: 4, devices: 2 });

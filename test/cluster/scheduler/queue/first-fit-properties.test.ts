@@ -55,7 +55,11 @@ function build(ws: Generated<typeof workerArb>[], js: Generated<typeof jobArb>[]
       device: { type: w.kind, variant: w.kind === 'cpu' ? null : w.kind === 'tpu' ? 'v5e' : w.variant, count },
       attributes,
       capacity: { cpuMillis: cpu, memoryBytes: mem },
-      free: { cpuMillis: Math.floor((cpu * (100 - w.busy)) / 100), memoryBytes: Math.floor((mem * (100 - w.busy)) / 100), devices: freeDevices },
+      free: {
+        cpuMillis: Math.floor((cpu * (100 - w.busy)) / 100),
+        memoryBytes: Math.floor((mem * (100 - w.busy)) / 100),
+        devices: freeDevices,
+      },
       schedulable: w.schedulable,
     };
   });
@@ -66,20 +70,42 @@ function build(ws: Generated<typeof workerArb>[], js: Generated<typeof jobArb>[]
     const j = js[i]!;
     const name = ['', `r${j.root}`, ...Array.from({ length: j.depth - 1 }, (_, k) => `c${i}-${k}`), `j${i}`].join('/');
     const device =
-      j.device === 'gpu' ? { type: 'gpu' as const, variant: null, count: j.devCount }
-      : j.device === 'gpuA' ? { type: 'gpu' as const, variant: 'A', count: j.devCount }
-      : j.device === 'tpu' ? { type: 'tpu' as const, variant: 'v5e', chips: j.devCount }
-      : null;
+      j.device === 'gpu'
+        ? { type: 'gpu' as const, variant: null, count: j.devCount }
+        : j.device === 'gpuA'
+          ? { type: 'gpu' as const, variant: 'A', count: j.devCount }
+          : j.device === 'tpu'
+            ? { type: 'tpu' as const, variant: 'v5e', chips: j.devCount }
+            : null;
     const job: SchedulerJob = {
-      name, depth: j.depth + 1, rootSubmittedAt: j.root, seq: seq++, user: j.user,
+      name,
+      depth: j.depth + 1,
+      rootSubmittedAt: j.root,
+      seq: seq++,
+      user: j.user,
       resources: { cpuMillis: j.cpu * 500, memoryBytes: j.mem * (GiB / 2), device },
-      constraints: CONSTRAINTS[j.constraint]!, coschedule: j.gang ? 'tpu-name' : null, replicas: j.replicas,
+      constraints: CONSTRAINTS[j.constraint]!,
+      coschedule: j.gang ? 'tpu-name' : null,
+      replicas: j.replicas,
     };
     jobs.set(name, job);
-    for (let t = 0; t < j.replicas; t++) pending.push({ id: `${name}/task-${t}`, job: name, index: t, submittedAt: i % 3, seq: seq++ });
+    for (let t = 0; t < j.replicas; t++)
+      pending.push({ id: `${name}/task-${t}`, job: name, index: t, submittedAt: i % 3, seq: seq++ });
   }
-  const quotas = withQuotas ? new Map([['u1', quota({ maxRunningCpuMillis: 3000 })], ['u2', quota({ maxRunningAccelerators: 2 })]]) : new Map();
-  return { now: 0, jobs, pending: pending.reverse(), workers, usage: new Map([['u1', usage({ cpuMillis: 1000 })]]), quotas };
+  const quotas = withQuotas
+    ? new Map([
+        ['u1', quota({ maxRunningCpuMillis: 3000 })],
+        ['u2', quota({ maxRunningAccelerators: 2 })],
+      ])
+    : new Map();
+  return {
+    now: 0,
+    jobs,
+    pending: pending.reverse(),
+    workers,
+    usage: new Map([['u1', usage({ cpuMillis: 1000 })]]),
+    quotas,
+  };
 }
 
 function checkInvariants(snap: Snapshot, plan: Plan): void {
@@ -134,7 +160,11 @@ function checkInvariants(snap: Snapshot, plan: Plan): void {
 
 /** Reference first-fit: O(tasks x workers), queue order, no gangs, no quotas. */
 function naiveFirstFit(snap: Snapshot): Array<[string, string]> {
-  const free = snap.workers.map((w) => ({ cpu: w.free.cpuMillis, mem: w.free.memoryBytes, dev: w.free.devices.length }));
+  const free = snap.workers.map((w) => ({
+    cpu: w.free.cpuMillis,
+    mem: w.free.memoryBytes,
+    dev: w.free.devices.length,
+  }));
   const out: Array<[string, string]> = [];
   for (const task of orderPending(snap)) {
     const job = snap.jobs.get(task.job)!;
@@ -142,8 +172,12 @@ function naiveFirstFit(snap: Snapshot): Array<[string, string]> {
     const need = devicesNeeded(r);
     const i = snap.workers.findIndex(
       (w, k) =>
-        w.schedulable && deviceCompatible(r.device, w.device) && job.constraints.every((c) => constraintHolds(c, w.attributes)) &&
-        free[k]!.cpu >= r.cpuMillis && free[k]!.mem >= r.memoryBytes && free[k]!.dev >= need,
+        w.schedulable &&
+        deviceCompatible(r.device, w.device) &&
+        job.constraints.every((c) => constraintHolds(c, w.attributes)) &&
+        free[k]!.cpu >= r.cpuMillis &&
+        free[k]!.mem >= r.memoryBytes &&
+        free[k]!.dev >= need,
     );
     if (i < 0) continue;
     free[i]!.cpu -= r.cpuMillis;
@@ -155,25 +189,41 @@ function naiveFirstFit(snap: Snapshot): Array<[string, string]> {
 }
 
 describe('schedule properties', () => {
-  it('never over-commits, places each task at most once, gangs all-or-nothing, reasons for exactly the waiting jobs', () => {
-    fc.assert(
-      fc.property(fc.array(workerArb, { maxLength: 12 }), fc.array(jobArb, { maxLength: 12 }), fc.boolean(), (ws, js, withQuotas) => {
-        const snap = build(ws, js, withQuotas);
-        const plan = schedule(snap);
-        checkInvariants(snap, plan);
-        expect(schedule(snap)).toEqual(plan); // deterministic
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'never over-commits, places each task at most once, gangs all-or-nothing, reasons for exactly the waiting ' +
+      'jobs',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(workerArb, { maxLength: 12 }),
+          fc.array(jobArb, { maxLength: 12 }),
+          fc.boolean(),
+          (ws, js, withQuotas) => {
+            const snap = build(ws, js, withQuotas);
+            const plan = schedule(snap);
+            checkInvariants(snap, plan);
+            expect(schedule(snap)).toEqual(plan); // deterministic
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it('independent tasks without quotas match a naive first-fit exactly (no head-of-line blocking)', () => {
     fc.assert(
-      fc.property(fc.array(workerArb, { maxLength: 40 }), fc.array(jobArb.map((j) => ({ ...j, gang: false })), { maxLength: 25 }), (ws, js) => {
-        const snap = build(ws, js, false);
-        const plan = schedule(snap);
-        expect(plan.placements.map((p) => [p.task, p.workerId])).toEqual(naiveFirstFit(snap));
-      }),
+      fc.property(
+        fc.array(workerArb, { maxLength: 40 }),
+        fc.array(
+          jobArb.map((j) => ({ ...j, gang: false })),
+          { maxLength: 25 },
+        ),
+        (ws, js) => {
+          const snap = build(ws, js, false);
+          const plan = schedule(snap);
+          expect(plan.placements.map((p) => [p.task, p.workerId])).toEqual(naiveFirstFit(snap));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -61,7 +61,10 @@ describe('devices', () => {
   it('two tasks on one 8-GPU worker get disjoint indices, lowest first', () => {
     const j = job('/g', { device: { type: 'gpu', variant: 'H100', count: 3 }, replicas: 2 });
     const plan = schedule(snapshot([j], [gpuWorker('w', 'H100', 8, { freeDevices: [7, 0, 2, 1, 5, 6] })]));
-    expect(plan.placements.map((p) => p.deviceIndices)).toEqual([[0, 1, 2], [5, 6, 7]]);
+    expect(plan.placements.map((p) => p.deviceIndices)).toEqual([
+      [0, 1, 2],
+      [5, 6, 7],
+    ]);
   });
 
   it('cpu-only tasks take no device indices', () => {
@@ -71,7 +74,11 @@ describe('devices', () => {
 
   it('gpu job skips workers of the wrong variant and full gpu workers', () => {
     const j = job('/g', { device: { type: 'gpu', variant: 'H100', count: 2 } });
-    const workers = [gpuWorker('a100', 'A100'), gpuWorker('h-full', 'H100', 8, { freeDevices: [3] }), gpuWorker('h', 'H100')];
+    const workers = [
+      gpuWorker('a100', 'A100'),
+      gpuWorker('h-full', 'H100', 8, { freeDevices: [3] }),
+      gpuWorker('h', 'H100'),
+    ];
     expect(where(schedule(snapshot([j], workers)))).toEqual({ '/g/task-0': 'h' });
   });
 
@@ -98,8 +105,14 @@ describe('purity', () => {
     const workers = [
       worker('c', { cpu: 4 }),
       gpuWorker('g', 'H100', 8, { freeDevices: [4, 0, 2] }),
-      worker('t0', { device: { type: 'tpu', variant: 'v5litepod-16', count: 4 }, attributes: { 'tpu-name': 's', 'tpu-worker-id': '0' } }),
-      worker('t1', { device: { type: 'tpu', variant: 'v5litepod-16', count: 4 }, attributes: { 'tpu-name': 's', 'tpu-worker-id': '1' } }),
+      worker('t0', {
+        device: { type: 'tpu', variant: 'v5litepod-16', count: 4 },
+        attributes: { 'tpu-name': 's', 'tpu-worker-id': '0' },
+      }),
+      worker('t1', {
+        device: { type: 'tpu', variant: 'v5litepod-16', count: 4 },
+        attributes: { 'tpu-name': 's', 'tpu-worker-id': '1' },
+      }),
     ];
     const snap = snapshot(jobs, workers);
     const before = structuredClone({ ...snap, jobs: [...snap.jobs], usage: [...snap.usage], quotas: [...snap.quotas] });

@@ -2,16 +2,40 @@
 // the way the controller does: a pass per event time (arrivals, task ends), placements applied
 // at once, each running task holding its worker until its actual end (<= its time limit).
 import type { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
-import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
+import type {
+  Plan,
+  RunningAllocation,
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+  WorkerView,
+} from '../../../../src/cluster/scheduler/types.js';
 import { GiB, job, tasksOf, worker, type JobOptions } from '../helpers.js';
 
 export { GiB, job, tasksOf, worker };
 
-export const timed = (name: string, limit: number, o: JobOptions = {}): SchedulerJob => ({ ...job(name, o), timeLimitMs: limit });
+export const timed = (name: string, limit: number, o: JobOptions = {}): SchedulerJob => ({
+  ...job(name, o),
+  timeLimitMs: limit,
+});
 
 /** A running task holding `cpu` cores (and `devices`) on `workerId` until `endsAt`. */
-export function hold(task: string, workerId: string, cpu: number, endsAt: number, o: { memGiB?: number; devices?: number } = {}): RunningAllocation {
-  return { task, job: task.replace(/\/task-\d+$/, ''), workerId, cpuMillis: cpu * 1000, memoryBytes: (o.memGiB ?? 0) * GiB, devices: o.devices ?? 0, endsAt };
+export function hold(
+  task: string,
+  workerId: string,
+  cpu: number,
+  endsAt: number,
+  o: { memGiB?: number; devices?: number } = {},
+): RunningAllocation {
+  return {
+    task,
+    job: task.replace(/\/task-\d+$/, ''),
+    workerId,
+    cpuMillis: cpu * 1000,
+    memoryBytes: (o.memGiB ?? 0) * GiB,
+    devices: o.devices ?? 0,
+    endsAt,
+  };
 }
 
 /** Workers with their free capacity derived from `running` (capacity minus what is held). */
@@ -36,7 +60,13 @@ export function queued(jobs: SchedulerJob[]): SchedulerTask[] {
   return jobs.flatMap((j) => tasksOf(j, j.rootSubmittedAt).map((t) => ({ ...t, seq: seq++ })));
 }
 
-export function snap(jobs: SchedulerJob[], workers: WorkerView[], running: RunningAllocation[], now = 1000, extra: Partial<Snapshot> = {}): Snapshot {
+export function snap(
+  jobs: SchedulerJob[],
+  workers: WorkerView[],
+  running: RunningAllocation[],
+  now = 1000,
+  extra: Partial<Snapshot> = {},
+): Snapshot {
   return {
     now,
     jobs: new Map(jobs.map((j) => [j.name, j])),
@@ -50,7 +80,8 @@ export function snap(jobs: SchedulerJob[], workers: WorkerView[], running: Runni
 }
 
 /** Placed task -> worker id. */
-export const where = (plan: Plan): Record<string, string> => Object.fromEntries(plan.placements.map((p) => [p.task, p.workerId]));
+export const where = (plan: Plan): Record<string, string> =>
+  Object.fromEntries(plan.placements.map((p) => [p.task, p.workerId]));
 export const startedJobs = (plan: Plan): string[] => [...new Set(plan.placements.map((p) => p.job))];
 
 // ---- virtual clock -------------------------------------------------------------------------
@@ -87,13 +118,25 @@ export interface SimOutcome {
  * Run `jobs` to completion (or `horizon`) on `workers` (capacity only). Checks on every pass
  * that placements are valid: the task is pending and the worker has the capacity free.
  */
-export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs: SimJob[], horizon = Infinity): SimOutcome {
+export function simulate(
+  scheduler: QueueScheduler,
+  workers: WorkerView[],
+  jobs: SimJob[],
+  horizon = Infinity,
+): SimOutcome {
   const arrivals = [...jobs].sort((a, b) => a.submit - b.submit);
   const runtime = new Map(jobs.map((j) => [j.job.name, j.runtime]));
   const known = new Map<string, SchedulerJob>();
   const pending = new Map<string, SchedulerTask>();
   const live: Live[] = [];
-  const out: SimOutcome = { started: new Map(), firstReservation: new Map(), reservedTasks: new Map(), taskStarts: new Map(), passes: [], pending: [] };
+  const out: SimOutcome = {
+    started: new Map(),
+    firstReservation: new Map(),
+    reservedTasks: new Map(),
+    taskStarts: new Map(),
+    passes: [],
+    pending: [],
+  };
   let next = 0;
   let taskSeq = 0;
   let first = true;
@@ -134,7 +177,15 @@ export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs:
     });
     const jobsNow = new Map<string, SchedulerJob>();
     for (const task of pending.values()) jobsNow.set(task.job, known.get(task.job)!);
-    const snapshot: Snapshot = { now: t, jobs: jobsNow, pending: [...pending.values()], workers: views, usage: new Map(), quotas: new Map(), running };
+    const snapshot: Snapshot = {
+      now: t,
+      jobs: jobsNow,
+      pending: [...pending.values()],
+      workers: views,
+      usage: new Map(),
+      quotas: new Map(),
+      running,
+    };
     const plan = scheduler.pass(snapshot, changed);
     out.passes.push({ now: t, changed, snapshot, plan });
     for (const p of plan.placements) {
@@ -143,12 +194,25 @@ export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs:
       const j = known.get(task.job)!;
       const view = views.find((w) => w.id === p.workerId)!;
       const res = j.resources;
-      if (view.free.cpuMillis < res.cpuMillis || view.free.memoryBytes < res.memoryBytes) throw new Error(`${p.task} overcommits ${p.workerId}`);
-      view.free = { ...view.free, cpuMillis: view.free.cpuMillis - res.cpuMillis, memoryBytes: view.free.memoryBytes - res.memoryBytes };
+      if (view.free.cpuMillis < res.cpuMillis || view.free.memoryBytes < res.memoryBytes)
+        throw new Error(`${p.task} overcommits ${p.workerId}`);
+      view.free = {
+        ...view.free,
+        cpuMillis: view.free.cpuMillis - res.cpuMillis,
+        memoryBytes: view.free.memoryBytes - res.memoryBytes,
+      };
       pending.delete(p.task);
       const limit = j.timeLimitMs ?? scheduler.options.defaultTimeLimitMs;
       live.push({
-        alloc: { task: p.task, job: j.name, workerId: p.workerId, cpuMillis: res.cpuMillis, memoryBytes: res.memoryBytes, devices: p.deviceIndices.length, endsAt: t + limit },
+        alloc: {
+          task: p.task,
+          job: j.name,
+          workerId: p.workerId,
+          cpuMillis: res.cpuMillis,
+          memoryBytes: res.memoryBytes,
+          devices: p.deviceIndices.length,
+          endsAt: t + limit,
+        },
         actualEnd: t + Math.min(runtime.get(j.name)!, limit),
         deviceIndices: p.deviceIndices,
       });
@@ -158,7 +222,10 @@ export function simulate(scheduler: QueueScheduler, workers: WorkerView[], jobs:
     for (const [name, start] of plan.reservations ?? []) {
       if (out.firstReservation.has(name)) continue;
       out.firstReservation.set(name, start);
-      out.reservedTasks.set(name, [...pending.values()].filter((task) => task.job === name).map((task) => task.id));
+      out.reservedTasks.set(
+        name,
+        [...pending.values()].filter((task) => task.job === name).map((task) => task.id),
+      );
     }
   }
   out.pending = [...new Set([...pending.values()].map((task) => task.job))];

@@ -6,8 +6,20 @@
 // a worker stops taking placements, and a worker joins.
 import { describe, expect, it } from 'vitest';
 import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
-import { EMPTY_QUEUE_STATE, QueueScheduler, queueOptions, queuePass, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
-import type { Plan, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../../../../src/cluster/scheduler/types.js';
+import {
+  EMPTY_QUEUE_STATE,
+  QueueScheduler,
+  queueOptions,
+  queuePass,
+  type QueuePolicy,
+} from '../../../../src/cluster/scheduler/queue/index.js';
+import type {
+  Plan,
+  RunningAllocation,
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+} from '../../../../src/cluster/scheduler/types.js';
 import { timed, withHolds, worker } from './helpers.js';
 
 function random(seed: number): () => number {
@@ -25,7 +37,12 @@ const seen = (plan: Plan) => ({
 });
 
 /** Runs `steps` passes both ways; returns how many passes reserved something and how many kept state. */
-function drive(policy: QueuePolicy, seed: number, steps: number, ordered = false): { reserving: number; onlyArrivals: number } {
+function drive(
+  policy: QueuePolicy,
+  seed: number,
+  steps: number,
+  ordered = false,
+): { reserving: number; onlyArrivals: number } {
   const r = random(seed);
   const options = queueOptions({ policy, queueDepth: 6 });
   const scheduler = new QueueScheduler({ policy, queueDepth: 6 });
@@ -44,18 +61,26 @@ function drive(policy: QueuePolicy, seed: number, steps: number, ordered = false
     now += 1 + Math.floor(r() * 150);
     for (let a = Math.floor(r() * 3); a > 0; a--) {
       const name = `/j${made++}`;
-      const j = timed(name, 100 + Math.floor(r() * 600), { cpu: 1 + Math.floor(r() * 6), memGiB: 0, replicas: 1 + Math.floor(r() * 3), rootSubmittedAt: now, seq: made });
+      const j = timed(name, 100 + Math.floor(r() * 600), {
+        cpu: 1 + Math.floor(r() * 6),
+        memGiB: 0,
+        replicas: 1 + Math.floor(r() * 3),
+        rootSubmittedAt: now,
+        seq: made,
+      });
       jobs.set(name, j);
-      for (let k = 0; k < j.replicas; k++) pending.push({ id: `${name}/task-${k}`, job: name, index: k, submittedAt: now, seq: seq++ });
+      for (let k = 0; k < j.replicas; k++)
+        pending.push({ id: `${name}/task-${k}`, job: name, index: k, submittedAt: now, seq: seq++ });
     }
     // Tasks end before their planned end, or some while later (they stay running past it). The
     // ordered runs have more steps where only jobs arrive, so such passes follow each other.
     const onlyJobsArrive = ordered && r() < 0.6;
-    if (!onlyJobsArrive) running = running.filter((t) => {
-      const ends = t.endsAt <= now ? r() < 0.6 : r() < 0.2;
-      if (ends) changed = true;
-      return !ends;
-    });
+    if (!onlyJobsArrive)
+      running = running.filter((t) => {
+        const ends = t.endsAt <= now ? r() < 0.6 : r() < 0.2;
+        if (ends) changed = true;
+        return !ends;
+      });
     if (r() < 0.05) {
       workers = workers.map((w) => (w.id === 'w2' ? { ...w, schedulable: !w.schedulable } : w));
       changed = true;
@@ -90,7 +115,15 @@ function drive(policy: QueuePolicy, seed: number, steps: number, ordered = false
       const j = jobs.get(p.job)!;
       // Some tasks start late, so they hold past what the pass planned for them.
       const late = r() < 0.2 ? 1 + Math.floor(r() * 200) : 0;
-      running.push({ task: p.task, job: p.job, workerId: p.workerId, cpuMillis: j.resources.cpuMillis, memoryBytes: 0, devices: 0, endsAt: now + j.timeLimitMs! + late });
+      running.push({
+        task: p.task,
+        job: p.job,
+        workerId: p.workerId,
+        cpuMillis: j.resources.cpuMillis,
+        memoryBytes: 0,
+        devices: 0,
+        endsAt: now + j.timeLimitMs! + late,
+      });
     }
     changed = plan.placements.length > 0 || (!onlyJobsArrive && r() < 0.3);
   }

@@ -7,7 +7,11 @@ import { job, snapshot } from '../helpers.js';
 import { JobQueue } from '../../../../src/cluster/scheduler/queue/job-queue.js';
 
 const task = (jobName: string, index: number, submittedAt: number, seq: number): SchedulerTask => ({
-  id: `${jobName}/task-${index}`, job: jobName, index, submittedAt, seq,
+  id: `${jobName}/task-${index}`,
+  job: jobName,
+  index,
+  submittedAt,
+  seq,
 });
 
 describe('queue order (seed 000)', () => {
@@ -31,7 +35,11 @@ describe('queue order (seed 000)', () => {
   });
 
   it('a child of an older tree beats a root of a newer tree at the same depth only by depth', () => {
-    const jobs = [job('/old', { rootSubmittedAt: 1000 }), job('/new', { rootSubmittedAt: 2000 }), job('/old/child', { rootSubmittedAt: 1000 })];
+    const jobs = [
+      job('/old', { rootSubmittedAt: 1000 }),
+      job('/new', { rootSubmittedAt: 2000 }),
+      job('/old/child', { rootSubmittedAt: 1000 }),
+    ];
     const pending = [task('/new', 0, 2000, 2), task('/old', 0, 1000, 1), task('/old/child', 0, 3000, 3)];
     expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.job)).toEqual(['/old/child', '/old', '/new']);
   });
@@ -74,13 +82,23 @@ describe('queue order (seed 000)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 5 }), { minLength: names.length, maxLength: names.length }),
-        fc.array(fc.record({ job: fc.constantFrom(...names), submittedAt: fc.integer({ min: 0, max: 5 }), seq: fc.integer({ min: 0, max: 5 }) }), { maxLength: 40 }),
+        fc.array(
+          fc.record({
+            job: fc.constantFrom(...names),
+            submittedAt: fc.integer({ min: 0, max: 5 }),
+            seq: fc.integer({ min: 0, max: 5 }),
+          }),
+          { maxLength: 40 },
+        ),
         (roots, raw) => {
           const jobs = new Map(names.map((n, i) => [n, job(n, { rootSubmittedAt: roots[i]! })]));
           const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
           const ordered = orderTasks(pending, jobs);
-          expect([...ordered].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([...pending].sort((x, y) => (x.id < y.id ? -1 : 1)));
-          for (let i = 1; i < ordered.length; i++) expect(comparePending(ordered[i - 1]!, ordered[i]!, jobs)).toBeLessThanOrEqual(0);
+          expect([...ordered].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+            [...pending].sort((x, y) => (x.id < y.id ? -1 : 1)),
+          );
+          for (let i = 1; i < ordered.length; i++)
+            expect(comparePending(ordered[i - 1]!, ordered[i]!, jobs)).toBeLessThanOrEqual(0);
           for (let i = 1; i < ordered.length; i++) {
             expect(jobs.get(ordered[i - 1]!.job)!.depth).toBeGreaterThanOrEqual(jobs.get(ordered[i]!.job)!.depth);
           }
@@ -89,28 +107,40 @@ describe('queue order (seed 000)', () => {
     );
   });
 
-  it('property: the job queue lists the jobs in the order of their first task in orderTasks, each with its tasks in that order', () => {
-    const names = ['/a', '/b', '/a/c', '/a/c/d', '/b/e'];
-    fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: names.length, maxLength: names.length }),
-        fc.array(fc.record({ job: fc.constantFrom(...names, '/ghost'), submittedAt: fc.integer({ min: 0, max: 5 }), seq: fc.integer({ min: 0, max: 5 }) }), { maxLength: 40 }),
-        (roots, raw) => {
-          const jobs = names.map((n, i) => job(n, { rootSubmittedAt: roots[i]! }));
-          const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
-          const expected: { job: string; tasks: string[] }[] = [];
-          for (const t of orderTasks(pending, new Map(jobs.map((j) => [j.name, j])))) {
-            if (t.job === '/ghost') continue; // unknown: never listed
-            const entry = expected.find((e) => e.job === t.job);
-            if (entry) entry.tasks.push(t.id);
-            else expected.push({ job: t.job, tasks: [t.id] });
-          }
-          const queue = new JobQueue(snapshot(jobs, [], { pending }));
-          const listed: { job: string; tasks: string[] }[] = [];
-          for (let q = queue.next(); q !== null; q = queue.next()) listed.push({ job: q.job.name, tasks: q.tasks.map((t) => t.id) });
-          expect(listed).toEqual(expected);
-        },
-      ),
-    );
-  });
+  it(
+    'property: the job queue lists the jobs in the order of their first task in orderTasks, each with its tasks in ' +
+      'that order',
+    () => {
+      const names = ['/a', '/b', '/a/c', '/a/c/d', '/b/e'];
+      fc.assert(
+        fc.property(
+          fc.array(fc.integer({ min: 0, max: 5 }), { minLength: names.length, maxLength: names.length }),
+          fc.array(
+            fc.record({
+              job: fc.constantFrom(...names, '/ghost'),
+              submittedAt: fc.integer({ min: 0, max: 5 }),
+              seq: fc.integer({ min: 0, max: 5 }),
+            }),
+            { maxLength: 40 },
+          ),
+          (roots, raw) => {
+            const jobs = names.map((n, i) => job(n, { rootSubmittedAt: roots[i]! }));
+            const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
+            const expected: { job: string; tasks: string[] }[] = [];
+            for (const t of orderTasks(pending, new Map(jobs.map((j) => [j.name, j])))) {
+              if (t.job === '/ghost') continue; // unknown: never listed
+              const entry = expected.find((e) => e.job === t.job);
+              if (entry) entry.tasks.push(t.id);
+              else expected.push({ job: t.job, tasks: [t.id] });
+            }
+            const queue = new JobQueue(snapshot(jobs, [], { pending }));
+            const listed: { job: string; tasks: string[] }[] = [];
+            for (let q = queue.next(); q !== null; q = queue.next())
+              listed.push({ job: q.job.name, tasks: q.tasks.map((t) => t.id) });
+            expect(listed).toEqual(expected);
+          },
+        ),
+      );
+    },
+  );
 });

@@ -6,13 +6,22 @@ import { hold, snap, startedJobs, timed, where, worker } from './helpers.js';
 
 const tpu = { type: 'tpu' as const, variant: 'v5litepod-16', chips: 4 };
 // Two 4-host slices, listed s0 first. s0 hosts 0 and 1 are busy until 1500, s1 host 2 until 1800.
-const slices = [0, 1, 2, 3].map((k) => tpuWorker(`s0-${k}`, 's0', k)).concat([0, 1, 2, 3].map((k) => tpuWorker(`s1-${k}`, 's1', k)));
+const slices = [0, 1, 2, 3]
+  .map((k) => tpuWorker(`s0-${k}`, 's0', k))
+  .concat([0, 1, 2, 3].map((k) => tpuWorker(`s1-${k}`, 's1', k)));
 const busy = [
   hold('/a/task-0', 's0-0', 1, 1500, { devices: 4 }),
   hold('/a/task-1', 's0-1', 1, 1500, { devices: 4 }),
   hold('/b/task-0', 's1-2', 1, 1800, { devices: 4 }),
 ];
-const gang = timed('/gang', 1000, { cpu: 1, memGiB: 1, device: tpu, coschedule: 'tpu-name', replicas: 4, rootSubmittedAt: 1 });
+const gang = timed('/gang', 1000, {
+  cpu: 1,
+  memGiB: 1,
+  device: tpu,
+  coschedule: 'tpu-name',
+  replicas: 4,
+  rootSubmittedAt: 1,
+});
 const single = timed('/single', 2000, { cpu: 1, memGiB: 1, device: tpu, rootSubmittedAt: 2 });
 
 describe('gangs under queue policies', () => {
@@ -47,7 +56,8 @@ describe('gangs under queue policies', () => {
 describe('passes over time', () => {
   const w = [worker('w1', { cpu: 4 })];
   const head = timed('/head', 100, { cpu: 4, memGiB: 0, rootSubmittedAt: 1 });
-  const late = (name: string, limit: number, at: number) => timed(name, limit, { cpu: 1, memGiB: 0, rootSubmittedAt: at });
+  const late = (name: string, limit: number, at: number) =>
+    timed(name, limit, { cpu: 1, memGiB: 0, rootSubmittedAt: at });
 
   it('resourcesChanged=false: a blocked job is not retried, new jobs go around its reservation', () => {
     const scheduler = new QueueScheduler();
@@ -93,28 +103,34 @@ describe('passes over time', () => {
     expect(Object.fromEntries(second.reservations!)).toEqual({ '/b': 1100, '/c': 1150 });
   });
 
-  it('a deeper job that arrived after a reservation was planned goes first when resources change (queue order wins)', () => {
-    const scheduler = new QueueScheduler();
-    const one = [worker('w1', { cpu: 1 })];
-    const fresh = timed('/new', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 5 });
-    const kid = timed('/old/kid', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 1 });
-    const first = scheduler.pass(snap([fresh], one, [hold('/blk/task-0', 'w1', 1, 1200)]));
-    expect(Object.fromEntries(first.reservations!)).toEqual({ '/new': 1200 });
-    // The kid of an older tree arrives: it waits (the one easy reservation is taken) ...
-    const second = scheduler.pass(snap([fresh, kid], one, [hold('/blk/task-0', 'w1', 1, 1200)], 1010), false);
-    expect(startedJobs(second)).toEqual([]);
-    // ... and when /blk ends early it starts first; /new is reserved after it.
-    const third = scheduler.pass(snap([fresh, kid], one, [], 1050), true);
-    expect(startedJobs(third)).toEqual(['/old/kid']);
-    expect(Object.fromEntries(third.reservations!)).toEqual({ '/new': 1550 });
-  });
+  it(
+    'a deeper job that arrived after a reservation was planned goes first when resources change (queue order ' +
+      'wins)',
+    () => {
+      const scheduler = new QueueScheduler();
+      const one = [worker('w1', { cpu: 1 })];
+      const fresh = timed('/new', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 5 });
+      const kid = timed('/old/kid', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 1 });
+      const first = scheduler.pass(snap([fresh], one, [hold('/blk/task-0', 'w1', 1, 1200)]));
+      expect(Object.fromEntries(first.reservations!)).toEqual({ '/new': 1200 });
+      // The kid of an older tree arrives: it waits (the one easy reservation is taken) ...
+      const second = scheduler.pass(snap([fresh, kid], one, [hold('/blk/task-0', 'w1', 1, 1200)], 1010), false);
+      expect(startedJobs(second)).toEqual([]);
+      // ... and when /blk ends early it starts first; /new is reserved after it.
+      const third = scheduler.pass(snap([fresh, kid], one, [], 1050), true);
+      expect(startedJobs(third)).toEqual(['/old/kid']);
+      expect(Object.fromEntries(third.reservations!)).toEqual({ '/new': 1550 });
+    },
+  );
 
   it('queueDepth bounds the jobs one pass considers', () => {
     const many = Array.from({ length: 10 }, (_, i) => late(`/j${i}`, 10, i + 1));
     const big = [worker('big', { cpu: 64 })];
     const plan = new QueueScheduler({ queueDepth: 3 }).pass(snap(many, big, []));
     expect(startedJobs(plan)).toEqual(['/j0', '/j1', '/j2']);
-    expect(plan.reasons.get('/j3')).toBe('waiting in queue: a pass considers the first 3 jobs (queue.depth in the config)');
+    expect(plan.reasons.get('/j3')).toBe(
+      'waiting in queue: a pass considers the first 3 jobs (queue.depth in the config)',
+    );
     // A pre-ordered queue is read only as far as needed: no reasons beyond the window.
     const s = snap(many, big, []);
     const lazy = new QueueScheduler({ queueDepth: 3 }).pass({ ...s, pendingOrdered: true });
@@ -128,11 +144,23 @@ describe('passes over time', () => {
     const aliceBig = timed('/alice-big', 100, { cpu: 4, memGiB: 0, user: 'alice', rootSubmittedAt: 2 });
     const s = snap([bobBig, aliceBig], two, [hold('/r/task-0', 'w1', 1, 1200)], 1000, {
       usage: new Map([['bob', { cpuMillis: 8000, memoryBytes: 0, accelerators: 0, pendingTasks: 1 }]]),
-      quotas: new Map([['bob', { maxRunningCpuMillis: 8000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null }]]),
+      quotas: new Map([
+        [
+          'bob',
+          {
+            maxRunningCpuMillis: 8000,
+            maxRunningMemoryBytes: null,
+            maxRunningAccelerators: null,
+            maxPendingTasks: null,
+          },
+        ],
+      ]),
     });
     const plan = new QueueScheduler().pass(s);
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/alice-big': 1200 });
-    expect(plan.reasons.get('/bob-big')).toBe('user bob is over the running-cpu quota (8 of 8 CPU); need 4 CPU, largest free worker has 3');
+    expect(plan.reasons.get('/bob-big')).toBe(
+      'user bob is over the running-cpu quota (8 of 8 CPU); need 4 CPU, largest free worker has 3',
+    );
   });
 
   it('an independent job starts the tasks that fit and reserves each of the rest at its earliest', () => {

@@ -37,7 +37,9 @@ describe('queue policies on a small cluster', () => {
     // big on w1 [1100, 2100); big2 on w2 [1300, 1400); small2 (500) overlaps both -> reserved at 1400.
     expect(where(plan)).toEqual({ '/small1/task-0': 'w1' });
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/big': 1100, '/big2': 1300, '/small2': 1400 });
-    expect(isoReason(plan.reasons.get('/small2'))).toMatch(/^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z$/);
+    expect(isoReason(plan.reasons.get('/small2'))).toMatch(
+      /^starting now would delay reservations of 2 earlier jobs \(first: \/big at .*\); reserved to start at 1970-01-01T00:00:01.400Z$/,
+    );
   });
 
   it('hybrid reserves reservationDepth blocked jobs', () => {
@@ -65,7 +67,12 @@ describe('queue policies on a small cluster', () => {
   it('placements carry device indices the worker has free', () => {
     const gpu = worker('g1', { cpu: 16, device: { type: 'gpu', variant: 'A100', count: 4 } });
     const held = [hold('/r/task-0', 'g1', 1, 5000, { devices: 1 })];
-    const j = timed('/train', 100, { cpu: 1, memGiB: 0, device: { type: 'gpu', variant: null, count: 2 }, replicas: 2 });
+    const j = timed('/train', 100, {
+      cpu: 1,
+      memGiB: 0,
+      device: { type: 'gpu', variant: null, count: 2 },
+      replicas: 2,
+    });
     const plan = new QueueScheduler().pass(snap([j], [gpu], held));
     // Device 0 is held: task-0 takes 1 and 2; task-1 needs two more and waits for task-0's end.
     expect(plan.placements.map((p) => [p.task, p.deviceIndices])).toEqual([['/train/task-0', [1, 2]]]);
@@ -81,7 +88,8 @@ describe('queue policies on a small cluster', () => {
     expect(plan.placements).toEqual([]);
     expect(plan.reservations!.size).toBe(0);
     expect(plan.reasons.get('/small1')).toBe(
-      'need 1 CPU, largest free worker has 0; no start can be reserved: the capacity it needs is held by tasks with no time limit',
+      'need 1 CPU, largest free worker has 0; no start can be reserved: the capacity it needs is held by tasks with ' +
+        'no time limit',
     );
   });
 

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import {
-  EMPTY_QUEUE_STATE, POLICY_RULES, QUEUE_POLICIES, QueueScheduler, queueOptions, queuePass, reservationLimit, type QueuePolicy,
+  EMPTY_QUEUE_STATE,
+  POLICY_RULES,
+  QUEUE_POLICIES,
+  QueueScheduler,
+  queueOptions,
+  queuePass,
+  reservationLimit,
+  type QueuePolicy,
 } from '../../../../src/cluster/scheduler/queue/index.js';
 import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { hold, snap, timed, worker } from './helpers.js';
@@ -39,7 +46,9 @@ describe('queue policies are data', () => {
     if (rule.stopAtFirstBlocked) {
       // The pass ends at the first blocked job: the small job behind it waits, with that reason.
       expect(plan.placements).toEqual([]);
-      expect(plan.reasons.get('/small')).toBe(`waiting behind /big1 (queue policy ${policy} starts jobs strictly in order)`);
+      expect(plan.reasons.get('/small')).toBe(
+        `waiting behind /big1 (queue policy ${policy} starts jobs strictly in order)`,
+      );
     } else {
       // The pass goes on past blocked jobs: small starts if it delays no reservation (it ends by 1050).
       expect(plan.placements.map((p) => p.job)).toEqual(['/small']);
@@ -57,7 +66,8 @@ describe('the pass is a function of (snapshot, state)', () => {
 
     const state = first.next;
     const blockedBefore = new Map(state.blocked);
-    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    const arrived = () =>
+      snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     const a = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
     const b = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
     expect(a.plan).toEqual(b.plan);
@@ -66,28 +76,35 @@ describe('the pass is a function of (snapshot, state)', () => {
     expect(state.passes).toBe(1);
   });
 
-  it.each(['fcfs', 'easy', 'conservative', 'hybrid'] as const)('%s without reason text (explain false): the same plan and state, empty texts', (policy) => {
-    // A late arrival that cannot start now either, so the second pass explains something too.
-    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
-    const full = queueOptions({ policy });
-    const quiet = queueOptions({ policy, explain: false });
-    const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, FIRST_FIT_PLACEMENT);
-    const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, FIRST_FIT_PLACEMENT);
-    const a2 = queuePass(arrived(), a1.next, false, full, FIRST_FIT_PLACEMENT);
-    const b2 = queuePass(arrived(), b1.next, false, quiet, FIRST_FIT_PLACEMENT);
-    for (const [a, b] of [[a1, b1], [a2, b2]] as const) {
-      expect(b.plan.placements).toEqual(a.plan.placements);
-      expect(b.plan.reservations).toEqual(a.plan.reservations);
-      expect([...b.plan.reasons.keys()]).toEqual([...a.plan.reasons.keys()]);
-      expect(a.plan.reasons.size).toBeGreaterThan(0);
-      expect([...a.plan.reasons.values()].every((text) => text.length > 0)).toBe(true);
-      expect([...b.plan.reasons.values()].every((text) => text === '')).toBe(true);
-      const strip = (m: ReadonlyMap<string, { reservation: unknown; since: number; reservedPass: number }>) =>
-        [...m].map(([name, x]) => [name, x.reservation, x.since, x.reservedPass]);
-      expect(strip(b.next.blocked)).toEqual(strip(a.next.blocked));
-      expect([...b.next.reserved.keys()]).toEqual([...a.next.reserved.keys()]);
-    }
-  });
+  it.each(['fcfs', 'easy', 'conservative', 'hybrid'] as const)(
+    '%s without reason text (explain false): the same plan and state, empty texts',
+    (policy) => {
+      // A late arrival that cannot start now either, so the second pass explains something too.
+      const arrived = () =>
+        snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+      const full = queueOptions({ policy });
+      const quiet = queueOptions({ policy, explain: false });
+      const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, FIRST_FIT_PLACEMENT);
+      const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, FIRST_FIT_PLACEMENT);
+      const a2 = queuePass(arrived(), a1.next, false, full, FIRST_FIT_PLACEMENT);
+      const b2 = queuePass(arrived(), b1.next, false, quiet, FIRST_FIT_PLACEMENT);
+      for (const [a, b] of [
+        [a1, b1],
+        [a2, b2],
+      ] as const) {
+        expect(b.plan.placements).toEqual(a.plan.placements);
+        expect(b.plan.reservations).toEqual(a.plan.reservations);
+        expect([...b.plan.reasons.keys()]).toEqual([...a.plan.reasons.keys()]);
+        expect(a.plan.reasons.size).toBeGreaterThan(0);
+        expect([...a.plan.reasons.values()].every((text) => text.length > 0)).toBe(true);
+        expect([...b.plan.reasons.values()].every((text) => text === '')).toBe(true);
+        const strip = (m: ReadonlyMap<string, { reservation: unknown; since: number; reservedPass: number }>) =>
+          [...m].map(([name, x]) => [name, x.reservation, x.since, x.reservedPass]);
+        expect(strip(b.next.blocked)).toEqual(strip(a.next.blocked));
+        expect([...b.next.reserved.keys()]).toEqual([...a.next.reserved.keys()]);
+      }
+    },
+  );
 
   it('first-fit without reason text (explain false): the same placements, an empty text for the same jobs', () => {
     // The small job starts, the five big ones wait; an ordered snapshot is read as given.
@@ -107,9 +124,15 @@ describe('the pass is a function of (snapshot, state)', () => {
   it('QueueScheduler keeps the same state as the pure function over several passes (updating its own maps)', () => {
     const options = queueOptions({ policy: 'conservative' });
     const scheduler = new QueueScheduler(options);
-    const arrived = () => snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
+    const arrived = () =>
+      snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     let state = EMPTY_QUEUE_STATE;
-    for (const [snapshot, changed] of [[scenario(), true], [arrived(), false], [arrived(), true], [arrived(), false]] as const) {
+    for (const [snapshot, changed] of [
+      [scenario(), true],
+      [arrived(), false],
+      [arrived(), true],
+      [arrived(), false],
+    ] as const) {
       const viaFunction = queuePass(snapshot, state, changed, options, FIRST_FIT_PLACEMENT);
       expect(scheduler.pass(snapshot, changed)).toEqual(viaFunction.plan);
       expect(scheduler.state).toEqual(viaFunction.next);

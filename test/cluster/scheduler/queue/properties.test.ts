@@ -26,7 +26,11 @@ function build(cores: number[], specs: Spec[]) {
     const cpu = Math.min(s.cpu, largest); // every job can run on this cluster
     const replicas = s.gang ? Math.min(s.replicas, cores.filter((c) => c >= cpu).length) : s.replicas;
     const job = timed(`/j${String(i).padStart(3, '0')}`, s.limit, {
-      cpu, memGiB: 0, replicas, coschedule: s.gang ? 'rack' : null, rootSubmittedAt: t,
+      cpu,
+      memGiB: 0,
+      replicas,
+      coschedule: s.gang ? 'rack' : null,
+      rootSubmittedAt: t,
     });
     return { job, submit: t, runtime: Math.max(1, Math.round((s.limit * s.runFraction) / 100)) };
   });
@@ -84,9 +88,19 @@ describe('a 4-host gang behind a steady stream of 1-host jobs', () => {
   const stream: SimJob[] = [];
   for (let i = 0; i < 400; i++) {
     const runtime = 60 + ((i * 37) % 41); // 60..100, limit 100
-    stream.push({ job: timed(`/s${String(i).padStart(3, '0')}`, 100, { cpu: 4, memGiB: 0, rootSubmittedAt: i * 25 }), submit: i * 25, runtime });
+    stream.push({
+      job: timed(`/s${String(i).padStart(3, '0')}`, 100, { cpu: 4, memGiB: 0, rootSubmittedAt: i * 25 }),
+      submit: i * 25,
+      runtime,
+    });
   }
-  const gang: SchedulerJob = timed('/gang', 100, { cpu: 4, memGiB: 0, replicas: 4, coschedule: 'rack', rootSubmittedAt: 60 });
+  const gang: SchedulerJob = timed('/gang', 100, {
+    cpu: 4,
+    memGiB: 0,
+    replicas: 4,
+    coschedule: 'rack',
+    rootSubmittedAt: 60,
+  });
   const jobs = [...stream, { job: gang, submit: 60, runtime: 100 }];
 
   it('starts within one time limit under the default policy (easy)', () => {
@@ -106,39 +120,68 @@ describe('a 4-host gang behind a steady stream of 1-host jobs', () => {
 describe('estimate', () => {
   it('matches what the next pass does', () => {
     fc.assert(
-      fc.property(streams, fc.integer({ min: 0, max: 40 }), jobArb, fc.constantFrom<QueuePolicy>('easy', 'conservative', 'hybrid', 'fcfs'), ([cores, specs], stop, extra, policy) => {
-        const { workers, jobs } = build(cores, specs);
-        const scheduler = new QueueScheduler({ policy, queueDepth: 1000 });
-        const horizon = Math.min(stop * 5, jobs.at(-1)!.submit);
-        const out = simulate(scheduler, workers, jobs, horizon);
-        const last = out.passes.at(-1);
-        if (!last) return;
-        // The state after the last pass, as the next snapshot would show it.
-        const now = last.now;
-        const placed = new Set(last.plan.placements.map((p) => p.task));
-        const pending = last.snapshot.pending.filter((t) => !placed.has(t.id));
-        const running = [...last.snapshot.running!];
-        for (const p of last.plan.placements) {
-          const j = last.snapshot.jobs.get(p.job)!;
-          running.push({ task: p.task, job: p.job, workerId: p.workerId, cpuMillis: j.resources.cpuMillis, memoryBytes: j.resources.memoryBytes, devices: 0, endsAt: now + j.timeLimitMs! });
-        }
-        const { jobs: [probe] } = build(cores, [extra]);
-        const candidate = { ...probe!.job, name: '/probe', rootSubmittedAt: now };
-        const jobsNow = new Map([...pending.map((t) => [t.job, last.snapshot.jobs.get(t.job)!] as const)]);
-        const base = snap([], workers, running, now);
-        const before = { ...base, jobs: jobsNow, pending };
-        const estimate = scheduler.estimate(before, candidate);
-        const after = scheduler.pass(
-          { ...base, jobs: new Map(jobsNow).set('/probe', candidate), pending: [...pending, ...Array.from({ length: candidate.replicas }, (_, index) => ({ id: `/probe/task-${index}`, job: '/probe', index, submittedAt: now, seq: 1e9 + index }))] },
-          false,
-        );
-        const started = after.placements.filter((p) => p.job === '/probe').length === candidate.replicas;
-        if (estimate.start === now) expect(started, estimate.reason).toBe(true);
-        if (started) expect(estimate.start).toBe(now);
-        const reserved = after.reservations?.get('/probe');
-        if (reserved !== undefined) expect(estimate.start).toBe(reserved);
-        if (estimate.start !== null) expect(estimate.start).toBeGreaterThanOrEqual(now);
-      }),
+      fc.property(
+        streams,
+        fc.integer({ min: 0, max: 40 }),
+        jobArb,
+        fc.constantFrom<QueuePolicy>('easy', 'conservative', 'hybrid', 'fcfs'),
+        ([cores, specs], stop, extra, policy) => {
+          const { workers, jobs } = build(cores, specs);
+          const scheduler = new QueueScheduler({ policy, queueDepth: 1000 });
+          const horizon = Math.min(stop * 5, jobs.at(-1)!.submit);
+          const out = simulate(scheduler, workers, jobs, horizon);
+          const last = out.passes.at(-1);
+          if (!last) return;
+          // The state after the last pass, as the next snapshot would show it.
+          const now = last.now;
+          const placed = new Set(last.plan.placements.map((p) => p.task));
+          const pending = last.snapshot.pending.filter((t) => !placed.has(t.id));
+          const running = [...last.snapshot.running!];
+          for (const p of last.plan.placements) {
+            const j = last.snapshot.jobs.get(p.job)!;
+            running.push({
+              task: p.task,
+              job: p.job,
+              workerId: p.workerId,
+              cpuMillis: j.resources.cpuMillis,
+              memoryBytes: j.resources.memoryBytes,
+              devices: 0,
+              endsAt: now + j.timeLimitMs!,
+            });
+          }
+          const {
+            jobs: [probe],
+          } = build(cores, [extra]);
+          const candidate = { ...probe!.job, name: '/probe', rootSubmittedAt: now };
+          const jobsNow = new Map([...pending.map((t) => [t.job, last.snapshot.jobs.get(t.job)!] as const)]);
+          const base = snap([], workers, running, now);
+          const before = { ...base, jobs: jobsNow, pending };
+          const estimate = scheduler.estimate(before, candidate);
+          const after = scheduler.pass(
+            {
+              ...base,
+              jobs: new Map(jobsNow).set('/probe', candidate),
+              pending: [
+                ...pending,
+                ...Array.from({ length: candidate.replicas }, (_, index) => ({
+                  id: `/probe/task-${index}`,
+                  job: '/probe',
+                  index,
+                  submittedAt: now,
+                  seq: 1e9 + index,
+                })),
+              ],
+            },
+            false,
+          );
+          const started = after.placements.filter((p) => p.job === '/probe').length === candidate.replicas;
+          if (estimate.start === now) expect(started, estimate.reason).toBe(true);
+          if (started) expect(estimate.start).toBe(now);
+          const reserved = after.reservations?.get('/probe');
+          if (reserved !== undefined) expect(estimate.start).toBe(reserved);
+          if (estimate.start !== null) expect(estimate.start).toBeGreaterThanOrEqual(now);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -146,8 +189,16 @@ describe('estimate', () => {
   it('says never for a job no worker can run, and start now on an idle cluster', () => {
     const scheduler = new QueueScheduler();
     const idle = snap([], [worker('w', { cpu: 4 })], []);
-    expect(scheduler.estimate(idle, timed('/huge', 10, { cpu: 64 }))).toEqual({ start: null, reason: 'need 64 CPU, largest worker has 4' });
-    expect(scheduler.estimate(idle, timed('/ok', 10, { cpu: 1, memGiB: 0 }))).toEqual({ start: 1000, reason: 'would start now' });
-    expect(() => scheduler.estimate(snap([timed('/ok', 10)], [worker('w')], []), timed('/ok', 10))).toThrow(/already queued/);
+    expect(scheduler.estimate(idle, timed('/huge', 10, { cpu: 64 }))).toEqual({
+      start: null,
+      reason: 'need 64 CPU, largest worker has 4',
+    });
+    expect(scheduler.estimate(idle, timed('/ok', 10, { cpu: 1, memGiB: 0 }))).toEqual({
+      start: 1000,
+      reason: 'would start now',
+    });
+    expect(() => scheduler.estimate(snap([timed('/ok', 10)], [worker('w')], []), timed('/ok', 10))).toThrow(
+      /already queued/,
+    );
   });
 });

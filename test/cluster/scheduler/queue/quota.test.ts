@@ -14,7 +14,9 @@ describe('running quotas move a user to the back', () => {
     });
     const plan = schedule(snap);
     expect(plan.placements.map((p) => p.task)).toEqual(['/b/task-0', '/b/task-1', '/a/task-0']);
-    expect(plan.reasons.get('/a')).toBe('user alice is over the running-cpu quota (9 of 8 CPU); need 1 CPU, largest free worker has 0');
+    expect(plan.reasons.get('/a')).toBe(
+      'user alice is over the running-cpu quota (9 of 8 CPU); need 1 CPU, largest free worker has 0',
+    );
   });
 
   it('a user who crosses the limit mid-pass has the rest deferred, in order', () => {
@@ -37,7 +39,10 @@ describe('running quotas move a user to the back', () => {
     });
     const plan = schedule(snap);
     expect(where(plan)).toEqual({ '/o/task-0': 'w' });
-    expect(plan.reasons.get('/g')).toBe('user carol is over the running-accelerator quota (8 of 8 accelerators); need 2 GPUs, largest free gpu worker has 0');
+    expect(plan.reasons.get('/g')).toBe(
+      'user carol is over the running-accelerator quota (8 of 8 accelerators); need 2 GPUs, largest free gpu worker ' +
+        'has 0',
+    );
     expect(runningQuotaReason('m', usage({ memoryBytes: 4 * GiB }), quota({ maxRunningMemoryBytes: 4 * GiB }))).toBe(
       'user m is over the running-memory quota (4GiB of 4GiB)',
     );
@@ -54,8 +59,12 @@ describe('pendingQuotaProblem', () => {
   it('allows up to the limit and explains beyond it', () => {
     const q = quota({ maxPendingTasks: 45 });
     expect(pendingQuotaProblem('alice', usage({ pendingTasks: 40 }), q, 5)).toBeNull();
-    expect(pendingQuotaProblem('alice', usage({ pendingTasks: 40 }), q, 8)).toBe('user alice has 40 pending tasks, this job adds 8, limit is 45');
-    expect(pendingQuotaProblem('bob', undefined, quota({ maxPendingTasks: 2 }), 3)).toBe('user bob has 0 pending tasks, this job adds 3, limit is 2');
+    expect(pendingQuotaProblem('alice', usage({ pendingTasks: 40 }), q, 8)).toBe(
+      'user alice has 40 pending tasks, this job adds 8, limit is 45',
+    );
+    expect(pendingQuotaProblem('bob', undefined, quota({ maxPendingTasks: 2 }), 3)).toBe(
+      'user bob has 0 pending tasks, this job adds 3, limit is 2',
+    );
     expect(pendingQuotaProblem('bob', undefined, quota({}), 1000)).toBeNull();
     expect(pendingQuotaProblem('bob', undefined, undefined, 1000)).toBeNull();
   });

@@ -47,7 +47,9 @@ function covered(workers: readonly string[], parts: readonly number[], d: number
 
 /** Free cpu and memory of every worker at every time in `times`. */
 function profile(ctx: PassContext, times: number[]): string {
-  return ctx.calendars.map((c) => times.map((t) => `${c.availableAt(t).cpuMillis}/${c.availableAt(t).memoryBytes}`).join(' ')).join('\n');
+  return ctx.calendars
+    .map((c) => times.map((t) => `${c.availableAt(t).cpuMillis}/${c.availableAt(t).memoryBytes}`).join(' '))
+    .join('\n');
 }
 
 interface Case {
@@ -77,14 +79,24 @@ function check(c: Case): void {
   expect(made!.start).toBe(Math.min(...want.map((t) => Number(t.split('@')[1]))));
   // The calendars hold the same free amounts over time, and holding the parts again in a fresh
   // pass (a kept reservation) enters the same amounts too.
-  const times = [...new Set([NOW, ...want.flatMap((t) => [Number(t.split('@')[1]), Number(t.split('@')[1]) + d]), ...c.running.map((r) => r.endsAt)])]
+  const times = [
+    ...new Set([
+      NOW,
+      ...want.flatMap((t) => [Number(t.split('@')[1]), Number(t.split('@')[1]) + d]),
+      ...c.running.map((r) => r.endsAt),
+    ]),
+  ]
     .filter((t) => Number.isFinite(t))
     .sort((a, b) => a - b);
   expect(profile(mine, times)).toBe(profile(rule, times));
   const held = holdReservation(again, {
-    job: c.job.name, start: made!.start, duration: d, count: c.count,
+    job: c.job.name,
+    start: made!.start,
+    duration: d,
+    count: c.count,
     req: { cpuMillis: c.job.resources.cpuMillis, memoryBytes: c.job.resources.memoryBytes, devices: 0 },
-    workers: made!.found.workers, parts: made!.found.parts,
+    workers: made!.found.workers,
+    parts: made!.found.parts,
   });
   expect(held).not.toBeNull();
   expect(profile(again, times)).toBe(profile(rule, times));
@@ -92,8 +104,20 @@ function check(c: Case): void {
 
 const caseArb = fc
   .record({
-    workers: fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 8 }), mem: fc.integer({ min: 1, max: 8 }) }), { minLength: 1, maxLength: 4 }),
-    holds: fc.array(fc.record({ w: fc.nat(), cpu: fc.integer({ min: 1, max: 4 }), mem: fc.integer({ min: 0, max: 3 }), end: fc.integer({ min: 1, max: 300 }), unlimited: fc.integer({ min: 0, max: 19 }) }), { maxLength: 8 }),
+    workers: fc.array(fc.record({ cpu: fc.integer({ min: 1, max: 8 }), mem: fc.integer({ min: 1, max: 8 }) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+    holds: fc.array(
+      fc.record({
+        w: fc.nat(),
+        cpu: fc.integer({ min: 1, max: 4 }),
+        mem: fc.integer({ min: 0, max: 3 }),
+        end: fc.integer({ min: 1, max: 300 }),
+        unlimited: fc.integer({ min: 0, max: 19 }),
+      }),
+      { maxLength: 8 },
+    ),
     cpu: fc.integer({ min: 1, max: 4 }),
     mem: fc.integer({ min: 0, max: 3 }),
     limit: fc.integer({ min: 1, max: 120 }),
@@ -103,7 +127,13 @@ const caseArb = fc
     const workers = g.workers.map((w, i) => worker(`w${i}`, { cpu: w.cpu, memGiB: w.mem }));
     const running = g.holds.map((h, i) => {
       const w = g.workers[h.w % g.workers.length]!;
-      return hold(`/busy/task-${i}`, `w${h.w % g.workers.length}`, Math.min(h.cpu, w.cpu), h.unlimited === 0 ? Infinity : NOW + h.end, { memGiB: Math.min(h.mem, w.mem) });
+      return hold(
+        `/busy/task-${i}`,
+        `w${h.w % g.workers.length}`,
+        Math.min(h.cpu, w.cpu),
+        h.unlimited === 0 ? Infinity : NOW + h.end,
+        { memGiB: Math.min(h.mem, w.mem) },
+      );
     });
     const job = timed('/many', g.limit, { cpu: g.cpu, memGiB: g.mem, replicas: g.count });
     return { workers, running, job, count: g.count };
@@ -116,7 +146,12 @@ describe('an independent job reserved lane by lane', () => {
 
   it('a 2,000-task job on a 16-core worker: the same reservation in tens of spans, not 2,000', () => {
     const running = Array.from({ length: 16 }, (_, i) => hold(`/many/task-${i}`, 'bench', 1, NOW + 100 + i * 37));
-    const c: Case = { workers: [worker('bench', { cpu: 16, memGiB: 64 })], running, job: timed('/many', 5_000, { cpu: 1, memGiB: 0, replicas: 2_016 }), count: 2_000 };
+    const c: Case = {
+      workers: [worker('bench', { cpu: 16, memGiB: 64 })],
+      running,
+      job: timed('/many', 5_000, { cpu: 1, memGiB: 0, replicas: 2_016 }),
+      count: 2_000,
+    };
     check(c);
     const [ctx] = contexts(c);
     const made = reserveRest(ctx, c.job, c.count)!;
@@ -127,7 +162,12 @@ describe('an independent job reserved lane by lane', () => {
   });
 
   it('memory as well as cpu: lanes are the tasks that fit in both', () => {
-    check({ workers: [worker('a', { cpu: 8, memGiB: 3 }), worker('b', { cpu: 2, memGiB: 8 })], running: [hold('/x/task-0', 'a', 1, NOW + 10, { memGiB: 1 })], job: timed('/many', 50, { cpu: 1, memGiB: 1, replicas: 97 }), count: 97 });
+    check({
+      workers: [worker('a', { cpu: 8, memGiB: 3 }), worker('b', { cpu: 2, memGiB: 8 })],
+      running: [hold('/x/task-0', 'a', 1, NOW + 10, { memGiB: 1 })],
+      job: timed('/many', 50, { cpu: 1, memGiB: 1, replicas: 97 }),
+      count: 97,
+    });
   });
 });
 
@@ -138,7 +178,16 @@ describe('an independent job reserved lane by lane', () => {
 // arithmetic itself is held to the task-by-task rule above.
 const streamArb = fc.tuple(
   fc.array(fc.integer({ min: 2, max: 8 }), { minLength: 1, maxLength: 3 }),
-  fc.array(fc.record({ gap: fc.integer({ min: 0, max: 60 }), cpu: fc.integer({ min: 1, max: 4 }), replicas: fc.integer({ min: 1, max: 40 }), limit: fc.integer({ min: 5, max: 100 }), runFraction: fc.integer({ min: 1, max: 100 }) }), { minLength: 2, maxLength: 12 }),
+  fc.array(
+    fc.record({
+      gap: fc.integer({ min: 0, max: 60 }),
+      cpu: fc.integer({ min: 1, max: 4 }),
+      replicas: fc.integer({ min: 1, max: 40 }),
+      limit: fc.integer({ min: 5, max: 100 }),
+      runFraction: fc.integer({ min: 1, max: 100 }),
+    }),
+    { minLength: 2, maxLength: 12 },
+  ),
 );
 
 function neverLater(policy: QueuePolicy): void {
@@ -149,7 +198,12 @@ function neverLater(policy: QueuePolicy): void {
       let t = 0;
       const jobs: SimJob[] = specs.map((sp, i) => {
         t += sp.gap;
-        const job = timed(`/j${String(i).padStart(2, '0')}`, sp.limit, { cpu: Math.min(sp.cpu, largest), memGiB: 0, replicas: sp.replicas, rootSubmittedAt: t });
+        const job = timed(`/j${String(i).padStart(2, '0')}`, sp.limit, {
+          cpu: Math.min(sp.cpu, largest),
+          memGiB: 0,
+          replicas: sp.replicas,
+          rootSubmittedAt: t,
+        });
         return { job, submit: t, runtime: Math.max(1, Math.round((sp.limit * sp.runFraction) / 100)) };
       });
       const out = simulate(new QueueScheduler({ policy, queueDepth: 1000 }), workers, jobs);

@@ -9,7 +9,13 @@
 // A started job submits all its children at once (they are pending from the next pass on).
 // A task that stops waiting takes its CPU back, so a worker may be oversubscribed until it ends.
 import type { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
-import type { RunningAllocation, SchedulerJob, SchedulerTask, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
+import type {
+  RunningAllocation,
+  SchedulerJob,
+  SchedulerTask,
+  Snapshot,
+  WorkerView,
+} from '../../../../src/cluster/scheduler/types.js';
 
 /** One job of a tree: its CPU request (millis), time limit (steps) and children. */
 export interface TreeNode {
@@ -42,7 +48,18 @@ interface Job {
 }
 
 function expand(node: TreeNode, name: string, parent: Job | null, rootAt: number): Job {
-  const job: Job = { name, node, depth: parent ? parent.depth + 1 : 1, parent, rootAt, seq: 0, state: 'unsubmitted', workerId: null, startedAt: 0, children: [] };
+  const job: Job = {
+    name,
+    node,
+    depth: parent ? parent.depth + 1 : 1,
+    parent,
+    rootAt,
+    seq: 0,
+    state: 'unsubmitted',
+    workerId: null,
+    startedAt: 0,
+    children: [],
+  };
   job.children = node.children.map((child, i) => expand(child, `${name}/c${i}`, job, rootAt));
   return job;
 }
@@ -50,7 +67,12 @@ function expand(node: TreeNode, name: string, parent: Job | null, rootAt: number
 const childrenDone = (job: Job): boolean => job.children.every((c) => c.state === 'done');
 
 /** Runs `roots` (all submitted at step 0) on `workers` until every job ended or `maxSteps` passed. */
-export function runTrees(scheduler: QueueScheduler, workers: readonly WorkerView[], roots: readonly TreeNode[], options: { release: boolean; maxSteps: number }): TreeRun {
+export function runTrees(
+  scheduler: QueueScheduler,
+  workers: readonly WorkerView[],
+  roots: readonly TreeNode[],
+  options: { release: boolean; maxSteps: number },
+): TreeRun {
   const all: Job[] = [];
   const collect = (job: Job): void => {
     job.seq = all.length;
@@ -73,12 +95,18 @@ export function runTrees(scheduler: QueueScheduler, workers: readonly WorkerView
     if (all.every((j) => j.state === 'done')) return { drained: true, steps: step, left: [] };
     const running = all.filter((j) => j.state === 'running');
     const released = new Set(options.release ? running.filter((j) => !childrenDone(j)).map((j) => j.name) : []);
-    if (released.size !== previouslyReleased.size || [...released].some((n) => !previouslyReleased.has(n))) changed = true;
+    if (released.size !== previouslyReleased.size || [...released].some((n) => !previouslyReleased.has(n)))
+      changed = true;
     previouslyReleased = released;
 
     const holding = running.filter((j) => !released.has(j.name));
     const allocations: RunningAllocation[] = holding.map((j) => ({
-      task: `${j.name}/task-0`, job: j.name, workerId: j.workerId!, cpuMillis: j.node.cpuMillis, memoryBytes: 0, devices: 0,
+      task: `${j.name}/task-0`,
+      job: j.name,
+      workerId: j.workerId!,
+      cpuMillis: j.node.cpuMillis,
+      memoryBytes: 0,
+      devices: 0,
       endsAt: Math.max(now, j.startedAt + j.node.limit),
     }));
     const views = workers.map((w) => {
@@ -88,7 +116,13 @@ export function runTrees(scheduler: QueueScheduler, workers: readonly WorkerView
     const pending = all.filter((j) => j.state === 'pending');
     const jobs = new Map<string, SchedulerJob>(pending.map((j) => [j.name, schedulerJob(j)]));
     const snapshot: Snapshot = {
-      now, jobs, pending: pending.map((j) => taskOf.get(j.name)!), workers: views, usage: new Map(), quotas: new Map(), running: allocations,
+      now,
+      jobs,
+      pending: pending.map((j) => taskOf.get(j.name)!),
+      workers: views,
+      usage: new Map(),
+      quotas: new Map(),
+      running: allocations,
     };
     const plan = scheduler.pass(snapshot, changed);
     changed = false;
@@ -104,9 +138,12 @@ export function runTrees(scheduler: QueueScheduler, workers: readonly WorkerView
       job.startedAt = now;
     }
     // Started parents submit their children (their tasks call `iris run`).
-    for (const p of plan.placements) for (const child of all.find((j) => j.name === p.job)!.children) submit(child, now);
+    for (const p of plan.placements)
+      for (const child of all.find((j) => j.name === p.job)!.children) submit(child, now);
 
-    const finishable = all.filter((j) => j.state === 'running' && childrenDone(j) && !plan.placements.some((p) => p.job === j.name));
+    const finishable = all.filter(
+      (j) => j.state === 'running' && childrenDone(j) && !plan.placements.some((p) => p.job === j.name),
+    );
     const deepest = Math.max(...finishable.map((j) => j.depth));
     for (const job of finishable) {
       if (job.depth !== deepest) continue;

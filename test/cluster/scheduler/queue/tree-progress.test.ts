@@ -17,7 +17,11 @@ interface Shape {
   children: Shape[];
 }
 
-const leafArb: fc.Arbitrary<Shape> = fc.record({ halves: fc.integer({ min: 1, max: 8 }), limit: fc.integer({ min: 1, max: 20 }), children: fc.constant([]) });
+const leafArb: fc.Arbitrary<Shape> = fc.record({
+  halves: fc.integer({ min: 1, max: 8 }),
+  limit: fc.integer({ min: 1, max: 20 }),
+  children: fc.constant([]),
+});
 function shapeArb(depth: number): fc.Arbitrary<Shape> {
   if (depth <= 1) return leafArb;
   return fc.record({
@@ -38,7 +42,11 @@ type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 function build(c: Case): { workers: WorkerView[]; roots: TreeNode[] } {
   const workers = c.workers.map((halves, i) => worker(`w${i}`, { cpu: halves / 2, memGiB: 1 }));
   const largest = Math.max(...c.workers);
-  const node = (s: Shape): TreeNode => ({ cpuMillis: Math.min(s.halves, largest) * 500, limit: s.limit, children: s.children.map(node) });
+  const node = (s: Shape): TreeNode => ({
+    cpuMillis: Math.min(s.halves, largest) * 500,
+    limit: s.limit,
+    children: s.children.map(node),
+  });
   return { workers, roots: c.trees.map(node) };
 }
 
@@ -61,10 +69,15 @@ function drainsWithRelease(policy: QueuePolicy): void {
   );
 }
 
-const chain = (depth: number, cpuMillis = 1000): TreeNode => ({ cpuMillis, limit: 5, children: depth > 1 ? [chain(depth - 1, cpuMillis)] : [] });
+const chain = (depth: number, cpuMillis = 1000): TreeNode => ({
+  cpuMillis,
+  limit: 5,
+  children: depth > 1 ? [chain(depth - 1, cpuMillis)] : [],
+});
 
 describe('job trees always drain when a waiting parent releases its CPU', () => {
-  it('easy (the default policy): random trees on random workers drain within the bound', () => drainsWithRelease('easy'));
+  it('easy (the default policy): random trees on random workers drain within the bound', () =>
+    drainsWithRelease('easy'));
   it('first-fit: random trees on random workers drain within the bound', () => drainsWithRelease('first-fit'));
 
   it('a chain of depth 8 on one 1-CPU worker drains under easy, one level at a time', () => {
