@@ -8,6 +8,7 @@
  * merged (cosmiconfig's `$import` is not supported). Reading the file and parsing YAML or JSON is
  * src/user-file/load.ts (its size limit and its errors); the JS/TS loader is this module's own.
  */
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,7 +136,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
     const origin = opts.explicitPath !== undefined ? '' : ' (from IRIS_CONFIG)';
     if (given.trim() === '') throw invalid('config file path is empty');
     const file = path.resolve(cwd, expandHome(given, home));
-    let info;
+    let info: Stats;
     try {
       info = await stat(file);
     } catch {

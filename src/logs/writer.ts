@@ -245,7 +245,10 @@ export class LogWriter {
   }
 
   private flush(): void {
-    if (this.error !== null || this.pendLen === 0) return this.settle();
+    if (this.error !== null || this.pendLen === 0) {
+      this.settle();
+      return;
+    }
     if (this.fd === null) {
       this.openFd().then(
         () => this.flush(),

@@ -103,7 +103,7 @@ describe('planConnections', () => {
         fc.boolean(),
         fc.boolean(),
         (soft, owner, taskDoor, tcp, metrics) => {
-          let plan;
+          let plan: ReturnType<typeof planConnections>;
           try {
             plan = planConnections(soft, { ...DEFAULTS, owner, taskDoor }, { tcp, metrics });
           } catch (error) {

@@ -340,6 +340,7 @@ export class FakeService implements ClusterService {
     this.check();
     this.logQueries.push(query);
     if (query.target === '/missing') {
+      // biome-ignore lint/correctness/useYield: a log stream that fails before its first line
       return (async function* () {
         throw notFound('no job or task named /missing');
       })();

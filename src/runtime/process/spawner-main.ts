@@ -16,7 +16,7 @@
  *
  * It imports nothing of iris (node: modules only), so it starts fast and stays small.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, constants, open } from 'node:fs';
 import type { SpawnRequest } from './spawner.js';
 
@@ -49,7 +49,7 @@ async function launch(req: LaunchRequest): Promise<void> {
     return;
   }
   const [out, err] = opened.map((r) => (r as PromiseFulfilledResult<number>).value) as [number, number];
-  let child;
+  let child: ChildProcess;
   try {
     child = spawn(req.file, req.args, {
       env: req.env,

@@ -33,6 +33,7 @@ export function WatchView({ snapshot, error, rows = 24, offset = 0 }: WatchViewP
     <Box flexDirection="column">
       {lines.map((line, i) => (
         <Text
+          // biome-ignore lint/suspicious/noArrayIndexKey: a line is its row on the screen; rows have no identity
           key={i}
           wrap="truncate-end"
           bold={i === 0}

@@ -130,7 +130,10 @@ export class FakeProcess {
     if (this.done) return;
     const name = signal.slice(3);
     const trap = signal === 'SIGKILL' ? undefined : this.traps.get(name);
-    if (trap === undefined) return this.end({ code: null, signal });
+    if (trap === undefined) {
+      this.end({ code: null, signal });
+      return;
+    }
     if (trap === '') return;
     void this.run(parseScript(trap), { o: 'o', e: 'e' }).catch((error: unknown) => {
       if (error instanceof Exit) this.end({ code: error.code, signal: null });

@@ -68,7 +68,7 @@ export class QueueScheduler {
     } else {
       // queuePass's result, with the state's maps updated in place (only this holder sees them).
       const number = this.current.passes + 1;
-      let result;
+      let result: ReturnType<typeof runPass>;
       try {
         const kept = this.kept.begin(given, this.current);
         result = runPass(given, this.current, resourcesChanged, this.options, this.placement, number, false, kept);

@@ -51,15 +51,15 @@ function applyOps<V, A extends { kind: 'add'; start: number; len: number }, Q ex
   cal: { add(start: number, end: number, v: V): number; remove(id: number): void; size: number },
   ref: { add(id: number, start: number, end: number, v: V): void; remove(id: number): void },
   ops: ReadonlyArray<A | Q | { kind: 'remove'; pick: number }>,
-  valueOf: (o: A) => V,
+  valueOfAdd: (o: A) => V,
   query: (o: Q) => void,
 ): number[] {
   const live: number[] = [];
   for (const o of ops) {
     if (o.kind === 'add') {
       const a = o as A;
-      const id = cal.add(a.start, a.start + a.len, valueOf(a));
-      ref.add(id, a.start, a.start + a.len, valueOf(a));
+      const id = cal.add(a.start, a.start + a.len, valueOfAdd(a));
+      ref.add(id, a.start, a.start + a.len, valueOfAdd(a));
       live.push(id);
     } else if (o.kind === 'remove') {
       if (live.length === 0) continue;
