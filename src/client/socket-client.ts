@@ -220,9 +220,8 @@ export class SocketClient extends SocketTransport implements IrisClient {
   }
 
   async *logBatches(query: api.LogQuery, signal?: AbortSignal): AsyncGenerator<api.LogBatch> {
-    const path =
-      `/v1/logs` +
-      `${queryString({ target: query.target, run: query.run, follow: query.follow, tail: query.tail, since: query.since, attempt: query.attempt })}`;
+    const { target, run, follow, tail, since, attempt } = query;
+    const path = `/v1/logs${queryString({ target, run, follow, tail, since, attempt })}`;
     for await (const item of this.stream(path, A.logItem, signal)) yield asLogBatch(item);
   }
 

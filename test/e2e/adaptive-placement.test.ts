@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
 import { E2ECluster, describeRun } from './harness.js';
+import { joined } from '../helpers/regex.js';
 
 const WORKERS = `workers:
   - {name: w0, cpu: 2, memory: 2GiB}
@@ -46,7 +47,10 @@ describe('adaptive placement', () => {
     const status = await c.iris(['status', name]);
     expect(status.code, describeRun(['status', name], status)).toBe(0);
     expect(status.stdout).toMatch(
-      /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+w1\s+adaptive: 2 candidates, λ 0\.5, score 0\.50 \(next w0 -?0\.00\)\n/,
+      joined(
+        /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\S+\/task-0\s+0\s+/,
+        /w1\s+adaptive: 2 candidates, λ 0\.5, score 0\.50 \(next w0 -?0\.00\)\n/,
+      ),
     );
   });
 

@@ -25,6 +25,7 @@ import { E2ECluster, describeRun, waitUntil } from './harness.js';
 import { isoReason } from '../helpers/reason-text.js';
 import { startNodeAgent, type NodeAgent } from '../kube/node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from '../kube/server.js';
+import { joined } from '../helpers/regex.js';
 
 const MIN = 60_000;
 const startOf = (job: JobDetail): number => job.taskList[0]!.attempts[0]!.startedAt;
@@ -170,7 +171,10 @@ describeKube('queue order across pods (built binary, real API server)', () => {
       const wide = await c.waitForJob('/wide', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
       const reservedAt = startOf(running) + 10 * MIN;
       expect(wide.reason).toMatch(
-        /^no worker fits: 2 excluded by constraint pool=res, 1 too little CPU \(need 2, largest 1\), 1 too little free CPU \(need 2, largest free 1\); reserved to start at /,
+        joined(
+          /^no worker fits: 2 excluded by constraint pool=res, 1 too little CPU \(need 2, la/,
+          /rgest 1\), 1 too little free CPU \(need 2, largest free 1\); reserved to start at /,
+        ),
       );
       expect(isoReason(wide.reason)!.endsWith(`reserved to start at ${iso(reservedAt)}`)).toBe(true);
       const queue = await c.json<QueueInfo>(['queue']);

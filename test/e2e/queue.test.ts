@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail, QueueInfo } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
+import { joined } from '../helpers/regex.js';
 
 const WORKERS = `
 stop-grace: 1s
@@ -48,7 +49,10 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
       });
       // Both workers are named: w1 is too small for /big at all, w0 has no CPU free now.
       expect(queue.jobs[0]!.reason).toMatch(
-        /^no worker fits: 1 too little CPU \(need 2, largest [\d.]+\), 1 too little free CPU \(need 2, largest free [\d.]+\); reserved to start at /,
+        joined(
+          /^no worker fits: 1 too little CPU \(need 2, largest [\d.]+\), 1 too l/,
+          /ittle free CPU \(need 2, largest free [\d.]+\); reserved to start at /,
+        ),
       );
       expect(queue.jobs[0]!.reason!.endsWith(`reserved to start at ${new Date(reservedAt).toISOString()}`)).toBe(true);
 
@@ -87,7 +91,10 @@ describe('iris queue and submit --dry-run (default policy: easy)', () => {
       const text = await c.iris(['submit', '--dry-run', '--name', 'probe', '--cpu', '2', '--', 'true']);
       expect(text.code, describeRun(['submit', '--dry-run'], text)).toBe(0);
       expect(text.stdout).toMatch(
-        /^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) under policy easy\n  why: no worker fits: .*too little free CPU \(need 2, /,
+        joined(
+          /^\/probe \(1 task\): would start at (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) \(in \d+m\d+s\) /,
+          /under policy easy\n  why: no worker fits: .*too little free CPU \(need 2, /,
+        ),
       );
       expect(text.stdout).toMatch(/nothing was submitted/);
       expect((await c.jobs()).map((j) => j.name).sort()).toEqual(['/big', '/hold', '/side']);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
+import { joined } from '../helpers/regex.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -63,7 +64,10 @@ describe('scheduling order', () => {
       const big = await c.waitForJob('/bigjob', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
       // The workers outside pool=small are named too, not hidden behind the CPU shortfall.
       expect(big.reason).toMatch(
-        /^no worker fits: 2 excluded by constraint pool=small, 1 too little free CPU \(need 2, largest free 1\); reserved to start at /,
+        joined(
+          /^no worker fits: 2 excluded by constraint pool=small, 1 too li/,
+          /ttle free CPU \(need 2, largest free 1\); reserved to start at /,
+        ),
       );
       await c.submit(['--name', 'smalljob', '-c', 'pool=small', '--cpu', '1', '--time-limit', '1m'], ['true']);
       await c.waitForState('/smalljob', 'SUCCEEDED');

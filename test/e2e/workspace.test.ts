@@ -19,6 +19,7 @@ import type { EstimateResponse, JobDetail } from '../../src/api/types.js';
 import { BUSYBOX, NODE_IMAGE, docker, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from './docker-fixture.js';
 import { describeRun, type E2ECluster } from './harness.js';
+import { joined } from '../helpers/regex.js';
 
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 const env = await dockerTestEnv();
@@ -250,7 +251,10 @@ describe.skipIf(!READY)("the submit directory and the submitter's environment in
       const r = await c.iris(args);
       expect(r.code, describeRun(args, r)).toBe(5);
       expect(r.stderr).toMatch(
-        /Error: --gpu: a container with GPUs cannot start here: the Docker engine has no NVIDIA runtime \(its runtimes: [^)]*runc/,
+        joined(
+          /Error: --gpu: a container with GPUs cannot start here: the D/,
+          /ocker engine has no NVIDIA runtime \(its runtimes: [^)]*runc/,
+        ),
       );
       expect(r.stderr).toContain('Hint: install the NVIDIA Container Toolkit');
       expect((await c.jobs()).map((j) => j.name)).not.toContain('/cuda');

@@ -24,6 +24,7 @@ import { freePort } from '../helpers/free-port.js';
 import { NODE_IMAGE, dockerTestEnv } from '../helpers/docker.js';
 import { startDockerCluster, stopDockerCluster } from '../e2e/docker-fixture.js';
 import { parseOpenFileLimit } from '../../src/server/connection-budget.js';
+import { joined } from '../helpers/regex.js';
 
 /**
  * The Docker engine and the test images (under CI a missing engine fails the container test instead of skipping it).
@@ -259,7 +260,10 @@ describe('the task door at its cap (connections.task-door: 40, per-peer: 8, head
       const lines = await c.waitForLog(holder, 'ninth:', { timeoutMs: 30_000 });
       const ninth = lines.find((l) => l.text.startsWith('ninth:'))!.text;
       expect(ninth).toMatch(
-        /^ninth: 429 .*"code":"quota_exceeded".*"message":"this task already has 8 requests in progress on this socket \(/,
+        joined(
+          /^ninth: 429 .*"code":"quota_exceeded".*"message":"this t/,
+          /ask already has 8 requests in progress on this socket \(/,
+        ),
       );
       const run = await c.iris(['run', '--name', 'other', '--cpu', '0.1', '--', 'iris', 'result', 'set', 'k', 'v'], {
         timeoutMs: 60_000,

@@ -10,6 +10,7 @@ import {
 } from '../../src/server/connection-budget.js';
 import type { ConnectionsConfig } from '../../src/config/schema/connections.js';
 import { IrisError } from '../../src/model/errors.js';
+import { joined } from '../helpers/regex.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
@@ -89,7 +90,10 @@ describe('planConnections', () => {
     expect(error).toBeInstanceOf(IrisError);
     expect((error as IrisError).code).toBe('invalid_argument');
     expect((error as IrisError).message).toMatch(
-      /^connections\.task-door: the doors would hold 18001 connections, and the open-file limit 20000 leaves them 15000 \(5000 are kept/,
+      joined(
+        /^connections\.task-door: the doors would hold 18001 connections,/,
+        / and the open-file limit 20000 leaves them 15000 \(5000 are kept/,
+      ),
     );
     expect((error as IrisError).hint).toContain('ulimit -Hn');
   });

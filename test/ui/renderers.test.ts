@@ -10,6 +10,7 @@ import { formatLogBatch, formatLogBatchJson, formatLogLine, taskLabel } from '..
 import { renderTable } from '../../src/ui/table.js';
 import { makeStyle } from '../../src/ui/colour.js';
 import { job, NOW, worker } from './fixtures.js';
+import { joined } from '../helpers/regex.js';
 
 describe('tables', () => {
   it('aligns columns, right-aligns numbers and trims trailing spaces', () => {
@@ -322,7 +323,10 @@ describe('job detail', () => {
     };
     const text = renderJobDetail(scored, NOW);
     expect(text).toMatch(
-      /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\/train\/task-0\s+1\s+local-0\s+adaptive: 3 candidates, λ 0\.8, score 0\.74 \(next w2 0\.61\), reuse hit/,
+      joined(
+        /Placement:\n\s+TASK\s+ATTEMPT\s+WORKER\s+DECISION\n\s+\/train\/task-0\s+1\s+loc/,
+        /al-0\s+adaptive: 3 candidates, λ 0\.8, score 0\.74 \(next w2 0\.61\), reuse hit/,
+      ),
     );
     expect(text).not.toMatch(/task-0\s+0\s+local-0\s+adaptive/);
     const alone = { ...decision, pool: 1, runnerUp: null, reuseHit: false };

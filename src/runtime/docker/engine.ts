@@ -58,18 +58,30 @@ interface DockerLikeError {
   message?: string;
 }
 
+/** The error codes of a connection that failed before the engine could answer. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOENT',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EACCES',
+  'EPERM',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOTSOCK',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
 /** True when the error is about reaching the engine at all (no HTTP answer). */
 export function isConnectionError(error: unknown): boolean {
   const e = error as DockerLikeError | null;
   if (e === null || typeof e !== 'object') return false;
   if (typeof e.statusCode === 'number') return false;
-  if (
-    typeof e.code === 'string' &&
-    /^(ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EACCES|EPERM|ENOTFOUND|EAI_AGAIN|ENOTSOCK|ECONNABORTED|ERR_STREAM_PREMATURE_CLOSE)$/.test(
-      e.code,
-    )
-  )
-    return true;
+  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
   return /socket hang up|connect |timed? ?out|aborted/i.test(e.message ?? '');
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { placementOptions, type PlacementProfile } from '../../../src/cluster/scheduler/index.js';
 import type { WorkerScorer } from '../../../src/cluster/scheduler/placement/scoring.js';
 import { harness, LONG, spec, workerSpec, type Harness } from './helpers.js';
+import { joined } from '../../helpers/regex.js';
 
 let h: Harness | null = null;
 afterEach(async () => {
@@ -37,7 +38,10 @@ describe('adaptive placement in the controller', () => {
     });
     expect(lines.filter((l) => l.startsWith('dispatch '))).toEqual([
       expect.stringMatching(
-        /^dispatch \/serve\/task-0 attempt 0 -> w2: adaptive: 2 candidates, λ 0\.4, score -?0\.\d\d \(next w1 -0\.6\d\)$/,
+        joined(
+          /^dispatch \/serve\/task-0 attempt 0 -> w2: adaptive: 2 /,
+          /candidates, λ 0\.4, score -?0\.\d\d \(next w1 -0\.6\d\)$/,
+        ),
       ),
     ]);
   });
