@@ -136,8 +136,8 @@ describe('pipelines', () => {
     async () => {
       file(
         'noresult.yaml',
-        'name: noresult\nstages:\n  train:\n    cpu: 0.5\n    command: [echo, no checkpoint]\n  eval:\n    cpu: 0.5\n ' +
-          '   needs: [train]\n    command: [echo, "${stages.train.result.checkpoint}"]\n',
+        'name: noresult\nstages:\n  train:\n    cpu: 0.5\n    command: [echo, no checkpoint]\n' +
+          '  eval:\n    cpu: 0.5\n    needs: [train]\n    command: [echo, "${stages.train.result.checkpoint}"]\n',
       );
       const run = await c.iris(['run', '-f', 'noresult.yaml']);
       expect(run.code, describeRun(['run', '-f'], run)).toBe(1);

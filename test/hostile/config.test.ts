@@ -99,7 +99,8 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
       const planted = path.join(theirs, '.irisrc.yaml');
       plant(planted, 'task-door: {listen: "127.0.0.1:47999", advertise: "http://127.0.0.1:47998"}\n');
       const cwd = path.join(theirs, 'sub');
-      const expected = `refusing the config file ${planted}: it is owned by uid ${user.uid}, not by you (uid 0) or root`;
+      const expected =
+        `refusing the config file ${planted}: ` + `it is owned by uid ${user.uid}, not by you (uid 0) or root`;
 
       const home = freshHome();
       const r = await start(cwd, home);
@@ -152,7 +153,8 @@ describe.runIf(isRoot || inCI)('config files of another local user, and answers 
       const marker = path.join(theirs, 'META-IMPORTED-AS-ROOT');
       plant(
         path.join(theirs, '.config', 'config.mjs'),
-        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`,
+        `import { writeFileSync } from 'node:fs';\n` +
+          `writeFileSync(${JSON.stringify(marker)}, 'x');\nexport default {};\n`,
       );
       const home = freshHome();
       const r = await start(theirs, home);

@@ -34,7 +34,8 @@ describe('checkUserMounts', () => {
       renameSync(data, path.join(dir, 'data.old'));
       symlinkSync('/etc', data);
       expect(() => checkUserMounts(spec([mount]))).toThrow(
-        `refusing to mount ${data} at /data: it resolves to /etc since the job was submitted (a link was put on its way)`,
+        `refusing to mount ${data} at /data: ` +
+          'it resolves to /etc since the job was submitted (a link was put on its way)',
       );
       rmSync(data);
       expect(() => checkUserMounts(spec([mount]))).toThrow(`cannot mount ${data} at /data: it no longer exists`);
