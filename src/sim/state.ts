@@ -203,7 +203,8 @@ export class SimState implements LifecycleView, Reconciler {
         writeJobPatch(c.job, c.patch);
         return;
       case 'task':
-        return this.patchTask(c.task, c.patch);
+        this.patchTask(c.task, c.patch);
+        return;
       case 'attempt-start': {
         const slot = this.slot(c.attempt.task)!;
         const latest = slot.latest;

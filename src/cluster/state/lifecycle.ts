@@ -117,25 +117,35 @@ export class StoreLifecycle implements Reconciler {
     const m = this.m;
     switch (c.kind) {
       case 'stop':
-        return void this.stops.push(c.order);
+        this.stops.push(c.order);
+        return;
       case 'job':
-        return m.patchJob(c.job, c.patch);
+        m.patchJob(c.job, c.patch);
+        return;
       case 'task':
-        return m.patchTask(c.task, c.patch);
+        m.patchTask(c.task, c.patch);
+        return;
       case 'attempt-start':
-        return m.addAttempt(c.attempt);
+        m.addAttempt(c.attempt);
+        return;
       case 'attempt':
-        return m.patchAttempt(c.attempt, c.patch);
+        m.patchAttempt(c.attempt, c.patch);
+        return;
       case 'requeue':
-        return m.recordRequeue(attemptHistoryName(c.task, c.attempt), c.job, c.reason, c.detail, c.run);
+        m.recordRequeue(attemptHistoryName(c.task, c.attempt), c.job, c.reason, c.detail, c.run);
+        return;
       case 'release':
-        return m.releaseJob(m.jobs.get(c.job.job.name)!);
+        m.releaseJob(m.jobs.get(c.job.job.name)!);
+        return;
       case 'endpoints-dropped':
-        return m.dropEndpointsOf(c.task);
+        m.dropEndpointsOf(c.task);
+        return;
       case 'worker':
-        return m.putWorker(c.worker);
+        m.putWorker(c.worker);
+        return;
       case 'hint':
-        return m.putCacheHint(c.worker, c.key, c.expiresAt);
+        m.putCacheHint(c.worker, c.key, c.expiresAt);
+        return;
     }
   }
 }
