@@ -23,30 +23,10 @@ import type { AttemptOutcome } from '../../../src/model/states.js';
 import type { DependencyCondition, Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
 import { DEFAULT_CACHE_TTL_MS } from '../../../src/model/workload.js';
 import { SimState } from '../../../src/sim/state.js';
+import { spec } from '../state/helpers.js';
 
 const WORKERS = 3;
 const TTL = DEFAULT_CACHE_TTL_MS;
-
-function spec(name: string, over: Partial<JobSpec> = {}): JobSpec {
-  return {
-    name,
-    user: 'alice',
-    command: ['true'],
-    env: {},
-    cwd: null,
-    image: null,
-    replicas: 1,
-    resources: { cpuMillis: 1000, memoryBytes: 1 << 28, device: null },
-    constraints: [],
-    coschedule: null,
-    maxRetries: 0,
-    maxTaskFailures: 0,
-    maxPreemptions: 0,
-    timeoutMs: null,
-    schedulingTimeoutMs: null,
-    ...over,
-  };
-}
 
 const workerSpec = (id: string): WorkerSpec => ({
   id,
