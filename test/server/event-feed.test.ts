@@ -5,51 +5,23 @@
  * the unfinished jobs and a SYNCED marker, so nothing between the listing and the changes is lost.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApiServer, type ApiServer } from '../../src/server/server.js';
-import { ControllerService } from '../../src/server/controller-service.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { ClusterEvent } from '../../src/model/events.js';
-import { harness, LONG, spec, workerSpec, type Harness } from '../cluster/controller/helpers.js';
+import { LONG, spec, type Harness } from '../cluster/controller/helpers.js';
+import { type InProcessServer, inProcessServer } from './in-process.js';
 
 let h: Harness;
-let server: ApiServer;
 let client: SocketClient;
-let dir: string;
+
+let served: InProcessServer;
 
 beforeEach(async () => {
-  h = harness([workerSpec('w1', { cpuMillis: 1000 })]);
-  dir = await mkdtemp(join(tmpdir(), 'iris-events-'));
-  const socketPath = join(dir, 'iris.sock');
-  const service = new ControllerService(h.store, h.controller, {
-    clusterId: 'c-test',
-    socketPath,
-    home: '/tmp',
-    version: 'test',
-    startedAt: 0,
-    quotas: new Map(),
-    requestStop: async () => {},
-    now: h.clock.now,
-    defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
-  });
-  server = createApiServer(service, {
-    socketPath,
-    version: 'test',
-    defaultUser: 'alice',
-    defaultCwd: '/tmp',
-    log: () => undefined,
-  });
-  await server.listen();
-  client = new SocketClient(socketPath, {});
+  served = await inProcessServer('iris-events-');
+  ({ h } = served);
+  client = new SocketClient(served.socketPath, {});
 });
 
-afterEach(async () => {
-  await server.close();
-  await h.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => served.close());
 
 /** Collects events into `seen` until `stop` holds for the list; resolves with it. */
 function collect(

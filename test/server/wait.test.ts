@@ -4,50 +4,22 @@
  * A task's wait is registered exactly while the request waits: answered, timed out, abandoned.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApiServer, type ApiServer } from '../../src/server/server.js';
-import { ControllerService } from '../../src/server/controller-service.js';
 import { SocketClient } from '../../src/client/socket-client.js';
 import { IrisError } from '../../src/model/errors.js';
-import { harness, LONG, spec, workerSpec, type Harness } from '../cluster/controller/helpers.js';
+import { LONG, spec, type Harness } from '../cluster/controller/helpers.js';
+import { type InProcessServer, inProcessServer } from './in-process.js';
 
 let h: Harness;
-let server: ApiServer;
 let socketPath: string;
-let dir: string;
+
+let served: InProcessServer;
 
 beforeEach(async () => {
-  h = harness([workerSpec('w1', { cpuMillis: 1000 })]);
-  dir = await mkdtemp(join(tmpdir(), 'iris-wait-'));
-  socketPath = join(dir, 'iris.sock');
-  const service = new ControllerService(h.store, h.controller, {
-    clusterId: 'c-test',
-    socketPath,
-    home: '/tmp',
-    version: 'test',
-    startedAt: 0,
-    quotas: new Map(),
-    requestStop: async () => {},
-    now: h.clock.now,
-    defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
-  });
-  server = createApiServer(service, {
-    socketPath,
-    version: 'test',
-    defaultUser: 'alice',
-    defaultCwd: '/tmp',
-    log: () => undefined,
-  });
-  await server.listen();
+  served = await inProcessServer('iris-wait-');
+  ({ h, socketPath } = served);
 });
 
-afterEach(async () => {
-  await server.close();
-  await h.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => served.close());
 
 /** The parent /p running on the only CPU, and a client that speaks with its task token. */
 async function parentTask(): Promise<SocketClient> {
