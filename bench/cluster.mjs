@@ -382,6 +382,34 @@ export async function shortJobRounds(
   };
 }
 
+/**
+ * The "tasks known" load of the memory figures: a holder job that keeps the `hold` worker busy,
+ * then `jobs` jobs of `perJob` tasks that stay pending behind it. Returns the seconds the pending
+ * jobs' submissions took (the holder's not counted).
+ */
+export async function submitPendingLoad(client, jobs, perJob) {
+  await client.submit({
+    name: 'holder',
+    command: ['sleep', '3600'],
+    cpu: 1,
+    memory: '16M',
+    constraints: ['pool=hold'],
+  });
+  const start = performance.now();
+  for (let i = 0; i < jobs; i++) {
+    const name = `pending-${i}`;
+    await client.submit({
+      name,
+      command: ['true'],
+      cpu: 1,
+      memory: '16M',
+      constraints: ['pool=hold'],
+      replicas: perJob,
+    });
+  }
+  return (performance.now() - start) / 1000;
+}
+
 export async function runClusterBench({
   concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
   memoryTasks = 100_000,
@@ -407,27 +435,9 @@ export async function runClusterBench({
 
     log(`cluster bench: memory with ${memoryTasks} tasks known`);
     const base = rssOf(pid);
-    await client.submit({
-      name: 'holder',
-      command: ['sleep', '3600'],
-      cpu: 1,
-      memory: '16M',
-      constraints: ['pool=hold'],
-    });
     const perJob = 1000;
     const jobs = Math.ceil(memoryTasks / perJob);
-    const start = performance.now();
-    for (let i = 0; i < jobs; i++) {
-      await client.submit({
-        name: `pending-${i}`,
-        command: ['true'],
-        cpu: 1,
-        memory: '16M',
-        constraints: ['pool=hold'],
-        replicas: perJob,
-      });
-    }
-    const submitSeconds = (performance.now() - start) / 1000;
+    const submitSeconds = await submitPendingLoad(client, jobs, perJob);
     const info = await client.cluster();
     const mem = rssOf(pid);
     result.memory = {

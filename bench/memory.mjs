@@ -22,7 +22,7 @@
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { awaitJobs, startBenchCluster } from './cluster.mjs';
+import { awaitJobs, startBenchCluster, submitPendingLoad } from './cluster.mjs';
 import { loadAverage } from './measure.mjs';
 
 /** VmRSS and VmHWM of `pid` in MB, from /proc/<pid>/status. */
@@ -76,25 +76,7 @@ export async function knownTasksCase({ jobs = 100, perJob = 1000, concurrency = 
   const c = startBenchCluster('memory-known', config(concurrency));
   try {
     const idle = memoryOf(c.pid);
-    await c.client.submit({
-      name: 'holder',
-      command: ['sleep', '3600'],
-      cpu: 1,
-      memory: '16M',
-      constraints: ['pool=hold'],
-    });
-    const begun = performance.now();
-    for (let i = 0; i < jobs; i++) {
-      await c.client.submit({
-        name: `pending-${i}`,
-        command: ['true'],
-        cpu: 1,
-        memory: '16M',
-        constraints: ['pool=hold'],
-        replicas: perJob,
-      });
-    }
-    const submitSeconds = (performance.now() - begun) / 1000;
+    const submitSeconds = await submitPendingLoad(c.client, jobs, perJob);
     const afterSubmit = memoryOf(c.pid);
     for (let i = 0; i < 3; i++) await c.client.jobs();
     const settled = memoryOf(c.pid);
