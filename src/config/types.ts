@@ -19,8 +19,8 @@ export type { ContainerNetwork, RuntimeConfig, RuntimeKind } from './schema/sett
 
 /**
  * `policy`; `depth`: pending jobs one scheduling pass considers; `reservationDepth`: blocked
- * jobs that get a reservation under `hybrid`; `maxReservationDepth`: its upper bound (at most
- * the scheduler's MAX_RESERVATION_DEPTH).
+ * jobs that get a reservation under `hybrid`; `maxReservationDepth`: its upper bound, and the
+ * most reservations `conservative` holds (at most the scheduler's MAX_RESERVATION_DEPTH).
  */
 export type QueueConfig = z.output<typeof queue>;
 

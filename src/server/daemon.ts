@@ -289,6 +289,7 @@ async function serveCluster(
       policy: config.queue.policy,
       queueDepth: config.queue.depth,
       reservationDepth: config.queue.reservationDepth,
+      maxReservationDepth: config.queue.maxReservationDepth,
       defaultTimeLimitMs: config.defaults.timeLimitMs,
     }),
     log,

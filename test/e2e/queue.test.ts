@@ -2,7 +2,8 @@
  * E2E: the queue policy of a real cluster as a user sees it — `iris queue` lists pending jobs
  * in scheduling order with the reserved start the easy policy computed from the time limits of
  * running jobs, `iris submit --dry-run` says when a job would start without submitting it, and a
- * `queue: {policy: fcfs}` config stops the queue at the first blocked job.
+ * `queue: {policy: fcfs}` config stops the queue at the first blocked job, and a conservative
+ * queue holds no more reservations than `max-reservation-depth`.
  */
 import { describe, expect, it } from 'vitest';
 import type { EstimateResponse, JobDetail, QueueInfo } from '../../src/api/types.js';
@@ -138,6 +139,27 @@ describe('a cluster configured with queue policy fcfs', () => {
     const small = await c.waitForState('/small', 'SUCCEEDED');
     const big = await c.job('/big');
     expect(startOf(small)).toBeGreaterThanOrEqual(startOf(big));
+  });
+});
+
+describe('a cluster configured with queue policy conservative and max-reservation-depth 1', () => {
+  const c = withCluster(`${WORKERS}queue: {policy: conservative, max-reservation-depth: 1}\n`);
+
+  it('holds one reservation at most: the second blocked job gets none', async () => {
+    const hold = c.gate('hold');
+    await c.submit(['--name', 'hold', '-c', 'pool=a', '--cpu', '2', '--time-limit', '10m'], ['sh', '-c', hold.hold]);
+    await c.waitForState('/hold', 'RUNNING');
+    await c.submit(['--name', 'big1', '--cpu', '2', '--time-limit', '5m'], ['true']);
+    await c.submit(['--name', 'big2', '--cpu', '2', '--time-limit', '5m'], ['true']);
+    await c.waitForJob('/big2', (j) => !!j.reason, 'a pending reason');
+    const queue = await c.json<QueueInfo>(['queue']);
+    expect(queue.policy).toBe('conservative');
+    expect(queue.jobs.map((j) => [j.job, j.reservedStart !== null])).toEqual([
+      ['/big1', true],
+      ['/big2', false],
+    ]);
+    hold.open();
+    await c.waitForState('/big2', 'SUCCEEDED');
   });
 });
 

@@ -1,11 +1,12 @@
 /**
  * E2E: placement on a real cluster — gangs on a virtual TPU slice (task i on tpu-worker-id i,
- * all-or-nothing), GPU tasks only on GPU workers with disjoint CUDA_VISIBLE_DEVICES, and worker
- * attribute constraints of every kind.
+ * all-or-nothing; a gang whose host 0 is busy waits for it, naming it), GPU tasks only on GPU
+ * workers with disjoint CUDA_VISIBLE_DEVICES, and worker attribute constraints of every kind.
  */
 import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
 import { byIndex, describeRun, withCluster } from './harness.js';
+import { joined } from '../helpers/regex.js';
 
 // Names deliberately sort opposite to tpu-worker-id: placement must follow the id.
 const sliceA = ['tpu-a-d', 'tpu-a-c', 'tpu-a-b', 'tpu-a-a'];
@@ -60,7 +61,7 @@ describe('placement', () => {
     const pending = await c.waitForJob('/gang-wait', (j) => j.state === 'PENDING' && !!j.reason, 'a pending reason');
     expect(pending.reason).toMatch(/need 4 workers in one tpu-name group, largest free group has 3/);
 
-    // A smaller gang behind it still fits (on free workers of one slice, in tpu-worker-id order) and runs.
+    // A smaller gang behind it still fits (on hosts 0 and 1 of one slice: task i on tpu-worker-id i) and runs.
     const pair = await runJson(
       ['--name', 'gang2', '--replicas', '2', '--coschedule', 'tpu-name', '--cpu', '0.5'],
       ['true'],
@@ -68,8 +69,6 @@ describe('placement', () => {
     expect([
       ['tpu-b-0', 'tpu-b-1'],
       ['tpu-a-d', 'tpu-a-c'],
-      ['tpu-a-d', 'tpu-a-a'],
-      ['tpu-a-c', 'tpu-a-a'],
     ]).toContainEqual(byIndex(pair).map((t) => t.workerId));
     const still = await c.job('/gang-wait');
     expect(still.state).toBe('PENDING');
@@ -81,6 +80,43 @@ describe('placement', () => {
     const starts = done.taskList.map((t) => t.attempts[0]!.startedAt);
     const blockerEnd = (await c.job('/tpu-blocker')).taskList[0]!.attempts[0]!.finishedAt!;
     for (const start of starts) expect(start).toBeGreaterThanOrEqual(blockerEnd);
+  });
+
+  it('a 2-task gang waits for host 0 of a slice, naming the busy hosts, then runs task i on host i', async () => {
+    const gate = c.gate('host0');
+    // Host 0 of both slices busy (all their CPUs); hosts 1-3 of slice-a are free.
+    await c.submit(
+      ['--name', 'host0', '-c', 'tpu-worker-id=0', '--replicas', '2', '--cpu', '2'],
+      ['sh', '-c', gate.hold],
+    );
+    const blocker = await c.waitForJob(
+      '/host0',
+      (j) => j.taskList.every((t) => t.state === 'RUNNING'),
+      'both tasks running',
+    );
+    expect(blocker.taskList.map((t) => t.workerId).sort()).toEqual(['tpu-a-d', 'tpu-b-0']);
+
+    await c.submit(['--name', 'pair', '--coschedule', 'tpu-name', '--replicas', '2', '--cpu', '0.5'], ['true']);
+    const pending = await c.waitForJob('/pair', (j) => j.state !== 'PENDING' || !!j.reason, 'a pending reason');
+    expect(pending.state).toBe('PENDING');
+    expect(pending.reason).toMatch(
+      joined(
+        /^need hosts 0-1 of one tpu-name group \(task i runs on host i\): /,
+        /slice-a host 0 \(tpu-a-d\) is busy; slice-b host 0 \(tpu-b-0\) is busy/,
+      ),
+    );
+    expect(pending.taskList.every((t) => t.attempts.length === 0)).toBe(true);
+
+    gate.open();
+    // Whichever slice's host 0 frees first takes the gang: its hosts 0 and 1, never a later host.
+    const done = await c.waitForState('/pair', 'SUCCEEDED');
+    const hosts = byIndex(done).map((t) => t.workerId);
+    expect([
+      ['tpu-a-d', 'tpu-a-c'],
+      ['tpu-b-0', 'tpu-b-1'],
+    ]).toContainEqual(hosts);
+    const freed = (await c.job('/host0')).taskList.find((t) => t.workerId === hosts[0])!.attempts[0]!.finishedAt!;
+    for (const t of done.taskList) expect(t.attempts[0]!.startedAt).toBeGreaterThanOrEqual(freed);
   });
 
   it('GPU tasks run only on GPU workers of the variant, with disjoint CUDA_VISIBLE_DEVICES', async () => {

@@ -9,14 +9,26 @@
  * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers in one group of its
  * coschedule
  * attribute) is also checked for group size after the never filters (`largest group has`) and
- * after the whole chain (`largest free group has`). With `view.free` absent only the never
+ * after the whole chain (`largest free group has`); when free groups are large enough but no TPU
+ * slice has its hosts 0..count-1 free (task i runs on host i, gang.ts), the reason names the busy
+ * host of each slice (`slice-a host 0 (tpu-a-0) is busy`). With `view.free` absent only the never
  * filters run and null means some idle worker (or gang group) could run the job: that is the
  * submit-time never check (feasibility.ts). A sticky stage (filters.ts STICKY) that runs out of
  * workers after the sticky filter turned the others down waits for its worker:
  * `sticky_worker_busy: waiting for worker w1 (where /p/train ran)`.
  */
 import { FILTERS, NEVER_FILTERS, type PlacementView, type WorkerFilter } from './filters.js';
-import { compositeText, exclusionParts, groupText, stickyText, summarize, type Reason } from './reason.js';
+import { groupWorkers } from './gang.js';
+import {
+  compositeText,
+  exclusionParts,
+  groupText,
+  hostOrderText,
+  stickyText,
+  summarize,
+  type BlockedHost,
+  type Reason,
+} from './reason.js';
 import type { SchedulerJob, Verdict, WorkerView } from '../types.js';
 
 function largestGroup(workers: readonly WorkerView[], list: readonly number[], attribute: string): number {
@@ -64,6 +76,8 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
   for (let w = 0; w < workers.length; w++) list.push(w);
   /** The workers each filter turned down so far, in chain order. */
   const excluded: Array<{ filter: WorkerFilter; workers: number[] }> = [];
+  /** The workers the never filters kept (a gang's, to tell a busy host from one it may not use). */
+  let usable: readonly number[] = list;
   for (let i = 0; i < chain.length; i++) {
     const filter = chain[i]!;
     if (filter.appliesTo(job)) {
@@ -95,7 +109,42 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
       const free = filter.kind === 'not_now';
       const largest = largestGroup(workers, list, gang);
       if (largest < count) return groupText(job, count, largest, free);
+      if (!free) usable = list;
+      else if (i === chain.length - 1) return blockedHosts(job, count, workers, usable, list);
     }
   }
   return null;
+}
+
+/**
+ * For a gang with `count` free workers in some group: null when some group can take it now
+ * (gang.ts pickMembers: a TPU slice's hosts 0..count-1, else any `count` members), else the
+ * reason naming each slice's first needed host that is not free (`now`), or that the job may not
+ * use at all (not in `usable`).
+ */
+function blockedHosts(
+  job: SchedulerJob,
+  count: number,
+  workers: readonly WorkerView[],
+  usable: readonly number[],
+  now: readonly number[],
+): string | null {
+  const free = new Set(now);
+  const allowed = new Set(usable);
+  const blocked: BlockedHost[] = [];
+  let more = 0;
+  for (const group of groupWorkers(workers, job.coschedule!)) {
+    const { members } = group;
+    if (members.length < count) continue;
+    if (!group.hostOrdered) {
+      if (members.filter((w) => free.has(w)).length >= count) return null;
+      continue;
+    }
+    const host = members.findIndex((w, k) => k < count && !free.has(w));
+    if (host < 0 || host >= count) return null;
+    const w = members[host]!;
+    if (blocked.length < 3) blocked.push({ group: group.value, host, worker: workers[w]!, busy: allowed.has(w) });
+    else more++;
+  }
+  return blocked.length > 0 ? hostOrderText(job, count, blocked, more) : null;
 }

@@ -2,11 +2,14 @@
  * Gangs (docs/architecture.md, "Placement"): all pending tasks of a coscheduled job are placed at
  * once on distinct workers that share one value of the job's `coschedule` attribute, or none
  * are. Within a group, workers are ordered by numeric `tpu-worker-id` (workers without one
- * follow, by id). In a group of TPU hosts the gang's k-th task (by index) goes to exactly the
- * k-th host (task i = tpu-worker-id i, what TPU_WORKER_ID and the JAX process id say); in other
- * groups it goes to the k-th eligible worker. Members
- * are chosen tentatively and committed only when every member has a worker; a worker given to
- * one gang is never given to another gang in the same pass.
+ * follow, by id). In a group of TPU hosts (`hostOrdered`) the gang's k-th task (by index) goes
+ * to exactly the k-th host (task i = tpu-worker-id i, what TPU_WORKER_ID and the JAX process id
+ * say): a busy host k makes the gang wait or go to another group, never to host k+1. In other
+ * groups it goes to the k-th eligible worker. This is the one rule (`pickMembers`) for every
+ * queue policy: first-fit's pass (GangPlacer), the planner's starts and reservations
+ * (queue/allocate.ts, planner/job.ts through WorkerSlot.host). Members are chosen tentatively
+ * and committed only when every member has a worker; under first-fit a worker given to one gang
+ * is never given to another gang in the same pass.
  */
 import type { CandidateIndex } from './candidates.js';
 import type { ScratchCapacity } from './scratch.js';
@@ -35,6 +38,27 @@ export interface WorkerGroup {
   value: string;
   /** Worker indices in group order. */
   members: number[];
+  /** The first member carries a numeric `tpu-worker-id`: task k runs on members[k] and nowhere else. */
+  hostOrdered: boolean;
+}
+
+/**
+ * The members of `group` that run a gang of `count` tasks (task k on the k-th returned), or null:
+ * in a host-ordered group exactly members 0..count-1, all `eligible`; in another group the first
+ * `count` eligible members in group order.
+ */
+export function pickMembers(group: WorkerGroup, count: number, eligible: (w: number) => boolean): number[] | null {
+  const { members } = group;
+  if (count <= 0 || members.length < count) return null;
+  if (group.hostOrdered) {
+    for (let k = 0; k < count; k++) if (!eligible(members[k]!)) return null;
+    return members.slice(0, count);
+  }
+  const picked: number[] = [];
+  for (const w of members) {
+    if (eligible(w) && picked.push(w) === count) return picked;
+  }
+  return null;
 }
 
 /** Workers having `attribute`, grouped by its value; groups sorted by value. */
@@ -50,7 +74,7 @@ export function groupWorkers(workers: readonly WorkerView[], attribute: string):
   const groups: WorkerGroup[] = [];
   for (const [value, members] of byValue) {
     members.sort((x, y) => compareGroupWorkers(workers[x]!, workers[y]!));
-    groups.push({ value, members });
+    groups.push({ value, members, hostOrdered: numericWorkerId(workers[members[0]!]!) !== null });
   }
   groups.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   return groups;
@@ -82,21 +106,10 @@ export class GangPlacer {
     const { isMember } = this.candidates.of(job);
     const res = job.resources;
     const scratch = this.scratch;
-    const eligible = (w: number) => isMember[w] && !scratch.gangTaken[w] && scratch.fits(w, res);
+    const eligible = (w: number): boolean => !!isMember[w] && !scratch.gangTaken[w] && scratch.fits(w, res);
     for (const group of this.groups(attribute)) {
-      if (group.members.length < count) continue;
-      if (numericWorkerId(scratch.workers[group.members[0]!]!) !== null) {
-        const hosts = group.members.slice(0, count);
-        if (hosts.every(eligible)) return hosts;
-        continue;
-      }
-      const tentative: number[] = [];
-      for (const w of group.members) {
-        if (eligible(w)) {
-          tentative.push(w);
-          if (tentative.length === count) return tentative;
-        }
-      }
+      const picked = pickMembers(group, count, eligible);
+      if (picked) return picked;
     }
     return null;
   }

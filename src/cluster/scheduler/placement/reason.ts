@@ -214,6 +214,31 @@ export function groupText(job: SchedulerJob, count: number, largest: number, fre
   return `need ${count} workers in one ${job.coschedule} group, largest ${free ? 'free ' : ''}group has ${largest}`;
 }
 
+/** A host a gang needs in a host-ordered group that cannot take its task now (hostOrderText). */
+export interface BlockedHost {
+  group: string;
+  /** Its index in the group: the gang's task of that index must run there. */
+  host: number;
+  worker: WorkerView;
+  /** True: it passes the never filters and lacks free room now; false: the job may not use it. */
+  busy: boolean;
+}
+
+/**
+ * A gang that has enough free workers in some group but not its hosts 0..count-1 of any TPU slice
+ * (task i runs on host i, placement/gang.ts): names, per group, the first needed host that cannot
+ * take it, e.g. `need hosts 0-1 of one tpu-name group (task i runs on host i): slice-a host 0
+ * (tpu-a-0) is busy`. At most three groups are named; `more` counts the rest.
+ */
+export function hostOrderText(job: SchedulerJob, count: number, blocked: readonly BlockedHost[], more: number): string {
+  const hosts = count === 1 ? 'host 0' : `hosts 0-${count - 1}`;
+  const parts = blocked.map(
+    (b) => `${b.group} host ${b.host} (${b.worker.id}) ${b.busy ? 'is busy' : 'cannot run it'}`,
+  );
+  if (more > 0) parts.push(`${more} more group${more === 1 ? '' : 's'} likewise`);
+  return `need ${hosts} of one ${job.coschedule} group (task i runs on host i): ${parts.join('; ')}`;
+}
+
 /**
  * One part of a composite reason: the workers one filter turned down, counted, e.g. `2 draining`,
  * `1 excluded by constraint zone=b`, `3 too little free CPU (need 2, largest free 1)`. `failures`

@@ -1,7 +1,9 @@
 /**
  * Job-level planning over many workers' calendars: the earliest time a gang's tasks can all
- * start together (N distinct workers of one co-scheduling group, one task each). Independent
- * tasks are reserved one earliest start at a time by the queue (queue/allocate.ts).
+ * start together (N distinct workers of one co-scheduling group, one task each). In a group whose
+ * slots carry `host` (TPU hosts, placement/gang.ts) task k can only run on host k, so the gang
+ * waits for hosts 0..N-1 of a group and never takes a later host in place of a busy one.
+ * Independent tasks are reserved one earliest start at a time by the queue (queue/allocate.ts).
  *
  * Calendars are only changed tentatively and every tentative span is removed before return.
  */
@@ -12,6 +14,11 @@ export interface WorkerSlot {
   calendar: WorkerCalendar;
   /** The worker's value of the job's co-scheduling attribute (null or absent: the null group). */
   group?: string | null;
+  /**
+   * Its index in a host-ordered group (placement/gang.ts `hostOrdered`): a gang's task k runs on
+   * host k only. Absent: any `count` members of the group will do.
+   */
+  host?: number;
 }
 
 export interface GangPlan {
@@ -43,7 +50,10 @@ export function earliestGang(
   let best: GangPlan = { start: Infinity, workers: [], group: null };
   for (const [group, members] of groups) {
     if (members.length < count) continue;
-    const plan = earliestInGroup(members, from, duration, req, count, best.start);
+    const plan =
+      members[0]!.host === undefined
+        ? earliestInGroup(members, from, duration, req, count, best.start)
+        : earliestOnHosts(members, from, duration, req, count, best.start);
     if (plan !== null && plan.start < best.start) best = { ...plan, group };
   }
   return best;
@@ -73,5 +83,37 @@ function earliestInGroup(
       return { start: t, workers: chosen };
     }
     t = bound;
+  }
+}
+
+/**
+ * A host-ordered group's earliest start for hosts 0..count-1 (in host order), or null when one of
+ * them is not among `members` (no candidate for the job) or the start is not before `limit`.
+ * Like WorkerCalendar.earliest across workers: raise t to the latest of the hosts' own earliest
+ * starts until all agree.
+ */
+function earliestOnHosts(
+  members: readonly WorkerSlot[],
+  from: number,
+  duration: number,
+  req: Amounts,
+  count: number,
+  limit: number,
+): { start: number; workers: string[] } | null {
+  const hosts = new Array<WorkerSlot | undefined>(count);
+  for (const m of members) if (m.host !== undefined && m.host < count) hosts[m.host] = m;
+  for (let k = 0; k < count; k++) if (hosts[k] === undefined) return null;
+  let t = from;
+  for (;;) {
+    let agreed = true;
+    for (let k = 0; k < count; k++) {
+      const e = hosts[k]!.calendar.earliest(t, duration, req);
+      if (e >= limit) return null;
+      if (e > t) {
+        t = e;
+        agreed = false;
+      }
+    }
+    if (agreed) return { start: t, workers: hosts.map((h) => h!.id) };
   }
 }

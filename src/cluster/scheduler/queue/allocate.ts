@@ -11,6 +11,7 @@
 import type { Amounts, WorkerSlot } from '../planner/index.js';
 import { earliestGang } from '../planner/index.js';
 import { staticKey } from '../placement/fit.js';
+import { pickMembers } from '../placement/gang.js';
 import type { Placement, SchedulerJob, SchedulerTask } from '../types.js';
 import { amountsOf, times, type PassContext } from './context.js';
 
@@ -257,10 +258,10 @@ export function reserveRest(
 }
 
 /**
- * A gang starts now on the first group (by value) with `count` members that have the capacity
- * free now and for the whole duration; members in group order (task k on the k-th). Unlike
- * first-fit, two gangs may share a worker in one pass when its capacity allows: the planner,
- * which reserves on the same terms, must agree with what can start.
+ * A gang starts now on the first group (by value) whose members for it (placement/gang.ts
+ * `pickMembers`: hosts 0..count-1 of a TPU slice, task k on host k) have the capacity free now
+ * and for the whole duration. Unlike first-fit, two gangs may share a worker in one pass when its
+ * capacity allows: the planner, which reserves on the same terms, must agree with what can start.
  */
 function startGang(ctx: PassContext, q: QueuedJob, placements: Placement[]): number {
   const { job, tasks } = q;
@@ -269,24 +270,15 @@ function startGang(ctx: PassContext, q: QueuedJob, placements: Placement[]): num
   const duration = ctx.duration(job);
   const req = amountsOf(job);
   const { isMember } = ctx.candidates.of(job, staticKey(job));
-  let chosen: number[] | null = null;
+  const fits = (w: number): boolean =>
+    !!isMember[w] && scratch.fits(w, job.resources) && calendars[w]!.fits(now, duration, req);
   for (const group of ctx.gangs.groups(job.coschedule!)) {
-    if (group.members.length < count) continue;
-    const picked: number[] = [];
-    for (const w of group.members) {
-      if (isMember[w] && scratch.fits(w, job.resources) && calendars[w]!.fits(now, duration, req)) {
-        picked.push(w);
-        if (picked.length === count) break;
-      }
-    }
-    if (picked.length === count) {
-      chosen = picked;
-      break;
-    }
+    const chosen = pickMembers(group, count, fits);
+    if (!chosen) continue;
+    chosen.forEach((w, k) => placeAt(ctx, q, k, w, duration, req, placements));
+    return count;
   }
-  if (!chosen) return 0;
-  chosen.forEach((w, k) => placeAt(ctx, q, k, w, duration, req, placements));
-  return count;
+  return 0;
 }
 
 function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[]): number {

@@ -144,7 +144,8 @@ export class PassContext {
    * Workers that could ever run one task of `job` (every never filter of the chain passes), as
    * planner slots in placement order: for an independent job the candidate workers in snapshot
    * order; for a gang the workers having the coschedule attribute, grouped by its value (groups
-   * by value, members by tpu-worker-id).
+   * by value, members by tpu-worker-id), each slot of a host-ordered group carrying its group
+   * index (`host`: the gang's task of that index runs there and nowhere else).
    */
   slots(job: SchedulerJob): WorkerSlot[] {
     let key = slotKeys.get(job);
@@ -161,10 +162,12 @@ export class PassContext {
         if (covers(w)) slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: null });
     } else {
       for (const group of this.gangs.groups(job.coschedule)) {
-        for (const w of group.members) {
-          if (isMember[w] && covers(w))
-            slots.push({ id: workers[w]!.id, calendar: this.calendars[w]!, group: group.value });
-        }
+        group.members.forEach((w, host) => {
+          if (!isMember[w] || !covers(w)) return;
+          const slot: WorkerSlot = { id: workers[w]!.id, calendar: this.calendars[w]!, group: group.value };
+          if (group.hostOrdered) slot.host = host;
+          slots.push(slot);
+        });
       }
     }
     this.slotCache.set(key, slots);

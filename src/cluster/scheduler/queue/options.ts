@@ -5,8 +5,9 @@
  * to a pending job that cannot start now, and is plain data (POLICY_RULES) read by one pass
  * loop (pass.ts): `fcfs` stops the pass there, `easy` reserves the first such job,
  * `conservative` reserves every such job within the queue depth, `hybrid` reserves the first
- * `reservationDepth`; a reservation is a span in the planner, so later jobs start now only if
- * they delay none. `first-fit` is the plain scheduler: skip what does not fit, reserve nothing.
+ * `reservationDepth`; neither ever holds more than `maxReservationDepth` reservations. A
+ * reservation is a span in the planner, so later jobs start now only if they delay none.
+ * `first-fit` is the plain scheduler: skip what does not fit, reserve nothing.
  */
 import { invalid } from '../../../model/errors.js';
 
@@ -19,6 +20,8 @@ export interface QueueOptions {
   queueDepth: number;
   /** Blocked jobs that get a reservation under `hybrid`. */
   reservationDepth: number;
+  /** The most reservations any policy holds at once (`conservative` reserves up to queueDepth, capped here). */
+  maxReservationDepth: number;
   /** Planned duration of a job that has no time limit of its own (Infinity: unlimited). */
   defaultTimeLimitMs: number;
   /**
@@ -39,6 +42,7 @@ export const DEFAULT_QUEUE_OPTIONS: Readonly<QueueOptions> = Object.freeze({
   policy: 'easy',
   queueDepth: 32,
   reservationDepth: 64,
+  maxReservationDepth: MAX_RESERVATION_DEPTH,
   defaultTimeLimitMs: 24 * 3_600_000,
 });
 
@@ -63,6 +67,7 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
     policy: o.policy,
     queueDepth: boundedInteger('queueDepth', o.queueDepth, 1, MAX_QUEUE_DEPTH),
     reservationDepth: boundedInteger('reservationDepth', o.reservationDepth, 0, MAX_RESERVATION_DEPTH),
+    maxReservationDepth: boundedInteger('maxReservationDepth', o.maxReservationDepth, 0, MAX_RESERVATION_DEPTH),
     defaultTimeLimitMs: limit,
     ...(o.explain === false ? { explain: false } : {}),
   };
@@ -92,14 +97,19 @@ export const POLICY_RULES: Readonly<Record<QueuePolicy, QueuePolicyRule>> = Obje
   'first-fit': { name: 'first-fit', plansAhead: false, stopAtFirstBlocked: false, reservationDepth: none },
   fcfs: { name: 'fcfs', plansAhead: true, stopAtFirstBlocked: true, reservationDepth: none },
   easy: { name: 'easy', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: () => 1 },
-  // Reserves every blocked job a pass considers, so at most queueDepth.
+  // Reserves every blocked job a pass considers, so at most queueDepth (and maxReservationDepth).
   conservative: {
     name: 'conservative',
     plansAhead: true,
     stopAtFirstBlocked: false,
-    reservationDepth: (o) => o.queueDepth,
+    reservationDepth: (o) => Math.min(o.queueDepth, o.maxReservationDepth),
   },
-  hybrid: { name: 'hybrid', plansAhead: true, stopAtFirstBlocked: false, reservationDepth: (o) => o.reservationDepth },
+  hybrid: {
+    name: 'hybrid',
+    plansAhead: true,
+    stopAtFirstBlocked: false,
+    reservationDepth: (o) => Math.min(o.reservationDepth, o.maxReservationDepth),
+  },
 });
 
 export function policyRule(policy: QueuePolicy): QueuePolicyRule {

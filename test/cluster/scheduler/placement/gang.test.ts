@@ -67,7 +67,9 @@ describe('gangs (seed 002)', () => {
     ];
     const plan = schedule(snapshot([gang('/g', 2)], workers));
     expect(plan.placements).toEqual([]);
-    expect(plan.reasons.get('/g')).toBeDefined();
+    expect(plan.reasons.get('/g')).toBe(
+      'need hosts 0-1 of one tpu-name group (task i runs on host i): s host 0 (w0) is busy',
+    );
     // once host 0 is free the gang takes hosts 0 and 1, in task order
     workers[0] = tpuWorker('w0', 's', 0);
     expect(where(schedule(snapshot([gang('/g', 2)], workers)))).toEqual({ '/g/task-0': 'w0', '/g/task-1': 'w1' });

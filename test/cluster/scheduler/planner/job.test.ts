@@ -50,4 +50,19 @@ describe('earliestGang', () => {
     expect(earliestGang(ws, 0, 10, fourChips, 3)).toEqual({ start: 20, workers: ['w0', 'w1', 'w2'], group: null });
     expect(earliestGang(ws, 0, 10, fourChips, 2)).toEqual({ start: 0, workers: ['w0', 'w2'], group: null });
   });
+
+  it('in a host-ordered group (TPU hosts) waits for hosts 0..n-1, never taking a later free host', () => {
+    const hosts = (group: string) =>
+      [0, 1, 2, 3].map((host) => ({ id: `${group}${host}`, group, host, calendar: new WorkerCalendar(cap) }));
+    const ws: WorkerSlot[] = [...hosts('a'), ...hosts('b')];
+    byId(ws, 'a0').add(0, 40, fourChips); // hosts a1-a3 are free, but task 0 must run on a0
+    byId(ws, 'b1').add(0, 60, fourChips);
+    expect(earliestGang(ws, 0, 10, fourChips, 2)).toEqual({ start: 40, workers: ['a0', 'a1'], group: 'a' });
+    byId(ws, 'a1').add(40, 80, fourChips); // a0 then a1 busy: hosts 0-1 of a only from 80, of b from 60
+    expect(earliestGang(ws, 0, 10, fourChips, 2)).toEqual({ start: 60, workers: ['b0', 'b1'], group: 'b' });
+    // A host that is no slot (not a candidate for the job) rules its group out.
+    const noA0 = ws.filter((w) => w.id !== 'a0' && w.id[0] !== 'b');
+    expect(earliestGang(noA0, 0, 10, fourChips, 2)).toEqual({ start: Infinity, workers: [], group: null });
+    expect(spans(ws)).toEqual([1, 1, 0, 0, 0, 1, 0, 0]);
+  });
 });

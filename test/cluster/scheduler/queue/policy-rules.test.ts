@@ -32,6 +32,16 @@ describe('queue policies are data', () => {
     expect(QUEUE_POLICIES.map((p) => reservationLimit(o(p)))).toEqual([0, 0, 1, 7, 3]);
   });
 
+  it('max-reservation-depth caps conservative (and hybrid): never more reservations than it allows', () => {
+    const capped = (policy: QueuePolicy) =>
+      queueOptions({ policy, queueDepth: 7, reservationDepth: 3, maxReservationDepth: 2 });
+    expect(reservationLimit(capped('conservative'))).toBe(2);
+    expect(reservationLimit(capped('hybrid'))).toBe(2);
+    const plan = new QueueScheduler(capped('conservative')).pass(scenario());
+    expect([...plan.reservations!.keys()]).toEqual(['/big1', '/big2']);
+    expect(plan.reasons.get('/big3')).not.toMatch(/reserved/);
+  });
+
   it.each(QUEUE_POLICIES.map((p) => [p]))('%s behaves as its entry says', (policy) => {
     const rule = POLICY_RULES[policy];
     const options = { policy, queueDepth: 7, reservationDepth: 3 };
