@@ -254,6 +254,7 @@ export const jobAnswer = lazy(() =>
     }),
     taskList: array(object<TaskInfo>(taskFields)),
     children: array(jobSummary),
+    liveDescendants: optional(number),
     stage: optional(
       object<NonNullable<JobDetail['stage']>>({ name: string, needs: strings, stickTo: optional(string) }),
     ),

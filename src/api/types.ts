@@ -205,6 +205,11 @@ export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string; gpuMemoryBytes?: number };
   taskList: TaskInfo[];
   children: JobSummary[];
+  /**
+   * A job that has ended (a SUCCEEDED parent leaves its descendants running): how many jobs below it have not
+   * ended yet; absent when none (docs/cli.md, "Parents and children").
+   */
+  liveDescendants?: number;
   /** The stage of a pipeline this job is (docs/pipelines.md); absent: none. */
   stage?: StageInfo;
   /** What the job does, for placement (`--category`); absent: not given (`other`). */

@@ -10,7 +10,9 @@ export default class Cancel extends BaseCommand {
     '(stopped with the grace period if running), is no failure, and the job ends by its other tasks (SUCCEEDED ' +
     'when they all succeed); cancelling a member of a --coschedule gang ends the whole job KILLED. A job or ' +
     'task that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still ' +
-    'exit 0 (like `docker stop` of a stopped container); an unknown job or task index is exit 3.';
+    'exit 0 (like `docker stop` of a stopped container); a job that SUCCEEDED while jobs below it still run ' +
+    '(a succeeded parent leaves its children running) keeps its state and those jobs are cancelled; an unknown ' +
+    'job or task index is exit 3.';
 
   static override examples = [
     '<%= config.bin %> cancel train',

@@ -5,6 +5,9 @@
  * `iris logs ROOT` shows each line once; it prints one line on stderr when the child ends
  * (`iris: /demo/eval SUCCEEDED`). `--stream` / `--no-stream` choose either way explicitly.
  * Exit codes are the same in both modes: 0 SUCCEEDED, 1 any other final state, 130 interrupted.
+ * It returns when the job and every job below it have ended (the server's wait, server/wait.ts): a job
+ * that succeeded leaves the children it submitted running, and `iris run` waits for them; the exit
+ * code is the job's own state. Ctrl-C cancels the job and what is left of its subtree.
  */
 import { Flags } from '../oclif.js';
 import { inTask } from '../client/task-token.js';
@@ -25,6 +28,9 @@ export default class Run extends BaseCommand {
     "a task's stdout goes to stdout and its stderr to stderr. Ctrl-C cancels the job (and its subtree) and exits " +
     '130. ' +
     'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.\n\n' +
+    'It returns when the job and every job below it have ended: a job that succeeded leaves the jobs it ' +
+    'submitted running (as `sbatch` inside a Slurm job), and `iris run` follows them until they end; the exit ' +
+    "code is the job's own state. A job that fails, is killed or preempted for good kills its children.\n\n" +
     'Inside a task (IRIS_TASK_TOKEN or IRIS_TASK_TOKEN_FILE is set) the logs are not streamed by default, so `iris ' +
     'logs ROOT` shows every line once: ' +
     'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: ' +

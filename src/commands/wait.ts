@@ -11,8 +11,9 @@ export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
   static override description =
     'Blocks until every named job and all of its descendants are in a final state (with --any: until one of them ' +
-    'is). ' +
-    `Exit codes: 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ended otherwise (FAILED, KILLED, ` +
+    'is); a job that succeeded may leave descendants running, and they are waited for. ' +
+    `Exit codes (by the named jobs' own states): 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ` +
+    `ended otherwise (FAILED, KILLED, ` +
     `...), ` +
     `${EXIT.timeout} when --timeout passed first, ${EXIT.notFound} for an unknown job. ` +
     "Inside a task, waiting on jobs of its own subtree releases the task's CPU to the scheduler until the wait " +

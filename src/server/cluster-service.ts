@@ -45,7 +45,10 @@ export interface ClusterService {
    * job has).
    */
   task(name: string): api.TaskDetail;
-  /** Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. */
+  /**
+   * Cancel jobs (with their subtrees) and single tasks (`/j/task-3`); ended ones are reported, not changed. A job that
+   * ended with jobs below it still live is not ended yet as a tree: those jobs are cancelled.
+   */
   cancel(names: string[]): Promise<api.CancelResponse>;
   /** Run an ended job again, and with `downstream` the jobs its failure cascaded to (ClusterStore.retry). */
   retry(name: string, downstream: boolean): Promise<api.RetryResponse>;

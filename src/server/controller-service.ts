@@ -284,10 +284,12 @@ export class ControllerService implements ClusterService {
       return job;
     });
     const tasks = split.tasks.map((name) => findTask(this.store, name));
+    // A job that ended with jobs below it still live (a SUCCEEDED parent leaves them running) is
+    // cancelled too: what is left of its subtree is killed, the job keeps its own state.
     const alreadyEnded: api.CancelResponse['alreadyEnded'] = jobs
-      .filter((job) => isFinalJobState(job.state))
+      .filter((job) => this.store.subtreeEnded(job.name))
       .map((job) => ({ name: job.name, state: job.state }));
-    const active = jobs.filter((job) => !isFinalJobState(job.state)).map((job) => job.name);
+    const active = jobs.filter((job) => !this.store.subtreeEnded(job.name)).map((job) => job.name);
     const cancelled = [...active];
     const orders = this.store.transaction(() => {
       const out = active.flatMap((name) => this.store.cancel(name, 'cancelled by user'));

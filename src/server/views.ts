@@ -6,7 +6,7 @@ import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
 import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
-import type { TaskState } from '../model/states.js';
+import { isFinalJobState, type TaskState } from '../model/states.js';
 import { describeDevice } from '../model/resources.js';
 import type {
   AttemptInfo,
@@ -106,13 +106,21 @@ export function jobDetail(
 ): JobDetail {
   const data = liveRun(store, job);
   const children = store.children(job.name).map((child) => jobSummary(store, child, now));
-  return runDetail(
+  const detail = runDetail(
     data,
     jobReason(store, job, data.tasks, now),
     children,
     (task) => taskReason(store, job, task, now),
     stopping,
   );
+  const live = liveDescendants(store, job);
+  return live > 0 ? { ...detail, liveDescendants: live } : detail;
+}
+
+/** For a job that has ended: how many jobs below it have not (a SUCCEEDED parent leaves them running). */
+function liveDescendants(store: ClusterStore, job: Job): number {
+  if (!isFinalJobState(job.state) || store.children(job.name).length === 0) return 0;
+  return store.descendants(job.name).filter((d) => !isFinalJobState(d.state)).length;
 }
 
 /** An archived run with the archived runs of its children (ended: their stored reasons). */

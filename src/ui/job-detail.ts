@@ -38,11 +38,20 @@ function backoffText(job: JobDetail): string {
   );
 }
 
+/**
+ * ` (2 jobs below it still running or pending)` for a job that ended while jobs of its subtree had not (a SUCCEEDED
+ * parent leaves its descendants running; `iris wait JOB` waits for them, `iris cancel JOB` stops them).
+ */
+function liveBelow(job: JobDetail): string {
+  const n = job.liveDescendants ?? 0;
+  return n > 0 ? ` (${n} job${n === 1 ? '' : 's'} below it still running or pending)` : '';
+}
+
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {
   const fields: Field[] = [
     ['Job', job.name],
     ['Run', job.archived ? `${job.run} (an older run of ${job.name}, kept in the archive)` : String(job.run)],
-    ['State', job.state, (state) => style.state(state)],
+    ['State', job.state + liveBelow(job), (state) => style.state(job.state) + state.slice(job.state.length)],
   ];
   if (job.reason) fields.push([job.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(job.reason, now)]);
   if (job.cause) fields.push(['Cause', `${job.cause.kind} (parent: ${job.cause.parent})`]);

@@ -1,7 +1,9 @@
 /**
  * E2E: job trees — a three-level tree built from inside tasks (CLI and plain HTTP), what a task
  * may not create, children submitted from outside, refused children of ended parents, the
- * "parent job ended" kill, and `iris cancel` of a subtree.
+ * "parent job ended" kill of a failed parent's subtree, a succeeded parent's children running on
+ * (`iris run`/`iris wait` wait for them, `iris status` says so, `iris cancel` stops them), and
+ * `iris cancel` of a subtree.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -160,7 +162,9 @@ req.end(body);
     expect((await c.iris(['status', 'done/late'])).code).toBe(3);
   });
 
-  it('when a parent ends, its running and pending descendants are killed with "parent job ended"', async () => {
+  // Before issue 31 this parent exited 0 and its children were killed all the same; seed 000 kills
+  // them only when the parent ends non-successfully (a succeeded parent: the tests below).
+  it('when a parent fails, its running and pending descendants are killed with "parent job ended"', async () => {
     const tag = marker('orphan');
     const started = path.join(c.cwd, 'kid.started');
     const kid = c.script('kid.sh', `touch '${started}'\nsleep 120`);
@@ -171,12 +175,15 @@ req.end(body);
         `iris submit --name never --cpu 7.95 -- true || exit 1`,
         `while [ ! -f '${started}' ]; do sleep 0.05; done`,
         'echo parent-exits',
+        'exit 3',
       ].join('\n'),
     );
     // The second child needs more CPU than is free while /pe and /pe/kid run: it stays pending.
-    await c.submit(['--name', 'pe', '--cpu', '0.1'], ['sh', parent]);
+    const args = ['run', '--name', 'pe', '--cpu', '0.1', '--', 'sh', parent];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(1);
     const pe = await c.waitForState('/pe', ['SUCCEEDED', 'FAILED']);
-    expect(pe.state).toBe('SUCCEEDED');
+    expect(pe.state).toBe('FAILED');
     expect(existsSync(started)).toBe(true);
     for (const name of ['/pe/kid', '/pe/never']) {
       const job = await c.waitForState(name, 'KILLED');
@@ -185,6 +192,61 @@ req.end(body);
     }
     await waitUntil(
       'the killed child process to be gone',
+      async () => pidsWithMarker(tag),
+      (p) => p.length === 0,
+    );
+  });
+
+  it('a parent that succeeds leaves its child running; iris run waits for it, and the child succeeds', async () => {
+    const started = path.join(c.cwd, 'bg.started');
+    const gate = c.gate('bg');
+    const bg = c.script('bg.sh', `touch '${started}'\n${gate.hold}\necho bg-done`);
+    const script = `iris submit --name bg --cpu 0.1 -- sh '${bg}' || exit 1
+while [ ! -f '${started}' ]; do sleep 0.05; done
+exit 0`;
+    const args = ['run', '--name', 'pok', '--cpu', '0.1', '--', 'sh', '-c', script];
+    let returned = false;
+    const run = c.iris(args, { timeoutMs: 60_000 }).finally(() => {
+      returned = true;
+    });
+    const parent = await c.waitForState('/pok', ['SUCCEEDED', 'FAILED', 'KILLED']);
+    expect(parent.state).toBe('SUCCEEDED');
+    // The child runs on (before issue 31 it was KILLED "parent job ended").
+    const child = await c.job('/pok/bg');
+    expect(child.state, child.reason ?? '').toBe('RUNNING');
+    const status = await c.iris(['status', 'pok']);
+    expect(status.stdout).toMatch(/^State:\s+SUCCEEDED \(1 job below it still running or pending\)$/m);
+    expect(status.stdout).toMatch(/Children:\n.*\n\s+\/pok\/bg\s+RUNNING/);
+    // `iris wait` (like `iris run`) waits for the tree: not done while the child runs.
+    const wait = await c.iris(['wait', 'pok', '--timeout', '0s']);
+    expect(wait.code, describeRun(['wait', 'pok', '--timeout', '0s'], wait)).toBe(124);
+    expect(returned).toBe(false);
+    gate.open();
+    const r = await run;
+    expect(r.code, describeRun(args, r)).toBe(0);
+    expect(r.stdout).toContain('bg-done');
+    const done = await c.job('/pok/bg');
+    expect(done.state).toBe('SUCCEEDED');
+    expect((await c.job('/pok')).liveDescendants).toBeUndefined();
+  });
+
+  it('iris cancel of a parent that succeeded stops the children it left running', async () => {
+    const tag = marker('cancel-ended');
+    const started = path.join(c.cwd, 'left.started');
+    const left = c.script('left.sh', `touch '${started}'\nsleep 120`);
+    const script = `iris submit --name left --cpu 0.1 -- sh '${left}' ${tag} || exit 1
+while [ ! -f '${started}' ]; do sleep 0.05; done`;
+    await c.submit(['--name', 'pcx', '--cpu', '0.1'], ['sh', '-c', script]);
+    expect((await c.waitForState('/pcx', ['SUCCEEDED', 'FAILED'])).state).toBe('SUCCEEDED');
+    expect((await c.job('/pcx/left')).state).toBe('RUNNING');
+    const r = await c.iris(['cancel', 'pcx']);
+    expect(r.code, describeRun(['cancel', 'pcx'], r)).toBe(0);
+    expect(r.stdout).toContain('cancelled /pcx');
+    const left2 = await c.waitForState('/pcx/left', 'KILLED');
+    expect(left2.reason).toBe('cancelled by user');
+    expect((await c.job('/pcx')).state).toBe('SUCCEEDED');
+    await waitUntil(
+      'the cancelled child process to be gone',
       async () => pidsWithMarker(tag),
       (p) => p.length === 0,
     );

@@ -270,6 +270,21 @@ describe('job detail', () => {
     expect(text).toMatch(/Children:\n.*\n\s+\/train\/eval\s+KILLED\s+0\/1 ok, 1 running\s+parent job ended/);
   });
 
+  it('says how many jobs below an ended job are still running or pending', () => {
+    const ended: JobDetail = {
+      ...detail,
+      state: 'SUCCEEDED',
+      reason: null,
+      children: [job('/train/bg', { state: 'RUNNING' })],
+      liveDescendants: 2,
+    };
+    const text = renderJobDetail(ended, NOW);
+    expect(text).toMatch(/^State:\s+SUCCEEDED \(2 jobs below it still running or pending\)$/m);
+    expect(text).toMatch(/Children:\n.*\n\s+\/train\/bg\s+RUNNING/);
+    expect(renderJobDetail({ ...ended, liveDescendants: 1 }, NOW)).toMatch(/SUCCEEDED \(1 job below it still/);
+    expect(renderJobDetail(detail, NOW)).toMatch(/^State:\s+PENDING$/m);
+  });
+
   it('formats measured usage, with - for what is unknown', () => {
     expect(formatUsage({ cpuSeconds: 1.234, peakMemoryBytes: 45 * 1024 ** 2 })).toBe('cpu 1.2s · peak 45MiB');
     expect(formatUsage({ cpuSeconds: 0.31, peakMemoryBytes: null })).toBe('cpu 0.3s · peak -');

@@ -6,8 +6,13 @@
  * Invariants:
  * - A job's state follows its tasks (transitions.ts deriveJobState); a final state is sticky.
  * - When a job ends (any final state) its non-final tasks end (KILLED; UNSCHEDULABLE for the
- *   PENDING ones of an unschedulable job) and its whole subtree is killed; then the jobs waiting
- *   on it (its dependents) are looked at again (release.ts): the job-end cascade.
+ *   PENDING ones of an unschedulable job); when it ends otherwise than SUCCEEDED (failed, killed,
+ *   unschedulable, worker failures, quarantined) its whole subtree is killed ("parent job ended");
+ *   then the jobs waiting on it (its dependents) are looked at again (release.ts): the job-end
+ *   cascade. A job that SUCCEEDED leaves its running and pending descendants running: they are
+ *   jobs of their own, as an `sbatch` from inside a Slurm job (seed 000: descendants are cancelled
+ *   only when a parent ends non-successfully). Cancelling a job that already ended (`iris cancel`)
+ *   still kills what is left of its subtree.
  * - Cancelling one task is no failure: the job goes on with its other tasks and ends by them
  *   (KILLED only when every task was cancelled); the jobs that task submitted are killed. A gang
  *   cannot run without a member: cancelling one ends its job KILLED.
@@ -81,8 +86,14 @@ export function endOfJob(end: JobEnd<JobRecord>, now: number): Decision {
   return out;
 }
 
-/** Step 2 of a job's end: the ends of its children, KILLED with the job's `childReason`. */
+/** Whether a job's end kills its subtree: every end but a success (see the header). */
+export function endKillsChildren(state: JobState): boolean {
+  return state !== 'SUCCEEDED';
+}
+
+/** Step 2 of a job's end: the ends of its children, KILLED with the job's `childReason` (none after a success). */
 export function* childEnds(view: LifecycleView, end: JobEnd<JobRecord>): Generator<JobEnd<JobRecord>> {
+  if (!endKillsChildren(end.state)) return;
   const why = end.childReason;
   for (const child of view.children(end.entry.job.name)) {
     yield { entry: view.job(child)!, state: 'KILLED', reason: why, taskReason: why, childReason: why };

@@ -84,9 +84,11 @@ function installRecursiveWalk(store: ClusterStore): void {
         reconcile(r, [{ kind: 'kill-task', task: t, state: taskState, reason: taskReason }]);
       }
     }
-    for (const child of m.children.get(job.name) ?? []) {
-      endJob(r, m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason);
-    }
+    // Since issue 31 a success leaves the subtree running (lifecycle/jobs.ts endKillsChildren).
+    if (state !== 'SUCCEEDED')
+      for (const child of m.children.get(job.name) ?? []) {
+        endJob(r, m.jobs.get(child)!, 'KILLED', childReason, childReason, childReason);
+      }
     if (m.dependents.has(job.name)) settleDependents(r, job.name);
   };
   life.endJob = (end: JobEnd<JobEntry>): void =>

@@ -19,7 +19,7 @@ import { disableWorker, drainWorker, enableWorker, resumeWorker } from '../../..
 import { quarantineReason } from '../../../src/cluster/state/load-check.js';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { plainTask } from '../../../src/cluster/state/task-record.js';
-import type { AttemptOutcome } from '../../../src/model/states.js';
+import { isFinalJobState, type AttemptOutcome } from '../../../src/model/states.js';
 import type { DependencyCondition, Job, JobSpec, Task, WorkerSpec } from '../../../src/model/types.js';
 import { DEFAULT_CACHE_TTL_MS } from '../../../src/model/workload.js';
 import { SimState } from '../../../src/sim/state.js';
@@ -177,6 +177,30 @@ function simWaits(sim: SimState, name: string): string | null {
   if (!entry.waiting) return null;
   const status = dependenciesStatus(entry.job.spec.after, (n) => sim.job(n)?.job.state);
   return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
+}
+
+/** Live jobs seen under an ancestor that SUCCEEDED (the property must draw some). */
+let underSucceeded = 0;
+
+/**
+ * Parents and children (lifecycle/jobs.ts): a job still live has no ancestor that ended otherwise
+ * than SUCCEEDED (failed, killed, preempted for good: the subtree was killed); under a SUCCEEDED one
+ * it may run on.
+ */
+function checkTrees(names: readonly string[], job: (name: string) => Job | undefined, when: string): void {
+  for (const name of names) {
+    const j = job(name)!;
+    if (isFinalJobState(j.state)) continue;
+    for (
+      let up = j.parent === null ? undefined : job(j.parent);
+      up;
+      up = up.parent === null ? undefined : job(up.parent)
+    ) {
+      if (!isFinalJobState(up.state)) continue;
+      expect(up.state, `${name} is ${j.state} under ${up.name} ${when}`).toBe('SUCCEEDED');
+      underSucceeded++;
+    }
+  }
 }
 
 /** Plays `ops` on a store and on a SimState: each op gives the same outcome on both, and the same states after it. */
@@ -412,6 +436,7 @@ function play(specs: readonly JobSpec[], ops: readonly Op[]): void {
       sim.hintsAt(t),
     );
     expect(liveSim, `after ${o.kind} ${job} ${id}`).toEqual(liveStore);
+    checkTrees(names2, (n) => store.job(n), `after ${o.kind} ${job} ${id}`);
   }
   store.close();
 }
@@ -426,5 +451,6 @@ describe('the live store and the simulator reach the same states (one lifecycle)
       ),
       { numRuns: 150 },
     );
+    expect(underSucceeded).toBeGreaterThan(0);
   });
 });

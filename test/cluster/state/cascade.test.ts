@@ -2,15 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { memStore, spec, start } from './helpers.js';
 
 describe('job end cascade, cancel, unschedulable', () => {
-  it('a job reaching a final state kills its pending and running descendants ("parent job ended")', () => {
+  // Before issue 31 a success killed the subtree too; seed 000 cancels descendants only when a
+  // parent ends non-successfully (the next test).
+  it('a job ending FAILED kills its pending and running descendants ("parent job ended")', () => {
     const { store } = memStore();
     store.submit(spec('/p'));
     start(store, '/p/task-0', 'w1');
     store.submit(spec('/p/c', { replicas: 2 }));
     start(store, '/p/c/task-0', 'w2');
     store.submit(spec('/p/c/g'));
-    const stops = store.finishAttempt('/p/task-0', 0, { kind: 'exited', exitCode: 0 });
-    expect(store.job('/p')!.state).toBe('SUCCEEDED');
+    const stops = store.finishAttempt('/p/task-0', 0, { kind: 'exited', exitCode: 3 });
+    expect(store.job('/p')!.state).toBe('FAILED');
     for (const name of ['/p/c', '/p/c/g'])
       expect(store.job(name)).toMatchObject({ state: 'KILLED', reason: 'parent job ended' });
     expect(store.tasksOf('/p/c').map((t) => [t.state, t.reason])).toEqual([
@@ -18,6 +20,34 @@ describe('job end cascade, cancel, unschedulable', () => {
       ['KILLED', 'parent job ended'],
     ]);
     expect(stops).toEqual([{ task: '/p/c/task-0', attempt: 0, workerId: 'w2', reason: 'parent job ended' }]);
+  });
+
+  it('a job that SUCCEEDED leaves its running and pending descendants running; they end on their own', () => {
+    const { store } = memStore();
+    store.submit(spec('/p'));
+    start(store, '/p/task-0', 'w1');
+    store.submit(spec('/p/c', { replicas: 2 }));
+    start(store, '/p/c/task-0', 'w2');
+    store.submit(spec('/p/c/g'));
+    const stops = store.finishAttempt('/p/task-0', 0, { kind: 'exited', exitCode: 0 });
+    expect(stops).toEqual([]);
+    expect(store.job('/p')!.state).toBe('SUCCEEDED');
+    expect(store.job('/p/c')).toMatchObject({ state: 'RUNNING', reason: null });
+    expect(store.tasksOf('/p/c').map((t) => t.state)).toEqual(['RUNNING', 'PENDING']);
+    expect(store.job('/p/c/g')!.state).toBe('PENDING');
+    expect(store.subtreeEnded('/p')).toBe(false);
+    // The child still runs its tasks, and succeeds by them.
+    start(store, '/p/c/task-1', 'w3');
+    store.finishAttempt('/p/c/task-0', 0, { kind: 'exited', exitCode: 0 });
+    store.finishAttempt('/p/c/task-1', 0, { kind: 'exited', exitCode: 0 });
+    expect(store.job('/p/c')!.state).toBe('SUCCEEDED');
+    expect(store.job('/p/c/g')!.state).toBe('PENDING');
+    // Cancelling the ended root still kills what is left of its tree.
+    store.cancel('/p', 'cancelled by alice');
+    expect(store.job('/p')!.state).toBe('SUCCEEDED');
+    expect(store.job('/p/c')!.state).toBe('SUCCEEDED');
+    expect(store.job('/p/c/g')).toMatchObject({ state: 'KILLED', reason: 'cancelled by alice' });
+    expect(store.subtreeEnded('/p')).toBe(true);
   });
 
   it('finished descendants keep their state', () => {

@@ -111,8 +111,10 @@ function checkInvariants(store: ClusterStore): void {
   for (const job of store.jobs()) {
     const own = store.tasksOf(job.name);
     if (isFinalJobState(job.state)) {
-      // a final job has no task that could still run, and neither has its subtree
-      for (const d of [job, ...store.descendants(job.name)]) {
+      // a final job has no task that could still run, and neither has its subtree unless it
+      // succeeded (a succeeded parent leaves its descendants running, lifecycle/jobs.ts)
+      const subtree = job.state === 'SUCCEEDED' ? [job] : [job, ...store.descendants(job.name)];
+      for (const d of subtree) {
         for (const t of store.tasksOf(d.name)) expect(['PENDING', 'ASSIGNED', 'RUNNING']).not.toContain(t.state);
       }
     } else if (own.some((t) => isActiveTaskState(t.state))) expect(job.state).toBe('RUNNING');
