@@ -21,9 +21,10 @@
  * Fast paths: a profile whose list is exactly first-fit's takes the FreePool (no chooser:
  * queue/first-fit.ts, queue/allocate.ts; with the accelerator rule its members list the workers
  * without accelerators first for a plain job); one whose list is exactly adaptive's takes the
- * AdaptiveSelector (ranked orders, adaptive.ts), either with or without the rule in front. "Exactly" compares the scorers, weights,
- * tie-breakers and record, so any other list — a scorer added to a mode, a weight changed — runs
- * the generic ScoredSelector, which is what those fast paths are checked against.
+ * AdaptiveSelector (ranked orders, adaptive.ts), either with or without the rule in front.
+ * "Exactly" compares the scorers, weights, tie-breakers and record, so any other list — a scorer
+ * added to a mode, a weight changed — runs the generic ScoredSelector, which is what those fast
+ * paths are checked against.
  */
 import { KEEP_ACCELERATORS } from './accelerators.js';
 import { AdaptiveSelector } from './adaptive.js';
