@@ -6,7 +6,11 @@
  */
 import type { PlacementDecision } from './types.js';
 
-const score = (n: number): string => n.toFixed(2);
+/** Two decimals; a score that rounds to zero reads `0.00`, never `-0.00` (issue 31 §3). */
+const score = (n: number): string => {
+  const text = n.toFixed(2);
+  return text === '-0.00' ? '0.00' : text;
+};
 
 export function describeDecision(d: PlacementDecision): string {
   // Modes that do not score (the baselines, placement/baselines.ts) record only the pool.

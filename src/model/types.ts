@@ -214,13 +214,20 @@ export interface WorkerDisable {
   disabledAt: number;
 }
 
+/** What an hour of a worker without `cost-per-hour` costs: in cost figures and in placement's ĉ. */
+export const UNPRICED_COST_PER_HOUR = 1;
+
+/** A worker's cost per hour: its `cost-per-hour`, else UNPRICED_COST_PER_HOUR. */
+export const costPerHourOf = (w: { costPerHour?: number | undefined }): number =>
+  w.costPerHour ?? UNPRICED_COST_PER_HOUR;
+
 /**
  * The one cost rule: only a READY worker costs (its `cost-per-hour`, default 1); a disabled,
  * draining or drained worker costs nothing (cost figures, metrics, the simulator's totals).
  */
 export function enabledCostPerHour(workers: Iterable<Pick<Worker, 'state' | 'costPerHour'>>): number {
   let total = 0;
-  for (const w of workers) if (w.state === 'READY') total += w.costPerHour ?? 1;
+  for (const w of workers) if (w.state === 'READY') total += costPerHourOf(w);
   return total;
 }
 

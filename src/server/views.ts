@@ -4,6 +4,7 @@
  */
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
+import { costPerHourOf } from '../model/types.js';
 import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import { isFinalJobState, type TaskState } from '../model/states.js';
@@ -251,7 +252,7 @@ export function workerInfo(
     ...(worker.hostname !== undefined ? { hostname: worker.hostname } : {}),
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
-    costPerHour: worker.costPerHour ?? 1,
+    costPerHour: costPerHourOf(worker),
     cache: [...(hints?.values() ?? [])]
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),

@@ -10,6 +10,7 @@
  * (worker-hours disabled). Polls run every `poll` from the first event while other events remain
  * or the last poll toggled a worker, so a run always ends.
  */
+import { costPerHourOf } from '../model/types.js';
 import { DEFAULT_ELASTIC, decideElastic, type ElasticWorker } from '../cluster/scheduler/elastic.js';
 import type { WorkerPool } from './pool.js';
 import type { SimWorker } from './workload.js';
@@ -63,7 +64,7 @@ export class SimElastic {
   ) {
     this.workers = workers.map((w) => ({
       id: w.id,
-      costPerHour: w.costPerHour ?? 1,
+      costPerHour: costPerHourOf(w),
       running: 0,
       idleSince: 0,
       lastToggleAt: null,

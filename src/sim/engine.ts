@@ -40,6 +40,7 @@
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
  */
+import { costPerHourOf } from '../model/types.js';
 import { jobDepth } from '../model/names.js';
 import { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
 import type { RunningAllocation, SchedulerJob, Snapshot } from '../cluster/scheduler/types.js';
@@ -145,7 +146,7 @@ class Engine {
     this.state = new SimState(workload.workers.map(modelWorker), options.cacheTtl ?? DEFAULT_CACHE_TTL_S);
     const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
     this.cache = usesModels ? new ContextCache(workload.models ?? {}, this.state) : null;
-    for (const w of workload.workers) this.costPerHour.set(w.id, w.costPerHour ?? 1);
+    for (const w of workload.workers) this.costPerHour.set(w.id, costPerHourOf(w));
     this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);

@@ -5,6 +5,7 @@
  * must never do that); views() rebuilds only the views of workers that changed since the last
  * call, into a new array, so a snapshot handed out earlier keeps the views it was given.
  */
+import { costPerHourOf } from '../model/types.js';
 import type { WorkerView } from '../cluster/scheduler/types.js';
 import type { SimWorker } from './workload.js';
 
@@ -110,7 +111,7 @@ export class WorkerPool {
       free: { cpuMillis: w.freeCpu, memoryBytes: w.freeMemory, devices },
       schedulable: w.disabled === null,
       ...(w.disabled !== null ? { disabled: w.disabled } : {}),
-      costPerHour: w.spec.costPerHour ?? 1,
+      costPerHour: costPerHourOf(w.spec),
       lastDispatchAt: w.lastDispatchAt,
     };
   }

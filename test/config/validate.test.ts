@@ -325,9 +325,18 @@ describe('validateConfig: defaults and shorthands', () => {
       selection: 'first-fit',
       lambda: { training: 0.8, inference: 0.4, other: 0.5 },
       jitter: 0.001,
+      keepAccelerators: true,
     });
     const set = validateConfig(
-      { placement: { mode: 'first-fit', selection: 'min-satisfying', lambda: { inference: 0.1 }, jitter: 0 } },
+      {
+        placement: {
+          mode: 'first-fit',
+          selection: 'min-satisfying',
+          lambda: { inference: 0.1 },
+          jitter: 0,
+          'keep-accelerators': false,
+        },
+      },
       SOURCE,
       PROBE,
     ).placement;
@@ -336,6 +345,7 @@ describe('validateConfig: defaults and shorthands', () => {
       selection: 'min-satisfying',
       lambda: { training: 0.8, inference: 0.1, other: 0.5 },
       jitter: 0,
+      keepAccelerators: false,
     });
     expect(() => validateConfig({ placement: { mode: 'adaptiv' } }, SOURCE, PROBE)).toThrow(
       /placement\.mode: invalid placement mode "adaptiv".*adaptive/,

@@ -11,7 +11,7 @@
  * by anyone (a manual toggle starts the cooldown too).
  */
 import type { ClusterStore, StoreEvent } from '../state/store.js';
-import type { WorkerState } from '../../model/types.js';
+import { costPerHourOf, type WorkerState } from '../../model/types.js';
 import { decideElastic, type ElasticSettings, type ElasticWorker } from '../scheduler/elastic.js';
 import type { ClockedPart } from './timers.js';
 
@@ -77,7 +77,7 @@ export class ElasticCoordinator {
       busy: busy.has(w.id),
       idleSince: Math.max(this.startedAt, this.lastEnd.get(w.id) ?? 0),
       lastToggleAt: this.lastToggle.get(w.id) ?? null,
-      costPerHour: w.costPerHour ?? 1,
+      costPerHour: costPerHourOf(w),
     }));
     const actions = decideElastic({ workers, queueLength: store.queuedTasks().size, now, settings });
     let toggled = 0;

@@ -31,7 +31,7 @@
  * keys (`spec.uses`); a pass over jobs that use none builds no hints and pays nothing for them.
  */
 import type { ClusterStore } from '../state/store.js';
-import { disableText, type Job, type Quota, type Worker } from '../../model/types.js';
+import { costPerHourOf, disableText, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type {
@@ -144,7 +144,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerVi
     schedulable: worker.state === 'READY',
     disabled:
       worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
-    costPerHour: worker.costPerHour ?? 1,
+    costPerHour: costPerHourOf(worker),
   };
 }
 

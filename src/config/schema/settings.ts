@@ -331,7 +331,7 @@ export const elastic = object(
         }
       : null,
   );
-// ---- placement scoring (issue 15 §2–3): mode, selection, lambda, jitter ----------------------
+// ---- placement scoring (issue 15 §2–3, issue 31 §3): mode, selection, lambda, jitter, keep-accelerators
 // Names, defaults and limits are the scheduler's (src/cluster/scheduler/placement/modes.ts).
 
 /** A number from `min` to `max` (`what` names it in the message). */
@@ -370,6 +370,8 @@ export const placementScoringKeys = {
     MAX_JITTER,
     'the half-width of the tie-breaking jitter, for example jitter: 0.001',
   ).nullish(),
+  /** Issue 31 §3: false lets jobs that ask for no GPU or TPU score accelerator workers like any other. */
+  'keep-accelerators': z.boolean().nullish(),
 };
 
 type ScoringFile = {
@@ -377,6 +379,7 @@ type ScoringFile = {
   selection?: PlacementOptions['selection'] | null;
   lambda?: { training?: number | null; inference?: number | null; other?: number | null } | null;
   jitter?: number | null;
+  'keep-accelerators'?: boolean | null;
 };
 
 /** Resolved scoring settings of `placement:` with the defaults filled in. */
@@ -391,5 +394,6 @@ export function placementScoring(file: ScoringFile | null | undefined): Placemen
       other: file?.lambda?.other ?? d.lambda.other,
     },
     jitter: file?.jitter ?? d.jitter,
+    keepAccelerators: file?.['keep-accelerators'] ?? d.keepAccelerators,
   };
 }

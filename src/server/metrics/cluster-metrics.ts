@@ -19,6 +19,7 @@ import type * as Prom from 'prom-client';
 import type { PassObserver } from '../../cluster/controller/pass-loop.js';
 import type { ClusterStore } from '../../cluster/state/store.js';
 import { REQUEUE_REASONS } from '../../model/requeue.js';
+import { enabledCostPerHour } from '../../model/types.js';
 import { JOB_STATES, TASK_STATES } from '../../model/states.js';
 import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
 
@@ -34,9 +35,6 @@ const Histogram = requireLib('prom-client/lib/histogram') as typeof Prom.Histogr
 const collectDefaultMetrics = requireLib('prom-client/lib/defaultMetrics') as typeof Prom.collectDefaultMetrics;
 type Counter<T extends string = string> = Prom.Counter<T>;
 type Histogram = Prom.Histogram;
-
-/** A worker's cost per hour when its config gives none. */
-export const DEFAULT_COST_PER_HOUR = 1;
 
 /** Scheduling pass duration buckets, in seconds (0.1 ms to 5 s). */
 const PASS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -72,11 +70,7 @@ export class ClusterMetrics implements PassObserver {
       for (const w of workers) workerStates.add(w.state);
       return { states: [...workerStates], each: workers.map((w) => w.state) };
     });
-    const readyCostPerHour = () =>
-      store
-        .workers()
-        .filter((w) => w.state === 'READY')
-        .reduce((sum, w) => sum + (w.costPerHour ?? DEFAULT_COST_PER_HOUR), 0);
+    const readyCostPerHour = () => enabledCostPerHour(store.workers());
     const costHelp = 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).';
     valueGauge('iris_workers_cost_per_hour', costHelp, registers, readyCostPerHour);
     const queueHelp = 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).';

@@ -111,9 +111,13 @@ describe('cluster metrics from a real store', () => {
     expect(await lines(metrics, 'iris_workers_cost_per_hour')).toEqual(['iris_workers_cost_per_hour 8']);
     store.drainWorker('other');
     expect(await lines(metrics, 'iris_workers_cost_per_hour')).toEqual(['iris_workers_cost_per_hour 6']);
+    // Seed 003: a DISABLED worker (elastic or by the user) is excluded from the cost too.
+    store.disableWorker('big', 'elastic', 'idle 1m');
+    expect(await lines(metrics, 'iris_workers_cost_per_hour')).toEqual(['iris_workers_cost_per_hour 1']);
     expect(await lines(metrics, 'iris_workers{')).toEqual(
       expect.arrayContaining([
-        'iris_workers{state="READY"} 2',
+        'iris_workers{state="READY"} 1',
+        'iris_workers{state="DISABLED"} 1',
         'iris_workers{state="DRAINED"} 1',
         'iris_workers{state="DRAINING"} 0',
       ]),

@@ -13,6 +13,10 @@
  * choice, and identical workers rotate across tasks. Stickiness ranks above reuse: the sticky
  * filter has already cut the candidates to the sticky worker.
  *
+ * With placement.keep-accelerators (accelerators.ts), a job that asks for no accelerator is first
+ * scored over its candidates without accelerators alone; only when none of them is feasible over
+ * all of them.
+ *
  * Equal scores: the worker idle longest (lastDispatchAt; never dispatched = longest), then, with
  * selection min-satisfying, the smaller μ, then the earlier worker in snapshot order.
  *
@@ -27,8 +31,9 @@
  * docs/benchmarks.md, "Adaptive placement"). adaptive-reference.test.ts checks every choice and
  * decision of a pass against a plain scoring of every feasible worker.
  */
-import type { PlacementDecision } from '../../../model/types.js';
+import { costPerHourOf, type PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { KEEP_ACCELERATORS, PlainTier } from './accelerators.js';
 import { ageTerm, baseScore, costShare, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
 import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
 import { PassHints } from './reuse.js';
@@ -55,6 +60,10 @@ export class AdaptiveSelector implements PassSelector {
   private readonly buf: Int32Array;
   /** Task shape -> its ranked feasible workers (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
+  /** The same over the shape's candidates without accelerators (the plain tier, accelerators.ts). */
+  private readonly plainRankings = new Map<string, ShapeRanking>();
+  /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
+  private readonly plainTier: PlainTier | null;
   /** The same rankings, for the loop in `placed`. */
   private readonly rankingList: ShapeRanking[] = [];
   /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
@@ -90,7 +99,7 @@ export class AdaptiveSelector implements PassSelector {
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
-      this.cost[w] = worker.costPerHour ?? 1;
+      this.cost[w] = costPerHourOf(worker);
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
       this.workerHash[w] = idHash(worker.id);
       this.workerMix[w] = Math.imul(this.workerHash[w]!, 0x9e3779b1);
@@ -98,6 +107,7 @@ export class AdaptiveSelector implements PassSelector {
     this.hints = new PassHints(snapshot);
     this.anyHints = this.hints.any;
     this.minSatisfying = options.tieBreakers.includes(SMALLEST_FIT);
+    this.plainTier = options.scorers.some((s) => s.scorer === KEEP_ACCELERATORS) ? new PlainTier(workers) : null;
     this.modeName = options.name;
   }
 
@@ -136,9 +146,27 @@ export class AdaptiveSelector implements PassSelector {
     feasible: (w: number) => boolean,
     shape?: string,
   ): number {
+    // Keep accelerators for accelerator work (accelerators.ts): the plain tier first.
+    const plain = this.plainTier?.of(job, candidates) ?? null;
+    if (plain !== null) {
+      const w = this.selectIn(job, task, plain, feasible, shape, this.plainRankings);
+      if (w >= 0) return w;
+    }
+    return this.selectIn(job, task, candidates, feasible, shape, this.rankings);
+  }
+
+  /** `select` over `candidates` alone (`rankings`: the shape rankings kept for such lists). */
+  private selectIn(
+    job: SchedulerJob,
+    task: SchedulerTask,
+    candidates: ArrayLike<number>,
+    feasible: (w: number) => boolean,
+    shape: string | undefined,
+    rankings: Map<string, ShapeRanking>,
+  ): number {
     this.decision = undefined;
     if (shape !== undefined) {
-      let ranking = this.rankings.get(shape);
+      let ranking = rankings.get(shape);
       if (!ranking) {
         ranking = new ShapeRanking(
           candidates,
@@ -148,7 +176,7 @@ export class AdaptiveSelector implements PassSelector {
           () => this.sortedByMuCost(),
           this.workerMix,
         );
-        this.rankings.set(shape, ranking);
+        rankings.set(shape, ranking);
         this.rankingList.push(ranking);
       }
       return this.selectRanked(job, task, ranking);

@@ -2,8 +2,11 @@
  * Candidate workers per static key (device type/variant/gpu memory + constraints): the workers that pass
  * the chain's indexed filters (filters.ts INDEXED_FILTERS: schedulable, device type, device
  * variant, gpu memory, constraints, sticky) for a job of that key, in snapshot order. Built once per key per pass,
- * so jobs that share a key share the O(workers) filtering and one FreePool for first-fit.
+ * so jobs that share a key share the O(workers) filtering and one FreePool for first-fit (whose
+ * members are in snapshot order, or, for the first-fit fast path keeping accelerators, with the
+ * workers without accelerators first for a job that asks for none).
  */
+import { asksNoAccelerator, plainFirst } from './accelerators.js';
 import { filtersFor, INDEXED_FILTERS, type PlacementView } from './filters.js';
 import { staticKey } from './fit.js';
 import type { FreePool } from './pool.js';
@@ -20,7 +23,14 @@ export interface Candidates {
 export class CandidateIndex {
   private readonly byKey = new Map<string, Candidates>();
 
-  constructor(private readonly scratch: ScratchCapacity) {}
+  /**
+   * `plainFirst`: the first-fit fast path under placement.keep-accelerators (accelerators.ts):
+   * the FreePool of a job that asks for no accelerator lists the workers without them first.
+   */
+  constructor(
+    private readonly scratch: ScratchCapacity,
+    private readonly plainFirstPools = false,
+  ) {}
 
   of(job: SchedulerJob, key: string = staticKey(job)): Candidates {
     let found = this.byKey.get(key);
@@ -46,7 +56,11 @@ export class CandidateIndex {
 
   poolOf(job: SchedulerJob, key?: string): FreePool {
     const candidates = this.of(job, key);
-    candidates.pool ??= this.scratch.pool(candidates.members);
+    candidates.pool ??= this.scratch.pool(
+      this.plainFirstPools && asksNoAccelerator(job)
+        ? plainFirst(candidates.members, this.scratch.workers)
+        : candidates.members,
+    );
     return candidates.pool;
   }
 }

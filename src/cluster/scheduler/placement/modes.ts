@@ -13,6 +13,7 @@
  *   ascending, then worker order), keeping big workers for big jobs.
  * - `lambda` per job category weighs throughput (λ) against cost (1 − λ); `jitter` is the
  *   half-width of the deterministic tie-breaking jitter.
+ * - `keepAccelerators` keeps GPU and TPU workers for the jobs that ask for them (accelerators.ts).
  */
 import { invalid } from '../../../model/errors.js';
 
@@ -41,17 +42,23 @@ export interface PlacementOptions {
   selection: Selection;
   lambda: Lambdas;
   jitter: number;
+  /**
+   * A job that asks for no GPU or TPU goes to a worker without accelerators when one can hold
+   * it now (accelerators.ts); false turns the rule off. Applies to the scoring modes only.
+   */
+  keepAccelerators: boolean;
 }
 
 /** The largest jitter allowed: larger would drown the score differences it is meant to break ties between. */
 export const MAX_JITTER = 0.1;
 
-/** Adaptive, worker order on ties, λ 0.8 / 0.4 / 0.5, jitter ±1e-3. */
+/** Adaptive, worker order on ties, λ 0.8 / 0.4 / 0.5, jitter ±1e-3, accelerators kept for accelerator work. */
 export const DEFAULT_PLACEMENT_OPTIONS: Readonly<PlacementOptions> = Object.freeze({
   mode: 'adaptive',
   selection: 'first-fit',
   lambda: Object.freeze({ training: 0.8, inference: 0.4, other: 0.5 }),
   jitter: 1e-3,
+  keepAccelerators: true,
 });
 
 function unit(name: string, value: unknown): number {
@@ -88,6 +95,13 @@ export function validPlacementOptions(given: GivenPlacementOptions = {}): Placem
       'for example jitter: 0.001',
     );
   }
+  const keepAccelerators = given.keepAccelerators ?? DEFAULT_PLACEMENT_OPTIONS.keepAccelerators;
+  if (typeof keepAccelerators !== 'boolean') {
+    throw invalid(
+      `placement keep-accelerators must be true or false, got ${String(keepAccelerators)}`,
+      'false lets jobs that ask for no GPU or TPU score accelerator workers like any other',
+    );
+  }
   return {
     mode,
     selection,
@@ -97,5 +111,6 @@ export function validPlacementOptions(given: GivenPlacementOptions = {}): Placem
       other: unit('other', l.other),
     },
     jitter,
+    keepAccelerators,
   };
 }

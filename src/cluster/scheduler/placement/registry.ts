@@ -13,13 +13,20 @@
  * | round-robin    | round-robin (1); selection does not apply         | —                     | pool   |
  *
  * ([smallest fit]: with selection min-satisfying.) Worker order breaks every remaining tie.
+ * With placement.keep-accelerators (the default) the scoring modes, adaptive and first-fit, have
+ * the accelerator rule (accelerators.ts, KEEP_ACCELERATORS) in front of their list: a job that
+ * asks for no GPU or TPU is placed among the candidates without accelerators when any can hold
+ * it now. The baselines bind work as their seed describes and do not take it.
  *
  * Fast paths: a profile whose list is exactly first-fit's takes the FreePool (no chooser:
- * queue/first-fit.ts, queue/allocate.ts); one whose list is exactly adaptive's takes the
- * AdaptiveSelector (ranked orders, adaptive.ts). "Exactly" compares the scorers, weights,
- * tie-breakers and record, so any other list — a scorer added to a mode, a weight changed — runs
- * the generic ScoredSelector, which is what those fast paths are checked against.
+ * queue/first-fit.ts, queue/allocate.ts; with the accelerator rule its members list the workers
+ * without accelerators first for a plain job); one whose list is exactly adaptive's takes the
+ * AdaptiveSelector (ranked orders, adaptive.ts), either with or without the rule in front.
+ * "Exactly" compares the scorers, weights, tie-breakers and record, so any other list — a scorer
+ * added to a mode, a weight changed — runs the generic ScoredSelector, which is what those fast
+ * paths are checked against.
  */
+import { KEEP_ACCELERATORS } from './accelerators.js';
 import { AdaptiveSelector } from './adaptive.js';
 import { FIXED_PIPELINE, ROUND_ROBIN, STATIC_WORKER } from './baselines.js';
 import type { PlacementView } from './filters.js';
@@ -81,10 +88,29 @@ export const MODE_LISTS: Readonly<Record<PlacementMode, Readonly<Record<Selectio
   },
 };
 
+/** The modes that score every feasible worker, where placement.keep-accelerators applies (accelerators.ts). */
+const SCORING_MODES: readonly PlacementMode[] = ['adaptive', 'first-fit'];
+
+const KEEP: WeightedScorer = Object.freeze({ scorer: KEEP_ACCELERATORS, weight: 1 });
+
+/** `list` with the accelerator rule in front (its score is 0: it acts on the pool). */
+const keeping = (list: readonly WeightedScorer[]): readonly WeightedScorer[] => Object.freeze([KEEP, ...list]);
+
 /** `options` with the scorer list of their mode and selection. */
 export function placementOf(options: PlacementOptions): PlacementProfile {
-  return Object.freeze({ ...options, ...MODE_LISTS[options.mode][options.selection] });
+  const list = MODE_LISTS[options.mode][options.selection];
+  if (!options.keepAccelerators || !SCORING_MODES.includes(options.mode)) return Object.freeze({ ...options, ...list });
+  return Object.freeze({ ...options, ...list, scorers: keeping(list.scorers) });
 }
+
+/** True when `p` keeps accelerators for accelerator work (accelerators.ts). */
+export function keepsAccelerators(p: PlacementProfile): boolean {
+  return p.scorers.length > 0 && p.scorers[0]!.scorer === KEEP_ACCELERATORS;
+}
+
+/** `p`'s scorers without the accelerator rule in front. */
+const withoutKeep = (p: PlacementProfile): readonly WeightedScorer[] =>
+  keepsAccelerators(p) && p.scorers[0]!.weight === 1 ? p.scorers.slice(1) : p.scorers;
 
 /** Options with defaults filled in and checked (modes.ts), resolved to their mode's scorer list. */
 export function placementOptions(given: GivenPlacementOptions = {}): PlacementProfile {
@@ -104,14 +130,14 @@ function sameTies(a: readonly WorkerScorer[], b: readonly WorkerScorer[]): boole
 
 /** True when `p` is plain first-fit, which the FreePool answers without scoring anyone. */
 export function isFirstFit(p: PlacementProfile): boolean {
-  return p.record === 'none' && sameScorers(p.scorers, FIRST_FIT_LIST) && p.tieBreakers.length === 0;
+  return p.record === 'none' && sameScorers(withoutKeep(p), FIRST_FIT_LIST) && p.tieBreakers.length === 0;
 }
 
 /** True when `p` is adaptive placement exactly (either selection), which the AdaptiveSelector implements. */
 export function isAdaptive(p: PlacementProfile): boolean {
   return (
     p.record === 'scored' &&
-    sameScorers(p.scorers, ADAPTIVE_TERMS) &&
+    sameScorers(withoutKeep(p), ADAPTIVE_TERMS) &&
     (sameTies(p.tieBreakers, IDLE) || sameTies(p.tieBreakers, IDLE_SMALLEST))
   );
 }

@@ -7,7 +7,8 @@
  * Where the pass gives a task shape (queue/first-fit.ts: a worker that stops fitting the shape
  * never fits it again in the pass, and `placed` follows every placement), the shape's feasible
  * workers are kept in a list (ShapeLive) that drops the workers a placement filled, instead of
- * asking every candidate again per task: the same pool, in the same order.
+ * asking every candidate again per task: the same pool, in the same order. A scorer that
+ * `prefer`s some candidates (accelerators.ts) gets a second list per shape, for those.
  */
 import type { PlacementDecision } from '../../../model/types.js';
 import type { PlacementView } from './filters.js';
@@ -80,9 +81,13 @@ export class ScoredSelector implements PassSelector {
   /** Scorers then tie-breakers: those told about each task and each placement. */
   private readonly all: PassScorer[];
   private readonly narrowing: PassScorer[];
+  /** The first scorer that prefers some candidates (PassScorer.prefer), or null. */
+  private readonly preferring: PassScorer | null;
   private readonly pool: Pool;
   private readonly buf: Int32Array;
   private readonly shapes = new Map<string, ShapeLive>();
+  /** The same per shape, over its preferred candidates. */
+  private readonly preferredShapes = new Map<string, ShapeLive>();
   private readonly shapeList: ShapeLive[] = [];
   private job: SchedulerJob | undefined;
   private task: SchedulerTask | undefined;
@@ -98,6 +103,7 @@ export class ScoredSelector implements PassSelector {
     this.ties = placement.tieBreakers.map((s) => s.begin(pass));
     this.all = [...this.scorers, ...this.ties];
     this.narrowing = this.all.filter((s) => s.narrow !== undefined);
+    this.preferring = this.all.find((s) => s.prefer !== undefined) ?? null;
     this.buf = new Int32Array(snapshot.workers.length);
     this.pool = { candidates: [], feasible: this.buf, count: 0 };
     this.perJob = this.all.some((s) => s.perJob === true);
@@ -119,8 +125,22 @@ export class ScoredSelector implements PassSelector {
     shape?: string,
   ): number {
     this.decision = undefined;
-    this.fill(job, task, candidates, feasible, shape);
-    const pool: TaskPool = this.pool;
+    let narrowed = candidates;
+    for (let s = 0; s < this.narrowing.length; s++)
+      narrowed = this.narrowing[s]!.narrow!(job, task, narrowed) ?? narrowed;
+    const pool = this.pool;
+    pool.candidates = narrowed;
+    let filled = false;
+    if (narrowed === candidates && this.preferring !== null) {
+      const preferred = this.preferring.prefer!(job, task, candidates);
+      if (preferred !== null) {
+        pool.candidates = preferred;
+        this.fill(preferred, feasible, shape, this.preferredShapes);
+        filled = pool.count > 0;
+        if (!filled) pool.candidates = candidates;
+      }
+    }
+    if (!filled) this.fill(narrowed, feasible, narrowed === candidates ? shape : undefined, this.shapes);
     const all = this.all;
     for (let s = 0; s < all.length; s++) all[s]!.prepare?.(job, task, pool);
     const count = pool.count,
@@ -152,24 +172,19 @@ export class ScoredSelector implements PassSelector {
     return best;
   }
 
-  /** The task's pool: its (narrowed) candidates and the feasible ones among them. */
+  /** The feasible workers of `list` into the pool (kept per `shape` where the pass gives one). */
   private fill(
-    job: SchedulerJob,
-    task: SchedulerTask,
-    candidates: ArrayLike<number>,
+    list: ArrayLike<number>,
     feasible: (w: number) => boolean,
     shape: string | undefined,
+    shapes: Map<string, ShapeLive>,
   ): void {
     const pool = this.pool;
-    let narrowed = candidates;
-    for (let s = 0; s < this.narrowing.length; s++)
-      narrowed = this.narrowing[s]!.narrow!(job, task, narrowed) ?? narrowed;
-    pool.candidates = narrowed;
-    if (shape !== undefined && narrowed === candidates) {
-      let live = this.shapes.get(shape);
+    if (shape !== undefined) {
+      let live = shapes.get(shape);
       if (!live) {
-        live = new ShapeLive(candidates, feasible, this.snapshot.workers.length);
-        this.shapes.set(shape, live);
+        live = new ShapeLive(list, feasible, this.snapshot.workers.length);
+        shapes.set(shape, live);
         this.shapeList.push(live);
       }
       live.live();
@@ -179,8 +194,8 @@ export class ScoredSelector implements PassSelector {
     }
     const buf = this.buf;
     let count = 0;
-    for (let i = 0; i < narrowed.length; i++) {
-      const w = narrowed[i]!;
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i]!;
       if (feasible(w)) buf[count++] = w;
     }
     pool.feasible = buf;

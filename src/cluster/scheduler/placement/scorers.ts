@@ -16,6 +16,7 @@
  * Guarantees: pure (the snapshot, the placement's λ and jitter, and what `placed` said); per-worker
  * numbers are computed once per pass, nothing is allocated per candidate.
  */
+import { costPerHourOf } from '../../../model/types.js';
 import { ageTerm, baseScore, costShare, reuseBonus, throughput } from './adaptive-score.js';
 import { idHash, jitterFrom } from './jitter.js';
 import { PassHints } from './reuse.js';
@@ -84,8 +85,7 @@ function rangeOf(values: Float64Array, pool: TaskPool, out: Float64Array): void 
   out[1] = max - min;
 }
 
-const costsOf = ({ snapshot }: ScoringPass): Float64Array =>
-  Float64Array.from(snapshot.workers, (worker) => worker.costPerHour ?? 1);
+const costsOf = ({ snapshot }: ScoringPass): Float64Array => Float64Array.from(snapshot.workers, costPerHourOf);
 
 export const THROUGHPUT_COST: WorkerScorer = Object.freeze({
   name: 'throughput-cost',

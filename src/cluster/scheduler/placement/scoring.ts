@@ -11,7 +11,9 @@
  * and which of them are feasible now (every filter ok, room free; under a queue policy also for
  * the job's duration). Then, in the generic chooser (scored.ts, ScoredSelector):
  * 1. a scorer may `narrow` the candidates first (a binding to one worker), so only those are
- *    checked and scored;
+ *    checked and scored; where none narrowed, a scorer may `prefer` some of them (the workers
+ *    without accelerators for a job that asks for none, accelerators.ts): when any preferred
+ *    candidate is feasible the pool is the feasible preferred ones alone, else every candidate;
  * 2. every scorer's `prepare` sees the task's pool once (normalisation over the feasible workers);
  * 3. each feasible worker gets total = Σ weight × score over the list, summed in list order; a
  *    score of −Infinity rules the worker out for this task (it is not counted in the pool);
@@ -69,6 +71,13 @@ export interface PassScorer {
    * scored. The returned array is read before the next call only.
    */
   narrow?(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null;
+  /**
+   * Before feasibility is checked, where no scorer narrowed: the candidates (snapshot order) to
+   * try first, or null. When any of them is feasible the task's pool is those alone (every score
+   * and normalisation is taken over them); otherwise it is every candidate. The returned array
+   * must be the same object for the same `candidates` within a pass (the selector keys on it).
+   */
+  prefer?(job: SchedulerJob, task: SchedulerTask, candidates: ArrayLike<number>): ArrayLike<number> | null;
   /** Once per task, before its workers are scored (also when none is feasible). */
   prepare?(job: SchedulerJob, task: SchedulerTask, pool: TaskPool): void;
   /** Higher is better; −Infinity: not this worker for this task. Only feasible workers are scored. */

@@ -17,7 +17,7 @@
 import { WorkerCalendar, type Amounts, type WorkerSlot } from '../planner/index.js';
 import { CandidateIndex } from '../placement/candidates.js';
 import { TOTAL_CAPACITY, type PlacementView } from '../placement/filters.js';
-import { FIRST_FIT_PLACEMENT, passSelector } from '../placement/registry.js';
+import { FIRST_FIT_PLACEMENT, keepsAccelerators, passSelector } from '../placement/registry.js';
 import type { PassSelector, PlacementProfile } from '../placement/scoring.js';
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
@@ -65,12 +65,12 @@ export class PassContext {
     const now = snapshot.now;
     this.now = now;
     this.scratch = new ScratchCapacity(snapshot.workers);
-    this.candidates = new CandidateIndex(this.scratch);
-    this.gangs = new GangPlacer(this.scratch, this.candidates);
-    this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
     const scratch = this.scratch;
     this.view = { workers: snapshot.workers, free: (w) => scratch.free(w), gangTaken: scratch.gangTaken };
     this.selector = passSelector(placement, snapshot, this.view);
+    this.candidates = new CandidateIndex(this.scratch, !this.selector && keepsAccelerators(placement));
+    this.gangs = new GangPlacer(this.scratch, this.candidates);
+    this.quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
     const workers = snapshot.workers;
     if (kept) {
       this.calendars = kept.calendars;

@@ -24,7 +24,7 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
-import { FIRST_FIT_PLACEMENT, passSelector } from '../placement/registry.js';
+import { FIRST_FIT_PLACEMENT, keepsAccelerators, passSelector } from '../placement/registry.js';
 import type { PassSelector, PlacementProfile } from '../placement/scoring.js';
 import { ScratchCapacity } from '../placement/scratch.js';
 import type { Placement, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
@@ -54,7 +54,7 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
   const scratch = new ScratchCapacity(snapshot.workers);
   const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
   const selector = passSelector(placement, snapshot, view);
-  const candidates = new CandidateIndex(scratch);
+  const candidates = new CandidateIndex(scratch, !selector && keepsAccelerators(placement));
   const gangs = new GangPlacer(scratch, candidates);
   const quota = new QuotaTracker(snapshot.usage, snapshot.quotas);
   const placements: Placement[] = [];

@@ -372,8 +372,12 @@ describe('everything placement answers comes from the chain', () => {
         const plan = schedule(snapshot([j], workers));
         expect(plan.placements.length).toBe(someFits ? 1 : 0);
         if (someFits) {
-          // First-fit: the first worker the chain accepts.
-          const first = workers.findIndex((_, w) => passes(FILTERS, j, view, w));
+          // First-fit: the first worker the chain accepts, workers without accelerators first
+          // for a job that asks for none (issue 31 §3).
+          const accepts = (w: number) => passes(FILTERS, j, view, w);
+          const plain = (w: number) => workers[w]!.device.type === 'cpu' || workers[w]!.device.count === 0;
+          let first = j.resources.device === null ? workers.findIndex((_, w) => plain(w) && accepts(w)) : -1;
+          if (first < 0) first = workers.findIndex((_, w) => accepts(w));
           expect(plan.placements[0]!.workerId).toBe(workers[first]!.id);
         } else {
           expect(plan.reasons.get('/j')).toBe(explainJob(j, 1, view));

@@ -11,7 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { PLACEMENT_MODES, SELECTIONS } from '../../../../src/cluster/scheduler/placement/modes.js';
-import { isAdaptive, isFirstFit, MODE_LISTS } from '../../../../src/cluster/scheduler/placement/registry.js';
+import { KEEP_ACCELERATORS } from '../../../../src/cluster/scheduler/placement/accelerators.js';
+import {
+  isAdaptive,
+  isFirstFit,
+  keepsAccelerators,
+  MODE_LISTS,
+} from '../../../../src/cluster/scheduler/placement/registry.js';
 import { ADAPTIVE_TERMS, WORKER_ORDER } from '../../../../src/cluster/scheduler/placement/scorers.js';
 import type { PlacementProfile, WorkerScorer } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
@@ -35,14 +41,17 @@ const generic = (p: PlacementProfile): PlacementProfile => ({
 });
 
 const profiles = PLACEMENT_MODES.flatMap((mode) =>
-  SELECTIONS.map((selection) => placementOptions({ mode, selection })),
+  SELECTIONS.flatMap((selection) =>
+    [true, false].map((keepAccelerators) => placementOptions({ mode, selection, keepAccelerators })),
+  ),
 );
 
 const kindArb = fc.record({
   cpu: fc.integer({ min: 1, max: 8 }),
   mem: fc.constantFrom(8, 16, 32),
-  cost: fc.integer({ min: 1, max: 30 }),
+  cost: fc.option(fc.integer({ min: 1, max: 30 })),
   copies: fc.integer({ min: 1, max: 6 }),
+  gpus: fc.constantFrom(0, 0, 2, 8),
 });
 const workerStateArb = fc.record({
   idle: fc.option(fc.integer({ min: 0, max: 2 })),
@@ -57,6 +66,7 @@ const jobArb = fc.record({
   category: fc.constantFrom<SchedulerJob['category']>('training', 'inference', 'other'),
   uses: fc.constantFrom<string[] | undefined>(undefined, ['m1'], ['m1', 'm2']),
   ageS: fc.integer({ min: 0, max: 400 }),
+  gpu: fc.constantFrom(0, 0, 0, 1),
 });
 const runningArb = fc.array(fc.record({ root: fc.constantFrom('/a', '/b', '/z'), worker: fc.nat() }), { maxLength: 3 });
 
@@ -78,10 +88,18 @@ function build(
       const st = states[i % states.length]!;
       const id = `w${String(i).padStart(2, '0')}`;
       const used = Math.min(st.usedCpu, kind.cpu);
+      const device = { type: 'gpu' as const, variant: 'H100', count: kind.gpus, memoryBytes: 80 * GiB };
       workers.push({
-        ...worker(id, { cpu: kind.cpu, memGiB: kind.mem, freeCpu: kind.cpu - used, schedulable: !st.disabled }),
+        ...worker(id, {
+          cpu: kind.cpu,
+          memGiB: kind.mem,
+          freeCpu: kind.cpu - used,
+          schedulable: !st.disabled,
+          ...(kind.gpus > 0 ? { device } : {}),
+        }),
         ...(st.disabled ? { disabled: 'by user' } : {}),
-        costPerHour: kind.cost,
+        // Priced and unpriced workers mixed (an unpriced one costs 1, adaptive-score.ts).
+        ...(kind.cost === null ? {} : { costPerHour: kind.cost }),
         lastDispatchAt: st.idle === null ? null : NOW - 1000 * st.idle,
       });
       if (st.hint) {
@@ -94,7 +112,13 @@ function build(
   const byName = new Map<string, JobSpec>();
   for (const s of specs) if (!byName.has(s.name)) byName.set(s.name, s);
   const jobs = [...byName.values()].map((s, i) => ({
-    ...job(s.name, { cpu: s.cpu, memGiB: 1, replicas: s.replicas, seq: i }),
+    ...job(s.name, {
+      cpu: s.cpu,
+      memGiB: 1,
+      replicas: s.replicas,
+      seq: i,
+      device: s.gpu > 0 ? { type: 'gpu', variant: null, count: s.gpu } : null,
+    }),
     category: s.category,
     ...(s.uses ? { uses: s.uses } : {}),
   }));
@@ -137,8 +161,16 @@ describe('placement modes are scorer lists', () => {
       expect(isAdaptive(p)).toBe(p.mode === 'adaptive');
       expect(isFirstFit(generic(p)) || isAdaptive(generic(p))).toBe(false);
     }
-    expect(placementOptions({ mode: 'first-fit' }).scorers).toEqual([{ scorer: WORKER_ORDER, weight: 1 }]);
-    expect(placementOptions().scorers).toBe(ADAPTIVE_TERMS);
+    const keep = { scorer: KEEP_ACCELERATORS, weight: 1 };
+    expect(placementOptions({ mode: 'first-fit' }).scorers).toEqual([keep, { scorer: WORKER_ORDER, weight: 1 }]);
+    expect(placementOptions({ mode: 'first-fit', keepAccelerators: false }).scorers).toEqual([
+      { scorer: WORKER_ORDER, weight: 1 },
+    ]);
+    expect(placementOptions().scorers).toEqual([keep, ...ADAPTIVE_TERMS]);
+    expect(placementOptions({ keepAccelerators: false }).scorers).toBe(ADAPTIVE_TERMS);
+    for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin'] as const) {
+      expect(keepsAccelerators(placementOptions({ mode }))).toBe(false);
+    }
     expect(ADAPTIVE_TERMS.map((s) => s.scorer.name)).toEqual(['age', 'jitter', 'throughput-cost', 'reuse']);
   });
 

@@ -170,15 +170,19 @@ function naiveFirstFit(snap: Snapshot): Array<[string, string]> {
     const job = snap.jobs.get(task.job)!;
     const r = job.resources;
     const need = devicesNeeded(r);
-    const i = snap.workers.findIndex(
-      (w, k) =>
-        w.schedulable &&
-        deviceCompatible(r.device, w.device) &&
-        job.constraints.every((c) => constraintHolds(c, w.attributes)) &&
-        free[k]!.cpu >= r.cpuMillis &&
-        free[k]!.mem >= r.memoryBytes &&
-        free[k]!.dev >= need,
-    );
+    const fits = (w: WorkerView, k: number) =>
+      w.schedulable &&
+      deviceCompatible(r.device, w.device) &&
+      job.constraints.every((c) => constraintHolds(c, w.attributes)) &&
+      free[k]!.cpu >= r.cpuMillis &&
+      free[k]!.mem >= r.memoryBytes &&
+      free[k]!.dev >= need;
+    // Accelerators are kept for accelerator work (issue 31 §3): a job without a device request
+    // takes the first worker without accelerators that fits, and an accelerator worker only
+    // when none does.
+    const plain = (w: WorkerView) => w.device.type === 'cpu' || w.device.count === 0;
+    let i = r.device === null ? snap.workers.findIndex((w, k) => plain(w) && fits(w, k)) : -1;
+    if (i < 0) i = snap.workers.findIndex(fits);
     if (i < 0) continue;
     free[i]!.cpu -= r.cpuMillis;
     free[i]!.mem -= r.memoryBytes;
