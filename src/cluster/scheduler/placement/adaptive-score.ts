@@ -5,7 +5,15 @@
  *   μ(w)  = 100·GPUs + GPUs × GiB per GPU (0 when unknown) + RAM GiB / 2 + 0.5·cores
  *   μ̂, ĉ  = μ(w) and costPerHour(w) min–max normalised over THIS task's feasible candidates
  *           (x − min) / (max − min), 0 when all are equal
- *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
+ *   s(w)  = λ·μ̂ − κ·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
+ *   κ     = (1 − λ) + 2·j, j the jitter's half-width (costWeight)
+ *
+ * κ is the cost weight (1 − λ) of the seed plus a tie margin: two workers whose λ·μ̂ − (1 − λ)·ĉ
+ * are equal differ by 2·j·Δĉ in s. Two jitters lie less than 2·j apart, so when Δĉ = 1 (the
+ * cheapest against the dearest: an expensive big worker and a cheap small one both score 0 under
+ * λ = 0.5, issue 31) the tie goes to the cheaper worker whatever the jitter; smaller cost gaps
+ * tilt the jitter toward the cheaper one. With j = 0 there is no margin and an exact tie goes to
+ * the worker idle longest (adaptive.ts).
  *
  * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
  * is loading or has expiresAt > now (stale hints are neutral; reuse.ts). A warm worker gets
@@ -39,13 +47,19 @@ export function reuseBonus(warm: number, costShare: number): number {
 export const AGE_CAP_S = 300;
 export const AGE_WEIGHT = 1e-4;
 
+/** κ: the weight of ĉ in the base score, (1 − λ) plus the tie margin 2·j (see the header). */
+export function costWeight(lambda: number, jitter: number): number {
+  return 1 - lambda + 2 * jitter;
+}
+
 /**
- * The base score λ·μ̂ − (1 − λ)·ĉ of a worker with throughput `mu` and cost `cost`, where the
+ * The base score λ·μ̂ − κ·ĉ (κ = costWeight(λ, jitter)) of a worker with throughput `mu` and cost `cost`, where the
  * pool's μ and cost start at `muMin` and `cMin` and span `muSpan` and `cSpan` (0: all equal).
  * (ranking.ts `base` writes it out on the ranked orders' hot path.)
  */
 export function baseScore(
   lambda: number,
+  jitter: number,
   mu: number,
   muMin: number,
   muSpan: number,
@@ -53,7 +67,8 @@ export function baseScore(
   cMin: number,
   cSpan: number,
 ): number {
-  return (muSpan > 0 ? lambda * ((mu - muMin) / muSpan) : 0) - (cSpan > 0 ? (1 - lambda) * ((cost - cMin) / cSpan) : 0);
+  const muTerm = muSpan > 0 ? lambda * ((mu - muMin) / muSpan) : 0;
+  return muTerm - (cSpan > 0 ? costWeight(lambda, jitter) * ((cost - cMin) / cSpan) : 0);
 }
 
 /** ĉ: `cost` min–max normalised over a pool whose costs start at `cMin` and span `cSpan` (0 when all are equal). */

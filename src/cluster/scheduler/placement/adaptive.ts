@@ -3,7 +3,7 @@
  * worker a task goes to, by a convex score of throughput against cost. For task t of job j and
  * each feasible candidate w (every filter ok, room free now):
  *
- *   s(w)  = λ·μ̂ − (1 − λ)·ĉ + age(t) + jitter(t, w) + reuse(w)
+ *   s(w)  = λ·μ̂ − κ·ĉ + age(t) + jitter(t, w) + reuse(w)
  *
  * with the terms of adaptive-score.ts (μ̂, ĉ normalised over THIS task's candidates; reuse only
  * where w is warm for the job, reuse.ts) and λ the job category's (modes.ts). The age term is the
@@ -175,6 +175,7 @@ export class AdaptiveSelector implements PassSelector {
           this.cost,
           () => this.sortedByMuCost(),
           this.workerMix,
+          2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
         this.rankingList.push(ranking);
@@ -216,7 +217,7 @@ export class AdaptiveSelector implements PassSelector {
       secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
-      let s = baseScore(lambda, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
+      let s = baseScore(lambda, this.options.jitter, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
       s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
       if (usesKeys) {
         const warm = this.warmth(job, w);

@@ -78,6 +78,8 @@ export class ShapeRanking {
     private readonly cost: Float64Array,
     byMuCost: () => Int32Array,
     private readonly tag: Int32Array,
+    /** The cost weight's tie margin beyond 1 − λ, 2·j (adaptive-score.ts costWeight). */
+    private readonly costTie: number,
   ) {
     const n = mu.length;
     this.member = new Uint8Array(n);
@@ -229,7 +231,7 @@ export class ShapeRanking {
       cSpan = this.cMax - this.cMin;
     return (
       (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) -
-      (cSpan > 0 ? (1 - lambda) * ((this.cost[w]! - this.cMin) / cSpan) : 0)
+      (cSpan > 0 ? (1 - lambda + this.costTie) * ((this.cost[w]! - this.cMin) / cSpan) : 0)
     );
   }
 

@@ -7,9 +7,9 @@
  * - IDLE_LONGEST: the worker dispatched to longest ago first (never dispatched: longest).
  * - The adaptive terms (adaptive-score.ts has the formulas), each with weight 1 in ADAPTIVE_TERMS:
  *   AGE (min(age s, 300)·1e-4, the same for every worker of a task), JITTER (the deterministic
- *   tie-breaking jitter, jitter.ts), THROUGHPUT_COST (λ·μ̂ − (1 − λ)·ĉ, μ and cost normalised over
- *   the task's feasible workers, λ of the job's category) and REUSE (the damped bonus of a worker
- *   warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the order that makes the sum
+ *   tie-breaking jitter, jitter.ts), THROUGHPUT_COST (λ·μ̂ − κ·ĉ, κ = 1 − λ plus a tie margin,
+ *   μ and cost normalised over the task's feasible workers, λ of the job's category) and REUSE
+ *   (the damped bonus of a worker warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the order that makes the sum
  *   (age + jitter) + base + reuse: the adaptive chooser (adaptive.ts) adds them so, and a
  *   floating-point sum depends on its order.
  *
@@ -102,7 +102,7 @@ export const THROUGHPUT_COST: WorkerScorer = Object.freeze({
         lambda = pass.placement.lambda[job.category ?? 'other'];
       },
       score: (_job: SchedulerJob, _task: SchedulerTask, w: number) =>
-        baseScore(lambda, mu[w]!, muRange[0]!, muRange[1]!, cost[w]!, cRange[0]!, cRange[1]!),
+        baseScore(lambda, pass.placement.jitter, mu[w]!, muRange[0]!, muRange[1]!, cost[w]!, cRange[0]!, cRange[1]!),
     };
   },
 });

@@ -146,3 +146,36 @@ describe('priced and unpriced workers mixed', () => {
     }
   });
 });
+
+describe('a tie of throughput against cost goes to the cheaper worker, then to the jitter', () => {
+  // λ 0.5 (other): a big worker priced 2 scores 0.5·1 − 0.5·1 = 0 and a small one priced 1
+  // scores 0.5·0 − 0.5·0 = 0; without the tie margin the jitter alone picks between them.
+  const workers = () => [
+    { ...worker('dear', { cpu: 8, memGiB: 32 }), costPerHour: 2 },
+    { ...worker('cheap', { cpu: 4, memGiB: 16 }), costPerHour: 1 },
+  ];
+  const jobs = () => ['/a', '/b', '/c', '/d'].map((name) => job(name, { cpu: 1, memGiB: 1 }));
+
+  it('every task goes to the cheaper worker while it has room, in the plain pass and under easy', () => {
+    const snap = snapshot(workers(), jobs());
+    for (const selection of ['first-fit', 'min-satisfying'] as const) {
+      for (const [name, plan] of passes(snap, placementOptions({ mode: 'adaptive', selection }))) {
+        expect(Object.values(where(plan)), name).toEqual(['cheap', 'cheap', 'cheap', 'cheap']);
+        for (const x of plan.placements) expect(x.decision!.score, name).toBeGreaterThan(x.decision!.runnerUp!.score);
+      }
+    }
+  });
+
+  it('the same with the largest jitter allowed', () => {
+    for (const j of [0.1]) {
+      const plan = schedule(snapshot(workers(), jobs()), placementOptions({ jitter: j }));
+      expect(Object.values(where(plan)), `jitter ${j}`).toEqual(['cheap', 'cheap', 'cheap', 'cheap']);
+    }
+  });
+
+  it('once the cheaper worker is full the dearer one takes the rest', () => {
+    const six = ['/a', '/b', '/c', '/d', '/e', '/f'].map((name) => job(name, { cpu: 1, memGiB: 1 }));
+    const counts = Object.values(where(schedule(snapshot(workers(), six), placementOptions()))).sort();
+    expect(counts).toEqual(['cheap', 'cheap', 'cheap', 'cheap', 'dear', 'dear']);
+  });
+});

@@ -83,7 +83,7 @@ function reference(
   const scored = fits.map((i, k) => {
     const base =
       (muSpan > 0 ? lambda * ((mus[k]! - muMin) / muSpan) : 0) -
-      (cSpan > 0 ? (1 - lambda) * ((costs[k]! - cMin) / cSpan) : 0);
+      (cSpan > 0 ? (1 - lambda + 2 * opts.jitter) * ((costs[k]! - cMin) / cSpan) : 0);
     const warm = warmth(i);
     // The reuse bonus: 0.2 scaled by 1 − ĉ (whole on the cheapest candidate) and damped by warmth.
     const costShare = cSpan > 0 ? (costs[k]! - cMin) / cSpan : 0;

@@ -171,7 +171,7 @@ describe('normalisation is relative to the candidates', () => {
           const lambda = adaptive.lambda[category!];
           const score = (i: number) =>
             lambda * norm(mu, mu[i]!) -
-            (1 - lambda) * norm(cost, cost[i]!) +
+            (1 - lambda + 2 * 1e-3) * norm(cost, cost[i]!) +
             ageTerm(task.submittedAt, snap.now) +
             jitter(task.id, workers[i]!.id, 1e-3);
           const top = Math.max(...all.map(score));
