@@ -560,6 +560,7 @@ describe('ShapeRanking orders', () => {
             cost,
             byMuCost,
             Int32Array.from(ws.keys(), (w) => w * 3),
+            2e-3,
           );
           ranking.rebuild();
           const feasible = [...ws.keys()].filter((w) => ws[w]!.fits);
