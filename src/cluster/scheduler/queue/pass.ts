@@ -3,24 +3,37 @@
  * resourcesChanged) -> { plan, next }` (state.ts). No clock, randomness or I/O; the policy is
  * data (options.ts POLICY_RULES) and this is the one loop that reads it.
  *
- * A pass walks pending jobs in progress order, at most `queueDepth` of them, and for each runs
- * allocate-or-reserve (allocate.ts). A blocked job gets a reservation while fewer than the
- * policy's reservation depth are held; a policy that stops at the first blocked job ends the
- * pass there. Users at/over a running quota are deferred behind everyone (as in first-fit) and
- * never hold a reservation. The steps, in order:
+ * Invariant (work-conserving; test/cluster/scheduler/queue/work-conserving.test.ts): after a
+ * pass, no pending job that could start now on the free capacity, without overlapping a
+ * reservation the policy keeps, is left waiting, and no start overlaps such a reservation.
+ * Exceptions are the policy's own: under `fcfs` everything behind the first blocked job waits;
+ * users over a quota go last; after a pass that only saw arrivals, jobs blocked before stand
+ * (nothing was freed since) and only the jobs it looked at are covered.
+ *
+ * A pass walks pending jobs in progress order, the whole queue unless the policy stops, and for
+ * each runs allocate-or-reserve (allocate.ts). The first `queueDepth` jobs it plans are the
+ * window: only they may get a reservation, while fewer than the policy's reservation depth are
+ * held; every later job may still start now, never reserve. A job that cannot be reserved
+ * (reservations used up, or past the window) and provably cannot start now (start-cache.ts:
+ * O(1) per job) is skipped: blocked, not counted toward queueDepth. A policy that stops at the
+ * first blocked job ends the pass there. Users at/over a running quota are deferred behind
+ * everyone (as in first-fit) and never hold a reservation. A blocked job past the window stands
+ * (is not retried until resources change) only when the policy's reservations are used up; else
+ * the next pass may reserve it. The steps, in order:
  *
  * 1. restoreReservations (only new jobs arrived): standing reservations go back into the
  *    planner; one whose start has passed, or that no longer fits, is dropped and its job
  *    reconsidered. Other standing blocked jobs are skipped (they do not count against queueDepth).
- * 2. buildWindow: up to queueDepth jobs to consider, plus standing ones met on the way when the
- *    policy stops at them.
+ * 2. buildWindow: the first queueDepth jobs not standing, plus standing ones met on the way when
+ *    the policy stops at them (the window grows past them while jobs are skipped, step 4).
  * 3. holdEarlierReservations (resources changed: every job is reconsidered, in order): a job
  *    reserved before keeps its old spans while the jobs ahead of it are planned, and is then
  *    re-planned itself; its old slot is still free then, so a reservation only ever moves
  *    earlier. A job that arrived since and now stands ahead of it in queue order (a deeper child
  *    of an older tree) was not accounted for: queue order wins, and that hold is given up.
  *    Reservations of jobs now outside the window are dropped.
- * 4. allocateWindow, 5. allocateDeferred (over-quota users last, never reserving).
+ * 4. allocateWindow, then the rest of the queue (walkOn), 5. allocateDeferred (over-quota users
+ *    last, never reserving).
  * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it (a
  *    baseline placement mode's own reason first, e.g. the worker a static-worker job is bound to).
  *    With options.explain false the same jobs get an entry with an empty text, and the state
@@ -302,7 +315,7 @@ class Pass {
       return true;
     }
     const reserve = planning && this.reservations.size < this.limit;
-    if (spans === undefined && !reserve && !rule.stopAtFirstBlocked && ctx.starts.cannotStart(q)) {
+    if (spans === undefined && !reserve && !rule.stopAtFirstBlocked && ctx.starts.cannotStart(q.job, q.tasks.length)) {
       this.results.push({ q, out: SKIPPED, quota: null, planning });
       return true;
     }
@@ -311,7 +324,7 @@ class Pass {
     const out = spans
       ? replanHeld(ctx, q, reserve, this.placements, this.state.blocked.get(name)!.reservation!, spans)
       : allocateOrReserve(ctx, q, reserve, this.placements);
-    ctx.starts.tried(q, out.placed);
+    ctx.starts.tried(q.job, q.tasks.length, out.placed);
     return !(this.settle(q, out, null, planning) && rule.stopAtFirstBlocked);
   }
 
@@ -327,9 +340,9 @@ class Pass {
       this.deferredDone++;
       const quota = ctx.quota.overReason(q.job.user);
       let out = SKIPPED;
-      if (rule.stopAtFirstBlocked || !ctx.starts.cannotStart(q)) {
+      if (rule.stopAtFirstBlocked || !ctx.starts.cannotStart(q.job, q.tasks.length)) {
         out = allocateOrReserve(ctx, q, false, this.placements);
-        ctx.starts.tried(q, out.placed);
+        ctx.starts.tried(q.job, q.tasks.length, out.placed);
       }
       if (this.settle(q, out, quota, planning) && rule.stopAtFirstBlocked) {
         this.stoppedBy = q.job.name;

@@ -21,9 +21,16 @@
  * descent (O(1) when no candidate has room, about O(log n) otherwise).
  */
 import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
+import type { CandidateIndex } from '../placement/candidates.js';
+import type { PassSelector } from '../placement/scoring.js';
 import type { SchedulerJob } from '../types.js';
-import type { QueuedJob } from './allocate.js';
-import type { PassContext } from './context.js';
+
+/** What the cache reads of its pass (PassContext). */
+export interface StartCachePass {
+  readonly candidates: CandidateIndex;
+  readonly selector: PassSelector | null;
+  duration(job: SchedulerJob): number;
+}
 
 interface ShapeState {
   /** No candidate worker has room for one task (final for the pass). */
@@ -35,7 +42,7 @@ interface ShapeState {
 export class StartCache {
   private readonly shapes = new Map<string, ShapeState>();
 
-  constructor(private readonly ctx: PassContext) {}
+  constructor(private readonly ctx: StartCachePass) {}
 
   private key(job: SchedulerJob, tasks: number): string {
     const shape = shapeKey(job);
@@ -48,10 +55,9 @@ export class StartCache {
     return s;
   }
 
-  /** True only when no task of `q` can start now (see the header). */
-  cannotStart(q: QueuedJob): boolean {
-    const { job } = q;
-    const s = this.state(this.key(job, q.tasks.length));
+  /** True only when none of the `tasks` pending tasks of `job` can start now (see the header). */
+  cannotStart(job: SchedulerJob, tasks: number): boolean {
+    const s = this.state(this.key(job, tasks));
     if (s.noRoom || this.ctx.duration(job) >= s.failedFor) return true;
     const res = job.resources;
     const pool = this.ctx.candidates.poolOf(job, staticKey(job));
@@ -60,14 +66,13 @@ export class StartCache {
     return true;
   }
 
-  /** `q` was given its chance to start and started `placed` of its tasks. */
-  tried(q: QueuedJob, placed: number): void {
-    if (placed >= q.tasks.length) return;
-    const { job } = q;
+  /** `job` was given its chance to start `tasks` tasks and started `placed` of them. */
+  tried(job: SchedulerJob, tasks: number, placed: number): void {
+    if (placed >= tasks) return;
     // A gang that started nothing, or an independent job left with tasks that found no worker.
     if (job.coschedule === null && this.ctx.selector?.perJob === true) return;
     if (job.coschedule !== null && placed > 0) return;
-    const s = this.state(this.key(job, q.tasks.length));
+    const s = this.state(this.key(job, tasks));
     const duration = this.ctx.duration(job);
     if (duration < s.failedFor) s.failedFor = duration;
   }
