@@ -88,6 +88,7 @@ export function holdReservation(ctx: PassContext, r: Reservation): HeldSpans | n
 
 export function releaseSpans(ctx: PassContext, held: HeldSpans): void {
   for (let i = 0; i < held.length; i += 2) ctx.calendars[held[i]!]!.remove(held[i + 1]!);
+  if (held.length > 0) ctx.starts.freed();
 }
 
 /** The parts of a reservation being made (Reservation's `workers` and `parts`). */
@@ -432,6 +433,7 @@ export function replanHeld(
     }
   }
   calendar.remove(id);
+  ctx.starts.freed();
   return reserveRemaining(ctx, q, placed, reserve);
 }
 

@@ -23,6 +23,7 @@ import { devicesNeeded, shapeKey, staticKey } from '../placement/fit.js';
 import { GangPlacer } from '../placement/gang.js';
 import { QuotaTracker } from './quota.js';
 import { ScratchCapacity } from '../placement/scratch.js';
+import { StartCache } from './start-cache.js';
 import type { SchedulerJob, Snapshot } from '../types.js';
 import type { QueueOptions } from './options.js';
 
@@ -54,6 +55,8 @@ export class PassContext {
   readonly view: PlacementView;
   /** The pass's scored chooser; null: the first-fit fast path. */
   readonly selector: PassSelector | null;
+  /** Which jobs provably cannot start now (start-cache.ts); told when spans are released. */
+  readonly starts: StartCache = new StartCache(this);
 
   constructor(
     readonly snapshot: Snapshot,

@@ -16,7 +16,11 @@ export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
 
 export interface QueueOptions {
   policy: QueuePolicy;
-  /** Pending jobs one pass considers (blocked jobs kept from earlier passes do not count). */
+  /**
+   * Pending jobs one pass plans: the window, the only jobs that may get a reservation (blocked
+   * jobs kept from earlier passes, and jobs skipped because they provably cannot start, do not
+   * count). Every later job may still start now (pass.ts).
+   */
   queueDepth: number;
   /** Blocked jobs that get a reservation under `hybrid`. */
   reservationDepth: number;

@@ -3,24 +3,37 @@
  * resourcesChanged) -> { plan, next }` (state.ts). No clock, randomness or I/O; the policy is
  * data (options.ts POLICY_RULES) and this is the one loop that reads it.
  *
- * A pass walks pending jobs in progress order, at most `queueDepth` of them, and for each runs
- * allocate-or-reserve (allocate.ts). A blocked job gets a reservation while fewer than the
- * policy's reservation depth are held; a policy that stops at the first blocked job ends the
- * pass there. Users at/over a running quota are deferred behind everyone (as in first-fit) and
- * never hold a reservation. The steps, in order:
+ * Invariant (work-conserving; test/cluster/scheduler/queue/work-conserving.test.ts): after a
+ * pass, no pending job that could start now on the free capacity, without overlapping a
+ * reservation the policy keeps, is left waiting, and no start overlaps such a reservation.
+ * Exceptions are the policy's own: under `fcfs` everything behind the first blocked job waits;
+ * users over a quota go last; after a pass that only saw arrivals, jobs blocked before stand
+ * (nothing was freed since) and only the jobs it looked at are covered.
+ *
+ * A pass walks pending jobs in progress order, the whole queue unless the policy stops, and for
+ * each runs allocate-or-reserve (allocate.ts). The first `queueDepth` jobs it plans are the
+ * window: only they may get a reservation, while fewer than the policy's reservation depth are
+ * held; every later job may still start now, never reserve. A job that cannot be reserved
+ * (reservations used up, or past the window) and provably cannot start now (start-cache.ts:
+ * O(1) per job) is skipped: blocked, not counted toward queueDepth. A policy that stops at the
+ * first blocked job ends the pass there. Users at/over a running quota are deferred behind
+ * everyone (as in first-fit) and never hold a reservation. A blocked job past the window stands
+ * (is not retried until resources change) only when the policy's reservations are used up; else
+ * the next pass may reserve it. The steps, in order:
  *
  * 1. restoreReservations (only new jobs arrived): standing reservations go back into the
  *    planner; one whose start has passed, or that no longer fits, is dropped and its job
  *    reconsidered. Other standing blocked jobs are skipped (they do not count against queueDepth).
- * 2. buildWindow: up to queueDepth jobs to consider, plus standing ones met on the way when the
- *    policy stops at them.
+ * 2. buildWindow: the first queueDepth jobs not standing, plus standing ones met on the way when
+ *    the policy stops at them (the window grows past them while jobs are skipped, step 4).
  * 3. holdEarlierReservations (resources changed: every job is reconsidered, in order): a job
  *    reserved before keeps its old spans while the jobs ahead of it are planned, and is then
  *    re-planned itself; its old slot is still free then, so a reservation only ever moves
  *    earlier. A job that arrived since and now stands ahead of it in queue order (a deeper child
  *    of an older tree) was not accounted for: queue order wins, and that hold is given up.
  *    Reservations of jobs now outside the window are dropped.
- * 4. allocateWindow, 5. allocateDeferred (over-quota users last, never reserving).
+ * 4. allocateWindow, then the rest of the queue (walkOn), 5. allocateDeferred (over-quota users
+ *    last, never reserving).
  * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it (a
  *    baseline placement mode's own reason first, e.g. the worker a static-worker job is bound to).
  *    With options.explain false the same jobs get an entry with an empty text, and the state
@@ -68,6 +81,17 @@ import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.j
 import { Explainer, unreservableText } from './reasons.js';
 import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
 
+/** What the walk did with one job. `planning`: within the window (it stands if still blocked). */
+interface Result {
+  q: QueuedJob;
+  out: Outcome;
+  quota: string | null;
+  planning: boolean;
+}
+
+/** The outcome of a job skipped because it provably cannot start now and cannot be reserved. */
+const SKIPPED: Outcome = Object.freeze({ placed: 0, reservation: null, held: null, unreservable: false });
+
 export interface PassResult {
   plan: Plan;
   /** The jobs the pass walked, in queue order. */
@@ -105,8 +129,14 @@ class Pass {
   private beyond: QueuedJob | null = null;
   /** Old spans of window jobs held while the jobs ahead of them are planned. */
   private readonly held = new Map<string, HeldSpans>();
-  private readonly results: Array<{ q: QueuedJob; out: Outcome; quota: string | null }> = [];
-  private readonly deferred: QueuedJob[] = [];
+  private readonly results: Result[] = [];
+  private readonly deferred: Array<{ q: QueuedJob; planning: boolean }> = [];
+  /** Jobs planned so far (given the chance of a reservation): the window is queueDepth of them. */
+  private counted = 0;
+  /** Blocked jobs that may hold a reservation at once (the policy's reservation depth). */
+  private readonly limit: number;
+  /** The test buildWindow skips standing jobs by (undefined: none skipped), for the rest of the walk. */
+  private skipStanding: ((name: string) => boolean) | undefined = undefined;
   private deferredDone = 0;
   private stoppedBy: string | null = null;
   private stopAt = 0;
@@ -127,6 +157,7 @@ class Pass {
     kept: KeptPass | null,
   ) {
     this.rule = policyRule(options.policy);
+    this.limit = this.rule.reservationDepth(options);
     this.ctx = new PassContext(snapshot, options, placement, kept);
     this.kept = kept?.reserved ?? new Map();
     this.headHint = kept?.standingHead ?? null;
@@ -170,6 +201,7 @@ class Pass {
       : dropped.size === 0
         ? (name: string) => blocked.has(name)
         : (name: string) => blocked.has(name) && !dropped.has(name);
+    this.skipStanding = skip;
     const ordered = skip !== undefined && this.snapshot.pendingOrdered === true;
     // The head the last pass skipped is still standing unless this pass dropped a reservation.
     if (ordered && this.headHint !== null && dropped.size === 0) this.queue.skipHead(this.headHint);
@@ -186,7 +218,6 @@ class Pass {
       }
       this.window.push(q);
     }
-    this.stopAt = this.window.length;
     if (ordered) this.standingHead = this.snapshot.pending.slice(0, head < 0 ? this.snapshot.pending.length : head);
   }
 
@@ -207,8 +238,8 @@ class Pass {
   }
 
   /** Record an outcome; true when the job is still (partly) blocked. */
-  private settle(q: QueuedJob, out: Outcome, quota: string | null): boolean {
-    this.results.push({ q, out, quota });
+  private settle(q: QueuedJob, out: Outcome, quota: string | null, planning: boolean): boolean {
+    this.results.push({ q, out, quota, planning });
     if (out.placed >= q.tasks.length) return false;
     if (out.reservation) {
       this.reservations.set(q.job.name, out.reservation.start);
@@ -217,35 +248,84 @@ class Pass {
     return true;
   }
 
+  /**
+   * The window in queue order, then the rest of the queue (walkOn). A standing job is passed
+   * over; under a policy that stops at the first blocked job, the pass ends there.
+   */
   allocateWindow(): void {
-    const { ctx, snapshot, rule } = this;
-    const limit = rule.reservationDepth(this.options);
     for (let i = 0; i < this.window.length; i++) {
       const q = this.window[i]!;
       const name = q.job.name;
       if (this.standing(name)) {
-        if (rule.stopAtFirstBlocked) {
+        if (this.rule.stopAtFirstBlocked) {
           this.stop(name, i + 1);
           return;
         }
         continue;
       }
-      const spans = this.held.get(name);
-      if (snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
-        if (spans) releaseSpans(ctx, spans);
-        this.deferred.push(q);
-        continue;
-      }
-      const reserve = this.reservations.size < limit;
-      // A job holding its old spans: re-planned as if they were released first (allocate.ts).
-      const out = spans
-        ? replanHeld(ctx, q, reserve, this.placements, this.state.blocked.get(name)!.reservation!, spans)
-        : allocateOrReserve(ctx, q, reserve, this.placements);
-      if (this.settle(q, out, null) && rule.stopAtFirstBlocked) {
+      if (!this.consider(q)) {
         this.stop(name, i + 1);
         return;
       }
     }
+    this.walkOn();
+  }
+
+  /**
+   * Past the jobs buildWindow took: the window grows while fewer than queueDepth jobs were
+   * planned (skipped and deferred jobs do not count), then every further job is given its chance
+   * to start now, never a reservation (the work-conserving walk: the header).
+   */
+  private walkOn(): void {
+    const depth = this.options.queueDepth;
+    for (let q = this.beyond; q; q = this.queue.next(this.skipStanding)) {
+      this.beyond = null;
+      const name = q.job.name;
+      const planning = this.counted < depth;
+      if (planning) this.window.push(q);
+      if (this.standing(name)) {
+        if (this.rule.stopAtFirstBlocked) {
+          this.stop(name, this.window.length);
+          return;
+        }
+        continue;
+      }
+      if (!this.consider(q)) {
+        this.stop(name, this.window.length);
+        return;
+      }
+    }
+    this.stopAt = this.window.length;
+  }
+
+  /**
+   * Allocate-or-reserve for one job the walk reached; false when the pass must stop there
+   * (policy fcfs). A job over its user's quota is deferred. A job that cannot be reserved (the
+   * policy's reservations are used up, or it is past the window) and provably cannot start now
+   * (start-cache.ts) is skipped: blocked, not planned, not counted toward queueDepth.
+   */
+  private consider(q: QueuedJob): boolean {
+    const { ctx, rule } = this;
+    const name = q.job.name;
+    const planning = this.counted < this.options.queueDepth;
+    const spans = this.held.get(name);
+    if (this.snapshot.quotas.has(q.job.user) && ctx.quota.overReason(q.job.user) !== null) {
+      if (spans) releaseSpans(ctx, spans);
+      this.deferred.push({ q, planning });
+      return true;
+    }
+    const reserve = planning && this.reservations.size < this.limit;
+    if (spans === undefined && !reserve && !rule.stopAtFirstBlocked && ctx.starts.cannotStart(q.job, q.tasks.length)) {
+      this.results.push({ q, out: SKIPPED, quota: null, planning });
+      return true;
+    }
+    if (planning) this.counted++;
+    // A job holding its old spans: re-planned as if they were released first (allocate.ts).
+    const out = spans
+      ? replanHeld(ctx, q, reserve, this.placements, this.state.blocked.get(name)!.reservation!, spans)
+      : allocateOrReserve(ctx, q, reserve, this.placements);
+    ctx.starts.tried(q.job, q.tasks.length, out.placed);
+    return !(this.settle(q, out, null, planning) && rule.stopAtFirstBlocked);
   }
 
   private stop(name: string, at: number): void {
@@ -255,11 +335,16 @@ class Pass {
 
   allocateDeferred(): void {
     if (this.stoppedBy !== null) return;
-    for (const q of this.deferred) {
+    const { ctx, rule } = this;
+    for (const { q, planning } of this.deferred) {
       this.deferredDone++;
-      const quota = this.ctx.quota.overReason(q.job.user);
-      const out = allocateOrReserve(this.ctx, q, false, this.placements);
-      if (this.settle(q, out, quota) && this.rule.stopAtFirstBlocked) {
+      const quota = ctx.quota.overReason(q.job.user);
+      let out = SKIPPED;
+      if (rule.stopAtFirstBlocked || !ctx.starts.cannotStart(q.job, q.tasks.length)) {
+        out = allocateOrReserve(ctx, q, false, this.placements);
+        ctx.starts.tried(q.job, q.tasks.length, out.placed);
+      }
+      if (this.settle(q, out, quota, planning) && rule.stopAtFirstBlocked) {
         this.stoppedBy = q.job.name;
         return;
       }
@@ -269,8 +354,11 @@ class Pass {
   /** Without reason text (options.explain false): the same entries and state, empty texts. */
   recordBlocked(): void {
     const { reasons } = this;
-    for (const { q, out } of this.results) {
+    const usedUp = this.reservations.size >= this.limit;
+    for (const { q, out, planning } of this.results) {
       if (q.tasks.length - out.placed === 0) continue;
+      reasons.set(q.job.name, '');
+      if (!planning && !usedUp) continue;
       const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
       this.added.set(q.job.name, {
         base: '',
@@ -279,13 +367,12 @@ class Pass {
         since,
         reservedPass: this.number,
       });
-      reasons.set(q.job.name, '');
     }
     for (let i = this.stopAt; i < this.window.length; i++) {
       const name = this.window[i]!.job.name;
       if (!this.standing(name)) reasons.set(name, '');
     }
-    for (let i = this.deferredDone; i < this.deferred.length; i++) reasons.set(this.deferred[i]!.job.name, '');
+    for (let i = this.deferredDone; i < this.deferred.length; i++) reasons.set(this.deferred[i]!.q.job.name, '');
     if (this.queue.complete) for (let q = this.beyond; q; q = this.queue.next()) reasons.set(q.job.name, '');
   }
 
@@ -297,7 +384,8 @@ class Pass {
     const { ctx, now, reasons } = this;
     // Reasons, on the free capacity left after this pass.
     const explainer = new Explainer(ctx);
-    for (const { q, out, quota } of this.results) {
+    const usedUp = this.reservations.size >= this.limit;
+    for (const { q, out, quota, planning } of this.results) {
       const remaining = q.tasks.length - out.placed;
       if (remaining === 0) continue;
       let base =
@@ -313,7 +401,9 @@ class Pass {
         since,
         reservedPass: this.number,
       };
-      this.added.set(q.job.name, b);
+      // Past the window a job stands (not retried until resources change) only when no more
+      // reservations could be given: else the next pass may reserve it.
+      if (planning || usedUp) this.added.set(q.job.name, b);
       reasons.set(q.job.name, renderBlocked(b, now));
     }
     const behind = `waiting behind ${this.stoppedBy} (queue policy ${this.rule.name} starts jobs strictly in order)`;
@@ -324,15 +414,14 @@ class Pass {
       if (!this.standing(q.job.name)) reasons.set(q.job.name, behind);
     }
     for (let i = this.deferredDone; i < this.deferred.length; i++) {
-      const q = this.deferred[i]!;
+      const { q } = this.deferred[i]!;
       reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
     }
+    // The walk reads the whole queue unless it stopped: then the rest waits behind that job.
     if (this.queue.complete) {
-      const later =
-        `waiting in queue: a pass considers the first ${this.options.queueDepth} jobs (queue.depth in ` + `the config)`;
       for (let q = this.beyond; q; q = this.queue.next()) {
         const b = this.standing(q.job.name);
-        reasons.set(q.job.name, b ? renderBlocked(b, now) : later);
+        reasons.set(q.job.name, b ? renderBlocked(b, now) : behind);
       }
     }
   }

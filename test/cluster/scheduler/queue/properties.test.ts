@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FIRST_FIT_PLACEMENT, placementOptions } from '../../../../src/cluster/scheduler/placement/registry.js';
+import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
 import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { simulate, snap, timed, worker, type SimJob } from './helpers.js';
@@ -39,11 +41,18 @@ function build(cores: number[], specs: Spec[]) {
 
 const streams = fc.tuple(clusterArb, fc.array(jobArb, { minLength: 5, maxLength: 30 }));
 
-function checkNeverLater(policy: QueuePolicy) {
+// The shipped default (adaptive) and plain first-fit placement: the reservation check in
+// queue/allocate.ts differs between the scored and the first-fit path.
+const PLACEMENTS: Array<[string, PlacementProfile]> = [
+  ['adaptive', placementOptions()],
+  ['first-fit', FIRST_FIT_PLACEMENT],
+];
+
+function checkNeverLater(policy: QueuePolicy, placement: PlacementProfile) {
   fc.assert(
     fc.property(streams, ([cores, specs]) => {
       const { workers, jobs } = build(cores, specs);
-      const out = simulate(new QueueScheduler({ policy, queueDepth: 1000 }), workers, jobs);
+      const out = simulate(new QueueScheduler({ policy, queueDepth: 1000 }, placement), workers, jobs);
       expect(out.pending).toEqual([]);
       for (const [name, reserved] of out.firstReservation) {
         // The job's next task started no later than the first start it was promised.
@@ -64,16 +73,16 @@ function checkNeverLater(policy: QueuePolicy) {
   );
 }
 
-describe('reservation guarantees on a virtual clock', () => {
-  it('easy: the head job never starts later than its first reservation', () => checkNeverLater('easy'));
-  it('conservative: no job starts later than its first reservation', () => checkNeverLater('conservative'));
-  it('hybrid: no reserved job starts later than its first reservation', () => checkNeverLater('hybrid'));
+describe.each(PLACEMENTS)('reservation guarantees on a virtual clock (%s placement)', (_label, placement) => {
+  it('easy: the head job never starts later than its first reservation', () => checkNeverLater('easy', placement));
+  it('conservative: no job starts later than its first reservation', () => checkNeverLater('conservative', placement));
+  it('hybrid: no reserved job starts later than its first reservation', () => checkNeverLater('hybrid', placement));
 
   it('fcfs starts jobs in queue order (never one behind a waiting job)', () => {
     fc.assert(
       fc.property(streams, ([cores, specs]) => {
         const { workers, jobs } = build(cores, specs);
-        const out = simulate(new QueueScheduler({ policy: 'fcfs', queueDepth: 1000 }), workers, jobs);
+        const out = simulate(new QueueScheduler({ policy: 'fcfs', queueDepth: 1000 }, placement), workers, jobs);
         const order = jobs.map((j) => j.job.name);
         const starts = order.map((n) => out.started.get(n)!);
         for (let i = 1; i < starts.length; i++) expect(starts[i]).toBeGreaterThanOrEqual(starts[i - 1]!);
