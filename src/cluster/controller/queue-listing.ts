@@ -9,7 +9,7 @@ import type { JobSpec } from '../../model/types.js';
 import type { QueueScheduler } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
-import { schedulerJob } from '../lifecycle/scheduler-job.js';
+import { runtimeEstimate, schedulerJob } from '../lifecycle/scheduler-job.js';
 
 export interface QueueListing {
   policy: string;
@@ -37,12 +37,9 @@ export function estimateStart(
 ): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);
   const root = parent ? (store.job(parent)?.rootSubmittedAt ?? snapshot.now) : snapshot.now;
-  const job = schedulerJob({
-    name: spec.name,
-    depth: jobDepth(spec.name),
-    rootSubmittedAt: root,
-    seq: Number.MAX_SAFE_INTEGER,
-    spec,
-  });
+  const job = schedulerJob(
+    { name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, spec },
+    runtimeEstimate(spec, store.runtimes),
+  );
   return queue.estimate(snapshot, job);
 }

@@ -6,6 +6,7 @@
  */
 import type { Job, JobSpec } from '../../model/types.js';
 import type { SchedulerJob } from '../scheduler/types.js';
+import { predictRuntime, runtimeKey, type RuntimeEstimate, type RuntimeHistory } from '../scheduler/planner/index.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
@@ -15,8 +16,11 @@ export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 's
   >;
 };
 
-/** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
-export function schedulerJob(job: SchedulableJob): SchedulerJob {
+/**
+ * The scheduler's view of a job (also of one not stored yet: a dry-run estimate). `estimate`: its
+ * planned duration (runtimeEstimate); a predicted one is what the planner plans with.
+ */
+export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | null): SchedulerJob {
   return {
     name: job.name,
     depth: job.depth,
@@ -28,7 +32,24 @@ export function schedulerJob(job: SchedulableJob): SchedulerJob {
     coschedule: job.spec.coschedule,
     replicas: job.spec.replicas,
     timeLimitMs: job.spec.timeoutMs,
+    ...(estimate?.source === 'predicted' ? { predictedMs: estimate.duration } : {}),
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
   };
+}
+
+/**
+ * A live job's planned duration (planner/prediction.ts): predicted from the last runs of its name
+ * by its user when it runs under the default time limit, else its limit.
+ */
+export function runtimeEstimate(
+  spec: Pick<JobSpec, 'name' | 'user' | 'timeoutMs' | 'defaultTimeLimit'>,
+  history: RuntimeHistory | null,
+): RuntimeEstimate {
+  const predicted = spec.defaultTimeLimit === true && history !== null;
+  return predictRuntime(
+    spec.timeoutMs,
+    predicted,
+    predicted ? history.runsOf(runtimeKey(spec.user, spec.name)) : undefined,
+  );
 }

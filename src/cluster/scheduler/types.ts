@@ -20,6 +20,11 @@ export interface SchedulerJob {
   /** The job's time limit (its planned duration); null/undefined: the queue's default. */
   timeLimitMs?: number | null;
   /**
+   * The duration the planner plans with instead of the time limit: a runtime predicted from
+   * past runs (planner/prediction.ts). Absent/null: the time limit.
+   */
+  predictedMs?: number | null;
+  /**
    * A sticky stage (model/stickiness.ts) whose parent's worker is READY: its tasks may only go on
    * `workerId`, where stage job `parent` ran. Absent/null: no stickiness (the snapshot leaves it out
    * when stickiness is off, the parent's worker is gone or draining, or the job is a gang).
@@ -94,7 +99,10 @@ export interface RunningAllocation {
   cpuMillis: number;
   memoryBytes: number;
   devices: number;
-  /** startedAt + time limit, on the snapshot's clock; Infinity when unlimited. */
+  /**
+   * When the task is planned to end, on the snapshot's clock: startedAt + its time limit, or its
+   * predicted end (planner/prediction.ts plannedEnd); Infinity when unlimited.
+   */
   endsAt: number;
 }
 
