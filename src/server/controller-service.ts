@@ -23,7 +23,7 @@ import type { ClusterStore } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
 import { estimateInfo, queueInfo } from './queue-view.js';
-import { runtimeEstimate } from '../cluster/lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { resultCount, runResults } from './results.js';

@@ -6,7 +6,7 @@
  * duration the planner plans its tasks with (predicted or its limit). Pure reads.
  */
 import type { QueueInfo, RuntimeEstimateInfo } from '../api/types.js';
-import { runtimeEstimate } from '../cluster/lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { RuntimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';

@@ -9,7 +9,8 @@ import type { JobSpec } from '../../model/types.js';
 import type { QueueScheduler } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
-import { runtimeEstimate, schedulerJob } from '../lifecycle/scheduler-job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../scheduler/planner/index.js';
 
 export interface QueueListing {
   policy: string;

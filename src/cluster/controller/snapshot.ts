@@ -46,7 +46,8 @@ import type {
   UserUsage,
   WorkerView,
 } from '../scheduler/types.js';
-import { runtimeEstimate, schedulerJob } from '../lifecycle/scheduler-job.js';
+import { schedulerJob } from '../lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../scheduler/planner/index.js';
 import { plannedEnd } from '../scheduler/planner/index.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';

@@ -5,8 +5,7 @@
  * in its own unit (ms in the cluster, seconds in the simulator).
  */
 import type { Job, JobSpec } from '../../model/types.js';
-import type { SchedulerJob } from '../scheduler/types.js';
-import { predictRuntime, runtimeKey, type RuntimeEstimate, type RuntimeHistory } from '../scheduler/planner/index.js';
+import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
@@ -18,7 +17,7 @@ export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 's
 
 /**
  * The scheduler's view of a job (also of one not stored yet: a dry-run estimate). `estimate`: its
- * planned duration (runtimeEstimate); a predicted one is what the planner plans with.
+ * planned duration (planner/prediction.ts runtimeEstimate); a predicted one is what the planner plans with.
  */
 export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | null): SchedulerJob {
   return {
@@ -36,20 +35,4 @@ export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | n
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
   };
-}
-
-/**
- * A live job's planned duration (planner/prediction.ts): predicted from the last runs of its name
- * by its user when it runs under the default time limit, else its limit.
- */
-export function runtimeEstimate(
-  spec: Pick<JobSpec, 'name' | 'user' | 'timeoutMs' | 'defaultTimeLimit'>,
-  history: RuntimeHistory | null,
-): RuntimeEstimate {
-  const predicted = spec.defaultTimeLimit === true && history !== null;
-  return predictRuntime(
-    spec.timeoutMs,
-    predicted,
-    predicted ? history.runsOf(runtimeKey(spec.user, spec.name)) : undefined,
-  );
 }

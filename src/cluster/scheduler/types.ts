@@ -7,6 +7,18 @@ import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
 import type { PlacementDecision, Quota } from '../../model/types.js';
 import type { JobCategory } from '../../model/workload.js';
 
+/** Where a planned duration came from (planner/prediction.ts). */
+export type EstimateSource = 'predicted' | 'limit';
+
+/** The duration the planner plans one task of a job with, and why (planner/prediction.ts). */
+export interface RuntimeEstimate {
+  /** The planned duration of one task; Infinity: no limit and no prediction. */
+  duration: number;
+  source: EstimateSource;
+  /** Runs the prediction is the mean of (1 or 2); 0 when source is `limit`. */
+  runs: number;
+}
+
 export interface SchedulerJob {
   name: string;
   depth: number;

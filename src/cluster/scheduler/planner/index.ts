@@ -4,6 +4,7 @@ export { earliestGang, type GangPlan, type WorkerSlot } from './job.js';
 export {
   plannedEnd,
   predictRuntime,
+  runtimeEstimate,
   runtimeKey,
   RuntimeHistory,
   type EstimateSource,

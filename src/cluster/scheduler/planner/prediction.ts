@@ -18,16 +18,10 @@
  * - Pure: no clock, no I/O. RuntimeHistory keeps two numbers per job at most.
  */
 
-/** Where a planned duration came from. */
-export type EstimateSource = 'predicted' | 'limit';
+import type { JobSpec } from '../../../model/types.js';
+import type { RuntimeEstimate } from '../types.js';
 
-export interface RuntimeEstimate {
-  /** The planned duration of one task; Infinity: no limit and no prediction. */
-  duration: number;
-  source: EstimateSource;
-  /** Runs the prediction is the mean of (1 or 2); 0 when source is `limit`. */
-  runs: number;
-}
+export type { EstimateSource, RuntimeEstimate } from '../types.js';
 
 /** How many past runs a prediction reads. */
 export const PREDICTION_RUNS = 2;
@@ -113,4 +107,17 @@ export class RuntimeHistory {
 /** The live cluster's key: runs of the same job are runs of the same name by the same user. */
 export function runtimeKey(user: string, name: string): string {
   return `${user}\u0000${name}`;
+}
+
+/**
+ * A live job's planned duration: predicted from the last runs of its name by its user when it
+ * runs under the default time limit (`defaultTimeLimit`), else its limit.
+ */
+export function runtimeEstimate(
+  spec: Pick<JobSpec, 'name' | 'user' | 'timeoutMs' | 'defaultTimeLimit'>,
+  history: RuntimeHistory | null,
+): RuntimeEstimate {
+  const predicted = spec.defaultTimeLimit === true && history !== null;
+  const runs = predicted ? history.runsOf(runtimeKey(spec.user, spec.name)) : undefined;
+  return predictRuntime(spec.timeoutMs, predicted, runs);
 }
