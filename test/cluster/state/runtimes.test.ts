@@ -1,4 +1,4 @@
-/** The store's runtime history (planner predictions): recorded on success, rebuilt at load from live and archived runs. */
+/** The store's runtime history (planner predictions): kept on success, rebuilt at load from live and archived runs. */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
