@@ -29,6 +29,7 @@ import type {
   RequeueSummary,
   ResultInfo,
   RunsIn,
+  RuntimeEstimateInfo,
   ResultsResponse,
   RetryResponse,
   RunAttemptInfo,
@@ -85,6 +86,10 @@ const runsIn = lazy(() =>
   }),
 );
 
+const runtimeEstimate = lazy(() =>
+  object<RuntimeEstimateInfo>({ durationMs: nullableNumber, source: oneOf(['predicted', 'limit']), runs: number }),
+);
+
 export const estimateAnswer = lazy(() =>
   object<EstimateResponse>({
     name: string,
@@ -96,6 +101,7 @@ export const estimateAnswer = lazy(() =>
     supersedes: optional(object<NonNullable<EstimateResponse['supersedes']>>({ run: number, state: jobState })),
     waitsFor: optional(string),
     runsIn: optional(runsIn),
+    runtime: optional(runtimeEstimate),
   }),
 );
 
@@ -125,6 +131,7 @@ const queueEntry = lazy(() =>
     pendingTasks: number,
     submittedAt: number,
     timeLimitMs: nullableNumber,
+    estimate: optional(runtimeEstimate),
     reason: nullableString,
     reservedStart: nullableNumber,
   }),

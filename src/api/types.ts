@@ -55,11 +55,26 @@ export interface QueueEntry {
   depth: number;
   pendingTasks: number;
   submittedAt: number;
-  /** The job's time limit in ms (its own or the cluster default): its planned duration. */
+  /** The job's time limit in ms (its own or the cluster default): what stops a task. */
   timeLimitMs: number | null;
+  /** How long the planner plans each of its tasks to run, and why (absent from an older cluster). */
+  estimate?: RuntimeEstimateInfo;
   reason: string | null;
   /** Start time the queue policy reserved for the job (epoch ms), or null without a reservation. */
   reservedStart: number | null;
+}
+
+/**
+ * The duration the planner plans one task of a job with (`iris queue`, `--dry-run`): a runtime
+ * predicted from the job's past runs when it has no time limit of its own, else its time limit.
+ */
+export interface RuntimeEstimateInfo {
+  /** Milliseconds; null: no time limit and no prediction (planned as running forever). */
+  durationMs: number | null;
+  /** `predicted`: the mean of the last successful runs of its name by its user; `limit`: its time limit. */
+  source: 'predicted' | 'limit';
+  /** How many runs the prediction is the mean of (1 or 2); 0 for `limit`. */
+  runs: number;
 }
 
 export interface QueueInfo {
@@ -87,6 +102,8 @@ export interface EstimateResponse {
   waitsFor?: string;
   /** What its tasks would run in and see (absent from an older cluster). */
   runsIn?: RunsIn;
+  /** How long the planner would plan each task to run, and why (absent from an older cluster). */
+  runtime?: RuntimeEstimateInfo;
 }
 
 /**

@@ -8,7 +8,8 @@ export default class Queue extends BaseCommand {
     'Jobs are listed in the order the scheduler considers them (deepest job of the oldest tree first). ' +
     'Under the easy, conservative and hybrid policies a blocked job may hold a reservation: the time it is planned ' +
     'to start, ' +
-    'computed from the time limits of running jobs.';
+    'computed from the planned ends of running jobs (their time limits, or runtimes predicted from earlier runs of ' +
+    'jobs without a time limit of their own).';
 
   static override examples = ['<%= config.bin %> queue', '<%= config.bin %> queue --json'];
 

@@ -73,6 +73,13 @@ export default class Simulate extends BaseCommand {
       allowNo: true,
       default: true,
     }),
+    predict: Flags.boolean({
+      summary:
+        'Plan jobs without a time limit of their own (SWF field 9 is -1; no time-limit) with the mean of the ' +
+        'last two runs of the same user and executable (SWF fields 12, 14) or name, as the live cluster does.',
+      allowNo: true,
+      default: false,
+    }),
     backfill: Flags.boolean({
       summary: 'With --compat rlscheduler: backfill behind the blocked head.',
       allowNo: true,
@@ -158,6 +165,7 @@ export default class Simulate extends BaseCommand {
       compat: flags.compat === 'rlscheduler' ? 'rlscheduler' : undefined,
       backfill: flags.backfill,
       release: flags.release,
+      predict: flags.predict,
       placement,
       selection,
       cacheTtl,

@@ -52,6 +52,12 @@ export interface JobSpec {
   maxTaskFailures: number;
   maxPreemptions: number;
   timeoutMs: number | null;
+  /**
+   * True when no time limit was asked for: `timeoutMs` is the cluster's default, and the planner
+   * plans with a predicted runtime (src/cluster/scheduler/planner/prediction.ts). Absent: the limit
+   * was given (or the job was stored before predictions): it is planned with as it is.
+   */
+  defaultTimeLimit?: boolean;
   schedulingTimeoutMs: number | null;
   /**
    * The task attempt that submitted the job (absent: submitted from outside the cluster). When

@@ -22,7 +22,8 @@ import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admi
 import type { ClusterStore } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
-import { queueInfo } from './queue-view.js';
+import { estimateInfo, queueInfo } from './queue-view.js';
+import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { resultCount, runResults } from './results.js';
@@ -138,6 +139,7 @@ export class ControllerService implements ClusterService {
       ...supersedes,
       ...(waitsFor === null ? {} : { waitsFor }),
       runsIn: runsIn(spec),
+      runtime: estimateInfo(runtimeEstimate(spec, this.store.runtimes)),
     };
   }
 

@@ -4,6 +4,7 @@
  */
 import type { JobRecord } from '../cluster/lifecycle/changes.js';
 import type { RunningAllocation, SchedulerJob } from '../cluster/scheduler/types.js';
+import type { RuntimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { SimJob } from './workload.js';
 
 /** A running task: what the planner sees (Snapshot.running) and the device indices it holds. */
@@ -14,11 +15,17 @@ export interface Held {
   duration: number;
   /** The number of its attempt (the lifecycle's, state.ts). */
   attempt: number;
+  /** When it started (virtual seconds). */
+  start: number;
+  /** With predictions: its predicted duration (its end is corrected once outlived); null: its limit. */
+  estimate: RuntimeEstimate | null;
 }
 
 export interface ActiveJob {
   spec: SimJob;
   sched: SchedulerJob;
+  /** With predictions: the planned duration fixed at submit (planner/prediction.ts); null: its limit. */
+  estimate: RuntimeEstimate | null;
   /** Its job and tasks in the simulator's state (state.ts): their states are the lifecycle's. */
   record: JobRecord;
   submit: number;

@@ -11,7 +11,10 @@
  *   worker views are updated per event, never rebuilt from all jobs. The pending list is kept
  *   in queue order (the scheduler's comparator), so snapshots carry `pendingOrdered`.
  * - A placed task ends at start + min(run, time limit) (the limit is enforced, as live); the
- *   planner sees `endsAt = start + time limit`.
+ *   planner sees `endsAt = start + time limit`. With `predict`, a job without a limit of its own
+ *   (SimJob.runsOf) is planned, from its submit on, with the runtime predicted from the last two
+ *   ended runs of its key that were not stopped by their limit (planner/prediction.ts), and a
+ *   running task's planned end is corrected at the first snapshot past it, as live.
  * - Children are submitted at their parent's first task start + `after`, and inherit the
  *   root's submit time (rootSubmittedAt) and depth + 1, like the live cluster.
  * - A task of a job that `wait`s does not end at the end of its run while a job of its subtree
@@ -59,6 +62,7 @@ import { SimElastic } from './elastic.js';
 import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 import { SimState, modelJob, modelWorker } from './state.js';
 import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
+import { plannedEnd, predictRuntime, RuntimeHistory } from '../cluster/scheduler/planner/index.js';
 import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
 
@@ -130,6 +134,10 @@ class Engine {
   private batches = 0;
   private lastReasons = new Map<string, string>();
   private readonly arrivalSeq = new Map<string, number>();
+  /** With predictions: the last runtimes per SimJob.runsOf key; null: predictions off. */
+  private readonly history: RuntimeHistory | null;
+  /** Running tasks planned with a prediction (their ends are corrected once outlived). */
+  private predictedRunning = 0;
 
   constructor(
     workload: SimWorkload,
@@ -137,6 +145,7 @@ class Engine {
   ) {
     this.scheduler = options.scheduler;
     this.release = options.release ?? true;
+    this.history = options.predict ? new RuntimeHistory() : null;
     this.order = options.order ?? 'fcfs';
     this.progressEvery = Math.max(1, options.progressEvery ?? 2000);
     this.queueDepth = options.queueDepth ?? Infinity;
@@ -232,7 +241,11 @@ class Engine {
     const depth = parent ? parent.sched.depth + 1 : jobDepth(spec.name);
     const record = modelJob(spec, depth, rootKey, now, this.seq);
     this.seq += 1 + spec.replicas;
-    const sched = schedulerJob(record.job);
+    const estimate =
+      this.history && spec.runsOf !== undefined
+        ? predictRuntime(spec.timeLimit, true, this.history.runsOf(spec.runsOf))
+        : null;
+    const sched = schedulerJob(record.job, estimate);
     const never = neverReason(sched, this.pool.capacityViews());
     if (never !== null) {
       this.skipTree(spec, never);
@@ -243,6 +256,7 @@ class Engine {
     const job: ActiveJob = {
       spec,
       sched,
+      estimate: estimate?.source === 'predicted' ? estimate : null,
       record: this.state.add(record.job, record.tasks, false),
       submit: now,
       start: null,
@@ -296,6 +310,7 @@ class Engine {
   }
 
   private snapshot(now: number): Snapshot {
+    if (this.predictedRunning > 0) this.correctPredictions(now);
     if (this.runningDirty) {
       this.runningList = [];
       for (const held of this.running.values()) this.runningList.push(held.allocation);
@@ -314,6 +329,18 @@ class Engine {
     };
   }
 
+  /** Running tasks that outlived their predicted end get the next one (planner/prediction.ts plannedEnd). */
+  private correctPredictions(now: number): void {
+    for (const [taskId, held] of this.running) {
+      if (!held.estimate || held.allocation.endsAt > now) continue;
+      const limit = this.active.get(held.allocation.job)!.spec.timeLimit;
+      const endsAt = plannedEnd(held.start, held.estimate, limit, now);
+      if (endsAt === held.allocation.endsAt) continue;
+      held.allocation = { ...held.allocation, endsAt };
+      this.runningDirty = true;
+    }
+  }
+
   private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
     const job = this.active.get(jobName);
     if (!job || !this.pool.has(workerId))
@@ -328,7 +355,7 @@ class Engine {
       cpuMillis: res.cpuMillis,
       memoryBytes: res.memoryBytes,
       devices: devices.length,
-      endsAt: now + job.spec.timeLimit,
+      endsAt: job.estimate ? plannedEnd(now, job.estimate, job.spec.timeLimit, now) : now + job.spec.timeLimit,
     };
     let load = 0;
     if (this.cache && job.spec.uses) {
@@ -342,7 +369,15 @@ class Engine {
     this.state.run(items, now);
     this.state.run(markRunning(this.state, taskId, attempt.attempt, null, now), now);
     const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
-    this.running.set(taskId, { allocation, deviceIndices: devices, duration, attempt: attempt.attempt });
+    this.running.set(taskId, {
+      allocation,
+      deviceIndices: devices,
+      duration,
+      attempt: attempt.attempt,
+      start: now,
+      estimate: job.estimate,
+    });
+    if (job.estimate) this.predictedRunning++;
     this.runningDirty = true;
     if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
     this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
@@ -378,8 +413,9 @@ class Engine {
   }
 
   private endTask(taskId: string, now: number): void {
-    const { allocation, deviceIndices, attempt } = this.running.get(taskId)!;
+    const { allocation, deviceIndices, attempt, estimate } = this.running.get(taskId)!;
     this.running.delete(taskId);
+    if (estimate) this.predictedRunning--;
     this.runningDirty = true;
     this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
@@ -396,6 +432,8 @@ class Engine {
     this.jobs.delete(job.spec.name);
     this.state.remove(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
+    // A run its limit did not stop joins its key's history (the live cluster keeps successful runs).
+    else if (this.history && job.spec.runsOf !== undefined) this.history.record(job.spec.runsOf, now - job.start!);
     this.results.push(jobResult({ ...job, start: job.start! }));
     this.descendantsEnded(job.parent, 1, now);
     if (!job.parent) {

@@ -99,6 +99,7 @@ export function swfWorkload(trace: SwfTrace, source: string, options: LoadOption
     constraints: [],
     coschedule: null,
     user: job.user >= 0 ? `u${job.user}` : 'sim',
+    ...(job.requestGiven ? {} : { runsOf: `u${job.user}/a${job.app}` }),
     procs: job.procs,
     index: job.index,
     children: [],

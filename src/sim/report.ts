@@ -26,6 +26,8 @@ export interface SimRunInfo {
    */
   waitingJobs?: number;
   release?: boolean;
+  /** Jobs without a time limit of their own were planned with predicted runtimes (--predict); absent: off. */
+  predict?: boolean;
 }
 
 export interface SimulationJson extends SimRunInfo {

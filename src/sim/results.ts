@@ -46,6 +46,12 @@ export interface SimOptions {
    * Seconds a context-reuse hint stays fresh after a task using the key ended (default 3600, as `placement.cache-ttl`).
    */
   cacheTtl?: number;
+  /**
+   * Plan jobs without a time limit of their own (SimJob.runsOf) with a runtime predicted from
+   * earlier runs (planner/prediction.ts), as the live cluster does. Default false: see
+   * docs/simulate.md, "Runtime predictions".
+   */
+  predict?: boolean;
   /** Run the elastic coordinator with these settings (seconds); absent: off. */
   elastic?: SimElasticSettings;
 }

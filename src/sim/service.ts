@@ -50,6 +50,8 @@ export interface SimulationOptions {
   selection?: string;
   /** Seconds a context-reuse hint stays fresh (default 3600). */
   cacheTtl?: number;
+  /** Plan jobs without a limit of their own with predicted runtimes (default false: docs/simulate.md). */
+  predict?: boolean;
   /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
   elastic?: boolean;
   onProgress?: (progress: SimProgress) => void;
@@ -91,6 +93,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     scheduler,
     order,
     release,
+    ...(options.predict ? { predict: true } : {}),
     cacheTtl: options.cacheTtl,
     ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
     queueDepth: options.queueDepth,
@@ -112,6 +115,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   };
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
+  if (options.predict) info.predict = true;
   if (options.plot) {
     const title =
       `${path.basename(trace)}: ${policy}, order ${order}` +

@@ -3,7 +3,8 @@
  *
  * One job per line, whitespace-separated numeric fields; lines starting with `;` are header
  * comments and blank lines are ignored. Fields used here (1-based): 1 job id, 2 submit time,
- * 4 run time, 5 allocated processors, 8 requested processors, 9 requested time, 12 user.
+ * 4 run time, 5 allocated processors, 8 requested processors, 9 requested time, 12 user, 14
+ * executable (application) number.
  *
  * The reader is faithful: it keeps every data line, in file order, and only derives
  *  - procs = max(allocated, requested) (a job needs the larger of the two), and
@@ -33,6 +34,10 @@ export interface SwfJob {
   index: number;
   /** Field 12, -1 when absent. */
   user: number;
+  /** Field 14 (executable / application number), -1 when absent. */
+  app: number;
+  /** Field 9 was given (not -1): the job has a requested time of its own. */
+  requestGiven: boolean;
 }
 
 export interface SwfTrace {
@@ -93,6 +98,8 @@ function parseLine(line: string, index: number, where: string): SwfJob {
     requestedTime: requested === -1 ? run : requested,
     index,
     user: fields.length > 11 ? fields[11]! : -1,
+    app: fields.length > 13 ? fields[13]! : -1,
+    requestGiven: requested !== -1,
   };
 }
 

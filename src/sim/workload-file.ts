@@ -10,6 +10,7 @@
  * their load time) and, for top-level jobs, the earlier jobs they `need` (pipelines).
  * See docs/simulate.md for the format.
  */
+import { runtimeKey } from '../cluster/scheduler/planner/index.js';
 import { z } from 'zod';
 import {
   attributes,
@@ -310,6 +311,10 @@ class JobExpander {
         constraints: j.constraints,
         coschedule,
         user,
+        // No limit given: runs of the declared name by this user predict each other (SimJob.runsOf).
+        ...(j['time-limit'] === undefined && defaults.timeLimit === null
+          ? { runsOf: runtimeKey(user, `${parent ?? ''}/${j.name}`) }
+          : {}),
         procs: (cpuMillis / 1000) * replicas,
         children: given(j.children) ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user }) : [],
         ...(j.wait ? { wait: true } : {}),

@@ -27,8 +27,15 @@ export interface SimJob {
   submit: number;
   /** Actual run time of each task (s). A task is stopped at its time limit if longer. */
   run: number;
-  /** Time limit (s): what the planner uses as the task's duration. */
+  /** Time limit (s): what stops a task, and what the planner uses as its duration unless predicted. */
   timeLimit: number;
+  /**
+   * The time limit was not given (SWF field 9 is -1; a workload job without `time-limit`): with
+   * runtime predictions on (SimOptions.predict) the planner plans with the mean of the last two
+   * runs that share this key (planner/prediction.ts). SWF: user (field 12) and executable
+   * (field 14); workload files: the declared name and user. Absent: the limit was given.
+   */
+  runsOf?: string;
   replicas: number;
   resources: ResourceSpec;
   constraints: Constraint[];

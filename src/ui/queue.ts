@@ -2,7 +2,7 @@
  * Plain-text views of the queue (`iris queue`) and of a dry-run estimate (`iris submit
  * --dry-run`). `now` is a parameter so the output is testable.
  */
-import type { EstimateResponse, QueueInfo } from '../api/types.js';
+import type { EstimateResponse, QueueEntry, QueueInfo, RuntimeEstimateInfo } from '../api/types.js';
 import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
 import { renderFields, renderTable } from './table.js';
 import { runsInFields } from './runs-in.js';
@@ -12,6 +12,23 @@ export function formatStart(start: number | null, now: number): string {
   if (start === null) return '-';
   if (start <= now) return 'now';
   return `${formatInstant(start, now)} (in ${formatDuration(start - now)})`;
+}
+
+/**
+ * What the planner plans a task to run: `~4m05s (predicted from 2 runs)`, `by 1d (time limit)`,
+ * `no limit`.
+ */
+export function formatEstimate(estimate: RuntimeEstimateInfo): string {
+  if (estimate.durationMs === null) return 'no limit';
+  const duration = formatDuration(estimate.durationMs);
+  if (estimate.source === 'limit') return `by ${duration} (time limit)`;
+  return `~${duration} (predicted from ${estimate.runs} run${estimate.runs === 1 ? '' : 's'})`;
+}
+
+/** A queue entry's estimate; an older cluster gives none: its time limit. */
+function entryEstimate(j: QueueEntry): string {
+  if (j.estimate) return formatEstimate(j.estimate);
+  return formatEstimate({ durationMs: j.timeLimitMs, source: 'limit', runs: 0 });
 }
 
 export function renderQueue(queue: QueueInfo, now: number): string {
@@ -26,7 +43,7 @@ export function renderQueue(queue: QueueInfo, now: number): string {
       { header: 'USER', value: (j) => j.user },
       { header: 'TASKS', value: (j) => String(j.pendingTasks), right: true },
       { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
-      { header: 'LIMIT', value: (j) => (j.timeLimitMs === null ? '-' : formatDuration(j.timeLimitMs)) },
+      { header: 'ESTIMATE', value: entryEstimate },
       { header: 'RESERVED START', value: (j) => formatStart(j.reservedStart, now) },
       { header: 'REASON', value: (j) => formatReason(j.reason ?? '', now) },
     ],
@@ -51,6 +68,7 @@ export function renderEstimate(estimate: EstimateResponse): string {
   const waits = estimate.waitsFor
     ? `\n  first: ${estimate.waitsFor} (the time above assumes its dependencies are met now)`
     : '';
+  const runtime = estimate.runtime ? `\n  runtime: ${formatEstimate(estimate.runtime)}` : '';
   const runs = estimate.runsIn
     ? `\n${renderFields(runsInFields(estimate.runsIn))
         .split('\n')
@@ -59,6 +77,6 @@ export function renderEstimate(estimate: EstimateResponse): string {
     : '';
   return (
     `${estimate.name} (${estimate.tasks} task${estimate.tasks === 1 ? '' : 's'}): ${when} under policy ` +
-    `${estimate.policy}${why}${waits}${over}${runs}\n  (dry run: nothing was submitted)`
+    `${estimate.policy}${why}${runtime}${waits}${over}${runs}\n  (dry run: nothing was submitted)`
   );
 }

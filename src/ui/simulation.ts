@@ -67,6 +67,8 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
   }
+  if (info.predict)
+    fields.push(['Runtimes', 'jobs without a time limit of their own planned with predicted runtimes (--predict)']);
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
   const lines = [renderFields(fields)];
   const notes = [

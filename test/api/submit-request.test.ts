@@ -66,6 +66,7 @@ describe('toJobSpec defaults', () => {
       maxTaskFailures: 0,
       maxPreemptions: 100,
       timeoutMs: null,
+      defaultTimeLimit: true,
       schedulingTimeoutMs: null,
     });
   });

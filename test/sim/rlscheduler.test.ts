@@ -21,6 +21,8 @@ const j = (id: number, submit: number, run: number, procs: number, requestedTime
   requestedTime,
   index: nextIndex++,
   user: 1,
+  app: -1,
+  requestGiven: true,
 });
 
 /** Start time of every job of the single window covering the whole hand-built trace. */

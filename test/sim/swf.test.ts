@@ -27,8 +27,8 @@ describe('parseSwf', () => {
     const { jobs, maxProcs } = parseSwf(text, 'small.swf');
     expect(maxProcs).toBe(128);
     expect(jobs).toEqual<SwfJob[]>([
-      { id: 1, submit: 0, run: 100, procs: 8, requestedTime: 3600, index: 0, user: 7 },
-      { id: 2, submit: 5, run: 30, procs: 16, requestedTime: 30, index: 1, user: 3 },
+      { id: 1, submit: 0, run: 100, procs: 8, requestedTime: 3600, index: 0, user: 7, app: -1, requestGiven: true },
+      { id: 2, submit: 5, run: 30, procs: 16, requestedTime: 30, index: 1, user: 3, app: -1, requestGiven: false },
     ]);
   });
 
@@ -57,7 +57,9 @@ describe('parseSwf', () => {
   it('accepts CRLF line ends, tabs and fractional times', () => {
     const text = `; MaxProcs: 8\r\n1\t0.5\t-1\t12.25\t2\t-1\t-1\t2\t20\r\n`;
     const { jobs } = parseSwf(text);
-    expect(jobs).toEqual([{ id: 1, submit: 0.5, run: 12.25, procs: 2, requestedTime: 20, index: 0, user: -1 }]);
+    expect(jobs).toEqual([
+      { id: 1, submit: 0.5, run: 12.25, procs: 2, requestedTime: 20, index: 0, user: -1, app: -1, requestGiven: true },
+    ]);
   });
 
   it('names the source and line of a line with too few fields', () => {

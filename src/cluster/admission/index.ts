@@ -118,6 +118,7 @@ export function resolveJob(
     maxTaskFailures: orZero(request.maxTaskFailures),
     maxPreemptions: request.maxPreemptions ?? defaults.maxPreemptions,
     timeoutMs: timeLimitMs ?? defaults.timeLimitMs,
+    ...(timeLimitMs === null ? { defaultTimeLimit: true } : {}),
     schedulingTimeoutMs,
     ...(containerUser === null ? {} : { containerUser }),
     ...(mounts.length === 0 ? {} : { mounts }),

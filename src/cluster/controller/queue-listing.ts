@@ -10,6 +10,7 @@ import type { QueueScheduler } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../scheduler/planner/index.js';
 
 export interface QueueListing {
   policy: string;
@@ -37,12 +38,9 @@ export function estimateStart(
 ): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);
   const root = parent ? (store.job(parent)?.rootSubmittedAt ?? snapshot.now) : snapshot.now;
-  const job = schedulerJob({
-    name: spec.name,
-    depth: jobDepth(spec.name),
-    rootSubmittedAt: root,
-    seq: Number.MAX_SAFE_INTEGER,
-    spec,
-  });
+  const job = schedulerJob(
+    { name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: root, seq: Number.MAX_SAFE_INTEGER, spec },
+    runtimeEstimate(spec, store.runtimes),
+  );
   return queue.estimate(snapshot, job);
 }

@@ -27,6 +27,10 @@
  * is no gang, and that worker is READY with the total capacity for one of its tasks. Otherwise it
  * gets none and is placed like any job (the fallback when the worker is gone or drained).
  *
+ * Planned durations (planner/prediction.ts): a job under the default time limit carries the
+ * runtime predicted from its name's last successful runs (store.runtimes); a running attempt ends,
+ * for the planner, at its predicted end (corrected once outlived) or its limit.
+ *
  * Context reuse (state/cache-hints.ts): `cacheHints` is filled only when some job in `jobs` uses
  * keys (`spec.uses`); a pass over jobs that use none builds no hints and pays nothing for them.
  */
@@ -43,6 +47,8 @@ import type {
   WorkerView,
 } from '../scheduler/types.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
+import { runtimeEstimate } from '../scheduler/planner/index.js';
+import { plannedEnd } from '../scheduler/planner/index.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
 
@@ -209,7 +215,8 @@ export function buildSnapshot(
     if (task.eligibleAt !== null && task.eligibleAt > now) return;
     if (!jobs.has(job.name)) {
       const sticky = stickiness ? stickyPlacement(store, job) : null;
-      jobs.set(job.name, sticky ? { ...schedulerJob(job), sticky } : schedulerJob(job));
+      const sched = schedulerJob(job, runtimeEstimate(job.spec, store.runtimes));
+      jobs.set(job.name, sticky ? { ...sched, sticky } : sched);
       if (job.spec.uses?.length) usesKeys = true;
     }
     pending[taken++] = task;
@@ -234,8 +241,9 @@ export function buildSnapshot(
       cpuMillis,
       memoryBytes: job.spec.resources.memoryBytes,
       devices: attempt.devices.length,
-      // An attempt past its limit is being stopped: plan it as ending now, not in the past.
-      endsAt: limit == null ? Infinity : Math.max(now, attempt.startedAt + limit),
+      // Its predicted end, corrected when outlived (planner/prediction.ts), else its limit; an attempt past its
+      // limit is being stopped: planned as ending now, not in the past.
+      endsAt: plannedEnd(attempt.startedAt, runtimeEstimate(job.spec, store.runtimes), limit, now),
     });
     addUsage(usage, job.spec.user, job.spec.resources, cpuMillis);
   }

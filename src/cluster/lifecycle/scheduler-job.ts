@@ -5,7 +5,7 @@
  * in its own unit (ms in the cluster, seconds in the simulator).
  */
 import type { Job, JobSpec } from '../../model/types.js';
-import type { SchedulerJob } from '../scheduler/types.js';
+import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
@@ -15,8 +15,11 @@ export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 's
   >;
 };
 
-/** The scheduler's view of a job (also of one not stored yet: a dry-run estimate). */
-export function schedulerJob(job: SchedulableJob): SchedulerJob {
+/**
+ * The scheduler's view of a job (also of one not stored yet: a dry-run estimate). `estimate`: its
+ * planned duration (planner/prediction.ts runtimeEstimate); a predicted one is what the planner plans with.
+ */
+export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | null): SchedulerJob {
   return {
     name: job.name,
     depth: job.depth,
@@ -28,6 +31,7 @@ export function schedulerJob(job: SchedulableJob): SchedulerJob {
     coschedule: job.spec.coschedule,
     replicas: job.spec.replicas,
     timeLimitMs: job.spec.timeoutMs,
+    ...(estimate?.source === 'predicted' ? { predictedMs: estimate.duration } : {}),
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
   };

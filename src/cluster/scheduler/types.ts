@@ -7,6 +7,18 @@ import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
 import type { PlacementDecision, Quota } from '../../model/types.js';
 import type { JobCategory } from '../../model/workload.js';
 
+/** Where a planned duration came from (planner/prediction.ts). */
+export type EstimateSource = 'predicted' | 'limit';
+
+/** The duration the planner plans one task of a job with, and why (planner/prediction.ts). */
+export interface RuntimeEstimate {
+  /** The planned duration of one task; Infinity: no limit and no prediction. */
+  duration: number;
+  source: EstimateSource;
+  /** Runs the prediction is the mean of (1 or 2); 0 when source is `limit`. */
+  runs: number;
+}
+
 export interface SchedulerJob {
   name: string;
   depth: number;
@@ -19,6 +31,11 @@ export interface SchedulerJob {
   replicas: number;
   /** The job's time limit (its planned duration); null/undefined: the queue's default. */
   timeLimitMs?: number | null;
+  /**
+   * The duration the planner plans with instead of the time limit: a runtime predicted from
+   * past runs (planner/prediction.ts). Absent/null: the time limit.
+   */
+  predictedMs?: number | null;
   /**
    * A sticky stage (model/stickiness.ts) whose parent's worker is READY: its tasks may only go on
    * `workerId`, where stage job `parent` ran. Absent/null: no stickiness (the snapshot leaves it out
@@ -94,7 +111,10 @@ export interface RunningAllocation {
   cpuMillis: number;
   memoryBytes: number;
   devices: number;
-  /** startedAt + time limit, on the snapshot's clock; Infinity when unlimited. */
+  /**
+   * When the task is planned to end, on the snapshot's clock: startedAt + its time limit, or its
+   * predicted end (planner/prediction.ts plannedEnd); Infinity when unlimited.
+   */
   endsAt: number;
 }
 

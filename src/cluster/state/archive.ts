@@ -52,6 +52,9 @@ const SQL = {
     '(?,?,?,?,?,?,?,?)',
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
+  succeeded:
+    "SELECT name, user, started_at AS startedAt, finished_at AS finishedAt FROM runs WHERE state = 'SUCCEEDED' " +
+    'AND started_at IS NOT NULL AND finished_at IS NOT NULL ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
   finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
@@ -144,6 +147,11 @@ export class RunArchive implements ArchiveReader {
   get(run: number): ArchivedRun | null {
     const row = this.stmt('get').get(run) as { record: string } | undefined;
     return row ? (JSON.parse(row.record) as ArchivedRun) : null;
+  }
+
+  /** Name, user and times of every archived run that succeeded, oldest run first (runtime predictions). */
+  succeededTimes(): Array<{ name: string; user: string; startedAt: number; finishedAt: number }> {
+    return this.stmt('succeeded').all() as Array<{ name: string; user: string; startedAt: number; finishedAt: number }>;
   }
 
   runsOf(name: string): number[] {

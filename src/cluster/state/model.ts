@@ -14,6 +14,9 @@
  * - Every primitive records an undo step, marks the rows to write and queues a change event
  *   in the journal; state changes are checked against the transition tables and appended to
  *   the history. Nothing else may mutate the objects held here.
+ * - `runtimes` holds, per user and job name, the runtimes (start to end) of the last two runs that
+ *   succeeded (planner/prediction.ts), live and archived: patchJob records a job's success, the
+ *   store rebuilds it at load (`rebuildRuntimes`).
  * - `cacheHints` holds only hints of configured workers; expired ones may linger until
  *   cache-hints.ts drops them (readers filter by time).
  */
@@ -26,6 +29,7 @@ import type { Journal } from './journal.js';
 import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
+import { RuntimeHistory, runtimeKey } from '../scheduler/planner/index.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from '../lifecycle/transitions.js';
 
 export interface JobEntry {
@@ -52,6 +56,8 @@ export class ClusterModel {
   readonly endpoints = new Map<string, Endpoint>();
   readonly endpointsByTask = new Map<string, Set<string>>();
   readonly meta = new Map<string, string>();
+  /** The last successful runtimes per user and job name (the planner's runtime predictions). */
+  readonly runtimes = new RuntimeHistory();
   /** Context-reuse cache hints (cache-hints.ts): worker id -> key -> expiry (epoch ms). */
   readonly cacheHints = new Map<string, Map<string, number>>();
   /** Config `placement.cache-ttl`: how long a worker holds a key after a task using it ended there. */
@@ -296,10 +302,35 @@ export class ClusterModel {
       if (persist) this.history('job', job.name, patch.state, patch.reason ?? job.reason, job.run);
     }
     const prev = pick(job, patch);
+    const succeeded = patch.state === 'SUCCEEDED' && job.state !== 'SUCCEEDED';
     Object.assign(job, patch);
     this.journal.undo.push(() => Object.assign(job, prev));
+    if (succeeded) this.recordRuntime(job);
     if (persist) this.journal.dirtyJobs.add(job.name);
     this.journal.event(`job:${job.name}`);
+  }
+
+  /** A run that succeeded joins its name's runtime history (undone with the transaction). */
+  private recordRuntime(job: Job): void {
+    if (job.startedAt === null || job.finishedAt === null) return;
+    const key = runtimeKey(job.spec.user, job.name);
+    const before = this.runtimes.record(key, job.finishedAt - job.startedAt);
+    this.journal.undo.push(() => this.runtimes.restore(key, before));
+  }
+
+  /**
+   * Loading only: the runtime history again from the archived runs that succeeded (`archived`,
+   * oldest first) and then the loaded jobs, in run order.
+   */
+  rebuildRuntimes(archived: Iterable<{ name: string; user: string; startedAt: number; finishedAt: number }>): void {
+    this.runtimes.clear();
+    for (const r of archived) this.runtimes.record(runtimeKey(r.user, r.name), r.finishedAt - r.startedAt);
+    const live = [...this.jobs.values()].map((e) => e.job).filter((j) => j.state === 'SUCCEEDED');
+    live.sort((a, b) => a.run - b.run);
+    for (const j of live) {
+      if (j.startedAt !== null && j.finishedAt !== null)
+        this.runtimes.record(runtimeKey(j.spec.user, j.name), j.finishedAt - j.startedAt);
+    }
   }
 
   patchTask(task: Task, patch: Partial<Task>): void {

@@ -33,6 +33,7 @@ import { messageOf, type LoadProblem } from './load-check.js';
 import { Quarantines } from './quarantine.js';
 import { prepareSubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
+import type { RuntimeHistory } from '../scheduler/planner/index.js';
 import type { ResultRow } from './results.js';
 import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
@@ -145,9 +146,19 @@ export class ClusterStore extends StoreCore {
     if (opts.cacheTtlMs !== undefined) store.model.cacheTtlMs = opts.cacheTtlMs;
     if (!load) return store;
     const loaded = store.persistence.load(store.model);
+    store.model.rebuildRuntimes(store.archivedRuntimes());
     store.holdWaiting(loaded);
     store.quarantines.loaded(loaded, writable);
     return store;
+  }
+
+  /** The archived successful runs for the runtime history; none when the archive cannot be read (read-only, old). */
+  private archivedRuntimes(): ReturnType<ClusterStore['persistence']['archive']['succeededTimes']> {
+    try {
+      return this.persistence.archive.succeededTimes();
+    } catch {
+      return [];
+    }
   }
 
   /** After loading: the jobs whose dependencies are not met yet wait again (it is not stored, it is derived). */
@@ -293,6 +304,11 @@ export class ClusterStore extends StoreCore {
   endpoints(prefix?: string): Endpoint[] {
     const all = [...this.model.endpoints.values()];
     return prefix === undefined ? all : all.filter((e) => e.name.startsWith(prefix));
+  }
+
+  /** The last successful runtimes per user and job name: what the planner predicts runtimes from. */
+  get runtimes(): RuntimeHistory {
+    return this.model.runtimes;
   }
 
   /**

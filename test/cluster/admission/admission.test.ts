@@ -256,6 +256,7 @@ describe('defaults', () => {
       maxTaskFailures: 0,
       maxPreemptions: 3,
       timeoutMs: 3_600_000,
+      defaultTimeLimit: true,
       schedulingTimeoutMs: null,
     });
   });

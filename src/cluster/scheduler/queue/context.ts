@@ -137,8 +137,10 @@ export class PassContext {
     }
   }
 
-  /** The job's planned duration: its own time limit, else the queue's default. */
+  /** The job's planned duration: its predicted runtime, else its own time limit, else the queue's default. */
   duration(job: SchedulerJob): number {
+    const predicted = job.predictedMs;
+    if (typeof predicted === 'number' && predicted > 0) return predicted;
     const limit = job.timeLimitMs;
     return typeof limit === 'number' && limit > 0 ? limit : this.options.defaultTimeLimitMs;
   }
