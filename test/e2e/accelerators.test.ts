@@ -63,3 +63,24 @@ describe('accelerators kept for accelerator work (gpu-0 priced at 12 per hour)',
     }
   });
 });
+
+describe('a tie of throughput against cost goes to the cheaper worker', () => {
+  // Under λ 0.5 the big worker priced 2 and the small one priced 1 both score 0 before the tie
+  // margin (one is the fastest and dearest, the other the slowest and cheapest).
+  const c = withCluster(`
+stop-grace: 1s
+workers:
+  - { name: big, cpu: 8, memory: 32GiB, cost-per-hour: 2 }
+  - { name: small, cpu: 4, memory: 16GiB, cost-per-hour: 1 }
+`);
+
+  it('each 1-CPU job runs on the cheaper worker, the dearer one its runner-up', async () => {
+    for (const name of ['t-a', 't-b', 't-c', 't-d', 't-e', 't-f']) {
+      const job = await runJson(c, ['--name', name, '--cpu', '1']);
+      expect(job.taskList[0]!.workerId, name).toBe('small');
+      const status = await c.iris(['status', `/${name}`]);
+      // Both round to 0.00 (the margin is 2·jitter = 0.002); never -0.00.
+      expect(status.stdout).toMatch(/adaptive: 2 candidates, λ 0\.5, score 0\.00 \(next big 0\.00\)/);
+    }
+  });
+});
