@@ -1,3 +1,5 @@
+import { placementOptions } from '../../../src/cluster/scheduler/placement/registry.js';
+import type { PlacementProfile } from '../../../src/cluster/scheduler/placement/scoring.js';
 import type { Constraint } from '../../../src/model/constraints.js';
 import type { DeviceRequest, WorkerDevice } from '../../../src/model/resources.js';
 import type { Quota } from '../../../src/model/types.js';
@@ -10,6 +12,18 @@ import type {
 } from '../../../src/cluster/scheduler/types.js';
 
 export const GiB = 1024 ** 3;
+
+/**
+ * The shipped default placement (adaptive) and plain first-fit placement, for `describe.each`:
+ * queue-policy tests run under both, since the reservation check in queue/allocate.ts has a scored
+ * path (adaptive) and a first-fit path. A case whose expectation depends on which worker a task
+ * lands on (adaptive picks by score, first-fit by worker order) asserts what holds for both or
+ * splits it by the label.
+ */
+export const PLACEMENTS: Array<['adaptive' | 'first-fit', PlacementProfile]> = [
+  ['adaptive', placementOptions()],
+  ['first-fit', placementOptions({ mode: 'first-fit' })],
+];
 
 export interface JobOptions {
   cpu?: number;

@@ -10,9 +10,9 @@ import type {
   Snapshot,
   WorkerView,
 } from '../../../../src/cluster/scheduler/types.js';
-import { GiB, job, tasksOf, worker, type JobOptions } from '../helpers.js';
+import { GiB, job, PLACEMENTS, tasksOf, worker, type JobOptions } from '../helpers.js';
 
-export { GiB, job, tasksOf, worker };
+export { GiB, job, PLACEMENTS, tasksOf, worker };
 
 export const timed = (name: string, limit: number, o: JobOptions = {}): SchedulerJob => ({
   ...job(name, o),

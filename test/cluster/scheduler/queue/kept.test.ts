@@ -5,7 +5,7 @@
 // their planned end, end later than the pass planned (so a standing reservation no longer fits),
 // a worker stops taking placements, and a worker joins.
 import { describe, expect, it } from 'vitest';
-import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
+import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import {
   EMPTY_QUEUE_STATE,
   QueueScheduler,
@@ -20,7 +20,7 @@ import type {
   SchedulerTask,
   Snapshot,
 } from '../../../../src/cluster/scheduler/types.js';
-import { timed, withHolds, worker } from './helpers.js';
+import { PLACEMENTS, timed, withHolds, worker } from './helpers.js';
 
 function random(seed: number): () => number {
   let s = seed;
@@ -39,13 +39,14 @@ const seen = (plan: Plan) => ({
 /** Runs `steps` passes both ways; returns how many passes reserved something and how many kept state. */
 function drive(
   policy: QueuePolicy,
+  placement: PlacementProfile,
   seed: number,
   steps: number,
   ordered = false,
 ): { reserving: number; onlyArrivals: number } {
   const r = random(seed);
   const options = queueOptions({ policy, queueDepth: 6 });
-  const scheduler = new QueueScheduler({ policy, queueDepth: 6 });
+  const scheduler = new QueueScheduler({ policy, queueDepth: 6 }, placement);
   let state = EMPTY_QUEUE_STATE;
   let workers = [worker('w1', { cpu: 4 }), worker('w2', { cpu: 4 }), worker('w3', { cpu: 8 })];
   const jobs = new Map<string, SchedulerJob>();
@@ -102,7 +103,7 @@ function drive(
       // simulator keeps them: an ordered snapshot, read lazily, with the same task objects.
       ...(ordered ? { pendingOrdered: true } : {}),
     };
-    const fresh = queuePass(snapshot, state, changed, options, FIRST_FIT_PLACEMENT);
+    const fresh = queuePass(snapshot, state, changed, options, placement);
     const plan = scheduler.pass(snapshot, changed);
     expect(seen(plan), `${policy} seed ${seed} pass ${step}`).toEqual(seen(fresh.plan));
     expect([...scheduler.state.reserved.keys()]).toEqual([...fresh.next.reserved.keys()]);
@@ -130,29 +131,32 @@ function drive(
   return { reserving, onlyArrivals };
 }
 
-describe('kept calendars (QueueScheduler) plan exactly as fresh ones (queuePass)', () => {
-  for (const policy of ['easy', 'conservative', 'hybrid', 'fcfs'] as const) {
-    it(`${policy}: the same plan in every pass over changing running tasks and workers`, () => {
-      let reserving = 0;
-      let onlyArrivals = 0;
-      for (const seed of [1, 7, 42]) {
-        const seenHere = drive(policy, seed, 160);
-        reserving += seenHere.reserving;
-        onlyArrivals += seenHere.onlyArrivals;
-      }
-      // The scenarios exercise standing reservations (fcfs reserves none) and passes that keep them.
-      if (policy !== 'fcfs') expect(reserving).toBeGreaterThan(20);
-      expect(onlyArrivals).toBeGreaterThan(5);
-    });
-  }
+describe.each(PLACEMENTS)(
+  'kept calendars (QueueScheduler) plan exactly as fresh ones (queuePass), %s placement',
+  (_label, placement) => {
+    for (const policy of ['easy', 'conservative', 'hybrid', 'fcfs'] as const) {
+      it(`${policy}: the same plan in every pass over changing running tasks and workers`, () => {
+        let reserving = 0;
+        let onlyArrivals = 0;
+        for (const seed of [1, 7, 42]) {
+          const seenHere = drive(policy, placement, seed, 160);
+          reserving += seenHere.reserving;
+          onlyArrivals += seenHere.onlyArrivals;
+        }
+        // The scenarios exercise standing reservations (fcfs reserves none) and passes that keep them.
+        if (policy !== 'fcfs') expect(reserving).toBeGreaterThan(20);
+        expect(onlyArrivals).toBeGreaterThan(5);
+      });
+    }
 
-  // Ordered snapshots (the simulator's): a pass that sees only arrivals steps over the head the
-  // previous one skipped (pass.ts standingHead); the fresh pass looks every job up.
-  for (const policy of ['easy', 'conservative', 'hybrid'] as const) {
-    it(`${policy}, ordered queue: the same plan in every pass`, () => {
-      let onlyArrivals = 0;
-      for (const seed of [3, 11, 99]) onlyArrivals += drive(policy, seed, 160, true).onlyArrivals;
-      expect(onlyArrivals).toBeGreaterThan(5);
-    });
-  }
-});
+    // Ordered snapshots (the simulator's): a pass that sees only arrivals steps over the head the
+    // previous one skipped (pass.ts standingHead); the fresh pass looks every job up.
+    for (const policy of ['easy', 'conservative', 'hybrid'] as const) {
+      it(`${policy}, ordered queue: the same plan in every pass`, () => {
+        let onlyArrivals = 0;
+        for (const seed of [3, 11, 99]) onlyArrivals += drive(policy, placement, seed, 160, true).onlyArrivals;
+        expect(onlyArrivals).toBeGreaterThan(5);
+      });
+    }
+  },
+);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import { isoReason } from '../../../helpers/reason-text.js';
 import { tpuWorker } from '../helpers.js';
-import { hold, snap, startedJobs, timed, where, worker } from './helpers.js';
+import { hold, PLACEMENTS, snap, startedJobs, timed, where, worker } from './helpers.js';
 
 const tpu = { type: 'tpu' as const, variant: 'v5litepod-16', chips: 4 };
 // Two 4-host slices, listed s0 first. s0 hosts 0 and 1 are busy until 1500, s1 host 2 until 1800.
@@ -24,9 +24,9 @@ const gang = timed('/gang', 1000, {
 });
 const single = timed('/single', 2000, { cpu: 1, memGiB: 1, device: tpu, rootSubmittedAt: 2 });
 
-describe('gangs under queue policies', () => {
+describe.each(PLACEMENTS)('gangs under queue policies (%s placement)', (label, placement) => {
   it('a blocked gang is reserved on the group free earliest; a later host job keeps off it', () => {
-    const plan = new QueueScheduler().pass(snap([gang, single], slices, busy));
+    const plan = new QueueScheduler({}, placement).pass(snap([gang, single], slices, busy));
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/gang': 1500 });
     expect(isoReason(plan.reasons.get('/gang'))).toBe(
       'need 4 workers in one tpu-name group, largest free group has 2; reserved to start at 1970-01-01T00:00:01.500Z',
@@ -36,31 +36,34 @@ describe('gangs under queue policies', () => {
   });
 
   it('a gang starts all-or-nothing, task k on tpu-worker-id k', () => {
-    const plan = new QueueScheduler().pass(snap([gang], slices, busy.slice(0, 2)));
+    const plan = new QueueScheduler({}, placement).pass(snap([gang], slices, busy.slice(0, 2)));
     expect(plan.placements.map((p) => [p.task, p.workerId, p.deviceIndices])).toEqual([
       ['/gang/task-0', 's1-0', [0, 1, 2, 3]],
       ['/gang/task-1', 's1-1', [0, 1, 2, 3]],
       ['/gang/task-2', 's1-2', [0, 1, 2, 3]],
       ['/gang/task-3', 's1-3', [0, 1, 2, 3]],
     ]);
-    const none = new QueueScheduler({ policy: 'conservative' }).pass(snap([gang], slices, busy));
+    const none = new QueueScheduler({ policy: 'conservative' }, placement).pass(snap([gang], slices, busy));
     expect(none.placements).toEqual([]);
   });
 
   it('under first-fit the single host job takes a free host of the slice the gang waits for', () => {
-    const plan = new QueueScheduler({ policy: 'first-fit' }).pass(snap([gang, single], slices, busy));
-    expect(where(plan)).toEqual({ '/single/task-0': 's0-2' });
+    const plan = new QueueScheduler({ policy: 'first-fit' }, placement).pass(snap([gang, single], slices, busy));
+    // s0-2 and s0-3 are free; which one is placement's choice (first-fit: the first in order).
+    expect(startedJobs(plan)).toEqual(['/single']);
+    expect(['s0-2', 's0-3']).toContain(where(plan)['/single/task-0']);
+    if (label === 'first-fit') expect(where(plan)).toEqual({ '/single/task-0': 's0-2' });
   });
 });
 
-describe('passes over time', () => {
+describe.each(PLACEMENTS)('passes over time (%s placement)', (_label, placement) => {
   const w = [worker('w1', { cpu: 4 })];
   const head = timed('/head', 100, { cpu: 4, memGiB: 0, rootSubmittedAt: 1 });
   const late = (name: string, limit: number, at: number) =>
     timed(name, limit, { cpu: 1, memGiB: 0, rootSubmittedAt: at });
 
   it('resourcesChanged=false: a blocked job is not retried, new jobs go around its reservation', () => {
-    const scheduler = new QueueScheduler();
+    const scheduler = new QueueScheduler({}, placement);
     const first = scheduler.pass(snap([head], w, [hold('/r/task-0', 'w1', 3, 1200)]));
     expect(first.reservations!.get('/head')).toBe(1200);
     // The running task is gone but the caller says only jobs arrived: /head is not retried.
@@ -81,7 +84,7 @@ describe('passes over time', () => {
   });
 
   it('resourcesChanged=false under fcfs: nothing starts behind the blocked job', () => {
-    const scheduler = new QueueScheduler({ policy: 'fcfs' });
+    const scheduler = new QueueScheduler({ policy: 'fcfs' }, placement);
     scheduler.pass(snap([head], w, [hold('/r/task-0', 'w1', 3, 1200)]));
     const plan = scheduler.pass(snap([head, late('/x', 10, 5)], w, [hold('/r/task-0', 'w1', 3, 1200)], 1010), false);
     expect(plan.placements).toEqual([]);
@@ -89,7 +92,7 @@ describe('passes over time', () => {
   });
 
   it('a reservation never moves later when resources change (compression)', () => {
-    const scheduler = new QueueScheduler({ policy: 'conservative' });
+    const scheduler = new QueueScheduler({ policy: 'conservative' }, placement);
     const two = [worker('w1', { cpu: 2 }), worker('w2', { cpu: 2 })];
     const a = timed('/a', 100, { cpu: 2, memGiB: 0, rootSubmittedAt: 1 });
     const b = timed('/b', 100, { cpu: 2, memGiB: 0, rootSubmittedAt: 2 });
@@ -107,7 +110,7 @@ describe('passes over time', () => {
     'a deeper job that arrived after a reservation was planned goes first when resources change (queue order ' +
       'wins)',
     () => {
-      const scheduler = new QueueScheduler();
+      const scheduler = new QueueScheduler({}, placement);
       const one = [worker('w1', { cpu: 1 })];
       const fresh = timed('/new', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 5 });
       const kid = timed('/old/kid', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 1 });
@@ -128,11 +131,11 @@ describe('passes over time', () => {
     // (issue 31, work-conserving passes).
     const many = Array.from({ length: 10 }, (_, i) => late(`/j${i}`, 10, i + 1));
     const big = [worker('big', { cpu: 64 })];
-    const plan = new QueueScheduler({ queueDepth: 3 }).pass(snap(many, big, []));
+    const plan = new QueueScheduler({ queueDepth: 3 }, placement).pass(snap(many, big, []));
     expect(startedJobs(plan)).toEqual(many.map((j) => j.name));
     // A pre-ordered queue gives the same.
     const s = snap(many, big, []);
-    const lazy = new QueueScheduler({ queueDepth: 3 }).pass({ ...s, pendingOrdered: true });
+    const lazy = new QueueScheduler({ queueDepth: 3 }, placement).pass({ ...s, pendingOrdered: true });
     expect(startedJobs(lazy)).toEqual(many.map((j) => j.name));
     expect(lazy.reasons.size).toBe(0);
   });
@@ -155,7 +158,7 @@ describe('passes over time', () => {
         ],
       ]),
     });
-    const plan = new QueueScheduler().pass(s);
+    const plan = new QueueScheduler({}, placement).pass(s);
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/alice-big': 1200 });
     expect(plan.reasons.get('/bob-big')).toBe(
       'user bob is over the running-cpu quota (8 of 8 CPU); need 4 CPU, largest free worker has 3',
@@ -164,7 +167,7 @@ describe('passes over time', () => {
 
   it('an independent job starts the tasks that fit and reserves each of the rest at its earliest', () => {
     const wide = timed('/wide', 100, { cpu: 2, memGiB: 0, replicas: 3 });
-    const plan = new QueueScheduler().pass(snap([wide], w, [hold('/r/task-0', 'w1', 1, 1050)]));
+    const plan = new QueueScheduler({}, placement).pass(snap([wide], w, [hold('/r/task-0', 'w1', 1, 1050)]));
     expect(Object.keys(where(plan))).toEqual(['/wide/task-0']);
     // task-1 when /r ends (1050), task-2 when task-0 ends (1100); the job reports the first.
     expect(plan.reservations!.get('/wide')).toBe(1050);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
 import { isoReason } from '../../../helpers/reason-text.js';
-import { hold, snap, startedJobs, timed, where, worker } from './helpers.js';
+import { hold, PLACEMENTS, snap, startedJobs, timed, where, worker } from './helpers.js';
 import { joined } from '../../../helpers/regex.js';
 
 // Two 4-core workers; w1 is busy with 3 cores until 1100, w2 with 3 cores until 1300 (now 1000).
@@ -14,29 +14,46 @@ const small1 = timed('/small1', 50, { cpu: 1, memGiB: 0, rootSubmittedAt: 3 });
 const small2 = timed('/small2', 500, { cpu: 1, memGiB: 0, rootSubmittedAt: 4 });
 const queue = [big, big2, small1, small2];
 
-function passWith(policy: QueuePolicy, extra: { reservationDepth?: number } = {}) {
-  const scheduler = new QueueScheduler({ policy, ...extra });
-  return scheduler.pass(snap(queue, workers, running));
-}
+describe.each(PLACEMENTS)('queue policies on a small cluster (%s placement)', (label, placement) => {
+  function passWith(policy: QueuePolicy, extra: { reservationDepth?: number } = {}) {
+    const scheduler = new QueueScheduler({ policy, ...extra }, placement);
+    return scheduler.pass(snap(queue, workers, running));
+  }
 
-describe('queue policies on a small cluster', () => {
   it('easy: reserves the first blocked job and backfills only around it', () => {
     const plan = passWith('easy');
-    // small1 ends at 1050 < 1100, so it fits on w1 before big's reserved start; small2 would
-    // hold w1 past 1100, but w2 has no reservation (big2 is not reserved under easy).
-    expect(where(plan)).toEqual({ '/small1/task-0': 'w1', '/small2/task-0': 'w2' });
     expect([...plan.reservations!]).toEqual([['/big', 1100]]);
-    // Reasons describe the capacity left after the pass (small1 and small2 took the free cores).
-    expect(isoReason(plan.reasons.get('/big'))).toBe(
-      'need 4 CPU, largest free worker has 0; reserved to start at 1970-01-01T00:00:01.100Z',
-    );
-    expect(plan.reasons.get('/big2')).toBe('need 4 CPU, largest free worker has 0');
+    if (label === 'first-fit') {
+      // small1 ends at 1050 < 1100, so it fits on w1 (first in order) before big's reserved start;
+      // small2 would hold w1 past 1100, but w2 has no reservation (big2 is not reserved under easy).
+      expect(where(plan)).toEqual({ '/small1/task-0': 'w1', '/small2/task-0': 'w2' });
+      // Reasons describe the capacity left after the pass (small1 and small2 took the free cores).
+      expect(isoReason(plan.reasons.get('/big'))).toBe(
+        'need 4 CPU, largest free worker has 0; reserved to start at 1970-01-01T00:00:01.100Z',
+      );
+      expect(plan.reasons.get('/big2')).toBe('need 4 CPU, largest free worker has 0');
+    } else {
+      // Split by placement: adaptive scores w1 and w2 alike here and its jitter puts small1 on w2.
+      // Then small2 finds w2 full and w1 reserved for big from 1100 (it would hold w1 until 1500):
+      // the scored branch's reservation check keeps it waiting.
+      expect(where(plan)).toEqual({ '/small1/task-0': 'w2' });
+      expect(isoReason(plan.reasons.get('/small2'))).toBe(
+        'starting now would delay the reservation of /big at 1970-01-01T00:00:01.100Z',
+      );
+      expect(isoReason(plan.reasons.get('/big'))).toBe(
+        'need 4 CPU, largest free worker has 1; reserved to start at 1970-01-01T00:00:01.100Z',
+      );
+      expect(plan.reasons.get('/big2')).toBe('need 4 CPU, largest free worker has 1');
+    }
   });
 
   it('conservative: reserves every blocked job; later jobs may delay none', () => {
     const plan = passWith('conservative');
     // big on w1 [1100, 2100); big2 on w2 [1300, 1400); small2 (500) overlaps both -> reserved at 1400.
-    expect(where(plan)).toEqual({ '/small1/task-0': 'w1' });
+    // small1 (ends by 1050) delays neither; which worker it takes is placement's choice (first-fit:
+    // w1, the first in order; adaptive: by score).
+    expect(startedJobs(plan)).toEqual(['/small1']);
+    if (label === 'first-fit') expect(where(plan)).toEqual({ '/small1/task-0': 'w1' });
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/big': 1100, '/big2': 1300, '/small2': 1400 });
     expect(isoReason(plan.reasons.get('/small2'))).toMatch(
       joined(
@@ -64,7 +81,10 @@ describe('queue policies on a small cluster', () => {
 
   it('first-fit is the plain scheduler: small jobs run, nothing is reserved', () => {
     const plan = passWith('first-fit');
-    expect(where(plan)).toEqual({ '/small1/task-0': 'w1', '/small2/task-0': 'w2' });
+    expect(startedJobs(plan)).toEqual(['/small1', '/small2']);
+    // One on each worker; which on which is placement's choice (first-fit: in worker order).
+    expect(new Set(Object.values(where(plan)))).toEqual(new Set(['w1', 'w2']));
+    if (label === 'first-fit') expect(where(plan)).toEqual({ '/small1/task-0': 'w1', '/small2/task-0': 'w2' });
     expect(plan.reservations).toBeUndefined();
   });
 
@@ -77,7 +97,7 @@ describe('queue policies on a small cluster', () => {
       device: { type: 'gpu', variant: null, count: 2 },
       replicas: 2,
     });
-    const plan = new QueueScheduler().pass(snap([j], [gpu], held));
+    const plan = new QueueScheduler({}, placement).pass(snap([j], [gpu], held));
     // Device 0 is held: task-0 takes 1 and 2; task-1 needs two more and waits for task-0's end.
     expect(plan.placements.map((p) => [p.task, p.deviceIndices])).toEqual([['/train/task-0', [1, 2]]]);
     expect(plan.reservations!.get('/train')).toBe(1100);
@@ -88,7 +108,7 @@ describe('queue policies on a small cluster', () => {
 
   it('a job that waits on tasks with no time limit gets no reservation and says why', () => {
     const forever = [hold('/daemon/task-0', 'w1', 4, Infinity), hold('/daemon/task-1', 'w2', 4, Infinity)];
-    const plan = new QueueScheduler().pass(snap([small1], workers, forever));
+    const plan = new QueueScheduler({}, placement).pass(snap([small1], workers, forever));
     expect(plan.placements).toEqual([]);
     expect(plan.reservations!.size).toBe(0);
     expect(plan.reasons.get('/small1')).toBe(
@@ -99,12 +119,14 @@ describe('queue policies on a small cluster', () => {
 
   it('a job without a time limit plans with the default', () => {
     const untimed = { ...small2, timeLimitMs: null };
-    const scheduler = new QueueScheduler({ defaultTimeLimitMs: 50 });
+    const scheduler = new QueueScheduler({ defaultTimeLimitMs: 50 }, placement);
     // With a 50 limit it ends by 1050, before big's reservation at 1100: it may use w1.
     const plan = scheduler.pass(snap([big, untimed], [workers[0]!], [running[0]!]));
     expect(where(plan)).toEqual({ '/small2/task-0': 'w1' });
   });
+});
 
+describe('queue options', () => {
   it('rejects bad options with a clear error', () => {
     expect(() => new QueueScheduler({ policy: 'lifo' as QueuePolicy })).toThrow(/unknown queue policy "lifo"/);
     expect(() => new QueueScheduler({ queueDepth: 0 })).toThrow(/queueDepth must be an integer from 1/);

@@ -10,8 +10,7 @@ import {
   reservationLimit,
   type QueuePolicy,
 } from '../../../../src/cluster/scheduler/queue/index.js';
-import { FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
-import { hold, snap, timed, worker } from './helpers.js';
+import { hold, PLACEMENTS, snap, timed, worker } from './helpers.js';
 
 // Two 4-core workers, each with 3 cores busy; five 4-core jobs that must all wait, then small ones.
 const workers = [worker('w1', { cpu: 4 }), worker('w2', { cpu: 4 })];
@@ -20,7 +19,7 @@ const bigs = [1, 2, 3, 4, 5].map((i) => timed(`/big${i}`, 100, { cpu: 4, memGiB:
 const small = timed('/small', 50, { cpu: 1, memGiB: 0, rootSubmittedAt: 10 });
 const scenario = () => snap([...bigs, small], workers, running);
 
-describe('queue policies are data', () => {
+describe.each(PLACEMENTS)('queue policies are data (%s placement)', (_label, placement) => {
   it('every policy has one registry entry, and the reservation limit is read from it', () => {
     expect(Object.keys(POLICY_RULES).sort()).toEqual([...QUEUE_POLICIES].sort());
     for (const policy of QUEUE_POLICIES) {
@@ -37,7 +36,7 @@ describe('queue policies are data', () => {
       queueOptions({ policy, queueDepth: 7, reservationDepth: 3, maxReservationDepth: 2 });
     expect(reservationLimit(capped('conservative'))).toBe(2);
     expect(reservationLimit(capped('hybrid'))).toBe(2);
-    const plan = new QueueScheduler(capped('conservative')).pass(scenario());
+    const plan = new QueueScheduler(capped('conservative'), placement).pass(scenario());
     expect([...plan.reservations!.keys()]).toEqual(['/big1', '/big2']);
     expect(plan.reasons.get('/big3')).not.toMatch(/reserved/);
   });
@@ -45,10 +44,10 @@ describe('queue policies are data', () => {
   it.each(QUEUE_POLICIES.map((p) => [p]))('%s behaves as its entry says', (policy) => {
     const rule = POLICY_RULES[policy];
     const options = { policy, queueDepth: 7, reservationDepth: 3 };
-    const plan = new QueueScheduler(options).pass(scenario());
+    const plan = new QueueScheduler(options, placement).pass(scenario());
     if (!rule.plansAhead) {
       // No planner: exactly the plain first-fit pass, nothing reserved.
-      expect(plan).toEqual(schedule(scenario()));
+      expect(plan).toEqual(schedule(scenario(), placement));
       return;
     }
     const reserved = plan.reservations?.size ?? 0;
@@ -66,10 +65,10 @@ describe('queue policies are data', () => {
   });
 });
 
-describe('the pass is a function of (snapshot, state)', () => {
+describe.each(PLACEMENTS)('the pass is a function of (snapshot, state) (%s placement)', (_label, placement) => {
   it('the same snapshot and state give the same plan and next state; the state is not changed', () => {
     const options = queueOptions({ policy: 'conservative' });
-    const first = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, FIRST_FIT_PLACEMENT);
+    const first = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, placement);
     expect(first.next.passes).toBe(1);
     expect([...first.next.blocked.keys()].sort()).toEqual(bigs.map((j) => j.name));
     expect(EMPTY_QUEUE_STATE.blocked.size).toBe(0);
@@ -78,8 +77,8 @@ describe('the pass is a function of (snapshot, state)', () => {
     const blockedBefore = new Map(state.blocked);
     const arrived = () =>
       snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
-    const a = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
-    const b = queuePass(arrived(), state, false, options, FIRST_FIT_PLACEMENT);
+    const a = queuePass(arrived(), state, false, options, placement);
+    const b = queuePass(arrived(), state, false, options, placement);
     expect(a.plan).toEqual(b.plan);
     expect(a.next).toEqual(b.next);
     expect(state.blocked).toEqual(blockedBefore);
@@ -94,10 +93,10 @@ describe('the pass is a function of (snapshot, state)', () => {
         snap([...bigs, small, timed('/late', 10, { cpu: 4, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
       const full = queueOptions({ policy });
       const quiet = queueOptions({ policy, explain: false });
-      const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, FIRST_FIT_PLACEMENT);
-      const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, FIRST_FIT_PLACEMENT);
-      const a2 = queuePass(arrived(), a1.next, false, full, FIRST_FIT_PLACEMENT);
-      const b2 = queuePass(arrived(), b1.next, false, quiet, FIRST_FIT_PLACEMENT);
+      const a1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, full, placement);
+      const b1 = queuePass(scenario(), EMPTY_QUEUE_STATE, true, quiet, placement);
+      const a2 = queuePass(arrived(), a1.next, false, full, placement);
+      const b2 = queuePass(arrived(), b1.next, false, quiet, placement);
       for (const [a, b] of [
         [a1, b1],
         [a2, b2],
@@ -120,8 +119,8 @@ describe('the pass is a function of (snapshot, state)', () => {
     // The small job starts, the five big ones wait; an ordered snapshot is read as given.
     for (const ordered of [false, true]) {
       const s = { ...scenario(), ...(ordered ? { pendingOrdered: true } : {}) };
-      const full = new QueueScheduler({ policy: 'first-fit' }).pass(s);
-      const quiet = new QueueScheduler({ policy: 'first-fit', explain: false }).pass(s);
+      const full = new QueueScheduler({ policy: 'first-fit' }, placement).pass(s);
+      const quiet = new QueueScheduler({ policy: 'first-fit', explain: false }, placement).pass(s);
       expect(quiet.placements).toEqual(full.placements);
       expect(full.placements.map((p) => p.job)).toEqual(['/small']);
       expect([...quiet.reasons.keys()].sort()).toEqual([...full.reasons.keys()].sort());
@@ -133,7 +132,7 @@ describe('the pass is a function of (snapshot, state)', () => {
 
   it('QueueScheduler keeps the same state as the pure function over several passes (updating its own maps)', () => {
     const options = queueOptions({ policy: 'conservative' });
-    const scheduler = new QueueScheduler(options);
+    const scheduler = new QueueScheduler(options, placement);
     const arrived = () =>
       snap([...bigs, small, timed('/late', 10, { cpu: 1, memGiB: 0, rootSubmittedAt: 20 })], workers, running);
     let state = EMPTY_QUEUE_STATE;
@@ -143,7 +142,7 @@ describe('the pass is a function of (snapshot, state)', () => {
       [arrived(), true],
       [arrived(), false],
     ] as const) {
-      const viaFunction = queuePass(snapshot, state, changed, options, FIRST_FIT_PLACEMENT);
+      const viaFunction = queuePass(snapshot, state, changed, options, placement);
       expect(scheduler.pass(snapshot, changed)).toEqual(viaFunction.plan);
       expect(scheduler.state).toEqual(viaFunction.next);
       state = viaFunction.next;
@@ -152,9 +151,9 @@ describe('the pass is a function of (snapshot, state)', () => {
   });
 
   it('QueueScheduler is a holder of that state', () => {
-    const scheduler = new QueueScheduler({ policy: 'easy' });
+    const scheduler = new QueueScheduler({ policy: 'easy' }, placement);
     const options = queueOptions({ policy: 'easy' });
-    const viaFunction = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, FIRST_FIT_PLACEMENT);
+    const viaFunction = queuePass(scenario(), EMPTY_QUEUE_STATE, true, options, placement);
     expect(scheduler.pass(scenario())).toEqual(viaFunction.plan);
     expect(scheduler.state).toEqual(viaFunction.next);
   });

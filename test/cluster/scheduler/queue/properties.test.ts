@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FIRST_FIT_PLACEMENT, placementOptions } from '../../../../src/cluster/scheduler/placement/registry.js';
 import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
 import type { SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
-import { simulate, snap, timed, worker, type SimJob } from './helpers.js';
+import { PLACEMENTS, simulate, snap, timed, worker, type SimJob } from './helpers.js';
 
 // Random small clusters (1-4 workers in one `rack` group, 2-8 cores) and random job streams.
 const clusterArb = fc.array(fc.integer({ min: 2, max: 8 }), { minLength: 1, maxLength: 4 });
@@ -40,13 +39,6 @@ function build(cores: number[], specs: Spec[]) {
 }
 
 const streams = fc.tuple(clusterArb, fc.array(jobArb, { minLength: 5, maxLength: 30 }));
-
-// The shipped default (adaptive) and plain first-fit placement: the reservation check in
-// queue/allocate.ts differs between the scored and the first-fit path.
-const PLACEMENTS: Array<[string, PlacementProfile]> = [
-  ['adaptive', placementOptions()],
-  ['first-fit', FIRST_FIT_PLACEMENT],
-];
 
 function checkNeverLater(policy: QueuePolicy, placement: PlacementProfile) {
   fc.assert(

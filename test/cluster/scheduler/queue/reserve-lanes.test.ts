@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { holdReservation, PART, reserveRest } from '../../../../src/cluster/scheduler/queue/allocate.js';
 import { PassContext } from '../../../../src/cluster/scheduler/queue/context.js';
 import { queueOptions } from '../../../../src/cluster/scheduler/queue/options.js';
+import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import type { RunningAllocation, SchedulerJob, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
-import { hold, simulate, snap, timed, worker, type SimJob } from './helpers.js';
+import { hold, PLACEMENTS, simulate, snap, timed, worker, type SimJob } from './helpers.js';
 
 const NOW = 1000;
 
@@ -190,7 +191,7 @@ const streamArb = fc.tuple(
   ),
 );
 
-function neverLater(policy: QueuePolicy): void {
+function neverLater(policy: QueuePolicy, placement: PlacementProfile): void {
   fc.assert(
     fc.property(streamArb, ([cores, specs]) => {
       const workers = cores.map((c, i) => worker(`w${i}`, { cpu: c, memGiB: 1 }));
@@ -206,7 +207,7 @@ function neverLater(policy: QueuePolicy): void {
         });
         return { job, submit: t, runtime: Math.max(1, Math.round((sp.limit * sp.runFraction) / 100)) };
       });
-      const out = simulate(new QueueScheduler({ policy, queueDepth: 1000 }), workers, jobs);
+      const out = simulate(new QueueScheduler({ policy, queueDepth: 1000 }, placement), workers, jobs);
       expect(out.pending).toEqual([]);
       for (const [name, reserved] of out.firstReservation) {
         const next = Math.min(...out.reservedTasks.get(name)!.map((task) => out.taskStarts.get(task)!));
@@ -217,7 +218,8 @@ function neverLater(policy: QueuePolicy): void {
   );
 }
 
-describe('many-task jobs on a virtual clock', () => {
-  it('easy: every task runs, and the head job never starts later than its first reservation', () => neverLater('easy'));
-  it('conservative: no job starts later than its first reservation', () => neverLater('conservative'));
+describe.each(PLACEMENTS)('many-task jobs on a virtual clock (%s placement)', (_label, placement) => {
+  it('easy: every task runs, and the head job never starts later than its first reservation', () =>
+    neverLater('easy', placement));
+  it('conservative: no job starts later than its first reservation', () => neverLater('conservative', placement));
 });

@@ -6,8 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
+import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import type { WorkerView } from '../../../../src/cluster/scheduler/types.js';
-import { worker } from './helpers.js';
+import { PLACEMENTS, worker } from './helpers.js';
 import { runTrees, treeSize, type TreeNode } from './tree-harness.js';
 
 interface Shape {
@@ -50,18 +51,18 @@ function build(c: Case): { workers: WorkerView[]; roots: TreeNode[] } {
   return { workers, roots: c.trees.map(node) };
 }
 
-function scheduler(policy: QueuePolicy): QueueScheduler {
-  return new QueueScheduler({ policy, queueDepth: 32 });
+function scheduler(policy: QueuePolicy, placement?: PlacementProfile): QueueScheduler {
+  return new QueueScheduler({ policy, queueDepth: 32 }, placement);
 }
 
 /** Each step places a job or finishes one, once nothing is left to finish: 2 steps a job is plenty. */
 const bound = (roots: TreeNode[]): number => 2 * treeSize(roots) + 2;
 
-function drainsWithRelease(policy: QueuePolicy): void {
+function drainsWithRelease(policy: QueuePolicy, placement: PlacementProfile): void {
   fc.assert(
     fc.property(caseArb, (c) => {
       const { workers, roots } = build(c);
-      const out = runTrees(scheduler(policy), workers, roots, { release: true, maxSteps: bound(roots) });
+      const out = runTrees(scheduler(policy, placement), workers, roots, { release: true, maxSteps: bound(roots) });
       expect(out.left, `${treeSize(roots)} jobs on ${c.workers.map((h) => h / 2).join('+')} cores`).toEqual([]);
       expect(out.drained).toBe(true);
     }),
@@ -75,18 +76,25 @@ const chain = (depth: number, cpuMillis = 1000): TreeNode => ({
   children: depth > 1 ? [chain(depth - 1, cpuMillis)] : [],
 });
 
-describe('job trees always drain when a waiting parent releases its CPU', () => {
-  it('easy (the default policy): random trees on random workers drain within the bound', () =>
-    drainsWithRelease('easy'));
-  it('first-fit: random trees on random workers drain within the bound', () => drainsWithRelease('first-fit'));
+describe.each(PLACEMENTS)(
+  'job trees always drain when a waiting parent releases its CPU (%s placement)',
+  (_l, placement) => {
+    it('easy (the default policy): random trees on random workers drain within the bound', () =>
+      drainsWithRelease('easy', placement));
+    it('first-fit: random trees on random workers drain within the bound', () =>
+      drainsWithRelease('first-fit', placement));
 
-  it('a chain of depth 8 on one 1-CPU worker drains under easy, one level at a time', () => {
-    const out = runTrees(scheduler('easy'), [worker('w0', { cpu: 1 })], [chain(8)], { release: true, maxSteps: 100 });
-    expect(out).toMatchObject({ drained: true, left: [] });
-    // 8 starts down the chain, then 8 ends back up it.
-    expect(out.steps).toBe(16);
-  });
-});
+    it('a chain of depth 8 on one 1-CPU worker drains under easy, one level at a time', () => {
+      const out = runTrees(scheduler('easy', placement), [worker('w0', { cpu: 1 })], [chain(8)], {
+        release: true,
+        maxSteps: 100,
+      });
+      expect(out).toMatchObject({ drained: true, left: [] });
+      // 8 starts down the chain, then 8 ends back up it.
+      expect(out.steps).toBe(16);
+    });
+  },
+);
 
 describe('control: without release the same loop deadlocks', () => {
   it('a parent holding the only CPU while its child waits for it never drains (easy and first-fit)', () => {

@@ -4,17 +4,12 @@
 // with the shipped adaptive placement and with first-fit placement, with small queue depths.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { placementOptions, FIRST_FIT_PLACEMENT } from '../../../../src/cluster/scheduler/placement/registry.js';
 import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import { PART, type Reservation } from '../../../../src/cluster/scheduler/queue/allocate.js';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
 import type { Plan, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
-import { hold, simulate, snap, startedJobs, timed, worker, type SimJob } from './helpers.js';
+import { hold, PLACEMENTS, simulate, snap, startedJobs, timed, worker, type SimJob } from './helpers.js';
 
-const PLACEMENTS: Array<[string, PlacementProfile]> = [
-  ['adaptive', placementOptions()],
-  ['first-fit', FIRST_FIT_PLACEMENT],
-];
 const BACKFILLING: QueuePolicy[] = ['easy', 'conservative', 'hybrid'];
 
 interface Seen {
