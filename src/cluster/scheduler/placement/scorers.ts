@@ -9,9 +9,9 @@
  *   AGE (min(age s, 300)·1e-4, the same for every worker of a task), JITTER (the deterministic
  *   tie-breaking jitter, jitter.ts), THROUGHPUT_COST (λ·μ̂ − κ·ĉ, κ = 1 − λ plus a tie margin,
  *   μ and cost normalised over the task's feasible workers, λ of the job's category) and REUSE
- *   (the damped bonus of a worker warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the order that makes the sum
- *   (age + jitter) + base + reuse: the adaptive chooser (adaptive.ts) adds them so, and a
- *   floating-point sum depends on its order.
+ *   (the damped bonus of a worker warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the
+ *   order that makes the sum (age + jitter) + base + reuse: the adaptive chooser (adaptive.ts)
+ *   adds them so, and a floating-point sum depends on its order.
  *
  * Guarantees: pure (the snapshot, the placement's λ and jitter, and what `placed` said); per-worker
  * numbers are computed once per pass, nothing is allocated per candidate.
