@@ -52,6 +52,11 @@ export interface SimulationOptions {
   cacheTtl?: number;
   /** Plan jobs without a limit of their own with predicted runtimes (default false: docs/simulate.md). */
   predict?: boolean;
+  /**
+   * Seconds: the time limit of every job without one of its own, as the live cluster's default
+   * (config `time-limit:`); absent: its run time (the readers' rule). Jobs with a limit keep it.
+   */
+  defaultTimeLimit?: number;
   /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
   elastic?: boolean;
   onProgress?: (progress: SimProgress) => void;
@@ -87,7 +92,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     reservationDepth: options.reservationDepth,
     placement,
   });
-  const workload = await loadWorkload(trace, { procs: options.procs, window });
+  const workload = await loadWorkload(trace, {
+    procs: options.procs,
+    window,
+    ...(options.defaultTimeLimit !== undefined ? { defaultTimeLimit: options.defaultTimeLimit } : {}),
+  });
   const release = options.release ?? true;
   const result = simulate(workload, {
     scheduler,
@@ -116,6 +125,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
   if (options.predict) info.predict = true;
+  if (options.defaultTimeLimit !== undefined)
+    info.defaultTimeLimit = {
+      seconds: options.defaultTimeLimit,
+      jobs: countJobs(workload.jobs, (job) => job.runsOf !== undefined),
+    };
   if (options.plot) {
     const title =
       `${path.basename(trace)}: ${policy}, order ${order}` +

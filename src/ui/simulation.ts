@@ -67,6 +67,14 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
   }
+  if (info.defaultTimeLimit !== undefined) {
+    const { seconds: limit, jobs } = info.defaultTimeLimit;
+    fields.push([
+      'Default limit',
+      `${formatDuration(limit * 1000)} for the ${jobs} ${jobs === 1 ? 'job' : 'jobs'} without a time limit of ` +
+        'their own (--default-time-limit)',
+    ]);
+  }
   if (info.predict)
     fields.push(['Runtimes', 'jobs without a time limit of their own planned with predicted runtimes (--predict)']);
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
