@@ -34,7 +34,7 @@ export default class Simulate extends BaseCommand {
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
     '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl ' +
       '30m',
-    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h --predict',
+    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h --no-predict',
     '<%= config.bin %> simulate --study --seed 1',
   ];
 
@@ -77,9 +77,9 @@ export default class Simulate extends BaseCommand {
     predict: Flags.boolean({
       summary:
         'Plan jobs without a time limit of their own (SWF field 9 is -1; no time-limit) with the mean of the ' +
-        'last two runs of the same user and executable (SWF fields 12, 14) or name, as the live cluster does.',
+        'last two runs of the same user and executable (SWF fields 12, 14) or name, as the live cluster does ' +
+        '(default: on with --default-time-limit, else off).',
       allowNo: true,
-      default: false,
     }),
     'default-time-limit': Flags.string({
       summary:

@@ -50,7 +50,11 @@ export interface SimulationOptions {
   selection?: string;
   /** Seconds a context-reuse hint stays fresh (default 3600). */
   cacheTtl?: number;
-  /** Plan jobs without a limit of their own with predicted runtimes (default false: docs/simulate.md). */
+  /**
+   * Plan jobs without a limit of their own with predicted runtimes. Default: true with
+   * `defaultTimeLimit` (the live cluster predicts for jobs under its default limit), else false
+   * (their limit is their run time, an exact estimate): docs/simulate.md, "Runtime predictions".
+   */
   predict?: boolean;
   /**
    * Seconds: the time limit of every job without one of its own, as the live cluster's default
@@ -98,11 +102,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     ...(options.defaultTimeLimit !== undefined ? { defaultTimeLimit: options.defaultTimeLimit } : {}),
   });
   const release = options.release ?? true;
+  const predict = options.predict ?? options.defaultTimeLimit !== undefined;
   const result = simulate(workload, {
     scheduler,
     order,
     release,
-    ...(options.predict ? { predict: true } : {}),
+    ...(predict ? { predict: true } : {}),
     cacheTtl: options.cacheTtl,
     ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
     queueDepth: options.queueDepth,
@@ -124,7 +129,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   };
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
-  if (options.predict) info.predict = true;
+  if (predict) info.predict = true;
   if (options.defaultTimeLimit !== undefined)
     info.defaultTimeLimit = {
       seconds: options.defaultTimeLimit,

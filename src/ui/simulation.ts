@@ -76,7 +76,10 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ]);
   }
   if (info.predict)
-    fields.push(['Runtimes', 'jobs without a time limit of their own planned with predicted runtimes (--predict)']);
+    fields.push([
+      'Runtimes',
+      'jobs without a time limit of their own planned with runtimes predicted from their last two runs (--predict)',
+    ]);
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
   const lines = [renderFields(fields)];
   const notes = [

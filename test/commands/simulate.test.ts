@@ -178,6 +178,7 @@ describe('iris simulate', () => {
       2,
       /--predict \/ --no-predict does not apply to --compat rlscheduler/,
     ],
+    ['--study with --no-predict', () => ['--study', '--no-predict'], 2, /--predict does not apply to --study/],
     [
       '--study with --default-time-limit',
       () => ['--study', '--default-time-limit', '24h'],
@@ -204,7 +205,7 @@ describe('iris simulate', () => {
     });
   }
 
-  it('--default-time-limit: jobs without a requested time get it, with one keep theirs; --predict plans them', async () => {
+  it('--default-time-limit: jobs without a requested time get it, others keep theirs; predictions on', async () => {
     // /job-3 (no requested time, really 10 s) blocks /job-4 (whole machine); /job-5 (1000 s) fits beside
     // /job-3: test/sim/default-time-limit.test.ts computes these starts by hand.
     const rows = [
@@ -228,14 +229,19 @@ describe('iris simulate', () => {
     const exact = await startsOf();
     expect(exact.body.defaultTimeLimit).toBeUndefined();
     expect([exact.job4, exact.job5]).toEqual([50, 60]);
-    const day = await startsOf('--default-time-limit', '24h');
+    const day = await startsOf('--default-time-limit', '24h', '--no-predict');
     expect(day.body.defaultTimeLimit).toEqual({ seconds: 86_400, jobs: 3 });
+    expect(day.body.predict).toBeUndefined();
     expect([day.job4, day.job5]).toEqual([1042, 42]);
-    const predicted = await startsOf('--default-time-limit', '1d', '--predict');
-    expect(predicted.body).toMatchObject({ predict: true, defaultTimeLimit: { seconds: 86_400, jobs: 3 } });
-    expect([predicted.job4, predicted.job5]).toEqual([50, 60]);
+    // With --default-time-limit, predictions are on unless --no-predict (as the live cluster does).
+    for (const flags of [['--predict'], []]) {
+      const predicted = await startsOf('--default-time-limit', '1d', ...flags);
+      expect(predicted.body).toMatchObject({ predict: true, defaultTimeLimit: { seconds: 86_400, jobs: 3 } });
+      expect([predicted.job4, predicted.job5]).toEqual([50, 60]);
+    }
     // A limit shorter than a run stops it, as live; the summary says so.
     const short = await runSimulate([file, '--policy', 'easy', '--default-time-limit', '5s']);
+    expect(short.stdout).toContain('Runtimes:              jobs without a time limit of their own planned with');
     expect(short.exit).toBe(0);
     expect(short.stdout).toContain('Default limit:         5s for the 3 jobs without a time limit of their own');
     expect(short.stdout).toContain('Stopped at limit:      3 jobs ran longer than their time limit');

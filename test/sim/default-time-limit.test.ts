@@ -136,21 +136,26 @@ describe('refusals', () => {
       }
     });
 
-    it('report the limit and how many jobs it applies to', async () => {
-      const outcome = await runSimulation({
-        trace: file,
-        order: 'fcfs',
-        policy: 'easy',
-        queueDepth: 32,
-        reservationDepth: 64,
-        defaultTimeLimit: DAY,
-        predict: true,
-      });
+    const run = async (options: { defaultTimeLimit?: number; predict?: boolean }) => {
+      const base = { trace: file, order: 'fcfs' as const, policy: 'easy', queueDepth: 32, reservationDepth: 64 };
+      const outcome = await runSimulation({ ...base, ...options });
       if (outcome.mode !== 'iris') throw new Error('expected an iris run');
-      expect(outcome.info.defaultTimeLimit).toEqual({ seconds: DAY, jobs: 3 });
-      expect(outcome.info.predict).toBe(true);
       const starts = Object.fromEntries(outcome.result.jobs.map((j) => [j.name, j.start]));
-      expect([starts['/job-4'], starts['/job-5']]).toEqual([50, 60]);
+      return { info: outcome.info, starts: [starts['/job-4'], starts['/job-5']] };
+    };
+
+    it('report the limit and how many jobs it applies to; predictions default on with it', async () => {
+      const on = await run({ defaultTimeLimit: DAY });
+      expect(on.info.defaultTimeLimit).toEqual({ seconds: DAY, jobs: 3 });
+      expect(on.info.predict).toBe(true);
+      expect(on.starts).toEqual([50, 60]);
+      const off = await run({ defaultTimeLimit: DAY, predict: false });
+      expect(off.info.predict).toBeUndefined();
+      expect(off.starts).toEqual([1042, 42]);
+      // Without a default limit predictions stay off unless asked for.
+      const plain = await run({});
+      expect(plain.info.predict).toBeUndefined();
+      expect(plain.info.defaultTimeLimit).toBeUndefined();
     });
   });
 });
