@@ -34,7 +34,7 @@ export default class Simulate extends BaseCommand {
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
     '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl ' +
       '30m',
-    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h --no-predict',
+    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h',
     '<%= config.bin %> simulate --study --seed 1',
   ];
 
