@@ -1,7 +1,7 @@
 import { Args, Flags } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
 import { invalid } from '../model/errors.js';
-import { parseWindow } from '../sim/load.js';
+import { parseDefaultTimeLimit, parseWindow } from '../sim/load.js';
 import { compatJson, simulationJson, type CompatJson, type SimulationJson } from '../sim/report.js';
 import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
@@ -34,6 +34,7 @@ export default class Simulate extends BaseCommand {
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --compat rlscheduler --backfill --order sjf',
     '<%= config.bin %> simulate docs/examples/workload.yaml --placement first-fit --selection first-fit --cache-ttl ' +
       '30m',
+    '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h',
     '<%= config.bin %> simulate --study --seed 1',
   ];
 
@@ -76,9 +77,14 @@ export default class Simulate extends BaseCommand {
     predict: Flags.boolean({
       summary:
         'Plan jobs without a time limit of their own (SWF field 9 is -1; no time-limit) with the mean of the ' +
-        'last two runs of the same user and executable (SWF fields 12, 14) or name, as the live cluster does.',
+        'last two runs of the same user and executable (SWF fields 12, 14) or name, as the live cluster does ' +
+        '(default: on with --default-time-limit, else off).',
       allowNo: true,
-      default: false,
+    }),
+    'default-time-limit': Flags.string({
+      summary:
+        "Give jobs without a time limit of their own this limit, as the live cluster's default (24h) does, " +
+        'instead of their run time; they still run their run time unless the limit is shorter.',
     }),
     backfill: Flags.boolean({
       summary: 'With --compat rlscheduler: backfill behind the blocked head.',
@@ -125,6 +131,8 @@ export default class Simulate extends BaseCommand {
     const selection = flags.selection !== undefined ? policy.parseSelection(flags.selection) : undefined;
     const cacheTtl = flags['cache-ttl'] !== undefined ? parseCacheTtl(flags['cache-ttl']) : undefined;
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
+    const defaultTimeLimit =
+      flags['default-time-limit'] !== undefined ? parseDefaultTimeLimit(flags['default-time-limit']) : undefined;
     if (flags.compat === 'rlscheduler') {
       for (const name of [
         'policy',
@@ -137,8 +145,12 @@ export default class Simulate extends BaseCommand {
         'selection',
         'cache-ttl',
         'elastic',
+        'predict',
+        'no-predict',
+        'default-time-limit',
       ]) {
-        const shown = name === 'release' || name === 'no-release' ? 'release / --no-release' : name;
+        const base = name.replace(/^no-/, '');
+        const shown = base === 'release' || base === 'predict' ? `${base} / --no-${base}` : name;
         if (given(name))
           throw invalid(
             `--${shown} does not apply to --compat rlscheduler`,
@@ -166,6 +178,7 @@ export default class Simulate extends BaseCommand {
       backfill: flags.backfill,
       release: flags.release,
       predict: flags.predict,
+      ...(defaultTimeLimit !== undefined ? { defaultTimeLimit } : {}),
       placement,
       selection,
       cacheTtl,
@@ -209,6 +222,9 @@ export default class Simulate extends BaseCommand {
       'selection',
       'cache-ttl',
       'elastic',
+      'predict',
+      'no-predict',
+      'default-time-limit',
     ]) {
       const shown = name.startsWith('no-') ? name.slice(3) : name;
       if (given(name))

@@ -3,14 +3,15 @@
  * processors modelled as one worker) or an iris workload file (`*.yaml`, `*.yml`, `*.json`).
  * `window` selects SWF jobs by 0-based position; the window starts with an empty machine at
  * its first job's submit time. An SWF trace is read by swf.ts; a workload file by
- * src/user-file/load.ts (its size limit and errors).
+ * src/user-file/load.ts (its size limit and errors). `defaultTimeLimit` gives jobs without a limit
+ * of their own that limit, as the live cluster's default does (workload.ts withDefaultTimeLimit).
  */
 import path from 'node:path';
 import { invalid } from '../model/errors.js';
 import { formatOf, parseUserText, readUserText } from '../user-file/load.js';
 import { readSwf, usableSwfJobs, type SwfTrace } from './swf.js';
-import { parseWorkload } from './workload-file.js';
-import { poolWorker, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
+import { parseSeconds, parseWorkload } from './workload-file.js';
+import { poolWorker, withDefaultTimeLimit, type SimJob, type SimWorkload, type SkippedJob } from './workload.js';
 
 export interface TraceWindow {
   start: number;
@@ -20,6 +21,8 @@ export interface TraceWindow {
 export interface LoadOptions {
   procs?: number;
   window?: TraceWindow;
+  /** Seconds: the limit of every job without one of its own (default: its run time, the readers' rule). */
+  defaultTimeLimit?: number;
 }
 
 const SKIP_TEXT: Record<string, string> = {
@@ -41,6 +44,24 @@ export function parseWindow(text: string): TraceWindow {
   return { start: Number(match[1]), count };
 }
 
+/** The shortest default time limit: the planner's unit (a 0 s SWF estimate becomes 1 s too). */
+export const MIN_DEFAULT_TIME_LIMIT = 1;
+
+/** `--default-time-limit`: a duration such as 24h or 86400 (seconds), at least 1 s. */
+export function parseDefaultTimeLimit(text: string): number {
+  const seconds = parseSeconds(text);
+  checkDefaultTimeLimit(seconds, `"${text}"`);
+  return seconds;
+}
+
+function checkDefaultTimeLimit(seconds: number, shown: string): void {
+  if (!(seconds >= MIN_DEFAULT_TIME_LIMIT) || !Number.isFinite(seconds))
+    throw invalid(
+      `invalid --default-time-limit ${shown}: expected a duration of at least 1s such as 24h`,
+      "the live cluster's default is 24h (config time-limit:); jobs with a time limit of their own keep it",
+    );
+}
+
 export function traceKind(file: string): 'swf' | 'iris' {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.swf') return 'swf';
@@ -52,12 +73,18 @@ export function traceKind(file: string): 'swf' | 'iris' {
 }
 
 export async function loadWorkload(file: string, options: LoadOptions = {}): Promise<SimWorkload> {
-  if (traceKind(file) === 'swf') return swfWorkload(await readSwf(file), file, options);
-  const text = await readUserText(file);
-  if (options.procs !== undefined)
-    throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
-  if (options.window !== undefined) throw invalid('--window applies to SWF traces only');
-  return parseWorkload(parseUserText(text, file, formatOf(file)), file);
+  const limit = options.defaultTimeLimit;
+  if (limit !== undefined) checkDefaultTimeLimit(limit, String(limit));
+  let workload: SimWorkload;
+  if (traceKind(file) === 'swf') workload = swfWorkload(await readSwf(file), file, options);
+  else {
+    const text = await readUserText(file);
+    if (options.procs !== undefined)
+      throw invalid('--procs applies to SWF traces only', 'an iris workload declares its workers in the file');
+    if (options.window !== undefined) throw invalid('--window applies to SWF traces only');
+    workload = parseWorkload(parseUserText(text, file, formatOf(file)), file);
+  }
+  return limit === undefined ? workload : { ...workload, jobs: withDefaultTimeLimit(workload.jobs, limit) };
 }
 
 /** An SWF trace as a workload: one pool worker, one single-task job per usable trace job. */

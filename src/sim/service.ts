@@ -50,8 +50,17 @@ export interface SimulationOptions {
   selection?: string;
   /** Seconds a context-reuse hint stays fresh (default 3600). */
   cacheTtl?: number;
-  /** Plan jobs without a limit of their own with predicted runtimes (default false: docs/simulate.md). */
+  /**
+   * Plan jobs without a limit of their own with predicted runtimes. Default: true with
+   * `defaultTimeLimit` (the live cluster predicts for jobs under its default limit), else false
+   * (their limit is their run time, an exact estimate): docs/simulate.md, "Runtime predictions".
+   */
   predict?: boolean;
+  /**
+   * Seconds: the time limit of every job without one of its own, as the live cluster's default
+   * (config `time-limit:`); absent: its run time (the readers' rule). Jobs with a limit keep it.
+   */
+  defaultTimeLimit?: number;
   /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
   elastic?: boolean;
   onProgress?: (progress: SimProgress) => void;
@@ -87,13 +96,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     reservationDepth: options.reservationDepth,
     placement,
   });
-  const workload = await loadWorkload(trace, { procs: options.procs, window });
+  const workload = await loadWorkload(trace, {
+    procs: options.procs,
+    window,
+    ...(options.defaultTimeLimit !== undefined ? { defaultTimeLimit: options.defaultTimeLimit } : {}),
+  });
   const release = options.release ?? true;
+  const predict = options.predict ?? options.defaultTimeLimit !== undefined;
   const result = simulate(workload, {
     scheduler,
     order,
     release,
-    ...(options.predict ? { predict: true } : {}),
+    ...(predict ? { predict: true } : {}),
     cacheTtl: options.cacheTtl,
     ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
     queueDepth: options.queueDepth,
@@ -115,7 +129,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   };
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
-  if (options.predict) info.predict = true;
+  if (predict) info.predict = true;
+  if (options.defaultTimeLimit !== undefined)
+    info.defaultTimeLimit = {
+      seconds: options.defaultTimeLimit,
+      jobs: countJobs(workload.jobs, (job) => job.runsOf !== undefined),
+    };
   if (options.plot) {
     const title =
       `${path.basename(trace)}: ${policy}, order ${order}` +

@@ -94,6 +94,21 @@ export function poolWorker(procs: number): SimWorker {
   };
 }
 
+/**
+ * The live cluster's default time limit (config `time-limit:`, 24 h unless set) on a replayed
+ * workload: every job without a limit of its own (SimJob.runsOf set: SWF field 9 is -1, a
+ * workload-file job without `time-limit`), children included, gets `seconds` as its limit instead
+ * of the reader's fallback (its run time). Jobs that gave a limit keep it. A task still runs its
+ * actual run time; the limit stops it only when shorter. Returns new jobs; the input is unchanged.
+ */
+export function withDefaultTimeLimit(jobs: readonly SimJob[], seconds: number): SimJob[] {
+  return jobs.map((job) => ({
+    ...job,
+    ...(job.runsOf !== undefined ? { timeLimit: seconds } : {}),
+    children: withDefaultTimeLimit(job.children, seconds),
+  }));
+}
+
 /** Number of jobs in a workload, children included (only those `which` accepts, when given). */
 export function countJobs(jobs: readonly SimJob[], which?: (job: SimJob) => boolean): number {
   let n = 0;

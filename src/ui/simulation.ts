@@ -67,8 +67,19 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
     ]);
     fields.push(['Deadlocks', s.deadlocked > 0 ? `${s.deadlocked} jobs can never end (below)` : 'none']);
   }
+  if (info.defaultTimeLimit !== undefined) {
+    const { seconds: limit, jobs } = info.defaultTimeLimit;
+    fields.push([
+      'Default limit',
+      `${formatDuration(limit * 1000)} for the ${jobs} ${jobs === 1 ? 'job' : 'jobs'} without a time limit of ` +
+        'their own (--default-time-limit)',
+    ]);
+  }
   if (info.predict)
-    fields.push(['Runtimes', 'jobs without a time limit of their own planned with predicted runtimes (--predict)']);
+    fields.push([
+      'Runtimes',
+      'jobs without a time limit of their own planned with runtimes predicted from their last two runs (--predict)',
+    ]);
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
   const lines = [renderFields(fields)];
   const notes = [

@@ -159,6 +159,32 @@ describe('iris simulate', () => {
     ],
     ['bad --cache-ttl', () => [trace, '--cache-ttl', 'soon'], 2, /invalid time "soon"/],
     ['zero --cache-ttl', () => [trace, '--cache-ttl', '0'], 2, /invalid --cache-ttl "0": expected a duration above 0/],
+    [
+      'zero --default-time-limit',
+      () => [trace, '--default-time-limit', '0'],
+      2,
+      /invalid --default-time-limit "0": expected a duration of at least 1s such as 24h\nHint: .*default is 24h/,
+    ],
+    ['bad --default-time-limit', () => [trace, '--default-time-limit', 'tomorrow'], 2, /invalid time "tomorrow"/],
+    [
+      '--default-time-limit with --compat',
+      () => [trace, '--compat', 'rlscheduler', '--default-time-limit', '24h'],
+      2,
+      /--default-time-limit does not apply to --compat rlscheduler/,
+    ],
+    [
+      '--predict with --compat',
+      () => [trace, '--compat', 'rlscheduler', '--predict'],
+      2,
+      /--predict \/ --no-predict does not apply to --compat rlscheduler/,
+    ],
+    ['--study with --no-predict', () => ['--study', '--no-predict'], 2, /--predict does not apply to --study/],
+    [
+      '--study with --default-time-limit',
+      () => ['--study', '--default-time-limit', '24h'],
+      2,
+      /--default-time-limit does not apply to --study/,
+    ],
     ['no trace', () => [], 2, /missing TRACE[\s\S]*--study/],
     ['--seed without --study', () => [trace, '--seed', '3'], 2, /--seed applies to --study only/],
     ['--study with a trace', () => ['--study', trace], 2, /--study generates its own workload; remove the trace/],
@@ -178,6 +204,48 @@ describe('iris simulate', () => {
       expect(result.stderr).not.toContain('    at ');
     });
   }
+
+  it('--default-time-limit: jobs without a requested time get it, others keep theirs; predictions on', async () => {
+    // /job-3 (no requested time, really 10 s) blocks /job-4 (whole machine); /job-5 (1000 s) fits beside
+    // /job-3: test/sim/default-time-limit.test.ts computes these starts by hand.
+    const rows = [
+      [1, 0, 10, 4, -1],
+      [2, 20, 10, 4, -1],
+      [3, 40, 10, 2, -1],
+      [4, 41, 10, 4, 10],
+      [5, 42, 1000, 2, 1000],
+    ].map(([id, submit, run, p, req]) =>
+      [id, submit, -1, run, p, -1, -1, p, req, -1, 1, 1, 1, 1, 1, -1, -1, -1].join(' '),
+    );
+    const file = path.join(dir, 'unlimited.swf');
+    writeFileSync(file, ['; MaxProcs: 4', ...rows].join('\n') + '\n');
+    const startsOf = async (...flags: string[]) => {
+      const { exit, stdout } = await runSimulate([file, '--policy', 'easy', '--json', ...flags]);
+      expect(exit).toBe(0);
+      const body = JSON.parse(stdout);
+      const starts = Object.fromEntries(body.jobs.map((j: { name: string; start: number }) => [j.name, j.start]));
+      return { body, job4: starts['/job-4'], job5: starts['/job-5'] };
+    };
+    const exact = await startsOf();
+    expect(exact.body.defaultTimeLimit).toBeUndefined();
+    expect([exact.job4, exact.job5]).toEqual([50, 60]);
+    const day = await startsOf('--default-time-limit', '24h', '--no-predict');
+    expect(day.body.defaultTimeLimit).toEqual({ seconds: 86_400, jobs: 3 });
+    expect(day.body.predict).toBeUndefined();
+    expect([day.job4, day.job5]).toEqual([1042, 42]);
+    // With --default-time-limit, predictions are on unless --no-predict (as the live cluster does).
+    for (const flags of [['--predict'], []]) {
+      const predicted = await startsOf('--default-time-limit', '1d', ...flags);
+      expect(predicted.body).toMatchObject({ predict: true, defaultTimeLimit: { seconds: 86_400, jobs: 3 } });
+      expect([predicted.job4, predicted.job5]).toEqual([50, 60]);
+    }
+    // A limit shorter than a run stops it, as live; the summary says so.
+    const short = await runSimulate([file, '--policy', 'easy', '--default-time-limit', '5s']);
+    expect(short.stdout).toContain('Runtimes:              jobs without a time limit of their own planned with');
+    expect(short.exit).toBe(0);
+    expect(short.stdout).toContain('Default limit:         5s for the 3 jobs without a time limit of their own');
+    expect(short.stdout).toContain('Stopped at limit:      3 jobs ran longer than their time limit');
+  });
 
   it('bad input: an SWF without MaxProcs asks for --procs; unreadable lines name the line', async () => {
     const bare = path.join(dir, 'bare.swf');
