@@ -280,7 +280,7 @@ describe('iris simulate', () => {
     expect(text.exit).toBe(0);
     expect(text.stdout).toContain('dispatch study, seed 1: 213 top-level jobs on 14 workers');
     expect(text.stdout).toMatch(/PLACEMENT +SELECTION +ELASTIC +MAKESPAN \(S\) +TOTAL COST/);
-    expect(text.stdout).toMatch(/first-fit +first-fit +off +8207 +144\.30 +328\.96 +224\.9 +79\.8% +- +79\.33\n/);
+    expect(text.stdout).toMatch(/first-fit +first-fit +off +8207 +112\.41 +256\.26 +224\.9 +79\.8% +- +79\.33\n/);
     expect(text.stdout).toMatch(/adaptive +first-fit +on +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+ +[\d.]+\n/);
     expect(text.stdout).toMatch(
       /round-robin +min-satisfying +on +8207 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+% +[\d.]+ +[\d.]+\n/,
