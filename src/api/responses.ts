@@ -155,6 +155,7 @@ const summaryFields = {
   submittedAt: number,
   startedAt: nullableNumber,
   finishedAt: nullableNumber,
+  liveDescendants: optional(number),
 } as const;
 const jobSummary = lazy(() => object<JobSummary>(summaryFields));
 export const jobsAnswer = lazy(() => array(jobSummary));
@@ -261,7 +262,6 @@ export const jobAnswer = lazy(() =>
     }),
     taskList: array(object<TaskInfo>(taskFields)),
     children: array(jobSummary),
-    liveDescendants: optional(number),
     stage: optional(
       object<NonNullable<JobDetail['stage']>>({ name: string, needs: strings, stickTo: optional(string) }),
     ),
@@ -331,6 +331,11 @@ export const cancelAnswer = lazy(() =>
     cancelled: strings,
     alreadyEnded: array(
       object<CancelResponse['alreadyEnded'][number]>({ name: string, state: oneOf([...JOB_STATES, ...TASK_STATES]) }),
+    ),
+    below: optional(
+      array(
+        object<NonNullable<CancelResponse['below']>[number]>({ name: string, state: jobState, cancelled: strings }),
+      ),
     ),
   }),
 );

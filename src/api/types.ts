@@ -145,6 +145,11 @@ export interface JobSummary {
   submittedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /**
+   * A job that has ended (a SUCCEEDED parent leaves its descendants running): how many jobs below it have not
+   * ended yet; absent when none (docs/cli.md, "Parents and children").
+   */
+  liveDescendants?: number;
 }
 
 export interface AttemptInfo {
@@ -222,11 +227,6 @@ export interface JobDetail extends JobSummary, JobRules {
   resources: { cpu: number; memoryBytes: number; device: string; gpuMemoryBytes?: number };
   taskList: TaskInfo[];
   children: JobSummary[];
-  /**
-   * A job that has ended (a SUCCEEDED parent leaves its descendants running): how many jobs below it have not
-   * ended yet; absent when none (docs/cli.md, "Parents and children").
-   */
-  liveDescendants?: number;
   /** The stage of a pipeline this job is (docs/pipelines.md); absent: none. */
   stage?: StageInfo;
   /** What the job does, for placement (`--category`); absent: not given (`other`). */
@@ -326,8 +326,15 @@ export interface RetryResponse {
 }
 
 export interface CancelResponse {
+  /** The jobs and tasks cancelled: named ones that had not ended, and the jobs left running below `below`'s. */
   cancelled: string[];
   alreadyEnded: { name: string; state: JobState | TaskState }[];
+  /**
+   * Named jobs that had ended while jobs below them still ran (a SUCCEEDED parent leaves its descendants running):
+   * each keeps its own state; `cancelled`: the jobs below it that were cancelled (also in the top-level
+   * `cancelled`). Absent when none.
+   */
+  below?: { name: string; state: JobState; cancelled: string[] }[];
 }
 
 /** POST /v1/prune: the runs pruned (or, with dryRun, that would be) and the log bytes freed. */

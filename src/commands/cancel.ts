@@ -11,7 +11,8 @@ export default class Cancel extends BaseCommand {
     'when they all succeed); cancelling a member of a --coschedule gang ends the whole job KILLED. A job or ' +
     'task that had already ended is left as it is: "nothing to cancel: /NAME already ended (STATE)", still ' +
     'exit 0 (like `docker stop` of a stopped container); a job that SUCCEEDED while jobs below it still run ' +
-    '(a succeeded parent leaves its children running) keeps its state and those jobs are cancelled; an unknown ' +
+    '(a succeeded parent leaves its children running) keeps its state and those jobs are cancelled ' +
+    '("cancelled /NAME/bg (below /NAME, which had SUCCEEDED)"); an unknown ' +
     'job or task index is exit 3.';
 
   static override examples = [
@@ -27,8 +28,12 @@ export default class Cancel extends BaseCommand {
   async run(): Promise<CancelResponse> {
     const { args, argv } = await this.parse(Cancel);
     const result = await this.client().cancel(jobList(args, argv));
-    for (const name of result.cancelled) this.log(`cancelled ${name}`);
     const style = this.style();
+    for (const name of result.cancelled) {
+      // A job left running below a named job that had ended (a SUCCEEDED parent): say which and how it ended.
+      const above = result.below?.find((b) => b.cancelled.includes(name));
+      this.log(`cancelled ${name}${above ? ` (below ${above.name}, which had ${style.state(above.state)})` : ''}`);
+    }
     for (const { name, state } of result.alreadyEnded)
       this.log(`nothing to cancel: ${name} already ended (${style.state(state)})`);
     return result;

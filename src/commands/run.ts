@@ -7,7 +7,8 @@
  * Exit codes are the same in both modes: 0 SUCCEEDED, 1 any other final state, 130 interrupted.
  * It returns when the job and every job below it have ended (the server's wait, server/wait.ts): a job
  * that succeeded leaves the children it submitted running, and `iris run` waits for them; the exit
- * code is the job's own state. Ctrl-C cancels the job and what is left of its subtree.
+ * code is the job's own state; when a job below one that SUCCEEDED did not, one line says so
+ * (`iris: /pe/bg FAILED (exit 5); /pe itself SUCCEEDED`). Ctrl-C cancels the job and what is left of its subtree.
  */
 import { Flags } from '../oclif.js';
 import { inTask } from '../client/task-token.js';
@@ -16,7 +17,8 @@ import type { IrisClient } from '../client/types.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { escapeControl, formatReason } from '../ui/format.js';
-import { formatJobOutcome } from '../ui/job-outcome.js';
+import { formatBelowOutcome, formatJobOutcome } from '../ui/job-outcome.js';
+import { JOB_STATES, isFinalJobState } from '../model/states.js';
 import { formatLogBatch, LogOutput } from '../ui/logs.js';
 import * as submit from '../ui/submit-flags.js';
 
@@ -30,7 +32,9 @@ export default class Run extends BaseCommand {
     'With --json the final job (as `iris status --json` shows it) is printed and log lines go to stderr.\n\n' +
     'It returns when the job and every job below it have ended: a job that succeeded leaves the jobs it ' +
     'submitted running (as `sbatch` inside a Slurm job), and `iris run` follows them until they end; the exit ' +
-    "code is the job's own state. A job that fails, is killed or preempted for good kills its children.\n\n" +
+    "code is the job's own state (a job below it that did not succeed gets one line on stderr: `iris: /pe/bg " +
+    'FAILED (exit 5); /pe itself SUCCEEDED`). A job that fails, is killed or preempted for good kills its ' +
+    'children.\n\n' +
     'Inside a task (IRIS_TASK_TOKEN or IRIS_TASK_TOKEN_FILE is set) the logs are not streamed by default, so `iris ' +
     'logs ROOT` shows every line once: ' +
     'instead one line is printed on stderr when the job ends, e.g. `iris: /demo/eval SUCCEEDED` or `iris: ' +
@@ -93,6 +97,7 @@ export default class Run extends BaseCommand {
         return this.exit(130);
       }
       if (!stream) process.stderr.write(`${formatJobOutcome(job)}\n`);
+      if (job.state === 'SUCCEEDED' && job.children.length > 0) await this.reportBelow(client, job);
       if (job.state !== 'SUCCEEDED') {
         if (this.jsonEnabled()) this.logJson(job);
         if (stream) {
@@ -119,6 +124,18 @@ export default class Run extends BaseCommand {
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
     return submit.withFlagNames(() => client.submit(request));
+  }
+
+  /**
+   * One line on stderr when a job below `job` (which SUCCEEDED) ended otherwise, as a child it left
+   * running may (`iris: /pe/bg FAILED (exit 5); /pe itself SUCCEEDED`); the exit code stays the job's own.
+   */
+  private async reportBelow(client: IrisClient, job: JobDetail): Promise<void> {
+    const states = JOB_STATES.filter((state) => isFinalJobState(state) && state !== 'SUCCEEDED');
+    const below = (await client.jobs({ prefix: job.name, state: states })).filter((j) => j.name !== job.name);
+    if (below.length === 0) return;
+    const first = await client.job(below[0]!.name);
+    process.stderr.write(`${formatBelowOutcome(job, first, below.length - 1)}\n`);
   }
 
   /** A task's environment: iris sets both for every task it launches. */

@@ -6,12 +6,14 @@ import { EXIT } from '../model/errors.js';
 import { parseDuration } from '../model/duration.js';
 import { isFinalJobState } from '../model/states.js';
 import { escapeControl, formatReason } from '../ui/format.js';
+import { liveBelowText } from '../ui/jobs-tree.js';
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until jobs and their subtrees end; exit 0 if they all succeeded.';
   static override description =
     'Blocks until every named job and all of its descendants are in a final state (with --any: until one of them ' +
-    'is); a job that succeeded may leave descendants running, and they are waited for. ' +
+    'is); a job that succeeded may leave descendants running, and they are waited for (printed as ' +
+    '`/NAME SUCCEEDED (1 job below it still running or pending)` when --timeout passes first). ' +
     `Exit codes (by the named jobs' own states): 0 when every job that ended succeeded, ${EXIT.jobFailed} when one ` +
     `ended otherwise (FAILED, KILLED, ` +
     `...), ` +
@@ -60,11 +62,22 @@ export default class Wait extends BaseCommand {
       for (const job of answer.jobs) {
         const shown = job.reason && job.state !== 'SUCCEEDED' ? job.reason : null;
         const reason = shown ? `: ${escapeControl(formatReason(shown, now))}` : '';
-        this.log(`${job.name} ${style.state(job.state)}${reason}`);
+        const below = liveBelowText(job);
+        this.log(`${job.name} ${style.state(job.state)}${reason}${below ? ` (${below})` : ''}`);
       }
     }
-    if (!answer.done)
-      return this.failWith(answer, `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}`, EXIT.timeout);
+    if (!answer.done) {
+      // A job that ended with jobs below it still live (a SUCCEEDED parent) is not done as a tree: say so.
+      const why = answer.jobs
+        .filter((job) => liveBelowText(job) !== null)
+        .map((job) => `${job.name} itself ${job.state}, ${liveBelowText(job)}`);
+      const tail = why.length > 0 ? ` (${why.join('; ')})` : '';
+      return this.failWith(
+        answer,
+        `timed out after ${flags.timeout} waiting for ${jobs.join(', ')}${tail}`,
+        EXIT.timeout,
+      );
+    }
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));
     const failed = ended.filter((job) => job.state !== 'SUCCEEDED');
     if (failed.length > 0)

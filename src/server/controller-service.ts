@@ -108,9 +108,9 @@ export class ControllerService implements ClusterService {
       ? { ...admitted.spec, submittedBy: { task: caller.task, attempt: caller.attempt } }
       : admitted.spec;
     // A finished job of this name is replaced with its subtree; the processes of its attempts
-    // (still stopping after a cancel or a parent's re-run) must be gone first.
-    const previous = this.store.job(spec.name);
-    if (previous && isFinalJobState(previous.state)) await this.controller.gone([spec.name]);
+    // (still stopping after a cancel or a parent's re-run) must be gone first. A job of the name,
+    // or one below it, that has not ended is refused at once (waiting for it would hang the client).
+    if (this.store.replacedBySubmit(spec.name).length > 0) await this.controller.gone([spec.name]);
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
@@ -127,7 +127,9 @@ export class ControllerService implements ClusterService {
     origin: SubmitOrigin,
   ): Promise<api.EstimateResponse> {
     const { spec } = await this.admit(request, caller, origin);
-    // A finished job of the name would be archived: the submission starts a new run over it.
+    // A finished job of the name would be archived: the submission starts a new run over it. The
+    // submission's refusal (the name, or a job below it, not ended) is the dry run's too.
+    this.store.replacedBySubmit(spec.name);
     const previous = this.store.job(spec.name);
     const supersedes =
       previous && isFinalJobState(previous.state) ? { supersedes: { run: previous.run, state: previous.state } } : {};
@@ -157,8 +159,7 @@ export class ControllerService implements ClusterService {
     const root = specs[0]!;
     let runs: Map<string, number> | null = null;
     if (!request.dryRun) {
-      const previous = this.store.job(root.name);
-      if (previous && isFinalJobState(previous.state)) await this.controller.gone([root.name]);
+      if (this.store.replacedBySubmit(root.name).length > 0) await this.controller.gone([root.name]);
       runs = new Map(this.store.submitAll(specs).map((job) => [job.name, job.run]));
       this.controller.requestPass(false);
     }
@@ -287,14 +288,26 @@ export class ControllerService implements ClusterService {
     });
     const tasks = split.tasks.map((name) => findTask(this.store, name));
     // A job that ended with jobs below it still live (a SUCCEEDED parent leaves them running) is
-    // cancelled too: what is left of its subtree is killed, the job keeps its own state.
+    // cancelled too: what is left of its subtree is killed, the job keeps its own state, and the
+    // answer names those jobs (in `cancelled`, and under the job in `below`), not the job.
     const alreadyEnded: api.CancelResponse['alreadyEnded'] = jobs
       .filter((job) => this.store.subtreeEnded(job.name))
       .map((job) => ({ name: job.name, state: job.state }));
-    const active = jobs.filter((job) => !this.store.subtreeEnded(job.name)).map((job) => job.name);
-    const cancelled = [...active];
+    const active = jobs.filter((job) => !this.store.subtreeEnded(job.name));
+    const below: NonNullable<api.CancelResponse['below']> = [];
+    const named = new Set<string>();
+    for (const job of active) {
+      if (!isFinalJobState(job.state)) {
+        named.add(job.name);
+        continue;
+      }
+      const live = this.store.descendants(job.name).filter((d) => !isFinalJobState(d.state));
+      below.push({ name: job.name, state: job.state, cancelled: live.map((d) => d.name) });
+      for (const d of live) named.add(d.name);
+    }
+    const cancelled = [...named];
     const orders = this.store.transaction(() => {
-      const out = active.flatMap((name) => this.store.cancel(name, 'cancelled by user'));
+      const out = active.flatMap((job) => this.store.cancel(job.name, 'cancelled by user'));
       // After the jobs: a task of a job cancelled in the same call has ended with it.
       for (const { task } of tasks) {
         if (isFinalTaskState(task.state) || isFinalJobState(this.store.job(task.job)!.state)) {
@@ -309,16 +322,17 @@ export class ControllerService implements ClusterService {
     this.controller.applyStopOrders(orders);
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
-    return { cancelled, alreadyEnded };
+    return { cancelled, alreadyEnded, ...(below.length > 0 ? { below } : {}) };
   }
 
   /**
-   * Store.retry after the processes of the runs it replaces are gone (as at submit); a pass then looks at the new jobs.
+   * Store.retry after the processes of the runs it replaces are gone (as at submit; its refusals come at once); a
+   * pass then looks at the new jobs.
    */
   async retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
-    const job = this.store.job(name);
-    if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
-    if (isFinalJobState(job.state)) await this.controller.gone(downstream ? this.store.cascadedFrom(name) : [name]);
+    if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    // Refused at once (running, succeeded, a job below still running) before waiting for processes.
+    await this.controller.gone(this.store.retryNames(name, downstream));
     const jobs = this.store.retry(name, downstream);
     this.controller.requestPass(false);
     return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };

@@ -95,7 +95,9 @@ export function jobSummary(store: ClusterStore, job: Job, now: number): JobSumma
   // No attempts: a summary counts task states only, and a listing of 100,000 tasks would look
   // up (and copy) every task's attempts for nothing (docs/benchmarks.md, "Memory").
   const tasks = store.tasksOf(job.name);
-  return runSummary({ job, tasks, attempts: [], archived: false }, jobReason(store, job, tasks, now));
+  const summary = runSummary({ job, tasks, attempts: [], archived: false }, jobReason(store, job, tasks, now));
+  const live = liveDescendants(store, job);
+  return live > 0 ? { ...summary, liveDescendants: live } : summary;
 }
 
 /** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */

@@ -12,7 +12,7 @@ import { formatBytes } from '../model/resources.js';
 import { formatConstraint } from '../model/constraints.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatCores, formatDuration, formatMemory, formatReason, formatSpan } from './format.js';
-import { formatTaskCounts } from './jobs-tree.js';
+import { formatTaskCounts, liveBelowText } from './jobs-tree.js';
 import { renderFields, renderTable, type Field } from './table.js';
 import { formatUsage } from './usage.js';
 import { runsInFields } from './runs-in.js';
@@ -38,13 +38,10 @@ function backoffText(job: JobDetail): string {
   );
 }
 
-/**
- * ` (2 jobs below it still running or pending)` for a job that ended while jobs of its subtree had not (a SUCCEEDED
- * parent leaves its descendants running; `iris wait JOB` waits for them, `iris cancel JOB` stops them).
- */
+/** ` (2 jobs below it still running or pending)` for an ended job with jobs below it still live (liveBelowText). */
 function liveBelow(job: JobDetail): string {
-  const n = job.liveDescendants ?? 0;
-  return n > 0 ? ` (${n} job${n === 1 ? '' : 's'} below it still running or pending)` : '';
+  const text = liveBelowText(job);
+  return text ? ` (${text})` : '';
 }
 
 export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAIN): string {

@@ -1,6 +1,7 @@
 /**
  * The `iris jobs` tree: jobs ordered as a tree by path, each row indented under its parent with
- * box-drawing guides, then state, a task summary, user, age and reason. A job whose parent is not
+ * box-drawing guides, then state, a task summary, user, age and reason (for an ended job with jobs
+ * below it still live and no reason of its own: how many, liveBelowText). A job whose parent is not
  * in the list (filtered out or unknown) is shown as a root with its full path.
  */
 import type { JobSummary, TaskCounts } from '../api/types.js';
@@ -49,6 +50,21 @@ export function jobTreeRows(jobs: readonly JobSummary[]): TreeRow[] {
 function parentOf(name: string): string | null {
   const cut = name.lastIndexOf('/');
   return cut <= 0 ? null : name.slice(0, cut);
+}
+
+/**
+ * `2 jobs below it still running or pending` for a job that ended while jobs of its subtree had not (a
+ * SUCCEEDED parent leaves its descendants running; `iris wait JOB` waits for them, `iris cancel JOB` stops
+ * them); null when none. The one text `iris status`, `iris jobs`, `iris wait` and `iris run` show.
+ */
+export function liveBelowText(job: Pick<JobSummary, 'liveDescendants'>): string | null {
+  const n = job.liveDescendants ?? 0;
+  return n > 0 ? `${n} job${n === 1 ? '' : 's'} below it still running or pending` : null;
+}
+
+/** The REASON cell: the job's reason, else the jobs below an ended job still live (liveBelowText). */
+function reasonCell(job: JobSummary, now: number): string {
+  return job.reason ? formatReason(job.reason, now) : (liveBelowText(job) ?? '');
 }
 
 const SHORT: Record<string, string> = {
@@ -101,7 +117,7 @@ export function renderJobsTree(
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },
-    { header: 'REASON', value: (r) => formatReason(r.job.reason ?? '', now) },
+    { header: 'REASON', value: (r) => reasonCell(r.job, now) },
   ];
   return renderTable(jobTreeRows(jobs), columns, 'no jobs');
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { JobDetail, LogBatch, TaskInfo } from '../../src/api/types.js';
 import type { ConnectedClient } from '../../src/client/connect.js';
 import Run from '../../src/commands/run.js';
-import { formatJobOutcome } from '../../src/ui/job-outcome.js';
+import { formatBelowOutcome, formatJobOutcome } from '../../src/ui/job-outcome.js';
 import { job as summary } from '../ui/fixtures.js';
 import { captureCommand } from '../helpers/capture-command.js';
 
@@ -176,6 +176,15 @@ describe('the line for an ended child job', () => {
     ).toBe('iris: /demo/eval UNSCHEDULABLE: scheduling timeout');
     expect(formatJobOutcome(detail('KILLED', [task(0, { state: 'KILLED', exitCode: null })]))).toBe(
       'iris: /demo/eval KILLED',
+    );
+  });
+
+  it('names a job below a succeeded one that did not succeed, then how many more, then the job itself', () => {
+    const root = summary('/demo', { state: 'SUCCEEDED' });
+    const child = detail('FAILED', [task(0, { state: 'FAILED', exitCode: 5 })]);
+    expect(formatBelowOutcome(root, child, 0)).toBe('iris: /demo/eval FAILED (exit 5); /demo itself SUCCEEDED');
+    expect(formatBelowOutcome(root, child, 2)).toBe(
+      'iris: /demo/eval FAILED (exit 5), and 2 more jobs below /demo did not succeed; /demo itself SUCCEEDED',
     );
   });
 });

@@ -241,7 +241,8 @@ while [ ! -f '${started}' ]; do sleep 0.05; done`;
     expect((await c.job('/pcx/left')).state).toBe('RUNNING');
     const r = await c.iris(['cancel', 'pcx']);
     expect(r.code, describeRun(['cancel', 'pcx'], r)).toBe(0);
-    expect(r.stdout).toContain('cancelled /pcx');
+    // The job cancelled is the child, not the parent (which keeps SUCCEEDED): named as such.
+    expect(r.stdout.trim()).toBe('cancelled /pcx/left (below /pcx, which had SUCCEEDED)');
     const left2 = await c.waitForState('/pcx/left', 'KILLED');
     expect(left2.reason).toBe('cancelled by user');
     expect((await c.job('/pcx')).state).toBe('SUCCEEDED');
@@ -250,6 +251,79 @@ while [ ! -f '${started}' ]; do sleep 0.05; done`;
       async () => pidsWithMarker(tag),
       (p) => p.length === 0,
     );
+  });
+
+  it('a succeeded parent with a child running: its name refused at once; jobs, wait and cancel say why', async () => {
+    const gate = c.gate('held');
+    const started = path.join(c.cwd, 'held.started');
+    const held = c.script('held.sh', `touch '${started}'\n${gate.hold}`);
+    const script = `iris submit --name bg --cpu 0.1 -- sh '${held}' || exit 1
+while [ ! -f '${started}' ]; do sleep 0.05; done`;
+    await c.submit(['--name', 'par', '--cpu', '0.1'], ['sh', '-c', script]);
+    expect((await c.waitForState('/par', ['SUCCEEDED', 'FAILED'])).state).toBe('SUCCEEDED');
+    expect((await c.job('/par/bg')).state).toBe('RUNNING');
+    const run = (await c.job('/par')).run;
+    const refusal = /job \/par\/bg under \/par is still RUNNING/;
+    // Before: the submit (and the retry) waited until /par/bg ended; the gate stays shut, so they
+    // would pass the 10 s limit here (the harness fails a command that does).
+    const fast = { timeoutMs: 10_000 };
+    for (const args of [
+      ['submit', '--name', 'par', '--cpu', '0.1', '--', 'true'],
+      ['submit', '--dry-run', '--name', 'par', '--cpu', '0.1', '--', 'true'],
+    ]) {
+      const r = await c.iris(args, fast);
+      expect(r.code, describeRun(args, r)).toBe(4);
+      expect(r.stderr).toMatch(refusal);
+      expect(r.stdout).not.toMatch(/submitted|would start/);
+    }
+    const retry = await c.iris(['retry', 'par'], fast);
+    expect(retry.code, describeRun(['retry', 'par'], retry)).toBe(4);
+    expect(retry.stderr).toMatch(/job \/par succeeded/);
+    expect((await c.job('/par')).run, 'no new run of /par').toBe(run);
+
+    const jobs = await c.iris(['jobs', '--prefix', 'par']);
+    expect(jobs.stdout).toMatch(/^\/par\s+\d+\s+SUCCEEDED\s.*\s1 job below it still running or pending\s*$/m);
+    const wait = await c.iris(['wait', 'par', '--timeout', '0s']);
+    expect(wait.code, describeRun(['wait', 'par', '--timeout', '0s'], wait)).toBe(124);
+    expect(wait.stdout.trim()).toBe('/par SUCCEEDED (1 job below it still running or pending)');
+    expect(wait.stderr).toContain(
+      'timed out after 0s waiting for par (/par itself SUCCEEDED, 1 job below it still running or pending)',
+    );
+    const waitJson = await c.iris(['wait', 'par', '--timeout', '0s', '--json']);
+    expect(waitJson.code).toBe(124);
+    expect(JSON.parse(waitJson.stdout)).toMatchObject({
+      done: false,
+      jobs: [{ name: '/par', state: 'SUCCEEDED', liveDescendants: 1 }],
+    });
+    const listed = await c.json<JobSummary[]>(['jobs', '--prefix', 'par']);
+    expect(listed.find((j) => j.name === '/par')?.liveDescendants).toBe(1);
+
+    const cancel = await c.json<Record<string, unknown>>(['cancel', 'par']);
+    expect(cancel).toEqual({
+      cancelled: ['/par/bg'],
+      alreadyEnded: [],
+      below: [{ name: '/par', state: 'SUCCEEDED', cancelled: ['/par/bg'] }],
+    });
+    await c.waitForState('/par/bg', 'KILLED');
+    // Once the subtree has ended, the name is free again (after the stopped child's process is gone).
+    const again = await c.iris(['submit', '--name', 'par', '--cpu', '0.1', '--', 'true']);
+    expect(again.code, describeRun(['submit', 'par'], again)).toBe(0);
+    expect(again.stdout).toMatch(/\/par/);
+  });
+
+  it('iris run of a parent that succeeded while its child failed: one line names the child, exit code 0', async () => {
+    const script = `iris submit --name bg --cpu 0.1 -- sh -c 'exit 5' || exit 1
+exit 0`;
+    const args = ['run', '--name', 'pf', '--cpu', '0.1', '--', 'sh', '-c', script];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(0);
+    expect(r.stderr).toContain('iris: /pf/bg FAILED (exit 5); /pf itself SUCCEEDED\n');
+    expect((await c.job('/pf')).state).toBe('SUCCEEDED');
+    // And no such line when every job below succeeded.
+    const ok = ['run', '--name', 'pg', '--cpu', '0.1', '--', 'sh', '-c', 'iris submit --name bg --cpu 0.1 -- true'];
+    const r2 = await c.iris(ok, { timeoutMs: 60_000 });
+    expect(r2.code, describeRun(ok, r2)).toBe(0);
+    expect(r2.stderr).not.toMatch(/itself SUCCEEDED/);
   });
 
   it('iris cancel kills the whole subtree; finished descendants keep their state', async () => {

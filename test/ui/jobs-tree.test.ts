@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTaskCounts, jobTreeRows, renderJobsTree } from '../../src/ui/jobs-tree.js';
+import { formatTaskCounts, jobTreeRows, liveBelowText, renderJobsTree } from '../../src/ui/jobs-tree.js';
 import { job, NOW } from './fixtures.js';
 
 describe('jobs tree', () => {
@@ -74,5 +74,16 @@ describe('jobs tree', () => {
     expect(formatTaskCounts({ total: 3, byState: { SUCCEEDED: 1, FAILED: 1, PREEMPTED: 1 } })).toBe(
       '1/3 ok, 1 failed, 1 preempted',
     );
+  });
+
+  it('gives an ended job with jobs below it still live a reason saying how many, its own reason first', () => {
+    const parent = job('/p', { state: 'SUCCEEDED', liveDescendants: 1 });
+    const text = renderJobsTree([parent, job('/p/bg', { state: 'RUNNING' })], NOW);
+    expect(text).toMatch(/^\/p\s+SUCCEEDED\s.*\s1 job below it still running or pending$/m);
+    expect(liveBelowText({ liveDescendants: 3 })).toBe('3 jobs below it still running or pending');
+    expect(liveBelowText({})).toBeNull();
+    const withReason = renderJobsTree([{ ...parent, reason: 'its own reason' }], NOW);
+    expect(withReason).toMatch(/its own reason$/m);
+    expect(withReason).not.toContain('below it');
   });
 });

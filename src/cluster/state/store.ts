@@ -31,7 +31,7 @@ import { asDamage } from './integrity.js';
 import type { LoadedState } from './persist.js';
 import { messageOf, type LoadProblem } from './load-check.js';
 import { Quarantines } from './quarantine.js';
-import { prepareSubmit, subtreeOf } from './submit.js';
+import { prepareSubmit, replacedBySubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { RuntimeHistory } from '../scheduler/planner/index.js';
 import type { ResultRow } from './results.js';
@@ -374,6 +374,33 @@ export class ClusterStore extends StoreCore {
   }
 
   /**
+   * Throws at once the conflict a submission of `name` would meet (its job or a job below it has
+   * not ended: submit.ts replacedBySubmit); returns the names it would replace ([] for a new name).
+   */
+  replacedBySubmit(name: string): string[] {
+    return replacedBySubmit(this.model, name);
+  }
+
+  /**
+   * The names `retry(name, downstream)` would run again, or the refusal it would meet (the same
+   * checks, made at once, without changing anything).
+   */
+  retryNames(name: string, downstream: boolean): string[] {
+    const job = this.model.jobs.get(name)?.job;
+    if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
+    if (!isFinalJobState(job.state))
+      throw conflict(
+        `job ${name} is still ${job.state}`,
+        `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`,
+      );
+    if (job.state === 'SUCCEEDED')
+      throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
+    const names = downstream ? this.cascadedFrom(name) : [name];
+    for (const n of names) replacedBySubmit(this.model, n);
+    return names;
+  }
+
+  /**
    * Run an ended job again (`iris retry`): a new run of the name with the same spec, in place of
    * the old one (archived with its subtree, as at submit). With `downstream`, also the jobs its
    * failure cascaded to (dependencies.ts cascadedDependents), each a new run waiting on the job
@@ -382,16 +409,7 @@ export class ClusterStore extends StoreCore {
    */
   retry(name: string, downstream: boolean): Job[] {
     return this.transaction(() => {
-      const job = this.model.jobs.get(name)?.job;
-      if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
-      if (!isFinalJobState(job.state))
-        throw conflict(
-          `job ${name} is still ${job.state}`,
-          `only an ended job can be retried: wait for it (iris wait ${name}) or cancel it first`,
-        );
-      if (job.state === 'SUCCEEDED')
-        throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
-      const names = downstream ? this.cascadedFrom(name) : [name];
+      const names = this.retryNames(name, downstream);
       const specs = names.map((n) => this.model.jobs.get(n)!.job.spec);
       return specs.map((spec) => this.submit(spec));
     }, true);

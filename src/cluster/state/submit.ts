@@ -1,9 +1,10 @@
 /**
  * Submission rules: which names may be (re)used, how a job and its tasks are built.
  *
- * - A name held by a non-final job is refused (conflict). A final job of the same name is
- *   replaced together with its subtree: each job of it leaves the live model and is archived as
- *   a run (archive.ts), with its tasks and attempts; nothing of it is lost.
+ * - A name held by a non-final job, or by a final job with a non-final job below it, is refused
+ *   (conflict; replacedBySubmit). A final job of the same name is replaced together with its
+ *   subtree: each job of it leaves the live model and is archived as a run (archive.ts), with its
+ *   tasks and attempts; nothing of it is lost.
  * - Every job gets a new run id from the persisted counter `meta.run` (the last id handed out):
  *   1, 2, 3, … over the cluster's life, children included; ids are never reused.
  * - A known parent in a final state refuses new children; an unknown parent is allowed
@@ -42,6 +43,30 @@ export function subtreeOf(model: ClusterModel, name: string): string[] {
   return out;
 }
 
+/**
+ * The jobs a submission of `name` replaces (the ended job of the name and its subtree; [] for a new
+ * name), or the conflict it meets: a job of the name that has not ended, or a job below it that
+ * has not (a SUCCEEDED parent leaves its descendants running). Pure and immediate, so a caller
+ * may refuse before it waits for anything (ControllerService.submit).
+ */
+export function replacedBySubmit(model: ClusterModel, name: string): string[] {
+  const existing = model.jobs.get(name)?.job;
+  if (!existing) return [];
+  if (!isFinalJobState(existing.state)) {
+    throw conflict(
+      `job ${name} is still ${existing.state}`,
+      `cancel it first (iris cancel ${name}) or choose another name`,
+    );
+  }
+  const replaces = subtreeOf(model, name);
+  for (const n of replaces) {
+    const j = model.jobs.get(n)!.job;
+    if (!isFinalJobState(j.state))
+      throw conflict(`job ${n} under ${name} is still ${j.state}`, `cancel it first (iris cancel ${n})`);
+  }
+  return replaces;
+}
+
 function checkCount(what: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) throw invalid(`${what} must be an integer >= ${min} (got ${value})`);
 }
@@ -56,22 +81,7 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   checkCount('maxTaskFailures', spec.maxTaskFailures, 0);
   checkCount('maxPreemptions', spec.maxPreemptions, 0);
 
-  let replaces: string[] = [];
-  const existing = model.jobs.get(name)?.job;
-  if (existing) {
-    if (!isFinalJobState(existing.state)) {
-      throw conflict(
-        `job ${name} is still ${existing.state}`,
-        `cancel it first (iris cancel ${name}) or choose another name`,
-      );
-    }
-    replaces = subtreeOf(model, name);
-    for (const n of replaces) {
-      const j = model.jobs.get(n)!.job;
-      if (!isFinalJobState(j.state))
-        throw conflict(`job ${n} under ${name} is still ${j.state}`, `cancel it first (iris cancel ${n})`);
-    }
-  }
+  const replaces = replacedBySubmit(model, name);
 
   const parentName = parentJob(name);
   const parent = parentName === null ? undefined : model.jobs.get(parentName)?.job;

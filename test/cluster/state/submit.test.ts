@@ -44,6 +44,25 @@ describe('ClusterStore.submit', () => {
     }
   });
 
+  it('refuses at once, changing nothing, the name of a succeeded job while its child runs (submit, retry)', () => {
+    const { store } = memStore();
+    store.submit(spec('/p'));
+    const n = start(store, '/p/task-0');
+    store.submit(spec('/p/bg'));
+    start(store, '/p/bg/task-0', 'w2');
+    store.finishAttempt('/p/task-0', n, { kind: 'exited', exitCode: 0 });
+    expect(store.job('/p')!.state).toBe('SUCCEEDED');
+    const run = store.job('/p')!.run;
+    // The checks the service makes before it waits for processes, and the submit's own: the same refusal.
+    expect(() => store.replacedBySubmit('/p')).toThrow(/job \/p\/bg under \/p is still RUNNING/);
+    expect(() => store.submit(spec('/p'))).toThrow(/job \/p\/bg under \/p is still RUNNING/);
+    expect(() => store.retryNames('/p', false)).toThrow(/job \/p succeeded/);
+    expect(() => store.retryNames('/p/bg', false)).toThrow(/job \/p\/bg is still RUNNING/);
+    expect(store.job('/p')!.run).toBe(run);
+    expect(store.job('/p/bg')!.state).toBe('RUNNING');
+    expect(store.replacedBySubmit('/new')).toEqual([]);
+  });
+
   it('replaces a finished job of the same name together with its subtree', () => {
     const { store, clock } = memStore();
     store.submit(spec('/x', { replicas: 2 }));
