@@ -223,7 +223,10 @@ export function groupText(job: SchedulerJob, count: number, largest: number, fre
   return `need ${count} workers in one ${job.coschedule} group, largest ${free ? 'free ' : ''}group has ${largest}`;
 }
 
-/** Why a host a gang needs cannot take its task now: `busy` (no room now), `off` (disabled, draining, removed), `cannot` (the job may not use it). */
+/**
+ * Why a host a gang needs cannot take its task now: `busy` (no room now), `off` (disabled, draining,
+ * removed), `cannot` (the job may not use it).
+ */
 export type HostBlock = 'busy' | 'off' | 'cannot';
 
 /** The hosts of one host-ordered group that a gang needs and that cannot take its tasks now (hostOrderText). */
