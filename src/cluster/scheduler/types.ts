@@ -77,6 +77,12 @@ export interface WorkerView {
    * counts it as present (placement/feasibility.ts).
    */
   disabled?: string | null;
+  /**
+   * True for a worker no longer in the configuration (or whose node was deleted): drained until a
+   * configuration names it again. Reasons name it as such, and leave out a gang group of only such
+   * workers (placement/explain.ts).
+   */
+  removed?: boolean;
   /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */
   costPerHour?: number;
   /**

@@ -84,6 +84,8 @@ export interface StoreOptions {
 export class ClusterStore extends StoreCore {
   /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
   private configured = new Set<string>();
+  /** Whether syncWorkers ran: before it, every worker counts as configured. */
+  private synced = false;
   /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
   private readonly reasons = new PendingReasons(this.model);
   private readonly quarantines = new Quarantines(
@@ -289,6 +291,14 @@ export class ClusterStore extends StoreCore {
     return [...this.model.workers.values()];
   }
 
+  /**
+   * False for a worker the last syncWorkers did not name (removed from the config, or its node deleted): it
+   * stays DRAINED until a later configuration names it again.
+   */
+  isConfigured(id: string): boolean {
+    return !this.synced || this.configured.has(id);
+  }
+
   worker(id: string): Worker | undefined {
     return this.model.workers.get(id);
   }
@@ -349,6 +359,7 @@ export class ClusterStore extends StoreCore {
    */
   syncWorkers(specs: WorkerSpec[]): void {
     this.configured = new Set(specs.map((spec) => spec.id));
+    this.synced = true;
     this.transaction(() => syncWorkerRows(this.model, specs));
   }
 

@@ -6,13 +6,17 @@
  * with the number of workers it excluded (`no worker fits: 1 excluded by constraint zone=b, 2 too
  * little free CPU (need 2, largest free 1)`), so a worker excluded by a constraint is never hidden
  * behind a capacity shortfall. The walk checks without reasons; only the workers turned down are
- * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers in one group of its
- * coschedule
- * attribute) is also checked for group size after the never filters (`largest group has`) and
- * after the whole chain (`largest free group has`); when free groups are large enough but no TPU
- * slice has its hosts 0..count-1 free (task i runs on host i, gang.ts), the reason names the busy
- * host of each slice (`slice-a host 0 (tpu-a-0) is busy`). With `view.free` absent only the never
- * filters run and null means some idle worker (or gang group) could run the job: that is the
+ * checked again with reasons, once the job is known to be blocked. A gang (needing `count` workers
+ * in one group of its coschedule attribute) is also checked for group size after the never
+ * filters (`largest group has`). In a pass, a gang that no group can take now gets ONE reason
+ * (`gangNow`), a partial gang or a whole slice alike: for TPU slices (task i runs on host i,
+ * gang.ts) it names, per slice, the needed hosts that cannot take their task and why, in the
+ * single-worker words for a worker's state (reason.ts `offText`): `slice-a host 0 (slice-a-0) is
+ * busy, host 2 (slice-a-2) is disabled (by user)`; otherwise `largest free group has`. A slice
+ * short only of hosts that are disabled or draining is named so rather than counted out as
+ * never; a group of workers that are all removed from the config is never named. With
+ * `view.free` absent only the never filters run and null means some idle worker (or gang group)
+ * could run the job: that is the
  * submit-time never check (feasibility.ts). A sticky stage (filters.ts STICKY) that runs out of
  * workers after the sticky filter turned the others down waits for its worker:
  * `sticky_worker_busy: waiting for worker w1 (where /p/train ran)`.
@@ -26,7 +30,8 @@ import {
   hostOrderText,
   stickyText,
   summarize,
-  type BlockedHost,
+  type BlockedGroup,
+  type HostBlock,
   type Reason,
 } from './reason.js';
 import type { SchedulerJob, Verdict, WorkerView } from '../types.js';
@@ -89,8 +94,8 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
       }
       if (rejected && !silent(filter, view)) excluded.push({ filter, workers: rejected });
       if (kept.length === 0) {
-        // A gang that runs out of workers now is short of a free group, whichever filter did it.
-        if (gang !== null && filter.kind === 'not_now') return groupText(job, count, 0, true);
+        // A gang that runs out of workers now is short of free hosts or a free group, whichever filter did it.
+        if (gang !== null && filter.kind === 'not_now') return gangNow(job, count, view, usable, []);
         // A sticky stage whose worker has no room waits for it, whatever the other workers have.
         if (job.sticky != null && excluded.some((e) => e.filter.name === 'sticky')) return stickyText(job);
         const explained = (ws: readonly number[], f: WorkerFilter) =>
@@ -105,46 +110,81 @@ export function explainJob(job: SchedulerJob, count: number, view: PlacementView
       }
       list = kept;
     }
-    if (gang !== null && (i === LAST_NEVER || i === chain.length - 1)) {
-      const free = filter.kind === 'not_now';
+    if (gang !== null && i === LAST_NEVER) {
+      usable = list;
       const largest = largestGroup(workers, list, gang);
-      if (largest < count) return groupText(job, count, largest, free);
-      if (!free) usable = list;
-      else if (i === chain.length - 1) return blockedHosts(job, count, workers, usable, list);
+      // In a pass, a group short only of hosts that are disabled or draining is named by gangNow instead.
+      if (largest < count && !(view.free && largestGroup(workers, usableIfUp(job, workers), gang) >= count)) {
+        return groupText(job, count, largest, false);
+      }
     }
+    if (gang !== null && view.free && i === chain.length - 1) return gangNow(job, count, view, usable, list);
   }
   return null;
 }
 
+/** The workers that would pass the never filters if every one not removed from the config were up again. */
+function usableIfUp(job: SchedulerJob, all: readonly WorkerView[]): number[] {
+  const workers = all.map((w) => (w.schedulable || w.removed ? w : { ...w, schedulable: true }));
+  const view: PlacementView = { workers };
+  const out: number[] = [];
+  for (let w = 0; w < workers.length; w++) {
+    if (NEVER_FILTERS.every((f) => !f.appliesTo(job) || f.check(job, view, w, false).kind === 'ok')) out.push(w);
+  }
+  return out;
+}
+
+/** Hosts named per group, and groups named, at most. */
+const NAMED_HOSTS = 3;
+const NAMED_GROUPS = 3;
+
 /**
- * For a gang with `count` free workers in some group: null when some group can take it now
- * (gang.ts pickMembers: a TPU slice's hosts 0..count-1, else any `count` members), else the
- * reason naming each slice's first needed host that is not free (`now`), or that the job may not
- * use at all (not in `usable`).
+ * Why a gang of `count` gets no group now, or null when some group can take it (gang.ts
+ * pickMembers: a TPU slice's hosts 0..count-1, else any `count` members). `usable`: the workers
+ * the never filters kept; `now`: those of them that can take a task now. For each TPU slice with
+ * enough hosts (not all removed), its needed hosts not free now: busy (usable), off (disabled,
+ * draining, removed: up again they could run it) or not for this job at all.
  */
-function blockedHosts(
+function gangNow(
   job: SchedulerJob,
   count: number,
-  workers: readonly WorkerView[],
+  view: PlacementView,
   usable: readonly number[],
   now: readonly number[],
 ): string | null {
+  const { workers } = view;
   const free = new Set(now);
   const allowed = new Set(usable);
-  const blocked: BlockedHost[] = [];
+  let up: Set<number> | null = null;
+  const why = (w: number): HostBlock => {
+    if (allowed.has(w)) return 'busy';
+    const worker = workers[w]!;
+    if (worker.schedulable) return 'cannot';
+    if (worker.removed) return 'off';
+    up ??= new Set(usableIfUp(job, workers));
+    return up.has(w) ? 'off' : 'cannot';
+  };
+  const blocked: BlockedGroup[] = [];
   let more = 0;
   for (const group of groupWorkers(workers, job.coschedule!)) {
     const { members } = group;
-    if (members.length < count) continue;
+    if (members.length < count || members.every((w) => workers[w]!.removed)) continue;
     if (!group.hostOrdered) {
       if (members.filter((w) => free.has(w)).length >= count) return null;
       continue;
     }
-    const host = members.findIndex((w, k) => k < count && !free.has(w));
-    if (host < 0 || host >= count) return null;
-    const w = members[host]!;
-    if (blocked.length < 3) blocked.push({ group: group.value, host, worker: workers[w]!, busy: allowed.has(w) });
+    const hosts: Array<{ host: number; worker: WorkerView; why: HostBlock }> = [];
+    let extra = 0;
+    for (let k = 0; k < count; k++) {
+      const w = members[k]!;
+      if (free.has(w)) continue;
+      if (hosts.length < NAMED_HOSTS) hosts.push({ host: k, worker: workers[w]!, why: why(w) });
+      else extra++;
+    }
+    if (hosts.length === 0) return null;
+    if (blocked.length < NAMED_GROUPS) blocked.push({ group: group.value, hosts, more: extra });
     else more++;
   }
-  return blocked.length > 0 ? hostOrderText(job, count, blocked, more) : null;
+  if (blocked.length > 0) return hostOrderText(job, count, blocked, more);
+  return groupText(job, count, largestGroup(workers, now, job.coschedule!), true);
 }

@@ -64,13 +64,22 @@ function gpuMemoryText(need: number, owner: string, has: number): string {
   return `need ${formatBytes(need)} gpu memory, ${owner} has ${has < 0 ? 'an unknown amount' : formatBytes(has)}`;
 }
 
+/**
+ * Why a worker takes no placements, in the words every reason uses for it: `is disabled (by user: test)`,
+ * `is draining` (draining or drained), `is not in the config` (WorkerView.removed).
+ */
+export function offText(worker: WorkerView): string {
+  if (worker.removed) return 'is not in the config';
+  return worker.disabled ? `is disabled (${worker.disabled})` : 'is draining';
+}
+
 function workerText(r: Reason): string {
   const id = r.worker.id;
   const job = r.job;
   const device = job.resources.device;
   switch (r.filter) {
     case 'schedulable':
-      return r.worker.disabled ? `worker ${id} is disabled (${r.worker.disabled})` : `worker ${id} is draining`;
+      return `worker ${id} ${offText(r.worker)}`;
     case 'device-type':
       return `worker ${id} has no ${device!.type} devices`;
     case 'device-variant':
@@ -162,7 +171,7 @@ export function summarize(
   const device = job.resources.device;
   switch (filter) {
     case 'schedulable':
-      return workerCount === 0 ? 'the cluster has no workers' : `all ${workerCount} workers are ${offText(failures)}`;
+      return workerCount === 0 ? 'the cluster has no workers' : `all ${workerCount} workers are ${offKinds(failures)}`;
     case 'device-type':
       return `no ${device!.type} workers in the cluster`;
     case 'device-variant':
@@ -198,7 +207,7 @@ export function summarize(
 }
 
 /** What the workers the schedulable filter turned down are: `draining`, `disabled`, or both. */
-function offText(failures: ReadonlyArray<readonly Reason[]>): string {
+function offKinds(failures: ReadonlyArray<readonly Reason[]>): string {
   const disabled = failures.filter((f) => f[0]?.worker.disabled).length;
   if (disabled === 0) return 'draining';
   return disabled === failures.length ? 'disabled' : 'draining or disabled';
@@ -214,27 +223,44 @@ export function groupText(job: SchedulerJob, count: number, largest: number, fre
   return `need ${count} workers in one ${job.coschedule} group, largest ${free ? 'free ' : ''}group has ${largest}`;
 }
 
-/** A host a gang needs in a host-ordered group that cannot take its task now (hostOrderText). */
-export interface BlockedHost {
+/**
+ * Why a host a gang needs cannot take its task now: `busy` (no room now), `off` (disabled, draining,
+ * removed), `cannot` (the job may not use it).
+ */
+export type HostBlock = 'busy' | 'off' | 'cannot';
+
+/** The hosts of one host-ordered group that a gang needs and that cannot take its tasks now (hostOrderText). */
+export interface BlockedGroup {
   group: string;
-  /** Its index in the group: the gang's task of that index must run there. */
-  host: number;
-  worker: WorkerView;
-  /** True: it passes the never filters and lacks free room now; false: the job may not use it. */
-  busy: boolean;
+  /** The first few such hosts, by index in the group (task i must run on host i). */
+  hosts: ReadonlyArray<{ host: number; worker: WorkerView; why: HostBlock }>;
+  /** How many more such hosts the group has. */
+  more: number;
+}
+
+function hostText(host: number, worker: WorkerView, why: HostBlock): string {
+  const state = why === 'busy' ? 'is busy' : why === 'off' ? offText(worker) : 'cannot run it';
+  return `host ${host} (${worker.id}) ${state}`;
 }
 
 /**
- * A gang that has enough free workers in some group but not its hosts 0..count-1 of any TPU slice
- * (task i runs on host i, placement/gang.ts): names, per group, the first needed host that cannot
- * take it, e.g. `need hosts 0-1 of one tpu-name group (task i runs on host i): slice-a host 0
- * (tpu-a-0) is busy`. At most three groups are named; `more` counts the rest.
+ * The one reason of a TPU gang (partial or a whole slice) that no slice can take now because its hosts
+ * 0..count-1 are not all free (task i runs on host i, placement/gang.ts): names, per group, the needed hosts that
+ * cannot take it and why, in the single-worker words for a worker's state (offText), e.g. `need hosts 0-1 of one
+ * tpu-name group (task i runs on host i): slice-a host 0 (slice-a-0) is busy; slice-b host 1 (slice-b-1) is
+ * disabled (by user)`. At most three groups are named; `more` counts the rest.
  */
-export function hostOrderText(job: SchedulerJob, count: number, blocked: readonly BlockedHost[], more: number): string {
+export function hostOrderText(
+  job: SchedulerJob,
+  count: number,
+  blocked: readonly BlockedGroup[],
+  more: number,
+): string {
   const hosts = count === 1 ? 'host 0' : `hosts 0-${count - 1}`;
-  const parts = blocked.map(
-    (b) => `${b.group} host ${b.host} (${b.worker.id}) ${b.busy ? 'is busy' : 'cannot run it'}`,
-  );
+  const parts = blocked.map((g) => {
+    const named = g.hosts.map((h) => hostText(h.host, h.worker, h.why)).join(', ');
+    return `${g.group} ${named}${g.more > 0 ? ` and ${g.more} more host${g.more === 1 ? '' : 's'}` : ''}`;
+  });
   if (more > 0) parts.push(`${more} more group${more === 1 ? '' : 's'} likewise`);
   return `need ${hosts} of one ${job.coschedule} group (task i runs on host i): ${parts.join('; ')}`;
 }

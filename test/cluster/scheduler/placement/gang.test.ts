@@ -43,7 +43,10 @@ describe('gangs (seed 002)', () => {
     ];
     const plan = schedule(snapshot([gang('/g', 4)], workers));
     expect(plan.placements).toEqual([]);
-    expect(plan.reasons.get('/g')).toBe('need 4 workers in one tpu-name group, largest free group has 3');
+    // A whole-slice gang names the busy host, as a partial gang does (one reason, explain.ts gangNow).
+    expect(plan.reasons.get('/g')).toBe(
+      'need hosts 0-3 of one tpu-name group (task i runs on host i): s host 3 (w3) is busy',
+    );
   });
 
   it('never splits a gang across groups', () => {
@@ -116,7 +119,10 @@ describe('gangs (seed 002)', () => {
       ),
     );
     expect(Object.keys(where(plan))).toEqual(['/g1/task-0', '/g1/task-1']);
-    expect(plan.reasons.get('/g2')).toBe('need 2 workers in one tpu-name group, largest free group has 0');
+    // The hosts /g1 took this pass are busy for /g2.
+    expect(plan.reasons.get('/g2')).toBe(
+      'need hosts 0-1 of one tpu-name group (task i runs on host i): a host 0 (a0) is busy, host 1 (a1) is busy',
+    );
   });
 
   it('gangs are placed before independent tasks that come earlier in the queue', () => {

@@ -68,13 +68,13 @@ describe('a gang takes hosts 0..n-1 of one slice under every queue policy and pl
     },
   );
 
-  it('a host the job may not use (draining) is named as such, and the slice cannot be reserved', () => {
+  it('a draining host is named in the single-worker words, and the slice cannot be reserved', () => {
     const workers = slice('a', 3).map((w) => (w.id === 'a-0' ? { ...w, schedulable: false } : w));
     const scheduler = new QueueScheduler({ policy: 'easy' });
     const plan = scheduler.pass(snap([gang('/g', 2)], workers, []));
     expect(plan.placements).toEqual([]);
     expect(plan.reasons.get('/g')).toBe(
-      'need hosts 0-1 of one tpu-name group (task i runs on host i): a host 0 (a-0) cannot run it; ' +
+      'need hosts 0-1 of one tpu-name group (task i runs on host i): a host 0 (a-0) is draining; ' +
         'no start can be reserved on the current workers',
     );
   });

@@ -29,7 +29,8 @@ describe.each(PLACEMENTS)('gangs under queue policies (%s placement)', (label, p
     const plan = new QueueScheduler({}, placement).pass(snap([gang, single], slices, busy));
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/gang': 1500 });
     expect(isoReason(plan.reasons.get('/gang'))).toBe(
-      'need 4 workers in one tpu-name group, largest free group has 2; reserved to start at 1970-01-01T00:00:01.500Z',
+      'need hosts 0-3 of one tpu-name group (task i runs on host i): s0 host 0 (s0-0) is busy, host 1 (s0-1) is ' +
+        'busy; s1 host 0 (s1-0) is busy, host 2 (s1-2) is busy; reserved to start at 1970-01-01T00:00:01.500Z',
     );
     // s0-2 and s0-3 are free now but reserved for the gang from 1500; /single runs past that.
     expect(where(plan)).toEqual({ '/single/task-0': 's1-0' });
