@@ -303,9 +303,10 @@ class Engine {
       }
       if (placedJobs.size === 0) break;
       this.pending.compact();
-      // A pass that looked at fewer jobs than its depth saw the whole queue: another pass with
-      // no resource change cannot start anything more.
-      if (placedJobs.size + plan.reasons.size < this.queueDepth) break;
+      // Another pass at this instant, with no resource change and no new job, would start
+      // nothing: the queue policy's pass says so (Plan.settled, queue/pass.ts); a first-fit pass
+      // that looked at fewer jobs than its depth saw the whole queue.
+      if (plan.settled === true || placedJobs.size + plan.reasons.size < this.queueDepth) break;
     }
   }
 

@@ -186,6 +186,11 @@ export interface Plan {
   reservations?: Map<string, number>;
   /** Under a baseline placement mode: the memory to give the next pass (Snapshot.placementMemory). */
   placementMemory?: PlacementMemory;
+  /**
+   * True when a next pass at the same instant, with no resource change and no new job, would
+   * start nothing (queue/pass.ts): the simulator runs no such pass. Absent: it might.
+   */
+  settled?: boolean;
 }
 
 /** The filters of the one placement chain (placement/filters.ts), in chain order. */

@@ -51,6 +51,8 @@ const RANKED_WINDOW = 64;
  * damping and the decision of later tasks).
  */
 export class AdaptiveSelector implements PassSelector {
+  /** The best feasible worker is always chosen: none is ruled out. */
+  readonly takesAnyFeasible = true;
   private readonly mu: Float64Array;
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;

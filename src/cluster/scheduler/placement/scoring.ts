@@ -140,6 +140,11 @@ export interface PassSelector {
   placed(job: SchedulerJob, w: number): void;
   /** A failed `select` says nothing about other jobs of the same task shape (PassScorer.perJob). */
   readonly perJob?: boolean;
+  /**
+   * True when `select` returns a worker whenever one of the candidates is feasible (it never
+   * rules one out): a task it does not place had no feasible worker (queue/pass.ts Plan.settled).
+   */
+  readonly takesAnyFeasible?: boolean;
   /** The placement's own reason why `job` (a name) could not be placed in this pass, or null: explain.ts gives one. */
   reasonFor?(job: string): string | null;
   /** The memory for the next pass (Plan.placementMemory); absent: the placement keeps none. */

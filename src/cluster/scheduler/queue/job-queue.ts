@@ -3,7 +3,11 @@
  * snapshot marked `pendingOrdered` is read lazily, so a pass costs what it considers rather than
  * the whole queue; otherwise the pending tasks are grouped by job and the jobs sorted (a job's
  * tasks are sorted only when they come out of order).
+ *
+ * `leastAhead` bounds what the jobs not read yet ask: no task of theirs asks less cpu, memory or
+ * devices than it says (pass.ts ends its walk when no worker has room for that much).
  */
+import { devicesNeeded } from '../placement/fit.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
 
@@ -39,9 +43,59 @@ function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {
   return { job, tasks };
 }
 
+/** The least each resource is asked by one task of some job (LeastAhead). */
+export interface Least {
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: number;
+}
+
+/**
+ * Per job not read when it was built (by position: a task index, or a list index), the least
+ * asked by it and every job after it. Built once, in one pass over the rest of the queue.
+ */
+class LeastAhead {
+  private readonly starts: number[] = [];
+  private cpu: number[] = [];
+  private mem: number[] = [];
+  private dev: number[] = [];
+  private at = 0;
+  private readonly out: Least = { cpuMillis: Infinity, memoryBytes: Infinity, devices: Infinity };
+
+  add(position: number, job: SchedulerJob): void {
+    const r = job.resources;
+    this.starts.push(position);
+    this.cpu.push(r.cpuMillis);
+    this.mem.push(r.memoryBytes);
+    this.dev.push(devicesNeeded(r));
+  }
+
+  /** After the last `add`: each entry becomes the least over it and the entries after it. */
+  close(): void {
+    const { cpu, mem, dev } = this;
+    for (let k = cpu.length - 2; k >= 0; k--) {
+      if (cpu[k + 1]! < cpu[k]!) cpu[k] = cpu[k + 1]!;
+      if (mem[k + 1]! < mem[k]!) mem[k] = mem[k + 1]!;
+      if (dev[k + 1]! < dev[k]!) dev[k] = dev[k + 1]!;
+    }
+  }
+
+  /** The least over the jobs starting at or after `position` (positions only grow between calls). */
+  from(position: number): Least {
+    const { starts, out } = this;
+    while (this.at < starts.length && starts[this.at]! < position) this.at++;
+    const k = this.at;
+    out.cpuMillis = k < starts.length ? this.cpu[k]! : Infinity;
+    out.memoryBytes = k < starts.length ? this.mem[k]! : Infinity;
+    out.devices = k < starts.length ? this.dev[k]! : Infinity;
+    return out;
+  }
+}
+
 export class JobQueue {
   private readonly list: QueuedJob[] | null = null;
   private position = 0;
+  private least: LeastAhead | null = null;
   /** Index in `snapshot.pending` of the first task of the job `next` returned last (ordered snapshots). */
   lastStart = -1;
   /** True when every pending job can be read (the snapshot was not pre-ordered). */
@@ -98,6 +152,35 @@ export class JobQueue {
     let i = 0;
     while (i < n && pending[i] === head[i]) i++;
     this.position = i;
+  }
+
+  /**
+   * The least any job `next` has not returned yet asks of each resource, per task (Infinity: no
+   * job left). Jobs `skip` would pass over count too (a bound, not an exact value). The first
+   * call reads the rest of the queue once (no entries built); later calls cost O(1) amortized.
+   * The object returned is reused by the next call.
+   */
+  leastAhead(): Least {
+    let least = this.least;
+    if (least === null) {
+      least = this.least = new LeastAhead();
+      if (this.list) {
+        for (let i = this.position; i < this.list.length; i++) least.add(i, this.list[i]!.job);
+      } else {
+        const pending = this.snapshot.pending;
+        const jobs = this.snapshot.jobs;
+        let last = '';
+        for (let i = this.position; i < pending.length; i++) {
+          const name = pending[i]!.job;
+          if (name === last) continue;
+          last = name;
+          const job = jobs.get(name);
+          if (job) least.add(i, job);
+        }
+      }
+      least.close();
+    }
+    return least.from(this.position);
   }
 
   /**

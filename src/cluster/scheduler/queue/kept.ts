@@ -23,9 +23,31 @@
  */
 import { WorkerCalendar, type Amounts, type SpanId } from '../planner/index.js';
 import type { RunningAllocation, SchedulerTask, Snapshot, WorkerView } from '../types.js';
-import { PART, type HeldSpans } from './allocate.js';
-import type { KeptPass, KeptReservation } from './pass.js';
+import { PART, type HeldSpans, type Reservation } from './allocate.js';
 import type { QueueState } from './state.js';
+
+/** A reservation and the spans it holds in the calendars. */
+export interface KeptReservation {
+  reservation: Reservation;
+  spans: HeldSpans;
+}
+
+/**
+ * Calendars a caller keeps across passes (KeptCalendars), already holding the running tasks
+ * and, in `reserved`, standing reservations of the state (each one fits with all the others).
+ * The pass takes out the ones it drops and records in `spans` where every reservation it ends
+ * with is held.
+ */
+export interface KeptPass {
+  calendars: WorkerCalendar[];
+  unboundedHolds: boolean;
+  reserved: ReadonlyMap<string, KeptReservation>;
+  /**
+   * The previous pass's `standingHead` (PassResult), when that pass only saw arrivals and the
+   * state it made is the one given now; else null.
+   */
+  standingHead: readonly SchedulerTask[] | null;
+}
 
 function releaseAll(calendars: readonly WorkerCalendar[], spans: HeldSpans): void {
   for (let i = 0; i < spans.length; i += 2) calendars[spans[i]!]!.remove(spans[i + 1]!);

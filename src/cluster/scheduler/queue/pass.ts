@@ -10,16 +10,16 @@
  * users over a quota go last; after a pass that only saw arrivals, jobs blocked before stand
  * (nothing was freed since) and only the jobs it looked at are covered.
  *
- * A pass walks pending jobs in progress order, the whole queue unless the policy stops, and for
- * each runs allocate-or-reserve (allocate.ts). The first `queueDepth` jobs it plans are the
- * window: only they may get a reservation, while fewer than the policy's reservation depth are
- * held; every later job may still start now, never reserve. A job that cannot be reserved
- * (reservations used up, or past the window) and provably cannot start now (start-cache.ts:
- * O(1) per job) is skipped: blocked, not counted toward queueDepth. A policy that stops at the
- * first blocked job ends the pass there. Users at/over a running quota are deferred behind
- * everyone (as in first-fit) and never hold a reservation. A blocked job past the window stands
- * (is not retried until resources change) only when the policy's reservations are used up; else
- * the next pass may reserve it. The steps, in order:
+ * A pass walks pending jobs in progress order, the whole queue unless the policy stops (or nothing
+ * more can start: below), and for each runs allocate-or-reserve (allocate.ts). The first
+ * `queueDepth` jobs it plans are the window: only they may get a reservation, while fewer than the
+ * policy's reservation depth are held; every later job may still start now, never reserve. A job
+ * that cannot be reserved (reservations used up, or past the window) and provably cannot start now
+ * (start-cache.ts: O(1) per job) is skipped: blocked, not counted toward queueDepth. A policy that
+ * stops at the first blocked job ends the pass there. Users at/over a running quota are deferred
+ * behind everyone (as in first-fit) and never hold a reservation. A blocked job past the window
+ * stands (is not retried until resources change) only when the policy's reservations are used up;
+ * else the next pass may reserve it. The steps, in order:
  *
  * 1. restoreReservations (only new jobs arrived): standing reservations go back into the
  *    planner; one whose start has passed, or that no longer fits, is dropped and its job
@@ -34,10 +34,13 @@
  *    Reservations of jobs now outside the window are dropped.
  * 4. allocateWindow, then the rest of the queue (walkOn), 5. allocateDeferred (over-quota users
  *    last, never reserving).
- * 6. explainBlocked: a reason for each job the pass looked at, on the capacity left after it (a
- *    baseline placement mode's own reason first, e.g. the worker a static-worker job is bound to).
- *    With options.explain false the same jobs get an entry with an empty text, and the state
- *    the same blocked jobs and reservations (the simulator's fast path).
+ * 6. reportBlocked (report.ts): a reason for each job, and which blocked jobs stand.
+ *
+ * The walk ends early, past the window, once no job it has not reached can start now or be
+ * reserved (walk-end.ts RoomLeft): those jobs get the reason a skipped job gets (report.ts), but
+ * do not stand: the next pass looks at them again. Not under a policy that stops at the first
+ * blocked job, nor for an estimate. The plan says when a next pass at the same instant would
+ * start nothing (Plan.settled, walk-end.ts settledAfter).
  */
 import type { Placement, Plan, SchedulerTask, Snapshot } from '../types.js';
 import type { PlacementProfile } from '../placement/scoring.js';
@@ -49,45 +52,14 @@ import {
   type HeldSpans,
   type Outcome,
   type QueuedJob,
-  type Reservation,
 } from './allocate.js';
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
-import type { WorkerCalendar } from '../planner/index.js';
-
-/** A reservation and the spans it holds in the calendars. */
-export interface KeptReservation {
-  reservation: Reservation;
-  spans: HeldSpans;
-}
-
-/**
- * Calendars a caller keeps across passes (kept.ts), already holding the snapshot's running tasks
- * and, in `reserved`, standing reservations of the state (each one fits with all the others).
- * The pass takes out the ones it drops and records in `spans` where every reservation it ends
- * with is held.
- */
-export interface KeptPass {
-  calendars: WorkerCalendar[];
-  unboundedHolds: boolean;
-  reserved: ReadonlyMap<string, KeptReservation>;
-  /**
-   * The previous pass's `standingHead` (PassResult), when that pass only saw arrivals and the
-   * state it made is the one given now; else null.
-   */
-  standingHead: readonly SchedulerTask[] | null;
-}
+import type { KeptPass, KeptReservation } from './kept.js';
 import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
-import { Explainer, unreservableText } from './reasons.js';
-import { nextQueueState, renderBlocked, type Blocked, type QueueState } from './state.js';
-
-/** What the walk did with one job. `planning`: within the window (it stands if still blocked). */
-interface Result {
-  q: QueuedJob;
-  out: Outcome;
-  quota: string | null;
-  planning: boolean;
-}
+import { reportBlocked, type Result, type Walked } from './report.js';
+import { nextQueueState, type Blocked, type QueueState } from './state.js';
+import { RoomLeft, settledAfter } from './walk-end.js';
 
 /** The outcome of a job skipped because it provably cannot start now and cannot be reserved. */
 const SKIPPED: Outcome = Object.freeze({ placed: 0, reservation: null, held: null, unreservable: false });
@@ -112,7 +84,7 @@ export interface PassResult {
   standingHead: SchedulerTask[] | null;
 }
 
-class Pass {
+class Pass implements Walked {
   readonly rule: QueuePolicyRule;
   readonly ctx: PassContext;
   readonly now: number;
@@ -123,23 +95,28 @@ class Pass {
   readonly added = new Map<string, Blocked>();
   readonly dropped: string[] = [];
   private readonly droppedSet = new Set<string>();
-  private readonly queue: JobQueue;
+  readonly queue: JobQueue;
   window: QueuedJob[] = [];
-  /** The first job past the window (when the queue is complete), for its reason. */
-  private beyond: QueuedJob | null = null;
+  /** The first job past the walk, read already (when the queue is complete, or the walk ended early). */
+  beyond: QueuedJob | null = null;
   /** Old spans of window jobs held while the jobs ahead of them are planned. */
   private readonly held = new Map<string, HeldSpans>();
-  private readonly results: Result[] = [];
-  private readonly deferred: Array<{ q: QueuedJob; planning: boolean }> = [];
+  readonly results: Result[] = [];
+  readonly deferred: Array<{ q: QueuedJob; planning: boolean }> = [];
   /** Jobs planned so far (given the chance of a reservation): the window is queueDepth of them. */
   private counted = 0;
   /** Blocked jobs that may hold a reservation at once (the policy's reservation depth). */
-  private readonly limit: number;
+  readonly limit: number;
   /** The test buildWindow skips standing jobs by (undefined: none skipped), for the rest of the walk. */
   private skipStanding: ((name: string) => boolean) | undefined = undefined;
-  private deferredDone = 0;
-  private stoppedBy: string | null = null;
-  private stopAt = 0;
+  deferredDone = 0;
+  stoppedBy: string | null = null;
+  stopAt = 0;
+  /** The walk may end early (the header): not for fcfs, nor for an estimate. */
+  private endable = false;
+  /** The walk ended early: nothing more could start. */
+  ended = false;
+  private readonly room: RoomLeft;
   /** Reservations standing in kept calendars at the start of the pass (empty without). */
   private readonly kept: ReadonlyMap<string, KeptReservation>;
   readonly spans = new Map<string, KeptReservation>();
@@ -163,6 +140,7 @@ class Pass {
     this.headHint = kept?.standingHead ?? null;
     this.now = this.ctx.now;
     this.queue = new JobQueue(snapshot);
+    this.room = new RoomLeft(this.ctx);
   }
 
   /** A blocked job left standing from an earlier pass (not reconsidered in this one). */
@@ -192,6 +170,7 @@ class Pass {
 
   /** `fullWindow`: keep standing jobs in the window (estimate walks the jobs ahead). */
   buildWindow(fullWindow: boolean): void {
+    this.endable = !fullWindow && !this.rule.stopAtFirstBlocked;
     const keepStanding = this.resourcesChanged || this.rule.stopAtFirstBlocked || fullWindow;
     // Skipping standing jobs (only new jobs arrived): the test standing() makes, on the maps directly.
     const blocked = this.state.blocked;
@@ -280,6 +259,13 @@ class Pass {
     const depth = this.options.queueDepth;
     for (let q = this.beyond; q; q = this.queue.next(this.skipStanding)) {
       this.beyond = null;
+      // No reservation left to give, and no room for q or any job after it: the walk ends.
+      const reservable = this.counted < depth && this.reservations.size < this.limit;
+      if (this.endable && !reservable && this.room.noneFor(q, this.queue)) {
+        this.beyond = q;
+        this.ended = true;
+        break;
+      }
       const name = q.job.name;
       const planning = this.counted < depth;
       if (planning) this.window.push(q);
@@ -351,83 +337,10 @@ class Pass {
     }
   }
 
-  /** Without reason text (options.explain false): the same entries and state, empty texts. */
-  recordBlocked(): void {
-    const { reasons } = this;
-    const usedUp = this.reservations.size >= this.limit;
-    for (const { q, out, planning } of this.results) {
-      if (q.tasks.length - out.placed === 0) continue;
-      reasons.set(q.job.name, '');
-      if (!planning && !usedUp) continue;
-      const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
-      this.added.set(q.job.name, {
-        base: '',
-        reservation: out.reservation,
-        note: null,
-        since,
-        reservedPass: this.number,
-      });
-    }
-    for (let i = this.stopAt; i < this.window.length; i++) {
-      const name = this.window[i]!.job.name;
-      if (!this.standing(name)) reasons.set(name, '');
-    }
-    for (let i = this.deferredDone; i < this.deferred.length; i++) reasons.set(this.deferred[i]!.q.job.name, '');
-    if (this.queue.complete) for (let q = this.beyond; q; q = this.queue.next()) reasons.set(q.job.name, '');
-  }
-
-  explainBlocked(): void {
-    if (this.options.explain === false) {
-      this.recordBlocked();
-      return;
-    }
-    const { ctx, now, reasons } = this;
-    // Reasons, on the free capacity left after this pass.
-    const explainer = new Explainer(ctx);
-    const usedUp = this.reservations.size >= this.limit;
-    for (const { q, out, quota, planning } of this.results) {
-      const remaining = q.tasks.length - out.placed;
-      if (remaining === 0) continue;
-      let base =
-        ctx.selector?.reasonFor?.(q.job.name) ??
-        explainer.base(q.job, remaining) ??
-        explainer.held(this.reservations, q.job.name);
-      if (quota) base = `${quota}; ${base}`;
-      const since = this.state.blocked.get(q.job.name)?.since ?? this.number;
-      const b: Blocked = {
-        base,
-        reservation: out.reservation,
-        note: out.unreservable ? unreservableText(ctx) : null,
-        since,
-        reservedPass: this.number,
-      };
-      // Past the window a job stands (not retried until resources change) only when no more
-      // reservations could be given: else the next pass may reserve it.
-      if (planning || usedUp) this.added.set(q.job.name, b);
-      reasons.set(q.job.name, renderBlocked(b, now));
-    }
-    const behind = `waiting behind ${this.stoppedBy} (queue policy ${this.rule.name} starts jobs strictly in order)`;
-    // Standing jobs keep the reason they were given when they blocked (it names no relative
-    // time, so it does not go stale); only the "waiting behind" of a stopped pass is new.
-    for (let i = this.stopAt; i < this.window.length; i++) {
-      const q = this.window[i]!;
-      if (!this.standing(q.job.name)) reasons.set(q.job.name, behind);
-    }
-    for (let i = this.deferredDone; i < this.deferred.length; i++) {
-      const { q } = this.deferred[i]!;
-      reasons.set(q.job.name, `${ctx.quota.overReason(q.job.user) ?? 'deferred'}; ${behind}`);
-    }
-    // The walk reads the whole queue unless it stopped: then the rest waits behind that job.
-    if (this.queue.complete) {
-      for (let q = this.beyond; q; q = this.queue.next()) {
-        const b = this.standing(q.job.name);
-        reasons.set(q.job.name, b ? renderBlocked(b, now) : behind);
-      }
-    }
-  }
-
   result(): PassResult {
+    reportBlocked(this, this.reasons, this.added);
     const plan: Plan = { placements: this.placements, reasons: this.reasons, reservations: this.reservations };
+    if (settledAfter(this.ctx, this.reservations, this.deferred.length)) plan.settled = true;
     const memory = this.ctx.selector?.memory?.();
     if (memory) plan.placementMemory = memory;
     return {
@@ -463,7 +376,6 @@ export function runPass(
   pass.holdEarlierReservations();
   pass.allocateWindow();
   pass.allocateDeferred();
-  pass.explainBlocked();
   return pass.result();
 }
 

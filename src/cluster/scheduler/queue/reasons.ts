@@ -38,7 +38,8 @@ export class Explainer {
   /** The scheduler's reason for `count` tasks of `job`, or null when free capacity alone would fit. */
   base(job: SchedulerJob, count: number): string | null {
     const size = job.coschedule !== null ? count : 1;
-    const key = `${shapeKey(job)}@${job.coschedule ?? ''}@${size}`;
+    // An independent job's key is its shape key as it is (memoized per job: no new string per job).
+    const key = job.coschedule === null ? shapeKey(job) : `${shapeKey(job)}@${job.coschedule}@${size}`;
     if (this.memo.has(key)) return this.memo.get(key)!;
     const scratch = this.ctx.scratch;
     const reason = explainJob(job, size, {

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import { PART, type Reservation } from '../../../../src/cluster/scheduler/queue/allocate.js';
 import { QueueScheduler, type QueuePolicy } from '../../../../src/cluster/scheduler/queue/index.js';
-import type { Plan, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
+import type {
+  Plan,
+  RunningAllocation,
+  SchedulerJob,
+  Snapshot,
+  WorkerView,
+} from '../../../../src/cluster/scheduler/types.js';
 import { hold, PLACEMENTS, simulate, snap, startedJobs, timed, worker, type SimJob } from './helpers.js';
 
 const BACKFILLING: QueuePolicy[] = ['easy', 'conservative', 'hybrid'];
@@ -21,14 +27,50 @@ interface Seen {
   after: Reservation[];
 }
 
-/** A QueueScheduler that records, per pass, the reservations before and after it. */
+/**
+ * The snapshot a next pass at the same instant sees: the tasks `plan` started run (until their
+ * planned end) on the capacity they took; nothing else changed.
+ */
+function afterPlan(snapshot: Snapshot, plan: Plan): Snapshot {
+  const started = new Set(plan.placements.map((p) => p.task));
+  const running: RunningAllocation[] = [...(snapshot.running ?? [])];
+  const workers = snapshot.workers.map((w) => ({ ...w, free: { ...w.free, devices: [...w.free.devices] } }));
+  for (const p of plan.placements) {
+    const job = snapshot.jobs.get(p.job)!;
+    const w = workers.find((v) => v.id === p.workerId)!;
+    w.free.cpuMillis -= job.resources.cpuMillis;
+    w.free.memoryBytes -= job.resources.memoryBytes;
+    w.free.devices = w.free.devices.filter((d) => !p.deviceIndices.includes(d));
+    running.push({
+      task: p.task,
+      job: p.job,
+      workerId: p.workerId,
+      cpuMillis: job.resources.cpuMillis,
+      memoryBytes: job.resources.memoryBytes,
+      devices: p.deviceIndices.length,
+      endsAt: snapshot.now + job.timeLimitMs!,
+    });
+  }
+  return { ...snapshot, pending: snapshot.pending.filter((t) => !started.has(t.id)), workers, running };
+}
+
+/**
+ * A QueueScheduler that records, per pass, the reservations before and after it; after a pass
+ * that says it is settled, it runs the next pass at the same instant, which must start nothing.
+ */
 class Recording extends QueueScheduler {
   readonly seen: Seen[] = [];
+  settledPasses = 0;
   override pass(snapshot: Snapshot, resourcesChanged = true): Plan {
     const before = [...this.state.reserved.values()].map((b) => b.reservation!);
     const plan = super.pass(snapshot, resourcesChanged);
     const after = [...this.state.reserved.values()].map((b) => b.reservation!);
     this.seen.push({ snapshot, plan, changed: resourcesChanged, before, after });
+    if (plan.settled && plan.placements.length > 0) {
+      this.settledPasses++;
+      const next = super.pass(afterPlan(snapshot, plan), false);
+      expect(next.placements, `a pass after a settled one at ${snapshot.now}`).toEqual([]);
+    }
     return plan;
   }
 }
@@ -194,6 +236,7 @@ const streams = fc.tuple(
 
 describe.each(PLACEMENTS)('work-conserving passes (%s placement)', (_label, placement) => {
   it.each(BACKFILLING)('%s: no job that could start now is left waiting, none overlaps a reservation', (policy) => {
+    let settled = 0;
     fc.assert(
       fc.property(streams, ([ws, specs, depth]) => {
         const { workers, jobs } = build(ws, specs);
@@ -201,9 +244,12 @@ describe.each(PLACEMENTS)('work-conserving passes (%s placement)', (_label, plac
         const scheduler = new Recording({ policy, queueDepth: depth, reservationDepth: 2 }, placement);
         simulate(scheduler, workers, jobs, 400);
         for (const seen of scheduler.seen) checkPass(seen);
+        settled += scheduler.settledPasses;
       }),
       { numRuns: 60 },
     );
+    // The follow-up check ran (the shipped placements never refuse a feasible worker).
+    expect(settled).toBeGreaterThan(0);
   });
 
   // The issue's repro, as one pass: `hold` is busy, 40 jobs wait for it, then 20 for `bench`.
@@ -253,5 +299,30 @@ describe.each(PLACEMENTS)('work-conserving passes (%s placement)', (_label, plac
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/wide': 1100 });
     expect(startedJobs(plan)).toEqual(['/j0', '/j1', '/j2', '/j3']);
     expect(plan.reasons.get('/j9')).toMatch(/^need 1 CPU, largest free worker has 0/);
+  });
+
+  it('a walk that ends early (nothing more can start) gives every job its reason; those jobs do not stand', () => {
+    const one = [worker('w', { cpu: 4, memGiB: 4 })];
+    // /wide is reserved behind the running task (easy: its one reservation); no core is free.
+    const wide = timed('/wide', 100, { cpu: 4, memGiB: 0, rootSubmittedAt: 0 });
+    const rest = Array.from({ length: 6 }, (_, i) =>
+      timed(`/r${i}`, 100, { cpu: 1 + (i % 2), memGiB: 0, rootSubmittedAt: 1 + i }),
+    );
+    const busy = snap([wide, ...rest], one, [hold('/run/task-0', 'w', 4, 5000)]);
+    const scheduler = new QueueScheduler({ policy: 'easy', queueDepth: 2 }, placement);
+    const plan = scheduler.pass(busy, true);
+    expect(plan.placements).toEqual([]);
+    expect(Object.fromEntries(plan.reservations!)).toEqual({ '/wide': 5000 });
+    for (const r of rest) expect(plan.reasons.get(r.name), r.name).toMatch(/^need \d CPU, largest free worker has 0/);
+    // /r0 is in the window (queueDepth 2): looked at, blocked, standing. The walk ends at /r1
+    // (no reservation left to give, no free core): those jobs do not stand (looked at again next pass).
+    expect([...scheduler.state.blocked.keys()]).toEqual(['/wide', '/r0']);
+    // The simulator's pre-ordered queue: the walk does not read them at all.
+    const lazy = new QueueScheduler({ policy: 'easy', queueDepth: 2 }, placement).pass(
+      { ...busy, pendingOrdered: true },
+      true,
+    );
+    expect([...lazy.reasons.keys()]).toEqual(['/wide', '/r0']);
+    expect(lazy.settled).toBe(true);
   });
 });
