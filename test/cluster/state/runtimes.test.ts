@@ -43,7 +43,7 @@ describe('the runtime history', () => {
     again.close();
   });
 
-  it('records a run per task: the mean of its tasks\' final attempts, not the array\'s span', () => {
+  it("records a run per task: the mean of its tasks' final attempts, not the array's span", () => {
     const store = open();
     store.syncWorkers([workerSpec('w1')]);
     const user = store.submit(spec('/probe')).spec.user;
