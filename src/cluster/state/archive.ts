@@ -54,14 +54,15 @@ const SQL = {
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   // The last two successful runs of each name and user (what a prediction reads), each with the
   // per-task runtime of planner/prediction.ts runRuntime: the mean over the tasks' final attempts
-  // (the last of each task's attempts) that succeeded, of end - start.
+  // (the last of each task's attempts) that succeeded, of end - start. The ranking reads no record;
+  // only the records of the runs kept are read.
   succeeded:
     'SELECT r.name AS name, r.user AS user, ' +
     "avg(json_extract(a.value, '$[#-1].finishedAt') - json_extract(a.value, '$[#-1].startedAt')) AS runtime " +
-    'FROM (SELECT run, name, user, record, ' +
-    "row_number() OVER (PARTITION BY user, name ORDER BY run DESC) AS newest FROM runs WHERE state = 'SUCCEEDED') r, " +
-    "json_each(r.record, '$.attempts') a " +
-    "WHERE r.newest <= 2 AND json_extract(a.value, '$[#-1].state') = 'SUCCEEDED' " +
+    'FROM (SELECT run, name, user, ' +
+    "row_number() OVER (PARTITION BY user, name ORDER BY run DESC) AS newest FROM runs WHERE state = 'SUCCEEDED') r " +
+    "JOIN runs x ON x.run = r.run AND r.newest <= 2, json_each(x.record, '$.attempts') a " +
+    "WHERE json_extract(a.value, '$[#-1].state') = 'SUCCEEDED' " +
     "AND json_extract(a.value, '$[#-1].finishedAt') IS NOT NULL " +
     'GROUP BY r.run ORDER BY r.run',
   remove: 'DELETE FROM runs WHERE run = ?',
