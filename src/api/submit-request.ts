@@ -93,7 +93,9 @@ export const SubmitRequestSchema = requestBody('submit request', {
     .nullish()
     .describe(
       'Time limit of each attempt, > 0, any length: `90s`, `10m`, `1h30m`, `30d`, `500ms` or bare seconds; default: ' +
-        "the cluster's `time-limit` (24h). Also the duration the queue planner assumes.",
+        "the cluster's `time-limit` (24h). A given limit is also what the queue planner plans each task with; " +
+        'without one it plans with a runtime predicted from earlier runs of the name (docs/cli.md, "Runtime ' +
+        'estimates"), else the default limit.',
     ),
   timeout: duration().nullish().describe('Older name of `timeLimit` (not both).'),
   schedulingTimeout: duration().nullish().describe('How long the job may stay pending; a duration as `timeLimit`.'),

@@ -52,7 +52,10 @@ export const DEFAULT_WORKER_MEMORY_BYTES = 2 * 1024 ** 3;
 /** Name of the single worker iris creates when the config declares none. */
 export const LOCAL_WORKER_NAME = 'local';
 
-/** Default time limit of a job that gives none: the one the queue planner assumes (24 h). */
+/**
+ * Default time limit of a job that gives none (24 h); the planner plans such a job with a predicted
+ * runtime when it has one (planner/prediction.ts).
+ */
 export const DEFAULT_TIME_LIMIT_MS = DEFAULT_QUEUE_OPTIONS.defaultTimeLimitMs;
 
 /**

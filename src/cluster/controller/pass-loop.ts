@@ -19,6 +19,9 @@
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  * - A task waiting out its retry backoff is not in the pass's snapshot; the same timer requests a
  *   pass when the earliest backoff ends (the end is stored on the task, so a restart keeps it).
+ * - While jobs are pending, the same timer also requests a pass when a running task outlives its
+ *   predicted runtime (snapshot.ts nextPredictedEnd; planner/prediction.ts): its planned end moves
+ *   later, and so do the reservations behind it, at once rather than at the next unrelated event.
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
  *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
  *   what the attempts `held()` names still hold (ended, process not gone yet).
@@ -38,7 +41,7 @@ import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.j
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
 import { loadPlacementMemory, savePlacementMemory } from './placement-memory.js';
-import { buildSnapshot, nextEligible, type HeldAttempt } from './snapshot.js';
+import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 
@@ -229,7 +232,7 @@ export class PassLoop {
     if (snapshot.pending.length === 0) {
       this.o.deadlocks.observe(snapshot, new Map());
       this.deadlines.clear();
-      this.armDeadlineTimer(now);
+      this.armDeadlineTimer(now, false);
       this.reservations = new Map();
       this.lastPassMs = performance.now() - this.lastPassAt;
       this.o.observer?.passed(this.lastPassMs / 1000, 0);
@@ -290,7 +293,7 @@ export class PassLoop {
       true,
     );
     this.deadlines.track(store);
-    this.armDeadlineTimer(now);
+    this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
     // The launches' synchronous part counts too: it is what the pass costs the event loop.
@@ -298,15 +301,20 @@ export class PassLoop {
   }
 
   /**
-   * One timer at the earliest scheduling deadline, deadlock grace end or retry backoff end; it
-   * requests the pass that expires it (or places the task whose backoff ended).
+   * One timer at the earliest scheduling deadline, deadlock grace end, retry backoff end or (when
+   * `pending`: jobs wait, so plans depend on it) running task's predicted end; it requests the pass
+   * that expires it, places the task whose backoff ended, or moves the plans behind the prediction.
    */
-  private armDeadlineTimer(now: number): void {
+  private armDeadlineTimer(now: number, pending: boolean): void {
     this.cancelDeadlineTimer?.();
     this.cancelDeadlineTimer = null;
-    const times = [this.deadlines.next(), this.o.deadlocks.next(), nextEligible(this.o.store, now)].filter(
-      (t): t is number => t !== null,
-    );
+    const { store } = this.o;
+    const times = [
+      this.deadlines.next(),
+      this.o.deadlocks.next(),
+      nextEligible(store, now),
+      pending ? nextPredictedEnd(store, now) : null,
+    ].filter((t): t is number => t !== null);
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;
     this.cancelDeadlineTimer = this.o.timers.after(

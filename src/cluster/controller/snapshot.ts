@@ -168,6 +168,30 @@ export function nextEligible(store: ClusterStore, now: number): number | null {
   return next;
 }
 
+/**
+ * The earliest time after `now` at which a running task's predicted end runs out (planner/prediction.ts
+ * plannedEnd: from then on it is planned to end later), or null when no running task is planned with a
+ * prediction. The pass loop wakes then, so the reservations behind a prediction that proved too short
+ * move without waiting for another event. (An end at the time limit needs no wake: the limit stops the
+ * task, and its exit requests a pass.)
+ */
+export function nextPredictedEnd(store: ClusterStore, now: number): number | null {
+  let next: number | null = null;
+  if (store.runtimes.size === 0) return next; // no history: nothing is predicted
+  for (const attempt of store.activeAttempts()) {
+    const task = store.task(attempt.task);
+    const job = task && store.job(task.job);
+    if (!job) continue;
+    const estimate = runtimeEstimate(job.spec, store.runtimes);
+    if (estimate.source !== 'predicted') continue;
+    const limit = job.spec.timeoutMs;
+    const end = plannedEnd(attempt.startedAt, estimate, limit, now);
+    const stop = typeof limit === 'number' && limit > 0 ? attempt.startedAt + limit : Infinity;
+    if (end > now && end < stop && (next === null || end < next)) next = end;
+  }
+  return next;
+}
+
 /** Where a sticky stage must run (see the header), or null. */
 export function stickyPlacement(store: ClusterStore, job: Job): SchedulerJob['sticky'] {
   const stickTo = job.spec.stage?.stickTo;

@@ -52,9 +52,19 @@ const SQL = {
     '(?,?,?,?,?,?,?,?)',
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
+  // The last two successful runs of each name and user (what a prediction reads), each with the
+  // per-task runtime of planner/prediction.ts runRuntime: the mean over the tasks' final attempts
+  // (the last of each task's attempts) that succeeded, of end - start. The ranking reads no record;
+  // only the records of the runs kept are read.
   succeeded:
-    "SELECT name, user, started_at AS startedAt, finished_at AS finishedAt FROM runs WHERE state = 'SUCCEEDED' " +
-    'AND started_at IS NOT NULL AND finished_at IS NOT NULL ORDER BY run',
+    'SELECT r.name AS name, r.user AS user, ' +
+    "avg(json_extract(a.value, '$[#-1].finishedAt') - json_extract(a.value, '$[#-1].startedAt')) AS runtime " +
+    'FROM (SELECT run, name, user, ' +
+    "row_number() OVER (PARTITION BY user, name ORDER BY run DESC) AS newest FROM runs WHERE state = 'SUCCEEDED') r " +
+    "JOIN runs x ON x.run = r.run AND r.newest <= 2, json_each(x.record, '$.attempts') a " +
+    "WHERE json_extract(a.value, '$[#-1].state') = 'SUCCEEDED' " +
+    "AND json_extract(a.value, '$[#-1].finishedAt') IS NOT NULL " +
+    'GROUP BY r.run ORDER BY r.run',
   remove: 'DELETE FROM runs WHERE run = ?',
   finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
@@ -149,9 +159,13 @@ export class RunArchive implements ArchiveReader {
     return row ? (JSON.parse(row.record) as ArchivedRun) : null;
   }
 
-  /** Name, user and times of every archived run that succeeded, oldest run first (runtime predictions). */
-  succeededTimes(): Array<{ name: string; user: string; startedAt: number; finishedAt: number }> {
-    return this.stmt('succeeded').all() as Array<{ name: string; user: string; startedAt: number; finishedAt: number }>;
+  /**
+   * Name, user and per-task runtime (planner/prediction.ts runRuntime) of the last two archived runs
+   * of each name and user that succeeded, oldest run first (runtime predictions). Computed in SQL:
+   * only those runs' records are read, and no record is parsed in JS.
+   */
+  succeededRuntimes(): Array<{ name: string; user: string; runtime: number }> {
+    return this.stmt('succeeded').all() as Array<{ name: string; user: string; runtime: number }>;
   }
 
   runsOf(name: string): number[] {

@@ -14,9 +14,9 @@
  * - Every primitive records an undo step, marks the rows to write and queues a change event
  *   in the journal; state changes are checked against the transition tables and appended to
  *   the history. Nothing else may mutate the objects held here.
- * - `runtimes` holds, per user and job name, the runtimes (start to end) of the last two runs that
- *   succeeded (planner/prediction.ts), live and archived: patchJob records a job's success, the
- *   store rebuilds it at load (`rebuildRuntimes`).
+ * - `runtimes` holds, per user and job name, the per-task runtimes (planner/prediction.ts
+ *   `runRuntime`: the mean of its tasks' final attempts) of the last two runs that succeeded, live
+ *   and archived: patchJob records a job's success, the store rebuilds it at load (`rebuildRuntimes`).
  * - `cacheHints` holds only hints of configured workers; expired ones may linger until
  *   cache-hints.ts drops them (readers filter by time).
  */
@@ -29,7 +29,7 @@ import type { Journal } from './journal.js';
 import { TaskLookup } from './task-lookup.js';
 import type { ArchivedRun } from './archive.js';
 import { attemptKey, endpointKey, hintKey } from './keys.js';
-import { RuntimeHistory, runtimeKey } from '../scheduler/planner/index.js';
+import { RuntimeHistory, runRuntime, runtimeKey } from '../scheduler/planner/index.js';
 import { assertJobTransition, assertTaskTransition, emptyCounts, type TaskCounts } from '../lifecycle/transitions.js';
 
 export interface JobEntry {
@@ -312,24 +312,32 @@ export class ClusterModel {
 
   /** A run that succeeded joins its name's runtime history (undone with the transaction). */
   private recordRuntime(job: Job): void {
-    if (job.startedAt === null || job.finishedAt === null) return;
+    const runtime = this.taskRuntime(job);
+    if (runtime === null) return;
     const key = runtimeKey(job.spec.user, job.name);
-    const before = this.runtimes.record(key, job.finishedAt - job.startedAt);
+    const before = this.runtimes.record(key, runtime);
     this.journal.undo.push(() => this.runtimes.restore(key, before));
   }
 
+  /** A job's runtime per task (planner/prediction.ts `runRuntime`), from its tasks' final attempts. */
+  private taskRuntime(job: Job): number | null {
+    const entry = this.jobs.get(job.name);
+    if (!entry) return null;
+    return runRuntime(entry.tasks.map((t) => this.attempts.get(t.id)?.at(-1)));
+  }
+
   /**
-   * Loading only: the runtime history again from the archived runs that succeeded (`archived`,
-   * oldest first) and then the loaded jobs, in run order.
+   * Loading only: the runtime history again from the archived runs that succeeded (`archived`:
+   * their per-task runtimes, oldest first) and then the loaded jobs, in run order.
    */
-  rebuildRuntimes(archived: Iterable<{ name: string; user: string; startedAt: number; finishedAt: number }>): void {
+  rebuildRuntimes(archived: Iterable<{ name: string; user: string; runtime: number }>): void {
     this.runtimes.clear();
-    for (const r of archived) this.runtimes.record(runtimeKey(r.user, r.name), r.finishedAt - r.startedAt);
+    for (const r of archived) this.runtimes.record(runtimeKey(r.user, r.name), r.runtime);
     const live = [...this.jobs.values()].map((e) => e.job).filter((j) => j.state === 'SUCCEEDED');
     live.sort((a, b) => a.run - b.run);
     for (const j of live) {
-      if (j.startedAt !== null && j.finishedAt !== null)
-        this.runtimes.record(runtimeKey(j.spec.user, j.name), j.finishedAt - j.startedAt);
+      const runtime = this.taskRuntime(j);
+      if (runtime !== null) this.runtimes.record(runtimeKey(j.spec.user, j.name), runtime);
     }
   }
 

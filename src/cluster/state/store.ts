@@ -155,9 +155,9 @@ export class ClusterStore extends StoreCore {
   }
 
   /** The archived successful runs for the runtime history; none when the archive cannot be read (read-only, old). */
-  private archivedRuntimes(): ReturnType<ClusterStore['persistence']['archive']['succeededTimes']> {
+  private archivedRuntimes(): ReturnType<ClusterStore['persistence']['archive']['succeededRuntimes']> {
     try {
-      return this.persistence.archive.succeededTimes();
+      return this.persistence.archive.succeededRuntimes();
     } catch {
       return [];
     }

@@ -75,3 +75,36 @@ describe('pass loop', () => {
     expect(state.pending).toEqual([{ job: '/next', pendingTasks: 2 }]);
   });
 });
+
+describe('pass loop and runtime predictions', () => {
+  const DAY = 24 * 3_600_000;
+  const whole = { cpuMillis: 4000, memoryBytes: 1 << 28, device: null };
+
+  it('wakes when a running prediction runs out, and moves the reservation behind it', async () => {
+    h = harness([workerSpec('w1')]);
+    const { store, controller, clock, timers, until } = h;
+    const p = () => spec('/p', { command: LONG, resources: whole, timeoutMs: DAY, defaultTimeLimit: true });
+    store.submit(p());
+    controller.start();
+    await until(() => store.task('/p/task-0')?.state === 'RUNNING');
+    clock.tick(1000);
+    h.runtime.exit('/p/task-0', 0);
+    await until(() => store.job('/p')!.state === 'SUCCEEDED');
+    // Predicted from that run: 1 s. /q waits behind it, reserved at its predicted end.
+    store.submit(p());
+    await until(() => store.task('/p/task-0')?.state === 'RUNNING');
+    const started = store.attempt('/p/task-0', 0)!.startedAt;
+    store.submit(spec('/q', { command: LONG, resources: whole, timeoutMs: 60_000 }));
+    controller.requestPass();
+    await until(() => controller.queueListing().reservations.get('/q') === started + 1000);
+    const passes = controller.passes;
+    expect(timers.count).toBe(2); // /p's time limit, and the pass at its predicted end
+    // No other event: the timer alone runs the pass that doubles the outlived prediction.
+    timers.advance(started + 1000 - clock.t);
+    await until(() => controller.passes > passes);
+    expect(controller.queueListing().reservations.get('/q')).toBe(started + 2000);
+    expect(store.job('/q')!.reason).toMatch(/reserved/);
+    timers.advance(1000);
+    await until(() => controller.queueListing().reservations.get('/q') === started + 4000);
+  });
+});

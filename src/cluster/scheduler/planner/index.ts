@@ -7,6 +7,8 @@ export {
   runtimeEstimate,
   runtimeKey,
   RuntimeHistory,
+  runRuntime,
+  type TimedAttempt,
   type EstimateSource,
   type RuntimeEstimate,
 } from './prediction.js';

@@ -9,6 +9,10 @@
  *   the default limit is planned with the mean of the last two runs of the same job (live: same
  *   name and user; the simulator says what identifies a job in a trace), or the one run there is,
  *   else with the limit. Only runs that succeeded are kept (RuntimeHistory).
+ * - A run's runtime is per task (`runRuntime`): the mean, over its tasks whose final attempt
+ *   succeeded, of that attempt's start (assignment) to its end. It is what every task of the next
+ *   run is planned with, and it is measured from where the planner measures a running task's end
+ *   (its attempt's start). An array's span (first start to last end) is not a task's runtime.
  * - A prediction is never above the limit and never below one unit. The limit still stops the task:
  *   the prediction only moves plans (reservations, backfill), never the kill.
  * - Correction: a running task that outlives its predicted end is planned to end at
@@ -66,6 +70,29 @@ export function plannedEnd(
     end = start + span;
   }
   return Math.max(now, Math.min(end, cap));
+}
+
+/** What `runRuntime` reads of an attempt. */
+export interface TimedAttempt {
+  state: string;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+/**
+ * A finished run's runtime per task: the mean of `finishedAt - startedAt` over the final attempts
+ * (one per task) that succeeded; null when none did. (The archive computes the same in SQL at load,
+ * archive.ts `succeededRuntimes`, so a large array's record is not parsed there.)
+ */
+export function runRuntime(finalAttempts: Iterable<TimedAttempt | undefined>): number | null {
+  let sum = 0;
+  let count = 0;
+  for (const a of finalAttempts) {
+    if (a === undefined || a.state !== 'SUCCEEDED' || a.finishedAt === null) continue;
+    sum += a.finishedAt - a.startedAt;
+    count++;
+  }
+  return count === 0 ? null : sum / count;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   plannedEnd,
   predictRuntime,
   RuntimeHistory,
+  runRuntime,
   type RuntimeEstimate,
 } from '../../../../src/cluster/scheduler/planner/prediction.js';
 
@@ -90,5 +91,27 @@ describe('RuntimeHistory', () => {
     expect(h.runsOf('a')).toEqual([2, 3]);
     h.restore('b', h.record('b', 5));
     expect(h.runsOf('b')).toBeUndefined();
+  });
+});
+
+describe('runRuntime', () => {
+  const ok = (startedAt: number, finishedAt: number) => ({ state: 'SUCCEEDED', startedAt, finishedAt });
+  it('is the mean per task over final attempts that succeeded, not the span of the run', () => {
+    // Three tasks one after another: the span is 30, each task 10.
+    expect(runRuntime([ok(0, 10), ok(10, 20), ok(20, 30)])).toBe(10);
+    expect(runRuntime([ok(0, 10), { state: 'FAILED', startedAt: 0, finishedAt: 99 }, undefined])).toBe(10);
+    expect(runRuntime([{ state: 'SUCCEEDED', startedAt: 0, finishedAt: null }])).toBeNull();
+    expect(runRuntime([])).toBeNull();
+  });
+
+  it('lies between the shortest and the longest task', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(1e6), fc.nat(1e6)), { minLength: 1, maxLength: 20 }), (spans) => {
+        const r = runRuntime(spans.map(([s, d]) => ok(s, s + d)))!;
+        const ds = spans.map(([, d]) => d);
+        expect(r).toBeGreaterThanOrEqual(Math.min(...ds) - 1e-6);
+        expect(r).toBeLessThanOrEqual(Math.max(...ds) + 1e-6);
+      }),
+    );
   });
 });
