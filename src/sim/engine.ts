@@ -62,7 +62,7 @@ import { SimElastic } from './elastic.js';
 import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 import { SimState, modelJob, modelWorker } from './state.js';
 import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
-import { plannedEnd, predictRuntime, RuntimeHistory } from '../cluster/scheduler/planner/index.js';
+import { plannedEnd, predictRuntime, RuntimeHistory, runRuntime } from '../cluster/scheduler/planner/index.js';
 import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
 
@@ -431,10 +431,13 @@ class Engine {
   private finishJob(job: ActiveJob, now: number): void {
     this.active.delete(job.spec.name);
     this.jobs.delete(job.spec.name);
+    // A run its limit did not stop joins its key's history (the live cluster keeps successful
+    // runs), per task as live (planner/prediction.ts runRuntime over the final attempts).
+    const record = !job.timeLimited && this.history !== null && job.spec.runsOf !== undefined;
+    const runtime = record ? this.runtimeOf(job.spec.name) : null;
     this.state.remove(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
-    // A run its limit did not stop joins its key's history (the live cluster keeps successful runs).
-    else if (this.history && job.spec.runsOf !== undefined) this.history.record(job.spec.runsOf, now - job.start!);
+    else if (runtime !== null) this.history!.record(job.spec.runsOf!, runtime);
     this.results.push(jobResult({ ...job, start: job.start! }));
     this.descendantsEnded(job.parent, 1, now);
     if (!job.parent) {
@@ -442,6 +445,13 @@ class Engine {
         this.arrivals.push({ time: Math.max(now, next.submit), seq: this.eventSeq++, spec: next, parent: null });
       }
     }
+  }
+
+  /** A finished job's runtime per task, from its tasks' final attempts (null: none succeeded). */
+  private runtimeOf(name: string): number | null {
+    const record = this.state.job(name);
+    if (record === undefined) return null;
+    return runRuntime(record.tasks.map((t) => this.state.attempt(t.id, t.attempt)));
   }
 
   /** `count` jobs under `parent` ended (or were skipped): waiters whose subtree is done end now. */
