@@ -115,7 +115,11 @@ export async function execInContainer(container: Docker.Container, spec: ExecSpe
   const resize = (rows: number, cols: number): void => {
     if (spec.tty) exec.resize({ h: Math.trunc(rows), w: Math.trunc(cols) }).catch(() => undefined);
   };
-  if (spec.tty && spec.size) resize(spec.size.rows, spec.size.cols);
+  // The first size is set before the session is handed back, so no input written to it can run
+  // under the engine's default 24×80 (a later resize is fire-and-forget).
+  if (spec.tty && spec.size) {
+    await exec.resize({ h: Math.trunc(spec.size.rows), w: Math.trunc(spec.size.cols) }).catch(() => undefined);
+  }
   const ended = (output: PassThrough) =>
     new Promise<void>((resolve) => {
       output.once('end', resolve);
