@@ -50,10 +50,9 @@ export function earliestGang(
   let best: GangPlan = { start: Infinity, workers: [], group: null };
   for (const [group, members] of groups) {
     if (members.length < count) continue;
-    const plan =
-      members[0]!.host === undefined
-        ? earliestInGroup(members, from, duration, req, count, best.start)
-        : earliestOnHosts(members, from, duration, req, count, best.start);
+    // In a host-ordered group only hosts 0..count-1 may take the gang: plan over exactly those.
+    const pool = members[0]!.host === undefined ? members : firstHosts(members, count);
+    const plan = pool === null ? null : earliestInGroup(pool, from, duration, req, count, best.start);
     if (plan !== null && plan.start < best.start) best = { ...plan, group };
   }
   return best;
@@ -87,33 +86,13 @@ function earliestInGroup(
 }
 
 /**
- * A host-ordered group's earliest start for hosts 0..count-1 (in host order), or null when one of
- * them is not among `members` (no candidate for the job) or the start is not before `limit`.
- * Like WorkerCalendar.earliest across workers: raise t to the latest of the hosts' own earliest
- * starts until all agree.
+ * Hosts 0..count-1 of a host-ordered group, in host order, or null when one of them is not among
+ * `members` (no candidate for the job). With exactly `count` members, earliestInGroup's
+ * count-th smallest start is the latest of them: all hosts must agree, and task k gets host k.
  */
-function earliestOnHosts(
-  members: readonly WorkerSlot[],
-  from: number,
-  duration: number,
-  req: Amounts,
-  count: number,
-  limit: number,
-): { start: number; workers: string[] } | null {
-  const hosts = new Array<WorkerSlot | undefined>(count);
+function firstHosts(members: readonly WorkerSlot[], count: number): WorkerSlot[] | null {
+  const hosts = new Array<WorkerSlot>(count);
   for (const m of members) if (m.host !== undefined && m.host < count) hosts[m.host] = m;
   for (let k = 0; k < count; k++) if (hosts[k] === undefined) return null;
-  let t = from;
-  for (;;) {
-    let agreed = true;
-    for (let k = 0; k < count; k++) {
-      const e = hosts[k]!.calendar.earliest(t, duration, req);
-      if (e >= limit) return null;
-      if (e > t) {
-        t = e;
-        agreed = false;
-      }
-    }
-    if (agreed) return { start: t, workers: hosts.map((h) => h!.id) };
-  }
+  return hosts;
 }
