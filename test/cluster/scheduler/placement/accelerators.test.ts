@@ -167,10 +167,8 @@ describe('a tie of throughput against cost goes to the cheaper worker, then to t
   });
 
   it('the same with the largest jitter allowed', () => {
-    for (const j of [0.1]) {
-      const plan = schedule(snapshot(workers(), jobs()), placementOptions({ jitter: j }));
-      expect(Object.values(where(plan)), `jitter ${j}`).toEqual(['cheap', 'cheap', 'cheap', 'cheap']);
-    }
+    const plan = schedule(snapshot(workers(), jobs()), placementOptions({ jitter: 0.1 }));
+    expect(Object.values(where(plan))).toEqual(['cheap', 'cheap', 'cheap', 'cheap']);
   });
 
   it('once the cheaper worker is full the dearer one takes the rest', () => {
