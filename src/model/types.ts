@@ -284,4 +284,14 @@ export interface Quota {
   maxRunningMemoryBytes: number | null;
   maxRunningAccelerators: number | null;
   maxPendingTasks: number | null;
+  /**
+   * The user's weight in fair sharing (docs/priorities.md): their dominant share is divided by it,
+   * so a weight of 2 lets them hold twice the share of a weight-1 user before going behind. Default 1.
+   */
+  weight: number;
+  /**
+   * True: the running limits are a wall (work waits at the quota, Slurm's GrpTRES). False (the
+   * default): they are a share, and running past them is borrowing (docs/priorities.md).
+   */
+  hard: boolean;
 }

@@ -91,10 +91,20 @@ export function nonNegativeInteger(what: string) {
 
 /** A finite number of 0 or more (digits in a string are accepted), e.g. a cost per hour. */
 export function nonNegativeNumber(what: string, example: string) {
+  return finiteNumber(what, example, false);
+}
+
+/** A finite number above 0 (digits in a string are accepted), e.g. a quota's weight. */
+export function positiveNumber(what: string, example: string) {
+  return finiteNumber(what, example, true);
+}
+
+function finiteNumber(what: string, example: string, aboveZero: boolean) {
   return parseWith<number, number | string>((value) => {
     const number = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) {
-      throw invalid(`invalid ${what} ${describeValue(value)}: expected a number of 0 or more such as ${example}`);
+    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0 || (aboveZero && number === 0)) {
+      const floor = aboveZero ? 'above 0' : 'of 0 or more';
+      throw invalid(`invalid ${what} ${describeValue(value)}: expected a number ${floor} such as ${example}`);
     }
     return number;
   });

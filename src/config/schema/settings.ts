@@ -42,6 +42,7 @@ import {
   object,
   oneOf,
   positiveInteger,
+  positiveNumber,
   resolving,
   text,
 } from './fields.js';
@@ -72,8 +73,10 @@ const quota = object(
     memory: memory.nullish(),
     accelerators: positiveInteger('accelerators').nullish(),
     'pending-tasks': positiveInteger('pending-tasks').nullish(),
+    weight: positiveNumber('weight', '2').nullish(),
+    hard: z.boolean().nullish(),
   },
-  'an object such as { cpu: 8, memory: 32GiB, accelerators: 8, pending-tasks: 100 }',
+  'an object such as { cpu: 8, memory: 32GiB, accelerators: 8, pending-tasks: 100, weight: 1, hard: false }',
 )
   .nullish()
   .transform(
@@ -82,11 +85,13 @@ const quota = object(
       maxRunningMemoryBytes: q?.memory ?? null,
       maxRunningAccelerators: q?.accelerators ?? null,
       maxPendingTasks: q?.['pending-tasks'] ?? null,
+      weight: q?.weight ?? 1,
+      hard: q?.hard ?? false,
     }),
   );
 
 /** `quotas:` user -> limits; a limit left out (or null) is no limit. */
-export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators, pending-tasks }')
+export const quotas = map(quota, 'an object of user: { cpu, memory, accelerators, pending-tasks, weight, hard }')
   .nullish()
   .transform(
     resolving((users, ctx) => {

@@ -367,6 +367,8 @@ describe('cluster checks', () => {
       maxRunningMemoryBytes: null,
       maxRunningAccelerators: null,
       maxPendingTasks: 5,
+      weight: 1,
+      hard: false,
     };
     const cluster = view({ quotas: new Map([['bob', quota]]), pendingTasks: (user) => (user === 'bob' ? 4 : 0) });
     expect(admit({ ...CMD, replicas: 2 }, null, cluster, DEFAULTS)).toEqual({

@@ -99,7 +99,14 @@ describe('CPU release while a task waits on its subtree', () => {
     const quotas = new Map([
       [
         'alice',
-        { maxRunningCpuMillis: 1000, maxRunningMemoryBytes: null, maxRunningAccelerators: null, maxPendingTasks: null },
+        {
+          maxRunningCpuMillis: 1000,
+          maxRunningMemoryBytes: null,
+          maxRunningAccelerators: null,
+          maxPendingTasks: null,
+          weight: 1,
+          hard: false,
+        },
       ],
     ]);
     const before = buildSnapshot(store, quotas, h.clock.now(), controller.waits.released());

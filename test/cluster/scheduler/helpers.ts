@@ -128,6 +128,8 @@ export function quota(o: Partial<Quota>): Quota {
     maxRunningMemoryBytes: null,
     maxRunningAccelerators: null,
     maxPendingTasks: null,
+    weight: 1,
+    hard: false,
     ...o,
   };
 }

@@ -155,6 +155,8 @@ describe.each(PLACEMENTS)('passes over time (%s placement)', (_label, placement)
             maxRunningMemoryBytes: null,
             maxRunningAccelerators: null,
             maxPendingTasks: null,
+            weight: 1,
+            hard: false,
           },
         ],
       ]),
