@@ -1,13 +1,13 @@
 /**
- * The shapes of the small request bodies (cancel, retry, drain, resume, endpoint registration, result, wait, prune).
- * Like the submit
- * body they are strict: unknown fields are refused. docs/api.md renders these schemas.
+ * The shapes of the small request bodies (cancel, retry, update, drain, resume, endpoint registration, result,
+ * wait, prune). Like the submit body they are strict: unknown fields are refused. docs/api.md renders these schemas.
  */
 import { z } from 'zod';
 import { expecting } from './request-schema.js';
 import { describeValue, parseOrThrow } from '../model/schema-errors.js';
 import { invalid, relabel } from '../model/errors.js';
 import { parseDuration } from '../model/duration.js';
+import { BANDS } from '../model/band.js';
 
 const NON_EMPTY = 'is required and must be a non-empty string';
 
@@ -61,6 +61,17 @@ export const RetryRequestSchema = body('retry', {
     'Also run again the jobs its failure cascaded to (FAILED with `dependency … failed` because of it, ' +
       'transitively); each waits on it again.',
   ),
+});
+
+export const UpdateRequestSchema = body('update', {
+  name: requiredText('The job to change (`/train` or `train`): one that has not ended.'),
+  priority: z
+    .enum(BANDS, { error: expecting(`one of ${BANDS.join(', ')}`) })
+    .describe(
+      'Its new band: `production`, `interactive` or `batch`, by the rules of a submission (not above its ' +
+        "parent's band: `forbidden`; production only for the owner or a user the config grants it). Jobs below " +
+        'it in a higher band come down to it.',
+    ),
 });
 
 export const DrainRequestSchema = body('drain', {
@@ -128,6 +139,7 @@ export const PruneRequestSchema = body('prune', {
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export type DrainRequest = z.infer<typeof DrainRequestSchema>;
 export type RetryRequest = z.infer<typeof RetryRequestSchema>;
+export type UpdateRequest = z.infer<typeof UpdateRequestSchema>;
 export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
 export type DisableRequest = z.infer<typeof DisableRequestSchema>;
 export type EnableRequest = z.infer<typeof EnableRequestSchema>;
@@ -143,6 +155,7 @@ function bodyParser<S extends z.ZodType>(schema: S): (value: unknown) => z.outpu
 
 export const parseCancelRequest: (value: unknown) => CancelRequest = bodyParser(CancelRequestSchema);
 export const parseRetryRequest: (value: unknown) => RetryRequest = bodyParser(RetryRequestSchema);
+export const parseUpdateRequest: (value: unknown) => UpdateRequest = bodyParser(UpdateRequestSchema);
 export const parseDrainRequest: (value: unknown) => DrainRequest = bodyParser(DrainRequestSchema);
 export const parseResumeRequest: (value: unknown) => ResumeRequest = bodyParser(ResumeRequestSchema);
 export const parseDisableRequest: (value: unknown) => DisableRequest = bodyParser(DisableRequestSchema);

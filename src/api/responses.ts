@@ -8,6 +8,7 @@
  * are checked against their lists where the CLI already loads them (job and task states), as
  * strings elsewhere.
  */
+import { BANDS } from '../model/band.js';
 import type { DensitySeries } from './metrics.js';
 import type { PipelineResponse, PipelineStageInfo } from './pipeline-request.js';
 import type {
@@ -32,6 +33,7 @@ import type {
   RuntimeEstimateInfo,
   ResultsResponse,
   RetryResponse,
+  UpdateResponse,
   RunAttemptInfo,
   RunInfo,
   SubmitResponse,
@@ -66,6 +68,7 @@ import {
 } from './shape.js';
 
 const jobState = oneOf(JOB_STATES);
+const band = oneOf(BANDS);
 const taskState = oneOf(TASK_STATES);
 const strings = array(string);
 const nullableNumber = nullable(number);
@@ -127,6 +130,7 @@ const queueEntry = lazy(() =>
     position: number,
     job: string,
     user: string,
+    band: optional(band),
     depth: number,
     pendingTasks: number,
     submittedAt: number,
@@ -146,6 +150,7 @@ const summaryFields = {
   archived: boolean,
   user: string,
   submitter: optional(string),
+  band: optional(band),
   state: jobState,
   reason: nullableString,
   depth: number,
@@ -306,6 +311,7 @@ export const historyAnswer = lazy(() =>
       name: string,
       user: string,
       submitter: optional(string),
+      band: optional(band),
       state: jobState,
       reason: nullableString,
       archived: boolean,
@@ -324,6 +330,10 @@ export const taskAnswer = lazy(() => object<TaskDetail>({ ...taskFields, job: st
 
 export const retryAnswer = lazy(() =>
   object<RetryResponse>({ retried: array(object<RetryResponse['retried'][number]>({ name: string, run: number })) }),
+);
+
+export const updateAnswer = lazy(() =>
+  object<UpdateResponse>({ name: string, previous: band, band, changed: strings }),
 );
 
 export const cancelAnswer = lazy(() =>

@@ -17,6 +17,7 @@ import {
   ResumeRequestSchema,
   WaitRequestSchema,
   RetryRequestSchema,
+  UpdateRequestSchema,
 } from './requests.js';
 
 export const SCHEMAS_START = '<!-- schemas:start -->';
@@ -31,6 +32,7 @@ const DOCUMENTED: Array<{ title: string; schema: z.ZodType }> = [
   },
   { title: '`POST /v1/jobs/cancel`', schema: CancelRequestSchema },
   { title: '`POST /v1/jobs/retry`', schema: RetryRequestSchema },
+  { title: '`POST /v1/jobs/update`', schema: UpdateRequestSchema },
   { title: '`POST /v1/workers/drain`', schema: DrainRequestSchema },
   { title: '`POST /v1/workers/resume`', schema: ResumeRequestSchema },
   { title: '`POST /v1/workers/disable`', schema: DisableRequestSchema },

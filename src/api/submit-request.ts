@@ -5,6 +5,7 @@
  * CLI, tasks using curl and tests get the same answers. No string may hold a NUL character
  * (request-schema.ts `text`). docs/api.md renders this schema.
  */
+import { BANDS } from '../model/band.js';
 import { z } from 'zod';
 import { parseOrThrow } from '../model/schema-errors.js';
 import { JOB_CATEGORIES } from '../model/workload.js';
@@ -179,6 +180,14 @@ export const SubmitRequestSchema = requestBody('submit request', {
     .describe(
       'Models or data sets the tasks load (`llama-3-8b`), at most 32, no spaces: placement prefers workers that ' +
         'recently ran a task using them.',
+    ),
+  priority: z
+    .enum(BANDS, { error: expecting(`one of ${BANDS.join(', ')}`) })
+    .nullish()
+    .describe(
+      'Priority band: `production`, `interactive` (the default) or `batch`. The queue orders band first; a ' +
+        "higher band may preempt lower-band work. A task's child inherits its parent's band and may ask only for " +
+        "a lower one (`forbidden`); `production` is the owner's unless the config grants it (`production-users`).",
     ),
   network: text()
     .nullish()

@@ -3,6 +3,7 @@
  * Requests carry user-level strings (`"512M"`, `"H100x8"`, `"10m"`); the server parses them with
  * the same parsers the CLI uses, so a task in any language can submit with plain JSON.
  */
+import type { Band } from '../model/band.js';
 import type { JobState, TaskState, AttemptState } from '../model/states.js';
 import type { StageInfo } from '../model/pipeline.js';
 import type { RequeueReason } from '../model/requeue.js';
@@ -52,6 +53,8 @@ export interface QueueEntry {
   position: number;
   job: string;
   user: string;
+  /** Its priority band (docs/priorities.md); the first key of the order. Absent from an older cluster. */
+  band?: Band;
   depth: number;
   pendingTasks: number;
   submittedAt: number;
@@ -136,6 +139,8 @@ export interface JobSummary {
   user: string;
   /** The OS user who submitted it for `user` (the owner's `--user`); absent when the same. */
   submitter?: string;
+  /** Its priority band (`--priority`, docs/priorities.md); absent from an older cluster. */
+  band?: Band;
   state: JobState;
   reason: string | null;
   depth: number;
@@ -323,6 +328,15 @@ export interface TaskDetail extends TaskInfo {
 /** POST /v1/jobs/retry: the new runs started, the retried job first, then the jobs its failure had cascaded to. */
 export interface RetryResponse {
   retried: { name: string; run: number }[];
+}
+
+/** POST /v1/jobs/update: the job's band before and after, and every job whose band changed (it first). */
+export interface UpdateResponse {
+  name: string;
+  previous: Band;
+  band: Band;
+  /** The job itself (when its band changed) and the live jobs below it that came down to the new band. */
+  changed: string[];
 }
 
 export interface CancelResponse {
@@ -523,6 +537,8 @@ export interface RunInfo {
   user: string;
   /** The OS user who submitted it for `user`; absent when the same. */
   submitter?: string;
+  /** Its priority band (docs/priorities.md); absent from an older cluster. */
+  band?: Band;
   state: JobState;
   reason: string | null;
   archived: boolean;

@@ -19,6 +19,7 @@ import type { EventOptions, IrisClient, StopClusterOptions } from './types.js';
 import { isAlive } from '../host/proc.js';
 import type { ClusterEvent } from '../model/events.js';
 import type * as api from '../api/types.js';
+import type { Band } from '../model/band.js';
 import { resolveAddress, type ControllerAddress, type Env } from '../api/address.js';
 import { taskToken } from './task-token.js';
 import { asLogBatch, batchLines } from '../api/log-batch.js';
@@ -115,6 +116,10 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
     return this.ask(A.retryAnswer, 'POST', '/v1/jobs/retry', { name, downstream });
+  }
+
+  update(name: string, priority: Band): Promise<api.UpdateResponse> {
+    return this.ask(A.updateAnswer, 'POST', '/v1/jobs/update', { name, priority });
   }
 
   exec(request: api.ExecRequest, output: ExecOutput): Promise<ExecConnection> {

@@ -4,6 +4,7 @@
  */
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type * as api from '../api/types.js';
+import type { Band } from '../model/band.js';
 import type { ClusterEvent } from '../model/events.js';
 import type { DensitySeries } from '../api/metrics.js';
 import type { ExecConnection, ExecOutput } from './exec-client.js';
@@ -34,6 +35,8 @@ export interface IrisClient {
   cancel(names: string[]): Promise<api.CancelResponse>;
   /** Run an ended job again (a new run), with `downstream` also the jobs its failure cascaded to. */
   retry(name: string, downstream: boolean): Promise<api.RetryResponse>;
+  /** Move a job that has not ended to another band (`iris update --priority`). */
+  update(name: string, priority: Band): Promise<api.UpdateResponse>;
   cluster(): Promise<api.ClusterInfo>;
   /**
    * Asks the cluster to stop and gives its pid. With `wait`, resolves only once the controller no

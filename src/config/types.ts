@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
 import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
-import type { ElasticConfig, queue, RuntimeConfig } from './schema/settings.js';
+import type { ElasticConfig, PreemptionConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
 import type { BackendConfig } from './schema/backend.js';
 
@@ -39,6 +39,10 @@ export interface IrisConfig {
   workers: WorkerSpec[];
   /** Per-user limits, keyed by user name. */
   quotas: Map<string, Quota>;
+  /** `production-users`: who besides the owner may submit production jobs (docs/priorities.md). */
+  productionUsers: string[];
+  /** `preemption`: whether a higher band may stop lower-band work, its grace and exempt time. */
+  preemption: PreemptionConfig;
   /** `task-door`: the task door also on TCP, and the URL tasks are given; null: the socket task door only. */
   taskDoor: TaskDoorConfig | null;
   /** `connections`: the caps and timeouts of the doors (null caps: sized at start against the open-file limit). */

@@ -11,6 +11,7 @@
 import { IrisError } from './errors.js';
 import { isWithin } from './names.js';
 import type { Mount } from './mounts.js';
+import type { Band } from './band.js';
 
 /** The running attempt a task token identifies. */
 export interface TaskIdentity {
@@ -28,6 +29,11 @@ export interface TaskCaller extends TaskIdentity {
   env: Record<string, string>;
   /** Submission time of the caller's tree root (children inherit it for priority). */
   rootSubmittedAt: number;
+  /**
+   * The caller job's band: its children inherit it and may ask only for a lower one (admission/band.ts).
+   * Absent: interactive.
+   */
+  band?: Band;
   /**
    * What confines the caller's attempt: its children inherit it and may not lower it (admission,
    * isolation.ts). Absent: a process task whose job gave no container choices.

@@ -8,6 +8,7 @@ import type { StageInfo } from './pipeline.js';
 import type { AttemptState, JobState, TaskState } from './states.js';
 import type { JobCategory } from './workload.js';
 import type { Mount } from './mounts.js';
+import type { Band } from './band.js';
 
 export interface JobSpec {
   /** Canonical job name (`/train/eval`). */
@@ -80,6 +81,11 @@ export interface JobSpec {
   category?: JobCategory;
   /** Models or data sets its tasks load (`--uses`), for context reuse in placement; absent or empty: none. */
   uses?: string[];
+  /**
+   * Its priority band (`--priority`, src/model/band.ts): the queue orders band first, and preemption
+   * stops only lower bands. Absent (a job stored before bands): `interactive`.
+   */
+  band?: Band;
   /** The job is the root of a pipeline of these stages (in submit order, with their needs); absent: not a pipeline. */
   pipeline?: { stages: Array<{ name: string; needs: string[] }> };
 }

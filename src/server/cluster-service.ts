@@ -7,6 +7,7 @@ import type { ClusterEvent } from '../model/events.js';
 import type { EventFeedOptions } from './event-feed.js';
 import type { TaskCaller } from '../model/caller.js';
 import type * as api from '../api/types.js';
+import type { Band } from '../model/band.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { WaitQuery } from './wait.js';
 import type { ExecStarted } from './exec-service.js';
@@ -52,6 +53,8 @@ export interface ClusterService {
   cancel(names: string[]): Promise<api.CancelResponse>;
   /** Run an ended job again, and with `downstream` the jobs its failure cascaded to (ClusterStore.retry). */
   retry(name: string, downstream: boolean): Promise<api.RetryResponse>;
+  /** Move a job that has not ended to another band (admission/band.ts rules; lifecycle/bands.ts). */
+  update(name: string, priority: Band, owner: string): api.UpdateResponse;
   cluster(): api.ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;

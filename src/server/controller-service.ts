@@ -8,6 +8,8 @@ import path from 'node:path';
 import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
+import { bandOf, type Band } from '../model/band.js';
+import { allowedBand } from '../cluster/admission/band.js';
 import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
@@ -208,6 +210,10 @@ export class ControllerService implements ClusterService {
       },
       isNameTaken: (name) => this.store.job(name) !== undefined,
       jobState: (name) => this.store.job(name)?.state,
+      liveBand: (name) => {
+        const job = this.store.job(name);
+        return job && !isFinalJobState(job.state) ? bandOf(job.spec) : undefined;
+      },
       dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
       dependedOn: (name) => this.store.dependedOn(name),
       generateName: () => generateName(),
@@ -338,6 +344,22 @@ export class ControllerService implements ClusterService {
     return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };
   }
 
+  update(name: string, priority: Band, owner: string): api.UpdateResponse {
+    const job = this.store.job(name);
+    if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    if (isFinalJobState(job.state))
+      throw new IrisError('conflict', `job ${name} has ended (${job.state}): its band can no longer change`);
+    const previous = bandOf(job.spec);
+    const parent = job.parent === null ? undefined : this.store.job(job.parent);
+    const ceiling =
+      parent && !isFinalJobState(parent.state) ? { parent: parent.name, band: bandOf(parent.spec) } : null;
+    const grants = { owner, productionUsers: this.ctx.defaults.productionUsers ?? [] };
+    const band = allowedBand(priority, job.spec.user, ceiling, grants);
+    const changed = band === previous ? [] : this.store.setBand(name, band);
+    if (changed.length > 0) this.controller.requestPass(true);
+    return { name, previous, band, changed };
+  }
+
   cluster(): api.ClusterInfo {
     const jobs: Partial<Record<JobState, number>> = {};
     for (const job of this.store.jobs()) jobs[job.state] = (jobs[job.state] ?? 0) + 1;
@@ -454,6 +476,7 @@ export class ControllerService implements ClusterService {
       user: job.spec.user,
       env: job.spec.env,
       rootSubmittedAt: job.rootSubmittedAt,
+      band: bandOf(job.spec),
     };
     return isolation ? { ...caller, isolation } : caller;
   }

@@ -333,6 +333,7 @@ async function serveCluster(
       owner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
       containerUser: config.runtime.containerUser,
       forbiddenHostPaths: forbiddenHostPaths(home),
+      productionUsers: config.productionUsers,
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     ...(kube ? {} : { requireGpuRuntime: gpuRuntimeCheck() }),

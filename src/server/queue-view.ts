@@ -11,6 +11,7 @@ import type { RuntimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { jobReason } from './pending-reason.js';
+import { bandOf } from '../model/band.js';
 
 export function queueInfo(state: QueueListing, store: ClusterStore, now: number): QueueInfo {
   const { policy, queueDepth, reservationDepth } = state;
@@ -28,6 +29,7 @@ export function queueInfo(state: QueueListing, store: ClusterStore, now: number)
       position: i + 1,
       job: name,
       user: job.spec.user,
+      band: bandOf(job.spec),
       depth: job.depth,
       pendingTasks,
       submittedAt: job.submittedAt,

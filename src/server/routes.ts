@@ -49,6 +49,7 @@ import {
   ResultsQuerySchema,
   parseQuery,
 } from '../api/queries.js';
+import { parseUpdateRequest } from '../api/requests.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 import type { DensitySeries } from '../api/metrics.js';
 
@@ -346,6 +347,14 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       const job = canonicalName('name', nameFromTask(name, call.caller()?.job ?? null));
       requireInScope(call.caller(), job, 'retry');
       return ok(await ctx.service.retry(job, downstream ?? false));
+    },
+  },
+  '/v1/jobs/update': {
+    POST: async (call, ctx) => {
+      const { name, priority } = parseUpdateRequest(await call.body());
+      const job = canonicalName('name', nameFromTask(name, call.caller()?.job ?? null));
+      requireInScope(call.caller(), job, 'update');
+      return ok(ctx.service.update(job, priority, ctx.defaultUser));
     },
   },
   '/v1/cluster': {

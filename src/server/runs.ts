@@ -8,6 +8,7 @@
  * - History reads the archive with one SQL query (filters on indexed columns, LIMIT), never all of
  *   it; live jobs are filtered in memory (they are in memory anyway).
  */
+import { bandOf } from '../model/band.js';
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import { notFound } from '../model/errors.js';
 import { isWithin, runRef } from '../model/names.js';
@@ -57,6 +58,7 @@ export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
     name: job.name,
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
+    band: bandOf(job.spec),
     state: job.state,
     reason: job.reason,
     archived,

@@ -2,6 +2,7 @@
  * Turns store records into the wire views of src/api/types.ts. Pure reads. A live job and an
  * archived run (NAME@RUN) go through the same views (RunData), so they look alike on the wire.
  */
+import { bandOf } from '../model/band.js';
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
 import { costPerHourOf } from '../model/types.js';
@@ -78,6 +79,7 @@ export function runSummary({ job, tasks, archived }: RunData, reason: string | n
     archived,
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
+    band: bandOf(job.spec),
     state: job.state,
     reason,
     depth: job.depth,

@@ -382,6 +382,7 @@ export function modelJob(
       schedulingTimeoutMs: null,
       ...(spec.category ? { category: spec.category } : {}),
       ...(spec.uses ? { uses: spec.uses } : {}),
+      ...(spec.band ? { band: spec.band } : {}),
     },
   };
   const tasks = new Array<Task>(spec.replicas);

@@ -10,6 +10,7 @@
  * their load time) and, for top-level jobs, the earlier jobs they `need` (pipelines).
  * See docs/simulate.md for the format.
  */
+import { BANDS, DEFAULT_BAND, bandAbove, isBand, type Band } from '../model/band.js';
 import { runtimeKey } from '../cluster/scheduler/planner/index.js';
 import { z } from 'zod';
 import {
@@ -139,6 +140,7 @@ interface JobFields {
   category?: JobCategory | null;
   uses?: string[] | null;
   needs?: string[] | null;
+  priority?: Band | null;
 }
 
 const category = parseWith<JobCategory, string>((value) => {
@@ -157,6 +159,10 @@ const names = (what: string, example: string, check: (items: string[]) => string
   });
 
 const uses = names('uses', '[llama-3-8b]', parseUses);
+const priority = parseWith<Band, unknown>((value) => {
+  if (!isBand(value)) throw invalid(`invalid priority ${describeValue(value)}`, `use one of ${BANDS.join(', ')}`);
+  return value;
+});
 const needs = names('needs', '[train]', (items) => items.map((item) => item.replace(/^\//, '')));
 
 const model = object(
@@ -202,6 +208,7 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       category: category.nullish(),
       uses: uses.nullish(),
       needs: needs.nullish(),
+      priority: priority.nullish(),
     },
     'a job object with at least a name and a run time',
   ),
@@ -212,6 +219,8 @@ interface Defaults {
   user: string;
   /** Load time (s) of each declared model. */
   models: Readonly<Record<string, number>>;
+  /** The parent's band (a child's ceiling and default); absent: a top-level job (default interactive). */
+  band?: Band;
 }
 
 /** Jobs of one list with their names, inherited defaults and `repeat` expanded. */
@@ -295,6 +304,14 @@ class JobExpander {
     const cpuMillis = j.cpu ?? DEFAULT_RESOURCES.cpuMillis;
     const memoryBytes = j.memory ?? DEFAULT_RESOURCES.memoryBytes;
     const user = j.user ?? defaults.user;
+    const band = j.priority ?? defaults.band ?? DEFAULT_BAND;
+    if (defaults.band !== undefined && bandAbove(band, defaults.band))
+      fail(
+        this.ctx,
+        [...path, 'priority'],
+        `a child job may not be in a higher band than its parent (${defaults.band})`,
+        "leave priority out to inherit the parent's band, or ask for a lower one",
+      );
     const count = j.repeat?.count ?? 1;
     const every = j.repeat?.every ?? 0;
     this.count += count;
@@ -316,11 +333,14 @@ class JobExpander {
           ? { runsOf: runtimeKey(user, `${parent ?? ''}/${j.name}`) }
           : {}),
         procs: (cpuMillis / 1000) * replicas,
-        children: given(j.children) ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user }) : [],
+        children: given(j.children)
+          ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user, band })
+          : [],
         ...(j.wait ? { wait: true } : {}),
         ...(given(j.category) ? { category: j.category! } : {}),
         ...(uses.length > 0 ? { uses } : {}),
         ...(needs.length > 0 ? { needs } : {}),
+        ...(band === DEFAULT_BAND ? {} : { band }),
       };
     });
   }

@@ -6,6 +6,7 @@
  * name a category and the models they `use` (load times in `models`), and root jobs may `need`
  * earlier root jobs (pipelines).
  */
+import type { Band } from '../model/band.js';
 import type { Constraint } from '../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../model/resources.js';
 import type { JobCategory } from '../model/workload.js';
@@ -53,6 +54,8 @@ export interface SimJob {
   category?: JobCategory;
   /** Models or data sets its tasks load (keys of SimWorkload.models); absent: none. */
   uses?: string[];
+  /** Its priority band (model/band.ts); absent: interactive. */
+  band?: Band;
   /**
    * Root jobs only: jobs (canonical names, declared earlier) that must end before this one is
    * submitted — a pipeline stage that `needs` others. It arrives at max(submit, last need's end).

@@ -29,6 +29,7 @@ interface Row {
   run: number;
   name: string;
   user: string;
+  band: string | undefined;
   state: string;
   start: number | null;
   end: number | null;
@@ -43,6 +44,7 @@ function runRows(runs: readonly RunInfo[]): Row[] {
     run: r.run,
     name: r.name,
     user: r.user,
+    band: r.band,
     state: r.state,
     start: r.startedAt,
     end: r.finishedAt,
@@ -59,6 +61,7 @@ function attemptRows(runs: readonly RunInfo[]): Row[] {
       run: r.run,
       name: `${a.task}[${a.attempt}]`,
       user: r.user,
+      band: r.band,
       state: a.state,
       start: a.startedAt,
       end: a.finishedAt,
@@ -82,6 +85,7 @@ export function renderHistory(
     { header: 'RUN', value: (r) => String(r.run), right: true },
     { header: options.attempts ? 'TASK[ATTEMPT]' : 'NAME', value: (r) => r.name },
     { header: 'USER', value: (r) => r.user },
+    { header: 'BAND', value: (r) => r.band ?? '-' },
     { header: 'STATE', value: (r) => r.state, paint: (cell) => style.state(cell) },
     { header: 'START', value: (r) => instant(r.start) },
     { header: 'END', value: (r) => instant(r.end) },

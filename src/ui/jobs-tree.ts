@@ -116,6 +116,7 @@ export function renderJobsTree(
     { header: 'STATE', value: (r) => r.job.state, paint: (cell) => style.state(cell) },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
+    { header: 'BAND', value: (r) => r.job.band ?? '-' },
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },
     { header: 'REASON', value: (r) => reasonCell(r.job, now) },
   ];

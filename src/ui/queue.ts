@@ -41,6 +41,7 @@ export function renderQueue(queue: QueueInfo, now: number): string {
       { header: '#', value: (j) => String(j.position), right: true },
       { header: 'JOB', value: (j) => j.job },
       { header: 'USER', value: (j) => j.user },
+      { header: 'BAND', value: (j) => j.band ?? '-' },
       { header: 'TASKS', value: (j) => String(j.pendingTasks), right: true },
       { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
       { header: 'ESTIMATE', value: entryEstimate },

@@ -31,6 +31,12 @@ export const submitFlags = {
     summary: 'What the job does, for placement: training, inference or other (default other).',
     options: ['training', 'inference', 'other'],
   }),
+  priority: Flags.string({
+    summary:
+      "Priority band: production, interactive (default) or batch. A task's child inherits its parent's band; " +
+      'a higher band may preempt lower-band work (docs/priorities.md).',
+    options: ['production', 'interactive', 'batch'],
+  }),
   uses: Flags.string({
     summary:
       'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ' +
@@ -157,6 +163,7 @@ export interface SubmitFlagValues {
   gpu?: string;
   'gpu-memory'?: string;
   category?: string;
+  priority?: string;
   uses?: string[];
   tpu?: string;
   env?: string[];
@@ -226,6 +233,7 @@ const COPIED = {
   gpu: 'gpu',
   'gpu-memory': 'gpuMemory',
   category: 'category',
+  priority: 'priority',
   tpu: 'tpu',
   coschedule: 'coschedule',
   'max-retries': 'maxRetries',

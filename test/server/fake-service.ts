@@ -1,4 +1,5 @@
 /** A small in-memory ClusterService for API tests; records calls and lets tests push stream items. */
+import type { Band } from '../../src/model/band.js';
 import type { PipelineRequest, PipelineResponse } from '../../src/api/pipeline-request.js';
 import type { ClusterService, SubmitOrigin } from '../../src/server/cluster-service.js';
 import type { TaskCaller } from '../../src/model/caller.js';
@@ -6,6 +7,7 @@ import type {
   ResultInfo,
   ResultsResponse,
   RetryResponse,
+  UpdateResponse,
   CancelResponse,
   ClusterInfo,
   EndpointInfo,
@@ -228,6 +230,11 @@ export class FakeService implements ClusterService {
   async cancel(names: string[]): Promise<CancelResponse> {
     this.check();
     return { cancelled: names.filter((n) => this.isNameTaken(n)), alreadyEnded: [] };
+  }
+
+  update(name: string, priority: Band): UpdateResponse {
+    this.check();
+    return { name, previous: 'interactive', band: priority, changed: this.isNameTaken(name) ? [name] : [] };
   }
 
   async retry(name: string): Promise<RetryResponse> {

@@ -21,10 +21,13 @@
  *   one that is already deadlocked (docs/architecture.md, "Deadlocks": ancestors of it, other
  *   than the submitter itself, are waiting on a subtree containing it and hold what it needs, so
  *   no worker could take it) and one that would exceed its user's pending-task quota.
+ * - The band (./band.ts): a child inherits its parent's and may ask only for a lower one;
+ *   production is the owner's unless the config grants it.
  */
 import { IrisError } from '../../model/errors.js';
-import { jobDepth } from '../../model/names.js';
+import { jobDepth, parentJob } from '../../model/names.js';
 import { DEFAULT_RESOURCES } from '../../model/resources.js';
+import { DEFAULT_BAND } from '../../model/band.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
 import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
@@ -44,6 +47,7 @@ import { tpuGang } from './tpu-gang.js';
 import { jobIsolation } from './isolation.js';
 import { jobWorkspace } from './workspace.js';
 import { checkDependencies, resolveAfter } from './dependencies.js';
+import { allowedBand, parseBand } from './band.js';
 
 /** The admission vocabulary (types.ts), for the callers of this module. */
 export type * from './types.js';
@@ -59,6 +63,14 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
   return { ...inherited, ...own };
 }
 
+/** A new job's band ceiling: its submitting task's job's band, else its stored live parent's (./band.ts). */
+function bandCeiling(name: string, caller: TaskCaller | null, names: Pick<ClusterView, 'liveBand'>) {
+  if (caller) return { parent: caller.job, band: caller.band ?? DEFAULT_BAND };
+  const parent = parentJob(name);
+  const band = parent === null ? undefined : names.liveBand?.(parent);
+  return parent !== null && band !== undefined ? { parent, band } : null;
+}
+
 /**
  * The JobSpec a request asks for, with every default applied: naming, inheritance, TPU gangs,
  * defaults. Throws IrisError (invalid_argument, forbidden, or conflict when no free name is found).
@@ -66,7 +78,7 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
 export function resolveJob(
   request: AdmissionRequest,
   caller: TaskCaller | null,
-  names: NameSource & { hostPaths?: HostPaths },
+  names: NameSource & Pick<ClusterView, 'hostPaths' | 'liveBand'>,
   defaults: AdmissionDefaults,
 ): { spec: JobSpec; generated: boolean } {
   const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
@@ -97,6 +109,10 @@ export function resolveJob(
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
   const after = resolveAfter(request.after, caller);
+  const band = allowedBand(parseBand(request.priority), user, bandCeiling(name, caller, names), {
+    owner: defaults.user,
+    ...(defaults.productionUsers ? { productionUsers: defaults.productionUsers } : {}),
+  });
   const gang = tpuGang(device, values.given(request.replicas) ? request.replicas : null, coschedule);
 
   const spec: JobSpec = {
@@ -127,6 +143,7 @@ export function resolveJob(
     ...(after.length === 0 ? {} : { after }),
     ...(category === null ? {} : { category }),
     ...(uses.length === 0 ? {} : { uses }),
+    band,
   };
   return { spec, generated };
 }

@@ -14,6 +14,8 @@
  *   category, uses) and the root records `pipeline.stages` (in submit order).
  * - A `${stages.X.result.K}` reference (src/model/stage-refs.ts) must name a stage in `needs`;
  *   it is resolved by the store when the stage's needs have succeeded (lifecycle.ts).
+ * - Bands (./band.ts): the root is in the highest band a stage asks for, so no stage is above it;
+ *   a stage that asks for none is `interactive` (or the root's band when that is lower).
  * - Stages are admitted in stageOrder, each against a view in which the root and the stages
  *   before it exist (PENDING), so their dependencies resolve as those of stored jobs do.
  */
@@ -24,6 +26,7 @@ import { checkStageRefs, findStageRefs, stageRefProbe } from '../../model/stage-
 import { stickyParent } from '../../model/stickiness.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
+import { DEFAULT_BAND, bandAbove, bandOf, isBand, type Band } from '../../model/band.js';
 import type { AdmissionDefaults, AdmissionRequest, ClusterView } from './types.js';
 import { admit } from './index.js';
 
@@ -54,6 +57,13 @@ function refuse(result: ReturnType<typeof admit>, at: string | null): JobSpec {
   throw new IrisError(code, named, hint, `${at}.${field}`);
 }
 
+/** The highest band the stages ask for (the root's band, so no stage is above it); none asked: null. */
+function highestBand(asked: ReadonlyArray<string | null | undefined>): Band | null {
+  let best: Band | null = null;
+  for (const band of asked) if (isBand(band) && (best === null || bandAbove(band, best))) best = band;
+  return best;
+}
+
 /** The root's spec first, then the stages' in submit order; throws the first refusal as an IrisError. */
 export function admitPipeline(
   request: PipelineAdmissionRequest,
@@ -71,6 +81,7 @@ export function admitPipeline(
     command: ['iris'],
     cpu: PIPELINE_ROOT_CPU,
     memory: PIPELINE_ROOT_MEMORY,
+    priority: highestBand(Object.values(request.stages).map((stage) => stage.priority)),
   };
   const rootProbe = refuse(admit(rootRequest, caller, view, defaults), null);
   const root = rootProbe.name;
@@ -90,7 +101,10 @@ export function admitPipeline(
     // A stage depends only on stages of this pipeline, whose graph checkStageGraph found acyclic:
     // no cycle can pass through a stage, so none is walked for (a long pipeline stays linear).
     dependedOn: () => false,
+    liveBand: (name) => (added.has(name) ? bandOf(added.get(name)!) : view.liveBand?.(name)),
   };
+  // A stage that asks for no band gets the default, or the root's when that is lower (all stages batch).
+  const stageDefault = bandAbove(bandOf(rootSpec), DEFAULT_BAND) ? DEFAULT_BAND : bandOf(rootSpec);
   const specs: JobSpec[] = [rootSpec];
   for (const stage of order) {
     const { needs, ...fields } = request.stages[stage]!;
@@ -102,6 +116,7 @@ export function admitPipeline(
     const stageRequest: AdmissionRequest = {
       ...fields,
       image,
+      priority: fields.priority ?? stageDefault,
       name: `${root}/${stage}`,
       after: (needs ?? []).map((need) => `${root}/${need}:ok`),
     };

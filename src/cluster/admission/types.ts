@@ -3,6 +3,7 @@ import type { ErrorCode } from '../../model/errors.js';
 import type { ForbiddenHostPaths, Mount } from '../../model/mounts.js';
 import type { JobState } from '../../model/states.js';
 import type { JobSpec, Quota } from '../../model/types.js';
+import type { Band } from '../../model/band.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import type { WorkerView } from '../scheduler/types.js';
 
@@ -56,6 +57,8 @@ export interface AdmissionRequest {
   category?: string | null;
   /** Models or data sets the tasks load (model/workload.ts). */
   uses?: string[] | null;
+  /** `production`, `interactive` or `batch` (model/band.ts, ./band.ts). */
+  priority?: string | null;
 }
 
 /** What a job gets for each field its request leaves out (the resolved cluster settings). */
@@ -88,6 +91,8 @@ export interface AdmissionDefaults {
   containerUser?: string;
   /** Host paths no mount may be, hold or lie in besides `/` and the kernel's (model/mounts.ts). */
   forbiddenHostPaths?: ForbiddenHostPaths;
+  /** The config's `production-users`: who besides the owner may have production jobs (./band.ts). */
+  productionUsers?: readonly string[];
 }
 
 /** The host's file system as admission may ask about it (the server answers; ./workspace.ts asks). */
@@ -116,6 +121,8 @@ export interface ClusterView extends NameSource {
   pendingTasks(user: string): number;
   /** The state of a stored job; undefined when none has the name. */
   jobState(name: string): JobState | undefined;
+  /** The band of a stored job that has not ended (a new child's ceiling, ./band.ts); undefined: none or ended. */
+  liveBand?(name: string): Band | undefined;
   /** The names a stored job depends on (`spec.after`); empty for none or an unknown job. */
   dependenciesOf(name: string): readonly string[];
   /**

@@ -4,6 +4,7 @@
  * and every job the simulator submits use it. Times are opaque: the job's time limit is passed on
  * in its own unit (ms in the cluster, seconds in the simulator).
  */
+import { DEFAULT_BAND } from '../../model/band.js';
 import type { Job, JobSpec } from '../../model/types.js';
 import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
 
@@ -11,7 +12,7 @@ import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
   spec: Pick<
     JobSpec,
-    'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses'
+    'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses' | 'band'
   >;
 };
 
@@ -34,5 +35,6 @@ export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | n
     ...(estimate?.source === 'predicted' ? { predictedMs: estimate.duration } : {}),
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
+    ...(job.spec.band && job.spec.band !== DEFAULT_BAND ? { band: job.spec.band } : {}),
   };
 }

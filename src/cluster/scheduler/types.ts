@@ -6,6 +6,7 @@ import type { Constraint } from '../../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../../model/resources.js';
 import type { PlacementDecision, Quota } from '../../model/types.js';
 import type { JobCategory } from '../../model/workload.js';
+import type { Band } from '../../model/band.js';
 
 /** Where a planned duration came from (planner/prediction.ts). */
 export type EstimateSource = 'predicted' | 'limit';
@@ -46,6 +47,8 @@ export interface SchedulerJob {
   category?: JobCategory;
   /** Models or data sets its tasks load, for context reuse; absent: none. */
   uses?: readonly string[];
+  /** Its priority band (model/band.ts): the first key of queue order. Absent: interactive. */
+  band?: Band;
 }
 
 export interface SchedulerTask {

@@ -7,6 +7,8 @@
  * - `seq` and `run` come from persisted counters and keep growing across restarts.
  * - Every mutation runs in a transaction (StoreCore.transaction): all of it or none of it.
  */
+import type { Band } from '../../model/band.js';
+import { changeBand } from '../lifecycle/bands.js';
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError, conflict } from '../../model/errors.js';
 import { noSpaceError } from '../../model/storage.js';
@@ -538,6 +540,21 @@ export class ClusterStore extends StoreCore {
 
   preemptAttempt(taskId: string, attempt: number, reason: string): StopOrder[] {
     return this.transaction(() => this.life.decide((view, now) => preemptAttempt(view, taskId, attempt, reason, now)));
+  }
+
+  /** Move a job (and any live job below it in a higher band) to `band` (lifecycle/bands.ts); the jobs changed. */
+  setBand(name: string, band: Band): string[] {
+    const changed: string[] = [];
+    this.transaction(
+      () =>
+        this.life.decide((view) => {
+          const changes = changeBand(view, name, band);
+          for (const change of changes) if (change.kind === 'job') changed.push(change.job.name);
+          return changes;
+        }),
+      true,
+    );
+    return changed;
   }
 
   markUnschedulable(job: string, reason: string): StopOrder[] {

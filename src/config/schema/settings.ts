@@ -402,3 +402,40 @@ export function placementScoring(file: ScoringFile | null | undefined): Placemen
     keepAccelerators: file?.['keep-accelerators'] ?? d.keepAccelerators,
   };
 }
+
+/** `production-users:` the users besides the owner who may submit production jobs (docs/priorities.md). */
+export const productionUsers = list(
+  text('user name').transform(
+    resolving((user, ctx) => {
+      if (!USER_NAME.test(user)) fail(ctx, [], `invalid user name ${JSON.stringify(user)}`, USER_NAME_HINT);
+      return user;
+    }),
+  ),
+  'a list of user names',
+).nullish();
+
+/** What `preemption:` resolves to (docs/priorities.md, "Preemption"). */
+export interface PreemptionConfig {
+  /** False: no job stops another (bands still order the queue). Default true. */
+  enabled: boolean;
+  /** Between a victim's SIGTERM and its SIGKILL. Default 30 s. */
+  graceMs: number;
+  /** A task is not preempted within this long of its start. Default 60 s. */
+  exemptMs: number;
+}
+
+export const DEFAULT_PREEMPTION: PreemptionConfig = { enabled: true, graceMs: 30_000, exemptMs: 60_000 };
+
+/** `preemption: { enabled, grace, exempt }`. */
+export const preemption = object(
+  { enabled: z.boolean().nullish(), grace: stopGrace.nullish(), exempt: duration('exempt').nullish() },
+  'an object such as { enabled: true, grace: 30s, exempt: 60s }',
+)
+  .nullish()
+  .transform(
+    (p): PreemptionConfig => ({
+      enabled: p?.enabled ?? DEFAULT_PREEMPTION.enabled,
+      graceMs: p?.grace ?? DEFAULT_PREEMPTION.graceMs,
+      exemptMs: p?.exempt ?? DEFAULT_PREEMPTION.exemptMs,
+    }),
+  );

@@ -31,6 +31,8 @@ import {
   placementScoring,
   placementScoringKeys,
   queue,
+  preemption,
+  productionUsers,
   quotas,
   retention,
   retryBackoff,
@@ -70,6 +72,8 @@ export function configSchema(source: string, probe: MachineProbe) {
         workers: workers.nullish(),
         slices: slices.nullish(),
         quotas,
+        'production-users': productionUsers,
+        preemption,
         'task-door': taskDoor,
         connections,
         placement: z
@@ -108,6 +112,8 @@ export function configSchema(source: string, probe: MachineProbe) {
               ? [machineWorker(probe)]
               : joinWorkers(ctx, file.workers ?? null, file.slices ?? null, file.workers !== undefined),
           quotas: file.quotas,
+          productionUsers: file['production-users'] ?? [],
+          preemption: file.preemption,
           taskDoor: file['task-door'],
           connections: file.connections,
           defaults: {

@@ -1,5 +1,5 @@
 /**
- * The pending queue as jobs, in progress order (order.ts: deepest first, then oldest root). A
+ * The pending queue as jobs, in progress order (order.ts: band, then deepest first, then oldest root). A
  * snapshot marked `pendingOrdered` is read lazily, so a pass costs what it considers rather than
  * the whole queue; otherwise the pending tasks are grouped by job and the jobs sorted (a job's
  * tasks are sorted only when they come out of order).
@@ -10,6 +10,7 @@
 import { devicesNeeded } from '../placement/fit.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
+import { compareJobKeys } from './order.js';
 
 function byIndex(a: SchedulerTask, b: SchedulerTask): number {
   return a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -31,11 +32,9 @@ function inOrder(tasks: readonly SchedulerTask[]): boolean {
   return true;
 }
 
-/** Queue order of two jobs (order.ts): deeper first, then older root, then by their first tasks. */
+/** Queue order of two jobs (order.ts): band, deeper first, older root, then by their first tasks. */
 function compareJobs(a: QueuedJob, b: QueuedJob): number {
-  if (a.job.depth !== b.job.depth) return b.job.depth - a.job.depth;
-  if (a.job.rootSubmittedAt !== b.job.rootSubmittedAt) return a.job.rootSubmittedAt - b.job.rootSubmittedAt;
-  return compareTasks(a.tasks[0]!, b.tasks[0]!);
+  return compareJobKeys(a.job, b.job) || compareTasks(a.tasks[0]!, b.tasks[0]!);
 }
 
 function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {

@@ -1,16 +1,26 @@
 /**
  * Queue order (the progress guarantee, docs/architecture.md, "Scheduling order"). Pending tasks are ordered by
- *   (job depth DESC, job rootSubmittedAt ASC, task submittedAt ASC, task seq ASC, task id ASC)
- * so a job tree that has started finishes its deeper work first, older trees beat newer ones,
- * and a retried task keeps its place because its submittedAt is unchanged. Tasks whose job is
+ *   (job band, job depth DESC, job rootSubmittedAt ASC, task submittedAt ASC, task seq ASC, task id ASC)
+ * so production work goes before interactive and interactive before batch (model/band.ts), and
+ * within a band a job tree that has started finishes its deeper work first, older trees beat newer
+ * ones, and a retried or preempted task keeps its place because its submittedAt is unchanged. Tasks whose job is
  * unknown sort last (the scheduler never places them).
  */
+import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 
 type Jobs = ReadonlyMap<string, SchedulerJob>;
 
 function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Queue order of two jobs by their own keys: band, then deeper first, then older root. 0: tied. */
+export function compareJobKeys(a: SchedulerJob, b: SchedulerJob): number {
+  const bands = bandRank(a.band ?? DEFAULT_BAND) - bandRank(b.band ?? DEFAULT_BAND);
+  if (bands !== 0) return bands;
+  if (a.depth !== b.depth) return b.depth - a.depth;
+  return a.rootSubmittedAt - b.rootSubmittedAt;
 }
 
 /** Negative when `a` should be scheduled before `b`. */
@@ -21,8 +31,8 @@ export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs): 
     if (ja) return -1;
     if (jb) return 1;
   } else {
-    if (ja.depth !== jb.depth) return jb.depth - ja.depth;
-    if (ja.rootSubmittedAt !== jb.rootSubmittedAt) return ja.rootSubmittedAt - jb.rootSubmittedAt;
+    const keys = compareJobKeys(ja, jb);
+    if (keys !== 0) return keys;
   }
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
   if (a.seq !== b.seq) return a.seq - b.seq;
@@ -35,6 +45,7 @@ export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs): 
  */
 export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): SchedulerTask[] {
   const n = pending.length;
+  const band = new Float64Array(n);
   const negDepth = new Float64Array(n);
   const root = new Float64Array(n);
   const submitted = new Float64Array(n);
@@ -47,6 +58,7 @@ export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): Sched
       lastJobName = task.job;
       lastJob = jobs.get(task.job);
     }
+    band[i] = lastJob ? bandRank(lastJob.band ?? DEFAULT_BAND) : Number.POSITIVE_INFINITY;
     negDepth[i] = lastJob ? -lastJob.depth : Number.POSITIVE_INFINITY;
     root[i] = lastJob ? lastJob.rootSubmittedAt : Number.POSITIVE_INFINITY;
     submitted[i] = task.submittedAt;
@@ -55,7 +67,9 @@ export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): Sched
   const index = new Array<number>(n);
   for (let i = 0; i < n; i++) index[i] = i;
   index.sort((x, y) => {
-    let d = negDepth[x]! - negDepth[y]!;
+    let d = band[x]! - band[y]!;
+    if (d !== 0 && d === d) return d;
+    d = negDepth[x]! - negDepth[y]!;
     if (d !== 0 && d === d) return d;
     d = root[x]! - root[y]!;
     if (d !== 0 && d === d) return d;

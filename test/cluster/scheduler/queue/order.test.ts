@@ -5,6 +5,7 @@ import { comparePending, orderTasks } from '../../../../src/cluster/scheduler/qu
 import type { SchedulerTask } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot } from '../helpers.js';
 import { JobQueue } from '../../../../src/cluster/scheduler/queue/job-queue.js';
+import { BANDS, bandRank } from '../../../../src/model/band.js';
 
 const task = (jobName: string, index: number, submittedAt: number, seq: number): SchedulerTask => ({
   id: `${jobName}/task-${index}`,
@@ -48,6 +49,48 @@ describe('queue order (seed 000)', () => {
     const jobs = [job('/a/x', { rootSubmittedAt: 10 }), job('/b/y', { rootSubmittedAt: 5 })];
     const pending = [task('/a/x', 0, 1, 1), task('/b/y', 0, 50, 2)];
     expect(orderPending(snapshot(jobs, [], { pending })).map((t) => t.job)).toEqual(['/b/y', '/a/x']);
+  });
+
+  it('orders band first: a batch child of an old tree waits behind a new interactive root, production leads', () => {
+    const jobs = [
+      { ...job('/old', { rootSubmittedAt: 0 }), band: 'batch' as const },
+      { ...job('/old/deep', { rootSubmittedAt: 0 }), band: 'batch' as const },
+      job('/new', { rootSubmittedAt: 50 }),
+      { ...job('/urgent', { rootSubmittedAt: 90 }), band: 'production' as const },
+    ];
+    const pending = [
+      task('/old', 0, 0, 1),
+      task('/old/deep', 0, 10, 2),
+      task('/new', 0, 50, 3),
+      task('/urgent', 0, 90, 4),
+    ];
+    const order = orderPending(snapshot(jobs, [], { pending })).map((t) => t.job);
+    expect(order).toEqual(['/urgent', '/new', '/old/deep', '/old']);
+  });
+
+  it('property: bands never interleave, and within a band deeper jobs come first', () => {
+    const names = ['/a', '/b', '/a/c', '/a/c/d', '/b/e'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...BANDS), { minLength: names.length, maxLength: names.length }),
+        fc.array(fc.record({ job: fc.constantFrom(...names), submittedAt: fc.nat(5), seq: fc.nat(5) }), {
+          maxLength: 30,
+        }),
+        (bands, raw) => {
+          const jobs = new Map(names.map((n, i) => [n, { ...job(n), band: bands[i]! }]));
+          const ordered = orderTasks(
+            raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq)),
+            jobs,
+          );
+          for (let i = 1; i < ordered.length; i++) {
+            const a = jobs.get(ordered[i - 1]!.job)!;
+            const b = jobs.get(ordered[i]!.job)!;
+            expect(bandRank(a.band)).toBeLessThanOrEqual(bandRank(b.band));
+            if (a.band === b.band) expect(a.depth).toBeGreaterThanOrEqual(b.depth);
+          }
+        },
+      ),
+    );
   });
 
   it('breaks ties on seq, then id', () => {
@@ -123,8 +166,9 @@ describe('queue order (seed 000)', () => {
             }),
             { maxLength: 40 },
           ),
-          (roots, raw) => {
-            const jobs = names.map((n, i) => job(n, { rootSubmittedAt: roots[i]! }));
+          fc.array(fc.constantFrom(...BANDS), { minLength: names.length, maxLength: names.length }),
+          (roots, raw, bands) => {
+            const jobs = names.map((n, i) => ({ ...job(n, { rootSubmittedAt: roots[i]! }), band: bands[i]! }));
             const pending = raw.map((r, i) => task(r.job, i, r.submittedAt, r.seq));
             const expected: { job: string; tasks: string[] }[] = [];
             for (const t of orderTasks(pending, new Map(jobs.map((j) => [j.name, j])))) {

@@ -1,0 +1,69 @@
+/**
+ * The band a job may have (docs/priorities.md, "Bands"): the one rule for a submission and for
+ * `iris update --priority`.
+ *
+ * - A job that asks for none gets its parent's band (a task's child), else `interactive`.
+ * - A child may ask for its parent's band or a lower one, never a higher one (forbidden, exit 4).
+ * - `production` is the owner's: the owner may give it to their own jobs, and to another user's
+ *   only when the config grants it to that user (`production-users`). A task's child inherits it
+ *   from a production parent without a grant.
+ */
+import { BANDS, DEFAULT_BAND, bandAbove, isBand, type Band } from '../../model/band.js';
+import { describeValue } from '../../model/schema-errors.js';
+import { fieldError, given } from './values.js';
+
+/** Who may give which band: the owner's user name and the users the config grants production. */
+export interface BandGrants {
+  /** The cluster owner's user name. */
+  owner: string;
+  /** The config's `production-users`; absent: none besides the owner. */
+  productionUsers?: readonly string[];
+}
+
+/** The ceiling a job's band is held under: its parent job's band, when it has a parent. */
+export interface BandCeiling {
+  parent: string;
+  band: Band;
+}
+
+/** A request's `priority`, checked: a band, or null when not given. */
+export function parseBand(value: string | null | undefined): Band | null {
+  if (!given(value)) return null;
+  if (isBand(value)) return value;
+  throw fieldError('priority', `invalid priority ${describeValue(value)}: expected one of ${BANDS.join(', ')}`);
+}
+
+/**
+ * The band `user`'s job gets when it asks for `requested` (null: none) under `ceiling` (its
+ * parent's band; null: a root job). Throws IrisError `forbidden` when it may not have it.
+ */
+export function allowedBand(
+  requested: Band | null,
+  user: string,
+  ceiling: BandCeiling | null,
+  grants: BandGrants,
+): Band {
+  if (ceiling) {
+    if (requested === null) return ceiling.band;
+    if (bandAbove(requested, ceiling.band)) {
+      throw fieldError(
+        'priority',
+        `priority ${requested}: a child job may not be in a higher band than its parent ${ceiling.parent} ` +
+          `(${ceiling.band})`,
+        `leave --priority out to inherit ${ceiling.band}, or ask for a lower band`,
+        'forbidden',
+      );
+    }
+    return requested;
+  }
+  const band = requested ?? DEFAULT_BAND;
+  if (band === 'production' && user !== grants.owner && !grants.productionUsers?.includes(user)) {
+    throw fieldError(
+      'priority',
+      `priority production is not granted to user ${user}`,
+      `the cluster's owner grants it in the config: production-users: [${user}]`,
+      'forbidden',
+    );
+  }
+  return band;
+}
