@@ -99,6 +99,8 @@ describe('loadConfig: searching', () => {
       maxRunningMemoryBytes: 32 * 1024 ** 3,
       maxRunningAccelerators: 8,
       maxPendingTasks: 100,
+      weight: 1,
+      hard: false,
     });
   });
 

@@ -32,7 +32,10 @@ describe('validateConfig: the documented example', () => {
           attributes: { 'tpu-name': 'slice-a', 'tpu-worker-id': 0 },
         },
       ],
-      quotas: { alice: { cpu: 8, memory: '32GiB', accelerators: 8, 'pending-tasks': 100 }, bob: { cpu: 0.5 } },
+      quotas: {
+        alice: { cpu: 8, memory: '32GiB', accelerators: 8, 'pending-tasks': 100 },
+        bob: { cpu: 0.5, weight: 2.5, hard: true },
+      },
     },
     SOURCE,
     PROBE,
@@ -72,18 +75,22 @@ describe('validateConfig: the documented example', () => {
     });
   });
 
-  it('parses quotas per user, absent limits are null', () => {
+  it('parses quotas per user, absent limits are null, weight 1 and soft by default', () => {
     expect(config.quotas.get('alice')).toEqual({
       maxRunningCpuMillis: 8000,
       maxRunningMemoryBytes: 32 * GiB,
       maxRunningAccelerators: 8,
       maxPendingTasks: 100,
+      weight: 1,
+      hard: false,
     });
     expect(config.quotas.get('bob')).toEqual({
       maxRunningCpuMillis: 500,
       maxRunningMemoryBytes: null,
       maxRunningAccelerators: null,
       maxPendingTasks: null,
+      weight: 2.5,
+      hard: true,
     });
     expect(config.quotas.has('carol')).toBe(false);
   });
@@ -495,6 +502,21 @@ describe('validateConfig: every error names the file and the key', () => {
       { quotas: { alice: { 'pending-tasks': 0 } } },
       'quotas.alice.pending-tasks',
       /invalid pending-tasks 0/,
+    ],
+    ['quota weight zero', { quotas: { alice: { weight: 0 } } }, 'quotas.alice.weight', /invalid weight 0: .*above 0/],
+    ['quota weight negative', { quotas: { alice: { weight: -1 } } }, 'quotas.alice.weight', /invalid weight -1:/],
+    ['quota weight not a number', { quotas: { alice: { weight: 'x' } } }, 'quotas.alice.weight', /invalid weight "x"/],
+    [
+      'quota hard not a boolean',
+      { quotas: { alice: { hard: 'yes' } } },
+      'quotas.alice.hard',
+      /invalid hard "yes": expected true or false/,
+    ],
+    [
+      'quota hard a number',
+      { quotas: { alice: { hard: 1 } } },
+      'quotas.alice.hard',
+      /invalid hard 1: expected true or false/,
     ],
     ['quota unknown key', { quotas: { alice: { pending: 3 } } }, 'quotas.alice.pending', /unknown key/],
     ['quota not an object', { quotas: { alice: 5 } }, 'quotas.alice', /expected an object/],

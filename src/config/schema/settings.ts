@@ -31,6 +31,7 @@ import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
 import {
+  boolean,
   cpu,
   duration,
   durationMs,
@@ -74,7 +75,7 @@ const quota = object(
     accelerators: positiveInteger('accelerators').nullish(),
     'pending-tasks': positiveInteger('pending-tasks').nullish(),
     weight: positiveNumber('weight', '2').nullish(),
-    hard: z.boolean().nullish(),
+    hard: boolean('hard').nullish(),
   },
   'an object such as { cpu: 8, memory: 32GiB, accelerators: 8, pending-tasks: 100, weight: 1, hard: false }',
 )

@@ -2,8 +2,9 @@
  * Per-user quotas (docs/architecture.md, "Scheduling order"). Running limits are soft: a user at or above any running
  * limit (cpu, memory, accelerators) keeps their queue order among themselves but goes behind
  * every other user's work. Usage grows as placements are made within a pass, so a user who
- * crosses a limit mid-pass has the rest of their tasks deferred. The pending-task limit is hard
- * and is checked at submit time by `pendingQuotaProblem`.
+ * crosses a limit mid-pass has the rest of their tasks deferred. A `hard: true` quota is not
+ * deferred here: its user is held at the quota instead (shares.ts, `hardQuotaReason`). The
+ * pending-task limit is hard and is checked at submit time by `pendingQuotaProblem`.
  */
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
 import type { Quota } from '../../../model/types.js';
@@ -68,15 +69,21 @@ export class QuotaTracker {
     private readonly quotas: ReadonlyMap<string, Quota>,
   ) {}
 
-  /** The reason `user` is at/over a running limit right now, or null. */
+  /** The reason `user` is at/over a soft running limit right now, or null (also for a hard quota). */
   overReason(user: string): string | null {
-    if (!this.quotas.has(user)) return null;
+    const quota = this.quotas.get(user);
+    if (!quota || quota.hard) return null;
     let reason = this.over.get(user);
     if (reason === undefined) {
-      reason = runningQuotaReason(user, this.used.get(user) ?? this.usage.get(user), this.quotas.get(user));
+      reason = runningQuotaReason(user, this.usageOf(user), quota);
       this.over.set(user, reason);
     }
     return reason;
+  }
+
+  /** The user's running usage now: the snapshot's plus this pass's placements (undefined: none known). */
+  usageOf(user: string): UserUsage | undefined {
+    return this.used.get(user) ?? this.usage.get(user);
   }
 
   /** Account one placed task of `resources` to `user`. */
