@@ -92,15 +92,18 @@ export type VictimChoice =
   | { kind: 'none'; reason: string };
 
 /** Words for why units are not victims, in the order a reason lists them. */
-const REFUSED_WORDS: Record<string, string> = {
+const REFUSED_WORDS: Record<Ineligible, string> = {
   band: 'same or higher band',
   tree: 'its own job or an ancestor',
   exempt: 'started within the exempt time',
 };
-const WHY_ORDER = Object.keys(REFUSED_WORDS);
+const WHY_ORDER: readonly Ineligible[] = ['band', 'tree', 'exempt'];
+
+/** Why a task is not a victim: its band, its place in the preemptor's tree, its exempt time. */
+export type Ineligible = 'band' | 'tree' | 'exempt';
 
 /** Why a running task may not be stopped for `p`, or null when it may. */
-export function ineligible(p: PreemptorView, t: RunningTaskView, o: VictimOptions): string | null {
+export function ineligible(p: PreemptorView, t: RunningTaskView, o: VictimOptions): Ineligible | null {
   if (!bandAbove(p.band, t.band)) return 'band';
   if (isWithin(p.job, t.job)) return 'tree';
   if (o.now - t.startedAt < o.exemptMs) return 'exempt';
@@ -110,10 +113,10 @@ export function ineligible(p: PreemptorView, t: RunningTaskView, o: VictimOption
 /** The running tasks grouped into units (a task alone, or a whole gang), split by eligibility. */
 function unitsOf(p: PreemptorView, running: readonly RunningTaskView[], o: VictimOptions, hosts: Set<string>) {
   const eligible: Unit[] = [];
-  const refused: Array<{ unit: Unit; why: string }> = [];
+  const refused: Array<{ unit: Unit; why: Ineligible }> = [];
   const take = (members: RunningTaskView[]): void => {
     // The reason named is the first in WHY_ORDER any member has, whatever the members' order.
-    let why: string | null = null;
+    let why: Ineligible | null = null;
     for (const t of members) {
       const w = ineligible(p, t, o);
       if (w !== null && (why === null || WHY_ORDER.indexOf(w) < WHY_ORDER.indexOf(why))) why = w;
@@ -166,15 +169,17 @@ function scopesOf(p: PreemptorView): Array<Array<{ id: string; free: Amount }>> 
     const hosts: Array<{ id: string; free: Amount }> = [];
     for (const id of g) {
       const w = byId.get(id);
-      if (w && !seen.has(id)) hosts.push(w), seen.add(id);
+      if (!w || seen.has(id)) continue;
+      hosts.push(w);
+      seen.add(id);
     }
     return hosts;
   });
 }
 
-function noneReason(p: PreemptorView, refused: Array<{ unit: Unit; why: string }>, rooms: Room[]): string {
+function noneReason(p: PreemptorView, refused: Array<{ unit: Unit; why: Ineligible }>, rooms: Room[]): string {
   const where = p.gang ? 'in any group' : 'on a fitting worker';
-  const counts = new Map<string, number>();
+  const counts = new Map<Ineligible, number>();
   for (const { unit, why } of refused) {
     if (rooms.some((r) => r.touches(unit))) counts.set(why, (counts.get(why) ?? 0) + unit.count);
   }
