@@ -4,6 +4,8 @@
  * as `137 (SIGKILL)`), measured CPU time and peak memory (`-` when not measured) and reason. A
  * run's CPU is the sum over its attempts and its memory the highest peak of any attempt.
  */
+import { bandColumn } from './band-column.js';
+import type { Band } from '../model/band.js';
 import { constants } from 'node:os';
 import type { RunInfo } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
@@ -29,7 +31,7 @@ interface Row {
   run: number;
   name: string;
   user: string;
-  band: string | undefined;
+  band: Band | undefined;
   state: string;
   start: number | null;
   end: number | null;
@@ -81,11 +83,12 @@ export function renderHistory(
   const { now } = options;
   const style = options.style ?? PLAIN;
   const instant = (time: number | null): string => (time === null ? '-' : formatInstant(time, now));
+  const rows = options.attempts ? attemptRows(runs) : runRows(runs);
   const columns: Column<Row>[] = [
     { header: 'RUN', value: (r) => String(r.run), right: true },
     { header: options.attempts ? 'TASK[ATTEMPT]' : 'NAME', value: (r) => r.name },
     { header: 'USER', value: (r) => r.user },
-    { header: 'BAND', value: (r) => r.band ?? '-' },
+    ...bandColumn(rows, (r) => r.band),
     { header: 'STATE', value: (r) => r.state, paint: (cell) => style.state(cell) },
     { header: 'START', value: (r) => instant(r.start) },
     { header: 'END', value: (r) => instant(r.end) },
@@ -95,9 +98,5 @@ export function renderHistory(
     { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
     { header: 'REASON', value: (r) => formatReason(r.reason ?? '', now) },
   ];
-  return renderTable(
-    options.attempts ? attemptRows(runs) : runRows(runs),
-    columns,
-    options.attempts ? 'no attempts' : 'no runs',
-  );
+  return renderTable(rows, columns, options.attempts ? 'no attempts' : 'no runs');
 }

@@ -4,6 +4,7 @@
  * below it still live and no reason of its own: how many, liveBelowText). A job whose parent is not
  * in the list (filtered out or unknown) is shown as a root with its full path.
  */
+import { bandColumn } from './band-column.js';
 import type { JobSummary, TaskCounts } from '../api/types.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatAge, formatReason } from './format.js';
@@ -110,15 +111,16 @@ export function renderJobsTree(
   options: { runs?: boolean; style?: Style } = {},
 ): string {
   const style = options.style ?? PLAIN;
+  const rows = jobTreeRows(jobs);
   const columns: Column<TreeRow>[] = [
     { header: 'JOB', value: (r) => r.label },
     ...(options.runs ? [{ header: 'RUN', value: (r: TreeRow) => String(r.job.run), right: true }] : []),
     { header: 'STATE', value: (r) => r.job.state, paint: (cell) => style.state(cell) },
     { header: 'TASKS', value: (r) => formatTaskCounts(r.job.tasks) },
     { header: 'USER', value: (r) => r.job.user },
-    { header: 'BAND', value: (r) => r.job.band ?? '-' },
+    ...bandColumn(rows, (r) => r.job.band),
     { header: 'AGE', value: (r) => formatAge(r.job.submittedAt, now) },
     { header: 'REASON', value: (r) => reasonCell(r.job, now) },
   ];
-  return renderTable(jobTreeRows(jobs), columns, 'no jobs');
+  return renderTable(rows, columns, 'no jobs');
 }

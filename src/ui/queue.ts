@@ -2,6 +2,7 @@
  * Plain-text views of the queue (`iris queue`) and of a dry-run estimate (`iris submit
  * --dry-run`). `now` is a parameter so the output is testable.
  */
+import { DEFAULT_BAND } from '../model/band.js';
 import type { EstimateResponse, QueueEntry, QueueInfo, RuntimeEstimateInfo } from '../api/types.js';
 import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
 import { renderFields, renderTable } from './table.js';
@@ -41,7 +42,7 @@ export function renderQueue(queue: QueueInfo, now: number): string {
       { header: '#', value: (j) => String(j.position), right: true },
       { header: 'JOB', value: (j) => j.job },
       { header: 'USER', value: (j) => j.user },
-      { header: 'BAND', value: (j) => j.band ?? '-' },
+      { header: 'BAND', value: (j) => j.band ?? DEFAULT_BAND },
       { header: 'TASKS', value: (j) => String(j.pendingTasks), right: true },
       { header: 'WAITING', value: (j) => formatAge(j.submittedAt, now) },
       { header: 'ESTIMATE', value: entryEstimate },

@@ -72,13 +72,14 @@ describe('a NUL character is refused in every string of a request', () => {
   // What each field takes: a string, a list of strings, or an object of strings.
   const withNul = (field: string): unknown[] =>
     ['a\u0000', ['a\u0000'], { A: 'a\u0000' }, { 'A\u0000': 'x' }].map((v) => ({ ...CMD, [field]: v }));
-  // Numbers, and enums (category, runtime), which refuse every text but their own values, a NUL included.
+  // Numbers, and enums (category, runtime, priority), which refuse every text but their own values, a NUL included.
   const NOT_TEXT = new Set([
     'replicas',
     'maxRetries',
     'maxTaskFailures',
     'maxPreemptions',
     'category',
+    'priority',
     'runtime',
     'mountWorkspace',
   ]);

@@ -68,6 +68,7 @@ describe('toJobSpec defaults', () => {
       timeoutMs: null,
       defaultTimeLimit: true,
       schedulingTimeoutMs: null,
+      band: 'interactive',
     });
   });
 

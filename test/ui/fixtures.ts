@@ -10,6 +10,7 @@ export function job(name: string, extra: Partial<JobSummary> = {}): JobSummary {
     run: 1,
     archived: false,
     user: 'alice',
+    band: 'interactive',
     state: 'RUNNING',
     reason: null,
     depth,

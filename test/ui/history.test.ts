@@ -9,6 +9,7 @@ function run(extra: Partial<RunInfo>): RunInfo {
     run: 1,
     name: '/train',
     user: 'alice',
+    band: 'interactive',
     state: 'SUCCEEDED',
     reason: null,
     archived: false,
@@ -45,17 +46,19 @@ describe('iris history renderer', () => {
         peakMemoryBytes: 3 * 1024 ** 3,
         attempts: [{ ...attempt, cpuSeconds: 245, peakMemoryBytes: 3 * 1024 ** 3 }],
       }),
-      run({ run: 3, archived: true }),
+      run({ run: 3, archived: true, band: 'batch' }),
     ];
     const lines = renderHistory(runs, { attempts: false, now: NOW }).split('\n');
-    expect(lines[0]).toMatch(/^RUN\s+NAME\s+USER\s+STATE\s+START\s+END\s+ELAPSED\s+EXIT\s+CPU\s+MAXMEM\s+REASON$/);
+    expect(lines[0]).toMatch(
+      /^RUN\s+NAME\s+USER\s+BAND\s+STATE\s+START\s+END\s+ELAPSED\s+EXIT\s+CPU\s+MAXMEM\s+REASON$/,
+    );
     expect(lines[1]).toMatch(
       joined(
-        /^\s*7\s+\/train\s+alice\s+FAILED\s+\S+\s+\S+\s+1m00s\s+/,
+        /^\s*7\s+\/train\s+alice\s+interactive\s+FAILED\s+\S+\s+\S+\s+1m00s\s+/,
         /137 \(SIGKILL\)\s+4m05s\s+3GiB\s+task \/train\/task-0 failed/,
       ),
     );
-    expect(lines[2]).toMatch(/^\s*3\s+\/train\s+alice\s+SUCCEEDED\s+\S+\s+\S+\s+1m00s\s+0\s+-\s+-$/);
+    expect(lines[2]).toMatch(/^\s*3\s+\/train\s+alice\s+batch\s+SUCCEEDED\s+\S+\s+\S+\s+1m00s\s+0\s+-\s+-$/);
     // Instants in the one time style: the clock time on the same day.
     expect(lines[2]).toMatch(/SUCCEEDED\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d\s/);
     const perAttempt = renderHistory(runs, { attempts: true, now: NOW }).split('\n');

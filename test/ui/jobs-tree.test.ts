@@ -10,6 +10,7 @@ describe('jobs tree', () => {
         state: 'PENDING',
         reason: 'need 4 CPU, largest free worker has 2',
         user: 'bob',
+        band: 'batch',
         tasks: { total: 2, byState: { PENDING: 2 } },
       }),
       job('/train', { tasks: { total: 4, byState: { SUCCEEDED: 3, RUNNING: 1 } }, replicas: 4 }),
@@ -22,12 +23,12 @@ describe('jobs tree', () => {
     ];
     expect(renderJobsTree(jobs, NOW)).toBe(
       [
-        'JOB          STATE      TASKS              USER   AGE    REASON',
-        '/sweep       PENDING    0/2 ok, 2 pending  bob    1m05s  need 4 CPU, largest free worker has 2',
-        '/train       RUNNING    3/4 ok, 1 running  alice  1m05s',
-        '├─ data      SUCCEEDED  1/1 ok             alice  1m05s',
-        '└─ eval      RUNNING    0/1 ok, 1 running  alice  1m05s',
-        '   └─ score  RUNNING    0/1 ok, 1 running  alice  1m05s',
+        'JOB          STATE      TASKS              USER   BAND         AGE    REASON',
+        '/sweep       PENDING    0/2 ok, 2 pending  bob    batch        1m05s  need 4 CPU, largest free worker has 2',
+        '/train       RUNNING    3/4 ok, 1 running  alice  interactive  1m05s',
+        '├─ data      SUCCEEDED  1/1 ok             alice  interactive  1m05s',
+        '└─ eval      RUNNING    0/1 ok, 1 running  alice  interactive  1m05s',
+        '   └─ score  RUNNING    0/1 ok, 1 running  alice  interactive  1m05s',
       ].join('\n'),
     );
   });

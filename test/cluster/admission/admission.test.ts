@@ -258,6 +258,7 @@ describe('defaults', () => {
       timeoutMs: 3_600_000,
       defaultTimeLimit: true,
       schedulingTimeoutMs: null,
+      band: 'interactive',
     });
   });
 
