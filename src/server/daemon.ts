@@ -291,7 +291,9 @@ async function serveCluster(
       reservationDepth: config.queue.reservationDepth,
       maxReservationDepth: config.queue.maxReservationDepth,
       defaultTimeLimitMs: config.defaults.timeLimitMs,
+      preemption: config.preemption.enabled ? { exemptMs: config.preemption.exemptMs } : null,
     }),
+    preemptionGraceMs: config.preemption.graceMs,
     log,
     launchContext: {
       clusterId,

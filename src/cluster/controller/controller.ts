@@ -38,6 +38,8 @@ export interface ControllerOptions {
   stopGraceMs: number;
   /** Queue policy and depths (default: DEFAULT_QUEUE_OPTIONS). */
   queue?: QueueOptions;
+  /** `preemption.grace`: a preempted task's time between SIGTERM and SIGKILL; default 30 s. */
+  preemptionGraceMs?: number;
   now?: () => number;
   /** Time limits and scheduling deadlines (default: real timers; tests drive their own). */
   timers?: Timers;
@@ -117,6 +119,7 @@ export class Controller {
       ...(options.passObserver ? { observer: options.passObserver } : {}),
       ...(options.placement ? { placement: options.placement } : {}),
       ...(options.log ? { log: options.log } : {}),
+      ...(options.preemptionGraceMs !== undefined ? { preemptionGraceMs: options.preemptionGraceMs } : {}),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));

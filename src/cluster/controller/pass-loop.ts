@@ -44,6 +44,7 @@ import { loadPlacementMemory, savePlacementMemory } from './placement-memory.js'
 import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from './snapshot.js';
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
+import { Preemptions } from './preemptions.js';
 
 /**
  * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
@@ -108,6 +109,8 @@ export interface PassLoopOptions {
   placement?: PlacementProfile;
   /** The controller log: one line per dispatch. */
   log?: (message: string) => void;
+  /** `preemption.grace`: a preempted task's time between SIGTERM and SIGKILL; default 30 s. */
+  preemptionGraceMs?: number;
 }
 
 export class PassLoop {
@@ -133,8 +136,10 @@ export class PassLoop {
   /** Worker id -> when this controller last started an attempt there (snapshot `lastDispatchAt`). */
   private readonly lastDispatch = new Map<string, number>();
   private readonly tokens = new TokenPool();
+  private readonly preemptions: Preemptions;
 
   constructor(private readonly o: PassLoopOptions) {
+    this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
     this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
     if (o.placement && isBaselineMode(o.placement.mode)) this.queue.placementMemory = loadPlacementMemory(o.store);
   }
@@ -208,6 +213,8 @@ export class PassLoop {
     const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), {
       stickiness: this.o.stickiness ?? true,
     });
+    const claims = this.preemptions.current(now);
+    if (claims.length > 0) snapshot.claims = claims;
     // Adaptive ties go to the worker idle longest: when this controller last dispatched to each (not kept across
     // restarts).
     for (const worker of snapshot.workers) worker.lastDispatchAt = this.lastDispatch.get(worker.id) ?? null;
@@ -243,8 +250,12 @@ export class PassLoop {
     const memoryBefore = this.queue.placementMemory;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
+    for (const [job, workers] of this.preemptions.claimed())
+      if (plan.reasons.has(job) && !plan.preemptions?.some((p) => p.job === job))
+        plan.reasons.set(job, `waiting for the tasks it preempted to stop (capacity held on ${workers.join(', ')})`);
     this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
+    const preemptStops: StopOrder[] = [];
     const launches = store.transaction(
       () => {
         const out: AdoptedAttempt[] = [];
@@ -284,6 +295,11 @@ export class PassLoop {
             token,
           });
         }
+        if (plan.preemptions) {
+          const stops = this.preemptions.apply(plan.preemptions, now);
+          for (const order of stops) this.o.log?.(`preempt ${order.task} attempt ${order.attempt}: ${order.reason}`);
+          preemptStops.push(...stops);
+        }
         store.setPendingReasons(plan.reasons);
         const memory = this.queue.placementMemory;
         if (memory && memory !== memoryBefore) savePlacementMemory(store, memory);
@@ -296,6 +312,7 @@ export class PassLoop {
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
+    if (preemptStops.length > 0) this.o.stop(preemptStops);
     // The launches' synchronous part counts too: it is what the pass costs the event loop.
     this.lastPassMs = performance.now() - this.lastPassAt;
   }

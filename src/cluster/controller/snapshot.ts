@@ -51,6 +51,7 @@ import { runtimeEstimate } from '../scheduler/planner/index.js';
 import { plannedEnd } from '../scheduler/planner/index.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
+import { bandOf } from '../../model/band.js';
 
 /** Attempt keys (state/keys.ts attemptKey) whose CPU is released; none by default. */
 export type ReleasedAttempts = ReadonlySet<string>;
@@ -270,6 +271,10 @@ export function buildSnapshot(
       // Its predicted end, corrected when outlived (planner/prediction.ts), else its limit; an attempt past its
       // limit is being stopped: planned as ending now, not in the past.
       endsAt: plannedEnd(attempt.startedAt, runtimeEstimate(job.spec, store.runtimes), limit, now),
+      startedAt: attempt.startedAt,
+      user: job.spec.user,
+      band: bandOf(job.spec),
+      gang: job.spec.coschedule !== null,
     });
     addUsage(usage, job.spec.user, job.spec.resources, cpuMillis);
   }
@@ -283,6 +288,8 @@ export function buildSnapshot(
       memoryBytes: h.resources.memoryBytes,
       devices: h.devices.length,
       endsAt: now,
+      user: h.user,
+      stopping: true,
     });
     addUsage(usage, h.user, h.resources, h.resources.cpuMillis);
   }

@@ -160,7 +160,7 @@ export class AttemptSupervisor {
       const entry = this.active.get(attemptKey(order.task, order.attempt));
       if (!entry) continue;
       if (!entry.stopping) entry.stopping = { kind: 'order', reason: order.reason };
-      this.stopEntry(entry, `iris: stopping attempt (${order.reason})`);
+      this.stopEntry(entry, `iris: stopping attempt (${order.reason})`, order.graceMs);
     }
     if (orders.length > 0) this.o.onFreed();
   }
@@ -249,13 +249,13 @@ export class AttemptSupervisor {
     );
   }
 
-  private stopEntry(entry: ActiveAttempt, note: string | null): void {
+  private stopEntry(entry: ActiveAttempt, note: string | null, graceMs = this.o.stopGraceMs): void {
     entry.cancelTimer?.();
     entry.cancelTimer = null;
     if (!entry.handle) return; // stopped as soon as its launch completes
     if (note) this.note(entry, note);
     this.o.runtime
-      .stop(entry.handle, this.o.stopGraceMs)
+      .stop(entry.handle, graceMs)
       .catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
   }
 

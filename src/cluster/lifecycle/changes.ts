@@ -24,6 +24,8 @@ export interface StopOrder {
   attempt: number;
   workerId: string;
   reason: string;
+  /** Between its SIGTERM and SIGKILL (a preemption's `preemption.grace`); absent: the config's `stop-grace`. */
+  graceMs?: number;
 }
 
 /** A job as the lifecycle reads it: the job, its tasks by index, the tally of their states. */

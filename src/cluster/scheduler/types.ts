@@ -125,6 +125,16 @@ export interface RunningAllocation {
    * predicted end (planner/prediction.ts plannedEnd); Infinity when unlimited.
    */
   endsAt: number;
+  /** When the attempt started (snapshot clock): preemption's exempt time and "least work lost". Absent: unknown. */
+  startedAt?: number;
+  /** Its user (quotas: which running tasks are borrowed, queue/shares.ts). Absent: unknown. */
+  user?: string;
+  /** Its job's own band (a borrowed task counts as batch: preemption/plan.ts). Absent: interactive. */
+  band?: Band;
+  /** Set for a gang member: the gang is its job, stopped whole or not at all. */
+  gang?: boolean;
+  /** The attempt has ended and its process is being stopped: it holds capacity, but is no victim. */
+  stopping?: boolean;
 }
 
 /**
@@ -162,6 +172,11 @@ export interface Snapshot {
    */
   running?: readonly RunningAllocation[];
   /**
+   * Capacity held for preemptors while their victims stop (preemption/claims.ts): each claimant is
+   * placed first on its claimed workers; every other job plans without that capacity. Absent: none.
+   */
+  claims?: readonly Claim[];
+  /**
    * True when `pending` is already in queue order (orderTasks) with each job's tasks adjacent,
    * e.g. a simulator keeping its own queue. QueueScheduler then reads only as far into it as one
    * pass needs and gives reasons only to the jobs it considered.
@@ -194,6 +209,8 @@ export interface Plan {
    * start nothing (queue/pass.ts): the simulator runs no such pass. Absent: it might.
    */
   settled?: boolean;
+  /** Blocked jobs that stop lower-band work to start (preemption/plan.ts), when preemption is on. */
+  preemptions?: Preemption[];
 }
 
 /** The filters of the one placement chain (placement/filters.ts), in chain order. */
@@ -225,3 +242,30 @@ export type Verdict =
   | { readonly kind: 'ok' }
   | { readonly kind: 'not_now'; readonly reasons: readonly FilterReason[] }
   | { readonly kind: 'never'; readonly reasons: readonly FilterReason[] };
+
+/** An amount of one worker's capacity: cpu, memory and device instances. */
+export interface CapacityAmount {
+  cpuMillis: number;
+  memoryBytes: number;
+  devices: number;
+}
+
+/** Capacity a preemptor holds on a worker while its victims stop (preemption/claims.ts). */
+export interface Claim {
+  job: string;
+  workerId: string;
+  /** What one of its tasks takes there. */
+  amount: CapacityAmount;
+}
+
+/** One preemptor's decision (preemption/plan.ts): stop `victims` so `job`'s tasks go on `workers`. */
+export interface Preemption {
+  job: string;
+  band: Band;
+  /** Task ids, sorted. */
+  victims: string[];
+  /** The worker of each of its tasks once the victims are gone (what the driver claims). */
+  workers: string[];
+  /** What one of its tasks takes (each claim's amount). */
+  need: CapacityAmount;
+}

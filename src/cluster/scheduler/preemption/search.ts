@@ -15,12 +15,10 @@
  *   because fit is monotone: a unit that could not be dropped from a larger set cannot be dropped
  *   from a smaller one. Null when every unit together does not fit.
  */
+import type { CapacityAmount } from '../types.js';
 /** Capacity on one worker: what a task needs or holds, or what a worker has free. */
-export interface Amount {
-  cpuMillis: number;
-  memoryBytes: number;
-  devices: number;
-}
+/** An amount of one worker's capacity (the scheduler's CapacityAmount). */
+export type Amount = CapacityAmount;
 
 /** Up to this many eligible units in a scope, the fewest victims are found exactly (2^n subsets). */
 export const EXACT_LIMIT = 12;

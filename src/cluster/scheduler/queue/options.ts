@@ -36,6 +36,11 @@ export interface QueueOptions {
    * with them); absent or true: full reasons.
    */
   explain?: boolean;
+  /**
+   * Preemption (docs/priorities.md): a blocked job above batch may stop lower-band work; a task is
+   * exempt for `exemptMs` after its start. Absent or null: off (bands still order the queue).
+   */
+  preemption?: { exemptMs: number } | null;
 }
 
 export const MAX_QUEUE_DEPTH = 1_000_000;
@@ -74,6 +79,7 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
     maxReservationDepth: boundedInteger('maxReservationDepth', o.maxReservationDepth, 0, MAX_RESERVATION_DEPTH),
     defaultTimeLimitMs: limit,
     ...(o.explain === false ? { explain: false } : {}),
+    ...(o.preemption ? { preemption: { exemptMs: o.preemption.exemptMs } } : {}),
   };
 }
 

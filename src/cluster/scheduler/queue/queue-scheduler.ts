@@ -21,6 +21,8 @@ import { PassContext } from './context.js';
 import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { KeptCalendars } from './kept.js';
 import { runPass } from './pass.js';
+import { withClaims } from '../preemption/claims.js';
+import { planPreemptions, preemptingText } from '../preemption/plan.js';
 import { unreservableText } from './reasons.js';
 import { EMPTY_QUEUE_STATE, advanceQueueState, type QueueState } from './state.js';
 
@@ -60,7 +62,22 @@ export class QueueScheduler {
    * then are not retried (their reservations stand in the planner).
    */
   pass(snapshot: Snapshot, resourcesChanged = true): Plan {
-    const given = this.withMemory(snapshot);
+    const claimed = withClaims(this.withMemory(snapshot), snapshot.claims ?? [], this.placement);
+    const plan = this.queuePass(claimed.rest, resourcesChanged);
+    if (claimed.placements.length > 0) plan.placements.unshift(...claimed.placements);
+    const preemption = this.options.preemption;
+    if (preemption) {
+      const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
+      const preemptions = planPreemptions(claimed.rest, plan, { exemptMs: preemption.exemptMs, claimants });
+      if (preemptions.length > 0) {
+        plan.preemptions = preemptions;
+        for (const p of preemptions) plan.reasons.set(p.job, preemptingText(p));
+      }
+    }
+    return plan;
+  }
+
+  private queuePass(given: Snapshot, resourcesChanged: boolean): Plan {
     let plan: Plan;
     if (!this.rule.plansAhead) {
       this.current = { ...EMPTY_QUEUE_STATE, passes: this.current.passes };
