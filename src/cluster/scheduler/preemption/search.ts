@@ -16,8 +16,8 @@
  *   from a smaller one. Null when every unit together does not fit.
  */
 import type { CapacityAmount } from '../types.js';
-/** Capacity on one worker: what a task needs or holds, or what a worker has free. */
-/** An amount of one worker's capacity (the scheduler's CapacityAmount). */
+
+/** Capacity on one worker: what a task needs or holds, or what a worker has free (the scheduler's CapacityAmount). */
 export type Amount = CapacityAmount;
 
 /** Up to this many eligible units in a scope, the fewest victims are found exactly (2^n subsets). */
