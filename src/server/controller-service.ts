@@ -28,7 +28,7 @@ import { estimateInfo, queueInfo } from './queue-view.js';
 import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
-import { resultCount, runResults } from './results.js';
+import { preemptedIn, resultCount, runResults } from './results.js';
 import {
   archivedJobDetail,
   cpuTotals,
@@ -256,7 +256,12 @@ export class ControllerService implements ClusterService {
     const execs = execSummary(this.store, detail.run);
     return {
       ...detail,
-      results: resultCount(this.store, detail.run, tasks),
+      results: resultCount(
+        this.store,
+        detail.run,
+        tasks,
+        preemptedIn(this.store, detail.name, selected.kind === 'live'),
+      ),
       ...(requeues ? { requeues } : {}),
       ...(execs ? { execs } : {}),
     };

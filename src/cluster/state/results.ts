@@ -7,7 +7,10 @@
  *   run (archive.ts `remove`).
  * - Each row records the attempt that set it. The results of a task are those of its latest
  *   attempt: `put` for attempt N first deletes the task's rows of earlier attempts (a retried
- *   task starts clean), and readers keep only rows of the task's current attempt (`current`).
+ *   task starts clean), and readers keep only rows of the attempt that counts (`current`): the
+ *   task's current attempt, or, while that one has published nothing, the results of the attempts
+ *   before it that were preempted (`countingAttempts`: a preempted task keeps what it published
+ *   before its stop, docs/priorities.md).
  * - `put` enforces the per-attempt key cap (model/results.ts) counting keys already stored; a
  *   key set again overwrites its value and is not counted twice. The caller holds the transaction.
  */
@@ -86,4 +89,24 @@ export function countCurrent(
 /** The rows that count: those set by each task's current attempt (`attempts[index]`). */
 export function current(rows: readonly ResultRow[], attempts: ReadonlyMap<number, number>): ResultRow[] {
   return rows.filter((row) => attempts.get(row.index) === row.attempt);
+}
+
+/**
+ * Per task index, the attempt whose results count: its current attempt when that one has rows,
+ * else the latest earlier attempt with rows reached back through attempts that ended preempted
+ * (`preempted(index, attempt)`), else the current one.
+ */
+export function countingAttempts(
+  tasks: readonly { index: number; attempt: number }[],
+  counts: readonly { index: number; attempt: number; n: number }[],
+  preempted: (index: number, attempt: number) => boolean,
+): Map<number, number> {
+  const withRows = new Set(counts.filter((row) => row.n > 0).map((row) => `${row.index}:${row.attempt}`));
+  const out = new Map<number, number>();
+  for (const { index, attempt } of tasks) {
+    let n = attempt;
+    while (!withRows.has(`${index}:${n}`) && n > 0 && preempted(index, n - 1)) n--;
+    out.set(index, withRows.has(`${index}:${n}`) ? n : attempt);
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterStore } from '../../../src/cluster/state/store.js';
-import { current } from '../../../src/cluster/state/results.js';
+import { countingAttempts, current } from '../../../src/cluster/state/results.js';
 import { IrisError } from '../../../src/model/errors.js';
 import { spec, start, useStoreFile, workerSpec } from './helpers.js';
 
@@ -94,5 +94,25 @@ describe('task results in the store', () => {
     expect(reopened.resultRows(firstRun)).toEqual([]);
     expect(reopened.resultRows(secondRun)).toEqual([]);
     reopened.close();
+  });
+});
+
+describe('countingAttempts: a preempted task keeps what it published before its stop', () => {
+  const counts = [
+    { index: 0, attempt: 0, n: 2 },
+    { index: 1, attempt: 0, n: 1 },
+    { index: 2, attempt: 0, n: 1 },
+    { index: 2, attempt: 1, n: 1 },
+  ];
+  const preemptedAttempts = new Set(['0:0', '2:0']);
+  const preempted = (index: number, attempt: number) => preemptedAttempts.has(`${index}:${attempt}`);
+
+  it.each([
+    ['attempt 0 was preempted and attempt 1 published nothing: attempt 0 counts', 0, 1, 0],
+    ['attempt 0 failed (a retry): attempt 1 starts clean', 1, 1, 1],
+    ['attempt 1 published its own: it counts', 2, 1, 1],
+    ['the current attempt is the first', 3, 0, 0],
+  ])('%s', (_what, index, attempt, expected) => {
+    expect(countingAttempts([{ index, attempt }], counts, preempted).get(index)).toBe(expected);
   });
 });
