@@ -4,24 +4,26 @@
  * and holds their capacity for the preemptor (claims.ts), the simulator does the same.
  *
  * Guarantees:
- * - Only a job that the pass left with pending tasks, in a band above `batch`, with no claim of its
- *   own already (it waits for victims stopped before), is a preemptor; preemptors are taken in
- *   queue order, at most MAX_PREEMPTORS per pass.
+ * - Only a job that the pass looked at and left with pending tasks (one it gave a reason), in a
+ *   band above the lowest running band and above `batch`, with no claim of its own already (it
+ *   waits for victims stopped before), is a preemptor; preemptors are taken in queue order, at
+ *   most MAX_PREEMPTORS per pass.
+ * - Cost: one walk over the running tasks; when some job may preempt, one walk over the pending
+ *   tasks and the placements, then each preemptor's victim search over the workers that run a
+ *   task below its band (room.ts).
  * - Effective bands: a running task its user holds beyond a soft quota (queue/shares.ts
  *   borrowedTasks) counts as `batch`, whatever its job's band; a task being stopped is no victim.
  * - Each preemptor's victims come from chooseVictims (victims.ts: lower bands only, never its own
  *   tree above it, exempt time, gangs whole, shape-aware, minimal) over the workers that pass the
- *   static filters for it (placement/filters.ts NEVER_FILTERS) with what the pass left free.
+ *   static filters for it with what the pass left free (room.ts preemptorView).
  * - Two preemptors never share a victim nor the capacity it frees: after one is chosen, its
  *   victims leave the running list and what its tasks will take leaves the free capacity.
  */
-import { bandOf } from '../../../model/band.js';
-import { checkWorker, NEVER_FILTERS } from '../placement/filters.js';
-import { devicesNeeded } from '../placement/fit.js';
-import { orderPending } from '../queue/order.js';
-import { borrowedTasks, type RunningUse } from '../queue/shares.js';
-import type { Plan, Preemption, SchedulerJob, Snapshot } from '../types.js';
-import { chooseVictims, type Amount, type PreemptorView, type RunningTaskView } from './victims.js';
+import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
+import { comparePending } from '../queue/order.js';
+import type { Plan, Preemption, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { Room, preemptorView, runningViews } from './room.js';
+import { chooseVictims } from './victims.js';
 
 /** Preemptors looked at per pass: the head of the blocked queue (each costs a victim search). */
 export const MAX_PREEMPTORS = 8;
@@ -35,134 +37,66 @@ export interface PreemptionOptions {
 
 export type { Preemption } from '../types.js';
 
-const need = (job: SchedulerJob): Amount => ({
-  cpuMillis: job.resources.cpuMillis,
-  memoryBytes: job.resources.memoryBytes,
-  devices: devicesNeeded(job.resources),
-});
-
-/** Running tasks as victim selection sees them: effective bands, stopping ones left out. */
-function runningViews(snapshot: Snapshot): RunningTaskView[] {
-  const running = snapshot.running ?? [];
-  const uses: RunningUse[] = [];
-  for (const r of running) {
-    if (r.stopping || r.user === undefined) continue;
-    uses.push({
-      task: r.task,
-      user: r.user,
-      startedAt: r.startedAt ?? 0,
-      cpuMillis: r.cpuMillis,
-      memoryBytes: r.memoryBytes,
-      accelerators: r.devices,
-    });
-  }
-  const borrowed = snapshot.quotas.size > 0 ? borrowedTasks(uses, snapshot.quotas) : new Map<string, string>();
-  const out: RunningTaskView[] = [];
-  for (const r of running) {
-    if (r.stopping) continue;
-    out.push({
-      task: r.task,
-      job: r.job,
-      workerId: r.workerId,
-      cpuMillis: r.cpuMillis,
-      memoryBytes: r.memoryBytes,
-      devices: r.devices,
-      band: borrowed.has(r.task) ? 'batch' : bandOf(r),
-      startedAt: r.startedAt ?? 0,
-      gang: r.gang ? r.job : null,
-    });
-  }
-  return out;
+interface Blocked {
+  job: SchedulerJob;
+  tasks: number;
+  head: SchedulerTask;
 }
 
-/** Free capacity per worker after the plan's placements. */
-function freeAfter(snapshot: Snapshot, plan: Plan): Map<string, Amount> {
-  const free = new Map<string, Amount>();
-  for (const w of snapshot.workers)
-    free.set(w.id, { cpuMillis: w.free.cpuMillis, memoryBytes: w.free.memoryBytes, devices: w.free.devices.length });
+/** The first MAX_PREEMPTORS jobs in queue order that may preempt tasks ranked `lowest`, with their tasks left. */
+function blockedHead(snapshot: Snapshot, plan: Plan, lowest: number, claimants?: ReadonlySet<string>): Blocked[] {
+  const candidates = new Map<string, { job: SchedulerJob; count: number; head: SchedulerTask | null }>();
+  for (const name of plan.reasons.keys()) {
+    const job = snapshot.jobs.get(name);
+    if (!job || bandRank(job.band ?? DEFAULT_BAND) >= lowest || claimants?.has(name)) continue;
+    candidates.set(name, { job, count: 0, head: null });
+  }
+  if (candidates.size === 0) return [];
+  for (const task of snapshot.pending) {
+    const c = candidates.get(task.job);
+    if (!c) continue;
+    c.count++;
+    const head = c.head;
+    if (!head || task.submittedAt < head.submittedAt || (task.submittedAt === head.submittedAt && task.seq < head.seq))
+      c.head = task;
+  }
   for (const p of plan.placements) {
-    const job = snapshot.jobs.get(p.job);
-    const left = free.get(p.workerId);
-    if (!job || !left) continue;
-    free.set(p.workerId, minus(left, need(job)));
+    const c = candidates.get(p.job);
+    if (c) c.count--;
   }
-  return free;
-}
-
-const minus = (a: Amount, b: Amount): Amount => ({
-  cpuMillis: a.cpuMillis - b.cpuMillis,
-  memoryBytes: a.memoryBytes - b.memoryBytes,
-  devices: a.devices - b.devices,
-});
-
-/** The preemptor as victim selection sees it: its statically feasible workers, grouped for a gang. */
-function preemptorView(snapshot: Snapshot, job: SchedulerJob, tasks: number, free: Map<string, Amount>) {
-  const view = { workers: snapshot.workers };
-  const workers: Array<{ id: string; free: Amount }> = [];
-  const groups = new Map<string, string[]>();
-  snapshot.workers.forEach((worker, w) => {
-    if (checkWorker(job, view, w, false, NEVER_FILTERS).kind !== 'ok') return;
-    workers.push({ id: worker.id, free: free.get(worker.id)! });
-    if (job.coschedule === null) return;
-    const value = worker.attributes[job.coschedule]!;
-    const group = groups.get(value);
-    if (group) group.push(worker.id);
-    else groups.set(value, [worker.id]);
-  });
-  const p: PreemptorView = {
-    job: job.name,
-    band: job.band ?? 'interactive',
-    need: need(job),
-    tasks,
-    gang: job.coschedule !== null,
-    workers,
-    ...(job.coschedule !== null ? { groups: [...groups.values()], onePerWorker: true } : {}),
-  };
-  return p;
+  const blocked: Blocked[] = [];
+  for (const { job, count, head } of candidates.values()) {
+    if (count <= 0 || head === null) continue;
+    let at = blocked.length;
+    while (at > 0 && comparePending(head, blocked[at - 1]!.head, snapshot.jobs) < 0) at--;
+    if (at >= MAX_PREEMPTORS) continue;
+    blocked.splice(at, 0, { job, tasks: count, head });
+    if (blocked.length > MAX_PREEMPTORS) blocked.pop();
+  }
+  return blocked;
 }
 
 /** The preemptions after `plan` (see the header); empty when no blocked job may or can preempt. */
 export function planPreemptions(snapshot: Snapshot, plan: Plan, options: PreemptionOptions): Preemption[] {
-  const placed = new Map<string, number>();
-  for (const p of plan.placements) placed.set(p.job, (placed.get(p.job) ?? 0) + 1);
-  // Blocked jobs above batch, in queue order, with the tasks each has left.
-  const blocked: Array<{ job: SchedulerJob; tasks: number }> = [];
-  const left = new Map<string, number>();
-  for (const task of snapshot.pending) left.set(task.job, (left.get(task.job) ?? 0) + 1);
-  const seen = new Set<string>();
-  for (const task of orderPending(snapshot)) {
-    if (seen.has(task.job)) continue;
-    seen.add(task.job);
-    const job = snapshot.jobs.get(task.job);
-    if (!job || (job.band ?? 'interactive') === 'batch' || options.claimants?.has(job.name)) continue;
-    const tasks = (left.get(job.name) ?? 0) - (placed.get(job.name) ?? 0);
-    // A gang places whole: it needs all its pending tasks at once.
-    if (tasks > 0) blocked.push({ job, tasks });
-    if (blocked.length >= MAX_PREEMPTORS) break;
-  }
-  if (blocked.length === 0) return [];
+  if (plan.reasons.size === 0) return [];
   let running = runningViews(snapshot);
-  if (!running.some((r) => r.band !== 'production')) return [];
-  const free = freeAfter(snapshot, plan);
+  let lowest = 0;
+  for (const r of running) lowest = Math.max(lowest, bandRank(r.band));
+  if (lowest === 0) return [];
+  const blocked = blockedHead(snapshot, plan, lowest, options.claimants);
+  if (blocked.length === 0) return [];
+  const room = new Room(snapshot, plan, running);
   const out: Preemption[] = [];
   for (const { job, tasks } of blocked) {
-    const p = preemptorView(snapshot, job, tasks, free);
+    const p = preemptorView(snapshot, job, tasks, room);
+    if (p.workers.length === 0) continue;
     const choice = chooseVictims(p, running, { now: snapshot.now, exemptMs: options.exemptMs });
     if (choice.kind !== 'preempt') continue;
     out.push({ job: job.name, band: p.band, victims: choice.victims, workers: choice.workers, need: p.need });
     // The victims' capacity is this preemptor's now: freed, then taken by its tasks.
     const victims = new Set(choice.victims);
-    for (const r of running) {
-      if (!victims.has(r.task)) continue;
-      const at = free.get(r.workerId);
-      if (at)
-        free.set(r.workerId, {
-          cpuMillis: at.cpuMillis + r.cpuMillis,
-          memoryBytes: at.memoryBytes + r.memoryBytes,
-          devices: at.devices + r.devices,
-        });
-    }
-    for (const id of choice.workers) free.set(id, minus(free.get(id)!, p.need));
+    for (const r of running) if (victims.has(r.task)) room.move(r.workerId, r, 1);
+    for (const id of choice.workers) room.move(id, p.need, -1);
     running = running.filter((r) => !victims.has(r.task));
   }
   return out;

@@ -113,6 +113,8 @@ function walkBorrowed(
   if (limited.length === 0 || !quota) return;
   const sum = zero();
   let borrowing = false;
+  // One text per dimension, however many tasks borrow (formatting is the costly part).
+  const texts = new Map<Dimension, string>();
   for (const use of tasks) {
     sum.cpuMillis += use.cpuMillis;
     sum.memoryBytes += use.memoryBytes;
@@ -122,8 +124,12 @@ function walkBorrowed(
     if (past === undefined && !borrowing) continue;
     borrowing = true;
     const dimension = past ?? limited[0]!;
-    const limit = limitOf(quota, dimension) ?? 0;
-    borrow(use, `borrowed: beyond ${user}'s ${dimension} quota ${formatLimit(dimension, limit)}`);
+    let text = texts.get(dimension);
+    if (text === undefined) {
+      text = `borrowed: beyond ${user}'s ${dimension} quota ${formatLimit(dimension, limitOf(quota, dimension) ?? 0)}`;
+      texts.set(dimension, text);
+    }
+    borrow(use, text);
   }
 }
 
