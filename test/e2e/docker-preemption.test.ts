@@ -56,7 +56,7 @@ describe.skipIf(!READY)('preemption on the Docker runtime', () => {
     for (const index of [0, 1]) await c.waitForLog(`/sweep/task-${index}`, `task ${index} attempt 0 up`);
 
     const r = await c.iris(['run', '--name', 'eval', '--image', BUSYBOX, '--cpu', '1', '--', 'echo', 'eval ran'], {
-      timeoutMs: 60_000,
+      timeoutMs: 30_000,
     });
     expect(r.code, describeRun(['run', 'eval'], r)).toBe(0);
     const evalJob = await c.job('/eval');

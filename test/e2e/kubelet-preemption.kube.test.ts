@@ -88,7 +88,7 @@ describeKubelet('preemption on the kubernetes backend with the real kubelet (bui
     for (const index of [0, 1])
       await c.waitForLog(`/sweep/task-${index}`, `task ${index} attempt 0 up`, { timeoutMs: 90_000 });
 
-    const r = await c.iris(['run', '--name', 'eval', '--cpu', '1', '--', 'echo', 'eval ran'], { timeoutMs: 90_000 });
+    const r = await c.iris(['run', '--name', 'eval', '--cpu', '1', '--', 'echo', 'eval ran'], { timeoutMs: 60_000 });
     expect(r.code, describeRun(['run', 'eval'], r)).toBe(0);
     const evalJob = await c.job('/eval');
     expect(evalJob.state).toBe('SUCCEEDED');
