@@ -19,6 +19,8 @@
  *   that pass at the earliest deadline. So is a job deadlocked past its grace (deadlocks.ts).
  * - A task waiting out its retry backoff is not in the pass's snapshot; the same timer requests a
  *   pass when the earliest backoff ends (the end is stored on the task, so a restart keeps it).
+ * - With preemption on, while jobs are blocked, the same timer requests a pass when the next running
+ *   task below production leaves its exempt time (controller/preemptions.ts): it may be preempted then.
  * - While jobs are pending, the same timer also requests a pass when a running task outlives its
  *   predicted runtime (snapshot.ts nextPredictedEnd; planner/prediction.ts): its planned end moves
  *   later, and so do the reservations behind it, at once rather than at the next unrelated event.
@@ -137,6 +139,8 @@ export class PassLoop {
   private readonly lastDispatch = new Map<string, number>();
   private readonly tokens = new TokenPool();
   private readonly preemptions: Preemptions;
+  /** After the last pass left jobs blocked: when the next running task leaves its exempt time (null: none). */
+  private exemptEnd: number | null = null;
 
   constructor(private readonly o: PassLoopOptions) {
     this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
@@ -309,6 +313,9 @@ export class PassLoop {
       true,
     );
     this.deadlines.track(store);
+    // Jobs left blocked may preempt a task once its exempt time is over: wake for the first such end.
+    const exempt = this.o.queue.preemption?.exemptMs;
+    this.exemptEnd = exempt !== undefined && plan.reasons.size > 0 ? this.preemptions.nextExemptEnd(now, exempt) : null;
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
@@ -331,6 +338,7 @@ export class PassLoop {
       this.o.deadlocks.next(),
       nextEligible(store, now),
       pending ? nextPredictedEnd(store, now) : null,
+      pending ? this.exemptEnd : null,
     ].filter((t): t is number => t !== null);
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;

@@ -14,6 +14,7 @@
 import type { Claim } from '../scheduler/preemption/claims.js';
 import type { Preemption } from '../scheduler/preemption/plan.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
+import { bandOf } from '../../model/band.js';
 
 /** How long past the grace a claim outlives its preemption. */
 export const CLAIM_SLACK_MS = 30_000;
@@ -66,6 +67,21 @@ export class Preemptions {
       for (const workerId of p.workers) this.claims.push({ job: p.job, workerId, amount: p.need, until });
     }
     return orders;
+  }
+
+  /**
+   * When the next running task below production leaves its exempt time (`exemptMs` after its
+   * start), or null: a job blocked now may preempt it then, so the pass loop wakes for it.
+   */
+  nextExemptEnd(now: number, exemptMs: number): number | null {
+    let next: number | null = null;
+    for (const attempt of this.store.activeAttempts()) {
+      const end = attempt.startedAt + exemptMs;
+      if (end <= now || (next !== null && end >= next)) continue;
+      const job = this.store.job(attempt.task.slice(0, attempt.task.lastIndexOf('/')));
+      if (job && bandOf(job.spec) !== 'production') next = end;
+    }
+    return next;
   }
 
   private pending(job: string): boolean {
