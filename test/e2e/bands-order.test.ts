@@ -5,9 +5,11 @@
  * job holding it keeps the others pending. The jobs holding the worker are in the default band
  * or production, so no pending job could preempt them.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobDetail, QueueInfo, UpdateResponse } from '../../src/api/types.js';
-import { describeRun, withCluster } from './harness.js';
+import { ROOT, describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
 stop-grace: 1s
@@ -21,7 +23,7 @@ describe('bands: queue order and iris update', () => {
   const queueJobs = async () => (await c.json<QueueInfo>(['queue'])).jobs.map((j) => [j.job, j.band, j.position]);
   const startOf = async (name: string) => (await c.job(name)).taskList[0]!.startedAt!;
 
-  it('an interactive job submitted after a batch job starts first when the worker frees; iris queue shows BAND', async () => {
+  it('interactive submitted after batch starts first when the worker frees; iris queue shows BAND', async () => {
     const gate = c.gate('hold');
     try {
       const hold = await c.submit(['--name', 'hold', '--cpu', '1'], ['sh', '-c', gate.hold]);
@@ -72,7 +74,7 @@ describe('bands: queue order and iris update', () => {
     expect(await startOf('/second')).toBeLessThan(await startOf('/first'));
   });
 
-  it('lowering a running parent to batch brings its live interactive child down; refusals exit 4, 3 and 2', async () => {
+  it('lowering a running parent to batch brings its live child down; refusals exit 4, 3, 2', async () => {
     const gate = c.gate('tree');
     try {
       const kid = c.script('update-kid.sh', gate.hold);
@@ -128,5 +130,24 @@ describe('bands: queue order and iris update', () => {
     expect(badBand.code, describeRun(bad, badBand)).toBe(2);
     const detail: JobDetail = await c.job('/top');
     expect(detail.band).toBe('batch');
+  });
+
+  it('the examples of `iris update --help` run on live jobs of their names', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, { examples?: string[] }>;
+    };
+    const examples = (manifest.commands.update?.examples ?? []).map((e) => e.replace('<%= config.bin %> ', ''));
+    expect(examples.length).toBeGreaterThan(0);
+    const gate = c.gate('examples');
+    try {
+      for (const name of ['sweep', 'eval']) await c.submit(['--name', name, '--cpu', '0.1'], ['sh', '-c', gate.hold]);
+      for (const example of examples) {
+        const argv = example.split(' ');
+        const r = await c.iris(argv);
+        expect(r.code, describeRun(argv, r)).toBe(0);
+      }
+    } finally {
+      gate.open();
+    }
   });
 });

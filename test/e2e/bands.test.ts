@@ -18,10 +18,11 @@ workers:
 describe('bands: inheritance, refusal, the band in --json and the metrics', () => {
   const c = withCluster(CONFIG);
 
-  it("a task's child inherits its batch parent's band, is refused a higher one (exit 4) and may ask a lower one", async () => {
+  it("a task's child inherits its parent's band, is refused a higher one (exit 4), may ask a lower one", async () => {
     // Each child's submit prints "TAG exit=CODE output", one line, into the parent's log.
     const child = (tag: string, flags: string) =>
-      `out=$(iris submit --name ${tag} --cpu 0.1 ${flags} -- true 2>&1); echo "${tag} exit=$? $out" | tr '\\n' ' '; echo`;
+      `out=$(iris submit --name ${tag} --cpu 0.1 ${flags} -- true 2>&1); ` +
+      `echo "${tag} exit=$? $out" | tr '\\n' ' '; echo`;
     const batch = c.script(
       'batch-parent.sh',
       [child('inherit', ''), child('up', '--priority interactive'), child('same', '--priority batch')].join('\n'),
@@ -92,10 +93,10 @@ describe('bands: inheritance, refusal, the band in --json and the metrics', () =
     expect(history.every((r) => r.band !== undefined)).toBe(true);
     const jobs = await c.json<JobSummary[]>(['jobs', '--all']);
     expect(jobs.every((j) => j.band !== undefined)).toBe(true);
-    for (const args of [['jobs', '--all'], ['history']]) {
+    for (const args of [['jobs', '--all'], ['history'], ['watch', '--once']]) {
       const r = await c.iris(args);
       expect(r.code, describeRun(args, r)).toBe(0);
-      expect(r.stdout.split('\n')[0]).toMatch(/\bBAND\b/);
+      expect(r.stdout).toMatch(/^JOB\b.*\bBAND\b|^RUN\b.*\bBAND\b/m);
       expect(r.stdout).toMatch(/alice-batch.*\bbatch\b/);
     }
   });
