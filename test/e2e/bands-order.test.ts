@@ -80,7 +80,9 @@ describe('bands: queue order and iris update', () => {
       const kid = c.script('update-kid.sh', gate.hold);
       const parent = c.script(
         'update-parent.sh',
-        `iris submit --name kid --cpu 0.2 -- sh '${kid}' || exit 1\n${gate.hold}`,
+        // After the update (the gate), a new child inherits the band the task's job has now.
+        `iris submit --name kid --cpu 0.2 -- sh '${kid}' || exit 1\n${gate.hold}\n` +
+          'iris submit --name after --cpu 0.1 -- true || exit 1',
       );
       const top = await c.submit(['--name', 'top', '--cpu', '0.2'], ['sh', parent]);
       await c.waitForState('/top/kid', 'RUNNING');
@@ -117,6 +119,7 @@ describe('bands: queue order and iris update', () => {
     await c.waitForEnd('/top/kid');
     const ended = await c.waitForEnd('/top');
     expect(ended.state).toBe('SUCCEEDED');
+    expect((await c.waitForEnd('/top/after')).band).toBe('batch');
     const late = ['update', '/top', '--priority', 'interactive'];
     const endedRefused = await c.iris(late);
     expect(endedRefused.code, describeRun(late, endedRefused)).toBe(4);
