@@ -5,7 +5,8 @@ import { renderQueue } from '../ui/queue.js';
 export default class Queue extends BaseCommand {
   static override summary = 'List pending jobs in scheduling order, with reasons and reserved start times.';
   static override description =
-    'Jobs are listed in the order the scheduler considers them (deepest job of the oldest tree first). ' +
+    'Jobs are listed in the order the scheduler considers them: band first (production, interactive, batch), ' +
+    'then the deepest job of the oldest tree. ' +
     'Under the easy, conservative and hybrid policies a blocked job may hold a reservation: the time it is planned ' +
     'to start, ' +
     'computed from the planned ends of running jobs (their time limits, or runtimes predicted from earlier runs of ' +

@@ -4,8 +4,9 @@
  * port (http-port.ts).
  *
  * Guarantees:
- * - Gauges (jobs, tasks and workers by state, queue length, waiting jobs, cost per hour of READY
- *   workers) are computed from the store at scrape time, so they are never stale.
+ * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length, waiting
+ *   jobs, cost per hour of READY workers) are computed from the store at scrape time, so they are
+ *   never stale. Every band and live task state is present from the start (0 when empty).
  * - Counters move on committed store events only (the store emits after commit): dispatches,
  *   reuse hits, requeues by reason, failures by cause. Every requeue reason and failure cause is
  *   present from the start with 0, so a rate() over them works before the first event.
@@ -20,7 +21,8 @@ import type { PassObserver } from '../../cluster/controller/pass-loop.js';
 import type { ClusterStore } from '../../cluster/state/store.js';
 import { REQUEUE_REASONS } from '../../model/requeue.js';
 import { enabledCostPerHour } from '../../model/types.js';
-import { JOB_STATES, TASK_STATES } from '../../model/states.js';
+import { JOB_STATES, TASK_STATES, isFinalJobState, type TaskState } from '../../model/states.js';
+import { BANDS, bandOf } from '../../model/band.js';
 import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
 
 // prom-client's classes from their own files, not its index: the index also loads its
@@ -65,6 +67,14 @@ export class ClusterMetrics implements PassObserver {
       states: TASK_STATES,
       each: Array.from(store.jobs()).flatMap((job) => Array.from(store.tasksOf(job.name), (task) => task.state)),
     }));
+    const bandHelp = 'Tasks of live jobs by priority band (--priority) and state (PENDING, ASSIGNED, RUNNING).';
+    bandGauge('iris_tasks_by_band', bandHelp, registers, () =>
+      Array.from(store.jobs())
+        .filter((job) => !isFinalJobState(job.state))
+        .flatMap((job) =>
+          Array.from(store.tasksOf(job.name), (task) => ({ band: bandOf(job.spec), state: task.state })),
+        ),
+    );
     stateGauge('iris_workers', 'Workers by state.', registers, () => {
       const workers = store.workers();
       for (const w of workers) workerStates.add(w.state);
@@ -163,6 +173,38 @@ function valueGauge(name: string, help: string, registers: Prom.Registry[], read
     registers,
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/** The task states `iris_tasks_by_band` counts: those of work waiting for or holding a worker. */
+const LIVE_TASK_STATES: readonly TaskState[] = ['PENDING', 'ASSIGNED', 'RUNNING'];
+
+/**
+ * A gauge of tasks by band and live state, read when scraped: every band and live state present
+ * (0 when none), tasks in other states not counted.
+ */
+function bandGauge(
+  name: string,
+  help: string,
+  registers: Prom.Registry[],
+  read: () => Iterable<{ band: string; state: TaskState }>,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['band', 'state'],
+    registers,
+    collect() {
+      const counts = new Map<string, number>();
+      const key = (band: string, state: string) => `${band} ${state}`;
+      for (const task of read()) {
+        if (!LIVE_TASK_STATES.includes(task.state)) continue;
+        const at = key(task.band, task.state);
+        counts.set(at, (counts.get(at) ?? 0) + 1);
+      }
+      for (const band of BANDS)
+        for (const state of LIVE_TASK_STATES) this.set({ band, state }, counts.get(key(band, state)) ?? 0);
     },
   });
 }

@@ -31,6 +31,31 @@ describe('cluster metrics from a real store', () => {
     expect(await lines(metrics, 'iris_dispatches_total')).toEqual(['iris_dispatches_total 1']);
   });
 
+  it('counts live tasks by band and state, every band and live state present from the start', async () => {
+    const { store } = memStore(2);
+    const metrics = new ClusterMetrics(store, { processMetrics: false });
+    const empty = await lines(metrics, 'iris_tasks_by_band{');
+    expect(empty).toHaveLength(9);
+    expect(empty.every((l) => l.endsWith(' 0'))).toBe(true);
+    store.submit(spec('/p', { band: 'production' }));
+    store.submit(spec('/b', { band: 'batch', replicas: 2 }));
+    store.submit(spec('/i'));
+    store.submit(spec('/done', { band: 'batch' }));
+    start(store, '/p/task-0');
+    start(store, '/done/task-0', 'w2');
+    store.finishAttempt('/done/task-0', 0, { kind: 'exited', exitCode: 0 });
+    expect(await lines(metrics, 'iris_tasks_by_band{')).toEqual(
+      expect.arrayContaining([
+        'iris_tasks_by_band{band="production",state="RUNNING"} 1',
+        'iris_tasks_by_band{band="production",state="PENDING"} 0',
+        'iris_tasks_by_band{band="interactive",state="PENDING"} 1',
+        'iris_tasks_by_band{band="batch",state="PENDING"} 2',
+        'iris_tasks_by_band{band="batch",state="RUNNING"} 0',
+      ]),
+    );
+    expect((await lines(metrics, 'iris_tasks_by_band{')).some((l) => l.includes('SUCCEEDED'))).toBe(false);
+  });
+
   it('the requeue counter starts at 0 for every reason and moves on a retry', async () => {
     const { store } = memStore();
     const metrics = new ClusterMetrics(store, { processMetrics: false });
