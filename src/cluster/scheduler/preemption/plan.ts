@@ -26,6 +26,11 @@ import { chooseVictims, type Amount, type PreemptorView, type RunningTaskView } 
 /** Preemptors looked at per pass: the head of the blocked queue (each costs a victim search). */
 export const MAX_PREEMPTORS = 8;
 
+/** `preemption.grace` by default: between a victim's SIGTERM and its SIGKILL (the config's and the simulator's). */
+export const DEFAULT_PREEMPTION_GRACE_MS = 30_000;
+/** `preemption.exempt` by default: a task is not preempted within this long of its start. */
+export const DEFAULT_PREEMPTION_EXEMPT_MS = 60_000;
+
 export interface PreemptionOptions {
   /** A task is not preempted within this long of its start. */
   exemptMs: number;
