@@ -12,8 +12,8 @@
  *   the keys the live attempts use, counted per worker (`loading`), for the jobs that use keys.
  * - Changes that mean nothing here are taken as done: a requeue event and endpoints (no history,
  *   no endpoints). A stop order (a preemption's victims and their gangs) is kept in `stops` for
- *   the engine, which holds the task's resources, its own, until the grace is over. The queue of PENDING tasks is the engine's own
- *   (pending-queue.ts, in the scheduler's order).
+ *   the engine, which holds the task's resources, its own, until the grace is over. The queue of
+ *   PENDING tasks is the engine's own (pending-queue.ts, in the scheduler's order).
  * - A transition the lifecycle's tables do not allow throws, as in the store (a bug).
  * - Cheap enough for a replay of 10,000s of jobs: one lookup per task (its slot: task, job,
  *   attempts, whether its latest is live), no copies, patches written field by field; an ended

@@ -20,7 +20,10 @@ import type { CapacityAmount as Amount, Claim, Placement, Preemption, Snapshot, 
 
 export type { Claim } from '../types.js';
 
-/** How long past the grace a claim outlives its preemption (a victim that outlives its SIGKILL must not hold it forever). */
+/**
+ * How long past the grace a claim outlives its preemption (a victim outliving its SIGKILL must not
+ * hold it forever).
+ */
 export const CLAIM_SLACK_MS = 30_000;
 
 interface HeldClaim extends Claim {
