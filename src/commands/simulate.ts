@@ -11,6 +11,11 @@ import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js'
 import { parseSeconds } from '../sim/workload-file.js';
 import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';
 import { renderCompat, renderSimulation, renderStudy } from '../ui/simulation.js';
+import type { SimPreemptionSettings } from '../sim/preemption.js';
+import { DEFAULT_PREEMPTION_EXEMPT_MS, DEFAULT_PREEMPTION_GRACE_MS } from '../sim/policy.js';
+
+const DEFAULT_GRACE_S = DEFAULT_PREEMPTION_GRACE_MS / 1000;
+const DEFAULT_EXEMPT_S = DEFAULT_PREEMPTION_EXEMPT_MS / 1000;
 
 export default class Simulate extends BaseCommand {
   static override summary = 'Replay a workload through the iris scheduler on a virtual clock.';
@@ -36,6 +41,7 @@ export default class Simulate extends BaseCommand {
       '30m',
     '<%= config.bin %> simulate ../shared/traces/lublin_256.swf --default-time-limit 24h',
     '<%= config.bin %> simulate --study --seed 1',
+    '<%= config.bin %> simulate docs/examples/preemption.yaml --preemption --preempt-exempt 10m',
   ];
 
   static override args = {
@@ -106,6 +112,21 @@ export default class Simulate extends BaseCommand {
         `s, cooldown ${E.cooldown}s, ` +
         `min-active ${E.minActive}) and report worker-hours disabled.`,
     }),
+    preemption: Flags.boolean({
+      summary:
+        'Let a blocked job stop running tasks of lower bands (workload `priority:`), as the live cluster does ' +
+        '(config `preemption:`), and report the tasks stopped and the CPU-seconds lost.',
+    }),
+    'preempt-grace': Flags.string({
+      summary:
+        `With --preemption: how long a stopped task holds its capacity (default ${DEFAULT_GRACE_S}s, as ` +
+        '`preemption.grace`).',
+    }),
+    'preempt-exempt': Flags.string({
+      summary:
+        `With --preemption: no task is stopped within this long of its start (default ${DEFAULT_EXEMPT_S}s, as ` +
+        '`preemption.exempt`).',
+    }),
     study: Flags.boolean({
       summary: 'Run the seeded dispatch study through every placement mode and selection (no TRACE).',
     }),
@@ -133,6 +154,10 @@ export default class Simulate extends BaseCommand {
     const window = flags.window !== undefined ? parseWindow(flags.window) : undefined;
     const defaultTimeLimit =
       flags['default-time-limit'] !== undefined ? parseDefaultTimeLimit(flags['default-time-limit']) : undefined;
+    const preemption = flags.preemption ? preemptionSettings(flags) : undefined;
+    for (const name of ['preempt-grace', 'preempt-exempt'])
+      if (!flags.preemption && given(name))
+        throw invalid(`--${name} applies with --preemption only`, `add --preemption to let jobs preempt`);
     if (flags.compat === 'rlscheduler') {
       for (const name of [
         'policy',
@@ -148,6 +173,9 @@ export default class Simulate extends BaseCommand {
         'predict',
         'no-predict',
         'default-time-limit',
+        'preemption',
+        'preempt-grace',
+        'preempt-exempt',
       ]) {
         const base = name.replace(/^no-/, '');
         const shown = base === 'release' || base === 'predict' ? `${base} / --no-${base}` : name;
@@ -183,6 +211,7 @@ export default class Simulate extends BaseCommand {
       selection,
       cacheTtl,
       elastic: flags.elastic,
+      ...(preemption ? { preemption } : {}),
       onProgress: progress?.update,
     }).finally(() => progress?.done());
 
@@ -225,6 +254,9 @@ export default class Simulate extends BaseCommand {
       'predict',
       'no-predict',
       'default-time-limit',
+      'preemption',
+      'preempt-grace',
+      'preempt-exempt',
     ]) {
       const shown = name.startsWith('no-') ? name.slice(3) : name;
       if (given(name))
@@ -265,6 +297,18 @@ export default class Simulate extends BaseCommand {
 }
 
 /** `--cache-ttl`: a duration such as 30m or 3600 (seconds), more than 0. */
+/** --preempt-grace and --preempt-exempt as seconds (0 or more), the config's defaults when not given. */
+function preemptionSettings(flags: { 'preempt-grace'?: string; 'preempt-exempt'?: string }): SimPreemptionSettings {
+  const read = (name: 'preempt-grace' | 'preempt-exempt', fallback: number): number => {
+    const text = flags[name];
+    if (text === undefined) return fallback;
+    const seconds = parseSeconds(text);
+    if (!(seconds >= 0)) throw invalid(`invalid --${name} "${text}": expected a duration such as 30s or 2m`);
+    return seconds;
+  };
+  return { grace: read('preempt-grace', DEFAULT_GRACE_S), exempt: read('preempt-exempt', DEFAULT_EXEMPT_S) };
+}
+
 function parseCacheTtl(text: string): number {
   const seconds = parseSeconds(text);
   if (!(seconds > 0)) throw invalid(`invalid --cache-ttl "${text}": expected a duration above 0 such as 30m or 1h`);

@@ -37,7 +37,7 @@ export const GLOBAL_SEARCH_PLACES = [
 export const DEFAULT_STOP_GRACE_MS = 10_000;
 /** How long a job may stay deadlocked before it ends UNSCHEDULABLE: the controller's own default (30 s). */
 export { DEFAULT_DEADLOCK_GRACE_MS } from '../cluster/scheduler/placement/deadlock.js';
-export const DEFAULT_MAX_PREEMPTIONS = 100;
+export { DEFAULT_MAX_PREEMPTIONS } from '../cluster/lifecycle/retries.js';
 /** `log-limit`: bytes of output per attempt after which its log is cut. */
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 ** 3;
 /** `retention`: finished runs older than this are pruned with their logs (7 days). */

@@ -38,6 +38,9 @@ export interface ActiveJob {
   openDescendants: number;
   /** Tasks whose run is over, waiting for the subtree (SimJob.wait). */
   waiting: string[];
+  /** Tasks of it stopped by preemption, and the CPU-seconds they ran for nothing. */
+  preemptions: number;
+  lostCpuSeconds: number;
 }
 
 export interface Arrival {
@@ -51,4 +54,6 @@ export interface Completion {
   time: number;
   seq: number;
   task: string;
+  /** The attempt whose run ends (a completion of an attempt stopped since is stale). */
+  attempt: number;
 }

@@ -39,6 +39,12 @@
  * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends.
  * - Snapshots carry what the live one does for placement: job category/uses, worker cost per
  *   hour and the time of its last placement.
+ * - With `preemption` (preemption.ts), a plan's preemptions are carried out as live, after its
+ *   placements: each stopped task leaves `running` at once, but holds its capacity (its worker's
+ *   and, as `stopping`, the planner's) until `grace` later, when it is released as a run's end is;
+ *   its task is back in the queue at once and its next attempt runs its whole run again. Claims
+ *   ride in the snapshot. A completion of an attempt that was stopped is stale and skipped. Without
+ *   it nothing of this runs: running allocations carry no start, user or band, and no claims.
  * - With `order` other than fcfs, the ordering score of the root is put where the progress
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
@@ -46,7 +52,8 @@
 import { costPerHourOf } from '../model/types.js';
 import { jobDepth } from '../model/names.js';
 import { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
-import type { RunningAllocation, SchedulerJob, Snapshot } from '../cluster/scheduler/types.js';
+import type { Plan, RunningAllocation, SchedulerJob, Snapshot } from '../cluster/scheduler/types.js';
+import type { Task } from '../model/types.js';
 import { neverReason } from '../cluster/scheduler/placement/feasibility.js';
 import { EventHeap } from '../model/heap.js';
 import { PendingQueue } from './pending-queue.js';
@@ -65,6 +72,8 @@ import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
 import { plannedEnd, predictRuntime, RuntimeHistory, runRuntime } from '../cluster/scheduler/planner/index.js';
 import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
+import type { StopOrder } from '../cluster/lifecycle/changes.js';
+import { SimPreemptions } from './preemption.js';
 
 export type {
   PassScheduler,
@@ -119,6 +128,10 @@ class Engine {
   private rootAt = 0;
   private readonly arrivals = new EventHeap<Arrival>();
   private readonly completions = new EventHeap<Completion>();
+  /** With preemption: stopped tasks holding their capacity until their grace is over, by `task#attempt`. */
+  private readonly stopping = new Map<string, Held>();
+  private readonly releases = new EventHeap<Completion>();
+  private readonly preemption: SimPreemptions | null;
   private seq = 0;
   private eventSeq = 0;
 
@@ -157,6 +170,9 @@ class Engine {
     this.cache = usesModels ? new ContextCache(workload.models ?? {}, this.state) : null;
     for (const w of workload.workers) this.costPerHour.set(w.id, costPerHourOf(w));
     this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
+    this.preemption = options.preemption
+      ? new SimPreemptions(options.preemption, (job) => (this.active.get(job)?.record.counts.PENDING ?? 0) > 0)
+      : null;
     this.skipped = [...workload.skipped];
     this.total = countJobs(workload.jobs);
   }
@@ -172,10 +188,11 @@ class Engine {
       this.batches++;
       this.freed = false;
       let eventful = false;
-      while (this.completions.peek()?.time === now) {
+      while (this.nextCompletion()?.time === now) {
         eventful = true;
         this.runEnded(this.completions.pop()!.task, now);
       }
+      while (this.releases.peek()?.time === now) this.released(this.releases.pop()!.task, now);
       for (;;) {
         const arrival = this.nextArrival(now);
         if (!arrival) break;
@@ -184,6 +201,7 @@ class Engine {
       }
       if (this.pollDue && this.elastic!.poll(now, this.pending.size, this.pool)) this.freed = true;
       this.schedule(now, this.freed);
+      this.preemption?.afterBatch(now, this.lastReasons, this.jobs, this.running.values());
       // A poll alone is not part of the workload's span.
       if (eventful) end = Math.max(end, now);
       this.samples.push({
@@ -205,12 +223,26 @@ class Engine {
     if (root) t = root.submit;
     const child = this.arrivals.peek();
     if (child && child.time < t) t = child.time;
-    const done = this.completions.peek();
+    const done = this.nextCompletion();
     if (done && done.time < t) t = done.time;
+    const release = this.releases.peek();
+    if (release && release.time < t) t = release.time;
+    const wake = this.preemption?.wakeAt ?? null;
+    if (wake !== null && wake < t) t = wake;
     const poll = this.elastic?.nextPoll(t !== Infinity, this.pending.size) ?? null;
     this.pollDue = poll !== null && poll <= t;
     if (this.pollDue) t = poll!;
     return t === Infinity ? null : t;
+  }
+
+  /** The next completion of an attempt still running (stale ones, of attempts stopped since, are dropped). */
+  private nextCompletion(): Completion | undefined {
+    if (this.preemption === null) return this.completions.peek();
+    for (;;) {
+      const next = this.completions.peek();
+      if (next === undefined || this.running.get(next.task)?.attempt === next.attempt) return next;
+      this.completions.pop();
+    }
   }
 
   private nextArrival(now: number): Arrival | null {
@@ -266,6 +298,8 @@ class Engine {
       parent,
       openDescendants: countJobs(spec.children),
       waiting: [],
+      preemptions: 0,
+      lostCpuSeconds: 0,
     };
     this.jobs.set(spec.name, sched);
     this.arrivalSeq.set(spec.name, sched.seq);
@@ -301,8 +335,10 @@ class Engine {
         this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
         placedJobs.add(placement.job);
       }
+      if (placedJobs.size > 0) this.pending.compact();
+      // Preemptions, after the placements, as live (a stopped task's queue place is its old one).
+      if (plan.preemptions && this.preempt(plan.preemptions, now)) continue;
       if (placedJobs.size === 0) break;
-      this.pending.compact();
       // Another pass at this instant, with no resource change and no new job, would start
       // nothing: the queue policy's pass says so (Plan.settled, queue/pass.ts); a first-fit pass
       // that looked at fewer jobs than its depth saw the whole queue.
@@ -315,9 +351,12 @@ class Engine {
     if (this.runningDirty) {
       this.runningList = [];
       for (const held of this.running.values()) this.runningList.push(held.allocation);
+      for (const held of this.stopping.values()) this.runningList.push(held.allocation);
       this.runningDirty = false;
     }
+    const claims = this.preemption?.claims(now);
     return {
+      ...(claims ? { claims } : {}),
       now,
       ...(this.cache ? { cacheHints: this.state.hintsAt(now) } : {}),
       jobs: this.jobs,
@@ -357,6 +396,15 @@ class Engine {
       memoryBytes: res.memoryBytes,
       devices: devices.length,
       endsAt: job.estimate ? plannedEnd(now, job.estimate, job.spec.timeLimit, now) : now + job.spec.timeLimit,
+      // What victim selection reads (preemption/plan.ts), only when there is preemption.
+      ...(this.preemption
+        ? {
+            startedAt: now,
+            user: job.spec.user,
+            ...(job.spec.band ? { band: job.spec.band } : {}),
+            ...(job.spec.coschedule !== null ? { gang: true } : {}),
+          }
+        : {}),
     };
     let load = 0;
     if (this.cache && job.spec.uses) {
@@ -381,7 +429,7 @@ class Engine {
     if (job.estimate) this.predictedRunning++;
     this.runningDirty = true;
     if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
-    this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId });
+    this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId, attempt: attempt.attempt });
     job.workers.add(workerId);
     this.elastic?.taskStarted(workerId);
     if (job.record.counts.PENDING === 0) this.queuedJobs--;
@@ -390,6 +438,85 @@ class Engine {
       for (const child of job.spec.children)
         this.arrivals.push({ time: now + child.submit, seq: this.eventSeq++, spec: child, parent: job });
     }
+  }
+
+  /**
+   * Carry out a plan's preemptions (preemption.ts): the stopped tasks hold their capacity until the
+   * grace is over and are back in the queue. True when any was carried out.
+   */
+  private preempt(preemptions: Plan['preemptions'] & object, now: number): boolean {
+    const runOver = (task: string): boolean => {
+      const held = this.running.get(task);
+      return held !== undefined && this.active.get(held.allocation.job)!.waiting.includes(task);
+    };
+    const orders = this.preemption!.apply(this.state, preemptions, now, runOver);
+    if (orders.length === 0) return false;
+    const requeued = new Map<ActiveJob, Task[]>();
+    const stopped = new Set<ActiveJob>();
+    for (const order of orders) {
+      const job = this.stopTask(order, now);
+      if (job === null) continue;
+      stopped.add(job);
+      const task = this.state.task(order.task)!;
+      if (task.state !== 'PENDING') continue;
+      const tasks = requeued.get(job);
+      if (tasks) tasks.push(task);
+      else requeued.set(job, [task]);
+    }
+    for (const [job, tasks] of requeued) {
+      if (isFinalJobState(job.record.job.state)) continue;
+      if (job.record.counts.PENDING === tasks.length) this.queuedJobs++;
+      tasks.sort((a, b) => a.index - b.index);
+      this.pending.add(tasks);
+    }
+    // A task past its preemption budget ends its job as live (lifecycle/attempts.ts taskPreempted).
+    for (const job of stopped)
+      if (isFinalJobState(job.record.job.state)) {
+        job.end = Math.max(job.end, now);
+        this.finishJob(job, now);
+      }
+    return true;
+  }
+
+  /**
+   * A running attempt stopped at `now`: it leaves `running` and holds its capacity until the grace is
+   * over (released at once without one); its run until then is lost. Its job, or null when it was not running.
+   */
+  private stopTask(order: StopOrder, now: number): ActiveJob | null {
+    const held = this.running.get(order.task);
+    if (held === undefined || held.attempt !== order.attempt) return null;
+    const p = this.preemption!;
+    this.running.delete(order.task);
+    if (held.estimate) this.predictedRunning--;
+    this.runningDirty = true;
+    const allocation = held.allocation;
+    const job = this.active.get(allocation.job)!;
+    const waiting = job.waiting.indexOf(order.task);
+    if (waiting >= 0) job.waiting.splice(waiting, 1);
+    const at = now + p.grace;
+    const lost = (allocation.cpuMillis / 1000) * (at - held.start);
+    this.busyCpuSeconds += lost;
+    this.cost += ((at - held.start) * this.costPerHour.get(allocation.workerId)!) / 3600;
+    p.stopped++;
+    p.lostCpuSeconds += lost;
+    job.preemptions++;
+    job.lostCpuSeconds += lost;
+    held.allocation = { ...allocation, endsAt: at, stopping: true };
+    const key = `${order.task}#${order.attempt}`;
+    this.stopping.set(key, held);
+    if (p.grace === 0) this.released(key, now);
+    else this.releases.push({ time: at, seq: this.eventSeq++, task: key, attempt: order.attempt });
+    return job;
+  }
+
+  /** A stopped task's grace is over: its capacity goes back to the pool. */
+  private released(key: string, now: number): void {
+    const { allocation, deviceIndices } = this.stopping.get(key)!;
+    this.stopping.delete(key);
+    this.runningDirty = true;
+    this.freed = true;
+    this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
+    this.elastic?.taskEnded(allocation.workerId, now);
   }
 
   /** A task's run is over: it ends, or waits for its subtree. */
@@ -497,6 +624,9 @@ class Engine {
       reuseHits: this.reuseHits,
       passes: this.passes,
       batches: this.batches,
+      ...(this.preemption
+        ? { preemption: { tasks: this.preemption.stopped, lostCpuSeconds: this.preemption.lostCpuSeconds } }
+        : {}),
     });
     return { summary, jobs: this.results, skipped: this.skipped, unfinished, deadlocked, samples: this.samples };
   }

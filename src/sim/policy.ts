@@ -21,6 +21,10 @@ import type { PassScheduler } from './engine.js';
 
 /** The choices and defaults `iris simulate` offers: the scheduler's own, which the command takes from here. */
 export { DEFAULT_QUEUE_OPTIONS, PLACEMENT_MODES, QUEUE_POLICIES, SELECTIONS, type PlacementMode, type Selection };
+export {
+  DEFAULT_PREEMPTION_EXEMPT_MS,
+  DEFAULT_PREEMPTION_GRACE_MS,
+} from '../cluster/scheduler/preemption/plan.js';
 
 /** What the simulator runs when no --placement / --selection is given: the cluster's defaults (config `placement`). */
 export const DEFAULT_PLACEMENT: PlacementMode = DEFAULT_PLACEMENT_OPTIONS.mode;
@@ -37,6 +41,11 @@ export interface SimPolicyOptions {
   reservationDepth?: number;
   /** Placement mode and selection (default first-fit, first-fit). */
   placement?: PlacementOptions;
+  /**
+   * Plan preemptions (queue options `preemption`) with this exempt time, in seconds: the simulator's
+   * clock, which the scheduler's snapshot times are in. Absent: off (bands still order the queue).
+   */
+  preemption?: { exempt: number };
 }
 
 export function parsePolicy(name: string): QueuePolicy {
@@ -79,6 +88,7 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
         queueDepth,
         reservationDepth,
         defaultTimeLimitMs: Infinity,
+        ...(options.preemption ? { preemption: { exemptMs: options.preemption.exempt } } : {}),
         ...(explain ? {} : { explain: false }),
       },
       placement,

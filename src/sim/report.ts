@@ -28,6 +28,8 @@ export interface SimRunInfo {
   release?: boolean;
   /** Jobs without a time limit of their own were planned with predicted runtimes (--predict); absent: off. */
   predict?: boolean;
+  /** --preemption: its grace and exempt time (seconds); absent: off. */
+  preemption?: { grace: number; exempt: number };
   /**
    * --default-time-limit: the limit (s) given to the jobs without one of their own, and how many
    * jobs (children included) that is; absent: those jobs' limit is their run time.

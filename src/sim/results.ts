@@ -4,8 +4,10 @@
  * virtual time throughout.
  */
 import type { Plan, Snapshot } from '../cluster/scheduler/types.js';
+import type { Band } from '../model/band.js';
 import type { OrderName } from './scores.js';
 import type { SimElasticSettings } from './elastic.js';
+import type { SimPreemptionSettings } from './preemption.js';
 import type { SkippedJob } from './workload.js';
 
 /** What the engine needs from a scheduler: the QueueScheduler's pass. */
@@ -54,6 +56,12 @@ export interface SimOptions {
   predict?: boolean;
   /** Run the elastic coordinator with these settings (seconds); absent: off. */
   elastic?: SimElasticSettings;
+  /**
+   * Carry out the scheduler's preemptions (preemption.ts) with this grace (seconds); the scheduler
+   * must be made with preemption on and the same exempt time (policy.ts createScheduler), which the
+   * engine wakes at when it ends for a waiting job. Absent: off.
+   */
+  preemption?: SimPreemptionSettings;
 }
 
 export interface SimJobResult {
@@ -74,6 +82,11 @@ export interface SimJobResult {
   /** True when the task was stopped at its time limit. */
   timeLimited: boolean;
   boundedSlowdown: number;
+  /** Its band, when not the default (interactive). */
+  band?: Band;
+  /** With preemption, when any: its tasks stopped by preemption, and the CPU-seconds they ran for nothing. */
+  preemptions?: number;
+  lostCpuSeconds?: number;
 }
 
 export interface SimSample {
@@ -114,6 +127,23 @@ export interface SimSummary {
   fleetCost: number;
   passes: number;
   batches: number;
+  /** With preemption: tasks stopped by preemption and the CPU-seconds they ran for nothing. */
+  preemption?: { tasks: number; lostCpuSeconds: number };
+  /** Per band (highest first), when the run had preemption or jobs of more than one band (bands.ts). */
+  bands?: BandSummary[];
+}
+
+/** A band's finished jobs: wait (mean, median, 95th percentile, nearest rank) and mean bounded slowdown. */
+export interface BandSummary {
+  band: Band;
+  jobs: number;
+  waitMean: number;
+  waitMedian: number;
+  waitP95: number;
+  slowdownMean: number;
+  /** Its tasks stopped by preemption, and the CPU-seconds they ran for nothing. */
+  preemptions: number;
+  lostCpuSeconds: number;
 }
 
 export interface SimResult {

@@ -25,6 +25,7 @@ import type { OrderName } from './scores.js';
 import { readSwf } from './swf.js';
 import { DEFAULT_SIM_ELASTIC } from './elastic.js';
 import { countJobs } from './workload.js';
+import type { SimPreemptionSettings } from './preemption.js';
 
 export interface SimulationOptions {
   /** SWF trace (*.swf) or iris workload file (*.yaml, *.yml, *.json). */
@@ -63,6 +64,8 @@ export interface SimulationOptions {
   defaultTimeLimit?: number;
   /** Run the elastic coordinator with its default settings (config `elastic: {enabled: true}`). */
   elastic?: boolean;
+  /** Carry out preemptions with this grace and exempt time (seconds); absent: off. */
+  preemption?: SimPreemptionSettings;
   onProgress?: (progress: SimProgress) => void;
   /** Call onProgress every this many event batches (default 1000). */
   progressEvery?: number;
@@ -95,6 +98,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     queueDepth: options.queueDepth,
     reservationDepth: options.reservationDepth,
     placement,
+    ...(options.preemption ? { preemption: { exempt: options.preemption.exempt } } : {}),
   });
   const workload = await loadWorkload(trace, {
     procs: options.procs,
@@ -110,6 +114,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     ...(predict ? { predict: true } : {}),
     cacheTtl: options.cacheTtl,
     ...(options.elastic ? { elastic: DEFAULT_SIM_ELASTIC } : {}),
+    ...(options.preemption ? { preemption: options.preemption } : {}),
     queueDepth: options.queueDepth,
     onProgress: options.onProgress,
     progressEvery: options.progressEvery ?? 1000,
@@ -130,6 +135,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const waitingJobs = countJobs(workload.jobs, (job) => job.wait === true);
   if (waitingJobs > 0) Object.assign(info, { waitingJobs, release });
   if (predict) info.predict = true;
+  if (options.preemption) info.preemption = options.preemption;
   if (options.defaultTimeLimit !== undefined)
     info.defaultTimeLimit = {
       seconds: options.defaultTimeLimit,

@@ -10,10 +10,10 @@
  *   of the tasks in ASSIGNED/RUNNING, in the order they became live (as the store's).
  * - The hints (lifecycle/cache-hints.ts): the stored ones as the lifecycle's changes set them, and
  *   the keys the live attempts use, counted per worker (`loading`), for the jobs that use keys.
- * - Changes that mean nothing here are taken as done: a stop order (no runtime: the task's
- *   resources are the engine's, and in a replay every task ends by its run), a requeue event and
- *   endpoints (no history, no endpoints). The queue of PENDING tasks is the engine's own
- *   (pending-queue.ts, in the scheduler's order).
+ * - Changes that mean nothing here are taken as done: a requeue event and endpoints (no history,
+ *   no endpoints). A stop order (a preemption's victims and their gangs) is kept in `stops` for
+ *   the engine, which holds the task's resources, its own, until the grace is over. The queue of
+ *   PENDING tasks is the engine's own (pending-queue.ts, in the scheduler's order).
  * - A transition the lifecycle's tables do not allow throws, as in the store (a bug).
  * - Cheap enough for a replay of 10,000s of jobs: one lookup per task (its slot: task, job,
  *   attempts, whether its latest is live), no copies, patches written field by field; an ended
@@ -29,8 +29,10 @@ import {
   type JobRecord,
   type LifecycleView,
   type TaskPatch,
+  type StopOrder,
   type TaskResults,
 } from '../cluster/lifecycle/changes.js';
+import { DEFAULT_MAX_PREEMPTIONS } from '../cluster/lifecycle/retries.js';
 import { hintsInForce, isWarm, type HintsInForce } from '../cluster/lifecycle/cache-hints.js';
 import {
   assertJobTransition,
@@ -68,6 +70,8 @@ export class SimState implements LifecycleView, Reconciler {
   readonly view: LifecycleView = this;
   /** The time of the decision being applied (`run`). */
   now = 0;
+  /** Stop orders applied since the engine last emptied this (a preemption's victims and their gangs). */
+  readonly stops: StopOrder[] = [];
   private readonly jobs = new Map<string, Entry>();
   private readonly slots = new Map<string, Slot>();
   /** The slot looked up last: a decision and its changes read the same task (and its job) again and again. */
@@ -230,6 +234,8 @@ export class SimState implements LifecycleView, Reconciler {
         return;
       }
       case 'stop':
+        this.stops.push(c.order);
+        return;
       case 'requeue':
       case 'endpoints-dropped':
         return; // see the header
@@ -377,7 +383,7 @@ export function modelJob(
       coschedule: spec.coschedule,
       maxRetries: 0,
       maxTaskFailures: 0,
-      maxPreemptions: 0,
+      maxPreemptions: DEFAULT_MAX_PREEMPTIONS,
       timeoutMs: spec.timeLimit,
       schedulingTimeoutMs: null,
       ...(spec.category ? { category: spec.category } : {}),

@@ -9,6 +9,7 @@
  * model the job uses over task starts of jobs that use models.
  */
 import { boundedSlowdown } from './metrics.js';
+import { bandSummaries } from './bands.js';
 import type { SimJobResult, SimSummary } from './results.js';
 import type { SimJob } from './workload.js';
 
@@ -22,6 +23,8 @@ export interface FinishedJob {
   end: number;
   workers: ReadonlySet<string>;
   timeLimited: boolean;
+  preemptions: number;
+  lostCpuSeconds: number;
 }
 
 export function jobResult(job: FinishedJob): SimJobResult {
@@ -42,6 +45,11 @@ export function jobResult(job: FinishedJob): SimJobResult {
     boundedSlowdown: boundedSlowdown(job.end - job.submit - run, run, BSLD_THRESHOLD),
   };
   if (job.spec.index !== undefined) result.index = job.spec.index;
+  if (job.spec.band !== undefined) result.band = job.spec.band;
+  if (job.preemptions > 0) {
+    result.preemptions = job.preemptions;
+    result.lostCpuSeconds = job.lostCpuSeconds;
+  }
   return result;
 }
 
@@ -67,6 +75,8 @@ export interface RunTotals {
   disabledCost: number;
   passes: number;
   batches: number;
+  /** With preemption: its totals (SimSummary.preemption). */
+  preemption?: { tasks: number; lostCpuSeconds: number };
 }
 
 export function summarize(results: readonly SimJobResult[], totals: RunTotals): SimSummary {
@@ -81,7 +91,7 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     if (r.end > lastEnd) lastEnd = r.end;
   }
   const makespan = Math.max(0, Math.max(end, lastEnd) - start);
-  return {
+  const summary: SimSummary = {
     jobs: n,
     skipped: totals.skipped,
     unfinished: totals.unfinished,
@@ -103,4 +113,8 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     passes: totals.passes,
     batches: totals.batches,
   };
+  if (totals.preemption) summary.preemption = totals.preemption;
+  const bands = bandSummaries(results, totals.preemption !== undefined);
+  if (bands) summary.bands = bands;
+  return summary;
 }

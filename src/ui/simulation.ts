@@ -81,7 +81,30 @@ export function renderSimulation(info: SimRunInfo, result: SimResult): string {
       'jobs without a time limit of their own planned with runtimes predicted from their last two runs (--predict)',
     ]);
   if (s.timeLimited > 0) fields.push(['Stopped at limit', `${s.timeLimited} jobs ran longer than their time limit`]);
+  if (info.preemption && s.preemption) {
+    const { grace, exempt } = info.preemption;
+    fields.push([
+      'Preemption',
+      `grace ${formatDuration(grace * 1000)}, exempt ${formatDuration(exempt * 1000)}: ${s.preemption.tasks} ` +
+        `${s.preemption.tasks === 1 ? 'task' : 'tasks'} stopped, ${Math.round(s.preemption.lostCpuSeconds)} ` +
+        'CPU-seconds lost',
+    ]);
+  }
   const lines = [renderFields(fields)];
+  if (s.bands)
+    lines.push(
+      '',
+      renderTable(s.bands, [
+        { header: 'BAND', value: (b) => b.band },
+        { header: 'JOBS', value: (b) => String(b.jobs), right: true },
+        { header: 'WAIT MEAN (S)', value: (b) => String(Math.round(b.waitMean)), right: true },
+        { header: 'MEDIAN', value: (b) => String(Math.round(b.waitMedian)), right: true },
+        { header: 'P95', value: (b) => String(Math.round(b.waitP95)), right: true },
+        { header: 'SLOWDOWN', value: (b) => b.slowdownMean.toFixed(2), right: true },
+        { header: 'PREEMPTED', value: (b) => String(b.preemptions), right: true },
+        { header: 'CPU-S LOST', value: (b) => String(Math.round(b.lostCpuSeconds)), right: true },
+      ]),
+    );
   const notes = [
     ...result.skipped.map((j) => ({ ...j, what: 'skipped' })),
     ...result.unfinished.map((j) => ({ ...j, what: 'never started' })),

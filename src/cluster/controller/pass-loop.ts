@@ -47,6 +47,7 @@ import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from 
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 import { Preemptions } from './preemptions.js';
+import { nextExemptEnd } from '../scheduler/preemption/plan.js';
 
 /**
  * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
@@ -315,7 +316,8 @@ export class PassLoop {
     this.deadlines.track(store);
     // Jobs left blocked may preempt a task once its exempt time is over: wake for the first such end.
     const exempt = this.o.queue.preemption?.exemptMs;
-    this.exemptEnd = exempt !== undefined && plan.reasons.size > 0 ? this.preemptions.nextExemptEnd(now, exempt) : null;
+    this.exemptEnd =
+      exempt === undefined ? null : nextExemptEnd(plan.reasons, snapshot.jobs, snapshot.running ?? [], now, exempt);
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);

@@ -1,9 +1,10 @@
 /**
  * Carrying out a plan's preemptions (docs/priorities.md, "Preemption"), and the claims that hold
- * the victims' capacity for their preemptor meanwhile (scheduler/preemption/claims.ts).
+ * the victims' capacity for their preemptor meanwhile (scheduler/preemption/claims.ts ClaimBook,
+ * the bookkeeping the simulator shares).
  *
  * - Decide, check, act: a preemption is carried out only if its job still has a pending task and
- *   every victim still runs (RUNNING, not being stopped); otherwise nothing of it is.
+ *   every victim still runs (lifecycle/preemptions.ts liveVictims); otherwise nothing of it is.
  * - Each victim attempt ends PREEMPTED with `preempted by /JOB (BAND)` through the lifecycle
  *   (store.preemptAttempt): it counts against `--max-preemptions`, never `--max-retries`, and its
  *   task goes back to its old place in the queue at once (no backoff); a gang victim's other
@@ -11,20 +12,16 @@
  * - The preemptor's claims last until it has no pending task, or `grace + CLAIM_SLACK_MS` after
  *   they were made (a victim that outlives its SIGKILL must not hold the claim forever).
  */
-import type { Claim } from '../scheduler/preemption/claims.js';
+import { liveVictims, preemptedBy } from '../lifecycle/preemptions.js';
+import { CLAIM_SLACK_MS, ClaimBook, type Claim } from '../scheduler/preemption/claims.js';
 import type { Preemption } from '../scheduler/preemption/plan.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
-import { bandOf } from '../../model/band.js';
 
-/** How long past the grace a claim outlives its preemption. */
-export const CLAIM_SLACK_MS = 30_000;
-
-interface HeldClaim extends Claim {
-  until: number;
-}
+export { CLAIM_SLACK_MS } from '../scheduler/preemption/claims.js';
 
 export class Preemptions {
-  private claims: HeldClaim[] = [];
+  private readonly book = new ClaimBook();
+  private readonly pending = (job: string): boolean => this.store.tasksOf(job).some((t) => t.state === 'PENDING');
 
   constructor(
     private readonly store: ClusterStore,
@@ -33,20 +30,12 @@ export class Preemptions {
 
   /** The claims still held at `now` for jobs with a pending task (the snapshot's `claims`). */
   current(now: number): Claim[] {
-    if (this.claims.length === 0) return this.claims;
-    this.claims = this.claims.filter((c) => c.until > now && this.pending(c.job));
-    return this.claims;
+    return this.book.current(now, this.pending);
   }
 
   /** Jobs holding claims now, each with its claimed workers (distinct, in claim order). */
   claimed(): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const c of this.claims) {
-      const workers = out.get(c.job);
-      if (!workers) out.set(c.job, [c.workerId]);
-      else if (!workers.includes(c.workerId)) workers.push(c.workerId);
-    }
-    return out;
+    return this.book.claimed();
   }
 
   /** Carry out `preemptions` (see the header); the stop orders to hand the supervisor. */
@@ -54,37 +43,14 @@ export class Preemptions {
     const orders: StopOrder[] = [];
     for (const p of preemptions) {
       if (!this.pending(p.job)) continue;
-      const attempts = p.victims.map((id) => {
-        const task = this.store.task(id);
-        return task && task.state === 'RUNNING' ? this.store.attempt(id, task.attempt) : undefined;
-      });
-      if (attempts.some((a) => a?.state !== 'RUNNING')) continue;
-      const reason = `preempted by ${p.job} (${p.band})`;
+      const attempts = liveVictims(this.store, p.victims);
+      if (attempts === null) continue;
+      const reason = preemptedBy(p.job, p.band);
       for (const a of attempts)
-        for (const order of this.store.preemptAttempt(a!.task, a!.attempt, reason))
+        for (const order of this.store.preemptAttempt(a.task, a.attempt, reason))
           orders.push({ ...order, graceMs: this.graceMs });
-      const until = now + this.graceMs + CLAIM_SLACK_MS;
-      for (const workerId of p.workers) this.claims.push({ job: p.job, workerId, amount: p.need, until });
+      this.book.hold(p, now + this.graceMs + CLAIM_SLACK_MS);
     }
     return orders;
-  }
-
-  /**
-   * When the next running task below production leaves its exempt time (`exemptMs` after its
-   * start), or null: a job blocked now may preempt it then, so the pass loop wakes for it.
-   */
-  nextExemptEnd(now: number, exemptMs: number): number | null {
-    let next: number | null = null;
-    for (const attempt of this.store.activeAttempts()) {
-      const end = attempt.startedAt + exemptMs;
-      if (end <= now || (next !== null && end >= next)) continue;
-      const job = this.store.job(attempt.task.slice(0, attempt.task.lastIndexOf('/')));
-      if (job && bandOf(job.spec) !== 'production') next = end;
-    }
-    return next;
-  }
-
-  private pending(job: string): boolean {
-    return this.store.tasksOf(job).some((t) => t.state === 'PENDING');
   }
 }

@@ -47,6 +47,9 @@ export function retryDetail(
   return `${attemptReason ?? 'failed'}; retry ${failures} of ${maxRetries}${after}`;
 }
 
+/** `max-preemptions` by default: preemptions of a task before it gives up (the config's and the simulator's). */
+export const DEFAULT_MAX_PREEMPTIONS = 100;
+
 /** After a preemption (task.preemptions already incremented): another attempt, or WORKER_FAILED. */
 export function retryAfterPreemption(preemptions: number, maxPreemptions: number): boolean {
   return preemptions <= maxPreemptions;

@@ -30,6 +30,7 @@ import { USER_NAME, USER_NAME_HINT } from '../../model/names.js';
 import type { Quota } from '../../model/types.js';
 import { DEFAULT_RUNTIME } from '../defaults.js';
 import { DEFAULT_ELASTIC, type ElasticSettings } from '../../cluster/scheduler/elastic.js';
+import { DEFAULT_PREEMPTION_EXEMPT_MS, DEFAULT_PREEMPTION_GRACE_MS } from '../../cluster/scheduler/preemption/plan.js';
 import {
   boolean,
   cpu,
@@ -425,7 +426,11 @@ export interface PreemptionConfig {
   exemptMs: number;
 }
 
-export const DEFAULT_PREEMPTION: PreemptionConfig = { enabled: true, graceMs: 30_000, exemptMs: 60_000 };
+export const DEFAULT_PREEMPTION: PreemptionConfig = {
+  enabled: true,
+  graceMs: DEFAULT_PREEMPTION_GRACE_MS,
+  exemptMs: DEFAULT_PREEMPTION_EXEMPT_MS,
+};
 
 /** `preemption: { enabled, grace, exempt }`. */
 export const preemption = object(

@@ -10,12 +10,57 @@
  *   gone). The snapshot every other job is then planned on has the claims of jobs still waiting
  *   taken out of the free capacity (never below zero), and the placed tasks left out.
  * - Without claims the snapshot is passed on as it is (no cost).
+ * - ClaimBook is the one bookkeeping of held claims for both drivers: a preemption's claims (one
+ *   per worker of its tasks) are held until `until`, and `current` drops those past it or of a job
+ *   with no pending task left. Times are the driver's clock (ms live, seconds in the simulator).
  */
 import type { PlacementProfile } from '../placement/scoring.js';
 import { schedule } from '../queue/first-fit.js';
-import type { CapacityAmount as Amount, Claim, Placement, Snapshot, WorkerView } from '../types.js';
+import type { CapacityAmount as Amount, Claim, Placement, Preemption, Snapshot, WorkerView } from '../types.js';
 
 export type { Claim } from '../types.js';
+
+/**
+ * How long past the grace a claim outlives its preemption (a victim outliving its SIGKILL must not
+ * hold it forever).
+ */
+export const CLAIM_SLACK_MS = 30_000;
+
+interface HeldClaim extends Claim {
+  until: number;
+}
+
+/** The claims a driver holds for its preemptors (see the header). */
+export class ClaimBook {
+  private claims: HeldClaim[] = [];
+
+  /** The claims still held at `now` for jobs `pending` says have a pending task (a snapshot's `claims`). */
+  current(now: number, pending: (job: string) => boolean): Claim[] {
+    if (this.claims.length === 0) return this.claims;
+    this.claims = this.claims.filter((c) => c.until > now && pending(c.job));
+    return this.claims;
+  }
+
+  /** Jobs holding claims now, each with its claimed workers (distinct, in claim order). */
+  claimed(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const c of this.claims) {
+      const workers = out.get(c.job);
+      if (!workers) out.set(c.job, [c.workerId]);
+      else if (!workers.includes(c.workerId)) workers.push(c.workerId);
+    }
+    return out;
+  }
+
+  /** Hold `p`'s claims (one per worker of its tasks, each what one task takes) until `until`. */
+  hold(p: Preemption, until: number): void {
+    for (const workerId of p.workers) this.claims.push({ job: p.job, workerId, amount: p.need, until });
+  }
+
+  get size(): number {
+    return this.claims.length;
+  }
+}
 
 function less(free: WorkerView['free'], amount: Amount): WorkerView['free'] {
   const devices = Math.max(0, free.devices.length - amount.devices);

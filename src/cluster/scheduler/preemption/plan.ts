@@ -21,12 +21,17 @@
  */
 import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
 import { comparePending } from '../queue/order.js';
-import type { Plan, Preemption, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import type { Plan, Preemption, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { Room, preemptorView, runningViews } from './room.js';
 import { chooseVictims } from './victims.js';
 
 /** Preemptors looked at per pass: the head of the blocked queue (each costs a victim search). */
 export const MAX_PREEMPTORS = 8;
+
+/** `preemption.grace` by default: between a victim's SIGTERM and its SIGKILL (the config's and the simulator's). */
+export const DEFAULT_PREEMPTION_GRACE_MS = 30_000;
+/** `preemption.exempt` by default: a task is not preempted within this long of its start. */
+export const DEFAULT_PREEMPTION_EXEMPT_MS = 60_000;
 
 export interface PreemptionOptions {
   /** A task is not preempted within this long of its start. */
@@ -107,4 +112,34 @@ export function preemptingText(p: Preemption): string {
   const shown = p.victims.slice(0, 3).join(', ') + (p.victims.length > 3 ? `, … (${p.victims.length - 3} more)` : '');
   const n = p.victims.length;
   return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${shown}`;
+}
+
+/**
+ * After a pass that left `reasons` (its blocked jobs): when the next running task below production
+ * leaves its exempt time (`exemptMs` after its start), if some blocked job is above batch; else
+ * null. A task may be preempted from then on with nothing else happening, so the driver (the pass
+ * loop, the simulator) runs a pass then.
+ */
+export function nextExemptEnd(
+  reasons: ReadonlyMap<string, string>,
+  jobs: ReadonlyMap<string, SchedulerJob>,
+  running: Iterable<RunningAllocation>,
+  now: number,
+  exemptMs: number,
+): number | null {
+  if (exemptMs <= 0) return null;
+  let waiting = false;
+  for (const job of reasons.keys())
+    if ((jobs.get(job)?.band ?? DEFAULT_BAND) !== 'batch') {
+      waiting = true;
+      break;
+    }
+  if (!waiting) return null;
+  let next = Infinity;
+  for (const r of running) {
+    if (r.stopping || (r.band ?? DEFAULT_BAND) === 'production') continue;
+    const end = (r.startedAt ?? now) + exemptMs;
+    if (end > now && end < next) next = end;
+  }
+  return next === Infinity ? null : next;
 }
