@@ -9,6 +9,8 @@
  *   queue order, at most MAX_PREEMPTORS per pass.
  * - Effective bands: a running task its user holds beyond a soft quota (queue/shares.ts
  *   borrowedTasks) counts as `batch`, whatever its job's band; a task being stopped is no victim.
+ *   So does a preemptor whose start would take its user past a soft quota (shares.ts wouldBorrow):
+ *   only work within its quota reclaims, and two borrowing users never take turns preempting.
  * - Each preemptor's victims come from chooseVictims (victims.ts: lower bands only, never its own
  *   tree above it, exempt time, gangs whole, shape-aware, minimal) over the workers that pass the
  *   static filters for it (placement/filters.ts NEVER_FILTERS) with what the pass left free.
@@ -19,7 +21,7 @@ import { bandOf } from '../../../model/band.js';
 import { checkWorker, NEVER_FILTERS } from '../placement/filters.js';
 import { devicesNeeded } from '../placement/fit.js';
 import { orderPending } from '../queue/order.js';
-import { borrowedTasks, type RunningUse } from '../queue/shares.js';
+import { borrowedTasks, type RunningUse, wouldBorrow } from '../queue/shares.js';
 import type { Plan, Preemption, SchedulerJob, Snapshot } from '../types.js';
 import { chooseVictims, type Amount, type PreemptorView, type RunningTaskView } from './victims.js';
 
@@ -136,6 +138,10 @@ export function planPreemptions(snapshot: Snapshot, plan: Plan, options: Preempt
     const job = snapshot.jobs.get(task.job);
     if (!job || (job.band ?? 'interactive') === 'batch' || options.claimants?.has(job.name)) continue;
     const tasks = (left.get(job.name) ?? 0) - (placed.get(job.name) ?? 0);
+    // Past its user's soft quota the work would be borrowed (batch): it preempts no one.
+    const count = job.coschedule !== null ? tasks : 1;
+    if (tasks > 0 && wouldBorrow(snapshot.usage.get(job.user), snapshot.quotas.get(job.user), job.resources, count))
+      continue;
     // A gang places whole: it needs all its pending tasks at once.
     if (tasks > 0) blocked.push({ job, tasks });
     if (blocked.length >= MAX_PREEMPTORS) break;

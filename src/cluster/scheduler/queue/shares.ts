@@ -253,6 +253,28 @@ export function hardQuotaRoom(usage: UserUsage | undefined, quota: Quota | undef
 }
 
 /**
+ * True when starting `count` tasks of `need` would take `user` past a soft quota: that work would be
+ * borrowed, so it reclaims nothing (preemption/plan.ts: it is `batch` as a preemptor). False for no
+ * quota or a hard one (a hard quota holds the work instead).
+ */
+export function wouldBorrow(
+  usage: UserUsage | undefined,
+  quota: Quota | undefined,
+  need: ResourceSpec,
+  count = 1,
+): boolean {
+  const limited = softLimits(quota);
+  if (limited.length === 0 || !quota) return false;
+  const used: Usage = usage ?? zero();
+  const wanted: Usage = {
+    cpuMillis: need.cpuMillis * count,
+    memoryBytes: need.memoryBytes * count,
+    accelerators: acceleratorsOf(need) * count,
+  };
+  return limited.some((d) => amountOf(used, d) + amountOf(wanted, d) > (limitOf(quota, d) ?? Infinity));
+}
+
+/**
  * Each running user's weighted dominant share (dominantShare) of the snapshot's workers, for queue
  * order (order.ts): null when no quota is configured (then shares play no part). A user missing
  * from the map runs nothing: share 0. O(users + workers).
