@@ -27,6 +27,8 @@ import type {
   PruneResponse,
   QueueEntry,
   QueueInfo,
+  UsageInfo,
+  UserShareInfo,
   RequeueSummary,
   ResultInfo,
   RunsIn,
@@ -140,8 +142,33 @@ const queueEntry = lazy(() =>
     reservedStart: nullableNumber,
   }),
 );
+const usageInfo = lazy(() => object<UsageInfo>({ cpu: number, memoryBytes: number, accelerators: number }));
+const userShare = lazy(() =>
+  object<UserShareInfo>({
+    user: string,
+    running: usageInfo,
+    quota: nullable(
+      object<NonNullable<UserShareInfo['quota']>>({
+        cpu: nullableNumber,
+        memoryBytes: nullableNumber,
+        accelerators: nullableNumber,
+        weight: number,
+        hard: boolean,
+      }),
+    ),
+    share: number,
+    borrowed: usageInfo,
+    borrowedTasks: number,
+  }),
+);
 export const queueAnswer = lazy(() =>
-  object<QueueInfo>({ policy: string, queueDepth: number, reservationDepth: number, jobs: array(queueEntry) }),
+  object<QueueInfo>({
+    policy: string,
+    queueDepth: number,
+    reservationDepth: number,
+    jobs: array(queueEntry),
+    users: optional(array(userShare)),
+  }),
 );
 
 const summaryFields = {
@@ -206,6 +233,7 @@ const taskFields = {
   startedAt: nullableNumber,
   finishedAt: nullableNumber,
   eligibleAt: optional(nullableNumber),
+  borrowed: optional(string),
   attempts: array(attempt),
 } as const;
 

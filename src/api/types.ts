@@ -85,6 +85,37 @@ export interface QueueInfo {
   queueDepth: number;
   reservationDepth: number;
   jobs: QueueEntry[];
+  /**
+   * Per user who runs something or has a quota, by name (`iris queue --users`): running usage,
+   * quota, weighted dominant share and the borrowed part. Absent from an older cluster.
+   */
+  users?: UserShareInfo[];
+}
+
+/** Running resources as `iris queue --users` shows them: cores, bytes, GPUs + TPU chips. */
+export interface UsageInfo {
+  cpu: number;
+  memoryBytes: number;
+  accelerators: number;
+}
+
+/** One user's running usage against their quota (docs/configuration.md, "Quotas"). */
+export interface UserShareInfo {
+  user: string;
+  running: UsageInfo;
+  /** Null: no quota configured (no limits, weight 1). A limit of null: none on that resource. */
+  quota: {
+    cpu: number | null;
+    memoryBytes: number | null;
+    accelerators: number | null;
+    weight: number;
+    hard: boolean;
+  } | null;
+  /** Largest fraction of the cluster's cpu, memory or accelerators the user runs, divided by the weight. */
+  share: number;
+  /** The part of `running` beyond a soft quota (the most recently started tasks), and how many tasks. */
+  borrowed: UsageInfo;
+  borrowedTasks: number;
 }
 
 /** `iris submit --dry-run`: when the job would start if submitted now (nothing is submitted). */
@@ -197,6 +228,11 @@ export interface TaskInfo {
   finishedAt: number | null;
   /** A PENDING task waiting out its retry backoff is placed no earlier than this (epoch ms); else null. */
   eligibleAt?: number | null;
+  /**
+   * A RUNNING task beyond its user's soft quota: `borrowed: beyond alice's cpu quota 8` (it counts
+   * as batch and may be reclaimed); absent otherwise.
+   */
+  borrowed?: string;
   attempts: AttemptInfo[];
 }
 

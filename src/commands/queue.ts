@@ -1,6 +1,7 @@
-import type { QueueInfo } from '../api/types.js';
+import type { QueueInfo, UserShareInfo } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
-import { renderQueue } from '../ui/queue.js';
+import { Flags } from '../oclif.js';
+import { renderQueue, renderUsers } from '../ui/queue.js';
 
 export default class Queue extends BaseCommand {
   static override summary = 'List pending jobs in scheduling order, with reasons and reserved start times.';
@@ -10,13 +11,30 @@ export default class Queue extends BaseCommand {
     'Under the easy, conservative and hybrid policies a blocked job may hold a reservation: the time it is planned ' +
     'to start, ' +
     'computed from the planned ends of running jobs (their time limits, or runtimes predicted from earlier runs of ' +
-    'jobs without a time limit of their own).';
+    'jobs without a time limit of their own). ' +
+    'With --users: per user, their running usage, quota, weighted share of the cluster and the part of their ' +
+    'running work borrowed beyond a soft quota (it counts as batch and may be reclaimed).';
 
-  static override examples = ['<%= config.bin %> queue', '<%= config.bin %> queue --json'];
+  static override examples = [
+    '<%= config.bin %> queue',
+    '<%= config.bin %> queue --json',
+    '<%= config.bin %> queue --users',
+  ];
 
-  async run(): Promise<QueueInfo> {
-    await this.parse(Queue);
+  static override flags = {
+    users: Flags.boolean({
+      summary: 'List users instead: running usage, quota, share and borrowed part (--json: that list).',
+    }),
+  };
+
+  async run(): Promise<QueueInfo | UserShareInfo[]> {
+    const { flags } = await this.parse(Queue);
     const queue = await this.client().queue();
+    if (flags.users) {
+      const users = queue.users ?? [];
+      this.log(renderUsers(users));
+      return users;
+    }
     this.log(renderQueue(queue, this.now()));
     return queue;
   }

@@ -24,7 +24,7 @@ import { admit, type AdmissionDefaults, type ClusterView } from '../cluster/admi
 import type { ClusterStore } from '../cluster/state/store.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import { streamLogs } from './log-stream.js';
-import { estimateInfo, queueInfo } from './queue-view.js';
+import { borrowedNow, estimateInfo, queueInfo } from './queue-view.js';
 import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import { workerUse, workerView } from '../cluster/controller/snapshot.js';
 import { attemptKey } from '../cluster/state/keys.js';
@@ -169,7 +169,7 @@ export class ControllerService implements ClusterService {
   }
 
   queue(): api.QueueInfo {
-    return queueInfo(this.controller.queueListing(), this.store, this.now());
+    return queueInfo(this.controller.queueListing(), this.store, this.now(), this.ctx.quotas);
   }
 
   /** Admission (pure), then the container engine for an image job. Throws the refusal. */
@@ -250,6 +250,7 @@ export class ControllerService implements ClusterService {
             selected.job,
             this.now(),
             new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt))),
+            borrowedNow(this.store, this.ctx.quotas),
           );
     const tasks = selected.kind === 'archived' ? selected.record.tasks : this.store.tasksOf(selected.job.name);
     const requeues = requeueSummary(this.store, detail.run);
@@ -281,7 +282,7 @@ export class ControllerService implements ClusterService {
       job: job.name,
       jobState: job.state,
       replicas: job.spec.replicas,
-      ...taskInfo(this.store, job, task, this.now(), stopping),
+      ...taskInfo(this.store, job, task, this.now(), stopping, borrowedNow(this.store, this.ctx.quotas)),
     };
   }
 

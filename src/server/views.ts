@@ -102,12 +102,16 @@ export function jobSummary(store: ClusterStore, job: Job, now: number): JobSumma
   return live > 0 ? { ...summary, liveDescendants: live } : summary;
 }
 
-/** `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held). */
+/**
+ * `stopping`: attemptKey()s of ended attempts whose process is not gone yet (Controller.held);
+ * `borrowed`: running task -> why it is borrowed (queue-view.ts borrowedNow).
+ */
 export function jobDetail(
   store: ClusterStore,
   job: Job,
   now: number,
   stopping: ReadonlySet<string> = new Set(),
+  borrowed: ReadonlyMap<string, string> = new Map(),
 ): JobDetail {
   const data = liveRun(store, job);
   const children = store.children(job.name).map((child) => jobSummary(store, child, now));
@@ -117,6 +121,7 @@ export function jobDetail(
     children,
     (task) => taskReason(store, job, task, now),
     stopping,
+    borrowed,
   );
   const live = liveDescendants(store, job);
   return live > 0 ? { ...detail, liveDescendants: live } : detail;
@@ -148,8 +153,9 @@ export function taskInfo(
   task: Task,
   now: number,
   stopping: ReadonlySet<string> = new Set(),
+  borrowed: ReadonlyMap<string, string> = new Map(),
 ): TaskInfo {
-  return taskView(task, store.attemptsOf(task.id), taskReason(store, job, task, now), stopping);
+  return taskView(task, store.attemptsOf(task.id), taskReason(store, job, task, now), stopping, borrowed);
 }
 
 function runDetail(
@@ -158,9 +164,12 @@ function runDetail(
   children: JobSummary[],
   reasonOf: (task: Task) => string | null,
   stopping: ReadonlySet<string>,
+  borrowed: ReadonlyMap<string, string> = new Map(),
 ): JobDetail {
   const spec = data.job.spec;
-  const taskList = data.tasks.map((task, i) => taskView(task, data.attempts[i] ?? [], reasonOf(task), stopping));
+  const taskList = data.tasks.map((task, i) =>
+    taskView(task, data.attempts[i] ?? [], reasonOf(task), stopping, borrowed),
+  );
   return {
     ...runSummary(data, reason),
     command: spec.command,
@@ -212,7 +221,9 @@ function taskView(
   attempts: readonly Attempt[],
   reason: string | null,
   stopping: ReadonlySet<string>,
+  borrowed: ReadonlyMap<string, string> = new Map(),
 ): TaskInfo {
+  const borrowing = task.state === 'RUNNING' ? borrowed.get(task.id) : undefined;
   return {
     id: task.id,
     index: task.index,
@@ -226,6 +237,7 @@ function taskView(
     startedAt: task.startedAt,
     finishedAt: task.finishedAt,
     eligibleAt: task.state === 'PENDING' ? task.eligibleAt : null,
+    ...(borrowing !== undefined ? { borrowed: borrowing } : {}),
     attempts: attempts.map((a) => ({
       ...attemptOutcome(a),
       logCutBytes: a.logCutBytes,

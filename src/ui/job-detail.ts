@@ -211,7 +211,8 @@ export function renderTasks(tasks: readonly TaskInfo[], now: number, style: Styl
       { header: 'EXIT', value: (t) => dash(t.exitCode), right: true },
       { header: 'DURATION', value: (t) => formatSpan(t.startedAt, t.finishedAt, now) },
       { header: 'FAIL/PREEMPT', value: (t) => `${t.failures}/${t.preemptions}` },
-      { header: 'REASON', value: (t) => formatReason(t.reason ?? '', now) },
+      // A running task beyond its user's soft quota says so (it counts as batch and may be reclaimed).
+      { header: 'REASON', value: (t) => formatReason(t.reason || t.borrowed || '', now) },
     ],
     'no tasks',
   );

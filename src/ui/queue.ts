@@ -3,7 +3,15 @@
  * --dry-run`). `now` is a parameter so the output is testable.
  */
 import { DEFAULT_BAND } from '../model/band.js';
-import type { EstimateResponse, QueueEntry, QueueInfo, RuntimeEstimateInfo } from '../api/types.js';
+import type {
+  EstimateResponse,
+  QueueEntry,
+  QueueInfo,
+  RuntimeEstimateInfo,
+  UsageInfo,
+  UserShareInfo,
+} from '../api/types.js';
+import { formatBytes } from '../model/resources.js';
 import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
 import { renderFields, renderTable } from './table.js';
 import { runsInFields } from './runs-in.js';
@@ -52,6 +60,47 @@ export function renderQueue(queue: QueueInfo, now: number): string {
     'no pending jobs',
   );
   return `${header}\n${table}`;
+}
+
+/** `2 CPU, 512MiB, 1 accelerator`; `-` for nothing. */
+function formatUsage(u: UsageInfo): string {
+  if (u.cpu === 0 && u.memoryBytes === 0 && u.accelerators === 0) return '-';
+  const parts = [`${u.cpu} CPU`, formatBytes(u.memoryBytes)];
+  if (u.accelerators > 0) parts.push(`${u.accelerators} accelerator${u.accelerators === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}
+
+/** `cpu 8, memory 32GiB, weight 2, hard`; `-` without a quota; `weight 2` for a weight alone. */
+function formatQuota(q: UserShareInfo['quota']): string {
+  if (q === null) return '-';
+  const parts: string[] = [];
+  if (q.cpu !== null) parts.push(`cpu ${q.cpu}`);
+  if (q.memoryBytes !== null) parts.push(`memory ${formatBytes(q.memoryBytes)}`);
+  if (q.accelerators !== null) parts.push(`accelerators ${q.accelerators}`);
+  if (q.weight !== 1) parts.push(`weight ${q.weight}`);
+  if (q.hard) parts.push('hard');
+  return parts.length > 0 ? parts.join(', ') : '-';
+}
+
+/** `iris queue --users`: per user their running usage, quota, weighted share and borrowed part. */
+export function renderUsers(users: readonly UserShareInfo[]): string {
+  return renderTable(
+    users,
+    [
+      { header: 'USER', value: (u) => u.user },
+      { header: 'RUNNING', value: (u) => formatUsage(u.running) },
+      { header: 'QUOTA', value: (u) => formatQuota(u.quota) },
+      { header: 'SHARE', value: (u) => `${(u.share * 100).toFixed(1)}%`, right: true },
+      {
+        header: 'BORROWED',
+        value: (u) =>
+          u.borrowedTasks === 0
+            ? '-'
+            : `${formatUsage(u.borrowed)} (${u.borrowedTasks} task${u.borrowedTasks === 1 ? '' : 's'})`,
+      },
+    ],
+    'no running work and no quotas',
+  );
 }
 
 export function renderEstimate(estimate: EstimateResponse): string {

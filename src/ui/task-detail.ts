@@ -18,6 +18,7 @@ export function renderTaskDetail(task: TaskDetail, now: number, style: Style = P
   if (task.reason) {
     fields.push([task.state === 'PENDING' ? 'Pending reason' : 'Reason', formatReason(task.reason, now)]);
   }
+  if (task.borrowed) fields.push(['Quota', task.borrowed]);
   fields.push(
     ['Attempt', String(task.attempt)],
     ['Worker', task.workerId ?? '-'],

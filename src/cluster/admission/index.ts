@@ -20,7 +20,8 @@
  * - A job that can never run on this cluster's workers is refused with the reason, and so is
  *   one that is already deadlocked (docs/architecture.md, "Deadlocks": ancestors of it, other
  *   than the submitter itself, are waiting on a subtree containing it and hold what it needs, so
- *   no worker could take it) and one that would exceed its user's pending-task quota.
+ *   no worker could take it), one that would exceed its user's pending-task quota, and one a task
+ *   (a gang: the whole gang) of which is bigger than its user's hard quota (it could never start).
  * - The band (./band.ts): a child inherits its parent's and may ask only for a lower one;
  *   production is the owner's unless the config grants it.
  */
@@ -30,7 +31,7 @@ import { DEFAULT_RESOURCES } from '../../model/resources.js';
 import { DEFAULT_BAND } from '../../model/band.js';
 import type { TaskCaller } from '../../model/caller.js';
 import type { JobSpec } from '../../model/types.js';
-import { deadlockReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
+import { deadlockReason, hardQuotaReason, neverReason, pendingQuotaProblem } from '../scheduler/index.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
 import type {
   Admission,
@@ -180,6 +181,15 @@ export function clusterRefusal(
     };
   }
   const quota = view.quotas.get(spec.user);
+  // With nothing running, the reason is only ever "needs more than the quota": it can never start.
+  const count = spec.coschedule !== null ? spec.replicas : 1;
+  const hard = hardQuotaReason(spec.user, undefined, quota, spec.resources, count);
+  if (hard)
+    return {
+      code: 'unsatisfiable',
+      message: `${label} can never run: ${hard}`,
+      hint: 'ask for less, or for a larger quota (`quotas` in the cluster config)',
+    };
   if (quota?.maxPendingTasks != null) {
     const usage = { cpuMillis: 0, memoryBytes: 0, accelerators: 0, pendingTasks: view.pendingTasks(spec.user) };
     const problem = pendingQuotaProblem(spec.user, usage, quota, spec.replicas);

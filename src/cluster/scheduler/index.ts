@@ -6,6 +6,7 @@
 export type * from './types.js';
 export { orderPending } from './queue/order.js';
 export { pendingQuotaProblem, acceleratorsOf } from './queue/quota.js';
+export { hardQuotaReason } from './queue/shares.js';
 export { neverReason } from './placement/feasibility.js';
 export { deadlockReason } from './placement/deadlock.js';
 export {

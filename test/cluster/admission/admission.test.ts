@@ -391,6 +391,44 @@ describe('cluster checks', () => {
     expect(admit(CMD, null, erinQuota, DEFAULTS).ok).toBe(true);
   });
 
+  it("refuses a job a task (a gang: the whole gang) of which is bigger than its user's hard quota", () => {
+    const hard: Quota = {
+      maxRunningCpuMillis: 2000,
+      maxRunningMemoryBytes: null,
+      maxRunningAccelerators: null,
+      maxPendingTasks: null,
+      weight: 1,
+      hard: true,
+    };
+    const cluster = view({ quotas: new Map([['bob', hard]]) });
+    expect(admit({ ...CMD, cpu: '3' }, null, cluster, DEFAULTS)).toMatchObject({
+      ok: false,
+      refusal: {
+        code: 'unsatisfiable',
+        message: "the job can never run: needs 3 CPU, more than bob's hard cpu quota 2",
+      },
+    });
+    // Many tasks within the quota each are admitted (they wait for each other); a gang of them is not.
+    expect(admit({ ...CMD, cpu: '1', replicas: 4 }, null, cluster, DEFAULTS).ok).toBe(true);
+    expect(
+      admit(
+        { ...CMD, cpu: '1', replicas: 3, coschedule: 'rack' },
+        null,
+        view({
+          quotas: new Map([['bob', hard]]),
+          workers: [worker('a', 4, { rack: 'r' }), worker('b', 4, { rack: 'r' }), worker('c', 4, { rack: 'r' })],
+        }),
+        DEFAULTS,
+      ),
+    ).toMatchObject({
+      ok: false,
+      refusal: { code: 'unsatisfiable', message: /needs 3 CPU, more than bob's hard cpu quota 2/ },
+    });
+    // A soft quota is a share: a bigger task may borrow.
+    const soft = view({ quotas: new Map([['bob', { ...hard, hard: false }]]) });
+    expect(admit({ ...CMD, cpu: '3' }, null, soft, DEFAULTS).ok).toBe(true);
+  });
+
   it('turns a refused value into a refusal, not a throw', () => {
     expect(admit({ ...CMD, cpu: 'lots' }, null, view(), DEFAULTS)).toMatchObject({
       ok: false,

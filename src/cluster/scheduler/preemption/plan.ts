@@ -13,6 +13,8 @@
  *   task below its band (room.ts).
  * - Effective bands: a running task its user holds beyond a soft quota (queue/shares.ts
  *   borrowedTasks) counts as `batch`, whatever its job's band; a task being stopped is no victim.
+ *   So does a preemptor whose start would take its user past a soft quota (shares.ts wouldBorrow):
+ *   only work within its quota reclaims, and two borrowing users never take turns preempting.
  * - Each preemptor's victims come from chooseVictims (victims.ts: lower bands only, never its own
  *   tree above it, exempt time, gangs whole, shape-aware, minimal) over the workers that pass the
  *   static filters for it with what the pass left free (room.ts preemptorView).
@@ -21,6 +23,7 @@
  */
 import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
 import { comparePending } from '../queue/order.js';
+import { wouldBorrow } from '../queue/shares.js';
 import type { Plan, Preemption, RunningAllocation, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { Room, preemptorView, runningViews } from './room.js';
 import { chooseVictims } from './victims.js';
@@ -72,6 +75,9 @@ function blockedHead(snapshot: Snapshot, plan: Plan, lowest: number, claimants?:
   const blocked: Blocked[] = [];
   for (const { job, count, head } of candidates.values()) {
     if (count <= 0 || head === null) continue;
+    // Past its user's soft quota the work would be borrowed (batch): it preempts no one.
+    const starting = job.coschedule !== null ? count : 1;
+    if (wouldBorrow(snapshot.usage.get(job.user), snapshot.quotas.get(job.user), job.resources, starting)) continue;
     let at = blocked.length;
     while (at > 0 && comparePending(head, blocked[at - 1]!.head, snapshot.jobs) < 0) at--;
     if (at >= MAX_PREEMPTORS) continue;

@@ -282,8 +282,9 @@ function startGang(ctx: PassContext, q: QueuedJob, placements: Placement[]): num
   return 0;
 }
 
-function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[]): number {
-  const { job, tasks } = q;
+function startIndependent(ctx: PassContext, q: QueuedJob, placements: Placement[], limit = q.tasks.length): number {
+  const { job } = q;
+  const tasks = limit < q.tasks.length ? q.tasks.slice(0, limit) : q.tasks;
   const { scratch, calendars, now } = ctx;
   const res = job.resources;
   const duration = ctx.duration(job);
@@ -343,11 +344,19 @@ function placeAt(
 }
 
 /**
- * Start what of `q` can start now; if tasks remain and `reserve` is set, reserve them at their
- * earliest start (all remaining tasks together; a gang's on one group).
+ * Start what of `q` can start now, at most `limit` tasks (a hard quota's room: pass.ts); if tasks
+ * remain and `reserve` is set, reserve them at their earliest start (all remaining tasks together;
+ * a gang's on one group).
  */
-export function allocateOrReserve(ctx: PassContext, q: QueuedJob, reserve: boolean, placements: Placement[]): Outcome {
-  const placed = q.job.coschedule === null ? startIndependent(ctx, q, placements) : startGang(ctx, q, placements);
+export function allocateOrReserve(
+  ctx: PassContext,
+  q: QueuedJob,
+  reserve: boolean,
+  placements: Placement[],
+  limit = q.tasks.length,
+): Outcome {
+  const placed =
+    q.job.coschedule === null ? startIndependent(ctx, q, placements, limit) : startGang(ctx, q, placements);
   return reserveRemaining(ctx, q, placed, reserve);
 }
 

@@ -12,8 +12,10 @@
  *    only) and a failed flag (every later task of a shape that failed fails in O(1)). Under a
  *    baseline mode that binds work to a worker (placement/baselines.ts) a failure is the job's,
  *    not the shape's, and the mode's reason and next memory go into the plan.
- * Within both phases a user at/over a running quota (at the start or after this pass's own
- * placements) has their remaining work deferred behind everyone else's, keeping its order.
+ * Within both phases a user at/over a soft running quota (at the start or after this pass's own
+ * placements) has their remaining work deferred behind everyone else's, keeping its order. A user
+ * with a hard quota places no task (no gang, checked whole) that would take their running usage
+ * past it: the job waits with the reason naming the quota (shares.ts hardQuotaReason).
  * 4. Every job with tasks still pending gets one human reason (explain.ts); with `explain` false
  *    the same jobs get an empty text (the simulator's fast path, as the queue policies' option).
  */
@@ -24,6 +26,7 @@ import { GangPlacer } from '../placement/gang.js';
 import { orderPending } from './order.js';
 import type { FreePool } from '../placement/pool.js';
 import { QuotaTracker } from './quota.js';
+import { hardQuotaReason } from './shares.js';
 import { FIRST_FIT_PLACEMENT, keepsAccelerators, passSelector } from '../placement/registry.js';
 import type { PassSelector, PlacementProfile } from '../placement/scoring.js';
 import { ScratchCapacity } from '../placement/scratch.js';
@@ -46,6 +49,8 @@ interface JobState {
   tasks: SchedulerTask[];
   placed: number;
   quotaDeferred: boolean;
+  /** Why the user's hard quota holds the job's next task (or gang); null: not held. */
+  hold: string | null;
   /** A baseline mode could not place a task of this job (PassSelector.perJob): later ones wait too. */
   failed?: boolean;
 }
@@ -86,7 +91,15 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
           };
           shapes.set(key, shape);
         }
-        last = { job, shape, hasQuota: snapshot.quotas.has(job.user), tasks: [], placed: 0, quotaDeferred: false };
+        last = {
+          job,
+          shape,
+          hasQuota: snapshot.quotas.has(job.user),
+          tasks: [],
+          placed: 0,
+          quotaDeferred: false,
+          hold: null,
+        };
         states.set(task.job, last);
         if (job.coschedule !== null) gangJobs.push(last);
       }
@@ -98,6 +111,12 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
     }
   }
   const overQuota = (state: JobState): boolean => state.hasQuota && quota.overReason(state.job.user) !== null;
+  /** The hard quota's reason to hold `count` more tasks of the job now, or null. */
+  const held = (state: JobState, count: number): string | null => {
+    if (!state.hasQuota) return null;
+    const user = state.job.user;
+    return hardQuotaReason(user, quota.usageOf(user), snapshot.quotas.get(user), state.job.resources, count);
+  };
 
   // Gangs: all-or-nothing; a failed (shape, attribute, size) is not retried this pass.
   const failedGangs = new Set<string>();
@@ -107,6 +126,7 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
     const members = [...state.tasks].sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : 1));
     const key = `${state.shape.key}@${attribute}@${members.length}`;
     if (failedGangs.has(key)) return;
+    if ((state.hold = held(state, members.length)) !== null) return;
     const chosen = gangs.choose(job, attribute, members.length);
     if (!chosen) {
       failedGangs.add(key);
@@ -138,7 +158,8 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
   // Independent tasks: first-fit through the FreePool of the job's static key.
   const placeTask = (task: SchedulerTask, state: JobState): void => {
     const shape = state.shape;
-    if (shape.failed || state.failed) return;
+    if (shape.failed || state.failed || state.hold !== null) return;
+    if ((state.hold = held(state, 1)) !== null) return;
     const job = state.job;
     const res = job.resources;
     shape.pool ??= candidates.poolOf(job, shape.staticKey);
@@ -215,6 +236,11 @@ function reasonsFor(
     if (reason === undefined) {
       reason = explainJob(job, count, view) ?? 'waiting for capacity';
       memo.set(key, reason);
+    }
+    if (state.hold !== null) {
+      // Held at a hard quota: the capacity is named only when it, too, is short.
+      reasons.set(job.name, reason === 'waiting for capacity' ? state.hold : `${state.hold}; ${reason}`);
+      continue;
     }
     const quotaReason = state.quotaDeferred ? quota.overReason(job.user) : null;
     reasons.set(job.name, quotaReason ? `${quotaReason}; ${reason}` : reason);

@@ -1,5 +1,6 @@
 /**
- * The pending queue as jobs, in progress order (order.ts: band, then deepest first, then oldest root). A
+ * The pending queue as jobs, in progress order (order.ts: band, then deepest first, then the user's share when
+ * quotas are configured, then oldest root). A
  * snapshot marked `pendingOrdered` is read lazily, so a pass costs what it considers rather than
  * the whole queue; otherwise the pending tasks are grouped by job and the jobs sorted (a job's
  * tasks are sorted only when they come out of order).
@@ -10,7 +11,8 @@
 import { devicesNeeded } from '../placement/fit.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
-import { compareJobKeys } from './order.js';
+import { compareJobKeys, type Shares } from './order.js';
+import { snapshotShares } from './shares.js';
 
 function byIndex(a: SchedulerTask, b: SchedulerTask): number {
   return a.index - b.index || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -32,9 +34,9 @@ function inOrder(tasks: readonly SchedulerTask[]): boolean {
   return true;
 }
 
-/** Queue order of two jobs (order.ts): band, deeper first, older root, then by their first tasks. */
-function compareJobs(a: QueuedJob, b: QueuedJob): number {
-  return compareJobKeys(a.job, b.job) || compareTasks(a.tasks[0]!, b.tasks[0]!);
+/** Queue order of two jobs (order.ts): band, deeper first, share, older root, then by their first tasks. */
+function compareJobs(a: QueuedJob, b: QueuedJob, shares: Shares): number {
+  return compareJobKeys(a.job, b.job, shares) || compareTasks(a.tasks[0]!, b.tasks[0]!);
 }
 
 function finish(job: SchedulerJob, tasks: SchedulerTask[]): QueuedJob {
@@ -133,7 +135,8 @@ export class JobQueue {
         if (!inOrder(entry.tasks)) entry.tasks.sort(compareTasks);
         list.push({ job: entry.job, tasks: entry.tasks });
       }
-      list.sort(compareJobs);
+      const shares = snapshotShares(snapshot);
+      list.sort((a, b) => compareJobs(a, b, shares));
       for (let i = 0; i < list.length; i++) list[i] = finish(list[i]!.job, list[i]!.tasks);
       this.list = list;
     }

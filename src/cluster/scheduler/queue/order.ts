@@ -1,37 +1,54 @@
 /**
  * Queue order (the progress guarantee, docs/architecture.md, "Scheduling order"). Pending tasks are ordered by
- *   (job band, job depth DESC, job rootSubmittedAt ASC, task submittedAt ASC, task seq ASC, task id ASC)
+ *   (job band, job depth DESC, [user share ASC,] job rootSubmittedAt ASC, task submittedAt ASC, task seq ASC,
+ *    task id ASC)
  * so production work goes before interactive and interactive before batch (model/band.ts), and
  * within a band a job tree that has started finishes its deeper work first, older trees beat newer
  * ones, and a retried or preempted task keeps its place because its submittedAt is unchanged. Tasks whose job is
  * unknown sort last (the scheduler never places them).
+ *
+ * Fair share: when some quota is configured, within a band and depth the jobs of users further
+ * under their weighted dominant share (shares.ts snapshotShares, computed once per snapshot) go
+ * first. Without quotas the share key is left out, so the order is exactly the one above.
+ * compareJobKeys is the one comparison of job keys: orderTasks and job-queue.ts follow it.
  */
 import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
+import { snapshotShares } from './shares.js';
 
 type Jobs = ReadonlyMap<string, SchedulerJob>;
+
+/** Each user's weighted dominant share (absent: 0); null: shares play no part in the order. */
+export type Shares = ReadonlyMap<string, number> | null;
 
 function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Queue order of two jobs by their own keys: band, then deeper first, then older root. 0: tied. */
-export function compareJobKeys(a: SchedulerJob, b: SchedulerJob): number {
+/**
+ * Queue order of two jobs by their own keys: band, then deeper first, then (with `shares`) the
+ * user with the smaller share, then older root. 0: tied.
+ */
+export function compareJobKeys(a: SchedulerJob, b: SchedulerJob, shares: Shares = null): number {
   const bands = bandRank(a.band ?? DEFAULT_BAND) - bandRank(b.band ?? DEFAULT_BAND);
   if (bands !== 0) return bands;
   if (a.depth !== b.depth) return b.depth - a.depth;
+  if (shares !== null && a.user !== b.user) {
+    const d = (shares.get(a.user) ?? 0) - (shares.get(b.user) ?? 0);
+    if (d !== 0) return d;
+  }
   return a.rootSubmittedAt - b.rootSubmittedAt;
 }
 
-/** Negative when `a` should be scheduled before `b`. */
-export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs): number {
+/** Negative when `a` should be scheduled before `b` (without shares: the simulator keeps no quotas). */
+export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs, shares: Shares = null): number {
   const ja = jobs.get(a.job);
   const jb = jobs.get(b.job);
   if (!ja || !jb) {
     if (ja) return -1;
     if (jb) return 1;
   } else {
-    const keys = compareJobKeys(ja, jb);
+    const keys = compareJobKeys(ja, jb, shares);
     if (keys !== 0) return keys;
   }
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
@@ -43,10 +60,11 @@ export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs): 
  * Sort tasks into queue order. Keys are precomputed into typed arrays so the single sort does
  * no map lookups (cheap for 100,000 tasks). Returns a new array; the input is not touched.
  */
-export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): SchedulerTask[] {
+export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs, shares: Shares = null): SchedulerTask[] {
   const n = pending.length;
   const band = new Float64Array(n);
   const negDepth = new Float64Array(n);
+  const share = shares === null ? null : new Float64Array(n);
   const root = new Float64Array(n);
   const submitted = new Float64Array(n);
   const seq = new Float64Array(n);
@@ -61,6 +79,7 @@ export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): Sched
     band[i] = lastJob ? bandRank(lastJob.band ?? DEFAULT_BAND) : Number.POSITIVE_INFINITY;
     negDepth[i] = lastJob ? -lastJob.depth : Number.POSITIVE_INFINITY;
     root[i] = lastJob ? lastJob.rootSubmittedAt : Number.POSITIVE_INFINITY;
+    if (share !== null) share[i] = lastJob ? (shares!.get(lastJob.user) ?? 0) : Number.POSITIVE_INFINITY;
     submitted[i] = task.submittedAt;
     seq[i] = task.seq;
   }
@@ -71,6 +90,10 @@ export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): Sched
     if (d !== 0 && d === d) return d;
     d = negDepth[x]! - negDepth[y]!;
     if (d !== 0 && d === d) return d;
+    if (share !== null) {
+      d = share[x]! - share[y]!;
+      if (d !== 0 && d === d) return d;
+    }
     d = root[x]! - root[y]!;
     if (d !== 0 && d === d) return d;
     d = submitted[x]! - submitted[y]!;
@@ -84,7 +107,7 @@ export function orderTasks(pending: readonly SchedulerTask[], jobs: Jobs): Sched
   return out;
 }
 
-/** The snapshot's pending tasks in queue order (before quota adjustments). */
+/** The snapshot's pending tasks in queue order (shares included; before quota deferral). */
 export function orderPending(snapshot: Snapshot): SchedulerTask[] {
-  return orderTasks(snapshot.pending, snapshot.jobs);
+  return orderTasks(snapshot.pending, snapshot.jobs, snapshotShares(snapshot));
 }

@@ -17,7 +17,9 @@
  * that cannot be reserved (reservations used up, or past the window) and provably cannot start now
  * (start-cache.ts: O(1) per job) is skipped: blocked, not counted toward queueDepth. A policy that
  * stops at the first blocked job ends the pass there. Users at/over a running quota are deferred
- * behind everyone (as in first-fit) and never hold a reservation. A blocked job past the window
+ * behind everyone (as in first-fit) and never hold a reservation. A user with a hard quota starts
+ * only as many tasks as keep their running usage within it (a gang: all or none), and a job held
+ * there gets no reservation; its reason names the quota (shares.ts hardQuotaReason). A blocked job past the window
  * stands (is not retried until resources change) only when the policy's reservations are used up;
  * else the next pass may reserve it. The steps, in order:
  *
@@ -60,6 +62,7 @@ import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.j
 import { reportBlocked, type Result, type Walked } from './report.js';
 import { nextQueueState, type Blocked, type QueueState } from './state.js';
 import { RoomLeft, settledAfter } from './walk-end.js';
+import { hardQuotaReason, hardQuotaRoom } from './shares.js';
 
 /** The outcome of a job skipped because it provably cannot start now and cannot be reserved. */
 const SKIPPED: Outcome = Object.freeze({ placed: 0, reservation: null, held: null, unreservable: false });
@@ -217,8 +220,8 @@ class Pass implements Walked {
   }
 
   /** Record an outcome; true when the job is still (partly) blocked. */
-  private settle(q: QueuedJob, out: Outcome, quota: string | null, planning: boolean): boolean {
-    this.results.push({ q, out, quota, planning });
+  private settle(q: QueuedJob, out: Outcome, quota: string | null, planning: boolean, hold?: string): boolean {
+    this.results.push(hold === undefined ? { q, out, quota, planning } : { q, out, quota, planning, hold });
     if (out.placed >= q.tasks.length) return false;
     if (out.reservation) {
       this.reservations.set(q.job.name, out.reservation.start);
@@ -300,6 +303,27 @@ class Pass implements Walked {
       this.deferred.push({ q, planning });
       return true;
     }
+    const room = this.hardRoom(q);
+    if (room < q.tasks.length) {
+      if (spans) releaseSpans(ctx, spans);
+      let out = SKIPPED;
+      if (room > 0) {
+        out = allocateOrReserve(ctx, q, false, this.placements, room);
+        ctx.starts.tried(q.job, room, out.placed);
+      }
+      // Asked after the starts: the usage now includes them (null: capacity, not the quota, held the rest).
+      const user = q.job.user;
+      const count = q.job.coschedule !== null ? q.tasks.length : 1;
+      const hold = hardQuotaReason(
+        user,
+        ctx.quota.usageOf(user),
+        this.snapshot.quotas.get(user),
+        q.job.resources,
+        count,
+      );
+      this.settle(q, out, null, planning, hold ?? undefined);
+      return true;
+    }
     const reserve = planning && this.reservations.size < this.limit;
     if (spans === undefined && !reserve && !rule.stopAtFirstBlocked && ctx.starts.cannotStart(q.job, q.tasks.length)) {
       this.results.push({ q, out: SKIPPED, quota: null, planning });
@@ -312,6 +336,17 @@ class Pass implements Walked {
       : allocateOrReserve(ctx, q, reserve, this.placements);
     ctx.starts.tried(q.job, q.tasks.length, out.placed);
     return !(this.settle(q, out, null, planning) && rule.stopAtFirstBlocked);
+  }
+
+  /** How many tasks of `q` its user's hard quota lets start now (a gang: all or none); Infinity: no hard quota. */
+  private hardRoom(q: QueuedJob): number {
+    const user = q.job.user;
+    const quota = this.snapshot.quotas.get(user);
+    if (!quota?.hard) return Infinity;
+    const usage = this.ctx.quota.usageOf(user);
+    const res = q.job.resources;
+    if (q.job.coschedule === null) return hardQuotaRoom(usage, quota, res);
+    return hardQuotaReason(user, usage, quota, res, q.tasks.length) === null ? q.tasks.length : 0;
   }
 
   private stop(name: string, at: number): void {

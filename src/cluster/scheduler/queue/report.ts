@@ -29,6 +29,8 @@ export interface Result {
   out: Outcome;
   quota: string | null;
   planning: boolean;
+  /** Why the user's hard quota holds the rest of the job (pass.ts); absent: it does not. */
+  hold?: string;
 }
 
 /** What a pass's walk left for its report (pass.ts Pass). */
@@ -76,11 +78,13 @@ export function reportBlocked(p: Walked, reasons: Map<string, string>, added: Ma
       explainer.held(p.reservations, q.job.name);
     return quota ? `${quota}; ${base}` : base;
   };
-  for (const { q, out, quota, planning } of p.results) {
+  for (const { q, out, quota, planning, hold } of p.results) {
     const remaining = q.tasks.length - out.placed;
     if (remaining === 0) continue;
+    // Held at a hard quota: the capacity is named only when it, too, is short.
+    const short = hold !== undefined && explainer ? explainer.base(q.job, remaining) : null;
     const b: Blocked = {
-      base: baseOf(q, remaining, quota),
+      base: hold === undefined ? baseOf(q, remaining, quota) : !explainer ? '' : short ? `${hold}; ${short}` : hold,
       reservation: out.reservation,
       note: out.unreservable && explainer ? unreservableText(ctx) : null,
       since: p.state.blocked.get(q.job.name)?.since ?? p.number,

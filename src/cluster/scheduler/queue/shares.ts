@@ -10,11 +10,15 @@
  * - Fair share. A usage's dominant share is its largest fraction of the cluster's cpu, memory or
  *   accelerators, divided by the user's weight (a total of 0 contributes nothing).
  * - Hard quotas. A user whose quota is `hard` starts a task only when it keeps every limited
- *   dimension within the limit; otherwise the task waits with a reason naming the quota.
+ *   dimension within the limit; otherwise the task waits with a reason naming the quota. A gang's
+ *   whole need is checked at once.
+ * - Share order (snapshotShares). Computed once per snapshot, from the running usage and the
+ *   workers' total capacity, and only when some quota is configured: without one, queue order is
+ *   exactly what it is without shares.
  */
 import { formatBytes, formatCpu, type ResourceSpec } from '../../../model/resources.js';
 import type { Quota } from '../../../model/types.js';
-import type { UserUsage } from '../types.js';
+import type { Snapshot, UserUsage } from '../types.js';
 import { acceleratorsOf } from './quota.js';
 
 /** One running task's hold, as borrowing and shares count it. */
@@ -212,13 +216,15 @@ export function hardQuotaReason(
   usage: UserUsage | undefined,
   quota: Quota | undefined,
   need: ResourceSpec,
+  /** Tasks of `need` wanted at once (a gang's size). */
+  count = 1,
 ): string | null {
   if (!quota?.hard) return null;
   const used: Usage = usage ?? zero();
   const wanted: Usage = {
-    cpuMillis: need.cpuMillis,
-    memoryBytes: need.memoryBytes,
-    accelerators: acceleratorsOf(need),
+    cpuMillis: need.cpuMillis * count,
+    memoryBytes: need.memoryBytes * count,
+    accelerators: acceleratorsOf(need) * count,
   };
   for (const dimension of ['cpu', 'memory', 'accelerators'] as const) {
     const limit = limitOf(quota, dimension);
@@ -232,6 +238,66 @@ export function hardQuotaReason(
     return `held at ${named} (${ofText(dimension, have, limit)})`;
   }
   return null;
+}
+
+/**
+ * How many more tasks of `need` `user` may start now under a hard quota: Infinity for no quota or a
+ * soft one (hardQuotaReason says why the next one may not).
+ */
+export function hardQuotaRoom(usage: UserUsage | undefined, quota: Quota | undefined, need: ResourceSpec): number {
+  if (!quota?.hard) return Infinity;
+  const used: Usage = usage ?? zero();
+  const one: Usage = { cpuMillis: need.cpuMillis, memoryBytes: need.memoryBytes, accelerators: acceleratorsOf(need) };
+  let room = Infinity;
+  for (const dimension of ['cpu', 'memory', 'accelerators'] as const) {
+    const limit = limitOf(quota, dimension);
+    const more = amountOf(one, dimension);
+    if (limit === null || more <= 0) continue;
+    room = Math.min(room, Math.max(0, Math.floor((limit - amountOf(used, dimension)) / more)));
+  }
+  return room;
+}
+
+/**
+ * True when starting `count` tasks of `need` would take `user` past a soft quota: that work would be
+ * borrowed, so it reclaims nothing (preemption/plan.ts: it is `batch` as a preemptor). False for no
+ * quota or a hard one (a hard quota holds the work instead).
+ */
+export function wouldBorrow(
+  usage: UserUsage | undefined,
+  quota: Quota | undefined,
+  need: ResourceSpec,
+  count = 1,
+): boolean {
+  const limited = softLimits(quota);
+  if (limited.length === 0 || !quota) return false;
+  const used: Usage = usage ?? zero();
+  const wanted: Usage = {
+    cpuMillis: need.cpuMillis * count,
+    memoryBytes: need.memoryBytes * count,
+    accelerators: acceleratorsOf(need) * count,
+  };
+  return limited.some((d) => amountOf(used, d) + amountOf(wanted, d) > (limitOf(quota, d) ?? Infinity));
+}
+
+/**
+ * Each running user's weighted dominant share (dominantShare) of the snapshot's workers, for queue
+ * order (order.ts): null when no quota is configured (then shares play no part). A user missing
+ * from the map runs nothing: share 0. O(users + workers).
+ */
+export function snapshotShares(snapshot: Pick<Snapshot, 'usage' | 'quotas' | 'workers'>): Map<string, number> | null {
+  if (snapshot.quotas.size === 0) return null;
+  const totals = zero();
+  for (const worker of snapshot.workers) {
+    totals.cpuMillis += worker.capacity.cpuMillis;
+    totals.memoryBytes += worker.capacity.memoryBytes;
+    totals.accelerators += worker.device.count;
+  }
+  const out = new Map<string, number>();
+  for (const [user, usage] of snapshot.usage) {
+    out.set(user, dominantShare(usage, totals, snapshot.quotas.get(user)?.weight ?? 1));
+  }
+  return out;
 }
 
 /** `16 CPU`, `40GiB`, `2 accelerators`. */

@@ -351,15 +351,24 @@ describe('hardQuotaReason', () => {
 });
 
 describe('soft-quota deferral leaves hard users alone', () => {
-  it('a hard user at their limit keeps queue order (hardQuotaReason holds them instead)', () => {
-    const alice = job('/a', { user: 'alice', rootSubmittedAt: 0 });
-    const bob = job('/b', { user: 'bob', rootSubmittedAt: 5 });
-    const soft = snapshot([alice, bob], [worker('w', { cpu: 1 })], {
-      usage: new Map([['alice', usage({ cpuMillis: 8000 })]]),
-      quotas: new Map([['alice', quota({ maxRunningCpuMillis: 8000 })]]),
+  // Bob runs more than alice (no quota): by share alone alice goes first, so only deferral moves her.
+  const alice = job('/a', { user: 'alice', rootSubmittedAt: 0 });
+  const bob = job('/b', { user: 'bob', rootSubmittedAt: 5 });
+  const snap = (alicePolicy: Partial<Quota>, aliceCpu: number) =>
+    snapshot([alice, bob], [worker('w', { cpu: 1 })], {
+      usage: new Map([
+        ['alice', usage({ cpuMillis: aliceCpu })],
+        ['bob', usage({ cpuMillis: 16000 })],
+      ]),
+      quotas: new Map([['alice', quota({ maxRunningCpuMillis: 8000, ...alicePolicy })]]),
     });
-    expect(schedule(soft).placements.map((p) => p.task)).toEqual(['/b/task-0']);
-    const hardSnap = { ...soft, quotas: new Map([['alice', quota({ maxRunningCpuMillis: 8000, hard: true })]]) };
-    expect(schedule(hardSnap).placements.map((p) => p.task)).toEqual(['/a/task-0']);
+  it('a soft user at their limit goes behind; a hard user within it keeps queue order', () => {
+    expect(schedule(snap({}, 8000)).placements.map((p) => p.task)).toEqual(['/b/task-0']);
+    expect(schedule(snap({ hard: true }, 7000)).placements.map((p) => p.task)).toEqual(['/a/task-0']);
+  });
+  it('a hard user at their limit is held, with the reason naming the quota', () => {
+    const plan = schedule(snap({ hard: true }, 8000));
+    expect(plan.placements.map((p) => p.task)).toEqual(['/b/task-0']);
+    expect(plan.reasons.get('/a')).toMatch(/^held at alice's hard cpu quota \(8 of 8 CPU\)/);
   });
 });
