@@ -200,6 +200,8 @@ class Engine {
         this.submit(arrival, now);
       }
       if (this.pollDue && this.elastic!.poll(now, this.pending.size, this.pool)) this.freed = true;
+      // A task leaving its exempt time changes what may be stopped: blocked jobs are looked at again.
+      if (this.preemption?.wakeAt === now) this.freed = true;
       this.schedule(now, this.freed);
       this.preemption?.afterBatch(now, this.lastReasons, this.jobs, this.running.values());
       // A poll alone is not part of the workload's span.

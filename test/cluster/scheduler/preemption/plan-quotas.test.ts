@@ -36,7 +36,8 @@ function reclaim(bobUsage: number): Snapshot {
 }
 
 describe('reclaiming borrowed tasks', () => {
-  const plan = { placements: [], reasons: new Map<string, string>() };
+  // The pass left /b blocked (a reason each blocked job gets).
+  const plan = { placements: [], reasons: new Map([['/b', 'need 1 CPU, largest free worker has 0']]) };
 
   it("preempts only alice's borrowed (most recently started) task for bob's work within his quota", () => {
     const out = planPreemptions(reclaim(0), plan, { exemptMs: 0 });
