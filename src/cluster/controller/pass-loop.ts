@@ -22,6 +22,7 @@
  * - While jobs are pending, the same timer also requests a pass when a running task outlives its
  *   predicted runtime (snapshot.ts nextPredictedEnd; planner/prediction.ts): its planned end moves
  *   later, and so do the reservations behind it, at once rather than at the next unrelated event.
+ *   So it does when a running task's exempt time ends that a blocked job could then preempt.
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
  *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
  *   what the attempts `held()` names still hold (ended, process not gone yet).
@@ -137,6 +138,8 @@ export class PassLoop {
   private readonly lastDispatch = new Map<string, number>();
   private readonly tokens = new TokenPool();
   private readonly preemptions: Preemptions;
+  /** When a running task's exempt time next ends that a blocked job could then preempt (last pass). */
+  private exemptEnd: number | null = null;
 
   constructor(private readonly o: PassLoopOptions) {
     this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
@@ -237,6 +240,7 @@ export class PassLoop {
     }
     const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
+      this.exemptEnd = null;
       this.o.deadlocks.observe(snapshot, new Map());
       this.deadlines.clear();
       this.armDeadlineTimer(now, false);
@@ -309,6 +313,7 @@ export class PassLoop {
       true,
     );
     this.deadlines.track(store);
+    this.exemptEnd = plan.nextExemptEnd ?? null;
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
@@ -319,8 +324,9 @@ export class PassLoop {
 
   /**
    * One timer at the earliest scheduling deadline, deadlock grace end, retry backoff end or (when
-   * `pending`: jobs wait, so plans depend on it) running task's predicted end; it requests the pass
-   * that expires it, places the task whose backoff ended, or moves the plans behind the prediction.
+   * `pending`: jobs wait, so plans depend on it) running task's predicted end or the end of an exempt
+   * time a blocked job waits out (plan.nextExemptEnd); it requests the pass that expires it, places
+   * the task whose backoff ended, moves the plans behind the prediction, or lets the job preempt.
    */
   private armDeadlineTimer(now: number, pending: boolean): void {
     this.cancelDeadlineTimer?.();
@@ -331,6 +337,7 @@ export class PassLoop {
       this.o.deadlocks.next(),
       nextEligible(store, now),
       pending ? nextPredictedEnd(store, now) : null,
+      pending && this.exemptEnd !== null && this.exemptEnd > now ? this.exemptEnd : null,
     ].filter((t): t is number => t !== null);
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;

@@ -14,8 +14,10 @@
  *   static filters for it (placement/filters.ts NEVER_FILTERS) with what the pass left free.
  * - Two preemptors never share a victim nor the capacity it frees: after one is chosen, its
  *   victims leave the running list and what its tasks will take leaves the free capacity.
+ * - nextExemptEnd names when a running task's exempt time next ends while a job above batch is
+ *   blocked, so the driver runs a pass then (a task that leaves its exempt time is no event).
  */
-import { bandOf } from '../../../model/band.js';
+import { bandAbove, bandOf, type Band } from '../../../model/band.js';
 import { checkWorker, NEVER_FILTERS } from '../placement/filters.js';
 import { devicesNeeded } from '../placement/fit.js';
 import { orderPending } from '../queue/order.js';
@@ -173,4 +175,32 @@ export function preemptingText(p: Preemption): string {
   const shown = p.victims.slice(0, 3).join(', ') + (p.victims.length > 3 ? `, … (${p.victims.length - 3} more)` : '');
   const n = p.victims.length;
   return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${shown}`;
+}
+
+/**
+ * The earliest time after `snapshot.now` a running task's exempt time ends that a job the pass
+ * left blocked could then preempt (its own band below the highest blocked band; with quotas any
+ * band, a borrowed task counting as batch); null when none or no blocked job is above batch.
+ */
+export function nextExemptEnd(snapshot: Snapshot, plan: Plan, exemptMs: number): number | null {
+  const placed = new Map<string, number>();
+  for (const p of plan.placements) placed.set(p.job, (placed.get(p.job) ?? 0) + 1);
+  const left = new Map<string, number>();
+  for (const t of snapshot.pending) left.set(t.job, (left.get(t.job) ?? 0) + 1);
+  let top: Band | null = null;
+  for (const [name, n] of left) {
+    const job = snapshot.jobs.get(name);
+    if (!job || n <= (placed.get(name) ?? 0)) continue;
+    const band = job.band ?? 'interactive';
+    if (band !== 'batch' && (top === null || bandAbove(band, top))) top = band;
+  }
+  if (top === null) return null;
+  let next: number | null = null;
+  for (const r of snapshot.running ?? []) {
+    if (r.stopping || r.startedAt === undefined) continue;
+    if (snapshot.quotas.size === 0 && !bandAbove(top, bandOf(r))) continue;
+    const end = r.startedAt + exemptMs;
+    if (end > snapshot.now && (next === null || end < next)) next = end;
+  }
+  return next;
 }

@@ -22,7 +22,7 @@ import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } fro
 import { KeptCalendars } from './kept.js';
 import { runPass } from './pass.js';
 import { withClaims } from '../preemption/claims.js';
-import { planPreemptions, preemptingText } from '../preemption/plan.js';
+import { nextExemptEnd, planPreemptions, preemptingText } from '../preemption/plan.js';
 import { unreservableText } from './reasons.js';
 import { EMPTY_QUEUE_STATE, advanceQueueState, type QueueState } from './state.js';
 
@@ -69,6 +69,8 @@ export class QueueScheduler {
     if (preemption) {
       const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
       const preemptions = planPreemptions(claimed.rest, plan, { exemptMs: preemption.exemptMs, claimants });
+      const exemptEnd = nextExemptEnd(claimed.rest, plan, preemption.exemptMs);
+      if (exemptEnd !== null) plan.nextExemptEnd = exemptEnd;
       if (preemptions.length > 0) {
         plan.preemptions = preemptions;
         for (const p of preemptions) plan.reasons.set(p.job, preemptingText(p));
