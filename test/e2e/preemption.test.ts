@@ -9,7 +9,7 @@
  * on fixed sleeps.
  */
 import { describe, expect, it } from 'vitest';
-import type { QueueInfo } from '../../src/api/types.js';
+import type { EstimateResponse, QueueInfo } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
 import { attempts, hold, ms, queueReason, running, status } from './preemption-fixture.js';
 
@@ -155,5 +155,35 @@ describe('exempt time', () => {
     young.open();
     urgent.open();
     for (const j of [young, urgent]) expect((await c.waitForEnd(j.job)).state).toBe('SUCCEEDED');
+  }, 60_000);
+});
+
+describe('iris submit --dry-run', () => {
+  const c = withCluster(config());
+
+  it('says a job would start by preempting, and whom; a batch job would not', async () => {
+    const sweep = await hold(c, 'sweep', ['--cpu', '2', '--priority', 'batch']);
+    await running(c, sweep.job);
+    const args = ['submit', '--dry-run', '--name', 'urgent', '--cpu', '1', '--', 'true'];
+    const text = await c.iris(args);
+    expect(text.code, describeRun(args, text)).toBe(0);
+    expect(text.stdout).toContain('/urgent (1 task): would start by preempting /sweep/task-0 (1 task of a lower band)');
+    const json = await c.json<EstimateResponse>(args);
+    expect(json.reason).toBe('would start by preempting /sweep/task-0 (1 task of a lower band)');
+    const batch = await c.json<EstimateResponse>([
+      ...args.slice(0, 3),
+      'later',
+      '--cpu',
+      '1',
+      '--priority',
+      'batch',
+      '--',
+      'true',
+    ]);
+    expect(batch.reason).not.toMatch(/preempt/);
+    // Nothing was submitted, nothing stopped.
+    expect(await attempts(c, sweep.job)).toMatchObject([{ state: 'RUNNING' }]);
+    sweep.open();
+    expect((await c.waitForEnd(sweep.job)).state).toBe('SUCCEEDED');
   }, 60_000);
 });

@@ -170,11 +170,25 @@ export function planPreemptions(snapshot: Snapshot, plan: Plan, options: Preempt
   return out;
 }
 
+/** Up to three task ids, then how many more. */
+function someTasks(ids: readonly string[]): string {
+  return ids.slice(0, 3).join(', ') + (ids.length > 3 ? `, … (${ids.length - 3} more)` : '');
+}
+
+/**
+ * What `iris submit --dry-run` says of a job that would start by preempting:
+ * `would start by preempting /sweep/task-1 (1 task of a lower band)`.
+ */
+export function wouldPreemptText(p: Preemption): string {
+  const n = p.victims.length;
+  const what = n === 1 ? '1 task of a lower band' : `${n} tasks of lower bands`;
+  return `would start by preempting ${someTasks(p.victims)} (${what})`;
+}
+
 /** The pending reason of a job that preempts: `preempting 2 tasks of lower bands to start: /sweep/task-0, …`. */
 export function preemptingText(p: Preemption): string {
-  const shown = p.victims.slice(0, 3).join(', ') + (p.victims.length > 3 ? `, … (${p.victims.length - 3} more)` : '');
   const n = p.victims.length;
-  return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${shown}`;
+  return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${someTasks(p.victims)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextExemptEnd } from '../../../../src/cluster/scheduler/preemption/plan.js';
+import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/queue-scheduler.js';
 import type { Plan, RunningAllocation, Snapshot } from '../../../../src/cluster/scheduler/types.js';
 import type { Band } from '../../../../src/model/band.js';
 import { job, quota, snapshot, worker } from '../helpers.js';
@@ -56,5 +57,32 @@ describe('nextExemptEnd', () => {
     expect(nextExemptEnd(s, NONE, EXEMPT)).toBeNull();
     const quotas = new Map([['alice', quota({ maxRunningCpuMillis: 1000 })]]);
     expect(nextExemptEnd({ ...s, quotas }, NONE, EXEMPT)).toBe(5_500);
+  });
+});
+
+describe('QueueScheduler.estimate with preemption (iris submit --dry-run)', () => {
+  // w0 is full: one batch task and one interactive task, 1 CPU each.
+  const full = (): Snapshot => ({
+    ...snapshot([], [worker('w0', { cpu: 2, freeCpu: 0 })]),
+    running: [run('/sweep/task-0', 'batch', 0), run('/keep/task-0', 'interactive', 0)],
+  });
+  const urgent = (band: Band) => ({ ...job('/urgent', { cpu: 1, memGiB: 0 }), band });
+
+  it('names the lower-band task it would preempt, and starts now', () => {
+    const q = new QueueScheduler({ preemption: { exemptMs: 0 } });
+    expect(q.estimate(full(), urgent('interactive'))).toEqual({
+      start: 1000,
+      reason: 'would start by preempting /sweep/task-0 (1 task of a lower band)',
+    });
+  });
+
+  it('says nothing of preempting for a batch job, within the exempt time, or with preemption off', () => {
+    for (const [q, band] of [
+      [new QueueScheduler({ preemption: { exemptMs: 0 } }), 'batch'],
+      [new QueueScheduler({ preemption: { exemptMs: 5_000 } }), 'interactive'],
+      [new QueueScheduler({ preemption: null }), 'interactive'],
+    ] as const) {
+      expect(q.estimate(full(), urgent(band)).reason).not.toMatch(/preempt/);
+    }
   });
 });
