@@ -24,7 +24,7 @@ workers:
 describe('only lower bands', () => {
   const c = withCluster(config());
 
-  it('batch never preempts; the same band never; interactive stops the batch task, not the interactive one', async () => {
+  it('batch never preempts, nor the same band; interactive stops the batch task, not the interactive one', async () => {
     const keep = await hold(c, 'keep', ['--cpu', '1']);
     const sweep = await hold(c, 'sweep', ['--cpu', '1', '--priority', 'batch']);
     await running(c, keep.job);
@@ -58,7 +58,7 @@ describe('only lower bands', () => {
 describe('notice and grace', () => {
   const c = withCluster(config('{grace: 3s, exempt: 0s}'));
 
-  it('SIGTERM with the notice, SIGKILL after the grace; a batch job submitted meanwhile does not take the room', async () => {
+  it('SIGTERM with the notice, SIGKILL after the grace; a batch job submitted meanwhile gets no room', async () => {
     const victim = await hold(c, 'victim', ['--cpu', '2', '--priority', 'batch'], true);
     await running(c, victim.job);
     const urgent = await hold(c, 'urgent', ['--cpu', '2']);
