@@ -2,14 +2,20 @@
  * What the preemption e2e tests share (preemption*.test.ts): a task that holds on a gate and
  * reports its SIGTERM with the notice file's content, and the reads of what a user sees.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { AttemptInfo, JobDetail, QueueInfo } from '../../src/api/types.js';
 import { waitUntil, type E2ECluster } from './harness.js';
 
 /**
  * A task that says when it starts, then holds on its gate ($1). On SIGTERM it prints the notice
  * file and exits 143, or, with $2 = ignore, prints it and goes on holding (then SIGKILL ends it).
+ * Written once per cluster: sh reads a script as it runs, so rewriting it under a running task
+ * could end that task early.
  */
 export function holder(c: E2ECluster): string {
+  const file = path.join(c.cwd, 'hold.sh');
+  if (existsSync(file)) return file;
   return c.script(
     'hold.sh',
     [
