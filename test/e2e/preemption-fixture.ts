@@ -48,12 +48,12 @@ export function running(c: E2ECluster, job: string, attempt = 0, index = 0) {
   return c.waitForTask(job, index, (t) => t.state === 'RUNNING' && t.attempt === attempt, `attempt ${attempt} running`);
 }
 
-/** The job's pending reason as `iris queue --json` shows it, once the scheduler gave one. */
-export async function queueReason(c: E2ECluster, job: string): Promise<string> {
+/** The job's pending reason as `iris queue --json` shows it, once the scheduler gave one (that `ok` accepts). */
+export async function queueReason(c: E2ECluster, job: string, ok: (reason: string) => boolean = () => true) {
   const entry = await waitUntil(
     `a pending reason for ${job} in iris queue`,
     async () => (await c.json<QueueInfo>(['queue'])).jobs,
-    (pending) => pending.some((p) => p.job === job && p.reason !== null),
+    (pending) => pending.some((p) => p.job === job && p.reason !== null && ok(p.reason)),
     { client: c.client },
   );
   return entry.find((p) => p.job === job)!.reason!;

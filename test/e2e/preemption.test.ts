@@ -67,6 +67,10 @@ describe('notice and grace', () => {
     await c.waitForLog(victim.job, 'TERM: preempted by /urgent (interactive)');
     // A batch job that would fit the freed room once the victim is gone: it must not take it.
     const small = await hold(c, 'small', ['--cpu', '1', '--priority', 'batch']);
+    // Meanwhile iris queue says whom the preemptor waits for.
+    expect(await queueReason(c, urgent.job, (r) => r.startsWith('waiting'))).toBe(
+      'waiting for the tasks it preempted to stop: /victim/task-0 (capacity held on w0)',
+    );
     const started = await running(c, urgent.job);
     const killedAfter = started.startedAt! - ended.attempts[0]!.finishedAt!;
     // SIGKILL came after the grace (3 s), not at once.

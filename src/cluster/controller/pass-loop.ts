@@ -46,6 +46,7 @@ import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from 
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 import { Preemptions } from './preemptions.js';
+import { waitingForVictimsText } from '../scheduler/preemption/plan.js';
 
 /**
  * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
@@ -254,9 +255,9 @@ export class PassLoop {
     const memoryBefore = this.queue.placementMemory;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
-    for (const [job, workers] of this.preemptions.claimed())
+    for (const [job, held] of this.preemptions.claimed())
       if (plan.reasons.has(job) && !plan.preemptions?.some((p) => p.job === job))
-        plan.reasons.set(job, `waiting for the tasks it preempted to stop (capacity held on ${workers.join(', ')})`);
+        plan.reasons.set(job, waitingForVictimsText(held.victims, held.workers));
     this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
     const preemptStops: StopOrder[] = [];

@@ -218,3 +218,11 @@ export function nextExemptEnd(snapshot: Snapshot, plan: Plan, exemptMs: number):
   }
   return next;
 }
+
+/**
+ * The pending reason of a job whose victims are still stopping (the passes after the one that
+ * preempted): `waiting for the tasks it preempted to stop: /sweep/task-1 (capacity held on w0)`.
+ */
+export function waitingForVictimsText(victims: readonly string[], workers: readonly string[]): string {
+  return `waiting for the tasks it preempted to stop: ${someTasks(victims)} (capacity held on ${workers.join(', ')})`;
+}

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { nextExemptEnd } from '../../../../src/cluster/scheduler/preemption/plan.js';
+import {
+  nextExemptEnd,
+  waitingForVictimsText,
+  wouldPreemptText,
+} from '../../../../src/cluster/scheduler/preemption/plan.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/queue-scheduler.js';
 import type { Plan, RunningAllocation, Snapshot } from '../../../../src/cluster/scheduler/types.js';
 import type { Band } from '../../../../src/model/band.js';
 import { job, quota, snapshot, worker } from '../helpers.js';
 
 const EXEMPT = 5_000;
+const NEED = { cpuMillis: 1000, memoryBytes: 0, devices: 0 };
 const NONE: Plan = { placements: [], reasons: new Map() };
 
 function run(task: string, band: Band, startedAt: number, extra: Partial<RunningAllocation> = {}): RunningAllocation {
@@ -84,5 +89,19 @@ describe('QueueScheduler.estimate with preemption (iris submit --dry-run)', () =
     ] as const) {
       expect(q.estimate(full(), urgent(band)).reason).not.toMatch(/preempt/);
     }
+  });
+});
+
+describe('the texts that name the victims', () => {
+  const victims = ['/s/task-0', '/s/task-1', '/s/task-2', '/s/task-3', '/s/task-4'];
+  const p = { job: '/urgent', band: 'interactive' as const, victims, workers: ['w0'], need: NEED };
+
+  it('name the first three victims, then how many more', () => {
+    expect(wouldPreemptText(p)).toBe(
+      'would start by preempting /s/task-0, /s/task-1, /s/task-2, … (2 more) (5 tasks of lower bands)',
+    );
+    expect(waitingForVictimsText(victims.slice(0, 1), ['w0', 'w1'])).toBe(
+      'waiting for the tasks it preempted to stop: /s/task-0 (capacity held on w0, w1)',
+    );
   });
 });
