@@ -15,8 +15,26 @@
  *   limit, whatever the file claims.
  * - The answer is the bytes, `missing` (no file), or a refusal whose `why` is iris's own words
  *   (the kind of file, the uid, the size): never any of the file's content.
+ *
+ * writeTaskFile is the one way it writes a file where a task can write too (the attempt's notice
+ * file, $IRIS_NOTICE_FILE): into a new file of a random name beside it, created with O_EXCL and
+ * O_NOFOLLOW (nothing a task placed there is opened or followed), mode 0644, then renamed over
+ * the path (rename replaces a link or file in its place, never follows one). It never reads back.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
 
 export type TaskFileRead = { kind: 'ok'; data: Buffer } | { kind: 'missing' } | { kind: 'refused'; why: string };
 
@@ -113,6 +131,26 @@ export function readTaskFile(path: string, rules: TaskFileRules): TaskFileRead {
     return { kind: 'refused', why: `it cannot be read (${code ?? 'unknown error'})` };
   } finally {
     closeSync(fd);
+  }
+}
+
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Write `text` to `file` in a directory a task can write to (see the header); throws when it cannot. */
+export function writeTaskFile(file: string, text: string): void {
+  const fresh = path.join(path.dirname(file), `.iris-${randomBytes(9).toString('hex')}.tmp`);
+  const fd = openSync(fresh, WRITE_FLAGS, 0o644);
+  try {
+    try {
+      fchmodSync(fd, 0o644);
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(fresh, file);
+  } catch (error) {
+    rmSync(fresh, { force: true });
+    throw error;
   }
 }
 

@@ -104,11 +104,14 @@ export function renderUsers(users: readonly UserShareInfo[]): string {
 }
 
 export function renderEstimate(estimate: EstimateResponse): string {
+  // Starting now may need a preemption first: the reason says so (`would start by preempting …`).
   const when =
     estimate.start === null
       ? 'no start time can be given'
       : estimate.start <= estimate.now
-        ? 'would start now'
+        ? estimate.reason.startsWith('would start')
+          ? estimate.reason
+          : 'would start now'
         : `would start at ${formatStart(estimate.start, estimate.now)}`;
   const startsNow = estimate.start !== null && estimate.start <= estimate.now;
   const why = startsNow ? '' : `\n  why: ${formatReason(estimate.reason, estimate.now)}`;

@@ -1,10 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readTaskFile, taskFileOwner, type TaskFileRules } from '../../src/runtime/task-file.js';
+import { readTaskFile, taskFileOwner, writeTaskFile, type TaskFileRules } from '../../src/runtime/task-file.js';
 
 const me = process.geteuid!();
 let dir: string;
@@ -100,5 +112,41 @@ describe('taskFileOwner', () => {
   it("is unknown (null) for a container user by name or the image's own", () => {
     expect(taskFileOwner({ user: 'app:app' }, 1000)).toBeNull();
     expect(taskFileOwner({}, 1000)).toBeNull();
+  });
+});
+
+describe('writeTaskFile', () => {
+  it('writes the text, readable by others (a container user), and leaves no temporary file', () => {
+    const file = join(dir, 'notice');
+    writeTaskFile(file, 'preempted by /eval (interactive)\n');
+    expect(readFileSync(file, 'utf8')).toBe('preempted by /eval (interactive)\n');
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect(readdirSync(dir)).toEqual(['notice']);
+  });
+
+  it('replaces a symlink a task put in its place without writing through it', () => {
+    const target = write('elsewhere', 'untouched');
+    const file = join(dir, 'notice');
+    symlinkSync(target, file);
+    writeTaskFile(file, 'notice\n');
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('notice\n');
+  });
+
+  it('replaces a hard link without changing the file it shares', () => {
+    const target = write('shared', 'untouched');
+    const file = join(dir, 'notice');
+    linkSync(target, file);
+    writeTaskFile(file, 'notice\n');
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
+    expect(readFileSync(file, 'utf8')).toBe('notice\n');
+  });
+
+  it('throws when the path is a directory, and leaves no temporary file', () => {
+    const file = join(dir, 'notice');
+    mkdirSync(file);
+    expect(() => writeTaskFile(file, 'x')).toThrow();
+    expect(readdirSync(dir)).toEqual(['notice']);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Pure construction of a TaskLaunch from a job, a task and its placement: the task's full
  * environment (inherited base env for processes, the job's -e variables, the IRIS_* contract
- * including IRIS_RUN_ID, the job's run id, and IRIS_RESULT_FILE (resultFileFor); the task token
+ * including IRIS_RUN_ID, the job's run id, IRIS_RESULT_FILE (resultFileFor) and, except on the Kubernetes
+ * backend, IRIS_NOTICE_FILE (noticeFileFor); the task token
  * as IRIS_TASK_TOKEN for a process, as a file named by IRIS_TASK_TOKEN_FILE for a container),
  * GPU/TPU variables), its log path, labels and, for jobs with an image, the container spec
  * (chip devices, GPU ids, mounts, shm, memlock, user, network). The runtime applies it as-is
@@ -86,6 +87,16 @@ export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskInd
  */
 export function resultFileFor(logPath: string): string {
   return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'result.json');
+}
+
+/**
+ * Where iris tells an attempt why it is being stopped (`IRIS_NOTICE_FILE`): `notice` in the same
+ * `attempt-<n>.d/` as its result file (so a container sees it at the same path). iris writes it,
+ * one line such as `preempted by /eval (interactive)`, before the attempt's SIGTERM when it is
+ * preempted (supervisor.ts); iris never reads it.
+ */
+export function noticeFileFor(logPath: string): string {
+  return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'notice');
 }
 
 /** The daemon's environment without variables that would confuse a task about who it is. */
@@ -296,6 +307,8 @@ export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement:
     ...(image === null ? { IRIS_TASK_TOKEN: placement.token } : { IRIS_TASK_TOKEN_FILE: CONTAINER_TOKEN_FILE }),
     IRIS_USER: spec.user,
     IRIS_RESULT_FILE: resultFileFor(placement.logPath),
+    // A Pod does not see the host's attempt directory: it gets no notice file (only its grace period).
+    ...(ctx.pods === undefined ? { IRIS_NOTICE_FILE: noticeFileFor(placement.logPath) } : {}),
   });
   const device = spec.resources.device;
   if (device?.type === 'gpu' && placement.deviceIndices.length > 0 && image === null) {

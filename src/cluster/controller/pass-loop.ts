@@ -24,6 +24,7 @@
  * - While jobs are pending, the same timer also requests a pass when a running task outlives its
  *   predicted runtime (snapshot.ts nextPredictedEnd; planner/prediction.ts): its planned end moves
  *   later, and so do the reservations behind it, at once rather than at the next unrelated event.
+ *   So it does when a running task's exempt time ends that a blocked job could then preempt.
  * - Every snapshot (passes, the queue view, estimates) leaves out the CPU of the attempts
  *   `released()` names at that moment (snapshot.ts; docs/architecture.md, "Waiting") and counts
  *   what the attempts `held()` names still hold (ended, process not gone yet).
@@ -47,7 +48,7 @@ import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from 
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 import { Preemptions } from './preemptions.js';
-import { nextExemptEnd } from '../scheduler/preemption/plan.js';
+import { waitingForVictimsText } from '../scheduler/preemption/plan.js';
 
 /**
  * Told about each scheduling pass that ran the scheduler (metrics: the pass duration histogram).
@@ -140,7 +141,7 @@ export class PassLoop {
   private readonly lastDispatch = new Map<string, number>();
   private readonly tokens = new TokenPool();
   private readonly preemptions: Preemptions;
-  /** After the last pass left jobs blocked: when the next running task leaves its exempt time (null: none). */
+  /** When a running task's exempt time next ends that a blocked job could then preempt (last pass). */
   private exemptEnd: number | null = null;
 
   constructor(private readonly o: PassLoopOptions) {
@@ -242,6 +243,7 @@ export class PassLoop {
     }
     const snapshot = this.snapshot(now);
     if (snapshot.pending.length === 0) {
+      this.exemptEnd = null;
       this.o.deadlocks.observe(snapshot, new Map());
       this.deadlines.clear();
       this.armDeadlineTimer(now, false);
@@ -255,9 +257,9 @@ export class PassLoop {
     const memoryBefore = this.queue.placementMemory;
     const plan = this.queue.pass(snapshot, resourcesChanged);
     this.reservations = plan.reservations ?? new Map();
-    for (const [job, workers] of this.preemptions.claimed())
+    for (const [job, held] of this.preemptions.claimed())
       if (plan.reasons.has(job) && !plan.preemptions?.some((p) => p.job === job))
-        plan.reasons.set(job, `waiting for the tasks it preempted to stop (capacity held on ${workers.join(', ')})`);
+        plan.reasons.set(job, waitingForVictimsText(held.victims, held.workers));
     this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
     const preemptStops: StopOrder[] = [];
@@ -314,10 +316,7 @@ export class PassLoop {
       true,
     );
     this.deadlines.track(store);
-    // Jobs left blocked may preempt a task once its exempt time is over: wake for the first such end.
-    const exempt = this.o.queue.preemption?.exemptMs;
-    this.exemptEnd =
-      exempt === undefined ? null : nextExemptEnd(plan.reasons, snapshot.jobs, snapshot.running ?? [], now, exempt);
+    this.exemptEnd = plan.nextExemptEnd ?? null;
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
     this.o.launch(launches);
@@ -328,8 +327,9 @@ export class PassLoop {
 
   /**
    * One timer at the earliest scheduling deadline, deadlock grace end, retry backoff end or (when
-   * `pending`: jobs wait, so plans depend on it) running task's predicted end; it requests the pass
-   * that expires it, places the task whose backoff ended, or moves the plans behind the prediction.
+   * `pending`: jobs wait, so plans depend on it) running task's predicted end or the end of an exempt
+   * time a blocked job waits out (plan.nextExemptEnd); it requests the pass that expires it, places
+   * the task whose backoff ended, moves the plans behind the prediction, or lets the job preempt.
    */
   private armDeadlineTimer(now: number, pending: boolean): void {
     this.cancelDeadlineTimer?.();
@@ -340,7 +340,7 @@ export class PassLoop {
       this.o.deadlocks.next(),
       nextEligible(store, now),
       pending ? nextPredictedEnd(store, now) : null,
-      pending ? this.exemptEnd : null,
+      pending && this.exemptEnd !== null && this.exemptEnd > now ? this.exemptEnd : null,
     ].filter((t): t is number => t !== null);
     const next = times.length > 0 ? Math.min(...times) : null;
     if (next === null || this.closed) return;

@@ -8,7 +8,8 @@
  * - Each victim attempt ends PREEMPTED with `preempted by /JOB (BAND)` through the lifecycle
  *   (store.preemptAttempt): it counts against `--max-preemptions`, never `--max-retries`, and its
  *   task goes back to its old place in the queue at once (no backoff); a gang victim's other
- *   members stop with it (gang_restart). The stop orders carry `preemption.grace`.
+ *   members stop with it (gang_restart). The stop orders carry `preemption.grace` and the reason
+ *   as the notice the supervisor writes to each attempt's `$IRIS_NOTICE_FILE` before its SIGTERM.
  * - The preemptor's claims last until it has no pending task, or `grace + CLAIM_SLACK_MS` after
  *   they were made (a victim that outlives its SIGKILL must not hold the claim forever).
  */
@@ -33,8 +34,8 @@ export class Preemptions {
     return this.book.current(now, this.pending);
   }
 
-  /** Jobs holding claims now, each with its claimed workers (distinct, in claim order). */
-  claimed(): Map<string, string[]> {
+  /** Jobs holding claims now, each with its claimed workers and its victims (distinct, in claim order). */
+  claimed(): Map<string, { workers: string[]; victims: string[] }> {
     return this.book.claimed();
   }
 
@@ -48,7 +49,7 @@ export class Preemptions {
       const reason = preemptedBy(p.job, p.band);
       for (const a of attempts)
         for (const order of this.store.preemptAttempt(a.task, a.attempt, reason))
-          orders.push({ ...order, graceMs: this.graceMs });
+          orders.push({ ...order, graceMs: this.graceMs, notice: reason });
       this.book.hold(p, now + this.graceMs + CLAIM_SLACK_MS);
     }
     return orders;

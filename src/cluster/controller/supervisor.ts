@@ -21,6 +21,10 @@
  *   whose user is not the daemon's). When the attempt ends, before its exit is recorded, a
  *   result file there is read (result-file.ts): stored whole, or, when not valid, nothing of
  *   it, with a note in the attempt's reason and log; the attempt's outcome is kept.
+ * - A stop order with a notice (a preemption: `preempted by /JOB (BAND)`) has it written, one
+ *   line, to the attempt's notice file (launch.ts noticeFileFor, `$IRIS_NOTICE_FILE`) before the
+ *   runtime is told to stop it (SIGTERM), with runtime/task-file.ts writeTaskFile; iris never
+ *   reads that file back. A write that fails is noted in the log and the stop goes on.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -30,7 +34,7 @@ import { formatDuration } from '../../model/duration.js';
 import { parentJob } from '../../model/names.js';
 import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '../../runtime/types.js';
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
-import { taskFileOwner } from '../../runtime/task-file.js';
+import { taskFileOwner, writeTaskFile } from '../../runtime/task-file.js';
 import { noteInLog } from '../../runtime/notes.js';
 import { signalExitCode } from '../../runtime/signal-exit.js';
 import { collectResultFile, withNote } from './result-file.js';
@@ -160,6 +164,7 @@ export class AttemptSupervisor {
       const entry = this.active.get(attemptKey(order.task, order.attempt));
       if (!entry) continue;
       if (!entry.stopping) entry.stopping = { kind: 'order', reason: order.reason };
+      if (order.notice !== undefined) this.notify(entry, order.notice);
       this.stopEntry(entry, `iris: stopping attempt (${order.reason})`, order.graceMs);
     }
     if (orders.length > 0) this.o.onFreed();
@@ -247,6 +252,17 @@ export class AttemptSupervisor {
       exit.logCut ? (entry.launch.logLimitBytes ?? undefined) : undefined,
       exit.usage,
     );
+  }
+
+  /** Write `notice` to the attempt's notice file, before its stop (see the header). */
+  private notify(entry: ActiveAttempt, notice: string): void {
+    const file = entry.launch.env.IRIS_NOTICE_FILE;
+    if (!file) return;
+    try {
+      writeTaskFile(file, `${notice}\n`);
+    } catch (error) {
+      this.note(entry, `iris: cannot write the notice file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
   }
 
   private stopEntry(entry: ActiveAttempt, note: string | null, graceMs = this.o.stopGraceMs): void {

@@ -26,6 +26,11 @@ export interface StopOrder {
   reason: string;
   /** Between its SIGTERM and SIGKILL (a preemption's `preemption.grace`); absent: the config's `stop-grace`. */
   graceMs?: number;
+  /**
+   * Written to the attempt's notice file (`$IRIS_NOTICE_FILE`) before its SIGTERM: a preemption's
+   * `preempted by /JOB (BAND)`; absent: no notice.
+   */
+  notice?: string;
 }
 
 /** A job as the lifecycle reads it: the job, its tasks by index, the tally of their states. */

@@ -211,6 +211,11 @@ export interface Plan {
   settled?: boolean;
   /** Blocked jobs that stop lower-band work to start (preemption/plan.ts), when preemption is on. */
   preemptions?: Preemption[];
+  /**
+   * When a running task's exempt time next ends that a blocked job could then preempt
+   * (preemption/plan.ts nextExemptEnd): the driver runs a pass then. Absent: none.
+   */
+  nextExemptEnd?: number;
 }
 
 /** The filters of the one placement chain (placement/filters.ts), in chain order. */

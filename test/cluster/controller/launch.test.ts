@@ -137,6 +137,7 @@ describe('buildLaunch: processes (unchanged contract)', () => {
       IRIS_TASK_TOKEN: 'tok',
       IRIS_USER: 'alice',
       IRIS_RESULT_FILE: '/l/attempt-2.d/result.json',
+      IRIS_NOTICE_FILE: '/l/attempt-2.d/notice',
     });
     expect(launch.cwd).toBe('/home/u/.iris');
     expect(launch.container).toBeUndefined();
@@ -196,6 +197,14 @@ describe('buildLaunch: containers', () => {
     expect(launch.env.IRIS_TASK_TOKEN).toBeUndefined();
     expect(launch.env.IRIS_TASK_TOKEN_FILE).toBe('/.iris-task/token');
     expect(launch.env.IRIS_RESULT_FILE).toBe('/l/attempt-2.d/result.json');
+    // The notice file lies in the mounted result directory: the container sees it at the same path.
+    expect(launch.env.IRIS_NOTICE_FILE).toBe('/l/attempt-2.d/notice');
+  });
+
+  it('a Pod (the Kubernetes backend) gets no notice file: it does not see the attempt directory', () => {
+    const pods: LaunchContext = { ...CTX, pods: { image: 'python:3.12' } };
+    const j = job('/k');
+    expect(buildLaunch(pods, j, task(j, 0), place(CPU, [])).env.IRIS_NOTICE_FILE).toBeUndefined();
   });
 
   it('with the task door on TCP, tasks get its URL and containers get no socket directory', () => {

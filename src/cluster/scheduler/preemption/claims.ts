@@ -28,6 +28,8 @@ export const CLAIM_SLACK_MS = 30_000;
 
 interface HeldClaim extends Claim {
   until: number;
+  /** The tasks its preemption stopped (what `iris queue` names while they stop). */
+  victims: readonly string[];
 }
 
 /** The claims a driver holds for its preemptors (see the header). */
@@ -41,20 +43,22 @@ export class ClaimBook {
     return this.claims;
   }
 
-  /** Jobs holding claims now, each with its claimed workers (distinct, in claim order). */
-  claimed(): Map<string, string[]> {
-    const out = new Map<string, string[]>();
+  /** Jobs holding claims now, each with its claimed workers and its victims (distinct, in claim order). */
+  claimed(): Map<string, { workers: string[]; victims: string[] }> {
+    const out = new Map<string, { workers: string[]; victims: string[] }>();
     for (const c of this.claims) {
-      const workers = out.get(c.job);
-      if (!workers) out.set(c.job, [c.workerId]);
-      else if (!workers.includes(c.workerId)) workers.push(c.workerId);
+      let held = out.get(c.job);
+      if (!held) out.set(c.job, (held = { workers: [], victims: [] }));
+      if (!held.workers.includes(c.workerId)) held.workers.push(c.workerId);
+      for (const v of c.victims) if (!held.victims.includes(v)) held.victims.push(v);
     }
     return out;
   }
 
   /** Hold `p`'s claims (one per worker of its tasks, each what one task takes) until `until`. */
   hold(p: Preemption, until: number): void {
-    for (const workerId of p.workers) this.claims.push({ job: p.job, workerId, amount: p.need, until });
+    for (const workerId of p.workers)
+      this.claims.push({ job: p.job, workerId, amount: p.need, until, victims: p.victims });
   }
 
   get size(): number {

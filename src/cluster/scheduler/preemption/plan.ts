@@ -20,6 +20,8 @@
  *   static filters for it with what the pass left free (room.ts preemptorView).
  * - Two preemptors never share a victim nor the capacity it frees: after one is chosen, its
  *   victims leave the running list and what its tasks will take leaves the free capacity.
+ * - nextExemptEnd names when a running task's exempt time next ends while a job above batch is
+ *   blocked, so the driver runs a pass then (a task that leaves its exempt time is no event).
  */
 import { DEFAULT_BAND, bandRank } from '../../../model/band.js';
 import { comparePending } from '../queue/order.js';
@@ -113,17 +115,39 @@ export function planPreemptions(snapshot: Snapshot, plan: Plan, options: Preempt
   return out;
 }
 
-/** The pending reason of a job that preempts: `preempting 2 tasks of lower bands to start: /sweep/task-0, …`. */
-export function preemptingText(p: Preemption): string {
-  const shown = p.victims.slice(0, 3).join(', ') + (p.victims.length > 3 ? `, … (${p.victims.length - 3} more)` : '');
-  const n = p.victims.length;
-  return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${shown}`;
+/** Up to three task ids, then how many more. */
+function someTasks(ids: readonly string[]): string {
+  return ids.slice(0, 3).join(', ') + (ids.length > 3 ? `, … (${ids.length - 3} more)` : '');
 }
 
 /**
- * After a pass that left `reasons` (its blocked jobs): when the next running task below production
- * leaves its exempt time (`exemptMs` after its start), if some blocked job is above batch; else
- * null. A task may be preempted from then on with nothing else happening, so the driver (the pass
+ * What `iris submit --dry-run` says of a job that would start by preempting:
+ * `would start by preempting /sweep/task-1 (1 task of a lower band)`.
+ */
+export function wouldPreemptText(p: Preemption): string {
+  const n = p.victims.length;
+  const what = n === 1 ? '1 task of a lower band' : `${n} tasks of lower bands`;
+  return `would start by preempting ${someTasks(p.victims)} (${what})`;
+}
+
+/** The pending reason of a job that preempts: `preempting 2 tasks of lower bands to start: /sweep/task-0, …`. */
+export function preemptingText(p: Preemption): string {
+  const n = p.victims.length;
+  return `preempting ${n} task${n === 1 ? '' : 's'} of lower bands to start: ${someTasks(p.victims)}`;
+}
+
+/**
+ * The pending reason of a job whose victims are still stopping (the passes after the one that
+ * preempted): `waiting for the tasks it preempted to stop: /sweep/task-1 (capacity held on w0)`.
+ */
+export function waitingForVictimsText(victims: readonly string[], workers: readonly string[]): string {
+  return `waiting for the tasks it preempted to stop: ${someTasks(victims)} (capacity held on ${workers.join(', ')})`;
+}
+
+/**
+ * After a pass that left `reasons` (its blocked jobs): when the next running task that some blocked
+ * job could preempt (below the highest blocked band; with quotas, any) leaves its exempt time
+ * (`exemptMs` after its start); null when none, or no blocked job is above batch. A task may be preempted from then on with nothing else happening, so the driver (the pass
  * loop, the simulator) runs a pass then.
  */
 export function nextExemptEnd(
@@ -132,18 +156,17 @@ export function nextExemptEnd(
   running: Iterable<RunningAllocation>,
   now: number,
   exemptMs: number,
+  anyQuota = false,
 ): number | null {
   if (exemptMs <= 0) return null;
-  let waiting = false;
-  for (const job of reasons.keys())
-    if ((jobs.get(job)?.band ?? DEFAULT_BAND) !== 'batch') {
-      waiting = true;
-      break;
-    }
-  if (!waiting) return null;
+  // The highest band a blocked job is in (batch preempts nothing).
+  let top = Infinity;
+  for (const job of reasons.keys()) top = Math.min(top, bandRank(jobs.get(job)?.band ?? DEFAULT_BAND));
+  if (top >= bandRank('batch')) return null;
   let next = Infinity;
   for (const r of running) {
-    if (r.stopping || (r.band ?? DEFAULT_BAND) === 'production') continue;
+    // Below that band, or (with quotas) any band: a borrowed task counts as batch.
+    if (r.stopping || (!anyQuota && bandRank(r.band ?? DEFAULT_BAND) <= top)) continue;
     const end = (r.startedAt ?? now) + exemptMs;
     if (end > now && end < next) next = end;
   }

@@ -22,7 +22,7 @@ import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } fro
 import { KeptCalendars } from './kept.js';
 import { runPass } from './pass.js';
 import { withClaims } from '../preemption/claims.js';
-import { planPreemptions, preemptingText } from '../preemption/plan.js';
+import { nextExemptEnd, planPreemptions, preemptingText, wouldPreemptText } from '../preemption/plan.js';
 import { unreservableText } from './reasons.js';
 import { EMPTY_QUEUE_STATE, advanceQueueState, type QueueState } from './state.js';
 
@@ -69,6 +69,16 @@ export class QueueScheduler {
     if (preemption) {
       const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
       const preemptions = planPreemptions(claimed.rest, plan, { exemptMs: preemption.exemptMs, claimants });
+      const rest = claimed.rest;
+      const exemptEnd = nextExemptEnd(
+        plan.reasons,
+        rest.jobs,
+        rest.running ?? [],
+        rest.now,
+        preemption.exemptMs,
+        rest.quotas.size > 0,
+      );
+      if (exemptEnd !== null) plan.nextExemptEnd = exemptEnd;
       if (preemptions.length > 0) {
         plan.preemptions = preemptions;
         for (const p of preemptions) plan.reasons.set(p.job, preemptingText(p));
@@ -101,6 +111,15 @@ export class QueueScheduler {
     return plan;
   }
 
+  /** The preemption the pass after `plan` would carry out for `job`, when preemption is on; else null. */
+  private preemptingFor(snapshot: Snapshot, plan: Plan, job: string) {
+    const preemption = this.options.preemption;
+    if (!preemption) return null;
+    const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
+    const all = planPreemptions(snapshot, plan, { exemptMs: preemption.exemptMs, claimants });
+    return all.find((p) => p.job === job) ?? null;
+  }
+
   private withMemory(snapshot: Snapshot): Snapshot {
     return this.placementMemory && !snapshot.placementMemory
       ? { ...snapshot, placementMemory: this.placementMemory }
@@ -113,6 +132,8 @@ export class QueueScheduler {
    * once, null when never. For a job the policy would not reserve, the estimate is its earliest
    * start once every blocked job ahead of it holds a reservation (under fcfs: not before any of
    * them), and never before the next planned task end, when the next pass can look at it again.
+   * A job the pass would let preempt (preemption/plan.ts) starts now, once its victims have
+   * stopped: the reason names them (`would start by preempting …`).
    */
   estimate(snapshot: Snapshot, job: SchedulerJob): { start: number | null; reason: string } {
     if (snapshot.jobs.has(job.name))
@@ -142,6 +163,9 @@ export class QueueScheduler {
     for (const p of plan.placements) placedOf.set(p.job, (placedOf.get(p.job) ?? 0) + 1);
     const placed = placedOf.get(job.name) ?? 0;
     if (placed >= job.replicas) return { start: now, reason: 'would start now' };
+    // The next pass would stop lower-band work for it: it starts as soon as that work has stopped.
+    const preempting = this.preemptingFor(withJob, plan, job.name);
+    if (preempting) return { start: now, reason: wouldPreemptText(preempting) };
     const blocked = result?.added.get(job.name);
     if (blocked?.reservation) {
       return {
