@@ -9,8 +9,8 @@
  * on fixed sleeps.
  */
 import { describe, expect, it } from 'vitest';
-import type { EstimateResponse, QueueInfo } from '../../src/api/types.js';
-import { describeRun, withCluster } from './harness.js';
+import type { EstimateResponse, QueueInfo, ResultsResponse } from '../../src/api/types.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 import { attempts, hold, ms, queueReason, running, status } from './preemption-fixture.js';
 
 /** One 2-CPU worker; a short grace, no exempt time unless a test's config says otherwise. */
@@ -190,4 +190,39 @@ describe('iris submit --dry-run', () => {
     sweep.open();
     expect((await c.waitForEnd(sweep.job)).state).toBe('SUCCEEDED');
   }, 60_000);
+});
+
+describe('results', () => {
+  const c = withCluster(config());
+
+  it("a preempted task's published results are kept until its next attempt publishes its own", async () => {
+    const gate = c.gate('ckpt');
+    const script = c.script(
+      'ckpt.sh',
+      [
+        'iris result set ckpt "step-$IRIS_ATTEMPT"',
+        'echo published',
+        `trap 'exit 143' TERM`,
+        'while [ ! -f "$1" ]; do sleep 0.05; done',
+      ].join('\n'),
+    );
+    const sweep = await c.submit(['--name', 'ckpt', '--cpu', '2', '--priority', 'batch'], ['sh', script, gate.path]);
+    await c.waitForLog(sweep, 'published');
+    const urgent = await hold(c, 'urgent', ['--cpu', '2']);
+    await running(c, urgent.job);
+    expect((await attempts(c, sweep))[0]).toMatchObject({ state: 'PREEMPTED' });
+    // Attempt 1 waits behind /urgent: the results are attempt 0's.
+    const kept = await c.json<ResultsResponse>(['results', sweep]);
+    expect(kept.results).toMatchObject([{ key: 'ckpt', value: 'step-0', attempt: 0 }]);
+    await urgent.open();
+    await running(c, sweep, 1);
+    const next = await waitUntil(
+      'attempt 1 publishing its own ckpt',
+      () => c.json<ResultsResponse>(['results', sweep]),
+      (r) => r.results.some((x) => x.attempt === 1),
+      { client: c.client },
+    );
+    expect(next.results).toMatchObject([{ key: 'ckpt', value: 'step-1', attempt: 1 }]);
+    await gate.open();
+  });
 });
