@@ -1,14 +1,23 @@
-// Priority bands, quotas and preemption (issue 32 §4): one QueueScheduler pass (policy easy) with
-// bands on every job, running tasks of every band with users and start times, soft and hard
-// quotas with weights, and preemption on — against the same pass without any of them, on the same
-// workers, pending tasks and running tasks. Interleaved (A B, B A, …), warm-up, median per-round
-// ratio; at 10k tasks x 1k workers and 100k x 10k (the schedule bench's snapshots).
+// Priority bands, quotas and preemption (issue 32 §4): one QueueScheduler pass (policy easy) on a
+// snapshot with bands on every job, running tasks of every band with users and start times, and
+// soft and hard quotas with weights — with preemption on (`all`), against the same pass on the same
+// snapshot with preemption off (`off`) and, given BENCH_PRIORITIES_BASELINE=DIR (a dist/ built from
+// the commit before bands, e.g. a5ac408), against that build's pass on the same snapshot
+// (`before`: today's pass, which reads no band, no weight and no start time). Interleaved
+// (A B C, C A B, …), warm-up, median of the per-round ratios; at 10k tasks x 1k workers and 100k x
+// 10k (the schedule bench's snapshots). `plain` is this build on the snapshot without any of it.
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { QueueScheduler } from '../dist/cluster/scheduler/queue/index.js';
 import { interleaveSync, ratioOf, spread } from './measure.mjs';
 import { prng } from './prng.mjs';
 import { buildSnapshot } from './schedule.mjs';
+
+const BEFORE_DIR = process.env.BENCH_PRIORITIES_BASELINE;
+const Before = BEFORE_DIR
+  ? (await import(pathToFileURL(path.resolve(BEFORE_DIR, 'cluster/scheduler/queue/index.js')).href)).QueueScheduler
+  : null;
 
 const BANDS = ['production', 'interactive', 'interactive', 'batch', 'batch'];
 
@@ -66,23 +75,30 @@ function measure(taskCount, workerCount, rounds) {
   const { plain, bands } = buildPair(taskCount, workerCount);
   let withPlan;
   const sides = {
-    today: () => {
-      new QueueScheduler({ policy: 'easy' }).pass(plain);
-    },
-    bands: () => {
+    all: () => {
       withPlan = new QueueScheduler({ policy: 'easy', preemption: { exemptMs: 60_000 } }).pass(bands);
     },
+    off: () => {
+      new QueueScheduler({ policy: 'easy' }).pass(bands);
+    },
+    plain: () => {
+      new QueueScheduler({ policy: 'easy' }).pass(plain);
+    },
   };
+  if (Before)
+    sides.before = () => {
+      new Before({ policy: 'easy' }).pass(bands);
+    };
   const r = interleaveSync(sides, { rounds, warmup: 2 });
   return {
     tasks: plain.pending.length,
     workers: workerCount,
     rounds: r.rounds,
-    todayMs: r.today.median,
-    bandsMs: r.bands.median,
-    today: r.today,
-    bands: r.bands,
-    ratio: ratioOf(r, 'bands', 'today'),
+    all: r.all,
+    off: r.off,
+    plain: r.plain,
+    before: Before ? { ms: r.before, ratio: ratioOf(r, 'all', 'before'), dir: BEFORE_DIR } : null,
+    vsOff: ratioOf(r, 'all', 'off'),
     placements: withPlan.placements.length,
     preemptions: withPlan.preemptions?.length ?? 0,
     victims: (withPlan.preemptions ?? []).reduce((n, p) => n + p.victims.length, 0),
@@ -97,16 +113,20 @@ export function runPrioritiesBench({ runs = 11 } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = runPrioritiesBench();
+  const ratio = (x) => `x${x.median.toFixed(3)} (min x${x.min.toFixed(3)}, max x${x.max.toFixed(3)})`;
   for (const [label, r] of [
     ['10k x 1k', result.small],
     ['100k x 10k', result.large],
   ]) {
     console.log(
-      `easy pass ${label} with bands, quotas and preemption: median ${r.bandsMs.toFixed(2)} ms ` +
-        `[${spread(r.bands)}]; without: ${r.todayMs.toFixed(2)} ms [${spread(r.today)}]; ` +
-        `per-round ratio median x${r.ratio.median.toFixed(3)} ` +
-        `(min x${r.ratio.min.toFixed(3)}, max x${r.ratio.max.toFixed(3)}, limit x${result.limits.ratio}); ` +
-        `${r.rounds} rounds; ${r.placements} placed, ${r.preemptions} preemptions stopping ${r.victims} tasks`,
+      `easy pass ${label}, bands + quotas + preemption: median ${r.all.median.toFixed(2)} ms [${spread(r.all)}]; ` +
+        `preemption off ${r.off.median.toFixed(2)} ms, ratio ${ratio(r.vsOff)}; ` +
+        (r.before
+          ? `before (${r.before.dir}) ${r.before.ms.median.toFixed(2)} ms, ratio ${ratio(r.before.ratio)} ` +
+            `(limit x${result.limits.ratio}); `
+          : '') +
+        `no bands/quotas ${r.plain.median.toFixed(2)} ms; ${r.rounds} rounds; ${r.placements} placed, ` +
+        `${r.preemptions} preemptions stopping ${r.victims} tasks`,
     );
   }
 }

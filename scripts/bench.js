@@ -16,9 +16,12 @@
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
+//   bench/priorities.mjs  one easy pass with bands, quotas and preemption vs off (and vs the build before
+//                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
-// Flags: --only schedule,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs --json
+// Flags: --only schedule,priorities,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs
+// --json
 // (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -114,6 +117,29 @@ await section('schedule', 'schedule.mjs', 'runScheduleBench', (r) => {
         `before ${fmt(x.before.ms.median, 2)} ms`,
         '<= x1.10',
         x.before.ratio.median <= 1.1,
+      );
+  }
+});
+
+await section('priorities', 'priorities.mjs', 'runPrioritiesBench', (r) => {
+  // bench/priorities.mjs: the same snapshot (bands, quotas, running tasks with start times) with preemption off, and
+  // with BENCH_PRIORITIES_BASELINE the pass of the build before bands; interleaved, median per-round ratio.
+  for (const m of [r.small, r.large]) {
+    const label = `easy pass with bands, quotas and preemption, ${m.tasks} tasks x ${m.workers} workers`;
+    row(
+      `${label} vs preemption off`,
+      `${fmt(m.all.median, 2)} ms (x${fmt(m.vsOff.median, 3)})`,
+      `${fmt(m.off.median, 2)} ms`,
+      '-',
+      null,
+    );
+    if (m.before)
+      row(
+        `${label} vs the build in ${m.before.dir}`,
+        `x${fmt(m.before.ratio.median, 3)}`,
+        `${fmt(m.before.ms.median, 2)} ms`,
+        `<= x${r.limits.ratio}`,
+        m.before.ratio.median <= r.limits.ratio,
       );
   }
 });

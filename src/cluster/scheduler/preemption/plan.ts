@@ -53,13 +53,21 @@ interface Blocked {
   head: SchedulerTask;
 }
 
-/** The first MAX_PREEMPTORS jobs in queue order that may preempt tasks ranked `lowest`, with their tasks left. */
+/**
+ * The first MAX_PREEMPTORS jobs in queue order that may preempt tasks ranked `lowest`, with their
+ * tasks left. The pass gives its blocked jobs their reasons in the order it walked them (queue
+ * order), so only the first few candidates there are read; they are still sorted by queue order.
+ */
 function blockedHead(snapshot: Snapshot, plan: Plan, lowest: number, claimants?: ReadonlySet<string>): Blocked[] {
   const candidates = new Map<string, { job: SchedulerJob; count: number; head: SchedulerTask | null }>();
   for (const name of plan.reasons.keys()) {
     const job = snapshot.jobs.get(name);
     if (!job || bandRank(job.band ?? DEFAULT_BAND) >= lowest || claimants?.has(name)) continue;
+    // Past its user's soft quota the work would be borrowed (batch): it preempts no one.
+    const starting = job.coschedule !== null ? job.replicas : 1;
+    if (wouldBorrow(snapshot.usage.get(job.user), snapshot.quotas.get(job.user), job.resources, starting)) continue;
     candidates.set(name, { job, count: 0, head: null });
+    if (candidates.size >= 2 * MAX_PREEMPTORS) break;
   }
   if (candidates.size === 0) return [];
   for (const task of snapshot.pending) {
@@ -75,18 +83,10 @@ function blockedHead(snapshot: Snapshot, plan: Plan, lowest: number, claimants?:
     if (c) c.count--;
   }
   const blocked: Blocked[] = [];
-  for (const { job, count, head } of candidates.values()) {
-    if (count <= 0 || head === null) continue;
-    // Past its user's soft quota the work would be borrowed (batch): it preempts no one.
-    const starting = job.coschedule !== null ? count : 1;
-    if (wouldBorrow(snapshot.usage.get(job.user), snapshot.quotas.get(job.user), job.resources, starting)) continue;
-    let at = blocked.length;
-    while (at > 0 && comparePending(head, blocked[at - 1]!.head, snapshot.jobs) < 0) at--;
-    if (at >= MAX_PREEMPTORS) continue;
-    blocked.splice(at, 0, { job, tasks: count, head });
-    if (blocked.length > MAX_PREEMPTORS) blocked.pop();
-  }
-  return blocked;
+  for (const { job, count, head } of candidates.values())
+    if (count > 0 && head !== null) blocked.push({ job, tasks: count, head });
+  blocked.sort((a, b) => comparePending(a.head, b.head, snapshot.jobs));
+  return blocked.slice(0, MAX_PREEMPTORS);
 }
 
 /** The preemptions after `plan` (see the header); empty when no blocked job may or can preempt. */

@@ -6,7 +6,7 @@
 import { DEFAULT_BAND, bandOf, bandRank } from '../../../model/band.js';
 import { checkWorker, NEVER_FILTERS } from '../placement/filters.js';
 import { devicesNeeded } from '../placement/fit.js';
-import { borrowedTasks, type RunningUse } from '../queue/shares.js';
+import { anyBorrowing, borrowedTasks, type RunningUse } from '../queue/shares.js';
 import type { Plan, SchedulerJob, Snapshot } from '../types.js';
 import type { Amount, PreemptorView, RunningTaskView } from './victims.js';
 
@@ -23,7 +23,7 @@ export const need = (job: SchedulerJob): Amount => ({
 export function runningViews(snapshot: Snapshot): RunningTaskView[] {
   const running = snapshot.running ?? [];
   let borrowed: ReadonlyMap<string, string> | null = null;
-  if (snapshot.quotas.size > 0) {
+  if (snapshot.quotas.size > 0 && anyBorrowing(snapshot.usage, snapshot.quotas)) {
     const uses: RunningUse[] = [];
     for (const r of running) {
       if (r.stopping || r.user === undefined) continue;

@@ -313,3 +313,14 @@ function ofText(dimension: Dimension, have: number, limit: number): string {
   if (dimension === 'memory') return `${formatBytes(have)} of ${formatBytes(limit)}`;
   return `${have} of ${limit} accelerators`;
 }
+
+/** True when some user runs past a soft quota (so some running task is borrowed): a check on the usage alone. */
+export function anyBorrowing(usage: ReadonlyMap<string, UserUsage>, quotas: ReadonlyMap<string, Quota>): boolean {
+  for (const [user, quota] of quotas) {
+    const used = usage.get(user);
+    if (!used) continue;
+    const amounts: Usage = { cpuMillis: used.cpuMillis, memoryBytes: used.memoryBytes, accelerators: used.accelerators };
+    if (softLimits(quota).some((d) => amountOf(amounts, d) > (limitOf(quota, d) ?? Infinity))) return true;
+  }
+  return false;
+}
