@@ -9,7 +9,6 @@
  *   from a production parent without a grant.
  */
 import { BANDS, DEFAULT_BAND, bandAbove, isBand, type Band } from '../../model/band.js';
-import { describeValue } from '../../model/schema-errors.js';
 import { fieldError, given } from './values.js';
 
 /** Who may give which band: the owner's user name and the users the config grants production. */
@@ -30,7 +29,7 @@ export interface BandCeiling {
 export function parseBand(value: string | null | undefined): Band | null {
   if (!given(value)) return null;
   if (isBand(value)) return value;
-  throw fieldError('priority', `invalid priority ${describeValue(value)}: expected one of ${BANDS.join(', ')}`);
+  throw fieldError('priority', `invalid priority ${JSON.stringify(value)}: expected one of ${BANDS.join(', ')}`);
 }
 
 /**

@@ -147,8 +147,9 @@ export function waitingForVictimsText(victims: readonly string[], workers: reado
 /**
  * After a pass that left `reasons` (its blocked jobs): when the next running task that some blocked
  * job could preempt (below the highest blocked band; with quotas, any) leaves its exempt time
- * (`exemptMs` after its start); null when none, or no blocked job is above batch. A task may be preempted from then on with nothing else happening, so the driver (the pass
- * loop, the simulator) runs a pass then.
+ * (`exemptMs` after its start); null when none, or no blocked job is above batch. A task may be
+ * preempted from then on with nothing else happening, so the driver (the pass loop, the simulator)
+ * runs a pass then.
  */
 export function nextExemptEnd(
   reasons: ReadonlyMap<string, string>,

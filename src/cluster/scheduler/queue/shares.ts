@@ -319,7 +319,11 @@ export function anyBorrowing(usage: ReadonlyMap<string, UserUsage>, quotas: Read
   for (const [user, quota] of quotas) {
     const used = usage.get(user);
     if (!used) continue;
-    const amounts: Usage = { cpuMillis: used.cpuMillis, memoryBytes: used.memoryBytes, accelerators: used.accelerators };
+    const amounts: Usage = {
+      cpuMillis: used.cpuMillis,
+      memoryBytes: used.memoryBytes,
+      accelerators: used.accelerators,
+    };
     if (softLimits(quota).some((d) => amountOf(amounts, d) > (limitOf(quota, d) ?? Infinity))) return true;
   }
   return false;

@@ -26,15 +26,15 @@ describe('ClaimBook', () => {
     book.hold(preemption('/gang', ['w2', 'w2', 'w3']), 200);
     const has = (job: string) => pending.has(job);
     expect(book.current(50, has)).toEqual([
-      { job: '/eval', workerId: 'w1', amount: need, until: 100 },
-      { job: '/gang', workerId: 'w2', amount: need, until: 200 },
-      { job: '/gang', workerId: 'w2', amount: need, until: 200 },
-      { job: '/gang', workerId: 'w3', amount: need, until: 200 },
+      { job: '/eval', workerId: 'w1', amount: need, until: 100, victims: ['/sweep/task-0'] },
+      { job: '/gang', workerId: 'w2', amount: need, until: 200, victims: ['/sweep/task-0'] },
+      { job: '/gang', workerId: 'w2', amount: need, until: 200, victims: ['/sweep/task-0'] },
+      { job: '/gang', workerId: 'w3', amount: need, until: 200, victims: ['/sweep/task-0'] },
     ]);
     expect(book.claimed()).toEqual(
       new Map([
-        ['/eval', ['w1']],
-        ['/gang', ['w2', 'w3']],
+        ['/eval', { workers: ['w1'], victims: ['/sweep/task-0'] }],
+        ['/gang', { workers: ['w2', 'w3'], victims: ['/sweep/task-0'] }],
       ]),
     );
     // Expired at its `until`.
