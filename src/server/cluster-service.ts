@@ -54,7 +54,7 @@ export interface ClusterService {
   /** Run an ended job again, and with `downstream` the jobs its failure cascaded to (ClusterStore.retry). */
   retry(name: string, downstream: boolean): Promise<api.RetryResponse>;
   /** Move a job that has not ended to another band (admission/band.ts rules; lifecycle/bands.ts). */
-  update(name: string, priority: Band, owner: string): api.UpdateResponse;
+  update(name: string, priority: Band, owner: string, caller?: TaskCaller | null): api.UpdateResponse;
   cluster(): api.ClusterInfo;
   /** Graceful shutdown; the server responds before the process exits. */
   stop(): Promise<void>;

@@ -9,7 +9,7 @@ import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { bandOf, type Band } from '../model/band.js';
-import { allowedBand } from '../cluster/admission/band.js';
+import { allowedBand, updateCeiling } from '../cluster/admission/band.js';
 import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
 import { clusterEvents, type EventFeedOptions } from './event-feed.js';
@@ -350,15 +350,15 @@ export class ControllerService implements ClusterService {
     return { retried: jobs.map((j) => ({ name: j.name, run: j.run })) };
   }
 
-  update(name: string, priority: Band, owner: string): api.UpdateResponse {
+  update(name: string, priority: Band, owner: string, caller: TaskCaller | null = null): api.UpdateResponse {
     const job = this.store.job(name);
     if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     if (isFinalJobState(job.state))
       throw new IrisError('conflict', `job ${name} has ended (${job.state}): its band can no longer change`);
     const previous = bandOf(job.spec);
     const parent = job.parent === null ? undefined : this.store.job(job.parent);
-    const ceiling =
-      parent && !isFinalJobState(parent.state) ? { parent: parent.name, band: bandOf(parent.spec) } : null;
+    const live = parent && !isFinalJobState(parent.state) ? { name: parent.name, band: bandOf(parent.spec) } : null;
+    const ceiling = updateCeiling(live, caller);
     const grants = { owner, productionUsers: this.ctx.defaults.productionUsers ?? [] };
     const band = allowedBand(priority, job.spec.user, ceiling, grants);
     const changed = band === previous ? [] : this.store.setBand(name, band);

@@ -354,7 +354,7 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       const { name, priority } = parseUpdateRequest(await call.body());
       const job = canonicalName('name', nameFromTask(name, call.caller()?.job ?? null));
       requireInScope(call.caller(), job, 'update');
-      return ok(ctx.service.update(job, priority, ctx.defaultUser));
+      return ok(ctx.service.update(job, priority, ctx.defaultUser, call.caller()));
     },
   },
   '/v1/cluster': {

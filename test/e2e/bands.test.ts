@@ -72,6 +72,20 @@ describe('bands: inheritance, refusal, the band in --json and the metrics', () =
     expect((await c.json<JobDetail>(['status', '/pp/kid'])).band).toBe('production');
   });
 
+  it('a task may not raise its own job above its band with iris update (exit 4); lowering it is allowed', async () => {
+    // Each `iris update` of the task's own job prints "TAG exit=CODE output", one line.
+    const update = (tag: string, band: string) =>
+      `out=$(iris update "\${IRIS_TASK_ID%/task-*}" --priority ${band} 2>&1); ` +
+      `echo "${tag} exit=$? $out" | tr '\\n' ' '; echo`;
+    const script = c.script('self-raise.sh', [update('raise', 'production'), update('lower', 'batch')].join('\n'));
+    const args = ['run', '--name', 'selfup', '--cpu', '0.1', '--', 'sh', script];
+    const r = await c.iris(args, { timeoutMs: 60_000 });
+    expect(r.code, describeRun(args, r)).toBe(0);
+    const log = (await c.logs('/selfup')).map((l) => l.text).join('\n');
+    expect(log).toMatch(/^raise exit=4 .*higher band than its parent \/selfup \(interactive\)/m);
+    expect(log).toMatch(/^lower exit=0 \/selfup: band interactive -> batch/m);
+  });
+
   it('a bad band is a usage error (exit 2)', async () => {
     const args = ['submit', '--name', 'bad-band', '--priority', 'urgent', '--', 'true'];
     const r = await c.iris(args);

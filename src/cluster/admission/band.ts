@@ -2,11 +2,14 @@
  * The band a job may have (docs/priorities.md, "Bands"): the one rule for a submission and for
  * `iris update --priority`.
  *
- * - A job that asks for none gets its parent's band (a task's child), else `interactive`.
+ * - A job that asks for none gets its parent's band, else `interactive`.
  * - A child may ask for its parent's band or a lower one, never a higher one (forbidden, exit 4).
  * - `production` is the owner's: the owner may give it to their own jobs, and to another user's
  *   only when the config grants it to that user (`production-users`). A task's child inherits it
- *   from a production parent without a grant.
+ *   from a production parent without a grant; a job named under a production job from outside
+ *   (`--name /prod/x`) inherits it only where granted, else it is `interactive`.
+ * - A task may never raise a job above its own job's band (`updateCeiling`): not its children,
+ *   not its own job.
  */
 import { BANDS, DEFAULT_BAND, bandAbove, isBand, type Band } from '../../model/band.js';
 import { fieldError, given } from './values.js';
@@ -23,6 +26,8 @@ export interface BandGrants {
 export interface BandCeiling {
   parent: string;
   band: Band;
+  /** The parent is the submitting task's job: its children inherit production without a grant. */
+  task?: boolean;
 }
 
 /** A request's `priority`, checked: a band, or null when not given. */
@@ -42,21 +47,22 @@ export function allowedBand(
   ceiling: BandCeiling | null,
   grants: BandGrants,
 ): Band {
-  if (ceiling) {
-    if (requested === null) return ceiling.band;
-    if (bandAbove(requested, ceiling.band)) {
-      throw fieldError(
-        'priority',
-        `priority ${requested}: a child job may not be in a higher band than its parent ${ceiling.parent} ` +
-          `(${ceiling.band})`,
-        `leave --priority out to inherit ${ceiling.band}, or ask for a lower band`,
-        'forbidden',
-      );
-    }
-    return requested;
+  const granted = user === grants.owner || grants.productionUsers?.includes(user) === true;
+  if (ceiling && requested !== null && bandAbove(requested, ceiling.band)) {
+    throw fieldError(
+      'priority',
+      `priority ${requested}: a child job may not be in a higher band than its parent ${ceiling.parent} ` +
+        `(${ceiling.band})`,
+      `leave --priority out to inherit ${ceiling.band}, or ask for a lower band`,
+      'forbidden',
+    );
+  }
+  if (requested === null && ceiling) {
+    // Inherited: from a task always; from a job named from outside only where production is granted.
+    return ceiling.band === 'production' && !ceiling.task && !granted ? DEFAULT_BAND : ceiling.band;
   }
   const band = requested ?? DEFAULT_BAND;
-  if (band === 'production' && user !== grants.owner && !grants.productionUsers?.includes(user)) {
+  if (band === 'production' && !granted && !(ceiling?.task && ceiling.band === 'production')) {
     throw fieldError(
       'priority',
       `priority production is not granted to user ${user}`,
@@ -65,4 +71,19 @@ export function allowedBand(
     );
   }
   return band;
+}
+
+/**
+ * The ceiling of `iris update`: the job's live parent's band, and for a task caller also its own
+ * job's band (a task never raises a job above the band it runs in, its own job included).
+ */
+export function updateCeiling(
+  parent: { name: string; band: Band } | null,
+  caller: { job: string; band?: Band } | null,
+): BandCeiling | null {
+  const own = caller ? { parent: caller.job, band: caller.band ?? DEFAULT_BAND, task: true } : null;
+  const above = parent ? { parent: parent.name, band: parent.band } : null;
+  if (!own) return above;
+  if (!above) return own;
+  return bandAbove(own.band, above.band) ? above : own;
 }

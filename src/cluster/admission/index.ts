@@ -66,7 +66,7 @@ function inheritedEnv(caller: TaskCaller, own: Record<string, string>): Record<s
 
 /** A new job's band ceiling: its submitting task's job's band, else its stored live parent's (./band.ts). */
 function bandCeiling(name: string, caller: TaskCaller | null, names: Pick<ClusterView, 'liveBand'>) {
-  if (caller) return { parent: caller.job, band: caller.band ?? DEFAULT_BAND };
+  if (caller) return { parent: caller.job, band: caller.band ?? DEFAULT_BAND, task: true };
   const parent = parentJob(name);
   const band = parent === null ? undefined : names.liveBand?.(parent);
   return parent !== null && band !== undefined ? { parent, band } : null;

@@ -57,7 +57,7 @@ function refuse(result: ReturnType<typeof admit>, at: string | null): JobSpec {
   throw new IrisError(code, named, hint, `${at}.${field}`);
 }
 
-/** The highest band the stages ask for (the root's band, so no stage is above it); none asked: null. */
+/** The highest band of the stages (a stage that asks none: interactive), the root's band, so no stage is above it. */
 function highestBand(asked: ReadonlyArray<string | null | undefined>): Band | null {
   let best: Band | null = null;
   for (const band of asked) if (isBand(band) && (best === null || bandAbove(band, best))) best = band;
@@ -81,7 +81,7 @@ export function admitPipeline(
     command: ['iris'],
     cpu: PIPELINE_ROOT_CPU,
     memory: PIPELINE_ROOT_MEMORY,
-    priority: highestBand(Object.values(request.stages).map((stage) => stage.priority)),
+    priority: highestBand(Object.values(request.stages).map((stage) => stage.priority ?? DEFAULT_BAND)),
   };
   const rootProbe = refuse(admit(rootRequest, caller, view, defaults), null);
   const root = rootProbe.name;

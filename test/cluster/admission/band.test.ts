@@ -1,6 +1,6 @@
 /** The band rules of a submission and of `iris update` (src/cluster/admission/band.ts), as a table. */
 import { describe, expect, it } from 'vitest';
-import { allowedBand, parseBand, type BandCeiling } from '../../../src/cluster/admission/band.js';
+import { allowedBand, parseBand, updateCeiling, type BandCeiling } from '../../../src/cluster/admission/band.js';
 import { resolveJob, type AdmissionDefaults, type ClusterView } from '../../../src/cluster/admission/index.js';
 import { admitPipeline } from '../../../src/cluster/admission/pipeline.js';
 import type { Band } from '../../../src/model/band.js';
@@ -37,12 +37,27 @@ describe('allowedBand', () => {
       /^forbidden: priority production: a child job may not be in a higher band than its parent \/train/,
     ],
     [
-      'a production parent passes production on without a grant',
+      "a production task's child inherits production without a grant",
+      null,
+      'bob',
+      { parent: '/p', band: 'production', task: true },
+      'production',
+    ],
+    [
+      'a job named under a production job from outside inherits it only where granted',
       null,
       'bob',
       { parent: '/p', band: 'production' },
-      'production',
+      'interactive',
     ],
+    [
+      'nor may it ask for production there without a grant',
+      'production',
+      'bob',
+      { parent: '/p', band: 'production' },
+      /^forbidden: priority production is not granted to user bob/,
+    ],
+    ['a granted user inherits it', null, 'alice', { parent: '/p', band: 'production' }, 'production'],
   ];
   it.each(cases)('%s', (_what, requested, user, ceiling, expected) => {
     const got = outcome(requested, user, ceiling);
@@ -130,11 +145,53 @@ describe('a submission gets its band', () => {
       ['/pipe/b', 'interactive'],
     ]);
     const batch = admitPipeline(
-      { name: 'low', stages: { a: { command: ['x'], priority: 'batch' }, b: { command: ['y'] } } },
+      { name: 'low', stages: { a: { command: ['x'], priority: 'batch' }, b: { command: ['y'], priority: 'batch' } } },
       null,
       view(),
       DEFAULTS,
     );
     expect(batch.map((s) => s.band)).toEqual(['batch', 'batch', 'batch']);
+  });
+});
+
+describe('updateCeiling: a task never raises a job above its own band', () => {
+  it.each([
+    ['the owner: the live parent only', { name: '/p', band: 'interactive' as const }, null, 'interactive', '/p'],
+    ['the owner on a root job: none', null, null, null, null],
+    ['a batch task on its own root job: its own band', null, { job: '/bp', band: 'batch' as const }, 'batch', '/bp'],
+    [
+      'a task under a lower parent: the lower of the two',
+      { name: '/p', band: 'batch' as const },
+      { job: '/t', band: 'interactive' as const },
+      'batch',
+      '/p',
+    ],
+  ])('%s', (_what, parent, caller, band, from) => {
+    const ceiling = updateCeiling(parent, caller);
+    expect(ceiling?.band ?? null).toBe(band);
+    expect(ceiling?.parent ?? null).toBe(from);
+  });
+
+  it('so a batch task asking production for its own job is refused (exit 4)', () => {
+    const ceiling = updateCeiling(null, { job: '/bp', band: 'batch' });
+    expect(() => allowedBand('production', 'owner', ceiling, GRANTS)).toThrow(
+      /higher band than its parent \/bp \(batch\)/,
+    );
+  });
+});
+
+describe('pipelines: a stage that asks for no band', () => {
+  it('is interactive beside a batch stage, and the root follows the highest', () => {
+    const specs = admitPipeline(
+      { name: 'mixed', stages: { prep: { command: ['x'], priority: 'batch' }, train: { command: ['y'] } } },
+      null,
+      view(),
+      DEFAULTS,
+    );
+    expect(specs.map((s) => [s.name, s.band])).toEqual([
+      ['/mixed', 'interactive'],
+      ['/mixed/prep', 'batch'],
+      ['/mixed/train', 'interactive'],
+    ]);
   });
 });
