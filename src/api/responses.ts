@@ -78,7 +78,14 @@ const nullableString = nullable(string);
 const attemptState = text<AttemptState>();
 
 export const submitAnswer = lazy(() =>
-  object<SubmitResponse>({ name: string, run: number, tasks: number, parent: nullableString, generated: boolean }),
+  object<SubmitResponse>({
+    name: string,
+    run: number,
+    tasks: number,
+    parent: nullableString,
+    generated: boolean,
+    band: optional(band),
+  }),
 );
 
 const runsIn = lazy(() =>

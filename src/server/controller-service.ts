@@ -116,7 +116,8 @@ export class ControllerService implements ClusterService {
     const job = this.store.submit(spec);
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
-    return { name: job.name, run: job.run, tasks: spec.replicas, parent: job.parent ?? parentJob(job.name), generated };
+    const parent = job.parent ?? parentJob(job.name);
+    return { name: job.name, run: job.run, tasks: spec.replicas, parent, generated, band: bandOf(spec) };
   }
 
   exec(request: api.ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
@@ -354,7 +355,11 @@ export class ControllerService implements ClusterService {
     const job = this.store.job(name);
     if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     if (isFinalJobState(job.state))
-      throw new IrisError('conflict', `job ${name} has ended (${job.state}): its band can no longer change`);
+      throw new IrisError(
+        'conflict',
+        `job ${name} has ended (${job.state}): its band can no longer change`,
+        `a new run takes a band: iris submit --name ${name} --priority BAND -- …`,
+      );
     const previous = bandOf(job.spec);
     const parent = job.parent === null ? undefined : this.store.job(job.parent);
     const live = parent && !isFinalJobState(parent.state) ? { name: parent.name, band: bandOf(parent.spec) } : null;

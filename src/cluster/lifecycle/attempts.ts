@@ -232,7 +232,7 @@ export function taskPreempted(view: LifecycleView, job: JobRecord, task: Task, r
     const event = { reason: 'preemption' as const, detail: reason };
     return backInQueue(out, view, job, task, `requeued after preemption: ${reason}`, event, 'was preempted', null);
   }
-  const why = `preempted ${preemptions} times (${reason})`;
+  const why = `preempted ${preemptions} time${preemptions === 1 ? '' : 's'} (${reason})`;
   out.push(
     { kind: 'task', task, patch: { state: 'WORKER_FAILED', reason: why, finishedAt: now } },
     settle(job, `task ${task.id} ${why}`),

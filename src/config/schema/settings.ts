@@ -413,7 +413,7 @@ export const productionUsers = list(
       return user;
     }),
   ),
-  'a list of user names',
+  'user names',
 ).nullish();
 
 /** What `preemption:` resolves to (docs/priorities.md, "Preemption"). */

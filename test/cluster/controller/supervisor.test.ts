@@ -164,7 +164,7 @@ describe('attempt supervisor', () => {
     await until(() => store.task('/l/task-0')!.state === 'RUNNING');
     runtime.lose('/l/task-0', 'engine went away');
     await until(() => store.task('/l/task-0')!.state === 'WORKER_FAILED');
-    expect(store.job('/l')!.reason).toBe('task /l/task-0 preempted 1 times (engine went away)');
+    expect(store.job('/l')!.reason).toBe('task /l/task-0 preempted 1 time (engine went away)');
     expect(states(h, '/l/task-0')).toEqual([['PREEMPTED', 'engine went away']]);
   });
 
