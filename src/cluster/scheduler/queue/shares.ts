@@ -75,6 +75,11 @@ function softLimits(quota: Quota | undefined): Dimension[] {
   return (['cpu', 'memory', 'accelerators'] as const).filter((d) => limitOf(quota, d) !== null);
 }
 
+/** The first of `limited` (a quota's soft dimensions) that `usage` is past, or undefined: the one "past" test. */
+function pastLimit(quota: Quota, limited: readonly Dimension[], usage: Usage): Dimension | undefined {
+  return limited.find((d) => amountOf(usage, d) > (limitOf(quota, d) ?? Infinity));
+}
+
 /** A limit in the config's own units: `8` (cpu cores), `32GiB`, `8` (accelerators). */
 function formatLimit(dimension: Dimension, amount: number): string {
   if (dimension === 'cpu') return formatCpu(amount);
@@ -124,7 +129,7 @@ function walkBorrowed(
     sum.memoryBytes += use.memoryBytes;
     sum.accelerators += use.accelerators;
     // Sums only grow, so once past a limit every later task is past it too.
-    const past = limited.find((d) => amountOf(sum, d) > (limitOf(quota, d) ?? Infinity));
+    const past = pastLimit(quota, limited, sum);
     if (past === undefined && !borrowing) continue;
     borrowing = true;
     const dimension = past ?? limited[0]!;
@@ -272,12 +277,12 @@ export function wouldBorrow(
   const limited = softLimits(quota);
   if (limited.length === 0 || !quota) return false;
   const used: Usage = usage ?? zero();
-  const wanted: Usage = {
-    cpuMillis: need.cpuMillis * count,
-    memoryBytes: need.memoryBytes * count,
-    accelerators: acceleratorsOf(need) * count,
+  const after: Usage = {
+    cpuMillis: used.cpuMillis + need.cpuMillis * count,
+    memoryBytes: used.memoryBytes + need.memoryBytes * count,
+    accelerators: used.accelerators + acceleratorsOf(need) * count,
   };
-  return limited.some((d) => amountOf(used, d) + amountOf(wanted, d) > (limitOf(quota, d) ?? Infinity));
+  return pastLimit(quota, limited, after) !== undefined;
 }
 
 /**
@@ -319,12 +324,7 @@ export function anyBorrowing(usage: ReadonlyMap<string, UserUsage>, quotas: Read
   for (const [user, quota] of quotas) {
     const used = usage.get(user);
     if (!used) continue;
-    const amounts: Usage = {
-      cpuMillis: used.cpuMillis,
-      memoryBytes: used.memoryBytes,
-      accelerators: used.accelerators,
-    };
-    if (softLimits(quota).some((d) => amountOf(amounts, d) > (limitOf(quota, d) ?? Infinity))) return true;
+    if (pastLimit(quota, softLimits(quota), used) !== undefined) return true;
   }
   return false;
 }
