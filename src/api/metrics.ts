@@ -1,7 +1,28 @@
 /**
- * The protocol of the metrics routes (docs/api.md, "Metrics") and the density series file
- * (docs/metrics.md, "Density series"). Types and names only.
+ * The protocol of the metrics routes (docs/api.md, "Metrics"), the metrics file (docs/metrics.md,
+ * "metrics.json") and the density series file (docs/metrics.md, "Density series"). Types and
+ * names only.
  */
+
+/** Where the metrics file is written, relative to the state directory. */
+export const METRICS_FILE = 'metrics/metrics.json';
+
+/** One metric family of the metrics file: its samples as the exposition text has them. */
+export interface MetricFamily {
+  name: string;
+  type: 'counter' | 'gauge' | 'histogram' | 'summary';
+  help: string;
+  /** The exposition's sample lines of this family, in order (a histogram's `_bucket`, `_sum`, `_count`). */
+  samples: MetricSample[];
+}
+
+/** The content of `<home>/metrics/metrics.json`. */
+export interface MetricsFileContent {
+  version: 1;
+  /** When the values were read (epoch ms). */
+  updatedAt: number;
+  metrics: MetricFamily[];
+}
 
 /** Where the density series is written, relative to the state directory. */
 export const DENSITY_FILE = 'metrics/task_worker_density.json';
@@ -29,7 +50,10 @@ export interface DensitySeries {
 /** Most buckets kept (older ones are dropped): a week of one-minute buckets. */
 export const DENSITY_MAX_BUCKETS = 10_080;
 
-/** One sample of the Prometheus text (`iris metrics --json`). */
+/**
+ * One sample of the Prometheus text (`iris metrics --json`, the metrics file). In the file a value
+ * that JSON cannot hold (NaN, ±Inf) is null.
+ */
 export interface MetricSample {
   name: string;
   labels: Record<string, string>;

@@ -54,6 +54,7 @@ import { formatBytes } from '../model/resources.js';
 import { formatHostPort } from '../model/net-address.js';
 import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
+import { MetricsFileWriter } from './metrics/metrics-file.js';
 import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
 import { planConnections, readSoftLimit } from './connection-budget.js';
@@ -271,6 +272,8 @@ async function serveCluster(
   const density = config.metrics.density
     ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log })
     : null;
+  // The metrics file (docs/metrics.md, "metrics.json"), kept whether or not a metrics port is open.
+  const metricsFile = new MetricsFileWriter(metrics, { home, log });
   const metricsEndpoints: MetricsEndpoints = {
     exposition: () => metrics.exposition(),
     density: () => density?.series() ?? null,
@@ -383,6 +386,7 @@ async function serveCluster(
       kube?.nodes?.close();
       await runtime.close();
       density?.stop();
+      await metricsFile.stop();
       metrics.close();
       store.close();
       resolveStopped();
@@ -425,6 +429,7 @@ async function serveCluster(
   }
   controller.start();
   density?.start();
+  metricsFile.start();
   retention.start();
   options.onReady?.({ socket: socketPath, pid: process.pid });
   if (options.signal?.aborted) void stop();

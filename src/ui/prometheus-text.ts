@@ -2,8 +2,9 @@
  * Reads the Prometheus text exposition format (what GET /metrics answers) into samples for
  * `iris metrics --json`: one {name, labels, value} per sample line, in order. Comment lines
  * (HELP, TYPE) and blank lines are skipped; label values are unescaped (\\, \", \n); values
- * `NaN`, `+Inf` and `-Inf` become the numbers (JSON writes the infinities as null). A line that
- * is not a sample is an error naming its line number.
+ * `NaN` (prom-client writes `Nan`, e.g. a fresh process's event loop lag), `+Inf` and `-Inf`
+ * become the numbers (JSON writes them as null). A line that is not a sample is an error naming
+ * its line number.
  */
 import { IrisError } from '../model/errors.js';
 import type { MetricSample } from '../api/metrics.js';
@@ -57,6 +58,6 @@ function parseLine(line: string): MetricSample | null {
   const [valueText] = line.slice(at).trim().split(/\s+/);
   if (!valueText) return null;
   const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText);
-  if (Number.isNaN(value) && valueText !== 'NaN') return null;
+  if (Number.isNaN(value) && valueText !== 'NaN' && valueText !== 'Nan') return null;
   return { name, labels, value };
 }

@@ -12,6 +12,7 @@ describe('Prometheus text reader', () => {
       'iris_x{a="q\\"uote",b="back\\\\slash",c="new\\nline"} 2.5 1700000000000',
       'iris_y_bucket{le="+Inf"} +Inf',
       'iris_z NaN',
+      'iris_lag Nan',
       '',
     ].join('\n');
     const samples = parsePrometheusText(text);
@@ -23,6 +24,8 @@ describe('Prometheus text reader', () => {
     });
     expect(samples[2]!.value).toBe(Infinity);
     expect(Number.isNaN(samples[3]!.value)).toBe(true);
+    // prom-client's spelling (a fresh process's event loop lag).
+    expect(Number.isNaN(samples[4]!.value)).toBe(true);
   });
 
   it('refuses a line that is not a sample, naming it', () => {

@@ -14,11 +14,16 @@
  *   shows up without a change here, and a state once seen stays in the output (0 when empty).
  * - prom-client's default process metrics (CPU, memory, event loop lag, …) are included with
  *   the `iris_` prefix.
+ * - The exposition text and `families()` (the metrics file, metrics-file.ts) read the one registry
+ *   the same way: at one cluster state they hold the same names, labels and values.
+ * - `onChange` listeners hear of every store event, requeue and pass the metrics count, after
+ *   the metrics have counted it.
  */
 import { createRequire } from 'node:module';
 import type * as Prom from 'prom-client';
 import type { PassObserver } from '../../cluster/controller/pass-loop.js';
 import type { ClusterStore } from '../../cluster/state/store.js';
+import type { MetricFamily } from '../../api/metrics.js';
 import { REQUEUE_REASONS } from '../../model/requeue.js';
 import { enabledCostPerHour } from '../../model/types.js';
 import { JOB_STATES, TASK_STATES, isFinalJobState, type TaskState } from '../../model/states.js';
@@ -55,6 +60,7 @@ export class ClusterMetrics implements PassObserver {
   private readonly workerStates = new Set<string>(['READY', 'DRAINING', 'DRAINED']);
   private readonly deriver: EventDeriver;
   private readonly detach: () => void;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(store: ClusterStore, options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -106,8 +112,14 @@ export class ClusterMetrics implements PassObserver {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'iris_' });
 
     this.deriver = new EventDeriver(store.jobs(), store.activeAttempts());
-    const onChange = (event: Parameters<EventDeriver['observe']>[0]) => this.count(this.deriver.observe(event));
-    const onRequeue = ({ reason }: { reason: string }) => this.requeues.inc({ reason });
+    const onChange = (event: Parameters<EventDeriver['observe']>[0]) => {
+      this.count(this.deriver.observe(event));
+      this.changed();
+    };
+    const onRequeue = ({ reason }: { reason: string }) => {
+      this.requeues.inc({ reason });
+      this.changed();
+    };
     store.events.on('change', onChange);
     store.events.on('requeue', onRequeue);
     this.detach = () => {
@@ -118,6 +130,12 @@ export class ClusterMetrics implements PassObserver {
 
   passed(seconds: number): void {
     this.passDuration.observe(seconds);
+    this.changed();
+  }
+
+  /** Call `listener` after each change the metrics counted (a store event, a requeue, a pass). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   /** The exposition text and its content type. */
@@ -125,10 +143,32 @@ export class ClusterMetrics implements PassObserver {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
 
+  /**
+   * Every metric family with its samples as the exposition text has them: the sample names of a
+   * histogram (`_bucket`, `_sum`, `_count`), label values as text, the values as numbers.
+   */
+  async families(): Promise<MetricFamily[]> {
+    const read = await this.registry.getMetricsAsJSON();
+    return read.map((metric) => ({
+      name: metric.name,
+      type: metric.type as unknown as MetricFamily['type'],
+      help: metric.help,
+      samples: metric.values.map((v) => ({
+        name: (v as { metricName?: string }).metricName ?? metric.name,
+        labels: Object.fromEntries(Object.entries(v.labels).map(([k, l]) => [k, labelText(l)])),
+        value: v.value,
+      })),
+    }));
+  }
+
   /** Stop listening to the store (at shutdown). */
   close(): void {
     this.detach();
     this.registry.clear();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   private count(inc: Increments): void {
@@ -143,6 +183,15 @@ export class ClusterMetrics implements PassObserver {
       }
     }
   }
+}
+
+/** A label value as the exposition text writes it (a histogram's `le` is a number there: 0.5, +Inf). */
+function labelText(value: string | number | undefined): string {
+  if (typeof value !== 'number') return String(value ?? '');
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
 }
 
 function zeroes(states: readonly string[]): Map<string, number> {
