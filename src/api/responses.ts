@@ -337,6 +337,7 @@ const runAttempt = lazy(() =>
     finishedAt: nullableNumber,
     cpuSeconds: nullableNumber,
     peakMemoryBytes: nullableNumber,
+    energyJoules: optional(number),
   }),
 );
 export const historyAnswer = lazy(() =>
@@ -356,6 +357,7 @@ export const historyAnswer = lazy(() =>
       exitCode: nullableNumber,
       cpuSeconds: nullableNumber,
       peakMemoryBytes: nullableNumber,
+      energyJoules: optional(nullableNumber),
       attempts: array(runAttempt),
     }),
   ),

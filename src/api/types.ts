@@ -566,6 +566,11 @@ export interface RunAttemptInfo
     | 'peakMemoryBytes'
   > {
   task: string;
+  /**
+   * Estimated energy of the attempt in joules (docs/metrics.md, "Energy"): its share of its worker
+   * times the worker's busy `power-watts` times its run time; absent when the worker has no `power-watts`.
+   */
+  energyJoules?: number;
 }
 
 /** One run in `iris history` (like a line of sacct). */
@@ -592,6 +597,11 @@ export interface RunInfo {
   cpuSeconds: number | null;
   /** Highest measured peak memory of its attempts in bytes; null when none was measured. */
   peakMemoryBytes: number | null;
+  /**
+   * Estimated energy of its attempts in joules (their `energyJoules` summed); null when none ran
+   * on a worker with `power-watts`; absent from an older cluster.
+   */
+  energyJoules?: number | null;
   attempts: RunAttemptInfo[];
 }
 

@@ -249,6 +249,12 @@ export function disableText(d: WorkerDisable): string {
   return d.by === 'user' ? (d.reason ? `by user: ${d.reason}` : 'by user') : `elastic: ${d.reason}`;
 }
 
+/** A worker's declared draw (config `power-watts: {idle, busy}`), in watts; busy >= idle (energy.ts). */
+export interface PowerWatts {
+  idle: number;
+  busy: number;
+}
+
 export interface WorkerSpec {
   id: string;
   cpuMillis: number;
@@ -268,6 +274,8 @@ export interface WorkerSpec {
   privileged?: boolean;
   /** What an hour of this worker costs (config `cost-per-hour`, any unit); absent: 1. */
   costPerHour?: number;
+  /** What this worker draws (config `power-watts`, energy.ts); absent: nothing counted. */
+  powerWatts?: PowerWatts;
 }
 
 export interface Worker extends WorkerSpec {

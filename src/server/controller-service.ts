@@ -270,10 +270,14 @@ export class ControllerService implements ClusterService {
   }
 
   history(query: api.HistoryQuery): api.RunInfo[] {
-    return runHistory(this.store, {
-      ...query,
-      ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}),
-    });
+    return runHistory(
+      this.store,
+      {
+        ...query,
+        ...(query.prefix !== undefined ? { prefix: parseJobName(query.prefix) } : {}),
+      },
+      this.now(),
+    );
   }
 
   task(name: string): api.TaskDetail {

@@ -273,7 +273,7 @@ async function serveCluster(
     ? new DensityRecorder(store, { home, bucketMs: config.metrics.densityBucketMs, log })
     : null;
   // The metrics file (docs/metrics.md, "metrics.json"), kept whether or not a metrics port is open.
-  const metricsFile = new MetricsFileWriter(metrics, { home, log });
+  const metricsFile = new MetricsFileWriter(metrics, { home, log, movesWithTime: () => metrics.drawingPower() });
   const metricsEndpoints: MetricsEndpoints = {
     exposition: () => metrics.exposition(),
     density: () => density?.series() ?? null,

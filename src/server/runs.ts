@@ -7,12 +7,16 @@
  * - An unknown run of a name is `not_found` with a hint listing the runs that name has.
  * - History reads the archive with one SQL query (filters on indexed columns, LIMIT), never all of
  *   it; live jobs are filtered in memory (they are in memory anyway).
+ * - A run's energy is an estimate by the one energy rule (model/energy.ts attemptJoules): each
+ *   attempt's share of its worker at the worker's current `power-watts`, up to now for a live one;
+ *   null when none of its attempts ran on a worker with `power-watts`.
  */
 import { bandOf } from '../model/band.js';
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import { notFound } from '../model/errors.js';
 import { isWithin, runRef } from '../model/names.js';
-import type { Job } from '../model/types.js';
+import type { Attempt, Job, Worker } from '../model/types.js';
+import { attemptJoules, heldBy, useShare } from '../model/energy.js';
 import type { HistoryQuery, RunAttemptInfo, RunInfo } from '../api/types.js';
 import { archivedRunData, attemptOutcome, liveRun, type RunData } from './views.js';
 
@@ -41,18 +45,37 @@ function knownRunsHint(store: ClusterStore, name: string): string {
   return `runs of ${name}: ${runs.map((run) => runRef(name, run)).join(', ')} (see \`iris history ${name}\`)`;
 }
 
+/** What `iris history` needs beyond a run's rows: the workers (for energy) and the time. */
+export interface RunContext {
+  worker: (id: string) => Pick<Worker, 'cpuMillis' | 'device' | 'powerWatts'> | undefined;
+  now: number;
+}
+
+/** An attempt's energy estimate in joules; null when its worker has no `power-watts`. */
+function attemptEnergy(job: Job, a: Attempt, ctx: RunContext | undefined): number | null {
+  const worker = ctx?.worker(a.workerId);
+  if (!worker?.powerWatts) return null;
+  const seconds = ((a.finishedAt ?? ctx!.now) - a.startedAt) / 1000;
+  return attemptJoules(worker.powerWatts, useShare(worker, heldBy(job.spec.resources)), seconds);
+}
+
 /** The run's line of `iris history`. */
-export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
-  const list: RunAttemptInfo[] = attempts.flat().map((a) => ({
-    task: a.task,
-    ...attemptOutcome(a),
-    cpuSeconds: a.cpuSeconds,
-    peakMemoryBytes: a.peakMemoryBytes,
-  }));
+export function runInfo({ job, tasks, attempts, archived }: RunData, ctx?: RunContext): RunInfo {
+  const list: RunAttemptInfo[] = attempts.flat().map((a) => {
+    const energyJoules = attemptEnergy(job, a, ctx);
+    return {
+      task: a.task,
+      ...attemptOutcome(a),
+      cpuSeconds: a.cpuSeconds,
+      peakMemoryBytes: a.peakMemoryBytes,
+      ...(energyJoules !== null ? { energyJoules } : {}),
+    };
+  });
   let exitCode: number | null = null;
   for (const task of tasks) if (task.exitCode !== null) exitCode = Math.max(exitCode ?? 0, task.exitCode);
   const cpu = list.filter((a) => a.cpuSeconds !== null);
   const memory = list.filter((a) => a.peakMemoryBytes !== null);
+  const energy = list.filter((a) => a.energyJoules !== undefined);
   return {
     run: job.run,
     name: job.name,
@@ -68,6 +91,7 @@ export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
     exitCode,
     cpuSeconds: cpu.length === 0 ? null : cpu.reduce((sum, a) => sum + a.cpuSeconds!, 0),
     peakMemoryBytes: memory.length === 0 ? null : memory.reduce((peak, a) => Math.max(peak, a.peakMemoryBytes!), 0),
+    energyJoules: energy.length === 0 ? null : energy.reduce((sum, a) => sum + a.energyJoules!, 0),
     attempts: list,
   };
 }
@@ -82,7 +106,7 @@ function liveMatches(job: Job, query: HistoryQuery): boolean {
 }
 
 /** Live and archived runs matching `query`, newest run first, at most `query.limit`. */
-export function runHistory(store: ClusterStore, query: HistoryQuery): RunInfo[] {
+export function runHistory(store: ClusterStore, query: HistoryQuery, now: number = Date.now()): RunInfo[] {
   const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
   const live: Job[] = [];
   for (const job of store.jobs()) if (liveMatches(job, query)) live.push(job);
@@ -99,5 +123,5 @@ export function runHistory(store: ClusterStore, query: HistoryQuery): RunInfo[] 
   return runs
     .sort((a, b) => b.job.run - a.job.run)
     .slice(0, limit)
-    .map(runInfo);
+    .map((run) => runInfo(run, { worker: (id) => store.worker(id), now }));
 }

@@ -2,7 +2,8 @@
  * `iris history` (like sacct): one line per run, or with `attempts` one line per attempt, with
  * its run id, name, user, state, start, end, elapsed time, exit code (a death by signal N shows
  * as `137 (SIGKILL)`), measured CPU time and peak memory (`-` when not measured) and reason. A
- * run's CPU is the sum over its attempts and its memory the highest peak of any attempt.
+ * run's CPU is the sum over its attempts and its memory the highest peak of any attempt. An
+ * ENERGY column (the estimate, docs/metrics.md "Energy") is shown when some row has one.
  */
 import { bandColumn } from './band-column.js';
 import type { Band } from '../model/band.js';
@@ -27,6 +28,20 @@ export function formatExit(code: number | null): string {
 const cpuTime = (seconds: number | null) => (seconds === null ? '-' : formatCpuSeconds(seconds));
 const memory = (bytes: number | null) => (bytes === null ? '-' : formatBytes(bytes, { trimZero: true }));
 
+/** Joules as `850J`, `12.4kJ`, `3.2MJ`; `-` when there is no estimate. */
+export function formatJoules(joules: number | null | undefined): string {
+  if (joules === null || joules === undefined) return '-';
+  const [value, unit] =
+    joules >= 1e9
+      ? [joules / 1e9, 'GJ']
+      : joules >= 1e6
+        ? [joules / 1e6, 'MJ']
+        : joules >= 1e3
+          ? [joules / 1e3, 'kJ']
+          : [joules, 'J'];
+  return `${value >= 100 || unit === 'J' ? Math.round(value) : value.toFixed(1)}${unit}`;
+}
+
 interface Row {
   run: number;
   name: string;
@@ -38,6 +53,7 @@ interface Row {
   exit: number | null;
   cpu: number | null;
   mem: number | null;
+  energy: number | null;
   reason: string | null;
 }
 
@@ -53,6 +69,7 @@ function runRows(runs: readonly RunInfo[]): Row[] {
     exit: r.exitCode,
     cpu: r.cpuSeconds,
     mem: r.peakMemoryBytes,
+    energy: r.energyJoules ?? null,
     reason: r.reason,
   }));
 }
@@ -70,6 +87,7 @@ function attemptRows(runs: readonly RunInfo[]): Row[] {
       exit: a.exitCode,
       cpu: a.cpuSeconds,
       mem: a.peakMemoryBytes,
+      energy: a.energyJoules ?? null,
       reason: a.reason,
     })),
   );
@@ -96,6 +114,9 @@ export function renderHistory(
     { header: 'EXIT', value: (r) => formatExit(r.exit), right: true },
     { header: 'CPU', value: (r) => cpuTime(r.cpu), right: true },
     { header: 'MAXMEM', value: (r) => memory(r.mem), right: true },
+    ...(rows.some((r) => r.energy !== null)
+      ? [{ header: 'ENERGY', value: (r: Row) => formatJoules(r.energy), right: true }]
+      : []),
     { header: 'REASON', value: (r) => formatReason(r.reason ?? '', now) },
   ];
   return renderTable(rows, columns, options.attempts ? 'no attempts' : 'no runs');

@@ -271,6 +271,25 @@ describe('workers: pools, tpu devices, hostname, privileged', () => {
   });
 });
 
+describe('workers: power-watts', () => {
+  it('lands on every worker of the entry and slice; absent stays absent', () => {
+    const workers = validateConfig(
+      {
+        workers: [{ name: 'p', count: 2, 'power-watts': { idle: 60, busy: '250' } }, { name: 'q' }],
+        slices: [{ name: 's', tpu: 'v4-8', 'power-watts': { idle: 0, busy: 0 } }],
+      },
+      SOURCE,
+      probe(),
+    ).workers;
+    expect(workers.map((w) => [w.id, w.powerWatts])).toEqual([
+      ['p-0', { idle: 60, busy: 250 }],
+      ['p-1', { idle: 60, busy: 250 }],
+      ['q', undefined],
+      ['s-0', { idle: 0, busy: 0 }],
+    ]);
+  });
+});
+
 describe('workers: cost per hour and gpu memory', () => {
   it(
     'cost-per-hour and gpu.memory land on every worker of the entry; absent stays absent (cost 1, memory ' + 'unknown)',
@@ -334,6 +353,30 @@ describe('workers: cost per hour and gpu memory', () => {
       { workers: [{ name: 'a', gpu: { count: 1, mem: '8GiB' } }] },
       'workers[0].gpu.mem',
       /unknown key/,
+    ],
+    [
+      'negative idle watts',
+      { workers: [{ name: 'a', 'power-watts': { idle: -5, busy: 100 } }] },
+      'workers[0].power-watts.idle',
+      /invalid power-watts idle -5: expected a number of 0 or more/,
+    ],
+    [
+      'busy below idle',
+      { workers: [{ name: 'a', 'power-watts': { idle: 200, busy: 100 } }] },
+      'workers[0].power-watts.busy',
+      /power-watts busy 100 is below idle 200/,
+    ],
+    [
+      'power-watts missing busy',
+      { slices: [{ name: 's', tpu: 'v4-8', 'power-watts': { idle: 50 } }] },
+      'slices[0].power-watts.busy',
+      /power-watts busy/,
+    ],
+    [
+      'power-watts a number',
+      { workers: [{ name: 'a', 'power-watts': 300 }] },
+      'workers[0].power-watts',
+      /expected an object such as \{ idle: 60, busy: 250 \}/,
     ],
   ];
   it.each(errors)('error: %s', (_label, raw, keyPath, detail) => {

@@ -568,7 +568,8 @@ describe('validateConfig: every error names the file and the key', () => {
 
   it('unknown keys carry a hint listing the allowed keys', () => {
     expect(errorOf({ workers: [{ name: 'a', ram: '1G' }] }).hint).toBe(
-      'allowed keys here: name, count, cpu, memory, gpu, tpu, hostname, privileged, cost-per-hour, attributes',
+      'allowed keys here: name, count, cpu, memory, gpu, tpu, hostname, privileged, cost-per-hour, power-watts, ' +
+        'attributes',
     );
   });
 });

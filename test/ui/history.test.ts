@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunInfo } from '../../src/api/types.js';
-import { formatExit, renderHistory } from '../../src/ui/history.js';
+import { formatExit, formatJoules, renderHistory } from '../../src/ui/history.js';
 import { NOW } from './fixtures.js';
 import { joined } from '../helpers/regex.js';
 
@@ -72,5 +72,27 @@ describe('iris history renderer', () => {
 
   it('names the signal of an exit code above 128', () => {
     expect([formatExit(null), formatExit(0), formatExit(3), formatExit(143)]).toEqual(['-', '0', '3', '143 (SIGTERM)']);
+  });
+});
+
+describe('iris history energy', () => {
+  it('formats joules with a unit and - for no estimate', () => {
+    expect([850.4, 12_400, 3_200_000, 250_000, null].map(formatJoules)).toEqual([
+      '850J',
+      '12.4kJ',
+      '3.2MJ',
+      '250kJ',
+      '-',
+    ]);
+  });
+
+  it('shows an ENERGY column only when some run has an estimate', () => {
+    expect(renderHistory([run({})], { attempts: false, now: NOW })).not.toContain('ENERGY');
+    const text = renderHistory([run({ energyJoules: 18_000 }), run({ run: 2, energyJoules: null })], {
+      attempts: false,
+      now: NOW,
+    });
+    expect(text).toContain('ENERGY');
+    expect(text).toContain('18.0kJ');
   });
 });

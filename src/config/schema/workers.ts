@@ -7,8 +7,9 @@
  * always describe what the config declares; device paths are what the config lists or what
  * this machine has, never invented (detected at most once per config, and only when needed).
  * `cost-per-hour` (a number >= 0) becomes WorkerSpec.costPerHour on every worker of the entry
- * (absent: the model's default, 1); `gpu.memory` is the memory of each GPU (absent: unknown, which a job asking for
- * `--gpu-memory` never gets).
+ * (absent: the model's default, 1); `power-watts: {idle, busy}` (numbers >= 0, busy >= idle)
+ * becomes WorkerSpec.powerWatts (absent: no energy counted, model/energy.ts); `gpu.memory` is the
+ * memory of each GPU (absent: unknown, which a job asking for `--gpu-memory` never gets).
  */
 import { z } from 'zod';
 import { invalid } from '../../model/errors.js';
@@ -16,6 +17,7 @@ import { parseGpu, type WorkerDevice } from '../../model/resources.js';
 import { describeValue, formatKeyPath, parseWith } from '../../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../../model/tpu.js';
 import type { WorkerSpec } from '../../model/types.js';
+import type { PowerWatts } from '../../model/energy.js';
 import { DEFAULT_HOSTNAME, DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../defaults.js';
 import type { MachineProbe } from '../detect.js';
 import { MAX_COMPONENT_LENGTH, componentNameRule, isComponentName } from '../../model/names.js';
@@ -107,6 +109,25 @@ const gpuObject = object(
 
 const costPerHour = nonNegativeNumber('cost-per-hour', '0.5 or 12');
 
+const powerWatts = object(
+  {
+    idle: nonNegativeNumber('power-watts idle', '60'),
+    busy: nonNegativeNumber('power-watts busy', '250'),
+  },
+  'an object such as { idle: 60, busy: 250 } (watts)',
+).transform(
+  resolving((p, ctx): PowerWatts => {
+    if (p.busy < p.idle)
+      fail(
+        ctx,
+        ['busy'],
+        `power-watts busy ${p.busy} is below idle ${p.idle}`,
+        'busy is the draw at full use: >= idle',
+      );
+    return { idle: p.idle, busy: p.busy };
+  }),
+);
+
 const gpu = z.union([gpuObject, gpuShorthand]);
 
 /** A worker's `gpu:` (object or shorthand) and `cost-per-hour:` fields, shared with the simulator's workload format. */
@@ -181,17 +202,20 @@ function attributesWith(
 const hostFields = {
   privileged: boolean('privileged').nullish(),
   'cost-per-hour': costPerHour.nullish(),
+  'power-watts': powerWatts.nullish(),
   attributes,
 };
 
-/** What `privileged` and `cost-per-hour` give each worker of an entry: only what was set. */
+/** What `privileged`, `cost-per-hour` and `power-watts` give each worker of an entry: only what was set. */
 function hostSettings(entry: {
   privileged?: boolean | null;
   'cost-per-hour'?: number | null;
-}): Pick<WorkerSpec, 'privileged' | 'costPerHour'> {
+  'power-watts'?: PowerWatts | null;
+}): Pick<WorkerSpec, 'privileged' | 'costPerHour' | 'powerWatts'> {
   return {
     ...(entry.privileged ? { privileged: true } : {}),
     ...(given(entry['cost-per-hour']) ? { costPerHour: entry['cost-per-hour']! } : {}),
+    ...(given(entry['power-watts']) ? { powerWatts: { ...entry['power-watts']! } } : {}),
   };
 }
 

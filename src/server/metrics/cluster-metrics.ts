@@ -5,8 +5,9 @@
  *
  * Guarantees:
  * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length, waiting
- *   jobs, cost per hour of READY workers) are computed from the store at scrape time, so they are
- *   never stale. Every band and live task state is present from the start (0 when empty).
+ *   jobs, cost per hour of READY workers, power drawn) are computed from the store at scrape time,
+ *   so they are never stale. Energy (energy-meter.ts) is charged up to the scrape. Every band and
+ *   live task state is present from the start (0 when empty).
  * - Counters move on committed store events only (the store emits after commit): dispatches,
  *   reuse hits, requeues by reason, failures by cause. Every requeue reason and failure cause is
  *   present from the start with 0, so a rate() over them works before the first event.
@@ -29,6 +30,7 @@ import { enabledCostPerHour } from '../../model/types.js';
 import { JOB_STATES, TASK_STATES, isFinalJobState, type TaskState } from '../../model/states.js';
 import { BANDS, bandOf } from '../../model/band.js';
 import { EventDeriver, FAILURE_CAUSES, type Increments } from './derive.js';
+import { EnergyMeter } from './energy-meter.js';
 
 // prom-client's classes from their own files, not its index: the index also loads its
 // Pushgateway (node:http, node:https with TLS, node:zlib) and its cluster aggregator, which the
@@ -61,9 +63,11 @@ export class ClusterMetrics implements PassObserver {
   private readonly deriver: EventDeriver;
   private readonly detach: () => void;
   private readonly listeners: Array<() => void> = [];
+  private readonly energy: EnergyMeter;
 
-  constructor(store: ClusterStore, options: { processMetrics?: boolean } = {}) {
+  constructor(store: ClusterStore, options: { processMetrics?: boolean; now?: () => number } = {}) {
     const registers = [this.registry];
+    const energy = (this.energy = new EnergyMeter(store, options.now));
     const workerStates = this.workerStates;
     stateGauge('iris_jobs', 'Jobs the cluster holds (the latest run of each name), by state.', registers, () => ({
       states: JOB_STATES,
@@ -89,6 +93,33 @@ export class ClusterMetrics implements PassObserver {
     const readyCostPerHour = () => enabledCostPerHour(store.workers());
     const costHelp = 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).';
     valueGauge('iris_workers_cost_per_hour', costHelp, registers, readyCostPerHour);
+    const powerHelp = 'Watts the workers with power-watts draw now (disabled workers draw nothing).';
+    valueGauge('iris_workers_power_watts', powerHelp, registers, () => energy.watts());
+    const energyHelp = 'Energy drawn by each worker with power-watts since the cluster started, in joules.';
+    new Counter({
+      name: 'iris_energy_joules_total',
+      help: energyHelp,
+      labelNames: ['worker'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [worker, joules] of energy.totals()) this.inc({ worker }, joules);
+      },
+    });
+    const clusterEnergyHelp =
+      'Energy drawn by all workers with power-watts since the cluster started, in joules ' +
+      '(disabled workers draw nothing).';
+    new Counter({
+      name: 'iris_cluster_energy_joules_total',
+      help: clusterEnergyHelp,
+      registers,
+      collect() {
+        this.reset();
+        let sum = 0;
+        for (const joules of energy.totals().values()) sum += joules;
+        this.inc(sum);
+      },
+    });
     const queueHelp = 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).';
     valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
     const waitingHelp = 'Jobs waiting on their dependencies (--after) before they enter the queue.';
@@ -161,9 +192,15 @@ export class ClusterMetrics implements PassObserver {
     }));
   }
 
+  /** True while some worker draws power: energy grows with time alone. */
+  drawingPower(): boolean {
+    return this.energy.drawing();
+  }
+
   /** Stop listening to the store (at shutdown). */
   close(): void {
     this.detach();
+    this.energy.close();
     this.registry.clear();
   }
 
