@@ -4,9 +4,10 @@
  * `iris history`'s estimate (server/runs.ts) both use these and nothing else.
  *
  * Guarantees:
- * - A worker draws power in every state but DISABLED: a disabled worker counts as switched off
- *   (as it costs nothing, types.ts enabledCostPerHour), so it adds nothing to energy figures.
- *   Draining and drained workers are still on.
+ * - A worker draws power while it can run work: READY, or DRAINING (its tasks still run). A
+ *   DISABLED worker counts as switched off (as it costs nothing, types.ts enabledCostPerHour), so
+ *   it adds nothing to energy figures; so does a DRAINED one (out of service, or gone from the
+ *   config: worker-sync.ts drains removed workers).
  * - Its draw is linear in its use share: `idle` watts with nothing running, `busy` watts fully
  *   used, `idle + (busy − idle) × share` between. The share is what its live attempts hold of it:
  *   the larger of their CPU share and their accelerator share, at most 1.
@@ -28,8 +29,8 @@ export interface Held {
 
 export const NOTHING_HELD: Held = { cpuMillis: 0, devices: 0 };
 
-/** Whether a worker in `state` draws power (every state but DISABLED). */
-export const drawsPower = (state: WorkerState): boolean => state !== 'DISABLED';
+/** Whether a worker in `state` draws power: READY or DRAINING, never DISABLED or DRAINED. */
+export const drawsPower = (state: WorkerState): boolean => state === 'READY' || state === 'DRAINING';
 
 /** What an attempt of a job with `resources` holds: its CPU and its devices (GPUs or TPU chips). */
 export function heldBy(resources: ResourceSpec): Held {

@@ -24,9 +24,10 @@ describe('the energy rule', () => {
     ).toEqual({ cpuMillis: 500, devices: 4 });
   });
 
-  it('only a DISABLED worker draws nothing', () => {
+  it('a READY or DRAINING worker draws power; a DISABLED or DRAINED one nothing', () => {
     expect(drawsPower('DISABLED')).toBe(false);
-    for (const state of ['READY', 'DRAINING', 'DRAINED'] as const) expect(drawsPower(state)).toBe(true);
+    expect(drawsPower('DRAINED')).toBe(false);
+    for (const state of ['READY', 'DRAINING'] as const) expect(drawsPower(state)).toBe(true);
   });
 
   it('attempts on a worker are never charged more than the worker draws', () => {

@@ -93,7 +93,7 @@ export class ClusterMetrics implements PassObserver {
     const readyCostPerHour = () => enabledCostPerHour(store.workers());
     const costHelp = 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).';
     valueGauge('iris_workers_cost_per_hour', costHelp, registers, readyCostPerHour);
-    const powerHelp = 'Watts the workers with power-watts draw now (disabled workers draw nothing).';
+    const powerHelp = 'Watts the workers with power-watts draw now (disabled and drained workers draw nothing).';
     valueGauge('iris_workers_power_watts', powerHelp, registers, () => energy.watts());
     const energyHelp = 'Energy drawn by each worker with power-watts since the cluster started, in joules.';
     new Counter({
@@ -108,7 +108,7 @@ export class ClusterMetrics implements PassObserver {
     });
     const clusterEnergyHelp =
       'Energy drawn by all workers with power-watts since the cluster started, in joules ' +
-      '(disabled workers draw nothing).';
+      '(disabled and drained workers draw nothing).';
     new Counter({
       name: 'iris_cluster_energy_joules_total',
       help: clusterEnergyHelp,

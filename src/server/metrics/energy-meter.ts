@@ -8,8 +8,8 @@
  *   time since the last one is charged at the old draw, then the draw is recomputed. A read
  *   charges up to now without changing the draw. So the figures are exact for the model, and the
  *   work per change is constant (no scan of the live attempts).
- * - Only workers with `power-watts` are metered; a DISABLED worker draws nothing, so its total
- *   stays where it was while it is disabled, and the cluster-wide total (the sum) leaves it out.
+ * - Only workers with `power-watts` are metered; a DISABLED or DRAINED worker draws nothing, so
+ *   its total stays where it was meanwhile, and the cluster-wide total (the sum) leaves it out.
  * - Totals only grow (counters); they start at 0 when the cluster starts.
  */
 import type { ClusterStore } from '../../cluster/state/store.js';

@@ -55,6 +55,18 @@ describe('the energy meter', () => {
     expect(meter.totals().get('w2')).toBeCloseTo(200);
     meter.close();
   });
+
+  it('a DRAINED worker (drained, or gone from the config) draws nothing', () => {
+    const { store, clock } = powered();
+    const meter = new EnergyMeter(store, clock.now);
+    store.drainWorker('w1');
+    store.syncWorkers([workerSpec('w1', { powerWatts: { idle: 100, busy: 300 } }), workerSpec('w3')]);
+    expect(store.worker('w2')?.state).toBe('DRAINED');
+    clock.tick(10_000);
+    expect(meter.watts()).toBe(0);
+    expect(meter.totals().get('w2')).toBe(0);
+    meter.close();
+  });
 });
 
 describe('aggregated cost and energy leave out DISABLED workers', () => {
