@@ -44,3 +44,22 @@ export function parseUses(keys: readonly string[]): string[] {
   if (out.length > MAX_USES) throw invalid(`too many uses keys (${out.length}): at most ${MAX_USES}`);
   return out;
 }
+
+/** The longest merge key (`--merge-key`, docs/cli.md "Task merging"). */
+export const MAX_MERGE_KEY_LENGTH = 200;
+
+/**
+ * A job's merge key (`--merge-key`, a stage's `merge`): non-empty, no spaces, at most
+ * MAX_MERGE_KEY_LENGTH characters. Jobs with equal keys (and equal specs) may run their ready
+ * tasks as one attempt (src/cluster/scheduler/placement/merge.ts).
+ */
+export function parseMergeKey(raw: string): string {
+  const key = raw.trim();
+  if (key === '' || /\s/.test(key) || key.length > MAX_MERGE_KEY_LENGTH) {
+    throw invalid(
+      `invalid merge key "${raw}": expected a name without spaces, at most ${MAX_MERGE_KEY_LENGTH} characters`,
+      'for example --merge-key llama-3-8b-serve',
+    );
+  }
+  return key;
+}
