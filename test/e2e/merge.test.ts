@@ -8,7 +8,7 @@
  * output and `iris status` says which tasks it ran merged with. A merged attempt that fails fails
  * every member with "merged with <lead>" and counts against each one's own retries.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../src/api/types.js';
@@ -99,5 +99,16 @@ describe('task merging', () => {
       if (i === 0) expect(task.reason).not.toContain('merged with');
       else expect(task.reason).toContain(`merged with ${tasks[0]}`);
     }
+  });
+
+  it("a pipeline stage's merge key is stored with its job", async () => {
+    writeFileSync(
+      path.join(c.cwd, 'serve.yaml'),
+      'name: serve\nstages:\n  answer:\n    cpu: 0.5\n    merge: llama\n    command: "true"\n',
+    );
+    const submit = await c.iris(['submit', '-f', 'serve.yaml']);
+    expect(submit.code, describeRun(['submit', '-f', 'serve.yaml'], submit)).toBe(0);
+    const done = await c.waitForState('/serve/answer', 'SUCCEEDED');
+    expect(done.mergeKey).toBe('llama');
   });
 });
