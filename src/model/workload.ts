@@ -5,6 +5,8 @@
  * names no category is `other`.
  */
 import { invalid } from './errors.js';
+import type { Constraint } from './constraints.js';
+import type { ResourceSpec } from './resources.js';
 
 export const JOB_CATEGORIES = ['training', 'inference', 'other'] as const;
 export type JobCategory = (typeof JOB_CATEGORIES)[number];
@@ -62,4 +64,31 @@ export function parseMergeKey(raw: string): string {
     );
   }
   return key;
+}
+
+/** What mergeGroup reads of a job spec (the simulator's jobs have no image or command). */
+export interface MergeableSpec {
+  mergeKey?: string | null;
+  user: string;
+  image?: string | null;
+  command?: readonly string[];
+  resources: ResourceSpec;
+  constraints: readonly Constraint[];
+  coschedule: string | null;
+}
+
+/**
+ * The group a job's tasks merge within: a string equal for two jobs exactly when their key, user,
+ * image, command, resources and constraints are equal. Null: the job never merges (no key, or a gang).
+ */
+export function mergeGroup(spec: MergeableSpec): string | null {
+  if (!spec.mergeKey || spec.coschedule !== null) return null;
+  return JSON.stringify([
+    spec.mergeKey,
+    spec.user,
+    spec.image ?? null,
+    spec.command ?? null,
+    spec.resources,
+    spec.constraints,
+  ]);
 }

@@ -7,7 +7,7 @@
 import { DEFAULT_BAND } from '../../model/band.js';
 import type { Job, JobSpec } from '../../model/types.js';
 import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
-import { mergeGroup } from '../scheduler/placement/merge.js';
+import { mergeGroup } from '../../model/workload.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {

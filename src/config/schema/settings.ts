@@ -384,8 +384,11 @@ export const placementScoringKeys = {
   merge: object(
     {
       enabled: z.boolean().nullish(),
-      'max-batch': atMost(positiveInteger('placement.merge.max-batch'), 'placement.merge.max-batch', MAX_MERGE_BATCH)
-        .nullish(),
+      'max-batch': atMost(
+        positiveInteger('placement.merge.max-batch'),
+        'placement.merge.max-batch',
+        MAX_MERGE_BATCH,
+      ).nullish(),
     },
     'an object such as { enabled: true, max-batch: 4 }',
   ).nullish(),

@@ -6,7 +6,7 @@
  * - It merges only under the adaptive placement mode with `merge.enabled`; otherwise the plan is
  *   returned as it is.
  * - Only jobs that opted in (`--merge-key`) take part, and only tasks of jobs in the same merge
- *   group (mergeGroup: equal key, user, image, command, resources and constraints; never a gang)
+ *   group (SchedulerJob.merge, model/workload.ts mergeGroup: equal key, user, image, command, resources and constraints; never a gang)
  *   are folded together. Their data (env, task index) may differ.
  * - The lead of a batch is a task the pass placed anyway, on the worker the pass chose, with the
  *   resources of one task; its members are the next pending tasks of its group in queue order
@@ -16,8 +16,6 @@
  * - Pure: the same snapshot and plan give the same batches.
  */
 import { invalid } from '../../../model/errors.js';
-import type { ResourceSpec } from '../../../model/resources.js';
-import type { Constraint } from '../../../model/constraints.js';
 import { orderPending } from '../queue/order.js';
 import type { Placement, Plan, Snapshot } from '../types.js';
 
@@ -38,7 +36,10 @@ export const MAX_MERGE_BATCH = 64;
 export function validMergeOptions(given: Partial<MergeOptions> = {}): MergeOptions {
   const enabled = given.enabled ?? DEFAULT_MERGE_OPTIONS.enabled;
   if (typeof enabled !== 'boolean') {
-    throw invalid(`placement.merge.enabled must be true or false, got ${String(enabled)}`, 'for example enabled: false');
+    throw invalid(
+      `placement.merge.enabled must be true or false, got ${String(enabled)}`,
+      'for example enabled: false',
+    );
   }
   const maxBatch = given.maxBatch ?? DEFAULT_MERGE_OPTIONS.maxBatch;
   if (typeof maxBatch !== 'number' || !Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > MAX_MERGE_BATCH) {
@@ -48,33 +49,6 @@ export function validMergeOptions(given: Partial<MergeOptions> = {}): MergeOptio
     );
   }
   return { enabled, maxBatch };
-}
-
-/** What mergeGroup reads of a job spec (the simulator's jobs have no image or command). */
-export interface MergeableSpec {
-  mergeKey?: string | null;
-  user: string;
-  image?: string | null;
-  command?: readonly string[];
-  resources: ResourceSpec;
-  constraints: readonly Constraint[];
-  coschedule: string | null;
-}
-
-/**
- * The group a job's tasks merge within: a string equal for two jobs exactly when their key, user,
- * image, command, resources and constraints are equal. Null: the job never merges (no key, or a gang).
- */
-export function mergeGroup(spec: MergeableSpec): string | null {
-  if (!spec.mergeKey || spec.coschedule !== null) return null;
-  return JSON.stringify([
-    spec.mergeKey,
-    spec.user,
-    spec.image ?? null,
-    spec.command ?? null,
-    spec.resources,
-    spec.constraints,
-  ]);
 }
 
 /** What the rule reads of the placement profile. */
@@ -127,4 +101,3 @@ export function mergePlan(snapshot: Snapshot, plan: Plan, profile: MergeProfile)
   }
   return { ...plan, placements };
 }
-

@@ -8,10 +8,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MERGE_OPTIONS,
-  mergeGroup,
   mergePlan,
   validMergeOptions,
 } from '../../../../src/cluster/scheduler/placement/merge.js';
+import { mergeGroup } from '../../../../src/model/workload.js';
 import { placementOptions } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/queue-scheduler.js';
 import type { Placement, Plan, SchedulerJob, Snapshot } from '../../../../src/cluster/scheduler/types.js';
