@@ -26,7 +26,7 @@ function keyed(name: string, key: string | null, o: { user?: string; cpu?: numbe
   return merge === null ? j : { ...j, merge };
 }
 
-function planOf(s: Snapshot, placed: string[]): Plan {
+function planOf(placed: string[]): Plan {
   const placements: Placement[] = placed.map((task) => ({
     task,
     job: task.slice(0, task.lastIndexOf('/')),
@@ -71,7 +71,7 @@ describe('mergePlan', () => {
 
   it('folds the next pending tasks of the same group, in queue order, into the placed one', () => {
     const s = snapshot([...jobs, ...more], [worker('w0')]);
-    const plan = mergePlan(s, planOf(s, ['/a/task-0']), ADAPTIVE);
+    const plan = mergePlan(s, planOf(['/a/task-0']), ADAPTIVE);
     expect(plan.placements).toEqual([
       expect.objectContaining({ task: '/a/task-0', merged: ['/b/task-0', '/c/task-0', '/d/task-0'] }),
     ]);
@@ -80,14 +80,14 @@ describe('mergePlan', () => {
   it('never above max-batch, lead included', () => {
     const s = snapshot([...jobs, ...more], [worker('w0')]);
     const two = placementOptions({ merge: { maxBatch: 2 } });
-    expect(mergePlan(s, planOf(s, ['/a/task-0']), two).placements[0]!.merged).toEqual(['/b/task-0']);
+    expect(mergePlan(s, planOf(['/a/task-0']), two).placements[0]!.merged).toEqual(['/b/task-0']);
     const one = placementOptions({ merge: { maxBatch: 1 } });
-    expect(mergePlan(s, planOf(s, ['/a/task-0']), one).placements[0]!.merged).toBeUndefined();
+    expect(mergePlan(s, planOf(['/a/task-0']), one).placements[0]!.merged).toBeUndefined();
   });
 
   it('a task the pass placed later joins an earlier batch and loses its own placement', () => {
     const s = snapshot(jobs, [worker('w0')]);
-    const plan = mergePlan(s, planOf(s, ['/a/task-0', '/c/task-0']), ADAPTIVE);
+    const plan = mergePlan(s, planOf(['/a/task-0', '/c/task-0']), ADAPTIVE);
     expect(plan.placements.map((p) => [p.task, p.merged])).toEqual([['/a/task-0', ['/b/task-0', '/c/task-0']]]);
   });
 
@@ -102,23 +102,23 @@ describe('mergePlan', () => {
       ],
       [worker('w0')],
     );
-    expect(mergePlan(s, planOf(s, ['/a/task-0']), ADAPTIVE).placements[0]!.merged).toBeUndefined();
-    expect(mergePlan(s, planOf(s, ['/none/task-0']), ADAPTIVE).placements[0]!.merged).toBeUndefined();
+    expect(mergePlan(s, planOf(['/a/task-0']), ADAPTIVE).placements[0]!.merged).toBeUndefined();
+    expect(mergePlan(s, planOf(['/none/task-0']), ADAPTIVE).placements[0]!.merged).toBeUndefined();
   });
 
   it('never when disabled or under another placement mode', () => {
     const s = snapshot(jobs, [worker('w0')]);
     const off = placementOptions({ merge: { enabled: false } });
-    expect(mergePlan(s, planOf(s, ['/a/task-0']), off).placements[0]!.merged).toBeUndefined();
+    expect(mergePlan(s, planOf(['/a/task-0']), off).placements[0]!.merged).toBeUndefined();
     for (const mode of ['first-fit', 'static-worker', 'round-robin'] as const) {
-      expect(mergePlan(s, planOf(s, ['/a/task-0']), placementOptions({ mode })).placements[0]!.merged).toBeUndefined();
+      expect(mergePlan(s, planOf(['/a/task-0']), placementOptions({ mode })).placements[0]!.merged).toBeUndefined();
     }
   });
 
   it('a sticky job or a preemptor is never a member', () => {
     const sticky = { ...keyed('/b', 'k', { seq: 2 }), sticky: { workerId: 'w0', parent: '/p' } };
     const s = snapshot([jobs[0]!, sticky, jobs[2]!], [worker('w0')]);
-    const plan = planOf(s, ['/a/task-0']);
+    const plan = planOf(['/a/task-0']);
     plan.preemptions = [
       { job: '/c', band: 'production', victims: [], workers: [], need: { cpuMillis: 0, memoryBytes: 0, devices: 0 } },
     ];
@@ -149,7 +149,7 @@ describe('mergePlan', () => {
         const all = specs.map((sp, i) => keyed(`/j${i}`, sp.key, { user: sp.user, seq: i }));
         const s = snapshot(all, [worker('w0')]);
         const chosen = [...new Set(placed.filter((i) => i < all.length))].map((i) => `/j${i}/task-0`);
-        const plan = mergePlan(s, planOf(s, chosen), placementOptions({ merge: { maxBatch } }));
+        const plan = mergePlan(s, planOf(chosen), placementOptions({ merge: { maxBatch } }));
         const seen = new Set<string>();
         const groupOf = (task: string) => s.jobs.get(task.slice(0, task.lastIndexOf('/')))!;
         for (const p of plan.placements) {
