@@ -14,7 +14,7 @@ import {
 import { mergeGroup } from '../../../../src/model/workload.js';
 import { placementOptions } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/queue-scheduler.js';
-import type { Placement, Plan, SchedulerJob, Snapshot } from '../../../../src/cluster/scheduler/types.js';
+import type { Placement, Plan, SchedulerJob } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, worker } from '../helpers.js';
 
 const ADAPTIVE = placementOptions();
