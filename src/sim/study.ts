@@ -285,9 +285,10 @@ export interface MergeStudyRow {
 
 /**
  * The study's workload with a merge key on each `infer-i` request (the model it uses, so requests
- * for one model merge) and a time limit that covers any batch (the longest request, 480 s, plus the
- * model's load: a merged attempt runs under its lead's limit), under adaptive placement (first-fit selection, policy easy, no elastic
- * coordinator): merging off, then on with the cluster's default batch of 4.
+ * for one model merge) and a time limit that covers any batch (the longest request, 480 s, plus
+ * the model's load: a merged attempt runs under its lead's limit), under adaptive placement
+ * (first-fit selection, policy easy, no elastic coordinator): merging off, then on with the
+ * cluster's default batch of 4.
  */
 export function runMergeStudy(options: StudyOptions = {}): { seed: number; rows: MergeStudyRow[] } {
   const seed = options.seed ?? DEFAULT_STUDY_SEED;

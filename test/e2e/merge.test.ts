@@ -77,7 +77,7 @@ describe('task merging', () => {
     expect(status.stdout).toContain(`task-0 attempt 0: merged with ${tasks[0]}, ${tasks[2]}, ${tasks[3]}`);
   });
 
-  it('a merged attempt that fails fails every member, naming the lead, and counts against each retry budget', async () => {
+  it('a merged attempt that fails fails every member naming the lead, counted against each retry budget', async () => {
     const blocker = await hold('block-fail');
     const ran = path.join(c.cwd, 'ran-fail.txt');
     const command = ['sh', '-c', `echo "$IRIS_MERGED_TASKS" >> '${ran}'; exit 3`];

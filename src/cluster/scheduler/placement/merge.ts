@@ -6,7 +6,8 @@
  * - It merges only under the adaptive placement mode with `merge.enabled`; otherwise the plan is
  *   returned as it is.
  * - Only jobs that opted in (`--merge-key`) take part, and only tasks of jobs in the same merge
- *   group (SchedulerJob.merge, model/workload.ts mergeGroup: equal key, user, image, command, resources and constraints; never a gang)
+ *   group (SchedulerJob.merge, model/workload.ts mergeGroup: equal key, user, image, command,
+ *   resources and constraints; never a gang)
  *   are folded together. Their data (env, task index) may differ.
  * - The lead of a batch is a task the pass placed anyway, on the worker the pass chose, with the
  *   resources of one task; its members are the next pending tasks of its group in queue order
