@@ -5,13 +5,14 @@
  * together when it ends. They start as ONE attempt: the command runs once (it appends a line to a
  * file), with IRIS_MERGED_TASKS naming the four tasks, lead first, and IRIS_MERGED_FILE listing
  * each task's own data; every member ends SUCCEEDED, `iris logs` of a member shows the attempt's
- * output and `iris status` says which tasks it ran merged with. A merged attempt that fails fails
+ * output, the attempt's result file is every member's result, and `iris status` says which tasks
+ * it ran merged with. A merged attempt that fails fails
  * every member with "merged with <lead>" and counts against each one's own retries.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobDetail } from '../../src/api/types.js';
+import type { JobDetail, ResultsResponse } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `workers:
@@ -35,7 +36,8 @@ describe('task merging', () => {
     const command = [
       'sh',
       '-c',
-      `echo "$IRIS_MERGED_TASKS" >> '${ran}'; echo "merged: $IRIS_MERGED_TASKS"; cat "$IRIS_MERGED_FILE"`,
+      `echo "$IRIS_MERGED_TASKS" >> '${ran}'; echo "merged: $IRIS_MERGED_TASKS"; cat "$IRIS_MERGED_FILE"; ` +
+        `echo '{"answer": "42"}' > "$IRIS_RESULT_FILE"`,
     ];
     const jobs: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -70,6 +72,10 @@ describe('task merging', () => {
     }
     expect(logs.stdout).toContain('"IRIS_TASK_INDEX": "0"');
     expect(logs.stdout).toContain('"IRIS_NUM_TASKS": "1"');
+
+    // The attempt's results are every member's.
+    const results = await c.json<ResultsResponse>(['results', jobs[3]!]);
+    expect(results.results.map((r) => [r.task, r.key, r.value])).toEqual([[tasks[3], 'answer', '42']]);
 
     const status = await c.iris(['status', jobs[1]!]);
     expect(status.code, describeRun(['status', jobs[1]!], status)).toBe(0);
