@@ -225,9 +225,13 @@ export function attemptEnded(
     return pushAll(out, taskPreempted(view, job, task, verdict.reason ?? 'preempted', now));
   }
   // 'killed' for a live attempt means it was stopped without a stop order from the lifecycle:
-  // treat it like any other failure so the retry budget applies.
-  const out = endAttempt(view, a, task, 'FAILED', verdict.reason, verdict.exitCode, now);
-  return pushAll(out, taskFailed(view, job, task, verdict.reason, verdict.exitCode, now));
+  // treat it like any other failure so the retry budget applies. A merged batch's lead names the
+  // members it fails with it (its "merged children"); each member's reason names the lead.
+  const children = liveMembers(view, a).map((m) => m.task);
+  const reason =
+    children.length === 0 ? verdict.reason : `${verdict.reason ?? 'failed'} (merged children: ${children.join(', ')})`;
+  const out = endAttempt(view, a, task, 'FAILED', reason, verdict.exitCode, now, verdict.reason);
+  return pushAll(out, taskFailed(view, job, task, reason, verdict.exitCode, now));
 }
 
 /** Infrastructure lost a live attempt; it is also ordered stopped in case it still runs. */
@@ -257,6 +261,8 @@ export function endAttempt(
   reason: string | null,
   exitCode: number | null,
   now: number,
+  /** The reason a merged batch's members end with (after `merged with <lead>`); default `reason`. */
+  memberReason: string | null = reason,
 ): Item[] {
   const out: Item[] = [];
   const { uses } = jobOf(view, task).job.spec;
@@ -279,7 +285,14 @@ export function endAttempt(
   if (a.merged && a.merged.lead === a.task) {
     for (const member of a.merged.tasks) {
       if (member !== a.task) {
-        out.push({ kind: 'merged-end', task: member, lead: a.task, state, reason, exitCode: exitCode ?? a.exitCode });
+        out.push({
+          kind: 'merged-end',
+          task: member,
+          lead: a.task,
+          state,
+          reason: memberReason,
+          exitCode: exitCode ?? a.exitCode,
+        });
       }
     }
   }
