@@ -13,7 +13,7 @@
  *   resources of one task; its members are the next pending tasks of its group in queue order
  *   (orderPending), tasks the pass placed later included (their own placements are dropped, so
  *   they are never started twice). A task is in at most one batch, a batch never has more than
- *   `merge.maxBatch` tasks, and a sticky job or a preemptor is never a member.
+ *   `merge.maxBatch` tasks, and a sticky job, a preemptor or a claimant is never a member.
  * - Pure: the same snapshot and plan give the same batches.
  */
 import { invalid } from '../../../model/errors.js';
@@ -73,7 +73,11 @@ export function mergePlan(snapshot: Snapshot, plan: Plan, profile: MergeProfile)
   const groupOf = (job: string) => snapshot.jobs.get(job)?.merge ?? null;
   if (!plan.placements.some((p) => groupOf(p.job) !== null)) return plan;
   const maxBatch = (profile.merge ?? DEFAULT_MERGE_OPTIONS).maxBatch;
-  const preemptors = new Set((plan.preemptions ?? []).map((p) => p.job));
+  // Preemptors and claimants start where their victims' capacity is: never as another task's member.
+  const preemptors = new Set([
+    ...(plan.preemptions ?? []).map((p) => p.job),
+    ...(snapshot.claims ?? []).map((c) => c.job),
+  ]);
   // Pending tasks that may join a batch, per group, in queue order.
   const waiting = new Map<string, string[]>();
   for (const task of orderPending(snapshot)) {

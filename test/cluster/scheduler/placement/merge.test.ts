@@ -14,7 +14,7 @@ import {
 import { mergeGroup } from '../../../../src/model/workload.js';
 import { placementOptions } from '../../../../src/cluster/scheduler/placement/registry.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/queue-scheduler.js';
-import type { Placement, Plan, SchedulerJob } from '../../../../src/cluster/scheduler/types.js';
+import type { Placement, Plan, SchedulerJob, Snapshot } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, worker } from '../helpers.js';
 
 const ADAPTIVE = placementOptions();
@@ -115,7 +115,7 @@ describe('mergePlan', () => {
     }
   });
 
-  it('a sticky job or a preemptor is never a member', () => {
+  it('a sticky job, a preemptor or a claimant is never a member', () => {
     const sticky = { ...keyed('/b', 'k', { seq: 2 }), sticky: { workerId: 'w0', parent: '/p' } };
     const s = snapshot([jobs[0]!, sticky, jobs[2]!], [worker('w0')]);
     const plan = planOf(['/a/task-0']);
@@ -123,6 +123,11 @@ describe('mergePlan', () => {
       { job: '/c', band: 'production', victims: [], workers: [], need: { cpuMillis: 0, memoryBytes: 0, devices: 0 } },
     ];
     expect(mergePlan(s, plan, ADAPTIVE).placements[0]!.merged).toBeUndefined();
+    const claimed: Snapshot = {
+      ...snapshot(jobs, [worker('w0')]),
+      claims: [{ job: '/b', workerId: 'w0', amount: { cpuMillis: 1000, memoryBytes: 0, devices: 0 } }],
+    };
+    expect(mergePlan(claimed, planOf(['/a/task-0']), ADAPTIVE).placements[0]!.merged).toEqual(['/c/task-0']);
   });
 
   it('the queue scheduler merges: one worker with room for one task starts the first with three members', () => {
