@@ -224,6 +224,7 @@ const attempt = lazy(() =>
         }),
       ),
     ),
+    merged: optional(object<{ lead: string; tasks: string[] }>({ lead: string, tasks: strings })),
   }),
 );
 
@@ -307,6 +308,7 @@ export const jobAnswer = lazy(() =>
     ),
     category: optional(text<JobCategory>()),
     uses: optional(strings),
+    mergeKey: optional(string),
     stages: optional(
       array(
         object<NonNullable<JobDetail['stages']>[number]>({

@@ -181,6 +181,12 @@ export const SubmitRequestSchema = requestBody('submit request', {
       'Models or data sets the tasks load (`llama-3-8b`), at most 32, no spaces: placement prefers workers that ' +
         'recently ran a task using them.',
     ),
+  mergeKey: text()
+    .nullish()
+    .describe(
+      'Merge key (`--merge-key`): under adaptive placement, ready tasks of jobs with the same key, user, image, ' +
+        'command and resources may run as one attempt on one worker (`placement.merge`, docs/cli.md).',
+    ),
   priority: z
     .enum(BANDS, { error: expecting(`one of ${BANDS.join(', ')}`) })
     .nullish()

@@ -214,6 +214,11 @@ export interface AttemptInfo {
    * gangs).
    */
   placement?: PlacementDecision | null;
+  /**
+   * The merged batch this attempt ran in (docs/architecture.md, "Task merging"): its lead task (whose attempt ran
+   * the command) and every task it served, lead first. Absent: not merged.
+   */
+  merged?: { lead: string; tasks: string[] };
 }
 
 export interface TaskInfo {
@@ -276,6 +281,8 @@ export interface JobDetail extends JobSummary, JobRules {
   category?: JobCategory;
   /** Models or data sets its tasks load (`--uses`); absent: none. */
   uses?: string[];
+  /** Its merge key (`--merge-key`); absent: none. */
+  mergeKey?: string;
   /**
    * A pipeline's root: its stages in submit order, each with its job's state and reason (null when its job is gone).
    */

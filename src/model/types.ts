@@ -86,6 +86,12 @@ export interface JobSpec {
    * stops only lower bands. Absent (a job stored before bands): `interactive`.
    */
   band?: Band;
+  /**
+   * Its merge key (`--merge-key`, a stage's `merge`): ready tasks of jobs with the same key, user,
+   * image, command and resources may run as one attempt (src/cluster/scheduler/placement/merge.ts).
+   * Absent: never merged.
+   */
+  mergeKey?: string;
   /** The job is the root of a pipeline of these stages (in submit order, with their needs); absent: not a pipeline. */
   pipeline?: { stages: Array<{ name: string; needs: string[] }> };
 }
@@ -184,6 +190,24 @@ export interface Attempt {
   peakMemoryBytes: number | null;
   /** How placement chose its worker (adaptive placement); absent or null: not scored. */
   placement?: PlacementDecision | null;
+  /**
+   * Set on every attempt of a merged batch (docs/architecture.md, "Task merging"): `lead` is the
+   * task whose attempt runs the command, `tasks` all the batch's tasks, lead first. A member's
+   * attempt (task !== lead) holds no capacity and has no process: it follows the lead's.
+   * Absent or null: not merged.
+   */
+  merged?: MergedBatch | null;
+}
+
+/** The tasks one merged attempt serves (Attempt.merged). */
+export interface MergedBatch {
+  lead: string;
+  tasks: string[];
+}
+
+/** True for a member of a merged batch other than its lead: no process, no capacity of its own. */
+export function isMergedMember(a: Pick<Attempt, 'task' | 'merged'>): boolean {
+  return !!a.merged && a.merged.lead !== a.task;
 }
 
 /** What adaptive placement decided for one attempt (docs/configuration.md, "Placement"). */

@@ -5,6 +5,8 @@
  * names no category is `other`.
  */
 import { invalid } from './errors.js';
+import type { Constraint } from './constraints.js';
+import type { ResourceSpec } from './resources.js';
 
 export const JOB_CATEGORIES = ['training', 'inference', 'other'] as const;
 export type JobCategory = (typeof JOB_CATEGORIES)[number];
@@ -43,4 +45,50 @@ export function parseUses(keys: readonly string[]): string[] {
   }
   if (out.length > MAX_USES) throw invalid(`too many uses keys (${out.length}): at most ${MAX_USES}`);
   return out;
+}
+
+/** The longest merge key (`--merge-key`, docs/cli.md "Task merging"). */
+export const MAX_MERGE_KEY_LENGTH = 200;
+
+/**
+ * A job's merge key (`--merge-key`, a stage's `merge`): non-empty, no spaces, at most
+ * MAX_MERGE_KEY_LENGTH characters. Jobs with equal keys (and equal specs) may run their ready
+ * tasks as one attempt (src/cluster/scheduler/placement/merge.ts).
+ */
+export function parseMergeKey(raw: string): string {
+  const key = raw.trim();
+  if (key === '' || /\s/.test(key) || key.length > MAX_MERGE_KEY_LENGTH) {
+    throw invalid(
+      `invalid merge key "${raw}": expected a name without spaces, at most ${MAX_MERGE_KEY_LENGTH} characters`,
+      'for example --merge-key llama-3-8b-serve',
+    );
+  }
+  return key;
+}
+
+/** What mergeGroup reads of a job spec (the simulator's jobs have no image or command). */
+export interface MergeableSpec {
+  mergeKey?: string | null;
+  user: string;
+  image?: string | null;
+  command?: readonly string[];
+  resources: ResourceSpec;
+  constraints: readonly Constraint[];
+  coschedule: string | null;
+}
+
+/**
+ * The group a job's tasks merge within: a string equal for two jobs exactly when their key, user,
+ * image, command, resources and constraints are equal. Null: the job never merges (no key, or a gang).
+ */
+export function mergeGroup(spec: MergeableSpec): string | null {
+  if (!spec.mergeKey || spec.coschedule !== null) return null;
+  return JSON.stringify([
+    spec.mergeKey,
+    spec.user,
+    spec.image ?? null,
+    spec.command ?? null,
+    spec.resources,
+    spec.constraints,
+  ]);
 }

@@ -24,6 +24,7 @@
  * a reserve for the controller's own files), so a flood of the task door never starves the owner's
  * socket, and never takes the descriptors a launch or a log needs.
  */
+import { isMergedMember } from '../model/types.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -216,7 +217,8 @@ async function serveCluster(
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
   const metrics = new ClusterMetrics(store);
-  const leftovers = kube ? [] : store.activeAttempts();
+  // A merged batch's members have no process of their own: they follow their lead's recovery.
+  const leftovers = kube ? [] : store.activeAttempts().filter((a) => !isMergedMember(a));
   // Containers can be left behind only by a state that had a container runtime (the meta key), or
   // by a leftover attempt of a job with an image (a state written before the key existed).
   const mayHaveContainers =

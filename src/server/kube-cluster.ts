@@ -13,6 +13,7 @@
  * - startNodes keeps the store's workers equal to the cluster's Nodes (WorkerFeed) from before
  *   the first scheduling pass on.
  */
+import { isMergedMember } from '../model/types.js';
 import type { Controller } from '../cluster/controller/controller.js';
 import type { AdoptedAttempt } from '../cluster/controller/supervisor.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
@@ -62,7 +63,7 @@ export async function recoverKube(
   graceMs: number,
   log: (m: string) => void,
 ): Promise<ResumedAttempt[]> {
-  const leftovers = store.activeAttempts();
+  const leftovers = store.activeAttempts().filter((a) => !isMergedMember(a));
   const records = startedRecords(store, leftovers);
   const ended = await kube.runtime.recover(clusterId, records);
   const endedKeys = new Set(ended.map((r) => attemptKey(r.key.task, r.key.attempt)));

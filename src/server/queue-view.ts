@@ -8,7 +8,7 @@
  */
 import type { QueueInfo, RuntimeEstimateInfo, UsageInfo, UserShareInfo } from '../api/types.js';
 import { borrowedTasks, userShares, type RunningUse, type Usage } from '../cluster/scheduler/queue/shares.js';
-import type { Quota } from '../model/types.js';
+import { isMergedMember, type Quota } from '../model/types.js';
 import { runtimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { RuntimeEstimate } from '../cluster/scheduler/planner/index.js';
 import type { QueueListing } from '../cluster/controller/queue-listing.js';
@@ -54,6 +54,8 @@ export function queueInfo(
 function runningUses(store: ClusterStore): RunningUse[] {
   const uses: RunningUse[] = [];
   for (const attempt of store.activeAttempts()) {
+    // A merged batch's member holds nothing of its own (snapshot.ts skips it too).
+    if (isMergedMember(attempt)) continue;
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;

@@ -195,6 +195,7 @@ function runDetail(
     ...(spec.stage ? { stage: spec.stage } : {}),
     ...(spec.category ? { category: spec.category } : {}),
     ...(spec.uses?.length ? { uses: spec.uses } : {}),
+    ...(spec.mergeKey ? { mergeKey: spec.mergeKey } : {}),
     ...(spec.pipeline ? { stages: stageViews(data.job.name, spec.pipeline.stages, children) } : {}),
     runsIn: runsIn(spec),
     taskList,
@@ -244,6 +245,7 @@ function taskView(
       cpuSeconds: a.cpuSeconds,
       peakMemoryBytes: a.peakMemoryBytes,
       placement: a.placement ?? null,
+      ...(a.merged ? { merged: { lead: a.merged.lead, tasks: [...a.merged.tasks] } } : {}),
       ...(stopping.has(attemptKey(a.task, a.attempt)) ? { stopping: true as const } : {}),
     })),
   };

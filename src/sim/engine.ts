@@ -70,7 +70,7 @@ import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 import { SimState, modelJob, modelWorker } from './state.js';
 import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
 import { plannedEnd, predictRuntime, RuntimeHistory, runRuntime } from '../cluster/scheduler/planner/index.js';
-import { assign, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
+import { assignMerged, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
 import type { StopOrder } from '../cluster/lifecycle/changes.js';
 import { SimPreemptions } from './preemption.js';
@@ -125,6 +125,8 @@ class Engine {
   private cost = 0;
   private reuseStarts = 0;
   private reuseHits = 0;
+  /** Task merging totals (SimSummary.merging); null when no job has a merge key. */
+  private merging: { batches: number; mergedTasks: number; modelLoads: number } | null = null;
   private rootAt = 0;
   private readonly arrivals = new EventHeap<Arrival>();
   private readonly completions = new EventHeap<Completion>();
@@ -167,6 +169,8 @@ class Engine {
     this.roots = this.pipelines.roots;
     this.state = new SimState(workload.workers.map(modelWorker), options.cacheTtl ?? DEFAULT_CACHE_TTL_S);
     const usesModels = countJobs(workload.jobs, (job) => (job.uses?.length ?? 0) > 0) > 0;
+    if (countJobs(workload.jobs, (job) => job.mergeKey !== undefined) > 0)
+      this.merging = { batches: 0, mergedTasks: 0, modelLoads: 0 };
     this.cache = usesModels ? new ContextCache(workload.models ?? {}, this.state) : null;
     for (const w of workload.workers) this.costPerHour.set(w.id, costPerHourOf(w));
     this.elastic = options.elastic ? new SimElastic(workload.workers, options.elastic) : null;
@@ -334,8 +338,10 @@ class Engine {
         if (this.state.task(placement.task)?.state !== 'PENDING') {
           throw new Error(`scheduler placed unknown or running task ${placement.task}`);
         }
-        this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now);
+        const members = placement.merged ?? [];
+        this.place(placement.task, placement.job, placement.workerId, placement.deviceIndices, now, members);
         placedJobs.add(placement.job);
+        for (const member of members) placedJobs.add(this.state.task(member)!.job);
       }
       if (placedJobs.size > 0) this.pending.compact();
       // Preemptions, after the placements, as live (a stopped task's queue place is its old one).
@@ -383,7 +389,21 @@ class Engine {
     }
   }
 
-  private place(taskId: string, jobName: string, workerId: string, devices: number[], now: number): void {
+  /**
+   * Start `taskId` on `workerId`; `members`: a merged batch (cluster/scheduler/placement/merge.ts)
+   * it serves too, as the live cluster does: one attempt with the lead's resources and the load of
+   * what it uses once, serving the batch's data together (a batched model call): it lasts the load
+   * plus the longest of the tasks' runs, within the lead's time limit (as live: one process, the
+   * lead's limit). The members' attempts follow the lead's (lifecycle).
+   */
+  private place(
+    taskId: string,
+    jobName: string,
+    workerId: string,
+    devices: number[],
+    now: number,
+    members: readonly string[] = [],
+  ): void {
     const job = this.active.get(jobName);
     if (!job || !this.pool.has(workerId))
       throw new Error(`scheduler placed ${taskId} on unknown job or worker ${workerId}`);
@@ -414,12 +434,24 @@ class Engine {
       load = start.load;
       this.reuseStarts++;
       if (start.hit) this.reuseHits++;
+      if (load > 0 && this.merging) this.merging.modelLoads++;
     }
-    // The lifecycle starts the task: a new attempt, running at once.
-    const { attempt, items } = assign(this.state, taskId, workerId, '', devices, null, now);
+    // The lifecycle starts the task (and its merged members): a new attempt, running at once.
+    const { attempt, items } = assignMerged(this.state, taskId, members, workerId, '', devices, null, now);
     this.state.run(items, now);
     this.state.run(markRunning(this.state, taskId, attempt.attempt, null, now), now);
-    const duration = Math.min(job.spec.run + load, job.spec.timeLimit);
+    let run = job.spec.run;
+    for (const member of members) {
+      this.pending.take();
+      const other = this.active.get(this.state.task(member)!.job)!;
+      run = Math.max(run, other.spec.run);
+      this.started(other, workerId, now);
+    }
+    if (members.length > 0 && this.merging) {
+      this.merging.batches++;
+      this.merging.mergedTasks += members.length;
+    }
+    const duration = Math.min(run + load, job.spec.timeLimit);
     this.running.set(taskId, {
       allocation,
       deviceIndices: devices,
@@ -430,10 +462,15 @@ class Engine {
     });
     if (job.estimate) this.predictedRunning++;
     this.runningDirty = true;
-    if (job.spec.run + load > job.spec.timeLimit) job.timeLimited = true;
+    if (run + load > job.spec.timeLimit) job.timeLimited = true;
     this.completions.push({ time: now + duration, seq: this.eventSeq++, task: taskId, attempt: attempt.attempt });
-    job.workers.add(workerId);
     this.elastic?.taskStarted(workerId);
+    this.started(job, workerId, now);
+  }
+
+  /** A task of `job` started on `workerId` (on its own or merged): the job's queue count and first start. */
+  private started(job: ActiveJob, workerId: string, now: number): void {
+    job.workers.add(workerId);
     if (job.record.counts.PENDING === 0) this.queuedJobs--;
     if (job.start === null) {
       job.start = now;
@@ -551,10 +588,16 @@ class Engine {
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
     this.elastic?.taskEnded(allocation.workerId, now);
     const job = this.active.get(allocation.job)!;
-    // The lifecycle ends the attempt (its hints, its task, its job when it was the last).
+    // The lifecycle ends the attempt (its hints, its task, its job when it was the last), and
+    // those of the tasks merged into it.
+    const merged = this.state.attempt(taskId, attempt)?.merged?.tasks ?? [taskId];
     this.state.run(attemptEnded(this.state, taskId, attempt, SUCCEEDED, now), now);
-    job.end = Math.max(job.end, now);
-    if (isFinalJobState(job.record.job.state)) this.finishJob(job, now);
+    for (const id of merged) {
+      const other = id === taskId ? job : this.active.get(this.state.task(id)?.job ?? '');
+      if (other === undefined || !this.active.has(other.spec.name)) continue;
+      other.end = Math.max(other.end, now);
+      if (isFinalJobState(other.record.job.state)) this.finishJob(other, now);
+    }
   }
 
   private finishJob(job: ActiveJob, now: number): void {
@@ -624,6 +667,7 @@ class Engine {
       cost: this.cost,
       reuseStarts: this.reuseStarts,
       reuseHits: this.reuseHits,
+      ...(this.merging ? { merging: this.merging } : {}),
       passes: this.passes,
       batches: this.batches,
       ...(this.preemption

@@ -33,6 +33,8 @@ export const DEFAULT_SELECTION: Selection = DEFAULT_PLACEMENT_OPTIONS.selection;
 export interface PlacementOptions {
   mode: PlacementMode;
   selection: Selection;
+  /** Task merging (config `placement.merge`; adaptive only); absent: the cluster's default (on, batches of 4). */
+  merge?: { enabled: boolean; maxBatch: number };
 }
 
 export interface SimPolicyOptions {
@@ -68,7 +70,11 @@ export function parseSelection(name: string): Selection {
 
 /** The one mapping from a mode and selection to the scheduler's profile (the cluster's defaults for λ and jitter). */
 export function placementFor(options: PlacementOptions): PlacementProfile {
-  return placementOptions({ mode: options.mode, selection: options.selection });
+  return placementOptions({
+    mode: options.mode,
+    selection: options.selection,
+    ...(options.merge ? { merge: options.merge } : {}),
+  });
 }
 
 export function createScheduler(options: SimPolicyOptions): PassScheduler {
@@ -79,7 +85,9 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
   if (!Number.isInteger(reservationDepth) || reservationDepth < 1) {
     throw invalid(`invalid reservation depth ${reservationDepth}: expected a whole number of at least 1`);
   }
-  const placement = placementFor(options.placement ?? { mode: DEFAULT_PLACEMENT, selection: DEFAULT_SELECTION });
+  const given = options.placement ?? { mode: DEFAULT_PLACEMENT, selection: DEFAULT_SELECTION };
+  // A preempted merged attempt would requeue its members outside the engine's queue: no merging with preemption.
+  const placement = placementFor(options.preemption ? { ...given, merge: { enabled: false, maxBatch: 1 } } : given);
   // Every job of a simulation carries its own time limit, so the default never applies.
   const make = (explain: boolean): QueueScheduler =>
     new QueueScheduler(

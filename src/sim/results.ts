@@ -127,6 +127,12 @@ export interface SimSummary {
   fleetCost: number;
   passes: number;
   batches: number;
+  /**
+   * Task merging (cluster/scheduler/placement/merge.ts), when some job has a merge key: merged
+   * attempts started, the tasks that joined one as members (each a start, and perhaps a model
+   * load, saved), and the starts that loaded a model.
+   */
+  merging?: { batches: number; mergedTasks: number; modelLoads: number };
   /** With preemption: tasks stopped by preemption and the CPU-seconds they ran for nothing. */
   preemption?: { tasks: number; lostCpuSeconds: number };
   /** Per band (highest first), when the run had preemption or jobs of more than one band (bands.ts). */

@@ -43,6 +43,8 @@ export const STUDY_MODELS: Readonly<Record<string, number>> = {
 };
 /** Load time (s) of a fine-tune's output (adapter weights) for its evaluations. */
 const ADAPTER_LOAD = 45;
+/** The longest run of an `infer-i` request (s). */
+const INFER_MAX_RUN = 480;
 /** Jobs arrive over the first two hours. */
 const HORIZON = 7200;
 
@@ -138,7 +140,7 @@ export function studyWorkload(seed = DEFAULT_STUDY_SEED): SimWorkload {
     shapes.push({
       name: `infer-${i}`,
       submit: t,
-      run: between(120, 480),
+      run: between(120, INFER_MAX_RUN),
       category: 'inference',
       uses: [pick(small)],
       cpu: 4,
@@ -261,6 +263,71 @@ export interface StudyResult {
   workers: number;
   jobs: number;
   rows: StudyRow[];
+}
+
+/** One row of the merging study (docs/simulate.md, "Task merging"): adaptive, first-fit, no elastic coordinator. */
+export interface MergeStudyRow {
+  merge: boolean;
+  makespan: number;
+  totalCost: number;
+  meanWait: number;
+  /** Mean submit-to-end time of the jobs (s): what a request's caller waits for its answer. */
+  meanResponse: number;
+  /** Jobs stopped at their time limit (a merged attempt runs under its lead's). */
+  timeLimited: number;
+  /** Task starts that loaded a model (a cold worker for some key the job uses). */
+  modelLoads: number;
+  /** Tasks that ran as members of a merged attempt (each a start saved). */
+  mergedTasks: number;
+  /** Merged attempts started. */
+  batches: number;
+}
+
+/**
+ * The study's workload with a merge key on each `infer-i` request (the model it uses, so requests
+ * for one model merge) and a time limit that covers any batch (the longest request, 480 s, plus
+ * the model's load: a merged attempt runs under its lead's limit), under adaptive placement
+ * (first-fit selection, policy easy, no elastic coordinator): merging off, then on with the
+ * cluster's default batch of 4.
+ */
+export function runMergeStudy(options: StudyOptions = {}): { seed: number; rows: MergeStudyRow[] } {
+  const seed = options.seed ?? DEFAULT_STUDY_SEED;
+  const base = studyWorkload(seed);
+  const workload: SimWorkload = {
+    ...base,
+    jobs: base.jobs.map((j) =>
+      /^\/infer-\d+$/.test(j.name) && j.uses?.length === 1
+        ? { ...j, mergeKey: j.uses[0]!, timeLimit: INFER_MAX_RUN + (base.models?.[j.uses[0]!] ?? 0) }
+        : j,
+    ),
+  };
+  const rows: MergeStudyRow[] = [];
+  for (const merge of [false, true]) {
+    const scheduler = createScheduler({
+      policy: options.policy ?? 'easy',
+      queueDepth: options.queueDepth,
+      reservationDepth: options.reservationDepth,
+      placement: { mode: 'adaptive', selection: 'first-fit', merge: { enabled: merge, maxBatch: 4 } },
+    });
+    const result = simulate(workload, {
+      scheduler,
+      queueDepth: options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
+    });
+    const s = result.summary;
+    const responses = result.jobs.map((j) => j.end - j.submit);
+    rows.push({
+      merge,
+      makespan: s.makespan,
+      totalCost: s.totalCost,
+      meanWait: s.avgWait,
+      meanResponse: responses.reduce((a, b) => a + b, 0) / Math.max(1, responses.length),
+      timeLimited: s.timeLimited,
+      modelLoads: s.merging?.modelLoads ?? 0,
+      mergedTasks: s.merging?.mergedTasks ?? 0,
+      batches: s.merging?.batches ?? 0,
+    });
+  }
+  return { seed, rows };
 }
 
 /** Runs the study's workload through every placement mode × selection. */

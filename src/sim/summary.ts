@@ -77,6 +77,8 @@ export interface RunTotals {
   batches: number;
   /** With preemption: its totals (SimSummary.preemption). */
   preemption?: { tasks: number; lostCpuSeconds: number };
+  /** With merge keys: SimSummary.merging. */
+  merging?: { batches: number; mergedTasks: number; modelLoads: number };
 }
 
 export function summarize(results: readonly SimJobResult[], totals: RunTotals): SimSummary {
@@ -114,6 +116,7 @@ export function summarize(results: readonly SimJobResult[], totals: RunTotals): 
     batches: totals.batches,
   };
   if (totals.preemption) summary.preemption = totals.preemption;
+  if (totals.merging) summary.merging = totals.merging;
   const bands = bandSummaries(results, totals.preemption !== undefined);
   if (bands) summary.bands = bands;
   return summary;

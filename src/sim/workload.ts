@@ -54,6 +54,8 @@ export interface SimJob {
   category?: JobCategory;
   /** Models or data sets its tasks load (keys of SimWorkload.models); absent: none. */
   uses?: string[];
+  /** Its merge key (`--merge-key`, cluster/scheduler/placement/merge.ts); absent: never merged. */
+  mergeKey?: string;
   /** Its priority band (model/band.ts); absent: interactive. */
   band?: Band;
   /**

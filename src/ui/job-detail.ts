@@ -74,6 +74,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
       'Workload',
       [job.category, job.uses?.length ? `uses ${job.uses.join(', ')}` : null].filter(Boolean).join('; '),
     ]);
+  if (job.mergeKey) fields.push(['Merge key', job.mergeKey]);
   if (job.constraints.length > 0) fields.push(['Constraints', job.constraints.map(formatConstraint).join(', ')]);
   if (job.coschedule) fields.push(['Coschedule', job.coschedule]);
   fields.push([
@@ -93,6 +94,8 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   const sections = [renderFields(fields), '', 'Tasks:', indent(renderTasks(job.taskList, now, style))];
   const attempts = renderAttempts(job.taskList, now, style);
   if (attempts) sections.push('', 'Attempts:', indent(attempts));
+  const merged = renderMerged(job.taskList);
+  if (merged) sections.push('', 'Merged:', indent(merged));
   const placements = renderPlacements(job.taskList);
   if (placements) sections.push('', 'Placement:', indent(placements));
   if (job.requeues) sections.push('', requeuesTitle(job.requeues), indent(renderRequeues(job.name, job.requeues, now)));
@@ -227,4 +230,21 @@ export function indent(text: string): string {
 
 function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Which attempts ran merged (docs/architecture.md, "Task merging"): one line per such attempt,
+ * `task-0 attempt 0: merged with /a/task-0, /b/task-0` (the other tasks of its batch, lead first).
+ */
+function renderMerged(tasks: readonly TaskInfo[]): string | null {
+  const lines: string[] = [];
+  for (const task of tasks) {
+    for (const a of task.attempts) {
+      if (!a.merged) continue;
+      const others = a.merged.tasks.filter((t) => t !== task.id);
+      const role = a.merged.lead === task.id ? 'lead, ' : '';
+      lines.push(`task-${task.index} attempt ${a.attempt}: ${role}merged with ${others.join(', ')}`);
+    }
+  }
+  return lines.length > 0 ? lines.join('\n') : null;
 }

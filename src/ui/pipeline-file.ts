@@ -29,6 +29,11 @@ function normaliseStage(stage: unknown): unknown {
   if (stage === null || typeof stage !== 'object' || Array.isArray(stage)) return stage;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(stage)) out[camel(key)] = value;
+  // A stage's `merge: KEY` is the submit request's `mergeKey` (`--merge-key`).
+  if ('merge' in out && !('mergeKey' in out)) {
+    out.mergeKey = out.merge;
+    delete out.merge;
+  }
   if (typeof out.command === 'string') out.command = ['sh', '-c', out.command];
   return out;
 }

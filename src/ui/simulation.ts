@@ -11,7 +11,7 @@ import { renderFields, renderTable } from './table.js';
 import type { SimResult } from '../sim/results.js';
 import type { CompatInfo, SimRunInfo } from '../sim/report.js';
 import type { CompatResult } from '../sim/rlscheduler.js';
-import type { StudyResult, StudyRow } from '../sim/study.js';
+import type { MergeStudyRow, StudyResult, StudyRow } from '../sim/study.js';
 
 const seconds = (s: number): string => `${formatDuration(s * 1000)} (${round(s, 1)} s)`;
 
@@ -170,6 +170,32 @@ export function studyCells(row: StudyRow): string[] {
     m.reuseHitRate === null ? '-' : `${(m.reuseHitRate * 100).toFixed(1)}%`,
     m.disabledWorkerHours === null ? '-' : m.disabledWorkerHours.toFixed(2),
     m.fleetCost.toFixed(2),
+  ];
+}
+
+/** Column headers of the merging study's table (docs/simulate.md, "Task merging"). */
+export const MERGE_STUDY_HEADERS = [
+  'merging',
+  'makespan (s)',
+  'total cost',
+  'mean wait (s)',
+  'mean response (s)',
+  'model loads',
+  'merged tasks',
+  'merged attempts',
+] as const;
+
+/** One row of the merging study's table as text. */
+export function mergeStudyCells(row: MergeStudyRow): string[] {
+  return [
+    row.merge ? 'on' : 'off',
+    row.makespan.toFixed(0),
+    row.totalCost.toFixed(2),
+    row.meanWait.toFixed(1),
+    row.meanResponse.toFixed(1),
+    String(row.modelLoads),
+    String(row.mergedTasks),
+    String(row.batches),
   ];
 }
 

@@ -44,6 +44,11 @@ export const submitFlags = {
     multiple: true,
     multipleNonGreedy: true,
   }),
+  'merge-key': Flags.string({
+    summary:
+      'Merge key: under adaptive placement, ready tasks of jobs with the same key, user, image, command and ' +
+      'resources may run as one attempt (the command once, IRIS_MERGED_TASKS and IRIS_MERGED_FILE name them).',
+  }),
   tpu: Flags.string({
     summary:
       'TPU slice variant, e.g. v5litepod-16 or v6e-8. A multi-host variant runs one task per host of one slice: ' +
@@ -165,6 +170,7 @@ export interface SubmitFlagValues {
   category?: string;
   priority?: string;
   uses?: string[];
+  'merge-key'?: string;
   tpu?: string;
   env?: string[];
   'env-file'?: string[];
@@ -234,6 +240,7 @@ const COPIED = {
   'gpu-memory': 'gpuMemory',
   category: 'category',
   priority: 'priority',
+  'merge-key': 'mergeKey',
   tpu: 'tpu',
   coschedule: 'coschedule',
   'max-retries': 'maxRetries',

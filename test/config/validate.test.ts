@@ -333,6 +333,7 @@ describe('validateConfig: defaults and shorthands', () => {
       lambda: { training: 0.8, inference: 0.4, other: 0.5 },
       jitter: 0.001,
       keepAccelerators: true,
+      merge: { enabled: true, maxBatch: 4 },
     });
     const set = validateConfig(
       {
@@ -369,6 +370,17 @@ describe('validateConfig: defaults and shorthands', () => {
     expect(() => validateConfig({ placement: { jitter: 0.5 } }, SOURCE, PROBE)).toThrow(
       /placement\.jitter: invalid jitter 0\.5: expected a number from 0 to 0\.1/,
     );
+  });
+
+  it('placement.merge: enabled with batches of 4 by default; max-batch a whole number from 1 to 64', () => {
+    const set = (merge: unknown) => validateConfig({ placement: { merge } }, SOURCE, PROBE).placement.merge;
+    expect(set({ enabled: false, 'max-batch': 8 })).toEqual({ enabled: false, maxBatch: 8 });
+    expect(set({ 'max-batch': 1 })).toEqual({ enabled: true, maxBatch: 1 });
+    expect(() => set({ 'max-batch': 0 })).toThrow(/placement\.merge\.max-batch: invalid placement\.merge\.max-batch 0/);
+    expect(() => set({ 'max-batch': 2.5 })).toThrow(/placement\.merge\.max-batch/);
+    expect(() => set({ 'max-batch': 65 })).toThrow(/placement\.merge\.max-batch.*at most 64/);
+    expect(() => set({ enabled: 'yes' })).toThrow(/placement\.merge\.enabled/);
+    expect(() => set({ batch: 4 })).toThrow(/placement\.merge.*batch/);
   });
 
   it('log-limit: a byte size, 1 GiB by default', () => {

@@ -90,6 +90,7 @@ export function resolveJob(
   const coschedule = values.coschedule(request.coschedule);
   const category = values.category(request.category);
   const uses = values.uses(request.uses);
+  const mergeKey = values.mergeKey(request.mergeKey);
   const timeLimitMs = values.timeLimit(request);
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
   const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
@@ -144,6 +145,7 @@ export function resolveJob(
     ...(after.length === 0 ? {} : { after }),
     ...(category === null ? {} : { category }),
     ...(uses.length === 0 ? {} : { uses }),
+    ...(mergeKey === null ? {} : { mergeKey }),
     band,
   };
   return { spec, generated };

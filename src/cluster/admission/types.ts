@@ -57,6 +57,8 @@ export interface AdmissionRequest {
   category?: string | null;
   /** Models or data sets the tasks load (model/workload.ts). */
   uses?: string[] | null;
+  /** Ready tasks of jobs with this key may run as one attempt (model/workload.ts parseMergeKey). */
+  mergeKey?: string | null;
   /** `production`, `interactive` or `batch` (model/band.ts, ./band.ts). */
   priority?: string | null;
 }

@@ -9,7 +9,7 @@ import { parseConstraint, type Constraint } from '../../model/constraints.js';
 import { parseCpu, parseGpu, parseMemory, type DeviceRequest } from '../../model/resources.js';
 import { tpuVariant } from '../../model/tpu.js';
 import { parseDuration } from '../../model/duration.js';
-import { parseCategory, parseUses, type JobCategory } from '../../model/workload.js';
+import { parseCategory, parseMergeKey, parseUses, type JobCategory } from '../../model/workload.js';
 import {
   checkContainerNetwork,
   checkContainerUser,
@@ -123,6 +123,11 @@ export function category(value: string | null | undefined): JobCategory | null {
 
 export function uses(value: string[] | null | undefined): string[] {
   return given(value) ? withField('uses', 'uses', () => parseUses(value)) : [];
+}
+
+/** `--merge-key` (model/workload.ts parseMergeKey); null when not given. */
+export function mergeKey(value: string | null | undefined): string | null {
+  return given(value) ? withField('mergeKey', 'merge key', () => parseMergeKey(value)) : null;
 }
 
 export function coschedule(value: string | null | undefined): string | null {

@@ -90,6 +90,41 @@ export function resultFileFor(logPath: string): string {
 }
 
 /**
+ * Where a merged attempt finds the data of every task it serves (`IRIS_MERGED_FILE`, docs/cli.md
+ * "Task merging"): `merged.json` in the attempt's own directory, so a container sees it too.
+ */
+export function mergedFileFor(logPath: string): string {
+  return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'merged.json');
+}
+
+/** One task of a merged batch as its data file lists it (mergedData). */
+export interface MergedTaskData {
+  task: string;
+  job: string;
+  attempt: number;
+  /** Its IRIS_TASK_* and IRIS_JOB_ID / IRIS_RUN_ID values and its job's own variables (`--env`). */
+  env: Record<string, string>;
+}
+
+/** The data file's entry of `task` of `job` (attempt `attempt`). */
+export function mergedData(job: Job, task: Task, attempt: number): MergedTaskData {
+  return {
+    task: task.id,
+    job: job.name,
+    attempt,
+    env: {
+      ...job.spec.env,
+      IRIS_JOB_ID: job.name,
+      IRIS_RUN_ID: String(job.run),
+      IRIS_TASK_ID: task.id,
+      IRIS_TASK_INDEX: String(task.index),
+      IRIS_NUM_TASKS: String(job.spec.replicas),
+      IRIS_ATTEMPT: String(attempt),
+    },
+  };
+}
+
+/**
  * Where iris tells an attempt why it is being stopped (`IRIS_NOTICE_FILE`): `notice` in the same
  * `attempt-<n>.d/` as its result file (so a container sees it at the same path). iris writes it,
  * one line such as `preempted by /eval (interactive)`, before the attempt's SIGTERM when it is

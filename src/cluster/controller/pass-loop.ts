@@ -34,12 +34,14 @@
  *   drops is kept (the task is still pending, or its submission's binding lapses next pass).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementProfile } from '../scheduler/index.js';
 import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
-import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
+import { buildLaunch, logPathFor, mergedData, mergedFileFor, sliceOf, type LaunchContext } from './launch.js';
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
 import type { DeadlockWatch } from './deadlocks.js';
 import { SchedulingDeadlines } from './scheduling-timeouts.js';
@@ -263,6 +265,7 @@ export class PassLoop {
     this.o.deadlocks.observe(snapshot, plan.reasons);
     const ctx = this.o.launchContext;
     const preemptStops: StopOrder[] = [];
+    const mergedFiles: { file: string; text: string }[] = [];
     const launches = store.transaction(
       () => {
         const out: AdoptedAttempt[] = [];
@@ -273,8 +276,11 @@ export class PassLoop {
           // Decide, check, act: only placements still valid against the store are committed.
           if (!task || !job || task.state !== 'PENDING' || worker?.state !== 'READY') continue;
           const logPath = logPathFor(ctx.home, job, task.index, task.attempt);
-          const attempt = store.assign(
+          // A merged batch (scheduler/placement/merge.ts): the members still pending join the lead's attempt.
+          const members = (placement.merged ?? []).filter((id) => store.task(id)?.state === 'PENDING');
+          const attempt = store.assignMerged(
             task.id,
+            members,
             placement.workerId,
             logPath,
             placement.deviceIndices,
@@ -295,6 +301,17 @@ export class PassLoop {
             worker,
             slice: sliceOf(worker, () => store.workers()),
           });
+          if (attempt.merged) {
+            const data = attempt.merged.tasks.map((id) => {
+              const t = store.task(id)!;
+              return mergedData(store.job(t.job)!, t, t.attempt);
+            });
+            const file = mergedFileFor(logPath);
+            launch.env.IRIS_MERGED_TASKS = attempt.merged.tasks.join(',');
+            launch.env.IRIS_MERGED_FILE = file;
+            mergedFiles.push({ file, text: `${JSON.stringify({ tasks: data }, null, 2)}\n` });
+            this.o.log?.(`merge ${attempt.merged.tasks.join(', ')} -> one attempt of ${task.id}`);
+          }
           out.push({
             identity: { task: task.id, job: job.name, attempt: attempt.attempt },
             workerId: placement.workerId,
@@ -319,6 +336,7 @@ export class PassLoop {
     this.exemptEnd = plan.nextExemptEnd ?? null;
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
+    for (const { file, text } of mergedFiles) writeMergedFile(file, text);
     this.o.launch(launches);
     if (preemptStops.length > 0) this.o.stop(preemptStops);
     // The launches' synchronous part counts too: it is what the pass costs the event loop.
@@ -352,5 +370,19 @@ export class PassLoop {
       },
       true,
     );
+  }
+}
+
+/**
+ * Write a merged attempt's data file (launch.ts mergedFileFor) before its launch: its directory
+ * is the attempt's own (the supervisor makes it 0777 for a container), the file readable by its
+ * user. A failure to write leaves the file out; the attempt still learns its tasks from IRIS_MERGED_TASKS.
+ */
+function writeMergedFile(file: string, text: string): void {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, text, { mode: 0o644 });
+  } catch {
+    // The launch reports a directory it cannot use; the data is also in the store (iris status).
   }
 }

@@ -35,7 +35,7 @@
  * keys (`spec.uses`); a pass over jobs that use none builds no hints and pays nothing for them.
  */
 import type { ClusterStore } from '../state/store.js';
-import { costPerHourOf, disableText, type Job, type Quota, type Worker } from '../../model/types.js';
+import { costPerHourOf, disableText, isMergedMember, type Job, type Quota, type Worker } from '../../model/types.js';
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type {
@@ -111,6 +111,8 @@ export function workerUse(
 ): Map<string, WorkerUse> {
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
+    // A merged batch's member holds nothing: its lead's attempt holds the batch's one task's share.
+    if (isMergedMember(attempt)) continue;
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
@@ -180,6 +182,8 @@ export function nextPredictedEnd(store: ClusterStore, now: number): number | nul
   let next: number | null = null;
   if (store.runtimes.size === 0) return next; // no history: nothing is predicted
   for (const attempt of store.activeAttempts()) {
+    // A merged batch's member holds nothing: its lead's attempt holds the batch's one task's share.
+    if (isMergedMember(attempt)) continue;
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;
@@ -254,6 +258,8 @@ export function buildSnapshot(
   const running: RunningAllocation[] = [];
   const use = new Map<string, WorkerUse>();
   for (const attempt of store.activeAttempts()) {
+    // A merged batch's member holds nothing: its lead's attempt holds the batch's one task's share.
+    if (isMergedMember(attempt)) continue;
     const task = store.task(attempt.task);
     const job = task && store.job(task.job);
     if (!job) continue;

@@ -11,6 +11,12 @@
  * - When a task is requeued (retry, preemption, gang restart, restart of the cluster), the
  *   jobs its earlier attempts submitted (`spec.submittedBy`) are killed with their subtrees:
  *   the new attempt starts with no children and may submit the same names again.
+ * - Task merging (docs/architecture.md, "Task merging"): the attempts of a merged batch start
+ *   together (assignMerged) and run as the lead's process; a member's attempt follows the lead's
+ *   (markRunning, mergedEnd): it succeeds, fails (`merged with <lead>: …`, counted against its own
+ *   retries) or is preempted with it; when the lifecycle stops the lead (cancel, kill), the
+ *   members still live go back to the queue uncounted. A member ended on its own (cancelled) is
+ *   only detached: the process goes on for the others.
  * - An attempt's end leaves its cache hints (cache-hints.ts), decided before its task's state
  *   changes (that state tells whether it ran), then its endpoints go.
  */
@@ -101,8 +107,87 @@ export function markRunning(view: LifecycleView, taskId: string, n: number, pid:
   const out: Item[] = [];
   if (a.pid !== pid) out.push({ kind: 'attempt', attempt: a, patch: { pid } });
   if (task.state === 'ASSIGNED') out.push({ kind: 'task', task, patch: { state: 'RUNNING', startedAt: now } });
+  // A merged batch's members start with their lead (their attempts have no process of their own).
+  for (const member of liveMembers(view, a)) {
+    const t = view.task(member.task);
+    if (t?.state === 'ASSIGNED') out.push({ kind: 'task', task: t, patch: { state: 'RUNNING', startedAt: now } });
+  }
   return out;
 }
+
+/**
+ * A merged batch: the lead `taskId` and its `members` start as one attempt each on `workerId` (the
+ * members hold no devices and share the lead's log). The items of every assign, in order.
+ */
+export function assignMerged(
+  view: LifecycleView,
+  taskId: string,
+  members: readonly string[],
+  workerId: string,
+  logPath: string,
+  devices: readonly number[],
+  placement: PlacementDecision | null,
+  now: number,
+): { attempt: Attempt; items: readonly Item[] } {
+  const tasks = [taskId, ...members];
+  const merged = members.length === 0 ? null : { lead: taskId, tasks };
+  const lead = assign(view, taskId, workerId, logPath, devices, placement, now);
+  if (merged === null) return lead;
+  lead.attempt.merged = merged;
+  const items: Item[] = [...lead.items];
+  for (const member of members) {
+    const m = assign(view, member, workerId, logPath, [], placement, now);
+    m.attempt.merged = merged;
+    items.push(...m.items);
+  }
+  return { attempt: lead.attempt, items };
+}
+
+/** The live attempts of `a`'s batch other than `a`, when `a` is a merged batch's lead; else none. */
+function liveMembers(view: LifecycleView, a: Attempt): Attempt[] {
+  if (!a.merged || a.merged.lead !== a.task) return [];
+  const out: Attempt[] = [];
+  for (const id of a.merged.tasks) {
+    if (id === a.task) continue;
+    const m = view.liveAttempt(id);
+    if (m?.merged?.lead === a.task && m.startedAt === a.startedAt) out.push(m);
+  }
+  return out;
+}
+
+/** A `merged-end` step: a member follows its lead's end (see the header). */
+export const mergedEnd: StepDecider<'merged-end'> = (view, step, now) => {
+  const task = view.task(step.task);
+  const a = view.liveAttempt(step.task);
+  if (!task || !a || a.merged?.lead !== step.lead || !isActiveTaskState(task.state)) return NO_ITEMS;
+  const job = jobOf(view, task);
+  const why = `merged with ${step.lead}`;
+  if (step.state === 'SUCCEEDED') {
+    const out = endAttempt(view, a, task, 'SUCCEEDED', why, 0, now);
+    out.push(
+      { kind: 'task', task, patch: { state: 'SUCCEEDED', exitCode: 0, reason: why, finishedAt: now } },
+      settle(job, null),
+    );
+    return out;
+  }
+  if (step.state === 'FAILED') {
+    const reason = step.reason ? `${why}: ${step.reason}` : why;
+    const out = endAttempt(view, a, task, 'FAILED', reason, step.exitCode, now);
+    return pushAll(out, taskFailed(view, job, task, reason, step.exitCode, now));
+  }
+  if (step.state === 'PREEMPTED') {
+    const reason = step.reason ? `${why}: ${step.reason}` : why;
+    const out = endAttempt(view, a, task, 'PREEMPTED', reason, null, now);
+    return pushAll(out, taskPreempted(view, job, task, reason, now));
+  }
+  // The lifecycle stopped the lead (cancelled, killed): the member goes back to the queue, uncounted.
+  const reason = `${why}, which was stopped (${step.reason ?? 'killed'})`;
+  const out = endAttempt(view, a, task, 'KILLED', reason, null, now);
+  out.push({ kind: 'task', task, patch: { state: 'PREEMPTED', reason } });
+  pushAll(out, requeue(view, task, reason, { reason: 'preemption', detail: reason }, null));
+  out.push(settle(job, null));
+  return out;
+};
 
 /**
  * The runtime reports how an attempt ended. A live attempt ends as its outcome says: its task
@@ -140,9 +225,13 @@ export function attemptEnded(
     return pushAll(out, taskPreempted(view, job, task, verdict.reason ?? 'preempted', now));
   }
   // 'killed' for a live attempt means it was stopped without a stop order from the lifecycle:
-  // treat it like any other failure so the retry budget applies.
-  const out = endAttempt(view, a, task, 'FAILED', verdict.reason, verdict.exitCode, now);
-  return pushAll(out, taskFailed(view, job, task, verdict.reason, verdict.exitCode, now));
+  // treat it like any other failure so the retry budget applies. A merged batch's lead names the
+  // members it fails with it (its "merged children"); each member's reason names the lead.
+  const children = liveMembers(view, a).map((m) => m.task);
+  const reason =
+    children.length === 0 ? verdict.reason : `${verdict.reason ?? 'failed'} (merged children: ${children.join(', ')})`;
+  const out = endAttempt(view, a, task, 'FAILED', reason, verdict.exitCode, now, verdict.reason);
+  return pushAll(out, taskFailed(view, job, task, reason, verdict.exitCode, now));
 }
 
 /** Infrastructure lost a live attempt; it is also ordered stopped in case it still runs. */
@@ -172,6 +261,8 @@ export function endAttempt(
   reason: string | null,
   exitCode: number | null,
   now: number,
+  /** The reason a merged batch's members end with (after `merged with <lead>`); default `reason`. */
+  memberReason: string | null = reason,
 ): Item[] {
   const out: Item[] = [];
   const { uses } = jobOf(view, task).job.spec;
@@ -190,6 +281,21 @@ export function endAttempt(
     { kind: 'attempt', attempt: a, patch: { state, reason, exitCode: exitCode ?? a.exitCode, finishedAt: now } },
     { kind: 'endpoints-dropped', task: a.task },
   );
+  // A merged batch's lead: each member still live follows (mergedEnd), when its turn comes.
+  if (a.merged && a.merged.lead === a.task) {
+    for (const member of a.merged.tasks) {
+      if (member !== a.task) {
+        out.push({
+          kind: 'merged-end',
+          task: member,
+          lead: a.task,
+          state,
+          reason: memberReason,
+          exitCode: exitCode ?? a.exitCode,
+        });
+      }
+    }
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
  * - A patch holds exactly the fields that change: appliers apply it as given (its `reason`, even
  *   null, is what the history records).
  */
+import type { AttemptState } from '../../model/states.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, Job, Task, Worker } from '../../model/types.js';
 import type { JobEnd } from './cascade.js';
@@ -176,6 +177,18 @@ export type Step =
       readonly trigger: Task;
       readonly what: 'failed' | 'was preempted';
       readonly eligibleAt: number | null;
+    }
+  /**
+   * A merged batch's lead attempt ended as `state` (attempts.ts mergedEnd): its member `task` follows, if its
+   * attempt of that batch is still live.
+   */
+  | {
+      readonly kind: 'merged-end';
+      readonly task: string;
+      readonly lead: string;
+      readonly state: AttemptState;
+      readonly reason: string | null;
+      readonly exitCode: number | null;
     }
   /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
   | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };

@@ -9,7 +9,7 @@
  * orders it returns, come out in it; the simulator sees its changes in it too. Nothing here reads
  * a clock: `now` is given.
  */
-import { restartMember } from './attempts.js';
+import { mergedEnd, restartMember } from './attempts.js';
 import { runCascade, type JobEnd } from './cascade.js';
 import type { Applier, Item, JobRecord, LifecycleView } from './changes.js';
 import { childEnds, endOfJob, killTask, settle } from './jobs.js';
@@ -36,6 +36,9 @@ export function reconcile(r: Reconciler, items: readonly Item[]): void {
         break;
       case 'restart-member':
         reconcile(r, restartMember(r.view, item, r.now));
+        break;
+      case 'merged-end':
+        reconcile(r, mergedEnd(r.view, item, r.now));
         break;
       case 'drain-attempt':
         reconcile(r, drainAttempt(r.view, item, r.now));

@@ -7,13 +7,15 @@
 import { DEFAULT_BAND } from '../../model/band.js';
 import type { Job, JobSpec } from '../../model/types.js';
 import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
+import { mergeGroup } from '../../model/workload.js';
 
 /** What the conversion reads of a job. */
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
   spec: Pick<
     JobSpec,
     'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses' | 'band'
-  >;
+  > &
+    Partial<Pick<JobSpec, 'mergeKey' | 'image' | 'command'>>;
 };
 
 /**
@@ -36,5 +38,6 @@ export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | n
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
     ...(job.spec.band && job.spec.band !== DEFAULT_BAND ? { band: job.spec.band } : {}),
+    ...(job.spec.mergeKey ? { merge: mergeGroup(job.spec) } : {}),
   };
 }

@@ -49,6 +49,11 @@ export interface SchedulerJob {
   uses?: readonly string[];
   /** Its priority band (model/band.ts): the first key of queue order. Absent: interactive. */
   band?: Band;
+  /**
+   * Its merge group (placement/merge.ts mergeGroup): tasks of jobs with equal groups may run as one
+   * attempt. Absent/null: never merged.
+   */
+  merge?: string | null;
 }
 
 export interface SchedulerTask {
@@ -191,6 +196,11 @@ export interface Placement {
   deviceIndices: number[];
   /** Why this worker (adaptive placement); absent where placement did not score (first-fit, gangs). */
   decision?: PlacementDecision;
+  /**
+   * Pending tasks that run merged with this one (placement/merge.ts), in queue order: one attempt
+   * on this worker with this task's resources serves them all. Absent: not merged.
+   */
+  merged?: string[];
 }
 
 export interface Plan {

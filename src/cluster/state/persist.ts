@@ -13,6 +13,7 @@ import type {
   Job,
   JobCause,
   JobSpec,
+  MergedBatch,
   PlacementDecision,
   Task,
   Worker,
@@ -63,8 +64,8 @@ const SQL = {
   deleteTask: 'DELETE FROM tasks WHERE id = ?',
   upsertAttempt:
     'INSERT OR REPLACE INTO attempts (task, attempt, worker_id, state, pid, exit_code, reason, started_at, ' +
-    'finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement) VALUES ' +
-    '(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+    'finished_at, log_path, devices, log_cut_bytes, cpu_seconds, peak_memory_bytes, placement, merged) VALUES ' +
+    '(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
   deleteAttemptsOf: 'DELETE FROM attempts WHERE task = ?',
   upsertWorker: 'INSERT OR REPLACE INTO workers VALUES (?,?,?)',
   upsertEndpoint: 'INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?,?,?)',
@@ -227,7 +228,7 @@ export class Persistence {
     }
     for (const r of this.rows(
       'SELECT task, attempt, worker_id, state, pid, exit_code, reason, started_at, finished_at, log_path, devices, ' +
-        'log_cut_bytes, cpu_seconds, peak_memory_bytes, placement FROM attempts',
+        'log_cut_bytes, cpu_seconds, peak_memory_bytes, placement, merged FROM attempts',
     )) {
       const n = r[1];
       if (!Number.isSafeInteger(n) || (n as number) < 0) continue; // not an attempt of any task: never read
@@ -242,6 +243,12 @@ export class Persistence {
         placement = r[14] == null ? null : (JSON.parse(r[14] as string) as PlacementDecision);
       } catch (error) {
         wrong ??= `placement is not JSON (${messageOf(error)})`;
+      }
+      let merged: MergedBatch | null = null;
+      try {
+        merged = r[15] == null ? null : (JSON.parse(r[15] as string) as MergedBatch);
+      } catch (error) {
+        wrong ??= `merged is not JSON (${messageOf(error)})`;
       }
       const attempt: Attempt = {
         task: r[0] as string,
@@ -259,6 +266,7 @@ export class Persistence {
         cpuSeconds: optNum(r[12]),
         peakMemoryBytes: optNum(r[13]),
         placement,
+        ...(merged ? { merged } : {}),
       };
       model.indexAttempt(attempt);
       if (wrong === null) continue;
@@ -406,6 +414,7 @@ export class Persistence {
       a.cpuSeconds,
       a.peakMemoryBytes,
       a.placement ? JSON.stringify(a.placement) : null,
+      a.merged ? JSON.stringify(a.merged) : null,
     );
   }
 

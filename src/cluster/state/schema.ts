@@ -159,6 +159,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (worker, key)
   ) WITHOUT ROWID;
   `,
+  // 11: the merged batch an attempt ran in (model MergedBatch as JSON: lead and tasks); NULL: not merged
+  `
+  ALTER TABLE attempts ADD COLUMN merged TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -43,6 +43,7 @@ import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
 import {
   assign,
+  assignMerged,
   attemptEnded,
   attemptOrThrow,
   markRunning,
@@ -469,6 +470,26 @@ export class ClusterStore extends StoreCore {
     });
   }
 
+  /**
+   * A merged batch (lifecycle/attempts.ts assignMerged): the lead's attempt on `workerId` holding
+   * `devices`, and one attempt for each of `members` that follows it. Returns the lead's attempt.
+   */
+  assignMerged(
+    taskId: string,
+    members: readonly string[],
+    workerId: string,
+    logPath: string,
+    devices: readonly number[],
+    placement: PlacementDecision | null,
+  ): Attempt {
+    return this.transaction(() => {
+      const now = this.model.now();
+      const decided = assignMerged(this.life.view, taskId, members, workerId, logPath, devices, placement, now);
+      this.life.run(decided.items, now);
+      return decided.attempt;
+    });
+  }
+
   /** Records that the attempt's log was cut at `limitBytes` (its output passed the log limit). */
   markLogCut(taskId: string, attempt: number, limitBytes: number): void {
     this.transaction(() => {
@@ -606,7 +627,8 @@ export class ClusterStore extends StoreCore {
    * otherwise). Written at once in their own SQLite transaction, durably, outside any store
    * transaction (results are never held in memory: results.ts); refused with `no space left on
    * …` while the store cannot write, like a submission. Values are checked by the caller
-   * (model/results.ts); the per-attempt key cap is checked here.
+   * (model/results.ts); the per-attempt key cap is checked here. The lead of a merged batch sets
+   * them for every member still live too (docs/architecture.md, "Task merging").
    */
   setResults(taskId: string, attempt: number, entries: Readonly<Record<string, string>>): void {
     const task = taskOrThrow(this.life.view, taskId);
@@ -619,6 +641,16 @@ export class ClusterStore extends StoreCore {
     }
     const run = this.model.jobs.get(task.job)!.job.run;
     this.writeDirect('setResults', () => this.results.put(run, task.index, attempt, entries, this.model.now(), taskId));
+    if (!live.merged || live.merged.lead !== taskId) return;
+    for (const id of live.merged.tasks) {
+      const member = this.model.active.get(id);
+      const t = id === taskId ? undefined : this.life.view.task(id);
+      if (!t || member?.merged?.lead !== taskId) continue;
+      const memberRun = this.model.jobs.get(t.job)!.job.run;
+      this.writeDirect('setResults', () =>
+        this.results.put(memberRun, t.index, member.attempt, entries, this.model.now(), id),
+      );
+    }
   }
 
   /**

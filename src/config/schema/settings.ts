@@ -21,6 +21,7 @@ import {
   SELECTIONS,
   type PlacementOptions,
 } from '../../cluster/scheduler/placement/modes.js';
+import { DEFAULT_MERGE_OPTIONS, MAX_MERGE_BATCH } from '../../cluster/scheduler/placement/merge.js';
 import { formatDuration } from '../../model/duration.js';
 import { invalid } from '../../model/errors.js';
 import { CONTAINER_NETWORKS, checkContainerUser, checkImageReference } from '../../model/image.js';
@@ -379,6 +380,18 @@ export const placementScoringKeys = {
   ).nullish(),
   /** Issue 31 §3: false lets jobs that ask for no GPU or TPU score accelerator workers like any other. */
   'keep-accelerators': z.boolean().nullish(),
+  /** Issue 33 §2: task merging (src/cluster/scheduler/placement/merge.ts), under the adaptive mode. */
+  merge: object(
+    {
+      enabled: z.boolean().nullish(),
+      'max-batch': atMost(
+        positiveInteger('placement.merge.max-batch'),
+        'placement.merge.max-batch',
+        MAX_MERGE_BATCH,
+      ).nullish(),
+    },
+    'an object such as { enabled: true, max-batch: 4 }',
+  ).nullish(),
 };
 
 type ScoringFile = {
@@ -387,6 +400,7 @@ type ScoringFile = {
   lambda?: { training?: number | null; inference?: number | null; other?: number | null } | null;
   jitter?: number | null;
   'keep-accelerators'?: boolean | null;
+  merge?: { enabled?: boolean | null; 'max-batch'?: number | null } | null;
 };
 
 /** Resolved scoring settings of `placement:` with the defaults filled in. */
@@ -402,6 +416,10 @@ export function placementScoring(file: ScoringFile | null | undefined): Placemen
     },
     jitter: file?.jitter ?? d.jitter,
     keepAccelerators: file?.['keep-accelerators'] ?? d.keepAccelerators,
+    merge: {
+      enabled: file?.merge?.enabled ?? DEFAULT_MERGE_OPTIONS.enabled,
+      maxBatch: file?.merge?.['max-batch'] ?? DEFAULT_MERGE_OPTIONS.maxBatch,
+    },
   };
 }
 

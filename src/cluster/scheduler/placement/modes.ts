@@ -16,6 +16,7 @@
  * - `keepAccelerators` keeps GPU and TPU workers for the jobs that ask for them (accelerators.ts).
  */
 import { invalid } from '../../../model/errors.js';
+import { validMergeOptions, type MergeOptions } from './merge.js';
 
 export const PLACEMENT_MODES = ['adaptive', 'first-fit', 'static-worker', 'fixed-pipeline', 'round-robin'] as const;
 export type PlacementMode = (typeof PLACEMENT_MODES)[number];
@@ -47,6 +48,8 @@ export interface PlacementOptions {
    * it now (accelerators.ts); false turns the rule off. Applies to the scoring modes only.
    */
   keepAccelerators: boolean;
+  /** Task merging (merge.ts), under the adaptive mode only; absent: DEFAULT_MERGE_OPTIONS. */
+  merge?: MergeOptions;
 }
 
 /** The largest jitter allowed: larger would drown the score differences it is meant to break ties between. */
@@ -72,7 +75,10 @@ function unit(name: string, value: unknown): number {
 }
 
 /** What a caller may give: any of the options, λ per category in part. */
-export type GivenPlacementOptions = Partial<Omit<PlacementOptions, 'lambda'>> & { lambda?: Partial<Lambdas> };
+export type GivenPlacementOptions = Partial<Omit<PlacementOptions, 'lambda' | 'merge'>> & {
+  lambda?: Partial<Lambdas>;
+  merge?: Partial<MergeOptions>;
+};
 
 /**
  * Options with defaults filled in; a clear IrisError for anything unknown or out of range.
@@ -112,5 +118,6 @@ export function validPlacementOptions(given: GivenPlacementOptions = {}): Placem
     },
     jitter,
     keepAccelerators,
+    merge: validMergeOptions(given.merge),
   };
 }

@@ -12,6 +12,7 @@
  */
 import { invalid } from '../../../model/errors.js';
 import { neverReason } from '../placement/feasibility.js';
+import { mergePlan } from '../placement/merge.js';
 import { FIRST_FIT_PLACEMENT } from '../placement/registry.js';
 import type { PlacementProfile } from '../placement/scoring.js';
 import { schedule } from './first-fit.js';
@@ -84,7 +85,7 @@ export class QueueScheduler {
         for (const p of preemptions) plan.reasons.set(p.job, preemptingText(p));
       }
     }
-    return plan;
+    return mergePlan(snapshot, plan, this.placement);
   }
 
   private queuePass(given: Snapshot, resourcesChanged: boolean): Plan {
