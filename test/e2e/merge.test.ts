@@ -102,7 +102,7 @@ describe('task merging', () => {
       const task = (await c.json<JobDetail>(['status', job])).taskList[0]!;
       expect(task.failures).toBe(2);
       expect(task.attempts.map((a) => a.state)).toEqual(['FAILED', 'FAILED']);
-      if (i === 0) expect(task.reason).toContain(`(merged children: ${tasks.slice(1).join(', ')})`);
+      if (i === 0) expect(task.reason).toContain(`; merged children: ${tasks.slice(1).join(', ')}`);
       else expect(task.reason).toContain(`merged with ${tasks[0]}`);
     }
   });

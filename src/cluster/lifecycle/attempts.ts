@@ -229,7 +229,7 @@ export function attemptEnded(
   // members it fails with it (its "merged children"); each member's reason names the lead.
   const children = liveMembers(view, a).map((m) => m.task);
   const reason =
-    children.length === 0 ? verdict.reason : `${verdict.reason ?? 'failed'} (merged children: ${children.join(', ')})`;
+    children.length === 0 ? verdict.reason : `${verdict.reason ?? 'failed'}; merged children: ${children.join(', ')}`;
   const out = endAttempt(view, a, task, 'FAILED', reason, verdict.exitCode, now, verdict.reason);
   return pushAll(out, taskFailed(view, job, task, reason, verdict.exitCode, now));
 }

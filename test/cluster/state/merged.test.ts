@@ -45,7 +45,7 @@ describe('a merged batch', () => {
       expect(store.attempt(id, 0)!.state).toBe('FAILED');
     }
     expect(store.attempt('/c/task-0', 0)!.reason).toMatch(/^merged with \/a\/task-0: /);
-    expect(store.attempt('/a/task-0', 0)!.reason).toMatch(/\(merged children: \/b\/task-0, \/c\/task-0\)$/);
+    expect(store.attempt('/a/task-0', 0)!.reason).toMatch(/; merged children: \/b\/task-0, \/c\/task-0$/);
     expect(store.attempt('/c/task-0', 0)!.reason).not.toMatch(/merged children/);
   });
 
