@@ -267,6 +267,9 @@ export interface StudyResult {
 
 /** One row of the merging study (docs/simulate.md, "Task merging"): adaptive, first-fit, no elastic coordinator. */
 export interface MergeStudyRow {
+  /** steady: the study's stream (one request every 20–70 s); bursts: the same requests, each
+   * submitted at the start of its 10-minute window (a burst of about 12 every 10 minutes). */
+  arrivals: MergeArrivals;
   merge: boolean;
   makespan: number;
   totalCost: number;
@@ -283,51 +286,71 @@ export interface MergeStudyRow {
   batches: number;
 }
 
+export type MergeArrivals = 'steady' | 'bursts';
+
+/** The window a bursty request waits for: requests submitted within one arrive together at its start. */
+const BURST_WINDOW = 600;
+
 /**
  * The study's workload with a merge key on each `infer-i` request (the model it uses, so requests
  * for one model merge) and a time limit that covers any batch (the longest request, 480 s, plus
  * the model's load: a merged attempt runs under its lead's limit), under adaptive placement
  * (first-fit selection, policy easy, no elastic coordinator): merging off, then on with the
- * cluster's default batch of 4.
+ * cluster's default batch of 4 — for the steady stream and again with the same requests in bursts.
  */
 export function runMergeStudy(options: StudyOptions = {}): { seed: number; rows: MergeStudyRow[] } {
   const seed = options.seed ?? DEFAULT_STUDY_SEED;
   const base = studyWorkload(seed);
-  const workload: SimWorkload = {
-    ...base,
-    jobs: base.jobs.map((j) =>
-      /^\/infer-\d+$/.test(j.name) && j.uses?.length === 1
-        ? { ...j, mergeKey: j.uses[0]!, timeLimit: INFER_MAX_RUN + (base.models?.[j.uses[0]!] ?? 0) }
-        : j,
-    ),
-  };
   const rows: MergeStudyRow[] = [];
-  for (const merge of [false, true]) {
-    const scheduler = createScheduler({
-      policy: options.policy ?? 'easy',
-      queueDepth: options.queueDepth,
-      reservationDepth: options.reservationDepth,
-      placement: { mode: 'adaptive', selection: 'first-fit', merge: { enabled: merge, maxBatch: 4 } },
-    });
-    const result = simulate(workload, {
-      scheduler,
-      queueDepth: options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
-    });
-    const s = result.summary;
-    const responses = result.jobs.map((j) => j.end - j.submit);
-    rows.push({
-      merge,
-      makespan: s.makespan,
-      totalCost: s.totalCost,
-      meanWait: s.avgWait,
-      meanResponse: responses.reduce((a, b) => a + b, 0) / Math.max(1, responses.length),
-      timeLimited: s.timeLimited,
-      modelLoads: s.merging?.modelLoads ?? 0,
-      mergedTasks: s.merging?.mergedTasks ?? 0,
-      batches: s.merging?.batches ?? 0,
-    });
+  for (const arrivals of ['steady', 'bursts'] as const) {
+    const workload: SimWorkload = {
+      ...base,
+      jobs: base.jobs.map((j) =>
+        /^\/infer-\d+$/.test(j.name) && j.uses?.length === 1
+          ? {
+              ...j,
+              submit: arrivals === 'bursts' ? Math.floor(j.submit / BURST_WINDOW) * BURST_WINDOW : j.submit,
+              mergeKey: j.uses[0]!,
+              timeLimit: INFER_MAX_RUN + (base.models?.[j.uses[0]!] ?? 0),
+            }
+          : j,
+      ),
+    };
+    for (const merge of [false, true]) rows.push(mergeStudyRow(workload, arrivals, merge, options));
   }
   return { seed, rows };
+}
+
+function mergeStudyRow(
+  workload: SimWorkload,
+  arrivals: MergeArrivals,
+  merge: boolean,
+  options: StudyOptions,
+): MergeStudyRow {
+  const scheduler = createScheduler({
+    policy: options.policy ?? 'easy',
+    queueDepth: options.queueDepth,
+    reservationDepth: options.reservationDepth,
+    placement: { mode: 'adaptive', selection: 'first-fit', merge: { enabled: merge, maxBatch: 4 } },
+  });
+  const result = simulate(workload, {
+    scheduler,
+    queueDepth: options.queueDepth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
+  });
+  const s = result.summary;
+  const responses = result.jobs.map((j) => j.end - j.submit);
+  return {
+    arrivals,
+    merge,
+    makespan: s.makespan,
+    totalCost: s.totalCost,
+    meanWait: s.avgWait,
+    meanResponse: responses.reduce((a, b) => a + b, 0) / Math.max(1, responses.length),
+    timeLimited: s.timeLimited,
+    modelLoads: s.merging?.modelLoads ?? 0,
+    mergedTasks: s.merging?.mergedTasks ?? 0,
+    batches: s.merging?.batches ?? 0,
+  };
 }
 
 /** Runs the study's workload through every placement mode × selection. */

@@ -175,6 +175,7 @@ export function studyCells(row: StudyRow): string[] {
 
 /** Column headers of the merging study's table (docs/simulate.md, "Task merging"). */
 export const MERGE_STUDY_HEADERS = [
+  'arrivals',
   'merging',
   'makespan (s)',
   'total cost',
@@ -188,6 +189,7 @@ export const MERGE_STUDY_HEADERS = [
 /** One row of the merging study's table as text. */
 export function mergeStudyCells(row: MergeStudyRow): string[] {
   return [
+    row.arrivals,
     row.merge ? 'on' : 'off',
     row.makespan.toFixed(0),
     row.totalCost.toFixed(2),

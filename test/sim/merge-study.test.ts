@@ -45,4 +45,12 @@ describe('task merging in the dispatch study', () => {
     expect(on!.mergedTasks).toBeLessThanOrEqual(3 * on!.batches);
     expect(on!.timeLimited).toBe(0);
   });
+
+  it('with requests in bursts, merging saves model loads and cost', () => {
+    const [, , off, on] = runMergeStudy({ seed: 1 }).rows;
+    expect(off).toMatchObject({ arrivals: 'bursts', merge: false, mergedTasks: 0 });
+    expect(on).toMatchObject({ arrivals: 'bursts', merge: true, timeLimited: 0 });
+    expect(on!.modelLoads).toBeLessThan(off!.modelLoads);
+    expect(on!.totalCost).toBeLessThan(off!.totalCost);
+  });
 });
