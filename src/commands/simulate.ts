@@ -7,7 +7,7 @@ import type { SimProgress } from '../sim/results.js';
 import { ORDER_NAMES, parseOrder } from '../sim/scores.js';
 import { runSimulation } from '../sim/service.js';
 import * as policy from '../sim/policy.js';
-import { DEFAULT_STUDY_SEED, runStudy, type StudyResult } from '../sim/study.js';
+import { DEFAULT_STUDY_SEED, type MergeStudyRow, runMergeStudy, runStudy, type StudyResult } from '../sim/study.js';
 import { parseSeconds } from '../sim/workload-file.js';
 import { DEFAULT_SIM_ELASTIC as E } from '../sim/elastic.js';
 import { renderCompat, renderSimulation, renderStudy } from '../ui/simulation.js';
@@ -231,7 +231,7 @@ export default class Simulate extends BaseCommand {
     trace: string | undefined,
     flags: { seed?: number; policy: string; 'queue-depth': number; 'reservation-depth': number },
     given: (name: string) => boolean,
-  ): StudyResult {
+  ): StudyResult & { merging: MergeStudyRow[] } {
     if (trace !== undefined)
       throw invalid(
         `--study generates its own workload; remove the trace "${trace}"`,
@@ -266,12 +266,13 @@ export default class Simulate extends BaseCommand {
             'workload; only --seed, --policy, --queue-depth and --reservation-depth apply',
         );
     }
-    const result = runStudy({
+    const options = {
       seed: flags.seed,
       policy: policy.parsePolicy(flags.policy),
       queueDepth: flags['queue-depth'],
       reservationDepth: flags['reservation-depth'],
-    });
+    };
+    const result = { ...runStudy(options), merging: runMergeStudy(options).rows };
     if (!this.jsonEnabled()) this.print(renderStudy(result));
     return result;
   }

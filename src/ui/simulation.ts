@@ -201,8 +201,11 @@ export function mergeStudyCells(row: MergeStudyRow): string[] {
   ];
 }
 
-/** The dispatch study: what ran, then one row per placement mode × selection. */
-export function renderStudy(result: StudyResult): string {
+/**
+ * The dispatch study: what ran, then one row per placement mode × selection, then (when given) the
+ * merging rows (docs/simulate.md, "Task merging").
+ */
+export function renderStudy(result: StudyResult & { merging?: MergeStudyRow[] }): string {
   const header = renderFields([
     [
       'Workload',
@@ -217,5 +220,12 @@ export function renderStudy(result: StudyResult): string {
     right: i >= 2,
   }));
   const table = renderTable(result.rows.map(studyCells), columns);
-  return `${header}\n\n${table}`;
+  if (!result.merging) return `${header}\n\n${table}`;
+  const mergeColumns = MERGE_STUDY_HEADERS.map((title, i) => ({
+    header: title.toUpperCase(),
+    value: (cells: string[]) => cells[i]!,
+    right: i >= 2,
+  }));
+  const merging = renderTable(result.merging.map(mergeStudyCells), mergeColumns);
+  return `${header}\n\n${table}\n\nTask merging (adaptive, first-fit, batch of 4):\n${merging}`;
 }

@@ -22,6 +22,9 @@ describe('iris simulate --study (built CLI)', () => {
     expect(r.stdout).toMatch(
       new RegExp(`first-fit +first-fit +${row.map((c) => c.replace(/[.%]/g, (m) => `\\${m}`)).join(' +')}`),
     );
+    // The merging rows of the documented table (docs/simulate.md, "Task merging").
+    const merged = /\| bursts \| on \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
+    expect(r.stdout).toMatch(new RegExp(`bursts +on +${merged.map((c) => c.replace(/[.]/g, '\\.')).join(' +')}`));
     // Every mode runs now, the baselines included.
     const baseline = /\| static-worker \| first-fit \| ([^\n]+) \|/.exec(doc)![1]!.split(' | ');
     expect(r.stdout).toMatch(
@@ -36,6 +39,12 @@ describe('iris simulate --study (built CLI)', () => {
     expect(body.seed).toBe(7);
     expect(body.rows).toHaveLength(20);
     expect(body.rows.every((row: { metrics: { makespan: number } }) => row.metrics.makespan > 0)).toBe(true);
+    expect(body.merging.map((row: { arrivals: string; merge: boolean }) => `${row.arrivals} ${row.merge}`)).toEqual([
+      'steady false',
+      'steady true',
+      'bursts false',
+      'bursts true',
+    ]);
     const bad = await runIris(['simulate', 'docs/examples/workload.yaml', '--placement', 'fastest']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Error: unknown placement mode "fastest"');
