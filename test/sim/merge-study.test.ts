@@ -3,34 +3,15 @@
  * with the scheduler's own rule (cluster/scheduler/placement/merge.ts); the documented table is
  * regenerated exactly from seed 1.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { documentedTable } from './doc-table.js';
 import { runMergeStudy } from '../../src/sim/study.js';
 import { MERGE_STUDY_HEADERS, mergeStudyCells } from '../../src/ui/simulation.js';
-
-const DOC = fileURLToPath(new URL('../../docs/simulate.md', import.meta.url));
-
-function documentedTable(): string[][] {
-  const text = readFileSync(DOC, 'utf8');
-  const match = /<!-- merge-study-table:start -->\n([\s\S]*?)\n<!-- merge-study-table:end -->/.exec(text);
-  if (!match) throw new Error('docs/simulate.md has no merging table between the markers');
-  return match[1]!
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) =>
-      line
-        .trim()
-        .replace(/^\||\|$/g, '')
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-}
 
 describe('task merging in the dispatch study', () => {
   it('regenerates the documented table exactly from seed 1', () => {
     const { rows } = runMergeStudy({ seed: 1 });
-    const [header, rule, ...cells] = documentedTable();
+    const [header, rule, ...cells] = documentedTable('merge-study-table');
     expect(header).toEqual([...MERGE_STUDY_HEADERS]);
     expect(rule!.every((cell) => /^-+$/.test(cell))).toBe(true);
     expect(cells).toEqual(rows.map(mergeStudyCells));

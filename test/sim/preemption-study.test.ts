@@ -3,36 +3,18 @@
  * without preemption and with it at each exempt time regenerates the documented table cell by
  * cell, and the rules it shows hold in the numbers.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { documentedTable } from './doc-table.js';
 import { loadWorkload } from '../../src/sim/load.js';
 import { PREEMPTION_STUDY_HEADERS, preemptionStudyCells, runPreemptionStudy } from '../../src/sim/preemption-study.js';
 
-const DOC = fileURLToPath(new URL('../../docs/simulate.md', import.meta.url));
 const WORKLOAD = fileURLToPath(new URL('../../docs/examples/preemption.yaml', import.meta.url));
-
-/** The Markdown table between the preemption-table markers of docs/simulate.md, as rows of trimmed cells. */
-function documentedTable(): string[][] {
-  const text = readFileSync(DOC, 'utf8');
-  const match = /<!-- preemption-table:start -->\n([\s\S]*?)\n<!-- preemption-table:end -->/.exec(text);
-  if (!match) throw new Error('docs/simulate.md has no preemption table between the markers');
-  return match[1]!
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) =>
-      line
-        .trim()
-        .replace(/^\||\|$/g, '')
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-}
 
 describe('the preemption study (docs/simulate.md, "Preemption study")', () => {
   it('regenerates the documented table exactly', async () => {
     const rows = runPreemptionStudy(await loadWorkload(WORKLOAD, {}));
-    const [header, rule, ...documented] = documentedTable();
+    const [header, rule, ...documented] = documentedTable('preemption-table');
     expect(header).toEqual([...PREEMPTION_STUDY_HEADERS]);
     expect(rule!.every((cell) => /^-+$/.test(cell))).toBe(true);
     expect(documented).toEqual(rows.map(preemptionStudyCells));

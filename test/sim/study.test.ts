@@ -1,34 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
+import { documentedTable } from './doc-table.js';
 import { prng, runStudy, studyWorkload } from '../../src/sim/study.js';
 import { STUDY_HEADERS, studyCells } from '../../src/ui/simulation.js';
 import { countJobs } from '../../src/sim/workload.js';
-
-const DOC = fileURLToPath(new URL('../../docs/simulate.md', import.meta.url));
-
-/** The Markdown table between the study-table markers of docs/simulate.md, as rows of trimmed cells. */
-function documentedTable(): string[][] {
-  const text = readFileSync(DOC, 'utf8');
-  const match = /<!-- study-table:start -->\n([\s\S]*?)\n<!-- study-table:end -->/.exec(text);
-  if (!match) throw new Error('docs/simulate.md has no study table between the markers');
-  return match[1]!
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) =>
-      line
-        .trim()
-        .replace(/^\||\|$/g, '')
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-}
 
 describe('the dispatch study (docs/simulate.md, "Dispatch study")', () => {
   it('regenerates the documented table exactly from seed 1', () => {
     const started = Date.now();
     const result = runStudy({ seed: 1 });
-    const [header, rule, ...rows] = documentedTable();
+    const [header, rule, ...rows] = documentedTable('study-table');
     expect(header).toEqual([...STUDY_HEADERS]);
     expect(rule!.every((cell) => /^-+$/.test(cell))).toBe(true);
     expect(rows).toEqual(result.rows.map(studyCells));
