@@ -85,6 +85,7 @@ export const submitAnswer = lazy(() =>
     parent: nullableString,
     generated: boolean,
     band: optional(band),
+    queue: optional(string),
   }),
 );
 
@@ -140,6 +141,7 @@ const queueEntry = lazy(() =>
     job: string,
     user: string,
     band: optional(band),
+    queue: optional(string),
     depth: number,
     pendingTasks: number,
     submittedAt: number,
@@ -185,6 +187,7 @@ const summaryFields = {
   user: string,
   submitter: optional(string),
   band: optional(band),
+  queue: optional(string),
   state: jobState,
   reason: nullableString,
   depth: number,
@@ -347,6 +350,7 @@ export const historyAnswer = lazy(() =>
       user: string,
       submitter: optional(string),
       band: optional(band),
+      queue: optional(string),
       state: jobState,
       reason: nullableString,
       archived: boolean,

@@ -47,6 +47,8 @@ export interface SubmitResponse {
   generated: boolean;
   /** Its priority band (docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
 }
 
 /** One pending job in scheduling order (`iris queue`). */
@@ -57,6 +59,8 @@ export interface QueueEntry {
   user: string;
   /** Its priority band (docs/priorities.md); the first key of the order. Absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   depth: number;
   pendingTasks: number;
   submittedAt: number;
@@ -174,6 +178,8 @@ export interface JobSummary {
   submitter?: string;
   /** Its priority band (`--priority`, docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   state: JobState;
   reason: string | null;
   depth: number;
@@ -577,6 +583,8 @@ export interface RunInfo {
   submitter?: string;
   /** Its priority band (docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   state: JobState;
   reason: string | null;
   archived: boolean;

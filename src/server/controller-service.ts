@@ -117,7 +117,15 @@ export class ControllerService implements ClusterService {
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
     const parent = job.parent ?? parentJob(job.name);
-    return { name: job.name, run: job.run, tasks: spec.replicas, parent, generated, band: bandOf(spec) };
+    return {
+      name: job.name,
+      run: job.run,
+      tasks: spec.replicas,
+      parent,
+      generated,
+      band: bandOf(spec),
+      ...(spec.queue !== undefined ? { queue: spec.queue } : {}),
+    };
   }
 
   exec(request: api.ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
@@ -214,6 +222,10 @@ export class ControllerService implements ClusterService {
       liveBand: (name) => {
         const job = this.store.job(name);
         return job && !isFinalJobState(job.state) ? bandOf(job.spec) : undefined;
+      },
+      liveQueue: (name) => {
+        const job = this.store.job(name);
+        return job && !isFinalJobState(job.state) ? job.spec.queue : undefined;
       },
       dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
       dependedOn: (name) => this.store.dependedOn(name),
@@ -488,6 +500,7 @@ export class ControllerService implements ClusterService {
       env: job.spec.env,
       rootSubmittedAt: job.rootSubmittedAt,
       band: bandOf(job.spec),
+      ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
     };
     return isolation ? { ...caller, isolation } : caller;
   }

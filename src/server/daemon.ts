@@ -35,6 +35,7 @@ import { socketPathFor, taskSocketPathFor } from '../api/address.js';
 import { prepareStateDir } from '../api/state-dir.js';
 import { writeCliShim } from './cli-shim.js';
 import { loadConfig, type IrisConfig } from '../config/index.js';
+import { queueCatalog } from '../config/schema/queues.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
@@ -336,6 +337,7 @@ async function serveCluster(
       containerUser: config.runtime.containerUser,
       forbiddenHostPaths: forbiddenHostPaths(home),
       productionUsers: config.productionUsers,
+      queues: queueCatalog(config.queues),
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     ...(kube ? {} : { requireGpuRuntime: gpuRuntimeCheck() }),

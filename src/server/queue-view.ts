@@ -38,6 +38,7 @@ export function queueInfo(
       job: name,
       user: job.spec.user,
       band: bandOf(job.spec),
+      ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
       depth: job.depth,
       pendingTasks,
       submittedAt: job.submittedAt,

@@ -59,6 +59,7 @@ export function runInfo({ job, tasks, attempts, archived }: RunData): RunInfo {
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     band: bandOf(job.spec),
+    ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
     state: job.state,
     reason: job.reason,
     archived,
