@@ -294,6 +294,20 @@ async function serveCluster(
       defaultTimeLimitMs: config.defaults.timeLimitMs,
       preemption: config.preemption.enabled ? { exemptMs: config.preemption.exemptMs } : null,
     }),
+    queues: config.queues && {
+      defaultQueue: config.queues.defaultQueue,
+      queues: config.queues.queues.map((q) => ({
+        name: q.name,
+        workers: q.workers,
+        options: {
+          policy: q.policy,
+          queueDepth: q.depth,
+          reservationDepth: q.reservationDepth,
+          maxReservationDepth: q.maxReservationDepth,
+          defaultTimeLimitMs: q.timeLimitMs ?? config.defaults.timeLimitMs,
+        },
+      })),
+    },
     preemptionGraceMs: config.preemption.graceMs,
     log,
     launchContext: {

@@ -37,7 +37,7 @@ import { randomBytes } from 'node:crypto';
 import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementProfile } from '../scheduler/index.js';
-import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
+import { QueueSet, type NamedQueueSpec, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, sliceOf, type LaunchContext } from './launch.js';
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
@@ -93,6 +93,8 @@ export interface PassLoopOptions {
   launchContext: LaunchContext;
   quotas: ReadonlyMap<string, Quota>;
   queue: QueueOptions;
+  /** Named queues (queue/queue-set.ts); absent: one queue (`queue`) over every worker. */
+  queues?: { queues: readonly NamedQueueSpec[]; defaultQueue: string };
   now: () => number;
   timers: Timers;
   /** Launch attempts the store has just assigned. */
@@ -118,7 +120,7 @@ export interface PassLoopOptions {
 }
 
 export class PassLoop {
-  private readonly queue: QueueScheduler;
+  private readonly queue: QueueSet;
   private readonly deadlines = new SchedulingDeadlines();
   private cancelDeadlineTimer: (() => void) | null = null;
   private passQueued = false;
@@ -146,7 +148,7 @@ export class PassLoop {
 
   constructor(private readonly o: PassLoopOptions) {
     this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
-    this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
+    this.queue = new QueueSet(o.queue, o.placement ?? FIRST_FIT_PLACEMENT, o.queues ?? null);
     if (o.placement && isBaselineMode(o.placement.mode)) this.queue.placementMemory = loadPlacementMemory(o.store);
   }
 

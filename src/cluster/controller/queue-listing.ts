@@ -6,7 +6,7 @@
  */
 import { jobDepth, parentJob } from '../../model/names.js';
 import type { JobSpec } from '../../model/types.js';
-import type { QueueScheduler } from '../scheduler/queue/index.js';
+import type { QueueSet } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
@@ -33,7 +33,7 @@ export function pendingJobs(snapshot: Snapshot): QueueListing['pending'] {
 export function estimateStart(
   snapshot: Snapshot,
   store: ClusterStore,
-  queue: QueueScheduler,
+  queue: QueueSet,
   spec: JobSpec,
 ): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);

@@ -49,6 +49,8 @@ export interface SchedulerJob {
   uses?: readonly string[];
   /** Its priority band (model/band.ts): the first key of queue order. Absent: interactive. */
   band?: Band;
+  /** Its named queue (queue/queue-set.ts); absent: the cluster's only queue. */
+  queue?: string;
 }
 
 export interface SchedulerTask {
@@ -135,6 +137,11 @@ export interface RunningAllocation {
   gang?: boolean;
   /** The attempt has ended and its process is being stopped: it holds capacity, but is no victim. */
   stopping?: boolean;
+  /**
+   * When the hold begins, if later than now: another queue's reservation on a shared worker
+   * (queue/queue-set.ts). Such a hold is also `stopping` (no victim) and has no user. Absent: now.
+   */
+  startsAt?: number;
 }
 
 /**
