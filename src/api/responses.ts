@@ -17,6 +17,7 @@ import type {
   ClusterInfo,
   EndpointInfo,
   EstimateResponse,
+  NamedQueueInfo,
   ExecEvent,
   ExecSummary,
   HealthResponse,
@@ -170,6 +171,16 @@ const userShare = lazy(() =>
     borrowedTasks: number,
   }),
 );
+const namedQueue = lazy(() =>
+  object<NamedQueueInfo>({
+    name: string,
+    policy: string,
+    queueDepth: number,
+    reservationDepth: number,
+    workers: string,
+    default: boolean,
+  }),
+);
 export const queueAnswer = lazy(() =>
   object<QueueInfo>({
     policy: string,
@@ -177,6 +188,7 @@ export const queueAnswer = lazy(() =>
     reservationDepth: number,
     jobs: array(queueEntry),
     users: optional(array(userShare)),
+    queues: optional(array(namedQueue)),
   }),
 );
 

@@ -96,6 +96,20 @@ export interface QueueInfo {
    * quota, weighted dominant share and the borrowed part. Absent from an older cluster.
    */
   users?: UserShareInfo[];
+  /** The named queues in config order (config `queues:`); absent on a cluster without them. */
+  queues?: NamedQueueInfo[];
+}
+
+/** One named queue (config `queues:`): its policy and depths, and which workers it may use. */
+export interface NamedQueueInfo {
+  name: string;
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  /** Its workers' constraints (`pool=gpu`), or `every worker`. */
+  workers: string;
+  /** The queue a job without --queue joins. */
+  default: boolean;
 }
 
 /** Running resources as `iris queue --users` shows them: cores, bytes, GPUs + TPU chips. */

@@ -38,8 +38,15 @@ export function findQueue(catalog: QueueCatalog, name: string): QueueDefaults | 
 }
 
 /** The refusal of `name`, which is not a queue of `catalog` (exit 2). */
-export function unknownQueue(catalog: QueueCatalog, name: string): IrisError {
-  const names = catalog.queues.map((q) => q.name);
+export function unknownQueue(queues: readonly { name: string }[], name: string): IrisError {
+  const names = queues.map((q) => q.name);
+  if (names.length === 0)
+    return new IrisError(
+      'invalid_argument',
+      `unknown queue ${JSON.stringify(name)}: this cluster has no named queues`,
+      'leave --queue out, or define queues: in the cluster config',
+      'queue',
+    );
   const close = suggestKey(name, names);
   return new IrisError(
     'invalid_argument',

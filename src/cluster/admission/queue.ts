@@ -8,7 +8,6 @@
  */
 import type { Band } from '../../model/band.js';
 import type { TaskCaller } from '../../model/caller.js';
-import { IrisError } from '../../model/errors.js';
 import { parentJob } from '../../model/names.js';
 import { findQueue, unknownQueue, type QueueCatalog, type QueueDefaults } from '../../model/queues.js';
 import { given } from './values.js';
@@ -22,18 +21,12 @@ export function jobQueue(
   liveQueue: ((name: string) => string | undefined) | undefined,
 ): QueueDefaults | null {
   if (!catalog) {
-    if (given(requested))
-      throw new IrisError(
-        'invalid_argument',
-        `unknown queue ${JSON.stringify(requested)}: this cluster has no named queues`,
-        'leave --queue out, or define queues: in the cluster config',
-        'queue',
-      );
+    if (given(requested)) throw unknownQueue([], requested!);
     return null;
   }
   if (given(requested)) {
     const queue = findQueue(catalog, requested!);
-    if (!queue) throw unknownQueue(catalog, requested!);
+    if (!queue) throw unknownQueue(catalog.queues, requested!);
     return queue;
   }
   const parent = caller ? caller.job : parentJob(name);

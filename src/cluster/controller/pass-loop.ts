@@ -153,7 +153,7 @@ export class PassLoop {
   }
 
   get policy(): string {
-    return this.o.queue.policy;
+    return this.queue.options.policy;
   }
 
   /**
@@ -203,8 +203,16 @@ export class PassLoop {
   /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
   queueListing(): QueueListing {
     const snapshot = this.snapshot(this.o.now());
-    const { policy, queueDepth, reservationDepth } = this.o.queue;
-    return { policy, queueDepth, reservationDepth, pending: pendingJobs(snapshot), reservations: this.reservations };
+    const { policy, queueDepth, reservationDepth } = this.queue.options;
+    const listing: QueueListing = {
+      policy,
+      queueDepth,
+      reservationDepth,
+      pending: pendingJobs(snapshot),
+      reservations: this.reservations,
+    };
+    if (this.o.queues) listing.queues = this.queue.listing();
+    return listing;
   }
 
   /** When a job with this spec would start if submitted now (no state changes). */
@@ -213,7 +221,7 @@ export class PassLoop {
     return {
       ...estimateStart(snapshot, this.o.store, this.queue, spec),
       now: snapshot.now,
-      policy: this.o.queue.policy,
+      policy: this.queue.policyOf(spec.queue),
     };
   }
 

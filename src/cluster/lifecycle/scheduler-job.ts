@@ -12,7 +12,16 @@ import type { RuntimeEstimate, SchedulerJob } from '../scheduler/types.js';
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
   spec: Pick<
     JobSpec,
-    'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses' | 'band'
+    | 'user'
+    | 'resources'
+    | 'constraints'
+    | 'coschedule'
+    | 'replicas'
+    | 'timeoutMs'
+    | 'category'
+    | 'uses'
+    | 'band'
+    | 'queue'
   >;
 };
 
@@ -36,5 +45,6 @@ export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | n
     ...(job.spec.category ? { category: job.spec.category } : {}),
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
     ...(job.spec.band && job.spec.band !== DEFAULT_BAND ? { band: job.spec.band } : {}),
+    ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
   };
 }

@@ -189,6 +189,12 @@ export interface Snapshot {
    * pass needs and gives reasons only to the jobs it considered.
    */
   pendingOrdered?: boolean;
+  /**
+   * Reservations other named queues hold on shared workers (queue/queue-set.ts), already entered in
+   * `running` as future holds: job -> its reserved start and queue, for the reason of a job that
+   * would delay one. Absent: none.
+   */
+  otherReservations?: ReadonlyMap<string, { start: number; queue: string }>;
 }
 
 export interface Placement {

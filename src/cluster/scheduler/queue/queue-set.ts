@@ -109,6 +109,31 @@ export class QueueSet {
     return this.defaultMember.scheduler;
   }
 
+  /** The named queues' settings, in config order (none without named queues). */
+  listing(): Array<{
+    name: string;
+    policy: string;
+    queueDepth: number;
+    reservationDepth: number;
+    workers: readonly Constraint[];
+    isDefault: boolean;
+  }> {
+    return this.members.flatMap((m) => {
+      if (m.name === null) return [];
+      const o = m.scheduler.options;
+      const { policy, queueDepth, reservationDepth } = o;
+      return [
+        { name: m.name, policy, queueDepth, reservationDepth, workers: m.workers, isDefault: m === this.defaultMember },
+      ];
+    });
+  }
+
+  /** The policy of queue `name` (absent or unknown: the default queue's). */
+  policyOf(name: string | undefined): string {
+    const m = (name !== undefined ? this.byName.get(name) : undefined) ?? this.defaultMember;
+    return m.scheduler.options.policy;
+  }
+
   /** The default queue's options. */
   get options(): QueueOptions {
     return this.defaultMember.scheduler.options;
@@ -182,6 +207,7 @@ export class QueueSet {
         workers: shared.workers,
         usage: shared.usage,
         running: shared.runningFor(m),
+        otherReservations: shared.reservationsFor(m),
         ...(memory ? { placementMemory: memory } : {}),
       };
       delete sub.claims;
@@ -232,6 +258,7 @@ export class QueueSet {
       jobs: mine?.jobs ?? new Map(),
       pending: mine?.pending ?? [],
       running: shared.runningFor(m),
+      otherReservations: shared.reservationsFor(m),
     };
     const answer = m.scheduler.estimate(sub, mineJob);
     return { start: answer.start, reason: `queue ${m.name}: ${answer.reason}` };
@@ -275,6 +302,7 @@ class SharedState {
   usage: Map<string, UserUsage>;
   private readonly running: RunningAllocation[];
   private readonly holds = new Map<Member, RunningAllocation[]>();
+  private readonly starts = new Map<Member, Map<string, number>>();
 
   constructor(
     private readonly snapshot: Snapshot,
@@ -338,8 +366,24 @@ class SharedState {
   /** `m`'s reservations now: the future holds the other queues plan around. */
   reservedBy(m: Member, reserved: ReadonlyMap<string, { reservation: Reservation | null }>): void {
     const holds: RunningAllocation[] = [];
-    for (const [job, b] of reserved) if (b.reservation) holds.push(...reservationHolds(job, b.reservation));
+    const starts = new Map<string, number>();
+    for (const [job, b] of reserved) {
+      if (!b.reservation) continue;
+      holds.push(...reservationHolds(job, b.reservation));
+      starts.set(job, b.reservation.start);
+    }
     this.holds.set(m, holds);
+    this.starts.set(m, starts);
+  }
+
+  /** The reservations of the queues other than `m`: job -> start and queue (Snapshot.otherReservations). */
+  reservationsFor(m: Member): Map<string, { start: number; queue: string }> {
+    const out = new Map<string, { start: number; queue: string }>();
+    for (const [other, starts] of this.starts) {
+      if (other === m) continue;
+      for (const [job, start] of starts) out.set(job, { start, queue: other.name ?? '' });
+    }
+    return out;
   }
 
   /** What queue `m`'s pass sees running: every running task, this pass's placements, the other queues' holds. */
