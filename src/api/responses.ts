@@ -15,6 +15,7 @@ import type {
   AttemptInfo,
   CancelResponse,
   ClusterInfo,
+  ClusterQueueInfo,
   EndpointInfo,
   EstimateResponse,
   NamedQueueInfo,
@@ -456,6 +457,19 @@ export const clusterAnswer = lazy(() =>
       policy: string,
       passes: number,
     }),
+    queues: optional(
+      array(
+        object<ClusterQueueInfo>({
+          name: string,
+          policy: string,
+          workers: string,
+          workerCount: number,
+          pending: number,
+          running: number,
+          default: boolean,
+        }),
+      ),
+    ),
   }),
 );
 

@@ -499,6 +499,23 @@ export interface ClusterInfo {
     /** Scheduling passes run since start: submissions and task ends coalesce into few passes. */
     passes: number;
   };
+  /** The named queues in config order (config `queues:`); absent on a cluster without them. */
+  queues?: ClusterQueueInfo[];
+}
+
+/** A named queue in `iris cluster status`: its policy, its workers and its tasks now. */
+export interface ClusterQueueInfo {
+  name: string;
+  policy: string;
+  /** Its workers' constraints (`pool=gpu`), or `every worker`. */
+  workers: string;
+  /** How many of the cluster's workers it may use. */
+  workerCount: number;
+  /** Its jobs' pending and running tasks. */
+  pending: number;
+  running: number;
+  /** The queue a job without --queue joins. */
+  default: boolean;
 }
 
 /** An endpoint a task registered, as the store keeps it. */

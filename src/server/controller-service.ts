@@ -9,6 +9,7 @@ import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { bandOf, type Band } from '../model/band.js';
+import { describeQueueWorkers, queueWorkers } from '../model/queues.js';
 import { allowedBand, updateCeiling } from '../cluster/admission/band.js';
 import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
@@ -82,6 +83,7 @@ export type ControllerPort = Pick<
   | 'isolationForToken'
   | 'passes'
   | 'policy'
+  | 'namedQueues'
   | 'queueListing'
   | 'requestPass'
   | 'setWorkerEnabled'
@@ -408,6 +410,37 @@ export class ControllerService implements ClusterService {
         policy: this.controller.policy,
         passes: this.controller.passes,
       },
+      ...this.clusterQueues(workers),
+    };
+  }
+
+  /** The named queues with their worker counts and tasks now (`iris cluster status`); {} without. */
+  private clusterQueues(workers: readonly api.WorkerInfo[]): { queues?: api.ClusterQueueInfo[] } {
+    const named = this.controller.namedQueues();
+    if (named.length === 0) return {};
+    const fallback = named.find((q) => q.isDefault)?.name;
+    const queueOfJob = (name: string) => this.store.job(name)?.spec.queue ?? fallback;
+    const pending = new Map<string | undefined, number>();
+    for (const task of this.store.pendingTasks()) {
+      const q = queueOfJob(task.job);
+      pending.set(q, (pending.get(q) ?? 0) + 1);
+    }
+    const running = new Map<string | undefined, number>();
+    for (const attempt of this.store.activeAttempts()) {
+      const task = this.store.task(attempt.task);
+      const q = task ? queueOfJob(task.job) : undefined;
+      running.set(q, (running.get(q) ?? 0) + 1);
+    }
+    return {
+      queues: named.map((q) => ({
+        name: q.name,
+        policy: q.policy,
+        workers: describeQueueWorkers(q.workers),
+        workerCount: queueWorkers(q.workers, workers).length,
+        pending: pending.get(q.name) ?? 0,
+        running: running.get(q.name) ?? 0,
+        default: q.isDefault,
+      })),
     };
   }
 

@@ -215,7 +215,12 @@ async function serveCluster(
   }
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
-  const metrics = new ClusterMetrics(store);
+  const metrics = new ClusterMetrics(store, {
+    queues: config.queues && {
+      names: config.queues.queues.map((q) => q.name),
+      fallback: config.queues.defaultQueue,
+    },
+  });
   const leftovers = kube ? [] : store.activeAttempts();
   // Containers can be left behind only by a state that had a container runtime (the meta key), or
   // by a leftover attempt of a job with an image (a state written before the key existed).

@@ -6,7 +6,7 @@
  * and the views show and filter by queue.
  */
 import { describe, expect, it } from 'vitest';
-import type { JobDetail, QueueInfo } from '../../src/api/types.js';
+import type { ClusterInfo, JobDetail, QueueInfo } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
 
 const CONFIG = `
@@ -71,6 +71,18 @@ describe('named queues', () => {
     const plain = await c.iris(['queue', '--queue', 'strict']);
     expect(plain.stdout).toMatch(/queue strict: policy fcfs/);
     expect(plain.stdout).not.toMatch(/queue batch/);
+
+    const cluster = await c.json<ClusterInfo>(['cluster', 'status']);
+    const strict = cluster.queues!.find((q) => q.name === 'strict');
+    expect(strict).toMatchObject({ policy: 'fcfs', workers: 'pool=solo', workerCount: 1, pending: 2, running: 1 });
+    expect(cluster.queues!.map((q) => `${q.name}:${q.default}`)).toEqual(['batch:true', 'quick:false', 'strict:false']);
+    const text = await c.iris(['cluster', 'status']);
+    expect(text.stdout).toMatch(/strict\s+fcfs\s+1 \(pool=solo\)\s+2\s+1/);
+
+    const metrics = await c.iris(['metrics']);
+    expect(metrics.code, describeRun(['metrics'], metrics)).toBe(0);
+    expect(metrics.stdout).toMatch(/^iris_queue_tasks\{queue="strict"\} 2$/m);
+    expect(metrics.stdout).toMatch(/^iris_queue_tasks\{queue="quick"\} 0$/m);
 
     s1.open();
     const s2Done = await c.waitForState('/s2', 'SUCCEEDED');

@@ -258,6 +258,11 @@ export class Controller {
   }
 
   /** Pending jobs in scheduling order, reservations and policy, as plain data (the server builds QueueInfo). */
+  /** The named queues' settings in config order (none without `queues:`). */
+  namedQueues(): NonNullable<QueueListing['queues']> {
+    return this.loop.namedQueues();
+  }
+
   queueListing(): QueueListing {
     return this.loop.queueListing();
   }

@@ -200,6 +200,11 @@ export class PassLoop {
     if (this.passTimer) clearTimeout(this.passTimer);
   }
 
+  /** The named queues' settings in config order (none without named queues). */
+  namedQueues(): NonNullable<QueueListing['queues']> {
+    return this.o.queues ? this.queue.listing() : [];
+  }
+
   /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
   queueListing(): QueueListing {
     const snapshot = this.snapshot(this.o.now());
@@ -211,7 +216,7 @@ export class PassLoop {
       pending: pendingJobs(snapshot),
       reservations: this.reservations,
     };
-    if (this.o.queues) listing.queues = this.queue.listing();
+    if (this.o.queues) listing.queues = this.namedQueues();
     return listing;
   }
 

@@ -4,7 +4,8 @@
  * port (http-port.ts).
  *
  * Guarantees:
- * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length, waiting
+ * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length (by named
+ *   queue when the config has `queues:`), waiting
  *   jobs, cost per hour of READY workers) are computed from the store at scrape time, so they are
  *   never stale. Every band and live task state is present from the start (0 when empty).
  * - Counters move on committed store events only (the store emits after commit): dispatches,
@@ -56,7 +57,14 @@ export class ClusterMetrics implements PassObserver {
   private readonly deriver: EventDeriver;
   private readonly detach: () => void;
 
-  constructor(store: ClusterStore, options: { processMetrics?: boolean } = {}) {
+  constructor(
+    store: ClusterStore,
+    options: {
+      processMetrics?: boolean;
+      /** Named queues (config `queues:`): `iris_queue_tasks` gets a `queue` label; `fallback` takes jobs without one. */
+      queues?: { names: readonly string[]; fallback: string } | null;
+    } = {},
+  ) {
     const registers = [this.registry];
     const workerStates = this.workerStates;
     stateGauge('iris_jobs', 'Jobs the cluster holds (the latest run of each name), by state.', registers, () => ({
@@ -84,7 +92,12 @@ export class ClusterMetrics implements PassObserver {
     const costHelp = 'Sum of cost-per-hour of the enabled (READY) workers (config unit; default 1 per worker).';
     valueGauge('iris_workers_cost_per_hour', costHelp, registers, readyCostPerHour);
     const queueHelp = 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).';
-    valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
+    const queues = options.queues;
+    if (!queues) valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
+    else
+      queueGauge('iris_queue_tasks', `${queueHelp} By named queue.`, registers, queues.names, () =>
+        Array.from(store.queuedTasks(), (task) => store.job(task.job)?.spec.queue ?? queues.fallback),
+      );
     const waitingHelp = 'Jobs waiting on their dependencies (--after) before they enter the queue.';
     valueGauge('iris_queue_waiting_jobs', waitingHelp, registers, () => store.waitingJobCount());
     const histogram = (name: string, help: string, buckets: number[]) =>
@@ -173,6 +186,27 @@ function valueGauge(name: string, help: string, registers: Prom.Registry[], read
     registers,
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/** A gauge by named queue, read when scraped: every queue present (0 when empty). */
+function queueGauge(
+  name: string,
+  help: string,
+  registers: Prom.Registry[],
+  names: readonly string[],
+  read: () => Iterable<string>,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      const counts = new Map<string, number>();
+      for (const queue of read()) counts.set(queue, (counts.get(queue) ?? 0) + 1);
+      for (const queue of names) this.set({ queue }, counts.get(queue) ?? 0);
     },
   });
 }
