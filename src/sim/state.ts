@@ -389,6 +389,7 @@ export function modelJob(
       ...(spec.category ? { category: spec.category } : {}),
       ...(spec.uses ? { uses: spec.uses } : {}),
       ...(spec.band ? { band: spec.band } : {}),
+      ...(spec.queue ? { queue: spec.queue } : {}),
     },
   };
   const tasks = new Array<Task>(spec.replicas);
