@@ -51,7 +51,7 @@ describe('named queues', () => {
     expect(startOf(longDone)).toBeGreaterThanOrEqual(startOf(bigDone));
   });
 
-  it('queue strict (fcfs) keeps a job that fits waiting behind its blocked head, and filters in iris queue', async () => {
+  it('queue strict (fcfs) keeps a fit job behind its blocked head; iris queue --queue, cluster status', async () => {
     const s1 = c.gate('s1');
     await c.submit(['--name', 's1', '--queue', 'strict', '--cpu', '1'], ['sh', '-c', s1.hold]);
     await c.waitForState('/s1', 'RUNNING');

@@ -61,7 +61,7 @@ export class ClusterMetrics implements PassObserver {
     store: ClusterStore,
     options: {
       processMetrics?: boolean;
-      /** Named queues (config `queues:`): `iris_queue_tasks` gets a `queue` label; `fallback` takes jobs without one. */
+      /** Named queues (config `queues:`): `iris_queue_tasks` by `queue`; `fallback` counts jobs without one. */
       queues?: { names: readonly string[]; fallback: string } | null;
     } = {},
   ) {
