@@ -107,7 +107,7 @@ describe('named queues', () => {
     await c.waitForState('/wide3', 'SUCCEEDED');
   });
 
-  it("a child joins its parent's queue unless it names another; iris status shows it", async () => {
+  it("a child joins its parent's queue unless it names another; status shows it, a restart keeps it", async () => {
     const parent = c.script(
       'parent.sh',
       'iris submit --name kid -- true || exit 1\niris submit --name other --queue batch -- true || exit 1\n' +
@@ -119,5 +119,9 @@ describe('named queues', () => {
     expect((await c.job('/par/other')).queue).toBe('batch');
     const status = await c.iris(['status', '/par/kid']);
     expect(status.stdout).toMatch(/Queue:\s+strict/);
+    // The queue is stored with the job: a restarted cluster still knows it.
+    await c.stop();
+    await c.start();
+    expect((await c.job('/par/kid')).queue).toBe('strict');
   });
 });
