@@ -15,8 +15,10 @@ import type {
   AttemptInfo,
   CancelResponse,
   ClusterInfo,
+  ClusterQueueInfo,
   EndpointInfo,
   EstimateResponse,
+  NamedQueueInfo,
   ExecEvent,
   ExecSummary,
   HealthResponse,
@@ -85,6 +87,7 @@ export const submitAnswer = lazy(() =>
     parent: nullableString,
     generated: boolean,
     band: optional(band),
+    queue: optional(string),
   }),
 );
 
@@ -140,6 +143,7 @@ const queueEntry = lazy(() =>
     job: string,
     user: string,
     band: optional(band),
+    queue: optional(string),
     depth: number,
     pendingTasks: number,
     submittedAt: number,
@@ -168,6 +172,16 @@ const userShare = lazy(() =>
     borrowedTasks: number,
   }),
 );
+const namedQueue = lazy(() =>
+  object<NamedQueueInfo>({
+    name: string,
+    policy: string,
+    queueDepth: number,
+    reservationDepth: number,
+    workers: string,
+    default: boolean,
+  }),
+);
 export const queueAnswer = lazy(() =>
   object<QueueInfo>({
     policy: string,
@@ -175,6 +189,7 @@ export const queueAnswer = lazy(() =>
     reservationDepth: number,
     jobs: array(queueEntry),
     users: optional(array(userShare)),
+    queues: optional(array(namedQueue)),
   }),
 );
 
@@ -185,6 +200,7 @@ const summaryFields = {
   user: string,
   submitter: optional(string),
   band: optional(band),
+  queue: optional(string),
   state: jobState,
   reason: nullableString,
   depth: number,
@@ -350,6 +366,7 @@ export const historyAnswer = lazy(() =>
       user: string,
       submitter: optional(string),
       band: optional(band),
+      queue: optional(string),
       state: jobState,
       reason: nullableString,
       archived: boolean,
@@ -444,6 +461,19 @@ export const clusterAnswer = lazy(() =>
       policy: string,
       passes: number,
     }),
+    queues: optional(
+      array(
+        object<ClusterQueueInfo>({
+          name: string,
+          policy: string,
+          workers: string,
+          workerCount: number,
+          pending: number,
+          running: number,
+          default: boolean,
+        }),
+      ),
+    ),
   }),
 );
 

@@ -195,6 +195,13 @@ export const SubmitRequestSchema = requestBody('submit request', {
         "higher band may preempt lower-band work. A task's child inherits its parent's band and may ask only for " +
         "a lower one (`forbidden`); `production` is the owner's unless the config grants it (`production-users`).",
     ),
+  queue: text()
+    .nullish()
+    .describe(
+      'The named queue to join (config `queues:`): its policy orders the job and it runs only on the ' +
+        "queue's workers. Default: the parent's queue, else the config's `default-queue`. An unknown name is " +
+        '`invalid_argument` (with the known names); a job no worker of its queue could ever run is `unsatisfiable`.',
+    ),
   network: text()
     .nullish()
     .describe(

@@ -47,6 +47,8 @@ export interface SubmitResponse {
   generated: boolean;
   /** Its priority band (docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
 }
 
 /** One pending job in scheduling order (`iris queue`). */
@@ -57,6 +59,8 @@ export interface QueueEntry {
   user: string;
   /** Its priority band (docs/priorities.md); the first key of the order. Absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   depth: number;
   pendingTasks: number;
   submittedAt: number;
@@ -92,6 +96,20 @@ export interface QueueInfo {
    * quota, weighted dominant share and the borrowed part. Absent from an older cluster.
    */
   users?: UserShareInfo[];
+  /** The named queues in config order (config `queues:`); absent on a cluster without them. */
+  queues?: NamedQueueInfo[];
+}
+
+/** One named queue (config `queues:`): its policy and depths, and which workers it may use. */
+export interface NamedQueueInfo {
+  name: string;
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  /** Its workers' constraints (`pool=gpu`), or `every worker`. */
+  workers: string;
+  /** The queue a job without --queue joins. */
+  default: boolean;
 }
 
 /** Running resources as `iris queue --users` shows them: cores, bytes, GPUs + TPU chips. */
@@ -174,6 +192,8 @@ export interface JobSummary {
   submitter?: string;
   /** Its priority band (`--priority`, docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   state: JobState;
   reason: string | null;
   depth: number;
@@ -486,6 +506,23 @@ export interface ClusterInfo {
     /** Scheduling passes run since start: submissions and task ends coalesce into few passes. */
     passes: number;
   };
+  /** The named queues in config order (config `queues:`); absent on a cluster without them. */
+  queues?: ClusterQueueInfo[];
+}
+
+/** A named queue in `iris cluster status`: its policy, its workers and its tasks now. */
+export interface ClusterQueueInfo {
+  name: string;
+  policy: string;
+  /** Its workers' constraints (`pool=gpu`), or `every worker`. */
+  workers: string;
+  /** How many of the cluster's workers it may use. */
+  workerCount: number;
+  /** Its jobs' pending and running tasks. */
+  pending: number;
+  running: number;
+  /** The queue a job without --queue joins. */
+  default: boolean;
 }
 
 /** An endpoint a task registered, as the store keeps it. */
@@ -589,6 +626,8 @@ export interface RunInfo {
   submitter?: string;
   /** Its priority band (docs/priorities.md); absent from an older cluster. */
   band?: Band;
+  /** Its named queue (config `queues:`); absent on a cluster without named queues. */
+  queue?: string;
   state: JobState;
   reason: string | null;
   archived: boolean;

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Quota, WorkerSpec } from '../model/types.js';
 import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
+import type { QueuesConfig } from './schema/queues.js';
 import type { ElasticConfig, PreemptionConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
 import type { BackendConfig } from './schema/backend.js';
@@ -56,6 +57,8 @@ export interface IrisConfig {
     retryBackoffMs: number | null;
   };
   queue: QueueConfig;
+  /** `queues:` with `default-queue:` (schema/queues.ts); null: one queue over every worker (`queue:`). */
+  queues: QueuesConfig | null;
   runtime: RuntimeConfig;
   /** `deadlock-grace`: how long a job may stay deadlocked before it ends UNSCHEDULABLE. */
   deadlockGraceMs: number;

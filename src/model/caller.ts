@@ -34,6 +34,8 @@ export interface TaskCaller extends TaskIdentity {
    * Absent: interactive.
    */
   band?: Band;
+  /** The caller job's named queue (model/queues.ts): its children join it unless they name another. Absent: none. */
+  queue?: string;
   /**
    * What confines the caller's attempt: its children inherit it and may not lower it (admission,
    * isolation.ts). Absent: a process task whose job gave no container choices.

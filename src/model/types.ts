@@ -60,6 +60,8 @@ export interface JobSpec {
    */
   defaultTimeLimit?: boolean;
   schedulingTimeoutMs: number | null;
+  /** Its named queue (`--queue`, model/queues.ts); absent: the cluster has no named queues. */
+  queue?: string;
   /**
    * The task attempt that submitted the job (absent: submitted from outside the cluster). When
    * that task runs again (retry, preemption, restart), the job is ended: docs/architecture.md, "Re-run parents".

@@ -75,11 +75,13 @@ export interface MergeableSpec {
   resources: ResourceSpec;
   constraints: readonly Constraint[];
   coschedule: string | null;
+  /** Its named queue (config `queues:`): tasks merge only within one queue. */
+  queue?: string;
 }
 
 /**
  * The group a job's tasks merge within: a string equal for two jobs exactly when their key, user,
- * image, command, resources and constraints are equal. Null: the job never merges (no key, or a gang).
+ * image, command, resources, constraints and named queue are equal. Null: the job never merges (no key, or a gang).
  */
 export function mergeGroup(spec: MergeableSpec): string | null {
   if (!spec.mergeKey || spec.coschedule !== null) return null;
@@ -90,5 +92,6 @@ export function mergeGroup(spec: MergeableSpec): string | null {
     spec.command ?? null,
     spec.resources,
     spec.constraints,
+    ...(spec.queue === undefined ? [] : [spec.queue]),
   ]);
 }

@@ -9,6 +9,7 @@ import { removeRunLogs } from '../cluster/controller/prune.js';
 import type { ClusterService, SubmitOrigin } from './cluster-service.js';
 import type { TaskCaller } from '../model/caller.js';
 import { bandOf, type Band } from '../model/band.js';
+import { describeQueueWorkers, queueWorkers } from '../model/queues.js';
 import { allowedBand, updateCeiling } from '../cluster/admission/band.js';
 import type * as api from '../api/types.js';
 import type { ClusterEvent } from '../model/events.js';
@@ -82,6 +83,7 @@ export type ControllerPort = Pick<
   | 'isolationForToken'
   | 'passes'
   | 'policy'
+  | 'namedQueues'
   | 'queueListing'
   | 'requestPass'
   | 'setWorkerEnabled'
@@ -117,7 +119,15 @@ export class ControllerService implements ClusterService {
     // Only a new job: jobs blocked in the last pass stay blocked (their reservations stand).
     this.controller.requestPass(false);
     const parent = job.parent ?? parentJob(job.name);
-    return { name: job.name, run: job.run, tasks: spec.replicas, parent, generated, band: bandOf(spec) };
+    return {
+      name: job.name,
+      run: job.run,
+      tasks: spec.replicas,
+      parent,
+      generated,
+      band: bandOf(spec),
+      ...(spec.queue !== undefined ? { queue: spec.queue } : {}),
+    };
   }
 
   exec(request: api.ExecRequest, caller: TaskCaller | null, owner: string): Promise<ExecStarted> {
@@ -214,6 +224,10 @@ export class ControllerService implements ClusterService {
       liveBand: (name) => {
         const job = this.store.job(name);
         return job && !isFinalJobState(job.state) ? bandOf(job.spec) : undefined;
+      },
+      liveQueue: (name) => {
+        const job = this.store.job(name);
+        return job && !isFinalJobState(job.state) ? job.spec.queue : undefined;
       },
       dependenciesOf: (name) => (this.store.job(name)?.spec.after ?? []).map((dep) => dep.job),
       dependedOn: (name) => this.store.dependedOn(name),
@@ -400,6 +414,37 @@ export class ControllerService implements ClusterService {
         policy: this.controller.policy,
         passes: this.controller.passes,
       },
+      ...this.clusterQueues(workers),
+    };
+  }
+
+  /** The named queues with their worker counts and tasks now (`iris cluster status`); {} without. */
+  private clusterQueues(workers: readonly api.WorkerInfo[]): { queues?: api.ClusterQueueInfo[] } {
+    const named = this.controller.namedQueues();
+    if (named.length === 0) return {};
+    const fallback = named.find((q) => q.isDefault)?.name;
+    const queueOfJob = (name: string) => this.store.job(name)?.spec.queue ?? fallback;
+    const pending = new Map<string | undefined, number>();
+    for (const task of this.store.pendingTasks()) {
+      const q = queueOfJob(task.job);
+      pending.set(q, (pending.get(q) ?? 0) + 1);
+    }
+    const running = new Map<string | undefined, number>();
+    for (const attempt of this.store.activeAttempts()) {
+      const task = this.store.task(attempt.task);
+      const q = task ? queueOfJob(task.job) : undefined;
+      running.set(q, (running.get(q) ?? 0) + 1);
+    }
+    return {
+      queues: named.map((q) => ({
+        name: q.name,
+        policy: q.policy,
+        workers: describeQueueWorkers(q.workers),
+        workerCount: queueWorkers(q.workers, workers).length,
+        pending: pending.get(q.name) ?? 0,
+        running: running.get(q.name) ?? 0,
+        default: q.isDefault,
+      })),
     };
   }
 
@@ -492,6 +537,7 @@ export class ControllerService implements ClusterService {
       env: job.spec.env,
       rootSubmittedAt: job.rootSubmittedAt,
       band: bandOf(job.spec),
+      ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
     };
     return isolation ? { ...caller, isolation } : caller;
   }

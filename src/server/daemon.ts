@@ -36,6 +36,7 @@ import { socketPathFor, taskSocketPathFor } from '../api/address.js';
 import { prepareStateDir } from '../api/state-dir.js';
 import { writeCliShim } from './cli-shim.js';
 import { loadConfig, type IrisConfig } from '../config/index.js';
+import { queueCatalog } from '../config/schema/queues.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
@@ -216,7 +217,12 @@ async function serveCluster(
   }
   // Metrics (docs/metrics.md): counters follow the store from here on (the requeues of the
   // recovery below included); gauges read it at scrape time.
-  const metrics = new ClusterMetrics(store);
+  const metrics = new ClusterMetrics(store, {
+    queues: config.queues && {
+      names: config.queues.queues.map((q) => q.name),
+      fallback: config.queues.defaultQueue,
+    },
+  });
   // A merged batch's members have no process of their own: they follow their lead's recovery.
   const leftovers = kube ? [] : store.activeAttempts().filter((a) => !isMergedMember(a));
   // Containers can be left behind only by a state that had a container runtime (the meta key), or
@@ -298,6 +304,20 @@ async function serveCluster(
       defaultTimeLimitMs: config.defaults.timeLimitMs,
       preemption: config.preemption.enabled ? { exemptMs: config.preemption.exemptMs } : null,
     }),
+    queues: config.queues && {
+      defaultQueue: config.queues.defaultQueue,
+      queues: config.queues.queues.map((q) => ({
+        name: q.name,
+        workers: q.workers,
+        options: {
+          policy: q.policy,
+          queueDepth: q.depth,
+          reservationDepth: q.reservationDepth,
+          maxReservationDepth: q.maxReservationDepth,
+          defaultTimeLimitMs: q.timeLimitMs ?? config.defaults.timeLimitMs,
+        },
+      })),
+    },
     preemptionGraceMs: config.preemption.graceMs,
     log,
     launchContext: {
@@ -341,6 +361,7 @@ async function serveCluster(
       containerUser: config.runtime.containerUser,
       forbiddenHostPaths: forbiddenHostPaths(home),
       productionUsers: config.productionUsers,
+      queues: queueCatalog(config.queues),
     },
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     ...(kube ? {} : { requireGpuRuntime: gpuRuntimeCheck() }),

@@ -71,6 +71,7 @@ function stoppedController(): ControllerPort {
     queueListing: () => {
       throw stopped('the queue');
     },
+    namedQueues: () => [],
   };
 }
 

@@ -15,6 +15,7 @@ import type { QueueListing } from '../cluster/controller/queue-listing.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { jobReason } from './pending-reason.js';
 import { bandOf } from '../model/band.js';
+import { describeQueueWorkers } from '../model/queues.js';
 
 export function queueInfo(
   state: QueueListing,
@@ -38,6 +39,7 @@ export function queueInfo(
       job: name,
       user: job.spec.user,
       band: bandOf(job.spec),
+      ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
       depth: job.depth,
       pendingTasks,
       submittedAt: job.submittedAt,
@@ -47,7 +49,17 @@ export function queueInfo(
       reservedStart: state.reservations.get(name) ?? null,
     };
   });
-  return { policy, queueDepth, reservationDepth, jobs, users: userShareInfos(store, quotas) };
+  const info: QueueInfo = { policy, queueDepth, reservationDepth, jobs, users: userShareInfos(store, quotas) };
+  if (state.queues)
+    info.queues = state.queues.map((q) => ({
+      name: q.name,
+      policy: q.policy,
+      queueDepth: q.queueDepth,
+      reservationDepth: q.reservationDepth,
+      workers: describeQueueWorkers(q.workers),
+      default: q.isDefault,
+    }));
+  return info;
 }
 
 /** The running attempts as quotas count them (as the scheduler's snapshot does). */

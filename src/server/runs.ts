@@ -82,6 +82,7 @@ export function runInfo({ job, tasks, attempts, archived }: RunData, ctx?: RunCo
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     band: bandOf(job.spec),
+    ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
     state: job.state,
     reason: job.reason,
     archived,

@@ -80,6 +80,7 @@ export function runSummary({ job, tasks, archived }: RunData, reason: string | n
     user: job.spec.user,
     ...(job.spec.submitter ? { submitter: job.spec.submitter } : {}),
     band: bandOf(job.spec),
+    ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
     state: job.state,
     reason,
     depth: job.depth,

@@ -69,6 +69,8 @@ import { SimElastic } from './elastic.js';
 import type { ActiveJob, Arrival, Completion, Held } from './engine-records.js';
 import { SimState, modelJob, modelWorker } from './state.js';
 import { schedulerJob } from '../cluster/lifecycle/scheduler-job.js';
+import { queueConstraints, type QueueCatalog } from '../model/queues.js';
+import { queueCatalog } from '../config/schema/queues.js';
 import { plannedEnd, predictRuntime, RuntimeHistory, runRuntime } from '../cluster/scheduler/planner/index.js';
 import { assignMerged, attemptEnded, markRunning } from '../cluster/lifecycle/attempts.js';
 import { isFinalJobState, type AttemptOutcome } from '../model/states.js';
@@ -99,6 +101,8 @@ export function simulate(workload: SimWorkload, options: SimOptions): SimResult 
 
 class Engine {
   private readonly scheduler: PassScheduler;
+  /** The workload's named queues (null: one queue), for the never-fit check. */
+  private readonly queues: QueueCatalog | null;
   private readonly release: boolean;
   private readonly order: OrderName;
   private readonly progressEvery: number;
@@ -159,6 +163,7 @@ class Engine {
     private readonly options: SimOptions,
   ) {
     this.scheduler = options.scheduler;
+    this.queues = queueCatalog(workload.queues ?? null);
     this.release = options.release ?? true;
     this.history = options.predict ? new RuntimeHistory() : null;
     this.order = options.order ?? 'fcfs';
@@ -284,7 +289,12 @@ class Engine {
         ? predictRuntime(spec.timeLimit, true, this.history.runsOf(spec.runsOf))
         : null;
     const sched = schedulerJob(record.job, estimate);
-    const never = neverReason(sched, this.pool.capacityViews());
+    // A job of a named queue can run only on the queue's workers (model/queues.ts), as at the cluster's submit.
+    const inQueue = queueConstraints(this.queues, spec.queue);
+    const never = neverReason(
+      inQueue.length === 0 ? sched : { ...sched, constraints: [...sched.constraints, ...inQueue] },
+      this.pool.capacityViews(),
+    );
     if (never !== null) {
       this.skipTree(spec, never);
       if (!parent) for (const dep of this.pipelines.skipped(spec.name)) this.skipTree(dep.job, dep.reason);

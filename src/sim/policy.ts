@@ -6,7 +6,8 @@
  * `placementFor` is the one place they become the scheduler's placement profile (its scorers).
  */
 import { invalid } from '../model/errors.js';
-import { QueueScheduler } from '../cluster/scheduler/queue/index.js';
+import { QueueSet } from '../cluster/scheduler/queue/index.js';
+import type { QueuesConfig } from '../config/schema/queues.js';
 import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import {
   DEFAULT_PLACEMENT_OPTIONS,
@@ -48,6 +49,11 @@ export interface SimPolicyOptions {
    * clock, which the scheduler's snapshot times are in. Absent: off (bands still order the queue).
    */
   preemption?: { exempt: number };
+  /**
+   * Named queues (a workload's `queues:`): each with its own policy and depths over its workers,
+   * run by the cluster's QueueSet; the options above are the base of each. Absent: one queue.
+   */
+  queues?: QueuesConfig | null;
 }
 
 export function parsePolicy(name: string): QueuePolicy {
@@ -89,8 +95,9 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
   // A preempted merged attempt would requeue its members outside the engine's queue: no merging with preemption.
   const placement = placementFor(options.preemption ? { ...given, merge: { enabled: false, maxBatch: 1 } } : given);
   // Every job of a simulation carries its own time limit, so the default never applies.
-  const make = (explain: boolean): QueueScheduler =>
-    new QueueScheduler(
+  const named = options.queues ?? null;
+  const make = (explain: boolean): QueueSet =>
+    new QueueSet(
       {
         policy: options.policy,
         queueDepth,
@@ -100,6 +107,19 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
         ...(explain ? {} : { explain: false }),
       },
       placement,
+      named && {
+        defaultQueue: named.defaultQueue,
+        queues: named.queues.map((q) => ({
+          name: q.name,
+          workers: q.workers,
+          options: {
+            policy: q.policy,
+            queueDepth: q.depth,
+            reservationDepth: q.reservationDepth,
+            maxReservationDepth: q.maxReservationDepth,
+          },
+        })),
+      },
     );
   const scheduler = make(true);
   // Reason text is most of a pass's cost and the engine reads it only for jobs left at the end.

@@ -93,17 +93,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     mode: parsePlacementMode(options.placement ?? DEFAULT_PLACEMENT),
     selection: parseSelection(options.selection ?? DEFAULT_SELECTION),
   };
+  const workload = await loadWorkload(trace, {
+    procs: options.procs,
+    window,
+    ...(options.defaultTimeLimit !== undefined ? { defaultTimeLimit: options.defaultTimeLimit } : {}),
+  });
   const scheduler = createScheduler({
     policy,
     queueDepth: options.queueDepth,
     reservationDepth: options.reservationDepth,
     placement,
     ...(options.preemption ? { preemption: { exempt: options.preemption.exempt } } : {}),
-  });
-  const workload = await loadWorkload(trace, {
-    procs: options.procs,
-    window,
-    ...(options.defaultTimeLimit !== undefined ? { defaultTimeLimit: options.defaultTimeLimit } : {}),
+    ...(workload.queues ? { queues: workload.queues } : {}),
   });
   const release = options.release ?? true;
   const predict = options.predict ?? options.defaultTimeLimit !== undefined;

@@ -390,6 +390,7 @@ export function modelJob(
       ...(spec.uses ? { uses: spec.uses } : {}),
       ...(spec.band ? { band: spec.band } : {}),
       ...(spec.mergeKey ? { mergeKey: spec.mergeKey } : {}),
+      ...(spec.queue ? { queue: spec.queue } : {}),
     },
   };
   const tasks = new Array<Task>(spec.replicas);

@@ -26,7 +26,10 @@ import {
   object,
   positiveInteger,
   resolving,
+  text,
 } from '../config/schema/fields.js';
+import { defaultQueueKey, queues, resolveQueues, type QueuesConfig } from '../config/schema/queues.js';
+import { unknownQueue } from '../model/queues.js';
 import { parseConstraint, type Constraint } from '../model/constraints.js';
 import { invalid } from '../model/errors.js';
 import {
@@ -141,6 +144,7 @@ interface JobFields {
   uses?: string[] | null;
   needs?: string[] | null;
   priority?: Band | null;
+  queue?: string | null;
 }
 
 const category = parseWith<JobCategory, string>((value) => {
@@ -209,6 +213,7 @@ const job: z.ZodType<JobFields> = z.lazy(() =>
       uses: uses.nullish(),
       needs: needs.nullish(),
       priority: priority.nullish(),
+      queue: text('queue').nullish(),
     },
     'a job object with at least a name and a run time',
   ),
@@ -221,6 +226,10 @@ interface Defaults {
   models: Readonly<Record<string, number>>;
   /** The parent's band (a child's ceiling and default); absent: a top-level job (default interactive). */
   band?: Band;
+  /** The named queues (null: none); a job's queue defaults to its parent's, else the default queue. */
+  queues: QueuesConfig | null;
+  /** The parent's queue. */
+  queue?: string;
 }
 
 /** Jobs of one list with their names, inherited defaults and `repeat` expanded. */
@@ -229,6 +238,15 @@ class JobExpander {
   /** Root job names expanded so far: what a later root job may `need`. */
   private readonly roots = new Set<string>();
   constructor(private readonly ctx: Ctx) {}
+
+  /** A job's queue: the one it names (known to the workload), else its parent's, else the default one. */
+  private queueOf(asked: string | null | undefined, defaults: Defaults, path: Path): string | undefined {
+    const queues = defaults.queues;
+    if (!given(asked)) return defaults.queue ?? queues?.defaultQueue;
+    if (queues && queues.queues.some((q) => q.name === asked)) return asked!;
+    const error = unknownQueue(queues?.queues ?? [], asked!);
+    return fail(this.ctx, path, error.message, error.hint);
+  }
 
   list(items: JobFields[], path: Path, parent: string | null, defaults: Defaults): SimJob[] {
     const out: SimJob[] = [];
@@ -312,6 +330,7 @@ class JobExpander {
         `a child job may not be in a higher band than its parent (${defaults.band})`,
         "leave priority out to inherit the parent's band, or ask for a lower one",
       );
+    const queue = this.queueOf(j.queue, defaults, [...path, 'queue']);
     const count = j.repeat?.count ?? 1;
     const every = j.repeat?.every ?? 0;
     this.count += count;
@@ -334,13 +353,19 @@ class JobExpander {
           : {}),
         procs: (cpuMillis / 1000) * replicas,
         children: given(j.children)
-          ? this.list(j.children!, [...path, 'children'], name, { ...defaults, user, band })
+          ? this.list(j.children!, [...path, 'children'], name, {
+              ...defaults,
+              user,
+              band,
+              ...(queue ? { queue } : {}),
+            })
           : [],
         ...(j.wait ? { wait: true } : {}),
         ...(given(j.category) ? { category: j.category! } : {}),
         ...(uses.length > 0 ? { uses } : {}),
         ...(needs.length > 0 ? { needs } : {}),
         ...(band === DEFAULT_BAND ? {} : { band }),
+        ...(queue ? { queue } : {}),
       };
     });
   }
@@ -399,6 +424,8 @@ function workloadSchema(source: string) {
       'time-limit': seconds.nullish(),
       user: nameOf('user').nullish(),
       models: z.record(z.string(), model).nullish(),
+      queues,
+      'default-queue': defaultQueueKey,
     },
     'a workload (a mapping with workers:, jobs: and optionally models:)',
   ).transform(
@@ -420,7 +447,13 @@ function workloadSchema(source: string) {
       if (!given(file.jobs)) fail(ctx, ['jobs'], 'the workload declares no jobs');
       const models: Record<string, number> = {};
       for (const [key, m] of Object.entries(file.models ?? {})) models[key] = m.load;
-      const defaults: Defaults = { timeLimit: file['time-limit'] ?? null, user: file.user ?? 'sim', models };
+      const named = resolveQueues(ctx, file.queues, file['default-queue'], false);
+      const defaults: Defaults = {
+        timeLimit: file['time-limit'] ?? null,
+        user: file.user ?? 'sim',
+        models,
+        queues: named,
+      };
       const jobs = new JobExpander(ctx).list(file.jobs!, ['jobs'], null, defaults);
       const order = jobs.map((one, i) => ({ one, i }));
       order.sort((a, b) => a.one.submit - b.one.submit || a.i - b.i);
@@ -433,6 +466,7 @@ function workloadSchema(source: string) {
         procs: null,
       };
       if (Object.keys(models).length > 0) out.models = models;
+      if (named) out.queues = named;
       return out;
     }),
   );

@@ -7,6 +7,7 @@
  * earlier root jobs (pipelines).
  */
 import type { Band } from '../model/band.js';
+import type { QueuesConfig } from '../config/schema/queues.js';
 import type { Constraint } from '../model/constraints.js';
 import type { ResourceSpec, WorkerDevice } from '../model/resources.js';
 import type { JobCategory } from '../model/workload.js';
@@ -58,6 +59,8 @@ export interface SimJob {
   mergeKey?: string;
   /** Its priority band (model/band.ts); absent: interactive. */
   band?: Band;
+  /** Its named queue (the workload's `queues:`); absent: the default queue, or none. */
+  queue?: string;
   /**
    * Root jobs only: jobs (canonical names, declared earlier) that must end before this one is
    * submitted — a pipeline stage that `needs` others. It arrives at max(submit, last need's end).
@@ -82,6 +85,8 @@ export interface SimWorkload {
   procs: number | null;
   /** Load time (s) of each model or data set jobs `use`; paid by a task starting where the key is not warm. */
   models?: Record<string, number>;
+  /** Named queues (`queues:` and `default-queue:`, as in the cluster config); absent: one queue. */
+  queues?: QueuesConfig;
 }
 
 /** Memory of the single SWF pool worker: large enough never to constrain anything. */

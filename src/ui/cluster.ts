@@ -1,5 +1,5 @@
 /** Renderers for workers, the cluster summary and endpoints. */
-import type { ClusterInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
+import type { ClusterInfo, ClusterQueueInfo, EndpointInfo, WorkerInfo } from '../api/types.js';
 import { describeDevice } from '../model/resources.js';
 import { PLAIN, type Style } from './colour.js';
 import { formatDuration } from '../model/duration.js';
@@ -116,7 +116,25 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
     ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`],
   );
   const disabled = renderDisabled(info.workers, now);
-  return [renderFields(fields), '', renderWorkers(info.workers, style), ...(disabled ? ['', disabled] : [])].join('\n');
+  const queues = info.queues && info.queues.length > 0 ? ['', renderQueues(info.queues)] : [];
+  return [
+    renderFields(fields),
+    ...queues,
+    '',
+    renderWorkers(info.workers, style),
+    ...(disabled ? ['', disabled] : []),
+  ].join('\n');
+}
+
+/** The named queues (config `queues:`): policy, workers, tasks. */
+function renderQueues(queues: readonly ClusterQueueInfo[]): string {
+  return renderTable(queues, [
+    { header: 'QUEUE', value: (q) => (q.default ? `${q.name} (default)` : q.name) },
+    { header: 'POLICY', value: (q) => q.policy },
+    { header: 'WORKERS', value: (q) => `${q.workerCount} (${q.workers})` },
+    { header: 'PENDING', value: (q) => String(q.pending), right: true },
+    { header: 'RUNNING', value: (q) => String(q.running), right: true },
+  ]);
 }
 
 /** `3 ready`, `2 ready, 1 disabled`: the ready count always, the others when there are any. */

@@ -58,6 +58,7 @@ export function renderJobDetail(job: JobDetail, now: number, style: Style = PLAI
   fields.push(
     ['User', job.submitter ? `${job.user} (submitted by ${job.submitter} for ${job.user})` : job.user],
     ...(job.band ? [['Band', job.band] as [string, string]] : []),
+    ...(job.queue ? [['Queue', job.queue] as [string, string]] : []),
     ['Command', job.command.map(quoteArg).join(' ')],
     ...(job.runsIn ? runsInFields(job.runsIn) : []),
     ['Tasks', `${formatTaskCounts(job.tasks)} (replicas ${job.replicas})`],

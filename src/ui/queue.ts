@@ -15,6 +15,7 @@ import { formatBytes } from '../model/resources.js';
 import { formatAge, formatDuration, formatInstant, formatReason } from './format.js';
 import { renderFields, renderTable } from './table.js';
 import { runsInFields } from './runs-in.js';
+import { unknownQueue } from '../model/queues.js';
 
 /** `now`, `14:03:20 (in 3m10s)` (`2025-01-03 09:00 (in 21h00m)` on another day) or `-`. */
 export function formatStart(start: number | null, now: number): string {
@@ -40,12 +41,46 @@ function entryEstimate(j: QueueEntry): string {
   return formatEstimate({ durationMs: j.timeLimitMs, source: 'limit', runs: 0 });
 }
 
-export function renderQueue(queue: QueueInfo, now: number): string {
-  const header =
-    `policy ${queue.policy}, queue depth ${queue.queueDepth}` +
-    (queue.policy === 'hybrid' ? `, reservation depth ${queue.reservationDepth}` : '');
-  const table = renderTable(
-    queue.jobs,
+/** `policy easy, queue depth 32` (`, reservation depth 64` under hybrid). */
+function policyLine(q: Pick<QueueInfo, 'policy' | 'queueDepth' | 'reservationDepth'>): string {
+  return (
+    `policy ${q.policy}, queue depth ${q.queueDepth}` +
+    (q.policy === 'hybrid' ? `, reservation depth ${q.reservationDepth}` : '')
+  );
+}
+
+/**
+ * The queue with only the jobs of named queue `name` (`iris queue --queue NAME`); an unknown name
+ * is refused with the known ones.
+ */
+export function onlyQueue(queue: QueueInfo, name: string): QueueInfo {
+  const named = queue.queues ?? [];
+  const found = named.find((q) => q.name === name);
+  if (!found) throw unknownQueue(named, name);
+  return { ...queue, queues: [found], jobs: queue.jobs.filter((j) => j.queue === name) };
+}
+
+/**
+ * The pending jobs in order; `byQueue` (default: with 2+ named queues): a heading per named
+ * queue (its policy and workers) over its jobs. One queue reads as it always has.
+ */
+export function renderQueue(queue: QueueInfo, now: number, byQueue = (queue.queues?.length ?? 0) >= 2): string {
+  const named = queue.queues ?? [];
+  if (!byQueue || named.length === 0) return `${policyLine(queue)}\n${queueTable(queue.jobs, now)}`;
+  return named
+    .map((q) => {
+      const heading = `queue ${q.name}: ${policyLine(q)}, workers ${q.workers}${q.default ? ' (default)' : ''}`;
+      return `${heading}\n${queueTable(
+        queue.jobs.filter((j) => j.queue === q.name),
+        now,
+      )}`;
+    })
+    .join('\n\n');
+}
+
+function queueTable(jobs: readonly QueueEntry[], now: number): string {
+  return renderTable(
+    jobs,
     [
       { header: '#', value: (j) => String(j.position), right: true },
       { header: 'JOB', value: (j) => j.job },
@@ -59,7 +94,6 @@ export function renderQueue(queue: QueueInfo, now: number): string {
     ],
     'no pending jobs',
   );
-  return `${header}\n${table}`;
 }
 
 /** `2 CPU, 512MiB, 1 accelerator`; `-` for nothing. */

@@ -37,6 +37,11 @@ export const submitFlags = {
       'a higher band may preempt lower-band work (docs/priorities.md).',
     options: ['production', 'interactive', 'batch'],
   }),
+  queue: Flags.string({
+    summary:
+      "The named queue to join (config queues:): its policy orders the job, which runs only on the queue's " +
+      "workers. Default: the parent's queue, else the config's default-queue.",
+  }),
   uses: Flags.string({
     summary:
       'A model or data set the tasks load, e.g. llama-3-8b (repeatable): placement prefers workers that recently ' +
@@ -169,6 +174,7 @@ export interface SubmitFlagValues {
   'gpu-memory'?: string;
   category?: string;
   priority?: string;
+  queue?: string;
   uses?: string[];
   'merge-key'?: string;
   tpu?: string;
@@ -241,6 +247,7 @@ const COPIED = {
   category: 'category',
   priority: 'priority',
   'merge-key': 'mergeKey',
+  queue: 'queue',
   tpu: 'tpu',
   coschedule: 'coschedule',
   'max-retries': 'maxRetries',

@@ -49,6 +49,8 @@ import { jobIsolation } from './isolation.js';
 import { jobWorkspace } from './workspace.js';
 import { checkDependencies, resolveAfter } from './dependencies.js';
 import { allowedBand, parseBand } from './band.js';
+import { jobQueue, queueBand } from './queue.js';
+import { describeQueueWorkers, queueConstraints, queueWorkers, type QueueCatalog } from '../../model/queues.js';
 
 /** The admission vocabulary (types.ts), for the callers of this module. */
 export type * from './types.js';
@@ -79,7 +81,7 @@ function bandCeiling(name: string, caller: TaskCaller | null, names: Pick<Cluste
 export function resolveJob(
   request: AdmissionRequest,
   caller: TaskCaller | null,
-  names: NameSource & Pick<ClusterView, 'hostPaths' | 'liveBand'>,
+  names: NameSource & Pick<ClusterView, 'hostPaths' | 'liveBand' | 'liveQueue'>,
   defaults: AdmissionDefaults,
 ): { spec: JobSpec; generated: boolean } {
   const cpuMillis = values.cpuMillis(request.cpu, DEFAULT_RESOURCES.cpuMillis);
@@ -91,7 +93,7 @@ export function resolveJob(
   const category = values.category(request.category);
   const uses = values.uses(request.uses);
   const mergeKey = values.mergeKey(request.mergeKey);
-  const timeLimitMs = values.timeLimit(request);
+  const askedTimeLimitMs = values.timeLimit(request);
   const schedulingTimeoutMs = values.duration('schedulingTimeout', request.schedulingTimeout);
   const backoff = values.retryBackoff(request, defaults.retryBackoffMs ?? null);
   const isolation = jobIsolation(request, caller, defaults);
@@ -111,7 +113,11 @@ export function resolveJob(
   const env = caller ? inheritedEnv(caller, ownEnv) : ownEnv;
   const { name, generated } = jobName(request.name, caller, names);
   const after = resolveAfter(request.after, caller);
-  const band = allowedBand(parseBand(request.priority), user, bandCeiling(name, caller, names), {
+  const queue = jobQueue(request.queue, name, caller, defaults.queues, names.liveQueue);
+  const timeLimitMs = askedTimeLimitMs ?? queue?.timeLimitMs ?? null;
+  const ceiling = bandCeiling(name, caller, names);
+  const asked = parseBand(request.priority) ?? queueBand(queue, ceiling === null);
+  const band = allowedBand(asked, user, ceiling, {
     owner: defaults.user,
     ...(defaults.productionUsers ? { productionUsers: defaults.productionUsers } : {}),
   });
@@ -147,6 +153,7 @@ export function resolveJob(
     ...(uses.length === 0 ? {} : { uses }),
     ...(mergeKey === null ? {} : { mergeKey }),
     band,
+    ...(queue ? { queue: queue.name } : {}),
   };
   return { spec, generated };
 }
@@ -162,15 +169,26 @@ export function clusterRefusal(
   view: Pick<ClusterView, 'workers' | 'quotas' | 'pendingTasks' | 'waitingHolds'>,
   caller: TaskCaller | null = null,
   generated = false,
+  queues: QueueCatalog | null = null,
 ): Refusal | null {
   const label = generated ? 'the job' : `job ${spec.name}`;
   const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec });
-  const never = neverReason(job, view.workers);
+  const inQueue = queueConstraints(queues, spec.queue);
+  const never =
+    inQueue.length === 0
+      ? neverReason(job, view.workers)
+      : (neverReason(job, queueWorkers(inQueue, view.workers)) ?? emptyQueue(view.workers, inQueue));
   if (never)
     return {
       code: 'unsatisfiable',
-      message: `${label} can never run on this cluster: ${never}`,
-      hint: 'see the workers with `iris workers`',
+      message:
+        inQueue.length === 0
+          ? `${label} can never run on this cluster: ${never}`
+          : `${label} can never run in queue ${spec.queue} (workers ${describeQueueWorkers(inQueue)}): ${never}`,
+      hint:
+        inQueue.length === 0
+          ? 'see the workers with `iris workers`'
+          : 'see the workers with `iris workers` and the queues with `iris cluster status`; pick another --queue',
     };
   const holds = (view.waitingHolds?.() ?? []).filter((hold) => hold.task !== caller?.task);
   const deadlock =
@@ -226,6 +244,11 @@ export function admit(
     }
     throw error;
   }
-  const refusal = clusterRefusal(resolved.spec, view, caller, resolved.generated);
+  const refusal = clusterRefusal(resolved.spec, view, caller, resolved.generated, defaults.queues ?? null);
   return refusal ? { ok: false, refusal } : { ok: true, ...resolved };
+}
+
+/** A queue whose constraints no worker meets: every job of it can never run. */
+function emptyQueue(workers: ClusterView['workers'], inQueue: ReturnType<typeof queueConstraints>): string | null {
+  return queueWorkers(inQueue, workers).length === 0 ? 'no worker of the cluster is in this queue' : null;
 }

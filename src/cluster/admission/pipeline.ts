@@ -14,6 +14,7 @@
  *   category, uses) and the root records `pipeline.stages` (in submit order).
  * - A `${stages.X.result.K}` reference (src/model/stage-refs.ts) must name a stage in `needs`;
  *   it is resolved by the store when the stage's needs have succeeded (lifecycle.ts).
+ * - Queues (./queue.ts): the root joins the default queue; a stage that names no `queue:` joins the root's.
  * - Bands (./band.ts): the root is in the highest band a stage asks for, so no stage is above it;
  *   a stage that asks for none is `interactive` (or the root's band when that is lower).
  * - Stages are admitted in stageOrder, each against a view in which the root and the stages
@@ -102,6 +103,8 @@ export function admitPipeline(
     // no cycle can pass through a stage, so none is walked for (a long pipeline stays linear).
     dependedOn: () => false,
     liveBand: (name) => (added.has(name) ? bandOf(added.get(name)!) : view.liveBand?.(name)),
+    // A stage that names no queue joins the root's (./queue.ts).
+    liveQueue: (name) => (added.has(name) ? added.get(name)!.queue : view.liveQueue?.(name)),
   };
   // A stage that asks for no band gets the default, or the root's when that is lower (all stages batch).
   const stageDefault = bandAbove(bandOf(rootSpec), DEFAULT_BAND) ? DEFAULT_BAND : bandOf(rootSpec);

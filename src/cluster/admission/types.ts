@@ -4,6 +4,7 @@ import type { ForbiddenHostPaths, Mount } from '../../model/mounts.js';
 import type { JobState } from '../../model/states.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { Band } from '../../model/band.js';
+import type { QueueCatalog } from '../../model/queues.js';
 import type { WaitingHold } from '../scheduler/placement/deadlock.js';
 import type { WorkerView } from '../scheduler/types.js';
 
@@ -61,6 +62,8 @@ export interface AdmissionRequest {
   mergeKey?: string | null;
   /** `production`, `interactive` or `batch` (model/band.ts, ./band.ts). */
   priority?: string | null;
+  /** The named queue to join (./queue.ts); absent: the parent's, else the config's default-queue. */
+  queue?: string | null;
 }
 
 /** What a job gets for each field its request leaves out (the resolved cluster settings). */
@@ -95,6 +98,8 @@ export interface AdmissionDefaults {
   forbiddenHostPaths?: ForbiddenHostPaths;
   /** The config's `production-users`: who besides the owner may have production jobs (./band.ts). */
   productionUsers?: readonly string[];
+  /** The config's `queues:` (model/queues.ts); absent or null: one queue over every worker. */
+  queues?: QueueCatalog | null;
 }
 
 /** The host's file system as admission may ask about it (the server answers; ./workspace.ts asks). */
@@ -125,6 +130,8 @@ export interface ClusterView extends NameSource {
   jobState(name: string): JobState | undefined;
   /** The band of a stored job that has not ended (a new child's ceiling, ./band.ts); undefined: none or ended. */
   liveBand?(name: string): Band | undefined;
+  /** The named queue of a stored job that has not ended (a new child's default); undefined: none. */
+  liveQueue?(name: string): string | undefined;
   /** The names a stored job depends on (`spec.after`); empty for none or an unknown job. */
   dependenciesOf(name: string): readonly string[];
   /**

@@ -3,7 +3,7 @@
  * the attempt supervisor (supervisor.ts: launch -> exit -> store). This facade is the surface the
  * server uses; it adds no rules of its own.
  */
-import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from '../scheduler/queue/index.js';
+import { DEFAULT_QUEUE_OPTIONS, type NamedQueueSpec, type QueueOptions } from '../scheduler/queue/index.js';
 import type { PlacementProfile } from '../scheduler/index.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import type { CallerIsolation, TaskIdentity } from '../../model/caller.js';
@@ -36,8 +36,10 @@ export interface ControllerOptions {
   launchContext: LaunchContext;
   quotas: ReadonlyMap<string, Quota>;
   stopGraceMs: number;
-  /** Queue policy and depths (default: DEFAULT_QUEUE_OPTIONS). */
+  /** Queue policy and depths (default: DEFAULT_QUEUE_OPTIONS); with `queues`, the base of each named queue's. */
   queue?: QueueOptions;
+  /** Named queues (config `queues:`, queue/queue-set.ts); absent or null: one queue over every worker. */
+  queues?: { queues: readonly NamedQueueSpec[]; defaultQueue: string } | null;
   /** `preemption.grace`: a preempted task's time between SIGTERM and SIGKILL; default 30 s. */
   preemptionGraceMs?: number;
   now?: () => number;
@@ -108,6 +110,7 @@ export class Controller {
       launchContext: options.launchContext,
       quotas: options.quotas,
       queue: options.queue ?? DEFAULT_QUEUE_OPTIONS,
+      ...(options.queues ? { queues: options.queues } : {}),
       now,
       timers,
       launch: (attempts) => this.supervisor.adopt(attempts),
@@ -255,6 +258,11 @@ export class Controller {
   }
 
   /** Pending jobs in scheduling order, reservations and policy, as plain data (the server builds QueueInfo). */
+  /** The named queues' settings in config order (none without `queues:`). */
+  namedQueues(): NonNullable<QueueListing['queues']> {
+    return this.loop.namedQueues();
+  }
+
   queueListing(): QueueListing {
     return this.loop.queueListing();
   }

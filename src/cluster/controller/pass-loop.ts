@@ -39,7 +39,7 @@ import path from 'node:path';
 import { describeDecision } from '../../model/placement-decision.js';
 import type { JobSpec, Quota } from '../../model/types.js';
 import { FIRST_FIT_PLACEMENT, isBaselineMode, type PlacementProfile } from '../scheduler/index.js';
-import { QueueScheduler, type QueueOptions } from '../scheduler/queue/index.js';
+import { QueueSet, type NamedQueueSpec, type QueueOptions } from '../scheduler/queue/index.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { buildLaunch, logPathFor, mergedData, mergedFileFor, sliceOf, type LaunchContext } from './launch.js';
 import { estimateStart, pendingJobs, type QueueListing } from './queue-listing.js';
@@ -95,6 +95,8 @@ export interface PassLoopOptions {
   launchContext: LaunchContext;
   quotas: ReadonlyMap<string, Quota>;
   queue: QueueOptions;
+  /** Named queues (queue/queue-set.ts); absent: one queue (`queue`) over every worker. */
+  queues?: { queues: readonly NamedQueueSpec[]; defaultQueue: string };
   now: () => number;
   timers: Timers;
   /** Launch attempts the store has just assigned. */
@@ -120,7 +122,7 @@ export interface PassLoopOptions {
 }
 
 export class PassLoop {
-  private readonly queue: QueueScheduler;
+  private readonly queue: QueueSet;
   private readonly deadlines = new SchedulingDeadlines();
   private cancelDeadlineTimer: (() => void) | null = null;
   private passQueued = false;
@@ -148,12 +150,12 @@ export class PassLoop {
 
   constructor(private readonly o: PassLoopOptions) {
     this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
-    this.queue = new QueueScheduler(o.queue, o.placement ?? FIRST_FIT_PLACEMENT);
+    this.queue = new QueueSet(o.queue, o.placement ?? FIRST_FIT_PLACEMENT, o.queues ?? null);
     if (o.placement && isBaselineMode(o.placement.mode)) this.queue.placementMemory = loadPlacementMemory(o.store);
   }
 
   get policy(): string {
-    return this.o.queue.policy;
+    return this.queue.options.policy;
   }
 
   /**
@@ -200,11 +202,24 @@ export class PassLoop {
     if (this.passTimer) clearTimeout(this.passTimer);
   }
 
+  /** The named queues' settings in config order (none without named queues). */
+  namedQueues(): NonNullable<QueueListing['queues']> {
+    return this.o.queues ? this.queue.listing() : [];
+  }
+
   /** Pending jobs in the order the scheduler considers them, with reservations and the policy. */
   queueListing(): QueueListing {
     const snapshot = this.snapshot(this.o.now());
-    const { policy, queueDepth, reservationDepth } = this.o.queue;
-    return { policy, queueDepth, reservationDepth, pending: pendingJobs(snapshot), reservations: this.reservations };
+    const { policy, queueDepth, reservationDepth } = this.queue.options;
+    const listing: QueueListing = {
+      policy,
+      queueDepth,
+      reservationDepth,
+      pending: pendingJobs(snapshot),
+      reservations: this.reservations,
+    };
+    if (this.o.queues) listing.queues = this.namedQueues();
+    return listing;
   }
 
   /** When a job with this spec would start if submitted now (no state changes). */
@@ -213,7 +228,7 @@ export class PassLoop {
     return {
       ...estimateStart(snapshot, this.o.store, this.queue, spec),
       now: snapshot.now,
-      policy: this.o.queue.policy,
+      policy: this.queue.policyOf(spec.queue),
     };
   }
 

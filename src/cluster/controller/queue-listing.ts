@@ -6,7 +6,8 @@
  */
 import { jobDepth, parentJob } from '../../model/names.js';
 import type { JobSpec } from '../../model/types.js';
-import type { QueueScheduler } from '../scheduler/queue/index.js';
+import type { Constraint } from '../../model/constraints.js';
+import type { QueueSet } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
@@ -20,6 +21,20 @@ export interface QueueListing {
   pending: Array<{ job: string; pendingTasks: number }>;
   /** Reserved start per blocked job, from the last pass. */
   reservations: ReadonlyMap<string, number>;
+  /** The named queues in config order (config `queues:`); absent: one queue over every worker. */
+  queues?: NamedQueueListing[];
+}
+
+/** One named queue's settings. */
+export interface NamedQueueListing {
+  name: string;
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  /** Its workers' constraints (`pool=gpu`), empty: every worker. */
+  workers: readonly Constraint[];
+  /** The queue a job without --queue joins. */
+  isDefault: boolean;
 }
 
 /** Pending jobs in scheduling order with their pending task counts. */
@@ -33,7 +48,7 @@ export function pendingJobs(snapshot: Snapshot): QueueListing['pending'] {
 export function estimateStart(
   snapshot: Snapshot,
   store: ClusterStore,
-  queue: QueueScheduler,
+  queue: QueueSet,
   spec: JobSpec,
 ): { start: number | null; reason: string } {
   const parent = parentJob(spec.name);

@@ -13,7 +13,16 @@ import { mergeGroup } from '../../model/workload.js';
 export type SchedulableJob = Pick<Job, 'name' | 'depth' | 'rootSubmittedAt' | 'seq'> & {
   spec: Pick<
     JobSpec,
-    'user' | 'resources' | 'constraints' | 'coschedule' | 'replicas' | 'timeoutMs' | 'category' | 'uses' | 'band'
+    | 'user'
+    | 'resources'
+    | 'constraints'
+    | 'coschedule'
+    | 'replicas'
+    | 'timeoutMs'
+    | 'category'
+    | 'uses'
+    | 'band'
+    | 'queue'
   > &
     Partial<Pick<JobSpec, 'mergeKey' | 'image' | 'command'>>;
 };
@@ -39,5 +48,6 @@ export function schedulerJob(job: SchedulableJob, estimate?: RuntimeEstimate | n
     ...(job.spec.uses?.length ? { uses: job.spec.uses } : {}),
     ...(job.spec.band && job.spec.band !== DEFAULT_BAND ? { band: job.spec.band } : {}),
     ...(job.spec.mergeKey ? { merge: mergeGroup(job.spec) } : {}),
+    ...(job.spec.queue !== undefined ? { queue: job.spec.queue } : {}),
   };
 }

@@ -54,6 +54,8 @@ export interface SchedulerJob {
    * attempt. Absent/null: never merged.
    */
   merge?: string | null;
+  /** Its named queue (queue/queue-set.ts); absent: the cluster's only queue. */
+  queue?: string;
 }
 
 export interface SchedulerTask {
@@ -140,6 +142,11 @@ export interface RunningAllocation {
   gang?: boolean;
   /** The attempt has ended and its process is being stopped: it holds capacity, but is no victim. */
   stopping?: boolean;
+  /**
+   * When the hold begins, if later than now: another queue's reservation on a shared worker
+   * (queue/queue-set.ts). Such a hold is also `stopping` (no victim) and has no user. Absent: now.
+   */
+  startsAt?: number;
 }
 
 /**
@@ -187,6 +194,12 @@ export interface Snapshot {
    * pass needs and gives reasons only to the jobs it considered.
    */
   pendingOrdered?: boolean;
+  /**
+   * Reservations other named queues hold on shared workers (queue/queue-set.ts), already entered in
+   * `running` as future holds: job -> its reserved start and queue, for the reason of a job that
+   * would delay one. Absent: none.
+   */
+  otherReservations?: ReadonlyMap<string, { start: number; queue: string }>;
 }
 
 export interface Placement {

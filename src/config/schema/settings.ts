@@ -176,46 +176,66 @@ function atMost(schema: z.ZodType<number, number>, what: string, max: number) {
   );
 }
 
-/** `queue:` policy and depths; reservation-depth defaults to 64 or max-reservation-depth, whichever is lower. */
-export const queue = object(
-  {
-    policy: oneOf(QUEUE_POLICIES, 'queue policy').nullish(),
-    depth: atMost(positiveInteger('queue depth'), 'queue depth', MAX_QUEUE_DEPTH).nullish(),
-    'reservation-depth': atMost(
-      nonNegativeInteger('reservation-depth'),
-      'reservation-depth',
-      MAX_RESERVATION_DEPTH,
-    ).nullish(),
-    'max-reservation-depth': atMost(
-      nonNegativeInteger('max-reservation-depth'),
-      'max-reservation-depth',
-      MAX_RESERVATION_DEPTH,
-    ).nullish(),
-  },
-  'an object such as { policy: easy, depth: 32 }',
-)
-  .nullish()
-  .transform(
-    resolving((q, ctx) => {
-      const maxReservationDepth: number = q?.['max-reservation-depth'] ?? MAX_RESERVATION_DEPTH;
-      const reservationDepth: number =
-        q?.['reservation-depth'] ?? Math.min(DEFAULT_QUEUE_OPTIONS.reservationDepth, maxReservationDepth);
-      if (reservationDepth > maxReservationDepth) {
-        fail(
-          ctx,
-          ['reservation-depth'],
-          `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`,
-          'lower reservation-depth or raise max-reservation-depth',
-        );
-      }
-      return {
-        policy: q?.policy ?? DEFAULT_QUEUE_OPTIONS.policy,
-        depth: q?.depth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
-        reservationDepth,
-        maxReservationDepth,
-      };
-    }),
-  );
+/** The keys of a queue policy block (`queue:` and each entry of `queues:`). */
+export const queueKeys = {
+  policy: oneOf(QUEUE_POLICIES, 'queue policy').nullish(),
+  depth: atMost(positiveInteger('queue depth'), 'queue depth', MAX_QUEUE_DEPTH).nullish(),
+  'reservation-depth': atMost(
+    nonNegativeInteger('reservation-depth'),
+    'reservation-depth',
+    MAX_RESERVATION_DEPTH,
+  ).nullish(),
+  'max-reservation-depth': atMost(
+    nonNegativeInteger('max-reservation-depth'),
+    'max-reservation-depth',
+    MAX_RESERVATION_DEPTH,
+  ).nullish(),
+};
+
+type QueueBlockInput = {
+  policy?: (typeof QUEUE_POLICIES)[number] | null | undefined;
+  depth?: number | null | undefined;
+  'reservation-depth'?: number | null | undefined;
+  'max-reservation-depth'?: number | null | undefined;
+};
+
+export interface ResolvedQueueBlock {
+  policy: (typeof QUEUE_POLICIES)[number];
+  depth: number;
+  reservationDepth: number;
+  maxReservationDepth: number;
+}
+
+/** A policy block with its defaults; reservation-depth defaults to 64 or max-reservation-depth, whichever is lower. */
+export function resolveQueueBlock(
+  ctx: z.core.$RefinementCtx,
+  q: QueueBlockInput | null | undefined,
+  at: readonly string[] = [],
+): ResolvedQueueBlock {
+  const maxReservationDepth: number = q?.['max-reservation-depth'] ?? MAX_RESERVATION_DEPTH;
+  const reservationDepth: number =
+    q?.['reservation-depth'] ?? Math.min(DEFAULT_QUEUE_OPTIONS.reservationDepth, maxReservationDepth);
+  if (reservationDepth > maxReservationDepth) {
+    fail(
+      ctx,
+      [...at, 'reservation-depth'],
+      `reservation-depth ${reservationDepth} is larger than max-reservation-depth ${maxReservationDepth}`,
+      'lower reservation-depth or raise max-reservation-depth',
+    );
+  }
+  return {
+    policy: q?.policy ?? DEFAULT_QUEUE_OPTIONS.policy,
+    depth: q?.depth ?? DEFAULT_QUEUE_OPTIONS.queueDepth,
+    reservationDepth,
+    maxReservationDepth,
+  };
+}
+
+/** `queue:` as written (resolveQueueBlock resolves it, beside `queues:`). */
+export const queueInput = object(queueKeys, 'an object such as { policy: easy, depth: 32 }').nullish();
+
+/** `queue:` policy and depths (resolveQueueBlock). */
+export const queue = queueInput.transform(resolving((q, ctx) => resolveQueueBlock(ctx, q)));
 
 export const runtimeKind = oneOf(RUNTIMES, 'runtime');
 export const network = oneOf(NETWORKS, 'network');

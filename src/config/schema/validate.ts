@@ -30,7 +30,8 @@ import {
   network,
   placementScoring,
   placementScoringKeys,
-  queue,
+  queueInput,
+  resolveQueueBlock,
   preemption,
   productionUsers,
   quotas,
@@ -45,6 +46,7 @@ import { joinWorkers, workerSchemas } from './workers.js';
 import { metrics, resolveMetrics } from './metrics.js';
 import { backend } from './backend.js';
 import { taskDoor } from './task-door.js';
+import { defaultQueueKey, queues, resolveQueues } from './queues.js';
 import { connections } from './connections.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
@@ -61,7 +63,9 @@ export function configSchema(source: string, probe: MachineProbe) {
         'retry-backoff': retryBackoff.nullish(),
         'log-limit': byteSize('log-limit').nullish(),
         retention: retention.optional(),
-        queue,
+        queue: queueInput,
+        queues,
+        'default-queue': defaultQueueKey,
         runtime: runtimeKind.nullish(),
         image: image.nullish(),
         network: network.nullish(),
@@ -122,7 +126,8 @@ export function configSchema(source: string, probe: MachineProbe) {
             timeLimitMs: file['time-limit'] ?? DEFAULT_TIME_LIMIT_MS,
             retryBackoffMs: file['retry-backoff'] ?? null,
           },
-          queue: file.queue,
+          queue: resolveQueueBlock(ctx, file.queue, ['queue']),
+          queues: resolveQueues(ctx, file.queues, file['default-queue'], file.queue != null),
           runtime: runtime(ctx, file),
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,

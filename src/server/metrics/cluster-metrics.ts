@@ -4,10 +4,11 @@
  * port (http-port.ts).
  *
  * Guarantees:
- * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length, waiting
- *   jobs, cost per hour of READY workers, power drawn) are computed from the store at scrape time,
- *   so they are never stale. Energy (energy-meter.ts) is charged up to the scrape. Every band and
- *   live task state is present from the start (0 when empty).
+ * - Gauges (jobs, tasks and workers by state, live tasks by band and state, queue length (by named
+ *   queue when the config has `queues:`), waiting jobs, cost per hour of READY workers, power
+ *   drawn) are computed from the store at scrape time, so they are never stale. Energy
+ *   (energy-meter.ts) is charged up to the scrape. Every band and live task state is present from
+ *   the start (0 when empty).
  * - Counters move on committed store events only (the store emits after commit): dispatches,
  *   reuse hits, requeues by reason, failures by cause. Every requeue reason and failure cause is
  *   present from the start with 0, so a rate() over them works before the first event.
@@ -65,7 +66,15 @@ export class ClusterMetrics implements PassObserver {
   private readonly listeners: Array<() => void> = [];
   private readonly energy: EnergyMeter;
 
-  constructor(store: ClusterStore, options: { processMetrics?: boolean; now?: () => number } = {}) {
+  constructor(
+    store: ClusterStore,
+    options: {
+      processMetrics?: boolean;
+      now?: () => number;
+      /** Named queues (config `queues:`): `iris_queue_tasks` by `queue`; `fallback` counts jobs without one. */
+      queues?: { names: readonly string[]; fallback: string } | null;
+    } = {},
+  ) {
     const registers = [this.registry];
     const energy = (this.energy = new EnergyMeter(store, options.now));
     const workerStates = this.workerStates;
@@ -121,7 +130,12 @@ export class ClusterMetrics implements PassObserver {
       },
     });
     const queueHelp = 'PENDING tasks in the scheduler queue (not those of jobs waiting on dependencies).';
-    valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
+    const queues = options.queues;
+    if (!queues) valueGauge('iris_queue_tasks', queueHelp, registers, () => store.queuedTasks().size);
+    else
+      queueGauge('iris_queue_tasks', `${queueHelp} By named queue.`, registers, queues.names, () =>
+        Array.from(store.queuedTasks(), (task) => store.job(task.job)?.spec.queue ?? queues.fallback),
+      );
     const waitingHelp = 'Jobs waiting on their dependencies (--after) before they enter the queue.';
     valueGauge('iris_queue_waiting_jobs', waitingHelp, registers, () => store.waitingJobCount());
     const histogram = (name: string, help: string, buckets: number[]) =>
@@ -259,6 +273,27 @@ function valueGauge(name: string, help: string, registers: Prom.Registry[], read
     registers,
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/** A gauge by named queue, read when scraped: every queue present (0 when empty). */
+function queueGauge(
+  name: string,
+  help: string,
+  registers: Prom.Registry[],
+  names: readonly string[],
+  read: () => Iterable<string>,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      const counts = new Map<string, number>();
+      for (const queue of read()) counts.set(queue, (counts.get(queue) ?? 0) + 1);
+      for (const queue of names) this.set({ queue }, counts.get(queue) ?? 0);
     },
   });
 }

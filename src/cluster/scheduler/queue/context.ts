@@ -39,6 +39,14 @@ export function times(a: Amounts, k: number): Amounts {
   return k === 1 ? a : { cpuMillis: a.cpuMillis * k, memoryBytes: a.memoryBytes * k, devices: a.devices * k };
 }
 
+/** A job's planned duration: its predicted runtime, else its own time limit, else `defaultMs`. */
+export function plannedDuration(job: SchedulerJob, defaultMs: number): number {
+  const predicted = job.predictedMs;
+  if (typeof predicted === 'number' && predicted > 0) return predicted;
+  const limit = job.timeLimitMs;
+  return typeof limit === 'number' && limit > 0 ? limit : defaultMs;
+}
+
 export class PassContext {
   readonly now: number;
   readonly scratch: ScratchCapacity;
@@ -102,6 +110,11 @@ export class PassContext {
     for (const r of snapshot.running!) {
       const w = this.indexById.get(r.workerId);
       if (w === undefined) continue;
+      if (r.startsAt !== undefined && r.startsAt > now) {
+        const amounts = { cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, devices: r.devices };
+        if (r.endsAt > r.startsAt) this.calendars[w]!.add(r.startsAt, r.endsAt, amounts);
+        continue;
+      }
       const end = r.endsAt > now ? r.endsAt : now + 1;
       if (end === Infinity) this.unboundedHolds = true;
       let ends = byWorker.get(w);
@@ -139,10 +152,7 @@ export class PassContext {
 
   /** The job's planned duration: its predicted runtime, else its own time limit, else the queue's default. */
   duration(job: SchedulerJob): number {
-    const predicted = job.predictedMs;
-    if (typeof predicted === 'number' && predicted > 0) return predicted;
-    const limit = job.timeLimitMs;
-    return typeof limit === 'number' && limit > 0 ? limit : this.options.defaultTimeLimitMs;
+    return plannedDuration(job, this.options.defaultTimeLimitMs);
   }
 
   /**

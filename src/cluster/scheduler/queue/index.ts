@@ -13,5 +13,6 @@ export {
 } from './options.js';
 export type { QueuePolicy, QueueOptions } from './options.js';
 export { QueueScheduler } from './queue-scheduler.js';
+export { QueueSet, type NamedQueueSpec } from './queue-set.js';
 export { queuePass } from './pass.js';
 export { EMPTY_QUEUE_STATE } from './state.js';

@@ -41,6 +41,12 @@ export interface QueueOptions {
    * exempt for `exemptMs` after its start. Absent or null: off (bands still order the queue).
    */
   preemption?: { exemptMs: number } | null;
+  /**
+   * The queue shares its workers with other named queues (queue-set.ts): `first-fit` then plans
+   * on the time planner, reserving nothing, so it keeps off the other queues' reservations.
+   * Absent: the queue is the cluster's only one.
+   */
+  sharedWorkers?: boolean;
 }
 
 export const MAX_QUEUE_DEPTH = 1_000_000;
@@ -80,6 +86,7 @@ export function queueOptions(given: Partial<QueueOptions> = {}): QueueOptions {
     defaultTimeLimitMs: limit,
     ...(o.explain === false ? { explain: false } : {}),
     ...(o.preemption ? { preemption: { exemptMs: o.preemption.exemptMs } } : {}),
+    ...(o.sharedWorkers ? { sharedWorkers: true } : {}),
   };
 }
 
@@ -126,7 +133,20 @@ export function policyRule(policy: QueuePolicy): QueuePolicyRule {
   return POLICY_RULES[policy];
 }
 
+/** first-fit on workers shared with other queues: the planning loop, skipping what does not fit, reserving nothing. */
+const SHARED_FIRST_FIT: QueuePolicyRule = Object.freeze({
+  name: 'first-fit',
+  plansAhead: true,
+  stopAtFirstBlocked: false,
+  reservationDepth: none,
+});
+
+/** The rule a queue with these options runs (its policy's, or first-fit's planning form on shared workers). */
+export function optionsRule(o: Pick<QueueOptions, 'policy' | 'sharedWorkers'>): QueuePolicyRule {
+  return o.policy === 'first-fit' && o.sharedWorkers ? SHARED_FIRST_FIT : POLICY_RULES[o.policy];
+}
+
 /** How many blocked jobs may hold a reservation at once under these options. */
 export function reservationLimit(o: QueueOptions): number {
-  return POLICY_RULES[o.policy].reservationDepth(o);
+  return optionsRule(o).reservationDepth(o);
 }

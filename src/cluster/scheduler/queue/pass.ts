@@ -58,7 +58,7 @@ import {
 import { PassContext } from './context.js';
 import { JobQueue } from './job-queue.js';
 import type { KeptPass, KeptReservation } from './kept.js';
-import { policyRule, type QueueOptions, type QueuePolicyRule } from './options.js';
+import { optionsRule, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { reportBlocked, type Result, type Walked } from './report.js';
 import { nextQueueState, type Blocked, type QueueState } from './state.js';
 import { RoomLeft, settledAfter } from './walk-end.js';
@@ -136,7 +136,7 @@ class Pass implements Walked {
     readonly number: number,
     kept: KeptPass | null,
   ) {
-    this.rule = policyRule(options.policy);
+    this.rule = optionsRule(options);
     this.limit = this.rule.reservationDepth(options);
     this.ctx = new PassContext(snapshot, options, placement, kept);
     this.kept = kept?.reserved ?? new Map();

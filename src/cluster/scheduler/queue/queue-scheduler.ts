@@ -19,7 +19,7 @@ import { schedule } from './first-fit.js';
 import type { PlacementMemory, Plan, SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { earliestFor, reserveRest } from './allocate.js';
 import { PassContext } from './context.js';
-import { policyRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
+import { optionsRule, queueOptions, type QueueOptions, type QueuePolicyRule } from './options.js';
 import { KeptCalendars } from './kept.js';
 import { runPass } from './pass.js';
 import { withClaims } from '../preemption/claims.js';
@@ -40,6 +40,7 @@ export class QueueScheduler {
   private current: QueueState = EMPTY_QUEUE_STATE;
   /** Worker calendars with the running tasks, kept from pass to pass (kept.ts). */
   private readonly kept = new KeptCalendars();
+  private readonly keepCalendars: boolean;
   /** Baseline placement modes' memory from the last pass (or as restored by the controller). */
   placementMemory: PlacementMemory | undefined;
 
@@ -49,7 +50,9 @@ export class QueueScheduler {
     readonly placement: PlacementProfile = FIRST_FIT_PLACEMENT,
   ) {
     this.options = queueOptions(options);
-    this.rule = policyRule(this.options.policy);
+    this.rule = optionsRule(this.options);
+    // Shared workers (queue-set.ts): each pass sees other queues' holds, so nothing is kept between passes.
+    this.keepCalendars = !this.options.sharedWorkers;
   }
 
   /** What is kept between passes now. */
@@ -64,13 +67,23 @@ export class QueueScheduler {
    */
   pass(snapshot: Snapshot, resourcesChanged = true): Plan {
     const claimed = withClaims(this.withMemory(snapshot), snapshot.claims ?? [], this.placement);
-    const plan = this.queuePass(claimed.rest, resourcesChanged);
+    const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
+    const plan = this.passAfterClaims(claimed.rest, resourcesChanged, claimants);
     if (claimed.placements.length > 0) plan.placements.unshift(...claimed.placements);
+    return mergePlan(snapshot, plan, this.placement);
+  }
+
+  /**
+   * The pass on a snapshot whose claims are already placed (preemption/claims.ts withClaims), with
+   * the preemptions it would carry out; `claimants`: the jobs holding claims (they preempt no more).
+   * A QueueSet (queue-set.ts) places the claims of every queue once and then calls this per queue
+   * (merged batches, placement/merge.ts, are formed over the whole plan: by pass or by the QueueSet).
+   */
+  passAfterClaims(rest: Snapshot, resourcesChanged: boolean, claimants: ReadonlySet<string>): Plan {
+    const plan = this.queuePass(rest, resourcesChanged);
     const preemption = this.options.preemption;
     if (preemption) {
-      const claimants = new Set((snapshot.claims ?? []).map((c) => c.job));
-      const preemptions = planPreemptions(claimed.rest, plan, { exemptMs: preemption.exemptMs, claimants });
-      const rest = claimed.rest;
+      const preemptions = planPreemptions(rest, plan, { exemptMs: preemption.exemptMs, claimants });
       const exemptEnd = nextExemptEnd(
         plan.reasons,
         rest.jobs,
@@ -85,7 +98,7 @@ export class QueueScheduler {
         for (const p of preemptions) plan.reasons.set(p.job, preemptingText(p));
       }
     }
-    return mergePlan(snapshot, plan, this.placement);
+    return plan;
   }
 
   private queuePass(given: Snapshot, resourcesChanged: boolean): Plan {
@@ -98,12 +111,12 @@ export class QueueScheduler {
       const number = this.current.passes + 1;
       let result: ReturnType<typeof runPass>;
       try {
-        const kept = this.kept.begin(given, this.current);
+        const kept = this.keepCalendars ? this.kept.begin(given, this.current) : null;
         result = runPass(given, this.current, resourcesChanged, this.options, this.placement, number, false, kept);
         this.current = advanceQueueState(this.current, result, resourcesChanged, number, true);
-        this.kept.end(result.spans, this.current, result.standingHead);
+        if (kept) this.kept.end(result.spans, this.current, result.standingHead);
       } catch (error) {
-        this.kept.fail();
+        if (this.keepCalendars) this.kept.fail();
         throw error;
       }
       plan = result.plan;

@@ -60,6 +60,10 @@ export class Explainer {
       count++;
       if (first === null) first = `${name} at ${formatStart(start, this.ctx.now)}`;
     }
+    for (const [name, other] of this.ctx.snapshot.otherReservations ?? []) {
+      count++;
+      if (first === null) first = `${name} (queue ${other.queue}) at ${formatStart(other.start, this.ctx.now)}`;
+    }
     if (count === 0) return 'the free capacity is planned for other work';
     if (count === 1) return `starting now would delay the reservation of ${first}`;
     return `starting now would delay reservations of ${count} earlier jobs (first: ${first})`;

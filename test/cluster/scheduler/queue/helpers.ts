@@ -119,7 +119,7 @@ export interface SimOutcome {
  * that placements are valid: the task is pending and the worker has the capacity free.
  */
 export function simulate(
-  scheduler: QueueScheduler,
+  scheduler: Pick<QueueScheduler, 'pass' | 'options'>,
   workers: WorkerView[],
   jobs: SimJob[],
   horizon = Infinity,
