@@ -6,7 +6,7 @@
  * `cluster status`, `watch --once`, `metrics`) and `--help` of every command then run on the built binary
  * against a real cluster holding the jobs the examples name, and must exit 0. The USAGE line
  * of a command with two arguments lists them in their positional order. Last, the
- * `workers drain` example runs against the worker a cluster without a config has.
+ * `workers drain` example runs against the worker a cluster without `workers:` in its config has.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -127,8 +127,9 @@ describe('the examples in every command help', () => {
 });
 
 describe('the read-only examples and --help on a real cluster', () => {
-  // No config: the machine's default worker, the one a user's first `iris workers` shows.
-  const c = withCluster();
+  // No workers in the config: the machine's default worker, the one a user's first `iris workers`
+  // shows. Two named queues, so that `iris queue --queue gpu` names one that exists.
+  const c = withCluster('queues:\n  default: {}\n  gpu: { policy: fcfs }\n');
   beforeAll(async () => {
     const gate = c.gate('train');
     // /train fails its first attempt and runs a second (so `--attempt 1` exists), with a child.
