@@ -30,18 +30,21 @@ export interface IssuesToErrorOptions {
   knownKeys?: KnownKeys;
 }
 
+/** Edits between `a` and `b`: insertions, deletions, substitutions and swaps of two neighbours (`bathc`: 1). */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
+      row.push(best);
     }
+    before = previous;
+    previous = row;
   }
-  return row[b.length]!;
+  return previous[b.length]!;
 }
 
 /** The allowed key closest to `key`, if any is close enough to be a likely typo. */

@@ -29,6 +29,12 @@ describe('suggestKey', () => {
     expect(suggestKey('zzzzzz', ['home', 'stop-grace'])).toBeNull();
     expect(suggestKey('x', [])).toBeNull();
   });
+
+  it('counts two swapped neighbours as one edit', () => {
+    expect(suggestKey('bathc', ['batch', 'quick'])).toBe('batch');
+    expect(suggestKey('qucik', ['batch', 'quick'])).toBe('quick');
+    expect(suggestKey('tacbh', ['batch', 'quick'])).toBeNull();
+  });
 });
 
 describe('describeValue', () => {
