@@ -113,7 +113,7 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
   fields.push(
     ['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`],
     ['Jobs', jobs || 'none'],
-    ['Queue', `policy ${info.queue.policy}, ${info.queue.passes} scheduling passes`],
+    ['Queue', `${queueSummary(info)}, ${info.queue.passes} scheduling pass${info.queue.passes === 1 ? '' : 'es'}`],
   );
   const disabled = renderDisabled(info.workers, now);
   const queues = info.queues && info.queues.length > 0 ? ['', renderQueues(info.queues)] : [];
@@ -124,6 +124,12 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
     renderWorkers(info.workers, style),
     ...(disabled ? ['', disabled] : []),
   ].join('\n');
+}
+
+/** `policy easy`, or with named queues `2 named queues (below)`. */
+function queueSummary(info: ClusterInfo): string {
+  const named = info.queues?.length ?? 0;
+  return named > 0 ? `${named} named queue${named === 1 ? '' : 's'} (below)` : `policy ${info.queue.policy}`;
 }
 
 /** The named queues (config `queues:`): policy, workers, tasks. */

@@ -71,6 +71,16 @@ describe('workers and cluster', () => {
     expect(text).toContain('Queue:    policy easy, 12 scheduling passes');
     expect(text).toContain('Jobs:     1 RUNNING, 2 PENDING');
     expect(text).toContain('local-0');
+    const once = renderClusterStatus({ ...info, queue: { ...info.queue, passes: 1 } }, NOW);
+    expect(once).toContain('Queue:    policy easy, 1 scheduling pass\n');
+    const queue = { policy: 'fcfs', workerCount: 2, workers: 'every worker', pending: 0, running: 0 };
+    const queues = [
+      { ...queue, name: 'batch', default: true },
+      { ...queue, name: 'quick', default: false },
+    ];
+    const named = renderClusterStatus({ ...info, queues }, NOW);
+    expect(named).toContain('Queue:    2 named queues (below), 12 scheduling passes');
+    expect(named).toMatch(/batch \(default\) +fcfs/);
   });
 
   it('shows the task door on TCP only when the cluster has one', () => {
