@@ -9,7 +9,8 @@
  *   it; live jobs are filtered in memory (they are in memory anyway).
  * - A run's energy is an estimate by the one energy rule (model/energy.ts attemptJoules): each
  *   attempt's share of its worker at the worker's current `power-watts`, up to now for a live one;
- *   null when none of its attempts ran on a worker with `power-watts`.
+ *   null when none of its attempts ran on a worker with `power-watts`. A merged batch's energy is
+ *   shared equally by the attempts it served, so runs never add up to more than the worker drew.
  */
 import { bandOf } from '../model/band.js';
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
@@ -51,12 +52,16 @@ export interface RunContext {
   now: number;
 }
 
-/** An attempt's energy estimate in joules; null when its worker has no `power-watts`. */
+/**
+ * An attempt's energy estimate in joules; null when its worker has no `power-watts`. The attempts
+ * of a merged batch share one process and one task's resources: each carries an equal part of it.
+ */
 function attemptEnergy(job: Job, a: Attempt, ctx: RunContext | undefined): number | null {
   const worker = ctx?.worker(a.workerId);
   if (!worker?.powerWatts) return null;
   const seconds = ((a.finishedAt ?? ctx!.now) - a.startedAt) / 1000;
-  return attemptJoules(worker.powerWatts, useShare(worker, heldBy(job.spec.resources)), seconds);
+  const joules = attemptJoules(worker.powerWatts, useShare(worker, heldBy(job.spec.resources)), seconds);
+  return a.merged ? joules / a.merged.tasks.length : joules;
 }
 
 /** The run's line of `iris history`. */

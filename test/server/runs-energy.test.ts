@@ -34,4 +34,25 @@ describe('iris history energy estimate', () => {
     expect(runs.get('/elsewhere')!.energyJoules).toBeNull();
     expect(runs.get('/elsewhere')!.attempts[0]).not.toHaveProperty('energyJoules');
   });
+
+  it('shares a merged batch among the runs it served: together they are charged one attempt', () => {
+    const clock = new Clock();
+    const store = ClusterStore.open({ path: ':memory:', now: clock.now });
+    store.syncWorkers([workerSpec('w1', { cpuMillis: 1000, powerWatts: { idle: 50, busy: 150 } })]);
+    const cpu = { cpuMillis: 1000, memoryBytes: 1 << 20, device: null };
+    for (const name of ['/a', '/b', '/c']) store.submit(spec(name, { resources: cpu, mergeKey: 'k' }));
+    const lead = store.assignMerged('/a/task-0', ['/b/task-0', '/c/task-0'], 'w1', '/logs/a.log', [], null);
+    store.markRunning('/a/task-0', lead.attempt, 4242);
+    clock.tick(3_000);
+    store.finishAttempt('/a/task-0', 0, { kind: 'exited', exitCode: 0 });
+    const runs = runHistory(store, {}, clock.now());
+    // The whole 150 W worker for 3 s is 450 J: 150 J each, never 450 J each.
+    expect(runs.map((r) => [r.name, r.energyJoules])).toEqual(
+      expect.arrayContaining([
+        ['/a', 150],
+        ['/b', 150],
+        ['/c', 150],
+      ]),
+    );
+  });
 });
