@@ -16,11 +16,12 @@
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
+//   bench/queues.mjs    two named queues vs one (10k x 1k, 100k x 10k); merging on vs off (10k x 1k)
 //   bench/priorities.mjs  one easy pass with bands, quotas and preemption vs off (and vs the build before
 //                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
-// Flags: --only schedule,priorities,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs
+// Flags: --only schedule,priorities,queues,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,docker,logs
 // --json
 // (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
@@ -140,6 +141,28 @@ await section('priorities', 'priorities.mjs', 'runPrioritiesBench', (r) => {
         `${fmt(m.before.ms.median, 2)} ms`,
         `<= x${r.limits.ratio}`,
         m.before.ratio.median <= r.limits.ratio,
+      );
+  }
+});
+
+await section('queues', 'queues.mjs', 'runQueuesBench', (r) => {
+  // bench/queues.mjs: two named queues (easy on a third of the workers, first-fit on all) vs one queue on the same
+  // snapshot; an adaptive pass with merge groups, merging on vs off. Interleaved, median per-round ratio.
+  for (const m of [r.small, r.large]) {
+    row(
+      `easy pass, two named queues vs one, ${m.tasks} tasks x ${m.workers} workers`,
+      `${fmt(m.two.median, 2)} ms (x${fmt(m.queuesRatio.median, 3)})`,
+      `${fmt(m.one.median, 2)} ms`,
+      `<= x${r.limits.queuesRatio}`,
+      m.queuesRatio.median <= r.limits.queuesRatio,
+    );
+    if (m.mergeRatio)
+      row(
+        `adaptive pass, merging on vs off, ${m.tasks} tasks x ${m.workers} workers`,
+        `${fmt(m.mergeOn.median, 2)} ms (x${fmt(m.mergeRatio.median, 3)})`,
+        `${fmt(m.mergeOff.median, 2)} ms`,
+        `<= x${r.limits.mergeRatio}`,
+        m.mergeRatio.median <= r.limits.mergeRatio,
       );
   }
 });
