@@ -12,7 +12,7 @@
 import type { Band } from './band.js';
 import { constraintHolds, formatConstraint, type Constraint } from './constraints.js';
 import { IrisError } from './errors.js';
-import { suggestKey } from './schema-errors.js';
+import { suggestKey } from './suggest.js';
 
 /** A queue name: lower-case letters, digits and dashes, starting with a letter. */
 export const QUEUE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
