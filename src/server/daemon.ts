@@ -43,7 +43,7 @@ import { RuntimeRouter } from '../runtime/router.js';
 import type { TaskRuntime } from '../runtime/types.js';
 import type { KubeBackend } from './kube-cluster.js';
 import { forbiddenHostPaths } from './host-paths.js';
-import { queueOptions } from '../cluster/scheduler/queue/index.js';
+import { namedQueueSpecs, queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
@@ -304,20 +304,7 @@ async function serveCluster(
       defaultTimeLimitMs: config.defaults.timeLimitMs,
       preemption: config.preemption.enabled ? { exemptMs: config.preemption.exemptMs } : null,
     }),
-    queues: config.queues && {
-      defaultQueue: config.queues.defaultQueue,
-      queues: config.queues.queues.map((q) => ({
-        name: q.name,
-        workers: q.workers,
-        options: {
-          policy: q.policy,
-          queueDepth: q.depth,
-          reservationDepth: q.reservationDepth,
-          maxReservationDepth: q.maxReservationDepth,
-          defaultTimeLimitMs: q.timeLimitMs ?? config.defaults.timeLimitMs,
-        },
-      })),
-    },
+    queues: config.queues && namedQueueSpecs(config.queues, config.defaults.timeLimitMs),
     preemptionGraceMs: config.preemption.graceMs,
     log,
     launchContext: {

@@ -6,7 +6,7 @@
  * `placementFor` is the one place they become the scheduler's placement profile (its scorers).
  */
 import { invalid } from '../model/errors.js';
-import { QueueSet } from '../cluster/scheduler/queue/index.js';
+import { namedQueueSpecs, QueueSet } from '../cluster/scheduler/queue/index.js';
 import type { QueuesConfig } from '../config/schema/queues.js';
 import { DEFAULT_QUEUE_OPTIONS, QUEUE_POLICIES, type QueuePolicy } from '../cluster/scheduler/queue/options.js';
 import {
@@ -107,19 +107,7 @@ export function createScheduler(options: SimPolicyOptions): PassScheduler {
         ...(explain ? {} : { explain: false }),
       },
       placement,
-      named && {
-        defaultQueue: named.defaultQueue,
-        queues: named.queues.map((q) => ({
-          name: q.name,
-          workers: q.workers,
-          options: {
-            policy: q.policy,
-            queueDepth: q.depth,
-            reservationDepth: q.reservationDepth,
-            maxReservationDepth: q.maxReservationDepth,
-          },
-        })),
-      },
+      named && namedQueueSpecs(named),
     );
   const scheduler = make(true);
   // Reason text is most of a pass's cost and the engine reads it only for jobs left at the end.

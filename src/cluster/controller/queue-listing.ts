@@ -6,8 +6,7 @@
  */
 import { jobDepth, parentJob } from '../../model/names.js';
 import type { JobSpec } from '../../model/types.js';
-import type { Constraint } from '../../model/constraints.js';
-import type { QueueSet } from '../scheduler/queue/index.js';
+import type { NamedQueueListing, QueueSet } from '../scheduler/queue/index.js';
 import { orderPending, type Snapshot } from '../scheduler/index.js';
 import type { ClusterStore } from '../state/store.js';
 import { schedulerJob } from '../lifecycle/scheduler-job.js';
@@ -23,18 +22,6 @@ export interface QueueListing {
   reservations: ReadonlyMap<string, number>;
   /** The named queues in config order (config `queues:`); absent: one queue over every worker. */
   queues?: NamedQueueListing[];
-}
-
-/** One named queue's settings. */
-export interface NamedQueueListing {
-  name: string;
-  policy: string;
-  queueDepth: number;
-  reservationDepth: number;
-  /** Its workers' constraints (`pool=gpu`), empty: every worker. */
-  workers: readonly Constraint[];
-  /** The queue a job without --queue joins. */
-  isDefault: boolean;
 }
 
 /** Pending jobs in scheduling order with their pending task counts. */

@@ -13,6 +13,12 @@ export {
 } from './options.js';
 export type { QueuePolicy, QueueOptions } from './options.js';
 export { QueueScheduler } from './queue-scheduler.js';
-export { QueueSet, type NamedQueueSpec } from './queue-set.js';
+export {
+  QueueSet,
+  namedQueueSpecs,
+  type ConfiguredQueue,
+  type NamedQueueListing,
+  type NamedQueueSpec,
+} from './queue-set.js';
 export { queuePass } from './pass.js';
 export { EMPTY_QUEUE_STATE } from './state.js';

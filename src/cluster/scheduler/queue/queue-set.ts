@@ -48,6 +48,56 @@ export interface NamedQueueSpec {
   workers: readonly Constraint[];
 }
 
+/** A named queue as the config (and a workload file) gives it. */
+export interface ConfiguredQueue {
+  name: string;
+  workers: readonly Constraint[];
+  policy: QueueOptions['policy'];
+  depth: number;
+  reservationDepth: number;
+  maxReservationDepth: number;
+  timeLimitMs?: number | null;
+}
+
+/**
+ * The QueueSet's named queues from configured ones; `defaultTimeLimitMs`: the cluster's time limit,
+ * for a queue without its own (absent: the queues plan with the base options' default).
+ */
+export function namedQueueSpecs(
+  named: { defaultQueue: string; queues: readonly ConfiguredQueue[] },
+  defaultTimeLimitMs?: number,
+): { defaultQueue: string; queues: NamedQueueSpec[] } {
+  return {
+    defaultQueue: named.defaultQueue,
+    queues: named.queues.map((q) => {
+      const limit = q.timeLimitMs ?? defaultTimeLimitMs;
+      return {
+        name: q.name,
+        workers: q.workers,
+        options: {
+          policy: q.policy,
+          queueDepth: q.depth,
+          reservationDepth: q.reservationDepth,
+          maxReservationDepth: q.maxReservationDepth,
+          ...(limit === undefined ? {} : { defaultTimeLimitMs: limit }),
+        },
+      };
+    }),
+  };
+}
+
+/** One named queue's settings, as `iris queue` and `cluster status` list them. */
+export interface NamedQueueListing {
+  name: string;
+  policy: string;
+  queueDepth: number;
+  reservationDepth: number;
+  /** Its workers' constraints (`pool=gpu`), empty: every worker. */
+  workers: readonly Constraint[];
+  /** The queue a job without --queue joins. */
+  isDefault: boolean;
+}
+
 interface Member {
   name: string | null;
   workers: readonly Constraint[];
@@ -97,14 +147,7 @@ export class QueueSet {
   }
 
   /** The named queues' settings, in config order (none without named queues). */
-  listing(): Array<{
-    name: string;
-    policy: string;
-    queueDepth: number;
-    reservationDepth: number;
-    workers: readonly Constraint[];
-    isDefault: boolean;
-  }> {
+  listing(): NamedQueueListing[] {
     return this.members.flatMap((m) => {
       if (m.name === null) return [];
       const o = m.scheduler.options;
