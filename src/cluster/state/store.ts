@@ -275,6 +275,11 @@ export class ClusterStore extends StoreCore {
     return this.model.waitingJobs.size;
   }
 
+  /** The jobs waiting on their dependencies (see waitingJobCount). */
+  *waitingJobs(): Iterable<Job> {
+    for (const entry of this.model.waitingJobs) yield entry.job;
+  }
+
   /**
    * The pending reason of a job waiting on its dependencies (`waiting for /prep (RUNNING)`), or null when it does not
    * wait.

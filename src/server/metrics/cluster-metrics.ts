@@ -137,7 +137,11 @@ export class ClusterMetrics implements PassObserver {
         Array.from(store.queuedTasks(), (task) => store.job(task.job)?.spec.queue ?? queues.fallback),
       );
     const waitingHelp = 'Jobs waiting on their dependencies (--after) before they enter the queue.';
-    valueGauge('iris_queue_waiting_jobs', waitingHelp, registers, () => store.waitingJobCount());
+    if (!queues) valueGauge('iris_queue_waiting_jobs', waitingHelp, registers, () => store.waitingJobCount());
+    else
+      queueGauge('iris_queue_waiting_jobs', `${waitingHelp} By named queue.`, registers, queues.names, () =>
+        Array.from(store.waitingJobs(), (job) => job.spec.queue ?? queues.fallback),
+      );
     const histogram = (name: string, help: string, buckets: number[]) =>
       new Histogram({ name, help, buckets, registers });
     const counter = (name: string, help: string) => new Counter({ name, help, registers });

@@ -92,6 +92,25 @@ describe('cluster metrics from a real store', () => {
     ]);
   });
 
+  it('with named queues, the queue gauges count by queue (a job stored without one in the default)', async () => {
+    const { store } = memStore(0);
+    const metrics = new ClusterMetrics(store, {
+      processMetrics: false,
+      queues: { names: ['batch', 'quick'], fallback: 'quick' },
+    });
+    store.submit(spec('/up', { queue: 'batch' }));
+    store.submit(spec('/down', { queue: 'batch', after: [{ job: '/up', condition: 'ok' }] }));
+    store.submit(spec('/plain'));
+    expect(await lines(metrics, 'iris_queue_tasks')).toEqual([
+      'iris_queue_tasks{queue="batch"} 1',
+      'iris_queue_tasks{queue="quick"} 1',
+    ]);
+    expect(await lines(metrics, 'iris_queue_waiting_jobs')).toEqual([
+      'iris_queue_waiting_jobs{queue="batch"} 1',
+      'iris_queue_waiting_jobs{queue="quick"} 0',
+    ]);
+  });
+
   it('a dependent of a failed job counts as dependency_failure', async () => {
     const { store } = memStore();
     const metrics = new ClusterMetrics(store, { processMetrics: false });
