@@ -427,6 +427,8 @@ export const workerAnswer = lazy(() =>
     devicePaths: optional(strings),
     privileged: optional(boolean),
     costPerHour: number,
+    powerWatts: optional(object<NonNullable<WorkerInfo['powerWatts']>>({ idle: number, busy: number })),
+    drawWatts: optional(number),
     cache: array(object<WorkerInfo['cache'][number]>({ key: string, expiresAt: number, loading: boolean })),
     disabled: optional(
       nullable(

@@ -458,6 +458,13 @@ export interface WorkerInfo {
    * `device.memoryBytes` (absent: unknown).
    */
   costPerHour: number;
+  /** Its config `power-watts` (idle and busy watts); absent: none declared. */
+  powerWatts?: { idle: number; busy: number };
+  /**
+   * What it draws now by the energy rule (docs/metrics.md, "Energy"): idle to busy watts by the
+   * share its tasks hold; 0 while DISABLED or DRAINED. Present with `powerWatts`.
+   */
+  drawWatts?: number;
   /**
    * Context-reuse hints in force now (docs/architecture.md "Context reuse"), by key: the worker
    * recently ran (or is running, `loading`) a task that uses the key; `expiresAt` (epoch ms) is

@@ -6,6 +6,7 @@ import { bandOf } from '../model/band.js';
 import type { ArchivedRun, ClusterStore } from '../cluster/state/store.js';
 import type { Attempt, Job, JobSpec, Task, Worker } from '../model/types.js';
 import { costPerHourOf } from '../model/types.js';
+import { drawsPower, useShare, wattsAt } from '../model/energy.js';
 import { retryBackoffCapMs } from '../cluster/lifecycle/retries.js';
 import { jobReason, taskReason } from './pending-reason.js';
 import { isFinalJobState, type TaskState } from '../model/states.js';
@@ -252,6 +253,13 @@ function taskView(
   };
 }
 
+/** A worker's `power-watts` and what it draws now, by the one energy rule (model/energy.ts). */
+function powerOf(worker: Worker, use: WorkerUse | undefined): Pick<WorkerInfo, 'powerWatts' | 'drawWatts'> {
+  const power = worker.powerWatts!;
+  const share = useShare(worker, { cpuMillis: use?.cpuMillis ?? 0, devices: use?.devices.size ?? 0 });
+  return { powerWatts: { ...power }, drawWatts: drawsPower(worker.state) ? wattsAt(power, share) : 0 };
+}
+
 /** `hints`: the worker's context-reuse hints in force now (store.cacheHints()), listed by key. */
 export function workerInfo(
   worker: Worker,
@@ -272,6 +280,7 @@ export function workerInfo(
     ...(worker.devicePaths !== undefined ? { devicePaths: worker.devicePaths } : {}),
     ...(worker.privileged ? { privileged: true } : {}),
     costPerHour: costPerHourOf(worker),
+    ...(worker.powerWatts ? powerOf(worker, use) : {}),
     cache: [...(hints?.values() ?? [])]
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),

@@ -110,6 +110,14 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
     const excluded = info.cost.excluded > 0 ? `; ${info.cost.excluded} disabled or drained not counted` : '';
     fields.push(['Cost', `${Number(info.cost.perHour.toFixed(2))}/h (ready workers${excluded})`]);
   }
+  const powered = info.workers.filter((w) => w.powerWatts);
+  if (powered.length > 0) {
+    const watts = Math.round(powered.reduce((total, w) => total + (w.drawWatts ?? 0), 0));
+    fields.push([
+      'Power',
+      `${watts} W now (${powered.length} workers with power-watts; disabled and drained draw none)`,
+    ]);
+  }
   fields.push(
     ['Tasks', `${info.queue.running} running, ${info.queue.pending} pending`],
     ['Jobs', jobs || 'none'],

@@ -32,6 +32,12 @@ const usage: Column<WorkerInfo>[] = [
   { header: 'TASKS', value: tasks, right: true },
 ];
 
+/** POWER (watts drawn now, `-` for a worker without `power-watts`), only when some worker declares it. */
+function powerColumn(workers: readonly WorkerInfo[]): Column<WorkerInfo>[] {
+  if (!workers.some((w) => w.powerWatts)) return [];
+  return [{ header: 'POWER', value: (w) => (w.powerWatts ? `${Math.round(w.drawWatts ?? 0)}W` : '-'), right: true }];
+}
+
 /** The worker's state, painted by `style`. */
 function stateColumn(style: Style): Column<WorkerInfo> {
   return { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) };
@@ -144,7 +150,7 @@ function cpuWorkers(workers: readonly WorkerInfo[], style: Style, cached: Column
  */
 export function renderTopology(workers: readonly WorkerInfo[], style: Style = PLAIN, now: number = Date.now()): string {
   if (workers.length === 0) return 'no workers';
-  const cached = cacheColumn(workers, now);
+  const cached = [...powerColumn(workers), ...cacheColumn(workers, now)];
   const tpu = workers.filter((w) => w.device.type === 'tpu');
   const gpu = workers.filter((w) => w.device.type === 'gpu');
   const other = workers.filter((w) => w.device.type !== 'tpu' && w.device.type !== 'gpu');

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MetricSample } from '../../src/api/metrics.js';
-import type { ClusterInfo, JobDetail, RunInfo } from '../../src/api/types.js';
+import type { ClusterInfo, JobDetail, RunInfo, WorkerInfo } from '../../src/api/types.js';
 import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
@@ -52,6 +52,15 @@ describe('energy', () => {
     const idle = busy === 'w0' ? 'w1' : 'w0';
     const first = await read();
     expect(first.watts).toBeCloseTo(400); // 300 busy + 100 idle
+    // iris workers and cluster status say the same by the same rule.
+    const workers = await c.json<WorkerInfo[]>(['workers']);
+    const draw = Object.fromEntries(workers.map((w) => [w.id, w.drawWatts]));
+    expect(draw).toEqual({ [busy]: 300, [idle]: 100 });
+    expect(workers[0]!.powerWatts).toEqual({ idle: 100, busy: 300 });
+    const table = await c.iris(['workers']);
+    expect(table.stdout).toMatch(new RegExp(`${busy} .* 300W`));
+    const summary = await c.iris(['cluster', 'status']);
+    expect(summary.stdout).toMatch(/Power: +400 W now \(2 workers with power-watts/);
     // Until the idle worker drew 100 J more (1 s): the busy one drew about three times as much.
     const later = await waitUntil('energy to grow', read, (r) => r[idle] - first[idle] >= 100, { timeoutMs: 15_000 });
     const busyDelta = later[busy] - first[busy];
@@ -94,6 +103,7 @@ describe('energy', () => {
     expect(first.watts).toBeCloseTo(100);
     const status = await c.json<ClusterInfo>(['cluster', 'status']);
     expect(status.cost?.perHour).toBe(2);
+    expect(status.workers.find((w) => w.id === 'w1')!.drawWatts).toBe(0);
     const later = await waitUntil('energy to grow', read, (x) => x.w0 - first.w0 >= 100, { timeoutMs: 15_000 });
     expect(later.w1).toBe(first.w1);
     expect(later.cluster - first.cluster).toBeCloseTo(later.w0 - first.w0, 0);
