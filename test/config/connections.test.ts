@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig, type MachineProbe } from '../../src/config/index.js';
-import { refusal } from '../helpers/refusal.js';
+import { messageOf, PROBE, SOURCE } from './probe.js';
+import { validateConfig } from '../../src/config/index.js';
 import { joined } from '../helpers/regex.js';
-
-const SOURCE = '/p/.irisrc.yaml';
-const PROBE: MachineProbe = {
-  cpus: () => 8,
-  memoryBytes: () => 32 * 1024 ** 3,
-  gpus: () => [],
-  tpuDevicePaths: () => [],
-};
-
-function messageOf(raw: unknown): string {
-  const error = refusal(() => validateConfig(raw, SOURCE, PROBE));
-  return `${error.message} | ${error.hint ?? ''}`;
-}
 
 describe('config: connections', () => {
   it('defaults: caps sized at start, 256 per peer, headers within 10 s, a request within 30 s', () => {

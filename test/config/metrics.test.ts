@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig, type MachineProbe } from '../../src/config/index.js';
-import { refusal } from '../helpers/refusal.js';
-
-const SOURCE = '/p/.irisrc.yaml';
-const PROBE: MachineProbe = {
-  cpus: () => 8,
-  memoryBytes: () => 32 * 1024 ** 3,
-  gpus: () => [],
-  tpuDevicePaths: () => [],
-};
-
-function messageOf(raw: unknown): string {
-  const error = refusal(() => validateConfig(raw, SOURCE, PROBE));
-  return `${error.message} | ${error.hint ?? ''}`;
-}
+import { messageOf, PROBE, SOURCE } from './probe.js';
+import { validateConfig } from '../../src/config/index.js';
 
 describe('config: metrics', () => {
   it('defaults: no port, no density series, 60 s buckets', () => {
