@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { clusterView } from './view.js';
 import { admitPipeline } from '../../../src/cluster/admission/pipeline.js';
 import type { AdmissionDefaults, ClusterView } from '../../../src/cluster/admission/index.js';
 import type { WorkerView } from '../../../src/cluster/scheduler/types.js';
@@ -18,16 +19,7 @@ const WORKER: WorkerView = {
   free: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3, devices: [] },
   schedulable: true,
 };
-const view = (over: Partial<ClusterView> = {}): ClusterView => ({
-  workers: [WORKER],
-  quotas: new Map(),
-  pendingTasks: () => 0,
-  isNameTaken: () => false,
-  generateName: () => 'gen',
-  jobState: () => undefined,
-  dependenciesOf: () => [],
-  ...over,
-});
+const view = (over: Partial<ClusterView> = {}): ClusterView => clusterView([WORKER], over);
 
 describe('pipeline admission', () => {
   it(

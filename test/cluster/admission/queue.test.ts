@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { clusterView } from './view.js';
 import { admit, type AdmissionDefaults, type ClusterView } from '../../../src/cluster/admission/index.js';
 import { admitPipeline } from '../../../src/cluster/admission/pipeline.js';
 import type { WorkerView } from '../../../src/cluster/scheduler/types.js';
@@ -29,16 +30,8 @@ const worker = (id: string, pool: string, cpu: number): WorkerView => ({
   free: { cpuMillis: cpu * 1000, memoryBytes: 8 * 1024 ** 3, devices: [] },
   schedulable: true,
 });
-const view = (over: Partial<ClusterView> = {}): ClusterView => ({
-  workers: [worker('c0', 'cpu', 2), worker('g0', 'gpu', 8)],
-  quotas: new Map(),
-  pendingTasks: () => 0,
-  isNameTaken: () => false,
-  generateName: () => 'gen',
-  jobState: () => undefined,
-  dependenciesOf: () => [],
-  ...over,
-});
+const view = (over: Partial<ClusterView> = {}): ClusterView =>
+  clusterView([worker('c0', 'cpu', 2), worker('g0', 'gpu', 8)], over);
 
 describe('admission: named queues', () => {
   it('a root job joins the default queue with its time limit and band; --queue names another', () => {
