@@ -14,8 +14,8 @@
  */
 import type { ClusterStore } from '../../cluster/state/store.js';
 import type { StoreEvent } from '../../cluster/state/events.js';
-import { drawsPower, heldBy, useShare, wattsAt, type Held } from '../../model/energy.js';
-import type { Attempt, Worker } from '../../model/types.js';
+import { drawsPower, heldBy, NOTHING_HELD, useShare, wattsAt, type Held } from '../../model/energy.js';
+import { isMergedMember, type Attempt, type Worker } from '../../model/types.js';
 
 interface Meter {
   worker: Worker;
@@ -87,8 +87,9 @@ export class EnergyMeter {
     const known = this.live.get(key);
     if (attempt.finishedAt === null) {
       if (known) return;
-      const spec = this.store.job(this.store.task(attempt.task)?.job ?? '')?.spec;
-      const held = spec ? heldBy(spec.resources) : { cpuMillis: 0, devices: 0 };
+      // A merged batch's member runs in its lead's process and holds nothing of its own.
+      const spec = isMergedMember(attempt) ? undefined : this.store.job(this.store.task(attempt.task)?.job ?? '')?.spec;
+      const held = spec ? heldBy(spec.resources) : NOTHING_HELD;
       this.live.set(key, { workerId: attempt.workerId, held });
       this.change(attempt.workerId, at, (m) => {
         m.held = { cpuMillis: m.held.cpuMillis + held.cpuMillis, devices: m.held.devices + held.devices };

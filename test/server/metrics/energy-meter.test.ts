@@ -42,6 +42,18 @@ describe('the energy meter', () => {
     meter.close();
   });
 
+  it('a merged batch holds its worker as one task: its members add nothing', () => {
+    const { store, clock } = powered();
+    const meter = new EnergyMeter(store, clock.now);
+    const cpu = { cpuMillis: 2000, memoryBytes: 1 << 20, device: null };
+    for (const name of ['/a', '/b', '/c']) store.submit(spec(name, { resources: cpu, mergeKey: 'k' }));
+    const lead = store.assignMerged('/a/task-0', ['/b/task-0', '/c/task-0'], 'w1', '/logs/a.log', [], null);
+    store.markRunning('/a/task-0', lead.attempt, 4242);
+    expect(meter.watts()).toBeCloseTo(300); // w1 half used: 200, w2 idle: 100 (not w1 fully used)
+    clock.tick(10_000);
+    expect(meter.totals().get('w1')).toBeCloseTo(2000);
+  });
+
   it('a DISABLED worker draws nothing while disabled, and again once enabled', () => {
     const { store, clock } = powered();
     const meter = new EnergyMeter(store, clock.now);
