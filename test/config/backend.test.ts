@@ -20,6 +20,12 @@ describe('backend', () => {
     expect(validateConfig({ backend: { kind: 'local' } }, SOURCE, PROBE).backend).toEqual({ kind: 'local' });
   });
 
+  it('a block without kind (or with kind: null) is local, and its kubernetes keys are still refused', () => {
+    expect(validateConfig({ backend: {} }, SOURCE, PROBE).backend).toEqual({ kind: 'local' });
+    expect(validateConfig({ backend: { kind: null } }, SOURCE, PROBE).backend).toEqual({ kind: 'local' });
+    expect(errorOf({ backend: { namespace: 'jobs' } }).message).toMatch(/namespace is a setting of the kubernetes/);
+  });
+
   it('kubernetes: defaults, and a relative kubeconfig resolved against the config file', () => {
     expect(validateConfig({ backend: { kind: 'kubernetes' } }, SOURCE, PROBE).backend).toEqual({
       kind: 'kubernetes',

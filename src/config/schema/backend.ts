@@ -1,6 +1,6 @@
 /**
  * `backend:` where the cluster's tasks run (docs/configuration.md, "Backend"). Absent or
- * `{ kind: local }`: the configured local workers (processes or Docker). `{ kind: kubernetes }`:
+ * `{ kind: local }` (or a block without `kind`): the configured local workers (processes or Docker). `{ kind: kubernetes }`:
  * the workers are a Kubernetes cluster's Nodes and every attempt is a Pod iris binds itself
  * (docs/kubernetes.md); `workers:` and `slices:` are then not used.
  *
@@ -64,7 +64,7 @@ function kubeconfigPath(source: string) {
 export function backend(source: string) {
   return object(
     {
-      kind: oneOf(BACKEND_KINDS, 'backend kind'),
+      kind: oneOf(BACKEND_KINDS, 'backend kind').nullish(),
       kubeconfig: kubeconfigPath(source).nullish(),
       context: text('context').nullish(),
       namespace: namespace.nullish(),
@@ -77,7 +77,8 @@ export function backend(source: string) {
     .nullish()
     .transform(
       resolving((b, ctx): BackendConfig => {
-        if (!b || b.kind === 'local') {
+        // A block without `kind` is the local backend, as an absent block is (docs/configuration.md).
+        if (!b || b.kind == null || b.kind === 'local') {
           for (const key of ['kubeconfig', 'context', 'namespace', 'image'] as const) {
             if (b?.[key] != null) {
               ctx.issues.push({
