@@ -446,6 +446,8 @@ export const clusterAnswer = lazy(() =>
     socket: string,
     taskDoor: optional(object<NonNullable<ClusterInfo['taskDoor']>>({ listen: string, advertise: string })),
     home: string,
+    config: object<ClusterInfo['config']>({ path: nullable(string) }),
+    metrics: object<ClusterInfo['metrics']>({ url: nullable(string) }),
     version: string,
     startedAt: number,
     workers: workersAnswer,

@@ -494,6 +494,10 @@ export interface ClusterInfo {
    */
   taskDoor?: { listen: string; advertise: string };
   home: string;
+  /** The config file the cluster loaded (absolute path); null: none was found, it runs on the built-in defaults. */
+  config: { path: string | null };
+  /** The loopback metrics port's URL (`--metrics-port` or `metrics.port`); null: no metrics port. */
+  metrics: { url: string | null };
   version: string;
   startedAt: number;
   workers: WorkerInfo[];

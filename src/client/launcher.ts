@@ -10,9 +10,14 @@
  * found no space to open its database as such (exit 7). Before it
  * writes anything, the state directory must pass api/state-dir.ts (refused: exit 2, never chmodded);
  * `cluster.log` is owner-only and never opened through a symlink.
+ *
+ * cluster.log keeps the output of every start (it is appended to, never rotated: a cluster that is
+ * starting at the same moment from another client writes to the same file, and a rename would
+ * carry its output away). Each start writes a marker line and remembers the file's size after it:
+ * a failed start shows only the lines written since, never an earlier start's errors.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, IrisError } from '../model/errors.js';
@@ -54,7 +59,14 @@ export interface StartOptions {
   fresh?: boolean;
 }
 
-export async function startDetached(home: string, opts: StartOptions = {}): Promise<{ pid: number; socket: string }> {
+/** A started (or already starting) cluster: its pid, its socket and its metrics URL (null: no metrics port). */
+export interface StartedCluster {
+  pid: number;
+  socket: string;
+  metricsUrl: string | null;
+}
+
+export async function startDetached(home: string, opts: StartOptions = {}): Promise<StartedCluster> {
   // Refuses a state directory another user controls (api/state-dir.ts) before writing anything there.
   prepareStateDir(home);
   const logPath = join(home, 'cluster.log');
@@ -67,6 +79,13 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   if (opts.fresh) args.push('--fresh');
   ensurePrivateFile(logPath);
   const fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+  // This start's output begins after its marker: a failure shows only what this start wrote.
+  try {
+    writeSync(fd, `--- iris cluster start at ${new Date().toISOString()} ---\n`);
+  } catch {
+    // A full disk: the child's own words may not get there either (startFailed says so).
+  }
+  const log: StartLog = { path: logPath, since: fstatSync(fd).size };
   const status: { exited: { code: number | null; signal: NodeJS.Signals | null } | null; error: Error | null } = {
     exited: null,
     error: null,
@@ -84,32 +103,32 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
   try {
     for (;;) {
       // The pid comes from the cluster that answers: with two starts at once it may be the other one.
-      if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
+      if (await client.ping()) return answering(client, child.pid, socket);
       if (status.error)
         throw new IrisError('unavailable', `could not start the local cluster: ${status.error.message}`);
       const exited = status.exited;
       if (exited) {
         // Another client may have won the race to start the cluster.
-        if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
-        if (exited.code !== EXIT.conflict) throw startFailed(exited, logPath);
+        if (await client.ping()) return answering(client, child.pid, socket);
+        if (exited.code !== EXIT.conflict) throw startFailed(exited, log);
         // Another controller holds the state directory. Its pid file is written once it answers on
         // its socket: with a live pid there, it is up but unreachable (its socket file is gone);
         // without one it is still starting, so wait for it to answer.
         // The pid file is written after the socket answers, so ping once more after reading it:
         // only a holder that answered before and does not now has lost its socket.
         if (answeringHolder(home) !== null) {
-          if (await client.ping()) return { pid: (await otherPid(client)) || (child.pid ?? 0), socket };
-          throw heldByAnother(home, socket, logPath);
+          if (await client.ping()) return answering(client, child.pid, socket);
+          throw heldByAnother(home, socket, log);
         }
       }
       if (Date.now() > deadline) {
-        if (exited) throw heldByAnother(home, socket, logPath);
+        if (exited) throw heldByAnother(home, socket, log);
         child.kill('SIGTERM');
         throw new IrisError(
           'unavailable',
           `the local cluster did not answer on ${socket} within ` +
             `${formatDuration(opts.timeoutMs ?? 20_000, { style: 'short' })}. Last lines of ${logPath}:\n` +
-            `${tail(logPath, 15)}`,
+            `${tail(log, 15)}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -125,14 +144,15 @@ export async function startDetached(home: string, opts: StartOptions = {}): Prom
  * The cluster process exited before it answered. Its exit code is passed on: a usage error (a bad
  * config file, exit 2) stays a usage error; anything else means no cluster is available (6).
  */
-function startFailed(exited: { code: number | null; signal: NodeJS.Signals | null }, logPath: string): IrisError {
+function startFailed(exited: { code: number | null; signal: NodeJS.Signals | null }, log: StartLog): IrisError {
+  const logPath = log.path;
   if (exited.code === EXIT.noSpace) {
     // Its own words may not have reached cluster.log, which lies on the same full disk.
     const home = dirname(logPath);
     return new IrisError(
       'insufficient_storage',
       `the local cluster could not start: the disk holding ${home} is full. Last lines of ${logPath}:\n` +
-        `${tail(logPath, 15)}`,
+        `${tail(log, 15)}`,
       `free space on that filesystem (old task logs live under ${join(home, 'logs')}), then start the cluster again`,
     );
   }
@@ -140,19 +160,20 @@ function startFailed(exited: { code: number | null; signal: NodeJS.Signals | nul
   const code = exited.code === EXIT.usage ? 'invalid_argument' : 'unavailable';
   return new IrisError(
     code,
-    `the local cluster stopped during start-up (${how}). Last lines of ${logPath}:\n${tail(logPath, 15)}`,
+    `the local cluster stopped during start-up (${how}). Last lines of ${logPath}:\n${tail(log, 15)}`,
     `fix the problem above and retry, or start it in the foreground with \`iris cluster start\``,
   );
 }
 
 /** Another controller holds the state directory but its socket does not answer (deleted, or stuck). */
-function heldByAnother(home: string, socket: string, logPath: string): IrisError {
+function heldByAnother(home: string, socket: string, log: StartLog): IrisError {
+  const logPath = log.path;
   const pid = stateHolderPid(home) ?? livePid(home);
   const who = pid !== null ? `another iris controller (pid ${pid})` : 'another iris controller';
   return new IrisError(
     'conflict',
     `${who} holds the state directory ${home}, but nothing answers on ${socket}; no second controller was started. ` +
-      `Last lines of ${logPath}:\n${tail(logPath, 5)}`,
+      `Last lines of ${logPath}:\n${tail(log, 5)}`,
     pid !== null
       ? `if its socket file was removed, stop it with \`kill ${pid}\` (its tasks are stopped gracefully) and retry`
       : 'stop the other controller and retry, or set IRIS_HOME to another directory',
@@ -192,25 +213,50 @@ function livePid(home: string): number | null {
   }
 }
 
-async function otherPid(client: SocketClient): Promise<number> {
+/**
+ * The cluster that answers: its pid (with two starts at once it may be the other one's) and its
+ * metrics URL.
+ */
+async function answering(client: SocketClient, childPid: number | undefined, socket: string): Promise<StartedCluster> {
   try {
-    return (await client.cluster()).pid;
+    const info = await client.cluster();
+    return { pid: info.pid, socket, metricsUrl: info.metrics.url };
   } catch {
-    return 0;
+    return { pid: childPid ?? 0, socket, metricsUrl: null };
   }
 }
 
-function tail(path: string, lines: number): string {
+/** cluster.log, and where this start's output begins in it. */
+interface StartLog {
+  path: string;
+  since: number;
+}
+
+/** The bytes of a log read from its end: enough for the last lines, never the whole file. */
+const TAIL_BYTES = 64 * 1024;
+
+/** The last `lines` lines this start wrote to cluster.log (from `log.since` on), indented. */
+function tail(log: StartLog, lines: number): string {
+  let text: string;
   try {
-    const text = readFileSync(path, 'utf8').trimEnd();
-    return (
-      text
-        .split('\n')
-        .slice(-lines)
-        .map((line) => '  ' + line)
-        .join('\n') || '  (empty)'
-    );
+    const fd = openSync(log.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const size = fstatSync(fd).size;
+      const from = Math.max(log.since, size - TAIL_BYTES);
+      const buffer = Buffer.alloc(Math.max(0, size - from));
+      const read = readSync(fd, buffer, 0, buffer.length, from);
+      text = buffer.subarray(0, read).toString('utf8').trimEnd();
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return '  (no log)';
   }
+  return (
+    text
+      .split('\n')
+      .slice(-lines)
+      .map((line) => '  ' + line)
+      .join('\n') || '  (empty)'
+  );
 }

@@ -55,6 +55,10 @@ export interface ServiceContext {
   home: string;
   version: string;
   startedAt: number;
+  /** The config file the cluster loaded (absolute), or null when it runs on the built-in defaults. */
+  configPath: string | null;
+  /** The metrics URL of the loopback metrics port (`--metrics-port` or `metrics.port`); absent: none. */
+  metricsUrl?: string;
   quotas: ReadonlyMap<string, Quota>;
   requestStop: () => Promise<void>;
   now?: () => number;
@@ -399,6 +403,8 @@ export class ControllerService implements ClusterService {
       socket: this.ctx.socketPath,
       ...(this.ctx.taskDoor ? { taskDoor: this.ctx.taskDoor } : {}),
       home: this.ctx.home,
+      config: { path: this.ctx.configPath },
+      metrics: { url: this.ctx.metricsUrl ?? null },
       version: this.ctx.version,
       startedAt: this.ctx.startedAt,
       workers,

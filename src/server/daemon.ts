@@ -57,7 +57,7 @@ import { formatHostPort } from '../model/net-address.js';
 import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
 import { MetricsFileWriter } from './metrics/metrics-file.js';
-import { listenMetrics, METRICS_HOST, type MetricsPort } from './metrics/http-port.js';
+import { listenMetrics, metricsUrl, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
 import { planConnections, readSoftLimit } from './connection-budget.js';
 import type { ConnectionPlan } from './connection-budget.js';
@@ -331,6 +331,9 @@ async function serveCluster(
     home,
     version: packageVersion(),
     startedAt,
+    configPath: config.source,
+    // The port is fixed before anything answers: a port that cannot be had stops the start (below).
+    ...(wantedPort !== null ? { metricsUrl: metricsUrl(wantedPort) } : {}),
     quotas: config.quotas,
     ...(config.taskDoor
       ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } }
@@ -413,7 +416,7 @@ async function serveCluster(
       store.close();
       throw error;
     }
-    log(`metrics on http://${METRICS_HOST}:${metricsPort.port}/metrics`);
+    log(`metrics on ${metricsUrl(metricsPort.port)}`);
   }
   try {
     await tcpTaskDoor?.listen();

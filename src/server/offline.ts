@@ -117,6 +117,7 @@ export function openOffline(home: string): OfflineCluster {
     home,
     version: '',
     startedAt: 0,
+    configPath: null,
     quotas: new Map(),
     requestStop: () => Promise.reject(stopped('stopping the cluster')),
     defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },

@@ -93,6 +93,8 @@ export function renderClusterStatus(info: ClusterInfo, now: number, style: Style
       ? [['Task door', `tcp ${info.taskDoor.listen}; tasks are given ${info.taskDoor.advertise}`] as [string, string]]
       : []),
     ['Home', info.home],
+    ['Config', info.config.path ?? 'none: built-in defaults (no config file was found)'],
+    ...(info.metrics.url ? [['Metrics', info.metrics.url] as [string, string]] : []),
     ['Up', formatAge(info.startedAt, now)],
     ['Workers', `${info.workers.length} (${workerCounts(info.workers)})`],
     [

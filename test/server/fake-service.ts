@@ -250,6 +250,8 @@ export class FakeService implements ClusterService {
       pid: process.pid,
       socket: '/tmp/x.sock',
       home: '/tmp',
+      config: { path: null },
+      metrics: { url: null },
       version: 'test',
       startedAt: 1,
       workers: [WORKER],

@@ -28,6 +28,7 @@ export async function inProcessServer(prefix: string): Promise<InProcessServer> 
     home: '/tmp',
     version: 'test',
     startedAt: 0,
+    configPath: null,
     quotas: new Map(),
     requestStop: async () => {},
     now: h.clock.now,

@@ -1,7 +1,7 @@
 import { Flags } from '../../oclif.js';
 import { BaseCommand } from '../../base-command.js';
 import { resolveHome } from '../../api/address.js';
-import { startDetached } from '../../client/launcher.js';
+import { startDetached, type StartedCluster } from '../../client/launcher.js';
 import { conflict } from '../../model/errors.js';
 
 export default class ClusterStart extends BaseCommand {
@@ -44,7 +44,7 @@ export default class ClusterStart extends BaseCommand {
     }),
   };
 
-  async run(): Promise<{ pid: number; socket: string; detached: boolean } | undefined> {
+  async run(): Promise<(StartedCluster & { detached: boolean }) | undefined> {
     const { flags } = await this.parse(ClusterStart);
     const client = this.client();
     if (await client.ping()) {
@@ -63,6 +63,7 @@ export default class ClusterStart extends BaseCommand {
         fresh: flags.fresh,
       });
       this.log(`iris cluster started in the background (pid ${started.pid}, socket ${started.socket})`);
+      if (started.metricsUrl) this.log(`metrics on ${started.metricsUrl}`);
       return { ...started, detached: true };
     }
     // Loaded only here: the whole cluster (store, scheduler, runtime) is not needed by other paths.

@@ -26,6 +26,11 @@ const { createServer } = process.getBuiltinModule('node:http');
 
 export const METRICS_HOST = '127.0.0.1';
 
+/** Where the metrics port serves the exposition: `http://127.0.0.1:PORT/metrics`. */
+export function metricsUrl(port: number): string {
+  return `http://${METRICS_HOST}:${port}/metrics`;
+}
+
 export interface MetricsPort {
   /** The port it listens on (the one asked for, or the one given for 0). */
   port: number;
