@@ -18,7 +18,8 @@
  * no Node built-in with side effects. Type-only imports count: a layer that names a type of a
  * higher layer depends on it. The arrows that cross a layer on purpose are rules of their own,
  * each with its reason, and each is loaded only by a dynamic import: the offline reader (client ->
- * server/offline.ts), `cluster start` (commands -> server/daemon.ts) and the Kubernetes backend.
+ * server/offline.ts), `cluster start` (commands -> server/daemon.ts), `iris config` (commands ->
+ * config/effective.ts) and the Kubernetes backend.
  */
 const SIDE_EFFECT_BUILTINS = `^(node:)?(${[
   'fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'dns', 'tls', 'timers',
@@ -63,9 +64,30 @@ module.exports = {
     layer(
       'commands-speak-through-ui-and-client',
       COMMANDS,
-      ['cluster', 'config', 'runtime', 'logs', 'kube', 'host'],
+      ['cluster', 'runtime', 'logs', 'kube', 'host'],
       'A command parses flags, makes one client call and renders: it reaches the cluster through src/client.',
     ),
+    {
+      name: 'commands-read-the-config-only-in-iris-config',
+      comment:
+        'The one config module a command reaches is config/effective.ts (`iris config` reads the file as a start ' +
+        'would), from commands/config.ts only, by a dynamic import: no other command loads the schema (zod).',
+      severity: 'error',
+      from: { path: COMMANDS },
+      to: { path: '^src/config/', pathNot: '^src/config/effective\\.ts$' },
+    },
+    {
+      name: 'commands-read-the-config-only-in-iris-config',
+      severity: 'error',
+      from: { path: COMMANDS, pathNot: '^src/commands/config\\.ts$' },
+      to: { path: '^src/config/effective\\.ts$' },
+    },
+    {
+      name: 'commands-read-the-config-only-in-iris-config',
+      severity: 'error',
+      from: { path: '^src/commands/config\\.ts$' },
+      to: { path: '^src/config/effective\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
 
     layer(
       'user-file-reads-only',

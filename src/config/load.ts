@@ -19,6 +19,7 @@ import { assertTrusted, callerUid, globalConfigDir, searchDirs } from './find.js
 import { defaultConfig, validateConfig } from './schema/validate.js';
 import type { MachineProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
+import type { ConfigOrigin } from '../model/settings.js';
 
 export interface LoadConfigOptions {
   /** Directory to start the search from; also the base of a relative explicit path. */
@@ -122,11 +123,26 @@ async function searchConfig(
   return null;
 }
 
+/** A loaded configuration with what it was read from (`iris config` shows where each key came from). */
+export interface LoadedConfig {
+  config: IrisConfig;
+  /** The file read (absolute), or null: no file, the built-in defaults. */
+  file: string | null;
+  origin: ConfigOrigin | null;
+  /** The file's content as parsed (before validation); undefined without a file or for an empty one. */
+  raw: unknown;
+}
+
 /**
  * Find, read and validate the configuration. Precedence: `explicitPath`, then `IRIS_CONFIG`,
  * then the upward search; no file at all gives the defaults (`source: null`).
  */
 export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
+  return (await loadConfigWithSource(opts)).config;
+}
+
+/** loadConfig, with the file, how it was chosen and its raw content. */
+export async function loadConfigWithSource(opts: LoadConfigOptions): Promise<LoadedConfig> {
   const env = opts.env ?? process.env;
   const cwd = path.resolve(opts.cwd);
   const home = os.homedir();
@@ -148,10 +164,20 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
     if (!info.isFile()) throw invalid(`config path is not a file: ${file}${origin}`);
     await assertTrusted(file, uid, origin);
     const read = await readConfigFile(file);
-    return validateConfig(read?.config, file, opts.probe);
+    return {
+      config: validateConfig(read?.config, file, opts.probe),
+      file,
+      origin: opts.explicitPath !== undefined ? 'flag' : 'env',
+      raw: read?.config,
+    };
   }
   const stopDir = path.resolve(opts.stopDir ?? home);
   const found = await searchConfig(cwd, stopDir, globalConfigDir(env, home), uid);
-  if (!found) return defaultConfig(opts.probe);
-  return validateConfig(found.config, found.file, opts.probe);
+  if (!found) return { config: defaultConfig(opts.probe), file: null, origin: null, raw: undefined };
+  return {
+    config: validateConfig(found.config, found.file, opts.probe),
+    file: found.file,
+    origin: 'search',
+    raw: found.config,
+  };
 }

@@ -80,6 +80,7 @@ const READ_ONLY = new Set([
   'workers',
   'endpoints',
   'cluster:status',
+  'config',
   'watch',
   'metrics',
 ]);

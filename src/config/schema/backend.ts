@@ -1,8 +1,8 @@
 /**
- * `backend:` where the cluster's tasks run (docs/configuration.md, "Backend"). Absent or
- * `{ kind: local }` (or a block without `kind`): the configured local workers (processes or Docker). `{ kind: kubernetes }`:
- * the workers are a Kubernetes cluster's Nodes and every attempt is a Pod iris binds itself
- * (docs/kubernetes.md); `workers:` and `slices:` are then not used.
+ * `backend:` where the cluster's tasks run (docs/configuration.md, "Backend"). Absent, `{ kind:
+ * local }` or a block without `kind`: the configured local workers (processes or Docker).
+ * `{ kind: kubernetes }`: the workers are a Kubernetes cluster's Nodes and every attempt is a Pod
+ * iris binds itself (docs/kubernetes.md); `workers:` and `slices:` are then not used.
  *
  * Guarantees: a kubeconfig path is expanded (`~`) and resolved against the config file's
  * directory; a namespace or context is a valid Kubernetes name; an image is a valid reference.

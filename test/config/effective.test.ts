@@ -1,0 +1,77 @@
+/**
+ * src/config/effective.ts: the keys come from the schema (a key added there is listed without a
+ * change here), a key left out shows the value the validated config resolved it to, a key given
+ * shows as written, and the overrides name their variable or flag.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { configKeys, effectiveSettings, formatResolved, schemaKeys } from '../../src/config/effective.js';
+import { defaultConfig, validateConfig } from '../../src/config/schema/validate.js';
+import { PROBE, SOURCE } from './probe.js';
+
+const settingsOf = (raw: unknown, overrides = {}) =>
+  new Map(effectiveSettings(validateConfig(raw, SOURCE, PROBE), raw, overrides).map((s) => [s.key, s]));
+
+describe('effective settings', () => {
+  it('walks object shapes under optional, nullable and transforms; anything else is one key', () => {
+    const schema = z
+      .strictObject({
+        a: z.number().nullish(),
+        b: z.strictObject({ c: z.string(), d: z.strictObject({ e: z.boolean() }).nullish() }).transform((x) => x),
+        list: z.array(z.strictObject({ f: z.number() })),
+      })
+      .transform((x) => x);
+    expect(schemaKeys(schema).map((k) => k.join('.'))).toEqual(['a', 'b.c', 'b.d.e', 'list']);
+  });
+
+  it('lists each key of the config schema once, in order', () => {
+    const keys = configKeys().map((k) => k.join('.'));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.slice(0, 2)).toEqual(['home', 'stop-grace']);
+    expect(keys).toContain('placement.merge.max-batch');
+    expect(keys).toContain('backend.kind');
+    const defaults = effectiveSettings(defaultConfig(PROBE), undefined);
+    expect(defaults.map((s) => s.key)).toEqual(keys);
+    expect(defaults.every((s) => s.source === 'default')).toBe(true);
+  });
+
+  it('a left-out key shows its resolved default; a given one shows as written, with the file', () => {
+    const s = settingsOf({ 'stop-grace': '45s', placement: { mode: 'round-robin' }, quotas: { alice: { cpu: 4 } } });
+    expect(s.get('stop-grace')).toEqual({ key: 'stop-grace', value: '45s', source: 'file', by: SOURCE });
+    expect(s.get('deadlock-grace')).toMatchObject({ value: '30s', source: 'default' });
+    expect(s.get('log-limit')).toMatchObject({ value: '1GiB', source: 'default' });
+    expect(s.get('time-limit')).toMatchObject({ value: '1d', source: 'default' });
+    expect(s.get('runtime')).toMatchObject({ value: 'process', source: 'default' });
+    expect(s.get('container-user')).toMatchObject({ value: '65534:65534', source: 'default' });
+    expect(s.get('placement.mode')).toMatchObject({ value: 'round-robin', source: 'file' });
+    expect(s.get('placement.selection')).toMatchObject({ source: 'default' });
+    expect(s.get('quotas.alice.cpu')).toMatchObject({ value: '4', source: 'file' });
+    expect(s.has('quotas')).toBe(false);
+    expect(s.get('elastic.enabled')).toMatchObject({ value: 'off', source: 'default' });
+    expect(s.get('retry-backoff')).toMatchObject({ value: 'none', source: 'default' });
+  });
+
+  it('IRIS_HOME and --metrics-port win and say so; the file home is named as not used', () => {
+    const s = settingsOf(
+      { home: '/srv/iris', metrics: { port: 9000 } },
+      { home: { value: '/h', by: 'IRIS_HOME' }, metricsPort: 9464 },
+    );
+    expect(s.get('home')).toEqual({
+      key: 'home',
+      value: "/h (the file's home /srv/iris is not used yet)",
+      source: 'env',
+      by: 'IRIS_HOME',
+    });
+    expect(s.get('metrics.port')).toEqual({ key: 'metrics.port', value: '9464', source: 'flag', by: '--metrics-port' });
+    const plain = settingsOf({}, { home: { value: '/root/.iris' } });
+    expect(plain.get('home')).toEqual({ key: 'home', value: '/root/.iris', source: 'default' });
+  });
+
+  it('formats resolved values by their unit suffix', () => {
+    expect(formatResolved(90_000, 'graceMs')).toBe('1m30s');
+    expect(formatResolved(2 * 1024 ** 3, 'memoryBytes')).toBe('2GiB');
+    expect(formatResolved({ cpuMillis: 2500, memoryBytes: 1024 ** 3 })).toBe('{cpu: 2.5, memory: 1GiB}');
+    expect(formatResolved(new Map())).toBe('none');
+    expect(formatResolved([])).toBe('none');
+  });
+});
