@@ -65,6 +65,6 @@ export default class Config extends BaseCommand {
         changed = false;
       }
     }
-    return { pid: info.pid, config: info.config, sameFile: same, changedSinceStart: changed };
+    return { pid: info.pid, config: info.config, metrics: info.metrics, sameFile: same, changedSinceStart: changed };
   }
 }

@@ -9,6 +9,8 @@ import { renderFields, renderTable } from './table.js';
 export interface RunningConfig {
   pid: number;
   config: { path: string | null };
+  /** Its metrics URL (`--metrics-port` or `metrics.port` when it started); null: none. */
+  metrics: { url: string | null };
   /** It loaded the file shown (or, like it, none). */
   sameFile: boolean;
   /** The file was changed after the cluster started: the cluster runs with its earlier content. */
@@ -38,6 +40,10 @@ function fileLine(view: ConfigView, cwd: string): string {
 
 function runningLine(running: RunningConfig | null): string {
   if (running === null) return 'not running (this is what `iris cluster start` would load now)';
+  return fileOfRunning(running) + (running.metrics.url ? `; metrics on ${running.metrics.url}` : '');
+}
+
+function fileOfRunning(running: RunningConfig): string {
   const loaded = running.config.path ?? 'the built-in defaults';
   if (!running.sameFile) {
     return (
