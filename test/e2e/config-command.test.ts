@@ -5,6 +5,7 @@
  * cluster that loaded another file is named.
  */
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configKeys } from '../../src/config/effective.js';
@@ -18,7 +19,13 @@ interface Setting {
 }
 interface View {
   config: { path: string | null; origin: string | null };
-  running: { pid: number; config: { path: string | null }; sameFile: boolean; changedSinceStart: boolean } | null;
+  running: {
+    pid: number;
+    config: { path: string | null };
+    metrics: { url: string | null };
+    sameFile: boolean;
+    changedSinceStart: boolean;
+  } | null;
   settings: Setting[];
 }
 
@@ -33,6 +40,18 @@ async function cluster(config?: string): Promise<E2ECluster> {
 afterEach(async () => {
   await Promise.all(clusters.splice(0).map((c) => c.dispose()));
 });
+
+/** A TCP port nothing listens on now (the kernel's pick for port 0). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 const byKey = (view: View) => new Map(view.settings.map((s) => [s.key, s]));
 
@@ -103,11 +122,22 @@ describe('iris config', () => {
     expect(text.stdout).toMatch(/^Config file:\s+none: built-in defaults/m);
   });
 
-  it('names the running cluster, and says when it loaded another file', async () => {
+  it('names the running cluster and its metrics URL, and says when it loaded another file', async () => {
     const c = await cluster(CONFIG);
-    await c.start();
+    const port = await freePort();
+    const args = ['cluster', 'start', '--detach', '--metrics-port', String(port)];
+    const started = await c.iris(args, { timeoutMs: 30_000 });
+    expect(started.code, describeRun(args, started)).toBe(0);
+    const url = `http://127.0.0.1:${port}/metrics`;
     const same = await c.json<View>(['config']);
-    expect(same.running).toMatchObject({ sameFile: true, changedSinceStart: false });
+    expect(same.running).toMatchObject({ sameFile: true, changedSinceStart: false, metrics: { url } });
+    expect((await c.iris(['config'])).stdout).toMatch(
+      /^Cluster:\s+running \(pid \d+\) with this file; metrics on http/m,
+    );
+    // The cluster read its file once, at start: a later change is pointed out.
+    writeFileSync(path.join(c.cwd, '.irisrc.yaml'), `${CONFIG}time-limit: 2h\n`);
+    expect((await c.json<View>(['config'])).running).toMatchObject({ sameFile: true, changedSinceStart: true });
+    expect((await c.iris(['config'])).stdout).toContain('changed after it started');
     const otherFile = path.join(c.root, 'iris.yaml');
     writeFileSync(otherFile, 'time-limit: 2h\n', { mode: 0o644 });
     const other = await c.json<View>(['config', '--config', otherFile]);
