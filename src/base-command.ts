@@ -6,7 +6,8 @@
  *                           lines kept), exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
  *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage); an unknown flag is `unknown flag --x`
- *                           with the closest flag of the command (src/ui/unknown-input.ts). An unknown
+ *                           with the closest flag of the command (src/ui/unknown-input.ts), a missing
+ *                           argument `missing argument JOB`. An unknown
  *                           command never gets here: src/hooks/command-not-found.ts says the same way.
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
  * Commands return their data; with --json oclif prints it as JSON on stdout, instants as ISO 8601
@@ -198,6 +199,13 @@ export abstract class BaseCommand extends Command {
         const known = this.knownFlags();
         const refusal = unknownFlags(unknown as string[], known, usage);
         return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
+      }
+      // A missing argument: its name as USAGE shows it (oclif's own message lists the descriptions).
+      const missing = (err as { args?: unknown }).args;
+      if (err.message.startsWith('Missing ') && Array.isArray(missing) && missing.length > 0) {
+        const names = (missing as { name?: string }[]).map((arg) => (arg.name ?? 'argument').toUpperCase());
+        const what = `missing argument${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
+        return this.fail('invalid_argument', what, `see \`${usage}\``, EXIT.usage);
       }
       const message = err.message
         .replace(/^The following errors? occurred:\n\s*/, '')
