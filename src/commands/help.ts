@@ -32,21 +32,25 @@ export default class Help extends BaseCommand {
   async run(): Promise<CommandHelp[] | undefined> {
     const { argv } = await this.parse(Help);
     const words = argv as string[];
+    const bin = this.config.bin;
+    const known = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '));
+    const subject = words.filter((word) => !word.startsWith('-'));
+    // A command (what follows it is ignored, as oclif's help does), or exactly a topic.
+    const found =
+      subject.some((_, i) => this.config.findCommand(subject.slice(0, i + 1).join(':')) !== undefined) ||
+      this.config.findTopic(subject.join(':')) !== undefined;
+    if (subject.length > 0 && !found) throw unknownCommand(subject.join(' '), known, bin);
     if (!this.jsonEnabled()) {
       const HelpClass = await loadHelpClass(this.config);
       await new HelpClass(this.config, this.config.pjson.oclif.helpOptions).showHelp(words);
       return undefined;
     }
-    const bin = this.config.bin;
-    const named = words.join(':');
+    const named = subject.join(':');
     const commands = this.config.commands
       .filter((c) => !c.hidden && !c.pluginType?.startsWith('jit'))
       .filter((c) => named === '' || c.id === named || c.id.startsWith(`${named}:`))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (commands.length === 0) {
-      const known = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '));
-      throw unknownCommand(words.join(' '), known, bin);
-    }
+    if (commands.length === 0) throw unknownCommand(subject.join(' '), known, bin);
     return commands.map((c) => {
       const command = c.id.replaceAll(':', ' ');
       const flags = Object.entries(c.flags ?? {})
