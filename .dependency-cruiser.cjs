@@ -3,7 +3,7 @@
  * dependency-cruiser: `npm run check:imports` runs them alone, and `npm test` runs them in
  * test/architecture/imports.test.ts. Every file under src/ falls under a rule. Layers, top to bottom:
  *
- *   commands (with base-command.ts and oclif.ts) -> ui / client -> server / sim -> config
+ *   commands (with base-command.ts, oclif.ts and the oclif hooks in src/hooks) -> ui / client -> server / sim -> config
  *     -> api / cluster -> runtime / kube -> logs -> model
  *
  * and two leaves any layer may use that import nothing of iris: src/host (facts of this Linux
@@ -48,7 +48,7 @@ function leaf(name, folder, comment) {
   };
 }
 
-const COMMANDS = '^src/(commands/|base-command\\.ts$)';
+const COMMANDS = '^src/(commands/|hooks/|base-command\\.ts$)';
 
 module.exports = {
   forbidden: [

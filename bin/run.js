@@ -77,8 +77,9 @@ if (major < MIN_MAJOR) {
     .then(({ execute, settings }) => {
       // Always run the compiled commands in dist/, even under NODE_ENV=test or development.
       settings.enableAutoTranspile = false;
-      // oclif's help and completion plugins cost every start ~20 ms to load, so they are added only
-      // where they serve: `iris help …`, `iris autocomplete …`, and the root help that lists them.
+      // oclif's completion plugin costs every start ~20 ms to load, so it is added only where it
+      // serves: `iris autocomplete …`, and `iris help` and the root help, which list it. (`iris help`
+      // itself is iris's own command, src/commands/help.ts, over oclif's help formatter.)
       const first = process.argv[2];
       const withPlugins =
         first === undefined ||
@@ -86,14 +87,14 @@ if (major < MIN_MAJOR) {
         first.startsWith('autocomplete') ||
         first === '--help' ||
         first === '-h';
-      // Those plugins import '@oclif/core': hand them dist/oclif.js, the copy already loaded,
-      // rather than the ~100 modules of @oclif/core in node_modules (src/oclif.ts exports what
-      // they use: Args, Command, Flags, loadHelpClass, ux).
+      // The plugin imports '@oclif/core': hand it dist/oclif.js, the copy already loaded, rather
+      // than the ~100 modules of @oclif/core in node_modules (src/oclif.ts exports what it uses:
+      // Args, Command, Flags, loadHelpClass, ux).
       if (withPlugins && module.registerHooks) {
         const oclifUrl = new URL('../dist/oclif.js', import.meta.url).href;
         module.registerHooks({
           resolve: (specifier, context, nextResolve) =>
-            specifier === '@oclif/core' && /\/@oclif\/plugin-(help|autocomplete)\//.test(context.parentURL ?? '')
+            specifier === '@oclif/core' && /\/@oclif\/plugin-autocomplete\//.test(context.parentURL ?? '')
               ? { url: oclifUrl, shortCircuit: true }
               : nextResolve(specifier, context),
         });
@@ -104,7 +105,7 @@ if (major < MIN_MAJOR) {
       const loadOptions = {
         root,
         pjson,
-        ...(withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] } } : {}),
+        ...(withPlugins ? { pluginAdditions: { core: ['@oclif/plugin-autocomplete'] } } : {}),
       };
       return execute({ dir: import.meta.url, loadOptions });
     });

@@ -5,7 +5,10 @@
  *   - IrisError          -> `Error: <message>` / `Hint: <hint>` on stderr (control characters escaped,
  *                           lines kept), exit err.exitCode, no stack;
  *                           with --json: `{"error":{"code","message","hint"}}` on stdout.
- *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage).
+ *   - bad flags/args     -> oclif's message, exit 2 (EXIT.usage); an unknown flag is `unknown flag --x`
+ *                           with the closest flag of the command (src/ui/unknown-input.ts), a missing
+ *                           argument `missing argument JOB`. An unknown
+ *                           command never gets here: src/hooks/command-not-found.ts says the same way.
  *   - anything else      -> a bug: the stack trace on stderr, exit 70 (EXIT.internal).
  * Commands return their data; with --json oclif prints it as JSON on stdout, instants as ISO 8601
  * strings (src/ui/json.ts; a command without instants sets `jsonInstants = false`).
@@ -22,20 +25,9 @@ import type { ReadClient } from './client/types.js';
 import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
-import { escapeControl } from './ui/format.js';
+import { errorBody, errorLines } from './ui/error-text.js';
+import { unknownFlags } from './ui/unknown-input.js';
 import { LogOutput } from './ui/logs.js';
-
-export interface ErrorBody {
-  error: { code: string; message: string; hint?: string };
-}
-
-/**
- * A message or hint as it may reach the terminal: its lines kept, every other control character
- * escaped (a message can quote what a cluster, a config file or a task sent; docs/security.md).
- */
-function terminalText(text: string): string {
-  return text.split('\n').map(escapeControl).join('\n');
-}
 
 function isIrisError(err: unknown): err is IrisError {
   if (err instanceof IrisError) return true;
@@ -178,13 +170,20 @@ export abstract class BaseCommand extends Command {
 
   /** Print an error the user can act on and exit with `exitCode`. */
   protected fail(code: string, message: string, hint: string | undefined, exitCode: number): never {
-    if (this.jsonEnabled()) {
-      const body: ErrorBody = { error: { code, message, ...(hint ? { hint } : {}) } };
-      this.logJson(body);
-    } else {
-      process.stderr.write(`Error: ${terminalText(message)}\n${hint ? `Hint: ${terminalText(hint)}\n` : ''}`);
-    }
+    if (this.jsonEnabled()) this.logJson(errorBody(code, message, hint));
+    else process.stderr.write(errorLines(message, hint));
     return this.exit(exitCode);
+  }
+
+  /** This command's flags as typed (`--name`, `--no-name`), and `--help`: what an unknown flag is compared with. */
+  private knownFlags(): string[] {
+    const flags = (this.ctor as { flags?: Record<string, { allowNo?: boolean; hidden?: boolean }> }).flags ?? {};
+    return [
+      ...Object.entries(flags)
+        .filter(([, flag]) => !flag.hidden)
+        .flatMap(([name, flag]) => (flag.allowNo ? [`--${name}`, `--no-${name}`] : [`--${name}`])),
+      '--help',
+    ];
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<never> {
@@ -192,17 +191,30 @@ export abstract class BaseCommand extends Command {
     if (isIrisError(err)) return this.fail(err.code, err.message, err.hint, err.exitCode);
     // Flag and argument parsing failed: oclif's CLIErrors, or a flag's own parser (before `parsed`).
     if (err instanceof Errors.CLIError || !this.parsed) {
+      const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help']
+        .filter(Boolean)
+        .join(' ');
+      const unknown = (err as { flags?: unknown }).flags;
+      if (err.message.startsWith('Nonexistent flag') && Array.isArray(unknown)) {
+        const known = this.knownFlags();
+        const refusal = unknownFlags(unknown as string[], known, usage);
+        return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
+      }
+      // A missing argument: its name as USAGE shows it (oclif's own message lists the descriptions).
+      const missing = (err as { args?: unknown }).args;
+      if (err.message.startsWith('Missing ') && Array.isArray(missing) && missing.length > 0) {
+        const names = (missing as { name?: string }[]).map((arg) => (arg.name ?? 'argument').toUpperCase());
+        const what = `missing argument${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
+        return this.fail('invalid_argument', what, `see \`${usage}\``, EXIT.usage);
+      }
       const message = err.message
         .replace(/^The following errors? occurred:\n\s*/, '')
         .replace(/^Parsing (--\S+)\s*\n\t/, '$1: ')
         .replace(/\nSee more help with --help$/, '');
-      const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help']
-        .filter(Boolean)
-        .join(' ');
       return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
     }
     if (this.jsonEnabled()) {
-      this.logJson({ error: { code: 'internal', message: err.message ?? String(err) } } satisfies ErrorBody);
+      this.logJson(errorBody('internal', err.message ?? String(err), undefined));
       process.stderr.write(`${err.stack ?? String(err)}\n`);
     } else {
       process.stderr.write(`iris: internal error (a bug, please report it)\n${err.stack ?? String(err)}\n`);

@@ -10,9 +10,9 @@
  *
  * Guarantees: one copy of oclif per process for iris's own code (commands, base command and the
  * entry all get their classes from this module), so `instanceof` and oclif's settings hold.
- * The help and autocomplete plugins (loaded only for `iris help …`, `iris autocomplete …` and the
- * root help) import '@oclif/core' too: bin/run.js points those imports here, so they share this
- * copy; `loadHelpClass` and `ux` are exported for them.
+ * The autocomplete plugin (loaded only for `iris help …`, `iris autocomplete …` and the root help)
+ * imports '@oclif/core' too: bin/run.js points those imports here, so it shares this copy;
+ * `loadHelpClass` (also `iris help`'s) and `ux` are exported for it.
  */
 export * as Args from '@oclif/core/args';
 export { Command } from '@oclif/core/command';

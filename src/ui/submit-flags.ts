@@ -89,7 +89,12 @@ export const submitFlags = {
   coschedule: Flags.string({
     summary: 'Place all tasks at once on workers sharing one value of this attribute (e.g. tpu-name).',
   }),
-  'max-retries': Flags.integer({ summary: 'Retries per task after a non-zero exit (default 0).', min: 0 }),
+  'max-retries': Flags.integer({
+    summary:
+      'Retries per task after a failed attempt — a non-zero exit, a time limit, a launch failure, a log that could ' +
+      'not be written (default 0).',
+    min: 0,
+  }),
   'retry-backoff': Flags.string({
     summary:
       'Wait before retrying a failed task, e.g. 10s; doubled after each failure of that task, up to ' +

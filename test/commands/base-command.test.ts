@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { fileURLToPath } from 'node:url';
 import { BaseCommand } from '../../src/base-command.js';
 import { IrisError } from '../../src/model/errors.js';
@@ -15,6 +15,14 @@ class Boom extends BaseCommand {
     if (flags.kind === 'user') throw new IrisError('not_found', 'job "/x" not found', 'list jobs with `iris jobs`');
     if (flags.kind === 'bug') throw new TypeError('undefined is not a function');
     return { ok: true };
+  }
+}
+
+class NeedsJob extends BaseCommand {
+  static override id = 'needs-job';
+  static override args = { job: Args.string({ required: true, description: 'A job.' }) };
+  async run(): Promise<void> {
+    await this.parse(NeedsJob);
   }
 }
 
@@ -47,7 +55,16 @@ describe('the one error formatter', () => {
     expect(badInt.stderr).toContain('--count: Expected an integer but received: many');
     const unknown = await runBoom(['--kind', 'x', '--nope']);
     expect(unknown.exit).toBe(2);
-    expect(unknown.stderr).toContain('Nonexistent flag: --nope');
+    expect(unknown.stderr).toBe('Error: unknown flag --nope\nHint: see `iris boom --help`\n');
+    const typo = await runBoom(['--kind', 'x', '--cont', '3']);
+    expect(typo.exit).toBe(2);
+    expect(typo.stderr).toBe('Error: unknown flag --cont\nHint: did you mean --count? (see `iris boom --help`)\n');
+  });
+
+  it('names a missing argument as USAGE shows it', async () => {
+    const result = await captureCommand(() => NeedsJob.run([], root));
+    expect(result.exit).toBe(2);
+    expect(result.stderr).toBe('Error: missing argument JOB\nHint: see `iris needs-job --help`\n');
   });
 
   it('prints the stack of a bug and exits 70', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import type { RunInfo } from '../../src/api/types.js';
 import { formatExit, formatJoules, renderHistory } from '../../src/ui/history.js';
 import { NOW } from './fixtures.js';
@@ -94,5 +95,38 @@ describe('iris history energy', () => {
     });
     expect(text).toContain('ENERGY');
     expect(text).toContain('18.0kJ');
+  });
+});
+
+describe('the example of docs/cli.md, "iris history"', () => {
+  it('is what the renderer prints for those runs, instants of another day as YYYY-MM-DD HH:MM', () => {
+    const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## iris history\n'));
+    const block = /```\n(RUN {2}NAME[^`]*?)\n```/.exec(section)?.[1];
+    expect(block, 'the example table of iris history').toBeDefined();
+    const at = (day: number, h: number, m: number, s: number) => new Date(2026, 10, day, h, m, s).getTime();
+    const GiB = 1024 ** 3;
+    const runs = [
+      run({
+        run: 9,
+        state: 'FAILED',
+        reason: 'task /train/task-0 failed (exit 3)',
+        startedAt: at(23, 22, 33, 8),
+        finishedAt: at(23, 22, 40, 8),
+        exitCode: 3,
+        cpuSeconds: 411,
+        peakMemoryBytes: 1.2 * GiB,
+      }),
+      run({
+        run: 3,
+        startedAt: at(23, 21, 2, 17),
+        finishedAt: at(23, 21, 9, 40),
+        exitCode: 0,
+        cpuSeconds: 430,
+        peakMemoryBytes: 1.1 * GiB,
+      }),
+    ];
+    const text = renderHistory(runs, { attempts: false, now: at(24, 12, 0, 0) });
+    expect(text.split('\n').map((l) => l.trimEnd())).toEqual(block!.split('\n').map((l) => l.trimEnd()));
   });
 });
