@@ -270,14 +270,17 @@ export class ClusterStore extends StoreCore {
     return this.model.dependents.has(name);
   }
 
-  /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */
+  /**
+   * How many jobs still wait on their dependencies (their tasks are not in the queue yet). A job that
+   * ended waiting (a dependency that failed, a cancel) keeps its hold in the model but waits no more.
+   */
   waitingJobCount(): number {
-    return this.model.waitingJobs.size;
+    return [...this.waitingJobs()].length;
   }
 
-  /** The jobs waiting on their dependencies (see waitingJobCount). */
+  /** The jobs still waiting on their dependencies (see waitingJobCount). */
   *waitingJobs(): Iterable<Job> {
-    for (const entry of this.model.waitingJobs) yield entry.job;
+    for (const entry of this.model.waitingJobs) if (!isFinalJobState(entry.job.state)) yield entry.job;
   }
 
   /**
