@@ -423,6 +423,7 @@ export const workerAnswer = lazy(() =>
     cpuReleasedMillis: number,
     cpuOversubscribedMillis: number,
     runningTasks: strings,
+    left: optional(text<NonNullable<WorkerInfo['left']>>()),
     hostname: optional(string),
     devicePaths: optional(strings),
     privileged: optional(boolean),

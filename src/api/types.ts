@@ -447,6 +447,11 @@ export interface WorkerInfo {
    */
   cpuOversubscribedMillis: number;
   runningTasks: string[];
+  /**
+   * Set on a worker that left the cluster while tasks still run there (DRAINING, takes no new work; gone once
+   * they end): `config` (no longer in the configuration) or `node` (its Kubernetes node was deleted).
+   */
+  left?: 'config' | 'node';
   /** Name the worker's TPU slice peers reach it by; absent means "localhost". */
   hostname?: string;
   /** Host paths of the worker's accelerator instances (TPU chips), index = device index; absent when none are known. */

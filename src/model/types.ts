@@ -233,7 +233,8 @@ export interface PlacementDecision {
 
 /**
  * READY takes work; DISABLED takes no new placements but its running tasks go on (elastic
- * coordinator or `iris workers disable`); DRAINING/DRAINED: drained, its tasks were preempted.
+ * coordinator or `iris workers disable`); DRAINING/DRAINED: drained, its tasks were preempted —
+ * except a worker that left the cluster (Worker.left), DRAINING while its tasks run on, then gone.
  */
 export type WorkerState = 'READY' | 'DISABLED' | 'DRAINING' | 'DRAINED';
 
@@ -242,6 +243,18 @@ export type WorkerState = 'READY' | 'DISABLED' | 'DRAINING' | 'DRAINED';
  * worker's node itself (kubernetes backend: a cordoned or not-Ready Node, docs/kubernetes.md).
  */
 export type DisabledBy = 'user' | 'elastic' | 'node';
+
+/**
+ * A worker that left the cluster (persisted with the worker): no longer in the configuration
+ * (`config`, at a start) or its Kubernetes Node deleted (`node`). It takes no new work; once it
+ * runs nothing it is gone from every live view (cluster/state/worker-sync.ts), while the history
+ * of what ran there keeps its name. Named again (in the config, a Node) it comes back READY.
+ */
+export interface WorkerLeft {
+  by: 'config' | 'node';
+  /** When it left (ms since the epoch). */
+  at: number;
+}
 
 /** Why and since when a DISABLED worker is disabled (persisted with the worker). */
 export interface WorkerDisable {
@@ -308,7 +321,12 @@ export interface Worker extends WorkerSpec {
   state: WorkerState;
   /** Set exactly while state is DISABLED. */
   disabled?: WorkerDisable | null;
+  /** Set once it left the cluster (see WorkerLeft); absent while it is part of it. */
+  left?: WorkerLeft;
 }
+
+/** Whether `w` is part of the cluster: not left, or left but still running tasks (DRAINING). */
+export const isPresent = (w: Pick<Worker, 'state' | 'left'>): boolean => !w.left || w.state === 'DRAINING';
 
 export interface Endpoint {
   name: string;

@@ -464,6 +464,11 @@ export class ControllerService implements ClusterService {
     return this.store.workers().map((worker) => workerInfo(worker, use.get(worker.id), hints.get(worker.id)));
   }
 
+  /** One worker as `iris workers` shows it; one that just left the cluster (a drain ended its last task) as it is. */
+  private workerInfoOf(id: string): api.WorkerInfo {
+    return this.workers().find((worker) => worker.id === id) ?? workerInfo(this.store.worker(id)!, undefined);
+  }
+
   treeUses(root: string): ReadonlySet<string> {
     const uses = new Set<string>();
     const top = this.store.job(root);
@@ -479,7 +484,7 @@ export class ControllerService implements ClusterService {
     this.controller.applyStopOrders(orders);
     // Freed capacity or a removed job: blocked jobs are worth another look.
     this.controller.requestPass(true);
-    return this.workers().find((worker) => worker.id === id)!;
+    return this.workerInfoOf(id);
   }
 
   async resume(id: string): Promise<api.WorkerInfo> {
@@ -487,19 +492,19 @@ export class ControllerService implements ClusterService {
     this.store.resumeWorker(id);
     // New capacity: pending jobs may fit now.
     this.controller.requestPass(true);
-    return this.workers().find((worker) => worker.id === id)!;
+    return this.workerInfoOf(id);
   }
 
   async disable(id: string, reason: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     this.controller.setWorkerEnabled(id, false, 'user', reason.trim());
-    return this.workers().find((worker) => worker.id === id)!;
+    return this.workerInfoOf(id);
   }
 
   async enable(id: string): Promise<api.WorkerInfo> {
     if (!this.store.worker(id)) throw notFound(`unknown worker ${id}`, 'list workers with `iris workers`');
     this.controller.setWorkerEnabled(id, true);
-    return this.workers().find((worker) => worker.id === id)!;
+    return this.workerInfoOf(id);
   }
 
   /** Endpoint names are job paths: a prefix without the leading "/" (`train/`) means the same as with it. */

@@ -35,6 +35,8 @@ export interface ExecStarted {
 /** Why a worker is gone as an exec sees it (its node gone or not Ready, drained), or null while it is there. */
 export function workerGone(worker: Worker | undefined, id: string): string | null {
   if (!worker) return `worker ${id} is gone`;
+  // Left the config while its tasks run on: the machine is still there (its node would be gone).
+  if (worker.left?.by === 'config' && worker.state === 'DRAINING') return null;
   if (worker.state === 'DRAINING' || worker.state === 'DRAINED') return `worker ${id} is ${worker.state}`;
   if (worker.state === 'DISABLED' && worker.disabled?.by === 'node' && !/cordon/.test(worker.disabled.reason)) {
     return `worker ${id} is unavailable (${worker.disabled.reason})`;

@@ -3,8 +3,10 @@
  * (pending jobs in the order the scheduler considers them, reservations, policy) turned into
  * the API's QueueInfo with each job's details from the store, then the jobs whose pending tasks
  * all wait out a retry backoff (not in a pass yet; their reason says how long), each with the
- * duration the planner plans its tasks with (predicted or its limit); and per user their running
- * usage, quota, share and borrowed part (queue/shares.ts, on the running attempts now). Pure reads.
+ * duration the planner plans its tasks with (predicted or its limit), then the jobs that wait on
+ * their `--after` dependencies (not in the queue yet either; reason `(Dependency) waiting for /prep
+ * (RUNNING)`, as squeue's `(Dependency)`), oldest first; and per user their running usage, quota,
+ * share and borrowed part (queue/shares.ts, on the running attempts now). Pure reads.
  */
 import type { QueueInfo, RuntimeEstimateInfo, UsageInfo, UserShareInfo } from '../api/types.js';
 import { borrowedTasks, userShares, type RunningUse, type Usage } from '../cluster/scheduler/queue/shares.js';
@@ -31,9 +33,17 @@ export function queueInfo(
     if (listed.has(task.job) || task.eligibleAt === null || task.eligibleAt <= now) continue;
     backoff.set(task.job, (backoff.get(task.job) ?? 0) + 1);
   }
-  const entries = [...state.pending, ...[...backoff].map(([job, pendingTasks]) => ({ job, pendingTasks }))];
+  // Jobs that wait on their dependencies are in no queue at all: after those.
+  const held = [...store.waitingJobs()]
+    .sort((a, b) => a.submittedAt - b.submittedAt || a.seq - b.seq)
+    .map((job) => ({
+      job: job.name,
+      pendingTasks: store.tasksOf(job.name).filter((t) => t.state === 'PENDING').length,
+    }));
+  const entries = [...state.pending, ...[...backoff].map(([job, pendingTasks]) => ({ job, pendingTasks })), ...held];
   const jobs = entries.map(({ job: name, pendingTasks }, i) => {
     const job = store.job(name)!;
+    const dependency = store.dependencyWait(name);
     return {
       position: i + 1,
       job: name,
@@ -45,7 +55,7 @@ export function queueInfo(
       submittedAt: job.submittedAt,
       timeLimitMs: job.spec.timeoutMs,
       estimate: estimateInfo(runtimeEstimate(job.spec, store.runtimes)),
-      reason: jobReason(store, job, store.tasksOf(name), now),
+      reason: dependency === null ? jobReason(store, job, store.tasksOf(name), now) : `(Dependency) ${dependency}`,
       reservedStart: state.reservations.get(name) ?? null,
     };
   });

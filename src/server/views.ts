@@ -285,6 +285,7 @@ export function workerInfo(
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((h) => ({ key: h.key, expiresAt: h.expiresAt, loading: h.loading })),
     ...(worker.state === 'DISABLED' && worker.disabled ? { disabled: worker.disabled } : {}),
+    ...(worker.left ? { left: worker.left.by } : {}),
   };
 }
 

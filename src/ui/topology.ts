@@ -38,9 +38,13 @@ function powerColumn(workers: readonly WorkerInfo[]): Column<WorkerInfo>[] {
   return [{ header: 'POWER', value: (w) => (w.powerWatts ? `${Math.round(w.drawWatts ?? 0)}W` : '-'), right: true }];
 }
 
-/** The worker's state, painted by `style`. */
+/** The worker's state, painted by `style`; one that left the cluster says so: `DRAINING (left the config)`. */
 function stateColumn(style: Style): Column<WorkerInfo> {
-  return { header: 'STATE', value: (w) => w.state, paint: (cell) => style.state(cell) };
+  return {
+    header: 'STATE',
+    value: (w) => (w.left ? `${w.state} (${w.left === 'node' ? 'node deleted' : 'left the config'})` : w.state),
+    paint: (cell, w) => style.state(w.state) + cell.slice(w.state.length),
+  };
 }
 
 /** The attributes a section does not show in its own columns (GPU hosts and CPU workers). */

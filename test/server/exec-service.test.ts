@@ -144,5 +144,8 @@ describe('execRefusal', () => {
       workerGone(worker({ state: 'DISABLED', disabled: { by: 'user', reason: '', disabledAt: 0 } }), 'w1'),
     ).toBeNull();
     expect(workerGone(worker({ state: 'DRAINING' }), 'w1')).toBe('worker w1 is DRAINING');
+    // Left the config, its tasks running on: still there; its node deleted: gone.
+    expect(workerGone(worker({ state: 'DRAINING', left: { by: 'config', at: 1 } }), 'w1')).toBeNull();
+    expect(workerGone(worker({ state: 'DRAINING', left: { by: 'node', at: 1 } }), 'w1')).toBe('worker w1 is DRAINING');
   });
 });

@@ -95,6 +95,12 @@ describe('iris workers: topology', () => {
     expect(formatDevicePaths(['/dev/accel0', '/dev/accel1'])).toBe('/dev/accel0,/dev/accel1');
     expect(formatDevicePaths(undefined)).toBe('none');
   });
+
+  it('a worker that left the cluster while its tasks run says so in its state', () => {
+    const text = renderTopology([worker('local'), { ...worker('old'), state: 'DRAINING', left: 'config' }]);
+    expect(text).toMatch(/old\s+DRAINING \(left the config\)/);
+    expect(renderTopology([{ ...worker('n1'), state: 'DRAINING', left: 'node' }])).toContain('DRAINING (node deleted)');
+  });
 });
 
 describe('iris workers: context-reuse hints', () => {

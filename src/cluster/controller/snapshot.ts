@@ -137,8 +137,8 @@ function addUsage(usage: Map<string, UserUsage>, user: string, res: ResourceSpec
   usage.set(user, entry);
 }
 
-/** The scheduler's view of `worker`; `configured` false: no longer in the config (WorkerView.removed). */
-export function workerView(worker: Worker, use: WorkerUse | undefined, configured = true): WorkerView {
+/** The scheduler's view of `worker`; one that left the cluster (still running tasks) is WorkerView.removed. */
+export function workerView(worker: Worker, use: WorkerUse | undefined): WorkerView {
   const devices: number[] = [];
   for (let i = 0; i < worker.device.count; i++) if (!use?.devices.has(i)) devices.push(i);
   return {
@@ -155,7 +155,7 @@ export function workerView(worker: Worker, use: WorkerUse | undefined, configure
     disabled:
       worker.state === 'DISABLED' ? disableText(worker.disabled ?? { by: 'user', reason: '', disabledAt: 0 }) : null,
     costPerHour: costPerHourOf(worker),
-    ...(configured ? {} : { removed: true }),
+    ...(worker.left ? { removed: true } : {}),
   };
 }
 
@@ -299,9 +299,7 @@ export function buildSnapshot(
     });
     addUsage(usage, h.user, h.resources, h.resources.cpuMillis);
   }
-  const workers = store
-    .workers()
-    .map((worker) => workerView(worker, use.get(worker.id), store.isConfigured(worker.id)));
+  const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   const snapshot: Snapshot = { now, jobs, pending, workers, usage, quotas, running };
   if (usesKeys) snapshot.cacheHints = store.cacheHints(now);
   return snapshot;

@@ -11,9 +11,10 @@
  *   the reason: it takes no new work but still counts as part of the cluster, so a gang that
  *   needs it waits with a reason instead of being refused. Once available again it is enabled,
  *   but only when the node disabled it (a user's disable stays);
- * - a worker that disappeared is drained (attempts preempted, like `iris workers drain`) and
- *   dropped from the configured set; a Node of that name that comes back is resumed (which ones
- *   the feed drained is kept in the store's meta `feed_drained`, so it survives a restart);
+ * - a worker that disappeared is drained (its attempts preempted, like `iris workers drain`: its
+ *   node is gone) and leaves the cluster as a worker the config drops does (the store's
+ *   syncWorkers, worker-sync.ts): gone from every live view, its history kept; a Node of that
+ *   name that comes back joins again READY;
  * - when anything changed, a scheduling pass is requested.
  */
 import type { WorkerSpec } from '../../model/types.js';
@@ -26,20 +27,8 @@ export interface WorkerFeedOptions {
   log: (message: string) => void;
 }
 
-const META_KEY = 'feed_drained';
-
 export class WorkerFeed {
-  private readonly drained: Set<string>;
-
-  constructor(private readonly o: WorkerFeedOptions) {
-    let saved: unknown = [];
-    try {
-      saved = JSON.parse(o.store.getMeta(META_KEY) ?? '[]');
-    } catch {
-      saved = [];
-    }
-    this.drained = new Set(Array.isArray(saved) ? saved.filter((v): v is string => typeof v === 'string') : []);
-  }
+  constructor(private readonly o: WorkerFeedOptions) {}
 
   /** Apply the current workers; `unavailable` maps a worker id to why it takes no new work. */
   update(specs: readonly WorkerSpec[], unavailable: ReadonlyMap<string, string>): void {
@@ -48,28 +37,20 @@ export class WorkerFeed {
     const orders: StopOrder[] = [];
     let changed = false;
     for (const w of store.workers()) {
-      if (ids.has(w.id) || w.state === 'DRAINED') continue;
-      orders.push(...store.drainWorker(w.id));
-      this.drained.add(w.id);
-      log(`worker ${w.id} is gone (its node was deleted): drained`);
+      if (ids.has(w.id)) continue;
+      if (w.state !== 'DRAINED') orders.push(...store.drainWorker(w.id));
+      log(`worker ${w.id} is gone (its node was deleted): it left the cluster`);
       changed = true;
     }
     const before = new Map(store.workers().map((w) => [w.id, JSON.stringify(w)]));
-    store.syncWorkers([...specs]);
+    store.syncWorkers(specs, 'node');
     for (const spec of specs) {
-      let w = store.worker(spec.id);
+      const w = store.worker(spec.id);
       if (!w) continue;
       if (!before.has(spec.id)) {
         changed = true;
         log(`worker ${spec.id} joined`);
       } else if (before.get(spec.id) !== JSON.stringify(w)) {
-        changed = true;
-      }
-      if (w.state === 'DRAINED' && this.drained.has(spec.id)) {
-        store.resumeWorker(spec.id);
-        this.drained.delete(spec.id);
-        log(`worker ${spec.id} resumed: its node is back`);
-        w = store.worker(spec.id)!;
         changed = true;
       }
       const why = unavailable.get(spec.id);
@@ -88,7 +69,6 @@ export class WorkerFeed {
         changed = true;
       }
     }
-    store.setMeta(META_KEY, JSON.stringify([...this.drained].sort()));
     if (orders.length > 0) this.o.applyStopOrders(orders);
     if (changed) this.o.requestPass();
   }

@@ -296,6 +296,8 @@ export function endAttempt(
       }
     }
   }
+  // A worker that left the cluster is gone once its last attempt ended (workers.ts leftWorkerIdle).
+  if (view.worker(a.workerId)?.left) out.push({ kind: 'left-worker-idle', worker: a.workerId });
   return out;
 }
 

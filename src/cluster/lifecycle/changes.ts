@@ -191,7 +191,9 @@ export type Step =
       readonly exitCode: number | null;
     }
   /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
-  | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string };
+  | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string }
+  /** An attempt on a worker that left the cluster ended: the worker is gone if nothing runs there now (workers.ts). */
+  | { readonly kind: 'left-worker-idle'; readonly worker: string };
 
 /** What a decision returns: changes to apply and steps to take, in order. */
 export type Item = Change | Step;

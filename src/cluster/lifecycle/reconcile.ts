@@ -14,7 +14,7 @@ import { runCascade, type JobEnd } from './cascade.js';
 import type { Applier, Item, JobRecord, LifecycleView } from './changes.js';
 import { childEnds, endOfJob, killTask, settle } from './jobs.js';
 import { settleDependent } from './release.js';
-import { drainAttempt } from './workers.js';
+import { drainAttempt, leftWorkerIdle } from './workers.js';
 
 /** What a reconcile runs against: the state to read, the time, and where changes go. */
 export interface Reconciler extends Applier {
@@ -42,6 +42,9 @@ export function reconcile(r: Reconciler, items: readonly Item[]): void {
         break;
       case 'drain-attempt':
         reconcile(r, drainAttempt(r.view, item, r.now));
+        break;
+      case 'left-worker-idle':
+        reconcile(r, leftWorkerIdle(r.view, item, r.now));
         break;
       case 'end-job':
         if (r.endJob) r.endJob(item.end);

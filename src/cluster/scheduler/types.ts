@@ -88,9 +88,9 @@ export interface WorkerView {
    */
   disabled?: string | null;
   /**
-   * True for a worker no longer in the configuration (or whose node was deleted): drained until a
-   * configuration names it again. Reasons name it as such, and leave out a gang group of only such
-   * workers (placement/explain.ts).
+   * True for a worker that left the cluster (no longer in the configuration, or its node deleted)
+   * while tasks still run there; once they ended it is in no snapshot at all. Reasons name it as
+   * such, and leave out a gang group of only such workers (placement/explain.ts).
    */
   removed?: boolean;
   /** What an hour of this worker costs (config `cost-per-hour`); absent: 1. */

@@ -392,14 +392,15 @@ export class ClusterModel {
     this.journal.event(`attempt:${key}`);
   }
 
-  putWorker(w: Worker): void {
+  /** `reason`: what the history records with it (else a disable's text), also when its state stays. */
+  putWorker(w: Worker, reason?: string): void {
     const old = this.workers.get(w.id);
-    if (old?.state !== w.state)
+    if (old?.state !== w.state || reason !== undefined)
       this.history(
         'worker',
         w.id,
         w.state,
-        w.state === 'DISABLED' && w.disabled ? disableText(w.disabled) : null,
+        reason ?? (w.state === 'DISABLED' && w.disabled ? disableText(w.disabled) : null),
         null,
       );
     this.workers.set(w.id, w);

@@ -23,8 +23,10 @@ import type {
   PlacementDecision,
   Task,
   Worker,
+  WorkerLeft,
   WorkerSpec,
 } from '../../model/types.js';
+import { isPresent } from '../../model/types.js';
 import { attemptHistoryName, type ExecRecord, type HistoryEntry, type StopOrder } from './events.js';
 import { StoreCore } from './store-core.js';
 import { RESERVE_BYTES, SpaceReserve, fullDisk } from './reserve.js';
@@ -85,10 +87,6 @@ export interface StoreOptions {
 }
 
 export class ClusterStore extends StoreCore {
-  /** The worker ids of the last syncWorkers: a drained worker outside them cannot be resumed. */
-  private configured = new Set<string>();
-  /** Whether syncWorkers ran: before it, every worker counts as configured. */
-  private synced = false;
   /** The pass reasons of jobs with pending tasks, and the sticky waits they start (pending-reasons.ts). */
   private readonly reasons = new PendingReasons(this.model);
   private readonly quarantines = new Quarantines(
@@ -270,14 +268,17 @@ export class ClusterStore extends StoreCore {
     return this.model.dependents.has(name);
   }
 
-  /** How many jobs wait on their dependencies (their tasks are not in the queue yet). */
+  /**
+   * How many jobs still wait on their dependencies (their tasks are not in the queue yet). A job that
+   * ended waiting (a dependency that failed, a cancel) keeps its hold in the model but waits no more.
+   */
   waitingJobCount(): number {
-    return this.model.waitingJobs.size;
+    return [...this.waitingJobs()].length;
   }
 
-  /** The jobs waiting on their dependencies (see waitingJobCount). */
+  /** The jobs still waiting on their dependencies (see waitingJobCount). */
   *waitingJobs(): Iterable<Job> {
-    for (const entry of this.model.waitingJobs) yield entry.job;
+    for (const entry of this.model.waitingJobs) if (!isFinalJobState(entry.job.state)) yield entry.job;
   }
 
   /**
@@ -295,18 +296,15 @@ export class ClusterStore extends StoreCore {
     return [...this.model.active.values()];
   }
 
-  workers(): Worker[] {
-    return [...this.model.workers.values()];
-  }
-
   /**
-   * False for a worker the last syncWorkers did not name (removed from the config, or its node deleted): it
-   * stays DRAINED until a later configuration names it again.
+   * The workers of the cluster: every live view's (`iris workers`, capacity, pending reasons, metrics).
+   * One that left (worker-sync.ts) is among them only while attempts still run there (DRAINING).
    */
-  isConfigured(id: string): boolean {
-    return !this.synced || this.configured.has(id);
+  workers(): Worker[] {
+    return [...this.model.workers.values()].filter(isPresent);
   }
 
+  /** A worker by id, one that left the cluster included (its history, and the refusal that says it left). */
   worker(id: string): Worker | undefined {
     return this.model.workers.get(id);
   }
@@ -362,13 +360,11 @@ export class ClusterStore extends StoreCore {
   // ---- mutations ----
 
   /**
-   * Upsert the configured workers; keep DRAINED ones drained and DISABLED ones disabled; drain the ones no longer
-   * configured.
+   * The cluster's workers now (worker-sync.ts): upsert them, keeping DRAINED ones drained and DISABLED ones
+   * disabled; the others leave the cluster (`by`: they left the config, or their node was deleted).
    */
-  syncWorkers(specs: WorkerSpec[]): void {
-    this.configured = new Set(specs.map((spec) => spec.id));
-    this.synced = true;
-    this.transaction(() => syncWorkerRows(this.model, specs));
+  syncWorkers(specs: readonly WorkerSpec[], by: WorkerLeft['by'] = 'config'): void {
+    this.transaction(() => syncWorkerRows(this.model, specs, by, this.model.now()));
   }
 
   /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
@@ -552,15 +548,8 @@ export class ClusterStore extends StoreCore {
     return items.length > 0;
   }
 
-  /** Undrain a DRAINED worker (conflict otherwise, or when it is no longer in the configuration). */
+  /** Undrain a DRAINED worker (conflict otherwise, or when it left the cluster: lifecycle/workers.ts). */
   resumeWorker(id: string): void {
-    const w = this.model.workers.get(id);
-    if (w && !this.configured.has(id)) {
-      throw conflict(
-        `worker ${id} is no longer in the cluster's configuration`,
-        'add it back to the config and restart the cluster',
-      );
-    }
     this.transaction(() => this.life.decide((view) => resumeWorker(view, id)));
   }
 

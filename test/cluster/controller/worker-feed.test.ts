@@ -66,7 +66,7 @@ describe('worker feed', () => {
     expect(h.store.worker('n1')).toMatchObject({ state: 'DISABLED', disabled: { by: 'user' } });
   });
 
-  it('a deleted node is drained (its attempt preempted); a node of that name that comes back is resumed', async () => {
+  it('a deleted node is drained (its attempt preempted) and leaves; back, it joins again', async () => {
     const { h, feed, log } = setup();
     const { store, controller, until } = h;
     controller.start();
@@ -75,12 +75,15 @@ describe('worker feed', () => {
     await until(() => store.task('/a/task-0')?.state === 'RUNNING');
     expect(store.task('/a/task-0')?.workerId).toBe('n1');
     feed.update([workerSpec('n2', { cpuMillis: 100 })], new Map());
-    expect(store.worker('n1')?.state).toBe('DRAINED');
+    expect(store.worker('n1')).toMatchObject({ state: 'DRAINED', left: { by: 'node' } });
+    expect(store.workers().map((w) => w.id)).toEqual(['n2']);
     expect(store.attemptsOf('/a/task-0')[0]?.state).toBe('PREEMPTED');
+    expect(() => store.resumeWorker('n1')).toThrow(/worker n1 has left the cluster: its Kubernetes node was deleted/);
     feed.update([workerSpec('n1'), workerSpec('n2', { cpuMillis: 100 })], new Map());
     expect(store.worker('n1')?.state).toBe('READY');
+    expect(store.worker('n1')?.left).toBeUndefined();
     await until(() => store.task('/a/task-0')?.state === 'RUNNING');
-    expect(log).toContain('worker n1 is gone (its node was deleted): drained');
-    expect(log).toContain('worker n1 resumed: its node is back');
+    expect(log).toContain('worker n1 is gone (its node was deleted): it left the cluster');
+    expect(log.filter((line) => line === 'worker n1 joined')).toHaveLength(2);
   });
 });

@@ -62,16 +62,16 @@ describe('preemption', () => {
     expect(store.history('w1').map((h) => h.state)).toEqual(['READY', 'DRAINING', 'DRAINED']);
   });
 
-  it('syncWorkers keeps DRAINED workers drained and drains workers no longer configured', () => {
+  it('syncWorkers keeps DRAINED workers drained; a worker no longer configured and idle leaves the cluster', () => {
     const { store } = memStore(3);
     store.drainWorker('w2');
     store.syncWorkers([workerSpec('w1'), workerSpec('w2'), workerSpec('w9', { cpuMillis: 1000 })]);
     expect(store.workers().map((w) => [w.id, w.state])).toEqual([
       ['w1', 'READY'],
       ['w2', 'DRAINED'],
-      ['w3', 'DRAINED'],
       ['w9', 'READY'],
     ]);
+    expect(store.worker('w3')).toMatchObject({ state: 'DRAINED', left: { by: 'config' } });
     expect(store.worker('w9')!.cpuMillis).toBe(1000);
   });
 
@@ -88,7 +88,10 @@ describe('preemption', () => {
     store.syncWorkers([workerSpec('w1'), workerSpec('w2')]);
     expect(store.worker('w3')!.state).toBe('DRAINED');
     expect(() => store.resumeWorker('w3')).toThrow(
-      expect.objectContaining({ code: 'conflict', message: "worker w3 is no longer in the cluster's configuration" }),
+      expect.objectContaining({
+        code: 'conflict',
+        message: "worker w3 has left the cluster: it is no longer in the cluster's configuration",
+      }),
     );
   });
 

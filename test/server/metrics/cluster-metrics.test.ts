@@ -124,6 +124,23 @@ describe('cluster metrics from a real store', () => {
     ]);
   });
 
+  it('a job that failed on its dependency, or was cancelled while waiting, no longer counts as waiting', async () => {
+    const { store } = memStore();
+    const metrics = new ClusterMetrics(store, { processMetrics: false });
+    store.submit(spec('/up'));
+    store.submit(spec('/down', { after: [{ job: '/up', condition: 'ok' }] }));
+    store.submit(spec('/side', { after: [{ job: '/up', condition: 'any' }] }));
+    store.submit(spec('/gone', { after: [{ job: '/up', condition: 'any' }] }));
+    expect(await lines(metrics, 'iris_queue_waiting_jobs')).toEqual(['iris_queue_waiting_jobs 3']);
+    store.cancel('/gone', 'cancelled by user');
+    expect(await lines(metrics, 'iris_queue_waiting_jobs')).toEqual(['iris_queue_waiting_jobs 2']);
+    start(store, '/up/task-0');
+    store.finishAttempt('/up/task-0', 0, { kind: 'exited', exitCode: 1 });
+    expect(store.job('/down')!.state).toBe('FAILED');
+    // /side was released (its condition is met) and /down failed: none waits.
+    expect(await lines(metrics, 'iris_queue_waiting_jobs')).toEqual(['iris_queue_waiting_jobs 0']);
+  });
+
   it('workers by state and the cost per hour of READY workers', async () => {
     const { store } = memStore(0);
     store.syncWorkers([
