@@ -114,8 +114,7 @@ export const JOB_STATE_RULES: readonly JobStateRule[] = [
     when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
     holds: (t) =>
       t.total > 0 &&
-      t.counts.SUCCEEDED + t.counts.FAILED + t.counts.TIMEOUT + t.counts.OUT_OF_MEMORY + t.counts.CANCELLED ===
-        t.total,
+      t.counts.SUCCEEDED + t.counts.FAILED + t.counts.TIMEOUT + t.counts.OUT_OF_MEMORY + t.counts.CANCELLED === t.total,
   },
   { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
   { state: 'PENDING', when: 'otherwise', holds: () => true },

@@ -95,7 +95,7 @@ describe('attempt supervisor', () => {
     expect(h.runtime.running().map((k) => k.attempt)).toEqual([1]);
   });
 
-  it('stops an attempt that runs past its time limit: the attempt failed (time-limit), task and job TIMEOUT', async () => {
+  it('stops an attempt past its time limit: the attempt FAILED (time-limit), its task and job TIMEOUT', async () => {
     h = harness();
     const { store, controller, timers, until } = h;
     store.submit(spec('/t', { command: LONG, timeoutMs: 60_000 }));

@@ -108,7 +108,13 @@ describe('classifyOutcome', () => {
       'killed by SIGKILL',
     ],
     [
-      { kind: 'exited', exitCode: 137, signal: 'SIGKILL', reason: 'OOM killed (memory limit 8MiB)', oom: true } as const,
+      {
+        kind: 'exited',
+        exitCode: 137,
+        signal: 'SIGKILL',
+        reason: 'OOM killed (memory limit 8MiB)',
+        oom: true,
+      } as const,
       'failed',
       'OUT_OF_MEMORY',
       'FAILED',

@@ -3,7 +3,7 @@
 // failures for retries, `--after JOB:failed`, cascades, gangs, merged batches and `iris retry`.
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../../src/model/states.js';
-import { memStore, spec, start, useStoreFile } from './helpers.js';
+import { memStore, spec, start, useStoreFile, workerSpec } from './helpers.js';
 
 const TIMEOUT: AttemptOutcome = { kind: 'timeout' };
 const OOM: AttemptOutcome = {
@@ -95,7 +95,7 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
 
     it('keep their states across a restart', () => {
       let store = file.open();
-      store.syncWorkers([{ id: 'w1', cpuMillis: 4000, memoryBytes: 8 << 30, device: null, attributes: {} }]);
+      store.syncWorkers([workerSpec('w1')]);
       store.submit(spec('/t'));
       store.submit(spec('/o'));
       start(store, '/t/task-0');

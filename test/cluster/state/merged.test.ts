@@ -49,7 +49,7 @@ describe('a merged batch', () => {
     expect(store.attempt('/c/task-0', 0)!.reason).not.toMatch(/merged children/);
   });
 
-  it('a lead stopped by its time limit or killed for memory takes its members with it, each failing the same way', () => {
+  it('a lead stopped by its time limit or killed for memory fails its members the same way', () => {
     for (const [outcome, state] of [
       [{ kind: 'timeout' }, 'TIMEOUT'],
       [{ kind: 'exited', exitCode: 137, signal: 'SIGKILL', reason: 'OOM killed', oom: true }, 'OUT_OF_MEMORY'],
