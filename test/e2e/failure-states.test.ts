@@ -121,4 +121,16 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     },
     60_000,
   );
+
+  it('the states survive a restart: read offline from state.db, then by the restarted cluster', async () => {
+    const stop = await c.iris(['cluster', 'stop'], { timeoutMs: 30_000 });
+    expect(stop.code, describeRun(['cluster', 'stop'], stop)).toBe(0);
+    const offline = await c.iris(['jobs', '--state', 'timeout', '--json']);
+    expect(offline.code, describeRun(['jobs', '--state', 'timeout'], offline)).toBe(0);
+    const names = (JSON.parse(offline.stdout) as JobSummary[]).map((j) => `${j.name} ${j.state}`).sort();
+    expect(names).toEqual(['/limited TIMEOUT', '/slow TIMEOUT', '/twice TIMEOUT']);
+    await c.start();
+    expect((await c.json<JobDetail>(['status', 'twice'])).taskList[0]!.state).toBe('TIMEOUT');
+    expect((await c.json<JobSummary[]>(['jobs', '--state', 'TIMEOUT'])).length).toBe(3);
+  }, 60_000);
 });
