@@ -5,7 +5,8 @@
  * JOB:failed` / `--after JOB`, `iris retry` and the exit codes of `iris wait` / `iris run`;
  * `iris jobs`, `status` and `history` (text, `--json`, `--state`) show them.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobDetail, JobSummary, RunInfo } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
@@ -38,10 +39,14 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
 
   it('a task stopped by its time limit ends TIMEOUT, and so does its job: status, jobs, history --state, ' +
     "wait's and run's exit codes, --after", async () => {
+    // /slow starts only once its dependents are submitted (it waits on /hold, which waits on a gate).
+    const gate = c.gate('slow');
     await c.submit(['--name', 'broken', '--cpu', '0.5'], ['sh', '-c', 'exit 3']);
-    await c.submit(['--name', 'slow', '--cpu', '0.5', '--time-limit', '1s'], ['sleep', '30']);
+    await c.submit(['--name', 'hold', '--cpu', '0.5'], ['sh', '-c', gate.hold]);
+    await c.submit(['--name', 'slow', '--cpu', '0.5', '--time-limit', '1s', '--after', 'hold'], ['sleep', '30']);
     await c.submit(['--name', 'on-fail', '--cpu', '0.5', '--after', 'slow:failed'], ['true']);
     await c.submit(['--name', 'on-ok', '--cpu', '0.5', '--after', 'slow'], ['true']);
+    gate.open();
 
     const wait = await c.iris(['wait', 'slow'], { timeoutMs: 30_000 });
     expect(wait.code, describeRun(['wait', 'slow'], wait)).toBe(1);
@@ -132,5 +137,18 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     await c.start();
     expect((await c.json<JobDetail>(['status', 'twice'])).taskList[0]!.state).toBe('TIMEOUT');
     expect((await c.json<JobSummary[]>(['jobs', '--state', 'TIMEOUT'])).length).toBe(3);
+  }, 60_000);
+
+  it('a pipeline stage stopped by its time limit ends TIMEOUT; the stages that need it fail, so does the run', async () => {
+    const text =
+      'name: tl\nstages:\n  a:\n    cpu: 0.5\n    time-limit: 1s\n    command: sleep 30\n  b:\n' +
+      '    cpu: 0.5\n    needs: [a]\n    command: [echo, never]\n';
+    writeFileSync(path.join(c.cwd, 'tl.yaml'), text);
+    const run = await c.iris(['run', '-f', 'tl.yaml'], { timeoutMs: 30_000 });
+    expect(run.code, describeRun(['run', '-f', 'tl.yaml'], run)).toBe(1);
+    expect((await c.job('/tl/a')).state).toBe('TIMEOUT');
+    expect(await c.job('/tl/b')).toMatchObject({ state: 'FAILED', reason: 'dependency /tl/a ended TIMEOUT' });
+    expect((await c.job('/tl')).state).toBe('FAILED');
+    expect((await c.iris(['status', 'tl'])).stdout).toMatch(/^\s*a\s+TIMEOUT\b/m);
   }, 60_000);
 });
