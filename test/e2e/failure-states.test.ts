@@ -139,7 +139,7 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     expect((await c.json<JobSummary[]>(['jobs', '--state', 'TIMEOUT'])).length).toBe(3);
   }, 60_000);
 
-  it('a pipeline stage stopped by its time limit ends TIMEOUT; the stages that need it fail, so does the run', async () => {
+  it('a pipeline stage stopped by its time limit ends TIMEOUT; the stages needing it fail, and the run', async () => {
     const text =
       'name: tl\nstages:\n  a:\n    cpu: 0.5\n    time-limit: 1s\n    command: sleep 30\n  b:\n' +
       '    cpu: 0.5\n    needs: [a]\n    command: [echo, never]\n';
