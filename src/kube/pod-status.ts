@@ -2,7 +2,7 @@
  * Pure mapping of a Pod's status to the end of its attempt (docs/kubernetes.md, "Pod states").
  * Guarantees:
  * - null while the Pod has not ended (Pending, Running, Unknown): the attempt goes on.
- * - Succeeded / Failed: the container's exit code (`state.terminated.exitCode`); OOMKilled gives
+ * - Succeeded / Failed: the container's exit code (`state.terminated.exitCode`); OOMKilled gives `oom` and
  *   the OOM reason (as the Docker runtime words it); 137 after iris's own stop is a SIGKILL.
  * - Infrastructure ends are `lost` (a preemption, not the task's fault): an evicted Pod, a Pod
  *   whose node was lost or shut down, a Pod deleted by someone else (its deletionTimestamp set
@@ -107,6 +107,7 @@ function podEnd(pod: PodObject, ctx: ExitContext): TaskExit | null {
     return {
       exitCode: null,
       signal: 'SIGKILL',
+      oom: true,
       reason: `OOM killed (memory limit ${formatBytes(ctx.memoryBytes, { trimZero: true })})`,
     };
   }

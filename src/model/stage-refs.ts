@@ -19,6 +19,7 @@
 import { invalid } from './errors.js';
 import { NAME_COMPONENT_CHARS, STAGE_NAME_CHARS } from './names.js';
 import { shellScriptIndex } from './shell-command.js';
+import { isFinalJobState, type JobState } from './states.js';
 
 export interface StageRef {
   /** As written, `${stages.train.result.checkpoint}`. */
@@ -93,7 +94,7 @@ export function checkStageRefs(
 
 /** What is known of a referenced stage: its state and its tasks' results (index -> key -> value). */
 export interface StageResults {
-  state: string;
+  state: JobState;
   tasks: ReadonlyMap<number, Readonly<Record<string, string>>>;
 }
 
@@ -108,8 +109,7 @@ export const REF_REASON = 'stage_reference_pending';
 export function refValue(ref: StageRef, stage: StageResults | undefined): RefValue {
   if (stage === undefined) return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} is gone` };
   if (stage.state !== 'SUCCEEDED') {
-    const ended = ['FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED', 'CANCELLED'].includes(stage.state);
-    return ended
+    return isFinalJobState(stage.state)
       ? { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} ended ${stage.state}` }
       : { kind: 'pending', reason: `${REF_REASON}: stage ${ref.stage} is ${stage.state}` };
   }

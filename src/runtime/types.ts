@@ -83,6 +83,8 @@ export interface TaskExit {
   lost?: string;
   /** Human reason such as "OOM killed" or "command not found: foo". */
   reason?: string;
+  /** Killed by the kernel or the engine for memory (Docker State.OOMKilled, a Pod's OOMKilled). */
+  oom?: boolean;
   /** Set when the output passed `logLimitBytes`: the log was cut (with a marker line) and the rest dropped. */
   logCut?: boolean;
   /** The first error writing the attempt's log; output after it was dropped (the log is cut). */

@@ -43,6 +43,8 @@ const COLOURS: Readonly<Record<string, StateColour>> = {
   RUNNING: { color: 'green' },
   SUCCEEDED: { dim: true },
   FAILED: { color: 'red' },
+  TIMEOUT: { color: 'red' },
+  OUT_OF_MEMORY: { color: 'red' },
   WORKER_FAILED: { color: 'red' },
   UNSCHEDULABLE: { color: 'red' },
   COSCHED_FAILED: { color: 'red' },

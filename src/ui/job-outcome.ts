@@ -9,12 +9,15 @@
  * `iris: /pe/bg FAILED (exit 5); /pe itself SUCCEEDED` (formatBelowOutcome).
  */
 import type { JobDetail, JobSummary } from '../api/types.js';
+import { isFailureState } from '../model/states.js';
 import { escapeControl, formatReason } from './format.js';
 
 export function formatJobOutcome(job: JobDetail, now = Date.now()): string {
   const head = `iris: ${job.name} ${job.state}`;
   if (job.state === 'SUCCEEDED') return head;
-  const failed = job.taskList.find((task) => task.state === 'FAILED' && task.exitCode !== null && task.exitCode !== 0);
+  const failed = job.taskList.find(
+    (task) => isFailureState(task.state) && task.exitCode !== null && task.exitCode !== 0,
+  );
   if (failed) {
     const who = job.taskList.length > 1 ? `task-${failed.index} ` : '';
     return `${head} (${who}exit ${failed.exitCode})`;

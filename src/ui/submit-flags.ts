@@ -108,8 +108,9 @@ export const submitFlags = {
   'max-preemptions': Flags.integer({ summary: 'Preemptions per task before it gives up (default 100).', min: 0 }),
   'time-limit': Flags.string({
     summary:
-      "Time limit of each attempt, e.g. 30s, 10m, 2h (default: the cluster's time-limit). Longer attempts are " +
-      "stopped and fail with reason time-limit; the planner uses it as the job's duration.",
+      "Time limit of each attempt, e.g. 30s, 10m, 2h (default: the cluster's time-limit). A longer attempt is " +
+      'stopped and its task ends TIMEOUT (a failure, retried under --max-retries); the planner uses it as the ' +
+      "job's duration.",
     aliases: ['timeout'],
   }),
   'scheduling-timeout': Flags.string({

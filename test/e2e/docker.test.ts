@@ -149,21 +149,28 @@ describe.skipIf(!READY)('Docker runtime end to end', () => {
     );
   });
 
-  it('a container over its time limit is stopped and fails with reason time-limit', async () => {
+  it('a container over its time limit is stopped: task and job TIMEOUT, reason time-limit', async () => {
     const name = await c.submit(['--name', 'limited', '--image', BUSYBOX, '--time-limit', '1s'], ['sleep', '120']);
     const job = await c.waitForEnd(name, { timeoutMs: 20_000 });
-    expect(job.state).toBe('FAILED');
+    expect(job.state).toBe('TIMEOUT');
+    expect(job.taskList[0]!.state).toBe('TIMEOUT');
     expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/time-limit/);
   });
 
-  it('an OOM kill is the reason of the failed attempt', async () => {
+  it('a container the engine kills for memory (State.OOMKilled) ends OUT_OF_MEMORY', async () => {
     const name = await c.submit(
       ['--name', 'hog', '--image', BUSYBOX, '--memory', '16MiB'],
       ['sh', '-c', 'tail /dev/zero'],
     );
     const job = await c.waitForEnd(name, { timeoutMs: 30_000 });
-    expect(job.state).toBe('FAILED');
-    expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/OOM/);
+    expect(job.state).toBe('OUT_OF_MEMORY');
+    expect(job.taskList[0]!.state).toBe('OUT_OF_MEMORY');
+    expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/OOM killed \(memory limit 16MiB\)/);
+    const wait = await c.iris(['wait', name]);
+    expect(wait.code, describeRun(['wait', name], wait)).toBe(1);
+    expect(wait.stdout).toContain(`${name} OUT_OF_MEMORY`);
+    const history = await c.json<Array<{ name: string }>>(['history', '--state', 'out-of-memory']);
+    expect(history.map((r) => r.name)).toEqual([name]);
   });
 
   it('an image the engine does not have fails with a clear reason, not a stack trace', async () => {

@@ -120,12 +120,12 @@ describe('failures, retries and timeouts', () => {
     ]);
   });
 
-  it('--time-limit stops an attempt that runs too long: a failure with reason time-limit', async () => {
+  it('--time-limit stops an attempt that runs too long: task and job TIMEOUT, reason time-limit', async () => {
     const tag = marker('timeout');
     const job = await run(['--name', 'slow', '--time-limit', '1s'], ['sh', '-c', 'sleep 120', tag], false);
-    expect(job.state).toBe('FAILED');
+    expect(job.state).toBe('TIMEOUT');
     const task = job.taskList[0]!;
-    expect(task.state).toBe('FAILED');
+    expect(task.state).toBe('TIMEOUT');
     expect(`${task.reason} ${task.attempts[0]!.reason} ${job.reason}`).toMatch(/time-limit/);
     expect(task.attempts[0]!.finishedAt! - task.attempts[0]!.startedAt).toBeLessThan(10_000);
     await waitUntil(

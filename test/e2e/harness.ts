@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
 import type { JobDetail, JobSummary, LogLine, TaskInfo } from '../../src/api/types.js';
+import { JOB_STATES, isFinalJobState } from '../../src/model/states.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -175,7 +176,7 @@ export interface ClusterOptions {
   noStart?: boolean;
 }
 
-export const FINAL_JOB_STATES = ['SUCCEEDED', 'FAILED', 'KILLED', 'UNSCHEDULABLE', 'WORKER_FAILED'];
+export const FINAL_JOB_STATES: string[] = JOB_STATES.filter(isFinalJobState);
 
 /** One private cluster for a test file: temp IRIS_HOME, temp cwd with the config. */
 export class E2ECluster {

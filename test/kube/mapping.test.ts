@@ -282,10 +282,11 @@ describe('pod status → exit', () => {
     expect(podExit({ status: { phase: 'Succeeded', ...terminated(0) } }, ctx)).toEqual({ exitCode: 0, signal: null });
     expect(podExit({ status: { phase: 'Failed', ...terminated(3) } }, ctx)).toEqual({ exitCode: 3, signal: null });
   });
-  it('OOMKilled gives the OOM reason', () => {
+  it('OOMKilled gives the OOM mark and reason (the task ends OUT_OF_MEMORY)', () => {
     expect(podExit({ status: { phase: 'Failed', ...terminated(137, 'OOMKilled') } }, ctx)).toEqual({
       exitCode: null,
       signal: 'SIGKILL',
+      oom: true,
       reason: 'OOM killed (memory limit 1GiB)',
     });
   });

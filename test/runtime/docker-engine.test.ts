@@ -102,7 +102,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reports an OOM kill as the reason, with the limit', async () => {
+  it('reports an OOM kill as such (its task ends OUT_OF_MEMORY) with the limit in the reason', async () => {
     // busybox tail keeps the current "line" of /dev/zero (no newline ever) in memory.
     const { exit } = await run(
       makeLaunch(['tail', '/dev/zero'], {}, { resources: { cpuMillis: 500, memoryBytes: 16 * MiB, device: null } }),
@@ -110,6 +110,7 @@ describe.skipIf(!env.run)(`DockerRuntime on the real engine (${env.why})`, () =>
     expect({ ...exit, usage: undefined }).toEqual({
       exitCode: null,
       signal: 'SIGKILL',
+      oom: true,
       reason: 'OOM killed (memory limit 16MiB)',
     });
   }, 60_000);

@@ -3,13 +3,14 @@
  * chosen, the wrapper's `times` fallback, and the usage of an attempt that ended while no
  * runtime watched it (recover after a restart).
  */
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
-import { accountingMounts, parseTimes } from '../../src/runtime/process/usage.js';
-import type { TaskLaunch } from '../../src/runtime/types.js';
+import { ProcessRuntime, markOomKill } from '../../src/runtime/process/runtime.js';
+import { attemptCgroupDir } from '../../src/runtime/process/cgroup-fs.js';
+import { UsageMeter, accountingMounts, parseTimes } from '../../src/runtime/process/usage.js';
+import type { TaskExit, TaskLaunch } from '../../src/runtime/types.js';
 import { UsageSampler } from '../../src/runtime/docker/usage.js';
 
 const MiB = 1024 * 1024;
@@ -43,6 +44,43 @@ describe('usage sources', () => {
       cpu: [{ kind: 'v2', root: '/sys/fs/cgroup' }],
       memory: [{ kind: 'v2', root: '/sys/fs/cgroup' }],
     });
+  });
+});
+
+describe('OOM kills of a process attempt', () => {
+  it('reads the oom_kill count of the memory cgroup: v1 memory.oom_control, v2 memory.events', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'iris-oom-'));
+    try {
+      const files = { v1: 'memory.oom_control', v2: 'memory.events' } as const;
+      const text = {
+        v1: 'oom_kill_disable 0\nunder_oom 0\noom_kill 2\n',
+        v2: 'low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\noom_group_kill 0\n',
+      };
+      for (const kind of ['v1', 'v2'] as const) {
+        const dir = attemptCgroupDir(join(root, kind), 'c1', 'a.0');
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, files[kind]), text[kind]);
+        const meter = new UsageMeter(null, { kind, root: join(root, kind) });
+        expect(await meter.oomKills('c1', 'a.0')).toBe(kind === 'v1' ? 2 : 1);
+        expect(await meter.oomKills('c1', 'gone.0')).toBeNull();
+      }
+      expect(await new UsageMeter(null, null).oomKills('c1', 'a.0')).toBeNull();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [{ exitCode: 137, signal: null }, 1, true],
+    [{ exitCode: null, signal: 'SIGKILL' }, 1, true],
+    [{ exitCode: 0, signal: null }, 1, false], // a child was killed, the task still succeeded
+    [{ exitCode: 1, signal: null }, 0, false],
+    [{ exitCode: 1, signal: null }, null, false],
+  ] as const)('%o after %s OOM kills: an OOM kill %s', (end, kills, oom) => {
+    const exit: TaskExit = { ...end };
+    markOomKill(exit, kills);
+    expect(exit.oom === true).toBe(oom);
+    expect(exit.reason).toBe(oom ? 'OOM killed by the kernel' : undefined);
   });
 });
 

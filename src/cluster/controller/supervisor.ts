@@ -370,7 +370,9 @@ export function exitOutcome(exit: TaskExit, logPath = 'its log'): AttemptOutcome
   if (exit.lost) return { kind: 'preempted', reason: exit.lost };
   if (exit.logError) return { kind: 'failed', reason: logFailure(logPath, exit.logError), exitCode: exit.exitCode };
   const exitCode = exit.exitCode ?? signalExitCode(exit.signal);
-  return exit.reason
+  const outcome: AttemptOutcome = exit.reason
     ? { kind: 'exited', exitCode, signal: exit.signal, reason: exit.reason }
     : { kind: 'exited', exitCode, signal: exit.signal };
+  if (exit.oom) outcome.oom = true;
+  return outcome;
 }

@@ -21,7 +21,7 @@
  *   changes (that state tells whether it ran), then its endpoints go.
  */
 import { IrisError, conflict, notFound } from '../../model/errors.js';
-import { isActiveTaskState, type AttemptOutcome, type AttemptState } from '../../model/states.js';
+import { isActiveTaskState, type AttemptOutcome, type AttemptState, type FailureState } from '../../model/states.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, PlacementDecision, Task } from '../../model/types.js';
 import { hintsOfEndedAttempt } from './cache-hints.js';
@@ -52,7 +52,8 @@ export function attemptOrThrow(view: LifecycleView, taskId: string, n: number): 
 }
 
 const jobOf = (view: LifecycleView, task: Task): JobRecord => view.job(task.job)!;
-const settle = (job: JobRecord, finalReason: string | null): Step => ({ kind: 'settle', job, finalReason });
+const settle = (job: JobRecord, finalReason: string | null, failure?: FailureState): Step =>
+  failure === undefined ? { kind: 'settle', job, finalReason } : { kind: 'settle', job, finalReason, failure };
 
 /** A new attempt of a PENDING task on a READY worker: the attempt, and the items that start it. */
 export function assign(
@@ -172,8 +173,9 @@ export const mergedEnd: StepDecider<'merged-end'> = (view, step, now) => {
   }
   if (step.state === 'FAILED') {
     const reason = step.reason ? `${why}: ${step.reason}` : why;
-    const out = endAttempt(view, a, task, 'FAILED', reason, step.exitCode, now);
-    return pushAll(out, taskFailed(view, job, task, reason, step.exitCode, now));
+    const failure = step.failure ?? 'FAILED';
+    const out = endAttempt(view, a, task, 'FAILED', reason, step.exitCode, now, reason, failure);
+    return pushAll(out, taskFailed(view, job, task, failure, reason, step.exitCode, now));
   }
   if (step.state === 'PREEMPTED') {
     const reason = step.reason ? `${why}: ${step.reason}` : why;
@@ -230,8 +232,9 @@ export function attemptEnded(
   const children = liveMembers(view, a).map((m) => m.task);
   const reason =
     children.length === 0 ? verdict.reason : `${verdict.reason ?? 'failed'}; merged children: ${children.join(', ')}`;
-  const out = endAttempt(view, a, task, 'FAILED', reason, verdict.exitCode, now, verdict.reason);
-  return pushAll(out, taskFailed(view, job, task, reason, verdict.exitCode, now));
+  const failure = verdict.failure ?? 'FAILED';
+  const out = endAttempt(view, a, task, 'FAILED', reason, verdict.exitCode, now, verdict.reason, failure);
+  return pushAll(out, taskFailed(view, job, task, failure, reason, verdict.exitCode, now));
 }
 
 /** Infrastructure lost a live attempt; it is also ordered stopped in case it still runs. */
@@ -263,6 +266,8 @@ export function endAttempt(
   now: number,
   /** The reason a merged batch's members end with (after `merged with <lead>`); default `reason`. */
   memberReason: string | null = reason,
+  /** How a failed lead's members fail with it (its own failure: a time limit, a memory kill). */
+  memberFailure?: FailureState,
 ): Item[] {
   const out: Item[] = [];
   const { uses } = jobOf(view, task).job.spec;
@@ -292,6 +297,7 @@ export function endAttempt(
           state,
           reason: memberReason,
           exitCode: exitCode ?? a.exitCode,
+          ...(memberFailure !== undefined ? { failure: memberFailure } : {}),
         });
       }
     }
@@ -301,17 +307,21 @@ export function endAttempt(
   return out;
 }
 
-/** A task whose attempt failed: retried (after its backoff) while its budget allows, else failed for good. */
+/**
+ * A task whose attempt failed as `failure` (FAILED, TIMEOUT, OUT_OF_MEMORY: its state): retried
+ * (after its backoff) while its budget allows, else failed for good, deciding its job's state.
+ */
 function taskFailed(
   view: LifecycleView,
   job: JobRecord,
   task: Task,
+  failure: FailureState,
   reason: string | null,
   exitCode: number | null,
   now: number,
 ): Item[] {
   const failures = task.failures + 1;
-  const out: Item[] = [{ kind: 'task', task, patch: { state: 'FAILED', failures, exitCode, reason } }];
+  const out: Item[] = [{ kind: 'task', task, patch: { state: failure, failures, exitCode, reason } }];
   const spec = job.job.spec;
   if (retryAfterFailure(failures, spec.maxRetries)) {
     const backoff = retryBackoffMs(failures, spec.retryBackoffMs, spec.retryBackoffMaxMs);
@@ -328,7 +338,7 @@ function taskFailed(
     for (const s of job.tasks)
       if (s !== task) out.push({ kind: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
   }
-  out.push(settle(job, taskFailureReason(task.id, reason)));
+  out.push(settle(job, taskFailureReason(task.id, reason), failure));
   return out;
 }
 

@@ -12,7 +12,7 @@
  * - A patch holds exactly the fields that change: appliers apply it as given (its `reason`, even
  *   null, is what the history records).
  */
-import type { AttemptState } from '../../model/states.js';
+import type { AttemptState, FailureState } from '../../model/states.js';
 import type { RequeueReason } from '../../model/requeue.js';
 import type { Attempt, Job, Task, Worker } from '../../model/types.js';
 import type { JobEnd } from './cascade.js';
@@ -165,6 +165,8 @@ export type Step =
       readonly finalReason: string | null;
       /** The final reason when, by then, every task was cancelled one by one. */
       readonly allCancelled?: string;
+      /** How the task that failed for good, and asked for this settle, failed (the job's deciding failure). */
+      readonly failure?: FailureState;
     }
   /** End a job, its subtree and what waits on it (the cascade, cascade.ts). */
   | { readonly kind: 'end-job'; readonly end: JobEnd<JobRecord> }
@@ -189,6 +191,8 @@ export type Step =
       readonly state: AttemptState;
       readonly reason: string | null;
       readonly exitCode: number | null;
+      /** A failed lead's failure, which its members take too (absent: FAILED). */
+      readonly failure?: FailureState;
     }
   /** Preempt an attempt of a worker being drained, unless it already ended with its gang (workers.ts). */
   | { readonly kind: 'drain-attempt'; readonly attempt: Attempt; readonly reason: string }

@@ -53,6 +53,7 @@ export function settle(step: Extract<Item, { kind: 'settle' }>, now: number): De
     counts: entry.counts,
     failedTasks: job.failedTasks,
     maxTaskFailures: job.spec.maxTaskFailures,
+    ...(step.failure !== undefined ? { decidingFailure: step.failure } : {}),
   });
   if (next === job.state) return NO_ITEMS;
   if (isFinalJobState(next)) {

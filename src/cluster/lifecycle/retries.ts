@@ -2,10 +2,10 @@
  * Retry and preemption budgets, the retry backoff, and the words of requeues and of the ends they
  * cause. Pure.
  *
- * - Failed attempts count against maxRetries (per task); preemptions count only against
- *   maxPreemptions, never as failures. A task past its retry budget has failed for good (its job
- *   counts it against maxTaskFailures, transitions.ts); past its preemption budget it is
- *   WORKER_FAILED.
+ * - Failed attempts count against maxRetries (per task), whichever way they failed (FAILED,
+ *   TIMEOUT, OUT_OF_MEMORY); preemptions count only against maxPreemptions, never as failures.
+ *   A task past its retry budget has failed for good (its job counts it against
+ *   maxTaskFailures, transitions.ts); past its preemption budget it is WORKER_FAILED.
  * - A retry waits `retryBackoffMs(failures, base, max)`: base * 2^(failures-1), capped.
  */
 import { formatDuration } from '../../model/duration.js';
@@ -65,6 +65,10 @@ export function endedJobTaskReason(state: JobState): string {
   switch (state) {
     case 'FAILED':
       return 'job failed';
+    case 'TIMEOUT':
+      return 'job failed (time limit)';
+    case 'OUT_OF_MEMORY':
+      return 'job failed (out of memory)';
     case 'WORKER_FAILED':
       return 'job failed (worker failures)';
     case 'UNSCHEDULABLE':

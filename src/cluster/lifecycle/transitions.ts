@@ -7,7 +7,11 @@
  *   bug in iris, reported as an `internal` IrisError.
  * - A job's state is derived from the tally of its tasks by JOB_STATE_RULES, an ordered table:
  *   the first rule that holds wins. Final job states are sticky.
- * - A task that failed for good counts against maxTaskFailures (per job). A task cancelled on its
+ * - A task that failed for good (FAILED, TIMEOUT or OUT_OF_MEMORY) counts against maxTaskFailures
+ *   (per job). A job that fails takes the failure of its deciding task: the one whose failure was one
+ *   too many, or the gang member whose failure failed the gang (JobTally.decidingFailure). An
+ *   attempt's outcome gives its task's failure: a time limit TIMEOUT, a memory kill OUT_OF_MEMORY,
+ *   any other failure FAILED (classifyOutcome). A task cancelled on its
  *   own (CANCELLED) is not a failure: the job ends by its other tasks (SUCCEEDED when they all
  *   succeed), KILLED only when every task was cancelled. (Budgets per task: retries.ts.)
  */
@@ -18,6 +22,7 @@ import {
   isFinalJobState,
   type AttemptOutcome,
   type AttemptState,
+  type FailureState,
   type JobState,
   type TaskState,
 } from '../../model/states.js';
@@ -42,6 +47,8 @@ export function emptyCounts(): TaskCounts {
     RUNNING: 0,
     SUCCEEDED: 0,
     FAILED: 0,
+    TIMEOUT: 0,
+    OUT_OF_MEMORY: 0,
     KILLED: 0,
     UNSCHEDULABLE: 0,
     WORKER_FAILED: 0,
@@ -57,6 +64,8 @@ export interface JobTally {
   counts: Readonly<TaskCounts>;
   failedTasks: number;
   maxTaskFailures: number;
+  /** How the task that decided a failure failed (the latest to fail for good); FAILED when unknown. */
+  decidingFailure?: FailureState;
 }
 
 export interface JobStateRule {
@@ -66,8 +75,22 @@ export interface JobStateRule {
   holds: (t: JobTally) => boolean;
 }
 
+/** The job failed (too many tasks failed for good, or a gang member did). */
+const jobFailed = (t: JobTally): boolean => t.failedTasks > t.maxTaskFailures || t.counts.COSCHED_FAILED > 0;
+const decidedBy = (t: JobTally): FailureState => t.decidingFailure ?? 'FAILED';
+
 /** Ordered: the first rule that holds gives the job's state. */
 export const JOB_STATE_RULES: readonly JobStateRule[] = [
+  {
+    state: 'TIMEOUT',
+    when: 'the job failed (as below) and the task that decided it was stopped by its time limit',
+    holds: (t) => jobFailed(t) && decidedBy(t) === 'TIMEOUT',
+  },
+  {
+    state: 'OUT_OF_MEMORY',
+    when: 'the job failed (as below) and the task that decided it was killed for memory',
+    holds: (t) => jobFailed(t) && decidedBy(t) === 'OUT_OF_MEMORY',
+  },
   {
     state: 'FAILED',
     when: 'more tasks failed for good than maxTaskFailures',
@@ -89,7 +112,9 @@ export const JOB_STATE_RULES: readonly JobStateRule[] = [
   {
     state: 'SUCCEEDED',
     when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
-    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + t.counts.FAILED + t.counts.CANCELLED === t.total,
+    holds: (t) =>
+      t.total > 0 &&
+      t.counts.SUCCEEDED + t.counts.FAILED + t.counts.TIMEOUT + t.counts.OUT_OF_MEMORY + t.counts.CANCELLED === t.total,
   },
   { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
   { state: 'PENDING', when: 'otherwise', holds: () => true },
@@ -107,6 +132,8 @@ export type OutcomeClass = 'succeeded' | 'failed' | 'preempted' | 'killed';
 
 export interface OutcomeVerdict {
   kind: OutcomeClass;
+  /** For a failure: the state its task takes (TIMEOUT, OUT_OF_MEMORY or FAILED). */
+  failure: FailureState | null;
   attemptState: AttemptState;
   exitCode: number | null;
   /** Reason stored on the attempt ("exit 3", "timeout", "launch failed: …", preemption reason). */
@@ -118,9 +145,16 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
     case 'exited':
       // A success keeps a note iris added (e.g. an invalid result file), never a failure reason.
       if (outcome.exitCode === 0)
-        return { kind: 'succeeded', attemptState: 'SUCCEEDED', exitCode: 0, reason: outcome.reason ?? null };
+        return {
+          kind: 'succeeded',
+          failure: null,
+          attemptState: 'SUCCEEDED',
+          exitCode: 0,
+          reason: outcome.reason ?? null,
+        };
       return {
         kind: 'failed',
+        failure: outcome.oom ? 'OUT_OF_MEMORY' : 'FAILED',
         attemptState: 'FAILED',
         exitCode: outcome.exitCode,
         reason: outcome.reason
@@ -130,14 +164,27 @@ export function classifyOutcome(outcome: AttemptOutcome): OutcomeVerdict {
             : `exit ${outcome.exitCode}`,
       };
     case 'timeout':
-      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };
+      return { kind: 'failed', failure: 'TIMEOUT', attemptState: 'FAILED', exitCode: null, reason: 'time-limit' };
     case 'launch_failed':
-      return { kind: 'failed', attemptState: 'FAILED', exitCode: null, reason: `launch failed: ${outcome.reason}` };
+      return {
+        kind: 'failed',
+        failure: 'FAILED',
+        attemptState: 'FAILED',
+        exitCode: null,
+        reason: `launch failed: ${outcome.reason}`,
+      };
     case 'failed':
-      return { kind: 'failed', attemptState: 'FAILED', exitCode: outcome.exitCode, reason: outcome.reason };
+      return {
+        kind: 'failed',
+        failure: 'FAILED',
+        attemptState: 'FAILED',
+        exitCode: outcome.exitCode,
+        reason: outcome.reason,
+      };
     case 'preempted':
-      return { kind: 'preempted', attemptState: 'PREEMPTED', exitCode: null, reason: outcome.reason };
+      return { kind: 'preempted', failure: null, attemptState: 'PREEMPTED', exitCode: null, reason: outcome.reason };
     case 'killed':
-      return { kind: 'killed', attemptState: 'KILLED', exitCode: null, reason: outcome.reason };
+      // A live attempt stopped without an order of the lifecycle's: a failure (attempts.ts).
+      return { kind: 'killed', failure: 'FAILED', attemptState: 'KILLED', exitCode: null, reason: outcome.reason };
   }
 }

@@ -12,7 +12,7 @@
  *   was created but did not start is removed.
  * - `exited` resolves once, after the container stopped and every output byte reached the
  *   log; the container is removed before it resolves. A container removed from outside or a
- *   broken engine connection gives `lost` (a preemption); an OOM kill gives `reason`.
+ *   broken engine connection gives `lost` (a preemption); an OOM kill gives `oom` and `reason`.
  * - The launch's token file (token-file.ts) is written before the container is created and
  *   removed once the container is gone, or when the launch fails.
  * - Exit status: the engine reports a signal death as 128+n (docker-init passes it on), which is
@@ -342,7 +342,10 @@ export class DockerRuntime implements rt.TaskRuntime {
     if (launch.container?.tokenFile) removeTokenFile(launch.container.tokenFile.hostPath);
     const killed = status === 137 && (state.killSent || oom);
     const exit: rt.TaskExit = killed ? { exitCode: null, signal: 'SIGKILL' } : { exitCode: status, signal: null };
-    if (oom) exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
+    if (oom) {
+      exit.oom = true;
+      exit.reason = `OOM killed (memory limit ${formatBytes(launch.resources.memoryBytes, { trimZero: true })})`;
+    }
     if (lost !== undefined) exit.lost = lost;
     if (usage) exit.usage = usage;
     if (writer.cut) exit.logCut = true;

@@ -17,7 +17,9 @@
  *   of its cgroup (else its group) is SIGKILLed, like a container whose init ended.
  * - `exited` resolves once, after the wrapper exited, its cgroup is empty and every output byte
  *   reached the log file. It carries the attempt's usage (usage.ts), read from its accounting
- *   cgroups once they are empty and before they are removed (else the wrapper's `times`).
+ *   cgroups once they are empty and before they are removed (else the wrapper's `times`). An
+ *   attempt that failed after the kernel's OOM killer ended one of its processes is reported as
+ *   an OOM kill (`oom`, reason `OOM killed by the kernel`; its task ends OUT_OF_MEMORY).
  * - stop() sends SIGTERM to the group and every cgroup member, SIGKILL after the grace, and
  *   resolves when `exited` did; stopping a task that already ended sends nothing.
  * - close() only stops tracking; running tasks keep running (and their `exited` still settles).
@@ -213,11 +215,14 @@ export class ProcessRuntime implements rt.TaskRuntime {
       await killLeftovers(cgroups, cgroup, pid);
       // Nothing of the attempt runs any more: the spools are drained while its usage is read
       // (counted before its cgroups go) and its cgroups are removed.
-      const [usage] = await Promise.all([
+      const [[usage, oomKills]] = await Promise.all([
         (async () => {
-          const counted = await Promise.resolve()
-            .then(async () => (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage)))
-            .catch(() => null);
+          const counted = await Promise.all([
+            Promise.resolve()
+              .then(async () => (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage)))
+              .catch(() => null),
+            meter.oomKills(clusterId, name).catch(() => null),
+          ]);
           await Promise.all([
             cgroup !== null ? cgroups!.remove(cgroup) : null,
             meter.remove(clusterId, name, cgroup),
@@ -229,6 +234,7 @@ export class ProcessRuntime implements rt.TaskRuntime {
       state.done = true;
       if (this.live.get(pid) === task) this.live.delete(pid);
       const exit: rt.TaskExit = { exitCode: code, signal };
+      markOomKill(exit, oomKills);
       if (usage) exit.usage = usage;
       if (pump.cut) exit.logCut = true;
       if (pump.error) exit.logError = pump.error;
@@ -303,10 +309,12 @@ export class ProcessRuntime implements rt.TaskRuntime {
       else await reclaimProcesses(clusterId, [], 0, { only: record.key });
       // The counters survive in the attempt's cgroups until they are removed here.
       const usage = (await meter.read(clusterId, name)) ?? (await readTimesFile(files.usage));
+      const oomKills = await meter.oomKills(clusterId, name).catch(() => null);
       if (cgroups) await cgroups.remove(dir!);
       await meter.remove(clusterId, name, dir);
       await SpoolPump.drainLeftovers(files, record.logPath, this.now);
       const exit: rt.TaskExit = { exitCode: code, signal: null };
+      markOomKill(exit, oomKills);
       if (usage) exit.usage = usage;
       out.push({ key: record.key, exit });
     }
@@ -383,4 +391,12 @@ async function killLeftovers(cgroups: TaskCgroups | null, cgroup: string | null,
     }
   }
   signalGroup(pid, 'SIGKILL');
+}
+
+/** A failed attempt after `oomKills` OOM kills of its processes (see the header) is reported as an OOM kill. */
+export function markOomKill(exit: rt.TaskExit, oomKills: number | null): void {
+  const failed = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0);
+  if (!failed || oomKills === null || oomKills === 0) return;
+  exit.oom = true;
+  exit.reason = 'OOM killed by the kernel';
 }

@@ -10,6 +10,10 @@
  *   the memory controller (`memory.peak`, Linux 5.19+; iris enables `+memory` below its own
  *   directory). Both count what the kernel charges to the attempt: resident memory plus the page
  *   cache it brought in.
+ * - memory kills: the same memory cgroup's count of processes the kernel's OOM killer ended
+ *   (v1 `memory.oom_control`, v2 `memory.events`, key `oom_kill`): it counts every OOM kill of the
+ *   attempt's processes, the machine's own as well as one under a limit above the attempt (the
+ *   process runtime sets no memory limit of its own: a task's memory request places it only).
  * Attempt cgroups sit at `<hierarchy>/iris/<clusterId>/<attempt>` (cgroup-fs.ts), like the cgroup
  *   that stops the attempt (cgroup.ts); when that one is in the same hierarchy it is the same
  *   directory. The wrapper joins every one of them before the task starts.
@@ -181,6 +185,14 @@ export class UsageMeter {
     ]);
     if (cpuSeconds === null) return null;
     return { cpuSeconds, peakMemoryBytes };
+  }
+
+  /** How many of the attempt's processes the kernel's OOM killer ended (null: unknown); read before remove(). */
+  async oomKills(clusterId: string, name: string): Promise<number | null> {
+    const memory = this.memory;
+    if (!memory) return null;
+    const file = memory.kind === 'v1' ? 'memory.oom_control' : 'memory.events';
+    return readCounter(join(this.dir(memory, clusterId, name), file), 'oom_kill');
   }
 
   /** Removes the attempt's accounting cgroups (their processes are gone). `keep` is removed by its owner. */

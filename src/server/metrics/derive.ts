@@ -30,6 +30,8 @@ export function failureCause(job: Pick<Job, 'state' | 'cause'>): FailureCause | 
   if (job.cause?.kind === 'dependency_failure') return 'dependency_failure';
   switch (job.state) {
     case 'FAILED':
+    case 'TIMEOUT':
+    case 'OUT_OF_MEMORY':
       return 'task_failed';
     case 'UNSCHEDULABLE':
       return 'unschedulable';

@@ -95,7 +95,7 @@ describe('attempt supervisor', () => {
     expect(h.runtime.running().map((k) => k.attempt)).toEqual([1]);
   });
 
-  it('stops an attempt that runs past its time limit and records a timeout', async () => {
+  it('stops an attempt past its time limit: the attempt FAILED (time-limit), its task and job TIMEOUT', async () => {
     h = harness();
     const { store, controller, timers, until } = h;
     store.submit(spec('/t', { command: LONG, timeoutMs: 60_000 }));
@@ -106,7 +106,8 @@ describe('attempt supervisor', () => {
     expect(store.task('/t/task-0')!.state).toBe('RUNNING');
     timers.advance(1);
     expect(await (await running).exited).toEqual({ exitCode: null, signal: 'SIGTERM' });
-    await until(() => store.job('/t')!.state === 'FAILED');
+    await until(() => store.job('/t')!.state === 'TIMEOUT');
+    expect(store.task('/t/task-0')!.state).toBe('TIMEOUT');
     expect(states(h, '/t/task-0')).toEqual([['FAILED', 'time-limit']]);
   });
 

@@ -1,8 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IrisError } from '../../../src/model/errors.js';
 import {
+  FAILURE_STATES,
   JOB_STATES,
   TASK_STATES,
+  isFailureState,
+  isFinalJobState,
+  isFinalTaskState,
+  parseJobStates,
   TASK_TRANSITIONS,
   JOB_TRANSITIONS,
   type JobState,
@@ -91,21 +97,90 @@ describe('transition guards', () => {
 
 describe('classifyOutcome', () => {
   it.each([
-    [{ kind: 'exited', exitCode: 0 } as const, 'succeeded', 'SUCCEEDED', 0, null],
-    [{ kind: 'exited', exitCode: 3 } as const, 'failed', 'FAILED', 3, 'exit 3'],
-    [{ kind: 'exited', exitCode: 137, signal: 'SIGKILL' } as const, 'failed', 'FAILED', 137, 'killed by SIGKILL'],
-    [{ kind: 'timeout' } as const, 'failed', 'FAILED', null, 'time-limit'],
+    [{ kind: 'exited', exitCode: 0 } as const, 'succeeded', null, 'SUCCEEDED', 0, null],
+    [{ kind: 'exited', exitCode: 3 } as const, 'failed', 'FAILED', 'FAILED', 3, 'exit 3'],
+    [
+      { kind: 'exited', exitCode: 137, signal: 'SIGKILL' } as const,
+      'failed',
+      'FAILED',
+      'FAILED',
+      137,
+      'killed by SIGKILL',
+    ],
+    [
+      {
+        kind: 'exited',
+        exitCode: 137,
+        signal: 'SIGKILL',
+        reason: 'OOM killed (memory limit 8MiB)',
+        oom: true,
+      } as const,
+      'failed',
+      'OUT_OF_MEMORY',
+      'FAILED',
+      137,
+      'OOM killed (memory limit 8MiB) (exit 137)',
+    ],
+    [{ kind: 'timeout' } as const, 'failed', 'TIMEOUT', 'FAILED', null, 'time-limit'],
     [
       { kind: 'launch_failed', reason: 'no such file' } as const,
       'failed',
       'FAILED',
+      'FAILED',
       null,
       'launch failed: no such file',
     ],
-    [{ kind: 'preempted', reason: 'worker lost' } as const, 'preempted', 'PREEMPTED', null, 'worker lost'],
-    [{ kind: 'killed', reason: 'cancelled' } as const, 'killed', 'KILLED', null, 'cancelled'],
-  ])('%o is %s', (outcome, kind, attemptState, exitCode, reason) => {
-    expect(classifyOutcome(outcome)).toEqual({ kind, attemptState, exitCode, reason });
+    [{ kind: 'preempted', reason: 'worker lost' } as const, 'preempted', null, 'PREEMPTED', null, 'worker lost'],
+    [{ kind: 'killed', reason: 'cancelled' } as const, 'killed', 'FAILED', 'KILLED', null, 'cancelled'],
+  ])('%o is %s', (outcome, kind, failure, attemptState, exitCode, reason) => {
+    expect(classifyOutcome(outcome)).toEqual({ kind, failure, attemptState, exitCode, reason });
+  });
+});
+
+describe('the failures (FAILED, TIMEOUT, OUT_OF_MEMORY)', () => {
+  const failure = fc.constantFrom(...FAILURE_STATES);
+
+  it('are final task states that go back to PENDING only for a retry, and final job states', () => {
+    for (const state of FAILURE_STATES) {
+      expect(isFailureState(state)).toBe(true);
+      expect(isFinalTaskState(state)).toBe(true);
+      expect(TASK_TRANSITIONS[state]).toEqual(['PENDING']);
+      expect(isFinalJobState(state)).toBe(true);
+      expect(TASK_TRANSITIONS.RUNNING).toContain(state);
+      expect(JOB_TRANSITIONS.RUNNING).toContain(state);
+      expect(JOB_TRANSITIONS.PENDING).toContain(state);
+    }
+    for (const state of ['SUCCEEDED', 'KILLED', 'CANCELLED', 'WORKER_FAILED', 'PREEMPTED'] as const)
+      expect(isFailureState(state)).toBe(false);
+  });
+
+  it('a job that fails takes the failure of its deciding task', () => {
+    fc.assert(
+      fc.property(failure, fc.nat(3), fc.nat(3), (deciding, running, tolerance) => {
+        const t = { ...tally({ [deciding]: tolerance + 1, RUNNING: running }, tolerance + 1, tolerance) };
+        expect(deriveJobState('RUNNING', { ...t, decidingFailure: deciding })).toBe(deciding);
+      }),
+    );
+    expect(deriveJobState('RUNNING', tally({ TIMEOUT: 1 }, 1, 0))).toBe('FAILED'); // deciding task unknown
+    // A gang: the member that failed decides; its siblings are COSCHED_FAILED.
+    const gang = { ...tally({ OUT_OF_MEMORY: 1, COSCHED_FAILED: 3 }, 1, 0), decidingFailure: 'OUT_OF_MEMORY' as const };
+    expect(deriveJobState('RUNNING', gang)).toBe('OUT_OF_MEMORY');
+  });
+
+  it('within the maxTaskFailures tolerance a job succeeds by its other tasks, whatever the failures were', () => {
+    fc.assert(
+      fc.property(fc.array(failure, { minLength: 1, maxLength: 4 }), fc.nat(3), (failures, ok) => {
+        const counts: Partial<Record<TaskState, number>> = { SUCCEEDED: ok };
+        for (const f of failures) counts[f] = (counts[f] ?? 0) + 1;
+        const t = tally(counts, failures.length, failures.length);
+        expect(deriveJobState('RUNNING', { ...t, decidingFailure: failures[0]! })).toBe('SUCCEEDED');
+      }),
+    );
+  });
+
+  it('a stored job state reads back as one: the states parse from --state, any case', () => {
+    expect(parseJobStates(['timeout,out-of-memory'])).toEqual(['TIMEOUT', 'OUT_OF_MEMORY']);
+    expect(JOB_STATES).toEqual(expect.arrayContaining(['TIMEOUT', 'OUT_OF_MEMORY']));
   });
 });
 

@@ -49,6 +49,19 @@ describe('a merged batch', () => {
     expect(store.attempt('/c/task-0', 0)!.reason).not.toMatch(/merged children/);
   });
 
+  it('a lead stopped by its time limit or killed for memory fails its members the same way', () => {
+    for (const [outcome, state] of [
+      [{ kind: 'timeout' }, 'TIMEOUT'],
+      [{ kind: 'exited', exitCode: 137, signal: 'SIGKILL', reason: 'OOM killed', oom: true }, 'OUT_OF_MEMORY'],
+    ] as const) {
+      const { store } = memStore();
+      batch(store);
+      store.finishAttempt('/a/task-0', 0, outcome);
+      for (const id of TASKS) expect(store.task(id)!.state).toBe(state);
+      for (const name of ['/a', '/b', '/c']) expect(store.job(name)!.state).toBe(state);
+    }
+  });
+
   it('cancelling a member detaches it only: the attempt goes on and the others succeed', () => {
     const { store } = memStore();
     batch(store);
