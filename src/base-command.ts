@@ -19,11 +19,13 @@ import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 import type { ReadClient } from './client/types.js';
+import type { SubmitRequest } from './api/types.js';
 import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
 import { escapeControl } from './ui/format.js';
 import { LogOutput } from './ui/logs.js';
+import { flagParseRefusal } from './ui/flag-values.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
@@ -99,10 +101,21 @@ export abstract class BaseCommand extends Command {
     return offline;
   }
 
-  /** A client for the running cluster, starting a detached local one first when none answers. */
-  protected async clusterClient(): Promise<ConnectedClient> {
-    this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message));
+  /**
+   * A client for the running cluster, starting a detached local one first when none answers. With
+   * `submission`, a cluster is started only for a request one started now would take
+   * (server/preflight.ts): a refused one starts nothing.
+   */
+  protected async clusterClient(submission?: SubmitRequest): Promise<ConnectedClient> {
+    const beforeStart = submission && (() => this.preflight(submission));
+    this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message), beforeStart);
     return this.connected;
+  }
+
+  /** What a cluster started now would answer to `request` (its refusal thrown); loaded only when none answers. */
+  private async preflight(request: SubmitRequest): Promise<void> {
+    const { preflightSubmit } = await import('./server/preflight.js');
+    await preflightSubmit(request, { home: resolveHome(this.env), env: this.env, cwd: process.cwd() });
   }
 
   /**
@@ -199,6 +212,8 @@ export abstract class BaseCommand extends Command {
       const usage = [this.config.bin, this.id ? toConfiguredId(this.id, this.config) : '', '--help']
         .filter(Boolean)
         .join(' ');
+      const value = flagParseRefusal(message, `see \`${usage}\``);
+      if (value) return this.fail('invalid_argument', value.message, value.hint, EXIT.usage);
       return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
     }
     if (this.jsonEnabled()) {

@@ -51,13 +51,13 @@ export default class Submit extends BaseCommand {
       return response;
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
-    const client = await this.clusterClient();
+    const client = await submit.withFlagNames(() => this.clusterClient(request), request);
     if (flags['dry-run']) {
-      const estimate = await submit.withFlagNames(() => client.estimate(request));
+      const estimate = await submit.withFlagNames(() => client.estimate(request), request);
       this.log(renderEstimate(estimate));
       return estimate;
     }
-    const response = await submit.withFlagNames(() => client.submit(request));
+    const response = await submit.withFlagNames(() => client.submit(request), request);
     // stdout is the name alone (scripts capture it); the run id goes to stderr.
     this.log(response.name);
     this.logToStderr(`submitted ${response.name} (run ${response.run})`);
