@@ -1,6 +1,7 @@
 /**
  * The text of `iris prune`: one summary line (what was pruned, or with --dry-run would be, older
- * than the age given as it was typed, and the log bytes freed), then a table of the runs (`NAME@RUN`, state, how long ago they ended).
+ * than the age given as it was typed, and the log bytes freed), then a table of the runs
+ * (`NAME@RUN`, state, how long ago they ended).
  */
 import type { PruneResponse } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
