@@ -20,6 +20,10 @@ import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 import type { ReadClient } from './client/types.js';
 import type { SubmitRequest } from './api/types.js';
+import type { PipelineRequest } from './api/pipeline-request.js';
+
+/** A submission a cluster about to be started for it would have to take (BaseCommand.clusterClient). */
+export type Submission = { job: SubmitRequest } | { pipeline: PipelineRequest };
 import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
@@ -106,16 +110,18 @@ export abstract class BaseCommand extends Command {
    * `submission`, a cluster is started only for a request one started now would take
    * (server/preflight.ts): a refused one starts nothing.
    */
-  protected async clusterClient(submission?: SubmitRequest): Promise<ConnectedClient> {
+  protected async clusterClient(submission?: Submission): Promise<ConnectedClient> {
     const beforeStart = submission && (() => this.preflight(submission));
     this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message), beforeStart);
     return this.connected;
   }
 
-  /** What a cluster started now would answer to `request` (its refusal thrown); loaded only when none answers. */
-  private async preflight(request: SubmitRequest): Promise<void> {
-    const { preflightSubmit } = await import('./server/preflight.js');
-    await preflightSubmit(request, { home: resolveHome(this.env), env: this.env, cwd: process.cwd() });
+  /** What a cluster started now would answer to `submission` (its refusal thrown); loaded only when none answers. */
+  private async preflight(submission: Submission): Promise<void> {
+    const { preflightPipeline, preflightSubmit } = await import('./server/preflight.js');
+    const options = { home: resolveHome(this.env), env: this.env, cwd: process.cwd() };
+    if ('job' in submission) await preflightSubmit(submission.job, options);
+    else await preflightPipeline(submission.pipeline, options);
   }
 
   /**

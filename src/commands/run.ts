@@ -122,12 +122,15 @@ export default class Run extends BaseCommand {
     argv: string[],
   ): Promise<{ name: string; run: number | null; client: ConnectedClient }> {
     if (typeof flags.file === 'string') {
-      const pipeline = await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd());
-      const client = await this.clusterClient();
-      return { ...(await client.submitPipeline(pipeline)), client };
+      const file = flags.file;
+      const pipeline = await submit.pipelineFromCommandLine(file, flags, argv, process.cwd());
+      return submit.withPipelineFile(file, async () => {
+        const client = await this.clusterClient({ pipeline });
+        return { ...(await client.submitPipeline(pipeline)), client };
+      });
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
-    const client = await submit.withFlagNames(() => this.clusterClient(request), request);
+    const client = await submit.withFlagNames(() => this.clusterClient({ job: request }), request);
     return { ...(await submit.withFlagNames(() => client.submit(request), request)), client };
   }
 

@@ -44,14 +44,17 @@ export default class Submit extends BaseCommand {
   async run(): Promise<SubmitResponse | EstimateResponse | PipelineResponse> {
     const { flags, argv } = await this.parse(Submit);
     if (flags.file !== undefined) {
-      const pipeline = await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd());
-      const client = await this.clusterClient();
-      const response = await client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
+      const file = flags.file;
+      const pipeline = await submit.pipelineFromCommandLine(file, flags, argv, process.cwd());
+      const response = await submit.withPipelineFile(file, async () => {
+        const client = await this.clusterClient({ pipeline });
+        return client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
+      });
       this.log(renderPipeline(response));
       return response;
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
-    const client = await submit.withFlagNames(() => this.clusterClient(request), request);
+    const client = await submit.withFlagNames(() => this.clusterClient({ job: request }), request);
     if (flags['dry-run']) {
       const estimate = await submit.withFlagNames(() => client.estimate(request), request);
       this.log(renderEstimate(estimate));

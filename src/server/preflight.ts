@@ -1,5 +1,6 @@
 /**
- * The check before a cluster starts: when `iris submit` or `iris run` finds no cluster and would
+ * The check before a cluster starts: when `iris submit` or `iris run` (a job, or a pipeline with -f)
+ * finds no cluster and would
  * start one (client/connect.ts ensureCluster), it first asks here what a cluster started now, in
  * this directory, would answer to the submission. A refusal starts nothing.
  *
@@ -16,6 +17,8 @@ import { IrisError } from '../model/errors.js';
 import type { SubmitRequest } from '../api/types.js';
 import { parseSubmitRequest } from '../api/submit-request.js';
 import { clusterRefusal, resolveJob, type ClusterView } from '../cluster/admission/index.js';
+import { admitPipeline } from '../cluster/admission/pipeline.js';
+import { parsePipelineRequest, type PipelineRequest } from '../api/pipeline-request.js';
 import { workerView } from '../cluster/controller/snapshot.js';
 import { loadConfig } from '../config/index.js';
 import { admissionDefaults } from './admission-defaults.js';
@@ -31,9 +34,8 @@ export interface PreflightOptions {
   cwd: string;
 }
 
-/** Throws the IrisError a cluster started now would answer `body` with; resolves when it would take it. */
-export async function preflightSubmit(body: SubmitRequest, options: PreflightOptions): Promise<void> {
-  const request = parseSubmitRequest(body);
+/** What a cluster started now knows for admission (no saved job in sight): its defaults and configured workers. */
+async function startingCluster(options: PreflightOptions) {
   const config = await loadConfig({ cwd: options.cwd, env: options.env });
   const kube = config.backend.kind === 'kubernetes';
   const defaults = {
@@ -52,8 +54,25 @@ export async function preflightSubmit(body: SubmitRequest, options: PreflightOpt
     generateName: () => generateName(),
     hostPaths,
   };
+  return { kube, defaults, view };
+}
+
+/** Throws the IrisError a cluster started now would answer `body` with; resolves when it would take it. */
+export async function preflightSubmit(body: SubmitRequest, options: PreflightOptions): Promise<void> {
+  const request = parseSubmitRequest(body);
+  const { kube, defaults, view } = await startingCluster(options);
   const { spec, generated } = resolveJob(request, null, view, defaults);
+  // A kubernetes cluster's Nodes are unknown here: whether a job fits is asked once it runs.
   if (kube) return;
   const refusal = clusterRefusal(spec, view, null, generated, defaults.queues ?? null, defaults.configPlace ?? null);
   if (refusal) throw new IrisError(refusal.code, refusal.message, refusal.hint, refusal.field);
+}
+
+/** The same for a pipeline (`-f FILE`): its whole admission (cluster/admission/pipeline.ts). */
+export async function preflightPipeline(body: PipelineRequest, options: PreflightOptions): Promise<void> {
+  const request = parsePipelineRequest(body);
+  const { kube, defaults, view } = await startingCluster(options);
+  // On kubernetes no worker is known here, and admission would find that no stage fits: left to the cluster.
+  if (kube) return;
+  admitPipeline(request, null, view, defaults);
 }

@@ -414,3 +414,17 @@ export async function withFlagNames<T>(call: () => Promise<T>, request?: SubmitR
     );
   }
 }
+
+/**
+ * Runs a call that sends the pipeline of `file` (`-f`). A refusal about the file's content (a
+ * stage's field, `stages.train.memory: …`; the pipeline's name) comes back naming the file in
+ * front, as the CLI's own checks of it do (`pipeline.yaml: stages.train.memory: …`).
+ */
+export async function withPipelineFile<T>(file: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof IrisError) || !/^(stages|name)\b/.test(error.field ?? error.message)) throw error;
+    throw new IrisError(error.code, `${file}: ${error.message}`, error.hint, error.field);
+  }
+}
