@@ -11,7 +11,7 @@ export default class Submit extends BaseCommand {
   static override description =
     'The command goes after "--". With --replicas N the job becomes N tasks (/NAME/task-0 … task-{N-1}). ' +
     "Inside a running task the job becomes a child of the task's job. Starts a local cluster in the background when " +
-    'none is running.';
+    'none is running, once the job passes the checks that cluster would make (a refused job starts none).';
 
   static override examples = [
     '<%= config.bin %> submit -- python train.py',

@@ -55,7 +55,7 @@ export function flagParseRefusal(message: string, fallback: string): { message: 
   if (oneOf) {
     const [, flag, value, list] = oneOf as unknown as [string, string, string, string];
     const first = list.split(', ')[0]!;
-    return { message: `${flag} ${typedValue(value)}: not one of ${list}`, hint: `e.g. ${flag} ${first}` };
+    return { message: `${flag} ${typedValue(value)}: not one of ${list}`, hint: `e.g. ${flag} ${first}; ${fallback}` };
   }
   return null;
 }

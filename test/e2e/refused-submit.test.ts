@@ -75,7 +75,10 @@ describe('a refused submission on a default cluster (no config)', () => {
     [
       ['submit', '--priority', 'hi', '--', 'true'],
       2,
-      ['Error: --priority hi: not one of production, interactive, batch', 'Hint: e.g. --priority production'],
+      [
+        'Error: --priority hi: not one of production, interactive, batch',
+        'Hint: e.g. --priority production; see `iris submit --help`',
+      ],
     ],
   ])('%j: exit %i, names the flag, starts nothing', async (args, code, lines) => {
     const c = await cluster();

@@ -81,7 +81,7 @@ describe("flagParseRefusal: oclif's refusals of integer and one-of flags", () =>
     [
       'Expected --priority=hi to be one of: production, interactive, batch',
       '--priority hi: not one of production, interactive, batch',
-      'e.g. --priority production',
+      'e.g. --priority production; see --help',
     ],
   ])('%j', (message, shown, hint) => {
     expect(flagParseRefusal(message, 'see --help')).toEqual({ message: shown, hint });
