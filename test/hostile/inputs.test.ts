@@ -132,7 +132,8 @@ describe('inputs that are refused', () => {
     const args = ['submit', '-f', file, '--dry-run'];
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(2);
-    expect(r.stderr).toContain('Error: stages.train.cpu: invalid cpu "0x10"');
+    // The file is named too (issue 34: a pipeline file error always names the file).
+    expect(r.stderr).toContain(`Error: ${file}: stages.train.cpu: invalid cpu "0x10"`);
   });
 });
 
