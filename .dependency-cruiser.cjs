@@ -19,7 +19,8 @@
  * higher layer depends on it. The arrows that cross a layer on purpose are rules of their own,
  * each with its reason, and each is loaded only by a dynamic import: the offline reader (client ->
  * server/offline.ts), `cluster start` (commands -> server/daemon.ts), `iris config` (commands ->
- * config/effective.ts) and the Kubernetes backend.
+ * config/effective.ts), the check before a cluster is started for a submission (commands ->
+ * server/preflight.ts) and the Kubernetes backend.
  */
 const SIDE_EFFECT_BUILTINS = `^(node:)?(${[
   'fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'dns', 'tls', 'timers',
@@ -108,17 +109,18 @@ module.exports = {
     {
       name: 'commands-start-the-cluster-only',
       comment:
-        'The one server module a command reaches is server/daemon.ts (`cluster start --foreground`), ' +
-        'by a dynamic import.',
+        'The server modules a command reaches are server/daemon.ts (`cluster start --foreground`) and ' +
+        'server/preflight.ts (what a cluster about to be started would answer a submission: a refused one ' +
+        'starts none), each by a dynamic import.',
       severity: 'error',
       from: { path: COMMANDS },
-      to: { path: '^src/server/', pathNot: '^src/server/daemon\\.ts$' },
+      to: { path: '^src/server/', pathNot: '^src/server/(daemon|preflight)\\.ts$' },
     },
     {
       name: 'commands-start-the-cluster-only',
       severity: 'error',
       from: { path: COMMANDS },
-      to: { path: '^src/server/daemon\\.ts$', dynamic: false },
+      to: { path: '^src/server/(daemon|preflight)\\.ts$', dynamic: false },
     },
     {
       name: 'base-command-is-for-commands',

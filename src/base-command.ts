@@ -22,12 +22,18 @@ import { Command, Errors, toConfiguredId } from './oclif.js';
 import { EXIT, IrisError } from './model/errors.js';
 import { connect, ensureCluster, type ConnectedClient } from './client/connect.js';
 import type { ReadClient } from './client/types.js';
+import type { SubmitRequest } from './api/types.js';
+import type { PipelineRequest } from './api/pipeline-request.js';
+
+/** A submission a cluster about to be started for it would have to take (BaseCommand.clusterClient). */
+export type Submission = { job: SubmitRequest } | { pipeline: PipelineRequest };
 import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
 import { errorBody, errorLines } from './ui/error-text.js';
 import { unknownFlags } from './ui/unknown-input.js';
 import { LogOutput } from './ui/logs.js';
+import { flagParseRefusal } from './ui/flag-values.js';
 
 function isIrisError(err: unknown): err is IrisError {
   if (err instanceof IrisError) return true;
@@ -91,10 +97,23 @@ export abstract class BaseCommand extends Command {
     return offline;
   }
 
-  /** A client for the running cluster, starting a detached local one first when none answers. */
-  protected async clusterClient(): Promise<ConnectedClient> {
-    this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message));
+  /**
+   * A client for the running cluster, starting a detached local one first when none answers. With
+   * `submission`, a cluster is started only for a request one started now would take
+   * (server/preflight.ts): a refused one starts nothing.
+   */
+  protected async clusterClient(submission?: Submission): Promise<ConnectedClient> {
+    const beforeStart = submission && (() => this.preflight(submission));
+    this.connected = await ensureCluster(this.env, (message) => this.logToStderr(message), beforeStart);
     return this.connected;
+  }
+
+  /** What a cluster started now would answer to `submission` (its refusal thrown); loaded only when none answers. */
+  private async preflight(submission: Submission): Promise<void> {
+    const { preflightPipeline, preflightSubmit } = await import('./server/preflight.js');
+    const options = { home: resolveHome(this.env), env: this.env, cwd: process.cwd() };
+    if ('job' in submission) await preflightSubmit(submission.job, options);
+    else await preflightPipeline(submission.pipeline, options);
   }
 
   /**
@@ -211,6 +230,8 @@ export abstract class BaseCommand extends Command {
         .replace(/^The following errors? occurred:\n\s*/, '')
         .replace(/^Parsing (--\S+)\s*\n\t/, '$1: ')
         .replace(/\nSee more help with --help$/, '');
+      const value = flagParseRefusal(message, `see \`${usage}\``);
+      if (value) return this.fail('invalid_argument', value.message, value.hint, EXIT.usage);
       return this.fail('invalid_argument', message, `see \`${usage}\``, EXIT.usage);
     }
     if (this.jsonEnabled()) {

@@ -3,14 +3,26 @@ import type { LogQuery } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { parseJobRef, taskName } from '../model/names.js';
 import { parseSince } from '../model/since.js';
+import { IrisError } from '../model/errors.js';
 import { formatLogBatch, formatLogBatchJson } from '../ui/logs.js';
 
-function labelTarget(given: string): string {
+/**
+ * The target as typed, checked before anything is asked (an error names what the user typed, with
+ * the forms `iris logs` takes); its lines are labelled relative to the job or task it names, without
+ * its `@RUN`.
+ */
+function logTarget(typed: string): { label: string } {
   try {
-    const ref = parseJobRef(given);
-    return ref.task === null ? ref.job : taskName(ref.job, ref.task);
-  } catch {
-    return given; // the cluster refuses it with the reason
+    const ref = parseJobRef(typed);
+    return { label: ref.task === null ? ref.job : taskName(ref.job, ref.task) };
+  } catch (error) {
+    if (!(error instanceof IrisError)) throw error;
+    throw new IrisError(
+      error.code,
+      error.message,
+      'give a job (train, train/eval), a task (train/task-0) or a run of either (train@3, train@3/task-0); ' +
+        'list the runs of a name with `iris history NAME`',
+    );
   }
 }
 
@@ -61,8 +73,7 @@ export default class Logs extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Logs);
     const given = args.target.startsWith('/') ? args.target : '/' + args.target;
-    // Lines are labelled relative to the job or task named, without its `@RUN`.
-    const target = given.includes('@') ? labelTarget(given) : given;
+    const target = logTarget(args.target).label;
     const query: LogQuery = { target: given, follow: flags.follow };
     if (flags.run !== undefined) query.run = flags.run;
     if (flags.tail !== undefined) query.tail = flags.tail;

@@ -39,7 +39,7 @@ export default class Prune extends BaseCommand {
       ...(flags['older-than'] === undefined ? {} : { olderThan: flags['older-than'] }),
       dryRun: flags['dry-run'],
     });
-    this.log(renderPrune(result, this.now()));
+    this.log(renderPrune(result, this.now(), flags['older-than']));
     return result;
   }
 }

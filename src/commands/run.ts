@@ -14,6 +14,7 @@ import { Flags } from '../oclif.js';
 import { inTask } from '../client/task-token.js';
 import type { JobDetail, LogBatch } from '../api/types.js';
 import type { IrisClient } from '../client/types.js';
+import type { ConnectedClient } from '../client/connect.js';
 import { BaseCommand } from '../base-command.js';
 import { EXIT } from '../model/errors.js';
 import { escapeControl, formatReason } from '../ui/format.js';
@@ -68,8 +69,7 @@ export default class Run extends BaseCommand {
   async run(): Promise<JobDetail> {
     const { flags, argv } = await this.parse(Run);
     const stream = flags.stream ?? !this.insideTask();
-    const client = await this.clusterClient();
-    const { name, run } = await this.submitOne(client, flags, argv as string[]);
+    const { name, run, client } = await this.submitOne(flags, argv as string[]);
     this.logToStderr(`submitted ${name} (run ${run})`);
 
     const abort = new AbortController();
@@ -113,17 +113,25 @@ export default class Run extends BaseCommand {
     }
   }
 
-  /** Submits the job, or with -f the pipeline (its root job is then followed). */
+  /**
+   * Submits the job, or with -f the pipeline (its root job is then followed), to the cluster it
+   * returns: the running one, else one started for a request it would take (BaseCommand.clusterClient).
+   */
   private async submitOne(
-    client: IrisClient,
     flags: Record<string, unknown>,
     argv: string[],
-  ): Promise<{ name: string; run: number | null }> {
+  ): Promise<{ name: string; run: number | null; client: ConnectedClient }> {
     if (typeof flags.file === 'string') {
-      return client.submitPipeline(await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd()));
+      const file = flags.file;
+      const pipeline = await submit.pipelineFromCommandLine(file, flags, argv, process.cwd());
+      return submit.withPipelineFile(file, async () => {
+        const client = await this.clusterClient({ pipeline });
+        return { ...(await client.submitPipeline(pipeline)), client };
+      });
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
-    return submit.withFlagNames(() => client.submit(request));
+    const client = await submit.withFlagNames(() => this.clusterClient({ job: request }), request);
+    return { ...(await submit.withFlagNames(() => client.submit(request), request)), client };
   }
 
   /**

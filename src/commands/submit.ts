@@ -11,7 +11,7 @@ export default class Submit extends BaseCommand {
   static override description =
     'The command goes after "--". With --replicas N the job becomes N tasks (/NAME/task-0 … task-{N-1}). ' +
     "Inside a running task the job becomes a child of the task's job. Starts a local cluster in the background when " +
-    'none is running.';
+    'none is running, once the job passes the checks that cluster would make (a refused job starts none).';
 
   static override examples = [
     '<%= config.bin %> submit -- python train.py',
@@ -44,20 +44,23 @@ export default class Submit extends BaseCommand {
   async run(): Promise<SubmitResponse | EstimateResponse | PipelineResponse> {
     const { flags, argv } = await this.parse(Submit);
     if (flags.file !== undefined) {
-      const pipeline = await submit.pipelineFromCommandLine(flags.file, flags, argv, process.cwd());
-      const client = await this.clusterClient();
-      const response = await client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
+      const file = flags.file;
+      const pipeline = await submit.pipelineFromCommandLine(file, flags, argv, process.cwd());
+      const response = await submit.withPipelineFile(file, async () => {
+        const client = await this.clusterClient({ pipeline });
+        return client.submitPipeline({ ...pipeline, ...(flags['dry-run'] ? { dryRun: true } : {}) });
+      });
       this.log(renderPipeline(response));
       return response;
     }
     const request = submit.requestFromCommandLine(flags, this.argv, argv, { cwd: process.cwd(), env: this.env });
-    const client = await this.clusterClient();
+    const client = await submit.withFlagNames(() => this.clusterClient({ job: request }), request);
     if (flags['dry-run']) {
-      const estimate = await submit.withFlagNames(() => client.estimate(request));
+      const estimate = await submit.withFlagNames(() => client.estimate(request), request);
       this.log(renderEstimate(estimate));
       return estimate;
     }
-    const response = await submit.withFlagNames(() => client.submit(request));
+    const response = await submit.withFlagNames(() => client.submit(request), request);
     // stdout is the name alone (scripts capture it); the run id goes to stderr.
     this.log(response.name);
     this.logToStderr(`submitted ${response.name} (run ${response.run})`);

@@ -79,16 +79,18 @@ export default class Wait extends BaseCommand {
       );
     }
     const ended = answer.jobs.filter((job) => isFinalJobState(job.state));
-    const failed = ended.filter((job) => job.state !== 'SUCCEEDED');
-    if (failed.length > 0)
-      return this.failWith(answer, `${failed.map((job) => `${job.name} ${job.state}`).join(', ')}`, EXIT.jobFailed);
+    // The lines above (or the JSON) already say which job did not succeed: the exit code is all that is added.
+    if (ended.some((job) => job.state !== 'SUCCEEDED')) return this.failWith(answer, null, EXIT.jobFailed);
     return answer;
   }
 
-  /** Print the jobs (--json) and a line on stderr, then exit with `code`. */
-  private failWith(answer: WaitResponse, message: string, code: number): never {
+  /**
+   * Print the jobs (--json) and `message`, what the jobs' lines do not say (a timeout), on stderr; then exit
+   * with `code`. The result itself is printed once, on stdout.
+   */
+  private failWith(answer: WaitResponse, message: string | null, code: number): never {
     if (this.jsonEnabled()) this.logJson(answer);
-    process.stderr.write(`${message}\n`);
+    if (message !== null) process.stderr.write(`${message}\n`);
     return this.exit(code);
   }
 }

@@ -13,8 +13,8 @@
  *   `stages.eval.command[2]: ${stages.trian.result.x}: stage "trian" is not in needs (needs: train)`).
  * - When the stage becomes ready: a referenced stage that has not SUCCEEDED keeps it waiting
  *   (`stage_reference_pending: stage train is RUNNING`); a stage that SUCCEEDED without the value
- *   fails it (`stage_reference_pending: stage train succeeded without result checkpoint`), as do
- *   tasks that disagree on a stage-wide value.
+ *   fails it for good (`stage_reference_failed: stage train succeeded without result checkpoint`),
+ *   as do tasks that disagree on a stage-wide value and a stage that ended otherwise.
  */
 import { invalid } from './errors.js';
 import { NAME_COMPONENT_CHARS, STAGE_NAME_CHARS } from './names.js';
@@ -58,26 +58,40 @@ export function findStageRefs(text: string, field = 'value'): StageRef[] {
   return refs;
 }
 
-/** The texts a stage's references may appear in, with their paths (`command[2]`, `env.CKPT`, `image`). */
-export function refFields(parts: {
-  command: readonly string[];
-  env?: Readonly<Record<string, string>> | null;
-  image?: string | null;
-}): Array<[string, string]> {
-  const out: Array<[string, string]> = parts.command.map((arg, i) => [`command[${i}]`, arg]);
+/**
+ * The texts a stage's references may appear in, with their paths (`command[2]`, `env.CKPT`, `image`).
+ * `script`: the command was written as one string, run as `sh -c SCRIPT`: the script's path is `command`,
+ * as it was written, not the `command[2]` of the argv it became.
+ */
+export function refFields(
+  parts: {
+    command: readonly string[];
+    env?: Readonly<Record<string, string>> | null;
+    image?: string | null;
+  },
+  script = false,
+): Array<[string, string]> {
+  const out: Array<[string, string]> = parts.command.map((arg, i) => [
+    script && i === 2 ? 'command' : `command[${i}]`,
+    arg,
+  ]);
   for (const [key, value] of Object.entries(parts.env ?? {})) out.push([`env.${key}`, value]);
   if (typeof parts.image === 'string') out.push(['image', parts.image]);
   return out;
 }
 
-/** Refuses (invalid_argument, path-precise under `stages.STAGE.`) a reference to a stage not in `needs`. */
+/**
+ * Refuses (invalid_argument, path-precise under `stages.STAGE.`) a reference to a stage not in `needs`;
+ * `script` as for refFields.
+ */
 export function checkStageRefs(
   stage: string,
   parts: Parameters<typeof refFields>[0],
   needs: readonly string[],
+  script = false,
 ): StageRef[] {
   const all: StageRef[] = [];
-  for (const [field, text] of refFields(parts)) {
+  for (const [field, text] of refFields(parts, script)) {
     for (const ref of findStageRefs(text, `stages.${stage}.${field}`)) {
       if (!needs.includes(ref.stage)) {
         throw invalid(
@@ -103,14 +117,17 @@ export type RefValue =
   | { kind: 'pending'; reason: string }
   | { kind: 'never'; reason: string };
 
+/** The reason of a stage waiting on a reference whose stage has not ended (it is not a failure). */
 export const REF_REASON = 'stage_reference_pending';
+/** The reason of a stage failed for good by a reference that can never be resolved (never called pending). */
+export const REF_FAILED_REASON = 'stage_reference_failed';
 
 /** The value of one reference, given its stage's results (undefined: the stage is not known). */
 export function refValue(ref: StageRef, stage: StageResults | undefined): RefValue {
-  if (stage === undefined) return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} is gone` };
+  if (stage === undefined) return { kind: 'never', reason: `${REF_FAILED_REASON}: stage ${ref.stage} is gone` };
   if (stage.state !== 'SUCCEEDED') {
     return isFinalJobState(stage.state)
-      ? { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} ended ${stage.state}` }
+      ? { kind: 'never', reason: `${REF_FAILED_REASON}: stage ${ref.stage} ended ${stage.state}` }
       : { kind: 'pending', reason: `${REF_REASON}: stage ${ref.stage} is ${stage.state}` };
   }
   if (ref.task !== null) {
@@ -119,7 +136,7 @@ export function refValue(ref: StageRef, stage: StageResults | undefined): RefVal
       ? { kind: 'value', value }
       : {
           kind: 'never',
-          reason: `${REF_REASON}: stage ${ref.stage} task-${ref.task} succeeded without result ${ref.key}`,
+          reason: `${REF_FAILED_REASON}: stage ${ref.stage} task-${ref.task} succeeded without result ${ref.key}`,
         };
   }
   const first = stage.tasks.get(0)?.[ref.key];
@@ -128,11 +145,11 @@ export function refValue(ref: StageRef, stage: StageResults | undefined): RefVal
   for (const results of stage.tasks.values()) if (results[ref.key] !== undefined) values.add(results[ref.key]!);
   if (values.size === 1) return { kind: 'value', value: [...values][0]! };
   if (values.size === 0)
-    return { kind: 'never', reason: `${REF_REASON}: stage ${ref.stage} succeeded without result ${ref.key}` };
+    return { kind: 'never', reason: `${REF_FAILED_REASON}: stage ${ref.stage} succeeded without result ${ref.key}` };
   return {
     kind: 'never',
     reason:
-      `${REF_REASON}: stage ${ref.stage}'s tasks published different values of ${ref.key}; name one task: ` +
+      `${REF_FAILED_REASON}: stage ${ref.stage}'s tasks published different values of ${ref.key}; name one task: ` +
       `\${stages.${ref.stage}.task-N.result.${ref.key}}`,
   };
 }

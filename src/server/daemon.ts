@@ -36,18 +36,17 @@ import { socketPathFor, taskSocketPathFor } from '../api/address.js';
 import { prepareStateDir } from '../api/state-dir.js';
 import { writeCliShim } from './cli-shim.js';
 import { loadConfig, type IrisConfig } from '../config/index.js';
-import { queueCatalog } from '../config/schema/queues.js';
 import { IrisError } from '../model/errors.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { RuntimeRouter } from '../runtime/router.js';
 import type { TaskRuntime } from '../runtime/types.js';
 import type { KubeBackend } from './kube-cluster.js';
-import { forbiddenHostPaths } from './host-paths.js';
+import { admissionDefaults } from './admission-defaults.js';
 import { namedQueueSpecs, queueOptions } from '../cluster/scheduler/queue/index.js';
 import { placementOptions } from '../cluster/scheduler/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { defaultImage, inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
+import { inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
@@ -338,21 +337,7 @@ async function serveCluster(
     ...(config.taskDoor
       ? { taskDoor: { listen: formatHostPort(config.taskDoor.listen), advertise: config.taskDoor.advertise } }
       : {}),
-    defaults: {
-      timeLimitMs: config.defaults.timeLimitMs,
-      maxPreemptions: config.defaults.maxPreemptions,
-      retryBackoffMs: config.defaults.retryBackoffMs,
-      image: defaultImage(config.runtime),
-      containerProcessChildren: config.runtime.containerProcessChildren,
-      workspace: config.runtime.workspace,
-      mounts: config.runtime.mounts,
-      ...(kube ? { hostMounts: false } : {}),
-      owner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
-      containerUser: config.runtime.containerUser,
-      forbiddenHostPaths: forbiddenHostPaths(home),
-      productionUsers: config.productionUsers,
-      queues: queueCatalog(config.queues),
-    },
+    defaults: admissionDefaults(config, home, { cwd: process.cwd(), kube: kube !== null }),
     requireContainerEngine: kube ? async () => {} : containerEngineCheck(),
     ...(kube ? {} : { requireGpuRuntime: gpuRuntimeCheck() }),
     retentionMs: config.retentionMs,

@@ -26,11 +26,11 @@
  */
 import type { ArchivedRun, ClusterStore, StoreEvent } from '../cluster/state/store.js';
 import { selectRun } from './runs.js';
+import { findTask, noSuchTask } from './task-ops.js';
 import { isWithin, parseJobName, parseTaskName, runRef, taskName } from '../model/names.js';
 import { isActiveTaskState } from '../model/states.js';
 import type { Attempt, Task } from '../model/types.js';
 import type { LogBatch, LogQuery } from '../api/types.js';
-import { notFound } from '../model/errors.js';
 import { LogSource, MAX_BLOCK, MIN_BLOCK, tailStart, type Position } from '../logs/scan.js';
 import { mergeSources } from '../logs/merge.js';
 import { attemptKey } from '../cluster/state/keys.js';
@@ -59,11 +59,7 @@ type Target = { kind: 'task'; task: string } | { kind: 'job'; job: string } | { 
 function archivedAttempts(store: ClusterStore, record: ArchivedRun, task: number | null): Attempt[] {
   if (task !== null) {
     const i = record.tasks.findIndex((t) => t.index === task);
-    if (i < 0)
-      throw notFound(
-        `unknown task ${taskName(runRef(record.job.name, record.job.run), task)}`,
-        `list its tasks with \`iris status ${runRef(record.job.name, record.job.run)}\``,
-      );
+    if (i < 0) throw noSuchTask(runRef(record.job.name, record.job.run), task, record.tasks.length);
     return record.attempts[i] ?? [];
   }
   // The run and the runs archived below it, depth-first (a loop, and no spread of a long list).
@@ -87,9 +83,7 @@ export function resolveLogTarget(store: ClusterStore, input: string, run: number
   if (selected.kind === 'archived')
     return { kind: 'archived', attempts: archivedAttempts(store, selected.record, asTask?.index ?? null) };
   if (asTask) {
-    const id = taskName(job, asTask.index);
-    if (!store.task(id)) throw notFound(`unknown task ${id}`, 'list tasks with `iris status JOB`');
-    return { kind: 'task', task: id };
+    return { kind: 'task', task: findTask(store, taskName(job, asTask.index)).task.id };
   }
   return { kind: 'job', job };
 }

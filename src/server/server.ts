@@ -114,7 +114,8 @@ export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boole
   });
 }
 
-function defaultUserName(): string {
+/** The OS user a submission through the owner socket runs for, unless it names another. */
+export function defaultUserName(): string {
   try {
     return userInfo().username;
   } catch {

@@ -1,9 +1,9 @@
 /**
- * Task-level operations (`iris status JOB/task-N`, `iris cancel JOB/task-N`): finding one task
+ * Task-level operations (`iris status JOB/task-N`, `iris cancel JOB/task-N`, `iris logs JOB/task-N`): finding one task
  * by name, with a not_found that says how many tasks the job has, and splitting a cancel's names
  * into jobs and tasks. What cancelling a task does is the lifecycle's rule (cluster/lifecycle/jobs.ts cancelTask).
  */
-import { notFound } from '../model/errors.js';
+import { notFound, type IrisError } from '../model/errors.js';
 import { parseJobName, parseTaskName } from '../model/names.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import type { Job, Task } from '../model/types.js';
@@ -16,14 +16,19 @@ export function findTask(store: ClusterStore, name: string): { job: Job; task: T
   const job = store.job(parsed.job);
   if (!job) throw notFound(`unknown job ${parsed.job}`, 'list jobs with `iris jobs`');
   const task = store.task(`${parsed.job}/task-${parsed.index}`);
-  if (!task) {
-    const n = job.spec.replicas;
-    throw notFound(
-      `job ${job.name} has no task-${parsed.index}`,
-      `it has ${n} ${n === 1 ? 'task: task-0' : `tasks: task-0 … task-${n - 1}`}; see \`iris status ${job.name}\``,
-    );
-  }
+  if (!task) throw noSuchTask(job.name, parsed.index, job.spec.replicas);
   return { job, task };
+}
+
+/**
+ * The not_found of a task index a job (`/j`, or a run `/j@2`) does not have, saying how many it has: the one
+ * wording of `iris status`, `cancel` and `logs`.
+ */
+export function noSuchTask(job: string, index: number, tasks: number): IrisError {
+  return notFound(
+    `job ${job} has no task-${index}`,
+    `it has ${tasks} ${tasks === 1 ? 'task: task-0' : `tasks: task-0 … task-${tasks - 1}`}; see \`iris status ${job}\``,
+  );
 }
 
 /** A cancel's names, canonical and without repeats, split into job names and task names. */

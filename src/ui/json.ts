@@ -6,7 +6,7 @@
  * Guarantee: an instant is printed as an ISO 8601 string in UTC (`2025-01-02T12:00:00.000Z`),
  * never as epoch milliseconds. An instant is a finite number under a key that ends in `At`
  * (`submittedAt`, `startedAt`, `finishedAt`, `registeredAt`, …) or is one of INSTANT_KEYS
- * (`time`, `start`, `now`, `reservedStart`). Durations (`timeoutMs`, `timeLimitMs`) and every
+ * (`time`, `start`, `now`, `reservedStart`, `cutoff` of `iris prune`). Durations (`timeoutMs`, `timeLimitMs`) and every
  * other number stay numbers; a `null` instant stays `null`. The HTTP API keeps epoch
  * milliseconds (docs/api.md); only what the CLI prints changes.
  * A reason the cluster wrote (a string under the key `reason`) carries its instants as data
@@ -17,7 +17,7 @@
  */
 import { renderInstants } from '../model/reason-instants.js';
 
-const INSTANT_KEYS = new Set(['time', 'start', 'now', 'reservedStart']);
+const INSTANT_KEYS = new Set(['time', 'start', 'now', 'reservedStart', 'cutoff']);
 /** The range of a JavaScript Date (±100,000,000 days around 1970). */
 const MAX_DATE_MS = 8.64e15;
 

@@ -25,6 +25,9 @@ const FORMAT_HINT = 'see docs/pipelines.md for the format';
 
 const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** The argv a one-string `command` becomes (docs/pipelines.md, "The file"). */
+const isScript = (command: unknown): command is string => typeof command === 'string';
+
 function normaliseStage(stage: unknown): unknown {
   if (stage === null || typeof stage !== 'object' || Array.isArray(stage)) return stage;
   const out: Record<string, unknown> = {};
@@ -34,7 +37,7 @@ function normaliseStage(stage: unknown): unknown {
     out.mergeKey = out.merge;
     delete out.merge;
   }
-  if (typeof out.command === 'string') out.command = ['sh', '-c', out.command];
+  if (isScript(out.command)) out.command = ['sh', '-c', out.command];
   return out;
 }
 
@@ -50,13 +53,19 @@ export function parsePipelineText(
   }
   const raw = { ...(data as Record<string, unknown>) };
   if (options.name !== undefined) raw.name = options.name;
+  // Stages whose command was written as one string: a reference in it is reported at `command`.
+  const scripts = new Set<string>();
   if (raw.stages !== null && typeof raw.stages === 'object' && !Array.isArray(raw.stages)) {
+    for (const [stage, body] of Object.entries(raw.stages))
+      if (body !== null && typeof body === 'object' && isScript((body as { command?: unknown }).command))
+        scripts.add(stage);
     raw.stages = Object.fromEntries(Object.entries(raw.stages).map(([stage, body]) => [stage, normaliseStage(body)]));
   }
   const request = parseOrThrow(PipelineRequestSchema, raw, { file });
   try {
     checkStageGraph(new Map(Object.entries(request.stages).map(([stage, body]) => [stage, body.needs ?? []])));
-    for (const [stage, body] of Object.entries(request.stages)) checkStageRefs(stage, body, body.needs ?? []);
+    for (const [stage, body] of Object.entries(request.stages))
+      checkStageRefs(stage, body, body.needs ?? [], scripts.has(stage));
   } catch (error) {
     if (error instanceof IrisError) throw new IrisError(error.code, `${file}: ${error.message}`, error.hint);
     throw error;

@@ -1,15 +1,17 @@
 /**
- * The text of `iris prune`: one summary line (what was pruned, or with --dry-run would be, and
- * the log bytes freed), then a table of the runs (`NAME@RUN`, state, how long ago they ended).
+ * The text of `iris prune`: one summary line (what was pruned, or with --dry-run would be, older
+ * than the age given as it was typed, and the log bytes freed), then a table of the runs
+ * (`NAME@RUN`, state, how long ago they ended).
  */
 import type { PruneResponse } from '../api/types.js';
 import { formatBytes } from '../model/resources.js';
 import { formatAge, formatDuration } from './format.js';
 import { renderTable } from './table.js';
 
-export function renderPrune(result: PruneResponse, now: number): string {
+/** `olderThan`: the age as the user gave it (`--older-than 2d`); absent: the cluster's own, from `result.cutoff`. */
+export function renderPrune(result: PruneResponse, now: number, olderThan?: string): string {
   const count = `${result.runs.length} run${result.runs.length === 1 ? '' : 's'}`;
-  const age = `ended more than ${formatDuration(now - result.cutoff)} ago`;
+  const age = `ended more than ${olderThan?.trim() ?? formatDuration(now - result.cutoff)} ago`;
   const freed = `${formatBytes(result.logBytes, { trimZero: true })} of logs`;
   const head =
     result.runs.length === 0

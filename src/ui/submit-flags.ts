@@ -10,6 +10,7 @@ import type { SubmitRequest } from '../api/types.js';
 import type { PipelineRequest } from '../api/pipeline-request.js';
 import { IrisError, describeValue, invalid } from '../model/errors.js';
 import { submitEnv } from './submit-env.js';
+import { exampleHint, FLAG_VALUES, typedValue } from './flag-values.js';
 
 export { parseEnvPairs } from './submit-env.js';
 
@@ -353,14 +354,52 @@ export async function pipelineFromCommandLine(
   return pipelineFromFlags(file, flags, Object.keys(submitFlags), argv as readonly string[], cwd);
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A refusal of the value of a value flag, worded after what the user typed: `--cpu "abc": not a
+ * number of cores` (from `invalid cpu "abc": expected a positive decimal number …`), `--replicas
+ * 100000: must be between 1 and 10000` (from `replicas must be between 1 and 10000, got 100000`).
+ * Null when the refusal is not about the value as typed (the flag is then put in front as it is).
+ */
+export function valueRefusal(
+  field: string,
+  message: string,
+  hint: string | undefined,
+  value: unknown,
+): { message: string; hint: string } | null {
+  const flag = FLAG_OF_FIELD[field];
+  const help = flag === undefined ? undefined : FLAG_VALUES[flag];
+  if (!help || !flag || (typeof value !== 'string' && typeof value !== 'number')) return null;
+  const quoted = typeof value === 'number' ? String(value) : describeValue(value);
+  const shown = typedValue(value);
+  const reason = new RegExp(
+    `^(?:${escapeRegExp(field)}(?::\\s*|\\s+))?(?:(invalid|unknown) ([\\w -]+?) ${escapeRegExp(quoted)}(?::\\s*|$))?` +
+      `(.*?)(?:, got ${escapeRegExp(describeValue(value, 'body'))})?$`,
+    's',
+  ).exec(message);
+  if (!reason || reason[0] === reason[3]) return null;
+  const rest = reason[3]!.trim();
+  const problem =
+    rest === '' && reason[1] === 'unknown'
+      ? `unknown ${reason[2]}`
+      : rest === '' || rest.startsWith('expected ')
+        ? `not ${help.what}`
+        : rest;
+  const example = exampleHint(flag, '');
+  const own = hint !== undefined && (problem === rest || reason[1] === 'unknown');
+  return { message: `${flag} ${shown}: ${problem}`, hint: own ? hint : example };
+}
+
 /**
  * Runs a call that sends a request built by buildSubmitRequest. An error the cluster gives about
  * one of its fields (its `field`: `timeLimit: invalid duration "5x"`, `cpu must be …`) comes back
- * naming the flag instead (`--time-limit: invalid duration "5x"`, `--cpu must be …`; a message
- * that names the value its own way gets the flag in front: `--cpu: invalid cpu "0x10": …`). Any
- * other error is passed on as it is.
+ * naming the flag instead: with `request`, a value flag's refusal names the value as typed
+ * (valueRefusal: `--time-limit "5x": not a duration`); otherwise the flag replaces the field
+ * (`--cpu must be …`), or goes in front of a message that names the value its own way
+ * (`--user: invalid user name "a/b"`). Any other error is passed on as it is.
  */
-export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
+export async function withFlagNames<T>(call: () => Promise<T>, request?: SubmitRequest): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -368,6 +407,10 @@ export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
     const flag = flagOfField(error.field);
     if (flag === null) throw error;
     const { field, message } = error;
+    const typed =
+      request && error.code === 'invalid_argument' ? (request as Record<string, unknown>)[field] : undefined;
+    const refusal = typed === undefined ? null : valueRefusal(field, message, error.hint, typed);
+    if (refusal) throw new IrisError(error.code, refusal.message, refusal.hint, field);
     const leads = message.startsWith(field) && !/^[\w.[]/.test(message.slice(field.length));
     throw new IrisError(
       error.code,
@@ -375,5 +418,19 @@ export async function withFlagNames<T>(call: () => Promise<T>): Promise<T> {
       error.hint,
       field,
     );
+  }
+}
+
+/**
+ * Runs a call that sends the pipeline of `file` (`-f`). A refusal about the file's content (a
+ * stage's field, `stages.train.memory: …`; the pipeline's name) comes back naming the file in
+ * front, as the CLI's own checks of it do (`pipeline.yaml: stages.train.memory: …`).
+ */
+export async function withPipelineFile<T>(file: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof IrisError) || !/^(stages|name)\b/.test(error.field ?? error.message)) throw error;
+    throw new IrisError(error.code, `${file}: ${error.message}`, error.hint, error.field);
   }
 }

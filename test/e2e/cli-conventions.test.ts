@@ -180,6 +180,6 @@ describe('colour, time style and log timestamps on a real cluster', () => {
     const bad = await c.iris(['logs', 'fine', '--timestamps', 'date']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^Error: .*timestamps/m);
-    expect(bad.stderr).toMatch(/^Hint: see `iris logs --help`/m);
+    expect(bad.stderr).toMatch(/^Hint: e\.g\. --timestamps time; see `iris logs --help`/m);
   });
 });

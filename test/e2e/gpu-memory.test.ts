@@ -65,10 +65,10 @@ describe('gpu memory and cost per hour', () => {
   it('bad gpu memory requests name the flag and exit 2', async () => {
     const without = await c.iris(['submit', '--gpu-memory', '40GiB', '--', 'true']);
     expect(without.code, describeRun(['submit', '--gpu-memory'], without)).toBe(2);
-    expect(without.stderr).toContain('--gpu-memory: applies only to a gpu request, got "40GiB" without one');
+    expect(without.stderr).toContain('--gpu-memory 40GiB: applies only to a gpu request, got "40GiB" without one');
     const bad = await c.iris(['submit', '--gpu', '1', '--gpu-memory', 'lots', '--', 'true']);
     expect(bad.code, describeRun(['submit', '--gpu-memory', 'lots'], bad)).toBe(2);
-    expect(bad.stderr).toContain('--gpu-memory: invalid gpu memory "lots"');
+    expect(bad.stderr).toContain('--gpu-memory lots: not a size');
   });
 
   it('iris workers shows cost per hour and GPU memory, unknown included', async () => {

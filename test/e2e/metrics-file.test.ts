@@ -67,7 +67,8 @@ describe('metrics.json', () => {
     await c.stop();
     const after = fromFile();
     // Written by the stop itself: the cluster was quiet, so no write of a change came after stopAt.
-    expect(after.updatedAt).toBeGreaterThanOrEqual(stopAt);
+    expect(after.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(after.updatedAt)).toBeGreaterThanOrEqual(stopAt);
     const final = comparable(after.metrics.flatMap((m) => m.samples));
     // The stop's own pass (if any) may add to the pass histogram; every other sample is unchanged.
     const notPass = (lines: string[]) => lines.filter((l) => !l.startsWith('iris_scheduling_pass_duration_seconds'));

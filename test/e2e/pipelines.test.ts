@@ -131,7 +131,7 @@ describe('pipelines', () => {
   );
 
   it(
-    'a stage whose referenced result never appeared fails with stage_reference_pending; a reference outside needs ' +
+    'a stage whose referenced result never appeared fails with stage_reference_failed; a reference outside needs ' +
       'is refused',
     async () => {
       file(
@@ -144,7 +144,7 @@ describe('pipelines', () => {
       const evalJob = await c.job('/noresult/eval');
       expect(evalJob).toMatchObject({
         state: 'FAILED',
-        reason: 'stage_reference_pending: stage train succeeded without result checkpoint',
+        reason: 'stage_reference_failed: stage train succeeded without result checkpoint',
       });
       expect(evalJob.taskList[0]!.attempts).toEqual([]);
 

@@ -189,9 +189,10 @@ describe('submit and run', () => {
   });
 
   it.each([
-    [['submit', '--time-limit', '5x', '--', 'true'], '--time-limit: invalid duration "5x"'],
-    [['submit', '--scheduling-timeout', 'soon', '--', 'true'], '--scheduling-timeout: invalid duration "soon"'],
-    [['submit', '--dry-run', '--time-limit', '5x', '--', 'true'], '--time-limit: invalid duration "5x"'],
+    // The flag and the value as typed (issue 34), not `--time-limit: invalid duration "5x"`.
+    [['submit', '--time-limit', '5x', '--', 'true'], '--time-limit 5x: not a duration'],
+    [['submit', '--scheduling-timeout', 'soon', '--', 'true'], '--scheduling-timeout soon: not a duration'],
+    [['submit', '--dry-run', '--time-limit', '5x', '--', 'true'], '--time-limit 5x: not a duration'],
   ])('an invalid value of %j names the flag, not the API field', async (args, message) => {
     const r = await c.iris(args);
     expect(r.code, describeRun(args, r)).toBe(2);

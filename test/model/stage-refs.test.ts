@@ -16,6 +16,17 @@ const succeeded = (tasks: Array<Record<string, string>>): StageResults => ({
 });
 
 describe('stage references', () => {
+  it('a reference in a one-string command (sh -c SCRIPT) is refused at `command`, as written', () => {
+    const parts = { command: ['sh', '-c', 'python x.py ${stages.prep.result.x}'] };
+    expect(() => checkStageRefs('train', parts, [], true)).toThrow(
+      'stages.train.command: ${stages.prep.result.x}: stage "prep" is not in needs (needs: none)',
+    );
+    expect(() => checkStageRefs('train', parts, [])).toThrow(/^stages\.train\.command\[2\]: /);
+    expect(() => checkStageRefs('train', { command: ['sh', '-c', 'echo ${stages.x'] }, [], true)).toThrow(
+      /^stages\.train\.command: malformed reference/,
+    );
+  });
+
   it('finds stage-wide and per-task references, and skips escaped ones', () => {
     expect(
       findStageRefs(
@@ -50,7 +61,7 @@ describe('stage references', () => {
     });
     expect(refValue(ref, succeeded([{}]))).toEqual({
       kind: 'never',
-      reason: 'stage_reference_pending: stage t succeeded without result k',
+      reason: 'stage_reference_failed: stage t succeeded without result k',
     });
     expect(refValue(ref, { state: 'RUNNING', tasks: new Map() })).toEqual({
       kind: 'pending',
@@ -61,7 +72,7 @@ describe('stage references', () => {
     expect(refValue(one, succeeded([{ k: 'a' }, { k: 'b' }]))).toEqual({ kind: 'value', value: 'b' });
     expect(refValue(one, succeeded([{ k: 'a' }]))).toEqual({
       kind: 'never',
-      reason: 'stage_reference_pending: stage t task-1 succeeded without result k',
+      reason: 'stage_reference_failed: stage t task-1 succeeded without result k',
     });
   });
 
@@ -82,7 +93,7 @@ describe('stage references', () => {
     });
     expect(resolveStageRefs({ command: ['${stages.train.result.nope}'], env: {}, image: null }, results)).toEqual({
       kind: 'never',
-      reason: 'stage_reference_pending: stage train succeeded without result nope',
+      reason: 'stage_reference_failed: stage train succeeded without result nope',
     });
   });
 
@@ -146,7 +157,7 @@ describe('a value is data, never code', () => {
   it('a reference that cannot resolve in a script still gives its reason', () => {
     expect(
       resolveStageRefs({ command: ['sh', '-c', 'echo ${stages.up.result.nope}'], env: {}, image: null }, results('v')),
-    ).toEqual({ kind: 'never', reason: 'stage_reference_pending: stage up succeeded without result nope' });
+    ).toEqual({ kind: 'never', reason: 'stage_reference_failed: stage up succeeded without result nope' });
   });
 
   it('the real shell prints any value verbatim and runs none of it (property)', () => {

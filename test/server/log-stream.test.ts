@@ -123,7 +123,11 @@ describe('streamLogs', () => {
     const { store } = memStore();
     await expect(all(store, { target: '/nope' })).rejects.toThrow('unknown job /nope');
     store.submit(spec('/a'));
-    await expect(all(store, { target: '/a/task-3' })).rejects.toThrow('unknown task /a/task-3');
+    // As `iris status /a/task-3` says it (server/task-ops.ts noSuchTask).
+    await expect(all(store, { target: '/a/task-3' })).rejects.toMatchObject({
+      message: 'job /a has no task-3',
+      hint: expect.stringMatching(/^it has 1 task: task-0; /),
+    });
   });
 
   it('follows appends, retries and later children, and ends with the tree', async () => {

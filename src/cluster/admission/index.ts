@@ -170,6 +170,7 @@ export function clusterRefusal(
   caller: TaskCaller | null = null,
   generated = false,
   queues: QueueCatalog | null = null,
+  configPlace: string | null = null,
 ): Refusal | null {
   const label = generated ? 'the job' : `job ${spec.name}`;
   const job = schedulerJob({ name: spec.name, depth: jobDepth(spec.name), rootSubmittedAt: 0, seq: 0, spec });
@@ -186,9 +187,10 @@ export function clusterRefusal(
           ? `${label} can never run on this cluster: ${never}`
           : `${label} can never run in queue ${spec.queue} (workers ${describeQueueWorkers(inQueue)}): ${never}`,
       hint:
-        inQueue.length === 0
+        missingDeviceHint(spec, view.workers, configPlace) ??
+        (inQueue.length === 0
           ? 'see the workers with `iris workers`'
-          : 'see the workers with `iris workers` and the queues with `iris cluster status`; pick another --queue',
+          : 'see the workers with `iris workers` and the queues with `iris cluster status`; pick another --queue'),
     };
   const holds = (view.waitingHolds?.() ?? []).filter((hold) => hold.task !== caller?.task);
   const deadlock =
@@ -244,11 +246,47 @@ export function admit(
     }
     throw error;
   }
-  const refusal = clusterRefusal(resolved.spec, view, caller, resolved.generated, defaults.queues ?? null);
+  const refusal = clusterRefusal(
+    resolved.spec,
+    view,
+    caller,
+    resolved.generated,
+    defaults.queues ?? null,
+    defaults.configPlace ?? null,
+  );
   return refusal ? { ok: false, refusal } : { ok: true, ...resolved };
 }
 
 /** A queue whose constraints no worker meets: every job of it can never run. */
 function emptyQueue(workers: ClusterView['workers'], inQueue: ReturnType<typeof queueConstraints>): string | null {
   return queueWorkers(inQueue, workers).length === 0 ? 'no worker of the cluster is in this queue' : null;
+}
+
+const READ_AT_START =
+  'declared workers replace the default `local` one, and the cluster reads them when it starts ' +
+  '(docs/configuration.md, "Workers")';
+
+/**
+ * How to get the device a job asks for when no worker of the cluster has one of its kind (or of
+ * its variant): declare it in the config file (`slices:` for TPUs, `workers:` with `gpu:` for
+ * GPUs). Null when some worker has it, or the workers are not declared in a file.
+ */
+function missingDeviceHint(spec: JobSpec, workers: ClusterView['workers'], configPlace: string | null): string | null {
+  const device = spec.resources.device;
+  if (device === null || configPlace === null) return null;
+  const variant = device.variant ?? null;
+  const has = workers.some(
+    (worker) => worker.device.type === device.type && (variant === null || worker.device.variant === variant),
+  );
+  if (has) return null;
+  if (device.type === 'tpu')
+    return (
+      `declare a TPU slice under \`slices:\` in ${configPlace}, e.g. ` +
+      `\`slices: [{ name: slice-a, tpu: ${device.variant} }]\`; ${READ_AT_START}`
+    );
+  const gpu = variant === null ? `{ count: ${device.count} }` : `{ variant: ${variant}, count: ${device.count} }`;
+  return (
+    `declare a GPU worker under \`workers:\` in ${configPlace}, e.g. ` +
+    `\`workers: [{ name: gpu-0, gpu: ${gpu} }]\`; ${READ_AT_START}`
+  );
 }

@@ -100,6 +100,12 @@ export interface AdmissionDefaults {
   productionUsers?: readonly string[];
   /** The config's `queues:` (model/queues.ts); absent or null: one queue over every worker. */
   queues?: QueueCatalog | null;
+  /**
+   * The file the cluster's workers are declared in: the config file loaded, or where a new one would go
+   * (`a new /home/u/proj/.irisrc.yaml`); a device no worker has is declared there. Absent: the workers are not
+   * declared in a file (kubernetes).
+   */
+  configPlace?: string;
 }
 
 /** The host's file system as admission may ask about it (the server answers; ./workspace.ts asks). */

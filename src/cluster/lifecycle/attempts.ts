@@ -35,6 +35,7 @@ import {
   retryAfterPreemption,
   retryBackoffMs,
   retryDetail,
+  pipelineRootReason,
   taskFailureReason,
 } from './retries.js';
 import { classifyOutcome } from './transitions.js';
@@ -338,7 +339,9 @@ function taskFailed(
     for (const s of job.tasks)
       if (s !== task) out.push({ kind: 'kill-task', task: s, state: 'COSCHED_FAILED', reason: why });
   }
-  out.push(settle(job, taskFailureReason(task.id, reason), failure));
+  // A pipeline root's task only waits on its stages: its failure is theirs, named by stage.
+  const stageFailure = pipelineRootReason(job.job, (name) => view.job(name)?.job);
+  out.push(settle(job, stageFailure ?? taskFailureReason(task.id, reason), failure));
   return out;
 }
 

@@ -5,14 +5,15 @@
  * - Met: it is released (its PENDING tasks join the queue). A pipeline stage's `${stages…}`
  *   references are resolved first (model/stage-refs.ts) and its spec takes the values; a
  *   reference that can never resolve, or an image that resolves to no image reference, fails it
- *   (`stage_reference_pending: …`); one not there yet keeps it waiting with that reason (not a retry).
+ *   for good (`stage_reference_failed: …`); one not there yet keeps it waiting (`stage_reference_pending: …`,
+ *   not a retry).
  * - Never met: it must end FAILED with reason `dependency /prep failed`, its cause
  *   `dependency_failure` naming that job (a change here; the end goes on with the cascade).
  * - Otherwise (still waiting, already released or ended, gone) nothing changes.
  */
 import { isImageReference } from '../../model/image.js';
 import { isFinalJobState } from '../../model/states.js';
-import { REF_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
+import { REF_FAILED_REASON, hasStageRefs, resolveStageRefs } from '../../model/stage-refs.js';
 import type { JobEnd } from './cascade.js';
 import type { Change, JobRecord, LifecycleView } from './changes.js';
 import { dependenciesStatus, dependencyFailureReason } from './dependencies.js';
@@ -69,7 +70,7 @@ function releaseStage(view: LifecycleView, entry: JobRecord): Settled {
   if (image !== null && image !== job.spec.image && !isImageReference(image)) {
     return {
       changes: [],
-      end: failed(entry, `${REF_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`),
+      end: failed(entry, `${REF_FAILED_REASON}: image resolved to ${JSON.stringify(image)}, not an image reference`),
     };
   }
   return {

@@ -9,7 +9,7 @@
  * - A retry waits `retryBackoffMs(failures, base, max)`: base * 2^(failures-1), capped.
  */
 import { formatDuration } from '../../model/duration.js';
-import type { JobState } from '../../model/states.js';
+import { isFinalJobState, type JobState } from '../../model/states.js';
 
 /** After a failed attempt (task.failures already incremented): another attempt, or failed for good. */
 export function retryAfterFailure(failures: number, maxRetries: number): boolean {
@@ -58,6 +58,24 @@ export function retryAfterPreemption(preemptions: number, maxPreemptions: number
 /** Reason a task's failure gives its job: `task /j/task-2 failed (exit 3)`. */
 export function taskFailureReason(taskId: string, attemptReason: string | null): string {
   return `task ${taskId} failed${attemptReason ? ` (${attemptReason})` : ''}`;
+}
+
+/**
+ * Reason a pipeline root (a job with `spec.pipeline`) that failed gives: the first of its stages,
+ * in stage order, that ended without success, with that stage's own reason (`stage prep FAILED:
+ * task /demo/prep/task-0 failed (exit 3)`); null when none did (the root's own task failed: its
+ * reason stands). `stageOf(name)` is the stage's job (state and reason), undefined when unknown.
+ */
+export function pipelineRootReason(
+  root: { name: string; spec: { pipeline?: { stages: ReadonlyArray<{ name: string }> } } },
+  stageOf: (job: string) => { state: JobState; reason: string | null } | undefined,
+): string | null {
+  for (const stage of root.spec.pipeline?.stages ?? []) {
+    const job = stageOf(`${root.name}/${stage.name}`);
+    if (job && isFinalJobState(job.state) && job.state !== 'SUCCEEDED')
+      return `stage ${stage.name} ${job.state}${job.reason ? `: ${job.reason}` : ''}`;
+  }
+  return null;
 }
 
 /** Reason the remaining tasks of a job that ended get. */

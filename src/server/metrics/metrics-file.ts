@@ -101,7 +101,7 @@ export class MetricsFileWriter {
     try {
       const content: MetricsFileContent = {
         version: 1,
-        updatedAt: this.now(),
+        updatedAt: new Date(this.now()).toISOString(),
         metrics: await this.metrics.families(),
       };
       await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });

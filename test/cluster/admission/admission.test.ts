@@ -317,6 +317,39 @@ describe('cluster checks', () => {
     expect(answer.refusal.hint).toBe('see the workers with `iris workers`');
   });
 
+  it.each([
+    [
+      { tpu: 'v5litepod-16' },
+      'declare a TPU slice under `slices:` in /p/.irisrc.yaml, e.g. `slices: [{ name: slice-a, tpu: v5litepod-16 }]`',
+    ],
+    [
+      { gpu: '2' },
+      'declare a GPU worker under `workers:` in /p/.irisrc.yaml, e.g. `workers: [{ name: gpu-0, gpu: { count: 2 } }]`',
+    ],
+    [
+      { gpu: 'H100x8' },
+      'declare a GPU worker under `workers:` in /p/.irisrc.yaml, e.g. ' +
+        '`workers: [{ name: gpu-0, gpu: { variant: H100, count: 8 } }]`',
+    ],
+  ])('a device no worker has (%j): the hint says where to declare it', (device, hint) => {
+    const answer = admit({ ...CMD, ...device }, null, view(), { ...DEFAULTS, configPlace: '/p/.irisrc.yaml' });
+    expect(answer.ok ? null : answer.refusal.code).toBe('unsatisfiable');
+    expect(answer.ok ? null : answer.refusal.hint).toMatch(
+      new RegExp(`^${hint.replace(/[[\]{}().*+?^$|]/g, '\\$&')}; `),
+    );
+  });
+
+  it('a device some worker has, or no config file to declare it in: the hint stays `iris workers`', () => {
+    const gpu: WorkerView = { ...worker('g', 8), device: { type: 'gpu', variant: 'A100', count: 1 } };
+    const tooMany = admit({ ...CMD, gpu: 'A100x4' }, null, view({ workers: [gpu] }), {
+      ...DEFAULTS,
+      configPlace: '/p/.irisrc.yaml',
+    });
+    expect(tooMany.ok ? null : tooMany.refusal.hint).toBe('see the workers with `iris workers`');
+    const noFile = admit({ ...CMD, tpu: 'v6e-8' }, null, view(), DEFAULTS);
+    expect(noFile.ok ? null : noFile.refusal.hint).toBe('see the workers with `iris workers`');
+  });
+
   it('does not name a generated job that was never created when refusing it', () => {
     const answer = admit({ ...CMD, cpu: 16 }, null, view(), DEFAULTS);
     expect(answer.ok ? null : answer.refusal.message).toMatch(/^the job can never run on this cluster: need 16 CPU/);

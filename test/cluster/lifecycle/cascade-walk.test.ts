@@ -314,7 +314,7 @@ describe('the cascade loop keeps the recursive order', () => {
     const state = (name: string) =>
       (loop.jobs as Array<{ name: string; state: string; reason: string | null }>).find((j) => j.name === name);
     expect(state('/p/b')).toMatchObject({ state: 'SUCCEEDED' });
-    expect(state('/p/c')!.reason).toMatch(/^stage_reference_pending/);
+    expect(state('/p/c')!.reason).toMatch(/^stage_reference_failed/);
     expect(state('/p/e')).toMatchObject({ state: 'FAILED', reason: 'dependency /p/c failed' });
     expect(state('/p/g')).toMatchObject({ state: 'FAILED', reason: 'dependency /p/f failed' });
   });

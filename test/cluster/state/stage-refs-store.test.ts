@@ -67,7 +67,7 @@ describe('stage references in the store', () => {
     }
     expect(store.job('/p/eval')).toMatchObject({
       state: 'FAILED',
-      reason: 'stage_reference_pending: stage train succeeded without result ckpt',
+      reason: 'stage_reference_failed: stage train succeeded without result ckpt',
     });
     expect(store.attemptsOf('/p/eval/task-0')).toEqual([]);
     store.close();
@@ -80,7 +80,7 @@ describe('stage references in the store', () => {
       'NOT AN IMAGE',
       {
         state: 'FAILED',
-        reason: 'stage_reference_pending: image resolved to "registry.local/NOT AN IMAGE", not an image reference',
+        reason: 'stage_reference_failed: image resolved to "registry.local/NOT AN IMAGE", not an image reference',
       },
     ],
   ] as const)('an image reference %s', (_what, tag, expected) => {
