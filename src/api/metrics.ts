@@ -18,7 +18,7 @@ export interface MetricFamily {
 
 /** The content of `<home>/metrics/metrics.json`. */
 export interface MetricsFileContent {
-  version: 1;
+  version: 2;
   /** When the values were read, ISO 8601 in UTC (`2025-01-02T12:00:00.000Z`), as the CLI's --json prints instants. */
   updatedAt: string;
   metrics: MetricFamily[];

@@ -51,7 +51,7 @@ describe('metrics.json', () => {
     });
     expect(same).toBe(true);
     const content = fromFile();
-    expect(content.version).toBe(1);
+    expect(content.version).toBe(2);
     const samples = content.metrics.flatMap((m) => m.samples);
     expect(samples).toContainEqual({ name: 'iris_jobs', labels: { state: 'SUCCEEDED' }, value: 1 });
     expect(samples).toContainEqual({ name: 'iris_dispatches_total', labels: {}, value: 1 });

@@ -100,7 +100,7 @@ export class MetricsFileWriter {
     this.lastWrite = this.now();
     try {
       const content: MetricsFileContent = {
-        version: 1,
+        version: 2,
         updatedAt: new Date(this.now()).toISOString(),
         metrics: await this.metrics.families(),
       };
