@@ -50,7 +50,7 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
 
     const wait = await c.iris(['wait', 'slow'], { timeoutMs: 30_000 });
     expect(wait.code, describeRun(['wait', 'slow'], wait)).toBe(1);
-    expect(wait.stdout).toMatch(/^\/slow TIMEOUT: task \/slow\/task-0 failed \(time-limit\)$/m);
+    expect(wait.stdout).toMatch(/^\/slow TIMEOUT: task \/slow\/task-0 timed out \(time-limit\)$/m);
 
     const job = await c.json<JobDetail>(['status', 'slow']);
     expect(job.state).toBe('TIMEOUT');

@@ -341,7 +341,7 @@ function taskFailed(
   }
   // A pipeline root's task only waits on its stages: its failure is theirs, named by stage.
   const stageFailure = pipelineRootReason(job.job, (name) => view.job(name)?.job);
-  out.push(settle(job, stageFailure ?? taskFailureReason(task.id, reason), failure));
+  out.push(settle(job, stageFailure ?? taskFailureReason(task.id, reason, failure), failure));
   return out;
 }
 

@@ -9,7 +9,7 @@
  * - A retry waits `retryBackoffMs(failures, base, max)`: base * 2^(failures-1), capped.
  */
 import { formatDuration } from '../../model/duration.js';
-import { isFinalJobState, type JobState } from '../../model/states.js';
+import { type FailureState, isFinalJobState, type JobState } from '../../model/states.js';
 
 /** After a failed attempt (task.failures already incremented): another attempt, or failed for good. */
 export function retryAfterFailure(failures: number, maxRetries: number): boolean {
@@ -55,10 +55,21 @@ export function retryAfterPreemption(preemptions: number, maxPreemptions: number
   return preemptions <= maxPreemptions;
 }
 
-/** Reason a task's failure gives its job: `task /j/task-2 failed (exit 3)`. */
-export function taskFailureReason(taskId: string, attemptReason: string | null): string {
-  return `task ${taskId} failed${attemptReason ? ` (${attemptReason})` : ''}`;
+/** Reason a task's failure gives its job: `task /j/task-2 failed (exit 3)`, `… timed out (time-limit: …)`. */
+export function taskFailureReason(
+  taskId: string,
+  attemptReason: string | null,
+  failure: FailureState = 'FAILED',
+): string {
+  return `task ${taskId} ${FAILURE_VERB[failure]}${attemptReason ? ` (${attemptReason})` : ''}`;
 }
+
+/** How a job's reason says its deciding task ended, in the words of the task's state. */
+const FAILURE_VERB: Record<FailureState, string> = {
+  FAILED: 'failed',
+  TIMEOUT: 'timed out',
+  OUT_OF_MEMORY: 'ran out of memory',
+};
 
 /**
  * Reason a pipeline root (a job with `spec.pipeline`) that failed gives: the first of its stages,

@@ -16,19 +16,22 @@ const OOM: AttemptOutcome = {
 
 describe('TIMEOUT and OUT_OF_MEMORY', () => {
   it.each([
-    ['TIMEOUT', TIMEOUT],
-    ['OUT_OF_MEMORY', OOM],
-  ] as const)('a task that ends %s without retries left ends its job so, and its children KILLED', (state, outcome) => {
-    const { store } = memStore();
-    store.submit(spec('/j'));
-    store.submit(spec('/j/child'));
-    start(store, '/j/task-0');
-    store.finishAttempt('/j/task-0', 0, outcome);
-    expect(store.task('/j/task-0')!.state).toBe(state);
-    expect(store.job('/j')!.state).toBe(state);
-    expect(store.job('/j')!.reason).toMatch(/^task \/j\/task-0 failed \(/);
-    expect(store.job('/j/child')!.state).toBe('KILLED');
-  });
+    ['TIMEOUT', TIMEOUT, 'timed out'],
+    ['OUT_OF_MEMORY', OOM, 'ran out of memory'],
+  ] as const)(
+    'a task that ends %s without retries left ends its job so, and its children KILLED',
+    (state, outcome, words) => {
+      const { store } = memStore();
+      store.submit(spec('/j'));
+      store.submit(spec('/j/child'));
+      start(store, '/j/task-0');
+      store.finishAttempt('/j/task-0', 0, outcome);
+      expect(store.task('/j/task-0')!.state).toBe(state);
+      expect(store.job('/j')!.state).toBe(state);
+      expect(store.job('/j')!.reason).toMatch(new RegExp(`^task /j/task-0 ${words} \\(`));
+      expect(store.job('/j/child')!.state).toBe('KILLED');
+    },
+  );
 
   it('counts against --max-retries: the task is retried, then ends TIMEOUT', () => {
     const { store } = memStore();
