@@ -13,6 +13,8 @@ export interface Held {
   deviceIndices: number[];
   /** Seconds the run takes: min(run + load, time limit). */
   duration: number;
+  /** Its run (with the load) outlasts the time limit: it is stopped at `duration` and ends TIMEOUT. */
+  timedOut: boolean;
   /** The number of its attempt (the lifecycle's, state.ts). */
   attempt: number;
   /** When it started (virtual seconds). */

@@ -10,7 +10,11 @@
  * - The snapshot is kept incrementally: the jobs map, pending list, running allocations and
  *   worker views are updated per event, never rebuilt from all jobs. The pending list is kept
  *   in queue order (the scheduler's comparator), so snapshots carry `pendingOrdered`.
- * - A placed task ends at start + min(run, time limit) (the limit is enforced, as live); the
+ * - A placed task ends at start + min(run, time limit) (the limit is enforced, as live): within
+ *   its limit an exit 0, stopped by it the live `timeout` outcome (TIMEOUT, and its job TIMEOUT:
+ *   the simulator gives no retries). A job that ends stops its other running tasks at that
+ *   instant (the lifecycle's job-end stop orders, carried out at once, not as preemptions): their
+ *   capacity is free then and their completions are stale; its pending tasks leave the queue. The
  *   planner sees `endsAt = start + time limit`. With `predict`, a job without a limit of its own
  *   (SimJob.runsOf) is planned, from its submit on, with the runtime predicted from the last two
  *   ended runs of its key that were not stopped by their limit (planner/prediction.ts), and a
@@ -21,7 +25,8 @@
  *   (arrived or still to arrive) has not ended: it waits, holding its memory and devices, and
  *   with `release` (the default) not its CPU, which goes back to the pool and out of the
  *   planner's running allocations, as the live controller's snapshot does. It ends when the last
- *   job of its subtree ends. Its time limit bounds its own run only.
+ *   job of its subtree ends. Its time limit bounds its own run only: a run stopped by it ends
+ *   TIMEOUT then and does not wait.
  * - The run stops when no event is left. Jobs still there in a tree with a waiting task are
  *   reported as deadlocked (deadlock.ts), the others as never started.
  * - A scheduler that offers `withoutReasons` (every policy of createScheduler) is run without reason text, the
@@ -30,21 +35,23 @@
  * - Jobs, tasks and attempts are the cluster's model records in the simulator's state (state.ts),
  *   changed only by the lifecycle's decisions (cluster/lifecycle: assign, markRunning,
  *   attemptEnded), as in the live store: a task starts ASSIGNED then RUNNING, a run's end is an
- *   exit 0, and its job ends when the lifecycle says so; an ended job leaves the state.
+ *   exit 0 or a timeout, and its job ends when the lifecycle says so; an ended job leaves the state.
  * - Context reuse (cache.ts): a task of a job that `uses` models starts with their load time
  *   added to its run when its worker is not warm for them (the time limit still bounds it);
  *   snapshots carry `cacheHints`. A workload without `uses` creates no cache at all.
  * - With `elastic`, the live coordinator's decision is polled on the virtual clock (elastic.ts);
  *   a disabled worker takes no placements, and its disabled time is reported.
- * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends.
+ * - Pipelines (needs.ts): a root job that `needs` others arrives when the last of them ends
+ *   SUCCEEDED; one that ended otherwise skips it, by the live `--after` rule.
  * - Snapshots carry what the live one does for placement: job category/uses, worker cost per
  *   hour and the time of its last placement.
  * - With `preemption` (preemption.ts), a plan's preemptions are carried out as live, after its
  *   placements: each stopped task leaves `running` at once, but holds its capacity (its worker's
  *   and, as `stopping`, the planner's) until `grace` later, when it is released as a run's end is;
  *   its task is back in the queue at once and its next attempt runs its whole run again. Claims
- *   ride in the snapshot. A completion of an attempt that was stopped is stale and skipped. Without
- *   it nothing of this runs: running allocations carry no start, user or band, and no claims.
+ *   ride in the snapshot. A completion of an attempt that was stopped (by preemption or its job's
+ *   end) is stale and skipped. Without preemption none of its part runs: running allocations carry
+ *   no start, user or band, and no claims.
  * - With `order` other than fcfs, the ordering score of the root is put where the progress
  *   order reads the root's submit time (rootSubmittedAt), so the queue runs lowest score first,
  *   ties by task submit time and then arrival order.
@@ -248,7 +255,6 @@ class Engine {
 
   /** The next completion of an attempt still running (stale ones, of attempts stopped since, are dropped). */
   private nextCompletion(): Completion | undefined {
-    if (this.preemption === null) return this.completions.peek();
     for (;;) {
       const next = this.completions.peek();
       if (next === undefined || this.running.get(next.task)?.attempt === next.attempt) return next;
@@ -466,6 +472,7 @@ class Engine {
       allocation,
       deviceIndices: devices,
       duration,
+      timedOut: run + load > job.spec.timeLimit,
       attempt: attempt.attempt,
       start: now,
       estimate: job.estimate,
@@ -575,7 +582,9 @@ class Engine {
     this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * held.duration;
     this.cost += (held.duration * this.costPerHour.get(held.allocation.workerId)!) / 3600;
     this.freed = true;
-    if (job.spec.wait && job.openDescendants > 0) this.startWaiting(job, taskId, held);
+    // A run stopped by its limit ends TIMEOUT at once, as live (its process is gone): it does not wait.
+    if (held.timedOut) this.endTask(taskId, now, TIMED_OUT);
+    else if (job.spec.wait && job.openDescendants > 0) this.startWaiting(job, taskId, held);
     else this.endTask(taskId, now);
   }
 
@@ -589,7 +598,12 @@ class Engine {
     this.runningDirty = true;
   }
 
-  private endTask(taskId: string, now: number): void {
+  /**
+   * The run of `taskId` is over with `outcome`: it leaves `running`, and the lifecycle ends its
+   * attempt (and those merged into it); a job that ends stops its other running tasks (job-end stop
+   * orders, carried out here, not preemptions) and kills its pending ones, which leave the queue.
+   */
+  private endTask(taskId: string, now: number, outcome: AttemptOutcome = SUCCEEDED): void {
     const { allocation, deviceIndices, attempt, estimate } = this.running.get(taskId)!;
     this.running.delete(taskId);
     if (estimate) this.predictedRunning--;
@@ -601,12 +615,59 @@ class Engine {
     // The lifecycle ends the attempt (its hints, its task, its job when it was the last), and
     // those of the tasks merged into it.
     const merged = this.state.attempt(taskId, attempt)?.merged?.tasks ?? [taskId];
-    this.state.run(attemptEnded(this.state, taskId, attempt, SUCCEEDED, now), now);
-    for (const id of merged) {
-      const other = id === taskId ? job : this.active.get(this.state.task(id)?.job ?? '');
-      if (other === undefined || !this.active.has(other.spec.name)) continue;
+    const touched = new Map<ActiveJob, number>([[job, job.record.counts.PENDING]]);
+    this.touch(touched, merged);
+    this.state.run(attemptEnded(this.state, taskId, attempt, outcome, now), now);
+    this.carryOutJobEndStops(touched, now);
+    for (const [other, pendingBefore] of touched) {
+      if (!this.active.has(other.spec.name)) continue;
       other.end = Math.max(other.end, now);
-      if (isFinalJobState(other.record.job.state)) this.finishJob(other, now);
+      if (!isFinalJobState(other.record.job.state)) continue;
+      // Its pending tasks were killed with it: they leave the queue (and it the queued count).
+      const killed = pendingBefore - other.record.counts.PENDING;
+      if (killed > 0) {
+        for (let i = 0; i < killed; i++) this.pending.take();
+        this.pending.compact();
+      }
+      if (pendingBefore > 0) this.queuedJobs--;
+      this.finishJob(other, now);
+    }
+  }
+
+  /** The active jobs of the tasks `ids`, with their PENDING counts now, join `touched`. */
+  private touch(touched: Map<ActiveJob, number>, ids: readonly string[]): void {
+    for (const id of ids) {
+      const other = this.active.get(this.state.task(id)?.job ?? '');
+      if (other !== undefined && !touched.has(other)) touched.set(other, other.record.counts.PENDING);
+    }
+  }
+
+  /**
+   * The stop orders of a job that ended (lifecycle: its other live tasks are stopped): each stopped
+   * task leaves `running` and frees its capacity at once; its completion is stale from then on
+   * (nextCompletion drops it). Its run until now counts as busy time. Their jobs join `touched`.
+   */
+  private carryOutJobEndStops(touched: Map<ActiveJob, number>, now: number): void {
+    if (this.state.stops.length === 0) return;
+    for (const order of this.state.stops.splice(0)) {
+      const held = this.running.get(order.task);
+      if (held === undefined || held.attempt !== order.attempt) continue;
+      this.running.delete(order.task);
+      if (held.estimate) this.predictedRunning--;
+      this.runningDirty = true;
+      this.freed = true;
+      const { allocation, deviceIndices } = held;
+      const job = this.active.get(allocation.job)!;
+      const waiting = job.waiting.indexOf(order.task);
+      // A waiting task's run was counted when it ended; a running one's counts until now.
+      if (waiting >= 0) job.waiting.splice(waiting, 1);
+      else {
+        this.busyCpuSeconds += (allocation.cpuMillis / 1000) * (now - held.start);
+        this.cost += ((now - held.start) * this.costPerHour.get(allocation.workerId)!) / 3600;
+      }
+      this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
+      this.elastic?.taskEnded(allocation.workerId, now);
+      this.touch(touched, this.state.attempt(order.task, order.attempt)?.merged?.tasks ?? [order.task]);
     }
   }
 
@@ -620,12 +681,16 @@ class Engine {
     this.state.remove(job.spec.name);
     if (job.timeLimited) this.timeLimited++;
     else if (runtime !== null) this.history!.record(job.spec.runsOf!, runtime);
-    this.results.push(jobResult({ ...job, start: job.start! }));
+    const state = job.record.job.state;
+    this.results.push(jobResult({ ...job, start: job.start!, state }));
     this.descendantsEnded(job.parent, 1, now);
     if (!job.parent) {
-      for (const next of this.pipelines.ended(job.spec.name)) {
+      // Its pipeline stages see its end as live `--after` dependents do (needs.ts).
+      const { released, skipped } = this.pipelines.ended(job.spec.name, state);
+      for (const next of released) {
         this.arrivals.push({ time: Math.max(now, next.submit), seq: this.eventSeq++, spec: next, parent: null });
       }
+      for (const dep of skipped) this.skipTree(dep.job, dep.reason);
     }
   }
 
@@ -691,8 +756,10 @@ class Engine {
 /** How long a context-reuse hint stays fresh by default (s): the cluster's `placement.cache-ttl`. */
 export const DEFAULT_CACHE_TTL_S = DEFAULT_CACHE_TTL_MS / 1000;
 
-/** A replayed task ends by its run (or its time limit, counted in its run): it exits 0. */
+/** A replayed task whose run ends within its time limit exits 0. */
 const SUCCEEDED: AttemptOutcome = { kind: 'exited', exitCode: 0 };
+/** A replayed task whose run outlasts its time limit is stopped by it, as live: TIMEOUT. */
+const TIMED_OUT: AttemptOutcome = { kind: 'timeout' };
 
 const EMPTY_USAGE = new Map();
 const EMPTY_QUOTAS = new Map();

@@ -5,6 +5,7 @@
  */
 import type { Plan, Snapshot } from '../cluster/scheduler/types.js';
 import type { Band } from '../model/band.js';
+import type { JobState } from '../model/states.js';
 import type { OrderName } from './scores.js';
 import type { SimElasticSettings } from './elastic.js';
 import type { SimPreemptionSettings } from './preemption.js';
@@ -81,6 +82,8 @@ export interface SimJobResult {
   workers: string[];
   /** True when the task was stopped at its time limit. */
   timeLimited: boolean;
+  /** Its final state, the lifecycle's (a task stopped by its limit ends TIMEOUT, and so its job). */
+  state: JobState;
   boundedSlowdown: number;
   /** Its band, when not the default (interactive). */
   band?: Band;

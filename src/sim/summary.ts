@@ -12,6 +12,7 @@ import { boundedSlowdown } from './metrics.js';
 import { bandSummaries } from './bands.js';
 import type { SimJobResult, SimSummary } from './results.js';
 import type { SimJob } from './workload.js';
+import type { JobState } from '../model/states.js';
 
 const BSLD_THRESHOLD = 10;
 
@@ -23,6 +24,8 @@ export interface FinishedJob {
   end: number;
   workers: ReadonlySet<string>;
   timeLimited: boolean;
+  /** Its final state (the lifecycle's). */
+  state: JobState;
   preemptions: number;
   lostCpuSeconds: number;
 }
@@ -41,6 +44,7 @@ export function jobResult(job: FinishedJob): SimJobResult {
     tasks: job.spec.replicas,
     workers: [...job.workers].sort(),
     timeLimited: job.timeLimited,
+    state: job.state,
     // Response time over run time, so staggered replicas count from submit to the last end.
     boundedSlowdown: boundedSlowdown(job.end - job.submit - run, run, BSLD_THRESHOLD),
   };

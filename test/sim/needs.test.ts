@@ -22,6 +22,22 @@ describe('simulator pipelines', () => {
     expect(pipelines.held()).toEqual([]);
   });
 
+  it('judges an ended need by the live `--after` rule: a stage of a need that did not succeed never runs', () => {
+    const jobs = [job('/a'), job('/b', ['/a']), job('/c', ['/b']), job('/d', ['/a', '/x'])];
+    const failed = new Pipelines(jobs);
+    const out = failed.ended('/a', 'TIMEOUT');
+    expect(out.released).toEqual([]);
+    expect(out.skipped.map((s) => [s.job.name, s.reason])).toEqual([
+      ['/b', 'dependency /a ended TIMEOUT'],
+      ['/c', 'dependency /b failed'],
+      ['/d', 'dependency /a ended TIMEOUT'],
+    ]);
+    expect(failed.held()).toEqual([]);
+    const ok = new Pipelines(jobs);
+    expect(ok.ended('/a', 'SUCCEEDED')).toEqual({ released: [jobs[1]], skipped: [] });
+    expect(ok.held().map((h) => h.name)).toEqual(['/c', '/d']);
+  });
+
   it('skips a chain of 100,000 needs', () => {
     const n = 100_000;
     const jobs = Array.from({ length: n }, (_, i) => job(`/j${i}`, i === 0 ? [] : [`/j${i - 1}`]));
