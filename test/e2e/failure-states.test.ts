@@ -127,6 +127,24 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     60_000,
   );
 
+  it("iris's note of a time-limit stop comes before what the task prints on its way out, times running forward", async () => {
+    const script = 'trap "echo bye; exit 1" TERM; echo up; while :; do sleep 0.1; done';
+    await c.submit(['--name', 'bye', '--cpu', '0.5', '--time-limit', '1s'], ['sh', '-c', script]);
+    expect((await c.iris(['wait', 'bye'], { timeoutMs: 30_000 })).code).toBe(1);
+    // One stream, in the log's order (the note is on stderr, the task's `bye` on stdout).
+    const logs = await c.iris(['logs', 'bye', '--json']);
+    const lines = logs.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { time: string; text: string });
+    const note = lines.findIndex((l) => l.text.startsWith('iris: stopping attempt (time-limit'));
+    const bye = lines.findIndex((l) => l.text === 'bye');
+    expect(note, logs.stdout).toBeGreaterThan(0);
+    expect(bye, logs.stdout).toBeGreaterThan(note);
+    const times = lines.map((l) => l.time);
+    expect(times, logs.stdout).toEqual([...times].sort());
+  }, 60_000);
+
   it('the states survive a restart: read offline from state.db, then by the restarted cluster', async () => {
     const stop = await c.iris(['cluster', 'stop'], { timeoutMs: 30_000 });
     expect(stop.code, describeRun(['cluster', 'stop'], stop)).toBe(0);

@@ -268,10 +268,13 @@ export class AttemptSupervisor {
   private stopEntry(entry: ActiveAttempt, note: string | null, graceMs = this.o.stopGraceMs): void {
     entry.cancelTimer?.();
     entry.cancelTimer = null;
-    if (!entry.handle) return; // stopped as soon as its launch completes
-    if (note) this.note(entry, note);
-    this.o.runtime
-      .stop(entry.handle, graceMs)
+    const handle = entry.handle;
+    if (!handle) return; // stopped as soon as its launch completes
+    // The note is in the log before the signal is sent, so what the task prints on its way out
+    // comes after it (and the log's times run forward).
+    const noted = note ? this.note(entry, note) : Promise.resolve();
+    void noted
+      .then(() => this.o.runtime.stop(handle, graceMs))
       .catch((error) => this.o.log(`stop failed for ${entry.identity.task}: ${String(error)}`));
   }
 
@@ -289,8 +292,10 @@ export class AttemptSupervisor {
   }
 
   /** iris's own line in the attempt's log (best effort: a failed write must not stop the loop). */
-  private note(entry: ActiveAttempt, text: string): void {
-    noteInLog(entry.launch, text, this.o.now()).catch((error) => this.o.log(`cannot write log note: ${String(error)}`));
+  private note(entry: ActiveAttempt, text: string): Promise<void> {
+    return noteInLog(entry.launch, text, this.o.now()).catch((error) =>
+      this.o.log(`cannot write log note: ${String(error)}`),
+    );
   }
 
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {

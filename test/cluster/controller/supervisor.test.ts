@@ -92,6 +92,8 @@ describe('attempt supervisor', () => {
       ['PREEMPTED', `worker ${first} drained`],
       ['RUNNING', null],
     ]);
+    // The old attempt's stop goes out once its note is in the log (supervisor.ts stopEntry).
+    await until(() => h.runtime.running().length === 1);
     expect(h.runtime.running().map((k) => k.attempt)).toEqual([1]);
   });
 
