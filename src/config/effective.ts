@@ -20,7 +20,8 @@
  */
 import type { z } from 'zod';
 import { formatDuration } from '../model/duration.js';
-import { formatBytes } from '../model/resources.js';
+import { formatBytes, formatCpu } from '../model/resources.js';
+import type { WorkerSpec } from '../model/types.js';
 import { configSchema } from './schema/validate.js';
 import { hostProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
@@ -152,6 +153,37 @@ function flatten(value: unknown, key: string): Array<{ key: string; value: strin
   return [{ key, value: formatRaw(value) }];
 }
 
+/**
+ * A built-in worker as the `workers:` entry that gives it (`name`, `cpu`, `memory`, `gpu`), so
+ * `iris config` lists it like a worker of the file; `device-type` and the like are reported by
+ * the worker itself and are no keys.
+ */
+export function workerAsEntry(worker: WorkerSpec): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    name: worker.id,
+    cpu: formatCpu(worker.cpuMillis),
+    memory: formatBytes(worker.memoryBytes, { trimZero: true }),
+  };
+  const { device } = worker;
+  if (device.type === 'gpu') {
+    entry.gpu = {
+      ...(device.variant === null ? {} : { variant: device.variant }),
+      count: device.count,
+      ...(device.memoryBytes == null ? {} : { memory: formatBytes(device.memoryBytes, { trimZero: true }) }),
+    };
+  }
+  return entry;
+}
+
+/**
+ * The lines of `workers` when the file gives no `workers:`: with `slices:` there are none of
+ * its own; with neither, the built-in worker, one line per key as the file would write it.
+ */
+function defaultWorkers(config: IrisConfig, raw: unknown): Array<{ key: string; value: string }> {
+  if (rawAt(raw, ['slices']) !== undefined) return [{ key: 'workers', value: 'none' }];
+  return config.workers.flatMap((worker, i) => flatten(workerAsEntry(worker), `workers[${i}]`));
+}
+
 /** Every key of the schema with its effective value and where it came from (header). */
 export function effectiveSettings(
   config: IrisConfig,
@@ -176,6 +208,10 @@ export function effectiveSettings(
       continue;
     }
     const given = rawAt(raw, path);
+    if (given === undefined && key === 'workers') {
+      for (const line of defaultWorkers(config, raw)) out.push({ ...line, source: 'default' });
+      continue;
+    }
     if (given === undefined) {
       out.push({ key, value: resolvedDefault(config, path), source: 'default' });
       continue;

@@ -31,7 +31,9 @@ describe('effective settings', () => {
     expect(keys).toContain('placement.merge.max-batch');
     expect(keys).toContain('backend.kind');
     const defaults = effectiveSettings(defaultConfig(PROBE), undefined);
-    expect(defaults.map((s) => s.key)).toEqual(keys);
+    // The built-in worker is a list of one entry, one line per key (as a file's workers are).
+    const worker = ['workers[0].name', 'workers[0].cpu', 'workers[0].memory'];
+    expect(defaults.map((s) => s.key)).toEqual(keys.flatMap((k) => (k === 'workers' ? worker : [k])));
     expect(defaults.every((s) => s.source === 'default')).toBe(true);
   });
 
@@ -49,6 +51,25 @@ describe('effective settings', () => {
     expect(s.has('quotas')).toBe(false);
     expect(s.get('elastic.enabled')).toMatchObject({ value: 'off', source: 'default' });
     expect(s.get('retry-backoff')).toMatchObject({ value: 'none', source: 'default' });
+  });
+
+  it('the built-in worker shows as the workers: entry that gives it, with the config key names', () => {
+    const defaults = effectiveSettings(defaultConfig(PROBE), undefined).filter((s) => s.key.startsWith('workers'));
+    expect(defaults).toEqual([
+      { key: 'workers[0].name', value: 'local', source: 'default' },
+      { key: 'workers[0].cpu', value: '8', source: 'default' },
+      { key: 'workers[0].memory', value: '32GiB', source: 'default' },
+    ]);
+    const gpus = { ...PROBE, gpus: () => [0, 1].map(() => ({ name: 'NVIDIA H100', memoryBytes: 80 * 1024 ** 3 })) };
+    const withGpus = effectiveSettings(defaultConfig(gpus), undefined).filter((s) => s.key.startsWith('workers'));
+    expect(withGpus.slice(3).map((s) => `${s.key}=${s.value}`)).toEqual([
+      'workers[0].gpu.variant=H100',
+      'workers[0].gpu.count=2',
+      'workers[0].gpu.memory=80GiB',
+    ]);
+    // Workers from slices: only: `workers` itself has none.
+    const sliced = settingsOf({ slices: [{ name: 's', tpu: 'v5litepod-4', devices: Array(4).fill('/dev/zero') }] });
+    expect(sliced.get('workers')).toEqual({ key: 'workers', value: 'none', source: 'default' });
   });
 
   it('IRIS_HOME and --metrics-port win and say so; the file home is named as not used', () => {

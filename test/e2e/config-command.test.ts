@@ -122,6 +122,38 @@ describe('iris config', () => {
     expect(text.stdout).toMatch(/^Config file:\s+none: built-in defaults/m);
   });
 
+  it('no file: the built-in worker is one line per key, with the config key names, source default', async () => {
+    const c = await cluster(CONFIG);
+    const other = path.join(c.root, 'bare');
+    mkdirSync(other);
+    const bare = await c.json<View>(['config'], { cwd: other });
+    const workers = bare.settings.filter((s) => s.key.startsWith('workers'));
+    expect(workers.map((s) => s.key)).toEqual(['workers[0].name', 'workers[0].cpu', 'workers[0].memory']);
+    expect(workers[0]).toEqual({ key: 'workers[0].name', value: 'local', source: 'default' });
+    expect(workers[1]!.value).toMatch(/^\d+(\.\d+)?$/);
+    expect(workers[2]!.value).toMatch(/^\d+(\.\d+)?[KMGT]iB$/);
+    const text = await c.iris(['config'], { cwd: other });
+    expect(text.stdout).toMatch(/^workers\[0\]\.name\s+local\s+default$/m);
+    // No map widens the VALUE column: every row stays narrow.
+    const rows = text.stdout.split('\n').filter((l) => /^[a-z]/.test(l));
+    expect(rows.filter((l) => l.includes('{'))).toEqual([]);
+    expect(Math.max(...rows.map((l) => l.length))).toBeLessThan(80);
+  });
+
+  it('a missing --config file is named as from --config, with a hint about --config', async () => {
+    const c = await cluster(CONFIG);
+    const missing = path.join(c.root, 'nope.yaml');
+    const r = await c.iris(['config', '--config', missing]);
+    expect(r.code, describeRun(['config'], r)).toBe(2);
+    expect(r.stderr).toContain(`Error: config file not found: ${missing} (from --config)`);
+    expect(r.stderr).toContain('Hint: fix the path, or drop --config to search for .irisrc.yaml / iris.config.ts');
+    expect(r.stderr).not.toContain('unset IRIS_CONFIG');
+    // The path from IRIS_CONFIG still says so.
+    const viaEnv = await c.iris(['config'], { env: { IRIS_CONFIG: missing } });
+    expect(viaEnv.stderr).toContain(`Error: config file not found: ${missing} (from IRIS_CONFIG)`);
+    expect(viaEnv.stderr).toContain('unset IRIS_CONFIG');
+  });
+
   it('names the running cluster and its metrics URL, and says when it loaded another file', async () => {
     const c = await cluster(CONFIG);
     const port = await freePort();
