@@ -6,7 +6,9 @@
  *
  * - every key of the schema appears once, as a dotted path (`placement.merge.max-batch`), in the
  *   schema's order; a list or map the file gives (workers, quotas, …) appears as it is written,
- *   one line per entry and key (`workers[0].cpu`, `quotas.alice.cpu`);
+ *   one line per entry and key (`workers[0].cpu`, `quotas.alice.cpu`); a `workers:` or `slices:`
+ *   entry also lists the defaults of the keys it leaves out that have one (ENTRY_DEFAULTS), and
+ *   without either key the built-in worker is listed as the `workers:` entry that gives it;
  * - a key the file gives is `file`, shown as written; a key it leaves out is `default`, shown with
  *   the value the validated config resolved it to (so the defaults are the schema's, never a copy);
  * - `--metrics-port` wins over `metrics.port` (the key then says `flag`); `home` shows the state
@@ -23,6 +25,7 @@ import { formatDuration } from '../model/duration.js';
 import { formatBytes, formatCpu } from '../model/resources.js';
 import type { WorkerSpec } from '../model/types.js';
 import { configSchema } from './schema/validate.js';
+import { ENTRY_DEFAULTS } from './schema/workers.js';
 import { hostProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
 import type { ConfigOrigin, Setting } from '../model/settings.js';
@@ -175,13 +178,26 @@ export function workerAsEntry(worker: WorkerSpec): Record<string, unknown> {
   return entry;
 }
 
+/** The lists whose entries' left-out keys show their defaults (ENTRY_DEFAULTS). */
+const ENTRY_LISTS = new Set(['workers', 'slices']);
+
+/** One `workers:`/`slices:` entry: the keys it gives, then the defaults of those it leaves out. */
+function entryLines(entry: unknown, key: string): Array<{ key: string; value: string; given: boolean }> {
+  const lines = flatten(entry, key).map((line) => ({ ...line, given: true }));
+  if (!isObject(entry)) return lines;
+  for (const [name, value] of Object.entries(ENTRY_DEFAULTS)) {
+    if (entry[name] === undefined || entry[name] === null) lines.push({ key: `${key}.${name}`, value, given: false });
+  }
+  return lines;
+}
+
 /**
  * The lines of `workers` when the file gives no `workers:`: with `slices:` there are none of
  * its own; with neither, the built-in worker, one line per key as the file would write it.
  */
 function defaultWorkers(config: IrisConfig, raw: unknown): Array<{ key: string; value: string }> {
   if (rawAt(raw, ['slices']) !== undefined) return [{ key: 'workers', value: 'none' }];
-  return config.workers.flatMap((worker, i) => flatten(workerAsEntry(worker), `workers[${i}]`));
+  return config.workers.flatMap((worker, i) => entryLines(workerAsEntry(worker), `workers[${i}]`));
 }
 
 /** Every key of the schema with its effective value and where it came from (header). */
@@ -209,7 +225,7 @@ export function effectiveSettings(
     }
     const given = rawAt(raw, path);
     if (given === undefined && key === 'workers') {
-      for (const line of defaultWorkers(config, raw)) out.push({ ...line, source: 'default' });
+      for (const { key: at, value } of defaultWorkers(config, raw)) out.push({ key: at, value, source: 'default' });
       continue;
     }
     if (given === undefined) {
@@ -217,6 +233,13 @@ export function effectiveSettings(
       continue;
     }
     const by = config.source ?? '';
+    if (ENTRY_LISTS.has(key) && Array.isArray(given) && given.length > 0) {
+      for (const [i, entry] of given.entries()) {
+        for (const { given: set, ...line } of entryLines(entry, `${key}[${i}]`))
+          out.push(set ? { ...line, source: 'file', by } : { ...line, source: 'default' });
+      }
+      continue;
+    }
     for (const line of flatten(given, key)) out.push({ ...line, source: 'file', by });
   }
   return out;

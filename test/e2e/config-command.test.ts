@@ -128,7 +128,9 @@ describe('iris config', () => {
     mkdirSync(other);
     const bare = await c.json<View>(['config'], { cwd: other });
     const workers = bare.settings.filter((s) => s.key.startsWith('workers'));
-    expect(workers.map((s) => s.key)).toEqual(['workers[0].name', 'workers[0].cpu', 'workers[0].memory']);
+    const keys = ['name', 'cpu', 'memory', 'privileged', 'cost-per-hour'].map((k) => `workers[0].${k}`);
+    expect(workers.map((s) => s.key)).toEqual(keys);
+    expect(workers.every((s) => s.source === 'default')).toBe(true);
     expect(workers[0]).toEqual({ key: 'workers[0].name', value: 'local', source: 'default' });
     expect(workers[1]!.value).toMatch(/^\d+(\.\d+)?$/);
     expect(workers[2]!.value).toMatch(/^\d+(\.\d+)?[KMGT]iB$/);
@@ -138,6 +140,21 @@ describe('iris config', () => {
     const rows = text.stdout.split('\n').filter((l) => /^[a-z]/.test(l));
     expect(rows.filter((l) => l.includes('{'))).toEqual([]);
     expect(Math.max(...rows.map((l) => l.length))).toBeLessThan(80);
+  });
+
+  it("a file's worker lists the defaults of the keys it leaves out, and only those that have one", async () => {
+    const c = await cluster('workers:\n  - {name: w0, memory: 1GiB}\n');
+    const workers = (await c.json<View>(['config'])).settings.filter((s) => s.key.startsWith('workers'));
+    expect(workers.map((s) => `${s.key} ${s.value} ${s.source}`)).toEqual([
+      'workers[0].name w0 file',
+      'workers[0].memory 1GiB file',
+      'workers[0].cpu 1 default',
+      'workers[0].privileged false default',
+      'workers[0].cost-per-hour 1 default',
+    ]);
+    const text = (await c.iris(['config'])).stdout;
+    expect(text).toMatch(/^workers\[0\]\.cost-per-hour\s+1\s+default$/m);
+    expect(text).not.toMatch(/^workers\[0\]\.(count|gpu|tpu|hostname|power-watts)/m);
   });
 
   it('a missing --config file is named as from --config, with a hint about --config', async () => {
