@@ -6,7 +6,9 @@
  *
  * - every key of the schema appears once, as a dotted path (`placement.merge.max-batch`), in the
  *   schema's order; a list or map the file gives (workers, quotas, …) appears as it is written,
- *   one line per entry and key (`workers[0].cpu`, `quotas.alice.cpu`);
+ *   one line per entry and key (`workers[0].cpu`, `quotas.alice.cpu`); a `workers:` or `slices:`
+ *   entry also lists the defaults of the keys it leaves out that have one (ENTRY_DEFAULTS), and
+ *   without either key the built-in worker is listed as the `workers:` entry that gives it;
  * - a key the file gives is `file`, shown as written; a key it leaves out is `default`, shown with
  *   the value the validated config resolved it to (so the defaults are the schema's, never a copy);
  * - `--metrics-port` wins over `metrics.port` (the key then says `flag`); `home` shows the state
@@ -20,8 +22,10 @@
  */
 import type { z } from 'zod';
 import { formatDuration } from '../model/duration.js';
-import { formatBytes } from '../model/resources.js';
+import { formatBytes, formatCpu } from '../model/resources.js';
+import type { WorkerSpec } from '../model/types.js';
 import { configSchema } from './schema/validate.js';
+import { ENTRY_DEFAULTS } from './schema/workers.js';
 import { hostProbe } from './detect.js';
 import type { IrisConfig } from './types.js';
 import type { ConfigOrigin, Setting } from '../model/settings.js';
@@ -152,6 +156,50 @@ function flatten(value: unknown, key: string): Array<{ key: string; value: strin
   return [{ key, value: formatRaw(value) }];
 }
 
+/**
+ * A built-in worker as the `workers:` entry that gives it (`name`, `cpu`, `memory`, `gpu`), so
+ * `iris config` lists it like a worker of the file; `device-type` and the like are reported by
+ * the worker itself and are no keys.
+ */
+export function workerAsEntry(worker: WorkerSpec): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    name: worker.id,
+    cpu: formatCpu(worker.cpuMillis),
+    memory: formatBytes(worker.memoryBytes, { trimZero: true }),
+  };
+  const { device } = worker;
+  if (device.type === 'gpu') {
+    entry.gpu = {
+      ...(device.variant === null ? {} : { variant: device.variant }),
+      count: device.count,
+      ...(device.memoryBytes == null ? {} : { memory: formatBytes(device.memoryBytes, { trimZero: true }) }),
+    };
+  }
+  return entry;
+}
+
+/** The lists whose entries' left-out keys show their defaults (ENTRY_DEFAULTS). */
+const ENTRY_LISTS = new Set(['workers', 'slices']);
+
+/** One `workers:`/`slices:` entry: the keys it gives, then the defaults of those it leaves out. */
+function entryLines(entry: unknown, key: string): Array<{ key: string; value: string; given: boolean }> {
+  const lines = flatten(entry, key).map((line) => ({ ...line, given: true }));
+  if (!isObject(entry)) return lines;
+  for (const [name, value] of Object.entries(ENTRY_DEFAULTS)) {
+    if (entry[name] === undefined || entry[name] === null) lines.push({ key: `${key}.${name}`, value, given: false });
+  }
+  return lines;
+}
+
+/**
+ * The lines of `workers` when the file gives no `workers:`: with `slices:` there are none of
+ * its own; with neither, the built-in worker, one line per key as the file would write it.
+ */
+function defaultWorkers(config: IrisConfig, raw: unknown): Array<{ key: string; value: string }> {
+  if (rawAt(raw, ['slices']) !== undefined) return [{ key: 'workers', value: 'none' }];
+  return config.workers.flatMap((worker, i) => entryLines(workerAsEntry(worker), `workers[${i}]`));
+}
+
 /** Every key of the schema with its effective value and where it came from (header). */
 export function effectiveSettings(
   config: IrisConfig,
@@ -176,11 +224,22 @@ export function effectiveSettings(
       continue;
     }
     const given = rawAt(raw, path);
+    if (given === undefined && key === 'workers') {
+      for (const { key: at, value } of defaultWorkers(config, raw)) out.push({ key: at, value, source: 'default' });
+      continue;
+    }
     if (given === undefined) {
       out.push({ key, value: resolvedDefault(config, path), source: 'default' });
       continue;
     }
     const by = config.source ?? '';
+    if (ENTRY_LISTS.has(key) && Array.isArray(given) && given.length > 0) {
+      for (const [i, entry] of given.entries()) {
+        for (const { given: set, ...line } of entryLines(entry, `${key}[${i}]`))
+          out.push(set ? { ...line, source: 'file', by } : { ...line, source: 'default' });
+      }
+      continue;
+    }
     for (const line of flatten(given, key)) out.push({ ...line, source: 'file', by });
   }
   return out;

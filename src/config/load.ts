@@ -141,6 +141,14 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<IrisConfig> {
   return (await loadConfigWithSource(opts)).config;
 }
 
+/** What to do about a config path that names no file, for the place it came from. */
+function missingHint(fromFlag: boolean, env: NodeJS.ProcessEnv): string {
+  const search = 'search for .irisrc.yaml / iris.config.ts';
+  if (!fromFlag) return `check the path, or unset IRIS_CONFIG to ${search}`;
+  if (env.IRIS_CONFIG) return `fix the path, or drop --config to load IRIS_CONFIG (${env.IRIS_CONFIG})`;
+  return `fix the path, or drop --config to ${search}`;
+}
+
 /** loadConfig, with the file, how it was chosen and its raw content. */
 export async function loadConfigWithSource(opts: LoadConfigOptions): Promise<LoadedConfig> {
   const env = opts.env ?? process.env;
@@ -149,19 +157,19 @@ export async function loadConfigWithSource(opts: LoadConfigOptions): Promise<Loa
   const uid = callerUid();
   const given = opts.explicitPath ?? (env.IRIS_CONFIG ? env.IRIS_CONFIG : undefined);
   if (given !== undefined) {
-    const origin = opts.explicitPath !== undefined ? '' : ' (from IRIS_CONFIG)';
+    const fromFlag = opts.explicitPath !== undefined;
+    const origin = fromFlag ? '' : ' (from IRIS_CONFIG)';
+    // Where the path came from, in the messages about a path that is not a file.
+    const named = fromFlag ? ' (from --config)' : origin;
     if (given.trim() === '') throw invalid('config file path is empty');
     const file = path.resolve(cwd, expandHome(given, home));
     let info: Stats;
     try {
       info = await stat(file);
     } catch {
-      throw invalid(
-        `config file not found: ${file}${origin}`,
-        'check the path, or unset IRIS_CONFIG to search for .irisrc.yaml / iris.config.ts',
-      );
+      throw invalid(`config file not found: ${file}${named}`, missingHint(fromFlag, env));
     }
-    if (!info.isFile()) throw invalid(`config path is not a file: ${file}${origin}`);
+    if (!info.isFile()) throw invalid(`config path is not a file: ${file}${named}`);
     await assertTrusted(file, uid, origin);
     const read = await readConfigFile(file);
     return {

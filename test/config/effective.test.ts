@@ -31,7 +31,9 @@ describe('effective settings', () => {
     expect(keys).toContain('placement.merge.max-batch');
     expect(keys).toContain('backend.kind');
     const defaults = effectiveSettings(defaultConfig(PROBE), undefined);
-    expect(defaults.map((s) => s.key)).toEqual(keys);
+    // The built-in worker is a list of one entry, one line per key (as a file's workers are).
+    const worker = ['name', 'cpu', 'memory', 'privileged', 'cost-per-hour'].map((k) => `workers[0].${k}`);
+    expect(defaults.map((s) => s.key)).toEqual(keys.flatMap((k) => (k === 'workers' ? worker : [k])));
     expect(defaults.every((s) => s.source === 'default')).toBe(true);
   });
 
@@ -49,6 +51,56 @@ describe('effective settings', () => {
     expect(s.has('quotas')).toBe(false);
     expect(s.get('elastic.enabled')).toMatchObject({ value: 'off', source: 'default' });
     expect(s.get('retry-backoff')).toMatchObject({ value: 'none', source: 'default' });
+  });
+
+  it('the built-in worker shows as the workers: entry that gives it, with the config key names', () => {
+    const defaults = effectiveSettings(defaultConfig(PROBE), undefined).filter((s) => s.key.startsWith('workers'));
+    expect(defaults).toEqual([
+      { key: 'workers[0].name', value: 'local', source: 'default' },
+      { key: 'workers[0].cpu', value: '8', source: 'default' },
+      { key: 'workers[0].memory', value: '32GiB', source: 'default' },
+      { key: 'workers[0].privileged', value: 'false', source: 'default' },
+      { key: 'workers[0].cost-per-hour', value: '1', source: 'default' },
+    ]);
+    const gpus = {
+      ...PROBE,
+      gpus: () => [0, 1].map((index) => ({ index, name: 'NVIDIA H100', memoryBytes: 80 * 1024 ** 3 })),
+    };
+    const withGpus = effectiveSettings(defaultConfig(gpus), undefined).filter((s) => s.key.startsWith('workers'));
+    expect(withGpus.slice(3, 6).map((s) => `${s.key}=${s.value}`)).toEqual([
+      'workers[0].gpu.variant=H100',
+      'workers[0].gpu.count=2',
+      'workers[0].gpu.memory=80GiB',
+    ]);
+    // A file's entry: the keys it gives, then the defaults of the others that have one (not count, gpu, …).
+    const file = settingsOf({
+      workers: [
+        { name: 'w0', cpu: 4 },
+        { name: 'big', memory: '8GiB', 'cost-per-hour': 3 },
+      ],
+    });
+    const lines = [...file.values()].filter((s) => s.key.startsWith('workers'));
+    expect(lines.map((s) => `${s.key}=${s.value} ${s.source}`)).toEqual([
+      'workers[0].name=w0 file',
+      'workers[0].cpu=4 file',
+      'workers[0].memory=2GiB default',
+      'workers[0].privileged=false default',
+      'workers[0].cost-per-hour=1 default',
+      'workers[1].name=big file',
+      'workers[1].memory=8GiB file',
+      'workers[1].cost-per-hour=3 file',
+      'workers[1].cpu=1 default',
+      'workers[1].privileged=false default',
+    ]);
+    // Workers from slices: only: `workers` itself has none.
+    const sliced = settingsOf({ slices: [{ name: 's', tpu: 'v5litepod-4', devices: Array(4).fill('/dev/zero') }] });
+    expect(sliced.get('workers')).toEqual({ key: 'workers', value: 'none', source: 'default' });
+    expect(sliced.get('slices[0].cost-per-hour')).toEqual({
+      key: 'slices[0].cost-per-hour',
+      value: '1',
+      source: 'default',
+    });
+    expect(sliced.get('slices[0].tpu')).toMatchObject({ value: 'v5litepod-4', source: 'file' });
   });
 
   it('IRIS_HOME and --metrics-port win and say so; the file home is named as not used', () => {

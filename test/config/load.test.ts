@@ -264,11 +264,15 @@ describe('loadConfig: explicit paths', () => {
     const project = await freshDir();
     const error = await loadError(loadConfig({ cwd: project, explicitPath: 'nope.yaml', env }));
     expect(error.code).toBe('invalid_argument');
-    expect(error.message).toBe(`config file not found: ${path.join(project, 'nope.yaml')}`);
+    expect(error.message).toBe(`config file not found: ${path.join(project, 'nope.yaml')} (from --config)`);
+    expect(error.hint).toBe('fix the path, or drop --config to search for .irisrc.yaml / iris.config.ts');
 
     env.IRIS_CONFIG = path.join(project, 'gone.yaml');
     const fromEnv = await loadError(loadConfig({ cwd: project, env }));
     expect(fromEnv.message).toBe(`config file not found: ${path.join(project, 'gone.yaml')} (from IRIS_CONFIG)`);
+    expect(fromEnv.hint).toBe('check the path, or unset IRIS_CONFIG to search for .irisrc.yaml / iris.config.ts');
+    const both = await loadError(loadConfig({ cwd: project, explicitPath: 'nope.yaml', env }));
+    expect(both.hint).toBe(`fix the path, or drop --config to load IRIS_CONFIG (${env.IRIS_CONFIG})`);
   });
 
   it('an explicit directory is an error', async () => {

@@ -86,6 +86,17 @@ describe('iris cluster start --detach that fails', () => {
     expect(second.stderr).toContain('never-ish');
     expect(second.stderr).not.toContain('soonish');
   });
+
+  it('a missing --config file is named as from --config, with a hint about --config', async () => {
+    const c = await cluster(WORKER);
+    const missing = path.join(c.root, 'nope.yaml');
+    const args = ['cluster', 'start', '--detach', '--config', missing];
+    const r = await c.iris(args, { timeoutMs: 30_000 });
+    expect(r.code, describeRun(args, r)).toBe(2);
+    expect(r.stderr).toContain(`Error: config file not found: ${missing} (from --config)`);
+    expect(r.stderr).toContain('fix the path, or drop --config to search for .irisrc.yaml / iris.config.ts');
+    expect(r.stderr).not.toContain('unset IRIS_CONFIG');
+  });
 });
 
 describe('backend: a block without kind', () => {

@@ -122,6 +122,55 @@ describe('iris config', () => {
     expect(text.stdout).toMatch(/^Config file:\s+none: built-in defaults/m);
   });
 
+  it('no file: the built-in worker is one line per key, with the config key names, source default', async () => {
+    const c = await cluster(CONFIG);
+    const other = path.join(c.root, 'bare');
+    mkdirSync(other);
+    const bare = await c.json<View>(['config'], { cwd: other });
+    const workers = bare.settings.filter((s) => s.key.startsWith('workers'));
+    const keys = ['name', 'cpu', 'memory', 'privileged', 'cost-per-hour'].map((k) => `workers[0].${k}`);
+    expect(workers.map((s) => s.key)).toEqual(keys);
+    expect(workers.every((s) => s.source === 'default')).toBe(true);
+    expect(workers[0]).toEqual({ key: 'workers[0].name', value: 'local', source: 'default' });
+    expect(workers[1]!.value).toMatch(/^\d+(\.\d+)?$/);
+    expect(workers[2]!.value).toMatch(/^\d+(\.\d+)?[KMGT]iB$/);
+    const text = await c.iris(['config'], { cwd: other });
+    expect(text.stdout).toMatch(/^workers\[0\]\.name\s+local\s+default$/m);
+    // No map widens the VALUE column: every row stays narrow.
+    const rows = text.stdout.split('\n').filter((l) => /^[a-z]/.test(l));
+    expect(rows.filter((l) => l.includes('{'))).toEqual([]);
+    expect(Math.max(...rows.map((l) => l.length))).toBeLessThan(80);
+  });
+
+  it("a file's worker lists the defaults of the keys it leaves out, and only those that have one", async () => {
+    const c = await cluster('workers:\n  - {name: w0, memory: 1GiB}\n');
+    const workers = (await c.json<View>(['config'])).settings.filter((s) => s.key.startsWith('workers'));
+    expect(workers.map((s) => `${s.key} ${s.value} ${s.source}`)).toEqual([
+      'workers[0].name w0 file',
+      'workers[0].memory 1GiB file',
+      'workers[0].cpu 1 default',
+      'workers[0].privileged false default',
+      'workers[0].cost-per-hour 1 default',
+    ]);
+    const text = (await c.iris(['config'])).stdout;
+    expect(text).toMatch(/^workers\[0\]\.cost-per-hour\s+1\s+default$/m);
+    expect(text).not.toMatch(/^workers\[0\]\.(count|gpu|tpu|hostname|power-watts)/m);
+  });
+
+  it('a missing --config file is named as from --config, with a hint about --config', async () => {
+    const c = await cluster(CONFIG);
+    const missing = path.join(c.root, 'nope.yaml');
+    const r = await c.iris(['config', '--config', missing]);
+    expect(r.code, describeRun(['config'], r)).toBe(2);
+    expect(r.stderr).toContain(`Error: config file not found: ${missing} (from --config)`);
+    expect(r.stderr).toContain('Hint: fix the path, or drop --config to search for .irisrc.yaml / iris.config.ts');
+    expect(r.stderr).not.toContain('unset IRIS_CONFIG');
+    // The path from IRIS_CONFIG still says so.
+    const viaEnv = await c.iris(['config'], { env: { IRIS_CONFIG: missing } });
+    expect(viaEnv.stderr).toContain(`Error: config file not found: ${missing} (from IRIS_CONFIG)`);
+    expect(viaEnv.stderr).toContain('unset IRIS_CONFIG');
+  });
+
   it('names the running cluster and its metrics URL, and says when it loaded another file', async () => {
     const c = await cluster(CONFIG);
     const port = await freePort();

@@ -13,10 +13,10 @@
  */
 import { z } from 'zod';
 import { invalid } from '../../model/errors.js';
-import { parseGpu, type WorkerDevice } from '../../model/resources.js';
+import { formatBytes, formatCpu, parseGpu, type WorkerDevice } from '../../model/resources.js';
 import { describeValue, formatKeyPath, parseWith } from '../../model/schema-errors.js';
 import { tpuVariant, type TpuVariant } from '../../model/tpu.js';
-import type { WorkerSpec } from '../../model/types.js';
+import { UNPRICED_COST_PER_HOUR, type WorkerSpec } from '../../model/types.js';
 import type { PowerWatts } from '../../model/energy.js';
 import { DEFAULT_HOSTNAME, DEFAULT_WORKER_CPU_MILLIS, DEFAULT_WORKER_MEMORY_BYTES } from '../defaults.js';
 import type { MachineProbe } from '../detect.js';
@@ -197,6 +197,18 @@ function attributesWith(
   }
   return out;
 }
+
+/**
+ * What a left-out key of a `workers:` or `slices:` entry resolves to, as the file would write it
+ * (`iris config` lists them); keys without a default (`count`, `gpu`, `tpu`, `hostname`,
+ * `power-watts`, `attributes`, …) are absent.
+ */
+export const ENTRY_DEFAULTS: Readonly<Record<string, string>> = {
+  cpu: formatCpu(DEFAULT_WORKER_CPU_MILLIS),
+  memory: formatBytes(DEFAULT_WORKER_MEMORY_BYTES, { trimZero: true }),
+  privileged: 'false',
+  'cost-per-hour': String(UNPRICED_COST_PER_HOUR),
+};
 
 /** The keys a `workers:` and a `slices:` entry both end with (after their own). */
 const hostFields = {
