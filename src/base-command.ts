@@ -31,7 +31,7 @@ import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
 import { errorBody, errorLines } from './ui/error-text.js';
-import { unknownFlags } from './ui/unknown-input.js';
+import { unexpectedArguments, unknownFlags } from './ui/unknown-input.js';
 import { LogOutput } from './ui/logs.js';
 import { flagParseRefusal } from './ui/flag-values.js';
 
@@ -217,6 +217,11 @@ export abstract class BaseCommand extends Command {
       if (err.message.startsWith('Nonexistent flag') && Array.isArray(unknown)) {
         const known = this.knownFlags();
         const refusal = unknownFlags(unknown as string[], known, usage);
+        return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
+      }
+      const extra = (err as { args?: unknown }).args;
+      if (err.message.startsWith('Unexpected argument') && Array.isArray(extra) && extra.length > 0) {
+        const refusal = unexpectedArguments(extra.map(String), usage);
         return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
       }
       // A missing argument: its name as USAGE shows it (oclif's own message lists the descriptions).

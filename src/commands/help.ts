@@ -11,6 +11,11 @@ export interface CommandHelp {
   examples: string[];
 }
 
+/** oclif's help formatter, as far as `usage` reads it (its methods are protected in the types). */
+interface OclifHelp {
+  getCommandHelpClass(command: unknown): { defaultUsage(): string };
+}
+
 export default class Help extends BaseCommand {
   static override summary = 'Display help for iris.';
   static override description =
@@ -33,16 +38,24 @@ export default class Help extends BaseCommand {
     const { argv } = await this.parse(Help);
     const words = argv as string[];
     const bin = this.config.bin;
-    const known = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '));
+    const runnable = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '));
+    const known = [...runnable, ...this.config.topics.filter((t) => !t.hidden).map((t) => t.name.replaceAll(':', ' '))];
     const subject = words.filter((word) => !word.startsWith('-'));
-    // A command (what follows it is ignored, as oclif's help does), or exactly a topic.
+    // Exactly a command or a topic, or a command that takes arguments followed by words (oclif's
+    // help reads those as its arguments). Anything else is refused as `iris <words>` refuses it.
+    const takesArgs = (id: string) => {
+      const command = this.config.findCommand(id);
+      return command !== undefined && (command.strict === false || Object.keys(command.args ?? {}).length > 0);
+    };
     const found =
-      subject.some((_, i) => this.config.findCommand(subject.slice(0, i + 1).join(':')) !== undefined) ||
-      this.config.findTopic(subject.join(':')) !== undefined;
-    if (subject.length > 0 && !found) throw unknownCommand(subject.join(' '), known, bin);
+      this.config.findCommand(subject.join(':')) !== undefined ||
+      this.config.findTopic(subject.join(':')) !== undefined ||
+      subject.some((_, i) => i < subject.length - 1 && takesArgs(subject.slice(0, i + 1).join(':')));
+    if (subject.length > 0 && !found) throw unknownCommand(subject.join(' '), [...new Set(known)], bin, runnable);
+    const HelpClass = await loadHelpClass(this.config);
+    const help = new HelpClass(this.config, this.config.pjson.oclif.helpOptions);
     if (!this.jsonEnabled()) {
-      const HelpClass = await loadHelpClass(this.config);
-      await new HelpClass(this.config, this.config.pjson.oclif.helpOptions).showHelp(words);
+      await help.showHelp(words);
       return undefined;
     }
     const named = subject.join(':');
@@ -50,7 +63,22 @@ export default class Help extends BaseCommand {
       .filter((c) => !c.hidden && !c.pluginType?.startsWith('jit'))
       .filter((c) => named === '' || c.id === named || c.id.startsWith(`${named}:`))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (commands.length === 0) throw unknownCommand(subject.join(' '), known, bin);
+    if (commands.length === 0) throw unknownCommand(subject.join(' '), known, bin, runnable);
+    // The USAGE lines of the text help, without their `$ `: the command's own, or oclif's default.
+    const usageOf = (c: (typeof commands)[number], command: string): string => {
+      const forms = c.usage ? [c.usage].flat() : [(help as unknown as OclifHelp).getCommandHelpClass(c).defaultUsage()];
+      return forms
+        .map((form) => {
+          const rest = form.replace('<%= command.id %>', '').trim();
+          const args = rest.startsWith(c.id)
+            ? rest.slice(c.id.length)
+            : rest.startsWith(command)
+              ? rest.slice(command.length)
+              : rest;
+          return `${bin} ${command} ${args.trim()}`.trim();
+        })
+        .join('\n');
+    };
     return commands.map((c) => {
       const command = c.id.replaceAll(':', ' ');
       const flags = Object.entries(c.flags ?? {})
@@ -62,7 +90,7 @@ export default class Help extends BaseCommand {
       return {
         command,
         summary: c.summary ?? c.description?.split('\n')[0] ?? '',
-        usage: `${bin} ${command}`,
+        usage: usageOf(c, command),
         flags,
         examples,
       };

@@ -20,9 +20,10 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+
 /** The allowed key closest to `key`, if any is close enough to be a likely typo. */
 export function suggestKey(key: string, allowed: readonly string[]): string | null {
-  const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
   let best: string | null = null;
   let bestDistance = Infinity;
   for (const candidate of allowed) {
@@ -35,4 +36,29 @@ export function suggestKey(key: string, allowed: readonly string[]): string | nu
   }
   if (best === null) return null;
   return bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
+}
+
+/**
+ * The command closest to a mistyped one, its words joined by spaces (`cluster stats` ->
+ * `cluster status`). Each word is held to suggestKey's rule on its own, so a topic's subcommand
+ * is as close as a top-level command must be: the topic's name does not make `cluster bogus`
+ * close to `cluster status`. The same words run together (`cluster-status`) also match.
+ */
+export function suggestCommand(typed: string, commands: readonly string[]): string | null {
+  const same = commands.find((command) => squash(command) === squash(typed));
+  if (same !== undefined) return same;
+  const words = typed.split(' ');
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const command of commands) {
+    const parts = command.split(' ');
+    if (parts.length !== words.length) continue;
+    if (!parts.every((part, i) => part === words[i] || suggestKey(words[i]!, [part]) !== null)) continue;
+    const distance = editDistance(typed.toLowerCase(), command.toLowerCase());
+    if (distance < bestDistance) {
+      best = command;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }

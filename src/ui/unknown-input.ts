@@ -7,22 +7,52 @@
  * names they know.
  */
 import { IrisError } from '../model/errors.js';
-import { suggestKey } from '../model/suggest.js';
+import { suggestCommand, suggestKey } from '../model/suggest.js';
+
+/** The flags every start of iris knows before a command: `iris --versoin` is compared with them. */
+const ROOT_FLAGS = ['--version', '--help'];
+
+/**
+ * Words after a command that takes no more: `iris jobs running`, `iris status a b`. The base
+ * command (oclif's parser) and the hook (a command without arguments) both say it this way.
+ */
+export function unexpectedArguments(words: readonly string[], usage: string): IrisError {
+  const quoted = words.map((word) => `"${word}"`).join(', ');
+  return new IrisError(
+    'invalid_argument',
+    `unexpected argument${words.length === 1 ? '' : 's'} ${quoted}`,
+    `see \`${usage}\``,
+  );
+}
 
 /**
  * An unknown command. `typed` is the command as typed, its words joined by spaces
- * (`sbumit`, `cluster stats`); `commands` are the visible commands and topics the same way.
+ * (`sbumit`, `cluster stats`); `commands` are the visible commands and topics the same way;
+ * `runnable` the commands among them (not bare topics). Words after a runnable command that are
+ * close to none of its subcommands are an unexpected argument of it (`jobs running`,
+ * `workers w0`), not an unknown command.
  */
-export function unknownCommand(typed: string, commands: readonly string[], bin: string): IrisError {
+export function unknownCommand(
+  typed: string,
+  commands: readonly string[],
+  bin: string,
+  runnable: readonly string[] = [],
+): IrisError {
   const help = `\`${bin} --help\` lists the commands`;
   if (typed.startsWith('-')) {
-    return new IrisError('invalid_argument', `unknown flag ${typed.split('=')[0]}`, `see \`${bin} --help\``);
+    const flag = typed.split('=')[0]!;
+    const close = flag.startsWith('--') ? suggestKey(flag, ROOT_FLAGS) : null;
+    const see = `see \`${bin} --help\``;
+    return new IrisError('invalid_argument', `unknown flag ${flag}`, close ? `did you mean ${close}? (${see})` : see);
   }
-  const words = typed.split(' ');
-  // A mistyped subcommand of a topic is compared with that topic's commands first
-  // (`cluster stats` -> `cluster status`), then with every command.
-  const sameTopic = commands.filter((c) => words.length > 1 && c.startsWith(`${words[0]} `));
-  const close = (sameTopic.length > 0 ? suggestKey(typed, sameTopic) : null) ?? suggestKey(typed, commands);
+  const close = suggestCommand(typed, commands);
+  if (!close) {
+    const words = typed.split(' ');
+    for (let i = words.length - 1; i > 0; i--) {
+      const command = words.slice(0, i).join(' ');
+      if (runnable.includes(command)) return unexpectedArguments([words[i]!], `${bin} ${command} --help`);
+    }
+  }
   return new IrisError(
     'invalid_argument',
     `unknown command "${typed}"`,

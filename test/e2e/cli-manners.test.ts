@@ -108,11 +108,17 @@ describe('without a cluster', () => {
   it('`iris help --json` lists every command; `iris help COMMAND --json` one', async () => {
     const r = await iris(['help', '--json']);
     expect(r.code, describeRun(['help', '--json'], r)).toBe(0);
-    const all = JSON.parse(r.stdout) as { command: string; summary: string; flags: string[] }[];
+    const all = JSON.parse(r.stdout) as { command: string; summary: string; usage: string; flags: string[] }[];
     const names = all.map((c) => c.command);
     for (const name of ['submit', 'jobs', 'cluster start', 'workers disable', 'workers enable', 'version'])
       expect(names).toContain(name);
     expect(all.find((c) => c.command === 'submit')!.flags).toContain('-r, --replicas');
+    // `usage` is the text help's USAGE (its arguments and flags), not the bare command name.
+    const usage = (name: string) => all.find((c) => c.command === name)!.usage;
+    const statusHelp = (await iris(['status', '--help'])).stdout;
+    expect(usage('status')).toMatch(/^iris status JOB /);
+    expect(statusHelp).toContain(`$ ${usage('status')}`);
+    expect(usage('submit').split('\n')[0]).toBe('iris submit [FLAGS] -- COMMAND [ARGS…]');
 
     const one = await iris(['help', 'workers', 'drain', '--json']);
     expect((JSON.parse(one.stdout) as { command: string }[]).map((c) => c.command)).toEqual(['workers drain']);
