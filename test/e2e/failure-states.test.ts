@@ -127,7 +127,7 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     60_000,
   );
 
-  it("iris's note of a time-limit stop comes before what the task prints on its way out, times running forward", async () => {
+  it("iris's time-limit note comes before the task's last words; the log's times run forward", async () => {
     const script = 'trap "echo bye; exit 1" TERM; echo up; while :; do sleep 0.1; done';
     await c.submit(['--name', 'bye', '--cpu', '0.5', '--time-limit', '1s'], ['sh', '-c', script]);
     expect((await c.iris(['wait', 'bye'], { timeoutMs: 30_000 })).code).toBe(1);
