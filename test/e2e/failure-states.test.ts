@@ -151,10 +151,10 @@ describe('TIMEOUT and OUT_OF_MEMORY', () => {
     const offline = await c.iris(['jobs', '--state', 'timeout', '--json']);
     expect(offline.code, describeRun(['jobs', '--state', 'timeout'], offline)).toBe(0);
     const names = (JSON.parse(offline.stdout) as JobSummary[]).map((j) => `${j.name} ${j.state}`).sort();
-    expect(names).toEqual(['/limited TIMEOUT', '/slow TIMEOUT', '/twice TIMEOUT']);
+    expect(names).toEqual(['/bye TIMEOUT', '/limited TIMEOUT', '/slow TIMEOUT', '/twice TIMEOUT']);
     await c.start();
     expect((await c.json<JobDetail>(['status', 'twice'])).taskList[0]!.state).toBe('TIMEOUT');
-    expect((await c.json<JobSummary[]>(['jobs', '--state', 'TIMEOUT'])).length).toBe(3);
+    expect((await c.json<JobSummary[]>(['jobs', '--state', 'TIMEOUT'])).length).toBe(4);
   }, 60_000);
 
   it('a pipeline stage stopped by its time limit ends TIMEOUT; the stages needing it fail, and the run', async () => {

@@ -170,7 +170,7 @@ describe('a cluster with a default time limit', () => {
     const name = await c.submit(['--name', 'endless'], ['sleep', '60']);
     const job = await c.waitForEnd(name, { timeoutMs: 20_000 });
     expect(job.timeoutMs).toBe(2000);
-    expect(job.state).toBe('FAILED');
+    expect(job.state).toBe('TIMEOUT');
     expect(job.taskList[0]!.attempts[0]!.reason).toMatch(/time-limit/);
     // Its own limit wins over the default.
     const own = await c.submit(['--name', 'own', '--time-limit', '1h'], ['true']);

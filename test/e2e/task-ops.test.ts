@@ -154,13 +154,15 @@ describe('task-level operations, complete pending reasons, retry backoff', () =>
   it('a bad --retry-backoff is refused naming the flag', async () => {
     const bad = await c.iris(['submit', '--name', 'bad', '--retry-backoff', 'soon', '--', 'true']);
     expect(bad.code, describeRun(['submit'], bad)).toBe(2);
-    expect(bad.stderr).toContain('--retry-backoff: invalid duration "soon"');
+    expect(bad.stderr).toContain('--retry-backoff soon: not a duration');
     expect(bad.stderr).not.toContain('retryBackoff');
     const zero = await c.iris(['submit', '--name', 'bad', '--retry-backoff', '0s', '--', 'true']);
     expect(zero.code, describeRun(['submit'], zero)).toBe(2);
-    expect(zero.stderr).toContain('--retry-backoff: must be longer than 0, got "0s"');
+    expect(zero.stderr).toContain('--retry-backoff 0s: must be longer than 0');
     const max = await c.iris(['submit', '--name', 'bad', '--retry-backoff-max', '5s', '--', 'true']);
     expect(max.code, describeRun(['submit'], max)).toBe(2);
-    expect(max.stderr).toContain('--retry-backoff-max: a cap without a retry backoff');
+    expect(max.stderr).toContain('--retry-backoff-max 5s: a cap without a retry backoff');
+    expect(max.stderr).toContain('Hint: give --retry-backoff too');
+    expect(max.stderr).not.toContain('retryBackoff');
   });
 });

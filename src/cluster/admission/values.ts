@@ -161,7 +161,7 @@ export function retryBackoff(
     throw fieldError(
       'retryBackoffMax',
       'retryBackoffMax: a cap without a retry backoff',
-      'give --retry-backoff (retryBackoff) too, or set retry-backoff in the cluster config',
+      'give --retry-backoff too, or set retry-backoff in the cluster config',
     );
   }
   if (retryBackoffMaxMs !== null && retryBackoffMs !== null && retryBackoffMaxMs < retryBackoffMs) {
