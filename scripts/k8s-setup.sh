@@ -190,7 +190,16 @@ launch() { # launch NAME ARGS...: start in its own session, log and pid under $S
   local name="$1"
   shift
   setsid "$@" >>"$STATE/$name.log" 2>&1 </dev/null &
-  echo $! >"$STATE/$name.pid"
+  local pid=$! tries=0
+  echo "$pid" >"$STATE/$name.pid"
+  # Until the child has exec'd, its cmdline is still this script's and `alive` would call it dead
+  # (seen on a loaded machine: "kube-scheduler exited" with an empty log). Bounded: 5 s.
+  while [ "$tries" -lt 100 ] && [ -r "/proc/$pid/cmdline" ] \
+    && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] \
+    && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$name"; do
+    sleep 0.05
+    tries=$((tries + 1))
+  done
 }
 
 api() { # api METHOD PATH [BODY [CONTENT-TYPE]]: prints the response body, then the HTTP code on its own line
