@@ -19,6 +19,7 @@ import { IrisError } from '../../model/errors.js';
 import {
   canTransitionJob,
   canTransitionTask,
+  FAILURE_STATES,
   isFinalJobState,
   type AttemptOutcome,
   type AttemptState,
@@ -75,6 +76,10 @@ export interface JobStateRule {
   holds: (t: JobTally) => boolean;
 }
 
+/** Tasks that failed for good, in any of the failure states (model/states.ts FAILURE_STATES). */
+const failedForGood = (counts: Readonly<TaskCounts>): number =>
+  FAILURE_STATES.reduce((sum, state) => sum + counts[state], 0);
+
 /** The job failed (too many tasks failed for good, or a gang member did). */
 const jobFailed = (t: JobTally): boolean => t.failedTasks > t.maxTaskFailures || t.counts.COSCHED_FAILED > 0;
 const decidedBy = (t: JobTally): FailureState => t.decidingFailure ?? 'FAILED';
@@ -112,9 +117,7 @@ export const JOB_STATE_RULES: readonly JobStateRule[] = [
   {
     state: 'SUCCEEDED',
     when: 'every task succeeded, failed within the maxTaskFailures tolerance, or was cancelled one by one',
-    holds: (t) =>
-      t.total > 0 &&
-      t.counts.SUCCEEDED + t.counts.FAILED + t.counts.TIMEOUT + t.counts.OUT_OF_MEMORY + t.counts.CANCELLED === t.total,
+    holds: (t) => t.total > 0 && t.counts.SUCCEEDED + failedForGood(t.counts) + t.counts.CANCELLED === t.total,
   },
   { state: 'RUNNING', when: 'a task is ASSIGNED or RUNNING', holds: (t) => t.counts.ASSIGNED + t.counts.RUNNING > 0 },
   { state: 'PENDING', when: 'otherwise', holds: () => true },

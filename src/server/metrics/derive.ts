@@ -14,7 +14,7 @@
  *   Memory is bounded by the live attempts.
  */
 import type { StoreEvent } from '../../cluster/state/events.js';
-import { isFinalJobState } from '../../model/states.js';
+import { isFailureState, isFinalJobState } from '../../model/states.js';
 import type { Attempt, Job, PlacementDecision } from '../../model/types.js';
 
 /** Values of the `cause` label of iris_job_failures_total (docs/metrics.md). */
@@ -28,11 +28,8 @@ export type FailureCause = (typeof FAILURE_CAUSES)[number];
  */
 export function failureCause(job: Pick<Job, 'state' | 'cause'>): FailureCause | null {
   if (job.cause?.kind === 'dependency_failure') return 'dependency_failure';
+  if (isFailureState(job.state)) return 'task_failed';
   switch (job.state) {
-    case 'FAILED':
-    case 'TIMEOUT':
-    case 'OUT_OF_MEMORY':
-      return 'task_failed';
     case 'UNSCHEDULABLE':
       return 'unschedulable';
     case 'WORKER_FAILED':
