@@ -542,17 +542,13 @@ class Engine {
     const held = this.running.get(order.task);
     if (held === undefined || held.attempt !== order.attempt) return null;
     const p = this.preemption!;
-    this.running.delete(order.task);
-    if (held.estimate) this.predictedRunning--;
-    this.runningDirty = true;
+    this.leaveRunning(order.task, held);
     const allocation = held.allocation;
     const job = this.active.get(allocation.job)!;
     const waiting = job.waiting.indexOf(order.task);
     if (waiting >= 0) job.waiting.splice(waiting, 1);
     const at = now + p.grace;
-    const lost = (allocation.cpuMillis / 1000) * (at - held.start);
-    this.busyCpuSeconds += lost;
-    this.cost += ((at - held.start) * this.costPerHour.get(allocation.workerId)!) / 3600;
+    const lost = this.charge(allocation, at - held.start);
     p.stopped++;
     p.lostCpuSeconds += lost;
     job.preemptions++;
@@ -569,6 +565,26 @@ class Engine {
   private released(key: string, now: number): void {
     const { allocation, deviceIndices } = this.stopping.get(key)!;
     this.stopping.delete(key);
+    this.freeCapacity(allocation, deviceIndices, now);
+  }
+
+  /** `taskId` (held as `held`) is no longer running: out of `running` and its prediction count. */
+  private leaveRunning(taskId: string, held: Held): void {
+    this.running.delete(taskId);
+    if (held.estimate) this.predictedRunning--;
+    this.runningDirty = true;
+  }
+
+  /** An allocation's run of `seconds` counts as busy CPU time and cost; its CPU-seconds. */
+  private charge(allocation: Held['allocation'], seconds: number): number {
+    const cpuSeconds = (allocation.cpuMillis / 1000) * seconds;
+    this.busyCpuSeconds += cpuSeconds;
+    this.cost += (seconds * this.costPerHour.get(allocation.workerId)!) / 3600;
+    return cpuSeconds;
+  }
+
+  /** An allocation's whole capacity goes back to its worker's pool at `now`. */
+  private freeCapacity(allocation: Held['allocation'], deviceIndices: Held['deviceIndices'], now: number): void {
     this.runningDirty = true;
     this.freed = true;
     this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
@@ -579,8 +595,7 @@ class Engine {
   private runEnded(taskId: string, now: number): void {
     const held = this.running.get(taskId)!;
     const job = this.active.get(held.allocation.job)!;
-    this.busyCpuSeconds += (held.allocation.cpuMillis / 1000) * held.duration;
-    this.cost += (held.duration * this.costPerHour.get(held.allocation.workerId)!) / 3600;
+    this.charge(held.allocation, held.duration);
     this.freed = true;
     // A run stopped by its limit ends TIMEOUT at once, as live (its process is gone): it does not wait.
     if (held.timedOut) this.endTask(taskId, now, TIMED_OUT);
@@ -604,13 +619,10 @@ class Engine {
    * orders, carried out here, not preemptions) and kills its pending ones, which leave the queue.
    */
   private endTask(taskId: string, now: number, outcome: AttemptOutcome = SUCCEEDED): void {
-    const { allocation, deviceIndices, attempt, estimate } = this.running.get(taskId)!;
-    this.running.delete(taskId);
-    if (estimate) this.predictedRunning--;
-    this.runningDirty = true;
-    this.freed = true;
-    this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
-    this.elastic?.taskEnded(allocation.workerId, now);
+    const held = this.running.get(taskId)!;
+    const { allocation, deviceIndices, attempt } = held;
+    this.leaveRunning(taskId, held);
+    this.freeCapacity(allocation, deviceIndices, now);
     const job = this.active.get(allocation.job)!;
     // The lifecycle ends the attempt (its hints, its task, its job when it was the last), and
     // those of the tasks merged into it.
@@ -652,21 +664,14 @@ class Engine {
     for (const order of this.state.stops.splice(0)) {
       const held = this.running.get(order.task);
       if (held === undefined || held.attempt !== order.attempt) continue;
-      this.running.delete(order.task);
-      if (held.estimate) this.predictedRunning--;
-      this.runningDirty = true;
-      this.freed = true;
+      this.leaveRunning(order.task, held);
       const { allocation, deviceIndices } = held;
       const job = this.active.get(allocation.job)!;
       const waiting = job.waiting.indexOf(order.task);
       // A waiting task's run was counted when it ended; a running one's counts until now.
       if (waiting >= 0) job.waiting.splice(waiting, 1);
-      else {
-        this.busyCpuSeconds += (allocation.cpuMillis / 1000) * (now - held.start);
-        this.cost += ((now - held.start) * this.costPerHour.get(allocation.workerId)!) / 3600;
-      }
-      this.pool.release(allocation.workerId, allocation.cpuMillis, allocation.memoryBytes, deviceIndices);
-      this.elastic?.taskEnded(allocation.workerId, now);
+      else this.charge(allocation, now - held.start);
+      this.freeCapacity(allocation, deviceIndices, now);
       this.touch(touched, this.state.attempt(order.task, order.attempt)?.merged?.tasks ?? [order.task]);
     }
   }
