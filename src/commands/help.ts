@@ -1,6 +1,6 @@
 import { Args, loadHelpClass } from '../oclif.js';
 import { BaseCommand } from '../base-command.js';
-import { unknownCommand } from '../ui/unknown-input.js';
+import { commandNames, unknownCommand } from '../ui/unknown-input.js';
 
 /** One command as `iris help --json` lists it. */
 export interface CommandHelp {
@@ -38,8 +38,7 @@ export default class Help extends BaseCommand {
     const { argv } = await this.parse(Help);
     const words = argv as string[];
     const bin = this.config.bin;
-    const runnable = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '));
-    const known = [...runnable, ...this.config.topics.filter((t) => !t.hidden).map((t) => t.name.replaceAll(':', ' '))];
+    const { known, runnable } = commandNames(this.config);
     const subject = words.filter((word) => !word.startsWith('-'));
     // Exactly a command or a topic, or a command that takes arguments followed by words (oclif's
     // help reads those as its arguments). Anything else is refused as `iris <words>` refuses it.
@@ -51,7 +50,7 @@ export default class Help extends BaseCommand {
       this.config.findCommand(subject.join(':')) !== undefined ||
       this.config.findTopic(subject.join(':')) !== undefined ||
       subject.some((_, i) => i < subject.length - 1 && takesArgs(subject.slice(0, i + 1).join(':')));
-    if (subject.length > 0 && !found) throw unknownCommand(subject.join(' '), [...new Set(known)], bin, runnable);
+    if (subject.length > 0 && !found) throw unknownCommand(subject.join(' '), known, bin, runnable);
     const HelpClass = await loadHelpClass(this.config);
     const help = new HelpClass(this.config, this.config.pjson.oclif.helpOptions);
     if (!this.jsonEnabled()) {

@@ -27,16 +27,12 @@ export default async function topicFlags(options: Init): Promise<void> {
   if (config.findCommand(id) || !config.findTopic(id)) return;
   const flags = argv.filter((word) => word.startsWith('-') && word !== '--');
   if (flags.length === 0) return;
-  const [{ errorBody, errorLines }, { unknownFlags }] = await Promise.all([
+  const [{ writeRefusal }, { unknownFlags }] = await Promise.all([
     import('../ui/error-text.js'),
     import('../ui/unknown-input.js'),
   ]);
   const refusal = unknownFlags(flags, ['--help'], `${config.bin} ${id.replaceAll(':', ' ')} --help`);
-  if (argv.includes('--json')) {
-    process.stdout.write(`${JSON.stringify(errorBody(refusal.code, refusal.message, refusal.hint), null, 2)}\n`);
-  } else {
-    process.stderr.write(errorLines(refusal.message, refusal.hint));
-  }
+  writeRefusal(refusal, argv.includes('--json'));
   // What oclif's ExitError carries: its error handler exits with oclif.exit and prints nothing
   // (hooks do not import oclif: the dependency rules keep it to the command layer).
   throw Object.assign(new Error('EEXIT: 2'), { code: 'EEXIT', oclif: { exit: 2 }, skipOclifErrorHandling: true });

@@ -26,3 +26,13 @@ export function errorLines(message: string, hint: string | undefined): string {
 export function errorBody(code: string, message: string, hint: string | undefined): ErrorBody {
   return { error: { code, message, ...(hint ? { hint } : {}) } };
 }
+
+/**
+ * Writes a refusal where the user reads it: with `json` its body on stdout, else its lines on
+ * stderr (for the entry's hooks, which run before any command and its base class).
+ */
+export function writeRefusal(refusal: { code: string; message: string; hint?: string }, json: boolean): void {
+  if (json)
+    process.stdout.write(`${JSON.stringify(errorBody(refusal.code, refusal.message, refusal.hint), null, 2)}\n`);
+  else process.stderr.write(errorLines(refusal.message, refusal.hint));
+}

@@ -12,6 +12,26 @@ import { suggestCommand, suggestKey } from '../model/suggest.js';
 /** The flags every start of iris knows before a command: `iris --versoin` is compared with them. */
 const ROOT_FLAGS = ['--version', '--help'];
 
+/** What oclif's config lists, as far as the names of its commands and topics go. */
+export interface CommandList {
+  commands: ReadonlyArray<{ id: string; hidden?: boolean; aliases?: string[] }>;
+  topics: ReadonlyArray<{ name: string; hidden?: boolean }>;
+}
+
+/**
+ * The visible commands and topics as typed (`cluster:status` -> `cluster status`): `known`, what an
+ * unknown command is compared with, and `runnable`, the commands among them (not bare topics).
+ */
+export function commandNames(config: CommandList): { known: string[]; runnable: string[] } {
+  const typed = (id: string) => id.replaceAll(':', ' ');
+  const runnable = config.commands
+    .filter((c) => !c.hidden)
+    .flatMap((c) => [c.id, ...(c.aliases ?? [])])
+    .map(typed);
+  const topics = config.topics.filter((t) => !t.hidden).map((t) => typed(t.name));
+  return { known: [...new Set([...runnable, ...topics])], runnable };
+}
+
 /**
  * Words after a command that takes no more: `iris jobs running`, `iris status a b`. The base
  * command (oclif's parser) and the hook (a command without arguments) both say it this way.
