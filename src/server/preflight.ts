@@ -23,7 +23,7 @@ import { workerView } from '../cluster/controller/snapshot.js';
 import { loadConfig } from '../config/index.js';
 import { admissionDefaults } from './admission-defaults.js';
 import { hostPaths } from './host-paths.js';
-import { defaultUserName } from './server.js';
+import { defaultUserName } from './os-user.js';
 
 export interface PreflightOptions {
   /** The state directory the cluster would use. */

@@ -39,7 +39,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { chmod, lstat, mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { userInfo } from 'node:os';
+import { defaultUserName } from './os-user.js';
 import { IrisError } from '../model/errors.js';
 import { errorBody, parseJsonBody, readBody, sendError, sendJson, streamNdjson } from './http.js';
 import { OWNER_ONLY, ROUTES, type Call, type MetricsEndpoints, type Method, type RouteContext } from './routes.js';
@@ -112,15 +112,6 @@ export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boole
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
-}
-
-/** The OS user a submission through the owner socket runs for, unless it names another. */
-export function defaultUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
 }
 
 export function createApiServer(service: ClusterService, opts: ApiServerOptions): ApiServer {
