@@ -24,9 +24,6 @@ import { connect, ensureCluster, type ConnectedClient } from './client/connect.j
 import type { ReadClient } from './client/types.js';
 import type { SubmitRequest } from './api/types.js';
 import type { PipelineRequest } from './api/pipeline-request.js';
-
-/** A submission a cluster about to be started for it would have to take (BaseCommand.clusterClient). */
-export type Submission = { job: SubmitRequest } | { pipeline: PipelineRequest };
 import { resolveHome } from './api/address.js';
 import { colourEnabled, makeStyle, type Style } from './ui/colour.js';
 import { jsonText } from './ui/json.js';
@@ -34,6 +31,9 @@ import { errorBody, errorLines } from './ui/error-text.js';
 import { unexpectedArguments, unknownFlags } from './ui/unknown-input.js';
 import { LogOutput } from './ui/logs.js';
 import { flagParseRefusal } from './ui/flag-values.js';
+
+/** A submission a cluster about to be started for it would have to take (BaseCommand.clusterClient). */
+export type Submission = { job: SubmitRequest } | { pipeline: PipelineRequest };
 
 function isIrisError(err: unknown): err is IrisError {
   if (err instanceof IrisError) return true;
@@ -219,15 +219,15 @@ export abstract class BaseCommand extends Command {
         const refusal = unknownFlags(unknown as string[], known, usage);
         return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
       }
-      const extra = (err as { args?: unknown }).args;
-      if (err.message.startsWith('Unexpected argument') && Array.isArray(extra) && extra.length > 0) {
-        const refusal = unexpectedArguments(extra.map(String), usage);
+      // The arguments oclif's error is about: the extra words, or the missing arguments.
+      const args = (err as { args?: unknown }).args;
+      if (err.message.startsWith('Unexpected argument') && Array.isArray(args) && args.length > 0) {
+        const refusal = unexpectedArguments(args.map(String), usage);
         return this.fail(refusal.code, refusal.message, refusal.hint, EXIT.usage);
       }
       // A missing argument: its name as USAGE shows it (oclif's own message lists the descriptions).
-      const missing = (err as { args?: unknown }).args;
-      if (err.message.startsWith('Missing ') && Array.isArray(missing) && missing.length > 0) {
-        const names = (missing as { name?: string }[]).map((arg) => (arg.name ?? 'argument').toUpperCase());
+      if (err.message.startsWith('Missing ') && Array.isArray(args) && args.length > 0) {
+        const names = (args as { name?: string }[]).map((arg) => (arg.name ?? 'argument').toUpperCase());
         const what = `missing argument${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
         return this.fail('invalid_argument', what, `see \`${usage}\``, EXIT.usage);
       }
