@@ -66,6 +66,27 @@ if (tmux.status === 0) {
     `The tmux test of iris watch will be skipped: ${(tmux.stderr ?? '').trim().replace(/^tmux-setup: /, '')}`,
   );
 }
+// The dashboard's browser tests (test/browser/) drive Debian's chromium through playwright-core
+// (scripts/chromium-setup.sh installs it as root). Under CI a missing browser fails the run;
+// elsewhere those tests are skipped with one line.
+const chromium = spawnSync('bash', [path.join(root, 'scripts', 'chromium-setup.sh')], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  encoding: 'utf8',
+});
+if (chromium.status === 0) {
+  const lines = chromium.stdout.trim().split('\n');
+  console.log(lines[0]);
+  vitestEnv.IRIS_TEST_CHROMIUM = lines.at(-1);
+} else if (process.env.CI) {
+  console.error((chromium.stderr ?? '').trim() || `chromium-setup: exit ${chromium.status}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+} else {
+  console.log(
+    `The browser tests of the dashboard will be skipped: ${(chromium.stderr ?? '').trim().replace(/^chromium-setup: /, '')}`,
+  );
+}
 // The kubernetes tests (vitest project `kube`) need the API server that scripts/k8s-setup.sh
 // builds into .cache/k8s (or IRIS_K8S_CACHE). Under CI they must run, so a missing build is made
 // here, once per CI run (~7 min cold on a quiet 2-core VM; bounded at 40 min). Elsewhere nothing
