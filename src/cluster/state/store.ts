@@ -43,6 +43,7 @@ import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
+import { overlaps } from './timeline.js';
 import {
   assign,
   assignMerged,
@@ -249,6 +250,18 @@ export class ClusterStore extends StoreCore {
 
   attempt(task: string, n: number): Attempt | undefined {
     return this.model.attempts.get(task)?.[n];
+  }
+
+  /**
+   * The attempts that overlapped [from, to] (timeline.ts: an index read, not a walk over every
+   * attempt), newest start first, at most `limit`, as the store holds them now. While the disk is
+   * full and the database cannot be read back, none.
+   */
+  attemptsDuring(from: number, to: number, limit: number): Attempt[] {
+    const keys = this.readBack(() => this.persistence.window.keys(from, to, limit), []);
+    return keys
+      .map((key) => this.attempt(key.task, key.attempt))
+      .filter((a): a is Attempt => a !== undefined && overlaps(a.startedAt, a.finishedAt, from, to));
   }
 
   /** Every PENDING task, those of jobs waiting on their dependencies included. */
