@@ -13,7 +13,8 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
-const SQL =
+/** The window read (exported for its query-plan test). */
+export const WINDOW_SQL =
   'SELECT task, attempt FROM attempts WHERE (finished_at >= ? OR finished_at IS NULL) AND started_at <= ? ' +
   'ORDER BY started_at DESC, task, attempt LIMIT ?';
 
@@ -35,7 +36,7 @@ export class AttemptWindow {
 
   /** Keys of the attempts that overlapped [from, to], newest start first, at most `limit`. */
   keys(from: number, to: number, limit: number): AttemptKey[] {
-    this.statement ??= this.db.prepare(SQL);
+    this.statement ??= this.db.prepare(WINDOW_SQL);
     return this.statement.all(from, to, limit) as unknown as AttemptKey[];
   }
 }

@@ -1,0 +1,83 @@
+/** The attempts of a time window (cluster/state/timeline.ts) and GET /v1/timeline's answer (server/timeline.ts). */
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { memStore, spec, start } from './helpers.js';
+import { WINDOW_SQL } from '../../../src/cluster/state/timeline.js';
+import { migrate } from '../../../src/cluster/state/schema.js';
+import { timelineOf } from '../../../src/server/timeline.js';
+
+const ok = { kind: 'exited', exitCode: 0 } as const;
+
+/** Four attempts around the window [3000, 4000] (the clock starts at 1000). */
+function fourAttempts() {
+  const { store, clock } = memStore();
+  store.submit(spec('/j', { replicas: 4, resources: { cpuMillis: 100, memoryBytes: 1 << 20, device: null } }));
+  start(store, '/j/task-0', 'w1'); // 1000 .. 2000: ended before the window
+  clock.t = 1500;
+  start(store, '/j/task-1', 'w2'); // 1500 .. 3500: started before, ended inside
+  clock.t = 2000;
+  store.finishAttempt('/j/task-0', 0, ok);
+  clock.t = 3200;
+  start(store, '/j/task-2', 'w3'); // 3200 .. : still running
+  clock.t = 3500;
+  store.finishAttempt('/j/task-1', 0, ok);
+  clock.t = 4500;
+  start(store, '/j/task-3', 'w4'); // 4500 .. : started after the window
+  return { store, clock };
+}
+
+describe('the attempts of a window', () => {
+  it('holds those that overlapped it, newest start first, a running one without an end', () => {
+    const { store } = fourAttempts();
+    expect(timelineOf(store, 3000, 4000)).toEqual({
+      from: 3000,
+      to: 4000,
+      attempts: [
+        { task: '/j/task-2', job: '/j', attempt: 0, worker: 'w3', start: 3200, end: null, state: 'RUNNING' },
+        { task: '/j/task-1', job: '/j', attempt: 0, worker: 'w2', start: 1500, end: 3500, state: 'SUCCEEDED' },
+      ],
+    });
+  });
+
+  it('an attempt that ended exactly at the start of the window is in it; one a moment before is not', () => {
+    const { store } = fourAttempts();
+    expect(timelineOf(store, 2000, 2100).attempts.map((a) => a.task)).toEqual(['/j/task-1', '/j/task-0']);
+    expect(timelineOf(store, 2001, 2100).attempts.map((a) => a.task)).toEqual(['/j/task-1']);
+  });
+
+  it('is cut at the limit, keeping the newest, and says so', () => {
+    const { store } = fourAttempts();
+    const cut = timelineOf(store, 0, 5000, 2);
+    expect(cut.attempts.map((a) => a.task)).toEqual(['/j/task-3', '/j/task-2']);
+    expect(cut.truncated).toBe(true);
+    const whole = timelineOf(store, 0, 5000, 4);
+    expect(whole.attempts).toHaveLength(4);
+    expect(whole).not.toHaveProperty('truncated');
+  });
+
+  it('lists every attempt of a retried task, each with its own worker', () => {
+    const { store, clock } = memStore();
+    store.submit(spec('/r', { maxRetries: 1 }));
+    start(store, '/r/task-0', 'w1');
+    clock.tick(10);
+    store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
+    clock.tick(10);
+    start(store, '/r/task-0', 'w2');
+    const { attempts } = timelineOf(store, 0, clock.t);
+    expect(attempts.map((a) => [a.attempt, a.worker, a.state, a.end])).toEqual([
+      [1, 'w2', 'RUNNING', null],
+      [0, 'w1', 'FAILED', 1010],
+    ]);
+  });
+
+  it('reads the window on the finished_at index, not by scanning the attempts', () => {
+    const db = new DatabaseSync(':memory:');
+    migrate(db);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${WINDOW_SQL}`).all(0, 0, 1) as Array<{ detail: string }>)
+      .map((row) => row.detail)
+      .join('\n');
+    expect(plan).toContain('attempts_by_finished');
+    expect(plan).not.toMatch(/SCAN attempts\b(?! USING)/);
+    db.close();
+  });
+});
