@@ -5,7 +5,10 @@
 
 /** The window when the query gives no `since`. */
 export const DEFAULT_TIMELINE_SINCE = '1h';
-/** Most attempts one answer lists (the newest ones); past it the answer says `truncated: true`. */
+/**
+ * Most attempts one answer lists; past it the answer says `truncated: true` and leaves out the
+ * attempts that ended earliest (the live ones are always kept first).
+ */
 export const TIMELINE_MAX_ATTEMPTS = 5000;
 
 /** One attempt in the window. Instants are epoch milliseconds. */

@@ -1,7 +1,8 @@
 /**
  * GET /v1/timeline's answer (docs/api.md, "Timeline"): the attempts that ran on any worker during
  * a window, from the store's indexed window read (cluster/state/timeline.ts), newest start first,
- * at most TIMELINE_MAX_ATTEMPTS of them (`truncated: true` when more overlapped the window).
+ * at most TIMELINE_MAX_ATTEMPTS of them (`truncated: true` when more overlapped the window; those
+ * left out are the ones that ended earliest).
  */
 import { parseTaskName } from '../model/names.js';
 import type { ClusterStore } from '../cluster/state/store.js';
@@ -13,9 +14,8 @@ export function timelineOf(
   to: number,
   limit: number = TIMELINE_MAX_ATTEMPTS,
 ): TimelineResponse {
-  // One more than the limit tells whether there were more.
-  const found = store.attemptsDuring(from, to, limit + 1);
-  const attempts = found.slice(0, limit).map((a) => ({
+  const found = store.attemptsDuring(from, to, limit);
+  const attempts = found.attempts.map((a) => ({
     task: a.task,
     job: parseTaskName(a.task)?.job ?? a.task,
     attempt: a.attempt,
@@ -24,5 +24,5 @@ export function timelineOf(
     end: a.finishedAt,
     state: a.state,
   }));
-  return { from, to, attempts, ...(found.length > limit ? { truncated: true as const } : {}) };
+  return { from, to, attempts, ...(found.truncated ? { truncated: true as const } : {}) };
 }

@@ -43,7 +43,7 @@ import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
-import { overlaps } from './timeline.js';
+import { newestFirst, overlaps } from './timeline.js';
 import {
   assign,
   assignMerged,
@@ -253,15 +253,20 @@ export class ClusterStore extends StoreCore {
   }
 
   /**
-   * The attempts that overlapped [from, to] (timeline.ts: an index read, not a walk over every
-   * attempt), newest start first, at most `limit`, as the store holds them now. While the disk is
-   * full and the database cannot be read back, none.
+   * At most `limit` of the attempts that overlapped [from, to] (timeline.ts: an index read, not a
+   * walk over every attempt; past the limit those that ended earliest are left out, and `truncated`
+   * says so), as the store holds them now, newest start first. While the disk is full and the
+   * database cannot be read back, none.
    */
-  attemptsDuring(from: number, to: number, limit: number): Attempt[] {
-    const keys = this.readBack(() => this.persistence.window.keys(from, to, limit), []);
-    return keys
+  attemptsDuring(from: number, to: number, limit: number): { attempts: Attempt[]; truncated: boolean } {
+    // One more than the limit tells whether there were more.
+    const keys = this.readBack(() => this.persistence.window.keys(from, to, limit + 1), []);
+    const attempts = keys
+      .slice(0, limit)
       .map((key) => this.attempt(key.task, key.attempt))
-      .filter((a): a is Attempt => a !== undefined && overlaps(a.startedAt, a.finishedAt, from, to));
+      .filter((a): a is Attempt => a !== undefined && overlaps(a.startedAt, a.finishedAt, from, to))
+      .sort(newestFirst);
+    return { attempts, truncated: keys.length > limit };
   }
 
   /** Every PENDING task, those of jobs waiting on their dependencies included. */

@@ -45,14 +45,28 @@ describe('the attempts of a window', () => {
     expect(timelineOf(store, 2001, 2100).attempts.map((a) => a.task)).toEqual(['/j/task-1']);
   });
 
-  it('is cut at the limit, keeping the newest, and says so', () => {
+  it('is cut at the limit, keeping the live attempts and those that ended last, and says so', () => {
     const { store } = fourAttempts();
-    const cut = timelineOf(store, 0, 5000, 2);
-    expect(cut.attempts.map((a) => a.task)).toEqual(['/j/task-3', '/j/task-2']);
+    const cut = timelineOf(store, 0, 5000, 3);
+    expect(cut.attempts.map((a) => a.task)).toEqual(['/j/task-3', '/j/task-2', '/j/task-1']);
     expect(cut.truncated).toBe(true);
     const whole = timelineOf(store, 0, 5000, 4);
     expect(whole.attempts).toHaveLength(4);
     expect(whole).not.toHaveProperty('truncated');
+  });
+
+  it('past the limit keeps a live attempt over one that started after it but ended', () => {
+    const { store, clock } = memStore();
+    store.submit(spec('/old'));
+    start(store, '/old/task-0', 'w1'); // 1000 .. : live
+    clock.t = 2000;
+    store.submit(spec('/new'));
+    start(store, '/new/task-0', 'w2'); // 2000 .. 3000
+    clock.t = 3000;
+    store.finishAttempt('/new/task-0', 0, ok);
+    const cut = timelineOf(store, 0, 4000, 1);
+    expect(cut.attempts.map((a) => a.task)).toEqual(['/old/task-0']);
+    expect(cut.truncated).toBe(true);
   });
 
   it('lists every attempt of a retried task, each with its own worker', () => {
@@ -70,14 +84,15 @@ describe('the attempts of a window', () => {
     ]);
   });
 
-  it('reads the window on the finished_at index, not by scanning the attempts', () => {
+  it('reads the window on the finished_at index in its order: no scan, and no sort of the ended attempts', () => {
     const db = new DatabaseSync(':memory:');
     migrate(db);
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${WINDOW_SQL}`).all(0, 0, 1) as Array<{ detail: string }>)
-      .map((row) => row.detail)
-      .join('\n');
-    expect(plan).toContain('attempts_by_finished');
-    expect(plan).not.toMatch(/SCAN attempts\b(?! USING)/);
+    const plan = (sql: string, ...args: number[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail);
+    expect(plan(WINDOW_SQL.live, 0, 1).join('\n')).toContain('USING INDEX attempts_by_finished (finished_at=?)');
+    expect(plan(WINDOW_SQL.ended, 0, 0, 1)).toEqual([
+      'SEARCH attempts USING INDEX attempts_by_finished (finished_at>?)',
+    ]);
     db.close();
   });
 });
