@@ -84,7 +84,49 @@ describe('the attempts of a window', () => {
     ]);
   });
 
-  it('reads the window on the finished_at index in its order: no scan, and no sort of the ended attempts', () => {
+  it("keeps the attempts of a run that a retry replaced (archived), found by the run's end", () => {
+    const { store, clock } = memStore();
+    store.submit(spec('/r'));
+    start(store, '/r/task-0', 'w1');
+    clock.t = 2000;
+    store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
+    clock.t = 3000;
+    store.retry('/r', false);
+    start(store, '/r/task-0', 'w2');
+    expect(timelineOf(store, 1500, 4000).attempts).toEqual([
+      { task: '/r/task-0', job: '/r', attempt: 0, worker: 'w2', start: 3000, end: null, state: 'RUNNING' },
+      { task: '/r/task-0', job: '/r', attempt: 0, worker: 'w1', start: 1000, end: 2000, state: 'FAILED' },
+    ]);
+    expect(timelineOf(store, 2001, 4000).attempts.map((a) => a.worker)).toEqual(['w2']);
+    const cut = timelineOf(store, 0, 4000, 1);
+    expect(cut.attempts.map((a) => a.worker)).toEqual(['w2']);
+    expect(cut.truncated).toBe(true);
+  });
+
+  it('past the limit keeps the attempts that ended last, archived or not', () => {
+    const { store, clock } = memStore();
+    store.submit(spec('/r'));
+    for (let run = 0; run < 4; run++) {
+      if (run > 0) store.retry('/r', false);
+      start(store, '/r/task-0', `w${run + 1}`); // run k: from 1000 + 1000k to 1500 + 1000k
+      clock.tick(500);
+      store.finishAttempt('/r/task-0', 0, { kind: 'exited', exitCode: 1 });
+      clock.tick(500);
+    }
+    const all = timelineOf(store, 0, clock.t);
+    expect(all.attempts.map((a) => [a.worker, a.start, a.end])).toEqual([
+      ['w4', 4000, 4500],
+      ['w3', 3000, 3500],
+      ['w2', 2000, 2500],
+      ['w1', 1000, 1500],
+    ]);
+    const cut = timelineOf(store, 0, clock.t, 2);
+    expect(cut.attempts.map((a) => a.worker)).toEqual(['w4', 'w3']);
+    expect(cut.truncated).toBe(true);
+    expect(timelineOf(store, 2600, clock.t, 2)).not.toHaveProperty('truncated');
+  });
+
+  it('reads the window on the end-time indexes: no scan, and no sort of the ended attempts', () => {
     const db = new DatabaseSync(':memory:');
     migrate(db);
     const plan = (sql: string, ...args: number[]) =>
@@ -93,6 +135,7 @@ describe('the attempts of a window', () => {
     expect(plan(WINDOW_SQL.ended, 0, 0, 1)).toEqual([
       'SEARCH attempts USING INDEX attempts_by_finished (finished_at>?)',
     ]);
+    expect(plan(WINDOW_SQL.archivedRuns, 0)).toEqual(['SEARCH runs USING INDEX runs_by_finished (finished_at>?)']);
     db.close();
   });
 });
