@@ -59,3 +59,27 @@ export interface MetricSample {
   labels: Record<string, string>;
   value: number;
 }
+
+/** One sample of the in-memory series (GET /v1/metrics/series). */
+export interface SeriesSample {
+  /** When it was taken, epoch ms. */
+  time: number;
+  /** Jobs in state PENDING (their tasks wait for a worker). */
+  pendingJobs: number;
+  /** Live attempts (placed tasks: assigned or running). */
+  runningTasks: number;
+  /** CPU in cores: what running tasks hold, and the workers' capacity. */
+  cpu: { used: number; total: number };
+  memoryBytes: { used: number; total: number };
+  /** Accelerator devices (GPUs, TPU chips). */
+  accelerators: { used: number; total: number };
+}
+
+/** The answer of GET /v1/metrics/series: the samples oldest first, at most SERIES_MAX_SAMPLES. */
+export interface MetricsSeries {
+  intervalMs: number;
+  samples: SeriesSample[];
+}
+
+/** Samples the series keeps (older ones are dropped): an hour at the default interval of 10 s. */
+export const SERIES_MAX_SAMPLES = 360;

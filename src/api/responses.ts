@@ -9,7 +9,8 @@
  * strings elsewhere.
  */
 import { BANDS } from '../model/band.js';
-import type { DensitySeries } from './metrics.js';
+import type { DensitySeries, MetricsSeries, SeriesSample } from './metrics.js';
+import type { TimelineAttempt, TimelineResponse } from './timeline.js';
 import type { PipelineResponse, PipelineStageInfo } from './pipeline-request.js';
 import type {
   AttemptInfo,
@@ -550,6 +551,43 @@ export const densityAnswer = lazy(() =>
     buckets: array(
       object<DensitySeries['buckets'][number]>({ start: number, submissions: number, activeWorkers: number }),
     ),
+  }),
+);
+
+const usedOfTotal = object<{ used: number; total: number }>({ used: number, total: number });
+
+export const seriesAnswer = lazy(() =>
+  object<MetricsSeries>({
+    intervalMs: number,
+    samples: array(
+      object<SeriesSample>({
+        time: number,
+        pendingJobs: number,
+        runningTasks: number,
+        cpu: usedOfTotal,
+        memoryBytes: usedOfTotal,
+        accelerators: usedOfTotal,
+      }),
+    ),
+  }),
+);
+
+export const timelineAnswer = lazy(() =>
+  object<TimelineResponse>({
+    from: number,
+    to: number,
+    attempts: array(
+      object<TimelineAttempt>({
+        task: string,
+        job: string,
+        attempt: number,
+        worker: string,
+        start: number,
+        end: nullableNumber,
+        state: string,
+      }),
+    ),
+    truncated: optional(oneOf([true])),
   }),
 );
 

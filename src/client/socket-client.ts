@@ -11,7 +11,8 @@
  * long poll (POST /v1/wait): with the token, the cluster knows the task is blocked and on what
  * (docs/architecture.md, "Waiting").
  */
-import type { DensitySeries } from '../api/metrics.js';
+import type { DensitySeries, MetricsSeries } from '../api/metrics.js';
+import type { TimelineResponse } from '../api/timeline.js';
 import { IrisError } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
@@ -238,6 +239,16 @@ export class SocketClient extends SocketTransport implements IrisClient {
 
   density(): Promise<DensitySeries> {
     return this.ask(A.densityAnswer, 'GET', '/v1/metrics/density');
+  }
+
+  /** The in-memory series of the last hour (GET /v1/metrics/series; owner only). */
+  series(): Promise<MetricsSeries> {
+    return this.ask(A.seriesAnswer, 'GET', '/v1/metrics/series');
+  }
+
+  /** Which attempt ran where since `since` (default 1h; GET /v1/timeline; owner only). */
+  timeline(since?: string): Promise<TimelineResponse> {
+    return this.ask(A.timelineAnswer, 'GET', `/v1/timeline${queryString({ since })}`);
   }
 
   /** True when a cluster answers /v1/health on the socket. Never throws. */

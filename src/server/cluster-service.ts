@@ -11,6 +11,7 @@ import type { Band } from '../model/band.js';
 import type { PipelineRequest, PipelineResponse } from '../api/pipeline-request.js';
 import type { WaitQuery } from './wait.js';
 import type { ExecStarted } from './exec-service.js';
+import type { TimelineResponse } from '../api/timeline.js';
 
 /** Who submits when the request and its task token say nothing: the server's user and directory. */
 export interface SubmitOrigin {
@@ -41,6 +42,8 @@ export interface ClusterService {
   job(name: string, run?: number | null): api.JobDetail;
   /** Runs (live and archived) matching the query, newest first (`iris history`). */
   history(query: api.HistoryQuery): api.RunInfo[];
+  /** The attempts that ran on any worker between `from` and `to` (epoch ms), newest first, bounded (timeline.ts). */
+  timeline(from: number, to: number): TimelineResponse;
   /**
    * One task (`/j/task-3`); IrisError('not_found') for an unknown job or task index (the hint says how many tasks the
    * job has).

@@ -46,6 +46,8 @@ import { findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 import { hostPaths } from './host-paths.js';
 import { startExec, type ExecStarted } from './exec-service.js';
+import { timelineOf } from './timeline.js';
+import type { TimelineResponse } from '../api/timeline.js';
 
 export interface ServiceContext {
   clusterId: string;
@@ -296,6 +298,10 @@ export class ControllerService implements ClusterService {
       },
       this.now(),
     );
+  }
+
+  timeline(from: number, to: number): TimelineResponse {
+    return timelineOf(this.store, from, to);
   }
 
   task(name: string): api.TaskDetail {

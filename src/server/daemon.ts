@@ -55,6 +55,7 @@ import { formatBytes } from '../model/resources.js';
 import { formatHostPort } from '../model/net-address.js';
 import { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { DensityRecorder } from './metrics/density.js';
+import { SeriesRecorder, seriesFigures } from './metrics/series.js';
 import { MetricsFileWriter } from './metrics/metrics-file.js';
 import { listenMetrics, metricsUrl, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
@@ -281,9 +282,15 @@ async function serveCluster(
     : null;
   // The metrics file (docs/metrics.md, "metrics.json"), kept whether or not a metrics port is open.
   const metricsFile = new MetricsFileWriter(metrics, { home, log, movesWithTime: () => metrics.drawingPower() });
+  // The in-memory series (series.ts): its figures are the cluster's own view (`iris cluster status`).
+  const series = new SeriesRecorder(() => seriesFigures(service.cluster()), {
+    intervalMs: config.metrics.seriesIntervalMs,
+    log,
+  });
   const metricsEndpoints: MetricsEndpoints = {
     exposition: () => metrics.exposition(),
     density: () => density?.series() ?? null,
+    series: () => series.series(),
   };
   const controller = new Controller({
     passObserver: metrics,
@@ -384,6 +391,7 @@ async function serveCluster(
       kube?.nodes?.close();
       await runtime.close();
       density?.stop();
+      series.stop();
       await metricsFile.stop();
       metrics.close();
       store.close();
@@ -427,6 +435,7 @@ async function serveCluster(
   }
   controller.start();
   density?.start();
+  series.start();
   metricsFile.start();
   retention.start();
   options.onReady?.({ socket: socketPath, pid: process.pid });

@@ -9,7 +9,7 @@
  * tasks and only the context-reuse keys (`uses`) its own tree uses. Results (GET /v1/results) are the one read that
  * reaches the caller's whole tree (model/caller.ts
  * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume,
- * disable, enable, the queue view, prune) refuse a task caller.
+ * disable, enable, the queue view, prune, the metrics, the timeline) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -51,13 +51,16 @@ import {
 } from '../api/queries.js';
 import { parseUpdateRequest } from '../api/requests.js';
 import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
-import type { DensitySeries } from '../api/metrics.js';
+import type { DensitySeries, MetricsSeries } from '../api/metrics.js';
+import { DEFAULT_TIMELINE_SINCE } from '../api/timeline.js';
 
-/** What the server serves at GET /metrics and GET /v1/metrics/density (src/server/metrics/). */
+/** What the server serves at GET /metrics and GET /v1/metrics/{density,series} (src/server/metrics/). */
 export interface MetricsEndpoints {
   exposition(): Promise<{ contentType: string; text: string }>;
   /** The density series, or null when `metrics.density` is off. */
   density(): DensitySeries | null;
+  /** The in-memory series of the last hour (metrics/series.ts). */
+  series(): MetricsSeries;
 }
 
 export interface Reply {
@@ -201,6 +204,8 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/prune', 'pruning old runs'],
   ['GET /metrics', "the metrics (they count every user's jobs)"],
   ['GET /v1/metrics/density', "the density series (it counts every user's submissions)"],
+  ['GET /v1/metrics/series', "the metrics series (it counts every user's jobs)"],
+  ['GET /v1/timeline', "the timeline (it shows every user's tasks)"],
 ]);
 
 function metricsOf(ctx: RouteContext): MetricsEndpoints {
@@ -211,6 +216,30 @@ function metricsOf(ctx: RouteContext): MetricsEndpoints {
       "ask the cluster's owner socket (<home>/run/iris.sock)",
     );
   return ctx.metrics;
+}
+
+/**
+ * GET /v1/metrics/series. A server without metrics is the one over a stopped cluster's saved
+ * state (offline.ts): the series lived in the stopped cluster's memory, so it is the offline
+ * `unavailable` error there.
+ */
+function seriesRoute(_call: Call, ctx: RouteContext): Reply {
+  if (!ctx.metrics)
+    throw new IrisError(
+      'unavailable',
+      'the metrics series needs a running cluster: it is kept in its memory',
+      'start one with `iris cluster start`',
+    );
+  return ok(ctx.metrics.series());
+}
+
+/** GET /v1/timeline: the window is `since` (default 1h; model/since.ts forms) up to now. */
+function timelineRoute(call: Call, ctx: RouteContext): Reply {
+  const now = ctx.now();
+  const since = optionalParam(call.query, 'since') ?? DEFAULT_TIMELINE_SINCE;
+  const from = parseSince(since, now, 'query parameter "since"');
+  if (from > now) throw invalid(`query parameter "since" (${since}) is after now`, 'for example since=1h');
+  return ok(ctx.service.timeline(from, now));
 }
 
 /**
@@ -280,6 +309,8 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
       return ok(series);
     },
   },
+  '/v1/metrics/series': { GET: seriesRoute },
+  '/v1/timeline': { GET: timelineRoute },
   '/v1/health': {
     GET: (_call, ctx) => ok({ ok: true, version: ctx.version, pid: process.pid } satisfies HealthResponse),
   },

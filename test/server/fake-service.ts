@@ -27,6 +27,7 @@ import type {
   PruneResponse,
 } from '../../src/api/types.js';
 import type { WaitQuery } from '../../src/server/wait.js';
+import type { TimelineResponse } from '../../src/api/timeline.js';
 import { isFinalJobState } from '../../src/model/states.js';
 import type { ClusterEvent } from '../../src/model/events.js';
 import type { JobSpec } from '../../src/model/types.js';
@@ -196,6 +197,10 @@ export class FakeService implements ClusterService {
   history(query: HistoryQuery): RunInfo[] {
     this.historyQueries.push(query);
     return [];
+  }
+
+  timeline(from: number, to: number): TimelineResponse {
+    return { from, to, attempts: [] };
   }
 
   job(name: string): JobDetail {

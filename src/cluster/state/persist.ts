@@ -33,6 +33,7 @@ import {
 import type { Journal } from './journal.js';
 import { splitKey } from './keys.js';
 import { RunArchive } from './archive.js';
+import { AttemptWindow } from './timeline.js';
 import type { ClusterModel } from './model.js';
 import { Statements } from './database.js';
 import { TaskGroup, TaskGroups, TaskRecord } from './task-record.js';
@@ -84,10 +85,13 @@ const SQL = {
 export class Persistence {
   private readonly statements: Statements<keyof typeof SQL>;
   readonly archive: RunArchive;
+  /** The attempts of a time window (timeline.ts). */
+  readonly window: AttemptWindow;
 
   constructor(private readonly db: DatabaseSync) {
     this.statements = new Statements(db, SQL);
     this.archive = new RunArchive(db);
+    this.window = new AttemptWindow(db);
   }
 
   private stmt(name: keyof typeof SQL): StatementSync {

@@ -15,6 +15,7 @@
  * - `results` holds task results by run id (results.ts): they stay with an archived run and go
  *   with it when it is pruned.
  * - `cache_hints` mirrors ClusterModel.cacheHints one row per (worker, key) (cache-hints.ts).
+ * - `attempts_by_finished` lets the timeline (timeline.ts) read a window's attempts without a scan.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
@@ -162,6 +163,10 @@ export const MIGRATIONS: readonly string[] = [
   // 11: the merged batch an attempt ran in (model MergedBatch as JSON: lead and tasks); NULL: not merged
   `
   ALTER TABLE attempts ADD COLUMN merged TEXT;
+  `,
+  // 12: the timeline (timeline.ts) finds the attempts of a window by when they ended (NULL: still live)
+  `
+  CREATE INDEX attempts_by_finished ON attempts (finished_at);
   `,
 ];
 

@@ -43,6 +43,7 @@ import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
+import { chooseWindow, overlaps, type AttemptKey, type WindowAttempt } from './timeline.js';
 import {
   assign,
   assignMerged,
@@ -249,6 +250,28 @@ export class ClusterStore extends StoreCore {
 
   attempt(task: string, n: number): Attempt | undefined {
     return this.model.attempts.get(task)?.[n];
+  }
+
+  /**
+   * At most `limit` of the attempts that overlapped [from, to], those of archived runs included
+   * (timeline.ts: index reads, not a walk over every attempt; past the limit those that ended
+   * earliest are left out, and `truncated` says so), newest start first; a live run's attempts as
+   * the store holds them now. While the disk is full and the database cannot be read back, none.
+   */
+  attemptsDuring(from: number, to: number, limit: number): { attempts: WindowAttempt[]; truncated: boolean } {
+    const window = this.persistence.window;
+    const held = (keys: AttemptKey[]) =>
+      keys
+        .map((key) => this.attempt(key.task, key.attempt))
+        .filter((a): a is Attempt => a !== undefined && overlaps(a.startedAt, a.finishedAt, from, to));
+    // One more than the limit tells whether there were more.
+    const read = () =>
+      chooseWindow(
+        held(window.liveKeys(to, limit + 1)),
+        [...held(window.endedKeys(from, to, limit + 1)), ...window.archived(from, to, limit + 1)],
+        limit,
+      );
+    return this.readBack(read, { attempts: [], truncated: false });
   }
 
   /** Every PENDING task, those of jobs waiting on their dependencies included. */
