@@ -7,10 +7,11 @@ import type { JobSummary } from '../api/types.js';
 import { formatDuration } from '../model/duration.js';
 import { renderInstants } from '../model/reason-instants.js';
 
-/** `3s`, `4m10s`, `2h5m`, `3d4h`: a short duration; `-` for null. */
+/** `3s`, `4m10s`, `2h5m`, `3d4h`: a short duration in whole seconds; `-` for null. */
 export function formatAge(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return '-';
-  return formatDuration(Math.max(0, ms), { style: 'short' });
+  const seconds = Math.floor(Math.max(0, ms) / 1000);
+  return seconds === 0 ? '0s' : formatDuration(seconds * 1000, { style: 'short' });
 }
 
 /** `1.5 GiB`, `512 MiB`, `800 B`; `-` for null. */
