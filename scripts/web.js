@@ -3,11 +3,11 @@
 //   node scripts/web.js
 // Bundles src/web/main.tsx (TypeScript + TSX for preact, with uPlot) with rolldown into one
 // minified dist/web/app.js, writes dist/web/app.css (src/web/styles.css, then uPlot's own
-// uPlot.min.css) and dist/web/index.html. The dashboard server (src/server/dashboard) serves these
+// uPlot.min.css), dist/web/index.html and dist/web/favicon.svg. The dashboard server (src/server/dashboard) serves these
 // files as they are.
 // Guarantees:
 //   - the page has no inline script or style (the server's CSP is `default-src 'self'`): index.html
-//     loads /assets/app.css and /assets/app.js and nothing else, and names no other host;
+//     loads /assets/app.css, /assets/app.js and /assets/favicon.svg and nothing else, and names no other host;
 //   - dist/web holds only what this script writes (it is emptied first);
 //   - it prints the size of app.js and app.css, raw and gzipped.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -56,6 +56,7 @@ const html = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>iris dashboard</title>
+<link rel="icon" href="/assets/favicon.svg">
 <link rel="stylesheet" href="/assets/app.css">
 <script type="module" src="/assets/app.js"></script>
 </head>
@@ -65,6 +66,11 @@ const html = `<!doctype html>
 </html>
 `;
 await writeFile(join(out, 'index.html'), html);
+// A small icon, so a browser does not ask for /favicon.ico (a 404 in its console).
+const icon =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#0072B2"/>' +
+  '<circle cx="8" cy="8" r="3" fill="#fff"/></svg>\n';
+await writeFile(join(out, 'favicon.svg'), icon);
 
 const size = async (file) => {
   const data = await readFile(join(out, file));

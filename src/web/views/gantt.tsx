@@ -7,6 +7,14 @@ import { formatTime, stateClass } from '../format.js';
 import { ganttRows, type TimelineResponse, ticks } from '../timeline.js';
 
 const LANE = 14;
+/** The legend: each colour family named in words (the tooltip of a bar names its exact state). */
+const LEGEND: [string, string][] = [
+  ['running', 'running'],
+  ['ok', 'succeeded'],
+  ['failed', 'failed, timed out, out of memory'],
+  ['stopped', 'killed, cancelled, preempted'],
+  ['other', 'other'],
+];
 const LABEL = 110;
 const WIDTH = 900;
 
@@ -65,6 +73,13 @@ export function Gantt({ timeline, workers, now }: { timeline: TimelineResponse; 
           </g>
         ))}
       </svg>
+      <p class="legend small" data-gantt-legend>
+        {LEGEND.map(([cls, label]) => (
+          <span key={cls}>
+            <span class={`swatch st-${cls}`} /> {label}
+          </span>
+        ))}
+      </p>
       {timeline.truncated ? <p class="muted small">only the newest attempts are shown</p> : null}
     </div>
   );
