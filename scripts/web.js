@@ -3,8 +3,8 @@
 //   node scripts/web.js
 // Bundles src/web/main.tsx (TypeScript + TSX for preact, with uPlot) with rolldown into one
 // minified dist/web/app.js, writes dist/web/app.css (src/web/styles.css, then uPlot's own
-// uPlot.min.css), dist/web/index.html and dist/web/favicon.svg. The dashboard server (src/server/dashboard) serves these
-// files as they are.
+// uPlot.min.css), dist/web/index.html and dist/web/favicon.svg. The dashboard server
+// (src/server/dashboard) serves these files as they are.
 // Guarantees:
 //   - the page has no inline script or style (the server's CSP is `default-src 'self'`): index.html
 //     loads /assets/app.css, /assets/app.js and /assets/favicon.svg and nothing else, and names no other host;

@@ -58,6 +58,11 @@ export class LineBuffer<T> {
     return over;
   }
 
+  /** The `n` oldest items held (fewer when it holds fewer). */
+  oldest(n: number): T[] {
+    return this.items.slice(this.start, this.start + Math.max(0, n));
+  }
+
   toArray(): T[] {
     return this.items.slice(this.start);
   }

@@ -45,6 +45,16 @@ describe('LineBuffer', () => {
     expect(buffer.dropped).toBe(0);
   });
 
+  it('oldest(n) names the lines a push of n past the limit would drop', () => {
+    const buffer = new LineBuffer<number>(4);
+    buffer.push([1, 2, 3, 4]);
+    expect(buffer.oldest(2)).toEqual([1, 2]);
+    expect(buffer.oldest(0)).toEqual([]);
+    expect(buffer.oldest(-3)).toEqual([]);
+    buffer.push([5, 6]);
+    expect(buffer.oldest(9)).toEqual([3, 4, 5, 6]);
+  });
+
   it('always holds the last `limit` lines pushed (property)', () => {
     fc.assert(
       fc.property(

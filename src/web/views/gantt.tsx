@@ -7,6 +7,7 @@ import { formatTime, stateClass } from '../format.js';
 import { ganttRows, type TimelineResponse, ticks } from '../timeline.js';
 
 const LANE = 14;
+const ended = (a: { end: number | null }, now: number) => (a.end ? formatTime(a.end, now) : 'running');
 /** The legend: each colour family named in words (the tooltip of a bar names its exact state). */
 const LEGEND: [string, string][] = [
   ['running', 'running'],
@@ -66,7 +67,7 @@ export function Gantt({ timeline, workers, now }: { timeline: TimelineResponse; 
               >
                 <title>
                   {`${bar.attempt.task} #${bar.attempt.attempt} ${bar.attempt.state}\n` +
-                    `${formatTime(bar.attempt.start, now)} – ${bar.attempt.end ? formatTime(bar.attempt.end, now) : 'running'}`}
+                    `${formatTime(bar.attempt.start, now)} – ${ended(bar.attempt, now)}`}
                 </title>
               </rect>
             ))}

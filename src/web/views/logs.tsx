@@ -1,8 +1,11 @@
 /**
  * `#/logs/<target>`: a task's or a subtree's log (GET /v1/logs, NDJSON read with fetch and a
- * ReadableStream), following it live. Big logs stay responsive: lines arriving are queued and
- * drawn once per animation frame, at most MAX_LINES stay (the oldest are dropped from the buffer and
- * the DOM), and lines are DOM nodes written with textContent (never parsed as HTML).
+ * ReadableStream), following it live. Big logs stay responsive: the reader parses in slices of
+ * SLICE_MS and yields to the page between them; lines arriving are queued and drawn per animation
+ * frame, at most LINES_PER_FRAME at a time; at most MAX_LINES stay (the oldest are dropped from the
+ * queue, the buffer and the DOM, so a backlog is skipped rather than drawn); lines are DOM nodes
+ * written with textContent (never parsed as HTML), laid out only when on screen (CSS
+ * content-visibility).
  * The search box hides the lines that do not match; the time and task prefixes are toggled by a
  * class on the container. `since`, `tail` and `follow` are kept in the URL.
  */
@@ -16,6 +19,13 @@ import { expandItem, LineBuffer, lineMatches } from '../log-buffer.js';
 import { hashOf, jobHash } from '../route.js';
 
 export const MAX_LINES = 5000;
+/** New lines drawn per animation frame at most; a backlog beyond MAX_LINES is skipped (it would be dropped). */
+const LINES_PER_FRAME = 1000;
+/** The reader yields to the page after this long of parsing (ms), so drawing and input keep up. */
+const SLICE_MS = 12;
+
+/** A macrotask: lets the browser draw and handle input between parsed chunks. */
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 function lineNode(line: LogLine): HTMLDivElement {
   const div = document.createElement('div');
@@ -55,9 +65,17 @@ export function LogsView({ target, params }: { target: string; params: Record<st
     const abort = new AbortController();
     const draw = () => {
       frame = 0;
-      const batch = queue.length > MAX_LINES ? queue.slice(-MAX_LINES) : queue;
-      const skipped = queue.length - batch.length;
-      queue = [];
+      if (queue.length >= MAX_LINES) {
+        // The queue alone fills the window: every line shown, and the queue's head, would be dropped.
+        const dropped = buffer.dropped + buffer.size + queue.length - MAX_LINES;
+        queue = queue.slice(-MAX_LINES);
+        buffer.clear();
+        buffer.dropped = dropped;
+        el.textContent = '';
+      }
+      const batch = queue.slice(0, LINES_PER_FRAME);
+      queue = queue.slice(batch.length);
+      if (queue.length > 0) frame = requestAnimationFrame(draw);
       const stick = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
       const fragment = document.createDocumentFragment();
       const entries = batch.map((line) => {
@@ -67,10 +85,9 @@ export function LogsView({ target, params }: { target: string; params: Record<st
         return { line, node };
       });
       el.append(fragment);
-      buffer.dropped += skipped;
-      const before = buffer.toArray();
-      const over = buffer.push(entries);
-      for (let i = 0; i < over && i < before.length; i++) before[i].node.remove();
+      const leaving = buffer.oldest(buffer.size + entries.length - MAX_LINES);
+      buffer.push(entries);
+      for (const { node } of leaving) node.remove();
       setCounts({ shown: buffer.size, dropped: buffer.dropped });
       if (stick) el.scrollTop = el.scrollHeight;
     };
@@ -78,8 +95,13 @@ export function LogsView({ target, params }: { target: string; params: Record<st
       try {
         const query = { target, follow, tail: /^\d+$/.test(tail) ? tail : undefined, since: since || undefined };
         setPhase(follow ? 'following' : 'connecting');
+        let slice = performance.now();
         for await (const item of streamJson<LogBatch | LogLine>('logs', query, abort.signal)) {
           for (const line of expandItem(item)) queue.push(line);
+          if (performance.now() - slice > SLICE_MS) {
+            await pause();
+            slice = performance.now();
+          }
           if (queue.length > MAX_LINES * 2) queue = queue.slice(-MAX_LINES);
           if (!frame) frame = requestAnimationFrame(draw);
         }

@@ -58,7 +58,9 @@ export function QueueView() {
       <div class="bar">
         <h1>Queue</h1>
         {data ? (
-          <span class="muted">{`policy ${data.policy} · ${data.jobs.length} pending · reservations ${data.reservationDepth}`}</span>
+          <span class="muted">
+            {`policy ${data.policy} · ${data.jobs.length} pending · reservations ${data.reservationDepth}`}
+          </span>
         ) : null}
       </div>
       <ErrorBox error={error} what="queue" />
