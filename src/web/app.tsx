@@ -91,7 +91,7 @@ export function App() {
         {route.view === 'job' ? <JobView name={route.arg} /> : null}
         {route.view === 'logs' ? <LogsView target={route.arg} params={route.params} /> : null}
         {route.view === 'queue' ? <QueueView /> : null}
-        {route.view === 'workers' ? <WorkersView /> : null}
+        {route.view === 'workers' ? <WorkersView params={route.params} /> : null}
         {route.view === 'history' ? <HistoryView params={route.params} /> : null}
       </main>
     </ReadOnly.Provider>

@@ -1,6 +1,6 @@
 /**
- * The workers page's Gantt chart (GET /v1/timeline): rows = workers, bars = attempts, coloured by
- * state family (the tooltip names the task, attempt, state and times). An SVG; an older cluster
+ * The workers page's Gantt chart (GET /v1/timeline, over the window chosen): rows = workers, bars =
+ * attempts, coloured by state family (the tooltip names the task, attempt, state and times). An SVG; an older cluster
  * without the route (404) gets a note instead.
  */
 import { formatTime, stateClass } from '../format.js';
@@ -34,7 +34,7 @@ export function Gantt({ timeline, workers, now }: { timeline: TimelineResponse; 
   return (
     <div class="scroll">
       <svg class="gantt" viewBox={`0 0 ${WIDTH} ${height}`} width={WIDTH} height={height} role="img" data-gantt>
-        <title>attempts per worker over the last hour</title>
+        <title>attempts per worker over the window</title>
         {ticks(from, to).map((t) => (
           <g key={t}>
             <line x1={x(t)} x2={x(t)} y1={14} y2={height} class="tick" />

@@ -9,7 +9,8 @@ import type { WorkerInfo } from '../../api/types.js';
 import { type ApiError, getJson } from '../api.js';
 import { ErrorBox, Loading, Meter, Section, State, Table } from '../components.js';
 import { formatBytes, formatNumber } from '../format.js';
-import { useData, useNow } from '../hooks.js';
+import { navigate, useData, useNow } from '../hooks.js';
+import { hashOf } from '../route.js';
 import type { TimelineResponse } from '../timeline.js';
 import { Gantt } from './gantt.js';
 import { type MetricsSeries, Plots } from './plots.js';
@@ -114,9 +115,15 @@ function Missing({ error, what }: { error: ApiError | null; what: string }) {
   return <ErrorBox error={error} what={what} />;
 }
 
-export function WorkersView() {
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The Gantt chart's windows (GET /v1/timeline `since`). */
+const WINDOWS = ['15m', '1h', '6h', '24h'];
+
+export function WorkersView({ params }: { params: Record<string, string> }) {
+  const since = WINDOWS.includes(params.since ?? '') ? params.since : '1h';
   const workers = useData((signal) => getJson<WorkerInfo[]>('workers', {}, signal), '');
-  const timeline = useData((signal) => getJson<TimelineResponse>('timeline', { since: '1h' }, signal), '');
+  const timeline = useData((signal) => getJson<TimelineResponse>('timeline', { since }, signal), since);
   const series = useData((signal) => getJson<MetricsSeries>('metrics/series', {}, signal), '');
   const now = useNow(5000);
   const list = workers.data ?? [];
@@ -126,7 +133,9 @@ export function WorkersView() {
       <div class="bar">
         <h1>Workers</h1>
         {workers.data ? (
-          <span class="muted">{`${list.length} workers · ready ones cost ${formatNumber(cost)}/h`}</span>
+          <span class="muted">
+            {`${plural(list.length, 'worker')} · the ready ones cost ${formatNumber(cost)} per hour`}
+          </span>
         ) : null}
       </div>
       <ErrorBox error={workers.error} what="workers" />
@@ -136,7 +145,21 @@ export function WorkersView() {
           <WorkerTable workers={g.workers} />
         </Section>
       ))}
-      <Section title="Timeline (last hour)">
+      <Section title={`Timeline (last ${since})`}>
+        <p class="filters">
+          {WINDOWS.map((w) => (
+            <button
+              key={w}
+              type="button"
+              class={w === since ? 'active' : ''}
+              aria-pressed={w === since}
+              onClick={() => navigate(hashOf('workers', '', { ...params, since: w }), true)}
+              data-window={w}
+            >
+              {w}
+            </button>
+          ))}
+        </p>
         <Missing error={timeline.error} what="a timeline" />
         {timeline.data ? <Gantt timeline={timeline.data} workers={list.map((w) => w.id)} now={now} /> : null}
       </Section>
