@@ -1,7 +1,8 @@
 /**
  * The job page's actions: cancel, retry (with its "downstream" checkbox) and change of priority
  * band (POST /v1/jobs/cancel, /v1/jobs/retry, /v1/jobs/update, each with `x-iris-dashboard: 1`),
- * and the failure hint of a failed job: the deciding task's reason and the last 20 lines of its log.
+ * and the failure hint of a failed job: the deciding task's reason and the last 20 lines of the log
+ * of its last attempt.
  * A refusal is shown with the API's message and hint. None of this shows on a stopped cluster.
  */
 import { useContext, useState } from 'preact/hooks';
@@ -148,12 +149,13 @@ export function FailureHint({ job, now }: { job: JobDetail; now: number }) {
     async (signal) => {
       const lines: LogLine[] = [];
       if (!target) return lines;
-      for await (const item of streamJson<LogBatch | LogLine>('logs', { target, tail: 20 }, signal)) {
+      const query = { target, tail: 20, attempt: task?.attempt };
+      for await (const item of streamJson<LogBatch | LogLine>('logs', query, signal)) {
         lines.push(...expandItem(item));
       }
       return lines.slice(-20);
     },
-    target,
+    `${target}#${task?.attempt}`,
     false,
   );
   if (!FAILED_JOB.has(job.state)) return null;

@@ -52,7 +52,7 @@ function Facts({ job, now }: { job: JobDetail; now: number }) {
       {facts.map(([k, v]) => (
         <>
           <dt>{k}</dt>
-          <dd>{v}</dd>
+          <dd class={k === 'command' ? 'code' : ''}>{v}</dd>
         </>
       ))}
     </dl>
