@@ -12,25 +12,9 @@ import { formatBytes, formatNumber } from '../format.js';
 import { navigate, useData, useNow } from '../hooks.js';
 import { hashOf } from '../route.js';
 import type { TimelineResponse } from '../timeline.js';
+import { workerGroups } from '../worker-groups.js';
 import { Gantt } from './gantt.js';
 import { type MetricsSeries, Plots } from './plots.js';
-
-/** Workers in groups: each TPU slice (by `tpu-name`, hosts by `tpu-worker-id`), then the others. */
-export function workerGroups(workers: readonly WorkerInfo[]): { title: string; workers: WorkerInfo[] }[] {
-  const slices = new Map<string, WorkerInfo[]>();
-  const others: WorkerInfo[] = [];
-  for (const w of workers) {
-    const slice = w.device.type === 'tpu' ? w.attributes['tpu-name'] : undefined;
-    if (slice === undefined) others.push(w);
-    else slices.set(slice, [...(slices.get(slice) ?? []), w]);
-  }
-  const host = (w: WorkerInfo) => Number(w.attributes['tpu-worker-id'] ?? 0);
-  const groups = [...slices.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, list]) => ({ title: `TPU slice ${name}`, workers: list.sort((a, b) => host(a) - host(b)) }));
-  if (others.length > 0) groups.push({ title: groups.length > 0 ? 'Other workers' : 'Workers', workers: others });
-  return groups;
-}
 
 function device(w: WorkerInfo): string {
   if (w.device.type === 'cpu' || w.device.count === 0) return 'cpu';
