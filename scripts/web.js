@@ -2,7 +2,7 @@
 // Build the dashboard's page (run by `npm run build` and `npm test` after tsc).
 //   node scripts/web.js
 // Bundles src/web/main.tsx (TypeScript + TSX for preact, with uPlot) with rolldown into one
-// minified dist/web/app.js, writes dist/web/app.css (src/web/styles.css, then uPlot's own
+// minified dist/web/app.js, writes dist/web/app.css (src/web/styles.css and views.css, then uPlot's own
 // uPlot.min.css), dist/web/index.html and dist/web/favicon.svg. The dashboard server
 // (src/server/dashboard) serves these files as they are.
 // Guarantees:
@@ -46,6 +46,7 @@ await bundle.close();
 
 const css = [
   await readFile(join(root, 'src', 'web', 'styles.css'), 'utf8'),
+  await readFile(join(root, 'src', 'web', 'views.css'), 'utf8'),
   await readFile(join(root, 'node_modules', 'uplot', 'dist', 'uPlot.min.css'), 'utf8'),
 ].join('\n');
 await writeFile(join(out, 'app.css'), css);
