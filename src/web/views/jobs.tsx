@@ -4,7 +4,7 @@
  * Long lists show their first rows and a button for the rest, so a cluster with 10,000 jobs
  * renders at once.
  */
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import type { JobSummary } from '../../api/types.js';
 import { JOB_STATES } from '../../model/states.js';
 import { getJson } from '../api.js';
@@ -101,7 +101,10 @@ export function JobsView({ params }: { params: Record<string, string> }) {
   );
   const [all, setAll] = useState(false);
   const now = useNow();
-  const rows = data ? buildTree(data, root, filtersOf(params)) : [];
+  const filters = [params.state ?? '', params.user ?? '', params.prefix ?? ''].join('\n');
+  // The tree is built when the jobs or the filters change, not at every tick of the clock.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `filters` names the params the tree reads
+  const rows = useMemo(() => (data ? buildTree(data, root, filtersOf(params)) : []), [data, root, filters]);
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const { root: _root, ...rest } = params;
   return (
