@@ -15,6 +15,7 @@ import { formatReason } from '../format.js';
 import { useData } from '../hooks.js';
 import { expandItem } from '../log-buffer.js';
 import { logsHash } from '../route.js';
+import { runTarget } from './job-parts.js';
 
 const ENDED_OK = new Set(['SUCCEEDED']);
 const isEnded = (job: JobDetail) => job.state !== 'PENDING' && job.state !== 'RUNNING';
@@ -144,7 +145,7 @@ const FAILED_JOB = new Set([...FAILURE_STATES, 'WORKER_FAILED', 'UNSCHEDULABLE']
 
 export function FailureHint({ job, now }: { job: JobDetail; now: number }) {
   const task = FAILED_JOB.has(job.state) ? decidingTask(job) : null;
-  const target = task ? (job.archived ? task.id.replace(job.name, `${job.name}@${job.run}`) : task.id) : '';
+  const target = task ? runTarget(job, task.id) : '';
   const { data, error } = useData(
     async (signal) => {
       const lines: LogLine[] = [];
@@ -165,7 +166,7 @@ export function FailureHint({ job, now }: { job: JobDetail; now: number }) {
       <p>
         {task ? (
           <>
-            <a href={logsHash(task.id)}>{task.id}</a> {task.state}: {formatReason(task.reason, now) || 'no reason'}
+            <a href={logsHash(target)}>{task.id}</a> {task.state}: {formatReason(task.reason, now) || 'no reason'}
           </>
         ) : (
           formatReason(job.reason, now) || 'no reason recorded'

@@ -9,11 +9,17 @@ import { formatAge, formatBytes, formatNumber, formatReason, formatTime, taskCou
 import { useData } from '../hooks.js';
 import { jobHash, logsHash } from '../route.js';
 
-function TaskRows({ task, now }: { task: TaskInfo; now: number }) {
+/** A task of this run as a log target: `/a/task-0`, or `/a@3/task-0` for an archived run. */
+export function runTarget(job: Pick<JobDetail, 'name' | 'run' | 'archived'>, task: string): string {
+  if (!job.archived || !task.startsWith(`${job.name}/`)) return task;
+  return `${job.name}@${job.run}${task.slice(job.name.length)}`;
+}
+
+function TaskRows({ task, logs, now }: { task: TaskInfo; logs: string; now: number }) {
   const rows = [
     <tr key={task.id} class="task" data-task={task.id}>
       <td>
-        <a href={logsHash(task.id)} title="logs">
+        <a href={logsHash(logs)} title="logs">
           {task.id.slice(task.id.lastIndexOf('/') + 1)}
         </a>
       </td>
@@ -80,7 +86,7 @@ export function Tasks({ job, now }: { job: JobDetail; now: number }) {
         </thead>
         <tbody>
           {job.taskList.map((t) => (
-            <TaskRows key={t.id} task={t} now={now} />
+            <TaskRows key={t.id} task={t} logs={runTarget(job, t.id)} now={now} />
           ))}
         </tbody>
       </Table>

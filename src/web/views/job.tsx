@@ -73,7 +73,7 @@ export function JobView({ name }: { name: string }) {
           </span>
         </h1>
         {job ? (
-          <a class="button" href={logsHash(name)} data-logs-link>
+          <a class="button" href={logsHash(job.archived ? `${job.name}@${job.run}` : job.name)} data-logs-link>
             logs
           </a>
         ) : null}
