@@ -9,6 +9,9 @@
  * and two leaves any layer may use that import nothing of iris: src/host (facts of this Linux
  * host: /proc, small kernel files) and src/plot (SVG primitives).
  *
+ * src/web is the dashboard's page, a browser bundle (scripts/web.js): it imports src/api's types and
+ * the pure model modules, and nothing imports it.
+ *
  * src/user-file (reading a YAML or JSON file a user wrote) sits beside logs: config, ui and sim
  * read through it, and it imports only src/model.
  *
@@ -329,6 +332,51 @@ module.exports = {
       ],
       'src/model holds the vocabulary every layer shares; it imports nothing else of iris.',
     ),
+
+    // The dashboard's page (src/web): browser code bundled by scripts/web.js, reached by nothing of iris.
+    {
+      name: 'web-is-the-page',
+      comment:
+        'The page speaks to the cluster only through the HTTP API: it may import src/api (types only) and src/model, ' +
+        'never the server, the engine, clients or commands.',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/(web|api|model)/' },
+    },
+    {
+      name: 'web-takes-only-types-from-api',
+      comment: 'The page names the wire types of src/api; it runs none of its code (schemas are the server\'s).',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/api/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'web-runs-only-browser-safe-model-code',
+      comment:
+        'The page runs only model modules that are pure and import no Node built-in (listed here); any other ' +
+        'model module it may name by type only.',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: {
+        path: '^src/model/',
+        pathNot: '^src/model/(band|duration|errors|reason-instants|since|states)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'web-has-no-node',
+      comment: 'The page runs in a browser: no Node built-in.',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'web-is-served-not-imported',
+      comment: 'The dashboard server serves the built page (dist/web) as files; no module of iris imports src/web.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/web/' },
+      to: { path: '^src/web/' },
+    },
 
     // The leaves.
     leaf(

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: build, check the committed oclif manifest is fresh, bundle oclif into dist/oclif.js
-// (scripts/bundle.js), run vitest, then print the plain `N passed, N failed` line CI reads.
+// (scripts/bundle.js), build the dashboard's page into dist/web (scripts/web.js), run vitest, then print
+// the plain `N passed, N failed` line CI reads.
 // The exit code is vitest's (or the build's).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +22,11 @@ if (run(process.execPath, ['scripts/manifest.js', '--check']) !== 0) {
 }
 // The e2e tests run the CLI as `npm run build` makes it: oclif bundled into dist/oclif.js.
 if (run(process.execPath, ['scripts/bundle.js']) !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+// The dashboard's page (dist/web), served by `iris dashboard` and opened by the browser tests.
+if (run(process.execPath, ['scripts/web.js']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }

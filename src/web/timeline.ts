@@ -1,0 +1,80 @@
+/**
+ * The Gantt chart's layout (GET /v1/timeline): one row per worker, bars for the attempts that ran
+ * there, attempts that overlap on a worker stacked in lanes of that row. Pure: `now` ends the bars
+ * of attempts still running.
+ *
+ * Guarantees: every attempt of the answer is one bar, clipped to [from, to]; two bars in one lane
+ * never overlap; workers are listed in the order given, then any worker only the timeline names.
+ */
+
+/** One attempt of GET /v1/timeline (docs/api.md). */
+export interface TimelineAttempt {
+  task: string;
+  job: string;
+  attempt: number;
+  worker: string;
+  start: number;
+  end: number | null;
+  state: string;
+}
+
+export interface TimelineResponse {
+  from: number;
+  to: number;
+  attempts: TimelineAttempt[];
+  truncated?: boolean;
+}
+
+export interface GanttBar {
+  attempt: TimelineAttempt;
+  lane: number;
+  /** Clipped to the window. */
+  start: number;
+  end: number;
+}
+
+export interface GanttRow {
+  worker: string;
+  lanes: number;
+  bars: GanttBar[];
+}
+
+export function ganttRows(timeline: TimelineResponse, workers: readonly string[], now: number): GanttRow[] {
+  const { from } = timeline;
+  const to = Math.max(timeline.to, from);
+  const byWorker = new Map<string, TimelineAttempt[]>();
+  for (const w of workers) byWorker.set(w, []);
+  for (const a of timeline.attempts) {
+    const list = byWorker.get(a.worker);
+    if (list) list.push(a);
+    else byWorker.set(a.worker, [a]);
+  }
+  const rows: GanttRow[] = [];
+  for (const [worker, attempts] of byWorker) {
+    const sorted = [...attempts].sort((a, b) => a.start - b.start);
+    const laneEnds: number[] = [];
+    const bars: GanttBar[] = [];
+    for (const attempt of sorted) {
+      const start = Math.min(Math.max(attempt.start, from), to);
+      const end = Math.max(Math.min(attempt.end ?? now, to), start);
+      let lane = laneEnds.findIndex((e) => e <= start);
+      if (lane < 0) {
+        lane = laneEnds.length;
+        laneEnds.push(end);
+      } else laneEnds[lane] = end;
+      bars.push({ attempt, lane, start, end });
+    }
+    rows.push({ worker, lanes: Math.max(1, laneEnds.length), bars });
+  }
+  return rows;
+}
+
+/** Time axis ticks every `step` ms inside [from, to], step chosen to give 4 to 12 ticks. */
+export function ticks(from: number, to: number): number[] {
+  const steps = [60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000, 3_600_000, 6 * 3_600_000, 86_400_000];
+  const span = Math.max(1, to - from);
+  const step = steps.find((s) => span / s <= 12) ?? steps[steps.length - 1];
+  const out: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
+  return out;
+}
