@@ -7,23 +7,9 @@
  * never overlap; workers are listed in the order given, then any worker only the timeline names.
  */
 
-/** One attempt of GET /v1/timeline (docs/api.md). */
-export interface TimelineAttempt {
-  task: string;
-  job: string;
-  attempt: number;
-  worker: string;
-  start: number;
-  end: number | null;
-  state: string;
-}
+import type { TimelineAttempt, TimelineResponse } from '../api/timeline.js';
 
-export interface TimelineResponse {
-  from: number;
-  to: number;
-  attempts: TimelineAttempt[];
-  truncated?: boolean;
-}
+export type { TimelineAttempt, TimelineResponse };
 
 export interface GanttBar {
   attempt: TimelineAttempt;

@@ -5,25 +5,14 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import type { MetricsSeries, SeriesSample } from '../../api/metrics.js';
 
-export interface MetricsSample {
-  time: number;
-  pendingJobs: number;
-  runningTasks: number;
-  cpu: { used: number; total: number };
-  memoryBytes: { used: number; total: number };
-  accelerators: { used: number; total: number };
-}
-
-export interface MetricsSeries {
-  intervalMs: number;
-  samples: MetricsSample[];
-}
+export type { MetricsSeries };
 
 const pct = (p: { used: number; total: number }) => (p.total > 0 ? (100 * p.used) / p.total : null);
 
 /** uPlot's columns: seconds, then one array per series. */
-export function plotData(samples: readonly MetricsSample[]): { queue: uPlot.AlignedData; use: uPlot.AlignedData } {
+export function plotData(samples: readonly SeriesSample[]): { queue: uPlot.AlignedData; use: uPlot.AlignedData } {
   const t = samples.map((s) => s.time / 1000);
   return {
     queue: [t, samples.map((s) => s.pendingJobs), samples.map((s) => s.runningTasks)],
