@@ -15,6 +15,8 @@
 // bench/tree.mjs job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
+//   bench/dashboard.mjs the dashboard in chromium: first render with 10,000 jobs known vs `iris jobs`; controller
+//                       RSS growth with 5 pages open on a busy cluster
 //   bench/simulate.mjs  iris simulate: lublin_256.swf (10,000 jobs) with each queue policy
 //   bench/queues.mjs    two named queues vs one (10k x 1k, 100k x 10k); merging on vs off (10k x 1k)
 //   bench/priorities.mjs  one easy pass with bands, quotas and preemption vs off (and vs the build before
@@ -22,7 +24,7 @@
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
 // Flags: --only schedule,priorities,queues,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,
-//   docker,logs
+//   docker,logs,dashboard
 // --json
 // (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
@@ -71,7 +73,7 @@ async function section(name, file, exportName, run) {
     const start = loadAverage();
     let result;
     try {
-      result = await fn(['cluster', 'memory', 'load', 'tree', 'logs'].includes(name) ? { log } : undefined);
+      result = await fn(['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard'].includes(name) ? { log } : undefined);
     } finally {
       // Every section says how busy the machine was while it ran (1/5/15 min load average).
       loads[name] = { start, end: loadAverage() };
@@ -527,6 +529,27 @@ await section('logs', 'logs.mjs', 'runLogsBench', (r) => {
     '-',
     '-',
     null,
+  );
+});
+
+await section('dashboard', 'dashboard.mjs', 'runDashboardBench', (r) => {
+  // bench/dashboard.mjs: (a) first render with JOBS jobs known vs `iris jobs`; (b) RSS with 5 pages open.
+  const ms = (x) => `${fmt(x.min, 0)} / ${fmt(x.median, 0)} / ${fmt(x.max, 0)} ms`;
+  const f = r.firstRender;
+  row(
+    `dashboard: first render of the jobs view, ${r.jobs} jobs known (min / median / max of ${f.page.n})`,
+    `${ms(f.page)} (x${fmt(f.ratio.median, 2)})`,
+    `iris jobs ${ms(f.irisJobs)}`,
+    '<= 3000 ms',
+    f.page.median <= 3000,
+  );
+  const m = r.memory;
+  row(
+    `dashboard: controller RSS growth with 5 pages open on a busy cluster (median of ${m.growth.n})`,
+    `+${fmt(m.growth.median, 0)} MB (min ${fmt(m.growth.min, 0)}, max ${fmt(m.growth.max, 0)})`,
+    `no page ${fmt(m.none.median, 0)} MB`,
+    '<= 64 MB',
+    m.growth.median <= 64,
   );
 });
 
