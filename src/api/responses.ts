@@ -16,6 +16,7 @@ import type {
   CancelResponse,
   ClusterInfo,
   ClusterQueueInfo,
+  DashboardResponse,
   EndpointInfo,
   EstimateResponse,
   NamedQueueInfo,
@@ -479,6 +480,15 @@ export const clusterAnswer = lazy(() =>
         }),
       ),
     ),
+  }),
+);
+
+export const dashboardAnswer = lazy(() =>
+  object<DashboardResponse>({
+    url: string,
+    loginUrl: string,
+    listen: object<DashboardResponse['listen']>({ host: string, port: number }),
+    warning: optional(string),
   }),
 );
 

@@ -240,6 +240,10 @@ export class SocketClient extends SocketTransport implements IrisClient {
     return this.ask(A.densityAnswer, 'GET', '/v1/metrics/density');
   }
 
+  dashboard(): Promise<api.DashboardResponse> {
+    return this.ask(A.dashboardAnswer, 'POST', '/v1/dashboard', {});
+  }
+
   /** True when a cluster answers /v1/health on the socket. Never throws. */
   async ping(timeoutMs = 2000): Promise<boolean> {
     try {
