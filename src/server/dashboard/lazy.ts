@@ -4,12 +4,12 @@
  * cluster stops (close()). Each call answers the same address with a fresh one-time login link.
  * Calls that come while it starts share the one start; a start that failed (a busy port) is tried
  * again by the next call. A non-loopback address is warned about in the cluster's log once, and
- * in every answer.
+ * in every answer. The server's modules are loaded on the first call only.
  */
 import type { DashboardResponse } from '../../api/types.js';
 import type { DashboardConfig } from '../../config/schema/dashboard.js';
 import { formatHostPort } from '../../model/net-address.js';
-import { createDashboardServer, type DashboardServer } from './server.js';
+import type { DashboardServer } from './server.js';
 
 export interface ClusterDashboard {
   /** Starts the dashboard when it is not yet running; answers its address and a login link. */
@@ -26,6 +26,8 @@ export function clusterDashboard(
   let started: Promise<DashboardServer> | null = null;
   let closed = false;
   const start = async (): Promise<DashboardServer> => {
+    // Loaded on the first call: a cluster whose owner never asks for the dashboard never loads it.
+    const { createDashboardServer } = await import('./server.js');
     const server = createDashboardServer({
       socketPath,
       listen: { host: config.listen, port: config.port },
