@@ -5,7 +5,8 @@
  * the allowlisted /v1 routes answer as the owner's socket does (a job listed, a job cancelled), a
  * POST needs the page's header and no foreign Origin, routes off the allowlist are 403 and do
  * nothing (the cluster keeps running, the worker is not drained), a wrong Host header is refused
- * (DNS rebinding), and /events streams the cluster's events as server-sent events.
+ * (DNS rebinding), a followed log streams while its job runs, and /events streams the cluster's
+ * events as server-sent events.
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -145,6 +146,35 @@ describe('iris dashboard on a running cluster', () => {
       headers: { cookie, host: `localhost:${port}` },
     });
     expect(local.status).toBe(200);
+  });
+
+  it('a followed log streams through the dashboard while its job runs, and ends with it', async () => {
+    const { base, cookie } = await login(await link());
+    const gate = c.gate('follow');
+    const name = await c.submit(
+      ['--name', 'dash-follow', '--cpu', '0.1'],
+      ['sh', '-c', `echo first-line; ${gate.hold}; echo last-line`],
+    );
+    const answer = await fetch(new URL(`/v1/logs?target=${name}&follow=1`, base), { headers: { cookie } });
+    expect(answer.status).toBe(200);
+    const reader = answer.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('first-line')) {
+      const chunk = await reader.read();
+      expect(chunk.done, text).toBe(false);
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    // Streamed: the first line came while the job still runs (it waits on the gate).
+    expect((await c.job(name)).state).toBe('RUNNING');
+    gate.open();
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toContain('last-line');
+    expect((await c.waitForEnd(name)).state).toBe('SUCCEEDED');
   });
 
   it('/events delivers a server-sent event when a job is submitted', async () => {
