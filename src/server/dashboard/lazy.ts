@@ -8,6 +8,7 @@
  */
 import type { DashboardResponse } from '../../api/types.js';
 import type { DashboardConfig } from '../../config/schema/dashboard.js';
+import { IrisError } from '../../model/errors.js';
 import { formatHostPort } from '../../model/net-address.js';
 import type { DashboardServer } from './server.js';
 
@@ -42,7 +43,8 @@ export function clusterDashboard(
   };
   return {
     async open() {
-      if (closed) throw new Error('the dashboard is closed');
+      if (closed)
+        throw new IrisError('unavailable', 'the iris cluster is stopping', 'start it again, then run `iris dashboard`');
       started ??= start().catch((error: unknown) => {
         started = null;
         throw error;

@@ -25,6 +25,7 @@ export const HEARTBEAT_MS = 15_000;
 const RETRY_MS = 2000;
 
 function unavailable(res: ServerResponse, message: string): void {
+  if (res.destroyed || res.writableEnded) return; // the browser went away first
   if (res.headersSent) {
     res.destroy();
     return;
