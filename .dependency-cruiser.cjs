@@ -20,8 +20,8 @@
  * each with its reason, and each is loaded only by a dynamic import: the offline reader (client ->
  * server/offline.ts), `cluster start` (commands -> server/daemon.ts), `iris config` (commands ->
  * config/effective.ts), the check before a cluster is started for a submission (commands ->
- * server/preflight.ts), the
- * saved state's dashboard (commands -> server/dashboard/offline.ts) and the Kubernetes backend.
+ * server/preflight.ts), the saved state's dashboard (commands -> server/dashboard/offline.ts) and
+ * the Kubernetes backend.
  */
 const SIDE_EFFECT_BUILTINS = `^(node:)?(${[
   'fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'dns', 'tls', 'timers',
