@@ -46,6 +46,14 @@ describe('iris dashboard on a running cluster', () => {
     expect(new URL(info.loginUrl).port).toBe(new URL(first).port);
   });
 
+  it('without a display it prints the address and the link and asks you to open it', async () => {
+    const r = await c.iris(['dashboard'], { env: { DISPLAY: undefined, WAYLAND_DISPLAY: undefined } });
+    expect(r.code, describeRun(['dashboard'], r)).toBe(0);
+    expect(r.stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/$/m);
+    expect(r.stdout).toMatch(/^Log in \(one use, good for 5 minutes\): http:\/\/127\.0\.0\.1:\d+\/login\?token=/m);
+    expect(r.stdout).toContain('Open this URL in a browser.');
+  });
+
   it('without the session cookie the page is 401 (HTML), /v1 and /events are 401 (JSON)', async () => {
     const base = new URL('/', await link()).toString();
     const page = await request(base);
