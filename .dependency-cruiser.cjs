@@ -23,7 +23,8 @@
  * each with its reason, and each is loaded only by a dynamic import: the offline reader (client ->
  * server/offline.ts), `cluster start` (commands -> server/daemon.ts), `iris config` (commands ->
  * config/effective.ts), the check before a cluster is started for a submission (commands ->
- * server/preflight.ts) and the Kubernetes backend.
+ * server/preflight.ts), the saved state's dashboard (commands -> server/dashboard/offline.ts) and
+ * the Kubernetes backend.
  */
 const SIDE_EFFECT_BUILTINS = `^(node:)?(${[
   'fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'dns', 'tls', 'timers',
@@ -112,18 +113,19 @@ module.exports = {
     {
       name: 'commands-start-the-cluster-only',
       comment:
-        'The server modules a command reaches are server/daemon.ts (`cluster start --foreground`) and ' +
+        'The server modules a command reaches are server/daemon.ts (`cluster start --foreground`), ' +
         'server/preflight.ts (what a cluster about to be started would answer a submission: a refused one ' +
-        'starts none), each by a dynamic import.',
+        'starts none) and server/dashboard/offline.ts (`iris dashboard` with no cluster running serves the ' +
+        'saved state read-only), each by a dynamic import.',
       severity: 'error',
       from: { path: COMMANDS },
-      to: { path: '^src/server/', pathNot: '^src/server/(daemon|preflight)\\.ts$' },
+      to: { path: '^src/server/', pathNot: '^src/server/(daemon|preflight|dashboard/offline)\\.ts$' },
     },
     {
       name: 'commands-start-the-cluster-only',
       severity: 'error',
       from: { path: COMMANDS },
-      to: { path: '^src/server/(daemon|preflight)\\.ts$', dynamic: false },
+      to: { path: '^src/server/(daemon|preflight|dashboard/offline)\\.ts$', dynamic: false },
     },
     {
       name: 'base-command-is-for-commands',

@@ -17,6 +17,7 @@ import type {
   CancelResponse,
   ClusterInfo,
   ClusterQueueInfo,
+  DashboardResponse,
   EndpointInfo,
   EstimateResponse,
   NamedQueueInfo,
@@ -480,6 +481,15 @@ export const clusterAnswer = lazy(() =>
         }),
       ),
     ),
+  }),
+);
+
+export const dashboardAnswer = lazy(() =>
+  object<DashboardResponse>({
+    url: string,
+    loginUrl: string,
+    listen: object<DashboardResponse['listen']>({ host: string, port: number }),
+    warning: optional(string),
   }),
 );
 

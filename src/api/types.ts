@@ -680,6 +680,20 @@ export interface HealthResponse {
   pid: number;
 }
 
+/**
+ * POST /v1/dashboard (owner only): the dashboard's address, started on the first call and kept
+ * while the cluster runs, with a login link holding a fresh one-time token (docs/api.md).
+ */
+export interface DashboardResponse {
+  /** `http://HOST:PORT/`. */
+  url: string;
+  /** `http://HOST:PORT/login?token=T`: good once, for 5 minutes. */
+  loginUrl: string;
+  listen: { host: string; port: number };
+  /** Said when the dashboard listens on a non-loopback address. */
+  warning?: string;
+}
+
 export interface ApiErrorBody {
   /** `field`: the request field the error is about (`cpu`, `command[1]`, `stages.train.memory`), when there is one. */
   error: { code: string; message: string; hint?: string; field?: string };

@@ -251,6 +251,11 @@ export class SocketClient extends SocketTransport implements IrisClient {
     return this.ask(A.timelineAnswer, 'GET', `/v1/timeline${queryString({ since })}`);
   }
 
+  /** A fresh one-time login link of the web dashboard, started on first use (POST /v1/dashboard; owner only). */
+  dashboard(): Promise<api.DashboardResponse> {
+    return this.ask(A.dashboardAnswer, 'POST', '/v1/dashboard', {});
+  }
+
   /** True when a cluster answers /v1/health on the socket. Never throws. */
   async ping(timeoutMs = 2000): Promise<boolean> {
     try {

@@ -92,6 +92,11 @@ export interface IrisClient {
   metrics(): Promise<string>;
   /** The density series (GET /v1/metrics/density); not_found when `metrics.density` is off. */
   density(): Promise<DensitySeries>;
+  /**
+   * The web dashboard (POST /v1/dashboard, owner only): started by the cluster on the first call,
+   * answered with its address and a login link holding a fresh one-time token.
+   */
+  dashboard(): Promise<api.DashboardResponse>;
 }
 
 export interface EventOptions {

@@ -8,6 +8,7 @@ import type { PlacementOptions } from '../cluster/scheduler/placement/modes.js';
 import type { QueuesConfig } from './schema/queues.js';
 import type { ElasticConfig, PreemptionConfig, queue, RuntimeConfig } from './schema/settings.js';
 import type { MetricsConfig } from './schema/metrics.js';
+import type { DashboardConfig } from './schema/dashboard.js';
 import type { BackendConfig } from './schema/backend.js';
 
 export type { BackendConfig } from './schema/backend.js';
@@ -81,6 +82,8 @@ export interface IrisConfig {
   };
   /** `metrics`: the loopback metrics port (null: none) and the density series (docs/metrics.md). */
   metrics: MetricsConfig;
+  /** `dashboard`: where the web dashboard listens (docs/configuration.md, "dashboard"). */
+  dashboard: DashboardConfig;
   /** `elastic`: the elastic coordinator's settings; null when `elastic.enabled` is not true (docs/configuration.md). */
   elastic: ElasticConfig | null;
   /** `backend`: local workers (default) or a Kubernetes cluster's Nodes and Pods (docs/kubernetes.md). */

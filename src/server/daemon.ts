@@ -60,6 +60,7 @@ import { MetricsFileWriter } from './metrics/metrics-file.js';
 import { listenMetrics, metricsUrl, type MetricsPort } from './metrics/http-port.js';
 import type { MetricsEndpoints } from './routes.js';
 import { planConnections, readSoftLimit } from './connection-budget.js';
+import { clusterDashboard } from './dashboard/lazy.js';
 import type { ConnectionPlan } from './connection-budget.js';
 
 export interface RunClusterOptions {
@@ -362,7 +363,15 @@ async function serveCluster(
   const { perPeer, headerTimeoutMs, requestTimeoutMs } = config.connections;
   const limits = (maxConnections: number) => ({ maxConnections, perPeer, headerTimeoutMs, requestTimeoutMs });
   const common = { version: packageVersion(), metrics: metricsEndpoints };
-  const server = createApiServer(service, { ...common, socketPath, door: 'owner', limits: limits(plan.owner) });
+  // The web dashboard (POST /v1/dashboard, owner only): started on the first call, closed at stop.
+  const dashboard = clusterDashboard(socketPath, config.dashboard, log);
+  const server = createApiServer(service, {
+    ...common,
+    socketPath,
+    door: 'owner',
+    limits: limits(plan.owner),
+    dashboard: () => dashboard.open(),
+  });
   const taskDoor = createApiServer(service, {
     ...common,
     socketPath: taskSocketPath,
@@ -387,6 +396,7 @@ async function serveCluster(
       compaction.stop();
       log('stopping the cluster: stopping running tasks');
       await controller.shutdown('cluster stopped');
+      await dashboard.close();
       await Promise.all([server.close(), taskDoor.close(), tcpTaskDoor?.close(), metricsPort?.close()]);
       kube?.nodes?.close();
       await runtime.close();

@@ -9,7 +9,7 @@
  * tasks and only the context-reuse keys (`uses`) its own tree uses. Results (GET /v1/results) are the one read that
  * reaches the caller's whole tree (model/caller.ts
  * inTree); a task sets results only for its own running attempt. Routes in OWNER_ONLY (cluster stop, drain, resume,
- * disable, enable, the queue view, prune, the metrics, the timeline) refuse a task caller.
+ * disable, enable, the queue view, prune, the metrics, the timeline, the dashboard) refuse a task caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { IrisError, invalid, relabel } from '../model/errors.js';
@@ -50,7 +50,7 @@ import {
   parseQuery,
 } from '../api/queries.js';
 import { parseUpdateRequest } from '../api/requests.js';
-import type { HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
+import type { DashboardResponse, HealthResponse, HistoryQuery, JobFilter, LogQuery, WorkerInfo } from '../api/types.js';
 import type { DensitySeries, MetricsSeries } from '../api/metrics.js';
 import { DEFAULT_TIMELINE_SINCE } from '../api/timeline.js';
 
@@ -94,6 +94,8 @@ export interface RouteContext {
   stream: <T>(call: Call, open: (signal: AbortSignal) => AsyncIterable<T>, context: string) => Promise<void>;
   /** Absent: this server serves no metrics (404). */
   metrics?: MetricsEndpoints;
+  /** POST /v1/dashboard: starts the dashboard (once) and answers a fresh login link; absent: 503. */
+  dashboard?: () => Promise<DashboardResponse>;
 }
 
 export type Handler = (call: Call, ctx: RouteContext) => Promise<Reply | void> | Reply | void;
@@ -202,6 +204,7 @@ export const OWNER_ONLY: ReadonlyMap<string, string> = new Map([
   ['POST /v1/workers/enable', 'enabling a worker'],
   ['GET /v1/queue', "the queue view (it shows every user's pending jobs)"],
   ['POST /v1/prune', 'pruning old runs'],
+  ['POST /v1/dashboard', "the dashboard (it acts with the owner's rights)"],
   ['GET /metrics', "the metrics (they count every user's jobs)"],
   ['GET /v1/metrics/density', "the density series (it counts every user's submissions)"],
   ['GET /v1/metrics/series', "the metrics series (it counts every user's jobs)"],
@@ -461,6 +464,17 @@ export const ROUTES: Record<string, Partial<Record<Method, Handler>>> = {
   },
   '/v1/wait': {
     POST: waitRoute,
+  },
+  '/v1/dashboard': {
+    POST: async (_call, ctx) => {
+      if (!ctx.dashboard)
+        throw new IrisError(
+          'unavailable',
+          'this server has no dashboard',
+          "ask the running cluster's owner socket (<home>/run/iris.sock): `iris dashboard`",
+        );
+      return ok(await ctx.dashboard());
+    },
   },
   '/v1/events': {
     GET: (call, ctx) => {

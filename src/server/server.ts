@@ -86,6 +86,8 @@ export interface ApiServerOptions {
   limits?: Partial<DoorLimits>;
   /** The clock the routes count "that long ago" from (default Date.now). */
   now?: () => number;
+  /** What POST /v1/dashboard answers (the daemon's dashboard); absent: 503. */
+  dashboard?: RouteContext['dashboard'];
 }
 
 export interface ApiServer {
@@ -141,6 +143,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
     now: opts.now ?? Date.now,
     stream: (call, open, context) => streamNdjson(call.res, open, context, log, closing.signal),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.dashboard ? { dashboard: opts.dashboard } : {}),
   };
 
   const limits: DoorLimits = {

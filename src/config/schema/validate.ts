@@ -48,6 +48,7 @@ import { backend } from './backend.js';
 import { taskDoor } from './task-door.js';
 import { defaultQueueKey, queues, resolveQueues } from './queues.js';
 import { connections } from './connections.js';
+import { dashboard, resolveDashboard } from './dashboard.js';
 
 /** The schema of one config file read from `source`; TPU chip paths not listed come from `probe`. */
 export function configSchema(source: string, probe: MachineProbe) {
@@ -88,6 +89,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           })
           .nullish(),
         metrics,
+        dashboard,
         elastic,
         backend: backend(source),
       },
@@ -138,6 +140,7 @@ export function configSchema(source: string, probe: MachineProbe) {
             ...placementScoring(file.placement),
           },
           metrics: resolveMetrics(file.metrics),
+          dashboard: resolveDashboard(file.dashboard),
           elastic: file.elastic,
           backend: file.backend,
         };

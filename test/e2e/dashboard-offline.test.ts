@@ -1,0 +1,93 @@
+/**
+ * E2E: who gets a dashboard, and the dashboard of a stopped cluster. A task (IRIS_TASK_TOKEN)
+ * cannot get a login link (exit 4, owner only). With the cluster stopped, `iris dashboard --url
+ * --json` starts no cluster: it serves the saved state read-only in the foreground (mode
+ * offline), the saved jobs are listed through the same dashboard, a cancel answers unavailable,
+ * and SIGTERM ends it; with no saved state at all it exits 6 and serves nothing.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, describeRun, runIris, withCluster } from './harness.js';
+import { login, pagePost, request } from './dashboard-http.js';
+
+const CONFIG = `
+workers:
+  - name: w0
+    cpu: 2
+    memory: 2GiB
+`;
+
+describe('iris dashboard: owner only, and the saved state of a stopped cluster', () => {
+  const c = withCluster(CONFIG);
+
+  it('a task cannot get a dashboard link (owner only, exit 4)', async () => {
+    const r = await c.iris(
+      ['run', '--name', 'peek', '--cpu', '0.1', '--', 'sh', '-c', 'iris dashboard --url; echo "exit=$?"'],
+      { timeoutMs: 60_000 },
+    );
+    expect(r.code, describeRun(['run'], r)).toBe(0);
+    const log = (await c.logs('/peek')).map((l) => l.text).join('\n');
+    expect(log).toContain('exit=4');
+    expect(log).toContain("the dashboard (it acts with the owner's rights) is for the cluster's owner only");
+    expect(log).not.toMatch(/login\?token=/);
+  });
+
+  it('with the cluster stopped it serves the saved jobs read-only until SIGTERM; a cancel is unavailable', async () => {
+    await c.submit(['--name', 'saved-job', '--cpu', '0.1'], ['sh', '-c', 'echo kept']);
+    await c.waitForState('/saved-job', 'SUCCEEDED');
+    await c.stop();
+
+    const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
+      cwd: c.cwd,
+      env: cleanEnv(c.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await expect.poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 20_000 }).toBe(true);
+      expect(child.exitCode, stderr).toBeNull();
+      const info = JSON.parse(stdout.split('\n')[0]!) as { url: string; loginUrl: string; mode: string };
+      expect(info.mode).toBe('offline');
+      expect(info.loginUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?token=/);
+      expect(stderr).toMatch(/read-only/);
+
+      const { base, cookie } = await login(info.loginUrl);
+      const jobs = await request(new URL('/v1/jobs', base).toString(), { headers: { cookie } });
+      expect(jobs.status, jobs.body).toBe(200);
+      expect(JSON.parse(jobs.body)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: '/saved-job', state: 'SUCCEEDED' })]),
+      );
+      const cancel = await pagePost(base, '/v1/jobs/cancel', cookie, { names: ['/saved-job'] });
+      expect(cancel.status).toBe(503);
+      expect(JSON.parse(cancel.body)).toMatchObject({ error: { code: 'unavailable' } });
+      // No cluster was started by any of it.
+      const st = await c.iris(['cluster', 'status']);
+      expect(st.code, describeRun(['cluster', 'status'], st)).toBe(6);
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await expect(request(base)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('with no saved state at all it exits 6 and serves nothing', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'iris-e2e-empty-'));
+    try {
+      const r = await runIris(['dashboard', '--url'], { env: { IRIS_HOME: path.join(home, 'none') } });
+      expect(r.code, describeRun(['dashboard', '--url'], r)).toBe(6);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/no iris cluster is running/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
