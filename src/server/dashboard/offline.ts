@@ -51,6 +51,7 @@ export async function serveOfflineDashboard(options: OfflineDashboardOptions): P
   const dashboard = createDashboardServer({
     socketPath,
     listen: { host: config.dashboard.listen, port: config.dashboard.port },
+    readOnly: `cluster stopped: read-only view of the state saved in ${options.home}`,
     ...(options.log ? { log: options.log } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });

@@ -40,6 +40,12 @@ export interface DashboardServerOptions {
   webRoot?: string;
   log?: (line: string) => void;
   sessions?: SessionStore;
+  /**
+   * Set when the socket serves a stopped cluster's saved state (offline.ts): what the page is told.
+   * Then GET /v1/cluster and /events answer 503 `unavailable` with it (nothing runs, nothing
+   * changes), which is how the page knows to show the read-only view.
+   */
+  readOnly?: string;
 }
 
 export interface DashboardServer {
@@ -160,12 +166,23 @@ export function createDashboardServer(opts: DashboardServerOptions): DashboardSe
         void sendBuildFile(res, webRoot, decision.file);
         return;
       case 'events':
+        if (opts.readOnly) return stopped(req, res, opts.readOnly);
         proxyEvents(opts.socketPath, req, res);
         return;
       case 'api':
+        if (opts.readOnly && url.pathname === '/v1/cluster') return stopped(req, res, opts.readOnly);
         proxyRequest(opts.socketPath, req, res, { method, path: url.pathname, search: url.search });
         return;
     }
+  }
+
+  /** The read-only view's answer to a question only a running cluster answers. */
+  function stopped(req: IncomingMessage, res: ServerResponse, message: string): void {
+    req.resume();
+    const body = JSON.stringify({
+      error: { code: 'unavailable', message, hint: 'start the cluster with `iris cluster start` for the live view' },
+    });
+    send(res, 503, 'application/json; charset=utf-8', body, { ...NO_STORE });
   }
 
   async function listen(): Promise<ListenAddress> {
