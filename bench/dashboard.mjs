@@ -62,7 +62,13 @@ function peakRss(pid, ms) {
 const loginUrl = (ctx) => JSON.parse(iris(['dashboard', '--url', '--json'], ctx)).loginUrl;
 
 async function submitKnownJobs(client, count) {
-  await client.submit({ name: 'holder', command: ['sleep', '3600'], cpu: 1, memory: '16M', constraints: ['pool=hold'] });
+  await client.submit({
+    name: 'holder',
+    command: ['sleep', '3600'],
+    cpu: 1,
+    memory: '16M',
+    constraints: ['pool=hold'],
+  });
   let next = 1;
   const worker = async () => {
     while (next < count) {

@@ -73,7 +73,9 @@ async function section(name, file, exportName, run) {
     const start = loadAverage();
     let result;
     try {
-      result = await fn(['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard'].includes(name) ? { log } : undefined);
+      result = await fn(
+        ['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard'].includes(name) ? { log } : undefined,
+      );
     } finally {
       // Every section says how busy the machine was while it ran (1/5/15 min load average).
       loads[name] = { start, end: loadAverage() };

@@ -90,7 +90,8 @@ if (chromium.status === 0) {
   process.exit(1);
 } else {
   console.log(
-    `The browser tests of the dashboard will be skipped: ${(chromium.stderr ?? '').trim().replace(/^chromium-setup: /, '')}`,
+    'The browser tests of the dashboard will be skipped: ' +
+      (chromium.stderr ?? '').trim().replace(/^chromium-setup: /, ''),
   );
 }
 // The kubernetes tests (vitest project `kube`) need the API server that scripts/k8s-setup.sh

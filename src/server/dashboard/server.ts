@@ -166,12 +166,12 @@ export function createDashboardServer(opts: DashboardServerOptions): DashboardSe
         void sendBuildFile(res, webRoot, decision.file);
         return;
       case 'events':
-        if (opts.readOnly) return stopped(req, res, opts.readOnly);
-        proxyEvents(opts.socketPath, req, res);
+        if (opts.readOnly) stopped(req, res, opts.readOnly);
+        else proxyEvents(opts.socketPath, req, res);
         return;
       case 'api':
-        if (opts.readOnly && url.pathname === '/v1/cluster') return stopped(req, res, opts.readOnly);
-        proxyRequest(opts.socketPath, req, res, { method, path: url.pathname, search: url.search });
+        if (opts.readOnly && url.pathname === '/v1/cluster') stopped(req, res, opts.readOnly);
+        else proxyRequest(opts.socketPath, req, res, { method, path: url.pathname, search: url.search });
         return;
     }
   }
