@@ -8,7 +8,9 @@
  * (DNS rebinding), a followed log streams while its job runs, and /events streams the cluster's
  * events as server-sent events.
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobDetail, WorkerInfo } from '../../src/api/types.js';
 import { describeRun, withCluster } from './harness.js';
@@ -52,6 +54,29 @@ describe('iris dashboard on a running cluster', () => {
     expect(r.stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/$/m);
     expect(r.stdout).toMatch(/^Log in \(one use, good for 5 minutes\): http:\/\/127\.0\.0\.1:\d+\/login\?token=/m);
     expect(r.stdout).toContain('Open this URL in a browser.');
+  });
+
+  it('with a display it starts the browser opener with the link and returns without waiting for it', async () => {
+    // A stand-in xdg-open that records the link and then stays (a browser run in the foreground).
+    const bin = path.join(c.cwd, 'opener-bin');
+    mkdirSync(bin, { recursive: true });
+    const seen = path.join(c.cwd, 'opened.txt');
+    const gate = c.gate('opener');
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > '${seen}'\n${gate.hold}\n`, { mode: 0o755 });
+    try {
+      const r = await c.iris(['dashboard'], {
+        env: { DISPLAY: ':99', WAYLAND_DISPLAY: undefined, PATH: `${bin}:${process.env.PATH}` },
+        timeoutMs: 20_000,
+      });
+      expect(r.code, describeRun(['dashboard'], r)).toBe(0);
+      expect(r.stdout).toContain('Opened it in your browser.');
+      const link = /^Log in \(one use, good for 5 minutes\): (\S+)$/m.exec(r.stdout)?.[1];
+      await expect
+        .poll(() => (existsSync(seen) ? readFileSync(seen, 'utf8').trim() : ''), { timeout: 10_000 })
+        .toBe(link);
+    } finally {
+      gate.open();
+    }
   });
 
   it('without the session cookie the page is 401 (HTML), /v1 and /events are 401 (JSON)', async () => {
