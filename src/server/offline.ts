@@ -122,5 +122,33 @@ export function openOffline(home: string): OfflineCluster {
     requestStop: () => Promise.reject(stopped('stopping the cluster')),
     defaults: { timeLimitMs: null, maxPreemptions: 0, image: null },
   });
+  refuseChanges(service);
   return { service, home, explain: (error) => startedMeanwhile(home) ?? error, close: () => store.close() };
+}
+
+/**
+ * Every operation that would change the saved state answers `unavailable` before it reaches the
+ * store (opened read-only, where a write would fail as SQLite's "readonly database", a 500): the
+ * dashboard of a stopped cluster serves this service behind the whole owner route table.
+ */
+function refuseChanges(service: ControllerService): void {
+  const refuse = (what: string) => () => Promise.reject(stopped(what));
+  const refuseNow = (what: string) => () => {
+    throw stopped(what);
+  };
+  const changes: Partial<Record<keyof ControllerService, unknown>> = {
+    submit: refuse('submitting a job'),
+    submitPipeline: refuse('submitting a pipeline'),
+    cancel: refuse('cancelling jobs'),
+    retry: refuse('retrying a job'),
+    update: refuseNow('changing the priority of a job'),
+    drain: refuse('draining a worker'),
+    resume: refuse('resuming a worker'),
+    disable: refuse('disabling a worker'),
+    enable: refuse('enabling a worker'),
+    prune: refuse('pruning old runs'),
+    setResults: refuseNow('setting results'),
+    registerEndpoint: refuseNow('registering an endpoint'),
+  };
+  Object.assign(service, changes);
 }

@@ -38,7 +38,13 @@ describe('iris dashboard: owner only, and the saved state of a stopped cluster',
   it('with the cluster stopped it serves the saved jobs read-only until SIGTERM; a cancel is unavailable', async () => {
     await c.submit(['--name', 'saved-job', '--cpu', '0.1'], ['sh', '-c', 'echo kept']);
     await c.waitForState('/saved-job', 'SUCCEEDED');
+    // A job that never ended: it asks for more CPU than the cluster has free (a holder takes it).
+    const hold = c.gate('offline-holder');
+    await c.submit(['--name', 'holder', '--cpu', '2'], ['sh', '-c', hold.hold]);
+    await c.waitForState('/holder', 'RUNNING');
+    await c.submit(['--name', 'parked', '--cpu', '1'], ['true']);
     await c.stop();
+    hold.open();
 
     const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
       cwd: c.cwd,
@@ -67,6 +73,16 @@ describe('iris dashboard: owner only, and the saved state of a stopped cluster',
       const cancel = await pagePost(base, '/v1/jobs/cancel', cookie, { names: ['/saved-job'] });
       expect(cancel.status).toBe(503);
       expect(JSON.parse(cancel.body)).toMatchObject({ error: { code: 'unavailable' } });
+      // A job that has not ended is refused the same way, before anything reaches the saved state.
+      for (const [route, body] of [
+        ['/v1/jobs/cancel', { names: ['/parked'] }],
+        ['/v1/jobs/update', { name: '/parked', priority: 'batch' }],
+      ] as const) {
+        const refused = await pagePost(base, route, cookie, body);
+        expect(refused.status, refused.body).toBe(503);
+        expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'unavailable' } });
+      }
+      expect(stderr).not.toMatch(/readonly database|at .*\.js:\d+/);
       // No cluster was started by any of it.
       const st = await c.iris(['cluster', 'status']);
       expect(st.code, describeRun(['cluster', 'status'], st)).toBe(6);
