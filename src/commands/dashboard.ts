@@ -107,8 +107,7 @@ export default class Dashboard extends BaseCommand {
       ...(served.warning ? { warning: served.warning } : {}),
     };
     process.stderr.write(
-      `iris: no cluster is running: cluster stopped: read-only view of the state saved in ${home} ` +
-        '(Ctrl-C stops serving it)\n',
+      `iris: no cluster is running: serving the state saved in ${home}, read-only, until Ctrl-C\n`,
     );
     if (this.jsonEnabled()) this.logJsonLine(answer);
     else await this.show(answer, urlOnly);
