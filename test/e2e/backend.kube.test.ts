@@ -3,7 +3,8 @@
  * and the test node agent as the kubelet (test/kube/node-agent.ts). A job with replicas binds its
  * pods to nodes and succeeds; a 4-host TPU gang waits with its reason while one host is cordoned
  * and then binds all four; a cancelled job's pods are deleted; a cordoned node preempts; a
- * SIGKILL of the controller loses nothing (the running pod is re-adopted, not re-run).
+ * SIGKILL of the controller loses nothing (the running pod is re-adopted, not re-run); the web
+ * dashboard serves the nodes as workers and the pods' attempts on its timeline.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { E2ECluster, describeRun, isRunning, waitUntil } from './harness.js';
 import { startNodeAgent, type NodeAgent } from '../kube/node-agent.js';
 import { describeKube, startKubeServer, type KubeServer } from '../kube/server.js';
 import { TPU_POOL_LABELS } from '../kube/tpu-pool.js';
+import { login, request } from './dashboard-http.js';
 
 describeKube('kubernetes backend (built binary, real API server)', () => {
   let server: KubeServer;
@@ -84,6 +86,25 @@ describeKube('kubernetes backend (built binary, real API server)', () => {
     const logs = (await c.logs('/hello')).map((l) => l.text);
     for (const t of job.taskList) expect(logs).toContain(`task ${t.index} on ${t.attempts[0]!.workerId}`);
     expect(new Set(job.taskList.map((t) => t.attempts[0]!.workerId)).size).toBeGreaterThan(1);
+  });
+
+  it('the dashboard serves the same views: its workers are the nodes, its jobs and timeline the pods run', async () => {
+    const r = await c.iris(['dashboard', '--url']);
+    expect(r.code, describeRun(['dashboard', '--url'], r)).toBe(0);
+    const { base, cookie } = await login(r.stdout.trim());
+    const get = async <T>(route: string): Promise<T> => {
+      const answer = await request(new URL(route, base).toString(), { headers: { cookie } });
+      expect(answer.status, answer.body).toBe(200);
+      return JSON.parse(answer.body) as T;
+    };
+    const workers = await get<Array<{ id: string }>>('/v1/workers');
+    expect(workers.map((w) => w.id)).toEqual(['cpu-0', 'cpu-1', 'tpu-0', 'tpu-1', 'tpu-2', 'tpu-3']);
+    const jobs = await get<Array<{ name: string; state: string }>>('/v1/jobs');
+    expect(jobs).toEqual(expect.arrayContaining([expect.objectContaining({ name: '/hello', state: 'SUCCEEDED' })]));
+    const timeline = await get<{ attempts: Array<{ task: string; worker: string }> }>('/v1/timeline');
+    const hello = timeline.attempts.filter((a) => a.task.startsWith('/hello/'));
+    expect(hello).toHaveLength(3);
+    for (const attempt of hello) expect(['cpu-0', 'cpu-1', 'tpu-0', 'tpu-1', 'tpu-2']).toContain(attempt.worker);
   });
 
   it('a 4-host TPU gang waits with its reason while one host is cordoned, then binds all four', async () => {
