@@ -13,18 +13,30 @@
 //       live log, the queue, the workers view, each following the event stream). Interleaved:
 //       rounds of (none, five) and (five, none); growth = the highest sample with pages minus the
 //       highest without, per round. Target: median growth <= 64 MB.
+//   (c) a big log followed live: a job waits on a gate, then writes LOG_MB of 80-byte lines and a
+//       last marker line. The page follows its log (#/logs/JOB/task-0) while a loop of
+//       requestAnimationFrame in the page records every frame's gap; the figure is the time from
+//       the gate's opening to the marker on screen, the baseline `iris logs -f JOB > pipe` of the
+//       same kind of job (a new job each side and round), interleaved; plus the page's longest
+//       frame gap, its 99th percentile and its JS heap at the end. Target: the longest gap
+//       <= 500 ms (the page keeps drawing and answering input while the log streams).
 //
 // Needs chromium (bash scripts/chromium-setup.sh) and a build (npm run build).
 //   node scripts/bench.js --only dashboard
-// Sizes: DASHBOARD_BENCH_JOBS (10000), DASHBOARD_BENCH_ROUNDS (5), DASHBOARD_BENCH_WINDOW_MS (8000).
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { iris, startBenchCluster } from './cluster.mjs';
+// Sizes: DASHBOARD_BENCH_JOBS (10000), DASHBOARD_BENCH_ROUNDS (5), DASHBOARD_BENCH_WINDOW_MS (8000),
+// DASHBOARD_BENCH_LOG_MB (200).
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { awaitJobs, iris, startBenchCluster } from './cluster.mjs';
 import { interleave, stats } from './measure.mjs';
 
 const JOBS = Number(process.env.DASHBOARD_BENCH_JOBS ?? 10_000);
 const ROUNDS = Math.max(5, Number(process.env.DASHBOARD_BENCH_ROUNDS ?? 5));
 const WINDOW_MS = Number(process.env.DASHBOARD_BENCH_WINDOW_MS ?? 8000);
+const LOG_MB = Number(process.env.DASHBOARD_BENCH_LOG_MB ?? 200);
+const LINE = '0123456789'.repeat(7) + 'abcdefghi'; // 79 characters + newline = 80 bytes
+const MARKER = 'END-OF-THE-BIG-LOG';
 const CLIENTS = 20;
 const FLAGS = [
   '--no-sandbox',
@@ -77,6 +89,97 @@ async function submitKnownJobs(client, count) {
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, worker));
+}
+
+let bigJobs = 0;
+/** A job that writes LOG_MB of lines and the marker once its gate opens; returns its name and the opener. */
+async function bigLogJob(client, cwd) {
+  const name = `big-${bigJobs++}`;
+  const gate = path.join(cwd, `gate-${name}`);
+  const bytes = Math.round(LOG_MB * 1e6);
+  await client.submit({
+    name,
+    command: [
+      'sh',
+      '-c',
+      `while [ ! -f '${gate}' ]; do sleep 0.05; done; yes '${LINE}' | head -c ${bytes}; echo ${MARKER}`,
+    ],
+    cpu: 1,
+    memory: '64M',
+    constraints: ['pool=bench'],
+  });
+  const state = async () => (await client.job(`/${name}`)).state;
+  while ((await state()) !== 'RUNNING') await new Promise((resolve) => setTimeout(resolve, 50));
+  return { name, open: () => writeFileSync(gate, 'open\n') };
+}
+
+/** (c), the page: ms from the gate to the marker on screen, and the frame gaps meanwhile. */
+async function followInPage(browser, c, frames) {
+  const job = await bigLogJob(c.client, c.cwd);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(loginUrl(c.ctx));
+    await page.waitForSelector('[data-view="jobs"]');
+    await page.goto(new URL(`#/logs/${job.name}/task-0`, page.url()).href);
+    await page.waitForSelector('[data-log-phase="following"]');
+    await page.evaluate(() => {
+      const gaps = [];
+      let last = performance.now();
+      const tick = (now) => {
+        gaps.push(now - last);
+        last = now;
+        if (!window.__stopFrames) requestAnimationFrame(tick);
+      };
+      window.__frameGaps = gaps;
+      requestAnimationFrame(tick);
+    });
+    const start = performance.now();
+    job.open();
+    await page.waitForFunction(
+      (marker) => document.querySelector('[data-log]')?.textContent?.includes(marker),
+      MARKER,
+      {
+        timeout: 900_000,
+        polling: 250,
+      },
+    );
+    const ms = performance.now() - start;
+    const seen = await page.evaluate(() => {
+      window.__stopFrames = true;
+      return { gaps: window.__frameGaps.slice(1), heap: performance.memory?.usedJSHeapSize ?? null };
+    });
+    const sorted = [...seen.gaps].sort((a, b) => a - b);
+    frames.push({
+      max: sorted.at(-1),
+      p99: sorted[Math.floor(sorted.length * 0.99)],
+      heapMB: seen.heap === null ? null : seen.heap / 1e6,
+    });
+    return ms;
+  } finally {
+    await context.close();
+    await awaitJobs(c.client, [`/${job.name}`]);
+  }
+}
+
+/** (c), the baseline: `iris logs -f JOB` into a pipe, from the gate to its exit. */
+async function followInCli(c) {
+  const job = await bigLogJob(c.client, c.cwd);
+  const bin = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'run.js');
+  const child = spawn(process.execPath, [bin, 'logs', '-f', job.name], {
+    cwd: c.ctx.cwd,
+    env: c.ctx.env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let tail = '';
+  child.stdout.on('data', (chunk) => (tail = (tail + chunk.toString('latin1')).slice(-200)));
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const start = performance.now();
+  job.open();
+  await exited;
+  const ms = performance.now() - start;
+  if (!tail.includes(MARKER)) throw new Error(`iris logs -f ${job.name} ended without the marker`);
+  return ms;
 }
 
 /** (a): ms from navigation to the first job rows of a fresh page. */
@@ -171,6 +274,23 @@ export async function runDashboardBench({ log = () => {} } = {}) {
     busy = false;
     await feeder;
     result.memory = { none: stats(peaks.none), five: stats(peaks.five), growth: stats(growth), jobsFed: n };
+
+    log(`dashboard bench: a ${LOG_MB} MB log followed in the page vs iris logs -f`);
+    const frames = [];
+    const follow = await interleave(
+      { page: () => followInPage(browser, c, frames), 'iris logs -f': () => followInCli(c) },
+      { rounds: ROUNDS },
+    );
+    const kept = frames.slice(1); // the warm-up round's page
+    result.bigLog = {
+      mb: LOG_MB,
+      page: follow.page,
+      cli: follow['iris logs -f'],
+      ratio: follow.ratio['iris logs -f'],
+      maxGap: stats(kept.map((f) => f.max)),
+      p99Gap: stats(kept.map((f) => f.p99)),
+      heapMB: stats(kept.map((f) => f.heapMB ?? Number.NaN)),
+    };
   } finally {
     busy = false;
     await browser.close();
