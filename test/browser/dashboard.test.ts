@@ -221,6 +221,8 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
   });
 
   it('fits a narrow window: the page does not scroll sideways; tables scroll inside, Gantt and plots fit', async () => {
+    await c.submit(['--name', 'narrow'], ['true']);
+    await c.waitForEnd('/narrow');
     const { page, errors } = await loggedIn({ width: 420, height: 800 });
     await page.waitForSelector('[data-view="jobs"] [data-job]');
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -234,7 +236,7 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
     const fits = await page.evaluate(() => {
       const gantt = document.querySelector('[data-gantt]')!;
       const box = gantt.parentElement!.getBoundingClientRect();
-      const plots = [...document.querySelectorAll('[data-plot]')].map((plot) => {
+      const plots = Array.from(document.querySelectorAll('[data-plot]')).map((plot) => {
         const outer = plot.getBoundingClientRect();
         const legend = plot.querySelector('.u-legend')!.getBoundingClientRect();
         return legend.right <= outer.right + 1 && outer.right <= window.innerWidth;
