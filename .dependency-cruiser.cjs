@@ -361,7 +361,7 @@ module.exports = {
       from: { path: '^src/web/' },
       to: {
         path: '^src/model/',
-        pathNot: '^src/model/(band|duration|errors|reason-instants|since|states)\\.ts$',
+        pathNot: '^src/model/(band|dependency-outcome|duration|errors|reason-instants|since|states)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

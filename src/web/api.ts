@@ -46,7 +46,12 @@ async function send(path: string, init: RequestInit): Promise<Response> {
   try {
     res = await fetch(path, { credentials: 'same-origin', ...init });
   } catch (error) {
-    throw new ApiError(0, 'unavailable', `the dashboard server did not answer (${(error as Error).message})`);
+    throw new ApiError(
+      0,
+      'unavailable',
+      `the dashboard server did not answer (${(error as Error).message})`,
+      'the cluster may have stopped or restarted: run `iris dashboard` for a new link',
+    );
   }
   if (!res.ok) throw await refusal(res);
   return res;

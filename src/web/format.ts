@@ -46,6 +46,17 @@ export function formatTime(t: number | null | undefined, now: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock.slice(0, 5)}`;
 }
 
+/**
+ * A plot's x axis labels (uPlot's splits and their step are in epoch seconds): `HH:MM`, 24 hours, as
+ * the rest of the page; `HH:MM:SS` when the ticks are less than a minute apart (a young cluster's few samples).
+ */
+export const axisTimes = (splits: readonly number[], step = 60): string[] =>
+  splits.map((t) => formatTime(t * 1000, t * 1000).slice(0, step < 60 ? 8 : 5));
+
+/** A plot legend's time (epoch seconds): formatTime's; `--` where the cursor is on no sample. */
+export const legendTime = (t: number | null | undefined, now: number): string =>
+  t == null ? '--' : formatTime(t * 1000, now);
+
 /** A log line's time: `14:03:07.123`. */
 export function formatLogTime(t: number): string {
   const d = new Date(t);

@@ -1,8 +1,10 @@
 /**
- * Hooks the views share: the current route (hash routing), and data that is read on mount, when
+ * Hooks the views share: the current route (hash routing), an element's width (charts drawn to fit
+ * their box), and data that is read on mount, when
  * its inputs change and again on cluster events (live.ts), keeping the last answer while a new
  * read is in flight so a table does not flicker.
  */
+import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { onChange } from './live.js';
@@ -79,4 +81,32 @@ export function useNow(ms = 1000): number {
     return () => clearInterval(timer);
   }, [ms]);
   return now;
+}
+
+/**
+ * The width of the element `ref` points at (its content box, in CSS px), followed as it changes (the
+ * window resized, a scrollbar appearing); 0 before it is laid out. `onChange` also runs at each change.
+ */
+export function useWidth(ref: RefObject<HTMLElement | null>, onChange?: (width: number) => void): number {
+  const [width, setWidth] = useState(0);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const update = () => {
+      const next = el.clientWidth;
+      setWidth(next);
+      changed.current?.(next);
+    };
+    update();
+    if (typeof ResizeObserver === 'undefined') {
+      addEventListener('resize', update);
+      return () => removeEventListener('resize', update);
+    }
+    const observer = new ResizeObserver(update);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
 }

@@ -12,8 +12,12 @@ export const VIEWS = ['jobs', 'job', 'logs', 'queue', 'workers', 'history'] as c
 export type View = (typeof VIEWS)[number];
 
 export interface Route {
-  view: View;
-  /** The job name (`job`) or log target (`logs`), with its leading `/`; '' for the other views. */
+  /** `unknown`: a hash naming no view (the page says so instead of guessing). */
+  view: View | 'unknown';
+  /**
+   * The job name (`job`) or log target (`logs`), with its leading `/`; the hash's path for `unknown`; '' for the
+   * other views.
+   */
   arg: string;
   params: Record<string, string>;
 }
@@ -28,7 +32,7 @@ function decode(text: string): string {
   }
 }
 
-/** The route a location hash names; an unknown or empty hash is the jobs view. */
+/** The route a location hash names; an empty hash is the jobs view, one naming no view is `unknown`. */
 export function parseHash(hash: string): Route {
   const body = hash.replace(/^#/, '').replace(/^\//, '');
   const q = body.indexOf('?');
@@ -38,7 +42,8 @@ export function parseHash(hash: string): Route {
   const slash = path.indexOf('/');
   const head = slash < 0 ? path : path.slice(0, slash);
   const rest = slash < 0 ? '' : path.slice(slash + 1);
-  if (!isView(head)) return { view: 'jobs', arg: '', params: {} };
+  if (!head) return { view: 'jobs', arg: '', params: {} };
+  if (!isView(head)) return { view: 'unknown', arg: decode(path), params: {} };
   if (head !== 'job' && head !== 'logs') return { view: head, arg: '', params };
   const name = decode(rest).replace(/^\/+/, '');
   return { view: head, arg: name ? `/${name}` : '', params };

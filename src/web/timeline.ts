@@ -55,12 +55,21 @@ export function ganttRows(timeline: TimelineResponse, workers: readonly string[]
   return rows;
 }
 
-/** Time axis ticks every `step` ms inside [from, to], step chosen to give 4 to 12 ticks. */
-export function ticks(from: number, to: number): number[] {
+/**
+ * Time axis ticks every `step` ms inside [from, to], the smallest round step that gives at most
+ * `most` ticks (12 by default; a narrow chart asks for fewer so their labels do not collide).
+ */
+export function ticks(from: number, to: number, most = 12): number[] {
   const steps = [60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000, 3_600_000, 6 * 3_600_000, 86_400_000];
   const span = Math.max(1, to - from);
-  const step = steps.find((s) => span / s <= 12) ?? steps[steps.length - 1];
+  const limit = Math.max(1, most);
+  const step = steps.find((s) => span / s <= limit) ?? steps[steps.length - 1];
   const out: number[] = [];
   for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
   return out;
+}
+
+/** The chart's window: the answer's, its end moved on to `now` (the axis runs to the present as the clock ticks). */
+export function windowOf(timeline: Pick<TimelineResponse, 'from' | 'to'>, now: number): { from: number; to: number } {
+  return { from: timeline.from, to: Math.max(timeline.to, now, timeline.from + 1) };
 }

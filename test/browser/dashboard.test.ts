@@ -5,10 +5,12 @@
  *
  * What a user sees: the page is refused without the link's token, and a used link is refused; a
  * running job tree appears in the jobs view without a reload; the job page opens; its log
- * follows live; cancel on the page ends the job (the CLI agrees); the queue lists the pending
- * jobs in the cluster's order with their reasons; the workers view draws its Gantt and plots; the
- * history lists runs; a failed job shows its reason and the last lines of its log; a narrow
- * window scrolls tables inside the page. Each view is saved as a screenshot (IRIS_SCREENSHOTS).
+ * follows live; cancel on the page asks first (no sends nothing) and then ends the job (the CLI
+ * agrees); the queue lists the pending jobs in the cluster's order with their reasons; the workers
+ * view draws its Gantt and plots; the history lists runs; a failed job shows its reason and the
+ * last lines of its log; a narrow window scrolls tables inside the page and fits the Gantt and
+ * plots; a hash naming no page says so; a log's error goes with its target; a page open while its
+ * cluster stops says its server is gone. Each view is saved as a screenshot (IRIS_SCREENSHOTS).
  *
  * No fixed sleeps: every wait is playwright's wait for a selector or a state of the page.
  */
@@ -135,6 +137,24 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
     await page.goto(new URL('#/job/tree', page.url()).href);
     await page.waitForSelector('[data-view="job"] [data-job="/tree"]');
     await page.waitForSelector('[data-view="job"] [data-action="cancel"]');
+    const cancels: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/v1/jobs/cancel')) cancels.push(request.url());
+    });
+    // Cancel asks first; saying no sends nothing (confirm() blocks the click's handler, so the click
+    // returns after the answer), and the job runs on.
+    let question = '';
+    page.once('dialog', (dialog) => {
+      question = dialog.message();
+      void dialog.dismiss();
+    });
+    await page.click('[data-view="job"] [data-action="cancel"]');
+    expect(question).toBe('Cancel /tree and every job below it?');
+    expect(await page.$('[data-action-result]')).toBeNull();
+    expect(await page.textContent('[data-view="job"] [data-job="/tree"] [data-state]')).toBe('RUNNING');
+    expect((await c.json<{ state: string }>(['status', 'tree'])).state).toBe('RUNNING');
+    // Saying yes cancels the tree: exactly one cancel was ever sent.
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('[data-view="job"] [data-action="cancel"]');
     await page.waitForFunction(
       () =>
@@ -142,6 +162,7 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
     );
     const status = await c.json<{ state: string }>(['status', 'tree']);
     expect(status.state).toBe('KILLED');
+    expect(cancels).toHaveLength(1);
     expect(errors).toEqual([]);
   });
 
@@ -199,16 +220,57 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
     expect(errors).toEqual([]);
   });
 
-  it('fits a narrow window: the page does not scroll sideways, its tables do', async () => {
+  it('fits a narrow window: the page does not scroll sideways; tables scroll inside, Gantt and plots fit', async () => {
+    await c.submit(['--name', 'narrow'], ['true']);
+    await c.waitForEnd('/narrow');
     const { page, errors } = await loggedIn({ width: 420, height: 800 });
     await page.waitForSelector('[data-view="jobs"] [data-job]');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(1);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(1);
     await screenshot(page, 'jobs-narrow');
+    await page.goto(new URL('#/workers', page.url()).href);
+    await page.waitForSelector('[data-gantt]');
+    await page.waitForSelector('[data-plot] canvas');
+    expect(await overflow()).toBeLessThanOrEqual(1);
+    // The Gantt is drawn at its box's width, and each plot with its legend within its box.
+    const fits = await page.evaluate(() => {
+      const gantt = document.querySelector('[data-gantt]')!;
+      const box = gantt.parentElement!.getBoundingClientRect();
+      const plots = Array.from(document.querySelectorAll('[data-plot]')).map((plot) => {
+        const outer = plot.getBoundingClientRect();
+        const legend = plot.querySelector('.u-legend')!.getBoundingClientRect();
+        return legend.right <= outer.right + 1 && outer.right <= window.innerWidth;
+      });
+      return { gantt: gantt.getBoundingClientRect().width <= box.width + 1, plots };
+    });
+    expect(fits).toEqual({ gantt: true, plots: [true, true] });
+    await screenshot(page, 'workers-narrow');
     expect(errors).toEqual([]);
   });
-  it('shows a stopped cluster read-only: its saved jobs, no actions, the banner', async () => {
+
+  it('says so for a hash naming no page, and clears a log error when the target changes', async () => {
+    const { page, errors } = await loggedIn();
+    await page.goto(new URL('#/nonsense', page.url()).href);
+    await page.waitForSelector('[data-view="unknown"]');
+    expect(await page.$('[data-view="jobs"]')).toBeNull();
+    await page.goto(new URL('#/logs/nosuch', page.url()).href);
+    await page.waitForSelector('[data-view="logs"] [data-error]');
+    await c.submit(['--name', 'speaks'], ['sh', '-c', 'echo one line']);
+    await c.waitForEnd('/speaks');
+    await page.goto(new URL('#/logs/%2Fspeaks%2Ftask-0', page.url()).href);
+    await page.waitForFunction(() => document.querySelector('[data-log]')?.textContent?.includes('one line'));
+    expect(await page.$('[data-view="logs"] [data-error]')).toBeNull();
+    expect(errors).toEqual([]);
+  });
+  it("says a stopped cluster's server is gone, then shows it read-only: its saved jobs, no actions", async () => {
+    // A page open while the cluster stops: its server is gone with it (not a read-only server).
+    const open = await loggedIn();
     await c.stop();
+    await open.page.waitForSelector('[data-gone]');
+    await open.page.waitForSelector('[data-live="off"]');
+    expect(await open.page.$('[data-readonly]')).toBeNull();
+    expect(await open.page.textContent('[data-gone]')).toContain('iris dashboard');
+    expect(open.errors).toEqual([]);
     const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
       cwd: c.cwd,
       env: cleanEnv(c.env),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  axisTimes,
+  legendTime,
   formatAge,
   formatBytes,
   formatNumber,
@@ -50,5 +52,15 @@ describe('format', () => {
       pending: 2,
       done: 1,
     });
+  });
+});
+
+describe("the plots' times", () => {
+  it('label the axis in 24 hours, with seconds only when the ticks are closer than a minute', () => {
+    const at = (h: number, m: number, sec = 0) => new Date(2026, 10, 30, h, m, sec).getTime() / 1000;
+    expect(axisTimes([at(3, 24), at(15, 25)], 60)).toEqual(['03:24', '15:25']);
+    expect(axisTimes([at(3, 40, 10), at(3, 40, 20)], 10)).toEqual(['03:40:10', '03:40:20']);
+    expect(legendTime(at(15, 25, 7), at(16, 0) * 1000)).toBe('15:25:07');
+    expect(legendTime(null, 0)).toBe('--');
   });
 });

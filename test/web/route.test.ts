@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { hashOf, jobHash, parseHash, VIEWS } from '../../src/web/route.js';
 
 describe('routes', () => {
-  it('reads each view, and the jobs view for an empty or unknown hash', () => {
+  it('reads each view, the jobs view for an empty hash, and `unknown` for a hash naming no view', () => {
     expect(parseHash('')).toEqual({ view: 'jobs', arg: '', params: {} });
-    expect(parseHash('#/nowhere')).toEqual({ view: 'jobs', arg: '', params: {} });
+    expect(parseHash('#/')).toEqual({ view: 'jobs', arg: '', params: {} });
+    expect(parseHash('#/nowhere')).toEqual({ view: 'unknown', arg: 'nowhere', params: {} });
+    expect(parseHash('#/no%20such/page?x=1')).toEqual({ view: 'unknown', arg: 'no such/page', params: {} });
     expect(parseHash('#/queue').view).toBe('queue');
     expect(parseHash('#/jobs?root=/a&state=RUNNING')).toEqual({
       view: 'jobs',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ganttRows, type TimelineAttempt, ticks } from '../../src/web/timeline.js';
+import { ganttRows, type TimelineAttempt, ticks, windowOf } from '../../src/web/timeline.js';
 
 const attempt = (task: string, worker: string, start: number, end: number | null): TimelineAttempt => ({
   task,
@@ -60,5 +60,25 @@ describe('ticks', () => {
     expect(out.length).toBeGreaterThanOrEqual(4);
     expect(out.length).toBeLessThanOrEqual(12);
     for (const t of out) expect(t % 300_000).toBe(0);
+  });
+});
+
+describe('a narrow chart', () => {
+  it('asks for fewer ticks and gets at most that many, still round', () => {
+    const from = Date.UTC(2026, 0, 1, 10, 3);
+    for (const most of [2, 3, 4, 6]) {
+      const out = ticks(from, from + 3_600_000, most);
+      expect(out.length).toBeGreaterThan(0);
+      expect(out.length).toBeLessThanOrEqual(most);
+      for (const t of out) expect(t % 300_000).toBe(0);
+    }
+  });
+});
+
+describe('the window', () => {
+  it('runs to now when the clock has passed the answer, and never ends before its start', () => {
+    expect(windowOf({ from: 1000, to: 5000 }, 9000)).toEqual({ from: 1000, to: 9000 });
+    expect(windowOf({ from: 1000, to: 5000 }, 3000)).toEqual({ from: 1000, to: 5000 });
+    expect(windowOf({ from: 1000, to: 1000 }, 0)).toEqual({ from: 1000, to: 1001 });
   });
 });

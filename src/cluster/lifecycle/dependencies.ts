@@ -2,9 +2,10 @@
  * The rules of dependencies between jobs (`--after JOB[:ok|:any|:failed]`), pure: the one home of
  * "is it met?", "can it still be met?", cycle detection and the words that explain them.
  *
- * - A dependency is met when its job has ended as its condition asks: `ok` SUCCEEDED, `any` any
- *   final state, `failed` any final state but SUCCEEDED. While its job has not ended it waits.
- *   When its job has ended otherwise it can never be met.
+ * - A dependency is met when its job has ended as its condition asks (model/dependency-outcome.ts,
+ *   the one home of that rule): `ok` SUCCEEDED, `any` any final state, `failed` any final state but
+ *   SUCCEEDED. While its job has not ended it waits. When its job has ended otherwise it can never
+ *   be met.
  * - A job's dependencies together: never met when any one can never be met (the first such, in
  *   the order given); else waiting while any one waits (the first waiting one is named); else met.
  *   A dependency on a job that is no longer stored counts as met: only an ended job leaves the
@@ -13,26 +14,14 @@
  * - `iris retry --downstream` re-runs the jobs a failure cascaded to: those FAILED with cause
  *   `dependency_failure` naming the retried job, and theirs in turn (cascadedDependents).
  */
+import { dependencyOutcome } from '../../model/dependency-outcome.js';
 import type { JobState } from '../../model/states.js';
-import { isFinalJobState } from '../../model/states.js';
 import type { DependencyCondition, Job, JobDependency } from '../../model/types.js';
 
 export const DEPENDENCY_CONDITIONS: readonly DependencyCondition[] = ['ok', 'any', 'failed'];
 
-export type DependencyOutcome = 'met' | 'waiting' | 'never';
-
-/** One dependency, given the state of its job. */
-export function dependencyOutcome(condition: DependencyCondition, state: JobState): DependencyOutcome {
-  if (!isFinalJobState(state)) return 'waiting';
-  switch (condition) {
-    case 'any':
-      return 'met';
-    case 'ok':
-      return state === 'SUCCEEDED' ? 'met' : 'never';
-    case 'failed':
-      return state === 'SUCCEEDED' ? 'never' : 'met';
-  }
-}
+// The rule for one dependency lives in the model (the dashboard's page applies it too).
+export { type DependencyOutcome, dependencyOutcome } from '../../model/dependency-outcome.js';
 
 export type DependenciesStatus =
   | { kind: 'met' }

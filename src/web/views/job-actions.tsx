@@ -1,8 +1,8 @@
 /**
- * The job page's actions: cancel, retry (with its "downstream" checkbox) and change of priority
- * band (POST /v1/jobs/cancel, /v1/jobs/retry, /v1/jobs/update, each with `x-iris-dashboard: 1`),
- * and the failure hint of a failed job: the deciding task's reason and the last 20 lines of the log
- * of its last attempt.
+ * The job page's actions: cancel (once the user confirms: it ends the job's whole subtree), retry
+ * (with its "downstream" checkbox) and change of priority band (POST /v1/jobs/cancel,
+ * /v1/jobs/retry, /v1/jobs/update, each with `x-iris-dashboard: 1`), and the failure hint of a
+ * failed job: the deciding task's reason and the last 20 lines of the log of its last attempt.
  * A refusal is shown with the API's message and hint. None of this shows on a stopped cluster.
  */
 import { useContext, useState } from 'preact/hooks';
@@ -15,6 +15,7 @@ import { formatReason } from '../format.js';
 import { useData } from '../hooks.js';
 import { expandItem } from '../log-buffer.js';
 import { logsHash } from '../route.js';
+import { cancelQuestion } from '../words.js';
 import { runTarget } from './job-parts.js';
 
 const ENDED_OK = new Set(['SUCCEEDED']);
@@ -51,12 +52,14 @@ export function JobActions({ job, reload }: { job: JobDetail; reload: () => void
           class="danger"
           disabled={busy}
           data-action="cancel"
-          onClick={() =>
+          onClick={() => {
+            // Cancel ends the whole subtree at once: ask first, and send nothing on `no`.
+            if (!window.confirm(cancelQuestion(job.name))) return;
             act('cancel', async () => {
               const r = await postJson<{ cancelled: string[] }>('jobs/cancel', { names: [job.name] });
               return r.cancelled.length > 0 ? `cancelled ${r.cancelled.join(', ')}` : 'nothing left to cancel';
-            })
-          }
+            });
+          }}
         >
           cancel
         </button>

@@ -3,11 +3,18 @@
  * its results, its requeue and preemption events, and its children.
  */
 import type { JobDetail, JobSummary, ResultsResponse, TaskInfo } from '../../api/types.js';
-import { getJson } from '../api.js';
+import type { JobState } from '../../model/states.js';
+import type { JobDependency } from '../../model/types.js';
+import { ApiError, getJson } from '../api.js';
 import { ErrorBox, Section, State, Table } from '../components.js';
 import { formatAge, formatBytes, formatNumber, formatReason, formatTime, taskCounts } from '../format.js';
 import { useData } from '../hooks.js';
 import { jobHash, logsHash } from '../route.js';
+import { taskUsage } from '../task-usage.js';
+import { afterStatus, afterVerb } from '../words.js';
+
+/** The dependencies whose states the job page reads (one GET /v1/job each). */
+const MAX_AFTER_READS = 20;
 
 /** A task of this run as a log target: `/a/task-0`, or `/a@3/task-0` for an archived run. */
 export function runTarget(job: Pick<JobDetail, 'name' | 'run' | 'archived'>, task: string): string {
@@ -16,6 +23,7 @@ export function runTarget(job: Pick<JobDetail, 'name' | 'run' | 'archived'>, tas
 }
 
 function TaskRows({ task, logs, now }: { task: TaskInfo; logs: string; now: number }) {
+  const usage = taskUsage(task);
   const rows = [
     <tr key={task.id} class="task" data-task={task.id}>
       <td>
@@ -35,8 +43,12 @@ function TaskRows({ task, logs, now }: { task: TaskInfo; logs: string; now: numb
       </td>
       <td class="num">{task.failures}</td>
       <td class="num">{task.preemptions}</td>
-      <td class="num">-</td>
-      <td class="num">-</td>
+      <td class="num" title="CPU seconds over all its attempts">
+        {formatNumber(usage.cpuSeconds, 1)}
+      </td>
+      <td class="num" title="the largest peak of its attempts">
+        {formatBytes(usage.peakMemoryBytes)}
+      </td>
       <td>{formatTime(task.startedAt, now)}</td>
       <td class="num">{task.startedAt ? formatAge((task.finishedAt ?? now) - task.startedAt) : '-'}</td>
     </tr>,
@@ -94,21 +106,50 @@ export function Tasks({ job, now }: { job: JobDetail; now: number }) {
   );
 }
 
+/** The states of the jobs `after` names (null: no longer stored), read again on cluster events. */
+function useAfterStates(after: readonly JobDependency[]): Map<string, JobState | null> | null {
+  const names = [...new Set(after.map((d) => d.job))].slice(0, MAX_AFTER_READS);
+  const { data } = useData(async (signal) => {
+    const states = new Map<string, JobState | null>();
+    await Promise.all(
+      names.map(async (name) => {
+        try {
+          states.set(name, (await getJson<JobSummary>('job', { name }, signal)).state);
+        } catch (e) {
+          if (e instanceof ApiError && (e.status === 404 || e.code === 'not_found')) states.set(name, null);
+        }
+      }),
+    );
+    return states;
+  }, names.join('\n'));
+  return data;
+}
+
+/** Each dependency in words (`after /prep succeeds`) and whether it is met yet. */
+function After({ after }: { after: JobDependency[] }) {
+  const states = useAfterStates(after);
+  return (
+    <ul class="after">
+      {after.map((d) => {
+        const status = afterStatus(d, states ? states.get(d.job) : undefined);
+        return (
+          <li key={`${d.job}:${d.condition}`} data-after={d.job} data-after-outcome={status.outcome ?? ''}>
+            {'runs after '}
+            <a href={jobHash(d.job)}>{d.job}</a>
+            {` ${afterVerb(d.condition)}`}
+            {status.text ? <span class={`dep dep-${status.outcome}`}>{` · ${status.text}`}</span> : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 export function Dependencies({ job, now }: { job: JobDetail; now: number }) {
   if (!job.after?.length && !job.cause && !job.stages?.length && !job.stage) return null;
   return (
     <Section title="Dependencies and stages">
-      {job.after?.length ? (
-        <p>
-          runs after{' '}
-          {job.after.map((d, i) => (
-            <>
-              {i > 0 ? ', ' : ''}
-              <a href={jobHash(d.job)}>{d.job}</a> ({d.condition})
-            </>
-          ))}
-        </p>
-      ) : null}
+      {job.after?.length ? <After after={job.after} /> : null}
       {job.cause ? (
         <p>
           ended by <a href={jobHash(job.cause.parent)}>{job.cause.parent}</a> ({job.cause.kind.replace(/_/g, ' ')})

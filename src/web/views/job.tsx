@@ -9,18 +9,21 @@ import { ErrorBox, Loading, State } from '../components.js';
 import { formatAge, formatBytes, formatReason, formatTime } from '../format.js';
 import { useData, useNow } from '../hooks.js';
 import { hashOf, logsHash } from '../route.js';
+import { waitingWords } from '../words.js';
 import { FailureHint, JobActions } from './job-actions.js';
 import { Children, Dependencies, Requeues, Results, Tasks } from './job-parts.js';
 
 function Pending({ job, now }: { job: JobDetail; now: number }) {
-  const waiting = job.state === 'PENDING' || (job.tasks.byState.PENDING ?? 0) > 0;
-  const { data } = useData((signal) => getJson<QueueInfo>('queue', {}, signal), job.name, waiting);
-  if (!waiting) return null;
+  const pending = job.state === 'PENDING' || (job.tasks.byState.PENDING ?? 0) > 0;
+  const { data } = useData((signal) => getJson<QueueInfo>('queue', {}, signal), job.name, pending);
+  if (!pending) return null;
   const entry = data?.jobs.find((e) => e.job === job.name);
+  const waiting = waitingWords(formatReason(job.reason, now));
   return (
     <div class="pending" data-pending>
       <div>
-        <span class="label">waiting:</span> {formatReason(job.reason, now) || 'to be scheduled'}
+        {waiting.label ? <span class="label">{waiting.label} </span> : null}
+        {waiting.text}
       </div>
       {entry ? (
         <div>

@@ -58,7 +58,11 @@ export function LogsView({ target, params }: { target: string; params: Record<st
   useEffect(() => {
     const el = box.current;
     if (!el || !target) return;
+    // A new target (or window): nothing of the previous read stays, its error included.
     el.textContent = '';
+    setError(null);
+    setPhase('connecting');
+    setCounts({ shown: 0, dropped: 0 });
     const buffer = new LineBuffer<{ line: LogLine; node: HTMLDivElement }>(MAX_LINES);
     let queue: LogLine[] = [];
     let frame = 0;
@@ -177,7 +181,7 @@ export function LogsView({ target, params }: { target: string; params: Record<st
       </form>
       <ErrorBox error={error} what="logs" />
       <p class="muted small">
-        {`${counts.shown} lines`}
+        {`${counts.shown} ${counts.shown === 1 ? 'line' : 'lines'}`}
         {counts.dropped > 0 ? ` (the ${counts.dropped} oldest dropped: the page keeps the last ${MAX_LINES})` : ''}
       </p>
       <div ref={box} class={`log${showTime ? '' : ' no-time'}${showTask ? '' : ' no-task'}`} data-log role="log" />

@@ -1,15 +1,22 @@
 /**
  * The workers page's plots (GET /v1/metrics/series): queue length (pending jobs, running tasks)
  * and utilisation (CPU, memory, accelerators, in % of the total) over the last hour, drawn with
- * uPlot. Colours from the Okabe–Ito palette, and each series is named in the legend.
+ * uPlot. Colours from the Okabe–Ito palette, and each series is named in the legend. Each plot is as
+ * wide as its box (re-sized when the box changes: a window resized), its legend wraps, and times read
+ * in 24 hours as the rest of the page (`03:25` on the axis, `03:25:10` in the legend).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { MetricsSeries, SeriesSample } from '../../api/metrics.js';
+import { axisTimes, legendTime } from '../format.js';
+import { useWidth } from '../hooks.js';
 
 export type { MetricsSeries };
 
 const pct = (p: { used: number; total: number }) => (p.total > 0 ? (100 * p.used) / p.total : null);
+
+const HEIGHT = 200;
+const widthOf = (box: number) => Math.max(200, box || 600);
 
 /** uPlot's columns: seconds, then one array per series. */
 export function plotData(samples: readonly SeriesSample[]): { queue: uPlot.AlignedData; use: uPlot.AlignedData } {
@@ -38,27 +45,24 @@ function Plot({
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  useWidth(box, (w) => plot.current?.setSize({ width: widthOf(w), height: HEIGHT }));
   // biome-ignore lint/correctness/useExhaustiveDependencies: made once; later data goes through setData below
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const width = () => Math.max(260, Math.min(900, el.clientWidth || 600));
     plot.current = new uPlot(
       {
         title,
-        width: width(),
-        height: 200,
-        series: [{}, ...series],
+        width: widthOf(el.clientWidth),
+        height: HEIGHT,
+        series: [{ value: (_u, t) => legendTime(t, Date.now()) }, ...series],
         scales: max ? { y: { range: [0, max] } } : {},
-        axes: [{}, { size: 50 }],
+        axes: [{ values: (_u, splits, _axis, _space, step) => axisTimes(splits, step) }, { size: 50 }],
       },
       data,
       el,
     );
-    const resize = () => plot.current?.setSize({ width: width(), height: 200 });
-    addEventListener('resize', resize);
     return () => {
-      removeEventListener('resize', resize);
       plot.current?.destroy();
       plot.current = null;
     };

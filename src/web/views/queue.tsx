@@ -8,6 +8,7 @@ import { ErrorBox, Loading, Section, Table } from '../components.js';
 import { formatAge, formatBytes, formatNumber, formatReason, formatTime } from '../format.js';
 import { useData, useNow } from '../hooks.js';
 import { jobHash } from '../route.js';
+import { plural } from '../words.js';
 
 const usage = (u: UsageInfo) => `${formatNumber(u.cpu)} CPU, ${formatBytes(u.memoryBytes)}, ${u.accelerators} acc`;
 
@@ -59,7 +60,8 @@ export function QueueView() {
         <h1>Queue</h1>
         {data ? (
           <span class="muted">
-            {`policy ${data.policy} · ${data.jobs.length} pending · reservations ${data.reservationDepth}`}
+            {`${plural(data.jobs.length, 'pending job')} · policy ${data.policy} · queue depth ${data.queueDepth}` +
+              (data.policy === 'hybrid' ? ` · reservation depth ${data.reservationDepth}` : '')}
           </span>
         ) : null}
       </div>

@@ -13,6 +13,7 @@ import { navigate, useData, useNow } from '../hooks.js';
 import { hashOf } from '../route.js';
 import type { TimelineResponse } from '../timeline.js';
 import { workerGroups } from '../worker-groups.js';
+import { plural } from '../words.js';
 import { Gantt } from './gantt.js';
 import { type MetricsSeries, Plots } from './plots.js';
 
@@ -98,8 +99,6 @@ function Missing({ error, what }: { error: ApiError | null; what: string }) {
     return <p class="muted note">{`This cluster does not keep ${what} (an older iris): upgrade it to see it here.`}</p>;
   return <ErrorBox error={error} what={what} />;
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The Gantt chart's windows (GET /v1/timeline `since`). */
 const WINDOWS = ['15m', '1h', '6h', '24h'];
