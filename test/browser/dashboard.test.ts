@@ -20,8 +20,11 @@ import { CHROMIUM, MISSING_BROWSER, MUST_RUN, freshContext, launchBrowser, scree
 import { spawn } from 'node:child_process';
 import { BIN, cleanEnv, withCluster } from '../e2e/harness.js';
 
+// A sample of the series every 500 ms, so the workers view's plots show the queue tests' jobs.
 const CONFIG = `
 stop-grace: 1s
+metrics:
+  series-interval: 500ms
 workers:
   - {name: w0, cpu: 2, memory: 8GiB}
 `;

@@ -57,7 +57,8 @@ function Plot({
         height: HEIGHT,
         series: [{ value: (_u, t) => legendTime(t, Date.now()) }, ...series],
         scales: max ? { y: { range: [0, max] } } : {},
-        axes: [{ values: (_u, splits, _axis, _space, step) => axisTimes(splits, step) }, { size: 50 }],
+        // space: the least room per tick label (px), so HH:MM:SS labels never run into each other.
+        axes: [{ space: 90, values: (_u, splits, _axis, _space, step) => axisTimes(splits, step) }, { size: 50 }],
       },
       data,
       el,
