@@ -55,8 +55,13 @@ export function iris(args, ctx) {
     env: ctx.env,
     encoding: 'utf8',
     timeout: 120_000,
+    // `iris jobs` of 10,000 jobs prints more than spawnSync's default 1 MB (then it kills the child).
+    maxBuffer: 256 * 1024 * 1024,
   });
-  if (r.status !== 0) throw new Error(`iris ${args.join(' ')} failed (exit ${r.status}): ${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(
+      `iris ${args.join(' ')} failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''}): ${r.stderr}`,
+    );
   return r.stdout;
 }
 
