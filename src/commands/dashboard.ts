@@ -106,9 +106,7 @@ export default class Dashboard extends BaseCommand {
       mode: 'offline',
       ...(served.warning ? { warning: served.warning } : {}),
     };
-    process.stderr.write(
-      `iris: no cluster is running: serving the state saved in ${home}, read-only, until Ctrl-C\n`,
-    );
+    process.stderr.write(`iris: no cluster is running: serving the state saved in ${home}, read-only, until Ctrl-C\n`);
     if (this.jsonEnabled()) this.logJsonLine(answer);
     else await this.show(answer, urlOnly);
     await stopped;
