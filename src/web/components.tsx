@@ -1,6 +1,10 @@
-/** Small pieces the views share: the state badge, an error box, a horizontally scrolling table. */
+/**
+ * Small pieces the views share: the state badge, an error box, a horizontally scrolling table, the
+ * filters' text box and state choice.
+ */
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
+import { JOB_STATES } from '../model/states.js';
 import type { ApiError } from './api.js';
 import { stateClass } from './format.js';
 
@@ -59,5 +63,64 @@ export function Meter({ used, total, label }: { used: number; total: number; lab
       </span>
       <span class="num">{label}</span>
     </span>
+  );
+}
+
+/** Sets one filter of the view's URL (`key` is the query parameter). */
+export type SetFilter = (key: string, value: string) => void;
+
+/**
+ * A filter's text box (`data-filter=KEY`): `live` sets it at every keystroke as typed, otherwise
+ * when the box changes, trimmed.
+ */
+export function TextFilter(props: {
+  name: string;
+  label?: string;
+  value: string | undefined;
+  placeholder: string;
+  size: number;
+  set: SetFilter;
+  live?: boolean;
+}) {
+  const { name, value, placeholder, size, set, live = false } = props;
+  const read = (e: Event) => (e.target as HTMLInputElement).value;
+  const handler = live
+    ? { onInput: (e: Event) => set(name, read(e)) }
+    : { onChange: (e: Event) => set(name, read(e).trim()) };
+  return (
+    <label>
+      {props.label ?? name}{' '}
+      <input value={value ?? ''} placeholder={placeholder} size={size} {...handler} data-filter={name} />
+    </label>
+  );
+}
+
+/** The state filter (`data-filter=state`): any, the `extra` options, then every job state. */
+export function StateFilter({
+  value,
+  set,
+  extra,
+}: {
+  value: string | undefined;
+  set: SetFilter;
+  extra?: ComponentChildren;
+}) {
+  return (
+    <label>
+      state{' '}
+      <select
+        value={value ?? ''}
+        onChange={(e) => set('state', (e.target as HTMLSelectElement).value)}
+        data-filter="state"
+      >
+        <option value="">any</option>
+        {extra}
+        {JOB_STATES.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -1,9 +1,8 @@
 /** `#/history`: the `iris history` table (GET /v1/history) with its filters, kept in the URL. */
 import type { RunInfo } from '../../api/types.js';
-import { JOB_STATES } from '../../model/states.js';
 import { parseSince } from '../../model/since.js';
 import { getJson } from '../api.js';
-import { ErrorBox, Loading, State, Table } from '../components.js';
+import { ErrorBox, Loading, State, StateFilter, Table, TextFilter } from '../components.js';
 import { formatAge, formatBytes, formatNumber, formatReason, formatTime } from '../format.js';
 import { navigate, useData, useNow } from '../hooks.js';
 import { hashOf, jobHash } from '../route.js';
@@ -29,37 +28,14 @@ export function historyQuery(params: Record<string, string>, now: number) {
 
 function Filters({ params }: { params: Record<string, string> }) {
   const set = (key: string, value: string) => navigate(hashOf('history', '', { ...params, [key]: value }), true);
-  const text = (key: string, placeholder: string, size: number) => (
-    <label>
-      {key}{' '}
-      <input
-        value={params[key] ?? ''}
-        placeholder={placeholder}
-        size={size}
-        onChange={(e) => set(key, (e.target as HTMLInputElement).value.trim())}
-        data-filter={key}
-      />
-    </label>
+  const text = (name: string, placeholder: string, size: number) => (
+    <TextFilter name={name} value={params[name]} placeholder={placeholder} size={size} set={set} />
   );
   return (
     <form class="filters" onSubmit={(e) => e.preventDefault()}>
       {text('prefix', '/name', 12)}
       {text('user', 'any', 8)}
-      <label>
-        state{' '}
-        <select
-          value={params.state ?? ''}
-          onChange={(e) => set('state', (e.target as HTMLSelectElement).value)}
-          data-filter="state"
-        >
-          <option value="">any</option>
-          {JOB_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      <StateFilter value={params.state} set={set} />
       {text('since', '1h', 6)}
       {text('limit', '100', 4)}
     </form>

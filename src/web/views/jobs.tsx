@@ -6,9 +6,8 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { JobSummary } from '../../api/types.js';
-import { JOB_STATES } from '../../model/states.js';
 import { getJson } from '../api.js';
-import { ErrorBox, Loading, State, Table } from '../components.js';
+import { ErrorBox, Loading, State, StateFilter, Table, TextFilter } from '../components.js';
 import { formatAge, formatReason, taskCounts } from '../format.js';
 import { navigate, useData, useNow } from '../hooks.js';
 import { hashOf, jobHash } from '../route.js';
@@ -20,42 +19,9 @@ function Filters({ params }: { params: Record<string, string> }) {
   const set = (key: string, value: string) => navigate(hashOf('jobs', '', { ...params, [key]: value }), true);
   return (
     <form class="filters" onSubmit={(e) => e.preventDefault()}>
-      <label>
-        state{' '}
-        <select
-          value={params.state ?? ''}
-          onChange={(e) => set('state', (e.target as HTMLSelectElement).value)}
-          data-filter="state"
-        >
-          <option value="">any</option>
-          <option value="PENDING,RUNNING">active</option>
-          {JOB_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        user{' '}
-        <input
-          value={params.user ?? ''}
-          onInput={(e) => set('user', (e.target as HTMLInputElement).value)}
-          placeholder="any"
-          size={10}
-          data-filter="user"
-        />
-      </label>
-      <label>
-        name{' '}
-        <input
-          value={params.prefix ?? ''}
-          onInput={(e) => set('prefix', (e.target as HTMLInputElement).value)}
-          placeholder="/prefix"
-          size={14}
-          data-filter="prefix"
-        />
-      </label>
+      <StateFilter value={params.state} set={set} extra={<option value="PENDING,RUNNING">active</option>} />
+      <TextFilter name="user" value={params.user} placeholder="any" size={10} set={set} live />
+      <TextFilter name="prefix" label="name" value={params.prefix} placeholder="/prefix" size={14} set={set} live />
     </form>
   );
 }
