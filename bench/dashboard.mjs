@@ -25,7 +25,8 @@
 //   node scripts/bench.js --only dashboard
 // Sizes: DASHBOARD_BENCH_JOBS (10000), DASHBOARD_BENCH_ROUNDS (5), DASHBOARD_BENCH_WINDOW_MS (8000),
 // DASHBOARD_BENCH_LOG_MB (200).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { CHROMIUM_FLAGS, chromiumPath } from '../scripts/chromium.mjs';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { awaitJobs, iris, startBenchCluster } from './cluster.mjs';
@@ -38,24 +39,6 @@ const LOG_MB = Number(process.env.DASHBOARD_BENCH_LOG_MB ?? 200);
 const LINE = '0123456789'.repeat(7) + 'abcdefghi'; // 79 characters + newline = 80 bytes
 const MARKER = 'END-OF-THE-BIG-LOG';
 const CLIENTS = 20;
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
-function chromiumPath() {
-  const given = process.env.IRIS_CHROMIUM;
-  if (given) return given;
-  const which = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' });
-  if (which.status !== 0) throw new Error('chromium is not installed: run `bash scripts/chromium-setup.sh`');
-  return which.stdout.trim();
-}
 
 const rssMb = (pid) => Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
@@ -215,7 +198,9 @@ async function openFive(browser, ctx) {
 
 export async function runDashboardBench({ log = () => {} } = {}) {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: FLAGS });
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error('chromium is not installed: run `bash scripts/chromium-setup.sh`');
+  const browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_FLAGS] });
   const c = startBenchCluster(
     'dashboard',
     'stop-grace: 1s\nworkers:\n  - {name: bench, cpu: 2, memory: 64GiB, attributes: {pool: bench}}\n  ' +
