@@ -17,8 +17,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CHROMIUM, MISSING_BROWSER, MUST_RUN, freshContext, launchBrowser, screenshot } from './browser.js';
-import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, withCluster } from '../e2e/harness.js';
+import { withCluster } from '../e2e/harness.js';
+import { serveOffline } from '../e2e/dashboard-http.js';
 
 // A sample of the series every 500 ms, so the workers view's plots show the queue tests' jobs.
 const CONFIG = `
@@ -274,19 +274,9 @@ describe.skipIf(!CHROMIUM)('the dashboard in chromium', { timeout: 90_000 }, () 
     expect(await open.page.$('[data-readonly]')).toBeNull();
     expect(await open.page.textContent('[data-gone]')).toContain('iris dashboard');
     expect(open.errors).toEqual([]);
-    const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
-      cwd: c.cwd,
-      env: cleanEnv(c.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const { child, info } = await serveOffline(c.cwd, c.env);
     try {
-      await expect.poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 20_000 }).toBe(true);
-      expect(child.exitCode, stderr).toBeNull();
-      const { loginUrl, mode } = JSON.parse(stdout.split('\n')[0]!) as DashboardLink;
+      const { loginUrl, mode } = info;
       expect(mode).toBe('offline');
       const context = await freshContext(browser);
       contexts.push(context);

@@ -1,8 +1,12 @@
 /**
  * Plain HTTP for the dashboard's e2e tests (node:http, no browser): a request with any headers
- * (Host included), its whole answer, and the login exchange of `iris dashboard --url`.
+ * (Host included), its whole answer, and the login exchange of `iris dashboard --url`; and the
+ * stopped cluster's dashboard served in the foreground (`serveOffline`), for these and the browser tests.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { expect } from 'vitest';
+import { BIN, cleanEnv } from './harness.js';
 
 export interface Answer {
   status: number;
@@ -62,4 +66,38 @@ export function pagePost(
     },
     body: JSON.stringify(body),
   });
+}
+
+/** A running `iris dashboard --url --json` of a stopped cluster (it serves until signalled). */
+export interface OfflineServe {
+  /** Its one line of JSON. */
+  info: { url: string; loginUrl: string; mode: string };
+  child: ChildProcess;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  /** Its exit code once it ends. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `iris dashboard --url --json` in `cwd` with `env` and waits until it serves (its first line). */
+export async function serveOffline(cwd: string, env: Record<string, string>): Promise<OfflineServe> {
+  const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    await expect.poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 20_000 }).toBe(true);
+    expect(child.exitCode, stderr).toBeNull();
+    const info = JSON.parse(stdout.split('\n')[0]!) as OfflineServe['info'];
+    return { info, child, stderr: () => stderr, exited };
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw error;
+  }
 }

@@ -5,13 +5,12 @@
  * offline), the saved jobs are listed through the same dashboard, a cancel answers unavailable,
  * and SIGTERM ends it; with no saved state at all it exits 6 and serves nothing.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, describeRun, runIris, withCluster } from './harness.js';
-import { login, pagePost, request } from './dashboard-http.js';
+import { describeRun, runIris, withCluster } from './harness.js';
+import { login, pagePost, request, serveOffline } from './dashboard-http.js';
 
 const CONFIG = `
 workers:
@@ -46,23 +45,12 @@ describe('iris dashboard: owner only, and the saved state of a stopped cluster',
     await c.stop();
     hold.open();
 
-    const child = spawn(process.execPath, [BIN, 'dashboard', '--url', '--json'], {
-      cwd: c.cwd,
-      env: cleanEnv(c.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const served = await serveOffline(c.cwd, c.env);
+    const { child, exited, info } = served;
     try {
-      await expect.poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 20_000 }).toBe(true);
-      expect(child.exitCode, stderr).toBeNull();
-      const info = JSON.parse(stdout.split('\n')[0]!) as { url: string; loginUrl: string; mode: string };
       expect(info.mode).toBe('offline');
       expect(info.loginUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?token=/);
-      expect(stderr).toMatch(/read-only/);
+      expect(served.stderr()).toMatch(/read-only/);
 
       const { base, cookie } = await login(info.loginUrl);
       const jobs = await request(new URL('/v1/jobs', base).toString(), { headers: { cookie } });
@@ -82,7 +70,7 @@ describe('iris dashboard: owner only, and the saved state of a stopped cluster',
         expect(refused.status, refused.body).toBe(503);
         expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'unavailable' } });
       }
-      expect(stderr).not.toMatch(/readonly database|at .*\.js:\d+/);
+      expect(served.stderr()).not.toMatch(/readonly database|at .*\.js:\d+/);
       // No cluster was started by any of it.
       const st = await c.iris(['cluster', 'status']);
       expect(st.code, describeRun(['cluster', 'status'], st)).toBe(6);
