@@ -95,19 +95,38 @@ export function findStageCycle(needsOf: ReadonlyMap<string, readonly string[]>):
   return null;
 }
 
-/** The stages, each after the stages it needs (file order among free ones). Assumes checkStageGraph passed. */
+/**
+ * The stages, each after the stages it needs (file order among free ones). Assumes checkStageGraph passed.
+ *
+ * The order is that of sweeps over the file: each sweep takes, in file order, every stage whose
+ * needs are all taken (by an earlier sweep or earlier in this one). Computed without sweeping, in
+ * time linear in the stages and needs (a chain written last stage first took one sweep per stage):
+ * a stage's sweep is 1 or, for each need, the need's sweep (+1 when the need comes later in the
+ * file), whichever is highest; the stages are then listed by sweep, and in file order within one.
+ */
 export function stageOrder(needsOf: ReadonlyMap<string, readonly string[]>): string[] {
-  const out: string[] = [];
-  const placed = new Set<string>();
-  while (out.length < needsOf.size) {
-    const before = out.length;
-    for (const [stage, needs] of needsOf) {
-      if (!placed.has(stage) && needs.every((need) => placed.has(need))) {
-        placed.add(stage);
-        out.push(stage);
-      }
+  const names = [...needsOf.keys()];
+  const index = new Map(names.map((name, i) => [name, i] as const));
+  const missing = names.map((name) => needsOf.get(name)!.length);
+  const dependents: number[][] = names.map(() => []);
+  names.forEach((name, i) => {
+    for (const need of needsOf.get(name)!) {
+      const at = index.get(need);
+      if (at !== undefined) dependents[at]!.push(i);
     }
-    if (out.length === before) throw invalid('stages: the needs form a cycle');
+  });
+  const sweep = names.map(() => 1);
+  // Kahn's walk: a stage is taken once all its needs are, and its sweep is final then.
+  const ready = names.flatMap((_, i) => (missing[i] === 0 ? [i] : []));
+  for (let at = 0; at < ready.length; at++) {
+    const i = ready[at]!;
+    for (const d of dependents[i]!) {
+      sweep[d] = Math.max(sweep[d]!, i < d ? sweep[i]! : sweep[i]! + 1);
+      if (--missing[d]! === 0) ready.push(d);
+    }
   }
-  return out;
+  if (ready.length < names.length) throw invalid('stages: the needs form a cycle');
+  const bySweep: string[][] = [];
+  names.forEach((name, i) => (bySweep[sweep[i]! - 1] ??= []).push(name));
+  return bySweep.flatMap((stages) => stages ?? []);
 }
