@@ -42,7 +42,8 @@ export function waitingHolds(store: ClusterStore, waits: WaitRegistry): WaitingH
     out.push({
       task: caller.task,
       job: caller.job,
-      waitingOn: entries.flatMap((entry) => entry.jobs),
+      // One wait's own list as it is (kept while the wait lasts; deadlock.ts indexes it once).
+      waitingOn: entries.length === 1 ? entries[0]!.jobs : entries.flatMap((entry) => entry.jobs),
       worker: live.workerId,
       cpuMillis: releasesCpu ? 0 : res.cpuMillis,
       memoryBytes: res.memoryBytes,

@@ -15,7 +15,7 @@
  *   `deadlock: needs 1 GPU H100; /train/task-0 holds it while waiting on /train/eval`.
  * Pure: the holds are plain data built by the controller (or admission) from its waits.
  */
-import { isWithin, jobDepth } from '../../../model/names.js';
+import { isWithin, jobDepth, parentJob } from '../../../model/names.js';
 import { explainJob } from './explain.js';
 import { presentWorkers } from './feasibility.js';
 import { checkWorker, FREE_CAPACITY, NEVER_FILTERS, type PlacementView } from './filters.js';
@@ -47,12 +47,37 @@ export interface WaitingAncestor {
   readonly on: string;
 }
 
-/** The holds of attempts of strict ancestors of `job` waiting on a subtree containing it; shallowest first. */
+/** Each waited name -> its first place in a hold's `waitingOn`, built once per list (a wait keeps its list). */
+const placesOf = new WeakMap<readonly string[], Map<string, number>>();
+function waitedPlaces(waitingOn: readonly string[]): Map<string, number> {
+  let places = placesOf.get(waitingOn);
+  if (places === undefined) {
+    places = new Map();
+    waitingOn.forEach((name, i) => {
+      if (!places!.has(name)) places!.set(name, i);
+    });
+    placesOf.set(waitingOn, places);
+  }
+  return places;
+}
+
+/**
+ * The holds of attempts of strict ancestors of `job` waiting on a subtree containing it; shallowest
+ * first. Each hold is asked about `job` and its ancestors (at most 16 names), never walked through
+ * its whole list: a pipeline root waits on every stage, and a pass asks this of a ready stage.
+ */
 export function waitingAncestors(job: string, holds: readonly WaitingHold[]): WaitingAncestor[] {
   const out: WaitingAncestor[] = [];
   for (const hold of holds) {
     if (hold.job === job || !isWithin(job, hold.job)) continue;
-    const on = hold.waitingOn.find((waited) => isWithin(job, waited));
+    // The first waited name (in the hold's order) whose subtree contains the job.
+    const places = waitedPlaces(hold.waitingOn);
+    let on: string | undefined;
+    let first = Infinity;
+    for (let name: string | null = job; name !== null; name = parentJob(name)) {
+      const at = places.get(name);
+      if (at !== undefined && at < first) [on, first] = [name, at];
+    }
     if (on !== undefined) out.push({ hold, on });
   }
   return out.sort(
