@@ -93,8 +93,11 @@ export function admitPipeline(
   };
 
   const added = new Map<string, JobSpec>([[root, rootSpec]]);
+  // Nothing is stored while the stages are admitted: a user's pending tasks are counted once, not per stage.
+  const pending = new Map<string, number>();
   const overlay: ClusterView = {
     ...view,
+    pendingTasks: (user) => pending.get(user) ?? pending.set(user, view.pendingTasks(user)).get(user)!,
     isNameTaken: (name) => added.has(name) || view.isNameTaken(name),
     jobState: (name) => (added.has(name) ? 'PENDING' : view.jobState(name)),
     dependenciesOf: (name) =>
