@@ -150,9 +150,46 @@ export function parseUserText(text: string, file: string, format: UserFileFormat
     }
     return data;
   }
+  // The library's own duplicate-key check compares each key with every earlier key of its map
+  // (quadratic: 16 s for a 10,000-stage pipeline); it is off, and duplicateYamlKey does it in one pass.
+  const lines = new YAML.LineCounter();
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines });
+  if (doc.errors.length > 0) throw invalid(`${file}: invalid YAML: ${doc.errors[0]!.message}`, hint);
+  const duplicate = duplicateYamlKey(doc);
+  if (duplicate !== null) {
+    const { line, col } = lines.linePos(duplicate);
+    const shown = text.slice(lines.lineStarts[line - 1], lines.lineStarts[line] ?? text.length).replace(/\r?\n$/, '');
+    const where = `at line ${line}, column ${col}:\n\n${shown}\n${' '.repeat(col - 1)}^\n`;
+    throw invalid(`${file}: invalid YAML: Map keys must be unique ${where}`, hint);
+  }
+  for (const warning of doc.warnings) process.emitWarning(warning);
   try {
-    return YAML.parse(text, { prettyErrors: true }) as unknown;
+    return doc.toJS() as unknown;
   } catch (error) {
     throw invalid(`${file}: invalid YAML: ${messageOf(error)}`, hint);
   }
+}
+
+/**
+ * The offset of the first key (in the text's order) that repeats an earlier scalar key of the
+ * same mapping, or null: one pass over each mapping's keys with a set (YAML's rule: keys are
+ * equal when they are the same scalar value).
+ */
+function duplicateYamlKey(doc: YAML.Document): number | null {
+  let first: number | null = null;
+  YAML.visit(doc, {
+    Map(_, map) {
+      const keys = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!YAML.isScalar(pair.key)) continue;
+        const at = pair.key.range?.[0] ?? 0;
+        if (keys.has(pair.key.value)) {
+          if (first === null || at < first) first = at;
+          break;
+        }
+        keys.add(pair.key.value);
+      }
+    },
+  });
+  return first;
 }
