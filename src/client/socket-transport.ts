@@ -10,7 +10,7 @@
  * - a missing or dead socket is IrisError('unavailable') with a hint to start a cluster, a socket
  *   of another user IrisError('forbidden');
  * - the task token given to the constructor (IRIS_TASK_TOKEN) is sent on every request;
- * - a request body over MAX_BODY_BYTES is refused before anything is sent ('payload_too_large');
+ * - a request body over maxBodyBytes (1 MiB; a pipeline's 16 MiB) is refused before anything is sent ('payload_too_large');
  * - `call` rejects with the signal's reason once its AbortSignal aborts, and with 'unavailable'
  *   past its timeout; `stream` yields NDJSON items and ends quietly when its signal aborts, and
  *   throws 'unavailable' when the cluster closes the stream early;
@@ -25,7 +25,7 @@ import { IrisError, type ErrorCode } from '../model/errors.js';
 import { formatDuration } from '../model/duration.js';
 import type { ApiErrorBody } from '../api/types.js';
 import { describeAddress, parseControllerAddress, type ControllerAddress } from '../api/address.js';
-import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+import { maxBodyBytes, TASK_TOKEN_HEADER } from '../api/types.js';
 import { describeMismatch, type Shape } from '../api/shape.js';
 
 // node:http through process.getBuiltinModule, not an ESM import: importing a builtin as ESM
@@ -189,11 +189,12 @@ export class SocketTransport {
   ): Promise<T> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    if (body !== undefined && Buffer.byteLength(body) > MAX_BODY_BYTES) {
+    const limit = maxBodyBytes(path.split('?')[0]!);
+    if (body !== undefined && Buffer.byteLength(body) > limit) {
       return Promise.reject(
         new IrisError(
           'payload_too_large',
-          `request body is larger than ${MAX_BODY_BYTES} bytes`,
+          `request body is larger than ${limit} bytes`,
           'send fewer or smaller values (for example a shorter env)',
         ),
       );

@@ -46,7 +46,7 @@ import { OWNER_ONLY, ROUTES, type Call, type MetricsEndpoints, type Method, type
 import type { ClusterService } from './cluster-service.js';
 import { handleExecUpgrade } from './exec-route.js';
 import { requireOwner, type Door, type TaskCaller } from '../model/caller.js';
-import { MAX_BODY_BYTES, TASK_TOKEN_HEADER } from '../api/types.js';
+import { maxBodyBytes, TASK_TOKEN_HEADER } from '../api/types.js';
 import { formatControllerUrl, formatHostPort, type TcpAddress } from '../model/net-address.js';
 import { formatDuration } from '../model/duration.js';
 import { closeWith, guardConnections, isLate, serverTimeouts, type DoorLimits } from './connection-guard.js';
@@ -250,7 +250,7 @@ export function createApiServer(service: ClusterService, opts: ApiServerOptions)
         closing: closing.signal,
         body: async () => {
           bodyRead = true;
-          return parseJsonBody(await readBody(req, MAX_BODY_BYTES));
+          return parseJsonBody(await readBody(req, maxBodyBytes(path)));
         },
         caller: () => caller,
       };
