@@ -7,6 +7,7 @@
 //   bench/policies.mjs  queue-policy passes (1k/10k jobs x 1k workers), a lublin_256 queue loop
 // bench/dependencies.mjs a pass with 10,000 pending jobs, 9,000 waiting on dependencies, vs one over the 1,000 ready
 // ones
+//   bench/chains.mjs    `iris submit -f` of a 10,000-stage chain vs 10,000 independent stages; 1k/10k/100k scaling
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
@@ -23,7 +24,8 @@
 //                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
-// Flags: --only schedule,priorities,queues,placement,dependencies,planner,spawn,cluster,memory,load,tree,simulate,
+// Flags: --only schedule,priorities,queues,placement,dependencies,chains,planner,spawn,cluster,memory,load,tree,
+//   simulate,
 //   docker,logs,dashboard
 // --json
 // (print the raw results as JSON too)
@@ -74,7 +76,7 @@ async function section(name, file, exportName, run) {
     let result;
     try {
       result = await fn(
-        ['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard'].includes(name) ? { log } : undefined,
+        ['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard', 'chains'].includes(name) ? { log } : undefined,
       );
     } finally {
       // Every section says how busy the machine was while it ran (1/5/15 min load average).
@@ -199,6 +201,26 @@ await section('dependencies', 'dependencies.mjs', 'runDependenciesBench', (r) =>
     `<= ready x ${r.target}`,
     r.ok,
   );
+});
+
+await section('chains', 'chains.mjs', 'runChainsBench', (r) => {
+  // bench/chains.mjs: `iris submit -f` of a 10,000-stage chain vs 10,000 independent stages, fresh cluster each.
+  const f = (s) => `${fmt(s.min, 2)} / ${fmt(s.median, 2)} / ${fmt(s.max, 2)} s`;
+  row(
+    `chains: iris submit -f, ${r.stages}-stage chain (min/median/max, ${r.rounds} rounds; ratio ${fmt(r.ratio, 2)})`,
+    f(r.chain),
+    `${r.stages} independent stages: ${f(r.free)}`,
+    `<= ${r.targetS} s, <= x${r.targetRatio}`,
+    r.ok,
+  );
+  for (const s of r.scaling)
+    row(
+      `chains: a chain of ${s.stages} stages admitted, controller VmHWM (once)`,
+      `${fmt(s.seconds, 2)} s, ${fmt(s.hwmMB, 0)} MB`,
+      '-',
+      '-',
+      null,
+    );
 });
 
 await section('planner', 'planner.mjs', 'runPlannerBench', (r) => {

@@ -10,7 +10,8 @@
  * - a missing or dead socket is IrisError('unavailable') with a hint to start a cluster, a socket
  *   of another user IrisError('forbidden');
  * - the task token given to the constructor (IRIS_TASK_TOKEN) is sent on every request;
- * - a request body over maxBodyBytes (1 MiB; a pipeline's 16 MiB) is refused before anything is sent ('payload_too_large');
+ * - a request body over maxBodyBytes (1 MiB; a pipeline's 16 MiB) is refused before anything is sent
+ *   ('payload_too_large');
  * - `call` rejects with the signal's reason once its AbortSignal aborts, and with 'unavailable'
  *   past its timeout; `stream` yields NDJSON items and ends quietly when its signal aborts, and
  *   throws 'unavailable' when the cluster closes the stream early;
