@@ -23,12 +23,15 @@ import type {
 /** Header a task sends (value: its IRIS_TASK_TOKEN) so its submissions become children of its job. */
 export const TASK_TOKEN_HEADER = 'x-iris-task-token';
 export const MAX_BODY_BYTES = 1024 * 1024;
-/** A pipeline's body (POST /v1/pipelines) may be as large as the file it is read from (16 MiB): 100,000 stages fit. */
+/**
+ * A pipeline's body (POST /v1/pipelines) may be as large as the file it is read from (16 MiB), and
+ * so may a wait's (POST /v1/wait: a pipeline's root waits on every stage): 100,000 stages fit.
+ */
 export const MAX_PIPELINE_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The largest body a request to `path` may carry. */
 export function maxBodyBytes(path: string): number {
-  return path === '/v1/pipelines' ? MAX_PIPELINE_BODY_BYTES : MAX_BODY_BYTES;
+  return path === '/v1/pipelines' || path === '/v1/wait' ? MAX_PIPELINE_BODY_BYTES : MAX_BODY_BYTES;
 }
 
 /** The submit body: its schema lives in submit-request.ts (zod), the type is inferred from it. */

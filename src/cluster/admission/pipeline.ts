@@ -6,7 +6,8 @@
  *   the path `stages.train.needs[0]`); an error about a stage's field names it under its stage
  *   (`stages.train.memory: …`), any other error of a stage is prefixed with it (`stages.train: …`).
  * - The root `/<name>` is a job of one small task (cpu 0.1, 64MiB) that runs
- *   `iris wait /<name>/<stage>…` on all its stages: it ends when they have ended, SUCCEEDED
+ *   `iris wait <stage>…` on all its stages (relative names: children of its own job, short enough
+ *   for 100,000 stages on one command line): it ends when they have ended, SUCCEEDED
  *   only when they all succeeded (a job of no tasks is not part of the model). While it waits
  *   its CPU is released to the scheduler, as for any task waiting on its own subtree. Stages
  *   are its children, so cancelling the root cancels them.
@@ -88,7 +89,9 @@ export function admitPipeline(
   const root = rootProbe.name;
   const rootSpec: JobSpec = {
     ...rootProbe,
-    command: ['iris', 'wait', ...order.map((stage) => `${root}/${stage}`)],
+    // Relative names (inside a task, a child of its own job): the argv of 100,000 stages stays
+    // under the kernel's 2 MB for a command line, where `/<name>/<stage>` each would not.
+    command: ['iris', 'wait', ...order],
     pipeline: { stages: order.map((stage) => ({ name: stage, needs: [...needsOf.get(stage)!] })) },
   };
 

@@ -46,7 +46,7 @@ describe('pipeline admission', () => {
       );
       expect(specs.map((s) => s.name)).toEqual(['/demo', '/demo/train', '/demo/eval']);
       expect(specs[0]).toMatchObject({
-        command: ['iris', 'wait', '/demo/train', '/demo/eval'],
+        command: ['iris', 'wait', 'train', 'eval'],
         pipeline: {
           stages: [
             { name: 'train', needs: [] },
