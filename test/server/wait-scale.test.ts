@@ -29,6 +29,8 @@ function fakeStore(names: readonly string[]) {
   return {
     store: store as unknown as ClusterStore,
     asked: () => asked,
+    /** An event of a kind (or job) a wait does not look at. */
+    other: (event: object) => events.emit('change', event),
     /** One stage's life as events: pending -> running -> ended, with an event of its task's job between. */
     run(name: string) {
       change(name);
@@ -42,7 +44,7 @@ function fakeStore(names: readonly string[]) {
 /** Runs a chain of `n` stages under one wait on them all; the subtree questions asked per stage. */
 async function askedPerStage(n: number): Promise<number> {
   const names = Array.from({ length: n }, (_, i) => `/p/s${i}`);
-  const { store, asked, run } = fakeStore(names);
+  const { store, asked, run, other } = fakeStore(names);
   let answered = false;
   const wait = waitForJobs(store, { jobs: names, any: false, timeoutMs: null }, new AbortController().signal, () => {
     return () => {};
@@ -54,8 +56,8 @@ async function askedPerStage(n: number): Promise<number> {
     expect(answered).toBe(false);
     run(name);
     // An event of a job that is not waited on (the root itself, a sibling's child) asks nothing.
-    store.events.emit('change', { type: 'job', job: { name: '/p' } });
-    store.events.emit('change', { type: 'task', task: { name: `${name}/task-0` } });
+    other({ type: 'job', job: { name: '/p' } });
+    other({ type: 'task', task: { name: `${name}/task-0` } });
   }
   expect(await wait).toBe(true);
   return asked() / n;
