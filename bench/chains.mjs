@@ -61,6 +61,12 @@ function admitOnce(n, chain) {
     return { seconds, hwmMB: memoryOf(cluster.pid).hwmMB };
   } finally {
     cluster.stop();
+    // A controller still ending 100,000 stages may outlive `cluster stop`'s answer: never leave it behind.
+    try {
+      process.kill(cluster.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 }
 
