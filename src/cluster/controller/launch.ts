@@ -63,6 +63,19 @@ export interface LaunchContext {
   tokenGroup?: number;
 }
 
+/** The root of every attempt's log tree: `<home>/logs`. */
+export function logsRootFor(home: string): string {
+  return path.join(home, 'logs');
+}
+
+/**
+ * Where the process runtime keeps every attempt's spools and status file (`<home>/spool`, one
+ * directory shared by all attempts: runtime/process/wrapper.ts attemptFiles).
+ */
+export function spoolDirFor(home: string): string {
+  return path.join(home, 'spool');
+}
+
 /**
  * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`. The run
  * segment keeps every run of a name apart (`@` never occurs in a job name), and one run's logs
@@ -70,8 +83,7 @@ export interface LaunchContext {
  */
 export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
   return path.join(
-    home,
-    'logs',
+    logsRootFor(home),
     ...job.name.split('/').filter(Boolean),
     `@${job.run}`,
     `task-${taskIndex}`,
@@ -83,7 +95,8 @@ export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskInd
  * Where an attempt may write its results as JSON (`IRIS_RESULT_FILE`): `result.json` in the
  * attempt's own directory `attempt-<n>.d/` beside its log, so it lives and is pruned with the
  * run's logs. A container gets exactly that directory mounted read-write (and nothing else of
- * the log tree); the supervisor creates it before the launch.
+ * the log tree); the supervisor creates it before the launch, and removes it (with the log's
+ * directories) once the attempt's end is recorded if nothing was written there.
  */
 export function resultFileFor(logPath: string): string {
   return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'result.json');
