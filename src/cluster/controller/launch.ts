@@ -19,6 +19,7 @@ import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
 import type { CallerIsolation } from '../../model/caller.js';
 import type { Job, JobSpec, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
+import { attemptLogPath } from '../state/stored-row.js';
 
 export interface LaunchContext {
   clusterId: string;
@@ -77,18 +78,12 @@ export function spoolDirFor(home: string): string {
 }
 
 /**
- * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`. The run
- * segment keeps every run of a name apart (`@` never occurs in a job name), and one run's logs
- * are one directory. Readers use the attempt's stored `logPath`, never this function.
+ * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`
+ * (state/stored-row.ts attemptLogPath, the one home of that layout, which also stores such a path
+ * in a few bytes). Readers use the attempt's stored `logPath`, never this function.
  */
 export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
-  return path.join(
-    logsRootFor(home),
-    ...job.name.split('/').filter(Boolean),
-    `@${job.run}`,
-    `task-${taskIndex}`,
-    `attempt-${attempt}.log`,
-  );
+  return attemptLogPath(logsRootFor(home), job.name, job.run, taskIndex, attempt);
 }
 
 /**
