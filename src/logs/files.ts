@@ -11,8 +11,8 @@
  * directories of its log that hold nothing are removed, up to (not including) the logs root.
  * Readers take a missing log, or a missing directory of logs, as an empty log.
  */
-import { constants, lstat, mkdir, rmdirSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, lstat, mkdir } from 'node:fs';
+import { open, rmdir } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { formatLines } from './format.js';
 
@@ -68,20 +68,22 @@ export function forgetDir(dir: string): void {
 
 /**
  * Removes `dir` and then each parent of it while it is empty, stopping below `root` (never
- * removed) or at the first directory that is not empty or not there. Synchronous, like the
- * supervisor's mkdir of an attempt's directory on the same thread, so a launch in between cannot
- * lose its new directory. Removed directories are forgotten (ensureDir makes them again). `dir`
- * outside `root` is left alone. Never throws.
+ * removed) or at the first directory that is not empty or not there. Each directory is forgotten
+ * (ensureDir makes it again) before its removal is asked for. The removals run in the thread pool,
+ * one after the other: an rmdir is a metadata write that can take milliseconds on a busy disk, and
+ * the controller's thread must not wait for it. A launch that makes a directory meanwhile is safe:
+ * a directory that holds anything is never removed, and a recursive mkdir makes again a parent
+ * removed under it. `dir` outside `root` is left alone. Never rejects.
  */
-export function removeEmptyDirs(dir: string, root: string): void {
+export async function removeEmptyDirs(dir: string, root: string): Promise<void> {
   const rel = relative(root, dir);
   if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('..')) return;
   for (let at = dir; at !== root && at.length > root.length; at = dirname(at)) {
+    forgetDir(at);
     try {
-      rmdirSync(at);
+      await rmdir(at);
     } catch {
       return;
     }
-    forgetDir(at);
   }
 }

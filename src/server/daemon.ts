@@ -275,7 +275,8 @@ async function serveCluster(
     await settleRecovered(store, ended, leftovers, config.runtime);
     // Their ends are recorded: their status files, and the directories they left empty, go.
     runtime.settled?.(records);
-    for (const r of records) if (r.logPath) removeEmptyDirs(path.dirname(resultFileFor(r.logPath)), logsRootFor(home));
+    for (const r of records)
+      if (r.logPath) await removeEmptyDirs(path.dirname(resultFileFor(r.logPath)), logsRootFor(home));
     const rerun = leftovers.length - ended.length;
     log(
       `recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit ` +

@@ -11,7 +11,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SocketClient } from '../../src/client/socket-client.js';
-import { describeRun, withCluster } from './harness.js';
+import { describeRun, waitUntil, withCluster } from './harness.js';
 
 const CONFIG = `
 workers:
@@ -70,14 +70,30 @@ describe('quiet tasks on disk', () => {
     await runQuiet('warm', 5);
     const before = census(c.home).entries;
     await runQuiet('quiet', 40);
+    // Old layout: 5 directories and a status file per task (240 entries for 40 tasks). The empty
+    // directories go right after each end is recorded, in the background (logs/files.ts).
+    await waitUntil(
+      'no file or directory left by quiet tasks',
+      async () => taskTraces(c.home).paths,
+      (p) => p.length === 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
     const after = census(c.home);
-    // Old layout: 5 directories and a status file per task (240 entries for 40 tasks).
-    expect(taskTraces(c.home).paths).toEqual([]);
     expect(after.entries, after.paths.join('\n')).toBeLessThanOrEqual(before);
   }, 120_000);
 
   it("reads a quiet task's missing log as empty: logs, logs -f, results, history, the logs route", async () => {
     const [job] = await runQuiet('silent', 1);
+    await waitUntil(
+      'its directories gone',
+      async () => taskTraces(c.home).paths,
+      (p) => p.length === 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
     for (const args of [
       ['logs', job!],
       ['logs', '-f', job!],
@@ -114,6 +130,13 @@ describe('quiet tasks on disk', () => {
     );
     const prune = await c.iris(['prune', '--older-than', '1ms', '--json'], { timeoutMs: 30_000 });
     expect(prune.code, describeRun(['prune'], prune)).toBe(0);
-    expect(taskTraces(c.home).paths).toEqual([]);
+    await waitUntil(
+      'the pruned run gone',
+      async () => taskTraces(c.home).paths,
+      (p) => p.length === 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
   }, 60_000);
 });

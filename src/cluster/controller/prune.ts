@@ -50,7 +50,7 @@ export async function removeRunLogs(
       result.bytes += await sizeOf(target);
       if (dryRun) continue;
       await rm(target, { recursive: true, force: true });
-      removeEmptyDirs(path.dirname(target), root);
+      await removeEmptyDirs(path.dirname(target), root);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') result.errors.push(`${target}: ${code ?? (error as Error).message}`);

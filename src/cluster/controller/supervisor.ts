@@ -311,7 +311,7 @@ export class AttemptSupervisor {
   private removeEmptyDirs(entry: ActiveAttempt): void {
     if (this.o.logsRoot === undefined) return;
     const resultFile = entry.launch.env.IRIS_RESULT_FILE;
-    removeEmptyDirs(path.dirname(resultFile ?? entry.launch.logPath), this.o.logsRoot);
+    void removeEmptyDirs(path.dirname(resultFile ?? entry.launch.logPath), this.o.logsRoot);
   }
 
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {
