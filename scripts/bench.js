@@ -24,8 +24,8 @@
 //                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
-// Flags: --only schedule,priorities,queues,placement,dependencies,planner,spawn,cluster,memory,quiet,load,tree,simulate,
-//   docker,logs,dashboard
+// Flags: --only schedule,priorities,queues,placement,dependencies,planner,spawn,cluster,memory,quiet,load,tree,
+//   simulate,docker,logs,dashboard
 // --json
 // (print the raw results as JSON too)
 import { existsSync } from 'node:fs';

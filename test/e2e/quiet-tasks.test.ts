@@ -109,7 +109,7 @@ describe('quiet tasks on disk', () => {
     expect(await c.logs(`${job}/task-0`, { attempt: 0 })).toEqual([]);
   }, 60_000);
 
-  it('still keeps the log and result file of a task that writes them; prune removes them and skips quiet runs', async () => {
+  it('keeps the log and result file of a task that writes them; prune removes them', async () => {
     const talker = await c.submit(
       ['--name', 'talker'],
       ['sh', '-c', 'echo hello; echo \'{"k":"v"}\' >"$IRIS_RESULT_FILE"'],

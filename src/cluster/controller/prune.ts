@@ -12,7 +12,7 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { removeEmptyDirs } from '../../logs/files.js';
+import { removeEmptyDirs } from '../../runtime/log-dirs.js';
 
 export interface RemovedLogs {
   bytes: number;

@@ -27,7 +27,7 @@
  *   reads that file back. A write that fails is noted in the log and the stop goes on.
  * - Once an attempt's end is committed, the runtime is told (TaskRuntime.settled: a process
  *   attempt's status file goes) and the directories of its log that stayed empty are removed
- *   (logs/files.ts removeEmptyDirs): a task that wrote nothing leaves no file behind.
+ *   (runtime/log-dirs.ts removeEmptyDirs): a task that wrote nothing leaves no file behind.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -39,7 +39,7 @@ import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import { taskFileOwner, writeTaskFile } from '../../runtime/task-file.js';
 import { noteInLog } from '../../runtime/notes.js';
-import { removeEmptyDirs } from '../../logs/files.js';
+import { removeEmptyDirs } from '../../runtime/log-dirs.js';
 import { signalExitCode } from '../../runtime/signal-exit.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';

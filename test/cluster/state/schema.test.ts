@@ -79,7 +79,8 @@ describe('migration 13 (compact rows)', () => {
     );
     db.exec(
       `INSERT INTO attempts (task, attempt, worker_id, state, pid, exit_code, started_at, finished_at, log_path, ` +
-        `placement) VALUES ('/old/task-0', 0, 'w1', 'SUCCEEDED', 7, 0, 1, 2, '/logs/old', '${JSON.stringify(placement)}')`,
+        `placement) VALUES ('/old/task-0', 0, 'w1', 'SUCCEEDED', 7, 0, 1, 2, '/logs/old', ` +
+        `'${JSON.stringify(placement)}')`,
     );
     const before = (db.prepare("SELECT spec FROM jobs WHERE name = '/old'").get() as { spec: string }).spec.length;
     db.close();
