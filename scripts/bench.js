@@ -12,6 +12,7 @@
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
 // bench/memory.mjs the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial tasks
+//   bench/quiet.mjs     quiet one-task jobs vs one-line ones: files and state.db bytes per task, task rate
 //   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS
 // bench/tree.mjs job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
@@ -24,9 +25,8 @@
 //                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
 //   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
-// Flags: --only schedule,priorities,queues,placement,dependencies,chains,planner,spawn,cluster,memory,load,tree,
-//   simulate,
-//   docker,logs,dashboard
+// Flags: --only schedule,priorities,queues,placement,dependencies,chains,planner,spawn,cluster,memory,quiet,load,
+//   tree,simulate,docker,logs,dashboard
 // --json
 // (print the raw results as JSON too)
 import { existsSync } from 'node:fs';
@@ -76,7 +76,9 @@ async function section(name, file, exportName, run) {
     let result;
     try {
       result = await fn(
-        ['cluster', 'memory', 'load', 'tree', 'logs', 'dashboard', 'chains'].includes(name) ? { log } : undefined,
+        ['cluster', 'memory', 'quiet', 'load', 'tree', 'logs', 'dashboard', 'chains'].includes(name)
+          ? { log }
+          : undefined,
       );
     } finally {
       // Every section says how busy the machine was while it ran (1/5/15 min load average).
@@ -442,6 +444,33 @@ await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {
       null,
     );
   }
+});
+
+await section('quiet', 'quiet.mjs', 'runQuietBench', (r) => {
+  // bench/quiet.mjs: quiet one-task jobs vs one-line ones, interleaved on one cluster; disk growth per task.
+  const q = r.files.quiet;
+  const l = r.files.loud;
+  row(
+    `quiet: files per quiet task (${r.tasksPerSide} one-task jobs of \`true\`)`,
+    `${fmt(q.bytesPerTask, 0)} B, ${fmt(q.entriesPerTask, 2)} entries`,
+    `one line: ${fmt(l.bytesPerTask, 0)} B, ${fmt(l.entriesPerTask, 2)} entries`,
+    '<= 1024 B',
+    q.bytesPerTask <= 1024,
+  );
+  row(
+    `quiet: state.db per finished task (${r.stateDb.tasks} tasks, after VACUUM)`,
+    `${fmt(r.stateDb.bytesPerTask, 0)} B`,
+    `whole file ${fmt(r.stateDb.fileBytesPerTask, 0)} B`,
+    '<= 400 B',
+    r.stateDb.bytesPerTask <= 400,
+  );
+  row(
+    'quiet: task rate, quiet vs one-line jobs (median round; per-round time ratio)',
+    `${fmt(r.throughput.quietTasksPerSec, 1)} tasks/s (x${fmt(r.times.ratio.median, 2)})`,
+    `${fmt(r.throughput.loudTasksPerSec, 1)} tasks/s`,
+    '-',
+    null,
+  );
 });
 
 await section('load', 'load.mjs', 'runLoadBench', (r) => {

@@ -6,10 +6,14 @@
  * directory should be is refused (ENOTDIR); log files are created 0600 and opened with
  * LOG_OPEN_FLAGS (O_NOFOLLOW: a symlink planted at a log's path fails with ELOOP instead of
  * sending the output into its target).
+ *
+ * A quiet attempt leaves no directory behind (removeEmptyDirs): once its end is recorded, the
+ * directories of its log that hold nothing are removed, up to (not including) the logs root.
+ * Readers take a missing log, or a missing directory of logs, as an empty log.
  */
 import { constants, lstat, mkdir } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, rmdir } from 'node:fs/promises';
+import { dirname, relative, sep } from 'node:path';
 import { formatLines } from './format.js';
 
 const madeDirs = new Set<string>();
@@ -60,4 +64,26 @@ export async function appendNote(path: string, text: string, now: number = Date.
 /** Forget that `dir` was made (it was removed meanwhile): the next ensureDir makes it again. */
 export function forgetDir(dir: string): void {
   madeDirs.delete(dir);
+}
+
+/**
+ * Removes `dir` and then each parent of it while it is empty, stopping below `root` (never
+ * removed) or at the first directory that is not empty or not there. Each directory is forgotten
+ * (ensureDir makes it again) before its removal is asked for. The removals run in the thread pool,
+ * one after the other: an rmdir is a metadata write that can take milliseconds on a busy disk, and
+ * the controller's thread must not wait for it. A launch that makes a directory meanwhile is safe:
+ * a directory that holds anything is never removed, and a recursive mkdir makes again a parent
+ * removed under it. `dir` outside `root` is left alone. Never rejects.
+ */
+export async function removeEmptyDirs(dir: string, root: string): Promise<void> {
+  const rel = relative(root, dir);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('..')) return;
+  for (let at = dir; at !== root && at.length > root.length; at = dirname(at)) {
+    forgetDir(at);
+    try {
+      await rmdir(at);
+    } catch {
+      return;
+    }
+  }
 }

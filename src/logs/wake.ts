@@ -7,7 +7,7 @@
  * wait() also returns when its signal aborts or after the safety interval it is given (a
  * backstop for changes nobody signalled, e.g. a file system without change notification).
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 
 export class Wakeup {
@@ -49,8 +49,9 @@ export class Wakeup {
 
 /**
  * fs.watch on the directories holding some files: any change inside a watched directory (a
- * file created, appended to, replaced) pokes. A directory that does not exist yet is simply
- * tried again at the next watch() call; until then the caller's safety interval covers it.
+ * file created, appended to, replaced) pokes. A directory that does not exist yet, or was
+ * removed, is simply tried again at the next watch() call; until then the caller's safety
+ * interval covers it.
  */
 export class DirWatches {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -66,7 +67,13 @@ export class DirWatches {
     if (this.watchers.has(dir)) return;
     let watcher: FSWatcher;
     try {
-      watcher = watch(dir, { persistent: false }, this.poke);
+      watcher = watch(dir, { persistent: false }, (event) => {
+        // A quiet attempt's directory is removed once its end is recorded (files.ts removeEmptyDirs):
+        // a watcher of the removed directory would never fire again, so it goes, and the next
+        // watch() watches the directory made anew (a retry's).
+        if (event === 'rename' && !existsSync(dir)) this.unwatch(dir);
+        this.poke();
+      });
     } catch {
       return; // not there yet (or not watchable): the safety interval covers it
     }

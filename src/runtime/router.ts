@@ -94,6 +94,11 @@ export class RuntimeRouter implements TaskRuntime {
     return (await this.processRuntime.recover?.(clusterId, records)) ?? [];
   }
 
+  /** Only the process runtime keeps files for an attempt's end (containers' exits are the engine's). */
+  settled(records: readonly Pick<StartedRecord, 'logPath'>[]): void {
+    this.processRuntime.settled?.(records);
+  }
+
   async close(): Promise<void> {
     const container = this.containerRuntime?.catch(() => null);
     await Promise.all([this.processRuntime.close(), container?.then((runtime) => runtime?.close())]);

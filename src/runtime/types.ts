@@ -179,6 +179,12 @@ export interface TaskRuntime {
    */
   recover?(clusterId: string, records: readonly StartedRecord[]): Promise<RecoveredExit[]>;
   /**
+   * The store has recorded the ends of these attempts (a normal end, or one settled after a
+   * restart): what kept each end safe across a controller crash (a process attempt's status file)
+   * is no longer needed and goes. Never throws. Absent: the runtime keeps nothing of the kind.
+   */
+  settled?(records: readonly Pick<StartedRecord, 'logPath'>[]): void;
+  /**
    * Runs a command inside the running attempt `task` (its container, its Pod, or a process task's
    * cgroups, working directory and environment). Rejects with an IrisError when the attempt is no
    * longer running or the command cannot be started there. Absent: this runtime cannot.

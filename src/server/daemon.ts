@@ -46,7 +46,14 @@ import { namedQueueSpecs, queueOptions } from '../cluster/scheduler/queue/index.
 import { placementOptions } from '../cluster/scheduler/index.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import { Controller } from '../cluster/controller/controller.js';
-import { inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
+import {
+  inheritableEnv,
+  logsRootFor,
+  resultFileFor,
+  spoolDirFor,
+  tokenGroupFor,
+} from '../cluster/controller/launch.js';
+import { removeEmptyDirs } from '../logs/files.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
 import { ControllerService } from './controller-service.js';
@@ -239,7 +246,8 @@ async function serveCluster(
     : new RuntimeRouter({
         // The resident spawner: a fork of this (large) process costs several times a fork of a small
         // one, so launches are forked by a small child process started once (runtime/process/spawner.ts).
-        process: new ProcessRuntime({ spawner: 'resident' }),
+        // Every attempt's spools and status file in one directory: a quiet attempt makes none of its own.
+        process: new ProcessRuntime({ spawner: 'resident', spoolDir: spoolDirFor(home) }),
         container: async () => {
           if (store.getMeta(CONTAINERS_USED_META) === null) store.setMeta(CONTAINERS_USED_META, '1');
           return new (await dockerModule()).DockerRuntime();
@@ -265,6 +273,10 @@ async function serveCluster(
     );
   if (leftovers.length > 0) {
     await settleRecovered(store, ended, leftovers, config.runtime);
+    // Their ends are recorded: their status files, and the directories they left empty, go.
+    runtime.settled?.(records);
+    for (const r of records)
+      if (r.logPath) await removeEmptyDirs(path.dirname(resultFileFor(r.logPath)), logsRootFor(home));
     const rerun = leftovers.length - ended.length;
     log(
       `recovered ${leftovers.length} attempt(s) left running by an earlier cluster: ${ended.length} had ended (exit ` +

@@ -7,7 +7,7 @@
  *   is missing or empty next to such traces is refused, never initialised again: a new database
  *   starts run ids from 1 again, orphaning those logs (and writing new ones over them).
  * - `moveAside(home)`, for `iris cluster start --fresh`: moves state.db with its WAL, journal and
- *   space reserve, and `logs/`, into a new owner-only `<home>/aside-<UTC time>/`; deletes nothing.
+ *   space reserve, `logs/` and `spool/`, into a new owner-only `<home>/aside-<UTC time>/`; deletes nothing.
  *   Called while the caller holds the old database's lock (state-lock.ts).
  */
 import { lstatSync, mkdirSync, readdirSync, renameSync, statSync, type Dirent } from 'node:fs';
@@ -22,6 +22,8 @@ const STATE_FILES = [
   `${STATE_FILE}-journal`,
   `${STATE_FILE}.reserve`,
   'logs',
+  // The process runtime's spools and status files (cluster/controller/launch.ts spoolDirFor).
+  'spool',
 ];
 
 /** A WAL no longer than its header holds no change. */

@@ -10,7 +10,7 @@ import type { CallerIsolation, TaskIdentity } from '../../model/caller.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import type { ExecSession, ExecSpec, TaskRuntime } from '../../runtime/types.js';
 import { IrisError } from '../../model/errors.js';
-import { attemptIsolation, type LaunchContext } from './launch.js';
+import { attemptIsolation, logsRootFor, type LaunchContext } from './launch.js';
 import { PassLoop, type PassObserver } from './pass-loop.js';
 import type { QueueListing } from './queue-listing.js';
 import { AttemptSupervisor } from './supervisor.js';
@@ -104,6 +104,7 @@ export class Controller {
       timers,
       log: options.log ?? (() => {}),
       onFreed: () => this.loop.requestPass(),
+      logsRoot: logsRootFor(options.launchContext.home),
     });
     this.loop = new PassLoop({
       store: options.store,

@@ -19,6 +19,7 @@ import { sliceHosts, tpuTaskEnv } from '../../model/topology.js';
 import type { CallerIsolation } from '../../model/caller.js';
 import type { Job, JobSpec, Task, WorkerSpec } from '../../model/types.js';
 import type { ContainerSpec, TaskLaunch } from '../../runtime/types.js';
+import { attemptLogPath } from '../state/stored-row.js';
 
 export interface LaunchContext {
   clusterId: string;
@@ -63,27 +64,34 @@ export interface LaunchContext {
   tokenGroup?: number;
 }
 
+/** The root of every attempt's log tree: `<home>/logs`. */
+export function logsRootFor(home: string): string {
+  return path.join(home, 'logs');
+}
+
 /**
- * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`. The run
- * segment keeps every run of a name apart (`@` never occurs in a job name), and one run's logs
- * are one directory. Readers use the attempt's stored `logPath`, never this function.
+ * Where the process runtime keeps every attempt's spools and status file (`<home>/spool`, one
+ * directory shared by all attempts: runtime/process/wrapper.ts attemptFiles).
+ */
+export function spoolDirFor(home: string): string {
+  return path.join(home, 'spool');
+}
+
+/**
+ * Where an attempt's log is written: `logs/<job path>/@<run>/task-<i>/attempt-<n>.log`
+ * (state/stored-row.ts attemptLogPath, the one home of that layout, which also stores such a path
+ * in a few bytes). Readers use the attempt's stored `logPath`, never this function.
  */
 export function logPathFor(home: string, job: Pick<Job, 'name' | 'run'>, taskIndex: number, attempt: number): string {
-  return path.join(
-    home,
-    'logs',
-    ...job.name.split('/').filter(Boolean),
-    `@${job.run}`,
-    `task-${taskIndex}`,
-    `attempt-${attempt}.log`,
-  );
+  return attemptLogPath(logsRootFor(home), job.name, job.run, taskIndex, attempt);
 }
 
 /**
  * Where an attempt may write its results as JSON (`IRIS_RESULT_FILE`): `result.json` in the
  * attempt's own directory `attempt-<n>.d/` beside its log, so it lives and is pruned with the
  * run's logs. A container gets exactly that directory mounted read-write (and nothing else of
- * the log tree); the supervisor creates it before the launch.
+ * the log tree); the supervisor creates it before the launch, and removes it (with the log's
+ * directories) once the attempt's end is recorded if nothing was written there.
  */
 export function resultFileFor(logPath: string): string {
   return path.join(`${logPath.replace(/\.log$/, '')}.d`, 'result.json');

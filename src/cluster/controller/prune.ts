@@ -2,15 +2,17 @@
  * Deleting the log files of pruned runs (state/retention.ts decides which runs go).
  *
  * - A run's logs are one directory, `logs/<job path>/@<run>/` (launch.ts logPathFor): it is
- *   removed whole, with the spool and status files a runtime keeps beside the logs. An attempt
+ *   removed whole (with the spool and status files a build before `IRIS_HOME/spool/` kept beside
+ *   the logs). A run whose tasks wrote nothing has no directory: nothing to remove. An attempt
  *   written before run ids (`logs/<job path>/task-<i>/attempt-<n>.log`) loses only its log file.
  *   Directories left empty above are removed, up to `logs/` itself (kept).
  * - Nothing outside `<home>/logs/` is ever touched, whatever a stored path says.
  * - Reports the bytes freed (sizes summed before removal); errors other than a file already gone
  *   are collected, not thrown, so one unreadable directory does not stop the rest.
  */
-import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { removeEmptyDirs } from '../../runtime/log-dirs.js';
 
 export interface RemovedLogs {
   bytes: number;
@@ -48,13 +50,7 @@ export async function removeRunLogs(
       result.bytes += await sizeOf(target);
       if (dryRun) continue;
       await rm(target, { recursive: true, force: true });
-      for (let dir = path.dirname(target); dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
-        try {
-          await rmdir(dir);
-        } catch {
-          break; // not empty (or gone): its parents are not empty either
-        }
-      }
+      await removeEmptyDirs(path.dirname(target), root);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') result.errors.push(`${target}: ${code ?? (error as Error).message}`);

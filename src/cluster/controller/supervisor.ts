@@ -25,6 +25,9 @@
  *   line, to the attempt's notice file (launch.ts noticeFileFor, `$IRIS_NOTICE_FILE`) before the
  *   runtime is told to stop it (SIGTERM), with runtime/task-file.ts writeTaskFile; iris never
  *   reads that file back. A write that fails is noted in the log and the stop goes on.
+ * - Once an attempt's end is committed, the runtime is told (TaskRuntime.settled: a process
+ *   attempt's status file goes) and the directories of its log that stayed empty are removed
+ *   (runtime/log-dirs.ts removeEmptyDirs): a task that wrote nothing leaves no file behind.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +39,7 @@ import type { RunningTask, TaskExit, TaskLaunch, TaskRuntime, TaskUsage } from '
 import { isNoSpace, noSpaceReason } from '../../model/storage.js';
 import { taskFileOwner, writeTaskFile } from '../../runtime/task-file.js';
 import { noteInLog } from '../../runtime/notes.js';
+import { removeEmptyDirs } from '../../runtime/log-dirs.js';
 import { signalExitCode } from '../../runtime/signal-exit.js';
 import { collectResultFile, withNote } from './result-file.js';
 import type { ClusterStore, StopOrder } from '../state/store.js';
@@ -67,6 +71,11 @@ export interface SupervisorOptions extends ClockedPart {
   stopGraceMs: number;
   /** Capacity was freed or changed (an attempt ended, stops were ordered): worth a pass. */
   onFreed: () => void;
+  /**
+   * The root of the attempts' log trees (`IRIS_HOME/logs`): once an attempt's end is recorded, the
+   * directories of its log and result files that stayed empty are removed up to it. Absent: kept.
+   */
+  logsRoot?: string;
 }
 
 export class AttemptSupervisor {
@@ -298,6 +307,13 @@ export class AttemptSupervisor {
     );
   }
 
+  /** A quiet attempt's empty directories (its result directory, its log's) go once its end is recorded. */
+  private removeEmptyDirs(entry: ActiveAttempt): void {
+    if (this.o.logsRoot === undefined) return;
+    const resultFile = entry.launch.env.IRIS_RESULT_FILE;
+    void removeEmptyDirs(path.dirname(resultFile ?? entry.launch.logPath), this.o.logsRoot);
+  }
+
   private recordExit(key: string, outcome: AttemptOutcome, logCutBytes?: number, usage?: TaskUsage): void {
     this.pendingExits.push({
       key,
@@ -344,7 +360,9 @@ export class AttemptSupervisor {
       false,
       true,
     );
+    if (finished.length > 0) this.o.runtime.settled?.(finished.map((entry) => ({ logPath: entry.launch.logPath })));
     for (const entry of finished) {
+      this.removeEmptyDirs(entry);
       entry.cancelTimer?.();
       this.active.delete(attemptKey(entry.identity.task, entry.identity.attempt));
       this.tokens.delete(entry.token);

@@ -37,6 +37,7 @@ import { AttemptWindow } from './timeline.js';
 import type { ClusterModel } from './model.js';
 import { Statements } from './database.js';
 import { TaskGroup, TaskGroups, TaskRecord } from './task-record.js';
+import { packLogPath, packPlacement, packSpec, unpackLogPath, unpackPlacement, unpackSpec } from './stored-row.js';
 
 /** What a load read that it could not make sense of (load-check.ts): for store.ts to quarantine. */
 export interface LoadedState {
@@ -88,7 +89,14 @@ export class Persistence {
   /** The attempts of a time window (timeline.ts). */
   readonly window: AttemptWindow;
 
-  constructor(private readonly db: DatabaseSync) {
+  /**
+   * `logsRoot`: where the cluster of this database keeps its logs (`<home>/logs`), so that an
+   * attempt's log path there is stored as '' (stored-row.ts); null (an in-memory store): stored as is.
+   */
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly logsRoot: string | null = null,
+  ) {
     this.statements = new Statements(db, SQL);
     this.archive = new RunArchive(db);
     this.window = new AttemptWindow(db);
@@ -127,7 +135,7 @@ export class Persistence {
       let spec: JobSpec;
       let wrong: string | null;
       try {
-        spec = JSON.parse(r[3] as string) as JobSpec;
+        spec = unpackSpec(r[3] as string, name);
         wrong = specProblem(spec, name);
       } catch (error) {
         spec = null as unknown as JobSpec;
@@ -244,7 +252,7 @@ export class Persistence {
       }
       let placement: PlacementDecision | null = null;
       try {
-        placement = r[14] == null ? null : (JSON.parse(r[14] as string) as PlacementDecision);
+        placement = r[14] == null ? null : unpackPlacement(r[14] as string);
       } catch (error) {
         wrong ??= `placement is not JSON (${messageOf(error)})`;
       }
@@ -254,6 +262,8 @@ export class Persistence {
       } catch (error) {
         wrong ??= `merged is not JSON (${messageOf(error)})`;
       }
+      const owner = model.tasks.get(r[0] as string);
+      const ownerJob = owner ? model.jobs.get(owner.job)?.job : undefined;
       const attempt: Attempt = {
         task: r[0] as string,
         attempt: n as number,
@@ -264,7 +274,7 @@ export class Persistence {
         reason: optStr(r[6]),
         startedAt: num(r[7]),
         finishedAt: optNum(r[8]),
-        logPath: r[9] as string,
+        logPath: unpackLogPath(this.logsRoot, r[9] as string, ownerJob, owner?.index ?? 0, n as number),
         devices: parseDevices(r[10]),
         logCutBytes: optNum(r[11]),
         cpuSeconds: optNum(r[12]),
@@ -333,7 +343,7 @@ export class Persistence {
     for (const key of j.dirtyAttempts) {
       const [task, n] = splitKey(key);
       const a = model.attempts.get(task)?.[Number(n)];
-      if (a) this.writeAttempt(a);
+      if (a) this.writeAttempt(model, a);
     }
     for (const id of j.dirtyWorkers) {
       const w = model.workers.get(id);
@@ -365,7 +375,7 @@ export class Persistence {
       j.name,
       j.parent,
       j.depth,
-      JSON.stringify(j.spec),
+      packSpec(j.spec),
       j.submittedAt,
       j.rootSubmittedAt,
       j.seq,
@@ -400,7 +410,9 @@ export class Persistence {
     );
   }
 
-  private writeAttempt(a: Attempt): void {
+  private writeAttempt(model: ClusterModel, a: Attempt): void {
+    const task = model.tasks.get(a.task);
+    const job = task ? model.jobs.get(task.job)?.job : undefined;
     this.run(
       'upsertAttempt',
       a.task,
@@ -412,12 +424,12 @@ export class Persistence {
       a.reason,
       a.startedAt,
       a.finishedAt,
-      a.logPath,
+      packLogPath(this.logsRoot, a.logPath, job, task?.index ?? 0, a.attempt),
       a.devices.join(','),
       a.logCutBytes,
       a.cpuSeconds,
       a.peakMemoryBytes,
-      a.placement ? JSON.stringify(a.placement) : null,
+      a.placement ? packPlacement(a.placement) : null,
       a.merged ? JSON.stringify(a.merged) : null,
     );
   }

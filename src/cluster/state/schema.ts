@@ -16,6 +16,7 @@
  *   with it when it is pruned.
  * - `cache_hints` mirrors ClusterModel.cacheHints one row per (worker, key) (cache-hints.ts).
  * - `attempts_by_finished` lets the timeline (timeline.ts) read a window's attempts without a scan.
+ * - Specs, placements and log paths are stored compactly (stored-row.ts, migration 13).
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { IrisError } from '../../model/errors.js';
@@ -167,6 +168,37 @@ export const MIGRATIONS: readonly string[] = [
   // 12: the timeline (timeline.ts) finds the attempts of a window by when they ended (NULL: still live)
   `
   CREATE INDEX attempts_by_finished ON attempts (finished_at);
+  `,
+  // 13: compact rows (stored-row.ts): a job's spec without its name and its default fields, a
+  // placement without a null runner-up and a false reuseHit. Rows that are not valid JSON are left
+  // as they are (load-check.ts reports them). New rows are written so; old rows read the same.
+  `
+  UPDATE jobs SET spec = json_remove(spec, '$.name')
+    WHERE json_valid(spec) AND json_type(spec) = 'object';
+  UPDATE jobs SET spec = json_remove(spec, '$.env')
+    WHERE json_valid(spec) AND json_extract(spec, '$.env') = '{}';
+  UPDATE jobs SET spec = json_remove(spec, '$.cwd')
+    WHERE json_valid(spec) AND json_type(spec, '$.cwd') = 'null';
+  UPDATE jobs SET spec = json_remove(spec, '$.image')
+    WHERE json_valid(spec) AND json_type(spec, '$.image') = 'null';
+  UPDATE jobs SET spec = json_remove(spec, '$.replicas')
+    WHERE json_valid(spec) AND json_extract(spec, '$.replicas') = 1;
+  UPDATE jobs SET spec = json_remove(spec, '$.constraints')
+    WHERE json_valid(spec) AND json_extract(spec, '$.constraints') = '[]';
+  UPDATE jobs SET spec = json_remove(spec, '$.coschedule')
+    WHERE json_valid(spec) AND json_type(spec, '$.coschedule') = 'null';
+  UPDATE jobs SET spec = json_remove(spec, '$.maxRetries')
+    WHERE json_valid(spec) AND json_extract(spec, '$.maxRetries') = 0;
+  UPDATE jobs SET spec = json_remove(spec, '$.maxTaskFailures')
+    WHERE json_valid(spec) AND json_extract(spec, '$.maxTaskFailures') = 0;
+  UPDATE jobs SET spec = json_remove(spec, '$.schedulingTimeoutMs')
+    WHERE json_valid(spec) AND json_type(spec, '$.schedulingTimeoutMs') = 'null';
+  UPDATE jobs SET spec = json_remove(spec, '$.resources.device')
+    WHERE json_valid(spec) AND json_type(spec, '$.resources.device') = 'null';
+  UPDATE attempts SET placement = json_remove(placement, '$.runnerUp')
+    WHERE placement IS NOT NULL AND json_valid(placement) AND json_type(placement, '$.runnerUp') = 'null';
+  UPDATE attempts SET placement = json_remove(placement, '$.reuseHit')
+    WHERE placement IS NOT NULL AND json_valid(placement) AND json_type(placement, '$.reuseHit') = 'false';
   `,
 ];
 

@@ -28,6 +28,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { DatabaseSync } from 'node:sqlite';
+import { dirname, join } from 'node:path';
 import { IrisError } from '../../model/errors.js';
 import { isNoSpace, noSpaceError } from '../../model/storage.js';
 import type { Endpoint, Job } from '../../model/types.js';
@@ -68,7 +69,8 @@ export abstract class StoreCore {
   ) {
     this.model = new ClusterModel(this.journal, now);
     this.life = new StoreLifecycle(this.model, (job) => this.currentResults(job));
-    this.persistence = new Persistence(db);
+    // The cluster keeps its logs beside its database (`<home>/logs`, stored-row.ts).
+    this.persistence = new Persistence(db, path === ':memory:' ? null : join(dirname(path), 'logs'));
     this.results = new ResultTable(db);
   }
 

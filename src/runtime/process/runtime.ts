@@ -27,6 +27,7 @@
  *   one that ended while no controller watched keeps its exit code, its output and the usage
  *   its cgroups still hold.
  */
+import { existsSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as rt from '../types.js';
 import { IrisError } from '../../model/errors.js';
@@ -66,6 +67,12 @@ export interface ProcessRuntimeOptions {
   spawner?: 'execa' | 'node' | 'resident';
   /** Which cgroups to use (default 'auto': the best writable one; 'off': process groups only). */
   cgroups?: CgroupChoice;
+  /**
+   * One directory for every attempt's spools and status file (wrapper.ts attemptFiles; the cluster
+   * gives `IRIS_HOME/spool`): an attempt then makes no directory of its own, and its files are gone
+   * once settled() is told its end is recorded. Default: `<log dir>/.run/` per task.
+   */
+  spoolDir?: string;
 }
 
 interface TaskState {
@@ -102,9 +109,11 @@ export class ProcessRuntime implements rt.TaskRuntime {
   private readonly live = new Map<number, rt.RunningTask>();
   /** Clusters this instance launched for (their cgroup directories are removed at close when empty). */
   private readonly clusters = new Set<string>();
+  private readonly spoolDir: string | null;
 
   constructor(options: ProcessRuntimeOptions = {}) {
     this.now = options.now;
+    this.spoolDir = options.spoolDir ?? null;
     this.spawner = options.spawner ?? 'execa';
     this.cgroupChoice = options.cgroups ?? 'auto';
   }
@@ -124,7 +133,7 @@ export class ProcessRuntime implements rt.TaskRuntime {
   async launch(launch: rt.TaskLaunch): Promise<rt.RunningTask> {
     const [file, ...args] = launch.argv;
     if (file === undefined || file === '') throw new LaunchError('empty command');
-    const files = attemptFiles(launch.logPath);
+    const files = attemptFiles(launch.logPath, this.spoolDir);
     let command: string;
     try {
       command = this.commands.resolve(file, launch.env, launch.cwd);
@@ -138,7 +147,7 @@ export class ProcessRuntime implements rt.TaskRuntime {
     this.clusters.add(clusterId);
     const name = attemptCgroupName(taskIdOf(launch.key), launch.key.attempt);
     const meter = await this.meter();
-    // The log directory, the attempt's cgroup and its accounting cgroups are made at once (each a
+    // The spool directory, the attempt's cgroup and its accounting cgroups are made at once (each a
     // trip through the thread pool; one after the other they add up).
     const madeDir = ensureDir(files.dir).then(
       () => null,
@@ -168,7 +177,9 @@ export class ProcessRuntime implements rt.TaskRuntime {
     if (dirError) {
       await dropCgroups();
       throw new LaunchError(
-        `cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`,
+        this.spoolDir === null
+          ? `cannot create the log directory ${dirname(launch.logPath)}: ${dirError.code ?? dirError.message}`
+          : `cannot create the spool directory ${files.dir}: ${dirError.code ?? dirError.message}`,
         dirError.code,
       );
     }
@@ -300,7 +311,7 @@ export class ProcessRuntime implements rt.TaskRuntime {
     const out: rt.RecoveredExit[] = [];
     for (const record of records) {
       if (!record.logPath) continue;
-      const files = attemptFiles(record.logPath);
+      const files = this.filesOf(record.logPath);
       const code = readStatus(files.status);
       if (code === null) continue;
       const name = attemptCgroupName(taskIdOf(record.key), record.key.attempt);
@@ -336,9 +347,38 @@ export class ProcessRuntime implements rt.TaskRuntime {
       add(key);
     // Everything of those attempts is gone now: keep what they wrote.
     for (const record of records) {
-      if (record.logPath) await SpoolPump.drainLeftovers(attemptFiles(record.logPath), record.logPath, this.now);
+      if (record.logPath) await SpoolPump.drainLeftovers(this.filesOf(record.logPath), record.logPath, this.now);
     }
     return [...keys.values()];
+  }
+
+  /**
+   * The store has recorded the ends of these attempts: their status and usage files, kept until
+   * now so that a controller that died before recording an end still finds it (recover()), go.
+   */
+  settled(records: readonly Pick<rt.StartedRecord, 'logPath'>[]): void {
+    for (const { logPath } of records) {
+      if (!logPath) continue;
+      const files = attemptFiles(logPath, this.spoolDir);
+      for (const f of [files.status, files.usage]) {
+        try {
+          unlinkSync(f);
+        } catch {
+          // never written, or already gone
+        }
+      }
+    }
+  }
+
+  /**
+   * An attempt's files as recover() and reclaim() look for them: in the spool directory, else
+   * where a build without one left them (`<log dir>/.run/`: an attempt started before an upgrade).
+   */
+  private filesOf(logPath: string): AttemptFiles {
+    const files = attemptFiles(logPath, this.spoolDir);
+    if (this.spoolDir === null || existsSync(files.status) || existsSync(files.out)) return files;
+    const legacy = attemptFiles(logPath);
+    return existsSync(legacy.status) || existsSync(legacy.out) ? legacy : files;
   }
 
   /** Spawns the wrapper through the resident spawner; its errors become LaunchErrors. */

@@ -21,11 +21,17 @@
  * command searches PATH once; a command removed within that second fails in the wrapper (exit
  * 127) instead of at launch.
  */
+import { createHash } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { myUid, readTaskFile } from '../task-file.js';
 
-/** The attempt's runtime files, all in `<log dir>/.run/`, named after the log file. */
+/**
+ * The attempt's runtime files. With a spool directory (the cluster's `IRIS_HOME/spool/`, shared by
+ * every attempt) they are named there after a hash of the attempt's log path, so an attempt makes
+ * no directory of its own; without one (a runtime used on its own) they lie in `<log dir>/.run/`,
+ * named after the log file.
+ */
 export interface AttemptFiles {
   dir: string;
   /** The task's raw stdout and stderr (the controller ingests them into the log). */
@@ -39,9 +45,12 @@ export interface AttemptFiles {
   usage: string;
 }
 
-export function attemptFiles(logPath: string): AttemptFiles {
-  const dir = join(dirname(logPath), '.run');
-  const name = basename(logPath).replace(/\.log$/, '');
+export function attemptFiles(logPath: string, spoolDir: string | null = null): AttemptFiles {
+  const dir = spoolDir ?? join(dirname(logPath), '.run');
+  const name =
+    spoolDir === null
+      ? basename(logPath).replace(/\.log$/, '')
+      : createHash('sha256').update(logPath).digest('base64url').slice(0, 32);
   const at = (ext: string): string => join(dir, `${name}.${ext}`);
   return { dir, out: at('out'), err: at('err'), pos: at('pos'), status: at('exit'), usage: at('times') };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterStore } from '../../../src/cluster/state/store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/cluster/state/schema.js';
+import { packSpec } from '../../../src/cluster/state/stored-row.js';
 import { Clock, spec, tempDir, workerSpec } from './helpers.js';
 
 let cleanup: () => void;
@@ -52,6 +53,55 @@ describe('schema migrations', () => {
     const check = new DatabaseSync(path);
     expect((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION);
     expect(check.prepare('SELECT state, devices FROM attempts').get()).toEqual({ state: 'SUCCEEDED', devices: '' });
+    check.close();
+  });
+});
+
+describe('migration 13 (compact rows)', () => {
+  it('compacts the specs and placements of a version-12 database in place; they read the same', () => {
+    const db = new DatabaseSync(path);
+    for (const m of MIGRATIONS.slice(0, 12)) db.exec(m);
+    db.exec('PRAGMA user_version = 12');
+    db.exec(`INSERT INTO workers VALUES ('w1', '${JSON.stringify(workerSpec('w1'))}', 'READY')`);
+    const full = spec('/old', { cwd: '/work', maxPreemptions: 100, band: 'interactive' });
+    const placement = { mode: 'adaptive', pool: 3, lambda: 0.5, score: -0.25, runnerUp: null, reuseHit: false };
+    db.exec(
+      `INSERT INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, ` +
+        `finished_at, failed_tasks, run) VALUES ('/old', NULL, 1, '${JSON.stringify(full)}', 1, 1, 1, 'SUCCEEDED', ` +
+        `NULL, 1, 2, 0, 1)`,
+    );
+    db.exec(
+      `INSERT INTO jobs (name, parent, depth, spec, submitted_at, root_submitted_at, seq, state, reason, started_at, ` +
+        `finished_at, failed_tasks, run) VALUES ('/bad', NULL, 1, 'not json', 1, 1, 2, 'SUCCEEDED', NULL, 1, 2, 0, 2)`,
+    );
+    db.exec(
+      `INSERT INTO tasks VALUES ('/old/task-0', '/old', 0, 'SUCCEEDED', 0, 1, 1, 0, 0, 'w1', 0, NULL, 1, 2, NULL)`,
+    );
+    db.exec(
+      `INSERT INTO attempts (task, attempt, worker_id, state, pid, exit_code, started_at, finished_at, log_path, ` +
+        `placement) VALUES ('/old/task-0', 0, 'w1', 'SUCCEEDED', 7, 0, 1, 2, '/logs/old', ` +
+        `'${JSON.stringify(placement)}')`,
+    );
+    const before = (db.prepare("SELECT spec FROM jobs WHERE name = '/old'").get() as { spec: string }).spec.length;
+    db.close();
+
+    const store = open();
+    expect(store.job('/old')!.spec).toEqual(full);
+    expect(store.attempt('/old/task-0', 0)!.placement).toEqual(placement);
+    expect(store.attempt('/old/task-0', 0)!.logPath).toBe('/logs/old');
+    // A row that is not JSON does not stop the migration (load-check.ts reads it as before).
+    expect(store.job('/bad')).toBeDefined();
+    store.close();
+
+    const check = new DatabaseSync(path);
+    expect((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION);
+    const row = check.prepare("SELECT spec FROM jobs WHERE name = '/old'").get() as { spec: string };
+    // Exactly what this build writes for that spec (stored-row.ts).
+    expect(row.spec).toBe(packSpec(full));
+    expect(row.spec.length).toBeLessThan(before - 100);
+    expect(
+      JSON.parse((check.prepare('SELECT placement FROM attempts').get() as { placement: string }).placement),
+    ).toEqual({ mode: 'adaptive', pool: 3, lambda: 0.5, score: -0.25 });
     check.close();
   });
 });
