@@ -15,9 +15,11 @@
 // section of `npm run bench`: `--only kube` runs it.
 // Environment: BENCH_KUBE_CASE (`default`: 1,000 Pods on 50 Nodes; `fleet`: 10,000 Pods on 1,000
 // Nodes, issue 36's target of <= 300 MB controller peak RSS), BENCH_KUBE_PODS and BENCH_KUBE_NODES
-// (override the case's sizes), BENCH_ROUNDS (5).
+// (override the case's sizes), BENCH_ROUNDS (5), BENCH_KUBE_PROBE=1 (one round of each side, no
+// warm-up: a sample, not a verdict), BENCH_KUBE_SNAPSHOT_DIR (a heap snapshot of the controller with
+// all Pods bound; see heapSnapshot).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,12 +124,54 @@ async function deleteAll(api, selector) {
   await waitEmpty(api, selector);
 }
 
+/**
+ * One round of each side (iris, then kube-scheduler), no warm-up: BENCH_KUBE_PROBE=1, for a size
+ * whose five interleaved rounds do not fit the time at hand (10,000 Pods: kube-scheduler alone
+ * takes >= 200 s per round at its 50 requests/s). Its figures are one sample each, not a verdict.
+ */
+async function probeOnce(sides) {
+  const times = {};
+  for (const [name, fn] of Object.entries(sides)) times[name] = [await fn()];
+  const one = (v) => ({ min: v, median: v, max: v });
+  return {
+    probe: true,
+    rounds: 1,
+    times,
+    iris: one(times.iris[0]),
+    'kube-scheduler': one(times['kube-scheduler'][0]),
+    ratio: { 'kube-scheduler': one(times.iris[0] / times['kube-scheduler'][0]) },
+  };
+}
+
+/**
+ * A heap snapshot of the controller with every Pod of the round bound (BENCH_KUBE_SNAPSHOT_DIR; the
+ * controller must run with NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<that
+ * dir>"). Taken after the round's memory was read; it raises the controller's VmHWM, so the run's
+ * peak figure is then the per-round line's, not the summary's.
+ */
+async function heapSnapshot(pid, dir, log) {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (let last = -1; ; ) {
+    await new Promise((r) => setTimeout(r, 2000));
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    const size = file ? statSync(path.join(dir, file)).size : -1;
+    if (file && size > 0 && size === last) {
+      log(`  heap snapshot: ${path.join(dir, file)} (${(size / 1e6).toFixed(0)} MB)`);
+      return;
+    }
+    last = size;
+  }
+}
+
 export async function runKubeBench({
   log = () => {},
   sizes = kubeCase(),
   pods = Number(process.env.BENCH_KUBE_PODS ?? sizes.pods),
   nodes = Number(process.env.BENCH_KUBE_NODES ?? sizes.nodes),
   rounds = Number(process.env.BENCH_ROUNDS ?? 5),
+  probe = process.env.BENCH_KUBE_PROBE === '1',
+  snapshotDir = process.env.BENCH_KUBE_SNAPSHOT_DIR ?? null,
 } = {}) {
   const status = k8sSetup(['status', '--json'], path.join(tmpdir(), `iris-k8s-none-${process.pid}`));
   let built = false;
@@ -193,56 +237,71 @@ export async function runKubeBench({
     await irisBound.start();
     await kubeBound.start();
     let seq = 0;
-    const result = await interleave(
-      {
-        iris: async () => {
-          const name = `b${seq++}`;
-          irisBound.reset();
-          const t0 = performance.now();
-          await client.submit({ name, command: ['true'], replicas: pods, cpu: 0.1, memory: '64M' });
-          await irisBound.until(pods);
-          const ms = performance.now() - t0;
-          await client.cancel([`/${name}`]);
-          await waitEmpty(api, 'iris/managed-by=iris');
-          return ms;
-        },
-        'kube-scheduler': async () => {
-          const round = seq++;
-          kubeBound.reset();
-          const t0 = performance.now();
-          await Promise.all(
-            Array.from({ length: pods }, (_, i) =>
-              conn.limit.run(() =>
-                api.createNamespacedPod({
-                  namespace: NS,
-                  body: {
-                    metadata: { name: `k${round}-${i}`, labels: { bench: 'kube-scheduler' } },
-                    spec: {
-                      restartPolicy: 'Never',
-                      containers: [
-                        {
-                          name: 'task',
-                          image: 'bench/none',
-                          command: ['true'],
-                          resources: { requests: { cpu: '100m', memory: '64M' } },
-                        },
-                      ],
-                    },
-                  },
-                }),
-              ),
-            ),
-          );
-          await kubeBound.until(pods);
-          const ms = performance.now() - t0;
-          await deleteAll(api, 'bench=kube-scheduler');
-          return ms;
-        },
-      },
-      { rounds, warmup: 1 },
-    );
-    // The iris controller's peak memory over the whole run (all its rounds of creates and bindings).
+    // The controller's VmHWM read as the last Pod of an iris round was bound (before any snapshot).
+    let peakBound = 0;
     const { pid } = await client.cluster();
+    // One line per side and round (long runs show their progress): its time and the controller's memory.
+    const logged = (name, fn) => async () => {
+      const ms = await fn();
+      const m = memoryOf(pid);
+      log(
+        `  ${name}: ${(ms / 1000).toFixed(1)} s; controller VmRSS ${m.rssMB.toFixed(0)} MB, VmHWM ${m.hwmMB.toFixed(0)} MB`,
+      );
+      return ms;
+    };
+    const sides = {
+      iris: logged('iris', async () => {
+        const name = `b${seq++}`;
+        irisBound.reset();
+        const t0 = performance.now();
+        await client.submit({ name, command: ['true'], replicas: pods, cpu: 0.1, memory: '64M' });
+        await irisBound.until(pods);
+        const ms = performance.now() - t0;
+        const atPeak = memoryOf(pid);
+        peakBound = Math.max(peakBound, atPeak.hwmMB);
+        log(
+          `  iris: all ${pods} bound; controller VmRSS ${atPeak.rssMB.toFixed(0)}, VmHWM ${atPeak.hwmMB.toFixed(0)} MB`,
+        );
+        if (snapshotDir) await heapSnapshot(pid, snapshotDir, log);
+        await client.cancel([`/${name}`]);
+        await waitEmpty(api, 'iris/managed-by=iris');
+        return ms;
+      }),
+      'kube-scheduler': logged('kube-scheduler', async () => {
+        const round = seq++;
+        kubeBound.reset();
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: pods }, (_, i) =>
+            conn.limit.run(() =>
+              api.createNamespacedPod({
+                namespace: NS,
+                body: {
+                  metadata: { name: `k${round}-${i}`, labels: { bench: 'kube-scheduler' } },
+                  spec: {
+                    restartPolicy: 'Never',
+                    containers: [
+                      {
+                        name: 'task',
+                        image: 'bench/none',
+                        command: ['true'],
+                        resources: { requests: { cpu: '100m', memory: '64M' } },
+                      },
+                    ],
+                  },
+                },
+              }),
+            ),
+          ),
+        );
+        await kubeBound.until(pods);
+        const ms = performance.now() - t0;
+        await deleteAll(api, 'bench=kube-scheduler');
+        return ms;
+      }),
+    };
+    const result = probe ? await probeOnce(sides) : await interleave(sides, { rounds, warmup: 1 });
+    // The iris controller's peak memory over the whole run (all its rounds of creates and bindings).
     const daemon = memoryOf(pid);
     const target = sizes.targetMB;
     return {
@@ -252,6 +311,7 @@ export async function runKubeBench({
       ...result,
       daemonHwmMB: daemon.hwmMB,
       daemonRssMB: daemon.rssMB,
+      daemonHwmBoundMB: peakBound,
       ...(target ? { targetMB: target, verdict: daemon.hwmMB <= target ? 'met' : 'missed' } : {}),
       load: loadAverage(),
     };
@@ -278,7 +338,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (r.skipped) console.log(`kube: skipped: ${r.skipped}`);
   else {
     const f = (s) => `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} ms`;
-    console.log(`${r.case}: ${r.pods} pods on ${r.nodes} nodes, ${r.rounds} rounds (min / median / max)`);
+    console.log(
+      `${r.case}: ${r.pods} pods on ${r.nodes} nodes, ${r.rounds} rounds (min / median / max)` +
+        `${r.probe ? ': PROBE, one round each, no warm-up (a sample, not a verdict)' : ''}`,
+    );
     console.log(`  iris (submit -> all bound):           ${f(r.iris)}`);
     console.log(`  kube-scheduler (create -> all bound): ${f(r['kube-scheduler'])}`);
     console.log(
