@@ -245,7 +245,8 @@ export async function runKubeBench({
       const ms = await fn();
       const m = memoryOf(pid);
       log(
-        `  ${name}: ${(ms / 1000).toFixed(1)} s; controller VmRSS ${m.rssMB.toFixed(0)} MB, VmHWM ${m.hwmMB.toFixed(0)} MB`,
+        `  ${name}: ${(ms / 1000).toFixed(1)} s; controller VmRSS ${m.rssMB.toFixed(0)} MB, ` +
+          `VmHWM ${m.hwmMB.toFixed(0)} MB`,
       );
       return ms;
     };
