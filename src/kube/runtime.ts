@@ -75,7 +75,9 @@ export class KubeRuntime implements rt.TaskRuntime {
   async start(): Promise<void> {
     const ns = this.conn.namespace;
     const labelSelector = clusterSelector(this.o.clusterId);
-    // The names a complete list showed (only those of tracked attempts): the others vanished.
+    // The attempts tracked when a complete list began (their Pods existed before its snapshot) and
+    // those of them the list showed: the others vanished. One tracked later may be newer than the list.
+    let before = new Set<string>();
     let seen = new Set<string>();
     this.loop = watchLoop<V1Pod>(
       this.conn,
@@ -84,17 +86,22 @@ export class KubeRuntime implements rt.TaskRuntime {
       (page) => this.conn.core.listNamespacedPod({ namespace: ns, labelSelector, ...page }),
       {
         begin: () => {
+          before = new Set(this.pods.keys());
           seen = new Set();
         },
         page: (items) => {
           for (const p of items) {
             const name = p.metadata?.name ?? '';
-            if (this.pods.has(name)) seen.add(name);
+            if (before.has(name)) seen.add(name);
             this.observe(p);
           }
         },
         end: () => {
-          for (const entry of this.pods.values()) if (!seen.has(entry.name)) this.vanished(entry);
+          for (const name of before) {
+            const entry = this.pods.get(name);
+            if (entry && !seen.has(name)) this.vanished(entry);
+          }
+          before = new Set();
           seen = new Set();
         },
         event: (type, pod) => {
