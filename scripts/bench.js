@@ -23,7 +23,8 @@
 //   bench/queues.mjs    two named queues vs one (10k x 1k, 100k x 10k); merging on vs off (10k x 1k)
 //   bench/priorities.mjs  one easy pass with bands, quotas and preemption vs off (and vs the build before
 //                       bands with BENCH_PRIORITIES_BASELINE=DIR), 10k x 1k and 100k x 10k
-//   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server
+//   bench/kube.mjs      (only with --only kube) 1,000 pods bound by iris vs by kube-scheduler on one API server;
+//                       BENCH_KUBE_CASE=fleet: 10,000 pods on 1,000 nodes, controller peak RSS <= 300 MB
 // Build first (npm ci / npm test do): npm run build (tsc, the manifest, the oclif bundle)
 // Flags: --only schedule,priorities,queues,placement,dependencies,chains,planner,spawn,cluster,memory,quiet,load,
 //   tree,simulate,docker,logs,dashboard
@@ -692,13 +693,16 @@ if (only?.has('kube')) {
     }
     const ms = (x) => `${fmt(x.min, 0)} / ${fmt(x.median, 0)} / ${fmt(x.max, 0)} ms`;
     row(
-      `kube: ${r.pods} pods on ${r.nodes} nodes bound by iris, submit..all bound (min / median / max of ${r.rounds})`,
+      `kube${r.case === 'default' ? '' : ` (${r.case})`}: ${r.pods} pods on ${r.nodes} nodes bound by iris, ` +
+        `submit..all bound (min / median / max of ${r.rounds}${r.probe ? ', PROBE: no warm-up' : ''})`,
       `${ms(r.iris)} (x${fmt(r.ratio['kube-scheduler'].median, 2)})`,
       `kube-scheduler ${ms(r['kube-scheduler'])}`,
       '-',
       null,
     );
-    row('kube: iris controller peak RSS (VmHWM) over the run', `${fmt(r.daemonHwmMB, 0)} MB`, '-', '-', null);
+    const target = r.targetMB ? `<= ${r.targetMB} MB` : '-';
+    const ok = r.targetMB ? r.daemonHwmMB <= r.targetMB : null;
+    row('kube: iris controller peak RSS (VmHWM) over the run', `${fmt(r.daemonHwmMB, 0)} MB`, '-', target, ok);
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Binds iris's Pods to the Nodes iris chose, through the Binding API
  * (`POST /api/v1/namespaces/NS/pods/NAME/binding`). Guarantees:
- * - A Pod outside a gang is bound as soon as it exists.
+ * - A Pod outside a gang is bound as soon as it exists (one Binding request per Pod, sent through the
+ *   connection's bound on requests in flight, in-flight.ts).
  * - A gang is bound ALL OR NONE: its Pods are held until every member (gang.size) exists, then
  *   all are bound together; if any binding fails, or a member could not be created, every
  *   member is reported failed (the runtime deletes them and reports them lost, a preemption).
@@ -75,16 +76,18 @@ export class Binder {
 
   private async bindOne(r: BindRequest): Promise<string | null> {
     try {
-      await this.conn.core.createNamespacedPodBinding({
-        name: r.pod,
-        namespace: this.conn.namespace,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Binding',
-          metadata: { name: r.pod, namespace: this.conn.namespace },
-          target: { apiVersion: 'v1', kind: 'Node', name: r.node },
-        },
-      });
+      await this.conn.limit.run(() =>
+        this.conn.core.createNamespacedPodBinding({
+          name: r.pod,
+          namespace: this.conn.namespace,
+          body: {
+            apiVersion: 'v1',
+            kind: 'Binding',
+            metadata: { name: r.pod, namespace: this.conn.namespace },
+            target: { apiVersion: 'v1', kind: 'Node', name: r.node },
+          },
+        }),
+      );
       return null;
     } catch (error) {
       return `binding pod ${r.pod} to node ${r.node} failed: ${messageOf(error)}`;

@@ -7,6 +7,7 @@
  */
 import type { CoreV1Api, KubeConfig, Log, Watch } from '@kubernetes/client-node';
 import { IrisError } from '../model/errors.js';
+import { InFlightLimit } from './in-flight.js';
 
 export interface KubeSettings {
   /** Kubeconfig file; null: KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
@@ -23,6 +24,8 @@ export interface KubeConnection {
   namespace: string;
   /** The API server's URL, for messages. */
   server: string;
+  /** Bounds the short requests (Pod creates, Bindings, deletes) open at once (in-flight.ts). */
+  limit: InFlightLimit;
 }
 
 /** Loads the kubeconfig and builds the clients. Throws IrisError('invalid_argument') for a bad file or context. */
@@ -66,6 +69,7 @@ export async function connectKube(settings: KubeSettings): Promise<KubeConnectio
     log: new k8s.Log(config),
     namespace: settings.namespace,
     server: cluster.server,
+    limit: new InFlightLimit(),
   };
 }
 

@@ -103,12 +103,14 @@ export function nodeWorker(node: NodeObject): WorkerSpec | null {
  * (`tpu-worker-id` 0 … n-1 by name) unless its labels already carry one.
  */
 export function nodeWorkers(nodes: readonly NodeObject[]): WorkerSpec[] {
-  const workers = nodes
-    .map(nodeWorker)
-    .filter((w): w is WorkerSpec => w !== null)
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return numberSliceHosts(nodes.map(nodeWorker).filter((w): w is WorkerSpec => w !== null));
+}
+
+/** Workers of nodeWorker in name order, each TPU host numbered within its slice group (see nodeWorkers). */
+export function numberSliceHosts(workers: readonly WorkerSpec[]): WorkerSpec[] {
+  const sorted = [...workers].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const next = new Map<string, number>();
-  return workers.map((w) => {
+  return sorted.map((w) => {
     const slice = w.attributes['tpu-name'];
     if (slice === undefined || w.attributes['tpu-worker-id'] !== undefined) return w;
     const n = next.get(slice) ?? 0;

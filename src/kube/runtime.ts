@@ -28,7 +28,7 @@ import { Binder } from './binder.js';
 import { messageOf, statusOf, type KubeConnection } from './client.js';
 import { podExit, podGone } from './pod-status.js';
 import { CONTAINER_NAME, clusterSelector, podFor, podKey, podName } from './pods.js';
-import { watchLoop, type WatchLoop } from './watch-loop.js';
+import { LIST_PAGE_SIZE, watchLoop, type WatchLoop } from './watch-loop.js';
 
 export interface KubeRuntimeOptions {
   clusterId: string;
@@ -75,16 +75,34 @@ export class KubeRuntime implements rt.TaskRuntime {
   async start(): Promise<void> {
     const ns = this.conn.namespace;
     const labelSelector = clusterSelector(this.o.clusterId);
+    // The attempts tracked when a complete list began (their Pods existed before its snapshot) and
+    // those of them the list showed: the others vanished. One tracked later may be newer than the list.
+    let before = new Set<string>();
+    let seen = new Set<string>();
     this.loop = watchLoop<V1Pod>(
       this.conn,
       `/api/v1/namespaces/${ns}/pods`,
       { labelSelector },
-      () => this.conn.core.listNamespacedPod({ namespace: ns, labelSelector }),
+      (page) => this.conn.core.listNamespacedPod({ namespace: ns, labelSelector, ...page }),
       {
-        reset: (items) => {
-          const seen = new Set(items.map((p) => p.metadata?.name));
-          for (const p of items) this.observe(p);
-          for (const entry of this.pods.values()) if (!seen.has(entry.name)) this.vanished(entry);
+        begin: () => {
+          before = new Set(this.pods.keys());
+          seen = new Set();
+        },
+        page: (items) => {
+          for (const p of items) {
+            const name = p.metadata?.name ?? '';
+            if (before.has(name)) seen.add(name);
+            this.observe(p);
+          }
+        },
+        end: () => {
+          for (const name of before) {
+            const entry = this.pods.get(name);
+            if (entry && !seen.has(name)) this.vanished(entry);
+          }
+          before = new Set();
+          seen = new Set();
         },
         event: (type, pod) => {
           const entry = this.pods.get(pod.metadata?.name ?? '');
@@ -107,7 +125,8 @@ export class KubeRuntime implements rt.TaskRuntime {
     const node = launch.workerId;
     if (!node) throw new IrisError('internal', `launch of ${launch.key.task} names no worker`);
     try {
-      await this.conn.core.createNamespacedPod({ namespace: this.conn.namespace, body: manifest });
+      const { namespace } = this.conn;
+      await this.conn.limit.run(() => this.conn.core.createNamespacedPod({ namespace, body: manifest }));
     } catch (error) {
       if (statusOf(error) !== 409) {
         const why = `the API server refused pod ${manifest.metadata.name}: ${messageOf(error)}`;
@@ -345,23 +364,39 @@ export class KubeRuntime implements rt.TaskRuntime {
     });
   }
 
+  /** Every Pod of the cluster (after a restart), read in pages. */
   private async listPods(clusterId: string): Promise<V1Pod[]> {
-    const list = await this.conn.core.listNamespacedPod({
-      namespace: this.conn.namespace,
-      labelSelector: clusterSelector(clusterId),
-    });
-    return list.items;
+    const out: V1Pod[] = [];
+    let next: string | undefined;
+    do {
+      const list = await this.conn.core.listNamespacedPod({
+        namespace: this.conn.namespace,
+        labelSelector: clusterSelector(clusterId),
+        limit: LIST_PAGE_SIZE,
+        ...(next ? { _continue: next } : {}),
+      });
+      out.push(...list.items);
+      next = list.metadata?._continue || undefined;
+    } while (next);
+    return out;
+  }
+
+  /** The requests of the Pod watch so far (for tests and the bench). */
+  get watchCounts(): { lists: number; pages: number; watches: number } {
+    return this.loop?.counts ?? { lists: 0, pages: 0, watches: 0 };
   }
 
   /** Deletes a Pod with a grace period in seconds; one already gone is fine. */
   private async deletePod(name: string, graceSeconds: number): Promise<void> {
     try {
-      await this.conn.core.deleteNamespacedPod({
-        name,
-        namespace: this.conn.namespace,
-        gracePeriodSeconds: graceSeconds,
-        body: { gracePeriodSeconds: graceSeconds },
-      });
+      await this.conn.limit.run(() =>
+        this.conn.core.deleteNamespacedPod({
+          name,
+          namespace: this.conn.namespace,
+          gracePeriodSeconds: graceSeconds,
+          body: { gracePeriodSeconds: graceSeconds },
+        }),
+      );
     } catch (error) {
       if (statusOf(error) === 404) {
         const entry = this.pods.get(name);
