@@ -320,8 +320,8 @@ export function containerNetwork(ctx: LaunchContext, job: Job): ContainerNetwork
 }
 
 /**
- * The complete launch of one attempt. Processes inherit ctx.baseEnv; containers start from an
- * empty environment (the image's own plus exactly this env: the job's variables, the IRIS_*
+ * The complete launch of one attempt. Host processes inherit ctx.baseEnv; containers and Pods
+ * start from an empty environment (the image's own plus exactly this env: the job's variables, the IRIS_*
  * contract, accelerator variables and PATH). GPU containers get their GPUs through the engine's
  * device request, which renumbers them from 0 inside, so CUDA_VISIBLE_DEVICES is set only for
  * processes (host indices).
@@ -329,7 +329,10 @@ export function containerNetwork(ctx: LaunchContext, job: Job): ContainerNetwork
 export function buildLaunch(ctx: LaunchContext, job: Job, task: Task, placement: LaunchPlacement): TaskLaunch {
   const spec = job.spec;
   const image = imageFor(job);
-  const env: Record<string, string> = image === null ? { ...ctx.baseEnv, ...spec.env } : { ...spec.env };
+  // Only a host process inherits the daemon's environment: a Pod runs elsewhere, and a copy per
+  // launch of 10,000 Pods was the largest thing the controller held (issue 36).
+  const inherits = image === null && ctx.pods === undefined;
+  const env: Record<string, string> = inherits ? { ...ctx.baseEnv, ...spec.env } : { ...spec.env };
   const basePath =
     image === null
       ? (spec.env.PATH ?? ctx.baseEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin')

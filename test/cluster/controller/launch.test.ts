@@ -207,6 +207,15 @@ describe('buildLaunch: containers', () => {
     expect(buildLaunch(pods, j, task(j, 0), place(CPU, [])).env.IRIS_NOTICE_FILE).toBeUndefined();
   });
 
+  it("a Pod does not inherit the daemon's environment: only its job's variables and the IRIS_* contract", () => {
+    const pods: LaunchContext = { ...CTX, pods: { image: 'python:3.12' } };
+    const j = job('/k');
+    const env = buildLaunch(pods, j, task(j, 0), place(CPU, [])).env;
+    expect(env.SECRET).toBeUndefined();
+    expect(env.HOME).toBeUndefined();
+    expect(env.IRIS_TASK_ID).toBe('/k/task-0');
+  });
+
   it('with the task door on TCP, tasks get its URL and containers get no socket directory', () => {
     const tcp: LaunchContext = { ...CTX, controllerAddress: 'http://iris-task-door:7070' };
     const proc = job('/p');
