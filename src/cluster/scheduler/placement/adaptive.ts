@@ -70,14 +70,15 @@ export class AdaptiveSelector implements PassSelector {
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** The same rankings, for the loop in `placed`. */
-  private readonly rankingList: ShapeRanking[] = [];
+  /** Per worker, the rankings it is a member of: a chain of links from memberHead[w] − 1 (−1: none). */
+  private readonly memberHead: Int32Array;
+  private readonly memberNext: number[] = [];
+  private readonly memberOf: ShapeRanking[] = [];
   /** The pass's classes (classes.ts), computed on first use. */
   private classes: WorkerClasses | null = null;
   /** placement.jitter > 0: the rotation breaks ties within a class. */
   private readonly rotate: boolean;
-  /** Per ranking, marks[c] === stamp: class c was scored for the current task. */
-  private readonly marks = new Map<ShapeRanking, Int32Array>();
+  /** ranking.marks[c] === stamp: class c was scored for the current task. */
   private stamp = 0;
   private best = -1;
   private bestScore = -Infinity;
@@ -105,6 +106,7 @@ export class AdaptiveSelector implements PassSelector {
     this.buf = new Int32Array(n);
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
+    this.memberHead = new Int32Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -197,8 +199,12 @@ export class AdaptiveSelector implements PassSelector {
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        this.rankingList.push(ranking);
-        this.marks.set(ranking, new Int32Array(ranking.classes));
+        for (let i = 0; i < ranking.list.length; i++) {
+          const w = ranking.list[i]!;
+          this.memberNext.push(this.memberHead[w]! - 1);
+          this.memberOf.push(ranking);
+          this.memberHead[w] = this.memberOf.length;
+        }
       }
       return this.selectRanked(job, task, ranking);
     }
@@ -301,7 +307,7 @@ export class AdaptiveSelector implements PassSelector {
     const slot = this.rotate ? taskSlot(idHash(task.id)) : 0;
     const usesHints = this.anyHints && job.uses !== undefined && job.uses.length > 0;
     const warm = usesHints ? this.warmClasses(job, ranking) : null;
-    const marks = this.marks.get(ranking)!;
+    const marks = ranking.marks;
     const stamp = ++this.stamp;
     this.best = this.second = -1;
     this.bestScore = this.secondScore = -Infinity;
@@ -402,13 +408,20 @@ export class AdaptiveSelector implements PassSelector {
     }
   }
 
+  private warmJob: SchedulerJob | undefined;
+  private warmRanking: ShapeRanking | undefined;
+  private warmLast: WarmClasses | null = null;
+
   /** The shape's workers warm for the job's keys, by class (built once per pass per set of keys). */
   private warmClasses(job: SchedulerJob, ranking: ShapeRanking): WarmClasses | null {
+    if (job === this.warmJob && ranking === this.warmRanking) return this.warmLast; // a job's tasks come in a row
+    this.warmJob = job;
+    this.warmRanking = ranking;
     const uses = job.uses!;
     const keys = this.hints.keysOf(job);
-    if (keys === null || keys.some((k) => k < 0)) return null;
+    if (keys === null || keys.some((k) => k < 0)) return (this.warmLast = null);
     const id = uses.length === 1 ? uses[0]! : uses.join('\u0000');
-    return ranking.warmOf(id, this.hints.holdersOf(uses[0]!), (w) => this.hints.warmthOf(keys, w));
+    return (this.warmLast = ranking.warmOf(id, this.hints.holdersOf(uses[0]!), (w) => this.hints.warmthOf(keys, w)));
   }
 
   /** Keep `w` (score s, rotation r) if it beats the best or the runner-up so far (ties by `before`). */
@@ -430,10 +443,13 @@ export class AdaptiveSelector implements PassSelector {
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
     this.hints.placed(job, w, this.mu.length);
-    const rankings = this.rankingList;
-    for (let i = 0; i < rankings.length; i++) {
-      rankings[i]!.touched(w);
-      rankings[i]!.warmed(w);
+    // Only the rankings that hold w can change; only a job that uses keys makes a worker warmer.
+    const warmer = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    const next = this.memberNext,
+      of = this.memberOf;
+    for (let l = this.memberHead[w]! - 1; l >= 0; l = next[l]!) {
+      of[l]!.touched(w);
+      if (warmer) of[l]!.warmed(w);
     }
   }
 }

@@ -60,6 +60,8 @@ export class ShapeRanking {
   /** classAt[w]: the shape class of a member w. */
   private readonly classAt: Int32Array;
   readonly classes: number;
+  /** Scratch for the selector: marks[c] === its stamp when class c was scored for the current task. */
+  readonly marks: Int32Array;
   private aliveClasses: Int32Array;
   private readonly groups: Group[] | null;
   private readonly groupOf: Int32Array | null;
@@ -76,7 +78,10 @@ export class ShapeRanking {
   drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
   private readonly warm = new Map<string, WarmClasses>();
-  private readonly warmList: WarmClasses[] = [];
+  /** Per worker, the warm lists holding it: a chain of links from warmHead[w] − 1 (−1: none). */
+  private warmHead: Int32Array | null = null;
+  private readonly warmNext: number[] = [];
+  private readonly warmAt: WarmClasses[] = [];
 
   /** `classes`: the pass's classes (their order gives the class order). */
   constructor(
@@ -116,6 +121,7 @@ export class ShapeRanking {
     this.classes = starts.length;
     starts.push(k);
     this.start = Int32Array.from(starts);
+    this.marks = new Int32Array(this.classes);
     this.mu = new Float64Array(this.classes);
     this.cost = new Float64Array(this.classes);
     this.aliveIn = new Int32Array(this.classes);
@@ -182,7 +188,8 @@ export class ShapeRanking {
     this.count--;
     const pos = this.posOf[w]! - 1;
     this.live.kill(pos);
-    for (let i = 0; i < this.warmList.length; i++) this.warmList[i]!.drop(w);
+    if (this.warmHead !== null)
+      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.drop(w);
     const c = this.classAt[w]!;
     if (--this.aliveIn[c]! > 0) return;
     this.drops++;
@@ -198,7 +205,8 @@ export class ShapeRanking {
   /** A task was placed on `w` (after the pass's hints heard of it): its warmth may have risen. */
   warmed(w: number): void {
     if (!this.isAlive(w)) return;
-    for (let i = 0; i < this.warmList.length; i++) this.warmList[i]!.update(w);
+    if (this.warmHead !== null)
+      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.update(w);
   }
 
   /** Recompute the ranges (and how many classes hold each extreme); orders are rebuilt on demand. */
@@ -426,7 +434,12 @@ export class ShapeRanking {
     if (!warm) {
       warm = new WarmClasses(this, holders, levelOf, this.posOf, this.groupOf);
       this.warm.set(id, warm);
-      this.warmList.push(warm);
+      const head = (this.warmHead ??= new Int32Array(this.posOf.length));
+      for (const w of warm.workers) {
+        this.warmNext.push(head[w]! - 1);
+        this.warmAt.push(warm);
+        head[w] = this.warmAt.length;
+      }
     }
     return warm;
   }

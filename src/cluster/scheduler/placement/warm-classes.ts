@@ -23,7 +23,8 @@ export interface WarmHost {
 export class WarmClasses {
   /** Each entry's position in the ranking's list (ascending). */
   private readonly pos: Int32Array;
-  private readonly workers: Int32Array;
+  /** The entries' workers, in class order. */
+  readonly workers: Int32Array;
   /** entryOf[w] + 1: w's entry (0: none). */
   private readonly entryOf: Int32Array;
   private readonly tree: LevelTree;
