@@ -11,8 +11,9 @@
  * taskSlot(task) mod their number it sits, nearer first), then longest idle, then
  * (min-satisfying) smaller μ, then worker order. The pass must pick the reference's first worker
  * and record the reference's pool, λ, score, runner-up (the first worker of another class) and
- * reuse hit, and leave a job waiting only when the reference finds no room for it either. Random pools mix identical workers (ties), per-type and per-worker prices,
- * disabled workers, partly used workers, fresh / loading / stale cache hints and task ages.
+ * reuse hit, and leave a job waiting only when the reference finds no room for it either. Random
+ * pools mix identical workers (ties), per-type and per-worker prices, disabled workers, partly used
+ * workers, fresh / loading / stale cache hints and task ages.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
