@@ -396,7 +396,7 @@ export const placementScoringKeys = {
     'jitter',
     0,
     MAX_JITTER,
-    'the half-width of the tie-breaking jitter, for example jitter: 0.001',
+    'above 0: identical workers rotate by task, for example jitter: 0.001',
   ).nullish(),
   /** Issue 31 §3: false lets jobs that ask for no GPU or TPU score accelerator workers like any other. */
   'keep-accelerators': z.boolean().nullish(),

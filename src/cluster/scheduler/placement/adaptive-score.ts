@@ -5,15 +5,14 @@
  *   μ(w)  = 100·GPUs + GPUs × GiB per GPU (0 when unknown) + RAM GiB / 2 + 0.5·cores
  *   μ̂, ĉ  = μ(w) and costPerHour(w) min–max normalised over THIS task's feasible candidates
  *           (x − min) / (max − min), 0 when all are equal
- *   s(w)  = λ·μ̂ − κ·ĉ + min(age s, 300)·1e-4 + jitter(t, w) + reuse(w)
- *   κ     = (1 − λ) + 2·j, j the jitter's half-width (costWeight)
+ *   s(w)  = min(age s, 300)·1e-4 + λ·μ̂ − κ·ĉ + reuse(w)
+ *   κ     = (1 − λ) + 2·j, j = placement.jitter (costWeight)
  *
  * κ is the cost weight (1 − λ) of the seed plus a tie margin: two workers whose λ·μ̂ − (1 − λ)·ĉ
- * are equal differ by 2·j·Δĉ in s. Two jitters lie less than 2·j apart, so when Δĉ = 1 (the
- * cheapest against the dearest: an expensive big worker and a cheap small one both score 0 under
- * λ = 0.5, issue 31) the tie goes to the cheaper worker whatever the jitter; smaller cost gaps
- * tilt the jitter toward the cheaper one. With j = 0 there is no margin and an exact tie goes to
- * the worker idle longest (adaptive.ts).
+ * are equal differ by 2·j·Δĉ in s, so the tie goes to the cheaper worker (an expensive big worker
+ * and a cheap small one both score 0 under λ = 0.5, issue 31). Workers of one class (equal μ and
+ * cost) tie unless warm; the rotation picks among them (classes.ts). With j = 0 there is no
+ * margin, no rotation, and an exact tie goes to the worker idle longest (adaptive.ts).
  *
  * Context reuse: w is warm for the job when it holds, for EVERY key the job `uses`, a hint that
  * is loading or has expiresAt > now (stale hints are neutral; reuse.ts). A warm worker gets

@@ -1,49 +1,53 @@
 /**
- * Adaptive placement (docs/architecture.md, "Placement"; issue 15 §2), pure: which feasible
- * worker a task goes to, by a convex score of throughput against cost. For task t of job j and
- * each feasible candidate w (every filter ok, room free now):
+ * Adaptive placement (docs/architecture.md, "Placement"; issue 15 §2, issue 36), pure: which
+ * feasible worker a task goes to, by a convex score of throughput against cost. For task t of job
+ * j and each feasible candidate w (every filter ok, room free now):
  *
- *   s(w)  = λ·μ̂ − κ·ĉ + age(t) + jitter(t, w) + reuse(w)
+ *   s(w)  = age(t) + λ·μ̂ − κ·ĉ + reuse(w)
  *
  * with the terms of adaptive-score.ts (μ̂, ĉ normalised over THIS task's candidates; reuse only
  * where w is warm for the job, reuse.ts) and λ the job category's (modes.ts). The age term is the
  * same for every worker of one task; it is kept so the recorded score compares across tasks.
- * jitter(t, w) ∈ [−j, +j] hashes the task and worker ids (jitter.ts; the worker halves once per
- * pass, so a candidate costs a few integer operations): the same input always gives the same
- * choice, and identical workers rotate across tasks. Stickiness ranks above reuse: the sticky
- * filter has already cut the candidates to the sticky worker.
+ * Stickiness ranks above reuse: the sticky filter has already cut the candidates to the sticky worker.
+ *
+ * The score depends on a worker's μ and price, and on its warmth where it is warm, only; so the
+ * workers with equal μ and cost form a class (classes.ts) and within a class the workers of one
+ * warmth tie. Equal scores go, in order, to: the rotation (placement.jitter > 0: the first tied
+ * worker of the class at or after the task's slot, classes.ts — identical workers share tasks
+ * evenly), the worker idle longest (lastDispatchAt; never dispatched = longest), with selection
+ * min-satisfying the smaller μ, then the earlier worker in snapshot order. The recorded runner-up
+ * is the best worker of another class.
  *
  * With placement.keep-accelerators (accelerators.ts), a job that asks for no accelerator is first
  * scored over its candidates without accelerators alone; only when none of them is feasible over
  * all of them.
  *
- * Equal scores: the worker idle longest (lastDispatchAt; never dispatched = longest), then, with
- * selection min-satisfying, the smaller μ, then the earlier worker in snapshot order.
- *
  * Normalisation is relative to the candidates, so adding or removing one worker (or one filling
  * up within a pass) can change which of two others wins (test/cluster/scheduler/placement).
- * Cost: two passes over the candidates per task, per-worker numbers precomputed once per pass in
- * typed arrays, nothing allocated per candidate. Where the pass gives a task shape
- * (queue/first-fit.ts), a task instead scores the shape's live warm workers that could still win
- * (scoreWarmSegments) and then the top of the shape's ranked order (ranking.ts) until no later
- * worker can win. What remains per task is the workers whose base lies within 2·jitter of the
- * winner's; each is hashed, but most are settled by the hash alone (the tie scan's comment;
- * docs/benchmarks.md, "Adaptive placement"). adaptive-reference.test.ts checks every choice and
- * decision of a pass against a plain scoring of every feasible worker.
+ * Cost. Where the pass gives a task shape (queue/first-fit.ts), a task scores classes, not
+ * workers: the shape's classes ranked by base (ranking.ts) from the top until no later one can
+ * win, plus its classes with workers warm for the job (warm-classes.ts), one score each; the
+ * chosen worker of a class is found in O(log n). Without a shape (gangs, queue/allocate.ts) every
+ * feasible worker is scored. adaptive-reference.test.ts checks every choice and decision of a pass
+ * against a plain scoring of every feasible worker; classes.test.ts counts the scores per task.
  */
 import { costPerHourOf, type PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { KEEP_ACCELERATORS, PlainTier } from './accelerators.js';
 import { ageTerm, baseScore, costShare, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
-import { idHash, jitterFrom, jitterMixed, jitterOfHash, pairHash } from './jitter.js';
+import { NO_LEVEL, rotationScores, sortByMuCost, WorkerClasses } from './classes.js';
+import { idHash, taskSlot } from './jitter.js';
 import { PassHints } from './reuse.js';
-import type { WarmSegments, WorkerList } from './ranked-order.js';
-import { ShapeRanking, sortByMuCost } from './ranking.js';
+import { ShapeRanking } from './ranking.js';
 import { SMALLEST_FIT } from './scorers.js';
 import type { PassSelector, PlacementProfile } from './scoring.js';
+import type { WarmClasses } from './warm-classes.js';
 
-/** How many best-ranked workers a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
-const RANKED_WINDOW = 64;
+/** How many best-ranked classes a shape's order holds at first (ranking.ts); grows ×4 when a task needs more. */
+const RANKED_WINDOW = 16;
+
+/** Scores evaluated by adaptive selectors since the process started (classes.test.ts counts work with it). */
+export const scoreCount = { value: 0 };
 
 /**
  * One pass's adaptive chooser (registry.ts picks it for the adaptive modes' exact scorer lists).
@@ -56,27 +60,32 @@ export class AdaptiveSelector implements PassSelector {
   private readonly mu: Float64Array;
   private readonly cost: Float64Array;
   private readonly idleSince: Float64Array;
-  private readonly workerHash: Int32Array;
-  /** workerHash[w]·0x9e3779b1 (mod 2^32): the worker's half of the jitter, precomputed. */
-  private readonly workerMix: Int32Array;
   private readonly buf: Int32Array;
-  /** Task shape -> its ranked feasible workers (select with a shape). */
+  private readonly scratch: Int32Array;
+  /** Rotation score per worker (the plain scan). */
+  private readonly rot: Float64Array;
+  /** Task shape -> its ranked classes (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
   /** The same over the shape's candidates without accelerators (the plain tier, accelerators.ts). */
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** The same rankings, for the loop in `placed`. */
-  private readonly rankingList: ShapeRanking[] = [];
-  /** Workers sorted by μ, cost, index (ranking.ts groups), computed on first use. */
-  private byMuCost: Int32Array | null = null;
-  /** marks[w] === stamp: w was scored as warm for the current task. */
-  private readonly marks: Int32Array;
+  /** Per worker, the rankings it is a member of: a chain of links from memberHead[w] − 1 (−1: none). */
+  private readonly memberHead: Int32Array;
+  private readonly memberNext: number[] = [];
+  private readonly memberOf: ShapeRanking[] = [];
+  /** The pass's classes (classes.ts), computed on first use. */
+  private classes: WorkerClasses | null = null;
+  /** placement.jitter > 0: the rotation breaks ties within a class. */
+  private readonly rotate: boolean;
+  /** ranking.marks[c] === stamp: class c was scored for the current task. */
   private stamp = 0;
   private best = -1;
   private bestScore = -Infinity;
+  private bestRot = 0;
   private second = -1;
   private secondScore = -Infinity;
+  private secondRot = 0;
   private readonly hints: PassHints;
   private readonly anyHints: boolean;
   private readonly minSatisfying: boolean;
@@ -94,18 +103,17 @@ export class AdaptiveSelector implements PassSelector {
     this.mu = new Float64Array(n);
     this.cost = new Float64Array(n);
     this.idleSince = new Float64Array(n);
-    this.workerHash = new Int32Array(n);
-    this.workerMix = new Int32Array(n);
     this.buf = new Int32Array(n);
-    this.marks = new Int32Array(n);
+    this.scratch = new Int32Array(n);
+    this.rot = new Float64Array(n);
+    this.memberHead = new Int32Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
       this.cost[w] = costPerHourOf(worker);
       this.idleSince[w] = worker.lastDispatchAt ?? -Infinity;
-      this.workerHash[w] = idHash(worker.id);
-      this.workerMix[w] = Math.imul(this.workerHash[w]!, 0x9e3779b1);
     }
+    this.rotate = options.jitter > 0;
     this.hints = new PassHints(snapshot);
     this.anyHints = this.hints.any;
     this.minSatisfying = options.tieBreakers.includes(SMALLEST_FIT);
@@ -123,9 +131,22 @@ export class AdaptiveSelector implements PassSelector {
     return this.hints.warmth(job, w);
   }
 
-  /** True when `a` (score sa) goes before `b` (score sb) on equal or better score. */
-  private before(sa: number, a: number, sb: number, b: number): boolean {
+  /**
+   * The class order: μ, cost, then (without the rotation, where the idle-longest worker wins a
+   * tie) the idle time, then worker order.
+   */
+  private classesOf(): WorkerClasses {
+    return (this.classes ??= new WorkerClasses(
+      sortByMuCost(this.mu, this.cost, this.rotate ? undefined : this.idleSince),
+      this.mu,
+      this.cost,
+    ));
+  }
+
+  /** True when `a` (score sa, rotation ra) goes before `b` (sb, rb): the header's order of ties. */
+  private before(sa: number, ra: number, a: number, sb: number, rb: number, b: number): boolean {
     if (sa !== sb) return sa > sb;
+    if (ra !== rb) return ra > rb;
     const ia = this.idleSince[a]!,
       ib = this.idleSince[b]!;
     if (ia !== ib) return ia < ib;
@@ -137,9 +158,8 @@ export class AdaptiveSelector implements PassSelector {
    * The chosen worker index among `candidates` (snapshot order) for which `feasible` holds, or
    * -1: the highest score. `shape`: where the caller knows that a worker that fails `feasible`
    * fails it for the rest of the pass (free capacity only shrinks) and calls `placed` after every
-   * placement, a key of the task shape: the selector then keeps the shape's feasible workers
-   * ranked (ranking.ts) and scans only the top window that can still win — same choice, far
-   * fewer workers scored.
+   * placement, a key of the task shape: the selector then keeps the shape's classes ranked
+   * (ranking.ts) and scores only the top ones that can still win — same choice, far fewer scores.
    */
   select(
     job: SchedulerJob,
@@ -175,15 +195,29 @@ export class AdaptiveSelector implements PassSelector {
           feasible,
           this.mu,
           this.cost,
-          () => this.sortedByMuCost(),
-          this.workerMix,
+          () => this.classesOf(),
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        this.rankingList.push(ranking);
+        for (let i = 0; i < ranking.list.length; i++) {
+          const w = ranking.list[i]!;
+          this.memberNext.push(this.memberHead[w]! - 1);
+          this.memberOf.push(ranking);
+          this.memberHead[w] = this.memberOf.length;
+        }
       }
       return this.selectRanked(job, task, ranking);
     }
+    return this.selectPlain(job, task, candidates, feasible);
+  }
+
+  /** The rule over every feasible worker (no shape): score each, then the best of another class. */
+  private selectPlain(
+    job: SchedulerJob,
+    task: SchedulerTask,
+    candidates: ArrayLike<number>,
+    feasible: (w: number) => boolean,
+  ): number {
     const buf = this.buf;
     const mu = this.mu,
       cost = this.cost;
@@ -208,130 +242,102 @@ export class AdaptiveSelector implements PassSelector {
     const muSpan = muMax - muMin,
       cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
-    const j = this.options.jitter;
-    const h = idHash(task.id);
-    const workerHash = this.workerHash;
-    const workers = this.snapshot.workers;
+    const classes = this.classesOf();
+    const rot = this.rot;
+    if (this.rotate) rotationScores(classes, buf, count, taskSlot(idHash(task.id)), rot, this.scratch);
     const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    let best = -1,
-      bestScore = -Infinity,
-      second = -1,
-      secondScore = -Infinity;
+    const score = this.scratchScores(count);
+    let best = -1;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
-      let s = baseScore(lambda, this.options.jitter, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
-      s += age + jitterFrom(h, workerHash[w]!, j); // = base + (age + jitter), as in selectRanked
+      let s = age + baseScore(lambda, this.options.jitter, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
       if (usesKeys) {
         const warm = this.warmth(job, w);
         if (warm > 0) s += reuseBonus(warm, costShare(cost[w]!, cMin, cSpan));
       }
-      if (best < 0 || this.before(s, w, bestScore, best)) {
-        second = best;
-        secondScore = bestScore;
-        best = w;
-        bestScore = s;
-      } else if (second < 0 || this.before(s, w, secondScore, second)) {
-        second = w;
-        secondScore = s;
-      }
+      scoreCount.value++;
+      score[i] = s;
+      if (best < 0 || this.before(s, this.rotOf(w), w, score[best]!, this.rotOf(buf[best]!), buf[best]!)) best = i;
+    }
+    const classOf = classes.classOf,
+      winner = buf[best]!;
+    let second = -1;
+    for (let i = 0; i < count; i++) {
+      const w = buf[i]!;
+      if (classOf[w] === classOf[winner]) continue;
+      if (
+        second < 0 ||
+        this.before(score[i]!, this.rotOf(w), w, score[second]!, this.rotOf(buf[second]!), buf[second]!)
+      )
+        second = i;
     }
     this.decision = {
       mode: this.modeName,
       pool: count,
       lambda,
-      score: bestScore,
-      runnerUp: second < 0 ? null : { workerId: workers[second]!.id, score: secondScore },
-      reuseHit: usesKeys && this.warmth(job, best) > 0,
+      score: score[best]!,
+      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[buf[second]!]!.id, score: score[second]! },
+      reuseHit: usesKeys && this.warmth(job, winner) > 0,
     };
-    return best;
+    return winner;
+  }
+
+  private scores: Float64Array | null = null;
+  private scratchScores(n: number): Float64Array {
+    if (!this.scores || this.scores.length < n) this.scores = new Float64Array(this.mu.length);
+    return this.scores;
+  }
+
+  private rotOf(w: number): number {
+    return this.rotate ? this.rot[w]! : 0;
   }
 
   /**
-   * `select` with a shape's ranking: scores warm workers (hint lists per key) and then walks the
-   * ranked order from the top, stopping at the first worker whose base + age + j is below the
-   * runner-up's score (no later one can reach it: later bases are lower and jitter is at most j).
-   * Equal scores are resolved by `before` as in the full scan, so the result is the full scan's.
+   * `select` with a shape's ranking: walks the ranked classes from the top, scoring each class
+   * once (its warm workers of least warmth where the job gets a reuse bonus there, else all its
+   * workers) and stopping at the first class whose score cannot reach the runner-up's (later
+   * bases are lower); then the classes with workers warm for the job that might still win with
+   * their bonus. Ties are resolved by `before` as in the plain scan, so the result is its result.
    */
   private selectRanked(job: SchedulerJob, task: SchedulerTask, ranking: ShapeRanking): number {
     if (ranking.stale) ranking.rebuild();
     if (ranking.count === 0) return -1;
     const lambda = this.lambdaOf(job);
     const age = ageTerm(task.submittedAt, this.snapshot.now);
-    const j = this.options.jitter;
-    const h = idHash(task.id);
+    const slot = this.rotate ? taskSlot(idHash(task.id)) : 0;
     const usesHints = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    // Warm workers hold a hint for every key the job uses, so for the first among others.
-    const segments = usesHints ? ranking.segmentsOf(job.uses![0]!, this.hints.holdersOf(job.uses![0]!)) : null;
-    const warmList = usesHints && !segments ? this.warmCandidates(ranking, job.uses![0]!) : null;
-    const marks = this.marks;
+    const warm = usesHints ? this.warmClasses(job, ranking) : null;
+    const marks = ranking.marks;
     const stamp = ++this.stamp;
+    this.best = this.second = -1;
+    this.bestScore = this.secondScore = -Infinity;
     let m = RANKED_WINDOW;
     for (;;) {
-      this.best = this.second = -1;
-      this.bestScore = this.secondScore = -Infinity;
       const order = ranking.order(lambda, m);
-      // A warm worker that cannot beat the runner-up even with the full bonus is skipped; scored
-      // below as cold, it scores lower still, so skipping it changes nothing.
-      if (segments) this.scoreWarmSegments(job, ranking, segments, lambda, age, h, stamp);
-      if (warmList) {
-        const ws = warmList.ws;
-        let k = 0;
-        for (let i = 0; i < warmList.n; i++) {
-          const w = ws[i]!;
-          if (!ranking.isAlive(w)) continue;
-          ws[k++] = w;
-          const b = ranking.base(w, lambda);
-          if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) continue;
-          const warm = this.warmth(job, w);
-          if (warm === 0) continue;
-          marks[w] = stamp;
-          this.consider(w, b + (age + jitterMixed(h, this.workerMix[w]!, j)) + reuseBonus(warm, ranking.costShare(w)));
-        }
-        warmList.n = k;
-      }
-      while (order.head < order.workers.length && !ranking.isAlive(order.workers[order.head]!)) order.head++;
-      // The hot loop (every worker within 2·jitter of the winner): locals and arrays read in
-      // order only. A score below the runner-up's changes nothing, so whether the worker still
-      // fits or was scored as warm is asked only of the rare better one.
-      // Most pairs are settled by their hash alone: the score never falls as the pair hash u
-      // grows (jitter.ts, jitterOfHash) or as the base grows, the bases come in descending order
-      // and the runner-up's score only rises, so once a pair with hash u scored below the
-      // runner-up, every later pair with a hash <= u does too (`uBelow`), and its score need not
-      // be computed. Exact: it skips only what the score comparison would skip.
-      const workers = order.workers,
-        base = order.base,
-        tags = order.tags,
-        dead = ranking.dead;
-      const reach = age + j;
+      const classes = order.classes,
+        base = order.base;
       let settled = order.complete;
-      let secondScore = this.secondScore,
-        hasSecond = this.second >= 0;
-      let uBelow = -1;
-      for (let i = order.head; i < workers.length; i++) {
-        const b = base[i]!;
-        if (hasSecond && b + reach < secondScore) {
+      for (let i = order.head; i < classes.length; i++) {
+        const c = classes[i]!;
+        if (ranking.alive(c) === 0) {
+          if (i === order.head) order.head++;
+          continue;
+        }
+        const s = age + base[i]!;
+        if (this.second >= 0 && s < this.secondScore) {
           settled = true;
           break;
         }
-        const u = pairHash(h, tags[i]!);
-        if (u <= uBelow) continue;
-        const s = b + (age + (j === 0 ? 0 : jitterOfHash(u, j)));
-        if (s < secondScore) {
-          // (placementOptions allows no negative jitter; a negative one would reverse the order)
-          if (j >= 0) uBelow = u;
-          continue;
-        }
-        const w = workers[i]!;
-        if (dead[w] !== 0 || marks[w] === stamp) continue; // no longer fits / scored above as warm
-        this.consider(w, s);
-        secondScore = this.secondScore;
-        hasSecond = true;
+        if (marks[c] === stamp) continue;
+        marks[c] = stamp;
+        this.scoreClass(ranking, warm, c, s, slot);
       }
       if (ranking.drops - order.dropsSeen > 32) ranking.prune(order); // later tasks need not step over them again
       if (settled) break;
-      // The window ran out before the bound was met: take a larger one (rebuilt from the feasible workers now).
+      // The window ran out before the bound was met: take a larger one (rebuilt from the live classes now).
       m = order.size * 4;
     }
+    if (warm) this.scanWarm(ranking, warm, lambda, age, slot, marks, stamp);
     const best = this.best;
     this.decision = {
       mode: this.modeName,
@@ -339,115 +345,111 @@ export class AdaptiveSelector implements PassSelector {
       lambda,
       score: this.bestScore,
       runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
-      reuseHit: usesHints && marks[best] === stamp,
+      reuseHit: usesHints && this.warmth(job, best) > 0,
     };
     return best;
   }
 
-  /** Keep `w` (score s) if it beats the best or the runner-up so far (ties by `before`). */
-  private consider(w: number, s: number): void {
-    if (this.best < 0 || this.before(s, w, this.bestScore, this.best)) {
-      this.second = this.best;
-      this.secondScore = this.bestScore;
-      this.best = w;
-      this.bestScore = s;
-    } else if (this.second < 0 || this.before(s, w, this.secondScore, this.second)) {
-      this.second = w;
-      this.secondScore = s;
+  /**
+   * Scores class c of `ranking` (score without reuse `s`): where some of its workers are warm for
+   * the job and get a positive bonus, the least warm of them tie at the top, else all its workers
+   * do; the rotation picks among them.
+   */
+  private scoreClass(ranking: ShapeRanking, warm: WarmClasses | null, c: number, s: number, slot: number): void {
+    scoreCount.value++;
+    const n = ranking.alive(c);
+    const r = this.rotate ? slot % n : 0;
+    const p = ranking.memberAt(c, r);
+    if (warm) {
+      const level = warm.least(c);
+      if (level !== NO_LEVEL) {
+        const bonus = reuseBonus(level, ranking.costShare(c));
+        if (bonus > 0) {
+          const w = warm.pick(c, p, level);
+          const rot = this.rotate ? -((ranking.rankOf(w) - r + n) % n) : 0;
+          this.consider(w, s + bonus, rot);
+          return;
+        }
+      }
     }
+    this.consider(ranking.list[p]!, s, 0);
   }
 
   /**
-   * Scores the warm workers of `seg` (ranking.ts, WarmSegments) as the flat warm list is scored,
-   * but the segments go best first (by the base of their first live worker) and a segment is left
-   * at the first worker that cannot beat the runner-up even with the full bonus: later ones in it
-   * have no higher base, and once a whole segment is out of reach so are the rest. Exact: it
-   * skips only workers the flat scan would skip.
+   * The classes with workers warm for the job that the walk did not reach: per μ group, cost
+   * ascending (so base descending), each group left at the first class that cannot reach the
+   * runner-up even with the full bonus.
    */
-  private scoreWarmSegments(
-    job: SchedulerJob,
+  private scanWarm(
     ranking: ShapeRanking,
-    seg: WarmSegments,
+    warm: WarmClasses,
     lambda: number,
     age: number,
-    h: number,
+    slot: number,
+    marks: Int32Array,
     stamp: number,
   ): void {
-    const { ws, end, head, top, byTop } = seg;
-    const j = this.options.jitter;
-    const cost = this.cost,
-      mix = this.workerMix;
-    let live = 0;
-    for (let g = 0; g < end.length; g++) {
-      let i = head[g]!;
-      while (i < end[g]! && !ranking.isAlive(ws[i]!)) i++;
-      head[g] = i;
-      if (i === end[g]) continue;
-      top[g] = ranking.base(ws[i]!, lambda);
-      // Insertion by top base, best first (few segments: one per hardware type).
-      let k = live++;
-      while (k > 0 && top[byTop[k - 1]!]! < top[g]!) {
-        byTop[k] = byTop[k - 1]!;
-        k--;
-      }
-      byTop[k] = g;
-    }
-    for (let x = 0; x < live; x++) {
-      const g = byTop[x]!;
-      if (this.second >= 0 && top[g]! + (age + j) + REUSE_BONUS < this.secondScore) return;
-      // Within a segment the base changes only with the cost, and as in the tie scan a pair hash
-      // at or below one that could not beat the runner-up even with the full bonus cannot either.
-      let i = head[g]!,
-        gone = 0,
-        uBelow = -1,
-        lastCost = NaN,
-        b = 0;
-      for (; i < end[g]!; i++) {
-        const w = ws[i]!;
-        if (!ranking.isAlive(w)) {
-          gone++;
+    const list = warm.list,
+      grouped = ranking.grouped;
+    for (let g = 0; g < warm.head.length; g++) {
+      while (warm.head[g]! < warm.end[g]! && warm.leastAt(warm.head[g]!) === NO_LEVEL) warm.head[g]!++;
+      for (let i = warm.head[g]!; i < warm.end[g]!; i++) {
+        const c = list[i]!;
+        if (ranking.alive(c) === 0) continue;
+        const s = age + ranking.base(c, lambda);
+        if (this.second >= 0 && s + REUSE_BONUS < this.secondScore) {
+          if (grouped) break;
           continue;
         }
-        if (cost[w] !== lastCost) {
-          lastCost = cost[w]!;
-          b = ranking.base(w, lambda);
-        }
-        if (this.second >= 0 && b + (age + j) + REUSE_BONUS < this.secondScore) break;
-        const u = pairHash(h, mix[w]!);
-        if (u <= uBelow) continue;
-        const jit = j === 0 ? 0 : jitterOfHash(u, j); // = jitterMixed(h, mix[w], j)
-        if (this.second >= 0 && b + (age + jit) + REUSE_BONUS < this.secondScore) {
-          if (j >= 0) uBelow = u;
-          continue;
-        }
-        const warm = this.warmth(job, w);
-        if (warm === 0) continue;
-        this.marks[w] = stamp;
-        this.consider(w, b + (age + jit) + reuseBonus(warm, ranking.costShare(w)));
-      }
-      if (gone > 0) {
-        // Drop the workers that no longer fit from the part scanned, keeping the order: shift the
-        // live ones towards the part not scanned and move the segment's head after the gap.
-        let p = i;
-        for (let r = i - 1; r >= head[g]!; r--) if (ranking.isAlive(ws[r]!)) ws[--p] = ws[r]!;
-        head[g] = p;
+        if (marks[c] === stamp) continue;
+        marks[c] = stamp;
+        this.scoreClass(ranking, warm, c, s, slot);
       }
     }
   }
 
-  /** The shape's live workers with a fresh or loading hint for `key` (compacted as they drop). */
-  private warmCandidates(ranking: ShapeRanking, key: string): WorkerList {
-    return ranking.list(key, this.hints.holdersOf(key));
+  private warmJob: SchedulerJob | undefined;
+  private warmRanking: ShapeRanking | undefined;
+  private warmLast: WarmClasses | null = null;
+
+  /** The shape's workers warm for the job's keys, by class (built once per pass per set of keys). */
+  private warmClasses(job: SchedulerJob, ranking: ShapeRanking): WarmClasses | null {
+    if (job === this.warmJob && ranking === this.warmRanking) return this.warmLast; // a job's tasks come in a row
+    this.warmJob = job;
+    this.warmRanking = ranking;
+    const uses = job.uses!;
+    const keys = this.hints.keysOf(job);
+    if (keys === null || keys.some((k) => k < 0)) return (this.warmLast = null);
+    const id = uses.length === 1 ? uses[0]! : uses.join('\u0000');
+    return (this.warmLast = ranking.warmOf(id, this.hints.holdersOf(uses[0]!), (w) => this.hints.warmthOf(keys, w)));
   }
 
-  private sortedByMuCost(): Int32Array {
-    return (this.byMuCost ??= sortByMuCost(this.mu, this.cost));
+  /** Keep `w` (score s, rotation r) if it beats the best or the runner-up so far (ties by `before`). */
+  private consider(w: number, s: number, r: number): void {
+    if (this.best < 0 || this.before(s, r, w, this.bestScore, this.bestRot, this.best)) {
+      this.second = this.best;
+      this.secondScore = this.bestScore;
+      this.secondRot = this.bestRot;
+      this.best = w;
+      this.bestScore = s;
+      this.bestRot = r;
+    } else if (this.second < 0 || this.before(s, r, w, this.secondScore, this.secondRot, this.second)) {
+      this.second = w;
+      this.secondScore = s;
+      this.secondRot = r;
+    }
   }
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    const rankings = this.rankingList;
-    for (let i = 0; i < rankings.length; i++) rankings[i]!.touched(w);
     this.hints.placed(job, w, this.mu.length);
+    // Only the rankings that hold w can change; only a job that uses keys makes a worker warmer.
+    const warmer = this.anyHints && job.uses !== undefined && job.uses.length > 0;
+    const next = this.memberNext,
+      of = this.memberOf;
+    for (let l = this.memberHead[w]! - 1; l >= 0; l = next[l]!) {
+      of[l]!.touched(w);
+      if (warmer) of[l]!.warmed(w);
+    }
   }
 }

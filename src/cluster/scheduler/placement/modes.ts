@@ -11,8 +11,9 @@
  * - `selection` orders workers that are otherwise equal: `first-fit` keeps worker order (no
  *   reordering); `min-satisfying` prefers the smallest worker that fits (throughput proxy μ̂
  *   ascending, then worker order), keeping big workers for big jobs.
- * - `lambda` per job category weighs throughput (λ) against cost (1 − λ); `jitter` is the
- *   half-width of the deterministic tie-breaking jitter.
+ * - `lambda` per job category weighs throughput (λ) against cost (1 − λ); `jitter` > 0 turns on
+ *   the rotation among identical workers (classes.ts) and sets the cost tie margin 2·jitter
+ *   (adaptive-score.ts); 0: ties go to the worker idle longest.
  * - `keepAccelerators` keeps GPU and TPU workers for the jobs that ask for them (accelerators.ts).
  */
 import { invalid } from '../../../model/errors.js';
@@ -52,7 +53,7 @@ export interface PlacementOptions {
   merge?: MergeOptions;
 }
 
-/** The largest jitter allowed: larger would drown the score differences it is meant to break ties between. */
+/** The largest jitter allowed: its cost tie margin (2·jitter) must stay small beside the score differences. */
 export const MAX_JITTER = 0.1;
 
 /** Adaptive, worker order on ties, λ 0.8 / 0.4 / 0.5, jitter ±1e-3, accelerators kept for accelerator work. */

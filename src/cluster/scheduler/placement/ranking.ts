@@ -1,54 +1,68 @@
 /**
- * One task shape's feasible workers during one pass, kept ranked for adaptive placement
- * (adaptive.ts), so a task scans a short window at the top instead of every candidate.
+ * One task shape's feasible workers during one pass, kept as ranked classes for adaptive
+ * placement (adaptive.ts; classes.ts says what a class is), so a task scores a few classes at the
+ * top instead of every candidate.
  *
  * Guarantees, valid only where a worker that stops fitting the shape never fits it again in the
  * pass (free capacity only shrinks, as in the plain pass, queue/first-fit.ts):
- * - `count` is exactly the number of feasible workers, provided `touched(w)` is called after
- *   every placement on w (the only thing that changes a worker's free capacity in a pass);
+ * - `count` is exactly the number of feasible workers and `alive(c)` that of class c, provided
+ *   `touched(w)` is called after every placement on w (the only thing that changes a worker's
+ *   free capacity in a pass);
  * - the normalisation ranges (min/max of μ and cost) are those of the feasible workers: when the
- *   last worker holding an extreme value stops fitting, the ranking is `stale` and `rebuild`
- *   recomputes them; orders per category are then rebuilt lazily;
- * - `order(λ, m)` lists at least the best min(m, count) feasible workers by base score
- *   λ·μ̂ − (1−λ)·ĉ descending (a prefix of the full order; equal bases in any order), with each
- *   base computed exactly as `base(w, λ)`. Base scores do not depend on free capacity, so an
- *   order stays right until the ranges change; workers that stop fitting are skipped (`isAlive`)
- *   and dropped by `prune`;
- * - `segmentsOf(key, holders)` (grouped rankings only) lists the shape's workers among `holders`
- *   per μ group by cost ascending, so a scan of one group meets bases in descending order.
+ *   last class holding an extreme value empties, the ranking is `stale` and `rebuild` recomputes
+ *   them; orders per category are then rebuilt lazily;
+ * - `order(λ, m)` lists at least the best min(m, classes with a feasible worker) classes by base
+ *   score λ·μ̂ − κ·ĉ descending (a prefix of the full order; equal bases in any order), each base
+ *   computed exactly as `base(c, λ)`; classes that empty are skipped (`alive`) and dropped by `prune`;
+ * - `memberAt(c, k)` is where the k-th feasible worker of class c (class order) sits in `list` (O(log n));
+ * - `warmOf` lists, per class, the shape's workers warm for one set of keys with their warmth
+ *   (kept current by `touched` and `warmed`), and finds the least warmth and where it sits.
  *
- * How orders are built. Real fleets have few hardware types, so the feasible workers usually hold
- * few distinct μ values. Then (at most MAX_GROUPS values) the workers are kept in one group per μ,
- * each sorted by cost ascending once per pass: within a group the base falls as cost rises
- * whatever the ranges are, so a range change never re-sorts anything — `rebuild` reads the ranges
- * off the groups' ends (O(groups), plus the workers tied at a cost extreme) and `order` merges the
- * groups' heads (O(m × groups)). With more distinct μ values the ranking falls back to a linear
- * pass: ranges by one scan (O(n)), orders by selecting the m-th best base (nthLargest, O(n)
- * expected) and sorting only the workers at or above it.
+ * How orders are built. Real fleets have few hardware types, so the classes usually hold few
+ * distinct μ values. Then (at most MAX_GROUPS values) the classes are kept in one group per μ,
+ * by cost ascending: within a group the base falls as cost rises whatever the ranges are, so a
+ * range change re-sorts nothing — `rebuild` reads the ranges off the groups' ends and `order`
+ * merges the groups' heads (O(m × groups)). With more distinct μ values the ranking falls back to
+ * a linear pass over the live classes: ranges by one scan, orders by selecting the m-th best base
+ * (nthLargest, O(classes) expected) and sorting only the classes at or above it.
  */
-import type { RankedOrder, WarmSegments, WorkerList } from './ranked-order.js';
+import { LiveIndex, type WorkerClasses } from './classes.js';
+import type { RankedOrder } from './ranked-order.js';
+import { WarmClasses } from './warm-classes.js';
 
 /** The most distinct μ values for which orders are merged from per-μ groups (see the header). */
 export const MAX_GROUPS = 32;
 
-/** Feasible workers of one μ value, by cost ascending then index; [head, tail] holds every live one. */
+/** Classes of one μ value, by cost ascending; [head, tail] holds every live one. */
 interface Group {
   readonly mu: number;
-  readonly list: Int32Array;
+  readonly first: number;
+  readonly last: number;
   head: number;
   tail: number;
   alive: number;
 }
 
 export class ShapeRanking {
-  private alive: Int32Array;
-  count = 0;
-  private readonly member: Uint8Array;
-  /** dead[w] = 1: w was feasible and no longer fits (orders hold feasible workers only). */
+  /** The feasible workers in class order; class c holds [start[c], start[c + 1]). */
+  readonly list: Int32Array;
+  /** posOf[w] + 1: w's position in `list` (0: not in the shape). */
+  private readonly posOf: Int32Array;
+  private readonly live: LiveIndex;
+  /** dead[w] = 1: w was feasible and no longer fits. */
   readonly dead: Uint8Array;
-  /** Scratch space for sorting: base score by worker index (fallback only). */
-  private readonly baseByWorker: Float64Array;
-  /** Per-μ groups, or null when there are more than MAX_GROUPS distinct μ values. */
+  count = 0;
+  /** The shape's classes: bounds in `list`, μ, cost, feasible workers left. */
+  private readonly start: Int32Array;
+  private readonly mu: Float64Array;
+  private readonly cost: Float64Array;
+  private readonly aliveIn: Int32Array;
+  /** classAt[w]: the shape class of a member w. */
+  private readonly classAt: Int32Array;
+  readonly classes: number;
+  /** Scratch for the selector: marks[c] === its stamp when class c was scored for the current task. */
+  readonly marks: Int32Array;
+  private aliveClasses: Int32Array;
   private readonly groups: Group[] | null;
   private readonly groupOf: Int32Array | null;
   muMin = 0;
@@ -60,62 +74,111 @@ export class ShapeRanking {
   private atCMin = 0;
   private atCMax = 0;
   stale = true;
-  /** How many workers stopped fitting so far (orders compare it with their `dropsSeen` to prune). */
+  /** How many classes emptied so far (orders compare it with their `dropsSeen` to prune). */
   drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
-  private readonly lists = new Map<string, WorkerList>();
-  private readonly segments = new Map<string, WarmSegments>();
+  private readonly warm = new Map<string, WarmClasses>();
+  /** Per worker, the warm lists holding it: a chain of links from warmHead[w] − 1 (−1: none). */
+  private warmHead: Int32Array | null = null;
+  private readonly warmNext: number[] = [];
+  private readonly warmAt: WarmClasses[] = [];
 
-  /**
-   * `byMuCost`: every worker index sorted by μ, then cost, then index (ascending); the feasible
-   * candidates are taken from it in that order to form the groups. `tag`: a number per worker
-   * that orders carry alongside (adaptive.ts: the worker's half of the jitter).
-   */
+  /** `classes`: the pass's classes (their order gives the class order). */
   constructor(
     candidates: ArrayLike<number>,
     private readonly feasible: (w: number) => boolean,
-    private readonly mu: Float64Array,
-    private readonly cost: Float64Array,
-    byMuCost: () => Int32Array,
-    private readonly tag: Int32Array,
+    workerMu: Float64Array,
+    workerCost: Float64Array,
+    classes: () => WorkerClasses,
     /** The cost weight's tie margin beyond 1 − λ, 2·j (adaptive-score.ts costWeight). */
     private readonly costTie: number,
   ) {
-    const n = mu.length;
-    this.member = new Uint8Array(n);
+    const n = workerMu.length;
+    this.posOf = new Int32Array(n);
     this.dead = new Uint8Array(n);
-    this.baseByWorker = new Float64Array(n);
-    this.alive = new Int32Array(candidates.length);
-    const values = new Set<number>();
+    this.classAt = new Int32Array(n);
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
-      if (!feasible(w)) continue;
-      this.alive[this.count++] = w;
-      this.member[w] = 1;
-      if (values.size <= MAX_GROUPS) values.add(mu[w]!);
+      if (this.posOf[w] === 0 && feasible(w)) {
+        this.posOf[w] = 1;
+        this.count++;
+      }
     }
-    this.alive = this.alive.subarray(0, this.count);
+    const all = classes();
+    const order = all.order,
+      classOf = all.classOf;
+    this.list = new Int32Array(this.count);
+    const starts: number[] = [];
+    let k = 0;
+    for (let i = 0; i < order.length; i++) {
+      const w = order[i]!;
+      if (this.posOf[w] === 0) continue;
+      if (k === 0 || classOf[w] !== classOf[this.list[k - 1]!]) starts.push(k);
+      this.classAt[w] = starts.length - 1;
+      this.list[k++] = w;
+      this.posOf[w] = k;
+    }
+    this.classes = starts.length;
+    starts.push(k);
+    this.start = Int32Array.from(starts);
+    this.marks = new Int32Array(this.classes);
+    this.mu = new Float64Array(this.classes);
+    this.cost = new Float64Array(this.classes);
+    this.aliveIn = new Int32Array(this.classes);
+    this.aliveClasses = new Int32Array(this.classes);
+    const values = new Set<number>();
+    for (let c = 0; c < this.classes; c++) {
+      const w = this.list[this.start[c]!]!;
+      this.mu[c] = workerMu[w]!;
+      this.cost[c] = workerCost[w]!;
+      this.aliveIn[c] = this.start[c + 1]! - this.start[c]!;
+      this.aliveClasses[c] = c;
+      if (values.size <= MAX_GROUPS) values.add(this.mu[c]!);
+    }
+    this.live = new LiveIndex(this.count);
     if (values.size > MAX_GROUPS || this.count === 0) {
       this.groups = null;
       this.groupOf = null;
       return;
     }
-    const sorted = byMuCost();
-    const all = new Int32Array(this.count);
-    let k = 0;
-    for (let i = 0; i < sorted.length; i++) if (this.member[sorted[i]!] === 1) all[k++] = sorted[i]!;
+    // The class order is μ then cost: each μ is a run of classes, cost ascending.
     this.groups = [];
-    this.groupOf = new Int32Array(n);
-    for (let i = 0; i < k; ) {
-      let e = i;
-      while (e < k && mu[all[e]!] === mu[all[i]!]) this.groupOf[all[e++]!] = this.groups.length;
-      this.groups.push({ mu: mu[all[i]!]!, list: all.subarray(i, e), head: 0, tail: e - i - 1, alive: e - i });
-      i = e;
+    this.groupOf = new Int32Array(this.classes);
+    for (let c = 0; c < this.classes; ) {
+      let e = c;
+      while (e < this.classes && this.mu[e] === this.mu[c]) this.groupOf[e++] = this.groups.length;
+      this.groups.push({ mu: this.mu[c]!, first: c, last: e - 1, head: c, tail: e - 1, alive: e - c });
+      c = e;
     }
   }
 
+  /** True when the classes are kept in per-μ groups (orders merged from them; see the header). */
+  get grouped(): boolean {
+    return this.groups !== null;
+  }
+
   isAlive(w: number): boolean {
-    return this.member[w] === 1 && this.dead[w] === 0;
+    return this.posOf[w] !== 0 && this.dead[w] === 0;
+  }
+
+  /** Feasible workers left in class c. */
+  alive(c: number): number {
+    return this.aliveIn[c]!;
+  }
+
+  /** The class of member w. */
+  classOf(w: number): number {
+    return this.classAt[w]!;
+  }
+
+  /** The position in `list` of the k-th (0-based) feasible worker of class c, in class order; k below alive(c). */
+  memberAt(c: number, k: number): number {
+    return this.live.select(this.live.before(this.start[c]!) + k);
+  }
+
+  /** The rank of live member w among its class's feasible workers. */
+  rankOf(w: number): number {
+    return this.live.before(this.posOf[w]! - 1) - this.live.before(this.start[this.classAt[w]!]!);
   }
 
   /** A task was placed on `w`: drop it if it no longer fits the shape. */
@@ -123,17 +186,30 @@ export class ShapeRanking {
     if (!this.isAlive(w) || this.feasible(w)) return;
     this.dead[w] = 1;
     this.count--;
+    const pos = this.posOf[w]! - 1;
+    this.live.kill(pos);
+    if (this.warmHead !== null)
+      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.drop(w);
+    const c = this.classAt[w]!;
+    if (--this.aliveIn[c]! > 0) return;
     this.drops++;
-    if (this.groupOf) this.groups![this.groupOf[w]!]!.alive--;
-    const m = this.mu[w]!,
-      c = this.cost[w]!;
+    if (this.groupOf) this.groups![this.groupOf[c]!]!.alive--;
+    const m = this.mu[c]!,
+      x = this.cost[c]!;
     if (m === this.muMin && --this.atMuMin === 0) this.stale = true;
     if (m === this.muMax && --this.atMuMax === 0) this.stale = true;
-    if (c === this.cMin && --this.atCMin === 0) this.stale = true;
-    if (c === this.cMax && --this.atCMax === 0) this.stale = true;
+    if (x === this.cMin && --this.atCMin === 0) this.stale = true;
+    if (x === this.cMax && --this.atCMax === 0) this.stale = true;
   }
 
-  /** Recompute the ranges (and how many workers hold each extreme); orders are rebuilt on demand. */
+  /** A task was placed on `w` (after the pass's hints heard of it): its warmth may have risen. */
+  warmed(w: number): void {
+    if (!this.isAlive(w)) return;
+    if (this.warmHead !== null)
+      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.update(w);
+  }
+
+  /** Recompute the ranges (and how many classes hold each extreme); orders are rebuilt on demand. */
   rebuild(): void {
     if (this.groups) this.rangesFromGroups(this.groups);
     else this.rangesByScan();
@@ -147,31 +223,30 @@ export class ShapeRanking {
       muMax = -Infinity,
       cMin = Infinity,
       cMax = -Infinity;
-    const alive = this.alive;
-    for (let i = 0; i < alive.length; i++) {
-      const w = alive[i]!;
-      if (!this.isAlive(w)) continue;
-      alive[k++] = w;
-      const m = this.mu[w]!,
-        c = this.cost[w]!;
+    const classes = this.aliveClasses;
+    for (let i = 0; i < classes.length; i++) {
+      const c = classes[i]!;
+      if (this.aliveIn[c] === 0) continue;
+      classes[k++] = c;
+      const m = this.mu[c]!,
+        x = this.cost[c]!;
       if (m < muMin) muMin = m;
       if (m > muMax) muMax = m;
-      if (c < cMin) cMin = c;
-      if (c > cMax) cMax = c;
+      if (x < cMin) cMin = x;
+      if (x > cMax) cMax = x;
     }
-    this.alive = alive.subarray(0, k);
-    this.count = k;
+    this.aliveClasses = classes.subarray(0, k);
     this.setRanges(muMin, muMax, cMin, cMax);
     let a = 0,
       b = 0,
       c = 0,
       d = 0;
     for (let i = 0; i < k; i++) {
-      const w = this.alive[i]!;
-      if (this.mu[w] === muMin) a++;
-      if (this.mu[w] === muMax) b++;
-      if (this.cost[w] === cMin) c++;
-      if (this.cost[w] === cMax) d++;
+      const x = this.aliveClasses[i]!;
+      if (this.mu[x] === muMin) a++;
+      if (this.mu[x] === muMax) b++;
+      if (this.cost[x] === cMin) c++;
+      if (this.cost[x] === cMax) d++;
     }
     this.setCounts(a, b, c, d);
   }
@@ -181,15 +256,16 @@ export class ShapeRanking {
       muMax = -Infinity,
       cMin = Infinity,
       cMax = -Infinity;
-    const cost = this.cost;
+    const cost = this.cost,
+      alive = this.aliveIn;
     for (const g of groups) {
       if (g.alive === 0) continue;
-      while (!this.isAlive(g.list[g.head]!)) g.head++;
-      while (!this.isAlive(g.list[g.tail]!)) g.tail--;
+      while (alive[g.head] === 0) g.head++;
+      while (alive[g.tail] === 0) g.tail--;
       if (g.mu < muMin) muMin = g.mu;
       if (g.mu > muMax) muMax = g.mu;
-      if (cost[g.list[g.head]!]! < cMin) cMin = cost[g.list[g.head]!]!;
-      if (cost[g.list[g.tail]!]! > cMax) cMax = cost[g.list[g.tail]!]!;
+      if (cost[g.head]! < cMin) cMin = cost[g.head]!;
+      if (cost[g.tail]! > cMax) cMax = cost[g.tail]!;
     }
     this.setRanges(muMin, muMax, cMin, cMax);
     let a = 0,
@@ -200,9 +276,9 @@ export class ShapeRanking {
       if (g.alive === 0) continue;
       if (g.mu === muMin) a += g.alive;
       if (g.mu === muMax) b += g.alive;
-      // Within a group costs ascend: the workers at an extreme sit at its ends.
-      for (let i = g.head; i <= g.tail && cost[g.list[i]!] === cMin; i++) if (this.isAlive(g.list[i]!)) c++;
-      for (let i = g.tail; i >= g.head && cost[g.list[i]!] === cMax; i--) if (this.isAlive(g.list[i]!)) d++;
+      // Within a group costs ascend (one class per cost): the extremes sit at its ends.
+      if (cost[g.head] === cMin) c++;
+      if (cost[g.tail] === cMax) d++;
     }
     this.setCounts(a, b, c, d);
   }
@@ -222,28 +298,28 @@ export class ShapeRanking {
   }
 
   /**
-   * The base score of worker `w` under λ and the current ranges: adaptive-score.ts `baseScore`,
-   * written out here because this is the hot path (the call cost 2–4% of an adaptive pass priced
-   * per machine); scoring.test.ts and adaptive-reference.test.ts hold the two to the same results.
+   * The base score of class `c` under λ and the current ranges: adaptive-score.ts `baseScore`,
+   * written out here because this is the hot path; scoring.test.ts and adaptive-reference.test.ts
+   * hold the two to the same results.
    */
-  base(w: number, lambda: number): number {
+  base(c: number, lambda: number): number {
     const muSpan = this.muMax - this.muMin,
       cSpan = this.cMax - this.cMin;
     return (
-      (muSpan > 0 ? lambda * ((this.mu[w]! - this.muMin) / muSpan) : 0) -
-      (cSpan > 0 ? (1 - lambda + this.costTie) * ((this.cost[w]! - this.cMin) / cSpan) : 0)
+      (muSpan > 0 ? lambda * ((this.mu[c]! - this.muMin) / muSpan) : 0) -
+      (cSpan > 0 ? (1 - lambda + this.costTie) * ((this.cost[c]! - this.cMin) / cSpan) : 0)
     );
   }
 
-  /** ĉ of worker `w`: its cost min–max normalised over the current ranges (0 when all are equal). */
-  costShare(w: number): number {
+  /** ĉ of class `c`: its cost min–max normalised over the current ranges (0 when all are equal). */
+  costShare(c: number): number {
     const cSpan = this.cMax - this.cMin;
-    return cSpan > 0 ? (this.cost[w]! - this.cMin) / cSpan : 0;
+    return cSpan > 0 ? (this.cost[c]! - this.cMin) / cSpan : 0;
   }
 
   /**
-   * The (at least) min(m, count) feasible workers with the best base score under `lambda`, best
-   * first; the whole feasible set when `complete`. Built once per λ and size per rebuild.
+   * The (at least) min(m, live classes) classes with the best base score under `lambda`, best
+   * first; every live class when `complete`. Built once per λ and size per rebuild.
    */
   order(lambda: number, m: number): RankedOrder {
     const cached = this.orders.get(lambda);
@@ -253,20 +329,32 @@ export class ShapeRanking {
     return order;
   }
 
+  private liveClassCount(): number {
+    if (this.groups) {
+      let n = 0;
+      for (const g of this.groups) n += g.alive;
+      return n;
+    }
+    let n = 0;
+    for (let i = 0; i < this.aliveClasses.length; i++) if (this.aliveIn[this.aliveClasses[i]!] !== 0) n++;
+    return n;
+  }
+
   /** Merge the groups' heads, best base first: within a group the base falls as cost rises. */
   private mergeGroups(groups: Group[], lambda: number, m: number): RankedOrder {
-    const size = Math.min(m, this.count);
-    const workers = new Int32Array(size);
+    const total = this.liveClassCount();
+    const size = Math.min(m, total);
+    const classes = new Int32Array(size);
     const base = new Float64Array(size);
     const g = groups.length;
     const cursor = new Int32Array(g);
-    const next = new Float64Array(g); // base of the worker at each group's cursor (-Infinity: exhausted)
+    const next = new Float64Array(g); // base of the class at each group's cursor (-Infinity: exhausted)
     const advance = (i: number): void => {
       const group = groups[i]!;
       let c = cursor[i]!;
-      while (c <= group.tail && !this.isAlive(group.list[c]!)) c++;
+      while (c <= group.tail && this.aliveIn[c] === 0) c++;
       cursor[i] = c;
-      next[i] = c <= group.tail ? this.base(group.list[c]!, lambda) : -Infinity;
+      next[i] = c <= group.tail ? this.base(c, lambda) : -Infinity;
     };
     for (let i = 0; i < g; i++) {
       cursor[i] = groups[i]!.head;
@@ -278,120 +366,83 @@ export class ShapeRanking {
         if (next[i] === -Infinity) continue;
         if (pick < 0 || next[i]! > next[pick]!) pick = i;
       }
-      workers[k] = groups[pick]!.list[cursor[pick]!]!;
+      classes[k] = cursor[pick]!;
       base[k] = next[pick]!;
       cursor[pick]!++;
       advance(pick);
     }
-    return this.ordered(workers, base, m);
+    return this.ordered(classes, base, m, total);
   }
 
-  /** Fallback: select the m-th best base (nthLargest) and sort only the workers at or above it. */
+  /** Fallback: select the m-th best base (nthLargest) and sort only the classes at or above it. */
   private selectTop(lambda: number, m: number): RankedOrder {
-    const k = this.count;
-    const all = new Int32Array(k);
-    const byWorker = this.baseByWorker;
-    const bases = new Float64Array(k);
+    const all = new Int32Array(this.aliveClasses.length);
+    const bases = new Float64Array(all.length);
+    const byClass = new Float64Array(this.classes);
     let n = 0;
-    for (let i = 0; i < this.alive.length; i++) {
-      const w = this.alive[i]!;
-      if (!this.isAlive(w)) continue;
-      all[n] = w;
-      bases[n++] = byWorker[w] = this.base(w, lambda);
+    for (let i = 0; i < this.aliveClasses.length; i++) {
+      const c = this.aliveClasses[i]!;
+      if (this.aliveIn[c] === 0) continue;
+      all[n] = c;
+      bases[n++] = byClass[c] = this.base(c, lambda);
     }
-    let workers = all.subarray(0, n);
+    let classes = all.subarray(0, n);
     if (n > m) {
       const threshold = nthLargest(bases.subarray(0, n), m);
       let t = 0;
-      for (let i = 0; i < n; i++) if (byWorker[all[i]!]! >= threshold) all[t++] = all[i]!;
-      workers = all.subarray(0, t);
+      for (let i = 0; i < n; i++) if (byClass[all[i]!]! >= threshold) all[t++] = all[i]!;
+      classes = all.subarray(0, t);
     }
-    workers.sort((x, y) => byWorker[y]! - byWorker[x]! || x - y);
-    const base = new Float64Array(workers.length);
-    for (let i = 0; i < workers.length; i++) base[i] = byWorker[workers[i]!]!;
-    return this.ordered(workers, base, m);
+    classes.sort((x, y) => byClass[y]! - byClass[x]! || x - y);
+    const base = new Float64Array(classes.length);
+    for (let i = 0; i < classes.length; i++) base[i] = byClass[classes[i]!]!;
+    return this.ordered(classes, base, m, n);
   }
 
-  private ordered(workers: Int32Array, base: Float64Array, m: number): RankedOrder {
-    const tags = new Int32Array(workers.length);
-    for (let i = 0; i < workers.length; i++) tags[i] = this.tag[workers[i]!]!;
+  private ordered(classes: Int32Array, base: Float64Array, m: number, total: number): RankedOrder {
     return {
-      workers,
+      classes,
       base,
-      tags,
       dropsSeen: this.drops,
       head: 0,
-      size: Math.max(m, workers.length),
-      complete: workers.length === this.count,
+      size: Math.max(m, classes.length),
+      complete: classes.length === total,
     };
   }
 
-  /** Drop the workers that no longer fit from `order` (keeping its sequence). */
+  /** Drop the classes that emptied from `order` (keeping its sequence). */
   prune(order: RankedOrder): void {
     let k = 0;
-    const { workers, base, tags } = order;
-    for (let i = order.head; i < workers.length; i++) {
-      if (!this.isAlive(workers[i]!)) continue;
-      workers[k] = workers[i]!;
-      tags[k] = tags[i]!;
+    const { classes, base } = order;
+    for (let i = order.head; i < classes.length; i++) {
+      if (this.aliveIn[classes[i]!] === 0) continue;
+      classes[k] = classes[i]!;
       base[k++] = base[i]!;
     }
-    order.workers = workers.subarray(0, k);
+    order.classes = classes.subarray(0, k);
     order.base = base.subarray(0, k);
-    order.tags = tags.subarray(0, k);
     order.head = 0;
     order.dropsSeen = this.drops;
   }
 
   /**
-   * This shape's live workers among `source` by μ group, then cost, then index (kept per `key`,
-   * built once per pass), or null where the ranking has no groups (more than MAX_GROUPS μ values).
+   * The shape's workers among `holders` warm for one set of keys (`id` names it; built once per
+   * pass), with their warmth `levelOf(w)` (0: not warm), per class in class order.
    */
-  segmentsOf(key: string, source: ArrayLike<number>): WarmSegments | null {
-    const groups = this.groups;
-    if (!groups) return null;
-    let seg = this.segments.get(key);
-    if (!seg) {
-      const inSource = new Uint8Array(this.mu.length);
-      for (let i = 0; i < source.length; i++) inSource[source[i]!] = 1;
-      const ws = new Int32Array(source.length);
-      const g = groups.length;
-      const start = new Int32Array(g),
-        end = new Int32Array(g);
-      let n = 0;
-      for (let k = 0; k < g; k++) {
-        const group = groups[k]!;
-        start[k] = n;
-        for (let i = group.head; i <= group.tail; i++) {
-          const w = group.list[i]!;
-          if (inSource[w] === 1 && this.isAlive(w)) ws[n++] = w;
-        }
-        end[k] = n;
+  warmOf(id: string, holders: ArrayLike<number>, levelOf: (w: number) => number): WarmClasses {
+    let warm = this.warm.get(id);
+    if (!warm) {
+      warm = new WarmClasses(this, holders, levelOf, this.posOf, this.groupOf);
+      this.warm.set(id, warm);
+      const head = (this.warmHead ??= new Int32Array(this.posOf.length));
+      for (const w of warm.workers) {
+        this.warmNext.push(head[w]! - 1);
+        this.warmAt.push(warm);
+        head[w] = this.warmAt.length;
       }
-      seg = { ws, start, end, head: start.slice(), top: new Float64Array(g), byTop: new Int32Array(g) };
-      this.segments.set(key, seg);
     }
-    return seg;
+    return warm;
   }
-
-  /** This shape's live workers among `source` (kept per `key`; callers compact it as workers drop). */
-  list(key: string, source: ArrayLike<number>): WorkerList {
-    let list = this.lists.get(key);
-    if (!list) {
-      const ws = new Int32Array(source.length);
-      let n = 0;
-      for (let i = 0; i < source.length; i++) if (this.isAlive(source[i]!)) ws[n++] = source[i]!;
-      this.lists.set(key, (list = { ws, n }));
-    }
-    return list;
-  }
-}
-
-/** Every worker index sorted by μ, then cost, then index (ascending): the order groups are cut from. */
-export function sortByMuCost(mu: Float64Array, cost: Float64Array): Int32Array {
-  return Int32Array.from({ length: mu.length }, (_, i) => i).sort(
-    (a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b,
-  );
 }
 
 /**

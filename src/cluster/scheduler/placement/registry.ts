@@ -7,7 +7,7 @@
  *
  * | mode           | scorers (weight)                                  | tie-breakers          | record |
  * | first-fit      | worker order (1); min-satisfying: smallest fit (1)  | —                   | none   |
- * | adaptive       | age, jitter, throughput/cost (λ), reuse (1 each)  | idle longest, [smallest fit] | scored |
+ * | adaptive       | age, throughput/cost (λ), reuse (1 each)          | rotation, idle longest, [smallest fit] | scored |
  * | static-worker  | static-worker (1)                                 | [smallest fit]        | pool   |
  * | fixed-pipeline | fixed-pipeline (1)                                | [smallest fit]        | pool   |
  * | round-robin    | round-robin (1); selection does not apply         | —                     | pool   |
@@ -37,7 +37,7 @@ import {
   type PlacementOptions,
   type Selection,
 } from './modes.js';
-import { ADAPTIVE_TERMS, IDLE_LONGEST, SMALLEST_FIT, WORKER_ORDER } from './scorers.js';
+import { ADAPTIVE_TERMS, IDLE_LONGEST, ROTATION, SMALLEST_FIT, WORKER_ORDER } from './scorers.js';
 import { ScoredSelector } from './scored.js';
 import type { PassSelector, PlacementProfile, WeightedScorer, WorkerScorer } from './scoring.js';
 import type { Snapshot } from '../types.js';
@@ -48,8 +48,8 @@ const one = (scorer: WorkerScorer): readonly WeightedScorer[] => Object.freeze([
 const FIRST_FIT_LIST = one(WORKER_ORDER);
 const NO_TIES: readonly WorkerScorer[] = Object.freeze([]);
 const SMALLEST: readonly WorkerScorer[] = Object.freeze([SMALLEST_FIT]);
-const IDLE: readonly WorkerScorer[] = Object.freeze([IDLE_LONGEST]);
-const IDLE_SMALLEST: readonly WorkerScorer[] = Object.freeze([IDLE_LONGEST, SMALLEST_FIT]);
+const IDLE: readonly WorkerScorer[] = Object.freeze([ROTATION, IDLE_LONGEST]);
+const IDLE_SMALLEST: readonly WorkerScorer[] = Object.freeze([ROTATION, IDLE_LONGEST, SMALLEST_FIT]);
 
 /** A binding baseline: `scorer` alone, smallest fit breaking ties under min-satisfying. */
 function binding(mode: PlacementMode, scorer: WorkerScorer): Record<Selection, ModeList> {

@@ -60,7 +60,11 @@ export class PassHints {
   /** 0 when `w` is not warm for `job` (or the job uses nothing), else 1 + the tasks already using its keys there. */
   warmth(job: SchedulerJob, w: number): number {
     const keys = this.keysOf(job);
-    if (keys === null) return 0;
+    return keys === null ? 0 : this.warmthOf(keys, w);
+  }
+
+  /** `warmth` for a job using the keys `keys` (keysOf). */
+  warmthOf(keys: Int32Array, w: number): number {
     let busy = 0;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
@@ -81,8 +85,8 @@ export class PassHints {
     for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) (this.keyPlaced[keys[i]!] ??= new Int32Array(n))[w]!++;
   }
 
-  /** The key indices of `job.uses` (cached per job), or null when it uses nothing. */
-  private keysOf(job: SchedulerJob): Int32Array | null {
+  /** The key indices of `job.uses` (cached per job; -1: no live hint anywhere), or null when it uses nothing. */
+  keysOf(job: SchedulerJob): Int32Array | null {
     if (job === this.lastJob) return this.lastKeys; // a job's tasks come one after another
     let keys = this.jobKeys.get(job.name);
     if (keys === undefined) {

@@ -83,6 +83,8 @@ export class ScoredSelector implements PassSelector {
   private readonly narrowing: PassScorer[];
   /** The first scorer that prefers some candidates (PassScorer.prefer), or null. */
   private readonly preferring: PassScorer | null;
+  /** The first scorer that groups workers into classes (PassScorer.classOf), or null. */
+  private readonly classing: PassScorer | null;
   private readonly pool: Pool;
   private readonly buf: Int32Array;
   private readonly shapes = new Map<string, ShapeLive>();
@@ -104,6 +106,7 @@ export class ScoredSelector implements PassSelector {
     this.all = [...this.scorers, ...this.ties];
     this.narrowing = this.all.filter((s) => s.narrow !== undefined);
     this.preferring = this.all.find((s) => s.prefer !== undefined) ?? null;
+    this.classing = this.all.find((s) => s.classOf !== undefined) ?? null;
     this.buf = new Int32Array(snapshot.workers.length);
     this.pool = { candidates: [], feasible: this.buf, count: 0 };
     this.perJob = this.all.some((s) => s.perJob === true);
@@ -166,6 +169,23 @@ export class ScoredSelector implements PassSelector {
       } else if (second < 0 || this.before(s, w, secondScore, second)) {
         second = w;
         secondScore = s;
+      }
+    }
+    if (best >= 0 && this.classing !== null) {
+      // The runner-up is the best worker of another class (PassScorer.classOf).
+      const classOf = this.classing,
+        mine = classOf.classOf!(best);
+      second = -1;
+      secondScore = -Infinity;
+      for (let i = 0; i < count; i++) {
+        const w = feasibleList[i]!;
+        if (classOf.classOf!(w) === mine) continue;
+        const s = this.total(job, task, w);
+        if (s === -Infinity) continue;
+        if (second < 0 || this.before(s, w, secondScore, second)) {
+          second = w;
+          secondScore = s;
+        }
       }
     }
     if (best >= 0) this.record(job, n, best, bestScore, second, secondScore);

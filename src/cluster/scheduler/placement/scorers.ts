@@ -5,20 +5,21 @@
  * - SMALLEST_FIT: −μ (the throughput proxy, adaptive-score.ts), the smallest worker that fits
  *   first, keeping big workers for big jobs: selection `min-satisfying`.
  * - IDLE_LONGEST: the worker dispatched to longest ago first (never dispatched: longest).
+ * - ROTATION: adaptive's first tie-breaker, the rotation among identical workers (classes.ts).
  * - The adaptive terms (adaptive-score.ts has the formulas), each with weight 1 in ADAPTIVE_TERMS:
- *   AGE (min(age s, 300)·1e-4, the same for every worker of a task), JITTER (the deterministic
- *   tie-breaking jitter, jitter.ts), THROUGHPUT_COST (λ·μ̂ − κ·ĉ, κ = 1 − λ plus a tie margin,
- *   μ and cost normalised over the task's feasible workers, λ of the job's category) and REUSE
- *   (the damped bonus of a worker warm for the job, reuse.ts). ADAPTIVE_TERMS lists them in the
- *   order that makes the sum (age + jitter) + base + reuse: the adaptive chooser (adaptive.ts)
- *   adds them so, and a floating-point sum depends on its order.
+ *   AGE (min(age s, 300)·1e-4, the same for every worker of a task), THROUGHPUT_COST (λ·μ̂ − κ·ĉ,
+ *   κ = 1 − λ plus a tie margin, μ and cost normalised over the task's feasible workers, λ of the
+ *   job's category) and REUSE (the damped bonus of a worker warm for the job, reuse.ts).
+ *   ADAPTIVE_TERMS lists them in the order that makes the sum (age + base) + reuse: the adaptive
+ *   chooser (adaptive.ts) adds them so, and a floating-point sum depends on its order.
  *
  * Guarantees: pure (the snapshot, the placement's λ and jitter, and what `placed` said); per-worker
  * numbers are computed once per pass, nothing is allocated per candidate.
  */
 import { costPerHourOf } from '../../../model/types.js';
 import { ageTerm, baseScore, costShare, reuseBonus, throughput } from './adaptive-score.js';
-import { idHash, jitterFrom } from './jitter.js';
+import { rotationScores, sortByMuCost, WorkerClasses } from './classes.js';
+import { idHash, taskSlot } from './jitter.js';
 import { PassHints } from './reuse.js';
 import type { PassScorer, ScoringPass, TaskPool, WeightedScorer, WorkerScorer } from './scoring.js';
 import type { SchedulerJob, SchedulerTask } from '../types.js';
@@ -57,17 +58,26 @@ export const AGE: WorkerScorer = Object.freeze({
   },
 });
 
-export const JITTER: WorkerScorer = Object.freeze({
-  name: 'jitter',
+/**
+ * The rotation among identical workers (classes.ts), a tie-breaker: with placement.jitter > 0,
+ * −(how far after the task's slot a worker sits among its class's feasible workers), else 0. It
+ * also gives the classes (PassScorer.classOf), so the runner-up recorded is of another class.
+ */
+export const ROTATION: WorkerScorer = Object.freeze({
+  name: 'rotation',
   begin: ({ snapshot, placement }: ScoringPass): PassScorer => {
-    const workerHash = Int32Array.from(snapshot.workers, (worker) => idHash(worker.id));
-    const j = placement.jitter;
-    let taskHash = 0;
+    const mu = Float64Array.from(snapshot.workers, throughput);
+    const cost = Float64Array.from(snapshot.workers, costPerHourOf);
+    const classes = new WorkerClasses(sortByMuCost(mu, cost), mu, cost);
+    const classOf = (w: number) => classes.classOf[w]!;
+    if (!(placement.jitter > 0)) return { score: () => 0, classOf };
+    const out = new Float64Array(mu.length),
+      scratch = new Int32Array(mu.length);
     return {
-      prepare: (_job: SchedulerJob, task: SchedulerTask) => {
-        taskHash = idHash(task.id);
-      },
-      score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => jitterFrom(taskHash, workerHash[w]!, j),
+      prepare: (_job: SchedulerJob, task: SchedulerTask, pool: TaskPool) =>
+        rotationScores(classes, pool.feasible, pool.count, taskSlot(idHash(task.id)), out, scratch),
+      score: (_job: SchedulerJob, _task: SchedulerTask, w: number) => out[w]!,
+      classOf,
     };
   },
 });
@@ -129,4 +139,4 @@ export const REUSE: WorkerScorer = Object.freeze({
 const one = (scorer: WorkerScorer): WeightedScorer => Object.freeze({ scorer, weight: 1 });
 
 /** Adaptive placement's score, term by term (order: see the header). */
-export const ADAPTIVE_TERMS: readonly WeightedScorer[] = Object.freeze([AGE, JITTER, THROUGHPUT_COST, REUSE].map(one));
+export const ADAPTIVE_TERMS: readonly WeightedScorer[] = Object.freeze([AGE, THROUGHPUT_COST, REUSE].map(one));

@@ -18,7 +18,9 @@
  * 3. each feasible worker gets total = Σ weight × score over the list, summed in list order; a
  *    score of −Infinity rules the worker out for this task (it is not counted in the pool);
  * 4. the highest total wins; equal totals go to the tie-breakers in order (higher score first),
- *    then to the earlier worker in snapshot order, so the choice is deterministic;
+ *    then to the earlier worker in snapshot order, so the choice is deterministic; the recorded
+ *    runner-up is the next worker in that order, or, where a scorer groups workers into classes
+ *    (`classOf`, adaptive's rotation), the best worker of another class;
  * 5. `placed` tells every scorer where the task went, so later tasks of the pass see it.
  *
  * Scorers are pure: they read the snapshot, the pass's view, the placement's settings (λ,
@@ -86,6 +88,12 @@ export interface PassScorer {
   placed?(job: SchedulerJob, w: number): void;
   /** True when placing `job` on `w` reuses what the worker holds (PlacementDecision.reuseHit). */
   reuseHit?(job: SchedulerJob, w: number): boolean;
+  /**
+   * The class of worker `w` (classes.ts): workers of one class are interchangeable to this list
+   * but for warmth and tie-breaking. Where a scorer gives classes, the recorded runner-up is the
+   * best worker of another class than the chosen one.
+   */
+  classOf?(w: number): number;
   /** The scorer's own reason why `job` (a name) could not be placed in this pass, or null. */
   reasonFor?(job: string): string | null;
   /** The memory for the next pass: `given` with this scorer's part updated. */

@@ -1,21 +1,24 @@
 /**
- * The adaptive pass (placement/adaptive.ts with ranking.ts: ranked orders, bounds, hash-only
- * skips) against a straightforward reference written here from the rule itself (issue 15 §2,
- * docs/architecture.md "Placement"): for each task, in the order the pass placed them, every
- * schedulable worker with room is scored
+ * The adaptive pass (placement/adaptive.ts with ranking.ts and warm-classes.ts: ranked classes,
+ * bounds, picks by tree) against a straightforward reference written here from the rule itself
+ * (issue 15 §2, issue 36, docs/architecture.md "Placement"): for each task, in the order the pass
+ * placed them, every schedulable worker with room is scored
  *
- *   s = (λ·μ̂ − (1−λ)·ĉ) + (age + jitter(task, worker)) + reuse
+ *   s = (age + (λ·μ̂ − (1−λ+2j)·ĉ)) + reuse
  *
- * and the workers are sorted by score, then longest idle, then (min-satisfying) smaller μ, then
- * worker order. The pass must pick the reference's first worker and record the reference's pool,
- * λ, score, runner-up and reuse hit, and leave a job waiting only when the reference finds no room
- * for it either. Random pools mix identical workers (ties), per-type and per-worker prices,
- * disabled workers, partly used workers, fresh / loading / stale cache hints and task ages.
+ * and the workers are sorted by score, then the rotation (j > 0: among the feasible workers of
+ * the worker's class — equal μ and cost — in worker order, how far after the task's slot
+ * taskSlot(task) mod their number it sits, nearer first), then longest idle, then
+ * (min-satisfying) smaller μ, then worker order. The pass must pick the reference's first worker
+ * and record the reference's pool, λ, score, runner-up (the first worker of another class) and
+ * reuse hit, and leave a job waiting only when the reference finds no room for it either. Random
+ * pools mix identical workers (ties), per-type and per-worker prices, disabled workers, partly used
+ * workers, fresh / loading / stale cache hints and task ages.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
-import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
+import { idHash, taskSlot } from '../../../../src/cluster/scheduler/placement/jitter.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { PlacementProfile } from '../../../../src/cluster/scheduler/placement/scoring.js';
 import type {
@@ -87,17 +90,31 @@ function reference(
     const warm = warmth(i);
     // The reuse bonus: 0.2 scaled by 1 − ĉ (whole on the cheapest candidate) and damped by warmth.
     const costShare = cSpan > 0 ? (costs[k]! - cMin) / cSpan : 0;
-    const score =
-      base +
-      (age + jitter(task.id, snap.workers[i]!.id, opts.jitter)) +
-      (warm > 0 ? (0.2 * (1 - costShare)) / warm : 0);
-    return { i, score, idle: snap.workers[i]!.lastDispatchAt ?? -Infinity, mu: mus[k]!, warm };
+    const score = age + base + (warm > 0 ? (0.2 * (1 - costShare)) / warm : 0);
+    const kind = `${mus[k]}/${costs[k]}`;
+    return { i, score, idle: snap.workers[i]!.lastDispatchAt ?? -Infinity, mu: mus[k]!, warm, kind, rot: 0 };
   });
+  if (opts.jitter > 0) {
+    // The rotation: within a class (fits are in worker order), the distance after the task's slot.
+    const slot = taskSlot(idHash(task.id));
+    for (const kind of new Set(scored.map((x) => x.kind))) {
+      const members = scored.filter((x) => x.kind === kind);
+      const r = slot % members.length;
+      members.forEach((x, rank) => {
+        x.rot = -((rank - r + members.length) % members.length);
+      });
+    }
+  }
   scored.sort(
     (a, b) =>
-      b.score - a.score || a.idle - b.idle || (opts.selection === 'min-satisfying' ? a.mu - b.mu : 0) || a.i - b.i,
+      b.score - a.score ||
+      b.rot - a.rot ||
+      a.idle - b.idle ||
+      (opts.selection === 'min-satisfying' ? a.mu - b.mu : 0) ||
+      a.i - b.i,
   );
-  const [best, second] = scored;
+  const best = scored[0]!;
+  const second = scored.find((x) => x.kind !== best.kind);
   return {
     worker: best!.i,
     decision: {

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
 import { AdaptiveSelector } from '../../../../src/cluster/scheduler/placement/adaptive.js';
+import { sortByMuCost, WorkerClasses } from '../../../../src/cluster/scheduler/placement/classes.js';
 import { ageTerm, REUSE_BONUS, throughput } from '../../../../src/cluster/scheduler/placement/adaptive-score.js';
-import { jitter } from '../../../../src/cluster/scheduler/placement/jitter.js';
+import { idHash, taskSlot } from '../../../../src/cluster/scheduler/placement/jitter.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import { QueueScheduler } from '../../../../src/cluster/scheduler/queue/index.js';
 import { nthLargest, ShapeRanking } from '../../../../src/cluster/scheduler/placement/ranking.js';
@@ -84,18 +85,16 @@ describe('adaptive score', () => {
 });
 
 describe('tie breaking', () => {
-  it('jitter is deterministic, within ±j, and depends on both ids', () => {
-    expect(jitter('/j/task-0', 'w1', 1e-3)).toBe(jitter('/j/task-0', 'w1', 1e-3));
-    expect(jitter('/j/task-0', 'w1', 0)).toBe(0);
-    const values = new Set<number>();
-    for (let t = 0; t < 50; t++) {
-      for (let w = 0; w < 4; w++) {
-        const v = jitter(`/j/task-${t}`, `w${w}`, 1e-3);
-        expect(Math.abs(v)).toBeLessThanOrEqual(1e-3);
-        values.add(v);
-      }
+  it('the rotation slot is deterministic and depends on the task id', () => {
+    expect(taskSlot(idHash('/j/task-0'))).toBe(taskSlot(idHash('/j/task-0')));
+    const slots = new Set<number>();
+    for (let t = 0; t < 200; t++) {
+      const v = taskSlot(idHash(`/j/task-${t}`));
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThan(2 ** 32);
+      slots.add(v);
     }
-    expect(values.size).toBe(200);
+    expect(slots.size).toBe(200);
   });
 
   it('identical workers: tasks rotate across them, and the same snapshot gives the same plan', () => {
@@ -172,8 +171,7 @@ describe('normalisation is relative to the candidates', () => {
           const score = (i: number) =>
             lambda * norm(mu, mu[i]!) -
             (1 - lambda + 2 * 1e-3) * norm(cost, cost[i]!) +
-            ageTerm(task.submittedAt, snap.now) +
-            jitter(task.id, workers[i]!.id, 1e-3);
+            ageTerm(task.submittedAt, snap.now);
           const top = Math.max(...all.map(score));
           expect(score(best)).toBeCloseTo(top, 12);
           expect(sel.decision!.score).toBeCloseTo(top, 12);
@@ -539,7 +537,7 @@ describe('the ranked pass agrees with a full scan where ranges move (issue 15 §
 });
 
 describe('ShapeRanking orders', () => {
-  it('property: order(λ, m) is a prefix of the full order by base, grouped or not', () => {
+  it('property: order(λ, m) is a prefix of the full order of classes by base, grouped or not', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -551,29 +549,36 @@ describe('ShapeRanking orders', () => {
         (ws, lambda, m) => {
           const mu = Float64Array.from(ws, (x) => x.mu),
             cost = Float64Array.from(ws, (x) => x.cost);
-          const byMuCost = () =>
-            Int32Array.from(ws.keys()).sort((a, b) => mu[a]! - mu[b]! || cost[a]! - cost[b]! || a - b);
+          const classes = new WorkerClasses(sortByMuCost(mu, cost), mu, cost);
           const ranking = new ShapeRanking(
             [...ws.keys()],
             (w) => ws[w]!.fits,
             mu,
             cost,
-            byMuCost,
-            Int32Array.from(ws.keys(), (w) => w * 3),
+            () => classes,
             2e-3,
           );
           ranking.rebuild();
           const feasible = [...ws.keys()].filter((w) => ws[w]!.fits);
           expect(ranking.count).toBe(feasible.length);
-          const order = ranking.order(lambda, m);
-          const want = feasible.map((w) => ranking.base(w, lambda)).sort((a, b) => b - a);
-          expect(order.workers.length).toBeGreaterThanOrEqual(Math.min(m, feasible.length));
-          expect([...order.base]).toEqual(want.slice(0, order.workers.length));
-          for (let i = 0; i < order.workers.length; i++) {
-            expect(order.base[i]).toBe(ranking.base(order.workers[i]!, lambda));
-            expect(order.tags[i]).toBe(order.workers[i]! * 3);
+          // One class per distinct (μ, cost) among the feasible workers, each holding them all.
+          const kinds = new Set(feasible.map((w) => `${mu[w]}/${cost[w]}`));
+          expect(ranking.classes).toBe(kinds.size);
+          for (const w of feasible) {
+            const c = ranking.classOf(w);
+            const same = feasible.filter((v) => mu[v] === mu[w] && cost[v] === cost[w]);
+            expect(ranking.alive(c)).toBe(same.length);
+            expect(ranking.list[ranking.memberAt(c, same.indexOf(w))]).toBe(w);
           }
-          expect(order.complete).toBe(order.workers.length === feasible.length);
+          const order = ranking.order(lambda, m);
+          const want = [...kinds]
+            .map((k) => ranking.base(ranking.classOf(feasible.find((w) => `${mu[w]}/${cost[w]}` === k)!), lambda))
+            .sort((a, b) => b - a);
+          expect(order.classes.length).toBeGreaterThanOrEqual(Math.min(m, kinds.size));
+          expect([...order.base]).toEqual(want.slice(0, order.classes.length));
+          for (let i = 0; i < order.classes.length; i++)
+            expect(order.base[i]).toBe(ranking.base(order.classes[i]!, lambda));
+          expect(order.complete).toBe(order.classes.length === kinds.size);
         },
       ),
       { seed: 14, numRuns: 400 },

@@ -171,7 +171,14 @@ describe('placement modes are scorer lists', () => {
     for (const mode of ['static-worker', 'fixed-pipeline', 'round-robin'] as const) {
       expect(keepsAccelerators(placementOptions({ mode }))).toBe(false);
     }
-    expect(ADAPTIVE_TERMS.map((s) => s.scorer.name)).toEqual(['age', 'jitter', 'throughput-cost', 'reuse']);
+    // The jitter is no longer a term of the score but the first tie-breaker, the rotation (issue 36).
+    expect(ADAPTIVE_TERMS.map((s) => s.scorer.name)).toEqual(['age', 'throughput-cost', 'reuse']);
+    expect(placementOptions().tieBreakers.map((s) => s.name)).toEqual(['rotation', 'idle-longest']);
+    expect(placementOptions({ selection: 'min-satisfying' }).tieBreakers.map((s) => s.name)).toEqual([
+      'rotation',
+      'idle-longest',
+      'smallest-fit',
+    ]);
   });
 
   it('property: the generic chooser over each built-in list plans exactly what the mode plans', () => {

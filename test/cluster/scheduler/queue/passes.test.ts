@@ -28,12 +28,16 @@ describe.each(PLACEMENTS)('gangs under queue policies (%s placement)', (label, p
   it('a blocked gang is reserved on the group free earliest; a later host job keeps off it', () => {
     const plan = new QueueScheduler({}, placement).pass(snap([gang, single], slices, busy));
     expect(Object.fromEntries(plan.reservations!)).toEqual({ '/gang': 1500 });
+    // /single goes to one of the identical free hosts of s1: first-fit takes the first, adaptive's
+    // rotation (issue 36) the one at the task's slot among them.
+    const host = label === 'adaptive' ? 3 : 0;
+    const s1 = host < 2 ? `host ${host} (s1-${host}) is busy, host 2 (s1-2)` : `host 2 (s1-2) is busy, host 3 (s1-3)`;
     expect(isoReason(plan.reasons.get('/gang'))).toBe(
       'need hosts 0-3 of one tpu-name group (task i runs on host i): s0 host 0 (s0-0) is busy, host 1 (s0-1) is ' +
-        'busy; s1 host 0 (s1-0) is busy, host 2 (s1-2) is busy; reserved to start at 1970-01-01T00:00:01.500Z',
+        `busy; s1 ${s1} is busy; reserved to start at 1970-01-01T00:00:01.500Z`,
     );
     // s0-2 and s0-3 are free now but reserved for the gang from 1500; /single runs past that.
-    expect(where(plan)).toEqual({ '/single/task-0': 's1-0' });
+    expect(where(plan)).toEqual({ '/single/task-0': `s1-${host}` });
   });
 
   it('a gang starts all-or-nothing, task k on tpu-worker-id k', () => {
