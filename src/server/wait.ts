@@ -35,8 +35,9 @@ export async function waitForJobs(
   signal: AbortSignal,
   block: () => () => void,
 ): Promise<boolean> {
+  // A job that ended and left memory (state/finished-trees.ts) is known by its archived run: ended.
   for (const name of query.jobs)
-    if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    if (store.jobState(name) === undefined) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
   const done = () =>
     query.any
       ? query.jobs.some((name) => store.subtreeEnded(name))
