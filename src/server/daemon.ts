@@ -49,6 +49,7 @@ import { Controller } from '../cluster/controller/controller.js';
 import { inheritableEnv, tokenGroupFor } from '../cluster/controller/launch.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
+import { keptLimits } from '../cluster/state/finished-trees.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
@@ -300,6 +301,7 @@ async function serveCluster(
     quotas: config.quotas,
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
+    finishedKept: keptLimits(config.keepFinished),
     stickiness: config.placement.stickiness,
     elastic: config.elastic,
     placement: placementOptions(config.placement),

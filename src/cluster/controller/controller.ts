@@ -132,7 +132,6 @@ export class Controller {
     });
     this.archiver = new FinishedArchiver({
       store: options.store,
-      timers,
       held: () => this.supervisor.held(),
       log: this.log,
       ...(options.finishedKept ? { limits: options.finishedKept } : {}),

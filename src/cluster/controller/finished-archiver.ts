@@ -6,19 +6,24 @@
  *   trees beyond the store's limits are archived then, so the live model never holds more than
  *   the limits plus what finished during that second. Changes in between share the one check.
  * - A check archives at most one batch; when more is left it asks for another check at once.
- * - A tree with an attempt still stopping (`held`) stays until the attempt is gone.
+ * - A tree with an attempt still stopping (`held`) stays until the attempt is gone: while any is
+ *   held, another check follows within the delay.
  * - A check that fails (a full disk) is logged and tried again at the next change.
  */
 import type { ClusterStore } from '../state/store.js';
 import type { FinishedLimits } from '../state/finished-trees.js';
 import type { HeldAttempt } from './snapshot.js';
-import type { Timers } from './timers.js';
+import { realTimers, type Timers } from './timers.js';
 
 export const ARCHIVE_DELAY_MS = 1000;
 
 export interface FinishedArchiverOptions {
   store: ClusterStore;
-  timers: Timers;
+  /**
+   * Default: Node's timers, as the pass loop's coalescing delay (timers.ts): the delay decides no
+   * outcome a user sees, so the controller's injected timers (tests count them) are not used.
+   */
+  timers?: Timers;
   held: () => readonly HeldAttempt[];
   log: (message: string) => void;
   /** Default: the store's FINISHED_KEPT. */
@@ -42,7 +47,7 @@ export class FinishedArchiver {
   /** Ask for a check within the delay (one pending check at a time). */
   request(delayMs = this.o.delayMs ?? ARCHIVE_DELAY_MS): void {
     if (this.cancel !== null || this.stopped) return;
-    this.cancel = this.o.timers.after(delayMs, () => this.check(), true);
+    this.cancel = (this.o.timers ?? realTimers).after(delayMs, () => this.check(), true);
   }
 
   /** Archive now what is beyond the limits (one batch); the number of jobs archived. */
@@ -55,6 +60,8 @@ export class FinishedArchiver {
       const { jobs, more } = this.o.store.archiveFinished((job) => busy.has(job), this.o.limits);
       this.failing = false;
       if (more) this.request(0);
+      // A stopping attempt's end changes nothing in the store: look again while any is held.
+      else if (busy.size > 0) this.request();
       return jobs;
     } catch (error) {
       if (!this.failing) this.o.log(`could not archive finished jobs: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 /**
- * The run archive: job runs that a new submission of their name replaced, kept in the `runs`
- * table (schema.ts migration 5) instead of being deleted.
+ * The run archive: job runs that a new submission of their name replaced, and finished trees
+ * that left memory (finished-trees.ts), kept in the `runs` table (schema.ts migration 5).
  *
  * Guarantees:
  * - A run is archived whole: the job as it ended, its tasks and every attempt (log paths and

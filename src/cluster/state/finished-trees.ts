@@ -27,8 +27,16 @@ export interface FinishedLimits {
   tasks: number;
 }
 
+/** Config `keep-finished`: the finished trees a cluster keeps in memory by default. */
+export const DEFAULT_KEEP_FINISHED = 1000;
+
+/** The limits of `keep-finished: trees`: that many trees, holding at most 20 tasks each on average. */
+export function keptLimits(trees: number): FinishedLimits {
+  return { trees, tasks: trees * 20 };
+}
+
 /** What a cluster keeps of its finished work in memory (the rest is read from SQLite). */
-export const FINISHED_KEPT: FinishedLimits = { trees: 1000, tasks: 20_000 };
+export const FINISHED_KEPT: FinishedLimits = keptLimits(DEFAULT_KEEP_FINISHED);
 
 interface FinishedTree {
   names: string[];
