@@ -302,6 +302,8 @@ async function serveCluster(
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
     finishedKept: keptLimits(config.keepFinished),
+    // Finished jobs that left memory leave garbage: a quiet cluster gives it back (idle-compaction.ts).
+    onArchived: () => compaction.request(),
     stickiness: config.placement.stickiness,
     elastic: config.elastic,
     placement: placementOptions(config.placement),

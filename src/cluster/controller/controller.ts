@@ -64,6 +64,8 @@ export interface ControllerOptions {
   elastic?: (ElasticSettings & { pollMs: number }) | null;
   /** Finished work kept in memory (state/finished-trees.ts); default FINISHED_KEPT. */
   finishedKept?: FinishedLimits;
+  /** Told when finished jobs have left memory (finished-archiver.ts): a moment to give the heap back. */
+  onArchived?: () => void;
 }
 
 export class Controller {
@@ -135,6 +137,7 @@ export class Controller {
       held: () => this.supervisor.held(),
       log: this.log,
       ...(options.finishedKept ? { limits: options.finishedKept } : {}),
+      ...(options.onArchived ? { onArchived: options.onArchived } : {}),
     });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
