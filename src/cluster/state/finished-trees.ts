@@ -17,6 +17,7 @@
  *   bounded by the live model, not by the jobs run so far.
  */
 import { isFinalJobState } from '../../model/states.js';
+import { DEFAULT_KEEP_FINISHED } from '../../model/workload.js';
 import type { ClusterModel } from './model.js';
 import { subtreeOf } from './submit.js';
 
@@ -27,8 +28,7 @@ export interface FinishedLimits {
   tasks: number;
 }
 
-/** Config `keep-finished`: the finished trees a cluster keeps in memory by default. */
-export const DEFAULT_KEEP_FINISHED = 1000;
+export { DEFAULT_KEEP_FINISHED } from '../../model/workload.js';
 
 /** The limits of `keep-finished: trees`: that many trees, holding at most 20 tasks each on average. */
 export function keptLimits(trees: number): FinishedLimits {

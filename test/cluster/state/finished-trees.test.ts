@@ -56,7 +56,7 @@ describe('finished trees leave memory', () => {
     expect(record?.job.state).toBe('SUCCEEDED');
     expect(record?.tasks).toHaveLength(1);
     expect(record?.attempts[0]).toHaveLength(1);
-    expect(record?.attempts[0]![0]!.exitCode).toBe(0);
+    expect(record!.attempts[0]![0]!.exitCode).toBe(0);
     // `iris jobs -a` reads the newest run of each archived name; `recent` keeps trees ended since then.
     const all = store.archive.latestRuns((run) => !store.job(run.name));
     expect(all.map((r) => r.job.name).sort()).toEqual(Array.from({ length: 150 }, (_, i) => `/job-${i}`).sort());
