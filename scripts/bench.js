@@ -11,7 +11,8 @@
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
 // bench/memory.mjs the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial
-//                       tasks; idle RSS with 100,000 finished one-task jobs (and after a restart) vs an idle fresh cluster
+//                       tasks; idle RSS with 100,000 finished one-task jobs (and after a restart) vs an idle
+//                       fresh cluster
 //   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS; 100,000
 //                       one-task jobs from 20 clients: rate of the first vs the last 10,000, peak RSS
 // bench/tree.mjs job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
