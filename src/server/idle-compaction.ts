@@ -17,8 +17,8 @@
  * - It runs after the event that triggered it has reached everyone (setImmediate), so no client
  *   learns of a job's end later because of it; the conditions are checked again at that moment
  *   (a submission meanwhile cancels it), and many jobs ending at once give one compaction.
- * - `request()`: many finished jobs left memory (cluster/controller/finished-archiver.ts, told
- *   once per ARCHIVED_PER_COMPACTION jobs at most): one compaction once quiet, whatever the growth.
+ * - `request()`: finished jobs left memory (cluster/controller/finished-archiver.ts, at most once a
+ *   second): one compaction if the cluster is quiet on the next turn, whatever the growth.
  * - `compactNow()` runs one such collection at once (the daemon calls it once before its sockets
  *   answer, so the garbage of loading its modules and config is not kept for the cluster's life).
  * - It only acts when the process was started with `--expose-gc` (CLUSTER_NODE_FLAGS): without
@@ -58,9 +58,9 @@ export interface IdleCompaction {
   /** One compaction now, whatever the heap's growth (nothing without --expose-gc). */
   compactNow(): void;
   /**
-   * Many finished jobs just left memory (cluster/controller/finished-archiver.ts): their heap is
-   * garbage now, though the heap did not grow. One compaction on the next turn if the cluster is
-   * quiet then, whatever the growth.
+   * Finished jobs just left memory (cluster/controller/finished-archiver.ts): their heap is garbage
+   * now, though the heap did not grow. One compaction on the next turn if the cluster is quiet
+   * then, whatever the growth.
    */
   request(): void;
   stop(): void;

@@ -16,8 +16,6 @@ import type { HeldAttempt } from './snapshot.js';
 import { realTimers, type Timers } from './timers.js';
 
 export const ARCHIVE_DELAY_MS = 1000;
-/** Jobs archived before `onArchived` is told (a heap compaction is worth it only after many). */
-export const ARCHIVED_PER_COMPACTION = 200;
 
 export interface FinishedArchiverOptions {
   store: ClusterStore;
@@ -29,8 +27,8 @@ export interface FinishedArchiverOptions {
   held: () => readonly HeldAttempt[];
   log: (message: string) => void;
   /**
-   * Told once ARCHIVED_PER_COMPACTION jobs or more have left memory since it was last told, after
-   * a check that left nothing for another (the daemon gives the heap back then).
+   * Told after a check that archived jobs and left nothing for another (the daemon gives the heap
+   * back then if the cluster is quiet: at most one compaction per second of archiving).
    */
   onArchived?: () => void;
   /** Default: the store's FINISHED_KEPT. */
@@ -43,7 +41,6 @@ export class FinishedArchiver {
   /** Until start(): no checks (a controller that was never started archives nothing). */
   private stopped = true;
   private failing = false;
-  private untold = 0;
   private readonly detach: () => void;
 
   constructor(private readonly o: FinishedArchiverOptions) {
@@ -67,12 +64,8 @@ export class FinishedArchiver {
     try {
       const { jobs, more } = this.o.store.archiveFinished((job) => busy.has(job), this.o.limits);
       this.failing = false;
-      this.untold += jobs;
       if (more) this.request(0);
-      else if (this.untold >= ARCHIVED_PER_COMPACTION) {
-        this.untold = 0;
-        this.o.onArchived?.();
-      }
+      else if (jobs > 0) this.o.onArchived?.();
       // A stopping attempt's end changes nothing in the store: look again while any is held.
       if (!more && busy.size > 0) this.request();
       return jobs;
