@@ -12,12 +12,18 @@
 // sleeping task, so the 2,000 jobs stay pending in the queue the scheduler walks on every pass.
 // Half the submissions carry a name, half get a generated one (the uniqueness check under load).
 //
+// Then the 100,000-job case (runManyJobsCase; BENCH_LOAD_JOBS, 0 skips it): one-task jobs that run
+// (`true`) from 20 clients on a fresh cluster; the rate of the first and of the last 10,000
+// answers of the same run and their ratio (target: the last within 1.3x of the first), the peak
+// RSS and the RSS once all have ended. It takes minutes (the tasks run: ~100,000 processes).
+//
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 import { startBenchCluster } from './cluster.mjs';
+import { loadAverage } from './measure.mjs';
 
 function quantile(sorted, q) {
   if (sorted.length === 0) return NaN;
@@ -84,7 +90,101 @@ export async function runLoadBench({
   }
 }
 
+/** Both cases: the 2,000 pending submissions, then (BENCH_LOAD_JOBS > 0) the 100,000 one-task jobs that run. */
+export async function runLoadBenches({ log = () => {} } = {}) {
+  const pending = await runLoadBench({ log });
+  const many = Number(process.env.BENCH_LOAD_JOBS ?? 100_000) > 0 ? await runManyJobsCase({ log }) : null;
+  return { ...pending, many };
+}
+
+/** Poll `client.cluster()` until no task is pending or running (every 500 ms). */
+export async function awaitIdle(client, timeoutMs = 3_600_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { queue } = await client.cluster();
+    if (queue.pending === 0 && queue.running === 0) return;
+    if (Date.now() > deadline) throw new Error(`still ${queue.pending} pending, ${queue.running} running`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * `jobs` one-task jobs (`true`, cpu 0.1, on worker pool `bench`) submitted by `clients` concurrent
+ * socket clients, each sending its share one request after another. Returns the time (ms, from
+ * the first request) at which each answer came, in the order they came.
+ */
+export async function submitOneTaskJobs(socketPath, jobs, clients, log = () => {}) {
+  const answered = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const client = new SocketClient({ socketPath, env: {} });
+      for (let i = next++; i < jobs; i = next++) {
+        await client.submit({
+          command: ['true'],
+          cpu: 0.1,
+          memory: '16M',
+          constraints: ['pool=bench'],
+          name: `j-${i}`,
+        });
+        answered.push(performance.now() - start);
+        if (answered.length % 10_000 === 0) log(`load bench: ${answered.length} jobs submitted`);
+      }
+    }),
+  );
+  return answered;
+}
+
+/**
+ * The 100,000-job case: `jobs` one-task jobs that run (`true`) from `clients` clients on a fresh
+ * cluster (worker `bench`, 8 CPUs: up to 80 at once). Reported: the submission rate of the first
+ * and of the last `window` (10,000) answers, their ratio (first / last: 1 when the rate holds;
+ * target <= 1.3, verdict `holds` when met), the whole rate, and the controller's peak RSS (VmHWM)
+ * and its RSS once every job has ended. Both windows come from the same run, so the machine's
+ * load is shared by both (the load average is given at start and end).
+ */
+export async function runManyJobsCase({
+  jobs = Number(process.env.BENCH_LOAD_JOBS ?? 100_000),
+  clients = 20,
+  window = Math.min(10_000, Math.floor(jobs / 10)),
+  log = () => {},
+} = {}) {
+  log(`load bench: ${jobs} one-task jobs from ${clients} clients`);
+  const loadStart = loadAverage();
+  const c = startBenchCluster(
+    'load-many',
+    'stop-grace: 1s\nworkers:\n  - {name: bench, cpu: 8, memory: 64GiB, attributes: {pool: bench}}\n',
+  );
+  try {
+    const socketPath = path.join(c.home, 'run', 'iris.sock');
+    const idle = memoryOf(c.pid);
+    const at = await submitOneTaskJobs(socketPath, jobs, clients, log);
+    const firstSeconds = at[window - 1] / 1000;
+    const lastSeconds = (at[jobs - 1] - at[jobs - window - 1]) / 1000;
+    const submitted = memoryOf(c.pid);
+    await awaitIdle(c.client);
+    const ended = memoryOf(c.pid);
+    const ratio = lastSeconds / firstSeconds;
+    return {
+      jobs,
+      clients,
+      window,
+      seconds: at[jobs - 1] / 1000,
+      rate: jobs / (at[jobs - 1] / 1000),
+      first: { seconds: firstSeconds, rate: window / firstSeconds },
+      last: { seconds: lastSeconds, rate: window / lastSeconds },
+      ratio,
+      holds: ratio <= 1.3,
+      memory: { idleRssMB: idle.rssMB, rssAfterSubmitMB: submitted.rssMB, rssEndedMB: ended.rssMB, hwmMB: ended.hwmMB },
+      loadavg: { start: loadStart, end: loadAverage() },
+    };
+  } finally {
+    c.stop();
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await runLoadBench({ log: (m) => console.error(m) });
+  const result = await runLoadBenches({ log: (m) => console.error(m) });
   console.log(JSON.stringify(result, null, 2));
 }

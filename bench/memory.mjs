@@ -10,6 +10,10 @@
 //       once) run to completion; VmRSS as the job's end arrives (rssAtEndMB), then VmRSS and
 //       VmHWM one second later, the cluster idle meanwhile (it gives the burst's garbage back
 //       once quiet: src/server/idle-compaction.ts). Target (issue 16): <= 100 MB.
+//   (c) finished jobs: 100,000 one-task jobs (BENCH_FINISHED_JOBS; 0 skips) from 20 clients run to
+//       their end; VmRSS idle afterwards and after a restart on the same state, against an idle
+//       fresh cluster's VmRSS taken before and after it in the same run. Target (issue 36): <= 150 MB.
+//       It takes minutes (the tasks run).
 //
 // Each case also reports the resident spawner's VmRSS/VmHWM (the child process that forks the
 // attempts) and the PSS of it and of the controller: the targets are read on the controller, the
@@ -21,8 +25,10 @@
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { awaitJobs, startBenchCluster, submitPendingLoad } from './cluster.mjs';
+import { awaitJobs, iris, startBenchCluster, submitPendingLoad } from './cluster.mjs';
+import { awaitIdle, submitOneTaskJobs } from './load.mjs';
 import { loadAverage } from './measure.mjs';
 
 /** VmRSS and VmHWM of `pid` in MB, from /proc/<pid>/status. */
@@ -134,6 +140,65 @@ export async function finishedTasksCase({ count = 2000, concurrency = 16 } = {})
   }
 }
 
+/** VmRSS of a fresh idle cluster, `settleMs` after it started (the baseline of case (c)). */
+async function idleFreshRss(concurrency, settleMs) {
+  const c = startBenchCluster('memory-idle', config(concurrency));
+  try {
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    return memoryOf(c.pid).rssMB;
+  } finally {
+    c.stop();
+  }
+}
+
+/**
+ * (c): `jobs` one-task jobs (`true`) submitted by 20 clients run to their end on a fresh cluster;
+ * VmRSS once it is idle again (`settleMs` after the last ended: finished trees beyond
+ * `keep-finished` leave memory within a second, the heap is given back once quiet), and again
+ * after a restart of the cluster on the same state. Baseline, interleaved: an idle fresh
+ * cluster's VmRSS, taken before (A) and after (A) the case (B), in the same run. Target (issue
+ * 36): <= 150 MB with 100,000 finished jobs.
+ */
+export async function finishedJobsCase({
+  jobs = Number(process.env.BENCH_FINISHED_JOBS ?? 100_000),
+  concurrency = 16,
+  settleMs = 3000,
+  log = () => {},
+} = {}) {
+  const start = load();
+  const before = await idleFreshRss(concurrency, settleMs);
+  const c = startBenchCluster('memory-finished-jobs', config(concurrency));
+  let idle;
+  let restarted;
+  let hwmMB;
+  try {
+    const socketPath = path.join(c.home, 'run', 'iris.sock');
+    log(`memory bench: (c) ${jobs} one-task jobs`);
+    await submitOneTaskJobs(socketPath, jobs, 20, log);
+    await awaitIdle(c.client);
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const mem = memoryOf(c.pid);
+    idle = mem.rssMB;
+    hwmMB = mem.hwmMB;
+    iris(['cluster', 'stop'], c.ctx);
+    iris(['cluster', 'start', '--detach'], c.ctx);
+    const pid = Number(readFileSync(path.join(c.home, 'cluster.pid'), 'utf8').trim());
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    restarted = memoryOf(pid).rssMB;
+  } finally {
+    c.stop();
+  }
+  const after = await idleFreshRss(concurrency, settleMs);
+  return {
+    jobs,
+    idleRssMB: idle,
+    hwmMB,
+    restartedRssMB: restarted,
+    baselineRssMB: { before, after },
+    loadavg: { start, end: load() },
+  };
+}
+
 export async function runMemoryBench({
   concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16),
   log = () => {},
@@ -142,7 +207,9 @@ export async function runMemoryBench({
   const known = await knownTasksCase({ concurrency });
   log('memory bench: (b) 2,000 finished trivial tasks on a fresh cluster');
   const finished = await finishedTasksCase({ concurrency });
-  return { concurrency, known, finished };
+  const finishedJobs =
+    Number(process.env.BENCH_FINISHED_JOBS ?? 100_000) > 0 ? await finishedJobsCase({ concurrency, log }) : null;
+  return { concurrency, known, finished, finishedJobs };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

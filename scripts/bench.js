@@ -11,9 +11,12 @@
 //   bench/planner.mjs   planner: one earliest query / one span add at 1k-100k spans
 //   bench/spawn.mjs     the process runtime's spawn rate vs spawning directly
 //   bench/cluster.mjs   a real local cluster: task throughput, `iris jobs`, memory
-// bench/memory.mjs the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial tasks
+// bench/memory.mjs the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial
+//                       tasks; idle RSS with 100,000 finished one-task jobs (and after a restart) vs an idle
+//                       fresh cluster
+//   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS; 100,000
+//                       one-task jobs from 20 clients: rate of the first vs the last 10,000, peak RSS
 //   bench/quiet.mjs     quiet one-task jobs vs one-line ones: files and state.db bytes per task, task rate
-//   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS
 // bench/tree.mjs job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
 //   bench/docker.mjs    container tasks via the Docker runtime vs `docker run --rm` (needs an engine)
 //   bench/logs.mjs      a 200 MB log through `iris logs` vs `cat`; controller RSS while 4 clients follow a 200 MB task
@@ -431,6 +434,23 @@ await section('memory', 'memory.mjs', 'runMemoryBench', (r) => {
     '-',
     null,
   );
+  const j = r.finishedJobs;
+  if (j) {
+    row(
+      `memory: idle RSS with ${j.jobs} finished jobs (after a restart)`,
+      `${fmt(j.idleRssMB, 0)} MB (${fmt(j.restartedRssMB, 0)} MB; peak ${fmt(j.hwmMB, 0)} MB)`,
+      `idle fresh cluster ${fmt(j.baselineRssMB.before, 0)} / ${fmt(j.baselineRssMB.after, 0)} MB`,
+      '<= 150 MB',
+      j.idleRssMB <= 150 && j.restartedRssMB <= 150,
+    );
+    row(
+      'memory: load average (1/5/15 min) at start / end of (c)',
+      `${j.loadavg.start.join(' ')} / ${j.loadavg.end.join(' ')}`,
+      '-',
+      '-',
+      null,
+    );
+  }
   for (const [name, c] of [
     ['(a)', k],
     ['(b)', f],
@@ -474,7 +494,7 @@ await section('quiet', 'quiet.mjs', 'runQuietBench', (r) => {
   );
 });
 
-await section('load', 'load.mjs', 'runLoadBench', (r) => {
+await section('load', 'load.mjs', 'runLoadBenches', (r) => {
   // bench/load.mjs: submissions only (the jobs wait behind a busy worker); latency per request in the client.
   row(
     `load: ${r.submissions} submissions from ${r.clients} concurrent clients`,
@@ -494,6 +514,30 @@ await section('load', 'load.mjs', 'runLoadBench', (r) => {
     `load: controller peak RSS (VmHWM) with ${r.submissions} jobs pending`,
     `${fmt(r.memory.hwmMB, 0)} MB`,
     `before: ${fmt(r.memory.idleRssMB, 0)} MB`,
+    '-',
+    null,
+  );
+  const m = r.many;
+  if (!m) return;
+  // The same run's first window is the baseline of its last: the rate holds when last / first <= 1.3 (in time).
+  row(
+    `load: ${m.jobs} one-task jobs from ${m.clients} clients, rate of the last ${m.window}`,
+    `${fmt(m.last.rate, 0)} jobs/s (${fmt(m.last.seconds, 1)} s; x${fmt(m.ratio, 2)} the first's time)`,
+    `first ${m.window}: ${fmt(m.first.rate, 0)} jobs/s (${fmt(m.first.seconds, 1)} s)`,
+    '<= x1.3',
+    m.holds,
+  );
+  row(
+    `load: ${m.jobs} one-task jobs, controller peak RSS (VmHWM); RSS once all ended`,
+    `${fmt(m.memory.hwmMB, 0)} MB; ${fmt(m.memory.rssEndedMB, 0)} MB`,
+    `before: ${fmt(m.memory.idleRssMB, 0)} MB`,
+    '-',
+    null,
+  );
+  row(
+    `load: ${m.jobs} one-task jobs, load average (1/5/15 min) at start / end`,
+    `${m.loadavg.start.join(' ')} / ${m.loadavg.end.join(' ')}`,
+    '-',
     '-',
     null,
   );

@@ -29,7 +29,7 @@ const flag = (name: string) =>
     })
     .transform((value) => TRUE.has(value));
 
-export const JobsQuerySchema = z.object({
+const JobSelectSchema = z.object({
   prefix: z.string().optional(),
   user: z.string().optional(),
   state: z
@@ -68,10 +68,16 @@ const instant = (name: string) =>
     })
     .transform(Number);
 
+/**
+ * GET /v1/jobs: `recent` (epoch ms) leaves out the archived job trees that ended before it (the
+ * trees `iris jobs` hides without --all).
+ */
+export const JobsQuerySchema = JobSelectSchema.extend({ recent: instant('recent').optional() });
+
 /** GET /v1/job: the run of the named job (`name` itself is checked by the route). */
 export const JobQuerySchema = z.object({ run: runId('run').optional() });
 
-export const HistoryQuerySchema = JobsQuerySchema.extend({
+export const HistoryQuerySchema = JobSelectSchema.extend({
   since: instant('since').optional(),
   until: instant('until').optional(),
   limit: count('limit').optional(),

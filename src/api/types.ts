@@ -681,6 +681,11 @@ export interface JobFilter {
   prefix?: string;
   state?: JobState[];
   user?: string;
+  /**
+   * Epoch ms: leave out archived job trees (ended and moved out of the controller's memory) none of
+   * whose runs ended at or after it; absent: all of them (`iris jobs --all`).
+   */
+  recent?: number;
 }
 
 /** GET /v1/health */

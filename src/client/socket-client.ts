@@ -94,7 +94,12 @@ export class SocketClient extends SocketTransport implements IrisClient {
     return this.ask(
       A.jobsAnswer,
       'GET',
-      `/v1/jobs${queryString({ prefix: filter.prefix, state: filter.state?.join(','), user: filter.user })}`,
+      `/v1/jobs${queryString({
+        prefix: filter.prefix,
+        state: filter.state?.join(','),
+        user: filter.user,
+        recent: filter.recent === undefined ? undefined : String(filter.recent),
+      })}`,
     );
   }
 

@@ -1,7 +1,7 @@
 import { Flags } from '../oclif.js';
 import type { JobFilter, JobSummary } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
-import { hideOldTrees } from '../ui/job-filter.js';
+import { RECENT_MS, hideOldTrees } from '../ui/job-filter.js';
 import { parseJobStates } from '../model/states.js';
 import { renderJobsTree } from '../ui/jobs-tree.js';
 
@@ -38,6 +38,8 @@ export default class Jobs extends BaseCommand {
     if (flags.prefix) filter.prefix = flags.prefix;
     if (flags.user) filter.user = flags.user;
     const now = this.now();
+    // Archived trees that ended earlier are hidden anyway: the cluster need not read them.
+    if (!flags.all) filter.recent = now - RECENT_MS;
     const all = await (await this.readClient()).jobs(filter);
     const jobs = flags.all ? all : hideOldTrees(all, now);
     this.log(renderJobsTree(jobs, now, { runs: true, style: this.style() }));

@@ -43,6 +43,8 @@ export const DEFAULT_LOG_LIMIT_BYTES = 1024 ** 3;
 /** `retention`: finished runs older than this are pruned with their logs (7 days). */
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 export { DEFAULT_CACHE_TTL_MS } from '../model/workload.js';
+/** `keep-finished`: finished job trees the controller keeps in memory; older ones are read from the archive. */
+export { DEFAULT_KEEP_FINISHED } from '../model/workload.js';
 
 /** A configured worker that leaves out `cpu` gets one core. */
 export const DEFAULT_WORKER_CPU_MILLIS = 1000;

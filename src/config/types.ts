@@ -67,6 +67,8 @@ export interface IrisConfig {
   logLimitBytes: number;
   /** `retention`: finished runs older than this are pruned with their logs; null (`never`): kept until `iris prune`. */
   retentionMs: number | null;
+  /** `keep-finished`: finished job trees kept in memory (the newest); older ones are read from the archive. */
+  keepFinished: number;
   /**
    * `placement.stickiness` (default true): a sticky pipeline stage runs where its parent stage ran (docs/pipelines.md).
    * `placement.mode`, `selection`, `lambda`, `jitter`: how a task's worker is chosen (docs/configuration.md,

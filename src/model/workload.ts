@@ -95,3 +95,9 @@ export function mergeGroup(spec: MergeableSpec): string | null {
     ...(spec.queue === undefined ? [] : [spec.queue]),
   ]);
 }
+
+/**
+ * Config `keep-finished`: the finished job trees the controller keeps in memory by default (the
+ * newest; older ones are read from the run archive: cluster/state/finished-trees.ts).
+ */
+export const DEFAULT_KEEP_FINISHED = 1000;

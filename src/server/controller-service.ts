@@ -32,11 +32,13 @@ import { attemptKey } from '../cluster/state/keys.js';
 import { preemptedIn, resultCount, runResults } from './results.js';
 import {
   archivedJobDetail,
+  archivedRunData,
   cpuTotals,
   execSummary,
   jobDetail,
   jobSummary,
   requeueSummary,
+  runSummary,
   runsIn,
   taskInfo,
   workerInfo,
@@ -226,7 +228,7 @@ export class ControllerService implements ClusterService {
         return pending;
       },
       isNameTaken: (name) => this.store.job(name) !== undefined,
-      jobState: (name) => this.store.job(name)?.state,
+      jobState: (name) => this.store.jobState(name),
       liveBand: (name) => {
         const job = this.store.job(name);
         return job && !isFinalJobState(job.state) ? bandOf(job.spec) : undefined;
@@ -258,6 +260,17 @@ export class ControllerService implements ClusterService {
       if (filter.user && job.spec.user !== filter.user) continue;
       out.push(jobSummary(this.store, job, now));
     }
+    // Ended trees that left memory (state/finished-trees.ts): the newest archived run of each name
+    // no live job holds, filtered on its indexed columns before its record is read.
+    const archived = this.store.archive.latestRuns(
+      (run) =>
+        !this.store.job(run.name) &&
+        (!prefix || isWithin(run.name, prefix)) &&
+        (!states || states.has(run.state)) &&
+        (!filter.user || run.user === filter.user),
+      filter.recent,
+    );
+    for (const record of archived) out.push(runSummary(archivedRunData(record)));
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -322,18 +335,24 @@ export class ControllerService implements ClusterService {
   async cancel(names: string[]): Promise<api.CancelResponse> {
     if (names.length === 0) throw invalid('name at least one job to cancel');
     const split = splitNames(names);
-    const jobs = split.jobs.map((name) => {
+    const archived: api.CancelResponse['alreadyEnded'] = [];
+    const jobs = split.jobs.flatMap((name) => {
       const job = this.store.job(name);
-      if (!job) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
-      return job;
+      if (job) return [job];
+      // Ended and archived (state/finished-trees.ts): already ended, as when it was held live.
+      const state = this.store.jobState(name);
+      if (state === undefined) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+      archived.push({ name, state });
+      return [];
     });
     const tasks = split.tasks.map((name) => findTask(this.store, name));
     // A job that ended with jobs below it still live (a SUCCEEDED parent leaves them running) is
     // cancelled too: what is left of its subtree is killed, the job keeps its own state, and the
     // answer names those jobs (in `cancelled`, and under the job in `below`), not the job.
-    const alreadyEnded: api.CancelResponse['alreadyEnded'] = jobs
-      .filter((job) => this.store.subtreeEnded(job.name))
-      .map((job) => ({ name: job.name, state: job.state }));
+    const alreadyEnded: api.CancelResponse['alreadyEnded'] = [
+      ...archived,
+      ...jobs.filter((job) => this.store.subtreeEnded(job.name)).map((job) => ({ name: job.name, state: job.state })),
+    ];
     const active = jobs.filter((job) => !this.store.subtreeEnded(job.name));
     const below: NonNullable<api.CancelResponse['below']> = [];
     const named = new Set<string>();

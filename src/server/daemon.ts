@@ -56,6 +56,7 @@ import {
 import { removeEmptyDirs } from '../logs/files.js';
 import { settleRecovered, startedRecords } from '../cluster/controller/recovery.js';
 import { attemptKey } from '../cluster/state/keys.js';
+import { keptLimits } from '../cluster/state/finished-trees.js';
 import { ControllerService } from './controller-service.js';
 import { formatDuration } from '../model/duration.js';
 import { formatBytes } from '../model/resources.js';
@@ -312,6 +313,9 @@ async function serveCluster(
     quotas: config.quotas,
     stopGraceMs: graceMs,
     deadlockGraceMs: config.deadlockGraceMs,
+    finishedKept: keptLimits(config.keepFinished),
+    // Finished jobs that left memory leave garbage: a quiet cluster gives it back (idle-compaction.ts).
+    onArchived: () => compaction.request(),
     stickiness: config.placement.stickiness,
     elastic: config.elastic,
     placement: placementOptions(config.placement),

@@ -17,6 +17,8 @@
  * - It runs after the event that triggered it has reached everyone (setImmediate), so no client
  *   learns of a job's end later because of it; the conditions are checked again at that moment
  *   (a submission meanwhile cancels it), and many jobs ending at once give one compaction.
+ * - `request()`: finished jobs left memory (cluster/controller/finished-archiver.ts, at most once a
+ *   second): one compaction if the cluster is quiet on the next turn, whatever the growth.
  * - `compactNow()` runs one such collection at once (the daemon calls it once before its sockets
  *   answer, so the garbage of loading its modules and config is not kept for the cluster's life).
  * - It only acts when the process was started with `--expose-gc` (CLUSTER_NODE_FLAGS): without
@@ -55,6 +57,12 @@ export interface IdleCompaction {
   readonly count: number;
   /** One compaction now, whatever the heap's growth (nothing without --expose-gc). */
   compactNow(): void;
+  /**
+   * Finished jobs just left memory (cluster/controller/finished-archiver.ts): their heap is garbage
+   * now, though the heap did not grow. One compaction on the next turn if the cluster is quiet
+   * then, whatever the growth.
+   */
+  request(): void;
   stop(): void;
 }
 
@@ -76,27 +84,28 @@ export function startIdleCompaction(store: ClusterStore, options: CompactionOpti
     count++;
     baseline = heapBytes();
   };
-  /** Whether the cluster is quiet and its old generation grew enough for a compaction. */
-  const due = (): boolean =>
-    store.queuedTasks().size === 0 &&
-    store.activeAttempts().length === 0 &&
-    heapBytes() - baseline >= COMPACT_AFTER_GROWTH_BYTES;
+  const quiet = (): boolean => store.queuedTasks().size === 0 && store.activeAttempts().length === 0;
+  /** Whether the cluster is quiet and (unless `any`) its old generation grew enough for a compaction. */
+  const due = (any: boolean): boolean => quiet() && (any || heapBytes() - baseline >= COMPACT_AFTER_GROWTH_BYTES);
   let scheduled: NodeJS.Immediate | null = null;
-  const later = (): void => {
-    scheduled = null;
+  const check = (any: boolean): void => {
+    if (scheduled !== null || !collect) return;
     try {
-      if (due()) compact();
-    } catch {
-      // a failed compaction changes nothing the cluster relies on
-    }
-  };
-  const onChange = (event: StoreEvent): void => {
-    if (scheduled !== null || event.type !== 'job' || !isFinalJobState(event.job.state)) return;
-    try {
-      if (due()) scheduled = setImmediate(later);
+      if (!due(any)) return;
+      scheduled = setImmediate(() => {
+        scheduled = null;
+        try {
+          if (due(any)) compact();
+        } catch {
+          // a failed compaction changes nothing the cluster relies on
+        }
+      });
     } catch {
       // as above: never into the store's emitter
     }
+  };
+  const onChange = (event: StoreEvent): void => {
+    if (event.type === 'job' && isFinalJobState(event.job.state)) check(false);
   };
   if (collect) store.events.on('change', onChange);
   return {
@@ -104,6 +113,7 @@ export function startIdleCompaction(store: ClusterStore, options: CompactionOpti
       return count;
     },
     compactNow: compact,
+    request: () => check(true),
     stop: () => {
       store.events.off('change', onChange);
       if (scheduled !== null) clearImmediate(scheduled);

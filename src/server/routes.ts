@@ -122,8 +122,9 @@ function boolParam(query: URLSearchParams, name: string): boolean {
 }
 
 function jobFilter(query: URLSearchParams): JobFilter {
-  const { prefix, user, state } = parseQuery(JobsQuerySchema, query);
+  const { prefix, user, state, recent } = parseQuery(JobsQuerySchema, query);
   const filter: JobFilter = {};
+  if (recent !== undefined) filter.recent = recent;
   if (prefix) filter.prefix = prefix.startsWith('/') ? prefix : '/' + prefix;
   if (user) filter.user = user;
   if (state) filter.state = state;

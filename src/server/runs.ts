@@ -1,6 +1,7 @@
 /**
  * Runs of a name, for the routes that read them: which run `NAME@RUN` selects (the live job when
- * RUN is its run, else the archive), and `iris history` (GET /v1/history): the live jobs and the
+ * RUN is its run, else the archive; a bare NAME no live job holds: its newest archived run, as a
+ * job that ended leaves memory), and `iris history` (GET /v1/history): the live jobs and the
  * archived runs that match a query, newest run first.
  *
  * Guarantees:
@@ -30,8 +31,11 @@ export type SelectedRun = { kind: 'live'; job: Job } | { kind: 'archived'; recor
 export function selectRun(store: ClusterStore, name: string, run: number | null): SelectedRun {
   const live = store.job(name);
   if (run === null || live?.run === run) {
-    if (!live) throw notFound(`unknown job ${name}`, knownRunsHint(store, name));
-    return { kind: 'live', job: live };
+    if (live) return { kind: 'live', job: live };
+    // An ended job that left memory (state/finished-trees.ts): its newest archived run.
+    const latest = run === null ? store.archive.latest(name) : null;
+    if (!latest) throw notFound(`unknown job ${name}`, knownRunsHint(store, name));
+    return { kind: 'archived', record: latest };
   }
   const record = store.archive.get(run);
   if (!record || record.job.name !== name) throw notFound(`${name} has no run ${run}`, knownRunsHint(store, name));

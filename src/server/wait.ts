@@ -39,8 +39,9 @@ export async function waitForJobs(
   signal: AbortSignal,
   block: () => () => void,
 ): Promise<boolean> {
+  // A job that ended and left memory (state/finished-trees.ts) is known by its archived run: ended.
   for (const name of query.jobs)
-    if (!store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    if (store.jobState(name) === undefined) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
   const waited = new Set(query.jobs);
   // The waited names whose subtree has not ended; each is looked at again only on an event under it.
   const open = new Set<string>();

@@ -104,4 +104,22 @@ describe('idle compaction', () => {
       expect(none.count).toBe(0);
     },
   );
+  it('request (finished jobs left memory): one compaction once quiet, whatever the growth', async () => {
+    const { store } = memStore();
+    const { heap, collect, heapBytes } = fakeHeap();
+    const compaction = startIdleCompaction(store, { collect, heapBytes });
+    store.submit(spec('/busy'));
+    start(store, '/busy/task-0', 'w1');
+    compaction.request();
+    await settle();
+    expect(heap.runs, 'a task runs: not quiet').toBe(0);
+    store.finishAttempt('/busy/task-0', 0, { kind: 'exited', exitCode: 0 });
+    await settle();
+    expect(heap.runs, 'no growth: a job end alone does not compact').toBe(0);
+    compaction.request();
+    compaction.request();
+    await settle();
+    expect(heap.runs).toBe(1);
+    compaction.stop();
+  });
 });

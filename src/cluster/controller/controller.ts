@@ -22,6 +22,8 @@ import { WaitRegistry } from './waits.js';
 import { ElasticCoordinator } from './elastic.js';
 import type { ElasticSettings } from '../scheduler/elastic.js';
 import { disableText, type DisabledBy } from '../../model/types.js';
+import { FinishedArchiver } from './finished-archiver.js';
+import type { FinishedLimits } from '../state/finished-trees.js';
 
 export { ARRIVAL_PASS_INTERVAL_MS, type PassObserver } from './pass-loop.js';
 
@@ -60,6 +62,10 @@ export interface ControllerOptions {
   passObserver?: PassObserver;
   /** The elastic coordinator's settings (config `elastic`); absent or null: it does not run. */
   elastic?: (ElasticSettings & { pollMs: number }) | null;
+  /** Finished work kept in memory (state/finished-trees.ts); default FINISHED_KEPT. */
+  finishedKept?: FinishedLimits;
+  /** Told when finished jobs have left memory (finished-archiver.ts): a moment to give the heap back. */
+  onArchived?: () => void;
 }
 
 export class Controller {
@@ -71,6 +77,8 @@ export class Controller {
   private readonly log: (message: string) => void;
   private readonly launchContext: LaunchContext;
   private readonly runtime: TaskRuntime;
+  /** Moves finished trees beyond the kept ones out of memory into the archive (finished-archiver.ts). */
+  readonly archiver: FinishedArchiver;
   /** Attempts blocked in a wait and on what (waits.ts); a change asks for a pass. */
   readonly waits = new WaitRegistry();
 
@@ -125,6 +133,13 @@ export class Controller {
       ...(options.log ? { log: options.log } : {}),
       ...(options.preemptionGraceMs !== undefined ? { preemptionGraceMs: options.preemptionGraceMs } : {}),
     });
+    this.archiver = new FinishedArchiver({
+      store: options.store,
+      held: () => this.supervisor.held(),
+      log: this.log,
+      ...(options.finishedKept ? { limits: options.finishedKept } : {}),
+      ...(options.onArchived ? { onArchived: options.onArchived } : {}),
+    });
     // A wait that begins frees CPU, one that ends takes it back: either changes what fits.
     this.waits.onChange(() => this.loop.requestPass(true));
     // A full disk: keep running on memory, retry the writes until they succeed, then go on placing.
@@ -166,6 +181,7 @@ export class Controller {
   start(): void {
     this.loop.requestPass();
     this.elastic?.start();
+    this.archiver.start();
   }
 
   /** One poll of the elastic coordinator now (tests); 0 when it does not run. */
@@ -282,6 +298,7 @@ export class Controller {
   async shutdown(reason: string): Promise<void> {
     this.loop.close();
     this.elastic?.close();
+    this.archiver.stop();
     this.stopRetry();
     await this.supervisor.shutdown(reason);
   }

@@ -166,10 +166,15 @@ export function quarantine(view: LifecycleView, name: string, reason: string): D
 
 /**
  * Whether a new job must wait on its dependencies; a dependency that can never be met any more
- * (its job already ended otherwise) refuses the submission (conflict).
+ * (its job already ended otherwise) refuses the submission (conflict). `archivedState` gives the
+ * state of a dependency that has ended and left the live view (its newest archived run).
  */
-export function waitsOnDependencies(view: LifecycleView, job: Pick<Job, 'name' | 'spec'>): boolean {
-  const status = dependenciesStatus(job.spec.after, (name) => view.job(name)?.job.state);
+export function waitsOnDependencies(
+  view: LifecycleView,
+  job: Pick<Job, 'name' | 'spec'>,
+  archivedState: (name: string) => JobState | undefined = () => undefined,
+): boolean {
+  const status = dependenciesStatus(job.spec.after, (name) => view.job(name)?.job.state ?? archivedState(name));
   if (status.kind === 'never') {
     const { on } = status;
     throw conflict(

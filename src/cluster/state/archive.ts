@@ -1,6 +1,6 @@
 /**
- * The run archive: job runs that a new submission of their name replaced, kept in the `runs`
- * table (schema.ts migration 5) instead of being deleted.
+ * The run archive: job runs that a new submission of their name replaced, and finished trees
+ * that left memory (finished-trees.ts), kept in the `runs` table (schema.ts migration 5).
  *
  * Guarantees:
  * - A run is archived whole: the job as it ended, its tasks and every attempt (log paths and
@@ -52,6 +52,12 @@ const SQL = {
     '(?,?,?,?,?,?,?,?)',
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
+  latest: 'SELECT record FROM runs WHERE name = ? ORDER BY run DESC LIMIT 1',
+  latestState: 'SELECT state FROM runs WHERE name = ? ORDER BY run DESC LIMIT 1',
+  // The newest archived run of each name (what `iris jobs` lists of a name no live job holds).
+  latestRuns:
+    'SELECT run, name, user, state, finished_at AS finishedAt FROM runs WHERE run IN ' +
+    '(SELECT max(run) FROM runs GROUP BY name)',
   // The last two successful runs of each name and user (what a prediction reads), each with the
   // per-task runtime of planner/prediction.ts runRuntime: the mean over the tasks' final attempts
   // (the last of each task's attempts) that succeeded, of end - start. The ranking reads no record;
@@ -86,12 +92,31 @@ export interface RunRequeues {
   recent: HistoryEntry[];
 }
 
+/** The indexed columns of an archived run. */
+export interface RunColumns {
+  run: number;
+  name: string;
+  user: string;
+  state: JobState;
+  finishedAt: number | null;
+}
+
 /** The reads of the archive. */
 export interface ArchiveReader {
   /** An archived run by id, or null (also for the run of a live job). */
   get(run: number): ArchivedRun | null;
   /** Archived run ids of exactly this job name, oldest first (the live job's run is not among them). */
   runsOf(name: string): number[];
+  /** The newest archived run of exactly this name, or null. */
+  latest(name: string): ArchivedRun | null;
+  /** The state of the newest archived run of this name (one indexed row, no record read), or undefined. */
+  latestState(name: string): JobState | undefined;
+  /**
+   * The newest archived run of each name that `keep` accepts (from its indexed columns, before any
+   * record is read) and whose top-level tree (the first part of the name) has a run that finished
+   * at or after `since` (any when undefined): what `iris jobs` lists beside the live jobs.
+   */
+  latestRuns(keep: (run: RunColumns) => boolean, since?: number): ArchivedRun[];
   list(filter: RunFilter): ArchivedRun[];
   /** The state-change history of one run (its job, tasks and attempts; live or archived), oldest first. */
   history(run: number): HistoryEntry[];
@@ -121,11 +146,20 @@ export function guardedReader(
   return {
     get: (run) => guard(() => reader.get(run), null),
     runsOf: (name) => guard(() => reader.runsOf(name), []),
+    latest: (name) => guard(() => reader.latest(name), null),
+    latestState: (name) => guard(() => reader.latestState(name), undefined),
+    latestRuns: (keep, since) => guard(() => reader.latestRuns(keep, since), []),
     list: (filter) => guard(() => reader.list(filter), []),
     history: (run) => guard(() => reader.history(run), []),
     requeues: (run, limit) => guard(() => reader.requeues(run, limit), { counts: {}, recent: [] }),
     execs: (run, limit) => guard(() => reader.execs(run, limit), { total: 0, recent: [] }),
   };
+}
+
+/** The top-level job of a name: `/a` of `/a/b/c`. */
+function topOf(name: string): string {
+  const cut = name.indexOf('/', 1);
+  return cut < 0 ? name : name.slice(0, cut);
 }
 
 export class RunArchive implements ArchiveReader {
@@ -170,6 +204,26 @@ export class RunArchive implements ArchiveReader {
 
   runsOf(name: string): number[] {
     return (this.stmt('runsOf').all(name) as { run: number }[]).map((r) => r.run);
+  }
+
+  latest(name: string): ArchivedRun | null {
+    const row = this.stmt('latest').get(name) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as ArchivedRun) : null;
+  }
+
+  latestState(name: string): JobState | undefined {
+    return (this.stmt('latestState').get(name) as { state: JobState } | undefined)?.state;
+  }
+
+  latestRuns(keep: (run: RunColumns) => boolean, since?: number): ArchivedRun[] {
+    const all = this.stmt('latestRuns').all() as unknown as RunColumns[];
+    // The tree test looks at every newest run (a filtered-out run may still make its tree recent).
+    const recent = new Set<string>();
+    if (since !== undefined)
+      for (const row of all) if (row.finishedAt === null || row.finishedAt >= since) recent.add(topOf(row.name));
+    const rows = all.filter((row) => keep(row) && (since === undefined || recent.has(topOf(row.name))));
+    const get = this.stmt('get');
+    return rows.map((row) => JSON.parse((get.get(row.run) as { record: string }).record) as ArchivedRun);
   }
 
   /** Archived runs matching `filter`, newest run first, at most `filter.limit`. */

@@ -35,11 +35,12 @@ import { asDamage } from './integrity.js';
 import type { LoadedState } from './persist.js';
 import { messageOf, type LoadProblem } from './load-check.js';
 import { Quarantines } from './quarantine.js';
-import { prepareSubmit, replacedBySubmit, subtreeOf } from './submit.js';
+import { archivedRun, prepareSubmit, replacedBySubmit, subtreeOf } from './submit.js';
 import { guardedReader, type ArchiveReader } from './archive.js';
 import type { RuntimeHistory } from '../scheduler/planner/index.js';
 import type { ResultRow } from './results.js';
 import { pruneRuns, type PruneOptions, type PrunedRun } from './retention.js';
+import { FINISHED_KEPT, treesToArchive, type FinishedLimits } from './finished-trees.js';
 import { PendingReasons } from './pending-reasons.js';
 import { dropExpiredHints, hintsAt } from './cache-hints.js';
 import { syncWorkerRows } from './worker-sync.js';
@@ -212,6 +213,24 @@ export class ClusterStore extends StoreCore {
     return this.model.jobs.get(name)?.job;
   }
 
+  /**
+   * The state of the latest run of `name`: its live job's, or, when none is held (finished work
+   * leaves memory: finished-trees.ts), its newest archived run's; undefined for a name never run.
+   */
+  jobState(name: string): JobState | undefined {
+    return this.model.jobs.get(name)?.job.state ?? this.archivedState(name);
+  }
+
+  /** The state of the newest archived run of `name` (an ended job no longer held live), or undefined. */
+  private readonly archivedState = (name: string): JobState | undefined => this.archive.latestState(name);
+
+  /** Live jobs held in memory that have ended (finished-trees.ts bounds them). */
+  get finishedHeld(): number {
+    let n = 0;
+    for (const entry of this.model.jobs.values()) if (isFinalJobState(entry.job.state)) n++;
+    return n;
+  }
+
   task(id: string): Task | undefined {
     return this.model.tasks.get(id);
   }
@@ -375,6 +394,34 @@ export class ClusterStore extends StoreCore {
     });
   }
 
+  /**
+   * Finished work leaves memory (finished-trees.ts): the finished trees beyond `limits` (oldest
+   * first, at most `batch` trees per call) are archived as runs and leave the live model, in one
+   * transaction. `busy` names jobs that still hold a stopping attempt (they stay). Returns the
+   * jobs archived and whether trees beyond the batch are left for another call.
+   */
+  archiveFinished(
+    busy: (job: string) => boolean,
+    limits: FinishedLimits = FINISHED_KEPT,
+    batch = 5000,
+  ): { jobs: number; more: boolean } {
+    const trees = treesToArchive(this.model, limits, busy);
+    if (trees.length === 0) return { jobs: 0, more: false };
+    const now = trees.slice(0, batch);
+    const jobs = this.transaction(() => {
+      let count = 0;
+      for (const names of now) {
+        // Records first: a parent's names its children's runs, read before they leave.
+        const records = names.map((name) => archivedRun(this.model, name));
+        for (const record of records) this.model.archiveRun(record);
+        for (const name of names) this.model.removeJob(name);
+        count += names.length;
+      }
+      return count;
+    });
+    return { jobs, more: trees.length > now.length };
+  }
+
   /** Persisted state-change history of `name` (job, task, worker) and everything below it. */
   history(name: string, opts: { afterId?: number; limit?: number } = {}): HistoryEntry[] {
     return this.readBack(() => this.persistence.history(name, opts.afterId ?? 0, opts.limit ?? 1000), []);
@@ -393,10 +440,15 @@ export class ClusterStore extends StoreCore {
   /** Durable: refused with `no space left on …` while the store cannot write (see the header). */
   submit(spec: JobSpec): Job {
     return this.transaction(() => {
-      const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(this.model, spec, this.model.now());
+      const { job, tasks, replaces, archive, nextSeq, nextRun } = prepareSubmit(
+        this.model,
+        spec,
+        this.model.now(),
+        this.archivedState,
+      );
       for (const entry of archive) this.model.archiveRun(entry);
       for (const name of replaces) this.model.removeJob(name);
-      const waiting = waitsOnDependencies(this.life.view, job);
+      const waiting = waitsOnDependencies(this.life.view, job, this.archivedState);
       this.model.putMeta('seq', String(nextSeq));
       this.model.putMeta('run', String(nextRun));
       return this.model.addJob(job, tasks, waiting).job;
@@ -458,7 +510,7 @@ export class ClusterStore extends StoreCore {
    * (RUNNING)`), or null when nothing; throws the submit's conflict when a dependency can never be met.
    */
   dependencyPreview(spec: JobSpec): string | null {
-    if (!waitsOnDependencies(this.life.view, { name: spec.name, spec })) return null;
+    if (!waitsOnDependencies(this.life.view, { name: spec.name, spec }, this.archivedState)) return null;
     const status = dependenciesStatus(spec.after, this.stateOf);
     return status.kind === 'waiting' ? waitingForReason(status.on, status.state) : null;
   }

@@ -7,15 +7,15 @@
  *   tasks and attempts; nothing of it is lost.
  * - Every job gets a new run id from the persisted counter `meta.run` (the last id handed out):
  *   1, 2, 3, … over the cluster's life, children included; ids are never reused.
- * - A known parent in a final state refuses new children; an unknown parent is allowed
- *   (orphan, its own tree root for ordering).
+ * - A known parent in a final state refuses new children, also one archived when it finished
+ *   (finished-trees.ts); an unknown parent is allowed (orphan, its own tree root for ordering).
  * - `seq` values come from the persisted counter `meta.seq` (the last value handed out): the
  *   job takes the next one, its tasks the following ones, in index order.
  * - The tasks are `TaskRecord`s of one `TaskGroup` (task-record.ts): pending, never started.
  */
 import { conflict, invalid } from '../../model/errors.js';
 import { jobDepth, parentJob, parseJobName } from '../../model/names.js';
-import { isFinalJobState } from '../../model/states.js';
+import { isFinalJobState, type JobState } from '../../model/states.js';
 import type { Job, JobSpec, Task } from '../../model/types.js';
 import type { ClusterModel } from './model.js';
 import type { ArchivedRun } from './archive.js';
@@ -71,7 +71,16 @@ function checkCount(what: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) throw invalid(`${what} must be an integer >= ${min} (got ${value})`);
 }
 
-export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number): PreparedSubmit {
+/**
+ * `archivedState` gives the state of a job that ended and left the live model (its newest archived
+ * run: finished-trees.ts): such a parent has ended too, and refuses new children.
+ */
+export function prepareSubmit(
+  model: ClusterModel,
+  given: JobSpec,
+  now: number,
+  archivedState: (name: string) => JobState | undefined = () => undefined,
+): PreparedSubmit {
   const spec = structuredClone(given); // the store owns its copy
   const name = spec.name;
   if (parseJobName(name) !== name)
@@ -86,6 +95,8 @@ export function prepareSubmit(model: ClusterModel, given: JobSpec, now: number):
   const parentName = parentJob(name);
   const parent = parentName === null ? undefined : model.jobs.get(parentName)?.job;
   if (parent && isFinalJobState(parent.state)) throw conflict(`parent job ${parent.name} has ended (${parent.state})`);
+  const archivedParent = parentName !== null && !parent ? archivedState(parentName) : undefined;
+  if (archivedParent !== undefined) throw conflict(`parent job ${parentName} has ended (${archivedParent})`);
 
   const base = Number(model.meta.get('seq') ?? '0');
   const run = Number(model.meta.get('run') ?? '0') + 1;

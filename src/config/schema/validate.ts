@@ -10,6 +10,7 @@ import { describeValue, parseOrThrow } from '../../model/schema-errors.js';
 import {
   DEFAULT_CACHE_TTL_MS,
   DEFAULT_DEADLOCK_GRACE_MS,
+  DEFAULT_KEEP_FINISHED,
   DEFAULT_LOG_LIMIT_BYTES,
   DEFAULT_MAX_PREEMPTIONS,
   DEFAULT_RETENTION_MS,
@@ -64,6 +65,7 @@ export function configSchema(source: string, probe: MachineProbe) {
         'retry-backoff': retryBackoff.nullish(),
         'log-limit': byteSize('log-limit').nullish(),
         retention: retention.optional(),
+        'keep-finished': nonNegativeInteger('keep-finished').nullish(),
         queue: queueInput,
         queues,
         'default-queue': defaultQueueKey,
@@ -134,6 +136,7 @@ export function configSchema(source: string, probe: MachineProbe) {
           deadlockGraceMs: file['deadlock-grace'] ?? DEFAULT_DEADLOCK_GRACE_MS,
           logLimitBytes: file['log-limit'] ?? DEFAULT_LOG_LIMIT_BYTES,
           retentionMs: file.retention === undefined ? DEFAULT_RETENTION_MS : file.retention,
+          keepFinished: file['keep-finished'] ?? DEFAULT_KEEP_FINISHED,
           placement: {
             stickiness: file.placement?.stickiness ?? true,
             cacheTtlMs: file.placement?.['cache-ttl'] ?? DEFAULT_CACHE_TTL_MS,
