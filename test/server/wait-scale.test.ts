@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterStore } from '../../src/cluster/state/store.js';
 import { waitForJobs } from '../../src/server/wait.js';
 
-/** Just what waitForJobs reads of a store: jobs by name, their states, job events. */
+/** Just what waitForJobs reads of a store: jobs' states by name, whether subtrees ended, job events. */
 function fakeStore(names: readonly string[]) {
   const known = new Set(['/p', ...names]);
   const ended = new Set<string>();
@@ -19,7 +19,7 @@ function fakeStore(names: readonly string[]) {
   let asked = 0;
   const store = {
     events,
-    job: (name: string) => (known.has(name) ? { name } : undefined),
+    jobState: (name: string) => (known.has(name) ? (ended.has(name) ? 'SUCCEEDED' : 'RUNNING') : undefined),
     subtreeEnded: (name: string) => {
       asked++;
       return ended.has(name);
