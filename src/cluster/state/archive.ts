@@ -4,8 +4,10 @@
  *
  * Guarantees:
  * - A run is archived whole: the job as it ended, its tasks and every attempt (log paths and
- *   measured usage included) in one JSON record, plus the runs of its children archived with it.
- *   Its state-change events stay in `events`, tagged with the run id.
+ *   measured usage included) in one record, plus the runs of its children archived with it, and
+ *   its state-change events, which leave the `events` table then (compressed: run-record.ts; an
+ *   event written for the run after it was archived stays in `events`, and reads merge both).
+ *   Its per-task runtime (planner/prediction.ts runRuntime) is a column, for predictions.
  * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
  *   on indexed columns (`run` primary key; `name`, `user`, `state`, `finished_at` indexes), with a limit.
  * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
@@ -20,6 +22,16 @@ import type { JobState } from '../../model/states.js';
 import type { Attempt, Job, Task } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
 import { Statements } from './database.js';
+import { runRuntime } from '../scheduler/planner/index.js';
+import {
+  decodeRecord,
+  encodeRecord,
+  loadEvents,
+  packRun,
+  type StoredEvent,
+  storeEvents,
+  unpackRun,
+} from './run-record.js';
 
 /** One archived run of a job, as stored in its record. */
 export interface ArchivedRun {
@@ -48,8 +60,8 @@ export interface RunFilter {
 
 const SQL = {
   insert:
-    'INSERT OR REPLACE INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES ' +
-    '(?,?,?,?,?,?,?,?)',
+    'INSERT OR REPLACE INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record, ' +
+    'runtime) VALUES (?,?,?,?,?,?,?,?,?)',
   get: 'SELECT record FROM runs WHERE run = ?',
   runsOf: 'SELECT run FROM runs WHERE name = ? ORDER BY run',
   latest: 'SELECT record FROM runs WHERE name = ? ORDER BY run DESC LIMIT 1',
@@ -58,19 +70,13 @@ const SQL = {
   latestRuns:
     'SELECT run, name, user, state, finished_at AS finishedAt FROM runs WHERE run IN ' +
     '(SELECT max(run) FROM runs GROUP BY name)',
-  // The last two successful runs of each name and user (what a prediction reads), each with the
-  // per-task runtime of planner/prediction.ts runRuntime: the mean over the tasks' final attempts
-  // (the last of each task's attempts) that succeeded, of end - start. The ranking reads no record;
-  // only the records of the runs kept are read.
+  // The last two successful runs of each name and user (what a prediction reads), each with its
+  // per-task runtime (the `runtime` column, written with the record; NULL: no task's final attempt
+  // succeeded with an end, and such a run is left out after the ranking). No record is read.
   succeeded:
-    'SELECT r.name AS name, r.user AS user, ' +
-    "avg(json_extract(a.value, '$[#-1].finishedAt') - json_extract(a.value, '$[#-1].startedAt')) AS runtime " +
-    'FROM (SELECT run, name, user, ' +
-    "row_number() OVER (PARTITION BY user, name ORDER BY run DESC) AS newest FROM runs WHERE state = 'SUCCEEDED') r " +
-    "JOIN runs x ON x.run = r.run AND r.newest <= 2, json_each(x.record, '$.attempts') a " +
-    "WHERE json_extract(a.value, '$[#-1].state') = 'SUCCEEDED' " +
-    "AND json_extract(a.value, '$[#-1].finishedAt') IS NOT NULL " +
-    'GROUP BY r.run ORDER BY r.run',
+    'SELECT name, user, runtime FROM (SELECT run, name, user, runtime, ' +
+    "row_number() OVER (PARTITION BY user, name ORDER BY run DESC) AS newest FROM runs WHERE state = 'SUCCEEDED') " +
+    'WHERE newest <= 2 AND runtime IS NOT NULL ORDER BY run',
   remove: 'DELETE FROM runs WHERE run = ?',
   finishedBefore: 'SELECT record FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?',
   removeEvents: 'DELETE FROM events WHERE run = ?',
@@ -156,6 +162,15 @@ export function guardedReader(
   };
 }
 
+/** `runs.record` as SQLite hands it back: JSON text (older rows) or a compressed BLOB (run-record.ts). */
+export type StoredRecord = string | Uint8Array;
+
+/** The run a record holds, still packed (run-record.ts packRun), without the events it carries. */
+export function readRun(stored: StoredRecord): ArchivedRun {
+  const { events: _events, ...run } = decodeRecord<ArchivedRun & { events?: unknown }>(stored);
+  return run;
+}
+
 /** The top-level job of a name: `/a` of `/a/b/c`. */
 function topOf(name: string): string {
   const cut = name.indexOf('/', 1);
@@ -165,7 +180,11 @@ function topOf(name: string): string {
 export class RunArchive implements ArchiveReader {
   private readonly statements: Statements<keyof typeof SQL>;
 
-  constructor(private readonly db: DatabaseSync) {
+  /** `logsRoot`: where this database's cluster keeps its logs (stored-row.ts), null: not known. */
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly logsRoot: string | null = null,
+  ) {
     this.statements = new Statements(db, SQL);
   }
 
@@ -173,9 +192,16 @@ export class RunArchive implements ArchiveReader {
     return this.statements.get(name);
   }
 
-  /** Write one archived run; the caller holds the transaction. */
+  /**
+   * Write one archived run; the caller holds the transaction. Its events move from `events` into
+   * its record (with those of an earlier record of the same run, when it is written again).
+   */
   insert(entry: ArchivedRun): void {
     const { job } = entry;
+    const events = [...this.storedEvents(job.run), ...(this.stmt('history').all(job.run) as unknown as HistoryEntry[])];
+    this.stmt('removeEvents').run(job.run);
+    const packed = packRun(entry, this.logsRoot);
+    const stored = events.length > 0 ? { ...packed, events: storeEvents(events) } : packed;
     this.stmt('insert').run(
       job.run,
       job.name,
@@ -184,13 +210,26 @@ export class RunArchive implements ArchiveReader {
       job.submittedAt,
       job.startedAt,
       job.finishedAt,
-      JSON.stringify(entry),
+      encodeRecord(stored),
+      job.state === 'SUCCEEDED' ? runRuntime(entry.attempts.map((list) => list.at(-1))) : null,
     );
   }
 
+  /** The run a stored record holds, unpacked, without its events (read through `history`). */
+  read(stored: StoredRecord): ArchivedRun {
+    return unpackRun(readRun(stored), this.logsRoot);
+  }
+
+  /** The events an archived run's record holds (none for a live run or an older record). */
+  private storedEvents(run: number): HistoryEntry[] {
+    const row = this.stmt('get').get(run) as { record: StoredRecord } | undefined;
+    if (!row) return [];
+    return loadEvents(decodeRecord<{ events?: StoredEvent[] }>(row.record).events, run);
+  }
+
   get(run: number): ArchivedRun | null {
-    const row = this.stmt('get').get(run) as { record: string } | undefined;
-    return row ? (JSON.parse(row.record) as ArchivedRun) : null;
+    const row = this.stmt('get').get(run) as { record: StoredRecord } | undefined;
+    return row ? this.read(row.record) : null;
   }
 
   /**
@@ -207,8 +246,8 @@ export class RunArchive implements ArchiveReader {
   }
 
   latest(name: string): ArchivedRun | null {
-    const row = this.stmt('latest').get(name) as { record: string } | undefined;
-    return row ? (JSON.parse(row.record) as ArchivedRun) : null;
+    const row = this.stmt('latest').get(name) as { record: StoredRecord } | undefined;
+    return row ? this.read(row.record) : null;
   }
 
   latestState(name: string): JobState | undefined {
@@ -223,7 +262,7 @@ export class RunArchive implements ArchiveReader {
       for (const row of all) if (row.finishedAt === null || row.finishedAt >= since) recent.add(topOf(row.name));
     const rows = all.filter((row) => keep(row) && (since === undefined || recent.has(topOf(row.name))));
     const get = this.stmt('get');
-    return rows.map((row) => JSON.parse((get.get(row.run) as { record: string }).record) as ArchivedRun);
+    return rows.map((row) => this.read((get.get(row.run) as { record: StoredRecord }).record));
   }
 
   /** Archived runs matching `filter`, newest run first, at most `filter.limit`. */
@@ -254,33 +293,38 @@ export class RunArchive implements ArchiveReader {
       `SELECT record FROM runs${where.length > 0 ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY run ` +
       `DESC LIMIT ?`;
     params.push(filter.limit);
-    const rows = this.db.prepare(sql).all(...params) as { record: string }[];
-    return rows.map((row) => JSON.parse(row.record) as ArchivedRun);
+    const rows = this.db.prepare(sql).all(...params) as { record: StoredRecord }[];
+    return rows.map((row) => this.read(row.record));
   }
 
   history(run: number): HistoryEntry[] {
-    const s = this.stmt('history');
-    return s.all(run) as unknown as HistoryEntry[];
+    const kept = this.storedEvents(run);
+    const table = this.stmt('history').all(run) as unknown as HistoryEntry[];
+    return kept.length === 0 ? table : [...kept, ...table].sort((a, b) => a.id - b.id);
   }
 
   requeues(run: number, limit: number): RunRequeues {
     const counts: Record<string, number> = {};
+    const kept = this.storedEvents(run).filter((e) => e.kind === 'requeue');
+    for (const e of kept) counts[e.state] = (counts[e.state] ?? 0) + 1;
     for (const row of this.stmt('requeueCounts').all(run) as { state: string; count: number }[])
-      counts[row.state] = row.count;
+      counts[row.state] = (counts[row.state] ?? 0) + row.count;
     const recent = (this.stmt('requeuesRecent').all(run, limit) as unknown as HistoryEntry[]).reverse();
-    return { counts, recent };
+    return { counts, recent: [...kept, ...recent].slice(-limit) };
   }
 
   execs(run: number, limit: number): { total: number; recent: HistoryEntry[] } {
-    const total = (this.stmt('execCount').get(run) as { count: number }).count;
+    const kept = this.storedEvents(run).filter((e) => e.kind === 'exec');
+    const total = kept.length + (this.stmt('execCount').get(run) as { count: number }).count;
     if (total === 0) return { total, recent: [] };
-    return { total, recent: (this.stmt('execsRecent').all(run, limit) as unknown as HistoryEntry[]).reverse() };
+    const recent = (this.stmt('execsRecent').all(run, limit) as unknown as HistoryEntry[]).reverse();
+    return { total, recent: [...kept, ...recent].slice(-limit) };
   }
 
   /** Archived runs that finished before `cutoff` (epoch ms), oldest first, at most `limit`. */
   finishedBefore(cutoff: number, limit: number): ArchivedRun[] {
-    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: string }[]).map(
-      (row) => JSON.parse(row.record) as ArchivedRun,
+    return (this.stmt('finishedBefore').all(cutoff, limit) as { record: StoredRecord }[]).map((row) =>
+      this.read(row.record),
     );
   }
 

@@ -98,7 +98,7 @@ export class Persistence {
     private readonly logsRoot: string | null = null,
   ) {
     this.statements = new Statements(db, SQL);
-    this.archive = new RunArchive(db);
+    this.archive = new RunArchive(db, logsRoot);
     this.window = new AttemptWindow(db);
   }
 

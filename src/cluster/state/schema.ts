@@ -200,6 +200,17 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE attempts SET placement = json_remove(placement, '$.reuseHit')
     WHERE placement IS NOT NULL AND json_valid(placement) AND json_type(placement, '$.reuseHit') = 'false';
   `,
+  // 14: an archived run's per-task runtime (planner/prediction.ts runRuntime) as a column, for
+  // predictions, now that new records are compressed (run-record.ts) and SQL cannot read them;
+  // computed here from the JSON records written before.
+  `
+  ALTER TABLE runs ADD COLUMN runtime REAL;
+  UPDATE runs SET runtime = (
+    SELECT avg(json_extract(a.value, '$[#-1].finishedAt') - json_extract(a.value, '$[#-1].startedAt'))
+    FROM json_each(runs.record, '$.attempts') a
+    WHERE json_extract(a.value, '$[#-1].state') = 'SUCCEEDED' AND json_extract(a.value, '$[#-1].finishedAt') IS NOT NULL
+  ) WHERE state = 'SUCCEEDED' AND json_valid(record);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

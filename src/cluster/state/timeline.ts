@@ -20,6 +20,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Attempt } from '../../model/types.js';
+import { readRun, type StoredRecord } from './archive.js';
 
 /** An attempt as the window shows it. */
 export type WindowAttempt = Pick<Attempt, 'task' | 'attempt' | 'workerId' | 'state' | 'startedAt' | 'finishedAt'>;
@@ -93,11 +94,11 @@ export class AttemptWindow {
    */
   archived(from: number, to: number, limit: number): WindowAttempt[] {
     const out: WindowAttempt[] = [];
-    const runs = this.stmt('archivedRuns').iterate(from) as Iterable<{ finishedAt: number; record: string }>;
+    const runs = this.stmt('archivedRuns').iterate(from) as Iterable<{ finishedAt: number; record: StoredRecord }>;
     for (const run of runs) {
       // The attempts of this run and the older ones end by run.finishedAt: enough ended after it?
       if (out.length >= limit && out.filter((a) => (a.finishedAt ?? Infinity) >= run.finishedAt).length >= limit) break;
-      const { attempts } = JSON.parse(run.record) as { attempts: Attempt[][] };
+      const { attempts } = readRun(run.record);
       for (const a of attempts.flat()) {
         if (!overlaps(a.startedAt, a.finishedAt, from, to)) continue;
         const { task, attempt, workerId, state, startedAt, finishedAt } = a;

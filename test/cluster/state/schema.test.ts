@@ -104,4 +104,48 @@ describe('migration 13 (compact rows)', () => {
     ).toEqual({ mode: 'adaptive', pool: 3, lambda: 0.5, score: -0.25 });
     check.close();
   });
+  it("gives a version-13 database's archived JSON records their runtime column; they read the same", () => {
+    const db = new DatabaseSync(path);
+    for (const m of MIGRATIONS.slice(0, 13)) db.exec(m);
+    db.exec('PRAGMA user_version = 13');
+    const attempt = (task: string, n: number, state: string, start: number, end: number | null) => ({
+      task,
+      attempt: n,
+      workerId: 'w1',
+      state,
+      pid: 7,
+      exitCode: state === 'SUCCEEDED' ? 0 : 1,
+      reason: null,
+      startedAt: start,
+      finishedAt: end,
+      logPath: '/logs/x',
+      devices: [],
+      logCutBytes: null,
+      cpuSeconds: null,
+      peakMemoryBytes: null,
+    });
+    // Two tasks: the first succeeded on its second attempt (10 ms), the second in 30 ms: 20 ms a task.
+    const record = {
+      job: { name: '/old', run: 1, spec: spec('/old'), state: 'SUCCEEDED' },
+      tasks: [{ id: '/old/task-0' }, { id: '/old/task-1' }],
+      attempts: [
+        [attempt('/old/task-0', 0, 'FAILED', 0, 500), attempt('/old/task-0', 1, 'SUCCEEDED', 1000, 1010)],
+        [attempt('/old/task-1', 0, 'SUCCEEDED', 1000, 1030)],
+      ],
+      children: [],
+    };
+    db.prepare(
+      'INSERT INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES (?,?,?,?,?,?,?,?)',
+    ).run(1, '/old', 'alice', 'SUCCEEDED', 0, 0, 1030, JSON.stringify(record));
+    db.close();
+
+    const store = open();
+    expect(store.archive.get(1)?.attempts[0]?.[1]?.finishedAt).toBe(1010);
+    // The prediction's runtime history reads the column (archive.ts succeededRuntimes).
+    expect(store.runtimes.runsOf('alice\u0000/old')).toEqual([20]);
+    store.close();
+    const check = new DatabaseSync(path);
+    expect((check.prepare('SELECT runtime FROM runs').get() as { runtime: number }).runtime).toBe(20);
+    check.close();
+  });
 });
