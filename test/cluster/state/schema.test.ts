@@ -135,7 +135,8 @@ describe('migration 13 (compact rows)', () => {
       children: [],
     };
     db.prepare(
-      'INSERT INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) VALUES (?,?,?,?,?,?,?,?)',
+      'INSERT INTO runs (run, name, user, state, submitted_at, started_at, finished_at, record) ' +
+        'VALUES (?,?,?,?,?,?,?,?)',
     ).run(1, '/old', 'alice', 'SUCCEEDED', 0, 0, 1030, JSON.stringify(record));
     db.close();
 
