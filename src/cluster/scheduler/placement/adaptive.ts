@@ -70,10 +70,8 @@ export class AdaptiveSelector implements PassSelector {
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** Per worker, the rankings it is a member of: a chain of links from memberHead[w] − 1 (−1: none). */
-  private readonly memberHead: Int32Array;
-  private readonly memberNext: number[] = [];
-  private readonly memberOf: ShapeRanking[] = [];
+  /** Per worker, the rankings it is a member of and still fits (dropped once it no longer does). */
+  private readonly memberships: (ShapeRanking[] | undefined)[];
   /** The pass's classes (classes.ts), computed on first use. */
   private classes: WorkerClasses | null = null;
   /** placement.jitter > 0: the rotation breaks ties within a class. */
@@ -106,7 +104,7 @@ export class AdaptiveSelector implements PassSelector {
     this.buf = new Int32Array(n);
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
-    this.memberHead = new Int32Array(n);
+    this.memberships = new Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -199,12 +197,7 @@ export class AdaptiveSelector implements PassSelector {
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        for (let i = 0; i < ranking.list.length; i++) {
-          const w = ranking.list[i]!;
-          this.memberNext.push(this.memberHead[w]! - 1);
-          this.memberOf.push(ranking);
-          this.memberHead[w] = this.memberOf.length;
-        }
+        for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(ranking);
       }
       return this.selectRanked(job, task, ranking);
     }
@@ -443,13 +436,17 @@ export class AdaptiveSelector implements PassSelector {
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
     this.hints.placed(job, w, this.mu.length);
-    // Only the rankings that hold w can change; only a job that uses keys makes a worker warmer.
+    // Only the rankings that still hold w can change; only a job that uses keys makes a worker warmer.
+    const rankings = this.memberships[w];
+    if (rankings === undefined) return;
     const warmer = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    const next = this.memberNext,
-      of = this.memberOf;
-    for (let l = this.memberHead[w]! - 1; l >= 0; l = next[l]!) {
-      of[l]!.touched(w);
-      if (warmer) of[l]!.warmed(w);
+    let k = 0;
+    for (let i = 0; i < rankings.length; i++) {
+      const ranking = rankings[i]!;
+      if (!ranking.stillFits(w)) continue; // it never fits again this pass
+      if (warmer) ranking.warmedMember(w);
+      rankings[k++] = ranking;
     }
+    rankings.length = k;
   }
 }
