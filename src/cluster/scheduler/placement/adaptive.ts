@@ -435,11 +435,11 @@ export class AdaptiveSelector implements PassSelector {
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    this.hints.placed(job, w, this.mu.length);
-    // Only the rankings that still hold w can change; only a job that uses keys makes a worker warmer.
+    // Only a job whose keys w holds makes it warmer (for the sets of keys it holds); only the
+    // rankings that still hold w can change.
+    const warmer = this.anyHints && this.hints.placed(job, w, this.mu.length);
     const rankings = this.memberships[w];
     if (rankings === undefined) return;
-    const warmer = this.anyHints && job.uses !== undefined && job.uses.length > 0;
     let k = 0;
     for (let i = 0; i < rankings.length; i++) {
       const ranking = rankings[i]!;
