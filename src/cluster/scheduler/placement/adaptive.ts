@@ -239,8 +239,13 @@ export class AdaptiveSelector implements PassSelector {
     const rot = this.rot;
     if (this.rotate) rotationScores(classes, buf, count, taskSlot(idHash(task.id)), rot, this.scratch);
     const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    const score = this.scratchScores(count);
-    let best = -1;
+    const classOf = classes.classOf;
+    // One walk: the best, and the best of a class other than the best's (when the best moves to
+    // another class, the old best is that; within its class, the runner-up stays).
+    let best = -1,
+      bestScore = -Infinity,
+      second = -1,
+      secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
       let s = age + baseScore(lambda, this.options.jitter, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
@@ -249,36 +254,32 @@ export class AdaptiveSelector implements PassSelector {
         if (warm > 0) s += reuseBonus(warm, costShare(cost[w]!, cMin, cSpan));
       }
       scoreCount.value++;
-      score[i] = s;
-      if (best < 0 || this.before(s, this.rotOf(w), w, score[best]!, this.rotOf(buf[best]!), buf[best]!)) best = i;
+      const r = this.rotOf(w);
+      if (best < 0 || this.before(s, r, w, bestScore, this.rotOf(best), best)) {
+        if (best >= 0 && classOf[best] !== classOf[w]) {
+          second = best;
+          secondScore = bestScore;
+        }
+        best = w;
+        bestScore = s;
+      } else if (
+        classOf[w] !== classOf[best] &&
+        (second < 0 || this.before(s, r, w, secondScore, this.rotOf(second), second))
+      ) {
+        second = w;
+        secondScore = s;
+      }
     }
-    const classOf = classes.classOf,
-      winner = buf[best]!;
-    let second = -1;
-    for (let i = 0; i < count; i++) {
-      const w = buf[i]!;
-      if (classOf[w] === classOf[winner]) continue;
-      if (
-        second < 0 ||
-        this.before(score[i]!, this.rotOf(w), w, score[second]!, this.rotOf(buf[second]!), buf[second]!)
-      )
-        second = i;
-    }
+    const winner = best;
     this.decision = {
       mode: this.modeName,
       pool: count,
       lambda,
-      score: score[best]!,
-      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[buf[second]!]!.id, score: score[second]! },
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
       reuseHit: usesKeys && this.warmth(job, winner) > 0,
     };
     return winner;
-  }
-
-  private scores: Float64Array | null = null;
-  private scratchScores(n: number): Float64Array {
-    if (!this.scores || this.scores.length < n) this.scores = new Float64Array(this.mu.length);
-    return this.scores;
   }
 
   private rotOf(w: number): number {
