@@ -64,6 +64,8 @@ export class AdaptiveSelector implements PassSelector {
   private readonly scratch: Int32Array;
   /** Rotation score per worker (the plain scan). */
   private readonly rot: Float64Array;
+  /** Per feasible worker, its place among its class's feasible workers (the plain scan). */
+  private readonly idx: Int32Array;
   /** Task shape -> its ranked classes (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
   /** The same over the shape's candidates without accelerators (the plain tier, accelerators.ts). */
@@ -104,6 +106,7 @@ export class AdaptiveSelector implements PassSelector {
     this.buf = new Int32Array(n);
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
+    this.idx = new Int32Array(n);
     this.memberships = new Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
@@ -219,6 +222,16 @@ export class AdaptiveSelector implements PassSelector {
       muMax = -Infinity,
       cMin = Infinity,
       cMax = -Infinity;
+    const classes = this.classesOf();
+    const classOf = classes.classOf,
+      rankOf = classes.rankOf;
+    // The rotation (classes.ts rotationScores) numbered in the same walk: idx[w] is w's place among
+    // its class's feasible workers, size[c] their number, where the candidates come in class order.
+    const rotate = this.rotate,
+      size = classes.perClass(),
+      last = classes.lastRank(),
+      idx = this.idx;
+    let ordered = true;
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
       if (!feasible(w)) continue;
@@ -229,17 +242,45 @@ export class AdaptiveSelector implements PassSelector {
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
       if (c > cMax) cMax = c;
+      if (rotate) {
+        const k = classOf[w]!;
+        if (size[k]! > 0 && rankOf[w]! < last[k]!) ordered = false;
+        idx[w] = size[k]!++;
+        last[k] = rankOf[w]!;
+      }
     }
-    if (count === 0) return -1;
+    if (count === 0) return -1; // nothing counted: the per-class scratch is still zero
+    const slot = rotate ? taskSlot(idHash(task.id)) : 0;
+    if (rotate && !ordered) {
+      for (let i = 0; i < count; i++) size[classOf[buf[i]!]!] = 0;
+      rotationScores(classes, buf, count, slot, this.rot, this.scratch);
+    }
+    this.rotSize = rotate && ordered ? size : null;
+    this.rotSlot = slot;
+    const winner = this.scorePlain(job, task, count, muMin, muMax, cMin, cMax);
+    if (rotate && ordered) for (let i = 0; i < count; i++) size[classOf[buf[i]!]!] = 0; // zero between calls
+    return winner;
+  }
+
+  /** selectPlain's scoring of the `count` feasible workers in `buf`, ranges given. */
+  private scorePlain(
+    job: SchedulerJob,
+    task: SchedulerTask,
+    count: number,
+    muMin: number,
+    muMax: number,
+    cMin: number,
+    cMax: number,
+  ): number {
+    const buf = this.buf;
+    const mu = this.mu,
+      cost = this.cost;
     const lambda = this.lambdaOf(job);
     const muSpan = muMax - muMin,
       cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
-    const classes = this.classesOf();
-    const rot = this.rot;
-    if (this.rotate) rotationScores(classes, buf, count, taskSlot(idHash(task.id)), rot, this.scratch);
     const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    const classOf = classes.classOf;
+    const classOf = this.classesOf().classOf;
     // One walk: the best, and the best of a class other than the best's (when the best moves to
     // another class, the old best is that; within its class, the runner-up stays).
     let best = -1,
@@ -254,8 +295,9 @@ export class AdaptiveSelector implements PassSelector {
         if (warm > 0) s += reuseBonus(warm, costShare(cost[w]!, cMin, cSpan));
       }
       scoreCount.value++;
-      const r = this.rotOf(w);
-      if (best < 0 || this.before(s, r, w, bestScore, this.rotOf(best), best)) {
+      // The rotation matters only between equal scores: computed only then.
+      const tie = s === bestScore;
+      if (best < 0 || this.before(s, tie ? this.rotOf(w) : 0, w, bestScore, tie ? this.rotOf(best) : 0, best)) {
         if (best >= 0 && classOf[best] !== classOf[w]) {
           second = best;
           secondScore = bestScore;
@@ -264,7 +306,10 @@ export class AdaptiveSelector implements PassSelector {
         bestScore = s;
       } else if (
         classOf[w] !== classOf[best] &&
-        (second < 0 || this.before(s, r, w, secondScore, this.rotOf(second), second))
+        (second < 0 ||
+          (s === secondScore
+            ? this.before(s, this.rotOf(w), w, secondScore, this.rotOf(second), second)
+            : s > secondScore))
       ) {
         second = w;
         secondScore = s;
@@ -282,8 +327,17 @@ export class AdaptiveSelector implements PassSelector {
     return winner;
   }
 
+  /** Where the plain scan numbered the class order itself: the feasible workers per class (else null). */
+  private rotSize: Int32Array | null = null;
+  private rotSlot = 0;
+
+  /** The plain scan's rotation score of feasible worker w (classes.ts rotationScores). */
   private rotOf(w: number): number {
-    return this.rotate ? this.rot[w]! : 0;
+    if (!this.rotate) return 0;
+    const size = this.rotSize;
+    if (size === null) return this.rot[w]!;
+    const m = size[this.classes!.classOf[w]!]!;
+    return -((this.idx[w]! - (this.rotSlot % m) + m) % m);
   }
 
   /**
