@@ -6,8 +6,8 @@
  * Guarantees, valid only where a worker that stops fitting the shape never fits it again in the
  * pass (free capacity only shrinks, as in the plain pass, queue/first-fit.ts):
  * - `count` is exactly the number of feasible workers and `alive(c)` that of class c, provided
- *   `touched(w)` is called after every placement on w (the only thing that changes a worker's
- *   free capacity in a pass);
+ *   `touched(w)` (or, for a member known to still fit, `stillFits(w)`) is called after every
+ *   placement on w (the only thing that changes a worker's free capacity in a pass);
  * - the normalisation ranges (min/max of μ and cost) are those of the feasible workers: when the
  *   last class holding an extreme value empties, the ranking is `stale` and `rebuild` recomputes
  *   them; orders per category are then rebuilt lazily;
