@@ -64,16 +64,16 @@ export class AdaptiveSelector implements PassSelector {
   private readonly scratch: Int32Array;
   /** Rotation score per worker (the plain scan). */
   private readonly rot: Float64Array;
+  /** Per feasible worker, its place among its class's feasible workers (the plain scan). */
+  private readonly idx: Int32Array;
   /** Task shape -> its ranked classes (select with a shape). */
   private readonly rankings = new Map<string, ShapeRanking>();
   /** The same over the shape's candidates without accelerators (the plain tier, accelerators.ts). */
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** Per worker, the rankings it is a member of: a chain of links from memberHead[w] − 1 (−1: none). */
-  private readonly memberHead: Int32Array;
-  private readonly memberNext: number[] = [];
-  private readonly memberOf: ShapeRanking[] = [];
+  /** Per worker, the rankings it is a member of and still fits (dropped once it no longer does). */
+  private readonly memberships: (ShapeRanking[] | undefined)[];
   /** The pass's classes (classes.ts), computed on first use. */
   private classes: WorkerClasses | null = null;
   /** placement.jitter > 0: the rotation breaks ties within a class. */
@@ -106,7 +106,8 @@ export class AdaptiveSelector implements PassSelector {
     this.buf = new Int32Array(n);
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
-    this.memberHead = new Int32Array(n);
+    this.idx = new Int32Array(n);
+    this.memberships = new Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -199,12 +200,7 @@ export class AdaptiveSelector implements PassSelector {
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        for (let i = 0; i < ranking.list.length; i++) {
-          const w = ranking.list[i]!;
-          this.memberNext.push(this.memberHead[w]! - 1);
-          this.memberOf.push(ranking);
-          this.memberHead[w] = this.memberOf.length;
-        }
+        for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(ranking);
       }
       return this.selectRanked(job, task, ranking);
     }
@@ -226,6 +222,16 @@ export class AdaptiveSelector implements PassSelector {
       muMax = -Infinity,
       cMin = Infinity,
       cMax = -Infinity;
+    const classes = this.classesOf();
+    const classOf = classes.classOf,
+      rankOf = classes.rankOf;
+    // The rotation (classes.ts rotationScores) numbered in the same walk: idx[w] is w's place among
+    // its class's feasible workers, size[c] their number, where the candidates come in class order.
+    const rotate = this.rotate,
+      size = classes.perClass(),
+      last = classes.lastRank(),
+      idx = this.idx;
+    let ordered = true;
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
       if (!feasible(w)) continue;
@@ -236,18 +242,51 @@ export class AdaptiveSelector implements PassSelector {
       if (m > muMax) muMax = m;
       if (c < cMin) cMin = c;
       if (c > cMax) cMax = c;
+      if (rotate) {
+        const k = classOf[w]!;
+        if (size[k]! > 0 && rankOf[w]! < last[k]!) ordered = false;
+        idx[w] = size[k]!++;
+        last[k] = rankOf[w]!;
+      }
     }
-    if (count === 0) return -1;
+    if (count === 0) return -1; // nothing counted: the per-class scratch is still zero
+    const slot = rotate ? taskSlot(idHash(task.id)) : 0;
+    if (rotate && !ordered) {
+      for (let i = 0; i < count; i++) size[classOf[buf[i]!]!] = 0;
+      rotationScores(classes, buf, count, slot, this.rot, this.scratch);
+    }
+    this.rotSize = rotate && ordered ? size : null;
+    this.rotSlot = slot;
+    const winner = this.scorePlain(job, task, count, muMin, muMax, cMin, cMax);
+    if (rotate && ordered) for (let i = 0; i < count; i++) size[classOf[buf[i]!]!] = 0; // zero between calls
+    return winner;
+  }
+
+  /** selectPlain's scoring of the `count` feasible workers in `buf`, ranges given. */
+  private scorePlain(
+    job: SchedulerJob,
+    task: SchedulerTask,
+    count: number,
+    muMin: number,
+    muMax: number,
+    cMin: number,
+    cMax: number,
+  ): number {
+    const buf = this.buf;
+    const mu = this.mu,
+      cost = this.cost;
     const lambda = this.lambdaOf(job);
     const muSpan = muMax - muMin,
       cSpan = cMax - cMin;
     const age = ageTerm(task.submittedAt, this.snapshot.now);
-    const classes = this.classesOf();
-    const rot = this.rot;
-    if (this.rotate) rotationScores(classes, buf, count, taskSlot(idHash(task.id)), rot, this.scratch);
     const usesKeys = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    const score = this.scratchScores(count);
-    let best = -1;
+    const classOf = this.classesOf().classOf;
+    // One walk: the best, and the best of a class other than the best's (when the best moves to
+    // another class, the old best is that; within its class, the runner-up stays).
+    let best = -1,
+      bestScore = -Infinity,
+      second = -1,
+      secondScore = -Infinity;
     for (let i = 0; i < count; i++) {
       const w = buf[i]!;
       let s = age + baseScore(lambda, this.options.jitter, mu[w]!, muMin, muSpan, cost[w]!, cMin, cSpan);
@@ -256,40 +295,49 @@ export class AdaptiveSelector implements PassSelector {
         if (warm > 0) s += reuseBonus(warm, costShare(cost[w]!, cMin, cSpan));
       }
       scoreCount.value++;
-      score[i] = s;
-      if (best < 0 || this.before(s, this.rotOf(w), w, score[best]!, this.rotOf(buf[best]!), buf[best]!)) best = i;
+      // The rotation matters only between equal scores: computed only then.
+      const tie = s === bestScore;
+      if (best < 0 || this.before(s, tie ? this.rotOf(w) : 0, w, bestScore, tie ? this.rotOf(best) : 0, best)) {
+        if (best >= 0 && classOf[best] !== classOf[w]) {
+          second = best;
+          secondScore = bestScore;
+        }
+        best = w;
+        bestScore = s;
+      } else if (
+        classOf[w] !== classOf[best] &&
+        (second < 0 ||
+          (s === secondScore
+            ? this.before(s, this.rotOf(w), w, secondScore, this.rotOf(second), second)
+            : s > secondScore))
+      ) {
+        second = w;
+        secondScore = s;
+      }
     }
-    const classOf = classes.classOf,
-      winner = buf[best]!;
-    let second = -1;
-    for (let i = 0; i < count; i++) {
-      const w = buf[i]!;
-      if (classOf[w] === classOf[winner]) continue;
-      if (
-        second < 0 ||
-        this.before(score[i]!, this.rotOf(w), w, score[second]!, this.rotOf(buf[second]!), buf[second]!)
-      )
-        second = i;
-    }
+    const winner = best;
     this.decision = {
       mode: this.modeName,
       pool: count,
       lambda,
-      score: score[best]!,
-      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[buf[second]!]!.id, score: score[second]! },
+      score: bestScore,
+      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
       reuseHit: usesKeys && this.warmth(job, winner) > 0,
     };
     return winner;
   }
 
-  private scores: Float64Array | null = null;
-  private scratchScores(n: number): Float64Array {
-    if (!this.scores || this.scores.length < n) this.scores = new Float64Array(this.mu.length);
-    return this.scores;
-  }
+  /** Where the plain scan numbered the class order itself: the feasible workers per class (else null). */
+  private rotSize: Int32Array | null = null;
+  private rotSlot = 0;
 
+  /** The plain scan's rotation score of feasible worker w (classes.ts rotationScores). */
   private rotOf(w: number): number {
-    return this.rotate ? this.rot[w]! : 0;
+    if (!this.rotate) return 0;
+    const size = this.rotSize;
+    if (size === null) return this.rot[w]!;
+    const m = size[this.classes!.classOf[w]!]!;
+    return -((this.idx[w]! - (this.rotSlot % m) + m) % m);
   }
 
   /**
@@ -442,14 +490,18 @@ export class AdaptiveSelector implements PassSelector {
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    this.hints.placed(job, w, this.mu.length);
-    // Only the rankings that hold w can change; only a job that uses keys makes a worker warmer.
-    const warmer = this.anyHints && job.uses !== undefined && job.uses.length > 0;
-    const next = this.memberNext,
-      of = this.memberOf;
-    for (let l = this.memberHead[w]! - 1; l >= 0; l = next[l]!) {
-      of[l]!.touched(w);
-      if (warmer) of[l]!.warmed(w);
+    // Only a job whose keys w holds makes it warmer (for the sets of keys it holds); only the
+    // rankings that still hold w can change.
+    const warmer = this.anyHints && this.hints.placed(job, w, this.mu.length);
+    const rankings = this.memberships[w];
+    if (rankings === undefined) return;
+    let k = 0;
+    for (let i = 0; i < rankings.length; i++) {
+      const ranking = rankings[i]!;
+      if (!ranking.stillFits(w)) continue; // it never fits again this pass
+      if (warmer) ranking.warmedMember(w);
+      rankings[k++] = ranking;
     }
+    rankings.length = k;
   }
 }

@@ -53,12 +53,27 @@ export class WorkerClasses {
     }
     this.count = c + 1;
   }
+
+  private sizes: Int32Array | null = null;
+  private ranks: Int32Array | null = null;
+
+  /** Scratch for rotationScores: one count per class, zero between calls. */
+  perClass(): Int32Array {
+    return (this.sizes ??= new Int32Array(this.count));
+  }
+
+  /** Scratch for rotationScores: one rank per class. */
+  lastRank(): Int32Array {
+    return (this.ranks ??= new Int32Array(this.count));
+  }
 }
 
 /**
  * The rotation as a tie-breaking score for each of `count` feasible workers in `feasible` (any
  * order): out[w] = −((rank of w among its class's feasible workers − slot mod their number) mod
- * their number). `scratch`: room for `count` indices.
+ * their number). `scratch`: room for `count` indices. O(count) where `feasible` lists each
+ * class's workers in class order (the candidate lists do: snapshot order, the rotation's order
+ * within a class); otherwise it sorts them.
  */
 export function rotationScores(
   classes: WorkerClasses,
@@ -68,18 +83,42 @@ export function rotationScores(
   out: Float64Array,
   scratch: Int32Array,
 ): void {
-  for (let i = 0; i < count; i++) scratch[i] = feasible[i]!;
   const rankOf = classes.rankOf,
     classOf = classes.classOf;
-  const sorted = scratch.subarray(0, count).sort((a, b) => rankOf[a]! - rankOf[b]!);
-  for (let i = 0; i < count; ) {
-    let e = i;
-    while (e < count && classOf[sorted[e]!] === classOf[sorted[i]!]) e++;
-    const m = e - i,
-      r = slot % m;
-    for (let k = i; k < e; k++) out[sorted[k]!] = -((k - i - r + m) % m);
-    i = e;
+  // Per class: how many feasible workers, and the rank of the last one seen (to check the order).
+  const size = classes.perClass(),
+    last = classes.lastRank();
+  let ordered = true;
+  for (let i = 0; i < count; i++) {
+    const w = feasible[i]!,
+      c = classOf[w]!;
+    if (size[c]! > 0 && rankOf[w]! < last[c]!) ordered = false;
+    size[c]!++;
+    last[c] = rankOf[w]!;
   }
+  if (ordered) {
+    // A second walk numbers each class's workers in order; `last` now counts them.
+    for (let i = 0; i < count; i++) last[classOf[feasible[i]!]!] = 0;
+    for (let i = 0; i < count; i++) {
+      const w = feasible[i]!,
+        c = classOf[w]!;
+      const m = size[c]!,
+        k = last[c]!++;
+      out[w] = -((k - (slot % m) + m) % m);
+    }
+  } else {
+    for (let i = 0; i < count; i++) scratch[i] = feasible[i]!;
+    const sorted = scratch.subarray(0, count).sort((a, b) => rankOf[a]! - rankOf[b]!);
+    for (let i = 0; i < count; ) {
+      let e = i;
+      while (e < count && classOf[sorted[e]!] === classOf[sorted[i]!]) e++;
+      const m = e - i,
+        r = slot % m;
+      for (let k = i; k < e; k++) out[sorted[k]!] = -((k - i - r + m) % m);
+      i = e;
+    }
+  }
+  for (let i = 0; i < count; i++) size[classOf[feasible[i]!]!] = 0; // the scratch is zero between calls
 }
 
 /** Which of n positions are live (all at first), with rank and select in O(log n): a Fenwick tree. */

@@ -6,8 +6,8 @@
  * Guarantees, valid only where a worker that stops fitting the shape never fits it again in the
  * pass (free capacity only shrinks, as in the plain pass, queue/first-fit.ts):
  * - `count` is exactly the number of feasible workers and `alive(c)` that of class c, provided
- *   `touched(w)` is called after every placement on w (the only thing that changes a worker's
- *   free capacity in a pass);
+ *   `touched(w)` (or, for a member known to still fit, `stillFits(w)`) is called after every
+ *   placement on w (the only thing that changes a worker's free capacity in a pass);
  * - the normalisation ranges (min/max of μ and cost) are those of the feasible workers: when the
  *   last class holding an extreme value empties, the ranking is `stale` and `rebuild` recomputes
  *   them; orders per category are then rebuilt lazily;
@@ -183,7 +183,16 @@ export class ShapeRanking {
 
   /** A task was placed on `w`: drop it if it no longer fits the shape. */
   touched(w: number): void {
-    if (!this.isAlive(w) || this.feasible(w)) return;
+    if (this.isAlive(w)) this.stillFits(w);
+  }
+
+  /**
+   * A task was placed on `w`, a feasible member until now: true when it still fits the shape,
+   * else it is dropped (for the rest of the pass) and false. The selector keeps, per worker, the
+   * rankings it still fits, so it calls this without `isAlive`'s two lookups.
+   */
+  stillFits(w: number): boolean {
+    if (this.feasible(w)) return true;
     this.dead[w] = 1;
     this.count--;
     const pos = this.posOf[w]! - 1;
@@ -191,7 +200,7 @@ export class ShapeRanking {
     if (this.warmHead !== null)
       for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.drop(w);
     const c = this.classAt[w]!;
-    if (--this.aliveIn[c]! > 0) return;
+    if (--this.aliveIn[c]! > 0) return false;
     this.drops++;
     if (this.groupOf) this.groups![this.groupOf[c]!]!.alive--;
     const m = this.mu[c]!,
@@ -200,11 +209,16 @@ export class ShapeRanking {
     if (m === this.muMax && --this.atMuMax === 0) this.stale = true;
     if (x === this.cMin && --this.atCMin === 0) this.stale = true;
     if (x === this.cMax && --this.atCMax === 0) this.stale = true;
+    return false;
   }
 
   /** A task was placed on `w` (after the pass's hints heard of it): its warmth may have risen. */
   warmed(w: number): void {
-    if (!this.isAlive(w)) return;
+    if (this.isAlive(w)) this.warmedMember(w);
+  }
+
+  /** `warmed` for a member known to still fit. */
+  warmedMember(w: number): void {
     if (this.warmHead !== null)
       for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.update(w);
   }

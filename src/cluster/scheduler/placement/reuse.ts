@@ -77,12 +77,22 @@ export class PassHints {
     return 1 + busy;
   }
 
-  /** A task of `job` was placed on `w` (of `n` workers): it now uses the job's keys there. */
-  placed(job: SchedulerJob, w: number, n: number): void {
+  /**
+   * A task of `job` was placed on `w` (of `n` workers): it now uses the job's keys there. True
+   * when w holds a live hint for one of them: only then can its warmth for some keys have risen.
+   */
+  placed(job: SchedulerJob, w: number, n: number): boolean {
     const keys = this.keysOf(job);
-    if (keys === null) return;
+    if (keys === null) return false;
+    let held = false;
     // A key with no live hint anywhere makes no worker warm: its count is never read.
-    for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) (this.keyPlaced[keys[i]!] ??= new Int32Array(n))[w]!++;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (k < 0) continue;
+      (this.keyPlaced[k] ??= new Int32Array(n))[w]!++;
+      if (this.keyState[k]![w] !== COLD) held = true;
+    }
+    return held;
   }
 
   /** The key indices of `job.uses` (cached per job; -1: no live hint anywhere), or null when it uses nothing. */

@@ -9,7 +9,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { placementOptions } from '../../../../src/cluster/scheduler/index.js';
 import { AdaptiveSelector, scoreCount } from '../../../../src/cluster/scheduler/placement/adaptive.js';
-import { LevelTree, LiveIndex, NO_LEVEL } from '../../../../src/cluster/scheduler/placement/classes.js';
+import {
+  LevelTree,
+  LiveIndex,
+  NO_LEVEL,
+  rotationScores,
+  sortByMuCost,
+  WorkerClasses,
+} from '../../../../src/cluster/scheduler/placement/classes.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, tasksOf, worker } from '../helpers.js';
@@ -61,6 +68,44 @@ describe('the rotation among identical workers', () => {
 });
 
 describe('the trees behind the picks', () => {
+  it('property: rotationScores numbers each class as a sort by class order does, in any list order', () => {
+    // The one-walk numbering (a list in class order) and the sorting fallback (any other order)
+    // must give every worker the same rotation score as numbering the sorted list by hand.
+    const arb = fc.record({
+      kinds: fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 })), {
+        minLength: 1,
+        maxLength: 40,
+      }),
+      pick: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+      shuffle: fc.boolean(),
+      slot: fc.nat(),
+    });
+    fc.assert(
+      fc.property(arb, ({ kinds, pick, shuffle, slot }) => {
+        const n = kinds.length;
+        const mu = Float64Array.from(kinds, ([m]) => m),
+          cost = Float64Array.from(kinds, ([, c]) => c);
+        const classes = new WorkerClasses(sortByMuCost(mu, cost), mu, cost);
+        const feasible = [...Array(n).keys()].filter((w) => pick[w]);
+        if (shuffle) feasible.reverse();
+        const out = new Float64Array(n),
+          scratch = new Int32Array(n);
+        for (let round = 0; round < 2; round++) {
+          // twice: the per-class scratch must be left at zero
+          rotationScores(classes, feasible, feasible.length, slot, out, scratch);
+          const sorted = [...feasible].sort((a, b) => classes.rankOf[a]! - classes.rankOf[b]!);
+          for (const w of feasible) {
+            const mine = sorted.filter((v) => classes.classOf[v] === classes.classOf[w]);
+            const m = mine.length,
+              k = mine.indexOf(w);
+            expect(out[w]).toBe(-((k - (slot % m) + m) % m));
+          }
+        }
+      }),
+      { seed: 36, numRuns: 300 },
+    );
+  });
+
   it('property: LiveIndex ranks and selects the live positions as a scan does', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 70 }), fc.array(fc.nat(), { maxLength: 80 }), (n, kills) => {
