@@ -217,7 +217,8 @@ export class AttemptSupervisor {
       const reason = error instanceof Error ? error.message : String(error);
       // `lost` marks an infrastructure failure (e.g. the Docker engine is gone): a preemption.
       const lost = (error as { lost?: unknown }).lost;
-      this.note(entry, `iris: could not start the task: ${reason}`);
+      // Written before the end is recorded: the end removes the attempt's directories if empty.
+      await this.note(entry, `iris: could not start the task: ${reason}`);
       this.recordExit(
         key,
         typeof lost === 'string' ? { kind: 'preempted', reason: lost } : { kind: 'launch_failed', reason },
@@ -296,7 +297,7 @@ export class AttemptSupervisor {
     if (!file) return null;
     const { task, attempt } = entry.identity;
     const note = await collectResultFile(this.o.store, task, attempt, file, taskFileOwner(entry.launch.container));
-    if (note !== null) this.note(entry, `iris: ${note}`);
+    if (note !== null) await this.note(entry, `iris: ${note}`);
     return note;
   }
 
