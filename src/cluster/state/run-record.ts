@@ -17,7 +17,14 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Attempt, Job, Task } from '../../model/types.js';
 import type { HistoryEntry } from './events.js';
-import { packLogPath, packPlacement, packSpec, unpackLogPath, unpackPlacement, unpackSpec } from './stored-row.js';
+import {
+  compactPlacement,
+  compactSpec,
+  expandPlacement,
+  expandSpec,
+  packLogPath,
+  unpackLogPath,
+} from './stored-row.js';
 
 /**
  * An archived run's events as stored: [id, time, kind, name, state, reason], id and time each as
@@ -107,12 +114,12 @@ export function packRun<T extends RunParts>(run: T, logsRoot: string | null): T 
   const { job } = run;
   return {
     ...run,
-    job: { ...job, spec: JSON.parse(packSpec(job.spec)) as Job['spec'] },
+    job: { ...job, spec: compactSpec(job.spec) as unknown as Job['spec'] },
     attempts: run.attempts.map((list, i) =>
       list.map((a) => ({
         ...a,
         logPath: packLogPath(logsRoot, a.logPath, job, run.tasks[i]?.index ?? i, a.attempt),
-        ...(a.placement ? { placement: JSON.parse(packPlacement(a.placement)) as Attempt['placement'] } : {}),
+        ...(a.placement ? { placement: compactPlacement(a.placement) as Attempt['placement'] } : {}),
       })),
     ),
   };
@@ -123,12 +130,12 @@ export function unpackRun<T extends RunParts>(run: T, logsRoot: string | null): 
   const { job } = run;
   return {
     ...run,
-    job: { ...job, spec: unpackSpec(JSON.stringify(job.spec), job.name) },
+    job: { ...job, spec: expandSpec(job.spec, job.name) },
     attempts: run.attempts.map((list, i) =>
       list.map((a) => ({
         ...a,
         logPath: unpackLogPath(logsRoot, a.logPath, job, run.tasks[i]?.index ?? i, a.attempt),
-        ...(a.placement ? { placement: unpackPlacement(JSON.stringify(a.placement)) } : {}),
+        ...(a.placement ? { placement: expandPlacement(a.placement) } : {}),
       })),
     ),
   };

@@ -47,6 +47,11 @@ function isDefault(key: string, value: unknown): boolean {
 
 /** The spec's row text (see the header). */
 export function packSpec(spec: JobSpec): string {
+  return JSON.stringify(compactSpec(spec));
+}
+
+/** The spec as stored: without its name and its default fields (an archived record embeds this). */
+export function compactSpec(spec: JobSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(spec)) {
     if (key === 'name' || value === undefined || isDefault(key, value)) continue;
@@ -55,12 +60,16 @@ export function packSpec(spec: JobSpec): string {
       out[key] = rest;
     } else out[key] = value;
   }
-  return JSON.stringify(out);
+  return out;
 }
 
 /** The spec of job `name` from its row text; throws when it is not JSON (load-check.ts decides what then). */
 export function unpackSpec(text: string, name: string): JobSpec {
-  const stored = JSON.parse(text) as Partial<JobSpec> | null;
+  return expandSpec(JSON.parse(text) as Partial<JobSpec> | null, name);
+}
+
+/** compactSpec's inverse (a spec stored whole reads the same). */
+export function expandSpec(stored: Partial<JobSpec> | null, name: string): JobSpec {
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return stored as unknown as JobSpec;
   const spec = { name, ...structuredDefaults(), ...stored } as JobSpec;
   const resources = stored.resources as Partial<JobSpec['resources']> | undefined;
@@ -76,13 +85,22 @@ function structuredDefaults(): Record<string, unknown> {
 
 /** The placement's row text (see the header). */
 export function packPlacement(p: PlacementDecision): string {
+  return JSON.stringify(compactPlacement(p));
+}
+
+/** The placement as stored: without a null runnerUp and a false reuseHit. */
+export function compactPlacement(p: PlacementDecision): Partial<PlacementDecision> {
   const { runnerUp, reuseHit, ...rest } = p;
-  return JSON.stringify({ ...rest, ...(runnerUp !== null ? { runnerUp } : {}), ...(reuseHit ? { reuseHit } : {}) });
+  return { ...rest, ...(runnerUp !== null ? { runnerUp } : {}), ...(reuseHit ? { reuseHit } : {}) };
 }
 
 /** A placement from its row text; throws when it is not JSON. */
 export function unpackPlacement(text: string): PlacementDecision {
-  const stored = JSON.parse(text) as Partial<PlacementDecision>;
+  return expandPlacement(JSON.parse(text) as Partial<PlacementDecision>);
+}
+
+/** compactPlacement's inverse. */
+export function expandPlacement(stored: Partial<PlacementDecision>): PlacementDecision {
   return { runnerUp: null, reuseHit: false, ...stored } as PlacementDecision;
 }
 
