@@ -34,6 +34,8 @@
 import { costPerHourOf, type PlacementDecision } from '../../../model/types.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import { KEEP_ACCELERATORS, PlainTier } from './accelerators.js';
+import type { FreeAmounts } from './filters.js';
+import { devicesNeeded } from './fit.js';
 import { ageTerm, baseScore, costShare, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
 import { NO_LEVEL, rotationScores, sortByMuCost, WorkerClasses } from './classes.js';
 import { idHash, taskSlot } from './jitter.js';
@@ -72,8 +74,18 @@ export class AdaptiveSelector implements PassSelector {
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** Per worker, the rankings it is a member of and still fits (dropped once it no longer does). */
-  private readonly memberships: (ShapeRanking[] | undefined)[];
+  /** Per worker, the ids of the rankings it is a member of and still fits (dropped once it no longer does). */
+  private readonly memberships: (number[] | undefined)[];
+  /** Per ranking id: the ranking, and its task shape's demand (cpu, memory, devices) for the fit test in `placed`. */
+  private readonly byId: ShapeRanking[] = [];
+  private readonly needCpu: number[] = [];
+  private readonly needMem: number[] = [];
+  private readonly needDev: number[] = [];
+  /** The task whose rotation slot is `taskSlot` (a task may be tried in two tiers). */
+  private slotTask: SchedulerTask | undefined;
+  private taskSlot = 0;
+  /** Worker ids by index (the decision's runner-up), read off the snapshot on first use. */
+  private ids: string[] | null = null;
   /** The pass's classes (classes.ts), computed on first use. */
   private classes: WorkerClasses | null = null;
   /** placement.jitter > 0: the rotation breaks ties within a class. */
@@ -93,10 +105,16 @@ export class AdaptiveSelector implements PassSelector {
   /** What the last `select` decided (adaptive only). */
   decision: PlacementDecision | undefined;
 
-  /** `placement`: adaptive's scorer list (registry.ts); its tie-breakers say whether selection is min-satisfying. */
+  /**
+   * `placement`: adaptive's scorer list (registry.ts); its tie-breakers say whether selection is
+   * min-satisfying. `capacity`: the pass's free amounts, where `feasible` of a select with a shape
+   * is exactly the free-capacity test on them (queue/first-fit.ts): `placed` then tests the fit
+   * of each ranking holding the worker directly (else through the ranking's `feasible`).
+   */
   constructor(
     private readonly snapshot: Snapshot,
     private readonly options: PlacementProfile,
+    private readonly capacity: FreeAmounts | null = null,
   ) {
     const workers = snapshot.workers;
     const n = workers.length;
@@ -200,7 +218,13 @@ export class AdaptiveSelector implements PassSelector {
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(ranking);
+        const id = this.byId.length;
+        const res = job.resources;
+        this.byId.push(ranking);
+        this.needCpu.push(res.cpuMillis);
+        this.needMem.push(res.memoryBytes);
+        this.needDev.push(devicesNeeded(res));
+        for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(id);
       }
       return this.selectRanked(job, task, ranking);
     }
@@ -250,7 +274,7 @@ export class AdaptiveSelector implements PassSelector {
       }
     }
     if (count === 0) return -1; // nothing counted: the per-class scratch is still zero
-    const slot = rotate ? taskSlot(idHash(task.id)) : 0;
+    const slot = rotate ? this.slotOf(task) : 0;
     if (rotate && !ordered) {
       for (let i = 0; i < count; i++) size[classOf[buf[i]!]!] = 0;
       rotationScores(classes, buf, count, slot, this.rot, this.scratch);
@@ -321,10 +345,25 @@ export class AdaptiveSelector implements PassSelector {
       pool: count,
       lambda,
       score: bestScore,
-      runnerUp: second < 0 ? null : { workerId: this.snapshot.workers[second]!.id, score: secondScore },
+      runnerUp: second < 0 ? null : { workerId: this.idOf(second), score: secondScore },
       reuseHit: usesKeys && this.warmth(job, winner) > 0,
     };
     return winner;
+  }
+
+  /** The task's rotation slot (jitter.ts), hashed once per task. */
+  private slotOf(task: SchedulerTask): number {
+    if (task !== this.slotTask) {
+      this.slotTask = task;
+      this.taskSlot = taskSlot(idHash(task.id));
+    }
+    return this.taskSlot;
+  }
+
+  /** Worker w's id. */
+  private idOf(w: number): string {
+    if (this.ids === null) this.ids = this.snapshot.workers.map((x) => x.id);
+    return this.ids[w]!;
   }
 
   /** Where the plain scan numbered the class order itself: the feasible workers per class (else null). */
@@ -352,7 +391,7 @@ export class AdaptiveSelector implements PassSelector {
     if (ranking.count === 0) return -1;
     const lambda = this.lambdaOf(job);
     const age = ageTerm(task.submittedAt, this.snapshot.now);
-    const slot = this.rotate ? taskSlot(idHash(task.id)) : 0;
+    const slot = this.rotate ? this.slotOf(task) : 0;
     const usesHints = this.anyHints && job.uses !== undefined && job.uses.length > 0;
     const warm = usesHints ? this.warmClasses(job, ranking) : null;
     const marks = ranking.marks;
@@ -392,7 +431,7 @@ export class AdaptiveSelector implements PassSelector {
       pool: ranking.count,
       lambda,
       score: this.bestScore,
-      runnerUp: this.second < 0 ? null : { workerId: this.snapshot.workers[this.second]!.id, score: this.secondScore },
+      runnerUp: this.second < 0 ? null : { workerId: this.idOf(this.second), score: this.secondScore },
       reuseHit: usesHints && this.warmth(job, best) > 0,
     };
     return best;
@@ -490,18 +529,30 @@ export class AdaptiveSelector implements PassSelector {
 
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
-    // Only a job whose keys w holds makes it warmer (for the sets of keys it holds); only the
-    // rankings that still hold w can change.
-    const warmer = this.anyHints && this.hints.placed(job, w, this.mu.length);
-    const rankings = this.memberships[w];
-    if (rankings === undefined) return;
+    // The reuse damping counts it; warm lists read warmth when asked (warm-classes.ts). Only the
+    // rankings that still hold w can change: those it no longer fits drop it.
+    if (this.anyHints) this.hints.placed(job, w, this.mu.length);
+    const ids = this.memberships[w];
+    if (ids === undefined) return;
+    const byId = this.byId;
     let k = 0;
-    for (let i = 0; i < rankings.length; i++) {
-      const ranking = rankings[i]!;
-      if (!ranking.stillFits(w)) continue; // it never fits again this pass
-      if (warmer) ranking.warmedMember(w);
-      rankings[k++] = ranking;
+    const cap = this.capacity;
+    if (cap === null) {
+      for (let i = 0; i < ids.length; i++) if (byId[ids[i]!]!.stillFits(w)) ids[k++] = ids[i]!;
+    } else {
+      // The free-capacity test (filters.ts covers) on the shape's amounts, read once.
+      const cpu = cap.cpu[w]!,
+        mem = cap.mem[w]!,
+        dev = cap.devCount[w]!;
+      const needCpu = this.needCpu,
+        needMem = this.needMem,
+        needDev = this.needDev;
+      for (let i = 0; i < ids.length; i++) {
+        const r = ids[i]!;
+        if (cpu >= needCpu[r]! && mem >= needMem[r]! && dev >= needDev[r]!) ids[k++] = r;
+        else byId[r]!.drop(w); // it never fits again this pass
+      }
     }
-    rankings.length = k;
+    ids.length = k;
   }
 }

@@ -201,6 +201,26 @@ export class LevelTree {
     return m;
   }
 
+  /** A position in [a, b) holding the least level there, or -1 when that is NO_LEVEL (or the range is empty). */
+  argLeast(a: number, b: number): number {
+    const min = this.min;
+    let m = NO_LEVEL,
+      node = 0;
+    for (let l = a + this.size, r = b + this.size; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) {
+        if (min[l]! < m) m = min[(node = l)]!;
+        l++;
+      }
+      if (r & 1) {
+        --r;
+        if (min[r]! < m) m = min[(node = r)]!;
+      }
+    }
+    if (node === 0) return -1;
+    while (node < this.size) node = min[2 * node] === m ? 2 * node : 2 * node + 1;
+    return node - this.size;
+  }
+
   /** The first position in [a, b) whose level is at most `level`, or -1. */
   first(a: number, b: number, level: number): number {
     return a >= b ? -1 : this.descend(1, 0, this.size, a, b, level);

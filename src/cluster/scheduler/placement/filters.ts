@@ -36,6 +36,15 @@ export interface PlacementView {
   readonly free?: (w: number) => FreeCapacity;
   /** Workers a gang already took this pass (no second gang may use them). */
   readonly gangTaken?: Uint8Array;
+  /** The same free amounts as arrays by worker (ScratchCapacity), where the pass keeps them so. */
+  readonly capacity?: FreeAmounts;
+}
+
+/** Free cpu, memory and device count by worker index (scratch.ts ScratchCapacity has them). */
+export interface FreeAmounts {
+  readonly cpu: Float64Array;
+  readonly mem: Float64Array;
+  readonly devCount: Float64Array;
 }
 
 export interface WorkerFilter {

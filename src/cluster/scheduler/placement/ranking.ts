@@ -6,8 +6,9 @@
  * Guarantees, valid only where a worker that stops fitting the shape never fits it again in the
  * pass (free capacity only shrinks, as in the plain pass, queue/first-fit.ts):
  * - `count` is exactly the number of feasible workers and `alive(c)` that of class c, provided
- *   `touched(w)` (or, for a member known to still fit, `stillFits(w)`) is called after every
- *   placement on w (the only thing that changes a worker's free capacity in a pass);
+ *   after every placement on w (the only thing that changes a worker's free capacity in a pass)
+ *   `touched(w)` is called, or, for a member known to have fitted until then, `stillFits(w)` or,
+ *   where the caller tested the fit itself (adaptive.ts), `drop(w)` when it no longer fits;
  * - the normalisation ranges (min/max of μ and cost) are those of the feasible workers: when the
  *   last class holding an extreme value empties, the ranking is `stale` and `rebuild` recomputes
  *   them; orders per category are then rebuilt lazily;
@@ -15,8 +16,11 @@
  *   score λ·μ̂ − κ·ĉ descending (a prefix of the full order; equal bases in any order), each base
  *   computed exactly as `base(c, λ)`; classes that empty are skipped (`alive`) and dropped by `prune`;
  * - `memberAt(c, k)` is where the k-th feasible worker of class c (class order) sits in `list` (O(log n));
- * - `warmOf` lists, per class, the shape's workers warm for one set of keys with their warmth
- *   (kept current by `touched` and `warmed`), and finds the least warmth and where it sits.
+ * - `warmOf` lists, per class, the shape's workers warm for one set of keys with their warmth,
+ *   and finds the least warmth and where it sits (warm-classes.ts; it reads the warmth and
+ *   `aliveAt` when asked, so placements need not tell it anything).
+ * Memory: three arrays of the candidates' size (positions, and per position class and liveness)
+ * and the worker-sized `posOf`; per class a few numbers.
  *
  * How orders are built. Real fleets have few hardware types, so the classes usually hold few
  * distinct μ values. Then (at most MAX_GROUPS values) the classes are kept in one group per μ,
@@ -49,15 +53,15 @@ export class ShapeRanking {
   /** posOf[w] + 1: w's position in `list` (0: not in the shape). */
   private readonly posOf: Int32Array;
   private readonly live: LiveIndex;
-  /** dead[w] = 1: w was feasible and no longer fits. */
-  readonly dead: Uint8Array;
+  /** deadAt[p] = 1: the member at position p was feasible and no longer fits. */
+  private readonly deadAt: Uint8Array;
   count = 0;
   /** The shape's classes: bounds in `list`, μ, cost, feasible workers left. */
   private readonly start: Int32Array;
   private readonly mu: Float64Array;
   private readonly cost: Float64Array;
   private readonly aliveIn: Int32Array;
-  /** classAt[w]: the shape class of a member w. */
+  /** classAt[p]: the shape class of the member at position p. */
   private readonly classAt: Int32Array;
   readonly classes: number;
   /** Scratch for the selector: marks[c] === its stamp when class c was scored for the current task. */
@@ -78,10 +82,6 @@ export class ShapeRanking {
   drops = 0;
   private readonly orders = new Map<number, RankedOrder>();
   private readonly warm = new Map<string, WarmClasses>();
-  /** Per worker, the warm lists holding it: a chain of links from warmHead[w] − 1 (−1: none). */
-  private warmHead: Int32Array | null = null;
-  private readonly warmNext: number[] = [];
-  private readonly warmAt: WarmClasses[] = [];
 
   /** `classes`: the pass's classes (their order gives the class order). */
   constructor(
@@ -95,8 +95,6 @@ export class ShapeRanking {
   ) {
     const n = workerMu.length;
     this.posOf = new Int32Array(n);
-    this.dead = new Uint8Array(n);
-    this.classAt = new Int32Array(n);
     for (let i = 0; i < candidates.length; i++) {
       const w = candidates[i]!;
       if (this.posOf[w] === 0 && feasible(w)) {
@@ -108,13 +106,15 @@ export class ShapeRanking {
     const order = all.order,
       classOf = all.classOf;
     this.list = new Int32Array(this.count);
+    this.deadAt = new Uint8Array(this.count);
+    this.classAt = new Int32Array(this.count);
     const starts: number[] = [];
     let k = 0;
     for (let i = 0; i < order.length; i++) {
       const w = order[i]!;
       if (this.posOf[w] === 0) continue;
       if (k === 0 || classOf[w] !== classOf[this.list[k - 1]!]) starts.push(k);
-      this.classAt[w] = starts.length - 1;
+      this.classAt[k] = starts.length - 1;
       this.list[k++] = w;
       this.posOf[w] = k;
     }
@@ -158,7 +158,13 @@ export class ShapeRanking {
   }
 
   isAlive(w: number): boolean {
-    return this.posOf[w] !== 0 && this.dead[w] === 0;
+    const p = this.posOf[w]!;
+    return p !== 0 && this.deadAt[p - 1] === 0;
+  }
+
+  /** The member at position `p` of `list` still fits. */
+  aliveAt(p: number): boolean {
+    return this.deadAt[p] === 0;
   }
 
   /** Feasible workers left in class c. */
@@ -168,7 +174,7 @@ export class ShapeRanking {
 
   /** The class of member w. */
   classOf(w: number): number {
-    return this.classAt[w]!;
+    return this.classAt[this.posOf[w]! - 1]!;
   }
 
   /** The position in `list` of the k-th (0-based) feasible worker of class c, in class order; k below alive(c). */
@@ -178,7 +184,8 @@ export class ShapeRanking {
 
   /** The rank of live member w among its class's feasible workers. */
   rankOf(w: number): number {
-    return this.live.before(this.posOf[w]! - 1) - this.live.before(this.start[this.classAt[w]!]!);
+    const p = this.posOf[w]! - 1;
+    return this.live.before(p) - this.live.before(this.start[this.classAt[p]!]!);
   }
 
   /** A task was placed on `w`: drop it if it no longer fits the shape. */
@@ -193,14 +200,18 @@ export class ShapeRanking {
    */
   stillFits(w: number): boolean {
     if (this.feasible(w)) return true;
-    this.dead[w] = 1;
-    this.count--;
+    this.drop(w);
+    return false;
+  }
+
+  /** Member `w`, feasible until now, no longer fits the shape: it leaves for the rest of the pass. */
+  drop(w: number): void {
     const pos = this.posOf[w]! - 1;
+    this.deadAt[pos] = 1;
+    this.count--;
     this.live.kill(pos);
-    if (this.warmHead !== null)
-      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.drop(w);
-    const c = this.classAt[w]!;
-    if (--this.aliveIn[c]! > 0) return false;
+    const c = this.classAt[pos]!;
+    if (--this.aliveIn[c]! > 0) return;
     this.drops++;
     if (this.groupOf) this.groups![this.groupOf[c]!]!.alive--;
     const m = this.mu[c]!,
@@ -209,18 +220,6 @@ export class ShapeRanking {
     if (m === this.muMax && --this.atMuMax === 0) this.stale = true;
     if (x === this.cMin && --this.atCMin === 0) this.stale = true;
     if (x === this.cMax && --this.atCMax === 0) this.stale = true;
-    return false;
-  }
-
-  /** A task was placed on `w` (after the pass's hints heard of it): its warmth may have risen. */
-  warmed(w: number): void {
-    if (this.isAlive(w)) this.warmedMember(w);
-  }
-
-  /** `warmed` for a member known to still fit. */
-  warmedMember(w: number): void {
-    if (this.warmHead !== null)
-      for (let l = this.warmHead[w]! - 1; l >= 0; l = this.warmNext[l]!) this.warmAt[l]!.update(w);
   }
 
   /** Recompute the ranges (and how many classes hold each extreme); orders are rebuilt on demand. */
@@ -448,12 +447,6 @@ export class ShapeRanking {
     if (!warm) {
       warm = new WarmClasses(this, holders, levelOf, this.posOf, this.groupOf);
       this.warm.set(id, warm);
-      const head = (this.warmHead ??= new Int32Array(this.posOf.length));
-      for (const w of warm.workers) {
-        this.warmNext.push(head[w]! - 1);
-        this.warmAt.push(warm);
-        head[w] = this.warmAt.length;
-      }
     }
     return warm;
   }

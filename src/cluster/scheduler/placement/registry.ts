@@ -163,6 +163,6 @@ export function passSelector(
 ): PassSelector | null {
   const path = fastPathOf(placement);
   if (path === 'first-fit') return null;
-  if (path === 'adaptive') return new AdaptiveSelector(snapshot, placement);
+  if (path === 'adaptive') return new AdaptiveSelector(snapshot, placement, view.capacity ?? null);
   return new ScoredSelector(snapshot, view, placement);
 }

@@ -133,7 +133,9 @@ export interface PlacementProfile extends PlacementOptions {
 export interface PassSelector {
   /**
    * The chosen worker among `candidates` (snapshot order) for which `feasible` holds, or -1.
-   * `shape` (optional): a key of the task shape, where what stops fitting never fits again in the pass (adaptive.ts).
+   * `shape` (optional): a key of the task shape, where what stops fitting never fits again in the pass (adaptive.ts),
+   * and where the pass's view has `capacity`, `feasible(w)` is exactly the free-capacity test of the job's resources
+   * on those amounts (filters.ts `covers`; queue/first-fit.ts).
    */
   select(
     job: SchedulerJob,

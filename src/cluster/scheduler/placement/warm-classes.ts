@@ -3,13 +3,22 @@
  * placement (adaptive.ts), pure. A worker is warm for the keys when it holds a live hint for each
  * (reuse.ts); its warmth (1 + the tasks already using them there) only rises during a pass.
  *
- * Guarantees: the entries are the shape's workers warm at construction, in class order, each with
- * its current warmth while it fits (NO_LEVEL once it no longer does), provided the ranking calls
- * `drop` and `update` as it is told of placements; `least(c)` is the least warmth among class c's
- * entries and `pick(c, p, level)` the first entry of c at or after list position p (cyclically
- * within c) with that warmth, both O(log n). Per μ group (where the ranking has groups) the
- * classes with entries form one segment, cost ascending, so a scan of a segment meets bases in
- * descending order; `head[g]` skips the classes whose entries all stopped fitting.
+ * Guarantees: the entries are the shape's workers warm at construction, in class order;
+ * `least(c)` is the least current warmth among class c's entries that still fit the shape
+ * (NO_LEVEL: none) and `pick(c, p, level)` the first such entry of c at or after list position p
+ * (cyclically within c) with that warmth. Per μ group (where the ranking has groups) the classes
+ * with entries form one segment, cost ascending, so a scan of a segment meets bases in descending
+ * order; `head[g]` skips the classes whose entries all stopped fitting.
+ *
+ * Lazily kept (issue 36, third round): nothing is told of placements. The tree holds a lower
+ * bound of each entry's level (warmth only rises, and an entry that stops fitting never fits
+ * again, its level then NO_LEVEL, the largest), and a query settles the entries it meets: the
+ * least stored level in a range is the least current one once the entry holding it is checked
+ * (its current level read from the hints and the ranking) and found equal; where it is not, the
+ * entry's stored level is raised and the query repeats. Each repeat raises a stored level, so a
+ * query costs O(log n) per entry it settles, and entries of classes no task asks about are never
+ * touched. Where nothing changed the answers are exactly those of levels kept current on every
+ * placement (adaptive-reference.test.ts checks whole passes).
  */
 import { LevelTree, NO_LEVEL } from './classes.js';
 
@@ -17,6 +26,8 @@ import { LevelTree, NO_LEVEL } from './classes.js';
 export interface WarmHost {
   readonly classes: number;
   isAlive(w: number): boolean;
+  /** The member at list position `p` still fits the shape. */
+  aliveAt(p: number): boolean;
   classOf(w: number): number;
 }
 
@@ -25,8 +36,7 @@ export class WarmClasses {
   private readonly pos: Int32Array;
   /** The entries' workers, in class order. */
   readonly workers: Int32Array;
-  /** entryOf[w] + 1: w's entry (0: none). */
-  private readonly entryOf: Int32Array;
+  /** A lower bound of each entry's level (see the header). */
   private readonly tree: LevelTree;
   /** The classes with any entry, in class order, and each one's entries [from, to). */
   readonly list: Int32Array;
@@ -39,7 +49,7 @@ export class WarmClasses {
   readonly end: Int32Array;
 
   constructor(
-    host: WarmHost,
+    private readonly host: WarmHost,
     holders: ArrayLike<number>,
     private readonly levelOf: (w: number) => number,
     posOf: Int32Array,
@@ -54,12 +64,8 @@ export class WarmClasses {
     const n = picked.length;
     this.workers = Int32Array.from(picked);
     this.pos = Int32Array.from(picked, (w) => posOf[w]! - 1);
-    this.entryOf = new Int32Array(posOf.length);
     const levels = new Int32Array(n);
-    for (let e = 0; e < n; e++) {
-      this.entryOf[picked[e]!] = e + 1;
-      levels[e] = levelOf(picked[e]!);
-    }
+    for (let e = 0; e < n; e++) levels[e] = levelOf(picked[e]!);
     this.tree = new LevelTree(levels);
     this.indexOf = new Int32Array(host.classes);
     const list: number[] = [],
@@ -91,30 +97,40 @@ export class WarmClasses {
     }
   }
 
-  /** `w` no longer fits the shape. */
-  drop(w: number): void {
-    const e = this.entryOf[w]! - 1;
-    if (e >= 0) this.tree.set(e, NO_LEVEL);
+  /** Entry e's current level: its warmth, NO_LEVEL once it no longer fits the shape. */
+  private levelNow(e: number): number {
+    return this.host.aliveAt(this.pos[e]!) ? this.levelOf(this.workers[e]!) : NO_LEVEL;
   }
 
-  /** `w` (still fitting) may have grown warmer. */
-  update(w: number): void {
-    const e = this.entryOf[w]! - 1;
-    if (e >= 0) this.tree.set(e, this.levelOf(w));
+  /** The least current level among entries [a, b), settling the entries met (see the header). */
+  private settledLeast(a: number, b: number): number {
+    const tree = this.tree;
+    for (;;) {
+      const e = tree.argLeast(a, b);
+      if (e < 0) return NO_LEVEL;
+      const stored = tree.level(e),
+        now = this.levelNow(e);
+      if (now === stored) return now;
+      tree.set(e, now);
+    }
   }
 
   /** The least warmth among the entries of the class at `list[i]` (NO_LEVEL: none fits). */
   leastAt(i: number): number {
-    return this.tree.least(this.from[i]!, this.to[i]!);
+    return this.settledLeast(this.from[i]!, this.to[i]!);
   }
 
   /** The least warmth among class c's entries (NO_LEVEL: none, or none fits). */
   least(c: number): number {
     const i = this.indexOf[c]! - 1;
-    return i < 0 ? NO_LEVEL : this.tree.least(this.from[i]!, this.to[i]!);
+    return i < 0 ? NO_LEVEL : this.settledLeast(this.from[i]!, this.to[i]!);
   }
 
-  /** The first entry of class c at or after list position `p`, cyclically, with warmth `level` (its least). */
+  /**
+   * The first entry of class c at or after list position `p`, cyclically, with warmth `level`
+   * (its least, as `least(c)` just returned): the first whose stored level is at most `level`,
+   * once settled (a stale one is raised and the search repeats).
+   */
   pick(c: number, p: number, level: number): number {
     const i = this.indexOf[c]! - 1;
     const a = this.from[i]!,
@@ -126,8 +142,13 @@ export class WarmClasses {
       if (this.pos[mid]! < p) lo = mid + 1;
       else hi = mid;
     }
-    let e = this.tree.first(lo, b, level);
-    if (e < 0) e = this.tree.first(a, lo, level);
-    return this.workers[e]!;
+    const tree = this.tree;
+    for (;;) {
+      let e = tree.first(lo, b, level);
+      if (e < 0) e = tree.first(a, lo, level);
+      const now = this.levelNow(e);
+      if (now === level) return this.workers[e]!;
+      tree.set(e, now);
+    }
   }
 }

@@ -38,6 +38,8 @@ interface Shape {
   staticKey: string;
   devices: number;
   pool: FreePool | null;
+  /** A selector's candidates (the static key's workers in snapshot order); no FreePool is kept for it. */
+  members: readonly number[] | null;
   cursor: number;
   failed: boolean;
 }
@@ -57,7 +59,12 @@ interface JobState {
 
 export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST_FIT_PLACEMENT, explain = true): Plan {
   const scratch = new ScratchCapacity(snapshot.workers);
-  const view = { workers: snapshot.workers, free: (w: number) => scratch.free(w), gangTaken: scratch.gangTaken };
+  const view = {
+    workers: snapshot.workers,
+    free: (w: number) => scratch.free(w),
+    gangTaken: scratch.gangTaken,
+    capacity: scratch, // `fits` below is the free-capacity test on these (PassSelector.select with a shape)
+  };
   const selector = passSelector(placement, snapshot, view);
   const candidates = new CandidateIndex(scratch, !selector && keepsAccelerators(placement));
   const gangs = new GangPlacer(scratch, candidates);
@@ -86,6 +93,7 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
             staticKey: staticKey(job),
             devices: devicesNeeded(job.resources),
             pool: null,
+            members: null,
             cursor: 0,
             failed: false,
           };
@@ -162,14 +170,17 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
     if ((state.hold = held(state, 1)) !== null) return;
     const job = state.job;
     const res = job.resources;
-    shape.pool ??= candidates.poolOf(job, shape.staticKey);
     let w: number;
     if (!selector) {
+      shape.pool ??= candidates.poolOf(job, shape.staticKey);
       const position = shape.pool.findFirst(res.cpuMillis, res.memoryBytes, shape.devices, shape.cursor);
       shape.cursor = position;
       w = position < 0 ? -1 : shape.pool.members[position]!;
     } else {
-      w = selector.select(job, task, shape.pool.members, (m) => scratch.fits(m, res), shape.key);
+      // A selector reads the candidate list only: no FreePool, whose upkeep on every consume would
+      // be first-fit's index kept for nothing (and cache misses where placements spread out).
+      shape.members ??= candidates.of(job, shape.staticKey).members;
+      w = selector.select(job, task, shape.members, (m) => scratch.fits(m, res), shape.key);
     }
     if (w < 0) {
       if (selector?.perJob) state.failed = true;
