@@ -187,14 +187,28 @@ export class AdaptiveSelector implements PassSelector {
     feasible: (w: number) => boolean,
     shape?: string,
   ): number {
-    // Keep accelerators for accelerator work (accelerators.ts): the plain tier first.
-    const plain = this.plainTier?.of(job, candidates) ?? null;
+    // Keep accelerators for accelerator work (accelerators.ts): the plain tier first. A shape's
+    // tasks come in runs (a job's in a row): its plain tier and rankings are kept from the last one.
+    if (shape === undefined || shape !== this.lastShape || candidates !== this.lastCandidates) {
+      this.lastShape = shape;
+      this.lastCandidates = candidates;
+      this.lastPlain = this.plainTier?.of(job, candidates) ?? null;
+      this.lastPlainRanking = this.lastRanking = undefined;
+    }
+    const plain = this.lastPlain;
     if (plain !== null) {
       const w = this.selectIn(job, task, plain, feasible, shape, this.plainRankings);
       if (w >= 0) return w;
     }
     return this.selectIn(job, task, candidates, feasible, shape, this.rankings);
   }
+
+  /** The last select's shape and candidates, their plain tier and rankings (see `select`). */
+  private lastShape: string | undefined;
+  private lastCandidates: ArrayLike<number> | undefined;
+  private lastPlain: Int32Array | null = null;
+  private lastPlainRanking: ShapeRanking | undefined;
+  private lastRanking: ShapeRanking | undefined;
 
   /** `select` over `candidates` alone (`rankings`: the shape rankings kept for such lists). */
   private selectIn(
@@ -207,7 +221,9 @@ export class AdaptiveSelector implements PassSelector {
   ): number {
     this.decision = undefined;
     if (shape !== undefined) {
-      let ranking = rankings.get(shape);
+      const plainTier = rankings === this.plainRankings;
+      let ranking = plainTier ? this.lastPlainRanking : this.lastRanking;
+      if (ranking === undefined) ranking = rankings.get(shape);
       if (!ranking) {
         ranking = new ShapeRanking(
           candidates,
@@ -226,6 +242,8 @@ export class AdaptiveSelector implements PassSelector {
         this.needDev.push(devicesNeeded(res));
         for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(id);
       }
+      if (plainTier) this.lastPlainRanking = ranking;
+      else this.lastRanking = ranking;
       return this.selectRanked(job, task, ranking);
     }
     return this.selectPlain(job, task, candidates, feasible);
@@ -479,6 +497,12 @@ export class AdaptiveSelector implements PassSelector {
     const list = warm.list,
       grouped = ranking.grouped;
     for (let g = 0; g < warm.head.length; g++) {
+      // A group's classes come base descending: where even its head's base with the full bonus
+      // cannot reach the runner-up, none can (checked before the head is settled; the same answer).
+      if (grouped && this.second >= 0 && warm.head[g]! < warm.end[g]!) {
+        const top = age + ranking.base(list[warm.head[g]!]!, lambda);
+        if (top + REUSE_BONUS < this.secondScore) continue;
+      }
       while (warm.head[g]! < warm.end[g]! && warm.leastAt(warm.head[g]!) === NO_LEVEL) warm.head[g]!++;
       for (let i = warm.head[g]!; i < warm.end[g]!; i++) {
         const c = list[i]!;
@@ -553,6 +577,6 @@ export class AdaptiveSelector implements PassSelector {
         else byId[r]!.drop(w); // it never fits again this pass
       }
     }
-    ids.length = k;
+    if (k !== ids.length) ids.length = k;
   }
 }

@@ -177,6 +177,11 @@ export class ShapeRanking {
     return this.classAt[this.posOf[w]! - 1]!;
   }
 
+  /** The class of the member at position `p` of `list`. */
+  classAtPos(p: number): number {
+    return this.classAt[p]!;
+  }
+
   /** The position in `list` of the k-th (0-based) feasible worker of class c, in class order; k below alive(c). */
   memberAt(c: number, k: number): number {
     return this.live.select(this.live.before(this.start[c]!) + k);
@@ -227,6 +232,7 @@ export class ShapeRanking {
     if (this.groups) this.rangesFromGroups(this.groups);
     else this.rangesByScan();
     this.orders.clear();
+    this.lastOrder = null;
     this.stale = false;
   }
 
@@ -335,11 +341,22 @@ export class ShapeRanking {
    * first; every live class when `complete`. Built once per λ and size per rebuild.
    */
   order(lambda: number, m: number): RankedOrder {
+    const last = this.lastOrder;
+    if (last !== null && lambda === this.lastLambda && last.size >= m) return last; // a job's tasks come in a row
     const cached = this.orders.get(lambda);
-    if (cached && cached.size >= m) return cached;
+    if (cached && cached.size >= m) return this.keep(lambda, cached);
     const order = this.groups ? this.mergeGroups(this.groups, lambda, m) : this.selectTop(lambda, m);
     this.orders.set(lambda, order);
-    return order;
+    return this.keep(lambda, order);
+  }
+
+  /** The order last returned, and its λ (cleared with the orders). */
+  private lastOrder: RankedOrder | null = null;
+  private lastLambda = 0;
+
+  private keep(lambda: number, order: RankedOrder): RankedOrder {
+    this.lastLambda = lambda;
+    return (this.lastOrder = order);
   }
 
   private liveClassCount(): number {

@@ -22,13 +22,19 @@
  */
 import { LevelTree, NO_LEVEL } from './classes.js';
 
+/** Stored levels raised by queries since the process started (classes.test.ts counts work with it). */
+export const settleCount = { value: 0 };
+
 /** What WarmClasses reads of its ranking. */
 export interface WarmHost {
   readonly classes: number;
   isAlive(w: number): boolean;
   /** The member at list position `p` still fits the shape. */
   aliveAt(p: number): boolean;
-  classOf(w: number): number;
+  /** The shape's feasible workers in class order (list positions). */
+  readonly list: Int32Array;
+  /** The class of the member at list position `p`. */
+  classAtPos(p: number): number;
 }
 
 export class WarmClasses {
@@ -55,24 +61,28 @@ export class WarmClasses {
     posOf: Int32Array,
     groupOf: Int32Array | null,
   ) {
-    const picked: number[] = [];
+    // The entries' list positions, sorted (class order), then their workers and levels.
+    const found = new Int32Array(holders.length);
+    let n = 0;
     for (let i = 0; i < holders.length; i++) {
       const w = holders[i]!;
-      if (host.isAlive(w) && levelOf(w) > 0) picked.push(w);
+      if (host.isAlive(w) && levelOf(w) > 0) found[n++] = posOf[w]! - 1;
     }
-    picked.sort((a, b) => posOf[a]! - posOf[b]!);
-    const n = picked.length;
-    this.workers = Int32Array.from(picked);
-    this.pos = Int32Array.from(picked, (w) => posOf[w]! - 1);
+    this.pos = found.slice(0, n).sort();
+    this.workers = new Int32Array(n);
     const levels = new Int32Array(n);
-    for (let e = 0; e < n; e++) levels[e] = levelOf(picked[e]!);
+    for (let e = 0; e < n; e++) {
+      const w = host.list[this.pos[e]!]!;
+      this.workers[e] = w;
+      levels[e] = levelOf(w);
+    }
     this.tree = new LevelTree(levels);
     this.indexOf = new Int32Array(host.classes);
     const list: number[] = [],
       from: number[] = [],
       to: number[] = [];
     for (let e = 0; e < n; e++) {
-      const c = host.classOf(picked[e]!);
+      const c = host.classAtPos(this.pos[e]!);
       if (list.length === 0 || list[list.length - 1] !== c) {
         list.push(c);
         from.push(e);
@@ -111,6 +121,7 @@ export class WarmClasses {
       const stored = tree.level(e),
         now = this.levelNow(e);
       if (now === stored) return now;
+      settleCount.value++;
       tree.set(e, now);
     }
   }
@@ -148,6 +159,7 @@ export class WarmClasses {
       if (e < 0) e = tree.first(a, lo, level);
       const now = this.levelNow(e);
       if (now === level) return this.workers[e]!;
+      settleCount.value++;
       tree.set(e, now);
     }
   }

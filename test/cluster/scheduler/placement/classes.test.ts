@@ -17,6 +17,7 @@ import {
   sortByMuCost,
   WorkerClasses,
 } from '../../../../src/cluster/scheduler/placement/classes.js';
+import { settleCount } from '../../../../src/cluster/scheduler/placement/warm-classes.js';
 import { schedule } from '../../../../src/cluster/scheduler/queue/first-fit.js';
 import type { CacheHint, SchedulerJob, Snapshot, WorkerView } from '../../../../src/cluster/scheduler/types.js';
 import { job, snapshot, tasksOf, worker } from '../helpers.js';
@@ -142,6 +143,13 @@ describe('the trees behind the picks', () => {
           const part = levels.slice(a, b);
           const least = part.length === 0 ? NO_LEVEL : Math.min(...part);
           expect(tree.least(a, b)).toBe(least);
+          const at = tree.argLeast(a, b);
+          if (least === NO_LEVEL) expect(at).toBe(-1);
+          else {
+            expect(at).toBeGreaterThanOrEqual(a);
+            expect(at).toBeLessThan(b);
+            expect(tree.level(at)).toBe(least);
+          }
           if (least !== NO_LEVEL) expect(tree.first(a, b, least)).toBe(a + part.findIndex((v) => v <= least));
           else expect(tree.first(a, b, 0)).toBe(-1);
         },
@@ -185,5 +193,25 @@ describe('an adaptive pass scores classes, not workers (issue 36)', () => {
     // Two classes (cheap, big): the walk and the warm scan score each at most once per task.
     expect(small).toBeLessThanOrEqual(2);
     expect(large).toBeLessThanOrEqual(2);
+  });
+
+  it('warm lists settle what they are asked about: raised levels per task do not grow with the workers', () => {
+    // Warm lists are told nothing of placements (warm-classes.ts); a query raises the stale
+    // levels it meets. Counted at 1,000, 10,000 and 100,000 workers (half the tasks use the key).
+    const settlesPerTask = (n: number, tasks: number): number => {
+      const snap = fleet(n, tasks);
+      const before = settleCount.value;
+      const plan = schedule(snap, adaptive);
+      expect(plan.placements).toHaveLength(tasks);
+      return (settleCount.value - before) / tasks;
+    };
+    const small = settlesPerTask(1000, 2000),
+      large = settlesPerTask(10_000, 2000),
+      huge = settlesPerTask(100_000, 2000);
+    // At most one raise per warm placement (the entry that got warmer, met by the next query)
+    // plus the entries that stopped fitting; it does not grow with the fleet.
+    expect(small).toBeLessThanOrEqual(1);
+    expect(large).toBeLessThanOrEqual(1);
+    expect(huge).toBeLessThanOrEqual(1);
   });
 });
