@@ -74,8 +74,13 @@ export class AdaptiveSelector implements PassSelector {
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /** Per worker, the ids of the rankings it is a member of and still fits (dropped once it no longer does). */
-  private readonly memberships: (number[] | undefined)[];
+  /**
+   * Per worker w, the ids of the rankings it is a member of and still fits (dropped once it no
+   * longer does): membIds[w·membCap, w·membCap + membLen[w]) — one typed array, no object per worker.
+   */
+  private membIds: Int32Array;
+  private membCap = 8;
+  private readonly membLen: Int32Array;
   /** Per ranking id: the ranking, and its task shape's demand (cpu, memory, devices) for the fit test in `placed`. */
   private readonly byId: ShapeRanking[] = [];
   private readonly needCpu: number[] = [];
@@ -125,7 +130,8 @@ export class AdaptiveSelector implements PassSelector {
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
     this.idx = new Int32Array(n);
-    this.memberships = new Array(n);
+    this.membIds = new Int32Array(0); // sized when the first ranking is built
+    this.membLen = new Int32Array(n);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -240,7 +246,7 @@ export class AdaptiveSelector implements PassSelector {
         this.needCpu.push(res.cpuMillis);
         this.needMem.push(res.memoryBytes);
         this.needDev.push(devicesNeeded(res));
-        for (let i = 0; i < ranking.list.length; i++) (this.memberships[ranking.list[i]!] ??= []).push(id);
+        this.addMembers(ranking.list, id);
       }
       if (plainTier) this.lastPlainRanking = ranking;
       else this.lastRanking = ranking;
@@ -530,8 +536,11 @@ export class AdaptiveSelector implements PassSelector {
     this.warmRanking = ranking;
     const uses = job.uses!;
     const keys = this.hints.keysOf(job);
-    if (keys === null || keys.some((k) => k < 0)) return (this.warmLast = null);
+    if (keys === null) return (this.warmLast = null);
+    for (let i = 0; i < keys.length; i++) if (keys[i]! < 0) return (this.warmLast = null);
     const id = uses.length === 1 ? uses[0]! : uses.join('\u0000');
+    const built = ranking.warmFor(id);
+    if (built !== undefined) return (this.warmLast = built);
     return (this.warmLast = ranking.warmOf(id, this.hints.holdersOf(uses[0]!), (w) => this.hints.warmthOf(keys, w)));
   }
 
@@ -551,18 +560,42 @@ export class AdaptiveSelector implements PassSelector {
     }
   }
 
+  /** Ranking `id` holds the workers of `list`: add it to their memberships (growing the slots per worker ×2 where one is full). */
+  private addMembers(list: Int32Array, id: number): void {
+    const len = this.membLen;
+    let cap = this.membCap;
+    if (this.membIds.length === 0) this.membIds = new Int32Array(len.length * cap);
+    let full = false;
+    for (let i = 0; i < list.length && !full; i++) full = len[list[i]!] === cap;
+    if (full) {
+      const old = this.membIds;
+      this.membCap = cap *= 2;
+      this.membIds = new Int32Array(len.length * cap);
+      for (let w = 0; w < len.length; w++)
+        this.membIds.set(old.subarray(w * (cap / 2), w * (cap / 2) + len[w]!), w * cap);
+    }
+    const ids = this.membIds;
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i]!;
+      ids[w * cap + len[w]!++] = id;
+    }
+  }
+
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
     // The reuse damping counts it; warm lists read warmth when asked (warm-classes.ts). Only the
     // rankings that still hold w can change: those it no longer fits drop it.
     if (this.anyHints) this.hints.placed(job, w, this.mu.length);
-    const ids = this.memberships[w];
-    if (ids === undefined) return;
+    const count = this.membLen[w]!;
+    if (count === 0) return;
+    const ids = this.membIds,
+      from = w * this.membCap,
+      to = from + count;
     const byId = this.byId;
-    let k = 0;
+    let k = from;
     const cap = this.capacity;
     if (cap === null) {
-      for (let i = 0; i < ids.length; i++) if (byId[ids[i]!]!.stillFits(w)) ids[k++] = ids[i]!;
+      for (let i = from; i < to; i++) if (byId[ids[i]!]!.stillFits(w)) ids[k++] = ids[i]!;
     } else {
       // The free-capacity test (filters.ts covers) on the shape's amounts, read once.
       const cpu = cap.cpu[w]!,
@@ -571,12 +604,12 @@ export class AdaptiveSelector implements PassSelector {
       const needCpu = this.needCpu,
         needMem = this.needMem,
         needDev = this.needDev;
-      for (let i = 0; i < ids.length; i++) {
+      for (let i = from; i < to; i++) {
         const r = ids[i]!;
         if (cpu >= needCpu[r]! && mem >= needMem[r]! && dev >= needDev[r]!) ids[k++] = r;
         else byId[r]!.drop(w); // it never fits again this pass
       }
     }
-    if (k !== ids.length) ids.length = k;
+    this.membLen[w] = k - from;
   }
 }

@@ -459,6 +459,11 @@ export class ShapeRanking {
    * The shape's workers among `holders` warm for one set of keys (`id` names it; built once per
    * pass), with their warmth `levelOf(w)` (0: not warm), per class in class order.
    */
+  /** The warm list `warmOf` built for `id`, if any. */
+  warmFor(id: string): WarmClasses | undefined {
+    return this.warm.get(id);
+  }
+
   warmOf(id: string, holders: ArrayLike<number>, levelOf: (w: number) => number): WarmClasses {
     let warm = this.warm.get(id);
     if (!warm) {

@@ -40,6 +40,8 @@ interface Shape {
   pool: FreePool | null;
   /** A selector's candidates (the static key's workers in snapshot order); no FreePool is kept for it. */
   members: readonly number[] | null;
+  /** A selector's fit test for the shape (the free-capacity test of its amounts, one closure per shape). */
+  fits: ((w: number) => boolean) | null;
   cursor: number;
   failed: boolean;
 }
@@ -94,6 +96,7 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
             devices: devicesNeeded(job.resources),
             pool: null,
             members: null,
+            fits: null,
             cursor: 0,
             failed: false,
           };
@@ -180,7 +183,8 @@ export function schedule(snapshot: Snapshot, placement: PlacementProfile = FIRST
       // A selector reads the candidate list only: no FreePool, whose upkeep on every consume would
       // be first-fit's index kept for nothing (and cache misses where placements spread out).
       shape.members ??= candidates.of(job, shape.staticKey).members;
-      w = selector.select(job, task, shape.members, (m) => scratch.fits(m, res), shape.key);
+      shape.fits ??= (m) => scratch.fits(m, res); // the shape key holds cpu, memory and devices
+      w = selector.select(job, task, shape.members, shape.fits, shape.key);
     }
     if (w < 0) {
       if (selector?.perJob) state.failed = true;
