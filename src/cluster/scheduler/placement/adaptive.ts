@@ -27,7 +27,9 @@
  * Cost. Where the pass gives a task shape (queue/first-fit.ts), a task scores classes, not
  * workers: the shape's classes ranked by base (ranking.ts) from the top until no later one can
  * win, plus its classes with workers warm for the job (warm-classes.ts), one score each; the
- * chosen worker of a class is found in O(log n). Without a shape (gangs, queue/allocate.ts) every
+ * chosen worker of a class is found in O(log n). After a placement only the rankings holding the
+ * worker hear of it (members.ts, a direct fit test each); warm lists are told nothing and settle
+ * warmth when asked (warm-classes.ts). Without a shape (gangs, queue/allocate.ts) every
  * feasible worker is scored. adaptive-reference.test.ts checks every choice and decision of a pass
  * against a plain scoring of every feasible worker; classes.test.ts counts the scores per task.
  */
@@ -39,6 +41,7 @@ import { devicesNeeded } from './fit.js';
 import { ageTerm, baseScore, costShare, REUSE_BONUS, reuseBonus, throughput } from './adaptive-score.js';
 import { NO_LEVEL, rotationScores, sortByMuCost, WorkerClasses } from './classes.js';
 import { idHash, taskSlot } from './jitter.js';
+import { RankingMembers } from './members.js';
 import { PassHints } from './reuse.js';
 import { ShapeRanking } from './ranking.js';
 import { SMALLEST_FIT } from './scorers.js';
@@ -74,18 +77,8 @@ export class AdaptiveSelector implements PassSelector {
   private readonly plainRankings = new Map<string, ShapeRanking>();
   /** The plain tier of each candidate list; null: placement.keep-accelerators is off. */
   private readonly plainTier: PlainTier | null;
-  /**
-   * Per worker w, the ids of the rankings it is a member of and still fits (dropped once it no
-   * longer does): membIds[w·membCap, w·membCap + membLen[w]) — one typed array, no object per worker.
-   */
-  private membIds: Int32Array;
-  private membCap = 8;
-  private readonly membLen: Int32Array;
-  /** Per ranking id: the ranking, and its task shape's demand (cpu, memory, devices) for the fit test in `placed`. */
-  private readonly byId: ShapeRanking[] = [];
-  private readonly needCpu: number[] = [];
-  private readonly needMem: number[] = [];
-  private readonly needDev: number[] = [];
+  /** Per worker, the rankings it still fits (members.ts). */
+  private readonly members: RankingMembers;
   /** The task whose rotation slot is `taskSlot` (a task may be tried in two tiers). */
   private slotTask: SchedulerTask | undefined;
   private taskSlot = 0;
@@ -119,7 +112,7 @@ export class AdaptiveSelector implements PassSelector {
   constructor(
     private readonly snapshot: Snapshot,
     private readonly options: PlacementProfile,
-    private readonly capacity: FreeAmounts | null = null,
+    capacity: FreeAmounts | null = null,
   ) {
     const workers = snapshot.workers;
     const n = workers.length;
@@ -130,8 +123,7 @@ export class AdaptiveSelector implements PassSelector {
     this.scratch = new Int32Array(n);
     this.rot = new Float64Array(n);
     this.idx = new Int32Array(n);
-    this.membIds = new Int32Array(0); // sized when the first ranking is built
-    this.membLen = new Int32Array(n);
+    this.members = new RankingMembers(n, capacity);
     for (let w = 0; w < n; w++) {
       const worker = workers[w]!;
       this.mu[w] = throughput(worker);
@@ -240,13 +232,8 @@ export class AdaptiveSelector implements PassSelector {
           2 * this.options.jitter, // the cost weight's tie margin (adaptive-score.ts costWeight)
         );
         rankings.set(shape, ranking);
-        const id = this.byId.length;
         const res = job.resources;
-        this.byId.push(ranking);
-        this.needCpu.push(res.cpuMillis);
-        this.needMem.push(res.memoryBytes);
-        this.needDev.push(devicesNeeded(res));
-        this.addMembers(ranking.list, id);
+        this.members.add(ranking, res.cpuMillis, res.memoryBytes, devicesNeeded(res));
       }
       if (plainTier) this.lastPlainRanking = ranking;
       else this.lastRanking = ranking;
@@ -560,56 +547,11 @@ export class AdaptiveSelector implements PassSelector {
     }
   }
 
-  /** Ranking `id` holds the workers of `list`: add it to their memberships (growing the slots per worker ×2 where one is full). */
-  private addMembers(list: Int32Array, id: number): void {
-    const len = this.membLen;
-    let cap = this.membCap;
-    if (this.membIds.length === 0) this.membIds = new Int32Array(len.length * cap);
-    let full = false;
-    for (let i = 0; i < list.length && !full; i++) full = len[list[i]!] === cap;
-    if (full) {
-      const old = this.membIds;
-      this.membCap = cap *= 2;
-      this.membIds = new Int32Array(len.length * cap);
-      for (let w = 0; w < len.length; w++)
-        this.membIds.set(old.subarray(w * (cap / 2), w * (cap / 2) + len[w]!), w * cap);
-    }
-    const ids = this.membIds;
-    for (let i = 0; i < list.length; i++) {
-      const w = list[i]!;
-      ids[w * cap + len[w]!++] = id;
-    }
-  }
-
   /** A task of `job` was placed on `w` (by this selector's choice or not). */
   placed(job: SchedulerJob, w: number): void {
     // The reuse damping counts it; warm lists read warmth when asked (warm-classes.ts). Only the
-    // rankings that still hold w can change: those it no longer fits drop it.
+    // rankings that still hold w can change: those it no longer fits drop it (members.ts).
     if (this.anyHints) this.hints.placed(job, w, this.mu.length);
-    const count = this.membLen[w]!;
-    if (count === 0) return;
-    const ids = this.membIds,
-      from = w * this.membCap,
-      to = from + count;
-    const byId = this.byId;
-    let k = from;
-    const cap = this.capacity;
-    if (cap === null) {
-      for (let i = from; i < to; i++) if (byId[ids[i]!]!.stillFits(w)) ids[k++] = ids[i]!;
-    } else {
-      // The free-capacity test (filters.ts covers) on the shape's amounts, read once.
-      const cpu = cap.cpu[w]!,
-        mem = cap.mem[w]!,
-        dev = cap.devCount[w]!;
-      const needCpu = this.needCpu,
-        needMem = this.needMem,
-        needDev = this.needDev;
-      for (let i = from; i < to; i++) {
-        const r = ids[i]!;
-        if (cpu >= needCpu[r]! && mem >= needMem[r]! && dev >= needDev[r]!) ids[k++] = r;
-        else byId[r]!.drop(w); // it never fits again this pass
-      }
-    }
-    this.membLen[w] = k - from;
+    this.members.placed(w);
   }
 }
