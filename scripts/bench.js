@@ -527,6 +527,15 @@ await section('load', 'load.mjs', 'runLoadBenches', (r) => {
     '<= x1.3',
     m.holds,
   );
+  // The cluster's CPU seconds per window (controller, spawner and the tasks they reaped): the work per job,
+  // which other load on the machine does not change.
+  row(
+    `load: ${m.jobs} one-task jobs, cluster CPU for the last ${m.window}`,
+    `${fmt(m.last.cpuSeconds, 1)} CPU-s (x${fmt(m.cpuRatio, 2)} the first's)`,
+    `first ${m.window}: ${fmt(m.first.cpuSeconds, 1)} CPU-s`,
+    '<= x1.3',
+    m.cpuHolds,
+  );
   row(
     `load: ${m.jobs} one-task jobs, controller peak RSS (VmHWM); RSS once all ended`,
     `${fmt(m.memory.hwmMB, 0)} MB; ${fmt(m.memory.rssEndedMB, 0)} MB`,
