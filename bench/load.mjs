@@ -41,6 +41,7 @@ function memoryOf(pid) {
 export async function runLoadBench({
   submissions = Number(process.env.BENCH_LOAD_SUBMISSIONS ?? 2000),
   clients = Number(process.env.BENCH_LOAD_CLIENTS ?? 20),
+  window = Math.max(1, Math.floor(submissions / 10)),
   log = () => {},
 } = {}) {
   log(`load bench: ${submissions} submissions from ${clients} clients`);
@@ -55,6 +56,10 @@ export async function runLoadBench({
     const latencies = [];
     const names = new Set();
     let next = 0;
+    // The controller's CPU seconds for the first and the last `window` submissions: the second
+    // meets a queue of submissions - window pending jobs, the first an empty one.
+    const cpuAt = new Map([[0, clusterCpuSeconds(pid)]]);
+    const bounds = new Set([window, submissions - window, submissions]);
     const start = performance.now();
     await Promise.all(
       Array.from({ length: clients }, async () => {
@@ -65,6 +70,7 @@ export async function runLoadBench({
           const answer = await client.submit(request);
           latencies.push(performance.now() - sent);
           names.add(answer.name);
+          if (bounds.has(latencies.length)) cpuAt.set(latencies.length, clusterCpuSeconds(pid));
         }
       }),
     );
@@ -86,17 +92,29 @@ export async function runLoadBench({
         max: latencies[latencies.length - 1],
       },
       memory: { idleRssMB: idle.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB },
+      cpu: {
+        window,
+        firstSeconds: cpuAt.get(window) - cpuAt.get(0),
+        lastSeconds: cpuAt.get(submissions) - cpuAt.get(submissions - window),
+      },
     };
   } finally {
     c.stop();
   }
 }
 
-/** Both cases: the 2,000 pending submissions, then (BENCH_LOAD_JOBS > 0) the 100,000 one-task jobs that run. */
+/**
+ * The cases: the 2,000 pending submissions; a deep queue (BENCH_LOAD_DEEP, default 20,000, 0 skips
+ * it): the same with that many, for the controller's CPU on the last 1,000 (a queue 19,000 deep)
+ * against the first 1,000 (target: within 1.3x); then (BENCH_LOAD_JOBS > 0) the 100,000 one-task
+ * jobs that run.
+ */
 export async function runLoadBenches({ log = () => {} } = {}) {
   const pending = await runLoadBench({ log });
+  const deepJobs = Number(process.env.BENCH_LOAD_DEEP ?? 20_000);
+  const deep = deepJobs > 0 ? await runLoadBench({ submissions: deepJobs, window: 1000, log }) : null;
   const many = Number(process.env.BENCH_LOAD_JOBS ?? 100_000) > 0 ? await runManyJobsCase({ log }) : null;
-  return { ...pending, many };
+  return { ...pending, deep, many };
 }
 
 /** Poll `client.cluster()` until no task is pending or running (every 500 ms). */
