@@ -44,7 +44,7 @@ import {
   workerInfo,
 } from './views.js';
 import { runHistory, selectRun } from './runs.js';
-import { findTask, splitNames } from './task-ops.js';
+import { archivedTaskDetail, findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 import { hostPaths } from './host-paths.js';
 import { startExec, type ExecStarted } from './exec-service.js';
@@ -318,6 +318,8 @@ export class ControllerService implements ClusterService {
   }
 
   task(name: string): api.TaskDetail {
+    const archived = archivedTaskDetail(this.store, name);
+    if (archived) return archived;
     const { job, task } = findTask(this.store, name);
     const stopping = new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt)));
     return {
