@@ -86,6 +86,5 @@ describe('finished work leaves memory', () => {
     await c.stop();
     await c.start();
     await checkOldJobs(c);
-    // Two restarts' worth of CLI calls: over the 30 s default on a loaded machine.
-  }, 90_000);
+  }, 90_000); // two rounds of every view's CLI call and a restart: over the 30 s default on a loaded machine
 });
