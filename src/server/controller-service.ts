@@ -392,7 +392,8 @@ export class ControllerService implements ClusterService {
    * pass then looks at the new jobs.
    */
   async retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
-    if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    // A job that ended and left memory is retried from its archived run (store.retry).
+    if (this.store.jobState(name) === undefined) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     // Refused at once (running, succeeded, a job below still running) before waiting for processes.
     await this.controller.gone(this.store.retryNames(name, downstream));
     const jobs = this.store.retry(name, downstream);

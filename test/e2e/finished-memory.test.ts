@@ -5,7 +5,7 @@
  * answers as before from the archive: `iris jobs` (recent trees) and `--all`, `status` (of the job
  * and of one of its tasks), `logs`,
  * `history`, `wait`, `cancel` (already ended), `--after` and children (refused as before), also
- * after a restart.
+ * after a restart; and `iris retry` runs one again.
  */
 import { describe, expect, it } from 'vitest';
 import type { CancelResponse, JobDetail, JobSummary, RunInfo, TaskDetail } from '../../src/api/types.js';
@@ -86,5 +86,20 @@ describe('finished work leaves memory', () => {
     await c.stop();
     await c.start();
     await checkOldJobs(c);
-  }, 90_000); // two rounds of every view's CLI call and a restart: over the 30 s default on a loaded machine
+
+    // `iris retry` runs an archived job again from its stored spec (a new run of the name).
+    const down = await c.iris(['retry', 'old-bad', '--downstream']);
+    expect(down.code, describeRun(['retry', '--downstream'], down)).not.toBe(0);
+    expect(down.stderr).toContain('has left memory');
+    const ok = await c.iris(['retry', 'old-ok']);
+    expect(ok.stderr).toContain('job /old-ok succeeded');
+    const retried = await c.iris(['retry', 'old-bad']);
+    expect(retried.code, describeRun(['retry', 'old-bad'], retried)).toBe(0);
+    await c.waitForState('/old-bad', 'FAILED');
+    const runs = await c.json<RunInfo[]>(['history', 'old-bad']);
+    expect(runs.map((r) => [r.state, r.archived])).toEqual([
+      ['FAILED', false],
+      ['FAILED', true],
+    ]);
+  }, 120_000); // two rounds of every view's CLI call and a restart: over the 30 s default on a loaded machine
 });
