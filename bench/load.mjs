@@ -14,8 +14,10 @@
 //
 // Then the 100,000-job case (runManyJobsCase; BENCH_LOAD_JOBS, 0 skips it): one-task jobs that run
 // (`true`) from 20 clients on a fresh cluster; the rate of the first and of the last 10,000
-// answers of the same run and their ratio (target: the last within 1.3x of the first), the peak
-// RSS and the RSS once all have ended. It takes minutes (the tasks run: ~100,000 processes).
+// answers of the same run and their ratio (target: the last within 1.3x of the first), the
+// cluster's CPU seconds in each of the two windows (controller and spawner with the tasks they
+// reaped, from /proc: unlike the rate, not changed by other work on the machine), the peak RSS
+// and the RSS once all have ended. It takes minutes (the tasks run: ~100,000 processes).
 //
 // Build first: node_modules/.bin/tsc -p tsconfig.build.json
 import { readFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SocketClient } from '../dist/client/socket-client.js';
 import { startBenchCluster } from './cluster.mjs';
-import { loadAverage } from './measure.mjs';
+import { clusterCpuSeconds, loadAverage } from './measure.mjs';
 
 function quantile(sorted, q) {
   if (sorted.length === 0) return NaN;
@@ -39,6 +41,7 @@ function memoryOf(pid) {
 export async function runLoadBench({
   submissions = Number(process.env.BENCH_LOAD_SUBMISSIONS ?? 2000),
   clients = Number(process.env.BENCH_LOAD_CLIENTS ?? 20),
+  window = Math.max(1, Math.floor(submissions / 10)),
   log = () => {},
 } = {}) {
   log(`load bench: ${submissions} submissions from ${clients} clients`);
@@ -53,6 +56,10 @@ export async function runLoadBench({
     const latencies = [];
     const names = new Set();
     let next = 0;
+    // The controller's CPU seconds for the first and the last `window` submissions: the second
+    // meets a queue of submissions - window pending jobs, the first an empty one.
+    const cpuAt = new Map([[0, clusterCpuSeconds(pid)]]);
+    const bounds = new Set([window, submissions - window, submissions]);
     const start = performance.now();
     await Promise.all(
       Array.from({ length: clients }, async () => {
@@ -63,6 +70,7 @@ export async function runLoadBench({
           const answer = await client.submit(request);
           latencies.push(performance.now() - sent);
           names.add(answer.name);
+          if (bounds.has(latencies.length)) cpuAt.set(latencies.length, clusterCpuSeconds(pid));
         }
       }),
     );
@@ -84,17 +92,29 @@ export async function runLoadBench({
         max: latencies[latencies.length - 1],
       },
       memory: { idleRssMB: idle.rssMB, rssMB: mem.rssMB, hwmMB: mem.hwmMB },
+      cpu: {
+        window,
+        firstSeconds: cpuAt.get(window) - cpuAt.get(0),
+        lastSeconds: cpuAt.get(submissions) - cpuAt.get(submissions - window),
+      },
     };
   } finally {
     c.stop();
   }
 }
 
-/** Both cases: the 2,000 pending submissions, then (BENCH_LOAD_JOBS > 0) the 100,000 one-task jobs that run. */
+/**
+ * The cases: the 2,000 pending submissions; a deep queue (BENCH_LOAD_DEEP, default 20,000, 0 skips
+ * it): the same with that many, for the controller's CPU on the last 1,000 (a queue 19,000 deep)
+ * against the first 1,000 (target: within 1.3x); then (BENCH_LOAD_JOBS > 0) the 100,000 one-task
+ * jobs that run.
+ */
 export async function runLoadBenches({ log = () => {} } = {}) {
   const pending = await runLoadBench({ log });
+  const deepJobs = Number(process.env.BENCH_LOAD_DEEP ?? 20_000);
+  const deep = deepJobs > 0 ? await runLoadBench({ submissions: deepJobs, window: 1000, log }) : null;
   const many = Number(process.env.BENCH_LOAD_JOBS ?? 100_000) > 0 ? await runManyJobsCase({ log }) : null;
-  return { ...pending, many };
+  return { ...pending, deep, many };
 }
 
 /** Poll `client.cluster()` until no task is pending or running (every 500 ms). */
@@ -113,7 +133,7 @@ export async function awaitIdle(client, timeoutMs = 3_600_000) {
  * socket clients, each sending its share one request after another. Returns the time (ms, from
  * the first request) at which each answer came, in the order they came.
  */
-export async function submitOneTaskJobs(socketPath, jobs, clients, log = () => {}) {
+export async function submitOneTaskJobs(socketPath, jobs, clients, log = () => {}, onAnswer = () => {}) {
   const answered = [];
   let next = 0;
   const start = performance.now();
@@ -129,6 +149,7 @@ export async function submitOneTaskJobs(socketPath, jobs, clients, log = () => {
           name: `j-${i}`,
         });
         answered.push(performance.now() - start);
+        onAnswer(answered.length);
         if (answered.length % 10_000 === 0) log(`load bench: ${answered.length} jobs submitted`);
       }
     }),
@@ -159,9 +180,17 @@ export async function runManyJobsCase({
   try {
     const socketPath = path.join(c.home, 'run', 'iris.sock');
     const idle = memoryOf(c.pid);
-    const at = await submitOneTaskJobs(socketPath, jobs, clients, log);
+    // The cluster's CPU seconds (controller and spawner, with the tasks they reaped) at the
+    // windows' bounds: the work per job, which other load on the machine does not change.
+    const cpuAt = new Map([[0, clusterCpuSeconds(c.pid)]]);
+    const bounds = new Set([window, jobs - window, jobs]);
+    const at = await submitOneTaskJobs(socketPath, jobs, clients, log, (n) => {
+      if (bounds.has(n)) cpuAt.set(n, clusterCpuSeconds(c.pid));
+    });
     const firstSeconds = at[window - 1] / 1000;
     const lastSeconds = (at[jobs - 1] - at[jobs - window - 1]) / 1000;
+    const firstCpu = cpuAt.get(window) - cpuAt.get(0);
+    const lastCpu = cpuAt.get(jobs) - cpuAt.get(jobs - window);
     const submitted = memoryOf(c.pid);
     await awaitIdle(c.client);
     const ended = memoryOf(c.pid);
@@ -172,10 +201,12 @@ export async function runManyJobsCase({
       window,
       seconds: at[jobs - 1] / 1000,
       rate: jobs / (at[jobs - 1] / 1000),
-      first: { seconds: firstSeconds, rate: window / firstSeconds },
-      last: { seconds: lastSeconds, rate: window / lastSeconds },
+      first: { seconds: firstSeconds, rate: window / firstSeconds, cpuSeconds: firstCpu },
+      last: { seconds: lastSeconds, rate: window / lastSeconds, cpuSeconds: lastCpu },
       ratio,
+      cpuRatio: lastCpu / firstCpu,
       holds: ratio <= 1.3,
+      cpuHolds: lastCpu / firstCpu <= 1.3,
       memory: { idleRssMB: idle.rssMB, rssAfterSubmitMB: submitted.rssMB, rssEndedMB: ended.rssMB, hwmMB: ended.hwmMB },
       loadavg: { start: loadStart, end: loadAverage() },
     };

@@ -9,6 +9,7 @@
 // Sides may be synchronous or return a promise; a side returns nothing (its wall time is taken) or
 // a number of milliseconds it measured itself (e.g. per-call time of a batch, or time to an event).
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 
 export const MIN_ROUNDS = 5;
@@ -113,3 +114,29 @@ export const ratioOf = (result, a, b) => stats(result.times[a].map((t, i) => t /
 /** "min a / median b / max c" with `digits` decimals and a unit. */
 export const spread = (s, unit = 'ms', digits = 2) =>
   `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)} ${unit}`;
+
+/** Fields 14-17 of /proc/<pid>/stat (utime, stime, cutime, cstime) in seconds (clock ticks of 1/100 s). */
+function cpuFields(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return fields.slice(11, 15).map((ticks) => Number(ticks) / 100);
+}
+
+/**
+ * CPU seconds used so far by a cluster process `pid` (with the children it has reaped) and its live
+ * children (the resident spawner, with the tasks it has reaped): what the whole cluster spent, whatever else the machine runs. A window
+ * of work measured this way does not slow down because another process takes the cores.
+ */
+export function clusterCpuSeconds(pid) {
+  let total = cpuFields(pid).reduce((a, b) => a + b, 0);
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8').trim();
+    for (const child of children ? children.split(' ') : []) {
+      try {
+        total += cpuFields(child).reduce((a, b) => a + b, 0);
+      } catch {
+        // gone in between
+      }
+    }
+  }
+  return total;
+}

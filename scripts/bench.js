@@ -14,7 +14,8 @@
 // bench/memory.mjs the cluster's RSS, fresh cluster per case: 100,000 pending tasks known; 2,000 finished trivial
 //                       tasks; idle RSS with 100,000 finished one-task jobs (and after a restart) vs an idle
 //                       fresh cluster
-//   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS; 100,000
+//   bench/load.mjs      2,000 submissions from 20 concurrent clients: rate, p50/p99 latency, peak RSS; 20,000
+//                       pending (the controller's CPU for the last 1,000 against the first 1,000); 100,000
 //                       one-task jobs from 20 clients: rate of the first vs the last 10,000, peak RSS
 //   bench/quiet.mjs     quiet one-task jobs vs one-line ones: files and state.db bytes per task, task rate
 // bench/tree.mjs job trees: a waiting parent's 4 x `sleep 2` on 2 CPUs vs its floor; a 200-child fan-out vs raw spawn
@@ -517,6 +518,18 @@ await section('load', 'load.mjs', 'runLoadBenches', (r) => {
     '-',
     null,
   );
+  const d = r.deep;
+  if (d) {
+    // The same run's first 1,000 submissions (an empty queue) are the baseline of its last (a deep one).
+    const ratio = d.cpu.lastSeconds / d.cpu.firstSeconds;
+    row(
+      `load: ${d.submissions} pending submissions, controller CPU for the last ${d.cpu.window}`,
+      `${fmt(d.cpu.lastSeconds, 2)} CPU-s (x${fmt(ratio, 2)} the first's; ${fmt(d.rate, 0)} jobs/s overall)`,
+      `first ${d.cpu.window}: ${fmt(d.cpu.firstSeconds, 2)} CPU-s`,
+      '<= x1.3',
+      ratio <= 1.3,
+    );
+  }
   const m = r.many;
   if (!m) return;
   // The same run's first window is the baseline of its last: the rate holds when last / first <= 1.3 (in time).
@@ -526,6 +539,15 @@ await section('load', 'load.mjs', 'runLoadBenches', (r) => {
     `first ${m.window}: ${fmt(m.first.rate, 0)} jobs/s (${fmt(m.first.seconds, 1)} s)`,
     '<= x1.3',
     m.holds,
+  );
+  // The cluster's CPU seconds per window (controller, spawner and the tasks they reaped): the work per job,
+  // which other load on the machine does not change.
+  row(
+    `load: ${m.jobs} one-task jobs, cluster CPU for the last ${m.window}`,
+    `${fmt(m.last.cpuSeconds, 1)} CPU-s (x${fmt(m.cpuRatio, 2)} the first's)`,
+    `first ${m.window}: ${fmt(m.first.cpuSeconds, 1)} CPU-s`,
+    '<= x1.3',
+    m.cpuHolds,
   );
   row(
     `load: ${m.jobs} one-task jobs, controller peak RSS (VmHWM); RSS once all ended`,

@@ -44,7 +44,7 @@ import {
   workerInfo,
 } from './views.js';
 import { runHistory, selectRun } from './runs.js';
-import { findTask, splitNames } from './task-ops.js';
+import { archivedTaskDetail, findTask, splitNames } from './task-ops.js';
 import { waitForJobs, type WaitQuery } from './wait.js';
 import { hostPaths } from './host-paths.js';
 import { startExec, type ExecStarted } from './exec-service.js';
@@ -318,6 +318,8 @@ export class ControllerService implements ClusterService {
   }
 
   task(name: string): api.TaskDetail {
+    const archived = archivedTaskDetail(this.store, name);
+    if (archived) return archived;
     const { job, task } = findTask(this.store, name);
     const stopping = new Set(this.controller.held().map((h) => attemptKey(h.task, h.attempt)));
     return {
@@ -390,7 +392,8 @@ export class ControllerService implements ClusterService {
    * pass then looks at the new jobs.
    */
   async retry(name: string, downstream: boolean): Promise<api.RetryResponse> {
-    if (!this.store.job(name)) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
+    // A job that ended and left memory is retried from its archived run (store.retry).
+    if (this.store.jobState(name) === undefined) throw notFound(`unknown job ${name}`, 'list jobs with `iris jobs`');
     // Refused at once (running, succeeded, a job below still running) before waiting for processes.
     await this.controller.gone(this.store.retryNames(name, downstream));
     const jobs = this.store.retry(name, downstream);

@@ -7,6 +7,23 @@ import { notFound, type IrisError } from '../model/errors.js';
 import { parseJobName, parseTaskName } from '../model/names.js';
 import type { ClusterStore } from '../cluster/state/store.js';
 import type { Job, Task } from '../model/types.js';
+import type { TaskDetail } from '../api/types.js';
+import { archivedTaskInfo } from './views.js';
+
+/**
+ * `iris status JOB/task-N` of a job that ended and left memory (state/finished-trees.ts): the task
+ * as its newest archived run holds it, as `iris status JOB` reads that run. Null when a live job
+ * holds the name, or none was archived (findTask then answers).
+ */
+export function archivedTaskDetail(store: ClusterStore, name: string): TaskDetail | null {
+  const parsed = parseTaskName(name);
+  if (!parsed || store.job(parsed.job)) return null;
+  const record = store.archive.latest(parsed.job);
+  if (!record) return null;
+  const info = archivedTaskInfo(record, parsed.index);
+  if (!info) throw noSuchTask(record.job.name, parsed.index, record.job.spec.replicas);
+  return { job: record.job.name, jobState: record.job.state, replicas: record.job.spec.replicas, ...info };
+}
 
 /** `/j/task-3` -> its job and task; IrisError('not_found') for an unknown job or index. */
 export function findTask(store: ClusterStore, name: string): { job: Job; task: Task } {

@@ -219,6 +219,17 @@ function stageViews(
   });
 }
 
+/**
+ * One task of an archived run (its job ended and left memory: state/finished-trees.ts), as
+ * `taskInfo` gives a live one: its stored reason, no attempt stopping. Undefined: no such index.
+ */
+export function archivedTaskInfo(record: ArchivedRun, index: number): TaskInfo | undefined {
+  const at = record.tasks.findIndex((task) => task.index === index);
+  if (at < 0) return undefined;
+  const task = record.tasks[at]!;
+  return taskView(task, record.attempts[at] ?? [], task.reason, new Set());
+}
+
 function taskView(
   task: Task,
   attempts: readonly Attempt[],

@@ -2,12 +2,13 @@
  * E2E: finished work leaves the controller's memory (docs/architecture.md, "Finished work"). With
  * `keep-finished: 2` the cluster keeps only the two newest finished trees live; older ones are
  * archived runs (`archived: true` in `iris jobs --json`), and every view of an old finished job
- * answers as before from the archive: `iris jobs` (recent trees) and `--all`, `status`, `logs`,
+ * answers as before from the archive: `iris jobs` (recent trees) and `--all`, `status` (of the job
+ * and of one of its tasks), `logs`,
  * `history`, `wait`, `cancel` (already ended), `--after` and children (refused as before), also
- * after a restart.
+ * after a restart; and `iris retry` runs one again.
  */
 import { describe, expect, it } from 'vitest';
-import type { CancelResponse, JobDetail, JobSummary, RunInfo } from '../../src/api/types.js';
+import type { CancelResponse, JobDetail, JobSummary, RunInfo, TaskDetail } from '../../src/api/types.js';
 import { type E2ECluster, describeRun, waitUntil, withCluster } from './harness.js';
 
 async function jobsOf(c: E2ECluster, args: string[]): Promise<Map<string, JobSummary>> {
@@ -30,6 +31,12 @@ async function checkOldJobs(c: E2ECluster): Promise<void> {
   expect(status.taskList.map((t) => t.state)).toEqual(['SUCCEEDED']);
   const bad = await c.json<JobDetail>(['status', 'old-bad']);
   expect(bad.state).toBe('FAILED');
+  const task = await c.json<TaskDetail>(['status', 'old-bad/task-0']);
+  expect(task).toMatchObject({ job: '/old-bad', jobState: 'FAILED', id: '/old-bad/task-0', exitCode: 3 });
+  expect(task.attempts.map((a) => a.exitCode)).toEqual([3]);
+  const noTask = await c.iris(['status', 'old-bad/task-4']);
+  expect(noTask.code, describeRun(['status', 'old-bad/task-4'], noTask)).not.toBe(0);
+  expect(noTask.stderr).toContain('job /old-bad has no task-4');
 
   const logs = await c.iris(['logs', 'old-ok']);
   expect(logs.code, describeRun(['logs', 'old-ok'], logs)).toBe(0);
@@ -79,5 +86,20 @@ describe('finished work leaves memory', () => {
     await c.stop();
     await c.start();
     await checkOldJobs(c);
-  });
+
+    // `iris retry` runs an archived job again from its stored spec (a new run of the name).
+    const down = await c.iris(['retry', 'old-bad', '--downstream']);
+    expect(down.code, describeRun(['retry', '--downstream'], down)).not.toBe(0);
+    expect(down.stderr).toContain('has left memory');
+    const ok = await c.iris(['retry', 'old-ok']);
+    expect(ok.stderr).toContain('job /old-ok succeeded');
+    const retried = await c.iris(['retry', 'old-bad']);
+    expect(retried.code, describeRun(['retry', 'old-bad'], retried)).toBe(0);
+    await c.waitForState('/old-bad', 'FAILED');
+    const runs = await c.json<RunInfo[]>(['history', 'old-bad']);
+    expect(runs.map((r) => [r.state, r.archived])).toEqual([
+      ['FAILED', false],
+      ['FAILED', true],
+    ]);
+  }, 120_000); // two rounds of every view's CLI call and a restart: over the 30 s default on a loaded machine
 });

@@ -3,12 +3,13 @@
  *
  * Invariants:
  * - A pass is requested by events (submit, exit, cancel, drain) and coalesced: many requests in
- *   one tick give one pass, and passes for submissions alone run at most every
- *   ARRIVAL_PASS_INTERVAL_MS (counted between such passes: a pass for freed capacity just
- *   before does not hold back the next submission). Passes for freed capacity keep the loop's share of the event loop
- *   bounded: the next one starts no sooner than PASS_SPACING times the last pass's duration
- *   after that pass began (at most MAX_PASS_DELAY_MS later), so under a stream of exits one
- *   pass places the tasks of many of them; a pass that took under a millisecond waits for none.
+ *   one tick give one pass. Passes keep their share of the event loop bounded: the next one
+ *   starts no sooner than PASS_SPACING times the last pass's duration after that pass began (at
+ *   most MAX_PASS_DELAY_MS later), so under a stream of exits one pass places the tasks of many
+ *   of them, and a pass over a long queue leaves most of the loop to the submissions that made
+ *   it long (a pass costs in proportion to the jobs pending: issue 36); a pass that took under a
+ *   millisecond waits for none. Passes for submissions alone also run at most every
+ *   ARRIVAL_PASS_INTERVAL_MS (counted between such passes).
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
@@ -87,8 +88,29 @@ export const ARRIVAL_PASS_INTERVAL_MS = 20;
 export const PASS_SPACING = 5;
 /** Passes shorter than this are never spaced out (a quiet cluster answers at once). */
 const SPACED_PASS_MS = 1;
-/** The longest a pass for freed capacity waits for the spacing. */
-export const MAX_PASS_DELAY_MS = 20;
+/**
+ * The longest a pass waits for the spacing: reached only by passes of over 200 ms (tens of
+ * thousands of jobs pending), whose spacing would otherwise let passes fill the event loop.
+ */
+export const MAX_PASS_DELAY_MS = 1000;
+
+/** The last pass (performance.now() times, ms): when it began, how long it took, when the last arrival pass began. */
+export interface LastPass {
+  at: number;
+  ms: number;
+  arrivalAt: number;
+}
+
+/**
+ * When the next pass may start (performance.now() time), per the header: PASS_SPACING times the
+ * last pass's duration after it began, at most MAX_PASS_DELAY_MS, none after a pass under
+ * SPACED_PASS_MS; a pass for submissions alone (`resourcesChanged` false) also no sooner than
+ * ARRIVAL_PASS_INTERVAL_MS after the last such pass.
+ */
+export function passStartAt(last: LastPass, resourcesChanged: boolean): number {
+  const spaced = last.ms < SPACED_PASS_MS ? -Infinity : last.at + Math.min(PASS_SPACING * last.ms, MAX_PASS_DELAY_MS);
+  return resourcesChanged ? spaced : Math.max(last.arrivalAt + ARRIVAL_PASS_INTERVAL_MS, spaced);
+}
 
 export interface PassLoopOptions {
   store: ClusterStore;
@@ -173,8 +195,8 @@ export class PassLoop {
       clearTimeout(this.passTimer);
     }
     this.passQueued = true;
-    const wait =
-      (resourcesChanged ? this.spacing() : this.lastArrivalPassAt + ARRIVAL_PASS_INTERVAL_MS) - performance.now();
+    const last = { at: this.lastPassAt, ms: this.lastPassMs, arrivalAt: this.lastArrivalPassAt };
+    const wait = passStartAt(last, resourcesChanged) - performance.now();
     const run = () => {
       this.passTimer = null;
       this.passQueued = false;
@@ -187,12 +209,6 @@ export class PassLoop {
     } else {
       this.passTimer = setTimeout(run, wait);
     }
-  }
-
-  /** When a pass for freed capacity may start (performance.now() time): see PASS_SPACING. */
-  private spacing(): number {
-    if (this.lastPassMs < SPACED_PASS_MS) return -Infinity;
-    return this.lastPassAt + Math.min(PASS_SPACING * this.lastPassMs, MAX_PASS_DELAY_MS);
   }
 
   /** No more passes (shutdown). */

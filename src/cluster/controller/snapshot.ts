@@ -39,6 +39,7 @@ import { costPerHourOf, disableText, isMergedMember, type Job, type Quota, type 
 import type { ResourceSpec } from '../../model/resources.js';
 import { acceleratorsOf } from '../scheduler/index.js';
 import type {
+  RuntimeEstimate,
   RunningAllocation,
   SchedulerJob,
   SchedulerTask,
@@ -210,6 +211,31 @@ export function stickyPlacement(store: ClusterStore, job: Job): SchedulerJob['st
   return { workerId: worker.id, parent };
 }
 
+/**
+ * The scheduler's view of a stored job, made once per job and estimate: a pending job is in every
+ * pass's snapshot until it starts, and the placement keys (placement/fit.ts) are kept per view,
+ * so a view made anew each pass is keyed anew each pass too.
+ */
+function keptSchedulerJob(job: Job, estimate: RuntimeEstimate): SchedulerJob {
+  const kept = schedulerJobs.get(job);
+  if (
+    kept &&
+    kept.spec === job.spec &&
+    kept.estimate.source === estimate.source &&
+    kept.estimate.duration === estimate.duration
+  )
+    return kept.view;
+  const view = schedulerJob(job, estimate);
+  schedulerJobs.set(job, { spec: job.spec, estimate, view });
+  return view;
+}
+
+/**
+ * What a view reads of a job is fixed at its submission, except its spec, which a change may
+ * replace (a band, a released stage: lifecycle/changes.ts writeJobPatch), never edit in place.
+ */
+const schedulerJobs = new WeakMap<Job, { spec: Job['spec']; estimate: RuntimeEstimate; view: SchedulerJob }>();
+
 export interface SnapshotOptions {
   /** Config `placement.stickiness` (default true): place sticky stages where their parent ran. */
   stickiness?: boolean;
@@ -246,7 +272,7 @@ export function buildSnapshot(
     if (task.eligibleAt !== null && task.eligibleAt > now) return;
     if (!jobs.has(job.name)) {
       const sticky = stickiness ? stickyPlacement(store, job) : null;
-      const sched = schedulerJob(job, runtimeEstimate(job.spec, store.runtimes));
+      const sched = keptSchedulerJob(job, runtimeEstimate(job.spec, store.runtimes));
       jobs.set(job.name, sticky ? { ...sched, sticky } : sched);
       if (job.spec.uses?.length) usesKeys = true;
     }

@@ -476,8 +476,7 @@ export class ClusterStore extends StoreCore {
    * checks, made at once, without changing anything).
    */
   retryNames(name: string, downstream: boolean): string[] {
-    const job = this.model.jobs.get(name)?.job;
-    if (!job) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
+    const job = this.model.jobs.get(name)?.job ?? this.archivedToRetry(name, downstream);
     if (!isFinalJobState(job.state))
       throw conflict(
         `job ${name} is still ${job.state}`,
@@ -500,9 +499,25 @@ export class ClusterStore extends StoreCore {
   retry(name: string, downstream: boolean): Job[] {
     return this.transaction(() => {
       const names = this.retryNames(name, downstream);
-      const specs = names.map((n) => this.model.jobs.get(n)!.job.spec);
+      const specs = names.map((n) => (this.model.jobs.get(n)?.job ?? this.archivedToRetry(n, downstream)).spec);
       return specs.map((spec) => this.submit(spec));
     }, true);
+  }
+
+  /**
+   * The newest archived run of a job that ended and left memory (finished-trees.ts), which `retry`
+   * runs again like a live ended job. not_found when there is none; with `downstream` a conflict:
+   * the jobs its failure cascaded to are found among the live jobs only.
+   */
+  private archivedToRetry(name: string, downstream: boolean): Job {
+    const record = this.archive.latest(name);
+    if (!record) throw new IrisError('not_found', `job ${name} not found`, 'list jobs with `iris jobs`');
+    if (downstream && record.job.state !== 'SUCCEEDED')
+      throw conflict(
+        `job ${name} has left memory (archived), and --downstream finds only the jobs still held live`,
+        `retry it without --downstream, then the jobs after it, or raise \`keep-finished\` in the cluster config`,
+      );
+    return record.job;
   }
 
   /**
