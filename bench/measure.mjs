@@ -123,8 +123,9 @@ function cpuFields(pid) {
 
 /**
  * CPU seconds used so far by a cluster process `pid` (with the children it has reaped) and its live
- * children (the resident spawner, with the tasks it has reaped): what the whole cluster spent, whatever else the machine runs. A window
- * of work measured this way does not slow down because another process takes the cores.
+ * children (the resident spawner, with the tasks it has reaped): what the whole cluster spent,
+ * whatever else the machine runs. A window of work measured this way does not slow down because
+ * another process takes the cores.
  */
 export function clusterCpuSeconds(pid) {
   let total = cpuFields(pid).reduce((a, b) => a + b, 0);
