@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MetricsFileContent } from '../../../src/api/metrics.js';
 import { ClusterMetrics } from '../../../src/server/metrics/cluster-metrics.js';
-import { MIN_INTERVAL_MS, MetricsFileWriter } from '../../../src/server/metrics/metrics-file.js';
+import { MIN_INTERVAL_MS, MetricsFileWriter, WRITE_SPACING } from '../../../src/server/metrics/metrics-file.js';
 import { parsePrometheusText } from '../../../src/ui/prometheus-text.js';
 import { memStore, spec, start } from '../../cluster/state/helpers.js';
 
@@ -72,6 +72,28 @@ describe('the metrics file', () => {
     const content = read(writer.file);
     const jobs = content.metrics.find((m) => m.name === 'iris_jobs')!;
     expect(jobs.samples).toContainEqual({ name: 'iris_jobs', labels: { state: 'PENDING' }, value: 51 });
+  });
+
+  it('spaces writes by the cost of reading the metrics (issue 36: it grows with the jobs held live)', async () => {
+    home = mkdtempSync(path.join(tmpdir(), 'iris-metrics-file-'));
+    const { store } = memStore(2);
+    const metrics = new ClusterMetrics(store, { processMetrics: false });
+    // A read that takes 100 ms, as with tens of thousands of jobs live: the next write waits
+    // WRITE_SPACING times that (2 s), not MIN_INTERVAL_MS (1 s).
+    const families = metrics.families.bind(metrics);
+    metrics.families = async () => {
+      const until = performance.now() + 100;
+      while (performance.now() < until);
+      return families();
+    };
+    const writer = new MetricsFileWriter(metrics, { home });
+    writer.start();
+    await until(() => writer.writes === 1);
+    const first = performance.now();
+    store.submit(spec('/a'));
+    await until(() => writer.writes === 2);
+    expect(performance.now() - first).toBeGreaterThanOrEqual(WRITE_SPACING * 100 - 150);
+    await writer.stop();
   });
 
   it('writes in a few milliseconds with 10,000 tasks known', async () => {
