@@ -476,6 +476,11 @@ export class ClusterStore extends StoreCore {
    * checks, made at once, without changing anything).
    */
   retryNames(name: string, downstream: boolean): string[] {
+    return this.retryJobs(name, downstream).map((job) => job.name);
+  }
+
+  /** The jobs `retryNames` names, live or (the job alone) archived: read once per retry. */
+  private retryJobs(name: string, downstream: boolean): Job[] {
     const job = this.model.jobs.get(name)?.job ?? this.archivedToRetry(name, downstream);
     if (!isFinalJobState(job.state))
       throw conflict(
@@ -486,7 +491,7 @@ export class ClusterStore extends StoreCore {
       throw conflict(`job ${name} succeeded`, `to run it once more, submit it again (iris submit --name ${name} …)`);
     const names = downstream ? this.cascadedFrom(name) : [name];
     for (const n of names) replacedBySubmit(this.model, n);
-    return names;
+    return names.map((n) => (n === name ? job : this.model.jobs.get(n)!.job));
   }
 
   /**
@@ -498,8 +503,7 @@ export class ClusterStore extends StoreCore {
    */
   retry(name: string, downstream: boolean): Job[] {
     return this.transaction(() => {
-      const names = this.retryNames(name, downstream);
-      const specs = names.map((n) => (this.model.jobs.get(n)?.job ?? this.archivedToRetry(n, downstream)).spec);
+      const specs = this.retryJobs(name, downstream).map((job) => job.spec);
       return specs.map((spec) => this.submit(spec));
     }, true);
   }
