@@ -9,7 +9,8 @@
  *   event written for the run after it was archived stays in `events`, and reads merge both).
  *   Its per-task runtime (planner/prediction.ts runRuntime) is a column, for predictions.
  * - Archived runs are never loaded into memory as a whole: lookups and listings are SQL queries
- *   on indexed columns (`run` primary key; `name`, `user`, `state`, `finished_at` indexes), with a limit.
+ *   on indexed columns (`run` primary key; `name`, `user`, `finished_at` indexes, `state` for runs that
+ *   did not succeed), with a limit.
  * - The API is small on purpose: `insert` (inside the store's transaction); the reads of
  *   ArchiveReader (`get`, `runsOf`, `list`, `history`); and `remove`, which deletes a run's row,
  *   events and task results (its log directory, which the record's attempts name, is the caller's to
@@ -280,6 +281,8 @@ export class RunArchive implements ArchiveReader {
     if (filter.states !== undefined && filter.states.length > 0) {
       where.push(`state IN (${filter.states.map(() => '?').join(',')})`);
       params.push(...filter.states);
+      // The state index holds only runs that did not succeed (schema.ts migration 15).
+      if (!filter.states.includes('SUCCEEDED')) where.push("state <> 'SUCCEEDED'");
     }
     if (filter.since !== undefined) {
       where.push('finished_at >= ?');

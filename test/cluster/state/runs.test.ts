@@ -99,6 +99,38 @@ describe('runs and the run archive', () => {
     expect(JSON.stringify(plan)).toMatch(/runs_by_user/);
   });
 
+  it('indexes by state only the runs that did not succeed, and lists runs of any state', () => {
+    const store = open();
+    store.syncWorkers([workerSpec('w1')]);
+    const runs: number[] = [];
+    for (const [name, code] of [
+      ['/a', 0],
+      ['/b', 1],
+      ['/c', 0],
+    ] as const) {
+      clock.tick(100);
+      runs.push(runOnce(store, name, code));
+    }
+    for (const name of ['/a', '/b', '/c']) runOnce(store, name, 0); // archives the first three
+    expect(store.archive.list({ limit: 10, states: ['FAILED'] }).map((r) => r.job.run)).toEqual([runs[1]]);
+    expect(store.archive.list({ limit: 10, states: ['SUCCEEDED'] }).map((r) => r.job.run)).toEqual([runs[2], runs[0]]);
+    expect(store.archive.list({ limit: 10, states: ['SUCCEEDED', 'FAILED'] }).map((r) => r.job.run)).toEqual([
+      runs[2],
+      runs[1],
+      runs[0],
+    ]);
+    store.close();
+    const db = new DatabaseSync(path);
+    // Succeeded runs (most of them) stay out of the state index.
+    const index = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_by_state'").get() as { sql: string };
+    expect(index.sql).toMatch(/WHERE state <> 'SUCCEEDED'/);
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT record FROM runs WHERE state IN ('FAILED') AND state <> 'SUCCEEDED'")
+      .all();
+    expect(JSON.stringify(plan)).toMatch(/runs_by_state/);
+    db.close();
+  });
+
   it('gives the jobs of a database from before run ids their run ids in submission order', () => {
     const db = new DatabaseSync(path);
     for (const m of MIGRATIONS.slice(0, 4)) db.exec(m);
