@@ -14,8 +14,11 @@ import type { ClusterStore } from '../cluster/state/store.js';
 import { formatDuration } from '../model/duration.js';
 import type { Job, Task } from '../model/types.js';
 
-/** What a view shows before the first pass has looked at a new job. */
-export const NOT_YET_CONSIDERED = 'waiting for a scheduling pass';
+/**
+ * What a view shows of a job no pass has looked at yet: a new one, or one deep in a long queue (a
+ * pass reads the queue in order only as far as the free capacity lets jobs start: pass-loop.ts).
+ */
+export const NOT_YET_CONSIDERED = 'queued: no scheduling pass has reached it yet';
 
 function backoffText(job: Job, task: Task, now: number): string {
   // Whole seconds, rounded up: a wait of 7.6s left reads `8s`, never `0s` while it still waits.

@@ -25,7 +25,8 @@ import { disableText, type DisabledBy } from '../../model/types.js';
 import { FinishedArchiver } from './finished-archiver.js';
 import type { FinishedLimits } from '../state/finished-trees.js';
 
-export { ARRIVAL_PASS_INTERVAL_MS, type PassObserver } from './pass-loop.js';
+export type { PassObserver } from './pass-loop.js';
+export { ARRIVAL_PASS_INTERVAL_MS } from './pass-spacing.js';
 
 /** How often the controller retries writing its state while the disk is full. */
 export const STORAGE_RETRY_MS = 1000;

@@ -10,6 +10,11 @@
  *   it long (a pass costs in proportion to the jobs pending: issue 36); a pass that took under a
  *   millisecond waits for none. Passes for submissions alone also run at most every
  *   ARRIVAL_PASS_INTERVAL_MS (counted between such passes).
+ * - Without quotas, named queues or a baseline placement mode, the queue is kept in order between
+ *   passes (ordered-queue.ts) and a pass reads it only as far as it needs (a `pendingOrdered`
+ *   snapshot: scheduler/queue/pass.ts ends its walk once nothing more can start), so a pass over
+ *   a long queue behind full workers costs what it reads, not the queue's length (issue 36); the
+ *   jobs it does not reach keep the last reason a pass gave them. The others sort the whole queue.
  * - Decide, check, act (docs/architecture.md): a placement is committed only if its task is still
  *   PENDING and its worker READY in the store; the store assignment records the device indices
  *   the attempt holds, and only committed placements are handed to the supervisor to launch.
@@ -34,7 +39,6 @@
  *   when it changed (placement-memory.ts). A binding made for a placement the re-check then
  *   drops is kept (the task is still pending, or its submission's binding lapses next pass).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeDecision } from '../../model/placement-decision.js';
@@ -51,6 +55,8 @@ import { buildSnapshot, nextEligible, nextPredictedEnd, type HeldAttempt } from 
 import type { AdoptedAttempt } from './supervisor.js';
 import type { Timers } from './timers.js';
 import { Preemptions } from './preemptions.js';
+import { OrderedQueue } from './ordered-queue.js';
+import { passStartAt, TokenPool } from './pass-spacing.js';
 import { waitingForVictimsText } from '../scheduler/preemption/plan.js';
 
 /**
@@ -60,56 +66,6 @@ import { waitingForVictimsText } from '../scheduler/preemption/plan.js';
 export interface PassObserver {
   /** `seconds`: wall time of the pass (snapshot, schedule, apply); `placed`: attempts it committed. */
   passed(seconds: number, placed: number): void;
-}
-
-/**
- * Task tokens: 18 random bytes each (base64url), cut from a pool drawn from the CSPRNG 4 KiB at
- * a time, not one getrandom call per task; a byte is never handed out twice.
- */
-class TokenPool {
-  private pool = Buffer.alloc(0);
-  private at = 0;
-
-  next(): string {
-    if (this.at + 18 > this.pool.length) {
-      this.pool = randomBytes(18 * 227);
-      this.at = 0;
-    }
-    const token = this.pool.toString('base64url', this.at, this.at + 18);
-    this.at += 18;
-    return token;
-  }
-}
-
-/** Least time between two passes requested by submissions alone (at most ~50 such passes a second). */
-export const ARRIVAL_PASS_INTERVAL_MS = 20;
-
-/** A pass for freed capacity starts no sooner than this many times the last pass's duration after it began. */
-export const PASS_SPACING = 5;
-/** Passes shorter than this are never spaced out (a quiet cluster answers at once). */
-const SPACED_PASS_MS = 1;
-/**
- * The longest a pass waits for the spacing: reached only by passes of over 200 ms (tens of
- * thousands of jobs pending), whose spacing would otherwise let passes fill the event loop.
- */
-export const MAX_PASS_DELAY_MS = 1000;
-
-/** The last pass (performance.now() times, ms): when it began, how long it took, when the last arrival pass began. */
-export interface LastPass {
-  at: number;
-  ms: number;
-  arrivalAt: number;
-}
-
-/**
- * When the next pass may start (performance.now() time), per the header: PASS_SPACING times the
- * last pass's duration after it began, at most MAX_PASS_DELAY_MS, none after a pass under
- * SPACED_PASS_MS; a pass for submissions alone (`resourcesChanged` false) also no sooner than
- * ARRIVAL_PASS_INTERVAL_MS after the last such pass.
- */
-export function passStartAt(last: LastPass, resourcesChanged: boolean): number {
-  const spaced = last.ms < SPACED_PASS_MS ? -Infinity : last.at + Math.min(PASS_SPACING * last.ms, MAX_PASS_DELAY_MS);
-  return resourcesChanged ? spaced : Math.max(last.arrivalAt + ARRIVAL_PASS_INTERVAL_MS, spaced);
 }
 
 export interface PassLoopOptions {
@@ -167,13 +123,19 @@ export class PassLoop {
   private readonly lastDispatch = new Map<string, number>();
   private readonly tokens = new TokenPool();
   private readonly preemptions: Preemptions;
+  /** The queue kept in order between passes (ordered-queue.ts); null: each pass reads the whole queue. */
+  private readonly ordered: OrderedQueue | null;
   /** When a running task's exempt time next ends that a blocked job could then preempt (last pass). */
   private exemptEnd: number | null = null;
 
   constructor(private readonly o: PassLoopOptions) {
     this.preemptions = new Preemptions(o.store, o.preemptionGraceMs ?? 30_000);
     this.queue = new QueueSet(o.queue, o.placement ?? FIRST_FIT_PLACEMENT, o.queues ?? null);
-    if (o.placement && isBaselineMode(o.placement.mode)) this.queue.placementMemory = loadPlacementMemory(o.store);
+    const baseline = o.placement !== undefined && isBaselineMode(o.placement.mode);
+    if (baseline) this.queue.placementMemory = loadPlacementMemory(o.store);
+    // Fair share reorders the queue every pass, named queues split it and baseline modes read every
+    // job: those passes read the whole queue; the others read it in order, as far as they need.
+    this.ordered = o.quotas.size === 0 && !o.queues && !baseline ? new OrderedQueue(o.store) : null;
   }
 
   get policy(): string {
@@ -248,9 +210,11 @@ export class PassLoop {
     };
   }
 
-  private snapshot(now: number) {
+  /** `ordered`: a pass's snapshot, read from the ordered queue when there is one (the header). */
+  private snapshot(now: number, ordered = false) {
     const snapshot = buildSnapshot(this.o.store, this.o.quotas, now, this.o.released(), this.o.held(), {
       stickiness: this.o.stickiness ?? true,
+      ...(ordered && this.ordered ? { ordered: this.ordered } : {}),
     });
     const claims = this.preemptions.current(now);
     if (claims.length > 0) snapshot.claims = claims;
@@ -274,11 +238,11 @@ export class PassLoop {
       store.setPendingReasons(new Map(store.pendingTasks().map((t) => [t.job, why])));
       return;
     }
-    const snapshot = this.snapshot(now);
+    const snapshot = this.snapshot(now, true);
     if (snapshot.pending.length === 0) {
       this.exemptEnd = null;
       this.o.deadlocks.observe(snapshot, new Map());
-      this.deadlines.clear();
+      this.deadlines.track(store, this.ordered?.arrived);
       this.armDeadlineTimer(now, false);
       this.reservations = new Map();
       this.lastPassMs = performance.now() - this.lastPassAt;
@@ -363,7 +327,7 @@ export class PassLoop {
       false,
       true,
     );
-    this.deadlines.track(store);
+    this.deadlines.track(store, this.ordered?.arrived);
     this.exemptEnd = plan.nextExemptEnd ?? null;
     this.armDeadlineTimer(now, true);
     this.o.observer?.passed((performance.now() - this.lastPassAt) / 1000, launches.length);
@@ -387,7 +351,7 @@ export class PassLoop {
     const times = [
       this.deadlines.next(),
       this.o.deadlocks.next(),
-      nextEligible(store, now),
+      this.ordered ? this.ordered.nextEligible(now) : nextEligible(store, now),
       pending ? nextPredictedEnd(store, now) : null,
       pending && this.exemptEnd !== null && this.exemptEnd > now ? this.exemptEnd : null,
     ].filter((t): t is number => t !== null);

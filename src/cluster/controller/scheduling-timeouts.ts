@@ -9,15 +9,32 @@
  */
 import type { ClusterStore, StopOrder } from '../state/store.js';
 import { formatDuration } from '../../model/duration.js';
+import type { Task } from '../../model/types.js';
 
 export class SchedulingDeadlines {
   private deadlines = new Map<string, number>();
 
-  /** Remember the deadline of every job that still has pending tasks (call after each pass). */
-  track(store: ClusterStore): void {
-    this.deadlines.clear();
-    for (const task of store.queuedTasks()) {
-      if (this.deadlines.has(task.job)) continue;
+  /**
+   * Remember the deadline of every job that still has pending tasks (call after each pass). With
+   * `arrived` (the tasks that joined the queue since the last call: controller/ordered-queue.ts),
+   * only their jobs are added and the jobs tracked already are checked, not the whole queue.
+   */
+  track(store: ClusterStore, arrived?: Iterable<Task>): void {
+    if (arrived === undefined) {
+      this.deadlines.clear();
+      this.add(store, store.queuedTasks());
+      return;
+    }
+    const queued = store.queuedTasks();
+    for (const name of [...this.deadlines.keys()])
+      if (!store.liveTasksOf(name).some((t) => queued.has(t))) this.deadlines.delete(name);
+    this.add(store, arrived);
+  }
+
+  private add(store: ClusterStore, tasks: Iterable<Task>): void {
+    const queued = store.queuedTasks();
+    for (const task of tasks) {
+      if (this.deadlines.has(task.job) || !queued.has(task)) continue;
       const job = store.job(task.job);
       const timeout = job?.spec.schedulingTimeoutMs;
       if (job && timeout != null) this.deadlines.set(job.name, job.submittedAt + timeout);

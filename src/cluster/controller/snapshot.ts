@@ -53,6 +53,7 @@ import { plannedEnd } from '../scheduler/planner/index.js';
 import { covers } from '../scheduler/placement/filters.js';
 import { attemptKey } from '../state/keys.js';
 import { bandOf } from '../../model/band.js';
+import type { OrderedQueue } from './ordered-queue.js';
 
 /** Attempt keys (state/keys.ts attemptKey) whose CPU is released; none by default. */
 export type ReleasedAttempts = ReadonlySet<string>;
@@ -239,6 +240,13 @@ const schedulerJobs = new WeakMap<Job, { spec: Job['spec']; estimate: RuntimeEst
 export interface SnapshotOptions {
   /** Config `placement.stickiness` (default true): place sticky stages where their parent ran. */
   stickiness?: boolean;
+  /**
+   * The queue kept in order (ordered-queue.ts): the snapshot is `pendingOrdered`, its jobs' views
+   * are made when first read, and users' pending tasks are not counted. Only without quotas (fair
+   * share reorders the queue each pass), named queues or a baseline placement mode (they read
+   * every job): the pass loop decides.
+   */
+  ordered?: OrderedQueue;
 }
 
 export function buildSnapshot(
@@ -250,35 +258,9 @@ export function buildSnapshot(
   options: SnapshotOptions = {},
 ): Snapshot {
   const stickiness = options.stickiness ?? true;
-  const jobs = new Map<string, SchedulerJob>();
-  const usage = new Map<string, UserUsage>();
-  // The store's own task objects, not copies: a pass over 100,000 pending tasks would otherwise
-  // allocate 100,000 short-lived objects that outlive the young generation (docs/benchmarks.md,
-  // "Memory"). The scheduler only reads them (SchedulerTask is a read-only view of a Task).
-  // Sized once (no growth copies); cut to the tasks taken at the end.
-  const queued = store.queuedTasks();
-  const pending = new Array<SchedulerTask>(queued.size);
-  let taken = 0;
-  let usesKeys = false;
-  // forEach, not for…of (see nextEligible).
-  queued.forEach((task) => {
-    const job = store.job(task.job);
-    if (!job) return;
-    const user = job.spec.user;
-    const entry = usage.get(user) ?? emptyUsage();
-    entry.pendingTasks++;
-    usage.set(user, entry);
-    // Waiting out its retry backoff: still pending (and counted), but not the scheduler's yet.
-    if (task.eligibleAt !== null && task.eligibleAt > now) return;
-    if (!jobs.has(job.name)) {
-      const sticky = stickiness ? stickyPlacement(store, job) : null;
-      const sched = keptSchedulerJob(job, runtimeEstimate(job.spec, store.runtimes));
-      jobs.set(job.name, sticky ? { ...sched, sticky } : sched);
-      if (job.spec.uses?.length) usesKeys = true;
-    }
-    pending[taken++] = task;
-  });
-  pending.length = taken;
+  const { jobs, pending, usage, usesKeys, leastAsked } = options.ordered
+    ? orderedQueue(store, options.ordered, now, stickiness)
+    : wholeQueue(store, now, stickiness);
   // One walk over the active attempts gives the planner's running allocations, per-user usage
   // and what each worker holds.
   const running: RunningAllocation[] = [];
@@ -327,6 +309,102 @@ export function buildSnapshot(
   }
   const workers = store.workers().map((worker) => workerView(worker, use.get(worker.id)));
   const snapshot: Snapshot = { now, jobs, pending, workers, usage, quotas, running };
-  if (usesKeys) snapshot.cacheHints = store.cacheHints(now);
+  if (options.ordered) snapshot.pendingOrdered = true;
+  if (leastAsked) snapshot.leastAsked = leastAsked;
+  if (usesKeys) {
+    const hints = store.cacheHints(now);
+    if (usesKeys === true || hints.size > 0) snapshot.cacheHints = hints;
+  }
   return snapshot;
+}
+
+/** The queue part of a snapshot: the jobs, their pending tasks, per-user usage so far. */
+interface QueuePart {
+  jobs: Map<string, SchedulerJob>;
+  pending: SchedulerTask[];
+  usage: Map<string, UserUsage>;
+  /** true: some job uses cache keys; 'maybe': not known (the hints are built when any exist). */
+  usesKeys: boolean | 'maybe';
+  leastAsked?: Snapshot['leastAsked'];
+}
+
+/** The scheduler's view of a pending job now (sticky when it must run where its parent stage ran). */
+function pendingView(store: ClusterStore, job: Job, stickiness: boolean): SchedulerJob {
+  const sticky = stickiness ? stickyPlacement(store, job) : null;
+  const sched = keptSchedulerJob(job, runtimeEstimate(job.spec, store.runtimes));
+  return sticky ? { ...sched, sticky } : sched;
+}
+
+/** Every queued task and its job, each user's pending tasks counted (quotas and shares read them). */
+function wholeQueue(store: ClusterStore, now: number, stickiness: boolean): QueuePart {
+  const jobs = new Map<string, SchedulerJob>();
+  const usage = new Map<string, UserUsage>();
+  // The store's own task objects, not copies: a pass over 100,000 pending tasks would otherwise
+  // allocate 100,000 short-lived objects that outlive the young generation (docs/benchmarks.md,
+  // "Memory"). The scheduler only reads them (SchedulerTask is a read-only view of a Task).
+  // Sized once (no growth copies); cut to the tasks taken at the end.
+  const queued = store.queuedTasks();
+  const pending = new Array<SchedulerTask>(queued.size);
+  let taken = 0;
+  let usesKeys = false;
+  // forEach, not for…of (see nextEligible).
+  queued.forEach((task) => {
+    const job = store.job(task.job);
+    if (!job) return;
+    const user = job.spec.user;
+    const entry = usage.get(user) ?? emptyUsage();
+    entry.pendingTasks++;
+    usage.set(user, entry);
+    // Waiting out its retry backoff: still pending (and counted), but not the scheduler's yet.
+    if (task.eligibleAt !== null && task.eligibleAt > now) return;
+    if (!jobs.has(job.name)) {
+      jobs.set(job.name, pendingView(store, job, stickiness));
+      if (job.spec.uses?.length) usesKeys = true;
+    }
+    pending[taken++] = task;
+  });
+  pending.length = taken;
+  return { jobs, pending, usage, usesKeys };
+}
+
+/**
+ * The queue in order (ordered-queue.ts), read lazily: the tasks eligible now, and a map that makes
+ * a job's view when a pass first asks for it; users' pending tasks are not counted (no quotas).
+ */
+function orderedQueue(store: ClusterStore, ordered: OrderedQueue, now: number, stickiness: boolean): QueuePart {
+  ordered.tasks();
+  const pending: SchedulerTask[] = ordered.eligible(now);
+  const jobs = new LazyJobs((name) => {
+    const job = store.job(name);
+    return job && hasEligibleTask(store, job, now) ? pendingView(store, job, stickiness) : undefined;
+  });
+  return { jobs, pending, usage: new Map(), usesKeys: 'maybe', leastAsked: ordered.leastAsked() };
+}
+
+/** True when `job` has a queued task that is not waiting out a retry backoff. */
+function hasEligibleTask(store: ClusterStore, job: Job, now: number): boolean {
+  const queued = store.queuedTasks();
+  for (const task of store.liveTasksOf(job.name))
+    if (queued.has(task) && (task.eligibleAt === null || task.eligibleAt <= now)) return true;
+  return false;
+}
+
+/** A map of views made on first `get` (or `has`); iterating it gives only those made so far. */
+class LazyJobs extends Map<string, SchedulerJob> {
+  constructor(private readonly make: (name: string) => SchedulerJob | undefined) {
+    super();
+  }
+
+  override get(name: string): SchedulerJob | undefined {
+    let view = super.get(name);
+    if (view === undefined) {
+      view = this.make(name);
+      if (view !== undefined) super.set(name, view);
+    }
+    return view;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
 }

@@ -4,7 +4,7 @@
  * The queue policies are queue/index.ts; tests reach the parts through their own modules.
  */
 export type * from './types.js';
-export { orderPending } from './queue/order.js';
+export { comparePending, orderPending, type JobKeys } from './queue/order.js';
 export { pendingQuotaProblem, acceleratorsOf } from './queue/quota.js';
 export { hardQuotaReason } from './queue/shares.js';
 export { neverReason } from './placement/feasibility.js';

@@ -190,10 +190,17 @@ export interface Snapshot {
   claims?: readonly Claim[];
   /**
    * True when `pending` is already in queue order (orderTasks) with each job's tasks adjacent,
-   * e.g. a simulator keeping its own queue. QueueScheduler then reads only as far into it as one
+   * e.g. a simulator keeping its own queue, or the live cluster's (controller/ordered-queue.ts). QueueScheduler then reads only as far into it as one
    * pass needs and gives reasons only to the jobs it considered.
    */
   pendingOrdered?: boolean;
+  /**
+   * At most what any pending task asks of each resource (a lower bound over the queue, kept by its
+   * holder: the live cluster's ordered queue, controller/ordered-queue.ts). A walk that needs the
+   * least the rest of an ordered queue asks (queue/job-queue.ts leastAhead) takes it instead of
+   * reading the rest. Absent: the rest is read.
+   */
+  leastAsked?: { cpuMillis: number; memoryBytes: number; devices: number };
   /**
    * Reservations other named queues hold on shared workers (queue/queue-set.ts), already entered in
    * `running` as future holds: job -> its reserved start and queue, for the reason of a job that

@@ -62,6 +62,8 @@ export class ClusterModel {
   readonly cacheHints = new Map<string, Map<string, number>>();
   /** Config `placement.cache-ttl`: how long a worker holds a key after a task using it ended there. */
   cacheTtlMs = DEFAULT_CACHE_TTL_MS;
+  /** Tasks that joined `pending` since last taken, and whether a band changed (logQueue); null: not kept. */
+  private queueLog: { arrivals: Task[]; reorder: boolean } | null = null;
 
   constructor(
     readonly journal: Journal,
@@ -103,7 +105,34 @@ export class ClusterModel {
   indexTask(entry: JobEntry, task: Task): void {
     entry.tasks[task.index] = task;
     entry.counts[task.state]++;
-    if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
+    if (task.state === 'PENDING' && !entry.waiting) this.enqueue(task);
+  }
+
+  /** `task` joins the scheduler's queue (and the log of arrivals, when it is kept). */
+  private enqueue(task: Task): void {
+    if (this.pending.has(task)) return;
+    this.pending.add(task);
+    this.queueLog?.arrivals.push(task);
+  }
+
+  /**
+   * Keep a log of the tasks that join `pending` (and of band changes, which move queued jobs),
+   * for a reader that keeps the queue in order itself (controller/ordered-queue.ts) and takes the
+   * log after each change it reads. Off until asked: nobody else pays for it.
+   */
+  logQueue(): void {
+    this.queueLog ??= { arrivals: [], reorder: true };
+  }
+
+  /**
+   * The log since the last call (logQueue): tasks that joined the queue or were given a retry
+   * backoff while in it, and whether queue keys changed.
+   */
+  takeQueueLog(): { arrivals: Task[]; reorder: boolean } {
+    const log = this.queueLog;
+    if (!log) return { arrivals: [], reorder: true };
+    this.queueLog = { arrivals: [], reorder: false };
+    return log;
   }
 
   /**
@@ -121,7 +150,7 @@ export class ClusterModel {
     for (const t of entry.tasks) {
       if (t.state !== 'PENDING') continue;
       if (waiting) this.pending.delete(t);
-      else this.pending.add(t);
+      else this.enqueue(t);
     }
   }
 
@@ -177,7 +206,7 @@ export class ClusterModel {
     const entry = this.jobs.get(task.job)!;
     entry.counts[from]--;
     entry.counts[task.state]++;
-    if (task.state === 'PENDING' && !entry.waiting) this.pending.add(task);
+    if (task.state === 'PENDING' && !entry.waiting) this.enqueue(task);
     else this.pending.delete(task);
     if (isActiveTaskState(task.state)) this.active.set(task.id, this.attempts.get(task.id)![task.attempt]!);
     else this.active.delete(task.id);
@@ -241,7 +270,7 @@ export class ClusterModel {
       }
       j.dirtyJobs.add(name);
       entry.tasks.forEach((t, i) => {
-        if (t.state === 'PENDING' && !entry.waiting) this.pending.add(t);
+        if (t.state === 'PENDING' && !entry.waiting) this.enqueue(t);
         j.dirtyTasks.add(t.id);
         for (const a of attempts[i]!) {
           this.indexAttempt(a);
@@ -303,6 +332,8 @@ export class ClusterModel {
     }
     const prev = pick(job, patch);
     const succeeded = patch.state === 'SUCCEEDED' && job.state !== 'SUCCEEDED';
+    // A band is a queue key (scheduler/queue/order.ts): the ordered queue sorts again (rare).
+    if (this.queueLog && patch.spec !== undefined && patch.spec.band !== job.spec.band) this.queueLog.reorder = true;
     Object.assign(job, patch);
     this.journal.undo.push(() => Object.assign(job, prev));
     if (succeeded) this.recordRuntime(job);
@@ -352,6 +383,8 @@ export class ClusterModel {
     const prev = pick(task, patch);
     Object.assign(task, patch);
     if (changes) this.retally(task, from);
+    // A queued task given a backoff (a gang restart) stays queued: the log says to look at it again.
+    else if (patch.eligibleAt !== undefined && this.pending.has(task)) this.queueLog?.arrivals.push(task);
     this.journal.undo.push(() => {
       const cur = task.state;
       Object.assign(task, prev);

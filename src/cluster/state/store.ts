@@ -263,6 +263,11 @@ export class ClusterStore extends StoreCore {
     return [...(this.model.jobs.get(job)?.tasks ?? [])];
   }
 
+  /** The job's tasks as the store holds them (no copy; read-only, read before the next change). */
+  liveTasksOf(job: string): readonly Task[] {
+    return this.model.jobs.get(job)?.tasks ?? [];
+  }
+
   attemptsOf(task: string): Attempt[] {
     return (this.model.attempts.get(task) ?? []).filter((a) => a !== undefined);
   }
@@ -303,6 +308,19 @@ export class ClusterStore extends StoreCore {
   /** The PENDING tasks in the scheduler's queue: those of jobs not waiting on dependencies (live Set, read-only). */
   queuedTasks(): ReadonlySet<Task> {
     return this.model.pending;
+  }
+
+  /**
+   * From now on, log the tasks that join the queue and the band changes that move queued jobs
+   * (ClusterModel.logQueue); `takeQueueLog` hands the log over and starts a new one. The first
+   * log says `reorder`: the reader sorts what is queued then.
+   */
+  logQueue(): void {
+    this.model.logQueue();
+  }
+
+  takeQueueLog(): { arrivals: Task[]; reorder: boolean } {
+    return this.model.takeQueueLog();
   }
 
   /** Whether a stored job depends on `name` (names it in `after`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passStartAt } from '../../../src/cluster/controller/pass-loop.js';
+import { passStartAt } from '../../../src/cluster/controller/pass-spacing.js';
 
 // When the next scheduling pass may start (pass-loop.ts header). Issue 36: a pass costs in
 // proportion to the jobs pending, so passes asked for by submissions are spaced by their cost

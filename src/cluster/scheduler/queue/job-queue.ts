@@ -9,6 +9,7 @@
  * devices than it says (pass.ts ends its walk when no worker has room for that much).
  */
 import { devicesNeeded } from '../placement/fit.js';
+import type { ResourceSpec } from '../../../model/resources.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
 import { compareJobKeys, type Shares } from './order.js';
@@ -63,8 +64,7 @@ class LeastAhead {
   private at = 0;
   private readonly out: Least = { cpuMillis: Infinity, memoryBytes: Infinity, devices: Infinity };
 
-  add(position: number, job: SchedulerJob): void {
-    const r = job.resources;
+  add(position: number, r: ResourceSpec): void {
     this.starts.push(position);
     this.cpu.push(r.cpuMillis);
     this.mem.push(r.memoryBytes);
@@ -159,15 +159,19 @@ export class JobQueue {
   /**
    * The least any job `next` has not returned yet asks of each resource, per task (Infinity: no
    * job left). Jobs `skip` would pass over count too (a bound, not an exact value). The first
-   * call reads the rest of the queue once (no entries built); later calls cost O(1) amortized.
+   * call reads the rest of the queue once (no entries built); later calls cost O(1) amortized. An
+   * ordered snapshot with `leastAsked` (a bound over its whole queue) gives that at once.
    * The object returned is reused by the next call.
    */
   leastAhead(): Least {
+    // A bound the snapshot's holder keeps over the whole queue (ordered snapshots only).
+    const bound = this.snapshot.leastAsked;
+    if (bound !== undefined && !this.list) return bound;
     let least = this.least;
     if (least === null) {
       least = this.least = new LeastAhead();
       if (this.list) {
-        for (let i = this.position; i < this.list.length; i++) least.add(i, this.list[i]!.job);
+        for (let i = this.position; i < this.list.length; i++) least.add(i, this.list[i]!.job.resources);
       } else {
         const pending = this.snapshot.pending;
         const jobs = this.snapshot.jobs;
@@ -177,7 +181,7 @@ export class JobQueue {
           if (name === last) continue;
           last = name;
           const job = jobs.get(name);
-          if (job) least.add(i, job);
+          if (job) least.add(i, job.resources);
         }
       }
       least.close();

@@ -18,6 +18,12 @@ import { snapshotShares } from './shares.js';
 
 type Jobs = ReadonlyMap<string, SchedulerJob>;
 
+/** What the queue order reads of a job (a SchedulerJob has it; so does a key made from a stored job). */
+export type JobKeys = Pick<SchedulerJob, 'band' | 'depth' | 'user' | 'rootSubmittedAt'>;
+
+/** What the queue order reads of a task. */
+export type TaskKeys = Pick<SchedulerTask, 'id' | 'job' | 'submittedAt' | 'seq'>;
+
 /** Each user's weighted dominant share (absent: 0); null: shares play no part in the order. */
 export type Shares = ReadonlyMap<string, number> | null;
 
@@ -29,7 +35,7 @@ function compareIds(a: string, b: string): number {
  * Queue order of two jobs by their own keys: band, then deeper first, then (with `shares`) the
  * user with the smaller share, then older root. 0: tied.
  */
-export function compareJobKeys(a: SchedulerJob, b: SchedulerJob, shares: Shares = null): number {
+export function compareJobKeys(a: JobKeys, b: JobKeys, shares: Shares = null): number {
   const bands = bandRank(a.band ?? DEFAULT_BAND) - bandRank(b.band ?? DEFAULT_BAND);
   if (bands !== 0) return bands;
   if (a.depth !== b.depth) return b.depth - a.depth;
@@ -41,7 +47,12 @@ export function compareJobKeys(a: SchedulerJob, b: SchedulerJob, shares: Shares 
 }
 
 /** Negative when `a` should be scheduled before `b` (without shares: the simulator keeps no quotas). */
-export function comparePending(a: SchedulerTask, b: SchedulerTask, jobs: Jobs, shares: Shares = null): number {
+export function comparePending(
+  a: TaskKeys,
+  b: TaskKeys,
+  jobs: Pick<ReadonlyMap<string, JobKeys>, 'get'>,
+  shares: Shares = null,
+): number {
   const ja = jobs.get(a.job);
   const jb = jobs.get(b.job);
   if (!ja || !jb) {

@@ -1,6 +1,7 @@
 /**
  * The last step of a queue-policy pass (pass.ts): what it says about the jobs it did not start.
- * Guarantees, for a pass that read the whole queue (`JobQueue.complete`, the live cluster):
+ * Guarantees, for a pass that read the whole queue (`JobQueue.complete`: the live cluster with
+ * quotas, named queues or a baseline placement mode):
  * - every pending job gets a reason in `Plan.reasons`, except standing jobs the walk passed over
  *   (they keep the reason given when they blocked; it names no relative time, so it does not go
  *   stale);
@@ -12,7 +13,8 @@
  *   would have got had the walk skipped them, and do not stand: the next pass looks at them again.
  * Which blocked jobs stand (`added`, folded into the next state): those the walk planned (the
  * window) and, once the policy's reservations are used up, every one it looked at.
- * On a pre-ordered snapshot (the simulator's) jobs the walk never read get no reason. With
+ * On a pre-ordered snapshot (the simulator's, and the live cluster's ordered queue) jobs the walk
+ * never read get no reason. With
  * options.explain false every reason is an empty text, with the same jobs and the same `added`.
  */
 import type { Placement } from '../types.js';
