@@ -190,8 +190,9 @@ export interface Snapshot {
   claims?: readonly Claim[];
   /**
    * True when `pending` is already in queue order (orderTasks) with each job's tasks adjacent,
-   * e.g. a simulator keeping its own queue, or the live cluster's (controller/ordered-queue.ts). QueueScheduler then reads only as far into it as one
-   * pass needs and gives reasons only to the jobs it considered.
+   * e.g. a simulator keeping its own queue, or the live cluster's (controller/ordered-queue.ts).
+   * QueueScheduler then reads only as far into it as one pass needs and gives reasons only to the
+   * jobs it considered.
    */
   pendingOrdered?: boolean;
   /**

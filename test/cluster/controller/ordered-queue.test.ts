@@ -27,7 +27,7 @@ function prng(seed: number): (n: number) => number {
 
 // Issue 36: a pass reads the queue in order as far as it needs; the order is kept between passes.
 describe('the ordered queue', () => {
-  it('holds exactly the queued tasks in queue order through arrivals, starts, retries, cancels and band changes', () => {
+  it('holds exactly the queued tasks in order through arrivals, starts, retries, cancels and band changes', () => {
     const { store, clock } = memStore(4);
     const queue = new OrderedQueue(store);
     const pick = prng(36);
