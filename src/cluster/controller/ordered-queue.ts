@@ -99,7 +99,12 @@ export class OrderedQueue {
    * backoff (the list itself when none waits: a copy only while one does).
    */
   eligible(now: number): Task[] {
-    return this.nextEligible(now) === null ? this.list : this.list.filter((t) => !this.backoff.has(t));
+    return this.nextEligible(now) === null ? this.list : this.list.filter((t) => !this.waits(t));
+  }
+
+  /** Whether a listed task waits out a retry backoff at the `now` of the last `eligible` or `nextEligible`. */
+  waits(task: Task): boolean {
+    return this.backoff.has(task);
   }
 
   /** When the first listed task waiting out a retry backoff may start (null: none waits); costs the tasks in one. */

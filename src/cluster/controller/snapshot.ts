@@ -374,19 +374,14 @@ function wholeQueue(store: ClusterStore, now: number, stickiness: boolean): Queu
 function orderedQueue(store: ClusterStore, ordered: OrderedQueue, now: number, stickiness: boolean): QueuePart {
   ordered.tasks();
   const pending: SchedulerTask[] = ordered.eligible(now);
+  // A view only for a job with a task in `pending`: queued, and not waiting out a backoff.
+  const queued = store.queuedTasks();
   const jobs = new LazyJobs((name) => {
     const job = store.job(name);
-    return job && hasEligibleTask(store, job, now) ? pendingView(store, job, stickiness) : undefined;
+    const inPending = job && store.liveTasksOf(name).some((t) => queued.has(t) && !ordered.waits(t));
+    return inPending ? pendingView(store, job, stickiness) : undefined;
   });
   return { jobs, pending, usage: new Map(), usesKeys: 'maybe', leastAsked: ordered.leastAsked() };
-}
-
-/** True when `job` has a queued task that is not waiting out a retry backoff. */
-function hasEligibleTask(store: ClusterStore, job: Job, now: number): boolean {
-  const queued = store.queuedTasks();
-  for (const task of store.liveTasksOf(job.name))
-    if (queued.has(task) && (task.eligibleAt === null || task.eligibleAt <= now)) return true;
-  return false;
 }
 
 /** A map of views made on first `get` (or `has`); iterating it gives only those made so far. */

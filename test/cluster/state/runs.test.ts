@@ -25,6 +25,17 @@ function runOnce(store: ClusterStore, name: string, exitCode: number): number {
   return job.run;
 }
 
+/** A store with worker w1 where each [name, exit code] ran once, 100 ms apart; the runs, in order. */
+function runEach(list: ReadonlyArray<readonly [string, number]>): { store: ClusterStore; runs: number[] } {
+  const store = open();
+  store.syncWorkers([workerSpec('w1')]);
+  const runs = list.map(([name, code]) => {
+    clock.tick(100);
+    return runOnce(store, name, code);
+  });
+  return { store, runs };
+}
+
 describe('runs and the run archive', () => {
   it('gives every submission, children included, a new run id that survives a restart', () => {
     const store = open();
@@ -69,18 +80,12 @@ describe('runs and the run archive', () => {
   });
 
   it('lists archived runs newest first, filtered in SQL by name prefix, user, state and time', () => {
-    const store = open();
-    store.syncWorkers([workerSpec('w1')]);
-    const runs: number[] = [];
-    for (const [name, code] of [
+    const { store, runs } = runEach([
       ['/p', 0],
       ['/p', 1],
       ['/q', 0],
       ['/q', 0],
-    ] as const) {
-      clock.tick(100);
-      runs.push(runOnce(store, name, code));
-    }
+    ]);
     runOnce(store, '/p', 0); // archives the second /p
     runOnce(store, '/q', 0); // archives the second /q
     expect(store.archive.list({ limit: 10 }).map((r) => r.job.run)).toEqual([runs[3], runs[2], runs[1], runs[0]]);
@@ -100,17 +105,11 @@ describe('runs and the run archive', () => {
   });
 
   it('indexes by state only the runs that did not succeed, and lists runs of any state', () => {
-    const store = open();
-    store.syncWorkers([workerSpec('w1')]);
-    const runs: number[] = [];
-    for (const [name, code] of [
+    const { store, runs } = runEach([
       ['/a', 0],
       ['/b', 1],
       ['/c', 0],
-    ] as const) {
-      clock.tick(100);
-      runs.push(runOnce(store, name, code));
-    }
+    ]);
     for (const name of ['/a', '/b', '/c']) runOnce(store, name, 0); // archives the first three
     expect(store.archive.list({ limit: 10, states: ['FAILED'] }).map((r) => r.job.run)).toEqual([runs[1]]);
     expect(store.archive.list({ limit: 10, states: ['SUCCEEDED'] }).map((r) => r.job.run)).toEqual([runs[2], runs[0]]);

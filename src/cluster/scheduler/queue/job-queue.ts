@@ -9,7 +9,6 @@
  * devices than it says (pass.ts ends its walk when no worker has room for that much).
  */
 import { devicesNeeded } from '../placement/fit.js';
-import type { ResourceSpec } from '../../../model/resources.js';
 import type { SchedulerJob, SchedulerTask, Snapshot } from '../types.js';
 import type { QueuedJob } from './allocate.js';
 import { compareJobKeys, type Shares } from './order.js';
@@ -64,7 +63,8 @@ class LeastAhead {
   private at = 0;
   private readonly out: Least = { cpuMillis: Infinity, memoryBytes: Infinity, devices: Infinity };
 
-  add(position: number, r: ResourceSpec): void {
+  add(position: number, job: SchedulerJob): void {
+    const r = job.resources;
     this.starts.push(position);
     this.cpu.push(r.cpuMillis);
     this.mem.push(r.memoryBytes);
@@ -171,7 +171,7 @@ export class JobQueue {
     if (least === null) {
       least = this.least = new LeastAhead();
       if (this.list) {
-        for (let i = this.position; i < this.list.length; i++) least.add(i, this.list[i]!.job.resources);
+        for (let i = this.position; i < this.list.length; i++) least.add(i, this.list[i]!.job);
       } else {
         const pending = this.snapshot.pending;
         const jobs = this.snapshot.jobs;
@@ -181,7 +181,7 @@ export class JobQueue {
           if (name === last) continue;
           last = name;
           const job = jobs.get(name);
-          if (job) least.add(i, job.resources);
+          if (job) least.add(i, job);
         }
       }
       least.close();
